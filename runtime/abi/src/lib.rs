@@ -1,0 +1,8 @@
+//! The C ABI the runtime speaks with code it did not write: the Android HAL (`hardware.h`,
+//! `hwvulkan.h`), the Khronos loader–ICD and loader–layer interfaces (`vk_icd.h`, `vk_layer.h`) and
+//! Android's `ANativeWindow` (`system/window.h`, `nativebase.h`). Hand-written, layouts locked by tests.
+
+pub mod hal;
+pub mod icd;
+pub mod layer;
+pub mod native_window;
