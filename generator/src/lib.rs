@@ -1,1 +1,280 @@
+//! vkgen: vk.xml (plus our Android native-buffer description in `registry/`) → the Rust half of an
+//! Android-style Vulkan loader and driver: trampolines, dispatch tables, name lookup, extension
+//! tables, a driver skeleton and the loader's version script.
+//!
+//! Pipeline: `registry::load` parses once into `model::Registry`; `select::select` picks a version
+//! and extension set; each `emit::*` module writes one file from the selection. [`generate`] is the
+//! library entry point (for build scripts); the `vkgen` binary wraps it.
 
+pub mod ash_types;
+pub mod emit;
+pub mod error;
+pub mod model;
+pub mod names;
+pub mod policy;
+pub mod registry;
+pub mod scaffold;
+pub mod select;
+
+use std::path::{Path, PathBuf};
+
+use askama::Template;
+use quote::quote;
+
+pub use error::{Error, Result};
+
+/// What to generate.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// vk.xml; `None` = `$VKGEN_REGISTRY`, else Debian's `/usr/share/vulkan/registry/vk.xml`.
+    pub registry: Option<PathBuf>,
+    /// The Android native-buffer description; `None` = the one built into vkgen.
+    pub android_ext: Option<PathBuf>,
+    /// `(major, minor)`; `None` = the registry's highest version.
+    pub api_version: Option<(u32, u32)>,
+    /// Cargo package name of the generated crate.
+    pub package: Option<String>,
+}
+
+/// One generated file, path relative to the output directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: String,
+    pub contents: String,
+}
+
+/// Everything `generate` produced plus what the user should know about it.
+#[derive(Debug)]
+pub struct Generated {
+    pub files: Vec<OutputFile>,
+    pub registry: registry::Source,
+    pub warnings: Vec<String>,
+    pub summary: String,
+}
+
+/// The Android native-buffer description shipped with vkgen (registry/android_native_buffer.xml).
+pub const BUILTIN_ANDROID_EXT: &str = include_str!("../../registry/android_native_buffer.xml");
+
+/// Loads the registry named by `opts` with the Android overlay applied.
+pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
+    let source = registry::locate(opts.registry.as_deref());
+    let loaded = match &opts.android_ext {
+        Some(p) => registry::load(&source.path, Some(p))?,
+        None => {
+            // The built-in overlay is parsed from memory; write errors against its repository path.
+            let text = std::fs::read_to_string(&source.path).map_err(|e| Error::io(&source.path, e))?;
+            let mut warnings = Vec::new();
+            let mut reg = registry::parse_str(&text, &source.path, &mut warnings)?;
+            let over = registry::parse_str(
+                BUILTIN_ANDROID_EXT,
+                Path::new("registry/android_native_buffer.xml"),
+                &mut warnings,
+            )?;
+            registry::overlay_and_finish(&mut reg, over, &source.path)?;
+            registry::Loaded { registry: reg, warnings }
+        }
+    };
+    Ok((loaded, source))
+}
+
+/// Generates the crate described in `docs/generated-api.md` in memory.
+pub fn generate(opts: &Options) -> Result<Generated> {
+    let (loaded, source) = load(opts)?;
+    let reg = &loaded.registry;
+    let highest = select::highest_version(reg);
+    let version = opts.api_version.unwrap_or(highest);
+    if version > highest || version < (1, 0) {
+        return Err(Error::Options(format!(
+            "--api-version {}.{} is not in this registry (highest is {}.{})",
+            version.0, version.1, highest.0, highest.1
+        )));
+    }
+    let ash = ash_types::AshTypes::load();
+    let sel = select::select(reg, version, &ash);
+    let cx = emit::Ctx { sel: &sel, ash: &ash };
+    let package = opts.package.clone().unwrap_or_else(|| "vkgen-generated".to_owned());
+    let registry_name = format!(
+        "vk.xml {}.{}.{}",
+        highest.0,
+        highest.1,
+        reg.header_version
+    );
+    let regenerate = format!(
+        "cargo run -p vkgen -- generate --registry <vk.xml {}.{}.{}>{} --out <dir>",
+        highest.0,
+        highest.1,
+        reg.header_version,
+        if version != highest { format!(" --api-version {}.{}", version.0, version.1) } else { String::new() }
+    );
+
+    let mut files = vec![
+        OutputFile { path: "src/vk.rs".into(), contents: emit::types::emit(&cx)? },
+        OutputFile { path: "src/pfn.rs".into(), contents: emit::pfn::emit(&cx)? },
+        OutputFile { path: "src/phf.rs".into(), contents: emit::phf::runtime_file()? },
+        OutputFile { path: "src/commands.rs".into(), contents: emit::commands::emit(&cx)? },
+        OutputFile { path: "src/extensions.rs".into(), contents: emit::extensions::emit(&cx)? },
+        OutputFile { path: "src/dispatch.rs".into(), contents: emit::dispatch::emit(&cx)? },
+        OutputFile { path: "src/trampolines.rs".into(), contents: emit::trampolines::emit(&cx)? },
+        OutputFile { path: "src/driver.rs".into(), contents: emit::driver::emit(&cx)? },
+    ];
+    files.push(OutputFile { path: "src/lib.rs".into(), contents: lib_rs(&sel)? });
+
+    let symbols = emit::trampolines::exported_symbols(&cx);
+    let (major, minor) = version;
+    let preamble = emit::PREAMBLE;
+    files.push(OutputFile {
+        path: "Cargo.toml".into(),
+        contents: render(
+            "Cargo.toml",
+            CargoToml { preamble, regenerate: &regenerate, package: &package, major, minor, header_version: reg.header_version },
+        )?,
+    });
+    files.push(OutputFile {
+        path: "libvulkan.map".into(),
+        contents: render("libvulkan.map", VersionScript { preamble, major, minor, symbols: &symbols })?,
+    });
+    let slots = emit::commands::slots(&cx);
+    let instance_slots = sel.canonical_commands().filter(|c| c.level.is_instance_table()).count();
+    let emitted_types = files[0].contents.matches("\npub struct ").count() + files[0].contents.matches("\npub union ").count();
+    let _ = slots;
+    files.push(OutputFile {
+        path: "README.md".into(),
+        contents: render(
+            "README.md",
+            GeneratedReadme {
+                preamble,
+                package: &package,
+                registry: &registry_name,
+                major,
+                minor,
+                header_version: reg.header_version,
+                summary: &emit::selection_summary(&sel),
+                regenerate: &regenerate,
+                emitted_types,
+                commands: sel.commands.len(),
+                extensions: sel.extensions.len(),
+                instance_slots,
+                device_slots: sel.canonical_commands().filter(|c| c.level == select::Level::Device).count(),
+                trampolines: symbols.iter().filter(|s| !policy::is_loader_intercepted_command(s)).count(),
+                exported: symbols.len(),
+            },
+        )?,
+    });
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Generated { files, registry: source, warnings: loaded.warnings, summary: emit::selection_summary(&sel) })
+}
+
+fn render(name: &str, t: impl Template) -> Result<String> {
+    t.render().map_err(|e| Error::Template(name.to_owned(), e.to_string()))
+}
+
+#[derive(Template)]
+#[template(path = "generated/Cargo.toml.j2", escape = "none")]
+struct CargoToml<'a> {
+    preamble: &'a str,
+    regenerate: &'a str,
+    package: &'a str,
+    major: u32,
+    minor: u32,
+    header_version: u32,
+}
+
+#[derive(Template)]
+#[template(path = "generated/libvulkan.map.j2", escape = "none")]
+struct VersionScript<'a> {
+    preamble: &'a str,
+    major: u32,
+    minor: u32,
+    symbols: &'a [String],
+}
+
+#[derive(Template)]
+#[template(path = "generated/README.md.j2", escape = "none")]
+struct GeneratedReadme<'a> {
+    preamble: &'a str,
+    package: &'a str,
+    registry: &'a str,
+    major: u32,
+    minor: u32,
+    header_version: u32,
+    summary: &'a str,
+    regenerate: &'a str,
+    emitted_types: usize,
+    commands: usize,
+    extensions: usize,
+    instance_slots: usize,
+    device_slots: usize,
+    trampolines: usize,
+    exported: usize,
+}
+
+fn lib_rs(sel: &select::Selection) -> Result<String> {
+    let api = emit::version_literal(sel.version);
+    let header = proc_macro2::Literal::u32_unsuffixed(sel.reg.header_version);
+    let tokens = quote! {
+        #![allow(clippy::all)]
+        pub mod commands;
+        pub mod dispatch;
+        pub mod driver;
+        pub mod extensions;
+        pub mod pfn;
+        mod phf;
+        pub mod vk;
+        #[cfg(feature = "exports")]
+        mod trampolines;
+
+        /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
+        pub const API_VERSION: u32 = #api;
+        /// `VK_HEADER_VERSION` of the registry.
+        pub const HEADER_VERSION: u32 = #header;
+    };
+    emit::format_file(
+        "lib.rs",
+        &format!(
+            "Vulkan loader and driver tables generated from vk.xml. {}\nSee README.md for the file map.",
+            emit::selection_summary(sel)
+        ),
+        tokens,
+    )
+}
+
+/// Result of comparing generated files with a directory.
+#[derive(Debug, Default)]
+pub struct Staleness {
+    pub stale: Vec<String>,
+    pub missing: Vec<String>,
+}
+
+impl Staleness {
+    pub fn is_fresh(&self) -> bool {
+        self.stale.is_empty() && self.missing.is_empty()
+    }
+}
+
+/// Compares `files` with what is in `dir`, writing nothing.
+pub fn check(files: &[OutputFile], dir: &Path) -> Staleness {
+    let mut s = Staleness::default();
+    for f in files {
+        match std::fs::read_to_string(dir.join(&f.path)) {
+            Ok(existing) if existing.replace("\r\n", "\n") == f.contents => {}
+            Ok(_) => s.stale.push(f.path.clone()),
+            Err(_) => s.missing.push(f.path.clone()),
+        }
+    }
+    s
+}
+
+/// Writes `files` under `dir`, creating directories; unchanged files are left untouched.
+pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
+    for f in files {
+        let path = dir.join(&f.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(f.contents.as_str()) {
+            continue;
+        }
+        std::fs::write(&path, &f.contents).map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(())
+}

@@ -1,1 +1,220 @@
+//! `libvulkan.so`: an Android-style Vulkan loader written in Rust.
+//!
+//! The loader follows AOSP's `frameworks/native/vulkan/libvulkan` rather than the Khronos desktop
+//! loader: one driver (an Android HAL module `vulkan.<name>.so`), layers discovered as
+//! `libVkLayer*.so` files in the app's library directories (no JSON manifests), and layer
+//! activation only through the app's `ppEnabledLayerNames` or, on debuggable builds, the
+//! `debug.vulkan.*` properties. On a Linux host, where there is no HAL, the same code can instead
+//! drive every Khronos ICD named by the usual manifests, so the loader is usable (and testable)
+//! against lavapipe.
+//!
+//! Layout:
+//! * [`logging`]: opt-in `log` backend (`VKGEN_LOG`).
+//! * [`properties`]: Android system properties, or a build.prop file on hosts.
+//! * [`driver`]: finding and opening drivers (HAL modules, Khronos ICDs) behind one [`driver::Driver`].
+//! * [`layers`]: discovering layer libraries and choosing which ones an instance activates.
+//!
+//! Everything that reads the environment does so once, into a [`LoaderConfig`]; discovery
+//! functions take that struct, so tests can describe a whole "device" (properties, HAL root, layer
+//! dirs, ICD manifests) without touching process-global state.
 
+pub mod driver;
+pub mod layers;
+pub mod logging;
+pub mod properties;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+pub use properties::Properties;
+
+/// Root of the emulated Android filesystem (HAL modules, debug layer dir); `/` when unset.
+pub const HAL_ROOT_ENV: &str = "VKGEN_HAL_ROOT";
+/// `:`-separated app library dirs searched for `libVkLayer*.so` (Android's `getLayerPaths()`).
+pub const APP_LAYER_PATH_ENV: &str = "VKGEN_APP_LAYER_PATH";
+
+/// Everything discovery depends on, captured once.
+#[derive(Debug, Clone)]
+pub struct LoaderConfig {
+    /// System properties (`ro.hardware.vulkan`, `debug.vulkan.layers`, ...).
+    pub properties: Properties,
+    /// Root the Android paths (`vendor/lib64/hw`, `data/local/debug/vulkan`) are resolved under.
+    pub hal_root: PathBuf,
+    /// The app's native library dirs, searched for layers in order.
+    pub app_layer_path: Vec<PathBuf>,
+    /// Whether debug layers and `debug.vulkan.*` properties are honoured (Android's
+    /// `GraphicsEnv::isDebuggable()`).
+    pub debuggable: bool,
+    /// Where Khronos ICD manifests are looked for on non-Android hosts.
+    pub icd: driver::icd::IcdSearchConfig,
+}
+
+impl Default for LoaderConfig {
+    /// A release device with no properties, root `/`, no app layer dirs and the standard ICD
+    /// search path (with no environment overrides).
+    fn default() -> Self {
+        Self {
+            properties: Properties::empty(),
+            hal_root: PathBuf::from("/"),
+            app_layer_path: Vec::new(),
+            debuggable: false,
+            icd: driver::icd::IcdSearchConfig::default(),
+        }
+    }
+}
+
+impl LoaderConfig {
+    /// The production configuration: system properties plus the `VKGEN_*`, `VK_DRIVER_FILES`,
+    /// `VK_ICD_FILENAMES` and XDG variables. Path-valued variables are ignored in setuid/setgid
+    /// processes, like the Khronos loader's `loader_secure_getenv`.
+    pub fn from_env() -> Self {
+        let properties = Properties::system().clone();
+        let debuggable = properties.is_debuggable() || process_is_dumpable();
+        Self {
+            debuggable,
+            hal_root: trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/")),
+            app_layer_path: trusted_env(APP_LAYER_PATH_ENV)
+                .map(|v| split_path_list(&v))
+                .unwrap_or_default(),
+            icd: driver::icd::IcdSearchConfig::from_env(),
+            properties,
+        }
+    }
+}
+
+/// Android treats a dumpable process (a debuggable app) as debuggable even on a user build.
+#[cfg(target_os = "android")]
+fn process_is_dumpable() -> bool {
+    // SAFETY: PR_GET_DUMPABLE takes no pointers and only returns an int.
+    unsafe { libc::prctl(libc::PR_GET_DUMPABLE, 0, 0, 0, 0) > 0 }
+}
+
+/// On hosts every process is dumpable, so the property alone decides.
+#[cfg(not(target_os = "android"))]
+fn process_is_dumpable() -> bool {
+    false
+}
+
+/// Reads an environment variable that steers which code the loader `dlopen`s. Like the Khronos
+/// loader's `loader_secure_getenv`, it refuses in setuid/setgid processes: the loader runs inside
+/// them too, and honouring such a variable there would let any user inject code into a privileged
+/// process. Empty values count as unset.
+pub(crate) fn trusted_env(name: &str) -> Option<OsString> {
+    // SAFETY: the four id getters take no arguments and cannot fail.
+    let elevated =
+        unsafe { libc::getuid() != libc::geteuid() || libc::getgid() != libc::getegid() };
+    if elevated {
+        if std::env::var_os(name).is_some() {
+            log::warn!("{name} ignored: the process runs with elevated privileges");
+        }
+        return None;
+    }
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// [`trusted_env`] for a single path.
+pub(crate) fn trusted_env_path(name: &str) -> Option<PathBuf> {
+    trusted_env(name).map(PathBuf::from)
+}
+
+/// Splits a `:`-separated list, dropping empty entries (`a::b`, a trailing `:`), which would
+/// otherwise mean "the current directory" to naive code.
+pub(crate) fn split_path_list(value: &std::ffi::OsStr) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    value
+        .as_bytes()
+        .split(|&b| b == b':')
+        .filter(|part| !part.is_empty())
+        .map(|part| PathBuf::from(std::ffi::OsStr::from_bytes(part)))
+        .collect()
+}
+
+/// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// A config rooted at `root` that sees no HAL, no layers and no ICD manifests unless the test
+    /// puts them there: nothing leaks in from the machine or the environment.
+    pub fn isolated_config(root: &Path) -> crate::LoaderConfig {
+        // Lets `VKGEN_LOG=debug cargo test` show why fixtures were rejected.
+        crate::logging::init();
+        crate::LoaderConfig {
+            hal_root: root.to_path_buf(),
+            icd: crate::driver::icd::IcdSearchConfig::isolated(root),
+            ..crate::LoaderConfig::default()
+        }
+    }
+
+    /// Compiles `source` into `dir/name` as a shared library (`cc -shared -fPIC`), with only the
+    /// symbols marked `EXPORT` visible, like a real driver built with `-fvisibility=hidden`.
+    pub fn compile_so(dir: &Path, name: &str, source: &str) -> PathBuf {
+        crate::logging::init();
+        let src = dir.join(format!("{name}.c"));
+        let out = dir.join(name);
+        let full = format!(
+            "#define EXPORT __attribute__((visibility(\"default\")))\n\
+             #include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n#include <stdio.h>\n{source}"
+        );
+        std::fs::write(&src, full).expect("write fixture source");
+        let output = Command::new("cc")
+            .args([
+                "-shared",
+                "-fPIC",
+                "-fvisibility=hidden",
+                "-O1",
+                "-Wall",
+                "-Werror",
+            ])
+            // Fixtures compile out parts of themselves per variant; leftovers are expected.
+            .args(["-Wno-unused-function", "-Wno-unused-variable"])
+            .arg("-Wl,-z,relro,-z,now")
+            .arg("-o")
+            .arg(&out)
+            .arg(&src)
+            .output()
+            .expect("run cc (gcc must be installed for the loader tests)");
+        assert!(
+            output.status.success(),
+            "cc failed for {name}:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        out
+    }
+
+    /// Minimal Vulkan declarations the C fixtures share (only what they use).
+    pub const VK_DECLS: &str = r#"
+typedef int32_t VkResult;
+typedef void* VkInstance;
+typedef void (*PFN_vkVoidFunction)(void);
+#define VK_SUCCESS 0
+#define VK_INCOMPLETE 5
+#define VK_ERROR_INITIALIZATION_FAILED (-3)
+#define VK_ERROR_LAYER_NOT_PRESENT (-6)
+#define VK_ERROR_INCOMPATIBLE_DRIVER (-9)
+#define VK_MAKE_API_VERSION(v, ma, mi, p) ((((uint32_t)(v)) << 29) | (((uint32_t)(ma)) << 22) | (((uint32_t)(mi)) << 12) | ((uint32_t)(p)))
+typedef struct { char layerName[256]; uint32_t specVersion; uint32_t implementationVersion; char description[256]; } VkLayerProperties;
+typedef struct { char extensionName[256]; uint32_t specVersion; } VkExtensionProperties;
+"#;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_lists_drop_empty_entries() {
+        let parts = split_path_list(std::ffi::OsStr::new("/a::/b/c:"));
+        assert_eq!(parts, vec![PathBuf::from("/a"), PathBuf::from("/b/c")]);
+        assert!(split_path_list(std::ffi::OsStr::new("")).is_empty());
+    }
+
+    #[test]
+    fn default_config_is_a_release_device() {
+        let c = LoaderConfig::default();
+        assert!(!c.debuggable);
+        assert_eq!(c.hal_root, PathBuf::from("/"));
+        assert!(c.app_layer_path.is_empty());
+    }
+}

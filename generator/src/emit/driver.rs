@@ -1,0 +1,199 @@
+//! `src/driver.rs`: the driver entry skeleton. A driver implements the `Driver` trait (one hook per
+//! command; defaults give the "not implemented" answer), and the generated get-proc-addr functions
+//! hand out `extern "system"` entry points that call the hooks behind a panic guard. Which commands a
+//! driver exposes follows from its API version and extensions, as the spec's proc-addr rules ask.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{ident, Ctx};
+use crate::error::Result;
+use crate::names;
+
+pub fn emit(cx: &Ctx) -> Result<String> {
+    let mut hooks = Vec::new();
+    let mut entries = Vec::new();
+    let mut arms = Vec::new();
+    let index: std::collections::BTreeMap<&str, usize> =
+        cx.sel.commands.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    for c in cx.sel.canonical_commands() {
+        let cmd = cx.command(&c.name);
+        let field = ident(&names::command_field(&c.name));
+        let (args, types) = cx.params(cmd);
+        let ret = cx.ret_tokens(&cmd.ret);
+        let fail = cx.failure_value(&cmd.ret);
+        let id = Literal::u16_unsuffixed(index[c.name.as_str()] as u16);
+        let doc = format!("[`{}`]({})", c.name, cx.spec_link(&c.name).trim_matches(['<', '>']));
+        let alias = &c.name;
+        let default_body = match c.name.as_str() {
+            "vkGetInstanceProcAddr" => quote!(unsafe { get_instance_proc_addr::<Self>(#(#args),*) }),
+            "vkGetDeviceProcAddr" => quote!(unsafe { get_device_proc_addr::<Self>(#(#args),*) }),
+            _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => {
+                quote!(Self::unimplemented(CommandId(#id)))
+            }
+            _ => quote!(#fail),
+        };
+        hooks.push(quote! {
+            #[doc = #doc]
+            #[doc(alias = #alias)]
+            #[allow(unused_variables)]
+            unsafe fn #field(#(#args: #types),*) -> #ret { #default_body }
+        });
+        entries.push(quote! {
+            #[doc = #doc]
+            pub unsafe extern "system" fn #field<D: Driver>(#(#args: #types),*) -> #ret {
+                // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+                guard(#fail, || unsafe { D::#field(#(#args),*) })
+            }
+        });
+        let pfn = ident(&format!("PFN_{}", c.name));
+        let mut ids = vec![Literal::u16_unsuffixed(index[c.name.as_str()] as u16)];
+        ids.extend(
+            cx.sel
+                .commands
+                .iter()
+                .filter(|a| a.canonical == c.name && a.name != c.name)
+                .map(|a| Literal::u16_unsuffixed(index[a.name.as_str()] as u16)),
+        );
+        arms.push(quote! {
+            #(#ids)|* => {
+                let f: crate::pfn::#pfn = entry::#field::<D>;
+                // SAFETY: every function pointer has the same representation; callers cast back.
+                Some(unsafe { core::mem::transmute::<crate::pfn::#pfn, unsafe extern "system" fn()>(f) })
+            }
+        });
+    }
+    let tokens: TokenStream = quote! {
+        #![allow(clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unused_unit, unused_unsafe)]
+        use core::ffi::{c_char, CStr};
+        use crate::commands::{self, CommandId, Level, Origin};
+        use crate::extensions::ExtensionId;
+        use crate::vk;
+
+        /// A Vulkan driver. Override the hooks you implement; the rest answer "not implemented"
+        /// (`unimplemented()`, by default `VK_ERROR_FEATURE_NOT_PRESENT`; nothing for void commands).
+        ///
+        /// Hooks are `unsafe` because they receive raw Vulkan arguments whose validity is the
+        /// application's responsibility (valid usage).
+        pub trait Driver: Sized + 'static {
+            /// The API version the driver implements: commands of later core versions are not exposed.
+            const API_VERSION: u32 = crate::API_VERSION;
+
+            /// Whether the driver exposes this extension's commands.
+            fn supports_extension(ext: ExtensionId) -> bool { let _ = ext; false }
+
+            /// Whether `cmd` goes to the hook. Commands not intercepted go to `passthrough` first.
+            fn intercepts(cmd: CommandId) -> bool { let _ = cmd; true }
+
+            /// A function of the driver underneath (passthrough drivers), or `None` to use the hook.
+            ///
+            /// # Safety
+            /// `handle` is the instance or device handle the proc address is asked for, or null.
+            unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
+                let _ = (level, handle, name);
+                None
+            }
+
+            /// The result of a `VkResult` command the driver does not implement.
+            fn unimplemented(cmd: CommandId) -> vk::Result {
+                let _ = cmd;
+                vk::Result::ERROR_FEATURE_NOT_PRESENT
+            }
+
+            #(#hooks)*
+        }
+
+        /// Runs `f`; a panic becomes `fail` instead of unwinding into C.
+        #[inline(always)]
+        fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+                Ok(r) => r,
+                Err(_) => fail,
+            }
+        }
+
+        /// The `extern "system"` entry points, one per command, generic over the driver.
+        pub mod entry {
+            use super::*;
+            #(#entries)*
+        }
+
+        /// The entry point of `cmd` (aliases map to their command), ignoring support rules.
+        pub fn entry_point<D: Driver>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+            match cmd.0 {
+                #(#arms)*
+                _ => None,
+            }
+        }
+
+        /// Whether the driver exposes `cmd`: core up to its API version, or one of its extensions.
+        pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
+            let info = commands::info(cmd);
+            if let Origin::Core(v) = info.canonical().origin {
+                if v <= D::API_VERSION && matches!(info.origin, Origin::Core(_)) {
+                    return true;
+                }
+            }
+            info.extensions.iter().any(|&e| D::supports_extension(e))
+        }
+
+        unsafe fn resolve<D: Driver>(level: Level, handle: u64, name: *const c_char, allowed: &[Level]) -> vk::PFN_vkVoidFunction {
+            if name.is_null() {
+                return None;
+            }
+            // SAFETY: Vulkan passes a NUL-terminated name.
+            let name = unsafe { CStr::from_ptr(name) };
+            let Some(id) = commands::lookup(name) else {
+                // SAFETY: forwarded.
+                return unsafe { D::passthrough(level, handle, name) };
+            };
+            let info = commands::info(id);
+            if !allowed.contains(&info.level) || !exposes::<D>(id) {
+                return None;
+            }
+            if !D::intercepts(id) {
+                // SAFETY: forwarded.
+                if let Some(f) = unsafe { D::passthrough(level, handle, name) } {
+                    return Some(f);
+                }
+            }
+            entry_point::<D>(id)
+        }
+
+        /// The driver's `vkGetInstanceProcAddr` (also `vk_icdGetInstanceProcAddr` and the HAL's):
+        /// with a null instance only global commands; otherwise every level.
+        pub unsafe extern "system" fn get_instance_proc_addr<D: Driver>(instance: vk::Instance, name: *const c_char) -> vk::PFN_vkVoidFunction {
+            let handle = vk::Handle::as_raw(instance);
+            let allowed: &[Level] = if handle == 0 {
+                &[Level::Global]
+            } else {
+                &[Level::Global, Level::Instance, Level::PhysicalDevice, Level::Device]
+            };
+            // SAFETY: forwarded.
+            guard(None, || unsafe { resolve::<D>(Level::Instance, handle, name, allowed) })
+        }
+
+        /// The driver's `vkGetDeviceProcAddr`: device-level commands only.
+        pub unsafe extern "system" fn get_device_proc_addr<D: Driver>(device: vk::Device, name: *const c_char) -> vk::PFN_vkVoidFunction {
+            let handle = vk::Handle::as_raw(device);
+            if handle == 0 {
+                return None;
+            }
+            // SAFETY: forwarded.
+            guard(None, || unsafe { resolve::<D>(Level::Device, handle, name, &[Level::Device]) })
+        }
+
+        /// `vk_icdGetPhysicalDeviceProcAddr`: physical-device-level commands only.
+        pub unsafe extern "system" fn get_physical_device_proc_addr<D: Driver>(instance: vk::Instance, name: *const c_char) -> vk::PFN_vkVoidFunction {
+            let handle = vk::Handle::as_raw(instance);
+            // SAFETY: forwarded.
+            guard(None, || unsafe { resolve::<D>(Level::PhysicalDevice, handle, name, &[Level::PhysicalDevice]) })
+        }
+
+    };
+    super::format_file(
+        "driver.rs",
+        "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints, and the driver-side get-proc-addr functions.",
+        tokens,
+    )
+}

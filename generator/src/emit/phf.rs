@@ -1,0 +1,143 @@
+//! Perfect hashing of names, built at generation time ("hash and displace"): a lookup is one FNV-1a
+//! pass over the name, one mix, and one string compare — no chain of compares, no collisions.
+//! The same functions run here (to build the tables) and in the generated crate (`src/phf.rs`).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+pub fn mix(h: u64, d: u32) -> u64 {
+    let mut z = h ^ (d as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+pub struct Table {
+    /// Displacement per bucket.
+    pub disp: Vec<u32>,
+    /// Key index per slot, `u16::MAX` when empty. Slot count is a power of two.
+    pub slots: Vec<u16>,
+}
+
+/// Builds a perfect hash for `keys` (distinct). Deterministic for a given key list.
+pub fn build(keys: &[&str]) -> Table {
+    let n = keys.len().max(1);
+    let mut m = (2 * n).next_power_of_two();
+    loop {
+        let b = n.div_ceil(3).max(1);
+        let hashes: Vec<u64> = keys.iter().map(|k| fnv1a(k.as_bytes())).collect();
+        let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); b];
+        for (i, h) in hashes.iter().enumerate() {
+            buckets[(*h % b as u64) as usize].push(i);
+        }
+        let mut order: Vec<usize> = (0..b).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(buckets[i].len()), i));
+        let mut slots = vec![u16::MAX; m];
+        let mut disp = vec![0u32; b];
+        let mut ok = true;
+        'bucket: for bi in order {
+            if buckets[bi].is_empty() {
+                continue;
+            }
+            for d in 0..(1u32 << 20) {
+                let mut taken: Vec<usize> = Vec::with_capacity(buckets[bi].len());
+                let fits = buckets[bi].iter().all(|&k| {
+                    let s = (mix(hashes[k], d) as usize) & (m - 1);
+                    if slots[s] != u16::MAX || taken.contains(&s) {
+                        false
+                    } else {
+                        taken.push(s);
+                        true
+                    }
+                });
+                if fits {
+                    for (&k, &s) in buckets[bi].iter().zip(&taken) {
+                        slots[s] = k as u16;
+                    }
+                    disp[bi] = d;
+                    continue 'bucket;
+                }
+            }
+            ok = false;
+            break;
+        }
+        if ok {
+            return Table { disp, slots };
+        }
+        m *= 2;
+    }
+}
+
+/// Tokens for `const DISP` / `const SLOTS` of a table.
+pub fn table_tokens(t: &Table) -> TokenStream {
+    let disp = t.disp.iter().map(|d| Literal::u32_unsuffixed(*d));
+    let slots = t.slots.iter().map(|s| Literal::u16_unsuffixed(*s));
+    let nd = Literal::usize_unsuffixed(t.disp.len());
+    let ns = Literal::usize_unsuffixed(t.slots.len());
+    quote! {
+        const DISP: [u32; #nd] = [#(#disp),*];
+        const SLOTS: [u16; #ns] = [#(#slots),*];
+    }
+}
+
+/// The generated crate's `src/phf.rs`.
+pub fn runtime_file() -> crate::error::Result<String> {
+    let tokens = quote! {
+        /// FNV-1a, 64 bit.
+        #[inline]
+        pub(crate) const fn fnv1a(bytes: &[u8]) -> u64 {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            let mut i = 0;
+            while i < bytes.len() {
+                h ^= bytes[i] as u64;
+                h = h.wrapping_mul(0x0100_0000_01b3);
+                i += 1;
+            }
+            h
+        }
+
+        #[inline]
+        pub(crate) const fn mix(h: u64, d: u32) -> u64 {
+            let mut z = h ^ (d as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        /// The only slot `bytes` can occupy; the caller compares the key stored there.
+        #[inline]
+        pub(crate) fn slot(bytes: &[u8], disp: &[u32], slots: &[u16]) -> Option<u16> {
+            let h = fnv1a(bytes);
+            let d = disp[(h % disp.len() as u64) as usize];
+            let s = slots[(mix(h, d) as usize) & (slots.len() - 1)];
+            if s == u16::MAX { None } else { Some(s) }
+        }
+    };
+    super::format_file("phf.rs", "Perfect-hash probing shared by the command and extension lookups.", tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_its_own_slot() {
+        let keys: Vec<String> = (0..900).map(|i| format!("vkCommand{i}")).collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let t = build(&refs);
+        for (i, k) in refs.iter().enumerate() {
+            let h = fnv1a(k.as_bytes());
+            let d = t.disp[(h % t.disp.len() as u64) as usize];
+            assert_eq!(t.slots[(mix(h, d) as usize) & (t.slots.len() - 1)], i as u16);
+        }
+    }
+}

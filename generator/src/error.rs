@@ -1,0 +1,46 @@
+//! Errors the generator reports to its users. Every variant names the file and, where it has one,
+//! the position, because the people reading them are fixing a registry or a command line.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not well-formed XML: `FILE:LINE:COL: message`.
+    #[error("{path}:{line}:{col}: {message}")]
+    Xml { path: PathBuf, line: u32, col: u32, message: String },
+    /// Well-formed XML that is not a registry we understand.
+    #[error("{path}:{line}: {message}")]
+    Schema { path: PathBuf, line: u32, message: String },
+    /// A reference to a type or command that nothing defines.
+    #[error("{path}:{line}: {element} refers to undefined {what} `{name}`")]
+    Dangling { path: PathBuf, line: u32, element: String, what: &'static str, name: String },
+    #[error("invalid option: {0}")]
+    Options(String),
+    #[error("formatting generated {file}: {message}")]
+    Format { file: String, message: String },
+    #[error("template {0}: {1}")]
+    Template(String, String),
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+
+    /// The process exit code the CLI uses for this error: 2 for bad input, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Xml { .. } | Error::Schema { .. } | Error::Dangling { .. } | Error::Options(_) => 2,
+            Error::Io { .. } => 2,
+            Error::Format { .. } | Error::Template(..) => 1,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,290 @@
+//! The one model every emitter reads: what vk.xml (plus our Android native-buffer description) says,
+//! with the XML schema's revisions already folded away. Parsing fills it once (`registry`); selection
+//! (`select`) picks a version and an extension set out of it; emitters never look at XML.
+
+use std::collections::BTreeMap;
+
+/// A parsed registry. Maps are ordered so that everything derived from them is deterministic.
+#[derive(Debug, Default, Clone)]
+pub struct Registry {
+    /// `VK_HEADER_VERSION`.
+    pub header_version: u32,
+    pub types: BTreeMap<String, Type>,
+    pub commands: BTreeMap<String, Command>,
+    /// `<enums name=…>` blocks, with the values extensions and features add merged in.
+    pub enums: BTreeMap<String, EnumGroup>,
+    /// `API Constants` (VK_UUID_SIZE, …).
+    pub constants: BTreeMap<String, Constant>,
+    /// `<feature>` elements in document order (internal BASE/COMPUTE/GRAPHICS ones included).
+    pub features: Vec<Feature>,
+    /// `<extension>` elements in document order.
+    pub extensions: Vec<Extension>,
+    /// Command names in document order (for stable, registry-like ordering of emitted items).
+    pub command_order: Vec<String>,
+    /// Types and commands the overlay (registry/) added or changed relative to vk.xml: these are
+    /// always emitted, even where ash has an older definition of the same name.
+    pub overlay_changed: std::collections::BTreeSet<String>,
+}
+
+impl Registry {
+    pub fn extension(&self, name: &str) -> Option<&Extension> {
+        self.extensions.iter().find(|e| e.name == name)
+    }
+
+    /// Follows `alias=` chains of types to the defining type.
+    pub fn resolve_type(&self, name: &str) -> Option<&Type> {
+        let mut ty = self.types.get(name)?;
+        for _ in 0..8 {
+            match &ty.alias {
+                Some(target) => ty = self.types.get(target)?,
+                None => return Some(ty),
+            }
+        }
+        None
+    }
+
+    /// Follows `alias=` chains of commands to the defining command.
+    pub fn resolve_command(&self, name: &str) -> Option<&Command> {
+        let mut cmd = self.commands.get(name)?;
+        for _ in 0..8 {
+            match &cmd.alias {
+                Some(target) => cmd = self.commands.get(target)?,
+                None => return Some(cmd),
+            }
+        }
+        None
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Type {
+    pub name: String,
+    /// Set for `<type name=… alias=…>`; `kind` then repeats the category only.
+    pub alias: Option<String>,
+    pub kind: TypeKind,
+    /// `requires=` (a header for external types, the FlagBits enum for old-style bitmasks).
+    pub requires: Option<String>,
+    /// The line of the element in its file, for error messages.
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeKind {
+    /// `#define`s and `#include`s: not types for Rust.
+    Define,
+    Include,
+    /// `typedef uint32_t VkBool32;` or an opaque platform type (`<type category="basetype">struct X;`).
+    Basetype { underlying: Option<String>, pointer: bool },
+    /// `typedef VkFlags VkFooFlags;` — `bits` names the FlagBits enum (absent for reserved flags).
+    Bitmask { bits: Option<String>, width64: bool },
+    Handle { dispatchable: bool, parent: Option<String>, object_type: Option<String> },
+    Enum,
+    Struct(Aggregate),
+    Union(Aggregate),
+    Funcpointer { ret: CType, params: Vec<Field> },
+    /// A type defined outside vk.xml (`requires="X11/Xlib.h"`, `vk_video/…`) or a C primitive.
+    External,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Aggregate {
+    pub members: Vec<Field>,
+    pub returned_only: bool,
+    pub extends: Vec<String>,
+}
+
+/// A C type as written in a member or parameter declaration.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CType {
+    /// The named type (`VkFoo`, `uint32_t`, `void`, `char`).
+    pub base: String,
+    /// `const` applies to the base type.
+    pub base_const: bool,
+    /// One entry per `*`, innermost first: whether that pointer itself is `const` (`* const`).
+    pub pointers: Vec<bool>,
+    /// Array dimensions, outermost first.
+    pub array: Vec<ArrayLen>,
+    /// A `: N` bitfield width.
+    pub bitfield: Option<u8>,
+}
+
+impl CType {
+    pub fn named(base: &str) -> Self {
+        CType { base: base.to_owned(), ..Default::default() }
+    }
+
+    pub fn is_void(&self) -> bool {
+        self.base == "void" && self.pointers.is_empty() && self.array.is_empty()
+    }
+
+    pub fn is_pointer(&self) -> bool {
+        !self.pointers.is_empty()
+    }
+
+    /// C spelling, used in diffs and error messages.
+    pub fn to_c(&self) -> String {
+        let mut s = String::new();
+        if self.base_const {
+            s.push_str("const ");
+        }
+        s.push_str(&self.base);
+        for &c in &self.pointers {
+            s.push('*');
+            if c {
+                s.push_str(" const");
+            }
+        }
+        for a in &self.array {
+            match a {
+                ArrayLen::Literal(n) => s.push_str(&format!("[{n}]")),
+                ArrayLen::Constant(c) => s.push_str(&format!("[{c}]")),
+            }
+        }
+        if let Some(b) = self.bitfield {
+            s.push_str(&format!(":{b}"));
+        }
+        s
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArrayLen {
+    Literal(u32),
+    Constant(String),
+}
+
+/// A struct member or command parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub ty: CType,
+    pub len: Option<String>,
+    pub optional: bool,
+    /// `values=` (the fixed sType value).
+    pub values: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Command {
+    pub name: String,
+    pub alias: Option<String>,
+    pub ret: CType,
+    pub params: Vec<Field>,
+    pub success_codes: Vec<String>,
+    pub error_codes: Vec<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumGroup {
+    pub name: String,
+    pub bitmask: bool,
+    pub width64: bool,
+    pub values: Vec<EnumValue>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumValue {
+    pub name: String,
+    pub value: EnumVal,
+    /// The extension that added it, for extension-added values.
+    pub extension: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnumVal {
+    Value(i64),
+    Bitpos(u32),
+    Alias(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constant {
+    pub name: String,
+    /// C type of the constant (`uint32_t`, `float`, `uint64_t`).
+    pub ty: String,
+    /// The C expression, e.g. `256`, `(~0U)`, `1000.0F`.
+    pub value: String,
+    pub alias: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Feature {
+    pub name: String,
+    pub api: Vec<String>,
+    pub version: (u32, u32),
+    /// `apitype="internal"` (the VK_{BASE,COMPUTE,GRAPHICS}_VERSION_* groups).
+    pub internal: bool,
+    pub depends: Option<String>,
+    pub requires: Vec<Require>,
+    pub removes: Vec<Require>,
+}
+
+/// A `<require>` (or `<remove>`) block.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Require {
+    /// The block's condition: `depends=`, or the older `feature=`/`extension=` attributes, as one
+    /// dependency expression.
+    pub depends: Option<String>,
+    pub api: Vec<String>,
+    pub types: Vec<String>,
+    pub commands: Vec<String>,
+    /// Enum values this block adds to an enum group (`extends=`) or defines (spec version, name).
+    pub enums: Vec<RequiredEnum>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequiredEnum {
+    pub name: String,
+    pub extends: Option<String>,
+    pub value: Option<EnumVal>,
+    /// The literal `value=` text of non-extending enums (spec version numbers, name strings).
+    pub literal: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExtensionKind {
+    Instance,
+    Device,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extension {
+    pub name: String,
+    pub number: u32,
+    pub kind: Option<ExtensionKind>,
+    pub supported: Vec<String>,
+    pub platform: Option<String>,
+    pub author: Option<String>,
+    pub depends: Option<String>,
+    pub promoted_to: Option<String>,
+    pub deprecated_by: Option<String>,
+    pub obsoleted_by: Option<String>,
+    pub provisional: bool,
+    pub spec_version: u32,
+    pub requires: Vec<Require>,
+    pub line: u32,
+}
+
+impl Extension {
+    pub fn supports_vulkan(&self) -> bool {
+        self.supported.iter().any(|s| s == "vulkan")
+    }
+}
+
+/// `"1.3"` → `(1, 3)`; `VK_VERSION_1_3` and `VK_API_VERSION_1_3` work too.
+pub fn parse_version(s: &str) -> Option<(u32, u32)> {
+    let s = s
+        .trim_start_matches("VK_API_VERSION_")
+        .trim_start_matches("VK_VERSION_")
+        .trim_start_matches("VK_BASE_VERSION_")
+        .trim_start_matches("VK_COMPUTE_VERSION_")
+        .trim_start_matches("VK_GRAPHICS_VERSION_");
+    let (a, b) = s.split_once(['.', '_'])?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// `VK_MAKE_API_VERSION(0, major, minor, 0)`.
+pub fn api_version(v: (u32, u32)) -> u32 {
+    (v.0 << 22) | (v.1 << 12)
+}

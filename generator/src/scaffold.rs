@@ -1,0 +1,1 @@
+//! `vkgen driver`: a standalone driver crate for vendors (filled in below).

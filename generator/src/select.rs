@@ -1,0 +1,322 @@
+//! From the whole registry to what one build contains: an API version, the extensions that apply to
+//! Android and can be expressed (their dependencies hold, their types exist), and from those the
+//! commands and types. Emitters see only a `Selection`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::ash_types::AshTypes;
+use crate::model::*;
+use crate::policy;
+use crate::registry::depends::Expr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Global,
+    Instance,
+    PhysicalDevice,
+    Device,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Global => "Global",
+            Level::Instance => "Instance",
+            Level::PhysicalDevice => "PhysicalDevice",
+            Level::Device => "Device",
+        }
+    }
+    /// Instance-table commands (instance and physical-device level).
+    pub fn is_instance_table(self) -> bool {
+        matches!(self, Level::Instance | Level::PhysicalDevice)
+    }
+}
+
+/// A selected command (canonical or alias).
+#[derive(Debug, Clone)]
+pub struct SelCommand {
+    pub name: String,
+    /// The defining command (itself unless an alias).
+    pub canonical: String,
+    pub level: Level,
+    /// The lowest core version that requires this name, if any.
+    pub core: Option<(u32, u32)>,
+    /// Selected extensions that require this name, in registry order.
+    pub extensions: Vec<String>,
+    /// Exported from libvulkan.so (Android's rule).
+    pub exported: bool,
+}
+
+#[derive(Debug)]
+pub struct Selection<'r> {
+    pub reg: &'r Registry,
+    pub version: (u32, u32),
+    /// Selected extensions in registry order.
+    pub extensions: Vec<&'r Extension>,
+    /// Selected command names in registry order.
+    pub commands: Vec<SelCommand>,
+    /// Every type the selection needs, by vk name.
+    pub types: BTreeSet<String>,
+    /// Extensions left out and why (for `info` and logs).
+    pub dropped: Vec<(String, String)>,
+}
+
+impl<'r> Selection<'r> {
+    pub fn command(&self, name: &str) -> Option<&SelCommand> {
+        self.commands.iter().find(|c| c.name == name)
+    }
+    pub fn is_selected_extension(&self, name: &str) -> bool {
+        self.extensions.iter().any(|e| e.name == name)
+    }
+    pub fn canonical_commands(&self) -> impl Iterator<Item = &SelCommand> {
+        self.commands.iter().filter(|c| c.name == c.canonical)
+    }
+}
+
+/// The highest `VK_VERSION_x_y` feature of the registry.
+pub fn highest_version(reg: &Registry) -> (u32, u32) {
+    reg.features.iter().filter(|f| !f.internal).map(|f| f.version).max().unwrap_or((1, 0))
+}
+
+const C_PRIMITIVES: &[&str] = &[
+    "void", "char", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+    "int64_t", "uint64_t", "int", "size_t",
+];
+
+pub fn is_primitive(name: &str) -> bool {
+    C_PRIMITIVES.contains(&name)
+}
+
+/// Dispatch level from the first parameter (Android/Mesa rule), with GIPA global and GDPA device.
+pub fn level_of(reg: &Registry, cmd: &Command) -> Level {
+    if cmd.name == "vkGetInstanceProcAddr" {
+        return Level::Global;
+    }
+    if cmd.name == "vkGetDeviceProcAddr" {
+        return Level::Device;
+    }
+    let Some(first) = cmd.params.first() else { return Level::Global };
+    if first.ty.is_pointer() {
+        return Level::Global;
+    }
+    match first.ty.base.as_str() {
+        "VkInstance" => Level::Instance,
+        "VkPhysicalDevice" => Level::PhysicalDevice,
+        "VkDevice" | "VkQueue" | "VkCommandBuffer" => Level::Device,
+        other => match reg.resolve_type(other).map(|t| &t.kind) {
+            // A dispatchable handle we do not know (VkExternalComputeQueueNV): it is created from a
+            // device and dispatches through the device's table.
+            Some(TypeKind::Handle { dispatchable: true, .. }) => Level::Device,
+            _ => Level::Global,
+        },
+    }
+}
+
+pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Selection<'r> {
+    let mut dropped = Vec::new();
+    let version_true = |name: &str| -> Option<bool> {
+        if name.starts_with("VK_VERSION_")
+            || name.starts_with("VK_BASE_VERSION_")
+            || name.starts_with("VK_COMPUTE_VERSION_")
+            || name.starts_with("VK_GRAPHICS_VERSION_")
+        {
+            Some(parse_version(name).is_some_and(|v| v <= version))
+        } else {
+            None
+        }
+    };
+
+    // Candidates by static policy.
+    let mut chosen: Vec<&Extension> = Vec::new();
+    for e in &reg.extensions {
+        let why = if !e.supports_vulkan() {
+            Some("not supported for vulkan".to_owned())
+        } else if policy::is_blocked(&e.name) {
+            Some("blocked on Android".to_owned())
+        } else if e.provisional {
+            Some("provisional".to_owned())
+        } else if let Some(p) = e.platform.as_deref().filter(|p| !policy::PLATFORMS.contains(p)) {
+            Some(format!("platform {p}"))
+        } else if e.kind.is_none() {
+            Some("no instance/device type".to_owned())
+        } else {
+            None
+        };
+        match why {
+            Some(w) => {
+                if e.supports_vulkan() {
+                    dropped.push((e.name.clone(), w));
+                }
+            }
+            None => chosen.push(e),
+        }
+    }
+
+    // Types that cannot be expressed (external headers ash does not carry) remove their extension.
+    chosen.retain(|e| {
+        let mut seeds = BTreeSet::new();
+        for r in &e.requires {
+            seeds.extend(r.types.iter().cloned());
+            for c in &r.commands {
+                if let Some(cmd) = reg.resolve_command(c) {
+                    seeds.extend(command_types(cmd));
+                }
+            }
+        }
+        let closure = type_closure(reg, seeds);
+        if let Some(missing) = closure.iter().find(|t| !expressible(reg, ash, t)) {
+            dropped.push((e.name.clone(), format!("needs external type {missing} that ash 0.38 lacks")));
+            false
+        } else {
+            true
+        }
+    });
+
+    // Dependencies must hold within the selection; repeat until nothing more drops.
+    loop {
+        let names: BTreeSet<&str> = chosen.iter().map(|e| e.name.as_str()).collect();
+        let before = chosen.len();
+        chosen.retain(|e| {
+            let ok = match e.depends.as_deref().map(Expr::parse) {
+                None => true,
+                Some(Ok(expr)) => expr.eval(&mut |n| {
+                    version_true(n).unwrap_or_else(|| n.contains("::") || names.contains(n))
+                }),
+                Some(Err(_)) => false,
+            };
+            if !ok {
+                dropped.push((e.name.clone(), format!("dependency `{}` not met", e.depends.as_deref().unwrap_or(""))));
+            }
+            ok
+        });
+        if chosen.len() == before {
+            break;
+        }
+    }
+    let names: BTreeSet<&str> = chosen.iter().map(|e| e.name.as_str()).collect();
+    let cond_true = |r: &Require| -> bool {
+        match r.depends.as_deref().map(Expr::parse) {
+            None => true,
+            Some(Ok(expr)) => {
+                expr.eval(&mut |n| version_true(n).unwrap_or_else(|| n.contains("::") || names.contains(n)))
+            }
+            Some(Err(_)) => false,
+        }
+    };
+
+    // Commands and types.
+    let mut core: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    let mut seeds: BTreeSet<String> = BTreeSet::new();
+    let mut removed: BTreeSet<String> = BTreeSet::new();
+    for f in reg.features.iter().filter(|f| f.version <= version) {
+        for r in f.requires.iter().filter(|r| cond_true(r)) {
+            for c in &r.commands {
+                let v = core.entry(c.clone()).or_insert(f.version);
+                *v = (*v).min(f.version);
+            }
+            seeds.extend(r.types.iter().cloned());
+        }
+        for r in &f.removes {
+            removed.extend(r.commands.iter().cloned());
+        }
+    }
+    for c in &removed {
+        core.remove(c);
+    }
+    let mut ext_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for e in &chosen {
+        for r in e.requires.iter().filter(|r| cond_true(r)) {
+            for c in &r.commands {
+                let v = ext_of.entry(c.clone()).or_default();
+                if !v.contains(&e.name) {
+                    v.push(e.name.clone());
+                }
+            }
+            seeds.extend(r.types.iter().cloned());
+        }
+    }
+    let mut commands = Vec::new();
+    for name in &reg.command_order {
+        let in_core = core.get(name).copied();
+        let exts = ext_of.get(name).cloned().unwrap_or_default();
+        if in_core.is_none() && exts.is_empty() {
+            continue;
+        }
+        let Some(def) = reg.resolve_command(name) else { continue };
+        seeds.extend(command_types(def));
+        let exported = in_core.is_some() || exts.iter().any(|e| policy::is_exported_extension(e));
+        commands.push(SelCommand {
+            name: name.clone(),
+            canonical: def.name.clone(),
+            level: level_of(reg, def),
+            core: in_core,
+            extensions: exts,
+            exported,
+        });
+    }
+    // An alias is only usable when its target is selected too; make sure the target is present.
+    let present: BTreeSet<String> = commands.iter().map(|c| c.name.clone()).collect();
+    let mut extra = Vec::new();
+    for c in &commands {
+        if !present.contains(&c.canonical) && !extra.iter().any(|x: &SelCommand| x.name == c.canonical) {
+            extra.push(SelCommand {
+                name: c.canonical.clone(),
+                canonical: c.canonical.clone(),
+                level: c.level,
+                core: None,
+                extensions: c.extensions.clone(),
+                exported: false,
+            });
+        }
+    }
+    commands.extend(extra);
+
+    let types = type_closure(reg, seeds);
+    Selection { reg, version, extensions: chosen, commands, types, dropped }
+}
+
+/// The types a command's signature names.
+pub fn command_types(cmd: &Command) -> impl Iterator<Item = String> + '_ {
+    cmd.params.iter().map(|p| p.ty.base.clone()).chain(std::iter::once(cmd.ret.base.clone())).filter(|b| !b.is_empty())
+}
+
+/// Every type reachable from `seeds` through aliases, members, funcpointer parameters and bitmask bits.
+pub fn type_closure(reg: &Registry, seeds: BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack: Vec<String> = seeds.into_iter().collect();
+    while let Some(name) = stack.pop() {
+        if !out.insert(name.clone()) {
+            continue;
+        }
+        let Some(ty) = reg.types.get(&name) else { continue };
+        if let Some(a) = &ty.alias {
+            stack.push(a.clone());
+        }
+        match &ty.kind {
+            TypeKind::Struct(a) | TypeKind::Union(a) => stack.extend(a.members.iter().map(|m| m.ty.base.clone())),
+            TypeKind::Funcpointer { ret, params } => {
+                stack.push(ret.base.clone());
+                stack.extend(params.iter().map(|p| p.ty.base.clone()));
+            }
+            TypeKind::Bitmask { bits: Some(b), .. } => stack.push(b.clone()),
+            TypeKind::Basetype { underlying: Some(u), .. } => stack.push(u.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a type can be written in Rust here: vk.xml defines it, it is a C primitive, or ash
+/// carries it (platform and video std types).
+pub fn expressible(reg: &Registry, ash: &AshTypes, name: &str) -> bool {
+    if is_primitive(name) {
+        return true;
+    }
+    match reg.types.get(name) {
+        None => reg.enums.contains_key(name),
+        Some(t) => match t.kind {
+            TypeKind::External => ash.has(name) || ash.has(&format!("native::{name}")),
+            _ => true,
+        },
+    }
+}

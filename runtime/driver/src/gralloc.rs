@@ -1,0 +1,805 @@
+//! Gralloc-like buffers on a Linux host, so the Android WSI path (`ANativeWindow` buffers reaching
+//! the driver as `VkNativeBufferANDROID::handle`) can run without Android.
+//!
+//! A buffer is a sealed memfd plus a real heap-allocated `native_handle_t` describing it (one fd;
+//! ints for magic, size, stride, format, usage). The driver side parses such a handle back with
+//! [`BufferDesc::from_native_handle`] or takes its own reference with [`Buffer::import`]; because
+//! handles arrive through C, parsing validates every field and never reads past what the header
+//! claims once that header is known to be ours.
+
+use std::ffi::c_int;
+use std::mem::size_of;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::ptr::{self, NonNull};
+
+use ash::vk;
+use rustix::fs::{MemfdFlags, SealFlags};
+use rustix::io::Errno;
+use rustix::mm::{MapFlags, ProtFlags};
+use vkgen_abi::native_window::{
+    android_native_make_constant, ANativeWindowBuffer, NativeHandle,
+    ANATIVEWINDOWBUFFER_RESERVED_PROC, ANDROID_NATIVE_BUFFER_MAGIC, HAL_PIXEL_FORMAT_BGRA_8888,
+    HAL_PIXEL_FORMAT_RGBA_1010102, HAL_PIXEL_FORMAT_RGBA_8888, HAL_PIXEL_FORMAT_RGBA_FP16,
+    HAL_PIXEL_FORMAT_RGBX_8888, HAL_PIXEL_FORMAT_RGB_565, HAL_PIXEL_FORMAT_R_8,
+    NATIVE_HANDLE_VERSION,
+};
+
+/// First int of every handle this module creates: tells our handles from another gralloc's.
+pub const HANDLE_MAGIC: c_int = android_native_make_constant(*b"vkgb");
+/// Number of ints in our `native_handle_t` (after its single fd).
+pub const HANDLE_NUM_INTS: usize = 11;
+/// Largest width or height [`Allocator::allocate`] accepts (common `maxImageDimension2D`).
+pub const MAX_DIMENSION: u32 = 1 << 15;
+/// Rows are padded to a multiple of this many bytes, as GPU allocators commonly require.
+pub const ROW_ALIGNMENT: u64 = 64;
+
+const MEMFD_NAME: &str = "vkgen-gralloc";
+
+/// Why a gralloc operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GrallocError {
+    #[error("unsupported HAL pixel format {0:#x}")]
+    UnsupportedFormat(c_int),
+    #[error("invalid buffer dimensions {width}x{height} (1..={MAX_DIMENSION} each)")]
+    InvalidDimensions { width: u32, height: u32 },
+    #[error("buffer size overflows")]
+    SizeOverflow,
+    #[error("memfd_create failed: {0}")]
+    Memfd(#[source] Errno),
+    #[error("sizing the buffer memfd failed: {0}")]
+    Resize(#[source] Errno),
+    #[error("sealing the buffer memfd failed: {0}")]
+    Seal(#[source] Errno),
+    #[error("fstat on the buffer fd failed: {0}")]
+    Stat(#[source] Errno),
+    #[error("duplicating the buffer fd failed: {0}")]
+    Dup(#[source] std::io::Error),
+    #[error("mmap of the buffer failed: {0}")]
+    Map(#[source] Errno),
+    #[error("buffer fd is not sealed against shrinking, so a mapping of it could fault")]
+    NotSealed,
+    #[error("buffer fd holds {actual} bytes but the handle describes {expected}")]
+    FdTooSmall { expected: u64, actual: u64 },
+    #[error("invalid native handle: {0}")]
+    InvalidHandle(&'static str),
+}
+
+/// Result alias of this module.
+pub type Result<T, E = GrallocError> = std::result::Result<T, E>;
+
+/// The HAL pixel formats this allocator supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PixelFormat {
+    Rgba8888,
+    Rgbx8888,
+    Bgra8888,
+    Rgb565,
+    RgbaFp16,
+    Rgba1010102,
+    R8,
+}
+
+impl PixelFormat {
+    /// All supported formats.
+    pub const ALL: [Self; 7] = [
+        Self::Rgba8888,
+        Self::Rgbx8888,
+        Self::Bgra8888,
+        Self::Rgb565,
+        Self::RgbaFp16,
+        Self::Rgba1010102,
+        Self::R8,
+    ];
+
+    /// From a `HAL_PIXEL_FORMAT_*` value.
+    pub fn from_hal(format: c_int) -> Result<Self> {
+        Ok(match format {
+            HAL_PIXEL_FORMAT_RGBA_8888 => Self::Rgba8888,
+            HAL_PIXEL_FORMAT_RGBX_8888 => Self::Rgbx8888,
+            HAL_PIXEL_FORMAT_BGRA_8888 => Self::Bgra8888,
+            HAL_PIXEL_FORMAT_RGB_565 => Self::Rgb565,
+            HAL_PIXEL_FORMAT_RGBA_FP16 => Self::RgbaFp16,
+            HAL_PIXEL_FORMAT_RGBA_1010102 => Self::Rgba1010102,
+            HAL_PIXEL_FORMAT_R_8 => Self::R8,
+            other => return Err(GrallocError::UnsupportedFormat(other)),
+        })
+    }
+
+    /// The `HAL_PIXEL_FORMAT_*` value.
+    pub const fn hal(self) -> c_int {
+        match self {
+            Self::Rgba8888 => HAL_PIXEL_FORMAT_RGBA_8888,
+            Self::Rgbx8888 => HAL_PIXEL_FORMAT_RGBX_8888,
+            Self::Bgra8888 => HAL_PIXEL_FORMAT_BGRA_8888,
+            Self::Rgb565 => HAL_PIXEL_FORMAT_RGB_565,
+            Self::RgbaFp16 => HAL_PIXEL_FORMAT_RGBA_FP16,
+            Self::Rgba1010102 => HAL_PIXEL_FORMAT_RGBA_1010102,
+            Self::R8 => HAL_PIXEL_FORMAT_R_8,
+        }
+    }
+
+    /// Bytes per pixel (always a power of two, so a 64-byte row is a whole number of pixels).
+    pub const fn bytes_per_pixel(self) -> u32 {
+        match self {
+            Self::R8 => 1,
+            Self::Rgb565 => 2,
+            Self::Rgba8888 | Self::Rgbx8888 | Self::Bgra8888 | Self::Rgba1010102 => 4,
+            Self::RgbaFp16 => 8,
+        }
+    }
+
+    /// The UNORM/SFLOAT Vulkan format with the same memory layout, as AOSP's swapchain maps them
+    /// (RGBX reads as RGBA; the X channel is undefined).
+    pub const fn vk_format(self) -> vk::Format {
+        match self {
+            Self::Rgba8888 | Self::Rgbx8888 => vk::Format::R8G8B8A8_UNORM,
+            Self::Bgra8888 => vk::Format::B8G8R8A8_UNORM,
+            Self::Rgb565 => vk::Format::R5G6B5_UNORM_PACK16,
+            Self::RgbaFp16 => vk::Format::R16G16B16A16_SFLOAT,
+            Self::Rgba1010102 => vk::Format::A2B10G10R10_UNORM_PACK32,
+            Self::R8 => vk::Format::R8_UNORM,
+        }
+    }
+
+    /// The buffer format a swapchain image of `format` is allocated with; SRGB formats share
+    /// their UNORM twin's buffer format (the encoding is a view property).
+    pub fn from_vk(format: vk::Format) -> Option<Self> {
+        Some(match format {
+            vk::Format::R8G8B8A8_UNORM | vk::Format::R8G8B8A8_SRGB => Self::Rgba8888,
+            vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB => Self::Bgra8888,
+            vk::Format::R5G6B5_UNORM_PACK16 => Self::Rgb565,
+            vk::Format::R16G16B16A16_SFLOAT => Self::RgbaFp16,
+            vk::Format::A2B10G10R10_UNORM_PACK32 => Self::Rgba1010102,
+            vk::Format::R8_UNORM => Self::R8,
+            _ => return None,
+        })
+    }
+}
+
+/// Bytes per pixel of a `HAL_PIXEL_FORMAT_*`.
+pub fn bytes_per_pixel(format: c_int) -> Result<u32> {
+    PixelFormat::from_hal(format).map(PixelFormat::bytes_per_pixel)
+}
+
+/// The Vulkan format of a `HAL_PIXEL_FORMAT_*`.
+pub fn vk_format(format: c_int) -> Result<vk::Format> {
+    PixelFormat::from_hal(format).map(PixelFormat::vk_format)
+}
+
+/// What a buffer's native handle says about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferDesc {
+    pub width: u32,
+    pub height: u32,
+    /// Row pitch in pixels.
+    pub stride: u32,
+    pub format: PixelFormat,
+    /// `buffer_usage` bits.
+    pub usage: u64,
+    /// Bytes of pixel data (`stride * height * bpp`).
+    pub size: u64,
+    /// Byte offset of the first pixel in the fd.
+    pub offset: u64,
+}
+
+impl BufferDesc {
+    /// The layout [`Allocator::allocate`] uses: rows padded to [`ROW_ALIGNMENT`] bytes, offset 0.
+    pub fn new(width: u32, height: u32, format: PixelFormat, usage: u64) -> Result<Self> {
+        check_dimensions(width, height)?;
+        let bpp = u64::from(format.bytes_per_pixel());
+        let row = (u64::from(width) * bpp).next_multiple_of(ROW_ALIGNMENT);
+        let stride = u32::try_from(row / bpp).map_err(|_| GrallocError::SizeOverflow)?;
+        let size = row
+            .checked_mul(u64::from(height))
+            .ok_or(GrallocError::SizeOverflow)?;
+        Ok(Self {
+            width,
+            height,
+            stride,
+            format,
+            usage,
+            size,
+            offset: 0,
+        })
+    }
+
+    /// Row pitch in bytes.
+    pub fn row_bytes(&self) -> u64 {
+        u64::from(self.stride) * u64::from(self.format.bytes_per_pixel())
+    }
+
+    /// `offset + size`: how large the fd must be.
+    pub fn end(&self) -> Result<u64> {
+        self.offset
+            .checked_add(self.size)
+            .ok_or(GrallocError::SizeOverflow)
+    }
+
+    /// Parses a handle created by [`Buffer::native_handle`] (in this or another process).
+    ///
+    /// # Safety
+    /// `handle` must be null or point to a readable `native_handle_t` header. The trailing data is
+    /// only read after the header has been checked to announce exactly our one fd and
+    /// [`HANDLE_NUM_INTS`] ints, so it must be readable whenever the header says so.
+    pub unsafe fn from_native_handle(handle: *const NativeHandle) -> Result<Self> {
+        // SAFETY: forwarded caller contract.
+        unsafe { parse_handle(handle) }.map(|(desc, _fd)| desc)
+    }
+
+    fn validate(&self) -> Result<()> {
+        check_dimensions(self.width, self.height)
+            .map_err(|_| GrallocError::InvalidHandle("width or height out of range"))?;
+        if self.stride < self.width {
+            return Err(GrallocError::InvalidHandle("stride smaller than width"));
+        }
+        let needed = self
+            .row_bytes()
+            .checked_mul(u64::from(self.height))
+            .ok_or(GrallocError::InvalidHandle("stride * height overflows"))?;
+        if self.size < needed {
+            return Err(GrallocError::InvalidHandle(
+                "size smaller than stride * height",
+            ));
+        }
+        self.end()
+            .map_err(|_| GrallocError::InvalidHandle("offset + size overflows"))?;
+        Ok(())
+    }
+
+    fn to_ints(self) -> [c_int; HANDLE_NUM_INTS] {
+        let (usage_lo, usage_hi) = split_u64(self.usage);
+        let (size_lo, size_hi) = split_u64(self.size);
+        let (offset_lo, offset_hi) = split_u64(self.offset);
+        [
+            HANDLE_MAGIC,
+            u32_to_int(self.width),
+            u32_to_int(self.height),
+            u32_to_int(self.stride),
+            self.format.hal(),
+            usage_lo,
+            usage_hi,
+            size_lo,
+            size_hi,
+            offset_lo,
+            offset_hi,
+        ]
+    }
+
+    fn from_ints(ints: &[c_int; HANDLE_NUM_INTS]) -> Result<Self> {
+        let [magic, width, height, stride, format, usage_lo, usage_hi, size_lo, size_hi, offset_lo, offset_hi] =
+            *ints;
+        if magic != HANDLE_MAGIC {
+            return Err(GrallocError::InvalidHandle("not a vkgen gralloc handle"));
+        }
+        let dim = |v: c_int| {
+            u32::try_from(v).map_err(|_| GrallocError::InvalidHandle("negative dimension"))
+        };
+        let desc = Self {
+            width: dim(width)?,
+            height: dim(height)?,
+            stride: dim(stride)?,
+            format: PixelFormat::from_hal(format)
+                .map_err(|_| GrallocError::InvalidHandle("unsupported pixel format"))?,
+            usage: join_u64(usage_lo, usage_hi),
+            size: join_u64(size_lo, size_hi),
+            offset: join_u64(offset_lo, offset_hi),
+        };
+        desc.validate()?;
+        Ok(desc)
+    }
+}
+
+fn check_dimensions(width: u32, height: u32) -> Result<()> {
+    if (1..=MAX_DIMENSION).contains(&width) && (1..=MAX_DIMENSION).contains(&height) {
+        Ok(())
+    } else {
+        Err(GrallocError::InvalidDimensions { width, height })
+    }
+}
+
+/// Bit-preserving split into the two `int`s a native handle stores.
+fn split_u64(v: u64) -> (c_int, c_int) {
+    (v as u32 as c_int, (v >> 32) as u32 as c_int)
+}
+
+fn join_u64(lo: c_int, hi: c_int) -> u64 {
+    u64::from(lo as u32) | (u64::from(hi as u32) << 32)
+}
+
+/// Callers pass values already limited to [`MAX_DIMENSION`]-derived ranges, which fit in `int`.
+fn u32_to_int(v: u32) -> c_int {
+    c_int::try_from(v).unwrap_or(c_int::MAX)
+}
+
+/// Reads and validates a handle, returning the description and the (borrowed) fd number.
+///
+/// # Safety
+/// See [`BufferDesc::from_native_handle`].
+unsafe fn parse_handle(handle: *const NativeHandle) -> Result<(BufferDesc, RawFd)> {
+    if handle.is_null() {
+        return Err(GrallocError::InvalidHandle("null handle"));
+    }
+    if !handle.cast::<c_int>().is_aligned() {
+        return Err(GrallocError::InvalidHandle("misaligned handle"));
+    }
+    // SAFETY: non-null and aligned; the caller guarantees the header is readable.
+    let (version, num_fds, num_ints) =
+        unsafe { ((*handle).version, (*handle).num_fds, (*handle).num_ints) };
+    if version != NATIVE_HANDLE_VERSION {
+        return Err(GrallocError::InvalidHandle(
+            "version is not sizeof(native_handle_t)",
+        ));
+    }
+    if num_fds != 1 {
+        return Err(GrallocError::InvalidHandle("expected exactly one fd"));
+    }
+    if usize::try_from(num_ints) != Ok(HANDLE_NUM_INTS) {
+        return Err(GrallocError::InvalidHandle("unexpected number of ints"));
+    }
+    // SAFETY: the header announces 1 + HANDLE_NUM_INTS data ints, which the caller guarantees
+    // are readable; `data_ptr` keeps the provenance of `handle`.
+    let (fd, ints) = unsafe {
+        let data = NativeHandle::data_ptr(handle);
+        (
+            data.read(),
+            data.add(1).cast::<[c_int; HANDLE_NUM_INTS]>().read(),
+        )
+    };
+    if fd < 0 {
+        return Err(GrallocError::InvalidHandle("negative fd"));
+    }
+    Ok((BufferDesc::from_ints(&ints)?, fd))
+}
+
+/// Allocates [`Buffer`]s from sealed memfds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Allocator {
+    _private: (),
+}
+
+impl Allocator {
+    pub const fn new() -> Self {
+        Self { _private: () }
+    }
+
+    /// Allocates a zero-filled `width`×`height` buffer of HAL pixel format `format`.
+    pub fn allocate(&self, width: u32, height: u32, format: c_int, usage: u64) -> Result<Buffer> {
+        let desc = BufferDesc::new(width, height, PixelFormat::from_hal(format)?, usage)?;
+        let fd =
+            rustix::fs::memfd_create(MEMFD_NAME, MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)
+                .map_err(GrallocError::Memfd)?;
+        rustix::fs::ftruncate(&fd, desc.end()?).map_err(GrallocError::Resize)?;
+        // Fixing the size lets every mapping (ours or an importer's) rely on the pages existing:
+        // a shrink would turn accesses into SIGBUS.
+        rustix::fs::fcntl_add_seals(&fd, SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL)
+            .map_err(GrallocError::Seal)?;
+        Ok(Buffer::new(desc, fd))
+    }
+}
+
+/// A gralloc buffer: the memfd and the `native_handle_t` describing it, both freed on drop.
+#[derive(Debug)]
+pub struct Buffer {
+    desc: BufferDesc,
+    fd: OwnedFd,
+    /// `[version, numFds, numInts, fd, ints…]` from `Box<[c_int]>::into_raw`; kept raw so the
+    /// pointer handed to C stays valid however the `Buffer` is moved.
+    handle: NonNull<[c_int]>,
+}
+
+// SAFETY: the handle allocation is owned exclusively by this Buffer and never mutated after
+// construction; the fd is an `OwnedFd`. Nothing here is tied to a thread.
+unsafe impl Send for Buffer {}
+// SAFETY: all `&self` methods only read the immutable handle and desc.
+unsafe impl Sync for Buffer {}
+
+impl Buffer {
+    fn new(desc: BufferDesc, fd: OwnedFd) -> Self {
+        let mut data: Vec<c_int> = Vec::with_capacity(4 + HANDLE_NUM_INTS);
+        data.extend([
+            NATIVE_HANDLE_VERSION,
+            1,
+            HANDLE_NUM_INTS as c_int,
+            fd.as_raw_fd(),
+        ]);
+        data.extend(desc.to_ints());
+        let handle = NonNull::from(Box::leak(data.into_boxed_slice()));
+        Self { desc, fd, handle }
+    }
+
+    /// Takes a reference of its own to the buffer a handle describes: validates the handle, dups
+    /// its fd and checks the fd really holds `offset + size` bytes.
+    ///
+    /// # Safety
+    /// As for [`BufferDesc::from_native_handle`]; in addition the handle's fd must be open while
+    /// this runs. CPU access to the memory through other buffers or processes must be ordered with
+    /// fences by the caller, as with any gralloc buffer.
+    pub unsafe fn import(handle: *const NativeHandle) -> Result<Self> {
+        // SAFETY: forwarded caller contract.
+        let (desc, raw) = unsafe { parse_handle(handle)? };
+        // SAFETY: the caller guarantees the handle's fd is open for the duration of this call,
+        // and the borrow does not outlive it.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
+        let fd = borrowed.try_clone_to_owned().map_err(GrallocError::Dup)?;
+        let actual =
+            u64::try_from(rustix::fs::fstat(&fd).map_err(GrallocError::Stat)?.st_size).unwrap_or(0);
+        let expected = desc.end()?;
+        if actual < expected {
+            return Err(GrallocError::FdTooSmall { expected, actual });
+        }
+        Ok(Self::new(desc, fd))
+    }
+
+    pub fn desc(&self) -> &BufferDesc {
+        &self.desc
+    }
+
+    /// The memfd; the native handle refers to this same fd number.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// The `native_handle_t` (`buffer_handle_t`) describing this buffer, valid while `self` lives.
+    /// It does not own the fd: nobody may `native_handle_close` it.
+    pub fn native_handle(&self) -> *const NativeHandle {
+        self.handle.as_ptr().cast::<NativeHandle>().cast_const()
+    }
+
+    /// Fills `out` with this buffer's description, the way a window's buffer queue would before
+    /// handing it to `dequeueBuffer`'s caller. `common.incRef`/`decRef` are left for the owner of
+    /// `out` to set.
+    pub fn init_window_buffer(&self, out: &mut ANativeWindowBuffer) {
+        out.common.magic = ANDROID_NATIVE_BUFFER_MAGIC;
+        out.common.version = size_of::<ANativeWindowBuffer>() as c_int;
+        out.common.reserved = [ptr::null_mut(); 4];
+        out.width = u32_to_int(self.desc.width);
+        out.height = u32_to_int(self.desc.height);
+        out.stride = u32_to_int(self.desc.stride);
+        out.format = self.desc.format.hal();
+        // gralloc0 clients read only the low 32 bits.
+        out.usage_deprecated = split_u64(self.desc.usage).0;
+        out.layer_count = 1;
+        out.reserved = [ptr::null_mut(); 1];
+        out.handle = self.native_handle();
+        out.usage = self.desc.usage;
+        out.reserved_proc = [ptr::null_mut(); ANATIVEWINDOWBUFFER_RESERVED_PROC];
+    }
+
+    /// Maps the pixels for CPU access (shared, read/write). Exclusive borrow: within this process
+    /// one mapping per `Buffer` at a time, so the slices it hands out cannot alias each other.
+    pub fn map(&mut self) -> Result<Mapping<'_>> {
+        let seals = rustix::fs::fcntl_get_seals(&self.fd).map_err(|_| GrallocError::NotSealed)?;
+        if !seals.contains(SealFlags::SHRINK) {
+            return Err(GrallocError::NotSealed);
+        }
+        let end = usize::try_from(self.desc.end()?).map_err(|_| GrallocError::SizeOverflow)?;
+        let offset = usize::try_from(self.desc.offset).map_err(|_| GrallocError::SizeOverflow)?;
+        let len = end - offset;
+        // SAFETY: a fresh mapping at an address the kernel picks aliases no Rust object; `end`
+        // bytes exist in the fd (checked at allocation/import) and the SHRINK seal keeps them.
+        let base = unsafe {
+            rustix::mm::mmap(
+                ptr::null_mut(),
+                end,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &self.fd,
+                0,
+            )
+        }
+        .map_err(GrallocError::Map)?;
+        let base = NonNull::new(base.cast::<u8>()).ok_or(GrallocError::Map(Errno::FAULT))?;
+        Ok(Mapping {
+            base,
+            map_len: end,
+            offset,
+            len,
+            _buffer: std::marker::PhantomData,
+        })
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: `handle` came from `Box::into_raw` (via `Box::leak`) in `new` and is freed
+        // only here.
+        drop(unsafe { Box::from_raw(self.handle.as_ptr()) });
+    }
+}
+
+/// A CPU mapping of a [`Buffer`]'s pixels; unmapped on drop.
+#[derive(Debug)]
+pub struct Mapping<'a> {
+    base: NonNull<u8>,
+    map_len: usize,
+    offset: usize,
+    len: usize,
+    _buffer: std::marker::PhantomData<&'a mut Buffer>,
+}
+
+// SAFETY: the mapping is plain shared memory owned by this value; access goes through `&self` /
+// `&mut self` slices, so Rust's borrow rules order it like any owned buffer.
+unsafe impl Send for Mapping<'_> {}
+// SAFETY: see `Send`; `&Mapping` only yields shared slices.
+unsafe impl Sync for Mapping<'_> {}
+
+impl Mapping<'_> {
+    /// The `desc.size` bytes of pixel data, rows `row_bytes()` apart.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `offset + len == map_len` bytes are mapped readable for the life of `self`.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().add(self.offset), self.len) }
+    }
+
+    /// Mutable view of the pixel data.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_slice`, mapped writable; `&mut self` makes the slice unique.
+        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().add(self.offset), self.len) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for Mapping<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `base`/`map_len` are exactly what `mmap` returned, and no slice borrowed from
+        // `self` can outlive it.
+        if let Err(e) = unsafe { rustix::mm::munmap(self.base.as_ptr().cast(), self.map_len) } {
+            log::error!("munmap of a gralloc mapping failed: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vkgen_abi::native_window::buffer_usage;
+
+    const USAGE: u64 = buffer_usage::GPU_RENDER_TARGET
+        | buffer_usage::COMPOSER_OVERLAY
+        | buffer_usage::CPU_READ_OFTEN
+        | buffer_usage::FRONT_BUFFER;
+
+    #[test]
+    fn stride_is_padded_to_64_bytes() {
+        let cases = [
+            (1, PixelFormat::Rgba8888, 16),
+            (16, PixelFormat::Rgba8888, 16),
+            (17, PixelFormat::Rgba8888, 32),
+            (100, PixelFormat::Rgb565, 128),
+            (65, PixelFormat::R8, 128),
+            (9, PixelFormat::RgbaFp16, 16),
+            (1920, PixelFormat::Bgra8888, 1920),
+        ];
+        for (width, format, stride) in cases {
+            let d = BufferDesc::new(width, 3, format, 0).unwrap();
+            assert_eq!(d.stride, stride, "{width} {format:?}");
+            assert_eq!(d.row_bytes() % ROW_ALIGNMENT, 0);
+            assert_eq!(d.size, d.row_bytes() * 3);
+        }
+    }
+
+    #[test]
+    fn formats_map_to_vulkan_and_back() {
+        for f in PixelFormat::ALL {
+            assert_eq!(PixelFormat::from_hal(f.hal()).unwrap(), f);
+            assert_eq!(vk_format(f.hal()).unwrap(), f.vk_format());
+            let back = PixelFormat::from_vk(f.vk_format()).unwrap();
+            // RGBX shares RGBA's Vulkan format; everything else is one-to-one.
+            assert_eq!(back.bytes_per_pixel(), f.bytes_per_pixel());
+        }
+        assert_eq!(PixelFormat::R8.vk_format(), vk::Format::R8_UNORM);
+        assert_eq!(
+            PixelFormat::Rgba1010102.vk_format(),
+            vk::Format::A2B10G10R10_UNORM_PACK32
+        );
+        assert_eq!(
+            PixelFormat::from_vk(vk::Format::R8G8B8A8_SRGB),
+            Some(PixelFormat::Rgba8888)
+        );
+        assert_eq!(PixelFormat::from_vk(vk::Format::D16_UNORM), None);
+        assert_eq!(bytes_per_pixel(HAL_PIXEL_FORMAT_RGBA_FP16).unwrap(), 8);
+        assert!(matches!(
+            bytes_per_pixel(3),
+            Err(GrallocError::UnsupportedFormat(3))
+        ));
+    }
+
+    #[test]
+    fn allocate_rejects_bad_requests() {
+        let a = Allocator::new();
+        assert!(matches!(
+            a.allocate(4, 4, 0x7777, 0),
+            Err(GrallocError::UnsupportedFormat(0x7777))
+        ));
+        assert!(matches!(
+            a.allocate(0, 4, HAL_PIXEL_FORMAT_RGBA_8888, 0),
+            Err(GrallocError::InvalidDimensions { .. })
+        ));
+        assert!(matches!(
+            a.allocate(4, MAX_DIMENSION + 1, HAL_PIXEL_FORMAT_RGBA_8888, 0),
+            Err(GrallocError::InvalidDimensions { .. })
+        ));
+    }
+
+    #[test]
+    fn allocation_is_a_sealed_memfd_of_the_right_size() {
+        let b = Allocator::new()
+            .allocate(33, 7, HAL_PIXEL_FORMAT_RGB_565, USAGE)
+            .unwrap();
+        let d = *b.desc();
+        assert_eq!((d.width, d.height, d.stride), (33, 7, 64));
+        assert_eq!(d.size, 64 * 2 * 7);
+        let st = rustix::fs::fstat(b.fd()).unwrap();
+        assert_eq!(st.st_size as u64, d.size);
+        let seals = rustix::fs::fcntl_get_seals(b.fd()).unwrap();
+        assert!(seals.contains(SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL));
+        let flags = rustix::io::fcntl_getfd(b.fd()).unwrap();
+        assert!(flags.contains(rustix::io::FdFlags::CLOEXEC));
+    }
+
+    #[test]
+    fn native_handle_round_trip() {
+        let b = Allocator::new()
+            .allocate(640, 480, HAL_PIXEL_FORMAT_RGBA_1010102, USAGE)
+            .unwrap();
+        let h = b.native_handle();
+        // SAFETY: `h` is owned by `b`, which outlives these reads.
+        unsafe {
+            assert_eq!((*h).version, 12);
+            assert_eq!((*h).num_fds, 1);
+            assert_eq!((*h).num_ints, HANDLE_NUM_INTS as c_int);
+            assert_eq!(NativeHandle::fds(h), &[b.fd().as_raw_fd()]);
+            assert_eq!(NativeHandle::ints(h)[0], HANDLE_MAGIC);
+            assert_eq!(BufferDesc::from_native_handle(h).unwrap(), *b.desc());
+        }
+        assert_eq!(b.desc().usage, USAGE, "64-bit usage survives the int split");
+    }
+
+    /// A copy of a valid handle's storage that tests can corrupt.
+    fn handle_words(b: &Buffer) -> Vec<c_int> {
+        // SAFETY: the handle owned by `b` holds 4 + HANDLE_NUM_INTS ints.
+        unsafe {
+            std::slice::from_raw_parts(b.native_handle().cast::<c_int>(), 4 + HANDLE_NUM_INTS)
+        }
+        .to_vec()
+    }
+
+    #[test]
+    fn garbage_handles_are_rejected() {
+        let b = Allocator::new()
+            .allocate(64, 64, HAL_PIXEL_FORMAT_RGBA_8888, USAGE)
+            .unwrap();
+        let good = handle_words(&b);
+        // SAFETY: `good` is a complete handle.
+        unsafe { BufferDesc::from_native_handle(good.as_ptr().cast()) }.unwrap();
+
+        // Patches of (word index, value): header 0..=2, fd 3, ints from 4 (magic, width, height,
+        // stride, format, usage lo/hi, size lo/hi, offset lo/hi).
+        let corruptions: &[&[(usize, c_int)]] = &[
+            &[(0, 0)],                          // version
+            &[(0, 16)],                         // version
+            &[(1, 0)],                          // no fd
+            &[(1, 2)],                          // two fds
+            &[(1, -1)],                         // negative fd count
+            &[(2, 0)],                          // no ints
+            &[(2, -5)],                         // negative int count
+            &[(2, 1 << 20)],                    // absurd int count: must not be read
+            &[(3, -1)],                         // fd
+            &[(4, 0x1234)],                     // magic
+            &[(5, 0)],                          // width
+            &[(5, -64)],                        // width
+            &[(6, 0)],                          // height
+            &[(6, MAX_DIMENSION as c_int + 1)], // height
+            &[(7, 63)],                         // stride < width
+            &[(7, -1)],                         // stride
+            &[(8, 0x7777)],                     // format
+            &[(8, HAL_PIXEL_FORMAT_RGBA_FP16)], // format needing twice the bytes
+            &[(11, 100)],                       // size too small
+            &[(11, 0), (12, 0)],                // size zero
+            &[(13, -1), (14, -1)],              // offset + size overflows
+        ];
+        for &patch in corruptions {
+            let mut words = good.clone();
+            for &(i, v) in patch {
+                words[i] = v;
+            }
+            // SAFETY: `words` holds a full-size handle; the header may lie, which is the point.
+            let r = unsafe { BufferDesc::from_native_handle(words.as_ptr().cast()) };
+            assert!(
+                matches!(r, Err(GrallocError::InvalidHandle(_))),
+                "corruption {patch:?} accepted: {r:?}"
+            );
+        }
+        // SAFETY: null is explicitly allowed.
+        let r = unsafe { BufferDesc::from_native_handle(ptr::null()) };
+        assert!(matches!(r, Err(GrallocError::InvalidHandle("null handle"))));
+    }
+
+    #[test]
+    fn import_checks_the_fd_size() {
+        let b = Allocator::new()
+            .allocate(16, 16, HAL_PIXEL_FORMAT_R_8, 0)
+            .unwrap();
+        let mut words = handle_words(&b);
+        // Claim a larger buffer than the fd holds (size_lo at data index 4 + 7).
+        words[11] = c_int::try_from(b.desc().size * 2).unwrap();
+        // SAFETY: `words` is a full-size handle whose fd (owned by `b`) is open.
+        let r = unsafe { Buffer::import(words.as_ptr().cast()) };
+        assert!(matches!(r, Err(GrallocError::FdTooSmall { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn mapping_round_trip_and_sharing_through_import() {
+        let mut b = Allocator::new()
+            .allocate(10, 4, HAL_PIXEL_FORMAT_RGBA_8888, USAGE)
+            .unwrap();
+        let row = b.desc().row_bytes() as usize;
+        {
+            let mut m = b.map().unwrap();
+            assert_eq!(m.len(), row * 4);
+            assert!(m.as_slice().iter().all(|&x| x == 0), "memfd starts zeroed");
+            for (i, px) in m.as_mut_slice().iter_mut().enumerate() {
+                *px = (i % 251) as u8;
+            }
+        }
+        {
+            let m = b.map().unwrap();
+            assert!(m
+                .as_slice()
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x == (i % 251) as u8));
+        }
+        // SAFETY: the handle is owned by `b`, alive, with an open fd.
+        let mut imported = unsafe { Buffer::import(b.native_handle()) }.unwrap();
+        assert_eq!(imported.desc(), b.desc());
+        assert_ne!(imported.fd().as_raw_fd(), b.fd().as_raw_fd());
+        {
+            let mut m = imported.map().unwrap();
+            assert_eq!(m.as_slice()[row + 3], ((row + 3) % 251) as u8);
+            m.as_mut_slice()[row * 2] = 0xAB;
+        }
+        drop(imported);
+        let m = b.map().unwrap();
+        assert_eq!(m.as_slice()[row * 2], 0xAB, "writes reach the shared memfd");
+    }
+
+    #[test]
+    fn unsealed_fd_is_not_mapped() {
+        let b = Allocator::new()
+            .allocate(8, 8, HAL_PIXEL_FORMAT_RGBA_8888, 0)
+            .unwrap();
+        let desc = *b.desc();
+        let fd = rustix::fs::memfd_create("unsealed", MemfdFlags::CLOEXEC).unwrap();
+        rustix::fs::ftruncate(&fd, desc.size).unwrap();
+        let mut forged = Buffer::new(desc, fd);
+        assert!(matches!(forged.map(), Err(GrallocError::NotSealed)));
+    }
+
+    #[test]
+    fn window_buffer_is_filled() {
+        let b = Allocator::new()
+            .allocate(100, 50, HAL_PIXEL_FORMAT_BGRA_8888, USAGE)
+            .unwrap();
+        // SAFETY: ANativeWindowBuffer is plain data; all-zero is a valid (null) value.
+        let mut anwb: ANativeWindowBuffer = unsafe { std::mem::zeroed() };
+        b.init_window_buffer(&mut anwb);
+        assert_eq!(anwb.common.magic, ANDROID_NATIVE_BUFFER_MAGIC);
+        assert_eq!(
+            anwb.common.version,
+            size_of::<ANativeWindowBuffer>() as c_int
+        );
+        assert_eq!((anwb.width, anwb.height, anwb.stride), (100, 50, 112));
+        assert_eq!(anwb.format, HAL_PIXEL_FORMAT_BGRA_8888);
+        assert_eq!(anwb.usage, USAGE);
+        assert_eq!(anwb.usage_deprecated as u32 as u64, USAGE & 0xffff_ffff);
+        assert_eq!(anwb.layer_count, 1);
+        assert_eq!(anwb.handle, b.native_handle());
+    }
+}

@@ -1,0 +1,736 @@
+//! Android HAL driver loading (`driver.cpp`'s `Hal::Open` / `LoadBuiltinDriver`).
+//!
+//! A Vulkan HAL driver is `vulkan.<name>.so` in the vendor `hw` dir, `<name>` being
+//! `ro.hardware.vulkan`, else `ro.board.platform`. It exports a writable `hwvulkan_module_t HMI`;
+//! the loader stores the library handle in `HMI.common.dso` (drivers and libhardware read it back
+//! to unload), then opens device `"vk0"`, whose `hwvulkan_device_t` carries the three global entry
+//! points. Unlike Android, which trusts the module, every step is checked and a malformed module
+//! becomes a typed [`HalError`] instead of a crash: the tag and id are verified, `dso` is written
+//! with a syscall that reports `EFAULT` rather than faulting when `HMI` is read-only, and null
+//! entry points are rejected.
+//!
+//! The filesystem root is configurable ([`crate::LoaderConfig::hal_root`], env `VKGEN_HAL_ROOT`)
+//! so a Linux host can carry an Android-style tree; on a real device it is `/`. Android's
+//! updated-driver and APEX namespaces are not modelled.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+
+use ash::vk;
+use libloading::os::unix::Library;
+use vkgen_abi::hal::{
+    HwDevice, HwModule, HwvulkanDevice, PfnHwDeviceClose, HAL_MODULE_INFO_SYM_AS_STR,
+    HARDWARE_DEVICE_TAG, HARDWARE_MODULE_TAG, HWVULKAN_DEVICE_0, HWVULKAN_HARDWARE_MODULE_ID,
+};
+
+use super::{open_library, symbol_address};
+use crate::LoaderConfig;
+
+/// Properties naming the driver, in lookup order (`HAL_SUBNAME_KEY_PROPERTIES`).
+pub const HAL_SUBNAME_KEY_PROPERTIES: [&str; 2] = ["ro.hardware.vulkan", "ro.board.platform"];
+
+/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
+#[cfg(target_pointer_width = "64")]
+pub const HAL_DIR: &str = "vendor/lib64/hw";
+/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
+#[cfg(not(target_pointer_width = "64"))]
+pub const HAL_DIR: &str = "vendor/lib/hw";
+
+/// Why a HAL driver could not be used. Every variant names the module path.
+#[derive(Debug, thiserror::Error)]
+pub enum HalError {
+    /// No candidate file exists or could be `dlopen`ed (Android's `-ENOENT`): not an error,
+    /// the loader falls through. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("no HAL driver (tried: {})", display_paths(.tried))]
+    NotFound { tried: Vec<PathBuf> },
+    /// The library has no `HMI` symbol: not a HAL module. Maps to
+    /// `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("{}: no HMI symbol: {source}", .path.display())]
+    NoHmi {
+        path: PathBuf,
+        source: libloading::Error,
+    },
+    /// `HMI.common.tag` is not `HARDWARE_MODULE_TAG`. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("{}: HMI tag {tag:#010x} is not HARDWARE_MODULE_TAG", .path.display())]
+    BadModuleTag { path: PathBuf, tag: u32 },
+    /// `HMI.common.id` is null or not `"vulkan"`. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("{}: HMI id {} is not \"vulkan\"", .path.display(), .id.as_deref().map_or("NULL".to_owned(), |i| format!("{i:?}")))]
+    BadModuleId { path: PathBuf, id: Option<String> },
+    /// `HMI.common.methods` or its `open` is null. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("{}: HMI has no open method", .path.display())]
+    NoOpenMethod { path: PathBuf },
+    /// `HMI` is in read-only memory, so `dso` cannot be stored (Android would crash here).
+    /// Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("{}: HMI is not writable (declare it non-const): {source}", .path.display())]
+    HmiNotWritable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `methods->open(module, "vk0", &dev)` returned non-zero (a negative errno). Maps to
+    /// `VK_ERROR_INITIALIZATION_FAILED`, as Android's `OpenHAL` failure.
+    #[error("{}: opening device vk0 failed: {} ({code})", .path.display(), std::io::Error::from_raw_os_error(code.saturating_neg()))]
+    OpenFailed { path: PathBuf, code: i32 },
+    /// `open` succeeded but returned a null device. Maps to `VK_ERROR_INITIALIZATION_FAILED`.
+    #[error("{}: open returned a null device", .path.display())]
+    NullDevice { path: PathBuf },
+    /// The device's `common.tag` is not `HARDWARE_DEVICE_TAG`; the device is abandoned without
+    /// calling its `close`, which cannot be trusted. Maps to `VK_ERROR_INITIALIZATION_FAILED`.
+    #[error("{}: device tag {tag:#010x} is not HARDWARE_DEVICE_TAG", .path.display())]
+    BadDeviceTag { path: PathBuf, tag: u32 },
+    /// One of the device's three entry points is null (the device is closed again). Maps to
+    /// `VK_ERROR_INITIALIZATION_FAILED`.
+    #[error("{}: device has null entry points: {}", .path.display(), .missing.join(", "))]
+    NullProcs {
+        path: PathBuf,
+        missing: Vec<&'static str>,
+    },
+}
+
+fn display_paths(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return "no candidate names set".to_owned();
+    }
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl HalError {
+    /// The `VkResult` this failure surfaces as (see each variant).
+    pub fn vk_result(&self) -> vk::Result {
+        if self.is_fatal() {
+            vk::Result::ERROR_INITIALIZATION_FAILED
+        } else {
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER
+        }
+    }
+
+    /// Whether the failure happened after the module was accepted, i.e. the HAL exists but its
+    /// device is broken. Android then fails instance creation instead of using the stub HAL.
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            HalError::OpenFailed { .. }
+                | HalError::NullDevice { .. }
+                | HalError::BadDeviceTag { .. }
+                | HalError::NullProcs { .. }
+        )
+    }
+}
+
+/// An opened HAL driver: the device returned by `open("vk0")` and its three global entry points.
+/// Dropping it calls the device's `close` and then unloads the library.
+pub struct HalDriver {
+    path: PathBuf,
+    device: NonNull<HwvulkanDevice>,
+    enumerate_instance_extension_properties: vk::PFN_vkEnumerateInstanceExtensionProperties,
+    create_instance: vk::PFN_vkCreateInstance,
+    get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr,
+    close: Option<PfnHwDeviceClose>,
+    /// Dropped after `Drop::drop` has closed the device, so `close` still has its code mapped.
+    _library: Library,
+}
+
+// SAFETY: the device record is owned by the driver and never written by us after `open`; the
+// entry points are Vulkan globals, which the spec requires to be callable from any thread.
+unsafe impl Send for HalDriver {}
+// SAFETY: see `Send`; `&HalDriver` only exposes reads of immutable data.
+unsafe impl Sync for HalDriver {}
+
+impl std::fmt::Debug for HalDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HalDriver")
+            .field("path", &self.path)
+            .field("device", &self.device)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HalDriver {
+    /// The module file this driver was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `hwvulkan_device_t::EnumerateInstanceExtensionProperties`.
+    pub fn enumerate_instance_extension_properties_fn(
+        &self,
+    ) -> vk::PFN_vkEnumerateInstanceExtensionProperties {
+        self.enumerate_instance_extension_properties
+    }
+
+    /// `hwvulkan_device_t::CreateInstance`.
+    pub fn create_instance_fn(&self) -> vk::PFN_vkCreateInstance {
+        self.create_instance
+    }
+
+    /// `hwvulkan_device_t::GetInstanceProcAddr`.
+    pub fn get_instance_proc_addr_fn(&self) -> vk::PFN_vkGetInstanceProcAddr {
+        self.get_instance_proc_addr
+    }
+
+    /// The raw `hwvulkan_device_t*`, for code that must hand it back to the driver.
+    pub fn device(&self) -> NonNull<HwvulkanDevice> {
+        self.device
+    }
+}
+
+impl Drop for HalDriver {
+    fn drop(&mut self) {
+        if let Some(close) = self.close {
+            // SAFETY: `close` is the driver's destructor for the device `open` returned, called
+            // once, while the library is still mapped (`_library` drops after this).
+            let rc = unsafe { close(self.device.as_ptr().cast::<HwDevice>()) };
+            if rc != 0 {
+                log::warn!("{}: device close returned {rc}", self.path.display());
+            }
+        }
+    }
+}
+
+/// The module files to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
+/// `vulkan.<ro.board.platform>.so`, under `<hal_root>/<HAL_DIR>`. Empty values are skipped, as in
+/// Android; values containing `/` are skipped too, since they would escape the HAL dir.
+pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
+    let dir = config.hal_root.join(HAL_DIR);
+    HAL_SUBNAME_KEY_PROPERTIES
+        .iter()
+        .filter_map(|key| {
+            let value = config.properties.get(key)?.trim();
+            if value.is_empty() {
+                return None;
+            }
+            if value.contains('/') || value == ".." {
+                log::warn!("{key}={value:?} ignored: not a plain module name");
+                return None;
+            }
+            Some(dir.join(format!("vulkan.{value}.so")))
+        })
+        .collect()
+}
+
+/// Finds and opens the HAL driver.
+///
+/// A candidate that does not exist or fails to `dlopen` is skipped (logged), like Android's
+/// `-ENOENT` path; the first library that loads is the module, and any problem with it is final.
+pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
+    let tried = candidates(config);
+    for path in &tried {
+        if !path.exists() {
+            log::debug!("HAL candidate {}: no such file", path.display());
+            continue;
+        }
+        match open_library(path) {
+            Ok(library) => return load_module(path, library),
+            Err(e) => log::warn!("HAL candidate {}: dlopen failed: {e}", path.display()),
+        }
+    }
+    Err(HalError::NotFound { tried })
+}
+
+/// Opens one specific module file (no search); a missing or unloadable file is `NotFound`.
+pub fn load_path(path: &Path) -> Result<HalDriver, HalError> {
+    match open_library(path) {
+        Ok(library) => load_module(path, library),
+        Err(e) => {
+            log::warn!("HAL module {}: dlopen failed: {e}", path.display());
+            Err(HalError::NotFound {
+                tried: vec![path.to_path_buf()],
+            })
+        }
+    }
+}
+
+fn load_module(path: &Path, library: Library) -> Result<HalDriver, HalError> {
+    let result = load_module_inner(path, library);
+    match &result {
+        Ok(_) => log::info!("HAL driver {} loaded", path.display()),
+        Err(e) => log::warn!("HAL driver rejected: {e}"),
+    }
+    result
+}
+
+fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalError> {
+    let path_buf = || path.to_path_buf();
+    // On any early return `library` is dropped, which dlcloses it: no handle leaks.
+    let hmi = match symbol_address(&library, HAL_MODULE_INFO_SYM_AS_STR) {
+        Some(p) => p.cast::<HwModule>().as_ptr(),
+        None => {
+            // Ask again through libloading to report dlerror's wording.
+            // SAFETY: only probes for the symbol; nothing is dereferenced.
+            let source = match unsafe { library.get::<*mut c_void>(b"HMI\0") } {
+                Err(e) => e,
+                Ok(_) => libloading::Error::DlSymUnknown,
+            };
+            return Err(HalError::NoHmi {
+                path: path_buf(),
+                source,
+            });
+        }
+    };
+    // A copy, read unaligned: the symbol is foreign data that may not even be a hw_module_t.
+    // SAFETY: `HMI` is a defined data symbol in a mapped library; modules that declare it with
+    // the wrong type are at least as large in practice, and only the copy is inspected.
+    let module: HwModule = unsafe { hmi.read_unaligned() };
+    if module.tag != HARDWARE_MODULE_TAG {
+        return Err(HalError::BadModuleTag {
+            path: path_buf(),
+            tag: module.tag,
+        });
+    }
+    let id = if module.id.is_null() {
+        None
+    } else {
+        // SAFETY: a tagged module's `id` is a NUL-terminated string in the module's rodata.
+        Some(unsafe { CStr::from_ptr(module.id) })
+    };
+    if id != Some(HWVULKAN_HARDWARE_MODULE_ID) {
+        return Err(HalError::BadModuleId {
+            path: path_buf(),
+            id: id.map(|s| s.to_string_lossy().into_owned()),
+        });
+    }
+    let open = if module.methods.is_null() {
+        None
+    } else {
+        // SAFETY: a non-null `methods` of a tagged module points at its hw_module_methods_t.
+        unsafe { module.methods.read_unaligned() }.open
+    };
+    let Some(open) = open else {
+        return Err(HalError::NoOpenMethod { path: path_buf() });
+    };
+
+    // libhardware's contract: the module learns its own dlopen handle through `dso`.
+    let handle = library.into_raw();
+    // SAFETY: `handle` came from `into_raw` just above and is owned by nobody else.
+    let library = unsafe { Library::from_raw(handle) };
+    // SAFETY: `hmi` points into the mapped module; the offset stays inside the struct.
+    let dso_slot = unsafe { hmi.cast::<u8>().add(std::mem::offset_of!(HwModule, dso)) };
+    if let Err(source) = store_word(dso_slot.cast(), handle as usize) {
+        return Err(HalError::HmiNotWritable {
+            path: path_buf(),
+            source,
+        });
+    }
+
+    let mut raw_device: *mut HwDevice = std::ptr::null_mut();
+    // SAFETY: `open` is the module's own method, called with its module, the device id the HAL
+    // ABI defines and a valid out-pointer; the library stays loaded for the call.
+    let rc = unsafe { open(hmi, HWVULKAN_DEVICE_0.as_ptr(), &mut raw_device) };
+    if rc != 0 {
+        return Err(HalError::OpenFailed {
+            path: path_buf(),
+            code: rc,
+        });
+    }
+    let Some(device_ptr) = NonNull::new(raw_device.cast::<HwvulkanDevice>()) else {
+        return Err(HalError::NullDevice { path: path_buf() });
+    };
+    // SAFETY: `open` succeeded, so `device_ptr` is the driver's hwvulkan_device_t; only a copy
+    // is inspected.
+    let device: HwvulkanDevice = unsafe { device_ptr.as_ptr().read_unaligned() };
+    if device.common.tag != HARDWARE_DEVICE_TAG {
+        return Err(HalError::BadDeviceTag {
+            path: path_buf(),
+            tag: device.common.tag,
+        });
+    }
+    let procs = (
+        device.enumerate_instance_extension_properties,
+        device.create_instance,
+        device.get_instance_proc_addr,
+    );
+    let (Some(enumerate), Some(create), Some(gipa)) = procs else {
+        let mut missing = Vec::new();
+        if procs.0.is_none() {
+            missing.push("EnumerateInstanceExtensionProperties");
+        }
+        if procs.1.is_none() {
+            missing.push("CreateInstance");
+        }
+        if procs.2.is_none() {
+            missing.push("GetInstanceProcAddr");
+        }
+        if let Some(close) = device.common.close {
+            // SAFETY: the device header is valid (tag checked); closing releases what `open`
+            // allocated before we drop the library.
+            unsafe { close(raw_device) };
+        }
+        return Err(HalError::NullProcs {
+            path: path_buf(),
+            missing,
+        });
+    };
+    Ok(HalDriver {
+        path: path_buf(),
+        device: device_ptr,
+        enumerate_instance_extension_properties: enumerate,
+        create_instance: create,
+        get_instance_proc_addr: gipa,
+        close: device.common.close,
+        _library: library,
+    })
+}
+
+/// Stores `value` at `slot` without risking a segfault if `slot` is read-only: the word goes
+/// through a pipe and `read(2)` writes it, so the kernel checks the destination and answers
+/// `EFAULT` instead of raising SIGSEGV.
+fn store_word(slot: *mut c_char, value: usize) -> std::io::Result<()> {
+    let bytes = value.to_ne_bytes();
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 succeeded, so both descriptors are fresh and owned only by us; OwnedFd closes
+    // them on every return path.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: `bytes` is valid for `bytes.len()` bytes; a pipe takes up to PIPE_BUF bytes
+    // atomically, so the write is complete or fails.
+    let written = unsafe { libc::write(writer.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    if written != bytes.len() as isize {
+        return Err(std::io::Error::last_os_error());
+    }
+    loop {
+        // SAFETY: the kernel validates `slot` itself and fails with EFAULT if it is not
+        // writable; no Rust reference to the memory is created.
+        let read = unsafe { libc::read(reader.as_raw_fd(), slot.cast(), bytes.len()) };
+        if read == bytes.len() as isize {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if read < 0 && err.kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return Err(if read < 0 {
+            err
+        } else {
+            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "short read from pipe")
+        });
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::testutil::{compile_so, isolated_config, VK_DECLS};
+    use crate::Properties;
+
+    /// A HAL module in C, parameterised by `#define`s so each test can break one thing.
+    const HAL_SOURCE: &str = r#"
+typedef struct hw_module_t hw_module_t;
+typedef struct hw_device_t hw_device_t;
+typedef struct { int (*open)(const hw_module_t*, const char*, hw_device_t**); } hw_module_methods_t;
+struct hw_module_t { uint32_t tag; uint16_t module_api_version; uint16_t hal_api_version;
+    const char* id; const char* name; const char* author; hw_module_methods_t* methods; void* dso;
+    uint64_t reserved[25]; };
+struct hw_device_t { uint32_t tag; uint32_t version; hw_module_t* module; uint64_t reserved[12];
+    int (*close)(hw_device_t*); };
+typedef struct { hw_device_t common; void* enumerate_instance_extension_properties;
+    void* create_instance; PFN_vkVoidFunction (*get_instance_proc_addr)(VkInstance, const char*); }
+    hwvulkan_device_t;
+_Static_assert(sizeof(hw_module_t) == 248, "hw_module_t");
+_Static_assert(sizeof(hwvulkan_device_t) == 144, "hwvulkan_device_t");
+
+#ifndef MODULE_TAG
+#define MODULE_TAG 0x48574D54
+#endif
+#ifndef MODULE_ID
+#define MODULE_ID "vulkan"
+#endif
+#ifndef DEVICE_TAG
+#define DEVICE_TAG 0x48574454
+#endif
+#ifndef OPEN_RC
+#define OPEN_RC 0
+#endif
+#ifndef HMI_QUALIFIER
+#define HMI_QUALIFIER
+#endif
+
+static VkResult enumerate_version(uint32_t* v) { *v = VK_MAKE_API_VERSION(0, 1, 1, 5); return VK_SUCCESS; }
+static VkResult enumerate_exts(const char* l, uint32_t* c, void* p) { (void)l; (void)p; *c = 0; return VK_SUCCESS; }
+static VkResult create_instance(const void* ci, const void* a, VkInstance* i) { (void)ci; (void)a; (void)i; return VK_ERROR_INITIALIZATION_FAILED; }
+static PFN_vkVoidFunction gipa(VkInstance inst, const char* name) {
+    (void)inst;
+    if (!strcmp(name, "vkEnumerateInstanceVersion")) return (PFN_vkVoidFunction)enumerate_version;
+    if (!strcmp(name, "vkCreateInstance")) return (PFN_vkVoidFunction)create_instance;
+    return NULL;
+}
+static int close_device(hw_device_t* dev) {
+    (void)dev;
+    FILE* f = fopen(MARKER, "w");
+    if (f) { fputs("closed", f); fclose(f); }
+    return 0;
+}
+static hwvulkan_device_t device = {
+    .common = { .tag = DEVICE_TAG, .version = 0x00010000, .close = close_device },
+#ifndef NULL_PROCS
+    .enumerate_instance_extension_properties = (void*)enumerate_exts,
+    .create_instance = (void*)create_instance,
+    .get_instance_proc_addr = gipa,
+#endif
+};
+#ifndef NO_HMI
+extern HMI_QUALIFIER hw_module_t HMI;
+#define HMI_ADDRESS (&HMI)
+#else
+#define HMI_ADDRESS NULL
+#endif
+static int open_device(const hw_module_t* module, const char* id, hw_device_t** out) {
+    /* The loader must have stored the dlopen handle before calling open. */
+    if (module != HMI_ADDRESS || module->dso == NULL) return -22;
+    if (strcmp(id, "vk0") != 0) return -22;
+    if (OPEN_RC != 0) return OPEN_RC;
+    device.common.module = (hw_module_t*)module;
+    *out = &device.common;
+    return 0;
+}
+static hw_module_methods_t methods = { .open = open_device };
+#ifndef NO_HMI
+EXPORT HMI_QUALIFIER hw_module_t HMI = {
+    .tag = MODULE_TAG, .module_api_version = 1, .hal_api_version = 0x0100,
+    .id = MODULE_ID, .name = "fixture", .author = "vkgen", .methods = &methods,
+};
+#endif
+"#;
+
+    /// Builds `<root>/vendor/lib64/hw/vulkan.<name>.so` with extra `-D` lines and returns
+    /// (path, close marker path).
+    pub(crate) fn build_hal(root: &Path, name: &str, defines: &[&str]) -> (PathBuf, PathBuf) {
+        let dir = root.join(HAL_DIR);
+        std::fs::create_dir_all(&dir).unwrap();
+        let marker = root.join(format!("{name}.closed"));
+        let mut src = format!("#define MARKER {:?}\n", marker.to_str().unwrap());
+        for d in defines {
+            src.push_str(&format!("#define {d}\n"));
+        }
+        src.push_str(VK_DECLS);
+        src.push_str(HAL_SOURCE);
+        let path = compile_so(&dir, &format!("vulkan.{name}.so"), &src);
+        (path, marker)
+    }
+
+    fn config_for(root: &Path, hardware: &str) -> LoaderConfig {
+        LoaderConfig {
+            properties: Properties::from_pairs([("ro.hardware.vulkan", hardware)]),
+            ..isolated_config(root)
+        }
+    }
+
+    #[test]
+    fn candidates_follow_property_order_and_skip_empty_values() {
+        let config = LoaderConfig {
+            properties: Properties::from_pairs([
+                ("ro.hardware.vulkan", ""),
+                ("ro.board.platform", "gs101"),
+            ]),
+            ..isolated_config(Path::new("/r"))
+        };
+        assert_eq!(
+            candidates(&config),
+            vec![PathBuf::from("/r").join(HAL_DIR).join("vulkan.gs101.so")]
+        );
+        let config = LoaderConfig {
+            properties: Properties::from_pairs([
+                ("ro.hardware.vulkan", "mali"),
+                ("ro.board.platform", "../../etc"),
+            ]),
+            ..isolated_config(Path::new("/r"))
+        };
+        assert_eq!(
+            candidates(&config),
+            vec![PathBuf::from("/r").join(HAL_DIR).join("vulkan.mali.so")]
+        );
+        assert!(candidates(&isolated_config(Path::new("/r"))).is_empty());
+    }
+
+    #[test]
+    fn no_driver_is_not_found() {
+        let root = tempfile::tempdir().unwrap();
+        let err = load(&config_for(root.path(), "absent")).unwrap_err();
+        assert!(
+            matches!(&err, HalError::NotFound { tried } if tried.len() == 1),
+            "{err}"
+        );
+        assert!(!err.is_fatal());
+        assert_eq!(err.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+    }
+
+    #[test]
+    fn a_good_module_loads_and_closes_on_drop() {
+        let root = tempfile::tempdir().unwrap();
+        let (path, marker) = build_hal(root.path(), "good", &[]);
+        // The board platform is only a fallback: ro.hardware.vulkan names the module.
+        let config = LoaderConfig {
+            properties: Properties::from_pairs([
+                ("ro.hardware.vulkan", "good"),
+                ("ro.board.platform", "other"),
+            ]),
+            ..isolated_config(root.path())
+        };
+        let hal = load(&config).expect("fixture HAL loads");
+        assert_eq!(hal.path(), path);
+        // SAFETY: global query on the fixture's GIPA.
+        let f = unsafe {
+            (hal.get_instance_proc_addr_fn())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
+        };
+        assert!(f.is_some());
+        assert!(!marker.exists());
+        drop(hal);
+        assert_eq!(std::fs::read_to_string(&marker).unwrap(), "closed");
+    }
+
+    #[test]
+    fn falls_back_to_board_platform() {
+        let root = tempfile::tempdir().unwrap();
+        let (path, _) = build_hal(root.path(), "board", &[]);
+        let config = LoaderConfig {
+            properties: Properties::from_pairs([
+                ("ro.hardware.vulkan", "missing"),
+                ("ro.board.platform", "board"),
+            ]),
+            ..isolated_config(root.path())
+        };
+        assert_eq!(load(&config).unwrap().path(), path);
+    }
+
+    #[test]
+    fn file_without_hmi_is_rejected() {
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "nohmi", &["NO_HMI"]);
+        let err = load(&config_for(root.path(), "nohmi")).unwrap_err();
+        assert!(matches!(err, HalError::NoHmi { .. }), "{err}");
+        assert!(!err.is_fatal());
+        assert!(err.to_string().contains("vulkan.nohmi.so"), "{err}");
+    }
+
+    #[test]
+    fn wrong_module_tag_is_rejected() {
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "tag", &["MODULE_TAG 0x12345678"]);
+        let err = load(&config_for(root.path(), "tag")).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                HalError::BadModuleTag {
+                    tag: 0x12345678,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(err.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+    }
+
+    #[test]
+    fn wrong_module_id_is_rejected() {
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "id", &["MODULE_ID \"gralloc\""]);
+        let err = load(&config_for(root.path(), "id")).unwrap_err();
+        match &err {
+            HalError::BadModuleId { id, .. } => assert_eq!(id.as_deref(), Some("gralloc")),
+            other => panic!("unexpected {other}"),
+        }
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "nullid", &["MODULE_ID NULL"]);
+        let err = load(&config_for(root.path(), "nullid")).unwrap_err();
+        assert!(
+            matches!(err, HalError::BadModuleId { id: None, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn read_only_hmi_is_rejected_without_crashing() {
+        let root = tempfile::tempdir().unwrap();
+        // `const` with relocated pointers lands in RELRO, read-only after loading.
+        build_hal(root.path(), "rodata", &["HMI_QUALIFIER const"]);
+        let err = load(&config_for(root.path(), "rodata")).unwrap_err();
+        match &err {
+            HalError::HmiNotWritable { source, .. } => {
+                assert_eq!(source.raw_os_error(), Some(libc::EFAULT))
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn failing_open_reports_errno_and_is_fatal() {
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "openfail", &["OPEN_RC (-5)"]);
+        let err = load(&config_for(root.path(), "openfail")).unwrap_err();
+        assert!(
+            matches!(err, HalError::OpenFailed { code: -5, .. }),
+            "{err}"
+        );
+        assert!(err.is_fatal());
+        assert_eq!(err.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert!(err.to_string().contains("Input/output error"), "{err}");
+        // The driver-set policy turns it into an error, not a silent fallback.
+        let e = super::super::load_drivers(&config_for(root.path(), "openfail")).unwrap_err();
+        assert_eq!(e.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+
+    #[test]
+    fn wrong_device_tag_is_rejected() {
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "devtag", &["DEVICE_TAG 0"]);
+        let err = load(&config_for(root.path(), "devtag")).unwrap_err();
+        assert!(
+            matches!(err, HalError::BadDeviceTag { tag: 0, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn null_procs_are_rejected_and_the_device_closed() {
+        let root = tempfile::tempdir().unwrap();
+        let (_, marker) = build_hal(root.path(), "nullprocs", &["NULL_PROCS"]);
+        let err = load(&config_for(root.path(), "nullprocs")).unwrap_err();
+        match &err {
+            HalError::NullProcs { missing, .. } => assert_eq!(
+                missing,
+                &[
+                    "EnumerateInstanceExtensionProperties",
+                    "CreateInstance",
+                    "GetInstanceProcAddr"
+                ]
+            ),
+            other => panic!("unexpected {other}"),
+        }
+        assert!(
+            marker.exists(),
+            "the device must be closed on the error path"
+        );
+    }
+
+    #[test]
+    fn garbage_file_is_skipped_like_enoent() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(HAL_DIR);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("vulkan.junk.so"), b"not an ELF file").unwrap();
+        let err = load(&config_for(root.path(), "junk")).unwrap_err();
+        assert!(matches!(err, HalError::NotFound { .. }), "{err}");
+    }
+
+    #[test]
+    fn hal_driver_wins_over_icds_and_reports_its_version() {
+        let root = tempfile::tempdir().unwrap();
+        build_hal(root.path(), "only", &[]);
+        let drivers = super::super::load_drivers(&config_for(root.path(), "only")).unwrap();
+        assert_eq!(drivers.len(), 1);
+        let d = &drivers[0];
+        assert!(matches!(d.source(), super::super::DriverSource::Hal(_)));
+        assert!(d.name().contains("vulkan.only.so"));
+        // The fixture reports 1.1.5; the patch is masked.
+        assert_eq!(d.api_version(), vk::make_api_version(0, 1, 1, 0));
+        // SAFETY: global lookup on a live driver.
+        assert!(unsafe { d.get_instance_proc_addr(vk::Instance::null(), c"vkNope") }.is_none());
+    }
+}

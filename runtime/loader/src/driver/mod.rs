@@ -1,0 +1,267 @@
+//! Finding and opening Vulkan drivers.
+//!
+//! Android has exactly one driver, an HAL module `vulkan.<name>.so` ([`hal`]). Linux hosts have
+//! no HAL, so the loader can fall back to the Khronos ICD model ([`icd`]): every manifest-named
+//! ICD is opened and their physical devices enumerate together. Everything above this module only
+//! needs a driver's `vkGetInstanceProcAddr` and its instance version, so both kinds hide behind
+//! [`Driver`].
+//!
+//! Policy (mirrors `driver.cpp`'s `Hal::Open`):
+//! * A HAL module that is found and accepted is the only driver.
+//! * No HAL module, or one rejected before its device was opened (no `HMI`, wrong tag or id):
+//!   Android then runs with its stub HAL, i.e. zero physical devices; on hosts the ICDs are tried.
+//! * A HAL module whose device fails to open is fatal: Android fails `vkCreateInstance` with
+//!   `VK_ERROR_INITIALIZATION_FAILED`, and [`load_drivers`] returns the error.
+//!
+//! The small `dlopen`/`dlsym` helpers shared with layer discovery live here too.
+
+pub mod hal;
+pub mod icd;
+
+use std::ffi::{c_void, CStr};
+use std::path::Path;
+use std::ptr::NonNull;
+
+use ash::vk;
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+
+use crate::LoaderConfig;
+pub use hal::{HalDriver, HalError};
+pub use icd::{IcdDriver, IcdError, IcdManifest, ManifestError};
+
+/// Where a driver came from, and its kind-specific entry points.
+#[derive(Debug)]
+pub enum DriverSource {
+    /// An Android HAL module (`hwvulkan_device_t`).
+    Hal(HalDriver),
+    /// A Khronos ICD opened from a JSON manifest.
+    Icd(IcdDriver),
+}
+
+/// One loaded driver: what the instance code talks to at the bottom of the chain.
+#[derive(Debug)]
+pub struct Driver {
+    source: DriverSource,
+    name: String,
+    api_version: u32,
+}
+
+/// Why no driver set could be built. Only HAL device failures are fatal; everything else is
+/// logged and skipped inside [`load_drivers`].
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    /// The HAL module loaded but its device could not be opened or was malformed.
+    #[error("HAL driver unusable: {0}")]
+    Hal(#[from] HalError),
+}
+
+impl DriverError {
+    /// The `VkResult` `vkCreateInstance` reports: whatever [`HalError::vk_result`] says
+    /// (`VK_ERROR_INITIALIZATION_FAILED` for device failures, as Android's `OpenHAL` failure).
+    pub fn vk_result(&self) -> vk::Result {
+        match self {
+            DriverError::Hal(e) => e.vk_result(),
+        }
+    }
+}
+
+impl Driver {
+    /// Wraps a loaded driver and queries its instance version once (drivers answer
+    /// `vkEnumerateInstanceVersion` without an instance, so this is cheap and side-effect free).
+    pub fn new(source: DriverSource) -> Self {
+        let (name, gipa) = match &source {
+            DriverSource::Hal(h) => (
+                format!("HAL {}", h.path().display()),
+                h.get_instance_proc_addr_fn(),
+            ),
+            DriverSource::Icd(i) => (
+                format!(
+                    "ICD {} ({})",
+                    i.manifest().library.display(),
+                    i.manifest().manifest_path.display()
+                ),
+                i.get_instance_proc_addr_fn(),
+            ),
+        };
+        // SAFETY: `gipa` comes from the driver kept alive in `source`; a null instance asks for a
+        // global command, which every driver interface permits.
+        let mut api_version = unsafe { query_instance_version(gipa, &name) };
+        if let DriverSource::Icd(icd) = &source {
+            // Khronos rule: a manifest that declares a 1.0 driver makes it 1.0, whatever it says
+            // at runtime, so apps never get 1.1 semantics from a driver that promised none.
+            if icd
+                .manifest()
+                .api_version
+                .is_some_and(|v| v < vk::API_VERSION_1_1)
+            {
+                api_version = vk::API_VERSION_1_0;
+            }
+        }
+        log::info!(
+            "driver {name}: Vulkan {}.{}",
+            vk::api_version_major(api_version),
+            vk::api_version_minor(api_version)
+        );
+        Self {
+            source,
+            name,
+            api_version,
+        }
+    }
+
+    /// The kind-specific view (HAL procs, ICD interface version, manifest ...).
+    pub fn source(&self) -> &DriverSource {
+        &self.source
+    }
+
+    /// A human-readable name for logs ("HAL /vendor/lib64/hw/vulkan.x.so", "ICD libfoo.so (...)").
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The driver's instance-level `vkGetInstanceProcAddr` (for ICDs, `vk_icdGetInstanceProcAddr`):
+    /// the terminator of every instance call chain. Valid while `self` lives.
+    pub fn get_instance_proc_addr_fn(&self) -> vk::PFN_vkGetInstanceProcAddr {
+        match &self.source {
+            DriverSource::Hal(h) => h.get_instance_proc_addr_fn(),
+            DriverSource::Icd(i) => i.get_instance_proc_addr_fn(),
+        }
+    }
+
+    /// Looks `name` up in the driver.
+    ///
+    /// # Safety
+    /// `instance` must be null or an instance this driver created and that is still alive, and the
+    /// returned pointer must only be used while `self` lives (the library stays mapped until then).
+    pub unsafe fn get_instance_proc_addr(
+        &self,
+        instance: vk::Instance,
+        name: &CStr,
+    ) -> vk::PFN_vkVoidFunction {
+        // SAFETY: forwarded to the caller; `name` is a valid NUL-terminated string.
+        unsafe { (self.get_instance_proc_addr_fn())(instance, name.as_ptr()) }
+    }
+
+    /// The driver's instance version (`vkEnumerateInstanceVersion`), patch bits cleared; 1.0 when the
+    /// driver lacks the command or it fails.
+    pub fn api_version(&self) -> u32 {
+        self.api_version
+    }
+}
+
+/// Asks `gipa(NULL, "vkEnumerateInstanceVersion")` for the instance version, as Android's
+/// `CreateInstance` does for its ICD version.
+///
+/// # Safety
+/// `gipa` must be a live driver entry point that accepts a null instance.
+unsafe fn query_instance_version(gipa: vk::PFN_vkGetInstanceProcAddr, name: &str) -> u32 {
+    // SAFETY: per the function contract.
+    let Some(f) = (unsafe { gipa(vk::Instance::null(), c"vkEnumerateInstanceVersion".as_ptr()) })
+    else {
+        return vk::API_VERSION_1_0;
+    };
+    // SAFETY: a driver returns this exact signature for "vkEnumerateInstanceVersion".
+    let enumerate: vk::PFN_vkEnumerateInstanceVersion = unsafe { std::mem::transmute(f) };
+    let mut version = 0u32;
+    // SAFETY: `version` is a valid out-pointer for the call.
+    let result = unsafe { enumerate(&mut version) };
+    if result != vk::Result::SUCCESS {
+        log::warn!("driver {name}: vkEnumerateInstanceVersion failed ({result:?}); assuming 1.0");
+        return vk::API_VERSION_1_0;
+    }
+    version & !0xfff
+}
+
+/// Loads the drivers this process will use, following the module-level policy.
+///
+/// `Ok(vec![])` means "no driver": the loader then behaves like Android's stub HAL (instances
+/// work, zero physical devices).
+pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
+    match hal::load(config) {
+        Ok(hal) => return Ok(vec![Driver::new(DriverSource::Hal(hal))]),
+        // `hal::load` already logged the rejection reason with the module path.
+        Err(e) if e.is_fatal() => {
+            log::error!(
+                "HAL driver unusable: instance creation will fail with {:?}",
+                e.vk_result()
+            );
+            return Err(e.into());
+        }
+        Err(e @ HalError::NotFound { .. }) => log::debug!("{e}"),
+        Err(_) => log::info!("continuing without a HAL driver"),
+    }
+    #[cfg(target_os = "android")]
+    {
+        log::info!("no Vulkan HAL driver: reporting zero physical devices");
+        Ok(Vec::new())
+    }
+    #[cfg(not(target_os = "android"))]
+    {
+        let drivers: Vec<Driver> = icd::load_all(&config.icd)
+            .into_iter()
+            .map(|icd| Driver::new(DriverSource::Icd(icd)))
+            .collect();
+        if drivers.is_empty() {
+            log::info!("no Vulkan driver found: reporting zero physical devices");
+        }
+        Ok(drivers)
+    }
+}
+
+/// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`: resolve everything up front so a broken library fails
+/// here, not in the middle of a Vulkan call, and keep its symbols out of the global namespace so
+/// drivers and layers cannot interpose on each other (or on us).
+pub(crate) fn open_library(path: &Path) -> Result<Library, libloading::Error> {
+    // SAFETY: loading a library runs its initialisers; that is the point of loading a driver or
+    // layer, and which files are eligible is decided by the caller's search rules.
+    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+}
+
+/// The address a symbol resolves to, or `None` when it is absent or resolves to null (a weak
+/// undefined symbol), so callers never turn a null into a function pointer.
+pub(crate) fn symbol_address(library: &Library, name: &CStr) -> Option<NonNull<c_void>> {
+    // SAFETY: asking for the symbol as a raw pointer makes no claim about its type.
+    let symbol = unsafe { library.get::<*mut c_void>(name.to_bytes_with_nul()) }.ok()?;
+    NonNull::new(*symbol)
+}
+
+/// Reinterprets a resolved symbol (or a `PFN_vkVoidFunction`) as the function type `F`.
+///
+/// # Safety
+/// The symbol must really be a function of type `F`.
+pub(crate) unsafe fn as_fn<F: Copy>(address: NonNull<c_void>) -> F {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+    // SAFETY: sizes match (checked above); the caller vouches for the type.
+    unsafe { std::mem::transmute_copy(&address.as_ptr()) }
+}
+
+/// [`as_fn`] for a `PFN_vkVoidFunction` returned by a proc-addr lookup.
+///
+/// # Safety
+/// As [`as_fn`].
+pub(crate) unsafe fn void_fn_as<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
+    let address = NonNull::new(f? as *mut c_void)?;
+    // SAFETY: forwarded to the caller.
+    Some(unsafe { as_fn(address) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::isolated_config;
+
+    #[test]
+    fn no_driver_is_an_empty_set_not_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let drivers = load_drivers(&isolated_config(dir.path())).expect("no driver is fine");
+        assert!(drivers.is_empty());
+    }
+
+    #[test]
+    fn missing_symbols_are_none() {
+        // libc is always loaded; `dlopen` of it by soname gives us a handle to probe.
+        let libc = open_library(Path::new("libc.so.6")).expect("libc");
+        assert!(symbol_address(&libc, c"getpid").is_some());
+        assert!(symbol_address(&libc, c"definitely_not_a_symbol_vkgen").is_none());
+    }
+}

@@ -1,0 +1,226 @@
+//! Which layers an instance activates, and in what order (`api.cpp`'s `OverrideLayerNames`).
+//!
+//! On debuggable configs only, the `debug.vulkan.layers` property (`:`-separated, priorities from
+//! `-PROPERTY_VALUE_MAX` upward) and the `debug.vulkan.layer.<N>` properties (priority `N`; `0..=9`
+//! are always read, then `10, 11, ...` until one is missing) name implicit layers; they are stably
+//! sorted by priority. The app's `ppEnabledLayerNames` follow, skipping names already present.
+//! Index 0 of the result is the layer closest to the application.
+//!
+//! Only discovered layers can be activated: a name that is not in the registry, or that contains a
+//! `/` (an attempt to load by path), fails with `VK_ERROR_LAYER_NOT_PRESENT`. Nothing else (no
+//! `LD_LIBRARY_PATH`, no implicit manifests) ever adds a layer. Android's
+//! `GraphicsEnv::getDebugLayers()` setting is not modelled yet.
+
+use std::ffi::{CStr, CString};
+use std::sync::Arc;
+
+use super::{Layer, LayerError, LayerRegistry};
+use crate::{LoaderConfig, Properties};
+
+/// `PROPERTY_VALUE_MAX`: `debug.vulkan.layers` priorities start at its negation.
+const PROPERTY_VALUE_MAX: i64 = 92;
+
+/// The implicit layer names the `debug.vulkan.*` properties request, in priority order, without
+/// duplicates. Does not check debuggability; [`requested_layer_names`] does.
+pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
+    let mut prioritised: Vec<(i64, &str)> = Vec::new();
+    if let Some(list) = properties.get("debug.vulkan.layers") {
+        prioritised.extend(
+            list.split(':')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .enumerate()
+                .map(|(i, name)| (i as i64 - PROPERTY_VALUE_MAX, name)),
+        );
+    }
+    for n in 0u32.. {
+        match properties.get(&format!("debug.vulkan.layer.{n}")) {
+            Some(name) if !name.trim().is_empty() => prioritised.push((i64::from(n), name.trim())),
+            Some(_) => {}
+            None if n >= 10 => break,
+            None => {}
+        }
+    }
+    // Stable: equal priorities keep their property order.
+    prioritised.sort_by_key(|&(priority, _)| priority);
+    let mut names: Vec<CString> = Vec::new();
+    for (_, name) in prioritised {
+        match CString::new(name) {
+            Ok(c) if !names.contains(&c) => names.push(c),
+            Ok(_) => {}
+            Err(_) => log::warn!("layer name {name:?} from properties contains NUL; ignored"),
+        }
+    }
+    names
+}
+
+/// All layer names to activate, in order: the property layers (debuggable configs only), then
+/// the app's, duplicates dropped (the first occurrence keeps its place).
+pub fn requested_layer_names(config: &LoaderConfig, app_layers: &[&CStr]) -> Vec<CString> {
+    let mut names = if config.debuggable {
+        property_layer_names(&config.properties)
+    } else {
+        Vec::new()
+    };
+    for &name in app_layers {
+        if !names.iter().any(|n| n.as_c_str() == name) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+/// Resolves [`requested_layer_names`] against the registry. Fails on the first name that is
+/// absent or contains a path separator (`VK_ERROR_LAYER_NOT_PRESENT`).
+pub fn activate(
+    registry: &LayerRegistry,
+    config: &LoaderConfig,
+    app_layers: &[&CStr],
+) -> Result<Vec<Arc<Layer>>, LayerError> {
+    let names = requested_layer_names(config, app_layers);
+    let mut active = Vec::with_capacity(names.len());
+    for name in names {
+        let display = name.to_string_lossy().into_owned();
+        if name.to_bytes().contains(&b'/') {
+            let e = LayerError::PathInName { name: display };
+            log::warn!("{e}");
+            return Err(e);
+        }
+        match registry.find(&name) {
+            Some(layer) => active.push(Arc::clone(layer)),
+            None => {
+                let e = LayerError::NotPresent { name: display };
+                log::warn!("{e}");
+                return Err(e);
+            }
+        }
+    }
+    if !active.is_empty() {
+        let list: Vec<String> = active
+            .iter()
+            .map(|l| l.name().to_string_lossy().into_owned())
+            .collect();
+        log::info!("active layers (app side first): {}", list.join(", "));
+    }
+    Ok(active)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layers::discovery::tests::{build_layer, Fixture};
+    use crate::testutil::isolated_config;
+    use ash::vk;
+    use std::path::Path;
+
+    fn strings(names: &[CString]) -> Vec<&str> {
+        names.iter().map(|n| n.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn property_layers_sort_by_priority() {
+        let p = Properties::from_pairs([
+            ("debug.vulkan.layers", "A::D:A"),
+            ("debug.vulkan.layer.3", "C"),
+            ("debug.vulkan.layer.0", "B"),
+            ("debug.vulkan.layer.7", "D"),
+        ]);
+        // "A:D" get priorities -92, -91 and go first; duplicates keep their first place.
+        assert_eq!(strings(&property_layer_names(&p)), ["A", "D", "B", "C"]);
+    }
+
+    #[test]
+    fn numbered_properties_read_0_to_9_then_consecutive() {
+        let p = Properties::from_pairs([
+            ("debug.vulkan.layer.9", "nine"),
+            ("debug.vulkan.layer.10", "ten"),
+            ("debug.vulkan.layer.11", "eleven"),
+            // 12 is missing, so 13 is never read.
+            ("debug.vulkan.layer.13", "thirteen"),
+            ("debug.vulkan.layer.2", "two"),
+        ]);
+        assert_eq!(
+            strings(&property_layer_names(&p)),
+            ["two", "nine", "ten", "eleven"]
+        );
+        // Without 10, nothing above 9 is read.
+        let p = Properties::from_pairs([
+            ("debug.vulkan.layer.11", "x"),
+            ("debug.vulkan.layer.5", "y"),
+        ]);
+        assert_eq!(strings(&property_layer_names(&p)), ["y"]);
+    }
+
+    #[test]
+    fn properties_only_count_when_debuggable_and_app_names_follow() {
+        let props =
+            Properties::from_pairs([("debug.vulkan.layers", "P1:P2"), ("ro.debuggable", "1")]);
+        let release = LoaderConfig {
+            properties: props.clone(),
+            ..isolated_config(Path::new("/"))
+        };
+        let app = [c"X", c"P2", c"X", c"Y"];
+        assert_eq!(
+            strings(&requested_layer_names(&release, &app)),
+            ["X", "P2", "Y"]
+        );
+        let debuggable = LoaderConfig {
+            debuggable: true,
+            ..release
+        };
+        assert_eq!(
+            strings(&requested_layer_names(&debuggable, &app)),
+            ["P1", "P2", "X", "Y"]
+        );
+    }
+
+    #[test]
+    fn activation_resolves_in_order_and_rejects_unknown_or_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        build_layer(
+            dir.path(),
+            "libVkLayer_four.so",
+            &Fixture {
+                layers: &["VK_LAYER_a", "VK_LAYER_b", "VK_LAYER_c", "VK_LAYER_d"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let config = LoaderConfig {
+            app_layer_path: vec![dir.path().to_path_buf()],
+            debuggable: true,
+            properties: Properties::from_pairs([
+                ("debug.vulkan.layer.1", "VK_LAYER_c"),
+                ("debug.vulkan.layers", "VK_LAYER_b"),
+            ]),
+            ..isolated_config(Path::new("/nonexistent-root"))
+        };
+        let registry = LayerRegistry::discover(&config);
+        assert_eq!(registry.len(), 4);
+        let active = activate(&registry, &config, &[c"VK_LAYER_a", c"VK_LAYER_c"]).unwrap();
+        let names: Vec<&CStr> = active.iter().map(|l| l.name()).collect();
+        assert_eq!(names, [c"VK_LAYER_b", c"VK_LAYER_c", c"VK_LAYER_a"]);
+
+        let e = activate(&registry, &config, &[c"VK_LAYER_missing"]).unwrap_err();
+        assert!(matches!(&e, LayerError::NotPresent { name } if name == "VK_LAYER_missing"));
+        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+
+        let lib_path = dir.path().join("libVkLayer_four.so");
+        let by_path = CString::new(lib_path.to_str().unwrap()).unwrap();
+        let e = activate(&registry, &config, &[by_path.as_c_str()]).unwrap_err();
+        assert!(matches!(e, LayerError::PathInName { .. }), "{e}");
+        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+
+        // A property naming an absent layer fails too, but only where properties count.
+        let bad_prop = LoaderConfig {
+            properties: Properties::from_pairs([("debug.vulkan.layer.0", "VK_LAYER_gone")]),
+            ..config.clone()
+        };
+        assert!(activate(&registry, &bad_prop, &[]).is_err());
+        let release = LoaderConfig {
+            debuggable: false,
+            ..bad_prop
+        };
+        assert!(activate(&registry, &release, &[]).unwrap().is_empty());
+    }
+}

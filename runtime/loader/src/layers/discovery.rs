@@ -1,0 +1,779 @@
+//! Layer discovery, as `layers_extensions.cpp` does it.
+//!
+//! Search dirs, in order: `<root>/data/local/debug/vulkan` (only when the config is
+//! debuggable), then each app library dir. Files named `libVkLayer*.so` are candidates, sorted by
+//! name within a dir; the first file of a given name wins across dirs. Each is opened with
+//! `RTLD_NOW | RTLD_LOCAL` and interrogated:
+//! * required exports `vkEnumerateInstanceLayerProperties` and
+//!   `vkEnumerateInstanceExtensionProperties`; optional `vkEnumerateDeviceLayerProperties` and
+//!   `vkEnumerateDeviceExtensionProperties` (called with a null physical device);
+//! * `vkNegotiateLoaderLayerInterfaceVersion` when exported, offered interface version 2;
+//! * per layer: instance extensions, "global" iff its `VkLayerProperties` are byte-identical to an
+//!   entry of the device layer list (then its device extensions), and its GIPA/GDPA.
+//!
+//! A library that fails any required step is rejected as a whole (logged, like Android); a layer
+//! without a usable GIPA is dropped on its own. A layer name already provided by an earlier
+//! library is ignored. Android's zip-embedded (`apk!/lib/<abi>`) layer dirs are not supported.
+
+use std::collections::HashSet;
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+use std::ptr;
+use std::sync::Arc;
+
+use ash::vk;
+use libloading::os::unix::Library;
+use vkgen_abi::layer::{NegotiateLayerInterface, PFN_vkNegotiateLoaderLayerInterfaceVersion};
+
+use super::{Layer, LayerError, LayerLibrary, LayerRegistry};
+use crate::driver::{as_fn, open_library, symbol_address};
+use crate::LoaderConfig;
+
+/// The debug layer dir relative to the root.
+pub const DEBUG_LAYER_DIR: &str = "data/local/debug/vulkan";
+
+/// The layer interface version we offer in negotiation.
+const LAYER_INTERFACE_VERSION: u32 = 2;
+
+/// Enumeration counts above this are treated as corruption, not allocated.
+const MAX_ENUMERATION_COUNT: u32 = 4096;
+
+/// The dirs searched for layer libraries, in priority order.
+pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if config.debuggable {
+        dirs.push(config.hal_root.join(DEBUG_LAYER_DIR));
+    }
+    for dir in &config.app_layer_path {
+        if dir.to_string_lossy().contains("!/") {
+            log::warn!(
+                "layer dir {}: layers inside APKs are not supported; skipped",
+                dir.display()
+            );
+            continue;
+        }
+        dirs.push(dir.clone());
+    }
+    dirs
+}
+
+fn is_layer_file_name(name: &str) -> bool {
+    name.starts_with("libVkLayer") && name.ends_with(".so")
+}
+
+/// The layer library files to open, in order; for each file name only the first dir's copy.
+pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
+    let mut files = Vec::new();
+    for dir in search_dirs(config) {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                log::debug!("layer dir {}: {e}", dir.display());
+                continue;
+            }
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| is_layer_file_name(n))
+            .collect();
+        names.sort();
+        for name in names {
+            let path = dir.join(&name);
+            // Follows symlinks: a link to a real library is fine, a dangling one or a dir is not.
+            if !path.is_file() {
+                log::warn!("layer {}: not a regular file; skipped", path.display());
+                continue;
+            }
+            if !seen.insert(name) {
+                log::info!(
+                    "layer library {} shadowed by an earlier file of the same name",
+                    path.display()
+                );
+                continue;
+            }
+            files.push(path);
+        }
+    }
+    files
+}
+
+impl LayerRegistry {
+    /// Discovers every layer the config allows. Rejected libraries and layers are logged.
+    pub fn discover(config: &LoaderConfig) -> Self {
+        let mut layers: Vec<Arc<Layer>> = Vec::new();
+        for path in layer_files(config) {
+            match load_layer_library(&path) {
+                Ok(found) => {
+                    for layer in found {
+                        if layers.iter().any(|l| l.name() == layer.name()) {
+                            log::warn!(
+                                "layer {:?} in {} ignored: already provided by an earlier library",
+                                layer.name(),
+                                path.display()
+                            );
+                            continue;
+                        }
+                        log::debug!("layer {:?} found in {}", layer.name(), path.display());
+                        layers.push(Arc::new(layer));
+                    }
+                }
+                Err(e) => log::warn!("rejected {e}"),
+            }
+        }
+        Self { layers }
+    }
+}
+
+/// The Vulkan two-call idiom, retried while the answer is `VK_INCOMPLETE` (the count changed in
+/// between), with counts bounded so a broken library cannot make us allocate gigabytes.
+fn enumerate<T: Copy + Default>(
+    path: &Path,
+    what: &str,
+    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+) -> Result<Vec<T>, LayerError> {
+    let fail = |result| LayerError::Enumeration {
+        path: path.to_path_buf(),
+        what: what.to_owned(),
+        result,
+    };
+    for _ in 0..4 {
+        let mut count = 0u32;
+        let result = call(&mut count, ptr::null_mut());
+        if result != vk::Result::SUCCESS {
+            return Err(fail(result));
+        }
+        if count > MAX_ENUMERATION_COUNT {
+            return Err(LayerError::TooMany {
+                path: path.to_path_buf(),
+                what: what.to_owned(),
+                count,
+            });
+        }
+        let mut items = vec![T::default(); count as usize];
+        let mut written = count;
+        match call(&mut written, items.as_mut_ptr()) {
+            vk::Result::SUCCESS => {
+                items.truncate(written.min(count) as usize);
+                return Ok(items);
+            }
+            vk::Result::INCOMPLETE => continue,
+            other => return Err(fail(other)),
+        }
+    }
+    Err(fail(vk::Result::INCOMPLETE))
+}
+
+/// `memcmp` of two `VkLayerProperties`, as Android decides "global".
+fn same_properties(a: &vk::LayerProperties, b: &vk::LayerProperties) -> bool {
+    let size = std::mem::size_of::<vk::LayerProperties>();
+    // SAFETY: both are live, fully initialised values of a padding-free plain-data struct
+    // (char[256], u32, u32, char[256]), so viewing them as bytes is defined.
+    let (a, b) = unsafe {
+        (
+            std::slice::from_raw_parts(ptr::from_ref(a).cast::<u8>(), size),
+            std::slice::from_raw_parts(ptr::from_ref(b).cast::<u8>(), size),
+        )
+    };
+    a == b
+}
+
+/// The symbol `name` as the function type `F`, if exported (and non-null).
+///
+/// # Safety
+/// `F` must be the type the layer interface gives `name`.
+unsafe fn typed<F: Copy>(library: &Library, name: &CStr) -> Option<F> {
+    // SAFETY: forwarded to the caller.
+    symbol_address(library, name).map(|p| unsafe { as_fn(p) })
+}
+
+/// `<layer name><suffix>` (e.g. `VK_LAYER_fooGetInstanceProcAddr`) as `F`.
+///
+/// # Safety
+/// As [`typed`].
+unsafe fn typed_with_suffix<F: Copy>(library: &Library, name: &CStr, suffix: &str) -> Option<F> {
+    let mut bytes = name.to_bytes().to_vec();
+    bytes.extend_from_slice(suffix.as_bytes());
+    let symbol = CString::new(bytes).ok()?;
+    // SAFETY: forwarded to the caller.
+    unsafe { typed(library, &symbol) }
+}
+
+/// Opens one layer library and returns the layers it provides.
+pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
+    let library = open_library(path).map_err(|source| LayerError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    // Every early return below drops `library` (dlclose).
+    let required = |symbol: &'static CStr| {
+        symbol_address(&library, symbol).ok_or_else(|| LayerError::MissingExport {
+            path: path.to_path_buf(),
+            symbol: symbol.to_str().unwrap_or("?"),
+        })
+    };
+    let enumerate_instance_layers: vk::PFN_vkEnumerateInstanceLayerProperties =
+        // SAFETY: the layer interface fixes this symbol's type by its name.
+        unsafe { as_fn(required(c"vkEnumerateInstanceLayerProperties")?) };
+    let enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties =
+        // SAFETY: as above.
+        unsafe { as_fn(required(c"vkEnumerateInstanceExtensionProperties")?) };
+    let enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties> =
+        // SAFETY: as above.
+        unsafe { typed(&library, c"vkEnumerateDeviceLayerProperties") };
+    let enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties> =
+        // SAFETY: as above.
+        unsafe { typed(&library, c"vkEnumerateDeviceExtensionProperties") };
+    let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =
+        // SAFETY: as above.
+        unsafe { typed(&library, c"vkNegotiateLoaderLayerInterfaceVersion") };
+
+    let negotiated = match negotiate {
+        None => None,
+        Some(negotiate) => {
+            let mut info = NegotiateLayerInterface {
+                loader_layer_interface_version: LAYER_INTERFACE_VERSION,
+                ..NegotiateLayerInterface::default()
+            };
+            // SAFETY: `info` is a valid, initialised negotiation struct the layer may write.
+            let result = unsafe { negotiate(&mut info) };
+            let version = info.loader_layer_interface_version;
+            if result != vk::Result::SUCCESS || version == 0 || version > LAYER_INTERFACE_VERSION {
+                return Err(LayerError::Negotiation {
+                    path: path.to_path_buf(),
+                    result,
+                    version,
+                });
+            }
+            Some(info)
+        }
+    };
+    // Only interface 2 hands back entry points; a version-1 answer means "use the exports".
+    let negotiated_procs = negotiated.filter(|n| n.loader_layer_interface_version >= 2);
+
+    let instance_layers: Vec<vk::LayerProperties> =
+        enumerate(path, "vkEnumerateInstanceLayerProperties", |c, p| {
+            // SAFETY: `enumerate` passes a valid count pointer and a null or `*c`-sized array.
+            unsafe { enumerate_instance_layers(c, p) }
+        })?;
+    if instance_layers.is_empty() {
+        return Err(LayerError::NoLayers {
+            path: path.to_path_buf(),
+        });
+    }
+    let device_layers: Vec<vk::LayerProperties> = match enumerate_device_layers {
+        Some(f) => enumerate(path, "vkEnumerateDeviceLayerProperties", |c, p| {
+            // SAFETY: as above; a null physical device asks for the library's device layers.
+            unsafe { f(vk::PhysicalDevice::null(), c, p) }
+        })?,
+        None => Vec::new(),
+    };
+
+    let shared = Arc::new(LayerLibrary {
+        path: path.to_path_buf(),
+        interface_version: negotiated.map(|n| n.loader_layer_interface_version),
+        _library: library,
+    });
+    let library = &shared._library;
+    let mut layers = Vec::with_capacity(instance_layers.len());
+    for properties in instance_layers {
+        let Ok(name) = properties.layer_name_as_c_str() else {
+            return Err(LayerError::BadLayerName {
+                path: path.to_path_buf(),
+            });
+        };
+        let name_str = name.to_string_lossy();
+        let instance_extensions = enumerate(
+            path,
+            &format!("vkEnumerateInstanceExtensionProperties({name_str})"),
+            |c, p| {
+                // SAFETY: a NUL-terminated layer name plus `enumerate`'s valid pointers.
+                unsafe { enumerate_instance_extensions(name.as_ptr(), c, p) }
+            },
+        )?;
+
+        // Per-layer export first (Android), then what negotiation returned, then the library-wide
+        // export (Android's fallback).
+        // SAFETY: `<layer>GetInstanceProcAddr` and `vkGetInstanceProcAddr` both have
+        // vkGetInstanceProcAddr's signature.
+        let gipa: Option<vk::PFN_vkGetInstanceProcAddr> =
+            unsafe { typed_with_suffix(library, name, "GetInstanceProcAddr") }
+                .or(negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr))
+                // SAFETY: as above.
+                .or_else(|| unsafe { typed(library, c"vkGetInstanceProcAddr") });
+        let Some(gipa) = gipa else {
+            let e = LayerError::NoGetInstanceProcAddr {
+                path: path.to_path_buf(),
+                layer: name_str.into_owned(),
+            };
+            log::warn!("rejected {e}");
+            continue;
+        };
+        // SAFETY: `<layer>GetDeviceProcAddr` and `vkGetDeviceProcAddr` both have
+        // vkGetDeviceProcAddr's signature.
+        let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
+            unsafe { typed_with_suffix(library, name, "GetDeviceProcAddr") }
+                .or(negotiated_procs.and_then(|n| n.pfn_get_device_proc_addr))
+                // SAFETY: as above.
+                .or_else(|| unsafe { typed(library, c"vkGetDeviceProcAddr") });
+
+        let mut is_global = device_layers
+            .iter()
+            .any(|d| same_properties(d, &properties));
+        if is_global && gdpa.is_none() {
+            log::warn!(
+                "layer {name_str} in {}: listed as a device layer but has no GetDeviceProcAddr; instance-only",
+                path.display()
+            );
+            is_global = false;
+        }
+        let device_extensions = match (is_global, enumerate_device_extensions) {
+            (true, Some(f)) => enumerate(
+                path,
+                &format!("vkEnumerateDeviceExtensionProperties({name_str})"),
+                |c, p| {
+                    // SAFETY: null physical device plus a valid layer name, as Android calls it.
+                    unsafe { f(vk::PhysicalDevice::null(), name.as_ptr(), c, p) }
+                },
+            )?,
+            _ => Vec::new(),
+        };
+        layers.push(Layer {
+            properties,
+            instance_extensions,
+            device_extensions,
+            is_global,
+            get_instance_proc_addr: gipa,
+            get_device_proc_addr: gdpa,
+            get_physical_device_proc_addr: negotiated_procs
+                .and_then(|n| n.pfn_get_physical_device_proc_addr),
+            library: Arc::clone(&shared),
+        });
+    }
+    Ok(layers)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::testutil::{compile_so, isolated_config, VK_DECLS};
+    use crate::Properties;
+
+    const VALIDATION_LAYER: &str = "/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so";
+
+    /// What a fixture layer library contains.
+    #[derive(Default)]
+    pub(crate) struct Fixture<'a> {
+        /// Instance layer names.
+        pub layers: &'a [&'a str],
+        /// Names also listed as device layers (global), if device exports exist.
+        pub device_layers: Option<&'a [&'a str]>,
+        /// Export `vkEnumerateInstanceExtensionProperties`.
+        pub no_instance_extensions_export: bool,
+        /// Export `vkNegotiateLoaderLayerInterfaceVersion`.
+        pub negotiate: bool,
+        /// Export `<name>GetInstanceProcAddr` for these layers.
+        pub named_gipa: &'a [&'a str],
+        /// Export a generic `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr`.
+        pub generic_gpa: bool,
+    }
+
+    fn c_list(names: &[&str]) -> String {
+        if names.is_empty() {
+            // Zero-length arrays are a GNU extension; keep a dummy entry and count separately.
+            return "\"\"".to_owned();
+        }
+        names
+            .iter()
+            .map(|n| format!("{n:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub(crate) fn build_layer(dir: &Path, file: &str, f: &Fixture<'_>) -> PathBuf {
+        let mut src = String::from(VK_DECLS);
+        src.push_str(&format!(
+            "static const char* names[] = {{ {} }};\nstatic const uint32_t num_names = {};\n",
+            c_list(f.layers),
+            f.layers.len()
+        ));
+        src.push_str(r#"
+static void fill(VkLayerProperties* p, const char* name) {
+    memset(p, 0, sizeof *p);
+    strncpy(p->layerName, name, sizeof p->layerName - 1);
+    p->specVersion = VK_MAKE_API_VERSION(0, 1, 3, 0);
+    p->implementationVersion = 7;
+    strcpy(p->description, "fixture layer");
+}
+static VkResult list_layers(const char* const* list, uint32_t n, uint32_t* count, VkLayerProperties* props) {
+    if (!props) { *count = n; return VK_SUCCESS; }
+    uint32_t k = *count < n ? *count : n;
+    for (uint32_t i = 0; i < k; i++) fill(&props[i], list[i]);
+    *count = k;
+    return k < n ? VK_INCOMPLETE : VK_SUCCESS;
+}
+static int known(const char* layer) {
+    for (uint32_t i = 0; i < num_names; i++) if (!strcmp(layer, names[i])) return 1;
+    return 0;
+}
+static VkResult one_extension(const char* ext, uint32_t* count, VkExtensionProperties* props) {
+    if (!props) { *count = 1; return VK_SUCCESS; }
+    if (*count < 1) return VK_INCOMPLETE;
+    memset(props, 0, sizeof *props);
+    strcpy(props->extensionName, ext);
+    props->specVersion = 3;
+    *count = 1;
+    return VK_SUCCESS;
+}
+EXPORT VkResult vkEnumerateInstanceLayerProperties(uint32_t* count, VkLayerProperties* props) {
+    return list_layers(names, num_names, count, props);
+}
+static PFN_vkVoidFunction generic_gipa(VkInstance i, const char* n) { (void)i; (void)n; return NULL; }
+static PFN_vkVoidFunction negotiated_gipa(VkInstance i, const char* n) { (void)i; (void)n; return NULL; }
+static PFN_vkVoidFunction negotiated_gdpa(void* d, const char* n) { (void)d; (void)n; return NULL; }
+static PFN_vkVoidFunction negotiated_gpdpa(VkInstance i, const char* n) { (void)i; (void)n; return NULL; }
+static PFN_vkVoidFunction named_gipa(VkInstance i, const char* n) { (void)i; (void)n; return NULL; }
+typedef struct { int32_t sType; void* pNext; uint32_t loaderLayerInterfaceVersion; void* gipa; void* gdpa; void* gpdpa; } VkNegotiateLayerInterface;
+"#);
+        if !f.no_instance_extensions_export {
+            src.push_str(r#"
+EXPORT VkResult vkEnumerateInstanceExtensionProperties(const char* layer, uint32_t* count, VkExtensionProperties* props) {
+    if (!layer || !known(layer)) return VK_ERROR_LAYER_NOT_PRESENT;
+    return one_extension("VK_EXT_fixture_instance", count, props);
+}
+"#);
+        }
+        if let Some(device) = f.device_layers {
+            src.push_str(&format!(
+                "static const char* device_names[] = {{ {} }};\nstatic const uint32_t num_device = {};\n",
+                c_list(device),
+                device.len()
+            ));
+            src.push_str(r#"
+EXPORT VkResult vkEnumerateDeviceLayerProperties(void* pd, uint32_t* count, VkLayerProperties* props) {
+    if (pd) return VK_ERROR_INITIALIZATION_FAILED;
+    return list_layers(device_names, num_device, count, props);
+}
+EXPORT VkResult vkEnumerateDeviceExtensionProperties(void* pd, const char* layer, uint32_t* count, VkExtensionProperties* props) {
+    if (pd || !layer || !known(layer)) return VK_ERROR_LAYER_NOT_PRESENT;
+    return one_extension("VK_EXT_fixture_device", count, props);
+}
+EXPORT PFN_vkVoidFunction vkGetDeviceProcAddr(void* d, const char* n) { (void)d; (void)n; return NULL; }
+"#);
+        }
+        if f.negotiate {
+            src.push_str(
+                r#"
+EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* s) {
+    if (s->sType != 1 || s->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
+    s->loaderLayerInterfaceVersion = 2;
+    s->gipa = (void*)negotiated_gipa;
+    s->gdpa = (void*)negotiated_gdpa;
+    s->gpdpa = (void*)negotiated_gpdpa;
+    return VK_SUCCESS;
+}
+"#,
+            );
+        }
+        for name in f.named_gipa {
+            src.push_str(&format!(
+                "EXPORT PFN_vkVoidFunction {name}GetInstanceProcAddr(VkInstance i, const char* n) {{ return named_gipa(i, n); }}\n"
+            ));
+        }
+        if f.generic_gpa {
+            src.push_str(
+                "EXPORT PFN_vkVoidFunction vkGetInstanceProcAddr(VkInstance i, const char* n) { return generic_gipa(i, n); }\n",
+            );
+        }
+        compile_so(dir, file, &src)
+    }
+
+    fn app_config(dirs: &[&Path]) -> LoaderConfig {
+        LoaderConfig {
+            app_layer_path: dirs.iter().map(|d| d.to_path_buf()).collect(),
+            ..isolated_config(Path::new("/nonexistent-root"))
+        }
+    }
+
+    fn address<T>(f: T) -> usize {
+        assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<usize>());
+        // SAFETY: a function pointer is one pointer-sized word.
+        unsafe { std::mem::transmute_copy(&f) }
+    }
+
+    fn symbol(path: &Path, name: &CStr) -> usize {
+        let lib = open_library(path).unwrap();
+        symbol_address(&lib, name).unwrap().as_ptr() as usize
+    }
+
+    #[test]
+    fn finds_layers_with_their_properties_and_procs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = build_layer(
+            dir.path(),
+            "libVkLayer_multi.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_a", "VK_LAYER_test_b"],
+                device_layers: Some(&["VK_LAYER_test_b"]),
+                named_gipa: &["VK_LAYER_test_a"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        // Not matching the pattern: never opened.
+        std::fs::write(dir.path().join("libOther.so"), b"junk").unwrap();
+        std::fs::write(dir.path().join("libVkLayer_notes.txt"), b"junk").unwrap();
+        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
+        assert_eq!(registry.len(), 2);
+        let a = registry.find(c"VK_LAYER_test_a").unwrap();
+        let b = registry.find(c"VK_LAYER_test_b").unwrap();
+        assert_eq!(
+            a.properties().spec_version,
+            vk::make_api_version(0, 1, 3, 0)
+        );
+        assert_eq!(a.properties().implementation_version, 7);
+        assert_eq!(
+            a.properties().description_as_c_str().unwrap(),
+            c"fixture layer"
+        );
+        assert_eq!(a.instance_extensions().len(), 1);
+        assert_eq!(
+            a.instance_extensions()[0]
+                .extension_name_as_c_str()
+                .unwrap(),
+            c"VK_EXT_fixture_instance"
+        );
+        // Only b is in the device list, so only b is global and has device extensions.
+        assert!(!a.is_global());
+        assert!(a.device_extensions().is_empty());
+        assert!(b.is_global());
+        assert_eq!(
+            b.device_extensions()[0].extension_name_as_c_str().unwrap(),
+            c"VK_EXT_fixture_device"
+        );
+        // a has its own named GIPA; b falls back to the exported vkGetInstanceProcAddr.
+        assert_eq!(
+            address(a.get_instance_proc_addr()),
+            symbol(&path, c"VK_LAYER_test_aGetInstanceProcAddr")
+        );
+        assert_eq!(
+            address(b.get_instance_proc_addr()),
+            symbol(&path, c"vkGetInstanceProcAddr")
+        );
+        assert_eq!(
+            address(b.get_device_proc_addr().unwrap()),
+            symbol(&path, c"vkGetDeviceProcAddr")
+        );
+        assert!(a.library().interface_version().is_none());
+        assert!(Arc::ptr_eq(a.library(), b.library()));
+        assert_eq!(a.library().path(), path);
+    }
+
+    #[test]
+    fn negotiated_entry_points_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = build_layer(
+            dir.path(),
+            "libVkLayer_neg.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_neg"],
+                negotiate: true,
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let layers = load_layer_library(&path).unwrap();
+        assert_eq!(layers.len(), 1);
+        let l = &layers[0];
+        assert_eq!(l.library().interface_version(), Some(2));
+        assert!(l.get_physical_device_proc_addr().is_some());
+        assert!(l.get_device_proc_addr().is_some());
+        // The negotiated GIPA wins over the generic export.
+        assert_ne!(
+            address(l.get_instance_proc_addr()),
+            symbol(&path, c"vkGetInstanceProcAddr")
+        );
+    }
+
+    #[test]
+    fn libraries_missing_required_exports_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = build_layer(
+            dir.path(),
+            "libVkLayer_broken.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_broken"],
+                no_instance_extensions_export: true,
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let e = load_layer_library(&path).unwrap_err();
+        match &e {
+            LayerError::MissingExport { symbol, .. } => {
+                assert_eq!(*symbol, "vkEnumerateInstanceExtensionProperties")
+            }
+            other => panic!("unexpected {other}"),
+        }
+        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+        // A layer without any GIPA is dropped; an empty library is rejected; neither appears.
+        build_layer(
+            dir.path(),
+            "libVkLayer_nogipa.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_nogipa"],
+                ..Fixture::default()
+            },
+        );
+        build_layer(
+            dir.path(),
+            "libVkLayer_empty.so",
+            &Fixture {
+                layers: &[],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        std::fs::write(dir.path().join("libVkLayer_garbage.so"), b"not ELF").unwrap();
+        assert!(load_layer_library(&dir.path().join("libVkLayer_nogipa.so"))
+            .unwrap()
+            .is_empty());
+        assert!(matches!(
+            load_layer_library(&dir.path().join("libVkLayer_empty.so")).unwrap_err(),
+            LayerError::NoLayers { .. }
+        ));
+        assert!(matches!(
+            load_layer_library(&dir.path().join("libVkLayer_garbage.so")).unwrap_err(),
+            LayerError::Open { .. }
+        ));
+        assert!(LayerRegistry::discover(&app_config(&[dir.path()])).is_empty());
+    }
+
+    #[test]
+    fn first_file_name_and_first_layer_name_win() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let first = build_layer(
+            a.path(),
+            "libVkLayer_same.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_x"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        build_layer(
+            b.path(),
+            "libVkLayer_same.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_y"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        // Same layer name from a different file: the earlier library keeps it.
+        build_layer(
+            b.path(),
+            "libVkLayer_other.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_x", "VK_LAYER_test_z"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let config = app_config(&[a.path(), b.path()]);
+        assert_eq!(
+            layer_files(&config),
+            vec![first.clone(), b.path().join("libVkLayer_other.so")]
+        );
+        let registry = LayerRegistry::discover(&config);
+        let names: Vec<&CStr> = registry.layers().iter().map(|l| l.name()).collect();
+        assert_eq!(names, [c"VK_LAYER_test_x", c"VK_LAYER_test_z"]);
+        assert_eq!(
+            registry.find(c"VK_LAYER_test_x").unwrap().library().path(),
+            first
+        );
+    }
+
+    #[test]
+    fn debug_dir_only_when_debuggable_and_searched_first() {
+        let root = tempfile::tempdir().unwrap();
+        let app = tempfile::tempdir().unwrap();
+        let debug_dir = root.path().join(DEBUG_LAYER_DIR);
+        std::fs::create_dir_all(&debug_dir).unwrap();
+        build_layer(
+            &debug_dir,
+            "libVkLayer_dbg.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_debug"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        build_layer(
+            app.path(),
+            "libVkLayer_dbg.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_app"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let release = LoaderConfig {
+            app_layer_path: vec![app.path().to_path_buf()],
+            properties: Properties::from_pairs([("ro.debuggable", "0")]),
+            ..isolated_config(root.path())
+        };
+        let registry = LayerRegistry::discover(&release);
+        assert!(registry.find(c"VK_LAYER_test_debug").is_none());
+        assert!(registry.find(c"VK_LAYER_test_app").is_some());
+        let debuggable = LoaderConfig {
+            debuggable: true,
+            ..release.clone()
+        };
+        assert_eq!(search_dirs(&debuggable)[0], debug_dir);
+        let registry = LayerRegistry::discover(&debuggable);
+        // Same file name: the debug dir's copy shadows the app's.
+        assert!(registry.find(c"VK_LAYER_test_debug").is_some());
+        assert!(registry.find(c"VK_LAYER_test_app").is_none());
+    }
+
+    /// Debian's Khronos validation layer, reached through a symlink in an app layer dir.
+    #[test]
+    fn khronos_validation_layer_via_symlink() {
+        if !Path::new(VALIDATION_LAYER).exists() {
+            eprintln!(
+                "SKIPPED: {VALIDATION_LAYER} not installed (apt install vulkan-validationlayers)"
+            );
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(
+            VALIDATION_LAYER,
+            dir.path().join("libVkLayer_khronos_validation.so"),
+        )
+        .unwrap();
+        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
+        let layer = registry
+            .find(c"VK_LAYER_KHRONOS_validation")
+            .expect("validation layer found");
+        assert_eq!(layer.library().interface_version(), Some(2));
+        assert!(layer.get_device_proc_addr().is_some());
+        let exts: Vec<&CStr> = layer
+            .instance_extensions()
+            .iter()
+            .map(|e| e.extension_name_as_c_str().unwrap())
+            .collect();
+        assert!(exts.contains(&c"VK_EXT_debug_utils"), "{exts:?}");
+        // Debian's build exports no vkEnumerateDeviceLayerProperties, so under Android's rule the
+        // layer is instance-only.
+        assert!(!layer.is_global());
+        // Its GIPA answers a global query.
+        // SAFETY: global lookup through the layer's own GIPA.
+        let f = unsafe {
+            (layer.get_instance_proc_addr())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
+        };
+        assert!(f.is_some());
+    }
+}

@@ -1,0 +1,211 @@
+//! Android's layer model: layer libraries found by file name, activated by name.
+//!
+//! There are no JSON manifests. [`discovery`] scans the app's library dirs (and, on debuggable
+//! builds, `/data/local/debug/vulkan`) for `libVkLayer*.so`, opens each library and asks it which
+//! layers it contains through its exported `vkEnumerate*` functions. [`activation`] turns the app's
+//! `ppEnabledLayerNames` plus the `debug.vulkan.*` properties into an ordered list of those layers.
+//!
+//! The result is a [`LayerRegistry`] of [`Layer`]s. Each layer keeps its library mapped (an
+//! `Arc<LayerLibrary>` shared by the layers of one file), so an activated layer list can outlive
+//! the registry it came from, and its entry points stay valid as long as any `Arc<Layer>` does.
+//! The instance/device chain builder only needs each layer's properties, extension lists and
+//! `Get*ProcAddr` pointers, which is what [`Layer`] exposes.
+
+pub mod activation;
+pub mod discovery;
+
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ash::vk;
+use libloading::os::unix::Library;
+use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
+
+pub use activation::{activate, property_layer_names, requested_layer_names};
+pub use discovery::{layer_files, load_layer_library, search_dirs};
+
+/// Why a layer library was rejected during discovery, or a layer could not be activated. All
+/// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.
+#[derive(Debug, thiserror::Error)]
+pub enum LayerError {
+    /// `dlopen` failed.
+    #[error("layer library {}: dlopen failed: {source}", .path.display())]
+    Open {
+        path: PathBuf,
+        source: libloading::Error,
+    },
+    /// A required export (`vkEnumerateInstanceLayerProperties`,
+    /// `vkEnumerateInstanceExtensionProperties`) is missing.
+    #[error("layer library {}: missing required export {symbol}", .path.display())]
+    MissingExport { path: PathBuf, symbol: &'static str },
+    /// An enumeration call failed.
+    #[error("layer library {}: {what} failed: {result:?}", .path.display())]
+    Enumeration {
+        path: PathBuf,
+        what: String,
+        result: vk::Result,
+    },
+    /// An enumeration call reported an implausible count (corrupt library).
+    #[error("layer library {}: {what} reported {count} entries", .path.display())]
+    TooMany {
+        path: PathBuf,
+        what: String,
+        count: u32,
+    },
+    /// The library enumerates no instance layers.
+    #[error("layer library {}: contains no layers", .path.display())]
+    NoLayers { path: PathBuf },
+    /// A layer name is not NUL-terminated within `VK_MAX_EXTENSION_NAME_SIZE`.
+    #[error("layer library {}: a layer name is not NUL-terminated", .path.display())]
+    BadLayerName { path: PathBuf },
+    /// `vkNegotiateLoaderLayerInterfaceVersion` failed or answered an unsupported version.
+    #[error("layer library {}: interface negotiation failed: {result:?} (version {version})", .path.display())]
+    Negotiation {
+        path: PathBuf,
+        result: vk::Result,
+        version: u32,
+    },
+    /// No `<layer>GetInstanceProcAddr`, negotiated GIPA or `vkGetInstanceProcAddr`: the layer
+    /// could never be put in a chain.
+    #[error("layer {layer} in {}: no GetInstanceProcAddr", .path.display())]
+    NoGetInstanceProcAddr { path: PathBuf, layer: String },
+    /// Activation: a requested layer was not discovered.
+    #[error("layer {name} not present")]
+    NotPresent { name: String },
+    /// Activation: a requested name contains a path component; layers are only ever loaded from
+    /// the discovery dirs.
+    #[error("layer name {name:?} contains a path separator; layers are only loaded by name")]
+    PathInName { name: String },
+}
+
+impl LayerError {
+    /// Maps to `VK_ERROR_LAYER_NOT_PRESENT`.
+    pub fn vk_result(&self) -> vk::Result {
+        vk::Result::ERROR_LAYER_NOT_PRESENT
+    }
+}
+
+/// An opened layer library, shared by the layers it contains.
+pub struct LayerLibrary {
+    path: PathBuf,
+    interface_version: Option<u32>,
+    /// Never read: holding it keeps the code behind every [`Layer`] pointer mapped.
+    _library: Library,
+}
+
+impl std::fmt::Debug for LayerLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LayerLibrary")
+            .field("path", &self.path)
+            .field("interface_version", &self.interface_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LayerLibrary {
+    /// The file the library was opened from (a symlink stays as named).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The version `vkNegotiateLoaderLayerInterfaceVersion` answered, `None` when the library
+    /// does not export it (Android's interface-0 layers).
+    pub fn interface_version(&self) -> Option<u32> {
+        self.interface_version
+    }
+}
+
+/// One discovered layer.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    properties: vk::LayerProperties,
+    instance_extensions: Vec<vk::ExtensionProperties>,
+    device_extensions: Vec<vk::ExtensionProperties>,
+    is_global: bool,
+    get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr,
+    get_device_proc_addr: Option<vk::PFN_vkGetDeviceProcAddr>,
+    get_physical_device_proc_addr: Option<PFN_GetPhysicalDeviceProcAddr>,
+    library: Arc<LayerLibrary>,
+}
+
+impl Layer {
+    /// `VkLayerProperties::layerName` (validated NUL-terminated at discovery).
+    pub fn name(&self) -> &CStr {
+        // Discovery rejects layers whose name is not terminated, so this cannot fail; an empty
+        // name is the harmless fallback rather than a panic.
+        self.properties.layer_name_as_c_str().unwrap_or(c"")
+    }
+
+    /// The layer's properties, exactly as the library reported them.
+    pub fn properties(&self) -> &vk::LayerProperties {
+        &self.properties
+    }
+
+    /// The instance extensions the layer implements.
+    pub fn instance_extensions(&self) -> &[vk::ExtensionProperties] {
+        &self.instance_extensions
+    }
+
+    /// The device extensions the layer implements (empty unless [`Self::is_global`]).
+    pub fn device_extensions(&self) -> &[vk::ExtensionProperties] {
+        &self.device_extensions
+    }
+
+    /// Whether the layer also appears, byte-identical, in the library's device layer list and so
+    /// is chained into devices (Android's "global" layer).
+    pub fn is_global(&self) -> bool {
+        self.is_global
+    }
+
+    /// The layer's `vkGetInstanceProcAddr`: `<layerName>GetInstanceProcAddr`, else the negotiated
+    /// one, else the exported `vkGetInstanceProcAddr`.
+    pub fn get_instance_proc_addr(&self) -> vk::PFN_vkGetInstanceProcAddr {
+        self.get_instance_proc_addr
+    }
+
+    /// The layer's `vkGetDeviceProcAddr`, looked up like the GIPA; `None` if it has none (then
+    /// it is never global).
+    pub fn get_device_proc_addr(&self) -> Option<vk::PFN_vkGetDeviceProcAddr> {
+        self.get_device_proc_addr
+    }
+
+    /// `vk_layerGetPhysicalDeviceProcAddr` from negotiation (interface 2), if provided.
+    pub fn get_physical_device_proc_addr(&self) -> Option<PFN_GetPhysicalDeviceProcAddr> {
+        self.get_physical_device_proc_addr
+    }
+
+    /// The library the layer lives in.
+    pub fn library(&self) -> &Arc<LayerLibrary> {
+        &self.library
+    }
+}
+
+/// Every layer discovery found, in discovery order (search dir order, then file name order, then
+/// the library's own order).
+#[derive(Debug, Default, Clone)]
+pub struct LayerRegistry {
+    layers: Vec<Arc<Layer>>,
+}
+
+impl LayerRegistry {
+    /// All layers.
+    pub fn layers(&self) -> &[Arc<Layer>] {
+        &self.layers
+    }
+
+    /// The layer named `name`, if discovered.
+    pub fn find(&self, name: &CStr) -> Option<&Arc<Layer>> {
+        self.layers.iter().find(|l| l.name() == name)
+    }
+
+    /// Number of layers.
+    pub fn len(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// Whether no layer was found.
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+}
