@@ -9,6 +9,7 @@
 pub mod ash_types;
 pub mod emit;
 pub mod error;
+pub mod info;
 pub mod model;
 pub mod names;
 pub mod policy;

@@ -74,7 +74,11 @@ pub fn variant_name(group: &str, value: &str) -> String {
     }
     let mut rest = rest.to_uppercase();
     if rest.starts_with(|c: char| c.is_ascii_digit()) {
-        let last = prefix.trim_end_matches('_').rsplit('_').next().unwrap_or("TYPE");
+        let last = prefix
+            .trim_end_matches('_')
+            .rsplit('_')
+            .find(|seg| seg.starts_with(|c: char| c.is_ascii_alphabetic()))
+            .unwrap_or("TYPE");
         rest = format!("{last}_{rest}");
     }
     rest
@@ -103,5 +107,9 @@ mod tests {
         assert_eq!(variant_name("VkImageType", "VK_IMAGE_TYPE_2D"), "TYPE_2D");
         assert_eq!(variant_name("VkResult", "VK_ERROR_OUT_OF_HOST_MEMORY"), "ERROR_OUT_OF_HOST_MEMORY");
         assert_eq!(variant_name("VkAccessFlagBits2", "VK_ACCESS_2_SHADER_READ_BIT"), "SHADER_READ");
+        assert_eq!(
+            variant_name("VkImageCreateFlagBits2", "VK_IMAGE_CREATE_2_2D_ARRAY_COMPATIBLE_BIT"),
+            "CREATE_2D_ARRAY_COMPATIBLE"
+        );
     }
 }

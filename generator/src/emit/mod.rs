@@ -186,6 +186,12 @@ impl<'r> Ctx<'_, 'r> {
 }
 
 pub fn ident(s: &str) -> Ident {
+    // Registry names are not always Rust identifiers (`2D_…`): never panic on them.
+    let cleaned: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '#' { c } else { '_' }).collect();
+    if cleaned.is_empty() || cleaned.starts_with(|c: char| c.is_ascii_digit()) {
+        return Ident::new(&format!("_{cleaned}"), Span::call_site());
+    }
+    let s = cleaned.as_str();
     if let Some(raw) = s.strip_prefix("r#") {
         return Ident::new_raw(raw, Span::call_site());
     }

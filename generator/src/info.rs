@@ -1,0 +1,110 @@
+//! `vkgen info`: what a registry holds, per core version, and what the Android selection keeps.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::model::ExtensionKind;
+use crate::{ash_types, select, Options, Result};
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub registry: String,
+    pub header_version: u32,
+    pub highest_version: String,
+    pub versions: Vec<VersionCounts>,
+    pub commands: usize,
+    pub types: usize,
+    pub extensions: ExtensionCounts,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VersionCounts {
+    pub version: String,
+    /// Commands and types first required by this version.
+    pub new_commands: usize,
+    pub new_types: usize,
+    /// Cumulative up to and including this version.
+    pub commands: usize,
+    pub types: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExtensionCounts {
+    pub total: usize,
+    pub vulkan: usize,
+    pub instance: usize,
+    pub device: usize,
+    /// Kept by the Android selection at the highest version.
+    pub selected: usize,
+    pub dropped: Vec<(String, String)>,
+}
+
+pub fn report(opts: &Options) -> Result<Report> {
+    let (loaded, source) = crate::load(opts)?;
+    let reg = &loaded.registry;
+    let mut by_version: BTreeMap<(u32, u32), (BTreeSet<&str>, BTreeSet<&str>)> = BTreeMap::new();
+    for f in &reg.features {
+        let e = by_version.entry(f.version).or_default();
+        for r in &f.requires {
+            e.0.extend(r.commands.iter().map(String::as_str));
+            e.1.extend(r.types.iter().map(String::as_str));
+        }
+    }
+    let mut seen_c = BTreeSet::new();
+    let mut seen_t = BTreeSet::new();
+    let mut versions = Vec::new();
+    for (v, (cmds, types)) in &by_version {
+        let new_commands = cmds.iter().filter(|c| seen_c.insert(**c)).count();
+        let new_types = types.iter().filter(|t| seen_t.insert(**t)).count();
+        versions.push(VersionCounts {
+            version: format!("{}.{}", v.0, v.1),
+            new_commands,
+            new_types,
+            commands: seen_c.len(),
+            types: seen_t.len(),
+        });
+    }
+    let highest = opts.api_version.unwrap_or_else(|| select::highest_version(reg));
+    let sel = select::select(reg, highest, &ash_types::AshTypes::load());
+    let vulkan: Vec<_> = reg.extensions.iter().filter(|e| e.supports_vulkan()).collect();
+    Ok(Report {
+        registry: source.path.display().to_string(),
+        header_version: reg.header_version,
+        highest_version: format!("{}.{}", highest.0, highest.1),
+        versions,
+        commands: reg.commands.len(),
+        types: reg.types.len(),
+        extensions: ExtensionCounts {
+            total: reg.extensions.len(),
+            vulkan: vulkan.len(),
+            instance: vulkan.iter().filter(|e| e.kind == Some(ExtensionKind::Instance)).count(),
+            device: vulkan.iter().filter(|e| e.kind == Some(ExtensionKind::Device)).count(),
+            selected: sel.extensions.len(),
+            dropped: sel.dropped.clone(),
+        },
+    })
+}
+
+pub fn table(r: &Report) -> String {
+    let mut s = format!("registry {} (header {}, highest Vulkan {})\n\n", r.registry, r.header_version, r.highest_version);
+    s.push_str("version  new commands  commands  new types  types\n");
+    for v in &r.versions {
+        s.push_str(&format!(
+            "{:<8} {:>12} {:>9} {:>10} {:>6}\n",
+            v.version, v.new_commands, v.commands, v.new_types, v.types
+        ));
+    }
+    s.push_str(&format!(
+        "\nall: {} commands, {} types\nextensions: {} ({} for vulkan: {} instance, {} device); Android selection keeps {}, drops {}\n",
+        r.commands,
+        r.types,
+        r.extensions.total,
+        r.extensions.vulkan,
+        r.extensions.instance,
+        r.extensions.device,
+        r.extensions.selected,
+        r.extensions.dropped.len()
+    ));
+    s
+}
