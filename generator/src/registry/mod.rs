@@ -53,7 +53,9 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
             Error::Xml { path: path.to_owned(), line: pos.row, col: pos.col, message: e.to_string() }
         })?;
     let root = doc.root_element();
-    let cx = Cx { doc: &doc, path };
+    let line_starts: Vec<usize> =
+        std::iter::once(0).chain(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1)).collect();
+    let cx = Cx { path, line_starts };
     if root.tag_name().name() != "registry" {
         return Err(cx.schema(root, format!("root element is <{}>, expected <registry>", root.tag_name().name())));
     }
@@ -258,14 +260,16 @@ fn header_version(n: Node) -> Option<u32> {
     text.split_whitespace().last()?.parse().ok()
 }
 
-struct Cx<'a, 'input> {
-    doc: &'a Document<'input>,
+struct Cx<'a> {
     path: &'a Path,
+    /// Byte offset of each line start: roxmltree's `text_pos_at` rescans from the top each call.
+    line_starts: Vec<usize>,
 }
 
-impl Cx<'_, '_> {
+impl Cx<'_> {
     fn line(&self, n: Node) -> u32 {
-        self.doc.text_pos_at(n.range().start).row
+        let pos = n.range().start;
+        self.line_starts.partition_point(|&s| s <= pos) as u32
     }
 
     fn schema(&self, n: Node, message: String) -> Error {
