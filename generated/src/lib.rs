@@ -3,14 +3,22 @@
 //! See README.md for the file map.
 
 #![allow(clippy::all)]
+#[rustfmt::skip]
 pub mod commands;
+#[rustfmt::skip]
 pub mod dispatch;
+#[rustfmt::skip]
 pub mod driver;
+#[rustfmt::skip]
 pub mod extensions;
+#[rustfmt::skip]
 pub mod pfn;
+#[rustfmt::skip]
 mod phf;
+#[rustfmt::skip]
 pub mod vk;
 #[cfg(feature = "exports")]
+#[rustfmt::skip]
 mod trampolines;
 /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
 pub const API_VERSION: u32 = 4206592;

@@ -32,10 +32,16 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn main() {
     let reg = registry();
     if !reg.is_file() {
-        eprintln!("benchmark registry {} missing (set VKGEN_REGISTRY_DIR)", reg.display());
+        eprintln!(
+            "benchmark registry {} missing (set VKGEN_REGISTRY_DIR)",
+            reg.display()
+        );
         std::process::exit(1);
     }
-    let opts = vkgen::Options { registry: Some(reg.clone()), ..Default::default() };
+    let opts = vkgen::Options {
+        registry: Some(reg.clone()),
+        ..Default::default()
+    };
     let runs = 7;
     let mut parse = Vec::new();
     let mut full = Vec::new();
@@ -53,11 +59,21 @@ fn main() {
     let full = median(full);
     let rss = peak_rss_mb();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!("vkgen generate on {} ({} runs, median)", reg.display(), runs);
+    println!(
+        "vkgen generate on {} ({} runs, median)",
+        reg.display(),
+        runs
+    );
     println!("| phase | wall ms |");
     println!("|---|---|");
-    println!("| parse (roxmltree → model, overlay, checks) | {:.1} |", ms(parse));
-    println!("| full generate (parse + select + all emitters + formatting) | {:.1} |", ms(full));
+    println!(
+        "| parse (roxmltree → model, overlay, checks) | {:.1} |",
+        ms(parse)
+    );
+    println!(
+        "| full generate (parse + select + all emitters + formatting) | {:.1} |",
+        ms(full)
+    );
     println!("| peak RSS (MB) | {:.1} |", rss);
     println!();
     println!("| reference (same registry class, this machine class) | wall ms | vkgen speed-up |");
@@ -71,7 +87,9 @@ fn main() {
         println!("| {name} | {ref_ms:.0} | {:.1}x |", ref_ms / ms(full));
     }
     println!();
-    println!("goal: ≤ 100 ms wall ({}), ≤ 50 MB peak ({})",
+    println!(
+        "goal: ≤ 100 ms wall ({}), ≤ 50 MB peak ({})",
         if ms(full) <= 100.0 { "met" } else { "NOT met" },
-        if rss <= 50.0 { "met" } else { "NOT met" });
+        if rss <= 50.0 { "met" } else { "NOT met" }
+    );
 }

@@ -13,13 +13,28 @@ pub enum Error {
     },
     /// Not well-formed XML: `FILE:LINE:COL: message`.
     #[error("{path}:{line}:{col}: {message}")]
-    Xml { path: PathBuf, line: u32, col: u32, message: String },
+    Xml {
+        path: PathBuf,
+        line: u32,
+        col: u32,
+        message: String,
+    },
     /// Well-formed XML that is not a registry we understand.
     #[error("{path}:{line}: {message}")]
-    Schema { path: PathBuf, line: u32, message: String },
+    Schema {
+        path: PathBuf,
+        line: u32,
+        message: String,
+    },
     /// A reference to a type or command that nothing defines.
     #[error("{path}:{line}: {element} refers to undefined {what} `{name}`")]
-    Dangling { path: PathBuf, line: u32, element: String, what: &'static str, name: String },
+    Dangling {
+        path: PathBuf,
+        line: u32,
+        element: String,
+        what: &'static str,
+        name: String,
+    },
     #[error("invalid option: {0}")]
     Options(String),
     #[error("formatting generated {file}: {message}")]
@@ -30,13 +45,19 @@ pub enum Error {
 
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     /// The process exit code the CLI uses for this error: 2 for bad input, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Xml { .. } | Error::Schema { .. } | Error::Dangling { .. } | Error::Options(_) => 2,
+            Error::Xml { .. }
+            | Error::Schema { .. }
+            | Error::Dangling { .. }
+            | Error::Options(_) => 2,
             Error::Io { .. } => 2,
             Error::Format { .. } | Error::Template(..) => 1,
         }

@@ -43,7 +43,9 @@ pub struct ExtensionCounts {
 pub fn report(opts: &Options) -> Result<Report> {
     let (loaded, source) = crate::load(opts)?;
     let reg = &loaded.registry;
-    let mut by_version: BTreeMap<(u32, u32), (BTreeSet<&str>, BTreeSet<&str>)> = BTreeMap::new();
+    /// Commands and types each core version requires.
+    type Required<'a> = (BTreeSet<&'a str>, BTreeSet<&'a str>);
+    let mut by_version: BTreeMap<(u32, u32), Required> = BTreeMap::new();
     for f in &reg.features {
         let e = by_version.entry(f.version).or_default();
         for r in &f.requires {
@@ -65,9 +67,15 @@ pub fn report(opts: &Options) -> Result<Report> {
             types: seen_t.len(),
         });
     }
-    let highest = opts.api_version.unwrap_or_else(|| select::highest_version(reg));
+    let highest = opts
+        .api_version
+        .unwrap_or_else(|| select::highest_version(reg));
     let sel = select::select(reg, highest, &ash_types::AshTypes::load());
-    let vulkan: Vec<_> = reg.extensions.iter().filter(|e| e.supports_vulkan()).collect();
+    let vulkan: Vec<_> = reg
+        .extensions
+        .iter()
+        .filter(|e| e.supports_vulkan())
+        .collect();
     Ok(Report {
         registry: source.path.display().to_string(),
         header_version: reg.header_version,
@@ -78,8 +86,14 @@ pub fn report(opts: &Options) -> Result<Report> {
         extensions: ExtensionCounts {
             total: reg.extensions.len(),
             vulkan: vulkan.len(),
-            instance: vulkan.iter().filter(|e| e.kind == Some(ExtensionKind::Instance)).count(),
-            device: vulkan.iter().filter(|e| e.kind == Some(ExtensionKind::Device)).count(),
+            instance: vulkan
+                .iter()
+                .filter(|e| e.kind == Some(ExtensionKind::Instance))
+                .count(),
+            device: vulkan
+                .iter()
+                .filter(|e| e.kind == Some(ExtensionKind::Device))
+                .count(),
             selected: sel.extensions.len(),
             dropped: sel.dropped.clone(),
         },
@@ -87,7 +101,10 @@ pub fn report(opts: &Options) -> Result<Report> {
 }
 
 pub fn table(r: &Report) -> String {
-    let mut s = format!("registry {} (header {}, highest Vulkan {})\n\n", r.registry, r.header_version, r.highest_version);
+    let mut s = format!(
+        "registry {} (header {}, highest Vulkan {})\n\n",
+        r.registry, r.header_version, r.highest_version
+    );
     s.push_str("version  new commands  commands  new types  types\n");
     for v in &r.versions {
         s.push_str(&format!(

@@ -63,7 +63,8 @@ pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
         Some(p) => registry::load(&source.path, Some(p))?,
         None => {
             // The built-in overlay is parsed from memory; write errors against its repository path.
-            let text = std::fs::read_to_string(&source.path).map_err(|e| Error::io(&source.path, e))?;
+            let text =
+                std::fs::read_to_string(&source.path).map_err(|e| Error::io(&source.path, e))?;
             let mut warnings = Vec::new();
             let mut reg = registry::parse_str(&text, &source.path, &mut warnings)?;
             let over = registry::parse_str(
@@ -72,7 +73,10 @@ pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
                 &mut warnings,
             )?;
             registry::overlay_and_finish(&mut reg, over, &source.path)?;
-            registry::Loaded { registry: reg, warnings }
+            registry::Loaded {
+                registry: reg,
+                warnings,
+            }
         }
     };
     Ok((loaded, source))
@@ -92,20 +96,25 @@ pub fn generate(opts: &Options) -> Result<Generated> {
     }
     let ash = ash_types::AshTypes::load();
     let sel = select::select(reg, version, &ash);
-    let cx = emit::Ctx { sel: &sel, ash: &ash };
-    let package = opts.package.clone().unwrap_or_else(|| "vkgen-generated".to_owned());
-    let registry_name = format!(
-        "vk.xml {}.{}.{}",
-        highest.0,
-        highest.1,
-        reg.header_version
-    );
+    let cx = emit::Ctx {
+        sel: &sel,
+        ash: &ash,
+    };
+    let package = opts
+        .package
+        .clone()
+        .unwrap_or_else(|| "vkgen-generated".to_owned());
+    let registry_name = format!("vk.xml {}.{}.{}", highest.0, highest.1, reg.header_version);
     let regenerate = format!(
         "cargo run -p vkgen -- generate --registry <vk.xml {}.{}.{}>{} --out <dir>",
         highest.0,
         highest.1,
         reg.header_version,
-        if version != highest { format!(" --api-version {}.{}", version.0, version.1) } else { String::new() }
+        if version != highest {
+            format!(" --api-version {}.{}", version.0, version.1)
+        } else {
+            String::new()
+        }
     );
 
     // The emitters are independent; formatting dominates, so they run on all cores.
@@ -125,16 +134,31 @@ pub fn generate(opts: &Options) -> Result<Generated> {
             .iter()
             .map(|(path, f)| {
                 let cx = &cx;
-                s.spawn(move || f(cx).map(|contents| OutputFile { path: (*path).to_owned(), contents }))
+                s.spawn(move || {
+                    f(cx).map(|contents| OutputFile {
+                        path: (*path).to_owned(),
+                        contents,
+                    })
+                })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Format { file: "emitter".into(), message: "panicked".into() })))
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Format {
+                        file: "emitter".into(),
+                        message: "panicked".into(),
+                    })
+                })
+            })
             .collect()
     });
     let mut files = results.into_iter().collect::<Result<Vec<_>>>()?;
-    files.push(OutputFile { path: "src/lib.rs".into(), contents: lib_rs(&sel)? });
+    files.push(OutputFile {
+        path: "src/lib.rs".into(),
+        contents: lib_rs(&sel)?,
+    });
 
     let symbols = emit::trampolines::exported_symbols(&cx);
     let (major, minor) = version;
@@ -143,17 +167,40 @@ pub fn generate(opts: &Options) -> Result<Generated> {
         path: "Cargo.toml".into(),
         contents: render(
             "Cargo.toml",
-            CargoToml { preamble, regenerate: &regenerate, package: &package, major, minor, header_version: reg.header_version },
+            CargoToml {
+                preamble,
+                regenerate: &regenerate,
+                package: &package,
+                major,
+                minor,
+                header_version: reg.header_version,
+            },
         )?,
     });
     files.push(OutputFile {
         path: "libvulkan.map".into(),
-        contents: render("libvulkan.map", VersionScript { preamble, major, minor, symbols: &symbols })?,
+        contents: render(
+            "libvulkan.map",
+            VersionScript {
+                preamble,
+                major,
+                minor,
+                symbols: &symbols,
+            },
+        )?,
     });
     let slots = emit::commands::slots(&cx);
-    let instance_slots = sel.canonical_commands().filter(|c| c.level.is_instance_table()).count();
-    let vk_rs = &files.iter().find(|f| f.path == "src/vk.rs").expect("emitted").contents;
-    let emitted_types = vk_rs.matches("\npub struct ").count() + vk_rs.matches("\npub union ").count();
+    let instance_slots = sel
+        .canonical_commands()
+        .filter(|c| c.level.is_instance_table())
+        .count();
+    let vk_rs = &files
+        .iter()
+        .find(|f| f.path == "src/vk.rs")
+        .expect("emitted")
+        .contents;
+    let emitted_types =
+        vk_rs.matches("\npub struct ").count() + vk_rs.matches("\npub union ").count();
     let _ = slots;
     files.push(OutputFile {
         path: "README.md".into(),
@@ -172,18 +219,30 @@ pub fn generate(opts: &Options) -> Result<Generated> {
                 commands: sel.commands.len(),
                 extensions: sel.extensions.len(),
                 instance_slots,
-                device_slots: sel.canonical_commands().filter(|c| c.level == select::Level::Device).count(),
-                trampolines: symbols.iter().filter(|s| !policy::is_loader_intercepted_command(s)).count(),
+                device_slots: sel
+                    .canonical_commands()
+                    .filter(|c| c.level == select::Level::Device)
+                    .count(),
+                trampolines: symbols
+                    .iter()
+                    .filter(|s| !policy::is_loader_intercepted_command(s))
+                    .count(),
                 exported: symbols.len(),
             },
         )?,
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Generated { files, registry: source, warnings: loaded.warnings, summary: emit::selection_summary(&sel) })
+    Ok(Generated {
+        files,
+        registry: source,
+        warnings: loaded.warnings,
+        summary: emit::selection_summary(&sel),
+    })
 }
 
 fn render(name: &str, t: impl Template) -> Result<String> {
-    t.render().map_err(|e| Error::Template(name.to_owned(), e.to_string()))
+    t.render()
+        .map_err(|e| Error::Template(name.to_owned(), e.to_string()))
 }
 
 #[derive(Template)]
@@ -231,14 +290,23 @@ fn lib_rs(sel: &select::Selection) -> Result<String> {
     let header = proc_macro2::Literal::u32_unsuffixed(sel.reg.header_version);
     let tokens = quote! {
         #![allow(clippy::all)]
+        // Generated modules are formatted by vkgen (prettyplease), not rustfmt.
+        #[rustfmt::skip]
         pub mod commands;
+        #[rustfmt::skip]
         pub mod dispatch;
+        #[rustfmt::skip]
         pub mod driver;
+        #[rustfmt::skip]
         pub mod extensions;
+        #[rustfmt::skip]
         pub mod pfn;
+        #[rustfmt::skip]
         mod phf;
+        #[rustfmt::skip]
         pub mod vk;
         #[cfg(feature = "exports")]
+        #[rustfmt::skip]
         mod trampolines;
 
         /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.

@@ -6,7 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "vkgen", version, about = "Generates an Android-style Vulkan loader and driver skeleton from vk.xml")]
+#[command(
+    name = "vkgen",
+    version,
+    about = "Generates an Android-style Vulkan loader and driver skeleton from vk.xml"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -88,10 +92,18 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> vkgen::Result<ExitCode> {
     match cli.command {
-        Command::Generate { registry, out, check } => {
+        Command::Generate {
+            registry,
+            out,
+            check,
+        } => {
             let opts = options(&registry);
             let g = vkgen::generate(&opts)?;
-            eprintln!("vkgen: registry {} (from {})", g.registry.path.display(), g.registry.how);
+            eprintln!(
+                "vkgen: registry {} (from {})",
+                g.registry.path.display(),
+                g.registry.how
+            );
             for w in &g.warnings {
                 eprintln!("vkgen: warning: {w}");
             }
@@ -107,7 +119,10 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 for f in &s.missing {
                     println!("missing: {}", out.join(f).display());
                 }
-                let mut cmd = format!("cargo run -p vkgen -- generate --registry {}", g.registry.path.display());
+                let mut cmd = format!(
+                    "cargo run -p vkgen -- generate --registry {}",
+                    g.registry.path.display()
+                );
                 if let Some((a, b)) = registry.api_version {
                     cmd.push_str(&format!(" --api-version {a}.{b}"));
                 }
@@ -116,13 +131,27 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
             vkgen::write(&g.files, &out)?;
-            eprintln!("vkgen: wrote {} files to {} ({})", g.files.len(), out.display(), g.summary);
+            eprintln!(
+                "vkgen: wrote {} files to {} ({})",
+                g.files.len(),
+                out.display(),
+                g.summary
+            );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Driver { registry, name, out, runtime } => {
+        Command::Driver {
+            registry,
+            name,
+            out,
+            runtime,
+        } => {
             let opts = options(&registry);
             let written = vkgen::scaffold::driver(&opts, &name, &out, runtime.as_deref())?;
-            eprintln!("vkgen: driver `{name}` scaffolded in {} ({} files)", out.display(), written);
+            eprintln!(
+                "vkgen: driver `{name}` scaffolded in {} ({} files)",
+                out.display(),
+                written
+            );
             eprintln!("vkgen: edit {}/src/lib.rs, then: cargo build --release --manifest-path {}/Cargo.toml", out.display(), out.display());
             Ok(ExitCode::SUCCESS)
         }
@@ -130,7 +159,11 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             let opts = options(&registry);
             let report = vkgen::info::report(&opts)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&report).map_err(|e| vkgen::Error::Options(e.to_string()))?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report)
+                        .map_err(|e| vkgen::Error::Options(e.to_string()))?
+                );
             } else {
                 print!("{}", vkgen::info::table(&report));
             }

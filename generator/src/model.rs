@@ -74,14 +74,27 @@ pub enum TypeKind {
     Define,
     Include,
     /// `typedef uint32_t VkBool32;` or an opaque platform type (`<type category="basetype">struct X;`).
-    Basetype { underlying: Option<String>, pointer: bool },
+    Basetype {
+        underlying: Option<String>,
+        pointer: bool,
+    },
     /// `typedef VkFlags VkFooFlags;` — `bits` names the FlagBits enum (absent for reserved flags).
-    Bitmask { bits: Option<String>, width64: bool },
-    Handle { dispatchable: bool, parent: Option<String>, object_type: Option<String> },
+    Bitmask {
+        bits: Option<String>,
+        width64: bool,
+    },
+    Handle {
+        dispatchable: bool,
+        parent: Option<String>,
+        object_type: Option<String>,
+    },
     Enum,
     Struct(Aggregate),
     Union(Aggregate),
-    Funcpointer { ret: CType, params: Vec<Field> },
+    Funcpointer {
+        ret: CType,
+        params: Vec<Field>,
+    },
     /// A type defined outside vk.xml (`requires="X11/Xlib.h"`, `vk_video/…`) or a C primitive.
     External,
 }
@@ -110,7 +123,10 @@ pub struct CType {
 
 impl CType {
     pub fn named(base: &str) -> Self {
-        CType { base: base.to_owned(), ..Default::default() }
+        CType {
+            base: base.to_owned(),
+            ..Default::default()
+        }
     }
 
     pub fn is_void(&self) -> bool {

@@ -26,8 +26,9 @@ pub fn field_name(c: &str) -> String {
 
 fn escape(s: &str) -> String {
     match s {
-        "type" | "ref" | "match" | "mod" | "move" | "loop" | "in" | "fn" | "impl" | "use" | "where" | "box"
-        | "self" | "super" | "crate" | "async" | "await" | "dyn" | "abstract" | "final" | "override" | "macro" => {
+        "type" | "ref" | "match" | "mod" | "move" | "loop" | "in" | "fn" | "impl" | "use"
+        | "where" | "box" | "self" | "super" | "crate" | "async" | "await" | "dyn" | "abstract"
+        | "final" | "override" | "macro" => {
             format!("r#{s}")
         }
         _ => s.to_owned(),
@@ -35,13 +36,51 @@ fn escape(s: &str) -> String {
 }
 
 const VENDOR_TAGS: &[&str] = &[
-    "KHR", "EXT", "NV", "NVX", "AMD", "AMDX", "ANDROID", "ARM", "QCOM", "GOOGLE", "INTEL", "HUAWEI", "VALVE", "FB",
-    "MESA", "IMG", "MVK", "NN", "GGP", "FUCHSIA", "QNX", "SEC", "MSFT", "LUNARG", "SAMSUNG", "OHOS", "BRCM",
-    "VIV", "ANDROIDX", "KHX", "JUICE", "NZXT", "LGE", "RASTERGRID", "IMAGINATION", "TIZEN", "RENDERDOC",
+    "KHR",
+    "EXT",
+    "NV",
+    "NVX",
+    "AMD",
+    "AMDX",
+    "ANDROID",
+    "ARM",
+    "QCOM",
+    "GOOGLE",
+    "INTEL",
+    "HUAWEI",
+    "VALVE",
+    "FB",
+    "MESA",
+    "IMG",
+    "MVK",
+    "NN",
+    "GGP",
+    "FUCHSIA",
+    "QNX",
+    "SEC",
+    "MSFT",
+    "LUNARG",
+    "SAMSUNG",
+    "OHOS",
+    "BRCM",
+    "VIV",
+    "ANDROIDX",
+    "KHX",
+    "JUICE",
+    "NZXT",
+    "LGE",
+    "RASTERGRID",
+    "IMAGINATION",
+    "TIZEN",
+    "RENDERDOC",
 ];
 
 fn vendor_suffix(name: &str) -> Option<&'static str> {
-    VENDOR_TAGS.iter().copied().filter(|t| name.ends_with(t)).max_by_key(|t| t.len())
+    VENDOR_TAGS
+        .iter()
+        .copied()
+        .filter(|t| name.ends_with(t))
+        .max_by_key(|t| t.len())
 }
 
 /// The associated-constant name of `value` in enum group `group` (ash's rule, approximately):
@@ -49,18 +88,34 @@ fn vendor_suffix(name: &str) -> Option<&'static str> {
 /// `TYPE_` when the rest would start with a digit.
 pub fn variant_name(group: &str, value: &str) -> String {
     let group_vendor = vendor_suffix(group);
-    let mut stem = group.strip_suffix(group_vendor.unwrap_or("")).unwrap_or(group);
+    let mut stem = group
+        .strip_suffix(group_vendor.unwrap_or(""))
+        .unwrap_or(group);
     stem = stem.strip_prefix("Vk").unwrap_or(stem);
     let stem = stem.replace("FlagBits", "").replace("Flags", "");
     let shouty = stem.to_shouty_snake_case();
     // `VkAccessFlagBits2` values are spelled `VK_ACCESS_2_…`.
-    let split_digit = match shouty.char_indices().rev().take_while(|(_, c)| c.is_ascii_digit()).last() {
-        Some((i, _)) if i > 0 && !shouty[..i].ends_with('_') => format!("{}_{}", &shouty[..i], &shouty[i..]),
+    let split_digit = match shouty
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_digit())
+        .last()
+    {
+        Some((i, _)) if i > 0 && !shouty[..i].ends_with('_') => {
+            format!("{}_{}", &shouty[..i], &shouty[i..])
+        }
         _ => shouty.clone(),
     };
     let prefixes = [format!("VK_{shouty}_"), format!("VK_{split_digit}_")];
-    let prefix = prefixes.iter().find(|p| value.starts_with(p.as_str())).cloned().unwrap_or_else(|| prefixes[0].clone());
-    let mut rest = value.strip_prefix(&prefix).unwrap_or_else(|| value.strip_prefix("VK_").unwrap_or(value)).to_owned();
+    let prefix = prefixes
+        .iter()
+        .find(|p| value.starts_with(p.as_str()))
+        .cloned()
+        .unwrap_or_else(|| prefixes[0].clone());
+    let mut rest = value
+        .strip_prefix(&prefix)
+        .unwrap_or_else(|| value.strip_prefix("VK_").unwrap_or(value))
+        .to_owned();
     if let Some(v) = group_vendor {
         if let Some(r) = rest.strip_suffix(&format!("_{v}")) {
             rest = r.to_owned();
@@ -97,18 +152,45 @@ mod tests {
     fn ash_names() {
         assert_eq!(type_name("VkImageUsageFlagBits"), "ImageUsageFlags");
         assert_eq!(type_name("VkAccessFlagBits2"), "AccessFlags2");
-        assert_eq!(type_name("VkSwapchainImageUsageFlagBitsANDROID"), "SwapchainImageUsageFlagsANDROID");
+        assert_eq!(
+            type_name("VkSwapchainImageUsageFlagBitsANDROID"),
+            "SwapchainImageUsageFlagsANDROID"
+        );
         assert_eq!(command_field("vkCreateImage"), "create_image");
         assert_eq!(field_name("pNext"), "p_next");
         assert_eq!(field_name("type"), "ty");
-        assert_eq!(variant_name("VkStructureType", "VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_ANDROID"), "GRALLOC_USAGE_INFO_ANDROID");
-        assert_eq!(variant_name("VkSwapchainImageUsageFlagBitsANDROID", "VK_SWAPCHAIN_IMAGE_USAGE_SHARED_BIT_ANDROID"), "SHARED");
-        assert_eq!(variant_name("VkImageUsageFlagBits", "VK_IMAGE_USAGE_TRANSFER_SRC_BIT"), "TRANSFER_SRC");
-        assert_eq!(variant_name("VkImageType", "VK_IMAGE_TYPE_2D"), "TYPE_2D");
-        assert_eq!(variant_name("VkResult", "VK_ERROR_OUT_OF_HOST_MEMORY"), "ERROR_OUT_OF_HOST_MEMORY");
-        assert_eq!(variant_name("VkAccessFlagBits2", "VK_ACCESS_2_SHADER_READ_BIT"), "SHADER_READ");
         assert_eq!(
-            variant_name("VkImageCreateFlagBits2", "VK_IMAGE_CREATE_2_2D_ARRAY_COMPATIBLE_BIT"),
+            variant_name(
+                "VkStructureType",
+                "VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_ANDROID"
+            ),
+            "GRALLOC_USAGE_INFO_ANDROID"
+        );
+        assert_eq!(
+            variant_name(
+                "VkSwapchainImageUsageFlagBitsANDROID",
+                "VK_SWAPCHAIN_IMAGE_USAGE_SHARED_BIT_ANDROID"
+            ),
+            "SHARED"
+        );
+        assert_eq!(
+            variant_name("VkImageUsageFlagBits", "VK_IMAGE_USAGE_TRANSFER_SRC_BIT"),
+            "TRANSFER_SRC"
+        );
+        assert_eq!(variant_name("VkImageType", "VK_IMAGE_TYPE_2D"), "TYPE_2D");
+        assert_eq!(
+            variant_name("VkResult", "VK_ERROR_OUT_OF_HOST_MEMORY"),
+            "ERROR_OUT_OF_HOST_MEMORY"
+        );
+        assert_eq!(
+            variant_name("VkAccessFlagBits2", "VK_ACCESS_2_SHADER_READ_BIT"),
+            "SHADER_READ"
+        );
+        assert_eq!(
+            variant_name(
+                "VkImageCreateFlagBits2",
+                "VK_IMAGE_CREATE_2_2D_ARRAY_COMPATIBLE_BIT"
+            ),
             "CREATE_2D_ARRAY_COMPATIBLE"
         );
     }

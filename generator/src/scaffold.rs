@@ -37,30 +37,61 @@ struct HalRs<'a> {
 
 /// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
 pub fn driver(opts: &Options, name: &str, out: &Path, runtime: Option<&Path>) -> Result<usize> {
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err(Error::Options(format!("driver name `{name}`: use letters, digits, '_' and '-'")));
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(Error::Options(format!(
+            "driver name `{name}`: use letters, digits, '_' and '-'"
+        )));
     }
     let crate_name = name.to_snake_case();
     let type_name = format!("{}Driver", name.to_upper_camel_case());
-    let render = |n: &str, t: &dyn DynRender| t.render_dyn().map_err(|e| Error::Template(n.to_owned(), e));
+    let render =
+        |n: &str, t: &dyn DynRender| t.render_dyn().map_err(|e| Error::Template(n.to_owned(), e));
     let mut files = vec![OutputFile {
         path: "Cargo.toml".into(),
         contents: render(
             "driver/Cargo.toml",
-            &CargoToml { name, crate_name: &crate_name, runtime: runtime.map(|p| p.display().to_string()) },
+            &CargoToml {
+                name,
+                crate_name: &crate_name,
+                runtime: runtime.map(|p| p.display().to_string()),
+            },
         )?,
     }];
     if runtime.is_none() {
-        let generated = generate(&Options { package: Some(format!("{name}-vk")), ..opts.clone() })?;
-        files.extend(generated.files.into_iter().map(|f| OutputFile { path: format!("vk/{}", f.path), contents: f.contents }));
+        let generated = generate(&Options {
+            package: Some(format!("{name}-vk")),
+            ..opts.clone()
+        })?;
+        files.extend(generated.files.into_iter().map(|f| OutputFile {
+            path: format!("vk/{}", f.path),
+            contents: f.contents,
+        }));
         files.push(OutputFile {
             path: "src/hal.rs".into(),
-            contents: render("driver/hal.rs", &HalRs { preamble: emit::PREAMBLE, name, crate_name: &crate_name })?,
+            contents: render(
+                "driver/hal.rs",
+                &HalRs {
+                    preamble: emit::PREAMBLE,
+                    name,
+                    crate_name: &crate_name,
+                },
+            )?,
         });
         if !out.join("src/lib.rs").exists() {
             files.push(OutputFile {
                 path: "src/lib.rs".into(),
-                contents: render("driver/lib.rs", &LibRs { name, crate_name: &crate_name, type_name: &type_name })?,
+                contents: render(
+                    "driver/lib.rs",
+                    &LibRs {
+                        name,
+                        crate_name: &crate_name,
+                        type_name: &type_name,
+                    },
+                )?,
             });
         }
     }

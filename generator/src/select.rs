@@ -75,12 +75,17 @@ impl<'r> Selection<'r> {
 
 /// The highest `VK_VERSION_x_y` feature of the registry.
 pub fn highest_version(reg: &Registry) -> (u32, u32) {
-    reg.features.iter().filter(|f| !f.internal).map(|f| f.version).max().unwrap_or((1, 0))
+    reg.features
+        .iter()
+        .filter(|f| !f.internal)
+        .map(|f| f.version)
+        .max()
+        .unwrap_or((1, 0))
 }
 
 const C_PRIMITIVES: &[&str] = &[
-    "void", "char", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-    "int64_t", "uint64_t", "int", "size_t",
+    "void", "char", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
+    "uint32_t", "int64_t", "uint64_t", "int", "size_t",
 ];
 
 pub fn is_primitive(name: &str) -> bool {
@@ -95,7 +100,9 @@ pub fn level_of(reg: &Registry, cmd: &Command) -> Level {
     if cmd.name == "vkGetDeviceProcAddr" {
         return Level::Device;
     }
-    let Some(first) = cmd.params.first() else { return Level::Global };
+    let Some(first) = cmd.params.first() else {
+        return Level::Global;
+    };
     if first.ty.is_pointer() {
         return Level::Global;
     }
@@ -106,7 +113,9 @@ pub fn level_of(reg: &Registry, cmd: &Command) -> Level {
         other => match reg.resolve_type(other).map(|t| &t.kind) {
             // A dispatchable handle we do not know (VkExternalComputeQueueNV): it is created from a
             // device and dispatches through the device's table.
-            Some(TypeKind::Handle { dispatchable: true, .. }) => Level::Device,
+            Some(TypeKind::Handle {
+                dispatchable: true, ..
+            }) => Level::Device,
             _ => Level::Global,
         },
     }
@@ -135,7 +144,11 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
             Some("blocked on Android".to_owned())
         } else if e.provisional {
             Some("provisional".to_owned())
-        } else if let Some(p) = e.platform.as_deref().filter(|p| !policy::PLATFORMS.contains(p)) {
+        } else if let Some(p) = e
+            .platform
+            .as_deref()
+            .filter(|p| !policy::PLATFORMS.contains(p))
+        {
             Some(format!("platform {p}"))
         } else if e.kind.is_none() {
             Some("no instance/device type".to_owned())
@@ -165,7 +178,10 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         }
         let closure = type_closure(reg, seeds);
         if let Some(missing) = closure.iter().find(|t| !expressible(reg, ash, t)) {
-            dropped.push((e.name.clone(), format!("needs external type {missing} that ash 0.38 lacks")));
+            dropped.push((
+                e.name.clone(),
+                format!("needs external type {missing} that ash 0.38 lacks"),
+            ));
             false
         } else {
             true
@@ -185,7 +201,13 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
                 Some(Err(_)) => false,
             };
             if !ok {
-                dropped.push((e.name.clone(), format!("dependency `{}` not met", e.depends.as_deref().unwrap_or(""))));
+                dropped.push((
+                    e.name.clone(),
+                    format!(
+                        "dependency `{}` not met",
+                        e.depends.as_deref().unwrap_or("")
+                    ),
+                ));
             }
             ok
         });
@@ -197,9 +219,9 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
     let cond_true = |r: &Require| -> bool {
         match r.depends.as_deref().map(Expr::parse) {
             None => true,
-            Some(Ok(expr)) => {
-                expr.eval(&mut |n| version_true(n).unwrap_or_else(|| n.contains("::") || names.contains(n)))
-            }
+            Some(Ok(expr)) => expr.eval(&mut |n| {
+                version_true(n).unwrap_or_else(|| n.contains("::") || names.contains(n))
+            }),
             Some(Err(_)) => false,
         }
     };
@@ -242,7 +264,9 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         if in_core.is_none() && exts.is_empty() {
             continue;
         }
-        let Some(def) = reg.resolve_command(name) else { continue };
+        let Some(def) = reg.resolve_command(name) else {
+            continue;
+        };
         seeds.extend(command_types(def));
         let exported = in_core.is_some() || exts.iter().any(|e| policy::is_exported_extension(e));
         commands.push(SelCommand {
@@ -258,7 +282,9 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
     let present: BTreeSet<String> = commands.iter().map(|c| c.name.clone()).collect();
     let mut extra = Vec::new();
     for c in &commands {
-        if !present.contains(&c.canonical) && !extra.iter().any(|x: &SelCommand| x.name == c.canonical) {
+        if !present.contains(&c.canonical)
+            && !extra.iter().any(|x: &SelCommand| x.name == c.canonical)
+        {
             extra.push(SelCommand {
                 name: c.canonical.clone(),
                 canonical: c.canonical.clone(),
@@ -272,12 +298,23 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
     commands.extend(extra);
 
     let types = type_closure(reg, seeds);
-    Selection { reg, version, extensions: chosen, commands, types, dropped }
+    Selection {
+        reg,
+        version,
+        extensions: chosen,
+        commands,
+        types,
+        dropped,
+    }
 }
 
 /// The types a command's signature names.
 pub fn command_types(cmd: &Command) -> impl Iterator<Item = String> + '_ {
-    cmd.params.iter().map(|p| p.ty.base.clone()).chain(std::iter::once(cmd.ret.base.clone())).filter(|b| !b.is_empty())
+    cmd.params
+        .iter()
+        .map(|p| p.ty.base.clone())
+        .chain(std::iter::once(cmd.ret.base.clone()))
+        .filter(|b| !b.is_empty())
 }
 
 /// Every type reachable from `seeds` through aliases, members, funcpointer parameters and bitmask bits.
@@ -288,18 +325,25 @@ pub fn type_closure(reg: &Registry, seeds: BTreeSet<String>) -> BTreeSet<String>
         if !out.insert(name.clone()) {
             continue;
         }
-        let Some(ty) = reg.types.get(&name) else { continue };
+        let Some(ty) = reg.types.get(&name) else {
+            continue;
+        };
         if let Some(a) = &ty.alias {
             stack.push(a.clone());
         }
         match &ty.kind {
-            TypeKind::Struct(a) | TypeKind::Union(a) => stack.extend(a.members.iter().map(|m| m.ty.base.clone())),
+            TypeKind::Struct(a) | TypeKind::Union(a) => {
+                stack.extend(a.members.iter().map(|m| m.ty.base.clone()))
+            }
             TypeKind::Funcpointer { ret, params } => {
                 stack.push(ret.base.clone());
                 stack.extend(params.iter().map(|p| p.ty.base.clone()));
             }
             TypeKind::Bitmask { bits: Some(b), .. } => stack.push(b.clone()),
-            TypeKind::Basetype { underlying: Some(u), .. } => stack.push(u.clone()),
+            TypeKind::Basetype {
+                underlying: Some(u),
+                ..
+            } => stack.push(u.clone()),
             _ => {}
         }
     }

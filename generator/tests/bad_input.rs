@@ -48,10 +48,19 @@ fn malformed_xml_reports_file_line_col() {
 fn dangling_references_name_the_element() {
     let text = SMALL.replace("<type>VkThing</type>*", "<type>VkMissing</type>*");
     let err = load_text(&text).unwrap_err().to_string();
-    assert!(err.contains("vkDoThing") && err.contains("VkMissing"), "{err}");
-    let text = SMALL.replace("<command name=\"vkDoThing\"/>", "<command name=\"vkNope\"/>");
+    assert!(
+        err.contains("vkDoThing") && err.contains("VkMissing"),
+        "{err}"
+    );
+    let text = SMALL.replace(
+        "<command name=\"vkDoThing\"/>",
+        "<command name=\"vkNope\"/>",
+    );
     let err = load_text(&text).unwrap_err().to_string();
-    assert!(err.contains("vkNope") && err.contains("VK_VERSION_1_0"), "{err}");
+    assert!(
+        err.contains("vkNope") && err.contains("VK_VERSION_1_0"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -60,7 +69,10 @@ fn unknown_elements_warn_and_unknown_categories_fail() {
     let l = load_text(&text).unwrap();
     assert!(l.warnings.iter().any(|w| w.contains("futurestuff")));
     let text = SMALL.replace("category=\"struct\"", "category=\"hologram\"");
-    assert!(load_text(&text).unwrap_err().to_string().contains("hologram"));
+    assert!(load_text(&text)
+        .unwrap_err()
+        .to_string()
+        .contains("hologram"));
 }
 
 #[test]
@@ -76,9 +88,15 @@ fn cli_exit_codes() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.xml:1:"), "{stderr}");
-    let out = Command::new(env!("CARGO_BIN_EXE_vkgen")).args(["info", "--registry", "/nonexistent/vk.xml"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vkgen"))
+        .args(["info", "--registry", "/nonexistent/vk.xml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = Command::new(env!("CARGO_BIN_EXE_vkgen")).args(["generate", "--help"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vkgen"))
+        .args(["generate", "--help"])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("--check"));
 }
 

@@ -47,9 +47,21 @@ fn check_reports_stale_files_and_the_fix() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("stale:") && stdout.contains("src/commands.rs"), "{stdout}");
-    assert!(stdout.contains("missing:") && stdout.contains("libvulkan.map"), "{stdout}");
-    assert!(stdout.contains("regenerate with: cargo run -p vkgen -- generate"), "{stdout}");
+    assert!(
+        stdout.contains("stale:") && stdout.contains("src/commands.rs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("missing:") && stdout.contains("libvulkan.map"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("regenerate with: cargo run -p vkgen -- generate"),
+        "{stdout}"
+    );
     // --check wrote nothing.
-    assert_eq!(std::fs::read_to_string(tmp.path().join("src/commands.rs")).unwrap(), "// edited by hand\n");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("src/commands.rs")).unwrap(),
+        "// edited by hand\n"
+    );
 }

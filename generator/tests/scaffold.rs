@@ -16,7 +16,11 @@ fn driver_scaffold_builds_and_exports_hal_and_icd() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
     // The vendor's file survives a re-scaffold.
     std::fs::write(dir.join("src/lib.rs"), format!("{lib}\n// vendor edit\n")).unwrap();
@@ -28,7 +32,9 @@ fn driver_scaffold_builds_and_exports_hal_and_icd() {
         .output()
         .unwrap();
     assert!(again.status.success());
-    assert!(std::fs::read_to_string(dir.join("src/lib.rs")).unwrap().ends_with("// vendor edit\n"));
+    assert!(std::fs::read_to_string(dir.join("src/lib.rs"))
+        .unwrap()
+        .ends_with("// vendor edit\n"));
 
     let target = common::workspace().join("target/matrix");
     let build = Command::new(env!("CARGO"))
@@ -37,16 +43,32 @@ fn driver_scaffold_builds_and_exports_hal_and_icd() {
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .unwrap();
-    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
     let so = target.join("debug/libvulkan_acme.so");
-    let nm = Command::new("nm").args(["-D", "--defined-only"]).arg(&so).output().unwrap();
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&so)
+        .output()
+        .unwrap();
     let mut symbols: Vec<String> = String::from_utf8_lossy(&nm.stdout)
         .lines()
         .filter_map(|l| l.split_whitespace().nth(2).map(str::to_owned))
         .filter(|s| !s.starts_with('_'))
         .collect();
     symbols.sort();
-    assert_eq!(symbols, ["HMI", "vk_icdGetInstanceProcAddr", "vk_icdGetPhysicalDeviceProcAddr", "vk_icdNegotiateLoaderICDInterfaceVersion"]);
+    assert_eq!(
+        symbols,
+        [
+            "HMI",
+            "vk_icdGetInstanceProcAddr",
+            "vk_icdGetPhysicalDeviceProcAddr",
+            "vk_icdNegotiateLoaderICDInterfaceVersion"
+        ]
+    );
 }
 
 #[test]

@@ -32,13 +32,25 @@ pub fn slots(cx: &Ctx) -> BTreeMap<String, usize> {
 
 pub fn emit(cx: &Ctx) -> Result<String> {
     let slots = slots(cx);
-    let ext_index: BTreeMap<&str, usize> =
-        cx.sel.extensions.iter().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
-    let index: BTreeMap<&str, usize> = cx.sel.commands.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let ext_index: BTreeMap<&str, usize> = cx
+        .sel
+        .extensions
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let index: BTreeMap<&str, usize> = cx
+        .sel
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
     let mut infos = Vec::new();
     let mut ids = Vec::new();
     for (i, c) in cx.sel.commands.iter().enumerate() {
-        let name = Literal::c_string(&std::ffi::CString::new(c.name.clone()).expect("no NUL in names"));
+        let name =
+            Literal::c_string(&std::ffi::CString::new(c.name.clone()).expect("no NUL in names"));
         let level = ident(c.level.name());
         let origin = match (c.core, c.extensions.first()) {
             (Some(v), _) => {
@@ -51,7 +63,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             }
             (None, None) => quote!(Origin::Core(0)),
         };
-        let exts = c.extensions.iter().map(|e| Literal::u16_unsuffixed(ext_index[e.as_str()] as u16));
+        let exts = c
+            .extensions
+            .iter()
+            .map(|e| Literal::u16_unsuffixed(ext_index[e.as_str()] as u16));
         let exported = c.exported;
         let alias = if c.name != c.canonical {
             let a = Literal::u16_unsuffixed(index[c.canonical.as_str()] as u16);

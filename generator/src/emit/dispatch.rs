@@ -10,8 +10,18 @@ use crate::error::Result;
 use crate::names;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let inst = table(cx, "InstanceDispatchTable", |l| l.is_instance_table(), "instance (`VkInstance`, `VkPhysicalDevice`)");
-    let dev = table(cx, "DeviceDispatchTable", |l| l == Level::Device, "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)");
+    let inst = table(
+        cx,
+        "InstanceDispatchTable",
+        |l| l.is_instance_table(),
+        "instance (`VkInstance`, `VkPhysicalDevice`)",
+    );
+    let dev = table(
+        cx,
+        "DeviceDispatchTable",
+        |l| l == Level::Device,
+        "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)",
+    );
     let tokens = quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         use core::ffi::CStr;
@@ -39,16 +49,32 @@ fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> Toke
     let mut inits = Vec::new();
     let mut loads = Vec::new();
     let mut stubs = Vec::new();
-    let cmds: Vec<_> = cx.sel.canonical_commands().filter(|c| pick(c.level)).collect();
+    let cmds: Vec<_> = cx
+        .sel
+        .canonical_commands()
+        .filter(|c| pick(c.level))
+        .collect();
     for (i, c) in cmds.iter().enumerate() {
         let field = ident(&names::command_field(&c.name));
         let pfn = ident(&format!("PFN_{}", c.name));
-        let doc = format!("[`{}`]({})", c.name, cx.spec_link(&c.name).trim_matches(['<', '>']));
+        let doc = format!(
+            "[`{}`]({})",
+            c.name,
+            cx.spec_link(&c.name).trim_matches(['<', '>'])
+        );
         fields.push(quote!(#[doc = #doc] pub #field: pfn::#pfn));
         inits.push(quote!(#field: #stub_mod::#field));
         let mut all_names = vec![c.name.clone()];
-        all_names.extend(cx.sel.commands.iter().filter(|a| a.canonical == c.name && a.name != c.name).map(|a| a.name.clone()));
-        let lits = all_names.iter().map(|n| Literal::c_string(&std::ffi::CString::new(n.clone()).expect("no NUL")));
+        all_names.extend(
+            cx.sel
+                .commands
+                .iter()
+                .filter(|a| a.canonical == c.name && a.name != c.name)
+                .map(|a| a.name.clone()),
+        );
+        let lits = all_names
+            .iter()
+            .map(|n| Literal::c_string(&std::ffi::CString::new(n.clone()).expect("no NUL")));
         let word = Literal::usize_unsuffixed(i / 64);
         let bit = Literal::u64_unsuffixed(1u64 << (i % 64));
         loads.push(quote! {

@@ -14,8 +14,13 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let mut hooks = Vec::new();
     let mut entries = Vec::new();
     let mut arms = Vec::new();
-    let index: std::collections::BTreeMap<&str, usize> =
-        cx.sel.commands.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let index: std::collections::BTreeMap<&str, usize> = cx
+        .sel
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
     for c in cx.sel.canonical_commands() {
         let cmd = cx.command(&c.name);
         let field = ident(&names::command_field(&c.name));
@@ -23,10 +28,16 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         let ret = cx.ret_tokens(&cmd.ret);
         let fail = cx.failure_value(&cmd.ret);
         let id = Literal::u16_unsuffixed(index[c.name.as_str()] as u16);
-        let doc = format!("[`{}`]({})", c.name, cx.spec_link(&c.name).trim_matches(['<', '>']));
+        let doc = format!(
+            "[`{}`]({})",
+            c.name,
+            cx.spec_link(&c.name).trim_matches(['<', '>'])
+        );
         let alias = &c.name;
         let default_body = match c.name.as_str() {
-            "vkGetInstanceProcAddr" => quote!(unsafe { get_instance_proc_addr::<Self>(#(#args),*) }),
+            "vkGetInstanceProcAddr" => {
+                quote!(unsafe { get_instance_proc_addr::<Self>(#(#args),*) })
+            }
             "vkGetDeviceProcAddr" => quote!(unsafe { get_device_proc_addr::<Self>(#(#args),*) }),
             _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => {
                 quote!(Self::unimplemented(CommandId(#id)))

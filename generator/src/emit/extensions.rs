@@ -20,14 +20,23 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             Some(ExtensionKind::Instance) => quote!(ExtensionKind::Instance),
             _ => quote!(ExtensionKind::Device),
         };
-        let promoted = match e.promoted_to.as_deref().filter(|p| p.starts_with("VK_VERSION_")).and_then(parse_version) {
+        let promoted = match e
+            .promoted_to
+            .as_deref()
+            .filter(|p| p.starts_with("VK_VERSION_"))
+            .and_then(parse_version)
+        {
             Some(v) => {
                 let v = version_literal(v);
                 quote!(Some(#v))
             }
             None => quote!(None),
         };
-        let promoted_ext = match e.promoted_to.as_deref().filter(|p| !p.starts_with("VK_VERSION_")) {
+        let promoted_ext = match e
+            .promoted_to
+            .as_deref()
+            .filter(|p| !p.starts_with("VK_VERSION_"))
+        {
             Some(p) => quote!(Some(#p)),
             None => quote!(None),
         };
@@ -136,5 +145,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             &EXTENSIONS[id.0 as usize]
         }
     };
-    super::format_file("extensions.rs", "Extension table with Android policy flags and a perfect-hash lookup.", tokens)
+    super::format_file(
+        "extensions.rs",
+        "Extension table with Android policy flags and a perfect-hash lookup.",
+        tokens,
+    )
 }

@@ -6,8 +6,8 @@ pub mod commands;
 pub mod dispatch;
 pub mod driver;
 pub mod extensions;
-pub mod phf;
 pub mod pfn;
+pub mod phf;
 pub mod trampolines;
 pub mod types;
 
@@ -79,7 +79,10 @@ impl<'r> Ctx<'_, 'r> {
             "size_t" => return quote!(usize),
             _ => {}
         }
-        let external = matches!(self.reg().types.get(base).map(|t| &t.kind), Some(TypeKind::External));
+        let external = matches!(
+            self.reg().types.get(base).map(|t| &t.kind),
+            Some(TypeKind::External)
+        );
         if external {
             if self.ash.has(base) {
                 let id = ident(base);
@@ -106,8 +109,16 @@ impl<'r> Ctx<'_, 'r> {
     pub fn type_tokens(&self, ty: &CType, place: Place) -> TokenStream {
         let mut t = self.base_tokens(&ty.base, place);
         for (i, _) in ty.pointers.iter().enumerate() {
-            let pointee_const = if i == 0 { ty.base_const } else { ty.pointers[i - 1] };
-            t = if pointee_const { quote!(*const #t) } else { quote!(*mut #t) };
+            let pointee_const = if i == 0 {
+                ty.base_const
+            } else {
+                ty.pointers[i - 1]
+            };
+            t = if pointee_const {
+                quote!(*const #t)
+            } else {
+                quote!(*mut #t)
+            };
         }
         for len in ty.array.iter().rev() {
             let n = self.array_len(len);
@@ -156,7 +167,12 @@ impl<'r> Ctx<'_, 'r> {
     pub fn params(&self, cmd: &Command) -> (Vec<Ident>, Vec<TokenStream>) {
         cmd.params
             .iter()
-            .map(|p| (format_ident!("{}", param_name(&p.name)), self.param_type(&p.ty)))
+            .map(|p| {
+                (
+                    format_ident!("{}", param_name(&p.name)),
+                    self.param_type(&p.ty),
+                )
+            })
             .unzip()
     }
 
@@ -177,7 +193,9 @@ impl<'r> Ctx<'_, 'r> {
     }
 
     pub fn command<'a>(&'a self, name: &str) -> &'a Command {
-        self.reg().resolve_command(name).expect("selected commands resolve")
+        self.reg()
+            .resolve_command(name)
+            .expect("selected commands resolve")
     }
 
     pub fn spec_link(&self, name: &str) -> String {
@@ -187,7 +205,16 @@ impl<'r> Ctx<'_, 'r> {
 
 pub fn ident(s: &str) -> Ident {
     // Registry names are not always Rust identifiers (`2D_…`): never panic on them.
-    let cleaned: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '#' { c } else { '_' }).collect();
+    let cleaned: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '#' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if cleaned.is_empty() || cleaned.starts_with(|c: char| c.is_ascii_digit()) {
         return Ident::new(&format!("_{cleaned}"), Span::call_site());
     }
@@ -208,12 +235,29 @@ pub fn param_name(c: &str) -> String {
 }
 
 fn is_keyword(c: &str) -> bool {
-    matches!(c, "type" | "ref" | "match" | "mod" | "move" | "loop" | "in" | "fn" | "impl" | "use" | "where" | "box")
+    matches!(
+        c,
+        "type"
+            | "ref"
+            | "match"
+            | "mod"
+            | "move"
+            | "loop"
+            | "in"
+            | "fn"
+            | "impl"
+            | "use"
+            | "where"
+            | "box"
+    )
 }
 
 /// Formats a token stream as a Rust file with the generated-file preamble.
 pub fn format_file(file: &str, doc: &str, tokens: TokenStream) -> Result<String> {
-    let parsed: syn::File = syn::parse2(tokens).map_err(|e| Error::Format { file: file.to_owned(), message: e.to_string() })?;
+    let parsed: syn::File = syn::parse2(tokens).map_err(|e| Error::Format {
+        file: file.to_owned(),
+        message: e.to_string(),
+    })?;
     let body = prettyplease::unparse(&parsed);
     let mut out = String::with_capacity(body.len() + 256);
     out.push_str(&format!("// {PREAMBLE}\n"));

@@ -9,7 +9,11 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let mut items = Vec::new();
     for c in &cx.sel.commands {
         let pfn = ident(&format!("PFN_{}", c.name));
-        let doc = format!("[`{}`]({})", c.name, cx.spec_link(&c.name).trim_matches(['<', '>']));
+        let doc = format!(
+            "[`{}`]({})",
+            c.name,
+            cx.spec_link(&c.name).trim_matches(['<', '>'])
+        );
         if c.name != c.canonical {
             let target = ident(&format!("PFN_{}", c.canonical));
             items.push(quote!(#[doc = #doc] pub type #pfn = #target;));
@@ -27,5 +31,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         #![allow(non_camel_case_types, clippy::all)]
         #(#items)*
     };
-    super::format_file("pfn.rs", "Function-pointer types of every selected command.", tokens)
+    super::format_file(
+        "pfn.rs",
+        "Function-pointer types of every selected command.",
+        tokens,
+    )
 }

@@ -122,7 +122,11 @@ pub fn runtime_file() -> crate::error::Result<String> {
             if s == u16::MAX { None } else { Some(s) }
         }
     };
-    super::format_file("phf.rs", "Perfect-hash probing shared by the command and extension lookups.", tokens)
+    super::format_file(
+        "phf.rs",
+        "Perfect-hash probing shared by the command and extension lookups.",
+        tokens,
+    )
 }
 
 #[cfg(test)]
@@ -137,7 +141,10 @@ mod tests {
         for (i, k) in refs.iter().enumerate() {
             let h = fnv1a(k.as_bytes());
             let d = t.disp[(h % t.disp.len() as u64) as usize];
-            assert_eq!(t.slots[(mix(h, d) as usize) & (t.slots.len() - 1)], i as u16);
+            assert_eq!(
+                t.slots[(mix(h, d) as usize) & (t.slots.len() - 1)],
+                i as u16
+            );
         }
     }
 }

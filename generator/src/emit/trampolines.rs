@@ -18,7 +18,12 @@ use crate::{names, policy};
 
 pub fn emit(cx: &Ctx) -> Result<String> {
     let mut fns = Vec::new();
-    for c in cx.sel.commands.iter().filter(|c| c.exported && !policy::is_loader_intercepted_command(&c.name)) {
+    for c in cx
+        .sel
+        .commands
+        .iter()
+        .filter(|c| c.exported && !policy::is_loader_intercepted_command(&c.name))
+    {
         let table = match c.level {
             Level::Instance | Level::PhysicalDevice => quote!(InstanceDispatchTable),
             Level::Device => quote!(DeviceDispatchTable),
@@ -31,7 +36,11 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         let field = ident(&names::command_field(&c.canonical));
         let name = ident(&c.name);
         let first = &args[0];
-        let doc = format!("[`{}`]({})", c.name, cx.spec_link(&c.name).trim_matches(['<', '>']));
+        let doc = format!(
+            "[`{}`]({})",
+            c.name,
+            cx.spec_link(&c.name).trim_matches(['<', '>'])
+        );
         fns.push(quote! {
             #[doc = #doc]
             #[no_mangle]
@@ -47,8 +56,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         });
     }
     let tokens: TokenStream = quote! { #(#fns)* };
-    let parsed: syn::File = syn::parse2(tokens)
-        .map_err(|e| crate::error::Error::Format { file: "trampolines.rs".into(), message: e.to_string() })?;
+    let parsed: syn::File = syn::parse2(tokens).map_err(|e| crate::error::Error::Format {
+        file: "trampolines.rs".into(),
+        message: e.to_string(),
+    })?;
     Ok(format!(
         "// {}\n// Exported trampolines of libvulkan.so, included by the loader with `include!`\n// (see the module docs of generator/src/emit/trampolines.rs for why).\n\n{}",
         super::PREAMBLE,
@@ -58,5 +69,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
 
 /// The exported symbol list (trampolines plus the loader's own intercepted exports).
 pub fn exported_symbols(cx: &Ctx) -> Vec<String> {
-    cx.sel.commands.iter().filter(|c| c.exported).map(|c| c.name.clone()).collect()
+    cx.sel
+        .commands
+        .iter()
+        .filter(|c| c.exported)
+        .map(|c| c.name.clone())
+        .collect()
 }

@@ -19,13 +19,23 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let mut needed: BTreeSet<&str> = cx.sel.types.iter().map(String::as_str).collect();
     // The bits enum of an emitted bitmask is folded into it; an emitted FlagBits enum needs its Flags.
     for t in cx.sel.types.iter() {
-        if let Some(Type { kind: TypeKind::Bitmask { bits: Some(b), .. }, .. }) = reg.types.get(t) {
+        if let Some(Type {
+            kind: TypeKind::Bitmask { bits: Some(b), .. },
+            ..
+        }) = reg.types.get(t)
+        {
             needed.insert(b);
         }
     }
     for name in needed {
-        let Some(ty) = reg.types.get(name) else { continue };
-        if matches!(ty.kind, TypeKind::Define | TypeKind::Include | TypeKind::External) || !cx.emits_type(name) {
+        let Some(ty) = reg.types.get(name) else {
+            continue;
+        };
+        if matches!(
+            ty.kind,
+            TypeKind::Define | TypeKind::Include | TypeKind::External
+        ) || !cx.emits_type(name)
+        {
             continue;
         }
         let rust = names::type_name(name);
@@ -46,25 +56,36 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         let mut consts = Vec::new();
         let mut seen = BTreeSet::new();
         for v in &group.values {
-            if v.extension.as_ref().is_some_and(|e| !cx.sel.is_selected_extension(e)) {
+            if v.extension
+                .as_ref()
+                .is_some_and(|e| !cx.sel.is_selected_extension(e))
+            {
                 continue;
             }
             let cname = names::variant_name(&group.name, &v.name);
             if cx.ash.has(&format!("{rust}::{cname}")) || !seen.insert(cname.clone()) {
                 continue;
             }
-            let Some(value) = enum_value(group, &v.value, 0) else { continue };
+            let Some(value) = enum_value(group, &v.value, 0) else {
+                continue;
+            };
             let id = ident(&cname);
             let lit = value_literal(group, value);
             let doc = format!("`{}`", v.name);
-            consts.push((quote!(#[doc = #doc] const #id: Self;), quote!(const #id: Self = Self::from_raw(#lit);)));
+            consts.push((
+                quote!(#[doc = #doc] const #id: Self;),
+                quote!(const #id: Self = Self::from_raw(#lit);),
+            ));
         }
         if consts.is_empty() {
             continue;
         }
         let ty = ident(&rust);
         let tr = format_ident!("{}Ext", rust);
-        let doc = format!("Values of `{}` that ash 0.38 lacks. Bring the trait into scope to use them.", group.name);
+        let doc = format!(
+            "Values of `{}` that ash 0.38 lacks. Bring the trait into scope to use them.",
+            group.name
+        );
         let (decls, defs): (Vec<_>, Vec<_>) = consts.into_iter().unzip();
         traits.push(quote! {
             #[doc = #doc]
@@ -102,7 +123,11 @@ fn value_literal(group: &EnumGroup, v: i64) -> TokenStream {
 
 fn emit_type(cx: &Ctx, ty: &Type, rust: &str) -> Option<TokenStream> {
     let id = ident(rust);
-    let doc = format!("[`{}`]({})", ty.name, cx.spec_link(&ty.name).trim_matches(['<', '>']));
+    let doc = format!(
+        "[`{}`]({})",
+        ty.name,
+        cx.spec_link(&ty.name).trim_matches(['<', '>'])
+    );
     if let Some(target) = &ty.alias {
         let t = ident(&names::type_name(target));
         if names::type_name(target) == rust {
@@ -116,7 +141,10 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str) -> Option<TokenStream> {
     }
     let reg = cx.reg();
     Some(match &ty.kind {
-        TypeKind::Basetype { underlying, pointer } => match underlying {
+        TypeKind::Basetype {
+            underlying,
+            pointer,
+        } => match underlying {
             Some(u) => {
                 let u = cx.base_tokens(u, Place::Field);
                 if *pointer {
@@ -127,7 +155,11 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str) -> Option<TokenStream> {
             }
             None => quote!(#[doc = #doc] pub type #id = core::ffi::c_void;),
         },
-        TypeKind::Handle { dispatchable, object_type, .. } => {
+        TypeKind::Handle {
+            dispatchable,
+            object_type,
+            ..
+        } => {
             let obj = object_type
                 .as_deref()
                 .map(|o| ident(&names::variant_name("VkObjectType", o)))
@@ -167,23 +199,40 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str) -> Option<TokenStream> {
         TypeKind::Enum | TypeKind::Bitmask { .. } => {
             let (group_name, width64, bitmask) = match &ty.kind {
                 TypeKind::Bitmask { bits, width64 } => (bits.clone(), *width64, true),
-                _ => (Some(ty.name.clone()), false, reg.enums.get(&ty.name).is_some_and(|g| g.bitmask)),
+                _ => (
+                    Some(ty.name.clone()),
+                    false,
+                    reg.enums.get(&ty.name).is_some_and(|g| g.bitmask),
+                ),
             };
             let group = group_name.as_deref().and_then(|g| reg.enums.get(g));
             let width64 = width64 || group.is_some_and(|g| g.width64);
-            let repr = if bitmask { if width64 { quote!(u64) } else { quote!(u32) } } else { quote!(i32) };
+            let repr = if bitmask {
+                if width64 {
+                    quote!(u64)
+                } else {
+                    quote!(u32)
+                }
+            } else {
+                quote!(i32)
+            };
             let mut consts = Vec::new();
             let mut seen = BTreeSet::new();
             if let Some(g) = group {
                 for v in &g.values {
-                    if v.extension.as_ref().is_some_and(|e| !cx.sel.is_selected_extension(e)) {
+                    if v.extension
+                        .as_ref()
+                        .is_some_and(|e| !cx.sel.is_selected_extension(e))
+                    {
                         continue;
                     }
                     let cname = names::variant_name(&g.name, &v.name);
                     if !seen.insert(cname.clone()) {
                         continue;
                     }
-                    let Some(value) = enum_value(g, &v.value, 0) else { continue };
+                    let Some(value) = enum_value(g, &v.value, 0) else {
+                        continue;
+                    };
                     let c = ident(&cname);
                     let lit = value_literal(g, value);
                     let vdoc = format!("`{}`", v.name);
@@ -248,12 +297,18 @@ fn fields(cx: &Ctx, members: &[Field]) -> Vec<TokenStream> {
                 _ => 32,
             };
             while i < members.len() {
-                let Some(b) = members[i].ty.bitfield else { break };
+                let Some(b) = members[i].ty.bitfield else {
+                    break;
+                };
                 if bits + b as u32 > unit {
                     break;
                 }
                 bits += b as u32;
-                parts.push(names::field_name(&members[i].name).trim_start_matches("r#").to_owned());
+                parts.push(
+                    names::field_name(&members[i].name)
+                        .trim_start_matches("r#")
+                        .to_owned(),
+                );
                 i += 1;
             }
             let name = format_ident!("{}", parts.join("_and_"));

@@ -163,20 +163,35 @@ pub fn parse_old_funcpointer(tokens: &[Token]) -> Result<(String, CType, Vec<Fie
             _ => None,
         })
         .ok_or("funcpointer without a name")?;
-    let name_pos = tokens.iter().position(|t| matches!(t, Token::Name(_))).unwrap_or(0);
+    let name_pos = tokens
+        .iter()
+        .position(|t| matches!(t, Token::Name(_)))
+        .unwrap_or(0);
     // After the name: `)` `(` params `)` `;`
     let params_start = tokens[name_pos..]
         .windows(2)
         .position(|w| w[0] == Token::Punct(')') && w[1] == Token::Punct('('))
         .map(|p| name_pos + p + 2)
         .ok_or("funcpointer without a parameter list")?;
-    let params_end = tokens.iter().rposition(|t| *t == Token::Punct(')')).ok_or("unterminated parameters")?;
+    let params_end = tokens
+        .iter()
+        .rposition(|t| *t == Token::Punct(')'))
+        .ok_or("unterminated parameters")?;
     let body = &tokens[params_start..params_end.max(params_start)];
     let mut params = Vec::new();
-    if !(body.is_empty() || body == [Token::Word("void".into())] || body == [Token::Type("void".into())]) {
+    if !(body.is_empty()
+        || body == [Token::Word("void".into())]
+        || body == [Token::Type("void".into())])
+    {
         for part in body.split(|t| *t == Token::Punct(',')) {
             let (pname, pty) = parse_decl(part)?;
-            params.push(Field { name: pname, ty: pty, len: None, optional: false, values: None });
+            params.push(Field {
+                name: pname,
+                ty: pty,
+                len: None,
+                optional: false,
+                values: None,
+            });
         }
     }
     Ok((name, ret, params))
@@ -193,8 +208,10 @@ mod tests {
 
     #[test]
     fn const_pointer_to_const_pointer() {
-        let (n, t) =
-            parse_decl(&toks("<m>const <type>char</type>* const* <name>ppEnabledLayerNames</name></m>")).unwrap();
+        let (n, t) = parse_decl(&toks(
+            "<m>const <type>char</type>* const* <name>ppEnabledLayerNames</name></m>",
+        ))
+        .unwrap();
         assert_eq!(n, "ppEnabledLayerNames");
         assert!(t.base_const);
         assert_eq!(t.pointers, vec![true, false]);
@@ -203,14 +220,21 @@ mod tests {
 
     #[test]
     fn arrays_and_bitfields() {
-        let (_, t) = parse_decl(&toks("<m><type>float</type> <name>matrix</name>[3][4]</m>")).unwrap();
+        let (_, t) =
+            parse_decl(&toks("<m><type>float</type> <name>matrix</name>[3][4]</m>")).unwrap();
         assert_eq!(t.array, vec![ArrayLen::Literal(3), ArrayLen::Literal(4)]);
         let (_, t) = parse_decl(&toks(
             "<m><type>char</type> <name>deviceName</name>[<enum>VK_MAX_PHYSICAL_DEVICE_NAME_SIZE</enum>]</m>",
         ))
         .unwrap();
-        assert_eq!(t.array, vec![ArrayLen::Constant("VK_MAX_PHYSICAL_DEVICE_NAME_SIZE".into())]);
-        let (_, t) = parse_decl(&toks("<m><type>uint32_t</type> <name>mask</name>:24</m>")).unwrap();
+        assert_eq!(
+            t.array,
+            vec![ArrayLen::Constant(
+                "VK_MAX_PHYSICAL_DEVICE_NAME_SIZE".into()
+            )]
+        );
+        let (_, t) =
+            parse_decl(&toks("<m><type>uint32_t</type> <name>mask</name>:24</m>")).unwrap();
         assert_eq!(t.bitfield, Some(24));
     }
 
@@ -225,9 +249,10 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].name, "pUserData");
         assert_eq!(p[1].ty.base, "size_t");
-        let (_, _, p) =
-            parse_old_funcpointer(&toks("<t>typedef void (VKAPI_PTR *<name>PFN_vkVoidFunction</name>)(void);</t>"))
-                .unwrap();
+        let (_, _, p) = parse_old_funcpointer(&toks(
+            "<t>typedef void (VKAPI_PTR *<name>PFN_vkVoidFunction</name>)(void);</t>",
+        ))
+        .unwrap();
         assert!(p.is_empty());
     }
 

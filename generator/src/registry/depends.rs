@@ -12,7 +12,10 @@ pub enum Expr {
 impl Expr {
     pub fn parse(s: &str) -> Result<Expr, String> {
         let toks = lex(s)?;
-        let mut p = Parser { toks: &toks, pos: 0 };
+        let mut p = Parser {
+            toks: &toks,
+            pos: 0,
+        };
         let e = p.expr()?;
         if p.pos != toks.len() {
             return Err(format!("trailing input in dependency `{s}`"));
@@ -136,7 +139,9 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(e)
             }
-            other => Err(format!("expected a name or `(` in dependency, found {other:?}")),
+            other => Err(format!(
+                "expected a name or `(` in dependency, found {other:?}"
+            )),
         }
     }
 }
@@ -158,7 +163,10 @@ mod tests {
     #[test]
     fn struct_member_operands() {
         let e = Expr::parse("VK_VERSION_1_1+VkPhysicalDeviceFeatures::sparseBinding").unwrap();
-        assert_eq!(e.names(), vec!["VK_VERSION_1_1", "VkPhysicalDeviceFeatures::sparseBinding"]);
+        assert_eq!(
+            e.names(),
+            vec!["VK_VERSION_1_1", "VkPhysicalDeviceFeatures::sparseBinding"]
+        );
     }
 
     #[test]

@@ -47,17 +47,40 @@ pub fn overlay_and_finish(base: &mut Registry, over: Registry, path: &Path) -> R
 
 /// Parses registry text without overlay or validation.
 pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Registry> {
-    let doc = Document::parse_with_options(text, roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() })
-        .map_err(|e| {
-            let pos = e.pos();
-            Error::Xml { path: path.to_owned(), line: pos.row, col: pos.col, message: e.to_string() }
-        })?;
+    let doc = Document::parse_with_options(
+        text,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| {
+        let pos = e.pos();
+        Error::Xml {
+            path: path.to_owned(),
+            line: pos.row,
+            col: pos.col,
+            message: e.to_string(),
+        }
+    })?;
     let root = doc.root_element();
-    let line_starts: Vec<usize> =
-        std::iter::once(0).chain(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1)).collect();
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        )
+        .collect();
     let cx = Cx { path, line_starts };
     if root.tag_name().name() != "registry" {
-        return Err(cx.schema(root, format!("root element is <{}>, expected <registry>", root.tag_name().name())));
+        return Err(cx.schema(
+            root,
+            format!(
+                "root element is <{}>, expected <registry>",
+                root.tag_name().name()
+            ),
+        ));
     }
     let mut reg = Registry::default();
     for child in root.children().filter(Node::is_element) {
@@ -70,7 +93,8 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                         }
                         let ty = cx.parse_type(t, warnings)?;
                         if ty.name == "VK_HEADER_VERSION" {
-                            reg.header_version = header_version(t).ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
+                            reg.header_version = header_version(t)
+                                .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
                         }
                         reg.types.insert(ty.name.clone(), ty);
                     }
@@ -99,9 +123,13 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                     reg.extensions.push(cx.parse_extension(e, warnings)?);
                 }
             }
-            "comment" | "platforms" | "tags" | "formats" | "spirvextensions" | "spirvcapabilities" | "sync"
-            | "videocodecs" => {}
-            other => warnings.push(format!("{}:{}: ignored unknown element <{other}>", path.display(), cx.line(child))),
+            "comment" | "platforms" | "tags" | "formats" | "spirvextensions"
+            | "spirvcapabilities" | "sync" | "videocodecs" => {}
+            other => warnings.push(format!(
+                "{}:{}: ignored unknown element <{other}>",
+                path.display(),
+                cx.line(child)
+            )),
         }
     }
     Ok(reg)
@@ -146,7 +174,14 @@ fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
         for r in &f.requires {
             for e in &r.enums {
                 if let (Some(group), Some(v)) = (&e.extends, &e.value) {
-                    additions.push((group.clone(), EnumValue { name: e.name.clone(), value: v.clone(), extension: None }));
+                    additions.push((
+                        group.clone(),
+                        EnumValue {
+                            name: e.name.clone(),
+                            value: v.clone(),
+                            extension: None,
+                        },
+                    ));
                 }
             }
         }
@@ -157,7 +192,11 @@ fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
                 if let (Some(group), Some(v)) = (&e.extends, &e.value) {
                     additions.push((
                         group.clone(),
-                        EnumValue { name: e.name.clone(), value: v.clone(), extension: Some(x.name.clone()) },
+                        EnumValue {
+                            name: e.name.clone(),
+                            value: v.clone(),
+                            extension: Some(x.name.clone()),
+                        },
                     ));
                 }
             }
@@ -185,7 +224,12 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
     for ty in reg.types.values() {
         if let Some(a) = &ty.alias {
             if !reg.types.contains_key(a) {
-                return Err(dangling(ty.line, format!("<type name=\"{}\">", ty.name), "type", a));
+                return Err(dangling(
+                    ty.line,
+                    format!("<type name=\"{}\">", ty.name),
+                    "type",
+                    a,
+                ));
             }
         }
         let members = match &ty.kind {
@@ -195,29 +239,54 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
         };
         for m in members {
             if !known_type(&m.ty.base) {
-                return Err(dangling(ty.line, format!("<type name=\"{}\"> member {}", ty.name, m.name), "type", &m.ty.base));
+                return Err(dangling(
+                    ty.line,
+                    format!("<type name=\"{}\"> member {}", ty.name, m.name),
+                    "type",
+                    &m.ty.base,
+                ));
             }
         }
     }
     for cmd in reg.commands.values() {
         if let Some(a) = &cmd.alias {
             if !reg.commands.contains_key(a) {
-                return Err(dangling(cmd.line, format!("<command name=\"{}\">", cmd.name), "command", a));
+                return Err(dangling(
+                    cmd.line,
+                    format!("<command name=\"{}\">", cmd.name),
+                    "command",
+                    a,
+                ));
             }
         }
         for p in &cmd.params {
             if !known_type(&p.ty.base) {
-                return Err(dangling(cmd.line, format!("<command> {} param {}", cmd.name, p.name), "type", &p.ty.base));
+                return Err(dangling(
+                    cmd.line,
+                    format!("<command> {} param {}", cmd.name, p.name),
+                    "type",
+                    &p.ty.base,
+                ));
             }
         }
         if !cmd.ret.base.is_empty() && !known_type(&cmd.ret.base) {
-            return Err(dangling(cmd.line, format!("<command> {}", cmd.name), "type", &cmd.ret.base));
+            return Err(dangling(
+                cmd.line,
+                format!("<command> {}", cmd.name),
+                "type",
+                &cmd.ret.base,
+            ));
         }
     }
     let check_require = |owner: &str, line: u32, r: &Require| -> Result<()> {
         for c in &r.commands {
             if !reg.commands.contains_key(c) {
-                return Err(dangling(line, format!("<require> of {owner}"), "command", c));
+                return Err(dangling(
+                    line,
+                    format!("<require> of {owner}"),
+                    "command",
+                    c,
+                ));
             }
         }
         for t in &r.types {
@@ -252,11 +321,17 @@ fn api_matches(n: Node) -> bool {
 }
 
 fn api_list(n: Node) -> Vec<String> {
-    n.attribute("api").map(|a| a.split(',').map(|s| s.trim().to_owned()).collect()).unwrap_or_default()
+    n.attribute("api")
+        .map(|a| a.split(',').map(|s| s.trim().to_owned()).collect())
+        .unwrap_or_default()
 }
 
 fn header_version(n: Node) -> Option<u32> {
-    let text: String = n.descendants().filter(|d| d.is_text()).filter_map(|d| d.text()).collect();
+    let text: String = n
+        .descendants()
+        .filter(|d| d.is_text())
+        .filter_map(|d| d.text())
+        .collect();
     text.split_whitespace().last()?.parse().ok()
 }
 
@@ -273,7 +348,11 @@ impl Cx<'_> {
     }
 
     fn schema(&self, n: Node, message: String) -> Error {
-        Error::Schema { path: self.path.to_owned(), line: self.line(n), message }
+        Error::Schema {
+            path: self.path.to_owned(),
+            line: self.line(n),
+            message,
+        }
     }
 
     fn name_of(&self, n: Node) -> Result<String> {
@@ -284,9 +363,16 @@ impl Cx<'_> {
             .find(|c| c.has_tag_name("name"))
             .and_then(|c| c.text())
             .map(|s| s.trim().to_owned())
-            .or_else(|| n.children().find(|c| c.has_tag_name("proto")).and_then(|p| {
-                p.children().find(|c| c.has_tag_name("name")).and_then(|c| c.text()).map(|s| s.trim().to_owned())
-            }))
+            .or_else(|| {
+                n.children()
+                    .find(|c| c.has_tag_name("proto"))
+                    .and_then(|p| {
+                        p.children()
+                            .find(|c| c.has_tag_name("name"))
+                            .and_then(|c| c.text())
+                            .map(|s| s.trim().to_owned())
+                    })
+            })
             .ok_or_else(|| self.schema(n, format!("<{}> without a name", n.tag_name().name())))
     }
 
@@ -300,9 +386,16 @@ impl Cx<'_> {
             _ if alias.is_some() => match category {
                 Some("struct") => TypeKind::Struct(Aggregate::default()),
                 Some("union") => TypeKind::Union(Aggregate::default()),
-                Some("handle") => TypeKind::Handle { dispatchable: false, parent: None, object_type: None },
+                Some("handle") => TypeKind::Handle {
+                    dispatchable: false,
+                    parent: None,
+                    object_type: None,
+                },
                 Some("enum") => TypeKind::Enum,
-                Some("bitmask") => TypeKind::Bitmask { bits: None, width64: false },
+                Some("bitmask") => TypeKind::Bitmask {
+                    bits: None,
+                    width64: false,
+                },
                 _ => TypeKind::External,
             },
             None => TypeKind::External,
@@ -315,17 +408,27 @@ impl Cx<'_> {
                     _ => None,
                 });
                 let pointer = toks.contains(&cdecl::Token::Punct('*'));
-                TypeKind::Basetype { underlying, pointer }
+                TypeKind::Basetype {
+                    underlying,
+                    pointer,
+                }
             }
             Some("bitmask") => {
                 let toks = cdecl::tokenize(t);
-                let width64 = toks.iter().any(|k| matches!(k, cdecl::Token::Type(s) if s == "VkFlags64"));
-                let bits = t.attribute("bitvalues").or(t.attribute("requires")).map(str::to_owned);
+                let width64 = toks
+                    .iter()
+                    .any(|k| matches!(k, cdecl::Token::Type(s) if s == "VkFlags64"));
+                let bits = t
+                    .attribute("bitvalues")
+                    .or(t.attribute("requires"))
+                    .map(str::to_owned);
                 TypeKind::Bitmask { bits, width64 }
             }
             Some("handle") => {
                 let toks = cdecl::tokenize(t);
-                let dispatchable = toks.iter().any(|k| matches!(k, cdecl::Token::Type(s) if s == "VK_DEFINE_HANDLE"));
+                let dispatchable = toks
+                    .iter()
+                    .any(|k| matches!(k, cdecl::Token::Type(s) if s == "VK_DEFINE_HANDLE"));
                 TypeKind::Handle {
                     dispatchable,
                     parent: t.attribute("parent").map(str::to_owned),
@@ -357,37 +460,51 @@ impl Cx<'_> {
             }
             Some("funcpointer") => {
                 if let Some(proto) = t.children().find(|c| c.has_tag_name("proto")) {
-                    let (_, ret) = cdecl::parse_proto(&cdecl::tokenize(proto)).map_err(|m| self.schema(proto, m))?;
+                    let (_, ret) = cdecl::parse_proto(&cdecl::tokenize(proto))
+                        .map_err(|m| self.schema(proto, m))?;
                     let mut params = Vec::new();
                     for p in t.children().filter(|c| c.has_tag_name("param")) {
                         params.push(self.parse_field(p)?);
                     }
                     TypeKind::Funcpointer { ret, params }
                 } else {
-                    let (_, ret, params) =
-                        cdecl::parse_old_funcpointer(&cdecl::tokenize(t)).map_err(|m| self.schema(t, m))?;
+                    let (_, ret, params) = cdecl::parse_old_funcpointer(&cdecl::tokenize(t))
+                        .map_err(|m| self.schema(t, m))?;
                     TypeKind::Funcpointer { ret, params }
                 }
             }
-            Some(other) => return Err(self.schema(t, format!("unknown type category `{other}` for {name}"))),
+            Some(other) => {
+                return Err(self.schema(t, format!("unknown type category `{other}` for {name}")))
+            }
         };
         let _ = warnings;
-        Ok(Type { name, alias, kind, requires, line })
+        Ok(Type {
+            name,
+            alias,
+            kind,
+            requires,
+            line,
+        })
     }
 
     fn parse_field(&self, m: Node) -> Result<Field> {
-        let (name, ty) = cdecl::parse_decl(&cdecl::tokenize(m)).map_err(|msg| self.schema(m, msg))?;
+        let (name, ty) =
+            cdecl::parse_decl(&cdecl::tokenize(m)).map_err(|msg| self.schema(m, msg))?;
         Ok(Field {
             name,
             ty,
             len: m.attribute("len").map(str::to_owned),
-            optional: m.attribute("optional").is_some_and(|o| o.starts_with("true")),
+            optional: m
+                .attribute("optional")
+                .is_some_and(|o| o.starts_with("true")),
             values: m.attribute("values").map(str::to_owned),
         })
     }
 
     fn parse_enums(&self, n: Node, reg: &mut Registry, warnings: &mut Vec<String>) -> Result<()> {
-        let name = n.attribute("name").ok_or_else(|| self.schema(n, "<enums> without a name".into()))?;
+        let name = n
+            .attribute("name")
+            .ok_or_else(|| self.schema(n, "<enums> without a name".into()))?;
         let kind = n.attribute("type");
         if kind == Some("constants") || name == "API Constants" {
             for e in n.children().filter(|c| c.has_tag_name("enum")) {
@@ -411,7 +528,11 @@ impl Cx<'_> {
             Some("bitmask") => true,
             Some("enum") | None => false,
             Some(other) => {
-                warnings.push(format!("{}:{}: <enums type=\"{other}\"> treated as enum", self.path.display(), self.line(n)));
+                warnings.push(format!(
+                    "{}:{}: <enums type=\"{other}\"> treated as enum",
+                    self.path.display(),
+                    self.line(n)
+                ));
                 false
             }
         };
@@ -421,12 +542,23 @@ impl Cx<'_> {
                 continue;
             }
             let vname = self.name_of(e)?;
-            let value = self.enum_val(e, None)?.ok_or_else(|| self.schema(e, format!("enum {vname} has no value")))?;
-            values.push(EnumValue { name: vname, value, extension: None });
+            let value = self
+                .enum_val(e, None)?
+                .ok_or_else(|| self.schema(e, format!("enum {vname} has no value")))?;
+            values.push(EnumValue {
+                name: vname,
+                value,
+                extension: None,
+            });
         }
         reg.enums.insert(
             name.to_owned(),
-            EnumGroup { name: name.to_owned(), bitmask, width64: n.attribute("bitwidth") == Some("64"), values },
+            EnumGroup {
+                name: name.to_owned(),
+                bitmask,
+                width64: n.attribute("bitwidth") == Some("64"),
+                values,
+            },
         );
         Ok(())
     }
@@ -437,20 +569,32 @@ impl Cx<'_> {
             return Ok(parse_c_int(v).map(EnumVal::Value));
         }
         if let Some(b) = e.attribute("bitpos") {
-            let b: u32 = b.parse().map_err(|_| self.schema(e, format!("bad bitpos `{b}`")))?;
+            let b: u32 = b
+                .parse()
+                .map_err(|_| self.schema(e, format!("bad bitpos `{b}`")))?;
             if b >= 64 {
                 return Err(self.schema(e, format!("bitpos {b} out of range")));
             }
             return Ok(Some(EnumVal::Bitpos(b)));
         }
         if let Some(off) = e.attribute("offset") {
-            let off: i64 = off.parse().map_err(|_| self.schema(e, format!("bad offset `{off}`")))?;
+            let off: i64 = off
+                .parse()
+                .map_err(|_| self.schema(e, format!("bad offset `{off}`")))?;
             let number = match e.attribute("extnumber") {
-                Some(n) => n.parse::<i64>().map_err(|_| self.schema(e, format!("bad extnumber `{n}`")))?,
-                None => ext_number.ok_or_else(|| self.schema(e, "offset enum outside an extension".into()))? as i64,
+                Some(n) => n
+                    .parse::<i64>()
+                    .map_err(|_| self.schema(e, format!("bad extnumber `{n}`")))?,
+                None => ext_number
+                    .ok_or_else(|| self.schema(e, "offset enum outside an extension".into()))?
+                    as i64,
             };
             let v = 1_000_000_000 + (number - 1) * 1000 + off;
-            return Ok(Some(EnumVal::Value(if e.attribute("dir") == Some("-") { -v } else { v })));
+            return Ok(Some(EnumVal::Value(if e.attribute("dir") == Some("-") {
+                -v
+            } else {
+                v
+            })));
         }
         if let Some(a) = e.attribute("alias") {
             return Ok(Some(EnumVal::Alias(a.to_owned())));
@@ -461,7 +605,9 @@ impl Cx<'_> {
     fn parse_command(&self, c: Node) -> Result<Command> {
         let line = self.line(c);
         if let Some(alias) = c.attribute("alias") {
-            let name = c.attribute("name").ok_or_else(|| self.schema(c, "aliased <command> without name".into()))?;
+            let name = c
+                .attribute("name")
+                .ok_or_else(|| self.schema(c, "aliased <command> without name".into()))?;
             return Ok(Command {
                 name: name.to_owned(),
                 alias: Some(alias.to_owned()),
@@ -472,8 +618,12 @@ impl Cx<'_> {
                 line,
             });
         }
-        let proto = c.children().find(|n| n.has_tag_name("proto")).ok_or_else(|| self.schema(c, "<command> without <proto>".into()))?;
-        let (name, ret) = cdecl::parse_proto(&cdecl::tokenize(proto)).map_err(|m| self.schema(proto, m))?;
+        let proto = c
+            .children()
+            .find(|n| n.has_tag_name("proto"))
+            .ok_or_else(|| self.schema(c, "<command> without <proto>".into()))?;
+        let (name, ret) =
+            cdecl::parse_proto(&cdecl::tokenize(proto)).map_err(|m| self.schema(proto, m))?;
         let mut params = Vec::new();
         for p in c.children().filter(|n| n.has_tag_name("param")) {
             if !api_matches(p) {
@@ -482,12 +632,27 @@ impl Cx<'_> {
             params.push(self.parse_field(p)?);
         }
         let codes = |a: &str| -> Vec<String> {
-            c.attribute(a).map(|s| s.split(',').map(str::to_owned).collect()).unwrap_or_default()
+            c.attribute(a)
+                .map(|s| s.split(',').map(str::to_owned).collect())
+                .unwrap_or_default()
         };
-        Ok(Command { name, alias: None, ret, params, success_codes: codes("successcodes"), error_codes: codes("errorcodes"), line })
+        Ok(Command {
+            name,
+            alias: None,
+            ret,
+            params,
+            success_codes: codes("successcodes"),
+            error_codes: codes("errorcodes"),
+            line,
+        })
     }
 
-    fn parse_require(&self, r: Node, ext_number: Option<u32>, warnings: &mut Vec<String>) -> Result<Require> {
+    fn parse_require(
+        &self,
+        r: Node,
+        ext_number: Option<u32>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Require> {
         // Older registries spell the condition as feature=/extension= attributes.
         let mut conds: Vec<String> = Vec::new();
         if let Some(d) = r.attribute("depends") {
@@ -502,12 +667,22 @@ impl Cx<'_> {
         let depends = match conds.len() {
             0 => None,
             1 => conds.pop(),
-            _ => Some(conds.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join("+")),
+            _ => Some(
+                conds
+                    .iter()
+                    .map(|c| format!("({c})"))
+                    .collect::<Vec<_>>()
+                    .join("+"),
+            ),
         };
         if let Some(d) = &depends {
             depends::Expr::parse(d).map_err(|m| self.schema(r, m))?;
         }
-        let mut req = Require { depends, api: api_list(r), ..Default::default() };
+        let mut req = Require {
+            depends,
+            api: api_list(r),
+            ..Default::default()
+        };
         for item in r.children().filter(Node::is_element) {
             if !api_matches(item) {
                 continue;
@@ -518,7 +693,11 @@ impl Cx<'_> {
                 "enum" => {
                     let name = self.name_of(item)?;
                     let extends = item.attribute("extends").map(str::to_owned);
-                    let value = if extends.is_some() { self.enum_val(item, ext_number)? } else { None };
+                    let value = if extends.is_some() {
+                        self.enum_val(item, ext_number)?
+                    } else {
+                        None
+                    };
                     req.enums.push(RequiredEnum {
                         name,
                         extends,
@@ -543,16 +722,25 @@ impl Cx<'_> {
         if !api.iter().any(|a| a == "vulkan") {
             return Ok(None);
         }
-        let number = f.attribute("number").ok_or_else(|| self.schema(f, format!("feature {name} without number")))?;
-        let version = parse_version(number).ok_or_else(|| self.schema(f, format!("bad feature number `{number}`")))?;
+        let number = f
+            .attribute("number")
+            .ok_or_else(|| self.schema(f, format!("feature {name} without number")))?;
+        let version = parse_version(number)
+            .ok_or_else(|| self.schema(f, format!("bad feature number `{number}`")))?;
         let mut requires = Vec::new();
         let mut removes = Vec::new();
         for r in f.children().filter(Node::is_element) {
             match r.tag_name().name() {
-                "require" if api_matches(r) => requires.push(self.parse_require(r, None, warnings)?),
+                "require" if api_matches(r) => {
+                    requires.push(self.parse_require(r, None, warnings)?)
+                }
                 "remove" if api_matches(r) => removes.push(self.parse_require(r, None, warnings)?),
                 "require" | "remove" | "comment" | "deprecate" => {}
-                other => warnings.push(format!("{}:{}: ignored <{other}> in feature", self.path.display(), self.line(r))),
+                other => warnings.push(format!(
+                    "{}:{}: ignored <{other}> in feature",
+                    self.path.display(),
+                    self.line(r)
+                )),
             }
         }
         Ok(Some(Feature {
@@ -569,14 +757,18 @@ impl Cx<'_> {
     fn parse_extension(&self, e: Node, warnings: &mut Vec<String>) -> Result<Extension> {
         let name = self.name_of(e)?;
         let number = match e.attribute("number") {
-            Some(n) => n.parse().map_err(|_| self.schema(e, format!("extension {name}: bad number `{n}`")))?,
+            Some(n) => n
+                .parse()
+                .map_err(|_| self.schema(e, format!("extension {name}: bad number `{n}`")))?,
             None => return Err(self.schema(e, format!("extension {name} without number"))),
         };
         let kind = match e.attribute("type") {
             Some("instance") => Some(ExtensionKind::Instance),
             Some("device") => Some(ExtensionKind::Device),
             None => None,
-            Some(other) => return Err(self.schema(e, format!("extension {name}: unknown type `{other}`"))),
+            Some(other) => {
+                return Err(self.schema(e, format!("extension {name}: unknown type `{other}`")))
+            }
         };
         let mut depends_parts: Vec<String> = Vec::new();
         if let Some(d) = e.attribute("depends") {
@@ -597,17 +789,30 @@ impl Cx<'_> {
         } else if depends_parts.len() == 1 {
             depends_parts.pop()
         } else {
-            Some(depends_parts.iter().map(|p| format!("({p})")).collect::<Vec<_>>().join("+"))
+            Some(
+                depends_parts
+                    .iter()
+                    .map(|p| format!("({p})"))
+                    .collect::<Vec<_>>()
+                    .join("+"),
+            )
         };
         if let Some(d) = &depends {
-            depends::Expr::parse(d).map_err(|m| self.schema(e, format!("extension {name}: {m}")))?;
+            depends::Expr::parse(d)
+                .map_err(|m| self.schema(e, format!("extension {name}: {m}")))?;
         }
         let mut requires = Vec::new();
         for r in e.children().filter(Node::is_element) {
             match r.tag_name().name() {
-                "require" if api_matches(r) => requires.push(self.parse_require(r, Some(number), warnings)?),
+                "require" if api_matches(r) => {
+                    requires.push(self.parse_require(r, Some(number), warnings)?)
+                }
                 "require" | "remove" | "comment" | "deprecate" => {}
-                other => warnings.push(format!("{}:{}: ignored <{other}> in extension", self.path.display(), self.line(r))),
+                other => warnings.push(format!(
+                    "{}:{}: ignored <{other}> in extension",
+                    self.path.display(),
+                    self.line(r)
+                )),
             }
         }
         let spec_version = requires
@@ -621,13 +826,24 @@ impl Cx<'_> {
             name,
             number,
             kind,
-            supported: e.attribute("supported").unwrap_or("").split(',').map(str::to_owned).collect(),
+            supported: e
+                .attribute("supported")
+                .unwrap_or("")
+                .split(',')
+                .map(str::to_owned)
+                .collect(),
             platform: e.attribute("platform").map(str::to_owned),
             author: e.attribute("author").map(str::to_owned),
             depends,
             promoted_to: e.attribute("promotedto").map(str::to_owned),
-            deprecated_by: e.attribute("deprecatedby").filter(|s| !s.is_empty()).map(str::to_owned),
-            obsoleted_by: e.attribute("obsoletedby").filter(|s| !s.is_empty()).map(str::to_owned),
+            deprecated_by: e
+                .attribute("deprecatedby")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+            obsoleted_by: e
+                .attribute("obsoletedby")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
             provisional: e.attribute("provisional") == Some("true"),
             spec_version,
             requires,
@@ -659,12 +875,21 @@ pub struct Source {
 /// Picks the registry: the explicit path, else `$VKGEN_REGISTRY`, else Debian's vk.xml.
 pub fn locate(explicit: Option<&Path>) -> Source {
     if let Some(p) = explicit {
-        return Source { path: p.to_owned(), how: "--registry" };
+        return Source {
+            path: p.to_owned(),
+            how: "--registry",
+        };
     }
     if let Some(p) = std::env::var_os("VKGEN_REGISTRY") {
-        return Source { path: PathBuf::from(p), how: "$VKGEN_REGISTRY" };
+        return Source {
+            path: PathBuf::from(p),
+            how: "$VKGEN_REGISTRY",
+        };
     }
-    Source { path: PathBuf::from(DEBIAN_REGISTRY), how: "Debian's libvulkan-dev" }
+    Source {
+        path: PathBuf::from(DEBIAN_REGISTRY),
+        how: "Debian's libvulkan-dev",
+    }
 }
 
 pub const DEBIAN_REGISTRY: &str = "/usr/share/vulkan/registry/vk.xml";

@@ -1,9 +1,13 @@
 //! Shared test helpers: where the registry matrix and the workspace are.
+#![allow(dead_code)] // each test binary uses a different subset
 
 use std::path::PathBuf;
 
 pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("generator/ has a parent").to_owned()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("generator/ has a parent")
+        .to_owned()
 }
 
 /// `$VKGEN_REGISTRY_DIR`, else `../shared/registry` beside the checkout. Fails loudly when absent:
@@ -22,10 +26,17 @@ pub fn registry_dir() -> PathBuf {
 
 pub fn registry(version: &str) -> PathBuf {
     let p = registry_dir().join(format!("vk-{version}.xml"));
-    assert!(p.is_file(), "registry {} missing from the matrix", p.display());
+    assert!(
+        p.is_file(),
+        "registry {} missing from the matrix",
+        p.display()
+    );
     p
 }
 
 pub fn options(version: &str) -> vkgen::Options {
-    vkgen::Options { registry: Some(registry(version)), ..Default::default() }
+    vkgen::Options {
+        registry: Some(registry(version)),
+        ..Default::default()
+    }
 }
