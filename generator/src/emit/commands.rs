@@ -39,13 +39,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         .enumerate()
         .map(|(i, e)| (e.name.as_str(), i))
         .collect();
-    let index: BTreeMap<&str, usize> = cx
-        .sel
-        .commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name.as_str(), i))
-        .collect();
+    let index = cx.command_index();
     let mut infos = Vec::new();
     let mut ids = Vec::new();
     for (i, c) in cx.sel.commands.iter().enumerate() {

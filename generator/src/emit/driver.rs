@@ -14,13 +14,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let mut hooks = Vec::new();
     let mut entries = Vec::new();
     let mut arms = Vec::new();
-    let index: std::collections::BTreeMap<&str, usize> = cx
-        .sel
-        .commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name.as_str(), i))
-        .collect();
+    let index = cx.command_index();
     for c in cx.sel.canonical_commands() {
         let cmd = cx.command(&c.name);
         let field = ident(&names::command_field(&c.name));

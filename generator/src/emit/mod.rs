@@ -192,6 +192,16 @@ impl<'r> Ctx<'_, 'r> {
         }
     }
 
+    /// Position of each selected command name in `COMMANDS` (its `CommandId`).
+    pub fn command_index(&self) -> std::collections::BTreeMap<&str, usize> {
+        self.sel
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.as_str(), i))
+            .collect()
+    }
+
     pub fn command<'a>(&'a self, name: &str) -> &'a Command {
         self.reg()
             .resolve_command(name)

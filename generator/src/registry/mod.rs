@@ -169,36 +169,22 @@ fn apply_overlay(base: &mut Registry, over: Registry) {
 
 /// Merges values that features and extensions add to enum groups, then checks references.
 fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
+    // Features add values with no owning extension; extensions tag theirs.
+    let owners = reg
+        .features
+        .iter()
+        .map(|f| (None, &f.requires))
+        .chain(reg.extensions.iter().map(|x| (Some(&x.name), &x.requires)));
     let mut additions: Vec<(String, EnumValue)> = Vec::new();
-    for f in &reg.features {
-        for r in &f.requires {
-            for e in &r.enums {
-                if let (Some(group), Some(v)) = (&e.extends, &e.value) {
-                    additions.push((
-                        group.clone(),
-                        EnumValue {
-                            name: e.name.clone(),
-                            value: v.clone(),
-                            extension: None,
-                        },
-                    ));
-                }
-            }
-        }
-    }
-    for x in &reg.extensions {
-        for r in &x.requires {
-            for e in &r.enums {
-                if let (Some(group), Some(v)) = (&e.extends, &e.value) {
-                    additions.push((
-                        group.clone(),
-                        EnumValue {
-                            name: e.name.clone(),
-                            value: v.clone(),
-                            extension: Some(x.name.clone()),
-                        },
-                    ));
-                }
+    for (owner, requires) in owners {
+        for e in requires.iter().flat_map(|r| &r.enums) {
+            if let (Some(group), Some(v)) = (&e.extends, &e.value) {
+                let value = EnumValue {
+                    name: e.name.clone(),
+                    value: v.clone(),
+                    extension: owner.cloned(),
+                };
+                additions.push((group.clone(), value));
             }
         }
     }
