@@ -42,6 +42,16 @@ pub trait Driver: Sized + 'static {
         let _ = (level, handle, name);
         None
     }
+    /// Whether `ext` was enabled on `device` (a device created by this driver). Device-level
+    /// proc addresses of commands whose extensions are all disabled are NULL (spec, Android
+    /// 15+). The default says every supported extension is enabled.
+    ///
+    /// # Safety
+    /// `device` is a handle this driver created.
+    unsafe fn is_enabled_on_device(device: u64, ext: ExtensionId) -> bool {
+        let _ = device;
+        Self::supports_extension(ext)
+    }
     /// The result of a `VkResult` command the driver does not implement.
     fn unimplemented(cmd: CommandId) -> vk::Result {
         let _ = cmd;
@@ -17674,15 +17684,28 @@ pub fn entry_point<D: Driver>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         _ => None,
     }
 }
+/// A core command (not an extension alias of one) of a version the driver implements.
+fn is_core<D: Driver>(info: &'static commands::CommandInfo) -> bool {
+    matches!(
+        (info.origin, info.canonical().origin), (Origin::Core(_), Origin::Core(v)) if v
+        <= D::API_VERSION
+    )
+}
 /// Whether the driver exposes `cmd`: core up to its API version, or one of its extensions.
 pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
     let info = commands::info(cmd);
-    if let Origin::Core(v) = info.canonical().origin {
-        if v <= D::API_VERSION && matches!(info.origin, Origin::Core(_)) {
-            return true;
-        }
+    if is_core::<D>(info) {
+        return true;
     }
     info.extensions.iter().any(|&e| D::supports_extension(e))
+}
+/// Core commands up to the driver's version, or a command of an extension enabled on `device`.
+fn enabled_on_device<D: Driver>(device: u64, cmd: CommandId) -> bool {
+    let info = commands::info(cmd);
+    if is_core::<D>(info) {
+        return true;
+    }
+    info.extensions.iter().any(|&e| unsafe { D::is_enabled_on_device(device, e) })
 }
 unsafe fn resolve<D: Driver>(
     level: Level,
@@ -17702,9 +17725,10 @@ unsafe fn resolve<D: Driver>(
         return None;
     }
     if !D::intercepts(id) {
-        if let Some(f) = unsafe { D::passthrough(level, handle, name) } {
-            return Some(f);
-        }
+        return unsafe { D::passthrough(level, handle, name) };
+    }
+    if level == Level::Device && handle != 0 && !enabled_on_device::<D>(handle, id) {
+        return None;
     }
     entry_point::<D>(id)
 }

@@ -5526,6 +5526,46 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
 ];
+/// Extensions the Android loader never exposes (not in [`EXTENSIONS`]: the selection drops
+/// them), for filtering what drivers and layers report.
+pub const BLOCKED: &[&CStr] = &[
+    c"VK_EXT_acquire_xlib_display",
+    c"VK_EXT_direct_mode_display",
+    c"VK_EXT_directfb_surface",
+    c"VK_EXT_display_control",
+    c"VK_EXT_display_surface_counter",
+    c"VK_EXT_full_screen_exclusive",
+    c"VK_EXT_headless_surface",
+    c"VK_EXT_metal_surface",
+    c"VK_FUCHSIA_imagepipe_surface",
+    c"VK_GGP_stream_descriptor_surface",
+    c"VK_HUAWEI_subpass_shading",
+    c"VK_KHR_display",
+    c"VK_KHR_display_swapchain",
+    c"VK_KHR_external_fence_win32",
+    c"VK_KHR_external_memory_win32",
+    c"VK_KHR_external_semaphore_win32",
+    c"VK_KHR_mir_surface",
+    c"VK_KHR_wayland_surface",
+    c"VK_KHR_win32_keyed_mutex",
+    c"VK_KHR_win32_surface",
+    c"VK_KHR_xcb_surface",
+    c"VK_KHR_xlib_surface",
+    c"VK_MVK_ios_surface",
+    c"VK_MVK_macos_surface",
+    c"VK_NN_vi_surface",
+    c"VK_NV_acquire_winrt_display",
+    c"VK_NV_cooperative_matrix",
+    c"VK_NV_coverage_reduction_mode",
+    c"VK_NV_external_memory_win32",
+    c"VK_NV_win32_keyed_mutex",
+    c"VK_NVX_image_view_handle",
+    c"VK_QNX_screen_surface",
+];
+/// Whether Android blocks the extension `name`.
+pub fn is_blocked(name: &CStr) -> bool {
+    BLOCKED.contains(&name)
+}
 const DISP: [u32; 92] = [
     1, 0, 0, 0, 1, 1, 0, 2, 0, 0, 2, 0, 0, 0, 2, 2, 2, 0, 0, 1, 1, 1, 0, 0, 1, 1, 2, 4,
     0, 0, 1, 0, 0, 0, 1, 2, 2, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0, 0, 2, 0,

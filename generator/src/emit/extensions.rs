@@ -82,6 +82,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let keys: Vec<&str> = cx.sel.extensions.iter().map(|e| e.name.as_str()).collect();
     let table = phf::table_tokens(&phf::build(&keys));
     let n = Literal::usize_unsuffixed(keys.len());
+    let blocked = policy::BLOCKED_EXTENSIONS
+        .iter()
+        .map(|b| Literal::c_string(&std::ffi::CString::new(*b).expect("no NUL")));
     let tokens = quote! {
         use core::ffi::CStr;
 
@@ -129,6 +132,15 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
 
         pub static EXTENSIONS: [ExtensionInfo; #n] = [#(#infos),*];
+
+        /// Extensions the Android loader never exposes (not in [`EXTENSIONS`]: the selection drops
+        /// them), for filtering what drivers and layers report.
+        pub const BLOCKED: &[&CStr] = &[#(#blocked),*];
+
+        /// Whether Android blocks the extension `name`.
+        pub fn is_blocked(name: &CStr) -> bool {
+            BLOCKED.contains(&name)
+        }
 
         #table
 

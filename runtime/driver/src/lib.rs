@@ -4,12 +4,37 @@
 //! dispatchable handles that start with `HWVULKAN_DISPATCH_MAGIC`, and `VK_ANDROID_native_buffer`,
 //! which moves gralloc buffers and native fence fds across the boundary. This crate holds the
 //! hand-written pieces the generated driver code builds on; the ABI structs themselves live in
-//! `vkgen-abi`.
+//! `vkgen-abi`, the per-command hooks and entry points in `vkgen-generated`'s `driver` module.
 //!
 //! * [`sync_fd`]: native fences (`-1` or a pollable fd), and eventfd fences the runtime signals
 //!   itself where the backend cannot export `SYNC_FD`.
 //! * [`gralloc`]: memfd-backed gralloc-like buffers with real `native_handle_t`s, so the
 //!   native-buffer path runs on a Linux host.
+//! * [`handles`]: dispatchable objects (loader slot in word 0), non-dispatchable handles, and
+//!   host memory that honours `VkAllocationCallbacks`.
+//! * [`export`]: [`export_driver!`] turns a `Driver` into a `cdylib` exporting `HMI` and the
+//!   Khronos `vk_icd*` entry points, and nothing else.
+//! * [`backend`]: the drivers themselves: [`backend::null::NullDriver`] (AOSP nulldrv's
+//!   behaviour) and [`backend::host::HostDriver`] (passthrough to a real ICD).
+//! * [`util`]: the two-call idiom, `pNext` chains, fence fd hand-over.
+//! * [`testing`]: opening a built driver library through its HAL module, as a loader does.
+//!
+//! The `vulkan_null` / `vulkan_host` libraries (`runtime/drivers/`) are one
+//! `export_driver!` line each.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+pub mod backend;
+pub mod export;
 pub mod gralloc;
+pub mod handles;
 pub mod sync_fd;
+pub mod testing;
+pub mod util;
+
+/// The `ash` the runtime is built on (its `vk` types are the generated crate's).
+pub use ash;
+/// The HAL/ICD ABI crate, for [`export_driver!`] expansions.
+pub use vkgen_abi as abi;
+/// The generated crate (`Driver` trait, entry points, command metadata).
+pub use vkgen_generated as generated;

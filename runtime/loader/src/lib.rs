@@ -17,11 +17,48 @@
 //! Everything that reads the environment does so once, into a [`LoaderConfig`]; discovery
 //! functions take that struct, so tests can describe a whole "device" (properties, HAL root, layer
 //! dirs, ICD manifests) without touching process-global state.
+//!
+//! The loader core (what makes `libvulkan.so` a loader):
+//! * [`exports`]: the exported symbols: the generated trampolines plus the loader's own entry
+//!   points, and the name → function table `vkGetInstanceProcAddr` answers exported names from.
+//! * [`api`]: the application-facing entry points the loader implements itself
+//!   (`commands::LOADER_INTERCEPTED`): global queries, instance and device creation with their
+//!   layer chains, and `vkGet{Instance,Device}ProcAddr`.
+//! * [`terminator`]: the bottom of every call chain ("driver level"): creates one driver
+//!   instance per driver, stamps the loader's data into dispatchable objects, filters
+//!   extensions and hands out the drivers' own functions.
+//! * [`dispatch_data`]: the per-instance and per-device data whose address is word 0 of every
+//!   dispatchable object, and the `vkSet*LoaderData` callbacks.
+//! * [`chain`]: the `VkLayer{Instance,Device}CreateInfo` chain structs handed to layers.
+//! * [`extensions`]: which extensions are shown, hidden, renamed or passed to drivers.
+//! * [`init`]: the once-per-process state (drivers, layer registry): Android's
+//!   `EnsureInitialized`.
+//! * [`ffi`]: panic containment and the two-call enumeration idiom.
+//!
+//! Call flow (Android's model): an exported trampoline reads word 0 of its dispatchable
+//! argument, which points at [`dispatch_data::InstanceData`] or [`dispatch_data::DeviceData`],
+//! whose first field is the dispatch table filled from the head of the layer chain; the chain's
+//! tail is [`terminator`], which returns the driver's own functions for everything it does not
+//! need to intercept.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+pub mod api;
+pub mod chain;
+pub mod dispatch_data;
 pub mod driver;
+pub mod exports;
+pub mod extensions;
+pub(crate) mod ffi;
+pub mod init;
 pub mod layers;
 pub mod logging;
 pub mod properties;
+pub mod terminator;
+
+/// The generated tables and types the trampolines (`crate::vk`, `crate::dispatch`) and the rest
+/// of the loader build on.
+pub use vkgen_generated::{dispatch, vk};
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -6,7 +6,9 @@
 //! `RTLD_NOW | RTLD_LOCAL` and interrogated:
 //! * required exports `vkEnumerateInstanceLayerProperties` and
 //!   `vkEnumerateInstanceExtensionProperties`; optional `vkEnumerateDeviceLayerProperties` and
-//!   `vkEnumerateDeviceExtensionProperties` (called with a null physical device);
+//!   `vkEnumerateDeviceExtensionProperties` (called with a null physical device), which a layer
+//!   that negotiated interface 2 may provide through its `vkGetInstanceProcAddr(NULL, ...)`
+//!   instead of exporting them (Khronos-style layers such as Debian's validation layer);
 //! * `vkNegotiateLoaderLayerInterfaceVersion` when exported, offered interface version 2;
 //! * per layer: instance extensions, "global" iff its `VkLayerProperties` are byte-identical to an
 //!   entry of the device layer list (then its device extensions), and its GIPA/GDPA.
@@ -251,6 +253,29 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     };
     // Only interface 2 hands back entry points; a version-1 answer means "use the exports".
     let negotiated_procs = negotiated.filter(|n| n.loader_layer_interface_version >= 2);
+    // Khronos-style layers (interface 2) need not export the device enumeration functions
+    // (Debian's validation layer does not); such a layer answers them through its negotiated
+    // `vkGetInstanceProcAddr` with a null instance, so Android's "listed as a device layer"
+    // rule can still be applied to it.
+    let from_negotiated_gipa = |name: &CStr| -> vk::PFN_vkVoidFunction {
+        let gipa = negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr)?;
+        // SAFETY: a negotiated layer GIPA answers global queries with a null instance.
+        unsafe { gipa(vk::Instance::null(), name.as_ptr()) }
+    };
+    let enumerate_device_layers = enumerate_device_layers.or_else(|| {
+        // SAFETY: the layer returns this command's type for its name.
+        unsafe {
+            crate::driver::void_fn_as(from_negotiated_gipa(c"vkEnumerateDeviceLayerProperties"))
+        }
+    });
+    let enumerate_device_extensions = enumerate_device_extensions.or_else(|| {
+        // SAFETY: as above.
+        unsafe {
+            crate::driver::void_fn_as(from_negotiated_gipa(
+                c"vkEnumerateDeviceExtensionProperties",
+            ))
+        }
+    });
 
     let instance_layers: Vec<vk::LayerProperties> =
         enumerate(path, "vkEnumerateInstanceLayerProperties", |c, p| {
@@ -766,9 +791,18 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             .map(|e| e.extension_name_as_c_str().unwrap())
             .collect();
         assert!(exts.contains(&c"VK_EXT_debug_utils"), "{exts:?}");
-        // Debian's build exports no vkEnumerateDeviceLayerProperties, so under Android's rule the
-        // layer is instance-only.
-        assert!(!layer.is_global());
+        // Debian's build exports no vkEnumerateDeviceLayerProperties, but answers it through its
+        // negotiated GIPA, which lists it as a device layer: it is global.
+        assert!(layer.is_global());
+        let device_exts: Vec<&CStr> = layer
+            .device_extensions()
+            .iter()
+            .map(|e| e.extension_name_as_c_str().unwrap())
+            .collect();
+        assert!(
+            device_exts.contains(&c"VK_EXT_validation_cache"),
+            "{device_exts:?}"
+        );
         // Its GIPA answers a global query.
         // SAFETY: global lookup through the layer's own GIPA.
         let f = unsafe {

@@ -1,0 +1,1677 @@
+//! The host driver: passthrough to a real Khronos ICD (lavapipe, NVIDIA), plus
+//! `VK_ANDROID_native_buffer` on top.
+//!
+//! # Opening the host ICD
+//! The ICD is opened **directly**, never through the system loader: its manifest is
+//! `$VKGEN_HOST_ICD` if set (only that one), else the first usable one from the standard
+//! manifest directories (`$XDG_CONFIG_DIRS`/`/etc/xdg`, `/etc`, `$XDG_DATA_HOME`,
+//! `$XDG_DATA_DIRS`/`/usr/local/share:/usr/share`, each `+ vulkan/icd.d`, and
+//! `/usr/local/nvidia/share/vulkan/icd.d`), NVIDIA first, then lavapipe, then the rest.
+//! The manifest is parsed with serde_json, the library `dlopen`ed (`RTLD_NOW | RTLD_LOCAL`, kept
+//! for the life of the process), interface version 7 offered through
+//! `vk_icdNegotiateLoaderICDInterfaceVersion` (at least 2 required, so dispatchable objects
+//! carry `ICD_LOADER_MAGIC`), and `vk_icdGetInstanceProcAddr` used for everything. Libraries that
+//! export `HMI` are vkgen drivers and are skipped, so a manifest for this very driver in a standard
+//! directory cannot make it load itself. No usable ICD means `vkCreateInstance` returns
+//! `VK_ERROR_INCOMPATIBLE_DRIVER` (no devices are ever enumerated) and nothing crashes.
+//!
+//! # Passthrough
+//! A Khronos ICD keeps word 0 of its dispatchable objects for the loader, which is exactly the
+//! contract of Android's HAL, so host handles go straight up. [`HostDriver::intercepts`] is true
+//! only for the commands below; every other proc address is the host's own function
+//! (`vk_icdGetInstanceProcAddr(instance, name)`, the host's `vkGetDeviceProcAddr(device, name)` at
+//! device level, `vk_icdGetPhysicalDeviceProcAddr` for physical-device lookups): zero overhead.
+//! [`HostDriver::supports_extension`] answers from the host's instance extensions and the union
+//! of its devices' extensions (probed once with a throw-away instance), so commands of
+//! extensions the host lacks are not exposed.
+//!
+//! Intercepted, with the reason:
+//! * `vkCreateInstance` (no host → `VK_ERROR_INCOMPATIBLE_DRIVER`; the host instance gets
+//!   apiVersion ≥ 1.1 so the 1.1 entry points used below exist), `vkDestroyInstance`,
+//!   `vkEnumerateInstanceVersion` (clamped to 1.3, the generated API), and
+//!   `vkEnumerateInstanceExtensionProperties` (answers without a host): bookkeeping.
+//! * `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr`: so that proc addresses asked of the driver
+//!   go through these rules rather than straight to the host.
+//! * `vkEnumerateDeviceExtensionProperties`: adds `VK_ANDROID_native_buffer` (spec 11) where the
+//!   host has `VK_EXT_external_memory_host`.
+//! * `vkCreateDevice` / `vkDestroyDevice`: strips ANB before the host sees it and enables what
+//!   it needs (`VK_EXT_external_memory_host`; `VK_KHR_external_fence_fd` where the host can
+//!   export `SYNC_FD` fences); per-device state; the release worker thread is joined at destroy.
+//! * `vkGetDeviceQueue{,2}`: remembers which device a queue belongs to.
+//! * `vkGetPhysicalDeviceProperties2{,KHR}`: fills `VkPhysicalDevicePresentationPropertiesANDROID`
+//!   (`sharedImage = VK_TRUE`: the import below is zero-copy, so producer and consumer share
+//!   the memory).
+//! * `vkCreateImage` / `vkBindImageMemory2{,KHR}` / `vkDestroyImage`: `VkNativeBufferANDROID`.
+//! * `vkGetSwapchainGrallocUsage{,2,3,4}ANDROID`, `vkAcquireImageANDROID`,
+//!   `vkQueueSignalReleaseImageANDROID`.
+//!
+//! # Native buffers: `VK_EXT_external_memory_host`
+//! A gralloc buffer is a memfd. `VK_KHR_external_memory_fd`'s `OPAQUE_FD` means "an fd this
+//! driver exported", not a memfd, so importing one is invalid (lavapipe would misinterpret it).
+//! Instead the memfd is `mmap`ed `MAP_SHARED` and the mapping imported as host memory
+//! (`VkImportMemoryHostPointerInfoEXT`, `HOST_ALLOCATION`): zero-copy, and works on lavapipe and
+//! NVIDIA. The image is created `LINEAR` with `VkExternalMemoryImageCreateInfo(HOST_ALLOCATION)`;
+//! its row pitch must equal the buffer's (lavapipe: `align(align(w, 4) * bpp, 64)`, which is what
+//! our gralloc allocates), otherwise `VK_ERROR_INVALID_EXTERNAL_HANDLE`. The import must cover the
+//! image's memory requirements (lavapipe pads height to 4 rows) in whole multiples of
+//! `minImportedHostPointerAlignment`, which can be more than the file holds: the mapping is an
+//! anonymous reservation of the full size with the file mapped over its start (`MAP_FIXED`), so
+//! the padding is private scratch memory and never touches pages beyond the end of the file.
+//! Images created with `VkNativeBufferANDROID` are bound at creation; images created with
+//! `VkImageSwapchainCreateInfoKHR` are created importable and bound when `vkBindImageMemory2`
+//! brings the `VkNativeBufferANDROID` (spec ≥ 8).
+//!
+//! # Native fences
+//! * `vkAcquireImageANDROID` takes the fd (closing it on every path), waits for it on the calling
+//!   thread, closes it, then signals the semaphore and/or fence with an empty `vkQueueSubmit` on
+//!   the device's first queue (under a per-device lock; the application must not use that queue
+//!   concurrently from another thread, which it must not anyway while it is inside
+//!   `vkAcquireNextImageKHR` on the same swapchain's device, the only caller).
+//! * `vkQueueSignalReleaseImageANDROID` submits a batch waiting on the semaphores (all stages)
+//!   with a pooled fence. Where the host exports `SYNC_FD` fences (NVIDIA), the fence's
+//!   `sync_file` is returned. Otherwise (lavapipe) an eventfd [`FenceSignaller`] fd is returned
+//!   and the device's worker thread (started on first use) waits for the host fence, signals the
+//!   eventfd and recycles the fence.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::path::{Path, PathBuf};
+use std::ptr::{self, NonNull};
+use std::sync::mpsc;
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::thread::JoinHandle;
+
+use vkgen_abi::icd::{
+    PFN_vk_icdGetPhysicalDeviceProcAddr, PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
+};
+use vkgen_abi::native_window::{buffer_usage, NativeHandle};
+use vkgen_generated::commands::{self, CommandId, Level};
+use vkgen_generated::driver::Driver;
+use vkgen_generated::extensions::{self, ExtensionId};
+use vkgen_generated::vk;
+
+use crate::export::DriverModule;
+use crate::gralloc::Buffer;
+use crate::sync_fd::FenceSignaller;
+use crate::util::{
+    cstr_from_array, extension_properties, fence_error_result, find_in_chain, for_each_out,
+    take_native_fence, write_array, ChainEdit,
+};
+
+/// Environment variable naming the host ICD's manifest (overrides the search).
+pub const HOST_ICD_ENV: &str = "VKGEN_HOST_ICD";
+/// `VK_ANDROID_native_buffer`'s spec version as advertised.
+pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
+
+const NATIVE_BUFFER_NAME: &CStr = c"VK_ANDROID_native_buffer";
+const MEMORY_HOST_NAME: &CStr = c"VK_EXT_external_memory_host";
+const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
+/// The newest API the generated tables describe.
+const MAX_API_VERSION: u32 = vk::make_api_version(0, 1, 3, vkgen_generated::HEADER_VERSION);
+
+/// The host driver. See the [module docs](self).
+#[derive(Debug)]
+pub struct HostDriver;
+
+/// Why a host ICD could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("cannot read ICD manifest {path}: {source}")]
+    ReadManifest {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("ICD manifest {path} is not valid: {reason}")]
+    BadManifest { path: PathBuf, reason: String },
+    #[error("cannot load {path}: {source}")]
+    Load {
+        path: PathBuf,
+        source: libloading::Error,
+    },
+    #[error("{path} is a vkgen driver (exports HMI), not a host ICD")]
+    OwnDriver { path: PathBuf },
+    #[error("{path} has no vk_icdGetInstanceProcAddr")]
+    NoGetInstanceProcAddr { path: PathBuf },
+    #[error("{path} negotiated loader interface {version}, at least 2 is needed")]
+    OldInterface { path: PathBuf, version: u32 },
+    #[error("{path}: interface negotiation failed: {result:?}")]
+    Negotiation { path: PathBuf, result: vk::Result },
+    #[error("no usable host ICD (tried: {tried:?})")]
+    NoneFound { tried: Vec<PathBuf> },
+}
+
+/// An opened host ICD.
+pub struct HostIcd {
+    _library: libloading::os::unix::Library,
+    manifest: PathBuf,
+    library_path: PathBuf,
+    interface_version: u32,
+    gipa: vk::PFN_vkGetInstanceProcAddr,
+    gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr>,
+    entry: ash::Entry,
+    instance_version: u32,
+    instance_extensions: Vec<vk::ExtensionProperties>,
+    device_extensions: OnceLock<HashSet<Vec<u8>>>,
+}
+
+impl std::fmt::Debug for HostIcd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostIcd")
+            .field("manifest", &self.manifest)
+            .field("library_path", &self.library_path)
+            .field("interface_version", &self.interface_version)
+            .field("instance_version", &self.instance_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostIcd {
+    /// The manifest it was found through.
+    pub fn manifest(&self) -> &Path {
+        &self.manifest
+    }
+
+    /// The library the manifest names.
+    pub fn library_path(&self) -> &Path {
+        &self.library_path
+    }
+
+    /// The negotiated loader–ICD interface version.
+    pub fn interface_version(&self) -> u32 {
+        self.interface_version
+    }
+
+    /// The host's `vkEnumerateInstanceVersion` (1.0 where it has none).
+    pub fn instance_version(&self) -> u32 {
+        self.instance_version
+    }
+
+    /// The host's `vk_icdGetInstanceProcAddr`.
+    pub fn get_instance_proc_addr(&self) -> vk::PFN_vkGetInstanceProcAddr {
+        self.gipa
+    }
+
+    /// Opens the ICD a manifest describes.
+    pub fn open(manifest: &Path) -> Result<Self, HostError> {
+        let text = std::fs::read_to_string(manifest).map_err(|source| HostError::ReadManifest {
+            path: manifest.to_owned(),
+            source,
+        })?;
+        let library_path = manifest_library(manifest, &text)?;
+        // SAFETY: loading a Vulkan ICD runs its initialisers, which is what an ICD is for; the
+        // library stays loaded for as long as this value (in practice, the process).
+        let library = unsafe {
+            libloading::os::unix::Library::open(
+                Some(&library_path),
+                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL,
+            )
+        }
+        .map_err(|source| HostError::Load {
+            path: library_path.clone(),
+            source,
+        })?;
+        // SAFETY: looking a data symbol up only; it is never read.
+        if unsafe { library.get::<*const c_void>(b"HMI\0") }.is_ok() {
+            return Err(HostError::OwnDriver { path: library_path });
+        }
+        // SAFETY: the symbol, if present, is the ICD's `vk_icdGetInstanceProcAddr`.
+        let gipa: vk::PFN_vkGetInstanceProcAddr = match unsafe {
+            library.get::<vk::PFN_vkGetInstanceProcAddr>(b"vk_icdGetInstanceProcAddr\0")
+        } {
+            Ok(sym) => *sym,
+            Err(_) => return Err(HostError::NoGetInstanceProcAddr { path: library_path }),
+        };
+        // SAFETY: as above, for the negotiation entry point; else the v7 lookup through GIPA,
+        // whose result has that type.
+        let negotiate: Option<PFN_vk_icdNegotiateLoaderICDInterfaceVersion> = unsafe {
+            match library.get::<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>(
+                b"vk_icdNegotiateLoaderICDInterfaceVersion\0",
+            ) {
+                Ok(sym) => Some(*sym),
+                Err(_) => gipa(
+                    vk::Instance::null(),
+                    c"vk_icdNegotiateLoaderICDInterfaceVersion".as_ptr(),
+                )
+                .map(|f| {
+                    std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
+                    >(f)
+                }),
+            }
+        };
+        let interface_version = match negotiate {
+            // An ICD with GIPA but no negotiation speaks interface 1.
+            None => 1,
+            Some(negotiate) => {
+                let mut v = vkgen_abi::icd::CURRENT_LOADER_ICD_INTERFACE_VERSION;
+                // SAFETY: the ICD's negotiation function with a valid in/out pointer.
+                let r = unsafe { negotiate(&mut v) };
+                if r != vk::Result::SUCCESS {
+                    return Err(HostError::Negotiation {
+                        path: library_path,
+                        result: r,
+                    });
+                }
+                v
+            }
+        };
+        if interface_version < 2 {
+            return Err(HostError::OldInterface {
+                path: library_path,
+                version: interface_version,
+            });
+        }
+        // SAFETY: as for negotiation.
+        let gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr> = unsafe {
+            match library
+                .get::<PFN_vk_icdGetPhysicalDeviceProcAddr>(b"vk_icdGetPhysicalDeviceProcAddr\0")
+            {
+                Ok(sym) => Some(*sym),
+                Err(_) => gipa(
+                    vk::Instance::null(),
+                    c"vk_icdGetPhysicalDeviceProcAddr".as_ptr(),
+                )
+                .map(|f| {
+                    std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        PFN_vk_icdGetPhysicalDeviceProcAddr,
+                    >(f)
+                }),
+            }
+        };
+        // SAFETY: `gipa` is the ICD's global proc lookup, which is what a StaticFn holds.
+        let entry = unsafe {
+            ash::Entry::from_static_fn(ash::StaticFn {
+                get_instance_proc_addr: gipa,
+            })
+        };
+        // SAFETY: global queries through the ICD's own functions.
+        let instance_version = unsafe {
+            match gipa(vk::Instance::null(), c"vkEnumerateInstanceVersion".as_ptr()) {
+                None => vk::API_VERSION_1_0,
+                Some(f) => {
+                    let f = std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        vk::PFN_vkEnumerateInstanceVersion,
+                    >(f);
+                    let mut v = 0;
+                    if f(&mut v) == vk::Result::SUCCESS {
+                        v
+                    } else {
+                        vk::API_VERSION_1_0
+                    }
+                }
+            }
+        };
+        // SAFETY: a global query through the ICD.
+        let instance_extensions =
+            unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap_or_default();
+        Ok(Self {
+            _library: library,
+            manifest: manifest.to_owned(),
+            library_path,
+            interface_version,
+            gipa,
+            gpdpa,
+            entry,
+            instance_version,
+            instance_extensions,
+            device_extensions: OnceLock::new(),
+        })
+    }
+
+    fn has_instance_extension(&self, name: &[u8]) -> bool {
+        self.instance_extensions
+            .iter()
+            .any(|e| cstr_from_array(&e.extension_name) == name)
+    }
+
+    /// The union of every physical device's extensions, probed once with a throw-away instance.
+    fn device_extension_names(&self) -> &HashSet<Vec<u8>> {
+        self.device_extensions.get_or_init(|| {
+            let mut names = HashSet::new();
+            let app = vk::ApplicationInfo::default().api_version(self.host_api_version(0));
+            let ci = vk::InstanceCreateInfo::default().application_info(&app);
+            // SAFETY: plain instance creation and queries through the host ICD; the instance is
+            // destroyed before returning.
+            unsafe {
+                let Ok(instance) = self.entry.create_instance(&ci, None) else {
+                    return names;
+                };
+                if let Ok(pds) = instance.enumerate_physical_devices() {
+                    for pd in pds {
+                        for e in instance
+                            .enumerate_device_extension_properties(pd)
+                            .unwrap_or_default()
+                        {
+                            names.insert(cstr_from_array(&e.extension_name).to_vec());
+                        }
+                    }
+                }
+                instance.destroy_instance(None);
+            }
+            names
+        })
+    }
+
+    /// The apiVersion the host instance is created with for an application asking `requested`:
+    /// at least 1.1 (for the entry points the runtime uses) where the host has it.
+    fn host_api_version(&self, requested: u32) -> u32 {
+        if self.instance_version >= vk::API_VERSION_1_1 {
+            requested.max(vk::API_VERSION_1_1)
+        } else {
+            requested
+        }
+    }
+}
+
+/// The library path in an ICD manifest, resolved like the Khronos loader does: relative paths
+/// (with a `/`) against the manifest's directory, bare names through the dynamic linker.
+fn manifest_library(manifest: &Path, text: &str) -> Result<PathBuf, HostError> {
+    let bad = |reason: &str| HostError::BadManifest {
+        path: manifest.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+    let lib = json
+        .pointer("/ICD/library_path")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| bad("no ICD.library_path"))?;
+    let path = Path::new(lib);
+    Ok(if path.is_absolute() || !lib.contains('/') {
+        path.to_owned()
+    } else {
+        manifest.parent().unwrap_or(Path::new(".")).join(path)
+    })
+}
+
+/// The standard ICD manifest directories, in the Khronos loader's order, plus NVIDIA's
+/// container location.
+pub fn manifest_dirs() -> Vec<PathBuf> {
+    let env_list = |var: &str, default: &str| -> Vec<PathBuf> {
+        let v = std::env::var(var).ok().filter(|v| !v.is_empty());
+        v.as_deref()
+            .unwrap_or(default)
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect()
+    };
+    let mut dirs = Vec::new();
+    dirs.extend(env_list("XDG_CONFIG_DIRS", "/etc/xdg"));
+    dirs.push(PathBuf::from("/etc"));
+    if let Some(home) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        dirs.push(PathBuf::from(home));
+    } else if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        dirs.push(Path::new(&home).join(".local/share"));
+    }
+    dirs.extend(env_list("XDG_DATA_DIRS", "/usr/local/share:/usr/share"));
+    let mut out: Vec<PathBuf> = dirs.into_iter().map(|d| d.join("vulkan/icd.d")).collect();
+    out.push(PathBuf::from("/usr/local/nvidia/share/vulkan/icd.d"));
+    out
+}
+
+/// Candidate manifests from [`manifest_dirs`], NVIDIA first, then lavapipe, then the rest (each
+/// group in directory order, files sorted by name).
+pub fn candidate_manifests() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for dir in manifest_dirs() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for f in files {
+            if !found.contains(&f) {
+                found.push(f);
+            }
+        }
+    }
+    let rank = |p: &PathBuf| {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        if name.contains("nvidia") {
+            0
+        } else if name.contains("lvp") || name.contains("lavapipe") {
+            1
+        } else {
+            2
+        }
+    };
+    found.sort_by_key(rank);
+    found
+}
+
+/// Finds and opens the host ICD (see the module docs).
+pub fn discover() -> Result<HostIcd, HostError> {
+    if let Some(m) = std::env::var_os(HOST_ICD_ENV).filter(|v| !v.is_empty()) {
+        return HostIcd::open(Path::new(&m));
+    }
+    let mut tried = Vec::new();
+    for m in candidate_manifests() {
+        match HostIcd::open(&m) {
+            Ok(icd) => return Ok(icd),
+            Err(e) => {
+                log::debug!("host ICD candidate skipped: {e}");
+                tried.push(m);
+            }
+        }
+    }
+    Err(HostError::NoneFound { tried })
+}
+
+static HOST: OnceLock<Option<HostIcd>> = OnceLock::new();
+
+/// The process's host ICD, opened on first use; `None` if there is none.
+pub fn host_icd() -> Option<&'static HostIcd> {
+    HOST.get_or_init(|| match discover() {
+        Ok(icd) => {
+            log::info!("host ICD: {}", icd.library_path.display());
+            Some(icd)
+        }
+        Err(e) => {
+            log::warn!("{e}");
+            None
+        }
+    })
+    .as_ref()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bookkeeping
+
+struct HostInstance {
+    fns: ash::Instance,
+}
+
+/// State of a device with `VK_ANDROID_native_buffer` enabled.
+struct AnbDevice {
+    memory_host: ash::ext::external_memory_host::DeviceFn,
+    fence_fd: Option<ash::khr::external_fence_fd::DeviceFn>,
+    import_alignment: u64,
+    /// The queue `vkAcquireImageANDROID` signals on, with the lock serialising our use of it.
+    internal_queue: Mutex<vk::Queue>,
+    images: Mutex<HashMap<u64, AnbImage>>,
+    fences: Arc<Mutex<Vec<vk::Fence>>>,
+    worker: Mutex<Option<Worker>>,
+}
+
+struct HostDevice {
+    handle: vk::Device,
+    fns: ash::Device,
+    gdpa: vk::PFN_vkGetDeviceProcAddr,
+    anb: Option<AnbDevice>,
+}
+
+enum AnbImage {
+    /// Created for a swapchain; the buffer arrives with `vkBindImageMemory2`.
+    Pending,
+    Bound {
+        memory: vk::DeviceMemory,
+        _mapping: HostMapping,
+    },
+}
+
+#[derive(Default)]
+struct Registry {
+    instances: HashMap<u64, Arc<HostInstance>>,
+    physical: HashMap<u64, Arc<HostInstance>>,
+    devices: HashMap<u64, Arc<HostDevice>>,
+    queues: HashMap<u64, Arc<HostDevice>>,
+}
+
+static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(RwLock::default);
+
+fn registry() -> std::sync::RwLockReadGuard<'static, Registry> {
+    REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn registry_mut() -> std::sync::RwLockWriteGuard<'static, Registry> {
+    REGISTRY.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn instance_of(pd: vk::PhysicalDevice) -> Option<Arc<HostInstance>> {
+    let raw = vk::Handle::as_raw(pd);
+    if let Some(i) = registry().physical.get(&raw) {
+        return Some(i.clone());
+    }
+    // Not seen yet (enumeration is not intercepted): ask every live instance.
+    let instances: Vec<Arc<HostInstance>> = registry().instances.values().cloned().collect();
+    let mut reg_updates = Vec::new();
+    for inst in instances {
+        // SAFETY: a live host instance.
+        if let Ok(pds) = unsafe { inst.fns.enumerate_physical_devices() } {
+            for p in pds {
+                reg_updates.push((vk::Handle::as_raw(p), inst.clone()));
+            }
+        }
+    }
+    let mut reg = registry_mut();
+    reg.physical.extend(reg_updates);
+    reg.physical.get(&raw).cloned()
+}
+
+fn device_of(device: vk::Device) -> Option<Arc<HostDevice>> {
+    registry().devices.get(&vk::Handle::as_raw(device)).cloned()
+}
+
+fn device_of_queue(queue: vk::Queue) -> Option<Arc<HostDevice>> {
+    registry().queues.get(&vk::Handle::as_raw(queue)).cloned()
+}
+
+/// Slice of a possibly null `(pointer, count)` pair.
+///
+/// # Safety
+/// A non-null `p` must be valid for `n` reads.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: caller contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+/// The host's device extensions of `pd`.
+///
+/// # Safety
+/// `pd` belongs to `inst`.
+unsafe fn device_extensions(
+    inst: &HostInstance,
+    pd: vk::PhysicalDevice,
+) -> Vec<vk::ExtensionProperties> {
+    // SAFETY: caller contract.
+    unsafe { inst.fns.enumerate_device_extension_properties(pd) }.unwrap_or_default()
+}
+
+fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter()
+        .any(|e| cstr_from_array(&e.extension_name) == name.to_bytes())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Native buffer import
+
+/// The memfd of a gralloc buffer mapped for import as host memory: an anonymous reservation of
+/// `len` bytes with the file mapped over its start.
+struct HostMapping {
+    base: NonNull<c_void>,
+    len: usize,
+}
+
+// SAFETY: plain memory owned by this value; GPU/CPU access ordering is the application's.
+unsafe impl Send for HostMapping {}
+// SAFETY: see `Send`.
+unsafe impl Sync for HostMapping {}
+
+impl HostMapping {
+    fn new(fd: BorrowedFd<'_>, file_len: u64, len: usize) -> rustix::io::Result<Self> {
+        use rustix::mm::{MapFlags, ProtFlags};
+        let page = rustix::param::page_size();
+        let file_len = usize::try_from(file_len).map_err(|_| rustix::io::Errno::NOMEM)?;
+        let len = len.max(file_len).next_multiple_of(page);
+        let prot = ProtFlags::READ | ProtFlags::WRITE;
+        // SAFETY: a fresh anonymous mapping at an address the kernel picks aliases nothing.
+        let base = unsafe {
+            rustix::mm::mmap_anonymous(
+                ptr::null_mut(),
+                len,
+                prot,
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
+        }?;
+        let this = Self {
+            base: NonNull::new(base).ok_or(rustix::io::Errno::NOMEM)?,
+            len,
+        };
+        let file_pages = file_len.next_multiple_of(page);
+        if file_pages > 0 {
+            // SAFETY: replaces the start of our own reservation (nothing else refers to it) with
+            // the file's pages; `file_pages <= len`. Only whole pages overlapping the file are
+            // mapped, so no access can SIGBUS.
+            unsafe {
+                rustix::mm::mmap(
+                    base,
+                    file_pages,
+                    prot,
+                    MapFlags::SHARED | MapFlags::FIXED,
+                    fd,
+                    0,
+                )
+            }?;
+        }
+        Ok(this)
+    }
+}
+
+impl Drop for HostMapping {
+    fn drop(&mut self) {
+        // SAFETY: exactly the range `new` mapped; the memory imported from it was freed first.
+        if let Err(e) = unsafe { rustix::mm::munmap(self.base.as_ptr(), self.len) } {
+            log::error!("munmap of a native-buffer import failed: {e}");
+        }
+    }
+}
+
+/// Imports the gralloc buffer behind `handle` and binds `image` to it.
+///
+/// # Safety
+/// `image` is a fresh, unbound host image of `dev`, created LINEAR and importable as host
+/// memory; `handle` is the `VkNativeBufferANDROID::handle` the application passed.
+unsafe fn bind_native_buffer(
+    dev: &HostDevice,
+    anb: &AnbDevice,
+    image: vk::Image,
+    handle: *const c_void,
+) -> Result<AnbImage, vk::Result> {
+    // SAFETY: the handle comes from the loader; parsing validates it and dups its fd.
+    let buffer = unsafe { Buffer::import(handle.cast::<NativeHandle>()) }.map_err(|e| {
+        log::warn!("VkNativeBufferANDROID: {e}");
+        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+    })?;
+    let desc = *buffer.desc();
+    // SAFETY: `image` is a live image of `dev`.
+    let (reqs, layout) = unsafe {
+        (
+            dev.fns.get_image_memory_requirements(image),
+            dev.fns.get_image_subresource_layout(
+                image,
+                vk::ImageSubresource {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    array_layer: 0,
+                },
+            ),
+        )
+    };
+    if layout.row_pitch != desc.row_bytes() || layout.offset != 0 {
+        log::warn!(
+            "VkNativeBufferANDROID: host row pitch {} (offset {}) does not match the buffer's {}",
+            layout.row_pitch,
+            layout.offset,
+            desc.row_bytes()
+        );
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    if reqs.alignment != 0 && desc.offset % reqs.alignment != 0 {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let align = anb.import_alignment.max(rustix::param::page_size() as u64);
+    let total = desc
+        .offset
+        .checked_add(reqs.size)
+        .map(|t| t.next_multiple_of(align))
+        .and_then(|t| usize::try_from(t).ok())
+        .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+    let end = desc
+        .end()
+        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let mapping = HostMapping::new(buffer.fd(), end, total).map_err(|e| {
+        log::warn!("VkNativeBufferANDROID: mapping the buffer failed: {e}");
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+    })?;
+    drop(buffer);
+    let mut host_props = vk::MemoryHostPointerPropertiesEXT::default();
+    // SAFETY: the host's function with a live device and our mapping.
+    let r = unsafe {
+        (anb.memory_host.get_memory_host_pointer_properties_ext)(
+            dev.handle,
+            vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+            mapping.base.as_ptr(),
+            &mut host_props,
+        )
+    };
+    if r != vk::Result::SUCCESS {
+        return Err(r);
+    }
+    let bits = host_props.memory_type_bits & reqs.memory_type_bits;
+    if bits == 0 {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
+        .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
+    import.p_host_pointer = mapping.base.as_ptr();
+    let info = vk::MemoryAllocateInfo::default()
+        .allocation_size(total as u64)
+        .memory_type_index(bits.trailing_zeros())
+        .push_next(&mut import);
+    // SAFETY: valid allocation info importing our mapping, which outlives the memory (both are
+    // owned by the returned `AnbImage`, and the memory is freed first).
+    let memory = unsafe { dev.fns.allocate_memory(&info, None) }?;
+    // SAFETY: `image` is unbound; the memory covers offset + size.
+    if let Err(e) = unsafe { dev.fns.bind_image_memory(image, memory, desc.offset) } {
+        // SAFETY: nothing uses the memory.
+        unsafe { dev.fns.free_memory(memory, None) };
+        return Err(e);
+    }
+    Ok(AnbImage::Bound {
+        memory,
+        _mapping: mapping,
+    })
+}
+
+/// Frees what an [`AnbImage`] holds (after its image was destroyed).
+fn release_anb_image(dev: &HostDevice, img: AnbImage) {
+    if let AnbImage::Bound { memory, _mapping } = img {
+        // SAFETY: the image bound to it is gone; the mapping is unmapped after the memory.
+        unsafe { dev.fns.free_memory(memory, None) };
+        drop(_mapping);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Release fences
+
+struct Job {
+    fence: vk::Fence,
+    signaller: FenceSignaller,
+}
+
+struct Worker {
+    sender: mpsc::Sender<Job>,
+    thread: JoinHandle<()>,
+}
+
+impl Worker {
+    fn start(fns: ash::Device, pool: Arc<Mutex<Vec<vk::Fence>>>) -> std::io::Result<Self> {
+        let (sender, rx) = mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("vkgen-release".into())
+            .spawn(move || {
+                for job in rx {
+                    // SAFETY: the fence belongs to the device, which outlives this thread
+                    // (`vkDestroyDevice` joins it first).
+                    let r = unsafe { fns.wait_for_fences(&[job.fence], true, u64::MAX) };
+                    if let Err(e) = job.signaller.signal() {
+                        log::error!("signalling a release fence failed: {e}");
+                    }
+                    // SAFETY: as above; the fence is signalled (or the device lost) and unused.
+                    unsafe {
+                        if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
+                            lock(&pool).push(job.fence);
+                        } else {
+                            fns.destroy_fence(job.fence, None);
+                        }
+                    }
+                }
+            })?;
+        Ok(Self { sender, thread })
+    }
+}
+
+impl AnbDevice {
+    /// An unsignalled fence from the pool, or a new one.
+    fn fence(&self, dev: &HostDevice) -> Result<vk::Fence, vk::Result> {
+        if let Some(f) = lock(&self.fences).pop() {
+            return Ok(f);
+        }
+        let mut export = vk::ExportFenceCreateInfo::default()
+            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        let mut ci = vk::FenceCreateInfo::default();
+        if self.fence_fd.is_some() {
+            ci = ci.push_next(&mut export);
+        }
+        // SAFETY: valid create info for a live device.
+        unsafe { dev.fns.create_fence(&ci, None) }
+    }
+
+    /// Signals `semaphore` and/or `fence` from the internal queue.
+    fn signal(&self, dev: &HostDevice, semaphore: vk::Semaphore, fence: vk::Fence) -> vk::Result {
+        let sems = [semaphore];
+        let mut submit = vk::SubmitInfo::default();
+        if semaphore != vk::Semaphore::null() {
+            submit = submit.signal_semaphores(&sems);
+        }
+        let queue = lock(&self.internal_queue);
+        // SAFETY: a queue of the device, used under our lock, with a valid batch.
+        match unsafe { dev.fns.queue_submit(*queue, &[submit], fence) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver
+
+/// The canonical commands the host driver handles itself (aliases follow their command).
+const INTERCEPTED: &[CommandId] = &[
+    CommandId::CREATE_INSTANCE,
+    CommandId::DESTROY_INSTANCE,
+    CommandId::ENUMERATE_INSTANCE_VERSION,
+    CommandId::ENUMERATE_INSTANCE_EXTENSION_PROPERTIES,
+    CommandId::GET_INSTANCE_PROC_ADDR,
+    CommandId::GET_DEVICE_PROC_ADDR,
+    CommandId::ENUMERATE_DEVICE_EXTENSION_PROPERTIES,
+    CommandId::CREATE_DEVICE,
+    CommandId::DESTROY_DEVICE,
+    CommandId::GET_DEVICE_QUEUE,
+    CommandId::GET_DEVICE_QUEUE2,
+    CommandId::GET_PHYSICAL_DEVICE_PROPERTIES2,
+    CommandId::CREATE_IMAGE,
+    CommandId::DESTROY_IMAGE,
+    CommandId::BIND_IMAGE_MEMORY2,
+    CommandId::GET_SWAPCHAIN_GRALLOC_USAGE_ANDROID,
+    CommandId::GET_SWAPCHAIN_GRALLOC_USAGE2_ANDROID,
+    CommandId::GET_SWAPCHAIN_GRALLOC_USAGE3_ANDROID,
+    CommandId::GET_SWAPCHAIN_GRALLOC_USAGE4_ANDROID,
+    CommandId::ACQUIRE_IMAGE_ANDROID,
+    CommandId::QUEUE_SIGNAL_RELEASE_IMAGE_ANDROID,
+];
+
+/// Gralloc usage for swapchain images of `usage`.
+fn swapchain_gralloc_usage(
+    usage: vk::ImageUsageFlags,
+    swapchain: vk::SwapchainImageUsageFlagsANDROID,
+) -> u64 {
+    use vk::ImageUsageFlags as U;
+    let mut g = 0;
+    if usage.intersects(U::COLOR_ATTACHMENT | U::TRANSFER_DST | U::STORAGE) {
+        g |= buffer_usage::GPU_RENDER_TARGET;
+    }
+    if usage.intersects(U::SAMPLED | U::INPUT_ATTACHMENT | U::TRANSFER_SRC) {
+        g |= buffer_usage::GPU_TEXTURE;
+    }
+    if swapchain.contains(vk::SwapchainImageUsageFlagsANDROID::SHARED) {
+        g |= buffer_usage::FRONT_BUFFER;
+    }
+    g
+}
+
+impl DriverModule for HostDriver {
+    const NAME: &'static CStr = c"vkgen host passthrough Vulkan driver";
+
+    fn max_icd_interface_version() -> u32 {
+        host_icd().map_or(
+            crate::export::MAX_ICD_INTERFACE_VERSION,
+            HostIcd::interface_version,
+        )
+    }
+}
+
+impl Driver for HostDriver {
+    const API_VERSION: u32 = vk::API_VERSION_1_3;
+
+    fn supports_extension(ext: ExtensionId) -> bool {
+        if ext == ExtensionId::ANDROID_NATIVE_BUFFER {
+            return true;
+        }
+        let Some(host) = host_icd() else {
+            return false;
+        };
+        let name = extensions::info(ext).name.to_bytes();
+        host.has_instance_extension(name) || host.device_extension_names().contains(name)
+    }
+
+    fn intercepts(cmd: CommandId) -> bool {
+        let canonical = commands::info(cmd).alias_of.unwrap_or(cmd);
+        INTERCEPTED.contains(&canonical)
+    }
+
+    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
+        let host = host_icd()?;
+        match level {
+            Level::Device => {
+                let dev = registry().devices.get(&handle).cloned()?;
+                // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
+                unsafe { (dev.gdpa)(dev.handle, name.as_ptr()) }
+            }
+            Level::PhysicalDevice => {
+                let instance = vk::Handle::from_raw(handle);
+                // SAFETY: the host's lookups with its own instance handle (or null).
+                unsafe {
+                    match host.gpdpa {
+                        Some(gpdpa) => gpdpa(instance, name.as_ptr()),
+                        None => (host.gipa)(instance, name.as_ptr()),
+                    }
+                }
+            }
+            // SAFETY: the host's lookup with its own instance handle (or null).
+            Level::Global | Level::Instance => unsafe {
+                (host.gipa)(vk::Handle::from_raw(handle), name.as_ptr())
+            },
+        }
+    }
+
+    fn unimplemented(_cmd: CommandId) -> vk::Result {
+        // Reached only for commands the host does not provide.
+        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+    }
+
+    // --- global ---------------------------------------------------------------------------
+
+    unsafe fn enumerate_instance_version(p_api_version: *mut u32) -> vk::Result {
+        let v = host_icd().map_or(MAX_API_VERSION, |h| h.instance_version.min(MAX_API_VERSION));
+        // SAFETY: valid output pointer (null tolerated).
+        if let Some(out) = unsafe { p_api_version.as_mut() } {
+            *out = v;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn enumerate_instance_extension_properties(
+        p_layer_name: *const c_char,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::ExtensionProperties,
+    ) -> vk::Result {
+        match host_icd() {
+            // SAFETY: forwarded to the host's function.
+            Some(h) => unsafe {
+                (h.entry.fp_v1_0().enumerate_instance_extension_properties)(
+                    p_layer_name,
+                    p_property_count,
+                    p_properties,
+                )
+            },
+            None if !p_layer_name.is_null() => vk::Result::ERROR_LAYER_NOT_PRESENT,
+            // SAFETY: two-call idiom arguments.
+            None => unsafe {
+                write_array::<vk::ExtensionProperties>(&[], p_property_count, p_properties)
+            },
+        }
+    }
+
+    unsafe fn enumerate_instance_layer_properties(
+        p_property_count: *mut u32,
+        p_properties: *mut vk::LayerProperties,
+    ) -> vk::Result {
+        // Only reached without a host (otherwise the host's function is returned).
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
+    }
+
+    unsafe fn create_instance(
+        p_create_info: *const vk::InstanceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_instance: *mut vk::Instance,
+    ) -> vk::Result {
+        let Some(host) = host_icd() else {
+            return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+        };
+        // SAFETY: valid create info per valid usage.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: as above.
+        let mut app = unsafe { ci.p_application_info.as_ref() }
+            .copied()
+            .unwrap_or_default();
+        app.api_version = host.host_api_version(app.api_version);
+        let mut ci2 = *ci;
+        ci2.p_application_info = &app;
+        let mut instance = vk::Instance::null();
+        // SAFETY: the host's vkCreateInstance with a valid create info.
+        let r = unsafe { (host.entry.fp_v1_0().create_instance)(&ci2, p_allocator, &mut instance) };
+        if r != vk::Result::SUCCESS {
+            return r;
+        }
+        // SAFETY: a live host instance.
+        let fns = unsafe { ash::Instance::load(host.entry.static_fn(), instance) };
+        registry_mut()
+            .instances
+            .insert(vk::Handle::as_raw(instance), Arc::new(HostInstance { fns }));
+        // SAFETY: valid output pointer.
+        unsafe { *p_instance = instance };
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn destroy_instance(
+        instance: vk::Instance,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        let raw = vk::Handle::as_raw(instance);
+        let inst = {
+            let mut reg = registry_mut();
+            let inst = reg.instances.remove(&raw);
+            if let Some(i) = &inst {
+                reg.physical.retain(|_, v| !Arc::ptr_eq(v, i));
+            }
+            inst
+        };
+        if let Some(inst) = inst {
+            // SAFETY: the application is done with the instance.
+            unsafe { (inst.fns.fp_v1_0().destroy_instance)(instance, p_allocator) };
+        }
+    }
+
+    unsafe fn enumerate_physical_devices(
+        _instance: vk::Instance,
+        p_physical_device_count: *mut u32,
+        p_physical_devices: *mut vk::PhysicalDevice,
+    ) -> vk::Result {
+        // Only reached without a host: no devices.
+        // SAFETY: two-call idiom arguments.
+        unsafe {
+            write_array::<vk::PhysicalDevice>(&[], p_physical_device_count, p_physical_devices)
+        }
+    }
+
+    // --- physical device ------------------------------------------------------------------
+
+    unsafe fn get_physical_device_properties2(
+        physical_device: vk::PhysicalDevice,
+        p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
+    ) {
+        let Some(inst) = instance_of(physical_device) else {
+            return;
+        };
+        // SAFETY: the host's function (core 1.1: the host instance is ≥ 1.1) with valid
+        // arguments; the host skips our ANDROID structure like any unknown one.
+        unsafe {
+            (inst.fns.fp_v1_1().get_physical_device_properties2)(physical_device, p_properties);
+            if let Some(p) = p_properties.as_mut() {
+                for_each_out(p.p_next, |s| {
+                    if (*s).s_type
+                        == vk::StructureType::PHYSICAL_DEVICE_PRESENTATION_PROPERTIES_ANDROID
+                    {
+                        (*s.cast::<vk::PhysicalDevicePresentationPropertiesANDROID>())
+                            .shared_image = vk::TRUE;
+                    }
+                });
+            }
+        }
+    }
+
+    unsafe fn enumerate_device_extension_properties(
+        physical_device: vk::PhysicalDevice,
+        p_layer_name: *const c_char,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::ExtensionProperties,
+    ) -> vk::Result {
+        let Some(inst) = instance_of(physical_device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        if !p_layer_name.is_null() {
+            // SAFETY: forwarded to the host.
+            return unsafe {
+                (inst.fns.fp_v1_0().enumerate_device_extension_properties)(
+                    physical_device,
+                    p_layer_name,
+                    p_property_count,
+                    p_properties,
+                )
+            };
+        }
+        // SAFETY: `physical_device` belongs to `inst`.
+        let mut list = unsafe { device_extensions(&inst, physical_device) };
+        if has_extension(&list, MEMORY_HOST_NAME) && !has_extension(&list, NATIVE_BUFFER_NAME) {
+            list.push(extension_properties(
+                NATIVE_BUFFER_NAME,
+                NATIVE_BUFFER_SPEC_VERSION,
+            ));
+        }
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array(&list, p_property_count, p_properties) }
+    }
+
+    unsafe fn create_device(
+        physical_device: vk::PhysicalDevice,
+        p_create_info: *const vk::DeviceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_device: *mut vk::Device,
+    ) -> vk::Result {
+        let Some(inst) = instance_of(physical_device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: valid create info per valid usage.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
+        let names: Vec<&CStr> =
+            unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) }
+                .iter()
+                .filter(|p| !p.is_null())
+                // SAFETY: as above.
+                .map(|&p| unsafe { CStr::from_ptr(p) })
+                .collect();
+        let wants_anb = names.contains(&NATIVE_BUFFER_NAME);
+        let mut ci2 = *ci;
+        let mut sync_fd = false;
+        let mut host_names: Vec<*const c_char> = Vec::new();
+        if wants_anb {
+            // SAFETY: `physical_device` belongs to `inst`.
+            let available = unsafe { device_extensions(&inst, physical_device) };
+            if !has_extension(&available, MEMORY_HOST_NAME) {
+                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+            }
+            if has_extension(&available, FENCE_FD_NAME) {
+                let info = vk::PhysicalDeviceExternalFenceInfo::default()
+                    .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+                let mut props = vk::ExternalFenceProperties::default();
+                // SAFETY: core 1.1 query with valid structures.
+                unsafe {
+                    (inst
+                        .fns
+                        .fp_v1_1()
+                        .get_physical_device_external_fence_properties)(
+                        physical_device,
+                        &info,
+                        &mut props,
+                    )
+                };
+                sync_fd = props
+                    .external_fence_features
+                    .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE);
+            }
+            host_names.extend(
+                names
+                    .iter()
+                    .filter(|&&n| n != NATIVE_BUFFER_NAME)
+                    .map(|n| n.as_ptr()),
+            );
+            for (needed, want) in [(MEMORY_HOST_NAME, true), (FENCE_FD_NAME, sync_fd)] {
+                if want && !names.contains(&needed) {
+                    host_names.push(needed.as_ptr());
+                }
+            }
+            ci2.enabled_extension_count = host_names.len() as u32;
+            ci2.pp_enabled_extension_names = host_names.as_ptr();
+        }
+        let mut device = vk::Device::null();
+        // SAFETY: the host's vkCreateDevice with a valid create info (arrays outlive the call).
+        let r = unsafe {
+            (inst.fns.fp_v1_0().create_device)(physical_device, &ci2, p_allocator, &mut device)
+        };
+        if r != vk::Result::SUCCESS {
+            return r;
+        }
+        let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
+        // SAFETY: a live host device.
+        let fns = unsafe { ash::Device::load(inst.fns.fp_v1_0(), device) };
+        let load = |name: &CStr| {
+            // SAFETY: the host's vkGetDeviceProcAddr; the result (maybe null) is what ash expects.
+            unsafe {
+                std::mem::transmute::<vk::PFN_vkVoidFunction, *const c_void>(gdpa(
+                    device,
+                    name.as_ptr(),
+                ))
+            }
+        };
+        let anb = wants_anb.then(|| {
+            let mut host_props = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut host_props);
+            // SAFETY: core 1.1 query with valid structures.
+            unsafe {
+                (inst.fns.fp_v1_1().get_physical_device_properties2)(physical_device, &mut props2)
+            };
+            let import_alignment = host_props.min_imported_host_pointer_alignment.max(1);
+            // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
+            let family = unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) }
+                .first()
+                .map_or(0, |q| q.queue_family_index);
+            // SAFETY: queue 0 of a family the device was created with.
+            let queue = unsafe { fns.get_device_queue(family, 0) };
+            AnbDevice {
+                memory_host: ash::ext::external_memory_host::DeviceFn::load(load),
+                fence_fd: sync_fd.then(|| ash::khr::external_fence_fd::DeviceFn::load(load)),
+                import_alignment,
+                internal_queue: Mutex::new(queue),
+                images: Mutex::new(HashMap::new()),
+                fences: Arc::new(Mutex::new(Vec::new())),
+                worker: Mutex::new(None),
+            }
+        });
+        let internal_queue = anb.as_ref().map(|a| *lock(&a.internal_queue));
+        let state = Arc::new(HostDevice {
+            handle: device,
+            fns,
+            gdpa,
+            anb,
+        });
+        {
+            let mut reg = registry_mut();
+            reg.devices
+                .insert(vk::Handle::as_raw(device), state.clone());
+            if let Some(q) = internal_queue {
+                reg.queues.insert(vk::Handle::as_raw(q), state);
+            }
+        }
+        // SAFETY: valid output pointer.
+        unsafe { *p_device = device };
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::AllocationCallbacks<'_>) {
+        let raw = vk::Handle::as_raw(device);
+        let state = {
+            let mut reg = registry_mut();
+            let state = reg.devices.remove(&raw);
+            if let Some(s) = &state {
+                reg.queues.retain(|_, v| !Arc::ptr_eq(v, s));
+            }
+            state
+        };
+        let Some(dev) = state else {
+            return;
+        };
+        if let Some(anb) = &dev.anb {
+            // Let pending release fences complete and the worker exit.
+            if let Some(w) = lock(&anb.worker).take() {
+                drop(w.sender);
+                if w.thread.join().is_err() {
+                    log::error!("the release worker panicked");
+                }
+            }
+            for f in std::mem::take(&mut *lock(&anb.fences)) {
+                // SAFETY: pooled fences are unsignalled and unused.
+                unsafe { dev.fns.destroy_fence(f, None) };
+            }
+            // Images the application did not destroy: their imports go with the device.
+            for (_, img) in std::mem::take(&mut *lock(&anb.images)) {
+                release_anb_image(&dev, img);
+            }
+        }
+        // SAFETY: the application is done with the device.
+        unsafe { (dev.fns.fp_v1_0().destroy_device)(device, p_allocator) };
+    }
+
+    // --- device ---------------------------------------------------------------------------
+
+    unsafe fn get_device_queue(
+        device: vk::Device,
+        queue_family_index: u32,
+        queue_index: u32,
+        p_queue: *mut vk::Queue,
+    ) {
+        let Some(dev) = device_of(device) else {
+            return;
+        };
+        // SAFETY: forwarded to the host with valid arguments.
+        unsafe {
+            (dev.fns.fp_v1_0().get_device_queue)(device, queue_family_index, queue_index, p_queue)
+        };
+        // SAFETY: valid output pointer, written by the host.
+        if let Some(&q) = unsafe { p_queue.as_ref() } {
+            if q != vk::Queue::null() {
+                registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
+            }
+        }
+    }
+
+    unsafe fn get_device_queue2(
+        device: vk::Device,
+        p_queue_info: *const vk::DeviceQueueInfo2<'_>,
+        p_queue: *mut vk::Queue,
+    ) {
+        let Some(dev) = device_of(device) else {
+            return;
+        };
+        // SAFETY: forwarded to the host with valid arguments.
+        unsafe { (dev.fns.fp_v1_1().get_device_queue2)(device, p_queue_info, p_queue) };
+        // SAFETY: valid output pointer, written by the host.
+        if let Some(&q) = unsafe { p_queue.as_ref() } {
+            if q != vk::Queue::null() {
+                registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
+            }
+        }
+    }
+
+    unsafe fn create_image(
+        device: vk::Device,
+        p_create_info: *const vk::ImageCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_image: *mut vk::Image,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: valid create info.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: valid input chain.
+        let (anb_info, for_swapchain) = unsafe {
+            (
+                find_in_chain::<vk::NativeBufferANDROID>(
+                    ci.p_next,
+                    vk::StructureType::NATIVE_BUFFER_ANDROID,
+                ),
+                find_in_chain::<vk::BaseInStructure<'_>>(
+                    ci.p_next,
+                    vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
+                )
+                .is_some(),
+            )
+        };
+        if anb_info.is_none() && !for_swapchain {
+            // SAFETY: forwarded to the host.
+            return unsafe { (dev.fns.fp_v1_0().create_image)(device, ci, p_allocator, p_image) };
+        }
+        let Some(anb) = &dev.anb else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        // SAFETY: the application's chain, valid and not used elsewhere during this call.
+        let chain = unsafe {
+            ChainEdit::without(
+                ci.p_next,
+                &[
+                    vk::StructureType::NATIVE_BUFFER_ANDROID,
+                    vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
+                    vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
+                    vk::StructureType::EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+                ],
+            )
+        };
+        let external = vk::ExternalMemoryImageCreateInfo {
+            p_next: chain.head(),
+            handle_types: vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+            ..Default::default()
+        };
+        let mut ci2 = *ci;
+        ci2.p_next = ptr::from_ref(&external).cast();
+        ci2.tiling = vk::ImageTiling::LINEAR;
+        let mut image = vk::Image::null();
+        // SAFETY: the host's vkCreateImage with a valid create info.
+        let r = unsafe { (dev.fns.fp_v1_0().create_image)(device, &ci2, p_allocator, &mut image) };
+        drop(chain);
+        if r != vk::Result::SUCCESS {
+            return r;
+        }
+        let state = match anb_info {
+            None => AnbImage::Pending,
+            // SAFETY: a fresh LINEAR importable image of this device.
+            Some(info) => match unsafe { bind_native_buffer(&dev, anb, image, info.handle) } {
+                Ok(s) => s,
+                Err(e) => {
+                    // SAFETY: the image was never handed out.
+                    unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, p_allocator) };
+                    return e;
+                }
+            },
+        };
+        lock(&anb.images).insert(vk::Handle::as_raw(image), state);
+        // SAFETY: valid output pointer.
+        unsafe { *p_image = image };
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn destroy_image(
+        device: vk::Device,
+        image: vk::Image,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        let Some(dev) = device_of(device) else {
+            return;
+        };
+        // SAFETY: forwarded to the host; the application is done with the image.
+        unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, p_allocator) };
+        if let Some(anb) = &dev.anb {
+            let img = lock(&anb.images).remove(&vk::Handle::as_raw(image));
+            if let Some(img) = img {
+                release_anb_image(&dev, img);
+            }
+        }
+    }
+
+    unsafe fn bind_image_memory2(
+        device: vk::Device,
+        bind_info_count: u32,
+        p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
+        let infos = unsafe { slice(p_bind_infos, bind_info_count) };
+        let native = |i: &vk::BindImageMemoryInfo<'_>| {
+            // SAFETY: valid input chain.
+            unsafe {
+                find_in_chain::<vk::NativeBufferANDROID>(
+                    i.p_next,
+                    vk::StructureType::NATIVE_BUFFER_ANDROID,
+                )
+            }
+        };
+        let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
+            // SAFETY: forwarded to the host.
+            return unsafe {
+                (dev.fns.fp_v1_1().bind_image_memory2)(device, bind_info_count, p_bind_infos)
+            };
+        };
+        let mut others = Vec::new();
+        let mut chains = Vec::new();
+        for info in infos {
+            match native(info) {
+                Some(nb) => {
+                    let raw = vk::Handle::as_raw(info.image);
+                    if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
+                        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                    }
+                    // SAFETY: a pending swapchain image of this device, created importable.
+                    match unsafe { bind_native_buffer(&dev, anb, info.image, nb.handle) } {
+                        Ok(state) => {
+                            lock(&anb.images).insert(raw, state);
+                        }
+                        Err(e) => return e,
+                    }
+                }
+                None => {
+                    // SAFETY: the application's chain, valid during this call.
+                    let chain = unsafe {
+                        ChainEdit::without(
+                            info.p_next,
+                            &[vk::StructureType::BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR],
+                        )
+                    };
+                    let mut copy = *info;
+                    copy.p_next = chain.head();
+                    chains.push(chain);
+                    others.push(copy);
+                }
+            }
+        }
+        if others.is_empty() {
+            return vk::Result::SUCCESS;
+        }
+        // SAFETY: forwarded to the host; the edited chains live until after the call.
+        let r = unsafe {
+            (dev.fns.fp_v1_1().bind_image_memory2)(device, others.len() as u32, others.as_ptr())
+        };
+        drop(chains);
+        r
+    }
+
+    // --- VK_ANDROID_native_buffer ---------------------------------------------------------
+
+    unsafe fn get_swapchain_gralloc_usage_android(
+        _device: vk::Device,
+        _format: vk::Format,
+        image_usage: vk::ImageUsageFlags,
+        gralloc_usage: *mut c_int,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer.
+        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
+            *u = swapchain_gralloc_usage(image_usage, vk::SwapchainImageUsageFlagsANDROID::empty())
+                as c_int;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_swapchain_gralloc_usage2_android(
+        _device: vk::Device,
+        _format: vk::Format,
+        image_usage: vk::ImageUsageFlags,
+        swapchain_image_usage: vk::SwapchainImageUsageFlagsANDROID,
+        gralloc_consumer_usage: *mut u64,
+        gralloc_producer_usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: valid output pointers.
+        unsafe {
+            if let Some(u) = gralloc_consumer_usage.as_mut() {
+                *u = 0;
+            }
+            if let Some(u) = gralloc_producer_usage.as_mut() {
+                *u = swapchain_gralloc_usage(image_usage, swapchain_image_usage);
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_swapchain_gralloc_usage3_android(
+        _device: vk::Device,
+        gralloc_usage_info: *const vk::GrallocUsageInfoANDROID,
+        gralloc_usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: valid input structure and output pointer.
+        unsafe {
+            if let (Some(info), Some(u)) = (gralloc_usage_info.as_ref(), gralloc_usage.as_mut()) {
+                *u = swapchain_gralloc_usage(
+                    info.image_usage,
+                    vk::SwapchainImageUsageFlagsANDROID::empty(),
+                );
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_swapchain_gralloc_usage4_android(
+        _device: vk::Device,
+        gralloc_usage_info: *const vk::GrallocUsageInfo2ANDROID,
+        gralloc_usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: valid input structure and output pointer.
+        unsafe {
+            if let (Some(info), Some(u)) = (gralloc_usage_info.as_ref(), gralloc_usage.as_mut()) {
+                *u = swapchain_gralloc_usage(info.image_usage, info.swapchain_image_usage);
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn acquire_image_android(
+        device: vk::Device,
+        _image: vk::Image,
+        native_fence_fd: c_int,
+        semaphore: vk::Semaphore,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // From here the fd is owned by `native`: every return (and an unwind) closes it.
+        // SAFETY: the HAL hands the fd over to the driver.
+        let native = match unsafe { take_native_fence(native_fence_fd) } {
+            Ok(f) => f,
+            Err(e) => return e,
+        };
+        if let Err(e) = native.wait(None) {
+            return fence_error_result(&e);
+        }
+        drop(native);
+        if semaphore == vk::Semaphore::null() && fence == vk::Fence::null() {
+            return vk::Result::SUCCESS;
+        }
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_DEVICE_LOST;
+        };
+        let Some(anb) = &dev.anb else {
+            return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+        };
+        anb.signal(&dev, semaphore, fence)
+    }
+
+    unsafe fn queue_signal_release_image_android(
+        queue: vk::Queue,
+        wait_semaphore_count: u32,
+        p_wait_semaphores: *const vk::Semaphore,
+        _image: vk::Image,
+        p_native_fence_fd: *mut c_int,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer, written first so no error path leaves garbage.
+        let Some(out) = (unsafe { p_native_fence_fd.as_mut() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        *out = -1;
+        let Some(dev) = device_of_queue(queue) else {
+            return vk::Result::ERROR_DEVICE_LOST;
+        };
+        let Some(anb) = &dev.anb else {
+            return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+        };
+        // SAFETY: the array holds `waitSemaphoreCount` semaphores.
+        let waits = unsafe { slice(p_wait_semaphores, wait_semaphore_count) };
+        let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+        let fence = match anb.fence(&dev) {
+            Ok(f) => f,
+            Err(e) => return e,
+        };
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(waits)
+            .wait_dst_stage_mask(&stages);
+        // SAFETY: the application's queue (externally synchronised by it for this call).
+        if let Err(e) = unsafe { dev.fns.queue_submit(queue, &[submit], fence) } {
+            lock(&anb.fences).push(fence);
+            return e;
+        }
+        if let Some(fence_fd) = &anb.fence_fd {
+            let info = vk::FenceGetFdInfoKHR::default()
+                .fence(fence)
+                .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+            let mut fd = -1;
+            // SAFETY: a fence with a pending signal, exportable as SYNC_FD.
+            if unsafe { (fence_fd.get_fence_fd_khr)(dev.handle, &info, &mut fd) }
+                == vk::Result::SUCCESS
+            {
+                // Exporting SYNC_FD resets the fence (copy transference), so it can be reused.
+                lock(&anb.fences).push(fence);
+                *out = fd;
+                return vk::Result::SUCCESS;
+            }
+        }
+        let eventfd = FenceSignaller::new().and_then(|s| Ok((s.fd()?, s)));
+        let mut worker = lock(&anb.worker);
+        if worker.is_none() {
+            match Worker::start(dev.fns.clone(), anb.fences.clone()) {
+                Ok(w) => *worker = Some(w),
+                Err(e) => log::error!("cannot start the release worker: {e}"),
+            }
+        }
+        match (eventfd, worker.as_ref()) {
+            (Ok((fd, signaller)), Some(w)) => {
+                if let Err(mpsc::SendError(job)) = w.sender.send(Job { fence, signaller }) {
+                    // The worker is gone: wait here instead; -1 then means "done".
+                    drop(job.signaller);
+                    return wait_and_recycle(&dev, anb, fence);
+                }
+                *out = fd.into_raw_fd();
+                vk::Result::SUCCESS
+            }
+            (Err(e), _) => {
+                let r = wait_and_recycle(&dev, anb, fence);
+                if r == vk::Result::SUCCESS {
+                    log::warn!("no eventfd for a release fence ({e}); waited instead");
+                }
+                r
+            }
+            (Ok(_), None) => wait_and_recycle(&dev, anb, fence),
+        }
+    }
+}
+
+/// Waits for a submitted release fence on the calling thread and returns it to the pool.
+fn wait_and_recycle(dev: &HostDevice, anb: &AnbDevice, fence: vk::Fence) -> vk::Result {
+    // SAFETY: a fence of the device with a pending signal.
+    unsafe {
+        match dev.fns.wait_for_fences(&[fence], true, u64::MAX) {
+            Ok(()) if dev.fns.reset_fences(&[fence]).is_ok() => {
+                lock(&anb.fences).push(fence);
+                vk::Result::SUCCESS
+            }
+            Ok(()) => {
+                dev.fns.destroy_fence(fence, None);
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+}

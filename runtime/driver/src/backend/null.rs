@@ -1,0 +1,2528 @@
+//! The null driver: every command is valid and cheap, nothing is rendered (AOSP `nulldrv`).
+//!
+//! It exists so the loader can be tested end to end without a GPU: instances, devices, queues,
+//! command buffers and every object type are real, distinct handles; the things a loader or a
+//! swapchain implementation observes behave as on a real driver:
+//!
+//! * **Identity.** Vulkan 1.3 (`vkEnumerateInstanceVersion` 1.3.`HEADER`); instance extension
+//!   `VK_KHR_get_physical_device_properties2`; device extension `VK_ANDROID_native_buffer` spec
+//!   11. One physical device ("vkgen null device", type OTHER, apiVersion 1.3, the spec's minimum
+//!   limits, one 256 MiB heap with one `DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT` type), one
+//!   queue family (graphics | compute | transfer) with one queue. Core features: only
+//!   `robustBufferAccess` (as nulldrv), plus the 1.1–1.3 features that apiVersion 1.3 makes
+//!   mandatory in the `Features2` chain; `VkPhysicalDevicePresentationPropertiesANDROID` reports
+//!   `sharedImage = VK_TRUE`.
+//! * **Objects.** Dispatchable objects are [`Dispatchable`]s (instance embeds its physical
+//!   device, device embeds its queue, command buffers come from their pool's allocator and die
+//!   with it); every other object with state is an [`Object`], stateless descriptor sets are
+//!   [`HandleCounter`] handles. All host memory for objects honours `VkAllocationCallbacks`; a
+//!   failed allocation is `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked (array creations
+//!   roll back and null their outputs).
+//! * **Memory.** `vkAllocateMemory` returns real zeroed host memory (page aligned), so map /
+//!   write / read round trips work; more than the heap size is `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
+//! * **Synchronisation.** Work completes at submission: `vkQueueSubmit{,2}` first waits for the
+//!   native fence fds pending on its wait semaphores, then signals its semaphores (timeline
+//!   values included) and fence. Fences track their state; `vkWaitForFences` honours the timeout.
+//! * **Native buffers.** `vkCreateImage` accepts `VkNativeBufferANDROID`; the GrallocUsage
+//!   queries answer 0. `vkAcquireImageANDROID` always closes the fd it is given (also on
+//!   failure); a dup goes to the semaphore and to the fence, which become signalled exactly when
+//!   the fd fires (`-1`: at once). `vkQueueSignalReleaseImageANDROID` waits for its semaphores'
+//!   fds and returns `-1`.
+//! * **Everything else** is a no-op: `unimplemented()` answers `VK_SUCCESS`, and queries with
+//!   outputs write zero counts or neutral values.
+
+use std::alloc::Layout;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::mem::size_of;
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use vkgen_generated::commands::CommandId;
+use vkgen_generated::driver::Driver;
+use vkgen_generated::extensions::ExtensionId;
+use vkgen_generated::vk;
+
+use crate::export::DriverModule;
+use crate::handles::{
+    create_object, destroy_dispatchable, destroy_object, Dispatchable, HandleCounter,
+    HostAllocator, HostBox, Object, ObjectKind,
+};
+use crate::sync_fd::NativeFence;
+use crate::util::{
+    extension_properties, fence_error_result, find_in_chain, for_each_out, take_native_fence,
+    write_array, write_array_with,
+};
+
+/// The null driver. See the [module docs](self).
+#[derive(Debug)]
+pub struct NullDriver;
+
+/// The device's name.
+pub const DEVICE_NAME: &CStr = c"vkgen null device";
+/// The size of the only memory heap.
+pub const HEAP_SIZE: u64 = 256 << 20;
+/// `vkEnumerateInstanceVersion` and the physical device's `apiVersion`.
+pub const INSTANCE_VERSION: u32 = vk::make_api_version(0, 1, 3, vkgen_generated::HEADER_VERSION);
+/// `VK_ANDROID_native_buffer`'s spec version.
+pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
+
+const NATIVE_BUFFER_NAME: &CStr = c"VK_ANDROID_native_buffer";
+const GPDP2_NAME: &CStr = c"VK_KHR_get_physical_device_properties2";
+const GPDP2_SPEC_VERSION: u32 = 2;
+/// Page alignment of device memory (and `minMemoryMapAlignment` is far below it).
+const MEMORY_ALIGNMENT: usize = 4096;
+/// How long `vkWaitForFences` sleeps between looks at fences that have no fd to poll.
+const FDLESS_POLL: Duration = Duration::from_millis(1);
+/// Kind of descriptor-set counter handles.
+const DESCRIPTOR_SET_KIND: u8 = 1;
+
+static COUNTER: HandleCounter = HandleCounter::new();
+
+// ---------------------------------------------------------------------------------------------
+// Objects
+
+struct Instance {
+    physical: Dispatchable<PhysicalDevice>,
+}
+struct PhysicalDevice;
+struct Device {
+    queue: Dispatchable<Queue>,
+}
+struct Queue;
+struct CommandPool {
+    allocator: HostAllocator,
+    /// Live command buffers (handles), freed with the pool.
+    buffers: Mutex<Vec<u64>>,
+}
+struct CommandBuffer;
+
+/// Host memory standing in for device memory.
+struct Memory {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+// SAFETY: the memory is owned by this value; concurrent access through mappings is the
+// application's to synchronise, as with any VkDeviceMemory.
+unsafe impl Send for Memory {}
+// SAFETY: see `Send`.
+unsafe impl Sync for Memory {}
+impl Drop for Memory {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `allocate_memory` with exactly this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+    }
+}
+
+#[derive(Default)]
+struct FenceState {
+    signalled: bool,
+    /// A native fence whose firing signals this fence (`vkAcquireImageANDROID`).
+    pending: Option<NativeFence>,
+}
+struct Fence {
+    state: Mutex<FenceState>,
+}
+struct Semaphore {
+    /// Binary semaphores: a native fence the next wait must wait for.
+    pending: Mutex<Option<NativeFence>>,
+    /// Timeline semaphores: the counter.
+    value: AtomicU64,
+}
+struct Event {
+    set: AtomicBool,
+}
+struct Buffer {
+    size: u64,
+}
+struct Image {
+    format: vk::Format,
+    extent: vk::Extent3D,
+    mip_levels: u32,
+    array_layers: u32,
+    size: u64,
+}
+struct PrivateDataSlot {
+    data: Mutex<HashMap<(i32, u64), u64>>,
+}
+/// Objects without state; the parameter is the `VkObjectType`.
+struct Plain<const TYPE: i32>;
+
+macro_rules! kinds {
+    ($($t:ty => $k:ident),* $(,)?) => {$(
+        impl ObjectKind for $t {
+            const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::$k;
+        }
+    )*};
+}
+kinds! {
+    Instance => INSTANCE, PhysicalDevice => PHYSICAL_DEVICE, Device => DEVICE, Queue => QUEUE,
+    CommandPool => COMMAND_POOL, CommandBuffer => COMMAND_BUFFER, Memory => DEVICE_MEMORY,
+    Fence => FENCE, Semaphore => SEMAPHORE, Event => EVENT, Buffer => BUFFER, Image => IMAGE,
+    PrivateDataSlot => PRIVATE_DATA_SLOT,
+}
+impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
+    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::from_raw(TYPE);
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The object behind a non-dispatchable handle.
+///
+/// # Safety
+/// `h` is null or a live handle of this driver.
+unsafe fn obj<'a, T: ObjectKind, H: vk::Handle>(h: H) -> Option<&'a T> {
+    // SAFETY: forwarded contract.
+    unsafe { Object::<T>::from_handle(h) }.map(|o| &**o)
+}
+
+impl Fence {
+    fn signal(&self) {
+        let mut st = lock(&self.state);
+        st.signalled = true;
+        st.pending = None;
+    }
+
+    /// Whether the fence is signalled, collecting a pending fd that has fired.
+    fn poll(&self) -> Result<bool, vk::Result> {
+        let mut st = lock(&self.state);
+        if st.signalled {
+            return Ok(true);
+        }
+        let Some(fd) = &st.pending else {
+            return Ok(false);
+        };
+        match fd.is_signalled() {
+            Ok(true) => {
+                st.signalled = true;
+                st.pending = None;
+                Ok(true)
+            }
+            Ok(false) => Ok(false),
+            Err(e) => Err(fence_error_result(&e)),
+        }
+    }
+
+    /// A second handle to the pending native fence, to poll without holding the lock.
+    fn pending_clone(&self) -> Result<Option<NativeFence>, vk::Result> {
+        let st = lock(&self.state);
+        match &st.pending {
+            None => Ok(None),
+            Some(f) => f.try_clone().map(Some).map_err(|e| fence_error_result(&e)),
+        }
+    }
+}
+
+impl Semaphore {
+    /// A queue wait on this (binary) semaphore: blocks until its pending native fence fires.
+    fn wait_pending(&self) -> Result<(), vk::Result> {
+        let pending = lock(&self.pending).take();
+        match pending {
+            None => Ok(()),
+            Some(f) => f.wait(None).map(drop).map_err(|e| fence_error_result(&e)),
+        }
+    }
+
+    fn signal(&self, value: Option<u64>) {
+        match value {
+            Some(v) => {
+                self.value.fetch_max(v, Ordering::AcqRel);
+            }
+            None => *lock(&self.pending) = None,
+        }
+    }
+}
+
+/// Blocks until any of `fds` is readable or `timeout` passes.
+fn poll_any(fds: &[NativeFence], timeout: Option<Duration>) -> Result<(), vk::Result> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let mut pfds: Vec<PollFd<'_>> = fds
+        .iter()
+        .filter_map(NativeFence::as_fd)
+        .map(|fd| PollFd::from_borrowed_fd(fd, PollFlags::IN))
+        .collect();
+    let ts = timeout.map(|t| {
+        Timespec::try_from(t).unwrap_or(Timespec {
+            tv_sec: i64::MAX,
+            tv_nsec: 0,
+        })
+    });
+    match poll(&mut pfds, ts.as_ref()) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => Ok(()),
+        Err(rustix::io::Errno::NOMEM) => Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY),
+        Err(_) => Err(vk::Result::ERROR_DEVICE_LOST),
+    }
+}
+
+/// `deadline` for a Vulkan timeout in ns; `None` = forever.
+fn deadline(timeout_ns: u64) -> Option<Instant> {
+    if timeout_ns == u64::MAX {
+        None
+    } else {
+        Instant::now().checked_add(Duration::from_nanos(timeout_ns))
+    }
+}
+
+/// The time left until `deadline`: `Some(ZERO)` once it has passed, `None` for forever.
+fn remaining(deadline: Option<Instant>) -> Option<Duration> {
+    deadline.map(|d| d.saturating_duration_since(Instant::now()))
+}
+
+/// Slice of a possibly null `(pointer, count)` pair.
+///
+/// # Safety
+/// A non-null `p` must be valid for `n` reads.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: caller contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Physical device description
+
+fn properties() -> vk::PhysicalDeviceProperties {
+    let mut p = vk::PhysicalDeviceProperties {
+        api_version: INSTANCE_VERSION,
+        driver_version: vk::make_api_version(0, 0, 1, 0),
+        vendor_id: 0,
+        device_id: 0,
+        device_type: vk::PhysicalDeviceType::OTHER,
+        limits: limits(),
+        sparse_properties: vk::PhysicalDeviceSparseProperties::default(),
+        ..Default::default()
+    };
+    crate::util::copy_cstr(&mut p.device_name, DEVICE_NAME);
+    p.pipeline_cache_uuid = *b"vkgen-null-cache";
+    p
+}
+
+/// The minimum limits the Vulkan 1.3 specification requires ("Required Limits").
+fn limits() -> vk::PhysicalDeviceLimits {
+    let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
+    vk::PhysicalDeviceLimits {
+        max_image_dimension1_d: 4096,
+        max_image_dimension2_d: 4096,
+        max_image_dimension3_d: 256,
+        max_image_dimension_cube: 4096,
+        max_image_array_layers: 256,
+        max_texel_buffer_elements: 65536,
+        max_uniform_buffer_range: 16384,
+        max_storage_buffer_range: 1 << 27,
+        max_push_constants_size: 128,
+        max_memory_allocation_count: 4096,
+        max_sampler_allocation_count: 4000,
+        buffer_image_granularity: 131072,
+        sparse_address_space_size: 0,
+        max_bound_descriptor_sets: 4,
+        max_per_stage_descriptor_samplers: 16,
+        max_per_stage_descriptor_uniform_buffers: 12,
+        max_per_stage_descriptor_storage_buffers: 4,
+        max_per_stage_descriptor_sampled_images: 16,
+        max_per_stage_descriptor_storage_images: 4,
+        max_per_stage_descriptor_input_attachments: 4,
+        max_per_stage_resources: 128,
+        max_descriptor_set_samplers: 96,
+        max_descriptor_set_uniform_buffers: 72,
+        max_descriptor_set_uniform_buffers_dynamic: 8,
+        max_descriptor_set_storage_buffers: 24,
+        max_descriptor_set_storage_buffers_dynamic: 4,
+        max_descriptor_set_sampled_images: 96,
+        max_descriptor_set_storage_images: 24,
+        max_descriptor_set_input_attachments: 4,
+        max_vertex_input_attributes: 16,
+        max_vertex_input_bindings: 16,
+        max_vertex_input_attribute_offset: 2047,
+        max_vertex_input_binding_stride: 2048,
+        max_vertex_output_components: 64,
+        max_fragment_input_components: 64,
+        max_fragment_output_attachments: 4,
+        max_fragment_dual_src_attachments: 0,
+        max_fragment_combined_output_resources: 4,
+        max_compute_shared_memory_size: 16384,
+        max_compute_work_group_count: [65535; 3],
+        max_compute_work_group_invocations: 128,
+        max_compute_work_group_size: [128, 128, 64],
+        sub_pixel_precision_bits: 4,
+        sub_texel_precision_bits: 4,
+        mipmap_precision_bits: 4,
+        max_draw_indexed_index_value: (1 << 24) - 1,
+        max_draw_indirect_count: 1,
+        max_sampler_lod_bias: 2.0,
+        max_sampler_anisotropy: 1.0,
+        max_viewports: 1,
+        max_viewport_dimensions: [4096, 4096],
+        viewport_bounds_range: [-8192.0, 8191.0],
+        viewport_sub_pixel_bits: 0,
+        min_memory_map_alignment: 64,
+        min_texel_buffer_offset_alignment: 256,
+        min_uniform_buffer_offset_alignment: 256,
+        min_storage_buffer_offset_alignment: 256,
+        min_texel_offset: -8,
+        max_texel_offset: 7,
+        max_framebuffer_width: 4096,
+        max_framebuffer_height: 4096,
+        max_framebuffer_layers: 256,
+        framebuffer_color_sample_counts: counts,
+        framebuffer_depth_sample_counts: counts,
+        framebuffer_stencil_sample_counts: counts,
+        framebuffer_no_attachments_sample_counts: counts,
+        max_color_attachments: 4,
+        sampled_image_color_sample_counts: counts,
+        sampled_image_integer_sample_counts: vk::SampleCountFlags::TYPE_1,
+        sampled_image_depth_sample_counts: counts,
+        sampled_image_stencil_sample_counts: counts,
+        storage_image_sample_counts: vk::SampleCountFlags::TYPE_1,
+        max_sample_mask_words: 1,
+        timestamp_compute_and_graphics: vk::FALSE,
+        timestamp_period: 1.0,
+        discrete_queue_priorities: 2,
+        point_size_range: [1.0, 1.0],
+        line_width_range: [1.0, 1.0],
+        standard_sample_locations: vk::TRUE,
+        optimal_buffer_copy_offset_alignment: 1,
+        optimal_buffer_copy_row_pitch_alignment: 1,
+        non_coherent_atom_size: 256,
+        ..Default::default()
+    }
+}
+
+fn features() -> vk::PhysicalDeviceFeatures {
+    vk::PhysicalDeviceFeatures {
+        robust_buffer_access: vk::TRUE,
+        ..Default::default()
+    }
+}
+
+/// Whether every feature `requested` is also in [`features`].
+fn features_supported(requested: &vk::PhysicalDeviceFeatures) -> bool {
+    const N: usize = size_of::<vk::PhysicalDeviceFeatures>() / size_of::<vk::Bool32>();
+    let supported = features();
+    // SAFETY: `VkPhysicalDeviceFeatures` is `#[repr(C)]` and consists of exactly N `VkBool32`s.
+    let (r, s) = unsafe {
+        (
+            std::slice::from_raw_parts(ptr::from_ref(requested).cast::<vk::Bool32>(), N),
+            std::slice::from_raw_parts(ptr::from_ref(&supported).cast::<vk::Bool32>(), N),
+        )
+    };
+    r.iter()
+        .zip(s)
+        .all(|(&r, &s)| r == vk::FALSE || s != vk::FALSE)
+}
+
+fn queue_family() -> vk::QueueFamilyProperties {
+    vk::QueueFamilyProperties {
+        queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
+        queue_count: 1,
+        timestamp_valid_bits: 0,
+        min_image_transfer_granularity: vk::Extent3D {
+            width: 1,
+            height: 1,
+            depth: 1,
+        },
+    }
+}
+
+fn memory_properties() -> vk::PhysicalDeviceMemoryProperties {
+    let mut m = vk::PhysicalDeviceMemoryProperties {
+        memory_type_count: 1,
+        memory_heap_count: 1,
+        ..Default::default()
+    };
+    m.memory_types[0] = vk::MemoryType {
+        property_flags: vk::MemoryPropertyFlags::DEVICE_LOCAL
+            | vk::MemoryPropertyFlags::HOST_VISIBLE
+            | vk::MemoryPropertyFlags::HOST_COHERENT,
+        heap_index: 0,
+    };
+    m.memory_heaps[0] = vk::MemoryHeap {
+        size: HEAP_SIZE,
+        flags: vk::MemoryHeapFlags::DEVICE_LOCAL,
+    };
+    m
+}
+
+/// Bytes per texel (per block for compressed formats, divided evenly), for sizing images.
+fn texel_bytes(format: vk::Format) -> u64 {
+    match format.as_raw() {
+        1 => 1,
+        2..=8 => 2,
+        9..=15 => 1,
+        16..=22 => 2,
+        23..=36 => 3,
+        37..=69 => 4,
+        70..=76 => 2,
+        77..=83 => 4,
+        84..=90 => 6,
+        91..=97 => 8,
+        98..=100 => 4,
+        101..=103 => 8,
+        104..=106 => 12,
+        107..=109 => 16,
+        110..=112 => 8,
+        113..=115 => 16,
+        116..=118 => 24,
+        119..=121 => 32,
+        122 | 123 => 4,
+        124 => 2,
+        125 | 126 => 4,
+        127 => 1,
+        128 => 3,
+        129 => 4,
+        130 => 8,
+        131..=184 => 1,
+        _ => 4,
+    }
+}
+
+fn is_depth_stencil(format: vk::Format) -> bool {
+    (124..=130).contains(&format.as_raw())
+}
+
+fn is_supported_format(format: vk::Format) -> bool {
+    // Everything uncompressed and single-plane of Vulkan 1.0, plus the 16-bit packed formats.
+    (1..=130).contains(&format.as_raw())
+        || matches!(
+            format,
+            vk::Format::A4R4G4B4_UNORM_PACK16 | vk::Format::A4B4G4R4_UNORM_PACK16
+        )
+}
+
+fn format_properties(format: vk::Format) -> vk::FormatProperties {
+    use vk::FormatFeatureFlags as F;
+    if !is_supported_format(format) {
+        return vk::FormatProperties::default();
+    }
+    let common = F::SAMPLED_IMAGE | F::BLIT_SRC | F::TRANSFER_SRC | F::TRANSFER_DST;
+    let image = if is_depth_stencil(format) {
+        common | F::DEPTH_STENCIL_ATTACHMENT
+    } else {
+        common
+            | F::STORAGE_IMAGE
+            | F::COLOR_ATTACHMENT
+            | F::COLOR_ATTACHMENT_BLEND
+            | F::BLIT_DST
+            | F::SAMPLED_IMAGE_FILTER_LINEAR
+    };
+    let buffer = if is_depth_stencil(format) {
+        F::empty()
+    } else {
+        F::UNIFORM_TEXEL_BUFFER | F::STORAGE_TEXEL_BUFFER | F::VERTEX_BUFFER
+    };
+    vk::FormatProperties {
+        linear_tiling_features: image,
+        optimal_tiling_features: image,
+        buffer_features: buffer,
+    }
+}
+
+fn image_format_properties(
+    format: vk::Format,
+    ty: vk::ImageType,
+    tiling: vk::ImageTiling,
+    usage: vk::ImageUsageFlags,
+) -> Result<vk::ImageFormatProperties, vk::Result> {
+    use vk::FormatFeatureFlags as F;
+    use vk::ImageUsageFlags as U;
+    let props = format_properties(format);
+    let features = match tiling {
+        vk::ImageTiling::LINEAR => props.linear_tiling_features,
+        _ => props.optimal_tiling_features,
+    };
+    let needs = [
+        (U::SAMPLED, F::SAMPLED_IMAGE),
+        (U::STORAGE, F::STORAGE_IMAGE),
+        (U::COLOR_ATTACHMENT, F::COLOR_ATTACHMENT),
+        (U::DEPTH_STENCIL_ATTACHMENT, F::DEPTH_STENCIL_ATTACHMENT),
+        (U::TRANSFER_SRC, F::TRANSFER_SRC),
+        (U::TRANSFER_DST, F::TRANSFER_DST),
+    ];
+    if features.is_empty()
+        || needs
+            .iter()
+            .any(|&(u, f)| usage.contains(u) && !features.contains(f))
+    {
+        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+    }
+    let (extent, mips, layers) = match ty {
+        vk::ImageType::TYPE_1D => ((4096, 1, 1), 13, 256),
+        vk::ImageType::TYPE_3D => ((256, 256, 256), 9, 1),
+        _ => ((4096, 4096, 1), 13, 256),
+    };
+    let samples = if ty == vk::ImageType::TYPE_2D && tiling == vk::ImageTiling::OPTIMAL {
+        vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4
+    } else {
+        vk::SampleCountFlags::TYPE_1
+    };
+    Ok(vk::ImageFormatProperties {
+        max_extent: vk::Extent3D {
+            width: extent.0,
+            height: extent.1,
+            depth: extent.2,
+        },
+        max_mip_levels: mips,
+        max_array_layers: layers,
+        sample_counts: samples,
+        max_resource_size: 1 << 31,
+    })
+}
+
+/// Fills the structures of a `VkPhysicalDeviceProperties2` chain that the null driver knows.
+///
+/// # Safety
+/// `p_next` is null or a valid chain of writable output structures.
+unsafe fn fill_properties_chain(p_next: *mut c_void) {
+    const UUID: [u8; 16] = *b"vkgen-null-dev-0";
+    const DRIVER_UUID: [u8; 16] = *b"vkgen-null-drv-0";
+    // SAFETY: each structure is cast to the type its sType names; the chain is valid per the
+    // caller.
+    unsafe {
+        for_each_out(p_next, |s| match (*s).s_type {
+            vk::StructureType::PHYSICAL_DEVICE_PRESENTATION_PROPERTIES_ANDROID => {
+                let p = s.cast::<vk::PhysicalDevicePresentationPropertiesANDROID>();
+                (*p).shared_image = vk::TRUE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_ID_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceIDProperties<'_>>();
+                (*p).device_uuid = UUID;
+                (*p).driver_uuid = DRIVER_UUID;
+                (*p).device_luid_valid = vk::FALSE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_DRIVER_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceDriverProperties<'_>>();
+                crate::util::copy_cstr(&mut (*p).driver_name, c"vkgen null");
+                crate::util::copy_cstr(&mut (*p).driver_info, c"AOSP nulldrv behaviour");
+            }
+            vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceMaintenance3Properties<'_>>();
+                (*p).max_per_set_descriptors = 1024;
+                (*p).max_memory_allocation_size = HEAP_SIZE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceMaintenance4Properties<'_>>();
+                (*p).max_buffer_size = HEAP_SIZE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceSubgroupProperties<'_>>();
+                (*p).subgroup_size = 1;
+                (*p).supported_stages = vk::ShaderStageFlags::COMPUTE;
+                (*p).supported_operations = vk::SubgroupFeatureFlags::BASIC;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDevicePointClippingProperties<'_>>();
+                (*p).point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceMultiviewProperties<'_>>();
+                (*p).max_multiview_view_count = 6;
+                (*p).max_multiview_instance_index = (1 << 27) - 1;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceTimelineSemaphoreProperties<'_>>();
+                (*p).max_timeline_semaphore_value_difference = (1 << 31) - 1;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceVulkan11Properties<'_>>();
+                (*p).device_uuid = UUID;
+                (*p).driver_uuid = DRIVER_UUID;
+                (*p).subgroup_size = 1;
+                (*p).subgroup_supported_stages = vk::ShaderStageFlags::COMPUTE;
+                (*p).subgroup_supported_operations = vk::SubgroupFeatureFlags::BASIC;
+                (*p).point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
+                (*p).max_multiview_view_count = 6;
+                (*p).max_multiview_instance_index = (1 << 27) - 1;
+                (*p).max_per_set_descriptors = 1024;
+                (*p).max_memory_allocation_size = HEAP_SIZE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceVulkan12Properties<'_>>();
+                crate::util::copy_cstr(&mut (*p).driver_name, c"vkgen null");
+                crate::util::copy_cstr(&mut (*p).driver_info, c"AOSP nulldrv behaviour");
+                (*p).max_timeline_semaphore_value_difference = (1 << 31) - 1;
+                (*p).framebuffer_integer_color_sample_counts = vk::SampleCountFlags::TYPE_1;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES => {
+                let p = s.cast::<vk::PhysicalDeviceVulkan13Properties<'_>>();
+                (*p).min_subgroup_size = 1;
+                (*p).max_subgroup_size = 1;
+                (*p).max_compute_workgroup_subgroups = 128;
+                (*p).required_subgroup_size_stages = vk::ShaderStageFlags::COMPUTE;
+                (*p).max_inline_uniform_block_size = 256;
+                (*p).max_per_stage_descriptor_inline_uniform_blocks = 4;
+                (*p).max_per_stage_descriptor_update_after_bind_inline_uniform_blocks = 4;
+                (*p).max_descriptor_set_inline_uniform_blocks = 4;
+                (*p).max_descriptor_set_update_after_bind_inline_uniform_blocks = 4;
+                (*p).max_inline_uniform_total_size = 256;
+                (*p).max_buffer_size = HEAP_SIZE;
+            }
+            _ => {}
+        });
+    }
+}
+
+/// Fills the feature structures of a `VkPhysicalDeviceFeatures2` chain: the features Vulkan 1.3
+/// makes mandatory are on, everything else off.
+///
+/// # Safety
+/// `p_next` is null or a valid chain of writable output structures.
+unsafe fn fill_features_chain(p_next: *mut c_void) {
+    const T: vk::Bool32 = vk::TRUE;
+    // SAFETY: each structure is cast to the type its sType names; the chain is valid per the
+    // caller. Writing the default first clears every flag but keeps sType/pNext.
+    unsafe {
+        for_each_out(p_next, |s| {
+            macro_rules! set {
+                ($ty:ty { $($f:ident),* }) => {{
+                    let p = s.cast::<$ty>();
+                    let (st, next) = ((*p).s_type, (*p).p_next);
+                    p.write(<$ty>::default());
+                    (*p).s_type = st;
+                    (*p).p_next = next;
+                    $( (*p).$f = T; )*
+                }};
+            }
+            match (*s).s_type {
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {
+                    set!(vk::PhysicalDeviceVulkan11Features<'_> { multiview })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => set!(
+                    vk::PhysicalDeviceVulkan12Features<'_> {
+                        timeline_semaphore, uniform_buffer_standard_layout,
+                        shader_subgroup_extended_types, separate_depth_stencil_layouts,
+                        host_query_reset, imageless_framebuffer, buffer_device_address,
+                        vulkan_memory_model, vulkan_memory_model_device_scope
+                    }
+                ),
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => set!(
+                    vk::PhysicalDeviceVulkan13Features<'_> {
+                        robust_image_access, inline_uniform_block,
+                        pipeline_creation_cache_control, private_data,
+                        shader_demote_to_helper_invocation, shader_terminate_invocation,
+                        subgroup_size_control, compute_full_subgroups, synchronization2,
+                        shader_zero_initialize_workgroup_memory, dynamic_rendering,
+                        shader_integer_dot_product, maintenance4
+                    }
+                ),
+                vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES => {
+                    set!(vk::PhysicalDeviceMultiviewFeatures<'_> { multiview })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES => {
+                    set!(vk::PhysicalDeviceTimelineSemaphoreFeatures<'_> { timeline_semaphore })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES => {
+                    set!(vk::PhysicalDeviceHostQueryResetFeatures<'_> { host_query_reset })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES => {
+                    set!(vk::PhysicalDeviceSynchronization2Features<'_> { synchronization2 })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
+                    set!(vk::PhysicalDeviceDynamicRenderingFeatures<'_> { dynamic_rendering })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES => {
+                    set!(vk::PhysicalDeviceMaintenance4Features<'_> { maintenance4 })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES => {
+                    set!(vk::PhysicalDevicePrivateDataFeatures<'_> { private_data })
+                }
+                vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => set!(
+                    vk::PhysicalDeviceBufferDeviceAddressFeatures<'_> { buffer_device_address }
+                ),
+                vk::StructureType::PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES => set!(
+                    vk::PhysicalDeviceImagelessFramebufferFeatures<'_> { imageless_framebuffer }
+                ),
+                _ => {}
+            }
+        });
+    }
+}
+
+fn buffer_requirements(size: u64) -> vk::MemoryRequirements {
+    vk::MemoryRequirements {
+        size: size.max(1).next_multiple_of(256),
+        alignment: 256,
+        memory_type_bits: 1,
+    }
+}
+
+fn image_size(ci: &vk::ImageCreateInfo<'_>) -> u64 {
+    let texel = texel_bytes(ci.format);
+    let mut total = 0u64;
+    for level in 0..ci.mip_levels.max(1) {
+        let w = u64::from((ci.extent.width >> level).max(1));
+        let h = u64::from((ci.extent.height >> level).max(1));
+        let d = u64::from((ci.extent.depth >> level).max(1));
+        total = total.saturating_add(w.saturating_mul(h).saturating_mul(d).saturating_mul(texel));
+    }
+    total
+        .saturating_mul(u64::from(ci.array_layers.max(1)))
+        .saturating_mul(u64::from(ci.samples.as_raw().max(1)))
+}
+
+fn image_requirements(size: u64) -> vk::MemoryRequirements {
+    vk::MemoryRequirements {
+        size: size.max(1).next_multiple_of(4096),
+        alignment: 4096,
+        memory_type_bits: 1,
+    }
+}
+
+/// Writes the requirements of the buffer or image behind `handle` into a `VkMemoryRequirements2`
+/// and its dedicated-allocation chain.
+///
+/// # Safety
+/// `out` is a valid output structure.
+unsafe fn write_requirements2(out: *mut vk::MemoryRequirements2<'_>, r: vk::MemoryRequirements) {
+    if out.is_null() {
+        return;
+    }
+    // SAFETY: `out` and its chain are valid output structures per the caller.
+    unsafe {
+        (*out).memory_requirements = r;
+        for_each_out((*out).p_next.cast(), |s| {
+            if (*s).s_type == vk::StructureType::MEMORY_DEDICATED_REQUIREMENTS {
+                let d = s.cast::<vk::MemoryDedicatedRequirements<'_>>();
+                (*d).prefers_dedicated_allocation = vk::FALSE;
+                (*d).requires_dedicated_allocation = vk::FALSE;
+            }
+        });
+    }
+}
+
+/// Creates `n` stateless objects of one type into `out`, rolling back on failure.
+///
+/// # Safety
+/// `out` is valid for `n` writes; `p_allocator` as for [`HostAllocator::from_ptr`].
+unsafe fn create_plain_array<const TYPE: i32, H: vk::Handle>(
+    n: u32,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+) -> vk::Result {
+    if out.is_null() {
+        return vk::Result::SUCCESS;
+    }
+    for i in 0..n as usize {
+        // SAFETY: forwarded allocator contract.
+        match unsafe { create_object(Plain::<TYPE>, p_allocator) } {
+            // SAFETY: `out` is valid for `n` writes.
+            Ok(h) => unsafe { out.add(i).write(H::from_raw(h)) },
+            Err(e) => {
+                for j in 0..n as usize {
+                    // SAFETY: entries before `i` are live handles made above; every entry is
+                    // then overwritten with null, as the spec requires on failure.
+                    unsafe {
+                        if j < i {
+                            destroy_object::<Plain<TYPE>>(out.add(j).read().as_raw());
+                        }
+                        out.add(j).write(H::from_raw(0));
+                    }
+                }
+                return e;
+            }
+        }
+    }
+    vk::Result::SUCCESS
+}
+
+/// Creates one stateless object into `out`.
+///
+/// # Safety
+/// `out` is null or writable; `p_allocator` as for [`HostAllocator::from_ptr`].
+unsafe fn create_plain<const TYPE: i32, H: vk::Handle>(
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+) -> vk::Result {
+    // SAFETY: forwarded contract.
+    unsafe { create_plain_array::<TYPE, H>(1, p_allocator, out) }
+}
+
+/// Generates the create/destroy hook pairs of stateless object types.
+macro_rules! plain_objects {
+    ($($create:ident / $destroy:ident ($info:ty) -> $handle:ty : $kind:ident;)*) => {$(
+        unsafe fn $create(
+            _device: vk::Device,
+            _p_create_info: *const $info,
+            p_allocator: *const vk::AllocationCallbacks<'_>,
+            p_out: *mut $handle,
+        ) -> vk::Result {
+            // SAFETY: Vulkan arguments, valid per the application's valid usage.
+            unsafe {
+                create_plain::<{ vk::ObjectType::$kind.as_raw() }, $handle>(p_allocator, p_out)
+            }
+        }
+        unsafe fn $destroy(
+            _device: vk::Device,
+            object: $handle,
+            _p_allocator: *const vk::AllocationCallbacks<'_>,
+        ) {
+            // SAFETY: `object` is null or a live handle the application no longer uses.
+            unsafe {
+                destroy_object::<Plain<{ vk::ObjectType::$kind.as_raw() }>>(vk::Handle::as_raw(object))
+            };
+        }
+    )*};
+}
+
+impl DriverModule for NullDriver {
+    const NAME: &'static CStr = c"vkgen null Vulkan driver";
+}
+
+impl Driver for NullDriver {
+    const API_VERSION: u32 = vk::API_VERSION_1_3;
+
+    fn supports_extension(ext: ExtensionId) -> bool {
+        ext == ExtensionId::ANDROID_NATIVE_BUFFER
+            || ext == ExtensionId::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2
+    }
+
+    fn unimplemented(_cmd: CommandId) -> vk::Result {
+        vk::Result::SUCCESS
+    }
+
+    // --- global ---------------------------------------------------------------------------
+
+    unsafe fn enumerate_instance_version(p_api_version: *mut u32) -> vk::Result {
+        // SAFETY: valid output pointer per valid usage (null is tolerated).
+        if let Some(v) = unsafe { p_api_version.as_mut() } {
+            *v = INSTANCE_VERSION;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn enumerate_instance_layer_properties(
+        p_property_count: *mut u32,
+        p_properties: *mut vk::LayerProperties,
+    ) -> vk::Result {
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
+    }
+
+    unsafe fn enumerate_instance_extension_properties(
+        p_layer_name: *const c_char,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::ExtensionProperties,
+    ) -> vk::Result {
+        if !p_layer_name.is_null() {
+            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+        }
+        let list = [extension_properties(GPDP2_NAME, GPDP2_SPEC_VERSION)];
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array(&list, p_property_count, p_properties) }
+    }
+
+    unsafe fn create_instance(
+        p_create_info: *const vk::InstanceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_instance: *mut vk::Instance,
+    ) -> vk::Result {
+        // SAFETY: valid create info per valid usage.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        if ci.enabled_layer_count > 0 {
+            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+        }
+        // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
+        for &name in unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) } {
+            // SAFETY: each entry is a C string.
+            if name.is_null() || unsafe { CStr::from_ptr(name) } != GPDP2_NAME {
+                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+            }
+        }
+        let value = Instance {
+            physical: Dispatchable::new(PhysicalDevice),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe {
+            crate::handles::create_dispatchable(
+                value,
+                p_allocator,
+                vk::SystemAllocationScope::INSTANCE,
+            )
+        } {
+            Ok(p) => {
+                // SAFETY: valid output pointer per valid usage.
+                unsafe { *p_instance = vk::Handle::from_raw(p.as_ptr() as u64) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_instance(
+        instance: vk::Instance,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live instance the application is done with.
+        unsafe { destroy_dispatchable::<Instance>(vk::Handle::as_raw(instance)) };
+    }
+
+    // --- instance -------------------------------------------------------------------------
+
+    unsafe fn enumerate_physical_devices(
+        instance: vk::Instance,
+        p_physical_device_count: *mut u32,
+        p_physical_devices: *mut vk::PhysicalDevice,
+    ) -> vk::Result {
+        // SAFETY: a live instance handle.
+        let Some(inst) = (unsafe { Dispatchable::<Instance>::from_handle(instance) }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let list = [inst.physical.handle::<vk::PhysicalDevice>()];
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array(&list, p_physical_device_count, p_physical_devices) }
+    }
+
+    unsafe fn enumerate_physical_device_groups(
+        instance: vk::Instance,
+        p_count: *mut u32,
+        p_groups: *mut vk::PhysicalDeviceGroupProperties<'_>,
+    ) -> vk::Result {
+        // SAFETY: a live instance handle.
+        let Some(inst) = (unsafe { Dispatchable::<Instance>::from_handle(instance) }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let pd = inst.physical.handle::<vk::PhysicalDevice>();
+        // SAFETY: two-call idiom arguments; the elements are initialised by the application.
+        unsafe {
+            write_array_with(1, p_count, p_groups, |_, g| {
+                g.physical_device_count = 1;
+                g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
+                g.physical_devices[0] = pd;
+                g.subset_allocation = vk::FALSE;
+            })
+        }
+    }
+
+    unsafe fn get_physical_device_properties(
+        _physical_device: vk::PhysicalDevice,
+        p_properties: *mut vk::PhysicalDeviceProperties,
+    ) {
+        // SAFETY: valid output pointer.
+        if let Some(p) = unsafe { p_properties.as_mut() } {
+            *p = properties();
+        }
+    }
+
+    unsafe fn get_physical_device_properties2(
+        _physical_device: vk::PhysicalDevice,
+        p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
+    ) {
+        // SAFETY: valid output structure and chain.
+        if let Some(p) = unsafe { p_properties.as_mut() } {
+            p.properties = properties();
+            // SAFETY: as above.
+            unsafe { fill_properties_chain(p.p_next) };
+        }
+    }
+
+    unsafe fn get_physical_device_features(
+        _physical_device: vk::PhysicalDevice,
+        p_features: *mut vk::PhysicalDeviceFeatures,
+    ) {
+        // SAFETY: valid output pointer.
+        if let Some(f) = unsafe { p_features.as_mut() } {
+            *f = features();
+        }
+    }
+
+    unsafe fn get_physical_device_features2(
+        _physical_device: vk::PhysicalDevice,
+        p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
+    ) {
+        // SAFETY: valid output structure and chain.
+        if let Some(f) = unsafe { p_features.as_mut() } {
+            f.features = features();
+            // SAFETY: as above.
+            unsafe { fill_features_chain(f.p_next) };
+        }
+    }
+
+    unsafe fn get_physical_device_queue_family_properties(
+        _physical_device: vk::PhysicalDevice,
+        p_count: *mut u32,
+        p_properties: *mut vk::QueueFamilyProperties,
+    ) {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe { write_array(&[queue_family()], p_count, p_properties) };
+    }
+
+    unsafe fn get_physical_device_queue_family_properties2(
+        _physical_device: vk::PhysicalDevice,
+        p_count: *mut u32,
+        p_properties: *mut vk::QueueFamilyProperties2<'_>,
+    ) {
+        // SAFETY: two-call idiom arguments; elements initialised by the application.
+        let _ = unsafe {
+            write_array_with(1, p_count, p_properties, |_, q| {
+                q.queue_family_properties = queue_family();
+            })
+        };
+    }
+
+    unsafe fn get_physical_device_memory_properties(
+        _physical_device: vk::PhysicalDevice,
+        p_memory_properties: *mut vk::PhysicalDeviceMemoryProperties,
+    ) {
+        // SAFETY: valid output pointer.
+        if let Some(m) = unsafe { p_memory_properties.as_mut() } {
+            *m = memory_properties();
+        }
+    }
+
+    unsafe fn get_physical_device_memory_properties2(
+        _physical_device: vk::PhysicalDevice,
+        p_memory_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
+    ) {
+        // SAFETY: valid output pointer.
+        if let Some(m) = unsafe { p_memory_properties.as_mut() } {
+            m.memory_properties = memory_properties();
+        }
+    }
+
+    unsafe fn get_physical_device_format_properties(
+        _physical_device: vk::PhysicalDevice,
+        format: vk::Format,
+        p_format_properties: *mut vk::FormatProperties,
+    ) {
+        // SAFETY: valid output pointer.
+        if let Some(f) = unsafe { p_format_properties.as_mut() } {
+            *f = format_properties(format);
+        }
+    }
+
+    unsafe fn get_physical_device_format_properties2(
+        _physical_device: vk::PhysicalDevice,
+        format: vk::Format,
+        p_format_properties: *mut vk::FormatProperties2<'_>,
+    ) {
+        // SAFETY: valid output structure and chain.
+        let Some(f) = (unsafe { p_format_properties.as_mut() }) else {
+            return;
+        };
+        let props = format_properties(format);
+        f.format_properties = props;
+        // SAFETY: as above; the sType names the structure.
+        unsafe {
+            for_each_out(f.p_next, |s| {
+                if (*s).s_type == vk::StructureType::FORMAT_PROPERTIES_3 {
+                    let p = s.cast::<vk::FormatProperties3<'_>>();
+                    (*p).linear_tiling_features = vk::FormatFeatureFlags2::from_raw(u64::from(
+                        props.linear_tiling_features.as_raw(),
+                    ));
+                    (*p).optimal_tiling_features = vk::FormatFeatureFlags2::from_raw(u64::from(
+                        props.optimal_tiling_features.as_raw(),
+                    ));
+                    (*p).buffer_features = vk::FormatFeatureFlags2::from_raw(u64::from(
+                        props.buffer_features.as_raw(),
+                    ));
+                }
+            })
+        };
+    }
+
+    unsafe fn get_physical_device_image_format_properties(
+        _physical_device: vk::PhysicalDevice,
+        format: vk::Format,
+        ty: vk::ImageType,
+        tiling: vk::ImageTiling,
+        usage: vk::ImageUsageFlags,
+        _flags: vk::ImageCreateFlags,
+        p_image_format_properties: *mut vk::ImageFormatProperties,
+    ) -> vk::Result {
+        let r = image_format_properties(format, ty, tiling, usage);
+        // SAFETY: valid output pointer.
+        if let Some(out) = unsafe { p_image_format_properties.as_mut() } {
+            *out = r.unwrap_or_default();
+        }
+        r.err().unwrap_or(vk::Result::SUCCESS)
+    }
+
+    unsafe fn get_physical_device_image_format_properties2(
+        _physical_device: vk::PhysicalDevice,
+        p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+        p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
+    ) -> vk::Result {
+        // SAFETY: valid input structure.
+        let Some(info) = (unsafe { p_image_format_info.as_ref() }) else {
+            return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+        };
+        // External memory is not importable or exportable on the null device.
+        // SAFETY: valid input chain.
+        let external = unsafe {
+            find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
+                info.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+            )
+        };
+        let r = if external.is_some_and(|e| !e.handle_type.is_empty()) {
+            Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
+        } else {
+            image_format_properties(info.format, info.ty, info.tiling, info.usage)
+        };
+        // SAFETY: valid output structure and chain.
+        if let Some(out) = unsafe { p_image_format_properties.as_mut() } {
+            out.image_format_properties = r.unwrap_or_default();
+            // SAFETY: as above.
+            unsafe {
+                for_each_out(out.p_next, |s| match (*s).s_type {
+                    vk::StructureType::EXTERNAL_IMAGE_FORMAT_PROPERTIES => {
+                        let p = s.cast::<vk::ExternalImageFormatProperties<'_>>();
+                        (*p).external_memory_properties = vk::ExternalMemoryProperties::default();
+                    }
+                    vk::StructureType::SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES => {
+                        let p = s.cast::<vk::SamplerYcbcrConversionImageFormatProperties<'_>>();
+                        (*p).combined_image_sampler_descriptor_count = 1;
+                    }
+                    _ => {}
+                })
+            };
+        }
+        r.err().unwrap_or(vk::Result::SUCCESS)
+    }
+
+    unsafe fn get_physical_device_sparse_image_format_properties(
+        _physical_device: vk::PhysicalDevice,
+        _format: vk::Format,
+        _ty: vk::ImageType,
+        _samples: vk::SampleCountFlags,
+        _usage: vk::ImageUsageFlags,
+        _tiling: vk::ImageTiling,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::SparseImageFormatProperties,
+    ) {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe {
+            write_array::<vk::SparseImageFormatProperties>(&[], p_property_count, p_properties)
+        };
+    }
+
+    unsafe fn get_physical_device_sparse_image_format_properties2(
+        _physical_device: vk::PhysicalDevice,
+        _p_format_info: *const vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::SparseImageFormatProperties2<'_>,
+    ) {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe { write_array_with(0, p_property_count, p_properties, |_, _| {}) };
+    }
+
+    unsafe fn get_physical_device_external_buffer_properties(
+        _physical_device: vk::PhysicalDevice,
+        _p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
+        p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
+    ) {
+        // SAFETY: valid output structure.
+        if let Some(p) = unsafe { p_external_buffer_properties.as_mut() } {
+            p.external_memory_properties = vk::ExternalMemoryProperties::default();
+        }
+    }
+
+    unsafe fn get_physical_device_external_semaphore_properties(
+        _physical_device: vk::PhysicalDevice,
+        _p_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
+        p_properties: *mut vk::ExternalSemaphoreProperties<'_>,
+    ) {
+        // SAFETY: valid output structure.
+        if let Some(p) = unsafe { p_properties.as_mut() } {
+            p.export_from_imported_handle_types = vk::ExternalSemaphoreHandleTypeFlags::empty();
+            p.compatible_handle_types = vk::ExternalSemaphoreHandleTypeFlags::empty();
+            p.external_semaphore_features = vk::ExternalSemaphoreFeatureFlags::empty();
+        }
+    }
+
+    unsafe fn get_physical_device_external_fence_properties(
+        _physical_device: vk::PhysicalDevice,
+        _p_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
+        p_properties: *mut vk::ExternalFenceProperties<'_>,
+    ) {
+        // SAFETY: valid output structure.
+        if let Some(p) = unsafe { p_properties.as_mut() } {
+            p.export_from_imported_handle_types = vk::ExternalFenceHandleTypeFlags::empty();
+            p.compatible_handle_types = vk::ExternalFenceHandleTypeFlags::empty();
+            p.external_fence_features = vk::ExternalFenceFeatureFlags::empty();
+        }
+    }
+
+    unsafe fn get_physical_device_tool_properties(
+        _physical_device: vk::PhysicalDevice,
+        p_tool_count: *mut u32,
+        p_tool_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
+    ) -> vk::Result {
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array_with(0, p_tool_count, p_tool_properties, |_, _| {}) }
+    }
+
+    unsafe fn enumerate_device_layer_properties(
+        _physical_device: vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::LayerProperties,
+    ) -> vk::Result {
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
+    }
+
+    unsafe fn enumerate_device_extension_properties(
+        _physical_device: vk::PhysicalDevice,
+        p_layer_name: *const c_char,
+        p_property_count: *mut u32,
+        p_properties: *mut vk::ExtensionProperties,
+    ) -> vk::Result {
+        if !p_layer_name.is_null() {
+            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+        }
+        let list = [extension_properties(
+            NATIVE_BUFFER_NAME,
+            NATIVE_BUFFER_SPEC_VERSION,
+        )];
+        // SAFETY: two-call idiom arguments.
+        unsafe { write_array(&list, p_property_count, p_properties) }
+    }
+
+    unsafe fn create_device(
+        _physical_device: vk::PhysicalDevice,
+        p_create_info: *const vk::DeviceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_device: *mut vk::Device,
+    ) -> vk::Result {
+        // SAFETY: valid create info per valid usage.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
+        for &name in unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) } {
+            // SAFETY: each entry is a C string.
+            if name.is_null() || unsafe { CStr::from_ptr(name) } != NATIVE_BUFFER_NAME {
+                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+            }
+        }
+        // SAFETY: valid input chain / pointer.
+        let requested = unsafe {
+            find_in_chain::<vk::PhysicalDeviceFeatures2<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2,
+            )
+            .map(|f| &f.features)
+            .or(ci.p_enabled_features.as_ref())
+        };
+        if requested.is_some_and(|f| !features_supported(f)) {
+            return vk::Result::ERROR_FEATURE_NOT_PRESENT;
+        }
+        let value = Device {
+            queue: Dispatchable::new(Queue),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe {
+            crate::handles::create_dispatchable(
+                value,
+                p_allocator,
+                vk::SystemAllocationScope::DEVICE,
+            )
+        } {
+            Ok(p) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_device = vk::Handle::from_raw(p.as_ptr() as u64) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_device(device: vk::Device, _p_allocator: *const vk::AllocationCallbacks<'_>) {
+        // SAFETY: null or a live device the application is done with.
+        unsafe { destroy_dispatchable::<Device>(vk::Handle::as_raw(device)) };
+    }
+
+    // --- device ---------------------------------------------------------------------------
+
+    unsafe fn get_device_queue(
+        device: vk::Device,
+        queue_family_index: u32,
+        queue_index: u32,
+        p_queue: *mut vk::Queue,
+    ) {
+        // SAFETY: a live device handle.
+        let q = unsafe { Dispatchable::<Device>::from_handle(device) }
+            .filter(|_| queue_family_index == 0 && queue_index == 0)
+            .map_or(vk::Queue::null(), |d| d.queue.handle());
+        // SAFETY: valid output pointer.
+        if let Some(out) = unsafe { p_queue.as_mut() } {
+            *out = q;
+        }
+    }
+
+    unsafe fn get_device_queue2(
+        device: vk::Device,
+        p_queue_info: *const vk::DeviceQueueInfo2<'_>,
+        p_queue: *mut vk::Queue,
+    ) {
+        // SAFETY: valid input structure.
+        let q = match unsafe { p_queue_info.as_ref() } {
+            Some(info) if info.flags.is_empty() => {
+                let mut q = vk::Queue::null();
+                // SAFETY: forwarded Vulkan arguments.
+                unsafe {
+                    Self::get_device_queue(
+                        device,
+                        info.queue_family_index,
+                        info.queue_index,
+                        &mut q,
+                    )
+                };
+                q
+            }
+            _ => vk::Queue::null(),
+        };
+        // SAFETY: valid output pointer.
+        if let Some(out) = unsafe { p_queue.as_mut() } {
+            *out = q;
+        }
+    }
+
+    unsafe fn queue_submit(
+        _queue: vk::Queue,
+        submit_count: u32,
+        p_submits: *const vk::SubmitInfo<'_>,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: `pSubmits` holds `submitCount` valid structures (arrays inside likewise).
+        for submit in unsafe { slice(p_submits, submit_count) } {
+            // SAFETY: as above.
+            for &s in unsafe { slice(submit.p_wait_semaphores, submit.wait_semaphore_count) } {
+                // SAFETY: live semaphore handles.
+                if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
+                    if let Err(e) = sem.wait_pending() {
+                        return e;
+                    }
+                }
+            }
+            // SAFETY: valid input chain.
+            let timeline = unsafe {
+                find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
+                    submit.p_next,
+                    vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                )
+            };
+            // SAFETY: as above.
+            let values = timeline.map_or(&[][..], |t| unsafe {
+                slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count)
+            });
+            // SAFETY: as above.
+            let signals =
+                unsafe { slice(submit.p_signal_semaphores, submit.signal_semaphore_count) };
+            for (i, &s) in signals.iter().enumerate() {
+                // SAFETY: live semaphore handles.
+                if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
+                    sem.signal(values.get(i).copied().filter(|_| timeline.is_some()));
+                }
+            }
+        }
+        // SAFETY: null or a live fence.
+        if let Some(f) = unsafe { obj::<Fence, _>(fence) } {
+            f.signal();
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn queue_submit2(
+        _queue: vk::Queue,
+        submit_count: u32,
+        p_submits: *const vk::SubmitInfo2<'_>,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: `pSubmits` holds `submitCount` valid structures (arrays inside likewise).
+        for submit in unsafe { slice(p_submits, submit_count) } {
+            // SAFETY: as above.
+            for w in unsafe {
+                slice(
+                    submit.p_wait_semaphore_infos,
+                    submit.wait_semaphore_info_count,
+                )
+            } {
+                // SAFETY: live semaphore handles.
+                if let Some(sem) = unsafe { obj::<Semaphore, _>(w.semaphore) } {
+                    if let Err(e) = sem.wait_pending() {
+                        return e;
+                    }
+                }
+            }
+            // SAFETY: as above.
+            for s in unsafe {
+                slice(
+                    submit.p_signal_semaphore_infos,
+                    submit.signal_semaphore_info_count,
+                )
+            } {
+                // SAFETY: live semaphore handles.
+                if let Some(sem) = unsafe { obj::<Semaphore, _>(s.semaphore) } {
+                    // Binary semaphores ignore the value; timeline ones never go backwards.
+                    sem.signal(Some(s.value));
+                    *lock(&sem.pending) = None;
+                }
+            }
+        }
+        // SAFETY: null or a live fence.
+        if let Some(f) = unsafe { obj::<Fence, _>(fence) } {
+            f.signal();
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn queue_bind_sparse(
+        _queue: vk::Queue,
+        _bind_info_count: u32,
+        _p_bind_info: *const vk::BindSparseInfo<'_>,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: null or a live fence.
+        if let Some(f) = unsafe { obj::<Fence, _>(fence) } {
+            f.signal();
+        }
+        vk::Result::SUCCESS
+    }
+
+    // Memory.
+
+    unsafe fn allocate_memory(
+        _device: vk::Device,
+        p_allocate_info: *const vk::MemoryAllocateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_memory: *mut vk::DeviceMemory,
+    ) -> vk::Result {
+        // SAFETY: valid input structure.
+        let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
+            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+        };
+        if info.allocation_size == 0
+            || info.allocation_size > HEAP_SIZE
+            || info.memory_type_index != 0
+        {
+            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+        }
+        let Ok(layout) = Layout::from_size_align(info.allocation_size as usize, MEMORY_ALIGNMENT)
+        else {
+            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+        };
+        // SAFETY: non-zero size.
+        let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }) else {
+            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+        };
+        // On failure `create_object` drops the `Memory`, which frees `ptr`.
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(Memory { ptr, layout }, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_memory = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn free_memory(
+        _device: vk::Device,
+        memory: vk::DeviceMemory,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or live memory the application is done with.
+        unsafe { destroy_object::<Memory>(vk::Handle::as_raw(memory)) };
+    }
+
+    unsafe fn map_memory(
+        _device: vk::Device,
+        memory: vk::DeviceMemory,
+        offset: vk::DeviceSize,
+        _size: vk::DeviceSize,
+        _flags: vk::MemoryMapFlags,
+        pp_data: *mut *mut c_void,
+    ) -> vk::Result {
+        // SAFETY: a live memory handle.
+        let Some(m) = (unsafe { obj::<Memory, _>(memory) }) else {
+            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+        };
+        let Ok(offset) = usize::try_from(offset) else {
+            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+        };
+        if offset >= m.layout.size() || pp_data.is_null() {
+            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+        }
+        // SAFETY: `offset` is inside the allocation; `pp_data` is writable.
+        unsafe { *pp_data = m.ptr.as_ptr().add(offset).cast() };
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_device_memory_commitment(
+        _device: vk::Device,
+        memory: vk::DeviceMemory,
+        p_committed: *mut vk::DeviceSize,
+    ) {
+        // SAFETY: a live memory handle; valid output pointer.
+        unsafe {
+            if let (Some(m), Some(out)) = (obj::<Memory, _>(memory), p_committed.as_mut()) {
+                *out = m.layout.size() as u64;
+            }
+        }
+    }
+
+    // Buffers and images.
+
+    unsafe fn create_buffer(
+        _device: vk::Device,
+        p_create_info: *const vk::BufferCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_buffer: *mut vk::Buffer,
+    ) -> vk::Result {
+        // SAFETY: valid input structure.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(Buffer { size: ci.size }, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_buffer = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_buffer(
+        _device: vk::Device,
+        buffer: vk::Buffer,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live buffer the application is done with.
+        unsafe { destroy_object::<Buffer>(vk::Handle::as_raw(buffer)) };
+    }
+
+    unsafe fn get_buffer_memory_requirements(
+        _device: vk::Device,
+        buffer: vk::Buffer,
+        p_memory_requirements: *mut vk::MemoryRequirements,
+    ) {
+        // SAFETY: a live buffer; valid output pointer.
+        unsafe {
+            if let (Some(b), Some(out)) = (obj::<Buffer, _>(buffer), p_memory_requirements.as_mut())
+            {
+                *out = buffer_requirements(b.size);
+            }
+        }
+    }
+
+    unsafe fn get_buffer_memory_requirements2(
+        _device: vk::Device,
+        p_info: *const vk::BufferMemoryRequirementsInfo2<'_>,
+        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: valid input structure with a live buffer; valid output structure.
+        unsafe {
+            if let Some(b) = p_info.as_ref().and_then(|i| obj::<Buffer, _>(i.buffer)) {
+                write_requirements2(p_memory_requirements, buffer_requirements(b.size));
+            }
+        }
+    }
+
+    unsafe fn get_device_buffer_memory_requirements(
+        _device: vk::Device,
+        p_info: *const vk::DeviceBufferMemoryRequirements<'_>,
+        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: valid input structure (with its create info); valid output structure.
+        unsafe {
+            if let Some(ci) = p_info.as_ref().and_then(|i| i.p_create_info.as_ref()) {
+                write_requirements2(p_memory_requirements, buffer_requirements(ci.size));
+            }
+        }
+    }
+
+    unsafe fn create_image(
+        _device: vk::Device,
+        p_create_info: *const vk::ImageCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_image: *mut vk::Image,
+    ) -> vk::Result {
+        // SAFETY: valid input structure. A `VkNativeBufferANDROID` in the chain is accepted:
+        // there are no pixels to bind.
+        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let image = Image {
+            format: ci.format,
+            extent: ci.extent,
+            mip_levels: ci.mip_levels.max(1),
+            array_layers: ci.array_layers.max(1),
+            size: image_size(ci),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(image, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_image = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_image(
+        _device: vk::Device,
+        image: vk::Image,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live image the application is done with.
+        unsafe { destroy_object::<Image>(vk::Handle::as_raw(image)) };
+    }
+
+    unsafe fn get_image_memory_requirements(
+        _device: vk::Device,
+        image: vk::Image,
+        p_memory_requirements: *mut vk::MemoryRequirements,
+    ) {
+        // SAFETY: a live image; valid output pointer.
+        unsafe {
+            if let (Some(i), Some(out)) = (obj::<Image, _>(image), p_memory_requirements.as_mut()) {
+                *out = image_requirements(i.size);
+            }
+        }
+    }
+
+    unsafe fn get_image_memory_requirements2(
+        _device: vk::Device,
+        p_info: *const vk::ImageMemoryRequirementsInfo2<'_>,
+        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: valid input structure with a live image; valid output structure.
+        unsafe {
+            if let Some(i) = p_info.as_ref().and_then(|i| obj::<Image, _>(i.image)) {
+                write_requirements2(p_memory_requirements, image_requirements(i.size));
+            }
+        }
+    }
+
+    unsafe fn get_device_image_memory_requirements(
+        _device: vk::Device,
+        p_info: *const vk::DeviceImageMemoryRequirements<'_>,
+        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: valid input structure (with its create info); valid output structure.
+        unsafe {
+            if let Some(ci) = p_info.as_ref().and_then(|i| i.p_create_info.as_ref()) {
+                write_requirements2(p_memory_requirements, image_requirements(image_size(ci)));
+            }
+        }
+    }
+
+    unsafe fn get_image_sparse_memory_requirements(
+        _device: vk::Device,
+        _image: vk::Image,
+        p_count: *mut u32,
+        p_requirements: *mut vk::SparseImageMemoryRequirements,
+    ) {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe {
+            write_array::<vk::SparseImageMemoryRequirements>(&[], p_count, p_requirements)
+        };
+    }
+
+    unsafe fn get_image_sparse_memory_requirements2(
+        _device: vk::Device,
+        _p_info: *const vk::ImageSparseMemoryRequirementsInfo2<'_>,
+        p_count: *mut u32,
+        p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
+    ) {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
+    }
+
+    unsafe fn get_device_image_sparse_memory_requirements(
+        _device: vk::Device,
+        _p_info: *const vk::DeviceImageMemoryRequirements<'_>,
+        p_count: *mut u32,
+        p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
+    ) {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
+    }
+
+    unsafe fn get_image_subresource_layout(
+        _device: vk::Device,
+        image: vk::Image,
+        p_subresource: *const vk::ImageSubresource,
+        p_layout: *mut vk::SubresourceLayout,
+    ) {
+        // SAFETY: a live image; valid input and output pointers.
+        let (Some(img), Some(sub), Some(out)) = (unsafe {
+            (
+                obj::<Image, _>(image),
+                p_subresource.as_ref(),
+                p_layout.as_mut(),
+            )
+        }) else {
+            return;
+        };
+        let texel = texel_bytes(img.format);
+        let level = sub.mip_level.min(img.mip_levels - 1);
+        let mut offset = 0u64;
+        let mut layout = vk::SubresourceLayout::default();
+        for l in 0..=level {
+            let w = u64::from((img.extent.width >> l).max(1));
+            let h = u64::from((img.extent.height >> l).max(1));
+            let d = u64::from((img.extent.depth >> l).max(1));
+            layout = vk::SubresourceLayout {
+                offset,
+                row_pitch: w * texel,
+                depth_pitch: w * h * texel,
+                array_pitch: w * h * d * texel,
+                size: w * h * d * texel * u64::from(img.array_layers),
+            };
+            offset += layout.size;
+        }
+        layout.offset += layout.array_pitch * u64::from(sub.array_layer.min(img.array_layers - 1));
+        layout.size = layout.array_pitch;
+        *out = layout;
+    }
+
+    // Synchronisation.
+
+    unsafe fn create_fence(
+        _device: vk::Device,
+        p_create_info: *const vk::FenceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_fence: *mut vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: valid input structure.
+        let signalled = unsafe { p_create_info.as_ref() }
+            .is_some_and(|ci| ci.flags.contains(vk::FenceCreateFlags::SIGNALED));
+        let fence = Fence {
+            state: Mutex::new(FenceState {
+                signalled,
+                pending: None,
+            }),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(fence, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_fence = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_fence(
+        _device: vk::Device,
+        fence: vk::Fence,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live fence the application is done with (its fd is closed).
+        unsafe { destroy_object::<Fence>(vk::Handle::as_raw(fence)) };
+    }
+
+    unsafe fn reset_fences(
+        _device: vk::Device,
+        fence_count: u32,
+        p_fences: *const vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: `pFences` holds `fenceCount` live fences.
+        for &f in unsafe { slice(p_fences, fence_count) } {
+            // SAFETY: as above.
+            if let Some(f) = unsafe { obj::<Fence, _>(f) } {
+                *lock(&f.state) = FenceState::default();
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_fence_status(_device: vk::Device, fence: vk::Fence) -> vk::Result {
+        // SAFETY: a live fence.
+        let Some(f) = (unsafe { obj::<Fence, _>(fence) }) else {
+            return vk::Result::ERROR_DEVICE_LOST;
+        };
+        match f.poll() {
+            Ok(true) => vk::Result::SUCCESS,
+            Ok(false) => vk::Result::NOT_READY,
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn wait_for_fences(
+        _device: vk::Device,
+        fence_count: u32,
+        p_fences: *const vk::Fence,
+        wait_all: vk::Bool32,
+        timeout: u64,
+    ) -> vk::Result {
+        // SAFETY: `pFences` holds `fenceCount` live fences.
+        let fences: Vec<&Fence> = unsafe { slice(p_fences, fence_count) }
+            .iter()
+            // SAFETY: as above.
+            .filter_map(|&f| unsafe { obj::<Fence, _>(f) })
+            .collect();
+        let deadline = deadline(timeout);
+        loop {
+            let mut ready = 0;
+            let mut fds = Vec::new();
+            let mut fdless = false;
+            for f in &fences {
+                match f.poll() {
+                    Ok(true) => ready += 1,
+                    Ok(false) => match f.pending_clone() {
+                        Ok(Some(fd)) => fds.push(fd),
+                        Ok(None) => fdless = true,
+                        Err(e) => return e,
+                    },
+                    Err(e) => return e,
+                }
+            }
+            let done = if wait_all != vk::FALSE {
+                ready == fences.len()
+            } else {
+                ready > 0 || fences.is_empty()
+            };
+            if done {
+                return vk::Result::SUCCESS;
+            }
+            let left = remaining(deadline);
+            if left == Some(Duration::ZERO) || timeout == 0 {
+                return vk::Result::TIMEOUT;
+            }
+            // Fences without an fd only change when another thread submits: look again soon.
+            let slice = if fdless {
+                Some(left.map_or(FDLESS_POLL, |l| l.min(FDLESS_POLL)))
+            } else {
+                left
+            };
+            if let Err(e) = poll_any(&fds, slice) {
+                return e;
+            }
+        }
+    }
+
+    unsafe fn create_semaphore(
+        _device: vk::Device,
+        p_create_info: *const vk::SemaphoreCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_semaphore: *mut vk::Semaphore,
+    ) -> vk::Result {
+        // SAFETY: valid input structure and chain.
+        let initial = unsafe {
+            p_create_info.as_ref().and_then(|ci| {
+                find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
+                    ci.p_next,
+                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
+                )
+            })
+        }
+        .map_or(0, |t| t.initial_value);
+        let sem = Semaphore {
+            pending: Mutex::new(None),
+            value: AtomicU64::new(initial),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(sem, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_semaphore = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_semaphore(
+        _device: vk::Device,
+        semaphore: vk::Semaphore,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live semaphore the application is done with (its fd is closed).
+        unsafe { destroy_object::<Semaphore>(vk::Handle::as_raw(semaphore)) };
+    }
+
+    unsafe fn get_semaphore_counter_value(
+        _device: vk::Device,
+        semaphore: vk::Semaphore,
+        p_value: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: a live semaphore; valid output pointer.
+        unsafe {
+            if let (Some(s), Some(out)) = (obj::<Semaphore, _>(semaphore), p_value.as_mut()) {
+                *out = s.value.load(Ordering::Acquire);
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn signal_semaphore(
+        _device: vk::Device,
+        p_signal_info: *const vk::SemaphoreSignalInfo<'_>,
+    ) -> vk::Result {
+        // SAFETY: valid input structure with a live semaphore.
+        unsafe {
+            if let Some(info) = p_signal_info.as_ref() {
+                if let Some(s) = obj::<Semaphore, _>(info.semaphore) {
+                    s.signal(Some(info.value));
+                }
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn wait_semaphores(
+        _device: vk::Device,
+        p_wait_info: *const vk::SemaphoreWaitInfo<'_>,
+        timeout: u64,
+    ) -> vk::Result {
+        // SAFETY: valid input structure; its arrays hold `semaphoreCount` elements.
+        let Some(info) = (unsafe { p_wait_info.as_ref() }) else {
+            return vk::Result::SUCCESS;
+        };
+        // SAFETY: as above.
+        let (sems, values) = unsafe {
+            (
+                slice(info.p_semaphores, info.semaphore_count),
+                slice(info.p_values, info.semaphore_count),
+            )
+        };
+        let any = info.flags.contains(vk::SemaphoreWaitFlags::ANY);
+        let deadline = deadline(timeout);
+        loop {
+            let reached = sems.iter().zip(values).map(|(&s, &v)| {
+                // SAFETY: live semaphores.
+                unsafe { obj::<Semaphore, _>(s) }
+                    .is_none_or(|s| s.value.load(Ordering::Acquire) >= v)
+            });
+            let done = if any {
+                sems.is_empty() || reached.into_iter().any(|r| r)
+            } else {
+                reached.into_iter().all(|r| r)
+            };
+            if done {
+                return vk::Result::SUCCESS;
+            }
+            let left = remaining(deadline);
+            if left == Some(Duration::ZERO) || timeout == 0 {
+                return vk::Result::TIMEOUT;
+            }
+            std::thread::sleep(left.map_or(FDLESS_POLL, |l| l.min(FDLESS_POLL)));
+        }
+    }
+
+    unsafe fn create_event(
+        _device: vk::Device,
+        _p_create_info: *const vk::EventCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_event: *mut vk::Event,
+    ) -> vk::Result {
+        let event = Event {
+            set: AtomicBool::new(false),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(event, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_event = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_event(
+        _device: vk::Device,
+        event: vk::Event,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live event the application is done with.
+        unsafe { destroy_object::<Event>(vk::Handle::as_raw(event)) };
+    }
+
+    unsafe fn get_event_status(_device: vk::Device, event: vk::Event) -> vk::Result {
+        // SAFETY: a live event.
+        match unsafe { obj::<Event, _>(event) } {
+            Some(e) if e.set.load(Ordering::Acquire) => vk::Result::EVENT_SET,
+            Some(_) => vk::Result::EVENT_RESET,
+            None => vk::Result::ERROR_DEVICE_LOST,
+        }
+    }
+
+    unsafe fn set_event(_device: vk::Device, event: vk::Event) -> vk::Result {
+        // SAFETY: a live event.
+        if let Some(e) = unsafe { obj::<Event, _>(event) } {
+            e.set.store(true, Ordering::Release);
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn reset_event(_device: vk::Device, event: vk::Event) -> vk::Result {
+        // SAFETY: a live event.
+        if let Some(e) = unsafe { obj::<Event, _>(event) } {
+            e.set.store(false, Ordering::Release);
+        }
+        vk::Result::SUCCESS
+    }
+
+    // Command pools and buffers.
+
+    unsafe fn create_command_pool(
+        _device: vk::Device,
+        _p_create_info: *const vk::CommandPoolCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_command_pool: *mut vk::CommandPool,
+    ) -> vk::Result {
+        let pool = CommandPool {
+            // SAFETY: forwarded allocator; Vulkan allocates the pool's command buffers with it.
+            allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
+            buffers: Mutex::new(Vec::new()),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(pool, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_command_pool = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_command_pool(
+        _device: vk::Device,
+        command_pool: vk::CommandPool,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live pool the application is done with, with its command buffers.
+        unsafe {
+            if let Some(pool) = obj::<CommandPool, _>(command_pool) {
+                for cb in std::mem::take(&mut *lock(&pool.buffers)) {
+                    destroy_dispatchable::<CommandBuffer>(cb);
+                }
+            }
+            destroy_object::<CommandPool>(vk::Handle::as_raw(command_pool));
+        }
+    }
+
+    unsafe fn allocate_command_buffers(
+        _device: vk::Device,
+        p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
+        p_command_buffers: *mut vk::CommandBuffer,
+    ) -> vk::Result {
+        // SAFETY: valid input structure with a live pool.
+        let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: as above.
+        let Some(pool) = (unsafe { obj::<CommandPool, _>(info.command_pool) }) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let n = info.command_buffer_count as usize;
+        let mut made: Vec<u64> = Vec::with_capacity(n);
+        for _ in 0..n {
+            match HostBox::try_new(
+                Dispatchable::new(CommandBuffer),
+                pool.allocator,
+                vk::SystemAllocationScope::OBJECT,
+            ) {
+                Ok(b) => made.push(HostBox::into_raw(b).as_ptr() as u64),
+                Err(e) => {
+                    for h in made {
+                        // SAFETY: made just above, never handed out.
+                        unsafe { destroy_dispatchable::<CommandBuffer>(h) };
+                    }
+                    for i in 0..n {
+                        // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+                        unsafe { p_command_buffers.add(i).write(vk::CommandBuffer::null()) };
+                    }
+                    return e;
+                }
+            }
+        }
+        lock(&pool.buffers).extend_from_slice(&made);
+        for (i, h) in made.into_iter().enumerate() {
+            // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+            unsafe { p_command_buffers.add(i).write(vk::Handle::from_raw(h)) };
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn free_command_buffers(
+        _device: vk::Device,
+        command_pool: vk::CommandPool,
+        command_buffer_count: u32,
+        p_command_buffers: *const vk::CommandBuffer,
+    ) {
+        // SAFETY: a live pool; the array holds `commandBufferCount` handles of it (or null).
+        unsafe {
+            let Some(pool) = obj::<CommandPool, _>(command_pool) else {
+                return;
+            };
+            let mut list = lock(&pool.buffers);
+            for &cb in slice(p_command_buffers, command_buffer_count) {
+                let raw = vk::Handle::as_raw(cb);
+                if let Some(i) = list.iter().position(|&h| h == raw) {
+                    list.swap_remove(i);
+                    destroy_dispatchable::<CommandBuffer>(raw);
+                }
+            }
+        }
+    }
+
+    // Descriptor sets: stateless counter handles.
+
+    unsafe fn allocate_descriptor_sets(
+        _device: vk::Device,
+        p_allocate_info: *const vk::DescriptorSetAllocateInfo<'_>,
+        p_descriptor_sets: *mut vk::DescriptorSet,
+    ) -> vk::Result {
+        // SAFETY: valid input structure; the output holds `descriptorSetCount` elements.
+        unsafe {
+            if let Some(info) = p_allocate_info.as_ref() {
+                for i in 0..info.descriptor_set_count as usize {
+                    p_descriptor_sets
+                        .add(i)
+                        .write(vk::Handle::from_raw(COUNTER.next(DESCRIPTOR_SET_KIND)));
+                }
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn free_descriptor_sets(
+        _device: vk::Device,
+        _descriptor_pool: vk::DescriptorPool,
+        _count: u32,
+        _p_descriptor_sets: *const vk::DescriptorSet,
+    ) -> vk::Result {
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_descriptor_set_layout_support(
+        _device: vk::Device,
+        _p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
+        p_support: *mut vk::DescriptorSetLayoutSupport<'_>,
+    ) {
+        // SAFETY: valid output structure.
+        if let Some(s) = unsafe { p_support.as_mut() } {
+            s.supported = vk::TRUE;
+        }
+    }
+
+    // Pipelines.
+
+    unsafe fn create_graphics_pipelines(
+        _device: vk::Device,
+        _pipeline_cache: vk::PipelineCache,
+        create_info_count: u32,
+        _p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        // SAFETY: the output holds `createInfoCount` elements.
+        unsafe {
+            create_plain_array::<{ vk::ObjectType::PIPELINE.as_raw() }, _>(
+                create_info_count,
+                p_allocator,
+                p_pipelines,
+            )
+        }
+    }
+
+    unsafe fn create_compute_pipelines(
+        _device: vk::Device,
+        _pipeline_cache: vk::PipelineCache,
+        create_info_count: u32,
+        _p_create_infos: *const vk::ComputePipelineCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        // SAFETY: the output holds `createInfoCount` elements.
+        unsafe {
+            create_plain_array::<{ vk::ObjectType::PIPELINE.as_raw() }, _>(
+                create_info_count,
+                p_allocator,
+                p_pipelines,
+            )
+        }
+    }
+
+    unsafe fn destroy_pipeline(
+        _device: vk::Device,
+        pipeline: vk::Pipeline,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live pipeline the application is done with.
+        unsafe {
+            destroy_object::<Plain<{ vk::ObjectType::PIPELINE.as_raw() }>>(vk::Handle::as_raw(
+                pipeline,
+            ))
+        };
+    }
+
+    unsafe fn get_pipeline_cache_data(
+        _device: vk::Device,
+        _pipeline_cache: vk::PipelineCache,
+        p_data_size: *mut usize,
+        _p_data: *mut c_void,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer.
+        if let Some(size) = unsafe { p_data_size.as_mut() } {
+            *size = 0;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_query_pool_results(
+        _device: vk::Device,
+        _query_pool: vk::QueryPool,
+        _first_query: u32,
+        _query_count: u32,
+        data_size: usize,
+        p_data: *mut c_void,
+        _stride: vk::DeviceSize,
+        _flags: vk::QueryResultFlags,
+    ) -> vk::Result {
+        if !p_data.is_null() {
+            // SAFETY: `pData` holds `dataSize` bytes.
+            unsafe { ptr::write_bytes(p_data.cast::<u8>(), 0, data_size) };
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_render_area_granularity(
+        _device: vk::Device,
+        _render_pass: vk::RenderPass,
+        p_granularity: *mut vk::Extent2D,
+    ) {
+        // SAFETY: valid output pointer.
+        if let Some(g) = unsafe { p_granularity.as_mut() } {
+            *g = vk::Extent2D {
+                width: 1,
+                height: 1,
+            };
+        }
+    }
+
+    plain_objects! {
+        create_query_pool / destroy_query_pool (vk::QueryPoolCreateInfo<'_>) -> vk::QueryPool: QUERY_POOL;
+        create_buffer_view / destroy_buffer_view (vk::BufferViewCreateInfo<'_>) -> vk::BufferView: BUFFER_VIEW;
+        create_image_view / destroy_image_view (vk::ImageViewCreateInfo<'_>) -> vk::ImageView: IMAGE_VIEW;
+        create_shader_module / destroy_shader_module (vk::ShaderModuleCreateInfo<'_>) -> vk::ShaderModule: SHADER_MODULE;
+        create_pipeline_cache / destroy_pipeline_cache (vk::PipelineCacheCreateInfo<'_>) -> vk::PipelineCache: PIPELINE_CACHE;
+        create_pipeline_layout / destroy_pipeline_layout (vk::PipelineLayoutCreateInfo<'_>) -> vk::PipelineLayout: PIPELINE_LAYOUT;
+        create_sampler / destroy_sampler (vk::SamplerCreateInfo<'_>) -> vk::Sampler: SAMPLER;
+        create_descriptor_set_layout / destroy_descriptor_set_layout (vk::DescriptorSetLayoutCreateInfo<'_>) -> vk::DescriptorSetLayout: DESCRIPTOR_SET_LAYOUT;
+        create_descriptor_pool / destroy_descriptor_pool (vk::DescriptorPoolCreateInfo<'_>) -> vk::DescriptorPool: DESCRIPTOR_POOL;
+        create_framebuffer / destroy_framebuffer (vk::FramebufferCreateInfo<'_>) -> vk::Framebuffer: FRAMEBUFFER;
+        create_render_pass / destroy_render_pass (vk::RenderPassCreateInfo<'_>) -> vk::RenderPass: RENDER_PASS;
+        create_descriptor_update_template / destroy_descriptor_update_template (vk::DescriptorUpdateTemplateCreateInfo<'_>) -> vk::DescriptorUpdateTemplate: DESCRIPTOR_UPDATE_TEMPLATE;
+        create_sampler_ycbcr_conversion / destroy_sampler_ycbcr_conversion (vk::SamplerYcbcrConversionCreateInfo<'_>) -> vk::SamplerYcbcrConversion: SAMPLER_YCBCR_CONVERSION;
+    }
+
+    unsafe fn create_render_pass2(
+        _device: vk::Device,
+        _p_create_info: *const vk::RenderPassCreateInfo2<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_render_pass: *mut vk::RenderPass,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer; forwarded allocator.
+        unsafe {
+            create_plain::<{ vk::ObjectType::RENDER_PASS.as_raw() }, _>(p_allocator, p_render_pass)
+        }
+    }
+
+    // Private data.
+
+    unsafe fn create_private_data_slot(
+        _device: vk::Device,
+        _p_create_info: *const vk::PrivateDataSlotCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_private_data_slot: *mut vk::PrivateDataSlot,
+    ) -> vk::Result {
+        let slot = PrivateDataSlot {
+            data: Mutex::new(HashMap::new()),
+        };
+        // SAFETY: forwarded allocator.
+        match unsafe { create_object(slot, p_allocator) } {
+            Ok(h) => {
+                // SAFETY: valid output pointer.
+                unsafe { *p_private_data_slot = vk::Handle::from_raw(h) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn destroy_private_data_slot(
+        _device: vk::Device,
+        private_data_slot: vk::PrivateDataSlot,
+        _p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: null or a live slot the application is done with.
+        unsafe { destroy_object::<PrivateDataSlot>(vk::Handle::as_raw(private_data_slot)) };
+    }
+
+    unsafe fn set_private_data(
+        _device: vk::Device,
+        object_type: vk::ObjectType,
+        object_handle: u64,
+        private_data_slot: vk::PrivateDataSlot,
+        data: u64,
+    ) -> vk::Result {
+        // SAFETY: a live slot.
+        match unsafe { obj::<PrivateDataSlot, _>(private_data_slot) } {
+            Some(s) => {
+                lock(&s.data).insert((object_type.as_raw(), object_handle), data);
+                vk::Result::SUCCESS
+            }
+            None => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        }
+    }
+
+    unsafe fn get_private_data(
+        _device: vk::Device,
+        object_type: vk::ObjectType,
+        object_handle: u64,
+        private_data_slot: vk::PrivateDataSlot,
+        p_data: *mut u64,
+    ) {
+        // SAFETY: a live slot; valid output pointer.
+        unsafe {
+            let v = obj::<PrivateDataSlot, _>(private_data_slot)
+                .and_then(|s| {
+                    lock(&s.data)
+                        .get(&(object_type.as_raw(), object_handle))
+                        .copied()
+                })
+                .unwrap_or(0);
+            if let Some(out) = p_data.as_mut() {
+                *out = v;
+            }
+        }
+    }
+
+    // VK_ANDROID_native_buffer.
+
+    unsafe fn get_swapchain_gralloc_usage_android(
+        _device: vk::Device,
+        _format: vk::Format,
+        _image_usage: vk::ImageUsageFlags,
+        gralloc_usage: *mut c_int,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer.
+        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
+            *u = 0;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_swapchain_gralloc_usage2_android(
+        _device: vk::Device,
+        _format: vk::Format,
+        _image_usage: vk::ImageUsageFlags,
+        _swapchain_image_usage: vk::SwapchainImageUsageFlagsANDROID,
+        gralloc_consumer_usage: *mut u64,
+        gralloc_producer_usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: valid output pointers.
+        unsafe {
+            if let Some(u) = gralloc_consumer_usage.as_mut() {
+                *u = 0;
+            }
+            if let Some(u) = gralloc_producer_usage.as_mut() {
+                *u = 0;
+            }
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_swapchain_gralloc_usage3_android(
+        _device: vk::Device,
+        _gralloc_usage_info: *const vk::GrallocUsageInfoANDROID,
+        gralloc_usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer.
+        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
+            *u = 0;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn get_swapchain_gralloc_usage4_android(
+        _device: vk::Device,
+        _gralloc_usage_info: *const vk::GrallocUsageInfo2ANDROID,
+        gralloc_usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: valid output pointer.
+        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
+            *u = 0;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn acquire_image_android(
+        _device: vk::Device,
+        _image: vk::Image,
+        native_fence_fd: c_int,
+        semaphore: vk::Semaphore,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // From here the fd is owned by `native`, so every return (and an unwind) closes it.
+        // SAFETY: the HAL hands the fd over to the driver.
+        let native = match unsafe { take_native_fence(native_fence_fd) } {
+            Ok(f) => f,
+            Err(e) => return e,
+        };
+        // SAFETY: null or live handles of this device.
+        let (sem, fen) = unsafe { (obj::<Semaphore, _>(semaphore), obj::<Fence, _>(fence)) };
+        let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
+        // Make both dups before changing any state, so a failure leaves both untouched.
+        let for_sem = match sem.map(|_| dup(&native)).transpose() {
+            Ok(f) => f,
+            Err(e) => return e,
+        };
+        let for_fence = match fen.map(|_| dup(&native)).transpose() {
+            Ok(f) => f,
+            Err(e) => return e,
+        };
+        drop(native);
+        if let (Some(s), Some(f)) = (sem, for_sem) {
+            *lock(&s.pending) = (!f.is_trivially_signalled()).then_some(f);
+        }
+        if let (Some(fen), Some(f)) = (fen, for_fence) {
+            let mut st = lock(&fen.state);
+            st.signalled = f.is_trivially_signalled();
+            st.pending = (!st.signalled).then_some(f);
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn queue_signal_release_image_android(
+        _queue: vk::Queue,
+        wait_semaphore_count: u32,
+        p_wait_semaphores: *const vk::Semaphore,
+        _image: vk::Image,
+        p_native_fence_fd: *mut c_int,
+    ) -> vk::Result {
+        if !p_native_fence_fd.is_null() {
+            // SAFETY: valid output pointer. Written first so an error path never leaves garbage.
+            unsafe { *p_native_fence_fd = -1 };
+        }
+        // SAFETY: the array holds `waitSemaphoreCount` live semaphores.
+        for &s in unsafe { slice(p_wait_semaphores, wait_semaphore_count) } {
+            // SAFETY: as above.
+            if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
+                if let Err(e) = sem.wait_pending() {
+                    return e;
+                }
+            }
+        }
+        vk::Result::SUCCESS
+    }
+}

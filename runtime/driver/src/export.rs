@@ -1,0 +1,280 @@
+//! Exporting a [`Driver`] from a `cdylib`: the Android HAL module and the Khronos ICD entry
+//! points, from one macro.
+//!
+//! [`export_driver!`](crate::export_driver) expands, in the driver library's root, to exactly
+//! four exported symbols:
+//!
+//! * `HMI`: a **writable** `hwvulkan_module_t` (`static mut`; Android's loader stores the
+//!   `dlopen` handle in `HMI.common.dso`). Tag `HWMT`, id `"vulkan"`, name and author from
+//!   [`DriverModule`]. `methods->open(…, "vk0", …)` returns a static `hwvulkan_device_t` whose
+//!   three procs are the generated `entry::enumerate_instance_extension_properties::<D>`,
+//!   `entry::create_instance::<D>` and `get_instance_proc_addr::<D>`; any other id gives
+//!   `-ENOENT`, null pointers `-EINVAL`; `close` returns 0 (the device is static).
+//! * `vk_icdNegotiateLoaderICDInterfaceVersion`: interface versions 2 ..= 7 (capped by
+//!   [`DriverModule::max_icd_interface_version`]).
+//! * `vk_icdGetInstanceProcAddr`: the generated get-proc-addr, plus the interface-7 names
+//!   `vk_icdNegotiateLoaderICDInterfaceVersion` / `vk_icdGetPhysicalDeviceProcAddr`.
+//! * `vk_icdGetPhysicalDeviceProcAddr`: physical-device-level commands only.
+//!
+//! No `vk*` symbol is exported, so a driver never clashes with the loader that loaded it, and
+//! the same library serves Android's HAL loader (ours) and Khronos loaders (through a manifest).
+//!
+//! The functions behind the exports live in [`entry`], generic over the driver and guarded so
+//! that no panic crosses `extern` boundaries.
+
+use std::ffi::{c_char, c_int, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ash::vk;
+use vkgen_abi::hal::{
+    HwDevice, HwModule, HwvulkanDevice, HARDWARE_DEVICE_TAG, HWVULKAN_DEVICE_0,
+    HWVULKAN_DEVICE_API_VERSION_0_1,
+};
+use vkgen_abi::icd::{
+    ICD_GET_PHYSICAL_DEVICE_PROC_ADDR_NAME, NEGOTIATE_LOADER_ICD_INTERFACE_VERSION_NAME,
+};
+use vkgen_generated::driver::{self as gen, Driver};
+
+/// The oldest Khronos loader–ICD interface a vkgen driver speaks: 2, the first with negotiation
+/// and `ICD_LOADER_MAGIC` in dispatchable objects.
+pub const MIN_ICD_INTERFACE_VERSION: u32 = 2;
+/// The newest: 7 (`vk_icd*` functions also reachable through `vk_icdGetInstanceProcAddr`).
+pub const MAX_ICD_INTERFACE_VERSION: u32 = 7;
+
+/// What the HAL module and the ICD negotiation say about a driver, beyond [`Driver`].
+pub trait DriverModule: Driver {
+    /// `HMI.common.name`.
+    const NAME: &'static CStr = c"vkgen Vulkan driver";
+    /// `HMI.common.author`.
+    const AUTHOR: &'static CStr = c"vkgen";
+
+    /// The newest loader–ICD interface version this driver answers, clamped to
+    /// [`MIN_ICD_INTERFACE_VERSION`] ..= [`MAX_ICD_INTERFACE_VERSION`].
+    fn max_icd_interface_version() -> u32 {
+        MAX_ICD_INTERFACE_VERSION
+    }
+}
+
+/// The `hwvulkan_device_t` that `open("vk0")` hands out, for `module`.
+pub const fn hal_device<D: Driver>(
+    module: *mut HwModule,
+    close: vkgen_abi::hal::PfnHwDeviceClose,
+) -> HwvulkanDevice {
+    HwvulkanDevice {
+        common: HwDevice {
+            tag: HARDWARE_DEVICE_TAG,
+            version: HWVULKAN_DEVICE_API_VERSION_0_1,
+            module,
+            reserved: [0; 12],
+            close: Some(close),
+        },
+        enumerate_instance_extension_properties: Some(
+            gen::entry::enumerate_instance_extension_properties::<D>,
+        ),
+        create_instance: Some(gen::entry::create_instance::<D>),
+        get_instance_proc_addr: Some(gen::get_instance_proc_addr::<D>),
+    }
+}
+
+/// `hw_module_methods_t::open` for a driver whose only device is `device`.
+///
+/// # Safety
+/// `id` is null or a C string; `out` is null or writable; `device` is the driver's static device.
+pub unsafe fn hal_open(
+    id: *const c_char,
+    out: *mut *mut HwDevice,
+    device: *const HwvulkanDevice,
+) -> c_int {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        if out.is_null() || id.is_null() {
+            return -libc::EINVAL;
+        }
+        // SAFETY: `id` is a non-null C string per the caller.
+        let id = unsafe { CStr::from_ptr(id) };
+        if id == HWVULKAN_DEVICE_0 {
+            // SAFETY: `out` is writable per the caller; `common` is at offset 0 of the device.
+            unsafe { *out = device.cast_mut().cast::<HwDevice>() };
+            0
+        } else {
+            // SAFETY: as above.
+            unsafe { *out = std::ptr::null_mut() };
+            -libc::ENOENT
+        }
+    }));
+    r.unwrap_or(-libc::EIO)
+}
+
+/// The `extern` functions behind the exports, generic over the driver.
+pub mod entry {
+    use super::*;
+
+    /// `hw_device_t::close`: the device is static, nothing to free.
+    ///
+    /// # Safety
+    /// Any pointer; it is not used.
+    pub unsafe extern "C" fn hal_close(_device: *mut HwDevice) -> c_int {
+        0
+    }
+
+    /// `vk_icdNegotiateLoaderICDInterfaceVersion`.
+    ///
+    /// # Safety
+    /// `p_version` is null or valid for reads and writes.
+    pub unsafe extern "system" fn negotiate<D: DriverModule>(p_version: *mut u32) -> vk::Result {
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            if p_version.is_null() {
+                return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+            }
+            // SAFETY: non-null in/out pointer from the loader.
+            let loader = unsafe { *p_version };
+            let ours = D::max_icd_interface_version()
+                .clamp(MIN_ICD_INTERFACE_VERSION, MAX_ICD_INTERFACE_VERSION);
+            if loader < MIN_ICD_INTERFACE_VERSION {
+                return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+            }
+            // SAFETY: as above.
+            unsafe { *p_version = loader.min(ours) };
+            vk::Result::SUCCESS
+        }));
+        r.unwrap_or(vk::Result::ERROR_INCOMPATIBLE_DRIVER)
+    }
+
+    /// `vk_icdGetInstanceProcAddr`: the interface-7 names, then the generated lookup.
+    ///
+    /// # Safety
+    /// `instance` is null or a live instance of this driver; `p_name` is null or a C string.
+    pub unsafe extern "system" fn icd_get_instance_proc_addr<D: DriverModule>(
+        instance: vk::Instance,
+        p_name: *const c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        if p_name.is_null() {
+            return None;
+        }
+        let special = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: non-null C string from the loader.
+            let name = unsafe { CStr::from_ptr(p_name) };
+            if name == NEGOTIATE_LOADER_ICD_INTERFACE_VERSION_NAME {
+                let f: vkgen_abi::icd::PFN_vk_icdNegotiateLoaderICDInterfaceVersion =
+                    negotiate::<D>;
+                // SAFETY: function pointers of any signature have the same representation;
+                // the caller casts back to the real type.
+                Some(unsafe {
+                    std::mem::transmute::<
+                        vkgen_abi::icd::PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
+                        unsafe extern "system" fn(),
+                    >(f)
+                })
+            } else if name == ICD_GET_PHYSICAL_DEVICE_PROC_ADDR_NAME {
+                let f: vkgen_abi::icd::PFN_vk_icdGetPhysicalDeviceProcAddr =
+                    icd_get_physical_device_proc_addr::<D>;
+                // SAFETY: as above.
+                Some(unsafe {
+                    std::mem::transmute::<
+                        vkgen_abi::icd::PFN_vk_icdGetPhysicalDeviceProcAddr,
+                        unsafe extern "system" fn(),
+                    >(f)
+                })
+            } else {
+                None
+            }
+        }))
+        .unwrap_or(None);
+        if special.is_some() {
+            return special;
+        }
+        // SAFETY: forwarded loader arguments; the generated function guards its own panics.
+        unsafe { gen::get_instance_proc_addr::<D>(instance, p_name) }
+    }
+
+    /// `vk_icdGetPhysicalDeviceProcAddr`.
+    ///
+    /// # Safety
+    /// As for [`icd_get_instance_proc_addr`].
+    pub unsafe extern "system" fn icd_get_physical_device_proc_addr<D: DriverModule>(
+        instance: vk::Instance,
+        p_name: *const c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        // SAFETY: forwarded loader arguments; the generated function guards its own panics.
+        unsafe { gen::get_physical_device_proc_addr::<D>(instance, p_name) }
+    }
+}
+
+/// Exports a [`Driver`] (that also implements [`DriverModule`]) from a `cdylib`: the writable
+/// `HMI` HAL module and the three `vk_icd*` ICD entry points. See the [module docs](self).
+///
+/// ```ignore
+/// vkgen_driver::export_driver!(vkgen_driver::backend::null::NullDriver);
+/// ```
+#[macro_export]
+macro_rules! export_driver {
+    ($driver:ty) => {
+        const _: () = {
+            use $crate::abi::hal::{
+                HwDevice, HwModule, HwModuleMethods, HwvulkanDevice, HwvulkanModule,
+            };
+
+            static VKGEN_HAL_METHODS: HwModuleMethods = HwModuleMethods {
+                open: ::core::option::Option::Some(vkgen_hal_open),
+            };
+
+            static VKGEN_HAL_DEVICE: HwvulkanDevice = $crate::export::hal_device::<$driver>(
+                // `common` is the first field of `HMI`; only its address is taken here.
+                ::core::ptr::addr_of_mut!(HMI).cast::<HwModule>(),
+                $crate::export::entry::hal_close,
+            );
+
+            unsafe extern "C" fn vkgen_hal_open(
+                _module: *const HwModule,
+                id: *const ::core::ffi::c_char,
+                device: *mut *mut HwDevice,
+            ) -> ::core::ffi::c_int {
+                // SAFETY: arguments come from the HAL loader as `hw_module_methods_t::open`
+                // specifies; the device is this library's static.
+                unsafe { $crate::export::hal_open(id, device, &VKGEN_HAL_DEVICE) }
+            }
+
+            /// The Android HAL module record (`hwvulkan_module_t`); writable for `dso`.
+            #[no_mangle]
+            pub static mut HMI: HwvulkanModule = HwvulkanModule::new(
+                <$driver as $crate::export::DriverModule>::NAME,
+                <$driver as $crate::export::DriverModule>::AUTHOR,
+                &VKGEN_HAL_METHODS,
+            );
+
+            /// Khronos loader–ICD interface negotiation.
+            #[no_mangle]
+            pub unsafe extern "system" fn vk_icdNegotiateLoaderICDInterfaceVersion(
+                p_version: *mut u32,
+            ) -> $crate::ash::vk::Result {
+                // SAFETY: forwarded loader arguments.
+                unsafe { $crate::export::entry::negotiate::<$driver>(p_version) }
+            }
+
+            /// Khronos ICD `vkGetInstanceProcAddr`.
+            #[no_mangle]
+            pub unsafe extern "system" fn vk_icdGetInstanceProcAddr(
+                instance: $crate::ash::vk::Instance,
+                p_name: *const ::core::ffi::c_char,
+            ) -> $crate::ash::vk::PFN_vkVoidFunction {
+                // SAFETY: forwarded loader arguments.
+                unsafe {
+                    $crate::export::entry::icd_get_instance_proc_addr::<$driver>(instance, p_name)
+                }
+            }
+
+            /// Khronos ICD physical-device proc lookup (interface version 4+).
+            #[no_mangle]
+            pub unsafe extern "system" fn vk_icdGetPhysicalDeviceProcAddr(
+                instance: $crate::ash::vk::Instance,
+                p_name: *const ::core::ffi::c_char,
+            ) -> $crate::ash::vk::PFN_vkVoidFunction {
+                // SAFETY: forwarded loader arguments.
+                unsafe {
+                    $crate::export::entry::icd_get_physical_device_proc_addr::<$driver>(
+                        instance, p_name,
+                    )
+                }
+            }
+        };
+    };
+}

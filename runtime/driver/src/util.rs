@@ -1,0 +1,398 @@
+//! Small helpers every backend needs: the two-call enumeration idiom, `pNext` chains, fixed-size
+//! C strings, and taking ownership of native fence fds handed over the HAL.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::os::fd::RawFd;
+
+use ash::vk;
+
+use crate::sync_fd::{FenceError, NativeFence};
+
+/// The two-call idiom: with `p_out` null, stores `src.len()` in `*p_count`; otherwise copies
+/// `min(*p_count, len)` elements, stores that count, and answers `VK_INCOMPLETE` when it is less
+/// than `len`. A null `p_count` (invalid usage) is ignored.
+///
+/// # Safety
+/// `p_count` is null or valid for reads and writes; `p_out` is null or valid for `*p_count`
+/// writes of `T`.
+pub unsafe fn write_array<T: Copy>(src: &[T], p_count: *mut u32, p_out: *mut T) -> vk::Result {
+    // SAFETY: forwarded contract; copying a `T: Copy` is a plain write.
+    unsafe { write_array_with(src.len(), p_count, p_out, |i, out| *out = src[i]) }
+}
+
+/// [`write_array`] for outputs that must be filled in place (structures with `sType`/`pNext`
+/// that the application set): `fill(i, &mut out[i])` for each element written.
+///
+/// # Safety
+/// As for [`write_array`]; `p_out`'s elements must be initialised values of `T`.
+pub unsafe fn write_array_with<T>(
+    len: usize,
+    p_count: *mut u32,
+    p_out: *mut T,
+    mut fill: impl FnMut(usize, &mut T),
+) -> vk::Result {
+    if p_count.is_null() {
+        return vk::Result::SUCCESS;
+    }
+    let total = u32::try_from(len).unwrap_or(u32::MAX);
+    if p_out.is_null() {
+        // SAFETY: `p_count` is valid per the caller.
+        unsafe { *p_count = total };
+        return vk::Result::SUCCESS;
+    }
+    // SAFETY: `p_count` is valid per the caller.
+    let capacity = unsafe { *p_count };
+    let n = capacity.min(total);
+    for i in 0..n as usize {
+        // SAFETY: `i < *p_count`, and `p_out` holds `*p_count` initialised elements.
+        fill(i, unsafe { &mut *p_out.add(i) });
+    }
+    // SAFETY: as above.
+    unsafe { *p_count = n };
+    if n < total {
+        vk::Result::INCOMPLETE
+    } else {
+        vk::Result::SUCCESS
+    }
+}
+
+/// Copies `s` into a fixed-size C string array (`VkExtensionProperties::extensionName` etc.),
+/// truncating if needed and always NUL-terminating.
+pub fn copy_cstr(dst: &mut [c_char], s: &CStr) {
+    let bytes = s.to_bytes();
+    let n = bytes.len().min(dst.len().saturating_sub(1));
+    for (d, &b) in dst.iter_mut().zip(&bytes[..n]) {
+        *d = b as c_char;
+    }
+    for d in &mut dst[n..] {
+        *d = 0;
+    }
+}
+
+/// `VkExtensionProperties { name, spec }`.
+pub fn extension_properties(name: &CStr, spec_version: u32) -> vk::ExtensionProperties {
+    let mut p = vk::ExtensionProperties {
+        spec_version,
+        ..Default::default()
+    };
+    copy_cstr(&mut p.extension_name, name);
+    p
+}
+
+/// The name in a fixed-size C string array (up to the first NUL, or the whole array).
+pub fn cstr_from_array(a: &[c_char]) -> &[u8] {
+    // SAFETY: `c_char` and `u8` have the same size and alignment.
+    let bytes = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    &bytes[..end]
+}
+
+/// Iterates a read-only `pNext` chain.
+///
+/// # Safety
+/// `p_next` is null or the head of a valid chain of Vulkan structures that outlives `'a`.
+pub unsafe fn chain<'a>(
+    p_next: *const c_void,
+) -> impl Iterator<Item = &'a vk::BaseInStructure<'a>> {
+    let mut cur = p_next.cast::<vk::BaseInStructure<'a>>();
+    std::iter::from_fn(move || {
+        // SAFETY: each pointer in a valid chain is null or a live structure.
+        let s = unsafe { cur.as_ref() }?;
+        cur = s.p_next;
+        Some(s)
+    })
+}
+
+/// The first structure of type `s_type` in a read-only chain, as `T`.
+///
+/// # Safety
+/// As for [`chain`]; `T` must be the structure type that `s_type` denotes.
+pub unsafe fn find_in_chain<'a, T>(
+    p_next: *const c_void,
+    s_type: vk::StructureType,
+) -> Option<&'a T> {
+    // SAFETY: forwarded contract; the sType identifies the structure's real type.
+    unsafe { chain(p_next) }
+        .find(|s| s.s_type == s_type)
+        .map(|s| unsafe { &*std::ptr::from_ref(s).cast::<T>() })
+}
+
+/// Calls `f` with every structure of a writable (output) chain.
+///
+/// # Safety
+/// `p_next` is null or the head of a valid chain of writable Vulkan structures.
+pub unsafe fn for_each_out(p_next: *mut c_void, mut f: impl FnMut(*mut vk::BaseOutStructure<'_>)) {
+    let mut cur = p_next.cast::<vk::BaseOutStructure<'_>>();
+    while !cur.is_null() {
+        // SAFETY: `cur` is a live structure of the chain; read `pNext` before `f` may write it.
+        let next = unsafe { (*cur).p_next };
+        f(cur);
+        cur = next;
+    }
+}
+
+/// The size of the input structures that can appear in the chains the runtime edits
+/// (`VkImageCreateInfo`, `VkBindImageMemoryInfo`), so they can be copied with a new `pNext`.
+fn known_struct_size(s_type: vk::StructureType) -> Option<usize> {
+    use std::mem::size_of;
+    use vk::StructureType as S;
+    Some(match s_type {
+        S::NATIVE_BUFFER_ANDROID => size_of::<vk::NativeBufferANDROID>(),
+        S::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID => size_of::<vk::SwapchainImageCreateInfoANDROID>(),
+        S::IMAGE_SWAPCHAIN_CREATE_INFO_KHR => size_of::<vk::ImageSwapchainCreateInfoKHR<'_>>(),
+        S::BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR => {
+            size_of::<vk::BindImageMemorySwapchainInfoKHR<'_>>()
+        }
+        S::IMAGE_FORMAT_LIST_CREATE_INFO => size_of::<vk::ImageFormatListCreateInfo<'_>>(),
+        S::EXTERNAL_MEMORY_IMAGE_CREATE_INFO => size_of::<vk::ExternalMemoryImageCreateInfo<'_>>(),
+        S::IMAGE_STENCIL_USAGE_CREATE_INFO => size_of::<vk::ImageStencilUsageCreateInfo<'_>>(),
+        S::IMAGE_COMPRESSION_CONTROL_EXT => size_of::<vk::ImageCompressionControlEXT<'_>>(),
+        S::DEDICATED_ALLOCATION_IMAGE_CREATE_INFO_NV => {
+            size_of::<vk::DedicatedAllocationImageCreateInfoNV<'_>>()
+        }
+        S::BIND_IMAGE_PLANE_MEMORY_INFO => size_of::<vk::BindImagePlaneMemoryInfo<'_>>(),
+        S::BIND_IMAGE_MEMORY_DEVICE_GROUP_INFO => {
+            size_of::<vk::BindImageMemoryDeviceGroupInfo<'_>>()
+        }
+        _ => return None,
+    })
+}
+
+/// A read-only `pNext` chain with some structure types left out, without modifying the
+/// application's structures where possible.
+///
+/// Nodes after the last removed one are reused as they are. A kept node before it needs a new
+/// `pNext`: known structure types are copied into storage owned by this value; an unknown one is
+/// relinked in place and restored when this value drops (the only write to application memory,
+/// and only for the duration of the call that uses the chain).
+pub struct ChainEdit {
+    head: *const c_void,
+    /// Copies of relinked nodes, 8-byte aligned.
+    _copies: Vec<Box<[u64]>>,
+    /// `(node, original pNext)` of nodes relinked in place.
+    restore: Vec<(
+        *mut vk::BaseOutStructure<'static>,
+        *mut vk::BaseOutStructure<'static>,
+    )>,
+}
+
+impl ChainEdit {
+    /// The chain at `p_next` without structures whose type is in `remove`.
+    ///
+    /// # Safety
+    /// `p_next` is null or a valid chain that outlives the returned value and is not used by
+    /// anyone else meanwhile (a node may be relinked in place, see the type docs).
+    pub unsafe fn without(p_next: *const c_void, remove: &[vk::StructureType]) -> Self {
+        // SAFETY: forwarded contract.
+        let nodes: Vec<*const vk::BaseInStructure<'_>> =
+            unsafe { chain(p_next) }.map(std::ptr::from_ref).collect();
+        let mut edit = Self {
+            head: std::ptr::null(),
+            _copies: Vec::new(),
+            restore: Vec::new(),
+        };
+        let mut next: *const vk::BaseInStructure<'_> = std::ptr::null();
+        for &node in nodes.iter().rev() {
+            // SAFETY: `node` is a live chain node.
+            let (s_type, original_next) = unsafe { ((*node).s_type, (*node).p_next) };
+            if remove.contains(&s_type) {
+                continue;
+            }
+            if original_next == next {
+                next = node;
+                continue;
+            }
+            if let Some(size) = known_struct_size(s_type) {
+                let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
+                // SAFETY: `node` holds `size` readable bytes (its type's size); `copy` holds at
+                // least as many; `pNext` is at the same offset in every Vulkan structure.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        node.cast::<u8>(),
+                        copy.as_mut_ptr().cast::<u8>(),
+                        size,
+                    );
+                    (*copy.as_mut_ptr().cast::<vk::BaseInStructure<'_>>()).p_next = next;
+                }
+                next = copy.as_ptr().cast();
+                edit._copies.push(copy);
+            } else {
+                let node = node.cast_mut().cast::<vk::BaseOutStructure<'static>>();
+                // SAFETY: relinking in place, restored on drop (see the type docs).
+                unsafe {
+                    edit.restore.push((node, (*node).p_next));
+                    (*node).p_next = next.cast_mut().cast();
+                }
+                next = node.cast_const().cast();
+            }
+        }
+        edit.head = next.cast();
+        edit
+    }
+
+    /// The edited chain.
+    pub fn head(&self) -> *const c_void {
+        self.head
+    }
+}
+
+impl Drop for ChainEdit {
+    fn drop(&mut self) {
+        for &(node, original) in self.restore.iter().rev() {
+            // SAFETY: `node` was a live chain node when relinked and outlives `self` (contract
+            // of `without`).
+            unsafe { (*node).p_next = original };
+        }
+    }
+}
+
+/// Takes ownership of a native fence fd received over the HAL (`vkAcquireImageANDROID`).
+///
+/// Negative values are the already-signalled fence. A descriptor that is not open is reported
+/// as `VK_ERROR_INVALID_EXTERNAL_HANDLE` *without* being wrapped, so that nothing closes an fd
+/// number some other part of the process may reuse.
+///
+/// # Safety
+/// A non-negative `fd` that is open must be owned by the caller, who hands it over.
+pub unsafe fn take_native_fence(fd: RawFd) -> Result<NativeFence, vk::Result> {
+    if fd < 0 {
+        return Ok(NativeFence::signalled());
+    }
+    // SAFETY: `fcntl(F_GETFD)` on any integer is defined; it only reports whether it is open.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    // SAFETY: the fd is open and, per the caller, ours to own.
+    Ok(unsafe { NativeFence::from_raw(fd) })
+}
+
+/// The `VkResult` for a failed fence operation: descriptor exhaustion and memory failures are
+/// `VK_ERROR_OUT_OF_HOST_MEMORY`; a fence fd in an error state can never signal, which is
+/// `VK_ERROR_DEVICE_LOST`.
+pub fn fence_error_result(e: &FenceError) -> vk::Result {
+    use rustix::io::Errno;
+    let oom = |errno: &Errno| {
+        matches!(
+            *errno,
+            Errno::NOMEM | Errno::MFILE | Errno::NFILE | Errno::NOBUFS
+        )
+    };
+    match e {
+        FenceError::Create(errno) | FenceError::Poll(errno) if oom(errno) => {
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        }
+        FenceError::Dup(io)
+            if io
+                .raw_os_error()
+                .is_some_and(|c| c == libc::EMFILE || c == libc::ENFILE || c == libc::ENOMEM) =>
+        {
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        }
+        FenceError::Create(_) | FenceError::Dup(_) => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        FenceError::Poll(_) | FenceError::Broken { .. } | FenceError::Signal(_) => {
+            vk::Result::ERROR_DEVICE_LOST
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr;
+
+    #[test]
+    fn two_call_idiom() {
+        let src = [1u32, 2, 3];
+        let mut count = 0u32;
+        // SAFETY: valid count, null output.
+        let r = unsafe { write_array(&src, &mut count, ptr::null_mut()) };
+        assert_eq!((r, count), (vk::Result::SUCCESS, 3));
+        let mut out = [0u32; 3];
+        count = 2;
+        // SAFETY: `out` holds at least `count` elements.
+        let r = unsafe { write_array(&src, &mut count, out.as_mut_ptr()) };
+        assert_eq!((r, count, out), (vk::Result::INCOMPLETE, 2, [1, 2, 0]));
+        count = 5;
+        let mut big = [0u32; 5];
+        // SAFETY: as above.
+        let r = unsafe { write_array(&src, &mut count, big.as_mut_ptr()) };
+        assert_eq!((r, count, &big[..3]), (vk::Result::SUCCESS, 3, &src[..]));
+        count = 0;
+        // SAFETY: zero-length output is never written.
+        let r = unsafe { write_array(&src, &mut count, big.as_mut_ptr()) };
+        assert_eq!(r, vk::Result::INCOMPLETE);
+    }
+
+    #[test]
+    fn chain_edit_removes_without_touching_the_original() {
+        let mut anb: vk::NativeBufferANDROID = unsafe_zeroed();
+        anb.s_type = vk::StructureType::NATIVE_BUFFER_ANDROID;
+        let list = vk::ImageFormatListCreateInfo {
+            p_next: ptr::from_ref(&anb).cast(),
+            ..Default::default()
+        };
+        let usage = vk::ImageStencilUsageCreateInfo {
+            p_next: ptr::from_ref(&list).cast(),
+            ..Default::default()
+        };
+        // An unknown structure type before the removed node is relinked in place.
+        let mut unknown = vk::BaseInStructure {
+            s_type: vk::StructureType::from_raw(0x7fff_0001),
+            p_next: ptr::from_ref(&usage).cast(),
+            ..Default::default()
+        };
+        let head = ptr::from_mut(&mut unknown).cast_const().cast::<c_void>();
+        {
+            // SAFETY: a valid chain on the stack that outlives the edit.
+            let edit =
+                unsafe { ChainEdit::without(head, &[vk::StructureType::NATIVE_BUFFER_ANDROID]) };
+            // SAFETY: the edited chain is valid while `edit` lives.
+            let types: Vec<_> = unsafe { chain(edit.head()) }.map(|s| s.s_type).collect();
+            assert_eq!(
+                types,
+                [
+                    vk::StructureType::from_raw(0x7fff_0001),
+                    vk::StructureType::IMAGE_STENCIL_USAGE_CREATE_INFO,
+                    vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO
+                ]
+            );
+            assert_eq!(edit.head(), head, "unknown head reused (relinked)");
+        }
+        // SAFETY: the original chain is intact again.
+        let types: Vec<_> = unsafe { chain(head) }.map(|s| s.s_type).collect();
+        assert_eq!(types.len(), 4);
+        assert_eq!(
+            list.p_next,
+            ptr::from_ref(&anb).cast(),
+            "known nodes are copied, not edited"
+        );
+        // Nothing to remove: the chain is reused as is.
+        // SAFETY: as above.
+        let edit = unsafe { ChainEdit::without(head, &[vk::StructureType::BIND_SPARSE_INFO]) };
+        assert_eq!(edit.head(), head);
+    }
+
+    fn unsafe_zeroed<T: Copy>() -> T {
+        // SAFETY: only used for plain-data Vulkan structures, for which all-zero is valid.
+        unsafe { std::mem::zeroed() }
+    }
+
+    #[test]
+    fn cstr_copy_truncates_and_terminates() {
+        let mut a = [1 as c_char; 4];
+        copy_cstr(&mut a, c"abcdef");
+        assert_eq!(cstr_from_array(&a), b"abc");
+        copy_cstr(&mut a, c"x");
+        assert_eq!(a, [b'x' as c_char, 0, 0, 0]);
+    }
+
+    #[test]
+    fn closed_fds_are_not_taken() {
+        // SAFETY: -1 carries no fd.
+        let f = unsafe { take_native_fence(-1) }.unwrap();
+        assert!(f.is_trivially_signalled());
+        // SAFETY: a huge fd number is not open, so nothing is taken or closed.
+        let r = unsafe { take_native_fence(1_000_000) };
+        assert_eq!(r.unwrap_err(), vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+}

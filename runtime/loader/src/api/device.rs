@@ -1,0 +1,292 @@
+//! Device creation and the device enumeration commands at the api level.
+//!
+//! `vkCreateDevice` chains the instance's *global* active layers (Android's model: the
+//! application's device layer list is ignored, with a warning when it names anything else),
+//! checks every requested extension against those layers' device extensions and the physical
+//! device's visible list (`VK_ERROR_EXTENSION_NOT_PRESENT` otherwise), calls
+//! `head_gipa(instance, "vkCreateDevice")` with the chain nodes prepended, then fills the
+//! device's dispatch table from the head's `vkGetDeviceProcAddr` and records what
+//! `vkGetDeviceProcAddr` needs for its rules (effective API version, enabled extensions).
+//!
+//! `vkEnumerateDeviceLayerProperties` lists the instance's global layers;
+//! `vkEnumerateDeviceExtensionProperties` with a layer name answers for that layer (an
+//! instance-only layer has no device extensions), and without one goes down the instance chain
+//! to the terminator's filtered driver list.
+
+use std::ffi::c_char;
+use std::sync::Arc;
+
+use crate::chain::DeviceChain;
+use crate::dispatch::DeviceDispatchTable;
+use crate::dispatch_data::{
+    checked_device_data, checked_instance_data, instance_data, ApiDevice, InstanceData,
+};
+use crate::extensions::{self, ExtensionSet};
+use crate::ffi::{cstr, enumerate, fill_array, guard, name_list};
+use crate::layers::Layer;
+use crate::{driver, init, terminator, vk};
+
+/// The layers of an instance that go into its device chains.
+fn global_layers(data: &InstanceData) -> Vec<Arc<Layer>> {
+    data.api
+        .get()
+        .map(|api| {
+            api.layers
+                .iter()
+                .filter(|l| l.is_global())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `vkCreateDevice`.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+#[no_mangle]
+pub unsafe extern "system" fn vkCreateDevice(
+    physical_device: vk::PhysicalDevice,
+    p_create_info: *const vk::DeviceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_device: *mut vk::Device,
+) -> vk::Result {
+    guard(
+        "vkCreateDevice",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        // SAFETY: per the function contract.
+        || match unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        },
+    )
+}
+
+/// # Safety
+/// As [`vkCreateDevice`].
+unsafe fn create_device(
+    pd: vk::PhysicalDevice,
+    info: *const vk::DeviceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Device,
+) -> Result<(), vk::Result> {
+    // SAFETY: null or valid per the contract.
+    let Some(info) = (unsafe { info.as_ref() }) else {
+        log::error!("vkCreateDevice: null pCreateInfo");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    if out.is_null() {
+        log::error!("vkCreateDevice: null pDevice");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    // SAFETY: per the contract, a physical device of a live instance (checked).
+    let Some(instance) =
+        (unsafe { checked_instance_data(vk::Handle::as_raw(pd) as usize, "vkCreateDevice") })
+    else {
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    let Some(api) = instance.api.get() else {
+        log::error!("vkCreateDevice: the instance is still being created");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    let layers = global_layers(instance);
+    #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
+    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
+    let chained_names: Vec<&std::ffi::CStr> = layers.iter().map(|l| l.name()).collect();
+    if !app_layers.is_empty() && app_layers != chained_names {
+        log::warn!(
+            "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
+             global layers {chained_names:?}"
+        );
+    }
+    // SAFETY: as above.
+    let requested = unsafe {
+        name_list(
+            info.enabled_extension_count,
+            info.pp_enabled_extension_names,
+        )
+    };
+    if !requested.is_empty() {
+        let enumerate_down = instance.dispatch().enumerate_device_extension_properties;
+        let mut available = enumerate(|c, o| {
+            // SAFETY: the instance chain's command with the caller's physical device.
+            unsafe { enumerate_down(pd, std::ptr::null(), c, o) }
+        })?;
+        available.extend(
+            layers
+                .iter()
+                .flat_map(|l| l.device_extensions().iter().copied()),
+        );
+        for name in &requested {
+            if !extensions::contains(&available, name) {
+                log::error!(
+                    "vkCreateDevice: extension {name:?} is provided neither by the physical device \
+                     nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
+                );
+                return Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT);
+            }
+        }
+    }
+
+    let mut chain = DeviceChain::new(
+        &layers,
+        terminator::get_instance_proc_addr,
+        terminator::get_device_proc_addr,
+    );
+    let head_gipa = chain.head_gipa();
+    let head_gdpa = chain.head_gdpa();
+    // SAFETY: the head's GIPA with the instance it created; the name fixes the type.
+    let create: Option<vk::PFN_vkCreateDevice> =
+        unsafe { driver::void_fn_as(head_gipa(api.handle, c"vkCreateDevice".as_ptr())) };
+    let Some(create) = create else {
+        log::error!("vkCreateDevice: the head of the layer chain has no vkCreateDevice");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    let chained = chain.attach(info);
+    let mut device = vk::Device::null();
+    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
+    // call) and out-pointer.
+    let result = unsafe { create(pd, &chained, allocator, &mut device) };
+    if result != vk::Result::SUCCESS {
+        log::warn!("vkCreateDevice: failed in the chain with {result:?}");
+        return Err(result);
+    }
+    // SAFETY: the chain returned a live dispatchable object.
+    let Some(data) =
+        (unsafe { checked_device_data(vk::Handle::as_raw(device) as usize, "vkCreateDevice") })
+    else {
+        log::error!(
+            "vkCreateDevice: the device returned by the layer chain carries no loader data \
+             (a layer returned its own object without vkSetDeviceLoaderData)"
+        );
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    // SAFETY: the head of the chain returns functions of the types their names say.
+    let table = unsafe { DeviceDispatchTable::load(&mut |name| head_gdpa(device, name.as_ptr())) };
+    log::debug!("device {device:?}: {table:?}, {} layer(s)", layers.len());
+    // SAFETY: the application does not have the handle yet.
+    unsafe { data.set_dispatch(table) };
+    let physical = extensions::major_minor(data.term.physical_device_api_version);
+    let api_version = extensions::major_minor(api.api_version).min(physical);
+    let device_api = ApiDevice {
+        handle: device,
+        head_gdpa,
+        layers,
+        api_version,
+        enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
+        instance_extensions: api.enabled_extensions.clone(),
+    };
+    if data.api.set(device_api).is_err() {
+        log::error!("vkCreateDevice: the chain returned a device that already exists");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    // SAFETY: non-null and valid per the contract.
+    unsafe { *out = device };
+    Ok(())
+}
+
+/// `vkDestroyDevice`: down the chain; the terminator frees the loader data.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+#[no_mangle]
+pub unsafe extern "system" fn vkDestroyDevice(
+    device: vk::Device,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkDestroyDevice", (), || {
+        let raw = vk::Handle::as_raw(device) as usize;
+        if raw == 0 {
+            return;
+        }
+        // SAFETY: per the contract, a live device (checked against the registry).
+        let destroy = match unsafe { checked_device_data(raw, "vkDestroyDevice") } {
+            Some(data) => data.dispatch().destroy_device,
+            None => return,
+        };
+        // SAFETY: the head of the chain's vkDestroyDevice for this device.
+        unsafe { destroy(device, p_allocator) };
+    });
+}
+
+/// `vkEnumerateDeviceExtensionProperties`.
+///
+/// # Safety
+/// Vulkan's two-call contract, with a physical device of this loader.
+#[no_mangle]
+pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
+    physical_device: vk::PhysicalDevice,
+    p_layer_name: *const c_char,
+    p_property_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateDeviceExtensionProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: null or a C string per the contract.
+            if let Some(name) = unsafe { cstr(p_layer_name) } {
+                let Some(layer) = init::loader().layers.find(name) else {
+                    log::warn!("vkEnumerateDeviceExtensionProperties: layer {name:?} not present");
+                    return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                };
+                let list = if layer.is_global() {
+                    layer.device_extensions()
+                } else {
+                    &[]
+                };
+                // SAFETY: the caller's valid pointers.
+                return unsafe { fill_array(list, p_property_count, p_properties) };
+            }
+            // SAFETY: per the contract, a physical device of this loader.
+            let Some(data) =
+                (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
+            else {
+                log::error!("vkEnumerateDeviceExtensionProperties: null physical device");
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let down = data.dispatch().enumerate_device_extension_properties;
+            // SAFETY: the instance chain's command with the caller's arguments.
+            unsafe {
+                down(
+                    physical_device,
+                    std::ptr::null(),
+                    p_property_count,
+                    p_properties,
+                )
+            }
+        },
+    )
+}
+
+/// `vkEnumerateDeviceLayerProperties`: the instance's global layers.
+///
+/// # Safety
+/// Vulkan's two-call contract, with a physical device of this loader.
+#[no_mangle]
+pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
+    physical_device: vk::PhysicalDevice,
+    p_property_count: *mut u32,
+    p_properties: *mut vk::LayerProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateDeviceLayerProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: per the contract, a physical device of this loader.
+            let Some(data) =
+                (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
+            else {
+                log::error!("vkEnumerateDeviceLayerProperties: null physical device");
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let properties: Vec<vk::LayerProperties> = global_layers(data)
+                .iter()
+                .map(|l| *l.properties())
+                .collect();
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&properties, p_property_count, p_properties) }
+        },
+    )
+}

@@ -1,0 +1,126 @@
+//! The global commands: no instance, answered from the once-per-process loader state.
+//!
+//! * `vkEnumerateInstanceVersion` reports the loader's version (`vkgen_generated::API_VERSION`)
+//!   without asking any driver, as Android does; it initialises the loader (Android's zygote
+//!   preloads the driver this way).
+//! * `vkEnumerateInstanceLayerProperties` lists every discovered layer.
+//! * `vkEnumerateInstanceExtensionProperties(NULL)` lists the extensions of the implicitly
+//!   enabled layers (the `debug.vulkan.*` ones, on debuggable configs) first, then the loader's
+//!   and the drivers' visible ones, duplicates dropped (the first wins); with a layer name, that
+//!   layer's extensions, or `VK_ERROR_LAYER_NOT_PRESENT`.
+
+use std::ffi::c_char;
+use std::sync::Arc;
+
+use crate::ffi::{cstr, fill_array, guard};
+use crate::init::{self, Loader};
+use crate::layers::{self, Layer};
+use crate::terminator::instance::driver_instance_extensions;
+use crate::{extensions, vk};
+
+/// `vkEnumerateInstanceVersion`.
+///
+/// # Safety
+/// `p_api_version` must be valid for a write.
+#[no_mangle]
+pub unsafe extern "system" fn vkEnumerateInstanceVersion(p_api_version: *mut u32) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceVersion",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            let _ = init::loader();
+            if p_api_version.is_null() {
+                log::error!("vkEnumerateInstanceVersion: null pApiVersion");
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            // SAFETY: non-null and valid per the contract.
+            unsafe { *p_api_version = vkgen_generated::API_VERSION };
+            vk::Result::SUCCESS
+        },
+    )
+}
+
+/// `vkEnumerateInstanceLayerProperties`.
+///
+/// # Safety
+/// Vulkan's two-call contract.
+#[no_mangle]
+pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
+    p_property_count: *mut u32,
+    p_properties: *mut vk::LayerProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceLayerProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            let properties: Vec<vk::LayerProperties> = init::loader()
+                .layers
+                .layers()
+                .iter()
+                .map(|l| *l.properties())
+                .collect();
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&properties, p_property_count, p_properties) }
+        },
+    )
+}
+
+/// `vkEnumerateInstanceExtensionProperties`.
+///
+/// # Safety
+/// Vulkan's two-call contract; `p_layer_name` null or a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
+    p_layer_name: *const c_char,
+    p_property_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceExtensionProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            let loader = init::loader();
+            // SAFETY: null or a C string per the contract.
+            let list = match unsafe { cstr(p_layer_name) } {
+                Some(name) => {
+                    match loader.layers.find(name) {
+                        Some(layer) => layer.instance_extensions().to_vec(),
+                        None => {
+                            log::warn!("vkEnumerateInstanceExtensionProperties: layer {name:?} not present");
+                            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                        }
+                    }
+                }
+                None => available_instance_extensions(loader, &implicit_layers(loader)),
+            };
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&list, p_property_count, p_properties) }
+        },
+    )
+}
+
+/// The layers the `debug.vulkan.*` properties enable on debuggable configs (absent ones are
+/// skipped here; `vkCreateInstance` reports them).
+pub(crate) fn implicit_layers(loader: &Loader) -> Vec<Arc<Layer>> {
+    if !loader.config.debuggable {
+        return Vec::new();
+    }
+    layers::property_layer_names(&loader.config.properties)
+        .iter()
+        .filter_map(|name| loader.layers.find(name).cloned())
+        .collect()
+}
+
+/// The instance extensions an instance with `active` layers can enable: the layers' (nearest
+/// the application first), then the loader's and the drivers' visible ones.
+pub(crate) fn available_instance_extensions(
+    loader: &Loader,
+    active: &[Arc<Layer>],
+) -> Vec<vk::ExtensionProperties> {
+    let mut list: Vec<vk::ExtensionProperties> = active
+        .iter()
+        .flat_map(|l| l.instance_extensions().iter().copied())
+        .collect();
+    list.extend(driver_instance_extensions(loader.driver_list()));
+    extensions::dedup(list)
+}

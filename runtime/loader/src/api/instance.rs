@@ -1,0 +1,181 @@
+//! `vkCreateInstance` and `vkDestroyInstance` at the api level (Android's `api.cpp`).
+//!
+//! `vkCreateInstance`:
+//! 1. fails with the drivers' error if the process has a broken HAL (`DriverFailure`);
+//! 2. activates layers: the `debug.vulkan.*` ones (debuggable configs only), then the
+//!    application's; an unknown name gives `VK_ERROR_LAYER_NOT_PRESENT`;
+//! 3. checks every requested extension against the active layers' and the drivers' visible
+//!    lists: `VK_ERROR_EXTENSION_NOT_PRESENT` otherwise;
+//! 4. builds the instance chain ([`crate::chain::InstanceChain`]) over the terminator and calls
+//!    `head_gipa(NULL, "vkCreateInstance")`;
+//! 5. finds the loader data through word 0 of the returned handle (the terminator put it there,
+//!    or a wrapping layer copied it with `vkSetInstanceLoaderData`), fills the dispatch table
+//!    from the head of the chain and records the api-level data.
+//!
+//! A failure anywhere in the chain is returned as is; the layers and the terminator clean up
+//! what they created.
+
+use std::sync::Arc;
+
+use crate::api::global::available_instance_extensions;
+use crate::chain::InstanceChain;
+use crate::dispatch::InstanceDispatchTable;
+use crate::dispatch_data::{checked_instance_data, ApiInstance};
+use crate::extensions::{self, ExtensionSet};
+use crate::ffi::{app_api_version, guard, name_list};
+use crate::layers::Layer;
+use crate::{driver, init, layers, terminator, vk};
+
+/// `vkCreateInstance`.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+#[no_mangle]
+pub unsafe extern "system" fn vkCreateInstance(
+    p_create_info: *const vk::InstanceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_instance: *mut vk::Instance,
+) -> vk::Result {
+    guard(
+        "vkCreateInstance",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        // SAFETY: per the function contract.
+        || match unsafe { create_instance(p_create_info, p_allocator, p_instance) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        },
+    )
+}
+
+/// # Safety
+/// As [`vkCreateInstance`].
+unsafe fn create_instance(
+    info: *const vk::InstanceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Instance,
+) -> Result<(), vk::Result> {
+    // SAFETY: null or valid per the contract.
+    let Some(info) = (unsafe { info.as_ref() }) else {
+        log::error!("vkCreateInstance: null pCreateInfo");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    if out.is_null() {
+        log::error!("vkCreateInstance: null pInstance");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    let loader = init::loader();
+    if let Err(failure) = &loader.drivers {
+        log::error!("vkCreateInstance: {}", failure.message);
+        return Err(failure.result);
+    }
+    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
+    let active: Vec<Arc<Layer>> = layers::activate(&loader.layers, &loader.config, &app_layers)
+        .map_err(|e| {
+            log::error!("vkCreateInstance: {e}");
+            e.vk_result()
+        })?;
+    // SAFETY: as above.
+    let requested = unsafe {
+        name_list(
+            info.enabled_extension_count,
+            info.pp_enabled_extension_names,
+        )
+    };
+    let available = available_instance_extensions(loader, &active);
+    for name in &requested {
+        if !extensions::contains(&available, name) {
+            log::error!(
+                "vkCreateInstance: extension {name:?} is provided by no driver and no active layer: \
+                 VK_ERROR_EXTENSION_NOT_PRESENT"
+            );
+            return Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT);
+        }
+    }
+
+    let mut chain = InstanceChain::new(
+        &active,
+        terminator::get_instance_proc_addr,
+        terminator::get_physical_device_proc_addr,
+    );
+    let head_gipa = chain.head_gipa();
+    // SAFETY: every chain element accepts a null instance for vkCreateInstance, and returns
+    // that command's type for its name.
+    let create: Option<vk::PFN_vkCreateInstance> = unsafe {
+        driver::void_fn_as(head_gipa(
+            vk::Instance::null(),
+            c"vkCreateInstance".as_ptr(),
+        ))
+    };
+    let Some(create) = create else {
+        log::error!("vkCreateInstance: the head of the layer chain has no vkCreateInstance");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    let chained = chain.attach(info);
+    let mut instance = vk::Instance::null();
+    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
+    // call) and out-pointer.
+    let result = unsafe { create(&chained, allocator, &mut instance) };
+    if result != vk::Result::SUCCESS {
+        log::warn!("vkCreateInstance: failed in the chain with {result:?}");
+        return Err(result);
+    }
+    let raw = vk::Handle::as_raw(instance) as usize;
+    // SAFETY: the chain returned a live dispatchable object.
+    let Some(data) = (unsafe { checked_instance_data(raw, "vkCreateInstance") }) else {
+        log::error!(
+            "vkCreateInstance: the instance returned by the layer chain carries no loader data \
+             (a layer returned its own object without vkSetInstanceLoaderData)"
+        );
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    // SAFETY: the head of the chain returns functions of the types their names say.
+    let table =
+        unsafe { InstanceDispatchTable::load(&mut |name| head_gipa(instance, name.as_ptr())) };
+    log::debug!(
+        "instance {instance:?}: {table:?}, {} layer(s)",
+        active.len()
+    );
+    // SAFETY: the application does not have the handle yet, and nothing else reads the table
+    // during creation.
+    unsafe { data.set_dispatch(table) };
+    let api = ApiInstance {
+        handle: instance,
+        head_gipa,
+        layers: active,
+        // SAFETY: valid per the contract.
+        api_version: unsafe { app_api_version(info.p_application_info) },
+        enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
+    };
+    if data.api.set(api).is_err() {
+        log::error!("vkCreateInstance: the chain returned an instance that already exists");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    // SAFETY: non-null and valid per the contract.
+    unsafe { *out = instance };
+    Ok(())
+}
+
+/// `vkDestroyInstance`: down the chain; the terminator frees the loader data.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+#[no_mangle]
+pub unsafe extern "system" fn vkDestroyInstance(
+    instance: vk::Instance,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkDestroyInstance", (), || {
+        let raw = vk::Handle::as_raw(instance) as usize;
+        if raw == 0 {
+            return;
+        }
+        // SAFETY: per the contract, a live instance (checked against the registry).
+        let destroy = match unsafe { checked_instance_data(raw, "vkDestroyInstance") } {
+            Some(data) => data.dispatch().destroy_instance,
+            None => return,
+        };
+        // SAFETY: the head of the chain's vkDestroyInstance for this instance.
+        unsafe { destroy(instance, p_allocator) };
+    });
+}

@@ -1,0 +1,19 @@
+//! The application-facing commands the loader implements itself (the generated
+//! `commands::LOADER_INTERCEPTED`); every other exported command is a generated trampoline.
+//!
+//! * [`global`]: `vkEnumerateInstance{Version,ExtensionProperties,LayerProperties}`, which need
+//!   no instance;
+//! * [`instance`]: `vkCreateInstance` (layer activation, extension validation, the instance
+//!   chain) and `vkDestroyInstance`;
+//! * [`device`]: `vkCreateDevice` (the device chain from the instance's global layers),
+//!   `vkDestroyDevice` and the device enumeration commands;
+//! * [`proc_addr`]: `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` with the spec's and
+//!   Android's rules.
+//!
+//! Every entry point runs its body under [`crate::ffi::guard`], so a panic becomes the command's
+//! failure value instead of unwinding into the application.
+
+pub mod device;
+pub mod global;
+pub mod instance;
+pub mod proc_addr;

@@ -1,0 +1,186 @@
+//! `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` as applications see them.
+//!
+//! `vkGetInstanceProcAddr(instance, name)`:
+//! * `vkGetInstanceProcAddr` itself → ours, with or without an instance;
+//! * `instance == NULL` → the global commands (`vkCreateInstance`,
+//!   `vkEnumerateInstance{Version,ExtensionProperties,LayerProperties}`) → ours; anything else →
+//!   `NULL`;
+//! * a global command with an instance → `NULL` (Android; the spec's "any other case");
+//! * an exported command (core, or an exported extension) → the loader's exported symbol (a
+//!   trampoline, or the loader's own implementation for `commands::LOADER_INTERCEPTED`), so the
+//!   result dispatches through word 0 of its handle;
+//! * anything else → the head of the instance's layer chain (the driver's own function when no
+//!   layer intercepts it).
+//!
+//! `vkGetDeviceProcAddr(device, name)`:
+//! * null device or name → `NULL`;
+//! * a command that is not device-level (global, instance, physical device) → `NULL`;
+//! * `vkGetDeviceProcAddr`, `vkDestroyDevice` → ours;
+//! * a command of an extension the device (or, for device commands of instance extensions, the
+//!   instance) did not enable, unless it is core at or below the device's effective API version
+//!   → `NULL`;
+//! * anything else (names unknown to the registry included) → the head of the device's layer
+//!   chain: the driver's own function unless a layer or the loader intercepts it.
+
+use std::ffi::{c_char, CStr};
+
+use vkgen_generated::commands::{self, CommandInfo, Level, Origin};
+
+use crate::dispatch_data::{device_data, instance_data, ApiDevice};
+use crate::exports::exported_function;
+use crate::ffi::{cstr, guard};
+use crate::{terminator, vk};
+
+/// `vkGetInstanceProcAddr`.
+///
+/// # Safety
+/// `instance` null or a live instance of this loader; `p_name` null or a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetInstanceProcAddr", None, || {
+        // SAFETY: null or a C string per the contract.
+        let name = unsafe { cstr(p_name) }?;
+        // SAFETY: per the contract.
+        unsafe { instance_proc_addr(instance, name) }
+    })
+}
+
+/// # Safety
+/// As [`vkGetInstanceProcAddr`].
+unsafe fn instance_proc_addr(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFunction {
+    if name == c"vkGetInstanceProcAddr" {
+        return exported_function(name);
+    }
+    let info = commands::lookup(name).map(commands::info);
+    let raw = vk::Handle::as_raw(instance) as usize;
+    if raw == 0 {
+        return match info {
+            Some(info) if info.level == Level::Global => exported_function(name),
+            _ => {
+                log::debug!("vkGetInstanceProcAddr(NULL, {name:?}): not a global command");
+                None
+            }
+        };
+    }
+    match info {
+        Some(info) if info.level == Level::Global => {
+            log::debug!(
+                "vkGetInstanceProcAddr(instance, {name:?}): global commands need a NULL instance"
+            );
+            return None;
+        }
+        Some(info) if info.exported => return exported_function(name),
+        _ => {}
+    }
+    // SAFETY: per the contract, a live instance of this loader.
+    let data = unsafe { instance_data(raw) }?;
+    let (handle, head) = match data.api.get() {
+        Some(api) => (api.handle, api.head_gipa),
+        // Only reachable while the instance is being created.
+        None => (
+            instance,
+            terminator::get_instance_proc_addr as vk::PFN_vkGetInstanceProcAddr,
+        ),
+    };
+    // SAFETY: the head of the chain with the instance it created and a C string.
+    unsafe { head(handle, name.as_ptr()) }
+}
+
+/// `vkGetDeviceProcAddr`.
+///
+/// # Safety
+/// `device` null or a live device of this loader; `p_name` null or a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetDeviceProcAddr", None, || {
+        // SAFETY: null or a C string per the contract.
+        let name = unsafe { cstr(p_name) }?;
+        // SAFETY: per the contract.
+        let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
+        let info = commands::lookup(name).map(commands::info);
+        if let Some(info) = info {
+            if info.level != Level::Device {
+                log::debug!("vkGetDeviceProcAddr({name:?}): not a device-level command");
+                return None;
+            }
+            if name == c"vkGetDeviceProcAddr" || name == c"vkDestroyDevice" {
+                return exported_function(name);
+            }
+        }
+        let Some(api) = data.api.get() else {
+            // Only reachable while the device is being created.
+            // SAFETY: the terminator with this device and a C string.
+            return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
+        };
+        if let Some(info) = info {
+            if !command_enabled(info, api) {
+                log::debug!(
+                    "vkGetDeviceProcAddr({name:?}): its extension is not enabled and it is not core \
+                     at the device's API version"
+                );
+                return None;
+            }
+        }
+        // SAFETY: the head of the device chain with the device it created and a C string.
+        unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
+    })
+}
+
+/// Whether a device-level command may be returned for a device: core at or below its
+/// effective API version, or provided by an extension enabled on it (or on its instance).
+pub(crate) fn command_enabled(info: &CommandInfo, device: &ApiDevice) -> bool {
+    if let Origin::Core(version) = info.origin {
+        if version <= device.api_version {
+            return true;
+        }
+    }
+    info.extensions
+        .iter()
+        .any(|&e| device.enabled_extensions.contains(e) || device.instance_extensions.contains(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extensions::ExtensionSet;
+
+    unsafe extern "system" fn no_gdpa(_: vk::Device, _: *const c_char) -> vk::PFN_vkVoidFunction {
+        None
+    }
+
+    fn enabled(device: &ApiDevice, name: &CStr) -> bool {
+        command_enabled(commands::info(commands::lookup(name).unwrap()), device)
+    }
+
+    #[test]
+    fn device_commands_need_their_version_or_extension() {
+        let device = ApiDevice {
+            handle: vk::Device::null(),
+            head_gdpa: no_gdpa,
+            layers: Vec::new(),
+            api_version: vk::API_VERSION_1_1,
+            enabled_extensions: ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]),
+            instance_extensions: ExtensionSet::from_names([c"VK_EXT_debug_utils"]),
+        };
+        assert!(enabled(&device, c"vkCreateFence"));
+        assert!(enabled(&device, c"vkTrimCommandPool"));
+        assert!(!enabled(&device, c"vkResetQueryPool"));
+        assert!(!enabled(&device, c"vkCmdBeginRendering"));
+        assert!(enabled(&device, c"vkCmdBeginRenderingKHR"));
+        assert!(!enabled(&device, c"vkCmdDrawMultiEXT"));
+        // A device command of an instance extension.
+        assert!(enabled(&device, c"vkCmdBeginDebugUtilsLabelEXT"));
+        let newer = ApiDevice {
+            api_version: vk::API_VERSION_1_3,
+            ..device
+        };
+        assert!(enabled(&newer, c"vkCmdBeginRendering"));
+        assert!(enabled(&newer, c"vkResetQueryPool"));
+    }
+}

@@ -1,0 +1,125 @@
+//! The symbols `libvulkan.so` exports, and the table `vkGetInstanceProcAddr` answers exported
+//! names from.
+//!
+//! Exactly the commands of `generated/libvulkan.map` are exported: the generated trampolines
+//! (every exported command the loader does not implement itself), included here from
+//! `generated/src/trampolines.rs`, plus the loader's own implementations in [`crate::api`]
+//! (`commands::LOADER_INTERCEPTED`). A trampoline reads word 0 of its dispatchable first
+//! argument as a pointer to the [`crate::dispatch_data`] struct whose first field is the
+//! dispatch table, and tail-calls the entry.
+//!
+//! [`exported_function`] maps a name to the exported function, through the generated perfect
+//! hash; the table behind it is built by `build.rs` from the same map file, so it cannot drift
+//! from the export list.
+
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
+use vkgen_generated::commands;
+
+use crate::vk;
+
+/// The generated trampolines (generator output, included verbatim).
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    clippy::undocumented_unsafe_blocks,
+    missing_docs,
+    non_snake_case,
+    unused_unsafe
+)]
+mod trampolines {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../generated/src/trampolines.rs"
+    ));
+}
+
+#[allow(unused_imports)]
+use crate::api::device::{
+    vkCreateDevice, vkDestroyDevice, vkEnumerateDeviceExtensionProperties,
+    vkEnumerateDeviceLayerProperties,
+};
+#[allow(unused_imports)]
+use crate::api::global::{
+    vkEnumerateInstanceExtensionProperties, vkEnumerateInstanceLayerProperties,
+    vkEnumerateInstanceVersion,
+};
+#[allow(unused_imports)]
+use crate::api::instance::{vkCreateInstance, vkDestroyInstance};
+#[allow(unused_imports)]
+use crate::api::proc_addr::{vkGetDeviceProcAddr, vkGetInstanceProcAddr};
+#[allow(unused_imports, clippy::wildcard_imports)]
+use trampolines::*;
+
+/// One of this library's exported functions as `PFN_vkVoidFunction`.
+fn as_void_fn(f: *const ()) -> vk::PFN_vkVoidFunction {
+    // SAFETY: `f` is the address of an `extern "system"` function of this library (the build
+    // script only names exported functions); callers of `vkGetInstanceProcAddr` cast it back to
+    // the command's type before calling it.
+    Some(unsafe { std::mem::transmute::<*const (), unsafe extern "system" fn()>(f) })
+}
+
+include!(concat!(env!("OUT_DIR"), "/exported_functions.rs"));
+
+/// The exported functions, indexed by generated command id.
+fn table() -> &'static [vk::PFN_vkVoidFunction] {
+    static TABLE: OnceLock<Vec<vk::PFN_vkVoidFunction>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = vec![None; commands::COMMANDS.len()];
+        for (name, f) in exported_functions() {
+            match commands::lookup(name) {
+                Some(id) => table[usize::from(id.0)] = f,
+                None => log::error!("exported {name:?} is not a command of the generated registry"),
+            }
+        }
+        table
+    })
+}
+
+/// The exported function named `name` (a trampoline or the loader's own), if `name` is
+/// exported.
+pub fn exported_function(name: &CStr) -> vk::PFN_vkVoidFunction {
+    let id = commands::lookup(name)?;
+    table().get(usize::from(id.0)).copied().flatten()
+}
+
+/// The names `libvulkan.so` exports.
+pub fn exported_names() -> Vec<&'static CStr> {
+    exported_functions()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exported_command_resolves_and_nothing_else() {
+        let names = exported_names();
+        assert_eq!(names.len(), 232);
+        for name in &names {
+            assert!(exported_function(name).is_some(), "{name:?}");
+            let info = commands::info(commands::lookup(name).unwrap());
+            assert!(info.exported, "{name:?} exported but not marked so");
+        }
+        for info in commands::COMMANDS.iter().filter(|c| c.exported) {
+            assert!(
+                names.contains(&info.name),
+                "{:?} marked exported but not in the map",
+                info.name
+            );
+        }
+        for &name in commands::LOADER_INTERCEPTED {
+            assert!(names.contains(&name), "{name:?}");
+        }
+        assert!(exported_function(c"vkCmdDrawMultiEXT").is_none());
+        assert!(exported_function(c"vkNotACommand").is_none());
+        assert_eq!(
+            exported_function(c"vkCreateInstance").map(|f| f as usize),
+            Some(vkCreateInstance as *const () as usize)
+        );
+    }
+}

@@ -1,0 +1,462 @@
+//! Which extensions applications see, and which ones drivers are asked to enable.
+//!
+//! Applications see the union of the drivers' lists (and the layers', added by the api level)
+//! after these rules (Android's `driver.cpp`, with the generated `extensions::Policy`):
+//! * **blocked** extensions (Android's `_BLOCKED_EXTENSIONS`: other window systems, displays,
+//!   win32) are hidden;
+//! * the **internal** `VK_ANDROID_native_buffer` is hidden; once the loader's WSI exists it is
+//!   shown renamed to `VK_KHR_swapchain` (spec 70 if the driver's ANB spec is ≥ 8, else 68);
+//! * **loader-implemented** WSI extensions (`VK_KHR_surface`, ...) and the driver's own
+//!   swapchain extensions are hidden from the drivers' lists: surfaces and swapchains belong to
+//!   the loader. While [`loader_wsi_enabled`] is false the loader advertises none of them
+//!   itself, so they are simply absent.
+//!
+//! Extensions unknown to the generated registry (newer than it) pass through unchanged, as in
+//! Android.
+//!
+//! Going down, each driver gets only extensions it reports (Android's `SanitizeExtensions`,
+//! duplicates removed, loader-implemented ones never passed down) plus, for drivers older than
+//! the loader, the instance extensions promoted to the core versions the driver lacks, and an
+//! `apiVersion` it can accept ([`sanitize_api_version`]).
+
+use std::ffi::CStr;
+
+use vkgen_generated::extensions::{self as ext, ExtensionId, ExtensionKind};
+
+use crate::vk;
+
+/// Whether the loader's own WSI (surfaces and swapchains on `ANativeWindow`, built on
+/// `VK_ANDROID_native_buffer`) is available. **The WSI issue flips this to `true`**: then the
+/// loader advertises its WSI instance extensions and renames the driver's
+/// `VK_ANDROID_native_buffer` to `VK_KHR_swapchain`. Until then those extensions are not
+/// advertised at all and `VK_ANDROID_native_buffer` is only hidden.
+pub const fn loader_wsi_enabled() -> bool {
+    false
+}
+
+/// Device extensions whose driver copies are always hidden: the loader's swapchain (on
+/// `VK_ANDROID_native_buffer`) replaces the driver's, so these can only ever come from the
+/// loader.
+const LOADER_OWNED_DEVICE_EXTENSIONS: &[&CStr] = &[
+    c"VK_KHR_swapchain",
+    c"VK_KHR_swapchain_mutable_format",
+    c"VK_EXT_swapchain_maintenance1",
+];
+
+/// `VK_KHR_swapchain` spec version the loader reports for a driver whose
+/// `VK_ANDROID_native_buffer` spec is ≥ 8 (binding swapchain images with `VkBindImageMemory2`).
+pub const SWAPCHAIN_SPEC_WITH_ANB_8: u32 = 70;
+/// `VK_KHR_swapchain` spec version for older `VK_ANDROID_native_buffer` drivers.
+pub const SWAPCHAIN_SPEC_BEFORE_ANB_8: u32 = 68;
+
+/// An extension's name as a `CStr` (the empty string if the driver forgot the terminator).
+pub fn name_of(properties: &vk::ExtensionProperties) -> &CStr {
+    properties.extension_name_as_c_str().unwrap_or(c"")
+}
+
+/// Builds a `VkExtensionProperties`.
+pub fn properties(name: &CStr, spec_version: u32) -> vk::ExtensionProperties {
+    let p = vk::ExtensionProperties::default().spec_version(spec_version);
+    // Names from the registry and drivers always fit; an overlong one leaves the name empty
+    // rather than overflowing.
+    p.extension_name(name).unwrap_or(p)
+}
+
+/// `VK_API_VERSION_1_4` (ash 0.38 predates it).
+const API_VERSION_1_4: u32 = vk::make_api_version(0, 1, 4, 0);
+
+/// Why a driver's extension is not shown to applications, or `None` if it is shown.
+pub fn hidden_reason(name: &CStr, kind: ExtensionKind) -> Option<&'static str> {
+    if vkgen_generated::extensions::is_blocked(name) {
+        return Some("blocked on Android");
+    }
+    if kind == ExtensionKind::Device && LOADER_OWNED_DEVICE_EXTENSIONS.contains(&name) {
+        return Some("swapchains are the loader's, not the driver's");
+    }
+    let info = ext::info(ext::lookup(name)?);
+    if info.policy.internal {
+        return Some("private between loader and driver");
+    }
+    if info.policy.loader_implemented {
+        return Some("implemented by the loader (its WSI), not the driver");
+    }
+    if info.policy.blocked {
+        return Some("blocked on Android");
+    }
+    None
+}
+
+/// The instance extensions the loader itself implements and advertises: none until the WSI
+/// exists ([`loader_wsi_enabled`]), then every loader-implemented instance extension.
+pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
+    if !loader_wsi_enabled() {
+        return Vec::new();
+    }
+    ext::EXTENSIONS
+        .iter()
+        .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Instance)
+        .map(|e| properties(e.name, e.spec_version))
+        .collect()
+}
+
+/// What applications see of one driver's instance extension list.
+pub fn visible_instance_extensions(
+    driver: &[vk::ExtensionProperties],
+    driver_name: &str,
+) -> Vec<vk::ExtensionProperties> {
+    driver
+        .iter()
+        .filter(|e| {
+            let name = name_of(e);
+            match hidden_reason(name, ExtensionKind::Instance) {
+                Some(why) => {
+                    log::debug!("driver {driver_name}: instance extension {name:?} hidden: {why}");
+                    false
+                }
+                None => true,
+            }
+        })
+        .copied()
+        .collect()
+}
+
+/// What applications see of one physical device's extension list: filtered like instance
+/// extensions, with `VK_ANDROID_native_buffer` renamed to `VK_KHR_swapchain` once the WSI
+/// exists, plus the device extensions the loader implements then.
+pub fn visible_device_extensions(
+    driver: &[vk::ExtensionProperties],
+    driver_name: &str,
+) -> Vec<vk::ExtensionProperties> {
+    let mut out = Vec::with_capacity(driver.len());
+    if loader_wsi_enabled() {
+        // Android prepends what it implements on top of the driver (without the driver
+        // feature checks that gate some of them there; the WSI issue refines this).
+        out.extend(
+            ext::EXTENSIONS
+                .iter()
+                .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Device)
+                .map(|e| properties(e.name, e.spec_version)),
+        );
+    }
+    for e in driver {
+        let name = name_of(e);
+        if loader_wsi_enabled() && name == ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name {
+            out.push(swapchain_for_native_buffer(e.spec_version));
+            continue;
+        }
+        match hidden_reason(name, ExtensionKind::Device) {
+            Some(why) => {
+                log::debug!("driver {driver_name}: device extension {name:?} hidden: {why}")
+            }
+            None => out.push(*e),
+        }
+    }
+    dedup(out)
+}
+
+/// `VK_KHR_swapchain` as the loader reports it on top of a driver's `VK_ANDROID_native_buffer`
+/// of spec `anb_spec`.
+pub fn swapchain_for_native_buffer(anb_spec: u32) -> vk::ExtensionProperties {
+    let spec = if anb_spec >= 8 {
+        SWAPCHAIN_SPEC_WITH_ANB_8
+    } else {
+        SWAPCHAIN_SPEC_BEFORE_ANB_8
+    };
+    properties(ext::info(ExtensionId::KHR_SWAPCHAIN).name, spec)
+}
+
+/// Removes later duplicates (by name); the first occurrence wins.
+pub fn dedup(list: Vec<vk::ExtensionProperties>) -> Vec<vk::ExtensionProperties> {
+    let mut out: Vec<vk::ExtensionProperties> = Vec::with_capacity(list.len());
+    for e in list {
+        if !out.iter().any(|o| name_of(o) == name_of(&e)) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Whether `list` contains `name`.
+pub fn contains(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter().any(|e| name_of(e) == name)
+}
+
+/// The extensions to pass to one driver: those requested that the driver reports (Android's
+/// `SanitizeExtensions`), without duplicates and without loader-implemented ones. The names
+/// borrowed from `requested` or `driver` stay valid as long as those do.
+pub fn filter_for_driver<'a>(
+    requested: &[&'a CStr],
+    driver: &'a [vk::ExtensionProperties],
+    driver_name: &str,
+) -> Vec<&'a CStr> {
+    let mut out: Vec<&'a CStr> = Vec::with_capacity(requested.len());
+    for &name in requested {
+        if out.contains(&name) {
+            continue;
+        }
+        if let Some(id) = ext::lookup(name) {
+            if ext::info(id).policy.loader_implemented {
+                log::debug!("{name:?} is implemented by the loader; not passed to {driver_name}");
+                continue;
+            }
+        }
+        if contains(driver, name) {
+            out.push(name);
+        } else {
+            log::debug!(
+                "{name:?} is not reported by driver {driver_name} (a layer provides it); \
+                 not passed down"
+            );
+        }
+    }
+    out
+}
+
+/// The device extensions to pass to a driver: like [`filter_for_driver`], after mapping the
+/// application's `VK_KHR_swapchain` to the driver's `VK_ANDROID_native_buffer` once the loader's
+/// WSI exists (Android's `CreateDevice` extension mapping).
+pub fn device_extensions_for_driver<'a>(
+    requested: &[&'a CStr],
+    driver: &'a [vk::ExtensionProperties],
+    driver_name: &str,
+) -> Vec<&'a CStr> {
+    let mapped = map_swapchain_to_native_buffer(requested, driver, loader_wsi_enabled());
+    filter_for_driver(&mapped, driver, driver_name)
+}
+
+/// `VK_KHR_swapchain` → the driver's `VK_ANDROID_native_buffer` when `wsi` is on and the driver
+/// has it.
+fn map_swapchain_to_native_buffer<'a>(
+    requested: &[&'a CStr],
+    driver: &'a [vk::ExtensionProperties],
+    wsi: bool,
+) -> Vec<&'a CStr> {
+    let swapchain = ext::info(ExtensionId::KHR_SWAPCHAIN).name;
+    let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name;
+    let driver_anb = driver.iter().map(name_of).find(|&n| n == anb);
+    requested
+        .iter()
+        .map(|&name| match driver_anb {
+            Some(driver_anb) if wsi && name == swapchain => driver_anb,
+            _ => name,
+        })
+        .collect()
+}
+
+/// Instance extensions promoted to core versions in `(driver_version, loader_version]` that the
+/// driver reports: enabled automatically on drivers older than the loader, so the loader's core
+/// entry points of those versions work through the extension's commands (Android's
+/// `g_promoted_instance_extensions`).
+pub fn promoted_instance_extensions(
+    driver_version: u32,
+    loader_version: u32,
+    driver: &[vk::ExtensionProperties],
+) -> Vec<&'static CStr> {
+    let (driver_mm, loader_mm) = (major_minor(driver_version), major_minor(loader_version));
+    if driver_mm >= loader_mm {
+        return Vec::new();
+    }
+    ext::EXTENSIONS
+        .iter()
+        .filter(|e| e.kind == ExtensionKind::Instance)
+        .filter(|e| {
+            e.promoted_to
+                .is_some_and(|v| major_minor(v) > driver_mm && major_minor(v) <= loader_mm)
+        })
+        .filter(|e| contains(driver, e.name))
+        .map(|e| e.name)
+        .collect()
+}
+
+/// The `apiVersion` a driver of instance version `driver_version` is given for an application
+/// asking for `app_version` (Android's `SanitizeApiVersion`): a 1.0 driver gets 1.0 whenever the
+/// app asks for more (1.0 drivers may reject anything else), and a pre-1.4 driver gets its own
+/// version when the app asks for 1.4 or later.
+pub fn sanitize_api_version(app_version: u32, driver_version: u32) -> u32 {
+    let (app, drv) = (major_minor(app_version), major_minor(driver_version));
+    if drv < major_minor(vk::API_VERSION_1_1) && app >= major_minor(vk::API_VERSION_1_1) {
+        return vk::API_VERSION_1_0;
+    }
+    if drv < major_minor(API_VERSION_1_4) && app >= major_minor(API_VERSION_1_4) {
+        return driver_version & !0xfff;
+    }
+    app_version
+}
+
+/// The version with its patch bits cleared, for comparisons.
+pub fn major_minor(version: u32) -> u32 {
+    version & !0xfff
+}
+
+/// A set of known extensions (by generated id), for the proc-address rules.
+#[derive(Clone, Debug, Default)]
+pub struct ExtensionSet {
+    bits: Vec<u64>,
+}
+
+impl ExtensionSet {
+    /// The known extensions among `names`; unknown names are ignored.
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a CStr>) -> Self {
+        let mut set = Self {
+            bits: vec![0; ext::EXTENSIONS.len().div_ceil(64)],
+        };
+        for name in names {
+            if let Some(id) = ext::lookup(name) {
+                set.insert(id);
+            }
+        }
+        set
+    }
+
+    /// Adds `id`.
+    pub fn insert(&mut self, id: ExtensionId) {
+        let i = usize::from(id.0);
+        if let Some(word) = self.bits.get_mut(i / 64) {
+            *word |= 1 << (i % 64);
+        }
+    }
+
+    /// Whether `id` is in the set.
+    pub fn contains(&self, id: ExtensionId) -> bool {
+        let i = usize::from(id.0);
+        self.bits
+            .get(i / 64)
+            .is_some_and(|word| word & (1 << (i % 64)) != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(names: &[(&CStr, u32)]) -> Vec<vk::ExtensionProperties> {
+        names.iter().map(|&(n, v)| properties(n, v)).collect()
+    }
+
+    fn names(list: &[vk::ExtensionProperties]) -> Vec<&CStr> {
+        list.iter().map(name_of).collect()
+    }
+
+    #[test]
+    fn wsi_blocked_and_internal_extensions_are_hidden() {
+        let driver = list(&[
+            (c"VK_KHR_surface", 25),
+            (c"VK_KHR_xcb_surface", 6),
+            (c"VK_EXT_debug_utils", 2),
+            (c"VK_KHR_get_physical_device_properties2", 2),
+            (c"VK_KHR_get_surface_capabilities2", 1),
+            (c"VK_VENDOR_future_extension", 3),
+        ]);
+        assert_eq!(
+            names(&visible_instance_extensions(&driver, "test")),
+            [
+                c"VK_EXT_debug_utils",
+                c"VK_KHR_get_physical_device_properties2",
+                c"VK_VENDOR_future_extension"
+            ]
+        );
+        let device = list(&[
+            (c"VK_KHR_swapchain", 70),
+            (c"VK_ANDROID_native_buffer", 8),
+            (c"VK_KHR_incremental_present", 2),
+            (c"VK_KHR_swapchain_mutable_format", 1),
+            (c"VK_EXT_multi_draw", 1),
+        ]);
+        assert!(!loader_wsi_enabled());
+        assert_eq!(
+            names(&visible_device_extensions(&device, "test")),
+            [c"VK_EXT_multi_draw"]
+        );
+        assert!(loader_instance_extensions().is_empty());
+    }
+
+    #[test]
+    fn native_buffer_becomes_swapchain_with_the_right_spec() {
+        let s = swapchain_for_native_buffer(8);
+        assert_eq!((name_of(&s), s.spec_version), (c"VK_KHR_swapchain", 70));
+        let s = swapchain_for_native_buffer(7);
+        assert_eq!(s.spec_version, 68);
+    }
+
+    #[test]
+    fn drivers_get_only_what_they_have() {
+        let driver = list(&[(c"VK_EXT_debug_utils", 2), (c"VK_KHR_surface", 25)]);
+        let requested = [
+            c"VK_EXT_debug_utils",
+            c"VK_EXT_debug_utils",
+            c"VK_KHR_surface",
+            c"VK_EXT_layer_only",
+        ];
+        assert_eq!(
+            filter_for_driver(&requested, &driver, "test"),
+            [c"VK_EXT_debug_utils"]
+        );
+    }
+
+    #[test]
+    fn swapchain_maps_to_native_buffer_only_with_wsi() {
+        let driver = list(&[(c"VK_ANDROID_native_buffer", 8), (c"VK_EXT_multi_draw", 1)]);
+        let requested = [c"VK_KHR_swapchain", c"VK_EXT_multi_draw"];
+        assert_eq!(
+            map_swapchain_to_native_buffer(&requested, &driver, true),
+            [c"VK_ANDROID_native_buffer", c"VK_EXT_multi_draw"]
+        );
+        assert_eq!(
+            map_swapchain_to_native_buffer(&requested, &driver, false),
+            requested
+        );
+        // Today (no WSI) a swapchain request never reaches the driver as anything.
+        assert_eq!(
+            device_extensions_for_driver(&requested, &driver, "test"),
+            [c"VK_EXT_multi_draw"]
+        );
+    }
+
+    #[test]
+    fn promoted_extensions_for_old_drivers() {
+        let driver = list(&[
+            (c"VK_KHR_get_physical_device_properties2", 2),
+            (c"VK_KHR_device_group_creation", 1),
+            (c"VK_EXT_debug_utils", 2),
+        ]);
+        let got = promoted_instance_extensions(vk::API_VERSION_1_0, vk::API_VERSION_1_3, &driver);
+        assert_eq!(
+            got,
+            [
+                c"VK_KHR_get_physical_device_properties2",
+                c"VK_KHR_device_group_creation"
+            ]
+        );
+        assert!(
+            promoted_instance_extensions(vk::API_VERSION_1_1, vk::API_VERSION_1_3, &driver)
+                .is_empty()
+        );
+        assert!(promoted_instance_extensions(
+            vk::make_api_version(0, 1, 3, 230),
+            vk::API_VERSION_1_3,
+            &driver
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn api_version_sanitising_follows_android() {
+        let v1_0 = vk::API_VERSION_1_0;
+        let v1_1 = vk::API_VERSION_1_1;
+        let v1_3 = vk::make_api_version(0, 1, 3, 230);
+        let v1_4 = API_VERSION_1_4;
+        assert_eq!(sanitize_api_version(v1_1, v1_0), v1_0);
+        assert_eq!(sanitize_api_version(v1_0, v1_0), v1_0);
+        assert_eq!(sanitize_api_version(v1_4, v1_3), vk::API_VERSION_1_3);
+        assert_eq!(sanitize_api_version(v1_3, v1_3), v1_3);
+        assert_eq!(sanitize_api_version(v1_1, v1_3), v1_1);
+        assert_eq!(sanitize_api_version(v1_4, v1_4), v1_4);
+    }
+
+    #[test]
+    fn extension_sets() {
+        let set = ExtensionSet::from_names([c"VK_EXT_debug_utils", c"VK_unknown"]);
+        assert!(set.contains(ext::lookup(c"VK_EXT_debug_utils").unwrap()));
+        assert!(!set.contains(ExtensionId::KHR_SWAPCHAIN));
+    }
+}

@@ -1,0 +1,209 @@
+//! FFI plumbing shared by every `extern "system"` function the loader defines.
+//!
+//! * [`guard`]: no panic may unwind out of an `extern "system"` function, into C code that cannot
+//!   handle it. Every entry point and hook runs its body under [`guard`], which turns a panic into
+//!   the command's failure value (with an error log line naming the command).
+//! * [`fill_array`] / [`enumerate`]: the Vulkan two-call idiom in both directions, with
+//!   `VK_INCOMPLETE` when the caller's array is too small.
+//! * [`cstr`] / [`name_list`]: borrowing C strings the application handed us.
+
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::vk;
+
+/// Runs `body`, returning `failure` (and logging) if it panics.
+pub(crate) fn guard<R>(command: &'static str, failure: R, body: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(value) => value,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".to_owned());
+            log::error!("{command}: internal error ({message}); the call fails");
+            failure
+        }
+    }
+}
+
+/// Writes `items` to a caller's `(pCount, pItems)` pair: with a null `out` stores the count;
+/// otherwise copies `min(*count, len)` items, stores how many were written and returns
+/// `VK_INCOMPLETE` if that was not all of them.
+///
+/// # Safety
+/// `count` must be null or valid for reads and writes; `out`, when non-null, must be valid for
+/// `*count` writes.
+pub(crate) unsafe fn fill_array<T: Copy>(items: &[T], count: *mut u32, out: *mut T) -> vk::Result {
+    if count.is_null() {
+        log::error!("enumeration called with a null count pointer");
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
+    if out.is_null() {
+        // SAFETY: `count` is non-null and valid per the contract.
+        unsafe { *count = total };
+        return vk::Result::SUCCESS;
+    }
+    // SAFETY: as above.
+    let capacity = unsafe { *count };
+    let written = capacity.min(total);
+    // SAFETY: `out` holds at least `capacity >= written` elements; `items` has `written`.
+    unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), out, written as usize) };
+    // SAFETY: as above.
+    unsafe { *count = written };
+    if written < total {
+        vk::Result::INCOMPLETE
+    } else {
+        vk::Result::SUCCESS
+    }
+}
+
+/// Calls a two-call enumeration until it returns everything (retrying while the count grows
+/// between the calls), with the count bounded so a broken driver cannot make us allocate
+/// gigabytes.
+pub(crate) fn enumerate<T: Copy + Default>(
+    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+) -> Result<Vec<T>, vk::Result> {
+    const MAX_COUNT: u32 = 1 << 16;
+    for _ in 0..8 {
+        let mut count = 0u32;
+        let result = call(&mut count, std::ptr::null_mut());
+        if result != vk::Result::SUCCESS {
+            return Err(result);
+        }
+        if count > MAX_COUNT {
+            log::error!("enumeration reported {count} entries; treated as a failure");
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        }
+        let mut items = vec![T::default(); count as usize];
+        let mut written = count;
+        match call(&mut written, items.as_mut_ptr()) {
+            vk::Result::SUCCESS => {
+                items.truncate(written.min(count) as usize);
+                return Ok(items);
+            }
+            vk::Result::INCOMPLETE => continue,
+            other => return Err(other),
+        }
+    }
+    Err(vk::Result::INCOMPLETE)
+}
+
+/// Borrows a C string, `None` for null.
+///
+/// # Safety
+/// `ptr` must be null or point at a NUL-terminated string that outlives `'a`.
+pub(crate) unsafe fn cstr<'a>(ptr: *const c_char) -> Option<&'a CStr> {
+    if ptr.is_null() {
+        None
+    } else {
+        // SAFETY: non-null and NUL-terminated per the contract.
+        Some(unsafe { CStr::from_ptr(ptr) })
+    }
+}
+
+/// Borrows a `(count, const char* const*)` name array; null entries are skipped with a log line.
+///
+/// # Safety
+/// `names` must be null (then `count` is ignored) or point at `count` pointers, each null or a
+/// NUL-terminated string outliving `'a`.
+pub(crate) unsafe fn name_list<'a>(count: u32, names: *const *const c_char) -> Vec<&'a CStr> {
+    if names.is_null() || count == 0 {
+        return Vec::new();
+    }
+    // SAFETY: `names` points at `count` pointers per the contract.
+    let raw = unsafe { std::slice::from_raw_parts(names, count as usize) };
+    raw.iter()
+        .filter_map(|&p| {
+            // SAFETY: each entry is null or a valid C string per the contract.
+            let name = unsafe { cstr(p) };
+            if name.is_none() {
+                log::warn!("a null name in an enabled-name array was ignored");
+            }
+            name
+        })
+        .collect()
+}
+
+/// `VkApplicationInfo::apiVersion` of a create info, with a missing app info or 0 meaning 1.0
+/// (as the spec says).
+///
+/// # Safety
+/// `info` must be null or a valid `VkApplicationInfo`.
+pub(crate) unsafe fn app_api_version(info: *const vk::ApplicationInfo<'_>) -> u32 {
+    // SAFETY: null or valid per the contract.
+    match unsafe { info.as_ref() } {
+        Some(app) if app.api_version != 0 => app.api_version,
+        _ => vk::API_VERSION_1_0,
+    }
+}
+
+/// A function pointer as `PFN_vkVoidFunction`, the type `vkGet*ProcAddr` return. Pass a
+/// function *pointer* (`f as vk::PFN_vkX`), never a function item: the size check below turns a
+/// zero-sized function item into a compile error.
+pub(crate) fn to_void<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<unsafe extern "system" fn()>()) };
+    // SAFETY: `F` is a function pointer type of the same size (checked above); callers cast the
+    // result back to `F` before calling it, as the Vulkan proc-address contract requires.
+    Some(unsafe { std::mem::transmute_copy::<F, unsafe extern "system" fn()>(&f) })
+}
+
+/// `major.minor` of a version, for logs.
+pub(crate) fn version_string(version: u32) -> String {
+    format!(
+        "{}.{}",
+        vk::api_version_major(version),
+        vk::api_version_minor(version)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_array_reports_incomplete() {
+        let items = [1u32, 2, 3];
+        let mut count = 0;
+        // SAFETY: valid pointers.
+        let r = unsafe { fill_array(&items, &mut count, std::ptr::null_mut()) };
+        assert_eq!((r, count), (vk::Result::SUCCESS, 3));
+        let mut out = [0u32; 2];
+        count = 2;
+        // SAFETY: `out` holds `count` elements.
+        let r = unsafe { fill_array(&items, &mut count, out.as_mut_ptr()) };
+        assert_eq!((r, count, out), (vk::Result::INCOMPLETE, 2, [1, 2]));
+        let mut out = [0u32; 4];
+        count = 4;
+        // SAFETY: as above.
+        let r = unsafe { fill_array(&items, &mut count, out.as_mut_ptr()) };
+        assert_eq!((r, count), (vk::Result::SUCCESS, 3));
+        // SAFETY: a null count pointer is rejected before any access.
+        let r = unsafe { fill_array(&items, std::ptr::null_mut(), out.as_mut_ptr()) };
+        assert_eq!(r, vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+
+    #[test]
+    fn guard_turns_panics_into_failure_values() {
+        assert_eq!(guard("test", 7, || 1), 1);
+        assert_eq!(guard("test", 7, || panic!("boom")), 7);
+    }
+
+    #[test]
+    fn enumerate_retries_when_the_count_grows() {
+        let mut calls = 0;
+        let got = enumerate(|count, out: *mut u32| {
+            calls += 1;
+            // The list grows between the count query and the first fill.
+            let len = if calls == 1 { 1 } else { 2 };
+            let data = [10u32, 20];
+            // SAFETY: the helper passes valid pointers.
+            unsafe { fill_array(&data[..len], count, out) }
+        })
+        .unwrap();
+        assert_eq!(got, [10, 20]);
+        assert_eq!(calls, 4);
+    }
+}

@@ -1,0 +1,470 @@
+//! Device-level terminators: device creation on the physical device's driver, and the hooks
+//! that stamp the loader's data into the dispatchable objects a device creates.
+//!
+//! `vkCreateDevice` here passes the driver only the extensions it reports, no layers and no
+//! loader chain nodes, checks that the new device carries the driver magic and the procs the
+//! hooks need, and allocates the [`DeviceData`] that word 0 of the device, its queues and its
+//! command buffers point at. `vkGetDeviceQueue{,2}` and `vkAllocateCommandBuffers` call the
+//! driver, then stamp each new object; a driver object without the magic is never overwritten
+//! (queues come back as `VK_NULL_HANDLE`; command buffers are freed and the call fails with
+//! `VK_ERROR_INITIALIZATION_FAILED`).
+
+use std::ffi::{c_char, CStr};
+use std::sync::OnceLock;
+
+use vkgen_abi::layer::LOADER_DEVICE_CREATE_INFO;
+
+use super::physical_device::{driver_device_extensions, resolve, Resolved};
+use crate::dispatch::DeviceDispatchTable;
+use crate::dispatch_data::{
+    checked_device_data, device_data, install, register_device, unregister_device, DeviceData,
+    InstanceData,
+};
+use crate::ffi::{guard, name_list};
+use crate::{chain, driver, extensions, vk};
+
+/// The terminator's part of [`DeviceData`]: the driver functions the hooks call.
+pub struct TermDevice {
+    /// The parent instance's loader data.
+    pub instance: *const InstanceData,
+    /// Index of the driver instance in the parent's `TermInstance::drivers`.
+    pub driver_index: usize,
+    /// The driver's physical device.
+    pub physical_device: vk::PhysicalDevice,
+    /// `VkPhysicalDeviceProperties::apiVersion` of the driver's physical device.
+    pub physical_device_api_version: u32,
+    /// The driver's `vkGetDeviceProcAddr`.
+    pub gdpa: vk::PFN_vkGetDeviceProcAddr,
+    /// The driver's `vkDestroyDevice`.
+    pub destroy_device: vk::PFN_vkDestroyDevice,
+    /// The driver's `vkGetDeviceQueue`.
+    pub get_device_queue: vk::PFN_vkGetDeviceQueue,
+    /// The driver's `vkGetDeviceQueue2`, if it has one for this device.
+    pub get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
+    /// The driver's `vkAllocateCommandBuffers`.
+    pub allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers,
+    /// The driver's `vkFreeCommandBuffers`.
+    pub free_command_buffers: vk::PFN_vkFreeCommandBuffers,
+}
+
+/// `vkCreateDevice` at the bottom of the chain.
+///
+/// # Safety
+/// Vulkan's contract for the command, with a physical device of this loader and a create info
+/// whose `pNext` starts with the loader's chain nodes.
+pub unsafe extern "system" fn create_device(
+    pd: vk::PhysicalDevice,
+    info: *const vk::DeviceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Device,
+) -> vk::Result {
+    guard(
+        "vkCreateDevice (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        // SAFETY: per the function contract.
+        || match unsafe { create_device_impl(pd, info, allocator, out) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        },
+    )
+}
+
+/// # Safety
+/// As [`create_device`].
+unsafe fn create_device_impl(
+    pd: vk::PhysicalDevice,
+    info: *const vk::DeviceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Device,
+) -> Result<(), vk::Result> {
+    // SAFETY: null or valid per the contract.
+    let Some(info) = (unsafe { info.as_ref() }) else {
+        log::error!("vkCreateDevice: null create info");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    if out.is_null() {
+        log::error!("vkCreateDevice: null pDevice");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    // SAFETY: per the contract.
+    let Some(Resolved {
+        data,
+        driver,
+        handle: driver_pd,
+    }) = (unsafe { resolve(pd) })
+    else {
+        log::error!("vkCreateDevice: {pd:?} is not a physical device of this loader");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    let name = driver.name();
+    // SAFETY: the resolved driver handle.
+    let available = unsafe { driver_device_extensions(driver, driver_pd) }?;
+    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    let requested = unsafe {
+        name_list(
+            info.enabled_extension_count,
+            info.pp_enabled_extension_names,
+        )
+    };
+    let names = extensions::device_extensions_for_driver(&requested, &available, name);
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    // SAFETY: a valid pNext chain.
+    let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
+    // SAFETY: as above.
+    if unsafe { chain::has_loader_struct(p_next, LOADER_DEVICE_CREATE_INFO) } {
+        log::warn!(
+            "vkCreateDevice: a loader chain struct after the leading ones reaches the driver"
+        );
+    }
+    let mut driver_info = *info;
+    driver_info.p_next = p_next;
+    #[allow(deprecated)] // drivers get no (deprecated) device layers
+    {
+        driver_info.enabled_layer_count = 0;
+        driver_info.pp_enabled_layer_names = std::ptr::null();
+    }
+    driver_info.enabled_extension_count = name_ptrs.len() as u32;
+    driver_info.pp_enabled_extension_names = if name_ptrs.is_empty() {
+        std::ptr::null()
+    } else {
+        name_ptrs.as_ptr()
+    };
+    let driver_index = data
+        .term
+        .drivers
+        .iter()
+        .position(|d| std::ptr::eq(d, driver))
+        .unwrap_or(0);
+    // Wrapped physical devices inside a device-group struct must reach the driver unwrapped.
+    // SAFETY: a valid pNext chain whose structs outlive the call.
+    let patch = unsafe { DeviceGroupPatch::apply(data, p_next) }?;
+    let mut device = vk::Device::null();
+    // SAFETY: the driver's physical device and a valid create info.
+    let result =
+        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) };
+    drop(patch);
+    if result != vk::Result::SUCCESS {
+        return Err(result);
+    }
+    let gdpa = driver.gdpa;
+    // SAFETY: the driver's live device and C strings.
+    let lookup = |n: &CStr| unsafe { gdpa(device, n.as_ptr()) };
+    // SAFETY: the driver returns each command's own type for its name.
+    let destroy: Option<vk::PFN_vkDestroyDevice> =
+        unsafe { driver::void_fn_as(lookup(c"vkDestroyDevice")) };
+    let Some(destroy) = destroy else {
+        log::error!(
+            "driver {name}: no vkDestroyDevice: VK_ERROR_INCOMPATIBLE_DRIVER (its device leaks)"
+        );
+        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+    };
+    // SAFETY: as above.
+    let procs = unsafe {
+        (
+            driver::void_fn_as::<vk::PFN_vkGetDeviceQueue>(lookup(c"vkGetDeviceQueue")),
+            driver::void_fn_as::<vk::PFN_vkGetDeviceQueue2>(lookup(c"vkGetDeviceQueue2")),
+            driver::void_fn_as::<vk::PFN_vkAllocateCommandBuffers>(lookup(
+                c"vkAllocateCommandBuffers",
+            )),
+            driver::void_fn_as::<vk::PFN_vkFreeCommandBuffers>(lookup(c"vkFreeCommandBuffers")),
+        )
+    };
+    let (
+        Some(get_device_queue),
+        get_device_queue2,
+        Some(allocate_command_buffers),
+        Some(free_command_buffers),
+    ) = procs
+    else {
+        log::error!(
+            "driver {name}: device lacks vkGetDeviceQueue / vkAllocateCommandBuffers / \
+             vkFreeCommandBuffers: VK_ERROR_INCOMPATIBLE_DRIVER"
+        );
+        // SAFETY: the device was created above with `allocator`.
+        unsafe { destroy(device, allocator) };
+        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+    };
+    let mut properties = vk::PhysicalDeviceProperties::default();
+    // SAFETY: the driver's physical device and a valid out-pointer.
+    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
+    let device_data = Box::into_raw(Box::new(DeviceData {
+        dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
+        api: OnceLock::new(),
+        term: TermDevice {
+            instance: std::ptr::from_ref(data),
+            driver_index,
+            physical_device: driver_pd,
+            physical_device_api_version: properties.api_version,
+            gdpa,
+            destroy_device: destroy,
+            get_device_queue,
+            get_device_queue2,
+            allocate_command_buffers,
+            free_command_buffers,
+        },
+    }));
+    // SAFETY: the driver's new device.
+    if let Err(e) = unsafe {
+        install(
+            vk::Handle::as_raw(device) as usize,
+            device_data as usize,
+            "VkDevice",
+        )
+    } {
+        // SAFETY: `device_data` was leaked above and is not registered; the device was created
+        // with `allocator`.
+        unsafe {
+            drop(Box::from_raw(device_data));
+            destroy(device, allocator);
+        }
+        return Err(e);
+    }
+    register_device(device_data);
+    log::debug!(
+        "driver {name}: device {device:?} created with {} extension(s)",
+        names.len()
+    );
+    // SAFETY: non-null and valid per the contract.
+    unsafe { *out = device };
+    Ok(())
+}
+
+/// Temporarily replaces wrapped physical devices in a `VkDeviceGroupDeviceCreateInfo` of the
+/// application's chain with the driver's handles (several drivers only), and restores the
+/// application's pointer when dropped, like the Khronos loader. The application's struct is
+/// borrowed for the duration of `vkCreateDevice` only.
+struct DeviceGroupPatch {
+    target: *mut vk::DeviceGroupDeviceCreateInfo<'static>,
+    original: *const vk::PhysicalDevice,
+    _unwrapped: Vec<vk::PhysicalDevice>,
+}
+
+impl DeviceGroupPatch {
+    /// # Safety
+    /// `p_next` must be a valid chain whose structs stay alive while the patch lives.
+    unsafe fn apply(
+        data: &InstanceData,
+        mut p_next: *const std::ffi::c_void,
+    ) -> Result<Option<Self>, vk::Result> {
+        if data.term.passthrough {
+            return Ok(None);
+        }
+        while !p_next.is_null() {
+            // SAFETY: every Vulkan structure starts with sType and pNext.
+            let header = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
+            if header.s_type == vk::StructureType::DEVICE_GROUP_DEVICE_CREATE_INFO {
+                let target = p_next
+                    .cast::<vk::DeviceGroupDeviceCreateInfo<'static>>()
+                    .cast_mut();
+                // SAFETY: the sType identifies the struct.
+                let group = unsafe { &*target };
+                let members = if group.p_physical_devices.is_null() {
+                    &[][..]
+                } else {
+                    // SAFETY: the application's array of `physical_device_count` handles.
+                    unsafe {
+                        std::slice::from_raw_parts(
+                            group.p_physical_devices,
+                            group.physical_device_count as usize,
+                        )
+                    }
+                };
+                let unwrapped = members
+                    .iter()
+                    .map(|&m| {
+                        data.term
+                            .wrapped_physical_devices(data)
+                            .iter()
+                            .find(|w| w.handle() == m)
+                            .map(|w| w.driver_handle())
+                            .ok_or_else(|| {
+                                log::error!("vkCreateDevice: device group member {m:?} is not a physical device of this instance");
+                                vk::Result::ERROR_INITIALIZATION_FAILED
+                            })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let original = group.p_physical_devices;
+                // SAFETY: the application's struct is alive for the call; the pointer is
+                // restored in `drop` before `vkCreateDevice` returns.
+                unsafe { (*target).p_physical_devices = unwrapped.as_ptr() };
+                return Ok(Some(Self {
+                    target,
+                    original,
+                    _unwrapped: unwrapped,
+                }));
+            }
+            p_next = header.p_next.cast();
+        }
+        Ok(None)
+    }
+}
+
+impl Drop for DeviceGroupPatch {
+    fn drop(&mut self) {
+        // SAFETY: restores the pointer `apply` replaced, in the struct that is still alive.
+        unsafe { (*self.target).p_physical_devices = self.original };
+    }
+}
+
+/// `vkDestroyDevice` at the bottom of the chain: destroys the driver device and frees its
+/// loader data.
+///
+/// # Safety
+/// `device` must be null or a device of this loader, not used afterwards.
+pub unsafe extern "system" fn destroy_device(
+    device: vk::Device,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkDestroyDevice (terminator)", (), || {
+        let raw = vk::Handle::as_raw(device) as usize;
+        if raw == 0 {
+            return;
+        }
+        // SAFETY: per the contract.
+        let Some(data) = (unsafe { checked_device_data(raw, "vkDestroyDevice") }) else {
+            return;
+        };
+        let ptr = std::ptr::from_ref(data).cast_mut();
+        if !unregister_device(ptr) {
+            return;
+        }
+        // SAFETY: registered data came from `Box::into_raw` in `create_device` and was just
+        // unregistered, so it is freed once.
+        let data = unsafe { Box::from_raw(ptr) };
+        // SAFETY: the driver's live device, created with the app's allocator.
+        unsafe { (data.term.destroy_device)(device, allocator) };
+    });
+}
+
+/// Stamps the device's data into a queue the driver returned; a queue without the magic
+/// comes back as `VK_NULL_HANDLE`.
+///
+/// # Safety
+/// `queue` must be null or valid for reads and writes.
+unsafe fn stamp_queue(data: &DeviceData, queue: *mut vk::Queue, command: &str) {
+    if queue.is_null() {
+        return;
+    }
+    // SAFETY: valid per the contract.
+    let handle = unsafe { *queue };
+    if handle == vk::Queue::null() {
+        return;
+    }
+    // SAFETY: the driver's live queue.
+    if unsafe {
+        install(
+            vk::Handle::as_raw(handle) as usize,
+            std::ptr::from_ref(data) as usize,
+            "VkQueue",
+        )
+    }
+    .is_err()
+    {
+        log::error!("{command}: the driver's queue cannot carry the loader's data; returning VK_NULL_HANDLE");
+        // SAFETY: valid per the contract.
+        unsafe { *queue = vk::Queue::null() };
+    }
+}
+
+/// `vkGetDeviceQueue` hook: the driver's queue with word 0 set to the device's data.
+///
+/// # Safety
+/// Vulkan's contract for the command, with a device of this loader.
+pub unsafe extern "system" fn get_device_queue(
+    device: vk::Device,
+    family: u32,
+    index: u32,
+    queue: *mut vk::Queue,
+) {
+    guard("vkGetDeviceQueue", (), || {
+        // SAFETY: per the contract.
+        let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
+            return;
+        };
+        // SAFETY: the driver's device and the caller's out-pointer.
+        unsafe { (data.term.get_device_queue)(device, family, index, queue) };
+        // SAFETY: as above.
+        unsafe { stamp_queue(data, queue, "vkGetDeviceQueue") };
+    });
+}
+
+/// `vkGetDeviceQueue2` hook.
+///
+/// # Safety
+/// As [`get_device_queue`].
+pub unsafe extern "system" fn get_device_queue2(
+    device: vk::Device,
+    info: *const vk::DeviceQueueInfo2<'_>,
+    queue: *mut vk::Queue,
+) {
+    guard("vkGetDeviceQueue2", (), || {
+        // SAFETY: per the contract.
+        let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
+            return;
+        };
+        let Some(get) = data.term.get_device_queue2 else {
+            log::error!("vkGetDeviceQueue2: the driver has no vkGetDeviceQueue2 for this device");
+            if !queue.is_null() {
+                // SAFETY: the caller's out-pointer.
+                unsafe { *queue = vk::Queue::null() };
+            }
+            return;
+        };
+        // SAFETY: the driver's device and the caller's pointers.
+        unsafe { get(device, info, queue) };
+        // SAFETY: as above.
+        unsafe { stamp_queue(data, queue, "vkGetDeviceQueue2") };
+    });
+}
+
+/// `vkAllocateCommandBuffers` hook: the driver's command buffers with word 0 set.
+///
+/// # Safety
+/// Vulkan's contract for the command, with a device of this loader.
+pub unsafe extern "system" fn allocate_command_buffers(
+    device: vk::Device,
+    info: *const vk::CommandBufferAllocateInfo<'_>,
+    out: *mut vk::CommandBuffer,
+) -> vk::Result {
+    guard(
+        "vkAllocateCommandBuffers",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: per the contract.
+            let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the driver's device and the caller's pointers.
+            let result = unsafe { (data.term.allocate_command_buffers)(device, info, out) };
+            if result != vk::Result::SUCCESS || info.is_null() || out.is_null() {
+                return result;
+            }
+            // SAFETY: valid per the contract.
+            let info = unsafe { &*info };
+            let count = info.command_buffer_count as usize;
+            // SAFETY: the driver wrote `count` handles.
+            let buffers = unsafe { std::slice::from_raw_parts_mut(out, count) };
+            let word = std::ptr::from_ref(data) as usize;
+            let stamped = buffers.iter().all(|cb| {
+                // SAFETY: the driver's new command buffers.
+                unsafe { install(vk::Handle::as_raw(*cb) as usize, word, "VkCommandBuffer") }
+                    .is_ok()
+            });
+            if !stamped {
+                log::error!("vkAllocateCommandBuffers: a command buffer cannot carry the loader's data; all are freed");
+                // SAFETY: freeing exactly what the driver just allocated from this pool.
+                unsafe {
+                    (data.term.free_command_buffers)(
+                        device,
+                        info.command_pool,
+                        info.command_buffer_count,
+                        out,
+                    )
+                };
+                buffers.fill(vk::CommandBuffer::null());
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            vk::Result::SUCCESS
+        },
+    )
+}

@@ -1,0 +1,704 @@
+//! Instance-level terminators: driver instances, physical device enumeration, and the
+//! instance-level debug extensions fanned out to several drivers.
+//!
+//! `vkCreateInstance` here creates one driver instance per loaded driver. Each driver gets
+//! (Android's `CreateInfoWrapper`): the application's `pNext` without the loader's leading chain
+//! nodes, no layers, only the extensions it reports (plus promoted instance extensions when it is
+//! older than the loader) and a sanitised `apiVersion`. A driver without `vkCreateInstance`, or
+//! whose instance lacks a required proc (`vkDestroyInstance`, `vkEnumeratePhysicalDevices`, ...),
+//! gives `VK_ERROR_INCOMPATIBLE_DRIVER` (its instance destroyed again); a driver's own failure
+//! is returned as is. With several drivers the failing ones are skipped (logged) as long as one
+//! succeeds. The driver tables are loaded once per driver instance.
+
+use std::ffi::{c_char, CStr};
+use std::sync::OnceLock;
+
+use vkgen_abi::layer::LOADER_INSTANCE_CREATE_INFO;
+use vkgen_generated::extensions::{self as ext, ExtensionId};
+
+use super::physical_device::{self, PhysicalDeviceWrapper};
+use crate::dispatch::InstanceDispatchTable;
+use crate::dispatch_data::{
+    checked_instance_data, install, instance_data, register_instance, unregister_instance,
+    InstanceData,
+};
+use crate::extensions::{self, ExtensionSet};
+use crate::ffi::{
+    app_api_version, cstr, enumerate, fill_array, guard, name_list, to_void, version_string,
+};
+use crate::init::{self, DriverEntry};
+use crate::{chain, driver, vk};
+
+/// Procs every driver instance must provide; without one the driver is incompatible.
+const REQUIRED_INSTANCE_PROCS: &[&CStr] = &[
+    c"vkDestroyInstance",
+    c"vkEnumeratePhysicalDevices",
+    c"vkGetPhysicalDeviceProperties",
+    c"vkEnumerateDeviceExtensionProperties",
+    c"vkCreateDevice",
+    c"vkGetDeviceProcAddr",
+];
+
+/// The terminator's part of [`InstanceData`].
+pub struct TermInstance {
+    /// One driver instance per driver that accepted the instance.
+    pub drivers: Vec<DriverInstance>,
+    /// Exactly one driver instance: its handles are handed up unwrapped.
+    pub passthrough: bool,
+    /// The `VkInstance` the terminator handed up (the driver's in passthrough mode, else
+    /// `own_object`).
+    pub handle: vk::Instance,
+    /// The instance extensions requested at the terminator (the application's and any a layer
+    /// added).
+    pub enabled_extensions: ExtensionSet,
+    /// The loader's own dispatchable `VkInstance` object (its address is `handle` when not
+    /// passthrough); only owned here.
+    _own_object: Box<LoaderObject>,
+    /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration;
+    /// never modified afterwards, so their addresses (the handles) are stable.
+    physical_devices: OnceLock<Vec<PhysicalDeviceWrapper>>,
+}
+
+/// A dispatchable object owned by the loader: just word 0.
+#[repr(C)]
+struct LoaderObject {
+    loader_data: usize,
+}
+
+/// One driver's instance inside a loader instance.
+pub struct DriverInstance {
+    /// The driver.
+    pub driver: &'static DriverEntry,
+    /// The driver's `VkInstance`.
+    pub handle: vk::Instance,
+    /// The driver's functions for this instance (physical-device stubs jump through it).
+    pub table: Box<InstanceDispatchTable>,
+    /// The driver's `vkGetInstanceProcAddr`.
+    pub gipa: vk::PFN_vkGetInstanceProcAddr,
+    /// The driver's `vkGetDeviceProcAddr`.
+    pub gdpa: vk::PFN_vkGetDeviceProcAddr,
+    /// The `apiVersion` the driver instance was created with.
+    pub api_version: u32,
+    /// The extensions the driver instance was created with.
+    pub enabled_extensions: ExtensionSet,
+}
+
+impl DriverInstance {
+    /// The driver's name, for logs.
+    pub fn name(&self) -> &str {
+        self.driver.driver.name()
+    }
+}
+
+impl TermInstance {
+    /// The wrapped physical devices (not passthrough), enumerated from every driver once.
+    pub(crate) fn wrapped_physical_devices(&self, data: &InstanceData) -> &[PhysicalDeviceWrapper] {
+        self.physical_devices
+            .get_or_init(|| physical_device::wrap_all(data))
+    }
+}
+
+/// `vkCreateInstance` at the bottom of the chain.
+///
+/// # Safety
+/// Called through the chain with a valid create info (whose `pNext` starts with the loader's
+/// chain nodes) and out-pointer.
+pub unsafe extern "system" fn create_instance(
+    info: *const vk::InstanceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Instance,
+) -> vk::Result {
+    guard(
+        "vkCreateInstance (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        // SAFETY: per the function contract.
+        || match unsafe { create_instance_impl(info, allocator, out) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        },
+    )
+}
+
+/// # Safety
+/// As [`create_instance`].
+unsafe fn create_instance_impl(
+    info: *const vk::InstanceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Instance,
+) -> Result<(), vk::Result> {
+    // SAFETY: null or valid per the contract.
+    let Some(info) = (unsafe { info.as_ref() }) else {
+        log::error!("vkCreateInstance: null create info");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    if out.is_null() {
+        log::error!("vkCreateInstance: null pInstance");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    let loader = init::loader();
+    let drivers = loader.drivers.as_ref().map_err(|f| {
+        log::error!("vkCreateInstance: {}", f.message);
+        f.result
+    })?;
+    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    let requested = unsafe {
+        name_list(
+            info.enabled_extension_count,
+            info.pp_enabled_extension_names,
+        )
+    };
+    // SAFETY: as above.
+    let app_version = unsafe { app_api_version(info.p_application_info) };
+    // SAFETY: a valid pNext chain.
+    let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_INSTANCE_CREATE_INFO) };
+    // SAFETY: as above.
+    if unsafe { chain::has_loader_struct(p_next, LOADER_INSTANCE_CREATE_INFO) } {
+        log::warn!(
+            "vkCreateInstance: a loader chain struct after the leading ones reaches the driver"
+        );
+    }
+    let candidates: &'static [DriverEntry] =
+        if drivers.len() > 1 && !physical_device::WRAPPING_SUPPORTED {
+            log::warn!(
+                "several drivers, but physical-device wrapping is not built for this \
+                 architecture: only {} is used",
+                drivers[0].driver.name()
+            );
+            &drivers[..1]
+        } else {
+            drivers
+        };
+    let mut created = Vec::with_capacity(candidates.len());
+    let mut first_error = None;
+    for driver in candidates {
+        // SAFETY: `info` and its chain are valid; `p_next` is a suffix of it.
+        match unsafe {
+            create_driver_instance(driver, info, p_next, &requested, app_version, allocator)
+        } {
+            Ok(instance) => created.push(instance),
+            Err(e) => {
+                log::warn!(
+                    "driver {}: instance creation failed with {e:?}",
+                    driver.driver.name()
+                );
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if created.is_empty() {
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        log::info!("vkCreateInstance: no driver; the instance has no physical devices");
+    } else if first_error.is_some() {
+        log::warn!(
+            "vkCreateInstance: continuing with the {} driver(s) that created an instance",
+            created.len()
+        );
+    }
+    let passthrough = created.len() == 1;
+    let mut own_object = Box::new(LoaderObject {
+        loader_data: crate::dispatch_data::LOADER_MAGIC,
+    });
+    let handle = if passthrough {
+        created[0].handle
+    } else {
+        vk::Handle::from_raw(std::ptr::from_mut(&mut *own_object) as u64)
+    };
+    let data = Box::into_raw(Box::new(InstanceData {
+        dispatch: std::cell::UnsafeCell::new(InstanceDispatchTable::empty()),
+        api: OnceLock::new(),
+        term: TermInstance {
+            drivers: created,
+            passthrough,
+            handle,
+            enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
+            _own_object: own_object,
+            physical_devices: OnceLock::new(),
+        },
+    }));
+    // SAFETY: `handle` is the driver's live instance or our own object.
+    if let Err(e) = unsafe {
+        install(
+            vk::Handle::as_raw(handle) as usize,
+            data as usize,
+            "VkInstance",
+        )
+    } {
+        // SAFETY: `data` was just leaked above and is not registered anywhere.
+        let data = unsafe { Box::from_raw(data) };
+        // SAFETY: the driver instances were created with `allocator`.
+        unsafe { destroy_driver_instances(&data.term, allocator) };
+        return Err(e);
+    }
+    register_instance(data);
+    // SAFETY: `out` is non-null and valid per the contract.
+    unsafe { *out = handle };
+    Ok(())
+}
+
+/// Creates the instance of one driver.
+///
+/// # Safety
+/// `info` must be valid, `p_next` a valid chain, `allocator` null or valid.
+unsafe fn create_driver_instance(
+    driver: &'static DriverEntry,
+    info: &vk::InstanceCreateInfo<'_>,
+    p_next: *const std::ffi::c_void,
+    requested: &[&CStr],
+    app_version: u32,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<DriverInstance, vk::Result> {
+    let name = driver.driver.name();
+    let Some(create) = driver.create_instance else {
+        log::error!("driver {name}: no vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
+        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+    };
+    let driver_version = driver.driver.api_version();
+    let mut names = extensions::filter_for_driver(requested, &driver.extensions, name);
+    for promoted in extensions::promoted_instance_extensions(
+        driver_version,
+        vkgen_generated::API_VERSION,
+        &driver.extensions,
+    ) {
+        if !names.contains(&promoted) {
+            log::debug!(
+                "driver {name} (Vulkan {}): enabling promoted {promoted:?} for the loader's core entry points",
+                version_string(driver_version)
+            );
+            names.push(promoted);
+        }
+    }
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let api_version = extensions::sanitize_api_version(app_version, driver_version);
+    // SAFETY: null or valid per the contract.
+    let app_info = unsafe { info.p_application_info.as_ref() }.map(|app| {
+        let mut app = *app;
+        if api_version != app_version {
+            log::info!(
+                "driver {name} (Vulkan {}): apiVersion {} lowered to {}",
+                version_string(driver_version),
+                version_string(app_version),
+                version_string(api_version)
+            );
+            app.api_version = api_version;
+        }
+        app
+    });
+    let mut driver_info = *info;
+    driver_info.p_next = p_next;
+    driver_info.enabled_layer_count = 0;
+    driver_info.pp_enabled_layer_names = std::ptr::null();
+    driver_info.enabled_extension_count = name_ptrs.len() as u32;
+    driver_info.pp_enabled_extension_names = if name_ptrs.is_empty() {
+        std::ptr::null()
+    } else {
+        name_ptrs.as_ptr()
+    };
+    driver_info.p_application_info = app_info
+        .as_ref()
+        .map_or(std::ptr::null(), std::ptr::from_ref);
+    let mut handle = vk::Instance::null();
+    // SAFETY: a valid create info whose pointers outlive the call.
+    let result = unsafe { create(&driver_info, allocator, &mut handle) };
+    if result != vk::Result::SUCCESS {
+        return Err(result);
+    }
+    let gipa = driver.gipa();
+    // SAFETY: the driver's live instance and C strings.
+    let lookup = |n: &CStr| unsafe { gipa(handle, n.as_ptr()) };
+    let missing: Vec<&CStr> = REQUIRED_INSTANCE_PROCS
+        .iter()
+        .copied()
+        .filter(|n| lookup(n).is_none())
+        .collect();
+    // SAFETY: the driver returns vkDestroyInstance's type for its name.
+    let destroy: Option<vk::PFN_vkDestroyInstance> =
+        unsafe { driver::void_fn_as(lookup(c"vkDestroyInstance")) };
+    // SAFETY: as above.
+    let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
+        unsafe { driver::void_fn_as(lookup(c"vkGetDeviceProcAddr")) };
+    let (true, Some(gdpa)) = (missing.is_empty(), gdpa) else {
+        log::error!(
+            "driver {name}: required instance procs missing ({}): VK_ERROR_INCOMPATIBLE_DRIVER",
+            missing
+                .iter()
+                .map(|n| n.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        match destroy {
+            // SAFETY: the instance was created above with `allocator`.
+            Some(destroy) => unsafe { destroy(handle, allocator) },
+            None => log::error!("driver {name}: cannot destroy its instance; it leaks"),
+        }
+        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+    };
+    // SAFETY: the driver returns functions of the types their names say.
+    let table = Box::new(unsafe { InstanceDispatchTable::load(&mut |n| lookup(n)) });
+    log::debug!("driver {name}: instance {handle:?} created ({:?})", *table);
+    Ok(DriverInstance {
+        driver,
+        handle,
+        table,
+        gipa,
+        gdpa,
+        api_version,
+        enabled_extensions: ExtensionSet::from_names(names.iter().copied()),
+    })
+}
+
+/// Destroys every driver instance of `term`.
+///
+/// # Safety
+/// The driver instances must be live and created with `allocator`.
+unsafe fn destroy_driver_instances(
+    term: &TermInstance,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    for driver in &term.drivers {
+        // SAFETY: per the contract.
+        unsafe { (driver.table.destroy_instance)(driver.handle, allocator) };
+    }
+}
+
+/// `vkDestroyInstance` at the bottom of the chain: destroys the driver instances and frees the
+/// instance's loader data.
+///
+/// # Safety
+/// `instance` must be null or an instance the terminator created, not used afterwards.
+pub unsafe extern "system" fn destroy_instance(
+    instance: vk::Instance,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkDestroyInstance (terminator)", (), || {
+        let raw = vk::Handle::as_raw(instance) as usize;
+        if raw == 0 {
+            return;
+        }
+        // SAFETY: per the contract.
+        let Some(data) = (unsafe { checked_instance_data(raw, "vkDestroyInstance") }) else {
+            return;
+        };
+        let ptr = std::ptr::from_ref(data).cast_mut();
+        if !unregister_instance(ptr) {
+            return;
+        }
+        // SAFETY: registered data came from `Box::into_raw` in `create_instance`; it was just
+        // unregistered, so nothing else frees it.
+        let data = unsafe { Box::from_raw(ptr) };
+        // SAFETY: the driver instances are live and were created with the app's allocator.
+        unsafe { destroy_driver_instances(&data.term, allocator) };
+    });
+}
+
+/// `vkEnumeratePhysicalDevices` at the bottom of the chain.
+///
+/// # Safety
+/// Vulkan's contract for the command, with an instance of this loader.
+pub unsafe extern "system" fn enumerate_physical_devices(
+    instance: vk::Instance,
+    count: *mut u32,
+    out: *mut vk::PhysicalDevice,
+) -> vk::Result {
+    guard(
+        "vkEnumeratePhysicalDevices (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: per the contract.
+            let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
+            else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            if count.is_null() {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            let term = &data.term;
+            if term.passthrough {
+                let driver = &term.drivers[0];
+                // SAFETY: the driver's live instance and the caller's valid pointers.
+                let result =
+                    unsafe { (driver.table.enumerate_physical_devices)(driver.handle, count, out) };
+                if out.is_null()
+                    || (result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE)
+                {
+                    return result;
+                }
+                // SAFETY: the driver wrote `*count` handles to `out`.
+                let written = unsafe { std::slice::from_raw_parts(out, *count as usize) };
+                for &pd in written {
+                    // SAFETY: a physical device the driver just returned.
+                    if let Err(e) = unsafe {
+                        install(
+                            vk::Handle::as_raw(pd) as usize,
+                            std::ptr::from_ref(data) as usize,
+                            "VkPhysicalDevice",
+                        )
+                    } {
+                        return e;
+                    }
+                }
+                return result;
+            }
+            let handles: Vec<vk::PhysicalDevice> = term
+                .wrapped_physical_devices(data)
+                .iter()
+                .map(|w| w.handle())
+                .collect();
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&handles, count, out) }
+        },
+    )
+}
+
+/// `vkEnumeratePhysicalDeviceGroups(KHR)` at the bottom of the chain: the drivers' groups
+/// (synthesised as one device per group where a driver has no group support), with the
+/// physical devices the application knows.
+///
+/// # Safety
+/// Vulkan's contract for the command, with an instance of this loader.
+pub unsafe extern "system" fn enumerate_physical_device_groups(
+    instance: vk::Instance,
+    count: *mut u32,
+    out: *mut vk::PhysicalDeviceGroupProperties<'_>,
+) -> vk::Result {
+    guard(
+        "vkEnumeratePhysicalDeviceGroups (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        // SAFETY: per the contract.
+        || match unsafe { enumerate_groups_impl(instance, count, out) } {
+            Ok(r) | Err(r) => r,
+        },
+    )
+}
+
+/// # Safety
+/// As [`enumerate_physical_device_groups`].
+unsafe fn enumerate_groups_impl(
+    instance: vk::Instance,
+    count: *mut u32,
+    out: *mut vk::PhysicalDeviceGroupProperties<'_>,
+) -> Result<vk::Result, vk::Result> {
+    // SAFETY: per the contract.
+    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }
+        .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    if count.is_null() {
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    let term = &data.term;
+    let data_word = std::ptr::from_ref(data) as usize;
+    let mut groups: Vec<(
+        u32,
+        [vk::PhysicalDevice; vk::MAX_DEVICE_GROUP_SIZE],
+        vk::Bool32,
+    )> = Vec::new();
+    for (index, driver) in term.drivers.iter().enumerate() {
+        // SAFETY: the driver's live instance.
+        for group in unsafe { driver_groups(driver) }? {
+            let n = (group.physical_device_count as usize).min(vk::MAX_DEVICE_GROUP_SIZE);
+            let mut devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
+            for (slot, &pd) in devices.iter_mut().zip(&group.physical_devices[..n]) {
+                *slot = if term.passthrough {
+                    // SAFETY: a physical device the driver just returned.
+                    unsafe {
+                        install(
+                            vk::Handle::as_raw(pd) as usize,
+                            data_word,
+                            "VkPhysicalDevice",
+                        )
+                    }?;
+                    pd
+                } else {
+                    term.wrapped_physical_devices(data)
+                        .iter()
+                        .find(|w| w.driver_index() == index && w.driver_handle() == pd)
+                        .map(|w| w.handle())
+                        .ok_or_else(|| {
+                            log::error!(
+                                "driver {}: group member {pd:?} was never enumerated",
+                                driver.name()
+                            );
+                            vk::Result::ERROR_INITIALIZATION_FAILED
+                        })?
+                };
+            }
+            groups.push((n as u32, devices, group.subset_allocation));
+        }
+    }
+    let total = groups.len() as u32;
+    if out.is_null() {
+        // SAFETY: checked non-null above; valid per the contract.
+        unsafe { *count = total };
+        return Ok(vk::Result::SUCCESS);
+    }
+    // SAFETY: as above.
+    let capacity = unsafe { *count };
+    let written = capacity.min(total);
+    for (i, (n, devices, subset)) in groups.iter().take(written as usize).enumerate() {
+        // SAFETY: the caller's array holds `capacity >= written` initialised structs; only the
+        // output members are written, its sType/pNext stay the caller's.
+        let slot = unsafe { &mut *out.add(i) };
+        slot.physical_device_count = *n;
+        slot.physical_devices = *devices;
+        slot.subset_allocation = *subset;
+    }
+    // SAFETY: as above.
+    unsafe { *count = written };
+    Ok(if written < total {
+        vk::Result::INCOMPLETE
+    } else {
+        vk::Result::SUCCESS
+    })
+}
+
+/// One driver's physical device groups: its own when it has group support (core 1.1 or
+/// `VK_KHR_device_group_creation` enabled), else one group per physical device.
+///
+/// # Safety
+/// `driver.handle` must be live.
+unsafe fn driver_groups(
+    driver: &DriverInstance,
+) -> Result<Vec<vk::PhysicalDeviceGroupProperties<'static>>, vk::Result> {
+    let has_groups = (extensions::major_minor(driver.api_version) >= vk::API_VERSION_1_1
+        && extensions::major_minor(driver.driver.driver.api_version()) >= vk::API_VERSION_1_1)
+        || driver
+            .enabled_extensions
+            .contains(ExtensionId::KHR_DEVICE_GROUP_CREATION);
+    let slot = slot_of(c"vkEnumeratePhysicalDeviceGroups");
+    if has_groups && slot.is_some_and(|s| driver.table.is_present(s)) {
+        return enumerate(|c, o| {
+            // SAFETY: the driver's live instance and `enumerate`'s valid pointers.
+            unsafe { (driver.table.enumerate_physical_device_groups)(driver.handle, c, o) }
+        })
+        .inspect_err(|e| {
+            log::error!(
+                "driver {}: vkEnumeratePhysicalDeviceGroups failed: {e:?}",
+                driver.name()
+            )
+        });
+    }
+    let devices = enumerate(|c, o| {
+        // SAFETY: as above.
+        unsafe { (driver.table.enumerate_physical_devices)(driver.handle, c, o) }
+    })?;
+    Ok(devices
+        .into_iter()
+        .map(|pd| {
+            let mut group = vk::PhysicalDeviceGroupProperties {
+                physical_device_count: 1,
+                ..Default::default()
+            };
+            group.physical_devices[0] = pd;
+            group
+        })
+        .collect())
+}
+
+/// The dispatch-table slot of a command.
+pub(crate) fn slot_of(name: &CStr) -> Option<usize> {
+    vkgen_generated::commands::lookup(name).and_then(|id| vkgen_generated::commands::info(id).slot)
+}
+
+/// The debug-extension hooks of a loader-owned instance (several or no drivers): each call goes
+/// to every driver instance that enabled the extension. `None` for other names, or when the
+/// instance did not enable the extension.
+pub(crate) fn fan_out_hook(term: &TermInstance, name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    let needs = |id: ExtensionId| term.enabled_extensions.contains(id);
+    let debug_utils = ext::lookup(c"VK_EXT_debug_utils")?;
+    let f = match name.to_bytes() {
+        b"vkCreateDebugUtilsMessengerEXT" if needs(debug_utils) => to_void(
+            super::fan_out::create_debug_utils_messenger as vk::PFN_vkCreateDebugUtilsMessengerEXT,
+        ),
+        b"vkDestroyDebugUtilsMessengerEXT" if needs(debug_utils) => to_void(
+            super::fan_out::destroy_debug_utils_messenger
+                as vk::PFN_vkDestroyDebugUtilsMessengerEXT,
+        ),
+        b"vkSubmitDebugUtilsMessageEXT" if needs(debug_utils) => to_void(
+            super::fan_out::submit_debug_utils_message as vk::PFN_vkSubmitDebugUtilsMessageEXT,
+        ),
+        b"vkCreateDebugReportCallbackEXT" if needs(ExtensionId::EXT_DEBUG_REPORT) => to_void(
+            super::fan_out::create_debug_report_callback as vk::PFN_vkCreateDebugReportCallbackEXT,
+        ),
+        b"vkDestroyDebugReportCallbackEXT" if needs(ExtensionId::EXT_DEBUG_REPORT) => to_void(
+            super::fan_out::destroy_debug_report_callback
+                as vk::PFN_vkDestroyDebugReportCallbackEXT,
+        ),
+        b"vkDebugReportMessageEXT" if needs(ExtensionId::EXT_DEBUG_REPORT) => {
+            to_void(super::fan_out::debug_report_message as vk::PFN_vkDebugReportMessageEXT)
+        }
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// `vkEnumerateInstanceExtensionProperties` at the bottom of a chain (layers calling down before
+/// an instance exists): the drivers' visible extensions.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn enumerate_instance_extension_properties(
+    layer_name: *const c_char,
+    count: *mut u32,
+    out: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceExtensionProperties (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: a C string or null.
+            if unsafe { cstr(layer_name) }.is_some() {
+                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+            }
+            let list = driver_instance_extensions(init::loader().driver_list());
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&list, count, out) }
+        },
+    )
+}
+
+/// The loader's and all drivers' visible instance extensions, deduplicated.
+pub(crate) fn driver_instance_extensions(drivers: &[DriverEntry]) -> Vec<vk::ExtensionProperties> {
+    let mut list = extensions::loader_instance_extensions();
+    for driver in drivers {
+        list.extend(extensions::visible_instance_extensions(
+            &driver.extensions,
+            driver.driver.name(),
+        ));
+    }
+    extensions::dedup(list)
+}
+
+/// `vkEnumerateInstanceLayerProperties` at the bottom of a chain: no layers below.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn enumerate_instance_layer_properties(
+    count: *mut u32,
+    out: *mut vk::LayerProperties,
+) -> vk::Result {
+    // SAFETY: the caller's valid pointers.
+    guard(
+        "vkEnumerateInstanceLayerProperties (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || unsafe { fill_array::<vk::LayerProperties>(&[], count, out) },
+    )
+}
+
+/// `vkEnumerateInstanceVersion` at the bottom of a chain: the loader's version.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn enumerate_instance_version(version: *mut u32) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceVersion (terminator)",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            if version.is_null() {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            // SAFETY: non-null and valid per the contract.
+            unsafe { *version = vkgen_generated::API_VERSION };
+            vk::Result::SUCCESS
+        },
+    )
+}

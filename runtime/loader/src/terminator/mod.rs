@@ -1,0 +1,204 @@
+//! The driver level: the bottom of every instance and device call chain (Android's
+//! `vulkan::driver`, Khronos' terminators).
+//!
+//! The last layer's `pfnNext*ProcAddr` (or the api level itself, with no layers) is
+//! [`get_instance_proc_addr`] / [`get_device_proc_addr`] / [`get_physical_device_proc_addr`].
+//! They return the loader's hooks for the few commands that need bookkeeping, and the drivers'
+//! own functions for everything else:
+//! * **instance** ([`instance`]): `vkCreateInstance` creates one driver instance per driver
+//!   (extension list and `apiVersion` sanitised per driver, loader chain structs stripped,
+//!   required procs checked); `vkDestroyInstance`, `vkEnumeratePhysicalDevices` and
+//!   `vkEnumeratePhysicalDeviceGroups` stamp or wrap physical devices;
+//! * **physical device** ([`physical_device`]): `vkEnumerateDeviceExtensionProperties` filters
+//!   the driver's list; `vkCreateDevice` routes to the physical device's driver;
+//! * **device** ([`device`]): `vkCreateDevice`/`vkDestroyDevice` own the [`DeviceData`];
+//!   `vkGetDeviceQueue{,2}` and `vkAllocateCommandBuffers` call the driver, then stamp word 0
+//!   of the new objects.
+//!
+//! **Handle modes.** With exactly one driver instance (every Android device, most hosts) the
+//! terminator hands the driver's own `VkInstance` and `VkPhysicalDevice`s up, with word 0
+//! pointing at the [`InstanceData`] (Android's model): every command the loader does not hook is
+//! the driver's own function, called with the driver's own handles. With zero or several
+//! drivers the `VkInstance` is a loader object and physical devices are loader wrappers
+//! (`{word 0, driver handle, driver table}`, Khronos' model); physical-device commands then go
+//! through per-slot stubs that swap in the driver handle and jump to the driver's function, and
+//! the instance-level debug extensions fan out to every driver.
+//!
+//! [`DeviceData`]: crate::dispatch_data::DeviceData
+//! [`InstanceData`]: crate::dispatch_data::InstanceData
+
+pub mod device;
+pub mod fan_out;
+pub mod instance;
+pub mod physical_device;
+
+use std::ffi::{c_char, CStr};
+
+use vkgen_generated::commands::{self, Level};
+
+pub use device::TermDevice;
+pub use instance::{DriverInstance, TermInstance};
+
+use crate::dispatch_data::{device_data, instance_data};
+use crate::ffi::{cstr, guard, to_void};
+use crate::vk;
+
+/// The terminator's `vkGetInstanceProcAddr`: the `pfnNextGetInstanceProcAddr` of the last layer.
+///
+/// # Safety
+/// `instance` must be null or an instance (or physical device) of this loader; `name` a C
+/// string.
+pub unsafe extern "system" fn get_instance_proc_addr(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetInstanceProcAddr (terminator)", None, || {
+        // SAFETY: the caller passes a C string.
+        let name = unsafe { cstr(name) }?;
+        // SAFETY: per the function contract.
+        unsafe { instance_proc(instance, name) }
+    })
+}
+
+/// # Safety
+/// As [`get_instance_proc_addr`].
+unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFunction {
+    if let Some(hook) = hook(name) {
+        return hook;
+    }
+    // SAFETY: per the contract, a handle of this loader (or null).
+    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
+    let term = &data.term;
+    if term.passthrough {
+        let driver = &term.drivers[0];
+        // SAFETY: the driver's live instance and a C string.
+        return unsafe { (driver.gipa)(driver.handle, name.as_ptr()) };
+    }
+    if let Some(f) = instance::fan_out_hook(term, name) {
+        return f;
+    }
+    let info = commands::lookup(name).map(commands::info);
+    match info {
+        Some(info) if info.level == Level::PhysicalDevice => {
+            physical_device::unwrap_stub(info.slot?)
+        }
+        _ => {
+            log::debug!(
+                "{name:?}: not available through the loader's own instance (several or no drivers)"
+            );
+            None
+        }
+    }
+}
+
+/// The terminator's `vkGetPhysicalDeviceProcAddr` (layer interface 2): physical-device
+/// commands only.
+///
+/// # Safety
+/// As [`get_instance_proc_addr`].
+pub unsafe extern "system" fn get_physical_device_proc_addr(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard(
+        "vk_layerGetPhysicalDeviceProcAddr (terminator)",
+        None,
+        || {
+            // SAFETY: the caller passes a C string.
+            let name = unsafe { cstr(name) }?;
+            match commands::lookup(name).map(commands::info) {
+                // SAFETY: per the function contract.
+                Some(info) if info.level == Level::PhysicalDevice => unsafe {
+                    instance_proc(instance, name)
+                },
+                Some(_) => None,
+                // SAFETY: per the function contract.
+                None => unsafe { physical_device::unknown_physical_device_proc(instance, name) },
+            }
+        },
+    )
+}
+
+/// The terminator's `vkGetDeviceProcAddr`: the `pfnNextGetDeviceProcAddr` of the last layer.
+///
+/// # Safety
+/// `device` must be null or a device of this loader; `name` a C string.
+pub unsafe extern "system" fn get_device_proc_addr(
+    device: vk::Device,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetDeviceProcAddr (terminator)", None, || {
+        // SAFETY: the caller passes a C string.
+        let name = unsafe { cstr(name) }?;
+        // SAFETY: per the contract.
+        let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) };
+        if name == c"vkGetDeviceQueue2" {
+            // Only where the driver has it: the hook needs the driver's function.
+            return data?.term.get_device_queue2.and(to_void(
+                device::get_device_queue2 as vk::PFN_vkGetDeviceQueue2,
+            ));
+        }
+        if let Some(hook) = device_hook(name) {
+            return hook;
+        }
+        let data = data?;
+        // SAFETY: the driver's live device and a C string.
+        unsafe { (data.term.gdpa)(device, name.as_ptr()) }
+    })
+}
+
+/// The hooks that work without an instance: global commands and the commands whose
+/// terminator must see every call, by name.
+fn hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    let f = match name.to_bytes() {
+        b"vkGetInstanceProcAddr" => {
+            to_void(get_instance_proc_addr as vk::PFN_vkGetInstanceProcAddr)
+        }
+        b"vkCreateInstance" => to_void(instance::create_instance as vk::PFN_vkCreateInstance),
+        b"vkEnumerateInstanceExtensionProperties" => to_void(
+            instance::enumerate_instance_extension_properties
+                as vk::PFN_vkEnumerateInstanceExtensionProperties,
+        ),
+        b"vkEnumerateInstanceLayerProperties" => to_void(
+            instance::enumerate_instance_layer_properties
+                as vk::PFN_vkEnumerateInstanceLayerProperties,
+        ),
+        b"vkEnumerateInstanceVersion" => {
+            to_void(instance::enumerate_instance_version as vk::PFN_vkEnumerateInstanceVersion)
+        }
+        b"vkDestroyInstance" => to_void(instance::destroy_instance as vk::PFN_vkDestroyInstance),
+        b"vkEnumeratePhysicalDevices" => {
+            to_void(instance::enumerate_physical_devices as vk::PFN_vkEnumeratePhysicalDevices)
+        }
+        b"vkEnumeratePhysicalDeviceGroups" | b"vkEnumeratePhysicalDeviceGroupsKHR" => to_void(
+            instance::enumerate_physical_device_groups as vk::PFN_vkEnumeratePhysicalDeviceGroups,
+        ),
+        b"vkCreateDevice" => to_void(device::create_device as vk::PFN_vkCreateDevice),
+        b"vkEnumerateDeviceExtensionProperties" => to_void(
+            physical_device::enumerate_device_extension_properties
+                as vk::PFN_vkEnumerateDeviceExtensionProperties,
+        ),
+        b"vkEnumerateDeviceLayerProperties" => to_void(
+            physical_device::enumerate_device_layer_properties
+                as vk::PFN_vkEnumerateDeviceLayerProperties,
+        ),
+        _ => return device_hook(name),
+    };
+    Some(f)
+}
+
+/// The device-level hooks (`vkGetDeviceQueue2` is handled by the callers, which know whether
+/// the driver has it).
+fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    let f = match name.to_bytes() {
+        b"vkGetDeviceProcAddr" => to_void(get_device_proc_addr as vk::PFN_vkGetDeviceProcAddr),
+        b"vkDestroyDevice" => to_void(device::destroy_device as vk::PFN_vkDestroyDevice),
+        b"vkGetDeviceQueue" => to_void(device::get_device_queue as vk::PFN_vkGetDeviceQueue),
+        b"vkGetDeviceQueue2" => to_void(device::get_device_queue2 as vk::PFN_vkGetDeviceQueue2),
+        b"vkAllocateCommandBuffers" => {
+            to_void(device::allocate_command_buffers as vk::PFN_vkAllocateCommandBuffers)
+        }
+        _ => return None,
+    };
+    Some(f)
+}

@@ -1,0 +1,381 @@
+//! Physical devices at the bottom of the chain: which driver a `VkPhysicalDevice` belongs to,
+//! the loader's wrappers for several drivers, and the extension list applications see.
+//!
+//! **One driver** (passthrough): the driver's physical devices go up unwrapped, word 0 pointing
+//! at the instance's loader data; their commands are the driver's own functions.
+//!
+//! **Several (or no) drivers**: each physical device goes up as a [`PhysicalDeviceWrapper`]
+//! `{word 0 = loader data, driver handle, driver table}`. Its commands are per-slot stubs (one
+//! per [`InstanceDispatchTable`] slot) that replace the first argument with the driver's handle
+//! and tail-jump to the driver's function in that slot, without touching any other argument, so
+//! one stub serves every signature. Such stubs cannot be written in Rust (they must not have a
+//! frame); they are naked functions for x86-64 and AArch64. On other architectures
+//! [`WRAPPING_SUPPORTED`] is false and only the first driver is used.
+
+use std::ffi::{c_char, CStr};
+
+use crate::dispatch::InstanceDispatchTable;
+use crate::dispatch_data::{instance_data, InstanceData};
+use crate::extensions;
+use crate::ffi::{cstr, enumerate, fill_array, guard};
+use crate::terminator::DriverInstance;
+use crate::vk;
+
+/// A physical device as handed up when several drivers are loaded.
+#[repr(C)]
+pub struct PhysicalDeviceWrapper {
+    /// Word 0: the instance's loader data.
+    loader_data: usize,
+    /// The driver's own handle.
+    driver_handle: vk::PhysicalDevice,
+    /// The driver's function table for its instance.
+    driver_table: *const InstanceDispatchTable,
+    /// Index of the driver instance in [`super::TermInstance::drivers`].
+    driver_index: usize,
+}
+
+/// Offset of the driver handle (read by the stubs).
+const HANDLE_OFFSET: usize = std::mem::offset_of!(PhysicalDeviceWrapper, driver_handle);
+/// Offset of the driver table pointer (read by the stubs).
+const TABLE_OFFSET: usize = std::mem::offset_of!(PhysicalDeviceWrapper, driver_table);
+const _: () = assert!(std::mem::offset_of!(PhysicalDeviceWrapper, loader_data) == 0);
+
+impl PhysicalDeviceWrapper {
+    /// The handle applications and layers see.
+    pub fn handle(&self) -> vk::PhysicalDevice {
+        vk::Handle::from_raw(std::ptr::from_ref(self) as u64)
+    }
+
+    /// The driver's handle.
+    pub fn driver_handle(&self) -> vk::PhysicalDevice {
+        self.driver_handle
+    }
+
+    /// The driver instance it belongs to.
+    pub fn driver_index(&self) -> usize {
+        self.driver_index
+    }
+}
+
+/// Enumerates every driver instance's physical devices and wraps them (drivers whose
+/// enumeration fails are skipped with a log line).
+pub(crate) fn wrap_all(data: &InstanceData) -> Vec<PhysicalDeviceWrapper> {
+    let mut out = Vec::new();
+    for (index, driver) in data.term.drivers.iter().enumerate() {
+        let devices = enumerate(|c, o| {
+            // SAFETY: the driver's live instance and `enumerate`'s valid pointers.
+            unsafe { (driver.table.enumerate_physical_devices)(driver.handle, c, o) }
+        });
+        match devices {
+            Ok(devices) => out.extend(devices.into_iter().map(|pd| PhysicalDeviceWrapper {
+                loader_data: std::ptr::from_ref(data) as usize,
+                driver_handle: pd,
+                driver_table: std::ptr::from_ref(&*driver.table),
+                driver_index: index,
+            })),
+            Err(e) => log::error!(
+                "driver {}: vkEnumeratePhysicalDevices failed ({e:?}); its devices are skipped",
+                driver.name()
+            ),
+        }
+    }
+    out
+}
+
+/// A physical device resolved to its driver.
+pub(crate) struct Resolved<'a> {
+    /// The instance's loader data.
+    pub data: &'a InstanceData,
+    /// The driver instance the device belongs to.
+    pub driver: &'a DriverInstance,
+    /// The driver's own handle.
+    pub handle: vk::PhysicalDevice,
+}
+
+/// Finds the driver of a physical device handed up by the terminator.
+///
+/// # Safety
+/// `pd` must be null or a live physical device of this loader; the result must not outlive
+/// its instance.
+pub(crate) unsafe fn resolve<'a>(pd: vk::PhysicalDevice) -> Option<Resolved<'a>> {
+    let raw = vk::Handle::as_raw(pd) as usize;
+    // SAFETY: per the contract.
+    let data: &'a InstanceData = unsafe { instance_data(raw) }?;
+    let term = &data.term;
+    if term.passthrough {
+        return Some(Resolved {
+            data,
+            driver: &term.drivers[0],
+            handle: pd,
+        });
+    }
+    let wrapper = term
+        .wrapped_physical_devices(data)
+        .iter()
+        .find(|w| w.handle() == pd)?;
+    Some(Resolved {
+        data,
+        driver: &term.drivers[wrapper.driver_index],
+        handle: wrapper.driver_handle,
+    })
+}
+
+/// The driver's raw device extension list for its physical device `pd`.
+///
+/// # Safety
+/// `pd` must be the driver's live physical device.
+pub(crate) unsafe fn driver_device_extensions(
+    driver: &DriverInstance,
+    pd: vk::PhysicalDevice,
+) -> Result<Vec<vk::ExtensionProperties>, vk::Result> {
+    enumerate(|c, o| {
+        // SAFETY: per the contract, with `enumerate`'s valid pointers.
+        unsafe { (driver.table.enumerate_device_extension_properties)(pd, std::ptr::null(), c, o) }
+    })
+    .inspect_err(|e| {
+        log::error!(
+            "driver {}: vkEnumerateDeviceExtensionProperties failed: {e:?}",
+            driver.name()
+        )
+    })
+}
+
+/// `vkEnumerateDeviceExtensionProperties` at the bottom of the chain: the driver's list as
+/// applications see it ([`extensions::visible_device_extensions`]).
+///
+/// # Safety
+/// Vulkan's contract for the command, with a physical device of this loader.
+pub unsafe extern "system" fn enumerate_device_extension_properties(
+    pd: vk::PhysicalDevice,
+    layer_name: *const c_char,
+    count: *mut u32,
+    out: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateDeviceExtensionProperties (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: a C string or null.
+            if let Some(layer) = unsafe { cstr(layer_name) } {
+                log::debug!(
+                    "vkEnumerateDeviceExtensionProperties: no layer {layer:?} below the chain"
+                );
+                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+            }
+            // SAFETY: per the contract.
+            let Some(resolved) = (unsafe { resolve(pd) }) else {
+                log::error!("vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader");
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the resolved driver handle.
+            let raw = match unsafe { driver_device_extensions(resolved.driver, resolved.handle) } {
+                Ok(list) => list,
+                Err(e) => return e,
+            };
+            let visible = extensions::visible_device_extensions(&raw, resolved.driver.name());
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&visible, count, out) }
+        },
+    )
+}
+
+/// `vkEnumerateDeviceLayerProperties` at the bottom of the chain: no layers below.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn enumerate_device_layer_properties(
+    _pd: vk::PhysicalDevice,
+    count: *mut u32,
+    out: *mut vk::LayerProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateDeviceLayerProperties (terminator)",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        // SAFETY: the caller's valid pointers.
+        || unsafe { fill_array::<vk::LayerProperties>(&[], count, out) },
+    )
+}
+
+/// A physical-device command unknown to the generated registry, asked through the layer
+/// interface's `GetPhysicalDeviceProcAddr`: only a single driver can answer it (its handles are
+/// not wrapped), through its own `vk_icdGetPhysicalDeviceProcAddr`.
+///
+/// # Safety
+/// `instance` null or an instance of this loader; `name` a C string.
+pub(crate) unsafe fn unknown_physical_device_proc(
+    instance: vk::Instance,
+    name: &CStr,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: per the contract.
+    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
+    if !data.term.passthrough {
+        return None;
+    }
+    let driver = &data.term.drivers[0];
+    match driver.driver.driver.source() {
+        crate::driver::DriverSource::Icd(icd) => {
+            let gpdpa = icd.get_physical_device_proc_addr_fn()?;
+            // SAFETY: the driver's live instance and a C string.
+            unsafe { gpdpa(driver.handle, name.as_ptr()) }
+        }
+        crate::driver::DriverSource::Hal(_) => None,
+    }
+}
+
+/// Whether this build has the physical-device stubs that several drivers need.
+pub const WRAPPING_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// The stub for instance-table slot `slot`: replaces the wrapper in the first argument with the
+/// driver's handle and jumps to the driver's function in that slot.
+pub(crate) fn unwrap_stub(slot: usize) -> vk::PFN_vkVoidFunction {
+    stubs::STUBS.get(slot).copied()
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod stubs {
+    //! The stubs are `global_asm!` (no frame, no prologue: they only swap the first argument
+    //! and jump). The wrapper offsets are literals in the assembly, checked against the struct
+    //! below; each starts with the branch-target landing pad (`endbr64` / `bti c`, both no-ops
+    //! on CPUs or processes without CET/BTI). They are `.hidden`: never exported.
+
+    use super::{HANDLE_OFFSET, TABLE_OFFSET};
+    use crate::dispatch::InstanceDispatchTable;
+
+    const _: () = assert!(HANDLE_OFFSET == 8 && TABLE_OFFSET == 16);
+    const _: () = assert!(std::mem::size_of::<unsafe extern "system" fn()>() == 8);
+
+    #[cfg(target_arch = "x86_64")]
+    #[rustfmt::skip]
+    macro_rules! stub_asm {
+        ($name:ident, $slot:literal) => {
+            std::arch::global_asm!(concat!(
+                ".text\n.p2align 4\n",
+                ".globl ", stringify!($name), "\n",
+                ".hidden ", stringify!($name), "\n",
+                ".type ", stringify!($name), ",@function\n",
+                stringify!($name), ":\n",
+                "endbr64\n",
+                // rdi = wrapper: the driver table and the driver handle.
+                "mov rax, qword ptr [rdi + 16]\n",
+                "mov rdi, qword ptr [rdi + 8]\n",
+                "jmp qword ptr [rax + 8*", stringify!($slot), "]\n",
+                ".size ", stringify!($name), ", .-", stringify!($name), "\n",
+            ));
+        };
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[rustfmt::skip]
+    macro_rules! stub_asm {
+        ($name:ident, $slot:literal) => {
+            std::arch::global_asm!(concat!(
+                ".text\n.p2align 4\n",
+                ".globl ", stringify!($name), "\n",
+                ".hidden ", stringify!($name), "\n",
+                ".type ", stringify!($name), ",%function\n",
+                stringify!($name), ":\n",
+                "hint #34\n",
+                // x0 = wrapper: the driver table and the driver handle.
+                "ldr x16, [x0, #16]\n",
+                "ldr x0, [x0, #8]\n",
+                "ldr x16, [x16, #(8*", stringify!($slot), ")]\n",
+                "br x16\n",
+                ".size ", stringify!($name), ", .-", stringify!($name), "\n",
+            ));
+        };
+    }
+
+    macro_rules! stubs {
+        ($($slot:literal $name:ident)*) => {
+            $(stub_asm!($name, $slot);)*
+            extern "system" {
+                $(fn $name();)*
+            }
+            /// One stub per instance-table slot.
+            pub(super) static STUBS: &[unsafe extern "system" fn()] = &[$($name),*];
+        };
+    }
+
+    stubs! {
+        0 vkgen_loader_pd_stub_0 1 vkgen_loader_pd_stub_1 2 vkgen_loader_pd_stub_2
+        3 vkgen_loader_pd_stub_3 4 vkgen_loader_pd_stub_4 5 vkgen_loader_pd_stub_5
+        6 vkgen_loader_pd_stub_6 7 vkgen_loader_pd_stub_7 8 vkgen_loader_pd_stub_8
+        9 vkgen_loader_pd_stub_9 10 vkgen_loader_pd_stub_10 11 vkgen_loader_pd_stub_11
+        12 vkgen_loader_pd_stub_12 13 vkgen_loader_pd_stub_13 14 vkgen_loader_pd_stub_14
+        15 vkgen_loader_pd_stub_15 16 vkgen_loader_pd_stub_16 17 vkgen_loader_pd_stub_17
+        18 vkgen_loader_pd_stub_18 19 vkgen_loader_pd_stub_19 20 vkgen_loader_pd_stub_20
+        21 vkgen_loader_pd_stub_21 22 vkgen_loader_pd_stub_22 23 vkgen_loader_pd_stub_23
+        24 vkgen_loader_pd_stub_24 25 vkgen_loader_pd_stub_25 26 vkgen_loader_pd_stub_26
+        27 vkgen_loader_pd_stub_27 28 vkgen_loader_pd_stub_28 29 vkgen_loader_pd_stub_29
+        30 vkgen_loader_pd_stub_30 31 vkgen_loader_pd_stub_31 32 vkgen_loader_pd_stub_32
+        33 vkgen_loader_pd_stub_33 34 vkgen_loader_pd_stub_34 35 vkgen_loader_pd_stub_35
+        36 vkgen_loader_pd_stub_36 37 vkgen_loader_pd_stub_37 38 vkgen_loader_pd_stub_38
+        39 vkgen_loader_pd_stub_39 40 vkgen_loader_pd_stub_40 41 vkgen_loader_pd_stub_41
+        42 vkgen_loader_pd_stub_42 43 vkgen_loader_pd_stub_43 44 vkgen_loader_pd_stub_44
+        45 vkgen_loader_pd_stub_45 46 vkgen_loader_pd_stub_46 47 vkgen_loader_pd_stub_47
+        48 vkgen_loader_pd_stub_48 49 vkgen_loader_pd_stub_49 50 vkgen_loader_pd_stub_50
+        51 vkgen_loader_pd_stub_51 52 vkgen_loader_pd_stub_52 53 vkgen_loader_pd_stub_53
+        54 vkgen_loader_pd_stub_54 55 vkgen_loader_pd_stub_55 56 vkgen_loader_pd_stub_56
+        57 vkgen_loader_pd_stub_57 58 vkgen_loader_pd_stub_58 59 vkgen_loader_pd_stub_59
+        60 vkgen_loader_pd_stub_60 61 vkgen_loader_pd_stub_61 62 vkgen_loader_pd_stub_62
+        63 vkgen_loader_pd_stub_63
+    }
+
+    /// Every slot of the generated table has a stub (regenerating with more commands than this
+    /// needs more stubs above).
+    const _: () = assert!(InstanceDispatchTable::LEN <= 64);
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod stubs {
+    /// No stubs on this architecture: several drivers are not supported.
+    pub(super) static STUBS: &[unsafe extern "system" fn()] = &[];
+}
+
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod tests {
+    use super::*;
+
+    static mut SEEN: (u64, u32, u64) = (0, 0, 0);
+
+    unsafe extern "system" fn fake_properties(pd: vk::PhysicalDevice, a: u32, b: *mut u64) {
+        // SAFETY: single-threaded test; `b` points at a live u64.
+        unsafe {
+            SEEN = (vk::Handle::as_raw(pd), a, *b);
+            *b = 99;
+        }
+    }
+
+    #[test]
+    fn stubs_swap_the_handle_and_keep_the_other_arguments() {
+        let mut table = InstanceDispatchTable::empty();
+        let slot = 5;
+        // SAFETY: the fake has the argument pattern the test calls it with.
+        unsafe {
+            table.set(
+                slot,
+                std::mem::transmute::<
+                    unsafe extern "system" fn(vk::PhysicalDevice, u32, *mut u64),
+                    unsafe extern "system" fn(),
+                >(fake_properties),
+            )
+        };
+        let wrapper = PhysicalDeviceWrapper {
+            loader_data: 0,
+            driver_handle: vk::Handle::from_raw(0xD0D0),
+            driver_table: &table,
+            driver_index: 0,
+        };
+        let stub = unwrap_stub(slot).unwrap();
+        // SAFETY: calling the stub like the faked command; it forwards to `fake_properties`.
+        let stub: unsafe extern "system" fn(vk::PhysicalDevice, u32, *mut u64) =
+            unsafe { std::mem::transmute(stub) };
+        let mut value = 7u64;
+        // SAFETY: the wrapper and table outlive the call.
+        unsafe { stub(wrapper.handle(), 42, &mut value) };
+        // SAFETY: the call has returned; nothing else touches SEEN.
+        let seen = unsafe { SEEN };
+        assert_eq!(seen, (0xD0D0, 42, 7));
+        assert_eq!(value, 99);
+    }
+}

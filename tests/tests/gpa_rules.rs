@@ -1,0 +1,382 @@
+//! The `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` rules of the spec and of Android's loader,
+//! checked through our `libvulkan.so` on lavapipe, plus `VK_INCOMPLETE` in every enumeration
+//! and the loader's instance version.
+//!
+//! A proc address is attributed to a library with `dladdr`: "ours" means the exported symbol
+//! of that name in our loader, "the driver's" means code inside lavapipe.
+
+mod common;
+
+use std::ffi::{c_void, CStr, CString};
+use std::path::{Path, PathBuf};
+
+use ash::vk;
+use common::*;
+use vkgen_tests::env::in_child;
+use vkgen_tests::{paths, require};
+
+/// Our library, opened again (already loaded by the entry, so this is the same instance).
+struct OurLibrary {
+    handle: *mut c_void,
+}
+
+impl OurLibrary {
+    fn open(path: &Path) -> Self {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: our loader is already loaded; RTLD_NOLOAD runs no initialisers.
+        let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        assert!(!handle.is_null(), "our loader is not loaded");
+        Self { handle }
+    }
+
+    /// The address of our exported `name`.
+    fn symbol(&self, name: &CStr) -> usize {
+        // SAFETY: a live handle and a C string.
+        let p = unsafe { libc::dlsym(self.handle, name.as_ptr()) };
+        assert!(!p.is_null(), "{name:?} is not exported");
+        p as usize
+    }
+}
+
+impl Drop for OurLibrary {
+    fn drop(&mut self) {
+        // SAFETY: balances the dlopen.
+        unsafe { libc::dlclose(self.handle) };
+    }
+}
+
+/// The file the code at `address` belongs to.
+fn library_of(address: usize) -> PathBuf {
+    // SAFETY: Dl_info is plain data.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: any address may be asked about; `info` is a valid out-pointer.
+    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) };
+    assert!(
+        found != 0 && !info.dli_fname.is_null(),
+        "{address:#x} is in no library"
+    );
+    // SAFETY: dladdr returned a C string owned by the dynamic linker.
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    PathBuf::from(name.to_str().unwrap())
+}
+
+fn addr(f: vk::PFN_vkVoidFunction) -> Option<usize> {
+    f.map(|f| f as usize)
+}
+
+#[test]
+fn proc_address_rules_on_lavapipe() {
+    let root = tempfile::tempdir().unwrap();
+    let env = isolated_env(&root, &[require(paths::lavapipe_manifest())]);
+    in_child("proc_address_rules_on_lavapipe", &env, || {
+        let loader = require(paths::loader_under_test());
+        let entry = require(vkgen_tests::compute::load_entry(&loader));
+        let ours = OurLibrary::open(&loader);
+        let gipa = entry.static_fn().get_instance_proc_addr;
+        let gipa_addr = |i: vk::Instance, n: &CStr| {
+            // SAFETY: our loader's GIPA with a null or live instance and a C string.
+            addr(unsafe { gipa(i, n.as_ptr()) })
+        };
+
+        // Instance version: the loader's, from the generated registry (1.3).
+        // SAFETY: a global query.
+        let version = unsafe { entry.try_enumerate_instance_version() }
+            .unwrap()
+            .unwrap();
+        assert_eq!(version, vk::make_api_version(0, 1, 3, 0));
+
+        // GIPA(NULL, ...): globals and GIPA itself are ours; nothing else.
+        let null = vk::Instance::null();
+        for name in [
+            c"vkCreateInstance",
+            c"vkEnumerateInstanceVersion",
+            c"vkEnumerateInstanceExtensionProperties",
+            c"vkEnumerateInstanceLayerProperties",
+            c"vkGetInstanceProcAddr",
+        ] {
+            assert_eq!(
+                gipa_addr(null, name),
+                Some(ours.symbol(name)),
+                "GIPA(NULL, {name:?})"
+            );
+        }
+        for name in [
+            c"vkCreateDevice",
+            c"vkEnumeratePhysicalDevices",
+            c"vkDestroyInstance",
+            c"vkGetDeviceProcAddr",
+            c"vkCreateFence",
+            c"vkNotACommand",
+        ] {
+            assert_eq!(gipa_addr(null, name), None, "GIPA(NULL, {name:?})");
+        }
+
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+        let ext = [c"VK_KHR_get_physical_device_properties2".as_ptr()];
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_extension_names(&ext);
+        // SAFETY: a valid create info.
+        let instance = unsafe { entry.create_instance(&info, None) }.unwrap();
+        let i = instance.handle();
+
+        // GIPA(instance, exported) = our trampoline or our own implementation.
+        for name in [
+            c"vkGetInstanceProcAddr",
+            c"vkGetDeviceProcAddr",
+            c"vkCreateDevice",
+            c"vkDestroyInstance",
+            c"vkEnumeratePhysicalDevices",
+            c"vkGetPhysicalDeviceProperties",
+            c"vkGetPhysicalDeviceProperties2",
+            c"vkEnumerateDeviceExtensionProperties",
+            c"vkCreateFence",
+            c"vkCmdDispatch",
+            c"vkQueueSubmit",
+        ] {
+            assert_eq!(
+                gipa_addr(i, name),
+                Some(ours.symbol(name)),
+                "GIPA(instance, {name:?})"
+            );
+        }
+        // Global commands with an instance: NULL.
+        for name in [
+            c"vkCreateInstance",
+            c"vkEnumerateInstanceExtensionProperties",
+        ] {
+            assert_eq!(gipa_addr(i, name), None, "GIPA(instance, {name:?})");
+        }
+        // Not exported: the head of the chain, i.e. the driver's own function.
+        let lvp = gipa_addr(i, c"vkGetPhysicalDeviceProperties2KHR").expect("KHR alias");
+        let lvp_lib = library_of(lvp);
+        assert!(
+            lvp_lib.to_string_lossy().contains("lvp"),
+            "vkGetPhysicalDeviceProperties2KHR comes from {}",
+            lvp_lib.display()
+        );
+
+        // Devices.
+        // SAFETY: a live instance.
+        let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&priorities)];
+        let dev_ext = [c"VK_KHR_dynamic_rendering".as_ptr()];
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&dev_ext);
+        // SAFETY: a valid create info for this physical device.
+        let device = unsafe { instance.create_device(pd, &info, None) }.unwrap();
+        let d = device.handle();
+        let gdpa = instance.fp_v1_0().get_device_proc_addr;
+        assert_eq!(gdpa as usize, ours.symbol(c"vkGetDeviceProcAddr"));
+        let gdpa_addr = |n: &CStr| {
+            // SAFETY: our loader's GDPA with a live device and a C string.
+            addr(unsafe { gdpa(d, n.as_ptr()) })
+        };
+
+        // Ours: GDPA and vkDestroyDevice.
+        for name in [c"vkGetDeviceProcAddr", c"vkDestroyDevice"] {
+            assert_eq!(gdpa_addr(name), Some(ours.symbol(name)), "GDPA({name:?})");
+        }
+        // Not intercepted: the driver's own function.
+        for name in [
+            c"vkCreateFence",
+            c"vkCmdDispatch",
+            c"vkQueueSubmit",
+            c"vkCmdBeginRenderingKHR",
+        ] {
+            let f = gdpa_addr(name).unwrap_or_else(|| panic!("GDPA({name:?}) is NULL"));
+            assert_eq!(library_of(f), lvp_lib, "GDPA({name:?})");
+        }
+        // Intercepted at the bottom of the chain (stamps word 0): the loader's hook, not the
+        // exported trampoline.
+        for name in [c"vkGetDeviceQueue", c"vkAllocateCommandBuffers"] {
+            let f = gdpa_addr(name).unwrap();
+            assert_eq!(
+                library_of(f),
+                library_of(ours.symbol(name)),
+                "GDPA({name:?})"
+            );
+            assert_ne!(
+                f,
+                ours.symbol(name),
+                "GDPA({name:?}) must not be the trampoline"
+            );
+        }
+        // Instance-level and global names: NULL.
+        for name in [
+            c"vkCreateInstance",
+            c"vkDestroyInstance",
+            c"vkEnumeratePhysicalDevices",
+            c"vkGetPhysicalDeviceProperties",
+            c"vkGetInstanceProcAddr",
+            c"vkCreateDevice",
+            c"vkEnumerateDeviceExtensionProperties",
+        ] {
+            assert_eq!(gdpa_addr(name), None, "GDPA({name:?})");
+        }
+        // Extension not enabled: NULL (lavapipe has VK_EXT_multi_draw); core above the effective
+        // version (apiVersion 1.1): NULL; core within it or enabled: non-NULL.
+        assert_eq!(gdpa_addr(c"vkCmdDrawMultiEXT"), None);
+        assert_eq!(gdpa_addr(c"vkCmdBeginRendering"), None);
+        assert_eq!(gdpa_addr(c"vkResetQueryPool"), None);
+        assert!(gdpa_addr(c"vkResetQueryPoolEXT").is_none());
+        assert!(gdpa_addr(c"vkGetDeviceQueue2").is_some());
+        assert!(gdpa_addr(c"vkTrimCommandPool").is_some());
+        assert!(gdpa_addr(c"vkCmdBeginRenderingKHR").is_some());
+        assert_eq!(gdpa_addr(c"vkNotACommand"), None);
+        // Word 0 of queues and command buffers is the device's.
+        let word0 = |raw: u64| {
+            // SAFETY: dispatchable handles point at objects whose first word is readable.
+            unsafe { *(raw as usize as *const usize) }
+        };
+        // SAFETY: queue family 0, index 0 was requested.
+        let queue = unsafe { device.get_device_queue(0, 0) };
+        assert_eq!(
+            word0(vk::Handle::as_raw(queue)),
+            word0(vk::Handle::as_raw(d))
+        );
+        // And the instance's physical devices share the instance's.
+        assert_eq!(word0(vk::Handle::as_raw(pd)), word0(vk::Handle::as_raw(i)));
+
+        check_incomplete(&entry, &instance, pd);
+
+        // SAFETY: children before parents.
+        unsafe {
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
+    });
+}
+
+/// Every enumeration reports `VK_INCOMPLETE` with a short array and the short count.
+fn check_incomplete(entry: &ash::Entry, instance: &ash::Instance, pd: vk::PhysicalDevice) {
+    // Loaded by ash through our GIPA(NULL, ...).
+    let enum_ext = entry.fp_v1_0().enumerate_instance_extension_properties;
+    let enum_layers = entry.fp_v1_0().enumerate_instance_layer_properties;
+    let mut count = 0u32;
+    // SAFETY: count query.
+    let r = unsafe { enum_ext(std::ptr::null(), &mut count, std::ptr::null_mut()) };
+    assert_eq!(r, vk::Result::SUCCESS);
+    assert!(count >= 2, "lavapipe has several instance extensions");
+    let mut one = [vk::ExtensionProperties::default()];
+    let mut short = 1u32;
+    // SAFETY: `one` holds `short` entries.
+    let r = unsafe { enum_ext(std::ptr::null(), &mut short, one.as_mut_ptr()) };
+    assert_eq!((r, short), (vk::Result::INCOMPLETE, 1));
+    let mut zero = 0u32;
+    // SAFETY: a zero-sized array is never written.
+    let r = unsafe { enum_ext(std::ptr::null(), &mut zero, one.as_mut_ptr()) };
+    assert_eq!((r, zero), (vk::Result::INCOMPLETE, 0));
+    // No layers: a zero count with an array is complete.
+    let mut layers = [vk::LayerProperties::default()];
+    let mut n = 1u32;
+    // SAFETY: `layers` holds `n` entries.
+    let r = unsafe { enum_layers(&mut n, layers.as_mut_ptr()) };
+    assert_eq!((r, n), (vk::Result::SUCCESS, 0));
+    // An unknown layer's extensions: LAYER_NOT_PRESENT.
+    let mut n = 0u32;
+    // SAFETY: count query with a layer name.
+    let r = unsafe { enum_ext(c"VK_LAYER_nobody".as_ptr(), &mut n, std::ptr::null_mut()) };
+    assert_eq!(r, vk::Result::ERROR_LAYER_NOT_PRESENT);
+
+    let f = instance.fp_v1_0();
+    let mut devices = [vk::PhysicalDevice::null()];
+    let mut zero = 0u32;
+    // SAFETY: a zero-sized array is never written.
+    let r = unsafe {
+        (f.enumerate_physical_devices)(instance.handle(), &mut zero, devices.as_mut_ptr())
+    };
+    assert_eq!((r, zero), (vk::Result::INCOMPLETE, 0));
+    let mut short = 1u32;
+    let mut exts = [vk::ExtensionProperties::default()];
+    // SAFETY: `exts` holds `short` entries.
+    let r = unsafe {
+        (f.enumerate_device_extension_properties)(
+            pd,
+            std::ptr::null(),
+            &mut short,
+            exts.as_mut_ptr(),
+        )
+    };
+    assert_eq!((r, short), (vk::Result::INCOMPLETE, 1));
+    // The device extensions hide the driver's swapchain (the loader's WSI owns it).
+    // SAFETY: a physical device of this instance.
+    let all = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap();
+    let names: Vec<&CStr> = all
+        .iter()
+        .map(|e| e.extension_name_as_c_str().unwrap())
+        .collect();
+    assert!(!names.contains(&c"VK_KHR_swapchain"), "{names:?}");
+    assert!(!names.contains(&c"VK_ANDROID_native_buffer"), "{names:?}");
+    assert!(names.contains(&c"VK_KHR_dynamic_rendering"), "{names:?}");
+    let mut n = 1u32;
+    let mut layers = [vk::LayerProperties::default()];
+    // SAFETY: `layers` holds `n` entries.
+    let r = unsafe { (f.enumerate_device_layer_properties)(pd, &mut n, layers.as_mut_ptr()) };
+    assert_eq!((r, n), (vk::Result::SUCCESS, 0));
+    // Groups (core 1.1).
+    let groups_fn = instance.fp_v1_1().enumerate_physical_device_groups;
+    let mut zero = 0u32;
+    let mut group = [vk::PhysicalDeviceGroupProperties::default()];
+    // SAFETY: a zero-sized array is never written.
+    let r = unsafe { groups_fn(instance.handle(), &mut zero, group.as_mut_ptr()) };
+    assert_eq!((r, zero), (vk::Result::INCOMPLETE, 0));
+    let mut one = 1u32;
+    // SAFETY: `group` holds `one` entry.
+    let r = unsafe { groups_fn(instance.handle(), &mut one, group.as_mut_ptr()) };
+    assert_eq!((r, one), (vk::Result::SUCCESS, 1));
+    assert_eq!(group[0].physical_devices[0], pd);
+}
+
+/// Instance extensions: no loader WSI before the WSI exists, no blocked window-system
+/// extensions, the driver's others pass through.
+#[test]
+fn instance_extensions_hide_wsi_and_blocked_ones() {
+    let root = tempfile::tempdir().unwrap();
+    let env = isolated_env(&root, &[require(paths::lavapipe_manifest())]);
+    in_child(
+        "instance_extensions_hide_wsi_and_blocked_ones",
+        &env,
+        || {
+            let loader = require(paths::loader_under_test());
+            let entry = require(vkgen_tests::compute::load_entry(&loader));
+            // SAFETY: a global query.
+            let exts = unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap();
+            let names: Vec<String> = exts
+                .iter()
+                .map(|e| {
+                    e.extension_name_as_c_str()
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            for hidden in [
+                "VK_KHR_surface",
+                "VK_KHR_xcb_surface",
+                "VK_KHR_xlib_surface",
+                "VK_KHR_wayland_surface",
+                "VK_KHR_get_surface_capabilities2",
+                "VK_KHR_surface_protected_capabilities",
+            ] {
+                assert!(
+                    !names.iter().any(|n| n == hidden),
+                    "{hidden} offered: {names:?}"
+                );
+            }
+            for shown in [
+                "VK_EXT_debug_utils",
+                "VK_KHR_get_physical_device_properties2",
+            ] {
+                assert!(
+                    names.iter().any(|n| n == shown),
+                    "{shown} missing: {names:?}"
+                );
+            }
+        },
+    );
+}
