@@ -52,9 +52,13 @@ enum Command {
         /// Output directory
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
-        /// Build on vkgen's driver runtime at this path instead of a self-contained copy
+        /// Make the crate a member of the vkgen workspace at DIR (relative to --out), built on its
+        /// driver runtime, instead of a self-contained crate (how vkgen's reference drivers are made)
         #[arg(long, value_name = "DIR")]
-        runtime: Option<PathBuf>,
+        vkgen_root: Option<PathBuf>,
+        /// Write nothing; exit 1 listing the generated files that differ
+        #[arg(long)]
+        check: bool,
     },
     /// Counts of commands, types and extensions per version.
     Info {
@@ -143,10 +147,24 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             registry,
             name,
             out,
-            runtime,
+            vkgen_root,
+            check,
         } => {
             let opts = options(&registry);
-            let written = vkgen::scaffold::driver(&opts, &name, &out, runtime.as_deref())?;
+            if check {
+                let files =
+                    vkgen::scaffold::driver_files(&opts, &name, &out, vkgen_root.as_deref())?;
+                let s = vkgen::check(&files, &out);
+                if s.is_fresh() {
+                    eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
+                    return Ok(ExitCode::SUCCESS);
+                }
+                for f in s.stale.iter().chain(&s.missing) {
+                    println!("stale: {}", out.join(f).display());
+                }
+                return Ok(ExitCode::from(1));
+            }
+            let written = vkgen::scaffold::driver(&opts, &name, &out, vkgen_root.as_deref())?;
             eprintln!(
                 "vkgen: driver `{name}` scaffolded in {} ({} files)",
                 out.display(),

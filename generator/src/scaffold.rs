@@ -16,7 +16,7 @@ use crate::{emit, generate, write, Options, OutputFile};
 struct CargoToml<'a> {
     name: &'a str,
     crate_name: &'a str,
-    runtime: Option<String>,
+    root: Option<String>,
 }
 
 #[derive(Template)]
@@ -28,6 +28,13 @@ struct LibRs<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "driver/lib_runtime.rs.j2", escape = "none")]
+struct LibRuntimeRs<'a> {
+    name: &'a str,
+    type_name: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "driver/hal.rs.j2", escape = "none")]
 struct HalRs<'a> {
     preamble: &'a str,
@@ -35,8 +42,15 @@ struct HalRs<'a> {
     crate_name: &'a str,
 }
 
-/// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
-pub fn driver(opts: &Options, name: &str, out: &Path, runtime: Option<&Path>) -> Result<usize> {
+/// The files of driver `name` for `out`. With `vkgen_root` (a vkgen checkout, relative to `out`)
+/// the crate is a member of that workspace built on its driver runtime (how vkgen's reference
+/// drivers are made); otherwise it is standalone. `src/lib.rs` is included only when absent.
+pub fn driver_files(
+    opts: &Options,
+    name: &str,
+    out: &Path,
+    vkgen_root: Option<&Path>,
+) -> Result<Vec<OutputFile>> {
     if name.is_empty()
         || !name
             .chars()
@@ -48,8 +62,15 @@ pub fn driver(opts: &Options, name: &str, out: &Path, runtime: Option<&Path>) ->
     }
     let crate_name = name.to_snake_case();
     let type_name = format!("{}Driver", name.to_upper_camel_case());
-    let render =
-        |n: &str, t: &dyn DynRender| t.render_dyn().map_err(|e| Error::Template(n.to_owned(), e));
+    let render = |n: &str, t: &dyn DynRender| {
+        let mut text = t
+            .render_dyn()
+            .map_err(|e| Error::Template(n.to_owned(), e))?;
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Ok::<_, Error>(text)
+    };
     let mut files = vec![OutputFile {
         path: "Cargo.toml".into(),
         contents: render(
@@ -57,44 +78,67 @@ pub fn driver(opts: &Options, name: &str, out: &Path, runtime: Option<&Path>) ->
             &CargoToml {
                 name,
                 crate_name: &crate_name,
-                runtime: runtime.map(|p| p.display().to_string()),
+                root: vkgen_root.map(|p| p.display().to_string()),
             },
         )?,
     }];
-    if runtime.is_none() {
-        let generated = generate(&Options {
-            package: Some(format!("{name}-vk")),
-            ..opts.clone()
-        })?;
-        files.extend(generated.files.into_iter().map(|f| OutputFile {
-            path: format!("vk/{}", f.path),
-            contents: f.contents,
-        }));
-        files.push(OutputFile {
-            path: "src/hal.rs".into(),
-            contents: render(
-                "driver/hal.rs",
-                &HalRs {
-                    preamble: emit::PREAMBLE,
-                    name,
-                    crate_name: &crate_name,
-                },
-            )?,
-        });
-        if !out.join("src/lib.rs").exists() {
+    let lib_missing = !out.join("src/lib.rs").exists();
+    match vkgen_root {
+        Some(_) => {
+            if lib_missing {
+                files.push(OutputFile {
+                    path: "src/lib.rs".into(),
+                    contents: render(
+                        "driver/lib_runtime.rs",
+                        &LibRuntimeRs {
+                            name,
+                            type_name: &type_name,
+                        },
+                    )?,
+                });
+            }
+        }
+        None => {
+            let generated = generate(&Options {
+                package: Some(format!("{name}-vk")),
+                ..opts.clone()
+            })?;
+            files.extend(generated.files.into_iter().map(|f| OutputFile {
+                path: format!("vk/{}", f.path),
+                contents: f.contents,
+            }));
             files.push(OutputFile {
-                path: "src/lib.rs".into(),
+                path: "src/hal.rs".into(),
                 contents: render(
-                    "driver/lib.rs",
-                    &LibRs {
+                    "driver/hal.rs",
+                    &HalRs {
+                        preamble: emit::PREAMBLE,
                         name,
                         crate_name: &crate_name,
-                        type_name: &type_name,
                     },
                 )?,
             });
+            if lib_missing {
+                files.push(OutputFile {
+                    path: "src/lib.rs".into(),
+                    contents: render(
+                        "driver/lib.rs",
+                        &LibRs {
+                            name,
+                            crate_name: &crate_name,
+                            type_name: &type_name,
+                        },
+                    )?,
+                });
+            }
         }
     }
+    Ok(files)
+}
+
+/// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
+pub fn driver(opts: &Options, name: &str, out: &Path, vkgen_root: Option<&Path>) -> Result<usize> {
+    let files = driver_files(opts, name, out, vkgen_root)?;
     write(&files, out)?;
     Ok(files.len())
 }

@@ -65,3 +65,31 @@ fn check_reports_stale_files_and_the_fix() {
         "// edited by hand\n"
     );
 }
+
+/// vkgen's reference drivers are `vkgen driver` output (their src/lib.rs, which only picks a
+/// backend, is the hand-written part).
+#[test]
+fn reference_drivers_are_fresh() {
+    for name in ["null", "host"] {
+        let dir = common::workspace().join("runtime/drivers").join(name);
+        let out = Command::new(env!("CARGO_BIN_EXE_vkgen"))
+            .args([
+                "driver",
+                "--check",
+                "--name",
+                name,
+                "--vkgen-root",
+                "../../..",
+                "--out",
+            ])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{} is stale:\n{}\nrun: cargo run -p vkgen -- driver --name {name} --vkgen-root ../../.. --out runtime/drivers/{name}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}

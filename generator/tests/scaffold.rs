@@ -5,6 +5,8 @@ mod common;
 
 use std::process::Command;
 
+use vkgen_tests::env::{in_child, Env};
+
 #[test]
 fn driver_scaffold_builds_and_exports_hal_and_icd() {
     let tmp = tempfile::tempdir().unwrap();
@@ -68,6 +70,43 @@ fn driver_scaffold_builds_and_exports_hal_and_icd() {
             "vk_icdGetPhysicalDeviceProcAddr",
             "vk_icdNegotiateLoaderICDInterfaceVersion"
         ]
+    );
+
+    // The scaffold loads in our loader through the HAL: instance created, no GPUs yet.
+    let loader = common::workspace().join("target/release/libvulkan.so");
+    assert!(
+        loader.is_file(),
+        "{} not built: cargo build --release --workspace",
+        loader.display()
+    );
+    let root = tempfile::tempdir().unwrap();
+    let hw = root.path().join("vendor/lib64/hw");
+    std::fs::create_dir_all(&hw).unwrap();
+    std::os::unix::fs::symlink(&so, hw.join("vulkan.acme.so")).unwrap();
+    let props = root.path().join("build.prop");
+    std::fs::write(&props, "ro.board.platform=acme\n").unwrap();
+    let no_icds = root.path().join("icd.d");
+    std::fs::create_dir_all(&no_icds).unwrap();
+    let env = Env::new()
+        .set("VKGEN_HAL_ROOT", root.path())
+        .set("VKGEN_PROPERTIES", &props)
+        .set("VK_DRIVER_FILES", &no_icds);
+    in_child(
+        "driver_scaffold_builds_and_exports_hal_and_icd",
+        &env,
+        || {
+            let entry = vkgen_tests::require(vkgen_tests::compute::load_entry(&loader));
+            let instance = vkgen_tests::compute::create_instance(&entry, &[], &[])
+                .expect("vkCreateInstance through the scaffold's HAL module");
+            // SAFETY: valid instance, destroyed by its owner.
+            let devices = unsafe { instance.enumerate_physical_devices() }
+                .expect("vkEnumeratePhysicalDevices");
+            assert!(
+                devices.is_empty(),
+                "the scaffold starts with no physical devices"
+            );
+            println!("acme loaded through the HAL: instance created, 0 devices");
+        },
     );
 }
 
