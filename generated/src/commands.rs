@@ -41,1179 +41,1125 @@ pub struct CommandInfo {
     pub slot: Option<usize>,
 }
 impl CommandId {
-    ///`vkCreateInstance`
+    /// `vkCreateInstance`
     pub const CREATE_INSTANCE: CommandId = CommandId(0);
-    ///`vkDestroyInstance`
+    /// `vkDestroyInstance`
     pub const DESTROY_INSTANCE: CommandId = CommandId(1);
-    ///`vkEnumeratePhysicalDevices`
+    /// `vkEnumeratePhysicalDevices`
     pub const ENUMERATE_PHYSICAL_DEVICES: CommandId = CommandId(2);
-    ///`vkGetDeviceProcAddr`
+    /// `vkGetDeviceProcAddr`
     pub const GET_DEVICE_PROC_ADDR: CommandId = CommandId(3);
-    ///`vkGetInstanceProcAddr`
+    /// `vkGetInstanceProcAddr`
     pub const GET_INSTANCE_PROC_ADDR: CommandId = CommandId(4);
-    ///`vkGetPhysicalDeviceProperties`
+    /// `vkGetPhysicalDeviceProperties`
     pub const GET_PHYSICAL_DEVICE_PROPERTIES: CommandId = CommandId(5);
-    ///`vkGetPhysicalDeviceQueueFamilyProperties`
+    /// `vkGetPhysicalDeviceQueueFamilyProperties`
     pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES: CommandId = CommandId(6);
-    ///`vkGetPhysicalDeviceMemoryProperties`
+    /// `vkGetPhysicalDeviceMemoryProperties`
     pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES: CommandId = CommandId(7);
-    ///`vkGetPhysicalDeviceFeatures`
+    /// `vkGetPhysicalDeviceFeatures`
     pub const GET_PHYSICAL_DEVICE_FEATURES: CommandId = CommandId(8);
-    ///`vkGetPhysicalDeviceFormatProperties`
+    /// `vkGetPhysicalDeviceFormatProperties`
     pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES: CommandId = CommandId(9);
-    ///`vkGetPhysicalDeviceImageFormatProperties`
+    /// `vkGetPhysicalDeviceImageFormatProperties`
     pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES: CommandId = CommandId(10);
-    ///`vkCreateDevice`
+    /// `vkCreateDevice`
     pub const CREATE_DEVICE: CommandId = CommandId(11);
-    ///`vkDestroyDevice`
+    /// `vkDestroyDevice`
     pub const DESTROY_DEVICE: CommandId = CommandId(12);
-    ///`vkEnumerateInstanceVersion`
+    /// `vkEnumerateInstanceVersion`
     pub const ENUMERATE_INSTANCE_VERSION: CommandId = CommandId(13);
-    ///`vkEnumerateInstanceLayerProperties`
+    /// `vkEnumerateInstanceLayerProperties`
     pub const ENUMERATE_INSTANCE_LAYER_PROPERTIES: CommandId = CommandId(14);
-    ///`vkEnumerateInstanceExtensionProperties`
+    /// `vkEnumerateInstanceExtensionProperties`
     pub const ENUMERATE_INSTANCE_EXTENSION_PROPERTIES: CommandId = CommandId(15);
-    ///`vkEnumerateDeviceLayerProperties`
+    /// `vkEnumerateDeviceLayerProperties`
     pub const ENUMERATE_DEVICE_LAYER_PROPERTIES: CommandId = CommandId(16);
-    ///`vkEnumerateDeviceExtensionProperties`
+    /// `vkEnumerateDeviceExtensionProperties`
     pub const ENUMERATE_DEVICE_EXTENSION_PROPERTIES: CommandId = CommandId(17);
-    ///`vkGetDeviceQueue`
+    /// `vkGetDeviceQueue`
     pub const GET_DEVICE_QUEUE: CommandId = CommandId(18);
-    ///`vkQueueSubmit`
+    /// `vkQueueSubmit`
     pub const QUEUE_SUBMIT: CommandId = CommandId(19);
-    ///`vkQueueWaitIdle`
+    /// `vkQueueWaitIdle`
     pub const QUEUE_WAIT_IDLE: CommandId = CommandId(20);
-    ///`vkDeviceWaitIdle`
+    /// `vkDeviceWaitIdle`
     pub const DEVICE_WAIT_IDLE: CommandId = CommandId(21);
-    ///`vkAllocateMemory`
+    /// `vkAllocateMemory`
     pub const ALLOCATE_MEMORY: CommandId = CommandId(22);
-    ///`vkFreeMemory`
+    /// `vkFreeMemory`
     pub const FREE_MEMORY: CommandId = CommandId(23);
-    ///`vkMapMemory`
+    /// `vkMapMemory`
     pub const MAP_MEMORY: CommandId = CommandId(24);
-    ///`vkUnmapMemory`
+    /// `vkUnmapMemory`
     pub const UNMAP_MEMORY: CommandId = CommandId(25);
-    ///`vkFlushMappedMemoryRanges`
+    /// `vkFlushMappedMemoryRanges`
     pub const FLUSH_MAPPED_MEMORY_RANGES: CommandId = CommandId(26);
-    ///`vkInvalidateMappedMemoryRanges`
+    /// `vkInvalidateMappedMemoryRanges`
     pub const INVALIDATE_MAPPED_MEMORY_RANGES: CommandId = CommandId(27);
-    ///`vkGetDeviceMemoryCommitment`
+    /// `vkGetDeviceMemoryCommitment`
     pub const GET_DEVICE_MEMORY_COMMITMENT: CommandId = CommandId(28);
-    ///`vkGetBufferMemoryRequirements`
+    /// `vkGetBufferMemoryRequirements`
     pub const GET_BUFFER_MEMORY_REQUIREMENTS: CommandId = CommandId(29);
-    ///`vkBindBufferMemory`
+    /// `vkBindBufferMemory`
     pub const BIND_BUFFER_MEMORY: CommandId = CommandId(30);
-    ///`vkGetImageMemoryRequirements`
+    /// `vkGetImageMemoryRequirements`
     pub const GET_IMAGE_MEMORY_REQUIREMENTS: CommandId = CommandId(31);
-    ///`vkBindImageMemory`
+    /// `vkBindImageMemory`
     pub const BIND_IMAGE_MEMORY: CommandId = CommandId(32);
-    ///`vkGetImageSparseMemoryRequirements`
+    /// `vkGetImageSparseMemoryRequirements`
     pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS: CommandId = CommandId(33);
-    ///`vkGetPhysicalDeviceSparseImageFormatProperties`
-    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES: CommandId = CommandId(
-        34,
-    );
-    ///`vkQueueBindSparse`
+    /// `vkGetPhysicalDeviceSparseImageFormatProperties`
+    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES: CommandId = CommandId(34);
+    /// `vkQueueBindSparse`
     pub const QUEUE_BIND_SPARSE: CommandId = CommandId(35);
-    ///`vkCreateFence`
+    /// `vkCreateFence`
     pub const CREATE_FENCE: CommandId = CommandId(36);
-    ///`vkDestroyFence`
+    /// `vkDestroyFence`
     pub const DESTROY_FENCE: CommandId = CommandId(37);
-    ///`vkResetFences`
+    /// `vkResetFences`
     pub const RESET_FENCES: CommandId = CommandId(38);
-    ///`vkGetFenceStatus`
+    /// `vkGetFenceStatus`
     pub const GET_FENCE_STATUS: CommandId = CommandId(39);
-    ///`vkWaitForFences`
+    /// `vkWaitForFences`
     pub const WAIT_FOR_FENCES: CommandId = CommandId(40);
-    ///`vkCreateSemaphore`
+    /// `vkCreateSemaphore`
     pub const CREATE_SEMAPHORE: CommandId = CommandId(41);
-    ///`vkDestroySemaphore`
+    /// `vkDestroySemaphore`
     pub const DESTROY_SEMAPHORE: CommandId = CommandId(42);
-    ///`vkCreateEvent`
+    /// `vkCreateEvent`
     pub const CREATE_EVENT: CommandId = CommandId(43);
-    ///`vkDestroyEvent`
+    /// `vkDestroyEvent`
     pub const DESTROY_EVENT: CommandId = CommandId(44);
-    ///`vkGetEventStatus`
+    /// `vkGetEventStatus`
     pub const GET_EVENT_STATUS: CommandId = CommandId(45);
-    ///`vkSetEvent`
+    /// `vkSetEvent`
     pub const SET_EVENT: CommandId = CommandId(46);
-    ///`vkResetEvent`
+    /// `vkResetEvent`
     pub const RESET_EVENT: CommandId = CommandId(47);
-    ///`vkCreateQueryPool`
+    /// `vkCreateQueryPool`
     pub const CREATE_QUERY_POOL: CommandId = CommandId(48);
-    ///`vkDestroyQueryPool`
+    /// `vkDestroyQueryPool`
     pub const DESTROY_QUERY_POOL: CommandId = CommandId(49);
-    ///`vkGetQueryPoolResults`
+    /// `vkGetQueryPoolResults`
     pub const GET_QUERY_POOL_RESULTS: CommandId = CommandId(50);
-    ///`vkResetQueryPool`
+    /// `vkResetQueryPool`
     pub const RESET_QUERY_POOL: CommandId = CommandId(51);
-    ///`vkResetQueryPoolEXT`
+    /// `vkResetQueryPoolEXT`
     pub const RESET_QUERY_POOL_EXT: CommandId = CommandId(52);
-    ///`vkCreateBuffer`
+    /// `vkCreateBuffer`
     pub const CREATE_BUFFER: CommandId = CommandId(53);
-    ///`vkDestroyBuffer`
+    /// `vkDestroyBuffer`
     pub const DESTROY_BUFFER: CommandId = CommandId(54);
-    ///`vkCreateBufferView`
+    /// `vkCreateBufferView`
     pub const CREATE_BUFFER_VIEW: CommandId = CommandId(55);
-    ///`vkDestroyBufferView`
+    /// `vkDestroyBufferView`
     pub const DESTROY_BUFFER_VIEW: CommandId = CommandId(56);
-    ///`vkCreateImage`
+    /// `vkCreateImage`
     pub const CREATE_IMAGE: CommandId = CommandId(57);
-    ///`vkDestroyImage`
+    /// `vkDestroyImage`
     pub const DESTROY_IMAGE: CommandId = CommandId(58);
-    ///`vkGetImageSubresourceLayout`
+    /// `vkGetImageSubresourceLayout`
     pub const GET_IMAGE_SUBRESOURCE_LAYOUT: CommandId = CommandId(59);
-    ///`vkCreateImageView`
+    /// `vkCreateImageView`
     pub const CREATE_IMAGE_VIEW: CommandId = CommandId(60);
-    ///`vkDestroyImageView`
+    /// `vkDestroyImageView`
     pub const DESTROY_IMAGE_VIEW: CommandId = CommandId(61);
-    ///`vkCreateShaderModule`
+    /// `vkCreateShaderModule`
     pub const CREATE_SHADER_MODULE: CommandId = CommandId(62);
-    ///`vkDestroyShaderModule`
+    /// `vkDestroyShaderModule`
     pub const DESTROY_SHADER_MODULE: CommandId = CommandId(63);
-    ///`vkCreatePipelineCache`
+    /// `vkCreatePipelineCache`
     pub const CREATE_PIPELINE_CACHE: CommandId = CommandId(64);
-    ///`vkDestroyPipelineCache`
+    /// `vkDestroyPipelineCache`
     pub const DESTROY_PIPELINE_CACHE: CommandId = CommandId(65);
-    ///`vkGetPipelineCacheData`
+    /// `vkGetPipelineCacheData`
     pub const GET_PIPELINE_CACHE_DATA: CommandId = CommandId(66);
-    ///`vkMergePipelineCaches`
+    /// `vkMergePipelineCaches`
     pub const MERGE_PIPELINE_CACHES: CommandId = CommandId(67);
-    ///`vkCreateGraphicsPipelines`
+    /// `vkCreateGraphicsPipelines`
     pub const CREATE_GRAPHICS_PIPELINES: CommandId = CommandId(68);
-    ///`vkCreateComputePipelines`
+    /// `vkCreateComputePipelines`
     pub const CREATE_COMPUTE_PIPELINES: CommandId = CommandId(69);
-    ///`vkDestroyPipeline`
+    /// `vkDestroyPipeline`
     pub const DESTROY_PIPELINE: CommandId = CommandId(70);
-    ///`vkCreatePipelineLayout`
+    /// `vkCreatePipelineLayout`
     pub const CREATE_PIPELINE_LAYOUT: CommandId = CommandId(71);
-    ///`vkDestroyPipelineLayout`
+    /// `vkDestroyPipelineLayout`
     pub const DESTROY_PIPELINE_LAYOUT: CommandId = CommandId(72);
-    ///`vkCreateSampler`
+    /// `vkCreateSampler`
     pub const CREATE_SAMPLER: CommandId = CommandId(73);
-    ///`vkDestroySampler`
+    /// `vkDestroySampler`
     pub const DESTROY_SAMPLER: CommandId = CommandId(74);
-    ///`vkCreateDescriptorSetLayout`
+    /// `vkCreateDescriptorSetLayout`
     pub const CREATE_DESCRIPTOR_SET_LAYOUT: CommandId = CommandId(75);
-    ///`vkDestroyDescriptorSetLayout`
+    /// `vkDestroyDescriptorSetLayout`
     pub const DESTROY_DESCRIPTOR_SET_LAYOUT: CommandId = CommandId(76);
-    ///`vkCreateDescriptorPool`
+    /// `vkCreateDescriptorPool`
     pub const CREATE_DESCRIPTOR_POOL: CommandId = CommandId(77);
-    ///`vkDestroyDescriptorPool`
+    /// `vkDestroyDescriptorPool`
     pub const DESTROY_DESCRIPTOR_POOL: CommandId = CommandId(78);
-    ///`vkResetDescriptorPool`
+    /// `vkResetDescriptorPool`
     pub const RESET_DESCRIPTOR_POOL: CommandId = CommandId(79);
-    ///`vkAllocateDescriptorSets`
+    /// `vkAllocateDescriptorSets`
     pub const ALLOCATE_DESCRIPTOR_SETS: CommandId = CommandId(80);
-    ///`vkFreeDescriptorSets`
+    /// `vkFreeDescriptorSets`
     pub const FREE_DESCRIPTOR_SETS: CommandId = CommandId(81);
-    ///`vkUpdateDescriptorSets`
+    /// `vkUpdateDescriptorSets`
     pub const UPDATE_DESCRIPTOR_SETS: CommandId = CommandId(82);
-    ///`vkCreateFramebuffer`
+    /// `vkCreateFramebuffer`
     pub const CREATE_FRAMEBUFFER: CommandId = CommandId(83);
-    ///`vkDestroyFramebuffer`
+    /// `vkDestroyFramebuffer`
     pub const DESTROY_FRAMEBUFFER: CommandId = CommandId(84);
-    ///`vkCreateRenderPass`
+    /// `vkCreateRenderPass`
     pub const CREATE_RENDER_PASS: CommandId = CommandId(85);
-    ///`vkDestroyRenderPass`
+    /// `vkDestroyRenderPass`
     pub const DESTROY_RENDER_PASS: CommandId = CommandId(86);
-    ///`vkGetRenderAreaGranularity`
+    /// `vkGetRenderAreaGranularity`
     pub const GET_RENDER_AREA_GRANULARITY: CommandId = CommandId(87);
-    ///`vkCreateCommandPool`
+    /// `vkCreateCommandPool`
     pub const CREATE_COMMAND_POOL: CommandId = CommandId(88);
-    ///`vkDestroyCommandPool`
+    /// `vkDestroyCommandPool`
     pub const DESTROY_COMMAND_POOL: CommandId = CommandId(89);
-    ///`vkResetCommandPool`
+    /// `vkResetCommandPool`
     pub const RESET_COMMAND_POOL: CommandId = CommandId(90);
-    ///`vkAllocateCommandBuffers`
+    /// `vkAllocateCommandBuffers`
     pub const ALLOCATE_COMMAND_BUFFERS: CommandId = CommandId(91);
-    ///`vkFreeCommandBuffers`
+    /// `vkFreeCommandBuffers`
     pub const FREE_COMMAND_BUFFERS: CommandId = CommandId(92);
-    ///`vkBeginCommandBuffer`
+    /// `vkBeginCommandBuffer`
     pub const BEGIN_COMMAND_BUFFER: CommandId = CommandId(93);
-    ///`vkEndCommandBuffer`
+    /// `vkEndCommandBuffer`
     pub const END_COMMAND_BUFFER: CommandId = CommandId(94);
-    ///`vkResetCommandBuffer`
+    /// `vkResetCommandBuffer`
     pub const RESET_COMMAND_BUFFER: CommandId = CommandId(95);
-    ///`vkCmdBindPipeline`
+    /// `vkCmdBindPipeline`
     pub const CMD_BIND_PIPELINE: CommandId = CommandId(96);
-    ///`vkCmdSetViewport`
+    /// `vkCmdSetViewport`
     pub const CMD_SET_VIEWPORT: CommandId = CommandId(97);
-    ///`vkCmdSetScissor`
+    /// `vkCmdSetScissor`
     pub const CMD_SET_SCISSOR: CommandId = CommandId(98);
-    ///`vkCmdSetLineWidth`
+    /// `vkCmdSetLineWidth`
     pub const CMD_SET_LINE_WIDTH: CommandId = CommandId(99);
-    ///`vkCmdSetDepthBias`
+    /// `vkCmdSetDepthBias`
     pub const CMD_SET_DEPTH_BIAS: CommandId = CommandId(100);
-    ///`vkCmdSetBlendConstants`
+    /// `vkCmdSetBlendConstants`
     pub const CMD_SET_BLEND_CONSTANTS: CommandId = CommandId(101);
-    ///`vkCmdSetDepthBounds`
+    /// `vkCmdSetDepthBounds`
     pub const CMD_SET_DEPTH_BOUNDS: CommandId = CommandId(102);
-    ///`vkCmdSetStencilCompareMask`
+    /// `vkCmdSetStencilCompareMask`
     pub const CMD_SET_STENCIL_COMPARE_MASK: CommandId = CommandId(103);
-    ///`vkCmdSetStencilWriteMask`
+    /// `vkCmdSetStencilWriteMask`
     pub const CMD_SET_STENCIL_WRITE_MASK: CommandId = CommandId(104);
-    ///`vkCmdSetStencilReference`
+    /// `vkCmdSetStencilReference`
     pub const CMD_SET_STENCIL_REFERENCE: CommandId = CommandId(105);
-    ///`vkCmdBindDescriptorSets`
+    /// `vkCmdBindDescriptorSets`
     pub const CMD_BIND_DESCRIPTOR_SETS: CommandId = CommandId(106);
-    ///`vkCmdBindIndexBuffer`
+    /// `vkCmdBindIndexBuffer`
     pub const CMD_BIND_INDEX_BUFFER: CommandId = CommandId(107);
-    ///`vkCmdBindVertexBuffers`
+    /// `vkCmdBindVertexBuffers`
     pub const CMD_BIND_VERTEX_BUFFERS: CommandId = CommandId(108);
-    ///`vkCmdDraw`
+    /// `vkCmdDraw`
     pub const CMD_DRAW: CommandId = CommandId(109);
-    ///`vkCmdDrawIndexed`
+    /// `vkCmdDrawIndexed`
     pub const CMD_DRAW_INDEXED: CommandId = CommandId(110);
-    ///`vkCmdDrawMultiEXT`
+    /// `vkCmdDrawMultiEXT`
     pub const CMD_DRAW_MULTI_EXT: CommandId = CommandId(111);
-    ///`vkCmdDrawMultiIndexedEXT`
+    /// `vkCmdDrawMultiIndexedEXT`
     pub const CMD_DRAW_MULTI_INDEXED_EXT: CommandId = CommandId(112);
-    ///`vkCmdDrawIndirect`
+    /// `vkCmdDrawIndirect`
     pub const CMD_DRAW_INDIRECT: CommandId = CommandId(113);
-    ///`vkCmdDrawIndexedIndirect`
+    /// `vkCmdDrawIndexedIndirect`
     pub const CMD_DRAW_INDEXED_INDIRECT: CommandId = CommandId(114);
-    ///`vkCmdDispatch`
+    /// `vkCmdDispatch`
     pub const CMD_DISPATCH: CommandId = CommandId(115);
-    ///`vkCmdDispatchIndirect`
+    /// `vkCmdDispatchIndirect`
     pub const CMD_DISPATCH_INDIRECT: CommandId = CommandId(116);
-    ///`vkCmdDrawClusterHUAWEI`
+    /// `vkCmdDrawClusterHUAWEI`
     pub const CMD_DRAW_CLUSTER_HUAWEI: CommandId = CommandId(117);
-    ///`vkCmdDrawClusterIndirectHUAWEI`
+    /// `vkCmdDrawClusterIndirectHUAWEI`
     pub const CMD_DRAW_CLUSTER_INDIRECT_HUAWEI: CommandId = CommandId(118);
-    ///`vkCmdCopyBuffer`
+    /// `vkCmdCopyBuffer`
     pub const CMD_COPY_BUFFER: CommandId = CommandId(119);
-    ///`vkCmdCopyImage`
+    /// `vkCmdCopyImage`
     pub const CMD_COPY_IMAGE: CommandId = CommandId(120);
-    ///`vkCmdBlitImage`
+    /// `vkCmdBlitImage`
     pub const CMD_BLIT_IMAGE: CommandId = CommandId(121);
-    ///`vkCmdCopyBufferToImage`
+    /// `vkCmdCopyBufferToImage`
     pub const CMD_COPY_BUFFER_TO_IMAGE: CommandId = CommandId(122);
-    ///`vkCmdCopyImageToBuffer`
+    /// `vkCmdCopyImageToBuffer`
     pub const CMD_COPY_IMAGE_TO_BUFFER: CommandId = CommandId(123);
-    ///`vkCmdCopyMemoryIndirectNV`
+    /// `vkCmdCopyMemoryIndirectNV`
     pub const CMD_COPY_MEMORY_INDIRECT_NV: CommandId = CommandId(124);
-    ///`vkCmdCopyMemoryToImageIndirectNV`
+    /// `vkCmdCopyMemoryToImageIndirectNV`
     pub const CMD_COPY_MEMORY_TO_IMAGE_INDIRECT_NV: CommandId = CommandId(125);
-    ///`vkCmdUpdateBuffer`
+    /// `vkCmdUpdateBuffer`
     pub const CMD_UPDATE_BUFFER: CommandId = CommandId(126);
-    ///`vkCmdFillBuffer`
+    /// `vkCmdFillBuffer`
     pub const CMD_FILL_BUFFER: CommandId = CommandId(127);
-    ///`vkCmdClearColorImage`
+    /// `vkCmdClearColorImage`
     pub const CMD_CLEAR_COLOR_IMAGE: CommandId = CommandId(128);
-    ///`vkCmdClearDepthStencilImage`
+    /// `vkCmdClearDepthStencilImage`
     pub const CMD_CLEAR_DEPTH_STENCIL_IMAGE: CommandId = CommandId(129);
-    ///`vkCmdClearAttachments`
+    /// `vkCmdClearAttachments`
     pub const CMD_CLEAR_ATTACHMENTS: CommandId = CommandId(130);
-    ///`vkCmdResolveImage`
+    /// `vkCmdResolveImage`
     pub const CMD_RESOLVE_IMAGE: CommandId = CommandId(131);
-    ///`vkCmdSetEvent`
+    /// `vkCmdSetEvent`
     pub const CMD_SET_EVENT: CommandId = CommandId(132);
-    ///`vkCmdResetEvent`
+    /// `vkCmdResetEvent`
     pub const CMD_RESET_EVENT: CommandId = CommandId(133);
-    ///`vkCmdWaitEvents`
+    /// `vkCmdWaitEvents`
     pub const CMD_WAIT_EVENTS: CommandId = CommandId(134);
-    ///`vkCmdPipelineBarrier`
+    /// `vkCmdPipelineBarrier`
     pub const CMD_PIPELINE_BARRIER: CommandId = CommandId(135);
-    ///`vkCmdBeginQuery`
+    /// `vkCmdBeginQuery`
     pub const CMD_BEGIN_QUERY: CommandId = CommandId(136);
-    ///`vkCmdEndQuery`
+    /// `vkCmdEndQuery`
     pub const CMD_END_QUERY: CommandId = CommandId(137);
-    ///`vkCmdBeginConditionalRenderingEXT`
+    /// `vkCmdBeginConditionalRenderingEXT`
     pub const CMD_BEGIN_CONDITIONAL_RENDERING_EXT: CommandId = CommandId(138);
-    ///`vkCmdEndConditionalRenderingEXT`
+    /// `vkCmdEndConditionalRenderingEXT`
     pub const CMD_END_CONDITIONAL_RENDERING_EXT: CommandId = CommandId(139);
-    ///`vkCmdResetQueryPool`
+    /// `vkCmdResetQueryPool`
     pub const CMD_RESET_QUERY_POOL: CommandId = CommandId(140);
-    ///`vkCmdWriteTimestamp`
+    /// `vkCmdWriteTimestamp`
     pub const CMD_WRITE_TIMESTAMP: CommandId = CommandId(141);
-    ///`vkCmdCopyQueryPoolResults`
+    /// `vkCmdCopyQueryPoolResults`
     pub const CMD_COPY_QUERY_POOL_RESULTS: CommandId = CommandId(142);
-    ///`vkCmdPushConstants`
+    /// `vkCmdPushConstants`
     pub const CMD_PUSH_CONSTANTS: CommandId = CommandId(143);
-    ///`vkCmdBeginRenderPass`
+    /// `vkCmdBeginRenderPass`
     pub const CMD_BEGIN_RENDER_PASS: CommandId = CommandId(144);
-    ///`vkCmdNextSubpass`
+    /// `vkCmdNextSubpass`
     pub const CMD_NEXT_SUBPASS: CommandId = CommandId(145);
-    ///`vkCmdEndRenderPass`
+    /// `vkCmdEndRenderPass`
     pub const CMD_END_RENDER_PASS: CommandId = CommandId(146);
-    ///`vkCmdExecuteCommands`
+    /// `vkCmdExecuteCommands`
     pub const CMD_EXECUTE_COMMANDS: CommandId = CommandId(147);
-    ///`vkCreateAndroidSurfaceKHR`
+    /// `vkCreateAndroidSurfaceKHR`
     pub const CREATE_ANDROID_SURFACE_KHR: CommandId = CommandId(148);
-    ///`vkDestroySurfaceKHR`
+    /// `vkDestroySurfaceKHR`
     pub const DESTROY_SURFACE_KHR: CommandId = CommandId(149);
-    ///`vkGetPhysicalDeviceSurfaceSupportKHR`
+    /// `vkGetPhysicalDeviceSurfaceSupportKHR`
     pub const GET_PHYSICAL_DEVICE_SURFACE_SUPPORT_KHR: CommandId = CommandId(150);
-    ///`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`
+    /// `vkGetPhysicalDeviceSurfaceCapabilitiesKHR`
     pub const GET_PHYSICAL_DEVICE_SURFACE_CAPABILITIES_KHR: CommandId = CommandId(151);
-    ///`vkGetPhysicalDeviceSurfaceFormatsKHR`
+    /// `vkGetPhysicalDeviceSurfaceFormatsKHR`
     pub const GET_PHYSICAL_DEVICE_SURFACE_FORMATS_KHR: CommandId = CommandId(152);
-    ///`vkGetPhysicalDeviceSurfacePresentModesKHR`
+    /// `vkGetPhysicalDeviceSurfacePresentModesKHR`
     pub const GET_PHYSICAL_DEVICE_SURFACE_PRESENT_MODES_KHR: CommandId = CommandId(153);
-    ///`vkCreateSwapchainKHR`
+    /// `vkCreateSwapchainKHR`
     pub const CREATE_SWAPCHAIN_KHR: CommandId = CommandId(154);
-    ///`vkDestroySwapchainKHR`
+    /// `vkDestroySwapchainKHR`
     pub const DESTROY_SWAPCHAIN_KHR: CommandId = CommandId(155);
-    ///`vkGetSwapchainImagesKHR`
+    /// `vkGetSwapchainImagesKHR`
     pub const GET_SWAPCHAIN_IMAGES_KHR: CommandId = CommandId(156);
-    ///`vkAcquireNextImageKHR`
+    /// `vkAcquireNextImageKHR`
     pub const ACQUIRE_NEXT_IMAGE_KHR: CommandId = CommandId(157);
-    ///`vkQueuePresentKHR`
+    /// `vkQueuePresentKHR`
     pub const QUEUE_PRESENT_KHR: CommandId = CommandId(158);
-    ///`vkCreateDebugReportCallbackEXT`
+    /// `vkCreateDebugReportCallbackEXT`
     pub const CREATE_DEBUG_REPORT_CALLBACK_EXT: CommandId = CommandId(159);
-    ///`vkDestroyDebugReportCallbackEXT`
+    /// `vkDestroyDebugReportCallbackEXT`
     pub const DESTROY_DEBUG_REPORT_CALLBACK_EXT: CommandId = CommandId(160);
-    ///`vkDebugReportMessageEXT`
+    /// `vkDebugReportMessageEXT`
     pub const DEBUG_REPORT_MESSAGE_EXT: CommandId = CommandId(161);
-    ///`vkDebugMarkerSetObjectNameEXT`
+    /// `vkDebugMarkerSetObjectNameEXT`
     pub const DEBUG_MARKER_SET_OBJECT_NAME_EXT: CommandId = CommandId(162);
-    ///`vkDebugMarkerSetObjectTagEXT`
+    /// `vkDebugMarkerSetObjectTagEXT`
     pub const DEBUG_MARKER_SET_OBJECT_TAG_EXT: CommandId = CommandId(163);
-    ///`vkCmdDebugMarkerBeginEXT`
+    /// `vkCmdDebugMarkerBeginEXT`
     pub const CMD_DEBUG_MARKER_BEGIN_EXT: CommandId = CommandId(164);
-    ///`vkCmdDebugMarkerEndEXT`
+    /// `vkCmdDebugMarkerEndEXT`
     pub const CMD_DEBUG_MARKER_END_EXT: CommandId = CommandId(165);
-    ///`vkCmdDebugMarkerInsertEXT`
+    /// `vkCmdDebugMarkerInsertEXT`
     pub const CMD_DEBUG_MARKER_INSERT_EXT: CommandId = CommandId(166);
-    ///`vkGetPhysicalDeviceExternalImageFormatPropertiesNV`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_PROPERTIES_NV: CommandId = CommandId(
-        167,
-    );
-    ///`vkCmdExecuteGeneratedCommandsNV`
+    /// `vkGetPhysicalDeviceExternalImageFormatPropertiesNV`
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_PROPERTIES_NV: CommandId = CommandId(167);
+    /// `vkCmdExecuteGeneratedCommandsNV`
     pub const CMD_EXECUTE_GENERATED_COMMANDS_NV: CommandId = CommandId(168);
-    ///`vkCmdPreprocessGeneratedCommandsNV`
+    /// `vkCmdPreprocessGeneratedCommandsNV`
     pub const CMD_PREPROCESS_GENERATED_COMMANDS_NV: CommandId = CommandId(169);
-    ///`vkCmdBindPipelineShaderGroupNV`
+    /// `vkCmdBindPipelineShaderGroupNV`
     pub const CMD_BIND_PIPELINE_SHADER_GROUP_NV: CommandId = CommandId(170);
-    ///`vkGetGeneratedCommandsMemoryRequirementsNV`
+    /// `vkGetGeneratedCommandsMemoryRequirementsNV`
     pub const GET_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(171);
-    ///`vkCreateIndirectCommandsLayoutNV`
+    /// `vkCreateIndirectCommandsLayoutNV`
     pub const CREATE_INDIRECT_COMMANDS_LAYOUT_NV: CommandId = CommandId(172);
-    ///`vkDestroyIndirectCommandsLayoutNV`
+    /// `vkDestroyIndirectCommandsLayoutNV`
     pub const DESTROY_INDIRECT_COMMANDS_LAYOUT_NV: CommandId = CommandId(173);
-    ///`vkGetPhysicalDeviceFeatures2`
+    /// `vkGetPhysicalDeviceFeatures2`
     pub const GET_PHYSICAL_DEVICE_FEATURES2: CommandId = CommandId(174);
-    ///`vkGetPhysicalDeviceFeatures2KHR`
+    /// `vkGetPhysicalDeviceFeatures2KHR`
     pub const GET_PHYSICAL_DEVICE_FEATURES2_KHR: CommandId = CommandId(175);
-    ///`vkGetPhysicalDeviceProperties2`
+    /// `vkGetPhysicalDeviceProperties2`
     pub const GET_PHYSICAL_DEVICE_PROPERTIES2: CommandId = CommandId(176);
-    ///`vkGetPhysicalDeviceProperties2KHR`
+    /// `vkGetPhysicalDeviceProperties2KHR`
     pub const GET_PHYSICAL_DEVICE_PROPERTIES2_KHR: CommandId = CommandId(177);
-    ///`vkGetPhysicalDeviceFormatProperties2`
+    /// `vkGetPhysicalDeviceFormatProperties2`
     pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2: CommandId = CommandId(178);
-    ///`vkGetPhysicalDeviceFormatProperties2KHR`
+    /// `vkGetPhysicalDeviceFormatProperties2KHR`
     pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(179);
-    ///`vkGetPhysicalDeviceImageFormatProperties2`
+    /// `vkGetPhysicalDeviceImageFormatProperties2`
     pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(180);
-    ///`vkGetPhysicalDeviceImageFormatProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(
-        181,
-    );
-    ///`vkGetPhysicalDeviceQueueFamilyProperties2`
+    /// `vkGetPhysicalDeviceImageFormatProperties2KHR`
+    pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(181);
+    /// `vkGetPhysicalDeviceQueueFamilyProperties2`
     pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2: CommandId = CommandId(182);
-    ///`vkGetPhysicalDeviceQueueFamilyProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2_KHR: CommandId = CommandId(
-        183,
-    );
-    ///`vkGetPhysicalDeviceMemoryProperties2`
+    /// `vkGetPhysicalDeviceQueueFamilyProperties2KHR`
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2_KHR: CommandId = CommandId(183);
+    /// `vkGetPhysicalDeviceMemoryProperties2`
     pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2: CommandId = CommandId(184);
-    ///`vkGetPhysicalDeviceMemoryProperties2KHR`
+    /// `vkGetPhysicalDeviceMemoryProperties2KHR`
     pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2_KHR: CommandId = CommandId(185);
-    ///`vkGetPhysicalDeviceSparseImageFormatProperties2`
-    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(
-        186,
-    );
-    ///`vkGetPhysicalDeviceSparseImageFormatProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(
-        187,
-    );
-    ///`vkCmdPushDescriptorSetKHR`
+    /// `vkGetPhysicalDeviceSparseImageFormatProperties2`
+    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(186);
+    /// `vkGetPhysicalDeviceSparseImageFormatProperties2KHR`
+    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(187);
+    /// `vkCmdPushDescriptorSetKHR`
     pub const CMD_PUSH_DESCRIPTOR_SET_KHR: CommandId = CommandId(188);
-    ///`vkTrimCommandPool`
+    /// `vkTrimCommandPool`
     pub const TRIM_COMMAND_POOL: CommandId = CommandId(189);
-    ///`vkTrimCommandPoolKHR`
+    /// `vkTrimCommandPoolKHR`
     pub const TRIM_COMMAND_POOL_KHR: CommandId = CommandId(190);
-    ///`vkGetPhysicalDeviceExternalBufferProperties`
+    /// `vkGetPhysicalDeviceExternalBufferProperties`
     pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES: CommandId = CommandId(191);
-    ///`vkGetPhysicalDeviceExternalBufferPropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES_KHR: CommandId = CommandId(
-        192,
-    );
-    ///`vkGetMemoryFdKHR`
+    /// `vkGetPhysicalDeviceExternalBufferPropertiesKHR`
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES_KHR: CommandId = CommandId(192);
+    /// `vkGetMemoryFdKHR`
     pub const GET_MEMORY_FD_KHR: CommandId = CommandId(193);
-    ///`vkGetMemoryFdPropertiesKHR`
+    /// `vkGetMemoryFdPropertiesKHR`
     pub const GET_MEMORY_FD_PROPERTIES_KHR: CommandId = CommandId(194);
-    ///`vkGetMemoryRemoteAddressNV`
+    /// `vkGetMemoryRemoteAddressNV`
     pub const GET_MEMORY_REMOTE_ADDRESS_NV: CommandId = CommandId(195);
-    ///`vkGetPhysicalDeviceExternalSemaphoreProperties`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES: CommandId = CommandId(
-        196,
-    );
-    ///`vkGetPhysicalDeviceExternalSemaphorePropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES_KHR: CommandId = CommandId(
-        197,
-    );
-    ///`vkGetSemaphoreFdKHR`
+    /// `vkGetPhysicalDeviceExternalSemaphoreProperties`
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES: CommandId = CommandId(196);
+    /// `vkGetPhysicalDeviceExternalSemaphorePropertiesKHR`
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES_KHR: CommandId = CommandId(197);
+    /// `vkGetSemaphoreFdKHR`
     pub const GET_SEMAPHORE_FD_KHR: CommandId = CommandId(198);
-    ///`vkImportSemaphoreFdKHR`
+    /// `vkImportSemaphoreFdKHR`
     pub const IMPORT_SEMAPHORE_FD_KHR: CommandId = CommandId(199);
-    ///`vkGetPhysicalDeviceExternalFenceProperties`
+    /// `vkGetPhysicalDeviceExternalFenceProperties`
     pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES: CommandId = CommandId(200);
-    ///`vkGetPhysicalDeviceExternalFencePropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES_KHR: CommandId = CommandId(
-        201,
-    );
-    ///`vkGetFenceFdKHR`
+    /// `vkGetPhysicalDeviceExternalFencePropertiesKHR`
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES_KHR: CommandId = CommandId(201);
+    /// `vkGetFenceFdKHR`
     pub const GET_FENCE_FD_KHR: CommandId = CommandId(202);
-    ///`vkImportFenceFdKHR`
+    /// `vkImportFenceFdKHR`
     pub const IMPORT_FENCE_FD_KHR: CommandId = CommandId(203);
-    ///`vkEnumeratePhysicalDeviceGroups`
+    /// `vkEnumeratePhysicalDeviceGroups`
     pub const ENUMERATE_PHYSICAL_DEVICE_GROUPS: CommandId = CommandId(204);
-    ///`vkEnumeratePhysicalDeviceGroupsKHR`
+    /// `vkEnumeratePhysicalDeviceGroupsKHR`
     pub const ENUMERATE_PHYSICAL_DEVICE_GROUPS_KHR: CommandId = CommandId(205);
-    ///`vkGetDeviceGroupPeerMemoryFeatures`
+    /// `vkGetDeviceGroupPeerMemoryFeatures`
     pub const GET_DEVICE_GROUP_PEER_MEMORY_FEATURES: CommandId = CommandId(206);
-    ///`vkGetDeviceGroupPeerMemoryFeaturesKHR`
+    /// `vkGetDeviceGroupPeerMemoryFeaturesKHR`
     pub const GET_DEVICE_GROUP_PEER_MEMORY_FEATURES_KHR: CommandId = CommandId(207);
-    ///`vkBindBufferMemory2`
+    /// `vkBindBufferMemory2`
     pub const BIND_BUFFER_MEMORY2: CommandId = CommandId(208);
-    ///`vkBindBufferMemory2KHR`
+    /// `vkBindBufferMemory2KHR`
     pub const BIND_BUFFER_MEMORY2_KHR: CommandId = CommandId(209);
-    ///`vkBindImageMemory2`
+    /// `vkBindImageMemory2`
     pub const BIND_IMAGE_MEMORY2: CommandId = CommandId(210);
-    ///`vkBindImageMemory2KHR`
+    /// `vkBindImageMemory2KHR`
     pub const BIND_IMAGE_MEMORY2_KHR: CommandId = CommandId(211);
-    ///`vkCmdSetDeviceMask`
+    /// `vkCmdSetDeviceMask`
     pub const CMD_SET_DEVICE_MASK: CommandId = CommandId(212);
-    ///`vkCmdSetDeviceMaskKHR`
+    /// `vkCmdSetDeviceMaskKHR`
     pub const CMD_SET_DEVICE_MASK_KHR: CommandId = CommandId(213);
-    ///`vkGetDeviceGroupPresentCapabilitiesKHR`
+    /// `vkGetDeviceGroupPresentCapabilitiesKHR`
     pub const GET_DEVICE_GROUP_PRESENT_CAPABILITIES_KHR: CommandId = CommandId(214);
-    ///`vkGetDeviceGroupSurfacePresentModesKHR`
+    /// `vkGetDeviceGroupSurfacePresentModesKHR`
     pub const GET_DEVICE_GROUP_SURFACE_PRESENT_MODES_KHR: CommandId = CommandId(215);
-    ///`vkAcquireNextImage2KHR`
+    /// `vkAcquireNextImage2KHR`
     pub const ACQUIRE_NEXT_IMAGE2_KHR: CommandId = CommandId(216);
-    ///`vkCmdDispatchBase`
+    /// `vkCmdDispatchBase`
     pub const CMD_DISPATCH_BASE: CommandId = CommandId(217);
-    ///`vkCmdDispatchBaseKHR`
+    /// `vkCmdDispatchBaseKHR`
     pub const CMD_DISPATCH_BASE_KHR: CommandId = CommandId(218);
-    ///`vkGetPhysicalDevicePresentRectanglesKHR`
+    /// `vkGetPhysicalDevicePresentRectanglesKHR`
     pub const GET_PHYSICAL_DEVICE_PRESENT_RECTANGLES_KHR: CommandId = CommandId(219);
-    ///`vkCreateDescriptorUpdateTemplate`
+    /// `vkCreateDescriptorUpdateTemplate`
     pub const CREATE_DESCRIPTOR_UPDATE_TEMPLATE: CommandId = CommandId(220);
-    ///`vkCreateDescriptorUpdateTemplateKHR`
+    /// `vkCreateDescriptorUpdateTemplateKHR`
     pub const CREATE_DESCRIPTOR_UPDATE_TEMPLATE_KHR: CommandId = CommandId(221);
-    ///`vkDestroyDescriptorUpdateTemplate`
+    /// `vkDestroyDescriptorUpdateTemplate`
     pub const DESTROY_DESCRIPTOR_UPDATE_TEMPLATE: CommandId = CommandId(222);
-    ///`vkDestroyDescriptorUpdateTemplateKHR`
+    /// `vkDestroyDescriptorUpdateTemplateKHR`
     pub const DESTROY_DESCRIPTOR_UPDATE_TEMPLATE_KHR: CommandId = CommandId(223);
-    ///`vkUpdateDescriptorSetWithTemplate`
+    /// `vkUpdateDescriptorSetWithTemplate`
     pub const UPDATE_DESCRIPTOR_SET_WITH_TEMPLATE: CommandId = CommandId(224);
-    ///`vkUpdateDescriptorSetWithTemplateKHR`
+    /// `vkUpdateDescriptorSetWithTemplateKHR`
     pub const UPDATE_DESCRIPTOR_SET_WITH_TEMPLATE_KHR: CommandId = CommandId(225);
-    ///`vkCmdPushDescriptorSetWithTemplateKHR`
+    /// `vkCmdPushDescriptorSetWithTemplateKHR`
     pub const CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE_KHR: CommandId = CommandId(226);
-    ///`vkSetHdrMetadataEXT`
+    /// `vkSetHdrMetadataEXT`
     pub const SET_HDR_METADATA_EXT: CommandId = CommandId(227);
-    ///`vkGetSwapchainStatusKHR`
+    /// `vkGetSwapchainStatusKHR`
     pub const GET_SWAPCHAIN_STATUS_KHR: CommandId = CommandId(228);
-    ///`vkGetRefreshCycleDurationGOOGLE`
+    /// `vkGetRefreshCycleDurationGOOGLE`
     pub const GET_REFRESH_CYCLE_DURATION_GOOGLE: CommandId = CommandId(229);
-    ///`vkGetPastPresentationTimingGOOGLE`
+    /// `vkGetPastPresentationTimingGOOGLE`
     pub const GET_PAST_PRESENTATION_TIMING_GOOGLE: CommandId = CommandId(230);
-    ///`vkCmdSetViewportWScalingNV`
+    /// `vkCmdSetViewportWScalingNV`
     pub const CMD_SET_VIEWPORT_W_SCALING_NV: CommandId = CommandId(231);
-    ///`vkCmdSetDiscardRectangleEXT`
+    /// `vkCmdSetDiscardRectangleEXT`
     pub const CMD_SET_DISCARD_RECTANGLE_EXT: CommandId = CommandId(232);
-    ///`vkCmdSetSampleLocationsEXT`
+    /// `vkCmdSetSampleLocationsEXT`
     pub const CMD_SET_SAMPLE_LOCATIONS_EXT: CommandId = CommandId(233);
-    ///`vkGetPhysicalDeviceMultisamplePropertiesEXT`
+    /// `vkGetPhysicalDeviceMultisamplePropertiesEXT`
     pub const GET_PHYSICAL_DEVICE_MULTISAMPLE_PROPERTIES_EXT: CommandId = CommandId(234);
-    ///`vkGetPhysicalDeviceSurfaceCapabilities2KHR`
+    /// `vkGetPhysicalDeviceSurfaceCapabilities2KHR`
     pub const GET_PHYSICAL_DEVICE_SURFACE_CAPABILITIES2_KHR: CommandId = CommandId(235);
-    ///`vkGetPhysicalDeviceSurfaceFormats2KHR`
+    /// `vkGetPhysicalDeviceSurfaceFormats2KHR`
     pub const GET_PHYSICAL_DEVICE_SURFACE_FORMATS2_KHR: CommandId = CommandId(236);
-    ///`vkGetBufferMemoryRequirements2`
+    /// `vkGetBufferMemoryRequirements2`
     pub const GET_BUFFER_MEMORY_REQUIREMENTS2: CommandId = CommandId(237);
-    ///`vkGetBufferMemoryRequirements2KHR`
+    /// `vkGetBufferMemoryRequirements2KHR`
     pub const GET_BUFFER_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(238);
-    ///`vkGetImageMemoryRequirements2`
+    /// `vkGetImageMemoryRequirements2`
     pub const GET_IMAGE_MEMORY_REQUIREMENTS2: CommandId = CommandId(239);
-    ///`vkGetImageMemoryRequirements2KHR`
+    /// `vkGetImageMemoryRequirements2KHR`
     pub const GET_IMAGE_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(240);
-    ///`vkGetImageSparseMemoryRequirements2`
+    /// `vkGetImageSparseMemoryRequirements2`
     pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2: CommandId = CommandId(241);
-    ///`vkGetImageSparseMemoryRequirements2KHR`
+    /// `vkGetImageSparseMemoryRequirements2KHR`
     pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(242);
-    ///`vkGetDeviceBufferMemoryRequirements`
+    /// `vkGetDeviceBufferMemoryRequirements`
     pub const GET_DEVICE_BUFFER_MEMORY_REQUIREMENTS: CommandId = CommandId(243);
-    ///`vkGetDeviceBufferMemoryRequirementsKHR`
+    /// `vkGetDeviceBufferMemoryRequirementsKHR`
     pub const GET_DEVICE_BUFFER_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(244);
-    ///`vkGetDeviceImageMemoryRequirements`
+    /// `vkGetDeviceImageMemoryRequirements`
     pub const GET_DEVICE_IMAGE_MEMORY_REQUIREMENTS: CommandId = CommandId(245);
-    ///`vkGetDeviceImageMemoryRequirementsKHR`
+    /// `vkGetDeviceImageMemoryRequirementsKHR`
     pub const GET_DEVICE_IMAGE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(246);
-    ///`vkGetDeviceImageSparseMemoryRequirements`
+    /// `vkGetDeviceImageSparseMemoryRequirements`
     pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS: CommandId = CommandId(247);
-    ///`vkGetDeviceImageSparseMemoryRequirementsKHR`
-    pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(
-        248,
-    );
-    ///`vkCreateSamplerYcbcrConversion`
+    /// `vkGetDeviceImageSparseMemoryRequirementsKHR`
+    pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(248);
+    /// `vkCreateSamplerYcbcrConversion`
     pub const CREATE_SAMPLER_YCBCR_CONVERSION: CommandId = CommandId(249);
-    ///`vkCreateSamplerYcbcrConversionKHR`
+    /// `vkCreateSamplerYcbcrConversionKHR`
     pub const CREATE_SAMPLER_YCBCR_CONVERSION_KHR: CommandId = CommandId(250);
-    ///`vkDestroySamplerYcbcrConversion`
+    /// `vkDestroySamplerYcbcrConversion`
     pub const DESTROY_SAMPLER_YCBCR_CONVERSION: CommandId = CommandId(251);
-    ///`vkDestroySamplerYcbcrConversionKHR`
+    /// `vkDestroySamplerYcbcrConversionKHR`
     pub const DESTROY_SAMPLER_YCBCR_CONVERSION_KHR: CommandId = CommandId(252);
-    ///`vkGetDeviceQueue2`
+    /// `vkGetDeviceQueue2`
     pub const GET_DEVICE_QUEUE2: CommandId = CommandId(253);
-    ///`vkCreateValidationCacheEXT`
+    /// `vkCreateValidationCacheEXT`
     pub const CREATE_VALIDATION_CACHE_EXT: CommandId = CommandId(254);
-    ///`vkDestroyValidationCacheEXT`
+    /// `vkDestroyValidationCacheEXT`
     pub const DESTROY_VALIDATION_CACHE_EXT: CommandId = CommandId(255);
-    ///`vkGetValidationCacheDataEXT`
+    /// `vkGetValidationCacheDataEXT`
     pub const GET_VALIDATION_CACHE_DATA_EXT: CommandId = CommandId(256);
-    ///`vkMergeValidationCachesEXT`
+    /// `vkMergeValidationCachesEXT`
     pub const MERGE_VALIDATION_CACHES_EXT: CommandId = CommandId(257);
-    ///`vkGetDescriptorSetLayoutSupport`
+    /// `vkGetDescriptorSetLayoutSupport`
     pub const GET_DESCRIPTOR_SET_LAYOUT_SUPPORT: CommandId = CommandId(258);
-    ///`vkGetDescriptorSetLayoutSupportKHR`
+    /// `vkGetDescriptorSetLayoutSupportKHR`
     pub const GET_DESCRIPTOR_SET_LAYOUT_SUPPORT_KHR: CommandId = CommandId(259);
-    ///`vkGetSwapchainGrallocUsageANDROID`
+    /// `vkGetSwapchainGrallocUsageANDROID`
     pub const GET_SWAPCHAIN_GRALLOC_USAGE_ANDROID: CommandId = CommandId(260);
-    ///`vkGetSwapchainGrallocUsage2ANDROID`
+    /// `vkGetSwapchainGrallocUsage2ANDROID`
     pub const GET_SWAPCHAIN_GRALLOC_USAGE2_ANDROID: CommandId = CommandId(261);
-    ///`vkAcquireImageANDROID`
+    /// `vkAcquireImageANDROID`
     pub const ACQUIRE_IMAGE_ANDROID: CommandId = CommandId(262);
-    ///`vkQueueSignalReleaseImageANDROID`
+    /// `vkQueueSignalReleaseImageANDROID`
     pub const QUEUE_SIGNAL_RELEASE_IMAGE_ANDROID: CommandId = CommandId(263);
-    ///`vkGetShaderInfoAMD`
+    /// `vkGetShaderInfoAMD`
     pub const GET_SHADER_INFO_AMD: CommandId = CommandId(264);
-    ///`vkSetLocalDimmingAMD`
+    /// `vkSetLocalDimmingAMD`
     pub const SET_LOCAL_DIMMING_AMD: CommandId = CommandId(265);
-    ///`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`
-    pub const GET_PHYSICAL_DEVICE_CALIBRATEABLE_TIME_DOMAINS_EXT: CommandId = CommandId(
-        266,
-    );
-    ///`vkGetCalibratedTimestampsEXT`
+    /// `vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`
+    pub const GET_PHYSICAL_DEVICE_CALIBRATEABLE_TIME_DOMAINS_EXT: CommandId = CommandId(266);
+    /// `vkGetCalibratedTimestampsEXT`
     pub const GET_CALIBRATED_TIMESTAMPS_EXT: CommandId = CommandId(267);
-    ///`vkSetDebugUtilsObjectNameEXT`
+    /// `vkSetDebugUtilsObjectNameEXT`
     pub const SET_DEBUG_UTILS_OBJECT_NAME_EXT: CommandId = CommandId(268);
-    ///`vkSetDebugUtilsObjectTagEXT`
+    /// `vkSetDebugUtilsObjectTagEXT`
     pub const SET_DEBUG_UTILS_OBJECT_TAG_EXT: CommandId = CommandId(269);
-    ///`vkQueueBeginDebugUtilsLabelEXT`
+    /// `vkQueueBeginDebugUtilsLabelEXT`
     pub const QUEUE_BEGIN_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(270);
-    ///`vkQueueEndDebugUtilsLabelEXT`
+    /// `vkQueueEndDebugUtilsLabelEXT`
     pub const QUEUE_END_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(271);
-    ///`vkQueueInsertDebugUtilsLabelEXT`
+    /// `vkQueueInsertDebugUtilsLabelEXT`
     pub const QUEUE_INSERT_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(272);
-    ///`vkCmdBeginDebugUtilsLabelEXT`
+    /// `vkCmdBeginDebugUtilsLabelEXT`
     pub const CMD_BEGIN_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(273);
-    ///`vkCmdEndDebugUtilsLabelEXT`
+    /// `vkCmdEndDebugUtilsLabelEXT`
     pub const CMD_END_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(274);
-    ///`vkCmdInsertDebugUtilsLabelEXT`
+    /// `vkCmdInsertDebugUtilsLabelEXT`
     pub const CMD_INSERT_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(275);
-    ///`vkCreateDebugUtilsMessengerEXT`
+    /// `vkCreateDebugUtilsMessengerEXT`
     pub const CREATE_DEBUG_UTILS_MESSENGER_EXT: CommandId = CommandId(276);
-    ///`vkDestroyDebugUtilsMessengerEXT`
+    /// `vkDestroyDebugUtilsMessengerEXT`
     pub const DESTROY_DEBUG_UTILS_MESSENGER_EXT: CommandId = CommandId(277);
-    ///`vkSubmitDebugUtilsMessageEXT`
+    /// `vkSubmitDebugUtilsMessageEXT`
     pub const SUBMIT_DEBUG_UTILS_MESSAGE_EXT: CommandId = CommandId(278);
-    ///`vkGetMemoryHostPointerPropertiesEXT`
+    /// `vkGetMemoryHostPointerPropertiesEXT`
     pub const GET_MEMORY_HOST_POINTER_PROPERTIES_EXT: CommandId = CommandId(279);
-    ///`vkCmdWriteBufferMarkerAMD`
+    /// `vkCmdWriteBufferMarkerAMD`
     pub const CMD_WRITE_BUFFER_MARKER_AMD: CommandId = CommandId(280);
-    ///`vkCreateRenderPass2`
+    /// `vkCreateRenderPass2`
     pub const CREATE_RENDER_PASS2: CommandId = CommandId(281);
-    ///`vkCreateRenderPass2KHR`
+    /// `vkCreateRenderPass2KHR`
     pub const CREATE_RENDER_PASS2_KHR: CommandId = CommandId(282);
-    ///`vkCmdBeginRenderPass2`
+    /// `vkCmdBeginRenderPass2`
     pub const CMD_BEGIN_RENDER_PASS2: CommandId = CommandId(283);
-    ///`vkCmdBeginRenderPass2KHR`
+    /// `vkCmdBeginRenderPass2KHR`
     pub const CMD_BEGIN_RENDER_PASS2_KHR: CommandId = CommandId(284);
-    ///`vkCmdNextSubpass2`
+    /// `vkCmdNextSubpass2`
     pub const CMD_NEXT_SUBPASS2: CommandId = CommandId(285);
-    ///`vkCmdNextSubpass2KHR`
+    /// `vkCmdNextSubpass2KHR`
     pub const CMD_NEXT_SUBPASS2_KHR: CommandId = CommandId(286);
-    ///`vkCmdEndRenderPass2`
+    /// `vkCmdEndRenderPass2`
     pub const CMD_END_RENDER_PASS2: CommandId = CommandId(287);
-    ///`vkCmdEndRenderPass2KHR`
+    /// `vkCmdEndRenderPass2KHR`
     pub const CMD_END_RENDER_PASS2_KHR: CommandId = CommandId(288);
-    ///`vkGetSemaphoreCounterValue`
+    /// `vkGetSemaphoreCounterValue`
     pub const GET_SEMAPHORE_COUNTER_VALUE: CommandId = CommandId(289);
-    ///`vkGetSemaphoreCounterValueKHR`
+    /// `vkGetSemaphoreCounterValueKHR`
     pub const GET_SEMAPHORE_COUNTER_VALUE_KHR: CommandId = CommandId(290);
-    ///`vkWaitSemaphores`
+    /// `vkWaitSemaphores`
     pub const WAIT_SEMAPHORES: CommandId = CommandId(291);
-    ///`vkWaitSemaphoresKHR`
+    /// `vkWaitSemaphoresKHR`
     pub const WAIT_SEMAPHORES_KHR: CommandId = CommandId(292);
-    ///`vkSignalSemaphore`
+    /// `vkSignalSemaphore`
     pub const SIGNAL_SEMAPHORE: CommandId = CommandId(293);
-    ///`vkSignalSemaphoreKHR`
+    /// `vkSignalSemaphoreKHR`
     pub const SIGNAL_SEMAPHORE_KHR: CommandId = CommandId(294);
-    ///`vkGetAndroidHardwareBufferPropertiesANDROID`
+    /// `vkGetAndroidHardwareBufferPropertiesANDROID`
     pub const GET_ANDROID_HARDWARE_BUFFER_PROPERTIES_ANDROID: CommandId = CommandId(295);
-    ///`vkGetMemoryAndroidHardwareBufferANDROID`
+    /// `vkGetMemoryAndroidHardwareBufferANDROID`
     pub const GET_MEMORY_ANDROID_HARDWARE_BUFFER_ANDROID: CommandId = CommandId(296);
-    ///`vkCmdDrawIndirectCount`
+    /// `vkCmdDrawIndirectCount`
     pub const CMD_DRAW_INDIRECT_COUNT: CommandId = CommandId(297);
-    ///`vkCmdDrawIndirectCountKHR`
+    /// `vkCmdDrawIndirectCountKHR`
     pub const CMD_DRAW_INDIRECT_COUNT_KHR: CommandId = CommandId(298);
-    ///`vkCmdDrawIndirectCountAMD`
+    /// `vkCmdDrawIndirectCountAMD`
     pub const CMD_DRAW_INDIRECT_COUNT_AMD: CommandId = CommandId(299);
-    ///`vkCmdDrawIndexedIndirectCount`
+    /// `vkCmdDrawIndexedIndirectCount`
     pub const CMD_DRAW_INDEXED_INDIRECT_COUNT: CommandId = CommandId(300);
-    ///`vkCmdDrawIndexedIndirectCountKHR`
+    /// `vkCmdDrawIndexedIndirectCountKHR`
     pub const CMD_DRAW_INDEXED_INDIRECT_COUNT_KHR: CommandId = CommandId(301);
-    ///`vkCmdDrawIndexedIndirectCountAMD`
+    /// `vkCmdDrawIndexedIndirectCountAMD`
     pub const CMD_DRAW_INDEXED_INDIRECT_COUNT_AMD: CommandId = CommandId(302);
-    ///`vkCmdSetCheckpointNV`
+    /// `vkCmdSetCheckpointNV`
     pub const CMD_SET_CHECKPOINT_NV: CommandId = CommandId(303);
-    ///`vkGetQueueCheckpointDataNV`
+    /// `vkGetQueueCheckpointDataNV`
     pub const GET_QUEUE_CHECKPOINT_DATA_NV: CommandId = CommandId(304);
-    ///`vkCmdBindTransformFeedbackBuffersEXT`
+    /// `vkCmdBindTransformFeedbackBuffersEXT`
     pub const CMD_BIND_TRANSFORM_FEEDBACK_BUFFERS_EXT: CommandId = CommandId(305);
-    ///`vkCmdBeginTransformFeedbackEXT`
+    /// `vkCmdBeginTransformFeedbackEXT`
     pub const CMD_BEGIN_TRANSFORM_FEEDBACK_EXT: CommandId = CommandId(306);
-    ///`vkCmdEndTransformFeedbackEXT`
+    /// `vkCmdEndTransformFeedbackEXT`
     pub const CMD_END_TRANSFORM_FEEDBACK_EXT: CommandId = CommandId(307);
-    ///`vkCmdBeginQueryIndexedEXT`
+    /// `vkCmdBeginQueryIndexedEXT`
     pub const CMD_BEGIN_QUERY_INDEXED_EXT: CommandId = CommandId(308);
-    ///`vkCmdEndQueryIndexedEXT`
+    /// `vkCmdEndQueryIndexedEXT`
     pub const CMD_END_QUERY_INDEXED_EXT: CommandId = CommandId(309);
-    ///`vkCmdDrawIndirectByteCountEXT`
+    /// `vkCmdDrawIndirectByteCountEXT`
     pub const CMD_DRAW_INDIRECT_BYTE_COUNT_EXT: CommandId = CommandId(310);
-    ///`vkCmdSetExclusiveScissorNV`
+    /// `vkCmdSetExclusiveScissorNV`
     pub const CMD_SET_EXCLUSIVE_SCISSOR_NV: CommandId = CommandId(311);
-    ///`vkCmdBindShadingRateImageNV`
+    /// `vkCmdBindShadingRateImageNV`
     pub const CMD_BIND_SHADING_RATE_IMAGE_NV: CommandId = CommandId(312);
-    ///`vkCmdSetViewportShadingRatePaletteNV`
+    /// `vkCmdSetViewportShadingRatePaletteNV`
     pub const CMD_SET_VIEWPORT_SHADING_RATE_PALETTE_NV: CommandId = CommandId(313);
-    ///`vkCmdSetCoarseSampleOrderNV`
+    /// `vkCmdSetCoarseSampleOrderNV`
     pub const CMD_SET_COARSE_SAMPLE_ORDER_NV: CommandId = CommandId(314);
-    ///`vkCmdDrawMeshTasksNV`
+    /// `vkCmdDrawMeshTasksNV`
     pub const CMD_DRAW_MESH_TASKS_NV: CommandId = CommandId(315);
-    ///`vkCmdDrawMeshTasksIndirectNV`
+    /// `vkCmdDrawMeshTasksIndirectNV`
     pub const CMD_DRAW_MESH_TASKS_INDIRECT_NV: CommandId = CommandId(316);
-    ///`vkCmdDrawMeshTasksIndirectCountNV`
+    /// `vkCmdDrawMeshTasksIndirectCountNV`
     pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT_NV: CommandId = CommandId(317);
-    ///`vkCmdDrawMeshTasksEXT`
+    /// `vkCmdDrawMeshTasksEXT`
     pub const CMD_DRAW_MESH_TASKS_EXT: CommandId = CommandId(318);
-    ///`vkCmdDrawMeshTasksIndirectEXT`
+    /// `vkCmdDrawMeshTasksIndirectEXT`
     pub const CMD_DRAW_MESH_TASKS_INDIRECT_EXT: CommandId = CommandId(319);
-    ///`vkCmdDrawMeshTasksIndirectCountEXT`
+    /// `vkCmdDrawMeshTasksIndirectCountEXT`
     pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT_EXT: CommandId = CommandId(320);
-    ///`vkCompileDeferredNV`
+    /// `vkCompileDeferredNV`
     pub const COMPILE_DEFERRED_NV: CommandId = CommandId(321);
-    ///`vkCreateAccelerationStructureNV`
+    /// `vkCreateAccelerationStructureNV`
     pub const CREATE_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(322);
-    ///`vkCmdBindInvocationMaskHUAWEI`
+    /// `vkCmdBindInvocationMaskHUAWEI`
     pub const CMD_BIND_INVOCATION_MASK_HUAWEI: CommandId = CommandId(323);
-    ///`vkDestroyAccelerationStructureKHR`
+    /// `vkDestroyAccelerationStructureKHR`
     pub const DESTROY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(324);
-    ///`vkDestroyAccelerationStructureNV`
+    /// `vkDestroyAccelerationStructureNV`
     pub const DESTROY_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(325);
-    ///`vkGetAccelerationStructureMemoryRequirementsNV`
-    pub const GET_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(
-        326,
-    );
-    ///`vkBindAccelerationStructureMemoryNV`
+    /// `vkGetAccelerationStructureMemoryRequirementsNV`
+    pub const GET_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(326);
+    /// `vkBindAccelerationStructureMemoryNV`
     pub const BIND_ACCELERATION_STRUCTURE_MEMORY_NV: CommandId = CommandId(327);
-    ///`vkCmdCopyAccelerationStructureNV`
+    /// `vkCmdCopyAccelerationStructureNV`
     pub const CMD_COPY_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(328);
-    ///`vkCmdCopyAccelerationStructureKHR`
+    /// `vkCmdCopyAccelerationStructureKHR`
     pub const CMD_COPY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(329);
-    ///`vkCopyAccelerationStructureKHR`
+    /// `vkCopyAccelerationStructureKHR`
     pub const COPY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(330);
-    ///`vkCmdCopyAccelerationStructureToMemoryKHR`
+    /// `vkCmdCopyAccelerationStructureToMemoryKHR`
     pub const CMD_COPY_ACCELERATION_STRUCTURE_TO_MEMORY_KHR: CommandId = CommandId(331);
-    ///`vkCopyAccelerationStructureToMemoryKHR`
+    /// `vkCopyAccelerationStructureToMemoryKHR`
     pub const COPY_ACCELERATION_STRUCTURE_TO_MEMORY_KHR: CommandId = CommandId(332);
-    ///`vkCmdCopyMemoryToAccelerationStructureKHR`
+    /// `vkCmdCopyMemoryToAccelerationStructureKHR`
     pub const CMD_COPY_MEMORY_TO_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(333);
-    ///`vkCopyMemoryToAccelerationStructureKHR`
+    /// `vkCopyMemoryToAccelerationStructureKHR`
     pub const COPY_MEMORY_TO_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(334);
-    ///`vkCmdWriteAccelerationStructuresPropertiesKHR`
-    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(
-        335,
-    );
-    ///`vkCmdWriteAccelerationStructuresPropertiesNV`
-    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_NV: CommandId = CommandId(
-        336,
-    );
-    ///`vkCmdBuildAccelerationStructureNV`
+    /// `vkCmdWriteAccelerationStructuresPropertiesKHR`
+    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(335);
+    /// `vkCmdWriteAccelerationStructuresPropertiesNV`
+    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_NV: CommandId = CommandId(336);
+    /// `vkCmdBuildAccelerationStructureNV`
     pub const CMD_BUILD_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(337);
-    ///`vkWriteAccelerationStructuresPropertiesKHR`
+    /// `vkWriteAccelerationStructuresPropertiesKHR`
     pub const WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(338);
-    ///`vkCmdTraceRaysKHR`
+    /// `vkCmdTraceRaysKHR`
     pub const CMD_TRACE_RAYS_KHR: CommandId = CommandId(339);
-    ///`vkCmdTraceRaysNV`
+    /// `vkCmdTraceRaysNV`
     pub const CMD_TRACE_RAYS_NV: CommandId = CommandId(340);
-    ///`vkGetRayTracingShaderGroupHandlesKHR`
+    /// `vkGetRayTracingShaderGroupHandlesKHR`
     pub const GET_RAY_TRACING_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(341);
-    ///`vkGetRayTracingShaderGroupHandlesNV`
+    /// `vkGetRayTracingShaderGroupHandlesNV`
     pub const GET_RAY_TRACING_SHADER_GROUP_HANDLES_NV: CommandId = CommandId(342);
-    ///`vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`
-    pub const GET_RAY_TRACING_CAPTURE_REPLAY_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(
-        343,
-    );
-    ///`vkGetAccelerationStructureHandleNV`
+    /// `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`
+    pub const GET_RAY_TRACING_CAPTURE_REPLAY_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(343);
+    /// `vkGetAccelerationStructureHandleNV`
     pub const GET_ACCELERATION_STRUCTURE_HANDLE_NV: CommandId = CommandId(344);
-    ///`vkCreateRayTracingPipelinesNV`
+    /// `vkCreateRayTracingPipelinesNV`
     pub const CREATE_RAY_TRACING_PIPELINES_NV: CommandId = CommandId(345);
-    ///`vkCreateRayTracingPipelinesKHR`
+    /// `vkCreateRayTracingPipelinesKHR`
     pub const CREATE_RAY_TRACING_PIPELINES_KHR: CommandId = CommandId(346);
-    ///`vkCmdTraceRaysIndirectKHR`
+    /// `vkCmdTraceRaysIndirectKHR`
     pub const CMD_TRACE_RAYS_INDIRECT_KHR: CommandId = CommandId(347);
-    ///`vkCmdTraceRaysIndirect2KHR`
+    /// `vkCmdTraceRaysIndirect2KHR`
     pub const CMD_TRACE_RAYS_INDIRECT2_KHR: CommandId = CommandId(348);
-    ///`vkGetDeviceAccelerationStructureCompatibilityKHR`
-    pub const GET_DEVICE_ACCELERATION_STRUCTURE_COMPATIBILITY_KHR: CommandId = CommandId(
-        349,
-    );
-    ///`vkGetRayTracingShaderGroupStackSizeKHR`
+    /// `vkGetDeviceAccelerationStructureCompatibilityKHR`
+    pub const GET_DEVICE_ACCELERATION_STRUCTURE_COMPATIBILITY_KHR: CommandId = CommandId(349);
+    /// `vkGetRayTracingShaderGroupStackSizeKHR`
     pub const GET_RAY_TRACING_SHADER_GROUP_STACK_SIZE_KHR: CommandId = CommandId(350);
-    ///`vkCmdSetRayTracingPipelineStackSizeKHR`
+    /// `vkCmdSetRayTracingPipelineStackSizeKHR`
     pub const CMD_SET_RAY_TRACING_PIPELINE_STACK_SIZE_KHR: CommandId = CommandId(351);
-    ///`vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`
-    pub const ENUMERATE_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_COUNTERS_KHR: CommandId = CommandId(
-        352,
-    );
-    ///`vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`
-    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_PASSES_KHR: CommandId = CommandId(
-        353,
-    );
-    ///`vkAcquireProfilingLockKHR`
+    /// `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`
+    pub const ENUMERATE_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_COUNTERS_KHR: CommandId = CommandId(352);
+    /// `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_PASSES_KHR: CommandId = CommandId(353);
+    /// `vkAcquireProfilingLockKHR`
     pub const ACQUIRE_PROFILING_LOCK_KHR: CommandId = CommandId(354);
-    ///`vkReleaseProfilingLockKHR`
+    /// `vkReleaseProfilingLockKHR`
     pub const RELEASE_PROFILING_LOCK_KHR: CommandId = CommandId(355);
-    ///`vkGetImageDrmFormatModifierPropertiesEXT`
+    /// `vkGetImageDrmFormatModifierPropertiesEXT`
     pub const GET_IMAGE_DRM_FORMAT_MODIFIER_PROPERTIES_EXT: CommandId = CommandId(356);
-    ///`vkGetBufferOpaqueCaptureAddress`
+    /// `vkGetBufferOpaqueCaptureAddress`
     pub const GET_BUFFER_OPAQUE_CAPTURE_ADDRESS: CommandId = CommandId(357);
-    ///`vkGetBufferOpaqueCaptureAddressKHR`
+    /// `vkGetBufferOpaqueCaptureAddressKHR`
     pub const GET_BUFFER_OPAQUE_CAPTURE_ADDRESS_KHR: CommandId = CommandId(358);
-    ///`vkGetBufferDeviceAddress`
+    /// `vkGetBufferDeviceAddress`
     pub const GET_BUFFER_DEVICE_ADDRESS: CommandId = CommandId(359);
-    ///`vkGetBufferDeviceAddressKHR`
+    /// `vkGetBufferDeviceAddressKHR`
     pub const GET_BUFFER_DEVICE_ADDRESS_KHR: CommandId = CommandId(360);
-    ///`vkGetBufferDeviceAddressEXT`
+    /// `vkGetBufferDeviceAddressEXT`
     pub const GET_BUFFER_DEVICE_ADDRESS_EXT: CommandId = CommandId(361);
-    ///`vkInitializePerformanceApiINTEL`
+    /// `vkInitializePerformanceApiINTEL`
     pub const INITIALIZE_PERFORMANCE_API_INTEL: CommandId = CommandId(362);
-    ///`vkUninitializePerformanceApiINTEL`
+    /// `vkUninitializePerformanceApiINTEL`
     pub const UNINITIALIZE_PERFORMANCE_API_INTEL: CommandId = CommandId(363);
-    ///`vkCmdSetPerformanceMarkerINTEL`
+    /// `vkCmdSetPerformanceMarkerINTEL`
     pub const CMD_SET_PERFORMANCE_MARKER_INTEL: CommandId = CommandId(364);
-    ///`vkCmdSetPerformanceStreamMarkerINTEL`
+    /// `vkCmdSetPerformanceStreamMarkerINTEL`
     pub const CMD_SET_PERFORMANCE_STREAM_MARKER_INTEL: CommandId = CommandId(365);
-    ///`vkCmdSetPerformanceOverrideINTEL`
+    /// `vkCmdSetPerformanceOverrideINTEL`
     pub const CMD_SET_PERFORMANCE_OVERRIDE_INTEL: CommandId = CommandId(366);
-    ///`vkAcquirePerformanceConfigurationINTEL`
+    /// `vkAcquirePerformanceConfigurationINTEL`
     pub const ACQUIRE_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(367);
-    ///`vkReleasePerformanceConfigurationINTEL`
+    /// `vkReleasePerformanceConfigurationINTEL`
     pub const RELEASE_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(368);
-    ///`vkQueueSetPerformanceConfigurationINTEL`
+    /// `vkQueueSetPerformanceConfigurationINTEL`
     pub const QUEUE_SET_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(369);
-    ///`vkGetPerformanceParameterINTEL`
+    /// `vkGetPerformanceParameterINTEL`
     pub const GET_PERFORMANCE_PARAMETER_INTEL: CommandId = CommandId(370);
-    ///`vkGetDeviceMemoryOpaqueCaptureAddress`
+    /// `vkGetDeviceMemoryOpaqueCaptureAddress`
     pub const GET_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS: CommandId = CommandId(371);
-    ///`vkGetDeviceMemoryOpaqueCaptureAddressKHR`
+    /// `vkGetDeviceMemoryOpaqueCaptureAddressKHR`
     pub const GET_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_KHR: CommandId = CommandId(372);
-    ///`vkGetPipelineExecutablePropertiesKHR`
+    /// `vkGetPipelineExecutablePropertiesKHR`
     pub const GET_PIPELINE_EXECUTABLE_PROPERTIES_KHR: CommandId = CommandId(373);
-    ///`vkGetPipelineExecutableStatisticsKHR`
+    /// `vkGetPipelineExecutableStatisticsKHR`
     pub const GET_PIPELINE_EXECUTABLE_STATISTICS_KHR: CommandId = CommandId(374);
-    ///`vkGetPipelineExecutableInternalRepresentationsKHR`
-    pub const GET_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATIONS_KHR: CommandId = CommandId(
-        375,
-    );
-    ///`vkCmdSetLineStippleEXT`
+    /// `vkGetPipelineExecutableInternalRepresentationsKHR`
+    pub const GET_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATIONS_KHR: CommandId = CommandId(375);
+    /// `vkCmdSetLineStippleEXT`
     pub const CMD_SET_LINE_STIPPLE_EXT: CommandId = CommandId(376);
-    ///`vkGetPhysicalDeviceToolProperties`
+    /// `vkGetPhysicalDeviceToolProperties`
     pub const GET_PHYSICAL_DEVICE_TOOL_PROPERTIES: CommandId = CommandId(377);
-    ///`vkGetPhysicalDeviceToolPropertiesEXT`
+    /// `vkGetPhysicalDeviceToolPropertiesEXT`
     pub const GET_PHYSICAL_DEVICE_TOOL_PROPERTIES_EXT: CommandId = CommandId(378);
-    ///`vkCreateAccelerationStructureKHR`
+    /// `vkCreateAccelerationStructureKHR`
     pub const CREATE_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(379);
-    ///`vkCmdBuildAccelerationStructuresKHR`
+    /// `vkCmdBuildAccelerationStructuresKHR`
     pub const CMD_BUILD_ACCELERATION_STRUCTURES_KHR: CommandId = CommandId(380);
-    ///`vkCmdBuildAccelerationStructuresIndirectKHR`
+    /// `vkCmdBuildAccelerationStructuresIndirectKHR`
     pub const CMD_BUILD_ACCELERATION_STRUCTURES_INDIRECT_KHR: CommandId = CommandId(381);
-    ///`vkBuildAccelerationStructuresKHR`
+    /// `vkBuildAccelerationStructuresKHR`
     pub const BUILD_ACCELERATION_STRUCTURES_KHR: CommandId = CommandId(382);
-    ///`vkGetAccelerationStructureDeviceAddressKHR`
+    /// `vkGetAccelerationStructureDeviceAddressKHR`
     pub const GET_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_KHR: CommandId = CommandId(383);
-    ///`vkCreateDeferredOperationKHR`
+    /// `vkCreateDeferredOperationKHR`
     pub const CREATE_DEFERRED_OPERATION_KHR: CommandId = CommandId(384);
-    ///`vkDestroyDeferredOperationKHR`
+    /// `vkDestroyDeferredOperationKHR`
     pub const DESTROY_DEFERRED_OPERATION_KHR: CommandId = CommandId(385);
-    ///`vkGetDeferredOperationMaxConcurrencyKHR`
+    /// `vkGetDeferredOperationMaxConcurrencyKHR`
     pub const GET_DEFERRED_OPERATION_MAX_CONCURRENCY_KHR: CommandId = CommandId(386);
-    ///`vkGetDeferredOperationResultKHR`
+    /// `vkGetDeferredOperationResultKHR`
     pub const GET_DEFERRED_OPERATION_RESULT_KHR: CommandId = CommandId(387);
-    ///`vkDeferredOperationJoinKHR`
+    /// `vkDeferredOperationJoinKHR`
     pub const DEFERRED_OPERATION_JOIN_KHR: CommandId = CommandId(388);
-    ///`vkCmdSetCullMode`
+    /// `vkCmdSetCullMode`
     pub const CMD_SET_CULL_MODE: CommandId = CommandId(389);
-    ///`vkCmdSetCullModeEXT`
+    /// `vkCmdSetCullModeEXT`
     pub const CMD_SET_CULL_MODE_EXT: CommandId = CommandId(390);
-    ///`vkCmdSetFrontFace`
+    /// `vkCmdSetFrontFace`
     pub const CMD_SET_FRONT_FACE: CommandId = CommandId(391);
-    ///`vkCmdSetFrontFaceEXT`
+    /// `vkCmdSetFrontFaceEXT`
     pub const CMD_SET_FRONT_FACE_EXT: CommandId = CommandId(392);
-    ///`vkCmdSetPrimitiveTopology`
+    /// `vkCmdSetPrimitiveTopology`
     pub const CMD_SET_PRIMITIVE_TOPOLOGY: CommandId = CommandId(393);
-    ///`vkCmdSetPrimitiveTopologyEXT`
+    /// `vkCmdSetPrimitiveTopologyEXT`
     pub const CMD_SET_PRIMITIVE_TOPOLOGY_EXT: CommandId = CommandId(394);
-    ///`vkCmdSetViewportWithCount`
+    /// `vkCmdSetViewportWithCount`
     pub const CMD_SET_VIEWPORT_WITH_COUNT: CommandId = CommandId(395);
-    ///`vkCmdSetViewportWithCountEXT`
+    /// `vkCmdSetViewportWithCountEXT`
     pub const CMD_SET_VIEWPORT_WITH_COUNT_EXT: CommandId = CommandId(396);
-    ///`vkCmdSetScissorWithCount`
+    /// `vkCmdSetScissorWithCount`
     pub const CMD_SET_SCISSOR_WITH_COUNT: CommandId = CommandId(397);
-    ///`vkCmdSetScissorWithCountEXT`
+    /// `vkCmdSetScissorWithCountEXT`
     pub const CMD_SET_SCISSOR_WITH_COUNT_EXT: CommandId = CommandId(398);
-    ///`vkCmdBindVertexBuffers2`
+    /// `vkCmdBindVertexBuffers2`
     pub const CMD_BIND_VERTEX_BUFFERS2: CommandId = CommandId(399);
-    ///`vkCmdBindVertexBuffers2EXT`
+    /// `vkCmdBindVertexBuffers2EXT`
     pub const CMD_BIND_VERTEX_BUFFERS2_EXT: CommandId = CommandId(400);
-    ///`vkCmdSetDepthTestEnable`
+    /// `vkCmdSetDepthTestEnable`
     pub const CMD_SET_DEPTH_TEST_ENABLE: CommandId = CommandId(401);
-    ///`vkCmdSetDepthTestEnableEXT`
+    /// `vkCmdSetDepthTestEnableEXT`
     pub const CMD_SET_DEPTH_TEST_ENABLE_EXT: CommandId = CommandId(402);
-    ///`vkCmdSetDepthWriteEnable`
+    /// `vkCmdSetDepthWriteEnable`
     pub const CMD_SET_DEPTH_WRITE_ENABLE: CommandId = CommandId(403);
-    ///`vkCmdSetDepthWriteEnableEXT`
+    /// `vkCmdSetDepthWriteEnableEXT`
     pub const CMD_SET_DEPTH_WRITE_ENABLE_EXT: CommandId = CommandId(404);
-    ///`vkCmdSetDepthCompareOp`
+    /// `vkCmdSetDepthCompareOp`
     pub const CMD_SET_DEPTH_COMPARE_OP: CommandId = CommandId(405);
-    ///`vkCmdSetDepthCompareOpEXT`
+    /// `vkCmdSetDepthCompareOpEXT`
     pub const CMD_SET_DEPTH_COMPARE_OP_EXT: CommandId = CommandId(406);
-    ///`vkCmdSetDepthBoundsTestEnable`
+    /// `vkCmdSetDepthBoundsTestEnable`
     pub const CMD_SET_DEPTH_BOUNDS_TEST_ENABLE: CommandId = CommandId(407);
-    ///`vkCmdSetDepthBoundsTestEnableEXT`
+    /// `vkCmdSetDepthBoundsTestEnableEXT`
     pub const CMD_SET_DEPTH_BOUNDS_TEST_ENABLE_EXT: CommandId = CommandId(408);
-    ///`vkCmdSetStencilTestEnable`
+    /// `vkCmdSetStencilTestEnable`
     pub const CMD_SET_STENCIL_TEST_ENABLE: CommandId = CommandId(409);
-    ///`vkCmdSetStencilTestEnableEXT`
+    /// `vkCmdSetStencilTestEnableEXT`
     pub const CMD_SET_STENCIL_TEST_ENABLE_EXT: CommandId = CommandId(410);
-    ///`vkCmdSetStencilOp`
+    /// `vkCmdSetStencilOp`
     pub const CMD_SET_STENCIL_OP: CommandId = CommandId(411);
-    ///`vkCmdSetStencilOpEXT`
+    /// `vkCmdSetStencilOpEXT`
     pub const CMD_SET_STENCIL_OP_EXT: CommandId = CommandId(412);
-    ///`vkCmdSetPatchControlPointsEXT`
+    /// `vkCmdSetPatchControlPointsEXT`
     pub const CMD_SET_PATCH_CONTROL_POINTS_EXT: CommandId = CommandId(413);
-    ///`vkCmdSetRasterizerDiscardEnable`
+    /// `vkCmdSetRasterizerDiscardEnable`
     pub const CMD_SET_RASTERIZER_DISCARD_ENABLE: CommandId = CommandId(414);
-    ///`vkCmdSetRasterizerDiscardEnableEXT`
+    /// `vkCmdSetRasterizerDiscardEnableEXT`
     pub const CMD_SET_RASTERIZER_DISCARD_ENABLE_EXT: CommandId = CommandId(415);
-    ///`vkCmdSetDepthBiasEnable`
+    /// `vkCmdSetDepthBiasEnable`
     pub const CMD_SET_DEPTH_BIAS_ENABLE: CommandId = CommandId(416);
-    ///`vkCmdSetDepthBiasEnableEXT`
+    /// `vkCmdSetDepthBiasEnableEXT`
     pub const CMD_SET_DEPTH_BIAS_ENABLE_EXT: CommandId = CommandId(417);
-    ///`vkCmdSetLogicOpEXT`
+    /// `vkCmdSetLogicOpEXT`
     pub const CMD_SET_LOGIC_OP_EXT: CommandId = CommandId(418);
-    ///`vkCmdSetPrimitiveRestartEnable`
+    /// `vkCmdSetPrimitiveRestartEnable`
     pub const CMD_SET_PRIMITIVE_RESTART_ENABLE: CommandId = CommandId(419);
-    ///`vkCmdSetPrimitiveRestartEnableEXT`
+    /// `vkCmdSetPrimitiveRestartEnableEXT`
     pub const CMD_SET_PRIMITIVE_RESTART_ENABLE_EXT: CommandId = CommandId(420);
-    ///`vkCmdSetTessellationDomainOriginEXT`
+    /// `vkCmdSetTessellationDomainOriginEXT`
     pub const CMD_SET_TESSELLATION_DOMAIN_ORIGIN_EXT: CommandId = CommandId(421);
-    ///`vkCmdSetDepthClampEnableEXT`
+    /// `vkCmdSetDepthClampEnableEXT`
     pub const CMD_SET_DEPTH_CLAMP_ENABLE_EXT: CommandId = CommandId(422);
-    ///`vkCmdSetPolygonModeEXT`
+    /// `vkCmdSetPolygonModeEXT`
     pub const CMD_SET_POLYGON_MODE_EXT: CommandId = CommandId(423);
-    ///`vkCmdSetRasterizationSamplesEXT`
+    /// `vkCmdSetRasterizationSamplesEXT`
     pub const CMD_SET_RASTERIZATION_SAMPLES_EXT: CommandId = CommandId(424);
-    ///`vkCmdSetSampleMaskEXT`
+    /// `vkCmdSetSampleMaskEXT`
     pub const CMD_SET_SAMPLE_MASK_EXT: CommandId = CommandId(425);
-    ///`vkCmdSetAlphaToCoverageEnableEXT`
+    /// `vkCmdSetAlphaToCoverageEnableEXT`
     pub const CMD_SET_ALPHA_TO_COVERAGE_ENABLE_EXT: CommandId = CommandId(426);
-    ///`vkCmdSetAlphaToOneEnableEXT`
+    /// `vkCmdSetAlphaToOneEnableEXT`
     pub const CMD_SET_ALPHA_TO_ONE_ENABLE_EXT: CommandId = CommandId(427);
-    ///`vkCmdSetLogicOpEnableEXT`
+    /// `vkCmdSetLogicOpEnableEXT`
     pub const CMD_SET_LOGIC_OP_ENABLE_EXT: CommandId = CommandId(428);
-    ///`vkCmdSetColorBlendEnableEXT`
+    /// `vkCmdSetColorBlendEnableEXT`
     pub const CMD_SET_COLOR_BLEND_ENABLE_EXT: CommandId = CommandId(429);
-    ///`vkCmdSetColorBlendEquationEXT`
+    /// `vkCmdSetColorBlendEquationEXT`
     pub const CMD_SET_COLOR_BLEND_EQUATION_EXT: CommandId = CommandId(430);
-    ///`vkCmdSetColorWriteMaskEXT`
+    /// `vkCmdSetColorWriteMaskEXT`
     pub const CMD_SET_COLOR_WRITE_MASK_EXT: CommandId = CommandId(431);
-    ///`vkCmdSetRasterizationStreamEXT`
+    /// `vkCmdSetRasterizationStreamEXT`
     pub const CMD_SET_RASTERIZATION_STREAM_EXT: CommandId = CommandId(432);
-    ///`vkCmdSetConservativeRasterizationModeEXT`
+    /// `vkCmdSetConservativeRasterizationModeEXT`
     pub const CMD_SET_CONSERVATIVE_RASTERIZATION_MODE_EXT: CommandId = CommandId(433);
-    ///`vkCmdSetExtraPrimitiveOverestimationSizeEXT`
-    pub const CMD_SET_EXTRA_PRIMITIVE_OVERESTIMATION_SIZE_EXT: CommandId = CommandId(
-        434,
-    );
-    ///`vkCmdSetDepthClipEnableEXT`
+    /// `vkCmdSetExtraPrimitiveOverestimationSizeEXT`
+    pub const CMD_SET_EXTRA_PRIMITIVE_OVERESTIMATION_SIZE_EXT: CommandId = CommandId(434);
+    /// `vkCmdSetDepthClipEnableEXT`
     pub const CMD_SET_DEPTH_CLIP_ENABLE_EXT: CommandId = CommandId(435);
-    ///`vkCmdSetSampleLocationsEnableEXT`
+    /// `vkCmdSetSampleLocationsEnableEXT`
     pub const CMD_SET_SAMPLE_LOCATIONS_ENABLE_EXT: CommandId = CommandId(436);
-    ///`vkCmdSetColorBlendAdvancedEXT`
+    /// `vkCmdSetColorBlendAdvancedEXT`
     pub const CMD_SET_COLOR_BLEND_ADVANCED_EXT: CommandId = CommandId(437);
-    ///`vkCmdSetProvokingVertexModeEXT`
+    /// `vkCmdSetProvokingVertexModeEXT`
     pub const CMD_SET_PROVOKING_VERTEX_MODE_EXT: CommandId = CommandId(438);
-    ///`vkCmdSetLineRasterizationModeEXT`
+    /// `vkCmdSetLineRasterizationModeEXT`
     pub const CMD_SET_LINE_RASTERIZATION_MODE_EXT: CommandId = CommandId(439);
-    ///`vkCmdSetLineStippleEnableEXT`
+    /// `vkCmdSetLineStippleEnableEXT`
     pub const CMD_SET_LINE_STIPPLE_ENABLE_EXT: CommandId = CommandId(440);
-    ///`vkCmdSetDepthClipNegativeOneToOneEXT`
+    /// `vkCmdSetDepthClipNegativeOneToOneEXT`
     pub const CMD_SET_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT: CommandId = CommandId(441);
-    ///`vkCmdSetViewportWScalingEnableNV`
+    /// `vkCmdSetViewportWScalingEnableNV`
     pub const CMD_SET_VIEWPORT_W_SCALING_ENABLE_NV: CommandId = CommandId(442);
-    ///`vkCmdSetViewportSwizzleNV`
+    /// `vkCmdSetViewportSwizzleNV`
     pub const CMD_SET_VIEWPORT_SWIZZLE_NV: CommandId = CommandId(443);
-    ///`vkCmdSetCoverageToColorEnableNV`
+    /// `vkCmdSetCoverageToColorEnableNV`
     pub const CMD_SET_COVERAGE_TO_COLOR_ENABLE_NV: CommandId = CommandId(444);
-    ///`vkCmdSetCoverageToColorLocationNV`
+    /// `vkCmdSetCoverageToColorLocationNV`
     pub const CMD_SET_COVERAGE_TO_COLOR_LOCATION_NV: CommandId = CommandId(445);
-    ///`vkCmdSetCoverageModulationModeNV`
+    /// `vkCmdSetCoverageModulationModeNV`
     pub const CMD_SET_COVERAGE_MODULATION_MODE_NV: CommandId = CommandId(446);
-    ///`vkCmdSetCoverageModulationTableEnableNV`
+    /// `vkCmdSetCoverageModulationTableEnableNV`
     pub const CMD_SET_COVERAGE_MODULATION_TABLE_ENABLE_NV: CommandId = CommandId(447);
-    ///`vkCmdSetCoverageModulationTableNV`
+    /// `vkCmdSetCoverageModulationTableNV`
     pub const CMD_SET_COVERAGE_MODULATION_TABLE_NV: CommandId = CommandId(448);
-    ///`vkCmdSetShadingRateImageEnableNV`
+    /// `vkCmdSetShadingRateImageEnableNV`
     pub const CMD_SET_SHADING_RATE_IMAGE_ENABLE_NV: CommandId = CommandId(449);
-    ///`vkCmdSetCoverageReductionModeNV`
+    /// `vkCmdSetCoverageReductionModeNV`
     pub const CMD_SET_COVERAGE_REDUCTION_MODE_NV: CommandId = CommandId(450);
-    ///`vkCmdSetRepresentativeFragmentTestEnableNV`
+    /// `vkCmdSetRepresentativeFragmentTestEnableNV`
     pub const CMD_SET_REPRESENTATIVE_FRAGMENT_TEST_ENABLE_NV: CommandId = CommandId(451);
-    ///`vkCreatePrivateDataSlot`
+    /// `vkCreatePrivateDataSlot`
     pub const CREATE_PRIVATE_DATA_SLOT: CommandId = CommandId(452);
-    ///`vkCreatePrivateDataSlotEXT`
+    /// `vkCreatePrivateDataSlotEXT`
     pub const CREATE_PRIVATE_DATA_SLOT_EXT: CommandId = CommandId(453);
-    ///`vkDestroyPrivateDataSlot`
+    /// `vkDestroyPrivateDataSlot`
     pub const DESTROY_PRIVATE_DATA_SLOT: CommandId = CommandId(454);
-    ///`vkDestroyPrivateDataSlotEXT`
+    /// `vkDestroyPrivateDataSlotEXT`
     pub const DESTROY_PRIVATE_DATA_SLOT_EXT: CommandId = CommandId(455);
-    ///`vkSetPrivateData`
+    /// `vkSetPrivateData`
     pub const SET_PRIVATE_DATA: CommandId = CommandId(456);
-    ///`vkSetPrivateDataEXT`
+    /// `vkSetPrivateDataEXT`
     pub const SET_PRIVATE_DATA_EXT: CommandId = CommandId(457);
-    ///`vkGetPrivateData`
+    /// `vkGetPrivateData`
     pub const GET_PRIVATE_DATA: CommandId = CommandId(458);
-    ///`vkGetPrivateDataEXT`
+    /// `vkGetPrivateDataEXT`
     pub const GET_PRIVATE_DATA_EXT: CommandId = CommandId(459);
-    ///`vkCmdCopyBuffer2`
+    /// `vkCmdCopyBuffer2`
     pub const CMD_COPY_BUFFER2: CommandId = CommandId(460);
-    ///`vkCmdCopyBuffer2KHR`
+    /// `vkCmdCopyBuffer2KHR`
     pub const CMD_COPY_BUFFER2_KHR: CommandId = CommandId(461);
-    ///`vkCmdCopyImage2`
+    /// `vkCmdCopyImage2`
     pub const CMD_COPY_IMAGE2: CommandId = CommandId(462);
-    ///`vkCmdCopyImage2KHR`
+    /// `vkCmdCopyImage2KHR`
     pub const CMD_COPY_IMAGE2_KHR: CommandId = CommandId(463);
-    ///`vkCmdBlitImage2`
+    /// `vkCmdBlitImage2`
     pub const CMD_BLIT_IMAGE2: CommandId = CommandId(464);
-    ///`vkCmdBlitImage2KHR`
+    /// `vkCmdBlitImage2KHR`
     pub const CMD_BLIT_IMAGE2_KHR: CommandId = CommandId(465);
-    ///`vkCmdCopyBufferToImage2`
+    /// `vkCmdCopyBufferToImage2`
     pub const CMD_COPY_BUFFER_TO_IMAGE2: CommandId = CommandId(466);
-    ///`vkCmdCopyBufferToImage2KHR`
+    /// `vkCmdCopyBufferToImage2KHR`
     pub const CMD_COPY_BUFFER_TO_IMAGE2_KHR: CommandId = CommandId(467);
-    ///`vkCmdCopyImageToBuffer2`
+    /// `vkCmdCopyImageToBuffer2`
     pub const CMD_COPY_IMAGE_TO_BUFFER2: CommandId = CommandId(468);
-    ///`vkCmdCopyImageToBuffer2KHR`
+    /// `vkCmdCopyImageToBuffer2KHR`
     pub const CMD_COPY_IMAGE_TO_BUFFER2_KHR: CommandId = CommandId(469);
-    ///`vkCmdResolveImage2`
+    /// `vkCmdResolveImage2`
     pub const CMD_RESOLVE_IMAGE2: CommandId = CommandId(470);
-    ///`vkCmdResolveImage2KHR`
+    /// `vkCmdResolveImage2KHR`
     pub const CMD_RESOLVE_IMAGE2_KHR: CommandId = CommandId(471);
-    ///`vkCmdSetFragmentShadingRateKHR`
+    /// `vkCmdSetFragmentShadingRateKHR`
     pub const CMD_SET_FRAGMENT_SHADING_RATE_KHR: CommandId = CommandId(472);
-    ///`vkGetPhysicalDeviceFragmentShadingRatesKHR`
+    /// `vkGetPhysicalDeviceFragmentShadingRatesKHR`
     pub const GET_PHYSICAL_DEVICE_FRAGMENT_SHADING_RATES_KHR: CommandId = CommandId(473);
-    ///`vkCmdSetFragmentShadingRateEnumNV`
+    /// `vkCmdSetFragmentShadingRateEnumNV`
     pub const CMD_SET_FRAGMENT_SHADING_RATE_ENUM_NV: CommandId = CommandId(474);
-    ///`vkGetAccelerationStructureBuildSizesKHR`
+    /// `vkGetAccelerationStructureBuildSizesKHR`
     pub const GET_ACCELERATION_STRUCTURE_BUILD_SIZES_KHR: CommandId = CommandId(475);
-    ///`vkCmdSetVertexInputEXT`
+    /// `vkCmdSetVertexInputEXT`
     pub const CMD_SET_VERTEX_INPUT_EXT: CommandId = CommandId(476);
-    ///`vkCmdSetColorWriteEnableEXT`
+    /// `vkCmdSetColorWriteEnableEXT`
     pub const CMD_SET_COLOR_WRITE_ENABLE_EXT: CommandId = CommandId(477);
-    ///`vkCmdSetEvent2`
+    /// `vkCmdSetEvent2`
     pub const CMD_SET_EVENT2: CommandId = CommandId(478);
-    ///`vkCmdSetEvent2KHR`
+    /// `vkCmdSetEvent2KHR`
     pub const CMD_SET_EVENT2_KHR: CommandId = CommandId(479);
-    ///`vkCmdResetEvent2`
+    /// `vkCmdResetEvent2`
     pub const CMD_RESET_EVENT2: CommandId = CommandId(480);
-    ///`vkCmdResetEvent2KHR`
+    /// `vkCmdResetEvent2KHR`
     pub const CMD_RESET_EVENT2_KHR: CommandId = CommandId(481);
-    ///`vkCmdWaitEvents2`
+    /// `vkCmdWaitEvents2`
     pub const CMD_WAIT_EVENTS2: CommandId = CommandId(482);
-    ///`vkCmdWaitEvents2KHR`
+    /// `vkCmdWaitEvents2KHR`
     pub const CMD_WAIT_EVENTS2_KHR: CommandId = CommandId(483);
-    ///`vkCmdPipelineBarrier2`
+    /// `vkCmdPipelineBarrier2`
     pub const CMD_PIPELINE_BARRIER2: CommandId = CommandId(484);
-    ///`vkCmdPipelineBarrier2KHR`
+    /// `vkCmdPipelineBarrier2KHR`
     pub const CMD_PIPELINE_BARRIER2_KHR: CommandId = CommandId(485);
-    ///`vkQueueSubmit2`
+    /// `vkQueueSubmit2`
     pub const QUEUE_SUBMIT2: CommandId = CommandId(486);
-    ///`vkQueueSubmit2KHR`
+    /// `vkQueueSubmit2KHR`
     pub const QUEUE_SUBMIT2_KHR: CommandId = CommandId(487);
-    ///`vkCmdWriteTimestamp2`
+    /// `vkCmdWriteTimestamp2`
     pub const CMD_WRITE_TIMESTAMP2: CommandId = CommandId(488);
-    ///`vkCmdWriteTimestamp2KHR`
+    /// `vkCmdWriteTimestamp2KHR`
     pub const CMD_WRITE_TIMESTAMP2_KHR: CommandId = CommandId(489);
-    ///`vkCmdWriteBufferMarker2AMD`
+    /// `vkCmdWriteBufferMarker2AMD`
     pub const CMD_WRITE_BUFFER_MARKER2_AMD: CommandId = CommandId(490);
-    ///`vkGetQueueCheckpointData2NV`
+    /// `vkGetQueueCheckpointData2NV`
     pub const GET_QUEUE_CHECKPOINT_DATA2_NV: CommandId = CommandId(491);
-    ///`vkGetPhysicalDeviceVideoCapabilitiesKHR`
+    /// `vkGetPhysicalDeviceVideoCapabilitiesKHR`
     pub const GET_PHYSICAL_DEVICE_VIDEO_CAPABILITIES_KHR: CommandId = CommandId(492);
-    ///`vkGetPhysicalDeviceVideoFormatPropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_VIDEO_FORMAT_PROPERTIES_KHR: CommandId = CommandId(
-        493,
-    );
-    ///`vkCreateVideoSessionKHR`
+    /// `vkGetPhysicalDeviceVideoFormatPropertiesKHR`
+    pub const GET_PHYSICAL_DEVICE_VIDEO_FORMAT_PROPERTIES_KHR: CommandId = CommandId(493);
+    /// `vkCreateVideoSessionKHR`
     pub const CREATE_VIDEO_SESSION_KHR: CommandId = CommandId(494);
-    ///`vkDestroyVideoSessionKHR`
+    /// `vkDestroyVideoSessionKHR`
     pub const DESTROY_VIDEO_SESSION_KHR: CommandId = CommandId(495);
-    ///`vkCreateVideoSessionParametersKHR`
+    /// `vkCreateVideoSessionParametersKHR`
     pub const CREATE_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(496);
-    ///`vkUpdateVideoSessionParametersKHR`
+    /// `vkUpdateVideoSessionParametersKHR`
     pub const UPDATE_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(497);
-    ///`vkDestroyVideoSessionParametersKHR`
+    /// `vkDestroyVideoSessionParametersKHR`
     pub const DESTROY_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(498);
-    ///`vkGetVideoSessionMemoryRequirementsKHR`
+    /// `vkGetVideoSessionMemoryRequirementsKHR`
     pub const GET_VIDEO_SESSION_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(499);
-    ///`vkBindVideoSessionMemoryKHR`
+    /// `vkBindVideoSessionMemoryKHR`
     pub const BIND_VIDEO_SESSION_MEMORY_KHR: CommandId = CommandId(500);
-    ///`vkCmdDecodeVideoKHR`
+    /// `vkCmdDecodeVideoKHR`
     pub const CMD_DECODE_VIDEO_KHR: CommandId = CommandId(501);
-    ///`vkCmdBeginVideoCodingKHR`
+    /// `vkCmdBeginVideoCodingKHR`
     pub const CMD_BEGIN_VIDEO_CODING_KHR: CommandId = CommandId(502);
-    ///`vkCmdControlVideoCodingKHR`
+    /// `vkCmdControlVideoCodingKHR`
     pub const CMD_CONTROL_VIDEO_CODING_KHR: CommandId = CommandId(503);
-    ///`vkCmdEndVideoCodingKHR`
+    /// `vkCmdEndVideoCodingKHR`
     pub const CMD_END_VIDEO_CODING_KHR: CommandId = CommandId(504);
-    ///`vkCmdDecompressMemoryNV`
+    /// `vkCmdDecompressMemoryNV`
     pub const CMD_DECOMPRESS_MEMORY_NV: CommandId = CommandId(505);
-    ///`vkCmdDecompressMemoryIndirectCountNV`
+    /// `vkCmdDecompressMemoryIndirectCountNV`
     pub const CMD_DECOMPRESS_MEMORY_INDIRECT_COUNT_NV: CommandId = CommandId(506);
-    ///`vkCreateCuModuleNVX`
+    /// `vkCreateCuModuleNVX`
     pub const CREATE_CU_MODULE_NVX: CommandId = CommandId(507);
-    ///`vkCreateCuFunctionNVX`
+    /// `vkCreateCuFunctionNVX`
     pub const CREATE_CU_FUNCTION_NVX: CommandId = CommandId(508);
-    ///`vkDestroyCuModuleNVX`
+    /// `vkDestroyCuModuleNVX`
     pub const DESTROY_CU_MODULE_NVX: CommandId = CommandId(509);
-    ///`vkDestroyCuFunctionNVX`
+    /// `vkDestroyCuFunctionNVX`
     pub const DESTROY_CU_FUNCTION_NVX: CommandId = CommandId(510);
-    ///`vkCmdCuLaunchKernelNVX`
+    /// `vkCmdCuLaunchKernelNVX`
     pub const CMD_CU_LAUNCH_KERNEL_NVX: CommandId = CommandId(511);
-    ///`vkGetDescriptorSetLayoutSizeEXT`
+    /// `vkGetDescriptorSetLayoutSizeEXT`
     pub const GET_DESCRIPTOR_SET_LAYOUT_SIZE_EXT: CommandId = CommandId(512);
-    ///`vkGetDescriptorSetLayoutBindingOffsetEXT`
+    /// `vkGetDescriptorSetLayoutBindingOffsetEXT`
     pub const GET_DESCRIPTOR_SET_LAYOUT_BINDING_OFFSET_EXT: CommandId = CommandId(513);
-    ///`vkGetDescriptorEXT`
+    /// `vkGetDescriptorEXT`
     pub const GET_DESCRIPTOR_EXT: CommandId = CommandId(514);
-    ///`vkCmdBindDescriptorBuffersEXT`
+    /// `vkCmdBindDescriptorBuffersEXT`
     pub const CMD_BIND_DESCRIPTOR_BUFFERS_EXT: CommandId = CommandId(515);
-    ///`vkCmdSetDescriptorBufferOffsetsEXT`
+    /// `vkCmdSetDescriptorBufferOffsetsEXT`
     pub const CMD_SET_DESCRIPTOR_BUFFER_OFFSETS_EXT: CommandId = CommandId(516);
-    ///`vkCmdBindDescriptorBufferEmbeddedSamplersEXT`
-    pub const CMD_BIND_DESCRIPTOR_BUFFER_EMBEDDED_SAMPLERS_EXT: CommandId = CommandId(
-        517,
-    );
-    ///`vkGetBufferOpaqueCaptureDescriptorDataEXT`
+    /// `vkCmdBindDescriptorBufferEmbeddedSamplersEXT`
+    pub const CMD_BIND_DESCRIPTOR_BUFFER_EMBEDDED_SAMPLERS_EXT: CommandId = CommandId(517);
+    /// `vkGetBufferOpaqueCaptureDescriptorDataEXT`
     pub const GET_BUFFER_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(518);
-    ///`vkGetImageOpaqueCaptureDescriptorDataEXT`
+    /// `vkGetImageOpaqueCaptureDescriptorDataEXT`
     pub const GET_IMAGE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(519);
-    ///`vkGetImageViewOpaqueCaptureDescriptorDataEXT`
-    pub const GET_IMAGE_VIEW_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(
-        520,
-    );
-    ///`vkGetSamplerOpaqueCaptureDescriptorDataEXT`
+    /// `vkGetImageViewOpaqueCaptureDescriptorDataEXT`
+    pub const GET_IMAGE_VIEW_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(520);
+    /// `vkGetSamplerOpaqueCaptureDescriptorDataEXT`
     pub const GET_SAMPLER_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(521);
-    ///`vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`
-    pub const GET_ACCELERATION_STRUCTURE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(
-        522,
-    );
-    ///`vkSetDeviceMemoryPriorityEXT`
+    /// `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`
+    pub const GET_ACCELERATION_STRUCTURE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(522);
+    /// `vkSetDeviceMemoryPriorityEXT`
     pub const SET_DEVICE_MEMORY_PRIORITY_EXT: CommandId = CommandId(523);
-    ///`vkWaitForPresentKHR`
+    /// `vkWaitForPresentKHR`
     pub const WAIT_FOR_PRESENT_KHR: CommandId = CommandId(524);
-    ///`vkCmdBeginRendering`
+    /// `vkCmdBeginRendering`
     pub const CMD_BEGIN_RENDERING: CommandId = CommandId(525);
-    ///`vkCmdBeginRenderingKHR`
+    /// `vkCmdBeginRenderingKHR`
     pub const CMD_BEGIN_RENDERING_KHR: CommandId = CommandId(526);
-    ///`vkCmdEndRendering`
+    /// `vkCmdEndRendering`
     pub const CMD_END_RENDERING: CommandId = CommandId(527);
-    ///`vkCmdEndRenderingKHR`
+    /// `vkCmdEndRenderingKHR`
     pub const CMD_END_RENDERING_KHR: CommandId = CommandId(528);
-    ///`vkGetDescriptorSetLayoutHostMappingInfoVALVE`
-    pub const GET_DESCRIPTOR_SET_LAYOUT_HOST_MAPPING_INFO_VALVE: CommandId = CommandId(
-        529,
-    );
-    ///`vkGetDescriptorSetHostMappingVALVE`
+    /// `vkGetDescriptorSetLayoutHostMappingInfoVALVE`
+    pub const GET_DESCRIPTOR_SET_LAYOUT_HOST_MAPPING_INFO_VALVE: CommandId = CommandId(529);
+    /// `vkGetDescriptorSetHostMappingVALVE`
     pub const GET_DESCRIPTOR_SET_HOST_MAPPING_VALVE: CommandId = CommandId(530);
-    ///`vkCreateMicromapEXT`
+    /// `vkCreateMicromapEXT`
     pub const CREATE_MICROMAP_EXT: CommandId = CommandId(531);
-    ///`vkCmdBuildMicromapsEXT`
+    /// `vkCmdBuildMicromapsEXT`
     pub const CMD_BUILD_MICROMAPS_EXT: CommandId = CommandId(532);
-    ///`vkBuildMicromapsEXT`
+    /// `vkBuildMicromapsEXT`
     pub const BUILD_MICROMAPS_EXT: CommandId = CommandId(533);
-    ///`vkDestroyMicromapEXT`
+    /// `vkDestroyMicromapEXT`
     pub const DESTROY_MICROMAP_EXT: CommandId = CommandId(534);
-    ///`vkCmdCopyMicromapEXT`
+    /// `vkCmdCopyMicromapEXT`
     pub const CMD_COPY_MICROMAP_EXT: CommandId = CommandId(535);
-    ///`vkCopyMicromapEXT`
+    /// `vkCopyMicromapEXT`
     pub const COPY_MICROMAP_EXT: CommandId = CommandId(536);
-    ///`vkCmdCopyMicromapToMemoryEXT`
+    /// `vkCmdCopyMicromapToMemoryEXT`
     pub const CMD_COPY_MICROMAP_TO_MEMORY_EXT: CommandId = CommandId(537);
-    ///`vkCopyMicromapToMemoryEXT`
+    /// `vkCopyMicromapToMemoryEXT`
     pub const COPY_MICROMAP_TO_MEMORY_EXT: CommandId = CommandId(538);
-    ///`vkCmdCopyMemoryToMicromapEXT`
+    /// `vkCmdCopyMemoryToMicromapEXT`
     pub const CMD_COPY_MEMORY_TO_MICROMAP_EXT: CommandId = CommandId(539);
-    ///`vkCopyMemoryToMicromapEXT`
+    /// `vkCopyMemoryToMicromapEXT`
     pub const COPY_MEMORY_TO_MICROMAP_EXT: CommandId = CommandId(540);
-    ///`vkCmdWriteMicromapsPropertiesEXT`
+    /// `vkCmdWriteMicromapsPropertiesEXT`
     pub const CMD_WRITE_MICROMAPS_PROPERTIES_EXT: CommandId = CommandId(541);
-    ///`vkWriteMicromapsPropertiesEXT`
+    /// `vkWriteMicromapsPropertiesEXT`
     pub const WRITE_MICROMAPS_PROPERTIES_EXT: CommandId = CommandId(542);
-    ///`vkGetDeviceMicromapCompatibilityEXT`
+    /// `vkGetDeviceMicromapCompatibilityEXT`
     pub const GET_DEVICE_MICROMAP_COMPATIBILITY_EXT: CommandId = CommandId(543);
-    ///`vkGetMicromapBuildSizesEXT`
+    /// `vkGetMicromapBuildSizesEXT`
     pub const GET_MICROMAP_BUILD_SIZES_EXT: CommandId = CommandId(544);
-    ///`vkGetShaderModuleIdentifierEXT`
+    /// `vkGetShaderModuleIdentifierEXT`
     pub const GET_SHADER_MODULE_IDENTIFIER_EXT: CommandId = CommandId(545);
-    ///`vkGetShaderModuleCreateInfoIdentifierEXT`
+    /// `vkGetShaderModuleCreateInfoIdentifierEXT`
     pub const GET_SHADER_MODULE_CREATE_INFO_IDENTIFIER_EXT: CommandId = CommandId(546);
-    ///`vkGetImageSubresourceLayout2EXT`
+    /// `vkGetImageSubresourceLayout2EXT`
     pub const GET_IMAGE_SUBRESOURCE_LAYOUT2_EXT: CommandId = CommandId(547);
-    ///`vkGetPipelinePropertiesEXT`
+    /// `vkGetPipelinePropertiesEXT`
     pub const GET_PIPELINE_PROPERTIES_EXT: CommandId = CommandId(548);
-    ///`vkGetFramebufferTilePropertiesQCOM`
+    /// `vkGetFramebufferTilePropertiesQCOM`
     pub const GET_FRAMEBUFFER_TILE_PROPERTIES_QCOM: CommandId = CommandId(549);
-    ///`vkGetDynamicRenderingTilePropertiesQCOM`
+    /// `vkGetDynamicRenderingTilePropertiesQCOM`
     pub const GET_DYNAMIC_RENDERING_TILE_PROPERTIES_QCOM: CommandId = CommandId(550);
-    ///`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`
-    pub const GET_PHYSICAL_DEVICE_OPTICAL_FLOW_IMAGE_FORMATS_NV: CommandId = CommandId(
-        551,
-    );
-    ///`vkCreateOpticalFlowSessionNV`
+    /// `vkGetPhysicalDeviceOpticalFlowImageFormatsNV`
+    pub const GET_PHYSICAL_DEVICE_OPTICAL_FLOW_IMAGE_FORMATS_NV: CommandId = CommandId(551);
+    /// `vkCreateOpticalFlowSessionNV`
     pub const CREATE_OPTICAL_FLOW_SESSION_NV: CommandId = CommandId(552);
-    ///`vkDestroyOpticalFlowSessionNV`
+    /// `vkDestroyOpticalFlowSessionNV`
     pub const DESTROY_OPTICAL_FLOW_SESSION_NV: CommandId = CommandId(553);
-    ///`vkBindOpticalFlowSessionImageNV`
+    /// `vkBindOpticalFlowSessionImageNV`
     pub const BIND_OPTICAL_FLOW_SESSION_IMAGE_NV: CommandId = CommandId(554);
-    ///`vkCmdOpticalFlowExecuteNV`
+    /// `vkCmdOpticalFlowExecuteNV`
     pub const CMD_OPTICAL_FLOW_EXECUTE_NV: CommandId = CommandId(555);
-    ///`vkGetDeviceFaultInfoEXT`
+    /// `vkGetDeviceFaultInfoEXT`
     pub const GET_DEVICE_FAULT_INFO_EXT: CommandId = CommandId(556);
-    ///`vkReleaseSwapchainImagesEXT`
+    /// `vkReleaseSwapchainImagesEXT`
     pub const RELEASE_SWAPCHAIN_IMAGES_EXT: CommandId = CommandId(557);
-    ///`vkGetSwapchainGrallocUsage3ANDROID`
+    /// `vkGetSwapchainGrallocUsage3ANDROID`
     pub const GET_SWAPCHAIN_GRALLOC_USAGE3_ANDROID: CommandId = CommandId(558);
-    ///`vkGetSwapchainGrallocUsage4ANDROID`
+    /// `vkGetSwapchainGrallocUsage4ANDROID`
     pub const GET_SWAPCHAIN_GRALLOC_USAGE4_ANDROID: CommandId = CommandId(559);
 }
 pub static COMMANDS: [CommandInfo; 560] = [
@@ -6273,173 +6219,154 @@ pub const LOADER_INTERCEPTED: &[&CStr] = &[
     c"vkEnumerateDeviceLayerProperties",
 ];
 const DISP: [u32; 187] = [
-    0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 2, 3, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 2,
-    0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 3, 2, 0, 1, 2, 0, 0, 0, 0, 0, 1, 0, 0,
-    2, 1, 3, 0, 0, 1, 0, 0, 1, 0, 1, 3, 0, 0, 0, 0, 3, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 1, 0, 2, 0, 0, 1, 1, 0, 2, 0, 2, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 0, 0, 3, 1, 0,
-    0, 1, 0, 0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 1, 1, 2, 3, 0, 0, 1, 0, 2, 0, 0, 1, 1, 0,
-    0, 3, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0, 1, 0, 1, 6, 0, 0, 5, 0, 2, 0, 0, 1, 0,
-    0, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 3, 1, 1,
+    0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 2, 3, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 2, 0, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 3, 2, 0, 1, 2, 0, 0, 0, 0, 0, 1, 0, 0, 2, 1, 3, 0, 0, 1, 0, 0,
+    1, 0, 1, 3, 0, 0, 0, 0, 3, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 1, 1, 0, 2, 0,
+    2, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 0, 0, 3, 1, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 1, 1,
+    2, 3, 0, 0, 1, 0, 2, 0, 0, 1, 1, 0, 0, 3, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0, 1, 0, 1, 6, 0,
+    0, 5, 0, 2, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 3, 1, 1,
 ];
 const SLOTS: [u16; 2048] = [
-    420, 484, 5, 65535, 522, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 208, 65535,
-    285, 65535, 104, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 228, 65535,
-    65535, 65535, 65535, 76, 65535, 65535, 65535, 502, 37, 63, 65535, 65535, 464, 65535,
-    65535, 65535, 65535, 65535, 99, 65535, 65535, 454, 417, 405, 65535, 365, 65535,
-    65535, 65535, 65535, 65535, 247, 65535, 308, 419, 262, 65535, 458, 28, 483, 65535,
-    65535, 65535, 65535, 229, 65535, 65535, 391, 65535, 65535, 299, 536, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 240, 214, 389, 65535, 288, 65535,
-    65535, 122, 533, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 257, 65535, 65535, 54, 65535, 529, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 51, 65535, 65535, 479, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 507, 65535, 65535, 65535, 65535, 65535, 65535, 315, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 422, 79, 65535, 65535, 65535, 534, 347,
-    65535, 65535, 243, 159, 65535, 65535, 361, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 13, 65535, 65535, 65535, 65535, 450, 65535, 65535, 65535, 65535, 98,
-    65535, 65535, 65535, 65535, 139, 65535, 64, 65535, 111, 65535, 456, 65535, 65535, 55,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 314,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 445, 65535, 65535, 65535, 480, 65535, 65535, 362,
-    65535, 326, 65535, 206, 65535, 260, 65535, 65535, 65535, 231, 182, 65535, 126, 65535,
-    65535, 57, 65535, 65535, 65535, 65535, 205, 65535, 65535, 65535, 65535, 65535, 65535,
-    302, 65535, 339, 65535, 65535, 65535, 65535, 177, 65535, 65535, 65535, 230, 437,
-    65535, 181, 12, 528, 65535, 58, 65535, 197, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 401, 34, 65535, 65535,
-    65535, 65535, 200, 65535, 65535, 518, 65535, 65535, 65535, 545, 65535, 65535, 65535,
-    140, 152, 65535, 316, 65535, 65535, 538, 65535, 65535, 65535, 310, 65535, 355, 65535,
-    65535, 435, 65535, 162, 65535, 65535, 65535, 65535, 65535, 169, 65535, 65535, 65535,
-    65535, 65535, 481, 145, 559, 133, 65535, 189, 322, 65535, 62, 293, 215, 65535, 65535,
-    65535, 65535, 493, 65535, 116, 558, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 43, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 2, 279, 65535, 65535, 65535, 359, 113, 65535,
-    65535, 65535, 65535, 65535, 65535, 41, 65535, 65535, 65535, 155, 65535, 124, 110,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 461, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 374, 65535, 65535, 65535, 90, 65535, 65535, 65535,
-    186, 65535, 65535, 65535, 65535, 465, 46, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 443, 65535, 73, 65535, 171, 65535, 65535, 65535, 65535, 65535, 65535,
-    190, 65535, 65535, 65535, 45, 65535, 65535, 65535, 313, 114, 56, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 350, 65535, 65535, 65535, 65535, 14, 65535, 65535, 65535,
-    65535, 65535, 65535, 383, 65535, 65535, 234, 52, 65535, 348, 65535, 65535, 26, 65535,
-    65535, 65535, 488, 418, 416, 40, 323, 65535, 10, 65535, 65535, 65535, 65535, 65535,
-    161, 65535, 376, 65535, 65535, 555, 328, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 303, 65535, 524, 338, 65535, 65535, 65535, 472, 65535, 65535, 65535,
-    65535, 65535, 249, 446, 65535, 432, 65535, 65535, 65535, 265, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 115, 65535, 434, 83, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 38, 65535, 65535, 65535, 65535, 65535, 272,
-    65535, 65535, 94, 202, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 336,
-    521, 65535, 184, 132, 375, 551, 459, 535, 65535, 65535, 244, 65535, 65535, 65535,
-    65535, 65535, 356, 393, 65535, 65535, 65535, 65535, 292, 252, 20, 453, 65535, 78,
-    65535, 250, 160, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 42, 65535, 65535,
-    106, 65535, 65535, 125, 65535, 65535, 65535, 66, 65535, 65535, 65535, 187, 65535,
-    65535, 65535, 65535, 65535, 65535, 69, 65535, 65535, 65535, 65535, 65535, 212, 433,
-    65535, 65535, 65535, 7, 65535, 65535, 337, 381, 67, 65535, 93, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 107, 65535, 396, 65535, 65535, 236, 166, 65535, 65535,
-    65535, 65535, 65535, 65535, 282, 201, 65535, 65535, 65535, 65535, 65535, 199, 65535,
-    65535, 65535, 65535, 65535, 65535, 478, 100, 65535, 65535, 65535, 274, 101, 295,
-    65535, 550, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 121, 65535,
-    65535, 65535, 65535, 358, 289, 449, 241, 258, 65535, 475, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 16, 65535, 317, 377, 65535, 65535, 65535, 442, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 158, 65535, 65535, 448, 65535, 65535, 444, 203, 65535, 65535,
-    65535, 287, 108, 65535, 65535, 330, 65535, 65535, 65535, 65535, 344, 65535, 217,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 25, 65535, 65535, 65535, 65535, 473,
-    65535, 65535, 65535, 65535, 271, 342, 220, 489, 204, 65535, 65535, 65535, 65535,
-    65535, 65535, 329, 136, 65535, 65535, 65535, 65535, 65535, 65535, 402, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 245, 65535, 65535, 65535, 32, 343, 65535, 65535,
-    439, 65535, 273, 65535, 65535, 65535, 423, 65535, 65535, 157, 65535, 65535, 65535,
-    65535, 65535, 267, 65535, 179, 65535, 65535, 65535, 65535, 65535, 477, 65535, 65535,
-    65535, 65535, 151, 65535, 65535, 65535, 65535, 224, 65535, 65535, 65535, 65535,
-    65535, 346, 65535, 65535, 370, 65535, 226, 65535, 65535, 65535, 387, 9, 65535, 65535,
-    269, 65535, 65535, 65535, 394, 65535, 65535, 65535, 65535, 134, 65535, 65535, 65535,
-    65535, 327, 277, 117, 65535, 65535, 80, 319, 65535, 65535, 84, 65535, 168, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 406, 65535, 65535, 65535,
-    185, 65535, 492, 531, 65535, 486, 65535, 65535, 390, 65535, 65535, 65535, 379, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 193, 191, 130, 65535, 65535,
-    65535, 65535, 65535, 407, 165, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 357,
-    65535, 65535, 65535, 500, 65535, 65535, 65535, 65535, 487, 65535, 65535, 65535,
-    65535, 65535, 259, 23, 86, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 221, 460, 103, 65535, 421, 36, 65535, 24, 404, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 382, 183, 156, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 523, 65535, 65535, 170, 65535, 65535, 65535, 556, 463, 18,
-    65535, 65535, 29, 65535, 65535, 65535, 275, 65535, 65535, 65535, 135, 65535, 65535,
-    154, 65535, 65535, 320, 60, 65535, 65535, 65535, 65535, 65535, 65535, 53, 65535, 412,
-    65535, 65535, 65535, 65535, 380, 65535, 65535, 65535, 65535, 92, 72, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 87, 137, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 307, 65535, 65535, 65535, 65535, 341, 65535, 65535,
-    65535, 194, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 30, 65535, 335, 65535,
-    65535, 65535, 65535, 82, 102, 0, 123, 232, 513, 65535, 65535, 65535, 65535, 65535,
-    399, 427, 65535, 65535, 65535, 318, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 15, 65535, 65535, 65535, 65535, 65535, 65535, 385, 65535, 65535, 65535,
-    65535, 35, 65535, 65535, 65535, 297, 281, 65535, 65535, 65535, 210, 65535, 65535,
-    225, 65535, 148, 65535, 255, 65535, 131, 65535, 65535, 65535, 65535, 395, 65535,
-    65535, 65535, 278, 65535, 65535, 65535, 65535, 65535, 65535, 544, 65535, 65535,
-    65535, 280, 284, 428, 188, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 496, 65535, 457, 65535, 65535, 65535, 384, 77, 21, 65535, 65535, 65535,
-    447, 65535, 65535, 438, 65535, 65535, 11, 65535, 65535, 65535, 65535, 340, 65535,
-    254, 65535, 65535, 65535, 65535, 65535, 270, 65535, 65535, 65535, 65535, 251, 65535,
-    65535, 65535, 33, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 75, 485, 65535,
-    65535, 65535, 65535, 65535, 506, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 119, 539, 109, 290, 65535, 65535, 504, 65535, 541, 65535, 305,
-    65535, 65535, 65535, 65535, 516, 65535, 65535, 65535, 65535, 482, 65535, 65535,
-    65535, 65535, 65535, 65535, 211, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 248, 309, 65535, 65535, 65535, 65535, 349, 47, 548, 65535, 65535, 65535,
-    65535, 65535, 425, 65535, 65535, 163, 97, 65535, 172, 65535, 65535, 22, 65535, 537,
-    509, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 129, 65535, 65535, 65535,
-    65535, 65535, 469, 65535, 65535, 239, 65535, 65535, 65535, 65535, 65535, 143, 65535,
-    65535, 235, 65535, 65535, 65535, 65535, 431, 65535, 65535, 65535, 65535, 65535, 490,
-    65535, 65535, 85, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 70, 65535, 65535, 256, 65535, 167, 65535, 65535, 553, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 146, 65535, 50, 505, 89, 65535, 65535,
-    65535, 65535, 65535, 373, 65535, 409, 65535, 65535, 65535, 65535, 511, 65535, 334,
-    112, 65535, 400, 238, 65535, 65535, 495, 65535, 65535, 65535, 65, 65535, 65535,
-    65535, 65535, 452, 65535, 65535, 65535, 65535, 514, 530, 508, 65535, 65535, 65535,
-    65535, 261, 266, 65535, 476, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 345,
-    65535, 65535, 68, 403, 408, 65535, 164, 65535, 65535, 96, 59, 554, 65535, 65535,
-    65535, 65535, 65535, 65535, 324, 65535, 65535, 65535, 65535, 17, 65535, 176, 65535,
-    517, 294, 65535, 65535, 65535, 65535, 65535, 65535, 540, 65535, 65535, 392, 65535,
-    65535, 8, 65535, 65535, 371, 105, 65535, 65535, 65535, 65535, 354, 65535, 65535,
-    65535, 65535, 65535, 65535, 368, 49, 527, 65535, 65535, 65535, 65535, 491, 65535, 71,
-    65535, 510, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    283, 65535, 515, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 173, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 325, 65535, 65535, 219, 65535, 65535, 369, 65535,
-    397, 65535, 65535, 4, 65535, 65535, 65535, 411, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 298, 65535, 65535, 363, 65535, 65535, 65535, 65535, 451, 65535, 178,
-    65535, 520, 65535, 65535, 65535, 65535, 65535, 65535, 367, 65535, 532, 65535, 455,
-    65535, 65535, 196, 65535, 65535, 223, 65535, 65535, 65535, 95, 65535, 65535, 65535,
-    65535, 65535, 414, 311, 526, 65535, 65535, 268, 296, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 3, 65535, 174, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 128, 209, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 118, 65535, 65535, 65535, 65535, 91, 65535, 246, 218, 65535, 233, 65535,
-    65535, 65535, 65535, 65535, 424, 65535, 65535, 65535, 65535, 65535, 65535, 300, 436,
-    65535, 27, 253, 65535, 65535, 65535, 65535, 364, 65535, 388, 65535, 65535, 525,
-    65535, 65535, 468, 65535, 65535, 65535, 65535, 498, 65535, 65535, 192, 65535, 147,
-    222, 65535, 65535, 65535, 65535, 207, 65535, 150, 312, 65535, 65535, 65535, 333,
-    65535, 65535, 65535, 501, 519, 39, 65535, 65535, 127, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 180, 65535, 65535, 543, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 19, 372, 65535, 304, 65535, 65535,
-    542, 65535, 65535, 65535, 65535, 65535, 242, 65535, 65535, 74, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 301, 65535, 65535, 65535, 65535, 65535, 216, 65535,
-    65535, 546, 398, 65535, 65535, 149, 415, 65535, 65535, 65535, 65535, 65535, 48,
-    65535, 65535, 65535, 494, 65535, 65535, 65535, 352, 386, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 470, 65535, 286, 65535, 65535, 353, 65535, 65535, 65535,
-    213, 557, 65535, 227, 65535, 410, 331, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 237, 426, 61, 430, 65535, 65535, 65535, 65535, 65535, 144, 65535, 65535,
-    65535, 65535, 141, 65535, 65535, 306, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 440, 65535, 65535, 65535, 65535, 65535, 65535, 512,
-    65535, 65535, 65535, 65535, 142, 65535, 263, 549, 360, 65535, 351, 65535, 332, 65535,
-    497, 65535, 1, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 138, 65535,
-    198, 65535, 65535, 547, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 467, 65535, 65535, 65535, 65535, 65535, 65535, 44, 65535,
-    65535, 65535, 65535, 65535, 471, 65535, 65535, 65535, 65535, 31, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 441, 65535, 195, 65535, 65535, 65535, 65535, 65535, 65535, 466, 65535,
-    552, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 378, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 429, 65535, 65535, 65535, 413, 120, 6, 264, 503,
-    65535, 65535, 65535, 291, 65535, 65535, 321, 65535, 65535, 462, 175, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 88, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 276,
-    153, 499, 366, 474, 65535, 65535, 81, 65535, 65535,
+    420, 484, 5, 65535, 522, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 208, 65535, 285,
+    65535, 104, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 228, 65535, 65535, 65535,
+    65535, 76, 65535, 65535, 65535, 502, 37, 63, 65535, 65535, 464, 65535, 65535, 65535, 65535,
+    65535, 99, 65535, 65535, 454, 417, 405, 65535, 365, 65535, 65535, 65535, 65535, 65535, 247,
+    65535, 308, 419, 262, 65535, 458, 28, 483, 65535, 65535, 65535, 65535, 229, 65535, 65535, 391,
+    65535, 65535, 299, 536, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 240, 214,
+    389, 65535, 288, 65535, 65535, 122, 533, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 257, 65535, 65535, 54, 65535, 529, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 51, 65535, 65535, 479, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 507, 65535, 65535, 65535, 65535, 65535, 65535, 315, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 422, 79, 65535, 65535, 65535, 534, 347, 65535, 65535, 243, 159, 65535,
+    65535, 361, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 13, 65535, 65535, 65535,
+    65535, 450, 65535, 65535, 65535, 65535, 98, 65535, 65535, 65535, 65535, 139, 65535, 64, 65535,
+    111, 65535, 456, 65535, 65535, 55, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 314, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 445, 65535, 65535, 65535, 480, 65535, 65535,
+    362, 65535, 326, 65535, 206, 65535, 260, 65535, 65535, 65535, 231, 182, 65535, 126, 65535,
+    65535, 57, 65535, 65535, 65535, 65535, 205, 65535, 65535, 65535, 65535, 65535, 65535, 302,
+    65535, 339, 65535, 65535, 65535, 65535, 177, 65535, 65535, 65535, 230, 437, 65535, 181, 12, 528,
+    65535, 58, 65535, 197, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 401, 34, 65535, 65535, 65535, 65535, 200, 65535, 65535, 518,
+    65535, 65535, 65535, 545, 65535, 65535, 65535, 140, 152, 65535, 316, 65535, 65535, 538, 65535,
+    65535, 65535, 310, 65535, 355, 65535, 65535, 435, 65535, 162, 65535, 65535, 65535, 65535, 65535,
+    169, 65535, 65535, 65535, 65535, 65535, 481, 145, 559, 133, 65535, 189, 322, 65535, 62, 293,
+    215, 65535, 65535, 65535, 65535, 493, 65535, 116, 558, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 43, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 2, 279, 65535, 65535, 65535, 359, 113, 65535, 65535, 65535, 65535,
+    65535, 65535, 41, 65535, 65535, 65535, 155, 65535, 124, 110, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 461, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 374, 65535,
+    65535, 65535, 90, 65535, 65535, 65535, 186, 65535, 65535, 65535, 65535, 465, 46, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 443, 65535, 73, 65535, 171, 65535, 65535, 65535,
+    65535, 65535, 65535, 190, 65535, 65535, 65535, 45, 65535, 65535, 65535, 313, 114, 56, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 350, 65535, 65535, 65535, 65535, 14, 65535, 65535,
+    65535, 65535, 65535, 65535, 383, 65535, 65535, 234, 52, 65535, 348, 65535, 65535, 26, 65535,
+    65535, 65535, 488, 418, 416, 40, 323, 65535, 10, 65535, 65535, 65535, 65535, 65535, 161, 65535,
+    376, 65535, 65535, 555, 328, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 303, 65535,
+    524, 338, 65535, 65535, 65535, 472, 65535, 65535, 65535, 65535, 65535, 249, 446, 65535, 432,
+    65535, 65535, 65535, 265, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 115, 65535, 434, 83, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 38, 65535, 65535,
+    65535, 65535, 65535, 272, 65535, 65535, 94, 202, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 336, 521, 65535, 184, 132, 375, 551, 459, 535, 65535, 65535, 244, 65535, 65535,
+    65535, 65535, 65535, 356, 393, 65535, 65535, 65535, 65535, 292, 252, 20, 453, 65535, 78, 65535,
+    250, 160, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 42, 65535, 65535, 106, 65535, 65535,
+    125, 65535, 65535, 65535, 66, 65535, 65535, 65535, 187, 65535, 65535, 65535, 65535, 65535,
+    65535, 69, 65535, 65535, 65535, 65535, 65535, 212, 433, 65535, 65535, 65535, 7, 65535, 65535,
+    337, 381, 67, 65535, 93, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 107, 65535, 396,
+    65535, 65535, 236, 166, 65535, 65535, 65535, 65535, 65535, 65535, 282, 201, 65535, 65535, 65535,
+    65535, 65535, 199, 65535, 65535, 65535, 65535, 65535, 65535, 478, 100, 65535, 65535, 65535, 274,
+    101, 295, 65535, 550, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 121, 65535, 65535,
+    65535, 65535, 358, 289, 449, 241, 258, 65535, 475, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 16, 65535, 317, 377, 65535, 65535, 65535, 442, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 158, 65535, 65535,
+    448, 65535, 65535, 444, 203, 65535, 65535, 65535, 287, 108, 65535, 65535, 330, 65535, 65535,
+    65535, 65535, 344, 65535, 217, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 25, 65535,
+    65535, 65535, 65535, 473, 65535, 65535, 65535, 65535, 271, 342, 220, 489, 204, 65535, 65535,
+    65535, 65535, 65535, 65535, 329, 136, 65535, 65535, 65535, 65535, 65535, 65535, 402, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 245, 65535, 65535, 65535, 32, 343, 65535, 65535, 439,
+    65535, 273, 65535, 65535, 65535, 423, 65535, 65535, 157, 65535, 65535, 65535, 65535, 65535, 267,
+    65535, 179, 65535, 65535, 65535, 65535, 65535, 477, 65535, 65535, 65535, 65535, 151, 65535,
+    65535, 65535, 65535, 224, 65535, 65535, 65535, 65535, 65535, 346, 65535, 65535, 370, 65535, 226,
+    65535, 65535, 65535, 387, 9, 65535, 65535, 269, 65535, 65535, 65535, 394, 65535, 65535, 65535,
+    65535, 134, 65535, 65535, 65535, 65535, 327, 277, 117, 65535, 65535, 80, 319, 65535, 65535, 84,
+    65535, 168, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 406, 65535, 65535,
+    65535, 185, 65535, 492, 531, 65535, 486, 65535, 65535, 390, 65535, 65535, 65535, 379, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 193, 191, 130, 65535, 65535, 65535,
+    65535, 65535, 407, 165, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 357, 65535, 65535,
+    65535, 500, 65535, 65535, 65535, 65535, 487, 65535, 65535, 65535, 65535, 65535, 259, 23, 86,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 221, 460, 103, 65535, 421,
+    36, 65535, 24, 404, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 382, 183, 156,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 523, 65535, 65535, 170, 65535, 65535,
+    65535, 556, 463, 18, 65535, 65535, 29, 65535, 65535, 65535, 275, 65535, 65535, 65535, 135,
+    65535, 65535, 154, 65535, 65535, 320, 60, 65535, 65535, 65535, 65535, 65535, 65535, 53, 65535,
+    412, 65535, 65535, 65535, 65535, 380, 65535, 65535, 65535, 65535, 92, 72, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 87, 137, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 307, 65535, 65535, 65535, 65535, 341, 65535, 65535, 65535, 194, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 30, 65535, 335, 65535, 65535, 65535, 65535, 82, 102, 0, 123,
+    232, 513, 65535, 65535, 65535, 65535, 65535, 399, 427, 65535, 65535, 65535, 318, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 15, 65535, 65535, 65535, 65535, 65535, 65535,
+    385, 65535, 65535, 65535, 65535, 35, 65535, 65535, 65535, 297, 281, 65535, 65535, 65535, 210,
+    65535, 65535, 225, 65535, 148, 65535, 255, 65535, 131, 65535, 65535, 65535, 65535, 395, 65535,
+    65535, 65535, 278, 65535, 65535, 65535, 65535, 65535, 65535, 544, 65535, 65535, 65535, 280, 284,
+    428, 188, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 496, 65535, 457,
+    65535, 65535, 65535, 384, 77, 21, 65535, 65535, 65535, 447, 65535, 65535, 438, 65535, 65535, 11,
+    65535, 65535, 65535, 65535, 340, 65535, 254, 65535, 65535, 65535, 65535, 65535, 270, 65535,
+    65535, 65535, 65535, 251, 65535, 65535, 65535, 33, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 75, 485, 65535, 65535, 65535, 65535, 65535, 506, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 119, 539, 109, 290, 65535, 65535, 504, 65535, 541, 65535,
+    305, 65535, 65535, 65535, 65535, 516, 65535, 65535, 65535, 65535, 482, 65535, 65535, 65535,
+    65535, 65535, 65535, 211, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 248, 309,
+    65535, 65535, 65535, 65535, 349, 47, 548, 65535, 65535, 65535, 65535, 65535, 425, 65535, 65535,
+    163, 97, 65535, 172, 65535, 65535, 22, 65535, 537, 509, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 129, 65535, 65535, 65535, 65535, 65535, 469, 65535, 65535, 239, 65535, 65535,
+    65535, 65535, 65535, 143, 65535, 65535, 235, 65535, 65535, 65535, 65535, 431, 65535, 65535,
+    65535, 65535, 65535, 490, 65535, 65535, 85, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 70, 65535, 65535, 256, 65535, 167, 65535, 65535, 553, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 146, 65535, 50, 505, 89, 65535, 65535, 65535, 65535,
+    65535, 373, 65535, 409, 65535, 65535, 65535, 65535, 511, 65535, 334, 112, 65535, 400, 238,
+    65535, 65535, 495, 65535, 65535, 65535, 65, 65535, 65535, 65535, 65535, 452, 65535, 65535,
+    65535, 65535, 514, 530, 508, 65535, 65535, 65535, 65535, 261, 266, 65535, 476, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 345, 65535, 65535, 68, 403, 408, 65535, 164, 65535, 65535,
+    96, 59, 554, 65535, 65535, 65535, 65535, 65535, 65535, 324, 65535, 65535, 65535, 65535, 17,
+    65535, 176, 65535, 517, 294, 65535, 65535, 65535, 65535, 65535, 65535, 540, 65535, 65535, 392,
+    65535, 65535, 8, 65535, 65535, 371, 105, 65535, 65535, 65535, 65535, 354, 65535, 65535, 65535,
+    65535, 65535, 65535, 368, 49, 527, 65535, 65535, 65535, 65535, 491, 65535, 71, 65535, 510,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 283, 65535, 515, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 173, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 325, 65535, 65535,
+    219, 65535, 65535, 369, 65535, 397, 65535, 65535, 4, 65535, 65535, 65535, 411, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 298, 65535, 65535, 363, 65535, 65535, 65535, 65535, 451,
+    65535, 178, 65535, 520, 65535, 65535, 65535, 65535, 65535, 65535, 367, 65535, 532, 65535, 455,
+    65535, 65535, 196, 65535, 65535, 223, 65535, 65535, 65535, 95, 65535, 65535, 65535, 65535,
+    65535, 414, 311, 526, 65535, 65535, 268, 296, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    3, 65535, 174, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 128,
+    209, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 118, 65535, 65535, 65535, 65535, 91,
+    65535, 246, 218, 65535, 233, 65535, 65535, 65535, 65535, 65535, 424, 65535, 65535, 65535, 65535,
+    65535, 65535, 300, 436, 65535, 27, 253, 65535, 65535, 65535, 65535, 364, 65535, 388, 65535,
+    65535, 525, 65535, 65535, 468, 65535, 65535, 65535, 65535, 498, 65535, 65535, 192, 65535, 147,
+    222, 65535, 65535, 65535, 65535, 207, 65535, 150, 312, 65535, 65535, 65535, 333, 65535, 65535,
+    65535, 501, 519, 39, 65535, 65535, 127, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 180, 65535, 65535, 543, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 19, 372, 65535, 304, 65535, 65535, 542, 65535, 65535, 65535, 65535, 65535, 242, 65535,
+    65535, 74, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 301, 65535, 65535, 65535, 65535,
+    65535, 216, 65535, 65535, 546, 398, 65535, 65535, 149, 415, 65535, 65535, 65535, 65535, 65535,
+    48, 65535, 65535, 65535, 494, 65535, 65535, 65535, 352, 386, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 470, 65535, 286, 65535, 65535, 353, 65535, 65535, 65535, 213, 557, 65535,
+    227, 65535, 410, 331, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 237, 426, 61, 430, 65535,
+    65535, 65535, 65535, 65535, 144, 65535, 65535, 65535, 65535, 141, 65535, 65535, 306, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 440, 65535, 65535, 65535, 65535,
+    65535, 65535, 512, 65535, 65535, 65535, 65535, 142, 65535, 263, 549, 360, 65535, 351, 65535,
+    332, 65535, 497, 65535, 1, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 138, 65535,
+    198, 65535, 65535, 547, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 467, 65535, 65535, 65535, 65535, 65535, 65535, 44, 65535, 65535, 65535, 65535,
+    65535, 471, 65535, 65535, 65535, 65535, 31, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 441, 65535, 195, 65535,
+    65535, 65535, 65535, 65535, 65535, 466, 65535, 552, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 378, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 429, 65535, 65535, 65535,
+    413, 120, 6, 264, 503, 65535, 65535, 65535, 291, 65535, 65535, 321, 65535, 65535, 462, 175,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 88, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 276, 153, 499, 366,
+    474, 65535, 65535, 81, 65535, 65535,
 ];
 /// Finds a command by name: one hash, one compare.
 #[inline]

@@ -16,101 +16,101 @@ fn first(
 #[repr(C)]
 #[derive(Clone)]
 pub struct InstanceDispatchTable {
-    ///[`vkDestroyInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyInstance.html)
+    /// [`vkDestroyInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyInstance.html)
     pub destroy_instance: pfn::PFN_vkDestroyInstance,
-    ///[`vkEnumeratePhysicalDevices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDevices.html)
+    /// [`vkEnumeratePhysicalDevices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDevices.html)
     pub enumerate_physical_devices: pfn::PFN_vkEnumeratePhysicalDevices,
-    ///[`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
+    /// [`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
     pub get_physical_device_properties: pfn::PFN_vkGetPhysicalDeviceProperties,
-    ///[`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
+    /// [`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
     pub get_physical_device_queue_family_properties: pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
-    ///[`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
+    /// [`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
     pub get_physical_device_memory_properties: pfn::PFN_vkGetPhysicalDeviceMemoryProperties,
-    ///[`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
+    /// [`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
     pub get_physical_device_features: pfn::PFN_vkGetPhysicalDeviceFeatures,
-    ///[`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
+    /// [`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
     pub get_physical_device_format_properties: pfn::PFN_vkGetPhysicalDeviceFormatProperties,
-    ///[`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
+    /// [`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
     pub get_physical_device_image_format_properties: pfn::PFN_vkGetPhysicalDeviceImageFormatProperties,
-    ///[`vkCreateDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDevice.html)
+    /// [`vkCreateDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDevice.html)
     pub create_device: pfn::PFN_vkCreateDevice,
-    ///[`vkEnumerateDeviceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceLayerProperties.html)
+    /// [`vkEnumerateDeviceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceLayerProperties.html)
     pub enumerate_device_layer_properties: pfn::PFN_vkEnumerateDeviceLayerProperties,
-    ///[`vkEnumerateDeviceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceExtensionProperties.html)
+    /// [`vkEnumerateDeviceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceExtensionProperties.html)
     pub enumerate_device_extension_properties: pfn::PFN_vkEnumerateDeviceExtensionProperties,
-    ///[`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html)
+    /// [`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html)
     pub get_physical_device_sparse_image_format_properties: pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties,
-    ///[`vkCreateAndroidSurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAndroidSurfaceKHR.html)
+    /// [`vkCreateAndroidSurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAndroidSurfaceKHR.html)
     pub create_android_surface_khr: pfn::PFN_vkCreateAndroidSurfaceKHR,
-    ///[`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
+    /// [`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
     pub destroy_surface_khr: pfn::PFN_vkDestroySurfaceKHR,
-    ///[`vkGetPhysicalDeviceSurfaceSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceSupportKHR.html)
+    /// [`vkGetPhysicalDeviceSurfaceSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceSupportKHR.html)
     pub get_physical_device_surface_support_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceSupportKHR,
-    ///[`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
+    /// [`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
     pub get_physical_device_surface_capabilities_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR,
-    ///[`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
+    /// [`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
     pub get_physical_device_surface_formats_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR,
-    ///[`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
+    /// [`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
     pub get_physical_device_surface_present_modes_khr: pfn::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR,
-    ///[`vkCreateDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugReportCallbackEXT.html)
+    /// [`vkCreateDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugReportCallbackEXT.html)
     pub create_debug_report_callback_ext: pfn::PFN_vkCreateDebugReportCallbackEXT,
-    ///[`vkDestroyDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugReportCallbackEXT.html)
+    /// [`vkDestroyDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugReportCallbackEXT.html)
     pub destroy_debug_report_callback_ext: pfn::PFN_vkDestroyDebugReportCallbackEXT,
-    ///[`vkDebugReportMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugReportMessageEXT.html)
+    /// [`vkDebugReportMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugReportMessageEXT.html)
     pub debug_report_message_ext: pfn::PFN_vkDebugReportMessageEXT,
-    ///[`vkGetPhysicalDeviceExternalImageFormatPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalImageFormatPropertiesNV.html)
+    /// [`vkGetPhysicalDeviceExternalImageFormatPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalImageFormatPropertiesNV.html)
     pub get_physical_device_external_image_format_properties_nv: pfn::PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV,
-    ///[`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
+    /// [`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
     pub get_physical_device_features2: pfn::PFN_vkGetPhysicalDeviceFeatures2,
-    ///[`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
+    /// [`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
     pub get_physical_device_properties2: pfn::PFN_vkGetPhysicalDeviceProperties2,
-    ///[`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html)
+    /// [`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html)
     pub get_physical_device_format_properties2: pfn::PFN_vkGetPhysicalDeviceFormatProperties2,
-    ///[`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html)
+    /// [`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html)
     pub get_physical_device_image_format_properties2: pfn::PFN_vkGetPhysicalDeviceImageFormatProperties2,
-    ///[`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
+    /// [`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
     pub get_physical_device_queue_family_properties2: pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
-    ///[`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
+    /// [`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
     pub get_physical_device_memory_properties2: pfn::PFN_vkGetPhysicalDeviceMemoryProperties2,
-    ///[`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html)
+    /// [`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html)
     pub get_physical_device_sparse_image_format_properties2: pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties2,
-    ///[`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html)
+    /// [`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html)
     pub get_physical_device_external_buffer_properties: pfn::PFN_vkGetPhysicalDeviceExternalBufferProperties,
-    ///[`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
+    /// [`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
     pub get_physical_device_external_semaphore_properties: pfn::PFN_vkGetPhysicalDeviceExternalSemaphoreProperties,
-    ///[`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
+    /// [`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
     pub get_physical_device_external_fence_properties: pfn::PFN_vkGetPhysicalDeviceExternalFenceProperties,
-    ///[`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
+    /// [`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
     pub enumerate_physical_device_groups: pfn::PFN_vkEnumeratePhysicalDeviceGroups,
-    ///[`vkGetPhysicalDevicePresentRectanglesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDevicePresentRectanglesKHR.html)
+    /// [`vkGetPhysicalDevicePresentRectanglesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDevicePresentRectanglesKHR.html)
     pub get_physical_device_present_rectangles_khr: pfn::PFN_vkGetPhysicalDevicePresentRectanglesKHR,
-    ///[`vkGetPhysicalDeviceMultisamplePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMultisamplePropertiesEXT.html)
+    /// [`vkGetPhysicalDeviceMultisamplePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMultisamplePropertiesEXT.html)
     pub get_physical_device_multisample_properties_ext: pfn::PFN_vkGetPhysicalDeviceMultisamplePropertiesEXT,
-    ///[`vkGetPhysicalDeviceSurfaceCapabilities2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilities2KHR.html)
+    /// [`vkGetPhysicalDeviceSurfaceCapabilities2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilities2KHR.html)
     pub get_physical_device_surface_capabilities2_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR,
-    ///[`vkGetPhysicalDeviceSurfaceFormats2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormats2KHR.html)
+    /// [`vkGetPhysicalDeviceSurfaceFormats2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormats2KHR.html)
     pub get_physical_device_surface_formats2_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR,
-    ///[`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
+    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
     pub get_physical_device_calibrateable_time_domains_ext: pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT,
-    ///[`vkCreateDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugUtilsMessengerEXT.html)
+    /// [`vkCreateDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugUtilsMessengerEXT.html)
     pub create_debug_utils_messenger_ext: pfn::PFN_vkCreateDebugUtilsMessengerEXT,
-    ///[`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)
+    /// [`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)
     pub destroy_debug_utils_messenger_ext: pfn::PFN_vkDestroyDebugUtilsMessengerEXT,
-    ///[`vkSubmitDebugUtilsMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSubmitDebugUtilsMessageEXT.html)
+    /// [`vkSubmitDebugUtilsMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSubmitDebugUtilsMessageEXT.html)
     pub submit_debug_utils_message_ext: pfn::PFN_vkSubmitDebugUtilsMessageEXT,
-    ///[`vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.html)
+    /// [`vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.html)
     pub enumerate_physical_device_queue_family_performance_query_counters_khr: pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR,
-    ///[`vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.html)
+    /// [`vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.html)
     pub get_physical_device_queue_family_performance_query_passes_khr: pfn::PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR,
-    ///[`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
+    /// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
     pub get_physical_device_tool_properties: pfn::PFN_vkGetPhysicalDeviceToolProperties,
-    ///[`vkGetPhysicalDeviceFragmentShadingRatesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFragmentShadingRatesKHR.html)
+    /// [`vkGetPhysicalDeviceFragmentShadingRatesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFragmentShadingRatesKHR.html)
     pub get_physical_device_fragment_shading_rates_khr: pfn::PFN_vkGetPhysicalDeviceFragmentShadingRatesKHR,
-    ///[`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
+    /// [`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
     pub get_physical_device_video_capabilities_khr: pfn::PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR,
-    ///[`vkGetPhysicalDeviceVideoFormatPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoFormatPropertiesKHR.html)
+    /// [`vkGetPhysicalDeviceVideoFormatPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoFormatPropertiesKHR.html)
     pub get_physical_device_video_format_properties_khr: pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR,
-    ///[`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceOpticalFlowImageFormatsNV.html)
+    /// [`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceOpticalFlowImageFormatsNV.html)
     pub get_physical_device_optical_flow_image_formats_nv: pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV,
     present: [u64; 1],
 }
@@ -119,7 +119,7 @@ mod instance_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn destroy_instance(
         _a0: crate::vk::Instance,
         _a1: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn enumerate_physical_devices(
@@ -132,33 +132,33 @@ mod instance_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn get_physical_device_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut crate::vk::PhysicalDeviceProperties,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_queue_family_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut u32,
         _a2: *mut crate::vk::QueueFamilyProperties,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_memory_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut crate::vk::PhysicalDeviceMemoryProperties,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_features(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut crate::vk::PhysicalDeviceFeatures,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_format_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: crate::vk::Format,
         _a2: *mut crate::vk::FormatProperties,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_image_format_properties(
@@ -204,7 +204,7 @@ mod instance_dispatch_table_stubs {
         _a5: crate::vk::ImageTiling,
         _a6: *mut u32,
         _a7: *mut crate::vk::SparseImageFormatProperties,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_android_surface_khr(
@@ -219,7 +219,7 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::Instance,
         _a1: crate::vk::SurfaceKHR,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_surface_support_khr(
@@ -265,7 +265,7 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::Instance,
         _a1: crate::vk::DebugReportCallbackEXT,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn debug_report_message_ext(
@@ -277,7 +277,7 @@ mod instance_dispatch_table_stubs {
         _a5: i32,
         _a6: *const core::ffi::c_char,
         _a7: *const core::ffi::c_char,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_external_image_format_properties_nv(
@@ -295,20 +295,20 @@ mod instance_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn get_physical_device_features2(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut crate::vk::PhysicalDeviceFeatures2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_properties2(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut crate::vk::PhysicalDeviceProperties2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_format_properties2(
         _a0: crate::vk::PhysicalDevice,
         _a1: crate::vk::Format,
         _a2: *mut crate::vk::FormatProperties2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_image_format_properties2(
@@ -322,13 +322,13 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut u32,
         _a2: *mut crate::vk::QueueFamilyProperties2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_memory_properties2(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut crate::vk::PhysicalDeviceMemoryProperties2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_sparse_image_format_properties2(
@@ -336,28 +336,28 @@ mod instance_dispatch_table_stubs {
         _a1: *const crate::vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
         _a2: *mut u32,
         _a3: *mut crate::vk::SparseImageFormatProperties2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_external_buffer_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: *const crate::vk::PhysicalDeviceExternalBufferInfo<'_>,
         _a2: *mut crate::vk::ExternalBufferProperties<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_external_semaphore_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: *const crate::vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
         _a2: *mut crate::vk::ExternalSemaphoreProperties<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_external_fence_properties(
         _a0: crate::vk::PhysicalDevice,
         _a1: *const crate::vk::PhysicalDeviceExternalFenceInfo<'_>,
         _a2: *mut crate::vk::ExternalFenceProperties<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn enumerate_physical_device_groups(
@@ -379,7 +379,7 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::PhysicalDevice,
         _a1: crate::vk::SampleCountFlags,
         _a2: *mut crate::vk::MultisamplePropertiesEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_surface_capabilities2_khr(
@@ -416,7 +416,7 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::Instance,
         _a1: crate::vk::DebugUtilsMessengerEXT,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn submit_debug_utils_message_ext(
@@ -424,7 +424,7 @@ mod instance_dispatch_table_stubs {
         _a1: crate::vk::DebugUtilsMessageSeverityFlagsEXT,
         _a2: crate::vk::DebugUtilsMessageTypeFlagsEXT,
         _a3: *const crate::vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn enumerate_physical_device_queue_family_performance_query_counters_khr(
@@ -440,7 +440,7 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::PhysicalDevice,
         _a1: *const crate::vk::QueryPoolPerformanceCreateInfoKHR<'_>,
         _a2: *mut u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_physical_device_tool_properties(
@@ -545,514 +545,292 @@ impl InstanceDispatchTable {
     pub unsafe fn load(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
         let mut t = Self::empty();
         if let Some(f) = first(gpa, &[c"vkDestroyInstance"]) {
-            t.destroy_instance = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyInstance,
-                >(f)
-            };
-            t.present[0] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_instance = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyInstance>(f) };
+            t.present[0] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkEnumeratePhysicalDevices"]) {
-            t.enumerate_physical_devices = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkEnumeratePhysicalDevices,
-                >(f)
-            };
-            t.present[0] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_physical_devices = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumeratePhysicalDevices>(f) };
+            t.present[0] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceProperties"]) {
-            t.get_physical_device_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceProperties,
-                >(f)
-            };
-            t.present[0] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceProperties>(f) };
+            t.present[0] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyProperties"]) {
-            t.get_physical_device_queue_family_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
-                >(f)
-            };
-            t.present[0] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties>(f) };
+            t.present[0] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceMemoryProperties"]) {
-            t.get_physical_device_memory_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceMemoryProperties,
-                >(f)
-            };
-            t.present[0] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_memory_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceMemoryProperties>(f) };
+            t.present[0] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceFeatures"]) {
-            t.get_physical_device_features = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceFeatures,
-                >(f)
-            };
-            t.present[0] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_features = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceFeatures>(f) };
+            t.present[0] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceFormatProperties"]) {
-            t.get_physical_device_format_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceFormatProperties,
-                >(f)
-            };
-            t.present[0] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_format_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceFormatProperties>(f) };
+            t.present[0] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceImageFormatProperties"]) {
-            t.get_physical_device_image_format_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceImageFormatProperties,
-                >(f)
-            };
-            t.present[0] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_image_format_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceImageFormatProperties>(f) };
+            t.present[0] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDevice"]) {
-            t.create_device = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDevice,
-                >(f)
-            };
-            t.present[0] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_device = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDevice>(f) };
+            t.present[0] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkEnumerateDeviceLayerProperties"]) {
-            t.enumerate_device_layer_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkEnumerateDeviceLayerProperties,
-                >(f)
-            };
-            t.present[0] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_device_layer_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumerateDeviceLayerProperties>(f) };
+            t.present[0] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkEnumerateDeviceExtensionProperties"]) {
-            t.enumerate_device_extension_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkEnumerateDeviceExtensionProperties,
-                >(f)
-            };
-            t.present[0] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_device_extension_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumerateDeviceExtensionProperties>(f) };
+            t.present[0] |= 1 << 10;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPhysicalDeviceSparseImageFormatProperties"],
-        ) {
-            t.get_physical_device_sparse_image_format_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties,
-                >(f)
-            };
-            t.present[0] |= 2048;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSparseImageFormatProperties"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_sparse_image_format_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties>(f) };
+            t.present[0] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCreateAndroidSurfaceKHR"]) {
-            t.create_android_surface_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateAndroidSurfaceKHR,
-                >(f)
-            };
-            t.present[0] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_android_surface_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateAndroidSurfaceKHR>(f) };
+            t.present[0] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySurfaceKHR"]) {
-            t.destroy_surface_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroySurfaceKHR,
-                >(f)
-            };
-            t.present[0] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_surface_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySurfaceKHR>(f) };
+            t.present[0] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSurfaceSupportKHR"]) {
-            t.get_physical_device_surface_support_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSurfaceSupportKHR,
-                >(f)
-            };
-            t.present[0] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_surface_support_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfaceSupportKHR>(f) };
+            t.present[0] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSurfaceCapabilitiesKHR"]) {
-            t.get_physical_device_surface_capabilities_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR,
-                >(f)
-            };
-            t.present[0] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_surface_capabilities_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR>(f) };
+            t.present[0] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSurfaceFormatsKHR"]) {
-            t.get_physical_device_surface_formats_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR,
-                >(f)
-            };
-            t.present[0] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_surface_formats_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR>(f) };
+            t.present[0] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSurfacePresentModesKHR"]) {
-            t.get_physical_device_surface_present_modes_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR,
-                >(f)
-            };
-            t.present[0] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_surface_present_modes_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR>(f) };
+            t.present[0] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDebugReportCallbackEXT"]) {
-            t.create_debug_report_callback_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDebugReportCallbackEXT,
-                >(f)
-            };
-            t.present[0] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_debug_report_callback_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDebugReportCallbackEXT>(f) };
+            t.present[0] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDebugReportCallbackEXT"]) {
-            t.destroy_debug_report_callback_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDebugReportCallbackEXT,
-                >(f)
-            };
-            t.present[0] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_debug_report_callback_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDebugReportCallbackEXT>(f) };
+            t.present[0] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkDebugReportMessageEXT"]) {
-            t.debug_report_message_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDebugReportMessageEXT,
-                >(f)
-            };
-            t.present[0] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.debug_report_message_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDebugReportMessageEXT>(f) };
+            t.present[0] |= 1 << 20;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPhysicalDeviceExternalImageFormatPropertiesNV"],
-        ) {
-            t.get_physical_device_external_image_format_properties_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV,
-                >(f)
-            };
-            t.present[0] |= 2097152;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceExternalImageFormatPropertiesNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_external_image_format_properties_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV>(f) };
+            t.present[0] |= 1 << 21;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPhysicalDeviceFeatures2", c"vkGetPhysicalDeviceFeatures2KHR"],
-        ) {
-            t.get_physical_device_features2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceFeatures2,
-                >(f)
-            };
-            t.present[0] |= 4194304;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceFeatures2", c"vkGetPhysicalDeviceFeatures2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_features2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceFeatures2>(f) };
+            t.present[0] |= 1 << 22;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPhysicalDeviceProperties2", c"vkGetPhysicalDeviceProperties2KHR"],
-        ) {
-            t.get_physical_device_properties2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceProperties2,
-                >(f)
-            };
-            t.present[0] |= 8388608;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceProperties2", c"vkGetPhysicalDeviceProperties2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_properties2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceProperties2>(f) };
+            t.present[0] |= 1 << 23;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceFormatProperties2",
-                c"vkGetPhysicalDeviceFormatProperties2KHR",
-            ],
-        ) {
-            t.get_physical_device_format_properties2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceFormatProperties2,
-                >(f)
-            };
-            t.present[0] |= 16777216;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceFormatProperties2", c"vkGetPhysicalDeviceFormatProperties2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_format_properties2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceFormatProperties2>(f) };
+            t.present[0] |= 1 << 24;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceImageFormatProperties2",
-                c"vkGetPhysicalDeviceImageFormatProperties2KHR",
-            ],
-        ) {
-            t.get_physical_device_image_format_properties2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceImageFormatProperties2,
-                >(f)
-            };
-            t.present[0] |= 33554432;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceImageFormatProperties2", c"vkGetPhysicalDeviceImageFormatProperties2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_image_format_properties2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceImageFormatProperties2>(f) };
+            t.present[0] |= 1 << 25;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceQueueFamilyProperties2",
-                c"vkGetPhysicalDeviceQueueFamilyProperties2KHR",
-            ],
-        ) {
-            t.get_physical_device_queue_family_properties2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
-                >(f)
-            };
-            t.present[0] |= 67108864;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyProperties2", c"vkGetPhysicalDeviceQueueFamilyProperties2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_properties2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(f) };
+            t.present[0] |= 1 << 26;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceMemoryProperties2",
-                c"vkGetPhysicalDeviceMemoryProperties2KHR",
-            ],
-        ) {
-            t.get_physical_device_memory_properties2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceMemoryProperties2,
-                >(f)
-            };
-            t.present[0] |= 134217728;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceMemoryProperties2", c"vkGetPhysicalDeviceMemoryProperties2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_memory_properties2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceMemoryProperties2>(f) };
+            t.present[0] |= 1 << 27;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceSparseImageFormatProperties2",
-                c"vkGetPhysicalDeviceSparseImageFormatProperties2KHR",
-            ],
-        ) {
-            t.get_physical_device_sparse_image_format_properties2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties2,
-                >(f)
-            };
-            t.present[0] |= 268435456;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSparseImageFormatProperties2", c"vkGetPhysicalDeviceSparseImageFormatProperties2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_sparse_image_format_properties2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties2>(f) };
+            t.present[0] |= 1 << 28;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceExternalBufferProperties",
-                c"vkGetPhysicalDeviceExternalBufferPropertiesKHR",
-            ],
-        ) {
-            t.get_physical_device_external_buffer_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceExternalBufferProperties,
-                >(f)
-            };
-            t.present[0] |= 536870912;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceExternalBufferProperties", c"vkGetPhysicalDeviceExternalBufferPropertiesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_external_buffer_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceExternalBufferProperties>(f) };
+            t.present[0] |= 1 << 29;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceExternalSemaphoreProperties",
-                c"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR",
-            ],
-        ) {
-            t.get_physical_device_external_semaphore_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceExternalSemaphoreProperties,
-                >(f)
-            };
-            t.present[0] |= 1073741824;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceExternalSemaphoreProperties", c"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_external_semaphore_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceExternalSemaphoreProperties>(f) };
+            t.present[0] |= 1 << 30;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceExternalFenceProperties",
-                c"vkGetPhysicalDeviceExternalFencePropertiesKHR",
-            ],
-        ) {
-            t.get_physical_device_external_fence_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceExternalFenceProperties,
-                >(f)
-            };
-            t.present[0] |= 2147483648;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceExternalFenceProperties", c"vkGetPhysicalDeviceExternalFencePropertiesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_external_fence_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceExternalFenceProperties>(f) };
+            t.present[0] |= 1 << 31;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkEnumeratePhysicalDeviceGroups", c"vkEnumeratePhysicalDeviceGroupsKHR"],
-        ) {
-            t.enumerate_physical_device_groups = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkEnumeratePhysicalDeviceGroups,
-                >(f)
-            };
-            t.present[0] |= 4294967296;
+        if let Some(f) = first(gpa, &[c"vkEnumeratePhysicalDeviceGroups", c"vkEnumeratePhysicalDeviceGroupsKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_physical_device_groups = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumeratePhysicalDeviceGroups>(f) };
+            t.present[0] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDevicePresentRectanglesKHR"]) {
-            t.get_physical_device_present_rectangles_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDevicePresentRectanglesKHR,
-                >(f)
-            };
-            t.present[0] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_present_rectangles_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDevicePresentRectanglesKHR>(f) };
+            t.present[0] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceMultisamplePropertiesEXT"]) {
-            t.get_physical_device_multisample_properties_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceMultisamplePropertiesEXT,
-                >(f)
-            };
-            t.present[0] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_multisample_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceMultisamplePropertiesEXT>(f) };
+            t.present[0] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSurfaceCapabilities2KHR"]) {
-            t.get_physical_device_surface_capabilities2_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR,
-                >(f)
-            };
-            t.present[0] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_surface_capabilities2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR>(f) };
+            t.present[0] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceSurfaceFormats2KHR"]) {
-            t.get_physical_device_surface_formats2_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR,
-                >(f)
-            };
-            t.present[0] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_surface_formats2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR>(f) };
+            t.present[0] |= 1 << 36;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"],
-        ) {
-            t.get_physical_device_calibrateable_time_domains_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT,
-                >(f)
-            };
-            t.present[0] |= 137438953472;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_calibrateable_time_domains_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT>(f) };
+            t.present[0] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDebugUtilsMessengerEXT"]) {
-            t.create_debug_utils_messenger_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDebugUtilsMessengerEXT,
-                >(f)
-            };
-            t.present[0] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_debug_utils_messenger_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDebugUtilsMessengerEXT>(f) };
+            t.present[0] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDebugUtilsMessengerEXT"]) {
-            t.destroy_debug_utils_messenger_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDebugUtilsMessengerEXT,
-                >(f)
-            };
-            t.present[0] |= 549755813888;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_debug_utils_messenger_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDebugUtilsMessengerEXT>(f) };
+            t.present[0] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkSubmitDebugUtilsMessageEXT"]) {
-            t.submit_debug_utils_message_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSubmitDebugUtilsMessageEXT,
-                >(f)
-            };
-            t.present[0] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.submit_debug_utils_message_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSubmitDebugUtilsMessageEXT>(f) };
+            t.present[0] |= 1 << 40;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR"],
-        ) {
-            t.enumerate_physical_device_queue_family_performance_query_counters_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR,
-                >(f)
-            };
-            t.present[0] |= 2199023255552;
+        if let Some(f) = first(gpa, &[c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_physical_device_queue_family_performance_query_counters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR>(f) };
+            t.present[0] |= 1 << 41;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR"],
-        ) {
-            t.get_physical_device_queue_family_performance_query_passes_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR,
-                >(f)
-            };
-            t.present[0] |= 4398046511104;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_performance_query_passes_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR>(f) };
+            t.present[0] |= 1 << 42;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetPhysicalDeviceToolProperties",
-                c"vkGetPhysicalDeviceToolPropertiesEXT",
-            ],
-        ) {
-            t.get_physical_device_tool_properties = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceToolProperties,
-                >(f)
-            };
-            t.present[0] |= 8796093022208;
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceToolProperties", c"vkGetPhysicalDeviceToolPropertiesEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_tool_properties = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceToolProperties>(f) };
+            t.present[0] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceFragmentShadingRatesKHR"]) {
-            t.get_physical_device_fragment_shading_rates_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceFragmentShadingRatesKHR,
-                >(f)
-            };
-            t.present[0] |= 17592186044416;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_fragment_shading_rates_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceFragmentShadingRatesKHR>(f) };
+            t.present[0] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceVideoCapabilitiesKHR"]) {
-            t.get_physical_device_video_capabilities_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR,
-                >(f)
-            };
-            t.present[0] |= 35184372088832;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_video_capabilities_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR>(f) };
+            t.present[0] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceVideoFormatPropertiesKHR"]) {
-            t.get_physical_device_video_format_properties_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR,
-                >(f)
-            };
-            t.present[0] |= 70368744177664;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_video_format_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR>(f) };
+            t.present[0] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceOpticalFlowImageFormatsNV"]) {
-            t.get_physical_device_optical_flow_image_formats_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV,
-                >(f)
-            };
-            t.present[0] |= 140737488355328;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_optical_flow_image_formats_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV>(f) };
+            t.present[0] |= 1 << 47;
         }
         t
     }
@@ -1096,859 +874,859 @@ impl core::fmt::Debug for InstanceDispatchTable {
 #[repr(C)]
 #[derive(Clone)]
 pub struct DeviceDispatchTable {
-    ///[`vkGetDeviceProcAddr`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceProcAddr.html)
+    /// [`vkGetDeviceProcAddr`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceProcAddr.html)
     pub get_device_proc_addr: pfn::PFN_vkGetDeviceProcAddr,
-    ///[`vkDestroyDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDevice.html)
+    /// [`vkDestroyDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDevice.html)
     pub destroy_device: pfn::PFN_vkDestroyDevice,
-    ///[`vkGetDeviceQueue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue.html)
+    /// [`vkGetDeviceQueue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue.html)
     pub get_device_queue: pfn::PFN_vkGetDeviceQueue,
-    ///[`vkQueueSubmit`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit.html)
+    /// [`vkQueueSubmit`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit.html)
     pub queue_submit: pfn::PFN_vkQueueSubmit,
-    ///[`vkQueueWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueWaitIdle.html)
+    /// [`vkQueueWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueWaitIdle.html)
     pub queue_wait_idle: pfn::PFN_vkQueueWaitIdle,
-    ///[`vkDeviceWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeviceWaitIdle.html)
+    /// [`vkDeviceWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeviceWaitIdle.html)
     pub device_wait_idle: pfn::PFN_vkDeviceWaitIdle,
-    ///[`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
+    /// [`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
     pub allocate_memory: pfn::PFN_vkAllocateMemory,
-    ///[`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
+    /// [`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
     pub free_memory: pfn::PFN_vkFreeMemory,
-    ///[`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
+    /// [`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
     pub map_memory: pfn::PFN_vkMapMemory,
-    ///[`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
+    /// [`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
     pub unmap_memory: pfn::PFN_vkUnmapMemory,
-    ///[`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
+    /// [`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
     pub flush_mapped_memory_ranges: pfn::PFN_vkFlushMappedMemoryRanges,
-    ///[`vkInvalidateMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInvalidateMappedMemoryRanges.html)
+    /// [`vkInvalidateMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInvalidateMappedMemoryRanges.html)
     pub invalidate_mapped_memory_ranges: pfn::PFN_vkInvalidateMappedMemoryRanges,
-    ///[`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html)
+    /// [`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html)
     pub get_device_memory_commitment: pfn::PFN_vkGetDeviceMemoryCommitment,
-    ///[`vkGetBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements.html)
+    /// [`vkGetBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements.html)
     pub get_buffer_memory_requirements: pfn::PFN_vkGetBufferMemoryRequirements,
-    ///[`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)
+    /// [`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)
     pub bind_buffer_memory: pfn::PFN_vkBindBufferMemory,
-    ///[`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
+    /// [`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
     pub get_image_memory_requirements: pfn::PFN_vkGetImageMemoryRequirements,
-    ///[`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
+    /// [`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
     pub bind_image_memory: pfn::PFN_vkBindImageMemory,
-    ///[`vkGetImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements.html)
+    /// [`vkGetImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements.html)
     pub get_image_sparse_memory_requirements: pfn::PFN_vkGetImageSparseMemoryRequirements,
-    ///[`vkQueueBindSparse`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBindSparse.html)
+    /// [`vkQueueBindSparse`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBindSparse.html)
     pub queue_bind_sparse: pfn::PFN_vkQueueBindSparse,
-    ///[`vkCreateFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFence.html)
+    /// [`vkCreateFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFence.html)
     pub create_fence: pfn::PFN_vkCreateFence,
-    ///[`vkDestroyFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFence.html)
+    /// [`vkDestroyFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFence.html)
     pub destroy_fence: pfn::PFN_vkDestroyFence,
-    ///[`vkResetFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetFences.html)
+    /// [`vkResetFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetFences.html)
     pub reset_fences: pfn::PFN_vkResetFences,
-    ///[`vkGetFenceStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceStatus.html)
+    /// [`vkGetFenceStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceStatus.html)
     pub get_fence_status: pfn::PFN_vkGetFenceStatus,
-    ///[`vkWaitForFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForFences.html)
+    /// [`vkWaitForFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForFences.html)
     pub wait_for_fences: pfn::PFN_vkWaitForFences,
-    ///[`vkCreateSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSemaphore.html)
+    /// [`vkCreateSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSemaphore.html)
     pub create_semaphore: pfn::PFN_vkCreateSemaphore,
-    ///[`vkDestroySemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySemaphore.html)
+    /// [`vkDestroySemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySemaphore.html)
     pub destroy_semaphore: pfn::PFN_vkDestroySemaphore,
-    ///[`vkCreateEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateEvent.html)
+    /// [`vkCreateEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateEvent.html)
     pub create_event: pfn::PFN_vkCreateEvent,
-    ///[`vkDestroyEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyEvent.html)
+    /// [`vkDestroyEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyEvent.html)
     pub destroy_event: pfn::PFN_vkDestroyEvent,
-    ///[`vkGetEventStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEventStatus.html)
+    /// [`vkGetEventStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEventStatus.html)
     pub get_event_status: pfn::PFN_vkGetEventStatus,
-    ///[`vkSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetEvent.html)
+    /// [`vkSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetEvent.html)
     pub set_event: pfn::PFN_vkSetEvent,
-    ///[`vkResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetEvent.html)
+    /// [`vkResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetEvent.html)
     pub reset_event: pfn::PFN_vkResetEvent,
-    ///[`vkCreateQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateQueryPool.html)
+    /// [`vkCreateQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateQueryPool.html)
     pub create_query_pool: pfn::PFN_vkCreateQueryPool,
-    ///[`vkDestroyQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyQueryPool.html)
+    /// [`vkDestroyQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyQueryPool.html)
     pub destroy_query_pool: pfn::PFN_vkDestroyQueryPool,
-    ///[`vkGetQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueryPoolResults.html)
+    /// [`vkGetQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueryPoolResults.html)
     pub get_query_pool_results: pfn::PFN_vkGetQueryPoolResults,
-    ///[`vkResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPool.html)
+    /// [`vkResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPool.html)
     pub reset_query_pool: pfn::PFN_vkResetQueryPool,
-    ///[`vkCreateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBuffer.html)
+    /// [`vkCreateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBuffer.html)
     pub create_buffer: pfn::PFN_vkCreateBuffer,
-    ///[`vkDestroyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBuffer.html)
+    /// [`vkDestroyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBuffer.html)
     pub destroy_buffer: pfn::PFN_vkDestroyBuffer,
-    ///[`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
+    /// [`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
     pub create_buffer_view: pfn::PFN_vkCreateBufferView,
-    ///[`vkDestroyBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBufferView.html)
+    /// [`vkDestroyBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBufferView.html)
     pub destroy_buffer_view: pfn::PFN_vkDestroyBufferView,
-    ///[`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
+    /// [`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
     pub create_image: pfn::PFN_vkCreateImage,
-    ///[`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
+    /// [`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
     pub destroy_image: pfn::PFN_vkDestroyImage,
-    ///[`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
+    /// [`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
     pub get_image_subresource_layout: pfn::PFN_vkGetImageSubresourceLayout,
-    ///[`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
+    /// [`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
     pub create_image_view: pfn::PFN_vkCreateImageView,
-    ///[`vkDestroyImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImageView.html)
+    /// [`vkDestroyImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImageView.html)
     pub destroy_image_view: pfn::PFN_vkDestroyImageView,
-    ///[`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
+    /// [`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
     pub create_shader_module: pfn::PFN_vkCreateShaderModule,
-    ///[`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
+    /// [`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
     pub destroy_shader_module: pfn::PFN_vkDestroyShaderModule,
-    ///[`vkCreatePipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineCache.html)
+    /// [`vkCreatePipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineCache.html)
     pub create_pipeline_cache: pfn::PFN_vkCreatePipelineCache,
-    ///[`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
+    /// [`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
     pub destroy_pipeline_cache: pfn::PFN_vkDestroyPipelineCache,
-    ///[`vkGetPipelineCacheData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineCacheData.html)
+    /// [`vkGetPipelineCacheData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineCacheData.html)
     pub get_pipeline_cache_data: pfn::PFN_vkGetPipelineCacheData,
-    ///[`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
+    /// [`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
     pub merge_pipeline_caches: pfn::PFN_vkMergePipelineCaches,
-    ///[`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
+    /// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
     pub create_graphics_pipelines: pfn::PFN_vkCreateGraphicsPipelines,
-    ///[`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
+    /// [`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
     pub create_compute_pipelines: pfn::PFN_vkCreateComputePipelines,
-    ///[`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
+    /// [`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
     pub destroy_pipeline: pfn::PFN_vkDestroyPipeline,
-    ///[`vkCreatePipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineLayout.html)
+    /// [`vkCreatePipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineLayout.html)
     pub create_pipeline_layout: pfn::PFN_vkCreatePipelineLayout,
-    ///[`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
+    /// [`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
     pub destroy_pipeline_layout: pfn::PFN_vkDestroyPipelineLayout,
-    ///[`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
+    /// [`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
     pub create_sampler: pfn::PFN_vkCreateSampler,
-    ///[`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
+    /// [`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
     pub destroy_sampler: pfn::PFN_vkDestroySampler,
-    ///[`vkCreateDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorSetLayout.html)
+    /// [`vkCreateDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorSetLayout.html)
     pub create_descriptor_set_layout: pfn::PFN_vkCreateDescriptorSetLayout,
-    ///[`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
+    /// [`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
     pub destroy_descriptor_set_layout: pfn::PFN_vkDestroyDescriptorSetLayout,
-    ///[`vkCreateDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorPool.html)
+    /// [`vkCreateDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorPool.html)
     pub create_descriptor_pool: pfn::PFN_vkCreateDescriptorPool,
-    ///[`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
+    /// [`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
     pub destroy_descriptor_pool: pfn::PFN_vkDestroyDescriptorPool,
-    ///[`vkResetDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetDescriptorPool.html)
+    /// [`vkResetDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetDescriptorPool.html)
     pub reset_descriptor_pool: pfn::PFN_vkResetDescriptorPool,
-    ///[`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
+    /// [`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
     pub allocate_descriptor_sets: pfn::PFN_vkAllocateDescriptorSets,
-    ///[`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
+    /// [`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
     pub free_descriptor_sets: pfn::PFN_vkFreeDescriptorSets,
-    ///[`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
+    /// [`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
     pub update_descriptor_sets: pfn::PFN_vkUpdateDescriptorSets,
-    ///[`vkCreateFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFramebuffer.html)
+    /// [`vkCreateFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFramebuffer.html)
     pub create_framebuffer: pfn::PFN_vkCreateFramebuffer,
-    ///[`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
+    /// [`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
     pub destroy_framebuffer: pfn::PFN_vkDestroyFramebuffer,
-    ///[`vkCreateRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass.html)
+    /// [`vkCreateRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass.html)
     pub create_render_pass: pfn::PFN_vkCreateRenderPass,
-    ///[`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
+    /// [`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
     pub destroy_render_pass: pfn::PFN_vkDestroyRenderPass,
-    ///[`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
+    /// [`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
     pub get_render_area_granularity: pfn::PFN_vkGetRenderAreaGranularity,
-    ///[`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
+    /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
     pub create_command_pool: pfn::PFN_vkCreateCommandPool,
-    ///[`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
+    /// [`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
     pub destroy_command_pool: pfn::PFN_vkDestroyCommandPool,
-    ///[`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html)
+    /// [`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html)
     pub reset_command_pool: pfn::PFN_vkResetCommandPool,
-    ///[`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
+    /// [`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
     pub allocate_command_buffers: pfn::PFN_vkAllocateCommandBuffers,
-    ///[`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
+    /// [`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
     pub free_command_buffers: pfn::PFN_vkFreeCommandBuffers,
-    ///[`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html)
+    /// [`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html)
     pub begin_command_buffer: pfn::PFN_vkBeginCommandBuffer,
-    ///[`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
+    /// [`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
     pub end_command_buffer: pfn::PFN_vkEndCommandBuffer,
-    ///[`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
+    /// [`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
     pub reset_command_buffer: pfn::PFN_vkResetCommandBuffer,
-    ///[`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
+    /// [`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
     pub cmd_bind_pipeline: pfn::PFN_vkCmdBindPipeline,
-    ///[`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
+    /// [`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
     pub cmd_set_viewport: pfn::PFN_vkCmdSetViewport,
-    ///[`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
+    /// [`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
     pub cmd_set_scissor: pfn::PFN_vkCmdSetScissor,
-    ///[`vkCmdSetLineWidth`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineWidth.html)
+    /// [`vkCmdSetLineWidth`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineWidth.html)
     pub cmd_set_line_width: pfn::PFN_vkCmdSetLineWidth,
-    ///[`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
+    /// [`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
     pub cmd_set_depth_bias: pfn::PFN_vkCmdSetDepthBias,
-    ///[`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
+    /// [`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
     pub cmd_set_blend_constants: pfn::PFN_vkCmdSetBlendConstants,
-    ///[`vkCmdSetDepthBounds`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBounds.html)
+    /// [`vkCmdSetDepthBounds`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBounds.html)
     pub cmd_set_depth_bounds: pfn::PFN_vkCmdSetDepthBounds,
-    ///[`vkCmdSetStencilCompareMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilCompareMask.html)
+    /// [`vkCmdSetStencilCompareMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilCompareMask.html)
     pub cmd_set_stencil_compare_mask: pfn::PFN_vkCmdSetStencilCompareMask,
-    ///[`vkCmdSetStencilWriteMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilWriteMask.html)
+    /// [`vkCmdSetStencilWriteMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilWriteMask.html)
     pub cmd_set_stencil_write_mask: pfn::PFN_vkCmdSetStencilWriteMask,
-    ///[`vkCmdSetStencilReference`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilReference.html)
+    /// [`vkCmdSetStencilReference`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilReference.html)
     pub cmd_set_stencil_reference: pfn::PFN_vkCmdSetStencilReference,
-    ///[`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
+    /// [`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
     pub cmd_bind_descriptor_sets: pfn::PFN_vkCmdBindDescriptorSets,
-    ///[`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
+    /// [`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
     pub cmd_bind_index_buffer: pfn::PFN_vkCmdBindIndexBuffer,
-    ///[`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
+    /// [`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
     pub cmd_bind_vertex_buffers: pfn::PFN_vkCmdBindVertexBuffers,
-    ///[`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
+    /// [`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
     pub cmd_draw: pfn::PFN_vkCmdDraw,
-    ///[`vkCmdDrawIndexed`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexed.html)
+    /// [`vkCmdDrawIndexed`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexed.html)
     pub cmd_draw_indexed: pfn::PFN_vkCmdDrawIndexed,
-    ///[`vkCmdDrawMultiEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiEXT.html)
+    /// [`vkCmdDrawMultiEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiEXT.html)
     pub cmd_draw_multi_ext: pfn::PFN_vkCmdDrawMultiEXT,
-    ///[`vkCmdDrawMultiIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiIndexedEXT.html)
+    /// [`vkCmdDrawMultiIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiIndexedEXT.html)
     pub cmd_draw_multi_indexed_ext: pfn::PFN_vkCmdDrawMultiIndexedEXT,
-    ///[`vkCmdDrawIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect.html)
+    /// [`vkCmdDrawIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect.html)
     pub cmd_draw_indirect: pfn::PFN_vkCmdDrawIndirect,
-    ///[`vkCmdDrawIndexedIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect.html)
+    /// [`vkCmdDrawIndexedIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect.html)
     pub cmd_draw_indexed_indirect: pfn::PFN_vkCmdDrawIndexedIndirect,
-    ///[`vkCmdDispatch`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatch.html)
+    /// [`vkCmdDispatch`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatch.html)
     pub cmd_dispatch: pfn::PFN_vkCmdDispatch,
-    ///[`vkCmdDispatchIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect.html)
+    /// [`vkCmdDispatchIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect.html)
     pub cmd_dispatch_indirect: pfn::PFN_vkCmdDispatchIndirect,
-    ///[`vkCmdDrawClusterHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterHUAWEI.html)
+    /// [`vkCmdDrawClusterHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterHUAWEI.html)
     pub cmd_draw_cluster_huawei: pfn::PFN_vkCmdDrawClusterHUAWEI,
-    ///[`vkCmdDrawClusterIndirectHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterIndirectHUAWEI.html)
+    /// [`vkCmdDrawClusterIndirectHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterIndirectHUAWEI.html)
     pub cmd_draw_cluster_indirect_huawei: pfn::PFN_vkCmdDrawClusterIndirectHUAWEI,
-    ///[`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
+    /// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
     pub cmd_copy_buffer: pfn::PFN_vkCmdCopyBuffer,
-    ///[`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
+    /// [`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
     pub cmd_copy_image: pfn::PFN_vkCmdCopyImage,
-    ///[`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
+    /// [`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
     pub cmd_blit_image: pfn::PFN_vkCmdBlitImage,
-    ///[`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
+    /// [`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
     pub cmd_copy_buffer_to_image: pfn::PFN_vkCmdCopyBufferToImage,
-    ///[`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
+    /// [`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
     pub cmd_copy_image_to_buffer: pfn::PFN_vkCmdCopyImageToBuffer,
-    ///[`vkCmdCopyMemoryIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectNV.html)
+    /// [`vkCmdCopyMemoryIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectNV.html)
     pub cmd_copy_memory_indirect_nv: pfn::PFN_vkCmdCopyMemoryIndirectNV,
-    ///[`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
+    /// [`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
     pub cmd_copy_memory_to_image_indirect_nv: pfn::PFN_vkCmdCopyMemoryToImageIndirectNV,
-    ///[`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
+    /// [`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
     pub cmd_update_buffer: pfn::PFN_vkCmdUpdateBuffer,
-    ///[`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
+    /// [`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
     pub cmd_fill_buffer: pfn::PFN_vkCmdFillBuffer,
-    ///[`vkCmdClearColorImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearColorImage.html)
+    /// [`vkCmdClearColorImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearColorImage.html)
     pub cmd_clear_color_image: pfn::PFN_vkCmdClearColorImage,
-    ///[`vkCmdClearDepthStencilImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearDepthStencilImage.html)
+    /// [`vkCmdClearDepthStencilImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearDepthStencilImage.html)
     pub cmd_clear_depth_stencil_image: pfn::PFN_vkCmdClearDepthStencilImage,
-    ///[`vkCmdClearAttachments`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearAttachments.html)
+    /// [`vkCmdClearAttachments`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearAttachments.html)
     pub cmd_clear_attachments: pfn::PFN_vkCmdClearAttachments,
-    ///[`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
+    /// [`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
     pub cmd_resolve_image: pfn::PFN_vkCmdResolveImage,
-    ///[`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
+    /// [`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
     pub cmd_set_event: pfn::PFN_vkCmdSetEvent,
-    ///[`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
+    /// [`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
     pub cmd_reset_event: pfn::PFN_vkCmdResetEvent,
-    ///[`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
+    /// [`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
     pub cmd_wait_events: pfn::PFN_vkCmdWaitEvents,
-    ///[`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
+    /// [`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
     pub cmd_pipeline_barrier: pfn::PFN_vkCmdPipelineBarrier,
-    ///[`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
+    /// [`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
     pub cmd_begin_query: pfn::PFN_vkCmdBeginQuery,
-    ///[`vkCmdEndQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQuery.html)
+    /// [`vkCmdEndQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQuery.html)
     pub cmd_end_query: pfn::PFN_vkCmdEndQuery,
-    ///[`vkCmdBeginConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRenderingEXT.html)
+    /// [`vkCmdBeginConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRenderingEXT.html)
     pub cmd_begin_conditional_rendering_ext: pfn::PFN_vkCmdBeginConditionalRenderingEXT,
-    ///[`vkCmdEndConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndConditionalRenderingEXT.html)
+    /// [`vkCmdEndConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndConditionalRenderingEXT.html)
     pub cmd_end_conditional_rendering_ext: pfn::PFN_vkCmdEndConditionalRenderingEXT,
-    ///[`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
+    /// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
     pub cmd_reset_query_pool: pfn::PFN_vkCmdResetQueryPool,
-    ///[`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
+    /// [`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
     pub cmd_write_timestamp: pfn::PFN_vkCmdWriteTimestamp,
-    ///[`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
+    /// [`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
     pub cmd_copy_query_pool_results: pfn::PFN_vkCmdCopyQueryPoolResults,
-    ///[`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
+    /// [`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
     pub cmd_push_constants: pfn::PFN_vkCmdPushConstants,
-    ///[`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
+    /// [`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
     pub cmd_begin_render_pass: pfn::PFN_vkCmdBeginRenderPass,
-    ///[`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
+    /// [`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
     pub cmd_next_subpass: pfn::PFN_vkCmdNextSubpass,
-    ///[`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
+    /// [`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
     pub cmd_end_render_pass: pfn::PFN_vkCmdEndRenderPass,
-    ///[`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
+    /// [`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
     pub cmd_execute_commands: pfn::PFN_vkCmdExecuteCommands,
-    ///[`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
+    /// [`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
     pub create_swapchain_khr: pfn::PFN_vkCreateSwapchainKHR,
-    ///[`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
+    /// [`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
     pub destroy_swapchain_khr: pfn::PFN_vkDestroySwapchainKHR,
-    ///[`vkGetSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainImagesKHR.html)
+    /// [`vkGetSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainImagesKHR.html)
     pub get_swapchain_images_khr: pfn::PFN_vkGetSwapchainImagesKHR,
-    ///[`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
+    /// [`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
     pub acquire_next_image_khr: pfn::PFN_vkAcquireNextImageKHR,
-    ///[`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
+    /// [`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
     pub queue_present_khr: pfn::PFN_vkQueuePresentKHR,
-    ///[`vkDebugMarkerSetObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectNameEXT.html)
+    /// [`vkDebugMarkerSetObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectNameEXT.html)
     pub debug_marker_set_object_name_ext: pfn::PFN_vkDebugMarkerSetObjectNameEXT,
-    ///[`vkDebugMarkerSetObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectTagEXT.html)
+    /// [`vkDebugMarkerSetObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectTagEXT.html)
     pub debug_marker_set_object_tag_ext: pfn::PFN_vkDebugMarkerSetObjectTagEXT,
-    ///[`vkCmdDebugMarkerBeginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerBeginEXT.html)
+    /// [`vkCmdDebugMarkerBeginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerBeginEXT.html)
     pub cmd_debug_marker_begin_ext: pfn::PFN_vkCmdDebugMarkerBeginEXT,
-    ///[`vkCmdDebugMarkerEndEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerEndEXT.html)
+    /// [`vkCmdDebugMarkerEndEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerEndEXT.html)
     pub cmd_debug_marker_end_ext: pfn::PFN_vkCmdDebugMarkerEndEXT,
-    ///[`vkCmdDebugMarkerInsertEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerInsertEXT.html)
+    /// [`vkCmdDebugMarkerInsertEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerInsertEXT.html)
     pub cmd_debug_marker_insert_ext: pfn::PFN_vkCmdDebugMarkerInsertEXT,
-    ///[`vkCmdExecuteGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsNV.html)
+    /// [`vkCmdExecuteGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsNV.html)
     pub cmd_execute_generated_commands_nv: pfn::PFN_vkCmdExecuteGeneratedCommandsNV,
-    ///[`vkCmdPreprocessGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsNV.html)
+    /// [`vkCmdPreprocessGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsNV.html)
     pub cmd_preprocess_generated_commands_nv: pfn::PFN_vkCmdPreprocessGeneratedCommandsNV,
-    ///[`vkCmdBindPipelineShaderGroupNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipelineShaderGroupNV.html)
+    /// [`vkCmdBindPipelineShaderGroupNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipelineShaderGroupNV.html)
     pub cmd_bind_pipeline_shader_group_nv: pfn::PFN_vkCmdBindPipelineShaderGroupNV,
-    ///[`vkGetGeneratedCommandsMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsNV.html)
+    /// [`vkGetGeneratedCommandsMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsNV.html)
     pub get_generated_commands_memory_requirements_nv: pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsNV,
-    ///[`vkCreateIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutNV.html)
+    /// [`vkCreateIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutNV.html)
     pub create_indirect_commands_layout_nv: pfn::PFN_vkCreateIndirectCommandsLayoutNV,
-    ///[`vkDestroyIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutNV.html)
+    /// [`vkDestroyIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutNV.html)
     pub destroy_indirect_commands_layout_nv: pfn::PFN_vkDestroyIndirectCommandsLayoutNV,
-    ///[`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
+    /// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
     pub cmd_push_descriptor_set_khr: pfn::PFN_vkCmdPushDescriptorSetKHR,
-    ///[`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
+    /// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
     pub trim_command_pool: pfn::PFN_vkTrimCommandPool,
-    ///[`vkGetMemoryFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdKHR.html)
+    /// [`vkGetMemoryFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdKHR.html)
     pub get_memory_fd_khr: pfn::PFN_vkGetMemoryFdKHR,
-    ///[`vkGetMemoryFdPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdPropertiesKHR.html)
+    /// [`vkGetMemoryFdPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdPropertiesKHR.html)
     pub get_memory_fd_properties_khr: pfn::PFN_vkGetMemoryFdPropertiesKHR,
-    ///[`vkGetMemoryRemoteAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryRemoteAddressNV.html)
+    /// [`vkGetMemoryRemoteAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryRemoteAddressNV.html)
     pub get_memory_remote_address_nv: pfn::PFN_vkGetMemoryRemoteAddressNV,
-    ///[`vkGetSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreFdKHR.html)
+    /// [`vkGetSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreFdKHR.html)
     pub get_semaphore_fd_khr: pfn::PFN_vkGetSemaphoreFdKHR,
-    ///[`vkImportSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportSemaphoreFdKHR.html)
+    /// [`vkImportSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportSemaphoreFdKHR.html)
     pub import_semaphore_fd_khr: pfn::PFN_vkImportSemaphoreFdKHR,
-    ///[`vkGetFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceFdKHR.html)
+    /// [`vkGetFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceFdKHR.html)
     pub get_fence_fd_khr: pfn::PFN_vkGetFenceFdKHR,
-    ///[`vkImportFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportFenceFdKHR.html)
+    /// [`vkImportFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportFenceFdKHR.html)
     pub import_fence_fd_khr: pfn::PFN_vkImportFenceFdKHR,
-    ///[`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
+    /// [`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
     pub get_device_group_peer_memory_features: pfn::PFN_vkGetDeviceGroupPeerMemoryFeatures,
-    ///[`vkBindBufferMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2.html)
+    /// [`vkBindBufferMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2.html)
     pub bind_buffer_memory2: pfn::PFN_vkBindBufferMemory2,
-    ///[`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
+    /// [`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
     pub bind_image_memory2: pfn::PFN_vkBindImageMemory2,
-    ///[`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
+    /// [`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
     pub cmd_set_device_mask: pfn::PFN_vkCmdSetDeviceMask,
-    ///[`vkGetDeviceGroupPresentCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPresentCapabilitiesKHR.html)
+    /// [`vkGetDeviceGroupPresentCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPresentCapabilitiesKHR.html)
     pub get_device_group_present_capabilities_khr: pfn::PFN_vkGetDeviceGroupPresentCapabilitiesKHR,
-    ///[`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
+    /// [`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
     pub get_device_group_surface_present_modes_khr: pfn::PFN_vkGetDeviceGroupSurfacePresentModesKHR,
-    ///[`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
+    /// [`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
     pub acquire_next_image2_khr: pfn::PFN_vkAcquireNextImage2KHR,
-    ///[`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
+    /// [`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
     pub cmd_dispatch_base: pfn::PFN_vkCmdDispatchBase,
-    ///[`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
+    /// [`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
     pub create_descriptor_update_template: pfn::PFN_vkCreateDescriptorUpdateTemplate,
-    ///[`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
+    /// [`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
     pub destroy_descriptor_update_template: pfn::PFN_vkDestroyDescriptorUpdateTemplate,
-    ///[`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
+    /// [`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
     pub update_descriptor_set_with_template: pfn::PFN_vkUpdateDescriptorSetWithTemplate,
-    ///[`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
+    /// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
     pub cmd_push_descriptor_set_with_template_khr: pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR,
-    ///[`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
+    /// [`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
     pub set_hdr_metadata_ext: pfn::PFN_vkSetHdrMetadataEXT,
-    ///[`vkGetSwapchainStatusKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainStatusKHR.html)
+    /// [`vkGetSwapchainStatusKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainStatusKHR.html)
     pub get_swapchain_status_khr: pfn::PFN_vkGetSwapchainStatusKHR,
-    ///[`vkGetRefreshCycleDurationGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRefreshCycleDurationGOOGLE.html)
+    /// [`vkGetRefreshCycleDurationGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRefreshCycleDurationGOOGLE.html)
     pub get_refresh_cycle_duration_google: pfn::PFN_vkGetRefreshCycleDurationGOOGLE,
-    ///[`vkGetPastPresentationTimingGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingGOOGLE.html)
+    /// [`vkGetPastPresentationTimingGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingGOOGLE.html)
     pub get_past_presentation_timing_google: pfn::PFN_vkGetPastPresentationTimingGOOGLE,
-    ///[`vkCmdSetViewportWScalingNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingNV.html)
+    /// [`vkCmdSetViewportWScalingNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingNV.html)
     pub cmd_set_viewport_w_scaling_nv: pfn::PFN_vkCmdSetViewportWScalingNV,
-    ///[`vkCmdSetDiscardRectangleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEXT.html)
+    /// [`vkCmdSetDiscardRectangleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEXT.html)
     pub cmd_set_discard_rectangle_ext: pfn::PFN_vkCmdSetDiscardRectangleEXT,
-    ///[`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
+    /// [`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
     pub cmd_set_sample_locations_ext: pfn::PFN_vkCmdSetSampleLocationsEXT,
-    ///[`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
+    /// [`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
     pub get_buffer_memory_requirements2: pfn::PFN_vkGetBufferMemoryRequirements2,
-    ///[`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
+    /// [`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
     pub get_image_memory_requirements2: pfn::PFN_vkGetImageMemoryRequirements2,
-    ///[`vkGetImageSparseMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2.html)
+    /// [`vkGetImageSparseMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2.html)
     pub get_image_sparse_memory_requirements2: pfn::PFN_vkGetImageSparseMemoryRequirements2,
-    ///[`vkGetDeviceBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirements.html)
+    /// [`vkGetDeviceBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirements.html)
     pub get_device_buffer_memory_requirements: pfn::PFN_vkGetDeviceBufferMemoryRequirements,
-    ///[`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
+    /// [`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
     pub get_device_image_memory_requirements: pfn::PFN_vkGetDeviceImageMemoryRequirements,
-    ///[`vkGetDeviceImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirements.html)
+    /// [`vkGetDeviceImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirements.html)
     pub get_device_image_sparse_memory_requirements: pfn::PFN_vkGetDeviceImageSparseMemoryRequirements,
-    ///[`vkCreateSamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversion.html)
+    /// [`vkCreateSamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversion.html)
     pub create_sampler_ycbcr_conversion: pfn::PFN_vkCreateSamplerYcbcrConversion,
-    ///[`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
+    /// [`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
     pub destroy_sampler_ycbcr_conversion: pfn::PFN_vkDestroySamplerYcbcrConversion,
-    ///[`vkGetDeviceQueue2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue2.html)
+    /// [`vkGetDeviceQueue2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue2.html)
     pub get_device_queue2: pfn::PFN_vkGetDeviceQueue2,
-    ///[`vkCreateValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateValidationCacheEXT.html)
+    /// [`vkCreateValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateValidationCacheEXT.html)
     pub create_validation_cache_ext: pfn::PFN_vkCreateValidationCacheEXT,
-    ///[`vkDestroyValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyValidationCacheEXT.html)
+    /// [`vkDestroyValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyValidationCacheEXT.html)
     pub destroy_validation_cache_ext: pfn::PFN_vkDestroyValidationCacheEXT,
-    ///[`vkGetValidationCacheDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetValidationCacheDataEXT.html)
+    /// [`vkGetValidationCacheDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetValidationCacheDataEXT.html)
     pub get_validation_cache_data_ext: pfn::PFN_vkGetValidationCacheDataEXT,
-    ///[`vkMergeValidationCachesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergeValidationCachesEXT.html)
+    /// [`vkMergeValidationCachesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergeValidationCachesEXT.html)
     pub merge_validation_caches_ext: pfn::PFN_vkMergeValidationCachesEXT,
-    ///[`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
+    /// [`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
     pub get_descriptor_set_layout_support: pfn::PFN_vkGetDescriptorSetLayoutSupport,
-    ///[`vkGetSwapchainGrallocUsageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsageANDROID.html)
+    /// [`vkGetSwapchainGrallocUsageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsageANDROID.html)
     pub get_swapchain_gralloc_usage_android: pfn::PFN_vkGetSwapchainGrallocUsageANDROID,
-    ///[`vkGetSwapchainGrallocUsage2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage2ANDROID.html)
+    /// [`vkGetSwapchainGrallocUsage2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage2ANDROID.html)
     pub get_swapchain_gralloc_usage2_android: pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID,
-    ///[`vkAcquireImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireImageANDROID.html)
+    /// [`vkAcquireImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireImageANDROID.html)
     pub acquire_image_android: pfn::PFN_vkAcquireImageANDROID,
-    ///[`vkQueueSignalReleaseImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSignalReleaseImageANDROID.html)
+    /// [`vkQueueSignalReleaseImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSignalReleaseImageANDROID.html)
     pub queue_signal_release_image_android: pfn::PFN_vkQueueSignalReleaseImageANDROID,
-    ///[`vkGetShaderInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInfoAMD.html)
+    /// [`vkGetShaderInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInfoAMD.html)
     pub get_shader_info_amd: pfn::PFN_vkGetShaderInfoAMD,
-    ///[`vkSetLocalDimmingAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLocalDimmingAMD.html)
+    /// [`vkSetLocalDimmingAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLocalDimmingAMD.html)
     pub set_local_dimming_amd: pfn::PFN_vkSetLocalDimmingAMD,
-    ///[`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
+    /// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
     pub get_calibrated_timestamps_ext: pfn::PFN_vkGetCalibratedTimestampsEXT,
-    ///[`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
+    /// [`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
     pub set_debug_utils_object_name_ext: pfn::PFN_vkSetDebugUtilsObjectNameEXT,
-    ///[`vkSetDebugUtilsObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectTagEXT.html)
+    /// [`vkSetDebugUtilsObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectTagEXT.html)
     pub set_debug_utils_object_tag_ext: pfn::PFN_vkSetDebugUtilsObjectTagEXT,
-    ///[`vkQueueBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBeginDebugUtilsLabelEXT.html)
+    /// [`vkQueueBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBeginDebugUtilsLabelEXT.html)
     pub queue_begin_debug_utils_label_ext: pfn::PFN_vkQueueBeginDebugUtilsLabelEXT,
-    ///[`vkQueueEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueEndDebugUtilsLabelEXT.html)
+    /// [`vkQueueEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueEndDebugUtilsLabelEXT.html)
     pub queue_end_debug_utils_label_ext: pfn::PFN_vkQueueEndDebugUtilsLabelEXT,
-    ///[`vkQueueInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueInsertDebugUtilsLabelEXT.html)
+    /// [`vkQueueInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueInsertDebugUtilsLabelEXT.html)
     pub queue_insert_debug_utils_label_ext: pfn::PFN_vkQueueInsertDebugUtilsLabelEXT,
-    ///[`vkCmdBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginDebugUtilsLabelEXT.html)
+    /// [`vkCmdBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginDebugUtilsLabelEXT.html)
     pub cmd_begin_debug_utils_label_ext: pfn::PFN_vkCmdBeginDebugUtilsLabelEXT,
-    ///[`vkCmdEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndDebugUtilsLabelEXT.html)
+    /// [`vkCmdEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndDebugUtilsLabelEXT.html)
     pub cmd_end_debug_utils_label_ext: pfn::PFN_vkCmdEndDebugUtilsLabelEXT,
-    ///[`vkCmdInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdInsertDebugUtilsLabelEXT.html)
+    /// [`vkCmdInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdInsertDebugUtilsLabelEXT.html)
     pub cmd_insert_debug_utils_label_ext: pfn::PFN_vkCmdInsertDebugUtilsLabelEXT,
-    ///[`vkGetMemoryHostPointerPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryHostPointerPropertiesEXT.html)
+    /// [`vkGetMemoryHostPointerPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryHostPointerPropertiesEXT.html)
     pub get_memory_host_pointer_properties_ext: pfn::PFN_vkGetMemoryHostPointerPropertiesEXT,
-    ///[`vkCmdWriteBufferMarkerAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarkerAMD.html)
+    /// [`vkCmdWriteBufferMarkerAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarkerAMD.html)
     pub cmd_write_buffer_marker_amd: pfn::PFN_vkCmdWriteBufferMarkerAMD,
-    ///[`vkCreateRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2.html)
+    /// [`vkCreateRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2.html)
     pub create_render_pass2: pfn::PFN_vkCreateRenderPass2,
-    ///[`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
+    /// [`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
     pub cmd_begin_render_pass2: pfn::PFN_vkCmdBeginRenderPass2,
-    ///[`vkCmdNextSubpass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2.html)
+    /// [`vkCmdNextSubpass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2.html)
     pub cmd_next_subpass2: pfn::PFN_vkCmdNextSubpass2,
-    ///[`vkCmdEndRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2.html)
+    /// [`vkCmdEndRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2.html)
     pub cmd_end_render_pass2: pfn::PFN_vkCmdEndRenderPass2,
-    ///[`vkGetSemaphoreCounterValue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValue.html)
+    /// [`vkGetSemaphoreCounterValue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValue.html)
     pub get_semaphore_counter_value: pfn::PFN_vkGetSemaphoreCounterValue,
-    ///[`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
+    /// [`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
     pub wait_semaphores: pfn::PFN_vkWaitSemaphores,
-    ///[`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
+    /// [`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
     pub signal_semaphore: pfn::PFN_vkSignalSemaphore,
-    ///[`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
+    /// [`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
     pub get_android_hardware_buffer_properties_android: pfn::PFN_vkGetAndroidHardwareBufferPropertiesANDROID,
-    ///[`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
+    /// [`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
     pub get_memory_android_hardware_buffer_android: pfn::PFN_vkGetMemoryAndroidHardwareBufferANDROID,
-    ///[`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
+    /// [`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
     pub cmd_draw_indirect_count: pfn::PFN_vkCmdDrawIndirectCount,
-    ///[`vkCmdDrawIndexedIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount.html)
+    /// [`vkCmdDrawIndexedIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount.html)
     pub cmd_draw_indexed_indirect_count: pfn::PFN_vkCmdDrawIndexedIndirectCount,
-    ///[`vkCmdSetCheckpointNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCheckpointNV.html)
+    /// [`vkCmdSetCheckpointNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCheckpointNV.html)
     pub cmd_set_checkpoint_nv: pfn::PFN_vkCmdSetCheckpointNV,
-    ///[`vkGetQueueCheckpointDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointDataNV.html)
+    /// [`vkGetQueueCheckpointDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointDataNV.html)
     pub get_queue_checkpoint_data_nv: pfn::PFN_vkGetQueueCheckpointDataNV,
-    ///[`vkCmdBindTransformFeedbackBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffersEXT.html)
+    /// [`vkCmdBindTransformFeedbackBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffersEXT.html)
     pub cmd_bind_transform_feedback_buffers_ext: pfn::PFN_vkCmdBindTransformFeedbackBuffersEXT,
-    ///[`vkCmdBeginTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedbackEXT.html)
+    /// [`vkCmdBeginTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedbackEXT.html)
     pub cmd_begin_transform_feedback_ext: pfn::PFN_vkCmdBeginTransformFeedbackEXT,
-    ///[`vkCmdEndTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedbackEXT.html)
+    /// [`vkCmdEndTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedbackEXT.html)
     pub cmd_end_transform_feedback_ext: pfn::PFN_vkCmdEndTransformFeedbackEXT,
-    ///[`vkCmdBeginQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQueryIndexedEXT.html)
+    /// [`vkCmdBeginQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQueryIndexedEXT.html)
     pub cmd_begin_query_indexed_ext: pfn::PFN_vkCmdBeginQueryIndexedEXT,
-    ///[`vkCmdEndQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQueryIndexedEXT.html)
+    /// [`vkCmdEndQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQueryIndexedEXT.html)
     pub cmd_end_query_indexed_ext: pfn::PFN_vkCmdEndQueryIndexedEXT,
-    ///[`vkCmdDrawIndirectByteCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCountEXT.html)
+    /// [`vkCmdDrawIndirectByteCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCountEXT.html)
     pub cmd_draw_indirect_byte_count_ext: pfn::PFN_vkCmdDrawIndirectByteCountEXT,
-    ///[`vkCmdSetExclusiveScissorNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorNV.html)
+    /// [`vkCmdSetExclusiveScissorNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorNV.html)
     pub cmd_set_exclusive_scissor_nv: pfn::PFN_vkCmdSetExclusiveScissorNV,
-    ///[`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
+    /// [`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
     pub cmd_bind_shading_rate_image_nv: pfn::PFN_vkCmdBindShadingRateImageNV,
-    ///[`vkCmdSetViewportShadingRatePaletteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportShadingRatePaletteNV.html)
+    /// [`vkCmdSetViewportShadingRatePaletteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportShadingRatePaletteNV.html)
     pub cmd_set_viewport_shading_rate_palette_nv: pfn::PFN_vkCmdSetViewportShadingRatePaletteNV,
-    ///[`vkCmdSetCoarseSampleOrderNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoarseSampleOrderNV.html)
+    /// [`vkCmdSetCoarseSampleOrderNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoarseSampleOrderNV.html)
     pub cmd_set_coarse_sample_order_nv: pfn::PFN_vkCmdSetCoarseSampleOrderNV,
-    ///[`vkCmdDrawMeshTasksNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksNV.html)
+    /// [`vkCmdDrawMeshTasksNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksNV.html)
     pub cmd_draw_mesh_tasks_nv: pfn::PFN_vkCmdDrawMeshTasksNV,
-    ///[`vkCmdDrawMeshTasksIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectNV.html)
+    /// [`vkCmdDrawMeshTasksIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectNV.html)
     pub cmd_draw_mesh_tasks_indirect_nv: pfn::PFN_vkCmdDrawMeshTasksIndirectNV,
-    ///[`vkCmdDrawMeshTasksIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountNV.html)
+    /// [`vkCmdDrawMeshTasksIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountNV.html)
     pub cmd_draw_mesh_tasks_indirect_count_nv: pfn::PFN_vkCmdDrawMeshTasksIndirectCountNV,
-    ///[`vkCmdDrawMeshTasksEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksEXT.html)
+    /// [`vkCmdDrawMeshTasksEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksEXT.html)
     pub cmd_draw_mesh_tasks_ext: pfn::PFN_vkCmdDrawMeshTasksEXT,
-    ///[`vkCmdDrawMeshTasksIndirectEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectEXT.html)
+    /// [`vkCmdDrawMeshTasksIndirectEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectEXT.html)
     pub cmd_draw_mesh_tasks_indirect_ext: pfn::PFN_vkCmdDrawMeshTasksIndirectEXT,
-    ///[`vkCmdDrawMeshTasksIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountEXT.html)
+    /// [`vkCmdDrawMeshTasksIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountEXT.html)
     pub cmd_draw_mesh_tasks_indirect_count_ext: pfn::PFN_vkCmdDrawMeshTasksIndirectCountEXT,
-    ///[`vkCompileDeferredNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCompileDeferredNV.html)
+    /// [`vkCompileDeferredNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCompileDeferredNV.html)
     pub compile_deferred_nv: pfn::PFN_vkCompileDeferredNV,
-    ///[`vkCreateAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureNV.html)
+    /// [`vkCreateAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureNV.html)
     pub create_acceleration_structure_nv: pfn::PFN_vkCreateAccelerationStructureNV,
-    ///[`vkCmdBindInvocationMaskHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindInvocationMaskHUAWEI.html)
+    /// [`vkCmdBindInvocationMaskHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindInvocationMaskHUAWEI.html)
     pub cmd_bind_invocation_mask_huawei: pfn::PFN_vkCmdBindInvocationMaskHUAWEI,
-    ///[`vkDestroyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureKHR.html)
+    /// [`vkDestroyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureKHR.html)
     pub destroy_acceleration_structure_khr: pfn::PFN_vkDestroyAccelerationStructureKHR,
-    ///[`vkDestroyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureNV.html)
+    /// [`vkDestroyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureNV.html)
     pub destroy_acceleration_structure_nv: pfn::PFN_vkDestroyAccelerationStructureNV,
-    ///[`vkGetAccelerationStructureMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureMemoryRequirementsNV.html)
+    /// [`vkGetAccelerationStructureMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureMemoryRequirementsNV.html)
     pub get_acceleration_structure_memory_requirements_nv: pfn::PFN_vkGetAccelerationStructureMemoryRequirementsNV,
-    ///[`vkBindAccelerationStructureMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindAccelerationStructureMemoryNV.html)
+    /// [`vkBindAccelerationStructureMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindAccelerationStructureMemoryNV.html)
     pub bind_acceleration_structure_memory_nv: pfn::PFN_vkBindAccelerationStructureMemoryNV,
-    ///[`vkCmdCopyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureNV.html)
+    /// [`vkCmdCopyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureNV.html)
     pub cmd_copy_acceleration_structure_nv: pfn::PFN_vkCmdCopyAccelerationStructureNV,
-    ///[`vkCmdCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureKHR.html)
+    /// [`vkCmdCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureKHR.html)
     pub cmd_copy_acceleration_structure_khr: pfn::PFN_vkCmdCopyAccelerationStructureKHR,
-    ///[`vkCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureKHR.html)
+    /// [`vkCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureKHR.html)
     pub copy_acceleration_structure_khr: pfn::PFN_vkCopyAccelerationStructureKHR,
-    ///[`vkCmdCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureToMemoryKHR.html)
+    /// [`vkCmdCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureToMemoryKHR.html)
     pub cmd_copy_acceleration_structure_to_memory_khr: pfn::PFN_vkCmdCopyAccelerationStructureToMemoryKHR,
-    ///[`vkCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureToMemoryKHR.html)
+    /// [`vkCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureToMemoryKHR.html)
     pub copy_acceleration_structure_to_memory_khr: pfn::PFN_vkCopyAccelerationStructureToMemoryKHR,
-    ///[`vkCmdCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToAccelerationStructureKHR.html)
+    /// [`vkCmdCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToAccelerationStructureKHR.html)
     pub cmd_copy_memory_to_acceleration_structure_khr: pfn::PFN_vkCmdCopyMemoryToAccelerationStructureKHR,
-    ///[`vkCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToAccelerationStructureKHR.html)
+    /// [`vkCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToAccelerationStructureKHR.html)
     pub copy_memory_to_acceleration_structure_khr: pfn::PFN_vkCopyMemoryToAccelerationStructureKHR,
-    ///[`vkCmdWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesKHR.html)
+    /// [`vkCmdWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesKHR.html)
     pub cmd_write_acceleration_structures_properties_khr: pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR,
-    ///[`vkCmdWriteAccelerationStructuresPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesNV.html)
+    /// [`vkCmdWriteAccelerationStructuresPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesNV.html)
     pub cmd_write_acceleration_structures_properties_nv: pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesNV,
-    ///[`vkCmdBuildAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructureNV.html)
+    /// [`vkCmdBuildAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructureNV.html)
     pub cmd_build_acceleration_structure_nv: pfn::PFN_vkCmdBuildAccelerationStructureNV,
-    ///[`vkWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteAccelerationStructuresPropertiesKHR.html)
+    /// [`vkWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteAccelerationStructuresPropertiesKHR.html)
     pub write_acceleration_structures_properties_khr: pfn::PFN_vkWriteAccelerationStructuresPropertiesKHR,
-    ///[`vkCmdTraceRaysKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysKHR.html)
+    /// [`vkCmdTraceRaysKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysKHR.html)
     pub cmd_trace_rays_khr: pfn::PFN_vkCmdTraceRaysKHR,
-    ///[`vkCmdTraceRaysNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysNV.html)
+    /// [`vkCmdTraceRaysNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysNV.html)
     pub cmd_trace_rays_nv: pfn::PFN_vkCmdTraceRaysNV,
-    ///[`vkGetRayTracingShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupHandlesKHR.html)
+    /// [`vkGetRayTracingShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupHandlesKHR.html)
     pub get_ray_tracing_shader_group_handles_khr: pfn::PFN_vkGetRayTracingShaderGroupHandlesKHR,
-    ///[`vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.html)
+    /// [`vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.html)
     pub get_ray_tracing_capture_replay_shader_group_handles_khr: pfn::PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR,
-    ///[`vkGetAccelerationStructureHandleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureHandleNV.html)
+    /// [`vkGetAccelerationStructureHandleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureHandleNV.html)
     pub get_acceleration_structure_handle_nv: pfn::PFN_vkGetAccelerationStructureHandleNV,
-    ///[`vkCreateRayTracingPipelinesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesNV.html)
+    /// [`vkCreateRayTracingPipelinesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesNV.html)
     pub create_ray_tracing_pipelines_nv: pfn::PFN_vkCreateRayTracingPipelinesNV,
-    ///[`vkCreateRayTracingPipelinesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesKHR.html)
+    /// [`vkCreateRayTracingPipelinesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesKHR.html)
     pub create_ray_tracing_pipelines_khr: pfn::PFN_vkCreateRayTracingPipelinesKHR,
-    ///[`vkCmdTraceRaysIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirectKHR.html)
+    /// [`vkCmdTraceRaysIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirectKHR.html)
     pub cmd_trace_rays_indirect_khr: pfn::PFN_vkCmdTraceRaysIndirectKHR,
-    ///[`vkCmdTraceRaysIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirect2KHR.html)
+    /// [`vkCmdTraceRaysIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirect2KHR.html)
     pub cmd_trace_rays_indirect2_khr: pfn::PFN_vkCmdTraceRaysIndirect2KHR,
-    ///[`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
+    /// [`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
     pub get_device_acceleration_structure_compatibility_khr: pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR,
-    ///[`vkGetRayTracingShaderGroupStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupStackSizeKHR.html)
+    /// [`vkGetRayTracingShaderGroupStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupStackSizeKHR.html)
     pub get_ray_tracing_shader_group_stack_size_khr: pfn::PFN_vkGetRayTracingShaderGroupStackSizeKHR,
-    ///[`vkCmdSetRayTracingPipelineStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRayTracingPipelineStackSizeKHR.html)
+    /// [`vkCmdSetRayTracingPipelineStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRayTracingPipelineStackSizeKHR.html)
     pub cmd_set_ray_tracing_pipeline_stack_size_khr: pfn::PFN_vkCmdSetRayTracingPipelineStackSizeKHR,
-    ///[`vkAcquireProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireProfilingLockKHR.html)
+    /// [`vkAcquireProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireProfilingLockKHR.html)
     pub acquire_profiling_lock_khr: pfn::PFN_vkAcquireProfilingLockKHR,
-    ///[`vkReleaseProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseProfilingLockKHR.html)
+    /// [`vkReleaseProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseProfilingLockKHR.html)
     pub release_profiling_lock_khr: pfn::PFN_vkReleaseProfilingLockKHR,
-    ///[`vkGetImageDrmFormatModifierPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageDrmFormatModifierPropertiesEXT.html)
+    /// [`vkGetImageDrmFormatModifierPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageDrmFormatModifierPropertiesEXT.html)
     pub get_image_drm_format_modifier_properties_ext: pfn::PFN_vkGetImageDrmFormatModifierPropertiesEXT,
-    ///[`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
+    /// [`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
     pub get_buffer_opaque_capture_address: pfn::PFN_vkGetBufferOpaqueCaptureAddress,
-    ///[`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
+    /// [`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
     pub get_buffer_device_address: pfn::PFN_vkGetBufferDeviceAddress,
-    ///[`vkInitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInitializePerformanceApiINTEL.html)
+    /// [`vkInitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInitializePerformanceApiINTEL.html)
     pub initialize_performance_api_intel: pfn::PFN_vkInitializePerformanceApiINTEL,
-    ///[`vkUninitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUninitializePerformanceApiINTEL.html)
+    /// [`vkUninitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUninitializePerformanceApiINTEL.html)
     pub uninitialize_performance_api_intel: pfn::PFN_vkUninitializePerformanceApiINTEL,
-    ///[`vkCmdSetPerformanceMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceMarkerINTEL.html)
+    /// [`vkCmdSetPerformanceMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceMarkerINTEL.html)
     pub cmd_set_performance_marker_intel: pfn::PFN_vkCmdSetPerformanceMarkerINTEL,
-    ///[`vkCmdSetPerformanceStreamMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceStreamMarkerINTEL.html)
+    /// [`vkCmdSetPerformanceStreamMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceStreamMarkerINTEL.html)
     pub cmd_set_performance_stream_marker_intel: pfn::PFN_vkCmdSetPerformanceStreamMarkerINTEL,
-    ///[`vkCmdSetPerformanceOverrideINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceOverrideINTEL.html)
+    /// [`vkCmdSetPerformanceOverrideINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceOverrideINTEL.html)
     pub cmd_set_performance_override_intel: pfn::PFN_vkCmdSetPerformanceOverrideINTEL,
-    ///[`vkAcquirePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquirePerformanceConfigurationINTEL.html)
+    /// [`vkAcquirePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquirePerformanceConfigurationINTEL.html)
     pub acquire_performance_configuration_intel: pfn::PFN_vkAcquirePerformanceConfigurationINTEL,
-    ///[`vkReleasePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleasePerformanceConfigurationINTEL.html)
+    /// [`vkReleasePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleasePerformanceConfigurationINTEL.html)
     pub release_performance_configuration_intel: pfn::PFN_vkReleasePerformanceConfigurationINTEL,
-    ///[`vkQueueSetPerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerformanceConfigurationINTEL.html)
+    /// [`vkQueueSetPerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerformanceConfigurationINTEL.html)
     pub queue_set_performance_configuration_intel: pfn::PFN_vkQueueSetPerformanceConfigurationINTEL,
-    ///[`vkGetPerformanceParameterINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPerformanceParameterINTEL.html)
+    /// [`vkGetPerformanceParameterINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPerformanceParameterINTEL.html)
     pub get_performance_parameter_intel: pfn::PFN_vkGetPerformanceParameterINTEL,
-    ///[`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
+    /// [`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
     pub get_device_memory_opaque_capture_address: pfn::PFN_vkGetDeviceMemoryOpaqueCaptureAddress,
-    ///[`vkGetPipelineExecutablePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutablePropertiesKHR.html)
+    /// [`vkGetPipelineExecutablePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutablePropertiesKHR.html)
     pub get_pipeline_executable_properties_khr: pfn::PFN_vkGetPipelineExecutablePropertiesKHR,
-    ///[`vkGetPipelineExecutableStatisticsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableStatisticsKHR.html)
+    /// [`vkGetPipelineExecutableStatisticsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableStatisticsKHR.html)
     pub get_pipeline_executable_statistics_khr: pfn::PFN_vkGetPipelineExecutableStatisticsKHR,
-    ///[`vkGetPipelineExecutableInternalRepresentationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableInternalRepresentationsKHR.html)
+    /// [`vkGetPipelineExecutableInternalRepresentationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableInternalRepresentationsKHR.html)
     pub get_pipeline_executable_internal_representations_khr: pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR,
-    ///[`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
+    /// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
     pub cmd_set_line_stipple_ext: pfn::PFN_vkCmdSetLineStippleEXT,
-    ///[`vkCreateAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureKHR.html)
+    /// [`vkCreateAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureKHR.html)
     pub create_acceleration_structure_khr: pfn::PFN_vkCreateAccelerationStructureKHR,
-    ///[`vkCmdBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresKHR.html)
+    /// [`vkCmdBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresKHR.html)
     pub cmd_build_acceleration_structures_khr: pfn::PFN_vkCmdBuildAccelerationStructuresKHR,
-    ///[`vkCmdBuildAccelerationStructuresIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresIndirectKHR.html)
+    /// [`vkCmdBuildAccelerationStructuresIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresIndirectKHR.html)
     pub cmd_build_acceleration_structures_indirect_khr: pfn::PFN_vkCmdBuildAccelerationStructuresIndirectKHR,
-    ///[`vkBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildAccelerationStructuresKHR.html)
+    /// [`vkBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildAccelerationStructuresKHR.html)
     pub build_acceleration_structures_khr: pfn::PFN_vkBuildAccelerationStructuresKHR,
-    ///[`vkGetAccelerationStructureDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureDeviceAddressKHR.html)
+    /// [`vkGetAccelerationStructureDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureDeviceAddressKHR.html)
     pub get_acceleration_structure_device_address_khr: pfn::PFN_vkGetAccelerationStructureDeviceAddressKHR,
-    ///[`vkCreateDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDeferredOperationKHR.html)
+    /// [`vkCreateDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDeferredOperationKHR.html)
     pub create_deferred_operation_khr: pfn::PFN_vkCreateDeferredOperationKHR,
-    ///[`vkDestroyDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDeferredOperationKHR.html)
+    /// [`vkDestroyDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDeferredOperationKHR.html)
     pub destroy_deferred_operation_khr: pfn::PFN_vkDestroyDeferredOperationKHR,
-    ///[`vkGetDeferredOperationMaxConcurrencyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationMaxConcurrencyKHR.html)
+    /// [`vkGetDeferredOperationMaxConcurrencyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationMaxConcurrencyKHR.html)
     pub get_deferred_operation_max_concurrency_khr: pfn::PFN_vkGetDeferredOperationMaxConcurrencyKHR,
-    ///[`vkGetDeferredOperationResultKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationResultKHR.html)
+    /// [`vkGetDeferredOperationResultKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationResultKHR.html)
     pub get_deferred_operation_result_khr: pfn::PFN_vkGetDeferredOperationResultKHR,
-    ///[`vkDeferredOperationJoinKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeferredOperationJoinKHR.html)
+    /// [`vkDeferredOperationJoinKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeferredOperationJoinKHR.html)
     pub deferred_operation_join_khr: pfn::PFN_vkDeferredOperationJoinKHR,
-    ///[`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
+    /// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
     pub cmd_set_cull_mode: pfn::PFN_vkCmdSetCullMode,
-    ///[`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
+    /// [`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
     pub cmd_set_front_face: pfn::PFN_vkCmdSetFrontFace,
-    ///[`vkCmdSetPrimitiveTopology`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopology.html)
+    /// [`vkCmdSetPrimitiveTopology`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopology.html)
     pub cmd_set_primitive_topology: pfn::PFN_vkCmdSetPrimitiveTopology,
-    ///[`vkCmdSetViewportWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCount.html)
+    /// [`vkCmdSetViewportWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCount.html)
     pub cmd_set_viewport_with_count: pfn::PFN_vkCmdSetViewportWithCount,
-    ///[`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
+    /// [`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
     pub cmd_set_scissor_with_count: pfn::PFN_vkCmdSetScissorWithCount,
-    ///[`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
+    /// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
     pub cmd_bind_vertex_buffers2: pfn::PFN_vkCmdBindVertexBuffers2,
-    ///[`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
+    /// [`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
     pub cmd_set_depth_test_enable: pfn::PFN_vkCmdSetDepthTestEnable,
-    ///[`vkCmdSetDepthWriteEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnable.html)
+    /// [`vkCmdSetDepthWriteEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnable.html)
     pub cmd_set_depth_write_enable: pfn::PFN_vkCmdSetDepthWriteEnable,
-    ///[`vkCmdSetDepthCompareOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOp.html)
+    /// [`vkCmdSetDepthCompareOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOp.html)
     pub cmd_set_depth_compare_op: pfn::PFN_vkCmdSetDepthCompareOp,
-    ///[`vkCmdSetDepthBoundsTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnable.html)
+    /// [`vkCmdSetDepthBoundsTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnable.html)
     pub cmd_set_depth_bounds_test_enable: pfn::PFN_vkCmdSetDepthBoundsTestEnable,
-    ///[`vkCmdSetStencilTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnable.html)
+    /// [`vkCmdSetStencilTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnable.html)
     pub cmd_set_stencil_test_enable: pfn::PFN_vkCmdSetStencilTestEnable,
-    ///[`vkCmdSetStencilOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOp.html)
+    /// [`vkCmdSetStencilOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOp.html)
     pub cmd_set_stencil_op: pfn::PFN_vkCmdSetStencilOp,
-    ///[`vkCmdSetPatchControlPointsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPatchControlPointsEXT.html)
+    /// [`vkCmdSetPatchControlPointsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPatchControlPointsEXT.html)
     pub cmd_set_patch_control_points_ext: pfn::PFN_vkCmdSetPatchControlPointsEXT,
-    ///[`vkCmdSetRasterizerDiscardEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnable.html)
+    /// [`vkCmdSetRasterizerDiscardEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnable.html)
     pub cmd_set_rasterizer_discard_enable: pfn::PFN_vkCmdSetRasterizerDiscardEnable,
-    ///[`vkCmdSetDepthBiasEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnable.html)
+    /// [`vkCmdSetDepthBiasEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnable.html)
     pub cmd_set_depth_bias_enable: pfn::PFN_vkCmdSetDepthBiasEnable,
-    ///[`vkCmdSetLogicOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEXT.html)
+    /// [`vkCmdSetLogicOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEXT.html)
     pub cmd_set_logic_op_ext: pfn::PFN_vkCmdSetLogicOpEXT,
-    ///[`vkCmdSetPrimitiveRestartEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnable.html)
+    /// [`vkCmdSetPrimitiveRestartEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnable.html)
     pub cmd_set_primitive_restart_enable: pfn::PFN_vkCmdSetPrimitiveRestartEnable,
-    ///[`vkCmdSetTessellationDomainOriginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetTessellationDomainOriginEXT.html)
+    /// [`vkCmdSetTessellationDomainOriginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetTessellationDomainOriginEXT.html)
     pub cmd_set_tessellation_domain_origin_ext: pfn::PFN_vkCmdSetTessellationDomainOriginEXT,
-    ///[`vkCmdSetDepthClampEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampEnableEXT.html)
+    /// [`vkCmdSetDepthClampEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampEnableEXT.html)
     pub cmd_set_depth_clamp_enable_ext: pfn::PFN_vkCmdSetDepthClampEnableEXT,
-    ///[`vkCmdSetPolygonModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPolygonModeEXT.html)
+    /// [`vkCmdSetPolygonModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPolygonModeEXT.html)
     pub cmd_set_polygon_mode_ext: pfn::PFN_vkCmdSetPolygonModeEXT,
-    ///[`vkCmdSetRasterizationSamplesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationSamplesEXT.html)
+    /// [`vkCmdSetRasterizationSamplesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationSamplesEXT.html)
     pub cmd_set_rasterization_samples_ext: pfn::PFN_vkCmdSetRasterizationSamplesEXT,
-    ///[`vkCmdSetSampleMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleMaskEXT.html)
+    /// [`vkCmdSetSampleMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleMaskEXT.html)
     pub cmd_set_sample_mask_ext: pfn::PFN_vkCmdSetSampleMaskEXT,
-    ///[`vkCmdSetAlphaToCoverageEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToCoverageEnableEXT.html)
+    /// [`vkCmdSetAlphaToCoverageEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToCoverageEnableEXT.html)
     pub cmd_set_alpha_to_coverage_enable_ext: pfn::PFN_vkCmdSetAlphaToCoverageEnableEXT,
-    ///[`vkCmdSetAlphaToOneEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToOneEnableEXT.html)
+    /// [`vkCmdSetAlphaToOneEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToOneEnableEXT.html)
     pub cmd_set_alpha_to_one_enable_ext: pfn::PFN_vkCmdSetAlphaToOneEnableEXT,
-    ///[`vkCmdSetLogicOpEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEnableEXT.html)
+    /// [`vkCmdSetLogicOpEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEnableEXT.html)
     pub cmd_set_logic_op_enable_ext: pfn::PFN_vkCmdSetLogicOpEnableEXT,
-    ///[`vkCmdSetColorBlendEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEnableEXT.html)
+    /// [`vkCmdSetColorBlendEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEnableEXT.html)
     pub cmd_set_color_blend_enable_ext: pfn::PFN_vkCmdSetColorBlendEnableEXT,
-    ///[`vkCmdSetColorBlendEquationEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEquationEXT.html)
+    /// [`vkCmdSetColorBlendEquationEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEquationEXT.html)
     pub cmd_set_color_blend_equation_ext: pfn::PFN_vkCmdSetColorBlendEquationEXT,
-    ///[`vkCmdSetColorWriteMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteMaskEXT.html)
+    /// [`vkCmdSetColorWriteMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteMaskEXT.html)
     pub cmd_set_color_write_mask_ext: pfn::PFN_vkCmdSetColorWriteMaskEXT,
-    ///[`vkCmdSetRasterizationStreamEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationStreamEXT.html)
+    /// [`vkCmdSetRasterizationStreamEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationStreamEXT.html)
     pub cmd_set_rasterization_stream_ext: pfn::PFN_vkCmdSetRasterizationStreamEXT,
-    ///[`vkCmdSetConservativeRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetConservativeRasterizationModeEXT.html)
+    /// [`vkCmdSetConservativeRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetConservativeRasterizationModeEXT.html)
     pub cmd_set_conservative_rasterization_mode_ext: pfn::PFN_vkCmdSetConservativeRasterizationModeEXT,
-    ///[`vkCmdSetExtraPrimitiveOverestimationSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExtraPrimitiveOverestimationSizeEXT.html)
+    /// [`vkCmdSetExtraPrimitiveOverestimationSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExtraPrimitiveOverestimationSizeEXT.html)
     pub cmd_set_extra_primitive_overestimation_size_ext: pfn::PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT,
-    ///[`vkCmdSetDepthClipEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipEnableEXT.html)
+    /// [`vkCmdSetDepthClipEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipEnableEXT.html)
     pub cmd_set_depth_clip_enable_ext: pfn::PFN_vkCmdSetDepthClipEnableEXT,
-    ///[`vkCmdSetSampleLocationsEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEnableEXT.html)
+    /// [`vkCmdSetSampleLocationsEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEnableEXT.html)
     pub cmd_set_sample_locations_enable_ext: pfn::PFN_vkCmdSetSampleLocationsEnableEXT,
-    ///[`vkCmdSetColorBlendAdvancedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendAdvancedEXT.html)
+    /// [`vkCmdSetColorBlendAdvancedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendAdvancedEXT.html)
     pub cmd_set_color_blend_advanced_ext: pfn::PFN_vkCmdSetColorBlendAdvancedEXT,
-    ///[`vkCmdSetProvokingVertexModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetProvokingVertexModeEXT.html)
+    /// [`vkCmdSetProvokingVertexModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetProvokingVertexModeEXT.html)
     pub cmd_set_provoking_vertex_mode_ext: pfn::PFN_vkCmdSetProvokingVertexModeEXT,
-    ///[`vkCmdSetLineRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineRasterizationModeEXT.html)
+    /// [`vkCmdSetLineRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineRasterizationModeEXT.html)
     pub cmd_set_line_rasterization_mode_ext: pfn::PFN_vkCmdSetLineRasterizationModeEXT,
-    ///[`vkCmdSetLineStippleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEnableEXT.html)
+    /// [`vkCmdSetLineStippleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEnableEXT.html)
     pub cmd_set_line_stipple_enable_ext: pfn::PFN_vkCmdSetLineStippleEnableEXT,
-    ///[`vkCmdSetDepthClipNegativeOneToOneEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipNegativeOneToOneEXT.html)
+    /// [`vkCmdSetDepthClipNegativeOneToOneEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipNegativeOneToOneEXT.html)
     pub cmd_set_depth_clip_negative_one_to_one_ext: pfn::PFN_vkCmdSetDepthClipNegativeOneToOneEXT,
-    ///[`vkCmdSetViewportWScalingEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingEnableNV.html)
+    /// [`vkCmdSetViewportWScalingEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingEnableNV.html)
     pub cmd_set_viewport_w_scaling_enable_nv: pfn::PFN_vkCmdSetViewportWScalingEnableNV,
-    ///[`vkCmdSetViewportSwizzleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportSwizzleNV.html)
+    /// [`vkCmdSetViewportSwizzleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportSwizzleNV.html)
     pub cmd_set_viewport_swizzle_nv: pfn::PFN_vkCmdSetViewportSwizzleNV,
-    ///[`vkCmdSetCoverageToColorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorEnableNV.html)
+    /// [`vkCmdSetCoverageToColorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorEnableNV.html)
     pub cmd_set_coverage_to_color_enable_nv: pfn::PFN_vkCmdSetCoverageToColorEnableNV,
-    ///[`vkCmdSetCoverageToColorLocationNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorLocationNV.html)
+    /// [`vkCmdSetCoverageToColorLocationNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorLocationNV.html)
     pub cmd_set_coverage_to_color_location_nv: pfn::PFN_vkCmdSetCoverageToColorLocationNV,
-    ///[`vkCmdSetCoverageModulationModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationModeNV.html)
+    /// [`vkCmdSetCoverageModulationModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationModeNV.html)
     pub cmd_set_coverage_modulation_mode_nv: pfn::PFN_vkCmdSetCoverageModulationModeNV,
-    ///[`vkCmdSetCoverageModulationTableEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableEnableNV.html)
+    /// [`vkCmdSetCoverageModulationTableEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableEnableNV.html)
     pub cmd_set_coverage_modulation_table_enable_nv: pfn::PFN_vkCmdSetCoverageModulationTableEnableNV,
-    ///[`vkCmdSetCoverageModulationTableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableNV.html)
+    /// [`vkCmdSetCoverageModulationTableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableNV.html)
     pub cmd_set_coverage_modulation_table_nv: pfn::PFN_vkCmdSetCoverageModulationTableNV,
-    ///[`vkCmdSetShadingRateImageEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetShadingRateImageEnableNV.html)
+    /// [`vkCmdSetShadingRateImageEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetShadingRateImageEnableNV.html)
     pub cmd_set_shading_rate_image_enable_nv: pfn::PFN_vkCmdSetShadingRateImageEnableNV,
-    ///[`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
+    /// [`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
     pub cmd_set_coverage_reduction_mode_nv: pfn::PFN_vkCmdSetCoverageReductionModeNV,
-    ///[`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
+    /// [`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
     pub cmd_set_representative_fragment_test_enable_nv: pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV,
-    ///[`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
+    /// [`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
     pub create_private_data_slot: pfn::PFN_vkCreatePrivateDataSlot,
-    ///[`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
+    /// [`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
     pub destroy_private_data_slot: pfn::PFN_vkDestroyPrivateDataSlot,
-    ///[`vkSetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateData.html)
+    /// [`vkSetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateData.html)
     pub set_private_data: pfn::PFN_vkSetPrivateData,
-    ///[`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
+    /// [`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
     pub get_private_data: pfn::PFN_vkGetPrivateData,
-    ///[`vkCmdCopyBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2.html)
+    /// [`vkCmdCopyBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2.html)
     pub cmd_copy_buffer2: pfn::PFN_vkCmdCopyBuffer2,
-    ///[`vkCmdCopyImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2.html)
+    /// [`vkCmdCopyImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2.html)
     pub cmd_copy_image2: pfn::PFN_vkCmdCopyImage2,
-    ///[`vkCmdBlitImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2.html)
+    /// [`vkCmdBlitImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2.html)
     pub cmd_blit_image2: pfn::PFN_vkCmdBlitImage2,
-    ///[`vkCmdCopyBufferToImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2.html)
+    /// [`vkCmdCopyBufferToImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2.html)
     pub cmd_copy_buffer_to_image2: pfn::PFN_vkCmdCopyBufferToImage2,
-    ///[`vkCmdCopyImageToBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2.html)
+    /// [`vkCmdCopyImageToBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2.html)
     pub cmd_copy_image_to_buffer2: pfn::PFN_vkCmdCopyImageToBuffer2,
-    ///[`vkCmdResolveImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2.html)
+    /// [`vkCmdResolveImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2.html)
     pub cmd_resolve_image2: pfn::PFN_vkCmdResolveImage2,
-    ///[`vkCmdSetFragmentShadingRateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateKHR.html)
+    /// [`vkCmdSetFragmentShadingRateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateKHR.html)
     pub cmd_set_fragment_shading_rate_khr: pfn::PFN_vkCmdSetFragmentShadingRateKHR,
-    ///[`vkCmdSetFragmentShadingRateEnumNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateEnumNV.html)
+    /// [`vkCmdSetFragmentShadingRateEnumNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateEnumNV.html)
     pub cmd_set_fragment_shading_rate_enum_nv: pfn::PFN_vkCmdSetFragmentShadingRateEnumNV,
-    ///[`vkGetAccelerationStructureBuildSizesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureBuildSizesKHR.html)
+    /// [`vkGetAccelerationStructureBuildSizesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureBuildSizesKHR.html)
     pub get_acceleration_structure_build_sizes_khr: pfn::PFN_vkGetAccelerationStructureBuildSizesKHR,
-    ///[`vkCmdSetVertexInputEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetVertexInputEXT.html)
+    /// [`vkCmdSetVertexInputEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetVertexInputEXT.html)
     pub cmd_set_vertex_input_ext: pfn::PFN_vkCmdSetVertexInputEXT,
-    ///[`vkCmdSetColorWriteEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteEnableEXT.html)
+    /// [`vkCmdSetColorWriteEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteEnableEXT.html)
     pub cmd_set_color_write_enable_ext: pfn::PFN_vkCmdSetColorWriteEnableEXT,
-    ///[`vkCmdSetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2.html)
+    /// [`vkCmdSetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2.html)
     pub cmd_set_event2: pfn::PFN_vkCmdSetEvent2,
-    ///[`vkCmdResetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2.html)
+    /// [`vkCmdResetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2.html)
     pub cmd_reset_event2: pfn::PFN_vkCmdResetEvent2,
-    ///[`vkCmdWaitEvents2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2.html)
+    /// [`vkCmdWaitEvents2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2.html)
     pub cmd_wait_events2: pfn::PFN_vkCmdWaitEvents2,
-    ///[`vkCmdPipelineBarrier2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2.html)
+    /// [`vkCmdPipelineBarrier2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2.html)
     pub cmd_pipeline_barrier2: pfn::PFN_vkCmdPipelineBarrier2,
-    ///[`vkQueueSubmit2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2.html)
+    /// [`vkQueueSubmit2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2.html)
     pub queue_submit2: pfn::PFN_vkQueueSubmit2,
-    ///[`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
+    /// [`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
     pub cmd_write_timestamp2: pfn::PFN_vkCmdWriteTimestamp2,
-    ///[`vkCmdWriteBufferMarker2AMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarker2AMD.html)
+    /// [`vkCmdWriteBufferMarker2AMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarker2AMD.html)
     pub cmd_write_buffer_marker2_amd: pfn::PFN_vkCmdWriteBufferMarker2AMD,
-    ///[`vkGetQueueCheckpointData2NV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointData2NV.html)
+    /// [`vkGetQueueCheckpointData2NV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointData2NV.html)
     pub get_queue_checkpoint_data2_nv: pfn::PFN_vkGetQueueCheckpointData2NV,
-    ///[`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
+    /// [`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
     pub create_video_session_khr: pfn::PFN_vkCreateVideoSessionKHR,
-    ///[`vkDestroyVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionKHR.html)
+    /// [`vkDestroyVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionKHR.html)
     pub destroy_video_session_khr: pfn::PFN_vkDestroyVideoSessionKHR,
-    ///[`vkCreateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionParametersKHR.html)
+    /// [`vkCreateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionParametersKHR.html)
     pub create_video_session_parameters_khr: pfn::PFN_vkCreateVideoSessionParametersKHR,
-    ///[`vkUpdateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateVideoSessionParametersKHR.html)
+    /// [`vkUpdateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateVideoSessionParametersKHR.html)
     pub update_video_session_parameters_khr: pfn::PFN_vkUpdateVideoSessionParametersKHR,
-    ///[`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
+    /// [`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
     pub destroy_video_session_parameters_khr: pfn::PFN_vkDestroyVideoSessionParametersKHR,
-    ///[`vkGetVideoSessionMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetVideoSessionMemoryRequirementsKHR.html)
+    /// [`vkGetVideoSessionMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetVideoSessionMemoryRequirementsKHR.html)
     pub get_video_session_memory_requirements_khr: pfn::PFN_vkGetVideoSessionMemoryRequirementsKHR,
-    ///[`vkBindVideoSessionMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindVideoSessionMemoryKHR.html)
+    /// [`vkBindVideoSessionMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindVideoSessionMemoryKHR.html)
     pub bind_video_session_memory_khr: pfn::PFN_vkBindVideoSessionMemoryKHR,
-    ///[`vkCmdDecodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecodeVideoKHR.html)
+    /// [`vkCmdDecodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecodeVideoKHR.html)
     pub cmd_decode_video_khr: pfn::PFN_vkCmdDecodeVideoKHR,
-    ///[`vkCmdBeginVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginVideoCodingKHR.html)
+    /// [`vkCmdBeginVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginVideoCodingKHR.html)
     pub cmd_begin_video_coding_khr: pfn::PFN_vkCmdBeginVideoCodingKHR,
-    ///[`vkCmdControlVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdControlVideoCodingKHR.html)
+    /// [`vkCmdControlVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdControlVideoCodingKHR.html)
     pub cmd_control_video_coding_khr: pfn::PFN_vkCmdControlVideoCodingKHR,
-    ///[`vkCmdEndVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndVideoCodingKHR.html)
+    /// [`vkCmdEndVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndVideoCodingKHR.html)
     pub cmd_end_video_coding_khr: pfn::PFN_vkCmdEndVideoCodingKHR,
-    ///[`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
+    /// [`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
     pub cmd_decompress_memory_nv: pfn::PFN_vkCmdDecompressMemoryNV,
-    ///[`vkCmdDecompressMemoryIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountNV.html)
+    /// [`vkCmdDecompressMemoryIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountNV.html)
     pub cmd_decompress_memory_indirect_count_nv: pfn::PFN_vkCmdDecompressMemoryIndirectCountNV,
-    ///[`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
+    /// [`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
     pub create_cu_module_nvx: pfn::PFN_vkCreateCuModuleNVX,
-    ///[`vkCreateCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuFunctionNVX.html)
+    /// [`vkCreateCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuFunctionNVX.html)
     pub create_cu_function_nvx: pfn::PFN_vkCreateCuFunctionNVX,
-    ///[`vkDestroyCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuModuleNVX.html)
+    /// [`vkDestroyCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuModuleNVX.html)
     pub destroy_cu_module_nvx: pfn::PFN_vkDestroyCuModuleNVX,
-    ///[`vkDestroyCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuFunctionNVX.html)
+    /// [`vkDestroyCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuFunctionNVX.html)
     pub destroy_cu_function_nvx: pfn::PFN_vkDestroyCuFunctionNVX,
-    ///[`vkCmdCuLaunchKernelNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCuLaunchKernelNVX.html)
+    /// [`vkCmdCuLaunchKernelNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCuLaunchKernelNVX.html)
     pub cmd_cu_launch_kernel_nvx: pfn::PFN_vkCmdCuLaunchKernelNVX,
-    ///[`vkGetDescriptorSetLayoutSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSizeEXT.html)
+    /// [`vkGetDescriptorSetLayoutSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSizeEXT.html)
     pub get_descriptor_set_layout_size_ext: pfn::PFN_vkGetDescriptorSetLayoutSizeEXT,
-    ///[`vkGetDescriptorSetLayoutBindingOffsetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutBindingOffsetEXT.html)
+    /// [`vkGetDescriptorSetLayoutBindingOffsetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutBindingOffsetEXT.html)
     pub get_descriptor_set_layout_binding_offset_ext: pfn::PFN_vkGetDescriptorSetLayoutBindingOffsetEXT,
-    ///[`vkGetDescriptorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorEXT.html)
+    /// [`vkGetDescriptorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorEXT.html)
     pub get_descriptor_ext: pfn::PFN_vkGetDescriptorEXT,
-    ///[`vkCmdBindDescriptorBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBuffersEXT.html)
+    /// [`vkCmdBindDescriptorBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBuffersEXT.html)
     pub cmd_bind_descriptor_buffers_ext: pfn::PFN_vkCmdBindDescriptorBuffersEXT,
-    ///[`vkCmdSetDescriptorBufferOffsetsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsetsEXT.html)
+    /// [`vkCmdSetDescriptorBufferOffsetsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsetsEXT.html)
     pub cmd_set_descriptor_buffer_offsets_ext: pfn::PFN_vkCmdSetDescriptorBufferOffsetsEXT,
-    ///[`vkCmdBindDescriptorBufferEmbeddedSamplersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplersEXT.html)
+    /// [`vkCmdBindDescriptorBufferEmbeddedSamplersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplersEXT.html)
     pub cmd_bind_descriptor_buffer_embedded_samplers_ext: pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT,
-    ///[`vkGetBufferOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureDescriptorDataEXT.html)
+    /// [`vkGetBufferOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureDescriptorDataEXT.html)
     pub get_buffer_opaque_capture_descriptor_data_ext: pfn::PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT,
-    ///[`vkGetImageOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDescriptorDataEXT.html)
+    /// [`vkGetImageOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDescriptorDataEXT.html)
     pub get_image_opaque_capture_descriptor_data_ext: pfn::PFN_vkGetImageOpaqueCaptureDescriptorDataEXT,
-    ///[`vkGetImageViewOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageViewOpaqueCaptureDescriptorDataEXT.html)
+    /// [`vkGetImageViewOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageViewOpaqueCaptureDescriptorDataEXT.html)
     pub get_image_view_opaque_capture_descriptor_data_ext: pfn::PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT,
-    ///[`vkGetSamplerOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSamplerOpaqueCaptureDescriptorDataEXT.html)
+    /// [`vkGetSamplerOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSamplerOpaqueCaptureDescriptorDataEXT.html)
     pub get_sampler_opaque_capture_descriptor_data_ext: pfn::PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT,
-    ///[`vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT.html)
+    /// [`vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT.html)
     pub get_acceleration_structure_opaque_capture_descriptor_data_ext: pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT,
-    ///[`vkSetDeviceMemoryPriorityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDeviceMemoryPriorityEXT.html)
+    /// [`vkSetDeviceMemoryPriorityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDeviceMemoryPriorityEXT.html)
     pub set_device_memory_priority_ext: pfn::PFN_vkSetDeviceMemoryPriorityEXT,
-    ///[`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
+    /// [`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
     pub wait_for_present_khr: pfn::PFN_vkWaitForPresentKHR,
-    ///[`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
+    /// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
     pub cmd_begin_rendering: pfn::PFN_vkCmdBeginRendering,
-    ///[`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
+    /// [`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
     pub cmd_end_rendering: pfn::PFN_vkCmdEndRendering,
-    ///[`vkGetDescriptorSetLayoutHostMappingInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutHostMappingInfoVALVE.html)
+    /// [`vkGetDescriptorSetLayoutHostMappingInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutHostMappingInfoVALVE.html)
     pub get_descriptor_set_layout_host_mapping_info_valve: pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE,
-    ///[`vkGetDescriptorSetHostMappingVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetHostMappingVALVE.html)
+    /// [`vkGetDescriptorSetHostMappingVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetHostMappingVALVE.html)
     pub get_descriptor_set_host_mapping_valve: pfn::PFN_vkGetDescriptorSetHostMappingVALVE,
-    ///[`vkCreateMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateMicromapEXT.html)
+    /// [`vkCreateMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateMicromapEXT.html)
     pub create_micromap_ext: pfn::PFN_vkCreateMicromapEXT,
-    ///[`vkCmdBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildMicromapsEXT.html)
+    /// [`vkCmdBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildMicromapsEXT.html)
     pub cmd_build_micromaps_ext: pfn::PFN_vkCmdBuildMicromapsEXT,
-    ///[`vkBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildMicromapsEXT.html)
+    /// [`vkBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildMicromapsEXT.html)
     pub build_micromaps_ext: pfn::PFN_vkBuildMicromapsEXT,
-    ///[`vkDestroyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyMicromapEXT.html)
+    /// [`vkDestroyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyMicromapEXT.html)
     pub destroy_micromap_ext: pfn::PFN_vkDestroyMicromapEXT,
-    ///[`vkCmdCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapEXT.html)
+    /// [`vkCmdCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapEXT.html)
     pub cmd_copy_micromap_ext: pfn::PFN_vkCmdCopyMicromapEXT,
-    ///[`vkCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapEXT.html)
+    /// [`vkCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapEXT.html)
     pub copy_micromap_ext: pfn::PFN_vkCopyMicromapEXT,
-    ///[`vkCmdCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapToMemoryEXT.html)
+    /// [`vkCmdCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapToMemoryEXT.html)
     pub cmd_copy_micromap_to_memory_ext: pfn::PFN_vkCmdCopyMicromapToMemoryEXT,
-    ///[`vkCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapToMemoryEXT.html)
+    /// [`vkCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapToMemoryEXT.html)
     pub copy_micromap_to_memory_ext: pfn::PFN_vkCopyMicromapToMemoryEXT,
-    ///[`vkCmdCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToMicromapEXT.html)
+    /// [`vkCmdCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToMicromapEXT.html)
     pub cmd_copy_memory_to_micromap_ext: pfn::PFN_vkCmdCopyMemoryToMicromapEXT,
-    ///[`vkCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToMicromapEXT.html)
+    /// [`vkCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToMicromapEXT.html)
     pub copy_memory_to_micromap_ext: pfn::PFN_vkCopyMemoryToMicromapEXT,
-    ///[`vkCmdWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMicromapsPropertiesEXT.html)
+    /// [`vkCmdWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMicromapsPropertiesEXT.html)
     pub cmd_write_micromaps_properties_ext: pfn::PFN_vkCmdWriteMicromapsPropertiesEXT,
-    ///[`vkWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteMicromapsPropertiesEXT.html)
+    /// [`vkWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteMicromapsPropertiesEXT.html)
     pub write_micromaps_properties_ext: pfn::PFN_vkWriteMicromapsPropertiesEXT,
-    ///[`vkGetDeviceMicromapCompatibilityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMicromapCompatibilityEXT.html)
+    /// [`vkGetDeviceMicromapCompatibilityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMicromapCompatibilityEXT.html)
     pub get_device_micromap_compatibility_ext: pfn::PFN_vkGetDeviceMicromapCompatibilityEXT,
-    ///[`vkGetMicromapBuildSizesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMicromapBuildSizesEXT.html)
+    /// [`vkGetMicromapBuildSizesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMicromapBuildSizesEXT.html)
     pub get_micromap_build_sizes_ext: pfn::PFN_vkGetMicromapBuildSizesEXT,
-    ///[`vkGetShaderModuleIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleIdentifierEXT.html)
+    /// [`vkGetShaderModuleIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleIdentifierEXT.html)
     pub get_shader_module_identifier_ext: pfn::PFN_vkGetShaderModuleIdentifierEXT,
-    ///[`vkGetShaderModuleCreateInfoIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleCreateInfoIdentifierEXT.html)
+    /// [`vkGetShaderModuleCreateInfoIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleCreateInfoIdentifierEXT.html)
     pub get_shader_module_create_info_identifier_ext: pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT,
-    ///[`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
+    /// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
     pub get_image_subresource_layout2_ext: pfn::PFN_vkGetImageSubresourceLayout2EXT,
-    ///[`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
+    /// [`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
     pub get_pipeline_properties_ext: pfn::PFN_vkGetPipelinePropertiesEXT,
-    ///[`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
+    /// [`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
     pub get_framebuffer_tile_properties_qcom: pfn::PFN_vkGetFramebufferTilePropertiesQCOM,
-    ///[`vkGetDynamicRenderingTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDynamicRenderingTilePropertiesQCOM.html)
+    /// [`vkGetDynamicRenderingTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDynamicRenderingTilePropertiesQCOM.html)
     pub get_dynamic_rendering_tile_properties_qcom: pfn::PFN_vkGetDynamicRenderingTilePropertiesQCOM,
-    ///[`vkCreateOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateOpticalFlowSessionNV.html)
+    /// [`vkCreateOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateOpticalFlowSessionNV.html)
     pub create_optical_flow_session_nv: pfn::PFN_vkCreateOpticalFlowSessionNV,
-    ///[`vkDestroyOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyOpticalFlowSessionNV.html)
+    /// [`vkDestroyOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyOpticalFlowSessionNV.html)
     pub destroy_optical_flow_session_nv: pfn::PFN_vkDestroyOpticalFlowSessionNV,
-    ///[`vkBindOpticalFlowSessionImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindOpticalFlowSessionImageNV.html)
+    /// [`vkBindOpticalFlowSessionImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindOpticalFlowSessionImageNV.html)
     pub bind_optical_flow_session_image_nv: pfn::PFN_vkBindOpticalFlowSessionImageNV,
-    ///[`vkCmdOpticalFlowExecuteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdOpticalFlowExecuteNV.html)
+    /// [`vkCmdOpticalFlowExecuteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdOpticalFlowExecuteNV.html)
     pub cmd_optical_flow_execute_nv: pfn::PFN_vkCmdOpticalFlowExecuteNV,
-    ///[`vkGetDeviceFaultInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultInfoEXT.html)
+    /// [`vkGetDeviceFaultInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultInfoEXT.html)
     pub get_device_fault_info_ext: pfn::PFN_vkGetDeviceFaultInfoEXT,
-    ///[`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
+    /// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
     pub release_swapchain_images_ext: pfn::PFN_vkReleaseSwapchainImagesEXT,
-    ///[`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
+    /// [`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
     pub get_swapchain_gralloc_usage3_android: pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID,
-    ///[`vkGetSwapchainGrallocUsage4ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage4ANDROID.html)
+    /// [`vkGetSwapchainGrallocUsage4ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage4ANDROID.html)
     pub get_swapchain_gralloc_usage4_android: pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID,
     present: [u64; 7],
 }
@@ -1963,7 +1741,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn destroy_device(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_queue(
@@ -1971,7 +1749,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *mut crate::vk::Queue,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn queue_submit(
@@ -1982,14 +1760,10 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn queue_wait_idle(
-        _a0: crate::vk::Queue,
-    ) -> crate::vk::Result {
+    pub(super) unsafe extern "system" fn queue_wait_idle(_a0: crate::vk::Queue) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn device_wait_idle(
-        _a0: crate::vk::Device,
-    ) -> crate::vk::Result {
+    pub(super) unsafe extern "system" fn device_wait_idle(_a0: crate::vk::Device) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
     pub(super) unsafe extern "system" fn allocate_memory(
@@ -2004,7 +1778,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DeviceMemory,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn map_memory(
@@ -2020,7 +1794,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn unmap_memory(
         _a0: crate::vk::Device,
         _a1: crate::vk::DeviceMemory,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn flush_mapped_memory_ranges(
@@ -2041,14 +1815,14 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DeviceMemory,
         _a2: *mut crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_buffer_memory_requirements(
         _a0: crate::vk::Device,
         _a1: crate::vk::Buffer,
         _a2: *mut crate::vk::MemoryRequirements,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn bind_buffer_memory(
@@ -2063,7 +1837,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Image,
         _a2: *mut crate::vk::MemoryRequirements,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn bind_image_memory(
@@ -2079,7 +1853,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::Image,
         _a2: *mut u32,
         _a3: *mut crate::vk::SparseImageMemoryRequirements,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn queue_bind_sparse(
@@ -2102,7 +1876,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Fence,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn reset_fences(
@@ -2139,7 +1913,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Semaphore,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_event(
@@ -2154,7 +1928,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Event,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_event_status(
@@ -2187,7 +1961,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::QueryPool,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_query_pool_results(
@@ -2207,7 +1981,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::QueryPool,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_buffer(
@@ -2222,7 +1996,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Buffer,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_buffer_view(
@@ -2237,7 +2011,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::BufferView,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_image(
@@ -2252,7 +2026,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Image,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_image_subresource_layout(
@@ -2260,7 +2034,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::Image,
         _a2: *const crate::vk::ImageSubresource,
         _a3: *mut crate::vk::SubresourceLayout,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_image_view(
@@ -2275,7 +2049,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::ImageView,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_shader_module(
@@ -2290,7 +2064,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::ShaderModule,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_pipeline_cache(
@@ -2305,7 +2079,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::PipelineCache,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_pipeline_cache_data(
@@ -2348,7 +2122,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Pipeline,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_pipeline_layout(
@@ -2363,7 +2137,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::PipelineLayout,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_sampler(
@@ -2378,7 +2152,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Sampler,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_descriptor_set_layout(
@@ -2393,7 +2167,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DescriptorSetLayout,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_descriptor_pool(
@@ -2408,7 +2182,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DescriptorPool,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn reset_descriptor_pool(
@@ -2439,7 +2213,7 @@ mod device_dispatch_table_stubs {
         _a2: *const crate::vk::WriteDescriptorSet<'_>,
         _a3: u32,
         _a4: *const crate::vk::CopyDescriptorSet<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_framebuffer(
@@ -2454,7 +2228,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::Framebuffer,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_render_pass(
@@ -2469,14 +2243,14 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::RenderPass,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_render_area_granularity(
         _a0: crate::vk::Device,
         _a1: crate::vk::RenderPass,
         _a2: *mut crate::vk::Extent2D,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_command_pool(
@@ -2491,7 +2265,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::CommandPool,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn reset_command_pool(
@@ -2513,7 +2287,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::CommandPool,
         _a2: u32,
         _a3: *const crate::vk::CommandBuffer,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn begin_command_buffer(
@@ -2537,7 +2311,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::PipelineBindPoint,
         _a2: crate::vk::Pipeline,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_viewport(
@@ -2545,7 +2319,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::Viewport,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_scissor(
@@ -2553,13 +2327,10 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::Rect2D,
-    ) -> () {
+    ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_set_line_width(
-        _a0: crate::vk::CommandBuffer,
-        _a1: f32,
-    ) -> () {
+    pub(super) unsafe extern "system" fn cmd_set_line_width(_a0: crate::vk::CommandBuffer, _a1: f32) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_bias(
@@ -2567,41 +2338,41 @@ mod device_dispatch_table_stubs {
         _a1: f32,
         _a2: f32,
         _a3: f32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_blend_constants(
         _a0: crate::vk::CommandBuffer,
         _a1: *const f32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_bounds(
         _a0: crate::vk::CommandBuffer,
         _a1: f32,
         _a2: f32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_stencil_compare_mask(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::StencilFaceFlags,
         _a2: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_stencil_write_mask(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::StencilFaceFlags,
         _a2: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_stencil_reference(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::StencilFaceFlags,
         _a2: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_descriptor_sets(
@@ -2613,7 +2384,7 @@ mod device_dispatch_table_stubs {
         _a5: *const crate::vk::DescriptorSet,
         _a6: u32,
         _a7: *const u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_index_buffer(
@@ -2621,7 +2392,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::Buffer,
         _a2: crate::vk::DeviceSize,
         _a3: crate::vk::IndexType,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_vertex_buffers(
@@ -2630,7 +2401,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: *const crate::vk::Buffer,
         _a4: *const crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw(
@@ -2639,7 +2410,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: u32,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_indexed(
@@ -2649,7 +2420,7 @@ mod device_dispatch_table_stubs {
         _a3: u32,
         _a4: i32,
         _a5: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_multi_ext(
@@ -2659,7 +2430,7 @@ mod device_dispatch_table_stubs {
         _a3: u32,
         _a4: u32,
         _a5: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_multi_indexed_ext(
@@ -2670,7 +2441,7 @@ mod device_dispatch_table_stubs {
         _a4: u32,
         _a5: u32,
         _a6: *const i32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_indirect(
@@ -2679,7 +2450,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::DeviceSize,
         _a3: u32,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_indexed_indirect(
@@ -2688,7 +2459,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::DeviceSize,
         _a3: u32,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_dispatch(
@@ -2696,14 +2467,14 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_dispatch_indirect(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Buffer,
         _a2: crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_cluster_huawei(
@@ -2711,14 +2482,14 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_cluster_indirect_huawei(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Buffer,
         _a2: crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_buffer(
@@ -2727,7 +2498,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::Buffer,
         _a3: u32,
         _a4: *const crate::vk::BufferCopy,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_image(
@@ -2738,7 +2509,7 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::ImageLayout,
         _a5: u32,
         _a6: *const crate::vk::ImageCopy,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_blit_image(
@@ -2750,7 +2521,7 @@ mod device_dispatch_table_stubs {
         _a5: u32,
         _a6: *const crate::vk::ImageBlit,
         _a7: crate::vk::Filter,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_buffer_to_image(
@@ -2760,7 +2531,7 @@ mod device_dispatch_table_stubs {
         _a3: crate::vk::ImageLayout,
         _a4: u32,
         _a5: *const crate::vk::BufferImageCopy,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_image_to_buffer(
@@ -2770,7 +2541,7 @@ mod device_dispatch_table_stubs {
         _a3: crate::vk::Buffer,
         _a4: u32,
         _a5: *const crate::vk::BufferImageCopy,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_memory_indirect_nv(
@@ -2778,7 +2549,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::DeviceAddress,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_memory_to_image_indirect_nv(
@@ -2789,7 +2560,7 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::Image,
         _a5: crate::vk::ImageLayout,
         _a6: *const crate::vk::ImageSubresourceLayers,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_update_buffer(
@@ -2798,7 +2569,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::DeviceSize,
         _a3: crate::vk::DeviceSize,
         _a4: *const core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_fill_buffer(
@@ -2807,7 +2578,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::DeviceSize,
         _a3: crate::vk::DeviceSize,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_clear_color_image(
@@ -2817,7 +2588,7 @@ mod device_dispatch_table_stubs {
         _a3: *const crate::vk::ClearColorValue,
         _a4: u32,
         _a5: *const crate::vk::ImageSubresourceRange,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_clear_depth_stencil_image(
@@ -2827,7 +2598,7 @@ mod device_dispatch_table_stubs {
         _a3: *const crate::vk::ClearDepthStencilValue,
         _a4: u32,
         _a5: *const crate::vk::ImageSubresourceRange,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_clear_attachments(
@@ -2836,7 +2607,7 @@ mod device_dispatch_table_stubs {
         _a2: *const crate::vk::ClearAttachment,
         _a3: u32,
         _a4: *const crate::vk::ClearRect,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_resolve_image(
@@ -2847,21 +2618,21 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::ImageLayout,
         _a5: u32,
         _a6: *const crate::vk::ImageResolve,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_event(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Event,
         _a2: crate::vk::PipelineStageFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_reset_event(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Event,
         _a2: crate::vk::PipelineStageFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_wait_events(
@@ -2876,7 +2647,7 @@ mod device_dispatch_table_stubs {
         _a8: *const crate::vk::BufferMemoryBarrier<'_>,
         _a9: u32,
         _a10: *const crate::vk::ImageMemoryBarrier<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_pipeline_barrier(
@@ -2890,7 +2661,7 @@ mod device_dispatch_table_stubs {
         _a7: *const crate::vk::BufferMemoryBarrier<'_>,
         _a8: u32,
         _a9: *const crate::vk::ImageMemoryBarrier<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_query(
@@ -2898,25 +2669,25 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::QueryPool,
         _a2: u32,
         _a3: crate::vk::QueryControlFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_query(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::QueryPool,
         _a2: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_conditional_rendering_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::ConditionalRenderingBeginInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_conditional_rendering_ext(
         _a0: crate::vk::CommandBuffer,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_reset_query_pool(
@@ -2924,7 +2695,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::QueryPool,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_write_timestamp(
@@ -2932,7 +2703,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::PipelineStageFlags,
         _a2: crate::vk::QueryPool,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_query_pool_results(
@@ -2944,7 +2715,7 @@ mod device_dispatch_table_stubs {
         _a5: crate::vk::DeviceSize,
         _a6: crate::vk::DeviceSize,
         _a7: crate::vk::QueryResultFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_push_constants(
@@ -2954,32 +2725,30 @@ mod device_dispatch_table_stubs {
         _a3: u32,
         _a4: u32,
         _a5: *const core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_render_pass(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::RenderPassBeginInfo<'_>,
         _a2: crate::vk::SubpassContents,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_next_subpass(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::SubpassContents,
-    ) -> () {
+    ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_end_render_pass(
-        _a0: crate::vk::CommandBuffer,
-    ) -> () {
+    pub(super) unsafe extern "system" fn cmd_end_render_pass(_a0: crate::vk::CommandBuffer) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_execute_commands(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::CommandBuffer,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_swapchain_khr(
@@ -2994,7 +2763,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::SwapchainKHR,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_swapchain_images_khr(
@@ -3036,31 +2805,29 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_debug_marker_begin_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::DebugMarkerMarkerInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_debug_marker_end_ext(
-        _a0: crate::vk::CommandBuffer,
-    ) -> () {
+    pub(super) unsafe extern "system" fn cmd_debug_marker_end_ext(_a0: crate::vk::CommandBuffer) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_debug_marker_insert_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::DebugMarkerMarkerInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_execute_generated_commands_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
         _a2: *const crate::vk::GeneratedCommandsInfoNV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_preprocess_generated_commands_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::GeneratedCommandsInfoNV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_pipeline_shader_group_nv(
@@ -3068,14 +2835,14 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::PipelineBindPoint,
         _a2: crate::vk::Pipeline,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_generated_commands_memory_requirements_nv(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::GeneratedCommandsMemoryRequirementsInfoNV<'_>,
         _a2: *mut crate::vk::MemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_indirect_commands_layout_nv(
@@ -3090,7 +2857,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::IndirectCommandsLayoutNV,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_push_descriptor_set_khr(
@@ -3100,14 +2867,14 @@ mod device_dispatch_table_stubs {
         _a3: u32,
         _a4: u32,
         _a5: *const crate::vk::WriteDescriptorSet<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn trim_command_pool(
         _a0: crate::vk::Device,
         _a1: crate::vk::CommandPool,
         _a2: crate::vk::CommandPoolTrimFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_memory_fd_khr(
@@ -3164,7 +2931,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: u32,
         _a4: *mut crate::vk::PeerMemoryFeatureFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn bind_buffer_memory2(
@@ -3181,10 +2948,7 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn cmd_set_device_mask(
-        _a0: crate::vk::CommandBuffer,
-        _a1: u32,
-    ) -> () {
+    pub(super) unsafe extern "system" fn cmd_set_device_mask(_a0: crate::vk::CommandBuffer, _a1: u32) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_group_present_capabilities_khr(
@@ -3215,7 +2979,7 @@ mod device_dispatch_table_stubs {
         _a4: u32,
         _a5: u32,
         _a6: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_descriptor_update_template(
@@ -3230,7 +2994,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DescriptorUpdateTemplate,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn update_descriptor_set_with_template(
@@ -3238,7 +3002,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::DescriptorSet,
         _a2: crate::vk::DescriptorUpdateTemplate,
         _a3: *const core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_push_descriptor_set_with_template_khr(
@@ -3247,7 +3011,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::PipelineLayout,
         _a3: u32,
         _a4: *const core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn set_hdr_metadata_ext(
@@ -3255,7 +3019,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: *const crate::vk::SwapchainKHR,
         _a3: *const crate::vk::HdrMetadataEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_swapchain_status_khr(
@@ -3284,7 +3048,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::ViewportWScalingNV,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_discard_rectangle_ext(
@@ -3292,27 +3056,27 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::Rect2D,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_sample_locations_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::SampleLocationsInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_buffer_memory_requirements2(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::BufferMemoryRequirementsInfo2<'_>,
         _a2: *mut crate::vk::MemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_image_memory_requirements2(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::ImageMemoryRequirementsInfo2<'_>,
         _a2: *mut crate::vk::MemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_image_sparse_memory_requirements2(
@@ -3320,21 +3084,21 @@ mod device_dispatch_table_stubs {
         _a1: *const crate::vk::ImageSparseMemoryRequirementsInfo2<'_>,
         _a2: *mut u32,
         _a3: *mut crate::vk::SparseImageMemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_buffer_memory_requirements(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::DeviceBufferMemoryRequirements<'_>,
         _a2: *mut crate::vk::MemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_image_memory_requirements(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::DeviceImageMemoryRequirements<'_>,
         _a2: *mut crate::vk::MemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_image_sparse_memory_requirements(
@@ -3342,7 +3106,7 @@ mod device_dispatch_table_stubs {
         _a1: *const crate::vk::DeviceImageMemoryRequirements<'_>,
         _a2: *mut u32,
         _a3: *mut crate::vk::SparseImageMemoryRequirements2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_sampler_ycbcr_conversion(
@@ -3357,14 +3121,14 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::SamplerYcbcrConversion,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_queue2(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::DeviceQueueInfo2<'_>,
         _a2: *mut crate::vk::Queue,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_validation_cache_ext(
@@ -3379,7 +3143,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::ValidationCacheEXT,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_validation_cache_data_ext(
@@ -3402,7 +3166,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: *const crate::vk::DescriptorSetLayoutCreateInfo<'_>,
         _a2: *mut crate::vk::DescriptorSetLayoutSupport<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_swapchain_gralloc_usage_android(
@@ -3455,7 +3219,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::SwapchainKHR,
         _a2: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_calibrated_timestamps_ext(
@@ -3482,35 +3246,31 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn queue_begin_debug_utils_label_ext(
         _a0: crate::vk::Queue,
         _a1: *const crate::vk::DebugUtilsLabelEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
-    pub(super) unsafe extern "system" fn queue_end_debug_utils_label_ext(
-        _a0: crate::vk::Queue,
-    ) -> () {
+    pub(super) unsafe extern "system" fn queue_end_debug_utils_label_ext(_a0: crate::vk::Queue) {
         ()
     }
     pub(super) unsafe extern "system" fn queue_insert_debug_utils_label_ext(
         _a0: crate::vk::Queue,
         _a1: *const crate::vk::DebugUtilsLabelEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_debug_utils_label_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::DebugUtilsLabelEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_end_debug_utils_label_ext(
-        _a0: crate::vk::CommandBuffer,
-    ) -> () {
+    pub(super) unsafe extern "system" fn cmd_end_debug_utils_label_ext(_a0: crate::vk::CommandBuffer) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_insert_debug_utils_label_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::DebugUtilsLabelEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_memory_host_pointer_properties_ext(
@@ -3527,7 +3287,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::Buffer,
         _a3: crate::vk::DeviceSize,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_render_pass2(
@@ -3542,20 +3302,20 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::RenderPassBeginInfo<'_>,
         _a2: *const crate::vk::SubpassBeginInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_next_subpass2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::SubpassBeginInfo<'_>,
         _a2: *const crate::vk::SubpassEndInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_render_pass2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::SubpassEndInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_semaphore_counter_value(
@@ -3600,7 +3360,7 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::DeviceSize,
         _a5: u32,
         _a6: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_indexed_indirect_count(
@@ -3611,20 +3371,20 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::DeviceSize,
         _a5: u32,
         _a6: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_checkpoint_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: *const core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_queue_checkpoint_data_nv(
         _a0: crate::vk::Queue,
         _a1: *mut u32,
         _a2: *mut crate::vk::CheckpointDataNV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_transform_feedback_buffers_ext(
@@ -3634,7 +3394,7 @@ mod device_dispatch_table_stubs {
         _a3: *const crate::vk::Buffer,
         _a4: *const crate::vk::DeviceSize,
         _a5: *const crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_transform_feedback_ext(
@@ -3643,7 +3403,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: *const crate::vk::Buffer,
         _a4: *const crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_transform_feedback_ext(
@@ -3652,7 +3412,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: *const crate::vk::Buffer,
         _a4: *const crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_query_indexed_ext(
@@ -3661,7 +3421,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: crate::vk::QueryControlFlags,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_query_indexed_ext(
@@ -3669,7 +3429,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::QueryPool,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_indirect_byte_count_ext(
@@ -3680,7 +3440,7 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::DeviceSize,
         _a5: u32,
         _a6: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_exclusive_scissor_nv(
@@ -3688,14 +3448,14 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::Rect2D,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_shading_rate_image_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::ImageView,
         _a2: crate::vk::ImageLayout,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_viewport_shading_rate_palette_nv(
@@ -3703,7 +3463,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::ShadingRatePaletteNV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coarse_sample_order_nv(
@@ -3711,14 +3471,14 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::CoarseSampleOrderTypeNV,
         _a2: u32,
         _a3: *const crate::vk::CoarseSampleOrderCustomNV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_indirect_nv(
@@ -3727,7 +3487,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::DeviceSize,
         _a3: u32,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_indirect_count_nv(
@@ -3738,7 +3498,7 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::DeviceSize,
         _a5: u32,
         _a6: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_ext(
@@ -3746,7 +3506,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_indirect_ext(
@@ -3755,7 +3515,7 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::DeviceSize,
         _a3: u32,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_indirect_count_ext(
@@ -3766,7 +3526,7 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::DeviceSize,
         _a5: u32,
         _a6: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn compile_deferred_nv(
@@ -3788,28 +3548,28 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::ImageView,
         _a2: crate::vk::ImageLayout,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn destroy_acceleration_structure_khr(
         _a0: crate::vk::Device,
         _a1: crate::vk::AccelerationStructureKHR,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn destroy_acceleration_structure_nv(
         _a0: crate::vk::Device,
         _a1: crate::vk::AccelerationStructureNV,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_acceleration_structure_memory_requirements_nv(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::AccelerationStructureMemoryRequirementsInfoNV<'_>,
         _a2: *mut crate::vk::MemoryRequirements2KHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn bind_acceleration_structure_memory_nv(
@@ -3824,13 +3584,13 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::AccelerationStructureNV,
         _a2: crate::vk::AccelerationStructureNV,
         _a3: crate::vk::CopyAccelerationStructureModeKHR,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_acceleration_structure_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyAccelerationStructureInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn copy_acceleration_structure_khr(
@@ -3843,7 +3603,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_copy_acceleration_structure_to_memory_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyAccelerationStructureToMemoryInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn copy_acceleration_structure_to_memory_khr(
@@ -3856,7 +3616,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_copy_memory_to_acceleration_structure_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyMemoryToAccelerationStructureInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn copy_memory_to_acceleration_structure_khr(
@@ -3873,7 +3633,7 @@ mod device_dispatch_table_stubs {
         _a3: crate::vk::QueryType,
         _a4: crate::vk::QueryPool,
         _a5: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_write_acceleration_structures_properties_nv(
@@ -3883,7 +3643,7 @@ mod device_dispatch_table_stubs {
         _a3: crate::vk::QueryType,
         _a4: crate::vk::QueryPool,
         _a5: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_build_acceleration_structure_nv(
@@ -3896,7 +3656,7 @@ mod device_dispatch_table_stubs {
         _a6: crate::vk::AccelerationStructureNV,
         _a7: crate::vk::Buffer,
         _a8: crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn write_acceleration_structures_properties_khr(
@@ -3919,7 +3679,7 @@ mod device_dispatch_table_stubs {
         _a5: u32,
         _a6: u32,
         _a7: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_trace_rays_nv(
@@ -3938,7 +3698,7 @@ mod device_dispatch_table_stubs {
         _a12: u32,
         _a13: u32,
         _a14: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_ray_tracing_shader_group_handles_khr(
@@ -3997,20 +3757,20 @@ mod device_dispatch_table_stubs {
         _a3: *const crate::vk::StridedDeviceAddressRegionKHR,
         _a4: *const crate::vk::StridedDeviceAddressRegionKHR,
         _a5: crate::vk::DeviceAddress,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_trace_rays_indirect2_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::DeviceAddress,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_acceleration_structure_compatibility_khr(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::AccelerationStructureVersionInfoKHR<'_>,
         _a2: *mut crate::vk::AccelerationStructureCompatibilityKHR,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_ray_tracing_shader_group_stack_size_khr(
@@ -4024,7 +3784,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_set_ray_tracing_pipeline_stack_size_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn acquire_profiling_lock_khr(
@@ -4033,9 +3793,7 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn release_profiling_lock_khr(
-        _a0: crate::vk::Device,
-    ) -> () {
+    pub(super) unsafe extern "system" fn release_profiling_lock_khr(_a0: crate::vk::Device) {
         ()
     }
     pub(super) unsafe extern "system" fn get_image_drm_format_modifier_properties_ext(
@@ -4063,9 +3821,7 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn uninitialize_performance_api_intel(
-        _a0: crate::vk::Device,
-    ) -> () {
+    pub(super) unsafe extern "system" fn uninitialize_performance_api_intel(_a0: crate::vk::Device) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_performance_marker_intel(
@@ -4146,7 +3902,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: u16,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_acceleration_structure_khr(
@@ -4162,7 +3918,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: *const crate::vk::AccelerationStructureBuildGeometryInfoKHR<'_>,
         _a3: *const *const crate::vk::AccelerationStructureBuildRangeInfoKHR,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_build_acceleration_structures_indirect_khr(
@@ -4172,7 +3928,7 @@ mod device_dispatch_table_stubs {
         _a3: *const crate::vk::DeviceAddress,
         _a4: *const u32,
         _a5: *const *const u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn build_acceleration_structures_khr(
@@ -4201,7 +3957,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DeferredOperationKHR,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_deferred_operation_max_concurrency_khr(
@@ -4225,33 +3981,33 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_set_cull_mode(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::CullModeFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_front_face(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::FrontFace,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_primitive_topology(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::PrimitiveTopology,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_viewport_with_count(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::Viewport,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_scissor_with_count(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::Rect2D,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_vertex_buffers2(
@@ -4262,37 +4018,37 @@ mod device_dispatch_table_stubs {
         _a4: *const crate::vk::DeviceSize,
         _a5: *const crate::vk::DeviceSize,
         _a6: *const crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_test_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_write_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_compare_op(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::CompareOp,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_bounds_test_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_stencil_test_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_stencil_op(
@@ -4302,86 +4058,86 @@ mod device_dispatch_table_stubs {
         _a3: crate::vk::StencilOp,
         _a4: crate::vk::StencilOp,
         _a5: crate::vk::CompareOp,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_patch_control_points_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_rasterizer_discard_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_bias_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_logic_op_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::LogicOp,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_primitive_restart_enable(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_tessellation_domain_origin_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::TessellationDomainOrigin,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_clamp_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_polygon_mode_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::PolygonMode,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_rasterization_samples_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::SampleCountFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_sample_mask_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::SampleCountFlags,
         _a2: *const crate::vk::SampleMask,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_alpha_to_coverage_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_alpha_to_one_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_logic_op_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_color_blend_enable_ext(
@@ -4389,7 +4145,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_color_blend_equation_ext(
@@ -4397,7 +4153,7 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::ColorBlendEquationEXT,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_color_write_mask_ext(
@@ -4405,37 +4161,37 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::ColorComponentFlags,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_rasterization_stream_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_conservative_rasterization_mode_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::ConservativeRasterizationModeEXT,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_extra_primitive_overestimation_size_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: f32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_clip_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_sample_locations_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_color_blend_advanced_ext(
@@ -4443,37 +4199,37 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::ColorBlendAdvancedEXT,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_provoking_vertex_mode_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::ProvokingVertexModeEXT,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_line_rasterization_mode_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::LineRasterizationModeEXT,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_line_stipple_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_viewport_w_scaling_enable_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_viewport_swizzle_nv(
@@ -4481,56 +4237,56 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::ViewportSwizzleNV,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coverage_to_color_enable_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coverage_to_color_location_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coverage_modulation_mode_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::CoverageModulationModeNV,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coverage_modulation_table_enable_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coverage_modulation_table_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const f32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_shading_rate_image_enable_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_coverage_reduction_mode_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::CoverageReductionModeNV,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_representative_fragment_test_enable_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_private_data_slot(
@@ -4545,7 +4301,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::PrivateDataSlot,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn set_private_data(
@@ -4563,57 +4319,57 @@ mod device_dispatch_table_stubs {
         _a2: u64,
         _a3: crate::vk::PrivateDataSlot,
         _a4: *mut u64,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_buffer2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyBufferInfo2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_image2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyImageInfo2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_blit_image2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::BlitImageInfo2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_buffer_to_image2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyBufferToImageInfo2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_image_to_buffer2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyImageToBufferInfo2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_resolve_image2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::ResolveImageInfo2<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_fragment_shading_rate_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::Extent2D,
         _a2: *const crate::vk::FragmentShadingRateCombinerOpKHR,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_fragment_shading_rate_enum_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::FragmentShadingRateNV,
         _a2: *const crate::vk::FragmentShadingRateCombinerOpKHR,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_acceleration_structure_build_sizes_khr(
@@ -4622,7 +4378,7 @@ mod device_dispatch_table_stubs {
         _a2: *const crate::vk::AccelerationStructureBuildGeometryInfoKHR<'_>,
         _a3: *const u32,
         _a4: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_vertex_input_ext(
@@ -4631,28 +4387,28 @@ mod device_dispatch_table_stubs {
         _a2: *const crate::vk::VertexInputBindingDescription2EXT<'_>,
         _a3: u32,
         _a4: *const crate::vk::VertexInputAttributeDescription2EXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_color_write_enable_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::Bool32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_event2(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Event,
         _a2: *const crate::vk::DependencyInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_reset_event2(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Event,
         _a2: crate::vk::PipelineStageFlags2,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_wait_events2(
@@ -4660,13 +4416,13 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: *const crate::vk::Event,
         _a3: *const crate::vk::DependencyInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_pipeline_barrier2(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::DependencyInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn queue_submit2(
@@ -4682,7 +4438,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::PipelineStageFlags2,
         _a2: crate::vk::QueryPool,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_write_buffer_marker2_amd(
@@ -4691,14 +4447,14 @@ mod device_dispatch_table_stubs {
         _a2: crate::vk::Buffer,
         _a3: crate::vk::DeviceSize,
         _a4: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_queue_checkpoint_data2_nv(
         _a0: crate::vk::Queue,
         _a1: *mut u32,
         _a2: *mut crate::vk::CheckpointData2NV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_video_session_khr(
@@ -4713,7 +4469,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::VideoSessionKHR,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_video_session_parameters_khr(
@@ -4735,7 +4491,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::VideoSessionParametersKHR,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_video_session_memory_requirements_khr(
@@ -4757,32 +4513,32 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_decode_video_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::VideoDecodeInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_begin_video_coding_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::VideoBeginCodingInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_control_video_coding_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::VideoCodingControlInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_video_coding_khr(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::VideoEndCodingInfoKHR<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_decompress_memory_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::DecompressMemoryRegionNV,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_decompress_memory_indirect_count_nv(
@@ -4790,7 +4546,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::DeviceAddress,
         _a2: crate::vk::DeviceAddress,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_cu_module_nvx(
@@ -4813,27 +4569,27 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::CuModuleNVX,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn destroy_cu_function_nvx(
         _a0: crate::vk::Device,
         _a1: crate::vk::CuFunctionNVX,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_cu_launch_kernel_nvx(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CuLaunchInfoNVX<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_descriptor_set_layout_size_ext(
         _a0: crate::vk::Device,
         _a1: crate::vk::DescriptorSetLayout,
         _a2: *mut crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_descriptor_set_layout_binding_offset_ext(
@@ -4841,7 +4597,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::DescriptorSetLayout,
         _a2: u32,
         _a3: *mut crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_descriptor_ext(
@@ -4849,14 +4605,14 @@ mod device_dispatch_table_stubs {
         _a1: *const crate::vk::DescriptorGetInfoEXT<'_>,
         _a2: usize,
         _a3: *mut core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_descriptor_buffers_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::DescriptorBufferBindingInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_set_descriptor_buffer_offsets_ext(
@@ -4867,7 +4623,7 @@ mod device_dispatch_table_stubs {
         _a4: u32,
         _a5: *const u32,
         _a6: *const crate::vk::DeviceSize,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_bind_descriptor_buffer_embedded_samplers_ext(
@@ -4875,7 +4631,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::PipelineBindPoint,
         _a2: crate::vk::PipelineLayout,
         _a3: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_buffer_opaque_capture_descriptor_data_ext(
@@ -4917,7 +4673,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DeviceMemory,
         _a2: f32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn wait_for_present_khr(
@@ -4931,26 +4687,24 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_begin_rendering(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::RenderingInfo<'_>,
-    ) -> () {
+    ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_end_rendering(
-        _a0: crate::vk::CommandBuffer,
-    ) -> () {
+    pub(super) unsafe extern "system" fn cmd_end_rendering(_a0: crate::vk::CommandBuffer) {
         ()
     }
     pub(super) unsafe extern "system" fn get_descriptor_set_layout_host_mapping_info_valve(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::DescriptorSetBindingReferenceVALVE<'_>,
         _a2: *mut crate::vk::DescriptorSetLayoutHostMappingInfoVALVE<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_descriptor_set_host_mapping_valve(
         _a0: crate::vk::Device,
         _a1: crate::vk::DescriptorSet,
         _a2: *mut *mut core::ffi::c_void,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn create_micromap_ext(
@@ -4965,7 +4719,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::MicromapBuildInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn build_micromaps_ext(
@@ -4980,13 +4734,13 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::MicromapEXT,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_copy_micromap_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyMicromapInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn copy_micromap_ext(
@@ -4999,7 +4753,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_copy_micromap_to_memory_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyMicromapToMemoryInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn copy_micromap_to_memory_ext(
@@ -5012,7 +4766,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn cmd_copy_memory_to_micromap_ext(
         _a0: crate::vk::CommandBuffer,
         _a1: *const crate::vk::CopyMemoryToMicromapInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn copy_memory_to_micromap_ext(
@@ -5029,7 +4783,7 @@ mod device_dispatch_table_stubs {
         _a3: crate::vk::QueryType,
         _a4: crate::vk::QueryPool,
         _a5: u32,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn write_micromaps_properties_ext(
@@ -5047,7 +4801,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: *const crate::vk::MicromapVersionInfoEXT<'_>,
         _a2: *mut crate::vk::AccelerationStructureCompatibilityKHR,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_micromap_build_sizes_ext(
@@ -5055,21 +4809,21 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::AccelerationStructureBuildTypeKHR,
         _a2: *const crate::vk::MicromapBuildInfoEXT<'_>,
         _a3: *mut crate::vk::MicromapBuildSizesInfoEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_shader_module_identifier_ext(
         _a0: crate::vk::Device,
         _a1: crate::vk::ShaderModule,
         _a2: *mut crate::vk::ShaderModuleIdentifierEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_shader_module_create_info_identifier_ext(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::ShaderModuleCreateInfo<'_>,
         _a2: *mut crate::vk::ShaderModuleIdentifierEXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_image_subresource_layout2_ext(
@@ -5077,7 +4831,7 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::Image,
         _a2: *const crate::vk::ImageSubresource2EXT<'_>,
         _a3: *mut crate::vk::SubresourceLayout2EXT<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_pipeline_properties_ext(
@@ -5114,7 +4868,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::OpticalFlowSessionNV,
         _a2: *const crate::vk::AllocationCallbacks<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn bind_optical_flow_session_image_nv(
@@ -5130,7 +4884,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::OpticalFlowSessionNV,
         _a2: *const crate::vk::OpticalFlowExecuteInfoNV<'_>,
-    ) -> () {
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_device_fault_info_ext(
@@ -5604,4036 +5358,2566 @@ impl DeviceDispatchTable {
     pub unsafe fn load(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
         let mut t = Self::empty();
         if let Some(f) = first(gpa, &[c"vkGetDeviceProcAddr"]) {
-            t.get_device_proc_addr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceProcAddr,
-                >(f)
-            };
-            t.present[0] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_proc_addr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceProcAddr>(f) };
+            t.present[0] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDevice"]) {
-            t.destroy_device = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDevice,
-                >(f)
-            };
-            t.present[0] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_device = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDevice>(f) };
+            t.present[0] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceQueue"]) {
-            t.get_device_queue = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceQueue,
-                >(f)
-            };
-            t.present[0] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_queue = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceQueue>(f) };
+            t.present[0] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSubmit"]) {
-            t.queue_submit = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueSubmit,
-                >(f)
-            };
-            t.present[0] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_submit = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSubmit>(f) };
+            t.present[0] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkQueueWaitIdle"]) {
-            t.queue_wait_idle = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueWaitIdle,
-                >(f)
-            };
-            t.present[0] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_wait_idle = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueWaitIdle>(f) };
+            t.present[0] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkDeviceWaitIdle"]) {
-            t.device_wait_idle = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDeviceWaitIdle,
-                >(f)
-            };
-            t.present[0] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.device_wait_idle = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDeviceWaitIdle>(f) };
+            t.present[0] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkAllocateMemory"]) {
-            t.allocate_memory = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAllocateMemory,
-                >(f)
-            };
-            t.present[0] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.allocate_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAllocateMemory>(f) };
+            t.present[0] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkFreeMemory"]) {
-            t.free_memory = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkFreeMemory,
-                >(f)
-            };
-            t.present[0] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.free_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkFreeMemory>(f) };
+            t.present[0] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkMapMemory"]) {
-            t.map_memory = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkMapMemory,
-                >(f)
-            };
-            t.present[0] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.map_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkMapMemory>(f) };
+            t.present[0] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkUnmapMemory"]) {
-            t.unmap_memory = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkUnmapMemory,
-                >(f)
-            };
-            t.present[0] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.unmap_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUnmapMemory>(f) };
+            t.present[0] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkFlushMappedMemoryRanges"]) {
-            t.flush_mapped_memory_ranges = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkFlushMappedMemoryRanges,
-                >(f)
-            };
-            t.present[0] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.flush_mapped_memory_ranges = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkFlushMappedMemoryRanges>(f) };
+            t.present[0] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkInvalidateMappedMemoryRanges"]) {
-            t.invalidate_mapped_memory_ranges = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkInvalidateMappedMemoryRanges,
-                >(f)
-            };
-            t.present[0] |= 2048;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.invalidate_mapped_memory_ranges = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkInvalidateMappedMemoryRanges>(f) };
+            t.present[0] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceMemoryCommitment"]) {
-            t.get_device_memory_commitment = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceMemoryCommitment,
-                >(f)
-            };
-            t.present[0] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_memory_commitment = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceMemoryCommitment>(f) };
+            t.present[0] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkGetBufferMemoryRequirements"]) {
-            t.get_buffer_memory_requirements = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetBufferMemoryRequirements,
-                >(f)
-            };
-            t.present[0] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_buffer_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferMemoryRequirements>(f) };
+            t.present[0] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkBindBufferMemory"]) {
-            t.bind_buffer_memory = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindBufferMemory,
-                >(f)
-            };
-            t.present[0] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_buffer_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindBufferMemory>(f) };
+            t.present[0] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageMemoryRequirements"]) {
-            t.get_image_memory_requirements = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageMemoryRequirements,
-                >(f)
-            };
-            t.present[0] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageMemoryRequirements>(f) };
+            t.present[0] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkBindImageMemory"]) {
-            t.bind_image_memory = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindImageMemory,
-                >(f)
-            };
-            t.present[0] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_image_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindImageMemory>(f) };
+            t.present[0] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageSparseMemoryRequirements"]) {
-            t.get_image_sparse_memory_requirements = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageSparseMemoryRequirements,
-                >(f)
-            };
-            t.present[0] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_sparse_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSparseMemoryRequirements>(f) };
+            t.present[0] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkQueueBindSparse"]) {
-            t.queue_bind_sparse = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueBindSparse,
-                >(f)
-            };
-            t.present[0] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_bind_sparse = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueBindSparse>(f) };
+            t.present[0] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkCreateFence"]) {
-            t.create_fence = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateFence,
-                >(f)
-            };
-            t.present[0] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_fence = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateFence>(f) };
+            t.present[0] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyFence"]) {
-            t.destroy_fence = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyFence,
-                >(f)
-            };
-            t.present[0] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_fence = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyFence>(f) };
+            t.present[0] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkResetFences"]) {
-            t.reset_fences = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkResetFences,
-                >(f)
-            };
-            t.present[0] |= 2097152;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_fences = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetFences>(f) };
+            t.present[0] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkGetFenceStatus"]) {
-            t.get_fence_status = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetFenceStatus,
-                >(f)
-            };
-            t.present[0] |= 4194304;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_fence_status = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetFenceStatus>(f) };
+            t.present[0] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkWaitForFences"]) {
-            t.wait_for_fences = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkWaitForFences,
-                >(f)
-            };
-            t.present[0] |= 8388608;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.wait_for_fences = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWaitForFences>(f) };
+            t.present[0] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCreateSemaphore"]) {
-            t.create_semaphore = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateSemaphore,
-                >(f)
-            };
-            t.present[0] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_semaphore = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSemaphore>(f) };
+            t.present[0] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySemaphore"]) {
-            t.destroy_semaphore = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroySemaphore,
-                >(f)
-            };
-            t.present[0] |= 33554432;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_semaphore = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySemaphore>(f) };
+            t.present[0] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCreateEvent"]) {
-            t.create_event = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateEvent,
-                >(f)
-            };
-            t.present[0] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateEvent>(f) };
+            t.present[0] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyEvent"]) {
-            t.destroy_event = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyEvent,
-                >(f)
-            };
-            t.present[0] |= 134217728;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyEvent>(f) };
+            t.present[0] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkGetEventStatus"]) {
-            t.get_event_status = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetEventStatus,
-                >(f)
-            };
-            t.present[0] |= 268435456;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_event_status = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetEventStatus>(f) };
+            t.present[0] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkSetEvent"]) {
-            t.set_event = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetEvent,
-                >(f)
-            };
-            t.present[0] |= 536870912;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetEvent>(f) };
+            t.present[0] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkResetEvent"]) {
-            t.reset_event = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkResetEvent,
-                >(f)
-            };
-            t.present[0] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetEvent>(f) };
+            t.present[0] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCreateQueryPool"]) {
-            t.create_query_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateQueryPool,
-                >(f)
-            };
-            t.present[0] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_query_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateQueryPool>(f) };
+            t.present[0] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyQueryPool"]) {
-            t.destroy_query_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyQueryPool,
-                >(f)
-            };
-            t.present[0] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_query_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyQueryPool>(f) };
+            t.present[0] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkGetQueryPoolResults"]) {
-            t.get_query_pool_results = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetQueryPoolResults,
-                >(f)
-            };
-            t.present[0] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_query_pool_results = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetQueryPoolResults>(f) };
+            t.present[0] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkResetQueryPool", c"vkResetQueryPoolEXT"]) {
-            t.reset_query_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkResetQueryPool,
-                >(f)
-            };
-            t.present[0] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_query_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetQueryPool>(f) };
+            t.present[0] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCreateBuffer"]) {
-            t.create_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateBuffer,
-                >(f)
-            };
-            t.present[0] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateBuffer>(f) };
+            t.present[0] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyBuffer"]) {
-            t.destroy_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyBuffer,
-                >(f)
-            };
-            t.present[0] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyBuffer>(f) };
+            t.present[0] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCreateBufferView"]) {
-            t.create_buffer_view = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateBufferView,
-                >(f)
-            };
-            t.present[0] |= 137438953472;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_buffer_view = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateBufferView>(f) };
+            t.present[0] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyBufferView"]) {
-            t.destroy_buffer_view = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyBufferView,
-                >(f)
-            };
-            t.present[0] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_buffer_view = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyBufferView>(f) };
+            t.present[0] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkCreateImage"]) {
-            t.create_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateImage,
-                >(f)
-            };
-            t.present[0] |= 549755813888;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateImage>(f) };
+            t.present[0] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyImage"]) {
-            t.destroy_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyImage,
-                >(f)
-            };
-            t.present[0] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyImage>(f) };
+            t.present[0] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageSubresourceLayout"]) {
-            t.get_image_subresource_layout = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageSubresourceLayout,
-                >(f)
-            };
-            t.present[0] |= 2199023255552;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_subresource_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSubresourceLayout>(f) };
+            t.present[0] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCreateImageView"]) {
-            t.create_image_view = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateImageView,
-                >(f)
-            };
-            t.present[0] |= 4398046511104;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_image_view = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateImageView>(f) };
+            t.present[0] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyImageView"]) {
-            t.destroy_image_view = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyImageView,
-                >(f)
-            };
-            t.present[0] |= 8796093022208;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_image_view = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyImageView>(f) };
+            t.present[0] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCreateShaderModule"]) {
-            t.create_shader_module = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateShaderModule,
-                >(f)
-            };
-            t.present[0] |= 17592186044416;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_shader_module = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateShaderModule>(f) };
+            t.present[0] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyShaderModule"]) {
-            t.destroy_shader_module = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyShaderModule,
-                >(f)
-            };
-            t.present[0] |= 35184372088832;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_shader_module = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyShaderModule>(f) };
+            t.present[0] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkCreatePipelineCache"]) {
-            t.create_pipeline_cache = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreatePipelineCache,
-                >(f)
-            };
-            t.present[0] |= 70368744177664;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_pipeline_cache = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreatePipelineCache>(f) };
+            t.present[0] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyPipelineCache"]) {
-            t.destroy_pipeline_cache = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyPipelineCache,
-                >(f)
-            };
-            t.present[0] |= 140737488355328;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_pipeline_cache = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPipelineCache>(f) };
+            t.present[0] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelineCacheData"]) {
-            t.get_pipeline_cache_data = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPipelineCacheData,
-                >(f)
-            };
-            t.present[0] |= 281474976710656;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_cache_data = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineCacheData>(f) };
+            t.present[0] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkMergePipelineCaches"]) {
-            t.merge_pipeline_caches = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkMergePipelineCaches,
-                >(f)
-            };
-            t.present[0] |= 562949953421312;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.merge_pipeline_caches = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkMergePipelineCaches>(f) };
+            t.present[0] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkCreateGraphicsPipelines"]) {
-            t.create_graphics_pipelines = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateGraphicsPipelines,
-                >(f)
-            };
-            t.present[0] |= 1125899906842624;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_graphics_pipelines = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateGraphicsPipelines>(f) };
+            t.present[0] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCreateComputePipelines"]) {
-            t.create_compute_pipelines = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateComputePipelines,
-                >(f)
-            };
-            t.present[0] |= 2251799813685248;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_compute_pipelines = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateComputePipelines>(f) };
+            t.present[0] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyPipeline"]) {
-            t.destroy_pipeline = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyPipeline,
-                >(f)
-            };
-            t.present[0] |= 4503599627370496;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_pipeline = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPipeline>(f) };
+            t.present[0] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCreatePipelineLayout"]) {
-            t.create_pipeline_layout = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreatePipelineLayout,
-                >(f)
-            };
-            t.present[0] |= 9007199254740992;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_pipeline_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreatePipelineLayout>(f) };
+            t.present[0] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyPipelineLayout"]) {
-            t.destroy_pipeline_layout = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyPipelineLayout,
-                >(f)
-            };
-            t.present[0] |= 18014398509481984;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_pipeline_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPipelineLayout>(f) };
+            t.present[0] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCreateSampler"]) {
-            t.create_sampler = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateSampler,
-                >(f)
-            };
-            t.present[0] |= 36028797018963968;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_sampler = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSampler>(f) };
+            t.present[0] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySampler"]) {
-            t.destroy_sampler = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroySampler,
-                >(f)
-            };
-            t.present[0] |= 72057594037927936;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_sampler = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySampler>(f) };
+            t.present[0] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDescriptorSetLayout"]) {
-            t.create_descriptor_set_layout = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDescriptorSetLayout,
-                >(f)
-            };
-            t.present[0] |= 144115188075855872;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_descriptor_set_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDescriptorSetLayout>(f) };
+            t.present[0] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDescriptorSetLayout"]) {
-            t.destroy_descriptor_set_layout = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDescriptorSetLayout,
-                >(f)
-            };
-            t.present[0] |= 288230376151711744;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_descriptor_set_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDescriptorSetLayout>(f) };
+            t.present[0] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDescriptorPool"]) {
-            t.create_descriptor_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDescriptorPool,
-                >(f)
-            };
-            t.present[0] |= 576460752303423488;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_descriptor_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDescriptorPool>(f) };
+            t.present[0] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDescriptorPool"]) {
-            t.destroy_descriptor_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDescriptorPool,
-                >(f)
-            };
-            t.present[0] |= 1152921504606846976;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_descriptor_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDescriptorPool>(f) };
+            t.present[0] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkResetDescriptorPool"]) {
-            t.reset_descriptor_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkResetDescriptorPool,
-                >(f)
-            };
-            t.present[0] |= 2305843009213693952;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_descriptor_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetDescriptorPool>(f) };
+            t.present[0] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkAllocateDescriptorSets"]) {
-            t.allocate_descriptor_sets = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAllocateDescriptorSets,
-                >(f)
-            };
-            t.present[0] |= 4611686018427387904;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.allocate_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAllocateDescriptorSets>(f) };
+            t.present[0] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkFreeDescriptorSets"]) {
-            t.free_descriptor_sets = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkFreeDescriptorSets,
-                >(f)
-            };
-            t.present[0] |= 9223372036854775808;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.free_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkFreeDescriptorSets>(f) };
+            t.present[0] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkUpdateDescriptorSets"]) {
-            t.update_descriptor_sets = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkUpdateDescriptorSets,
-                >(f)
-            };
-            t.present[1] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.update_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateDescriptorSets>(f) };
+            t.present[1] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCreateFramebuffer"]) {
-            t.create_framebuffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateFramebuffer,
-                >(f)
-            };
-            t.present[1] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_framebuffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateFramebuffer>(f) };
+            t.present[1] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyFramebuffer"]) {
-            t.destroy_framebuffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyFramebuffer,
-                >(f)
-            };
-            t.present[1] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_framebuffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyFramebuffer>(f) };
+            t.present[1] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRenderPass"]) {
-            t.create_render_pass = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateRenderPass,
-                >(f)
-            };
-            t.present[1] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRenderPass>(f) };
+            t.present[1] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyRenderPass"]) {
-            t.destroy_render_pass = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyRenderPass,
-                >(f)
-            };
-            t.present[1] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyRenderPass>(f) };
+            t.present[1] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkGetRenderAreaGranularity"]) {
-            t.get_render_area_granularity = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetRenderAreaGranularity,
-                >(f)
-            };
-            t.present[1] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_render_area_granularity = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRenderAreaGranularity>(f) };
+            t.present[1] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkCreateCommandPool"]) {
-            t.create_command_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateCommandPool,
-                >(f)
-            };
-            t.present[1] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateCommandPool>(f) };
+            t.present[1] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyCommandPool"]) {
-            t.destroy_command_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyCommandPool,
-                >(f)
-            };
-            t.present[1] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyCommandPool>(f) };
+            t.present[1] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkResetCommandPool"]) {
-            t.reset_command_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkResetCommandPool,
-                >(f)
-            };
-            t.present[1] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetCommandPool>(f) };
+            t.present[1] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkAllocateCommandBuffers"]) {
-            t.allocate_command_buffers = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAllocateCommandBuffers,
-                >(f)
-            };
-            t.present[1] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.allocate_command_buffers = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAllocateCommandBuffers>(f) };
+            t.present[1] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkFreeCommandBuffers"]) {
-            t.free_command_buffers = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkFreeCommandBuffers,
-                >(f)
-            };
-            t.present[1] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.free_command_buffers = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkFreeCommandBuffers>(f) };
+            t.present[1] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkBeginCommandBuffer"]) {
-            t.begin_command_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBeginCommandBuffer,
-                >(f)
-            };
-            t.present[1] |= 2048;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.begin_command_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBeginCommandBuffer>(f) };
+            t.present[1] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkEndCommandBuffer"]) {
-            t.end_command_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkEndCommandBuffer,
-                >(f)
-            };
-            t.present[1] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.end_command_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEndCommandBuffer>(f) };
+            t.present[1] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkResetCommandBuffer"]) {
-            t.reset_command_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkResetCommandBuffer,
-                >(f)
-            };
-            t.present[1] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_command_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetCommandBuffer>(f) };
+            t.present[1] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindPipeline"]) {
-            t.cmd_bind_pipeline = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindPipeline,
-                >(f)
-            };
-            t.present[1] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_pipeline = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindPipeline>(f) };
+            t.present[1] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewport"]) {
-            t.cmd_set_viewport = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetViewport,
-                >(f)
-            };
-            t.present[1] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_viewport = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewport>(f) };
+            t.present[1] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetScissor"]) {
-            t.cmd_set_scissor = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetScissor,
-                >(f)
-            };
-            t.present[1] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_scissor = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetScissor>(f) };
+            t.present[1] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineWidth"]) {
-            t.cmd_set_line_width = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetLineWidth,
-                >(f)
-            };
-            t.present[1] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_line_width = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineWidth>(f) };
+            t.present[1] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthBias"]) {
-            t.cmd_set_depth_bias = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthBias,
-                >(f)
-            };
-            t.present[1] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_bias = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBias>(f) };
+            t.present[1] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetBlendConstants"]) {
-            t.cmd_set_blend_constants = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetBlendConstants,
-                >(f)
-            };
-            t.present[1] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_blend_constants = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetBlendConstants>(f) };
+            t.present[1] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthBounds"]) {
-            t.cmd_set_depth_bounds = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthBounds,
-                >(f)
-            };
-            t.present[1] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_bounds = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBounds>(f) };
+            t.present[1] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilCompareMask"]) {
-            t.cmd_set_stencil_compare_mask = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetStencilCompareMask,
-                >(f)
-            };
-            t.present[1] |= 2097152;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_stencil_compare_mask = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilCompareMask>(f) };
+            t.present[1] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilWriteMask"]) {
-            t.cmd_set_stencil_write_mask = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetStencilWriteMask,
-                >(f)
-            };
-            t.present[1] |= 4194304;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_stencil_write_mask = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilWriteMask>(f) };
+            t.present[1] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilReference"]) {
-            t.cmd_set_stencil_reference = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetStencilReference,
-                >(f)
-            };
-            t.present[1] |= 8388608;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_stencil_reference = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilReference>(f) };
+            t.present[1] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorSets"]) {
-            t.cmd_bind_descriptor_sets = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindDescriptorSets,
-                >(f)
-            };
-            t.present[1] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorSets>(f) };
+            t.present[1] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindIndexBuffer"]) {
-            t.cmd_bind_index_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindIndexBuffer,
-                >(f)
-            };
-            t.present[1] |= 33554432;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_index_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindIndexBuffer>(f) };
+            t.present[1] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindVertexBuffers"]) {
-            t.cmd_bind_vertex_buffers = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindVertexBuffers,
-                >(f)
-            };
-            t.present[1] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_vertex_buffers = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindVertexBuffers>(f) };
+            t.present[1] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDraw"]) {
-            t.cmd_draw = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDraw,
-                >(f)
-            };
-            t.present[1] |= 134217728;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDraw>(f) };
+            t.present[1] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndexed"]) {
-            t.cmd_draw_indexed = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawIndexed,
-                >(f)
-            };
-            t.present[1] |= 268435456;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indexed = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexed>(f) };
+            t.present[1] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMultiEXT"]) {
-            t.cmd_draw_multi_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMultiEXT,
-                >(f)
-            };
-            t.present[1] |= 536870912;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_multi_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMultiEXT>(f) };
+            t.present[1] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMultiIndexedEXT"]) {
-            t.cmd_draw_multi_indexed_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMultiIndexedEXT,
-                >(f)
-            };
-            t.present[1] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_multi_indexed_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMultiIndexedEXT>(f) };
+            t.present[1] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndirect"]) {
-            t.cmd_draw_indirect = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawIndirect,
-                >(f)
-            };
-            t.present[1] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indirect = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirect>(f) };
+            t.present[1] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndexedIndirect"]) {
-            t.cmd_draw_indexed_indirect = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawIndexedIndirect,
-                >(f)
-            };
-            t.present[1] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indexed_indirect = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexedIndirect>(f) };
+            t.present[1] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDispatch"]) {
-            t.cmd_dispatch = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDispatch,
-                >(f)
-            };
-            t.present[1] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_dispatch = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatch>(f) };
+            t.present[1] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDispatchIndirect"]) {
-            t.cmd_dispatch_indirect = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDispatchIndirect,
-                >(f)
-            };
-            t.present[1] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_dispatch_indirect = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchIndirect>(f) };
+            t.present[1] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawClusterHUAWEI"]) {
-            t.cmd_draw_cluster_huawei = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawClusterHUAWEI,
-                >(f)
-            };
-            t.present[1] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_cluster_huawei = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawClusterHUAWEI>(f) };
+            t.present[1] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawClusterIndirectHUAWEI"]) {
-            t.cmd_draw_cluster_indirect_huawei = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawClusterIndirectHUAWEI,
-                >(f)
-            };
-            t.present[1] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_cluster_indirect_huawei = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawClusterIndirectHUAWEI>(f) };
+            t.present[1] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBuffer"]) {
-            t.cmd_copy_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyBuffer,
-                >(f)
-            };
-            t.present[1] |= 137438953472;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBuffer>(f) };
+            t.present[1] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImage"]) {
-            t.cmd_copy_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyImage,
-                >(f)
-            };
-            t.present[1] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImage>(f) };
+            t.present[1] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBlitImage"]) {
-            t.cmd_blit_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBlitImage,
-                >(f)
-            };
-            t.present[1] |= 549755813888;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_blit_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBlitImage>(f) };
+            t.present[1] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBufferToImage"]) {
-            t.cmd_copy_buffer_to_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyBufferToImage,
-                >(f)
-            };
-            t.present[1] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_buffer_to_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBufferToImage>(f) };
+            t.present[1] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImageToBuffer"]) {
-            t.cmd_copy_image_to_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyImageToBuffer,
-                >(f)
-            };
-            t.present[1] |= 2199023255552;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_image_to_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImageToBuffer>(f) };
+            t.present[1] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryIndirectNV"]) {
-            t.cmd_copy_memory_indirect_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyMemoryIndirectNV,
-                >(f)
-            };
-            t.present[1] |= 4398046511104;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryIndirectNV>(f) };
+            t.present[1] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToImageIndirectNV"]) {
-            t.cmd_copy_memory_to_image_indirect_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyMemoryToImageIndirectNV,
-                >(f)
-            };
-            t.present[1] |= 8796093022208;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_to_image_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToImageIndirectNV>(f) };
+            t.present[1] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCmdUpdateBuffer"]) {
-            t.cmd_update_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdUpdateBuffer,
-                >(f)
-            };
-            t.present[1] |= 17592186044416;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_update_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdUpdateBuffer>(f) };
+            t.present[1] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkCmdFillBuffer"]) {
-            t.cmd_fill_buffer = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdFillBuffer,
-                >(f)
-            };
-            t.present[1] |= 35184372088832;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_fill_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdFillBuffer>(f) };
+            t.present[1] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkCmdClearColorImage"]) {
-            t.cmd_clear_color_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdClearColorImage,
-                >(f)
-            };
-            t.present[1] |= 70368744177664;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_clear_color_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdClearColorImage>(f) };
+            t.present[1] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkCmdClearDepthStencilImage"]) {
-            t.cmd_clear_depth_stencil_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdClearDepthStencilImage,
-                >(f)
-            };
-            t.present[1] |= 140737488355328;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_clear_depth_stencil_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdClearDepthStencilImage>(f) };
+            t.present[1] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkCmdClearAttachments"]) {
-            t.cmd_clear_attachments = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdClearAttachments,
-                >(f)
-            };
-            t.present[1] |= 281474976710656;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_clear_attachments = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdClearAttachments>(f) };
+            t.present[1] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResolveImage"]) {
-            t.cmd_resolve_image = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdResolveImage,
-                >(f)
-            };
-            t.present[1] |= 562949953421312;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_resolve_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResolveImage>(f) };
+            t.present[1] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetEvent"]) {
-            t.cmd_set_event = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetEvent,
-                >(f)
-            };
-            t.present[1] |= 1125899906842624;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetEvent>(f) };
+            t.present[1] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResetEvent"]) {
-            t.cmd_reset_event = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdResetEvent,
-                >(f)
-            };
-            t.present[1] |= 2251799813685248;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_reset_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResetEvent>(f) };
+            t.present[1] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWaitEvents"]) {
-            t.cmd_wait_events = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWaitEvents,
-                >(f)
-            };
-            t.present[1] |= 4503599627370496;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_wait_events = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWaitEvents>(f) };
+            t.present[1] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPipelineBarrier"]) {
-            t.cmd_pipeline_barrier = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdPipelineBarrier,
-                >(f)
-            };
-            t.present[1] |= 9007199254740992;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_pipeline_barrier = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPipelineBarrier>(f) };
+            t.present[1] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginQuery"]) {
-            t.cmd_begin_query = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginQuery,
-                >(f)
-            };
-            t.present[1] |= 18014398509481984;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_query = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginQuery>(f) };
+            t.present[1] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndQuery"]) {
-            t.cmd_end_query = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndQuery,
-                >(f)
-            };
-            t.present[1] |= 36028797018963968;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_query = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndQuery>(f) };
+            t.present[1] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginConditionalRenderingEXT"]) {
-            t.cmd_begin_conditional_rendering_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginConditionalRenderingEXT,
-                >(f)
-            };
-            t.present[1] |= 72057594037927936;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_conditional_rendering_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginConditionalRenderingEXT>(f) };
+            t.present[1] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndConditionalRenderingEXT"]) {
-            t.cmd_end_conditional_rendering_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndConditionalRenderingEXT,
-                >(f)
-            };
-            t.present[1] |= 144115188075855872;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_conditional_rendering_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndConditionalRenderingEXT>(f) };
+            t.present[1] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResetQueryPool"]) {
-            t.cmd_reset_query_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdResetQueryPool,
-                >(f)
-            };
-            t.present[1] |= 288230376151711744;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_reset_query_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResetQueryPool>(f) };
+            t.present[1] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteTimestamp"]) {
-            t.cmd_write_timestamp = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteTimestamp,
-                >(f)
-            };
-            t.present[1] |= 576460752303423488;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_timestamp = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteTimestamp>(f) };
+            t.present[1] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyQueryPoolResults"]) {
-            t.cmd_copy_query_pool_results = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyQueryPoolResults,
-                >(f)
-            };
-            t.present[1] |= 1152921504606846976;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_query_pool_results = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyQueryPoolResults>(f) };
+            t.present[1] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPushConstants"]) {
-            t.cmd_push_constants = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdPushConstants,
-                >(f)
-            };
-            t.present[1] |= 2305843009213693952;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_constants = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushConstants>(f) };
+            t.present[1] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginRenderPass"]) {
-            t.cmd_begin_render_pass = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginRenderPass,
-                >(f)
-            };
-            t.present[1] |= 4611686018427387904;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginRenderPass>(f) };
+            t.present[1] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkCmdNextSubpass"]) {
-            t.cmd_next_subpass = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdNextSubpass,
-                >(f)
-            };
-            t.present[1] |= 9223372036854775808;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_next_subpass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdNextSubpass>(f) };
+            t.present[1] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndRenderPass"]) {
-            t.cmd_end_render_pass = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndRenderPass,
-                >(f)
-            };
-            t.present[2] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRenderPass>(f) };
+            t.present[2] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdExecuteCommands"]) {
-            t.cmd_execute_commands = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdExecuteCommands,
-                >(f)
-            };
-            t.present[2] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_execute_commands = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdExecuteCommands>(f) };
+            t.present[2] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCreateSwapchainKHR"]) {
-            t.create_swapchain_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateSwapchainKHR,
-                >(f)
-            };
-            t.present[2] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_swapchain_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSwapchainKHR>(f) };
+            t.present[2] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySwapchainKHR"]) {
-            t.destroy_swapchain_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroySwapchainKHR,
-                >(f)
-            };
-            t.present[2] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_swapchain_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySwapchainKHR>(f) };
+            t.present[2] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainImagesKHR"]) {
-            t.get_swapchain_images_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSwapchainImagesKHR,
-                >(f)
-            };
-            t.present[2] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_images_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainImagesKHR>(f) };
+            t.present[2] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireNextImageKHR"]) {
-            t.acquire_next_image_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAcquireNextImageKHR,
-                >(f)
-            };
-            t.present[2] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.acquire_next_image_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireNextImageKHR>(f) };
+            t.present[2] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkQueuePresentKHR"]) {
-            t.queue_present_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueuePresentKHR,
-                >(f)
-            };
-            t.present[2] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_present_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueuePresentKHR>(f) };
+            t.present[2] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkDebugMarkerSetObjectNameEXT"]) {
-            t.debug_marker_set_object_name_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDebugMarkerSetObjectNameEXT,
-                >(f)
-            };
-            t.present[2] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.debug_marker_set_object_name_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDebugMarkerSetObjectNameEXT>(f) };
+            t.present[2] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkDebugMarkerSetObjectTagEXT"]) {
-            t.debug_marker_set_object_tag_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDebugMarkerSetObjectTagEXT,
-                >(f)
-            };
-            t.present[2] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.debug_marker_set_object_tag_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDebugMarkerSetObjectTagEXT>(f) };
+            t.present[2] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDebugMarkerBeginEXT"]) {
-            t.cmd_debug_marker_begin_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDebugMarkerBeginEXT,
-                >(f)
-            };
-            t.present[2] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_debug_marker_begin_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDebugMarkerBeginEXT>(f) };
+            t.present[2] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDebugMarkerEndEXT"]) {
-            t.cmd_debug_marker_end_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDebugMarkerEndEXT,
-                >(f)
-            };
-            t.present[2] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_debug_marker_end_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDebugMarkerEndEXT>(f) };
+            t.present[2] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDebugMarkerInsertEXT"]) {
-            t.cmd_debug_marker_insert_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDebugMarkerInsertEXT,
-                >(f)
-            };
-            t.present[2] |= 2048;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_debug_marker_insert_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDebugMarkerInsertEXT>(f) };
+            t.present[2] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdExecuteGeneratedCommandsNV"]) {
-            t.cmd_execute_generated_commands_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdExecuteGeneratedCommandsNV,
-                >(f)
-            };
-            t.present[2] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_execute_generated_commands_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdExecuteGeneratedCommandsNV>(f) };
+            t.present[2] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPreprocessGeneratedCommandsNV"]) {
-            t.cmd_preprocess_generated_commands_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdPreprocessGeneratedCommandsNV,
-                >(f)
-            };
-            t.present[2] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_preprocess_generated_commands_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPreprocessGeneratedCommandsNV>(f) };
+            t.present[2] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindPipelineShaderGroupNV"]) {
-            t.cmd_bind_pipeline_shader_group_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindPipelineShaderGroupNV,
-                >(f)
-            };
-            t.present[2] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_pipeline_shader_group_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindPipelineShaderGroupNV>(f) };
+            t.present[2] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkGetGeneratedCommandsMemoryRequirementsNV"]) {
-            t.get_generated_commands_memory_requirements_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsNV,
-                >(f)
-            };
-            t.present[2] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_generated_commands_memory_requirements_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsNV>(f) };
+            t.present[2] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCreateIndirectCommandsLayoutNV"]) {
-            t.create_indirect_commands_layout_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateIndirectCommandsLayoutNV,
-                >(f)
-            };
-            t.present[2] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_indirect_commands_layout_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateIndirectCommandsLayoutNV>(f) };
+            t.present[2] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyIndirectCommandsLayoutNV"]) {
-            t.destroy_indirect_commands_layout_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyIndirectCommandsLayoutNV,
-                >(f)
-            };
-            t.present[2] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_indirect_commands_layout_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyIndirectCommandsLayoutNV>(f) };
+            t.present[2] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSetKHR"]) {
-            t.cmd_push_descriptor_set_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdPushDescriptorSetKHR,
-                >(f)
-            };
-            t.present[2] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_descriptor_set_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSetKHR>(f) };
+            t.present[2] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkTrimCommandPool", c"vkTrimCommandPoolKHR"]) {
-            t.trim_command_pool = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkTrimCommandPool,
-                >(f)
-            };
-            t.present[2] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.trim_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkTrimCommandPool>(f) };
+            t.present[2] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryFdKHR"]) {
-            t.get_memory_fd_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetMemoryFdKHR,
-                >(f)
-            };
-            t.present[2] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_memory_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryFdKHR>(f) };
+            t.present[2] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryFdPropertiesKHR"]) {
-            t.get_memory_fd_properties_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetMemoryFdPropertiesKHR,
-                >(f)
-            };
-            t.present[2] |= 2097152;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_memory_fd_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryFdPropertiesKHR>(f) };
+            t.present[2] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryRemoteAddressNV"]) {
-            t.get_memory_remote_address_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetMemoryRemoteAddressNV,
-                >(f)
-            };
-            t.present[2] |= 4194304;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_memory_remote_address_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryRemoteAddressNV>(f) };
+            t.present[2] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkGetSemaphoreFdKHR"]) {
-            t.get_semaphore_fd_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSemaphoreFdKHR,
-                >(f)
-            };
-            t.present[2] |= 8388608;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_semaphore_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSemaphoreFdKHR>(f) };
+            t.present[2] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkImportSemaphoreFdKHR"]) {
-            t.import_semaphore_fd_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkImportSemaphoreFdKHR,
-                >(f)
-            };
-            t.present[2] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.import_semaphore_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkImportSemaphoreFdKHR>(f) };
+            t.present[2] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkGetFenceFdKHR"]) {
-            t.get_fence_fd_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetFenceFdKHR,
-                >(f)
-            };
-            t.present[2] |= 33554432;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_fence_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetFenceFdKHR>(f) };
+            t.present[2] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkImportFenceFdKHR"]) {
-            t.import_fence_fd_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkImportFenceFdKHR,
-                >(f)
-            };
-            t.present[2] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.import_fence_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkImportFenceFdKHR>(f) };
+            t.present[2] |= 1 << 26;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetDeviceGroupPeerMemoryFeatures",
-                c"vkGetDeviceGroupPeerMemoryFeaturesKHR",
-            ],
-        ) {
-            t.get_device_group_peer_memory_features = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceGroupPeerMemoryFeatures,
-                >(f)
-            };
-            t.present[2] |= 134217728;
+        if let Some(f) = first(gpa, &[c"vkGetDeviceGroupPeerMemoryFeatures", c"vkGetDeviceGroupPeerMemoryFeaturesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_group_peer_memory_features = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceGroupPeerMemoryFeatures>(f) };
+            t.present[2] |= 1 << 27;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkBindBufferMemory2", c"vkBindBufferMemory2KHR"],
-        ) {
-            t.bind_buffer_memory2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindBufferMemory2,
-                >(f)
-            };
-            t.present[2] |= 268435456;
+        if let Some(f) = first(gpa, &[c"vkBindBufferMemory2", c"vkBindBufferMemory2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_buffer_memory2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindBufferMemory2>(f) };
+            t.present[2] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkBindImageMemory2", c"vkBindImageMemory2KHR"]) {
-            t.bind_image_memory2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindImageMemory2,
-                >(f)
-            };
-            t.present[2] |= 536870912;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_image_memory2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindImageMemory2>(f) };
+            t.present[2] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDeviceMask", c"vkCmdSetDeviceMaskKHR"]) {
-            t.cmd_set_device_mask = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDeviceMask,
-                >(f)
-            };
-            t.present[2] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_device_mask = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDeviceMask>(f) };
+            t.present[2] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceGroupPresentCapabilitiesKHR"]) {
-            t.get_device_group_present_capabilities_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceGroupPresentCapabilitiesKHR,
-                >(f)
-            };
-            t.present[2] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_group_present_capabilities_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceGroupPresentCapabilitiesKHR>(f) };
+            t.present[2] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceGroupSurfacePresentModesKHR"]) {
-            t.get_device_group_surface_present_modes_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceGroupSurfacePresentModesKHR,
-                >(f)
-            };
-            t.present[2] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_group_surface_present_modes_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceGroupSurfacePresentModesKHR>(f) };
+            t.present[2] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireNextImage2KHR"]) {
-            t.acquire_next_image2_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAcquireNextImage2KHR,
-                >(f)
-            };
-            t.present[2] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.acquire_next_image2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireNextImage2KHR>(f) };
+            t.present[2] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDispatchBase", c"vkCmdDispatchBaseKHR"]) {
-            t.cmd_dispatch_base = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDispatchBase,
-                >(f)
-            };
-            t.present[2] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_dispatch_base = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchBase>(f) };
+            t.present[2] |= 1 << 34;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkCreateDescriptorUpdateTemplate",
-                c"vkCreateDescriptorUpdateTemplateKHR",
-            ],
-        ) {
-            t.create_descriptor_update_template = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDescriptorUpdateTemplate,
-                >(f)
-            };
-            t.present[2] |= 34359738368;
+        if let Some(f) = first(gpa, &[c"vkCreateDescriptorUpdateTemplate", c"vkCreateDescriptorUpdateTemplateKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_descriptor_update_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDescriptorUpdateTemplate>(f) };
+            t.present[2] |= 1 << 35;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkDestroyDescriptorUpdateTemplate",
-                c"vkDestroyDescriptorUpdateTemplateKHR",
-            ],
-        ) {
-            t.destroy_descriptor_update_template = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDescriptorUpdateTemplate,
-                >(f)
-            };
-            t.present[2] |= 68719476736;
+        if let Some(f) = first(gpa, &[c"vkDestroyDescriptorUpdateTemplate", c"vkDestroyDescriptorUpdateTemplateKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_descriptor_update_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDescriptorUpdateTemplate>(f) };
+            t.present[2] |= 1 << 36;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkUpdateDescriptorSetWithTemplate",
-                c"vkUpdateDescriptorSetWithTemplateKHR",
-            ],
-        ) {
-            t.update_descriptor_set_with_template = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkUpdateDescriptorSetWithTemplate,
-                >(f)
-            };
-            t.present[2] |= 137438953472;
+        if let Some(f) = first(gpa, &[c"vkUpdateDescriptorSetWithTemplate", c"vkUpdateDescriptorSetWithTemplateKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.update_descriptor_set_with_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateDescriptorSetWithTemplate>(f) };
+            t.present[2] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSetWithTemplateKHR"]) {
-            t.cmd_push_descriptor_set_with_template_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR,
-                >(f)
-            };
-            t.present[2] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_descriptor_set_with_template_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR>(f) };
+            t.present[2] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkSetHdrMetadataEXT"]) {
-            t.set_hdr_metadata_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetHdrMetadataEXT,
-                >(f)
-            };
-            t.present[2] |= 549755813888;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_hdr_metadata_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetHdrMetadataEXT>(f) };
+            t.present[2] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainStatusKHR"]) {
-            t.get_swapchain_status_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSwapchainStatusKHR,
-                >(f)
-            };
-            t.present[2] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_status_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainStatusKHR>(f) };
+            t.present[2] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkGetRefreshCycleDurationGOOGLE"]) {
-            t.get_refresh_cycle_duration_google = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetRefreshCycleDurationGOOGLE,
-                >(f)
-            };
-            t.present[2] |= 2199023255552;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_refresh_cycle_duration_google = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRefreshCycleDurationGOOGLE>(f) };
+            t.present[2] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkGetPastPresentationTimingGOOGLE"]) {
-            t.get_past_presentation_timing_google = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPastPresentationTimingGOOGLE,
-                >(f)
-            };
-            t.present[2] |= 4398046511104;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_past_presentation_timing_google = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPastPresentationTimingGOOGLE>(f) };
+            t.present[2] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportWScalingNV"]) {
-            t.cmd_set_viewport_w_scaling_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetViewportWScalingNV,
-                >(f)
-            };
-            t.present[2] |= 8796093022208;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_viewport_w_scaling_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportWScalingNV>(f) };
+            t.present[2] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDiscardRectangleEXT"]) {
-            t.cmd_set_discard_rectangle_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDiscardRectangleEXT,
-                >(f)
-            };
-            t.present[2] |= 17592186044416;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_discard_rectangle_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDiscardRectangleEXT>(f) };
+            t.present[2] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetSampleLocationsEXT"]) {
-            t.cmd_set_sample_locations_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetSampleLocationsEXT,
-                >(f)
-            };
-            t.present[2] |= 35184372088832;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_sample_locations_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetSampleLocationsEXT>(f) };
+            t.present[2] |= 1 << 45;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetBufferMemoryRequirements2", c"vkGetBufferMemoryRequirements2KHR"],
-        ) {
-            t.get_buffer_memory_requirements2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetBufferMemoryRequirements2,
-                >(f)
-            };
-            t.present[2] |= 70368744177664;
+        if let Some(f) = first(gpa, &[c"vkGetBufferMemoryRequirements2", c"vkGetBufferMemoryRequirements2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_buffer_memory_requirements2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferMemoryRequirements2>(f) };
+            t.present[2] |= 1 << 46;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetImageMemoryRequirements2", c"vkGetImageMemoryRequirements2KHR"],
-        ) {
-            t.get_image_memory_requirements2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageMemoryRequirements2,
-                >(f)
-            };
-            t.present[2] |= 140737488355328;
+        if let Some(f) = first(gpa, &[c"vkGetImageMemoryRequirements2", c"vkGetImageMemoryRequirements2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_memory_requirements2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageMemoryRequirements2>(f) };
+            t.present[2] |= 1 << 47;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetImageSparseMemoryRequirements2",
-                c"vkGetImageSparseMemoryRequirements2KHR",
-            ],
-        ) {
-            t.get_image_sparse_memory_requirements2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageSparseMemoryRequirements2,
-                >(f)
-            };
-            t.present[2] |= 281474976710656;
+        if let Some(f) = first(gpa, &[c"vkGetImageSparseMemoryRequirements2", c"vkGetImageSparseMemoryRequirements2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_sparse_memory_requirements2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSparseMemoryRequirements2>(f) };
+            t.present[2] |= 1 << 48;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetDeviceBufferMemoryRequirements",
-                c"vkGetDeviceBufferMemoryRequirementsKHR",
-            ],
-        ) {
-            t.get_device_buffer_memory_requirements = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceBufferMemoryRequirements,
-                >(f)
-            };
-            t.present[2] |= 562949953421312;
+        if let Some(f) = first(gpa, &[c"vkGetDeviceBufferMemoryRequirements", c"vkGetDeviceBufferMemoryRequirementsKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_buffer_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceBufferMemoryRequirements>(f) };
+            t.present[2] |= 1 << 49;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetDeviceImageMemoryRequirements",
-                c"vkGetDeviceImageMemoryRequirementsKHR",
-            ],
-        ) {
-            t.get_device_image_memory_requirements = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceImageMemoryRequirements,
-                >(f)
-            };
-            t.present[2] |= 1125899906842624;
+        if let Some(f) = first(gpa, &[c"vkGetDeviceImageMemoryRequirements", c"vkGetDeviceImageMemoryRequirementsKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_image_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceImageMemoryRequirements>(f) };
+            t.present[2] |= 1 << 50;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetDeviceImageSparseMemoryRequirements",
-                c"vkGetDeviceImageSparseMemoryRequirementsKHR",
-            ],
-        ) {
-            t.get_device_image_sparse_memory_requirements = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceImageSparseMemoryRequirements,
-                >(f)
-            };
-            t.present[2] |= 2251799813685248;
+        if let Some(f) = first(gpa, &[c"vkGetDeviceImageSparseMemoryRequirements", c"vkGetDeviceImageSparseMemoryRequirementsKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_image_sparse_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceImageSparseMemoryRequirements>(f) };
+            t.present[2] |= 1 << 51;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCreateSamplerYcbcrConversion", c"vkCreateSamplerYcbcrConversionKHR"],
-        ) {
-            t.create_sampler_ycbcr_conversion = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateSamplerYcbcrConversion,
-                >(f)
-            };
-            t.present[2] |= 4503599627370496;
+        if let Some(f) = first(gpa, &[c"vkCreateSamplerYcbcrConversion", c"vkCreateSamplerYcbcrConversionKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_sampler_ycbcr_conversion = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSamplerYcbcrConversion>(f) };
+            t.present[2] |= 1 << 52;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkDestroySamplerYcbcrConversion", c"vkDestroySamplerYcbcrConversionKHR"],
-        ) {
-            t.destroy_sampler_ycbcr_conversion = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroySamplerYcbcrConversion,
-                >(f)
-            };
-            t.present[2] |= 9007199254740992;
+        if let Some(f) = first(gpa, &[c"vkDestroySamplerYcbcrConversion", c"vkDestroySamplerYcbcrConversionKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_sampler_ycbcr_conversion = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySamplerYcbcrConversion>(f) };
+            t.present[2] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceQueue2"]) {
-            t.get_device_queue2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceQueue2,
-                >(f)
-            };
-            t.present[2] |= 18014398509481984;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_queue2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceQueue2>(f) };
+            t.present[2] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCreateValidationCacheEXT"]) {
-            t.create_validation_cache_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateValidationCacheEXT,
-                >(f)
-            };
-            t.present[2] |= 36028797018963968;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_validation_cache_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateValidationCacheEXT>(f) };
+            t.present[2] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyValidationCacheEXT"]) {
-            t.destroy_validation_cache_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyValidationCacheEXT,
-                >(f)
-            };
-            t.present[2] |= 72057594037927936;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_validation_cache_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyValidationCacheEXT>(f) };
+            t.present[2] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkGetValidationCacheDataEXT"]) {
-            t.get_validation_cache_data_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetValidationCacheDataEXT,
-                >(f)
-            };
-            t.present[2] |= 144115188075855872;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_validation_cache_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetValidationCacheDataEXT>(f) };
+            t.present[2] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkMergeValidationCachesEXT"]) {
-            t.merge_validation_caches_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkMergeValidationCachesEXT,
-                >(f)
-            };
-            t.present[2] |= 288230376151711744;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.merge_validation_caches_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkMergeValidationCachesEXT>(f) };
+            t.present[2] |= 1 << 58;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetDescriptorSetLayoutSupport", c"vkGetDescriptorSetLayoutSupportKHR"],
-        ) {
-            t.get_descriptor_set_layout_support = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDescriptorSetLayoutSupport,
-                >(f)
-            };
-            t.present[2] |= 576460752303423488;
+        if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutSupport", c"vkGetDescriptorSetLayoutSupportKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_descriptor_set_layout_support = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutSupport>(f) };
+            t.present[2] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsageANDROID"]) {
-            t.get_swapchain_gralloc_usage_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSwapchainGrallocUsageANDROID,
-                >(f)
-            };
-            t.present[2] |= 1152921504606846976;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_gralloc_usage_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsageANDROID>(f) };
+            t.present[2] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsage2ANDROID"]) {
-            t.get_swapchain_gralloc_usage2_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID,
-                >(f)
-            };
-            t.present[2] |= 2305843009213693952;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_gralloc_usage2_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID>(f) };
+            t.present[2] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireImageANDROID"]) {
-            t.acquire_image_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAcquireImageANDROID,
-                >(f)
-            };
-            t.present[2] |= 4611686018427387904;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.acquire_image_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireImageANDROID>(f) };
+            t.present[2] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSignalReleaseImageANDROID"]) {
-            t.queue_signal_release_image_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueSignalReleaseImageANDROID,
-                >(f)
-            };
-            t.present[2] |= 9223372036854775808;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_signal_release_image_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSignalReleaseImageANDROID>(f) };
+            t.present[2] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkGetShaderInfoAMD"]) {
-            t.get_shader_info_amd = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetShaderInfoAMD,
-                >(f)
-            };
-            t.present[3] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_shader_info_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderInfoAMD>(f) };
+            t.present[3] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkSetLocalDimmingAMD"]) {
-            t.set_local_dimming_amd = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetLocalDimmingAMD,
-                >(f)
-            };
-            t.present[3] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_local_dimming_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetLocalDimmingAMD>(f) };
+            t.present[3] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkGetCalibratedTimestampsEXT"]) {
-            t.get_calibrated_timestamps_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetCalibratedTimestampsEXT,
-                >(f)
-            };
-            t.present[3] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_calibrated_timestamps_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetCalibratedTimestampsEXT>(f) };
+            t.present[3] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkSetDebugUtilsObjectNameEXT"]) {
-            t.set_debug_utils_object_name_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetDebugUtilsObjectNameEXT,
-                >(f)
-            };
-            t.present[3] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_debug_utils_object_name_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetDebugUtilsObjectNameEXT>(f) };
+            t.present[3] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkSetDebugUtilsObjectTagEXT"]) {
-            t.set_debug_utils_object_tag_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetDebugUtilsObjectTagEXT,
-                >(f)
-            };
-            t.present[3] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_debug_utils_object_tag_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetDebugUtilsObjectTagEXT>(f) };
+            t.present[3] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkQueueBeginDebugUtilsLabelEXT"]) {
-            t.queue_begin_debug_utils_label_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueBeginDebugUtilsLabelEXT,
-                >(f)
-            };
-            t.present[3] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_begin_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueBeginDebugUtilsLabelEXT>(f) };
+            t.present[3] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkQueueEndDebugUtilsLabelEXT"]) {
-            t.queue_end_debug_utils_label_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueEndDebugUtilsLabelEXT,
-                >(f)
-            };
-            t.present[3] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_end_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueEndDebugUtilsLabelEXT>(f) };
+            t.present[3] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkQueueInsertDebugUtilsLabelEXT"]) {
-            t.queue_insert_debug_utils_label_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueInsertDebugUtilsLabelEXT,
-                >(f)
-            };
-            t.present[3] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_insert_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueInsertDebugUtilsLabelEXT>(f) };
+            t.present[3] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginDebugUtilsLabelEXT"]) {
-            t.cmd_begin_debug_utils_label_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginDebugUtilsLabelEXT,
-                >(f)
-            };
-            t.present[3] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginDebugUtilsLabelEXT>(f) };
+            t.present[3] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndDebugUtilsLabelEXT"]) {
-            t.cmd_end_debug_utils_label_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndDebugUtilsLabelEXT,
-                >(f)
-            };
-            t.present[3] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndDebugUtilsLabelEXT>(f) };
+            t.present[3] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkCmdInsertDebugUtilsLabelEXT"]) {
-            t.cmd_insert_debug_utils_label_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdInsertDebugUtilsLabelEXT,
-                >(f)
-            };
-            t.present[3] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_insert_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdInsertDebugUtilsLabelEXT>(f) };
+            t.present[3] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryHostPointerPropertiesEXT"]) {
-            t.get_memory_host_pointer_properties_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetMemoryHostPointerPropertiesEXT,
-                >(f)
-            };
-            t.present[3] |= 2048;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_memory_host_pointer_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryHostPointerPropertiesEXT>(f) };
+            t.present[3] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteBufferMarkerAMD"]) {
-            t.cmd_write_buffer_marker_amd = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteBufferMarkerAMD,
-                >(f)
-            };
-            t.present[3] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_buffer_marker_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteBufferMarkerAMD>(f) };
+            t.present[3] |= 1 << 12;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCreateRenderPass2", c"vkCreateRenderPass2KHR"],
-        ) {
-            t.create_render_pass2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateRenderPass2,
-                >(f)
-            };
-            t.present[3] |= 8192;
+        if let Some(f) = first(gpa, &[c"vkCreateRenderPass2", c"vkCreateRenderPass2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_render_pass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRenderPass2>(f) };
+            t.present[3] |= 1 << 13;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdBeginRenderPass2", c"vkCmdBeginRenderPass2KHR"],
-        ) {
-            t.cmd_begin_render_pass2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginRenderPass2,
-                >(f)
-            };
-            t.present[3] |= 16384;
+        if let Some(f) = first(gpa, &[c"vkCmdBeginRenderPass2", c"vkCmdBeginRenderPass2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_render_pass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginRenderPass2>(f) };
+            t.present[3] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCmdNextSubpass2", c"vkCmdNextSubpass2KHR"]) {
-            t.cmd_next_subpass2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdNextSubpass2,
-                >(f)
-            };
-            t.present[3] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_next_subpass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdNextSubpass2>(f) };
+            t.present[3] |= 1 << 15;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdEndRenderPass2", c"vkCmdEndRenderPass2KHR"],
-        ) {
-            t.cmd_end_render_pass2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndRenderPass2,
-                >(f)
-            };
-            t.present[3] |= 65536;
+        if let Some(f) = first(gpa, &[c"vkCmdEndRenderPass2", c"vkCmdEndRenderPass2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_render_pass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRenderPass2>(f) };
+            t.present[3] |= 1 << 16;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetSemaphoreCounterValue", c"vkGetSemaphoreCounterValueKHR"],
-        ) {
-            t.get_semaphore_counter_value = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSemaphoreCounterValue,
-                >(f)
-            };
-            t.present[3] |= 131072;
+        if let Some(f) = first(gpa, &[c"vkGetSemaphoreCounterValue", c"vkGetSemaphoreCounterValueKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_semaphore_counter_value = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSemaphoreCounterValue>(f) };
+            t.present[3] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"]) {
-            t.wait_semaphores = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkWaitSemaphores,
-                >(f)
-            };
-            t.present[3] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.wait_semaphores = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWaitSemaphores>(f) };
+            t.present[3] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkSignalSemaphore", c"vkSignalSemaphoreKHR"]) {
-            t.signal_semaphore = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSignalSemaphore,
-                >(f)
-            };
-            t.present[3] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.signal_semaphore = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSignalSemaphore>(f) };
+            t.present[3] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkGetAndroidHardwareBufferPropertiesANDROID"]) {
-            t.get_android_hardware_buffer_properties_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetAndroidHardwareBufferPropertiesANDROID,
-                >(f)
-            };
-            t.present[3] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_android_hardware_buffer_properties_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAndroidHardwareBufferPropertiesANDROID>(f) };
+            t.present[3] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryAndroidHardwareBufferANDROID"]) {
-            t.get_memory_android_hardware_buffer_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetMemoryAndroidHardwareBufferANDROID,
-                >(f)
-            };
-            t.present[3] |= 2097152;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_memory_android_hardware_buffer_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryAndroidHardwareBufferANDROID>(f) };
+            t.present[3] |= 1 << 21;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkCmdDrawIndirectCount",
-                c"vkCmdDrawIndirectCountKHR",
-                c"vkCmdDrawIndirectCountAMD",
-            ],
-        ) {
-            t.cmd_draw_indirect_count = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawIndirectCount,
-                >(f)
-            };
-            t.present[3] |= 4194304;
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndirectCount", c"vkCmdDrawIndirectCountKHR", c"vkCmdDrawIndirectCountAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indirect_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirectCount>(f) };
+            t.present[3] |= 1 << 22;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkCmdDrawIndexedIndirectCount",
-                c"vkCmdDrawIndexedIndirectCountKHR",
-                c"vkCmdDrawIndexedIndirectCountAMD",
-            ],
-        ) {
-            t.cmd_draw_indexed_indirect_count = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawIndexedIndirectCount,
-                >(f)
-            };
-            t.present[3] |= 8388608;
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndexedIndirectCount", c"vkCmdDrawIndexedIndirectCountKHR", c"vkCmdDrawIndexedIndirectCountAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indexed_indirect_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexedIndirectCount>(f) };
+            t.present[3] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCheckpointNV"]) {
-            t.cmd_set_checkpoint_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCheckpointNV,
-                >(f)
-            };
-            t.present[3] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_checkpoint_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCheckpointNV>(f) };
+            t.present[3] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkGetQueueCheckpointDataNV"]) {
-            t.get_queue_checkpoint_data_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetQueueCheckpointDataNV,
-                >(f)
-            };
-            t.present[3] |= 33554432;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_queue_checkpoint_data_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetQueueCheckpointDataNV>(f) };
+            t.present[3] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindTransformFeedbackBuffersEXT"]) {
-            t.cmd_bind_transform_feedback_buffers_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindTransformFeedbackBuffersEXT,
-                >(f)
-            };
-            t.present[3] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_transform_feedback_buffers_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindTransformFeedbackBuffersEXT>(f) };
+            t.present[3] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginTransformFeedbackEXT"]) {
-            t.cmd_begin_transform_feedback_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginTransformFeedbackEXT,
-                >(f)
-            };
-            t.present[3] |= 134217728;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_transform_feedback_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginTransformFeedbackEXT>(f) };
+            t.present[3] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndTransformFeedbackEXT"]) {
-            t.cmd_end_transform_feedback_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndTransformFeedbackEXT,
-                >(f)
-            };
-            t.present[3] |= 268435456;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_transform_feedback_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndTransformFeedbackEXT>(f) };
+            t.present[3] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginQueryIndexedEXT"]) {
-            t.cmd_begin_query_indexed_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginQueryIndexedEXT,
-                >(f)
-            };
-            t.present[3] |= 536870912;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_query_indexed_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginQueryIndexedEXT>(f) };
+            t.present[3] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndQueryIndexedEXT"]) {
-            t.cmd_end_query_indexed_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndQueryIndexedEXT,
-                >(f)
-            };
-            t.present[3] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_query_indexed_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndQueryIndexedEXT>(f) };
+            t.present[3] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndirectByteCountEXT"]) {
-            t.cmd_draw_indirect_byte_count_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawIndirectByteCountEXT,
-                >(f)
-            };
-            t.present[3] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indirect_byte_count_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirectByteCountEXT>(f) };
+            t.present[3] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetExclusiveScissorNV"]) {
-            t.cmd_set_exclusive_scissor_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetExclusiveScissorNV,
-                >(f)
-            };
-            t.present[3] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_exclusive_scissor_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetExclusiveScissorNV>(f) };
+            t.present[3] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindShadingRateImageNV"]) {
-            t.cmd_bind_shading_rate_image_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindShadingRateImageNV,
-                >(f)
-            };
-            t.present[3] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_shading_rate_image_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindShadingRateImageNV>(f) };
+            t.present[3] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportShadingRatePaletteNV"]) {
-            t.cmd_set_viewport_shading_rate_palette_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetViewportShadingRatePaletteNV,
-                >(f)
-            };
-            t.present[3] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_viewport_shading_rate_palette_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportShadingRatePaletteNV>(f) };
+            t.present[3] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoarseSampleOrderNV"]) {
-            t.cmd_set_coarse_sample_order_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoarseSampleOrderNV,
-                >(f)
-            };
-            t.present[3] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coarse_sample_order_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoarseSampleOrderNV>(f) };
+            t.present[3] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksNV"]) {
-            t.cmd_draw_mesh_tasks_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMeshTasksNV,
-                >(f)
-            };
-            t.present[3] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksNV>(f) };
+            t.present[3] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectNV"]) {
-            t.cmd_draw_mesh_tasks_indirect_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMeshTasksIndirectNV,
-                >(f)
-            };
-            t.present[3] |= 137438953472;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectNV>(f) };
+            t.present[3] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectCountNV"]) {
-            t.cmd_draw_mesh_tasks_indirect_count_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMeshTasksIndirectCountNV,
-                >(f)
-            };
-            t.present[3] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_indirect_count_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectCountNV>(f) };
+            t.present[3] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksEXT"]) {
-            t.cmd_draw_mesh_tasks_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMeshTasksEXT,
-                >(f)
-            };
-            t.present[3] |= 549755813888;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksEXT>(f) };
+            t.present[3] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectEXT"]) {
-            t.cmd_draw_mesh_tasks_indirect_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMeshTasksIndirectEXT,
-                >(f)
-            };
-            t.present[3] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_indirect_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectEXT>(f) };
+            t.present[3] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectCountEXT"]) {
-            t.cmd_draw_mesh_tasks_indirect_count_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDrawMeshTasksIndirectCountEXT,
-                >(f)
-            };
-            t.present[3] |= 2199023255552;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_indirect_count_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectCountEXT>(f) };
+            t.present[3] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCompileDeferredNV"]) {
-            t.compile_deferred_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCompileDeferredNV,
-                >(f)
-            };
-            t.present[3] |= 4398046511104;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.compile_deferred_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCompileDeferredNV>(f) };
+            t.present[3] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkCreateAccelerationStructureNV"]) {
-            t.create_acceleration_structure_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateAccelerationStructureNV,
-                >(f)
-            };
-            t.present[3] |= 8796093022208;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateAccelerationStructureNV>(f) };
+            t.present[3] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindInvocationMaskHUAWEI"]) {
-            t.cmd_bind_invocation_mask_huawei = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindInvocationMaskHUAWEI,
-                >(f)
-            };
-            t.present[3] |= 17592186044416;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_invocation_mask_huawei = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindInvocationMaskHUAWEI>(f) };
+            t.present[3] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyAccelerationStructureKHR"]) {
-            t.destroy_acceleration_structure_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyAccelerationStructureKHR,
-                >(f)
-            };
-            t.present[3] |= 35184372088832;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyAccelerationStructureKHR>(f) };
+            t.present[3] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyAccelerationStructureNV"]) {
-            t.destroy_acceleration_structure_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyAccelerationStructureNV,
-                >(f)
-            };
-            t.present[3] |= 70368744177664;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyAccelerationStructureNV>(f) };
+            t.present[3] |= 1 << 46;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetAccelerationStructureMemoryRequirementsNV"],
-        ) {
-            t.get_acceleration_structure_memory_requirements_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetAccelerationStructureMemoryRequirementsNV,
-                >(f)
-            };
-            t.present[3] |= 140737488355328;
+        if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureMemoryRequirementsNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_acceleration_structure_memory_requirements_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureMemoryRequirementsNV>(f) };
+            t.present[3] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkBindAccelerationStructureMemoryNV"]) {
-            t.bind_acceleration_structure_memory_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindAccelerationStructureMemoryNV,
-                >(f)
-            };
-            t.present[3] |= 281474976710656;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_acceleration_structure_memory_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindAccelerationStructureMemoryNV>(f) };
+            t.present[3] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyAccelerationStructureNV"]) {
-            t.cmd_copy_acceleration_structure_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyAccelerationStructureNV,
-                >(f)
-            };
-            t.present[3] |= 562949953421312;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyAccelerationStructureNV>(f) };
+            t.present[3] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyAccelerationStructureKHR"]) {
-            t.cmd_copy_acceleration_structure_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyAccelerationStructureKHR,
-                >(f)
-            };
-            t.present[3] |= 1125899906842624;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyAccelerationStructureKHR>(f) };
+            t.present[3] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCopyAccelerationStructureKHR"]) {
-            t.copy_acceleration_structure_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCopyAccelerationStructureKHR,
-                >(f)
-            };
-            t.present[3] |= 2251799813685248;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyAccelerationStructureKHR>(f) };
+            t.present[3] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyAccelerationStructureToMemoryKHR"]) {
-            t.cmd_copy_acceleration_structure_to_memory_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyAccelerationStructureToMemoryKHR,
-                >(f)
-            };
-            t.present[3] |= 4503599627370496;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_acceleration_structure_to_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyAccelerationStructureToMemoryKHR>(f) };
+            t.present[3] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCopyAccelerationStructureToMemoryKHR"]) {
-            t.copy_acceleration_structure_to_memory_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCopyAccelerationStructureToMemoryKHR,
-                >(f)
-            };
-            t.present[3] |= 9007199254740992;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_acceleration_structure_to_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyAccelerationStructureToMemoryKHR>(f) };
+            t.present[3] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToAccelerationStructureKHR"]) {
-            t.cmd_copy_memory_to_acceleration_structure_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyMemoryToAccelerationStructureKHR,
-                >(f)
-            };
-            t.present[3] |= 18014398509481984;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_to_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToAccelerationStructureKHR>(f) };
+            t.present[3] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMemoryToAccelerationStructureKHR"]) {
-            t.copy_memory_to_acceleration_structure_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCopyMemoryToAccelerationStructureKHR,
-                >(f)
-            };
-            t.present[3] |= 36028797018963968;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_memory_to_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMemoryToAccelerationStructureKHR>(f) };
+            t.present[3] |= 1 << 55;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdWriteAccelerationStructuresPropertiesKHR"],
-        ) {
-            t.cmd_write_acceleration_structures_properties_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR,
-                >(f)
-            };
-            t.present[3] |= 72057594037927936;
+        if let Some(f) = first(gpa, &[c"vkCmdWriteAccelerationStructuresPropertiesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_acceleration_structures_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR>(f) };
+            t.present[3] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteAccelerationStructuresPropertiesNV"]) {
-            t.cmd_write_acceleration_structures_properties_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesNV,
-                >(f)
-            };
-            t.present[3] |= 144115188075855872;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_acceleration_structures_properties_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesNV>(f) };
+            t.present[3] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildAccelerationStructureNV"]) {
-            t.cmd_build_acceleration_structure_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBuildAccelerationStructureNV,
-                >(f)
-            };
-            t.present[3] |= 288230376151711744;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_build_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildAccelerationStructureNV>(f) };
+            t.present[3] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkWriteAccelerationStructuresPropertiesKHR"]) {
-            t.write_acceleration_structures_properties_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkWriteAccelerationStructuresPropertiesKHR,
-                >(f)
-            };
-            t.present[3] |= 576460752303423488;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.write_acceleration_structures_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWriteAccelerationStructuresPropertiesKHR>(f) };
+            t.present[3] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysKHR"]) {
-            t.cmd_trace_rays_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdTraceRaysKHR,
-                >(f)
-            };
-            t.present[3] |= 1152921504606846976;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_trace_rays_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysKHR>(f) };
+            t.present[3] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysNV"]) {
-            t.cmd_trace_rays_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdTraceRaysNV,
-                >(f)
-            };
-            t.present[3] |= 2305843009213693952;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_trace_rays_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysNV>(f) };
+            t.present[3] |= 1 << 61;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetRayTracingShaderGroupHandlesKHR",
-                c"vkGetRayTracingShaderGroupHandlesNV",
-            ],
-        ) {
-            t.get_ray_tracing_shader_group_handles_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetRayTracingShaderGroupHandlesKHR,
-                >(f)
-            };
-            t.present[3] |= 4611686018427387904;
+        if let Some(f) = first(gpa, &[c"vkGetRayTracingShaderGroupHandlesKHR", c"vkGetRayTracingShaderGroupHandlesNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_ray_tracing_shader_group_handles_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRayTracingShaderGroupHandlesKHR>(f) };
+            t.present[3] |= 1 << 62;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR"],
-        ) {
-            t.get_ray_tracing_capture_replay_shader_group_handles_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR,
-                >(f)
-            };
-            t.present[3] |= 9223372036854775808;
+        if let Some(f) = first(gpa, &[c"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_ray_tracing_capture_replay_shader_group_handles_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR>(f) };
+            t.present[3] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureHandleNV"]) {
-            t.get_acceleration_structure_handle_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetAccelerationStructureHandleNV,
-                >(f)
-            };
-            t.present[4] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_acceleration_structure_handle_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureHandleNV>(f) };
+            t.present[4] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRayTracingPipelinesNV"]) {
-            t.create_ray_tracing_pipelines_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateRayTracingPipelinesNV,
-                >(f)
-            };
-            t.present[4] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_ray_tracing_pipelines_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRayTracingPipelinesNV>(f) };
+            t.present[4] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRayTracingPipelinesKHR"]) {
-            t.create_ray_tracing_pipelines_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateRayTracingPipelinesKHR,
-                >(f)
-            };
-            t.present[4] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_ray_tracing_pipelines_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRayTracingPipelinesKHR>(f) };
+            t.present[4] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysIndirectKHR"]) {
-            t.cmd_trace_rays_indirect_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdTraceRaysIndirectKHR,
-                >(f)
-            };
-            t.present[4] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_trace_rays_indirect_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysIndirectKHR>(f) };
+            t.present[4] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysIndirect2KHR"]) {
-            t.cmd_trace_rays_indirect2_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdTraceRaysIndirect2KHR,
-                >(f)
-            };
-            t.present[4] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_trace_rays_indirect2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysIndirect2KHR>(f) };
+            t.present[4] |= 1 << 4;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetDeviceAccelerationStructureCompatibilityKHR"],
-        ) {
-            t.get_device_acceleration_structure_compatibility_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR,
-                >(f)
-            };
-            t.present[4] |= 32;
+        if let Some(f) = first(gpa, &[c"vkGetDeviceAccelerationStructureCompatibilityKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_acceleration_structure_compatibility_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR>(f) };
+            t.present[4] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkGetRayTracingShaderGroupStackSizeKHR"]) {
-            t.get_ray_tracing_shader_group_stack_size_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetRayTracingShaderGroupStackSizeKHR,
-                >(f)
-            };
-            t.present[4] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_ray_tracing_shader_group_stack_size_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRayTracingShaderGroupStackSizeKHR>(f) };
+            t.present[4] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRayTracingPipelineStackSizeKHR"]) {
-            t.cmd_set_ray_tracing_pipeline_stack_size_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetRayTracingPipelineStackSizeKHR,
-                >(f)
-            };
-            t.present[4] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_ray_tracing_pipeline_stack_size_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRayTracingPipelineStackSizeKHR>(f) };
+            t.present[4] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireProfilingLockKHR"]) {
-            t.acquire_profiling_lock_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAcquireProfilingLockKHR,
-                >(f)
-            };
-            t.present[4] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.acquire_profiling_lock_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireProfilingLockKHR>(f) };
+            t.present[4] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkReleaseProfilingLockKHR"]) {
-            t.release_profiling_lock_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkReleaseProfilingLockKHR,
-                >(f)
-            };
-            t.present[4] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.release_profiling_lock_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleaseProfilingLockKHR>(f) };
+            t.present[4] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageDrmFormatModifierPropertiesEXT"]) {
-            t.get_image_drm_format_modifier_properties_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageDrmFormatModifierPropertiesEXT,
-                >(f)
-            };
-            t.present[4] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_drm_format_modifier_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageDrmFormatModifierPropertiesEXT>(f) };
+            t.present[4] |= 1 << 10;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetBufferOpaqueCaptureAddress", c"vkGetBufferOpaqueCaptureAddressKHR"],
-        ) {
-            t.get_buffer_opaque_capture_address = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetBufferOpaqueCaptureAddress,
-                >(f)
-            };
-            t.present[4] |= 2048;
+        if let Some(f) = first(gpa, &[c"vkGetBufferOpaqueCaptureAddress", c"vkGetBufferOpaqueCaptureAddressKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_buffer_opaque_capture_address = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferOpaqueCaptureAddress>(f) };
+            t.present[4] |= 1 << 11;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetBufferDeviceAddress",
-                c"vkGetBufferDeviceAddressKHR",
-                c"vkGetBufferDeviceAddressEXT",
-            ],
-        ) {
-            t.get_buffer_device_address = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetBufferDeviceAddress,
-                >(f)
-            };
-            t.present[4] |= 4096;
+        if let Some(f) = first(gpa, &[c"vkGetBufferDeviceAddress", c"vkGetBufferDeviceAddressKHR", c"vkGetBufferDeviceAddressEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_buffer_device_address = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferDeviceAddress>(f) };
+            t.present[4] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkInitializePerformanceApiINTEL"]) {
-            t.initialize_performance_api_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkInitializePerformanceApiINTEL,
-                >(f)
-            };
-            t.present[4] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.initialize_performance_api_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkInitializePerformanceApiINTEL>(f) };
+            t.present[4] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkUninitializePerformanceApiINTEL"]) {
-            t.uninitialize_performance_api_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkUninitializePerformanceApiINTEL,
-                >(f)
-            };
-            t.present[4] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.uninitialize_performance_api_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUninitializePerformanceApiINTEL>(f) };
+            t.present[4] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPerformanceMarkerINTEL"]) {
-            t.cmd_set_performance_marker_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPerformanceMarkerINTEL,
-                >(f)
-            };
-            t.present[4] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_performance_marker_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPerformanceMarkerINTEL>(f) };
+            t.present[4] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPerformanceStreamMarkerINTEL"]) {
-            t.cmd_set_performance_stream_marker_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPerformanceStreamMarkerINTEL,
-                >(f)
-            };
-            t.present[4] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_performance_stream_marker_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPerformanceStreamMarkerINTEL>(f) };
+            t.present[4] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPerformanceOverrideINTEL"]) {
-            t.cmd_set_performance_override_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPerformanceOverrideINTEL,
-                >(f)
-            };
-            t.present[4] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_performance_override_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPerformanceOverrideINTEL>(f) };
+            t.present[4] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkAcquirePerformanceConfigurationINTEL"]) {
-            t.acquire_performance_configuration_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkAcquirePerformanceConfigurationINTEL,
-                >(f)
-            };
-            t.present[4] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.acquire_performance_configuration_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquirePerformanceConfigurationINTEL>(f) };
+            t.present[4] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkReleasePerformanceConfigurationINTEL"]) {
-            t.release_performance_configuration_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkReleasePerformanceConfigurationINTEL,
-                >(f)
-            };
-            t.present[4] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.release_performance_configuration_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleasePerformanceConfigurationINTEL>(f) };
+            t.present[4] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSetPerformanceConfigurationINTEL"]) {
-            t.queue_set_performance_configuration_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueSetPerformanceConfigurationINTEL,
-                >(f)
-            };
-            t.present[4] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_set_performance_configuration_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSetPerformanceConfigurationINTEL>(f) };
+            t.present[4] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkGetPerformanceParameterINTEL"]) {
-            t.get_performance_parameter_intel = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPerformanceParameterINTEL,
-                >(f)
-            };
-            t.present[4] |= 2097152;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_performance_parameter_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPerformanceParameterINTEL>(f) };
+            t.present[4] |= 1 << 21;
         }
-        if let Some(f) = first(
-            gpa,
-            &[
-                c"vkGetDeviceMemoryOpaqueCaptureAddress",
-                c"vkGetDeviceMemoryOpaqueCaptureAddressKHR",
-            ],
-        ) {
-            t.get_device_memory_opaque_capture_address = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceMemoryOpaqueCaptureAddress,
-                >(f)
-            };
-            t.present[4] |= 4194304;
+        if let Some(f) = first(gpa, &[c"vkGetDeviceMemoryOpaqueCaptureAddress", c"vkGetDeviceMemoryOpaqueCaptureAddressKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_memory_opaque_capture_address = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceMemoryOpaqueCaptureAddress>(f) };
+            t.present[4] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelineExecutablePropertiesKHR"]) {
-            t.get_pipeline_executable_properties_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPipelineExecutablePropertiesKHR,
-                >(f)
-            };
-            t.present[4] |= 8388608;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_executable_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineExecutablePropertiesKHR>(f) };
+            t.present[4] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelineExecutableStatisticsKHR"]) {
-            t.get_pipeline_executable_statistics_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPipelineExecutableStatisticsKHR,
-                >(f)
-            };
-            t.present[4] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_executable_statistics_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineExecutableStatisticsKHR>(f) };
+            t.present[4] |= 1 << 24;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetPipelineExecutableInternalRepresentationsKHR"],
-        ) {
-            t.get_pipeline_executable_internal_representations_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR,
-                >(f)
-            };
-            t.present[4] |= 33554432;
+        if let Some(f) = first(gpa, &[c"vkGetPipelineExecutableInternalRepresentationsKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_executable_internal_representations_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(f) };
+            t.present[4] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineStippleEXT"]) {
-            t.cmd_set_line_stipple_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetLineStippleEXT,
-                >(f)
-            };
-            t.present[4] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_line_stipple_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineStippleEXT>(f) };
+            t.present[4] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCreateAccelerationStructureKHR"]) {
-            t.create_acceleration_structure_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateAccelerationStructureKHR,
-                >(f)
-            };
-            t.present[4] |= 134217728;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateAccelerationStructureKHR>(f) };
+            t.present[4] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildAccelerationStructuresKHR"]) {
-            t.cmd_build_acceleration_structures_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBuildAccelerationStructuresKHR,
-                >(f)
-            };
-            t.present[4] |= 268435456;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_build_acceleration_structures_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildAccelerationStructuresKHR>(f) };
+            t.present[4] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildAccelerationStructuresIndirectKHR"]) {
-            t.cmd_build_acceleration_structures_indirect_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBuildAccelerationStructuresIndirectKHR,
-                >(f)
-            };
-            t.present[4] |= 536870912;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_build_acceleration_structures_indirect_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildAccelerationStructuresIndirectKHR>(f) };
+            t.present[4] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkBuildAccelerationStructuresKHR"]) {
-            t.build_acceleration_structures_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBuildAccelerationStructuresKHR,
-                >(f)
-            };
-            t.present[4] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.build_acceleration_structures_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBuildAccelerationStructuresKHR>(f) };
+            t.present[4] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureDeviceAddressKHR"]) {
-            t.get_acceleration_structure_device_address_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetAccelerationStructureDeviceAddressKHR,
-                >(f)
-            };
-            t.present[4] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_acceleration_structure_device_address_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureDeviceAddressKHR>(f) };
+            t.present[4] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDeferredOperationKHR"]) {
-            t.create_deferred_operation_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateDeferredOperationKHR,
-                >(f)
-            };
-            t.present[4] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_deferred_operation_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDeferredOperationKHR>(f) };
+            t.present[4] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDeferredOperationKHR"]) {
-            t.destroy_deferred_operation_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyDeferredOperationKHR,
-                >(f)
-            };
-            t.present[4] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_deferred_operation_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDeferredOperationKHR>(f) };
+            t.present[4] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeferredOperationMaxConcurrencyKHR"]) {
-            t.get_deferred_operation_max_concurrency_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeferredOperationMaxConcurrencyKHR,
-                >(f)
-            };
-            t.present[4] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_deferred_operation_max_concurrency_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeferredOperationMaxConcurrencyKHR>(f) };
+            t.present[4] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeferredOperationResultKHR"]) {
-            t.get_deferred_operation_result_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeferredOperationResultKHR,
-                >(f)
-            };
-            t.present[4] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_deferred_operation_result_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeferredOperationResultKHR>(f) };
+            t.present[4] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkDeferredOperationJoinKHR"]) {
-            t.deferred_operation_join_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDeferredOperationJoinKHR,
-                >(f)
-            };
-            t.present[4] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.deferred_operation_join_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDeferredOperationJoinKHR>(f) };
+            t.present[4] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCullMode", c"vkCmdSetCullModeEXT"]) {
-            t.cmd_set_cull_mode = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCullMode,
-                >(f)
-            };
-            t.present[4] |= 137438953472;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_cull_mode = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCullMode>(f) };
+            t.present[4] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetFrontFace", c"vkCmdSetFrontFaceEXT"]) {
-            t.cmd_set_front_face = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetFrontFace,
-                >(f)
-            };
-            t.present[4] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_front_face = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetFrontFace>(f) };
+            t.present[4] |= 1 << 38;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetPrimitiveTopology", c"vkCmdSetPrimitiveTopologyEXT"],
-        ) {
-            t.cmd_set_primitive_topology = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPrimitiveTopology,
-                >(f)
-            };
-            t.present[4] |= 549755813888;
+        if let Some(f) = first(gpa, &[c"vkCmdSetPrimitiveTopology", c"vkCmdSetPrimitiveTopologyEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_primitive_topology = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPrimitiveTopology>(f) };
+            t.present[4] |= 1 << 39;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetViewportWithCount", c"vkCmdSetViewportWithCountEXT"],
-        ) {
-            t.cmd_set_viewport_with_count = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetViewportWithCount,
-                >(f)
-            };
-            t.present[4] |= 1099511627776;
+        if let Some(f) = first(gpa, &[c"vkCmdSetViewportWithCount", c"vkCmdSetViewportWithCountEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_viewport_with_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportWithCount>(f) };
+            t.present[4] |= 1 << 40;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetScissorWithCount", c"vkCmdSetScissorWithCountEXT"],
-        ) {
-            t.cmd_set_scissor_with_count = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetScissorWithCount,
-                >(f)
-            };
-            t.present[4] |= 2199023255552;
+        if let Some(f) = first(gpa, &[c"vkCmdSetScissorWithCount", c"vkCmdSetScissorWithCountEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_scissor_with_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetScissorWithCount>(f) };
+            t.present[4] |= 1 << 41;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdBindVertexBuffers2", c"vkCmdBindVertexBuffers2EXT"],
-        ) {
-            t.cmd_bind_vertex_buffers2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindVertexBuffers2,
-                >(f)
-            };
-            t.present[4] |= 4398046511104;
+        if let Some(f) = first(gpa, &[c"vkCmdBindVertexBuffers2", c"vkCmdBindVertexBuffers2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_vertex_buffers2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindVertexBuffers2>(f) };
+            t.present[4] |= 1 << 42;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetDepthTestEnable", c"vkCmdSetDepthTestEnableEXT"],
-        ) {
-            t.cmd_set_depth_test_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthTestEnable,
-                >(f)
-            };
-            t.present[4] |= 8796093022208;
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthTestEnable", c"vkCmdSetDepthTestEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_test_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthTestEnable>(f) };
+            t.present[4] |= 1 << 43;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetDepthWriteEnable", c"vkCmdSetDepthWriteEnableEXT"],
-        ) {
-            t.cmd_set_depth_write_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthWriteEnable,
-                >(f)
-            };
-            t.present[4] |= 17592186044416;
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthWriteEnable", c"vkCmdSetDepthWriteEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_write_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthWriteEnable>(f) };
+            t.present[4] |= 1 << 44;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetDepthCompareOp", c"vkCmdSetDepthCompareOpEXT"],
-        ) {
-            t.cmd_set_depth_compare_op = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthCompareOp,
-                >(f)
-            };
-            t.present[4] |= 35184372088832;
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthCompareOp", c"vkCmdSetDepthCompareOpEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_compare_op = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthCompareOp>(f) };
+            t.present[4] |= 1 << 45;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetDepthBoundsTestEnable", c"vkCmdSetDepthBoundsTestEnableEXT"],
-        ) {
-            t.cmd_set_depth_bounds_test_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthBoundsTestEnable,
-                >(f)
-            };
-            t.present[4] |= 70368744177664;
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthBoundsTestEnable", c"vkCmdSetDepthBoundsTestEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_bounds_test_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBoundsTestEnable>(f) };
+            t.present[4] |= 1 << 46;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetStencilTestEnable", c"vkCmdSetStencilTestEnableEXT"],
-        ) {
-            t.cmd_set_stencil_test_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetStencilTestEnable,
-                >(f)
-            };
-            t.present[4] |= 140737488355328;
+        if let Some(f) = first(gpa, &[c"vkCmdSetStencilTestEnable", c"vkCmdSetStencilTestEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_stencil_test_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilTestEnable>(f) };
+            t.present[4] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilOp", c"vkCmdSetStencilOpEXT"]) {
-            t.cmd_set_stencil_op = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetStencilOp,
-                >(f)
-            };
-            t.present[4] |= 281474976710656;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_stencil_op = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilOp>(f) };
+            t.present[4] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPatchControlPointsEXT"]) {
-            t.cmd_set_patch_control_points_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPatchControlPointsEXT,
-                >(f)
-            };
-            t.present[4] |= 562949953421312;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_patch_control_points_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPatchControlPointsEXT>(f) };
+            t.present[4] |= 1 << 49;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetRasterizerDiscardEnable", c"vkCmdSetRasterizerDiscardEnableEXT"],
-        ) {
-            t.cmd_set_rasterizer_discard_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetRasterizerDiscardEnable,
-                >(f)
-            };
-            t.present[4] |= 1125899906842624;
+        if let Some(f) = first(gpa, &[c"vkCmdSetRasterizerDiscardEnable", c"vkCmdSetRasterizerDiscardEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_rasterizer_discard_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRasterizerDiscardEnable>(f) };
+            t.present[4] |= 1 << 50;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetDepthBiasEnable", c"vkCmdSetDepthBiasEnableEXT"],
-        ) {
-            t.cmd_set_depth_bias_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthBiasEnable,
-                >(f)
-            };
-            t.present[4] |= 2251799813685248;
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthBiasEnable", c"vkCmdSetDepthBiasEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_bias_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBiasEnable>(f) };
+            t.present[4] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLogicOpEXT"]) {
-            t.cmd_set_logic_op_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetLogicOpEXT,
-                >(f)
-            };
-            t.present[4] |= 4503599627370496;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_logic_op_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLogicOpEXT>(f) };
+            t.present[4] |= 1 << 52;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdSetPrimitiveRestartEnable", c"vkCmdSetPrimitiveRestartEnableEXT"],
-        ) {
-            t.cmd_set_primitive_restart_enable = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPrimitiveRestartEnable,
-                >(f)
-            };
-            t.present[4] |= 9007199254740992;
+        if let Some(f) = first(gpa, &[c"vkCmdSetPrimitiveRestartEnable", c"vkCmdSetPrimitiveRestartEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_primitive_restart_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPrimitiveRestartEnable>(f) };
+            t.present[4] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetTessellationDomainOriginEXT"]) {
-            t.cmd_set_tessellation_domain_origin_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetTessellationDomainOriginEXT,
-                >(f)
-            };
-            t.present[4] |= 18014398509481984;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_tessellation_domain_origin_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetTessellationDomainOriginEXT>(f) };
+            t.present[4] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthClampEnableEXT"]) {
-            t.cmd_set_depth_clamp_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthClampEnableEXT,
-                >(f)
-            };
-            t.present[4] |= 36028797018963968;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_clamp_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClampEnableEXT>(f) };
+            t.present[4] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPolygonModeEXT"]) {
-            t.cmd_set_polygon_mode_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetPolygonModeEXT,
-                >(f)
-            };
-            t.present[4] |= 72057594037927936;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_polygon_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPolygonModeEXT>(f) };
+            t.present[4] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRasterizationSamplesEXT"]) {
-            t.cmd_set_rasterization_samples_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetRasterizationSamplesEXT,
-                >(f)
-            };
-            t.present[4] |= 144115188075855872;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_rasterization_samples_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRasterizationSamplesEXT>(f) };
+            t.present[4] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetSampleMaskEXT"]) {
-            t.cmd_set_sample_mask_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetSampleMaskEXT,
-                >(f)
-            };
-            t.present[4] |= 288230376151711744;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_sample_mask_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetSampleMaskEXT>(f) };
+            t.present[4] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetAlphaToCoverageEnableEXT"]) {
-            t.cmd_set_alpha_to_coverage_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetAlphaToCoverageEnableEXT,
-                >(f)
-            };
-            t.present[4] |= 576460752303423488;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_alpha_to_coverage_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetAlphaToCoverageEnableEXT>(f) };
+            t.present[4] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetAlphaToOneEnableEXT"]) {
-            t.cmd_set_alpha_to_one_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetAlphaToOneEnableEXT,
-                >(f)
-            };
-            t.present[4] |= 1152921504606846976;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_alpha_to_one_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetAlphaToOneEnableEXT>(f) };
+            t.present[4] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLogicOpEnableEXT"]) {
-            t.cmd_set_logic_op_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetLogicOpEnableEXT,
-                >(f)
-            };
-            t.present[4] |= 2305843009213693952;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_logic_op_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLogicOpEnableEXT>(f) };
+            t.present[4] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorBlendEnableEXT"]) {
-            t.cmd_set_color_blend_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetColorBlendEnableEXT,
-                >(f)
-            };
-            t.present[4] |= 4611686018427387904;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_color_blend_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorBlendEnableEXT>(f) };
+            t.present[4] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorBlendEquationEXT"]) {
-            t.cmd_set_color_blend_equation_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetColorBlendEquationEXT,
-                >(f)
-            };
-            t.present[4] |= 9223372036854775808;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_color_blend_equation_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorBlendEquationEXT>(f) };
+            t.present[4] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorWriteMaskEXT"]) {
-            t.cmd_set_color_write_mask_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetColorWriteMaskEXT,
-                >(f)
-            };
-            t.present[5] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_color_write_mask_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorWriteMaskEXT>(f) };
+            t.present[5] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRasterizationStreamEXT"]) {
-            t.cmd_set_rasterization_stream_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetRasterizationStreamEXT,
-                >(f)
-            };
-            t.present[5] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_rasterization_stream_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRasterizationStreamEXT>(f) };
+            t.present[5] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetConservativeRasterizationModeEXT"]) {
-            t.cmd_set_conservative_rasterization_mode_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetConservativeRasterizationModeEXT,
-                >(f)
-            };
-            t.present[5] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_conservative_rasterization_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetConservativeRasterizationModeEXT>(f) };
+            t.present[5] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetExtraPrimitiveOverestimationSizeEXT"]) {
-            t.cmd_set_extra_primitive_overestimation_size_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT,
-                >(f)
-            };
-            t.present[5] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_extra_primitive_overestimation_size_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT>(f) };
+            t.present[5] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthClipEnableEXT"]) {
-            t.cmd_set_depth_clip_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthClipEnableEXT,
-                >(f)
-            };
-            t.present[5] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_clip_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClipEnableEXT>(f) };
+            t.present[5] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetSampleLocationsEnableEXT"]) {
-            t.cmd_set_sample_locations_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetSampleLocationsEnableEXT,
-                >(f)
-            };
-            t.present[5] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_sample_locations_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetSampleLocationsEnableEXT>(f) };
+            t.present[5] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorBlendAdvancedEXT"]) {
-            t.cmd_set_color_blend_advanced_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetColorBlendAdvancedEXT,
-                >(f)
-            };
-            t.present[5] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_color_blend_advanced_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorBlendAdvancedEXT>(f) };
+            t.present[5] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetProvokingVertexModeEXT"]) {
-            t.cmd_set_provoking_vertex_mode_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetProvokingVertexModeEXT,
-                >(f)
-            };
-            t.present[5] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_provoking_vertex_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetProvokingVertexModeEXT>(f) };
+            t.present[5] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineRasterizationModeEXT"]) {
-            t.cmd_set_line_rasterization_mode_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetLineRasterizationModeEXT,
-                >(f)
-            };
-            t.present[5] |= 256;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_line_rasterization_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineRasterizationModeEXT>(f) };
+            t.present[5] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineStippleEnableEXT"]) {
-            t.cmd_set_line_stipple_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetLineStippleEnableEXT,
-                >(f)
-            };
-            t.present[5] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_line_stipple_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineStippleEnableEXT>(f) };
+            t.present[5] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthClipNegativeOneToOneEXT"]) {
-            t.cmd_set_depth_clip_negative_one_to_one_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDepthClipNegativeOneToOneEXT,
-                >(f)
-            };
-            t.present[5] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_clip_negative_one_to_one_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClipNegativeOneToOneEXT>(f) };
+            t.present[5] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportWScalingEnableNV"]) {
-            t.cmd_set_viewport_w_scaling_enable_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetViewportWScalingEnableNV,
-                >(f)
-            };
-            t.present[5] |= 2048;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_viewport_w_scaling_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportWScalingEnableNV>(f) };
+            t.present[5] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportSwizzleNV"]) {
-            t.cmd_set_viewport_swizzle_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetViewportSwizzleNV,
-                >(f)
-            };
-            t.present[5] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_viewport_swizzle_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportSwizzleNV>(f) };
+            t.present[5] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageToColorEnableNV"]) {
-            t.cmd_set_coverage_to_color_enable_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoverageToColorEnableNV,
-                >(f)
-            };
-            t.present[5] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coverage_to_color_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageToColorEnableNV>(f) };
+            t.present[5] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageToColorLocationNV"]) {
-            t.cmd_set_coverage_to_color_location_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoverageToColorLocationNV,
-                >(f)
-            };
-            t.present[5] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coverage_to_color_location_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageToColorLocationNV>(f) };
+            t.present[5] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageModulationModeNV"]) {
-            t.cmd_set_coverage_modulation_mode_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoverageModulationModeNV,
-                >(f)
-            };
-            t.present[5] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coverage_modulation_mode_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageModulationModeNV>(f) };
+            t.present[5] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageModulationTableEnableNV"]) {
-            t.cmd_set_coverage_modulation_table_enable_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoverageModulationTableEnableNV,
-                >(f)
-            };
-            t.present[5] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coverage_modulation_table_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageModulationTableEnableNV>(f) };
+            t.present[5] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageModulationTableNV"]) {
-            t.cmd_set_coverage_modulation_table_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoverageModulationTableNV,
-                >(f)
-            };
-            t.present[5] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coverage_modulation_table_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageModulationTableNV>(f) };
+            t.present[5] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetShadingRateImageEnableNV"]) {
-            t.cmd_set_shading_rate_image_enable_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetShadingRateImageEnableNV,
-                >(f)
-            };
-            t.present[5] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_shading_rate_image_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetShadingRateImageEnableNV>(f) };
+            t.present[5] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageReductionModeNV"]) {
-            t.cmd_set_coverage_reduction_mode_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetCoverageReductionModeNV,
-                >(f)
-            };
-            t.present[5] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_coverage_reduction_mode_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageReductionModeNV>(f) };
+            t.present[5] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRepresentativeFragmentTestEnableNV"]) {
-            t.cmd_set_representative_fragment_test_enable_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV,
-                >(f)
-            };
-            t.present[5] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_representative_fragment_test_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV>(f) };
+            t.present[5] |= 1 << 20;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCreatePrivateDataSlot", c"vkCreatePrivateDataSlotEXT"],
-        ) {
-            t.create_private_data_slot = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreatePrivateDataSlot,
-                >(f)
-            };
-            t.present[5] |= 2097152;
+        if let Some(f) = first(gpa, &[c"vkCreatePrivateDataSlot", c"vkCreatePrivateDataSlotEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_private_data_slot = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreatePrivateDataSlot>(f) };
+            t.present[5] |= 1 << 21;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkDestroyPrivateDataSlot", c"vkDestroyPrivateDataSlotEXT"],
-        ) {
-            t.destroy_private_data_slot = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyPrivateDataSlot,
-                >(f)
-            };
-            t.present[5] |= 4194304;
+        if let Some(f) = first(gpa, &[c"vkDestroyPrivateDataSlot", c"vkDestroyPrivateDataSlotEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_private_data_slot = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPrivateDataSlot>(f) };
+            t.present[5] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkSetPrivateData", c"vkSetPrivateDataEXT"]) {
-            t.set_private_data = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetPrivateData,
-                >(f)
-            };
-            t.present[5] |= 8388608;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_private_data = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetPrivateData>(f) };
+            t.present[5] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkGetPrivateData", c"vkGetPrivateDataEXT"]) {
-            t.get_private_data = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPrivateData,
-                >(f)
-            };
-            t.present[5] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_private_data = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPrivateData>(f) };
+            t.present[5] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBuffer2", c"vkCmdCopyBuffer2KHR"]) {
-            t.cmd_copy_buffer2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyBuffer2,
-                >(f)
-            };
-            t.present[5] |= 33554432;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_buffer2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBuffer2>(f) };
+            t.present[5] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImage2", c"vkCmdCopyImage2KHR"]) {
-            t.cmd_copy_image2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyImage2,
-                >(f)
-            };
-            t.present[5] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImage2>(f) };
+            t.present[5] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBlitImage2", c"vkCmdBlitImage2KHR"]) {
-            t.cmd_blit_image2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBlitImage2,
-                >(f)
-            };
-            t.present[5] |= 134217728;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_blit_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBlitImage2>(f) };
+            t.present[5] |= 1 << 27;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdCopyBufferToImage2", c"vkCmdCopyBufferToImage2KHR"],
-        ) {
-            t.cmd_copy_buffer_to_image2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyBufferToImage2,
-                >(f)
-            };
-            t.present[5] |= 268435456;
+        if let Some(f) = first(gpa, &[c"vkCmdCopyBufferToImage2", c"vkCmdCopyBufferToImage2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_buffer_to_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBufferToImage2>(f) };
+            t.present[5] |= 1 << 28;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdCopyImageToBuffer2", c"vkCmdCopyImageToBuffer2KHR"],
-        ) {
-            t.cmd_copy_image_to_buffer2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyImageToBuffer2,
-                >(f)
-            };
-            t.present[5] |= 536870912;
+        if let Some(f) = first(gpa, &[c"vkCmdCopyImageToBuffer2", c"vkCmdCopyImageToBuffer2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_image_to_buffer2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImageToBuffer2>(f) };
+            t.present[5] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResolveImage2", c"vkCmdResolveImage2KHR"]) {
-            t.cmd_resolve_image2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdResolveImage2,
-                >(f)
-            };
-            t.present[5] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_resolve_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResolveImage2>(f) };
+            t.present[5] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetFragmentShadingRateKHR"]) {
-            t.cmd_set_fragment_shading_rate_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetFragmentShadingRateKHR,
-                >(f)
-            };
-            t.present[5] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_fragment_shading_rate_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetFragmentShadingRateKHR>(f) };
+            t.present[5] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetFragmentShadingRateEnumNV"]) {
-            t.cmd_set_fragment_shading_rate_enum_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetFragmentShadingRateEnumNV,
-                >(f)
-            };
-            t.present[5] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_fragment_shading_rate_enum_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetFragmentShadingRateEnumNV>(f) };
+            t.present[5] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureBuildSizesKHR"]) {
-            t.get_acceleration_structure_build_sizes_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetAccelerationStructureBuildSizesKHR,
-                >(f)
-            };
-            t.present[5] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_acceleration_structure_build_sizes_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureBuildSizesKHR>(f) };
+            t.present[5] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetVertexInputEXT"]) {
-            t.cmd_set_vertex_input_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetVertexInputEXT,
-                >(f)
-            };
-            t.present[5] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_vertex_input_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetVertexInputEXT>(f) };
+            t.present[5] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorWriteEnableEXT"]) {
-            t.cmd_set_color_write_enable_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetColorWriteEnableEXT,
-                >(f)
-            };
-            t.present[5] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_color_write_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorWriteEnableEXT>(f) };
+            t.present[5] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetEvent2", c"vkCmdSetEvent2KHR"]) {
-            t.cmd_set_event2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetEvent2,
-                >(f)
-            };
-            t.present[5] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_event2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetEvent2>(f) };
+            t.present[5] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResetEvent2", c"vkCmdResetEvent2KHR"]) {
-            t.cmd_reset_event2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdResetEvent2,
-                >(f)
-            };
-            t.present[5] |= 137438953472;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_reset_event2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResetEvent2>(f) };
+            t.present[5] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWaitEvents2", c"vkCmdWaitEvents2KHR"]) {
-            t.cmd_wait_events2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWaitEvents2,
-                >(f)
-            };
-            t.present[5] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_wait_events2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWaitEvents2>(f) };
+            t.present[5] |= 1 << 38;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdPipelineBarrier2", c"vkCmdPipelineBarrier2KHR"],
-        ) {
-            t.cmd_pipeline_barrier2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdPipelineBarrier2,
-                >(f)
-            };
-            t.present[5] |= 549755813888;
+        if let Some(f) = first(gpa, &[c"vkCmdPipelineBarrier2", c"vkCmdPipelineBarrier2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_pipeline_barrier2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPipelineBarrier2>(f) };
+            t.present[5] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSubmit2", c"vkQueueSubmit2KHR"]) {
-            t.queue_submit2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkQueueSubmit2,
-                >(f)
-            };
-            t.present[5] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_submit2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSubmit2>(f) };
+            t.present[5] |= 1 << 40;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdWriteTimestamp2", c"vkCmdWriteTimestamp2KHR"],
-        ) {
-            t.cmd_write_timestamp2 = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteTimestamp2,
-                >(f)
-            };
-            t.present[5] |= 2199023255552;
+        if let Some(f) = first(gpa, &[c"vkCmdWriteTimestamp2", c"vkCmdWriteTimestamp2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_timestamp2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteTimestamp2>(f) };
+            t.present[5] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteBufferMarker2AMD"]) {
-            t.cmd_write_buffer_marker2_amd = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteBufferMarker2AMD,
-                >(f)
-            };
-            t.present[5] |= 4398046511104;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_buffer_marker2_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteBufferMarker2AMD>(f) };
+            t.present[5] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkGetQueueCheckpointData2NV"]) {
-            t.get_queue_checkpoint_data2_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetQueueCheckpointData2NV,
-                >(f)
-            };
-            t.present[5] |= 8796093022208;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_queue_checkpoint_data2_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetQueueCheckpointData2NV>(f) };
+            t.present[5] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCreateVideoSessionKHR"]) {
-            t.create_video_session_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateVideoSessionKHR,
-                >(f)
-            };
-            t.present[5] |= 17592186044416;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_video_session_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateVideoSessionKHR>(f) };
+            t.present[5] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyVideoSessionKHR"]) {
-            t.destroy_video_session_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyVideoSessionKHR,
-                >(f)
-            };
-            t.present[5] |= 35184372088832;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_video_session_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyVideoSessionKHR>(f) };
+            t.present[5] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkCreateVideoSessionParametersKHR"]) {
-            t.create_video_session_parameters_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateVideoSessionParametersKHR,
-                >(f)
-            };
-            t.present[5] |= 70368744177664;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateVideoSessionParametersKHR>(f) };
+            t.present[5] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkUpdateVideoSessionParametersKHR"]) {
-            t.update_video_session_parameters_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkUpdateVideoSessionParametersKHR,
-                >(f)
-            };
-            t.present[5] |= 140737488355328;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.update_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateVideoSessionParametersKHR>(f) };
+            t.present[5] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyVideoSessionParametersKHR"]) {
-            t.destroy_video_session_parameters_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyVideoSessionParametersKHR,
-                >(f)
-            };
-            t.present[5] |= 281474976710656;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyVideoSessionParametersKHR>(f) };
+            t.present[5] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkGetVideoSessionMemoryRequirementsKHR"]) {
-            t.get_video_session_memory_requirements_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetVideoSessionMemoryRequirementsKHR,
-                >(f)
-            };
-            t.present[5] |= 562949953421312;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_video_session_memory_requirements_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetVideoSessionMemoryRequirementsKHR>(f) };
+            t.present[5] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkBindVideoSessionMemoryKHR"]) {
-            t.bind_video_session_memory_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindVideoSessionMemoryKHR,
-                >(f)
-            };
-            t.present[5] |= 1125899906842624;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_video_session_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindVideoSessionMemoryKHR>(f) };
+            t.present[5] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDecodeVideoKHR"]) {
-            t.cmd_decode_video_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDecodeVideoKHR,
-                >(f)
-            };
-            t.present[5] |= 2251799813685248;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_decode_video_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecodeVideoKHR>(f) };
+            t.present[5] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginVideoCodingKHR"]) {
-            t.cmd_begin_video_coding_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginVideoCodingKHR,
-                >(f)
-            };
-            t.present[5] |= 4503599627370496;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_video_coding_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginVideoCodingKHR>(f) };
+            t.present[5] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCmdControlVideoCodingKHR"]) {
-            t.cmd_control_video_coding_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdControlVideoCodingKHR,
-                >(f)
-            };
-            t.present[5] |= 9007199254740992;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_control_video_coding_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdControlVideoCodingKHR>(f) };
+            t.present[5] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndVideoCodingKHR"]) {
-            t.cmd_end_video_coding_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndVideoCodingKHR,
-                >(f)
-            };
-            t.present[5] |= 18014398509481984;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_video_coding_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndVideoCodingKHR>(f) };
+            t.present[5] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDecompressMemoryNV"]) {
-            t.cmd_decompress_memory_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDecompressMemoryNV,
-                >(f)
-            };
-            t.present[5] |= 36028797018963968;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_decompress_memory_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecompressMemoryNV>(f) };
+            t.present[5] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDecompressMemoryIndirectCountNV"]) {
-            t.cmd_decompress_memory_indirect_count_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdDecompressMemoryIndirectCountNV,
-                >(f)
-            };
-            t.present[5] |= 72057594037927936;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_decompress_memory_indirect_count_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecompressMemoryIndirectCountNV>(f) };
+            t.present[5] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCreateCuModuleNVX"]) {
-            t.create_cu_module_nvx = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateCuModuleNVX,
-                >(f)
-            };
-            t.present[5] |= 144115188075855872;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_cu_module_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateCuModuleNVX>(f) };
+            t.present[5] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCreateCuFunctionNVX"]) {
-            t.create_cu_function_nvx = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateCuFunctionNVX,
-                >(f)
-            };
-            t.present[5] |= 288230376151711744;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_cu_function_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateCuFunctionNVX>(f) };
+            t.present[5] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyCuModuleNVX"]) {
-            t.destroy_cu_module_nvx = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyCuModuleNVX,
-                >(f)
-            };
-            t.present[5] |= 576460752303423488;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_cu_module_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyCuModuleNVX>(f) };
+            t.present[5] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyCuFunctionNVX"]) {
-            t.destroy_cu_function_nvx = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyCuFunctionNVX,
-                >(f)
-            };
-            t.present[5] |= 1152921504606846976;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_cu_function_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyCuFunctionNVX>(f) };
+            t.present[5] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCuLaunchKernelNVX"]) {
-            t.cmd_cu_launch_kernel_nvx = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCuLaunchKernelNVX,
-                >(f)
-            };
-            t.present[5] |= 2305843009213693952;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_cu_launch_kernel_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCuLaunchKernelNVX>(f) };
+            t.present[5] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutSizeEXT"]) {
-            t.get_descriptor_set_layout_size_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDescriptorSetLayoutSizeEXT,
-                >(f)
-            };
-            t.present[5] |= 4611686018427387904;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_descriptor_set_layout_size_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutSizeEXT>(f) };
+            t.present[5] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutBindingOffsetEXT"]) {
-            t.get_descriptor_set_layout_binding_offset_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDescriptorSetLayoutBindingOffsetEXT,
-                >(f)
-            };
-            t.present[5] |= 9223372036854775808;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_descriptor_set_layout_binding_offset_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutBindingOffsetEXT>(f) };
+            t.present[5] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorEXT"]) {
-            t.get_descriptor_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDescriptorEXT,
-                >(f)
-            };
-            t.present[6] |= 1;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_descriptor_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorEXT>(f) };
+            t.present[6] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorBuffersEXT"]) {
-            t.cmd_bind_descriptor_buffers_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindDescriptorBuffersEXT,
-                >(f)
-            };
-            t.present[6] |= 2;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_descriptor_buffers_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorBuffersEXT>(f) };
+            t.present[6] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDescriptorBufferOffsetsEXT"]) {
-            t.cmd_set_descriptor_buffer_offsets_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdSetDescriptorBufferOffsetsEXT,
-                >(f)
-            };
-            t.present[6] |= 4;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_descriptor_buffer_offsets_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDescriptorBufferOffsetsEXT>(f) };
+            t.present[6] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorBufferEmbeddedSamplersEXT"]) {
-            t.cmd_bind_descriptor_buffer_embedded_samplers_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT,
-                >(f)
-            };
-            t.present[6] |= 8;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_descriptor_buffer_embedded_samplers_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT>(f) };
+            t.present[6] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkGetBufferOpaqueCaptureDescriptorDataEXT"]) {
-            t.get_buffer_opaque_capture_descriptor_data_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT,
-                >(f)
-            };
-            t.present[6] |= 16;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_buffer_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT>(f) };
+            t.present[6] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageOpaqueCaptureDescriptorDataEXT"]) {
-            t.get_image_opaque_capture_descriptor_data_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageOpaqueCaptureDescriptorDataEXT,
-                >(f)
-            };
-            t.present[6] |= 32;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageOpaqueCaptureDescriptorDataEXT>(f) };
+            t.present[6] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageViewOpaqueCaptureDescriptorDataEXT"]) {
-            t.get_image_view_opaque_capture_descriptor_data_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT,
-                >(f)
-            };
-            t.present[6] |= 64;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_view_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT>(f) };
+            t.present[6] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkGetSamplerOpaqueCaptureDescriptorDataEXT"]) {
-            t.get_sampler_opaque_capture_descriptor_data_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT,
-                >(f)
-            };
-            t.present[6] |= 128;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_sampler_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT>(f) };
+            t.present[6] |= 1 << 7;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT"],
-        ) {
-            t.get_acceleration_structure_opaque_capture_descriptor_data_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT,
-                >(f)
-            };
-            t.present[6] |= 256;
+        if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_acceleration_structure_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT>(f) };
+            t.present[6] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkSetDeviceMemoryPriorityEXT"]) {
-            t.set_device_memory_priority_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkSetDeviceMemoryPriorityEXT,
-                >(f)
-            };
-            t.present[6] |= 512;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_device_memory_priority_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetDeviceMemoryPriorityEXT>(f) };
+            t.present[6] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkWaitForPresentKHR"]) {
-            t.wait_for_present_khr = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkWaitForPresentKHR,
-                >(f)
-            };
-            t.present[6] |= 1024;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.wait_for_present_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWaitForPresentKHR>(f) };
+            t.present[6] |= 1 << 10;
         }
-        if let Some(f) = first(
-            gpa,
-            &[c"vkCmdBeginRendering", c"vkCmdBeginRenderingKHR"],
-        ) {
-            t.cmd_begin_rendering = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBeginRendering,
-                >(f)
-            };
-            t.present[6] |= 2048;
+        if let Some(f) = first(gpa, &[c"vkCmdBeginRendering", c"vkCmdBeginRenderingKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_rendering = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginRendering>(f) };
+            t.present[6] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndRendering", c"vkCmdEndRenderingKHR"]) {
-            t.cmd_end_rendering = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdEndRendering,
-                >(f)
-            };
-            t.present[6] |= 4096;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_rendering = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRendering>(f) };
+            t.present[6] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutHostMappingInfoVALVE"]) {
-            t.get_descriptor_set_layout_host_mapping_info_valve = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE,
-                >(f)
-            };
-            t.present[6] |= 8192;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_descriptor_set_layout_host_mapping_info_valve = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE>(f) };
+            t.present[6] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetHostMappingVALVE"]) {
-            t.get_descriptor_set_host_mapping_valve = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDescriptorSetHostMappingVALVE,
-                >(f)
-            };
-            t.present[6] |= 16384;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_descriptor_set_host_mapping_valve = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetHostMappingVALVE>(f) };
+            t.present[6] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCreateMicromapEXT"]) {
-            t.create_micromap_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateMicromapEXT,
-                >(f)
-            };
-            t.present[6] |= 32768;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateMicromapEXT>(f) };
+            t.present[6] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildMicromapsEXT"]) {
-            t.cmd_build_micromaps_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdBuildMicromapsEXT,
-                >(f)
-            };
-            t.present[6] |= 65536;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_build_micromaps_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildMicromapsEXT>(f) };
+            t.present[6] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkBuildMicromapsEXT"]) {
-            t.build_micromaps_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBuildMicromapsEXT,
-                >(f)
-            };
-            t.present[6] |= 131072;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.build_micromaps_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBuildMicromapsEXT>(f) };
+            t.present[6] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyMicromapEXT"]) {
-            t.destroy_micromap_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyMicromapEXT,
-                >(f)
-            };
-            t.present[6] |= 262144;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyMicromapEXT>(f) };
+            t.present[6] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMicromapEXT"]) {
-            t.cmd_copy_micromap_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyMicromapEXT,
-                >(f)
-            };
-            t.present[6] |= 524288;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMicromapEXT>(f) };
+            t.present[6] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMicromapEXT"]) {
-            t.copy_micromap_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCopyMicromapEXT,
-                >(f)
-            };
-            t.present[6] |= 1048576;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMicromapEXT>(f) };
+            t.present[6] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMicromapToMemoryEXT"]) {
-            t.cmd_copy_micromap_to_memory_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyMicromapToMemoryEXT,
-                >(f)
-            };
-            t.present[6] |= 2097152;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_micromap_to_memory_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMicromapToMemoryEXT>(f) };
+            t.present[6] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMicromapToMemoryEXT"]) {
-            t.copy_micromap_to_memory_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCopyMicromapToMemoryEXT,
-                >(f)
-            };
-            t.present[6] |= 4194304;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_micromap_to_memory_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMicromapToMemoryEXT>(f) };
+            t.present[6] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToMicromapEXT"]) {
-            t.cmd_copy_memory_to_micromap_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdCopyMemoryToMicromapEXT,
-                >(f)
-            };
-            t.present[6] |= 8388608;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_to_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToMicromapEXT>(f) };
+            t.present[6] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMemoryToMicromapEXT"]) {
-            t.copy_memory_to_micromap_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCopyMemoryToMicromapEXT,
-                >(f)
-            };
-            t.present[6] |= 16777216;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_memory_to_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMemoryToMicromapEXT>(f) };
+            t.present[6] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteMicromapsPropertiesEXT"]) {
-            t.cmd_write_micromaps_properties_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdWriteMicromapsPropertiesEXT,
-                >(f)
-            };
-            t.present[6] |= 33554432;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_micromaps_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteMicromapsPropertiesEXT>(f) };
+            t.present[6] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkWriteMicromapsPropertiesEXT"]) {
-            t.write_micromaps_properties_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkWriteMicromapsPropertiesEXT,
-                >(f)
-            };
-            t.present[6] |= 67108864;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.write_micromaps_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWriteMicromapsPropertiesEXT>(f) };
+            t.present[6] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceMicromapCompatibilityEXT"]) {
-            t.get_device_micromap_compatibility_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceMicromapCompatibilityEXT,
-                >(f)
-            };
-            t.present[6] |= 134217728;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_micromap_compatibility_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceMicromapCompatibilityEXT>(f) };
+            t.present[6] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkGetMicromapBuildSizesEXT"]) {
-            t.get_micromap_build_sizes_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetMicromapBuildSizesEXT,
-                >(f)
-            };
-            t.present[6] |= 268435456;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_micromap_build_sizes_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMicromapBuildSizesEXT>(f) };
+            t.present[6] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkGetShaderModuleIdentifierEXT"]) {
-            t.get_shader_module_identifier_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetShaderModuleIdentifierEXT,
-                >(f)
-            };
-            t.present[6] |= 536870912;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_shader_module_identifier_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderModuleIdentifierEXT>(f) };
+            t.present[6] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkGetShaderModuleCreateInfoIdentifierEXT"]) {
-            t.get_shader_module_create_info_identifier_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT,
-                >(f)
-            };
-            t.present[6] |= 1073741824;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_shader_module_create_info_identifier_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT>(f) };
+            t.present[6] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageSubresourceLayout2EXT"]) {
-            t.get_image_subresource_layout2_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetImageSubresourceLayout2EXT,
-                >(f)
-            };
-            t.present[6] |= 2147483648;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_subresource_layout2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSubresourceLayout2EXT>(f) };
+            t.present[6] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelinePropertiesEXT"]) {
-            t.get_pipeline_properties_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetPipelinePropertiesEXT,
-                >(f)
-            };
-            t.present[6] |= 4294967296;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelinePropertiesEXT>(f) };
+            t.present[6] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkGetFramebufferTilePropertiesQCOM"]) {
-            t.get_framebuffer_tile_properties_qcom = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetFramebufferTilePropertiesQCOM,
-                >(f)
-            };
-            t.present[6] |= 8589934592;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_framebuffer_tile_properties_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetFramebufferTilePropertiesQCOM>(f) };
+            t.present[6] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkGetDynamicRenderingTilePropertiesQCOM"]) {
-            t.get_dynamic_rendering_tile_properties_qcom = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDynamicRenderingTilePropertiesQCOM,
-                >(f)
-            };
-            t.present[6] |= 17179869184;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_dynamic_rendering_tile_properties_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDynamicRenderingTilePropertiesQCOM>(f) };
+            t.present[6] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCreateOpticalFlowSessionNV"]) {
-            t.create_optical_flow_session_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCreateOpticalFlowSessionNV,
-                >(f)
-            };
-            t.present[6] |= 34359738368;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_optical_flow_session_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateOpticalFlowSessionNV>(f) };
+            t.present[6] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyOpticalFlowSessionNV"]) {
-            t.destroy_optical_flow_session_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkDestroyOpticalFlowSessionNV,
-                >(f)
-            };
-            t.present[6] |= 68719476736;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_optical_flow_session_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyOpticalFlowSessionNV>(f) };
+            t.present[6] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkBindOpticalFlowSessionImageNV"]) {
-            t.bind_optical_flow_session_image_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkBindOpticalFlowSessionImageNV,
-                >(f)
-            };
-            t.present[6] |= 137438953472;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_optical_flow_session_image_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindOpticalFlowSessionImageNV>(f) };
+            t.present[6] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdOpticalFlowExecuteNV"]) {
-            t.cmd_optical_flow_execute_nv = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkCmdOpticalFlowExecuteNV,
-                >(f)
-            };
-            t.present[6] |= 274877906944;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_optical_flow_execute_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdOpticalFlowExecuteNV>(f) };
+            t.present[6] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceFaultInfoEXT"]) {
-            t.get_device_fault_info_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetDeviceFaultInfoEXT,
-                >(f)
-            };
-            t.present[6] |= 549755813888;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_fault_info_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceFaultInfoEXT>(f) };
+            t.present[6] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkReleaseSwapchainImagesEXT"]) {
-            t.release_swapchain_images_ext = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkReleaseSwapchainImagesEXT,
-                >(f)
-            };
-            t.present[6] |= 1099511627776;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.release_swapchain_images_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleaseSwapchainImagesEXT>(f) };
+            t.present[6] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsage3ANDROID"]) {
-            t.get_swapchain_gralloc_usage3_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID,
-                >(f)
-            };
-            t.present[6] |= 2199023255552;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_gralloc_usage3_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID>(f) };
+            t.present[6] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsage4ANDROID"]) {
-            t.get_swapchain_gralloc_usage4_android = unsafe {
-                core::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID,
-                >(f)
-            };
-            t.present[6] |= 4398046511104;
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_gralloc_usage4_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID>(f) };
+            t.present[6] |= 1 << 42;
         }
         t
     }

@@ -41,555 +41,553 @@ pub struct ExtensionInfo {
     pub policy: Policy,
 }
 impl ExtensionId {
-    ///`VK_KHR_surface`
+    /// `VK_KHR_surface`
     pub const KHR_SURFACE: ExtensionId = ExtensionId(0);
-    ///`VK_KHR_swapchain`
+    /// `VK_KHR_swapchain`
     pub const KHR_SWAPCHAIN: ExtensionId = ExtensionId(1);
-    ///`VK_KHR_android_surface`
+    /// `VK_KHR_android_surface`
     pub const KHR_ANDROID_SURFACE: ExtensionId = ExtensionId(2);
-    ///`VK_ANDROID_native_buffer`
+    /// `VK_ANDROID_native_buffer`
     pub const ANDROID_NATIVE_BUFFER: ExtensionId = ExtensionId(3);
-    ///`VK_EXT_debug_report`
+    /// `VK_EXT_debug_report`
     pub const EXT_DEBUG_REPORT: ExtensionId = ExtensionId(4);
-    ///`VK_NV_glsl_shader`
+    /// `VK_NV_glsl_shader`
     pub const NV_GLSL_SHADER: ExtensionId = ExtensionId(5);
-    ///`VK_EXT_depth_range_unrestricted`
+    /// `VK_EXT_depth_range_unrestricted`
     pub const EXT_DEPTH_RANGE_UNRESTRICTED: ExtensionId = ExtensionId(6);
-    ///`VK_KHR_sampler_mirror_clamp_to_edge`
+    /// `VK_KHR_sampler_mirror_clamp_to_edge`
     pub const KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE: ExtensionId = ExtensionId(7);
-    ///`VK_IMG_filter_cubic`
+    /// `VK_IMG_filter_cubic`
     pub const IMG_FILTER_CUBIC: ExtensionId = ExtensionId(8);
-    ///`VK_AMD_rasterization_order`
+    /// `VK_AMD_rasterization_order`
     pub const AMD_RASTERIZATION_ORDER: ExtensionId = ExtensionId(9);
-    ///`VK_AMD_shader_trinary_minmax`
+    /// `VK_AMD_shader_trinary_minmax`
     pub const AMD_SHADER_TRINARY_MINMAX: ExtensionId = ExtensionId(10);
-    ///`VK_AMD_shader_explicit_vertex_parameter`
+    /// `VK_AMD_shader_explicit_vertex_parameter`
     pub const AMD_SHADER_EXPLICIT_VERTEX_PARAMETER: ExtensionId = ExtensionId(11);
-    ///`VK_EXT_debug_marker`
+    /// `VK_EXT_debug_marker`
     pub const EXT_DEBUG_MARKER: ExtensionId = ExtensionId(12);
-    ///`VK_KHR_video_queue`
+    /// `VK_KHR_video_queue`
     pub const KHR_VIDEO_QUEUE: ExtensionId = ExtensionId(13);
-    ///`VK_KHR_video_decode_queue`
+    /// `VK_KHR_video_decode_queue`
     pub const KHR_VIDEO_DECODE_QUEUE: ExtensionId = ExtensionId(14);
-    ///`VK_AMD_gcn_shader`
+    /// `VK_AMD_gcn_shader`
     pub const AMD_GCN_SHADER: ExtensionId = ExtensionId(15);
-    ///`VK_NV_dedicated_allocation`
+    /// `VK_NV_dedicated_allocation`
     pub const NV_DEDICATED_ALLOCATION: ExtensionId = ExtensionId(16);
-    ///`VK_EXT_transform_feedback`
+    /// `VK_EXT_transform_feedback`
     pub const EXT_TRANSFORM_FEEDBACK: ExtensionId = ExtensionId(17);
-    ///`VK_NVX_binary_import`
+    /// `VK_NVX_binary_import`
     pub const NVX_BINARY_IMPORT: ExtensionId = ExtensionId(18);
-    ///`VK_AMD_draw_indirect_count`
+    /// `VK_AMD_draw_indirect_count`
     pub const AMD_DRAW_INDIRECT_COUNT: ExtensionId = ExtensionId(19);
-    ///`VK_AMD_negative_viewport_height`
+    /// `VK_AMD_negative_viewport_height`
     pub const AMD_NEGATIVE_VIEWPORT_HEIGHT: ExtensionId = ExtensionId(20);
-    ///`VK_AMD_gpu_shader_half_float`
+    /// `VK_AMD_gpu_shader_half_float`
     pub const AMD_GPU_SHADER_HALF_FLOAT: ExtensionId = ExtensionId(21);
-    ///`VK_AMD_shader_ballot`
+    /// `VK_AMD_shader_ballot`
     pub const AMD_SHADER_BALLOT: ExtensionId = ExtensionId(22);
-    ///`VK_KHR_video_decode_h264`
+    /// `VK_KHR_video_decode_h264`
     pub const KHR_VIDEO_DECODE_H264: ExtensionId = ExtensionId(23);
-    ///`VK_AMD_texture_gather_bias_lod`
+    /// `VK_AMD_texture_gather_bias_lod`
     pub const AMD_TEXTURE_GATHER_BIAS_LOD: ExtensionId = ExtensionId(24);
-    ///`VK_AMD_shader_info`
+    /// `VK_AMD_shader_info`
     pub const AMD_SHADER_INFO: ExtensionId = ExtensionId(25);
-    ///`VK_KHR_dynamic_rendering`
+    /// `VK_KHR_dynamic_rendering`
     pub const KHR_DYNAMIC_RENDERING: ExtensionId = ExtensionId(26);
-    ///`VK_AMD_shader_image_load_store_lod`
+    /// `VK_AMD_shader_image_load_store_lod`
     pub const AMD_SHADER_IMAGE_LOAD_STORE_LOD: ExtensionId = ExtensionId(27);
-    ///`VK_NV_corner_sampled_image`
+    /// `VK_NV_corner_sampled_image`
     pub const NV_CORNER_SAMPLED_IMAGE: ExtensionId = ExtensionId(28);
-    ///`VK_KHR_multiview`
+    /// `VK_KHR_multiview`
     pub const KHR_MULTIVIEW: ExtensionId = ExtensionId(29);
-    ///`VK_IMG_format_pvrtc`
+    /// `VK_IMG_format_pvrtc`
     pub const IMG_FORMAT_PVRTC: ExtensionId = ExtensionId(30);
-    ///`VK_NV_external_memory_capabilities`
+    /// `VK_NV_external_memory_capabilities`
     pub const NV_EXTERNAL_MEMORY_CAPABILITIES: ExtensionId = ExtensionId(31);
-    ///`VK_NV_external_memory`
+    /// `VK_NV_external_memory`
     pub const NV_EXTERNAL_MEMORY: ExtensionId = ExtensionId(32);
-    ///`VK_KHR_get_physical_device_properties2`
+    /// `VK_KHR_get_physical_device_properties2`
     pub const KHR_GET_PHYSICAL_DEVICE_PROPERTIES2: ExtensionId = ExtensionId(33);
-    ///`VK_KHR_device_group`
+    /// `VK_KHR_device_group`
     pub const KHR_DEVICE_GROUP: ExtensionId = ExtensionId(34);
-    ///`VK_EXT_validation_flags`
+    /// `VK_EXT_validation_flags`
     pub const EXT_VALIDATION_FLAGS: ExtensionId = ExtensionId(35);
-    ///`VK_KHR_shader_draw_parameters`
+    /// `VK_KHR_shader_draw_parameters`
     pub const KHR_SHADER_DRAW_PARAMETERS: ExtensionId = ExtensionId(36);
-    ///`VK_EXT_shader_subgroup_ballot`
+    /// `VK_EXT_shader_subgroup_ballot`
     pub const EXT_SHADER_SUBGROUP_BALLOT: ExtensionId = ExtensionId(37);
-    ///`VK_EXT_shader_subgroup_vote`
+    /// `VK_EXT_shader_subgroup_vote`
     pub const EXT_SHADER_SUBGROUP_VOTE: ExtensionId = ExtensionId(38);
-    ///`VK_EXT_texture_compression_astc_hdr`
+    /// `VK_EXT_texture_compression_astc_hdr`
     pub const EXT_TEXTURE_COMPRESSION_ASTC_HDR: ExtensionId = ExtensionId(39);
-    ///`VK_EXT_astc_decode_mode`
+    /// `VK_EXT_astc_decode_mode`
     pub const EXT_ASTC_DECODE_MODE: ExtensionId = ExtensionId(40);
-    ///`VK_EXT_pipeline_robustness`
+    /// `VK_EXT_pipeline_robustness`
     pub const EXT_PIPELINE_ROBUSTNESS: ExtensionId = ExtensionId(41);
-    ///`VK_KHR_maintenance1`
+    /// `VK_KHR_maintenance1`
     pub const KHR_MAINTENANCE1: ExtensionId = ExtensionId(42);
-    ///`VK_KHR_device_group_creation`
+    /// `VK_KHR_device_group_creation`
     pub const KHR_DEVICE_GROUP_CREATION: ExtensionId = ExtensionId(43);
-    ///`VK_KHR_external_memory_capabilities`
+    /// `VK_KHR_external_memory_capabilities`
     pub const KHR_EXTERNAL_MEMORY_CAPABILITIES: ExtensionId = ExtensionId(44);
-    ///`VK_KHR_external_memory`
+    /// `VK_KHR_external_memory`
     pub const KHR_EXTERNAL_MEMORY: ExtensionId = ExtensionId(45);
-    ///`VK_KHR_external_memory_fd`
+    /// `VK_KHR_external_memory_fd`
     pub const KHR_EXTERNAL_MEMORY_FD: ExtensionId = ExtensionId(46);
-    ///`VK_KHR_external_semaphore_capabilities`
+    /// `VK_KHR_external_semaphore_capabilities`
     pub const KHR_EXTERNAL_SEMAPHORE_CAPABILITIES: ExtensionId = ExtensionId(47);
-    ///`VK_KHR_external_semaphore`
+    /// `VK_KHR_external_semaphore`
     pub const KHR_EXTERNAL_SEMAPHORE: ExtensionId = ExtensionId(48);
-    ///`VK_KHR_external_semaphore_fd`
+    /// `VK_KHR_external_semaphore_fd`
     pub const KHR_EXTERNAL_SEMAPHORE_FD: ExtensionId = ExtensionId(49);
-    ///`VK_KHR_push_descriptor`
+    /// `VK_KHR_push_descriptor`
     pub const KHR_PUSH_DESCRIPTOR: ExtensionId = ExtensionId(50);
-    ///`VK_EXT_conditional_rendering`
+    /// `VK_EXT_conditional_rendering`
     pub const EXT_CONDITIONAL_RENDERING: ExtensionId = ExtensionId(51);
-    ///`VK_KHR_shader_float16_int8`
+    /// `VK_KHR_shader_float16_int8`
     pub const KHR_SHADER_FLOAT16_INT8: ExtensionId = ExtensionId(52);
-    ///`VK_KHR_16bit_storage`
+    /// `VK_KHR_16bit_storage`
     pub const KHR_16BIT_STORAGE: ExtensionId = ExtensionId(53);
-    ///`VK_KHR_incremental_present`
+    /// `VK_KHR_incremental_present`
     pub const KHR_INCREMENTAL_PRESENT: ExtensionId = ExtensionId(54);
-    ///`VK_KHR_descriptor_update_template`
+    /// `VK_KHR_descriptor_update_template`
     pub const KHR_DESCRIPTOR_UPDATE_TEMPLATE: ExtensionId = ExtensionId(55);
-    ///`VK_NV_clip_space_w_scaling`
+    /// `VK_NV_clip_space_w_scaling`
     pub const NV_CLIP_SPACE_W_SCALING: ExtensionId = ExtensionId(56);
-    ///`VK_GOOGLE_display_timing`
+    /// `VK_GOOGLE_display_timing`
     pub const GOOGLE_DISPLAY_TIMING: ExtensionId = ExtensionId(57);
-    ///`VK_NV_sample_mask_override_coverage`
+    /// `VK_NV_sample_mask_override_coverage`
     pub const NV_SAMPLE_MASK_OVERRIDE_COVERAGE: ExtensionId = ExtensionId(58);
-    ///`VK_NV_geometry_shader_passthrough`
+    /// `VK_NV_geometry_shader_passthrough`
     pub const NV_GEOMETRY_SHADER_PASSTHROUGH: ExtensionId = ExtensionId(59);
-    ///`VK_NV_viewport_array2`
+    /// `VK_NV_viewport_array2`
     pub const NV_VIEWPORT_ARRAY2: ExtensionId = ExtensionId(60);
-    ///`VK_NVX_multiview_per_view_attributes`
+    /// `VK_NVX_multiview_per_view_attributes`
     pub const NVX_MULTIVIEW_PER_VIEW_ATTRIBUTES: ExtensionId = ExtensionId(61);
-    ///`VK_NV_viewport_swizzle`
+    /// `VK_NV_viewport_swizzle`
     pub const NV_VIEWPORT_SWIZZLE: ExtensionId = ExtensionId(62);
-    ///`VK_EXT_discard_rectangles`
+    /// `VK_EXT_discard_rectangles`
     pub const EXT_DISCARD_RECTANGLES: ExtensionId = ExtensionId(63);
-    ///`VK_EXT_conservative_rasterization`
+    /// `VK_EXT_conservative_rasterization`
     pub const EXT_CONSERVATIVE_RASTERIZATION: ExtensionId = ExtensionId(64);
-    ///`VK_EXT_depth_clip_enable`
+    /// `VK_EXT_depth_clip_enable`
     pub const EXT_DEPTH_CLIP_ENABLE: ExtensionId = ExtensionId(65);
-    ///`VK_EXT_swapchain_colorspace`
+    /// `VK_EXT_swapchain_colorspace`
     pub const EXT_SWAPCHAIN_COLORSPACE: ExtensionId = ExtensionId(66);
-    ///`VK_EXT_hdr_metadata`
+    /// `VK_EXT_hdr_metadata`
     pub const EXT_HDR_METADATA: ExtensionId = ExtensionId(67);
-    ///`VK_KHR_imageless_framebuffer`
+    /// `VK_KHR_imageless_framebuffer`
     pub const KHR_IMAGELESS_FRAMEBUFFER: ExtensionId = ExtensionId(68);
-    ///`VK_KHR_create_renderpass2`
+    /// `VK_KHR_create_renderpass2`
     pub const KHR_CREATE_RENDERPASS2: ExtensionId = ExtensionId(69);
-    ///`VK_KHR_shared_presentable_image`
+    /// `VK_KHR_shared_presentable_image`
     pub const KHR_SHARED_PRESENTABLE_IMAGE: ExtensionId = ExtensionId(70);
-    ///`VK_KHR_external_fence_capabilities`
+    /// `VK_KHR_external_fence_capabilities`
     pub const KHR_EXTERNAL_FENCE_CAPABILITIES: ExtensionId = ExtensionId(71);
-    ///`VK_KHR_external_fence`
+    /// `VK_KHR_external_fence`
     pub const KHR_EXTERNAL_FENCE: ExtensionId = ExtensionId(72);
-    ///`VK_KHR_external_fence_fd`
+    /// `VK_KHR_external_fence_fd`
     pub const KHR_EXTERNAL_FENCE_FD: ExtensionId = ExtensionId(73);
-    ///`VK_KHR_performance_query`
+    /// `VK_KHR_performance_query`
     pub const KHR_PERFORMANCE_QUERY: ExtensionId = ExtensionId(74);
-    ///`VK_KHR_maintenance2`
+    /// `VK_KHR_maintenance2`
     pub const KHR_MAINTENANCE2: ExtensionId = ExtensionId(75);
-    ///`VK_KHR_get_surface_capabilities2`
+    /// `VK_KHR_get_surface_capabilities2`
     pub const KHR_GET_SURFACE_CAPABILITIES2: ExtensionId = ExtensionId(76);
-    ///`VK_KHR_variable_pointers`
+    /// `VK_KHR_variable_pointers`
     pub const KHR_VARIABLE_POINTERS: ExtensionId = ExtensionId(77);
-    ///`VK_EXT_external_memory_dma_buf`
+    /// `VK_EXT_external_memory_dma_buf`
     pub const EXT_EXTERNAL_MEMORY_DMA_BUF: ExtensionId = ExtensionId(78);
-    ///`VK_EXT_queue_family_foreign`
+    /// `VK_EXT_queue_family_foreign`
     pub const EXT_QUEUE_FAMILY_FOREIGN: ExtensionId = ExtensionId(79);
-    ///`VK_KHR_dedicated_allocation`
+    /// `VK_KHR_dedicated_allocation`
     pub const KHR_DEDICATED_ALLOCATION: ExtensionId = ExtensionId(80);
-    ///`VK_EXT_debug_utils`
+    /// `VK_EXT_debug_utils`
     pub const EXT_DEBUG_UTILS: ExtensionId = ExtensionId(81);
-    ///`VK_ANDROID_external_memory_android_hardware_buffer`
-    pub const ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER: ExtensionId = ExtensionId(
-        82,
-    );
-    ///`VK_EXT_sampler_filter_minmax`
+    /// `VK_ANDROID_external_memory_android_hardware_buffer`
+    pub const ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER: ExtensionId = ExtensionId(82);
+    /// `VK_EXT_sampler_filter_minmax`
     pub const EXT_SAMPLER_FILTER_MINMAX: ExtensionId = ExtensionId(83);
-    ///`VK_KHR_storage_buffer_storage_class`
+    /// `VK_KHR_storage_buffer_storage_class`
     pub const KHR_STORAGE_BUFFER_STORAGE_CLASS: ExtensionId = ExtensionId(84);
-    ///`VK_AMD_gpu_shader_int16`
+    /// `VK_AMD_gpu_shader_int16`
     pub const AMD_GPU_SHADER_INT16: ExtensionId = ExtensionId(85);
-    ///`VK_AMD_mixed_attachment_samples`
+    /// `VK_AMD_mixed_attachment_samples`
     pub const AMD_MIXED_ATTACHMENT_SAMPLES: ExtensionId = ExtensionId(86);
-    ///`VK_AMD_shader_fragment_mask`
+    /// `VK_AMD_shader_fragment_mask`
     pub const AMD_SHADER_FRAGMENT_MASK: ExtensionId = ExtensionId(87);
-    ///`VK_EXT_inline_uniform_block`
+    /// `VK_EXT_inline_uniform_block`
     pub const EXT_INLINE_UNIFORM_BLOCK: ExtensionId = ExtensionId(88);
-    ///`VK_EXT_shader_stencil_export`
+    /// `VK_EXT_shader_stencil_export`
     pub const EXT_SHADER_STENCIL_EXPORT: ExtensionId = ExtensionId(89);
-    ///`VK_EXT_sample_locations`
+    /// `VK_EXT_sample_locations`
     pub const EXT_SAMPLE_LOCATIONS: ExtensionId = ExtensionId(90);
-    ///`VK_KHR_relaxed_block_layout`
+    /// `VK_KHR_relaxed_block_layout`
     pub const KHR_RELAXED_BLOCK_LAYOUT: ExtensionId = ExtensionId(91);
-    ///`VK_KHR_get_memory_requirements2`
+    /// `VK_KHR_get_memory_requirements2`
     pub const KHR_GET_MEMORY_REQUIREMENTS2: ExtensionId = ExtensionId(92);
-    ///`VK_KHR_image_format_list`
+    /// `VK_KHR_image_format_list`
     pub const KHR_IMAGE_FORMAT_LIST: ExtensionId = ExtensionId(93);
-    ///`VK_EXT_blend_operation_advanced`
+    /// `VK_EXT_blend_operation_advanced`
     pub const EXT_BLEND_OPERATION_ADVANCED: ExtensionId = ExtensionId(94);
-    ///`VK_NV_fragment_coverage_to_color`
+    /// `VK_NV_fragment_coverage_to_color`
     pub const NV_FRAGMENT_COVERAGE_TO_COLOR: ExtensionId = ExtensionId(95);
-    ///`VK_KHR_acceleration_structure`
+    /// `VK_KHR_acceleration_structure`
     pub const KHR_ACCELERATION_STRUCTURE: ExtensionId = ExtensionId(96);
-    ///`VK_KHR_ray_tracing_pipeline`
+    /// `VK_KHR_ray_tracing_pipeline`
     pub const KHR_RAY_TRACING_PIPELINE: ExtensionId = ExtensionId(97);
-    ///`VK_KHR_ray_query`
+    /// `VK_KHR_ray_query`
     pub const KHR_RAY_QUERY: ExtensionId = ExtensionId(98);
-    ///`VK_NV_framebuffer_mixed_samples`
+    /// `VK_NV_framebuffer_mixed_samples`
     pub const NV_FRAMEBUFFER_MIXED_SAMPLES: ExtensionId = ExtensionId(99);
-    ///`VK_NV_fill_rectangle`
+    /// `VK_NV_fill_rectangle`
     pub const NV_FILL_RECTANGLE: ExtensionId = ExtensionId(100);
-    ///`VK_NV_shader_sm_builtins`
+    /// `VK_NV_shader_sm_builtins`
     pub const NV_SHADER_SM_BUILTINS: ExtensionId = ExtensionId(101);
-    ///`VK_EXT_post_depth_coverage`
+    /// `VK_EXT_post_depth_coverage`
     pub const EXT_POST_DEPTH_COVERAGE: ExtensionId = ExtensionId(102);
-    ///`VK_KHR_sampler_ycbcr_conversion`
+    /// `VK_KHR_sampler_ycbcr_conversion`
     pub const KHR_SAMPLER_YCBCR_CONVERSION: ExtensionId = ExtensionId(103);
-    ///`VK_KHR_bind_memory2`
+    /// `VK_KHR_bind_memory2`
     pub const KHR_BIND_MEMORY2: ExtensionId = ExtensionId(104);
-    ///`VK_EXT_image_drm_format_modifier`
+    /// `VK_EXT_image_drm_format_modifier`
     pub const EXT_IMAGE_DRM_FORMAT_MODIFIER: ExtensionId = ExtensionId(105);
-    ///`VK_EXT_validation_cache`
+    /// `VK_EXT_validation_cache`
     pub const EXT_VALIDATION_CACHE: ExtensionId = ExtensionId(106);
-    ///`VK_EXT_descriptor_indexing`
+    /// `VK_EXT_descriptor_indexing`
     pub const EXT_DESCRIPTOR_INDEXING: ExtensionId = ExtensionId(107);
-    ///`VK_EXT_shader_viewport_index_layer`
+    /// `VK_EXT_shader_viewport_index_layer`
     pub const EXT_SHADER_VIEWPORT_INDEX_LAYER: ExtensionId = ExtensionId(108);
-    ///`VK_NV_shading_rate_image`
+    /// `VK_NV_shading_rate_image`
     pub const NV_SHADING_RATE_IMAGE: ExtensionId = ExtensionId(109);
-    ///`VK_NV_ray_tracing`
+    /// `VK_NV_ray_tracing`
     pub const NV_RAY_TRACING: ExtensionId = ExtensionId(110);
-    ///`VK_NV_representative_fragment_test`
+    /// `VK_NV_representative_fragment_test`
     pub const NV_REPRESENTATIVE_FRAGMENT_TEST: ExtensionId = ExtensionId(111);
-    ///`VK_KHR_maintenance3`
+    /// `VK_KHR_maintenance3`
     pub const KHR_MAINTENANCE3: ExtensionId = ExtensionId(112);
-    ///`VK_KHR_draw_indirect_count`
+    /// `VK_KHR_draw_indirect_count`
     pub const KHR_DRAW_INDIRECT_COUNT: ExtensionId = ExtensionId(113);
-    ///`VK_EXT_filter_cubic`
+    /// `VK_EXT_filter_cubic`
     pub const EXT_FILTER_CUBIC: ExtensionId = ExtensionId(114);
-    ///`VK_QCOM_render_pass_shader_resolve`
+    /// `VK_QCOM_render_pass_shader_resolve`
     pub const QCOM_RENDER_PASS_SHADER_RESOLVE: ExtensionId = ExtensionId(115);
-    ///`VK_EXT_global_priority`
+    /// `VK_EXT_global_priority`
     pub const EXT_GLOBAL_PRIORITY: ExtensionId = ExtensionId(116);
-    ///`VK_KHR_shader_subgroup_extended_types`
+    /// `VK_KHR_shader_subgroup_extended_types`
     pub const KHR_SHADER_SUBGROUP_EXTENDED_TYPES: ExtensionId = ExtensionId(117);
-    ///`VK_KHR_8bit_storage`
+    /// `VK_KHR_8bit_storage`
     pub const KHR_8BIT_STORAGE: ExtensionId = ExtensionId(118);
-    ///`VK_EXT_external_memory_host`
+    /// `VK_EXT_external_memory_host`
     pub const EXT_EXTERNAL_MEMORY_HOST: ExtensionId = ExtensionId(119);
-    ///`VK_AMD_buffer_marker`
+    /// `VK_AMD_buffer_marker`
     pub const AMD_BUFFER_MARKER: ExtensionId = ExtensionId(120);
-    ///`VK_KHR_shader_atomic_int64`
+    /// `VK_KHR_shader_atomic_int64`
     pub const KHR_SHADER_ATOMIC_INT64: ExtensionId = ExtensionId(121);
-    ///`VK_KHR_shader_clock`
+    /// `VK_KHR_shader_clock`
     pub const KHR_SHADER_CLOCK: ExtensionId = ExtensionId(122);
-    ///`VK_AMD_pipeline_compiler_control`
+    /// `VK_AMD_pipeline_compiler_control`
     pub const AMD_PIPELINE_COMPILER_CONTROL: ExtensionId = ExtensionId(123);
-    ///`VK_EXT_calibrated_timestamps`
+    /// `VK_EXT_calibrated_timestamps`
     pub const EXT_CALIBRATED_TIMESTAMPS: ExtensionId = ExtensionId(124);
-    ///`VK_AMD_shader_core_properties`
+    /// `VK_AMD_shader_core_properties`
     pub const AMD_SHADER_CORE_PROPERTIES: ExtensionId = ExtensionId(125);
-    ///`VK_KHR_video_decode_h265`
+    /// `VK_KHR_video_decode_h265`
     pub const KHR_VIDEO_DECODE_H265: ExtensionId = ExtensionId(126);
-    ///`VK_KHR_global_priority`
+    /// `VK_KHR_global_priority`
     pub const KHR_GLOBAL_PRIORITY: ExtensionId = ExtensionId(127);
-    ///`VK_AMD_memory_overallocation_behavior`
+    /// `VK_AMD_memory_overallocation_behavior`
     pub const AMD_MEMORY_OVERALLOCATION_BEHAVIOR: ExtensionId = ExtensionId(128);
-    ///`VK_EXT_vertex_attribute_divisor`
+    /// `VK_EXT_vertex_attribute_divisor`
     pub const EXT_VERTEX_ATTRIBUTE_DIVISOR: ExtensionId = ExtensionId(129);
-    ///`VK_EXT_pipeline_creation_feedback`
+    /// `VK_EXT_pipeline_creation_feedback`
     pub const EXT_PIPELINE_CREATION_FEEDBACK: ExtensionId = ExtensionId(130);
-    ///`VK_KHR_driver_properties`
+    /// `VK_KHR_driver_properties`
     pub const KHR_DRIVER_PROPERTIES: ExtensionId = ExtensionId(131);
-    ///`VK_KHR_shader_float_controls`
+    /// `VK_KHR_shader_float_controls`
     pub const KHR_SHADER_FLOAT_CONTROLS: ExtensionId = ExtensionId(132);
-    ///`VK_NV_shader_subgroup_partitioned`
+    /// `VK_NV_shader_subgroup_partitioned`
     pub const NV_SHADER_SUBGROUP_PARTITIONED: ExtensionId = ExtensionId(133);
-    ///`VK_KHR_depth_stencil_resolve`
+    /// `VK_KHR_depth_stencil_resolve`
     pub const KHR_DEPTH_STENCIL_RESOLVE: ExtensionId = ExtensionId(134);
-    ///`VK_KHR_swapchain_mutable_format`
+    /// `VK_KHR_swapchain_mutable_format`
     pub const KHR_SWAPCHAIN_MUTABLE_FORMAT: ExtensionId = ExtensionId(135);
-    ///`VK_NV_compute_shader_derivatives`
+    /// `VK_NV_compute_shader_derivatives`
     pub const NV_COMPUTE_SHADER_DERIVATIVES: ExtensionId = ExtensionId(136);
-    ///`VK_NV_mesh_shader`
+    /// `VK_NV_mesh_shader`
     pub const NV_MESH_SHADER: ExtensionId = ExtensionId(137);
-    ///`VK_NV_fragment_shader_barycentric`
+    /// `VK_NV_fragment_shader_barycentric`
     pub const NV_FRAGMENT_SHADER_BARYCENTRIC: ExtensionId = ExtensionId(138);
-    ///`VK_NV_shader_image_footprint`
+    /// `VK_NV_shader_image_footprint`
     pub const NV_SHADER_IMAGE_FOOTPRINT: ExtensionId = ExtensionId(139);
-    ///`VK_NV_scissor_exclusive`
+    /// `VK_NV_scissor_exclusive`
     pub const NV_SCISSOR_EXCLUSIVE: ExtensionId = ExtensionId(140);
-    ///`VK_NV_device_diagnostic_checkpoints`
+    /// `VK_NV_device_diagnostic_checkpoints`
     pub const NV_DEVICE_DIAGNOSTIC_CHECKPOINTS: ExtensionId = ExtensionId(141);
-    ///`VK_KHR_timeline_semaphore`
+    /// `VK_KHR_timeline_semaphore`
     pub const KHR_TIMELINE_SEMAPHORE: ExtensionId = ExtensionId(142);
-    ///`VK_INTEL_shader_integer_functions2`
+    /// `VK_INTEL_shader_integer_functions2`
     pub const INTEL_SHADER_INTEGER_FUNCTIONS2: ExtensionId = ExtensionId(143);
-    ///`VK_INTEL_performance_query`
+    /// `VK_INTEL_performance_query`
     pub const INTEL_PERFORMANCE_QUERY: ExtensionId = ExtensionId(144);
-    ///`VK_KHR_vulkan_memory_model`
+    /// `VK_KHR_vulkan_memory_model`
     pub const KHR_VULKAN_MEMORY_MODEL: ExtensionId = ExtensionId(145);
-    ///`VK_EXT_pci_bus_info`
+    /// `VK_EXT_pci_bus_info`
     pub const EXT_PCI_BUS_INFO: ExtensionId = ExtensionId(146);
-    ///`VK_AMD_display_native_hdr`
+    /// `VK_AMD_display_native_hdr`
     pub const AMD_DISPLAY_NATIVE_HDR: ExtensionId = ExtensionId(147);
-    ///`VK_KHR_shader_terminate_invocation`
+    /// `VK_KHR_shader_terminate_invocation`
     pub const KHR_SHADER_TERMINATE_INVOCATION: ExtensionId = ExtensionId(148);
-    ///`VK_EXT_fragment_density_map`
+    /// `VK_EXT_fragment_density_map`
     pub const EXT_FRAGMENT_DENSITY_MAP: ExtensionId = ExtensionId(149);
-    ///`VK_EXT_scalar_block_layout`
+    /// `VK_EXT_scalar_block_layout`
     pub const EXT_SCALAR_BLOCK_LAYOUT: ExtensionId = ExtensionId(150);
-    ///`VK_GOOGLE_hlsl_functionality1`
+    /// `VK_GOOGLE_hlsl_functionality1`
     pub const GOOGLE_HLSL_FUNCTIONALITY1: ExtensionId = ExtensionId(151);
-    ///`VK_GOOGLE_decorate_string`
+    /// `VK_GOOGLE_decorate_string`
     pub const GOOGLE_DECORATE_STRING: ExtensionId = ExtensionId(152);
-    ///`VK_EXT_subgroup_size_control`
+    /// `VK_EXT_subgroup_size_control`
     pub const EXT_SUBGROUP_SIZE_CONTROL: ExtensionId = ExtensionId(153);
-    ///`VK_KHR_fragment_shading_rate`
+    /// `VK_KHR_fragment_shading_rate`
     pub const KHR_FRAGMENT_SHADING_RATE: ExtensionId = ExtensionId(154);
-    ///`VK_AMD_shader_core_properties2`
+    /// `VK_AMD_shader_core_properties2`
     pub const AMD_SHADER_CORE_PROPERTIES2: ExtensionId = ExtensionId(155);
-    ///`VK_AMD_device_coherent_memory`
+    /// `VK_AMD_device_coherent_memory`
     pub const AMD_DEVICE_COHERENT_MEMORY: ExtensionId = ExtensionId(156);
-    ///`VK_EXT_shader_image_atomic_int64`
+    /// `VK_EXT_shader_image_atomic_int64`
     pub const EXT_SHADER_IMAGE_ATOMIC_INT64: ExtensionId = ExtensionId(157);
-    ///`VK_KHR_spirv_1_4`
+    /// `VK_KHR_spirv_1_4`
     pub const KHR_SPIRV_1_4: ExtensionId = ExtensionId(158);
-    ///`VK_EXT_memory_budget`
+    /// `VK_EXT_memory_budget`
     pub const EXT_MEMORY_BUDGET: ExtensionId = ExtensionId(159);
-    ///`VK_EXT_memory_priority`
+    /// `VK_EXT_memory_priority`
     pub const EXT_MEMORY_PRIORITY: ExtensionId = ExtensionId(160);
-    ///`VK_KHR_surface_protected_capabilities`
+    /// `VK_KHR_surface_protected_capabilities`
     pub const KHR_SURFACE_PROTECTED_CAPABILITIES: ExtensionId = ExtensionId(161);
-    ///`VK_NV_dedicated_allocation_image_aliasing`
+    /// `VK_NV_dedicated_allocation_image_aliasing`
     pub const NV_DEDICATED_ALLOCATION_IMAGE_ALIASING: ExtensionId = ExtensionId(162);
-    ///`VK_KHR_separate_depth_stencil_layouts`
+    /// `VK_KHR_separate_depth_stencil_layouts`
     pub const KHR_SEPARATE_DEPTH_STENCIL_LAYOUTS: ExtensionId = ExtensionId(163);
-    ///`VK_EXT_buffer_device_address`
+    /// `VK_EXT_buffer_device_address`
     pub const EXT_BUFFER_DEVICE_ADDRESS: ExtensionId = ExtensionId(164);
-    ///`VK_EXT_tooling_info`
+    /// `VK_EXT_tooling_info`
     pub const EXT_TOOLING_INFO: ExtensionId = ExtensionId(165);
-    ///`VK_EXT_separate_stencil_usage`
+    /// `VK_EXT_separate_stencil_usage`
     pub const EXT_SEPARATE_STENCIL_USAGE: ExtensionId = ExtensionId(166);
-    ///`VK_EXT_validation_features`
+    /// `VK_EXT_validation_features`
     pub const EXT_VALIDATION_FEATURES: ExtensionId = ExtensionId(167);
-    ///`VK_KHR_present_wait`
+    /// `VK_KHR_present_wait`
     pub const KHR_PRESENT_WAIT: ExtensionId = ExtensionId(168);
-    ///`VK_EXT_fragment_shader_interlock`
+    /// `VK_EXT_fragment_shader_interlock`
     pub const EXT_FRAGMENT_SHADER_INTERLOCK: ExtensionId = ExtensionId(169);
-    ///`VK_EXT_ycbcr_image_arrays`
+    /// `VK_EXT_ycbcr_image_arrays`
     pub const EXT_YCBCR_IMAGE_ARRAYS: ExtensionId = ExtensionId(170);
-    ///`VK_KHR_uniform_buffer_standard_layout`
+    /// `VK_KHR_uniform_buffer_standard_layout`
     pub const KHR_UNIFORM_BUFFER_STANDARD_LAYOUT: ExtensionId = ExtensionId(171);
-    ///`VK_EXT_provoking_vertex`
+    /// `VK_EXT_provoking_vertex`
     pub const EXT_PROVOKING_VERTEX: ExtensionId = ExtensionId(172);
-    ///`VK_KHR_buffer_device_address`
+    /// `VK_KHR_buffer_device_address`
     pub const KHR_BUFFER_DEVICE_ADDRESS: ExtensionId = ExtensionId(173);
-    ///`VK_EXT_line_rasterization`
+    /// `VK_EXT_line_rasterization`
     pub const EXT_LINE_RASTERIZATION: ExtensionId = ExtensionId(174);
-    ///`VK_EXT_shader_atomic_float`
+    /// `VK_EXT_shader_atomic_float`
     pub const EXT_SHADER_ATOMIC_FLOAT: ExtensionId = ExtensionId(175);
-    ///`VK_EXT_host_query_reset`
+    /// `VK_EXT_host_query_reset`
     pub const EXT_HOST_QUERY_RESET: ExtensionId = ExtensionId(176);
-    ///`VK_EXT_index_type_uint8`
+    /// `VK_EXT_index_type_uint8`
     pub const EXT_INDEX_TYPE_UINT8: ExtensionId = ExtensionId(177);
-    ///`VK_EXT_extended_dynamic_state`
+    /// `VK_EXT_extended_dynamic_state`
     pub const EXT_EXTENDED_DYNAMIC_STATE: ExtensionId = ExtensionId(178);
-    ///`VK_KHR_deferred_host_operations`
+    /// `VK_KHR_deferred_host_operations`
     pub const KHR_DEFERRED_HOST_OPERATIONS: ExtensionId = ExtensionId(179);
-    ///`VK_KHR_pipeline_executable_properties`
+    /// `VK_KHR_pipeline_executable_properties`
     pub const KHR_PIPELINE_EXECUTABLE_PROPERTIES: ExtensionId = ExtensionId(180);
-    ///`VK_EXT_shader_atomic_float2`
+    /// `VK_EXT_shader_atomic_float2`
     pub const EXT_SHADER_ATOMIC_FLOAT2: ExtensionId = ExtensionId(181);
-    ///`VK_EXT_surface_maintenance1`
+    /// `VK_EXT_surface_maintenance1`
     pub const EXT_SURFACE_MAINTENANCE1: ExtensionId = ExtensionId(182);
-    ///`VK_EXT_swapchain_maintenance1`
+    /// `VK_EXT_swapchain_maintenance1`
     pub const EXT_SWAPCHAIN_MAINTENANCE1: ExtensionId = ExtensionId(183);
-    ///`VK_EXT_shader_demote_to_helper_invocation`
+    /// `VK_EXT_shader_demote_to_helper_invocation`
     pub const EXT_SHADER_DEMOTE_TO_HELPER_INVOCATION: ExtensionId = ExtensionId(184);
-    ///`VK_NV_device_generated_commands`
+    /// `VK_NV_device_generated_commands`
     pub const NV_DEVICE_GENERATED_COMMANDS: ExtensionId = ExtensionId(185);
-    ///`VK_NV_inherited_viewport_scissor`
+    /// `VK_NV_inherited_viewport_scissor`
     pub const NV_INHERITED_VIEWPORT_SCISSOR: ExtensionId = ExtensionId(186);
-    ///`VK_KHR_shader_integer_dot_product`
+    /// `VK_KHR_shader_integer_dot_product`
     pub const KHR_SHADER_INTEGER_DOT_PRODUCT: ExtensionId = ExtensionId(187);
-    ///`VK_EXT_texel_buffer_alignment`
+    /// `VK_EXT_texel_buffer_alignment`
     pub const EXT_TEXEL_BUFFER_ALIGNMENT: ExtensionId = ExtensionId(188);
-    ///`VK_QCOM_render_pass_transform`
+    /// `VK_QCOM_render_pass_transform`
     pub const QCOM_RENDER_PASS_TRANSFORM: ExtensionId = ExtensionId(189);
-    ///`VK_EXT_device_memory_report`
+    /// `VK_EXT_device_memory_report`
     pub const EXT_DEVICE_MEMORY_REPORT: ExtensionId = ExtensionId(190);
-    ///`VK_EXT_robustness2`
+    /// `VK_EXT_robustness2`
     pub const EXT_ROBUSTNESS2: ExtensionId = ExtensionId(191);
-    ///`VK_EXT_custom_border_color`
+    /// `VK_EXT_custom_border_color`
     pub const EXT_CUSTOM_BORDER_COLOR: ExtensionId = ExtensionId(192);
-    ///`VK_GOOGLE_user_type`
+    /// `VK_GOOGLE_user_type`
     pub const GOOGLE_USER_TYPE: ExtensionId = ExtensionId(193);
-    ///`VK_KHR_pipeline_library`
+    /// `VK_KHR_pipeline_library`
     pub const KHR_PIPELINE_LIBRARY: ExtensionId = ExtensionId(194);
-    ///`VK_NV_present_barrier`
+    /// `VK_NV_present_barrier`
     pub const NV_PRESENT_BARRIER: ExtensionId = ExtensionId(195);
-    ///`VK_KHR_shader_non_semantic_info`
+    /// `VK_KHR_shader_non_semantic_info`
     pub const KHR_SHADER_NON_SEMANTIC_INFO: ExtensionId = ExtensionId(196);
-    ///`VK_KHR_present_id`
+    /// `VK_KHR_present_id`
     pub const KHR_PRESENT_ID: ExtensionId = ExtensionId(197);
-    ///`VK_EXT_private_data`
+    /// `VK_EXT_private_data`
     pub const EXT_PRIVATE_DATA: ExtensionId = ExtensionId(198);
-    ///`VK_EXT_pipeline_creation_cache_control`
+    /// `VK_EXT_pipeline_creation_cache_control`
     pub const EXT_PIPELINE_CREATION_CACHE_CONTROL: ExtensionId = ExtensionId(199);
-    ///`VK_NV_device_diagnostics_config`
+    /// `VK_NV_device_diagnostics_config`
     pub const NV_DEVICE_DIAGNOSTICS_CONFIG: ExtensionId = ExtensionId(200);
-    ///`VK_QCOM_render_pass_store_ops`
+    /// `VK_QCOM_render_pass_store_ops`
     pub const QCOM_RENDER_PASS_STORE_OPS: ExtensionId = ExtensionId(201);
-    ///`VK_KHR_synchronization2`
+    /// `VK_KHR_synchronization2`
     pub const KHR_SYNCHRONIZATION2: ExtensionId = ExtensionId(202);
-    ///`VK_EXT_descriptor_buffer`
+    /// `VK_EXT_descriptor_buffer`
     pub const EXT_DESCRIPTOR_BUFFER: ExtensionId = ExtensionId(203);
-    ///`VK_EXT_graphics_pipeline_library`
+    /// `VK_EXT_graphics_pipeline_library`
     pub const EXT_GRAPHICS_PIPELINE_LIBRARY: ExtensionId = ExtensionId(204);
-    ///`VK_AMD_shader_early_and_late_fragment_tests`
+    /// `VK_AMD_shader_early_and_late_fragment_tests`
     pub const AMD_SHADER_EARLY_AND_LATE_FRAGMENT_TESTS: ExtensionId = ExtensionId(205);
-    ///`VK_KHR_fragment_shader_barycentric`
+    /// `VK_KHR_fragment_shader_barycentric`
     pub const KHR_FRAGMENT_SHADER_BARYCENTRIC: ExtensionId = ExtensionId(206);
-    ///`VK_KHR_shader_subgroup_uniform_control_flow`
+    /// `VK_KHR_shader_subgroup_uniform_control_flow`
     pub const KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW: ExtensionId = ExtensionId(207);
-    ///`VK_KHR_zero_initialize_workgroup_memory`
+    /// `VK_KHR_zero_initialize_workgroup_memory`
     pub const KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY: ExtensionId = ExtensionId(208);
-    ///`VK_NV_fragment_shading_rate_enums`
+    /// `VK_NV_fragment_shading_rate_enums`
     pub const NV_FRAGMENT_SHADING_RATE_ENUMS: ExtensionId = ExtensionId(209);
-    ///`VK_NV_ray_tracing_motion_blur`
+    /// `VK_NV_ray_tracing_motion_blur`
     pub const NV_RAY_TRACING_MOTION_BLUR: ExtensionId = ExtensionId(210);
-    ///`VK_EXT_mesh_shader`
+    /// `VK_EXT_mesh_shader`
     pub const EXT_MESH_SHADER: ExtensionId = ExtensionId(211);
-    ///`VK_EXT_ycbcr_2plane_444_formats`
+    /// `VK_EXT_ycbcr_2plane_444_formats`
     pub const EXT_YCBCR_2PLANE_444_FORMATS: ExtensionId = ExtensionId(212);
-    ///`VK_EXT_fragment_density_map2`
+    /// `VK_EXT_fragment_density_map2`
     pub const EXT_FRAGMENT_DENSITY_MAP2: ExtensionId = ExtensionId(213);
-    ///`VK_QCOM_rotated_copy_commands`
+    /// `VK_QCOM_rotated_copy_commands`
     pub const QCOM_ROTATED_COPY_COMMANDS: ExtensionId = ExtensionId(214);
-    ///`VK_EXT_image_robustness`
+    /// `VK_EXT_image_robustness`
     pub const EXT_IMAGE_ROBUSTNESS: ExtensionId = ExtensionId(215);
-    ///`VK_KHR_workgroup_memory_explicit_layout`
+    /// `VK_KHR_workgroup_memory_explicit_layout`
     pub const KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT: ExtensionId = ExtensionId(216);
-    ///`VK_KHR_copy_commands2`
+    /// `VK_KHR_copy_commands2`
     pub const KHR_COPY_COMMANDS2: ExtensionId = ExtensionId(217);
-    ///`VK_EXT_image_compression_control`
+    /// `VK_EXT_image_compression_control`
     pub const EXT_IMAGE_COMPRESSION_CONTROL: ExtensionId = ExtensionId(218);
-    ///`VK_EXT_attachment_feedback_loop_layout`
+    /// `VK_EXT_attachment_feedback_loop_layout`
     pub const EXT_ATTACHMENT_FEEDBACK_LOOP_LAYOUT: ExtensionId = ExtensionId(219);
-    ///`VK_EXT_4444_formats`
+    /// `VK_EXT_4444_formats`
     pub const EXT_4444_FORMATS: ExtensionId = ExtensionId(220);
-    ///`VK_EXT_device_fault`
+    /// `VK_EXT_device_fault`
     pub const EXT_DEVICE_FAULT: ExtensionId = ExtensionId(221);
-    ///`VK_ARM_rasterization_order_attachment_access`
+    /// `VK_ARM_rasterization_order_attachment_access`
     pub const ARM_RASTERIZATION_ORDER_ATTACHMENT_ACCESS: ExtensionId = ExtensionId(222);
-    ///`VK_EXT_rgba10x6_formats`
+    /// `VK_EXT_rgba10x6_formats`
     pub const EXT_RGBA10X6_FORMATS: ExtensionId = ExtensionId(223);
-    ///`VK_VALVE_mutable_descriptor_type`
+    /// `VK_VALVE_mutable_descriptor_type`
     pub const VALVE_MUTABLE_DESCRIPTOR_TYPE: ExtensionId = ExtensionId(224);
-    ///`VK_EXT_vertex_input_dynamic_state`
+    /// `VK_EXT_vertex_input_dynamic_state`
     pub const EXT_VERTEX_INPUT_DYNAMIC_STATE: ExtensionId = ExtensionId(225);
-    ///`VK_EXT_physical_device_drm`
+    /// `VK_EXT_physical_device_drm`
     pub const EXT_PHYSICAL_DEVICE_DRM: ExtensionId = ExtensionId(226);
-    ///`VK_EXT_device_address_binding_report`
+    /// `VK_EXT_device_address_binding_report`
     pub const EXT_DEVICE_ADDRESS_BINDING_REPORT: ExtensionId = ExtensionId(227);
-    ///`VK_EXT_depth_clip_control`
+    /// `VK_EXT_depth_clip_control`
     pub const EXT_DEPTH_CLIP_CONTROL: ExtensionId = ExtensionId(228);
-    ///`VK_EXT_primitive_topology_list_restart`
+    /// `VK_EXT_primitive_topology_list_restart`
     pub const EXT_PRIMITIVE_TOPOLOGY_LIST_RESTART: ExtensionId = ExtensionId(229);
-    ///`VK_KHR_format_feature_flags2`
+    /// `VK_KHR_format_feature_flags2`
     pub const KHR_FORMAT_FEATURE_FLAGS2: ExtensionId = ExtensionId(230);
-    ///`VK_HUAWEI_invocation_mask`
+    /// `VK_HUAWEI_invocation_mask`
     pub const HUAWEI_INVOCATION_MASK: ExtensionId = ExtensionId(231);
-    ///`VK_NV_external_memory_rdma`
+    /// `VK_NV_external_memory_rdma`
     pub const NV_EXTERNAL_MEMORY_RDMA: ExtensionId = ExtensionId(232);
-    ///`VK_EXT_pipeline_properties`
+    /// `VK_EXT_pipeline_properties`
     pub const EXT_PIPELINE_PROPERTIES: ExtensionId = ExtensionId(233);
-    ///`VK_EXT_multisampled_render_to_single_sampled`
+    /// `VK_EXT_multisampled_render_to_single_sampled`
     pub const EXT_MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED: ExtensionId = ExtensionId(234);
-    ///`VK_EXT_extended_dynamic_state2`
+    /// `VK_EXT_extended_dynamic_state2`
     pub const EXT_EXTENDED_DYNAMIC_STATE2: ExtensionId = ExtensionId(235);
-    ///`VK_EXT_color_write_enable`
+    /// `VK_EXT_color_write_enable`
     pub const EXT_COLOR_WRITE_ENABLE: ExtensionId = ExtensionId(236);
-    ///`VK_EXT_primitives_generated_query`
+    /// `VK_EXT_primitives_generated_query`
     pub const EXT_PRIMITIVES_GENERATED_QUERY: ExtensionId = ExtensionId(237);
-    ///`VK_KHR_ray_tracing_maintenance1`
+    /// `VK_KHR_ray_tracing_maintenance1`
     pub const KHR_RAY_TRACING_MAINTENANCE1: ExtensionId = ExtensionId(238);
-    ///`VK_EXT_global_priority_query`
+    /// `VK_EXT_global_priority_query`
     pub const EXT_GLOBAL_PRIORITY_QUERY: ExtensionId = ExtensionId(239);
-    ///`VK_EXT_image_view_min_lod`
+    /// `VK_EXT_image_view_min_lod`
     pub const EXT_IMAGE_VIEW_MIN_LOD: ExtensionId = ExtensionId(240);
-    ///`VK_EXT_multi_draw`
+    /// `VK_EXT_multi_draw`
     pub const EXT_MULTI_DRAW: ExtensionId = ExtensionId(241);
-    ///`VK_EXT_image_2d_view_of_3d`
+    /// `VK_EXT_image_2d_view_of_3d`
     pub const EXT_IMAGE_2D_VIEW_OF_3D: ExtensionId = ExtensionId(242);
-    ///`VK_KHR_portability_enumeration`
+    /// `VK_KHR_portability_enumeration`
     pub const KHR_PORTABILITY_ENUMERATION: ExtensionId = ExtensionId(243);
-    ///`VK_EXT_opacity_micromap`
+    /// `VK_EXT_opacity_micromap`
     pub const EXT_OPACITY_MICROMAP: ExtensionId = ExtensionId(244);
-    ///`VK_EXT_load_store_op_none`
+    /// `VK_EXT_load_store_op_none`
     pub const EXT_LOAD_STORE_OP_NONE: ExtensionId = ExtensionId(245);
-    ///`VK_HUAWEI_cluster_culling_shader`
+    /// `VK_HUAWEI_cluster_culling_shader`
     pub const HUAWEI_CLUSTER_CULLING_SHADER: ExtensionId = ExtensionId(246);
-    ///`VK_EXT_border_color_swizzle`
+    /// `VK_EXT_border_color_swizzle`
     pub const EXT_BORDER_COLOR_SWIZZLE: ExtensionId = ExtensionId(247);
-    ///`VK_EXT_pageable_device_local_memory`
+    /// `VK_EXT_pageable_device_local_memory`
     pub const EXT_PAGEABLE_DEVICE_LOCAL_MEMORY: ExtensionId = ExtensionId(248);
-    ///`VK_KHR_maintenance4`
+    /// `VK_KHR_maintenance4`
     pub const KHR_MAINTENANCE4: ExtensionId = ExtensionId(249);
-    ///`VK_VALVE_descriptor_set_host_mapping`
+    /// `VK_VALVE_descriptor_set_host_mapping`
     pub const VALVE_DESCRIPTOR_SET_HOST_MAPPING: ExtensionId = ExtensionId(250);
-    ///`VK_EXT_depth_clamp_zero_one`
+    /// `VK_EXT_depth_clamp_zero_one`
     pub const EXT_DEPTH_CLAMP_ZERO_ONE: ExtensionId = ExtensionId(251);
-    ///`VK_EXT_non_seamless_cube_map`
+    /// `VK_EXT_non_seamless_cube_map`
     pub const EXT_NON_SEAMLESS_CUBE_MAP: ExtensionId = ExtensionId(252);
-    ///`VK_QCOM_fragment_density_map_offset`
+    /// `VK_QCOM_fragment_density_map_offset`
     pub const QCOM_FRAGMENT_DENSITY_MAP_OFFSET: ExtensionId = ExtensionId(253);
-    ///`VK_NV_copy_memory_indirect`
+    /// `VK_NV_copy_memory_indirect`
     pub const NV_COPY_MEMORY_INDIRECT: ExtensionId = ExtensionId(254);
-    ///`VK_NV_memory_decompression`
+    /// `VK_NV_memory_decompression`
     pub const NV_MEMORY_DECOMPRESSION: ExtensionId = ExtensionId(255);
-    ///`VK_NV_linear_color_attachment`
+    /// `VK_NV_linear_color_attachment`
     pub const NV_LINEAR_COLOR_ATTACHMENT: ExtensionId = ExtensionId(256);
-    ///`VK_GOOGLE_surfaceless_query`
+    /// `VK_GOOGLE_surfaceless_query`
     pub const GOOGLE_SURFACELESS_QUERY: ExtensionId = ExtensionId(257);
-    ///`VK_EXT_image_compression_control_swapchain`
+    /// `VK_EXT_image_compression_control_swapchain`
     pub const EXT_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN: ExtensionId = ExtensionId(258);
-    ///`VK_QCOM_image_processing`
+    /// `VK_QCOM_image_processing`
     pub const QCOM_IMAGE_PROCESSING: ExtensionId = ExtensionId(259);
-    ///`VK_EXT_extended_dynamic_state3`
+    /// `VK_EXT_extended_dynamic_state3`
     pub const EXT_EXTENDED_DYNAMIC_STATE3: ExtensionId = ExtensionId(260);
-    ///`VK_EXT_subpass_merge_feedback`
+    /// `VK_EXT_subpass_merge_feedback`
     pub const EXT_SUBPASS_MERGE_FEEDBACK: ExtensionId = ExtensionId(261);
-    ///`VK_LUNARG_direct_driver_loading`
+    /// `VK_LUNARG_direct_driver_loading`
     pub const LUNARG_DIRECT_DRIVER_LOADING: ExtensionId = ExtensionId(262);
-    ///`VK_EXT_shader_module_identifier`
+    /// `VK_EXT_shader_module_identifier`
     pub const EXT_SHADER_MODULE_IDENTIFIER: ExtensionId = ExtensionId(263);
-    ///`VK_EXT_rasterization_order_attachment_access`
+    /// `VK_EXT_rasterization_order_attachment_access`
     pub const EXT_RASTERIZATION_ORDER_ATTACHMENT_ACCESS: ExtensionId = ExtensionId(264);
-    ///`VK_NV_optical_flow`
+    /// `VK_NV_optical_flow`
     pub const NV_OPTICAL_FLOW: ExtensionId = ExtensionId(265);
-    ///`VK_EXT_legacy_dithering`
+    /// `VK_EXT_legacy_dithering`
     pub const EXT_LEGACY_DITHERING: ExtensionId = ExtensionId(266);
-    ///`VK_EXT_pipeline_protected_access`
+    /// `VK_EXT_pipeline_protected_access`
     pub const EXT_PIPELINE_PROTECTED_ACCESS: ExtensionId = ExtensionId(267);
-    ///`VK_QCOM_tile_properties`
+    /// `VK_QCOM_tile_properties`
     pub const QCOM_TILE_PROPERTIES: ExtensionId = ExtensionId(268);
-    ///`VK_SEC_amigo_profiling`
+    /// `VK_SEC_amigo_profiling`
     pub const SEC_AMIGO_PROFILING: ExtensionId = ExtensionId(269);
-    ///`VK_QCOM_multiview_per_view_viewports`
+    /// `VK_QCOM_multiview_per_view_viewports`
     pub const QCOM_MULTIVIEW_PER_VIEW_VIEWPORTS: ExtensionId = ExtensionId(270);
-    ///`VK_NV_ray_tracing_invocation_reorder`
+    /// `VK_NV_ray_tracing_invocation_reorder`
     pub const NV_RAY_TRACING_INVOCATION_REORDER: ExtensionId = ExtensionId(271);
-    ///`VK_EXT_mutable_descriptor_type`
+    /// `VK_EXT_mutable_descriptor_type`
     pub const EXT_MUTABLE_DESCRIPTOR_TYPE: ExtensionId = ExtensionId(272);
-    ///`VK_ARM_shader_core_builtins`
+    /// `VK_ARM_shader_core_builtins`
     pub const ARM_SHADER_CORE_BUILTINS: ExtensionId = ExtensionId(273);
 }
 pub static EXTENSIONS: [ExtensionInfo; 274] = [
@@ -5567,90 +5565,81 @@ pub fn is_blocked(name: &CStr) -> bool {
     BLOCKED.contains(&name)
 }
 const DISP: [u32; 92] = [
-    1, 0, 0, 0, 1, 1, 0, 2, 0, 0, 2, 0, 0, 0, 2, 2, 2, 0, 0, 1, 1, 1, 0, 0, 1, 1, 2, 4,
-    0, 0, 1, 0, 0, 0, 1, 2, 2, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0, 0, 2, 0,
-    2, 0, 0, 0, 3, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0,
-    0, 1, 0, 7, 1, 0, 0, 0,
+    1, 0, 0, 0, 1, 1, 0, 2, 0, 0, 2, 0, 0, 0, 2, 2, 2, 0, 0, 1, 1, 1, 0, 0, 1, 1, 2, 4, 0, 0, 1, 0,
+    0, 0, 1, 2, 2, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0, 0, 2, 0, 2, 0, 0, 0, 3, 0, 0, 1,
+    2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 7, 1, 0, 0, 0,
 ];
 const SLOTS: [u16; 1024] = [
-    65535, 65535, 65535, 161, 122, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 174, 65535, 65535, 65535, 65535, 15, 65535,
-    65535, 65535, 50, 65535, 65535, 119, 109, 65535, 65535, 66, 168, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 100, 65535, 65535, 268, 237, 65535, 65535, 65535,
-    65535, 65535, 65535, 209, 51, 134, 65535, 65535, 204, 65535, 1, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 218, 65535, 65535, 65535, 82, 65535, 65535, 267,
-    65535, 65535, 123, 65535, 65535, 158, 90, 65535, 23, 12, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 257, 65535, 65535,
-    173, 65535, 65535, 65535, 65535, 65535, 65535, 135, 65535, 65535, 65535, 117, 65535,
-    65535, 65535, 65535, 65535, 54, 264, 65535, 96, 215, 65535, 65535, 65535, 65535,
-    65535, 43, 65535, 65535, 45, 65535, 65535, 251, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 16, 65535, 65535, 65535, 262, 65535, 121, 103, 125, 243, 258, 65535, 65535,
-    65535, 65535, 65535, 65535, 248, 17, 65535, 65535, 25, 206, 65535, 65535, 65535, 64,
-    65535, 65535, 183, 160, 192, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 217, 65535, 65535, 65535, 112, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 232, 236, 65535, 6, 65535, 65535, 271, 14, 93, 65535, 92, 188, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    150, 65535, 156, 65535, 40, 65535, 266, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 169, 65535, 65535, 65535, 38, 131, 65535, 65535, 30, 65535, 65535, 154,
-    65535, 65535, 65535, 65535, 65535, 222, 65535, 65535, 65535, 128, 65535, 42, 65535,
-    65535, 252, 65535, 65535, 65535, 65535, 65535, 65535, 27, 65535, 47, 65535, 65535,
-    65535, 65535, 65535, 65535, 201, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 115, 65535, 83, 65535, 208, 136, 65535,
-    65535, 139, 65535, 89, 65535, 65535, 65535, 65535, 65535, 65535, 22, 65535, 65535,
-    65535, 0, 65535, 65535, 65535, 65535, 65535, 65535, 75, 65535, 65535, 60, 56, 171,
-    65535, 65535, 272, 84, 65535, 65535, 8, 65535, 39, 65535, 65535, 65535, 65535, 65535,
-    65535, 189, 18, 65535, 65535, 65535, 205, 186, 65535, 270, 190, 65535, 126, 29,
-    65535, 65535, 65535, 65535, 65535, 65535, 142, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 212, 129, 65535, 65535, 65535, 65535, 65535, 79, 65535, 65535, 65535, 65535,
-    65535, 32, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 53, 65535, 65535, 65535,
-    65535, 65, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 76, 65535, 35, 65535,
-    230, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 11, 65535, 65535, 65535, 65535, 195, 65535, 65535, 65535, 65535,
-    65535, 233, 65535, 65535, 65535, 65535, 65535, 106, 41, 65535, 65535, 65535, 65535,
-    101, 159, 65535, 127, 246, 65535, 65535, 203, 269, 65535, 65535, 65535, 49, 65535,
-    65535, 65535, 65535, 52, 65535, 250, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 170, 65535, 261, 65535, 67, 65535, 65535, 242, 65535, 249, 65535, 65535,
-    65535, 65535, 65535, 65535, 216, 65535, 65535, 65535, 65535, 65535, 177, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 98, 95, 65535, 65535, 147, 65535, 99,
-    65535, 65535, 65535, 65535, 65535, 65535, 155, 80, 65535, 65535, 65535, 194, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 197, 185, 65535, 133, 65535, 191, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 260, 202, 72, 65535, 65535, 65535, 165, 107, 65535, 223, 65535,
-    61, 65535, 65535, 65535, 65535, 221, 65535, 176, 65535, 65535, 65535, 65535, 113,
-    247, 65535, 20, 65535, 65535, 65535, 65535, 65535, 65535, 175, 65535, 2, 65535,
-    65535, 65535, 65535, 65535, 5, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 179,
-    97, 65535, 65535, 65535, 44, 65535, 65535, 146, 65535, 143, 200, 65535, 65535, 65535,
-    65535, 225, 65535, 65535, 65535, 3, 33, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 26, 65535, 65535, 111, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 172, 78, 81, 65535, 65535, 65535, 240,
-    65535, 65535, 65535, 196, 65535, 65535, 65535, 65535, 46, 65535, 149, 167, 259, 182,
-    124, 65535, 255, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 229, 65535, 65535,
-    65535, 71, 65535, 65535, 65535, 65535, 7, 108, 65535, 104, 65535, 114, 65535, 65535,
-    65535, 65535, 65535, 65535, 68, 65535, 65535, 65535, 65535, 65535, 65535, 180, 65535,
-    65535, 145, 65535, 65535, 65535, 65535, 245, 65535, 130, 219, 116, 65535, 65535,
-    65535, 65535, 65535, 65535, 238, 65535, 65535, 224, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 152, 65535, 65535, 157, 65535, 226, 65535, 65535, 162, 65535,
-    65535, 65535, 69, 166, 36, 65535, 65535, 65535, 65535, 65535, 65535, 211, 55, 65535,
-    19, 65535, 65535, 273, 65535, 65535, 65535, 253, 65535, 207, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 91, 65535, 65535, 65535, 65535, 85, 141, 198, 132,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 59, 210, 65535,
-    65535, 65535, 151, 65535, 65535, 65535, 65535, 65535, 65535, 265, 65535, 37, 65535,
-    65535, 65535, 220, 28, 65535, 65535, 65535, 65535, 10, 65535, 65535, 65535, 48, 4,
-    213, 65535, 199, 65535, 228, 65535, 21, 88, 63, 65535, 65535, 65535, 65535, 77,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 87, 187, 110, 184,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    74, 105, 163, 65535, 239, 65535, 65535, 241, 214, 120, 244, 65535, 234, 31, 263,
-    65535, 65535, 65535, 65535, 65535, 57, 65535, 65535, 144, 65535, 178, 65535, 65535,
-    86, 65535, 118, 65535, 65535, 58, 65535, 65535, 62, 65535, 65535, 256, 65535, 65535,
-    65535, 102, 65535, 65535, 65535, 193, 65535, 65535, 65535, 65535, 9, 164, 153, 65535,
-    65535, 65535, 13, 65535, 65535, 148, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 140, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 138, 65535, 65535, 65535, 65535, 181, 65535, 65535, 231, 65535,
-    24, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 227, 65535,
-    65535, 65535, 70, 65535, 65535, 65535, 65535, 65535, 34, 235, 65535, 65535, 137,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 254, 65535, 73, 65535, 65535, 94,
+    65535, 65535, 65535, 161, 122, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 174, 65535, 65535, 65535, 65535, 15, 65535, 65535, 65535, 50, 65535,
+    65535, 119, 109, 65535, 65535, 66, 168, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    100, 65535, 65535, 268, 237, 65535, 65535, 65535, 65535, 65535, 65535, 209, 51, 134, 65535,
+    65535, 204, 65535, 1, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 218, 65535, 65535,
+    65535, 82, 65535, 65535, 267, 65535, 65535, 123, 65535, 65535, 158, 90, 65535, 23, 12, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 257, 65535,
+    65535, 173, 65535, 65535, 65535, 65535, 65535, 65535, 135, 65535, 65535, 65535, 117, 65535,
+    65535, 65535, 65535, 65535, 54, 264, 65535, 96, 215, 65535, 65535, 65535, 65535, 65535, 43,
+    65535, 65535, 45, 65535, 65535, 251, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 16, 65535, 65535, 65535,
+    262, 65535, 121, 103, 125, 243, 258, 65535, 65535, 65535, 65535, 65535, 65535, 248, 17, 65535,
+    65535, 25, 206, 65535, 65535, 65535, 64, 65535, 65535, 183, 160, 192, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 217, 65535, 65535, 65535, 112, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 232, 236, 65535, 6, 65535, 65535, 271, 14, 93, 65535, 92, 188,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 150, 65535, 156, 65535, 40, 65535, 266, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 169, 65535, 65535, 65535, 38, 131, 65535, 65535, 30, 65535, 65535, 154, 65535, 65535,
+    65535, 65535, 65535, 222, 65535, 65535, 65535, 128, 65535, 42, 65535, 65535, 252, 65535, 65535,
+    65535, 65535, 65535, 65535, 27, 65535, 47, 65535, 65535, 65535, 65535, 65535, 65535, 201, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 115, 65535,
+    83, 65535, 208, 136, 65535, 65535, 139, 65535, 89, 65535, 65535, 65535, 65535, 65535, 65535, 22,
+    65535, 65535, 65535, 0, 65535, 65535, 65535, 65535, 65535, 65535, 75, 65535, 65535, 60, 56, 171,
+    65535, 65535, 272, 84, 65535, 65535, 8, 65535, 39, 65535, 65535, 65535, 65535, 65535, 65535,
+    189, 18, 65535, 65535, 65535, 205, 186, 65535, 270, 190, 65535, 126, 29, 65535, 65535, 65535,
+    65535, 65535, 65535, 142, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 212, 129, 65535, 65535, 65535, 65535,
+    65535, 79, 65535, 65535, 65535, 65535, 65535, 32, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 53, 65535, 65535, 65535, 65535, 65, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 76,
+    65535, 35, 65535, 230, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 11, 65535, 65535, 65535, 65535, 195, 65535, 65535, 65535, 65535,
+    65535, 233, 65535, 65535, 65535, 65535, 65535, 106, 41, 65535, 65535, 65535, 65535, 101, 159,
+    65535, 127, 246, 65535, 65535, 203, 269, 65535, 65535, 65535, 49, 65535, 65535, 65535, 65535,
+    52, 65535, 250, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 170, 65535, 261, 65535,
+    67, 65535, 65535, 242, 65535, 249, 65535, 65535, 65535, 65535, 65535, 65535, 216, 65535, 65535,
+    65535, 65535, 65535, 177, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 98, 95, 65535, 65535,
+    147, 65535, 99, 65535, 65535, 65535, 65535, 65535, 65535, 155, 80, 65535, 65535, 65535, 194,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 197, 185, 65535, 133, 65535, 191, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 260, 202, 72, 65535, 65535, 65535, 165, 107, 65535, 223, 65535, 61, 65535, 65535, 65535,
+    65535, 221, 65535, 176, 65535, 65535, 65535, 65535, 113, 247, 65535, 20, 65535, 65535, 65535,
+    65535, 65535, 65535, 175, 65535, 2, 65535, 65535, 65535, 65535, 65535, 5, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 179, 97, 65535, 65535, 65535, 44, 65535, 65535, 146, 65535, 143,
+    200, 65535, 65535, 65535, 65535, 225, 65535, 65535, 65535, 3, 33, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 26, 65535, 65535, 111, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 172, 78, 81, 65535, 65535, 65535, 240, 65535,
+    65535, 65535, 196, 65535, 65535, 65535, 65535, 46, 65535, 149, 167, 259, 182, 124, 65535, 255,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 229, 65535, 65535, 65535, 71, 65535, 65535,
+    65535, 65535, 7, 108, 65535, 104, 65535, 114, 65535, 65535, 65535, 65535, 65535, 65535, 68,
+    65535, 65535, 65535, 65535, 65535, 65535, 180, 65535, 65535, 145, 65535, 65535, 65535, 65535,
+    245, 65535, 130, 219, 116, 65535, 65535, 65535, 65535, 65535, 65535, 238, 65535, 65535, 224,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 152, 65535, 65535, 157, 65535, 226, 65535,
+    65535, 162, 65535, 65535, 65535, 69, 166, 36, 65535, 65535, 65535, 65535, 65535, 65535, 211, 55,
+    65535, 19, 65535, 65535, 273, 65535, 65535, 65535, 253, 65535, 207, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 91, 65535, 65535, 65535, 65535, 85, 141, 198, 132, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 59, 210, 65535, 65535, 65535, 151,
+    65535, 65535, 65535, 65535, 65535, 65535, 265, 65535, 37, 65535, 65535, 65535, 220, 28, 65535,
+    65535, 65535, 65535, 10, 65535, 65535, 65535, 48, 4, 213, 65535, 199, 65535, 228, 65535, 21, 88,
+    63, 65535, 65535, 65535, 65535, 77, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 87, 187, 110, 184, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 74, 105, 163, 65535, 239, 65535, 65535, 241, 214, 120, 244, 65535, 234, 31, 263,
+    65535, 65535, 65535, 65535, 65535, 57, 65535, 65535, 144, 65535, 178, 65535, 65535, 86, 65535,
+    118, 65535, 65535, 58, 65535, 65535, 62, 65535, 65535, 256, 65535, 65535, 65535, 102, 65535,
+    65535, 65535, 193, 65535, 65535, 65535, 65535, 9, 164, 153, 65535, 65535, 65535, 13, 65535,
+    65535, 148, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 140, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 138, 65535, 65535, 65535,
+    65535, 181, 65535, 65535, 231, 65535, 24, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 227, 65535, 65535, 65535, 70, 65535, 65535, 65535, 65535, 65535, 34, 235,
+    65535, 65535, 137, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 254, 65535, 73, 65535,
+    65535, 94,
 ];
 /// Finds an extension by name: one hash, one compare.
 #[inline]

@@ -2,61 +2,72 @@
 //! Function-pointer types of every selected command.
 
 #![allow(non_camel_case_types, clippy::all)]
-///[`vkCreateInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateInstance.html)
+
+/// [`vkCreateInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateInstance.html)
 pub type PFN_vkCreateInstance = unsafe extern "system" fn(
     p_create_info: *const crate::vk::InstanceCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_instance: *mut crate::vk::Instance,
 ) -> crate::vk::Result;
-///[`vkDestroyInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyInstance.html)
+
+/// [`vkDestroyInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyInstance.html)
 pub type PFN_vkDestroyInstance = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkEnumeratePhysicalDevices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDevices.html)
+);
+
+/// [`vkEnumeratePhysicalDevices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDevices.html)
 pub type PFN_vkEnumeratePhysicalDevices = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_physical_device_count: *mut u32,
     p_physical_devices: *mut crate::vk::PhysicalDevice,
 ) -> crate::vk::Result;
-///[`vkGetDeviceProcAddr`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceProcAddr.html)
+
+/// [`vkGetDeviceProcAddr`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceProcAddr.html)
 pub type PFN_vkGetDeviceProcAddr = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_name: *const core::ffi::c_char,
 ) -> crate::vk::PFN_vkVoidFunction;
-///[`vkGetInstanceProcAddr`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetInstanceProcAddr.html)
+
+/// [`vkGetInstanceProcAddr`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetInstanceProcAddr.html)
 pub type PFN_vkGetInstanceProcAddr = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_name: *const core::ffi::c_char,
 ) -> crate::vk::PFN_vkVoidFunction;
-///[`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
+
+/// [`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
 pub type PFN_vkGetPhysicalDeviceProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_properties: *mut crate::vk::PhysicalDeviceProperties,
-) -> ();
-///[`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
+);
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
 pub type PFN_vkGetPhysicalDeviceQueueFamilyProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_queue_family_property_count: *mut u32,
     p_queue_family_properties: *mut crate::vk::QueueFamilyProperties,
-) -> ();
-///[`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
+);
+
+/// [`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
 pub type PFN_vkGetPhysicalDeviceMemoryProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_memory_properties: *mut crate::vk::PhysicalDeviceMemoryProperties,
-) -> ();
-///[`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
+);
+
+/// [`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
 pub type PFN_vkGetPhysicalDeviceFeatures = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_features: *mut crate::vk::PhysicalDeviceFeatures,
-) -> ();
-///[`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
+);
+
+/// [`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
 pub type PFN_vkGetPhysicalDeviceFormatProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
     p_format_properties: *mut crate::vk::FormatProperties,
-) -> ();
-///[`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
+);
+
+/// [`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
 pub type PFN_vkGetPhysicalDeviceImageFormatProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
@@ -66,82 +77,96 @@ pub type PFN_vkGetPhysicalDeviceImageFormatProperties = unsafe extern "system" f
     flags: crate::vk::ImageCreateFlags,
     p_image_format_properties: *mut crate::vk::ImageFormatProperties,
 ) -> crate::vk::Result;
-///[`vkCreateDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDevice.html)
+
+/// [`vkCreateDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDevice.html)
 pub type PFN_vkCreateDevice = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_create_info: *const crate::vk::DeviceCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_device: *mut crate::vk::Device,
 ) -> crate::vk::Result;
-///[`vkDestroyDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDevice.html)
+
+/// [`vkDestroyDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDevice.html)
 pub type PFN_vkDestroyDevice = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkEnumerateInstanceVersion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceVersion.html)
+);
+
+/// [`vkEnumerateInstanceVersion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceVersion.html)
 pub type PFN_vkEnumerateInstanceVersion = unsafe extern "system" fn(
     p_api_version: *mut u32,
 ) -> crate::vk::Result;
-///[`vkEnumerateInstanceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceLayerProperties.html)
+
+/// [`vkEnumerateInstanceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceLayerProperties.html)
 pub type PFN_vkEnumerateInstanceLayerProperties = unsafe extern "system" fn(
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::LayerProperties,
 ) -> crate::vk::Result;
-///[`vkEnumerateInstanceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceExtensionProperties.html)
+
+/// [`vkEnumerateInstanceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceExtensionProperties.html)
 pub type PFN_vkEnumerateInstanceExtensionProperties = unsafe extern "system" fn(
     p_layer_name: *const core::ffi::c_char,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::ExtensionProperties,
 ) -> crate::vk::Result;
-///[`vkEnumerateDeviceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceLayerProperties.html)
+
+/// [`vkEnumerateDeviceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceLayerProperties.html)
 pub type PFN_vkEnumerateDeviceLayerProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::LayerProperties,
 ) -> crate::vk::Result;
-///[`vkEnumerateDeviceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceExtensionProperties.html)
+
+/// [`vkEnumerateDeviceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceExtensionProperties.html)
 pub type PFN_vkEnumerateDeviceExtensionProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_layer_name: *const core::ffi::c_char,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::ExtensionProperties,
 ) -> crate::vk::Result;
-///[`vkGetDeviceQueue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue.html)
+
+/// [`vkGetDeviceQueue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue.html)
 pub type PFN_vkGetDeviceQueue = unsafe extern "system" fn(
     device: crate::vk::Device,
     queue_family_index: u32,
     queue_index: u32,
     p_queue: *mut crate::vk::Queue,
-) -> ();
-///[`vkQueueSubmit`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit.html)
+);
+
+/// [`vkQueueSubmit`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit.html)
 pub type PFN_vkQueueSubmit = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     submit_count: u32,
     p_submits: *const crate::vk::SubmitInfo<'_>,
     fence: crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkQueueWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueWaitIdle.html)
+
+/// [`vkQueueWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueWaitIdle.html)
 pub type PFN_vkQueueWaitIdle = unsafe extern "system" fn(
     queue: crate::vk::Queue,
 ) -> crate::vk::Result;
-///[`vkDeviceWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeviceWaitIdle.html)
+
+/// [`vkDeviceWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeviceWaitIdle.html)
 pub type PFN_vkDeviceWaitIdle = unsafe extern "system" fn(
     device: crate::vk::Device,
 ) -> crate::vk::Result;
-///[`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
+
+/// [`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
 pub type PFN_vkAllocateMemory = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_allocate_info: *const crate::vk::MemoryAllocateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_memory: *mut crate::vk::DeviceMemory,
 ) -> crate::vk::Result;
-///[`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
+
+/// [`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
 pub type PFN_vkFreeMemory = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
+);
+
+/// [`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
 pub type PFN_vkMapMemory = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
@@ -150,63 +175,73 @@ pub type PFN_vkMapMemory = unsafe extern "system" fn(
     flags: crate::vk::MemoryMapFlags,
     pp_data: *mut *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
+
+/// [`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
 pub type PFN_vkUnmapMemory = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
-) -> ();
-///[`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
+);
+
+/// [`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
 pub type PFN_vkFlushMappedMemoryRanges = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory_range_count: u32,
     p_memory_ranges: *const crate::vk::MappedMemoryRange<'_>,
 ) -> crate::vk::Result;
-///[`vkInvalidateMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInvalidateMappedMemoryRanges.html)
+
+/// [`vkInvalidateMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInvalidateMappedMemoryRanges.html)
 pub type PFN_vkInvalidateMappedMemoryRanges = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory_range_count: u32,
     p_memory_ranges: *const crate::vk::MappedMemoryRange<'_>,
 ) -> crate::vk::Result;
-///[`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html)
+
+/// [`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html)
 pub type PFN_vkGetDeviceMemoryCommitment = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
     p_committed_memory_in_bytes: *mut crate::vk::DeviceSize,
-) -> ();
-///[`vkGetBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements.html)
+);
+
+/// [`vkGetBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements.html)
 pub type PFN_vkGetBufferMemoryRequirements = unsafe extern "system" fn(
     device: crate::vk::Device,
     buffer: crate::vk::Buffer,
     p_memory_requirements: *mut crate::vk::MemoryRequirements,
-) -> ();
-///[`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)
+);
+
+/// [`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)
 pub type PFN_vkBindBufferMemory = unsafe extern "system" fn(
     device: crate::vk::Device,
     buffer: crate::vk::Buffer,
     memory: crate::vk::DeviceMemory,
     memory_offset: crate::vk::DeviceSize,
 ) -> crate::vk::Result;
-///[`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
+
+/// [`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
 pub type PFN_vkGetImageMemoryRequirements = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_memory_requirements: *mut crate::vk::MemoryRequirements,
-) -> ();
-///[`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
+);
+
+/// [`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
 pub type PFN_vkBindImageMemory = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     memory: crate::vk::DeviceMemory,
     memory_offset: crate::vk::DeviceSize,
 ) -> crate::vk::Result;
-///[`vkGetImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements.html)
+
+/// [`vkGetImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements.html)
 pub type PFN_vkGetImageSparseMemoryRequirements = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_sparse_memory_requirement_count: *mut u32,
     p_sparse_memory_requirements: *mut crate::vk::SparseImageMemoryRequirements,
-) -> ();
-///[`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html)
+);
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html)
 pub type PFN_vkGetPhysicalDeviceSparseImageFormatProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
@@ -216,39 +251,45 @@ pub type PFN_vkGetPhysicalDeviceSparseImageFormatProperties = unsafe extern "sys
     tiling: crate::vk::ImageTiling,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::SparseImageFormatProperties,
-) -> ();
-///[`vkQueueBindSparse`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBindSparse.html)
+);
+
+/// [`vkQueueBindSparse`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBindSparse.html)
 pub type PFN_vkQueueBindSparse = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     bind_info_count: u32,
     p_bind_info: *const crate::vk::BindSparseInfo<'_>,
     fence: crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkCreateFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFence.html)
+
+/// [`vkCreateFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFence.html)
 pub type PFN_vkCreateFence = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::FenceCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_fence: *mut crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkDestroyFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFence.html)
+
+/// [`vkDestroyFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFence.html)
 pub type PFN_vkDestroyFence = unsafe extern "system" fn(
     device: crate::vk::Device,
     fence: crate::vk::Fence,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkResetFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetFences.html)
+);
+
+/// [`vkResetFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetFences.html)
 pub type PFN_vkResetFences = unsafe extern "system" fn(
     device: crate::vk::Device,
     fence_count: u32,
     p_fences: *const crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkGetFenceStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceStatus.html)
+
+/// [`vkGetFenceStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceStatus.html)
 pub type PFN_vkGetFenceStatus = unsafe extern "system" fn(
     device: crate::vk::Device,
     fence: crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkWaitForFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForFences.html)
+
+/// [`vkWaitForFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForFences.html)
 pub type PFN_vkWaitForFences = unsafe extern "system" fn(
     device: crate::vk::Device,
     fence_count: u32,
@@ -256,61 +297,71 @@ pub type PFN_vkWaitForFences = unsafe extern "system" fn(
     wait_all: crate::vk::Bool32,
     timeout: u64,
 ) -> crate::vk::Result;
-///[`vkCreateSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSemaphore.html)
+
+/// [`vkCreateSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSemaphore.html)
 pub type PFN_vkCreateSemaphore = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::SemaphoreCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_semaphore: *mut crate::vk::Semaphore,
 ) -> crate::vk::Result;
-///[`vkDestroySemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySemaphore.html)
+
+/// [`vkDestroySemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySemaphore.html)
 pub type PFN_vkDestroySemaphore = unsafe extern "system" fn(
     device: crate::vk::Device,
     semaphore: crate::vk::Semaphore,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateEvent.html)
+);
+
+/// [`vkCreateEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateEvent.html)
 pub type PFN_vkCreateEvent = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::EventCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_event: *mut crate::vk::Event,
 ) -> crate::vk::Result;
-///[`vkDestroyEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyEvent.html)
+
+/// [`vkDestroyEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyEvent.html)
 pub type PFN_vkDestroyEvent = unsafe extern "system" fn(
     device: crate::vk::Device,
     event: crate::vk::Event,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetEventStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEventStatus.html)
+);
+
+/// [`vkGetEventStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEventStatus.html)
 pub type PFN_vkGetEventStatus = unsafe extern "system" fn(
     device: crate::vk::Device,
     event: crate::vk::Event,
 ) -> crate::vk::Result;
-///[`vkSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetEvent.html)
+
+/// [`vkSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetEvent.html)
 pub type PFN_vkSetEvent = unsafe extern "system" fn(
     device: crate::vk::Device,
     event: crate::vk::Event,
 ) -> crate::vk::Result;
-///[`vkResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetEvent.html)
+
+/// [`vkResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetEvent.html)
 pub type PFN_vkResetEvent = unsafe extern "system" fn(
     device: crate::vk::Device,
     event: crate::vk::Event,
 ) -> crate::vk::Result;
-///[`vkCreateQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateQueryPool.html)
+
+/// [`vkCreateQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateQueryPool.html)
 pub type PFN_vkCreateQueryPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::QueryPoolCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_query_pool: *mut crate::vk::QueryPool,
 ) -> crate::vk::Result;
-///[`vkDestroyQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyQueryPool.html)
+
+/// [`vkDestroyQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyQueryPool.html)
 pub type PFN_vkDestroyQueryPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     query_pool: crate::vk::QueryPool,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueryPoolResults.html)
+);
+
+/// [`vkGetQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueryPoolResults.html)
 pub type PFN_vkGetQueryPoolResults = unsafe extern "system" fn(
     device: crate::vk::Device,
     query_pool: crate::vk::QueryPool,
@@ -321,115 +372,133 @@ pub type PFN_vkGetQueryPoolResults = unsafe extern "system" fn(
     stride: crate::vk::DeviceSize,
     flags: crate::vk::QueryResultFlags,
 ) -> crate::vk::Result;
-///[`vkResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPool.html)
+
+/// [`vkResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPool.html)
 pub type PFN_vkResetQueryPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
     query_count: u32,
-) -> ();
-///[`vkResetQueryPoolEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPoolEXT.html)
+);
+
+/// [`vkResetQueryPoolEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPoolEXT.html)
 pub type PFN_vkResetQueryPoolEXT = PFN_vkResetQueryPool;
-///[`vkCreateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBuffer.html)
+
+/// [`vkCreateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBuffer.html)
 pub type PFN_vkCreateBuffer = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::BufferCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_buffer: *mut crate::vk::Buffer,
 ) -> crate::vk::Result;
-///[`vkDestroyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBuffer.html)
+
+/// [`vkDestroyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBuffer.html)
 pub type PFN_vkDestroyBuffer = unsafe extern "system" fn(
     device: crate::vk::Device,
     buffer: crate::vk::Buffer,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
+);
+
+/// [`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
 pub type PFN_vkCreateBufferView = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::BufferViewCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_view: *mut crate::vk::BufferView,
 ) -> crate::vk::Result;
-///[`vkDestroyBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBufferView.html)
+
+/// [`vkDestroyBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBufferView.html)
 pub type PFN_vkDestroyBufferView = unsafe extern "system" fn(
     device: crate::vk::Device,
     buffer_view: crate::vk::BufferView,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
+);
+
+/// [`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
 pub type PFN_vkCreateImage = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::ImageCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_image: *mut crate::vk::Image,
 ) -> crate::vk::Result;
-///[`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
+
+/// [`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
 pub type PFN_vkDestroyImage = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
+);
+
+/// [`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
 pub type PFN_vkGetImageSubresourceLayout = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_subresource: *const crate::vk::ImageSubresource,
     p_layout: *mut crate::vk::SubresourceLayout,
-) -> ();
-///[`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
+);
+
+/// [`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
 pub type PFN_vkCreateImageView = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::ImageViewCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_view: *mut crate::vk::ImageView,
 ) -> crate::vk::Result;
-///[`vkDestroyImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImageView.html)
+
+/// [`vkDestroyImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImageView.html)
 pub type PFN_vkDestroyImageView = unsafe extern "system" fn(
     device: crate::vk::Device,
     image_view: crate::vk::ImageView,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
+);
+
+/// [`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
 pub type PFN_vkCreateShaderModule = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::ShaderModuleCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_shader_module: *mut crate::vk::ShaderModule,
 ) -> crate::vk::Result;
-///[`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
+
+/// [`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
 pub type PFN_vkDestroyShaderModule = unsafe extern "system" fn(
     device: crate::vk::Device,
     shader_module: crate::vk::ShaderModule,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreatePipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineCache.html)
+);
+
+/// [`vkCreatePipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineCache.html)
 pub type PFN_vkCreatePipelineCache = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::PipelineCacheCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_pipeline_cache: *mut crate::vk::PipelineCache,
 ) -> crate::vk::Result;
-///[`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
+
+/// [`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
 pub type PFN_vkDestroyPipelineCache = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline_cache: crate::vk::PipelineCache,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetPipelineCacheData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineCacheData.html)
+);
+
+/// [`vkGetPipelineCacheData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineCacheData.html)
 pub type PFN_vkGetPipelineCacheData = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline_cache: crate::vk::PipelineCache,
     p_data_size: *mut usize,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
+
+/// [`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
 pub type PFN_vkMergePipelineCaches = unsafe extern "system" fn(
     device: crate::vk::Device,
     dst_cache: crate::vk::PipelineCache,
     src_cache_count: u32,
     p_src_caches: *const crate::vk::PipelineCache,
 ) -> crate::vk::Result;
-///[`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
+
+/// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
 pub type PFN_vkCreateGraphicsPipelines = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline_cache: crate::vk::PipelineCache,
@@ -438,7 +507,8 @@ pub type PFN_vkCreateGraphicsPipelines = unsafe extern "system" fn(
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_pipelines: *mut crate::vk::Pipeline,
 ) -> crate::vk::Result;
-///[`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
+
+/// [`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
 pub type PFN_vkCreateComputePipelines = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline_cache: crate::vk::PipelineCache,
@@ -447,231 +517,268 @@ pub type PFN_vkCreateComputePipelines = unsafe extern "system" fn(
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_pipelines: *mut crate::vk::Pipeline,
 ) -> crate::vk::Result;
-///[`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
+
+/// [`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
 pub type PFN_vkDestroyPipeline = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreatePipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineLayout.html)
+);
+
+/// [`vkCreatePipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineLayout.html)
 pub type PFN_vkCreatePipelineLayout = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::PipelineLayoutCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_pipeline_layout: *mut crate::vk::PipelineLayout,
 ) -> crate::vk::Result;
-///[`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
+
+/// [`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
 pub type PFN_vkDestroyPipelineLayout = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline_layout: crate::vk::PipelineLayout,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
+);
+
+/// [`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
 pub type PFN_vkCreateSampler = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::SamplerCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_sampler: *mut crate::vk::Sampler,
 ) -> crate::vk::Result;
-///[`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
+
+/// [`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
 pub type PFN_vkDestroySampler = unsafe extern "system" fn(
     device: crate::vk::Device,
     sampler: crate::vk::Sampler,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorSetLayout.html)
+);
+
+/// [`vkCreateDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorSetLayout.html)
 pub type PFN_vkCreateDescriptorSetLayout = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::DescriptorSetLayoutCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_set_layout: *mut crate::vk::DescriptorSetLayout,
 ) -> crate::vk::Result;
-///[`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
+
+/// [`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
 pub type PFN_vkDestroyDescriptorSetLayout = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_set_layout: crate::vk::DescriptorSetLayout,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorPool.html)
+);
+
+/// [`vkCreateDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorPool.html)
 pub type PFN_vkCreateDescriptorPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::DescriptorPoolCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_descriptor_pool: *mut crate::vk::DescriptorPool,
 ) -> crate::vk::Result;
-///[`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
+
+/// [`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
 pub type PFN_vkDestroyDescriptorPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_pool: crate::vk::DescriptorPool,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkResetDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetDescriptorPool.html)
+);
+
+/// [`vkResetDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetDescriptorPool.html)
 pub type PFN_vkResetDescriptorPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_pool: crate::vk::DescriptorPool,
     flags: crate::vk::DescriptorPoolResetFlags,
 ) -> crate::vk::Result;
-///[`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
+
+/// [`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
 pub type PFN_vkAllocateDescriptorSets = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_allocate_info: *const crate::vk::DescriptorSetAllocateInfo<'_>,
     p_descriptor_sets: *mut crate::vk::DescriptorSet,
 ) -> crate::vk::Result;
-///[`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
+
+/// [`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
 pub type PFN_vkFreeDescriptorSets = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_pool: crate::vk::DescriptorPool,
     descriptor_set_count: u32,
     p_descriptor_sets: *const crate::vk::DescriptorSet,
 ) -> crate::vk::Result;
-///[`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
+
+/// [`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
 pub type PFN_vkUpdateDescriptorSets = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_write_count: u32,
     p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>,
     descriptor_copy_count: u32,
     p_descriptor_copies: *const crate::vk::CopyDescriptorSet<'_>,
-) -> ();
-///[`vkCreateFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFramebuffer.html)
+);
+
+/// [`vkCreateFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFramebuffer.html)
 pub type PFN_vkCreateFramebuffer = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::FramebufferCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_framebuffer: *mut crate::vk::Framebuffer,
 ) -> crate::vk::Result;
-///[`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
+
+/// [`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
 pub type PFN_vkDestroyFramebuffer = unsafe extern "system" fn(
     device: crate::vk::Device,
     framebuffer: crate::vk::Framebuffer,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass.html)
+);
+
+/// [`vkCreateRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass.html)
 pub type PFN_vkCreateRenderPass = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::RenderPassCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_render_pass: *mut crate::vk::RenderPass,
 ) -> crate::vk::Result;
-///[`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
+
+/// [`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
 pub type PFN_vkDestroyRenderPass = unsafe extern "system" fn(
     device: crate::vk::Device,
     render_pass: crate::vk::RenderPass,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
+);
+
+/// [`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
 pub type PFN_vkGetRenderAreaGranularity = unsafe extern "system" fn(
     device: crate::vk::Device,
     render_pass: crate::vk::RenderPass,
     p_granularity: *mut crate::vk::Extent2D,
-) -> ();
-///[`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
+);
+
+/// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
 pub type PFN_vkCreateCommandPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::CommandPoolCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_command_pool: *mut crate::vk::CommandPool,
 ) -> crate::vk::Result;
-///[`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
+
+/// [`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
 pub type PFN_vkDestroyCommandPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html)
+);
+
+/// [`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html)
 pub type PFN_vkResetCommandPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     flags: crate::vk::CommandPoolResetFlags,
 ) -> crate::vk::Result;
-///[`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
+
+/// [`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
 pub type PFN_vkAllocateCommandBuffers = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_allocate_info: *const crate::vk::CommandBufferAllocateInfo<'_>,
     p_command_buffers: *mut crate::vk::CommandBuffer,
 ) -> crate::vk::Result;
-///[`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
+
+/// [`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
 pub type PFN_vkFreeCommandBuffers = unsafe extern "system" fn(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     command_buffer_count: u32,
     p_command_buffers: *const crate::vk::CommandBuffer,
-) -> ();
-///[`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html)
+);
+
+/// [`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html)
 pub type PFN_vkBeginCommandBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_begin_info: *const crate::vk::CommandBufferBeginInfo<'_>,
 ) -> crate::vk::Result;
-///[`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
+
+/// [`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
 pub type PFN_vkEndCommandBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
 ) -> crate::vk::Result;
-///[`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
+
+/// [`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
 pub type PFN_vkResetCommandBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     flags: crate::vk::CommandBufferResetFlags,
 ) -> crate::vk::Result;
-///[`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
+
+/// [`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
 pub type PFN_vkCmdBindPipeline = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
     pipeline: crate::vk::Pipeline,
-) -> ();
-///[`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
+);
+
+/// [`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
 pub type PFN_vkCmdSetViewport = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_viewport: u32,
     viewport_count: u32,
     p_viewports: *const crate::vk::Viewport,
-) -> ();
-///[`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
+);
+
+/// [`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
 pub type PFN_vkCmdSetScissor = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_scissor: u32,
     scissor_count: u32,
     p_scissors: *const crate::vk::Rect2D,
-) -> ();
-///[`vkCmdSetLineWidth`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineWidth.html)
+);
+
+/// [`vkCmdSetLineWidth`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineWidth.html)
 pub type PFN_vkCmdSetLineWidth = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     line_width: f32,
-) -> ();
-///[`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
+);
+
+/// [`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
 pub type PFN_vkCmdSetDepthBias = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_bias_constant_factor: f32,
     depth_bias_clamp: f32,
     depth_bias_slope_factor: f32,
-) -> ();
-///[`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
+);
+
+/// [`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
 pub type PFN_vkCmdSetBlendConstants = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     blend_constants: *const f32,
-) -> ();
-///[`vkCmdSetDepthBounds`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBounds.html)
+);
+
+/// [`vkCmdSetDepthBounds`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBounds.html)
 pub type PFN_vkCmdSetDepthBounds = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     min_depth_bounds: f32,
     max_depth_bounds: f32,
-) -> ();
-///[`vkCmdSetStencilCompareMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilCompareMask.html)
+);
+
+/// [`vkCmdSetStencilCompareMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilCompareMask.html)
 pub type PFN_vkCmdSetStencilCompareMask = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
     compare_mask: u32,
-) -> ();
-///[`vkCmdSetStencilWriteMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilWriteMask.html)
+);
+
+/// [`vkCmdSetStencilWriteMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilWriteMask.html)
 pub type PFN_vkCmdSetStencilWriteMask = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
     write_mask: u32,
-) -> ();
-///[`vkCmdSetStencilReference`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilReference.html)
+);
+
+/// [`vkCmdSetStencilReference`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilReference.html)
 pub type PFN_vkCmdSetStencilReference = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
     reference: u32,
-) -> ();
-///[`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
+);
+
+/// [`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
 pub type PFN_vkCmdBindDescriptorSets = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
@@ -681,31 +788,35 @@ pub type PFN_vkCmdBindDescriptorSets = unsafe extern "system" fn(
     p_descriptor_sets: *const crate::vk::DescriptorSet,
     dynamic_offset_count: u32,
     p_dynamic_offsets: *const u32,
-) -> ();
-///[`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
+);
+
+/// [`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
 pub type PFN_vkCmdBindIndexBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
     index_type: crate::vk::IndexType,
-) -> ();
-///[`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
+);
+
+/// [`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
 pub type PFN_vkCmdBindVertexBuffers = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_binding: u32,
     binding_count: u32,
     p_buffers: *const crate::vk::Buffer,
     p_offsets: *const crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
+);
+
+/// [`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
 pub type PFN_vkCmdDraw = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     vertex_count: u32,
     instance_count: u32,
     first_vertex: u32,
     first_instance: u32,
-) -> ();
-///[`vkCmdDrawIndexed`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexed.html)
+);
+
+/// [`vkCmdDrawIndexed`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexed.html)
 pub type PFN_vkCmdDrawIndexed = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     index_count: u32,
@@ -713,8 +824,9 @@ pub type PFN_vkCmdDrawIndexed = unsafe extern "system" fn(
     first_index: u32,
     vertex_offset: i32,
     first_instance: u32,
-) -> ();
-///[`vkCmdDrawMultiEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiEXT.html)
+);
+
+/// [`vkCmdDrawMultiEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiEXT.html)
 pub type PFN_vkCmdDrawMultiEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     draw_count: u32,
@@ -722,8 +834,9 @@ pub type PFN_vkCmdDrawMultiEXT = unsafe extern "system" fn(
     instance_count: u32,
     first_instance: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawMultiIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiIndexedEXT.html)
+);
+
+/// [`vkCmdDrawMultiIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMultiIndexedEXT.html)
 pub type PFN_vkCmdDrawMultiIndexedEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     draw_count: u32,
@@ -732,58 +845,66 @@ pub type PFN_vkCmdDrawMultiIndexedEXT = unsafe extern "system" fn(
     first_instance: u32,
     stride: u32,
     p_vertex_offset: *const i32,
-) -> ();
-///[`vkCmdDrawIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect.html)
+);
+
+/// [`vkCmdDrawIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect.html)
 pub type PFN_vkCmdDrawIndirect = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
     draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawIndexedIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect.html)
+);
+
+/// [`vkCmdDrawIndexedIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect.html)
 pub type PFN_vkCmdDrawIndexedIndirect = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
     draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDispatch`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatch.html)
+);
+
+/// [`vkCmdDispatch`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatch.html)
 pub type PFN_vkCmdDispatch = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     group_count_x: u32,
     group_count_y: u32,
     group_count_z: u32,
-) -> ();
-///[`vkCmdDispatchIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect.html)
+);
+
+/// [`vkCmdDispatchIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect.html)
 pub type PFN_vkCmdDispatchIndirect = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdDrawClusterHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterHUAWEI.html)
+);
+
+/// [`vkCmdDrawClusterHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterHUAWEI.html)
 pub type PFN_vkCmdDrawClusterHUAWEI = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     group_count_x: u32,
     group_count_y: u32,
     group_count_z: u32,
-) -> ();
-///[`vkCmdDrawClusterIndirectHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterIndirectHUAWEI.html)
+);
+
+/// [`vkCmdDrawClusterIndirectHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterIndirectHUAWEI.html)
 pub type PFN_vkCmdDrawClusterIndirectHUAWEI = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
+);
+
+/// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
 pub type PFN_vkCmdCopyBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_buffer: crate::vk::Buffer,
     dst_buffer: crate::vk::Buffer,
     region_count: u32,
     p_regions: *const crate::vk::BufferCopy,
-) -> ();
-///[`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
+);
+
+/// [`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
 pub type PFN_vkCmdCopyImage = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_image: crate::vk::Image,
@@ -792,8 +913,9 @@ pub type PFN_vkCmdCopyImage = unsafe extern "system" fn(
     dst_image_layout: crate::vk::ImageLayout,
     region_count: u32,
     p_regions: *const crate::vk::ImageCopy,
-) -> ();
-///[`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
+);
+
+/// [`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
 pub type PFN_vkCmdBlitImage = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_image: crate::vk::Image,
@@ -803,8 +925,9 @@ pub type PFN_vkCmdBlitImage = unsafe extern "system" fn(
     region_count: u32,
     p_regions: *const crate::vk::ImageBlit,
     filter: crate::vk::Filter,
-) -> ();
-///[`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
+);
+
+/// [`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
 pub type PFN_vkCmdCopyBufferToImage = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_buffer: crate::vk::Buffer,
@@ -812,8 +935,9 @@ pub type PFN_vkCmdCopyBufferToImage = unsafe extern "system" fn(
     dst_image_layout: crate::vk::ImageLayout,
     region_count: u32,
     p_regions: *const crate::vk::BufferImageCopy,
-) -> ();
-///[`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
+);
+
+/// [`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
 pub type PFN_vkCmdCopyImageToBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_image: crate::vk::Image,
@@ -821,15 +945,17 @@ pub type PFN_vkCmdCopyImageToBuffer = unsafe extern "system" fn(
     dst_buffer: crate::vk::Buffer,
     region_count: u32,
     p_regions: *const crate::vk::BufferImageCopy,
-) -> ();
-///[`vkCmdCopyMemoryIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectNV.html)
+);
+
+/// [`vkCmdCopyMemoryIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectNV.html)
 pub type PFN_vkCmdCopyMemoryIndirectNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     copy_buffer_address: crate::vk::DeviceAddress,
     copy_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
+);
+
+/// [`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
 pub type PFN_vkCmdCopyMemoryToImageIndirectNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     copy_buffer_address: crate::vk::DeviceAddress,
@@ -838,24 +964,27 @@ pub type PFN_vkCmdCopyMemoryToImageIndirectNV = unsafe extern "system" fn(
     dst_image: crate::vk::Image,
     dst_image_layout: crate::vk::ImageLayout,
     p_image_subresources: *const crate::vk::ImageSubresourceLayers,
-) -> ();
-///[`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
+);
+
+/// [`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
 pub type PFN_vkCmdUpdateBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     dst_buffer: crate::vk::Buffer,
     dst_offset: crate::vk::DeviceSize,
     data_size: crate::vk::DeviceSize,
     p_data: *const core::ffi::c_void,
-) -> ();
-///[`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
+);
+
+/// [`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
 pub type PFN_vkCmdFillBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     dst_buffer: crate::vk::Buffer,
     dst_offset: crate::vk::DeviceSize,
     size: crate::vk::DeviceSize,
     data: u32,
-) -> ();
-///[`vkCmdClearColorImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearColorImage.html)
+);
+
+/// [`vkCmdClearColorImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearColorImage.html)
 pub type PFN_vkCmdClearColorImage = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     image: crate::vk::Image,
@@ -863,8 +992,9 @@ pub type PFN_vkCmdClearColorImage = unsafe extern "system" fn(
     p_color: *const crate::vk::ClearColorValue,
     range_count: u32,
     p_ranges: *const crate::vk::ImageSubresourceRange,
-) -> ();
-///[`vkCmdClearDepthStencilImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearDepthStencilImage.html)
+);
+
+/// [`vkCmdClearDepthStencilImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearDepthStencilImage.html)
 pub type PFN_vkCmdClearDepthStencilImage = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     image: crate::vk::Image,
@@ -872,16 +1002,18 @@ pub type PFN_vkCmdClearDepthStencilImage = unsafe extern "system" fn(
     p_depth_stencil: *const crate::vk::ClearDepthStencilValue,
     range_count: u32,
     p_ranges: *const crate::vk::ImageSubresourceRange,
-) -> ();
-///[`vkCmdClearAttachments`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearAttachments.html)
+);
+
+/// [`vkCmdClearAttachments`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearAttachments.html)
 pub type PFN_vkCmdClearAttachments = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     attachment_count: u32,
     p_attachments: *const crate::vk::ClearAttachment,
     rect_count: u32,
     p_rects: *const crate::vk::ClearRect,
-) -> ();
-///[`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
+);
+
+/// [`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
 pub type PFN_vkCmdResolveImage = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_image: crate::vk::Image,
@@ -890,20 +1022,23 @@ pub type PFN_vkCmdResolveImage = unsafe extern "system" fn(
     dst_image_layout: crate::vk::ImageLayout,
     region_count: u32,
     p_regions: *const crate::vk::ImageResolve,
-) -> ();
-///[`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
+);
+
+/// [`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
 pub type PFN_vkCmdSetEvent = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     stage_mask: crate::vk::PipelineStageFlags,
-) -> ();
-///[`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
+);
+
+/// [`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
 pub type PFN_vkCmdResetEvent = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     stage_mask: crate::vk::PipelineStageFlags,
-) -> ();
-///[`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
+);
+
+/// [`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
 pub type PFN_vkCmdWaitEvents = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     event_count: u32,
@@ -916,8 +1051,9 @@ pub type PFN_vkCmdWaitEvents = unsafe extern "system" fn(
     p_buffer_memory_barriers: *const crate::vk::BufferMemoryBarrier<'_>,
     image_memory_barrier_count: u32,
     p_image_memory_barriers: *const crate::vk::ImageMemoryBarrier<'_>,
-) -> ();
-///[`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
+);
+
+/// [`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
 pub type PFN_vkCmdPipelineBarrier = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     src_stage_mask: crate::vk::PipelineStageFlags,
@@ -929,44 +1065,51 @@ pub type PFN_vkCmdPipelineBarrier = unsafe extern "system" fn(
     p_buffer_memory_barriers: *const crate::vk::BufferMemoryBarrier<'_>,
     image_memory_barrier_count: u32,
     p_image_memory_barriers: *const crate::vk::ImageMemoryBarrier<'_>,
-) -> ();
-///[`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
+);
+
+/// [`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
 pub type PFN_vkCmdBeginQuery = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     query: u32,
     flags: crate::vk::QueryControlFlags,
-) -> ();
-///[`vkCmdEndQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQuery.html)
+);
+
+/// [`vkCmdEndQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQuery.html)
 pub type PFN_vkCmdEndQuery = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     query: u32,
-) -> ();
-///[`vkCmdBeginConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRenderingEXT.html)
+);
+
+/// [`vkCmdBeginConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRenderingEXT.html)
 pub type PFN_vkCmdBeginConditionalRenderingEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_conditional_rendering_begin: *const crate::vk::ConditionalRenderingBeginInfoEXT<'_>,
-) -> ();
-///[`vkCmdEndConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndConditionalRenderingEXT.html)
+);
+
+/// [`vkCmdEndConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndConditionalRenderingEXT.html)
 pub type PFN_vkCmdEndConditionalRenderingEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
-) -> ();
-///[`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
+);
+
+/// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
 pub type PFN_vkCmdResetQueryPool = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
     query_count: u32,
-) -> ();
-///[`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
+);
+
+/// [`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
 pub type PFN_vkCmdWriteTimestamp = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_stage: crate::vk::PipelineStageFlags,
     query_pool: crate::vk::QueryPool,
     query: u32,
-) -> ();
-///[`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
+);
+
+/// [`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
 pub type PFN_vkCmdCopyQueryPoolResults = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
@@ -976,8 +1119,9 @@ pub type PFN_vkCmdCopyQueryPoolResults = unsafe extern "system" fn(
     dst_offset: crate::vk::DeviceSize,
     stride: crate::vk::DeviceSize,
     flags: crate::vk::QueryResultFlags,
-) -> ();
-///[`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
+);
+
+/// [`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
 pub type PFN_vkCmdPushConstants = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     layout: crate::vk::PipelineLayout,
@@ -985,89 +1129,103 @@ pub type PFN_vkCmdPushConstants = unsafe extern "system" fn(
     offset: u32,
     size: u32,
     p_values: *const core::ffi::c_void,
-) -> ();
-///[`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
+);
+
+/// [`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
 pub type PFN_vkCmdBeginRenderPass = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_render_pass_begin: *const crate::vk::RenderPassBeginInfo<'_>,
     contents: crate::vk::SubpassContents,
-) -> ();
-///[`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
+);
+
+/// [`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
 pub type PFN_vkCmdNextSubpass = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     contents: crate::vk::SubpassContents,
-) -> ();
-///[`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
+);
+
+/// [`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
 pub type PFN_vkCmdEndRenderPass = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
-) -> ();
-///[`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
+);
+
+/// [`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
 pub type PFN_vkCmdExecuteCommands = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     command_buffer_count: u32,
     p_command_buffers: *const crate::vk::CommandBuffer,
-) -> ();
-///[`vkCreateAndroidSurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAndroidSurfaceKHR.html)
+);
+
+/// [`vkCreateAndroidSurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAndroidSurfaceKHR.html)
 pub type PFN_vkCreateAndroidSurfaceKHR = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_create_info: *const crate::vk::AndroidSurfaceCreateInfoKHR<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_surface: *mut crate::vk::SurfaceKHR,
 ) -> crate::vk::Result;
-///[`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
+
+/// [`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
 pub type PFN_vkDestroySurfaceKHR = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     surface: crate::vk::SurfaceKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceSurfaceSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceSupportKHR.html)
+);
+
+/// [`vkGetPhysicalDeviceSurfaceSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceSupportKHR.html)
 pub type PFN_vkGetPhysicalDeviceSurfaceSupportKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     queue_family_index: u32,
     surface: crate::vk::SurfaceKHR,
     p_supported: *mut crate::vk::Bool32,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     surface: crate::vk::SurfaceKHR,
     p_surface_capabilities: *mut crate::vk::SurfaceCapabilitiesKHR,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
 pub type PFN_vkGetPhysicalDeviceSurfaceFormatsKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     surface: crate::vk::SurfaceKHR,
     p_surface_format_count: *mut u32,
     p_surface_formats: *mut crate::vk::SurfaceFormatKHR,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
 pub type PFN_vkGetPhysicalDeviceSurfacePresentModesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     surface: crate::vk::SurfaceKHR,
     p_present_mode_count: *mut u32,
     p_present_modes: *mut crate::vk::PresentModeKHR,
 ) -> crate::vk::Result;
-///[`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
+
+/// [`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
 pub type PFN_vkCreateSwapchainKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::SwapchainCreateInfoKHR<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_swapchain: *mut crate::vk::SwapchainKHR,
 ) -> crate::vk::Result;
-///[`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
+
+/// [`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
 pub type PFN_vkDestroySwapchainKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainImagesKHR.html)
+);
+
+/// [`vkGetSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainImagesKHR.html)
 pub type PFN_vkGetSwapchainImagesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
     p_swapchain_image_count: *mut u32,
     p_swapchain_images: *mut crate::vk::Image,
 ) -> crate::vk::Result;
-///[`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
+
+/// [`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
 pub type PFN_vkAcquireNextImageKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
@@ -1076,25 +1234,29 @@ pub type PFN_vkAcquireNextImageKHR = unsafe extern "system" fn(
     fence: crate::vk::Fence,
     p_image_index: *mut u32,
 ) -> crate::vk::Result;
-///[`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
+
+/// [`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
 pub type PFN_vkQueuePresentKHR = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     p_present_info: *const crate::vk::PresentInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCreateDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugReportCallbackEXT.html)
+
+/// [`vkCreateDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugReportCallbackEXT.html)
 pub type PFN_vkCreateDebugReportCallbackEXT = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_create_info: *const crate::vk::DebugReportCallbackCreateInfoEXT<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_callback: *mut crate::vk::DebugReportCallbackEXT,
 ) -> crate::vk::Result;
-///[`vkDestroyDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugReportCallbackEXT.html)
+
+/// [`vkDestroyDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugReportCallbackEXT.html)
 pub type PFN_vkDestroyDebugReportCallbackEXT = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     callback: crate::vk::DebugReportCallbackEXT,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkDebugReportMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugReportMessageEXT.html)
+);
+
+/// [`vkDebugReportMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugReportMessageEXT.html)
 pub type PFN_vkDebugReportMessageEXT = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     flags: crate::vk::DebugReportFlagsEXT,
@@ -1104,32 +1266,38 @@ pub type PFN_vkDebugReportMessageEXT = unsafe extern "system" fn(
     message_code: i32,
     p_layer_prefix: *const core::ffi::c_char,
     p_message: *const core::ffi::c_char,
-) -> ();
-///[`vkDebugMarkerSetObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectNameEXT.html)
+);
+
+/// [`vkDebugMarkerSetObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectNameEXT.html)
 pub type PFN_vkDebugMarkerSetObjectNameEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_name_info: *const crate::vk::DebugMarkerObjectNameInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkDebugMarkerSetObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectTagEXT.html)
+
+/// [`vkDebugMarkerSetObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectTagEXT.html)
 pub type PFN_vkDebugMarkerSetObjectTagEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_tag_info: *const crate::vk::DebugMarkerObjectTagInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdDebugMarkerBeginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerBeginEXT.html)
+
+/// [`vkCmdDebugMarkerBeginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerBeginEXT.html)
 pub type PFN_vkCmdDebugMarkerBeginEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_marker_info: *const crate::vk::DebugMarkerMarkerInfoEXT<'_>,
-) -> ();
-///[`vkCmdDebugMarkerEndEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerEndEXT.html)
+);
+
+/// [`vkCmdDebugMarkerEndEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerEndEXT.html)
 pub type PFN_vkCmdDebugMarkerEndEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
-) -> ();
-///[`vkCmdDebugMarkerInsertEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerInsertEXT.html)
+);
+
+/// [`vkCmdDebugMarkerInsertEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerInsertEXT.html)
 pub type PFN_vkCmdDebugMarkerInsertEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_marker_info: *const crate::vk::DebugMarkerMarkerInfoEXT<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceExternalImageFormatPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalImageFormatPropertiesNV.html)
+);
+
+/// [`vkGetPhysicalDeviceExternalImageFormatPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalImageFormatPropertiesNV.html)
 pub type PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
@@ -1140,98 +1308,119 @@ pub type PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV = unsafe extern 
     external_handle_type: crate::vk::ExternalMemoryHandleTypeFlagsNV,
     p_external_image_format_properties: *mut crate::vk::ExternalImageFormatPropertiesNV,
 ) -> crate::vk::Result;
-///[`vkCmdExecuteGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsNV.html)
+
+/// [`vkCmdExecuteGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsNV.html)
 pub type PFN_vkCmdExecuteGeneratedCommandsNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     is_preprocessed: crate::vk::Bool32,
     p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoNV<'_>,
-) -> ();
-///[`vkCmdPreprocessGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsNV.html)
+);
+
+/// [`vkCmdPreprocessGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsNV.html)
 pub type PFN_vkCmdPreprocessGeneratedCommandsNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoNV<'_>,
-) -> ();
-///[`vkCmdBindPipelineShaderGroupNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipelineShaderGroupNV.html)
+);
+
+/// [`vkCmdBindPipelineShaderGroupNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipelineShaderGroupNV.html)
 pub type PFN_vkCmdBindPipelineShaderGroupNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
     pipeline: crate::vk::Pipeline,
     group_index: u32,
-) -> ();
-///[`vkGetGeneratedCommandsMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsNV.html)
+);
+
+/// [`vkGetGeneratedCommandsMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsNV.html)
 pub type PFN_vkGetGeneratedCommandsMemoryRequirementsNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::GeneratedCommandsMemoryRequirementsInfoNV<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> ();
-///[`vkCreateIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutNV.html)
+);
+
+/// [`vkCreateIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutNV.html)
 pub type PFN_vkCreateIndirectCommandsLayoutNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::IndirectCommandsLayoutCreateInfoNV<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_indirect_commands_layout: *mut crate::vk::IndirectCommandsLayoutNV,
 ) -> crate::vk::Result;
-///[`vkDestroyIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutNV.html)
+
+/// [`vkDestroyIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutNV.html)
 pub type PFN_vkDestroyIndirectCommandsLayoutNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     indirect_commands_layout: crate::vk::IndirectCommandsLayoutNV,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
+);
+
+/// [`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
 pub type PFN_vkGetPhysicalDeviceFeatures2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_features: *mut crate::vk::PhysicalDeviceFeatures2<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceFeatures2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceFeatures2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2KHR.html)
 pub type PFN_vkGetPhysicalDeviceFeatures2KHR = PFN_vkGetPhysicalDeviceFeatures2;
-///[`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
+
+/// [`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
 pub type PFN_vkGetPhysicalDeviceProperties2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_properties: *mut crate::vk::PhysicalDeviceProperties2<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceProperties2KHR = PFN_vkGetPhysicalDeviceProperties2;
-///[`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html)
+
+/// [`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html)
 pub type PFN_vkGetPhysicalDeviceFormatProperties2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
     p_format_properties: *mut crate::vk::FormatProperties2<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceFormatProperties2KHR = PFN_vkGetPhysicalDeviceFormatProperties2;
-///[`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html)
+
+/// [`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html)
 pub type PFN_vkGetPhysicalDeviceImageFormatProperties2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_image_format_info: *const crate::vk::PhysicalDeviceImageFormatInfo2<'_>,
     p_image_format_properties: *mut crate::vk::ImageFormatProperties2<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceImageFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2KHR.html)
+
+/// [`vkGetPhysicalDeviceImageFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceImageFormatProperties2KHR = PFN_vkGetPhysicalDeviceImageFormatProperties2;
-///[`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
 pub type PFN_vkGetPhysicalDeviceQueueFamilyProperties2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_queue_family_property_count: *mut u32,
     p_queue_family_properties: *mut crate::vk::QueueFamilyProperties2<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceQueueFamilyProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceQueueFamilyProperties2KHR = PFN_vkGetPhysicalDeviceQueueFamilyProperties2;
-///[`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
+
+/// [`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
 pub type PFN_vkGetPhysicalDeviceMemoryProperties2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_memory_properties: *mut crate::vk::PhysicalDeviceMemoryProperties2<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceMemoryProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceMemoryProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceMemoryProperties2KHR = PFN_vkGetPhysicalDeviceMemoryProperties2;
-///[`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html)
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html)
 pub type PFN_vkGetPhysicalDeviceSparseImageFormatProperties2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_format_info: *const crate::vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::SparseImageFormatProperties2<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceSparseImageFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceSparseImageFormatProperties2KHR = PFN_vkGetPhysicalDeviceSparseImageFormatProperties2;
-///[`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
+
+/// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
 pub type PFN_vkCmdPushDescriptorSetKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
@@ -1239,141 +1428,168 @@ pub type PFN_vkCmdPushDescriptorSetKHR = unsafe extern "system" fn(
     set: u32,
     descriptor_write_count: u32,
     p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>,
-) -> ();
-///[`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
+);
+
+/// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
 pub type PFN_vkTrimCommandPool = unsafe extern "system" fn(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     flags: crate::vk::CommandPoolTrimFlags,
-) -> ();
-///[`vkTrimCommandPoolKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPoolKHR.html)
+);
+
+/// [`vkTrimCommandPoolKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPoolKHR.html)
 pub type PFN_vkTrimCommandPoolKHR = PFN_vkTrimCommandPool;
-///[`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html)
+
+/// [`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html)
 pub type PFN_vkGetPhysicalDeviceExternalBufferProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_external_buffer_info: *const crate::vk::PhysicalDeviceExternalBufferInfo<'_>,
     p_external_buffer_properties: *mut crate::vk::ExternalBufferProperties<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceExternalBufferPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferPropertiesKHR.html)
+);
+
+/// [`vkGetPhysicalDeviceExternalBufferPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferPropertiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceExternalBufferPropertiesKHR = PFN_vkGetPhysicalDeviceExternalBufferProperties;
-///[`vkGetMemoryFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdKHR.html)
+
+/// [`vkGetMemoryFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdKHR.html)
 pub type PFN_vkGetMemoryFdKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_get_fd_info: *const crate::vk::MemoryGetFdInfoKHR<'_>,
     p_fd: *mut core::ffi::c_int,
 ) -> crate::vk::Result;
-///[`vkGetMemoryFdPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdPropertiesKHR.html)
+
+/// [`vkGetMemoryFdPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdPropertiesKHR.html)
 pub type PFN_vkGetMemoryFdPropertiesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     handle_type: crate::vk::ExternalMemoryHandleTypeFlags,
     fd: core::ffi::c_int,
     p_memory_fd_properties: *mut crate::vk::MemoryFdPropertiesKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetMemoryRemoteAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryRemoteAddressNV.html)
+
+/// [`vkGetMemoryRemoteAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryRemoteAddressNV.html)
 pub type PFN_vkGetMemoryRemoteAddressNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_memory_get_remote_address_info: *const crate::vk::MemoryGetRemoteAddressInfoNV<'_>,
     p_address: *mut crate::vk::RemoteAddressNV,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
+
+/// [`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
 pub type PFN_vkGetPhysicalDeviceExternalSemaphoreProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_external_semaphore_info: *const crate::vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
     p_external_semaphore_properties: *mut crate::vk::ExternalSemaphoreProperties<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceExternalSemaphorePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphorePropertiesKHR.html)
+);
+
+/// [`vkGetPhysicalDeviceExternalSemaphorePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphorePropertiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR = PFN_vkGetPhysicalDeviceExternalSemaphoreProperties;
-///[`vkGetSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreFdKHR.html)
+
+/// [`vkGetSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreFdKHR.html)
 pub type PFN_vkGetSemaphoreFdKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_get_fd_info: *const crate::vk::SemaphoreGetFdInfoKHR<'_>,
     p_fd: *mut core::ffi::c_int,
 ) -> crate::vk::Result;
-///[`vkImportSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportSemaphoreFdKHR.html)
+
+/// [`vkImportSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportSemaphoreFdKHR.html)
 pub type PFN_vkImportSemaphoreFdKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_import_semaphore_fd_info: *const crate::vk::ImportSemaphoreFdInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
+
+/// [`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
 pub type PFN_vkGetPhysicalDeviceExternalFenceProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_external_fence_info: *const crate::vk::PhysicalDeviceExternalFenceInfo<'_>,
     p_external_fence_properties: *mut crate::vk::ExternalFenceProperties<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceExternalFencePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFencePropertiesKHR.html)
+);
+
+/// [`vkGetPhysicalDeviceExternalFencePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFencePropertiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceExternalFencePropertiesKHR = PFN_vkGetPhysicalDeviceExternalFenceProperties;
-///[`vkGetFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceFdKHR.html)
+
+/// [`vkGetFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceFdKHR.html)
 pub type PFN_vkGetFenceFdKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_get_fd_info: *const crate::vk::FenceGetFdInfoKHR<'_>,
     p_fd: *mut core::ffi::c_int,
 ) -> crate::vk::Result;
-///[`vkImportFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportFenceFdKHR.html)
+
+/// [`vkImportFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportFenceFdKHR.html)
 pub type PFN_vkImportFenceFdKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_import_fence_fd_info: *const crate::vk::ImportFenceFdInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
+
+/// [`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
 pub type PFN_vkEnumeratePhysicalDeviceGroups = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_physical_device_group_count: *mut u32,
     p_physical_device_group_properties: *mut crate::vk::PhysicalDeviceGroupProperties<'_>,
 ) -> crate::vk::Result;
-///[`vkEnumeratePhysicalDeviceGroupsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroupsKHR.html)
+
+/// [`vkEnumeratePhysicalDeviceGroupsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroupsKHR.html)
 pub type PFN_vkEnumeratePhysicalDeviceGroupsKHR = PFN_vkEnumeratePhysicalDeviceGroups;
-///[`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
+
+/// [`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
 pub type PFN_vkGetDeviceGroupPeerMemoryFeatures = unsafe extern "system" fn(
     device: crate::vk::Device,
     heap_index: u32,
     local_device_index: u32,
     remote_device_index: u32,
     p_peer_memory_features: *mut crate::vk::PeerMemoryFeatureFlags,
-) -> ();
-///[`vkGetDeviceGroupPeerMemoryFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeaturesKHR.html)
+);
+
+/// [`vkGetDeviceGroupPeerMemoryFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeaturesKHR.html)
 pub type PFN_vkGetDeviceGroupPeerMemoryFeaturesKHR = PFN_vkGetDeviceGroupPeerMemoryFeatures;
-///[`vkBindBufferMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2.html)
+
+/// [`vkBindBufferMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2.html)
 pub type PFN_vkBindBufferMemory2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     bind_info_count: u32,
     p_bind_infos: *const crate::vk::BindBufferMemoryInfo<'_>,
 ) -> crate::vk::Result;
-///[`vkBindBufferMemory2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2KHR.html)
+
+/// [`vkBindBufferMemory2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2KHR.html)
 pub type PFN_vkBindBufferMemory2KHR = PFN_vkBindBufferMemory2;
-///[`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
+
+/// [`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
 pub type PFN_vkBindImageMemory2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     bind_info_count: u32,
     p_bind_infos: *const crate::vk::BindImageMemoryInfo<'_>,
 ) -> crate::vk::Result;
-///[`vkBindImageMemory2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2KHR.html)
+
+/// [`vkBindImageMemory2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2KHR.html)
 pub type PFN_vkBindImageMemory2KHR = PFN_vkBindImageMemory2;
-///[`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
+
+/// [`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
 pub type PFN_vkCmdSetDeviceMask = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     device_mask: u32,
-) -> ();
-///[`vkCmdSetDeviceMaskKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMaskKHR.html)
+);
+
+/// [`vkCmdSetDeviceMaskKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMaskKHR.html)
 pub type PFN_vkCmdSetDeviceMaskKHR = PFN_vkCmdSetDeviceMask;
-///[`vkGetDeviceGroupPresentCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPresentCapabilitiesKHR.html)
+
+/// [`vkGetDeviceGroupPresentCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPresentCapabilitiesKHR.html)
 pub type PFN_vkGetDeviceGroupPresentCapabilitiesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
-    p_device_group_present_capabilities: *mut crate::vk::DeviceGroupPresentCapabilitiesKHR<
-        '_,
-    >,
+    p_device_group_present_capabilities: *mut crate::vk::DeviceGroupPresentCapabilitiesKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
+
+/// [`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
 pub type PFN_vkGetDeviceGroupSurfacePresentModesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     surface: crate::vk::SurfaceKHR,
     p_modes: *mut crate::vk::DeviceGroupPresentModeFlagsKHR,
 ) -> crate::vk::Result;
-///[`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
+
+/// [`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
 pub type PFN_vkAcquireNextImage2KHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_acquire_info: *const crate::vk::AcquireNextImageInfoKHR<'_>,
     p_image_index: *mut u32,
 ) -> crate::vk::Result;
-///[`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
+
+/// [`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
 pub type PFN_vkCmdDispatchBase = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     base_group_x: u32,
@@ -1382,229 +1598,273 @@ pub type PFN_vkCmdDispatchBase = unsafe extern "system" fn(
     group_count_x: u32,
     group_count_y: u32,
     group_count_z: u32,
-) -> ();
-///[`vkCmdDispatchBaseKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBaseKHR.html)
+);
+
+/// [`vkCmdDispatchBaseKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBaseKHR.html)
 pub type PFN_vkCmdDispatchBaseKHR = PFN_vkCmdDispatchBase;
-///[`vkGetPhysicalDevicePresentRectanglesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDevicePresentRectanglesKHR.html)
+
+/// [`vkGetPhysicalDevicePresentRectanglesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDevicePresentRectanglesKHR.html)
 pub type PFN_vkGetPhysicalDevicePresentRectanglesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     surface: crate::vk::SurfaceKHR,
     p_rect_count: *mut u32,
     p_rects: *mut crate::vk::Rect2D,
 ) -> crate::vk::Result;
-///[`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
+
+/// [`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
 pub type PFN_vkCreateDescriptorUpdateTemplate = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::DescriptorUpdateTemplateCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_descriptor_update_template: *mut crate::vk::DescriptorUpdateTemplate,
 ) -> crate::vk::Result;
-///[`vkCreateDescriptorUpdateTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplateKHR.html)
+
+/// [`vkCreateDescriptorUpdateTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplateKHR.html)
 pub type PFN_vkCreateDescriptorUpdateTemplateKHR = PFN_vkCreateDescriptorUpdateTemplate;
-///[`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
+
+/// [`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
 pub type PFN_vkDestroyDescriptorUpdateTemplate = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkDestroyDescriptorUpdateTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplateKHR.html)
+);
+
+/// [`vkDestroyDescriptorUpdateTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplateKHR.html)
 pub type PFN_vkDestroyDescriptorUpdateTemplateKHR = PFN_vkDestroyDescriptorUpdateTemplate;
-///[`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
+
+/// [`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
 pub type PFN_vkUpdateDescriptorSetWithTemplate = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_set: crate::vk::DescriptorSet,
     descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
     p_data: *const core::ffi::c_void,
-) -> ();
-///[`vkUpdateDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplateKHR.html)
+);
+
+/// [`vkUpdateDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplateKHR.html)
 pub type PFN_vkUpdateDescriptorSetWithTemplateKHR = PFN_vkUpdateDescriptorSetWithTemplate;
-///[`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
+
+/// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
 pub type PFN_vkCmdPushDescriptorSetWithTemplateKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
     layout: crate::vk::PipelineLayout,
     set: u32,
     p_data: *const core::ffi::c_void,
-) -> ();
-///[`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
+);
+
+/// [`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
 pub type PFN_vkSetHdrMetadataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain_count: u32,
     p_swapchains: *const crate::vk::SwapchainKHR,
     p_metadata: *const crate::vk::HdrMetadataEXT<'_>,
-) -> ();
-///[`vkGetSwapchainStatusKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainStatusKHR.html)
+);
+
+/// [`vkGetSwapchainStatusKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainStatusKHR.html)
 pub type PFN_vkGetSwapchainStatusKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
 ) -> crate::vk::Result;
-///[`vkGetRefreshCycleDurationGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRefreshCycleDurationGOOGLE.html)
+
+/// [`vkGetRefreshCycleDurationGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRefreshCycleDurationGOOGLE.html)
 pub type PFN_vkGetRefreshCycleDurationGOOGLE = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
     p_display_timing_properties: *mut crate::vk::RefreshCycleDurationGOOGLE,
 ) -> crate::vk::Result;
-///[`vkGetPastPresentationTimingGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingGOOGLE.html)
+
+/// [`vkGetPastPresentationTimingGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingGOOGLE.html)
 pub type PFN_vkGetPastPresentationTimingGOOGLE = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
     p_presentation_timing_count: *mut u32,
     p_presentation_timings: *mut crate::vk::PastPresentationTimingGOOGLE,
 ) -> crate::vk::Result;
-///[`vkCmdSetViewportWScalingNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingNV.html)
+
+/// [`vkCmdSetViewportWScalingNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingNV.html)
 pub type PFN_vkCmdSetViewportWScalingNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_viewport: u32,
     viewport_count: u32,
     p_viewport_w_scalings: *const crate::vk::ViewportWScalingNV,
-) -> ();
-///[`vkCmdSetDiscardRectangleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEXT.html)
+);
+
+/// [`vkCmdSetDiscardRectangleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEXT.html)
 pub type PFN_vkCmdSetDiscardRectangleEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_discard_rectangle: u32,
     discard_rectangle_count: u32,
     p_discard_rectangles: *const crate::vk::Rect2D,
-) -> ();
-///[`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
+);
+
+/// [`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
 pub type PFN_vkCmdSetSampleLocationsEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_sample_locations_info: *const crate::vk::SampleLocationsInfoEXT<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceMultisamplePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMultisamplePropertiesEXT.html)
+);
+
+/// [`vkGetPhysicalDeviceMultisamplePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMultisamplePropertiesEXT.html)
 pub type PFN_vkGetPhysicalDeviceMultisamplePropertiesEXT = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     samples: crate::vk::SampleCountFlags,
     p_multisample_properties: *mut crate::vk::MultisamplePropertiesEXT<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceSurfaceCapabilities2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilities2KHR.html)
+);
+
+/// [`vkGetPhysicalDeviceSurfaceCapabilities2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilities2KHR.html)
 pub type PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_surface_info: *const crate::vk::PhysicalDeviceSurfaceInfo2KHR<'_>,
     p_surface_capabilities: *mut crate::vk::SurfaceCapabilities2KHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceSurfaceFormats2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormats2KHR.html)
+
+/// [`vkGetPhysicalDeviceSurfaceFormats2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormats2KHR.html)
 pub type PFN_vkGetPhysicalDeviceSurfaceFormats2KHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_surface_info: *const crate::vk::PhysicalDeviceSurfaceInfo2KHR<'_>,
     p_surface_format_count: *mut u32,
     p_surface_formats: *mut crate::vk::SurfaceFormat2KHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
+
+/// [`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
 pub type PFN_vkGetBufferMemoryRequirements2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::BufferMemoryRequirementsInfo2<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> ();
-///[`vkGetBufferMemoryRequirements2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2KHR.html)
+);
+
+/// [`vkGetBufferMemoryRequirements2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2KHR.html)
 pub type PFN_vkGetBufferMemoryRequirements2KHR = PFN_vkGetBufferMemoryRequirements2;
-///[`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
+
+/// [`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
 pub type PFN_vkGetImageMemoryRequirements2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::ImageMemoryRequirementsInfo2<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> ();
-///[`vkGetImageMemoryRequirements2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2KHR.html)
+);
+
+/// [`vkGetImageMemoryRequirements2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2KHR.html)
 pub type PFN_vkGetImageMemoryRequirements2KHR = PFN_vkGetImageMemoryRequirements2;
-///[`vkGetImageSparseMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2.html)
+
+/// [`vkGetImageSparseMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2.html)
 pub type PFN_vkGetImageSparseMemoryRequirements2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::ImageSparseMemoryRequirementsInfo2<'_>,
     p_sparse_memory_requirement_count: *mut u32,
     p_sparse_memory_requirements: *mut crate::vk::SparseImageMemoryRequirements2<'_>,
-) -> ();
-///[`vkGetImageSparseMemoryRequirements2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2KHR.html)
+);
+
+/// [`vkGetImageSparseMemoryRequirements2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2KHR.html)
 pub type PFN_vkGetImageSparseMemoryRequirements2KHR = PFN_vkGetImageSparseMemoryRequirements2;
-///[`vkGetDeviceBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirements.html)
+
+/// [`vkGetDeviceBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirements.html)
 pub type PFN_vkGetDeviceBufferMemoryRequirements = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceBufferMemoryRequirements<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> ();
-///[`vkGetDeviceBufferMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirementsKHR.html)
+);
+
+/// [`vkGetDeviceBufferMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirementsKHR.html)
 pub type PFN_vkGetDeviceBufferMemoryRequirementsKHR = PFN_vkGetDeviceBufferMemoryRequirements;
-///[`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
+
+/// [`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
 pub type PFN_vkGetDeviceImageMemoryRequirements = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceImageMemoryRequirements<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> ();
-///[`vkGetDeviceImageMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirementsKHR.html)
+);
+
+/// [`vkGetDeviceImageMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirementsKHR.html)
 pub type PFN_vkGetDeviceImageMemoryRequirementsKHR = PFN_vkGetDeviceImageMemoryRequirements;
-///[`vkGetDeviceImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirements.html)
+
+/// [`vkGetDeviceImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirements.html)
 pub type PFN_vkGetDeviceImageSparseMemoryRequirements = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceImageMemoryRequirements<'_>,
     p_sparse_memory_requirement_count: *mut u32,
     p_sparse_memory_requirements: *mut crate::vk::SparseImageMemoryRequirements2<'_>,
-) -> ();
-///[`vkGetDeviceImageSparseMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirementsKHR.html)
+);
+
+/// [`vkGetDeviceImageSparseMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirementsKHR.html)
 pub type PFN_vkGetDeviceImageSparseMemoryRequirementsKHR = PFN_vkGetDeviceImageSparseMemoryRequirements;
-///[`vkCreateSamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversion.html)
+
+/// [`vkCreateSamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversion.html)
 pub type PFN_vkCreateSamplerYcbcrConversion = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::SamplerYcbcrConversionCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_ycbcr_conversion: *mut crate::vk::SamplerYcbcrConversion,
 ) -> crate::vk::Result;
-///[`vkCreateSamplerYcbcrConversionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversionKHR.html)
+
+/// [`vkCreateSamplerYcbcrConversionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversionKHR.html)
 pub type PFN_vkCreateSamplerYcbcrConversionKHR = PFN_vkCreateSamplerYcbcrConversion;
-///[`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
+
+/// [`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
 pub type PFN_vkDestroySamplerYcbcrConversion = unsafe extern "system" fn(
     device: crate::vk::Device,
     ycbcr_conversion: crate::vk::SamplerYcbcrConversion,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkDestroySamplerYcbcrConversionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversionKHR.html)
+);
+
+/// [`vkDestroySamplerYcbcrConversionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversionKHR.html)
 pub type PFN_vkDestroySamplerYcbcrConversionKHR = PFN_vkDestroySamplerYcbcrConversion;
-///[`vkGetDeviceQueue2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue2.html)
+
+/// [`vkGetDeviceQueue2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue2.html)
 pub type PFN_vkGetDeviceQueue2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_queue_info: *const crate::vk::DeviceQueueInfo2<'_>,
     p_queue: *mut crate::vk::Queue,
-) -> ();
-///[`vkCreateValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateValidationCacheEXT.html)
+);
+
+/// [`vkCreateValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateValidationCacheEXT.html)
 pub type PFN_vkCreateValidationCacheEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::ValidationCacheCreateInfoEXT<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_validation_cache: *mut crate::vk::ValidationCacheEXT,
 ) -> crate::vk::Result;
-///[`vkDestroyValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyValidationCacheEXT.html)
+
+/// [`vkDestroyValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyValidationCacheEXT.html)
 pub type PFN_vkDestroyValidationCacheEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     validation_cache: crate::vk::ValidationCacheEXT,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetValidationCacheDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetValidationCacheDataEXT.html)
+);
+
+/// [`vkGetValidationCacheDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetValidationCacheDataEXT.html)
 pub type PFN_vkGetValidationCacheDataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     validation_cache: crate::vk::ValidationCacheEXT,
     p_data_size: *mut usize,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkMergeValidationCachesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergeValidationCachesEXT.html)
+
+/// [`vkMergeValidationCachesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergeValidationCachesEXT.html)
 pub type PFN_vkMergeValidationCachesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     dst_cache: crate::vk::ValidationCacheEXT,
     src_cache_count: u32,
     p_src_caches: *const crate::vk::ValidationCacheEXT,
 ) -> crate::vk::Result;
-///[`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
+
+/// [`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
 pub type PFN_vkGetDescriptorSetLayoutSupport = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::DescriptorSetLayoutCreateInfo<'_>,
     p_support: *mut crate::vk::DescriptorSetLayoutSupport<'_>,
-) -> ();
-///[`vkGetDescriptorSetLayoutSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupportKHR.html)
+);
+
+/// [`vkGetDescriptorSetLayoutSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupportKHR.html)
 pub type PFN_vkGetDescriptorSetLayoutSupportKHR = PFN_vkGetDescriptorSetLayoutSupport;
-///[`vkGetSwapchainGrallocUsageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsageANDROID.html)
+
+/// [`vkGetSwapchainGrallocUsageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsageANDROID.html)
 pub type PFN_vkGetSwapchainGrallocUsageANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     format: crate::vk::Format,
     image_usage: crate::vk::ImageUsageFlags,
     gralloc_usage: *mut core::ffi::c_int,
 ) -> crate::vk::Result;
-///[`vkGetSwapchainGrallocUsage2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage2ANDROID.html)
+
+/// [`vkGetSwapchainGrallocUsage2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage2ANDROID.html)
 pub type PFN_vkGetSwapchainGrallocUsage2ANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     format: crate::vk::Format,
@@ -1613,7 +1873,8 @@ pub type PFN_vkGetSwapchainGrallocUsage2ANDROID = unsafe extern "system" fn(
     gralloc_consumer_usage: *mut u64,
     gralloc_producer_usage: *mut u64,
 ) -> crate::vk::Result;
-///[`vkAcquireImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireImageANDROID.html)
+
+/// [`vkAcquireImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireImageANDROID.html)
 pub type PFN_vkAcquireImageANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
@@ -1621,7 +1882,8 @@ pub type PFN_vkAcquireImageANDROID = unsafe extern "system" fn(
     semaphore: crate::vk::Semaphore,
     fence: crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkQueueSignalReleaseImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSignalReleaseImageANDROID.html)
+
+/// [`vkQueueSignalReleaseImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSignalReleaseImageANDROID.html)
 pub type PFN_vkQueueSignalReleaseImageANDROID = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     wait_semaphore_count: u32,
@@ -1629,7 +1891,8 @@ pub type PFN_vkQueueSignalReleaseImageANDROID = unsafe extern "system" fn(
     image: crate::vk::Image,
     p_native_fence_fd: *mut core::ffi::c_int,
 ) -> crate::vk::Result;
-///[`vkGetShaderInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInfoAMD.html)
+
+/// [`vkGetShaderInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInfoAMD.html)
 pub type PFN_vkGetShaderInfoAMD = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
@@ -1638,19 +1901,22 @@ pub type PFN_vkGetShaderInfoAMD = unsafe extern "system" fn(
     p_info_size: *mut usize,
     p_info: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkSetLocalDimmingAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLocalDimmingAMD.html)
+
+/// [`vkSetLocalDimmingAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLocalDimmingAMD.html)
 pub type PFN_vkSetLocalDimmingAMD = unsafe extern "system" fn(
     device: crate::vk::Device,
     swap_chain: crate::vk::SwapchainKHR,
     local_dimming_enable: crate::vk::Bool32,
-) -> ();
-///[`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
+);
+
+/// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
 pub type PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_time_domain_count: *mut u32,
     p_time_domains: *mut crate::vk::TimeDomainEXT,
 ) -> crate::vk::Result;
-///[`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
+
+/// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
 pub type PFN_vkGetCalibratedTimestampsEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     timestamp_count: u32,
@@ -1658,147 +1924,175 @@ pub type PFN_vkGetCalibratedTimestampsEXT = unsafe extern "system" fn(
     p_timestamps: *mut u64,
     p_max_deviation: *mut u64,
 ) -> crate::vk::Result;
-///[`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
+
+/// [`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
 pub type PFN_vkSetDebugUtilsObjectNameEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_name_info: *const crate::vk::DebugUtilsObjectNameInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkSetDebugUtilsObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectTagEXT.html)
+
+/// [`vkSetDebugUtilsObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectTagEXT.html)
 pub type PFN_vkSetDebugUtilsObjectTagEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_tag_info: *const crate::vk::DebugUtilsObjectTagInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkQueueBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBeginDebugUtilsLabelEXT.html)
+
+/// [`vkQueueBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBeginDebugUtilsLabelEXT.html)
 pub type PFN_vkQueueBeginDebugUtilsLabelEXT = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     p_label_info: *const crate::vk::DebugUtilsLabelEXT<'_>,
-) -> ();
-///[`vkQueueEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueEndDebugUtilsLabelEXT.html)
-pub type PFN_vkQueueEndDebugUtilsLabelEXT = unsafe extern "system" fn(
-    queue: crate::vk::Queue,
-) -> ();
-///[`vkQueueInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueInsertDebugUtilsLabelEXT.html)
+);
+
+/// [`vkQueueEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueEndDebugUtilsLabelEXT.html)
+pub type PFN_vkQueueEndDebugUtilsLabelEXT = unsafe extern "system" fn(queue: crate::vk::Queue);
+
+/// [`vkQueueInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueInsertDebugUtilsLabelEXT.html)
 pub type PFN_vkQueueInsertDebugUtilsLabelEXT = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     p_label_info: *const crate::vk::DebugUtilsLabelEXT<'_>,
-) -> ();
-///[`vkCmdBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginDebugUtilsLabelEXT.html)
+);
+
+/// [`vkCmdBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginDebugUtilsLabelEXT.html)
 pub type PFN_vkCmdBeginDebugUtilsLabelEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_label_info: *const crate::vk::DebugUtilsLabelEXT<'_>,
-) -> ();
-///[`vkCmdEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndDebugUtilsLabelEXT.html)
+);
+
+/// [`vkCmdEndDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndDebugUtilsLabelEXT.html)
 pub type PFN_vkCmdEndDebugUtilsLabelEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
-) -> ();
-///[`vkCmdInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdInsertDebugUtilsLabelEXT.html)
+);
+
+/// [`vkCmdInsertDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdInsertDebugUtilsLabelEXT.html)
 pub type PFN_vkCmdInsertDebugUtilsLabelEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_label_info: *const crate::vk::DebugUtilsLabelEXT<'_>,
-) -> ();
-///[`vkCreateDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugUtilsMessengerEXT.html)
+);
+
+/// [`vkCreateDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugUtilsMessengerEXT.html)
 pub type PFN_vkCreateDebugUtilsMessengerEXT = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     p_create_info: *const crate::vk::DebugUtilsMessengerCreateInfoEXT<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_messenger: *mut crate::vk::DebugUtilsMessengerEXT,
 ) -> crate::vk::Result;
-///[`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)
+
+/// [`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)
 pub type PFN_vkDestroyDebugUtilsMessengerEXT = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     messenger: crate::vk::DebugUtilsMessengerEXT,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkSubmitDebugUtilsMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSubmitDebugUtilsMessageEXT.html)
+);
+
+/// [`vkSubmitDebugUtilsMessageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSubmitDebugUtilsMessageEXT.html)
 pub type PFN_vkSubmitDebugUtilsMessageEXT = unsafe extern "system" fn(
     instance: crate::vk::Instance,
     message_severity: crate::vk::DebugUtilsMessageSeverityFlagsEXT,
     message_types: crate::vk::DebugUtilsMessageTypeFlagsEXT,
     p_callback_data: *const crate::vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-) -> ();
-///[`vkGetMemoryHostPointerPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryHostPointerPropertiesEXT.html)
+);
+
+/// [`vkGetMemoryHostPointerPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryHostPointerPropertiesEXT.html)
 pub type PFN_vkGetMemoryHostPointerPropertiesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     handle_type: crate::vk::ExternalMemoryHandleTypeFlags,
     p_host_pointer: *const core::ffi::c_void,
     p_memory_host_pointer_properties: *mut crate::vk::MemoryHostPointerPropertiesEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdWriteBufferMarkerAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarkerAMD.html)
+
+/// [`vkCmdWriteBufferMarkerAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarkerAMD.html)
 pub type PFN_vkCmdWriteBufferMarkerAMD = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_stage: crate::vk::PipelineStageFlags,
     dst_buffer: crate::vk::Buffer,
     dst_offset: crate::vk::DeviceSize,
     marker: u32,
-) -> ();
-///[`vkCreateRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2.html)
+);
+
+/// [`vkCreateRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2.html)
 pub type PFN_vkCreateRenderPass2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::RenderPassCreateInfo2<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_render_pass: *mut crate::vk::RenderPass,
 ) -> crate::vk::Result;
-///[`vkCreateRenderPass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2KHR.html)
+
+/// [`vkCreateRenderPass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2KHR.html)
 pub type PFN_vkCreateRenderPass2KHR = PFN_vkCreateRenderPass2;
-///[`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
+
+/// [`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
 pub type PFN_vkCmdBeginRenderPass2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_render_pass_begin: *const crate::vk::RenderPassBeginInfo<'_>,
     p_subpass_begin_info: *const crate::vk::SubpassBeginInfo<'_>,
-) -> ();
-///[`vkCmdBeginRenderPass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2KHR.html)
+);
+
+/// [`vkCmdBeginRenderPass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2KHR.html)
 pub type PFN_vkCmdBeginRenderPass2KHR = PFN_vkCmdBeginRenderPass2;
-///[`vkCmdNextSubpass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2.html)
+
+/// [`vkCmdNextSubpass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2.html)
 pub type PFN_vkCmdNextSubpass2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_subpass_begin_info: *const crate::vk::SubpassBeginInfo<'_>,
     p_subpass_end_info: *const crate::vk::SubpassEndInfo<'_>,
-) -> ();
-///[`vkCmdNextSubpass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2KHR.html)
+);
+
+/// [`vkCmdNextSubpass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2KHR.html)
 pub type PFN_vkCmdNextSubpass2KHR = PFN_vkCmdNextSubpass2;
-///[`vkCmdEndRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2.html)
+
+/// [`vkCmdEndRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2.html)
 pub type PFN_vkCmdEndRenderPass2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_subpass_end_info: *const crate::vk::SubpassEndInfo<'_>,
-) -> ();
-///[`vkCmdEndRenderPass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2KHR.html)
+);
+
+/// [`vkCmdEndRenderPass2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2KHR.html)
 pub type PFN_vkCmdEndRenderPass2KHR = PFN_vkCmdEndRenderPass2;
-///[`vkGetSemaphoreCounterValue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValue.html)
+
+/// [`vkGetSemaphoreCounterValue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValue.html)
 pub type PFN_vkGetSemaphoreCounterValue = unsafe extern "system" fn(
     device: crate::vk::Device,
     semaphore: crate::vk::Semaphore,
     p_value: *mut u64,
 ) -> crate::vk::Result;
-///[`vkGetSemaphoreCounterValueKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValueKHR.html)
+
+/// [`vkGetSemaphoreCounterValueKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValueKHR.html)
 pub type PFN_vkGetSemaphoreCounterValueKHR = PFN_vkGetSemaphoreCounterValue;
-///[`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
+
+/// [`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
 pub type PFN_vkWaitSemaphores = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_wait_info: *const crate::vk::SemaphoreWaitInfo<'_>,
     timeout: u64,
 ) -> crate::vk::Result;
-///[`vkWaitSemaphoresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphoresKHR.html)
+
+/// [`vkWaitSemaphoresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphoresKHR.html)
 pub type PFN_vkWaitSemaphoresKHR = PFN_vkWaitSemaphores;
-///[`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
+
+/// [`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
 pub type PFN_vkSignalSemaphore = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_signal_info: *const crate::vk::SemaphoreSignalInfo<'_>,
 ) -> crate::vk::Result;
-///[`vkSignalSemaphoreKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphoreKHR.html)
+
+/// [`vkSignalSemaphoreKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphoreKHR.html)
 pub type PFN_vkSignalSemaphoreKHR = PFN_vkSignalSemaphore;
-///[`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
+
+/// [`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
 pub type PFN_vkGetAndroidHardwareBufferPropertiesANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     buffer: *const crate::vk::AHardwareBuffer,
     p_properties: *mut crate::vk::AndroidHardwareBufferPropertiesANDROID<'_>,
 ) -> crate::vk::Result;
-///[`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
+
+/// [`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
 pub type PFN_vkGetMemoryAndroidHardwareBufferANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
     p_buffer: *mut *mut crate::vk::AHardwareBuffer,
 ) -> crate::vk::Result;
-///[`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
+
+/// [`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
 pub type PFN_vkCmdDrawIndirectCount = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
@@ -1807,12 +2101,15 @@ pub type PFN_vkCmdDrawIndirectCount = unsafe extern "system" fn(
     count_buffer_offset: crate::vk::DeviceSize,
     max_draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawIndirectCountKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCountKHR.html)
+);
+
+/// [`vkCmdDrawIndirectCountKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCountKHR.html)
 pub type PFN_vkCmdDrawIndirectCountKHR = PFN_vkCmdDrawIndirectCount;
-///[`vkCmdDrawIndirectCountAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCountAMD.html)
+
+/// [`vkCmdDrawIndirectCountAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCountAMD.html)
 pub type PFN_vkCmdDrawIndirectCountAMD = PFN_vkCmdDrawIndirectCount;
-///[`vkCmdDrawIndexedIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount.html)
+
+/// [`vkCmdDrawIndexedIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount.html)
 pub type PFN_vkCmdDrawIndexedIndirectCount = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
@@ -1821,23 +2118,28 @@ pub type PFN_vkCmdDrawIndexedIndirectCount = unsafe extern "system" fn(
     count_buffer_offset: crate::vk::DeviceSize,
     max_draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawIndexedIndirectCountKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCountKHR.html)
+);
+
+/// [`vkCmdDrawIndexedIndirectCountKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCountKHR.html)
 pub type PFN_vkCmdDrawIndexedIndirectCountKHR = PFN_vkCmdDrawIndexedIndirectCount;
-///[`vkCmdDrawIndexedIndirectCountAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCountAMD.html)
+
+/// [`vkCmdDrawIndexedIndirectCountAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCountAMD.html)
 pub type PFN_vkCmdDrawIndexedIndirectCountAMD = PFN_vkCmdDrawIndexedIndirectCount;
-///[`vkCmdSetCheckpointNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCheckpointNV.html)
+
+/// [`vkCmdSetCheckpointNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCheckpointNV.html)
 pub type PFN_vkCmdSetCheckpointNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_checkpoint_marker: *const core::ffi::c_void,
-) -> ();
-///[`vkGetQueueCheckpointDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointDataNV.html)
+);
+
+/// [`vkGetQueueCheckpointDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointDataNV.html)
 pub type PFN_vkGetQueueCheckpointDataNV = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     p_checkpoint_data_count: *mut u32,
     p_checkpoint_data: *mut crate::vk::CheckpointDataNV<'_>,
-) -> ();
-///[`vkCmdBindTransformFeedbackBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffersEXT.html)
+);
+
+/// [`vkCmdBindTransformFeedbackBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffersEXT.html)
 pub type PFN_vkCmdBindTransformFeedbackBuffersEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_binding: u32,
@@ -1845,39 +2147,44 @@ pub type PFN_vkCmdBindTransformFeedbackBuffersEXT = unsafe extern "system" fn(
     p_buffers: *const crate::vk::Buffer,
     p_offsets: *const crate::vk::DeviceSize,
     p_sizes: *const crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdBeginTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedbackEXT.html)
+);
+
+/// [`vkCmdBeginTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedbackEXT.html)
 pub type PFN_vkCmdBeginTransformFeedbackEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_counter_buffer: u32,
     counter_buffer_count: u32,
     p_counter_buffers: *const crate::vk::Buffer,
     p_counter_buffer_offsets: *const crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdEndTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedbackEXT.html)
+);
+
+/// [`vkCmdEndTransformFeedbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedbackEXT.html)
 pub type PFN_vkCmdEndTransformFeedbackEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_counter_buffer: u32,
     counter_buffer_count: u32,
     p_counter_buffers: *const crate::vk::Buffer,
     p_counter_buffer_offsets: *const crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdBeginQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQueryIndexedEXT.html)
+);
+
+/// [`vkCmdBeginQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQueryIndexedEXT.html)
 pub type PFN_vkCmdBeginQueryIndexedEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     query: u32,
     flags: crate::vk::QueryControlFlags,
     index: u32,
-) -> ();
-///[`vkCmdEndQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQueryIndexedEXT.html)
+);
+
+/// [`vkCmdEndQueryIndexedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQueryIndexedEXT.html)
 pub type PFN_vkCmdEndQueryIndexedEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     query: u32,
     index: u32,
-) -> ();
-///[`vkCmdDrawIndirectByteCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCountEXT.html)
+);
+
+/// [`vkCmdDrawIndirectByteCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCountEXT.html)
 pub type PFN_vkCmdDrawIndirectByteCountEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     instance_count: u32,
@@ -1886,49 +2193,56 @@ pub type PFN_vkCmdDrawIndirectByteCountEXT = unsafe extern "system" fn(
     counter_buffer_offset: crate::vk::DeviceSize,
     counter_offset: u32,
     vertex_stride: u32,
-) -> ();
-///[`vkCmdSetExclusiveScissorNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorNV.html)
+);
+
+/// [`vkCmdSetExclusiveScissorNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorNV.html)
 pub type PFN_vkCmdSetExclusiveScissorNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_exclusive_scissor: u32,
     exclusive_scissor_count: u32,
     p_exclusive_scissors: *const crate::vk::Rect2D,
-) -> ();
-///[`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
+);
+
+/// [`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
 pub type PFN_vkCmdBindShadingRateImageNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     image_view: crate::vk::ImageView,
     image_layout: crate::vk::ImageLayout,
-) -> ();
-///[`vkCmdSetViewportShadingRatePaletteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportShadingRatePaletteNV.html)
+);
+
+/// [`vkCmdSetViewportShadingRatePaletteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportShadingRatePaletteNV.html)
 pub type PFN_vkCmdSetViewportShadingRatePaletteNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_viewport: u32,
     viewport_count: u32,
     p_shading_rate_palettes: *const crate::vk::ShadingRatePaletteNV<'_>,
-) -> ();
-///[`vkCmdSetCoarseSampleOrderNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoarseSampleOrderNV.html)
+);
+
+/// [`vkCmdSetCoarseSampleOrderNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoarseSampleOrderNV.html)
 pub type PFN_vkCmdSetCoarseSampleOrderNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     sample_order_type: crate::vk::CoarseSampleOrderTypeNV,
     custom_sample_order_count: u32,
     p_custom_sample_orders: *const crate::vk::CoarseSampleOrderCustomNV<'_>,
-) -> ();
-///[`vkCmdDrawMeshTasksNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksNV.html)
+);
+
+/// [`vkCmdDrawMeshTasksNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksNV.html)
 pub type PFN_vkCmdDrawMeshTasksNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     task_count: u32,
     first_task: u32,
-) -> ();
-///[`vkCmdDrawMeshTasksIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectNV.html)
+);
+
+/// [`vkCmdDrawMeshTasksIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectNV.html)
 pub type PFN_vkCmdDrawMeshTasksIndirectNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
     draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawMeshTasksIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountNV.html)
+);
+
+/// [`vkCmdDrawMeshTasksIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountNV.html)
 pub type PFN_vkCmdDrawMeshTasksIndirectCountNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
@@ -1937,23 +2251,26 @@ pub type PFN_vkCmdDrawMeshTasksIndirectCountNV = unsafe extern "system" fn(
     count_buffer_offset: crate::vk::DeviceSize,
     max_draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawMeshTasksEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksEXT.html)
+);
+
+/// [`vkCmdDrawMeshTasksEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksEXT.html)
 pub type PFN_vkCmdDrawMeshTasksEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     group_count_x: u32,
     group_count_y: u32,
     group_count_z: u32,
-) -> ();
-///[`vkCmdDrawMeshTasksIndirectEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectEXT.html)
+);
+
+/// [`vkCmdDrawMeshTasksIndirectEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectEXT.html)
 pub type PFN_vkCmdDrawMeshTasksIndirectEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
     draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCmdDrawMeshTasksIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountEXT.html)
+);
+
+/// [`vkCmdDrawMeshTasksIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCountEXT.html)
 pub type PFN_vkCmdDrawMeshTasksIndirectCountEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
@@ -1962,91 +2279,106 @@ pub type PFN_vkCmdDrawMeshTasksIndirectCountEXT = unsafe extern "system" fn(
     count_buffer_offset: crate::vk::DeviceSize,
     max_draw_count: u32,
     stride: u32,
-) -> ();
-///[`vkCompileDeferredNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCompileDeferredNV.html)
+);
+
+/// [`vkCompileDeferredNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCompileDeferredNV.html)
 pub type PFN_vkCompileDeferredNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
     shader: u32,
 ) -> crate::vk::Result;
-///[`vkCreateAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureNV.html)
+
+/// [`vkCreateAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureNV.html)
 pub type PFN_vkCreateAccelerationStructureNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::AccelerationStructureCreateInfoNV<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_acceleration_structure: *mut crate::vk::AccelerationStructureNV,
 ) -> crate::vk::Result;
-///[`vkCmdBindInvocationMaskHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindInvocationMaskHUAWEI.html)
+
+/// [`vkCmdBindInvocationMaskHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindInvocationMaskHUAWEI.html)
 pub type PFN_vkCmdBindInvocationMaskHUAWEI = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     image_view: crate::vk::ImageView,
     image_layout: crate::vk::ImageLayout,
-) -> ();
-///[`vkDestroyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureKHR.html)
+);
+
+/// [`vkDestroyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureKHR.html)
 pub type PFN_vkDestroyAccelerationStructureKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     acceleration_structure: crate::vk::AccelerationStructureKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkDestroyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureNV.html)
+);
+
+/// [`vkDestroyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyAccelerationStructureNV.html)
 pub type PFN_vkDestroyAccelerationStructureNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     acceleration_structure: crate::vk::AccelerationStructureNV,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetAccelerationStructureMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureMemoryRequirementsNV.html)
+);
+
+/// [`vkGetAccelerationStructureMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureMemoryRequirementsNV.html)
 pub type PFN_vkGetAccelerationStructureMemoryRequirementsNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::AccelerationStructureMemoryRequirementsInfoNV<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2KHR<'_>,
-) -> ();
-///[`vkBindAccelerationStructureMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindAccelerationStructureMemoryNV.html)
+);
+
+/// [`vkBindAccelerationStructureMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindAccelerationStructureMemoryNV.html)
 pub type PFN_vkBindAccelerationStructureMemoryNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     bind_info_count: u32,
     p_bind_infos: *const crate::vk::BindAccelerationStructureMemoryInfoNV<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdCopyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureNV.html)
+
+/// [`vkCmdCopyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureNV.html)
 pub type PFN_vkCmdCopyAccelerationStructureNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     dst: crate::vk::AccelerationStructureNV,
     src: crate::vk::AccelerationStructureNV,
     mode: crate::vk::CopyAccelerationStructureModeKHR,
-) -> ();
-///[`vkCmdCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureKHR.html)
+);
+
+/// [`vkCmdCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureKHR.html)
 pub type PFN_vkCmdCopyAccelerationStructureKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::CopyAccelerationStructureInfoKHR<'_>,
-) -> ();
-///[`vkCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureKHR.html)
+);
+
+/// [`vkCopyAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureKHR.html)
 pub type PFN_vkCopyAccelerationStructureKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     p_info: *const crate::vk::CopyAccelerationStructureInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureToMemoryKHR.html)
+
+/// [`vkCmdCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureToMemoryKHR.html)
 pub type PFN_vkCmdCopyAccelerationStructureToMemoryKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::CopyAccelerationStructureToMemoryInfoKHR<'_>,
-) -> ();
-///[`vkCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureToMemoryKHR.html)
+);
+
+/// [`vkCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyAccelerationStructureToMemoryKHR.html)
 pub type PFN_vkCopyAccelerationStructureToMemoryKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     p_info: *const crate::vk::CopyAccelerationStructureToMemoryInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToAccelerationStructureKHR.html)
+
+/// [`vkCmdCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToAccelerationStructureKHR.html)
 pub type PFN_vkCmdCopyMemoryToAccelerationStructureKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::CopyMemoryToAccelerationStructureInfoKHR<'_>,
-) -> ();
-///[`vkCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToAccelerationStructureKHR.html)
+);
+
+/// [`vkCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToAccelerationStructureKHR.html)
 pub type PFN_vkCopyMemoryToAccelerationStructureKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     p_info: *const crate::vk::CopyMemoryToAccelerationStructureInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesKHR.html)
+
+/// [`vkCmdWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesKHR.html)
 pub type PFN_vkCmdWriteAccelerationStructuresPropertiesKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     acceleration_structure_count: u32,
@@ -2054,8 +2386,9 @@ pub type PFN_vkCmdWriteAccelerationStructuresPropertiesKHR = unsafe extern "syst
     query_type: crate::vk::QueryType,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
-) -> ();
-///[`vkCmdWriteAccelerationStructuresPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesNV.html)
+);
+
+/// [`vkCmdWriteAccelerationStructuresPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesNV.html)
 pub type PFN_vkCmdWriteAccelerationStructuresPropertiesNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     acceleration_structure_count: u32,
@@ -2063,8 +2396,9 @@ pub type PFN_vkCmdWriteAccelerationStructuresPropertiesNV = unsafe extern "syste
     query_type: crate::vk::QueryType,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
-) -> ();
-///[`vkCmdBuildAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructureNV.html)
+);
+
+/// [`vkCmdBuildAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructureNV.html)
 pub type PFN_vkCmdBuildAccelerationStructureNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::AccelerationStructureInfoNV<'_>,
@@ -2075,8 +2409,9 @@ pub type PFN_vkCmdBuildAccelerationStructureNV = unsafe extern "system" fn(
     src: crate::vk::AccelerationStructureNV,
     scratch: crate::vk::Buffer,
     scratch_offset: crate::vk::DeviceSize,
-) -> ();
-///[`vkWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteAccelerationStructuresPropertiesKHR.html)
+);
+
+/// [`vkWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteAccelerationStructuresPropertiesKHR.html)
 pub type PFN_vkWriteAccelerationStructuresPropertiesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     acceleration_structure_count: u32,
@@ -2086,7 +2421,8 @@ pub type PFN_vkWriteAccelerationStructuresPropertiesKHR = unsafe extern "system"
     p_data: *mut core::ffi::c_void,
     stride: usize,
 ) -> crate::vk::Result;
-///[`vkCmdTraceRaysKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysKHR.html)
+
+/// [`vkCmdTraceRaysKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysKHR.html)
 pub type PFN_vkCmdTraceRaysKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_raygen_shader_binding_table: *const crate::vk::StridedDeviceAddressRegionKHR,
@@ -2096,8 +2432,9 @@ pub type PFN_vkCmdTraceRaysKHR = unsafe extern "system" fn(
     width: u32,
     height: u32,
     depth: u32,
-) -> ();
-///[`vkCmdTraceRaysNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysNV.html)
+);
+
+/// [`vkCmdTraceRaysNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysNV.html)
 pub type PFN_vkCmdTraceRaysNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     raygen_shader_binding_table_buffer: crate::vk::Buffer,
@@ -2114,8 +2451,9 @@ pub type PFN_vkCmdTraceRaysNV = unsafe extern "system" fn(
     width: u32,
     height: u32,
     depth: u32,
-) -> ();
-///[`vkGetRayTracingShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupHandlesKHR.html)
+);
+
+/// [`vkGetRayTracingShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupHandlesKHR.html)
 pub type PFN_vkGetRayTracingShaderGroupHandlesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
@@ -2124,9 +2462,11 @@ pub type PFN_vkGetRayTracingShaderGroupHandlesKHR = unsafe extern "system" fn(
     data_size: usize,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkGetRayTracingShaderGroupHandlesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupHandlesNV.html)
+
+/// [`vkGetRayTracingShaderGroupHandlesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupHandlesNV.html)
 pub type PFN_vkGetRayTracingShaderGroupHandlesNV = PFN_vkGetRayTracingShaderGroupHandlesKHR;
-///[`vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.html)
+
+/// [`vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.html)
 pub type PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
@@ -2135,14 +2475,16 @@ pub type PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR = unsafe extern "
     data_size: usize,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkGetAccelerationStructureHandleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureHandleNV.html)
+
+/// [`vkGetAccelerationStructureHandleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureHandleNV.html)
 pub type PFN_vkGetAccelerationStructureHandleNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     acceleration_structure: crate::vk::AccelerationStructureNV,
     data_size: usize,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkCreateRayTracingPipelinesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesNV.html)
+
+/// [`vkCreateRayTracingPipelinesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesNV.html)
 pub type PFN_vkCreateRayTracingPipelinesNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline_cache: crate::vk::PipelineCache,
@@ -2151,7 +2493,8 @@ pub type PFN_vkCreateRayTracingPipelinesNV = unsafe extern "system" fn(
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_pipelines: *mut crate::vk::Pipeline,
 ) -> crate::vk::Result;
-///[`vkCreateRayTracingPipelinesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesKHR.html)
+
+/// [`vkCreateRayTracingPipelinesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesKHR.html)
 pub type PFN_vkCreateRayTracingPipelinesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
@@ -2161,7 +2504,8 @@ pub type PFN_vkCreateRayTracingPipelinesKHR = unsafe extern "system" fn(
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_pipelines: *mut crate::vk::Pipeline,
 ) -> crate::vk::Result;
-///[`vkCmdTraceRaysIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirectKHR.html)
+
+/// [`vkCmdTraceRaysIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirectKHR.html)
 pub type PFN_vkCmdTraceRaysIndirectKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_raygen_shader_binding_table: *const crate::vk::StridedDeviceAddressRegionKHR,
@@ -2169,31 +2513,36 @@ pub type PFN_vkCmdTraceRaysIndirectKHR = unsafe extern "system" fn(
     p_hit_shader_binding_table: *const crate::vk::StridedDeviceAddressRegionKHR,
     p_callable_shader_binding_table: *const crate::vk::StridedDeviceAddressRegionKHR,
     indirect_device_address: crate::vk::DeviceAddress,
-) -> ();
-///[`vkCmdTraceRaysIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirect2KHR.html)
+);
+
+/// [`vkCmdTraceRaysIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirect2KHR.html)
 pub type PFN_vkCmdTraceRaysIndirect2KHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     indirect_device_address: crate::vk::DeviceAddress,
-) -> ();
-///[`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
+);
+
+/// [`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
 pub type PFN_vkGetDeviceAccelerationStructureCompatibilityKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_version_info: *const crate::vk::AccelerationStructureVersionInfoKHR<'_>,
     p_compatibility: *mut crate::vk::AccelerationStructureCompatibilityKHR,
-) -> ();
-///[`vkGetRayTracingShaderGroupStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupStackSizeKHR.html)
+);
+
+/// [`vkGetRayTracingShaderGroupStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupStackSizeKHR.html)
 pub type PFN_vkGetRayTracingShaderGroupStackSizeKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
     group: u32,
     group_shader: crate::vk::ShaderGroupShaderKHR,
 ) -> crate::vk::DeviceSize;
-///[`vkCmdSetRayTracingPipelineStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRayTracingPipelineStackSizeKHR.html)
+
+/// [`vkCmdSetRayTracingPipelineStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRayTracingPipelineStackSizeKHR.html)
 pub type PFN_vkCmdSetRayTracingPipelineStackSizeKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_stack_size: u32,
-) -> ();
-///[`vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.html)
+);
+
+/// [`vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.html)
 pub type PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     queue_family_index: u32,
@@ -2201,150 +2550,173 @@ pub type PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR = u
     p_counters: *mut crate::vk::PerformanceCounterKHR<'_>,
     p_counter_descriptions: *mut crate::vk::PerformanceCounterDescriptionKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.html)
+
+/// [`vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.html)
 pub type PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
-    p_performance_query_create_info: *const crate::vk::QueryPoolPerformanceCreateInfoKHR<
-        '_,
-    >,
+    p_performance_query_create_info: *const crate::vk::QueryPoolPerformanceCreateInfoKHR<'_>,
     p_num_passes: *mut u32,
-) -> ();
-///[`vkAcquireProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireProfilingLockKHR.html)
+);
+
+/// [`vkAcquireProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireProfilingLockKHR.html)
 pub type PFN_vkAcquireProfilingLockKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::AcquireProfilingLockInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkReleaseProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseProfilingLockKHR.html)
-pub type PFN_vkReleaseProfilingLockKHR = unsafe extern "system" fn(
-    device: crate::vk::Device,
-) -> ();
-///[`vkGetImageDrmFormatModifierPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageDrmFormatModifierPropertiesEXT.html)
+
+/// [`vkReleaseProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseProfilingLockKHR.html)
+pub type PFN_vkReleaseProfilingLockKHR = unsafe extern "system" fn(device: crate::vk::Device);
+
+/// [`vkGetImageDrmFormatModifierPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageDrmFormatModifierPropertiesEXT.html)
 pub type PFN_vkGetImageDrmFormatModifierPropertiesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_properties: *mut crate::vk::ImageDrmFormatModifierPropertiesEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
+
+/// [`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
 pub type PFN_vkGetBufferOpaqueCaptureAddress = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::BufferDeviceAddressInfo<'_>,
 ) -> u64;
-///[`vkGetBufferOpaqueCaptureAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddressKHR.html)
+
+/// [`vkGetBufferOpaqueCaptureAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddressKHR.html)
 pub type PFN_vkGetBufferOpaqueCaptureAddressKHR = PFN_vkGetBufferOpaqueCaptureAddress;
-///[`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
+
+/// [`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
 pub type PFN_vkGetBufferDeviceAddress = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::BufferDeviceAddressInfo<'_>,
 ) -> crate::vk::DeviceAddress;
-///[`vkGetBufferDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddressKHR.html)
+
+/// [`vkGetBufferDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddressKHR.html)
 pub type PFN_vkGetBufferDeviceAddressKHR = PFN_vkGetBufferDeviceAddress;
-///[`vkGetBufferDeviceAddressEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddressEXT.html)
+
+/// [`vkGetBufferDeviceAddressEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddressEXT.html)
 pub type PFN_vkGetBufferDeviceAddressEXT = PFN_vkGetBufferDeviceAddress;
-///[`vkInitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInitializePerformanceApiINTEL.html)
+
+/// [`vkInitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInitializePerformanceApiINTEL.html)
 pub type PFN_vkInitializePerformanceApiINTEL = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_initialize_info: *const crate::vk::InitializePerformanceApiInfoINTEL<'_>,
 ) -> crate::vk::Result;
-///[`vkUninitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUninitializePerformanceApiINTEL.html)
+
+/// [`vkUninitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUninitializePerformanceApiINTEL.html)
 pub type PFN_vkUninitializePerformanceApiINTEL = unsafe extern "system" fn(
     device: crate::vk::Device,
-) -> ();
-///[`vkCmdSetPerformanceMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceMarkerINTEL.html)
+);
+
+/// [`vkCmdSetPerformanceMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceMarkerINTEL.html)
 pub type PFN_vkCmdSetPerformanceMarkerINTEL = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_marker_info: *const crate::vk::PerformanceMarkerInfoINTEL<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdSetPerformanceStreamMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceStreamMarkerINTEL.html)
+
+/// [`vkCmdSetPerformanceStreamMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceStreamMarkerINTEL.html)
 pub type PFN_vkCmdSetPerformanceStreamMarkerINTEL = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_marker_info: *const crate::vk::PerformanceStreamMarkerInfoINTEL<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdSetPerformanceOverrideINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceOverrideINTEL.html)
+
+/// [`vkCmdSetPerformanceOverrideINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceOverrideINTEL.html)
 pub type PFN_vkCmdSetPerformanceOverrideINTEL = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_override_info: *const crate::vk::PerformanceOverrideInfoINTEL<'_>,
 ) -> crate::vk::Result;
-///[`vkAcquirePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquirePerformanceConfigurationINTEL.html)
+
+/// [`vkAcquirePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquirePerformanceConfigurationINTEL.html)
 pub type PFN_vkAcquirePerformanceConfigurationINTEL = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_acquire_info: *const crate::vk::PerformanceConfigurationAcquireInfoINTEL<'_>,
     p_configuration: *mut crate::vk::PerformanceConfigurationINTEL,
 ) -> crate::vk::Result;
-///[`vkReleasePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleasePerformanceConfigurationINTEL.html)
+
+/// [`vkReleasePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleasePerformanceConfigurationINTEL.html)
 pub type PFN_vkReleasePerformanceConfigurationINTEL = unsafe extern "system" fn(
     device: crate::vk::Device,
     configuration: crate::vk::PerformanceConfigurationINTEL,
 ) -> crate::vk::Result;
-///[`vkQueueSetPerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerformanceConfigurationINTEL.html)
+
+/// [`vkQueueSetPerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerformanceConfigurationINTEL.html)
 pub type PFN_vkQueueSetPerformanceConfigurationINTEL = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     configuration: crate::vk::PerformanceConfigurationINTEL,
 ) -> crate::vk::Result;
-///[`vkGetPerformanceParameterINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPerformanceParameterINTEL.html)
+
+/// [`vkGetPerformanceParameterINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPerformanceParameterINTEL.html)
 pub type PFN_vkGetPerformanceParameterINTEL = unsafe extern "system" fn(
     device: crate::vk::Device,
     parameter: crate::vk::PerformanceParameterTypeINTEL,
     p_value: *mut crate::vk::PerformanceValueINTEL,
 ) -> crate::vk::Result;
-///[`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
+
+/// [`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
 pub type PFN_vkGetDeviceMemoryOpaqueCaptureAddress = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceMemoryOpaqueCaptureAddressInfo<'_>,
 ) -> u64;
-///[`vkGetDeviceMemoryOpaqueCaptureAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddressKHR.html)
+
+/// [`vkGetDeviceMemoryOpaqueCaptureAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddressKHR.html)
 pub type PFN_vkGetDeviceMemoryOpaqueCaptureAddressKHR = PFN_vkGetDeviceMemoryOpaqueCaptureAddress;
-///[`vkGetPipelineExecutablePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutablePropertiesKHR.html)
+
+/// [`vkGetPipelineExecutablePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutablePropertiesKHR.html)
 pub type PFN_vkGetPipelineExecutablePropertiesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_pipeline_info: *const crate::vk::PipelineInfoKHR<'_>,
     p_executable_count: *mut u32,
     p_properties: *mut crate::vk::PipelineExecutablePropertiesKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPipelineExecutableStatisticsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableStatisticsKHR.html)
+
+/// [`vkGetPipelineExecutableStatisticsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableStatisticsKHR.html)
 pub type PFN_vkGetPipelineExecutableStatisticsKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_executable_info: *const crate::vk::PipelineExecutableInfoKHR<'_>,
     p_statistic_count: *mut u32,
     p_statistics: *mut crate::vk::PipelineExecutableStatisticKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPipelineExecutableInternalRepresentationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableInternalRepresentationsKHR.html)
+
+/// [`vkGetPipelineExecutableInternalRepresentationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableInternalRepresentationsKHR.html)
 pub type PFN_vkGetPipelineExecutableInternalRepresentationsKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_executable_info: *const crate::vk::PipelineExecutableInfoKHR<'_>,
     p_internal_representation_count: *mut u32,
-    p_internal_representations: *mut crate::vk::PipelineExecutableInternalRepresentationKHR<
-        '_,
-    >,
+    p_internal_representations: *mut crate::vk::PipelineExecutableInternalRepresentationKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
+
+/// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
 pub type PFN_vkCmdSetLineStippleEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     line_stipple_factor: u32,
     line_stipple_pattern: u16,
-) -> ();
-///[`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
+);
+
+/// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
 pub type PFN_vkGetPhysicalDeviceToolProperties = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_tool_count: *mut u32,
     p_tool_properties: *mut crate::vk::PhysicalDeviceToolProperties<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceToolPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolPropertiesEXT.html)
+
+/// [`vkGetPhysicalDeviceToolPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolPropertiesEXT.html)
 pub type PFN_vkGetPhysicalDeviceToolPropertiesEXT = PFN_vkGetPhysicalDeviceToolProperties;
-///[`vkCreateAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureKHR.html)
+
+/// [`vkCreateAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureKHR.html)
 pub type PFN_vkCreateAccelerationStructureKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::AccelerationStructureCreateInfoKHR<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_acceleration_structure: *mut crate::vk::AccelerationStructureKHR,
 ) -> crate::vk::Result;
-///[`vkCmdBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresKHR.html)
+
+/// [`vkCmdBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresKHR.html)
 pub type PFN_vkCmdBuildAccelerationStructuresKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     info_count: u32,
     p_infos: *const crate::vk::AccelerationStructureBuildGeometryInfoKHR<'_>,
     pp_build_range_infos: *const *const crate::vk::AccelerationStructureBuildRangeInfoKHR,
-) -> ();
-///[`vkCmdBuildAccelerationStructuresIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresIndirectKHR.html)
+);
+
+/// [`vkCmdBuildAccelerationStructuresIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresIndirectKHR.html)
 pub type PFN_vkCmdBuildAccelerationStructuresIndirectKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     info_count: u32,
@@ -2352,8 +2724,9 @@ pub type PFN_vkCmdBuildAccelerationStructuresIndirectKHR = unsafe extern "system
     p_indirect_device_addresses: *const crate::vk::DeviceAddress,
     p_indirect_strides: *const u32,
     pp_max_primitive_counts: *const *const u32,
-) -> ();
-///[`vkBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildAccelerationStructuresKHR.html)
+);
+
+/// [`vkBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildAccelerationStructuresKHR.html)
 pub type PFN_vkBuildAccelerationStructuresKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
@@ -2361,76 +2734,93 @@ pub type PFN_vkBuildAccelerationStructuresKHR = unsafe extern "system" fn(
     p_infos: *const crate::vk::AccelerationStructureBuildGeometryInfoKHR<'_>,
     pp_build_range_infos: *const *const crate::vk::AccelerationStructureBuildRangeInfoKHR,
 ) -> crate::vk::Result;
-///[`vkGetAccelerationStructureDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureDeviceAddressKHR.html)
+
+/// [`vkGetAccelerationStructureDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureDeviceAddressKHR.html)
 pub type PFN_vkGetAccelerationStructureDeviceAddressKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::AccelerationStructureDeviceAddressInfoKHR<'_>,
 ) -> crate::vk::DeviceAddress;
-///[`vkCreateDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDeferredOperationKHR.html)
+
+/// [`vkCreateDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDeferredOperationKHR.html)
 pub type PFN_vkCreateDeferredOperationKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_deferred_operation: *mut crate::vk::DeferredOperationKHR,
 ) -> crate::vk::Result;
-///[`vkDestroyDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDeferredOperationKHR.html)
+
+/// [`vkDestroyDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDeferredOperationKHR.html)
 pub type PFN_vkDestroyDeferredOperationKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     operation: crate::vk::DeferredOperationKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetDeferredOperationMaxConcurrencyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationMaxConcurrencyKHR.html)
+);
+
+/// [`vkGetDeferredOperationMaxConcurrencyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationMaxConcurrencyKHR.html)
 pub type PFN_vkGetDeferredOperationMaxConcurrencyKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     operation: crate::vk::DeferredOperationKHR,
 ) -> u32;
-///[`vkGetDeferredOperationResultKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationResultKHR.html)
+
+/// [`vkGetDeferredOperationResultKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationResultKHR.html)
 pub type PFN_vkGetDeferredOperationResultKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     operation: crate::vk::DeferredOperationKHR,
 ) -> crate::vk::Result;
-///[`vkDeferredOperationJoinKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeferredOperationJoinKHR.html)
+
+/// [`vkDeferredOperationJoinKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeferredOperationJoinKHR.html)
 pub type PFN_vkDeferredOperationJoinKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     operation: crate::vk::DeferredOperationKHR,
 ) -> crate::vk::Result;
-///[`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
+
+/// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
 pub type PFN_vkCmdSetCullMode = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     cull_mode: crate::vk::CullModeFlags,
-) -> ();
-///[`vkCmdSetCullModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullModeEXT.html)
+);
+
+/// [`vkCmdSetCullModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullModeEXT.html)
 pub type PFN_vkCmdSetCullModeEXT = PFN_vkCmdSetCullMode;
-///[`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
+
+/// [`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
 pub type PFN_vkCmdSetFrontFace = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     front_face: crate::vk::FrontFace,
-) -> ();
-///[`vkCmdSetFrontFaceEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFaceEXT.html)
+);
+
+/// [`vkCmdSetFrontFaceEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFaceEXT.html)
 pub type PFN_vkCmdSetFrontFaceEXT = PFN_vkCmdSetFrontFace;
-///[`vkCmdSetPrimitiveTopology`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopology.html)
+
+/// [`vkCmdSetPrimitiveTopology`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopology.html)
 pub type PFN_vkCmdSetPrimitiveTopology = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     primitive_topology: crate::vk::PrimitiveTopology,
-) -> ();
-///[`vkCmdSetPrimitiveTopologyEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopologyEXT.html)
+);
+
+/// [`vkCmdSetPrimitiveTopologyEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopologyEXT.html)
 pub type PFN_vkCmdSetPrimitiveTopologyEXT = PFN_vkCmdSetPrimitiveTopology;
-///[`vkCmdSetViewportWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCount.html)
+
+/// [`vkCmdSetViewportWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCount.html)
 pub type PFN_vkCmdSetViewportWithCount = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     viewport_count: u32,
     p_viewports: *const crate::vk::Viewport,
-) -> ();
-///[`vkCmdSetViewportWithCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCountEXT.html)
+);
+
+/// [`vkCmdSetViewportWithCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCountEXT.html)
 pub type PFN_vkCmdSetViewportWithCountEXT = PFN_vkCmdSetViewportWithCount;
-///[`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
+
+/// [`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
 pub type PFN_vkCmdSetScissorWithCount = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     scissor_count: u32,
     p_scissors: *const crate::vk::Rect2D,
-) -> ();
-///[`vkCmdSetScissorWithCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCountEXT.html)
+);
+
+/// [`vkCmdSetScissorWithCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCountEXT.html)
 pub type PFN_vkCmdSetScissorWithCountEXT = PFN_vkCmdSetScissorWithCount;
-///[`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
+
+/// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
 pub type PFN_vkCmdBindVertexBuffers2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_binding: u32,
@@ -2439,45 +2829,57 @@ pub type PFN_vkCmdBindVertexBuffers2 = unsafe extern "system" fn(
     p_offsets: *const crate::vk::DeviceSize,
     p_sizes: *const crate::vk::DeviceSize,
     p_strides: *const crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdBindVertexBuffers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2EXT.html)
+);
+
+/// [`vkCmdBindVertexBuffers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2EXT.html)
 pub type PFN_vkCmdBindVertexBuffers2EXT = PFN_vkCmdBindVertexBuffers2;
-///[`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
+
+/// [`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
 pub type PFN_vkCmdSetDepthTestEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_test_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetDepthTestEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnableEXT.html)
+);
+
+/// [`vkCmdSetDepthTestEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnableEXT.html)
 pub type PFN_vkCmdSetDepthTestEnableEXT = PFN_vkCmdSetDepthTestEnable;
-///[`vkCmdSetDepthWriteEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnable.html)
+
+/// [`vkCmdSetDepthWriteEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnable.html)
 pub type PFN_vkCmdSetDepthWriteEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_write_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetDepthWriteEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnableEXT.html)
+);
+
+/// [`vkCmdSetDepthWriteEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnableEXT.html)
 pub type PFN_vkCmdSetDepthWriteEnableEXT = PFN_vkCmdSetDepthWriteEnable;
-///[`vkCmdSetDepthCompareOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOp.html)
+
+/// [`vkCmdSetDepthCompareOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOp.html)
 pub type PFN_vkCmdSetDepthCompareOp = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_compare_op: crate::vk::CompareOp,
-) -> ();
-///[`vkCmdSetDepthCompareOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOpEXT.html)
+);
+
+/// [`vkCmdSetDepthCompareOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOpEXT.html)
 pub type PFN_vkCmdSetDepthCompareOpEXT = PFN_vkCmdSetDepthCompareOp;
-///[`vkCmdSetDepthBoundsTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnable.html)
+
+/// [`vkCmdSetDepthBoundsTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnable.html)
 pub type PFN_vkCmdSetDepthBoundsTestEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_bounds_test_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetDepthBoundsTestEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnableEXT.html)
+);
+
+/// [`vkCmdSetDepthBoundsTestEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnableEXT.html)
 pub type PFN_vkCmdSetDepthBoundsTestEnableEXT = PFN_vkCmdSetDepthBoundsTestEnable;
-///[`vkCmdSetStencilTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnable.html)
+
+/// [`vkCmdSetStencilTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnable.html)
 pub type PFN_vkCmdSetStencilTestEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     stencil_test_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetStencilTestEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnableEXT.html)
+);
+
+/// [`vkCmdSetStencilTestEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnableEXT.html)
 pub type PFN_vkCmdSetStencilTestEnableEXT = PFN_vkCmdSetStencilTestEnable;
-///[`vkCmdSetStencilOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOp.html)
+
+/// [`vkCmdSetStencilOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOp.html)
 pub type PFN_vkCmdSetStencilOp = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
@@ -2485,225 +2887,270 @@ pub type PFN_vkCmdSetStencilOp = unsafe extern "system" fn(
     pass_op: crate::vk::StencilOp,
     depth_fail_op: crate::vk::StencilOp,
     compare_op: crate::vk::CompareOp,
-) -> ();
-///[`vkCmdSetStencilOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOpEXT.html)
+);
+
+/// [`vkCmdSetStencilOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOpEXT.html)
 pub type PFN_vkCmdSetStencilOpEXT = PFN_vkCmdSetStencilOp;
-///[`vkCmdSetPatchControlPointsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPatchControlPointsEXT.html)
+
+/// [`vkCmdSetPatchControlPointsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPatchControlPointsEXT.html)
 pub type PFN_vkCmdSetPatchControlPointsEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     patch_control_points: u32,
-) -> ();
-///[`vkCmdSetRasterizerDiscardEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnable.html)
+);
+
+/// [`vkCmdSetRasterizerDiscardEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnable.html)
 pub type PFN_vkCmdSetRasterizerDiscardEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     rasterizer_discard_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetRasterizerDiscardEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnableEXT.html)
+);
+
+/// [`vkCmdSetRasterizerDiscardEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnableEXT.html)
 pub type PFN_vkCmdSetRasterizerDiscardEnableEXT = PFN_vkCmdSetRasterizerDiscardEnable;
-///[`vkCmdSetDepthBiasEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnable.html)
+
+/// [`vkCmdSetDepthBiasEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnable.html)
 pub type PFN_vkCmdSetDepthBiasEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_bias_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetDepthBiasEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnableEXT.html)
+);
+
+/// [`vkCmdSetDepthBiasEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnableEXT.html)
 pub type PFN_vkCmdSetDepthBiasEnableEXT = PFN_vkCmdSetDepthBiasEnable;
-///[`vkCmdSetLogicOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEXT.html)
+
+/// [`vkCmdSetLogicOpEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEXT.html)
 pub type PFN_vkCmdSetLogicOpEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     logic_op: crate::vk::LogicOp,
-) -> ();
-///[`vkCmdSetPrimitiveRestartEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnable.html)
+);
+
+/// [`vkCmdSetPrimitiveRestartEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnable.html)
 pub type PFN_vkCmdSetPrimitiveRestartEnable = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     primitive_restart_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetPrimitiveRestartEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnableEXT.html)
+);
+
+/// [`vkCmdSetPrimitiveRestartEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnableEXT.html)
 pub type PFN_vkCmdSetPrimitiveRestartEnableEXT = PFN_vkCmdSetPrimitiveRestartEnable;
-///[`vkCmdSetTessellationDomainOriginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetTessellationDomainOriginEXT.html)
+
+/// [`vkCmdSetTessellationDomainOriginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetTessellationDomainOriginEXT.html)
 pub type PFN_vkCmdSetTessellationDomainOriginEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     domain_origin: crate::vk::TessellationDomainOrigin,
-) -> ();
-///[`vkCmdSetDepthClampEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampEnableEXT.html)
+);
+
+/// [`vkCmdSetDepthClampEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampEnableEXT.html)
 pub type PFN_vkCmdSetDepthClampEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_clamp_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetPolygonModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPolygonModeEXT.html)
+);
+
+/// [`vkCmdSetPolygonModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPolygonModeEXT.html)
 pub type PFN_vkCmdSetPolygonModeEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     polygon_mode: crate::vk::PolygonMode,
-) -> ();
-///[`vkCmdSetRasterizationSamplesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationSamplesEXT.html)
+);
+
+/// [`vkCmdSetRasterizationSamplesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationSamplesEXT.html)
 pub type PFN_vkCmdSetRasterizationSamplesEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     rasterization_samples: crate::vk::SampleCountFlags,
-) -> ();
-///[`vkCmdSetSampleMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleMaskEXT.html)
+);
+
+/// [`vkCmdSetSampleMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleMaskEXT.html)
 pub type PFN_vkCmdSetSampleMaskEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     samples: crate::vk::SampleCountFlags,
     p_sample_mask: *const crate::vk::SampleMask,
-) -> ();
-///[`vkCmdSetAlphaToCoverageEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToCoverageEnableEXT.html)
+);
+
+/// [`vkCmdSetAlphaToCoverageEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToCoverageEnableEXT.html)
 pub type PFN_vkCmdSetAlphaToCoverageEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     alpha_to_coverage_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetAlphaToOneEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToOneEnableEXT.html)
+);
+
+/// [`vkCmdSetAlphaToOneEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAlphaToOneEnableEXT.html)
 pub type PFN_vkCmdSetAlphaToOneEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     alpha_to_one_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetLogicOpEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEnableEXT.html)
+);
+
+/// [`vkCmdSetLogicOpEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLogicOpEnableEXT.html)
 pub type PFN_vkCmdSetLogicOpEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     logic_op_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetColorBlendEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEnableEXT.html)
+);
+
+/// [`vkCmdSetColorBlendEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEnableEXT.html)
 pub type PFN_vkCmdSetColorBlendEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_attachment: u32,
     attachment_count: u32,
     p_color_blend_enables: *const crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetColorBlendEquationEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEquationEXT.html)
+);
+
+/// [`vkCmdSetColorBlendEquationEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendEquationEXT.html)
 pub type PFN_vkCmdSetColorBlendEquationEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_attachment: u32,
     attachment_count: u32,
     p_color_blend_equations: *const crate::vk::ColorBlendEquationEXT,
-) -> ();
-///[`vkCmdSetColorWriteMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteMaskEXT.html)
+);
+
+/// [`vkCmdSetColorWriteMaskEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteMaskEXT.html)
 pub type PFN_vkCmdSetColorWriteMaskEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_attachment: u32,
     attachment_count: u32,
     p_color_write_masks: *const crate::vk::ColorComponentFlags,
-) -> ();
-///[`vkCmdSetRasterizationStreamEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationStreamEXT.html)
+);
+
+/// [`vkCmdSetRasterizationStreamEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizationStreamEXT.html)
 pub type PFN_vkCmdSetRasterizationStreamEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     rasterization_stream: u32,
-) -> ();
-///[`vkCmdSetConservativeRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetConservativeRasterizationModeEXT.html)
+);
+
+/// [`vkCmdSetConservativeRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetConservativeRasterizationModeEXT.html)
 pub type PFN_vkCmdSetConservativeRasterizationModeEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     conservative_rasterization_mode: crate::vk::ConservativeRasterizationModeEXT,
-) -> ();
-///[`vkCmdSetExtraPrimitiveOverestimationSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExtraPrimitiveOverestimationSizeEXT.html)
+);
+
+/// [`vkCmdSetExtraPrimitiveOverestimationSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExtraPrimitiveOverestimationSizeEXT.html)
 pub type PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     extra_primitive_overestimation_size: f32,
-) -> ();
-///[`vkCmdSetDepthClipEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipEnableEXT.html)
+);
+
+/// [`vkCmdSetDepthClipEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipEnableEXT.html)
 pub type PFN_vkCmdSetDepthClipEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     depth_clip_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetSampleLocationsEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEnableEXT.html)
+);
+
+/// [`vkCmdSetSampleLocationsEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEnableEXT.html)
 pub type PFN_vkCmdSetSampleLocationsEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     sample_locations_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetColorBlendAdvancedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendAdvancedEXT.html)
+);
+
+/// [`vkCmdSetColorBlendAdvancedEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorBlendAdvancedEXT.html)
 pub type PFN_vkCmdSetColorBlendAdvancedEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_attachment: u32,
     attachment_count: u32,
     p_color_blend_advanced: *const crate::vk::ColorBlendAdvancedEXT,
-) -> ();
-///[`vkCmdSetProvokingVertexModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetProvokingVertexModeEXT.html)
+);
+
+/// [`vkCmdSetProvokingVertexModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetProvokingVertexModeEXT.html)
 pub type PFN_vkCmdSetProvokingVertexModeEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     provoking_vertex_mode: crate::vk::ProvokingVertexModeEXT,
-) -> ();
-///[`vkCmdSetLineRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineRasterizationModeEXT.html)
+);
+
+/// [`vkCmdSetLineRasterizationModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineRasterizationModeEXT.html)
 pub type PFN_vkCmdSetLineRasterizationModeEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     line_rasterization_mode: crate::vk::LineRasterizationModeEXT,
-) -> ();
-///[`vkCmdSetLineStippleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEnableEXT.html)
+);
+
+/// [`vkCmdSetLineStippleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEnableEXT.html)
 pub type PFN_vkCmdSetLineStippleEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     stippled_line_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetDepthClipNegativeOneToOneEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipNegativeOneToOneEXT.html)
+);
+
+/// [`vkCmdSetDepthClipNegativeOneToOneEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClipNegativeOneToOneEXT.html)
 pub type PFN_vkCmdSetDepthClipNegativeOneToOneEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     negative_one_to_one: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetViewportWScalingEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingEnableNV.html)
+);
+
+/// [`vkCmdSetViewportWScalingEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingEnableNV.html)
 pub type PFN_vkCmdSetViewportWScalingEnableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     viewport_w_scaling_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetViewportSwizzleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportSwizzleNV.html)
+);
+
+/// [`vkCmdSetViewportSwizzleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportSwizzleNV.html)
 pub type PFN_vkCmdSetViewportSwizzleNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     first_viewport: u32,
     viewport_count: u32,
     p_viewport_swizzles: *const crate::vk::ViewportSwizzleNV,
-) -> ();
-///[`vkCmdSetCoverageToColorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorEnableNV.html)
+);
+
+/// [`vkCmdSetCoverageToColorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorEnableNV.html)
 pub type PFN_vkCmdSetCoverageToColorEnableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     coverage_to_color_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetCoverageToColorLocationNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorLocationNV.html)
+);
+
+/// [`vkCmdSetCoverageToColorLocationNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageToColorLocationNV.html)
 pub type PFN_vkCmdSetCoverageToColorLocationNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     coverage_to_color_location: u32,
-) -> ();
-///[`vkCmdSetCoverageModulationModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationModeNV.html)
+);
+
+/// [`vkCmdSetCoverageModulationModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationModeNV.html)
 pub type PFN_vkCmdSetCoverageModulationModeNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     coverage_modulation_mode: crate::vk::CoverageModulationModeNV,
-) -> ();
-///[`vkCmdSetCoverageModulationTableEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableEnableNV.html)
+);
+
+/// [`vkCmdSetCoverageModulationTableEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableEnableNV.html)
 pub type PFN_vkCmdSetCoverageModulationTableEnableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     coverage_modulation_table_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetCoverageModulationTableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableNV.html)
+);
+
+/// [`vkCmdSetCoverageModulationTableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageModulationTableNV.html)
 pub type PFN_vkCmdSetCoverageModulationTableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     coverage_modulation_table_count: u32,
     p_coverage_modulation_table: *const f32,
-) -> ();
-///[`vkCmdSetShadingRateImageEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetShadingRateImageEnableNV.html)
+);
+
+/// [`vkCmdSetShadingRateImageEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetShadingRateImageEnableNV.html)
 pub type PFN_vkCmdSetShadingRateImageEnableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     shading_rate_image_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
+);
+
+/// [`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
 pub type PFN_vkCmdSetCoverageReductionModeNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     coverage_reduction_mode: crate::vk::CoverageReductionModeNV,
-) -> ();
-///[`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
+);
+
+/// [`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
 pub type PFN_vkCmdSetRepresentativeFragmentTestEnableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     representative_fragment_test_enable: crate::vk::Bool32,
-) -> ();
-///[`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
+);
+
+/// [`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
 pub type PFN_vkCreatePrivateDataSlot = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::PrivateDataSlotCreateInfo<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_private_data_slot: *mut crate::vk::PrivateDataSlot,
 ) -> crate::vk::Result;
-///[`vkCreatePrivateDataSlotEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlotEXT.html)
+
+/// [`vkCreatePrivateDataSlotEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlotEXT.html)
 pub type PFN_vkCreatePrivateDataSlotEXT = PFN_vkCreatePrivateDataSlot;
-///[`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
+
+/// [`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
 pub type PFN_vkDestroyPrivateDataSlot = unsafe extern "system" fn(
     device: crate::vk::Device,
     private_data_slot: crate::vk::PrivateDataSlot,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkDestroyPrivateDataSlotEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlotEXT.html)
+);
+
+/// [`vkDestroyPrivateDataSlotEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlotEXT.html)
 pub type PFN_vkDestroyPrivateDataSlotEXT = PFN_vkDestroyPrivateDataSlot;
-///[`vkSetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateData.html)
+
+/// [`vkSetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateData.html)
 pub type PFN_vkSetPrivateData = unsafe extern "system" fn(
     device: crate::vk::Device,
     object_type: crate::vk::ObjectType,
@@ -2711,318 +3158,374 @@ pub type PFN_vkSetPrivateData = unsafe extern "system" fn(
     private_data_slot: crate::vk::PrivateDataSlot,
     data: u64,
 ) -> crate::vk::Result;
-///[`vkSetPrivateDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateDataEXT.html)
+
+/// [`vkSetPrivateDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateDataEXT.html)
 pub type PFN_vkSetPrivateDataEXT = PFN_vkSetPrivateData;
-///[`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
+
+/// [`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
 pub type PFN_vkGetPrivateData = unsafe extern "system" fn(
     device: crate::vk::Device,
     object_type: crate::vk::ObjectType,
     object_handle: u64,
     private_data_slot: crate::vk::PrivateDataSlot,
     p_data: *mut u64,
-) -> ();
-///[`vkGetPrivateDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateDataEXT.html)
+);
+
+/// [`vkGetPrivateDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateDataEXT.html)
 pub type PFN_vkGetPrivateDataEXT = PFN_vkGetPrivateData;
-///[`vkCmdCopyBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2.html)
+
+/// [`vkCmdCopyBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2.html)
 pub type PFN_vkCmdCopyBuffer2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_buffer_info: *const crate::vk::CopyBufferInfo2<'_>,
-) -> ();
-///[`vkCmdCopyBuffer2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2KHR.html)
+);
+
+/// [`vkCmdCopyBuffer2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2KHR.html)
 pub type PFN_vkCmdCopyBuffer2KHR = PFN_vkCmdCopyBuffer2;
-///[`vkCmdCopyImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2.html)
+
+/// [`vkCmdCopyImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2.html)
 pub type PFN_vkCmdCopyImage2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_image_info: *const crate::vk::CopyImageInfo2<'_>,
-) -> ();
-///[`vkCmdCopyImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2KHR.html)
+);
+
+/// [`vkCmdCopyImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2KHR.html)
 pub type PFN_vkCmdCopyImage2KHR = PFN_vkCmdCopyImage2;
-///[`vkCmdBlitImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2.html)
+
+/// [`vkCmdBlitImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2.html)
 pub type PFN_vkCmdBlitImage2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_blit_image_info: *const crate::vk::BlitImageInfo2<'_>,
-) -> ();
-///[`vkCmdBlitImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2KHR.html)
+);
+
+/// [`vkCmdBlitImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2KHR.html)
 pub type PFN_vkCmdBlitImage2KHR = PFN_vkCmdBlitImage2;
-///[`vkCmdCopyBufferToImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2.html)
+
+/// [`vkCmdCopyBufferToImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2.html)
 pub type PFN_vkCmdCopyBufferToImage2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_buffer_to_image_info: *const crate::vk::CopyBufferToImageInfo2<'_>,
-) -> ();
-///[`vkCmdCopyBufferToImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2KHR.html)
+);
+
+/// [`vkCmdCopyBufferToImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2KHR.html)
 pub type PFN_vkCmdCopyBufferToImage2KHR = PFN_vkCmdCopyBufferToImage2;
-///[`vkCmdCopyImageToBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2.html)
+
+/// [`vkCmdCopyImageToBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2.html)
 pub type PFN_vkCmdCopyImageToBuffer2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_image_to_buffer_info: *const crate::vk::CopyImageToBufferInfo2<'_>,
-) -> ();
-///[`vkCmdCopyImageToBuffer2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2KHR.html)
+);
+
+/// [`vkCmdCopyImageToBuffer2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2KHR.html)
 pub type PFN_vkCmdCopyImageToBuffer2KHR = PFN_vkCmdCopyImageToBuffer2;
-///[`vkCmdResolveImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2.html)
+
+/// [`vkCmdResolveImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2.html)
 pub type PFN_vkCmdResolveImage2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_resolve_image_info: *const crate::vk::ResolveImageInfo2<'_>,
-) -> ();
-///[`vkCmdResolveImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2KHR.html)
+);
+
+/// [`vkCmdResolveImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2KHR.html)
 pub type PFN_vkCmdResolveImage2KHR = PFN_vkCmdResolveImage2;
-///[`vkCmdSetFragmentShadingRateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateKHR.html)
+
+/// [`vkCmdSetFragmentShadingRateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateKHR.html)
 pub type PFN_vkCmdSetFragmentShadingRateKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_fragment_size: *const crate::vk::Extent2D,
     combiner_ops: *const crate::vk::FragmentShadingRateCombinerOpKHR,
-) -> ();
-///[`vkGetPhysicalDeviceFragmentShadingRatesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFragmentShadingRatesKHR.html)
+);
+
+/// [`vkGetPhysicalDeviceFragmentShadingRatesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFragmentShadingRatesKHR.html)
 pub type PFN_vkGetPhysicalDeviceFragmentShadingRatesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_fragment_shading_rate_count: *mut u32,
     p_fragment_shading_rates: *mut crate::vk::PhysicalDeviceFragmentShadingRateKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdSetFragmentShadingRateEnumNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateEnumNV.html)
+
+/// [`vkCmdSetFragmentShadingRateEnumNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateEnumNV.html)
 pub type PFN_vkCmdSetFragmentShadingRateEnumNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     shading_rate: crate::vk::FragmentShadingRateNV,
     combiner_ops: *const crate::vk::FragmentShadingRateCombinerOpKHR,
-) -> ();
-///[`vkGetAccelerationStructureBuildSizesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureBuildSizesKHR.html)
+);
+
+/// [`vkGetAccelerationStructureBuildSizesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureBuildSizesKHR.html)
 pub type PFN_vkGetAccelerationStructureBuildSizesKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     build_type: crate::vk::AccelerationStructureBuildTypeKHR,
     p_build_info: *const crate::vk::AccelerationStructureBuildGeometryInfoKHR<'_>,
     p_max_primitive_counts: *const u32,
     p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
-) -> ();
-///[`vkCmdSetVertexInputEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetVertexInputEXT.html)
+);
+
+/// [`vkCmdSetVertexInputEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetVertexInputEXT.html)
 pub type PFN_vkCmdSetVertexInputEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     vertex_binding_description_count: u32,
-    p_vertex_binding_descriptions: *const crate::vk::VertexInputBindingDescription2EXT<
-        '_,
-    >,
+    p_vertex_binding_descriptions: *const crate::vk::VertexInputBindingDescription2EXT<'_>,
     vertex_attribute_description_count: u32,
-    p_vertex_attribute_descriptions: *const crate::vk::VertexInputAttributeDescription2EXT<
-        '_,
-    >,
-) -> ();
-///[`vkCmdSetColorWriteEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteEnableEXT.html)
+    p_vertex_attribute_descriptions: *const crate::vk::VertexInputAttributeDescription2EXT<'_>,
+);
+
+/// [`vkCmdSetColorWriteEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetColorWriteEnableEXT.html)
 pub type PFN_vkCmdSetColorWriteEnableEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     attachment_count: u32,
     p_color_write_enables: *const crate::vk::Bool32,
-) -> ();
-///[`vkCmdSetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2.html)
+);
+
+/// [`vkCmdSetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2.html)
 pub type PFN_vkCmdSetEvent2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     p_dependency_info: *const crate::vk::DependencyInfo<'_>,
-) -> ();
-///[`vkCmdSetEvent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2KHR.html)
+);
+
+/// [`vkCmdSetEvent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2KHR.html)
 pub type PFN_vkCmdSetEvent2KHR = PFN_vkCmdSetEvent2;
-///[`vkCmdResetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2.html)
+
+/// [`vkCmdResetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2.html)
 pub type PFN_vkCmdResetEvent2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     stage_mask: crate::vk::PipelineStageFlags2,
-) -> ();
-///[`vkCmdResetEvent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2KHR.html)
+);
+
+/// [`vkCmdResetEvent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2KHR.html)
 pub type PFN_vkCmdResetEvent2KHR = PFN_vkCmdResetEvent2;
-///[`vkCmdWaitEvents2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2.html)
+
+/// [`vkCmdWaitEvents2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2.html)
 pub type PFN_vkCmdWaitEvents2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     event_count: u32,
     p_events: *const crate::vk::Event,
     p_dependency_infos: *const crate::vk::DependencyInfo<'_>,
-) -> ();
-///[`vkCmdWaitEvents2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2KHR.html)
+);
+
+/// [`vkCmdWaitEvents2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2KHR.html)
 pub type PFN_vkCmdWaitEvents2KHR = PFN_vkCmdWaitEvents2;
-///[`vkCmdPipelineBarrier2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2.html)
+
+/// [`vkCmdPipelineBarrier2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2.html)
 pub type PFN_vkCmdPipelineBarrier2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_dependency_info: *const crate::vk::DependencyInfo<'_>,
-) -> ();
-///[`vkCmdPipelineBarrier2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2KHR.html)
+);
+
+/// [`vkCmdPipelineBarrier2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2KHR.html)
 pub type PFN_vkCmdPipelineBarrier2KHR = PFN_vkCmdPipelineBarrier2;
-///[`vkQueueSubmit2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2.html)
+
+/// [`vkQueueSubmit2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2.html)
 pub type PFN_vkQueueSubmit2 = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     submit_count: u32,
     p_submits: *const crate::vk::SubmitInfo2<'_>,
     fence: crate::vk::Fence,
 ) -> crate::vk::Result;
-///[`vkQueueSubmit2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2KHR.html)
+
+/// [`vkQueueSubmit2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2KHR.html)
 pub type PFN_vkQueueSubmit2KHR = PFN_vkQueueSubmit2;
-///[`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
+
+/// [`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
 pub type PFN_vkCmdWriteTimestamp2 = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     stage: crate::vk::PipelineStageFlags2,
     query_pool: crate::vk::QueryPool,
     query: u32,
-) -> ();
-///[`vkCmdWriteTimestamp2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2KHR.html)
+);
+
+/// [`vkCmdWriteTimestamp2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2KHR.html)
 pub type PFN_vkCmdWriteTimestamp2KHR = PFN_vkCmdWriteTimestamp2;
-///[`vkCmdWriteBufferMarker2AMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarker2AMD.html)
+
+/// [`vkCmdWriteBufferMarker2AMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarker2AMD.html)
 pub type PFN_vkCmdWriteBufferMarker2AMD = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     stage: crate::vk::PipelineStageFlags2,
     dst_buffer: crate::vk::Buffer,
     dst_offset: crate::vk::DeviceSize,
     marker: u32,
-) -> ();
-///[`vkGetQueueCheckpointData2NV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointData2NV.html)
+);
+
+/// [`vkGetQueueCheckpointData2NV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointData2NV.html)
 pub type PFN_vkGetQueueCheckpointData2NV = unsafe extern "system" fn(
     queue: crate::vk::Queue,
     p_checkpoint_data_count: *mut u32,
     p_checkpoint_data: *mut crate::vk::CheckpointData2NV<'_>,
-) -> ();
-///[`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
+);
+
+/// [`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_video_profile: *const crate::vk::VideoProfileInfoKHR<'_>,
     p_capabilities: *mut crate::vk::VideoCapabilitiesKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceVideoFormatPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoFormatPropertiesKHR.html)
+
+/// [`vkGetPhysicalDeviceVideoFormatPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoFormatPropertiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_video_format_info: *const crate::vk::PhysicalDeviceVideoFormatInfoKHR<'_>,
     p_video_format_property_count: *mut u32,
     p_video_format_properties: *mut crate::vk::VideoFormatPropertiesKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
+
+/// [`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
 pub type PFN_vkCreateVideoSessionKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::VideoSessionCreateInfoKHR<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_video_session: *mut crate::vk::VideoSessionKHR,
 ) -> crate::vk::Result;
-///[`vkDestroyVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionKHR.html)
+
+/// [`vkDestroyVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionKHR.html)
 pub type PFN_vkDestroyVideoSessionKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     video_session: crate::vk::VideoSessionKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCreateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionParametersKHR.html)
+);
+
+/// [`vkCreateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionParametersKHR.html)
 pub type PFN_vkCreateVideoSessionParametersKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::VideoSessionParametersCreateInfoKHR<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_video_session_parameters: *mut crate::vk::VideoSessionParametersKHR,
 ) -> crate::vk::Result;
-///[`vkUpdateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateVideoSessionParametersKHR.html)
+
+/// [`vkUpdateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateVideoSessionParametersKHR.html)
 pub type PFN_vkUpdateVideoSessionParametersKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     video_session_parameters: crate::vk::VideoSessionParametersKHR,
     p_update_info: *const crate::vk::VideoSessionParametersUpdateInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
+
+/// [`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
 pub type PFN_vkDestroyVideoSessionParametersKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     video_session_parameters: crate::vk::VideoSessionParametersKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkGetVideoSessionMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetVideoSessionMemoryRequirementsKHR.html)
+);
+
+/// [`vkGetVideoSessionMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetVideoSessionMemoryRequirementsKHR.html)
 pub type PFN_vkGetVideoSessionMemoryRequirementsKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     video_session: crate::vk::VideoSessionKHR,
     p_memory_requirements_count: *mut u32,
     p_memory_requirements: *mut crate::vk::VideoSessionMemoryRequirementsKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkBindVideoSessionMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindVideoSessionMemoryKHR.html)
+
+/// [`vkBindVideoSessionMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindVideoSessionMemoryKHR.html)
 pub type PFN_vkBindVideoSessionMemoryKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     video_session: crate::vk::VideoSessionKHR,
     bind_session_memory_info_count: u32,
     p_bind_session_memory_infos: *const crate::vk::BindVideoSessionMemoryInfoKHR<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdDecodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecodeVideoKHR.html)
+
+/// [`vkCmdDecodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecodeVideoKHR.html)
 pub type PFN_vkCmdDecodeVideoKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_decode_info: *const crate::vk::VideoDecodeInfoKHR<'_>,
-) -> ();
-///[`vkCmdBeginVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginVideoCodingKHR.html)
+);
+
+/// [`vkCmdBeginVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginVideoCodingKHR.html)
 pub type PFN_vkCmdBeginVideoCodingKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_begin_info: *const crate::vk::VideoBeginCodingInfoKHR<'_>,
-) -> ();
-///[`vkCmdControlVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdControlVideoCodingKHR.html)
+);
+
+/// [`vkCmdControlVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdControlVideoCodingKHR.html)
 pub type PFN_vkCmdControlVideoCodingKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_coding_control_info: *const crate::vk::VideoCodingControlInfoKHR<'_>,
-) -> ();
-///[`vkCmdEndVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndVideoCodingKHR.html)
+);
+
+/// [`vkCmdEndVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndVideoCodingKHR.html)
 pub type PFN_vkCmdEndVideoCodingKHR = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_end_coding_info: *const crate::vk::VideoEndCodingInfoKHR<'_>,
-) -> ();
-///[`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
+);
+
+/// [`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
 pub type PFN_vkCmdDecompressMemoryNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     decompress_region_count: u32,
     p_decompress_memory_regions: *const crate::vk::DecompressMemoryRegionNV,
-) -> ();
-///[`vkCmdDecompressMemoryIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountNV.html)
+);
+
+/// [`vkCmdDecompressMemoryIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountNV.html)
 pub type PFN_vkCmdDecompressMemoryIndirectCountNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     indirect_commands_address: crate::vk::DeviceAddress,
     indirect_commands_count_address: crate::vk::DeviceAddress,
     stride: u32,
-) -> ();
-///[`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
+);
+
+/// [`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
 pub type PFN_vkCreateCuModuleNVX = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::CuModuleCreateInfoNVX<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_module: *mut crate::vk::CuModuleNVX,
 ) -> crate::vk::Result;
-///[`vkCreateCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuFunctionNVX.html)
+
+/// [`vkCreateCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuFunctionNVX.html)
 pub type PFN_vkCreateCuFunctionNVX = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::CuFunctionCreateInfoNVX<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_function: *mut crate::vk::CuFunctionNVX,
 ) -> crate::vk::Result;
-///[`vkDestroyCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuModuleNVX.html)
+
+/// [`vkDestroyCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuModuleNVX.html)
 pub type PFN_vkDestroyCuModuleNVX = unsafe extern "system" fn(
     device: crate::vk::Device,
     module: crate::vk::CuModuleNVX,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkDestroyCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuFunctionNVX.html)
+);
+
+/// [`vkDestroyCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuFunctionNVX.html)
 pub type PFN_vkDestroyCuFunctionNVX = unsafe extern "system" fn(
     device: crate::vk::Device,
     function: crate::vk::CuFunctionNVX,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCmdCuLaunchKernelNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCuLaunchKernelNVX.html)
+);
+
+/// [`vkCmdCuLaunchKernelNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCuLaunchKernelNVX.html)
 pub type PFN_vkCmdCuLaunchKernelNVX = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_launch_info: *const crate::vk::CuLaunchInfoNVX<'_>,
-) -> ();
-///[`vkGetDescriptorSetLayoutSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSizeEXT.html)
+);
+
+/// [`vkGetDescriptorSetLayoutSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSizeEXT.html)
 pub type PFN_vkGetDescriptorSetLayoutSizeEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     layout: crate::vk::DescriptorSetLayout,
     p_layout_size_in_bytes: *mut crate::vk::DeviceSize,
-) -> ();
-///[`vkGetDescriptorSetLayoutBindingOffsetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutBindingOffsetEXT.html)
+);
+
+/// [`vkGetDescriptorSetLayoutBindingOffsetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutBindingOffsetEXT.html)
 pub type PFN_vkGetDescriptorSetLayoutBindingOffsetEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     layout: crate::vk::DescriptorSetLayout,
     binding: u32,
     p_offset: *mut crate::vk::DeviceSize,
-) -> ();
-///[`vkGetDescriptorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorEXT.html)
+);
+
+/// [`vkGetDescriptorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorEXT.html)
 pub type PFN_vkGetDescriptorEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_descriptor_info: *const crate::vk::DescriptorGetInfoEXT<'_>,
     data_size: usize,
     p_descriptor: *mut core::ffi::c_void,
-) -> ();
-///[`vkCmdBindDescriptorBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBuffersEXT.html)
+);
+
+/// [`vkCmdBindDescriptorBuffersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBuffersEXT.html)
 pub type PFN_vkCmdBindDescriptorBuffersEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     buffer_count: u32,
     p_binding_infos: *const crate::vk::DescriptorBufferBindingInfoEXT<'_>,
-) -> ();
-///[`vkCmdSetDescriptorBufferOffsetsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsetsEXT.html)
+);
+
+/// [`vkCmdSetDescriptorBufferOffsetsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsetsEXT.html)
 pub type PFN_vkCmdSetDescriptorBufferOffsetsEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
@@ -3031,142 +3534,167 @@ pub type PFN_vkCmdSetDescriptorBufferOffsetsEXT = unsafe extern "system" fn(
     set_count: u32,
     p_buffer_indices: *const u32,
     p_offsets: *const crate::vk::DeviceSize,
-) -> ();
-///[`vkCmdBindDescriptorBufferEmbeddedSamplersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplersEXT.html)
+);
+
+/// [`vkCmdBindDescriptorBufferEmbeddedSamplersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplersEXT.html)
 pub type PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
     layout: crate::vk::PipelineLayout,
     set: u32,
-) -> ();
-///[`vkGetBufferOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureDescriptorDataEXT.html)
+);
+
+/// [`vkGetBufferOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureDescriptorDataEXT.html)
 pub type PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::BufferCaptureDescriptorDataInfoEXT<'_>,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkGetImageOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDescriptorDataEXT.html)
+
+/// [`vkGetImageOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDescriptorDataEXT.html)
 pub type PFN_vkGetImageOpaqueCaptureDescriptorDataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::ImageCaptureDescriptorDataInfoEXT<'_>,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkGetImageViewOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageViewOpaqueCaptureDescriptorDataEXT.html)
+
+/// [`vkGetImageViewOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageViewOpaqueCaptureDescriptorDataEXT.html)
 pub type PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::ImageViewCaptureDescriptorDataInfoEXT<'_>,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkGetSamplerOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSamplerOpaqueCaptureDescriptorDataEXT.html)
+
+/// [`vkGetSamplerOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSamplerOpaqueCaptureDescriptorDataEXT.html)
 pub type PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::SamplerCaptureDescriptorDataInfoEXT<'_>,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT.html)
+
+/// [`vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT.html)
 pub type PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::AccelerationStructureCaptureDescriptorDataInfoEXT<'_>,
     p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
-///[`vkSetDeviceMemoryPriorityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDeviceMemoryPriorityEXT.html)
+
+/// [`vkSetDeviceMemoryPriorityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDeviceMemoryPriorityEXT.html)
 pub type PFN_vkSetDeviceMemoryPriorityEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
     priority: f32,
-) -> ();
-///[`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
+);
+
+/// [`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
 pub type PFN_vkWaitForPresentKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
     present_id: u64,
     timeout: u64,
 ) -> crate::vk::Result;
-///[`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
+
+/// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
 pub type PFN_vkCmdBeginRendering = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_rendering_info: *const crate::vk::RenderingInfo<'_>,
-) -> ();
-///[`vkCmdBeginRenderingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderingKHR.html)
+);
+
+/// [`vkCmdBeginRenderingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderingKHR.html)
 pub type PFN_vkCmdBeginRenderingKHR = PFN_vkCmdBeginRendering;
-///[`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
+
+/// [`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
 pub type PFN_vkCmdEndRendering = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
-) -> ();
-///[`vkCmdEndRenderingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderingKHR.html)
+);
+
+/// [`vkCmdEndRenderingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderingKHR.html)
 pub type PFN_vkCmdEndRenderingKHR = PFN_vkCmdEndRendering;
-///[`vkGetDescriptorSetLayoutHostMappingInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutHostMappingInfoVALVE.html)
+
+/// [`vkGetDescriptorSetLayoutHostMappingInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutHostMappingInfoVALVE.html)
 pub type PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_binding_reference: *const crate::vk::DescriptorSetBindingReferenceVALVE<'_>,
     p_host_mapping: *mut crate::vk::DescriptorSetLayoutHostMappingInfoVALVE<'_>,
-) -> ();
-///[`vkGetDescriptorSetHostMappingVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetHostMappingVALVE.html)
+);
+
+/// [`vkGetDescriptorSetHostMappingVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetHostMappingVALVE.html)
 pub type PFN_vkGetDescriptorSetHostMappingVALVE = unsafe extern "system" fn(
     device: crate::vk::Device,
     descriptor_set: crate::vk::DescriptorSet,
     pp_data: *mut *mut core::ffi::c_void,
-) -> ();
-///[`vkCreateMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateMicromapEXT.html)
+);
+
+/// [`vkCreateMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateMicromapEXT.html)
 pub type PFN_vkCreateMicromapEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::MicromapCreateInfoEXT<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_micromap: *mut crate::vk::MicromapEXT,
 ) -> crate::vk::Result;
-///[`vkCmdBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildMicromapsEXT.html)
+
+/// [`vkCmdBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildMicromapsEXT.html)
 pub type PFN_vkCmdBuildMicromapsEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     info_count: u32,
     p_infos: *const crate::vk::MicromapBuildInfoEXT<'_>,
-) -> ();
-///[`vkBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildMicromapsEXT.html)
+);
+
+/// [`vkBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBuildMicromapsEXT.html)
 pub type PFN_vkBuildMicromapsEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     info_count: u32,
     p_infos: *const crate::vk::MicromapBuildInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkDestroyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyMicromapEXT.html)
+
+/// [`vkDestroyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyMicromapEXT.html)
 pub type PFN_vkDestroyMicromapEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     micromap: crate::vk::MicromapEXT,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkCmdCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapEXT.html)
+);
+
+/// [`vkCmdCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapEXT.html)
 pub type PFN_vkCmdCopyMicromapEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::CopyMicromapInfoEXT<'_>,
-) -> ();
-///[`vkCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapEXT.html)
+);
+
+/// [`vkCopyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapEXT.html)
 pub type PFN_vkCopyMicromapEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     p_info: *const crate::vk::CopyMicromapInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapToMemoryEXT.html)
+
+/// [`vkCmdCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapToMemoryEXT.html)
 pub type PFN_vkCmdCopyMicromapToMemoryEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::CopyMicromapToMemoryInfoEXT<'_>,
-) -> ();
-///[`vkCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapToMemoryEXT.html)
+);
+
+/// [`vkCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMicromapToMemoryEXT.html)
 pub type PFN_vkCopyMicromapToMemoryEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     p_info: *const crate::vk::CopyMicromapToMemoryInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToMicromapEXT.html)
+
+/// [`vkCmdCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToMicromapEXT.html)
 pub type PFN_vkCmdCopyMemoryToMicromapEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     p_info: *const crate::vk::CopyMemoryToMicromapInfoEXT<'_>,
-) -> ();
-///[`vkCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToMicromapEXT.html)
+);
+
+/// [`vkCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToMicromapEXT.html)
 pub type PFN_vkCopyMemoryToMicromapEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     deferred_operation: crate::vk::DeferredOperationKHR,
     p_info: *const crate::vk::CopyMemoryToMicromapInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkCmdWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMicromapsPropertiesEXT.html)
+
+/// [`vkCmdWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMicromapsPropertiesEXT.html)
 pub type PFN_vkCmdWriteMicromapsPropertiesEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     micromap_count: u32,
@@ -3174,8 +3702,9 @@ pub type PFN_vkCmdWriteMicromapsPropertiesEXT = unsafe extern "system" fn(
     query_type: crate::vk::QueryType,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
-) -> ();
-///[`vkWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteMicromapsPropertiesEXT.html)
+);
+
+/// [`vkWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteMicromapsPropertiesEXT.html)
 pub type PFN_vkWriteMicromapsPropertiesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     micromap_count: u32,
@@ -3185,78 +3714,90 @@ pub type PFN_vkWriteMicromapsPropertiesEXT = unsafe extern "system" fn(
     p_data: *mut core::ffi::c_void,
     stride: usize,
 ) -> crate::vk::Result;
-///[`vkGetDeviceMicromapCompatibilityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMicromapCompatibilityEXT.html)
+
+/// [`vkGetDeviceMicromapCompatibilityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMicromapCompatibilityEXT.html)
 pub type PFN_vkGetDeviceMicromapCompatibilityEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_version_info: *const crate::vk::MicromapVersionInfoEXT<'_>,
     p_compatibility: *mut crate::vk::AccelerationStructureCompatibilityKHR,
-) -> ();
-///[`vkGetMicromapBuildSizesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMicromapBuildSizesEXT.html)
+);
+
+/// [`vkGetMicromapBuildSizesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMicromapBuildSizesEXT.html)
 pub type PFN_vkGetMicromapBuildSizesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     build_type: crate::vk::AccelerationStructureBuildTypeKHR,
     p_build_info: *const crate::vk::MicromapBuildInfoEXT<'_>,
     p_size_info: *mut crate::vk::MicromapBuildSizesInfoEXT<'_>,
-) -> ();
-///[`vkGetShaderModuleIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleIdentifierEXT.html)
+);
+
+/// [`vkGetShaderModuleIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleIdentifierEXT.html)
 pub type PFN_vkGetShaderModuleIdentifierEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     shader_module: crate::vk::ShaderModule,
     p_identifier: *mut crate::vk::ShaderModuleIdentifierEXT<'_>,
-) -> ();
-///[`vkGetShaderModuleCreateInfoIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleCreateInfoIdentifierEXT.html)
+);
+
+/// [`vkGetShaderModuleCreateInfoIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleCreateInfoIdentifierEXT.html)
 pub type PFN_vkGetShaderModuleCreateInfoIdentifierEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::ShaderModuleCreateInfo<'_>,
     p_identifier: *mut crate::vk::ShaderModuleIdentifierEXT<'_>,
-) -> ();
-///[`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
+);
+
+/// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
 pub type PFN_vkGetImageSubresourceLayout2EXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_subresource: *const crate::vk::ImageSubresource2EXT<'_>,
     p_layout: *mut crate::vk::SubresourceLayout2EXT<'_>,
-) -> ();
-///[`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
+);
+
+/// [`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
 pub type PFN_vkGetPipelinePropertiesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_pipeline_info: *const crate::vk::PipelineInfoEXT<'_>,
     p_pipeline_properties: *mut crate::vk::BaseOutStructure<'_>,
 ) -> crate::vk::Result;
-///[`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
+
+/// [`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
 pub type PFN_vkGetFramebufferTilePropertiesQCOM = unsafe extern "system" fn(
     device: crate::vk::Device,
     framebuffer: crate::vk::Framebuffer,
     p_properties_count: *mut u32,
     p_properties: *mut crate::vk::TilePropertiesQCOM<'_>,
 ) -> crate::vk::Result;
-///[`vkGetDynamicRenderingTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDynamicRenderingTilePropertiesQCOM.html)
+
+/// [`vkGetDynamicRenderingTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDynamicRenderingTilePropertiesQCOM.html)
 pub type PFN_vkGetDynamicRenderingTilePropertiesQCOM = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_rendering_info: *const crate::vk::RenderingInfo<'_>,
     p_properties: *mut crate::vk::TilePropertiesQCOM<'_>,
 ) -> crate::vk::Result;
-///[`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceOpticalFlowImageFormatsNV.html)
+
+/// [`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceOpticalFlowImageFormatsNV.html)
 pub type PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_optical_flow_image_format_info: *const crate::vk::OpticalFlowImageFormatInfoNV<'_>,
     p_format_count: *mut u32,
     p_image_format_properties: *mut crate::vk::OpticalFlowImageFormatPropertiesNV<'_>,
 ) -> crate::vk::Result;
-///[`vkCreateOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateOpticalFlowSessionNV.html)
+
+/// [`vkCreateOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateOpticalFlowSessionNV.html)
 pub type PFN_vkCreateOpticalFlowSessionNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::OpticalFlowSessionCreateInfoNV<'_>,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
     p_session: *mut crate::vk::OpticalFlowSessionNV,
 ) -> crate::vk::Result;
-///[`vkDestroyOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyOpticalFlowSessionNV.html)
+
+/// [`vkDestroyOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyOpticalFlowSessionNV.html)
 pub type PFN_vkDestroyOpticalFlowSessionNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     session: crate::vk::OpticalFlowSessionNV,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> ();
-///[`vkBindOpticalFlowSessionImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindOpticalFlowSessionImageNV.html)
+);
+
+/// [`vkBindOpticalFlowSessionImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindOpticalFlowSessionImageNV.html)
 pub type PFN_vkBindOpticalFlowSessionImageNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     session: crate::vk::OpticalFlowSessionNV,
@@ -3264,30 +3805,35 @@ pub type PFN_vkBindOpticalFlowSessionImageNV = unsafe extern "system" fn(
     view: crate::vk::ImageView,
     layout: crate::vk::ImageLayout,
 ) -> crate::vk::Result;
-///[`vkCmdOpticalFlowExecuteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdOpticalFlowExecuteNV.html)
+
+/// [`vkCmdOpticalFlowExecuteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdOpticalFlowExecuteNV.html)
 pub type PFN_vkCmdOpticalFlowExecuteNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     session: crate::vk::OpticalFlowSessionNV,
     p_execute_info: *const crate::vk::OpticalFlowExecuteInfoNV<'_>,
-) -> ();
-///[`vkGetDeviceFaultInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultInfoEXT.html)
+);
+
+/// [`vkGetDeviceFaultInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultInfoEXT.html)
 pub type PFN_vkGetDeviceFaultInfoEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_fault_counts: *mut crate::vk::DeviceFaultCountsEXT<'_>,
     p_fault_info: *mut crate::vk::DeviceFaultInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
+
+/// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
 pub type PFN_vkReleaseSwapchainImagesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoEXT<'_>,
 ) -> crate::vk::Result;
-///[`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
+
+/// [`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
 pub type PFN_vkGetSwapchainGrallocUsage3ANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     gralloc_usage_info: *const crate::vk::GrallocUsageInfoANDROID,
     gralloc_usage: *mut u64,
 ) -> crate::vk::Result;
-///[`vkGetSwapchainGrallocUsage4ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage4ANDROID.html)
+
+/// [`vkGetSwapchainGrallocUsage4ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage4ANDROID.html)
 pub type PFN_vkGetSwapchainGrallocUsage4ANDROID = unsafe extern "system" fn(
     device: crate::vk::Device,
     gralloc_usage_info: *const crate::vk::GrallocUsageInfo2ANDROID,

@@ -2,7 +2,7 @@
 // Exported trampolines of libvulkan.so, included by the loader with `include!`
 // (see the module docs of generator/src/emit/trampolines.rs for why).
 
-///[`vkEnumeratePhysicalDevices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDevices.html)
+/// [`vkEnumeratePhysicalDevices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDevices.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkEnumeratePhysicalDevices(
     instance: crate::vk::Instance,
@@ -14,100 +14,94 @@ pub unsafe extern "system" fn vkEnumeratePhysicalDevices(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .enumerate_physical_devices)(
-            instance,
-            p_physical_device_count,
-            p_physical_devices,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).enumerate_physical_devices)(instance, p_physical_device_count, p_physical_devices) }
 }
-///[`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
+
+/// [`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceProperties(
     physical_device: crate::vk::PhysicalDevice,
     p_properties: *mut crate::vk::PhysicalDeviceProperties,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_physical_device_properties)(physical_device, p_properties) }
 }
-///[`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyProperties(
     physical_device: crate::vk::PhysicalDevice,
     p_queue_family_property_count: *mut u32,
     p_queue_family_properties: *mut crate::vk::QueueFamilyProperties,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_queue_family_properties)(
-            physical_device,
-            p_queue_family_property_count,
-            p_queue_family_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_queue_family_properties)(physical_device, p_queue_family_property_count, p_queue_family_properties) }
 }
-///[`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
+
+/// [`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceMemoryProperties(
     physical_device: crate::vk::PhysicalDevice,
     p_memory_properties: *mut crate::vk::PhysicalDeviceMemoryProperties,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_memory_properties)(physical_device, p_memory_properties)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_memory_properties)(physical_device, p_memory_properties) }
 }
-///[`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
+
+/// [`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceFeatures(
     physical_device: crate::vk::PhysicalDevice,
     p_features: *mut crate::vk::PhysicalDeviceFeatures,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_physical_device_features)(physical_device, p_features) }
 }
-///[`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
+
+/// [`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
     p_format_properties: *mut crate::vk::FormatProperties,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_format_properties)(
-            physical_device,
-            format,
-            p_format_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_format_properties)(physical_device, format, p_format_properties) }
 }
-///[`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
+
+/// [`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceImageFormatProperties(
     physical_device: crate::vk::PhysicalDevice,
@@ -123,37 +117,30 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceImageFormatProperties(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_image_format_properties)(
-            physical_device,
-            format,
-            ty_,
-            tiling,
-            usage,
-            flags,
-            p_image_format_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_image_format_properties)(physical_device, format, ty_, tiling, usage, flags, p_image_format_properties) }
 }
-///[`vkGetDeviceQueue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue.html)
+
+/// [`vkGetDeviceQueue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceQueue(
     device: crate::vk::Device,
     queue_family_index: u32,
     queue_index: u32,
     p_queue: *mut crate::vk::Queue,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_device_queue)(device, queue_family_index, queue_index, p_queue)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_queue)(device, queue_family_index, queue_index, p_queue) }
 }
-///[`vkQueueSubmit`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit.html)
+
+/// [`vkQueueSubmit`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkQueueSubmit(
     queue: crate::vk::Queue,
@@ -166,33 +153,38 @@ pub unsafe extern "system" fn vkQueueSubmit(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).queue_submit)(queue, submit_count, p_submits, fence) }
 }
-///[`vkQueueWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueWaitIdle.html)
+
+/// [`vkQueueWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueWaitIdle.html)
 #[no_mangle]
-pub unsafe extern "system" fn vkQueueWaitIdle(
-    queue: crate::vk::Queue,
-) -> crate::vk::Result {
+pub unsafe extern "system" fn vkQueueWaitIdle(queue: crate::vk::Queue) -> crate::vk::Result {
     let table = crate::vk::Handle::as_raw(queue) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).queue_wait_idle)(queue) }
 }
-///[`vkDeviceWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeviceWaitIdle.html)
+
+/// [`vkDeviceWaitIdle`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeviceWaitIdle.html)
 #[no_mangle]
-pub unsafe extern "system" fn vkDeviceWaitIdle(
-    device: crate::vk::Device,
-) -> crate::vk::Result {
+pub unsafe extern "system" fn vkDeviceWaitIdle(device: crate::vk::Device) -> crate::vk::Result {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).device_wait_idle)(device) }
 }
-///[`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
+
+/// [`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkAllocateMemory(
     device: crate::vk::Device,
@@ -205,25 +197,29 @@ pub unsafe extern "system" fn vkAllocateMemory(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).allocate_memory)(device, p_allocate_info, p_allocator, p_memory)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).allocate_memory)(device, p_allocate_info, p_allocator, p_memory) }
 }
-///[`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
+
+/// [`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkFreeMemory(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).free_memory)(device, memory, p_allocator) }
 }
-///[`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
+
+/// [`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkMapMemory(
     device: crate::vk::Device,
@@ -238,22 +234,28 @@ pub unsafe extern "system" fn vkMapMemory(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).map_memory)(device, memory, offset, size, flags, pp_data) }
 }
-///[`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
+
+/// [`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkUnmapMemory(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).unmap_memory)(device, memory) }
 }
-///[`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
+
+/// [`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkFlushMappedMemoryRanges(
     device: crate::vk::Device,
@@ -265,12 +267,12 @@ pub unsafe extern "system" fn vkFlushMappedMemoryRanges(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .flush_mapped_memory_ranges)(device, memory_range_count, p_memory_ranges)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).flush_mapped_memory_ranges)(device, memory_range_count, p_memory_ranges) }
 }
-///[`vkInvalidateMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInvalidateMappedMemoryRanges.html)
+
+/// [`vkInvalidateMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInvalidateMappedMemoryRanges.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkInvalidateMappedMemoryRanges(
     device: crate::vk::Device,
@@ -282,49 +284,46 @@ pub unsafe extern "system" fn vkInvalidateMappedMemoryRanges(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .invalidate_mapped_memory_ranges)(
-            device,
-            memory_range_count,
-            p_memory_ranges,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).invalidate_mapped_memory_ranges)(device, memory_range_count, p_memory_ranges) }
 }
-///[`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html)
+
+/// [`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceMemoryCommitment(
     device: crate::vk::Device,
     memory: crate::vk::DeviceMemory,
     p_committed_memory_in_bytes: *mut crate::vk::DeviceSize,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_device_memory_commitment)(device, memory, p_committed_memory_in_bytes)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_memory_commitment)(device, memory, p_committed_memory_in_bytes) }
 }
-///[`vkGetBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements.html)
+
+/// [`vkGetBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetBufferMemoryRequirements(
     device: crate::vk::Device,
     buffer: crate::vk::Buffer,
     p_memory_requirements: *mut crate::vk::MemoryRequirements,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_buffer_memory_requirements)(device, buffer, p_memory_requirements)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_buffer_memory_requirements)(device, buffer, p_memory_requirements) }
 }
-///[`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)
+
+/// [`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkBindBufferMemory(
     device: crate::vk::Device,
@@ -337,25 +336,29 @@ pub unsafe extern "system" fn vkBindBufferMemory(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).bind_buffer_memory)(device, buffer, memory, memory_offset) }
 }
-///[`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
+
+/// [`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetImageMemoryRequirements(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_memory_requirements: *mut crate::vk::MemoryRequirements,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_image_memory_requirements)(device, image, p_memory_requirements)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_image_memory_requirements)(device, image, p_memory_requirements) }
 }
-///[`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
+
+/// [`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkBindImageMemory(
     device: crate::vk::Device,
@@ -368,32 +371,30 @@ pub unsafe extern "system" fn vkBindImageMemory(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).bind_image_memory)(device, image, memory, memory_offset) }
 }
-///[`vkGetImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements.html)
+
+/// [`vkGetImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetImageSparseMemoryRequirements(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_sparse_memory_requirement_count: *mut u32,
     p_sparse_memory_requirements: *mut crate::vk::SparseImageMemoryRequirements,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_image_sparse_memory_requirements)(
-            device,
-            image,
-            p_sparse_memory_requirement_count,
-            p_sparse_memory_requirements,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_image_sparse_memory_requirements)(device, image, p_sparse_memory_requirement_count, p_sparse_memory_requirements) }
 }
-///[`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html)
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceSparseImageFormatProperties(
     physical_device: crate::vk::PhysicalDevice,
@@ -404,27 +405,18 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceSparseImageFormatProperties(
     tiling: crate::vk::ImageTiling,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::SparseImageFormatProperties,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_sparse_image_format_properties)(
-            physical_device,
-            format,
-            ty_,
-            samples,
-            usage,
-            tiling,
-            p_property_count,
-            p_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_sparse_image_format_properties)(physical_device, format, ty_, samples, usage, tiling, p_property_count, p_properties) }
 }
-///[`vkQueueBindSparse`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBindSparse.html)
+
+/// [`vkQueueBindSparse`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBindSparse.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkQueueBindSparse(
     queue: crate::vk::Queue,
@@ -437,9 +429,12 @@ pub unsafe extern "system" fn vkQueueBindSparse(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).queue_bind_sparse)(queue, bind_info_count, p_bind_info, fence) }
 }
-///[`vkCreateFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFence.html)
+
+/// [`vkCreateFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFence.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateFence(
     device: crate::vk::Device,
@@ -452,23 +447,29 @@ pub unsafe extern "system" fn vkCreateFence(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_fence)(device, p_create_info, p_allocator, p_fence) }
 }
-///[`vkDestroyFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFence.html)
+
+/// [`vkDestroyFence`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFence.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyFence(
     device: crate::vk::Device,
     fence: crate::vk::Fence,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_fence)(device, fence, p_allocator) }
 }
-///[`vkResetFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetFences.html)
+
+/// [`vkResetFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetFences.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkResetFences(
     device: crate::vk::Device,
@@ -480,9 +481,12 @@ pub unsafe extern "system" fn vkResetFences(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).reset_fences)(device, fence_count, p_fences) }
 }
-///[`vkGetFenceStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceStatus.html)
+
+/// [`vkGetFenceStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFenceStatus.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetFenceStatus(
     device: crate::vk::Device,
@@ -493,9 +497,12 @@ pub unsafe extern "system" fn vkGetFenceStatus(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_fence_status)(device, fence) }
 }
-///[`vkWaitForFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForFences.html)
+
+/// [`vkWaitForFences`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForFences.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkWaitForFences(
     device: crate::vk::Device,
@@ -509,11 +516,12 @@ pub unsafe extern "system" fn vkWaitForFences(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).wait_for_fences)(device, fence_count, p_fences, wait_all, timeout)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).wait_for_fences)(device, fence_count, p_fences, wait_all, timeout) }
 }
-///[`vkCreateSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSemaphore.html)
+
+/// [`vkCreateSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSemaphore.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateSemaphore(
     device: crate::vk::Device,
@@ -526,25 +534,29 @@ pub unsafe extern "system" fn vkCreateSemaphore(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).create_semaphore)(device, p_create_info, p_allocator, p_semaphore)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_semaphore)(device, p_create_info, p_allocator, p_semaphore) }
 }
-///[`vkDestroySemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySemaphore.html)
+
+/// [`vkDestroySemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySemaphore.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroySemaphore(
     device: crate::vk::Device,
     semaphore: crate::vk::Semaphore,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_semaphore)(device, semaphore, p_allocator) }
 }
-///[`vkCreateEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateEvent.html)
+
+/// [`vkCreateEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateEvent.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateEvent(
     device: crate::vk::Device,
@@ -557,23 +569,29 @@ pub unsafe extern "system" fn vkCreateEvent(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_event)(device, p_create_info, p_allocator, p_event) }
 }
-///[`vkDestroyEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyEvent.html)
+
+/// [`vkDestroyEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyEvent.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyEvent(
     device: crate::vk::Device,
     event: crate::vk::Event,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_event)(device, event, p_allocator) }
 }
-///[`vkGetEventStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEventStatus.html)
+
+/// [`vkGetEventStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEventStatus.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetEventStatus(
     device: crate::vk::Device,
@@ -584,9 +602,12 @@ pub unsafe extern "system" fn vkGetEventStatus(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_event_status)(device, event) }
 }
-///[`vkSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetEvent.html)
+
+/// [`vkSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetEvent.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkSetEvent(
     device: crate::vk::Device,
@@ -597,9 +618,12 @@ pub unsafe extern "system" fn vkSetEvent(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).set_event)(device, event) }
 }
-///[`vkResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetEvent.html)
+
+/// [`vkResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetEvent.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkResetEvent(
     device: crate::vk::Device,
@@ -610,9 +634,12 @@ pub unsafe extern "system" fn vkResetEvent(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).reset_event)(device, event) }
 }
-///[`vkCreateQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateQueryPool.html)
+
+/// [`vkCreateQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateQueryPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateQueryPool(
     device: crate::vk::Device,
@@ -625,25 +652,29 @@ pub unsafe extern "system" fn vkCreateQueryPool(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).create_query_pool)(device, p_create_info, p_allocator, p_query_pool)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_query_pool)(device, p_create_info, p_allocator, p_query_pool) }
 }
-///[`vkDestroyQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyQueryPool.html)
+
+/// [`vkDestroyQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyQueryPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyQueryPool(
     device: crate::vk::Device,
     query_pool: crate::vk::QueryPool,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_query_pool)(device, query_pool, p_allocator) }
 }
-///[`vkGetQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueryPoolResults.html)
+
+/// [`vkGetQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueryPoolResults.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetQueryPoolResults(
     device: crate::vk::Device,
@@ -660,36 +691,30 @@ pub unsafe extern "system" fn vkGetQueryPoolResults(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_query_pool_results)(
-            device,
-            query_pool,
-            first_query,
-            query_count,
-            data_size,
-            p_data,
-            stride,
-            flags,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_query_pool_results)(device, query_pool, first_query, query_count, data_size, p_data, stride, flags) }
 }
-///[`vkResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPool.html)
+
+/// [`vkResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetQueryPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkResetQueryPool(
     device: crate::vk::Device,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
     query_count: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).reset_query_pool)(device, query_pool, first_query, query_count) }
 }
-///[`vkCreateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBuffer.html)
+
+/// [`vkCreateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateBuffer(
     device: crate::vk::Device,
@@ -702,23 +727,29 @@ pub unsafe extern "system" fn vkCreateBuffer(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_buffer)(device, p_create_info, p_allocator, p_buffer) }
 }
-///[`vkDestroyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBuffer.html)
+
+/// [`vkDestroyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyBuffer(
     device: crate::vk::Device,
     buffer: crate::vk::Buffer,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_buffer)(device, buffer, p_allocator) }
 }
-///[`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
+
+/// [`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateBufferView(
     device: crate::vk::Device,
@@ -731,23 +762,29 @@ pub unsafe extern "system" fn vkCreateBufferView(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_buffer_view)(device, p_create_info, p_allocator, p_view) }
 }
-///[`vkDestroyBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBufferView.html)
+
+/// [`vkDestroyBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyBufferView.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyBufferView(
     device: crate::vk::Device,
     buffer_view: crate::vk::BufferView,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_buffer_view)(device, buffer_view, p_allocator) }
 }
-///[`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
+
+/// [`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateImage(
     device: crate::vk::Device,
@@ -760,40 +797,47 @@ pub unsafe extern "system" fn vkCreateImage(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_image)(device, p_create_info, p_allocator, p_image) }
 }
-///[`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
+
+/// [`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyImage(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_image)(device, image, p_allocator) }
 }
-///[`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
+
+/// [`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetImageSubresourceLayout(
     device: crate::vk::Device,
     image: crate::vk::Image,
     p_subresource: *const crate::vk::ImageSubresource,
     p_layout: *mut crate::vk::SubresourceLayout,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_image_subresource_layout)(device, image, p_subresource, p_layout)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_image_subresource_layout)(device, image, p_subresource, p_layout) }
 }
-///[`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
+
+/// [`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateImageView(
     device: crate::vk::Device,
@@ -806,23 +850,29 @@ pub unsafe extern "system" fn vkCreateImageView(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_image_view)(device, p_create_info, p_allocator, p_view) }
 }
-///[`vkDestroyImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImageView.html)
+
+/// [`vkDestroyImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImageView.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyImageView(
     device: crate::vk::Device,
     image_view: crate::vk::ImageView,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_image_view)(device, image_view, p_allocator) }
 }
-///[`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
+
+/// [`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateShaderModule(
     device: crate::vk::Device,
@@ -835,26 +885,29 @@ pub unsafe extern "system" fn vkCreateShaderModule(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_shader_module)(device, p_create_info, p_allocator, p_shader_module)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_shader_module)(device, p_create_info, p_allocator, p_shader_module) }
 }
-///[`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
+
+/// [`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyShaderModule(
     device: crate::vk::Device,
     shader_module: crate::vk::ShaderModule,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_shader_module)(device, shader_module, p_allocator) }
 }
-///[`vkCreatePipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineCache.html)
+
+/// [`vkCreatePipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineCache.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreatePipelineCache(
     device: crate::vk::Device,
@@ -867,26 +920,29 @@ pub unsafe extern "system" fn vkCreatePipelineCache(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_pipeline_cache)(device, p_create_info, p_allocator, p_pipeline_cache)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_pipeline_cache)(device, p_create_info, p_allocator, p_pipeline_cache) }
 }
-///[`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
+
+/// [`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyPipelineCache(
     device: crate::vk::Device,
     pipeline_cache: crate::vk::PipelineCache,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_pipeline_cache)(device, pipeline_cache, p_allocator) }
 }
-///[`vkGetPipelineCacheData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineCacheData.html)
+
+/// [`vkGetPipelineCacheData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineCacheData.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPipelineCacheData(
     device: crate::vk::Device,
@@ -899,11 +955,12 @@ pub unsafe extern "system" fn vkGetPipelineCacheData(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).get_pipeline_cache_data)(device, pipeline_cache, p_data_size, p_data)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_pipeline_cache_data)(device, pipeline_cache, p_data_size, p_data) }
 }
-///[`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
+
+/// [`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkMergePipelineCaches(
     device: crate::vk::Device,
@@ -916,12 +973,12 @@ pub unsafe extern "system" fn vkMergePipelineCaches(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .merge_pipeline_caches)(device, dst_cache, src_cache_count, p_src_caches)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).merge_pipeline_caches)(device, dst_cache, src_cache_count, p_src_caches) }
 }
-///[`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
+
+/// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateGraphicsPipelines(
     device: crate::vk::Device,
@@ -936,19 +993,12 @@ pub unsafe extern "system" fn vkCreateGraphicsPipelines(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_graphics_pipelines)(
-            device,
-            pipeline_cache,
-            create_info_count,
-            p_create_infos,
-            p_allocator,
-            p_pipelines,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_graphics_pipelines)(device, pipeline_cache, create_info_count, p_create_infos, p_allocator, p_pipelines) }
 }
-///[`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
+
+/// [`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateComputePipelines(
     device: crate::vk::Device,
@@ -963,33 +1013,29 @@ pub unsafe extern "system" fn vkCreateComputePipelines(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_compute_pipelines)(
-            device,
-            pipeline_cache,
-            create_info_count,
-            p_create_infos,
-            p_allocator,
-            p_pipelines,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_compute_pipelines)(device, pipeline_cache, create_info_count, p_create_infos, p_allocator, p_pipelines) }
 }
-///[`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
+
+/// [`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyPipeline(
     device: crate::vk::Device,
     pipeline: crate::vk::Pipeline,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_pipeline)(device, pipeline, p_allocator) }
 }
-///[`vkCreatePipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineLayout.html)
+
+/// [`vkCreatePipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineLayout.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreatePipelineLayout(
     device: crate::vk::Device,
@@ -1002,31 +1048,29 @@ pub unsafe extern "system" fn vkCreatePipelineLayout(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_pipeline_layout)(
-            device,
-            p_create_info,
-            p_allocator,
-            p_pipeline_layout,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_pipeline_layout)(device, p_create_info, p_allocator, p_pipeline_layout) }
 }
-///[`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
+
+/// [`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyPipelineLayout(
     device: crate::vk::Device,
     pipeline_layout: crate::vk::PipelineLayout,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_pipeline_layout)(device, pipeline_layout, p_allocator) }
 }
-///[`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
+
+/// [`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateSampler(
     device: crate::vk::Device,
@@ -1039,23 +1083,29 @@ pub unsafe extern "system" fn vkCreateSampler(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).create_sampler)(device, p_create_info, p_allocator, p_sampler) }
 }
-///[`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
+
+/// [`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroySampler(
     device: crate::vk::Device,
     sampler: crate::vk::Sampler,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_sampler)(device, sampler, p_allocator) }
 }
-///[`vkCreateDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorSetLayout.html)
+
+/// [`vkCreateDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorSetLayout.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateDescriptorSetLayout(
     device: crate::vk::Device,
@@ -1068,34 +1118,29 @@ pub unsafe extern "system" fn vkCreateDescriptorSetLayout(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_descriptor_set_layout)(
-            device,
-            p_create_info,
-            p_allocator,
-            p_set_layout,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_descriptor_set_layout)(device, p_create_info, p_allocator, p_set_layout) }
 }
-///[`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
+
+/// [`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyDescriptorSetLayout(
     device: crate::vk::Device,
     descriptor_set_layout: crate::vk::DescriptorSetLayout,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .destroy_descriptor_set_layout)(device, descriptor_set_layout, p_allocator)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).destroy_descriptor_set_layout)(device, descriptor_set_layout, p_allocator) }
 }
-///[`vkCreateDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorPool.html)
+
+/// [`vkCreateDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateDescriptorPool(
     device: crate::vk::Device,
@@ -1108,31 +1153,29 @@ pub unsafe extern "system" fn vkCreateDescriptorPool(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_descriptor_pool)(
-            device,
-            p_create_info,
-            p_allocator,
-            p_descriptor_pool,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_descriptor_pool)(device, p_create_info, p_allocator, p_descriptor_pool) }
 }
-///[`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
+
+/// [`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyDescriptorPool(
     device: crate::vk::Device,
     descriptor_pool: crate::vk::DescriptorPool,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_descriptor_pool)(device, descriptor_pool, p_allocator) }
 }
-///[`vkResetDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetDescriptorPool.html)
+
+/// [`vkResetDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetDescriptorPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkResetDescriptorPool(
     device: crate::vk::Device,
@@ -1144,9 +1187,12 @@ pub unsafe extern "system" fn vkResetDescriptorPool(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).reset_descriptor_pool)(device, descriptor_pool, flags) }
 }
-///[`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
+
+/// [`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkAllocateDescriptorSets(
     device: crate::vk::Device,
@@ -1158,11 +1204,12 @@ pub unsafe extern "system" fn vkAllocateDescriptorSets(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).allocate_descriptor_sets)(device, p_allocate_info, p_descriptor_sets)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).allocate_descriptor_sets)(device, p_allocate_info, p_descriptor_sets) }
 }
-///[`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
+
+/// [`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkFreeDescriptorSets(
     device: crate::vk::Device,
@@ -1175,17 +1222,12 @@ pub unsafe extern "system" fn vkFreeDescriptorSets(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .free_descriptor_sets)(
-            device,
-            descriptor_pool,
-            descriptor_set_count,
-            p_descriptor_sets,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).free_descriptor_sets)(device, descriptor_pool, descriptor_set_count, p_descriptor_sets) }
 }
-///[`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
+
+/// [`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkUpdateDescriptorSets(
     device: crate::vk::Device,
@@ -1193,24 +1235,18 @@ pub unsafe extern "system" fn vkUpdateDescriptorSets(
     p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>,
     descriptor_copy_count: u32,
     p_descriptor_copies: *const crate::vk::CopyDescriptorSet<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .update_descriptor_sets)(
-            device,
-            descriptor_write_count,
-            p_descriptor_writes,
-            descriptor_copy_count,
-            p_descriptor_copies,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).update_descriptor_sets)(device, descriptor_write_count, p_descriptor_writes, descriptor_copy_count, p_descriptor_copies) }
 }
-///[`vkCreateFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFramebuffer.html)
+
+/// [`vkCreateFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateFramebuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateFramebuffer(
     device: crate::vk::Device,
@@ -1223,25 +1259,29 @@ pub unsafe extern "system" fn vkCreateFramebuffer(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).create_framebuffer)(device, p_create_info, p_allocator, p_framebuffer)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_framebuffer)(device, p_create_info, p_allocator, p_framebuffer) }
 }
-///[`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
+
+/// [`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyFramebuffer(
     device: crate::vk::Device,
     framebuffer: crate::vk::Framebuffer,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_framebuffer)(device, framebuffer, p_allocator) }
 }
-///[`vkCreateRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass.html)
+
+/// [`vkCreateRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateRenderPass(
     device: crate::vk::Device,
@@ -1254,41 +1294,46 @@ pub unsafe extern "system" fn vkCreateRenderPass(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).create_render_pass)(device, p_create_info, p_allocator, p_render_pass)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_render_pass)(device, p_create_info, p_allocator, p_render_pass) }
 }
-///[`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
+
+/// [`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyRenderPass(
     device: crate::vk::Device,
     render_pass: crate::vk::RenderPass,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_render_pass)(device, render_pass, p_allocator) }
 }
-///[`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
+
+/// [`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetRenderAreaGranularity(
     device: crate::vk::Device,
     render_pass: crate::vk::RenderPass,
     p_granularity: *mut crate::vk::Extent2D,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_render_area_granularity)(device, render_pass, p_granularity)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_render_area_granularity)(device, render_pass, p_granularity) }
 }
-///[`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
+
+/// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateCommandPool(
     device: crate::vk::Device,
@@ -1301,26 +1346,29 @@ pub unsafe extern "system" fn vkCreateCommandPool(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_command_pool)(device, p_create_info, p_allocator, p_command_pool)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_command_pool)(device, p_create_info, p_allocator, p_command_pool) }
 }
-///[`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
+
+/// [`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyCommandPool(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_command_pool)(device, command_pool, p_allocator) }
 }
-///[`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html)
+
+/// [`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkResetCommandPool(
     device: crate::vk::Device,
@@ -1332,9 +1380,12 @@ pub unsafe extern "system" fn vkResetCommandPool(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).reset_command_pool)(device, command_pool, flags) }
 }
-///[`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
+
+/// [`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkAllocateCommandBuffers(
     device: crate::vk::Device,
@@ -1346,34 +1397,30 @@ pub unsafe extern "system" fn vkAllocateCommandBuffers(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).allocate_command_buffers)(device, p_allocate_info, p_command_buffers)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).allocate_command_buffers)(device, p_allocate_info, p_command_buffers) }
 }
-///[`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
+
+/// [`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkFreeCommandBuffers(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     command_buffer_count: u32,
     p_command_buffers: *const crate::vk::CommandBuffer,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .free_command_buffers)(
-            device,
-            command_pool,
-            command_buffer_count,
-            p_command_buffers,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).free_command_buffers)(device, command_pool, command_buffer_count, p_command_buffers) }
 }
-///[`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html)
+
+/// [`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkBeginCommandBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1384,9 +1431,12 @@ pub unsafe extern "system" fn vkBeginCommandBuffer(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).begin_command_buffer)(command_buffer, p_begin_info) }
 }
-///[`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
+
+/// [`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkEndCommandBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1396,9 +1446,12 @@ pub unsafe extern "system" fn vkEndCommandBuffer(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).end_command_buffer)(command_buffer) }
 }
-///[`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
+
+/// [`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkResetCommandBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1409,180 +1462,183 @@ pub unsafe extern "system" fn vkResetCommandBuffer(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).reset_command_buffer)(command_buffer, flags) }
 }
-///[`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
+
+/// [`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBindPipeline(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
     pipeline: crate::vk::Pipeline,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_bind_pipeline)(command_buffer, pipeline_bind_point, pipeline)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_pipeline)(command_buffer, pipeline_bind_point, pipeline) }
 }
-///[`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
+
+/// [`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetViewport(
     command_buffer: crate::vk::CommandBuffer,
     first_viewport: u32,
     viewport_count: u32,
     p_viewports: *const crate::vk::Viewport,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_viewport)(
-            command_buffer,
-            first_viewport,
-            viewport_count,
-            p_viewports,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_viewport)(command_buffer, first_viewport, viewport_count, p_viewports) }
 }
-///[`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
+
+/// [`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetScissor(
     command_buffer: crate::vk::CommandBuffer,
     first_scissor: u32,
     scissor_count: u32,
     p_scissors: *const crate::vk::Rect2D,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_scissor)(command_buffer, first_scissor, scissor_count, p_scissors)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_scissor)(command_buffer, first_scissor, scissor_count, p_scissors) }
 }
-///[`vkCmdSetLineWidth`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineWidth.html)
+
+/// [`vkCmdSetLineWidth`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineWidth.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetLineWidth(
     command_buffer: crate::vk::CommandBuffer,
     line_width: f32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_line_width)(command_buffer, line_width) }
 }
-///[`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
+
+/// [`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthBias(
     command_buffer: crate::vk::CommandBuffer,
     depth_bias_constant_factor: f32,
     depth_bias_clamp: f32,
     depth_bias_slope_factor: f32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_depth_bias)(
-            command_buffer,
-            depth_bias_constant_factor,
-            depth_bias_clamp,
-            depth_bias_slope_factor,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_depth_bias)(command_buffer, depth_bias_constant_factor, depth_bias_clamp, depth_bias_slope_factor) }
 }
-///[`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
+
+/// [`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetBlendConstants(
     command_buffer: crate::vk::CommandBuffer,
     blend_constants: *const f32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_blend_constants)(command_buffer, blend_constants) }
 }
-///[`vkCmdSetDepthBounds`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBounds.html)
+
+/// [`vkCmdSetDepthBounds`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBounds.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthBounds(
     command_buffer: crate::vk::CommandBuffer,
     min_depth_bounds: f32,
     max_depth_bounds: f32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_depth_bounds)(command_buffer, min_depth_bounds, max_depth_bounds)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_depth_bounds)(command_buffer, min_depth_bounds, max_depth_bounds) }
 }
-///[`vkCmdSetStencilCompareMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilCompareMask.html)
+
+/// [`vkCmdSetStencilCompareMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilCompareMask.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetStencilCompareMask(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
     compare_mask: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_set_stencil_compare_mask)(command_buffer, face_mask, compare_mask)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_stencil_compare_mask)(command_buffer, face_mask, compare_mask) }
 }
-///[`vkCmdSetStencilWriteMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilWriteMask.html)
+
+/// [`vkCmdSetStencilWriteMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilWriteMask.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetStencilWriteMask(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
     write_mask: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_set_stencil_write_mask)(command_buffer, face_mask, write_mask)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_stencil_write_mask)(command_buffer, face_mask, write_mask) }
 }
-///[`vkCmdSetStencilReference`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilReference.html)
+
+/// [`vkCmdSetStencilReference`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilReference.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetStencilReference(
     command_buffer: crate::vk::CommandBuffer,
     face_mask: crate::vk::StencilFaceFlags,
     reference: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_set_stencil_reference)(command_buffer, face_mask, reference)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_stencil_reference)(command_buffer, face_mask, reference) }
 }
-///[`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
+
+/// [`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBindDescriptorSets(
     command_buffer: crate::vk::CommandBuffer,
@@ -1593,44 +1649,36 @@ pub unsafe extern "system" fn vkCmdBindDescriptorSets(
     p_descriptor_sets: *const crate::vk::DescriptorSet,
     dynamic_offset_count: u32,
     p_dynamic_offsets: *const u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_bind_descriptor_sets)(
-            command_buffer,
-            pipeline_bind_point,
-            layout,
-            first_set,
-            descriptor_set_count,
-            p_descriptor_sets,
-            dynamic_offset_count,
-            p_dynamic_offsets,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_descriptor_sets)(command_buffer, pipeline_bind_point, layout, first_set, descriptor_set_count, p_descriptor_sets, dynamic_offset_count, p_dynamic_offsets) }
 }
-///[`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
+
+/// [`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBindIndexBuffer(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
     index_type: crate::vk::IndexType,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_bind_index_buffer)(command_buffer, buffer, offset, index_type)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_index_buffer)(command_buffer, buffer, offset, index_type) }
 }
-///[`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
+
+/// [`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBindVertexBuffers(
     command_buffer: crate::vk::CommandBuffer,
@@ -1638,24 +1686,18 @@ pub unsafe extern "system" fn vkCmdBindVertexBuffers(
     binding_count: u32,
     p_buffers: *const crate::vk::Buffer,
     p_offsets: *const crate::vk::DeviceSize,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_bind_vertex_buffers)(
-            command_buffer,
-            first_binding,
-            binding_count,
-            p_buffers,
-            p_offsets,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_vertex_buffers)(command_buffer, first_binding, binding_count, p_buffers, p_offsets) }
 }
-///[`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
+
+/// [`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDraw(
     command_buffer: crate::vk::CommandBuffer,
@@ -1663,24 +1705,18 @@ pub unsafe extern "system" fn vkCmdDraw(
     instance_count: u32,
     first_vertex: u32,
     first_instance: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_draw)(
-            command_buffer,
-            vertex_count,
-            instance_count,
-            first_vertex,
-            first_instance,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_draw)(command_buffer, vertex_count, instance_count, first_vertex, first_instance) }
 }
-///[`vkCmdDrawIndexed`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexed.html)
+
+/// [`vkCmdDrawIndexed`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexed.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDrawIndexed(
     command_buffer: crate::vk::CommandBuffer,
@@ -1689,25 +1725,18 @@ pub unsafe extern "system" fn vkCmdDrawIndexed(
     first_index: u32,
     vertex_offset: i32,
     first_instance: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_draw_indexed)(
-            command_buffer,
-            index_count,
-            instance_count,
-            first_index,
-            vertex_offset,
-            first_instance,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_draw_indexed)(command_buffer, index_count, instance_count, first_index, vertex_offset, first_instance) }
 }
-///[`vkCmdDrawIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect.html)
+
+/// [`vkCmdDrawIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDrawIndirect(
     command_buffer: crate::vk::CommandBuffer,
@@ -1715,17 +1744,18 @@ pub unsafe extern "system" fn vkCmdDrawIndirect(
     offset: crate::vk::DeviceSize,
     draw_count: u32,
     stride: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_draw_indirect)(command_buffer, buffer, offset, draw_count, stride)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_draw_indirect)(command_buffer, buffer, offset, draw_count, stride) }
 }
-///[`vkCmdDrawIndexedIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect.html)
+
+/// [`vkCmdDrawIndexedIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDrawIndexedIndirect(
     command_buffer: crate::vk::CommandBuffer,
@@ -1733,56 +1763,53 @@ pub unsafe extern "system" fn vkCmdDrawIndexedIndirect(
     offset: crate::vk::DeviceSize,
     draw_count: u32,
     stride: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_draw_indexed_indirect)(
-            command_buffer,
-            buffer,
-            offset,
-            draw_count,
-            stride,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_draw_indexed_indirect)(command_buffer, buffer, offset, draw_count, stride) }
 }
-///[`vkCmdDispatch`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatch.html)
+
+/// [`vkCmdDispatch`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatch.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDispatch(
     command_buffer: crate::vk::CommandBuffer,
     group_count_x: u32,
     group_count_y: u32,
     group_count_z: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_dispatch)(command_buffer, group_count_x, group_count_y, group_count_z)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_dispatch)(command_buffer, group_count_x, group_count_y, group_count_z) }
 }
-///[`vkCmdDispatchIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect.html)
+
+/// [`vkCmdDispatchIndirect`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDispatchIndirect(
     command_buffer: crate::vk::CommandBuffer,
     buffer: crate::vk::Buffer,
     offset: crate::vk::DeviceSize,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_dispatch_indirect)(command_buffer, buffer, offset) }
 }
-///[`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
+
+/// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1790,24 +1817,18 @@ pub unsafe extern "system" fn vkCmdCopyBuffer(
     dst_buffer: crate::vk::Buffer,
     region_count: u32,
     p_regions: *const crate::vk::BufferCopy,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_buffer)(
-            command_buffer,
-            src_buffer,
-            dst_buffer,
-            region_count,
-            p_regions,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_buffer)(command_buffer, src_buffer, dst_buffer, region_count, p_regions) }
 }
-///[`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
+
+/// [`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyImage(
     command_buffer: crate::vk::CommandBuffer,
@@ -1817,26 +1838,18 @@ pub unsafe extern "system" fn vkCmdCopyImage(
     dst_image_layout: crate::vk::ImageLayout,
     region_count: u32,
     p_regions: *const crate::vk::ImageCopy,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_image)(
-            command_buffer,
-            src_image,
-            src_image_layout,
-            dst_image,
-            dst_image_layout,
-            region_count,
-            p_regions,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_image)(command_buffer, src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions) }
 }
-///[`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
+
+/// [`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBlitImage(
     command_buffer: crate::vk::CommandBuffer,
@@ -1847,27 +1860,18 @@ pub unsafe extern "system" fn vkCmdBlitImage(
     region_count: u32,
     p_regions: *const crate::vk::ImageBlit,
     filter: crate::vk::Filter,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_blit_image)(
-            command_buffer,
-            src_image,
-            src_image_layout,
-            dst_image,
-            dst_image_layout,
-            region_count,
-            p_regions,
-            filter,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_blit_image)(command_buffer, src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions, filter) }
 }
-///[`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
+
+/// [`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyBufferToImage(
     command_buffer: crate::vk::CommandBuffer,
@@ -1876,25 +1880,18 @@ pub unsafe extern "system" fn vkCmdCopyBufferToImage(
     dst_image_layout: crate::vk::ImageLayout,
     region_count: u32,
     p_regions: *const crate::vk::BufferImageCopy,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_buffer_to_image)(
-            command_buffer,
-            src_buffer,
-            dst_image,
-            dst_image_layout,
-            region_count,
-            p_regions,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_buffer_to_image)(command_buffer, src_buffer, dst_image, dst_image_layout, region_count, p_regions) }
 }
-///[`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
+
+/// [`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyImageToBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1903,25 +1900,18 @@ pub unsafe extern "system" fn vkCmdCopyImageToBuffer(
     dst_buffer: crate::vk::Buffer,
     region_count: u32,
     p_regions: *const crate::vk::BufferImageCopy,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_image_to_buffer)(
-            command_buffer,
-            src_image,
-            src_image_layout,
-            dst_buffer,
-            region_count,
-            p_regions,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_image_to_buffer)(command_buffer, src_image, src_image_layout, dst_buffer, region_count, p_regions) }
 }
-///[`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
+
+/// [`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdUpdateBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1929,24 +1919,18 @@ pub unsafe extern "system" fn vkCmdUpdateBuffer(
     dst_offset: crate::vk::DeviceSize,
     data_size: crate::vk::DeviceSize,
     p_data: *const core::ffi::c_void,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_update_buffer)(
-            command_buffer,
-            dst_buffer,
-            dst_offset,
-            data_size,
-            p_data,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_update_buffer)(command_buffer, dst_buffer, dst_offset, data_size, p_data) }
 }
-///[`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
+
+/// [`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdFillBuffer(
     command_buffer: crate::vk::CommandBuffer,
@@ -1954,17 +1938,18 @@ pub unsafe extern "system" fn vkCmdFillBuffer(
     dst_offset: crate::vk::DeviceSize,
     size: crate::vk::DeviceSize,
     data: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_fill_buffer)(command_buffer, dst_buffer, dst_offset, size, data)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_fill_buffer)(command_buffer, dst_buffer, dst_offset, size, data) }
 }
-///[`vkCmdClearColorImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearColorImage.html)
+
+/// [`vkCmdClearColorImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearColorImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdClearColorImage(
     command_buffer: crate::vk::CommandBuffer,
@@ -1973,25 +1958,18 @@ pub unsafe extern "system" fn vkCmdClearColorImage(
     p_color: *const crate::vk::ClearColorValue,
     range_count: u32,
     p_ranges: *const crate::vk::ImageSubresourceRange,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_clear_color_image)(
-            command_buffer,
-            image,
-            image_layout,
-            p_color,
-            range_count,
-            p_ranges,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_clear_color_image)(command_buffer, image, image_layout, p_color, range_count, p_ranges) }
 }
-///[`vkCmdClearDepthStencilImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearDepthStencilImage.html)
+
+/// [`vkCmdClearDepthStencilImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearDepthStencilImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdClearDepthStencilImage(
     command_buffer: crate::vk::CommandBuffer,
@@ -2000,25 +1978,18 @@ pub unsafe extern "system" fn vkCmdClearDepthStencilImage(
     p_depth_stencil: *const crate::vk::ClearDepthStencilValue,
     range_count: u32,
     p_ranges: *const crate::vk::ImageSubresourceRange,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_clear_depth_stencil_image)(
-            command_buffer,
-            image,
-            image_layout,
-            p_depth_stencil,
-            range_count,
-            p_ranges,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_clear_depth_stencil_image)(command_buffer, image, image_layout, p_depth_stencil, range_count, p_ranges) }
 }
-///[`vkCmdClearAttachments`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearAttachments.html)
+
+/// [`vkCmdClearAttachments`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdClearAttachments.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdClearAttachments(
     command_buffer: crate::vk::CommandBuffer,
@@ -2026,24 +1997,18 @@ pub unsafe extern "system" fn vkCmdClearAttachments(
     p_attachments: *const crate::vk::ClearAttachment,
     rect_count: u32,
     p_rects: *const crate::vk::ClearRect,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_clear_attachments)(
-            command_buffer,
-            attachment_count,
-            p_attachments,
-            rect_count,
-            p_rects,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_clear_attachments)(command_buffer, attachment_count, p_attachments, rect_count, p_rects) }
 }
-///[`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
+
+/// [`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdResolveImage(
     command_buffer: crate::vk::CommandBuffer,
@@ -2053,54 +2018,52 @@ pub unsafe extern "system" fn vkCmdResolveImage(
     dst_image_layout: crate::vk::ImageLayout,
     region_count: u32,
     p_regions: *const crate::vk::ImageResolve,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_resolve_image)(
-            command_buffer,
-            src_image,
-            src_image_layout,
-            dst_image,
-            dst_image_layout,
-            region_count,
-            p_regions,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_resolve_image)(command_buffer, src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions) }
 }
-///[`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
+
+/// [`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetEvent(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     stage_mask: crate::vk::PipelineStageFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_event)(command_buffer, event, stage_mask) }
 }
-///[`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
+
+/// [`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdResetEvent(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     stage_mask: crate::vk::PipelineStageFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_reset_event)(command_buffer, event, stage_mask) }
 }
-///[`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
+
+/// [`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdWaitEvents(
     command_buffer: crate::vk::CommandBuffer,
@@ -2114,30 +2077,18 @@ pub unsafe extern "system" fn vkCmdWaitEvents(
     p_buffer_memory_barriers: *const crate::vk::BufferMemoryBarrier<'_>,
     image_memory_barrier_count: u32,
     p_image_memory_barriers: *const crate::vk::ImageMemoryBarrier<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_wait_events)(
-            command_buffer,
-            event_count,
-            p_events,
-            src_stage_mask,
-            dst_stage_mask,
-            memory_barrier_count,
-            p_memory_barriers,
-            buffer_memory_barrier_count,
-            p_buffer_memory_barriers,
-            image_memory_barrier_count,
-            p_image_memory_barriers,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_wait_events)(command_buffer, event_count, p_events, src_stage_mask, dst_stage_mask, memory_barrier_count, p_memory_barriers, buffer_memory_barrier_count, p_buffer_memory_barriers, image_memory_barrier_count, p_image_memory_barriers) }
 }
-///[`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
+
+/// [`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdPipelineBarrier(
     command_buffer: crate::vk::CommandBuffer,
@@ -2150,94 +2101,89 @@ pub unsafe extern "system" fn vkCmdPipelineBarrier(
     p_buffer_memory_barriers: *const crate::vk::BufferMemoryBarrier<'_>,
     image_memory_barrier_count: u32,
     p_image_memory_barriers: *const crate::vk::ImageMemoryBarrier<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_pipeline_barrier)(
-            command_buffer,
-            src_stage_mask,
-            dst_stage_mask,
-            dependency_flags,
-            memory_barrier_count,
-            p_memory_barriers,
-            buffer_memory_barrier_count,
-            p_buffer_memory_barriers,
-            image_memory_barrier_count,
-            p_image_memory_barriers,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_pipeline_barrier)(command_buffer, src_stage_mask, dst_stage_mask, dependency_flags, memory_barrier_count, p_memory_barriers, buffer_memory_barrier_count, p_buffer_memory_barriers, image_memory_barrier_count, p_image_memory_barriers) }
 }
-///[`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
+
+/// [`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBeginQuery(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     query: u32,
     flags: crate::vk::QueryControlFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_begin_query)(command_buffer, query_pool, query, flags) }
 }
-///[`vkCmdEndQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQuery.html)
+
+/// [`vkCmdEndQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndQuery.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdEndQuery(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     query: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_end_query)(command_buffer, query_pool, query) }
 }
-///[`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
+
+/// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdResetQueryPool(
     command_buffer: crate::vk::CommandBuffer,
     query_pool: crate::vk::QueryPool,
     first_query: u32,
     query_count: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_reset_query_pool)(command_buffer, query_pool, first_query, query_count)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_reset_query_pool)(command_buffer, query_pool, first_query, query_count) }
 }
-///[`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
+
+/// [`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdWriteTimestamp(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_stage: crate::vk::PipelineStageFlags,
     query_pool: crate::vk::QueryPool,
     query: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_write_timestamp)(command_buffer, pipeline_stage, query_pool, query)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_write_timestamp)(command_buffer, pipeline_stage, query_pool, query) }
 }
-///[`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
+
+/// [`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyQueryPoolResults(
     command_buffer: crate::vk::CommandBuffer,
@@ -2248,27 +2194,18 @@ pub unsafe extern "system" fn vkCmdCopyQueryPoolResults(
     dst_offset: crate::vk::DeviceSize,
     stride: crate::vk::DeviceSize,
     flags: crate::vk::QueryResultFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_query_pool_results)(
-            command_buffer,
-            query_pool,
-            first_query,
-            query_count,
-            dst_buffer,
-            dst_offset,
-            stride,
-            flags,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_query_pool_results)(command_buffer, query_pool, first_query, query_count, dst_buffer, dst_offset, stride, flags) }
 }
-///[`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
+
+/// [`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdPushConstants(
     command_buffer: crate::vk::CommandBuffer,
@@ -2277,87 +2214,81 @@ pub unsafe extern "system" fn vkCmdPushConstants(
     offset: u32,
     size: u32,
     p_values: *const core::ffi::c_void,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_push_constants)(
-            command_buffer,
-            layout,
-            stage_flags,
-            offset,
-            size,
-            p_values,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_push_constants)(command_buffer, layout, stage_flags, offset, size, p_values) }
 }
-///[`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
+
+/// [`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBeginRenderPass(
     command_buffer: crate::vk::CommandBuffer,
     p_render_pass_begin: *const crate::vk::RenderPassBeginInfo<'_>,
     contents: crate::vk::SubpassContents,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_begin_render_pass)(command_buffer, p_render_pass_begin, contents)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_begin_render_pass)(command_buffer, p_render_pass_begin, contents) }
 }
-///[`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
+
+/// [`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdNextSubpass(
     command_buffer: crate::vk::CommandBuffer,
     contents: crate::vk::SubpassContents,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_next_subpass)(command_buffer, contents) }
 }
-///[`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
+
+/// [`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
 #[no_mangle]
-pub unsafe extern "system" fn vkCmdEndRenderPass(
-    command_buffer: crate::vk::CommandBuffer,
-) -> () {
+pub unsafe extern "system" fn vkCmdEndRenderPass(command_buffer: crate::vk::CommandBuffer) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_end_render_pass)(command_buffer) }
 }
-///[`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
+
+/// [`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdExecuteCommands(
     command_buffer: crate::vk::CommandBuffer,
     command_buffer_count: u32,
     p_command_buffers: *const crate::vk::CommandBuffer,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_execute_commands)(
-            command_buffer,
-            command_buffer_count,
-            p_command_buffers,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_execute_commands)(command_buffer, command_buffer_count, p_command_buffers) }
 }
-///[`vkCreateAndroidSurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAndroidSurfaceKHR.html)
+
+/// [`vkCreateAndroidSurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAndroidSurfaceKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateAndroidSurfaceKHR(
     instance: crate::vk::Instance,
@@ -2370,26 +2301,29 @@ pub unsafe extern "system" fn vkCreateAndroidSurfaceKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_android_surface_khr)(instance, p_create_info, p_allocator, p_surface)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_android_surface_khr)(instance, p_create_info, p_allocator, p_surface) }
 }
-///[`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
+
+/// [`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroySurfaceKHR(
     instance: crate::vk::Instance,
     surface: crate::vk::SurfaceKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(instance) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_surface_khr)(instance, surface, p_allocator) }
 }
-///[`vkGetPhysicalDeviceSurfaceSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceSupportKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfaceSupportKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceSupportKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceSurfaceSupportKHR(
     physical_device: crate::vk::PhysicalDevice,
@@ -2402,17 +2336,12 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceSurfaceSupportKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_surface_support_khr)(
-            physical_device,
-            queue_family_index,
-            surface,
-            p_supported,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_surface_support_khr)(physical_device, queue_family_index, surface, p_supported) }
 }
-///[`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceSurfaceCapabilitiesKHR(
     physical_device: crate::vk::PhysicalDevice,
@@ -2424,16 +2353,12 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceSurfaceCapabilitiesKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_surface_capabilities_khr)(
-            physical_device,
-            surface,
-            p_surface_capabilities,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_surface_capabilities_khr)(physical_device, surface, p_surface_capabilities) }
 }
-///[`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceSurfaceFormatsKHR(
     physical_device: crate::vk::PhysicalDevice,
@@ -2446,17 +2371,12 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceSurfaceFormatsKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_surface_formats_khr)(
-            physical_device,
-            surface,
-            p_surface_format_count,
-            p_surface_formats,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_surface_formats_khr)(physical_device, surface, p_surface_format_count, p_surface_formats) }
 }
-///[`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
+
+/// [`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceSurfacePresentModesKHR(
     physical_device: crate::vk::PhysicalDevice,
@@ -2469,17 +2389,12 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceSurfacePresentModesKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_surface_present_modes_khr)(
-            physical_device,
-            surface,
-            p_present_mode_count,
-            p_present_modes,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_surface_present_modes_khr)(physical_device, surface, p_present_mode_count, p_present_modes) }
 }
-///[`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
+
+/// [`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateSwapchainKHR(
     device: crate::vk::Device,
@@ -2492,25 +2407,29 @@ pub unsafe extern "system" fn vkCreateSwapchainKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).create_swapchain_khr)(device, p_create_info, p_allocator, p_swapchain)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_swapchain_khr)(device, p_create_info, p_allocator, p_swapchain) }
 }
-///[`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
+
+/// [`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroySwapchainKHR(
     device: crate::vk::Device,
     swapchain: crate::vk::SwapchainKHR,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).destroy_swapchain_khr)(device, swapchain, p_allocator) }
 }
-///[`vkGetSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainImagesKHR.html)
+
+/// [`vkGetSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainImagesKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetSwapchainImagesKHR(
     device: crate::vk::Device,
@@ -2523,17 +2442,12 @@ pub unsafe extern "system" fn vkGetSwapchainImagesKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_swapchain_images_khr)(
-            device,
-            swapchain,
-            p_swapchain_image_count,
-            p_swapchain_images,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_swapchain_images_khr)(device, swapchain, p_swapchain_image_count, p_swapchain_images) }
 }
-///[`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
+
+/// [`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkAcquireNextImageKHR(
     device: crate::vk::Device,
@@ -2548,19 +2462,12 @@ pub unsafe extern "system" fn vkAcquireNextImageKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .acquire_next_image_khr)(
-            device,
-            swapchain,
-            timeout,
-            semaphore,
-            fence,
-            p_image_index,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).acquire_next_image_khr)(device, swapchain, timeout, semaphore, fence, p_image_index) }
 }
-///[`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
+
+/// [`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkQueuePresentKHR(
     queue: crate::vk::Queue,
@@ -2571,56 +2478,61 @@ pub unsafe extern "system" fn vkQueuePresentKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).queue_present_khr)(queue, p_present_info) }
 }
-///[`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
+
+/// [`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceFeatures2(
     physical_device: crate::vk::PhysicalDevice,
     p_features: *mut crate::vk::PhysicalDeviceFeatures2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_physical_device_features2)(physical_device, p_features) }
 }
-///[`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
+
+/// [`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceProperties2(
     physical_device: crate::vk::PhysicalDevice,
     p_properties: *mut crate::vk::PhysicalDeviceProperties2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_physical_device_properties2)(physical_device, p_properties) }
 }
-///[`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html)
+
+/// [`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties2(
     physical_device: crate::vk::PhysicalDevice,
     format: crate::vk::Format,
     p_format_properties: *mut crate::vk::FormatProperties2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_format_properties2)(
-            physical_device,
-            format,
-            p_format_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_format_properties2)(physical_device, format, p_format_properties) }
 }
-///[`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html)
+
+/// [`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceImageFormatProperties2(
     physical_device: crate::vk::PhysicalDevice,
@@ -2632,156 +2544,131 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceImageFormatProperties2(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_image_format_properties2)(
-            physical_device,
-            p_image_format_info,
-            p_image_format_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_image_format_properties2)(physical_device, p_image_format_info, p_image_format_properties) }
 }
-///[`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyProperties2(
     physical_device: crate::vk::PhysicalDevice,
     p_queue_family_property_count: *mut u32,
     p_queue_family_properties: *mut crate::vk::QueueFamilyProperties2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_queue_family_properties2)(
-            physical_device,
-            p_queue_family_property_count,
-            p_queue_family_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_queue_family_properties2)(physical_device, p_queue_family_property_count, p_queue_family_properties) }
 }
-///[`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
+
+/// [`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceMemoryProperties2(
     physical_device: crate::vk::PhysicalDevice,
     p_memory_properties: *mut crate::vk::PhysicalDeviceMemoryProperties2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_memory_properties2)(
-            physical_device,
-            p_memory_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_memory_properties2)(physical_device, p_memory_properties) }
 }
-///[`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html)
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceSparseImageFormatProperties2(
     physical_device: crate::vk::PhysicalDevice,
     p_format_info: *const crate::vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
     p_property_count: *mut u32,
     p_properties: *mut crate::vk::SparseImageFormatProperties2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_sparse_image_format_properties2)(
-            physical_device,
-            p_format_info,
-            p_property_count,
-            p_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_sparse_image_format_properties2)(physical_device, p_format_info, p_property_count, p_properties) }
 }
-///[`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
+
+/// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkTrimCommandPool(
     device: crate::vk::Device,
     command_pool: crate::vk::CommandPool,
     flags: crate::vk::CommandPoolTrimFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).trim_command_pool)(device, command_pool, flags) }
 }
-///[`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html)
+
+/// [`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceExternalBufferProperties(
     physical_device: crate::vk::PhysicalDevice,
     p_external_buffer_info: *const crate::vk::PhysicalDeviceExternalBufferInfo<'_>,
     p_external_buffer_properties: *mut crate::vk::ExternalBufferProperties<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_external_buffer_properties)(
-            physical_device,
-            p_external_buffer_info,
-            p_external_buffer_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_external_buffer_properties)(physical_device, p_external_buffer_info, p_external_buffer_properties) }
 }
-///[`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
+
+/// [`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceExternalSemaphoreProperties(
     physical_device: crate::vk::PhysicalDevice,
     p_external_semaphore_info: *const crate::vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
     p_external_semaphore_properties: *mut crate::vk::ExternalSemaphoreProperties<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_external_semaphore_properties)(
-            physical_device,
-            p_external_semaphore_info,
-            p_external_semaphore_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_external_semaphore_properties)(physical_device, p_external_semaphore_info, p_external_semaphore_properties) }
 }
-///[`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
+
+/// [`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceExternalFenceProperties(
     physical_device: crate::vk::PhysicalDevice,
     p_external_fence_info: *const crate::vk::PhysicalDeviceExternalFenceInfo<'_>,
     p_external_fence_properties: *mut crate::vk::ExternalFenceProperties<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(physical_device) as usize
         as *const *const crate::dispatch::InstanceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_external_fence_properties)(
-            physical_device,
-            p_external_fence_info,
-            p_external_fence_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_external_fence_properties)(physical_device, p_external_fence_info, p_external_fence_properties) }
 }
-///[`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
+
+/// [`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkEnumeratePhysicalDeviceGroups(
     instance: crate::vk::Instance,
@@ -2793,16 +2680,12 @@ pub unsafe extern "system" fn vkEnumeratePhysicalDeviceGroups(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .enumerate_physical_device_groups)(
-            instance,
-            p_physical_device_group_count,
-            p_physical_device_group_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).enumerate_physical_device_groups)(instance, p_physical_device_group_count, p_physical_device_group_properties) }
 }
-///[`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
+
+/// [`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceGroupPeerMemoryFeatures(
     device: crate::vk::Device,
@@ -2810,24 +2693,18 @@ pub unsafe extern "system" fn vkGetDeviceGroupPeerMemoryFeatures(
     local_device_index: u32,
     remote_device_index: u32,
     p_peer_memory_features: *mut crate::vk::PeerMemoryFeatureFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_device_group_peer_memory_features)(
-            device,
-            heap_index,
-            local_device_index,
-            remote_device_index,
-            p_peer_memory_features,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_group_peer_memory_features)(device, heap_index, local_device_index, remote_device_index, p_peer_memory_features) }
 }
-///[`vkBindBufferMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2.html)
+
+/// [`vkBindBufferMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkBindBufferMemory2(
     device: crate::vk::Device,
@@ -2839,9 +2716,12 @@ pub unsafe extern "system" fn vkBindBufferMemory2(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).bind_buffer_memory2)(device, bind_info_count, p_bind_infos) }
 }
-///[`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
+
+/// [`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkBindImageMemory2(
     device: crate::vk::Device,
@@ -2853,43 +2733,44 @@ pub unsafe extern "system" fn vkBindImageMemory2(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).bind_image_memory2)(device, bind_info_count, p_bind_infos) }
 }
-///[`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
+
+/// [`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDeviceMask(
     command_buffer: crate::vk::CommandBuffer,
     device_mask: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_device_mask)(command_buffer, device_mask) }
 }
-///[`vkGetDeviceGroupPresentCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPresentCapabilitiesKHR.html)
+
+/// [`vkGetDeviceGroupPresentCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPresentCapabilitiesKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceGroupPresentCapabilitiesKHR(
     device: crate::vk::Device,
-    p_device_group_present_capabilities: *mut crate::vk::DeviceGroupPresentCapabilitiesKHR<
-        '_,
-    >,
+    p_device_group_present_capabilities: *mut crate::vk::DeviceGroupPresentCapabilitiesKHR<'_>,
 ) -> crate::vk::Result {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_device_group_present_capabilities_khr)(
-            device,
-            p_device_group_present_capabilities,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_group_present_capabilities_khr)(device, p_device_group_present_capabilities) }
 }
-///[`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
+
+/// [`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceGroupSurfacePresentModesKHR(
     device: crate::vk::Device,
@@ -2901,11 +2782,12 @@ pub unsafe extern "system" fn vkGetDeviceGroupSurfacePresentModesKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).get_device_group_surface_present_modes_khr)(device, surface, p_modes)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_group_surface_present_modes_khr)(device, surface, p_modes) }
 }
-///[`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
+
+/// [`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkAcquireNextImage2KHR(
     device: crate::vk::Device,
@@ -2917,9 +2799,12 @@ pub unsafe extern "system" fn vkAcquireNextImage2KHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).acquire_next_image2_khr)(device, p_acquire_info, p_image_index) }
 }
-///[`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
+
+/// [`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDispatchBase(
     command_buffer: crate::vk::CommandBuffer,
@@ -2929,26 +2814,18 @@ pub unsafe extern "system" fn vkCmdDispatchBase(
     group_count_x: u32,
     group_count_y: u32,
     group_count_z: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_dispatch_base)(
-            command_buffer,
-            base_group_x,
-            base_group_y,
-            base_group_z,
-            group_count_x,
-            group_count_y,
-            group_count_z,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_dispatch_base)(command_buffer, base_group_x, base_group_y, base_group_z, group_count_x, group_count_y, group_count_z) }
 }
-///[`vkGetPhysicalDevicePresentRectanglesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDevicePresentRectanglesKHR.html)
+
+/// [`vkGetPhysicalDevicePresentRectanglesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDevicePresentRectanglesKHR.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDevicePresentRectanglesKHR(
     physical_device: crate::vk::PhysicalDevice,
@@ -2961,17 +2838,12 @@ pub unsafe extern "system" fn vkGetPhysicalDevicePresentRectanglesKHR(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_present_rectangles_khr)(
-            physical_device,
-            surface,
-            p_rect_count,
-            p_rects,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_present_rectangles_khr)(physical_device, surface, p_rect_count, p_rects) }
 }
-///[`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
+
+/// [`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateDescriptorUpdateTemplate(
     device: crate::vk::Device,
@@ -2984,178 +2856,151 @@ pub unsafe extern "system" fn vkCreateDescriptorUpdateTemplate(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_descriptor_update_template)(
-            device,
-            p_create_info,
-            p_allocator,
-            p_descriptor_update_template,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_descriptor_update_template)(device, p_create_info, p_allocator, p_descriptor_update_template) }
 }
-///[`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
+
+/// [`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyDescriptorUpdateTemplate(
     device: crate::vk::Device,
     descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .destroy_descriptor_update_template)(
-            device,
-            descriptor_update_template,
-            p_allocator,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).destroy_descriptor_update_template)(device, descriptor_update_template, p_allocator) }
 }
-///[`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
+
+/// [`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkUpdateDescriptorSetWithTemplate(
     device: crate::vk::Device,
     descriptor_set: crate::vk::DescriptorSet,
     descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
     p_data: *const core::ffi::c_void,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .update_descriptor_set_with_template)(
-            device,
-            descriptor_set,
-            descriptor_update_template,
-            p_data,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).update_descriptor_set_with_template)(device, descriptor_set, descriptor_update_template, p_data) }
 }
-///[`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
+
+/// [`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetBufferMemoryRequirements2(
     device: crate::vk::Device,
     p_info: *const crate::vk::BufferMemoryRequirementsInfo2<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_buffer_memory_requirements2)(device, p_info, p_memory_requirements)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_buffer_memory_requirements2)(device, p_info, p_memory_requirements) }
 }
-///[`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
+
+/// [`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetImageMemoryRequirements2(
     device: crate::vk::Device,
     p_info: *const crate::vk::ImageMemoryRequirementsInfo2<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_image_memory_requirements2)(device, p_info, p_memory_requirements)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_image_memory_requirements2)(device, p_info, p_memory_requirements) }
 }
-///[`vkGetImageSparseMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2.html)
+
+/// [`vkGetImageSparseMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSparseMemoryRequirements2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetImageSparseMemoryRequirements2(
     device: crate::vk::Device,
     p_info: *const crate::vk::ImageSparseMemoryRequirementsInfo2<'_>,
     p_sparse_memory_requirement_count: *mut u32,
     p_sparse_memory_requirements: *mut crate::vk::SparseImageMemoryRequirements2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_image_sparse_memory_requirements2)(
-            device,
-            p_info,
-            p_sparse_memory_requirement_count,
-            p_sparse_memory_requirements,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_image_sparse_memory_requirements2)(device, p_info, p_sparse_memory_requirement_count, p_sparse_memory_requirements) }
 }
-///[`vkGetDeviceBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirements.html)
+
+/// [`vkGetDeviceBufferMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceBufferMemoryRequirements.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceBufferMemoryRequirements(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceBufferMemoryRequirements<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_device_buffer_memory_requirements)(
-            device,
-            p_info,
-            p_memory_requirements,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_buffer_memory_requirements)(device, p_info, p_memory_requirements) }
 }
-///[`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
+
+/// [`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceImageMemoryRequirements(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceImageMemoryRequirements<'_>,
     p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_device_image_memory_requirements)(device, p_info, p_memory_requirements)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_image_memory_requirements)(device, p_info, p_memory_requirements) }
 }
-///[`vkGetDeviceImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirements.html)
+
+/// [`vkGetDeviceImageSparseMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSparseMemoryRequirements.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceImageSparseMemoryRequirements(
     device: crate::vk::Device,
     p_info: *const crate::vk::DeviceImageMemoryRequirements<'_>,
     p_sparse_memory_requirement_count: *mut u32,
     p_sparse_memory_requirements: *mut crate::vk::SparseImageMemoryRequirements2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_device_image_sparse_memory_requirements)(
-            device,
-            p_info,
-            p_sparse_memory_requirement_count,
-            p_sparse_memory_requirements,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_image_sparse_memory_requirements)(device, p_info, p_sparse_memory_requirement_count, p_sparse_memory_requirements) }
 }
-///[`vkCreateSamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversion.html)
+
+/// [`vkCreateSamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSamplerYcbcrConversion.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateSamplerYcbcrConversion(
     device: crate::vk::Device,
@@ -3168,64 +3013,63 @@ pub unsafe extern "system" fn vkCreateSamplerYcbcrConversion(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_sampler_ycbcr_conversion)(
-            device,
-            p_create_info,
-            p_allocator,
-            p_ycbcr_conversion,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_sampler_ycbcr_conversion)(device, p_create_info, p_allocator, p_ycbcr_conversion) }
 }
-///[`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
+
+/// [`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroySamplerYcbcrConversion(
     device: crate::vk::Device,
     ycbcr_conversion: crate::vk::SamplerYcbcrConversion,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .destroy_sampler_ycbcr_conversion)(device, ycbcr_conversion, p_allocator)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).destroy_sampler_ycbcr_conversion)(device, ycbcr_conversion, p_allocator) }
 }
-///[`vkGetDeviceQueue2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue2.html)
+
+/// [`vkGetDeviceQueue2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceQueue2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceQueue2(
     device: crate::vk::Device,
     p_queue_info: *const crate::vk::DeviceQueueInfo2<'_>,
     p_queue: *mut crate::vk::Queue,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_device_queue2)(device, p_queue_info, p_queue) }
 }
-///[`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
+
+/// [`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDescriptorSetLayoutSupport(
     device: crate::vk::Device,
     p_create_info: *const crate::vk::DescriptorSetLayoutCreateInfo<'_>,
     p_support: *mut crate::vk::DescriptorSetLayoutSupport<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).get_descriptor_set_layout_support)(device, p_create_info, p_support)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_descriptor_set_layout_support)(device, p_create_info, p_support) }
 }
-///[`vkCreateRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2.html)
+
+/// [`vkCreateRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRenderPass2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateRenderPass2(
     device: crate::vk::Device,
@@ -3238,63 +3082,62 @@ pub unsafe extern "system" fn vkCreateRenderPass2(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_render_pass2)(device, p_create_info, p_allocator, p_render_pass)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_render_pass2)(device, p_create_info, p_allocator, p_render_pass) }
 }
-///[`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
+
+/// [`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBeginRenderPass2(
     command_buffer: crate::vk::CommandBuffer,
     p_render_pass_begin: *const crate::vk::RenderPassBeginInfo<'_>,
     p_subpass_begin_info: *const crate::vk::SubpassBeginInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_begin_render_pass2)(
-            command_buffer,
-            p_render_pass_begin,
-            p_subpass_begin_info,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_begin_render_pass2)(command_buffer, p_render_pass_begin, p_subpass_begin_info) }
 }
-///[`vkCmdNextSubpass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2.html)
+
+/// [`vkCmdNextSubpass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdNextSubpass2(
     command_buffer: crate::vk::CommandBuffer,
     p_subpass_begin_info: *const crate::vk::SubpassBeginInfo<'_>,
     p_subpass_end_info: *const crate::vk::SubpassEndInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_next_subpass2)(command_buffer, p_subpass_begin_info, p_subpass_end_info)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_next_subpass2)(command_buffer, p_subpass_begin_info, p_subpass_end_info) }
 }
-///[`vkCmdEndRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2.html)
+
+/// [`vkCmdEndRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdEndRenderPass2(
     command_buffer: crate::vk::CommandBuffer,
     p_subpass_end_info: *const crate::vk::SubpassEndInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_end_render_pass2)(command_buffer, p_subpass_end_info) }
 }
-///[`vkGetSemaphoreCounterValue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValue.html)
+
+/// [`vkGetSemaphoreCounterValue`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSemaphoreCounterValue.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetSemaphoreCounterValue(
     device: crate::vk::Device,
@@ -3306,9 +3149,12 @@ pub unsafe extern "system" fn vkGetSemaphoreCounterValue(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_semaphore_counter_value)(device, semaphore, p_value) }
 }
-///[`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
+
+/// [`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkWaitSemaphores(
     device: crate::vk::Device,
@@ -3320,9 +3166,12 @@ pub unsafe extern "system" fn vkWaitSemaphores(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).wait_semaphores)(device, p_wait_info, timeout) }
 }
-///[`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
+
+/// [`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkSignalSemaphore(
     device: crate::vk::Device,
@@ -3333,9 +3182,12 @@ pub unsafe extern "system" fn vkSignalSemaphore(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).signal_semaphore)(device, p_signal_info) }
 }
-///[`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
+
+/// [`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetAndroidHardwareBufferPropertiesANDROID(
     device: crate::vk::Device,
@@ -3347,16 +3199,12 @@ pub unsafe extern "system" fn vkGetAndroidHardwareBufferPropertiesANDROID(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_android_hardware_buffer_properties_android)(
-            device,
-            buffer,
-            p_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_android_hardware_buffer_properties_android)(device, buffer, p_properties) }
 }
-///[`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
+
+/// [`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetMemoryAndroidHardwareBufferANDROID(
     device: crate::vk::Device,
@@ -3368,11 +3216,12 @@ pub unsafe extern "system" fn vkGetMemoryAndroidHardwareBufferANDROID(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table).get_memory_android_hardware_buffer_android)(device, p_info, p_buffer)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_memory_android_hardware_buffer_android)(device, p_info, p_buffer) }
 }
-///[`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
+
+/// [`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDrawIndirectCount(
     command_buffer: crate::vk::CommandBuffer,
@@ -3382,26 +3231,18 @@ pub unsafe extern "system" fn vkCmdDrawIndirectCount(
     count_buffer_offset: crate::vk::DeviceSize,
     max_draw_count: u32,
     stride: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_draw_indirect_count)(
-            command_buffer,
-            buffer,
-            offset,
-            count_buffer,
-            count_buffer_offset,
-            max_draw_count,
-            stride,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_draw_indirect_count)(command_buffer, buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride) }
 }
-///[`vkCmdDrawIndexedIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount.html)
+
+/// [`vkCmdDrawIndexedIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdDrawIndexedIndirectCount(
     command_buffer: crate::vk::CommandBuffer,
@@ -3411,26 +3252,18 @@ pub unsafe extern "system" fn vkCmdDrawIndexedIndirectCount(
     count_buffer_offset: crate::vk::DeviceSize,
     max_draw_count: u32,
     stride: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_draw_indexed_indirect_count)(
-            command_buffer,
-            buffer,
-            offset,
-            count_buffer,
-            count_buffer_offset,
-            max_draw_count,
-            stride,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_draw_indexed_indirect_count)(command_buffer, buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride) }
 }
-///[`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
+
+/// [`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetBufferOpaqueCaptureAddress(
     device: crate::vk::Device,
@@ -3441,9 +3274,12 @@ pub unsafe extern "system" fn vkGetBufferOpaqueCaptureAddress(
     if table.is_null() {
         return unsafe { core::mem::zeroed() };
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_buffer_opaque_capture_address)(device, p_info) }
 }
-///[`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
+
+/// [`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetBufferDeviceAddress(
     device: crate::vk::Device,
@@ -3454,9 +3290,12 @@ pub unsafe extern "system" fn vkGetBufferDeviceAddress(
     if table.is_null() {
         return unsafe { core::mem::zeroed() };
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_buffer_device_address)(device, p_info) }
 }
-///[`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
+
+/// [`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetDeviceMemoryOpaqueCaptureAddress(
     device: crate::vk::Device,
@@ -3467,9 +3306,12 @@ pub unsafe extern "system" fn vkGetDeviceMemoryOpaqueCaptureAddress(
     if table.is_null() {
         return unsafe { core::mem::zeroed() };
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).get_device_memory_opaque_capture_address)(device, p_info) }
 }
-///[`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
+
+/// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceToolProperties(
     physical_device: crate::vk::PhysicalDevice,
@@ -3481,88 +3323,94 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceToolProperties(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .get_physical_device_tool_properties)(
-            physical_device,
-            p_tool_count,
-            p_tool_properties,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_physical_device_tool_properties)(physical_device, p_tool_count, p_tool_properties) }
 }
-///[`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
+
+/// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetCullMode(
     command_buffer: crate::vk::CommandBuffer,
     cull_mode: crate::vk::CullModeFlags,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_cull_mode)(command_buffer, cull_mode) }
 }
-///[`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
+
+/// [`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetFrontFace(
     command_buffer: crate::vk::CommandBuffer,
     front_face: crate::vk::FrontFace,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_front_face)(command_buffer, front_face) }
 }
-///[`vkCmdSetPrimitiveTopology`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopology.html)
+
+/// [`vkCmdSetPrimitiveTopology`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveTopology.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetPrimitiveTopology(
     command_buffer: crate::vk::CommandBuffer,
     primitive_topology: crate::vk::PrimitiveTopology,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_primitive_topology)(command_buffer, primitive_topology) }
 }
-///[`vkCmdSetViewportWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCount.html)
+
+/// [`vkCmdSetViewportWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWithCount.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetViewportWithCount(
     command_buffer: crate::vk::CommandBuffer,
     viewport_count: u32,
     p_viewports: *const crate::vk::Viewport,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_viewport_with_count)(command_buffer, viewport_count, p_viewports)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_viewport_with_count)(command_buffer, viewport_count, p_viewports) }
 }
-///[`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
+
+/// [`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetScissorWithCount(
     command_buffer: crate::vk::CommandBuffer,
     scissor_count: u32,
     p_scissors: *const crate::vk::Rect2D,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_set_scissor_with_count)(command_buffer, scissor_count, p_scissors)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_scissor_with_count)(command_buffer, scissor_count, p_scissors) }
 }
-///[`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
+
+/// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBindVertexBuffers2(
     command_buffer: crate::vk::CommandBuffer,
@@ -3572,96 +3420,98 @@ pub unsafe extern "system" fn vkCmdBindVertexBuffers2(
     p_offsets: *const crate::vk::DeviceSize,
     p_sizes: *const crate::vk::DeviceSize,
     p_strides: *const crate::vk::DeviceSize,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_bind_vertex_buffers2)(
-            command_buffer,
-            first_binding,
-            binding_count,
-            p_buffers,
-            p_offsets,
-            p_sizes,
-            p_strides,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_vertex_buffers2)(command_buffer, first_binding, binding_count, p_buffers, p_offsets, p_sizes, p_strides) }
 }
-///[`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
+
+/// [`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthTestEnable(
     command_buffer: crate::vk::CommandBuffer,
     depth_test_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_depth_test_enable)(command_buffer, depth_test_enable) }
 }
-///[`vkCmdSetDepthWriteEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnable.html)
+
+/// [`vkCmdSetDepthWriteEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthWriteEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthWriteEnable(
     command_buffer: crate::vk::CommandBuffer,
     depth_write_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_depth_write_enable)(command_buffer, depth_write_enable) }
 }
-///[`vkCmdSetDepthCompareOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOp.html)
+
+/// [`vkCmdSetDepthCompareOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthCompareOp.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthCompareOp(
     command_buffer: crate::vk::CommandBuffer,
     depth_compare_op: crate::vk::CompareOp,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_depth_compare_op)(command_buffer, depth_compare_op) }
 }
-///[`vkCmdSetDepthBoundsTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnable.html)
+
+/// [`vkCmdSetDepthBoundsTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBoundsTestEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthBoundsTestEnable(
     command_buffer: crate::vk::CommandBuffer,
     depth_bounds_test_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_depth_bounds_test_enable)(command_buffer, depth_bounds_test_enable)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_depth_bounds_test_enable)(command_buffer, depth_bounds_test_enable) }
 }
-///[`vkCmdSetStencilTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnable.html)
+
+/// [`vkCmdSetStencilTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilTestEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetStencilTestEnable(
     command_buffer: crate::vk::CommandBuffer,
     stencil_test_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).cmd_set_stencil_test_enable)(command_buffer, stencil_test_enable)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_stencil_test_enable)(command_buffer, stencil_test_enable) }
 }
-///[`vkCmdSetStencilOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOp.html)
+
+/// [`vkCmdSetStencilOp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetStencilOp.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetStencilOp(
     command_buffer: crate::vk::CommandBuffer,
@@ -3670,73 +3520,66 @@ pub unsafe extern "system" fn vkCmdSetStencilOp(
     pass_op: crate::vk::StencilOp,
     depth_fail_op: crate::vk::StencilOp,
     compare_op: crate::vk::CompareOp,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_stencil_op)(
-            command_buffer,
-            face_mask,
-            fail_op,
-            pass_op,
-            depth_fail_op,
-            compare_op,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_stencil_op)(command_buffer, face_mask, fail_op, pass_op, depth_fail_op, compare_op) }
 }
-///[`vkCmdSetRasterizerDiscardEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnable.html)
+
+/// [`vkCmdSetRasterizerDiscardEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRasterizerDiscardEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetRasterizerDiscardEnable(
     command_buffer: crate::vk::CommandBuffer,
     rasterizer_discard_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_rasterizer_discard_enable)(
-            command_buffer,
-            rasterizer_discard_enable,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_rasterizer_discard_enable)(command_buffer, rasterizer_discard_enable) }
 }
-///[`vkCmdSetDepthBiasEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnable.html)
+
+/// [`vkCmdSetDepthBiasEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBiasEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetDepthBiasEnable(
     command_buffer: crate::vk::CommandBuffer,
     depth_bias_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_depth_bias_enable)(command_buffer, depth_bias_enable) }
 }
-///[`vkCmdSetPrimitiveRestartEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnable.html)
+
+/// [`vkCmdSetPrimitiveRestartEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartEnable.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetPrimitiveRestartEnable(
     command_buffer: crate::vk::CommandBuffer,
     primitive_restart_enable: crate::vk::Bool32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_set_primitive_restart_enable)(command_buffer, primitive_restart_enable)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_primitive_restart_enable)(command_buffer, primitive_restart_enable) }
 }
-///[`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
+
+/// [`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreatePrivateDataSlot(
     device: crate::vk::Device,
@@ -3749,33 +3592,29 @@ pub unsafe extern "system" fn vkCreatePrivateDataSlot(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .create_private_data_slot)(
-            device,
-            p_create_info,
-            p_allocator,
-            p_private_data_slot,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).create_private_data_slot)(device, p_create_info, p_allocator, p_private_data_slot) }
 }
-///[`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
+
+/// [`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkDestroyPrivateDataSlot(
     device: crate::vk::Device,
     private_data_slot: crate::vk::PrivateDataSlot,
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table).destroy_private_data_slot)(device, private_data_slot, p_allocator)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).destroy_private_data_slot)(device, private_data_slot, p_allocator) }
 }
-///[`vkSetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateData.html)
+
+/// [`vkSetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetPrivateData.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkSetPrivateData(
     device: crate::vk::Device,
@@ -3789,18 +3628,12 @@ pub unsafe extern "system" fn vkSetPrivateData(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
-    unsafe {
-        ((**table)
-            .set_private_data)(
-            device,
-            object_type,
-            object_handle,
-            private_data_slot,
-            data,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).set_private_data)(device, object_type, object_handle, private_data_slot, data) }
 }
-///[`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
+
+/// [`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPrivateData(
     device: crate::vk::Device,
@@ -3808,167 +3641,182 @@ pub unsafe extern "system" fn vkGetPrivateData(
     object_handle: u64,
     private_data_slot: crate::vk::PrivateDataSlot,
     p_data: *mut u64,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .get_private_data)(
-            device,
-            object_type,
-            object_handle,
-            private_data_slot,
-            p_data,
-        )
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_private_data)(device, object_type, object_handle, private_data_slot, p_data) }
 }
-///[`vkCmdCopyBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2.html)
+
+/// [`vkCmdCopyBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyBuffer2(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_buffer_info: *const crate::vk::CopyBufferInfo2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_copy_buffer2)(command_buffer, p_copy_buffer_info) }
 }
-///[`vkCmdCopyImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2.html)
+
+/// [`vkCmdCopyImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyImage2(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_image_info: *const crate::vk::CopyImageInfo2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_copy_image2)(command_buffer, p_copy_image_info) }
 }
-///[`vkCmdBlitImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2.html)
+
+/// [`vkCmdBlitImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBlitImage2(
     command_buffer: crate::vk::CommandBuffer,
     p_blit_image_info: *const crate::vk::BlitImageInfo2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_blit_image2)(command_buffer, p_blit_image_info) }
 }
-///[`vkCmdCopyBufferToImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2.html)
+
+/// [`vkCmdCopyBufferToImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyBufferToImage2(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_buffer_to_image_info: *const crate::vk::CopyBufferToImageInfo2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_buffer_to_image2)(command_buffer, p_copy_buffer_to_image_info)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_buffer_to_image2)(command_buffer, p_copy_buffer_to_image_info) }
 }
-///[`vkCmdCopyImageToBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2.html)
+
+/// [`vkCmdCopyImageToBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdCopyImageToBuffer2(
     command_buffer: crate::vk::CommandBuffer,
     p_copy_image_to_buffer_info: *const crate::vk::CopyImageToBufferInfo2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_copy_image_to_buffer2)(command_buffer, p_copy_image_to_buffer_info)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_copy_image_to_buffer2)(command_buffer, p_copy_image_to_buffer_info) }
 }
-///[`vkCmdResolveImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2.html)
+
+/// [`vkCmdResolveImage2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdResolveImage2(
     command_buffer: crate::vk::CommandBuffer,
     p_resolve_image_info: *const crate::vk::ResolveImageInfo2<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_resolve_image2)(command_buffer, p_resolve_image_info) }
 }
-///[`vkCmdSetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2.html)
+
+/// [`vkCmdSetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdSetEvent2(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     p_dependency_info: *const crate::vk::DependencyInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_event2)(command_buffer, event, p_dependency_info) }
 }
-///[`vkCmdResetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2.html)
+
+/// [`vkCmdResetEvent2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdResetEvent2(
     command_buffer: crate::vk::CommandBuffer,
     event: crate::vk::Event,
     stage_mask: crate::vk::PipelineStageFlags2,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_reset_event2)(command_buffer, event, stage_mask) }
 }
-///[`vkCmdWaitEvents2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2.html)
+
+/// [`vkCmdWaitEvents2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdWaitEvents2(
     command_buffer: crate::vk::CommandBuffer,
     event_count: u32,
     p_events: *const crate::vk::Event,
     p_dependency_infos: *const crate::vk::DependencyInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
-    unsafe {
-        ((**table)
-            .cmd_wait_events2)(command_buffer, event_count, p_events, p_dependency_infos)
-    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_wait_events2)(command_buffer, event_count, p_events, p_dependency_infos) }
 }
-///[`vkCmdPipelineBarrier2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2.html)
+
+/// [`vkCmdPipelineBarrier2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdPipelineBarrier2(
     command_buffer: crate::vk::CommandBuffer,
     p_dependency_info: *const crate::vk::DependencyInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_pipeline_barrier2)(command_buffer, p_dependency_info) }
 }
-///[`vkQueueSubmit2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2.html)
+
+/// [`vkQueueSubmit2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSubmit2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkQueueSubmit2(
     queue: crate::vk::Queue,
@@ -3981,45 +3829,54 @@ pub unsafe extern "system" fn vkQueueSubmit2(
     if table.is_null() {
         return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).queue_submit2)(queue, submit_count, p_submits, fence) }
 }
-///[`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
+
+/// [`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdWriteTimestamp2(
     command_buffer: crate::vk::CommandBuffer,
     stage: crate::vk::PipelineStageFlags2,
     query_pool: crate::vk::QueryPool,
     query: u32,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_write_timestamp2)(command_buffer, stage, query_pool, query) }
 }
-///[`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
+
+/// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBeginRendering(
     command_buffer: crate::vk::CommandBuffer,
     p_rendering_info: *const crate::vk::RenderingInfo<'_>,
-) -> () {
+) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_begin_rendering)(command_buffer, p_rendering_info) }
 }
-///[`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
+
+/// [`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
 #[no_mangle]
-pub unsafe extern "system" fn vkCmdEndRendering(
-    command_buffer: crate::vk::CommandBuffer,
-) -> () {
+pub unsafe extern "system" fn vkCmdEndRendering(command_buffer: crate::vk::CommandBuffer) {
     let table = crate::vk::Handle::as_raw(command_buffer) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
         return ();
     }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_end_rendering)(command_buffer) }
 }

@@ -4,7 +4,8 @@
 
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
 pub use ash::vk::*;
-///[`VkGrallocUsageInfo2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGrallocUsageInfo2ANDROID.html)
+
+/// [`VkGrallocUsageInfo2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGrallocUsageInfo2ANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct GrallocUsageInfo2ANDROID {
@@ -14,7 +15,8 @@ pub struct GrallocUsageInfo2ANDROID {
     pub image_usage: crate::vk::ImageUsageFlags,
     pub swapchain_image_usage: crate::vk::SwapchainImageUsageFlagsANDROID,
 }
-///[`VkGrallocUsageInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGrallocUsageInfoANDROID.html)
+
+/// [`VkGrallocUsageInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGrallocUsageInfoANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct GrallocUsageInfoANDROID {
@@ -23,7 +25,8 @@ pub struct GrallocUsageInfoANDROID {
     pub format: crate::vk::Format,
     pub image_usage: crate::vk::ImageUsageFlags,
 }
-///[`VkNativeBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkNativeBufferANDROID.html)
+
+/// [`VkNativeBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkNativeBufferANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct NativeBufferANDROID {
@@ -37,7 +40,8 @@ pub struct NativeBufferANDROID {
     pub usage3: u64,
     pub ahb: *mut crate::vk::AHardwareBuffer,
 }
-///[`VkPhysicalDevicePresentationPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentationPropertiesANDROID.html)
+
+/// [`VkPhysicalDevicePresentationPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentationPropertiesANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct PhysicalDevicePresentationPropertiesANDROID {
@@ -45,7 +49,8 @@ pub struct PhysicalDevicePresentationPropertiesANDROID {
     pub p_next: *mut core::ffi::c_void,
     pub shared_image: crate::vk::Bool32,
 }
-///[`VkSwapchainImageCreateInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainImageCreateInfoANDROID.html)
+
+/// [`VkSwapchainImageCreateInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainImageCreateInfoANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SwapchainImageCreateInfoANDROID {
@@ -53,145 +58,158 @@ pub struct SwapchainImageCreateInfoANDROID {
     pub p_next: *const core::ffi::c_void,
     pub usage: crate::vk::SwapchainImageUsageFlagsANDROID,
 }
-///Values of `VkAccessFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkAccessFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait AccessFlagsExt: Sized {
-    ///`VK_ACCESS_NONE`
+    /// `VK_ACCESS_NONE`
     const NONE: Self;
 }
 impl AccessFlagsExt for AccessFlags {
-    const NONE: Self = Self::from_raw(0);
+    const NONE: Self = Self::from_raw(0x0);
 }
-///Values of `VkAttachmentStoreOp` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkAttachmentStoreOp` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait AttachmentStoreOpExt: Sized {
-    ///`VK_ATTACHMENT_STORE_OP_NONE`
+    /// `VK_ATTACHMENT_STORE_OP_NONE`
     const NONE: Self;
 }
 impl AttachmentStoreOpExt for AttachmentStoreOp {
     const NONE: Self = Self::from_raw(1000301000);
 }
-///Values of `VkBufferCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkBufferCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait BufferCreateFlagsExt: Sized {
-    ///`VK_BUFFER_CREATE_PROTECTED_BIT`
+    /// `VK_BUFFER_CREATE_PROTECTED_BIT`
     const PROTECTED: Self;
-    ///`VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT`
+    /// `VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT`
     const DEVICE_ADDRESS_CAPTURE_REPLAY: Self;
 }
 impl BufferCreateFlagsExt for BufferCreateFlags {
-    const PROTECTED: Self = Self::from_raw(8);
-    const DEVICE_ADDRESS_CAPTURE_REPLAY: Self = Self::from_raw(16);
+    const PROTECTED: Self = Self::from_raw(0x8);
+    const DEVICE_ADDRESS_CAPTURE_REPLAY: Self = Self::from_raw(0x10);
 }
-///Values of `VkBufferUsageFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkBufferUsageFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait BufferUsageFlagsExt: Sized {
-    ///`VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT`
+    /// `VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT`
     const SHADER_DEVICE_ADDRESS: Self;
 }
 impl BufferUsageFlagsExt for BufferUsageFlags {
-    const SHADER_DEVICE_ADDRESS: Self = Self::from_raw(131072);
+    const SHADER_DEVICE_ADDRESS: Self = Self::from_raw(0x20000);
 }
-///Values of `VkColorSpaceKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkColorSpaceKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ColorSpaceKHRExt: Sized {
-    ///`VK_COLORSPACE_SRGB_NONLINEAR_KHR`
+    /// `VK_COLORSPACE_SRGB_NONLINEAR_KHR`
     const COLORSPACE_SRGB_NONLINEAR: Self;
-    ///`VK_COLOR_SPACE_DCI_P3_LINEAR_EXT`
+    /// `VK_COLOR_SPACE_DCI_P3_LINEAR_EXT`
     const DCI_P3_LINEAR_EXT: Self;
 }
 impl ColorSpaceKHRExt for ColorSpaceKHR {
     const COLORSPACE_SRGB_NONLINEAR: Self = Self::from_raw(0);
     const DCI_P3_LINEAR_EXT: Self = Self::from_raw(1000104003);
 }
-///Values of `VkCommandPoolCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkCommandPoolCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait CommandPoolCreateFlagsExt: Sized {
-    ///`VK_COMMAND_POOL_CREATE_PROTECTED_BIT`
+    /// `VK_COMMAND_POOL_CREATE_PROTECTED_BIT`
     const PROTECTED: Self;
 }
 impl CommandPoolCreateFlagsExt for CommandPoolCreateFlags {
-    const PROTECTED: Self = Self::from_raw(4);
+    const PROTECTED: Self = Self::from_raw(0x4);
 }
-///Values of `VkDebugReportObjectTypeEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDebugReportObjectTypeEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DebugReportObjectTypeEXTExt: Sized {
-    ///`VK_DEBUG_REPORT_OBJECT_TYPE_DEBUG_REPORT_EXT`
+    /// `VK_DEBUG_REPORT_OBJECT_TYPE_DEBUG_REPORT_EXT`
     const DEBUG_REPORT: Self;
-    ///`VK_DEBUG_REPORT_OBJECT_TYPE_VALIDATION_CACHE_EXT`
+    /// `VK_DEBUG_REPORT_OBJECT_TYPE_VALIDATION_CACHE_EXT`
     const VALIDATION_CACHE: Self;
 }
 impl DebugReportObjectTypeEXTExt for DebugReportObjectTypeEXT {
     const DEBUG_REPORT: Self = Self::from_raw(28);
     const VALIDATION_CACHE: Self = Self::from_raw(33);
 }
-///Values of `VkDependencyFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDependencyFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DependencyFlagsExt: Sized {
-    ///`VK_DEPENDENCY_DEVICE_GROUP_BIT`
+    /// `VK_DEPENDENCY_DEVICE_GROUP_BIT`
     const DEVICE_GROUP: Self;
-    ///`VK_DEPENDENCY_VIEW_LOCAL_BIT`
+    /// `VK_DEPENDENCY_VIEW_LOCAL_BIT`
     const VIEW_LOCAL: Self;
 }
 impl DependencyFlagsExt for DependencyFlags {
-    const DEVICE_GROUP: Self = Self::from_raw(4);
-    const VIEW_LOCAL: Self = Self::from_raw(2);
+    const DEVICE_GROUP: Self = Self::from_raw(0x4);
+    const VIEW_LOCAL: Self = Self::from_raw(0x2);
 }
-///Values of `VkDescriptorPoolCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDescriptorPoolCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DescriptorPoolCreateFlagsExt: Sized {
-    ///`VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT`
+    /// `VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT`
     const UPDATE_AFTER_BIND: Self;
 }
 impl DescriptorPoolCreateFlagsExt for DescriptorPoolCreateFlags {
-    const UPDATE_AFTER_BIND: Self = Self::from_raw(2);
+    const UPDATE_AFTER_BIND: Self = Self::from_raw(0x2);
 }
-///Values of `VkDescriptorSetLayoutCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDescriptorSetLayoutCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DescriptorSetLayoutCreateFlagsExt: Sized {
-    ///`VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT`
+    /// `VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT`
     const UPDATE_AFTER_BIND_POOL: Self;
 }
 impl DescriptorSetLayoutCreateFlagsExt for DescriptorSetLayoutCreateFlags {
-    const UPDATE_AFTER_BIND_POOL: Self = Self::from_raw(2);
+    const UPDATE_AFTER_BIND_POOL: Self = Self::from_raw(0x2);
 }
-///Values of `VkDescriptorType` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDescriptorType` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DescriptorTypeExt: Sized {
-    ///`VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK`
+    /// `VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK`
     const INLINE_UNIFORM_BLOCK: Self;
 }
 impl DescriptorTypeExt for DescriptorType {
     const INLINE_UNIFORM_BLOCK: Self = Self::from_raw(1000138000);
 }
-///Values of `VkDeviceQueueCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDeviceQueueCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DeviceQueueCreateFlagsExt: Sized {
-    ///`VK_DEVICE_QUEUE_CREATE_PROTECTED_BIT`
+    /// `VK_DEVICE_QUEUE_CREATE_PROTECTED_BIT`
     const PROTECTED: Self;
 }
 impl DeviceQueueCreateFlagsExt for DeviceQueueCreateFlags {
-    const PROTECTED: Self = Self::from_raw(1);
+    const PROTECTED: Self = Self::from_raw(0x1);
 }
-///Values of `VkDynamicState` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkDynamicState` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DynamicStateExt: Sized {
-    ///`VK_DYNAMIC_STATE_CULL_MODE`
+    /// `VK_DYNAMIC_STATE_CULL_MODE`
     const CULL_MODE: Self;
-    ///`VK_DYNAMIC_STATE_FRONT_FACE`
+    /// `VK_DYNAMIC_STATE_FRONT_FACE`
     const FRONT_FACE: Self;
-    ///`VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY`
+    /// `VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY`
     const PRIMITIVE_TOPOLOGY: Self;
-    ///`VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT`
+    /// `VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT`
     const VIEWPORT_WITH_COUNT: Self;
-    ///`VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT`
+    /// `VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT`
     const SCISSOR_WITH_COUNT: Self;
-    ///`VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE`
+    /// `VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE`
     const VERTEX_INPUT_BINDING_STRIDE: Self;
-    ///`VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE`
+    /// `VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE`
     const DEPTH_TEST_ENABLE: Self;
-    ///`VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE`
+    /// `VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE`
     const DEPTH_WRITE_ENABLE: Self;
-    ///`VK_DYNAMIC_STATE_DEPTH_COMPARE_OP`
+    /// `VK_DYNAMIC_STATE_DEPTH_COMPARE_OP`
     const DEPTH_COMPARE_OP: Self;
-    ///`VK_DYNAMIC_STATE_DEPTH_BOUNDS_TEST_ENABLE`
+    /// `VK_DYNAMIC_STATE_DEPTH_BOUNDS_TEST_ENABLE`
     const DEPTH_BOUNDS_TEST_ENABLE: Self;
-    ///`VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE`
+    /// `VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE`
     const STENCIL_TEST_ENABLE: Self;
-    ///`VK_DYNAMIC_STATE_STENCIL_OP`
+    /// `VK_DYNAMIC_STATE_STENCIL_OP`
     const STENCIL_OP: Self;
-    ///`VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE`
+    /// `VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE`
     const RASTERIZER_DISCARD_ENABLE: Self;
-    ///`VK_DYNAMIC_STATE_DEPTH_BIAS_ENABLE`
+    /// `VK_DYNAMIC_STATE_DEPTH_BIAS_ENABLE`
     const DEPTH_BIAS_ENABLE: Self;
-    ///`VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE`
+    /// `VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE`
     const PRIMITIVE_RESTART_ENABLE: Self;
 }
 impl DynamicStateExt for DynamicState {
@@ -211,123 +229,125 @@ impl DynamicStateExt for DynamicState {
     const DEPTH_BIAS_ENABLE: Self = Self::from_raw(1000377002);
     const PRIMITIVE_RESTART_ENABLE: Self = Self::from_raw(1000377004);
 }
-///Values of `VkEventCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkEventCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait EventCreateFlagsExt: Sized {
-    ///`VK_EVENT_CREATE_DEVICE_ONLY_BIT`
+    /// `VK_EVENT_CREATE_DEVICE_ONLY_BIT`
     const DEVICE_ONLY: Self;
 }
 impl EventCreateFlagsExt for EventCreateFlags {
-    const DEVICE_ONLY: Self = Self::from_raw(1);
+    const DEVICE_ONLY: Self = Self::from_raw(0x1);
 }
-///Values of `VkFormat` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkFormat` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait FormatExt: Sized {
-    ///`VK_FORMAT_G8B8G8R8_422_UNORM`
+    /// `VK_FORMAT_G8B8G8R8_422_UNORM`
     const G8B8G8R8_422_UNORM: Self;
-    ///`VK_FORMAT_B8G8R8G8_422_UNORM`
+    /// `VK_FORMAT_B8G8R8G8_422_UNORM`
     const B8G8R8G8_422_UNORM: Self;
-    ///`VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM`
+    /// `VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM`
     const G8_B8_R8_3PLANE_420_UNORM: Self;
-    ///`VK_FORMAT_G8_B8R8_2PLANE_420_UNORM`
+    /// `VK_FORMAT_G8_B8R8_2PLANE_420_UNORM`
     const G8_B8R8_2PLANE_420_UNORM: Self;
-    ///`VK_FORMAT_G8_B8_R8_3PLANE_422_UNORM`
+    /// `VK_FORMAT_G8_B8_R8_3PLANE_422_UNORM`
     const G8_B8_R8_3PLANE_422_UNORM: Self;
-    ///`VK_FORMAT_G8_B8R8_2PLANE_422_UNORM`
+    /// `VK_FORMAT_G8_B8R8_2PLANE_422_UNORM`
     const G8_B8R8_2PLANE_422_UNORM: Self;
-    ///`VK_FORMAT_G8_B8_R8_3PLANE_444_UNORM`
+    /// `VK_FORMAT_G8_B8_R8_3PLANE_444_UNORM`
     const G8_B8_R8_3PLANE_444_UNORM: Self;
-    ///`VK_FORMAT_R10X6_UNORM_PACK16`
+    /// `VK_FORMAT_R10X6_UNORM_PACK16`
     const R10X6_UNORM_PACK16: Self;
-    ///`VK_FORMAT_R10X6G10X6_UNORM_2PACK16`
+    /// `VK_FORMAT_R10X6G10X6_UNORM_2PACK16`
     const R10X6G10X6_UNORM_2PACK16: Self;
-    ///`VK_FORMAT_R10X6G10X6B10X6A10X6_UNORM_4PACK16`
+    /// `VK_FORMAT_R10X6G10X6B10X6A10X6_UNORM_4PACK16`
     const R10X6G10X6B10X6A10X6_UNORM_4PACK16: Self;
-    ///`VK_FORMAT_G10X6B10X6G10X6R10X6_422_UNORM_4PACK16`
+    /// `VK_FORMAT_G10X6B10X6G10X6R10X6_422_UNORM_4PACK16`
     const G10X6B10X6G10X6R10X6_422_UNORM_4PACK16: Self;
-    ///`VK_FORMAT_B10X6G10X6R10X6G10X6_422_UNORM_4PACK16`
+    /// `VK_FORMAT_B10X6G10X6R10X6G10X6_422_UNORM_4PACK16`
     const B10X6G10X6R10X6G10X6_422_UNORM_4PACK16: Self;
-    ///`VK_FORMAT_G10X6_B10X6_R10X6_3PLANE_420_UNORM_3PACK16`
+    /// `VK_FORMAT_G10X6_B10X6_R10X6_3PLANE_420_UNORM_3PACK16`
     const G10X6_B10X6_R10X6_3PLANE_420_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16`
+    /// `VK_FORMAT_G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16`
     const G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G10X6_B10X6_R10X6_3PLANE_422_UNORM_3PACK16`
+    /// `VK_FORMAT_G10X6_B10X6_R10X6_3PLANE_422_UNORM_3PACK16`
     const G10X6_B10X6_R10X6_3PLANE_422_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G10X6_B10X6R10X6_2PLANE_422_UNORM_3PACK16`
+    /// `VK_FORMAT_G10X6_B10X6R10X6_2PLANE_422_UNORM_3PACK16`
     const G10X6_B10X6R10X6_2PLANE_422_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G10X6_B10X6_R10X6_3PLANE_444_UNORM_3PACK16`
+    /// `VK_FORMAT_G10X6_B10X6_R10X6_3PLANE_444_UNORM_3PACK16`
     const G10X6_B10X6_R10X6_3PLANE_444_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_R12X4_UNORM_PACK16`
+    /// `VK_FORMAT_R12X4_UNORM_PACK16`
     const R12X4_UNORM_PACK16: Self;
-    ///`VK_FORMAT_R12X4G12X4_UNORM_2PACK16`
+    /// `VK_FORMAT_R12X4G12X4_UNORM_2PACK16`
     const R12X4G12X4_UNORM_2PACK16: Self;
-    ///`VK_FORMAT_R12X4G12X4B12X4A12X4_UNORM_4PACK16`
+    /// `VK_FORMAT_R12X4G12X4B12X4A12X4_UNORM_4PACK16`
     const R12X4G12X4B12X4A12X4_UNORM_4PACK16: Self;
-    ///`VK_FORMAT_G12X4B12X4G12X4R12X4_422_UNORM_4PACK16`
+    /// `VK_FORMAT_G12X4B12X4G12X4R12X4_422_UNORM_4PACK16`
     const G12X4B12X4G12X4R12X4_422_UNORM_4PACK16: Self;
-    ///`VK_FORMAT_B12X4G12X4R12X4G12X4_422_UNORM_4PACK16`
+    /// `VK_FORMAT_B12X4G12X4R12X4G12X4_422_UNORM_4PACK16`
     const B12X4G12X4R12X4G12X4_422_UNORM_4PACK16: Self;
-    ///`VK_FORMAT_G12X4_B12X4_R12X4_3PLANE_420_UNORM_3PACK16`
+    /// `VK_FORMAT_G12X4_B12X4_R12X4_3PLANE_420_UNORM_3PACK16`
     const G12X4_B12X4_R12X4_3PLANE_420_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G12X4_B12X4R12X4_2PLANE_420_UNORM_3PACK16`
+    /// `VK_FORMAT_G12X4_B12X4R12X4_2PLANE_420_UNORM_3PACK16`
     const G12X4_B12X4R12X4_2PLANE_420_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G12X4_B12X4_R12X4_3PLANE_422_UNORM_3PACK16`
+    /// `VK_FORMAT_G12X4_B12X4_R12X4_3PLANE_422_UNORM_3PACK16`
     const G12X4_B12X4_R12X4_3PLANE_422_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G12X4_B12X4R12X4_2PLANE_422_UNORM_3PACK16`
+    /// `VK_FORMAT_G12X4_B12X4R12X4_2PLANE_422_UNORM_3PACK16`
     const G12X4_B12X4R12X4_2PLANE_422_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G12X4_B12X4_R12X4_3PLANE_444_UNORM_3PACK16`
+    /// `VK_FORMAT_G12X4_B12X4_R12X4_3PLANE_444_UNORM_3PACK16`
     const G12X4_B12X4_R12X4_3PLANE_444_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G16B16G16R16_422_UNORM`
+    /// `VK_FORMAT_G16B16G16R16_422_UNORM`
     const G16B16G16R16_422_UNORM: Self;
-    ///`VK_FORMAT_B16G16R16G16_422_UNORM`
+    /// `VK_FORMAT_B16G16R16G16_422_UNORM`
     const B16G16R16G16_422_UNORM: Self;
-    ///`VK_FORMAT_G16_B16_R16_3PLANE_420_UNORM`
+    /// `VK_FORMAT_G16_B16_R16_3PLANE_420_UNORM`
     const G16_B16_R16_3PLANE_420_UNORM: Self;
-    ///`VK_FORMAT_G16_B16R16_2PLANE_420_UNORM`
+    /// `VK_FORMAT_G16_B16R16_2PLANE_420_UNORM`
     const G16_B16R16_2PLANE_420_UNORM: Self;
-    ///`VK_FORMAT_G16_B16_R16_3PLANE_422_UNORM`
+    /// `VK_FORMAT_G16_B16_R16_3PLANE_422_UNORM`
     const G16_B16_R16_3PLANE_422_UNORM: Self;
-    ///`VK_FORMAT_G16_B16R16_2PLANE_422_UNORM`
+    /// `VK_FORMAT_G16_B16R16_2PLANE_422_UNORM`
     const G16_B16R16_2PLANE_422_UNORM: Self;
-    ///`VK_FORMAT_G16_B16_R16_3PLANE_444_UNORM`
+    /// `VK_FORMAT_G16_B16_R16_3PLANE_444_UNORM`
     const G16_B16_R16_3PLANE_444_UNORM: Self;
-    ///`VK_FORMAT_G8_B8R8_2PLANE_444_UNORM`
+    /// `VK_FORMAT_G8_B8R8_2PLANE_444_UNORM`
     const G8_B8R8_2PLANE_444_UNORM: Self;
-    ///`VK_FORMAT_G10X6_B10X6R10X6_2PLANE_444_UNORM_3PACK16`
+    /// `VK_FORMAT_G10X6_B10X6R10X6_2PLANE_444_UNORM_3PACK16`
     const G10X6_B10X6R10X6_2PLANE_444_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G12X4_B12X4R12X4_2PLANE_444_UNORM_3PACK16`
+    /// `VK_FORMAT_G12X4_B12X4R12X4_2PLANE_444_UNORM_3PACK16`
     const G12X4_B12X4R12X4_2PLANE_444_UNORM_3PACK16: Self;
-    ///`VK_FORMAT_G16_B16R16_2PLANE_444_UNORM`
+    /// `VK_FORMAT_G16_B16R16_2PLANE_444_UNORM`
     const G16_B16R16_2PLANE_444_UNORM: Self;
-    ///`VK_FORMAT_A4R4G4B4_UNORM_PACK16`
+    /// `VK_FORMAT_A4R4G4B4_UNORM_PACK16`
     const A4R4G4B4_UNORM_PACK16: Self;
-    ///`VK_FORMAT_A4B4G4R4_UNORM_PACK16`
+    /// `VK_FORMAT_A4B4G4R4_UNORM_PACK16`
     const A4B4G4R4_UNORM_PACK16: Self;
-    ///`VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK`
     const ASTC_4X4_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_5x4_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_5x4_SFLOAT_BLOCK`
     const ASTC_5X4_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_5x5_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_5x5_SFLOAT_BLOCK`
     const ASTC_5X5_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_6x5_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_6x5_SFLOAT_BLOCK`
     const ASTC_6X5_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_6x6_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_6x6_SFLOAT_BLOCK`
     const ASTC_6X6_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_8x5_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_8x5_SFLOAT_BLOCK`
     const ASTC_8X5_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_8x6_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_8x6_SFLOAT_BLOCK`
     const ASTC_8X6_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_8x8_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_8x8_SFLOAT_BLOCK`
     const ASTC_8X8_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_10x5_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_10x5_SFLOAT_BLOCK`
     const ASTC_10X5_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_10x6_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_10x6_SFLOAT_BLOCK`
     const ASTC_10X6_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_10x8_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_10x8_SFLOAT_BLOCK`
     const ASTC_10X8_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_10x10_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_10x10_SFLOAT_BLOCK`
     const ASTC_10X10_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_12x10_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_12x10_SFLOAT_BLOCK`
     const ASTC_12X10_SFLOAT_BLOCK: Self;
-    ///`VK_FORMAT_ASTC_12x12_SFLOAT_BLOCK`
+    /// `VK_FORMAT_ASTC_12x12_SFLOAT_BLOCK`
     const ASTC_12X12_SFLOAT_BLOCK: Self;
 }
 impl FormatExt for Format {
@@ -386,70 +406,66 @@ impl FormatExt for Format {
     const ASTC_12X10_SFLOAT_BLOCK: Self = Self::from_raw(1000066012);
     const ASTC_12X12_SFLOAT_BLOCK: Self = Self::from_raw(1000066013);
 }
-///Values of `VkFormatFeatureFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkFormatFeatureFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait FormatFeatureFlagsExt: Sized {
-    ///`VK_FORMAT_FEATURE_TRANSFER_SRC_BIT`
+    /// `VK_FORMAT_FEATURE_TRANSFER_SRC_BIT`
     const TRANSFER_SRC: Self;
-    ///`VK_FORMAT_FEATURE_TRANSFER_DST_BIT`
+    /// `VK_FORMAT_FEATURE_TRANSFER_DST_BIT`
     const TRANSFER_DST: Self;
-    ///`VK_FORMAT_FEATURE_MIDPOINT_CHROMA_SAMPLES_BIT`
+    /// `VK_FORMAT_FEATURE_MIDPOINT_CHROMA_SAMPLES_BIT`
     const MIDPOINT_CHROMA_SAMPLES: Self;
-    ///`VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_LINEAR_FILTER_BIT`
+    /// `VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_LINEAR_FILTER_BIT`
     const SAMPLED_IMAGE_YCBCR_CONVERSION_LINEAR_FILTER: Self;
-    ///`VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_SEPARATE_RECONSTRUCTION_FILTER_BIT`
+    /// `VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_SEPARATE_RECONSTRUCTION_FILTER_BIT`
     const SAMPLED_IMAGE_YCBCR_CONVERSION_SEPARATE_RECONSTRUCTION_FILTER: Self;
-    ///`VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_BIT`
+    /// `VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_BIT`
     const SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT: Self;
-    ///`VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_FORCEABLE_BIT`
+    /// `VK_FORMAT_FEATURE_SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_FORCEABLE_BIT`
     const SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_FORCEABLE: Self;
-    ///`VK_FORMAT_FEATURE_DISJOINT_BIT`
+    /// `VK_FORMAT_FEATURE_DISJOINT_BIT`
     const DISJOINT: Self;
-    ///`VK_FORMAT_FEATURE_COSITED_CHROMA_SAMPLES_BIT`
+    /// `VK_FORMAT_FEATURE_COSITED_CHROMA_SAMPLES_BIT`
     const COSITED_CHROMA_SAMPLES: Self;
-    ///`VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_MINMAX_BIT`
+    /// `VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_MINMAX_BIT`
     const SAMPLED_IMAGE_FILTER_MINMAX: Self;
 }
 impl FormatFeatureFlagsExt for FormatFeatureFlags {
-    const TRANSFER_SRC: Self = Self::from_raw(16384);
-    const TRANSFER_DST: Self = Self::from_raw(32768);
-    const MIDPOINT_CHROMA_SAMPLES: Self = Self::from_raw(131072);
-    const SAMPLED_IMAGE_YCBCR_CONVERSION_LINEAR_FILTER: Self = Self::from_raw(262144);
-    const SAMPLED_IMAGE_YCBCR_CONVERSION_SEPARATE_RECONSTRUCTION_FILTER: Self = Self::from_raw(
-        524288,
-    );
-    const SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT: Self = Self::from_raw(
-        1048576,
-    );
-    const SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_FORCEABLE: Self = Self::from_raw(
-        2097152,
-    );
-    const DISJOINT: Self = Self::from_raw(4194304);
-    const COSITED_CHROMA_SAMPLES: Self = Self::from_raw(8388608);
-    const SAMPLED_IMAGE_FILTER_MINMAX: Self = Self::from_raw(65536);
+    const TRANSFER_SRC: Self = Self::from_raw(0x4000);
+    const TRANSFER_DST: Self = Self::from_raw(0x8000);
+    const MIDPOINT_CHROMA_SAMPLES: Self = Self::from_raw(0x20000);
+    const SAMPLED_IMAGE_YCBCR_CONVERSION_LINEAR_FILTER: Self = Self::from_raw(0x40000);
+    const SAMPLED_IMAGE_YCBCR_CONVERSION_SEPARATE_RECONSTRUCTION_FILTER: Self = Self::from_raw(0x80000);
+    const SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT: Self = Self::from_raw(0x100000);
+    const SAMPLED_IMAGE_YCBCR_CONVERSION_CHROMA_RECONSTRUCTION_EXPLICIT_FORCEABLE: Self = Self::from_raw(0x200000);
+    const DISJOINT: Self = Self::from_raw(0x400000);
+    const COSITED_CHROMA_SAMPLES: Self = Self::from_raw(0x800000);
+    const SAMPLED_IMAGE_FILTER_MINMAX: Self = Self::from_raw(0x10000);
 }
-///Values of `VkFragmentShadingRateNV` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkFragmentShadingRateNV` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait FragmentShadingRateNVExt: Sized {
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_PIXEL_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_PIXEL_NV`
     const RATE_1_INVOCATION_PER_PIXEL: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_1X2_PIXELS_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_1X2_PIXELS_NV`
     const RATE_1_INVOCATION_PER_1X2_PIXELS: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_2X1_PIXELS_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_2X1_PIXELS_NV`
     const RATE_1_INVOCATION_PER_2X1_PIXELS: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_2X2_PIXELS_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_2X2_PIXELS_NV`
     const RATE_1_INVOCATION_PER_2X2_PIXELS: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_2X4_PIXELS_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_2X4_PIXELS_NV`
     const RATE_1_INVOCATION_PER_2X4_PIXELS: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_4X2_PIXELS_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_4X2_PIXELS_NV`
     const RATE_1_INVOCATION_PER_4X2_PIXELS: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_4X4_PIXELS_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_1_INVOCATION_PER_4X4_PIXELS_NV`
     const RATE_1_INVOCATION_PER_4X4_PIXELS: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_2_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_2_INVOCATIONS_PER_PIXEL_NV`
     const RATE_2_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_4_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_4_INVOCATIONS_PER_PIXEL_NV`
     const RATE_4_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_8_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_8_INVOCATIONS_PER_PIXEL_NV`
     const RATE_8_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_FRAGMENT_SHADING_RATE_16_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_FRAGMENT_SHADING_RATE_16_INVOCATIONS_PER_PIXEL_NV`
     const RATE_16_INVOCATIONS_PER_PIXEL: Self;
 }
 impl FragmentShadingRateNVExt for FragmentShadingRateNV {
@@ -465,157 +481,162 @@ impl FragmentShadingRateNVExt for FragmentShadingRateNV {
     const RATE_8_INVOCATIONS_PER_PIXEL: Self = Self::from_raw(13);
     const RATE_16_INVOCATIONS_PER_PIXEL: Self = Self::from_raw(14);
 }
-///Values of `VkFramebufferCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkFramebufferCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait FramebufferCreateFlagsExt: Sized {
-    ///`VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT`
+    /// `VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT`
     const IMAGELESS: Self;
 }
 impl FramebufferCreateFlagsExt for FramebufferCreateFlags {
-    const IMAGELESS: Self = Self::from_raw(1);
+    const IMAGELESS: Self = Self::from_raw(0x1);
 }
-///Values of `VkImageAspectFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkImageAspectFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ImageAspectFlagsExt: Sized {
-    ///`VK_IMAGE_ASPECT_PLANE_0_BIT`
+    /// `VK_IMAGE_ASPECT_PLANE_0_BIT`
     const PLANE_0: Self;
-    ///`VK_IMAGE_ASPECT_PLANE_1_BIT`
+    /// `VK_IMAGE_ASPECT_PLANE_1_BIT`
     const PLANE_1: Self;
-    ///`VK_IMAGE_ASPECT_PLANE_2_BIT`
+    /// `VK_IMAGE_ASPECT_PLANE_2_BIT`
     const PLANE_2: Self;
-    ///`VK_IMAGE_ASPECT_NONE`
+    /// `VK_IMAGE_ASPECT_NONE`
     const NONE: Self;
 }
 impl ImageAspectFlagsExt for ImageAspectFlags {
-    const PLANE_0: Self = Self::from_raw(16);
-    const PLANE_1: Self = Self::from_raw(32);
-    const PLANE_2: Self = Self::from_raw(64);
-    const NONE: Self = Self::from_raw(0);
+    const PLANE_0: Self = Self::from_raw(0x10);
+    const PLANE_1: Self = Self::from_raw(0x20);
+    const PLANE_2: Self = Self::from_raw(0x40);
+    const NONE: Self = Self::from_raw(0x0);
 }
-///Values of `VkImageCompressionFixedRateFlagBitsEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkImageCompressionFixedRateFlagBitsEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ImageCompressionFixedRateFlagsEXTExt: Sized {
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_1BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_1BPC_BIT_EXT`
     const RATE_1BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_2BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_2BPC_BIT_EXT`
     const RATE_2BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_3BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_3BPC_BIT_EXT`
     const RATE_3BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_4BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_4BPC_BIT_EXT`
     const RATE_4BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_5BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_5BPC_BIT_EXT`
     const RATE_5BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_6BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_6BPC_BIT_EXT`
     const RATE_6BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_7BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_7BPC_BIT_EXT`
     const RATE_7BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_8BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_8BPC_BIT_EXT`
     const RATE_8BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_9BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_9BPC_BIT_EXT`
     const RATE_9BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_10BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_10BPC_BIT_EXT`
     const RATE_10BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_11BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_11BPC_BIT_EXT`
     const RATE_11BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_12BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_12BPC_BIT_EXT`
     const RATE_12BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_13BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_13BPC_BIT_EXT`
     const RATE_13BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_14BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_14BPC_BIT_EXT`
     const RATE_14BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_15BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_15BPC_BIT_EXT`
     const RATE_15BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_16BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_16BPC_BIT_EXT`
     const RATE_16BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_17BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_17BPC_BIT_EXT`
     const RATE_17BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_18BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_18BPC_BIT_EXT`
     const RATE_18BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_19BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_19BPC_BIT_EXT`
     const RATE_19BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_20BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_20BPC_BIT_EXT`
     const RATE_20BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_21BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_21BPC_BIT_EXT`
     const RATE_21BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_22BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_22BPC_BIT_EXT`
     const RATE_22BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_23BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_23BPC_BIT_EXT`
     const RATE_23BPC: Self;
-    ///`VK_IMAGE_COMPRESSION_FIXED_RATE_24BPC_BIT_EXT`
+    /// `VK_IMAGE_COMPRESSION_FIXED_RATE_24BPC_BIT_EXT`
     const RATE_24BPC: Self;
 }
 impl ImageCompressionFixedRateFlagsEXTExt for ImageCompressionFixedRateFlagsEXT {
-    const RATE_1BPC: Self = Self::from_raw(1);
-    const RATE_2BPC: Self = Self::from_raw(2);
-    const RATE_3BPC: Self = Self::from_raw(4);
-    const RATE_4BPC: Self = Self::from_raw(8);
-    const RATE_5BPC: Self = Self::from_raw(16);
-    const RATE_6BPC: Self = Self::from_raw(32);
-    const RATE_7BPC: Self = Self::from_raw(64);
-    const RATE_8BPC: Self = Self::from_raw(128);
-    const RATE_9BPC: Self = Self::from_raw(256);
-    const RATE_10BPC: Self = Self::from_raw(512);
-    const RATE_11BPC: Self = Self::from_raw(1024);
-    const RATE_12BPC: Self = Self::from_raw(2048);
-    const RATE_13BPC: Self = Self::from_raw(4096);
-    const RATE_14BPC: Self = Self::from_raw(8192);
-    const RATE_15BPC: Self = Self::from_raw(16384);
-    const RATE_16BPC: Self = Self::from_raw(32768);
-    const RATE_17BPC: Self = Self::from_raw(65536);
-    const RATE_18BPC: Self = Self::from_raw(131072);
-    const RATE_19BPC: Self = Self::from_raw(262144);
-    const RATE_20BPC: Self = Self::from_raw(524288);
-    const RATE_21BPC: Self = Self::from_raw(1048576);
-    const RATE_22BPC: Self = Self::from_raw(2097152);
-    const RATE_23BPC: Self = Self::from_raw(4194304);
-    const RATE_24BPC: Self = Self::from_raw(8388608);
+    const RATE_1BPC: Self = Self::from_raw(0x1);
+    const RATE_2BPC: Self = Self::from_raw(0x2);
+    const RATE_3BPC: Self = Self::from_raw(0x4);
+    const RATE_4BPC: Self = Self::from_raw(0x8);
+    const RATE_5BPC: Self = Self::from_raw(0x10);
+    const RATE_6BPC: Self = Self::from_raw(0x20);
+    const RATE_7BPC: Self = Self::from_raw(0x40);
+    const RATE_8BPC: Self = Self::from_raw(0x80);
+    const RATE_9BPC: Self = Self::from_raw(0x100);
+    const RATE_10BPC: Self = Self::from_raw(0x200);
+    const RATE_11BPC: Self = Self::from_raw(0x400);
+    const RATE_12BPC: Self = Self::from_raw(0x800);
+    const RATE_13BPC: Self = Self::from_raw(0x1000);
+    const RATE_14BPC: Self = Self::from_raw(0x2000);
+    const RATE_15BPC: Self = Self::from_raw(0x4000);
+    const RATE_16BPC: Self = Self::from_raw(0x8000);
+    const RATE_17BPC: Self = Self::from_raw(0x10000);
+    const RATE_18BPC: Self = Self::from_raw(0x20000);
+    const RATE_19BPC: Self = Self::from_raw(0x40000);
+    const RATE_20BPC: Self = Self::from_raw(0x80000);
+    const RATE_21BPC: Self = Self::from_raw(0x100000);
+    const RATE_22BPC: Self = Self::from_raw(0x200000);
+    const RATE_23BPC: Self = Self::from_raw(0x400000);
+    const RATE_24BPC: Self = Self::from_raw(0x800000);
 }
-///Values of `VkImageCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkImageCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ImageCreateFlagsExt: Sized {
-    ///`VK_IMAGE_CREATE_ALIAS_BIT`
+    /// `VK_IMAGE_CREATE_ALIAS_BIT`
     const ALIAS: Self;
-    ///`VK_IMAGE_CREATE_SPLIT_INSTANCE_BIND_REGIONS_BIT`
+    /// `VK_IMAGE_CREATE_SPLIT_INSTANCE_BIND_REGIONS_BIT`
     const SPLIT_INSTANCE_BIND_REGIONS: Self;
-    ///`VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT`
+    /// `VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT`
     const CREATE_2D_ARRAY_COMPATIBLE: Self;
-    ///`VK_IMAGE_CREATE_BLOCK_TEXEL_VIEW_COMPATIBLE_BIT`
+    /// `VK_IMAGE_CREATE_BLOCK_TEXEL_VIEW_COMPATIBLE_BIT`
     const BLOCK_TEXEL_VIEW_COMPATIBLE: Self;
-    ///`VK_IMAGE_CREATE_EXTENDED_USAGE_BIT`
+    /// `VK_IMAGE_CREATE_EXTENDED_USAGE_BIT`
     const EXTENDED_USAGE: Self;
-    ///`VK_IMAGE_CREATE_PROTECTED_BIT`
+    /// `VK_IMAGE_CREATE_PROTECTED_BIT`
     const PROTECTED: Self;
-    ///`VK_IMAGE_CREATE_DISJOINT_BIT`
+    /// `VK_IMAGE_CREATE_DISJOINT_BIT`
     const DISJOINT: Self;
-    ///`VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT_KHR`
+    /// `VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT_KHR`
     const CREATE_2D_ARRAY_COMPATIBLE_KHR: Self;
-    ///`VK_IMAGE_CREATE_2D_VIEW_COMPATIBLE_BIT_EXT`
+    /// `VK_IMAGE_CREATE_2D_VIEW_COMPATIBLE_BIT_EXT`
     const CREATE_2D_VIEW_COMPATIBLE_EXT: Self;
 }
 impl ImageCreateFlagsExt for ImageCreateFlags {
-    const ALIAS: Self = Self::from_raw(1024);
-    const SPLIT_INSTANCE_BIND_REGIONS: Self = Self::from_raw(64);
-    const CREATE_2D_ARRAY_COMPATIBLE: Self = Self::from_raw(32);
-    const BLOCK_TEXEL_VIEW_COMPATIBLE: Self = Self::from_raw(128);
-    const EXTENDED_USAGE: Self = Self::from_raw(256);
-    const PROTECTED: Self = Self::from_raw(2048);
-    const DISJOINT: Self = Self::from_raw(512);
-    const CREATE_2D_ARRAY_COMPATIBLE_KHR: Self = Self::from_raw(32);
-    const CREATE_2D_VIEW_COMPATIBLE_EXT: Self = Self::from_raw(131072);
+    const ALIAS: Self = Self::from_raw(0x400);
+    const SPLIT_INSTANCE_BIND_REGIONS: Self = Self::from_raw(0x40);
+    const CREATE_2D_ARRAY_COMPATIBLE: Self = Self::from_raw(0x20);
+    const BLOCK_TEXEL_VIEW_COMPATIBLE: Self = Self::from_raw(0x80);
+    const EXTENDED_USAGE: Self = Self::from_raw(0x100);
+    const PROTECTED: Self = Self::from_raw(0x800);
+    const DISJOINT: Self = Self::from_raw(0x200);
+    const CREATE_2D_ARRAY_COMPATIBLE_KHR: Self = Self::from_raw(0x20);
+    const CREATE_2D_VIEW_COMPATIBLE_EXT: Self = Self::from_raw(0x20000);
 }
-///Values of `VkImageLayout` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkImageLayout` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ImageLayoutExt: Sized {
-    ///`VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL`
     const DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_STENCIL_READ_ONLY_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_STENCIL_READ_ONLY_OPTIMAL`
     const DEPTH_ATTACHMENT_STENCIL_READ_ONLY_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL`
     const DEPTH_ATTACHMENT_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL`
     const DEPTH_READ_ONLY_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_STENCIL_ATTACHMENT_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_STENCIL_ATTACHMENT_OPTIMAL`
     const STENCIL_ATTACHMENT_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_STENCIL_READ_ONLY_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_STENCIL_READ_ONLY_OPTIMAL`
     const STENCIL_READ_ONLY_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL`
     const READ_ONLY_OPTIMAL: Self;
-    ///`VK_IMAGE_LAYOUT_ATTACHMENT_OPTIMAL`
+    /// `VK_IMAGE_LAYOUT_ATTACHMENT_OPTIMAL`
     const ATTACHMENT_OPTIMAL: Self;
 }
 impl ImageLayoutExt for ImageLayout {
@@ -628,15 +649,16 @@ impl ImageLayoutExt for ImageLayout {
     const READ_ONLY_OPTIMAL: Self = Self::from_raw(1000314000);
     const ATTACHMENT_OPTIMAL: Self = Self::from_raw(1000314001);
 }
-///Values of `VkLineRasterizationModeEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkLineRasterizationModeEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait LineRasterizationModeEXTExt: Sized {
-    ///`VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT`
+    /// `VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT`
     const DEFAULT: Self;
-    ///`VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT`
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT`
     const RECTANGULAR: Self;
-    ///`VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT`
+    /// `VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT`
     const BRESENHAM: Self;
-    ///`VK_LINE_RASTERIZATION_MODE_RECTANGULAR_SMOOTH_EXT`
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_SMOOTH_EXT`
     const RECTANGULAR_SMOOTH: Self;
 }
 impl LineRasterizationModeEXTExt for LineRasterizationModeEXT {
@@ -645,40 +667,44 @@ impl LineRasterizationModeEXTExt for LineRasterizationModeEXT {
     const BRESENHAM: Self = Self::from_raw(2);
     const RECTANGULAR_SMOOTH: Self = Self::from_raw(3);
 }
-///Values of `VkMemoryAllocateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkMemoryAllocateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait MemoryAllocateFlagsExt: Sized {
-    ///`VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT`
+    /// `VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT`
     const DEVICE_ADDRESS: Self;
-    ///`VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT`
+    /// `VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT`
     const DEVICE_ADDRESS_CAPTURE_REPLAY: Self;
 }
 impl MemoryAllocateFlagsExt for MemoryAllocateFlags {
-    const DEVICE_ADDRESS: Self = Self::from_raw(2);
-    const DEVICE_ADDRESS_CAPTURE_REPLAY: Self = Self::from_raw(4);
+    const DEVICE_ADDRESS: Self = Self::from_raw(0x2);
+    const DEVICE_ADDRESS_CAPTURE_REPLAY: Self = Self::from_raw(0x4);
 }
-///Values of `VkMemoryHeapFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkMemoryHeapFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait MemoryHeapFlagsExt: Sized {
-    ///`VK_MEMORY_HEAP_MULTI_INSTANCE_BIT`
+    /// `VK_MEMORY_HEAP_MULTI_INSTANCE_BIT`
     const MULTI_INSTANCE: Self;
 }
 impl MemoryHeapFlagsExt for MemoryHeapFlags {
-    const MULTI_INSTANCE: Self = Self::from_raw(2);
+    const MULTI_INSTANCE: Self = Self::from_raw(0x2);
 }
-///Values of `VkMemoryPropertyFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkMemoryPropertyFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait MemoryPropertyFlagsExt: Sized {
-    ///`VK_MEMORY_PROPERTY_PROTECTED_BIT`
+    /// `VK_MEMORY_PROPERTY_PROTECTED_BIT`
     const PROTECTED: Self;
 }
 impl MemoryPropertyFlagsExt for MemoryPropertyFlags {
-    const PROTECTED: Self = Self::from_raw(32);
+    const PROTECTED: Self = Self::from_raw(0x20);
 }
-///Values of `VkObjectType` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkObjectType` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ObjectTypeExt: Sized {
-    ///`VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION`
+    /// `VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION`
     const SAMPLER_YCBCR_CONVERSION: Self;
-    ///`VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE`
+    /// `VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE`
     const DESCRIPTOR_UPDATE_TEMPLATE: Self;
-    ///`VK_OBJECT_TYPE_PRIVATE_DATA_SLOT`
+    /// `VK_OBJECT_TYPE_PRIVATE_DATA_SLOT`
     const PRIVATE_DATA_SLOT: Self;
 }
 impl ObjectTypeExt for ObjectType {
@@ -686,41 +712,44 @@ impl ObjectTypeExt for ObjectType {
     const DESCRIPTOR_UPDATE_TEMPLATE: Self = Self::from_raw(1000085000);
     const PRIVATE_DATA_SLOT: Self = Self::from_raw(1000295000);
 }
-///Values of `VkOpacityMicromapFormatEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkOpacityMicromapFormatEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait OpacityMicromapFormatEXTExt: Sized {
-    ///`VK_OPACITY_MICROMAP_FORMAT_2_STATE_EXT`
+    /// `VK_OPACITY_MICROMAP_FORMAT_2_STATE_EXT`
     const FORMAT_2_STATE: Self;
-    ///`VK_OPACITY_MICROMAP_FORMAT_4_STATE_EXT`
+    /// `VK_OPACITY_MICROMAP_FORMAT_4_STATE_EXT`
     const FORMAT_4_STATE: Self;
 }
 impl OpacityMicromapFormatEXTExt for OpacityMicromapFormatEXT {
     const FORMAT_2_STATE: Self = Self::from_raw(1);
     const FORMAT_4_STATE: Self = Self::from_raw(2);
 }
-///Values of `VkOpticalFlowGridSizeFlagBitsNV` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkOpticalFlowGridSizeFlagBitsNV` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait OpticalFlowGridSizeFlagsNVExt: Sized {
-    ///`VK_OPTICAL_FLOW_GRID_SIZE_1X1_BIT_NV`
+    /// `VK_OPTICAL_FLOW_GRID_SIZE_1X1_BIT_NV`
     const SIZE_1X1: Self;
-    ///`VK_OPTICAL_FLOW_GRID_SIZE_2X2_BIT_NV`
+    /// `VK_OPTICAL_FLOW_GRID_SIZE_2X2_BIT_NV`
     const SIZE_2X2: Self;
-    ///`VK_OPTICAL_FLOW_GRID_SIZE_4X4_BIT_NV`
+    /// `VK_OPTICAL_FLOW_GRID_SIZE_4X4_BIT_NV`
     const SIZE_4X4: Self;
-    ///`VK_OPTICAL_FLOW_GRID_SIZE_8X8_BIT_NV`
+    /// `VK_OPTICAL_FLOW_GRID_SIZE_8X8_BIT_NV`
     const SIZE_8X8: Self;
 }
 impl OpticalFlowGridSizeFlagsNVExt for OpticalFlowGridSizeFlagsNV {
-    const SIZE_1X1: Self = Self::from_raw(1);
-    const SIZE_2X2: Self = Self::from_raw(2);
-    const SIZE_4X4: Self = Self::from_raw(4);
-    const SIZE_8X8: Self = Self::from_raw(8);
+    const SIZE_1X1: Self = Self::from_raw(0x1);
+    const SIZE_2X2: Self = Self::from_raw(0x2);
+    const SIZE_4X4: Self = Self::from_raw(0x4);
+    const SIZE_8X8: Self = Self::from_raw(0x8);
 }
-///Values of `VkPerformanceCounterScopeKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkPerformanceCounterScopeKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PerformanceCounterScopeKHRExt: Sized {
-    ///`VK_QUERY_SCOPE_COMMAND_BUFFER_KHR`
+    /// `VK_QUERY_SCOPE_COMMAND_BUFFER_KHR`
     const QUERY_SCOPE_COMMAND_BUFFER: Self;
-    ///`VK_QUERY_SCOPE_RENDER_PASS_KHR`
+    /// `VK_QUERY_SCOPE_RENDER_PASS_KHR`
     const QUERY_SCOPE_RENDER_PASS: Self;
-    ///`VK_QUERY_SCOPE_COMMAND_KHR`
+    /// `VK_QUERY_SCOPE_COMMAND_KHR`
     const QUERY_SCOPE_COMMAND: Self;
 }
 impl PerformanceCounterScopeKHRExt for PerformanceCounterScopeKHR {
@@ -728,98 +757,102 @@ impl PerformanceCounterScopeKHRExt for PerformanceCounterScopeKHR {
     const QUERY_SCOPE_RENDER_PASS: Self = Self::from_raw(1);
     const QUERY_SCOPE_COMMAND: Self = Self::from_raw(2);
 }
-///Values of `VkPerformanceParameterTypeINTEL` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkPerformanceParameterTypeINTEL` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PerformanceParameterTypeINTELExt: Sized {
-    ///`VK_PERFORMANCE_PARAMETER_TYPE_STREAM_MARKER_VALID_BITS_INTEL`
+    /// `VK_PERFORMANCE_PARAMETER_TYPE_STREAM_MARKER_VALID_BITS_INTEL`
     const STREAM_MARKER_VALID_BITS: Self;
 }
 impl PerformanceParameterTypeINTELExt for PerformanceParameterTypeINTEL {
     const STREAM_MARKER_VALID_BITS: Self = Self::from_raw(1);
 }
-///Values of `VkPipelineCacheCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkPipelineCacheCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PipelineCacheCreateFlagsExt: Sized {
-    ///`VK_PIPELINE_CACHE_CREATE_EXTERNALLY_SYNCHRONIZED_BIT`
+    /// `VK_PIPELINE_CACHE_CREATE_EXTERNALLY_SYNCHRONIZED_BIT`
     const EXTERNALLY_SYNCHRONIZED: Self;
 }
 impl PipelineCacheCreateFlagsExt for PipelineCacheCreateFlags {
-    const EXTERNALLY_SYNCHRONIZED: Self = Self::from_raw(1);
+    const EXTERNALLY_SYNCHRONIZED: Self = Self::from_raw(0x1);
 }
-///Values of `VkPipelineCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkPipelineCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PipelineCreateFlagsExt: Sized {
-    ///`VK_PIPELINE_CREATE_VIEW_INDEX_FROM_DEVICE_INDEX_BIT`
+    /// `VK_PIPELINE_CREATE_VIEW_INDEX_FROM_DEVICE_INDEX_BIT`
     const VIEW_INDEX_FROM_DEVICE_INDEX: Self;
-    ///`VK_PIPELINE_CREATE_DISPATCH_BASE_BIT`
+    /// `VK_PIPELINE_CREATE_DISPATCH_BASE_BIT`
     const DISPATCH_BASE: Self;
-    ///`VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`
+    /// `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`
     const FAIL_ON_PIPELINE_COMPILE_REQUIRED: Self;
-    ///`VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT`
+    /// `VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT`
     const EARLY_RETURN_ON_FAILURE: Self;
-    ///`VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_BIT_KHR`
+    /// `VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_BIT_KHR`
     const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self;
-    ///`VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT_EXT`
+    /// `VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT_EXT`
     const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self;
-    ///`VK_PIPELINE_CREATE_DISPATCH_BASE_KHR`
+    /// `VK_PIPELINE_CREATE_DISPATCH_BASE_KHR`
     const DISPATCH_BASE_KHR: Self;
 }
 impl PipelineCreateFlagsExt for PipelineCreateFlags {
-    const VIEW_INDEX_FROM_DEVICE_INDEX: Self = Self::from_raw(8);
-    const DISPATCH_BASE: Self = Self::from_raw(16);
-    const FAIL_ON_PIPELINE_COMPILE_REQUIRED: Self = Self::from_raw(256);
-    const EARLY_RETURN_ON_FAILURE: Self = Self::from_raw(512);
-    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self = Self::from_raw(
-        2097152,
-    );
-    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self = Self::from_raw(
-        4194304,
-    );
-    const DISPATCH_BASE_KHR: Self = Self::from_raw(16);
+    const VIEW_INDEX_FROM_DEVICE_INDEX: Self = Self::from_raw(0x8);
+    const DISPATCH_BASE: Self = Self::from_raw(0x10);
+    const FAIL_ON_PIPELINE_COMPILE_REQUIRED: Self = Self::from_raw(0x100);
+    const EARLY_RETURN_ON_FAILURE: Self = Self::from_raw(0x200);
+    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self = Self::from_raw(0x200000);
+    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self = Self::from_raw(0x400000);
+    const DISPATCH_BASE_KHR: Self = Self::from_raw(0x10);
 }
-///Values of `VkPipelineShaderStageCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkPipelineShaderStageCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PipelineShaderStageCreateFlagsExt: Sized {
-    ///`VK_PIPELINE_SHADER_STAGE_CREATE_ALLOW_VARYING_SUBGROUP_SIZE_BIT`
+    /// `VK_PIPELINE_SHADER_STAGE_CREATE_ALLOW_VARYING_SUBGROUP_SIZE_BIT`
     const ALLOW_VARYING_SUBGROUP_SIZE: Self;
-    ///`VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT`
+    /// `VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT`
     const REQUIRE_FULL_SUBGROUPS: Self;
 }
 impl PipelineShaderStageCreateFlagsExt for PipelineShaderStageCreateFlags {
-    const ALLOW_VARYING_SUBGROUP_SIZE: Self = Self::from_raw(1);
-    const REQUIRE_FULL_SUBGROUPS: Self = Self::from_raw(2);
+    const ALLOW_VARYING_SUBGROUP_SIZE: Self = Self::from_raw(0x1);
+    const REQUIRE_FULL_SUBGROUPS: Self = Self::from_raw(0x2);
 }
-///Values of `VkPipelineStageFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkPipelineStageFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PipelineStageFlagsExt: Sized {
-    ///`VK_PIPELINE_STAGE_NONE`
+    /// `VK_PIPELINE_STAGE_NONE`
     const NONE: Self;
 }
 impl PipelineStageFlagsExt for PipelineStageFlags {
-    const NONE: Self = Self::from_raw(0);
+    const NONE: Self = Self::from_raw(0x0);
 }
-///Values of `VkQueryResultFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkQueryResultFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait QueryResultFlagsExt: Sized {
-    ///`VK_QUERY_RESULT_64_BIT`
+    /// `VK_QUERY_RESULT_64_BIT`
     const RESULT_64: Self;
 }
 impl QueryResultFlagsExt for QueryResultFlags {
-    const RESULT_64: Self = Self::from_raw(1);
+    const RESULT_64: Self = Self::from_raw(0x1);
 }
-///Values of `VkQueueFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkQueueFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait QueueFlagsExt: Sized {
-    ///`VK_QUEUE_PROTECTED_BIT`
+    /// `VK_QUEUE_PROTECTED_BIT`
     const PROTECTED: Self;
 }
 impl QueueFlagsExt for QueueFlags {
-    const PROTECTED: Self = Self::from_raw(16);
+    const PROTECTED: Self = Self::from_raw(0x10);
 }
-///Values of `VkResult` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkResult` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ResultExt: Sized {
-    ///`VK_ERROR_OUT_OF_POOL_MEMORY`
+    /// `VK_ERROR_OUT_OF_POOL_MEMORY`
     const ERROR_OUT_OF_POOL_MEMORY: Self;
-    ///`VK_ERROR_INVALID_EXTERNAL_HANDLE`
+    /// `VK_ERROR_INVALID_EXTERNAL_HANDLE`
     const ERROR_INVALID_EXTERNAL_HANDLE: Self;
-    ///`VK_ERROR_FRAGMENTATION`
+    /// `VK_ERROR_FRAGMENTATION`
     const ERROR_FRAGMENTATION: Self;
-    ///`VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS`
+    /// `VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS`
     const ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS: Self;
-    ///`VK_PIPELINE_COMPILE_REQUIRED`
+    /// `VK_PIPELINE_COMPILE_REQUIRED`
     const PIPELINE_COMPILE_REQUIRED: Self;
 }
 impl ResultExt for Result {
@@ -829,74 +862,78 @@ impl ResultExt for Result {
     const ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS: Self = Self::from_raw(-1000257000);
     const PIPELINE_COMPILE_REQUIRED: Self = Self::from_raw(1000297000);
 }
-///Values of `VkSampleCountFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkSampleCountFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait SampleCountFlagsExt: Sized {
-    ///`VK_SAMPLE_COUNT_1_BIT`
+    /// `VK_SAMPLE_COUNT_1_BIT`
     const COUNT_1: Self;
-    ///`VK_SAMPLE_COUNT_2_BIT`
+    /// `VK_SAMPLE_COUNT_2_BIT`
     const COUNT_2: Self;
-    ///`VK_SAMPLE_COUNT_4_BIT`
+    /// `VK_SAMPLE_COUNT_4_BIT`
     const COUNT_4: Self;
-    ///`VK_SAMPLE_COUNT_8_BIT`
+    /// `VK_SAMPLE_COUNT_8_BIT`
     const COUNT_8: Self;
-    ///`VK_SAMPLE_COUNT_16_BIT`
+    /// `VK_SAMPLE_COUNT_16_BIT`
     const COUNT_16: Self;
-    ///`VK_SAMPLE_COUNT_32_BIT`
+    /// `VK_SAMPLE_COUNT_32_BIT`
     const COUNT_32: Self;
-    ///`VK_SAMPLE_COUNT_64_BIT`
+    /// `VK_SAMPLE_COUNT_64_BIT`
     const COUNT_64: Self;
 }
 impl SampleCountFlagsExt for SampleCountFlags {
-    const COUNT_1: Self = Self::from_raw(1);
-    const COUNT_2: Self = Self::from_raw(2);
-    const COUNT_4: Self = Self::from_raw(4);
-    const COUNT_8: Self = Self::from_raw(8);
-    const COUNT_16: Self = Self::from_raw(16);
-    const COUNT_32: Self = Self::from_raw(32);
-    const COUNT_64: Self = Self::from_raw(64);
+    const COUNT_1: Self = Self::from_raw(0x1);
+    const COUNT_2: Self = Self::from_raw(0x2);
+    const COUNT_4: Self = Self::from_raw(0x4);
+    const COUNT_8: Self = Self::from_raw(0x8);
+    const COUNT_16: Self = Self::from_raw(0x10);
+    const COUNT_32: Self = Self::from_raw(0x20);
+    const COUNT_64: Self = Self::from_raw(0x40);
 }
-///Values of `VkSamplerAddressMode` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkSamplerAddressMode` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait SamplerAddressModeExt: Sized {
-    ///`VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE_KHR`
+    /// `VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE_KHR`
     const MIRROR_CLAMP_TO_EDGE_KHR: Self;
 }
 impl SamplerAddressModeExt for SamplerAddressMode {
     const MIRROR_CLAMP_TO_EDGE_KHR: Self = Self::from_raw(4);
 }
-///Values of `VkShaderFloatControlsIndependence` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkShaderFloatControlsIndependence` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ShaderFloatControlsIndependenceExt: Sized {
-    ///`VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY`
+    /// `VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY`
     const INDEPENDENCE_32_ONLY: Self;
-    ///`VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY_KHR`
+    /// `VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY_KHR`
     const INDEPENDENCE_32_ONLY_KHR: Self;
 }
 impl ShaderFloatControlsIndependenceExt for ShaderFloatControlsIndependence {
     const INDEPENDENCE_32_ONLY: Self = Self::from_raw(0);
     const INDEPENDENCE_32_ONLY_KHR: Self = Self::from_raw(0);
 }
-///Values of `VkShadingRatePaletteEntryNV` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkShadingRatePaletteEntryNV` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ShadingRatePaletteEntryNVExt: Sized {
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_16_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_16_INVOCATIONS_PER_PIXEL_NV`
     const ENTRY_16_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_8_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_8_INVOCATIONS_PER_PIXEL_NV`
     const ENTRY_8_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_4_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_4_INVOCATIONS_PER_PIXEL_NV`
     const ENTRY_4_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_2_INVOCATIONS_PER_PIXEL_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_2_INVOCATIONS_PER_PIXEL_NV`
     const ENTRY_2_INVOCATIONS_PER_PIXEL: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_PIXEL_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_PIXEL_NV`
     const ENTRY_1_INVOCATION_PER_PIXEL: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_2X1_PIXELS_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_2X1_PIXELS_NV`
     const ENTRY_1_INVOCATION_PER_2X1_PIXELS: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_1X2_PIXELS_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_1X2_PIXELS_NV`
     const ENTRY_1_INVOCATION_PER_1X2_PIXELS: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_2X2_PIXELS_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_2X2_PIXELS_NV`
     const ENTRY_1_INVOCATION_PER_2X2_PIXELS: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_4X2_PIXELS_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_4X2_PIXELS_NV`
     const ENTRY_1_INVOCATION_PER_4X2_PIXELS: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_2X4_PIXELS_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_2X4_PIXELS_NV`
     const ENTRY_1_INVOCATION_PER_2X4_PIXELS: Self;
-    ///`VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_4X4_PIXELS_NV`
+    /// `VK_SHADING_RATE_PALETTE_ENTRY_1_INVOCATION_PER_4X4_PIXELS_NV`
     const ENTRY_1_INVOCATION_PER_4X4_PIXELS: Self;
 }
 impl ShadingRatePaletteEntryNVExt for ShadingRatePaletteEntryNV {
@@ -912,361 +949,363 @@ impl ShadingRatePaletteEntryNVExt for ShadingRatePaletteEntryNV {
     const ENTRY_1_INVOCATION_PER_2X4_PIXELS: Self = Self::from_raw(10);
     const ENTRY_1_INVOCATION_PER_4X4_PIXELS: Self = Self::from_raw(11);
 }
-///Values of `VkStencilFaceFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkStencilFaceFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait StencilFaceFlagsExt: Sized {
-    ///`VK_STENCIL_FRONT_AND_BACK`
+    /// `VK_STENCIL_FRONT_AND_BACK`
     const STENCIL_FRONT_AND_BACK: Self;
 }
 impl StencilFaceFlagsExt for StencilFaceFlags {
-    const STENCIL_FRONT_AND_BACK: Self = Self::from_raw(3);
+    const STENCIL_FRONT_AND_BACK: Self = Self::from_raw(0x3);
 }
-///Values of `VkStructureType` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkStructureType` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait StructureTypeExt: Sized {
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES`
     const PHYSICAL_DEVICE_SUBGROUP_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_INFO`
+    /// `VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_INFO`
     const BIND_BUFFER_MEMORY_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO`
+    /// `VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO`
     const BIND_IMAGE_MEMORY_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES`
     const PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS`
+    /// `VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS`
     const MEMORY_DEDICATED_REQUIREMENTS: Self;
-    ///`VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO`
+    /// `VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO`
     const MEMORY_DEDICATED_ALLOCATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO`
+    /// `VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO`
     const MEMORY_ALLOCATE_FLAGS_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_GROUP_RENDER_PASS_BEGIN_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_RENDER_PASS_BEGIN_INFO`
     const DEVICE_GROUP_RENDER_PASS_BEGIN_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_GROUP_COMMAND_BUFFER_BEGIN_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_COMMAND_BUFFER_BEGIN_INFO`
     const DEVICE_GROUP_COMMAND_BUFFER_BEGIN_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO`
     const DEVICE_GROUP_SUBMIT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_GROUP_BIND_SPARSE_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_BIND_SPARSE_INFO`
     const DEVICE_GROUP_BIND_SPARSE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_DEVICE_GROUP_INFO`
+    /// `VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_DEVICE_GROUP_INFO`
     const BIND_BUFFER_MEMORY_DEVICE_GROUP_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_DEVICE_GROUP_INFO`
+    /// `VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_DEVICE_GROUP_INFO`
     const BIND_IMAGE_MEMORY_DEVICE_GROUP_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES`
     const PHYSICAL_DEVICE_GROUP_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO`
     const DEVICE_GROUP_DEVICE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2`
+    /// `VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2`
     const BUFFER_MEMORY_REQUIREMENTS_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2`
     const IMAGE_MEMORY_REQUIREMENTS_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_INFO_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_INFO_2`
     const IMAGE_SPARSE_MEMORY_REQUIREMENTS_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2`
+    /// `VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2`
     const MEMORY_REQUIREMENTS_2: Self;
-    ///`VK_STRUCTURE_TYPE_SPARSE_IMAGE_MEMORY_REQUIREMENTS_2`
+    /// `VK_STRUCTURE_TYPE_SPARSE_IMAGE_MEMORY_REQUIREMENTS_2`
     const SPARSE_IMAGE_MEMORY_REQUIREMENTS_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2`
     const PHYSICAL_DEVICE_FEATURES_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2`
     const PHYSICAL_DEVICE_PROPERTIES_2: Self;
-    ///`VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2`
+    /// `VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2`
     const FORMAT_PROPERTIES_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2`
     const IMAGE_FORMAT_PROPERTIES_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2`
     const PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_QUEUE_FAMILY_PROPERTIES_2`
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_PROPERTIES_2`
     const QUEUE_FAMILY_PROPERTIES_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2`
     const PHYSICAL_DEVICE_MEMORY_PROPERTIES_2: Self;
-    ///`VK_STRUCTURE_TYPE_SPARSE_IMAGE_FORMAT_PROPERTIES_2`
+    /// `VK_STRUCTURE_TYPE_SPARSE_IMAGE_FORMAT_PROPERTIES_2`
     const SPARSE_IMAGE_FORMAT_PROPERTIES_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2`
     const PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES`
     const PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO`
     const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO`
     const IMAGE_VIEW_USAGE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO`
     const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO`
     const RENDER_PASS_MULTIVIEW_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES`
     const PHYSICAL_DEVICE_MULTIVIEW_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES`
     const PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES`
     const PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES`
     const PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO`
+    /// `VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO`
     const PROTECTED_SUBMIT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES`
     const PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES`
     const PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_QUEUE_INFO_2`
+    /// `VK_STRUCTURE_TYPE_DEVICE_QUEUE_INFO_2`
     const DEVICE_QUEUE_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_CREATE_INFO`
     const SAMPLER_YCBCR_CONVERSION_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO`
+    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO`
     const SAMPLER_YCBCR_CONVERSION_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO`
+    /// `VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO`
     const BIND_IMAGE_PLANE_MEMORY_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO`
+    /// `VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO`
     const IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES`
     const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES`
     const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO`
     const DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO`
     const PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES`
     const EXTERNAL_IMAGE_FORMAT_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO`
     const PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES`
     const EXTERNAL_BUFFER_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES`
     const PHYSICAL_DEVICE_ID_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO`
     const EXTERNAL_MEMORY_BUFFER_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO`
     const EXTERNAL_MEMORY_IMAGE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO`
+    /// `VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO`
     const EXPORT_MEMORY_ALLOCATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO`
     const PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES`
     const EXTERNAL_FENCE_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_EXPORT_FENCE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_EXPORT_FENCE_CREATE_INFO`
     const EXPORT_FENCE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO`
     const EXPORT_SEMAPHORE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO`
     const PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES`
     const EXTERNAL_SEMAPHORE_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES`
     const PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_SUPPORT`
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_SUPPORT`
     const DESCRIPTOR_SET_LAYOUT_SUPPORT: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES`
     const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES`
     const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES`
     const PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES`
     const PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO`
     const IMAGE_FORMAT_LIST_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2`
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2`
     const ATTACHMENT_DESCRIPTION_2: Self;
-    ///`VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2`
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2`
     const ATTACHMENT_REFERENCE_2: Self;
-    ///`VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2`
+    /// `VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2`
     const SUBPASS_DESCRIPTION_2: Self;
-    ///`VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2`
+    /// `VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2`
     const SUBPASS_DEPENDENCY_2: Self;
-    ///`VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2`
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2`
     const RENDER_PASS_CREATE_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_SUBPASS_BEGIN_INFO`
+    /// `VK_STRUCTURE_TYPE_SUBPASS_BEGIN_INFO`
     const SUBPASS_BEGIN_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_SUBPASS_END_INFO`
+    /// `VK_STRUCTURE_TYPE_SUBPASS_END_INFO`
     const SUBPASS_END_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES`
     const PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES`
     const PHYSICAL_DEVICE_DRIVER_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES`
     const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES`
     const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES`
     const PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO`
     const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES`
     const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES`
     const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO`
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO`
     const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT`
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT`
     const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES`
     const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE`
+    /// `VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE`
     const SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES`
     const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_CREATE_INFO`
     const IMAGE_STENCIL_USAGE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES`
     const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_SAMPLER_REDUCTION_MODE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_SAMPLER_REDUCTION_MODE_CREATE_INFO`
     const SAMPLER_REDUCTION_MODE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES`
     const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO`
     const FRAMEBUFFER_ATTACHMENTS_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO`
+    /// `VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO`
     const FRAMEBUFFER_ATTACHMENT_IMAGE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO`
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO`
     const RENDER_PASS_ATTACHMENT_BEGIN_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES`
     const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES`
     const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES`
     const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT`
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT`
     const ATTACHMENT_REFERENCE_STENCIL_LAYOUT: Self;
-    ///`VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT`
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT`
     const ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES`
     const PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES`
     const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES`
     const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO`
     const SEMAPHORE_TYPE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO`
+    /// `VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO`
     const TIMELINE_SEMAPHORE_SUBMIT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO`
+    /// `VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO`
     const SEMAPHORE_WAIT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO`
+    /// `VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO`
     const SEMAPHORE_SIGNAL_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES`
     const PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO`
+    /// `VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO`
     const BUFFER_DEVICE_ADDRESS_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO`
     const BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO`
+    /// `VK_STRUCTURE_TYPE_MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO`
     const MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO`
     const DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES`
     const PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO`
     const PIPELINE_CREATION_FEEDBACK_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES`
     const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES`
     const PHYSICAL_DEVICE_TOOL_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES`
     const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES`
     const PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_PRIVATE_DATA_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_DEVICE_PRIVATE_DATA_CREATE_INFO`
     const DEVICE_PRIVATE_DATA_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PRIVATE_DATA_SLOT_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_PRIVATE_DATA_SLOT_CREATE_INFO`
     const PRIVATE_DATA_SLOT_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES`
     const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_MEMORY_BARRIER_2`
+    /// `VK_STRUCTURE_TYPE_MEMORY_BARRIER_2`
     const MEMORY_BARRIER_2: Self;
-    ///`VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2`
+    /// `VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2`
     const BUFFER_MEMORY_BARRIER_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2`
     const IMAGE_MEMORY_BARRIER_2: Self;
-    ///`VK_STRUCTURE_TYPE_DEPENDENCY_INFO`
+    /// `VK_STRUCTURE_TYPE_DEPENDENCY_INFO`
     const DEPENDENCY_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_SUBMIT_INFO_2`
+    /// `VK_STRUCTURE_TYPE_SUBMIT_INFO_2`
     const SUBMIT_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO`
+    /// `VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO`
     const SEMAPHORE_SUBMIT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO`
+    /// `VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO`
     const COMMAND_BUFFER_SUBMIT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES`
     const PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES`
     const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES`
     const PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2`
+    /// `VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2`
     const COPY_BUFFER_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_COPY_IMAGE_INFO_2`
+    /// `VK_STRUCTURE_TYPE_COPY_IMAGE_INFO_2`
     const COPY_IMAGE_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_COPY_BUFFER_TO_IMAGE_INFO_2`
+    /// `VK_STRUCTURE_TYPE_COPY_BUFFER_TO_IMAGE_INFO_2`
     const COPY_BUFFER_TO_IMAGE_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2`
+    /// `VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2`
     const COPY_IMAGE_TO_BUFFER_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2`
+    /// `VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2`
     const BLIT_IMAGE_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_RESOLVE_IMAGE_INFO_2`
+    /// `VK_STRUCTURE_TYPE_RESOLVE_IMAGE_INFO_2`
     const RESOLVE_IMAGE_INFO_2: Self;
-    ///`VK_STRUCTURE_TYPE_BUFFER_COPY_2`
+    /// `VK_STRUCTURE_TYPE_BUFFER_COPY_2`
     const BUFFER_COPY_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_COPY_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_COPY_2`
     const IMAGE_COPY_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_BLIT_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_BLIT_2`
     const IMAGE_BLIT_2: Self;
-    ///`VK_STRUCTURE_TYPE_BUFFER_IMAGE_COPY_2`
+    /// `VK_STRUCTURE_TYPE_BUFFER_IMAGE_COPY_2`
     const BUFFER_IMAGE_COPY_2: Self;
-    ///`VK_STRUCTURE_TYPE_IMAGE_RESOLVE_2`
+    /// `VK_STRUCTURE_TYPE_IMAGE_RESOLVE_2`
     const IMAGE_RESOLVE_2: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES`
     const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO`
     const PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES`
     const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES`
     const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_PROPERTIES`
     const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK`
+    /// `VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK`
     const WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK: Self;
-    ///`VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO`
     const DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES`
     const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_RENDERING_INFO`
+    /// `VK_STRUCTURE_TYPE_RENDERING_INFO`
     const RENDERING_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO`
+    /// `VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO`
     const RENDERING_ATTACHMENT_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO`
+    /// `VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO`
     const PIPELINE_RENDERING_CREATE_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES`
     const PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO`
+    /// `VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO`
     const COMMAND_BUFFER_INHERITANCE_RENDERING_INFO: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES`
     const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES`
     const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES`
     const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3`
+    /// `VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3`
     const FORMAT_PROPERTIES_3: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES`
     const PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES: Self;
-    ///`VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES`
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES`
     const PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS`
+    /// `VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS`
     const DEVICE_BUFFER_MEMORY_REQUIREMENTS: Self;
-    ///`VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS`
+    /// `VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS`
     const DEVICE_IMAGE_MEMORY_REQUIREMENTS: Self;
-    ///`VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_ANDROID`
+    /// `VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_ANDROID`
     const GRALLOC_USAGE_INFO_ANDROID: Self;
-    ///`VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_2_ANDROID`
+    /// `VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_2_ANDROID`
     const GRALLOC_USAGE_INFO_2_ANDROID: Self;
-    ///`VK_STRUCTURE_TYPE_DEBUG_REPORT_CREATE_INFO_EXT`
+    /// `VK_STRUCTURE_TYPE_DEBUG_REPORT_CREATE_INFO_EXT`
     const DEBUG_REPORT_CREATE_INFO_EXT: Self;
-    ///`VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO_INTEL`
+    /// `VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO_INTEL`
     const QUERY_POOL_CREATE_INFO_INTEL: Self;
 }
 impl StructureTypeExt for StructureType {
@@ -1300,13 +1339,9 @@ impl StructureTypeExt for StructureType {
     const SPARSE_IMAGE_FORMAT_PROPERTIES_2: Self = Self::from_raw(1000059007);
     const PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2: Self = Self::from_raw(1000059008);
     const PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES: Self = Self::from_raw(1000117000);
-    const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self = Self::from_raw(
-        1000117001,
-    );
+    const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self = Self::from_raw(1000117001);
     const IMAGE_VIEW_USAGE_CREATE_INFO: Self = Self::from_raw(1000117002);
-    const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self = Self::from_raw(
-        1000117003,
-    );
+    const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self = Self::from_raw(1000117003);
     const RENDER_PASS_MULTIVIEW_CREATE_INFO: Self = Self::from_raw(1000053000);
     const PHYSICAL_DEVICE_MULTIVIEW_FEATURES: Self = Self::from_raw(1000053001);
     const PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: Self = Self::from_raw(1000053002);
@@ -1320,12 +1355,8 @@ impl StructureTypeExt for StructureType {
     const SAMPLER_YCBCR_CONVERSION_INFO: Self = Self::from_raw(1000156001);
     const BIND_IMAGE_PLANE_MEMORY_INFO: Self = Self::from_raw(1000156002);
     const IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO: Self = Self::from_raw(1000156003);
-    const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self = Self::from_raw(
-        1000156004,
-    );
-    const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self = Self::from_raw(
-        1000156005,
-    );
+    const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self = Self::from_raw(1000156004);
+    const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self = Self::from_raw(1000156005);
     const DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO: Self = Self::from_raw(1000085000);
     const PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO: Self = Self::from_raw(1000071000);
     const EXTERNAL_IMAGE_FORMAT_PROPERTIES: Self = Self::from_raw(1000071001);
@@ -1343,12 +1374,8 @@ impl StructureTypeExt for StructureType {
     const EXTERNAL_SEMAPHORE_PROPERTIES: Self = Self::from_raw(1000076001);
     const PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES: Self = Self::from_raw(1000168000);
     const DESCRIPTOR_SET_LAYOUT_SUPPORT: Self = Self::from_raw(1000168001);
-    const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES: Self = Self::from_raw(
-        1000063000,
-    );
-    const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES: Self = Self::from_raw(
-        1000063000,
-    );
+    const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES: Self = Self::from_raw(1000063000);
+    const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES: Self = Self::from_raw(1000063000);
     const PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: Self = Self::from_raw(49);
     const PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES: Self = Self::from_raw(50);
     const PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: Self = Self::from_raw(51);
@@ -1363,72 +1390,38 @@ impl StructureTypeExt for StructureType {
     const SUBPASS_END_INFO: Self = Self::from_raw(1000109006);
     const PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: Self = Self::from_raw(1000177000);
     const PHYSICAL_DEVICE_DRIVER_PROPERTIES: Self = Self::from_raw(1000196000);
-    const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self = Self::from_raw(
-        1000180000,
-    );
-    const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self = Self::from_raw(
-        1000082000,
-    );
+    const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self = Self::from_raw(1000180000);
+    const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self = Self::from_raw(1000082000);
     const PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES: Self = Self::from_raw(1000197000);
-    const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self = Self::from_raw(
-        1000161000,
-    );
-    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self = Self::from_raw(
-        1000161001,
-    );
-    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self = Self::from_raw(
-        1000161002,
-    );
-    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self = Self::from_raw(
-        1000161003,
-    );
-    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self = Self::from_raw(
-        1000161004,
-    );
-    const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self = Self::from_raw(
-        1000199000,
-    );
+    const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self = Self::from_raw(1000161000);
+    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self = Self::from_raw(1000161001);
+    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self = Self::from_raw(1000161002);
+    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self = Self::from_raw(1000161003);
+    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self = Self::from_raw(1000161004);
+    const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self = Self::from_raw(1000199000);
     const SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE: Self = Self::from_raw(1000199001);
-    const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self = Self::from_raw(
-        1000221000,
-    );
+    const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self = Self::from_raw(1000221000);
     const IMAGE_STENCIL_USAGE_CREATE_INFO: Self = Self::from_raw(1000246000);
-    const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self = Self::from_raw(
-        1000130000,
-    );
+    const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self = Self::from_raw(1000130000);
     const SAMPLER_REDUCTION_MODE_CREATE_INFO: Self = Self::from_raw(1000130001);
-    const PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: Self = Self::from_raw(
-        1000211000,
-    );
-    const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self = Self::from_raw(
-        1000108000,
-    );
+    const PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: Self = Self::from_raw(1000211000);
+    const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self = Self::from_raw(1000108000);
     const FRAMEBUFFER_ATTACHMENTS_CREATE_INFO: Self = Self::from_raw(1000108001);
     const FRAMEBUFFER_ATTACHMENT_IMAGE_INFO: Self = Self::from_raw(1000108002);
     const RENDER_PASS_ATTACHMENT_BEGIN_INFO: Self = Self::from_raw(1000108003);
-    const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self = Self::from_raw(
-        1000253000,
-    );
-    const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self = Self::from_raw(
-        1000175000,
-    );
-    const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self = Self::from_raw(
-        1000241000,
-    );
+    const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self = Self::from_raw(1000253000);
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self = Self::from_raw(1000175000);
+    const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self = Self::from_raw(1000241000);
     const ATTACHMENT_REFERENCE_STENCIL_LAYOUT: Self = Self::from_raw(1000241001);
     const ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT: Self = Self::from_raw(1000241002);
     const PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES: Self = Self::from_raw(1000261000);
     const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES: Self = Self::from_raw(1000207000);
-    const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES: Self = Self::from_raw(
-        1000207001,
-    );
+    const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES: Self = Self::from_raw(1000207001);
     const SEMAPHORE_TYPE_CREATE_INFO: Self = Self::from_raw(1000207002);
     const TIMELINE_SEMAPHORE_SUBMIT_INFO: Self = Self::from_raw(1000207003);
     const SEMAPHORE_WAIT_INFO: Self = Self::from_raw(1000207004);
     const SEMAPHORE_SIGNAL_INFO: Self = Self::from_raw(1000207005);
-    const PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES: Self = Self::from_raw(
-        1000257000,
-    );
+    const PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES: Self = Self::from_raw(1000257000);
     const BUFFER_DEVICE_ADDRESS_INFO: Self = Self::from_raw(1000244001);
     const BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO: Self = Self::from_raw(1000257002);
     const MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO: Self = Self::from_raw(1000257003);
@@ -1436,19 +1429,13 @@ impl StructureTypeExt for StructureType {
     const PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: Self = Self::from_raw(53);
     const PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES: Self = Self::from_raw(54);
     const PIPELINE_CREATION_FEEDBACK_CREATE_INFO: Self = Self::from_raw(1000192000);
-    const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self = Self::from_raw(
-        1000215000,
-    );
+    const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self = Self::from_raw(1000215000);
     const PHYSICAL_DEVICE_TOOL_PROPERTIES: Self = Self::from_raw(1000245000);
-    const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self = Self::from_raw(
-        1000276000,
-    );
+    const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self = Self::from_raw(1000276000);
     const PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES: Self = Self::from_raw(1000295000);
     const DEVICE_PRIVATE_DATA_CREATE_INFO: Self = Self::from_raw(1000295001);
     const PRIVATE_DATA_SLOT_CREATE_INFO: Self = Self::from_raw(1000295002);
-    const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self = Self::from_raw(
-        1000297000,
-    );
+    const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self = Self::from_raw(1000297000);
     const MEMORY_BARRIER_2: Self = Self::from_raw(1000314000);
     const BUFFER_MEMORY_BARRIER_2: Self = Self::from_raw(1000314001);
     const IMAGE_MEMORY_BARRIER_2: Self = Self::from_raw(1000314002);
@@ -1457,9 +1444,7 @@ impl StructureTypeExt for StructureType {
     const SEMAPHORE_SUBMIT_INFO: Self = Self::from_raw(1000314005);
     const COMMAND_BUFFER_SUBMIT_INFO: Self = Self::from_raw(1000314006);
     const PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES: Self = Self::from_raw(1000314007);
-    const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self = Self::from_raw(
-        1000325000,
-    );
+    const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self = Self::from_raw(1000325000);
     const PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES: Self = Self::from_raw(1000335000);
     const COPY_BUFFER_INFO_2: Self = Self::from_raw(1000337000);
     const COPY_IMAGE_INFO_2: Self = Self::from_raw(1000337001);
@@ -1472,42 +1457,22 @@ impl StructureTypeExt for StructureType {
     const IMAGE_BLIT_2: Self = Self::from_raw(1000337008);
     const BUFFER_IMAGE_COPY_2: Self = Self::from_raw(1000337009);
     const IMAGE_RESOLVE_2: Self = Self::from_raw(1000337010);
-    const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES: Self = Self::from_raw(
-        1000225000,
-    );
-    const PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO: Self = Self::from_raw(
-        1000225001,
-    );
-    const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES: Self = Self::from_raw(
-        1000225002,
-    );
-    const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES: Self = Self::from_raw(
-        1000138000,
-    );
-    const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_PROPERTIES: Self = Self::from_raw(
-        1000138001,
-    );
+    const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES: Self = Self::from_raw(1000225000);
+    const PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO: Self = Self::from_raw(1000225001);
+    const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES: Self = Self::from_raw(1000225002);
+    const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_FEATURES: Self = Self::from_raw(1000138000);
+    const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_PROPERTIES: Self = Self::from_raw(1000138001);
     const WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK: Self = Self::from_raw(1000138002);
-    const DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO: Self = Self::from_raw(
-        1000138003,
-    );
-    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self = Self::from_raw(
-        1000066000,
-    );
+    const DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO: Self = Self::from_raw(1000138003);
+    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self = Self::from_raw(1000066000);
     const RENDERING_INFO: Self = Self::from_raw(1000044000);
     const RENDERING_ATTACHMENT_INFO: Self = Self::from_raw(1000044001);
     const PIPELINE_RENDERING_CREATE_INFO: Self = Self::from_raw(1000044002);
     const PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES: Self = Self::from_raw(1000044003);
     const COMMAND_BUFFER_INHERITANCE_RENDERING_INFO: Self = Self::from_raw(1000044004);
-    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self = Self::from_raw(
-        1000280000,
-    );
-    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self = Self::from_raw(
-        1000280001,
-    );
-    const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self = Self::from_raw(
-        1000281001,
-    );
+    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self = Self::from_raw(1000280000);
+    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self = Self::from_raw(1000280001);
+    const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self = Self::from_raw(1000281001);
     const FORMAT_PROPERTIES_3: Self = Self::from_raw(1000360000);
     const PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES: Self = Self::from_raw(1000413000);
     const PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES: Self = Self::from_raw(1000413001);
@@ -1518,15 +1483,16 @@ impl StructureTypeExt for StructureType {
     const DEBUG_REPORT_CREATE_INFO_EXT: Self = Self::from_raw(1000011000);
     const QUERY_POOL_CREATE_INFO_INTEL: Self = Self::from_raw(1000210000);
 }
-///Values of `VkTimeDomainEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkTimeDomainEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait TimeDomainEXTExt: Sized {
-    ///`VK_TIME_DOMAIN_DEVICE_EXT`
+    /// `VK_TIME_DOMAIN_DEVICE_EXT`
     const DEVICE: Self;
-    ///`VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT`
+    /// `VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT`
     const CLOCK_MONOTONIC: Self;
-    ///`VK_TIME_DOMAIN_CLOCK_MONOTONIC_RAW_EXT`
+    /// `VK_TIME_DOMAIN_CLOCK_MONOTONIC_RAW_EXT`
     const CLOCK_MONOTONIC_RAW: Self;
-    ///`VK_TIME_DOMAIN_QUERY_PERFORMANCE_COUNTER_EXT`
+    /// `VK_TIME_DOMAIN_QUERY_PERFORMANCE_COUNTER_EXT`
     const QUERY_PERFORMANCE_COUNTER: Self;
 }
 impl TimeDomainEXTExt for TimeDomainEXT {
@@ -1535,31 +1501,33 @@ impl TimeDomainEXTExt for TimeDomainEXT {
     const CLOCK_MONOTONIC_RAW: Self = Self::from_raw(2);
     const QUERY_PERFORMANCE_COUNTER: Self = Self::from_raw(3);
 }
-///Values of `VkVideoChromaSubsamplingFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkVideoChromaSubsamplingFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait VideoChromaSubsamplingFlagsKHRExt: Sized {
-    ///`VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR`
+    /// `VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR`
     const SUBSAMPLING_420: Self;
-    ///`VK_VIDEO_CHROMA_SUBSAMPLING_422_BIT_KHR`
+    /// `VK_VIDEO_CHROMA_SUBSAMPLING_422_BIT_KHR`
     const SUBSAMPLING_422: Self;
-    ///`VK_VIDEO_CHROMA_SUBSAMPLING_444_BIT_KHR`
+    /// `VK_VIDEO_CHROMA_SUBSAMPLING_444_BIT_KHR`
     const SUBSAMPLING_444: Self;
 }
 impl VideoChromaSubsamplingFlagsKHRExt for VideoChromaSubsamplingFlagsKHR {
-    const SUBSAMPLING_420: Self = Self::from_raw(2);
-    const SUBSAMPLING_422: Self = Self::from_raw(4);
-    const SUBSAMPLING_444: Self = Self::from_raw(8);
+    const SUBSAMPLING_420: Self = Self::from_raw(0x2);
+    const SUBSAMPLING_422: Self = Self::from_raw(0x4);
+    const SUBSAMPLING_444: Self = Self::from_raw(0x8);
 }
-///Values of `VkVideoComponentBitDepthFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+
+/// Values of `VkVideoComponentBitDepthFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait VideoComponentBitDepthFlagsKHRExt: Sized {
-    ///`VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR`
+    /// `VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR`
     const DEPTH_8: Self;
-    ///`VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR`
+    /// `VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR`
     const DEPTH_10: Self;
-    ///`VK_VIDEO_COMPONENT_BIT_DEPTH_12_BIT_KHR`
+    /// `VK_VIDEO_COMPONENT_BIT_DEPTH_12_BIT_KHR`
     const DEPTH_12: Self;
 }
 impl VideoComponentBitDepthFlagsKHRExt for VideoComponentBitDepthFlagsKHR {
-    const DEPTH_8: Self = Self::from_raw(1);
-    const DEPTH_10: Self = Self::from_raw(4);
-    const DEPTH_12: Self = Self::from_raw(16);
+    const DEPTH_8: Self = Self::from_raw(0x1);
+    const DEPTH_10: Self = Self::from_raw(0x4);
+    const DEPTH_12: Self = Self::from_raw(0x10);
 }

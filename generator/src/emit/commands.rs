@@ -6,7 +6,7 @@ use heck::ToShoutySnakeCase;
 use proc_macro2::Literal;
 use quote::quote;
 
-use super::{ident, phf, version_literal, Ctx, Level};
+use super::{phf, text, Ctx, Level};
 use crate::error::Result;
 use crate::policy;
 
@@ -40,60 +40,34 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         .map(|(i, e)| (e.name.as_str(), i))
         .collect();
     let index = cx.command_index();
-    let mut infos = Vec::new();
-    let mut ids = Vec::new();
+    let mut infos = format!("pub static COMMANDS: [CommandInfo; {}] = [\n", cx.sel.commands.len());
+    let mut ids = String::new();
     for (i, c) in cx.sel.commands.iter().enumerate() {
-        let name =
-            Literal::c_string(&std::ffi::CString::new(c.name.clone()).expect("no NUL in names"));
-        let level = ident(c.level.name());
         let origin = match (c.core, c.extensions.first()) {
-            (Some(v), _) => {
-                let v = version_literal(v);
-                quote!(Origin::Core(#v))
-            }
-            (None, Some(e)) => {
-                let e = Literal::u16_unsuffixed(ext_index[e.as_str()] as u16);
-                quote!(Origin::Extension(ExtensionId(#e)))
-            }
-            (None, None) => quote!(Origin::Core(0)),
+            (Some(v), _) => format!("Origin::Core({})", crate::model::api_version(v)),
+            (None, Some(e)) => format!("Origin::Extension(ExtensionId({}))", ext_index[e.as_str()]),
+            (None, None) => "Origin::Core(0)".to_owned(),
         };
-        let exts = c
-            .extensions
-            .iter()
-            .map(|e| Literal::u16_unsuffixed(ext_index[e.as_str()] as u16));
-        let exported = c.exported;
+        let exts: Vec<String> = c.extensions.iter().map(|e| format!("ExtensionId({})", ext_index[e.as_str()])).collect();
         let alias = if c.name != c.canonical {
-            let a = Literal::u16_unsuffixed(index[c.canonical.as_str()] as u16);
-            quote!(Some(CommandId(#a)))
+            format!("Some(CommandId({}))", index[c.canonical.as_str()])
         } else {
-            quote!(None)
+            "None".to_owned()
         };
-        let slot = match slots.get(&c.canonical) {
-            Some(s) => {
-                let s = Literal::usize_unsuffixed(*s);
-                quote!(Some(#s))
-            }
-            None => quote!(None),
-        };
-        infos.push(quote! {
-            CommandInfo {
-                name: #name,
-                level: Level::#level,
-                origin: #origin,
-                extensions: &[#(ExtensionId(#exts)),*],
-                exported: #exported,
-                alias_of: #alias,
-                slot: #slot,
-            }
-        });
-        let const_name = ident(&c.name.trim_start_matches("vk").to_shouty_snake_case());
-        let lit = Literal::u16_unsuffixed(i as u16);
-        let doc = format!("`{}`", c.name);
-        ids.push(quote!(#[doc = #doc] pub const #const_name: CommandId = CommandId(#lit);));
+        let slot = slots.get(&c.canonical).map(|s| format!("Some({s})")).unwrap_or_else(|| "None".to_owned());
+        infos.push_str(&format!(
+            "    CommandInfo {{\n        name: c\"{}\",\n        level: Level::{},\n        origin: {origin},\n        extensions: &[{}],\n        exported: {},\n        alias_of: {alias},\n        slot: {slot},\n    }},\n",
+            c.name,
+            c.level.name(),
+            exts.join(", "),
+            c.exported
+        ));
+        let const_name = super::ident(&c.name.trim_start_matches("vk").to_shouty_snake_case());
+        ids.push_str(&format!("/// `{}`\npub const {const_name}: CommandId = CommandId({i});\n", c.name));
     }
+    infos.push_str("];\n");
     let keys: Vec<&str> = cx.sel.commands.iter().map(|c| c.name.as_str()).collect();
-    let table = phf::table_tokens(&phf::build(&keys));
-    let n = Literal::usize_unsuffixed(keys.len());
+    let table = phf::table_text(&phf::build(&keys));
     let intercepted = policy::LOADER_INTERCEPTED_COMMANDS
         .iter()
         .filter(|c| cx.sel.command(c).is_some())
@@ -144,15 +118,15 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
 
         impl CommandId {
-            #(#ids)*
+            const __VKGEN_IDS: () = ();
         }
 
-        pub static COMMANDS: [CommandInfo; #n] = [#(#infos),*];
+        __vkgen_commands!();
 
         /// Commands the loader implements itself; no trampoline is generated for them.
         pub const LOADER_INTERCEPTED: &[&CStr] = &[#(#intercepted),*];
 
-        #table
+        __vkgen_phf!();
 
         /// Finds a command by name: one hash, one compare.
         #[inline]
@@ -174,9 +148,12 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             }
         }
     };
-    super::format_file(
+    let out = super::format_file(
         "commands.rs",
         "Command metadata (dispatch level, origin, export) and a perfect-hash name lookup.",
         tokens,
-    )
+    )?;
+    let out = text::fill(&out, "__VKGEN_IDS", &ids);
+    let out = text::fill(&out, "__vkgen_commands!", &infos);
+    Ok(text::fill(&out, "__vkgen_phf!", &table))
 }

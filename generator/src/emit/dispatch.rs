@@ -5,23 +5,14 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{ident, Ctx, Level};
+use super::{text, Ctx, Level};
 use crate::error::Result;
 use crate::names;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let inst = table(
-        cx,
-        "InstanceDispatchTable",
-        |l| l.is_instance_table(),
-        "instance (`VkInstance`, `VkPhysicalDevice`)",
-    );
-    let dev = table(
-        cx,
-        "DeviceDispatchTable",
-        |l| l == Level::Device,
-        "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)",
-    );
+    let (inst, mut fills) = table(cx, "InstanceDispatchTable", |l| l.is_instance_table(), "instance (`VkInstance`, `VkPhysicalDevice`)");
+    let (dev, dev_fills) = table(cx, "DeviceDispatchTable", |l| l == Level::Device, "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)");
+    fills.extend(dev_fills);
     let tokens = quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         use core::ffi::CStr;
@@ -35,80 +26,73 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         #inst
         #dev
     };
-    super::format_file(
+    let mut out = super::format_file(
         "dispatch.rs",
         "Dispatch tables filled from a get-proc-addr function; missing entries point at stubs that\nreturn VK_ERROR_FEATURE_NOT_PRESENT (or nothing), so callers never jump to null.",
         tokens,
-    )
+    )?;
+    for (marker, items) in fills {
+        out = text::fill(&out, &marker, &items);
+    }
+    Ok(out)
 }
 
-fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> TokenStream {
+/// The table's items, with placeholder markers and the text that replaces each.
+fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> (TokenStream, Vec<(String, String)>) {
     let tname = format_ident!("{}", name);
-    let stub_mod = format_ident!("{}_stubs", heck::ToSnakeCase::to_snake_case(name));
-    let mut fields = Vec::new();
-    let mut inits = Vec::new();
-    let mut loads = Vec::new();
-    let mut stubs = Vec::new();
-    let cmds: Vec<_> = cx
-        .sel
-        .canonical_commands()
-        .filter(|c| pick(c.level))
-        .collect();
+    let snake = heck::ToSnakeCase::to_snake_case(name);
+    let stub_mod = format_ident!("{}_stubs", snake);
+    let cmds: Vec<_> = cx.sel.canonical_commands().filter(|c| pick(c.level)).collect();
+    let words_n = cmds.len().div_ceil(64).max(1);
+    let (mut fields, mut inits, mut loads, mut stubs) = (String::new(), String::new(), String::new(), String::new());
+    inits.push_str("Self {\n");
     for (i, c) in cmds.iter().enumerate() {
-        let field = ident(&names::command_field(&c.name));
-        let pfn = ident(&format!("PFN_{}", c.name));
-        let doc = format!(
-            "[`{}`]({})",
-            c.name,
-            cx.spec_link(&c.name).trim_matches(['<', '>'])
-        );
-        fields.push(quote!(#[doc = #doc] pub #field: pfn::#pfn));
-        inits.push(quote!(#field: #stub_mod::#field));
-        let mut all_names = vec![c.name.clone()];
+        let field = names::command_field(&c.name);
+        fields.push_str(&text::doc_link(cx, &c.name));
+        fields.push_str(&format!("pub {field}: pfn::PFN_{},\n", c.name));
+        inits.push_str(&format!("    {field}: {stub_mod}::{field},\n"));
+        let mut all_names = vec![format!("c\"{}\"", c.name)];
         all_names.extend(
-            cx.sel
-                .commands
-                .iter()
-                .filter(|a| a.canonical == c.name && a.name != c.name)
-                .map(|a| a.name.clone()),
+            cx.sel.commands.iter().filter(|a| a.canonical == c.name && a.name != c.name).map(|a| format!("c\"{}\"", a.name)),
         );
-        let lits = all_names
-            .iter()
-            .map(|n| Literal::c_string(&std::ffi::CString::new(n.clone()).expect("no NUL")));
-        let word = Literal::usize_unsuffixed(i / 64);
-        let bit = Literal::u64_unsuffixed(1u64 << (i % 64));
-        loads.push(quote! {
-            if let Some(f) = first(gpa, &[#(#lits),*]) {
-                // SAFETY: the provider returned this function for this name, so it has this
-                // signature (the caller's contract).
-                t.#field = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::#pfn>(f) };
-                t.present[#word] |= #bit;
-            }
-        });
+        loads.push_str(&format!("if let Some(f) = first(gpa, &[{}]) {{\n", all_names.join(", ")));
+        loads.push_str("    // SAFETY: the provider returned this function for this name, so it has this\n");
+        loads.push_str("    // signature (the caller's contract).\n");
+        loads.push_str(&format!(
+            "    t.{field} = unsafe {{ core::mem::transmute::<unsafe extern \"system\" fn(), pfn::PFN_{}>(f) }};\n",
+            c.name
+        ));
+        loads.push_str(&format!("    t.present[{}] |= 1 << {};\n}}\n", i / 64, i % 64));
         let cmd = cx.command(&c.name);
-        let types: Vec<TokenStream> = cmd.params.iter().map(|p| cx.param_type(&p.ty)).collect();
-        let args: Vec<_> = (0..types.len()).map(|i| format_ident!("_a{}", i)).collect();
-        let ret = cx.ret_tokens(&cmd.ret);
-        let fail = cx.failure_value(&cmd.ret);
-        stubs.push(quote! {
-            pub(super) unsafe extern "system" fn #field(#(#args: #types),*) -> #ret { #fail }
-        });
+        let params: Vec<(String, String)> =
+            cmd.params.iter().enumerate().map(|(i, p)| (format!("_a{i}"), text::param_type_str(cx, &p.ty))).collect();
+        let ret = text::ret_str(cx, &cmd.ret);
+        let sig = text::Sig { head: "pub(super) unsafe extern \"system\" fn", name: &field, generics: "", params: &params, ret: ret.as_deref() };
+        sig.write_open(&mut stubs, "");
+        stubs.push_str(&format!("    {}\n}}\n", text::failure_str(&cmd.ret)));
     }
+    inits.push_str(&format!("    present: [0; {words_n}],\n}}\n"));
+    let m_fields = format!("__vkgen_fields_{snake}");
+    let m_stubs = format!("__vkgen_stubs_{snake}");
+    let m_inits = format!("__vkgen_inits_{snake}");
+    let m_loads = format!("__vkgen_loads_{snake}");
+    let (f_id, s_id, i_id, l_id) = (format_ident!("{}", m_fields), format_ident!("{}", m_stubs), format_ident!("{}", m_inits), format_ident!("{}", m_loads));
+    let fills = vec![(m_fields, fields), (m_stubs, stubs), (m_inits, inits), (m_loads, loads)];
     let n = Literal::usize_unsuffixed(cmds.len());
     let words = Literal::usize_unsuffixed(cmds.len().div_ceil(64).max(1));
     let doc = format!("Every {what} command of the selection, in registry order.");
-    quote! {
+    let tokens = quote! {
         #[doc = #doc]
         #[repr(C)]
         #[derive(Clone)]
         pub struct #tname {
-            #(#fields,)*
+            #f_id: (),
             present: [u64; #words],
         }
 
         #[allow(unused_variables, clippy::unused_unit)]
         mod #stub_mod {
-            #(#stubs)*
+            #s_id!();
         }
 
         impl #tname {
@@ -117,7 +101,7 @@ fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> Toke
 
             /// A table of stubs only.
             pub fn empty() -> Self {
-                Self { #(#inits,)* present: [0; #words] }
+                #i_id!()
             }
 
             /// Fills the table from `gpa`, trying each command's name and then its aliases.
@@ -126,7 +110,7 @@ fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> Toke
             /// `gpa` must return functions whose signatures match the names asked for.
             pub unsafe fn load(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
                 let mut t = Self::empty();
-                #(#loads)*
+                #l_id!();
                 t
             }
 
@@ -165,5 +149,6 @@ fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> Toke
                 write!(f, "{} {{ {present} of {} present }}", stringify!(#tname), Self::LEN)
             }
         }
-    }
+    };
+    (tokens, fills)
 }

@@ -3,71 +3,61 @@
 //! hand out `extern "system"` entry points that call the hooks behind a panic guard. Which commands a
 //! driver exposes follows from its API version and extensions, as the spec's proc-addr rules ask.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{ident, Ctx};
+use super::{text, Ctx};
 use crate::error::Result;
 use crate::names;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let mut hooks = Vec::new();
-    let mut entries = Vec::new();
-    let mut arms = Vec::new();
+    let (mut hooks, mut entries, mut arms) = (String::new(), String::new(), String::from("match cmd.0 {\n"));
     let index = cx.command_index();
     for c in cx.sel.canonical_commands() {
         let cmd = cx.command(&c.name);
-        let field = ident(&names::command_field(&c.name));
-        let (args, types) = cx.params(cmd);
-        let ret = cx.ret_tokens(&cmd.ret);
-        let fail = cx.failure_value(&cmd.ret);
-        let id = Literal::u16_unsuffixed(index[c.name.as_str()] as u16);
-        let doc = format!(
-            "[`{}`]({})",
-            c.name,
-            cx.spec_link(&c.name).trim_matches(['<', '>'])
-        );
-        let alias = &c.name;
+        let field = names::command_field(&c.name);
+        let params = text::params(cx, cmd);
+        let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+        let ret = text::ret_str(cx, &cmd.ret);
+        let fail = text::failure_str(&cmd.ret);
+        let id = index[c.name.as_str()];
         let default_body = match c.name.as_str() {
-            "vkGetInstanceProcAddr" => {
-                quote!(unsafe { get_instance_proc_addr::<Self>(#(#args),*) })
-            }
-            "vkGetDeviceProcAddr" => quote!(unsafe { get_device_proc_addr::<Self>(#(#args),*) }),
-            _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => {
-                quote!(Self::unimplemented(CommandId(#id)))
-            }
-            _ => quote!(#fail),
+            "vkGetInstanceProcAddr" => format!("unsafe {{ get_instance_proc_addr::<Self>({args}) }}"),
+            "vkGetDeviceProcAddr" => format!("unsafe {{ get_device_proc_addr::<Self>({args}) }}"),
+            _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => format!("Self::unimplemented(CommandId({id}))"),
+            _ => fail.to_owned(),
         };
-        hooks.push(quote! {
-            #[doc = #doc]
-            #[doc(alias = #alias)]
-            #[allow(unused_variables)]
-            unsafe fn #field(#(#args: #types),*) -> #ret { #default_body }
-        });
-        entries.push(quote! {
-            #[doc = #doc]
-            pub unsafe extern "system" fn #field<D: Driver>(#(#args: #types),*) -> #ret {
-                // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-                guard(#fail, || unsafe { D::#field(#(#args),*) })
-            }
-        });
-        let pfn = ident(&format!("PFN_{}", c.name));
-        let mut ids = vec![Literal::u16_unsuffixed(index[c.name.as_str()] as u16)];
+        hooks.push('\n');
+        hooks.push_str(&text::doc_link(cx, &c.name));
+        hooks.push_str(&format!("#[doc(alias = \"{}\")]\n#[allow(unused_variables)]\n", c.name));
+        text::Sig { head: "unsafe fn", name: &field, generics: "", params: &params, ret: ret.as_deref() }
+            .write_open(&mut hooks, "");
+        hooks.push_str(&format!("    {default_body}\n}}\n"));
+
+        entries.push('\n');
+        entries.push_str(&text::doc_link(cx, &c.name));
+        text::Sig { head: "pub unsafe extern \"system\" fn", name: &field, generics: "<D: Driver>", params: &params, ret: ret.as_deref() }
+            .write_open(&mut entries, "");
+        entries.push_str("    // SAFETY: the caller passes arguments valid for this command; the hook's contract.\n");
+        entries.push_str(&format!("    guard({fail}, || unsafe {{ D::{field}({args}) }})\n}}\n"));
+
+        let mut ids = vec![id.to_string()];
         ids.extend(
             cx.sel
                 .commands
                 .iter()
                 .filter(|a| a.canonical == c.name && a.name != c.name)
-                .map(|a| Literal::u16_unsuffixed(index[a.name.as_str()] as u16)),
+                .map(|a| index[a.name.as_str()].to_string()),
         );
-        arms.push(quote! {
-            #(#ids)|* => {
-                let f: crate::pfn::#pfn = entry::#field::<D>;
-                // SAFETY: every function pointer has the same representation; callers cast back.
-                Some(unsafe { core::mem::transmute::<crate::pfn::#pfn, unsafe extern "system" fn()>(f) })
-            }
-        });
+        arms.push_str(&format!("    {} => {{\n", ids.join(" | ")));
+        arms.push_str(&format!("        let f: crate::pfn::PFN_{} = entry::{field}::<D>;\n", c.name));
+        arms.push_str("        // SAFETY: every function pointer has the same representation; callers cast back.\n");
+        arms.push_str(&format!(
+            "        Some(unsafe {{ core::mem::transmute::<crate::pfn::PFN_{}, unsafe extern \"system\" fn()>(f) }})\n    }}\n",
+            c.name
+        ));
     }
+    arms.push_str("    _ => None,\n}\n");
     let tokens: TokenStream = quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unused_unit, unused_unsafe)]
         use core::ffi::{c_char, CStr};
@@ -116,7 +106,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
                 vk::Result::ERROR_FEATURE_NOT_PRESENT
             }
 
-            #(#hooks)*
+            const __VKGEN_HOOKS: () = ();
         }
 
         /// Runs `f`; a panic becomes `fail` instead of unwinding into C.
@@ -131,15 +121,12 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         /// The `extern "system"` entry points, one per command, generic over the driver.
         pub mod entry {
             use super::*;
-            #(#entries)*
+            __vkgen_entries!();
         }
 
         /// The entry point of `cmd` (aliases map to their command), ignoring support rules.
         pub fn entry_point<D: Driver>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-            match cmd.0 {
-                #(#arms)*
-                _ => None,
-            }
+            __vkgen_entry_point!()
         }
 
         /// A core command (not an extension alias of one) of a version the driver implements.
@@ -222,9 +209,12 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
 
     };
-    super::format_file(
+    let out = super::format_file(
         "driver.rs",
         "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints, and the driver-side get-proc-addr functions.",
         tokens,
-    )
+    )?;
+    let out = text::fill(&out, "__VKGEN_HOOKS", &hooks);
+    let out = text::fill(&out, "__vkgen_entries!", &entries);
+    Ok(text::fill(&out, "__vkgen_entry_point!", &arms))
 }

@@ -4,84 +4,49 @@
 use proc_macro2::Literal;
 use quote::quote;
 
-use super::{ident, phf, version_literal, Ctx};
+use super::{ident, phf, text, Ctx};
 use crate::error::Result;
 use crate::model::{parse_version, ExtensionKind};
 use crate::policy;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let mut infos = Vec::new();
-    let mut ids = Vec::new();
+    // `{:?}` of a string is a valid, escaped Rust string literal.
+    let opt = |v: Option<&str>| v.map(|p| format!("Some({p:?})")).unwrap_or_else(|| "None".to_owned());
+    let mut infos = format!("pub static EXTENSIONS: [ExtensionInfo; {}] = [\n", cx.sel.extensions.len());
+    let mut ids = String::new();
     for (i, e) in cx.sel.extensions.iter().enumerate() {
-        let name = Literal::c_string(&std::ffi::CString::new(e.name.clone()).expect("no NUL"));
-        let number = Literal::u32_unsuffixed(e.number);
-        let spec = Literal::u32_unsuffixed(e.spec_version);
         let kind = match e.kind {
-            Some(ExtensionKind::Instance) => quote!(ExtensionKind::Instance),
-            _ => quote!(ExtensionKind::Device),
+            Some(ExtensionKind::Instance) => "Instance",
+            _ => "Device",
         };
-        let promoted = match e
+        let promoted = e
             .promoted_to
             .as_deref()
             .filter(|p| p.starts_with("VK_VERSION_"))
             .and_then(parse_version)
-        {
-            Some(v) => {
-                let v = version_literal(v);
-                quote!(Some(#v))
-            }
-            None => quote!(None),
-        };
-        let promoted_ext = match e
-            .promoted_to
-            .as_deref()
-            .filter(|p| !p.starts_with("VK_VERSION_"))
-        {
-            Some(p) => quote!(Some(#p)),
-            None => quote!(None),
-        };
-        let depends = e.depends.clone().unwrap_or_default();
-        let platform = match &e.platform {
-            Some(p) => quote!(Some(#p)),
-            None => quote!(None),
-        };
-        let deprecated_by = match &e.deprecated_by {
-            Some(p) => quote!(Some(#p)),
-            None => quote!(None),
-        };
-        let blocked = policy::is_blocked(&e.name);
-        let exported = policy::is_exported_extension(&e.name);
-        let loader_implemented = policy::is_loader_implemented(&e.name);
-        let intercepted = policy::is_intercepted_extension(&e.name);
-        let internal = policy::is_internal(&e.name);
-        infos.push(quote! {
-            ExtensionInfo {
-                name: #name,
-                number: #number,
-                spec_version: #spec,
-                kind: #kind,
-                promoted_to: #promoted,
-                promoted_to_extension: #promoted_ext,
-                deprecated_by: #deprecated_by,
-                depends: #depends,
-                platform: #platform,
-                policy: Policy {
-                    blocked: #blocked,
-                    exported: #exported,
-                    loader_implemented: #loader_implemented,
-                    intercepted: #intercepted,
-                    internal: #internal,
-                },
-            }
-        });
+            .map(|v| format!("Some({})", crate::model::api_version(v)))
+            .unwrap_or_else(|| "None".to_owned());
+        let promoted_ext = opt(e.promoted_to.as_deref().filter(|p| !p.starts_with("VK_VERSION_")));
+        infos.push_str(&format!(
+            "    ExtensionInfo {{\n        name: c{:?},\n        number: {},\n        spec_version: {},\n        kind: ExtensionKind::{kind},\n        promoted_to: {promoted},\n        promoted_to_extension: {promoted_ext},\n        deprecated_by: {},\n        depends: {:?},\n        platform: {},\n        policy: Policy {{\n            blocked: {},\n            exported: {},\n            loader_implemented: {},\n            intercepted: {},\n            internal: {},\n        }},\n    }},\n",
+            e.name,
+            e.number,
+            e.spec_version,
+            opt(e.deprecated_by.as_deref()),
+            e.depends.clone().unwrap_or_default(),
+            opt(e.platform.as_deref()),
+            policy::is_blocked(&e.name),
+            policy::is_exported_extension(&e.name),
+            policy::is_loader_implemented(&e.name),
+            policy::is_intercepted_extension(&e.name),
+            policy::is_internal(&e.name),
+        ));
         let c = ident(e.name.trim_start_matches("VK_").to_uppercase().as_str());
-        let lit = Literal::u16_unsuffixed(i as u16);
-        let doc = format!("`{}`", e.name);
-        ids.push(quote!(#[doc = #doc] pub const #c: ExtensionId = ExtensionId(#lit);));
+        ids.push_str(&format!("/// `{}`\npub const {c}: ExtensionId = ExtensionId({i});\n", e.name));
     }
+    infos.push_str("];\n");
     let keys: Vec<&str> = cx.sel.extensions.iter().map(|e| e.name.as_str()).collect();
-    let table = phf::table_tokens(&phf::build(&keys));
-    let n = Literal::usize_unsuffixed(keys.len());
+    let table = phf::table_text(&phf::build(&keys));
     let blocked = policy::BLOCKED_EXTENSIONS
         .iter()
         .map(|b| Literal::c_string(&std::ffi::CString::new(*b).expect("no NUL")));
@@ -128,10 +93,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
 
         impl ExtensionId {
-            #(#ids)*
+            const __VKGEN_IDS: () = ();
         }
 
-        pub static EXTENSIONS: [ExtensionInfo; #n] = [#(#infos),*];
+        __vkgen_extensions!();
 
         /// Extensions the Android loader never exposes (not in [`EXTENSIONS`]: the selection drops
         /// them), for filtering what drivers and layers report.
@@ -142,7 +107,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             BLOCKED.contains(&name)
         }
 
-        #table
+        __vkgen_phf!();
 
         /// Finds an extension by name: one hash, one compare.
         #[inline]
@@ -157,9 +122,12 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             &EXTENSIONS[id.0 as usize]
         }
     };
-    super::format_file(
+    let out = super::format_file(
         "extensions.rs",
         "Extension table with Android policy flags and a perfect-hash lookup.",
         tokens,
-    )
+    )?;
+    let out = text::fill(&out, "__VKGEN_IDS", &ids);
+    let out = text::fill(&out, "__vkgen_extensions!", &infos);
+    Ok(text::fill(&out, "__vkgen_phf!", &table))
 }

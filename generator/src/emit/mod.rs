@@ -8,6 +8,7 @@ pub mod driver;
 pub mod extensions;
 pub mod pfn;
 pub mod phf;
+pub mod text;
 pub mod trampolines;
 pub mod types;
 
@@ -62,80 +63,17 @@ impl<'r> Ctx<'_, 'r> {
 
     /// The Rust path of a C base type, as seen from inside the generated crate.
     pub fn base_tokens(&self, base: &str, place: Place) -> TokenStream {
-        match base {
-            "void" => return quote!(core::ffi::c_void),
-            "char" => return quote!(core::ffi::c_char),
-            "float" => return quote!(f32),
-            "double" => return quote!(f64),
-            "int8_t" => return quote!(i8),
-            "uint8_t" => return quote!(u8),
-            "int16_t" => return quote!(i16),
-            "uint16_t" => return quote!(u16),
-            "int32_t" => return quote!(i32),
-            "uint32_t" => return quote!(u32),
-            "int64_t" => return quote!(i64),
-            "uint64_t" => return quote!(u64),
-            "int" => return quote!(core::ffi::c_int),
-            "size_t" => return quote!(usize),
-            _ => {}
-        }
-        let external = matches!(
-            self.reg().types.get(base).map(|t| &t.kind),
-            Some(TypeKind::External)
-        );
-        if external {
-            if self.ash.has(base) {
-                let id = ident(base);
-                return quote!(crate::vk::#id);
-            }
-            if self.ash.has(&format!("native::{base}")) {
-                let id = ident(base);
-                return quote!(crate::vk::native::#id);
-            }
-            return quote!(core::ffi::c_void);
-        }
-        let id = ident(&names::type_name(base));
-        if self.has_lifetime(base) {
-            match place {
-                Place::Field => quote!(crate::vk::#id<'static>),
-                Place::Signature => quote!(crate::vk::#id<'_>),
-            }
-        } else {
-            quote!(crate::vk::#id)
-        }
+        tokens(&text::base_str(self, base, place))
     }
 
     /// A full C type as Rust: pointers, arrays (bitfields are handled by the struct emitter).
     pub fn type_tokens(&self, ty: &CType, place: Place) -> TokenStream {
-        let mut t = self.base_tokens(&ty.base, place);
-        for (i, _) in ty.pointers.iter().enumerate() {
-            let pointee_const = if i == 0 {
-                ty.base_const
-            } else {
-                ty.pointers[i - 1]
-            };
-            t = if pointee_const {
-                quote!(*const #t)
-            } else {
-                quote!(*mut #t)
-            };
-        }
-        for len in ty.array.iter().rev() {
-            let n = self.array_len(len);
-            t = quote!([#t; #n]);
-        }
-        t
+        tokens(&text::type_str(self, ty, place))
     }
 
     /// A parameter's type: C array parameters decay to pointers.
     pub fn param_type(&self, ty: &CType) -> TokenStream {
-        if ty.array.is_empty() {
-            return self.type_tokens(ty, Place::Signature);
-        }
-        let mut decayed = ty.clone();
-        decayed.array.clear();
-        decayed.pointers.insert(0, false);
-        self.type_tokens(&decayed, Place::Signature)
+        tokens(&text::param_type_str(self, ty))
     }
 
     pub fn array_len(&self, len: &ArrayLen) -> proc_macro2::Literal {
@@ -211,6 +149,11 @@ impl<'r> Ctx<'_, 'r> {
     pub fn spec_link(&self, name: &str) -> String {
         format!("<https://registry.khronos.org/vulkan/specs/latest/man/html/{name}.html>")
     }
+}
+
+/// Tokens of a type path `text` wrote (always well-formed: its identifiers are sanitised).
+fn tokens(s: &str) -> TokenStream {
+    s.parse().unwrap_or_else(|_| quote!(core::ffi::c_void))
 }
 
 pub fn ident(s: &str) -> Ident {

@@ -1,39 +1,37 @@
 //! `src/pfn.rs`: one function-pointer type per selected command, aliases as type aliases.
 
-use quote::quote;
-
-use super::{ident, Ctx};
+use super::{text, Ctx, PREAMBLE};
 use crate::error::Result;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let mut items = Vec::new();
+    let mut out = format!(
+        "// {PREAMBLE}\n//! Function-pointer types of every selected command.\n\n#![allow(non_camel_case_types, clippy::all)]\n"
+    );
     for c in &cx.sel.commands {
-        let pfn = ident(&format!("PFN_{}", c.name));
-        let doc = format!(
-            "[`{}`]({})",
-            c.name,
-            cx.spec_link(&c.name).trim_matches(['<', '>'])
-        );
+        out.push('\n');
+        out.push_str(&text::doc_link(cx, &c.name));
         if c.name != c.canonical {
-            let target = ident(&format!("PFN_{}", c.canonical));
-            items.push(quote!(#[doc = #doc] pub type #pfn = #target;));
+            out.push_str(&format!("pub type PFN_{} = PFN_{};\n", c.name, c.canonical));
             continue;
         }
         let cmd = cx.command(&c.name);
-        let (names, types) = cx.params(cmd);
-        let ret = cx.ret_tokens(&cmd.ret);
-        items.push(quote! {
-            #[doc = #doc]
-            pub type #pfn = unsafe extern "system" fn(#(#names: #types),*) -> #ret;
-        });
+        let params = text::params(cx, cmd);
+        let ret = text::ret_str(cx, &cmd.ret).map(|r| format!(" -> {r}")).unwrap_or_default();
+        let one = format!(
+            "pub type PFN_{} = unsafe extern \"system\" fn({}){ret};",
+            c.name,
+            params.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", ")
+        );
+        if one.len() <= 100 {
+            out.push_str(&one);
+            out.push('\n');
+        } else {
+            out.push_str(&format!("pub type PFN_{} = unsafe extern \"system\" fn(\n", c.name));
+            for (n, t) in &params {
+                out.push_str(&format!("    {n}: {t},\n"));
+            }
+            out.push_str(&format!("){ret};\n"));
+        }
     }
-    let tokens = quote! {
-        #![allow(non_camel_case_types, clippy::all)]
-        #(#items)*
-    };
-    super::format_file(
-        "pfn.rs",
-        "Function-pointer types of every selected command.",
-        tokens,
-    )
+    Ok(out)
 }

@@ -2,7 +2,6 @@
 //! pass over the name, one mix, and one string compare — no chain of compares, no collisions.
 //! The same functions run here (to build the tables) and in the generated crate (`src/phf.rs`).
 
-use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -77,16 +76,32 @@ pub fn build(keys: &[&str]) -> Table {
     }
 }
 
-/// Tokens for `const DISP` / `const SLOTS` of a table.
-pub fn table_tokens(t: &Table) -> TokenStream {
-    let disp = t.disp.iter().map(|d| Literal::u32_unsuffixed(*d));
-    let slots = t.slots.iter().map(|s| Literal::u16_unsuffixed(*s));
-    let nd = Literal::usize_unsuffixed(t.disp.len());
-    let ns = Literal::usize_unsuffixed(t.slots.len());
-    quote! {
-        const DISP: [u32; #nd] = [#(#disp),*];
-        const SLOTS: [u16; #ns] = [#(#slots),*];
+/// `const DISP` / `const SLOTS` of a table as formatted text (numbers wrapped at 100 columns).
+pub fn table_text(t: &Table) -> String {
+    fn array(out: &mut String, decl: &str, values: impl Iterator<Item = String>) {
+        out.push_str(decl);
+        out.push_str(" = [\n");
+        let mut line = String::from("   ");
+        for v in values {
+            if line.len() + v.len() + 2 > 100 {
+                out.push_str(&line);
+                out.push('\n');
+                line = String::from("   ");
+            }
+            line.push(' ');
+            line.push_str(&v);
+            line.push(',');
+        }
+        if line.trim().len() > 0 {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str("];\n");
     }
+    let mut out = String::new();
+    array(&mut out, &format!("const DISP: [u32; {}]", t.disp.len()), t.disp.iter().map(u32::to_string));
+    array(&mut out, &format!("const SLOTS: [u16; {}]", t.slots.len()), t.slots.iter().map(u16::to_string));
+    out
 }
 
 /// The generated crate's `src/phf.rs`.

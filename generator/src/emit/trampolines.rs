@@ -9,62 +9,41 @@
 //! So it has no inner attributes and refers to `crate::vk` and `crate::dispatch`, which the including
 //! crate re-exports.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use super::{ident, Ctx, Level};
+use super::{text, Ctx, Level};
 use crate::error::Result;
 use crate::{names, policy};
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let mut fns = Vec::new();
-    for c in cx
-        .sel
-        .commands
-        .iter()
-        .filter(|c| c.exported && !policy::is_loader_intercepted_command(&c.name))
-    {
+    let mut out = format!(
+        "// {}\n// Exported trampolines of libvulkan.so, included by the loader with `include!`\n// (see the module docs of generator/src/emit/trampolines.rs for why).\n",
+        super::PREAMBLE
+    );
+    for c in cx.sel.commands.iter().filter(|c| c.exported && !policy::is_loader_intercepted_command(&c.name)) {
         let table = match c.level {
-            Level::Instance | Level::PhysicalDevice => quote!(InstanceDispatchTable),
-            Level::Device => quote!(DeviceDispatchTable),
+            Level::Instance | Level::PhysicalDevice => "InstanceDispatchTable",
+            Level::Device => "DeviceDispatchTable",
             Level::Global => continue,
         };
         let cmd = cx.command(&c.name);
-        let (args, types) = cx.params(cmd);
-        let ret = cx.ret_tokens(&cmd.ret);
-        let fail = cx.failure_value(&cmd.ret);
-        let field = ident(&names::command_field(&c.canonical));
-        let name = ident(&c.name);
-        let first = &args[0];
-        let doc = format!(
-            "[`{}`]({})",
-            c.name,
-            cx.spec_link(&c.name).trim_matches(['<', '>'])
-        );
-        fns.push(quote! {
-            #[doc = #doc]
-            #[no_mangle]
-            pub unsafe extern "system" fn #name(#(#args: #types),*) -> #ret {
-                let table = crate::vk::Handle::as_raw(#first) as usize as *const *const crate::dispatch::#table;
-                if table.is_null() {
-                    return #fail;
-                }
-                // SAFETY: a valid dispatchable handle's first word points at the loader's data for
-                // it, which starts with this level's dispatch table (the API contract of libvulkan).
-                unsafe { ((**table).#field)(#(#args),*) }
-            }
-        });
+        let params = text::params(cx, cmd);
+        let ret = text::ret_str(cx, &cmd.ret);
+        let field = names::command_field(&c.canonical);
+        let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+        let first = &params[0].0;
+        out.push('\n');
+        out.push_str(&text::doc_link(cx, &c.name));
+        out.push_str("#[no_mangle]\n");
+        let sig = text::Sig { head: "pub unsafe extern \"system\" fn", name: &c.name, generics: "", params: &params, ret: ret.as_deref() };
+        sig.write_open(&mut out, "");
+        out.push_str(&format!(
+            "    let table = crate::vk::Handle::as_raw({first}) as usize\n        as *const *const crate::dispatch::{table};\n"
+        ));
+        out.push_str(&format!("    if table.is_null() {{\n        return {};\n    }}\n", text::failure_str(&cmd.ret)));
+        out.push_str("    // SAFETY: a valid dispatchable handle's first word points at the loader's data for\n");
+        out.push_str("    // it, which starts with this level's dispatch table (the API contract of libvulkan).\n");
+        out.push_str(&format!("    unsafe {{ ((**table).{field})({args}) }}\n}}\n"));
     }
-    let tokens: TokenStream = quote! { #(#fns)* };
-    let parsed: syn::File = syn::parse2(tokens).map_err(|e| crate::error::Error::Format {
-        file: "trampolines.rs".into(),
-        message: e.to_string(),
-    })?;
-    Ok(format!(
-        "// {}\n// Exported trampolines of libvulkan.so, included by the loader with `include!`\n// (see the module docs of generator/src/emit/trampolines.rs for why).\n\n{}",
-        super::PREAMBLE,
-        prettyplease::unparse(&parsed)
-    ))
+    Ok(out)
 }
 
 /// The exported symbol list (trampolines plus the loader's own intercepted exports).

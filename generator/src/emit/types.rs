@@ -1,295 +1,206 @@
 //! `src/vk.rs`: `pub use ash::vk::*` plus every type of the selection that ash 0.38 lacks (1.4
 //! registries, our Android native-buffer spec 11), and enum values ash lacks as extension traits.
+//! Written as formatted text (see `text`): on 1.4 registries this is the largest file.
 
 use std::collections::BTreeSet;
+use std::fmt::Write;
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-
-use super::{ident, Ctx, Place};
+use super::{ident, text, Ctx, Place, PREAMBLE};
 use crate::error::Result;
 use crate::model::*;
 use crate::names;
 use crate::registry::enum_value;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let mut items = Vec::new();
+    let mut out = format!(
+        "// {PREAMBLE}\n//! Vulkan types: ash 0.38's, plus the ones it lacks for this registry (and the Android\n//! native-buffer types at spec 11, which replace ash's spec-8 definitions).\n\n#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]\npub use ash::vk::*;\n"
+    );
     let mut done: BTreeSet<String> = BTreeSet::new();
     let reg = cx.reg();
     let mut needed: BTreeSet<&str> = cx.sel.types.iter().map(String::as_str).collect();
     // The bits enum of an emitted bitmask is folded into it; an emitted FlagBits enum needs its Flags.
     for t in cx.sel.types.iter() {
-        if let Some(Type {
-            kind: TypeKind::Bitmask { bits: Some(b), .. },
-            ..
-        }) = reg.types.get(t)
-        {
+        if let Some(Type { kind: TypeKind::Bitmask { bits: Some(b), .. }, .. }) = reg.types.get(t) {
             needed.insert(b);
         }
     }
     for name in needed {
-        let Some(ty) = reg.types.get(name) else {
-            continue;
-        };
-        if matches!(
-            ty.kind,
-            TypeKind::Define | TypeKind::Include | TypeKind::External
-        ) || !cx.emits_type(name)
-        {
+        let Some(ty) = reg.types.get(name) else { continue };
+        if matches!(ty.kind, TypeKind::Define | TypeKind::Include | TypeKind::External) || !cx.emits_type(name) {
             continue;
         }
-        let rust = names::type_name(name);
+        let rust = ident(&names::type_name(name)).to_string();
         if !done.insert(rust.clone()) {
             continue;
         }
-        if let Some(item) = emit_type(cx, ty, &rust) {
-            items.push(item);
-        }
+        emit_type(cx, ty, &rust, &mut out);
     }
     // Enum values ash's types lack, as associated consts of per-type extension traits.
-    let mut traits = Vec::new();
     for group in reg.enums.values() {
         let rust = names::type_name(&group.name);
         if cx.emits_type(&group.name) || !cx.ash.has(&rust) || !cx.sel.types.contains(&group.name) {
             continue;
         }
-        let mut consts = Vec::new();
-        let mut seen = BTreeSet::new();
-        for v in &group.values {
-            if v.extension
-                .as_ref()
-                .is_some_and(|e| !cx.sel.is_selected_extension(e))
-            {
-                continue;
-            }
-            let cname = names::variant_name(&group.name, &v.name);
-            if cx.ash.has(&format!("{rust}::{cname}")) || !seen.insert(cname.clone()) {
-                continue;
-            }
-            let Some(value) = enum_value(group, &v.value, 0) else {
-                continue;
-            };
-            let id = ident(&cname);
-            let lit = value_literal(group, value);
-            let doc = format!("`{}`", v.name);
-            consts.push((
-                quote!(#[doc = #doc] const #id: Self;),
-                quote!(const #id: Self = Self::from_raw(#lit);),
-            ));
-        }
+        let consts: Vec<(String, String, i64)> = group_values(cx, group)
+            .into_iter()
+            .filter(|(cname, _, _)| !cx.ash.has(&format!("{rust}::{cname}")))
+            .collect();
         if consts.is_empty() {
             continue;
         }
-        let ty = ident(&rust);
-        let tr = format_ident!("{}Ext", rust);
-        let doc = format!(
-            "Values of `{}` that ash 0.38 lacks. Bring the trait into scope to use them.",
+        let _ = write!(
+            out,
+            "\n/// Values of `{}` that ash 0.38 lacks. Bring the trait into scope to use them.\npub trait {rust}Ext: Sized {{\n",
             group.name
         );
-        let (decls, defs): (Vec<_>, Vec<_>) = consts.into_iter().unzip();
-        traits.push(quote! {
-            #[doc = #doc]
-            pub trait #tr: Sized { #(#decls)* }
-            impl #tr for #ty { #(#defs)* }
-        });
-    }
-    let tokens = quote! {
-        #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
-        pub use ash::vk::*;
-        #(#items)*
-        #(#traits)*
-    };
-    super::format_file(
-        "vk.rs",
-        "Vulkan types: ash 0.38's, plus the ones it lacks for this registry (and the Android\nnative-buffer types at spec 11, which replace ash's spec-8 definitions).",
-        tokens,
-    )
-}
-
-fn value_literal(group: &EnumGroup, v: i64) -> TokenStream {
-    if group.bitmask {
-        if group.width64 {
-            let l = proc_macro2::Literal::u64_unsuffixed(v as u64);
-            quote!(#l)
-        } else {
-            let l = proc_macro2::Literal::u32_unsuffixed(v as u32);
-            quote!(#l)
+        for (cname, vk_name, _) in &consts {
+            let _ = writeln!(out, "    /// `{vk_name}`\n    const {cname}: Self;");
         }
-    } else {
-        let l = proc_macro2::Literal::i32_unsuffixed(v as i32);
-        quote!(#l)
+        let _ = writeln!(out, "}}\nimpl {rust}Ext for {rust} {{");
+        for (cname, _, value) in &consts {
+            let _ = writeln!(out, "    const {cname}: Self = Self::from_raw({});", value_literal(group, *value));
+        }
+        out.push_str("}\n");
+    }
+    Ok(out)
+}
+
+/// The selected values of an enum group: (Rust const name, vk name, value), first name wins.
+fn group_values(cx: &Ctx, group: &EnumGroup) -> Vec<(String, String, i64)> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for v in &group.values {
+        if v.extension.as_ref().is_some_and(|e| !cx.sel.is_selected_extension(e)) {
+            continue;
+        }
+        let cname = ident(&names::variant_name(&group.name, &v.name)).to_string();
+        if !seen.insert(cname.clone()) {
+            continue;
+        }
+        if let Some(value) = enum_value(group, &v.value, 0) {
+            out.push((cname, v.name.clone(), value));
+        }
+    }
+    out
+}
+
+fn value_literal(group: &EnumGroup, v: i64) -> String {
+    match (group.bitmask, group.width64) {
+        (true, true) => format!("{:#x}", v as u64),
+        (true, false) => format!("{:#x}", v as u32),
+        (false, _) => (v as i32).to_string(),
     }
 }
 
-fn emit_type(cx: &Ctx, ty: &Type, rust: &str) -> Option<TokenStream> {
-    let id = ident(rust);
-    let doc = format!(
-        "[`{}`]({})",
-        ty.name,
-        cx.spec_link(&ty.name).trim_matches(['<', '>'])
-    );
+fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
+    let doc = format!("\n/// [`{}`]({})\n", ty.name, cx.spec_link(&ty.name).trim_matches(['<', '>']));
     if let Some(target) = &ty.alias {
-        let t = ident(&names::type_name(target));
-        if names::type_name(target) == rust {
-            return None;
+        let t = ident(&names::type_name(target)).to_string();
+        if t == rust {
+            return;
         }
-        return Some(if cx.has_lifetime(target) {
-            quote!(#[doc = #doc] pub type #id<'a> = #t<'a>;)
+        out.push_str(&doc);
+        if cx.has_lifetime(target) {
+            let _ = writeln!(out, "pub type {rust}<'a> = {t}<'a>;");
         } else {
-            quote!(#[doc = #doc] pub type #id = #t;)
-        });
+            let _ = writeln!(out, "pub type {rust} = {t};");
+        }
+        return;
     }
     let reg = cx.reg();
-    Some(match &ty.kind {
-        TypeKind::Basetype {
-            underlying,
-            pointer,
-        } => match underlying {
-            Some(u) => {
-                let u = cx.base_tokens(u, Place::Field);
-                if *pointer {
-                    quote!(#[doc = #doc] pub type #id = *mut #u;)
-                } else {
-                    quote!(#[doc = #doc] pub type #id = #u;)
+    match &ty.kind {
+        TypeKind::Basetype { underlying, pointer } => {
+            out.push_str(&doc);
+            match underlying {
+                Some(u) => {
+                    let u = text::base_str(cx, u, Place::Field);
+                    let star = if *pointer { "*mut " } else { "" };
+                    let _ = writeln!(out, "pub type {rust} = {star}{u};");
+                }
+                None => {
+                    let _ = writeln!(out, "pub type {rust} = core::ffi::c_void;");
                 }
             }
-            None => quote!(#[doc = #doc] pub type #id = core::ffi::c_void;),
-        },
-        TypeKind::Handle {
-            dispatchable,
-            object_type,
-            ..
-        } => {
+        }
+        TypeKind::Handle { dispatchable, object_type, .. } => {
             let obj = object_type
                 .as_deref()
-                .map(|o| ident(&names::variant_name("VkObjectType", o)))
-                .map(|o| quote!(ObjectType::#o))
-                .unwrap_or(quote!(ObjectType::UNKNOWN));
+                .map(|o| ident(&names::variant_name("VkObjectType", o)).to_string())
+                .unwrap_or_else(|| "UNKNOWN".to_owned());
+            out.push_str(&doc);
             if *dispatchable {
-                quote! {
-                    #[doc = #doc]
-                    #[repr(transparent)]
-                    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-                    pub struct #id(pub *mut u8);
-                    impl Default for #id { fn default() -> Self { Self(core::ptr::null_mut()) } }
-                    // SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.
-                    unsafe impl Send for #id {}
-                    // SAFETY: as above; external synchronisation is the application's duty.
-                    unsafe impl Sync for #id {}
-                    impl Handle for #id {
-                        const TYPE: ObjectType = #obj;
-                        fn as_raw(self) -> u64 { self.0 as u64 }
-                        fn from_raw(x: u64) -> Self { Self(x as *mut u8) }
-                    }
-                }
+                let _ = write!(
+                    out,
+                    "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]\npub struct {rust}(pub *mut u8);\n\
+                     impl Default for {rust} {{\n    fn default() -> Self {{\n        Self(core::ptr::null_mut())\n    }}\n}}\n\
+                     // SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.\nunsafe impl Send for {rust} {{}}\n\
+                     // SAFETY: as above; external synchronisation is the application's duty.\nunsafe impl Sync for {rust} {{}}\n\
+                     impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0 as u64\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x as *mut u8)\n    }}\n}}\n"
+                );
             } else {
-                quote! {
-                    #[doc = #doc]
-                    #[repr(transparent)]
-                    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-                    pub struct #id(pub u64);
-                    impl Handle for #id {
-                        const TYPE: ObjectType = #obj;
-                        fn as_raw(self) -> u64 { self.0 }
-                        fn from_raw(x: u64) -> Self { Self(x) }
-                    }
-                }
+                let _ = write!(
+                    out,
+                    "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]\npub struct {rust}(pub u64);\n\
+                     impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x)\n    }}\n}}\n"
+                );
             }
         }
         TypeKind::Enum | TypeKind::Bitmask { .. } => {
             let (group_name, width64, bitmask) = match &ty.kind {
                 TypeKind::Bitmask { bits, width64 } => (bits.clone(), *width64, true),
-                _ => (
-                    Some(ty.name.clone()),
-                    false,
-                    reg.enums.get(&ty.name).is_some_and(|g| g.bitmask),
-                ),
+                _ => (Some(ty.name.clone()), false, reg.enums.get(&ty.name).is_some_and(|g| g.bitmask)),
             };
             let group = group_name.as_deref().and_then(|g| reg.enums.get(g));
             let width64 = width64 || group.is_some_and(|g| g.width64);
-            let repr = if bitmask {
-                if width64 {
-                    quote!(u64)
-                } else {
-                    quote!(u32)
-                }
-            } else {
-                quote!(i32)
+            let repr = match (bitmask, width64) {
+                (true, true) => "u64",
+                (true, false) => "u32",
+                (false, _) => "i32",
             };
-            let mut consts = Vec::new();
-            let mut seen = BTreeSet::new();
+            out.push_str(&doc);
+            let _ = write!(
+                out,
+                "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]\npub struct {rust}(pub {repr});\n\
+                 impl {rust} {{\n    pub const fn from_raw(x: {repr}) -> Self {{\n        Self(x)\n    }}\n    pub const fn as_raw(self) -> {repr} {{\n        self.0\n    }}\n"
+            );
             if let Some(g) = group {
-                for v in &g.values {
-                    if v.extension
-                        .as_ref()
-                        .is_some_and(|e| !cx.sel.is_selected_extension(e))
-                    {
-                        continue;
-                    }
-                    let cname = names::variant_name(&g.name, &v.name);
-                    if !seen.insert(cname.clone()) {
-                        continue;
-                    }
-                    let Some(value) = enum_value(g, &v.value, 0) else {
-                        continue;
-                    };
-                    let c = ident(&cname);
-                    let lit = value_literal(g, value);
-                    let vdoc = format!("`{}`", v.name);
-                    consts.push(quote!(#[doc = #vdoc] pub const #c: Self = Self(#lit);));
+                for (cname, vk_name, value) in group_values(cx, g) {
+                    let _ = writeln!(out, "    /// `{vk_name}`\n    pub const {cname}: Self = Self({});", value_literal(g, value));
                 }
             }
-            quote! {
-                #[doc = #doc]
-                #[repr(transparent)]
-                #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-                pub struct #id(pub #repr);
-                impl #id {
-                    pub const fn from_raw(x: #repr) -> Self { Self(x) }
-                    pub const fn as_raw(self) -> #repr { self.0 }
-                    #(#consts)*
-                }
-            }
+            out.push_str("}\n");
         }
         TypeKind::Struct(agg) | TypeKind::Union(agg) => {
-            let fields = fields(cx, &agg.members);
-            if matches!(ty.kind, TypeKind::Union(_)) {
-                quote! {
-                    #[doc = #doc]
-                    #[repr(C)]
-                    #[derive(Clone, Copy)]
-                    pub union #id { #(#fields,)* }
-                }
-            } else {
-                quote! {
-                    #[doc = #doc]
-                    #[repr(C)]
-                    #[derive(Clone, Copy)]
-                    pub struct #id { #(#fields,)* }
-                }
+            let keyword = if matches!(ty.kind, TypeKind::Union(_)) { "union" } else { "struct" };
+            out.push_str(&doc);
+            let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy)]\npub {keyword} {rust} {{");
+            for (name, t) in fields(cx, &agg.members) {
+                let _ = writeln!(out, "    pub {name}: {t},");
             }
+            out.push_str("}\n");
         }
         TypeKind::Funcpointer { ret, params } => {
-            let ret = cx.ret_tokens(ret);
-            let ps = params.iter().map(|p| {
-                let n = format_ident!("{}", super::param_name(&p.name));
-                let t = cx.type_tokens(&p.ty, Place::Signature);
-                quote!(#n: #t)
-            });
-            quote!(#[doc = #doc] pub type #id = Option<unsafe extern "system" fn(#(#ps),*) -> #ret>;)
+            let ret = text::ret_str(cx, ret).map(|r| format!(" -> {r}")).unwrap_or_default();
+            let ps: Vec<String> = params
+                .iter()
+                .map(|p| format!("{}: {}", super::param_name(&p.name), text::type_str(cx, &p.ty, Place::Signature)))
+                .collect();
+            out.push_str(&doc);
+            let _ = writeln!(out, "pub type {rust} = Option<unsafe extern \"system\" fn({}){ret}>;", ps.join(", "));
         }
-        TypeKind::Define | TypeKind::Include | TypeKind::External => return None,
-    })
+        TypeKind::Define | TypeKind::Include | TypeKind::External => {}
+    }
 }
 
-/// Struct fields; runs of C bitfields share one storage word, named after the members it holds.
-fn fields(cx: &Ctx, members: &[Field]) -> Vec<TokenStream> {
+/// Struct fields as (name, type); runs of C bitfields share one storage word, named after the
+/// members it holds.
+fn fields(cx: &Ctx, members: &[Field]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < members.len() {
         let m = &members[i];
         if m.ty.bitfield.is_some() {
-            let storage = cx.base_tokens(&m.ty.base, Place::Field);
+            let storage = text::base_str(cx, &m.ty.base, Place::Field);
             let mut bits = 0u32;
             let mut parts = Vec::new();
             let unit = match m.ty.base.as_str() {
@@ -297,27 +208,18 @@ fn fields(cx: &Ctx, members: &[Field]) -> Vec<TokenStream> {
                 _ => 32,
             };
             while i < members.len() {
-                let Some(b) = members[i].ty.bitfield else {
-                    break;
-                };
+                let Some(b) = members[i].ty.bitfield else { break };
                 if bits + b as u32 > unit {
                     break;
                 }
                 bits += b as u32;
-                parts.push(
-                    names::field_name(&members[i].name)
-                        .trim_start_matches("r#")
-                        .to_owned(),
-                );
+                parts.push(names::field_name(&members[i].name).trim_start_matches("r#").to_owned());
                 i += 1;
             }
-            let name = format_ident!("{}", parts.join("_and_"));
-            out.push(quote!(pub #name: #storage));
+            out.push((parts.join("_and_"), storage));
             continue;
         }
-        let name = ident(&names::field_name(&m.name));
-        let t = cx.type_tokens(&m.ty, Place::Field);
-        out.push(quote!(pub #name: #t));
+        out.push((ident(&names::field_name(&m.name)).to_string(), text::type_str(cx, &m.ty, Place::Field)));
         i += 1;
     }
     out
