@@ -44,7 +44,9 @@ fn cpu_time() -> Duration {
         libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
         usage.assume_init()
     };
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     tv(u.ru_utime) + tv(u.ru_stime)
 }
 
@@ -95,7 +97,10 @@ fn main() {
     let t = Instant::now();
     let sel = vkgen::select::select(model, vkgen::select::highest_version(model), &ash);
     let select_time = t.elapsed();
-    let cx = vkgen::emit::Ctx { sel: &sel, ash: &ash };
+    let cx = vkgen::emit::Ctx {
+        sel: &sel,
+        ash: &ash,
+    };
     type Emitter = fn(&vkgen::emit::Ctx) -> vkgen::Result<String>;
     let emitters: [(&str, Emitter); 7] = [
         ("vk.rs", vkgen::emit::types::emit),
@@ -132,7 +137,10 @@ fn main() {
         "| parse (roxmltree → model, overlay, checks) | {:.1} |",
         ms(parse)
     );
-    println!("| select (version, Android extension set, type closure) | {:.1} |", ms(select_time));
+    println!(
+        "| select (version, Android extension set, type closure) | {:.1} |",
+        ms(select_time)
+    );
     for (name, d) in &per_emitter {
         println!("| emit + format {name} (one thread) | {:.1} |", ms(*d));
     }
@@ -141,7 +149,10 @@ fn main() {
         ms(median(full_cpu.clone()))
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("| (1-minute load average during the run: {}) | |", load.split_whitespace().next().unwrap_or("?"));
+    println!(
+        "| (1-minute load average during the run: {}) | |",
+        load.split_whitespace().next().unwrap_or("?")
+    );
     println!(
         "| full generate (parse + select + all emitters + formatting) | {:.1} |",
         ms(full)

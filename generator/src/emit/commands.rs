@@ -40,7 +40,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         .map(|(i, e)| (e.name.as_str(), i))
         .collect();
     let index = cx.command_index();
-    let mut infos = format!("pub static COMMANDS: [CommandInfo; {}] = [\n", cx.sel.commands.len());
+    let mut infos = format!(
+        "pub static COMMANDS: [CommandInfo; {}] = [\n",
+        cx.sel.commands.len()
+    );
     let mut ids = String::new();
     for (i, c) in cx.sel.commands.iter().enumerate() {
         let origin = match (c.core, c.extensions.first()) {
@@ -48,13 +51,20 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             (None, Some(e)) => format!("Origin::Extension(ExtensionId({}))", ext_index[e.as_str()]),
             (None, None) => "Origin::Core(0)".to_owned(),
         };
-        let exts: Vec<String> = c.extensions.iter().map(|e| format!("ExtensionId({})", ext_index[e.as_str()])).collect();
+        let exts: Vec<String> = c
+            .extensions
+            .iter()
+            .map(|e| format!("ExtensionId({})", ext_index[e.as_str()]))
+            .collect();
         let alias = if c.name != c.canonical {
             format!("Some(CommandId({}))", index[c.canonical.as_str()])
         } else {
             "None".to_owned()
         };
-        let slot = slots.get(&c.canonical).map(|s| format!("Some({s})")).unwrap_or_else(|| "None".to_owned());
+        let slot = slots
+            .get(&c.canonical)
+            .map(|s| format!("Some({s})"))
+            .unwrap_or_else(|| "None".to_owned());
         infos.push_str(&format!(
             "    CommandInfo {{\n        name: c\"{}\",\n        level: Level::{},\n        origin: {origin},\n        extensions: &[{}],\n        exported: {},\n        alias_of: {alias},\n        slot: {slot},\n    }},\n",
             c.name,
@@ -63,7 +73,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             c.exported
         ));
         let const_name = super::ident(&c.name.trim_start_matches("vk").to_shouty_snake_case());
-        ids.push_str(&format!("/// `{}`\npub const {const_name}: CommandId = CommandId({i});\n", c.name));
+        ids.push_str(&format!(
+            "/// `{}`\npub const {const_name}: CommandId = CommandId({i});\n",
+            c.name
+        ));
     }
     infos.push_str("];\n");
     let keys: Vec<&str> = cx.sel.commands.iter().map(|c| c.name.as_str()).collect();

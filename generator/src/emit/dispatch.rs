@@ -10,8 +10,18 @@ use crate::error::Result;
 use crate::names;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let (inst, mut fills) = table(cx, "InstanceDispatchTable", |l| l.is_instance_table(), "instance (`VkInstance`, `VkPhysicalDevice`)");
-    let (dev, dev_fills) = table(cx, "DeviceDispatchTable", |l| l == Level::Device, "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)");
+    let (inst, mut fills) = table(
+        cx,
+        "InstanceDispatchTable",
+        |l| l.is_instance_table(),
+        "instance (`VkInstance`, `VkPhysicalDevice`)",
+    );
+    let (dev, dev_fills) = table(
+        cx,
+        "DeviceDispatchTable",
+        |l| l == Level::Device,
+        "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)",
+    );
     fills.extend(dev_fills);
     let tokens = quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
@@ -38,13 +48,23 @@ pub fn emit(cx: &Ctx) -> Result<String> {
 }
 
 /// The table's items, with placeholder markers and the text that replaces each.
-fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> (TokenStream, Vec<(String, String)>) {
+fn table(
+    cx: &Ctx,
+    name: &str,
+    pick: impl Fn(Level) -> bool,
+    what: &str,
+) -> (TokenStream, Vec<(String, String)>) {
     let tname = format_ident!("{}", name);
     let snake = heck::ToSnakeCase::to_snake_case(name);
     let stub_mod = format_ident!("{}_stubs", snake);
-    let cmds: Vec<_> = cx.sel.canonical_commands().filter(|c| pick(c.level)).collect();
+    let cmds: Vec<_> = cx
+        .sel
+        .canonical_commands()
+        .filter(|c| pick(c.level))
+        .collect();
     let words_n = cmds.len().div_ceil(64).max(1);
-    let (mut fields, mut inits, mut loads, mut stubs) = (String::new(), String::new(), String::new(), String::new());
+    let (mut fields, mut inits, mut loads, mut stubs) =
+        (String::new(), String::new(), String::new(), String::new());
     inits.push_str("Self {\n");
     for (i, c) in cmds.iter().enumerate() {
         let field = names::command_field(&c.name);
@@ -53,21 +73,44 @@ fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> (Tok
         inits.push_str(&format!("    {field}: {stub_mod}::{field},\n"));
         let mut all_names = vec![format!("c\"{}\"", c.name)];
         all_names.extend(
-            cx.sel.commands.iter().filter(|a| a.canonical == c.name && a.name != c.name).map(|a| format!("c\"{}\"", a.name)),
+            cx.sel
+                .commands
+                .iter()
+                .filter(|a| a.canonical == c.name && a.name != c.name)
+                .map(|a| format!("c\"{}\"", a.name)),
         );
-        loads.push_str(&format!("if let Some(f) = first(gpa, &[{}]) {{\n", all_names.join(", ")));
-        loads.push_str("    // SAFETY: the provider returned this function for this name, so it has this\n");
+        loads.push_str(&format!(
+            "if let Some(f) = first(gpa, &[{}]) {{\n",
+            all_names.join(", ")
+        ));
+        loads.push_str(
+            "    // SAFETY: the provider returned this function for this name, so it has this\n",
+        );
         loads.push_str("    // signature (the caller's contract).\n");
         loads.push_str(&format!(
             "    t.{field} = unsafe {{ core::mem::transmute::<unsafe extern \"system\" fn(), pfn::PFN_{}>(f) }};\n",
             c.name
         ));
-        loads.push_str(&format!("    t.present[{}] |= 1 << {};\n}}\n", i / 64, i % 64));
+        loads.push_str(&format!(
+            "    t.present[{}] |= 1 << {};\n}}\n",
+            i / 64,
+            i % 64
+        ));
         let cmd = cx.command(&c.name);
-        let params: Vec<(String, String)> =
-            cmd.params.iter().enumerate().map(|(i, p)| (format!("_a{i}"), text::param_type_str(cx, &p.ty))).collect();
+        let params: Vec<(String, String)> = cmd
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (format!("_a{i}"), text::param_type_str(cx, &p.ty)))
+            .collect();
         let ret = text::ret_str(cx, &cmd.ret);
-        let sig = text::Sig { head: "pub(super) unsafe extern \"system\" fn", name: &field, generics: "", params: &params, ret: ret.as_deref() };
+        let sig = text::Sig {
+            head: "pub(super) unsafe extern \"system\" fn",
+            name: &field,
+            generics: "",
+            params: &params,
+            ret: ret.as_deref(),
+        };
         sig.write_open(&mut stubs, "");
         stubs.push_str(&format!("    {}\n}}\n", text::failure_str(&cmd.ret)));
     }
@@ -76,8 +119,18 @@ fn table(cx: &Ctx, name: &str, pick: impl Fn(Level) -> bool, what: &str) -> (Tok
     let m_stubs = format!("__vkgen_stubs_{snake}");
     let m_inits = format!("__vkgen_inits_{snake}");
     let m_loads = format!("__vkgen_loads_{snake}");
-    let (f_id, s_id, i_id, l_id) = (format_ident!("{}", m_fields), format_ident!("{}", m_stubs), format_ident!("{}", m_inits), format_ident!("{}", m_loads));
-    let fills = vec![(m_fields, fields), (m_stubs, stubs), (m_inits, inits), (m_loads, loads)];
+    let (f_id, s_id, i_id, l_id) = (
+        format_ident!("{}", m_fields),
+        format_ident!("{}", m_stubs),
+        format_ident!("{}", m_inits),
+        format_ident!("{}", m_loads),
+    );
+    let fills = vec![
+        (m_fields, fields),
+        (m_stubs, stubs),
+        (m_inits, inits),
+        (m_loads, loads),
+    ];
     let n = Literal::usize_unsuffixed(cmds.len());
     let words = Literal::usize_unsuffixed(cmds.len().div_ceil(64).max(1));
     let doc = format!("Every {what} command of the selection, in registry order.");

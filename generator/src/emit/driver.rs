@@ -11,35 +11,64 @@ use crate::error::Result;
 use crate::names;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let (mut hooks, mut entries, mut arms) = (String::new(), String::new(), String::from("match cmd.0 {\n"));
+    let (mut hooks, mut entries, mut arms) = (
+        String::new(),
+        String::new(),
+        String::from("match cmd.0 {\n"),
+    );
     let index = cx.command_index();
     for c in cx.sel.canonical_commands() {
         let cmd = cx.command(&c.name);
         let field = names::command_field(&c.name);
         let params = text::params(cx, cmd);
-        let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+        let args = params
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
         let ret = text::ret_str(cx, &cmd.ret);
         let fail = text::failure_str(&cmd.ret);
         let id = index[c.name.as_str()];
         let default_body = match c.name.as_str() {
-            "vkGetInstanceProcAddr" => format!("unsafe {{ get_instance_proc_addr::<Self>({args}) }}"),
+            "vkGetInstanceProcAddr" => {
+                format!("unsafe {{ get_instance_proc_addr::<Self>({args}) }}")
+            }
             "vkGetDeviceProcAddr" => format!("unsafe {{ get_device_proc_addr::<Self>({args}) }}"),
-            _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => format!("Self::unimplemented(CommandId({id}))"),
+            _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => {
+                format!("Self::unimplemented(CommandId({id}))")
+            }
             _ => fail.to_owned(),
         };
         hooks.push('\n');
         hooks.push_str(&text::doc_link(cx, &c.name));
-        hooks.push_str(&format!("#[doc(alias = \"{}\")]\n#[allow(unused_variables)]\n", c.name));
-        text::Sig { head: "unsafe fn", name: &field, generics: "", params: &params, ret: ret.as_deref() }
-            .write_open(&mut hooks, "");
+        hooks.push_str(&format!(
+            "#[doc(alias = \"{}\")]\n#[allow(unused_variables)]\n",
+            c.name
+        ));
+        text::Sig {
+            head: "unsafe fn",
+            name: &field,
+            generics: "",
+            params: &params,
+            ret: ret.as_deref(),
+        }
+        .write_open(&mut hooks, "");
         hooks.push_str(&format!("    {default_body}\n}}\n"));
 
         entries.push('\n');
         entries.push_str(&text::doc_link(cx, &c.name));
-        text::Sig { head: "pub unsafe extern \"system\" fn", name: &field, generics: "<D: Driver>", params: &params, ret: ret.as_deref() }
-            .write_open(&mut entries, "");
+        text::Sig {
+            head: "pub unsafe extern \"system\" fn",
+            name: &field,
+            generics: "<D: Driver>",
+            params: &params,
+            ret: ret.as_deref(),
+        }
+        .write_open(&mut entries, "");
         entries.push_str("    // SAFETY: the caller passes arguments valid for this command; the hook's contract.\n");
-        entries.push_str(&format!("    guard({fail}, || unsafe {{ D::{field}({args}) }})\n}}\n"));
+        entries.push_str(&format!(
+            "    guard({fail}, || unsafe {{ D::{field}({args}) }})\n}}\n"
+        ));
 
         let mut ids = vec![id.to_string()];
         ids.extend(
@@ -50,7 +79,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
                 .map(|a| index[a.name.as_str()].to_string()),
         );
         arms.push_str(&format!("    {} => {{\n", ids.join(" | ")));
-        arms.push_str(&format!("        let f: crate::pfn::PFN_{} = entry::{field}::<D>;\n", c.name));
+        arms.push_str(&format!(
+            "        let f: crate::pfn::PFN_{} = entry::{field}::<D>;\n",
+            c.name
+        ));
         arms.push_str("        // SAFETY: every function pointer has the same representation; callers cast back.\n");
         arms.push_str(&format!(
             "        Some(unsafe {{ core::mem::transmute::<crate::pfn::PFN_{}, unsafe extern \"system\" fn()>(f) }})\n    }}\n",

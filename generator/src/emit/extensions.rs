@@ -11,8 +11,14 @@ use crate::policy;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
     // `{:?}` of a string is a valid, escaped Rust string literal.
-    let opt = |v: Option<&str>| v.map(|p| format!("Some({p:?})")).unwrap_or_else(|| "None".to_owned());
-    let mut infos = format!("pub static EXTENSIONS: [ExtensionInfo; {}] = [\n", cx.sel.extensions.len());
+    let opt = |v: Option<&str>| {
+        v.map(|p| format!("Some({p:?})"))
+            .unwrap_or_else(|| "None".to_owned())
+    };
+    let mut infos = format!(
+        "pub static EXTENSIONS: [ExtensionInfo; {}] = [\n",
+        cx.sel.extensions.len()
+    );
     let mut ids = String::new();
     for (i, e) in cx.sel.extensions.iter().enumerate() {
         let kind = match e.kind {
@@ -26,7 +32,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             .and_then(parse_version)
             .map(|v| format!("Some({})", crate::model::api_version(v)))
             .unwrap_or_else(|| "None".to_owned());
-        let promoted_ext = opt(e.promoted_to.as_deref().filter(|p| !p.starts_with("VK_VERSION_")));
+        let promoted_ext = opt(e
+            .promoted_to
+            .as_deref()
+            .filter(|p| !p.starts_with("VK_VERSION_")));
         infos.push_str(&format!(
             "    ExtensionInfo {{\n        name: c{:?},\n        number: {},\n        spec_version: {},\n        kind: ExtensionKind::{kind},\n        promoted_to: {promoted},\n        promoted_to_extension: {promoted_ext},\n        deprecated_by: {},\n        depends: {:?},\n        platform: {},\n        policy: Policy {{\n            blocked: {},\n            exported: {},\n            loader_implemented: {},\n            intercepted: {},\n            internal: {},\n        }},\n    }},\n",
             e.name,
@@ -42,7 +51,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             policy::is_internal(&e.name),
         ));
         let c = ident(e.name.trim_start_matches("VK_").to_uppercase().as_str());
-        ids.push_str(&format!("/// `{}`\npub const {c}: ExtensionId = ExtensionId({i});\n", e.name));
+        ids.push_str(&format!(
+            "/// `{}`\npub const {c}: ExtensionId = ExtensionId({i});\n",
+            e.name
+        ));
     }
     infos.push_str("];\n");
     let keys: Vec<&str> = cx.sel.extensions.iter().map(|e| e.name.as_str()).collect();

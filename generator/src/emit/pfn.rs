@@ -16,17 +16,26 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
         let cmd = cx.command(&c.name);
         let params = text::params(cx, cmd);
-        let ret = text::ret_str(cx, &cmd.ret).map(|r| format!(" -> {r}")).unwrap_or_default();
+        let ret = text::ret_str(cx, &cmd.ret)
+            .map(|r| format!(" -> {r}"))
+            .unwrap_or_default();
         let one = format!(
             "pub type PFN_{} = unsafe extern \"system\" fn({}){ret};",
             c.name,
-            params.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", ")
+            params
+                .iter()
+                .map(|(n, t)| format!("{n}: {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         if one.len() <= 100 {
             out.push_str(&one);
             out.push('\n');
         } else {
-            out.push_str(&format!("pub type PFN_{} = unsafe extern \"system\" fn(\n", c.name));
+            out.push_str(&format!(
+                "pub type PFN_{} = unsafe extern \"system\" fn(\n",
+                c.name
+            ));
             for (n, t) in &params {
                 out.push_str(&format!("    {n}: {t},\n"));
             }

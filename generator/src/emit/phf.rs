@@ -92,15 +92,23 @@ pub fn table_text(t: &Table) -> String {
             line.push_str(&v);
             line.push(',');
         }
-        if line.trim().len() > 0 {
+        if !line.trim().is_empty() {
             out.push_str(&line);
             out.push('\n');
         }
         out.push_str("];\n");
     }
     let mut out = String::new();
-    array(&mut out, &format!("const DISP: [u32; {}]", t.disp.len()), t.disp.iter().map(u32::to_string));
-    array(&mut out, &format!("const SLOTS: [u16; {}]", t.slots.len()), t.slots.iter().map(u16::to_string));
+    array(
+        &mut out,
+        &format!("const DISP: [u32; {}]", t.disp.len()),
+        t.disp.iter().map(u32::to_string),
+    );
+    array(
+        &mut out,
+        &format!("const SLOTS: [u16; {}]", t.slots.len()),
+        t.slots.iter().map(u16::to_string),
+    );
     out
 }
 

@@ -28,7 +28,10 @@ pub fn base_str(cx: &Ctx, base: &str, place: Place) -> String {
     if !prim.is_empty() {
         return prim.to_owned();
     }
-    let external = matches!(cx.reg().types.get(base).map(|t| &t.kind), Some(crate::model::TypeKind::External));
+    let external = matches!(
+        cx.reg().types.get(base).map(|t| &t.kind),
+        Some(crate::model::TypeKind::External)
+    );
     if external {
         if cx.ash.has(base) {
             return format!("crate::vk::{base}");
@@ -54,8 +57,16 @@ pub fn base_str(cx: &Ctx, base: &str, place: Place) -> String {
 pub fn type_str(cx: &Ctx, ty: &CType, place: Place) -> String {
     let mut t = base_str(cx, &ty.base, place);
     for (i, _) in ty.pointers.iter().enumerate() {
-        let pointee_const = if i == 0 { ty.base_const } else { ty.pointers[i - 1] };
-        t = if pointee_const { format!("*const {t}") } else { format!("*mut {t}") };
+        let pointee_const = if i == 0 {
+            ty.base_const
+        } else {
+            ty.pointers[i - 1]
+        };
+        t = if pointee_const {
+            format!("*const {t}")
+        } else {
+            format!("*mut {t}")
+        };
     }
     for len in ty.array.iter().rev() {
         t = format!("[{t}; {}]", cx.array_len(len));
@@ -119,14 +130,21 @@ impl Sig<'_> {
             self.head,
             self.name,
             self.generics,
-            self.params.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", ")
+            self.params
+                .iter()
+                .map(|(n, t)| format!("{n}: {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         if one_line.len() <= 100 {
             out.push_str(&one_line);
             out.push('\n');
             return;
         }
-        out.push_str(&format!("{indent}{} {}{}(\n", self.head, self.name, self.generics));
+        out.push_str(&format!(
+            "{indent}{} {}{}(\n",
+            self.head, self.name, self.generics
+        ));
         for (n, t) in self.params {
             out.push_str(&format!("{indent}    {n}: {t},\n"));
         }
@@ -158,10 +176,16 @@ pub fn fill(formatted: &str, marker: &str, items: &str) -> String {
 
 /// `/// [`vkX`](link)` doc line.
 pub fn doc_link(cx: &Ctx, name: &str) -> String {
-    format!("/// [`{name}`]({})\n", cx.spec_link(name).trim_matches(['<', '>']))
+    format!(
+        "/// [`{name}`]({})\n",
+        cx.spec_link(name).trim_matches(['<', '>'])
+    )
 }
 
 /// `(name, type)` pairs of a command's parameters.
 pub fn params(cx: &Ctx, cmd: &crate::model::Command) -> Vec<(String, String)> {
-    cmd.params.iter().map(|p| (super::param_name(&p.name), param_type_str(cx, &p.ty))).collect()
+    cmd.params
+        .iter()
+        .map(|p| (super::param_name(&p.name), param_type_str(cx, &p.ty)))
+        .collect()
 }

@@ -18,7 +18,12 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         "// {}\n// Exported trampolines of libvulkan.so, included by the loader with `include!`\n// (see the module docs of generator/src/emit/trampolines.rs for why).\n",
         super::PREAMBLE
     );
-    for c in cx.sel.commands.iter().filter(|c| c.exported && !policy::is_loader_intercepted_command(&c.name)) {
+    for c in cx
+        .sel
+        .commands
+        .iter()
+        .filter(|c| c.exported && !policy::is_loader_intercepted_command(&c.name))
+    {
         let table = match c.level {
             Level::Instance | Level::PhysicalDevice => "InstanceDispatchTable",
             Level::Device => "DeviceDispatchTable",
@@ -28,20 +33,35 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         let params = text::params(cx, cmd);
         let ret = text::ret_str(cx, &cmd.ret);
         let field = names::command_field(&c.canonical);
-        let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+        let args = params
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
         let first = &params[0].0;
         out.push('\n');
         out.push_str(&text::doc_link(cx, &c.name));
         out.push_str("#[no_mangle]\n");
-        let sig = text::Sig { head: "pub unsafe extern \"system\" fn", name: &c.name, generics: "", params: &params, ret: ret.as_deref() };
+        let sig = text::Sig {
+            head: "pub unsafe extern \"system\" fn",
+            name: &c.name,
+            generics: "",
+            params: &params,
+            ret: ret.as_deref(),
+        };
         sig.write_open(&mut out, "");
         out.push_str(&format!(
             "    let table = crate::vk::Handle::as_raw({first}) as usize\n        as *const *const crate::dispatch::{table};\n"
         ));
-        out.push_str(&format!("    if table.is_null() {{\n        return {};\n    }}\n", text::failure_str(&cmd.ret)));
+        out.push_str(&format!(
+            "    if table.is_null() {{\n        return {};\n    }}\n",
+            text::failure_str(&cmd.ret)
+        ));
         out.push_str("    // SAFETY: a valid dispatchable handle's first word points at the loader's data for\n");
         out.push_str("    // it, which starts with this level's dispatch table (the API contract of libvulkan).\n");
-        out.push_str(&format!("    unsafe {{ ((**table).{field})({args}) }}\n}}\n"));
+        out.push_str(&format!(
+            "    unsafe {{ ((**table).{field})({args}) }}\n}}\n"
+        ));
     }
     Ok(out)
 }

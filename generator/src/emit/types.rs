@@ -20,13 +20,23 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let mut needed: BTreeSet<&str> = cx.sel.types.iter().map(String::as_str).collect();
     // The bits enum of an emitted bitmask is folded into it; an emitted FlagBits enum needs its Flags.
     for t in cx.sel.types.iter() {
-        if let Some(Type { kind: TypeKind::Bitmask { bits: Some(b), .. }, .. }) = reg.types.get(t) {
+        if let Some(Type {
+            kind: TypeKind::Bitmask { bits: Some(b), .. },
+            ..
+        }) = reg.types.get(t)
+        {
             needed.insert(b);
         }
     }
     for name in needed {
-        let Some(ty) = reg.types.get(name) else { continue };
-        if matches!(ty.kind, TypeKind::Define | TypeKind::Include | TypeKind::External) || !cx.emits_type(name) {
+        let Some(ty) = reg.types.get(name) else {
+            continue;
+        };
+        if matches!(
+            ty.kind,
+            TypeKind::Define | TypeKind::Include | TypeKind::External
+        ) || !cx.emits_type(name)
+        {
             continue;
         }
         let rust = ident(&names::type_name(name)).to_string();
@@ -58,7 +68,11 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
         let _ = writeln!(out, "}}\nimpl {rust}Ext for {rust} {{");
         for (cname, _, value) in &consts {
-            let _ = writeln!(out, "    const {cname}: Self = Self::from_raw({});", value_literal(group, *value));
+            let _ = writeln!(
+                out,
+                "    const {cname}: Self = Self::from_raw({});",
+                value_literal(group, *value)
+            );
         }
         out.push_str("}\n");
     }
@@ -70,7 +84,10 @@ fn group_values(cx: &Ctx, group: &EnumGroup) -> Vec<(String, String, i64)> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for v in &group.values {
-        if v.extension.as_ref().is_some_and(|e| !cx.sel.is_selected_extension(e)) {
+        if v.extension
+            .as_ref()
+            .is_some_and(|e| !cx.sel.is_selected_extension(e))
+        {
             continue;
         }
         let cname = ident(&names::variant_name(&group.name, &v.name)).to_string();
@@ -93,7 +110,11 @@ fn value_literal(group: &EnumGroup, v: i64) -> String {
 }
 
 fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
-    let doc = format!("\n/// [`{}`]({})\n", ty.name, cx.spec_link(&ty.name).trim_matches(['<', '>']));
+    let doc = format!(
+        "\n/// [`{}`]({})\n",
+        ty.name,
+        cx.spec_link(&ty.name).trim_matches(['<', '>'])
+    );
     if let Some(target) = &ty.alias {
         let t = ident(&names::type_name(target)).to_string();
         if t == rust {
@@ -109,7 +130,10 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
     }
     let reg = cx.reg();
     match &ty.kind {
-        TypeKind::Basetype { underlying, pointer } => {
+        TypeKind::Basetype {
+            underlying,
+            pointer,
+        } => {
             out.push_str(&doc);
             match underlying {
                 Some(u) => {
@@ -122,7 +146,11 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
                 }
             }
         }
-        TypeKind::Handle { dispatchable, object_type, .. } => {
+        TypeKind::Handle {
+            dispatchable,
+            object_type,
+            ..
+        } => {
             let obj = object_type
                 .as_deref()
                 .map(|o| ident(&names::variant_name("VkObjectType", o)).to_string())
@@ -148,7 +176,11 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
         TypeKind::Enum | TypeKind::Bitmask { .. } => {
             let (group_name, width64, bitmask) = match &ty.kind {
                 TypeKind::Bitmask { bits, width64 } => (bits.clone(), *width64, true),
-                _ => (Some(ty.name.clone()), false, reg.enums.get(&ty.name).is_some_and(|g| g.bitmask)),
+                _ => (
+                    Some(ty.name.clone()),
+                    false,
+                    reg.enums.get(&ty.name).is_some_and(|g| g.bitmask),
+                ),
             };
             let group = group_name.as_deref().and_then(|g| reg.enums.get(g));
             let width64 = width64 || group.is_some_and(|g| g.width64);
@@ -165,28 +197,51 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
             );
             if let Some(g) = group {
                 for (cname, vk_name, value) in group_values(cx, g) {
-                    let _ = writeln!(out, "    /// `{vk_name}`\n    pub const {cname}: Self = Self({});", value_literal(g, value));
+                    let _ = writeln!(
+                        out,
+                        "    /// `{vk_name}`\n    pub const {cname}: Self = Self({});",
+                        value_literal(g, value)
+                    );
                 }
             }
             out.push_str("}\n");
         }
         TypeKind::Struct(agg) | TypeKind::Union(agg) => {
-            let keyword = if matches!(ty.kind, TypeKind::Union(_)) { "union" } else { "struct" };
+            let keyword = if matches!(ty.kind, TypeKind::Union(_)) {
+                "union"
+            } else {
+                "struct"
+            };
             out.push_str(&doc);
-            let _ = writeln!(out, "#[repr(C)]\n#[derive(Clone, Copy)]\npub {keyword} {rust} {{");
+            let _ = writeln!(
+                out,
+                "#[repr(C)]\n#[derive(Clone, Copy)]\npub {keyword} {rust} {{"
+            );
             for (name, t) in fields(cx, &agg.members) {
                 let _ = writeln!(out, "    pub {name}: {t},");
             }
             out.push_str("}\n");
         }
         TypeKind::Funcpointer { ret, params } => {
-            let ret = text::ret_str(cx, ret).map(|r| format!(" -> {r}")).unwrap_or_default();
+            let ret = text::ret_str(cx, ret)
+                .map(|r| format!(" -> {r}"))
+                .unwrap_or_default();
             let ps: Vec<String> = params
                 .iter()
-                .map(|p| format!("{}: {}", super::param_name(&p.name), text::type_str(cx, &p.ty, Place::Signature)))
+                .map(|p| {
+                    format!(
+                        "{}: {}",
+                        super::param_name(&p.name),
+                        text::type_str(cx, &p.ty, Place::Signature)
+                    )
+                })
                 .collect();
             out.push_str(&doc);
-            let _ = writeln!(out, "pub type {rust} = Option<unsafe extern \"system\" fn({}){ret}>;", ps.join(", "));
+            let _ = writeln!(
+                out,
+                "pub type {rust} = Option<unsafe extern \"system\" fn({}){ret}>;",
+                ps.join(", ")
+            );
         }
         TypeKind::Define | TypeKind::Include | TypeKind::External => {}
     }
@@ -208,18 +263,27 @@ fn fields(cx: &Ctx, members: &[Field]) -> Vec<(String, String)> {
                 _ => 32,
             };
             while i < members.len() {
-                let Some(b) = members[i].ty.bitfield else { break };
+                let Some(b) = members[i].ty.bitfield else {
+                    break;
+                };
                 if bits + b as u32 > unit {
                     break;
                 }
                 bits += b as u32;
-                parts.push(names::field_name(&members[i].name).trim_start_matches("r#").to_owned());
+                parts.push(
+                    names::field_name(&members[i].name)
+                        .trim_start_matches("r#")
+                        .to_owned(),
+                );
                 i += 1;
             }
             out.push((parts.join("_and_"), storage));
             continue;
         }
-        out.push((ident(&names::field_name(&m.name)).to_string(), text::type_str(cx, &m.ty, Place::Field)));
+        out.push((
+            ident(&names::field_name(&m.name)).to_string(),
+            text::type_str(cx, &m.ty, Place::Field),
+        ));
         i += 1;
     }
     out
