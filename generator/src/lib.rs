@@ -7,6 +7,8 @@
 //! library entry point (for build scripts); the `vkgen` binary wraps it.
 
 pub mod ash_types;
+pub mod device;
+pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod info;

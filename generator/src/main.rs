@@ -1,4 +1,5 @@
-//! The `vkgen` command line: `generate`, `driver`, `info`.
+//! The `vkgen` command line: `generate`, `driver`, `info`, `diff`, and the device tools `features`,
+//! `vkjson` and `profile check`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,6 +69,83 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What changed between two registries, and what that does to the loader and driver skeleton.
+    Diff {
+        /// The older vk.xml
+        old: PathBuf,
+        /// The newer vk.xml
+        new: PathBuf,
+        /// Android native-buffer description applied to both [default: the one built into vkgen]
+        #[arg(long, value_name = "FILE")]
+        android_ext: Option<PathBuf>,
+        /// Machine-readable output
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes Android's android.hardware.vulkan.{level,version,compute} (and, with a date,
+    /// android.software.vulkan.deqp.level) permission files for the best device.
+    Features {
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// dEQP release date (YYYY-MM-DD) to claim as android.software.vulkan.deqp.level
+        #[arg(long, value_name = "YYYY-MM-DD")]
+        deqp_date: Option<String>,
+        /// Directory to write the XML files to
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
+        /// Print the evaluation as JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Dumps the instance and every device (properties, features, limits, formats, extensions,
+    /// queues, memory, external fence/semaphore properties) as JSON.
+    Vkjson {
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Write to FILE instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Khronos profiles (profiles-schema JSON).
+    Profile {
+        #[command(subcommand)]
+        action: ProfileCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ProfileCommand {
+    /// Checks a device against the profiles of PROFILE.json; exit 1 when a requirement is not met.
+    Check {
+        /// A profiles-schema JSON file
+        profile: PathBuf,
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Check only this profile of the file [default: every profile in it]
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+        /// Physical device index
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        device_index: usize,
+        /// Machine-readable output
+        #[arg(long)]
+        json: bool,
+        /// List only the requirements that are not met
+        #[arg(long)]
+        only_failed: bool,
+    },
+}
+
+#[derive(clap::Args, Clone)]
+struct DeviceArgs {
+    /// Vulkan loader library to open [default: vkgen's target/release/libvulkan.so if built,
+    /// else libvulkan.so.1]
+    #[arg(long, value_name = "PATH")]
+    loader: Option<PathBuf>,
+    /// vk.xml describing the structures to read [default: $VKGEN_REGISTRY, else
+    /// /usr/share/vulkan/registry/vk.xml]
+    #[arg(long, value_name = "FILE")]
+    registry: Option<PathBuf>,
 }
 
 fn parse_version(s: &str) -> Result<(u32, u32), String> {
@@ -81,6 +159,50 @@ fn options(r: &RegistryArgs) -> vkgen::Options {
         api_version: r.api_version,
         package: None,
     }
+}
+
+/// Runs a device tool, turning its error into the message and exit code.
+fn device_tool(
+    f: impl FnOnce() -> Result<ExitCode, vkgen::device::DeviceError>,
+) -> vkgen::Result<ExitCode> {
+    match f() {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            eprintln!("vkgen: error: {e}");
+            Ok(ExitCode::from(e.exit_code()))
+        }
+    }
+}
+
+fn to_json(v: &impl serde::Serialize) -> Result<String, vkgen::device::DeviceError> {
+    serde_json::to_string_pretty(v)
+        .map_err(|e| vkgen::device::DeviceError::Layout(format!("serialising JSON: {e}")))
+}
+
+/// Loads the registry and opens the loader; reports both on stderr.
+fn open_device_tool(
+    d: &DeviceArgs,
+) -> Result<
+    (
+        vkgen::registry::Loaded,
+        vkgen::registry::Source,
+        vkgen::device::LoaderChoice,
+    ),
+    vkgen::device::DeviceError,
+> {
+    let (loaded, source) = vkgen::load(&vkgen::Options {
+        registry: d.registry.clone(),
+        ..Default::default()
+    })?;
+    let loader = vkgen::device::resolve_loader(d.loader.as_deref());
+    eprintln!(
+        "vkgen: loader {} ({}), registry {} (header {})",
+        loader.display(),
+        loader.how,
+        source.path.display(),
+        loaded.registry.header_version
+    );
+    Ok((loaded, source, loader))
 }
 
 fn main() -> ExitCode {
@@ -187,5 +309,108 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Diff {
+            old,
+            new,
+            android_ext,
+            json,
+        } => {
+            let d = vkgen::diff::run(&old, &new, android_ext.as_deref())?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&d)
+                        .map_err(|e| vkgen::Error::Options(e.to_string()))?
+                );
+            } else {
+                print!("{}", vkgen::diff::table(&d));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Features {
+            device,
+            deqp_date,
+            out,
+            json,
+        } => device_tool(|| {
+            use vkgen::device::{permissions, session::Session, DeviceError};
+            let deqp = deqp_date
+                .as_deref()
+                .map(|d| permissions::deqp_level(d).map(|v| (d, v)))
+                .transpose()
+                .map_err(DeviceError::Options)?;
+            let (loaded, _, loader) = open_device_tool(&device)?;
+            let session = Session::open(&loaded.registry, loader)?;
+            let report = permissions::report(&session, deqp)?;
+            let (written, warnings) = permissions::write(&report, &out)?;
+            if json {
+                println!("{}", to_json(&report)?);
+            } else {
+                print!("{}", permissions::table(&report));
+            }
+            for p in &written {
+                eprintln!("vkgen: wrote {}", p.display());
+            }
+            for w in &warnings {
+                eprintln!("vkgen: warning: {w}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }),
+        Command::Vkjson { device, out } => device_tool(|| {
+            use vkgen::device::{session::Session, vkjson, DeviceError};
+            let (loaded, source, loader) = open_device_tool(&device)?;
+            let session = Session::open(&loaded.registry, loader)?;
+            let registry = format!(
+                "{} (header {})",
+                source.path.display(),
+                loaded.registry.header_version
+            );
+            let doc = vkjson::document(&session, &registry)?;
+            let text = to_json(&doc)? + "\n";
+            match out {
+                Some(p) => {
+                    std::fs::write(&p, text).map_err(|e| DeviceError::Io { path: p, source: e })?
+                }
+                None => print!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }),
+        Command::Profile {
+            action:
+                ProfileCommand::Check {
+                    profile,
+                    device,
+                    name,
+                    device_index,
+                    json,
+                    only_failed,
+                },
+        } => device_tool(|| {
+            use vkgen::device::profile::{self, Limittypes, ProfileFile};
+            use vkgen::device::session::Session;
+            let file = ProfileFile::read(&profile)?;
+            let names: Vec<String> = match name {
+                Some(n) => vec![n],
+                None => file.profiles.keys().cloned().collect(),
+            };
+            let (loaded, source, loader) = open_device_tool(&device)?;
+            let limittypes = Limittypes::read(&source.path)?;
+            let session = Session::open(&loaded.registry, loader)?;
+            let dev = session.device(device_index)?;
+            let reports = names
+                .iter()
+                .map(|n| profile::check(&session, dev, &limittypes, &file, n))
+                .collect::<Result<Vec<_>, _>>()?;
+            if json {
+                println!("{}", to_json(&reports)?);
+            } else {
+                print!("{}", profile::table(&reports, only_failed));
+            }
+            Ok(if reports.iter().all(|r| r.supported) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }),
     }
 }
