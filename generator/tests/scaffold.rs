@@ -73,7 +73,7 @@ fn driver_scaffold_builds_and_exports_hal_and_icd() {
     );
 
     // The scaffold loads in our loader through the HAL: instance created, no GPUs yet.
-    let loader = common::workspace().join("target/release/libvulkan.so");
+    let loader = vkgen_tests::paths::our_loader();
     assert!(
         loader.is_file(),
         "{} not built: cargo build --release --workspace",
