@@ -1,0 +1,584 @@
+//! The `ANativeWindow` / `ANativeWindowBuffer` objects and every `extern "C"` entry point.
+//!
+//! Each entry point validates its pointers, turns the C arguments into typed values, calls
+//! [`BufferQueue`]'s safe producer methods and writes results back, inside `catch_unwind` (a
+//! panic answers [`INTERNAL_ERROR`]). Fence fds handed to `queueBuffer`/`cancelBuffer` become
+//! [`NativeFence`]s before anything else, so they are closed on every path.
+//!
+//! Window and buffer objects are `#[repr(C)]` with the ABI struct first, owned by an `Arc`:
+//! `incRef`/`decRef` are strong-count operations on the raw pointer C holds, which carries the
+//! provenance of the whole `Arc` allocation (it comes from `Arc::as_ptr`/`Weak::as_ptr`).
+
+use std::cell::UnsafeCell;
+use std::ffi::c_int;
+use std::mem::size_of;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use vkgen_abi::native_window::*;
+use vkgen_driver::gralloc::{self, BufferDesc};
+use vkgen_driver::sync_fd::NativeFence;
+
+use crate::c_abi::{vkgen_window_perform, AndroidNativeRect, PerformArgs};
+use crate::queue::{
+    AbiResult, BufferQueue, FrameRate, Perform, PerformOut, MAX_DAMAGE_RECTS, MAX_HDR10_PLUS_BYTES,
+};
+use crate::INTERNAL_ERROR;
+
+const EINVAL: c_int = -libc::EINVAL;
+
+/// Tells our window objects from other implementations' (checked after the function table).
+const WINDOW_COOKIE: u64 = u64::from_be_bytes(*b"vkgenwin");
+/// Tells our buffer objects from other implementations'.
+const BUFFER_COOKIE: u64 = u64::from_be_bytes(*b"vkgenbuf");
+
+/// The `ANativeWindow` at the head of a [`BufferQueue`].
+#[repr(C)]
+pub(crate) struct WindowObject {
+    /// In an `UnsafeCell`: C receives a `*mut ANativeWindow`.
+    anw: UnsafeCell<ANativeWindow>,
+    cookie: u64,
+}
+
+// SAFETY: the cell holds plain data (ints, function pointers, null reserved pointers) that Rust
+// never writes after construction; sharing it between threads is what the C ABI does anyway.
+unsafe impl Send for WindowObject {}
+// SAFETY: see `Send`.
+unsafe impl Sync for WindowObject {}
+
+impl WindowObject {
+    pub(crate) fn new(dpi: f32) -> Self {
+        let anw = ANativeWindow {
+            common: AndroidNativeBase {
+                magic: ANDROID_NATIVE_WINDOW_MAGIC,
+                version: size_of::<ANativeWindow>() as c_int,
+                reserved: [ptr::null_mut(); 4],
+                inc_ref: Some(window_inc_ref),
+                dec_ref: Some(window_dec_ref),
+            },
+            flags: 0,
+            min_swap_interval: 0,
+            max_swap_interval: 1,
+            xdpi: dpi,
+            ydpi: dpi,
+            oem: [0; 4],
+            set_swap_interval: Some(set_swap_interval),
+            dequeue_buffer_deprecated: Some(dequeue_buffer_deprecated),
+            lock_buffer_deprecated: Some(buffer_op_deprecated),
+            queue_buffer_deprecated: Some(buffer_op_deprecated),
+            query: Some(query),
+            perform: Some(vkgen_window_perform),
+            cancel_buffer_deprecated: Some(buffer_op_deprecated),
+            dequeue_buffer: Some(dequeue_buffer),
+            queue_buffer: Some(queue_buffer),
+            cancel_buffer: Some(cancel_buffer),
+        };
+        Self {
+            anw: UnsafeCell::new(anw),
+            cookie: WINDOW_COOKIE,
+        }
+    }
+}
+
+/// A gralloc buffer as the window hands it out: `ANativeWindowBuffer` first, `Arc`-owned.
+#[repr(C)]
+pub(crate) struct WindowBuffer {
+    /// In an `UnsafeCell`: C receives a `*mut ANativeWindowBuffer`.
+    anwb: UnsafeCell<ANativeWindowBuffer>,
+    cookie: u64,
+    id: u64,
+    desc: BufferDesc,
+    /// `Buffer::map` needs `&mut`; the consumer maps while producers may look the buffer up.
+    gralloc: Mutex<gralloc::Buffer>,
+}
+
+// SAFETY: the `ANativeWindowBuffer` is written only in `new`, before the `Arc` is shared; its
+// `handle` points into the gralloc buffer's own immutable allocation. The gralloc buffer is
+// `Send` and behind a `Mutex`.
+unsafe impl Send for WindowBuffer {}
+// SAFETY: see `Send`.
+unsafe impl Sync for WindowBuffer {}
+
+impl std::fmt::Debug for WindowBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowBuffer")
+            .field("id", &self.id)
+            .field("desc", &self.desc)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WindowBuffer {
+    pub(crate) fn new(buffer: gralloc::Buffer, id: u64) -> Arc<Self> {
+        // SAFETY: `ANativeWindowBuffer` is plain data for which all-zero is valid (null pointers,
+        // `None` function pointers).
+        let mut anwb: ANativeWindowBuffer = unsafe { std::mem::zeroed() };
+        buffer.init_window_buffer(&mut anwb);
+        anwb.common.inc_ref = Some(buffer_inc_ref);
+        anwb.common.dec_ref = Some(buffer_dec_ref);
+        Arc::new(Self {
+            anwb: UnsafeCell::new(anwb),
+            cookie: BUFFER_COOKIE,
+            id,
+            desc: *buffer.desc(),
+            gralloc: Mutex::new(buffer),
+        })
+    }
+
+    /// The `ANativeWindowBuffer*` handed to C (with the provenance of the whole `Arc`).
+    pub(crate) fn as_native(this: &Arc<Self>) -> *mut ANativeWindowBuffer {
+        Arc::as_ptr(this).cast_mut().cast::<ANativeWindowBuffer>()
+    }
+
+    pub(crate) fn desc(&self) -> &BufferDesc {
+        &self.desc
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub(crate) fn gralloc(&self) -> MutexGuard<'_, gralloc::Buffer> {
+        self.gralloc.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Runs an entry point's body, turning a panic into [`INTERNAL_ERROR`].
+fn guard(what: &str, body: impl FnOnce() -> c_int) -> c_int {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
+        log::error!("{what}: panic caught at the C boundary");
+        INTERNAL_ERROR
+    })
+}
+
+fn status(r: AbiResult<()>) -> c_int {
+    r.err().unwrap_or(0)
+}
+
+/// The queue behind `window` if it is one of ours: right magic, our function table, our cookie.
+///
+/// # Safety
+/// `window` must be null or point to a readable `ANativeWindow` of any implementation; if it is
+/// one of ours, the queue must stay alive for `'a`.
+pub(crate) unsafe fn queue_from_window<'a>(
+    window: *const ANativeWindow,
+) -> Option<&'a BufferQueue> {
+    if window.is_null() || !window.cast::<BufferQueue>().is_aligned() {
+        return None;
+    }
+    // SAFETY: non-null and aligned; the caller guarantees an `ANativeWindow` is readable there.
+    let (magic, query_fn) = unsafe {
+        (
+            ptr::addr_of!((*window).common.magic).read(),
+            ptr::addr_of!((*window).query).read(),
+        )
+    };
+    // Only our windows have our `query`; past that the object is known to be a `BufferQueue`.
+    let ours = query as PfnQuery as *const ();
+    if magic != ANDROID_NATIVE_WINDOW_MAGIC || query_fn.map(|f| f as *const ()) != Some(ours) {
+        return None;
+    }
+    let q = window.cast::<BufferQueue>();
+    // SAFETY: it is one of ours, so a whole `BufferQueue` lives there for 'a.
+    let cookie = unsafe { ptr::addr_of!((*q).window.cookie).read() };
+    // SAFETY: as above.
+    (cookie == WINDOW_COOKIE).then(|| unsafe { &*q })
+}
+
+/// Whether `base` is the header of one of our buffers.
+///
+/// # Safety
+/// `base` must be null or point to a readable `android_native_base_t`.
+unsafe fn is_our_buffer(base: *const AndroidNativeBase) -> bool {
+    if base.is_null() || !base.cast::<WindowBuffer>().is_aligned() {
+        return false;
+    }
+    // SAFETY: non-null, aligned, readable per the caller.
+    let (magic, inc) = unsafe {
+        (
+            ptr::addr_of!((*base).magic).read(),
+            ptr::addr_of!((*base).inc_ref).read(),
+        )
+    };
+    if magic != ANDROID_NATIVE_BUFFER_MAGIC
+        || inc.map(|f| f as *const ()) != Some(buffer_inc_ref as PfnNativeBaseRef as *const ())
+    {
+        return false;
+    }
+    // SAFETY: our function table, so a whole `WindowBuffer` lives there.
+    let cookie = unsafe { ptr::addr_of!((*base.cast::<WindowBuffer>()).cookie).read() };
+    cookie == BUFFER_COOKIE
+}
+
+unsafe extern "C" fn window_inc_ref(base: *mut AndroidNativeBase) {
+    guard("ANativeWindow::incRef", || {
+        // SAFETY: only our windows point here, and the caller holds a reference.
+        if unsafe { queue_from_window(base.cast()) }.is_some() {
+            // SAFETY: `base` is the address of a `BufferQueue` inside an `Arc` (the pointer
+            // came from `Weak::as_ptr`) with at least the caller's strong reference.
+            unsafe { Arc::increment_strong_count(base.cast_const().cast::<BufferQueue>()) };
+        }
+        0
+    });
+}
+
+unsafe extern "C" fn window_dec_ref(base: *mut AndroidNativeBase) {
+    guard("ANativeWindow::decRef", || {
+        // SAFETY: as in `window_inc_ref`.
+        if unsafe { queue_from_window(base.cast()) }.is_some() {
+            // SAFETY: as in `window_inc_ref`; the caller gives up its reference, which may be
+            // the last one (the queue is then dropped here).
+            unsafe { Arc::decrement_strong_count(base.cast_const().cast::<BufferQueue>()) };
+        }
+        0
+    });
+}
+
+unsafe extern "C" fn buffer_inc_ref(base: *mut AndroidNativeBase) {
+    guard("ANativeWindowBuffer::incRef", || {
+        // SAFETY: only our buffers point here, and the caller holds a reference.
+        if unsafe { is_our_buffer(base) } {
+            // SAFETY: `base` is the address of a `WindowBuffer` inside an `Arc` (from
+            // `Arc::as_ptr`) with at least the caller's strong reference.
+            unsafe { Arc::increment_strong_count(base.cast_const().cast::<WindowBuffer>()) };
+        }
+        0
+    });
+}
+
+unsafe extern "C" fn buffer_dec_ref(base: *mut AndroidNativeBase) {
+    guard("ANativeWindowBuffer::decRef", || {
+        // SAFETY: as in `buffer_inc_ref`.
+        if unsafe { is_our_buffer(base) } {
+            // SAFETY: as in `buffer_inc_ref`; this may drop the last reference.
+            unsafe { Arc::decrement_strong_count(base.cast_const().cast::<WindowBuffer>()) };
+        }
+        0
+    });
+}
+
+unsafe extern "C" fn set_swap_interval(window: *mut ANativeWindow, interval: c_int) -> c_int {
+    guard("setSwapInterval", || {
+        // SAFETY: only our windows point here; the caller holds a reference.
+        match unsafe { queue_from_window(window) } {
+            Some(q) => status(q.set_swap_interval(interval)),
+            None => EINVAL,
+        }
+    })
+}
+
+/// `dequeueBuffer_DEPRECATED` (no fence out-parameter): not supported.
+unsafe extern "C" fn dequeue_buffer_deprecated(
+    _window: *mut ANativeWindow,
+    _buffer: *mut *mut ANativeWindowBuffer,
+) -> c_int {
+    -libc::ENOSYS
+}
+
+/// `lockBuffer_DEPRECATED`, `queueBuffer_DEPRECATED`, `cancelBuffer_DEPRECATED`: not supported.
+unsafe extern "C" fn buffer_op_deprecated(
+    _window: *mut ANativeWindow,
+    _buffer: *mut ANativeWindowBuffer,
+) -> c_int {
+    -libc::ENOSYS
+}
+
+unsafe extern "C" fn query(window: *const ANativeWindow, what: c_int, value: *mut c_int) -> c_int {
+    guard("query", || {
+        // SAFETY: only our windows point here; the caller holds a reference.
+        let Some(q) = (unsafe { queue_from_window(window) }) else {
+            return EINVAL;
+        };
+        if value.is_null() {
+            return EINVAL;
+        }
+        match q.query(what) {
+            Ok(v) => {
+                // SAFETY: non-null; the caller passes a writable `int*`.
+                unsafe { value.write_unaligned(v) };
+                0
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+unsafe extern "C" fn dequeue_buffer(
+    window: *mut ANativeWindow,
+    buffer: *mut *mut ANativeWindowBuffer,
+    fence_fd: *mut c_int,
+) -> c_int {
+    guard("dequeueBuffer", || {
+        // SAFETY: only our windows point here; the caller holds a reference.
+        let Some(q) = (unsafe { queue_from_window(window) }) else {
+            return EINVAL;
+        };
+        if buffer.is_null() || fence_fd.is_null() {
+            return EINVAL;
+        }
+        let (out, fd, rc) = match q.dequeue() {
+            Ok((b, fence)) => (b, fence.into_raw(), 0),
+            Err(e) => (ptr::null_mut(), -1, e),
+        };
+        // SAFETY: both non-null; the caller passes writable out-parameters. From here the
+        // caller owns `fd`.
+        unsafe {
+            buffer.write_unaligned(out);
+            fence_fd.write_unaligned(fd);
+        }
+        rc
+    })
+}
+
+unsafe extern "C" fn queue_buffer(
+    window: *mut ANativeWindow,
+    buffer: *mut ANativeWindowBuffer,
+    fence_fd: c_int,
+) -> c_int {
+    // SAFETY: the ABI hands the window ownership of `fence_fd` (when >= 0), even on failure;
+    // dropping the `NativeFence` on any path closes it.
+    let fence = unsafe { NativeFence::from_raw(fence_fd) };
+    guard("queueBuffer", move || {
+        // SAFETY: only our windows point here; the caller holds a reference.
+        match unsafe { queue_from_window(window) } {
+            Some(q) => status(q.queue(buffer, fence)),
+            None => EINVAL,
+        }
+    })
+}
+
+unsafe extern "C" fn cancel_buffer(
+    window: *mut ANativeWindow,
+    buffer: *mut ANativeWindowBuffer,
+    fence_fd: c_int,
+) -> c_int {
+    // SAFETY: as in `queue_buffer`: the window owns `fence_fd` from here on.
+    let fence = unsafe { NativeFence::from_raw(fence_fd) };
+    guard("cancelBuffer", move || {
+        // SAFETY: only our windows point here; the caller holds a reference.
+        match unsafe { queue_from_window(window) } {
+            Some(q) => status(q.cancel(buffer, fence)),
+            None => EINVAL,
+        }
+    })
+}
+
+/// Called by `csrc/perform.c` with the decoded variadic arguments.
+///
+/// # Safety
+/// `args` must point to a [`PerformArgs`] whose pointers are what `operation` expects (see the
+/// operation table in `csrc/perform.c`).
+#[no_mangle]
+unsafe extern "C" fn vkgen_window_perform_dispatch(
+    window: *mut ANativeWindow,
+    operation: c_int,
+    args: *const PerformArgs,
+) -> c_int {
+    guard("perform", || {
+        // SAFETY: only our windows' `perform` calls this; the caller holds a reference.
+        let Some(q) = (unsafe { queue_from_window(window) }) else {
+            return EINVAL;
+        };
+        if args.is_null() {
+            return EINVAL;
+        }
+        // SAFETY: non-null; the shim passes its local argument block.
+        let args = unsafe { args.read() };
+        // SAFETY: the pointers in `args` are what the caller passed for `operation`.
+        let op = match unsafe { decode(operation, &args) } {
+            Ok(op) => op,
+            Err(e) => return e,
+        };
+        match q.perform(op) {
+            // SAFETY: `decode` checked the required out-pointers are non-null; the caller passed
+            // writable ones of the operation's types.
+            Ok(out) => unsafe { write_out(&args, out) },
+            Err(e) => e,
+        }
+    })
+}
+
+/// Reads one optional struct argument.
+///
+/// # Safety
+/// `p` must be null or point to a readable `T`.
+unsafe fn read_opt<T: Copy>(p: *const T) -> Option<T> {
+    // SAFETY: forwarded contract; unaligned reads accept any C caller's pointer.
+    (!p.is_null()).then(|| unsafe { p.read_unaligned() })
+}
+
+/// Turns a `perform` call into a [`Perform`]; `-EINVAL` for unknown codes, null required
+/// pointers and out-of-range sizes.
+///
+/// # Safety
+/// The pointers in `a` must be valid for `operation` as the shim's table describes.
+unsafe fn decode(operation: c_int, a: &PerformArgs) -> AbiResult<Perform> {
+    use Perform as P;
+    // `int` arguments arrive sign-extended.
+    let int = |i: usize| a.ints[i] as c_int;
+    let flag = |i: usize| a.ints[i] != 0;
+    let size = |i: usize| a.ints[i] as u64 as usize;
+    let out = |i: usize| {
+        if a.ptrs[i].is_null() {
+            Err(EINVAL)
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match operation {
+        NATIVE_WINDOW_CONNECT | NATIVE_WINDOW_DISCONNECT => P::Deprecated,
+        NATIVE_WINDOW_SET_USAGE => P::SetUsage(u64::from(a.ints[0] as u32)),
+        NATIVE_WINDOW_SET_USAGE64 => P::SetUsage(a.ints[0] as u64),
+        // SAFETY: null or a readable rect.
+        NATIVE_WINDOW_SET_CROP => P::SetCrop(unsafe { read_opt(a.ptrs[0].cast()) }),
+        NATIVE_WINDOW_SET_BUFFER_COUNT => P::SetBufferCount(a.ints[0]),
+        NATIVE_WINDOW_SET_BUFFERS_GEOMETRY => P::SetBuffersGeometry(int(0), int(1), int(2)),
+        NATIVE_WINDOW_SET_BUFFERS_TRANSFORM => P::SetBuffersTransform(int(0)),
+        NATIVE_WINDOW_SET_BUFFERS_STICKY_TRANSFORM => P::SetBuffersStickyTransform(int(0)),
+        NATIVE_WINDOW_SET_BUFFERS_TIMESTAMP => P::SetBuffersTimestamp(a.ints[0]),
+        NATIVE_WINDOW_SET_BUFFERS_DIMENSIONS => P::SetBuffersDimensions(int(0), int(1)),
+        NATIVE_WINDOW_SET_BUFFERS_USER_DIMENSIONS => P::SetBuffersUserDimensions(int(0), int(1)),
+        NATIVE_WINDOW_SET_BUFFERS_FORMAT => P::SetBuffersFormat(int(0)),
+        NATIVE_WINDOW_SET_SCALING_MODE => P::SetScalingMode(int(0)),
+        NATIVE_WINDOW_API_CONNECT => P::ApiConnect(int(0)),
+        NATIVE_WINDOW_API_DISCONNECT => P::ApiDisconnect(int(0)),
+        NATIVE_WINDOW_SET_BUFFERS_DATASPACE => P::SetBuffersDataspace(int(0)),
+        NATIVE_WINDOW_SET_SURFACE_DAMAGE => {
+            let (rects, n) = (a.ptrs[0].cast::<AndroidNativeRect>(), size(0));
+            if n > MAX_DAMAGE_RECTS || (n > 0 && rects.is_null()) {
+                return Err(EINVAL);
+            }
+            let read = |i: usize| {
+                // SAFETY: the caller passes `n` readable rects (any alignment is accepted).
+                unsafe { rects.add(i).read_unaligned() }
+            };
+            P::SetSurfaceDamage((0..n).map(read).collect())
+        }
+        NATIVE_WINDOW_SET_SHARED_BUFFER_MODE => P::SetSharedBufferMode(flag(0)),
+        NATIVE_WINDOW_SET_AUTO_REFRESH => P::SetAutoRefresh(flag(0)),
+        NATIVE_WINDOW_GET_REFRESH_CYCLE_DURATION => {
+            out(0)?;
+            P::GetRefreshCycleDuration
+        }
+        NATIVE_WINDOW_GET_NEXT_FRAME_ID => {
+            out(0)?;
+            P::GetNextFrameId
+        }
+        NATIVE_WINDOW_ENABLE_FRAME_TIMESTAMPS => P::EnableFrameTimestamps(flag(0)),
+        NATIVE_WINDOW_GET_COMPOSITOR_TIMING => P::GetCompositorTiming,
+        NATIVE_WINDOW_GET_FRAME_TIMESTAMPS => P::GetFrameTimestamps(a.ints[0] as u64),
+        NATIVE_WINDOW_GET_CONSUMER_USAGE64 => {
+            out(0)?;
+            P::GetConsumerUsage
+        }
+        NATIVE_WINDOW_SET_BUFFERS_SMPTE2086_METADATA => {
+            // SAFETY: null (clear) or a readable struct.
+            P::SetSmpte2086(unsafe { read_opt(a.ptrs[0].cast()) })
+        }
+        NATIVE_WINDOW_SET_BUFFERS_CTA861_3_METADATA => {
+            // SAFETY: null (clear) or a readable struct.
+            P::SetCta8613(unsafe { read_opt(a.ptrs[0].cast()) })
+        }
+        NATIVE_WINDOW_SET_BUFFERS_HDR10_PLUS_METADATA => {
+            let (data, n) = (a.ptrs[0].cast::<u8>().cast_const(), size(0));
+            if n > MAX_HDR10_PLUS_BYTES || (n > 0 && data.is_null()) {
+                return Err(EINVAL);
+            }
+            P::SetHdr10Plus((n > 0).then(|| {
+                // SAFETY: the caller passes `n` readable bytes.
+                unsafe { std::slice::from_raw_parts(data, n) }.to_vec()
+            }))
+        }
+        NATIVE_WINDOW_SET_AUTO_PREROTATION => P::SetAutoPrerotation(flag(0)),
+        NATIVE_WINDOW_GET_LAST_DEQUEUE_START => {
+            out(0)?;
+            P::GetLastDequeueStart
+        }
+        NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT => P::SetDequeueTimeout(a.ints[0]),
+        NATIVE_WINDOW_GET_LAST_DEQUEUE_DURATION => {
+            out(0)?;
+            P::GetLastDequeueDuration
+        }
+        NATIVE_WINDOW_GET_LAST_QUEUE_DURATION => {
+            out(0)?;
+            P::GetLastQueueDuration
+        }
+        NATIVE_WINDOW_SET_FRAME_RATE => P::SetFrameRate(FrameRate {
+            frame_rate: a.real as f32,
+            compatibility: int(0),
+            change_strategy: int(1),
+        }),
+        NATIVE_WINDOW_ALLOCATE_BUFFERS => P::AllocateBuffers,
+        _ => return Err(EINVAL),
+    })
+}
+
+/// Writes a `perform` result to the caller's out-pointers (null optional ones are skipped).
+///
+/// # Safety
+/// The non-null pointers in `a` must be writable values of the operation's out types.
+unsafe fn write_out(a: &PerformArgs, out: PerformOut) -> c_int {
+    let put = |i: usize, v: i64| {
+        let p = a.ptrs[i].cast::<i64>();
+        if !p.is_null() {
+            // SAFETY: per the caller, a writable `int64_t`/`nsecs_t` (or `uint64_t`: same size).
+            unsafe { p.write_unaligned(v) };
+        }
+    };
+    match out {
+        PerformOut::Nothing => {}
+        PerformOut::I64(v) => put(0, v),
+        PerformOut::U64(v) => put(0, v as i64),
+        PerformOut::CompositorTiming(values) => {
+            for (i, v) in values.into_iter().enumerate() {
+                put(i, v);
+            }
+        }
+        PerformOut::Timestamps(ts) => {
+            for (i, v) in ts.to_array().into_iter().enumerate() {
+                put(i, v);
+            }
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_stop_at_the_boundary() {
+        assert_eq!(guard("test", || panic!("boom")), INTERNAL_ERROR);
+        assert_eq!(guard("test", || 7), 7);
+    }
+
+    #[test]
+    fn rust_side_refuses_codes_the_shim_would_not_forward() {
+        let args = PerformArgs {
+            real: 0.0,
+            ints: [0; 4],
+            ptrs: [ptr::null_mut(); 9],
+        };
+        for op in [
+            NATIVE_WINDOW_LOCK,
+            NATIVE_WINDOW_SET_SIDEBAND_STREAM,
+            1000,
+            -1,
+        ] {
+            // SAFETY: no pointer is read for codes that are refused.
+            assert_eq!(unsafe { decode(op, &args) }, Err(EINVAL), "{op}");
+        }
+        // SAFETY: the getter checks its out-pointer before anything else.
+        let getter = unsafe { decode(NATIVE_WINDOW_GET_NEXT_FRAME_ID, &args) };
+        assert_eq!(getter, Err(EINVAL));
+    }
+
+    #[test]
+    fn objects_start_with_their_abi_struct() {
+        assert_eq!(std::mem::offset_of!(BufferQueue, window), 0);
+        assert_eq!(std::mem::offset_of!(WindowObject, anw), 0);
+        assert_eq!(std::mem::offset_of!(WindowBuffer, anwb), 0);
+    }
+}

@@ -1,0 +1,174 @@
+//! An in-process Android `BufferQueue` behind the real `ANativeWindow` C ABI, for running the
+//! loader's WSI (`VK_KHR_android_surface`, `VK_KHR_swapchain`) on Linux.
+//!
+//! The loader touches windows only through `ANativeWindow` (`system/window.h`: the
+//! `android_native_base_t` header with magic, version and refcounting, the function-pointer table,
+//! the `query`/`perform` codes), so the same loader code serves a real Android `Surface`. This
+//! crate is the other end: a window whose producer side speaks exactly that ABI and whose consumer
+//! side is a Rust API for tests.
+//!
+//! # Design
+//!
+//! * **One object, one refcount.** [`BufferQueue`] is `#[repr(C)]` and starts with the
+//!   `ANativeWindow`, so the `ANativeWindow*` handed to C *is* the queue: `common.incRef`/`decRef`
+//!   are `Arc` strong-count increments/decrements on it, and the last reference (Rust `Arc` or C
+//!   `decRef`) frees it. Buffers work the same way: each `ANativeWindowBuffer*` is the head of an
+//!   `Arc`-owned `WindowBuffer` that also holds the gralloc
+//!   [`Buffer`](vkgen_driver::gralloc::Buffer) (sealed memfd + real `native_handle_t`), so a buffer
+//!   the loader still references survives its slot being reallocated or the producer
+//!   disconnecting.
+//! * **Android's producer rules** (`BufferQueueProducer`/`Surface`), in `queue.rs`: up to
+//!   `max_buffer_count` slots (settable, default 8; Android's `NUM_BUFFER_SLOTS` is 64, the most
+//!   accepted); buffers are allocated lazily at dequeue with the requested size/format/usage (plus
+//!   the consumer usage) and reallocated when those change; after the first queue the producer
+//!   may hold at most `buffer count − min undequeued` buffers (before it, all of them, which is
+//!   how libvulkan dequeues every image at swapchain creation); swap interval 0 is async mode
+//!   (one more undequeued buffer, and a queued frame replaces one the consumer has not taken);
+//!   shared-buffer mode keeps one buffer permanently dequeued. A producer already holding all
+//!   the buffers it may gets `-ENOSYS` (Android's `INVALID_OPERATION`) at once; a dequeue that
+//!   finds every other buffer queued or with the consumer waits up to the dequeue timeout
+//!   (`SET_DEQUEUE_TIMEOUT`; negative = forever, 0 = not at all), then fails with `-ETIMEDOUT`
+//!   (`TIMED_OUT`). Those are the two codes libvulkan turns into `VK_TIMEOUT`/`VK_NOT_READY`.
+//! * **Fences** are the driver runtime's [`NativeFence`](vkgen_driver::sync_fd::NativeFence)s:
+//!   `queueBuffer`/`cancelBuffer` take ownership of the fd first thing, so it is closed on every
+//!   path, errors included; `dequeueBuffer` hands the caller the slot's release fence (from the
+//!   consumer's release, a cancel, or a frame that was replaced) or `-1`.
+//! * **`perform` is variadic.** Stable Rust cannot define a variadic function, so
+//!   `csrc/perform.c` reads each operation's arguments with the types AOSP's callers pass and
+//!   calls `ffi.rs`'s dispatcher with a fixed struct ([`c_abi`]); unknown codes are refused in C
+//!   before any `va_arg`. The codes reach C from the ABI mirror (`runtime/abi`) through a header
+//!   `build.rs` generates, so they are written down once.
+//! * **Threads:** all state sits behind one `Mutex` with a `Condvar` for blocked dequeues;
+//!   producer calls may come from any thread, consumer calls too. Every `extern "C"` entry point
+//!   catches panics and answers [`INTERNAL_ERROR`] instead; a poisoned lock is recovered (the
+//!   state is kept consistent at every unlock).
+//! * **Errors** at the ABI are Android's negative errnos: `-EINVAL` (bad argument, unknown
+//!   buffer, buffer in the wrong state, unsupported code), `-ENODEV` (not connected / consumer
+//!   abandoned: Android's `NO_INIT`), `-ETIMEDOUT` (no buffer in time), `-ENOMEM` (allocation
+//!   failed), `-ENOSYS` (Android's `INVALID_OPERATION`: dequeue over the producer's limit,
+//!   deprecated entry points, `GET_FRAME_TIMESTAMPS` before `ENABLE_FRAME_TIMESTAMPS`).
+//! * **Consumer side** ([`BufferQueue::acquire_latest`] and friends): a frame's acquire fence is
+//!   waited for, the buffer mapped and copied out as RGBA8 ([`frame::to_rgba8`]), and the buffer
+//!   stays acquired until [`BufferQueue::release`] (or the [`Frame`] is dropped). A fake display
+//!   ([`timing`]) turns queue/acquire times into the `GET_FRAME_TIMESTAMPS` values on a vsync
+//!   grid of `refresh_ns`.
+
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+pub mod c_abi;
+mod ffi;
+pub mod frame;
+mod queue;
+pub mod timing;
+
+use std::ffi::c_int;
+use std::time::Duration;
+
+pub use c_abi::{AndroidNativeRect, AndroidXyColor, Cta8613Metadata, Smpte2086Metadata};
+pub use frame::{Frame, HdrMetadata};
+pub use queue::{
+    BufferQueue, Counters, FrameRate, ProducerState, MAX_DAMAGE_RECTS, MAX_HDR10_PLUS_BYTES,
+};
+pub use timing::FrameTimestamps;
+
+use vkgen_abi::native_window::{buffer_usage, HAL_DATASPACE_UNKNOWN, HAL_PIXEL_FORMAT_RGBA_8888};
+
+/// Android's `BufferQueueDefs::NUM_BUFFER_SLOTS`: the most buffers a window can have.
+pub const NUM_BUFFER_SLOTS: u32 = 64;
+
+/// What an `extern "C"` entry point answers when the Rust side panicked (`-ENOTRECOVERABLE`).
+pub const INTERNAL_ERROR: c_int = -libc::ENOTRECOVERABLE;
+
+/// What happens to a queued frame the consumer has not acquired when the next one is queued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QueueMode {
+    /// The newer frame replaces it and its buffer goes back to the producer, so a producer never
+    /// waits for a consumer that only looks at the latest frame now and then (a test, a
+    /// screenshot). Frame numbers still count every queued frame.
+    #[default]
+    LatestOnly,
+    /// Android's synchronous `BufferQueue`: at swap interval ≥ 1 frames wait for the consumer in
+    /// order, and a producer that runs out of buffers blocks until frames are acquired and
+    /// released. (At swap interval 0, async mode, a frame still replaces the one before it.)
+    Fifo,
+}
+
+/// How to build a [`BufferQueue`]. `Default` gives a 64×64 RGBA_8888 window.
+#[derive(Clone, Debug)]
+pub struct WindowConfig {
+    /// Default buffer size (`NATIVE_WINDOW_DEFAULT_WIDTH/HEIGHT`), used when the producer sets
+    /// no dimensions. Changeable later with [`BufferQueue::resize`].
+    pub width: u32,
+    pub height: u32,
+    /// Default `HAL_PIXEL_FORMAT_*`, used when the producer sets none.
+    pub format: c_int,
+    /// Default dataspace (`NATIVE_WINDOW_DEFAULT_DATASPACE`), given to frames queued with
+    /// `HAL_DATASPACE_UNKNOWN`.
+    pub dataspace: c_int,
+    /// `NATIVE_WINDOW_TRANSFORM_HINT`.
+    pub transform_hint: c_int,
+    /// The consumer's `maxAcquiredBufferCount`: `NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS` (one more
+    /// in async mode, as Android).
+    pub min_undequeued: u32,
+    /// `NATIVE_WINDOW_MAX_BUFFER_COUNT`: slots available, at most [`NUM_BUFFER_SLOTS`].
+    pub max_buffer_count: u32,
+    /// Consumer usage bits, ORed into every allocation (`GET_CONSUMER_USAGE64`).
+    pub consumer_usage: u64,
+    /// Refresh period of the fake display (`GET_REFRESH_CYCLE_DURATION`), ns.
+    pub refresh_ns: u64,
+    pub queue_mode: QueueMode,
+    /// How long the consumer waits for a frame's acquire fence; `None` = forever.
+    pub acquire_timeout: Option<Duration>,
+    /// `ANativeWindow::xdpi`/`ydpi`.
+    pub dpi: f32,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        Self {
+            width: 64,
+            height: 64,
+            format: HAL_PIXEL_FORMAT_RGBA_8888,
+            dataspace: HAL_DATASPACE_UNKNOWN,
+            transform_hint: 0,
+            min_undequeued: 1,
+            max_buffer_count: 8,
+            consumer_usage: buffer_usage::GPU_TEXTURE | buffer_usage::COMPOSER_OVERLAY,
+            refresh_ns: 16_666_667,
+            queue_mode: QueueMode::LatestOnly,
+            acquire_timeout: Some(Duration::from_secs(10)),
+            dpi: 160.0,
+        }
+    }
+}
+
+impl WindowConfig {
+    /// The default configuration with a `width`×`height` default buffer size.
+    pub fn with_size(width: u32, height: u32) -> Self {
+        Self {
+            width,
+            height,
+            ..Self::default()
+        }
+    }
+}
+
+/// Errors of the Rust-side API (the C ABI answers negative errnos instead).
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("invalid window configuration: {0}")]
+    InvalidConfig(String),
+    #[error(transparent)]
+    Gralloc(#[from] vkgen_driver::gralloc::GrallocError),
+    #[error(transparent)]
+    Fence(#[from] vkgen_driver::sync_fd::FenceError),
+    #[error("the acquire fence of frame {frame_number} did not signal within {timeout:?}")]
+    FenceTimeout {
+        frame_number: u64,
+        timeout: Duration,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("PNG encoding failed: {0}")]
+    Png(#[from] png::EncodingError),
+}
