@@ -244,12 +244,25 @@ fn unknown_layer_and_extension_are_refused() {
             // SAFETY: a valid create info.
             let r = unsafe { entry.create_instance(&info, None) };
             assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
-            // Loader WSI is not advertised yet, and a driver-only surface is blocked.
-            let names = [c"VK_KHR_surface".as_ptr()];
+            // A driver-only window system is blocked...
+            let names = [c"VK_KHR_xcb_surface".as_ptr()];
             let info = vk::InstanceCreateInfo::default().enabled_extension_names(&names);
             // SAFETY: as above.
             let r = unsafe { entry.create_instance(&info, None) };
             assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
+            // ...while the loader's own WSI is always there, whatever the driver.
+            let names = [
+                c"VK_KHR_surface".as_ptr(),
+                c"VK_KHR_android_surface".as_ptr(),
+            ];
+            let info = vk::InstanceCreateInfo::default().enabled_extension_names(&names);
+            // SAFETY: as above; the instance is destroyed at once.
+            unsafe {
+                let instance = entry
+                    .create_instance(&info, None)
+                    .expect("the loader's WSI extensions");
+                instance.destroy_instance(None);
+            }
         });
     });
 }

@@ -4,12 +4,12 @@
 //! after these rules (Android's `driver.cpp`, with the generated `extensions::Policy`):
 //! * **blocked** extensions (Android's `_BLOCKED_EXTENSIONS`: other window systems, displays,
 //!   win32) are hidden;
-//! * the **internal** `VK_ANDROID_native_buffer` is hidden; once the loader's WSI exists it is
-//!   shown renamed to `VK_KHR_swapchain` (spec 70 if the driver's ANB spec is ≥ 8, else 68);
+//! * the **internal** `VK_ANDROID_native_buffer` is shown renamed to `VK_KHR_swapchain` (spec 70
+//!   if the driver's ANB spec is ≥ 8, else 68): the loader's swapchain runs on it;
 //! * **loader-implemented** WSI extensions (`VK_KHR_surface`, ...) and the driver's own
 //!   swapchain extensions are hidden from the drivers' lists: surfaces and swapchains belong to
-//!   the loader. While [`loader_wsi_enabled`] is false the loader advertises none of them
-//!   itself, so they are simply absent.
+//!   the loader, which advertises its own ([`loader_instance_extensions`], and per physical
+//!   device [`loader_device_extensions`] on top of a driver with `VK_ANDROID_native_buffer`).
 //!
 //! Extensions unknown to the generated registry (newer than it) pass through unchanged, as in
 //! Android.
@@ -26,12 +26,26 @@ use vkgen_generated::extensions::{self as ext, ExtensionId, ExtensionKind};
 use crate::vk;
 
 /// Whether the loader's own WSI (surfaces and swapchains on `ANativeWindow`, built on
-/// `VK_ANDROID_native_buffer`) is available. **The WSI issue flips this to `true`**: then the
-/// loader advertises its WSI instance extensions and renames the driver's
-/// `VK_ANDROID_native_buffer` to `VK_KHR_swapchain`. Until then those extensions are not
-/// advertised at all and `VK_ANDROID_native_buffer` is only hidden.
+/// `VK_ANDROID_native_buffer`, [`crate::wsi`]) is available: the loader advertises its WSI
+/// instance extensions and renames the driver's `VK_ANDROID_native_buffer` to
+/// `VK_KHR_swapchain`. (When false, those extensions are not advertised at all and
+/// `VK_ANDROID_native_buffer` is only hidden.)
 pub const fn loader_wsi_enabled() -> bool {
-    false
+    true
+}
+
+/// What a physical device's driver offers the loader's WSI: decides which loader device
+/// extensions are advertised on top of it (Android's `EnumerateDeviceExtensionProperties`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoaderDeviceSupport {
+    /// `VK_ANDROID_native_buffer`'s spec version, if the driver has it (no swapchain without).
+    pub native_buffer_spec: Option<u32>,
+    /// `VkPhysicalDevicePresentationPropertiesANDROID::sharedImage`.
+    pub shared_image: bool,
+    /// The driver imports `SYNC_FD` fences (`VK_KHR_external_fence_fd`, importable).
+    pub sync_fd_fence_import: bool,
+    /// The platform reports present timestamps (`service.sf.present_timestamp`).
+    pub present_timestamp: bool,
 }
 
 /// Device extensions whose driver copies are always hidden: the loader's swapchain (on
@@ -120,24 +134,42 @@ pub fn visible_instance_extensions(
         .collect()
 }
 
+/// The device extensions the loader implements on top of a driver (Android's order):
+/// `VK_KHR_incremental_present` always, `VK_KHR_shared_presentable_image` when the driver
+/// supports shared images, `VK_GOOGLE_display_timing` when the platform reports present
+/// timestamps, `VK_EXT_swapchain_maintenance1` when the driver imports `SYNC_FD` fences. None
+/// without `VK_ANDROID_native_buffer` (no swapchain), or without the loader's WSI.
+pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::ExtensionProperties> {
+    if !loader_wsi_enabled() || support.native_buffer_spec.is_none() {
+        return Vec::new();
+    }
+    let of = |id: ExtensionId| {
+        let info = ext::info(id);
+        properties(info.name, info.spec_version)
+    };
+    let mut out = vec![of(ExtensionId::KHR_INCREMENTAL_PRESENT)];
+    if support.shared_image {
+        out.push(of(ExtensionId::KHR_SHARED_PRESENTABLE_IMAGE));
+    }
+    if support.present_timestamp {
+        out.push(of(ExtensionId::GOOGLE_DISPLAY_TIMING));
+    }
+    if support.sync_fd_fence_import {
+        out.push(of(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1));
+    }
+    out
+}
+
 /// What applications see of one physical device's extension list: filtered like instance
-/// extensions, with `VK_ANDROID_native_buffer` renamed to `VK_KHR_swapchain` once the WSI
-/// exists, plus the device extensions the loader implements then.
+/// extensions, with `VK_ANDROID_native_buffer` renamed to `VK_KHR_swapchain`, after the device
+/// extensions the loader implements on top of it ([`loader_device_extensions`]).
 pub fn visible_device_extensions(
     driver: &[vk::ExtensionProperties],
     driver_name: &str,
+    support: &LoaderDeviceSupport,
 ) -> Vec<vk::ExtensionProperties> {
-    let mut out = Vec::with_capacity(driver.len());
-    if loader_wsi_enabled() {
-        // Android prepends what it implements on top of the driver (without the driver
-        // feature checks that gate some of them there; the WSI issue refines this).
-        out.extend(
-            ext::EXTENSIONS
-                .iter()
-                .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Device)
-                .map(|e| properties(e.name, e.spec_version)),
-        );
-    }
+    let mut out = Vec::with_capacity(driver.len() + 4);
+    out.extend(loader_device_extensions(support));
     for e in driver {
         let name = name_of(e);
         if loader_wsi_enabled() && name == ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name {
@@ -200,6 +232,11 @@ pub fn filter_for_driver<'a>(
                 continue;
             }
         }
+        if ext::is_blocked(name) {
+            // Only the loader names these (to layers, see `wsi::layer_compat`).
+            log::debug!("{name:?} is blocked on Android; not passed to {driver_name}");
+            continue;
+        }
         if contains(driver, name) {
             out.push(name);
         } else {
@@ -212,15 +249,27 @@ pub fn filter_for_driver<'a>(
     out
 }
 
-/// The device extensions to pass to a driver: like [`filter_for_driver`], after mapping the
-/// application's `VK_KHR_swapchain` to the driver's `VK_ANDROID_native_buffer` once the loader's
-/// WSI exists (Android's `CreateDevice` extension mapping).
+/// The device extensions to pass to a driver: like [`filter_for_driver`], after Android's
+/// `CreateDevice` extension mapping: the application's `VK_KHR_swapchain` becomes the driver's
+/// `VK_ANDROID_native_buffer`, and `VK_EXT_swapchain_maintenance1` (whose present fences the
+/// loader fills by importing `SYNC_FD` fds) becomes `VK_KHR_external_fence_fd`.
 pub fn device_extensions_for_driver<'a>(
     requested: &[&'a CStr],
     driver: &'a [vk::ExtensionProperties],
     driver_name: &str,
 ) -> Vec<&'a CStr> {
-    let mapped = map_swapchain_to_native_buffer(requested, driver, loader_wsi_enabled());
+    let mut mapped = map_swapchain_to_native_buffer(requested, driver, loader_wsi_enabled());
+    let maintenance1 = ext::info(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1).name;
+    if loader_wsi_enabled() && mapped.contains(&maintenance1) {
+        mapped.retain(|&n| n != maintenance1);
+        if let Some(fence_fd) = driver
+            .iter()
+            .map(name_of)
+            .find(|&n| n == c"VK_KHR_external_fence_fd")
+        {
+            mapped.push(fence_fd);
+        }
+    }
     filter_for_driver(&mapped, driver, driver_name)
 }
 
@@ -362,12 +411,61 @@ mod tests {
             (c"VK_KHR_swapchain_mutable_format", 1),
             (c"VK_EXT_multi_draw", 1),
         ]);
-        assert!(!loader_wsi_enabled());
+        assert!(loader_wsi_enabled());
+        // Without ANB there is no swapchain, so nothing of the loader's either.
+        let none = LoaderDeviceSupport::default();
+        let no_anb: Vec<_> = device[2..].to_vec();
         assert_eq!(
-            names(&visible_device_extensions(&device, "test")),
+            names(&visible_device_extensions(&no_anb, "test", &none)),
             [c"VK_EXT_multi_draw"]
         );
-        assert!(loader_instance_extensions().is_empty());
+        // With ANB: the loader's extensions first, ANB renamed in place, the driver's own
+        // swapchain and WSI extensions hidden.
+        let support = LoaderDeviceSupport {
+            native_buffer_spec: Some(8),
+            ..Default::default()
+        };
+        assert_eq!(
+            names(&visible_device_extensions(&device, "test", &support)),
+            [
+                c"VK_KHR_incremental_present",
+                c"VK_KHR_swapchain",
+                c"VK_EXT_multi_draw"
+            ]
+        );
+        let swapchain = visible_device_extensions(&device, "test", &support)[1];
+        assert_eq!(swapchain.spec_version, 70);
+        let all = LoaderDeviceSupport {
+            native_buffer_spec: Some(8),
+            shared_image: true,
+            sync_fd_fence_import: true,
+            present_timestamp: true,
+        };
+        let list = visible_device_extensions(&device, "test", &all);
+        assert_eq!(
+            names(&list),
+            [
+                c"VK_KHR_incremental_present",
+                c"VK_KHR_shared_presentable_image",
+                c"VK_GOOGLE_display_timing",
+                c"VK_EXT_swapchain_maintenance1",
+                c"VK_KHR_swapchain",
+                c"VK_EXT_multi_draw"
+            ]
+        );
+        assert_eq!(list[4].spec_version, 70);
+        let instance = loader_instance_extensions();
+        let instance = names(&instance);
+        for n in [
+            c"VK_KHR_surface",
+            c"VK_KHR_android_surface",
+            c"VK_KHR_get_surface_capabilities2",
+            c"VK_EXT_swapchain_colorspace",
+            c"VK_KHR_surface_protected_capabilities",
+            c"VK_GOOGLE_surfaceless_query",
+        ] {
+            assert!(instance.contains(&n), "{n:?} missing from {instance:?}");
+        }
     }
 
     #[test]
@@ -405,10 +503,24 @@ mod tests {
             map_swapchain_to_native_buffer(&requested, &driver, false),
             requested
         );
-        // Today (no WSI) a swapchain request never reaches the driver as anything.
         assert_eq!(
             device_extensions_for_driver(&requested, &driver, "test"),
-            [c"VK_EXT_multi_draw"]
+            [c"VK_ANDROID_native_buffer", c"VK_EXT_multi_draw"]
+        );
+        // maintenance1 → the driver's SYNC_FD fence import; loader-only ones stay here.
+        let driver = list(&[
+            (c"VK_ANDROID_native_buffer", 8),
+            (c"VK_KHR_external_fence_fd", 1),
+        ]);
+        let requested = [
+            c"VK_KHR_swapchain",
+            c"VK_EXT_swapchain_maintenance1",
+            c"VK_KHR_incremental_present",
+            c"VK_GOOGLE_display_timing",
+        ];
+        assert_eq!(
+            device_extensions_for_driver(&requested, &driver, "test"),
+            [c"VK_ANDROID_native_buffer", c"VK_KHR_external_fence_fd"]
         );
     }
 

@@ -34,6 +34,9 @@
 //! * [`init`]: the once-per-process state (drivers, layer registry): Android's
 //!   `EnsureInitialized`.
 //! * [`ffi`]: panic containment and the two-call enumeration idiom.
+//! * [`wsi`]: surfaces and swapchains on `ANativeWindow` over the driver's
+//!   `VK_ANDROID_native_buffer` (Android's `swapchain.cpp`); the terminator hands out its
+//!   functions for the WSI commands.
 //!
 //! Call flow (Android's model): an exported trampoline reads word 0 of its dispatchable
 //! argument, which points at [`dispatch_data::InstanceData`] or [`dispatch_data::DeviceData`],
@@ -55,6 +58,7 @@ pub mod layers;
 pub mod logging;
 pub mod properties;
 pub mod terminator;
+pub mod wsi;
 
 /// The generated tables and types the trampolines (`crate::vk`, `crate::dispatch`) and the rest
 /// of the loader build on.

@@ -7,7 +7,8 @@
 //! 3. checks every requested extension against the active layers' and the drivers' visible
 //!    lists: `VK_ERROR_EXTENSION_NOT_PRESENT` otherwise;
 //! 4. builds the instance chain ([`crate::chain::InstanceChain`]) over the terminator and calls
-//!    `head_gipa(NULL, "vkCreateInstance")`;
+//!    `head_gipa(NULL, "vkCreateInstance")` (with layers active and `VK_KHR_android_surface`
+//!    enabled, the layers also see `VK_EXT_headless_surface`: [`crate::wsi::layer_compat`]);
 //! 5. finds the loader data through word 0 of the returned handle (the terminator put it there,
 //!    or a wrapping layer copied it with `vkSetInstanceLoaderData`), fills the dispatch table
 //!    from the head of the chain and records the api-level data.
@@ -111,7 +112,19 @@ unsafe fn create_instance(
         log::error!("vkCreateInstance: the head of the layer chain has no vkCreateInstance");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     };
-    let chained = chain.attach(info);
+    let mut chained = chain.attach(info);
+    // Layers built without VK_KHR_android_surface see Android surfaces as headless ones.
+    let layer_extensions =
+        crate::wsi::layer_compat::layer_extensions(&requested, !active.is_empty());
+    let layer_extension_ptrs: Vec<*const std::ffi::c_char> = layer_extensions
+        .iter()
+        .flatten()
+        .map(|n| n.as_ptr())
+        .collect();
+    if layer_extensions.is_some() {
+        chained.enabled_extension_count = layer_extension_ptrs.len() as u32;
+        chained.pp_enabled_extension_names = layer_extension_ptrs.as_ptr();
+    }
     let mut instance = vk::Instance::null();
     // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
     // call) and out-pointer.
@@ -130,8 +143,12 @@ unsafe fn create_instance(
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     };
     // SAFETY: the head of the chain returns functions of the types their names say.
-    let table =
+    let mut table =
         unsafe { InstanceDispatchTable::load(&mut |name| head_gipa(instance, name.as_ptr())) };
+    if layer_extensions.is_some() {
+        // SAFETY: the live instance being created, with its chain's head.
+        unsafe { crate::wsi::layer_compat::patch_table(&mut table, instance, head_gipa) };
+    }
     log::debug!(
         "instance {instance:?}: {table:?}, {} layer(s)",
         active.len()

@@ -45,6 +45,9 @@ pub struct TermDevice {
     pub allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers,
     /// The driver's `vkFreeCommandBuffers`.
     pub free_command_buffers: vk::PFN_vkFreeCommandBuffers,
+    /// The loader's WSI for this device: present when the driver device was created with
+    /// `VK_ANDROID_native_buffer` (the application enabled `VK_KHR_swapchain`).
+    pub wsi: Option<crate::wsi::DeviceWsi>,
 }
 
 /// `vkCreateDevice` at the bottom of the chain.
@@ -184,6 +187,23 @@ unsafe fn create_device_impl(
         unsafe { destroy(device, allocator) };
         return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     };
+    let anb = vkgen_generated::extensions::info(
+        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
+    )
+    .name;
+    let wsi = if names.contains(&anb) {
+        // SAFETY: the driver's new device of `driver_pd`.
+        match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {
+            Ok(w) => Some(w),
+            Err(e) => {
+                // SAFETY: the device was created above with `allocator`.
+                unsafe { destroy(device, allocator) };
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
     let mut properties = vk::PhysicalDeviceProperties::default();
     // SAFETY: the driver's physical device and a valid out-pointer.
     unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
@@ -201,6 +221,7 @@ unsafe fn create_device_impl(
             get_device_queue2,
             allocate_command_buffers,
             free_command_buffers,
+            wsi,
         },
     }));
     // SAFETY: the driver's new device.
@@ -331,6 +352,11 @@ pub unsafe extern "system" fn destroy_device(
         // SAFETY: registered data came from `Box::into_raw` in `create_device` and was just
         // unregistered, so it is freed once.
         let data = unsafe { Box::from_raw(ptr) };
+        if data.term.wsi.is_some() {
+            // Swapchains the application forgot would otherwise keep their window connected
+            // and later free images of a dead device.
+            crate::wsi::swapchain::destroy_all_of_device(device);
+        }
         // SAFETY: the driver's live device, created with the app's allocator.
         unsafe { (data.term.destroy_device)(device, allocator) };
     });

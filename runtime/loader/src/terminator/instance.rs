@@ -387,6 +387,8 @@ pub unsafe extern "system" fn destroy_instance(
         // SAFETY: registered data came from `Box::into_raw` in `create_instance`; it was just
         // unregistered, so nothing else frees it.
         let data = unsafe { Box::from_raw(ptr) };
+        // Surfaces the application forgot would keep their windows connected.
+        crate::wsi::surface::destroy_all_of_instance(data.term.handle);
         // SAFETY: the driver instances are live and were created with the app's allocator.
         unsafe { destroy_driver_instances(&data.term, allocator) };
     });

@@ -14,6 +14,9 @@
 //! * **device** ([`device`]): `vkCreateDevice`/`vkDestroyDevice` own the [`DeviceData`];
 //!   `vkGetDeviceQueue{,2}` and `vkAllocateCommandBuffers` call the driver, then stamp word 0
 //!   of the new objects.
+//! * **WSI** ([`crate::wsi`]): the surface, swapchain and present commands are the loader's
+//!   own at this level (drivers only implement `VK_ANDROID_native_buffer`), as is
+//!   `vkBindImageMemory2` on devices with a swapchain (for `VkBindImageMemorySwapchainInfoKHR`).
 //!
 //! **Handle modes.** With exactly one driver instance (every Android device, most hosts) the
 //! terminator hands the driver's own `VkInstance` and `VkPhysicalDevice`s up, with word 0
@@ -138,6 +141,23 @@ pub unsafe extern "system" fn get_device_proc_addr(
                 device::get_device_queue2 as vk::PFN_vkGetDeviceQueue2,
             ));
         }
+        if name == c"vkBindImageMemory2" || name == c"vkBindImageMemory2KHR" {
+            // The loader's hook (for swapchain binds) only on devices with its WSI and a
+            // driver that binds with VkBindImageMemory2.
+            let data = data?;
+            if data
+                .term
+                .wsi
+                .as_ref()
+                .is_some_and(|w| w.fns.bind_image_memory2.is_some())
+            {
+                // SAFETY: the driver's live device and a C string.
+                return unsafe { (data.term.gdpa)(device, name.as_ptr()) }
+                    .and(crate::wsi::bind_image_memory2_hook());
+            }
+            // SAFETY: as above.
+            return unsafe { (data.term.gdpa)(device, name.as_ptr()) };
+        }
         if let Some(hook) = device_hook(name) {
             return hook;
         }
@@ -182,7 +202,7 @@ fn hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
             physical_device::enumerate_device_layer_properties
                 as vk::PFN_vkEnumerateDeviceLayerProperties,
         ),
-        _ => return device_hook(name),
+        _ => return crate::wsi::instance_hook(name).or_else(|| device_hook(name)),
     };
     Some(f)
 }
@@ -198,7 +218,7 @@ fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
         b"vkAllocateCommandBuffers" => {
             to_void(device::allocate_command_buffers as vk::PFN_vkAllocateCommandBuffers)
         }
-        _ => return None,
+        _ => return crate::wsi::device_hook(name),
     };
     Some(f)
 }

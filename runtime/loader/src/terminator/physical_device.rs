@@ -172,7 +172,11 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                 Ok(list) => list,
                 Err(e) => return e,
             };
-            let visible = extensions::visible_device_extensions(&raw, resolved.driver.name());
+            // SAFETY: the resolved driver handle.
+            let support =
+                unsafe { crate::wsi::device_support(resolved.driver, resolved.handle, &raw) };
+            let visible =
+                extensions::visible_device_extensions(&raw, resolved.driver.name(), &support);
             // SAFETY: the caller's valid pointers.
             unsafe { fill_array(&visible, count, out) }
         },

@@ -1,0 +1,674 @@
+//! The loader's window-system integration: surfaces and swapchains on `ANativeWindow`, built on
+//! the driver's `VK_ANDROID_native_buffer` (AOSP `libvulkan/swapchain.cpp`).
+//!
+//! On Android the loader, not the driver, implements presentation. Applications see
+//! `VK_KHR_surface`, `VK_KHR_android_surface`, `VK_KHR_swapchain` (the driver's
+//! `VK_ANDROID_native_buffer`, renamed), `VK_KHR_get_surface_capabilities2`,
+//! `VK_KHR_shared_presentable_image`, `VK_GOOGLE_display_timing`, `VK_KHR_incremental_present`,
+//! `VK_EXT_swapchain_colorspace`, `VK_KHR_surface_protected_capabilities`,
+//! `VK_EXT_surface_maintenance1`, `VK_EXT_swapchain_maintenance1` and
+//! `VK_GOOGLE_surfaceless_query`; drivers never see any of them (see [`crate::extensions`] for
+//! which are advertised when). The driver only ever sees images created or bound with a
+//! `VkNativeBufferANDROID`, `vkAcquireImageANDROID` and `vkQueueSignalReleaseImageANDROID`.
+//!
+//! Modules:
+//! * [`window`] — the `ANativeWindow` / `ANativeWindowBuffer` ABI and native fence fds — the only
+//!   way the loader touches a window;
+//! * [`surface`] — `VkSurfaceKHR` (connects the window as EGL-API producer), capabilities,
+//!   formats, present modes, presentation support, device-group and present-rectangle queries;
+//! * [`swapchain`] — `VkSwapchainKHR` creation in AOSP's order (reset and configure the window,
+//!   gralloc usage, dequeue every buffer and create its `VkImage` with `VkNativeBufferANDROID`,
+//!   cancel them all), images, acquire, retirement through `oldSwapchain`, destruction,
+//!   `vkBindImageMemory2` with `VkBindImageMemorySwapchainInfoKHR`;
+//! * [`present`] — `vkQueuePresentKHR` and its fence flow, incremental present, present fences and
+//!   modes, `VK_SUBOPTIMAL_KHR` only for a transform-hint mismatch, worst-first result combination;
+//! * [`timing`] — `VK_GOOGLE_display_timing`;
+//! * [`formats`] — the pure tables (formats, colour spaces, transforms, present modes, results);
+//! * [`layer_compat`] — Android surfaces for layers built without
+//!   `VK_KHR_android_surface` (desktop validation layers).
+//!
+//! **Handles.** `VkSurfaceKHR` and `VkSwapchainKHR` are counters (never reused), looked up in
+//! process-wide registries ([`Registry`]) that hold `Arc`s: a stale, foreign or NULL handle is
+//! found missing and answered with an error code (or ignored by a destroy), never followed.
+//! Objects live on the Rust heap; when the application passes `VkAllocationCallbacks`, one
+//! allocation of the object's size is also made through them (scope `OBJECT`) and freed with
+//! the object, so an allocator that fails gives `VK_ERROR_OUT_OF_HOST_MEMORY` as in AOSP and
+//! allocation-tracking allocators see a balanced pair.
+//!
+//! **Call routing.** The terminator's `vkGet{Instance,Device}ProcAddr` return these functions
+//! ([`instance_hook`], [`device_hook`]) for the WSI command names, so they sit at the bottom of
+//! every chain like the driver's own functions do and layers see them as the "driver".
+//! Per device, [`DeviceWsi`] holds the driver functions the WSI calls (created by the
+//! terminator's `vkCreateDevice` when the driver device got `VK_ANDROID_native_buffer`).
+
+pub mod formats;
+pub mod layer_compat;
+pub mod present;
+pub mod surface;
+pub mod swapchain;
+pub mod timing;
+pub mod window;
+
+use std::collections::BTreeMap;
+use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use vkgen_generated::extensions::{self as ext, ExtensionId};
+use vkgen_generated::pfn;
+
+use crate::extensions::LoaderDeviceSupport;
+use crate::ffi::to_void;
+use crate::terminator::DriverInstance;
+use crate::{driver, vk};
+
+/// Property that says the platform's compositor reports present timestamps (gates
+/// `VK_GOOGLE_display_timing`, as in Android).
+pub const PRESENT_TIMESTAMP_PROPERTY: &str = "service.sf.present_timestamp";
+
+/// A registry of live WSI objects by handle.
+pub struct Registry<T> {
+    map: RwLock<BTreeMap<u64, Arc<T>>>,
+    next: AtomicU64,
+    /// High bits stamped into every handle (tells surfaces from swapchains in logs).
+    tag: u64,
+}
+
+impl<T> Registry<T> {
+    /// An empty registry whose handles carry `tag` in their top 16 bits.
+    pub const fn new(tag: u16) -> Self {
+        Self {
+            map: RwLock::new(BTreeMap::new()),
+            next: AtomicU64::new(1),
+            tag: (tag as u64) << 48,
+        }
+    }
+
+    /// A fresh handle (never 0, never reused).
+    pub fn reserve(&self) -> u64 {
+        self.tag | (self.next.fetch_add(1, Ordering::Relaxed) & 0xFFFF_FFFF_FFFF)
+    }
+
+    /// Publishes `object` under `handle`.
+    pub fn insert(&self, handle: u64, object: Arc<T>) {
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(handle, object);
+    }
+
+    /// The live object `handle` names.
+    pub fn get(&self, handle: u64) -> Option<Arc<T>> {
+        if handle == 0 {
+            return None;
+        }
+        self.map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&handle)
+            .cloned()
+    }
+
+    /// Unpublishes `handle`, returning its object.
+    pub fn remove(&self, handle: u64) -> Option<Arc<T>> {
+        if handle == 0 {
+            return None;
+        }
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&handle)
+    }
+
+    /// Unpublishes every object `pick` selects, returning them.
+    pub fn remove_where(&self, mut pick: impl FnMut(&T) -> bool) -> Vec<Arc<T>> {
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+        let handles: Vec<u64> = map
+            .iter()
+            .filter(|(_, v)| pick(v))
+            .map(|(&k, _)| k)
+            .collect();
+        handles.iter().filter_map(|h| map.remove(h)).collect()
+    }
+
+    /// How many objects are live.
+    pub fn len(&self) -> usize {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether no object is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One allocation made through the application's `VkAllocationCallbacks` for a WSI object,
+/// freed (through the same callbacks) when dropped. Empty without callbacks.
+#[derive(Debug)]
+pub struct AppAllocation {
+    callbacks: Option<(vk::PFN_vkFreeFunction, *mut c_void)>,
+    memory: *mut c_void,
+}
+
+// SAFETY: the callbacks are the application's, which the spec requires to be callable from any
+// thread that uses the object; the memory is opaque to us.
+unsafe impl Send for AppAllocation {}
+// SAFETY: see `Send`; the fields are never mutated after creation.
+unsafe impl Sync for AppAllocation {}
+
+impl AppAllocation {
+    /// Allocates `size` bytes (aligned to `align`) through `allocator`, if any.
+    ///
+    /// # Safety
+    /// `allocator` must be null or valid callbacks.
+    pub unsafe fn new(
+        allocator: *const vk::AllocationCallbacks<'_>,
+        size: usize,
+        align: usize,
+    ) -> Result<Self, vk::Result> {
+        // SAFETY: null or valid per the contract.
+        let Some(cb) = (unsafe { allocator.as_ref() }) else {
+            return Ok(Self {
+                callbacks: None,
+                memory: std::ptr::null_mut(),
+            });
+        };
+        let (Some(alloc), Some(free)) = (cb.pfn_allocation, cb.pfn_free) else {
+            log::error!("VkAllocationCallbacks without pfnAllocation/pfnFree");
+            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        };
+        // SAFETY: the application's allocation callback with its own user data.
+        let memory = unsafe {
+            alloc(
+                cb.p_user_data,
+                size,
+                align,
+                vk::SystemAllocationScope::OBJECT,
+            )
+        };
+        if memory.is_null() {
+            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        }
+        Ok(Self {
+            callbacks: Some((Some(free), cb.p_user_data)),
+            memory,
+        })
+    }
+}
+
+impl Drop for AppAllocation {
+    fn drop(&mut self) {
+        if let Some((Some(free), user_data)) = self.callbacks {
+            // SAFETY: frees what `new` allocated, with the same callbacks.
+            unsafe { free(user_data, self.memory) };
+        }
+    }
+}
+
+/// The driver functions the WSI calls for one device.
+#[derive(Clone, Copy)]
+pub struct DeviceFns {
+    /// The driver's device (the same handle the application has: devices are not wrapped).
+    pub device: vk::Device,
+    /// The driver's physical device.
+    pub physical_device: vk::PhysicalDevice,
+    pub create_image: vk::PFN_vkCreateImage,
+    pub destroy_image: vk::PFN_vkDestroyImage,
+    pub bind_image_memory2: Option<vk::PFN_vkBindImageMemory2>,
+    pub acquire_image: pfn::PFN_vkAcquireImageANDROID,
+    pub signal_release_image: pfn::PFN_vkQueueSignalReleaseImageANDROID,
+    pub gralloc_usage: Option<pfn::PFN_vkGetSwapchainGrallocUsageANDROID>,
+    pub gralloc_usage2: Option<pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID>,
+    pub gralloc_usage3: Option<pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID>,
+    pub gralloc_usage4: Option<pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID>,
+    pub import_fence_fd: Option<vk::PFN_vkImportFenceFdKHR>,
+    /// The driver instance's `vkGetPhysicalDeviceImageFormatProperties2{,KHR}`.
+    pub image_format_properties2: Option<vk::PFN_vkGetPhysicalDeviceImageFormatProperties2>,
+}
+
+impl std::fmt::Debug for DeviceFns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceFns")
+            .field("device", &self.device)
+            .field("gralloc_usage4", &self.gralloc_usage4.is_some())
+            .field("gralloc_usage3", &self.gralloc_usage3.is_some())
+            .field("gralloc_usage2", &self.gralloc_usage2.is_some())
+            .field("gralloc_usage", &self.gralloc_usage.is_some())
+            .field("import_fence_fd", &self.import_fence_fd.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A device's WSI state: present when the driver device was created with
+/// `VK_ANDROID_native_buffer` (the application enabled `VK_KHR_swapchain`).
+#[derive(Debug)]
+pub struct DeviceWsi {
+    pub fns: DeviceFns,
+    /// The application enabled `VK_EXT_swapchain_maintenance1` (present fences, present-mode
+    /// changes, deferred allocation, image release).
+    pub maintenance1: bool,
+    /// The application enabled `VK_KHR_shared_presentable_image`.
+    pub shared_presentable_image: bool,
+}
+
+impl DeviceWsi {
+    /// Loads the driver functions for a device created with `VK_ANDROID_native_buffer`.
+    /// `Err(VK_ERROR_INCOMPATIBLE_DRIVER)` when the ANB entry points are missing, or none of
+    /// `vkGetSwapchainGrallocUsage{,2,3,4}ANDROID` resolves (Android's rule).
+    ///
+    /// # Safety
+    /// `device` must be the driver's live device of `driver_pd`, created through `driver`.
+    pub unsafe fn load(
+        driver: &DriverInstance,
+        driver_pd: vk::PhysicalDevice,
+        device: vk::Device,
+        app_extensions: &[&CStr],
+    ) -> Result<Self, vk::Result> {
+        let gdpa = driver.gdpa;
+        // SAFETY: the driver's live device and C strings.
+        let get = |n: &CStr| unsafe { gdpa(device, n.as_ptr()) };
+        macro_rules! load {
+            ($name:literal) => {
+                // SAFETY: the driver returns the named command's own type.
+                unsafe { driver::void_fn_as(get($name)) }
+            };
+        }
+        let (Some(create_image), Some(destroy_image), Some(acquire_image), Some(signal)) = (
+            load!(c"vkCreateImage"),
+            load!(c"vkDestroyImage"),
+            load!(c"vkAcquireImageANDROID"),
+            load!(c"vkQueueSignalReleaseImageANDROID"),
+        ) else {
+            log::error!(
+                "driver {}: VK_ANDROID_native_buffer device lacks vkCreateImage / \
+                 vkDestroyImage / vkAcquireImageANDROID / vkQueueSignalReleaseImageANDROID",
+                driver.name()
+            );
+            return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        };
+        let bind2: Option<vk::PFN_vkBindImageMemory2> =
+            load!(c"vkBindImageMemory2").or_else(|| load!(c"vkBindImageMemory2KHR"));
+        let fns = DeviceFns {
+            device,
+            physical_device: driver_pd,
+            create_image,
+            destroy_image,
+            bind_image_memory2: bind2,
+            acquire_image,
+            signal_release_image: signal,
+            gralloc_usage: load!(c"vkGetSwapchainGrallocUsageANDROID"),
+            gralloc_usage2: load!(c"vkGetSwapchainGrallocUsage2ANDROID"),
+            gralloc_usage3: load!(c"vkGetSwapchainGrallocUsage3ANDROID"),
+            gralloc_usage4: load!(c"vkGetSwapchainGrallocUsage4ANDROID"),
+            import_fence_fd: load!(c"vkImportFenceFdKHR"),
+            image_format_properties2: instance_fn(
+                driver,
+                c"vkGetPhysicalDeviceImageFormatProperties2",
+            ),
+        };
+        if fns.gralloc_usage.is_none()
+            && fns.gralloc_usage2.is_none()
+            && fns.gralloc_usage3.is_none()
+            && fns.gralloc_usage4.is_none()
+        {
+            log::error!(
+                "driver {}: VK_ANDROID_native_buffer without any \
+                 vkGetSwapchainGrallocUsage*ANDROID: VK_ERROR_INCOMPATIBLE_DRIVER",
+                driver.name()
+            );
+            return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        }
+        let has = |id: ExtensionId| app_extensions.contains(&ext::info(id).name);
+        Ok(Self {
+            fns,
+            maintenance1: has(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1),
+            shared_presentable_image: has(ExtensionId::KHR_SHARED_PRESENTABLE_IMAGE),
+        })
+    }
+}
+
+/// A driver instance-level function by its core name (falling back to the `KHR` alias).
+fn instance_fn<F: Copy>(driver: &DriverInstance, core: &CStr) -> Option<F> {
+    let slot = crate::terminator::instance::slot_of(core)?;
+    if !driver.table.is_present(slot) {
+        return None;
+    }
+    // SAFETY: the slot holds the driver's function of the command's type (the generated table
+    // loads the KHR alias into the core slot when that is what the driver has).
+    unsafe { driver::void_fn_as(driver.table.get(slot)) }
+}
+
+/// `VkPhysicalDevicePresentationPropertiesANDROID::sharedImage` of a driver's physical device
+/// (Android's `QueryPresentationProperties`: FALSE unless GPDP2 fills it).
+///
+/// # Safety
+/// `pd` must be a live physical device of `driver`.
+pub unsafe fn shared_image_supported(driver: &DriverInstance, pd: vk::PhysicalDevice) -> bool {
+    let Some(gpdp2) = instance_fn::<vk::PFN_vkGetPhysicalDeviceProperties2>(
+        driver,
+        c"vkGetPhysicalDeviceProperties2",
+    ) else {
+        return false;
+    };
+    let mut presentation = vk::PhysicalDevicePresentationPropertiesANDROID {
+        s_type: vk::StructureType::PHYSICAL_DEVICE_PRESENTATION_PROPERTIES_ANDROID,
+        p_next: std::ptr::null_mut(),
+        shared_image: vk::FALSE,
+    };
+    let mut props = vk::PhysicalDeviceProperties2 {
+        p_next: std::ptr::addr_of_mut!(presentation).cast(),
+        ..Default::default()
+    };
+    // SAFETY: the driver's query with a valid chain (drivers skip structures they don't know).
+    unsafe { gpdp2(pd, &mut props) };
+    presentation.shared_image == vk::TRUE
+}
+
+/// Whether a driver's physical device imports `SYNC_FD` fences (needs `VK_KHR_external_fence_fd`
+/// in `device_extensions`).
+///
+/// # Safety
+/// `pd` must be a live physical device of `driver`.
+pub unsafe fn sync_fd_fence_import(
+    driver: &DriverInstance,
+    pd: vk::PhysicalDevice,
+    device_extensions: &[vk::ExtensionProperties],
+) -> bool {
+    if !crate::extensions::contains(device_extensions, c"VK_KHR_external_fence_fd") {
+        return false;
+    }
+    let Some(query) = instance_fn::<vk::PFN_vkGetPhysicalDeviceExternalFenceProperties>(
+        driver,
+        c"vkGetPhysicalDeviceExternalFenceProperties",
+    ) else {
+        return false;
+    };
+    let info = vk::PhysicalDeviceExternalFenceInfo::default()
+        .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+    let mut props = vk::ExternalFenceProperties::default();
+    // SAFETY: the driver's query with valid structures.
+    unsafe { query(pd, &info, &mut props) };
+    props
+        .external_fence_features
+        .contains(vk::ExternalFenceFeatureFlags::IMPORTABLE)
+}
+
+/// What the loader's WSI can offer on a driver's physical device (for its extension list).
+///
+/// # Safety
+/// `pd` must be a live physical device of `driver`; `device_extensions` its raw list.
+pub unsafe fn device_support(
+    driver: &DriverInstance,
+    pd: vk::PhysicalDevice,
+    device_extensions: &[vk::ExtensionProperties],
+) -> LoaderDeviceSupport {
+    let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name;
+    let Some(spec) = device_extensions
+        .iter()
+        .find(|e| crate::extensions::name_of(e) == anb)
+        .map(|e| e.spec_version)
+    else {
+        return LoaderDeviceSupport::default();
+    };
+    LoaderDeviceSupport {
+        native_buffer_spec: Some(spec),
+        // SAFETY: per the contract.
+        shared_image: unsafe { shared_image_supported(driver, pd) },
+        // SAFETY: per the contract.
+        sync_fd_fence_import: unsafe { sync_fd_fence_import(driver, pd, device_extensions) },
+        present_timestamp: crate::init::loader()
+            .config
+            .properties
+            .get_bool(PRESENT_TIMESTAMP_PROPERTY, false),
+    }
+}
+
+/// The loader's WSI functions for instance and physical-device commands, by name.
+pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    use surface as s;
+    let f = match name.to_bytes() {
+        b"vkCreateAndroidSurfaceKHR" => {
+            to_void(s::create_android_surface as vk::PFN_vkCreateAndroidSurfaceKHR)
+        }
+        b"vkDestroySurfaceKHR" => to_void(s::destroy_surface as vk::PFN_vkDestroySurfaceKHR),
+        b"vkGetPhysicalDeviceSurfaceSupportKHR" => {
+            to_void(s::surface_support as vk::PFN_vkGetPhysicalDeviceSurfaceSupportKHR)
+        }
+        b"vkGetPhysicalDeviceSurfaceCapabilitiesKHR" => {
+            to_void(s::surface_capabilities as vk::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR)
+        }
+        b"vkGetPhysicalDeviceSurfaceCapabilities2KHR" => {
+            to_void(s::surface_capabilities2 as vk::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR)
+        }
+        b"vkGetPhysicalDeviceSurfaceFormatsKHR" => {
+            to_void(s::surface_formats as vk::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR)
+        }
+        b"vkGetPhysicalDeviceSurfaceFormats2KHR" => {
+            to_void(s::surface_formats2 as vk::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR)
+        }
+        b"vkGetPhysicalDeviceSurfacePresentModesKHR" => {
+            to_void(s::surface_present_modes as vk::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR)
+        }
+        b"vkGetPhysicalDevicePresentRectanglesKHR" => {
+            to_void(s::present_rectangles as vk::PFN_vkGetPhysicalDevicePresentRectanglesKHR)
+        }
+        b"vkCreateHeadlessSurfaceEXT" => {
+            to_void(layer_compat::create_headless_surface as vk::PFN_vkCreateHeadlessSurfaceEXT)
+        }
+        b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
+            to_void(physical_device_features2 as vk::PFN_vkGetPhysicalDeviceFeatures2)
+        }
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The loader's WSI functions for device commands, by name (`vkBindImageMemory2` is routed by
+/// the terminator, which knows whether the device has WSI).
+pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    use swapchain as sc;
+    let f = match name.to_bytes() {
+        b"vkCreateSwapchainKHR" => to_void(sc::create_swapchain as vk::PFN_vkCreateSwapchainKHR),
+        b"vkDestroySwapchainKHR" => to_void(sc::destroy_swapchain as vk::PFN_vkDestroySwapchainKHR),
+        b"vkGetSwapchainImagesKHR" => {
+            to_void(sc::get_swapchain_images as vk::PFN_vkGetSwapchainImagesKHR)
+        }
+        b"vkAcquireNextImageKHR" => {
+            to_void(sc::acquire_next_image as vk::PFN_vkAcquireNextImageKHR)
+        }
+        b"vkAcquireNextImage2KHR" => {
+            to_void(sc::acquire_next_image2 as vk::PFN_vkAcquireNextImage2KHR)
+        }
+        b"vkQueuePresentKHR" => to_void(present::queue_present as vk::PFN_vkQueuePresentKHR),
+        b"vkGetSwapchainStatusKHR" => {
+            to_void(sc::get_swapchain_status as vk::PFN_vkGetSwapchainStatusKHR)
+        }
+        b"vkReleaseSwapchainImagesEXT" => {
+            to_void(sc::release_swapchain_images as vk::PFN_vkReleaseSwapchainImagesEXT)
+        }
+        b"vkGetDeviceGroupPresentCapabilitiesKHR" => to_void(
+            surface::device_group_present_capabilities
+                as vk::PFN_vkGetDeviceGroupPresentCapabilitiesKHR,
+        ),
+        b"vkGetDeviceGroupSurfacePresentModesKHR" => to_void(
+            surface::device_group_surface_present_modes
+                as vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR,
+        ),
+        b"vkGetRefreshCycleDurationGOOGLE" => {
+            to_void(timing::refresh_cycle_duration as vk::PFN_vkGetRefreshCycleDurationGOOGLE)
+        }
+        b"vkGetPastPresentationTimingGOOGLE" => {
+            to_void(timing::past_presentation_timing as vk::PFN_vkGetPastPresentationTimingGOOGLE)
+        }
+        b"vkSetHdrMetadataEXT" => to_void(present::set_hdr_metadata as vk::PFN_vkSetHdrMetadataEXT),
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// `vkGetPhysicalDeviceFeatures2{,KHR}`: the driver's features, plus
+/// `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT::swapchainMaintenance1 = TRUE` where the
+/// loader offers `VK_EXT_swapchain_maintenance1` (drivers do not know the structure: the loader
+/// implements the extension).
+///
+/// # Safety
+/// Vulkan's contract for the command, with a physical device of this loader.
+pub unsafe extern "system" fn physical_device_features2(
+    pd: vk::PhysicalDevice,
+    features: *mut vk::PhysicalDeviceFeatures2<'_>,
+) {
+    crate::ffi::guard("vkGetPhysicalDeviceFeatures2", (), || {
+        // SAFETY: per the contract.
+        let Some(r) = (unsafe { crate::terminator::physical_device::resolve(pd) }) else {
+            log::error!(
+                "vkGetPhysicalDeviceFeatures2: {pd:?} is not a physical device of this loader"
+            );
+            return;
+        };
+        let Some(slot) = crate::terminator::instance::slot_of(c"vkGetPhysicalDeviceFeatures2")
+        else {
+            return;
+        };
+        if !r.driver.table.is_present(slot) {
+            log::error!(
+                "vkGetPhysicalDeviceFeatures2: driver {} has neither the core command nor the KHR one",
+                r.driver.name()
+            );
+            return;
+        }
+        // SAFETY: the driver's function with its own handle and the caller's structures.
+        unsafe { (r.driver.table.get_physical_device_features2)(r.handle, features) };
+        if features.is_null() {
+            return;
+        }
+        let mut wants = false;
+        // SAFETY: the application's valid output chain.
+        unsafe {
+            for_each_out((*features).p_next, |s| {
+                wants |= (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT;
+            })
+        };
+        if !wants {
+            return;
+        }
+        // SAFETY: the resolved driver handle.
+        let offered = unsafe {
+            crate::terminator::physical_device::driver_device_extensions(r.driver, r.handle)
+        }
+        .is_ok_and(|exts| {
+            // SAFETY: as above.
+            let support = unsafe { device_support(r.driver, r.handle, &exts) };
+            support.native_buffer_spec.is_some() && support.sync_fd_fence_import
+        });
+        // SAFETY: as above; the sType names the structure.
+        unsafe {
+            for_each_out((*features).p_next, |s| {
+                if (*s).s_type
+                    == vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT
+                {
+                    let p = s.cast::<vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT<'_>>();
+                    (*p).swapchain_maintenance1 = vk::Bool32::from(offered);
+                }
+            })
+        };
+    });
+}
+
+/// The `vkBindImageMemory2` hook (see [`swapchain::bind_image_memory2`]).
+pub fn bind_image_memory2_hook() -> vk::PFN_vkVoidFunction {
+    to_void(swapchain::bind_image_memory2 as vk::PFN_vkBindImageMemory2)
+}
+
+/// Walks an input `pNext` chain for the structure of type `s_type`.
+///
+/// # Safety
+/// `p_next` must be null or a valid chain; `T` must be the structure `s_type` names.
+pub(crate) unsafe fn find_in_chain<'a, T>(
+    mut p_next: *const c_void,
+    s_type: vk::StructureType,
+) -> Option<&'a T> {
+    while !p_next.is_null() {
+        // SAFETY: every Vulkan structure starts with sType and pNext.
+        let header = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
+        if header.s_type == s_type {
+            // SAFETY: the sType names `T`.
+            return Some(unsafe { &*p_next.cast::<T>() });
+        }
+        p_next = header.p_next.cast();
+    }
+    None
+}
+
+/// Calls `f` for every structure of an output `pNext` chain.
+///
+/// # Safety
+/// `p_next` must be null or a valid chain of writable structures.
+pub(crate) unsafe fn for_each_out(
+    mut p_next: *mut c_void,
+    mut f: impl FnMut(*mut vk::BaseOutStructure<'static>),
+) {
+    while !p_next.is_null() {
+        let s = p_next.cast::<vk::BaseOutStructure<'static>>();
+        // SAFETY: every Vulkan structure starts with sType and pNext.
+        let next = unsafe { (*s).p_next };
+        f(s);
+        p_next = next.cast();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_handles_are_tagged_unique_and_checked() {
+        let r: Registry<u32> = Registry::new(0x5c);
+        let a = r.reserve();
+        let b = r.reserve();
+        assert_ne!(a, b);
+        assert_eq!(a >> 48, 0x5c);
+        assert!(r.get(a).is_none());
+        r.insert(a, Arc::new(7));
+        assert_eq!(r.get(a).as_deref(), Some(&7));
+        assert!(r.get(0).is_none());
+        assert!(r.remove(b).is_none());
+        assert_eq!(r.remove(a).as_deref(), Some(&7));
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn every_wsi_command_has_a_hook() {
+        for name in [
+            c"vkCreateAndroidSurfaceKHR",
+            c"vkDestroySurfaceKHR",
+            c"vkGetPhysicalDeviceSurfaceSupportKHR",
+            c"vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
+            c"vkGetPhysicalDeviceSurfaceCapabilities2KHR",
+            c"vkGetPhysicalDeviceSurfaceFormatsKHR",
+            c"vkGetPhysicalDeviceSurfaceFormats2KHR",
+            c"vkGetPhysicalDeviceSurfacePresentModesKHR",
+            c"vkGetPhysicalDevicePresentRectanglesKHR",
+        ] {
+            assert!(instance_hook(name).is_some(), "{name:?}");
+        }
+        for name in [
+            c"vkCreateSwapchainKHR",
+            c"vkDestroySwapchainKHR",
+            c"vkGetSwapchainImagesKHR",
+            c"vkAcquireNextImageKHR",
+            c"vkAcquireNextImage2KHR",
+            c"vkQueuePresentKHR",
+            c"vkGetSwapchainStatusKHR",
+            c"vkReleaseSwapchainImagesEXT",
+            c"vkGetDeviceGroupPresentCapabilitiesKHR",
+            c"vkGetDeviceGroupSurfacePresentModesKHR",
+            c"vkGetRefreshCycleDurationGOOGLE",
+            c"vkGetPastPresentationTimingGOOGLE",
+            c"vkSetHdrMetadataEXT",
+        ] {
+            assert!(device_hook(name).is_some(), "{name:?}");
+        }
+        assert!(device_hook(c"vkCreateImage").is_none());
+    }
+}

@@ -1,0 +1,434 @@
+//! `vkQueuePresentKHR` (AOSP `QueuePresentKHR`) and `vkSetHdrMetadataEXT`.
+//!
+//! The `pNext` chain may carry `VkPresentRegionsKHR` (incremental present),
+//! `VkPresentTimesInfoGOOGLE` (display timing), `VkSwapchainPresentFenceInfoEXT` and
+//! `VkSwapchainPresentModeInfoEXT` (swapchain maintenance1). For each swapchain, in order:
+//! 1. `vkQueueSignalReleaseImageANDROID(queue, waits, image, &fd)`: the driver's release fence
+//!    (−1: already done). The wait semaphores go to the first swapchain only: binary semaphores
+//!    can be waited on once, and the later swapchains' releases follow it on the same queue
+//!    (AOSP passes them to every swapchain, a known bug). The image keeps a `dup` of the fence.
+//! 2. A retired swapchain: the image is released (the fence waited for, nothing queued) and the
+//!    result is `VK_ERROR_OUT_OF_DATE_KHR`. Otherwise, if the driver succeeded:
+//!    * a present fence gets the fd imported (`vkImportFenceFdKHR`, `TEMPORARY`, `SYNC_FD`, a
+//!      `dup`; closed by us if the import fails);
+//!    * regions become `native_window_set_surface_damage` rectangles with the y axis flipped
+//!      (Android's origin is bottom-left), not in mailbox mode; layers > 0 are ignored;
+//!    * present times: see [`super::timing`];
+//!    * a present-mode change between the two shared modes toggles auto-refresh;
+//!    * `queueBuffer(buffer, fd)` (which always takes the fd): failure is
+//!      `VK_ERROR_SURFACE_LOST_KHR`; success returns the image to the window;
+//!    * a shared swapchain dequeues its buffer again at once and expects the same one.
+//! 3. Any failure retires the swapchain. Then the window's transform hint is read: a hint that
+//!    differs from `preTransform` is `VK_SUBOPTIMAL_KHR` (the only source of it: a resize is
+//!    not).
+//! 4. `pResults[i]` gets the swapchain's result; the call returns the worst of them
+//!    ([`super::formats::worst_present_result`]).
+
+use std::ffi::c_int;
+use std::os::fd::{AsRawFd, IntoRawFd};
+
+use vkgen_abi::native_window as nw;
+
+use super::formats::{is_shared, worst_present_result};
+use super::swapchain::{device_wsi, lookup, release_image, Swapchain};
+use super::timing::{TimingInfo, MAX_TIMING_INFOS};
+use super::window::{dup_fd, strerror, take_fd, NativeRect, OK};
+use super::{find_in_chain, DeviceWsi};
+use crate::ffi::guard;
+use crate::vk;
+
+/// Borrows a `(count, pointer)` array of the application's (empty for null).
+///
+/// # Safety
+/// `ptr` must be null or point at `count` elements that outlive `'a`.
+unsafe fn array<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        &[]
+    } else {
+        // SAFETY: per the contract.
+        unsafe { std::slice::from_raw_parts(ptr, count as usize) }
+    }
+}
+
+/// What the present's `pNext` chain asks for.
+#[derive(Default)]
+struct Extras<'a> {
+    regions: &'a [vk::PresentRegionKHR<'a>],
+    times: &'a [vk::PresentTimeGOOGLE],
+    fences: &'a [vk::Fence],
+    modes: &'a [vk::PresentModeKHR],
+}
+
+/// `vkQueuePresentKHR`.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn queue_present(
+    queue: vk::Queue,
+    info: *const vk::PresentInfoKHR<'_>,
+) -> vk::Result {
+    guard(
+        "vkQueuePresentKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: per the contract, a queue of this loader.
+            let wsi = match unsafe {
+                device_wsi(vk::Handle::as_raw(queue) as usize, "vkQueuePresentKHR")
+            } {
+                Ok(w) => w,
+                Err(e) => return e,
+            };
+            // SAFETY: null or valid per the contract.
+            let Some(info) = (unsafe { info.as_ref() }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the application's valid chain and arrays.
+            let extras = unsafe { extras(info) };
+            // SAFETY: as above.
+            let (swapchains, indices, waits) = unsafe {
+                (
+                    array(info.p_swapchains, info.swapchain_count),
+                    array(info.p_image_indices, info.swapchain_count),
+                    array(info.p_wait_semaphores, info.wait_semaphore_count),
+                )
+            };
+            let mut final_result = vk::Result::SUCCESS;
+            for (i, (&handle, &index)) in swapchains.iter().zip(indices).enumerate() {
+                let waits = if i == 0 { waits } else { &[] };
+                let result = match lookup(handle, "vkQueuePresentKHR") {
+                    None => vk::Result::ERROR_SURFACE_LOST_KHR,
+                    Some(sc) => present_one(wsi, queue, &sc, index, waits, &extras, i),
+                };
+                if !info.p_results.is_null() {
+                    // SAFETY: `pResults` holds `swapchainCount` entries per the contract.
+                    unsafe { *info.p_results.add(i) = result };
+                }
+                final_result = worst_present_result(final_result, result);
+            }
+            final_result
+        },
+    )
+}
+
+/// # Safety
+/// `info`'s chain and arrays must be valid.
+unsafe fn extras<'a>(info: &'a vk::PresentInfoKHR<'a>) -> Extras<'a> {
+    let mut e = Extras::default();
+    // SAFETY: the application's valid chain; each sType names its structure.
+    unsafe {
+        if let Some(r) = find_in_chain::<vk::PresentRegionsKHR<'_>>(
+            info.p_next,
+            vk::StructureType::PRESENT_REGIONS_KHR,
+        ) {
+            e.regions = array(r.p_regions, r.swapchain_count);
+        }
+        if let Some(t) = find_in_chain::<vk::PresentTimesInfoGOOGLE<'_>>(
+            info.p_next,
+            vk::StructureType::PRESENT_TIMES_INFO_GOOGLE,
+        ) {
+            e.times = array(t.p_times, t.swapchain_count);
+        }
+        if let Some(f) = find_in_chain::<vk::SwapchainPresentFenceInfoEXT<'_>>(
+            info.p_next,
+            vk::StructureType::SWAPCHAIN_PRESENT_FENCE_INFO_EXT,
+        ) {
+            e.fences = array(f.p_fences, f.swapchain_count);
+        }
+        if let Some(m) = find_in_chain::<vk::SwapchainPresentModeInfoEXT<'_>>(
+            info.p_next,
+            vk::StructureType::SWAPCHAIN_PRESENT_MODE_INFO_EXT,
+        ) {
+            e.modes = array(m.p_present_modes, m.swapchain_count);
+        }
+    }
+    e
+}
+
+/// Presents image `index` of one swapchain; returns its result.
+fn present_one(
+    wsi: &DeviceWsi,
+    queue: vk::Queue,
+    sc: &Swapchain,
+    index: u32,
+    waits: &[vk::Semaphore],
+    extras: &Extras<'_>,
+    i: usize,
+) -> vk::Result {
+    let fns = &sc.fns;
+    let mut st = sc.lock();
+    let shared = sc.shared;
+    let mailbox = st.present_mode == vk::PresentModeKHR::MAILBOX;
+    let Some(img) = st.images.get(index as usize) else {
+        log::error!("vkQueuePresentKHR: image index {index} out of range");
+        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+    };
+    let image = img.image;
+    let mut result = vk::Result::SUCCESS;
+    let mut fd: c_int = -1;
+    // SAFETY: the driver's function with the application's queue and semaphores and the
+    // swapchain's image.
+    let r = unsafe {
+        (fns.signal_release_image)(queue, waits.len() as u32, waits.as_ptr(), image, &mut fd)
+    };
+    // SAFETY: the driver hands the fence fd (or −1) to the caller.
+    let mut fence = unsafe { take_fd(fd) };
+    if r != vk::Result::SUCCESS {
+        log::error!("vkQueueSignalReleaseImageANDROID failed: {r:?}");
+        result = r;
+    }
+    let release_dup = fence.as_ref().and_then(|f| dup_fd(f).ok());
+    st.images[index as usize].release_fence = release_dup;
+
+    if !sc.is_current() {
+        release_image(
+            fns,
+            shared,
+            None,
+            fence,
+            &mut st.images[index as usize],
+            true,
+        );
+        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+    }
+    let window = sc.window();
+    if result == vk::Result::SUCCESS {
+        if let (Some(&present_fence), Some(import)) = (extras.fences.get(i), fns.import_fence_fd) {
+            if present_fence != vk::Fence::null() && wsi.maintenance1 {
+                let copy = fence
+                    .as_ref()
+                    .and_then(|f| dup_fd(f).ok())
+                    .map_or(-1, IntoRawFd::into_raw_fd);
+                let import_info = vk::ImportFenceFdInfoKHR {
+                    fence: present_fence,
+                    flags: vk::FenceImportFlags::TEMPORARY,
+                    handle_type: vk::ExternalFenceHandleTypeFlags::SYNC_FD,
+                    fd: copy,
+                    ..Default::default()
+                };
+                // SAFETY: the driver's function with the application's fence.
+                let r = unsafe { import(fns.device, &import_info) };
+                if r != vk::Result::SUCCESS {
+                    log::error!("vkImportFenceFdKHR for a present fence failed: {r:?}");
+                    // The import takes the fd only when it succeeds.
+                    // SAFETY: `copy` is ours again.
+                    drop(unsafe { take_fd(copy) });
+                }
+            }
+        }
+        if let Some(region) = extras.regions.get(i).filter(|_| !mailbox) {
+            // SAFETY: the application's rectangle array.
+            let rects = unsafe { array(region.p_rectangles, region.rectangle_count) };
+            let native: Vec<NativeRect> = rects.iter().map(damage_rect).collect();
+            let err = window.set_surface_damage(&native);
+            if err != OK {
+                log::warn!("native_window_set_surface_damage failed: {}", strerror(err));
+            }
+        }
+        if let Some(time) = extras.times.get(i) {
+            if !st.frame_timestamps_enabled {
+                window.perform_int(nw::NATIVE_WINDOW_ENABLE_FRAME_TIMESTAMPS, 1);
+                st.frame_timestamps_enabled = true;
+            }
+            let frame_id = window.next_frame_id().unwrap_or_else(|e| {
+                log::error!("native_window_get_next_frame_id failed: {}", strerror(e));
+                0
+            });
+            st.timing.push_back(TimingInfo::new(time, frame_id));
+            while st.timing.len() > MAX_TIMING_INFOS {
+                st.timing.pop_front();
+            }
+            if time.desired_present_time != 0 {
+                window.perform_i64(
+                    nw::NATIVE_WINDOW_SET_BUFFERS_TIMESTAMP,
+                    time.desired_present_time as i64,
+                );
+            }
+        }
+        if let Some(&mode) = extras.modes.get(i) {
+            if mode != st.present_mode {
+                if is_shared(mode) && is_shared(st.present_mode) {
+                    let err = window.perform_int(
+                        nw::NATIVE_WINDOW_SET_AUTO_REFRESH,
+                        c_int::from(mode == vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH),
+                    );
+                    if err != OK {
+                        log::warn!("native_window_set_auto_refresh failed: {}", strerror(err));
+                    }
+                    st.present_mode = mode;
+                } else {
+                    log::error!(
+                        "vkQueuePresentKHR: present mode {mode:?} is not compatible with {:?}",
+                        st.present_mode
+                    );
+                }
+            }
+        }
+        let img = &mut st.images[index as usize];
+        let err = match &img.buffer {
+            Some(buffer) => window.queue_buffer(buffer, fence.take()),
+            None => -libc::EINVAL,
+        };
+        if err != OK {
+            log::error!("queueBuffer failed: {}", strerror(err));
+            result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
+        } else {
+            img.dequeue_fence = None;
+            img.dequeued = false;
+        }
+        if shared && result == vk::Result::SUCCESS {
+            match window.dequeue_buffer() {
+                Err(err) => {
+                    log::error!("dequeueBuffer (shared) failed: {}", strerror(err));
+                    result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
+                }
+                Ok((buffer, f)) => {
+                    if img.buffer.as_ref().map(|b| b.as_ptr()) == Some(buffer.as_ptr()) {
+                        img.dequeue_fence = f;
+                        img.dequeued = true;
+                    } else {
+                        log::error!("got a different buffer back for a shared swapchain");
+                        result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
+                    }
+                }
+            }
+        }
+    }
+    // An fd the window never got (driver failure) is closed here.
+    if let Some(f) = fence.take() {
+        log::trace!("closing unused release fence {}", f.as_raw_fd());
+    }
+    if result != vk::Result::SUCCESS {
+        sc.orphan(&mut st);
+    }
+    match window.query(nw::NATIVE_WINDOW_TRANSFORM_HINT) {
+        Err(e) => {
+            log::error!("NATIVE_WINDOW_TRANSFORM_HINT query failed: {}", strerror(e));
+            result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
+        }
+        Ok(hint) if hint != sc.pre_transform => {
+            result = worst_present_result(result, vk::Result::SUBOPTIMAL_KHR);
+        }
+        Ok(_) => {}
+    }
+    result
+}
+
+/// A Vulkan present rectangle as window damage: Android's y axis points up from the bottom.
+fn damage_rect(r: &vk::RectLayerKHR) -> NativeRect {
+    if r.layer > 0 {
+        log::debug!(
+            "vkQueuePresentKHR: ignoring layer {} of a present region",
+            r.layer
+        );
+    }
+    NativeRect {
+        left: r.offset.x,
+        bottom: r.offset.y,
+        right: r.offset.x.saturating_add(r.extent.width as i32),
+        top: r.offset.y.saturating_add(r.extent.height as i32),
+    }
+}
+
+/// `android_xy_color`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct XyColor {
+    x: f32,
+    y: f32,
+}
+
+/// `android_smpte2086_metadata`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Smpte2086 {
+    red: XyColor,
+    green: XyColor,
+    blue: XyColor,
+    white: XyColor,
+    max_luminance: f32,
+    min_luminance: f32,
+}
+
+/// `android_cta861_3_metadata`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Cta861_3 {
+    max_content_light_level: f32,
+    max_frame_average_light_level: f32,
+}
+
+/// `vkSetHdrMetadataEXT`: SMPTE 2086 and CTA 861.3 metadata on the windows of current
+/// swapchains.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn set_hdr_metadata(
+    _device: vk::Device,
+    count: u32,
+    swapchains: *const vk::SwapchainKHR,
+    metadata: *const vk::HdrMetadataEXT<'_>,
+) {
+    guard("vkSetHdrMetadataEXT", (), || {
+        // SAFETY: the application's arrays of `count` elements.
+        let (swapchains, metadata) = unsafe { (array(swapchains, count), array(metadata, count)) };
+        for (&handle, m) in swapchains.iter().zip(metadata) {
+            let Some(sc) = lookup(handle, "vkSetHdrMetadataEXT") else {
+                continue;
+            };
+            if !sc.is_current() {
+                continue;
+            }
+            let xy = |c: vk::XYColorEXT| XyColor { x: c.x, y: c.y };
+            let smpte = Smpte2086 {
+                red: xy(m.display_primary_red),
+                green: xy(m.display_primary_green),
+                blue: xy(m.display_primary_blue),
+                white: xy(m.white_point),
+                max_luminance: m.max_luminance,
+                min_luminance: m.min_luminance,
+            };
+            let cta = Cta861_3 {
+                max_content_light_level: m.max_content_light_level,
+                max_frame_average_light_level: m.max_frame_average_light_level,
+            };
+            let w = sc.window();
+            // SAFETY: both ops take a pointer to the struct passed, which lives on this frame.
+            unsafe {
+                w.perform_ptr(
+                    nw::NATIVE_WINDOW_SET_BUFFERS_SMPTE2086_METADATA,
+                    std::ptr::addr_of!(smpte).cast(),
+                );
+                w.perform_ptr(
+                    nw::NATIVE_WINDOW_SET_BUFFERS_CTA861_3_METADATA,
+                    std::ptr::addr_of!(cta).cast(),
+                );
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damage_is_y_flipped() {
+        let r = vk::RectLayerKHR {
+            offset: vk::Offset2D { x: 10, y: 20 },
+            extent: vk::Extent2D {
+                width: 30,
+                height: 40,
+            },
+            layer: 0,
+        };
+        assert_eq!(
+            damage_rect(&r),
+            NativeRect {
+                left: 10,
+                bottom: 20,
+                right: 40,
+                top: 60
+            }
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! Acceptance 4: the pixel test of `wsi_host.rs` with Debian's Khronos validation layer
+//! enabled through `VKGEN_APP_LAYER_PATH` (our loader's Android-style app layer directory) and
+//! a `VK_EXT_debug_utils` messenger: no validation error may be reported, from instance creation
+//! to instance destruction, and the frames still match. A deliberate misuse afterwards (a
+//! zero-extent swapchain) must be reported, proving the layer sees the loader's surfaces.
+
+mod wsi_support;
+
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use ash::vk;
+use vkgen_tests::env::in_child;
+use vkgen_tests::validation::{app_layer_dir, VALIDATION_LAYER};
+use vkgen_tests::{paths, require};
+use wsi_support::{check_triangle_frame, hal_env, render_triangle_frames, window, Wsi};
+
+type Collected = Mutex<Vec<String>>;
+
+/// Collects ERROR messages (and WARNING ones, reported but not failed on).
+unsafe extern "system" fn collect(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    if data.is_null() || user.is_null() {
+        return vk::FALSE;
+    }
+    // SAFETY: `user` is the test's live `Collected`; `data` is valid for the call.
+    let (collected, data) = unsafe { (&*(user as *const Collected), &*data) };
+    // SAFETY: NUL-terminated strings valid for the call, when non-null.
+    let message = unsafe { data.message_as_c_str() }
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tag = if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+        "ERROR"
+    } else {
+        "WARNING"
+    };
+    collected
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(format!("{tag}: {message}"));
+    vk::FALSE
+}
+
+#[test]
+fn validation_layer_reports_no_error_on_the_triangle() {
+    let loader = require(paths::loader_under_test());
+    let layers = require(app_layer_dir());
+    let (env, _root) = hal_env("host", "");
+    let env = env.set("VKGEN_APP_LAYER_PATH", layers.path());
+    in_child(
+        "validation_layer_reports_no_error_on_the_triangle",
+        &env,
+        || {
+            let collected: Box<Collected> = Box::new(Mutex::new(Vec::new()));
+            let wsi = Wsi::new(
+                &loader,
+                &[ash::ext::debug_utils::NAME],
+                &[],
+                &[VALIDATION_LAYER],
+            )
+            .expect("instance and device with the validation layer");
+            let debug = ash::ext::debug_utils::Instance::new(&wsi.entry, &wsi.instance);
+            let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(collect))
+                .user_data(
+                    std::ptr::from_ref::<Collected>(&*collected)
+                        .cast_mut()
+                        .cast(),
+                );
+            // SAFETY: the instance enables VK_EXT_debug_utils; `collected` outlives the messenger.
+            let messenger = unsafe { debug.create_debug_utils_messenger(&info, None) }.unwrap();
+            let win = window(96, 64);
+            let mut checked = 0;
+            render_triangle_frames(&wsi, &win, 8, |i, frame, clear, tri| {
+                if let Err(e) = check_triangle_frame(frame, clear, tri) {
+                    panic!("frame {i}: {e}");
+                }
+                checked += 1;
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(checked, 8);
+            let take = || std::mem::take(&mut *collected.lock().unwrap());
+            let messages = take();
+            // The layer does watch the loader's surfaces: a swapchain with a zero extent is caught.
+            let surface = wsi.create_surface(&win).unwrap();
+            let bad = wsi.swapchain_info(surface).image_extent(vk::Extent2D {
+                width: 0,
+                height: 0,
+            });
+            let r = wsi.create_swapchain(&bad);
+            if let Ok(sc) = r {
+                wsi.destroy_swapchain(sc);
+            }
+            wsi.destroy_surface(surface);
+            let misuse = take();
+            assert!(
+                misuse
+                    .iter()
+                    .any(|m| m.starts_with("ERROR") && m.contains("imageExtent")),
+                "the validation layer did not see the zero-extent swapchain ({r:?}): {misuse:?}"
+            );
+            // SAFETY: created above, destroyed once before the instance.
+            unsafe { debug.destroy_debug_utils_messenger(messenger, None) };
+            drop(wsi);
+            let mut messages = messages;
+            messages.extend(take());
+            for m in &messages {
+                println!("{m}");
+            }
+            let errors: Vec<&String> = messages.iter().filter(|m| m.starts_with("ERROR")).collect();
+            assert!(
+                errors.is_empty(),
+                "{} validation errors:\n{}",
+                errors.len(),
+                errors
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            println!(
+                "validation layer: 8 frames, 0 errors, {} warnings",
+                messages.len()
+            );
+        },
+    );
+}
