@@ -126,6 +126,14 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
                 );
                 return None;
             }
+            // The device's table already holds what the chain returned for this command at
+            // vkCreateDevice: answering from it saves the chain's own name lookups.
+            if let (None, Some(slot)) = (info.alias_of, info.slot) {
+                let table = data.dispatch();
+                if table.is_present(slot) {
+                    return table.get(slot);
+                }
+            }
         }
         // SAFETY: the head of the device chain with the device it created and a C string.
         unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
