@@ -145,7 +145,7 @@ fn main() {
         println!("| emit + format {name} (one thread) | {:.1} |", ms(*d));
     }
     println!(
-        "| full generate, CPU time summed over its threads (the wall time on an idle 2-core machine is about half) | {:.1} |",
+        "| full generate, CPU time summed over its threads | {:.1} |",
         ms(median(full_cpu.clone()))
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
