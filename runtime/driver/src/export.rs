@@ -86,6 +86,7 @@ pub unsafe fn hal_open(
     device: *const HwvulkanDevice,
 ) -> c_int {
     let r = catch_unwind(AssertUnwindSafe(|| {
+        init_logging();
         if out.is_null() || id.is_null() {
             return -libc::EINVAL;
         }
@@ -102,6 +103,20 @@ pub unsafe fn hal_open(
         }
     }));
     r.unwrap_or(-libc::EIO)
+}
+
+/// Installs a stderr logger when `VKGEN_LOG` is set (env_logger filter syntax), once per driver
+/// library: a driver is its own shared object with its own `log` state, so the loader's logger
+/// does not reach it. Every way into the driver (HAL open, ICD negotiation) calls this first.
+pub fn init_logging() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("VKGEN_LOG").is_some() {
+            // Fails only when the process installed a logger first; that one then gets our records.
+            let _ = env_logger::Builder::from_env(env_logger::Env::new().filter("VKGEN_LOG"))
+                .try_init();
+        }
+    });
 }
 
 /// The `extern` functions behind the exports, generic over the driver.
@@ -122,6 +137,7 @@ pub mod entry {
     /// `p_version` is null or valid for reads and writes.
     pub unsafe extern "system" fn negotiate<D: DriverModule>(p_version: *mut u32) -> vk::Result {
         let r = catch_unwind(AssertUnwindSafe(|| {
+            init_logging();
             if p_version.is_null() {
                 return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
             }
