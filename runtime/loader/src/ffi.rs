@@ -28,6 +28,17 @@ pub(crate) fn guard<R>(command: &'static str, failure: R, body: impl FnOnce() ->
     }
 }
 
+/// [`guard`] for bodies written with `?`: `Ok(())` is `VK_SUCCESS`, `Err(e)` returns `e`.
+pub(crate) fn guard_result(
+    command: &'static str,
+    failure: vk::Result,
+    body: impl FnOnce() -> Result<(), vk::Result>,
+) -> vk::Result {
+    guard(command, failure, || {
+        body().err().unwrap_or(vk::Result::SUCCESS)
+    })
+}
+
 /// Writes `items` to a caller's `(pCount, pItems)` pair: with a null `out` stores the count;
 /// otherwise copies `min(*count, len)` items, stores how many were written and returns
 /// `VK_INCOMPLETE` if that was not all of them.

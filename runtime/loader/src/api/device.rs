@@ -22,7 +22,7 @@ use crate::dispatch_data::{
     checked_device_data, checked_instance_data, instance_data, ApiDevice, InstanceData,
 };
 use crate::extensions::{self, ExtensionSet};
-use crate::ffi::{cstr, enumerate, fill_array, guard, name_list};
+use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
 use crate::layers::Layer;
 use crate::{driver, init, terminator, vk};
 
@@ -51,14 +51,11 @@ pub unsafe extern "system" fn vkCreateDevice(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_device: *mut vk::Device,
 ) -> vk::Result {
-    guard(
+    guard_result(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         // SAFETY: per the function contract.
-        || match unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        },
+        || unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) },
     )
 }
 

@@ -23,7 +23,7 @@ use crate::chain::InstanceChain;
 use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::{checked_instance_data, ApiInstance};
 use crate::extensions::{self, ExtensionSet};
-use crate::ffi::{app_api_version, guard, name_list};
+use crate::ffi::{app_api_version, guard, guard_result, name_list};
 use crate::layers::Layer;
 use crate::{driver, init, layers, terminator, vk};
 
@@ -37,14 +37,11 @@ pub unsafe extern "system" fn vkCreateInstance(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
-    guard(
+    guard_result(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         // SAFETY: per the function contract.
-        || match unsafe { create_instance(p_create_info, p_allocator, p_instance) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        },
+        || unsafe { create_instance(p_create_info, p_allocator, p_instance) },
     )
 }
 

@@ -20,7 +20,7 @@ use crate::dispatch_data::{
     checked_device_data, device_data, install, register_device, unregister_device, DeviceData,
     InstanceData,
 };
-use crate::ffi::{guard, name_list};
+use crate::ffi::{guard, guard_result, name_list};
 use crate::{chain, driver, extensions, vk};
 
 /// The terminator's part of [`DeviceData`]: the driver functions the hooks call.
@@ -61,14 +61,11 @@ pub unsafe extern "system" fn create_device(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Device,
 ) -> vk::Result {
-    guard(
+    guard_result(
         "vkCreateDevice (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         // SAFETY: per the function contract.
-        || match unsafe { create_device_impl(pd, info, allocator, out) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        },
+        || unsafe { create_device_impl(pd, info, allocator, out) },
     )
 }
 

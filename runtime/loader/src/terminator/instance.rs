@@ -24,7 +24,8 @@ use crate::dispatch_data::{
 };
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{
-    app_api_version, cstr, enumerate, fill_array, guard, name_list, to_void, version_string,
+    app_api_version, cstr, enumerate, fill_array, guard, guard_result, name_list, to_void,
+    version_string,
 };
 use crate::init::{self, DriverEntry};
 use crate::{chain, driver, vk};
@@ -108,14 +109,11 @@ pub unsafe extern "system" fn create_instance(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> vk::Result {
-    guard(
+    guard_result(
         "vkCreateInstance (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         // SAFETY: per the function contract.
-        || match unsafe { create_instance_impl(info, allocator, out) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        },
+        || unsafe { create_instance_impl(info, allocator, out) },
     )
 }
 

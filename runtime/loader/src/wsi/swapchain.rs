@@ -66,7 +66,7 @@ use super::window::{
 };
 use super::{find_in_chain, AppAllocation, DeviceFns, DeviceWsi, Registry};
 use crate::dispatch_data::device_data;
-use crate::ffi::guard;
+use crate::ffi::{guard, guard_result};
 use crate::vk;
 use vkgen_generated::vk::StructureTypeExt as _;
 
@@ -280,14 +280,11 @@ pub unsafe extern "system" fn create_swapchain(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SwapchainKHR,
 ) -> vk::Result {
-    guard(
+    guard_result(
         "vkCreateSwapchainKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         // SAFETY: per the function contract.
-        || match unsafe { create_swapchain_impl(device, info, allocator, out) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        },
+        || unsafe { create_swapchain_impl(device, info, allocator, out) },
     )
 }
 
