@@ -60,6 +60,45 @@ fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
 
+/// The descriptor count once asynchronous work has settled: the driver's release worker and
+/// lavapipe's threads close descriptors of earlier work a little later, so a snapshot taken
+/// mid-flight is off by one either way. Settled = the same count `quiet` apart, or `expected`.
+fn settled_fds(expected: Option<usize>) -> usize {
+    let quiet = Duration::from_millis(50);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut last = open_fds();
+    loop {
+        if expected == Some(last) || std::time::Instant::now() > deadline {
+            return last;
+        }
+        std::thread::sleep(quiet);
+        let now = open_fds();
+        if expected.is_none() && now == last {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// `fd -> target` of every open descriptor, for leak reports.
+fn fd_targets() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            format!(
+                "{} -> {}",
+                e.file_name().to_string_lossy(),
+                std::fs::read_link(e.path())
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 #[test]
 fn hal_compute_roundtrip() {
     let hal = open();
@@ -539,7 +578,8 @@ fn native_buffer_body() {
             .unwrap();
 
         // 4. 10 000 cycles, error paths included: the fd count does not move.
-        let before = open_fds();
+        let before = settled_fds(None);
+        let before_targets = fd_targets();
         for i in 0..10_000u32 {
             let fd = match i % 3 {
                 0 => -1,
@@ -583,9 +623,10 @@ fn native_buffer_body() {
             }
         }
         assert_eq!(
-            open_fds(),
+            settled_fds(Some(before)),
             before,
-            "fds leaked over 10 000 acquire/release cycles"
+            "fds leaked over 10 000 acquire/release cycles: before {before_targets:?}, after {:?}",
+            fd_targets()
         );
         d.destroy_fence(fence, None);
         d.destroy_semaphore(sem, None);
