@@ -83,13 +83,34 @@ pub fn highest_version(reg: &Registry) -> (u32, u32) {
         .unwrap_or((1, 0))
 }
 
-const C_PRIMITIVES: &[&str] = &[
-    "void", "char", "float", "double", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
-    "uint32_t", "int64_t", "uint64_t", "int", "size_t",
+/// The C types vk.xml uses that are not Vulkan's, with their Rust spelling in generated code.
+const C_PRIMITIVES: &[(&str, &str)] = &[
+    ("void", "core::ffi::c_void"),
+    ("char", "core::ffi::c_char"),
+    ("float", "f32"),
+    ("double", "f64"),
+    ("int8_t", "i8"),
+    ("uint8_t", "u8"),
+    ("int16_t", "i16"),
+    ("uint16_t", "u16"),
+    ("int32_t", "i32"),
+    ("uint32_t", "u32"),
+    ("int64_t", "i64"),
+    ("uint64_t", "u64"),
+    ("int", "core::ffi::c_int"),
+    ("size_t", "usize"),
 ];
 
+/// The Rust spelling of a C primitive, `None` for anything else.
+pub fn primitive_rust(name: &str) -> Option<&'static str> {
+    C_PRIMITIVES
+        .iter()
+        .find(|(c, _)| *c == name)
+        .map(|(_, r)| *r)
+}
+
 pub fn is_primitive(name: &str) -> bool {
-    C_PRIMITIVES.contains(&name)
+    primitive_rust(name).is_some()
 }
 
 /// Dispatch level from the first parameter (Android/Mesa rule), with GIPA global and GDPA device.

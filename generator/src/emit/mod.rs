@@ -1,6 +1,8 @@
-//! Emitters: each turns the `Selection` into one file of the generated crate. Rust is built with
-//! `quote!` and formatted with prettyplease (no rustfmt process); non-Rust files come from askama
-//! templates in `templates/`. Everything iterates ordered collections, so output is deterministic.
+//! Emitters: each turns the `Selection` into one file of the generated crate. The repetitive
+//! per-command items are written as formatted text (`text`); the hand-shaped code around them is
+//! built with `quote!` and formatted with prettyplease (no rustfmt process); non-Rust files come
+//! from askama templates in `templates/`. Everything iterates ordered collections, so output is
+//! deterministic.
 
 pub mod commands;
 pub mod dispatch;
@@ -13,7 +15,6 @@ pub mod trampolines;
 pub mod types;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
 
 use crate::ash_types::AshTypes;
 use crate::error::{Error, Result};
@@ -61,21 +62,6 @@ impl<'r> Ctx<'_, 'r> {
         }
     }
 
-    /// The Rust path of a C base type, as seen from inside the generated crate.
-    pub fn base_tokens(&self, base: &str, place: Place) -> TokenStream {
-        tokens(&text::base_str(self, base, place))
-    }
-
-    /// A full C type as Rust: pointers, arrays (bitfields are handled by the struct emitter).
-    pub fn type_tokens(&self, ty: &CType, place: Place) -> TokenStream {
-        tokens(&text::type_str(self, ty, place))
-    }
-
-    /// A parameter's type: C array parameters decay to pointers.
-    pub fn param_type(&self, ty: &CType) -> TokenStream {
-        tokens(&text::param_type_str(self, ty))
-    }
-
     pub fn array_len(&self, len: &ArrayLen) -> proc_macro2::Literal {
         let n = match len {
             ArrayLen::Literal(n) => *n as usize,
@@ -90,44 +76,6 @@ impl<'r> Ctx<'_, 'r> {
             return self.constant_value(a);
         }
         crate::registry::parse_c_int(&c.value)
-    }
-
-    /// The return type of a command or funcpointer (`()` for void).
-    pub fn ret_tokens(&self, ret: &CType) -> TokenStream {
-        if ret.is_void() || ret.base.is_empty() {
-            quote!(())
-        } else {
-            self.type_tokens(ret, Place::Signature)
-        }
-    }
-
-    /// `a: T, b: U` for a command's parameters, with the names used by all emitters.
-    pub fn params(&self, cmd: &Command) -> (Vec<Ident>, Vec<TokenStream>) {
-        cmd.params
-            .iter()
-            .map(|p| {
-                (
-                    format_ident!("{}", param_name(&p.name)),
-                    self.param_type(&p.ty),
-                )
-            })
-            .unzip()
-    }
-
-    /// The value a command returns when it cannot do its job: the error for `VkResult`, null for
-    /// function pointers, zero/false for the rest, nothing for void.
-    pub fn failure_value(&self, ret: &CType) -> TokenStream {
-        if ret.is_void() || ret.base.is_empty() {
-            quote!(())
-        } else if ret.base == "VkResult" && !ret.is_pointer() {
-            quote!(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT)
-        } else if ret.is_pointer() {
-            quote!(core::ptr::null_mut())
-        } else if ret.base == "PFN_vkVoidFunction" {
-            quote!(None)
-        } else {
-            quote!(unsafe { core::mem::zeroed() })
-        }
     }
 
     /// Position of each selected command name in `COMMANDS` (its `CommandId`).
@@ -149,11 +97,6 @@ impl<'r> Ctx<'_, 'r> {
     pub fn spec_link(&self, name: &str) -> String {
         format!("<https://registry.khronos.org/vulkan/specs/latest/man/html/{name}.html>")
     }
-}
-
-/// Tokens of a type path `text` wrote (always well-formed: its identifiers are sanitised).
-fn tokens(s: &str) -> TokenStream {
-    s.parse().unwrap_or_else(|_| quote!(core::ffi::c_void))
 }
 
 pub fn ident(s: &str) -> Ident {

@@ -8,24 +8,7 @@ use crate::model::CType;
 
 /// The Rust spelling of a C base type, from inside the generated crate.
 pub fn base_str(cx: &Ctx, base: &str, place: Place) -> String {
-    let prim = match base {
-        "void" => "core::ffi::c_void",
-        "char" => "core::ffi::c_char",
-        "float" => "f32",
-        "double" => "f64",
-        "int8_t" => "i8",
-        "uint8_t" => "u8",
-        "int16_t" => "i16",
-        "uint16_t" => "u16",
-        "int32_t" => "i32",
-        "uint32_t" => "u32",
-        "int64_t" => "i64",
-        "uint64_t" => "u64",
-        "int" => "core::ffi::c_int",
-        "size_t" => "usize",
-        _ => "",
-    };
-    if !prim.is_empty() {
+    if let Some(prim) = crate::select::primitive_rust(base) {
         return prim.to_owned();
     }
     let external = matches!(
@@ -94,7 +77,8 @@ pub fn ret_str(cx: &Ctx, ret: &CType) -> Option<String> {
     }
 }
 
-/// See [`Ctx::failure_value`].
+/// The value a command returns when it cannot do its job: the error for `VkResult`, null for
+/// pointers and function pointers, zero/false for the rest, nothing for void.
 pub fn failure_str(ret: &CType) -> &'static str {
     if ret.is_void() || ret.base.is_empty() {
         "()"

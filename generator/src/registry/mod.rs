@@ -9,7 +9,6 @@
 pub mod cdecl;
 pub mod depends;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use roxmltree::{Document, Node};
@@ -892,6 +891,3 @@ pub fn enum_value(group: &EnumGroup, v: &EnumVal, depth: u32) -> Option<i64> {
         EnumVal::Alias(_) => None,
     }
 }
-
-/// Sorted map helper used by emitters for determinism.
-pub type Sorted<T> = BTreeMap<String, T>;
