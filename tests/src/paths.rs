@@ -68,6 +68,19 @@ pub fn our_loader() -> PathBuf {
     profile_dir().join("libvulkan.so")
 }
 
+/// One of vkgen's reference drivers (`null`, `host`): `<profile dir>/libvulkan_<name>.so`, built
+/// by `cargo build --workspace` with the profile of the running tests. Panics with the build
+/// command when it is missing.
+pub fn reference_driver(name: &str) -> PathBuf {
+    let lib = profile_dir().join(format!("libvulkan_{name}.so"));
+    assert!(
+        lib.is_file(),
+        "{} not built: run `cargo build --release --workspace`",
+        lib.display()
+    );
+    lib
+}
+
 /// The cargo command that builds [`our_loader`] for the profile of the running tests.
 pub fn our_loader_build_command() -> String {
     let dir = profile_dir();

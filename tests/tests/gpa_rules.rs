@@ -8,7 +8,7 @@
 mod common;
 
 use std::ffi::{c_void, CStr, CString};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ash::vk;
 use common::*;
@@ -43,21 +43,6 @@ impl Drop for OurLibrary {
         // SAFETY: balances the dlopen.
         unsafe { libc::dlclose(self.handle) };
     }
-}
-
-/// The file the code at `address` belongs to.
-fn library_of(address: usize) -> PathBuf {
-    // SAFETY: Dl_info is plain data.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: any address may be asked about; `info` is a valid out-pointer.
-    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) };
-    assert!(
-        found != 0 && !info.dli_fname.is_null(),
-        "{address:#x} is in no library"
-    );
-    // SAFETY: dladdr returned a C string owned by the dynamic linker.
-    let name = unsafe { CStr::from_ptr(info.dli_fname) };
-    PathBuf::from(name.to_str().unwrap())
 }
 
 fn addr(f: vk::PFN_vkVoidFunction) -> Option<usize> {

@@ -5,42 +5,15 @@
 
 mod common;
 
-use std::ffi::{c_void, CStr};
-use std::path::PathBuf;
-
 use ash::vk;
 use common::*;
 use vkgen_tests::env::in_child;
 use vkgen_tests::{paths, require};
 
-/// The file the code at `address` belongs to.
-fn library_of(address: usize) -> PathBuf {
-    // SAFETY: Dl_info is plain data.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: any address may be asked about; `info` is a valid out-pointer.
-    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) };
-    assert!(
-        found != 0 && !info.dli_fname.is_null(),
-        "{address:#x} is in no library"
-    );
-    // SAFETY: dladdr returned a C string owned by the dynamic linker.
-    PathBuf::from(unsafe { CStr::from_ptr(info.dli_fname) }.to_str().unwrap())
-}
-
-fn null_driver() -> PathBuf {
-    let lib = paths::profile_dir().join("libvulkan_null.so");
-    assert!(
-        lib.is_file(),
-        "{} not built: cargo build --release --workspace",
-        lib.display()
-    );
-    lib
-}
-
 #[test]
 fn loader_rules_on_the_null_hal_driver() {
     let root = tempfile::tempdir().unwrap();
-    let env = hal_env(&root, &null_driver(), "");
+    let env = hal_env(&root, &paths::reference_driver("null"), "");
     in_child("loader_rules_on_the_null_hal_driver", &env, || {
         let loader = require(paths::loader_under_test());
         let entry = require(vkgen_tests::compute::load_entry(&loader));
@@ -109,7 +82,7 @@ fn loader_rules_on_the_null_hal_driver() {
         }
         .expect("vkCreateDevice");
         let gdpa = instance.fp_v1_0().get_device_proc_addr;
-        let null_lib = null_driver().canonicalize().unwrap();
+        let null_lib = paths::reference_driver("null").canonicalize().unwrap();
         // SAFETY: GDPA with a live device and C strings.
         unsafe {
             let fence_fn =
@@ -191,7 +164,7 @@ fn loader_rules_on_the_null_hal_driver() {
 #[test]
 fn null_hal_driver_lifetimes_leak_no_fds() {
     let root = tempfile::tempdir().unwrap();
-    let env = hal_env(&root, &null_driver(), "");
+    let env = hal_env(&root, &paths::reference_driver("null"), "");
     in_child("null_hal_driver_lifetimes_leak_no_fds", &env, || {
         with_loader_no_fd_leak(|entry| {
             for _ in 0..200 {

@@ -479,3 +479,18 @@ pub fn fixture_counter(library: &Path, symbol: &CStr) -> i32 {
     unsafe { libc::dlclose(handle) };
     value
 }
+
+/// The file the code at `address` belongs to (`dladdr`): attributes a returned proc address to
+/// our loader, a driver or a layer.
+pub fn library_of(address: usize) -> PathBuf {
+    // SAFETY: Dl_info is plain data.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: any address may be asked about; `info` is a valid out-pointer.
+    let found = unsafe { libc::dladdr(address as *const std::ffi::c_void, &mut info) };
+    assert!(
+        found != 0 && !info.dli_fname.is_null(),
+        "{address:#x} is in no library"
+    );
+    // SAFETY: dladdr returned a C string owned by the dynamic linker.
+    PathBuf::from(unsafe { CStr::from_ptr(info.dli_fname) }.to_str().unwrap())
+}
