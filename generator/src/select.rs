@@ -142,20 +142,33 @@ pub fn level_of(reg: &Registry, cmd: &Command) -> Level {
     }
 }
 
+/// Whether a `depends=` expression holds for a selection: version operands by `version`,
+/// extension operands by membership in `names`, `Struct::member` feature operands always (they
+/// are runtime conditions; what they guard is defined either way). Unparsable is false.
+fn depends_hold(depends: Option<&str>, version: (u32, u32), names: &BTreeSet<&str>) -> bool {
+    let Some(depends) = depends else { return true };
+    let Ok(expr) = Expr::parse(depends) else {
+        return false;
+    };
+    expr.eval(&mut |n| {
+        let is_version = [
+            "VK_VERSION_",
+            "VK_BASE_VERSION_",
+            "VK_COMPUTE_VERSION_",
+            "VK_GRAPHICS_VERSION_",
+        ]
+        .iter()
+        .any(|p| n.starts_with(p));
+        if is_version {
+            parse_version(n).is_some_and(|v| v <= version)
+        } else {
+            n.contains("::") || names.contains(n)
+        }
+    })
+}
+
 pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Selection<'r> {
     let mut dropped = Vec::new();
-    let version_true = |name: &str| -> Option<bool> {
-        if name.starts_with("VK_VERSION_")
-            || name.starts_with("VK_BASE_VERSION_")
-            || name.starts_with("VK_COMPUTE_VERSION_")
-            || name.starts_with("VK_GRAPHICS_VERSION_")
-        {
-            Some(parse_version(name).is_some_and(|v| v <= version))
-        } else {
-            None
-        }
-    };
-
     // Candidates by static policy.
     let mut chosen: Vec<&Extension> = Vec::new();
     for e in &reg.extensions {
@@ -214,13 +227,7 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         let names: BTreeSet<&str> = chosen.iter().map(|e| e.name.as_str()).collect();
         let before = chosen.len();
         chosen.retain(|e| {
-            let ok = match e.depends.as_deref().map(Expr::parse) {
-                None => true,
-                Some(Ok(expr)) => expr.eval(&mut |n| {
-                    version_true(n).unwrap_or_else(|| n.contains("::") || names.contains(n))
-                }),
-                Some(Err(_)) => false,
-            };
+            let ok = depends_hold(e.depends.as_deref(), version, &names);
             if !ok {
                 dropped.push((
                     e.name.clone(),
@@ -237,15 +244,7 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         }
     }
     let names: BTreeSet<&str> = chosen.iter().map(|e| e.name.as_str()).collect();
-    let cond_true = |r: &Require| -> bool {
-        match r.depends.as_deref().map(Expr::parse) {
-            None => true,
-            Some(Ok(expr)) => expr.eval(&mut |n| {
-                version_true(n).unwrap_or_else(|| n.contains("::") || names.contains(n))
-            }),
-            Some(Err(_)) => false,
-        }
-    };
+    let cond_true = |r: &Require| depends_hold(r.depends.as_deref(), version, &names);
 
     // Commands and types.
     let mut core: BTreeMap<String, (u32, u32)> = BTreeMap::new();
