@@ -97,12 +97,34 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         use crate::extensions::ExtensionId;
         use crate::vk;
 
-        /// A Vulkan driver. Override the hooks you implement; the rest answer "not implemented"
-        /// (`unimplemented()`, by default `VK_ERROR_FEATURE_NOT_PRESENT`; nothing for void commands).
+        /// A Vulkan driver: one hook per command. Only the hooks a driver implements get proc
+        /// addresses; the rest are absent (NULL from every get-proc-addr path), unless
+        /// [`fallback`](Driver::fallback) supplies a common implementation (the driver kit's
+        /// `vk_common`-style defaults) or the driver opts into stubs with
+        /// [`STUB_UNIMPLEMENTED`](Driver::STUB_UNIMPLEMENTED).
+        ///
+        /// Which hooks are implemented is [`implements`](Driver::implements): put
+        /// `#[vkgen_driver::driver]` on the `impl Driver for …` block and it is written from the
+        /// methods the block defines.
         ///
         /// Hooks are `unsafe` because they receive raw Vulkan arguments whose validity is the
         /// application's responsibility (valid usage).
         pub trait Driver: Sized + 'static {
+            /// Whether the hook of `cmd` (a canonical command, never an alias) is implemented by
+            /// this type. Commands whose hook is not implemented get no proc address unless
+            /// [`fallback`](Driver::fallback) has one.
+            fn implements(cmd: CommandId) -> bool { let _ = cmd; false }
+
+            /// A common implementation of `cmd` (canonical) for a driver that does not implement
+            /// its hook: how a driver kit routes `vkGetPhysicalDeviceFeatures` to the `…2` query,
+            /// answers the extension enumerations from its tables, and the like.
+            fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction { let _ = cmd; None }
+
+            /// Expose every hook, implemented or not; the unimplemented ones answer
+            /// [`unimplemented`](Driver::unimplemented) (void ones do nothing). For null drivers
+            /// only: a real driver must not hand out commands it does not implement.
+            const STUB_UNIMPLEMENTED: bool = false;
+
             /// The API version the driver implements: commands of later core versions are not exposed.
             const API_VERSION: u32 = crate::API_VERSION;
 
@@ -132,7 +154,8 @@ pub fn emit(cx: &Ctx) -> Result<String> {
                 Self::supports_extension(ext)
             }
 
-            /// The result of a `VkResult` command the driver does not implement.
+            /// What a stubbed hook returns when [`STUB_UNIMPLEMENTED`](Driver::STUB_UNIMPLEMENTED)
+            /// exposes it.
             fn unimplemented(cmd: CommandId) -> vk::Result {
                 let _ = cmd;
                 vk::Result::ERROR_FEATURE_NOT_PRESENT
@@ -207,7 +230,58 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             if level == Level::Device && handle != 0 && !enabled_on_device::<D>(handle, id) {
                 return None;
             }
-            entry_point::<D>(id)
+            let canonical = canonical(id);
+            if D::implements(canonical) || is_proc_addr(canonical) {
+                return entry_point::<D>(id);
+            }
+            if let Some(f) = D::fallback(canonical) {
+                return Some(f);
+            }
+            if D::STUB_UNIMPLEMENTED {
+                return entry_point::<D>(id);
+            }
+            None
+        }
+
+        /// The command an alias names (itself for a command).
+        pub fn canonical(mut id: CommandId) -> CommandId {
+            while let Some(a) = commands::info(id).alias_of {
+                id = a;
+            }
+            id
+        }
+
+        /// The two get-proc-addr commands: always the driver's (their defaults are the resolvers).
+        fn is_proc_addr(id: CommandId) -> bool {
+            id == CommandId::GET_INSTANCE_PROC_ADDR || id == CommandId::GET_DEVICE_PROC_ADDR
+        }
+
+        /// Whether `cmd`'s proc address is the driver's hook, a fallback, or absent (for tests
+        /// and tools; the resolvers apply the version, extension and level rules first).
+        pub fn provider<D: Driver>(cmd: CommandId) -> Provider {
+            let c = canonical(cmd);
+            if D::implements(c) || is_proc_addr(c) {
+                Provider::Hook
+            } else if D::fallback(c).is_some() {
+                Provider::Fallback
+            } else if D::STUB_UNIMPLEMENTED {
+                Provider::Stub
+            } else {
+                Provider::Absent
+            }
+        }
+
+        /// Who answers a command (see [`provider`]).
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum Provider {
+            /// The driver's own hook.
+            Hook,
+            /// [`Driver::fallback`].
+            Fallback,
+            /// A stub answering [`Driver::unimplemented`].
+            Stub,
+            /// No proc address.
+            Absent,
         }
 
         /// The driver's `vkGetInstanceProcAddr` (also `vk_icdGetInstanceProcAddr` and the HAL's):

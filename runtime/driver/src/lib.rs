@@ -24,6 +24,9 @@
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+// The `#[driver]` expansion names `::vkgen_driver`, also inside this crate (the backends).
+extern crate self as vkgen_driver;
+
 pub mod backend;
 pub mod export;
 pub mod gralloc;
@@ -36,5 +39,8 @@ pub mod util;
 pub use ash;
 /// The HAL/ICD ABI crate, for [`export_driver!`] expansions.
 pub use vkgen_abi as abi;
+/// `#[vkgen_driver::driver]` on `impl Driver for X`: writes `implements` from the hooks the
+/// block defines (and, with `(kit)`, routes the rest to [`kit::fallback`]).
+pub use vkgen_driver_macros::driver;
 /// The generated crate (`Driver` trait, entry points, command metadata).
 pub use vkgen_generated as generated;

@@ -901,6 +901,7 @@ impl DriverModule for HostDriver {
     }
 }
 
+#[crate::driver]
 impl Driver for HostDriver {
     const API_VERSION: u32 = vk::API_VERSION_1_3;
 

@@ -873,8 +873,11 @@ impl DriverModule for NullDriver {
     const NAME: &'static CStr = c"vkgen null Vulkan driver";
 }
 
+#[crate::driver]
 impl Driver for NullDriver {
     const API_VERSION: u32 = vk::API_VERSION_1_3;
+    // AOSP nulldrv: every command exists and succeeds.
+    const STUB_UNIMPLEMENTED: bool = true;
 
     fn supports_extension(ext: ExtensionId) -> bool {
         ext == ExtensionId::ANDROID_NATIVE_BUFFER

@@ -1,0 +1,80 @@
+//! `#[vkgen_driver::driver]`: put it on `impl Driver for X { … }` and the block gains
+//! `fn implements(cmd)` answering true exactly for the hooks the block defines, so that the
+//! generated get-proc-addr functions hand out those commands and nothing the driver left out
+//! (the Vulkan rule: an unsupported command's proc address is NULL, not a stub).
+//!
+//! `#[vkgen_driver::driver(kit)]` also routes every other command to the driver kit's common
+//! implementations (`vkgen_driver::kit::fallback`), for types that implement `kit::Kit`.
+//!
+//! Why a macro: a trait cannot tell whether an impl overrode a default method, and a list kept
+//! by hand drifts from the code. The hook → command mapping is by name: hook `create_buffer` is
+//! `CommandId::CREATE_BUFFER` in the generated crate, so a name that is no hook fails to compile.
+
+use proc_macro::TokenStream;
+use quote::{format_ident, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{parse_macro_input, ImplItem, ItemImpl, Meta, Token};
+
+/// The `Driver` trait's methods that are not command hooks.
+const NOT_HOOKS: &[&str] = &[
+    "implements",
+    "fallback",
+    "supports_extension",
+    "intercepts",
+    "passthrough",
+    "is_enabled_on_device",
+    "unimplemented",
+];
+
+#[proc_macro_attribute]
+pub fn driver(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let args = match Punctuated::<Meta, Token![,]>::parse_terminated.parse(attr) {
+        Ok(a) => a,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let mut kit = false;
+    for a in &args {
+        match a {
+            Meta::Path(p) if p.is_ident("kit") => kit = true,
+            other => {
+                return syn::Error::new_spanned(other, "expected `kit` or nothing")
+                    .to_compile_error()
+                    .into()
+            }
+        }
+    }
+    let mut imp = parse_macro_input!(item as ItemImpl);
+    let mut defined = std::collections::BTreeSet::new();
+    for it in &imp.items {
+        if let ImplItem::Fn(f) = it {
+            defined.insert(f.sig.ident.to_string());
+        }
+    }
+    let hooks: Vec<_> = defined
+        .iter()
+        .filter(|n| !NOT_HOOKS.contains(&n.as_str()))
+        .map(|n| format_ident!("{}", n.trim_start_matches("r#").to_uppercase()))
+        .collect();
+    let id = quote!(::vkgen_driver::generated::commands::CommandId);
+    if !defined.contains("implements") {
+        let body = if hooks.is_empty() {
+            quote!(false)
+        } else {
+            quote!(matches!(cmd, #(#id::#hooks)|*))
+        };
+        imp.items.push(syn::parse_quote! {
+            fn implements(cmd: #id) -> bool {
+                #body
+            }
+        });
+    }
+    if kit && !defined.contains("fallback") {
+        imp.items.push(syn::parse_quote! {
+            fn fallback(cmd: #id) -> ::vkgen_driver::ash::vk::PFN_vkVoidFunction {
+                ::vkgen_driver::kit::fallback::<Self>(cmd)
+            }
+        });
+    }
+    quote!(#imp).into()
+}
