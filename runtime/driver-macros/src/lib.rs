@@ -4,7 +4,9 @@
 //! (the Vulkan rule: an unsupported command's proc address is NULL, not a stub).
 //!
 //! `#[vkgen_driver::driver(kit)]` also routes every other command to the driver kit's common
-//! implementations (`vkgen_driver::kit::fallback`), for types that implement `kit::Kit`.
+//! implementations (`vkgen_driver::kit::fallback`) and takes the supported and enabled
+//! extensions from the kit's tables, for types that implement `kit::Kit`. Items the block
+//! defines itself are left alone.
 //!
 //! Why a macro: a trait cannot tell whether an impl overrode a default method, and a list kept
 //! by hand drifts from the code. The hook → command mapping is by name: hook `create_buffer` is
@@ -73,6 +75,24 @@ pub fn driver(attr: TokenStream, item: TokenStream) -> TokenStream {
         imp.items.push(syn::parse_quote! {
             fn fallback(cmd: #id) -> ::vkgen_driver::ash::vk::PFN_vkVoidFunction {
                 ::vkgen_driver::kit::fallback::<Self>(cmd)
+            }
+        });
+    }
+    if kit && !defined.contains("supports_extension") {
+        imp.items.push(syn::parse_quote! {
+            fn supports_extension(ext: ::vkgen_driver::generated::extensions::ExtensionId) -> bool {
+                ::vkgen_driver::kit::supports_extension::<Self>(ext)
+            }
+        });
+    }
+    if kit && !defined.contains("is_enabled_on_device") {
+        imp.items.push(syn::parse_quote! {
+            unsafe fn is_enabled_on_device(
+                device: u64,
+                ext: ::vkgen_driver::generated::extensions::ExtensionId,
+            ) -> bool {
+                // SAFETY: the generated resolver passes a device handle of this driver.
+                unsafe { ::vkgen_driver::kit::is_enabled_on_device::<Self>(device, ext) }
             }
         });
     }

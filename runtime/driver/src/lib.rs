@@ -31,6 +31,7 @@ pub mod backend;
 pub mod export;
 pub mod gralloc;
 pub mod handles;
+pub mod kit;
 pub mod sync_fd;
 pub mod testing;
 pub mod util;

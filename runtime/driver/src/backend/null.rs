@@ -33,8 +33,7 @@
 
 use std::alloc::Layout;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CStr};
-use std::mem::size_of;
+use std::ffi::{c_int, c_void, CStr};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -50,10 +49,11 @@ use crate::handles::{
     create_object, destroy_dispatchable, destroy_object, Dispatchable, HandleCounter,
     HostAllocator, HostBox, Object, ObjectKind,
 };
+use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
 use crate::util::{
-    extension_properties, fence_error_result, find_in_chain, for_each_out, take_native_fence,
-    write_array, write_array_with,
+    fence_error_result, find_in_chain, for_each_out, take_native_fence, write_array,
+    write_array_with,
 };
 
 /// The null driver. See the [module docs](self).
@@ -63,15 +63,12 @@ pub struct NullDriver;
 /// The device's name.
 pub const DEVICE_NAME: &CStr = c"vkgen null device";
 /// The size of the only memory heap.
-pub const HEAP_SIZE: u64 = 256 << 20;
+pub const HEAP_SIZE: u64 = crate::kit::defaults::HEAP_SIZE;
 /// `vkEnumerateInstanceVersion` and the physical device's `apiVersion`.
 pub const INSTANCE_VERSION: u32 = vk::make_api_version(0, 1, 3, vkgen_generated::HEADER_VERSION);
 /// `VK_ANDROID_native_buffer`'s spec version.
 pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
 
-const NATIVE_BUFFER_NAME: &CStr = c"VK_ANDROID_native_buffer";
-const GPDP2_NAME: &CStr = c"VK_KHR_get_physical_device_properties2";
-const GPDP2_SPEC_VERSION: u32 = 2;
 /// Page alignment of device memory (and `minMemoryMapAlignment` is far below it).
 const MEMORY_ALIGNMENT: usize = 4096;
 /// How long `vkWaitForFences` sleeps between looks at fences that have no fd to poll.
@@ -84,14 +81,6 @@ static COUNTER: HandleCounter = HandleCounter::new();
 // ---------------------------------------------------------------------------------------------
 // Objects
 
-struct Instance {
-    physical: Dispatchable<PhysicalDevice>,
-}
-struct PhysicalDevice;
-struct Device {
-    queue: Dispatchable<Queue>,
-}
-struct Queue;
 struct CommandPool {
     allocator: HostAllocator,
     /// Live command buffers (handles), freed with the pool.
@@ -158,7 +147,6 @@ macro_rules! kinds {
     )*};
 }
 kinds! {
-    Instance => INSTANCE, PhysicalDevice => PHYSICAL_DEVICE, Device => DEVICE, Queue => QUEUE,
     CommandPool => COMMAND_POOL, CommandBuffer => COMMAND_BUFFER, Memory => DEVICE_MEMORY,
     Fence => FENCE, Semaphore => SEMAPHORE, Event => EVENT, Buffer => BUFFER, Image => IMAGE,
     PrivateDataSlot => PRIVATE_DATA_SLOT,
@@ -288,167 +276,6 @@ unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
 // ---------------------------------------------------------------------------------------------
 // Physical device description
 
-fn properties() -> vk::PhysicalDeviceProperties {
-    let mut p = vk::PhysicalDeviceProperties {
-        api_version: INSTANCE_VERSION,
-        driver_version: vk::make_api_version(0, 0, 1, 0),
-        vendor_id: 0,
-        device_id: 0,
-        device_type: vk::PhysicalDeviceType::OTHER,
-        limits: limits(),
-        sparse_properties: vk::PhysicalDeviceSparseProperties::default(),
-        ..Default::default()
-    };
-    crate::util::copy_cstr(&mut p.device_name, DEVICE_NAME);
-    p.pipeline_cache_uuid = *b"vkgen-null-cache";
-    p
-}
-
-/// The minimum limits the Vulkan 1.3 specification requires ("Required Limits").
-fn limits() -> vk::PhysicalDeviceLimits {
-    let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
-    vk::PhysicalDeviceLimits {
-        max_image_dimension1_d: 4096,
-        max_image_dimension2_d: 4096,
-        max_image_dimension3_d: 256,
-        max_image_dimension_cube: 4096,
-        max_image_array_layers: 256,
-        max_texel_buffer_elements: 65536,
-        max_uniform_buffer_range: 16384,
-        max_storage_buffer_range: 1 << 27,
-        max_push_constants_size: 128,
-        max_memory_allocation_count: 4096,
-        max_sampler_allocation_count: 4000,
-        buffer_image_granularity: 131072,
-        sparse_address_space_size: 0,
-        max_bound_descriptor_sets: 4,
-        max_per_stage_descriptor_samplers: 16,
-        max_per_stage_descriptor_uniform_buffers: 12,
-        max_per_stage_descriptor_storage_buffers: 4,
-        max_per_stage_descriptor_sampled_images: 16,
-        max_per_stage_descriptor_storage_images: 4,
-        max_per_stage_descriptor_input_attachments: 4,
-        max_per_stage_resources: 128,
-        max_descriptor_set_samplers: 96,
-        max_descriptor_set_uniform_buffers: 72,
-        max_descriptor_set_uniform_buffers_dynamic: 8,
-        max_descriptor_set_storage_buffers: 24,
-        max_descriptor_set_storage_buffers_dynamic: 4,
-        max_descriptor_set_sampled_images: 96,
-        max_descriptor_set_storage_images: 24,
-        max_descriptor_set_input_attachments: 4,
-        max_vertex_input_attributes: 16,
-        max_vertex_input_bindings: 16,
-        max_vertex_input_attribute_offset: 2047,
-        max_vertex_input_binding_stride: 2048,
-        max_vertex_output_components: 64,
-        max_fragment_input_components: 64,
-        max_fragment_output_attachments: 4,
-        max_fragment_dual_src_attachments: 0,
-        max_fragment_combined_output_resources: 4,
-        max_compute_shared_memory_size: 16384,
-        max_compute_work_group_count: [65535; 3],
-        max_compute_work_group_invocations: 128,
-        max_compute_work_group_size: [128, 128, 64],
-        sub_pixel_precision_bits: 4,
-        sub_texel_precision_bits: 4,
-        mipmap_precision_bits: 4,
-        max_draw_indexed_index_value: (1 << 24) - 1,
-        max_draw_indirect_count: 1,
-        max_sampler_lod_bias: 2.0,
-        max_sampler_anisotropy: 1.0,
-        max_viewports: 1,
-        max_viewport_dimensions: [4096, 4096],
-        viewport_bounds_range: [-8192.0, 8191.0],
-        viewport_sub_pixel_bits: 0,
-        min_memory_map_alignment: 64,
-        min_texel_buffer_offset_alignment: 256,
-        min_uniform_buffer_offset_alignment: 256,
-        min_storage_buffer_offset_alignment: 256,
-        min_texel_offset: -8,
-        max_texel_offset: 7,
-        max_framebuffer_width: 4096,
-        max_framebuffer_height: 4096,
-        max_framebuffer_layers: 256,
-        framebuffer_color_sample_counts: counts,
-        framebuffer_depth_sample_counts: counts,
-        framebuffer_stencil_sample_counts: counts,
-        framebuffer_no_attachments_sample_counts: counts,
-        max_color_attachments: 4,
-        sampled_image_color_sample_counts: counts,
-        sampled_image_integer_sample_counts: vk::SampleCountFlags::TYPE_1,
-        sampled_image_depth_sample_counts: counts,
-        sampled_image_stencil_sample_counts: counts,
-        storage_image_sample_counts: vk::SampleCountFlags::TYPE_1,
-        max_sample_mask_words: 1,
-        timestamp_compute_and_graphics: vk::FALSE,
-        timestamp_period: 1.0,
-        discrete_queue_priorities: 2,
-        point_size_range: [1.0, 1.0],
-        line_width_range: [1.0, 1.0],
-        standard_sample_locations: vk::TRUE,
-        optimal_buffer_copy_offset_alignment: 1,
-        optimal_buffer_copy_row_pitch_alignment: 1,
-        non_coherent_atom_size: 256,
-        ..Default::default()
-    }
-}
-
-fn features() -> vk::PhysicalDeviceFeatures {
-    vk::PhysicalDeviceFeatures {
-        robust_buffer_access: vk::TRUE,
-        ..Default::default()
-    }
-}
-
-/// Whether every feature `requested` is also in [`features`].
-fn features_supported(requested: &vk::PhysicalDeviceFeatures) -> bool {
-    const N: usize = size_of::<vk::PhysicalDeviceFeatures>() / size_of::<vk::Bool32>();
-    let supported = features();
-    // SAFETY: `VkPhysicalDeviceFeatures` is `#[repr(C)]` and consists of exactly N `VkBool32`s.
-    let (r, s) = unsafe {
-        (
-            std::slice::from_raw_parts(ptr::from_ref(requested).cast::<vk::Bool32>(), N),
-            std::slice::from_raw_parts(ptr::from_ref(&supported).cast::<vk::Bool32>(), N),
-        )
-    };
-    r.iter()
-        .zip(s)
-        .all(|(&r, &s)| r == vk::FALSE || s != vk::FALSE)
-}
-
-fn queue_family() -> vk::QueueFamilyProperties {
-    vk::QueueFamilyProperties {
-        queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
-        queue_count: 1,
-        timestamp_valid_bits: 0,
-        min_image_transfer_granularity: vk::Extent3D {
-            width: 1,
-            height: 1,
-            depth: 1,
-        },
-    }
-}
-
-fn memory_properties() -> vk::PhysicalDeviceMemoryProperties {
-    let mut m = vk::PhysicalDeviceMemoryProperties {
-        memory_type_count: 1,
-        memory_heap_count: 1,
-        ..Default::default()
-    };
-    m.memory_types[0] = vk::MemoryType {
-        property_flags: vk::MemoryPropertyFlags::DEVICE_LOCAL
-            | vk::MemoryPropertyFlags::HOST_VISIBLE
-            | vk::MemoryPropertyFlags::HOST_COHERENT,
-        heap_index: 0,
-    };
-    m.memory_heaps[0] = vk::MemoryHeap {
-        size: HEAP_SIZE,
-        flags: vk::MemoryHeapFlags::DEVICE_LOCAL,
-    };
-    m
-}
-
 /// Bytes per texel (per block for compressed formats, divided evenly), for sizing images.
 fn texel_bytes(format: vk::Format) -> u64 {
     match format.as_raw() {
@@ -480,98 +307,6 @@ fn texel_bytes(format: vk::Format) -> u64 {
         131..=184 => 1,
         _ => 4,
     }
-}
-
-fn is_depth_stencil(format: vk::Format) -> bool {
-    (124..=130).contains(&format.as_raw())
-}
-
-fn is_supported_format(format: vk::Format) -> bool {
-    // Everything uncompressed and single-plane of Vulkan 1.0, plus the 16-bit packed formats.
-    (1..=130).contains(&format.as_raw())
-        || matches!(
-            format,
-            vk::Format::A4R4G4B4_UNORM_PACK16 | vk::Format::A4B4G4R4_UNORM_PACK16
-        )
-}
-
-fn format_properties(format: vk::Format) -> vk::FormatProperties {
-    use vk::FormatFeatureFlags as F;
-    if !is_supported_format(format) {
-        return vk::FormatProperties::default();
-    }
-    let common = F::SAMPLED_IMAGE | F::BLIT_SRC | F::TRANSFER_SRC | F::TRANSFER_DST;
-    let image = if is_depth_stencil(format) {
-        common | F::DEPTH_STENCIL_ATTACHMENT
-    } else {
-        common
-            | F::STORAGE_IMAGE
-            | F::COLOR_ATTACHMENT
-            | F::COLOR_ATTACHMENT_BLEND
-            | F::BLIT_DST
-            | F::SAMPLED_IMAGE_FILTER_LINEAR
-    };
-    let buffer = if is_depth_stencil(format) {
-        F::empty()
-    } else {
-        F::UNIFORM_TEXEL_BUFFER | F::STORAGE_TEXEL_BUFFER | F::VERTEX_BUFFER
-    };
-    vk::FormatProperties {
-        linear_tiling_features: image,
-        optimal_tiling_features: image,
-        buffer_features: buffer,
-    }
-}
-
-fn image_format_properties(
-    format: vk::Format,
-    ty: vk::ImageType,
-    tiling: vk::ImageTiling,
-    usage: vk::ImageUsageFlags,
-) -> Result<vk::ImageFormatProperties, vk::Result> {
-    use vk::FormatFeatureFlags as F;
-    use vk::ImageUsageFlags as U;
-    let props = format_properties(format);
-    let features = match tiling {
-        vk::ImageTiling::LINEAR => props.linear_tiling_features,
-        _ => props.optimal_tiling_features,
-    };
-    let needs = [
-        (U::SAMPLED, F::SAMPLED_IMAGE),
-        (U::STORAGE, F::STORAGE_IMAGE),
-        (U::COLOR_ATTACHMENT, F::COLOR_ATTACHMENT),
-        (U::DEPTH_STENCIL_ATTACHMENT, F::DEPTH_STENCIL_ATTACHMENT),
-        (U::TRANSFER_SRC, F::TRANSFER_SRC),
-        (U::TRANSFER_DST, F::TRANSFER_DST),
-    ];
-    if features.is_empty()
-        || needs
-            .iter()
-            .any(|&(u, f)| usage.contains(u) && !features.contains(f))
-    {
-        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
-    }
-    let (extent, mips, layers) = match ty {
-        vk::ImageType::TYPE_1D => ((4096, 1, 1), 13, 256),
-        vk::ImageType::TYPE_3D => ((256, 256, 256), 9, 1),
-        _ => ((4096, 4096, 1), 13, 256),
-    };
-    let samples = if ty == vk::ImageType::TYPE_2D && tiling == vk::ImageTiling::OPTIMAL {
-        vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4
-    } else {
-        vk::SampleCountFlags::TYPE_1
-    };
-    Ok(vk::ImageFormatProperties {
-        max_extent: vk::Extent3D {
-            width: extent.0,
-            height: extent.1,
-            depth: extent.2,
-        },
-        max_mip_levels: mips,
-        max_array_layers: layers,
-        sample_counts: samples,
-        max_resource_size: 1 << 31,
-    })
 }
 
 /// Fills the structures of a `VkPhysicalDeviceProperties2` chain that the null driver knows.
@@ -873,16 +608,62 @@ impl DriverModule for NullDriver {
     const NAME: &'static CStr = c"vkgen null Vulkan driver";
 }
 
-#[crate::driver]
+/// Instances, physical devices, devices and queues are the kit's; the null device is the kit's
+/// default description under this driver's name and native-buffer extension.
+impl Kit for NullDriver {
+    type Instance = ();
+    type PhysicalDevice = ();
+    type Device = ();
+    type Queue = ();
+
+    fn instance_version() -> u32 {
+        INSTANCE_VERSION
+    }
+
+    fn instance_extensions() -> &'static [ExtensionId] {
+        &[ExtensionId::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2]
+    }
+
+    fn device_extensions() -> &'static [ExtensionId] {
+        &[ExtensionId::ANDROID_NATIVE_BUFFER]
+    }
+
+    fn instance_data(_info: &kit::InstanceInfo) -> Result<(), vk::Result> {
+        Ok(())
+    }
+
+    fn physical_devices(
+        _instance: &kit::Instance<Self>,
+    ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
+        let mut d = PhysicalDeviceDesc::new(DEVICE_NAME, ());
+        let mut p = d.properties.properties10();
+        p.pipeline_cache_uuid = *b"vkgen-null-cache";
+        d.properties.from_properties10(&p);
+        Ok(vec![d])
+    }
+
+    fn device_data(
+        _physical: &kit::PhysicalDevice<Self>,
+        _info: &kit::DeviceInfo,
+    ) -> Result<(), vk::Result> {
+        Ok(())
+    }
+
+    fn queue_data(
+        _device: &(),
+        _family: u32,
+        _index: u32,
+        _flags: vk::DeviceQueueCreateFlags,
+    ) -> Result<(), vk::Result> {
+        Ok(())
+    }
+}
+
+#[crate::driver(kit)]
 impl Driver for NullDriver {
     const API_VERSION: u32 = vk::API_VERSION_1_3;
     // AOSP nulldrv: every command exists and succeeds.
     const STUB_UNIMPLEMENTED: bool = true;
-
-    fn supports_extension(ext: ExtensionId) -> bool {
-        ext == ExtensionId::ANDROID_NATIVE_BUFFER
-            || ext == ExtensionId::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2
-    }
 
     fn unimplemented(_cmd: CommandId) -> vk::Result {
         vk::Result::SUCCESS
@@ -890,503 +671,35 @@ impl Driver for NullDriver {
 
     // --- global ---------------------------------------------------------------------------
 
-    unsafe fn enumerate_instance_version(p_api_version: *mut u32) -> vk::Result {
-        // SAFETY: valid output pointer per valid usage (null is tolerated).
-        if let Some(v) = unsafe { p_api_version.as_mut() } {
-            *v = INSTANCE_VERSION;
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn enumerate_instance_layer_properties(
-        p_property_count: *mut u32,
-        p_properties: *mut vk::LayerProperties,
-    ) -> vk::Result {
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
-    }
-
-    unsafe fn enumerate_instance_extension_properties(
-        p_layer_name: *const c_char,
-        p_property_count: *mut u32,
-        p_properties: *mut vk::ExtensionProperties,
-    ) -> vk::Result {
-        if !p_layer_name.is_null() {
-            return vk::Result::ERROR_LAYER_NOT_PRESENT;
-        }
-        let list = [extension_properties(GPDP2_NAME, GPDP2_SPEC_VERSION)];
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array(&list, p_property_count, p_properties) }
-    }
-
-    unsafe fn create_instance(
-        p_create_info: *const vk::InstanceCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_instance: *mut vk::Instance,
-    ) -> vk::Result {
-        // SAFETY: valid create info per valid usage.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        if ci.enabled_layer_count > 0 {
-            return vk::Result::ERROR_LAYER_NOT_PRESENT;
-        }
-        // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
-        for &name in unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) } {
-            // SAFETY: each entry is a C string.
-            if name.is_null() || unsafe { CStr::from_ptr(name) } != GPDP2_NAME {
-                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
-            }
-        }
-        let value = Instance {
-            physical: Dispatchable::new(PhysicalDevice),
-        };
-        // SAFETY: forwarded allocator.
-        match unsafe {
-            crate::handles::create_dispatchable(
-                value,
-                p_allocator,
-                vk::SystemAllocationScope::INSTANCE,
-            )
-        } {
-            Ok(p) => {
-                // SAFETY: valid output pointer per valid usage.
-                unsafe { *p_instance = vk::Handle::from_raw(p.as_ptr() as u64) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_instance(
-        instance: vk::Instance,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live instance the application is done with.
-        unsafe { destroy_dispatchable::<Instance>(vk::Handle::as_raw(instance)) };
-    }
-
     // --- instance -------------------------------------------------------------------------
 
-    unsafe fn enumerate_physical_devices(
-        instance: vk::Instance,
-        p_physical_device_count: *mut u32,
-        p_physical_devices: *mut vk::PhysicalDevice,
-    ) -> vk::Result {
-        // SAFETY: a live instance handle.
-        let Some(inst) = (unsafe { Dispatchable::<Instance>::from_handle(instance) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let list = [inst.physical.handle::<vk::PhysicalDevice>()];
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array(&list, p_physical_device_count, p_physical_devices) }
-    }
-
-    unsafe fn enumerate_physical_device_groups(
-        instance: vk::Instance,
-        p_count: *mut u32,
-        p_groups: *mut vk::PhysicalDeviceGroupProperties<'_>,
-    ) -> vk::Result {
-        // SAFETY: a live instance handle.
-        let Some(inst) = (unsafe { Dispatchable::<Instance>::from_handle(instance) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let pd = inst.physical.handle::<vk::PhysicalDevice>();
-        // SAFETY: two-call idiom arguments; the elements are initialised by the application.
-        unsafe {
-            write_array_with(1, p_count, p_groups, |_, g| {
-                g.physical_device_count = 1;
-                g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
-                g.physical_devices[0] = pd;
-                g.subset_allocation = vk::FALSE;
-            })
-        }
-    }
-
-    unsafe fn get_physical_device_properties(
-        _physical_device: vk::PhysicalDevice,
-        p_properties: *mut vk::PhysicalDeviceProperties,
-    ) {
-        // SAFETY: valid output pointer.
-        if let Some(p) = unsafe { p_properties.as_mut() } {
-            *p = properties();
-        }
-    }
-
     unsafe fn get_physical_device_properties2(
-        _physical_device: vk::PhysicalDevice,
+        physical_device: vk::PhysicalDevice,
         p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
     ) {
-        // SAFETY: valid output structure and chain.
-        if let Some(p) = unsafe { p_properties.as_mut() } {
-            p.properties = properties();
-            // SAFETY: as above.
-            unsafe { fill_properties_chain(p.p_next) };
-        }
-    }
-
-    unsafe fn get_physical_device_features(
-        _physical_device: vk::PhysicalDevice,
-        p_features: *mut vk::PhysicalDeviceFeatures,
-    ) {
-        // SAFETY: valid output pointer.
-        if let Some(f) = unsafe { p_features.as_mut() } {
-            *f = features();
+        // SAFETY: the kit's table answer, then this driver's chain structures.
+        unsafe {
+            kit::common::get_physical_device_properties2::<Self>(physical_device, p_properties);
+            if let Some(p) = p_properties.as_mut() {
+                fill_properties_chain(p.p_next);
+            }
         }
     }
 
     unsafe fn get_physical_device_features2(
-        _physical_device: vk::PhysicalDevice,
+        physical_device: vk::PhysicalDevice,
         p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
     ) {
-        // SAFETY: valid output structure and chain.
-        if let Some(f) = unsafe { p_features.as_mut() } {
-            f.features = features();
-            // SAFETY: as above.
-            unsafe { fill_features_chain(f.p_next) };
-        }
-    }
-
-    unsafe fn get_physical_device_queue_family_properties(
-        _physical_device: vk::PhysicalDevice,
-        p_count: *mut u32,
-        p_properties: *mut vk::QueueFamilyProperties,
-    ) {
-        // SAFETY: two-call idiom arguments.
-        let _ = unsafe { write_array(&[queue_family()], p_count, p_properties) };
-    }
-
-    unsafe fn get_physical_device_queue_family_properties2(
-        _physical_device: vk::PhysicalDevice,
-        p_count: *mut u32,
-        p_properties: *mut vk::QueueFamilyProperties2<'_>,
-    ) {
-        // SAFETY: two-call idiom arguments; elements initialised by the application.
-        let _ = unsafe {
-            write_array_with(1, p_count, p_properties, |_, q| {
-                q.queue_family_properties = queue_family();
-            })
-        };
-    }
-
-    unsafe fn get_physical_device_memory_properties(
-        _physical_device: vk::PhysicalDevice,
-        p_memory_properties: *mut vk::PhysicalDeviceMemoryProperties,
-    ) {
-        // SAFETY: valid output pointer.
-        if let Some(m) = unsafe { p_memory_properties.as_mut() } {
-            *m = memory_properties();
-        }
-    }
-
-    unsafe fn get_physical_device_memory_properties2(
-        _physical_device: vk::PhysicalDevice,
-        p_memory_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
-    ) {
-        // SAFETY: valid output pointer.
-        if let Some(m) = unsafe { p_memory_properties.as_mut() } {
-            m.memory_properties = memory_properties();
-        }
-    }
-
-    unsafe fn get_physical_device_format_properties(
-        _physical_device: vk::PhysicalDevice,
-        format: vk::Format,
-        p_format_properties: *mut vk::FormatProperties,
-    ) {
-        // SAFETY: valid output pointer.
-        if let Some(f) = unsafe { p_format_properties.as_mut() } {
-            *f = format_properties(format);
-        }
-    }
-
-    unsafe fn get_physical_device_format_properties2(
-        _physical_device: vk::PhysicalDevice,
-        format: vk::Format,
-        p_format_properties: *mut vk::FormatProperties2<'_>,
-    ) {
-        // SAFETY: valid output structure and chain.
-        let Some(f) = (unsafe { p_format_properties.as_mut() }) else {
-            return;
-        };
-        let props = format_properties(format);
-        f.format_properties = props;
-        // SAFETY: as above; the sType names the structure.
+        // SAFETY: the kit's table answer, then this driver's chain structures.
         unsafe {
-            for_each_out(f.p_next, |s| {
-                if (*s).s_type == vk::StructureType::FORMAT_PROPERTIES_3 {
-                    let p = s.cast::<vk::FormatProperties3<'_>>();
-                    (*p).linear_tiling_features = vk::FormatFeatureFlags2::from_raw(u64::from(
-                        props.linear_tiling_features.as_raw(),
-                    ));
-                    (*p).optimal_tiling_features = vk::FormatFeatureFlags2::from_raw(u64::from(
-                        props.optimal_tiling_features.as_raw(),
-                    ));
-                    (*p).buffer_features = vk::FormatFeatureFlags2::from_raw(u64::from(
-                        props.buffer_features.as_raw(),
-                    ));
-                }
-            })
-        };
-    }
-
-    unsafe fn get_physical_device_image_format_properties(
-        _physical_device: vk::PhysicalDevice,
-        format: vk::Format,
-        ty: vk::ImageType,
-        tiling: vk::ImageTiling,
-        usage: vk::ImageUsageFlags,
-        _flags: vk::ImageCreateFlags,
-        p_image_format_properties: *mut vk::ImageFormatProperties,
-    ) -> vk::Result {
-        let r = image_format_properties(format, ty, tiling, usage);
-        // SAFETY: valid output pointer.
-        if let Some(out) = unsafe { p_image_format_properties.as_mut() } {
-            *out = r.unwrap_or_default();
-        }
-        r.err().unwrap_or(vk::Result::SUCCESS)
-    }
-
-    unsafe fn get_physical_device_image_format_properties2(
-        _physical_device: vk::PhysicalDevice,
-        p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
-        p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
-    ) -> vk::Result {
-        // SAFETY: valid input structure.
-        let Some(info) = (unsafe { p_image_format_info.as_ref() }) else {
-            return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
-        };
-        // External memory is not importable or exportable on the null device.
-        // SAFETY: valid input chain.
-        let external = unsafe {
-            find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
-                info.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
-            )
-        };
-        let r = if external.is_some_and(|e| !e.handle_type.is_empty()) {
-            Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
-        } else {
-            image_format_properties(info.format, info.ty, info.tiling, info.usage)
-        };
-        // SAFETY: valid output structure and chain.
-        if let Some(out) = unsafe { p_image_format_properties.as_mut() } {
-            out.image_format_properties = r.unwrap_or_default();
-            // SAFETY: as above.
-            unsafe {
-                for_each_out(out.p_next, |s| match (*s).s_type {
-                    vk::StructureType::EXTERNAL_IMAGE_FORMAT_PROPERTIES => {
-                        let p = s.cast::<vk::ExternalImageFormatProperties<'_>>();
-                        (*p).external_memory_properties = vk::ExternalMemoryProperties::default();
-                    }
-                    vk::StructureType::SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES => {
-                        let p = s.cast::<vk::SamplerYcbcrConversionImageFormatProperties<'_>>();
-                        (*p).combined_image_sampler_descriptor_count = 1;
-                    }
-                    _ => {}
-                })
-            };
-        }
-        r.err().unwrap_or(vk::Result::SUCCESS)
-    }
-
-    unsafe fn get_physical_device_sparse_image_format_properties(
-        _physical_device: vk::PhysicalDevice,
-        _format: vk::Format,
-        _ty: vk::ImageType,
-        _samples: vk::SampleCountFlags,
-        _usage: vk::ImageUsageFlags,
-        _tiling: vk::ImageTiling,
-        p_property_count: *mut u32,
-        p_properties: *mut vk::SparseImageFormatProperties,
-    ) {
-        // SAFETY: two-call idiom arguments.
-        let _ = unsafe {
-            write_array::<vk::SparseImageFormatProperties>(&[], p_property_count, p_properties)
-        };
-    }
-
-    unsafe fn get_physical_device_sparse_image_format_properties2(
-        _physical_device: vk::PhysicalDevice,
-        _p_format_info: *const vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
-        p_property_count: *mut u32,
-        p_properties: *mut vk::SparseImageFormatProperties2<'_>,
-    ) {
-        // SAFETY: two-call idiom arguments.
-        let _ = unsafe { write_array_with(0, p_property_count, p_properties, |_, _| {}) };
-    }
-
-    unsafe fn get_physical_device_external_buffer_properties(
-        _physical_device: vk::PhysicalDevice,
-        _p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
-        p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
-    ) {
-        // SAFETY: valid output structure.
-        if let Some(p) = unsafe { p_external_buffer_properties.as_mut() } {
-            p.external_memory_properties = vk::ExternalMemoryProperties::default();
-        }
-    }
-
-    unsafe fn get_physical_device_external_semaphore_properties(
-        _physical_device: vk::PhysicalDevice,
-        _p_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
-        p_properties: *mut vk::ExternalSemaphoreProperties<'_>,
-    ) {
-        // SAFETY: valid output structure.
-        if let Some(p) = unsafe { p_properties.as_mut() } {
-            p.export_from_imported_handle_types = vk::ExternalSemaphoreHandleTypeFlags::empty();
-            p.compatible_handle_types = vk::ExternalSemaphoreHandleTypeFlags::empty();
-            p.external_semaphore_features = vk::ExternalSemaphoreFeatureFlags::empty();
-        }
-    }
-
-    unsafe fn get_physical_device_external_fence_properties(
-        _physical_device: vk::PhysicalDevice,
-        _p_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
-        p_properties: *mut vk::ExternalFenceProperties<'_>,
-    ) {
-        // SAFETY: valid output structure.
-        if let Some(p) = unsafe { p_properties.as_mut() } {
-            p.export_from_imported_handle_types = vk::ExternalFenceHandleTypeFlags::empty();
-            p.compatible_handle_types = vk::ExternalFenceHandleTypeFlags::empty();
-            p.external_fence_features = vk::ExternalFenceFeatureFlags::empty();
-        }
-    }
-
-    unsafe fn get_physical_device_tool_properties(
-        _physical_device: vk::PhysicalDevice,
-        p_tool_count: *mut u32,
-        p_tool_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
-    ) -> vk::Result {
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array_with(0, p_tool_count, p_tool_properties, |_, _| {}) }
-    }
-
-    unsafe fn enumerate_device_layer_properties(
-        _physical_device: vk::PhysicalDevice,
-        p_property_count: *mut u32,
-        p_properties: *mut vk::LayerProperties,
-    ) -> vk::Result {
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
-    }
-
-    unsafe fn enumerate_device_extension_properties(
-        _physical_device: vk::PhysicalDevice,
-        p_layer_name: *const c_char,
-        p_property_count: *mut u32,
-        p_properties: *mut vk::ExtensionProperties,
-    ) -> vk::Result {
-        if !p_layer_name.is_null() {
-            return vk::Result::ERROR_LAYER_NOT_PRESENT;
-        }
-        let list = [extension_properties(
-            NATIVE_BUFFER_NAME,
-            NATIVE_BUFFER_SPEC_VERSION,
-        )];
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array(&list, p_property_count, p_properties) }
-    }
-
-    unsafe fn create_device(
-        _physical_device: vk::PhysicalDevice,
-        p_create_info: *const vk::DeviceCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_device: *mut vk::Device,
-    ) -> vk::Result {
-        // SAFETY: valid create info per valid usage.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
-        for &name in unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) } {
-            // SAFETY: each entry is a C string.
-            if name.is_null() || unsafe { CStr::from_ptr(name) } != NATIVE_BUFFER_NAME {
-                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+            kit::common::get_physical_device_features2::<Self>(physical_device, p_features);
+            if let Some(f) = p_features.as_mut() {
+                fill_features_chain(f.p_next);
             }
         }
-        // SAFETY: valid input chain / pointer.
-        let requested = unsafe {
-            find_in_chain::<vk::PhysicalDeviceFeatures2<'_>>(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2,
-            )
-            .map(|f| &f.features)
-            .or(ci.p_enabled_features.as_ref())
-        };
-        if requested.is_some_and(|f| !features_supported(f)) {
-            return vk::Result::ERROR_FEATURE_NOT_PRESENT;
-        }
-        let value = Device {
-            queue: Dispatchable::new(Queue),
-        };
-        // SAFETY: forwarded allocator.
-        match unsafe {
-            crate::handles::create_dispatchable(
-                value,
-                p_allocator,
-                vk::SystemAllocationScope::DEVICE,
-            )
-        } {
-            Ok(p) => {
-                // SAFETY: valid output pointer.
-                unsafe { *p_device = vk::Handle::from_raw(p.as_ptr() as u64) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_device(device: vk::Device, _p_allocator: *const vk::AllocationCallbacks<'_>) {
-        // SAFETY: null or a live device the application is done with.
-        unsafe { destroy_dispatchable::<Device>(vk::Handle::as_raw(device)) };
     }
 
     // --- device ---------------------------------------------------------------------------
-
-    unsafe fn get_device_queue(
-        device: vk::Device,
-        queue_family_index: u32,
-        queue_index: u32,
-        p_queue: *mut vk::Queue,
-    ) {
-        // SAFETY: a live device handle.
-        let q = unsafe { Dispatchable::<Device>::from_handle(device) }
-            .filter(|_| queue_family_index == 0 && queue_index == 0)
-            .map_or(vk::Queue::null(), |d| d.queue.handle());
-        // SAFETY: valid output pointer.
-        if let Some(out) = unsafe { p_queue.as_mut() } {
-            *out = q;
-        }
-    }
-
-    unsafe fn get_device_queue2(
-        device: vk::Device,
-        p_queue_info: *const vk::DeviceQueueInfo2<'_>,
-        p_queue: *mut vk::Queue,
-    ) {
-        // SAFETY: valid input structure.
-        let q = match unsafe { p_queue_info.as_ref() } {
-            Some(info) if info.flags.is_empty() => {
-                let mut q = vk::Queue::null();
-                // SAFETY: forwarded Vulkan arguments.
-                unsafe {
-                    Self::get_device_queue(
-                        device,
-                        info.queue_family_index,
-                        info.queue_index,
-                        &mut q,
-                    )
-                };
-                q
-            }
-            _ => vk::Queue::null(),
-        };
-        // SAFETY: valid output pointer.
-        if let Some(out) = unsafe { p_queue.as_mut() } {
-            *out = q;
-        }
-    }
 
     unsafe fn queue_submit(
         _queue: vk::Queue,

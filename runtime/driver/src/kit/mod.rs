@@ -1,0 +1,198 @@
+//! The driver kit: what every vkgen driver gets without writing it (Mesa's `vk_instance`,
+//! `vk_physical_device`, `vk_device`, `vk_queue` and `vk_common_*` fallbacks, in Rust).
+//!
+//! A vendor describes hardware; the kit answers the API around it:
+//!
+//! * [`Kit`] is the vendor's trait: the instance version and extensions, the physical devices
+//!   (a [`PhysicalDeviceDesc`]: flat [`Features`] and [`Properties`] tables generated from the
+//!   registry, queue families, memory types, device extensions), and the vendor data of each
+//!   base object. Everything has a default but the object types.
+//! * [`objects`] holds the base objects the kit creates and the vendor's data rides in:
+//!   [`Instance`], [`PhysicalDevice`], [`Device`], [`Queue`] (loader slot in word 0, allocator,
+//!   application info, enabled extensions and features, debug callbacks).
+//! * [`common`] implements, once and generically, the commands whose behaviour follows from
+//!   those tables: global and instance enumeration, every physical-device query and its `…2`
+//!   twin, instance and device creation with the spec's checks (unknown or unsupported extension
+//!   → `VK_ERROR_EXTENSION_NOT_PRESENT`, unmet `depends=` likewise, unsupported feature →
+//!   `VK_ERROR_FEATURE_NOT_PRESENT`), queues, `VK_EXT_debug_report` and `VK_EXT_debug_utils`.
+//! * [`fallback`] is how they reach the get-proc-addr functions: `#[vkgen_driver::driver(kit)]`
+//!   makes it the driver's [`Driver::fallback`], so a command answers with, in order, the
+//!   vendor's hook, the kit's common implementation (including "one hook per concept" routing:
+//!   `vkBindBufferMemory` through the vendor's `vkBindBufferMemory2` and back, the 1.0 queries
+//!   through the `…2` ones), the null driver's object commands while [`Kit::NULL_OBJECTS`] is on
+//!   (bring-up), and otherwise nothing — a NULL proc address, never a stub.
+//!
+//! Why tables and not hooks for queries: a device that answers `vkGetPhysicalDeviceFeatures2`
+//! by hand has to know every feature structure of every registry it is built against; a table
+//! generated from the registry fills any chain in any order, and regenerating on a spec bump
+//! adds the new structures without touching the driver.
+
+pub mod common;
+pub mod debug;
+pub mod defaults;
+pub mod extensions;
+pub mod objects;
+mod tables;
+
+use vkgen_generated::commands::CommandId;
+use vkgen_generated::driver::{entry_point, Driver};
+use vkgen_generated::extensions::ExtensionId;
+use vkgen_generated::vk;
+
+pub use extensions::{ExtensionError, ExtensionSet};
+pub use objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
+pub use tables::{Features, Properties};
+
+use crate::export::DriverModule;
+
+/// Instance extensions the kit implements (the default of [`Kit::instance_extensions`]).
+pub const KIT_INSTANCE_EXTENSIONS: &[ExtensionId] = &[
+    ExtensionId::KHR_GET_PHYSICAL_DEVICE_PROPERTIES2,
+    ExtensionId::KHR_EXTERNAL_MEMORY_CAPABILITIES,
+    ExtensionId::KHR_EXTERNAL_SEMAPHORE_CAPABILITIES,
+    ExtensionId::KHR_EXTERNAL_FENCE_CAPABILITIES,
+    ExtensionId::KHR_DEVICE_GROUP_CREATION,
+    ExtensionId::EXT_DEBUG_REPORT,
+    ExtensionId::EXT_DEBUG_UTILS,
+];
+
+/// One physical device as the vendor describes it; [`PhysicalDeviceDesc::new`] starts from a
+/// device that passes `vulkaninfo` (the spec's minimum limits, one universal queue family, one
+/// host-visible heap, the null driver's format table).
+pub struct PhysicalDeviceDesc<D: Kit> {
+    /// Every property, flat (generated from the registry).
+    pub properties: Properties,
+    /// Every feature, flat (generated from the registry); creation refuses any other.
+    pub features: Features,
+    pub queue_families: Vec<vk::QueueFamilyProperties>,
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    /// The device extensions this device supports (a subset of [`Kit::device_extensions`]).
+    pub extensions: Vec<ExtensionId>,
+    pub data: D::PhysicalDevice,
+}
+
+impl<D: Kit> PhysicalDeviceDesc<D> {
+    /// A `vulkaninfo`-clean device named `name` at the driver's API version.
+    pub fn new(name: &core::ffi::CStr, data: D::PhysicalDevice) -> Self {
+        Self {
+            properties: defaults::properties(name, D::API_VERSION),
+            features: defaults::features(),
+            queue_families: vec![defaults::queue_family()],
+            memory: defaults::memory_properties(defaults::HEAP_SIZE),
+            extensions: D::device_extensions().to_vec(),
+            data,
+        }
+    }
+}
+
+/// A driver built on the kit. See the [module docs](self).
+pub trait Kit: Driver + DriverModule {
+    /// The vendor's data in each [`Instance`].
+    type Instance: Send + Sync + 'static;
+    /// The vendor's data in each [`PhysicalDevice`].
+    type PhysicalDevice: Send + Sync + 'static;
+    /// The vendor's data in each [`Device`].
+    type Device: Send + Sync + 'static;
+    /// The vendor's data in each [`Queue`].
+    type Queue: Send + Sync + 'static;
+
+    /// Bring-up aid: commands neither the vendor nor the kit implements answer as the null
+    /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
+    /// Turn it off once the device commands are yours.
+    const NULL_OBJECTS: bool = false;
+
+    /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
+    fn instance_version() -> u32 {
+        vk::make_api_version(
+            0,
+            vk::api_version_major(Self::API_VERSION),
+            vk::api_version_minor(Self::API_VERSION),
+            vkgen_generated::HEADER_VERSION,
+        )
+    }
+
+    /// The instance extensions the driver supports. Default: every one the kit implements
+    /// ([`KIT_INSTANCE_EXTENSIONS`]); a driver may narrow the list or add its own.
+    fn instance_extensions() -> &'static [ExtensionId] {
+        KIT_INSTANCE_EXTENSIONS
+    }
+
+    /// Every device extension any device of the driver may support.
+    fn device_extensions() -> &'static [ExtensionId] {
+        &[]
+    }
+
+    /// The vendor's instance data, after the kit validated the create info.
+    fn instance_data(info: &InstanceInfo) -> Result<Self::Instance, vk::Result>;
+
+    /// The instance's physical devices, asked once while the instance is created.
+    fn physical_devices(
+        instance: &Instance<Self>,
+    ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result>;
+
+    /// The vendor's device data, after the kit validated extensions, features and queues.
+    fn device_data(
+        physical: &PhysicalDevice<Self>,
+        info: &DeviceInfo,
+    ) -> Result<Self::Device, vk::Result>;
+
+    /// The vendor's data for queue `index` of `family` of a device being created.
+    fn queue_data(
+        device: &Self::Device,
+        family: u32,
+        index: u32,
+        flags: vk::DeviceQueueCreateFlags,
+    ) -> Result<Self::Queue, vk::Result>;
+
+    /// `vkGetPhysicalDeviceFormatProperties` (the `…2` and `VkFormatProperties3` answers are
+    /// derived from it). Default: the null driver's table.
+    fn format_properties(
+        physical: &PhysicalDevice<Self>,
+        format: vk::Format,
+    ) -> vk::FormatProperties {
+        let _ = physical;
+        defaults::format_properties(format)
+    }
+
+    /// `vkGetPhysicalDeviceImageFormatProperties2`'s core answer. Default: derived from
+    /// [`Kit::format_properties`] and the limits (`VK_ERROR_FORMAT_NOT_SUPPORTED` when the
+    /// tiling lacks a usage's feature; external handle types are not supported).
+    fn image_format_properties(
+        physical: &PhysicalDevice<Self>,
+        info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
+    ) -> Result<vk::ImageFormatProperties, vk::Result> {
+        defaults::image_format_properties(Self::format_properties(physical, info.format), info)
+    }
+}
+
+/// Every extension a kit driver exposes commands of: the kit's, the vendor's instance and
+/// device extensions. (`supports_extension` of a `#[driver(kit)]` type.)
+pub fn supports_extension<D: Kit>(ext: ExtensionId) -> bool {
+    D::instance_extensions().contains(&ext) || D::device_extensions().contains(&ext)
+}
+
+/// Whether `ext` was enabled on `device` (a kit device), or on its instance.
+///
+/// # Safety
+/// `device` is a device handle this driver created.
+pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> bool {
+    // SAFETY: forwarded contract.
+    match unsafe { objects::Device::<D>::from_raw(device) } {
+        Some(d) => {
+            d.enabled_extensions.contains(ext) || d.instance().enabled_extensions.contains(ext)
+        }
+        None => false,
+    }
+}
+
+/// [`Driver::fallback`] of a kit driver: the kit's common implementation of `cmd`, or the null
+/// driver's while [`Kit::NULL_OBJECTS`] is on.
+pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+    if let Some(f) = common::entry::<D>(cmd) {
+        return Some(f);
+    }
+    if D::NULL_OBJECTS && !common::kit_owned(cmd) {
+        return entry_point::<crate::backend::null::NullDriver>(cmd);
+    }
+    None
+}
