@@ -69,9 +69,9 @@ pub const fn hal_device<D: Driver>(
             close: Some(close),
         },
         enumerate_instance_extension_properties: Some(
-            gen::entry::enumerate_instance_extension_properties::<D>,
+            entry::hal_enumerate_instance_extension_properties::<D>,
         ),
-        create_instance: Some(gen::entry::create_instance::<D>),
+        create_instance: Some(entry::hal_create_instance::<D>),
         get_instance_proc_addr: Some(gen::get_instance_proc_addr::<D>),
     }
 }
@@ -129,6 +129,54 @@ pub mod entry {
     /// Any pointer; it is not used.
     pub unsafe extern "C" fn hal_close(_device: *mut HwDevice) -> c_int {
         0
+    }
+
+    /// The driver's global command `name`, as its `vkGetInstanceProcAddr(NULL, name)` answers
+    /// (the hook, the kit's fallback, or nothing), cast to `F`.
+    fn global<D: Driver, F>(name: &CStr) -> Option<F> {
+        // SAFETY: a NUL-terminated name; a null instance asks for global commands only.
+        let f = unsafe { gen::get_instance_proc_addr::<D>(vk::Instance::null(), name.as_ptr()) }?;
+        // SAFETY: the resolver returned the entry point of `name`, whose type the caller names.
+        Some(unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
+    }
+
+    /// `hwvulkan_device_t::EnumerateInstanceExtensionProperties`: the driver's command, or no
+    /// extensions when it has none.
+    ///
+    /// # Safety
+    /// As for `vkEnumerateInstanceExtensionProperties`.
+    pub unsafe extern "system" fn hal_enumerate_instance_extension_properties<D: Driver>(
+        p_layer_name: *const c_char,
+        p_count: *mut u32,
+        p_properties: *mut vk::ExtensionProperties,
+    ) -> vk::Result {
+        match global::<D, vkgen_generated::pfn::PFN_vkEnumerateInstanceExtensionProperties>(
+            c"vkEnumerateInstanceExtensionProperties",
+        ) {
+            // SAFETY: forwarded arguments.
+            Some(f) => unsafe { f(p_layer_name, p_count, p_properties) },
+            // SAFETY: two-call idiom arguments.
+            None => unsafe {
+                crate::util::write_array::<vk::ExtensionProperties>(&[], p_count, p_properties)
+            },
+        }
+    }
+
+    /// `hwvulkan_device_t::CreateInstance`: the driver's command; a driver without one cannot
+    /// make instances (`VK_ERROR_INITIALIZATION_FAILED`).
+    ///
+    /// # Safety
+    /// As for `vkCreateInstance`.
+    pub unsafe extern "system" fn hal_create_instance<D: Driver>(
+        p_create_info: *const vk::InstanceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_instance: *mut vk::Instance,
+    ) -> vk::Result {
+        match global::<D, vkgen_generated::pfn::PFN_vkCreateInstance>(c"vkCreateInstance") {
+            // SAFETY: forwarded arguments.
+            Some(f) => unsafe { f(p_create_info, p_allocator, p_instance) },
+            None => vk::Result::ERROR_INITIALIZATION_FAILED,
+        }
     }
 
     /// `vk_icdNegotiateLoaderICDInterfaceVersion`.

@@ -628,10 +628,6 @@ impl Kit for NullDriver {
         &[ExtensionId::ANDROID_NATIVE_BUFFER]
     }
 
-    fn instance_data(_info: &kit::InstanceInfo) -> Result<(), vk::Result> {
-        Ok(())
-    }
-
     fn physical_devices(
         _instance: &kit::Instance<Self>,
     ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
@@ -640,22 +636,6 @@ impl Kit for NullDriver {
         p.pipeline_cache_uuid = *b"vkgen-null-cache";
         d.properties.from_properties10(&p);
         Ok(vec![d])
-    }
-
-    fn device_data(
-        _physical: &kit::PhysicalDevice<Self>,
-        _info: &kit::DeviceInfo,
-    ) -> Result<(), vk::Result> {
-        Ok(())
-    }
-
-    fn queue_data(
-        _device: &(),
-        _family: u32,
-        _index: u32,
-        _flags: vk::DeviceQueueCreateFlags,
-    ) -> Result<(), vk::Result> {
-        Ok(())
     }
 }
 

@@ -87,14 +87,14 @@ impl<D: Kit> PhysicalDeviceDesc<D> {
 
 /// A driver built on the kit. See the [module docs](self).
 pub trait Kit: Driver + DriverModule {
-    /// The vendor's data in each [`Instance`].
-    type Instance: Send + Sync + 'static;
+    /// The vendor's data in each [`Instance`] (`()` when it needs none).
+    type Instance: Default + Send + Sync + 'static;
     /// The vendor's data in each [`PhysicalDevice`].
-    type PhysicalDevice: Send + Sync + 'static;
+    type PhysicalDevice: Default + Send + Sync + 'static;
     /// The vendor's data in each [`Device`].
-    type Device: Send + Sync + 'static;
+    type Device: Default + Send + Sync + 'static;
     /// The vendor's data in each [`Queue`].
-    type Queue: Send + Sync + 'static;
+    type Queue: Default + Send + Sync + 'static;
 
     /// Bring-up aid: commands neither the vendor nor the kit implements answer as the null
     /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
@@ -122,19 +122,30 @@ pub trait Kit: Driver + DriverModule {
         &[]
     }
 
-    /// The vendor's instance data, after the kit validated the create info.
-    fn instance_data(info: &InstanceInfo) -> Result<Self::Instance, vk::Result>;
+    /// The vendor's instance data, after the kit validated the create info. An error fails
+    /// `vkCreateInstance` with it.
+    fn instance_data(info: &InstanceInfo) -> Result<Self::Instance, vk::Result> {
+        let _ = info;
+        Ok(Default::default())
+    }
 
-    /// The instance's physical devices, asked once while the instance is created.
+    /// The instance's physical devices, asked once while the instance is created. Default: one
+    /// [`PhysicalDeviceDesc::new`] named after the driver module.
     fn physical_devices(
         instance: &Instance<Self>,
-    ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result>;
+    ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
+        let _ = instance;
+        Ok(vec![PhysicalDeviceDesc::new(Self::NAME, Default::default())])
+    }
 
     /// The vendor's device data, after the kit validated extensions, features and queues.
     fn device_data(
         physical: &PhysicalDevice<Self>,
         info: &DeviceInfo,
-    ) -> Result<Self::Device, vk::Result>;
+    ) -> Result<Self::Device, vk::Result> {
+        let _ = (physical, info);
+        Ok(Default::default())
+    }
 
     /// The vendor's data for queue `index` of `family` of a device being created.
     fn queue_data(
@@ -142,7 +153,10 @@ pub trait Kit: Driver + DriverModule {
         family: u32,
         index: u32,
         flags: vk::DeviceQueueCreateFlags,
-    ) -> Result<Self::Queue, vk::Result>;
+    ) -> Result<Self::Queue, vk::Result> {
+        let _ = (device, family, index, flags);
+        Ok(Default::default())
+    }
 
     /// `vkGetPhysicalDeviceFormatProperties` (the `…2` and `VkFormatProperties3` answers are
     /// derived from it). Default: the null driver's table.
