@@ -43,7 +43,7 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Scaffolds a standalone driver crate with one source file to edit.
+    /// Scaffolds a driver crate on vkgen's driver kit: unedited, one working (null-like) device.
     Driver {
         #[command(flatten)]
         registry: RegistryArgs,
@@ -53,11 +53,12 @@ enum Command {
         /// Output directory
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
-        /// Make the crate a member of the vkgen workspace at DIR (relative to --out), built on its
-        /// driver runtime, instead of a self-contained crate (how vkgen's reference drivers are made)
+        /// The vkgen checkout whose driver kit the crate builds on, as written into Cargo.toml
+        /// (relative to --out, or absolute) [default: the checkout this vkgen was built from]
         #[arg(long, value_name = "DIR")]
         vkgen_root: Option<PathBuf>,
-        /// Write nothing; exit 1 listing the generated files that differ
+        /// Write nothing; exit 1 listing the generated files that differ (src/vkgen.rs; the
+        /// vendor's Cargo.toml and src/lib.rs only when missing)
         #[arg(long)]
         check: bool,
     },

@@ -1,22 +1,29 @@
-//! `vkgen driver`: scaffolds a driver crate. Standalone (default): the crate carries its own
-//! generated tables in `vk/` and HAL/ICD exports in `src/hal.rs`, and builds with nothing but
-//! crates.io. With `--runtime`, it builds on vkgen's driver runtime instead (how vkgen's own
-//! reference drivers are made). `src/lib.rs` is the vendor's file: written once, never overwritten.
+//! `vkgen driver`: scaffolds a driver crate on vkgen's driver kit (`runtime/driver`).
+//!
+//! Ownership decides what a re-run may touch. `Cargo.toml` and `src/lib.rs` are the vendor's:
+//! written when absent, never rewritten. `src/vkgen.rs` is vkgen's: the driver's API version and
+//! registry, rewritten on every run and compared by `--check`. So a spec bump is a re-run, and a
+//! vendor's edits survive it.
+//!
+//! The crate depends on the kit by path: `--vkgen-root` (as written, relative to `--out` or
+//! absolute), by default the checkout this `vkgen` was built from. A crate outside that
+//! checkout is its own workspace; inside it, a member (vkgen's reference drivers).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use askama::Template;
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 use crate::error::{Error, Result};
-use crate::{emit, generate, write, Options, OutputFile};
+use crate::{emit, load, select, write, Options, OutputFile};
 
 #[derive(Template)]
 #[template(path = "driver/Cargo.toml.j2", escape = "none")]
 struct CargoToml<'a> {
     name: &'a str,
     crate_name: &'a str,
-    root: Option<String>,
+    root: &'a str,
+    standalone: bool,
 }
 
 #[derive(Template)]
@@ -28,112 +35,165 @@ struct LibRs<'a> {
 }
 
 #[derive(Template)]
-#[template(path = "driver/lib_runtime.rs.j2", escape = "none")]
-struct LibRuntimeRs<'a> {
-    name: &'a str,
-    type_name: &'a str,
-}
-
-#[derive(Template)]
-#[template(path = "driver/hal.rs.j2", escape = "none")]
-struct HalRs<'a> {
+#[template(path = "driver/vkgen.rs.j2", escape = "none")]
+struct VkgenRs<'a> {
     preamble: &'a str,
     name: &'a str,
-    crate_name: &'a str,
+    regenerate_args: &'a str,
+    major: u32,
+    minor: u32,
+    explicit: bool,
+    registry: &'a str,
 }
 
-/// The files of driver `name` for `out`. With `vkgen_root` (a vkgen checkout, relative to `out`)
-/// the crate is a member of that workspace built on its driver runtime (how vkgen's reference
-/// drivers are made); otherwise it is standalone. `src/lib.rs` is included only when absent.
+/// The vkgen checkout this binary was built from (holds `runtime/driver`).
+pub fn default_vkgen_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Refuses names that make no valid crate, library or Rust type: the name becomes
+/// `vulkan-NAME` (package), `vulkan_NAME` (library) and `NameDriver` (type).
+pub fn check_name(name: &str) -> Result<()> {
+    let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !name.ends_with(['-', '_']);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Options(format!(
+            "driver name `{name}`: start with a letter, then letters, digits, '_' or '-' \
+             (it becomes the library vulkan.{name}.so and the crate vulkan-{name})"
+        )))
+    }
+}
+
+/// The files of driver `name` for `out`; the vendor's files only where absent.
 pub fn driver_files(
     opts: &Options,
     name: &str,
     out: &Path,
     vkgen_root: Option<&Path>,
 ) -> Result<Vec<OutputFile>> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
+    check_name(name)?;
+    let root = vkgen_root.map_or_else(default_vkgen_root, Path::to_path_buf);
+    let resolved = if root.is_absolute() {
+        root.clone()
+    } else {
+        out.join(&root)
+    };
+    if !resolved.join("runtime/driver/Cargo.toml").is_file() {
         return Err(Error::Options(format!(
-            "driver name `{name}`: use letters, digits, '_' and '-'"
+            "{} is no vkgen checkout (no runtime/driver/Cargo.toml): pass --vkgen-root",
+            resolved.display()
         )));
     }
+    let standalone = !is_inside(out, &resolved);
     let crate_name = name.to_snake_case();
     let type_name = format!("{}Driver", name.to_upper_camel_case());
-    let render = |n: &str, t: &dyn DynRender| {
-        let mut text = t
-            .render_dyn()
-            .map_err(|e| Error::Template(n.to_owned(), e))?;
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        Ok::<_, Error>(text)
-    };
+
+    let (loaded, source) = load(opts)?;
+    let highest = select::highest_version(&loaded.registry);
+    let (major, minor) = opts.api_version.unwrap_or(highest);
+    if (major, minor) > highest || (major, minor) < (1, 0) {
+        return Err(Error::Options(format!(
+            "--api-version {major}.{minor} is not in this registry (highest is {}.{})",
+            highest.0, highest.1
+        )));
+    }
+    let registry = format!(
+        "{} (Vulkan {}.{}, header {})",
+        source
+            .path
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
+        highest.0,
+        highest.1,
+        loaded.registry.header_version
+    );
+    let mut regenerate_args = String::new();
+    if let Some(r) = vkgen_root {
+        regenerate_args.push_str(&format!(" --vkgen-root {}", r.display()));
+    }
+    if opts.api_version.is_some() {
+        regenerate_args.push_str(&format!(" --api-version {major}.{minor}"));
+    }
+
     let mut files = vec![OutputFile {
-        path: "Cargo.toml".into(),
-        contents: render(
-            "driver/Cargo.toml",
-            &CargoToml {
+        path: "src/vkgen.rs".into(),
+        contents: render(&VkgenRs {
+            preamble: emit::PREAMBLE,
+            name,
+            regenerate_args: &regenerate_args,
+            major,
+            minor,
+            explicit: opts.api_version.is_some(),
+            registry: &registry.replace('\\', "/").replace('"', "'"),
+        })?,
+    }];
+    if !out.join("Cargo.toml").exists() {
+        files.push(OutputFile {
+            path: "Cargo.toml".into(),
+            contents: render(&CargoToml {
                 name,
                 crate_name: &crate_name,
-                root: vkgen_root.map(|p| p.display().to_string()),
-            },
-        )?,
-    }];
-    let lib_missing = !out.join("src/lib.rs").exists();
-    match vkgen_root {
-        Some(_) => {
-            if lib_missing {
-                files.push(OutputFile {
-                    path: "src/lib.rs".into(),
-                    contents: render(
-                        "driver/lib_runtime.rs",
-                        &LibRuntimeRs {
-                            name,
-                            type_name: &type_name,
-                        },
-                    )?,
-                });
-            }
-        }
-        None => {
-            let generated = generate(&Options {
-                package: Some(format!("{name}-vk")),
-                ..opts.clone()
-            })?;
-            files.extend(generated.files.into_iter().map(|f| OutputFile {
-                path: format!("vk/{}", f.path),
-                contents: f.contents,
-            }));
-            files.push(OutputFile {
-                path: "src/hal.rs".into(),
-                contents: render(
-                    "driver/hal.rs",
-                    &HalRs {
-                        preamble: emit::PREAMBLE,
-                        name,
-                        crate_name: &crate_name,
-                    },
-                )?,
-            });
-            if lib_missing {
-                files.push(OutputFile {
-                    path: "src/lib.rs".into(),
-                    contents: render(
-                        "driver/lib.rs",
-                        &LibRs {
-                            name,
-                            crate_name: &crate_name,
-                            type_name: &type_name,
-                        },
-                    )?,
-                });
-            }
-        }
+                root: &root.display().to_string().replace('\\', "/"),
+                standalone,
+            })?,
+        });
+    }
+    if !out.join("src/lib.rs").exists() {
+        files.push(OutputFile {
+            path: "src/lib.rs".into(),
+            contents: render(&LibRs {
+                name,
+                crate_name: &crate_name,
+                type_name: &type_name,
+            })?,
+        });
     }
     Ok(files)
+}
+
+/// Whether `dir` (which may not exist yet) lies inside `root`.
+fn is_inside(dir: &Path, root: &Path) -> bool {
+    let abs = |p: &Path| {
+        std::path::absolute(p)
+            .ok()
+            .map(|a| a.components().collect::<PathBuf>())
+    };
+    let (Some(root), Some(dir)) = (root.canonicalize().ok().or_else(|| abs(root)), abs(dir)) else {
+        return false;
+    };
+    // `dir` may not exist: canonicalize its longest existing ancestor.
+    let mut existing = dir.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        let Some(parent) = existing.parent() else {
+            break;
+        };
+        rest.push(existing.file_name().map(PathBuf::from).unwrap_or_default());
+        existing = parent;
+    }
+    let mut full = existing
+        .canonicalize()
+        .unwrap_or_else(|_| existing.to_path_buf());
+    full.extend(rest.iter().rev());
+    full.starts_with(&root)
+}
+
+fn render(t: &impl Template) -> Result<String> {
+    let mut text = t
+        .render()
+        .map_err(|e| Error::Template("driver".to_owned(), e.to_string()))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
@@ -141,15 +201,4 @@ pub fn driver(opts: &Options, name: &str, out: &Path, vkgen_root: Option<&Path>)
     let files = driver_files(opts, name, out, vkgen_root)?;
     write(&files, out)?;
     Ok(files.len())
-}
-
-/// Object-safe rendering, so the closure above can take any of the templates.
-trait DynRender {
-    fn render_dyn(&self) -> std::result::Result<String, String>;
-}
-
-impl<T: Template> DynRender for T {
-    fn render_dyn(&self) -> std::result::Result<String, String> {
-        self.render().map_err(|e| e.to_string())
-    }
 }

@@ -25,6 +25,12 @@ pub const PRESENT_TIMESTAMP_PROPERTY: &str = "service.sf.present_timestamp=1\n";
 /// driver's ICD.
 pub fn hal_env(driver: &str, extra_properties: &str) -> (Env, TempDir) {
     let lib = paths::profile_dir().join(format!("libvulkan_{driver}.so"));
+    hal_env_for(&lib, driver, extra_properties)
+}
+
+/// [`hal_env`] for the driver library `lib`, installed as `vulkan.<driver>.so`.
+#[allow(dead_code)]
+pub fn hal_env_for(lib: &Path, driver: &str, extra_properties: &str) -> (Env, TempDir) {
     assert!(
         lib.is_file(),
         "{} not built: run cargo build --release --workspace",

@@ -135,7 +135,10 @@ pub trait Kit: Driver + DriverModule {
         instance: &Instance<Self>,
     ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
         let _ = instance;
-        Ok(vec![PhysicalDeviceDesc::new(Self::NAME, Default::default())])
+        Ok(vec![PhysicalDeviceDesc::new(
+            Self::NAME,
+            Default::default(),
+        )])
     }
 
     /// The vendor's device data, after the kit validated extensions, features and queues.

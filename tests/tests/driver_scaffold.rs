@@ -1,0 +1,285 @@
+//! Driver kit acceptance 1 (issue 9): `vkgen driver --name acme`, scaffolded into a temporary
+//! directory outside the checkout and built there unedited, is a working device:
+//! `vulkaninfo` (default, `--summary`, `--json`) exits 0 through our loader (HAL root) and
+//! through Debian's loader (ICD manifest), with the dynamic linker's log proving which loader
+//! ran; a swapchain on the runtime's `BufferQueue` presents frames through our loader; the
+//! library exports exactly the HAL module and the Khronos ICD entry points. Re-running the
+//! scaffold keeps the vendor's files and `--check` guards the generated one.
+//!
+//! One test (one build of the scaffold, in `target/scaffold`, incremental across runs).
+
+mod wsi_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use ash::vk;
+use vkgen_tests::env::{controlled_command, in_child, output_with_timeout, Env};
+use vkgen_tests::{paths, require};
+
+struct Scaffold {
+    _dir: tempfile::TempDir,
+    crate_dir: PathBuf,
+    lib: PathBuf,
+}
+
+fn vkgen_bin() -> PathBuf {
+    let p = paths::profile_dir().join("vkgen");
+    assert!(
+        p.is_file(),
+        "{} not built: cargo build --release --workspace",
+        p.display()
+    );
+    p
+}
+
+fn vkgen(args: &[&str], out: &Path) -> std::process::Output {
+    Command::new(vkgen_bin())
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run vkgen")
+}
+
+/// Scaffolds and builds `acme` once per test process.
+fn scaffold() -> &'static Scaffold {
+    static S: OnceLock<Scaffold> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("vkgen-acme-")
+            .tempdir_in(std::env::temp_dir())
+            .unwrap();
+        let crate_dir = dir.path().join("acme");
+        assert!(
+            !crate_dir.starts_with(paths::workspace_root()),
+            "the scaffold must live outside the checkout"
+        );
+        let out = vkgen(&["driver", "--name", "acme"], &crate_dir);
+        assert!(
+            out.status.success(),
+            "vkgen driver: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let target = paths::target_dir().join("scaffold");
+        let build = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(crate_dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap();
+        assert!(
+            build.status.success(),
+            "the unedited scaffold does not build:\n{}",
+            String::from_utf8_lossy(&build.stderr)
+        );
+        let lib = target.join("debug/libvulkan_acme.so");
+        assert!(lib.is_file());
+        Scaffold {
+            _dir: dir,
+            crate_dir,
+            lib,
+        }
+    })
+}
+
+/// Runs vulkaninfo in `mode` with `shim` (a dir holding `libvulkan.so{,.1}`) or the system
+/// loader first on the library path; returns stdout. Asserts exit 0, the device's name in the
+/// output, and (with `LD_DEBUG=libs`) that the expected loader was initialised.
+fn vulkaninfo(mode: &[&str], shim: Option<&Path>, env: &Env, expect_loader: &Path) -> String {
+    let bin = require(paths::vulkaninfo_bin());
+    let work = tempfile::tempdir().unwrap();
+    let mut cmd = controlled_command(&bin, env);
+    cmd.current_dir(work.path())
+        .args(mode)
+        .env("LD_DEBUG", "libs")
+        .env("LD_DEBUG_OUTPUT", work.path().join("ld"));
+    // Cargo puts target/release (which holds our libvulkan.so) on the test's library path:
+    // name the loader's directory explicitly either way.
+    cmd.env(
+        "LD_LIBRARY_PATH",
+        shim.map_or_else(paths::system_lib_dir, Path::to_path_buf),
+    );
+    let out = output_with_timeout(&mut cmd, std::time::Duration::from_secs(60)).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "vulkaninfo {mode:?} failed ({}):\n{}\n{stdout}",
+        vkgen_tests::env::describe_status(out.status),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut ld = String::new();
+    let mut report = stdout;
+    for e in std::fs::read_dir(work.path()).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        if name.starts_with("ld.") {
+            ld.push_str(&text);
+        } else if name.ends_with(".json") {
+            // `--json` writes its report to a file in the working directory.
+            serde_json::from_str::<serde_json::Value>(&text)
+                .unwrap_or_else(|e| panic!("vulkaninfo {mode:?} wrote invalid JSON {name}: {e}"));
+            report.push_str(&text);
+        }
+    }
+    // Any of the loader's names (libvulkan.so, libvulkan.so.1, …) resolving to the same file.
+    let expected = expect_loader.canonicalize().unwrap();
+    let loaders: Vec<PathBuf> = ld
+        .lines()
+        .filter_map(|l| l.split("calling init: ").nth(1))
+        .filter(|p| p.contains("libvulkan.so"))
+        .filter_map(|p| Path::new(p.trim()).canonicalize().ok())
+        .collect();
+    assert!(
+        loaders.contains(&expected),
+        "vulkaninfo {mode:?} did not initialise {} (initialised: {loaders:?})",
+        expected.display()
+    );
+    assert!(
+        ld.contains("libvulkan_acme.so") || ld.contains("vulkan.acme.so"),
+        "vulkaninfo {mode:?} did not load the acme driver"
+    );
+    report
+}
+
+#[test]
+fn unedited_scaffold_is_a_working_device_through_both_loaders() {
+    let s = scaffold();
+
+    // Exactly the HAL module and the ICD entry points.
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&s.lib)
+        .output()
+        .unwrap();
+    let mut symbols: Vec<String> = String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_owned))
+        .filter(|s| !s.starts_with('_'))
+        .collect();
+    symbols.sort();
+    assert_eq!(
+        symbols,
+        [
+            "HMI",
+            "vk_icdGetInstanceProcAddr",
+            "vk_icdGetPhysicalDeviceProcAddr",
+            "vk_icdNegotiateLoaderICDInterfaceVersion"
+        ]
+    );
+
+    // Our loader, the driver as the HAL module.
+    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
+    let shim = tempfile::tempdir().unwrap();
+    for name in ["libvulkan.so", "libvulkan.so.1"] {
+        std::os::unix::fs::symlink(&loader, shim.path().join(name)).unwrap();
+    }
+    let (hal, _root) = wsi_support::hal_env_for(&s.lib, "acme", "");
+    let shim_loader = shim.path().join("libvulkan.so");
+    for mode in [&[][..], &["--summary"], &["--json"]] {
+        let out = vulkaninfo(mode, Some(shim.path()), &hal, &shim_loader);
+        assert!(
+            out.contains("acme device"),
+            "{mode:?}: no acme device:\n{out}"
+        );
+    }
+
+    // Debian's loader, the driver through an ICD manifest.
+    let system = require(paths::system_loader());
+    let manifest_dir = tempfile::tempdir().unwrap();
+    let manifest = manifest_dir.path().join("acme_icd.json");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"{{"file_format_version":"1.0.0","ICD":{{"library_path":"{}","api_version":"1.3.0"}}}}"#,
+            s.lib.display()
+        ),
+    )
+    .unwrap();
+    let icd = Env::new().set("VK_DRIVER_FILES", &manifest);
+    for mode in [&[][..], &["--summary"], &["--json"]] {
+        let out = vulkaninfo(mode, None, &icd, &system);
+        assert!(
+            out.contains("acme device"),
+            "{mode:?}: no acme device:\n{out}"
+        );
+    }
+
+    // A swapchain on the runtime's BufferQueue through our loader: the native-buffer path.
+    in_child(
+        "unedited_scaffold_is_a_working_device_through_both_loaders",
+        &hal,
+        || {
+            let wsi = wsi_support::Wsi::new(&loader, &[], &[], &[]).expect("instance and device");
+            let window = wsi_support::window(64, 48);
+            let surface = wsi
+                .create_surface(&window)
+                .expect("vkCreateAndroidSurfaceKHR");
+            let info = wsi.swapchain_info(surface);
+            let swapchain = wsi.create_swapchain(&info).expect("vkCreateSwapchainKHR");
+            let fence = wsi.fence();
+            for _ in 0..5 {
+                let (index, _) = wsi
+                    .acquire(swapchain, fence, u64::MAX)
+                    .expect("vkAcquireNextImageKHR");
+                assert_eq!(wsi.present(swapchain, index), vk::Result::SUCCESS);
+            }
+            assert_eq!(window.frame_count(), 5, "five frames queued to the window");
+            // SAFETY: the fence is idle and belongs to the device.
+            unsafe { wsi.device.destroy_fence(fence, None) };
+            wsi.destroy_swapchain(swapchain);
+            wsi.destroy_surface(surface);
+        },
+    );
+}
+
+#[test]
+fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
+    let s = scaffold();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("acme");
+    std::fs::create_dir_all(copy.join("src")).unwrap();
+    for f in ["Cargo.toml", "src/lib.rs", "src/vkgen.rs"] {
+        std::fs::copy(s.crate_dir.join(f), copy.join(f)).unwrap();
+    }
+    let ok = vkgen(&["driver", "--name", "acme", "--check"], &copy);
+    assert!(ok.status.success(), "fresh scaffold reported stale");
+
+    // The vendor's edits survive a re-run; the generated file is rewritten.
+    for f in ["Cargo.toml", "src/lib.rs"] {
+        let mut text = std::fs::read_to_string(copy.join(f)).unwrap();
+        text.push_str("# vendor edit\n");
+        std::fs::write(copy.join(f), text).unwrap();
+    }
+    std::fs::write(copy.join("src/vkgen.rs"), "// stale\n").unwrap();
+    let stale = vkgen(&["driver", "--name", "acme", "--check"], &copy);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&stale.stdout).contains("src/vkgen.rs"));
+    let again = vkgen(&["driver", "--name", "acme"], &copy);
+    assert!(again.status.success());
+    for f in ["Cargo.toml", "src/lib.rs"] {
+        assert!(std::fs::read_to_string(copy.join(f))
+            .unwrap()
+            .ends_with("# vendor edit\n"));
+    }
+    assert_eq!(
+        std::fs::read(copy.join("src/vkgen.rs")).unwrap(),
+        std::fs::read(s.crate_dir.join("src/vkgen.rs")).unwrap()
+    );
+
+    // --api-version is honoured in the generated file.
+    let v11 = vkgen(&["driver", "--name", "acme", "--api-version", "1.1"], &copy);
+    assert!(v11.status.success());
+    let text = std::fs::read_to_string(copy.join("src/vkgen.rs")).unwrap();
+    assert!(text.contains("make_api_version(0, 1, 1, 0)"), "{text}");
+
+    // Names that make no crate are refused, and nothing is written.
+    for bad in ["1abc", "", "a b", "../evil", "x-"] {
+        let empty = dir.path().join("bad");
+        let out = vkgen(&["driver", "--name", bad], &empty);
+        assert_eq!(out.status.code(), Some(2), "name {bad:?} accepted");
+        assert!(!empty.exists(), "name {bad:?} wrote files");
+    }
+}
