@@ -12,6 +12,8 @@ pub mod driver;
 #[rustfmt::skip]
 pub mod extensions;
 #[rustfmt::skip]
+pub mod features;
+#[rustfmt::skip]
 pub mod pfn;
 #[rustfmt::skip]
 mod phf;

@@ -121,7 +121,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
 
     // The emitters are independent; formatting dominates, so they run on all cores.
     type Emitter = fn(&emit::Ctx) -> Result<String>;
-    let emitters: [(&str, Emitter); 8] = [
+    let emitters: [(&str, Emitter); 9] = [
         ("src/vk.rs", emit::types::emit),
         ("src/pfn.rs", emit::pfn::emit),
         ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -130,6 +130,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
         ("src/dispatch.rs", emit::dispatch::emit),
         ("src/trampolines.rs", emit::trampolines::emit),
         ("src/driver.rs", emit::driver::emit),
+        ("src/features.rs", emit::features::emit),
     ];
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters
@@ -301,6 +302,8 @@ fn lib_rs(sel: &select::Selection) -> Result<String> {
         pub mod driver;
         #[rustfmt::skip]
         pub mod extensions;
+        #[rustfmt::skip]
+        pub mod features;
         #[rustfmt::skip]
         pub mod pfn;
         #[rustfmt::skip]

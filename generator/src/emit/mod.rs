@@ -8,6 +8,7 @@ pub mod commands;
 pub mod dispatch;
 pub mod driver;
 pub mod extensions;
+pub mod features;
 pub mod pfn;
 pub mod phf;
 pub mod text;
