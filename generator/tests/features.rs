@@ -421,10 +421,9 @@ fn selection_ctx<R>(version: &str, f: impl FnOnce(&Ctx) -> R) -> R {
 fn fill_matrix() {
     let root = common::workspace().join("target/features-matrix");
     let target = common::workspace().join("target/matrix");
-    let behaviour = std::fs::read_to_string(
-        common::workspace().join("generator/tests/features/behaviour.rs"),
-    )
-    .unwrap();
+    let behaviour =
+        std::fs::read_to_string(common::workspace().join("generator/tests/features/behaviour.rs"))
+            .unwrap();
     for v in ["1.3.239", "1.4.359"] {
         let dir = root.join(v);
         let g = vkgen::generate(&common::options(v)).unwrap();

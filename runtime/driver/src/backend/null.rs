@@ -52,7 +52,7 @@ use crate::handles::{
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
 use crate::util::{
-    fence_error_result, find_in_chain, for_each_out, take_native_fence, write_array,
+    copy_cstr, fence_error_result, find_in_chain, for_each_out, take_native_fence, write_array,
     write_array_with,
 };
 
@@ -309,175 +309,6 @@ fn texel_bytes(format: vk::Format) -> u64 {
     }
 }
 
-/// Fills the structures of a `VkPhysicalDeviceProperties2` chain that the null driver knows.
-///
-/// # Safety
-/// `p_next` is null or a valid chain of writable output structures.
-unsafe fn fill_properties_chain(p_next: *mut c_void) {
-    const UUID: [u8; 16] = *b"vkgen-null-dev-0";
-    const DRIVER_UUID: [u8; 16] = *b"vkgen-null-drv-0";
-    // SAFETY: each structure is cast to the type its sType names; the chain is valid per the
-    // caller.
-    unsafe {
-        for_each_out(p_next, |s| match (*s).s_type {
-            vk::StructureType::PHYSICAL_DEVICE_PRESENTATION_PROPERTIES_ANDROID => {
-                let p = s.cast::<vk::PhysicalDevicePresentationPropertiesANDROID>();
-                (*p).shared_image = vk::TRUE;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_ID_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceIDProperties<'_>>();
-                (*p).device_uuid = UUID;
-                (*p).driver_uuid = DRIVER_UUID;
-                (*p).device_luid_valid = vk::FALSE;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_DRIVER_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceDriverProperties<'_>>();
-                crate::util::copy_cstr(&mut (*p).driver_name, c"vkgen null");
-                crate::util::copy_cstr(&mut (*p).driver_info, c"AOSP nulldrv behaviour");
-            }
-            vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceMaintenance3Properties<'_>>();
-                (*p).max_per_set_descriptors = 1024;
-                (*p).max_memory_allocation_size = HEAP_SIZE;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceMaintenance4Properties<'_>>();
-                (*p).max_buffer_size = HEAP_SIZE;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceSubgroupProperties<'_>>();
-                (*p).subgroup_size = 1;
-                (*p).supported_stages = vk::ShaderStageFlags::COMPUTE;
-                (*p).supported_operations = vk::SubgroupFeatureFlags::BASIC;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDevicePointClippingProperties<'_>>();
-                (*p).point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceMultiviewProperties<'_>>();
-                (*p).max_multiview_view_count = 6;
-                (*p).max_multiview_instance_index = (1 << 27) - 1;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceTimelineSemaphoreProperties<'_>>();
-                (*p).max_timeline_semaphore_value_difference = (1 << 31) - 1;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceVulkan11Properties<'_>>();
-                (*p).device_uuid = UUID;
-                (*p).driver_uuid = DRIVER_UUID;
-                (*p).subgroup_size = 1;
-                (*p).subgroup_supported_stages = vk::ShaderStageFlags::COMPUTE;
-                (*p).subgroup_supported_operations = vk::SubgroupFeatureFlags::BASIC;
-                (*p).point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
-                (*p).max_multiview_view_count = 6;
-                (*p).max_multiview_instance_index = (1 << 27) - 1;
-                (*p).max_per_set_descriptors = 1024;
-                (*p).max_memory_allocation_size = HEAP_SIZE;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceVulkan12Properties<'_>>();
-                crate::util::copy_cstr(&mut (*p).driver_name, c"vkgen null");
-                crate::util::copy_cstr(&mut (*p).driver_info, c"AOSP nulldrv behaviour");
-                (*p).max_timeline_semaphore_value_difference = (1 << 31) - 1;
-                (*p).framebuffer_integer_color_sample_counts = vk::SampleCountFlags::TYPE_1;
-            }
-            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES => {
-                let p = s.cast::<vk::PhysicalDeviceVulkan13Properties<'_>>();
-                (*p).min_subgroup_size = 1;
-                (*p).max_subgroup_size = 1;
-                (*p).max_compute_workgroup_subgroups = 128;
-                (*p).required_subgroup_size_stages = vk::ShaderStageFlags::COMPUTE;
-                (*p).max_inline_uniform_block_size = 256;
-                (*p).max_per_stage_descriptor_inline_uniform_blocks = 4;
-                (*p).max_per_stage_descriptor_update_after_bind_inline_uniform_blocks = 4;
-                (*p).max_descriptor_set_inline_uniform_blocks = 4;
-                (*p).max_descriptor_set_update_after_bind_inline_uniform_blocks = 4;
-                (*p).max_inline_uniform_total_size = 256;
-                (*p).max_buffer_size = HEAP_SIZE;
-            }
-            _ => {}
-        });
-    }
-}
-
-/// Fills the feature structures of a `VkPhysicalDeviceFeatures2` chain: the features Vulkan 1.3
-/// makes mandatory are on, everything else off.
-///
-/// # Safety
-/// `p_next` is null or a valid chain of writable output structures.
-unsafe fn fill_features_chain(p_next: *mut c_void) {
-    const T: vk::Bool32 = vk::TRUE;
-    // SAFETY: each structure is cast to the type its sType names; the chain is valid per the
-    // caller. Writing the default first clears every flag but keeps sType/pNext.
-    unsafe {
-        for_each_out(p_next, |s| {
-            macro_rules! set {
-                ($ty:ty { $($f:ident),* }) => {{
-                    let p = s.cast::<$ty>();
-                    let (st, next) = ((*p).s_type, (*p).p_next);
-                    p.write(<$ty>::default());
-                    (*p).s_type = st;
-                    (*p).p_next = next;
-                    $( (*p).$f = T; )*
-                }};
-            }
-            match (*s).s_type {
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {
-                    set!(vk::PhysicalDeviceVulkan11Features<'_> { multiview })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => set!(
-                    vk::PhysicalDeviceVulkan12Features<'_> {
-                        timeline_semaphore, uniform_buffer_standard_layout,
-                        shader_subgroup_extended_types, separate_depth_stencil_layouts,
-                        host_query_reset, imageless_framebuffer, buffer_device_address,
-                        vulkan_memory_model, vulkan_memory_model_device_scope
-                    }
-                ),
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => set!(
-                    vk::PhysicalDeviceVulkan13Features<'_> {
-                        robust_image_access, inline_uniform_block,
-                        pipeline_creation_cache_control, private_data,
-                        shader_demote_to_helper_invocation, shader_terminate_invocation,
-                        subgroup_size_control, compute_full_subgroups, synchronization2,
-                        shader_zero_initialize_workgroup_memory, dynamic_rendering,
-                        shader_integer_dot_product, maintenance4
-                    }
-                ),
-                vk::StructureType::PHYSICAL_DEVICE_MULTIVIEW_FEATURES => {
-                    set!(vk::PhysicalDeviceMultiviewFeatures<'_> { multiview })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES => {
-                    set!(vk::PhysicalDeviceTimelineSemaphoreFeatures<'_> { timeline_semaphore })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES => {
-                    set!(vk::PhysicalDeviceHostQueryResetFeatures<'_> { host_query_reset })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES => {
-                    set!(vk::PhysicalDeviceSynchronization2Features<'_> { synchronization2 })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
-                    set!(vk::PhysicalDeviceDynamicRenderingFeatures<'_> { dynamic_rendering })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES => {
-                    set!(vk::PhysicalDeviceMaintenance4Features<'_> { maintenance4 })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES => {
-                    set!(vk::PhysicalDevicePrivateDataFeatures<'_> { private_data })
-                }
-                vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => set!(
-                    vk::PhysicalDeviceBufferDeviceAddressFeatures<'_> { buffer_device_address }
-                ),
-                vk::StructureType::PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES => set!(
-                    vk::PhysicalDeviceImagelessFramebufferFeatures<'_> { imageless_framebuffer }
-                ),
-                _ => {}
-            }
-        });
-    }
-}
-
 fn buffer_requirements(size: u64) -> vk::MemoryRequirements {
     vk::MemoryRequirements {
         size: size.max(1).next_multiple_of(256),
@@ -632,9 +463,63 @@ impl Kit for NullDriver {
         _instance: &kit::Instance<Self>,
     ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
         let mut d = PhysicalDeviceDesc::new(DEVICE_NAME, ());
-        let mut p = d.properties.properties10();
+        let p = &mut d.properties;
         p.pipeline_cache_uuid = *b"vkgen-null-cache";
-        d.properties.from_properties10(&p);
+        p.device_uuid = *b"vkgen-null-dev-0";
+        p.driver_uuid = *b"vkgen-null-drv-0";
+        copy_cstr(&mut p.driver_name, c"vkgen null");
+        copy_cstr(&mut p.driver_info, c"AOSP nulldrv behaviour");
+        p.shared_image = true;
+        p.subgroup_size = 1;
+        p.subgroup_supported_stages = vk::ShaderStageFlags::COMPUTE;
+        p.subgroup_supported_operations = vk::SubgroupFeatureFlags::BASIC;
+        p.point_clipping_behavior = vk::PointClippingBehavior::ALL_CLIP_PLANES;
+        p.max_multiview_view_count = 6;
+        p.max_multiview_instance_index = (1 << 27) - 1;
+        p.max_per_set_descriptors = 1024;
+        p.max_memory_allocation_size = HEAP_SIZE;
+        p.max_buffer_size = HEAP_SIZE;
+        p.max_timeline_semaphore_value_difference = (1 << 31) - 1;
+        p.framebuffer_integer_color_sample_counts = vk::SampleCountFlags::TYPE_1;
+        p.min_subgroup_size = 1;
+        p.max_subgroup_size = 1;
+        p.max_compute_workgroup_subgroups = 128;
+        p.required_subgroup_size_stages = vk::ShaderStageFlags::COMPUTE;
+        p.max_inline_uniform_block_size = 256;
+        p.max_per_stage_descriptor_inline_uniform_blocks = 4;
+        p.max_per_stage_descriptor_update_after_bind_inline_uniform_blocks = 4;
+        p.max_descriptor_set_inline_uniform_blocks = 4;
+        p.max_descriptor_set_update_after_bind_inline_uniform_blocks = 4;
+        p.max_inline_uniform_total_size = 256;
+        // The features Vulkan 1.3 makes mandatory, as nulldrv at 1.3 (plus robustBufferAccess).
+        let f = &mut d.features;
+        for on in [
+            &mut f.multiview,
+            &mut f.timeline_semaphore,
+            &mut f.uniform_buffer_standard_layout,
+            &mut f.shader_subgroup_extended_types,
+            &mut f.separate_depth_stencil_layouts,
+            &mut f.host_query_reset,
+            &mut f.imageless_framebuffer,
+            &mut f.buffer_device_address,
+            &mut f.vulkan_memory_model,
+            &mut f.vulkan_memory_model_device_scope,
+            &mut f.robust_image_access,
+            &mut f.inline_uniform_block,
+            &mut f.pipeline_creation_cache_control,
+            &mut f.private_data,
+            &mut f.shader_demote_to_helper_invocation,
+            &mut f.shader_terminate_invocation,
+            &mut f.subgroup_size_control,
+            &mut f.compute_full_subgroups,
+            &mut f.synchronization2,
+            &mut f.shader_zero_initialize_workgroup_memory,
+            &mut f.dynamic_rendering,
+            &mut f.shader_integer_dot_product,
+            &mut f.maintenance4,
+        ] {
+            *on = true;
+        }
         Ok(vec![d])
     }
 }
@@ -652,32 +537,6 @@ impl Driver for NullDriver {
     // --- global ---------------------------------------------------------------------------
 
     // --- instance -------------------------------------------------------------------------
-
-    unsafe fn get_physical_device_properties2(
-        physical_device: vk::PhysicalDevice,
-        p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
-    ) {
-        // SAFETY: the kit's table answer, then this driver's chain structures.
-        unsafe {
-            kit::common::get_physical_device_properties2::<Self>(physical_device, p_properties);
-            if let Some(p) = p_properties.as_mut() {
-                fill_properties_chain(p.p_next);
-            }
-        }
-    }
-
-    unsafe fn get_physical_device_features2(
-        physical_device: vk::PhysicalDevice,
-        p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
-    ) {
-        // SAFETY: the kit's table answer, then this driver's chain structures.
-        unsafe {
-            kit::common::get_physical_device_features2::<Self>(physical_device, p_features);
-            if let Some(f) = p_features.as_mut() {
-                fill_features_chain(f.p_next);
-            }
-        }
-    }
 
     // --- device ---------------------------------------------------------------------------
 

@@ -31,9 +31,10 @@ pub fn properties(name: &CStr, api_version: u32) -> Properties {
 
 /// `robustBufferAccess` only (every 1.0 device has it).
 pub fn features() -> Features {
-    let mut f = Features::default();
-    f.core[0] = true;
-    f
+    Features {
+        robust_buffer_access: true,
+        ..Default::default()
+    }
 }
 
 /// The minimum limits the Vulkan 1.3 specification requires ("Required Limits").
