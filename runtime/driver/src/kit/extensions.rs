@@ -161,7 +161,8 @@ pub unsafe fn parse_enabled(
 
 /// Evaluates a registry `depends=` expression (`+` and, `,` or, parentheses; operands are
 /// extension names and `VK_VERSION_X_Y`) against an enabled set and an API version. Empty is
-/// true. An unknown extension name is false (it cannot be enabled through this driver). The
+/// true. An extension operand is met when enabled or promoted to a core version `api_version`
+/// includes; an unknown name is false (it cannot be enabled through this driver). The
 /// expression comes from the generator's validated registry; a malformed one is false.
 pub fn depends_hold(expr: &str, enabled: &ExtensionSet, api_version: u32) -> bool {
     if expr.trim().is_empty() {
@@ -180,7 +181,11 @@ pub fn depends_hold(expr: &str, enabled: &ExtensionSet, api_version: u32) -> boo
         let Ok(c) = std::ffi::CString::new(name) else {
             return false;
         };
-        exts::lookup(&c).is_some_and(|id| enabled.contains(id))
+        // An extension promoted to core is met by that core version (older registries write
+        // `depends="VK_KHR_get_physical_device_properties2"` without the `,VK_VERSION_1_1`).
+        exts::lookup(&c).is_some_and(|id| {
+            enabled.contains(id) || exts::info(id).promoted_to.is_some_and(|v| v <= api_version)
+        })
     };
     // Shunting-free evaluation: a stack of (accumulated-or, current-and) pairs per paren level.
     let mut stack: Vec<(bool, bool)> = vec![(false, true)];
@@ -261,6 +266,9 @@ mod tests {
             v10
         ));
         assert!(!depends_hold("VK_VERSION_1_1", &s, v10));
+        // Promoted to 1.1: met at 1.1 without being enabled.
+        assert!(!depends_hold("VK_KHR_maintenance1", &s, v10));
+        assert!(depends_hold("VK_KHR_maintenance1", &s, vk::API_VERSION_1_1));
         assert!(depends_hold("VK_VERSION_1_1", &s, vk::API_VERSION_1_3));
         assert!(!depends_hold("(VK_KHR_surface", &s, v10));
         assert!(!depends_hold("VK_KHR_surface)", &s, v10));
