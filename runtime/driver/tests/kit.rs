@@ -34,6 +34,7 @@ impl Kit for Fixture {
     type PhysicalDevice = ();
     type Device = ();
     type Queue = ();
+    type CommandBuffer = ();
 
     fn device_extensions() -> &'static [ExtensionId] {
         &[

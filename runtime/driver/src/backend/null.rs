@@ -45,15 +45,11 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
-use crate::handles::{
-    create_object, destroy_dispatchable, destroy_object, Dispatchable, HandleCounter,
-    HostAllocator, HostBox, Object, ObjectKind,
-};
+use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
 use crate::util::{
-    copy_cstr, fence_error_result, find_in_chain, for_each_out, take_native_fence, write_array,
-    write_array_with,
+    copy_cstr, fence_error_result, find_in_chain, for_each_out, take_native_fence, write_array_with,
 };
 
 /// The null driver. See the [module docs](self).
@@ -80,13 +76,6 @@ static COUNTER: HandleCounter = HandleCounter::new();
 
 // ---------------------------------------------------------------------------------------------
 // Objects
-
-struct CommandPool {
-    allocator: HostAllocator,
-    /// Live command buffers (handles), freed with the pool.
-    buffers: Mutex<Vec<u64>>,
-}
-struct CommandBuffer;
 
 /// Host memory standing in for device memory.
 struct Memory {
@@ -147,7 +136,7 @@ macro_rules! kinds {
     )*};
 }
 kinds! {
-    CommandPool => COMMAND_POOL, CommandBuffer => COMMAND_BUFFER, Memory => DEVICE_MEMORY,
+    Memory => DEVICE_MEMORY,
     Fence => FENCE, Semaphore => SEMAPHORE, Event => EVENT, Buffer => BUFFER, Image => IMAGE,
     PrivateDataSlot => PRIVATE_DATA_SLOT,
 }
@@ -446,6 +435,7 @@ impl Kit for NullDriver {
     type PhysicalDevice = ();
     type Device = ();
     type Queue = ();
+    type CommandBuffer = ();
 
     fn instance_version() -> u32 {
         INSTANCE_VERSION
@@ -757,20 +747,6 @@ impl Driver for NullDriver {
         unsafe { destroy_object::<Buffer>(vk::Handle::as_raw(buffer)) };
     }
 
-    unsafe fn get_buffer_memory_requirements(
-        _device: vk::Device,
-        buffer: vk::Buffer,
-        p_memory_requirements: *mut vk::MemoryRequirements,
-    ) {
-        // SAFETY: a live buffer; valid output pointer.
-        unsafe {
-            if let (Some(b), Some(out)) = (obj::<Buffer, _>(buffer), p_memory_requirements.as_mut())
-            {
-                *out = buffer_requirements(b.size);
-            }
-        }
-    }
-
     unsafe fn get_buffer_memory_requirements2(
         _device: vk::Device,
         p_info: *const vk::BufferMemoryRequirementsInfo2<'_>,
@@ -835,19 +811,6 @@ impl Driver for NullDriver {
         unsafe { destroy_object::<Image>(vk::Handle::as_raw(image)) };
     }
 
-    unsafe fn get_image_memory_requirements(
-        _device: vk::Device,
-        image: vk::Image,
-        p_memory_requirements: *mut vk::MemoryRequirements,
-    ) {
-        // SAFETY: a live image; valid output pointer.
-        unsafe {
-            if let (Some(i), Some(out)) = (obj::<Image, _>(image), p_memory_requirements.as_mut()) {
-                *out = image_requirements(i.size);
-            }
-        }
-    }
-
     unsafe fn get_image_memory_requirements2(
         _device: vk::Device,
         p_info: *const vk::ImageMemoryRequirementsInfo2<'_>,
@@ -872,18 +835,6 @@ impl Driver for NullDriver {
                 write_requirements2(p_memory_requirements, image_requirements(image_size(ci)));
             }
         }
-    }
-
-    unsafe fn get_image_sparse_memory_requirements(
-        _device: vk::Device,
-        _image: vk::Image,
-        p_count: *mut u32,
-        p_requirements: *mut vk::SparseImageMemoryRequirements,
-    ) {
-        // SAFETY: two-call idiom arguments.
-        let _ = unsafe {
-            write_array::<vk::SparseImageMemoryRequirements>(&[], p_count, p_requirements)
-        };
     }
 
     unsafe fn get_image_sparse_memory_requirements2(
@@ -1222,111 +1173,6 @@ impl Driver for NullDriver {
             e.set.store(false, Ordering::Release);
         }
         vk::Result::SUCCESS
-    }
-
-    // Command pools and buffers.
-
-    unsafe fn create_command_pool(
-        _device: vk::Device,
-        _p_create_info: *const vk::CommandPoolCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_command_pool: *mut vk::CommandPool,
-    ) -> vk::Result {
-        let pool = CommandPool {
-            // SAFETY: forwarded allocator; Vulkan allocates the pool's command buffers with it.
-            allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
-            buffers: Mutex::new(Vec::new()),
-        };
-        // SAFETY: forwarded allocator.
-        match unsafe { create_object(pool, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: valid output pointer.
-                unsafe { *p_command_pool = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_command_pool(
-        _device: vk::Device,
-        command_pool: vk::CommandPool,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live pool the application is done with, with its command buffers.
-        unsafe {
-            if let Some(pool) = obj::<CommandPool, _>(command_pool) {
-                for cb in std::mem::take(&mut *lock(&pool.buffers)) {
-                    destroy_dispatchable::<CommandBuffer>(cb);
-                }
-            }
-            destroy_object::<CommandPool>(vk::Handle::as_raw(command_pool));
-        }
-    }
-
-    unsafe fn allocate_command_buffers(
-        _device: vk::Device,
-        p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
-        p_command_buffers: *mut vk::CommandBuffer,
-    ) -> vk::Result {
-        // SAFETY: valid input structure with a live pool.
-        let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: as above.
-        let Some(pool) = (unsafe { obj::<CommandPool, _>(info.command_pool) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let n = info.command_buffer_count as usize;
-        let mut made: Vec<u64> = Vec::with_capacity(n);
-        for _ in 0..n {
-            match HostBox::try_new(
-                Dispatchable::new(CommandBuffer),
-                pool.allocator,
-                vk::SystemAllocationScope::OBJECT,
-            ) {
-                Ok(b) => made.push(HostBox::into_raw(b).as_ptr() as u64),
-                Err(e) => {
-                    for h in made {
-                        // SAFETY: made just above, never handed out.
-                        unsafe { destroy_dispatchable::<CommandBuffer>(h) };
-                    }
-                    for i in 0..n {
-                        // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
-                        unsafe { p_command_buffers.add(i).write(vk::CommandBuffer::null()) };
-                    }
-                    return e;
-                }
-            }
-        }
-        lock(&pool.buffers).extend_from_slice(&made);
-        for (i, h) in made.into_iter().enumerate() {
-            // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
-            unsafe { p_command_buffers.add(i).write(vk::Handle::from_raw(h)) };
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn free_command_buffers(
-        _device: vk::Device,
-        command_pool: vk::CommandPool,
-        command_buffer_count: u32,
-        p_command_buffers: *const vk::CommandBuffer,
-    ) {
-        // SAFETY: a live pool; the array holds `commandBufferCount` handles of it (or null).
-        unsafe {
-            let Some(pool) = obj::<CommandPool, _>(command_pool) else {
-                return;
-            };
-            let mut list = lock(&pool.buffers);
-            for &cb in slice(p_command_buffers, command_buffer_count) {
-                let raw = vk::Handle::as_raw(cb);
-                if let Some(i) = list.iter().position(|&h| h == raw) {
-                    list.swap_remove(i);
-                    destroy_dispatchable::<CommandBuffer>(raw);
-                }
-            }
-        }
     }
 
     // Descriptor sets: stateless counter handles.

@@ -18,6 +18,9 @@ use vkgen_generated::commands::{self, CommandId as C, Level};
 use vkgen_generated::extensions::ExtensionKind;
 use vkgen_generated::vk;
 
+use super::command::{
+    allocate_command_buffers, create_command_pool, destroy_command_pool, free_command_buffers,
+};
 use super::debug::Severity;
 use super::extensions::{parse_enabled, ExtensionSet};
 use super::objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
@@ -227,6 +230,11 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
         C::DESTROY_DEVICE => pfn!(destroy_device, PFN_vkDestroyDevice),
         C::GET_DEVICE_QUEUE => pfn!(get_device_queue, PFN_vkGetDeviceQueue),
         C::GET_DEVICE_QUEUE2 => pfn!(get_device_queue2, PFN_vkGetDeviceQueue2),
+
+        C::CREATE_COMMAND_POOL => pfn!(create_command_pool, PFN_vkCreateCommandPool),
+        C::DESTROY_COMMAND_POOL => pfn!(destroy_command_pool, PFN_vkDestroyCommandPool),
+        C::ALLOCATE_COMMAND_BUFFERS => pfn!(allocate_command_buffers, PFN_vkAllocateCommandBuffers),
+        C::FREE_COMMAND_BUFFERS => pfn!(free_command_buffers, PFN_vkFreeCommandBuffers),
 
         C::BIND_BUFFER_MEMORY => route!(
             BIND_BUFFER_MEMORY2,

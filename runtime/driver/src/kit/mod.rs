@@ -27,6 +27,7 @@
 //! generated from the registry fills any chain in any order, and regenerating on a spec bump
 //! adds the new structures without touching the driver.
 
+pub mod command;
 pub mod common;
 pub mod debug;
 pub mod defaults;
@@ -95,6 +96,8 @@ pub trait Kit: Driver + DriverModule {
     type Device: Default + Send + Sync + 'static;
     /// The vendor's data in each [`Queue`].
     type Queue: Default + Send + Sync + 'static;
+    /// The vendor's recording state in each [`command::CommandBuffer`].
+    type CommandBuffer: Default + Send + Sync + 'static;
 
     /// Bring-up aid: commands neither the vendor nor the kit implements answer as the null
     /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
@@ -158,6 +161,15 @@ pub trait Kit: Driver + DriverModule {
         flags: vk::DeviceQueueCreateFlags,
     ) -> Result<Self::Queue, vk::Result> {
         let _ = (device, family, index, flags);
+        Ok(Default::default())
+    }
+
+    /// The vendor's state for a command buffer being allocated (`vkAllocateCommandBuffers`).
+    fn command_buffer_data(
+        device: &Device<Self>,
+        level: vk::CommandBufferLevel,
+    ) -> Result<Self::CommandBuffer, vk::Result> {
+        let _ = (device, level);
         Ok(Default::default())
     }
 
