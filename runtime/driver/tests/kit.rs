@@ -25,6 +25,22 @@ struct Fixture;
 
 static BINDS2: AtomicU32 = AtomicU32::new(0);
 
+/// What the fixture's `…2` hooks saw, for the route tests.
+#[derive(Default, Debug, PartialEq)]
+struct Seen {
+    /// Per submit: (wait (semaphore, value, stage), command buffers, signal (semaphore, value)).
+    submits: Vec<(Vec<(u64, u64, u64)>, Vec<u64>, Vec<(u64, u64)>)>,
+    copies: Vec<(u64, u64, u64)>,
+    /// (src stage, dst stage, layout) of each image barrier.
+    image_barriers: Vec<(u64, u64, i32)>,
+}
+
+static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
+
+fn seen<R>(f: impl FnOnce(&mut Seen) -> R) -> R {
+    f(SEEN.lock().unwrap().get_or_insert_with(Seen::default))
+}
+
 impl DriverModule for Fixture {
     const NAME: &'static CStr = c"kit fixture";
 }
@@ -91,6 +107,73 @@ impl Driver for Fixture {
             *producer = 0x300;
         }
         vk::Result::SUCCESS
+    }
+
+    unsafe fn queue_submit2(
+        _queue: vk::Queue,
+        count: u32,
+        submits: *const vk::SubmitInfo2<'_>,
+        _fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: the route passes `count` valid structures.
+        for s in unsafe { std::slice::from_raw_parts(submits, count as usize) } {
+            // SAFETY: arrays with the counts the structure gives.
+            let (w, c, g) = unsafe {
+                (
+                    std::slice::from_raw_parts(
+                        s.p_wait_semaphore_infos,
+                        s.wait_semaphore_info_count as usize,
+                    ),
+                    std::slice::from_raw_parts(
+                        s.p_command_buffer_infos,
+                        s.command_buffer_info_count as usize,
+                    ),
+                    std::slice::from_raw_parts(
+                        s.p_signal_semaphore_infos,
+                        s.signal_semaphore_info_count as usize,
+                    ),
+                )
+            };
+            seen(|x| {
+                x.submits.push((
+                    w.iter()
+                        .map(|i| (i.semaphore.as_raw(), i.value, i.stage_mask.as_raw()))
+                        .collect(),
+                    c.iter().map(|i| i.command_buffer.as_raw()).collect(),
+                    g.iter().map(|i| (i.semaphore.as_raw(), i.value)).collect(),
+                ))
+            });
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn cmd_copy_buffer2(_cb: vk::CommandBuffer, info: *const vk::CopyBufferInfo2<'_>) {
+        // SAFETY: the route passes a valid structure with its regions.
+        let info = unsafe { &*info };
+        // SAFETY: as above.
+        for r in unsafe { std::slice::from_raw_parts(info.p_regions, info.region_count as usize) } {
+            seen(|x| x.copies.push((r.src_offset, r.dst_offset, r.size)));
+        }
+    }
+
+    unsafe fn cmd_pipeline_barrier2(_cb: vk::CommandBuffer, dep: *const vk::DependencyInfo<'_>) {
+        // SAFETY: the route passes a valid structure with its barriers.
+        let dep = unsafe { &*dep };
+        // SAFETY: as above.
+        for b in unsafe {
+            std::slice::from_raw_parts(
+                dep.p_image_memory_barriers,
+                dep.image_memory_barrier_count as usize,
+            )
+        } {
+            seen(|x| {
+                x.image_barriers.push((
+                    b.src_stage_mask.as_raw(),
+                    b.dst_stage_mask.as_raw(),
+                    b.new_layout.as_raw(),
+                ))
+            });
+        }
     }
 
     unsafe fn cmd_push_descriptor_set_khr(
@@ -185,7 +268,7 @@ fn unimplemented_hooks_are_absent_from_every_proc_addr_path() {
         // Neither the vendor nor the kit: NULL, not a stub.
         for name in [
             c"vkCreateImage",
-            c"vkQueueSubmit",
+            c"vkQueueWaitIdle",
             c"vkCmdDraw",
             c"vkAllocateMemory",
         ] {
@@ -432,4 +515,96 @@ fn debug_report_callbacks_receive_messages() {
         inst.destroy_instance(None);
     }
     assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn old_forms_route_to_the_vendors_2_hooks() {
+    let entry = entry();
+    let inst = instance(&entry, &[]).unwrap();
+    let dev = device(&inst, &[], None, None, 1).unwrap();
+    // Not implemented by the fixture, but routed: present.
+    for name in [
+        c"vkQueueSubmit",
+        c"vkCmdCopyBuffer",
+        c"vkCmdPipelineBarrier",
+    ] {
+        assert!(gdpa(dev.handle(), name), "{name:?}");
+    }
+    // The fixture has no vkCmdBlitImage2, so vkCmdBlitImage has no route.
+    assert!(!gdpa(dev.handle(), c"vkCmdBlitImage"));
+    // SAFETY: the fixture records arguments and ignores the handles.
+    unsafe {
+        let q = dev.get_device_queue(0, 0);
+        let (s1, s2, s3) = (
+            vk::Semaphore::from_raw(11),
+            vk::Semaphore::from_raw(12),
+            vk::Semaphore::from_raw(13),
+        );
+        let cbs = [vk::CommandBuffer::from_raw(0x100)];
+        let waits = [s1, s2];
+        let stages = [
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+        ];
+        let signals = [s3];
+        let wait_values = [5u64, 0];
+        let signal_values = [9u64];
+        let mut timeline = vk::TimelineSemaphoreSubmitInfo::default()
+            .wait_semaphore_values(&wait_values)
+            .signal_semaphore_values(&signal_values);
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .command_buffers(&cbs)
+            .signal_semaphores(&signals)
+            .push_next(&mut timeline);
+        dev.queue_submit(q, &[submit], vk::Fence::null()).unwrap();
+        let cb = cbs[0];
+        dev.cmd_copy_buffer(
+            cb,
+            vk::Buffer::from_raw(1),
+            vk::Buffer::from_raw(2),
+            &[vk::BufferCopy {
+                src_offset: 4,
+                dst_offset: 8,
+                size: 16,
+            }],
+        );
+        let barrier = vk::ImageMemoryBarrier::default()
+            .new_layout(vk::ImageLayout::GENERAL)
+            .image(vk::Image::from_raw(3));
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::FRAGMENT_SHADER,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &[barrier],
+        );
+        dev.destroy_device(None);
+        inst.destroy_instance(None);
+    }
+    seen(|x| {
+        assert_eq!(
+            x.submits,
+            [(
+                vec![
+                    (11, 5, vk::PipelineStageFlags2::TRANSFER.as_raw()),
+                    (12, 0, vk::PipelineStageFlags2::COMPUTE_SHADER.as_raw())
+                ],
+                vec![0x100],
+                vec![(13, 9)]
+            )]
+        );
+        assert_eq!(x.copies, [(4, 8, 16)]);
+        assert_eq!(
+            x.image_barriers,
+            [(
+                vk::PipelineStageFlags2::TRANSFER.as_raw(),
+                vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
+                vk::ImageLayout::GENERAL.as_raw()
+            )]
+        );
+    });
 }

@@ -19,7 +19,8 @@
 //!   makes it the driver's [`Driver::fallback`], so a command answers with, in order, the
 //!   vendor's hook, the kit's common implementation (including "one hook per concept" routing:
 //!   `vkBindBufferMemory` through the vendor's `vkBindBufferMemory2` and back, the 1.0 queries
-//!   through the `…2` ones), the null driver's object commands while [`Kit::NULL_OBJECTS`] is on
+//!   through the `…2` ones, and in [`routes`] `vkQueueSubmit`, barriers, events, timestamps,
+//!   copies and render-pass commands through their Vulkan 1.3 `…2` forms), the null driver's object commands while [`Kit::NULL_OBJECTS`] is on
 //!   (bring-up), and otherwise nothing — a NULL proc address, never a stub.
 //!
 //! Why tables and not hooks for queries: a device that answers `vkGetPhysicalDeviceFeatures2`
@@ -33,6 +34,7 @@ pub mod debug;
 pub mod defaults;
 pub mod extensions;
 pub mod objects;
+pub mod routes;
 mod tables;
 
 use vkgen_generated::commands::CommandId;
@@ -217,7 +219,7 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// [`Driver::fallback`] of a kit driver: the kit's common implementation of `cmd`, or the null
 /// driver's while [`Kit::NULL_OBJECTS`] is on.
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-    if let Some(f) = common::entry::<D>(cmd) {
+    if let Some(f) = common::entry::<D>(cmd).or_else(|| routes::entry::<D>(cmd)) {
         return Some(f);
     }
     if D::NULL_OBJECTS && !common::kit_owned(cmd) {

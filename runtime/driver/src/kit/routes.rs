@@ -1,0 +1,643 @@
+//! Commands the Vulkan 1.3 `…2` forms supersede, routed to the vendor's `…2` hook when it has
+//! no hook of its own for the old form (Mesa's `vk_common_QueueSubmit`,
+//! `vk_common_CmdPipelineBarrier`, `vk_common_CmdCopyBuffer`, …): a driver implements
+//! synchronization2, copy_commands2 and the render-pass-2 entry points once, and applications
+//! using the 1.0 forms reach the same code.
+//!
+//! Each route builds the `…2` structures on the stack (or in a `Vec` for arrays) from the 1.0
+//! arguments and calls the hook; `pNext` chains of the 1.0 structures that the `…2` structures
+//! also accept (image and buffer barriers, render-pass begin) are passed along, the rest
+//! (carried by a 1.0 structure's chain: timeline values, device-group masks, protected submit)
+//! are folded into the `…2` fields that replace them.
+
+use vkgen_generated::commands::CommandId as C;
+use vkgen_generated::vk;
+
+use super::Kit;
+use crate::util::find_in_chain;
+
+fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fail)
+}
+
+/// A slice from a Vulkan array argument (empty for null or zero).
+///
+/// # Safety
+/// Non-null `p` holds `n` elements that outlive `'a`.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: per the caller.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+fn stage2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
+    vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()))
+}
+
+fn access2(a: vk::AccessFlags) -> vk::AccessFlags2 {
+    vk::AccessFlags2::from_raw(u64::from(a.as_raw()))
+}
+
+/// The route of `cmd` (canonical), if the vendor implements its `…2` form.
+pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
+    macro_rules! route {
+        ($twin:ident, $f:ident, $t:ident) => {{
+            if !D::implements(C::$twin) {
+                return None;
+            }
+            let f: vkgen_generated::pfn::$t = $f::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back
+            // to `$t`, the type of the command they asked for.
+            Some(unsafe {
+                std::mem::transmute::<vkgen_generated::pfn::$t, unsafe extern "system" fn()>(f)
+            })
+        }};
+    }
+    match cmd {
+        C::QUEUE_SUBMIT => route!(QUEUE_SUBMIT2, queue_submit, PFN_vkQueueSubmit),
+        C::CMD_PIPELINE_BARRIER => route!(
+            CMD_PIPELINE_BARRIER2,
+            cmd_pipeline_barrier,
+            PFN_vkCmdPipelineBarrier
+        ),
+        C::CMD_SET_EVENT => route!(CMD_SET_EVENT2, cmd_set_event, PFN_vkCmdSetEvent),
+        C::CMD_RESET_EVENT => route!(CMD_RESET_EVENT2, cmd_reset_event, PFN_vkCmdResetEvent),
+        C::CMD_WAIT_EVENTS => route!(CMD_WAIT_EVENTS2, cmd_wait_events, PFN_vkCmdWaitEvents),
+        C::CMD_WRITE_TIMESTAMP => route!(
+            CMD_WRITE_TIMESTAMP2,
+            cmd_write_timestamp,
+            PFN_vkCmdWriteTimestamp
+        ),
+        C::CMD_COPY_BUFFER => route!(CMD_COPY_BUFFER2, cmd_copy_buffer, PFN_vkCmdCopyBuffer),
+        C::CMD_COPY_IMAGE => route!(CMD_COPY_IMAGE2, cmd_copy_image, PFN_vkCmdCopyImage),
+        C::CMD_BLIT_IMAGE => route!(CMD_BLIT_IMAGE2, cmd_blit_image, PFN_vkCmdBlitImage),
+        C::CMD_COPY_BUFFER_TO_IMAGE => route!(
+            CMD_COPY_BUFFER_TO_IMAGE2,
+            cmd_copy_buffer_to_image,
+            PFN_vkCmdCopyBufferToImage
+        ),
+        C::CMD_COPY_IMAGE_TO_BUFFER => route!(
+            CMD_COPY_IMAGE_TO_BUFFER2,
+            cmd_copy_image_to_buffer,
+            PFN_vkCmdCopyImageToBuffer
+        ),
+        C::CMD_RESOLVE_IMAGE => {
+            route!(CMD_RESOLVE_IMAGE2, cmd_resolve_image, PFN_vkCmdResolveImage)
+        }
+        C::CMD_BEGIN_RENDER_PASS => route!(
+            CMD_BEGIN_RENDER_PASS2,
+            cmd_begin_render_pass,
+            PFN_vkCmdBeginRenderPass
+        ),
+        C::CMD_NEXT_SUBPASS => route!(CMD_NEXT_SUBPASS2, cmd_next_subpass, PFN_vkCmdNextSubpass),
+        C::CMD_END_RENDER_PASS => route!(
+            CMD_END_RENDER_PASS2,
+            cmd_end_render_pass,
+            PFN_vkCmdEndRenderPass
+        ),
+        _ => None,
+    }
+}
+
+/// `vkQueueSubmit` as `vkQueueSubmit2`: wait stages per semaphore, timeline values
+/// (`VkTimelineSemaphoreSubmitInfo`), device indices and masks (`VkDeviceGroupSubmitInfo`) and
+/// `VkProtectedSubmitInfo` carried into the `…2` fields.
+unsafe extern "system" fn queue_submit<D: Kit>(
+    queue: vk::Queue,
+    count: u32,
+    p_submits: *const vk::SubmitInfo<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
+        // SAFETY: `count` valid submit infos per valid usage.
+        let submits = unsafe { slice(p_submits, count) };
+        let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(submits.len());
+        let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> = Vec::with_capacity(submits.len());
+        let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(submits.len());
+        let mut flags = Vec::with_capacity(submits.len());
+        for s in submits {
+            // SAFETY: a valid input chain.
+            let (timeline, group, protected) = unsafe {
+                (
+                    find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
+                        s.p_next,
+                        vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                    ),
+                    find_in_chain::<vk::DeviceGroupSubmitInfo<'_>>(
+                        s.p_next,
+                        vk::StructureType::DEVICE_GROUP_SUBMIT_INFO,
+                    ),
+                    find_in_chain::<vk::ProtectedSubmitInfo<'_>>(
+                        s.p_next,
+                        vk::StructureType::PROTECTED_SUBMIT_INFO,
+                    ),
+                )
+            };
+            // SAFETY: the arrays hold the counts the structures give (valid usage).
+            let (wait_values, signal_values, wait_indices, masks, signal_indices) = unsafe {
+                (
+                    timeline.map_or(&[][..], |t| {
+                        slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count)
+                    }),
+                    timeline.map_or(&[][..], |t| {
+                        slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count)
+                    }),
+                    group.map_or(&[][..], |g| {
+                        slice(g.p_wait_semaphore_device_indices, g.wait_semaphore_count)
+                    }),
+                    group.map_or(&[][..], |g| {
+                        slice(g.p_command_buffer_device_masks, g.command_buffer_count)
+                    }),
+                    group.map_or(&[][..], |g| {
+                        slice(
+                            g.p_signal_semaphore_device_indices,
+                            g.signal_semaphore_count,
+                        )
+                    }),
+                )
+            };
+            // SAFETY: as above.
+            let (wait_sems, stages, cmd_bufs, signal_sems) = unsafe {
+                (
+                    slice(s.p_wait_semaphores, s.wait_semaphore_count),
+                    slice(s.p_wait_dst_stage_mask, s.wait_semaphore_count),
+                    slice(s.p_command_buffers, s.command_buffer_count),
+                    slice(s.p_signal_semaphores, s.signal_semaphore_count),
+                )
+            };
+            waits.push(
+                wait_sems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
+                        semaphore,
+                        value: wait_values.get(i).copied().unwrap_or(0),
+                        stage_mask: stages
+                            .get(i)
+                            .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
+                        device_index: wait_indices.get(i).copied().unwrap_or(0),
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+            cbs.push(
+                cmd_bufs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &command_buffer)| vk::CommandBufferSubmitInfo {
+                        command_buffer,
+                        device_mask: masks.get(i).copied().unwrap_or(0),
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+            signals.push(
+                signal_sems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
+                        semaphore,
+                        value: signal_values.get(i).copied().unwrap_or(0),
+                        stage_mask: vk::PipelineStageFlags2::ALL_COMMANDS,
+                        device_index: signal_indices.get(i).copied().unwrap_or(0),
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+            flags.push(if protected.is_some_and(|p| p.protected_submit != 0) {
+                vk::SubmitFlags::PROTECTED
+            } else {
+                vk::SubmitFlags::empty()
+            });
+        }
+        let infos: Vec<vk::SubmitInfo2<'_>> = (0..submits.len())
+            .map(|i| {
+                vk::SubmitInfo2::default()
+                    .flags(flags[i])
+                    .wait_semaphore_infos(&waits[i])
+                    .command_buffer_infos(&cbs[i])
+                    .signal_semaphore_infos(&signals[i])
+            })
+            .collect();
+        let n = u32::try_from(infos.len()).unwrap_or(u32::MAX);
+        // SAFETY: the vendor's hook with structures built from valid 1.0 arguments.
+        unsafe { D::queue_submit2(queue, n, infos.as_ptr(), fence) }
+    })
+}
+
+/// The `VkDependencyInfo` of a 1.0 barrier command: the stage masks go into every barrier.
+struct Dependency<'a> {
+    memory: Vec<vk::MemoryBarrier2<'a>>,
+    buffers: Vec<vk::BufferMemoryBarrier2<'a>>,
+    images: Vec<vk::ImageMemoryBarrier2<'a>>,
+}
+
+impl<'a> Dependency<'a> {
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn new(
+        src: vk::PipelineStageFlags,
+        dst: vk::PipelineStageFlags,
+        memory: *const vk::MemoryBarrier<'a>,
+        memory_count: u32,
+        buffers: *const vk::BufferMemoryBarrier<'a>,
+        buffer_count: u32,
+        images: *const vk::ImageMemoryBarrier<'a>,
+        image_count: u32,
+    ) -> Self {
+        let (src, dst) = (stage2(src), stage2(dst));
+        // SAFETY: the arrays hold the counts given (valid usage).
+        let (memory, buffers, images) = unsafe {
+            (
+                slice(memory, memory_count),
+                slice(buffers, buffer_count),
+                slice(images, image_count),
+            )
+        };
+        Self {
+            memory: memory
+                .iter()
+                .map(|m| vk::MemoryBarrier2 {
+                    src_stage_mask: src,
+                    src_access_mask: access2(m.src_access_mask),
+                    dst_stage_mask: dst,
+                    dst_access_mask: access2(m.dst_access_mask),
+                    ..Default::default()
+                })
+                .collect(),
+            buffers: buffers
+                .iter()
+                .map(|b| vk::BufferMemoryBarrier2 {
+                    p_next: b.p_next,
+                    src_stage_mask: src,
+                    src_access_mask: access2(b.src_access_mask),
+                    dst_stage_mask: dst,
+                    dst_access_mask: access2(b.dst_access_mask),
+                    src_queue_family_index: b.src_queue_family_index,
+                    dst_queue_family_index: b.dst_queue_family_index,
+                    buffer: b.buffer,
+                    offset: b.offset,
+                    size: b.size,
+                    ..Default::default()
+                })
+                .collect(),
+            images: images
+                .iter()
+                .map(|b| vk::ImageMemoryBarrier2 {
+                    p_next: b.p_next,
+                    src_stage_mask: src,
+                    src_access_mask: access2(b.src_access_mask),
+                    dst_stage_mask: dst,
+                    dst_access_mask: access2(b.dst_access_mask),
+                    old_layout: b.old_layout,
+                    new_layout: b.new_layout,
+                    src_queue_family_index: b.src_queue_family_index,
+                    dst_queue_family_index: b.dst_queue_family_index,
+                    image: b.image,
+                    subresource_range: b.subresource_range,
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    fn info(&self, flags: vk::DependencyFlags) -> vk::DependencyInfo<'_> {
+        vk::DependencyInfo::default()
+            .dependency_flags(flags)
+            .memory_barriers(&self.memory)
+            .buffer_memory_barriers(&self.buffers)
+            .image_memory_barriers(&self.images)
+    }
+}
+
+/// `vkCmdPipelineBarrier` as `vkCmdPipelineBarrier2`.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "system" fn cmd_pipeline_barrier<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::PipelineStageFlags,
+    dst: vk::PipelineStageFlags,
+    flags: vk::DependencyFlags,
+    memory_count: u32,
+    memory: *const vk::MemoryBarrier<'_>,
+    buffer_count: u32,
+    buffers: *const vk::BufferMemoryBarrier<'_>,
+    image_count: u32,
+    images: *const vk::ImageMemoryBarrier<'_>,
+) {
+    guard((), || {
+        // SAFETY: the application's arrays with their counts.
+        let dep = unsafe {
+            Dependency::new(
+                src,
+                dst,
+                memory,
+                memory_count,
+                buffers,
+                buffer_count,
+                images,
+                image_count,
+            )
+        };
+        // SAFETY: the vendor's hook with a valid dependency info.
+        unsafe { D::cmd_pipeline_barrier2(cb, &dep.info(flags)) };
+    })
+}
+
+/// `vkCmdWaitEvents` as `vkCmdWaitEvents2`: every event gets the same dependency.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "system" fn cmd_wait_events<D: Kit>(
+    cb: vk::CommandBuffer,
+    event_count: u32,
+    events: *const vk::Event,
+    src: vk::PipelineStageFlags,
+    dst: vk::PipelineStageFlags,
+    memory_count: u32,
+    memory: *const vk::MemoryBarrier<'_>,
+    buffer_count: u32,
+    buffers: *const vk::BufferMemoryBarrier<'_>,
+    image_count: u32,
+    images: *const vk::ImageMemoryBarrier<'_>,
+) {
+    guard((), || {
+        // SAFETY: the application's arrays with their counts.
+        let mut dep = unsafe {
+            Dependency::new(
+                src,
+                dst,
+                memory,
+                memory_count,
+                buffers,
+                buffer_count,
+                images,
+                image_count,
+            )
+        };
+        // 1.0 events signal with a stage mask only: an execution dependency on `src`.
+        if dep.memory.is_empty() {
+            dep.memory.push(vk::MemoryBarrier2 {
+                src_stage_mask: stage2(src),
+                dst_stage_mask: stage2(dst),
+                ..Default::default()
+            });
+        }
+        let info = dep.info(vk::DependencyFlags::empty());
+        let infos = vec![info; event_count as usize];
+        // SAFETY: the vendor's hook; `infos` has one dependency per event.
+        unsafe { D::cmd_wait_events2(cb, event_count, events, infos.as_ptr()) };
+    })
+}
+
+/// `vkCmdSetEvent` as `vkCmdSetEvent2` with an execution dependency on `stage_mask`.
+unsafe extern "system" fn cmd_set_event<D: Kit>(
+    cb: vk::CommandBuffer,
+    event: vk::Event,
+    stage_mask: vk::PipelineStageFlags,
+) {
+    guard((), || {
+        let barrier = [vk::MemoryBarrier2 {
+            src_stage_mask: stage2(stage_mask),
+            dst_stage_mask: stage2(stage_mask),
+            ..Default::default()
+        }];
+        let info = vk::DependencyInfo::default().memory_barriers(&barrier);
+        // SAFETY: the vendor's hook with a valid dependency info.
+        unsafe { D::cmd_set_event2(cb, event, &info) };
+    })
+}
+
+/// `vkCmdResetEvent` as `vkCmdResetEvent2`.
+unsafe extern "system" fn cmd_reset_event<D: Kit>(
+    cb: vk::CommandBuffer,
+    event: vk::Event,
+    stage_mask: vk::PipelineStageFlags,
+) {
+    // SAFETY: the vendor's hook with the converted mask.
+    guard((), || unsafe {
+        D::cmd_reset_event2(cb, event, stage2(stage_mask))
+    })
+}
+
+/// `vkCmdWriteTimestamp` as `vkCmdWriteTimestamp2`.
+unsafe extern "system" fn cmd_write_timestamp<D: Kit>(
+    cb: vk::CommandBuffer,
+    stage: vk::PipelineStageFlags,
+    pool: vk::QueryPool,
+    query: u32,
+) {
+    // SAFETY: the vendor's hook with the converted stage.
+    guard((), || unsafe {
+        D::cmd_write_timestamp2(cb, stage2(stage), pool, query)
+    })
+}
+
+/// Regions of a 1.0 copy command as their `…2` structures.
+macro_rules! regions {
+    ($p:expr, $n:expr, |$r:ident| $conv:expr) => {{
+        // SAFETY: the application's region array with its count.
+        unsafe { slice($p, $n) }
+            .iter()
+            .map(|$r| $conv)
+            .collect::<Vec<_>>()
+    }};
+}
+
+/// `vkCmdCopyBuffer` as `vkCmdCopyBuffer2`.
+unsafe extern "system" fn cmd_copy_buffer<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    dst: vk::Buffer,
+    n: u32,
+    p: *const vk::BufferCopy,
+) {
+    guard((), || {
+        let r = regions!(p, n, |r| vk::BufferCopy2 {
+            src_offset: r.src_offset,
+            dst_offset: r.dst_offset,
+            size: r.size,
+            ..Default::default()
+        });
+        let info = vk::CopyBufferInfo2::default()
+            .src_buffer(src)
+            .dst_buffer(dst)
+            .regions(&r);
+        // SAFETY: the vendor's hook with a valid info.
+        unsafe { D::cmd_copy_buffer2(cb, &info) };
+    })
+}
+
+/// `vkCmdCopyImage` as `vkCmdCopyImage2`.
+unsafe extern "system" fn cmd_copy_image<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::Image,
+    src_layout: vk::ImageLayout,
+    dst: vk::Image,
+    dst_layout: vk::ImageLayout,
+    n: u32,
+    p: *const vk::ImageCopy,
+) {
+    guard((), || {
+        let r = regions!(p, n, |r| vk::ImageCopy2 {
+            src_subresource: r.src_subresource,
+            src_offset: r.src_offset,
+            dst_subresource: r.dst_subresource,
+            dst_offset: r.dst_offset,
+            extent: r.extent,
+            ..Default::default()
+        });
+        let info = vk::CopyImageInfo2::default()
+            .src_image(src)
+            .src_image_layout(src_layout)
+            .dst_image(dst)
+            .dst_image_layout(dst_layout)
+            .regions(&r);
+        // SAFETY: the vendor's hook with a valid info.
+        unsafe { D::cmd_copy_image2(cb, &info) };
+    })
+}
+
+/// `vkCmdBlitImage` as `vkCmdBlitImage2`.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "system" fn cmd_blit_image<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::Image,
+    src_layout: vk::ImageLayout,
+    dst: vk::Image,
+    dst_layout: vk::ImageLayout,
+    n: u32,
+    p: *const vk::ImageBlit,
+    filter: vk::Filter,
+) {
+    guard((), || {
+        let r = regions!(p, n, |r| vk::ImageBlit2 {
+            src_subresource: r.src_subresource,
+            src_offsets: r.src_offsets,
+            dst_subresource: r.dst_subresource,
+            dst_offsets: r.dst_offsets,
+            ..Default::default()
+        });
+        let info = vk::BlitImageInfo2::default()
+            .src_image(src)
+            .src_image_layout(src_layout)
+            .dst_image(dst)
+            .dst_image_layout(dst_layout)
+            .regions(&r)
+            .filter(filter);
+        // SAFETY: the vendor's hook with a valid info.
+        unsafe { D::cmd_blit_image2(cb, &info) };
+    })
+}
+
+fn buffer_image_copy2(r: &vk::BufferImageCopy) -> vk::BufferImageCopy2<'static> {
+    vk::BufferImageCopy2 {
+        buffer_offset: r.buffer_offset,
+        buffer_row_length: r.buffer_row_length,
+        buffer_image_height: r.buffer_image_height,
+        image_subresource: r.image_subresource,
+        image_offset: r.image_offset,
+        image_extent: r.image_extent,
+        ..Default::default()
+    }
+}
+
+/// `vkCmdCopyBufferToImage` as `vkCmdCopyBufferToImage2`.
+unsafe extern "system" fn cmd_copy_buffer_to_image<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    dst: vk::Image,
+    dst_layout: vk::ImageLayout,
+    n: u32,
+    p: *const vk::BufferImageCopy,
+) {
+    guard((), || {
+        let r = regions!(p, n, |r| buffer_image_copy2(r));
+        let info = vk::CopyBufferToImageInfo2::default()
+            .src_buffer(src)
+            .dst_image(dst)
+            .dst_image_layout(dst_layout)
+            .regions(&r);
+        // SAFETY: the vendor's hook with a valid info.
+        unsafe { D::cmd_copy_buffer_to_image2(cb, &info) };
+    })
+}
+
+/// `vkCmdCopyImageToBuffer` as `vkCmdCopyImageToBuffer2`.
+unsafe extern "system" fn cmd_copy_image_to_buffer<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::Image,
+    src_layout: vk::ImageLayout,
+    dst: vk::Buffer,
+    n: u32,
+    p: *const vk::BufferImageCopy,
+) {
+    guard((), || {
+        let r = regions!(p, n, |r| buffer_image_copy2(r));
+        let info = vk::CopyImageToBufferInfo2::default()
+            .src_image(src)
+            .src_image_layout(src_layout)
+            .dst_buffer(dst)
+            .regions(&r);
+        // SAFETY: the vendor's hook with a valid info.
+        unsafe { D::cmd_copy_image_to_buffer2(cb, &info) };
+    })
+}
+
+/// `vkCmdResolveImage` as `vkCmdResolveImage2`.
+unsafe extern "system" fn cmd_resolve_image<D: Kit>(
+    cb: vk::CommandBuffer,
+    src: vk::Image,
+    src_layout: vk::ImageLayout,
+    dst: vk::Image,
+    dst_layout: vk::ImageLayout,
+    n: u32,
+    p: *const vk::ImageResolve,
+) {
+    guard((), || {
+        let r = regions!(p, n, |r| vk::ImageResolve2 {
+            src_subresource: r.src_subresource,
+            src_offset: r.src_offset,
+            dst_subresource: r.dst_subresource,
+            dst_offset: r.dst_offset,
+            extent: r.extent,
+            ..Default::default()
+        });
+        let info = vk::ResolveImageInfo2::default()
+            .src_image(src)
+            .src_image_layout(src_layout)
+            .dst_image(dst)
+            .dst_image_layout(dst_layout)
+            .regions(&r);
+        // SAFETY: the vendor's hook with a valid info.
+        unsafe { D::cmd_resolve_image2(cb, &info) };
+    })
+}
+
+/// `vkCmdBeginRenderPass` as `vkCmdBeginRenderPass2`.
+unsafe extern "system" fn cmd_begin_render_pass<D: Kit>(
+    cb: vk::CommandBuffer,
+    begin: *const vk::RenderPassBeginInfo<'_>,
+    contents: vk::SubpassContents,
+) {
+    let sub = vk::SubpassBeginInfo::default().contents(contents);
+    // SAFETY: the vendor's hook; `begin` is the application's valid structure.
+    guard((), || unsafe { D::cmd_begin_render_pass2(cb, begin, &sub) })
+}
+
+/// `vkCmdNextSubpass` as `vkCmdNextSubpass2`.
+unsafe extern "system" fn cmd_next_subpass<D: Kit>(
+    cb: vk::CommandBuffer,
+    contents: vk::SubpassContents,
+) {
+    let begin = vk::SubpassBeginInfo::default().contents(contents);
+    let end = vk::SubpassEndInfo::default();
+    // SAFETY: the vendor's hook with valid structures.
+    guard((), || unsafe { D::cmd_next_subpass2(cb, &begin, &end) })
+}
+
+/// `vkCmdEndRenderPass` as `vkCmdEndRenderPass2`.
+unsafe extern "system" fn cmd_end_render_pass<D: Kit>(cb: vk::CommandBuffer) {
+    let end = vk::SubpassEndInfo::default();
+    // SAFETY: the vendor's hook with a valid structure.
+    guard((), || unsafe { D::cmd_end_render_pass2(cb, &end) })
+}
