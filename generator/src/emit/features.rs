@@ -191,11 +191,7 @@ impl<'r> Facts<'r> {
             if !out.insert(e) {
                 continue;
             }
-            if let Some(p) = self
-                .reg
-                .extension(e)
-                .and_then(|x| x.promoted_to.as_deref())
-            {
+            if let Some(p) = self.reg.extension(e).and_then(|x| x.promoted_to.as_deref()) {
                 stack.push(p);
             }
         }
@@ -342,9 +338,9 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
                         .any(|(p, c)| p.len() == 1 && p[0] == *l && !c.ty.is_pointer())
                 });
                 let count_is_u32 = |c: &&str| {
-                    flattened
-                        .iter()
-                        .any(|(p, m)| p.len() == 1 && p[0] == *c && m.ty == CType::named("uint32_t"))
+                    flattened.iter().any(|(p, m)| {
+                        p.len() == 1 && p[0] == *c && m.ty == CType::named("uint32_t")
+                    })
                 };
                 let Some(count) = count
                     .filter(count_is_u32)
@@ -724,7 +720,10 @@ unsafe fn read_bools<F>(flat: &mut F, src: *const u8, slots: &[Slot<F>]) {
 "#;
 
 fn link(cx: &Ctx, name: &str) -> String {
-    format!("[`{name}`]({})", cx.spec_link(name).trim_matches(['<', '>']))
+    format!(
+        "[`{name}`]({})",
+        cx.spec_link(name).trim_matches(['<', '>'])
+    )
 }
 
 fn field_doc(f: &FlatField, out: &mut String) {
@@ -1047,7 +1046,7 @@ fn debug_expr(cx: &Ctx, f: &FlatField) -> String {
     let enumlike = matches!(
         reg.resolve_type(base).map(|t| &t.kind),
         Some(TypeKind::Enum | TypeKind::Bitmask { .. })
-    ) || (reg.types.get(base).is_none() && reg.enums.contains_key(base));
+    ) || (!reg.types.contains_key(base) && reg.enums.contains_key(base));
     let r = &f.rust;
     match f.kind {
         FieldKind::Bool => format!("&self.{r}"),
@@ -1109,7 +1108,12 @@ impl Default for Properties {
     }
     out.push_str("        }\n    }\n}\n\nimpl core::fmt::Debug for Properties {\n    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {\n        f.debug_struct(\"Properties\")\n");
     for f in &t.fields {
-        let _ = writeln!(out, "            .field({:?}, {})", f.rust, debug_expr(cx, f));
+        let _ = writeln!(
+            out,
+            "            .field({:?}, {})",
+            f.rust,
+            debug_expr(cx, f)
+        );
     }
     out.push_str("            .finish()\n    }\n}\n\nimpl Properties {\n");
     let base = &t.structs[0];

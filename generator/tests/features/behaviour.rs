@@ -70,7 +70,10 @@ fn chain_in_any_order_with_unknown_structure() {
         f.write_chain(core::ptr::null_mut());
         f.write_features10(core::ptr::null_mut());
         assert!(!f.write_struct(core::ptr::null_mut()));
-        assert_eq!(Features::from_device_create_info(core::ptr::null()), Features::default());
+        assert_eq!(
+            Features::from_device_create_info(core::ptr::null()),
+            Features::default()
+        );
     }
     assert!(FEATURE_STRUCTS
         .iter()
@@ -155,7 +158,10 @@ fn properties_fill_and_round_trip() {
 
     let p10 = p.properties10();
     assert_eq!(p10.limits.max_image_dimension2_d, 4096);
-    assert_eq!(p10.sparse_properties.residency_standard2_d_block_shape, vk::TRUE);
+    assert_eq!(
+        p10.sparse_properties.residency_standard2_d_block_shape,
+        vk::TRUE
+    );
     assert_eq!(p10.limits.point_size_range, [1.0, 64.0]);
     let mut q = Properties::default();
     q.from_properties10(&p10);
