@@ -16,6 +16,7 @@ pub const MAX_CHAIN: usize = 1 << 12;
 
 /// How one member of a Vulkan structure relates to a field of the flat table `F`.
 #[derive(Clone, Copy)]
+#[allow(dead_code)] // `List` only where the registry has output arrays
 enum Slot<F: 'static> {
     /// A `VkBool32` at byte `dst` of the structure and the `bool` at byte `src` of the table.
     Bool { dst: usize, src: usize },
@@ -43,6 +44,7 @@ const fn same_size(a: usize, b: usize) -> usize {
     a
 }
 
+#[allow(dead_code)]
 fn raw_vec<T>(v: &[T]) -> (*const u8, usize, usize) {
     (v.as_ptr().cast(), v.len(), core::mem::size_of::<T>())
 }

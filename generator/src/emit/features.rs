@@ -1046,7 +1046,7 @@ fn debug_expr(cx: &Ctx, f: &FlatField) -> String {
     let enumlike = matches!(
         reg.resolve_type(base).map(|t| &t.kind),
         Some(TypeKind::Enum | TypeKind::Bitmask { .. })
-    ) || (reg.types.get(base).is_none() && reg.enums.contains_key(base));
+    ) || (!reg.types.contains_key(base) && reg.enums.contains_key(base));
     let r = &f.rust;
     match f.kind {
         FieldKind::Bool => format!("&self.{r}"),
