@@ -25,11 +25,14 @@ struct Fixture;
 
 static BINDS2: AtomicU32 = AtomicU32::new(0);
 
+/// One `VkSubmitInfo2` as seen: wait (semaphore, value, stage), command buffers, signal
+/// (semaphore, value).
+type SeenSubmit = (Vec<(u64, u64, u64)>, Vec<u64>, Vec<(u64, u64)>);
+
 /// What the fixture's `…2` hooks saw, for the route tests.
 #[derive(Default, Debug, PartialEq)]
 struct Seen {
-    /// Per submit: (wait (semaphore, value, stage), command buffers, signal (semaphore, value)).
-    submits: Vec<(Vec<(u64, u64, u64)>, Vec<u64>, Vec<(u64, u64)>)>,
+    submits: Vec<SeenSubmit>,
     copies: Vec<(u64, u64, u64)>,
     /// (src stage, dst stage, layout) of each image barrier.
     image_barriers: Vec<(u64, u64, i32)>,
@@ -350,8 +353,8 @@ fn creation_refuses_with_the_exact_result() {
     unsafe { ok.destroy_instance(None) };
     let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
     let info = vk::InstanceCreateInfo::default().enabled_layer_names(&layers);
-    // SAFETY: a valid create info.
     assert_eq!(
+        // SAFETY: a valid create info.
         unsafe { entry.create_instance(&info, None) }.err(),
         Some(vk::Result::ERROR_LAYER_NOT_PRESENT)
     );

@@ -39,7 +39,7 @@ pub fn hal_env_for(lib: &Path, driver: &str, extra_properties: &str) -> (Env, Te
     let root = tempfile::tempdir().expect("temporary HAL root");
     let hw = root.path().join("vendor/lib64/hw");
     std::fs::create_dir_all(&hw).expect("create the HAL dir");
-    std::os::unix::fs::symlink(&lib, hw.join(format!("vulkan.{driver}.so")))
+    std::os::unix::fs::symlink(lib, hw.join(format!("vulkan.{driver}.so")))
         .expect("link the HAL module");
     let props: PathBuf = root.path().join("build.prop");
     std::fs::write(

@@ -5,6 +5,10 @@
 //! [`Kit::command_buffer_data`]). Recording itself (`vkBeginCommandBuffer`, `vkCmd*`) is the
 //! vendor's.
 
+// The `unsafe` entry points are Vulkan commands: their safety contract is the command's valid
+// usage in the specification, which each one links to.
+#![allow(clippy::missing_safety_doc)]
+
 use std::ptr::NonNull;
 use std::sync::Mutex;
 

@@ -11,6 +11,10 @@
 //! the command allows (`VK_ERROR_INITIALIZATION_FAILED` for creation, `VK_ERROR_UNKNOWN`
 //! elsewhere; nothing for void commands), never an unwind into C.
 
+// The `unsafe` entry points are Vulkan commands: their safety contract is the command's valid
+// usage in the specification, which each one links to.
+#![allow(clippy::missing_safety_doc)]
+
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr::{self, NonNull};
 
@@ -582,6 +586,7 @@ pub unsafe extern "system" fn debug_report_message_ext<D: Kit>(
         let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
             return;
         };
+        // SAFETY: as above.
         let prefix = unsafe { owned_cstr(p_layer_prefix) }.unwrap_or_default();
         // SAFETY: as above.
         let message = unsafe { owned_cstr(p_message) }.unwrap_or_default();
@@ -640,6 +645,7 @@ pub unsafe extern "system" fn submit_debug_utils_message_ext<D: Kit>(
     guard((), || {
         // SAFETY: a live instance handle; valid callback data per valid usage.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
+            // SAFETY: valid callback data per valid usage.
             unsafe { inst.debug.submit(severity, types, p_callback_data) };
         }
     })
