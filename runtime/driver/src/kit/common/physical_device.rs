@@ -1,0 +1,363 @@
+//! Physical-device queries answered from the vendor's tables ([`super::super::Features`],
+//! [`super::super::Properties`], queue families, memory, formats), each with its `…2` twin.
+
+// The `unsafe` entry points are Vulkan commands: their safety contract is the command's valid
+// usage in the specification, which each one links to.
+#![allow(clippy::missing_safety_doc)]
+
+use super::*;
+
+/// Runs `f` on the physical device behind `pd` (nothing for a bad handle: void queries).
+fn with_pd<D: Kit, R: Copy>(
+    pd: vk::PhysicalDevice,
+    fail: R,
+    f: impl FnOnce(&PhysicalDevice<D>) -> R,
+) -> R {
+    guard(fail, || {
+        // SAFETY: a live physical-device handle per valid usage; bad ones are rejected.
+        match unsafe { PhysicalDevice::<D>::from_handle(pd) } {
+            Some(p) => f(p),
+            None => fail,
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures.html)
+pub unsafe extern "system" fn get_physical_device_features<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_features: *mut vk::PhysicalDeviceFeatures,
+) {
+    // SAFETY: valid output pointer per valid usage.
+    with_pd::<D, _>(physical_device, (), |p| unsafe {
+        p.features.write_features10(p_features)
+    })
+}
+
+/// [`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
+pub unsafe extern "system" fn get_physical_device_features2<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
+) {
+    // SAFETY: valid output chain per valid usage.
+    with_pd::<D, _>(physical_device, (), |p| unsafe {
+        p.features.write_chain(p_features)
+    })
+}
+
+/// [`vkGetPhysicalDeviceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties.html)
+pub unsafe extern "system" fn get_physical_device_properties<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceProperties,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            *out = p.properties.properties10();
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceProperties2.html)
+pub unsafe extern "system" fn get_physical_device_properties2<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
+) {
+    // SAFETY: valid output chain per valid usage.
+    with_pd::<D, _>(physical_device, (), |p| unsafe {
+        p.properties.write_chain(p_properties)
+    })
+}
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
+pub unsafe extern "system" fn get_physical_device_queue_family_properties<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::QueueFamilyProperties,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        // SAFETY: two-call idiom arguments.
+        let _ = unsafe { write_array(&p.queue_families, p_count, p_properties) };
+    })
+}
+
+/// [`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
+pub unsafe extern "system" fn get_physical_device_queue_family_properties2<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::QueueFamilyProperties2<'_>,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        let fams = &p.queue_families;
+        // SAFETY: two-call idiom arguments; elements initialised by the application.
+        let _ = unsafe {
+            write_array_with(fams.len(), p_count, p_properties, |i, o| {
+                o.queue_family_properties = fams[i];
+            })
+        };
+    })
+}
+
+/// [`vkGetPhysicalDeviceMemoryProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties.html)
+pub unsafe extern "system" fn get_physical_device_memory_properties<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceMemoryProperties,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            *out = p.memory;
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceMemoryProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceMemoryProperties2.html)
+pub unsafe extern "system" fn get_physical_device_memory_properties2<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            out.memory_properties = p.memory;
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties.html)
+pub unsafe extern "system" fn get_physical_device_format_properties<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    format: vk::Format,
+    p_properties: *mut vk::FormatProperties,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            *out = D::format_properties(p, format);
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFormatProperties2.html):
+/// also fills `VkFormatProperties3` (the 32-bit flags widened).
+pub unsafe extern "system" fn get_physical_device_format_properties2<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    format: vk::Format,
+    p_properties: *mut vk::FormatProperties2<'_>,
+) {
+    with_pd::<D, _>(physical_device, (), |p| {
+        // SAFETY: valid output chain per valid usage.
+        let Some(out) = (unsafe { p_properties.as_mut() }) else {
+            return;
+        };
+        let f = D::format_properties(p, format);
+        out.format_properties = f;
+        // SAFETY: each structure is cast to the type its sType names.
+        unsafe {
+            for_each_out(out.p_next, |s| {
+                if (*s).s_type == vk::StructureType::FORMAT_PROPERTIES_3 {
+                    let p3 = s.cast::<vk::FormatProperties3<'_>>();
+                    let wide = |x: vk::FormatFeatureFlags| {
+                        vk::FormatFeatureFlags2::from_raw(u64::from(x.as_raw()))
+                    };
+                    (*p3).linear_tiling_features = wide(f.linear_tiling_features);
+                    (*p3).optimal_tiling_features = wide(f.optimal_tiling_features);
+                    (*p3).buffer_features = wide(f.buffer_features);
+                }
+            })
+        };
+    })
+}
+
+/// [`vkGetPhysicalDeviceImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties.html)
+pub unsafe extern "system" fn get_physical_device_image_format_properties<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    format: vk::Format,
+    ty: vk::ImageType,
+    tiling: vk::ImageTiling,
+    usage: vk::ImageUsageFlags,
+    flags: vk::ImageCreateFlags,
+    p_properties: *mut vk::ImageFormatProperties,
+) -> vk::Result {
+    with_pd::<D, _>(
+        physical_device,
+        vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+        |p| {
+            let info = vk::PhysicalDeviceImageFormatInfo2 {
+                format,
+                ty,
+                tiling,
+                usage,
+                flags,
+                ..Default::default()
+            };
+            let r = D::image_format_properties(p, &info);
+            // SAFETY: valid output pointer per valid usage.
+            if let Some(out) = unsafe { p_properties.as_mut() } {
+                *out = r.unwrap_or_default();
+            }
+            from_result(r.map(drop))
+        },
+    )
+}
+
+/// [`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html):
+/// external handle types are not supported (`VK_ERROR_FORMAT_NOT_SUPPORTED`).
+pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+    p_properties: *mut vk::ImageFormatProperties2<'_>,
+) -> vk::Result {
+    with_pd::<D, _>(
+        physical_device,
+        vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+        |p| {
+            // SAFETY: valid input per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+            };
+            // SAFETY: a valid input chain.
+            let external = unsafe {
+                find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
+                    info.p_next,
+                    vk::StructureType::PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+                )
+            };
+            let r = if external.is_some_and(|e| !e.handle_type.is_empty()) {
+                Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
+            } else {
+                D::image_format_properties(p, info)
+            };
+            // SAFETY: valid output pointer per valid usage.
+            if let Some(out) = unsafe { p_properties.as_mut() } {
+                out.image_format_properties = r.unwrap_or_default();
+            }
+            from_result(r.map(drop))
+        },
+    )
+}
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties.html):
+/// no sparse formats.
+pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    _format: vk::Format,
+    _ty: vk::ImageType,
+    _samples: vk::SampleCountFlags,
+    _usage: vk::ImageUsageFlags,
+    _tiling: vk::ImageTiling,
+    p_count: *mut u32,
+    p_properties: *mut vk::SparseImageFormatProperties,
+) {
+    // SAFETY: two-call idiom arguments.
+    guard((), || unsafe {
+        let _ = write_array::<vk::SparseImageFormatProperties>(&[], p_count, p_properties);
+    })
+}
+
+/// [`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html):
+/// no sparse formats.
+pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties2<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    _p_info: *const vk::PhysicalDeviceSparseImageFormatInfo2<'_>,
+    p_count: *mut u32,
+    p_properties: *mut vk::SparseImageFormatProperties2<'_>,
+) {
+    // SAFETY: two-call idiom arguments.
+    guard((), || unsafe {
+        let _ = write_array_with(0, p_count, p_properties, |_, _| {});
+    })
+}
+
+/// [`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html):
+/// no external handle type is supported.
+pub unsafe extern "system" fn get_physical_device_external_buffer_properties<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    _p_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
+    p_properties: *mut vk::ExternalBufferProperties<'_>,
+) {
+    guard((), || {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            out.external_memory_properties = vk::ExternalMemoryProperties::default();
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html):
+/// no external handle type is supported.
+pub unsafe extern "system" fn get_physical_device_external_fence_properties<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    _p_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
+    p_properties: *mut vk::ExternalFenceProperties<'_>,
+) {
+    guard((), || {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            out.export_from_imported_handle_types = Default::default();
+            out.compatible_handle_types = Default::default();
+            out.external_fence_features = Default::default();
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html):
+/// no external handle type is supported.
+pub unsafe extern "system" fn get_physical_device_external_semaphore_properties<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    _p_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
+    p_properties: *mut vk::ExternalSemaphoreProperties<'_>,
+) {
+    guard((), || {
+        // SAFETY: valid output pointer per valid usage.
+        if let Some(out) = unsafe { p_properties.as_mut() } {
+            out.export_from_imported_handle_types = Default::default();
+            out.compatible_handle_types = Default::default();
+            out.external_semaphore_features = Default::default();
+        }
+    })
+}
+
+/// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html):
+/// a driver is no tool.
+pub unsafe extern "system" fn get_physical_device_tool_properties<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
+) -> vk::Result {
+    // SAFETY: two-call idiom arguments.
+    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
+        write_array_with(0, p_count, p_properties, |_, _| {})
+    })
+}
+
+/// [`vkEnumerateDeviceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceExtensionProperties.html)
+pub unsafe extern "system" fn enumerate_device_extension_properties<D: Kit>(
+    physical_device: vk::PhysicalDevice,
+    p_layer_name: *const c_char,
+    p_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    with_pd::<D, _>(
+        physical_device,
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        |p| {
+            if !p_layer_name.is_null() {
+                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+            }
+            // SAFETY: two-call idiom arguments.
+            unsafe { p.extensions.write_properties(p_count, p_properties) }
+        },
+    )
+}
+
+/// [`vkEnumerateDeviceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceLayerProperties.html)
+pub unsafe extern "system" fn enumerate_device_layer_properties<D: Kit>(
+    _physical_device: vk::PhysicalDevice,
+    p_count: *mut u32,
+    p_properties: *mut vk::LayerProperties,
+) -> vk::Result {
+    // SAFETY: two-call idiom arguments.
+    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
+        write_array::<vk::LayerProperties>(&[], p_count, p_properties)
+    })
+}
