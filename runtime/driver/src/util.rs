@@ -295,6 +295,30 @@ pub fn fence_error_result(e: &FenceError) -> vk::Result {
     }
 }
 
+/// Runs `f`; a panic becomes `fail`, so no unwind crosses an `extern "system"` boundary.
+pub fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fail)
+}
+
+/// A slice from a Vulkan array argument (empty for null or a zero count).
+///
+/// # Safety
+/// Non-null `p` holds `n` initialised elements that outlive `'a`.
+pub unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: per the caller.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+/// Locks `m`, ignoring poisoning: a panic in another Vulkan call (caught at its boundary) must
+/// not make the object unusable.
+pub fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

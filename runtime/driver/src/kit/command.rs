@@ -20,6 +20,7 @@ use crate::handles::{
     create_object, destroy_dispatchable, destroy_object, Dispatchable, HostAllocator, HostBox,
     Object, ObjectKind,
 };
+use crate::util::{guard, lock};
 
 /// `VkCommandPool`.
 pub struct CommandPool<D: Kit> {
@@ -82,14 +83,6 @@ impl<D: Kit> CommandBuffer<D> {
         // SAFETY: a pool outlives its command buffers.
         unsafe { Object::<CommandPool<D>>::from_raw(self.pool) }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fail)
 }
 
 /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use vkgen_generated::vk;
 
 use crate::handles::HandleCounter;
+use crate::util::lock;
 
 /// How severe a driver message is; mapped to each extension's flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,8 +197,4 @@ fn report_object_type(t: vk::ObjectType) -> vk::DebugReportObjectTypeEXT {
     } else {
         vk::DebugReportObjectTypeEXT::UNKNOWN
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -15,23 +15,7 @@ use vkgen_generated::vk;
 
 use super::Kit;
 use crate::util::find_in_chain;
-
-fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fail)
-}
-
-/// A slice from a Vulkan array argument (empty for null or zero).
-///
-/// # Safety
-/// Non-null `p` holds `n` elements that outlive `'a`.
-unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if p.is_null() || n == 0 {
-        &[]
-    } else {
-        // SAFETY: per the caller.
-        unsafe { std::slice::from_raw_parts(p, n as usize) }
-    }
-}
+use crate::util::{guard, slice};
 
 fn stage2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
     vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()))

@@ -222,16 +222,34 @@ pub unsafe extern "system" fn create_debug_report_callback_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_callback: *mut vk::DebugReportCallbackEXT,
 ) -> vk::Result {
+    // SAFETY: forwarded arguments.
+    unsafe {
+        add_callback::<D, _, _>(instance, p_create_info, p_callback, |d, ci| {
+            d.add_report(ci)
+        })
+    }
+}
+
+/// Registers a debug callback of either extension on `instance`; its handle goes to `out`.
+///
+/// # Safety
+/// `instance` is null or live; `ci` and `out` are valid per the command's valid usage.
+unsafe fn add_callback<D: Kit, C, H: vk::Handle>(
+    instance: vk::Instance,
+    ci: *const C,
+    out: *mut H,
+    add: impl FnOnce(&super::super::debug::Callbacks, &C) -> u64,
+) -> vk::Result {
     guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
         // SAFETY: live handle and valid create info per valid usage.
         let (Some(inst), Some(ci)) = (unsafe { Instance::<D>::from_handle(instance) }, unsafe {
-            p_create_info.as_ref()
+            ci.as_ref()
         }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        let h = inst.debug.add_report(ci);
-        // SAFETY: valid output pointer.
-        unsafe { *p_callback = vk::Handle::from_raw(h) };
+        let h = add(&inst.debug, ci);
+        // SAFETY: valid output pointer per valid usage.
+        unsafe { *out = H::from_raw(h) };
         vk::Result::SUCCESS
     })
 }
@@ -287,18 +305,12 @@ pub unsafe extern "system" fn create_debug_utils_messenger_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_messenger: *mut vk::DebugUtilsMessengerEXT,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: live handle and valid create info per valid usage.
-        let (Some(inst), Some(ci)) = (unsafe { Instance::<D>::from_handle(instance) }, unsafe {
-            p_create_info.as_ref()
-        }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let h = inst.debug.add_messenger(ci);
-        // SAFETY: valid output pointer.
-        unsafe { *p_messenger = vk::Handle::from_raw(h) };
-        vk::Result::SUCCESS
-    })
+    // SAFETY: forwarded arguments.
+    unsafe {
+        add_callback::<D, _, _>(instance, p_create_info, p_messenger, |d, ci| {
+            d.add_messenger(ci)
+        })
+    }
 }
 
 /// [`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)

@@ -32,11 +32,6 @@ use super::{Features, Kit};
 use crate::handles::{create_dispatchable, destroy_dispatchable, Dispatchable, HostAllocator};
 use crate::util::{find_in_chain, for_each_out, write_array, write_array_with};
 
-/// Runs `f`; a panic becomes `fail`.
-fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fail)
-}
-
 fn from_result(r: Result<(), vk::Result>) -> vk::Result {
     r.err().unwrap_or(vk::Result::SUCCESS)
 }
@@ -304,19 +299,6 @@ pub fn kit_owned(cmd: C) -> bool {
         )
 }
 
-/// A slice from a Vulkan array argument (empty for null or zero).
-///
-/// # Safety
-/// Non-null `p` holds `n` elements that outlive `'a`.
-unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if p.is_null() || n == 0 {
-        &[]
-    } else {
-        // SAFETY: per the caller.
-        unsafe { std::slice::from_raw_parts(p, n as usize) }
-    }
-}
-
 /// An optional C string argument, copied.
 ///
 /// # Safety
@@ -331,6 +313,7 @@ mod instance;
 mod pairs;
 mod physical_device;
 
+use crate::util::{guard, slice};
 pub use device::*;
 pub use instance::*;
 use pairs::*;
