@@ -232,8 +232,7 @@ struct Link<'r> {
 /// Whether same-named members of two structures are one feature: both core, or promotion
 /// connects them.
 fn linked(a: &Link, b: &Link) -> bool {
-    (a.core && b.core)
-        || (a.core && b.to_core)
+    (a.core && (b.core || b.to_core))
         || (b.core && a.to_core)
         || !a.promotions.is_disjoint(&b.promotions)
 }
