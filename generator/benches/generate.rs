@@ -102,7 +102,7 @@ fn main() {
         ash: &ash,
     };
     type Emitter = fn(&vkgen::emit::Ctx) -> vkgen::Result<String>;
-    let emitters: [(&str, Emitter); 7] = [
+    let emitters: [(&str, Emitter); 8] = [
         ("vk.rs", vkgen::emit::types::emit),
         ("pfn.rs", vkgen::emit::pfn::emit),
         ("commands.rs", vkgen::emit::commands::emit),
@@ -110,6 +110,7 @@ fn main() {
         ("dispatch.rs", vkgen::emit::dispatch::emit),
         ("trampolines.rs", vkgen::emit::trampolines::emit),
         ("driver.rs", vkgen::emit::driver::emit),
+        ("features.rs", vkgen::emit::features::emit),
     ];
     let mut per_emitter = Vec::new();
     for (name, f) in emitters {

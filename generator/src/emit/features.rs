@@ -198,14 +198,14 @@ impl<'r> Facts<'r> {
         out
     }
 
-    fn linked(&self, a: &ChainStruct, b: &ChainStruct) -> bool {
-        let (ca, cb) = (self.is_core(a), self.is_core(b));
-        if ca && cb {
-            return true;
+    /// What `linked` needs of a structure, computed once.
+    fn link(&self, s: &ChainStruct) -> Link<'r> {
+        let promotions = self.promotions(s);
+        Link {
+            core: self.is_core(s),
+            to_core: promotions.iter().any(|x| x.starts_with("VK_VERSION_")),
+            promotions,
         }
-        let (pa, pb) = (self.promotions(a), self.promotions(b));
-        let to_core = |p: &BTreeSet<&str>| p.iter().any(|x| x.starts_with("VK_VERSION_"));
-        (ca && to_core(&pb)) || (cb && to_core(&pa)) || !pa.is_disjoint(&pb)
     }
 
     /// 0 core, 1 KHR, 2 EXT, 3 other.
@@ -220,6 +220,21 @@ impl<'r> Facts<'r> {
             3
         }
     }
+}
+
+struct Link<'r> {
+    core: bool,
+    /// Promoted (transitively) to a core version.
+    to_core: bool,
+    promotions: BTreeSet<&'r str>,
+}
+
+/// Whether same-named members of two structures are one feature: both core, or promotion
+/// connects them.
+fn linked(a: &Link, b: &Link) -> bool {
+    (a.core && (b.core || b.to_core))
+        || (b.core && a.to_core)
+        || !a.promotions.is_disjoint(&b.promotions)
 }
 
 /// A candidate flat member before merging.
@@ -393,6 +408,7 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
         }
     }
 
+    let links: Vec<Link> = structs.iter().map(|s| facts.link(s)).collect();
     // Group by flat name, then split into linked classes.
     let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, r) in raws.iter().enumerate() {
@@ -413,7 +429,7 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
             for &j in &idx[a + 1..] {
                 let (ri, rj) = (&raws[i], &raws[j]);
                 let same_ty = ri.ty == rj.ty && ri.kind == rj.kind;
-                if same_ty && facts.linked(&structs[ri.strukt], &structs[rj.strukt]) {
+                if same_ty && linked(&links[ri.strukt], &links[rj.strukt]) {
                     let (x, y) = (find(&mut class_of, i), find(&mut class_of, j));
                     if x != y {
                         class_of[x.max(y)] = x.min(y);
