@@ -3,7 +3,8 @@
 //! `vulkaninfo` (default, `--summary`, `--json`) exits 0 through our loader (HAL root) and
 //! through Debian's loader (ICD manifest), with the dynamic linker's log proving which loader
 //! ran; a swapchain on the runtime's `BufferQueue` presents frames through our loader; the
-//! library exports exactly the HAL module and the Khronos ICD entry points. Re-running the
+//! library exports exactly the HAL module and the Khronos ICD entry points; installed next to
+//! lavapipe it leaves the other device working. Re-running the
 //! scaffold keeps the vendor's files and `--check` guards the generated one.
 //!
 //! One test (one build of the scaffold, in `target/scaffold`, incremental across runs).
@@ -206,6 +207,20 @@ fn unedited_scaffold_is_a_working_device_through_both_loaders() {
             "{mode:?}: no acme device:\n{out}"
         );
     }
+
+    // Installed next to lavapipe, it breaks nothing: both devices, exit 0.
+    let both =
+        std::env::join_paths([manifest.clone(), require(paths::lavapipe_manifest())]).unwrap();
+    let out = vulkaninfo(
+        &["--summary"],
+        None,
+        &Env::new().set("VK_DRIVER_FILES", &both),
+        &system,
+    );
+    assert!(
+        out.contains("acme device") && out.contains("llvmpipe"),
+        "acme next to lavapipe:\n{out}"
+    );
 
     // A swapchain on the runtime's BufferQueue through our loader: the native-buffer path.
     in_child(
