@@ -113,6 +113,22 @@ pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
         .collect()
 }
 
+/// `VK_EXT_debug_report` as the loader advertises it (always; see
+/// `terminator::debug_report`): the registry's spec version, clamped to the lowest a driver
+/// reports (AOSP clamps to the driver's).
+pub fn debug_report_extension<'a>(
+    drivers: impl IntoIterator<Item = &'a [vk::ExtensionProperties]>,
+) -> vk::ExtensionProperties {
+    let info = ext::info(ExtensionId::EXT_DEBUG_REPORT);
+    let spec = drivers
+        .into_iter()
+        .flat_map(|list| list.iter())
+        .filter(|e| name_of(e) == info.name)
+        .map(|e| e.spec_version)
+        .fold(info.spec_version, u32::min);
+    properties(info.name, spec)
+}
+
 /// What applications see of one driver's instance extension list.
 pub fn visible_instance_extensions(
     driver: &[vk::ExtensionProperties],

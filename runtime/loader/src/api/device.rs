@@ -117,9 +117,16 @@ unsafe fn create_device(
         );
         for name in &requested {
             if !extensions::contains(&available, name) {
-                log::error!(
+                let msg = format!(
                     "vkCreateDevice: extension {name:?} is provided neither by the physical device \
                      nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
+                );
+                log::error!("{msg}");
+                // Loader errors reach the application's debug-report callbacks (AOSP).
+                crate::terminator::debug_report::report(
+                    &instance.term,
+                    vk::DebugReportFlagsEXT::ERROR,
+                    &msg,
                 );
                 return Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT);
             }

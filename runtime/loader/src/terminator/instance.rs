@@ -58,6 +58,8 @@ pub struct TermInstance {
     /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration;
     /// never modified afterwards, so their addresses (the handles) are stable.
     physical_devices: OnceLock<Vec<PhysicalDeviceWrapper>>,
+    /// The loader's `VK_EXT_debug_report` callbacks ([`super::debug_report`]).
+    pub debug_report: super::debug_report::Callbacks,
 }
 
 /// A dispatchable object owned by the loader: just word 0.
@@ -213,6 +215,7 @@ unsafe fn create_instance_impl(
             enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
             _own_object: own_object,
             physical_devices: OnceLock::new(),
+            debug_report: Default::default(),
         },
     }));
     // SAFETY: `handle` is the driver's live instance or our own object.
@@ -616,16 +619,6 @@ pub(crate) fn fan_out_hook(term: &TermInstance, name: &CStr) -> Option<vk::PFN_v
         b"vkSubmitDebugUtilsMessageEXT" if needs(debug_utils) => to_void(
             super::fan_out::submit_debug_utils_message as vk::PFN_vkSubmitDebugUtilsMessageEXT,
         ),
-        b"vkCreateDebugReportCallbackEXT" if needs(ExtensionId::EXT_DEBUG_REPORT) => to_void(
-            super::fan_out::create_debug_report_callback as vk::PFN_vkCreateDebugReportCallbackEXT,
-        ),
-        b"vkDestroyDebugReportCallbackEXT" if needs(ExtensionId::EXT_DEBUG_REPORT) => to_void(
-            super::fan_out::destroy_debug_report_callback
-                as vk::PFN_vkDestroyDebugReportCallbackEXT,
-        ),
-        b"vkDebugReportMessageEXT" if needs(ExtensionId::EXT_DEBUG_REPORT) => {
-            to_void(super::fan_out::debug_report_message as vk::PFN_vkDebugReportMessageEXT)
-        }
         _ => return None,
     };
     Some(f)
@@ -659,6 +652,9 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
 /// The loader's and all drivers' visible instance extensions, deduplicated.
 pub(crate) fn driver_instance_extensions(drivers: &[DriverEntry]) -> Vec<vk::ExtensionProperties> {
     let mut list = extensions::loader_instance_extensions();
+    list.push(extensions::debug_report_extension(
+        drivers.iter().map(|d| d.extensions.as_slice()),
+    ));
     for driver in drivers {
         list.extend(extensions::visible_instance_extensions(
             &driver.extensions,

@@ -30,6 +30,7 @@
 //! [`DeviceData`]: crate::dispatch_data::DeviceData
 //! [`InstanceData`]: crate::dispatch_data::InstanceData
 
+pub mod debug_report;
 pub mod device;
 pub mod fan_out;
 pub mod instance;
@@ -72,6 +73,10 @@ unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFu
     // SAFETY: per the contract, a handle of this loader (or null).
     let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
     let term = &data.term;
+    // The loader's own debug report, in front of any driver's (AOSP always intercepts it).
+    if let Some(f) = debug_report::hook(term, name) {
+        return f;
+    }
     if term.passthrough {
         let driver = &term.drivers[0];
         // SAFETY: the driver's live instance and a C string.

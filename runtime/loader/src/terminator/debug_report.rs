@@ -1,0 +1,279 @@
+//! `VK_EXT_debug_report`, provided by the loader (AOSP `debug_report.cpp`).
+//!
+//! Android's loader always advertises the extension and implements it itself, so applications
+//! (and tools such as `vulkaninfo`, which call `vkCreateDebugReportCallbackEXT` without checking
+//! the driver) work on any driver. The same here:
+//!
+//! * the extension is in every instance-extension list the loader answers, at the registry's
+//!   spec version clamped to the lowest a driver reports (AOSP clamps to the driver's);
+//! * it reaches a driver only if that driver reports it;
+//! * a callback is a loader node holding the application's callback, plus one callback per
+//!   driver instance that enabled the extension, so driver messages arrive too;
+//! * `vkDebugReportMessageEXT` goes to the drivers that have the extension and, when none has,
+//!   to the loader's own callbacks (AOSP `DebugReportMessageEXT`);
+//! * the loader's own errors about an instance ([`report`]) reach its callbacks.
+
+use std::ffi::{c_char, CStr};
+use std::sync::Mutex;
+
+use vkgen_generated::extensions::ExtensionId;
+
+use super::instance::{DriverInstance, TermInstance};
+use crate::dispatch_data::instance_data;
+use crate::ffi::{guard, to_void};
+use crate::vk;
+
+/// One application callback.
+struct Node {
+    flags: vk::DebugReportFlagsEXT,
+    callback: vk::PFN_vkDebugReportCallbackEXT,
+    user: usize,
+    /// `(driver index, driver callback)` for each driver instance with the extension.
+    drivers: Vec<(usize, u64)>,
+}
+
+/// The callbacks of one instance.
+#[derive(Default)]
+pub struct Callbacks {
+    nodes: Mutex<Vec<(u64, Node)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Callbacks {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Node)>> {
+        self.nodes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Calls every callback whose flags intersect `flags` (the loader's own messages, and
+    /// messages for drivers without the extension).
+    #[allow(clippy::too_many_arguments)]
+    fn message(
+        &self,
+        flags: vk::DebugReportFlagsEXT,
+        object_type: vk::DebugReportObjectTypeEXT,
+        object: u64,
+        location: usize,
+        code: i32,
+        prefix: *const c_char,
+        message: *const c_char,
+    ) {
+        // Copied out so a callback may create or destroy callbacks.
+        let targets: Vec<_> = self
+            .lock()
+            .iter()
+            .filter(|(_, n)| n.flags.intersects(flags))
+            .filter_map(|(_, n)| n.callback.map(|cb| (cb, n.user)))
+            .collect();
+        for (cb, user) in targets {
+            // SAFETY: the application's callback with the arguments the extension defines.
+            unsafe {
+                cb(
+                    flags,
+                    object_type,
+                    object,
+                    location,
+                    code,
+                    prefix,
+                    message,
+                    user as *mut std::ffi::c_void,
+                )
+            };
+        }
+    }
+}
+
+fn drivers_with_report(term: &TermInstance) -> impl Iterator<Item = (usize, &DriverInstance)> {
+    term.drivers
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.enabled_extensions.contains(ExtensionId::EXT_DEBUG_REPORT))
+}
+
+/// The loader's functions for the extension's commands, when `term` enabled it.
+pub(crate) fn hook(term: &TermInstance, name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    if !term
+        .enabled_extensions
+        .contains(ExtensionId::EXT_DEBUG_REPORT)
+    {
+        return None;
+    }
+    Some(match name.to_bytes() {
+        b"vkCreateDebugReportCallbackEXT" => {
+            to_void(create as vk::PFN_vkCreateDebugReportCallbackEXT)
+        }
+        b"vkDestroyDebugReportCallbackEXT" => {
+            to_void(destroy as vk::PFN_vkDestroyDebugReportCallbackEXT)
+        }
+        b"vkDebugReportMessageEXT" => to_void(message as vk::PFN_vkDebugReportMessageEXT),
+        _ => return None,
+    })
+}
+
+/// A message from the loader itself about `term`'s instance, to its callbacks.
+pub(crate) fn report(term: &TermInstance, flags: vk::DebugReportFlagsEXT, text: &str) {
+    let Ok(text) = std::ffi::CString::new(text) else {
+        return;
+    };
+    term.debug_report.message(
+        flags,
+        vk::DebugReportObjectTypeEXT::INSTANCE,
+        vk::Handle::as_raw(term.handle),
+        0,
+        0,
+        c"vkgen loader".as_ptr(),
+        text.as_ptr(),
+    );
+}
+
+/// `vkCreateDebugReportCallbackEXT`.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+unsafe extern "system" fn create(
+    instance: vk::Instance,
+    info: *const vk::DebugReportCallbackCreateInfoEXT<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::DebugReportCallbackEXT,
+) -> vk::Result {
+    guard(
+        "vkCreateDebugReportCallbackEXT (loader)",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a handle of this loader and a valid create info, per the contract.
+            let (Some(data), Some(ci)) = (
+                unsafe { instance_data(vk::Handle::as_raw(instance) as usize) },
+                unsafe { info.as_ref() },
+            ) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let term = &data.term;
+            let mut drivers = Vec::new();
+            for (index, d) in drivers_with_report(term) {
+                let mut h = vk::DebugReportCallbackEXT::null();
+                // SAFETY: the driver's live instance and the caller's valid create info.
+                let r = unsafe {
+                    (d.table.create_debug_report_callback_ext)(d.handle, info, allocator, &mut h)
+                };
+                if r != vk::Result::SUCCESS {
+                    for &(i, h) in &drivers {
+                        let d: &DriverInstance = &term.drivers[i];
+                        // SAFETY: destroying what that driver just created.
+                        unsafe {
+                            (d.table.destroy_debug_report_callback_ext)(
+                                d.handle,
+                                vk::Handle::from_raw(h),
+                                allocator,
+                            )
+                        };
+                    }
+                    return r;
+                }
+                drivers.push((index, vk::Handle::as_raw(h)));
+            }
+            let id = term
+                .debug_report
+                .next
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1;
+            // Counter handles with bit 63 set can never be a driver's addresses.
+            let handle = (1 << 63) | id;
+            term.debug_report.lock().push((
+                handle,
+                Node {
+                    flags: ci.flags,
+                    callback: ci.pfn_callback,
+                    user: ci.p_user_data as usize,
+                    drivers,
+                },
+            ));
+            // SAFETY: the caller's valid out-pointer.
+            unsafe { *out = vk::Handle::from_raw(handle) };
+            vk::Result::SUCCESS
+        },
+    )
+}
+
+/// `vkDestroyDebugReportCallbackEXT`: unknown and null handles are ignored.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+unsafe extern "system" fn destroy(
+    instance: vk::Instance,
+    callback: vk::DebugReportCallbackEXT,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkDestroyDebugReportCallbackEXT (loader)", (), || {
+        // SAFETY: a handle of this loader, per the contract.
+        let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }) else {
+            return;
+        };
+        let term = &data.term;
+        let raw = vk::Handle::as_raw(callback);
+        let node = {
+            let mut nodes = term.debug_report.lock();
+            let Some(i) = nodes.iter().position(|(h, _)| *h == raw) else {
+                return;
+            };
+            nodes.swap_remove(i).1
+        };
+        for (i, h) in node.drivers {
+            let d = &term.drivers[i];
+            // SAFETY: the driver's callback made by `create` for this node.
+            unsafe {
+                (d.table.destroy_debug_report_callback_ext)(
+                    d.handle,
+                    vk::Handle::from_raw(h),
+                    allocator,
+                )
+            };
+        }
+    })
+}
+
+/// `vkDebugReportMessageEXT`: to the drivers with the extension; to the loader's callbacks
+/// when none has it.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "system" fn message(
+    instance: vk::Instance,
+    flags: vk::DebugReportFlagsEXT,
+    object_type: vk::DebugReportObjectTypeEXT,
+    object: u64,
+    location: usize,
+    code: i32,
+    prefix: *const c_char,
+    text: *const c_char,
+) {
+    guard("vkDebugReportMessageEXT (loader)", (), || {
+        // SAFETY: a handle of this loader, per the contract.
+        let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }) else {
+            return;
+        };
+        let term = &data.term;
+        let mut any = false;
+        for (_, d) in drivers_with_report(term) {
+            any = true;
+            // SAFETY: the driver's live instance and the caller's valid strings.
+            unsafe {
+                (d.table.debug_report_message_ext)(
+                    d.handle,
+                    flags,
+                    object_type,
+                    object,
+                    location,
+                    code,
+                    prefix,
+                    text,
+                )
+            };
+        }
+        if !any {
+            term.debug_report
+                .message(flags, object_type, object, location, code, prefix, text);
+        }
+    })
+}

@@ -1,0 +1,178 @@
+//! AOSP rule (issue 10, rule 1): the loader provides `VK_EXT_debug_report` itself
+//! (`debug_report.cpp`), so it works on a driver without the extension: always advertised,
+//! callbacks kept by the loader, `vkDebugReportMessageEXT` delivered to them when no driver has
+//! the extension, and the loader's own errors about the instance routed to them. With it,
+//! `vulkaninfo` (which calls `vkCreateDebugReportCallbackEXT` unconditionally) runs on
+//! `vulkan.null.so`, which has no debug extension.
+
+#![allow(deprecated)] // VK_EXT_debug_report: deprecated for applications, still required here.
+
+mod wsi_support;
+
+use std::ffi::{c_char, c_void, CStr};
+use std::path::Path;
+use std::sync::Mutex;
+
+use ash::vk;
+use vkgen_tests::env::{controlled_command, in_child, output_with_timeout};
+use vkgen_tests::{paths, require};
+
+static MESSAGES: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+
+unsafe extern "system" fn record(
+    flags: vk::DebugReportFlagsEXT,
+    _ty: vk::DebugReportObjectTypeEXT,
+    _object: u64,
+    _location: usize,
+    _code: i32,
+    _prefix: *const c_char,
+    message: *const c_char,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the loader passes a C string.
+    let text = unsafe { CStr::from_ptr(message) }
+        .to_string_lossy()
+        .into_owned();
+    MESSAGES.lock().unwrap().push((flags.as_raw(), text));
+    vk::FALSE
+}
+
+#[test]
+fn debug_report_is_provided_by_the_loader_on_a_driver_without_it() {
+    let loader = require(paths::loader_under_test());
+    let (env, _root) = wsi_support::hal_env("null", "");
+    in_child(
+        "debug_report_is_provided_by_the_loader_on_a_driver_without_it",
+        &env,
+        || {
+            let entry = require(vkgen_tests::compute::load_entry(&loader));
+            // SAFETY: a plain enumeration.
+            let exts = unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap();
+            let report = exts
+                .iter()
+                .find(|e| e.extension_name_as_c_str() == Ok(ash::ext::debug_report::NAME))
+                .expect("VK_EXT_debug_report advertised by the loader");
+            assert_eq!(
+                report.spec_version, 10,
+                "the registry's spec (no driver has it)"
+            );
+            let instance =
+                vkgen_tests::compute::create_instance(&entry, &[], &[ash::ext::debug_report::NAME])
+                    .expect("vkCreateInstance with VK_EXT_debug_report");
+            let dr = ash::ext::debug_report::Instance::new(&entry, &instance);
+            let info = vk::DebugReportCallbackCreateInfoEXT::default()
+                .flags(vk::DebugReportFlagsEXT::ERROR | vk::DebugReportFlagsEXT::WARNING)
+                .pfn_callback(Some(record));
+            // SAFETY: valid objects of this instance; the callback is a static function.
+            unsafe {
+                let cb = dr.create_debug_report_callback(&info, None).unwrap();
+                let message = dr.fp().debug_report_message_ext;
+                message(
+                    instance.handle(),
+                    vk::DebugReportFlagsEXT::WARNING,
+                    vk::DebugReportObjectTypeEXT::INSTANCE,
+                    0,
+                    0,
+                    1,
+                    c"app".as_ptr(),
+                    c"from the application".as_ptr(),
+                );
+                message(
+                    instance.handle(),
+                    vk::DebugReportFlagsEXT::INFORMATION,
+                    vk::DebugReportObjectTypeEXT::INSTANCE,
+                    0,
+                    0,
+                    1,
+                    c"app".as_ptr(),
+                    c"filtered by flags".as_ptr(),
+                );
+                // A loader error about this instance: an extension no one provides.
+                let pd = instance.enumerate_physical_devices().unwrap()[0];
+                let prio = [1.0f32];
+                let q = [vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(0)
+                    .queue_priorities(&prio)];
+                let bogus = [c"VK_KHR_bogus".as_ptr()];
+                let dinfo = vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&q)
+                    .enabled_extension_names(&bogus);
+                assert_eq!(
+                    instance.create_device(pd, &dinfo, None).err(),
+                    Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT)
+                );
+                dr.destroy_debug_report_callback(cb, None);
+                message(
+                    instance.handle(),
+                    vk::DebugReportFlagsEXT::ERROR,
+                    vk::DebugReportObjectTypeEXT::INSTANCE,
+                    0,
+                    0,
+                    1,
+                    c"app".as_ptr(),
+                    c"after destroy".as_ptr(),
+                );
+            }
+            let got = MESSAGES.lock().unwrap().clone();
+            assert_eq!(got.len(), 2, "{got:?}");
+            assert_eq!(
+                got[0],
+                (
+                    vk::DebugReportFlagsEXT::WARNING.as_raw(),
+                    "from the application".into()
+                )
+            );
+            assert_eq!(got[1].0, vk::DebugReportFlagsEXT::ERROR.as_raw());
+            assert!(got[1].1.contains("VK_KHR_bogus"), "{got:?}");
+        },
+    );
+}
+
+/// Runs vulkaninfo in `mode` on `loader` (both of its names) with `env`; asserts exit 0 and
+/// that our loader and `driver` were the ones initialised.
+fn vulkaninfo_ok(loader: &Path, env: &vkgen_tests::env::Env, mode: &[&str], driver: &str) {
+    let bin = require(paths::vulkaninfo_bin());
+    let work = tempfile::tempdir().unwrap();
+    let shim = work.path().join("lib");
+    std::fs::create_dir(&shim).unwrap();
+    for name in ["libvulkan.so", "libvulkan.so.1"] {
+        std::os::unix::fs::symlink(loader, shim.join(name)).unwrap();
+    }
+    let mut cmd = controlled_command(&bin, env);
+    cmd.current_dir(work.path())
+        .args(mode)
+        .env("LD_LIBRARY_PATH", &shim)
+        .env("LD_DEBUG", "libs")
+        .env("LD_DEBUG_OUTPUT", work.path().join("ld"));
+    let out = output_with_timeout(&mut cmd, std::time::Duration::from_secs(60)).unwrap();
+    assert!(
+        out.status.success(),
+        "vulkaninfo {mode:?} on {driver}: {}\n{}",
+        vkgen_tests::env::describe_status(out.status),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut ld = String::new();
+    for e in std::fs::read_dir(work.path()).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("ld.") {
+            ld.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+    let ours = format!("calling init: {}", shim.join("libvulkan.so").display());
+    assert!(
+        ld.contains(&ours),
+        "vulkaninfo {mode:?} did not run our loader"
+    );
+    assert!(
+        ld.contains(driver),
+        "vulkaninfo {mode:?} did not load {driver}"
+    );
+}
+
+#[test]
+fn vulkaninfo_runs_on_the_null_driver_in_every_mode() {
+    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
+    let (env, _root) = wsi_support::hal_env("null", "");
+    for mode in [&[][..], &["--summary"], &["--json"]] {
+        vulkaninfo_ok(&loader, &env, mode, "vulkan.null.so");
+    }
+}
