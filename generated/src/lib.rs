@@ -3,26 +3,41 @@
 //! See README.md for the file map.
 
 #![allow(clippy::all)]
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod commands;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod dispatch;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod driver;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod extensions;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod features;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod pfn;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 mod phf;
+#[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod vk;
-#[cfg(feature = "exports")]
+#[cfg(all(feature = "exports", not(feature = "regenerate")))]
 #[rustfmt::skip]
 mod trampolines;
-/// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
-pub const API_VERSION: u32 = 4206592;
-/// `VK_HEADER_VERSION` of the registry.
-pub const HEADER_VERSION: u32 = 239;
+#[cfg(not(feature = "regenerate"))]
+mod checked_in {
+    /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
+    pub const API_VERSION: u32 = 4206592;
+    /// `VK_HEADER_VERSION` of the registry.
+    pub const HEADER_VERSION: u32 = 239;
+}
+#[cfg(not(feature = "regenerate"))]
+pub use checked_in::*;
+#[cfg(feature = "regenerate")]
+include!(concat!(env!("OUT_DIR"), "/vkgen.rs"));

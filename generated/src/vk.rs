@@ -15,6 +15,15 @@ pub struct GrallocUsageInfo2ANDROID {
     pub image_usage: crate::vk::ImageUsageFlags,
     pub swapchain_image_usage: crate::vk::SwapchainImageUsageFlagsANDROID,
 }
+impl Default for GrallocUsageInfo2ANDROID {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000010004);
+        s
+    }
+}
 
 /// [`VkGrallocUsageInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGrallocUsageInfoANDROID.html)
 #[repr(C)]
@@ -24,6 +33,15 @@ pub struct GrallocUsageInfoANDROID {
     pub p_next: *const core::ffi::c_void,
     pub format: crate::vk::Format,
     pub image_usage: crate::vk::ImageUsageFlags,
+}
+impl Default for GrallocUsageInfoANDROID {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000010003);
+        s
+    }
 }
 
 /// [`VkNativeBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkNativeBufferANDROID.html)
@@ -40,6 +58,15 @@ pub struct NativeBufferANDROID {
     pub usage3: u64,
     pub ahb: *mut crate::vk::AHardwareBuffer,
 }
+impl Default for NativeBufferANDROID {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000010000);
+        s
+    }
+}
 
 /// [`VkPhysicalDevicePresentationPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentationPropertiesANDROID.html)
 #[repr(C)]
@@ -49,6 +76,15 @@ pub struct PhysicalDevicePresentationPropertiesANDROID {
     pub p_next: *mut core::ffi::c_void,
     pub shared_image: crate::vk::Bool32,
 }
+impl Default for PhysicalDevicePresentationPropertiesANDROID {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000010002);
+        s
+    }
+}
 
 /// [`VkSwapchainImageCreateInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainImageCreateInfoANDROID.html)
 #[repr(C)]
@@ -57,6 +93,15 @@ pub struct SwapchainImageCreateInfoANDROID {
     pub s_type: crate::vk::StructureType,
     pub p_next: *const core::ffi::c_void,
     pub usage: crate::vk::SwapchainImageUsageFlagsANDROID,
+}
+impl Default for SwapchainImageCreateInfoANDROID {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000010001);
+        s
+    }
 }
 
 /// Values of `VkAccessFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.

@@ -7,6 +7,7 @@
 //! library entry point (for build scripts); the `vkgen` binary wraps it.
 
 pub mod ash_types;
+pub mod build;
 pub mod device;
 pub mod diff;
 pub mod emit;
@@ -37,6 +38,10 @@ pub struct Options {
     pub api_version: Option<(u32, u32)>,
     /// Cargo package name of the generated crate.
     pub package: Option<String>,
+    /// The crate can also build itself from a registry at build time (its `regenerate`
+    /// feature, see [`build`]); the value is the path from the crate to vkgen's `generator/`
+    /// (its optional build-dependency). Set for the checked-in `generated/` crate.
+    pub self_regenerating: Option<String>,
 }
 
 /// One generated file, path relative to the output directory.
@@ -160,8 +165,14 @@ pub fn generate(opts: &Options) -> Result<Generated> {
     let mut files = results.into_iter().collect::<Result<Vec<_>>>()?;
     files.push(OutputFile {
         path: "src/lib.rs".into(),
-        contents: lib_rs(&sel)?,
+        contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
     });
+    if opts.self_regenerating.is_some() {
+        files.push(OutputFile {
+            path: "build.rs".into(),
+            contents: build::crate_build_rs(),
+        });
+    }
 
     let symbols = emit::trampolines::exported_symbols(&cx);
     let (major, minor) = version;
@@ -173,6 +184,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
             CargoToml {
                 preamble,
                 regenerate: &regenerate,
+                self_regenerating: opts.self_regenerating.as_deref(),
                 package: &package,
                 major,
                 minor,
@@ -253,6 +265,7 @@ fn render(name: &str, t: impl Template) -> Result<String> {
 struct CargoToml<'a> {
     preamble: &'a str,
     regenerate: &'a str,
+    self_regenerating: Option<&'a str>,
     package: &'a str,
     major: u32,
     minor: u32,
@@ -288,36 +301,78 @@ struct GeneratedReadme<'a> {
     exported: usize,
 }
 
-fn lib_rs(sel: &select::Selection) -> Result<String> {
+/// The generated modules: `(name, public)`, in `lib.rs` order (`trampolines` apart: only the
+/// loader and the `exports` check compile it).
+pub(crate) const MODULES: &[(&str, bool)] = &[
+    ("commands", true),
+    ("dispatch", true),
+    ("driver", true),
+    ("extensions", true),
+    ("features", true),
+    ("pfn", true),
+    ("phf", false),
+    ("vk", true),
+];
+
+/// The crate's constants (`API_VERSION`, `HEADER_VERSION`), shared by `lib.rs` and the
+/// build-script entry file.
+pub(crate) fn constants(sel: &select::Selection) -> proc_macro2::TokenStream {
     let api = emit::version_literal(sel.version);
     let header = proc_macro2::Literal::u32_unsuffixed(sel.reg.header_version);
-    let tokens = quote! {
-        #![allow(clippy::all)]
-        // Generated modules are formatted by vkgen (prettyplease), not rustfmt.
-        #[rustfmt::skip]
-        pub mod commands;
-        #[rustfmt::skip]
-        pub mod dispatch;
-        #[rustfmt::skip]
-        pub mod driver;
-        #[rustfmt::skip]
-        pub mod extensions;
-        #[rustfmt::skip]
-        pub mod features;
-        #[rustfmt::skip]
-        pub mod pfn;
-        #[rustfmt::skip]
-        mod phf;
-        #[rustfmt::skip]
-        pub mod vk;
-        #[cfg(feature = "exports")]
-        #[rustfmt::skip]
-        mod trampolines;
-
+    quote! {
         /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
         pub const API_VERSION: u32 = #api;
         /// `VK_HEADER_VERSION` of the registry.
         pub const HEADER_VERSION: u32 = #header;
+    }
+}
+
+fn lib_rs(sel: &select::Selection, self_regenerating: bool) -> Result<String> {
+    let modules = MODULES.iter().map(|&(name, public)| {
+        let ident = quote::format_ident!("{name}");
+        let vis = if public { quote!(pub) } else { quote!() };
+        let cfg = if self_regenerating {
+            quote!(#[cfg(not(feature = "regenerate"))])
+        } else {
+            quote!()
+        };
+        quote! {
+            #cfg
+            #[rustfmt::skip]
+            #vis mod #ident;
+        }
+    });
+    let constants = constants(sel);
+    let (constants, regen, trampolines_cfg) = if self_regenerating {
+        (
+            quote! {
+                #[cfg(not(feature = "regenerate"))]
+                mod checked_in {
+                    #constants
+                }
+                #[cfg(not(feature = "regenerate"))]
+                pub use checked_in::*;
+            },
+            quote! {
+                // With `regenerate`, the same modules generated at build time (build.rs).
+                #[cfg(feature = "regenerate")]
+                include!(concat!(env!("OUT_DIR"), "/vkgen.rs"));
+            },
+            quote!(#[cfg(all(feature = "exports", not(feature = "regenerate")))]),
+        )
+    } else {
+        (constants, quote!(), quote!(#[cfg(feature = "exports")]))
+    };
+    let tokens = quote! {
+        #![allow(clippy::all)]
+        // Generated modules are formatted by vkgen (prettyplease), not rustfmt.
+        #(#modules)*
+        #trampolines_cfg
+        #[rustfmt::skip]
+        mod trampolines;
+
+        #constants
+        #regen
     };
     emit::format_file(
         "lib.rs",

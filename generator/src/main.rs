@@ -159,6 +159,7 @@ fn options(r: &RegistryArgs) -> vkgen::Options {
         android_ext: r.android_ext.clone(),
         api_version: r.api_version,
         package: None,
+        self_regenerating: None,
     }
 }
 
@@ -224,7 +225,8 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             out,
             check,
         } => {
-            let opts = options(&registry);
+            let mut opts = options(&registry);
+            opts.self_regenerating = vkgen::build::generator_beside(&out);
             let g = vkgen::generate(&opts)?;
             eprintln!(
                 "vkgen: registry {} (from {})",

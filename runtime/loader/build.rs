@@ -10,9 +10,19 @@ use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libvulkan.so.1");
-    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("manifest dir"));
-    let map = manifest_dir.join("../../generated/libvulkan.map");
+    // Where the generated crate's files are (`links = "vkgen_generated"`): its checked-in
+    // `libvulkan.map` and `src/trampolines.rs`, or, with its `regenerate` feature, the ones it
+    // generated at build time.
+    let dep = |key: &str| {
+        PathBuf::from(
+            std::env::var_os(format!("DEP_VKGEN_GENERATED_{key}"))
+                .unwrap_or_else(|| panic!("vkgen-generated did not report its {key} path")),
+        )
+    };
+    let map = dep("MAP");
+    let trampolines = dep("TRAMPOLINES");
     println!("cargo:rerun-if-changed={}", map.display());
+    println!("cargo:rerun-if-changed={}", trampolines.display());
     println!("cargo:rerun-if-changed=build.rs");
     let text = std::fs::read_to_string(&map)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", map.display()));
@@ -36,6 +46,11 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out_dir.join("exported_functions.rs"), out)
         .expect("write exported_functions.rs");
+    std::fs::write(
+        out_dir.join("trampolines.rs"),
+        format!("include!({:?});\n", trampolines.display().to_string()),
+    )
+    .expect("write trampolines.rs");
 }
 
 /// The symbols between `global:` and `local:` of a linker version script.

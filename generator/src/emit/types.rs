@@ -221,6 +221,25 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
                 let _ = writeln!(out, "    pub {name}: {t},");
             }
             out.push_str("}\n");
+            // As ash's structures: all zero, with the fixed sType, so code written with
+            // `..Default::default()` builds whether a structure is ash's or vkgen's.
+            let s_type = agg
+                .members
+                .iter()
+                .find(|m| m.name == "sType")
+                .and_then(|m| m.values.as_deref())
+                .and_then(|v| crate::device::layout::enum_named(reg, "VkStructureType", v));
+            let set = s_type
+                .map(|v| format!("        s.s_type = crate::vk::StructureType::from_raw({v});\n"))
+                .unwrap_or_default();
+            let binding = if set.is_empty() { "s" } else { "mut s" };
+            let _ = write!(
+                out,
+                "impl Default for {rust} {{\n    fn default() -> Self {{\n        \
+                 // SAFETY: all-zero is a valid value of every Vulkan structure member (null\n        \
+                 // pointers, `None` function pointers, zero numbers, enums and flags).\n        \
+                 let {binding}: Self = unsafe {{ core::mem::zeroed() }};\n{set}        s\n    }}\n}}\n"
+            );
         }
         TypeKind::Funcpointer { ret, params } => {
             let ret = text::ret_str(cx, ret)

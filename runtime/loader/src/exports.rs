@@ -29,10 +29,9 @@ use crate::vk;
     unused_unsafe
 )]
 mod trampolines {
-    include!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../generated/src/trampolines.rs"
-    ));
+    // The generated crate's trampolines (checked in, or generated at build time with its
+    // `regenerate` feature): build.rs writes the include of the right file.
+    include!(concat!(env!("OUT_DIR"), "/trampolines.rs"));
 }
 
 #[allow(unused_imports)]

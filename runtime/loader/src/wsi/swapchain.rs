@@ -600,10 +600,13 @@ unsafe fn create_images(
     swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
 ) -> Result<(), vk::Result> {
     let window = sc.window();
+    #[allow(clippy::needless_update)] // complete for vkgen's copy, not for ash's
     let swapchain_image = vk::SwapchainImageCreateInfoANDROID {
         s_type: vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
         p_next: std::ptr::null(),
         usage: swapchain_usage,
+        // (ash's own copy of the structure, from newer registries, has a lifetime marker.)
+        ..Default::default()
     };
     let mut result = Ok(());
     for (i, img) in st.images.iter_mut().enumerate() {

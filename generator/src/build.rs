@@ -1,0 +1,200 @@
+//! vkgen from a build script: the generated modules written into `OUT_DIR` with one entry file
+//! a crate `include!`s.
+//!
+//! ```ignore
+//! // build.rs
+//! fn main() {
+//!     vkgen::build::main(&vkgen::Options::default());
+//! }
+//! // src/lib.rs (the crate root: the modules refer to each other as `crate::…`)
+//! include!(concat!(env!("OUT_DIR"), "/vkgen.rs"));
+//! ```
+//!
+//! Why an entry file: `include!` cannot take a `lib.rs` with inner attributes (`#![…]`, `//!`),
+//! and `mod x;` inside an included file looks for `x.rs` beside the including source, not in
+//! `OUT_DIR`. The entry file (`vkgen.rs`) therefore holds only outer items: each module with a
+//! `#[path]` to its file in `OUT_DIR` (the files are exactly what `vkgen generate` writes to
+//! `src/`, so the checked-in crate and a build-script build of the same registry and version
+//! are the same code), and the crate's constants. `libvulkan.map` and `trampolines.rs` (the
+//! loader's) are written beside them.
+//!
+//! Cargo is told to rerun the script when the registry, the overlay or `VKGEN_REGISTRY` /
+//! `VKGEN_API_VERSION` change. Errors are build-script errors: [`main`] prints the located
+//! message (`FILE:LINE:COL: …`) and exits 1, so cargo shows it under "failed to run custom
+//! build command".
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::{emit, generate, Options};
+
+/// The entry file's name in `OUT_DIR`.
+pub const ENTRY: &str = "vkgen.rs";
+
+/// What a build-script run wrote.
+#[derive(Debug)]
+pub struct BuildOutput {
+    /// `OUT_DIR/vkgen.rs`.
+    pub entry: PathBuf,
+    /// The directory holding the module files, `libvulkan.map` and `trampolines.rs`.
+    pub dir: PathBuf,
+    /// The registry that was read.
+    pub registry: PathBuf,
+}
+
+/// `Some("../generator")` when `out` is the `generated/` crate of a vkgen checkout (its
+/// sibling `generator/` is the `vkgen` package): that crate gets the `regenerate` feature.
+pub fn generator_beside(out: &Path) -> Option<String> {
+    let manifest = out.join("../generator/Cargo.toml");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    text.lines()
+        .any(|l| l.trim() == "name = \"vkgen\"")
+        .then(|| "../generator".to_owned())
+}
+
+/// `opts` with `$VKGEN_API_VERSION` (`X.Y`) applied when `opts` leaves the version open.
+pub fn options_from_env(opts: &Options) -> Result<Options> {
+    let mut opts = opts.clone();
+    if opts.api_version.is_none() {
+        if let Ok(v) = std::env::var("VKGEN_API_VERSION") {
+            let parsed = v
+                .split_once('.')
+                .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+            opts.api_version = Some(parsed.ok_or_else(|| {
+                Error::Options(format!(
+                    "VKGEN_API_VERSION={v:?}: expected MAJOR.MINOR, e.g. 1.3"
+                ))
+            })?);
+        }
+    }
+    Ok(opts)
+}
+
+/// Generates into `dir` (normally `$OUT_DIR`) and writes the entry file. Prints nothing.
+pub fn generate_into(opts: &Options, dir: &Path) -> Result<BuildOutput> {
+    let opts = options_from_env(opts)?;
+    let g = generate(&Options {
+        self_regenerating: None,
+        ..opts.clone()
+    })?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut entry = format!(
+        "// {}\n// The build-script entry file of vkgen's generated modules: include! it at the crate root.\n",
+        emit::PREAMBLE
+    );
+    for f in &g.files {
+        let Some(name) = f.path.strip_prefix("src/") else {
+            if f.path == "libvulkan.map" {
+                write_if_changed(&dir.join(&f.path), &f.contents)?;
+            }
+            continue;
+        };
+        write_if_changed(&dir.join(name), &f.contents)?;
+        let module = name.trim_end_matches(".rs");
+        let Some(&(_, public)) = crate::MODULES.iter().find(|(m, _)| *m == module) else {
+            continue; // lib.rs (replaced by this file) and trampolines.rs (the loader's)
+        };
+        let path = dir.join(name);
+        let path = path
+            .to_str()
+            .ok_or_else(|| Error::Options(format!("OUT_DIR {} is not UTF-8", dir.display())))?;
+        entry.push_str(&format!(
+            "#[allow(clippy::all, dead_code, unused_imports, unused_unsafe)]\n#[rustfmt::skip]\n#[path = {path:?}]\n{}mod {module};\n",
+            if public { "pub " } else { "" }
+        ));
+    }
+    let sel_constants = constants_of(&g)?;
+    entry.push_str(&sel_constants);
+    let entry_path = dir.join(ENTRY);
+    write_if_changed(&entry_path, &entry)?;
+    Ok(BuildOutput {
+        entry: entry_path,
+        dir: dir.to_owned(),
+        registry: g.registry.path,
+    })
+}
+
+/// The constants of the generated `lib.rs` (outer items already), copied into the entry file.
+fn constants_of(g: &crate::Generated) -> Result<String> {
+    let lib = g
+        .files
+        .iter()
+        .find(|f| f.path == "src/lib.rs")
+        .ok_or_else(|| Error::Options("generate wrote no lib.rs".into()))?;
+    let start = lib
+        .contents
+        .find("/// `VK_MAKE_API_VERSION")
+        .ok_or_else(|| Error::Options("generated lib.rs has no API_VERSION constant".into()))?;
+    Ok(lib.contents[start..].to_owned())
+}
+
+/// Writes `contents` unless the file already holds it (keeps mtimes, so cargo does not
+/// rebuild what did not change).
+fn write_if_changed(path: &Path, contents: &str) -> Result<()> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(contents) {
+        return Ok(());
+    }
+    std::fs::write(path, contents).map_err(|e| Error::io(path, e))
+}
+
+/// [`generate_into`] `$OUT_DIR`, with the `cargo:` lines a build script owes cargo.
+pub fn run(opts: &Options) -> Result<BuildOutput> {
+    for var in ["VKGEN_REGISTRY", "VKGEN_API_VERSION"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    if let Some(overlay) = &opts.android_ext {
+        println!("cargo:rerun-if-changed={}", overlay.display());
+    }
+    let registry = crate::registry::locate(opts.registry.as_deref()).path;
+    println!("cargo:rerun-if-changed={}", registry.display());
+    let out_dir = std::env::var_os("OUT_DIR")
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            Error::Options("OUT_DIR is not set: call vkgen::build from build.rs".into())
+        })?;
+    generate_into(opts, &out_dir)
+}
+
+/// [`run`] for `build.rs`: on error prints the located message and exits 1.
+pub fn main(opts: &Options) -> BuildOutput {
+    match run(opts) {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("error: vkgen: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The `build.rs` of the checked-in `generated/` crate (see `Options::self_regenerating`):
+/// with the `regenerate` feature, the modules come from [`main`]; either way dependents learn
+/// where `libvulkan.map` and `trampolines.rs` are (`links = "vkgen_generated"`).
+pub fn crate_build_rs() -> String {
+    format!(
+        r#"// {}
+//! Build script of the generated crate. With the `regenerate` feature it generates the modules
+//! at build time (`vkgen::build`, from `$VKGEN_REGISTRY`, else Debian's vk.xml, at
+//! `$VKGEN_API_VERSION`, else the registry's newest) and `src/lib.rs` includes them instead of
+//! `src/`. Either way it tells dependents (`links = "vkgen_generated"`) where the loader's
+//! `libvulkan.map` and `trampolines.rs` are: `DEP_VKGEN_GENERATED_MAP`,
+//! `DEP_VKGEN_GENERATED_TRAMPOLINES`.
+
+fn main() {{
+    #[cfg(feature = "regenerate")]
+    let dir = vkgen::build::main(&vkgen::Options::default()).dir;
+    #[cfg(not(feature = "regenerate"))]
+    let dir = {{
+        let manifest = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+        println!("cargo:rerun-if-changed=libvulkan.map");
+        println!("cargo:rerun-if-changed=src/trampolines.rs");
+        println!("cargo:map={{}}", manifest.join("libvulkan.map").display());
+        manifest.join("src")
+    }};
+    #[cfg(feature = "regenerate")]
+    println!("cargo:map={{}}", dir.join("libvulkan.map").display());
+    println!("cargo:trampolines={{}}", dir.join("trampolines.rs").display());
+}}
+"#,
+        emit::PREAMBLE
+    )
+}
