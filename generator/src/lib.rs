@@ -64,29 +64,51 @@ pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
     let loaded = match &opts.android_ext {
         Some(p) => registry::load(&source.path, Some(p))?,
         None => {
-            // The built-in overlay is parsed from memory; write errors against its repository path.
-            let text =
-                std::fs::read_to_string(&source.path).map_err(|e| Error::io(&source.path, e))?;
-            let mut warnings = Vec::new();
-            let mut reg = registry::parse_str(&text, &source.path, &mut warnings)?;
-            let over = registry::parse_str(
-                BUILTIN_ANDROID_EXT,
-                Path::new("registry/android_native_buffer.xml"),
-                &mut warnings,
-            )?;
-            registry::overlay_and_finish(&mut reg, over, &source.path)?;
-            registry::Loaded {
-                registry: reg,
-                warnings,
-            }
+            let bytes = std::fs::read(&source.path).map_err(|e| Error::io(&source.path, e))?;
+            load_bytes(&bytes, &source.path, None)?
         }
     };
     Ok((loaded, source))
 }
 
+/// Where errors in the built-in overlay point: its path in the vkgen repository.
+pub const BUILTIN_ANDROID_EXT_PATH: &str = "registry/android_native_buffer.xml";
+
+/// Parses vk.xml text and lays an overlay over it (`None` = the built-in one), all in memory.
+/// Errors name `path` (or the overlay's path for the overlay's elements) with line and column.
+pub fn load_bytes(
+    vk_xml: &[u8],
+    path: &Path,
+    overlay: Option<(&[u8], &Path)>,
+) -> Result<registry::Loaded> {
+    let mut warnings = Vec::new();
+    let text = registry::decode(vk_xml, path)?;
+    let mut reg = registry::parse_str(text, path, &mut warnings)?;
+    let (over_bytes, over_path) = overlay.unwrap_or((
+        BUILTIN_ANDROID_EXT.as_bytes(),
+        Path::new(BUILTIN_ANDROID_EXT_PATH),
+    ));
+    let over_text = registry::decode(over_bytes, over_path)?;
+    let over = registry::parse_str(over_text, over_path, &mut warnings)?;
+    registry::overlay_from(&mut reg, over, path, over_path)?;
+    Ok(registry::Loaded {
+        registry: reg,
+        warnings,
+    })
+}
+
 /// Generates the crate described in `docs/generated-api.md` in memory.
 pub fn generate(opts: &Options) -> Result<Generated> {
     let (loaded, source) = load(opts)?;
+    generate_loaded(loaded, source, opts)
+}
+
+/// [`generate`] for a registry already loaded (the fuzz target and tests use this).
+pub fn generate_loaded(
+    loaded: registry::Loaded,
+    source: registry::Source,
+    opts: &Options,
+) -> Result<Generated> {
     let reg = &loaded.registry;
     let highest = select::highest_version(reg);
     let version = opts.api_version.unwrap_or(highest);
