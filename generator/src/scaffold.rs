@@ -51,15 +51,7 @@ pub fn driver_files(
     out: &Path,
     vkgen_root: Option<&Path>,
 ) -> Result<Vec<OutputFile>> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(Error::Options(format!(
-            "driver name `{name}`: use letters, digits, '_' and '-'"
-        )));
-    }
+    check_driver_name(name)?;
     let crate_name = name.to_snake_case();
     let type_name = format!("{}Driver", name.to_upper_camel_case());
     let render = |n: &str, t: &dyn DynRender| {
@@ -134,6 +126,26 @@ pub fn driver_files(
         }
     }
     Ok(files)
+}
+
+/// A driver name must make a package cargo accepts, a library `vulkan_<name>` and a Rust type
+/// `<Name>Driver`: an ASCII letter first, then letters, digits, `_` and `-`, and no Rust keyword.
+pub fn check_driver_name(name: &str) -> Result<()> {
+    let shape = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let snake = name.to_snake_case();
+    let reserved = ["test", "core", "std", "alloc", "proc_macro"].contains(&snake.as_str())
+        || !crate::names::is_rust_identifier(&snake)
+        || snake.is_empty();
+    if !shape || reserved {
+        return Err(Error::Options(format!(
+            "driver name `{name}`: start with a letter, then use letters, digits, '_' and '-' \
+             (and no Rust keyword or built-in crate name)"
+        )));
+    }
+    Ok(())
 }
 
 /// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
