@@ -247,9 +247,15 @@ fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
             }
         }
     }
+    // Names already in each group, so that merging stays linear in the registry's size.
+    let mut present: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        std::collections::HashMap::new();
     for (group, value) in additions {
         if let Some(g) = reg.enums.get_mut(&group) {
-            if !g.values.iter().any(|v| v.name == value.name) {
+            let names = present
+                .entry(group)
+                .or_insert_with(|| g.values.iter().map(|v| v.name.clone()).collect());
+            if names.insert(value.name.clone()) {
                 g.values.push(value);
             }
         }

@@ -397,7 +397,7 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
             what: "device close",
         });
     }
-    let code = |f: Option<usize>| f.map_or(true, is_code);
+    let code = |f: Option<usize>| f.is_none_or(is_code);
     if !code(
         device
             .enumerate_instance_extension_properties

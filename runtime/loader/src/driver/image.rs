@@ -159,7 +159,7 @@ mod tests {
         assert!(!is_code(16));
         assert!(is_readable(DATA.as_ptr(), DATA.len()));
         assert!(!is_readable(16 as *const u8, 8));
-        let heap = vec![1u8; 144];
+        let heap = Box::new([1u8; 144]);
         assert!(is_readable(heap.as_ptr(), heap.len()));
     }
 }
