@@ -7,6 +7,8 @@ use std::process::Command;
 
 use proptest::prelude::*;
 
+mod common;
+
 /// A small registry that generates (fixtures/harden.xml): one bitmask with hex values ending in
 /// F, one struct with a constant-length array, one command.
 const BASE: &str = include_str!("fixtures/harden.xml");
@@ -79,6 +81,26 @@ fn hex_literals_ending_in_f_parse_exactly() {
     assert!(vk.contains("pub const LOW: Self = Self(0x1f);"), "{vk}");
     let text = BASE.replace("0x0000001F", "0xFF");
     assert!(file(&generate(&text).unwrap(), "src/vk.rs").contains("Self(0xff)"));
+}
+
+/// The example: vk-1.4.359 writes `0x7FFFFFFF`, vkgen used to emit 0x7.
+#[test]
+fn hex_literals_ending_in_f_parse_exactly_in_vk_1_4_359() {
+    let opts = vkgen::Options {
+        registry: Some(common::registry("1.4.359")),
+        ..Default::default()
+    };
+    let (loaded, _) = vkgen::load(&opts).unwrap();
+    let g = &loaded.registry.enums["VkSpirvResourceTypeFlagBitsEXT"];
+    let all = g
+        .values
+        .iter()
+        .find(|v| v.name == "VK_SPIRV_RESOURCE_TYPE_ALL_EXT")
+        .unwrap();
+    assert_eq!(
+        vkgen::registry::enum_value(g, &all.value, 0),
+        Some(0x7fff_ffff)
+    );
 }
 
 #[test]
