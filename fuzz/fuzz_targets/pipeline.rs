@@ -1,4 +1,5 @@
-//! parse → overlay → select → every emitter, on arbitrary bytes.
+//! parse → overlay → select → every emitter (plus vkjson's structure layouts and `vkgen diff`),
+//! on arbitrary bytes.
 //!
 //! The input is vk.xml; if it contains `<!--vkgen-overlay-->`, the bytes after it are the Android
 //! overlay (else the built-in one is used). Findings: any panic, any error that is not a located
@@ -41,6 +42,28 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
+    // vkjson's structure layouts (huge arrays must be errors) and `vkgen diff` on the same input.
+    let reg = &loaded.registry;
+    let structs = reg
+        .types
+        .values()
+        .filter(|t| {
+            matches!(
+                t.kind,
+                vkgen::model::TypeKind::Struct(_) | vkgen::model::TypeKind::Union(_)
+            )
+        })
+        .take(256);
+    for t in structs {
+        if let Ok(l) = vkgen::device::layout::layout(reg, &t.name) {
+            assert!(
+                l.size <= vkgen::device::layout::MAX_LAYOUT_SIZE,
+                "{}",
+                t.name
+            );
+        }
+    }
+    let _ = vkgen::diff::diff(reg, "a.xml", reg, "b.xml");
     let source = vkgen::registry::Source {
         path: "vk.xml".into(),
         how: "fuzz",
