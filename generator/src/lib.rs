@@ -393,6 +393,14 @@ pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
             )));
         }
     }
+    // A symlinked --out is replaced where it points, not turned into a directory.
+    let resolved;
+    let dir = if dir.is_symlink() {
+        resolved = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+        resolved.as_path()
+    } else {
+        dir
+    };
     let changed = files.iter().any(|f| {
         std::fs::read_to_string(dir.join(&f.path)).ok().as_deref() != Some(f.contents.as_str())
     });

@@ -457,6 +457,16 @@ fn out_holds_the_old_tree_or_the_new_tree_after_a_write_error() {
         .iter()
         .any(|(p, c)| p == &files[0].path && c.ends_with("// changed\n")));
     assert!(new.iter().any(|(p, _)| p == "KEEP.md"));
+    // A symlinked --out keeps being a symlink; the tree it points at is replaced.
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&out, &link).unwrap();
+    files[0].contents.push_str("// again\n");
+    vkgen::write(&files, &link).unwrap();
+    assert!(link.is_symlink());
+    assert!(std::fs::read_to_string(out.join(&files[0].path))
+        .unwrap()
+        .ends_with("// again\n"));
+    std::fs::remove_file(&link).unwrap();
     // Paths out of --out are refused before anything is written.
     let evil = vec![vkgen::OutputFile {
         path: "../evil".into(),
