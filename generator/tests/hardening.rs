@@ -282,6 +282,16 @@ fn offset_extnumber_overflow_is_a_located_error() {
 }
 
 #[test]
+fn non_numeric_extension_spec_version_is_a_located_error() {
+    let text = BASE.replace(
+        "</registry>",
+        "<extensions><extension name=\"VK_EXT_harden\" number=\"7\" type=\"device\" supported=\"vulkan\"><require>\n<enum value=\"1.5\" name=\"VK_EXT_HARDEN_SPEC_VERSION\"/></require></extension></extensions>\n</registry>",
+    );
+    let line = assert_located(load(&text), "spec version `1.5`");
+    assert_eq!(line, line_of(&text, "VK_EXT_HARDEN_SPEC_VERSION"));
+}
+
+#[test]
 fn parameter_named_self_is_emitted_as_self_() {
     let text = BASE.replace("<name>pThing</name>", "<name>self</name>");
     let g = generate(&text).unwrap();

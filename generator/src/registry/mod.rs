@@ -1151,13 +1151,26 @@ impl Cx<'_> {
                 )),
             }
         }
-        let spec_version = requires
+        // A spec version that is not a number is an error, not a silent 0.
+        let spec_version = match requires
             .iter()
             .flat_map(|r| &r.enums)
-            .find(|en| en.name.ends_with("_SPEC_VERSION"))
-            .and_then(|en| en.literal.as_deref())
-            .and_then(|l| l.trim_matches('"').parse().ok())
-            .unwrap_or(0);
+            .find(|en| en.name.ends_with("_SPEC_VERSION") && en.literal.is_some())
+        {
+            Some(en) => match en.literal.as_deref() {
+                Some(l) => l.trim_matches('"').parse().map_err(|_| Error::Schema {
+                    path: self.path.to_owned(),
+                    line: en.line,
+                    col: en.col,
+                    message: format!(
+                        "extension {name}: spec version `{}` is not a number",
+                        clip(l)
+                    ),
+                })?,
+                None => 0,
+            },
+            None => 0,
+        };
         Ok(Extension {
             name,
             number,
