@@ -19,18 +19,20 @@ pub enum Error {
         col: u32,
         message: String,
     },
-    /// Well-formed XML that is not a registry we understand.
-    #[error("{path}:{line}: {message}")]
+    /// Well-formed XML that is not a registry we understand (bad literal, name, cycle, range).
+    #[error("{path}:{line}:{col}: {message}")]
     Schema {
         path: PathBuf,
         line: u32,
+        col: u32,
         message: String,
     },
     /// A reference to a type or command that nothing defines.
-    #[error("{path}:{line}: {element} refers to undefined {what} `{name}`")]
+    #[error("{path}:{line}:{col}: {element} refers to undefined {what} `{name}`")]
     Dangling {
         path: PathBuf,
         line: u32,
+        col: u32,
         element: String,
         what: &'static str,
         name: String,

@@ -69,29 +69,51 @@ pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
     let loaded = match &opts.android_ext {
         Some(p) => registry::load(&source.path, Some(p))?,
         None => {
-            // The built-in overlay is parsed from memory; write errors against its repository path.
-            let text =
-                std::fs::read_to_string(&source.path).map_err(|e| Error::io(&source.path, e))?;
-            let mut warnings = Vec::new();
-            let mut reg = registry::parse_str(&text, &source.path, &mut warnings)?;
-            let over = registry::parse_str(
-                BUILTIN_ANDROID_EXT,
-                Path::new("registry/android_native_buffer.xml"),
-                &mut warnings,
-            )?;
-            registry::overlay_and_finish(&mut reg, over, &source.path)?;
-            registry::Loaded {
-                registry: reg,
-                warnings,
-            }
+            let bytes = std::fs::read(&source.path).map_err(|e| Error::io(&source.path, e))?;
+            load_bytes(&bytes, &source.path, None)?
         }
     };
     Ok((loaded, source))
 }
 
+/// Where errors in the built-in overlay point: its path in the vkgen repository.
+pub const BUILTIN_ANDROID_EXT_PATH: &str = "registry/android_native_buffer.xml";
+
+/// Parses vk.xml text and lays an overlay over it (`None` = the built-in one), all in memory.
+/// Errors name `path` (or the overlay's path for the overlay's elements) with line and column.
+pub fn load_bytes(
+    vk_xml: &[u8],
+    path: &Path,
+    overlay: Option<(&[u8], &Path)>,
+) -> Result<registry::Loaded> {
+    let mut warnings = Vec::new();
+    let text = registry::decode(vk_xml, path)?;
+    let mut reg = registry::parse_str(text, path, &mut warnings)?;
+    let (over_bytes, over_path) = overlay.unwrap_or((
+        BUILTIN_ANDROID_EXT.as_bytes(),
+        Path::new(BUILTIN_ANDROID_EXT_PATH),
+    ));
+    let over_text = registry::decode(over_bytes, over_path)?;
+    let over = registry::parse_str(over_text, over_path, &mut warnings)?;
+    registry::overlay_from(&mut reg, over, path, over_path)?;
+    Ok(registry::Loaded {
+        registry: reg,
+        warnings,
+    })
+}
+
 /// Generates the crate described in `docs/generated-api.md` in memory.
 pub fn generate(opts: &Options) -> Result<Generated> {
     let (loaded, source) = load(opts)?;
+    generate_loaded(loaded, source, opts)
+}
+
+/// [`generate`] for a registry already loaded (the fuzz target and tests use this).
+pub fn generate_loaded(
+    loaded: registry::Loaded,
+    source: registry::Source,
+    opts: &Options,
+) -> Result<Generated> {
     let reg = &loaded.registry;
     let highest = select::highest_version(reg);
     let version = opts.api_version.unwrap_or(highest);
@@ -410,17 +432,129 @@ pub fn check(files: &[OutputFile], dir: &Path) -> Staleness {
     s
 }
 
-/// Writes `files` under `dir`, creating directories; unchanged files are left untouched.
+/// Writes `files` under `dir` so that `dir` holds either the old tree or the new one, never a
+/// mix: when anything changed, the new tree is built in a sibling staging directory (files not
+/// generated, and generated files whose contents did not change, are hard-linked from the old
+/// tree, so they keep their inode and mtime) and swapped in with one `renameat2(RENAME_EXCHANGE)`
+/// (two renames where that is unsupported). Nothing is written when nothing changed.
 pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
     for f in files {
-        let path = dir.join(&f.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        let rel = Path::new(&f.path);
+        if rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(Error::Options(format!(
+                "refusing to write outside --out: {}",
+                f.path
+            )));
         }
+    }
+    // A symlinked --out is replaced where it points, not turned into a directory.
+    let resolved;
+    let dir = if dir.is_symlink() {
+        resolved = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+        resolved.as_path()
+    } else {
+        dir
+    };
+    let changed = files.iter().any(|f| {
+        std::fs::read_to_string(dir.join(&f.path)).ok().as_deref() != Some(f.contents.as_str())
+    });
+    if !changed {
+        return Ok(());
+    }
+    let name = dir
+        .file_name()
+        .ok_or_else(|| Error::Options(format!("--out {} has no file name", dir.display())))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+    let staging = parent.join(format!(".{name}.vkgen-{}", std::process::id()));
+    let result = stage_and_swap(files, dir, &staging);
+    // Whatever happened, the staging directory (the new tree on failure, the old one after a
+    // swap) goes; `dir` is complete either way.
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+fn stage_and_swap(files: &[OutputFile], dir: &Path, staging: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(staging);
+    let exists = dir.is_dir();
+    if exists {
+        link_tree(dir, staging)?;
+    } else {
+        std::fs::create_dir(staging).map_err(|e| Error::io(staging, e))?;
+    }
+    for f in files {
+        let path = staging.join(&f.path);
         if std::fs::read_to_string(&path).ok().as_deref() == Some(f.contents.as_str()) {
             continue;
         }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        // Never write through a hard link into the old tree.
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&path, e)),
+        }
         std::fs::write(&path, &f.contents).map_err(|e| Error::io(&path, e))?;
+    }
+    if !exists {
+        return std::fs::rename(staging, dir).map_err(|e| Error::io(dir, e));
+    }
+    swap(staging, dir)
+}
+
+/// Exchanges two directories atomically where the OS can.
+fn swap(a: &Path, b: &Path) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{renameat_with, RenameFlags, CWD};
+        match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
+            Err(e) => return Err(Error::io(b, e.into())),
+        }
+    }
+    // Fallback: the old tree moves aside, then the new one takes its place.
+    let aside = PathBuf::from(format!("{}.old", a.display()));
+    std::fs::rename(b, &aside).map_err(|e| Error::io(b, e))?;
+    if let Err(e) = std::fs::rename(a, b) {
+        let _ = std::fs::rename(&aside, b);
+        return Err(Error::io(b, e));
+    }
+    std::fs::rename(&aside, a).map_err(|e| Error::io(a, e))
+}
+
+/// Recreates `from`'s directories under `to`, hard-linking its files and copying its symlinks.
+fn link_tree(from: &Path, to: &Path) -> Result<()> {
+    let mut todo = vec![(from.to_owned(), to.to_owned())];
+    while let Some((src, dst)) = todo.pop() {
+        std::fs::create_dir(&dst).map_err(|e| Error::io(&dst, e))?;
+        for entry in std::fs::read_dir(&src).map_err(|e| Error::io(&src, e))? {
+            let entry = entry.map_err(|e| Error::io(&src, e))?;
+            let (s, d) = (entry.path(), dst.join(entry.file_name()));
+            let ty = entry.file_type().map_err(|e| Error::io(&s, e))?;
+            if ty.is_dir() {
+                todo.push((s, d));
+            } else if ty.is_symlink() {
+                let target = std::fs::read_link(&s).map_err(|e| Error::io(&s, e))?;
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(&target, &d).map_err(|e| Error::io(&d, e))?;
+                #[cfg(not(unix))]
+                let _ = target;
+            } else {
+                std::fs::hard_link(&s, &d).map_err(|e| Error::io(&d, e))?;
+            }
+        }
     }
     Ok(())
 }

@@ -24,7 +24,26 @@ pub struct Registry {
     /// Types and commands the overlay (registry/) added or changed relative to vk.xml: these are
     /// always emitted, even where ash has an older definition of the same name.
     pub overlay_changed: std::collections::BTreeSet<String>,
+    /// Where the overlay came from and which of its elements replaced or added to vk.xml's, so
+    /// that errors in them name the overlay file rather than vk.xml.
+    pub overlay_origin: Option<OverlayOrigin>,
 }
+
+/// The overlay's file and the names of the elements it contributed.
+#[derive(Debug, Default, Clone)]
+pub struct OverlayOrigin {
+    pub path: std::path::PathBuf,
+    pub types: std::collections::BTreeSet<String>,
+    pub commands: std::collections::BTreeSet<String>,
+    pub extensions: std::collections::BTreeSet<String>,
+    pub enums: std::collections::BTreeSet<String>,
+    pub constants: std::collections::BTreeSet<String>,
+    pub features: std::collections::BTreeSet<String>,
+}
+
+/// Longest `alias=` chain the registry may contain (vk.xml's longest is 2: EXT → KHR → core).
+/// Loading rejects longer chains and cycles, so every resolver below terminates within it.
+pub const MAX_ALIAS_CHAIN: usize = 8;
 
 impl Registry {
     pub fn extension(&self, name: &str) -> Option<&Extension> {
@@ -34,7 +53,7 @@ impl Registry {
     /// Follows `alias=` chains of types to the defining type.
     pub fn resolve_type(&self, name: &str) -> Option<&Type> {
         let mut ty = self.types.get(name)?;
-        for _ in 0..8 {
+        for _ in 0..=MAX_ALIAS_CHAIN {
             match &ty.alias {
                 Some(target) => ty = self.types.get(target)?,
                 None => return Some(ty),
@@ -46,7 +65,7 @@ impl Registry {
     /// Follows `alias=` chains of commands to the defining command.
     pub fn resolve_command(&self, name: &str) -> Option<&Command> {
         let mut cmd = self.commands.get(name)?;
-        for _ in 0..8 {
+        for _ in 0..=MAX_ALIAS_CHAIN {
             match &cmd.alias {
                 Some(target) => cmd = self.commands.get(target)?,
                 None => return Some(cmd),
@@ -66,6 +85,8 @@ pub struct Type {
     pub requires: Option<String>,
     /// The line of the element in its file, for error messages.
     pub line: u32,
+    /// The column of the element on that line.
+    pub col: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -189,6 +210,7 @@ pub struct Command {
     pub success_codes: Vec<String>,
     pub error_codes: Vec<String>,
     pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -205,6 +227,9 @@ pub struct EnumValue {
     pub value: EnumVal,
     /// The extension that added it, for extension-added values.
     pub extension: Option<String>,
+    /// Position of the `<enum>` element in its file.
+    pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -222,6 +247,8 @@ pub struct Constant {
     /// The C expression, e.g. `256`, `(~0U)`, `1000.0F`.
     pub value: String,
     pub alias: Option<String>,
+    pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -234,6 +261,8 @@ pub struct Feature {
     pub depends: Option<String>,
     pub requires: Vec<Require>,
     pub removes: Vec<Require>,
+    pub line: u32,
+    pub col: u32,
 }
 
 /// A `<require>` (or `<remove>`) block.
@@ -256,6 +285,8 @@ pub struct RequiredEnum {
     pub value: Option<EnumVal>,
     /// The literal `value=` text of non-extending enums (spec version numbers, name strings).
     pub literal: Option<String>,
+    pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -280,6 +311,7 @@ pub struct Extension {
     pub spec_version: u32,
     pub requires: Vec<Require>,
     pub line: u32,
+    pub col: u32,
 }
 
 impl Extension {
@@ -297,8 +329,19 @@ pub fn parse_version(s: &str) -> Option<(u32, u32)> {
         .trim_start_matches("VK_COMPUTE_VERSION_")
         .trim_start_matches("VK_GRAPHICS_VERSION_");
     let (a, b) = s.split_once(['.', '_'])?;
-    Some((a.parse().ok()?, b.parse().ok()?))
+    let digits = |t: &str| !t.is_empty() && t.len() <= 4 && t.bytes().all(|c| c.is_ascii_digit());
+    if !digits(a) || !digits(b) {
+        return None;
+    }
+    let v: (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+    // VK_MAKE_API_VERSION packs major into 7 bits and minor into 10.
+    (v.0 <= MAX_MAJOR && v.1 <= MAX_MINOR).then_some(v)
 }
+
+/// Largest major version `VK_MAKE_API_VERSION` can encode.
+pub const MAX_MAJOR: u32 = 0x7f;
+/// Largest minor version `VK_MAKE_API_VERSION` can encode.
+pub const MAX_MINOR: u32 = 0x3ff;
 
 /// `VK_MAKE_API_VERSION(0, major, minor, 0)`.
 pub fn api_version(v: (u32, u32)) -> u32 {

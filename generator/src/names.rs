@@ -27,11 +27,57 @@ pub fn field_name(c: &str) -> String {
 fn escape(s: &str) -> String {
     match s {
         "type" | "ref" | "match" | "mod" | "move" | "loop" | "in" | "fn" | "impl" | "use"
-        | "where" | "box" | "self" | "super" | "crate" | "async" | "await" | "dyn" | "abstract"
-        | "final" | "override" | "macro" => {
+        | "where" | "box" | "async" | "await" | "dyn" | "abstract" | "final" | "override"
+        | "macro" => {
             format!("r#{s}")
         }
+        // Keywords a raw identifier cannot spell: a C parameter `self` is `self_` in Rust.
+        "self" | "super" | "crate" | "Self" => format!("{s}_"),
         _ => s.to_owned(),
+    }
+}
+
+/// Names no Rust rendering of a registry name may be, even where they are valid C.
+pub const REFUSED_NAMES: &[&str] = &["Self", "crate", "super", "_"];
+
+/// Whether `name` (a registry name) is a C identifier whose Rust spelling `rendered` is a Rust
+/// identifier (plain or raw). The error says why not.
+pub fn check_identifier(name: &str, rendered: &str) -> Result<(), String> {
+    let c_ident = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !c_ident {
+        return Err("not a C identifier".into());
+    }
+    if REFUSED_NAMES.contains(&name) {
+        return Err("a Rust keyword vkgen cannot spell as an identifier".into());
+    }
+    if !is_rust_identifier(rendered) {
+        return Err(format!("its Rust name `{rendered}` is not an identifier"));
+    }
+    Ok(())
+}
+
+/// Whether `s` is a Rust identifier, plain (`foo`) or raw (`r#type`).
+pub fn is_rust_identifier(s: &str) -> bool {
+    let (raw, body) = match s.strip_prefix("r#") {
+        Some(b) => (true, b),
+        None => (false, s),
+    };
+    let ident_chars = body
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !ident_chars || body == "_" {
+        return false;
+    }
+    if raw {
+        !matches!(body, "self" | "Self" | "super" | "crate")
+    } else {
+        syn::parse_str::<syn::Ident>(body).is_ok()
     }
 }
 
@@ -159,6 +205,11 @@ mod tests {
         assert_eq!(command_field("vkCreateImage"), "create_image");
         assert_eq!(field_name("pNext"), "p_next");
         assert_eq!(field_name("type"), "ty");
+        assert_eq!(field_name("self"), "self_");
+        assert!(check_identifier("self", &field_name("self")).is_ok());
+        for bad in ["Self", "crate", "_", "a#b", "1abc", ""] {
+            assert!(check_identifier(bad, &field_name(bad)).is_err(), "{bad}");
+        }
         assert_eq!(
             variant_name(
                 "VkStructureType",

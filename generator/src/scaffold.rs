@@ -55,19 +55,26 @@ pub fn default_vkgen_root() -> PathBuf {
 }
 
 /// Refuses names that make no valid crate, library or Rust type: the name becomes
-/// `vulkan-NAME` (package), `vulkan_NAME` (library) and `NameDriver` (type).
+/// `vulkan-NAME` (package), `vulkan_NAME` (library) and `NameDriver` (type), so it starts with
+/// a letter, holds only letters, digits, `_` and `-`, does not end in a separator, and is no
+/// Rust keyword or built-in crate name.
 pub fn check_name(name: &str) -> Result<()> {
-    let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    let shape = name.starts_with(|c: char| c.is_ascii_alphabetic())
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && !name.ends_with(['-', '_']);
-    if ok {
+    let snake = name.to_snake_case();
+    let reserved = ["test", "core", "std", "alloc", "proc_macro"].contains(&snake.as_str())
+        || !crate::names::is_rust_identifier(&snake)
+        || snake.is_empty();
+    if shape && !reserved {
         Ok(())
     } else {
         Err(Error::Options(format!(
-            "driver name `{name}`: start with a letter, then letters, digits, '_' or '-' \
-             (it becomes the library vulkan.{name}.so and the crate vulkan-{name})"
+            "driver name `{name}`: start with a letter, then letters, digits, '_' or '-', and no \
+             Rust keyword or built-in crate name (it becomes the library vulkan.{name}.so and \
+             the crate vulkan-{name})"
         )))
     }
 }

@@ -392,3 +392,48 @@ fn old_driver_gets_a_sanitised_create_info() {
         });
     });
 }
+
+/// Issue 11: with one driver, the count the driver writes back is clamped to the application's
+/// capacity (and the call says `VK_INCOMPLETE`), so nothing past the array is read or stamped.
+fn clamp_case(test: &str, lie: &str) {
+    let root = tempfile::tempdir().unwrap();
+    let hal = fixture_hal(&[&format!("PD_COUNT_LIE={lie}")]);
+    let env = hal_env(&root, &hal, "");
+    in_child(test, &env, || {
+        with_loader_no_fd_leak(|entry| {
+            let instance = try_instance(entry, &[]).expect("vkCreateInstance");
+            let f = instance.fp_v1_0().enumerate_physical_devices;
+            let mut count = 0u32;
+            // SAFETY: a live instance; a count query.
+            let r = unsafe { f(instance.handle(), &mut count, std::ptr::null_mut()) };
+            assert_eq!((r, count), (vk::Result::SUCCESS, 1));
+            // A one-element array with a guard element after it.
+            let mut out = [vk::PhysicalDevice::null(); 2];
+            let mut count = 1u32;
+            // SAFETY: `out` has room for `count` handles.
+            let r = unsafe { f(instance.handle(), &mut count, out.as_mut_ptr()) };
+            assert_eq!(r, vk::Result::INCOMPLETE);
+            assert_eq!(count, 1);
+            assert_ne!(out[0], vk::PhysicalDevice::null());
+            assert_eq!(out[1], vk::PhysicalDevice::null());
+            // SAFETY: the instance has no children.
+            unsafe { instance.destroy_instance(None) };
+        });
+    });
+}
+
+#[test]
+fn single_driver_physical_device_count_is_clamped_to_the_app_capacity() {
+    clamp_case(
+        "single_driver_physical_device_count_is_clamped_to_the_app_capacity",
+        "100001",
+    );
+}
+
+#[test]
+fn single_driver_physical_device_count_0xffffffff_is_clamped() {
+    clamp_case(
+        "single_driver_physical_device_count_0xffffffff_is_clamped",
+        "0xFFFFFFFFu",
+    );
+}

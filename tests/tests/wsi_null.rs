@@ -1105,3 +1105,73 @@ fn null_forgotten_swapchains_and_surfaces_are_cleaned_up() {
         },
     );
 }
+
+/// Issue 11: the answers after the consumer abandons the window are AOSP's (android16
+/// `swapchain.cpp`): a failed present orphans the swapchain (`OrphanSwapchain` clears the
+/// surface's current swapchain), so a later `vkCreateSwapchainKHR` naming it as `oldSwapchain`
+/// is `VK_ERROR_NATIVE_WINDOW_IN_USE_KHR` (`surface.swapchain_handle != oldSwapchain`), one with
+/// a NULL `oldSwapchain` reaches the window and is `VK_ERROR_SURFACE_LOST_KHR`, and the
+/// capabilities query (a window query) is `VK_ERROR_SURFACE_LOST_KHR`.
+#[test]
+fn wsi_abandoned_window_answers_match_aosp() {
+    let loader = loader();
+    let (env, _root) = null_env();
+    in_child("wsi_abandoned_window_answers_match_aosp", &env, || {
+        let wsi = Wsi::new(&loader, &[], &[], &[]).unwrap();
+        let fence = wsi.fence();
+        let caps_result = |surface| {
+            let mut caps = vk::SurfaceCapabilitiesKHR::default();
+            // SAFETY: a live surface and a valid output.
+            unsafe {
+                (wsi.surface_fns
+                    .fp()
+                    .get_physical_device_surface_capabilities_khr)(
+                    wsi.pd, surface, &mut caps
+                )
+            }
+        };
+
+        // 1. Abandoned, then a present fails: the swapchain is orphaned.
+        let win = window(32, 32);
+        let surface = wsi.create_surface(&win).unwrap();
+        let info = wsi.swapchain_info(surface);
+        let a = wsi.create_swapchain(&info).unwrap();
+        let (held, _) = wsi.acquire(a, fence, u64::MAX).unwrap();
+        win.abandon();
+        assert_eq!(wsi.present(a, held), vk::Result::ERROR_SURFACE_LOST_KHR);
+        assert_eq!(caps_result(surface), vk::Result::ERROR_SURFACE_LOST_KHR);
+        assert_eq!(
+            wsi.create_swapchain(&info.old_swapchain(a)).err(),
+            Some(vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR)
+        );
+        assert_eq!(
+            wsi.create_swapchain(&info.old_swapchain(vk::SwapchainKHR::null()))
+                .err(),
+            Some(vk::Result::ERROR_SURFACE_LOST_KHR)
+        );
+        wsi.destroy_swapchain(a);
+        wsi.destroy_surface(surface);
+
+        // 2. Abandoned with no present in between: recreation through the current swapchain
+        // retires it and then fails on the window; a retry names a retired swapchain.
+        let win = window(32, 32);
+        let surface = wsi.create_surface(&win).unwrap();
+        let info = wsi.swapchain_info(surface);
+        let b = wsi.create_swapchain(&info).unwrap();
+        win.abandon();
+        assert_eq!(caps_result(surface), vk::Result::ERROR_SURFACE_LOST_KHR);
+        assert_eq!(
+            wsi.create_swapchain(&info.old_swapchain(b)).err(),
+            Some(vk::Result::ERROR_SURFACE_LOST_KHR)
+        );
+        assert_eq!(
+            wsi.create_swapchain(&info.old_swapchain(b)).err(),
+            Some(vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR)
+        );
+        wsi.destroy_swapchain(b);
+        wsi.destroy_surface(surface);
+        // SAFETY: unused.
+        unsafe { wsi.device.destroy_fence(fence, None) };
+        println!("abandoned-window answers match AOSP");
+    });
+}

@@ -17,7 +17,7 @@ use std::fmt;
 use serde_json::{Map, Number, Value};
 
 use crate::model::{ArrayLen, CType, EnumVal, Registry, TypeKind};
-use crate::registry::{enum_value, parse_c_int};
+use crate::registry::enum_value;
 
 const POINTER: usize = std::mem::size_of::<usize>();
 
@@ -126,7 +126,18 @@ fn layout_depth(reg: &Registry, name: &str, depth: u32) -> Result<Layout, Layout
                 .map(|a| array_len(reg, a))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| LayoutError(format!("{name}.{}: {}", f.name, e.0)))?;
-        let total = esize * dims.iter().product::<usize>();
+        // Checked and capped: a hostile registry must not make vkjson overflow or allocate huge
+        // buffers (real structures are a few KiB).
+        let total = dims
+            .iter()
+            .try_fold(esize, |acc, &d| acc.checked_mul(d))
+            .filter(|&t| t <= MAX_LAYOUT_SIZE)
+            .ok_or_else(|| {
+                LayoutError(format!(
+                    "{name}.{}: member larger than {MAX_LAYOUT_SIZE} bytes",
+                    f.name
+                ))
+            })?;
         align = align.max(ealign);
         let at = if union {
             0
@@ -145,6 +156,11 @@ fn layout_depth(reg: &Registry, name: &str, depth: u32) -> Result<Layout, Layout
             size = size.max(total);
         } else {
             offset = at + total;
+            if offset > MAX_LAYOUT_SIZE {
+                return Err(LayoutError(format!(
+                    "{name}: larger than {MAX_LAYOUT_SIZE} bytes"
+                )));
+            }
         }
     }
     let end = if union { size } else { offset };
@@ -156,28 +172,11 @@ fn layout_depth(reg: &Registry, name: &str, depth: u32) -> Result<Layout, Layout
     })
 }
 
+/// Largest structure vkjson lays out (the largest real one is a few KiB).
+pub const MAX_LAYOUT_SIZE: usize = 1 << 20;
+
 fn array_len(reg: &Registry, a: &ArrayLen) -> Result<usize, LayoutError> {
-    match a {
-        ArrayLen::Literal(n) => Ok(*n as usize),
-        ArrayLen::Constant(c) => {
-            let mut name = c.as_str();
-            for _ in 0..8 {
-                let k = reg
-                    .constants
-                    .get(name)
-                    .ok_or_else(|| LayoutError(format!("unknown array size {c}")))?;
-                match &k.alias {
-                    Some(a) => name = a,
-                    None => {
-                        return parse_c_int(&k.value)
-                            .and_then(|v| usize::try_from(v).ok())
-                            .ok_or_else(|| LayoutError(format!("array size {c} = {}", k.value)))
-                    }
-                }
-            }
-            Err(LayoutError(format!("array size {c}: alias loop")))
-        }
-    }
+    crate::registry::array_len(reg, a).map_err(LayoutError)
 }
 
 /// (decoder, size, alignment) of one element of a member's type.

@@ -66,17 +66,17 @@ impl<'r> Ctx<'_, 'r> {
     pub fn array_len(&self, len: &ArrayLen) -> proc_macro2::Literal {
         let n = match len {
             ArrayLen::Literal(n) => *n as usize,
-            ArrayLen::Constant(c) => self.constant_value(c).unwrap_or(0) as usize,
+            // Loading checked every array length (`registry::array_len`): this cannot fail.
+            ArrayLen::Constant(c) => self
+                .constant_value(c)
+                .and_then(|v| usize::try_from(v).ok())
+                .unwrap_or(0),
         };
         proc_macro2::Literal::usize_unsuffixed(n)
     }
 
     pub fn constant_value(&self, name: &str) -> Option<i64> {
-        let c = self.reg().constants.get(name)?;
-        if let Some(a) = &c.alias {
-            return self.constant_value(a);
-        }
-        crate::registry::parse_c_int(&c.value)
+        crate::registry::constant_value(self.reg(), name)
     }
 
     /// Position of each selected command name in `COMMANDS` (its `CommandId`).
@@ -101,11 +101,16 @@ impl<'r> Ctx<'_, 'r> {
 }
 
 pub fn ident(s: &str) -> Ident {
+    if let Some(raw) = s.strip_prefix("r#") {
+        if crate::names::is_rust_identifier(s) {
+            return Ident::new_raw(raw, Span::call_site());
+        }
+    }
     // Registry names are not always Rust identifiers (`2D_…`): never panic on them.
     let cleaned: String = s
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '#' {
+            if c.is_ascii_alphanumeric() || c == '_' {
                 c
             } else {
                 '_'
@@ -116,11 +121,11 @@ pub fn ident(s: &str) -> Ident {
         return Ident::new(&format!("_{cleaned}"), Span::call_site());
     }
     let s = cleaned.as_str();
-    if let Some(raw) = s.strip_prefix("r#") {
-        return Ident::new_raw(raw, Span::call_site());
-    }
     if syn::parse_str::<Ident>(s).is_ok() {
         Ident::new(s, Span::call_site())
+    } else if matches!(s, "self" | "Self" | "super" | "crate" | "_") {
+        // No raw form exists for these; loading refuses them, this keeps `ident` total.
+        Ident::new(&format!("{s}_"), Span::call_site())
     } else {
         Ident::new_raw(s, Span::call_site())
     }
@@ -128,7 +133,12 @@ pub fn ident(s: &str) -> Ident {
 
 /// Parameter names: snake case, with Rust keywords avoided.
 pub fn param_name(c: &str) -> String {
-    names::field_name(c).trim_start_matches("r#").to_owned() + if is_keyword(c) { "_" } else { "" }
+    let f = names::field_name(c);
+    match f.strip_prefix("r#") {
+        Some(k) => format!("{k}_"),
+        None if is_keyword(c) => f + "_",
+        None => f,
+    }
 }
 
 fn is_keyword(c: &str) -> bool {

@@ -2,51 +2,128 @@
 //! associative at the same precedence, parentheses group. Operands are version names, extension names
 //! and `VkStruct::member` feature booleans.
 
+/// A parsed expression in postfix order, so that parsing, evaluation and dropping need no
+/// recursion however deep the parentheses or long the operand list (hostile input must not
+/// overflow the stack).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expr {
+pub struct Expr {
+    ops: Vec<Op>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Op {
     Name(String),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    And,
+    Or,
 }
 
 impl Expr {
     pub fn parse(s: &str) -> Result<Expr, String> {
-        let toks = lex(s)?;
-        let mut p = Parser {
-            toks: &toks,
-            pos: 0,
-        };
-        let e = p.expr()?;
-        if p.pos != toks.len() {
-            return Err(format!("trailing input in dependency `{s}`"));
+        let shown = clip(s);
+        let toks = lex(s, &shown)?;
+        // Shunting-yard: `+` and `,` share one precedence and associate left.
+        let mut ops = Vec::with_capacity(toks.len());
+        let mut stack: Vec<Tok> = Vec::new();
+        let mut want_operand = true;
+        for t in toks {
+            match t {
+                Tok::Name(n) if want_operand => {
+                    ops.push(Op::Name(n));
+                    want_operand = false;
+                }
+                Tok::Open if want_operand => stack.push(Tok::Open),
+                Tok::And | Tok::Or if !want_operand => {
+                    while let Some(top) = stack.pop() {
+                        match top {
+                            Tok::And => ops.push(Op::And),
+                            Tok::Or => ops.push(Op::Or),
+                            other => {
+                                stack.push(other);
+                                break;
+                            }
+                        }
+                    }
+                    stack.push(t);
+                    want_operand = true;
+                }
+                Tok::Close if !want_operand => loop {
+                    match stack.pop() {
+                        Some(Tok::And) => ops.push(Op::And),
+                        Some(Tok::Or) => ops.push(Op::Or),
+                        Some(_) => break,
+                        None => return Err(format!("unbalanced `)` in dependency `{shown}`")),
+                    }
+                },
+                Tok::Close => {
+                    return Err(format!(
+                        "expected a name or `(` in dependency `{shown}`, found `)`"
+                    ))
+                }
+                Tok::Name(_) | Tok::Open => {
+                    return Err(format!("trailing input in dependency `{shown}`"))
+                }
+                Tok::And | Tok::Or => {
+                    return Err(format!(
+                        "expected a name or `(` in dependency `{shown}`, found an operator"
+                    ))
+                }
+            }
         }
-        Ok(e)
+        if want_operand {
+            return Err(format!(
+                "expected a name or `(` in dependency `{shown}`, found the end"
+            ));
+        }
+        while let Some(top) = stack.pop() {
+            match top {
+                Tok::And => ops.push(Op::And),
+                Tok::Or => ops.push(Op::Or),
+                _ => return Err(format!("missing `)` in dependency `{shown}`")),
+            }
+        }
+        Ok(Expr { ops })
     }
 
-    /// Evaluates with `name_true` deciding each operand.
+    /// Evaluates with `name_true` deciding each operand. Every operand is asked, in order (no
+    /// short-circuit: the callers' deciders have no side effects that depend on it).
     pub fn eval(&self, name_true: &mut dyn FnMut(&str) -> bool) -> bool {
-        match self {
-            Expr::Name(n) => name_true(n),
-            Expr::And(a, b) => a.eval(name_true) && b.eval(name_true),
-            Expr::Or(a, b) => a.eval(name_true) || b.eval(name_true),
+        let mut stack: Vec<bool> = Vec::new();
+        for op in &self.ops {
+            let v = match op {
+                Op::Name(n) => name_true(n),
+                Op::And | Op::Or => {
+                    let (Some(b), Some(a)) = (stack.pop(), stack.pop()) else {
+                        return false; // unreachable: `parse` only builds well-formed postfix
+                    };
+                    if *op == Op::And {
+                        a && b
+                    } else {
+                        a || b
+                    }
+                }
+            };
+            stack.push(v);
         }
+        stack.pop().unwrap_or(false)
     }
 
     /// Every operand, in order.
     pub fn names(&self) -> Vec<&str> {
-        let mut v = Vec::new();
-        self.collect(&mut v);
-        v
+        self.ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Name(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect()
     }
+}
 
-    fn collect<'a>(&'a self, v: &mut Vec<&'a str>) {
-        match self {
-            Expr::Name(n) => v.push(n),
-            Expr::And(a, b) | Expr::Or(a, b) => {
-                a.collect(v);
-                b.collect(v);
-            }
-        }
+/// At most 80 characters of a dependency, for messages about hostile input.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
     }
 }
 
@@ -59,7 +136,7 @@ enum Tok {
     Close,
 }
 
-fn lex(s: &str) -> Result<Vec<Tok>, String> {
+fn lex(s: &str, shown: &str) -> Result<Vec<Tok>, String> {
     let mut out = Vec::new();
     let mut chars = s.chars().peekable();
     while let Some(&c) = chars.peek() {
@@ -95,55 +172,10 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                 }
                 out.push(Tok::Name(n));
             }
-            other => return Err(format!("unexpected `{other}` in dependency `{s}`")),
+            other => return Err(format!("unexpected `{other}` in dependency `{shown}`")),
         }
     }
     Ok(out)
-}
-
-struct Parser<'a> {
-    toks: &'a [Tok],
-    pos: usize,
-}
-
-impl Parser<'_> {
-    fn expr(&mut self) -> Result<Expr, String> {
-        let mut lhs = self.atom()?;
-        loop {
-            match self.toks.get(self.pos) {
-                Some(Tok::And) => {
-                    self.pos += 1;
-                    lhs = Expr::And(Box::new(lhs), Box::new(self.atom()?));
-                }
-                Some(Tok::Or) => {
-                    self.pos += 1;
-                    lhs = Expr::Or(Box::new(lhs), Box::new(self.atom()?));
-                }
-                _ => return Ok(lhs),
-            }
-        }
-    }
-
-    fn atom(&mut self) -> Result<Expr, String> {
-        match self.toks.get(self.pos) {
-            Some(Tok::Name(n)) => {
-                self.pos += 1;
-                Ok(Expr::Name(n.clone()))
-            }
-            Some(Tok::Open) => {
-                self.pos += 1;
-                let e = self.expr()?;
-                if self.toks.get(self.pos) != Some(&Tok::Close) {
-                    return Err("missing `)` in dependency".into());
-                }
-                self.pos += 1;
-                Ok(e)
-            }
-            other => Err(format!(
-                "expected a name or `(` in dependency, found {other:?}"
-            )),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -171,8 +203,22 @@ mod tests {
 
     #[test]
     fn malformed() {
-        for bad in ["", "(A", "A+", "A B", "A)", "A$B", "+"] {
+        for bad in [
+            "", "(A", "A+", "A B", "A)", "A$B", "+", "()", "(A+)", "A(B)",
+        ] {
             assert!(Expr::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn deep_and_long_dependencies_do_not_recurse() {
+        let deep = format!("{}A{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(Expr::parse(&deep).unwrap().eval(&mut |n| n == "A"));
+        let long = vec!["A"; 300_000].join("+");
+        let e = Expr::parse(&long).unwrap();
+        assert!(e.eval(&mut |n| n == "A"));
+        assert_eq!(e.names().len(), 300_000);
+        let unbalanced = format!("{}A", "(".repeat(100_000));
+        assert!(Expr::parse(&unbalanced).is_err());
     }
 }

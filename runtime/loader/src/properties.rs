@@ -17,6 +17,9 @@ use std::sync::OnceLock;
 /// Environment variable naming the build.prop-style file used on non-Android hosts.
 pub const PROPERTIES_ENV: &str = "VKGEN_PROPERTIES";
 
+/// Largest `VKGEN_PROPERTIES` file read (Android's build.prop files are a few KiB).
+pub const MAX_PROPERTIES_BYTES: u64 = 1 << 20;
+
 /// A read-only view of system properties.
 #[derive(Debug, Default, Clone)]
 pub struct Properties {
@@ -81,9 +84,46 @@ impl Properties {
         }
     }
 
-    /// Reads and parses a build.prop-style file.
+    /// Reads and parses a build.prop-style file. Only a regular file of at most
+    /// [`MAX_PROPERTIES_BYTES`] is read: a FIFO would block the first Vulkan call forever and
+    /// `/dev/zero` would read until memory runs out.
     pub fn from_file(path: &Path) -> std::io::Result<Self> {
-        let text = std::fs::read(path)?;
+        use std::io::Read;
+        // O_NONBLOCK: opening a FIFO for reading would otherwise block until a writer appears.
+        // It has no effect on the regular file this then insists on (checked on the open file,
+        // so a rename in between cannot swap a FIFO in).
+        #[cfg(unix)]
+        let file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(path)?
+        };
+        #[cfg(not(unix))]
+        let file = std::fs::File::open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        if meta.len() > MAX_PROPERTIES_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{} bytes; larger than {MAX_PROPERTIES_BYTES}", meta.len()),
+            ));
+        }
+        // The file may grow after the check: read no more than the cap (+1 to notice).
+        let mut text = Vec::new();
+        file.take(MAX_PROPERTIES_BYTES + 1).read_to_end(&mut text)?;
+        if text.len() as u64 > MAX_PROPERTIES_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("larger than {MAX_PROPERTIES_BYTES} bytes"),
+            ));
+        }
         Ok(Self::parse(&String::from_utf8_lossy(&text)))
     }
 
@@ -253,5 +293,32 @@ mod tests {
         let p = Properties::from_file(&path).unwrap();
         assert!(p.is_debuggable());
         assert!(Properties::from_file(&dir.path().join("nope")).is_err());
+    }
+
+    #[test]
+    fn vkgen_properties_regular_files_only_with_a_size_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        // A FIFO with no writer: refused at once instead of blocking in open(2) or read(2).
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path; mkfifo only creates a file system node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = Properties::from_file(&fifo).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
+        // A character device that never ends.
+        let err = Properties::from_file(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
+        // A directory.
+        assert!(Properties::from_file(dir.path()).is_err());
+        // Over the cap.
+        let big = dir.path().join("big.prop");
+        std::fs::write(&big, vec![b'#'; MAX_PROPERTIES_BYTES as usize + 1]).unwrap();
+        assert_eq!(
+            Properties::from_file(&big).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidData
+        );
+        // At the cap: read.
+        std::fs::write(&big, vec![b'#'; MAX_PROPERTIES_BYTES as usize]).unwrap();
+        assert!(Properties::from_file(&big).is_ok());
     }
 }

@@ -38,7 +38,7 @@ const PRELUDE: &str = r#"
 /// Android HAL module. Failure switches: `CREATE_FAILS` (vkCreateInstance returns
 /// VK_ERROR_OUT_OF_DEVICE_MEMORY), `NO_ENUMERATE` (no vkEnumeratePhysicalDevices through GIPA),
 /// `NO_CREATE_INSTANCE`, `BAD_MAGIC`; HAL ones: `NO_HMI`, `MODULE_TAG`, `MODULE_ID`,
-/// `OPEN_RC`. `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
+/// `OPEN_RC`; `PD_COUNT_LIE=N` writes back N physical devices after filling one. `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
 /// `VK_KHR_get_physical_device_properties2`. `fixture_live_instances()` /
 /// `fixture_live_devices()` count what is alive; `fixture_last_*` and
 /// `fixture_saw_loader_struct()` tell what the last create calls received.
@@ -113,7 +113,11 @@ static VkResult EnumeratePhysicalDevices(VkInstance i, uint32_t* c, VkPhysicalDe
     if (!out) { *c = 1; return VK_SUCCESS; }
     if (*c < 1) return VK_INCOMPLETE;
     out[0] = (VkPhysicalDevice)&((Instance*)i)->physical_device;
+#ifdef PD_COUNT_LIE
+    *c = (uint32_t)PD_COUNT_LIE; /* claims more than the array holds */
+#else
     *c = 1;
+#endif
     return VK_SUCCESS;
 }
 static void GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties* p) {

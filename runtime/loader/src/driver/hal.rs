@@ -5,9 +5,14 @@
 //! the loader stores the library handle in `HMI.common.dso` (drivers and libhardware read it back
 //! to unload), then opens device `"vk0"`, whose `hwvulkan_device_t` carries the three global entry
 //! points. Unlike Android, which trusts the module, every step is checked and a malformed module
-//! becomes a typed [`HalError`] instead of a crash: the tag and id are verified, `dso` is written
-//! with a syscall that reports `EFAULT` rather than faulting when `HMI` is read-only, and null
-//! entry points are rejected.
+//! becomes a typed [`HalError`] instead of a crash: before any pointer the module hands over is
+//! dereferenced it is checked against the module's mapped image (`HMI`, `id`, `methods` and
+//! `open` inside the module's own readable/executable segments, the opened device readable, its
+//! entry points in executable code; see `image` for exactly what that can and cannot catch), the
+//! tag and id are verified, `dso` is written with a syscall that reports `EFAULT` rather than
+//! faulting when `HMI` is read-only, and null entry points are rejected. A module whose pointers
+//! pass those checks but are still wrong (readable garbage, an address inside the wrong
+//! function) can crash the process, as on Android.
 //!
 //! The filesystem root is configurable ([`crate::LoaderConfig::hal_root`], env `VKGEN_HAL_ROOT`)
 //! so a Linux host can carry an Android-style tree; on a real device it is `/`. Android's
@@ -21,10 +26,12 @@ use std::ptr::NonNull;
 use ash::vk;
 use libloading::os::unix::Library;
 use vkgen_abi::hal::{
-    HwDevice, HwModule, HwvulkanDevice, PfnHwDeviceClose, HAL_MODULE_INFO_SYM_AS_STR,
-    HARDWARE_DEVICE_TAG, HARDWARE_MODULE_TAG, HWVULKAN_DEVICE_0, HWVULKAN_HARDWARE_MODULE_ID,
+    HwDevice, HwModule, HwModuleMethods, HwvulkanDevice, PfnHwDeviceClose,
+    HAL_MODULE_INFO_SYM_AS_STR, HARDWARE_DEVICE_TAG, HARDWARE_MODULE_TAG, HWVULKAN_DEVICE_0,
+    HWVULKAN_HARDWARE_MODULE_ID,
 };
 
+use super::image::{is_code, is_readable, Image, PF_R, PF_X};
 use super::{open_library, symbol_address};
 use crate::LoaderConfig;
 
@@ -58,6 +65,15 @@ pub enum HalError {
     /// `HMI.common.id` is null or not `"vulkan"`. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
     #[error("{}: HMI id {} is not \"vulkan\"", .path.display(), .id.as_deref().map_or("NULL".to_owned(), |i| format!("{i:?}")))]
     BadModuleId { path: PathBuf, id: Option<String> },
+    /// A pointer of the module (`HMI` itself, `id`, `methods`, `open`) is not inside the
+    /// module's mapped image with the access it needs (a 4-byte `HMI`, a wild `id`). Maps to
+    /// `VK_ERROR_INCOMPATIBLE_DRIVER`.
+    #[error("{}: {what} is not inside the module's mapped image", .path.display())]
+    BadModulePointer { path: PathBuf, what: &'static str },
+    /// The device `open` returned is not readable, or one of its entry points (or `close`) is
+    /// not executable code of a loaded object. Maps to `VK_ERROR_INITIALIZATION_FAILED`.
+    #[error("{}: {what} is not a valid pointer", .path.display())]
+    BadDevicePointer { path: PathBuf, what: &'static str },
     /// `HMI.common.methods` or its `open` is null. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
     #[error("{}: HMI has no open method", .path.display())]
     NoOpenMethod { path: PathBuf },
@@ -118,6 +134,7 @@ impl HalError {
                 | HalError::NullDevice { .. }
                 | HalError::BadDeviceTag { .. }
                 | HalError::NullProcs { .. }
+                | HalError::BadDevicePointer { .. }
         )
     }
 }
@@ -272,9 +289,20 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
             });
         }
     };
+    let bad = |what| HalError::BadModulePointer {
+        path: path_buf(),
+        what,
+    };
+    // Everything the module points at must lie in its own mapped image.
+    let Some(image) = Image::containing(hmi.cast_const().cast()) else {
+        return Err(bad("HMI"));
+    };
+    if !image.contains(hmi as usize, std::mem::size_of::<HwModule>(), PF_R) {
+        return Err(bad("HMI (smaller than hw_module_t)"));
+    }
     // A copy, read unaligned: the symbol is foreign data that may not even be a hw_module_t.
-    // SAFETY: `HMI` is a defined data symbol in a mapped library; modules that declare it with
-    // the wrong type are at least as large in practice, and only the copy is inspected.
+    // SAFETY: the whole hw_module_t lies in a readable segment of the module (checked above);
+    // only the copy is inspected.
     let module: HwModule = unsafe { hmi.read_unaligned() };
     if module.tag != HARDWARE_MODULE_TAG {
         return Err(HalError::BadModuleTag {
@@ -285,7 +313,10 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
     let id = if module.id.is_null() {
         None
     } else {
-        // SAFETY: a tagged module's `id` is a NUL-terminated string in the module's rodata.
+        if image.c_str_len(module.id.cast()).is_none() {
+            return Err(bad("HMI.id"));
+        }
+        // SAFETY: `id` is NUL-terminated inside a readable segment of the module (checked).
         Some(unsafe { CStr::from_ptr(module.id) })
     };
     if id != Some(HWVULKAN_HARDWARE_MODULE_ID) {
@@ -297,12 +328,22 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
     let open = if module.methods.is_null() {
         None
     } else {
-        // SAFETY: a non-null `methods` of a tagged module points at its hw_module_methods_t.
+        if !image.contains(
+            module.methods as usize,
+            std::mem::size_of::<HwModuleMethods>(),
+            PF_R,
+        ) {
+            return Err(bad("HMI.methods"));
+        }
+        // SAFETY: `methods` lies in a readable segment of the module (checked above).
         unsafe { module.methods.read_unaligned() }.open
     };
     let Some(open) = open else {
         return Err(HalError::NoOpenMethod { path: path_buf() });
     };
+    if !image.contains(open as usize, 1, PF_X) {
+        return Err(bad("HMI.methods->open"));
+    }
 
     // libhardware's contract: the module learns its own dlopen handle through `dso`.
     let handle = library.into_raw();
@@ -330,13 +371,47 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
     let Some(device_ptr) = NonNull::new(raw_device.cast::<HwvulkanDevice>()) else {
         return Err(HalError::NullDevice { path: path_buf() });
     };
-    // SAFETY: `open` succeeded, so `device_ptr` is the driver's hwvulkan_device_t; only a copy
-    // is inspected.
+    // The device may live on the module's heap: only its readability can be checked.
+    if !is_readable(
+        device_ptr.as_ptr().cast_const().cast(),
+        std::mem::size_of::<HwvulkanDevice>(),
+    ) {
+        // Its `close` cannot be trusted either: the device is abandoned.
+        return Err(HalError::BadDevicePointer {
+            path: path_buf(),
+            what: "the opened device",
+        });
+    }
+    // SAFETY: `open` succeeded and the whole hwvulkan_device_t is readable (checked above);
+    // only a copy is inspected.
     let device: HwvulkanDevice = unsafe { device_ptr.as_ptr().read_unaligned() };
     if device.common.tag != HARDWARE_DEVICE_TAG {
         return Err(HalError::BadDeviceTag {
             path: path_buf(),
             tag: device.common.tag,
+        });
+    }
+    if device.common.close.is_some_and(|c| !is_code(c as usize)) {
+        return Err(HalError::BadDevicePointer {
+            path: path_buf(),
+            what: "device close",
+        });
+    }
+    let code = |f: Option<usize>| f.is_none_or(is_code);
+    if !code(
+        device
+            .enumerate_instance_extension_properties
+            .map(|f| f as usize),
+    ) || !code(device.create_instance.map(|f| f as usize))
+        || !code(device.get_instance_proc_addr.map(|f| f as usize))
+    {
+        if let Some(close) = device.common.close {
+            // SAFETY: the device header is readable, tagged, and `close` is code (checked).
+            unsafe { close(raw_device) };
+        }
+        return Err(HalError::BadDevicePointer {
+            path: path_buf(),
+            what: "a device entry point",
         });
     }
     let procs = (
@@ -475,7 +550,10 @@ static hwvulkan_device_t device = {
     .get_instance_proc_addr = gipa,
 #endif
 };
-#ifndef NO_HMI
+#if defined(TINY_HMI)
+extern uint32_t HMI;
+#define HMI_ADDRESS ((const hw_module_t*)&HMI)
+#elif !defined(NO_HMI)
 extern HMI_QUALIFIER hw_module_t HMI;
 #define HMI_ADDRESS (&HMI)
 #else
@@ -487,14 +565,28 @@ static int open_device(const hw_module_t* module, const char* id, hw_device_t** 
     if (strcmp(id, "vk0") != 0) return -22;
     if (OPEN_RC != 0) return OPEN_RC;
     device.common.module = (hw_module_t*)module;
+#ifdef BAD_PROC_PTR
+    device.get_instance_proc_addr = (void*)0x10;
+#endif
+#ifdef BAD_DEVICE_PTR
+    *out = (hw_device_t*)0x10;
+#else
     *out = &device.common;
+#endif
     return 0;
 }
 static hw_module_methods_t methods = { .open = open_device };
-#ifndef NO_HMI
+#ifndef METHODS
+#define METHODS &methods
+#endif
+#if defined(TINY_HMI)
+/* A 4-byte HMI that starts with the module tag, alone in its own page-aligned section at the end
+   of the image: the rest of a hw_module_t would lie past the mapping. */
+EXPORT uint32_t HMI __attribute__((section(".zz_tiny_hmi"), aligned(4096))) = 0x48574D54;
+#elif !defined(NO_HMI)
 EXPORT HMI_QUALIFIER hw_module_t HMI = {
     .tag = MODULE_TAG, .module_api_version = 1, .hal_api_version = 0x0100,
-    .id = MODULE_ID, .name = "fixture", .author = "vkgen", .methods = &methods,
+    .id = MODULE_ID, .name = "fixture", .author = "vkgen", .methods = METHODS,
 };
 #endif
 "#;
@@ -732,5 +824,35 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
         assert_eq!(d.api_version(), vk::make_api_version(0, 1, 1, 0));
         // SAFETY: global lookup on a live driver.
         assert!(unsafe { d.get_instance_proc_addr(vk::Instance::null(), c"vkNope") }.is_none());
+    }
+
+    /// Issue 11: wild pointers in `HMI` and the opened device are refused before use.
+    #[test]
+    fn hmi_pointers_are_validated_against_the_module_image() {
+        let cases: [(&str, &[&str], &str, bool); 5] = [
+            ("badid", &["MODULE_ID ((const char*)0x10)"], "HMI.id", false),
+            (
+                "badmethods",
+                &["METHODS ((hw_module_methods_t*)0x10)"],
+                "HMI.methods",
+                false,
+            ),
+            ("baddevice", &["BAD_DEVICE_PTR"], "the opened device", true),
+            ("badproc", &["BAD_PROC_PTR"], "a device entry point", true),
+            ("tinyhmi", &["TINY_HMI"], "HMI (smaller", false),
+        ];
+        for (name, defines, what, fatal) in cases {
+            let root = tempfile::tempdir().unwrap();
+            build_hal(root.path(), name, defines);
+            let err = load(&config_for(root.path(), name)).unwrap_err();
+            match &err {
+                HalError::BadModulePointer { what: w, .. }
+                | HalError::BadDevicePointer { what: w, .. } => {
+                    assert!(w.starts_with(what), "{name}: {err}")
+                }
+                other => panic!("{name}: unexpected {other}"),
+            }
+            assert_eq!(err.is_fatal(), fatal, "{name}");
+        }
     }
 }

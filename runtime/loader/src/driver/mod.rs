@@ -17,6 +17,7 @@
 
 pub mod hal;
 pub mod icd;
+mod image;
 
 use std::ffi::{c_void, CStr};
 use std::path::Path;

@@ -11,6 +11,7 @@
 //! `LD_LIBRARY_PATH`, no implicit manifests) ever adds a layer. Android's
 //! `GraphicsEnv::getDebugLayers()` setting is not modelled yet.
 
+use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
@@ -43,11 +44,15 @@ pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
     }
     // Stable: equal priorities keep their property order.
     prioritised.sort_by_key(|&(priority, _)| priority);
+    // A hash set keeps de-duplication linear: the property is attacker-sized on debuggable builds.
+    let mut seen: HashSet<&str> = HashSet::with_capacity(prioritised.len());
     let mut names: Vec<CString> = Vec::new();
     for (_, name) in prioritised {
+        if !seen.insert(name) {
+            continue;
+        }
         match CString::new(name) {
-            Ok(c) if !names.contains(&c) => names.push(c),
-            Ok(_) => {}
+            Ok(c) => names.push(c),
             Err(_) => log::warn!("layer name {name:?} from properties contains NUL; ignored"),
         }
     }
@@ -62,8 +67,9 @@ pub fn requested_layer_names(config: &LoaderConfig, app_layers: &[&CStr]) -> Vec
     } else {
         Vec::new()
     };
+    let mut seen: HashSet<CString> = names.iter().cloned().collect();
     for &name in app_layers {
-        if !names.iter().any(|n| n.as_c_str() == name) {
+        if seen.insert(name.to_owned()) {
             names.push(name.to_owned());
         }
     }
@@ -222,5 +228,24 @@ mod tests {
             ..bad_prop
         };
         assert!(activate(&registry, &release, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn debug_vulkan_layers_dedup_is_linear() {
+        // 100k names (half of them repeats) took ≈50 s with the quadratic scan.
+        let list: Vec<String> = (0..100_000)
+            .map(|i| format!("VK_LAYER_{}", i % 50_000))
+            .collect();
+        let props = Properties::from_pairs([("debug.vulkan.layers", list.join(":"))]);
+        let t = std::time::Instant::now();
+        let names = property_layer_names(&props);
+        assert_eq!(names.len(), 50_000);
+        assert_eq!(names[0].to_str().unwrap(), "VK_LAYER_0");
+        assert_eq!(names[49_999].to_str().unwrap(), "VK_LAYER_49999");
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
+        );
     }
 }

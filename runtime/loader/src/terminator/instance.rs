@@ -419,15 +419,31 @@ pub unsafe extern "system" fn enumerate_physical_devices(
             let term = &data.term;
             if term.passthrough {
                 let driver = &term.drivers[0];
+                // SAFETY: `count` is non-null and valid per the contract.
+                let capacity = unsafe { *count };
                 // SAFETY: the driver's live instance and the caller's valid pointers.
-                let result =
+                let mut result =
                     unsafe { (driver.table.enumerate_physical_devices)(driver.handle, count, out) };
                 if out.is_null()
                     || (result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE)
                 {
                     return result;
                 }
-                // SAFETY: the driver wrote `*count` handles to `out`.
+                // Never trust the driver's count past the application's array: a driver that
+                // claims more than it was given room for wrote at most `capacity` handles.
+                // SAFETY: `count` is valid per the contract.
+                let claimed = unsafe { *count };
+                if claimed > capacity {
+                    log::warn!(
+                        "driver {} claimed {claimed} physical devices for an array of {capacity}; \
+                         clamped",
+                        driver.name()
+                    );
+                    // SAFETY: as above.
+                    unsafe { *count = capacity };
+                    result = vk::Result::INCOMPLETE;
+                }
+                // SAFETY: the driver wrote `*count` (at most `capacity`) handles to `out`.
                 let written = unsafe { std::slice::from_raw_parts(out, *count as usize) };
                 for &pd in written {
                     // SAFETY: a physical device the driver just returned.

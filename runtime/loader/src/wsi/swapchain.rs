@@ -47,6 +47,14 @@
 //! waited for and closed instead; a retired swapchain's window is not touched. A pending
 //! release fence (a present still in flight) defers destroying the `VkImage` when retiring.
 //!
+//! **After the consumer abandons the window** the answers are AOSP's (android16 `swapchain.cpp`),
+//! which this loader keeps rather than unifying: a failed present orphans the swapchain (no longer
+//! current), so `vkCreateSwapchainKHR` naming it as `oldSwapchain` is
+//! `VK_ERROR_NATIVE_WINDOW_IN_USE_KHR` (step 2), while a NULL `oldSwapchain` — or the current one
+//! when no present failed — reaches the window and is `VK_ERROR_SURFACE_LOST_KHR`; the surface
+//! queries read the window and are `VK_ERROR_SURFACE_LOST_KHR` (test
+//! `wsi_abandoned_window_answers_match_aosp`).
+//!
 //! Swapchains live in [`SWAPCHAINS`]; an unknown handle is answered with
 //! `VK_ERROR_SURFACE_LOST_KHR` (commands) or ignored (destroy).
 
