@@ -33,10 +33,10 @@
 
 use std::alloc::Layout;
 use std::collections::HashMap;
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_void, CStr};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use vkgen_generated::commands::CommandId;
@@ -46,10 +46,11 @@ use vkgen_generated::vk;
 
 use crate::export::DriverModule;
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
+use crate::kit::native_buffer::GrallocQueries;
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
 use crate::util::{
-    copy_cstr, fence_error_result, find_in_chain, for_each_out, take_native_fence, write_array_with,
+    copy_cstr, fence_error_result, find_in_chain, for_each_out, lock, slice, write_array_with,
 };
 
 /// The null driver. See the [module docs](self).
@@ -142,10 +143,6 @@ kinds! {
 }
 impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
     const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::from_raw(TYPE);
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The object behind a non-dispatchable handle.
@@ -247,19 +244,6 @@ fn deadline(timeout_ns: u64) -> Option<Instant> {
 /// The time left until `deadline`: `Some(ZERO)` once it has passed, `None` for forever.
 fn remaining(deadline: Option<Instant>) -> Option<Duration> {
     deadline.map(|d| d.saturating_duration_since(Instant::now()))
-}
-
-/// Slice of a possibly null `(pointer, count)` pair.
-///
-/// # Safety
-/// A non-null `p` must be valid for `n` reads.
-unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if p.is_null() || n == 0 {
-        &[]
-    } else {
-        // SAFETY: caller contract.
-        unsafe { std::slice::from_raw_parts(p, n as usize) }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,6 +431,45 @@ impl Kit for NullDriver {
 
     fn device_extensions() -> &'static [ExtensionId] {
         &[ExtensionId::ANDROID_NATIVE_BUFFER]
+    }
+
+    // Every gralloc query, answering 0 (nulldrv); native fences on the null sync objects.
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
+    const NATIVE_FENCES: bool = true;
+
+    fn signal_on_native_fence(
+        _device: &kit::Device<Self>,
+        semaphore: vk::Semaphore,
+        semaphore_fence: Option<NativeFence>,
+        fence: vk::Fence,
+        fence_fence: Option<NativeFence>,
+    ) -> Result<(), vk::Result> {
+        // SAFETY: null or live handles of this device.
+        let (sem, fen) = unsafe { (obj::<Semaphore, _>(semaphore), obj::<Fence, _>(fence)) };
+        if let (Some(s), Some(f)) = (sem, semaphore_fence) {
+            *lock(&s.pending) = (!f.is_trivially_signalled()).then_some(f);
+        }
+        if let (Some(fen), Some(f)) = (fen, fence_fence) {
+            let mut st = lock(&fen.state);
+            st.signalled = f.is_trivially_signalled();
+            st.pending = (!st.signalled).then_some(f);
+        }
+        Ok(())
+    }
+
+    fn release_native_fence(
+        _queue: &kit::Queue<Self>,
+        wait: &[vk::Semaphore],
+        _image: vk::Image,
+    ) -> Result<NativeFence, vk::Result> {
+        // Work completes at submission: once the semaphores' fds fire, the image is released.
+        for &s in wait {
+            // SAFETY: live semaphores per valid usage.
+            if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
+                sem.wait_pending()?;
+            }
+        }
+        Ok(NativeFence::signalled())
     }
 
     fn physical_devices(
@@ -1409,121 +1432,4 @@ impl Driver for NullDriver {
     }
 
     // VK_ANDROID_native_buffer.
-
-    unsafe fn get_swapchain_gralloc_usage_android(
-        _device: vk::Device,
-        _format: vk::Format,
-        _image_usage: vk::ImageUsageFlags,
-        gralloc_usage: *mut c_int,
-    ) -> vk::Result {
-        // SAFETY: valid output pointer.
-        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
-            *u = 0;
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_swapchain_gralloc_usage2_android(
-        _device: vk::Device,
-        _format: vk::Format,
-        _image_usage: vk::ImageUsageFlags,
-        _swapchain_image_usage: vk::SwapchainImageUsageFlagsANDROID,
-        gralloc_consumer_usage: *mut u64,
-        gralloc_producer_usage: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: valid output pointers.
-        unsafe {
-            if let Some(u) = gralloc_consumer_usage.as_mut() {
-                *u = 0;
-            }
-            if let Some(u) = gralloc_producer_usage.as_mut() {
-                *u = 0;
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_swapchain_gralloc_usage3_android(
-        _device: vk::Device,
-        _gralloc_usage_info: *const vk::GrallocUsageInfoANDROID,
-        gralloc_usage: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: valid output pointer.
-        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
-            *u = 0;
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_swapchain_gralloc_usage4_android(
-        _device: vk::Device,
-        _gralloc_usage_info: *const vk::GrallocUsageInfo2ANDROID,
-        gralloc_usage: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: valid output pointer.
-        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
-            *u = 0;
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn acquire_image_android(
-        _device: vk::Device,
-        _image: vk::Image,
-        native_fence_fd: c_int,
-        semaphore: vk::Semaphore,
-        fence: vk::Fence,
-    ) -> vk::Result {
-        // From here the fd is owned by `native`, so every return (and an unwind) closes it.
-        // SAFETY: the HAL hands the fd over to the driver.
-        let native = match unsafe { take_native_fence(native_fence_fd) } {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        // SAFETY: null or live handles of this device.
-        let (sem, fen) = unsafe { (obj::<Semaphore, _>(semaphore), obj::<Fence, _>(fence)) };
-        let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
-        // Make both dups before changing any state, so a failure leaves both untouched.
-        let for_sem = match sem.map(|_| dup(&native)).transpose() {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        let for_fence = match fen.map(|_| dup(&native)).transpose() {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        drop(native);
-        if let (Some(s), Some(f)) = (sem, for_sem) {
-            *lock(&s.pending) = (!f.is_trivially_signalled()).then_some(f);
-        }
-        if let (Some(fen), Some(f)) = (fen, for_fence) {
-            let mut st = lock(&fen.state);
-            st.signalled = f.is_trivially_signalled();
-            st.pending = (!st.signalled).then_some(f);
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn queue_signal_release_image_android(
-        _queue: vk::Queue,
-        wait_semaphore_count: u32,
-        p_wait_semaphores: *const vk::Semaphore,
-        _image: vk::Image,
-        p_native_fence_fd: *mut c_int,
-    ) -> vk::Result {
-        if !p_native_fence_fd.is_null() {
-            // SAFETY: valid output pointer. Written first so an error path never leaves garbage.
-            unsafe { *p_native_fence_fd = -1 };
-        }
-        // SAFETY: the array holds `waitSemaphoreCount` live semaphores.
-        for &s in unsafe { slice(p_wait_semaphores, wait_semaphore_count) } {
-            // SAFETY: as above.
-            if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
-                if let Err(e) = sem.wait_pending() {
-                    return e;
-                }
-            }
-        }
-        vk::Result::SUCCESS
-    }
 }
