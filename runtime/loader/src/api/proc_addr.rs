@@ -16,9 +16,9 @@
 //! * null device or name → `NULL`;
 //! * a command that is not device-level (global, instance, physical device) → `NULL`;
 //! * `vkGetDeviceProcAddr`, `vkDestroyDevice` → ours;
-//! * a command of an extension the device (or, for device commands of instance extensions, the
-//!   instance) did not enable, unless it is core at or below the device's effective API version
-//!   → `NULL`;
+//! * a command the loader hooks (its own implementations, WSI) of an extension the device (or,
+//!   for device commands of instance extensions, the instance) did not enable, unless it is core
+//!   at or below the device's effective API version → `NULL` (AOSP filters only its hooks);
 //! * anything else (names unknown to the registry included) → the head of the device's layer
 //!   chain: the driver's own function unless a layer or the loader intercepts it.
 
@@ -119,10 +119,12 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
             return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
         };
         if let Some(info) = info {
-            if !command_enabled(info, api) {
+            // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
+            // by the enabled extensions and version; every other name is the driver's answer.
+            if loader_hooked(name, info) && !command_enabled(info, api) {
                 log::debug!(
-                    "vkGetDeviceProcAddr({name:?}): its extension is not enabled and it is not core \
-                     at the device's API version"
+                    "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
+                     and which is not core at the device's API version"
                 );
                 return None;
             }
@@ -138,6 +140,18 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
         // SAFETY: the head of the device chain with the device it created and a C string.
         unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
     })
+}
+
+/// Whether the loader hooks `name`: its own implementations (`commands::LOADER_INTERCEPTED`),
+/// its swapchain (`wsi::device_hook`) and the commands of the extensions it implements.
+pub(crate) fn loader_hooked(name: &CStr, info: &CommandInfo) -> bool {
+    commands::LOADER_INTERCEPTED.contains(&name)
+        || crate::wsi::device_hook(name).is_some()
+        || info.extensions.iter().any(|&e| {
+            let policy = vkgen_generated::extensions::info(e).policy;
+            // Driver-private (`VK_ANDROID_native_buffer`) commands are the loader's business too.
+            policy.loader_implemented || policy.internal
+        })
 }
 
 /// Whether a device-level command may be returned for a device: core at or below its
@@ -164,6 +178,19 @@ mod tests {
 
     fn enabled(device: &ApiDevice, name: &CStr) -> bool {
         command_enabled(commands::info(commands::lookup(name).unwrap()), device)
+    }
+
+    #[test]
+    fn aosp_filters_only_the_loaders_hooks() {
+        let hooked = |n: &CStr| loader_hooked(n, commands::info(commands::lookup(n).unwrap()));
+        assert!(hooked(c"vkCreateSwapchainKHR"), "the loader's swapchain");
+        assert!(hooked(c"vkAcquireImageANDROID"), "driver-private");
+        assert!(
+            !hooked(c"vkGetDeviceQueue2"),
+            "the driver's answer, whatever the app's version"
+        );
+        assert!(!hooked(c"vkCmdBeginRendering"));
+        assert!(!hooked(c"vkCmdDrawMultiEXT"));
     }
 
     #[test]
