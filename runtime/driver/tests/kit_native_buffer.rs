@@ -16,7 +16,7 @@ use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::driver::{get_device_proc_addr, get_instance_proc_addr, Driver};
 use vkgen_driver::generated::extensions::ExtensionId;
 use vkgen_driver::kit::native_buffer::{GrallocQueries, GrallocUsage};
-use vkgen_driver::kit::{self, Kit};
+use vkgen_driver::kit::Kit;
 use vkgen_driver::sync_fd::{FenceSignaller, NativeFence};
 
 struct Anb;
@@ -56,7 +56,7 @@ impl Kit for Anb {
     }
 
     fn signal_on_native_fence(
-        _device: &kit::Device<Self>,
+        _device: vk::Device,
         _semaphore: vk::Semaphore,
         semaphore_fence: Option<NativeFence>,
         _fence: vk::Fence,
@@ -72,7 +72,7 @@ impl Kit for Anb {
     }
 
     fn release_native_fence(
-        _queue: &kit::Queue<Self>,
+        _queue: vk::Queue,
         _wait: &[vk::Semaphore],
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {

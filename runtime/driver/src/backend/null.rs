@@ -438,7 +438,7 @@ impl Kit for NullDriver {
     const NATIVE_FENCES: bool = true;
 
     fn signal_on_native_fence(
-        _device: &kit::Device<Self>,
+        _device: vk::Device,
         semaphore: vk::Semaphore,
         semaphore_fence: Option<NativeFence>,
         fence: vk::Fence,
@@ -458,7 +458,7 @@ impl Kit for NullDriver {
     }
 
     fn release_native_fence(
-        _queue: &kit::Queue<Self>,
+        _queue: vk::Queue,
         wait: &[vk::Semaphore],
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {

@@ -124,7 +124,7 @@ pub trait Kit: Driver + DriverModule {
     /// its fence is `None`) signal when their copy of the acquire fence signals. The copies are
     /// the vendor's (dropping one closes it); the kit has already taken and closed the original.
     fn signal_on_native_fence(
-        device: &Device<Self>,
+        device: vk::Device,
         semaphore: vk::Semaphore,
         semaphore_fence: Option<crate::sync_fd::NativeFence>,
         fence: vk::Fence,
@@ -137,7 +137,7 @@ pub trait Kit: Driver + DriverModule {
     /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
     /// (`NativeFence::signalled()` when the work is already done); the caller gets its fd.
     fn release_native_fence(
-        queue: &Queue<Self>,
+        queue: vk::Queue,
         wait: &[vk::Semaphore],
         image: vk::Image,
     ) -> Result<crate::sync_fd::NativeFence, vk::Result> {
@@ -265,7 +265,18 @@ pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         return Some(f);
     }
     if D::NULL_OBJECTS && !common::kit_owned(cmd) {
-        return entry_point::<crate::backend::null::NullDriver>(cmd);
+        // The null driver's answer for `cmd` as its own resolver gives it: its hook, its
+        // native-buffer component or route (these take raw handles, so they serve this driver's
+        // objects too), else its stub. Never its kit commons: those would read this driver's
+        // base objects as the null driver's.
+        type Null = crate::backend::null::NullDriver;
+        if Null::implements(cmd) {
+            return entry_point::<Null>(cmd);
+        }
+        if let Some(f) = native_buffer::entry::<Null>(cmd).or_else(|| routes::entry::<Null>(cmd)) {
+            return Some(f);
+        }
+        return entry_point::<Null>(cmd);
     }
     None
 }

@@ -13,6 +13,9 @@
 //!   [`NativeFence`]s; `vkQueueSignalReleaseImageANDROID` writes `-1` first (so no error path
 //!   leaves garbage) and then the fd the vendor's fence yields, which the caller owns.
 //!
+//! The sync hooks take raw handles, not kit objects, so the component serves any driver (and
+//! the null driver's serves a bring-up driver's devices while `Kit::NULL_OBJECTS` is on).
+//!
 //! Image import (`vkCreateImage` with `VkNativeBufferANDROID`) stays the vendor's: it is where
 //! the buffer layout meets the hardware's tiling.
 
@@ -21,7 +24,6 @@ use std::ffi::c_int;
 use vkgen_generated::commands::CommandId as C;
 use vkgen_generated::vk;
 
-use super::objects::{Device, Queue};
 use super::Kit;
 use crate::sync_fd::NativeFence;
 use crate::util::{fence_error_result, guard, slice, take_native_fence};
@@ -224,10 +226,9 @@ unsafe extern "system" fn acquire_image<D: Kit>(
         Err(e) => return e,
     };
     guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, move || {
-        // SAFETY: a live device handle per valid usage.
-        let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+        if device == vk::Device::null() {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
+        }
         let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
         // Both copies before any state changes: a failure leaves both objects untouched.
         let for_semaphore = match (semaphore != vk::Semaphore::null())
@@ -245,7 +246,7 @@ unsafe extern "system" fn acquire_image<D: Kit>(
             Err(e) => return e,
         };
         drop(native);
-        match D::signal_on_native_fence(dev, semaphore, for_semaphore, fence, for_fence) {
+        match D::signal_on_native_fence(device, semaphore, for_semaphore, fence, for_fence) {
             Ok(()) => vk::Result::SUCCESS,
             Err(e) => e,
         }
@@ -264,13 +265,12 @@ unsafe extern "system" fn queue_signal_release_image<D: Kit>(
     // SAFETY: a valid output pointer per valid usage.
     unsafe { put(p_native_fence_fd, -1) };
     guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a live queue handle per valid usage.
-        let Some(q) = (unsafe { Queue::<D>::from_handle(queue) }) else {
+        if queue == vk::Queue::null() {
             return vk::Result::ERROR_DEVICE_LOST;
-        };
+        }
         // SAFETY: `waitSemaphoreCount` semaphores per valid usage.
         let wait = unsafe { slice(p_wait, wait_count) };
-        match D::release_native_fence(q, wait, image) {
+        match D::release_native_fence(queue, wait, image) {
             Ok(f) => {
                 // SAFETY: as above; the caller owns the fd from here.
                 unsafe { put(p_native_fence_fd, f.into_raw()) };
