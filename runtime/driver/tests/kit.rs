@@ -72,6 +72,8 @@ impl Kit for Fixture {
     }
 }
 
+impl vkgen_driver::kit::native_buffer::NativeBuffers for Fixture {}
+
 #[vkgen_driver::driver(kit)]
 impl Driver for Fixture {
     const API_VERSION: u32 = vk::API_VERSION_1_1;

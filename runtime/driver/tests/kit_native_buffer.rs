@@ -15,7 +15,7 @@ use ash::vk::Handle as _;
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::driver::{get_device_proc_addr, get_instance_proc_addr, Driver};
 use vkgen_driver::generated::extensions::ExtensionId;
-use vkgen_driver::kit::native_buffer::{GrallocQueries, GrallocUsage};
+use vkgen_driver::kit::native_buffer::{GrallocQueries, GrallocUsage, NativeBuffers};
 use vkgen_driver::kit::Kit;
 use vkgen_driver::sync_fd::{FenceSignaller, NativeFence};
 
@@ -40,12 +40,14 @@ impl Kit for Anb {
     type Queue = ();
     type CommandBuffer = ();
 
-    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::V2;
-    const NATIVE_FENCES: bool = true;
-
     fn device_extensions() -> &'static [ExtensionId] {
         &[ExtensionId::ANDROID_NATIVE_BUFFER]
     }
+}
+
+impl NativeBuffers for Anb {
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::V2;
+    const NATIVE_FENCES: bool = true;
 
     fn gralloc_usage() -> GrallocUsage {
         GrallocUsage {

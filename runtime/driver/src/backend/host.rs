@@ -74,8 +74,8 @@
 //!   eventfd and recycles the fence.
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::{c_char, c_int, c_void, CStr};
-use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::ffi::{c_char, c_void, CStr};
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 use std::sync::mpsc;
@@ -93,10 +93,12 @@ use vkgen_generated::vk;
 
 use crate::export::DriverModule;
 use crate::gralloc::Buffer;
+use crate::kit::native_buffer::{GrallocQueries, GrallocUsage, NativeBuffers};
 use crate::sync_fd::FenceSignaller;
+use crate::sync_fd::NativeFence;
 use crate::util::{
     cstr_from_array, extension_properties, fence_error_result, find_in_chain, for_each_out,
-    take_native_fence, write_array, ChainEdit,
+    write_array, ChainEdit,
 };
 
 /// Environment variable naming the host ICD's manifest (overrides the search).
@@ -872,22 +874,132 @@ const INTERCEPTED: &[CommandId] = &[
 ];
 
 /// Gralloc usage for swapchain images of `usage`.
-fn swapchain_gralloc_usage(
-    usage: vk::ImageUsageFlags,
-    swapchain: vk::SwapchainImageUsageFlagsANDROID,
-) -> u64 {
-    use vk::ImageUsageFlags as U;
-    let mut g = 0;
-    if usage.intersects(U::COLOR_ATTACHMENT | U::TRANSFER_DST | U::STORAGE) {
-        g |= buffer_usage::GPU_RENDER_TARGET;
+/// Gralloc usage of the host's swapchain images (what the memfd gralloc allocates for).
+const GRALLOC_USAGE: GrallocUsage = GrallocUsage {
+    base: 0,
+    per_image_usage: &[
+        (
+            vk::ImageUsageFlags::from_raw(
+                vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw()
+                    | vk::ImageUsageFlags::TRANSFER_DST.as_raw()
+                    | vk::ImageUsageFlags::STORAGE.as_raw(),
+            ),
+            buffer_usage::GPU_RENDER_TARGET,
+        ),
+        (
+            vk::ImageUsageFlags::from_raw(
+                vk::ImageUsageFlags::SAMPLED.as_raw()
+                    | vk::ImageUsageFlags::INPUT_ATTACHMENT.as_raw()
+                    | vk::ImageUsageFlags::TRANSFER_SRC.as_raw(),
+            ),
+            buffer_usage::GPU_TEXTURE,
+        ),
+    ],
+    shared: buffer_usage::FRONT_BUFFER,
+};
+
+/// `VK_ANDROID_native_buffer`'s gralloc queries and native fences through the kit's component;
+/// the host-specific part is signalling through an empty submit and exporting the release fence.
+impl NativeBuffers for HostDriver {
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
+    const NATIVE_FENCES: bool = true;
+
+    fn gralloc_usage() -> GrallocUsage {
+        GRALLOC_USAGE
     }
-    if usage.intersects(U::SAMPLED | U::INPUT_ATTACHMENT | U::TRANSFER_SRC) {
-        g |= buffer_usage::GPU_TEXTURE;
+
+    fn signal_on_native_fence(
+        device: vk::Device,
+        semaphore: vk::Semaphore,
+        semaphore_fence: Option<NativeFence>,
+        fence: vk::Fence,
+        fence_fence: Option<NativeFence>,
+    ) -> Result<(), vk::Result> {
+        // Wait on the calling thread (both copies are the same fence), then signal on the host.
+        for f in semaphore_fence.iter().chain(&fence_fence) {
+            f.wait(None).map_err(|e| fence_error_result(&e))?;
+        }
+        drop((semaphore_fence, fence_fence));
+        if semaphore == vk::Semaphore::null() && fence == vk::Fence::null() {
+            return Ok(());
+        }
+        let dev = device_of(device).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
+        let anb = dev
+            .anb
+            .as_ref()
+            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        match anb.signal(&dev, semaphore, fence) {
+            vk::Result::SUCCESS => Ok(()),
+            e => Err(e),
+        }
     }
-    if swapchain.contains(vk::SwapchainImageUsageFlagsANDROID::SHARED) {
-        g |= buffer_usage::FRONT_BUFFER;
+
+    fn release_native_fence(
+        queue: vk::Queue,
+        waits: &[vk::Semaphore],
+        _image: vk::Image,
+    ) -> Result<NativeFence, vk::Result> {
+        let dev = device_of_queue(queue).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
+        let anb = dev
+            .anb
+            .as_ref()
+            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+        let fence = anb.fence(&dev)?;
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(waits)
+            .wait_dst_stage_mask(&stages);
+        // SAFETY: the application's queue (externally synchronised by it for this call).
+        if let Err(e) = unsafe { dev.fns.queue_submit(queue, &[submit], fence) } {
+            lock(&anb.fences).push(fence);
+            return Err(e);
+        }
+        if let Some(fence_fd) = &anb.fence_fd {
+            let info = vk::FenceGetFdInfoKHR::default()
+                .fence(fence)
+                .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+            let mut fd = -1;
+            // SAFETY: a fence with a pending signal, exportable as SYNC_FD.
+            if unsafe { (fence_fd.get_fence_fd_khr)(dev.handle, &info, &mut fd) }
+                == vk::Result::SUCCESS
+            {
+                // Exporting SYNC_FD resets the fence (copy transference), so it can be reused.
+                lock(&anb.fences).push(fence);
+                // SAFETY: the driver hands over the fd it just exported.
+                return Ok(unsafe { NativeFence::from_raw(fd) });
+            }
+        }
+        let eventfd = FenceSignaller::new().and_then(|s| Ok((s.fd()?, s)));
+        let mut worker = lock(&anb.worker);
+        if worker.is_none() {
+            match Worker::start(dev.fns.clone(), anb.fences.clone()) {
+                Ok(w) => *worker = Some(w),
+                Err(e) => log::error!("cannot start the release worker: {e}"),
+            }
+        }
+        let waited = |r: vk::Result| match r {
+            vk::Result::SUCCESS => Ok(NativeFence::signalled()),
+            e => Err(e),
+        };
+        match (eventfd, worker.as_ref()) {
+            (Ok((fd, signaller)), Some(w)) => {
+                if let Err(mpsc::SendError(job)) = w.sender.send(Job { fence, signaller }) {
+                    // The worker is gone: wait here instead; -1 then means "done".
+                    drop(job.signaller);
+                    return waited(wait_and_recycle(&dev, anb, fence));
+                }
+                Ok(NativeFence::from_fd(fd))
+            }
+            (Err(e), _) => {
+                let r = wait_and_recycle(&dev, anb, fence);
+                if r == vk::Result::SUCCESS {
+                    log::warn!("no eventfd for a release fence ({e}); waited instead");
+                }
+                waited(r)
+            }
+            (Ok(_), None) => waited(wait_and_recycle(&dev, anb, fence)),
+        }
     }
-    g
 }
 
 impl DriverModule for HostDriver {
@@ -903,6 +1015,10 @@ impl DriverModule for HostDriver {
 
 #[crate::driver]
 impl Driver for HostDriver {
+    fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+        crate::kit::native_buffer::entry::<Self>(cmd)
+    }
+
     const API_VERSION: u32 = vk::API_VERSION_1_3;
 
     fn supports_extension(ext: ExtensionId) -> bool {
@@ -1486,177 +1602,6 @@ impl Driver for HostDriver {
     }
 
     // --- VK_ANDROID_native_buffer ---------------------------------------------------------
-
-    unsafe fn get_swapchain_gralloc_usage_android(
-        _device: vk::Device,
-        _format: vk::Format,
-        image_usage: vk::ImageUsageFlags,
-        gralloc_usage: *mut c_int,
-    ) -> vk::Result {
-        // SAFETY: valid output pointer.
-        if let Some(u) = unsafe { gralloc_usage.as_mut() } {
-            *u = swapchain_gralloc_usage(image_usage, vk::SwapchainImageUsageFlagsANDROID::empty())
-                as c_int;
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_swapchain_gralloc_usage2_android(
-        _device: vk::Device,
-        _format: vk::Format,
-        image_usage: vk::ImageUsageFlags,
-        swapchain_image_usage: vk::SwapchainImageUsageFlagsANDROID,
-        gralloc_consumer_usage: *mut u64,
-        gralloc_producer_usage: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: valid output pointers.
-        unsafe {
-            if let Some(u) = gralloc_consumer_usage.as_mut() {
-                *u = 0;
-            }
-            if let Some(u) = gralloc_producer_usage.as_mut() {
-                *u = swapchain_gralloc_usage(image_usage, swapchain_image_usage);
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_swapchain_gralloc_usage3_android(
-        _device: vk::Device,
-        gralloc_usage_info: *const vk::GrallocUsageInfoANDROID,
-        gralloc_usage: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: valid input structure and output pointer.
-        unsafe {
-            if let (Some(info), Some(u)) = (gralloc_usage_info.as_ref(), gralloc_usage.as_mut()) {
-                *u = swapchain_gralloc_usage(
-                    info.image_usage,
-                    vk::SwapchainImageUsageFlagsANDROID::empty(),
-                );
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_swapchain_gralloc_usage4_android(
-        _device: vk::Device,
-        gralloc_usage_info: *const vk::GrallocUsageInfo2ANDROID,
-        gralloc_usage: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: valid input structure and output pointer.
-        unsafe {
-            if let (Some(info), Some(u)) = (gralloc_usage_info.as_ref(), gralloc_usage.as_mut()) {
-                *u = swapchain_gralloc_usage(info.image_usage, info.swapchain_image_usage);
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn acquire_image_android(
-        device: vk::Device,
-        _image: vk::Image,
-        native_fence_fd: c_int,
-        semaphore: vk::Semaphore,
-        fence: vk::Fence,
-    ) -> vk::Result {
-        // From here the fd is owned by `native`: every return (and an unwind) closes it.
-        // SAFETY: the HAL hands the fd over to the driver.
-        let native = match unsafe { take_native_fence(native_fence_fd) } {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        if let Err(e) = native.wait(None) {
-            return fence_error_result(&e);
-        }
-        drop(native);
-        if semaphore == vk::Semaphore::null() && fence == vk::Fence::null() {
-            return vk::Result::SUCCESS;
-        }
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_DEVICE_LOST;
-        };
-        let Some(anb) = &dev.anb else {
-            return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
-        };
-        anb.signal(&dev, semaphore, fence)
-    }
-
-    unsafe fn queue_signal_release_image_android(
-        queue: vk::Queue,
-        wait_semaphore_count: u32,
-        p_wait_semaphores: *const vk::Semaphore,
-        _image: vk::Image,
-        p_native_fence_fd: *mut c_int,
-    ) -> vk::Result {
-        // SAFETY: valid output pointer, written first so no error path leaves garbage.
-        let Some(out) = (unsafe { p_native_fence_fd.as_mut() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        *out = -1;
-        let Some(dev) = device_of_queue(queue) else {
-            return vk::Result::ERROR_DEVICE_LOST;
-        };
-        let Some(anb) = &dev.anb else {
-            return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
-        };
-        // SAFETY: the array holds `waitSemaphoreCount` semaphores.
-        let waits = unsafe { slice(p_wait_semaphores, wait_semaphore_count) };
-        let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
-        let fence = match anb.fence(&dev) {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        let submit = vk::SubmitInfo::default()
-            .wait_semaphores(waits)
-            .wait_dst_stage_mask(&stages);
-        // SAFETY: the application's queue (externally synchronised by it for this call).
-        if let Err(e) = unsafe { dev.fns.queue_submit(queue, &[submit], fence) } {
-            lock(&anb.fences).push(fence);
-            return e;
-        }
-        if let Some(fence_fd) = &anb.fence_fd {
-            let info = vk::FenceGetFdInfoKHR::default()
-                .fence(fence)
-                .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-            let mut fd = -1;
-            // SAFETY: a fence with a pending signal, exportable as SYNC_FD.
-            if unsafe { (fence_fd.get_fence_fd_khr)(dev.handle, &info, &mut fd) }
-                == vk::Result::SUCCESS
-            {
-                // Exporting SYNC_FD resets the fence (copy transference), so it can be reused.
-                lock(&anb.fences).push(fence);
-                *out = fd;
-                return vk::Result::SUCCESS;
-            }
-        }
-        let eventfd = FenceSignaller::new().and_then(|s| Ok((s.fd()?, s)));
-        let mut worker = lock(&anb.worker);
-        if worker.is_none() {
-            match Worker::start(dev.fns.clone(), anb.fences.clone()) {
-                Ok(w) => *worker = Some(w),
-                Err(e) => log::error!("cannot start the release worker: {e}"),
-            }
-        }
-        match (eventfd, worker.as_ref()) {
-            (Ok((fd, signaller)), Some(w)) => {
-                if let Err(mpsc::SendError(job)) = w.sender.send(Job { fence, signaller }) {
-                    // The worker is gone: wait here instead; -1 then means "done".
-                    drop(job.signaller);
-                    return wait_and_recycle(&dev, anb, fence);
-                }
-                *out = fd.into_raw_fd();
-                vk::Result::SUCCESS
-            }
-            (Err(e), _) => {
-                let r = wait_and_recycle(&dev, anb, fence);
-                if r == vk::Result::SUCCESS {
-                    log::warn!("no eventfd for a release fence ({e}); waited instead");
-                }
-                r
-            }
-            (Ok(_), None) => wait_and_recycle(&dev, anb, fence),
-        }
-    }
 }
 
 /// Waits for a submitted release fence on the calling thread and returns it to the pool.

@@ -46,7 +46,7 @@ use vkgen_generated::vk;
 
 use crate::export::DriverModule;
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
-use crate::kit::native_buffer::GrallocQueries;
+use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
 use crate::util::{
@@ -433,45 +433,6 @@ impl Kit for NullDriver {
         &[ExtensionId::ANDROID_NATIVE_BUFFER]
     }
 
-    // Every gralloc query, answering 0 (nulldrv); native fences on the null sync objects.
-    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
-    const NATIVE_FENCES: bool = true;
-
-    fn signal_on_native_fence(
-        _device: vk::Device,
-        semaphore: vk::Semaphore,
-        semaphore_fence: Option<NativeFence>,
-        fence: vk::Fence,
-        fence_fence: Option<NativeFence>,
-    ) -> Result<(), vk::Result> {
-        // SAFETY: null or live handles of this device.
-        let (sem, fen) = unsafe { (obj::<Semaphore, _>(semaphore), obj::<Fence, _>(fence)) };
-        if let (Some(s), Some(f)) = (sem, semaphore_fence) {
-            *lock(&s.pending) = (!f.is_trivially_signalled()).then_some(f);
-        }
-        if let (Some(fen), Some(f)) = (fen, fence_fence) {
-            let mut st = lock(&fen.state);
-            st.signalled = f.is_trivially_signalled();
-            st.pending = (!st.signalled).then_some(f);
-        }
-        Ok(())
-    }
-
-    fn release_native_fence(
-        _queue: vk::Queue,
-        wait: &[vk::Semaphore],
-        _image: vk::Image,
-    ) -> Result<NativeFence, vk::Result> {
-        // Work completes at submission: once the semaphores' fds fire, the image is released.
-        for &s in wait {
-            // SAFETY: live semaphores per valid usage.
-            if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
-                sem.wait_pending()?;
-            }
-        }
-        Ok(NativeFence::signalled())
-    }
-
     fn physical_devices(
         _instance: &kit::Instance<Self>,
     ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
@@ -534,6 +495,47 @@ impl Kit for NullDriver {
             *on = true;
         }
         Ok(vec![d])
+    }
+}
+
+impl NativeBuffers for NullDriver {
+    // Every gralloc query, answering 0 (nulldrv); native fences on the null sync objects.
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
+    const NATIVE_FENCES: bool = true;
+
+    fn signal_on_native_fence(
+        _device: vk::Device,
+        semaphore: vk::Semaphore,
+        semaphore_fence: Option<NativeFence>,
+        fence: vk::Fence,
+        fence_fence: Option<NativeFence>,
+    ) -> Result<(), vk::Result> {
+        // SAFETY: null or live handles of this device.
+        let (sem, fen) = unsafe { (obj::<Semaphore, _>(semaphore), obj::<Fence, _>(fence)) };
+        if let (Some(s), Some(f)) = (sem, semaphore_fence) {
+            *lock(&s.pending) = (!f.is_trivially_signalled()).then_some(f);
+        }
+        if let (Some(fen), Some(f)) = (fen, fence_fence) {
+            let mut st = lock(&fen.state);
+            st.signalled = f.is_trivially_signalled();
+            st.pending = (!st.signalled).then_some(f);
+        }
+        Ok(())
+    }
+
+    fn release_native_fence(
+        _queue: vk::Queue,
+        wait: &[vk::Semaphore],
+        _image: vk::Image,
+    ) -> Result<NativeFence, vk::Result> {
+        // Work completes at submission: once the semaphores' fds fire, the image is released.
+        for &s in wait {
+            // SAFETY: live semaphores per valid usage.
+            if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
+                sem.wait_pending()?;
+            }
+        }
+        Ok(NativeFence::signalled())
     }
 }
 

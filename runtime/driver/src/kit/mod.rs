@@ -90,7 +90,7 @@ impl<D: Kit> PhysicalDeviceDesc<D> {
 }
 
 /// A driver built on the kit. See the [module docs](self).
-pub trait Kit: Driver + DriverModule {
+pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// The vendor's data in each [`Instance`] (`()` when it needs none).
     type Instance: Default + Send + Sync + 'static;
     /// The vendor's data in each [`PhysicalDevice`].
@@ -106,44 +106,6 @@ pub trait Kit: Driver + DriverModule {
     /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
-
-    /// The `vkGetSwapchainGrallocUsage*ANDROID` versions the kit answers for the driver, from
-    /// [`Kit::gralloc_usage`] ([`native_buffer`]).
-    const GRALLOC_QUERIES: native_buffer::GrallocQueries = native_buffer::GrallocQueries::NONE;
-
-    /// Whether the kit provides `vkAcquireImageANDROID` / `vkQueueSignalReleaseImageANDROID`
-    /// over [`Kit::signal_on_native_fence`] and [`Kit::release_native_fence`].
-    const NATIVE_FENCES: bool = false;
-
-    /// The gralloc usage of the driver's swapchain images.
-    fn gralloc_usage() -> native_buffer::GrallocUsage {
-        native_buffer::GrallocUsage::default()
-    }
-
-    /// `vkAcquireImageANDROID`'s work: make `semaphore` / `fence` (each may be null, and then
-    /// its fence is `None`) signal when their copy of the acquire fence signals. The copies are
-    /// the vendor's (dropping one closes it); the kit has already taken and closed the original.
-    fn signal_on_native_fence(
-        device: vk::Device,
-        semaphore: vk::Semaphore,
-        semaphore_fence: Option<crate::sync_fd::NativeFence>,
-        fence: vk::Fence,
-        fence_fence: Option<crate::sync_fd::NativeFence>,
-    ) -> Result<(), vk::Result> {
-        let _ = (device, semaphore, semaphore_fence, fence, fence_fence);
-        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
-    }
-
-    /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
-    /// (`NativeFence::signalled()` when the work is already done); the caller gets its fd.
-    fn release_native_fence(
-        queue: vk::Queue,
-        wait: &[vk::Semaphore],
-        image: vk::Image,
-    ) -> Result<crate::sync_fd::NativeFence, vk::Result> {
-        let _ = (queue, wait, image);
-        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
-    }
 
     /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
     fn instance_version() -> u32 {

@@ -6,8 +6,8 @@
 //!   [`GrallocQueries`]). The kit answers `vkGetSwapchainGrallocUsage{,2,3,4}ANDROID` from it
 //!   and exposes exactly the versions listed, so a loader picks the one the driver really has
 //!   (most Android drivers offer only `…Usage2`).
-//! * **Native fences** over a sync hook ([`Kit::signal_on_native_fence`],
-//!   [`Kit::release_native_fence`]): `vkAcquireImageANDROID` takes the fd on every path (closed
+//! * **Native fences** over a sync hook ([`NativeBuffers::signal_on_native_fence`],
+//!   [`NativeBuffers::release_native_fence`]): `vkAcquireImageANDROID` takes the fd on every path (closed
 //!   on failure, bad fds refused with `VK_ERROR_INVALID_EXTERNAL_HANDLE`), duplicates it for the
 //!   semaphore and the fence before touching either, and hands the vendor owned
 //!   [`NativeFence`]s; `vkQueueSignalReleaseImageANDROID` writes `-1` first (so no error path
@@ -24,7 +24,8 @@ use std::ffi::c_int;
 use vkgen_generated::commands::CommandId as C;
 use vkgen_generated::vk;
 
-use super::Kit;
+use vkgen_generated::driver::Driver;
+
 use crate::sync_fd::NativeFence;
 use crate::util::{fence_error_result, guard, slice, take_native_fence};
 
@@ -96,8 +97,52 @@ impl GrallocUsage {
     }
 }
 
-/// The kit's entry point for a native-buffer command, per the driver's [`GrallocQueries`].
-pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
+/// A driver's native-buffer configuration and sync hooks. Every kit driver has it (a `Kit`
+/// supertrait, all defaults: nothing exposed); a driver outside the kit (the host passthrough)
+/// implements it and routes `Driver::fallback` to [`entry`].
+pub trait NativeBuffers: Driver {
+    /// The `vkGetSwapchainGrallocUsage*ANDROID` versions answered from
+    /// [`NativeBuffers::gralloc_usage`].
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::NONE;
+
+    /// Whether `vkAcquireImageANDROID` / `vkQueueSignalReleaseImageANDROID` are provided over
+    /// [`NativeBuffers::signal_on_native_fence`] and [`NativeBuffers::release_native_fence`].
+    const NATIVE_FENCES: bool = false;
+
+    /// The gralloc usage of the driver's swapchain images.
+    fn gralloc_usage() -> GrallocUsage {
+        GrallocUsage::default()
+    }
+
+    /// `vkAcquireImageANDROID`'s work: make `semaphore` / `fence` (each may be null, and then
+    /// its copy is `None`) signal when their copy of the acquire fence signals. The copies are
+    /// the driver's (dropping one closes it); the original is already closed.
+    fn signal_on_native_fence(
+        device: vk::Device,
+        semaphore: vk::Semaphore,
+        semaphore_fence: Option<NativeFence>,
+        fence: vk::Fence,
+        fence_fence: Option<NativeFence>,
+    ) -> Result<(), vk::Result> {
+        let _ = (device, semaphore, semaphore_fence, fence, fence_fence);
+        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+    }
+
+    /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
+    /// (`NativeFence::signalled()` when the work is already done); the caller gets its fd.
+    fn release_native_fence(
+        queue: vk::Queue,
+        wait: &[vk::Semaphore],
+        image: vk::Image,
+    ) -> Result<NativeFence, vk::Result> {
+        let _ = (queue, wait, image);
+        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+    }
+}
+
+/// The component's entry point for a native-buffer command, per the driver's
+/// [`GrallocQueries`] and [`NativeBuffers::NATIVE_FENCES`].
+pub fn entry<D: NativeBuffers>(cmd: C) -> vk::PFN_vkVoidFunction {
     macro_rules! pfn {
         ($on:expr, $f:ident, $t:ident) => {{
             if !$on {
@@ -148,7 +193,7 @@ unsafe fn put<T>(out: *mut T, value: T) {
     }
 }
 
-unsafe extern "system" fn usage1<D: Kit>(
+unsafe extern "system" fn usage1<D: NativeBuffers>(
     _device: vk::Device,
     _format: vk::Format,
     image_usage: vk::ImageUsageFlags,
@@ -161,7 +206,7 @@ unsafe extern "system" fn usage1<D: Kit>(
     vk::Result::SUCCESS
 }
 
-unsafe extern "system" fn usage2<D: Kit>(
+unsafe extern "system" fn usage2<D: NativeBuffers>(
     _device: vk::Device,
     _format: vk::Format,
     image_usage: vk::ImageUsageFlags,
@@ -178,7 +223,7 @@ unsafe extern "system" fn usage2<D: Kit>(
     vk::Result::SUCCESS
 }
 
-unsafe extern "system" fn usage3<D: Kit>(
+unsafe extern "system" fn usage3<D: NativeBuffers>(
     _device: vk::Device,
     info: *const vk::GrallocUsageInfoANDROID,
     out: *mut u64,
@@ -196,7 +241,7 @@ unsafe extern "system" fn usage3<D: Kit>(
     vk::Result::SUCCESS
 }
 
-unsafe extern "system" fn usage4<D: Kit>(
+unsafe extern "system" fn usage4<D: NativeBuffers>(
     _device: vk::Device,
     info: *const vk::GrallocUsageInfo2ANDROID,
     out: *mut u64,
@@ -213,7 +258,7 @@ unsafe extern "system" fn usage4<D: Kit>(
 
 /// `vkAcquireImageANDROID`: the fd is the driver's from the first instruction, closed on every
 /// path that does not hand it to the vendor.
-unsafe extern "system" fn acquire_image<D: Kit>(
+unsafe extern "system" fn acquire_image<D: NativeBuffers>(
     device: vk::Device,
     _image: vk::Image,
     native_fence_fd: c_int,
@@ -255,7 +300,7 @@ unsafe extern "system" fn acquire_image<D: Kit>(
 
 /// `vkQueueSignalReleaseImageANDROID`: `-1` is written first; the vendor's fence fd, owned by
 /// the caller, replaces it.
-unsafe extern "system" fn queue_signal_release_image<D: Kit>(
+unsafe extern "system" fn queue_signal_release_image<D: NativeBuffers>(
     queue: vk::Queue,
     wait_count: u32,
     p_wait: *const vk::Semaphore,
