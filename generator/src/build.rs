@@ -54,9 +54,16 @@ pub fn generator_beside(out: &Path) -> Option<String> {
 
 /// `opts` with `$VKGEN_API_VERSION` (`X.Y`) applied when `opts` leaves the version open.
 pub fn options_from_env(opts: &Options) -> Result<Options> {
+    let value = std::env::var("VKGEN_API_VERSION").ok();
+    options_with_api_version(opts, value.as_deref())
+}
+
+/// `opts` with `value` (`$VKGEN_API_VERSION`'s, `X.Y`) applied when `opts` leaves the version
+/// open; `None` leaves it open.
+pub fn options_with_api_version(opts: &Options, value: Option<&str>) -> Result<Options> {
     let mut opts = opts.clone();
     if opts.api_version.is_none() {
-        if let Ok(v) = std::env::var("VKGEN_API_VERSION") {
+        if let Some(v) = value {
             let parsed = v
                 .split_once('.')
                 .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
@@ -137,22 +144,51 @@ fn write_if_changed(path: &Path, contents: &str) -> Result<()> {
     std::fs::write(path, contents).map_err(|e| Error::io(path, e))
 }
 
+/// The environment variables the build mode reads (each gets `cargo:rerun-if-env-changed`).
+pub const ENV_VARS: [&str; 2] = ["VKGEN_REGISTRY", "VKGEN_API_VERSION"];
+
+/// `opts` with the registry made explicit and absolute: `--registry`/`opts.registry`, else
+/// `$VKGEN_REGISTRY`, else Debian's vk.xml. A relative path is taken relative to the current
+/// directory, which in a build script is the package's directory (not where cargo was run), so
+/// messages and `rerun-if-changed` name the file that was actually read.
+pub fn resolve_registry(opts: &Options) -> Result<Options> {
+    let mut path = crate::registry::locate(opts.registry.as_deref()).path;
+    if path.is_relative() {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(Path::new("."), e))?;
+        path = cwd.join(path);
+    }
+    Ok(Options {
+        registry: Some(path),
+        ..opts.clone()
+    })
+}
+
+/// The `cargo:` lines a build script owes cargo for `opts` (after [`resolve_registry`]): rerun
+/// when the registry or the overlay file changes, or when an [`ENV_VARS`] variable does.
+pub fn rerun_directives(opts: &Options) -> Vec<String> {
+    let mut out: Vec<String> = ENV_VARS
+        .iter()
+        .map(|var| format!("cargo:rerun-if-env-changed={var}"))
+        .collect();
+    // Without a file the overlay is vkgen's built-in copy: a vkgen change rebuilds the script.
+    for file in opts.registry.iter().chain(&opts.android_ext) {
+        out.push(format!("cargo:rerun-if-changed={}", file.display()));
+    }
+    out
+}
+
 /// [`generate_into`] `$OUT_DIR`, with the `cargo:` lines a build script owes cargo.
 pub fn run(opts: &Options) -> Result<BuildOutput> {
-    for var in ["VKGEN_REGISTRY", "VKGEN_API_VERSION"] {
-        println!("cargo:rerun-if-env-changed={var}");
+    let opts = resolve_registry(opts)?;
+    for line in rerun_directives(&opts) {
+        println!("{line}");
     }
-    if let Some(overlay) = &opts.android_ext {
-        println!("cargo:rerun-if-changed={}", overlay.display());
-    }
-    let registry = crate::registry::locate(opts.registry.as_deref()).path;
-    println!("cargo:rerun-if-changed={}", registry.display());
     let out_dir = std::env::var_os("OUT_DIR")
         .map(PathBuf::from)
         .ok_or_else(|| {
             Error::Options("OUT_DIR is not set: call vkgen::build from build.rs".into())
         })?;
-    generate_into(opts, &out_dir)
+    generate_into(&opts, &out_dir)
 }
 
 /// [`run`] for `build.rs`: on error prints the located message and exits 1.
