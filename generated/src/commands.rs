@@ -177,992 +177,1380 @@ impl CommandId {
     pub const GET_PIPELINE_CACHE_DATA: CommandId = CommandId(66);
     /// `vkMergePipelineCaches`
     pub const MERGE_PIPELINE_CACHES: CommandId = CommandId(67);
+    /// `vkCreatePipelineBinariesKHR`
+    pub const CREATE_PIPELINE_BINARIES_KHR: CommandId = CommandId(68);
+    /// `vkDestroyPipelineBinaryKHR`
+    pub const DESTROY_PIPELINE_BINARY_KHR: CommandId = CommandId(69);
+    /// `vkGetPipelineKeyKHR`
+    pub const GET_PIPELINE_KEY_KHR: CommandId = CommandId(70);
+    /// `vkGetPipelineBinaryDataKHR`
+    pub const GET_PIPELINE_BINARY_DATA_KHR: CommandId = CommandId(71);
+    /// `vkReleaseCapturedPipelineDataKHR`
+    pub const RELEASE_CAPTURED_PIPELINE_DATA_KHR: CommandId = CommandId(72);
     /// `vkCreateGraphicsPipelines`
-    pub const CREATE_GRAPHICS_PIPELINES: CommandId = CommandId(68);
+    pub const CREATE_GRAPHICS_PIPELINES: CommandId = CommandId(73);
     /// `vkCreateComputePipelines`
-    pub const CREATE_COMPUTE_PIPELINES: CommandId = CommandId(69);
+    pub const CREATE_COMPUTE_PIPELINES: CommandId = CommandId(74);
     /// `vkDestroyPipeline`
-    pub const DESTROY_PIPELINE: CommandId = CommandId(70);
+    pub const DESTROY_PIPELINE: CommandId = CommandId(75);
     /// `vkCreatePipelineLayout`
-    pub const CREATE_PIPELINE_LAYOUT: CommandId = CommandId(71);
+    pub const CREATE_PIPELINE_LAYOUT: CommandId = CommandId(76);
     /// `vkDestroyPipelineLayout`
-    pub const DESTROY_PIPELINE_LAYOUT: CommandId = CommandId(72);
+    pub const DESTROY_PIPELINE_LAYOUT: CommandId = CommandId(77);
     /// `vkCreateSampler`
-    pub const CREATE_SAMPLER: CommandId = CommandId(73);
+    pub const CREATE_SAMPLER: CommandId = CommandId(78);
     /// `vkDestroySampler`
-    pub const DESTROY_SAMPLER: CommandId = CommandId(74);
+    pub const DESTROY_SAMPLER: CommandId = CommandId(79);
     /// `vkCreateDescriptorSetLayout`
-    pub const CREATE_DESCRIPTOR_SET_LAYOUT: CommandId = CommandId(75);
+    pub const CREATE_DESCRIPTOR_SET_LAYOUT: CommandId = CommandId(80);
     /// `vkDestroyDescriptorSetLayout`
-    pub const DESTROY_DESCRIPTOR_SET_LAYOUT: CommandId = CommandId(76);
+    pub const DESTROY_DESCRIPTOR_SET_LAYOUT: CommandId = CommandId(81);
     /// `vkCreateDescriptorPool`
-    pub const CREATE_DESCRIPTOR_POOL: CommandId = CommandId(77);
+    pub const CREATE_DESCRIPTOR_POOL: CommandId = CommandId(82);
     /// `vkDestroyDescriptorPool`
-    pub const DESTROY_DESCRIPTOR_POOL: CommandId = CommandId(78);
+    pub const DESTROY_DESCRIPTOR_POOL: CommandId = CommandId(83);
     /// `vkResetDescriptorPool`
-    pub const RESET_DESCRIPTOR_POOL: CommandId = CommandId(79);
+    pub const RESET_DESCRIPTOR_POOL: CommandId = CommandId(84);
     /// `vkAllocateDescriptorSets`
-    pub const ALLOCATE_DESCRIPTOR_SETS: CommandId = CommandId(80);
+    pub const ALLOCATE_DESCRIPTOR_SETS: CommandId = CommandId(85);
     /// `vkFreeDescriptorSets`
-    pub const FREE_DESCRIPTOR_SETS: CommandId = CommandId(81);
+    pub const FREE_DESCRIPTOR_SETS: CommandId = CommandId(86);
     /// `vkUpdateDescriptorSets`
-    pub const UPDATE_DESCRIPTOR_SETS: CommandId = CommandId(82);
+    pub const UPDATE_DESCRIPTOR_SETS: CommandId = CommandId(87);
     /// `vkCreateFramebuffer`
-    pub const CREATE_FRAMEBUFFER: CommandId = CommandId(83);
+    pub const CREATE_FRAMEBUFFER: CommandId = CommandId(88);
     /// `vkDestroyFramebuffer`
-    pub const DESTROY_FRAMEBUFFER: CommandId = CommandId(84);
+    pub const DESTROY_FRAMEBUFFER: CommandId = CommandId(89);
     /// `vkCreateRenderPass`
-    pub const CREATE_RENDER_PASS: CommandId = CommandId(85);
+    pub const CREATE_RENDER_PASS: CommandId = CommandId(90);
     /// `vkDestroyRenderPass`
-    pub const DESTROY_RENDER_PASS: CommandId = CommandId(86);
+    pub const DESTROY_RENDER_PASS: CommandId = CommandId(91);
     /// `vkGetRenderAreaGranularity`
-    pub const GET_RENDER_AREA_GRANULARITY: CommandId = CommandId(87);
+    pub const GET_RENDER_AREA_GRANULARITY: CommandId = CommandId(92);
+    /// `vkGetRenderingAreaGranularity`
+    pub const GET_RENDERING_AREA_GRANULARITY: CommandId = CommandId(93);
+    /// `vkGetRenderingAreaGranularityKHR`
+    pub const GET_RENDERING_AREA_GRANULARITY_KHR: CommandId = CommandId(94);
     /// `vkCreateCommandPool`
-    pub const CREATE_COMMAND_POOL: CommandId = CommandId(88);
+    pub const CREATE_COMMAND_POOL: CommandId = CommandId(95);
     /// `vkDestroyCommandPool`
-    pub const DESTROY_COMMAND_POOL: CommandId = CommandId(89);
+    pub const DESTROY_COMMAND_POOL: CommandId = CommandId(96);
     /// `vkResetCommandPool`
-    pub const RESET_COMMAND_POOL: CommandId = CommandId(90);
+    pub const RESET_COMMAND_POOL: CommandId = CommandId(97);
     /// `vkAllocateCommandBuffers`
-    pub const ALLOCATE_COMMAND_BUFFERS: CommandId = CommandId(91);
+    pub const ALLOCATE_COMMAND_BUFFERS: CommandId = CommandId(98);
     /// `vkFreeCommandBuffers`
-    pub const FREE_COMMAND_BUFFERS: CommandId = CommandId(92);
+    pub const FREE_COMMAND_BUFFERS: CommandId = CommandId(99);
     /// `vkBeginCommandBuffer`
-    pub const BEGIN_COMMAND_BUFFER: CommandId = CommandId(93);
+    pub const BEGIN_COMMAND_BUFFER: CommandId = CommandId(100);
     /// `vkEndCommandBuffer`
-    pub const END_COMMAND_BUFFER: CommandId = CommandId(94);
+    pub const END_COMMAND_BUFFER: CommandId = CommandId(101);
     /// `vkResetCommandBuffer`
-    pub const RESET_COMMAND_BUFFER: CommandId = CommandId(95);
+    pub const RESET_COMMAND_BUFFER: CommandId = CommandId(102);
     /// `vkCmdBindPipeline`
-    pub const CMD_BIND_PIPELINE: CommandId = CommandId(96);
+    pub const CMD_BIND_PIPELINE: CommandId = CommandId(103);
+    /// `vkCmdSetPrimitiveRestartIndexEXT`
+    pub const CMD_SET_PRIMITIVE_RESTART_INDEX_EXT: CommandId = CommandId(104);
+    /// `vkCmdSetAttachmentFeedbackLoopEnableEXT`
+    pub const CMD_SET_ATTACHMENT_FEEDBACK_LOOP_ENABLE_EXT: CommandId = CommandId(105);
     /// `vkCmdSetViewport`
-    pub const CMD_SET_VIEWPORT: CommandId = CommandId(97);
+    pub const CMD_SET_VIEWPORT: CommandId = CommandId(106);
     /// `vkCmdSetScissor`
-    pub const CMD_SET_SCISSOR: CommandId = CommandId(98);
+    pub const CMD_SET_SCISSOR: CommandId = CommandId(107);
     /// `vkCmdSetLineWidth`
-    pub const CMD_SET_LINE_WIDTH: CommandId = CommandId(99);
+    pub const CMD_SET_LINE_WIDTH: CommandId = CommandId(108);
     /// `vkCmdSetDepthBias`
-    pub const CMD_SET_DEPTH_BIAS: CommandId = CommandId(100);
+    pub const CMD_SET_DEPTH_BIAS: CommandId = CommandId(109);
     /// `vkCmdSetBlendConstants`
-    pub const CMD_SET_BLEND_CONSTANTS: CommandId = CommandId(101);
+    pub const CMD_SET_BLEND_CONSTANTS: CommandId = CommandId(110);
     /// `vkCmdSetDepthBounds`
-    pub const CMD_SET_DEPTH_BOUNDS: CommandId = CommandId(102);
+    pub const CMD_SET_DEPTH_BOUNDS: CommandId = CommandId(111);
     /// `vkCmdSetStencilCompareMask`
-    pub const CMD_SET_STENCIL_COMPARE_MASK: CommandId = CommandId(103);
+    pub const CMD_SET_STENCIL_COMPARE_MASK: CommandId = CommandId(112);
     /// `vkCmdSetStencilWriteMask`
-    pub const CMD_SET_STENCIL_WRITE_MASK: CommandId = CommandId(104);
+    pub const CMD_SET_STENCIL_WRITE_MASK: CommandId = CommandId(113);
     /// `vkCmdSetStencilReference`
-    pub const CMD_SET_STENCIL_REFERENCE: CommandId = CommandId(105);
+    pub const CMD_SET_STENCIL_REFERENCE: CommandId = CommandId(114);
     /// `vkCmdBindDescriptorSets`
-    pub const CMD_BIND_DESCRIPTOR_SETS: CommandId = CommandId(106);
+    pub const CMD_BIND_DESCRIPTOR_SETS: CommandId = CommandId(115);
     /// `vkCmdBindIndexBuffer`
-    pub const CMD_BIND_INDEX_BUFFER: CommandId = CommandId(107);
+    pub const CMD_BIND_INDEX_BUFFER: CommandId = CommandId(116);
     /// `vkCmdBindVertexBuffers`
-    pub const CMD_BIND_VERTEX_BUFFERS: CommandId = CommandId(108);
+    pub const CMD_BIND_VERTEX_BUFFERS: CommandId = CommandId(117);
     /// `vkCmdDraw`
-    pub const CMD_DRAW: CommandId = CommandId(109);
+    pub const CMD_DRAW: CommandId = CommandId(118);
     /// `vkCmdDrawIndexed`
-    pub const CMD_DRAW_INDEXED: CommandId = CommandId(110);
+    pub const CMD_DRAW_INDEXED: CommandId = CommandId(119);
     /// `vkCmdDrawMultiEXT`
-    pub const CMD_DRAW_MULTI_EXT: CommandId = CommandId(111);
+    pub const CMD_DRAW_MULTI_EXT: CommandId = CommandId(120);
     /// `vkCmdDrawMultiIndexedEXT`
-    pub const CMD_DRAW_MULTI_INDEXED_EXT: CommandId = CommandId(112);
+    pub const CMD_DRAW_MULTI_INDEXED_EXT: CommandId = CommandId(121);
     /// `vkCmdDrawIndirect`
-    pub const CMD_DRAW_INDIRECT: CommandId = CommandId(113);
+    pub const CMD_DRAW_INDIRECT: CommandId = CommandId(122);
     /// `vkCmdDrawIndexedIndirect`
-    pub const CMD_DRAW_INDEXED_INDIRECT: CommandId = CommandId(114);
+    pub const CMD_DRAW_INDEXED_INDIRECT: CommandId = CommandId(123);
     /// `vkCmdDispatch`
-    pub const CMD_DISPATCH: CommandId = CommandId(115);
+    pub const CMD_DISPATCH: CommandId = CommandId(124);
     /// `vkCmdDispatchIndirect`
-    pub const CMD_DISPATCH_INDIRECT: CommandId = CommandId(116);
+    pub const CMD_DISPATCH_INDIRECT: CommandId = CommandId(125);
     /// `vkCmdDrawClusterHUAWEI`
-    pub const CMD_DRAW_CLUSTER_HUAWEI: CommandId = CommandId(117);
+    pub const CMD_DRAW_CLUSTER_HUAWEI: CommandId = CommandId(126);
     /// `vkCmdDrawClusterIndirectHUAWEI`
-    pub const CMD_DRAW_CLUSTER_INDIRECT_HUAWEI: CommandId = CommandId(118);
+    pub const CMD_DRAW_CLUSTER_INDIRECT_HUAWEI: CommandId = CommandId(127);
+    /// `vkCmdUpdatePipelineIndirectBufferNV`
+    pub const CMD_UPDATE_PIPELINE_INDIRECT_BUFFER_NV: CommandId = CommandId(128);
     /// `vkCmdCopyBuffer`
-    pub const CMD_COPY_BUFFER: CommandId = CommandId(119);
+    pub const CMD_COPY_BUFFER: CommandId = CommandId(129);
     /// `vkCmdCopyImage`
-    pub const CMD_COPY_IMAGE: CommandId = CommandId(120);
+    pub const CMD_COPY_IMAGE: CommandId = CommandId(130);
     /// `vkCmdBlitImage`
-    pub const CMD_BLIT_IMAGE: CommandId = CommandId(121);
+    pub const CMD_BLIT_IMAGE: CommandId = CommandId(131);
     /// `vkCmdCopyBufferToImage`
-    pub const CMD_COPY_BUFFER_TO_IMAGE: CommandId = CommandId(122);
+    pub const CMD_COPY_BUFFER_TO_IMAGE: CommandId = CommandId(132);
     /// `vkCmdCopyImageToBuffer`
-    pub const CMD_COPY_IMAGE_TO_BUFFER: CommandId = CommandId(123);
+    pub const CMD_COPY_IMAGE_TO_BUFFER: CommandId = CommandId(133);
     /// `vkCmdCopyMemoryIndirectNV`
-    pub const CMD_COPY_MEMORY_INDIRECT_NV: CommandId = CommandId(124);
+    pub const CMD_COPY_MEMORY_INDIRECT_NV: CommandId = CommandId(134);
+    /// `vkCmdCopyMemoryIndirectKHR`
+    pub const CMD_COPY_MEMORY_INDIRECT_KHR: CommandId = CommandId(135);
     /// `vkCmdCopyMemoryToImageIndirectNV`
-    pub const CMD_COPY_MEMORY_TO_IMAGE_INDIRECT_NV: CommandId = CommandId(125);
+    pub const CMD_COPY_MEMORY_TO_IMAGE_INDIRECT_NV: CommandId = CommandId(136);
+    /// `vkCmdCopyMemoryToImageIndirectKHR`
+    pub const CMD_COPY_MEMORY_TO_IMAGE_INDIRECT_KHR: CommandId = CommandId(137);
     /// `vkCmdUpdateBuffer`
-    pub const CMD_UPDATE_BUFFER: CommandId = CommandId(126);
+    pub const CMD_UPDATE_BUFFER: CommandId = CommandId(138);
     /// `vkCmdFillBuffer`
-    pub const CMD_FILL_BUFFER: CommandId = CommandId(127);
+    pub const CMD_FILL_BUFFER: CommandId = CommandId(139);
     /// `vkCmdClearColorImage`
-    pub const CMD_CLEAR_COLOR_IMAGE: CommandId = CommandId(128);
+    pub const CMD_CLEAR_COLOR_IMAGE: CommandId = CommandId(140);
     /// `vkCmdClearDepthStencilImage`
-    pub const CMD_CLEAR_DEPTH_STENCIL_IMAGE: CommandId = CommandId(129);
+    pub const CMD_CLEAR_DEPTH_STENCIL_IMAGE: CommandId = CommandId(141);
     /// `vkCmdClearAttachments`
-    pub const CMD_CLEAR_ATTACHMENTS: CommandId = CommandId(130);
+    pub const CMD_CLEAR_ATTACHMENTS: CommandId = CommandId(142);
     /// `vkCmdResolveImage`
-    pub const CMD_RESOLVE_IMAGE: CommandId = CommandId(131);
+    pub const CMD_RESOLVE_IMAGE: CommandId = CommandId(143);
     /// `vkCmdSetEvent`
-    pub const CMD_SET_EVENT: CommandId = CommandId(132);
+    pub const CMD_SET_EVENT: CommandId = CommandId(144);
     /// `vkCmdResetEvent`
-    pub const CMD_RESET_EVENT: CommandId = CommandId(133);
+    pub const CMD_RESET_EVENT: CommandId = CommandId(145);
     /// `vkCmdWaitEvents`
-    pub const CMD_WAIT_EVENTS: CommandId = CommandId(134);
+    pub const CMD_WAIT_EVENTS: CommandId = CommandId(146);
     /// `vkCmdPipelineBarrier`
-    pub const CMD_PIPELINE_BARRIER: CommandId = CommandId(135);
+    pub const CMD_PIPELINE_BARRIER: CommandId = CommandId(147);
     /// `vkCmdBeginQuery`
-    pub const CMD_BEGIN_QUERY: CommandId = CommandId(136);
+    pub const CMD_BEGIN_QUERY: CommandId = CommandId(148);
     /// `vkCmdEndQuery`
-    pub const CMD_END_QUERY: CommandId = CommandId(137);
+    pub const CMD_END_QUERY: CommandId = CommandId(149);
     /// `vkCmdBeginConditionalRenderingEXT`
-    pub const CMD_BEGIN_CONDITIONAL_RENDERING_EXT: CommandId = CommandId(138);
+    pub const CMD_BEGIN_CONDITIONAL_RENDERING_EXT: CommandId = CommandId(150);
     /// `vkCmdEndConditionalRenderingEXT`
-    pub const CMD_END_CONDITIONAL_RENDERING_EXT: CommandId = CommandId(139);
+    pub const CMD_END_CONDITIONAL_RENDERING_EXT: CommandId = CommandId(151);
+    /// `vkCmdBeginCustomResolveEXT`
+    pub const CMD_BEGIN_CUSTOM_RESOLVE_EXT: CommandId = CommandId(152);
     /// `vkCmdResetQueryPool`
-    pub const CMD_RESET_QUERY_POOL: CommandId = CommandId(140);
+    pub const CMD_RESET_QUERY_POOL: CommandId = CommandId(153);
     /// `vkCmdWriteTimestamp`
-    pub const CMD_WRITE_TIMESTAMP: CommandId = CommandId(141);
+    pub const CMD_WRITE_TIMESTAMP: CommandId = CommandId(154);
     /// `vkCmdCopyQueryPoolResults`
-    pub const CMD_COPY_QUERY_POOL_RESULTS: CommandId = CommandId(142);
+    pub const CMD_COPY_QUERY_POOL_RESULTS: CommandId = CommandId(155);
     /// `vkCmdPushConstants`
-    pub const CMD_PUSH_CONSTANTS: CommandId = CommandId(143);
+    pub const CMD_PUSH_CONSTANTS: CommandId = CommandId(156);
     /// `vkCmdBeginRenderPass`
-    pub const CMD_BEGIN_RENDER_PASS: CommandId = CommandId(144);
+    pub const CMD_BEGIN_RENDER_PASS: CommandId = CommandId(157);
     /// `vkCmdNextSubpass`
-    pub const CMD_NEXT_SUBPASS: CommandId = CommandId(145);
+    pub const CMD_NEXT_SUBPASS: CommandId = CommandId(158);
     /// `vkCmdEndRenderPass`
-    pub const CMD_END_RENDER_PASS: CommandId = CommandId(146);
+    pub const CMD_END_RENDER_PASS: CommandId = CommandId(159);
     /// `vkCmdExecuteCommands`
-    pub const CMD_EXECUTE_COMMANDS: CommandId = CommandId(147);
+    pub const CMD_EXECUTE_COMMANDS: CommandId = CommandId(160);
     /// `vkCreateAndroidSurfaceKHR`
-    pub const CREATE_ANDROID_SURFACE_KHR: CommandId = CommandId(148);
+    pub const CREATE_ANDROID_SURFACE_KHR: CommandId = CommandId(161);
     /// `vkDestroySurfaceKHR`
-    pub const DESTROY_SURFACE_KHR: CommandId = CommandId(149);
+    pub const DESTROY_SURFACE_KHR: CommandId = CommandId(162);
     /// `vkGetPhysicalDeviceSurfaceSupportKHR`
-    pub const GET_PHYSICAL_DEVICE_SURFACE_SUPPORT_KHR: CommandId = CommandId(150);
+    pub const GET_PHYSICAL_DEVICE_SURFACE_SUPPORT_KHR: CommandId = CommandId(163);
     /// `vkGetPhysicalDeviceSurfaceCapabilitiesKHR`
-    pub const GET_PHYSICAL_DEVICE_SURFACE_CAPABILITIES_KHR: CommandId = CommandId(151);
+    pub const GET_PHYSICAL_DEVICE_SURFACE_CAPABILITIES_KHR: CommandId = CommandId(164);
     /// `vkGetPhysicalDeviceSurfaceFormatsKHR`
-    pub const GET_PHYSICAL_DEVICE_SURFACE_FORMATS_KHR: CommandId = CommandId(152);
+    pub const GET_PHYSICAL_DEVICE_SURFACE_FORMATS_KHR: CommandId = CommandId(165);
     /// `vkGetPhysicalDeviceSurfacePresentModesKHR`
-    pub const GET_PHYSICAL_DEVICE_SURFACE_PRESENT_MODES_KHR: CommandId = CommandId(153);
+    pub const GET_PHYSICAL_DEVICE_SURFACE_PRESENT_MODES_KHR: CommandId = CommandId(166);
     /// `vkCreateSwapchainKHR`
-    pub const CREATE_SWAPCHAIN_KHR: CommandId = CommandId(154);
+    pub const CREATE_SWAPCHAIN_KHR: CommandId = CommandId(167);
     /// `vkDestroySwapchainKHR`
-    pub const DESTROY_SWAPCHAIN_KHR: CommandId = CommandId(155);
+    pub const DESTROY_SWAPCHAIN_KHR: CommandId = CommandId(168);
     /// `vkGetSwapchainImagesKHR`
-    pub const GET_SWAPCHAIN_IMAGES_KHR: CommandId = CommandId(156);
+    pub const GET_SWAPCHAIN_IMAGES_KHR: CommandId = CommandId(169);
     /// `vkAcquireNextImageKHR`
-    pub const ACQUIRE_NEXT_IMAGE_KHR: CommandId = CommandId(157);
+    pub const ACQUIRE_NEXT_IMAGE_KHR: CommandId = CommandId(170);
     /// `vkQueuePresentKHR`
-    pub const QUEUE_PRESENT_KHR: CommandId = CommandId(158);
+    pub const QUEUE_PRESENT_KHR: CommandId = CommandId(171);
     /// `vkCreateDebugReportCallbackEXT`
-    pub const CREATE_DEBUG_REPORT_CALLBACK_EXT: CommandId = CommandId(159);
+    pub const CREATE_DEBUG_REPORT_CALLBACK_EXT: CommandId = CommandId(172);
     /// `vkDestroyDebugReportCallbackEXT`
-    pub const DESTROY_DEBUG_REPORT_CALLBACK_EXT: CommandId = CommandId(160);
+    pub const DESTROY_DEBUG_REPORT_CALLBACK_EXT: CommandId = CommandId(173);
     /// `vkDebugReportMessageEXT`
-    pub const DEBUG_REPORT_MESSAGE_EXT: CommandId = CommandId(161);
+    pub const DEBUG_REPORT_MESSAGE_EXT: CommandId = CommandId(174);
     /// `vkDebugMarkerSetObjectNameEXT`
-    pub const DEBUG_MARKER_SET_OBJECT_NAME_EXT: CommandId = CommandId(162);
+    pub const DEBUG_MARKER_SET_OBJECT_NAME_EXT: CommandId = CommandId(175);
     /// `vkDebugMarkerSetObjectTagEXT`
-    pub const DEBUG_MARKER_SET_OBJECT_TAG_EXT: CommandId = CommandId(163);
+    pub const DEBUG_MARKER_SET_OBJECT_TAG_EXT: CommandId = CommandId(176);
     /// `vkCmdDebugMarkerBeginEXT`
-    pub const CMD_DEBUG_MARKER_BEGIN_EXT: CommandId = CommandId(164);
+    pub const CMD_DEBUG_MARKER_BEGIN_EXT: CommandId = CommandId(177);
     /// `vkCmdDebugMarkerEndEXT`
-    pub const CMD_DEBUG_MARKER_END_EXT: CommandId = CommandId(165);
+    pub const CMD_DEBUG_MARKER_END_EXT: CommandId = CommandId(178);
     /// `vkCmdDebugMarkerInsertEXT`
-    pub const CMD_DEBUG_MARKER_INSERT_EXT: CommandId = CommandId(166);
+    pub const CMD_DEBUG_MARKER_INSERT_EXT: CommandId = CommandId(179);
     /// `vkGetPhysicalDeviceExternalImageFormatPropertiesNV`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_PROPERTIES_NV: CommandId = CommandId(167);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_PROPERTIES_NV: CommandId = CommandId(180);
     /// `vkCmdExecuteGeneratedCommandsNV`
-    pub const CMD_EXECUTE_GENERATED_COMMANDS_NV: CommandId = CommandId(168);
+    pub const CMD_EXECUTE_GENERATED_COMMANDS_NV: CommandId = CommandId(181);
     /// `vkCmdPreprocessGeneratedCommandsNV`
-    pub const CMD_PREPROCESS_GENERATED_COMMANDS_NV: CommandId = CommandId(169);
+    pub const CMD_PREPROCESS_GENERATED_COMMANDS_NV: CommandId = CommandId(182);
     /// `vkCmdBindPipelineShaderGroupNV`
-    pub const CMD_BIND_PIPELINE_SHADER_GROUP_NV: CommandId = CommandId(170);
+    pub const CMD_BIND_PIPELINE_SHADER_GROUP_NV: CommandId = CommandId(183);
     /// `vkGetGeneratedCommandsMemoryRequirementsNV`
-    pub const GET_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(171);
+    pub const GET_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(184);
     /// `vkCreateIndirectCommandsLayoutNV`
-    pub const CREATE_INDIRECT_COMMANDS_LAYOUT_NV: CommandId = CommandId(172);
+    pub const CREATE_INDIRECT_COMMANDS_LAYOUT_NV: CommandId = CommandId(185);
     /// `vkDestroyIndirectCommandsLayoutNV`
-    pub const DESTROY_INDIRECT_COMMANDS_LAYOUT_NV: CommandId = CommandId(173);
+    pub const DESTROY_INDIRECT_COMMANDS_LAYOUT_NV: CommandId = CommandId(186);
+    /// `vkCmdExecuteGeneratedCommandsEXT`
+    pub const CMD_EXECUTE_GENERATED_COMMANDS_EXT: CommandId = CommandId(187);
+    /// `vkCmdPreprocessGeneratedCommandsEXT`
+    pub const CMD_PREPROCESS_GENERATED_COMMANDS_EXT: CommandId = CommandId(188);
+    /// `vkGetGeneratedCommandsMemoryRequirementsEXT`
+    pub const GET_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_EXT: CommandId = CommandId(189);
+    /// `vkCreateIndirectCommandsLayoutEXT`
+    pub const CREATE_INDIRECT_COMMANDS_LAYOUT_EXT: CommandId = CommandId(190);
+    /// `vkDestroyIndirectCommandsLayoutEXT`
+    pub const DESTROY_INDIRECT_COMMANDS_LAYOUT_EXT: CommandId = CommandId(191);
+    /// `vkCreateIndirectExecutionSetEXT`
+    pub const CREATE_INDIRECT_EXECUTION_SET_EXT: CommandId = CommandId(192);
+    /// `vkDestroyIndirectExecutionSetEXT`
+    pub const DESTROY_INDIRECT_EXECUTION_SET_EXT: CommandId = CommandId(193);
+    /// `vkUpdateIndirectExecutionSetPipelineEXT`
+    pub const UPDATE_INDIRECT_EXECUTION_SET_PIPELINE_EXT: CommandId = CommandId(194);
+    /// `vkUpdateIndirectExecutionSetShaderEXT`
+    pub const UPDATE_INDIRECT_EXECUTION_SET_SHADER_EXT: CommandId = CommandId(195);
     /// `vkGetPhysicalDeviceFeatures2`
-    pub const GET_PHYSICAL_DEVICE_FEATURES2: CommandId = CommandId(174);
+    pub const GET_PHYSICAL_DEVICE_FEATURES2: CommandId = CommandId(196);
     /// `vkGetPhysicalDeviceFeatures2KHR`
-    pub const GET_PHYSICAL_DEVICE_FEATURES2_KHR: CommandId = CommandId(175);
+    pub const GET_PHYSICAL_DEVICE_FEATURES2_KHR: CommandId = CommandId(197);
     /// `vkGetPhysicalDeviceProperties2`
-    pub const GET_PHYSICAL_DEVICE_PROPERTIES2: CommandId = CommandId(176);
+    pub const GET_PHYSICAL_DEVICE_PROPERTIES2: CommandId = CommandId(198);
     /// `vkGetPhysicalDeviceProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_PROPERTIES2_KHR: CommandId = CommandId(177);
+    pub const GET_PHYSICAL_DEVICE_PROPERTIES2_KHR: CommandId = CommandId(199);
     /// `vkGetPhysicalDeviceFormatProperties2`
-    pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2: CommandId = CommandId(178);
+    pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2: CommandId = CommandId(200);
     /// `vkGetPhysicalDeviceFormatProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(179);
+    pub const GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(201);
     /// `vkGetPhysicalDeviceImageFormatProperties2`
-    pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(180);
+    pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(202);
     /// `vkGetPhysicalDeviceImageFormatProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(181);
+    pub const GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(203);
     /// `vkGetPhysicalDeviceQueueFamilyProperties2`
-    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2: CommandId = CommandId(182);
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2: CommandId = CommandId(204);
     /// `vkGetPhysicalDeviceQueueFamilyProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2_KHR: CommandId = CommandId(183);
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2_KHR: CommandId = CommandId(205);
     /// `vkGetPhysicalDeviceMemoryProperties2`
-    pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2: CommandId = CommandId(184);
+    pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2: CommandId = CommandId(206);
     /// `vkGetPhysicalDeviceMemoryProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2_KHR: CommandId = CommandId(185);
+    pub const GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2_KHR: CommandId = CommandId(207);
     /// `vkGetPhysicalDeviceSparseImageFormatProperties2`
-    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(186);
+    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2: CommandId = CommandId(208);
     /// `vkGetPhysicalDeviceSparseImageFormatProperties2KHR`
-    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(187);
+    pub const GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2_KHR: CommandId = CommandId(209);
+    /// `vkCmdPushDescriptorSet`
+    pub const CMD_PUSH_DESCRIPTOR_SET: CommandId = CommandId(210);
     /// `vkCmdPushDescriptorSetKHR`
-    pub const CMD_PUSH_DESCRIPTOR_SET_KHR: CommandId = CommandId(188);
+    pub const CMD_PUSH_DESCRIPTOR_SET_KHR: CommandId = CommandId(211);
     /// `vkTrimCommandPool`
-    pub const TRIM_COMMAND_POOL: CommandId = CommandId(189);
+    pub const TRIM_COMMAND_POOL: CommandId = CommandId(212);
     /// `vkTrimCommandPoolKHR`
-    pub const TRIM_COMMAND_POOL_KHR: CommandId = CommandId(190);
+    pub const TRIM_COMMAND_POOL_KHR: CommandId = CommandId(213);
     /// `vkGetPhysicalDeviceExternalBufferProperties`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES: CommandId = CommandId(191);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES: CommandId = CommandId(214);
     /// `vkGetPhysicalDeviceExternalBufferPropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES_KHR: CommandId = CommandId(192);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES_KHR: CommandId = CommandId(215);
     /// `vkGetMemoryFdKHR`
-    pub const GET_MEMORY_FD_KHR: CommandId = CommandId(193);
+    pub const GET_MEMORY_FD_KHR: CommandId = CommandId(216);
     /// `vkGetMemoryFdPropertiesKHR`
-    pub const GET_MEMORY_FD_PROPERTIES_KHR: CommandId = CommandId(194);
+    pub const GET_MEMORY_FD_PROPERTIES_KHR: CommandId = CommandId(217);
     /// `vkGetMemoryRemoteAddressNV`
-    pub const GET_MEMORY_REMOTE_ADDRESS_NV: CommandId = CommandId(195);
+    pub const GET_MEMORY_REMOTE_ADDRESS_NV: CommandId = CommandId(218);
     /// `vkGetPhysicalDeviceExternalSemaphoreProperties`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES: CommandId = CommandId(196);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES: CommandId = CommandId(219);
     /// `vkGetPhysicalDeviceExternalSemaphorePropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES_KHR: CommandId = CommandId(197);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES_KHR: CommandId = CommandId(220);
     /// `vkGetSemaphoreFdKHR`
-    pub const GET_SEMAPHORE_FD_KHR: CommandId = CommandId(198);
+    pub const GET_SEMAPHORE_FD_KHR: CommandId = CommandId(221);
     /// `vkImportSemaphoreFdKHR`
-    pub const IMPORT_SEMAPHORE_FD_KHR: CommandId = CommandId(199);
+    pub const IMPORT_SEMAPHORE_FD_KHR: CommandId = CommandId(222);
     /// `vkGetPhysicalDeviceExternalFenceProperties`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES: CommandId = CommandId(200);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES: CommandId = CommandId(223);
     /// `vkGetPhysicalDeviceExternalFencePropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES_KHR: CommandId = CommandId(201);
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES_KHR: CommandId = CommandId(224);
     /// `vkGetFenceFdKHR`
-    pub const GET_FENCE_FD_KHR: CommandId = CommandId(202);
+    pub const GET_FENCE_FD_KHR: CommandId = CommandId(225);
     /// `vkImportFenceFdKHR`
-    pub const IMPORT_FENCE_FD_KHR: CommandId = CommandId(203);
+    pub const IMPORT_FENCE_FD_KHR: CommandId = CommandId(226);
     /// `vkEnumeratePhysicalDeviceGroups`
-    pub const ENUMERATE_PHYSICAL_DEVICE_GROUPS: CommandId = CommandId(204);
+    pub const ENUMERATE_PHYSICAL_DEVICE_GROUPS: CommandId = CommandId(227);
     /// `vkEnumeratePhysicalDeviceGroupsKHR`
-    pub const ENUMERATE_PHYSICAL_DEVICE_GROUPS_KHR: CommandId = CommandId(205);
+    pub const ENUMERATE_PHYSICAL_DEVICE_GROUPS_KHR: CommandId = CommandId(228);
     /// `vkGetDeviceGroupPeerMemoryFeatures`
-    pub const GET_DEVICE_GROUP_PEER_MEMORY_FEATURES: CommandId = CommandId(206);
+    pub const GET_DEVICE_GROUP_PEER_MEMORY_FEATURES: CommandId = CommandId(229);
     /// `vkGetDeviceGroupPeerMemoryFeaturesKHR`
-    pub const GET_DEVICE_GROUP_PEER_MEMORY_FEATURES_KHR: CommandId = CommandId(207);
+    pub const GET_DEVICE_GROUP_PEER_MEMORY_FEATURES_KHR: CommandId = CommandId(230);
     /// `vkBindBufferMemory2`
-    pub const BIND_BUFFER_MEMORY2: CommandId = CommandId(208);
+    pub const BIND_BUFFER_MEMORY2: CommandId = CommandId(231);
     /// `vkBindBufferMemory2KHR`
-    pub const BIND_BUFFER_MEMORY2_KHR: CommandId = CommandId(209);
+    pub const BIND_BUFFER_MEMORY2_KHR: CommandId = CommandId(232);
     /// `vkBindImageMemory2`
-    pub const BIND_IMAGE_MEMORY2: CommandId = CommandId(210);
+    pub const BIND_IMAGE_MEMORY2: CommandId = CommandId(233);
     /// `vkBindImageMemory2KHR`
-    pub const BIND_IMAGE_MEMORY2_KHR: CommandId = CommandId(211);
+    pub const BIND_IMAGE_MEMORY2_KHR: CommandId = CommandId(234);
     /// `vkCmdSetDeviceMask`
-    pub const CMD_SET_DEVICE_MASK: CommandId = CommandId(212);
+    pub const CMD_SET_DEVICE_MASK: CommandId = CommandId(235);
     /// `vkCmdSetDeviceMaskKHR`
-    pub const CMD_SET_DEVICE_MASK_KHR: CommandId = CommandId(213);
+    pub const CMD_SET_DEVICE_MASK_KHR: CommandId = CommandId(236);
     /// `vkGetDeviceGroupPresentCapabilitiesKHR`
-    pub const GET_DEVICE_GROUP_PRESENT_CAPABILITIES_KHR: CommandId = CommandId(214);
+    pub const GET_DEVICE_GROUP_PRESENT_CAPABILITIES_KHR: CommandId = CommandId(237);
     /// `vkGetDeviceGroupSurfacePresentModesKHR`
-    pub const GET_DEVICE_GROUP_SURFACE_PRESENT_MODES_KHR: CommandId = CommandId(215);
+    pub const GET_DEVICE_GROUP_SURFACE_PRESENT_MODES_KHR: CommandId = CommandId(238);
     /// `vkAcquireNextImage2KHR`
-    pub const ACQUIRE_NEXT_IMAGE2_KHR: CommandId = CommandId(216);
+    pub const ACQUIRE_NEXT_IMAGE2_KHR: CommandId = CommandId(239);
     /// `vkCmdDispatchBase`
-    pub const CMD_DISPATCH_BASE: CommandId = CommandId(217);
+    pub const CMD_DISPATCH_BASE: CommandId = CommandId(240);
     /// `vkCmdDispatchBaseKHR`
-    pub const CMD_DISPATCH_BASE_KHR: CommandId = CommandId(218);
+    pub const CMD_DISPATCH_BASE_KHR: CommandId = CommandId(241);
     /// `vkGetPhysicalDevicePresentRectanglesKHR`
-    pub const GET_PHYSICAL_DEVICE_PRESENT_RECTANGLES_KHR: CommandId = CommandId(219);
+    pub const GET_PHYSICAL_DEVICE_PRESENT_RECTANGLES_KHR: CommandId = CommandId(242);
     /// `vkCreateDescriptorUpdateTemplate`
-    pub const CREATE_DESCRIPTOR_UPDATE_TEMPLATE: CommandId = CommandId(220);
+    pub const CREATE_DESCRIPTOR_UPDATE_TEMPLATE: CommandId = CommandId(243);
     /// `vkCreateDescriptorUpdateTemplateKHR`
-    pub const CREATE_DESCRIPTOR_UPDATE_TEMPLATE_KHR: CommandId = CommandId(221);
+    pub const CREATE_DESCRIPTOR_UPDATE_TEMPLATE_KHR: CommandId = CommandId(244);
     /// `vkDestroyDescriptorUpdateTemplate`
-    pub const DESTROY_DESCRIPTOR_UPDATE_TEMPLATE: CommandId = CommandId(222);
+    pub const DESTROY_DESCRIPTOR_UPDATE_TEMPLATE: CommandId = CommandId(245);
     /// `vkDestroyDescriptorUpdateTemplateKHR`
-    pub const DESTROY_DESCRIPTOR_UPDATE_TEMPLATE_KHR: CommandId = CommandId(223);
+    pub const DESTROY_DESCRIPTOR_UPDATE_TEMPLATE_KHR: CommandId = CommandId(246);
     /// `vkUpdateDescriptorSetWithTemplate`
-    pub const UPDATE_DESCRIPTOR_SET_WITH_TEMPLATE: CommandId = CommandId(224);
+    pub const UPDATE_DESCRIPTOR_SET_WITH_TEMPLATE: CommandId = CommandId(247);
     /// `vkUpdateDescriptorSetWithTemplateKHR`
-    pub const UPDATE_DESCRIPTOR_SET_WITH_TEMPLATE_KHR: CommandId = CommandId(225);
+    pub const UPDATE_DESCRIPTOR_SET_WITH_TEMPLATE_KHR: CommandId = CommandId(248);
+    /// `vkCmdPushDescriptorSetWithTemplate`
+    pub const CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE: CommandId = CommandId(249);
     /// `vkCmdPushDescriptorSetWithTemplateKHR`
-    pub const CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE_KHR: CommandId = CommandId(226);
+    pub const CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE_KHR: CommandId = CommandId(250);
     /// `vkSetHdrMetadataEXT`
-    pub const SET_HDR_METADATA_EXT: CommandId = CommandId(227);
+    pub const SET_HDR_METADATA_EXT: CommandId = CommandId(251);
     /// `vkGetSwapchainStatusKHR`
-    pub const GET_SWAPCHAIN_STATUS_KHR: CommandId = CommandId(228);
+    pub const GET_SWAPCHAIN_STATUS_KHR: CommandId = CommandId(252);
     /// `vkGetRefreshCycleDurationGOOGLE`
-    pub const GET_REFRESH_CYCLE_DURATION_GOOGLE: CommandId = CommandId(229);
+    pub const GET_REFRESH_CYCLE_DURATION_GOOGLE: CommandId = CommandId(253);
     /// `vkGetPastPresentationTimingGOOGLE`
-    pub const GET_PAST_PRESENTATION_TIMING_GOOGLE: CommandId = CommandId(230);
+    pub const GET_PAST_PRESENTATION_TIMING_GOOGLE: CommandId = CommandId(254);
     /// `vkCmdSetViewportWScalingNV`
-    pub const CMD_SET_VIEWPORT_W_SCALING_NV: CommandId = CommandId(231);
+    pub const CMD_SET_VIEWPORT_W_SCALING_NV: CommandId = CommandId(255);
     /// `vkCmdSetDiscardRectangleEXT`
-    pub const CMD_SET_DISCARD_RECTANGLE_EXT: CommandId = CommandId(232);
+    pub const CMD_SET_DISCARD_RECTANGLE_EXT: CommandId = CommandId(256);
+    /// `vkCmdSetDiscardRectangleEnableEXT`
+    pub const CMD_SET_DISCARD_RECTANGLE_ENABLE_EXT: CommandId = CommandId(257);
+    /// `vkCmdSetDiscardRectangleModeEXT`
+    pub const CMD_SET_DISCARD_RECTANGLE_MODE_EXT: CommandId = CommandId(258);
     /// `vkCmdSetSampleLocationsEXT`
-    pub const CMD_SET_SAMPLE_LOCATIONS_EXT: CommandId = CommandId(233);
+    pub const CMD_SET_SAMPLE_LOCATIONS_EXT: CommandId = CommandId(259);
     /// `vkGetPhysicalDeviceMultisamplePropertiesEXT`
-    pub const GET_PHYSICAL_DEVICE_MULTISAMPLE_PROPERTIES_EXT: CommandId = CommandId(234);
+    pub const GET_PHYSICAL_DEVICE_MULTISAMPLE_PROPERTIES_EXT: CommandId = CommandId(260);
     /// `vkGetPhysicalDeviceSurfaceCapabilities2KHR`
-    pub const GET_PHYSICAL_DEVICE_SURFACE_CAPABILITIES2_KHR: CommandId = CommandId(235);
+    pub const GET_PHYSICAL_DEVICE_SURFACE_CAPABILITIES2_KHR: CommandId = CommandId(261);
     /// `vkGetPhysicalDeviceSurfaceFormats2KHR`
-    pub const GET_PHYSICAL_DEVICE_SURFACE_FORMATS2_KHR: CommandId = CommandId(236);
+    pub const GET_PHYSICAL_DEVICE_SURFACE_FORMATS2_KHR: CommandId = CommandId(262);
     /// `vkGetBufferMemoryRequirements2`
-    pub const GET_BUFFER_MEMORY_REQUIREMENTS2: CommandId = CommandId(237);
+    pub const GET_BUFFER_MEMORY_REQUIREMENTS2: CommandId = CommandId(263);
     /// `vkGetBufferMemoryRequirements2KHR`
-    pub const GET_BUFFER_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(238);
+    pub const GET_BUFFER_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(264);
     /// `vkGetImageMemoryRequirements2`
-    pub const GET_IMAGE_MEMORY_REQUIREMENTS2: CommandId = CommandId(239);
+    pub const GET_IMAGE_MEMORY_REQUIREMENTS2: CommandId = CommandId(265);
     /// `vkGetImageMemoryRequirements2KHR`
-    pub const GET_IMAGE_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(240);
+    pub const GET_IMAGE_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(266);
     /// `vkGetImageSparseMemoryRequirements2`
-    pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2: CommandId = CommandId(241);
+    pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2: CommandId = CommandId(267);
     /// `vkGetImageSparseMemoryRequirements2KHR`
-    pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(242);
+    pub const GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2_KHR: CommandId = CommandId(268);
     /// `vkGetDeviceBufferMemoryRequirements`
-    pub const GET_DEVICE_BUFFER_MEMORY_REQUIREMENTS: CommandId = CommandId(243);
+    pub const GET_DEVICE_BUFFER_MEMORY_REQUIREMENTS: CommandId = CommandId(269);
     /// `vkGetDeviceBufferMemoryRequirementsKHR`
-    pub const GET_DEVICE_BUFFER_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(244);
+    pub const GET_DEVICE_BUFFER_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(270);
     /// `vkGetDeviceImageMemoryRequirements`
-    pub const GET_DEVICE_IMAGE_MEMORY_REQUIREMENTS: CommandId = CommandId(245);
+    pub const GET_DEVICE_IMAGE_MEMORY_REQUIREMENTS: CommandId = CommandId(271);
     /// `vkGetDeviceImageMemoryRequirementsKHR`
-    pub const GET_DEVICE_IMAGE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(246);
+    pub const GET_DEVICE_IMAGE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(272);
     /// `vkGetDeviceImageSparseMemoryRequirements`
-    pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS: CommandId = CommandId(247);
+    pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS: CommandId = CommandId(273);
     /// `vkGetDeviceImageSparseMemoryRequirementsKHR`
-    pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(248);
+    pub const GET_DEVICE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(274);
     /// `vkCreateSamplerYcbcrConversion`
-    pub const CREATE_SAMPLER_YCBCR_CONVERSION: CommandId = CommandId(249);
+    pub const CREATE_SAMPLER_YCBCR_CONVERSION: CommandId = CommandId(275);
     /// `vkCreateSamplerYcbcrConversionKHR`
-    pub const CREATE_SAMPLER_YCBCR_CONVERSION_KHR: CommandId = CommandId(250);
+    pub const CREATE_SAMPLER_YCBCR_CONVERSION_KHR: CommandId = CommandId(276);
     /// `vkDestroySamplerYcbcrConversion`
-    pub const DESTROY_SAMPLER_YCBCR_CONVERSION: CommandId = CommandId(251);
+    pub const DESTROY_SAMPLER_YCBCR_CONVERSION: CommandId = CommandId(277);
     /// `vkDestroySamplerYcbcrConversionKHR`
-    pub const DESTROY_SAMPLER_YCBCR_CONVERSION_KHR: CommandId = CommandId(252);
+    pub const DESTROY_SAMPLER_YCBCR_CONVERSION_KHR: CommandId = CommandId(278);
     /// `vkGetDeviceQueue2`
-    pub const GET_DEVICE_QUEUE2: CommandId = CommandId(253);
+    pub const GET_DEVICE_QUEUE2: CommandId = CommandId(279);
     /// `vkCreateValidationCacheEXT`
-    pub const CREATE_VALIDATION_CACHE_EXT: CommandId = CommandId(254);
+    pub const CREATE_VALIDATION_CACHE_EXT: CommandId = CommandId(280);
     /// `vkDestroyValidationCacheEXT`
-    pub const DESTROY_VALIDATION_CACHE_EXT: CommandId = CommandId(255);
+    pub const DESTROY_VALIDATION_CACHE_EXT: CommandId = CommandId(281);
     /// `vkGetValidationCacheDataEXT`
-    pub const GET_VALIDATION_CACHE_DATA_EXT: CommandId = CommandId(256);
+    pub const GET_VALIDATION_CACHE_DATA_EXT: CommandId = CommandId(282);
     /// `vkMergeValidationCachesEXT`
-    pub const MERGE_VALIDATION_CACHES_EXT: CommandId = CommandId(257);
+    pub const MERGE_VALIDATION_CACHES_EXT: CommandId = CommandId(283);
     /// `vkGetDescriptorSetLayoutSupport`
-    pub const GET_DESCRIPTOR_SET_LAYOUT_SUPPORT: CommandId = CommandId(258);
+    pub const GET_DESCRIPTOR_SET_LAYOUT_SUPPORT: CommandId = CommandId(284);
     /// `vkGetDescriptorSetLayoutSupportKHR`
-    pub const GET_DESCRIPTOR_SET_LAYOUT_SUPPORT_KHR: CommandId = CommandId(259);
+    pub const GET_DESCRIPTOR_SET_LAYOUT_SUPPORT_KHR: CommandId = CommandId(285);
     /// `vkGetSwapchainGrallocUsageANDROID`
-    pub const GET_SWAPCHAIN_GRALLOC_USAGE_ANDROID: CommandId = CommandId(260);
+    pub const GET_SWAPCHAIN_GRALLOC_USAGE_ANDROID: CommandId = CommandId(286);
     /// `vkGetSwapchainGrallocUsage2ANDROID`
-    pub const GET_SWAPCHAIN_GRALLOC_USAGE2_ANDROID: CommandId = CommandId(261);
+    pub const GET_SWAPCHAIN_GRALLOC_USAGE2_ANDROID: CommandId = CommandId(287);
     /// `vkAcquireImageANDROID`
-    pub const ACQUIRE_IMAGE_ANDROID: CommandId = CommandId(262);
+    pub const ACQUIRE_IMAGE_ANDROID: CommandId = CommandId(288);
     /// `vkQueueSignalReleaseImageANDROID`
-    pub const QUEUE_SIGNAL_RELEASE_IMAGE_ANDROID: CommandId = CommandId(263);
+    pub const QUEUE_SIGNAL_RELEASE_IMAGE_ANDROID: CommandId = CommandId(289);
     /// `vkGetShaderInfoAMD`
-    pub const GET_SHADER_INFO_AMD: CommandId = CommandId(264);
+    pub const GET_SHADER_INFO_AMD: CommandId = CommandId(290);
     /// `vkSetLocalDimmingAMD`
-    pub const SET_LOCAL_DIMMING_AMD: CommandId = CommandId(265);
+    pub const SET_LOCAL_DIMMING_AMD: CommandId = CommandId(291);
+    /// `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`
+    pub const GET_PHYSICAL_DEVICE_CALIBRATEABLE_TIME_DOMAINS_KHR: CommandId = CommandId(292);
     /// `vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`
-    pub const GET_PHYSICAL_DEVICE_CALIBRATEABLE_TIME_DOMAINS_EXT: CommandId = CommandId(266);
+    pub const GET_PHYSICAL_DEVICE_CALIBRATEABLE_TIME_DOMAINS_EXT: CommandId = CommandId(293);
+    /// `vkGetCalibratedTimestampsKHR`
+    pub const GET_CALIBRATED_TIMESTAMPS_KHR: CommandId = CommandId(294);
     /// `vkGetCalibratedTimestampsEXT`
-    pub const GET_CALIBRATED_TIMESTAMPS_EXT: CommandId = CommandId(267);
+    pub const GET_CALIBRATED_TIMESTAMPS_EXT: CommandId = CommandId(295);
     /// `vkSetDebugUtilsObjectNameEXT`
-    pub const SET_DEBUG_UTILS_OBJECT_NAME_EXT: CommandId = CommandId(268);
+    pub const SET_DEBUG_UTILS_OBJECT_NAME_EXT: CommandId = CommandId(296);
     /// `vkSetDebugUtilsObjectTagEXT`
-    pub const SET_DEBUG_UTILS_OBJECT_TAG_EXT: CommandId = CommandId(269);
+    pub const SET_DEBUG_UTILS_OBJECT_TAG_EXT: CommandId = CommandId(297);
     /// `vkQueueBeginDebugUtilsLabelEXT`
-    pub const QUEUE_BEGIN_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(270);
+    pub const QUEUE_BEGIN_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(298);
     /// `vkQueueEndDebugUtilsLabelEXT`
-    pub const QUEUE_END_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(271);
+    pub const QUEUE_END_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(299);
     /// `vkQueueInsertDebugUtilsLabelEXT`
-    pub const QUEUE_INSERT_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(272);
+    pub const QUEUE_INSERT_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(300);
     /// `vkCmdBeginDebugUtilsLabelEXT`
-    pub const CMD_BEGIN_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(273);
+    pub const CMD_BEGIN_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(301);
     /// `vkCmdEndDebugUtilsLabelEXT`
-    pub const CMD_END_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(274);
+    pub const CMD_END_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(302);
     /// `vkCmdInsertDebugUtilsLabelEXT`
-    pub const CMD_INSERT_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(275);
+    pub const CMD_INSERT_DEBUG_UTILS_LABEL_EXT: CommandId = CommandId(303);
     /// `vkCreateDebugUtilsMessengerEXT`
-    pub const CREATE_DEBUG_UTILS_MESSENGER_EXT: CommandId = CommandId(276);
+    pub const CREATE_DEBUG_UTILS_MESSENGER_EXT: CommandId = CommandId(304);
     /// `vkDestroyDebugUtilsMessengerEXT`
-    pub const DESTROY_DEBUG_UTILS_MESSENGER_EXT: CommandId = CommandId(277);
+    pub const DESTROY_DEBUG_UTILS_MESSENGER_EXT: CommandId = CommandId(305);
     /// `vkSubmitDebugUtilsMessageEXT`
-    pub const SUBMIT_DEBUG_UTILS_MESSAGE_EXT: CommandId = CommandId(278);
+    pub const SUBMIT_DEBUG_UTILS_MESSAGE_EXT: CommandId = CommandId(306);
     /// `vkGetMemoryHostPointerPropertiesEXT`
-    pub const GET_MEMORY_HOST_POINTER_PROPERTIES_EXT: CommandId = CommandId(279);
+    pub const GET_MEMORY_HOST_POINTER_PROPERTIES_EXT: CommandId = CommandId(307);
     /// `vkCmdWriteBufferMarkerAMD`
-    pub const CMD_WRITE_BUFFER_MARKER_AMD: CommandId = CommandId(280);
+    pub const CMD_WRITE_BUFFER_MARKER_AMD: CommandId = CommandId(308);
     /// `vkCreateRenderPass2`
-    pub const CREATE_RENDER_PASS2: CommandId = CommandId(281);
+    pub const CREATE_RENDER_PASS2: CommandId = CommandId(309);
     /// `vkCreateRenderPass2KHR`
-    pub const CREATE_RENDER_PASS2_KHR: CommandId = CommandId(282);
+    pub const CREATE_RENDER_PASS2_KHR: CommandId = CommandId(310);
     /// `vkCmdBeginRenderPass2`
-    pub const CMD_BEGIN_RENDER_PASS2: CommandId = CommandId(283);
+    pub const CMD_BEGIN_RENDER_PASS2: CommandId = CommandId(311);
     /// `vkCmdBeginRenderPass2KHR`
-    pub const CMD_BEGIN_RENDER_PASS2_KHR: CommandId = CommandId(284);
+    pub const CMD_BEGIN_RENDER_PASS2_KHR: CommandId = CommandId(312);
     /// `vkCmdNextSubpass2`
-    pub const CMD_NEXT_SUBPASS2: CommandId = CommandId(285);
+    pub const CMD_NEXT_SUBPASS2: CommandId = CommandId(313);
     /// `vkCmdNextSubpass2KHR`
-    pub const CMD_NEXT_SUBPASS2_KHR: CommandId = CommandId(286);
+    pub const CMD_NEXT_SUBPASS2_KHR: CommandId = CommandId(314);
     /// `vkCmdEndRenderPass2`
-    pub const CMD_END_RENDER_PASS2: CommandId = CommandId(287);
+    pub const CMD_END_RENDER_PASS2: CommandId = CommandId(315);
     /// `vkCmdEndRenderPass2KHR`
-    pub const CMD_END_RENDER_PASS2_KHR: CommandId = CommandId(288);
+    pub const CMD_END_RENDER_PASS2_KHR: CommandId = CommandId(316);
     /// `vkGetSemaphoreCounterValue`
-    pub const GET_SEMAPHORE_COUNTER_VALUE: CommandId = CommandId(289);
+    pub const GET_SEMAPHORE_COUNTER_VALUE: CommandId = CommandId(317);
     /// `vkGetSemaphoreCounterValueKHR`
-    pub const GET_SEMAPHORE_COUNTER_VALUE_KHR: CommandId = CommandId(290);
+    pub const GET_SEMAPHORE_COUNTER_VALUE_KHR: CommandId = CommandId(318);
     /// `vkWaitSemaphores`
-    pub const WAIT_SEMAPHORES: CommandId = CommandId(291);
+    pub const WAIT_SEMAPHORES: CommandId = CommandId(319);
     /// `vkWaitSemaphoresKHR`
-    pub const WAIT_SEMAPHORES_KHR: CommandId = CommandId(292);
+    pub const WAIT_SEMAPHORES_KHR: CommandId = CommandId(320);
     /// `vkSignalSemaphore`
-    pub const SIGNAL_SEMAPHORE: CommandId = CommandId(293);
+    pub const SIGNAL_SEMAPHORE: CommandId = CommandId(321);
     /// `vkSignalSemaphoreKHR`
-    pub const SIGNAL_SEMAPHORE_KHR: CommandId = CommandId(294);
+    pub const SIGNAL_SEMAPHORE_KHR: CommandId = CommandId(322);
     /// `vkGetAndroidHardwareBufferPropertiesANDROID`
-    pub const GET_ANDROID_HARDWARE_BUFFER_PROPERTIES_ANDROID: CommandId = CommandId(295);
+    pub const GET_ANDROID_HARDWARE_BUFFER_PROPERTIES_ANDROID: CommandId = CommandId(323);
     /// `vkGetMemoryAndroidHardwareBufferANDROID`
-    pub const GET_MEMORY_ANDROID_HARDWARE_BUFFER_ANDROID: CommandId = CommandId(296);
+    pub const GET_MEMORY_ANDROID_HARDWARE_BUFFER_ANDROID: CommandId = CommandId(324);
     /// `vkCmdDrawIndirectCount`
-    pub const CMD_DRAW_INDIRECT_COUNT: CommandId = CommandId(297);
+    pub const CMD_DRAW_INDIRECT_COUNT: CommandId = CommandId(325);
     /// `vkCmdDrawIndirectCountKHR`
-    pub const CMD_DRAW_INDIRECT_COUNT_KHR: CommandId = CommandId(298);
+    pub const CMD_DRAW_INDIRECT_COUNT_KHR: CommandId = CommandId(326);
     /// `vkCmdDrawIndirectCountAMD`
-    pub const CMD_DRAW_INDIRECT_COUNT_AMD: CommandId = CommandId(299);
+    pub const CMD_DRAW_INDIRECT_COUNT_AMD: CommandId = CommandId(327);
     /// `vkCmdDrawIndexedIndirectCount`
-    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT: CommandId = CommandId(300);
+    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT: CommandId = CommandId(328);
     /// `vkCmdDrawIndexedIndirectCountKHR`
-    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT_KHR: CommandId = CommandId(301);
+    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT_KHR: CommandId = CommandId(329);
     /// `vkCmdDrawIndexedIndirectCountAMD`
-    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT_AMD: CommandId = CommandId(302);
+    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT_AMD: CommandId = CommandId(330);
     /// `vkCmdSetCheckpointNV`
-    pub const CMD_SET_CHECKPOINT_NV: CommandId = CommandId(303);
+    pub const CMD_SET_CHECKPOINT_NV: CommandId = CommandId(331);
     /// `vkGetQueueCheckpointDataNV`
-    pub const GET_QUEUE_CHECKPOINT_DATA_NV: CommandId = CommandId(304);
+    pub const GET_QUEUE_CHECKPOINT_DATA_NV: CommandId = CommandId(332);
     /// `vkCmdBindTransformFeedbackBuffersEXT`
-    pub const CMD_BIND_TRANSFORM_FEEDBACK_BUFFERS_EXT: CommandId = CommandId(305);
+    pub const CMD_BIND_TRANSFORM_FEEDBACK_BUFFERS_EXT: CommandId = CommandId(333);
     /// `vkCmdBeginTransformFeedbackEXT`
-    pub const CMD_BEGIN_TRANSFORM_FEEDBACK_EXT: CommandId = CommandId(306);
+    pub const CMD_BEGIN_TRANSFORM_FEEDBACK_EXT: CommandId = CommandId(334);
     /// `vkCmdEndTransformFeedbackEXT`
-    pub const CMD_END_TRANSFORM_FEEDBACK_EXT: CommandId = CommandId(307);
+    pub const CMD_END_TRANSFORM_FEEDBACK_EXT: CommandId = CommandId(335);
     /// `vkCmdBeginQueryIndexedEXT`
-    pub const CMD_BEGIN_QUERY_INDEXED_EXT: CommandId = CommandId(308);
+    pub const CMD_BEGIN_QUERY_INDEXED_EXT: CommandId = CommandId(336);
     /// `vkCmdEndQueryIndexedEXT`
-    pub const CMD_END_QUERY_INDEXED_EXT: CommandId = CommandId(309);
+    pub const CMD_END_QUERY_INDEXED_EXT: CommandId = CommandId(337);
     /// `vkCmdDrawIndirectByteCountEXT`
-    pub const CMD_DRAW_INDIRECT_BYTE_COUNT_EXT: CommandId = CommandId(310);
+    pub const CMD_DRAW_INDIRECT_BYTE_COUNT_EXT: CommandId = CommandId(338);
     /// `vkCmdSetExclusiveScissorNV`
-    pub const CMD_SET_EXCLUSIVE_SCISSOR_NV: CommandId = CommandId(311);
+    pub const CMD_SET_EXCLUSIVE_SCISSOR_NV: CommandId = CommandId(339);
+    /// `vkCmdSetExclusiveScissorEnableNV`
+    pub const CMD_SET_EXCLUSIVE_SCISSOR_ENABLE_NV: CommandId = CommandId(340);
     /// `vkCmdBindShadingRateImageNV`
-    pub const CMD_BIND_SHADING_RATE_IMAGE_NV: CommandId = CommandId(312);
+    pub const CMD_BIND_SHADING_RATE_IMAGE_NV: CommandId = CommandId(341);
     /// `vkCmdSetViewportShadingRatePaletteNV`
-    pub const CMD_SET_VIEWPORT_SHADING_RATE_PALETTE_NV: CommandId = CommandId(313);
+    pub const CMD_SET_VIEWPORT_SHADING_RATE_PALETTE_NV: CommandId = CommandId(342);
     /// `vkCmdSetCoarseSampleOrderNV`
-    pub const CMD_SET_COARSE_SAMPLE_ORDER_NV: CommandId = CommandId(314);
+    pub const CMD_SET_COARSE_SAMPLE_ORDER_NV: CommandId = CommandId(343);
     /// `vkCmdDrawMeshTasksNV`
-    pub const CMD_DRAW_MESH_TASKS_NV: CommandId = CommandId(315);
+    pub const CMD_DRAW_MESH_TASKS_NV: CommandId = CommandId(344);
     /// `vkCmdDrawMeshTasksIndirectNV`
-    pub const CMD_DRAW_MESH_TASKS_INDIRECT_NV: CommandId = CommandId(316);
+    pub const CMD_DRAW_MESH_TASKS_INDIRECT_NV: CommandId = CommandId(345);
     /// `vkCmdDrawMeshTasksIndirectCountNV`
-    pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT_NV: CommandId = CommandId(317);
+    pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT_NV: CommandId = CommandId(346);
     /// `vkCmdDrawMeshTasksEXT`
-    pub const CMD_DRAW_MESH_TASKS_EXT: CommandId = CommandId(318);
+    pub const CMD_DRAW_MESH_TASKS_EXT: CommandId = CommandId(347);
     /// `vkCmdDrawMeshTasksIndirectEXT`
-    pub const CMD_DRAW_MESH_TASKS_INDIRECT_EXT: CommandId = CommandId(319);
+    pub const CMD_DRAW_MESH_TASKS_INDIRECT_EXT: CommandId = CommandId(348);
     /// `vkCmdDrawMeshTasksIndirectCountEXT`
-    pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT_EXT: CommandId = CommandId(320);
+    pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT_EXT: CommandId = CommandId(349);
     /// `vkCompileDeferredNV`
-    pub const COMPILE_DEFERRED_NV: CommandId = CommandId(321);
+    pub const COMPILE_DEFERRED_NV: CommandId = CommandId(350);
     /// `vkCreateAccelerationStructureNV`
-    pub const CREATE_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(322);
+    pub const CREATE_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(351);
     /// `vkCmdBindInvocationMaskHUAWEI`
-    pub const CMD_BIND_INVOCATION_MASK_HUAWEI: CommandId = CommandId(323);
+    pub const CMD_BIND_INVOCATION_MASK_HUAWEI: CommandId = CommandId(352);
     /// `vkDestroyAccelerationStructureKHR`
-    pub const DESTROY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(324);
+    pub const DESTROY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(353);
     /// `vkDestroyAccelerationStructureNV`
-    pub const DESTROY_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(325);
+    pub const DESTROY_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(354);
     /// `vkGetAccelerationStructureMemoryRequirementsNV`
-    pub const GET_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(326);
+    pub const GET_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(355);
     /// `vkBindAccelerationStructureMemoryNV`
-    pub const BIND_ACCELERATION_STRUCTURE_MEMORY_NV: CommandId = CommandId(327);
+    pub const BIND_ACCELERATION_STRUCTURE_MEMORY_NV: CommandId = CommandId(356);
     /// `vkCmdCopyAccelerationStructureNV`
-    pub const CMD_COPY_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(328);
+    pub const CMD_COPY_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(357);
     /// `vkCmdCopyAccelerationStructureKHR`
-    pub const CMD_COPY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(329);
+    pub const CMD_COPY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(358);
     /// `vkCopyAccelerationStructureKHR`
-    pub const COPY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(330);
+    pub const COPY_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(359);
     /// `vkCmdCopyAccelerationStructureToMemoryKHR`
-    pub const CMD_COPY_ACCELERATION_STRUCTURE_TO_MEMORY_KHR: CommandId = CommandId(331);
+    pub const CMD_COPY_ACCELERATION_STRUCTURE_TO_MEMORY_KHR: CommandId = CommandId(360);
     /// `vkCopyAccelerationStructureToMemoryKHR`
-    pub const COPY_ACCELERATION_STRUCTURE_TO_MEMORY_KHR: CommandId = CommandId(332);
+    pub const COPY_ACCELERATION_STRUCTURE_TO_MEMORY_KHR: CommandId = CommandId(361);
     /// `vkCmdCopyMemoryToAccelerationStructureKHR`
-    pub const CMD_COPY_MEMORY_TO_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(333);
+    pub const CMD_COPY_MEMORY_TO_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(362);
     /// `vkCopyMemoryToAccelerationStructureKHR`
-    pub const COPY_MEMORY_TO_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(334);
+    pub const COPY_MEMORY_TO_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(363);
     /// `vkCmdWriteAccelerationStructuresPropertiesKHR`
-    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(335);
+    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(364);
     /// `vkCmdWriteAccelerationStructuresPropertiesNV`
-    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_NV: CommandId = CommandId(336);
+    pub const CMD_WRITE_ACCELERATION_STRUCTURES_PROPERTIES_NV: CommandId = CommandId(365);
     /// `vkCmdBuildAccelerationStructureNV`
-    pub const CMD_BUILD_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(337);
+    pub const CMD_BUILD_ACCELERATION_STRUCTURE_NV: CommandId = CommandId(366);
     /// `vkWriteAccelerationStructuresPropertiesKHR`
-    pub const WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(338);
+    pub const WRITE_ACCELERATION_STRUCTURES_PROPERTIES_KHR: CommandId = CommandId(367);
     /// `vkCmdTraceRaysKHR`
-    pub const CMD_TRACE_RAYS_KHR: CommandId = CommandId(339);
+    pub const CMD_TRACE_RAYS_KHR: CommandId = CommandId(368);
     /// `vkCmdTraceRaysNV`
-    pub const CMD_TRACE_RAYS_NV: CommandId = CommandId(340);
+    pub const CMD_TRACE_RAYS_NV: CommandId = CommandId(369);
     /// `vkGetRayTracingShaderGroupHandlesKHR`
-    pub const GET_RAY_TRACING_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(341);
+    pub const GET_RAY_TRACING_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(370);
     /// `vkGetRayTracingShaderGroupHandlesNV`
-    pub const GET_RAY_TRACING_SHADER_GROUP_HANDLES_NV: CommandId = CommandId(342);
+    pub const GET_RAY_TRACING_SHADER_GROUP_HANDLES_NV: CommandId = CommandId(371);
     /// `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`
-    pub const GET_RAY_TRACING_CAPTURE_REPLAY_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(343);
+    pub const GET_RAY_TRACING_CAPTURE_REPLAY_SHADER_GROUP_HANDLES_KHR: CommandId = CommandId(372);
     /// `vkGetAccelerationStructureHandleNV`
-    pub const GET_ACCELERATION_STRUCTURE_HANDLE_NV: CommandId = CommandId(344);
+    pub const GET_ACCELERATION_STRUCTURE_HANDLE_NV: CommandId = CommandId(373);
     /// `vkCreateRayTracingPipelinesNV`
-    pub const CREATE_RAY_TRACING_PIPELINES_NV: CommandId = CommandId(345);
+    pub const CREATE_RAY_TRACING_PIPELINES_NV: CommandId = CommandId(374);
     /// `vkCreateRayTracingPipelinesKHR`
-    pub const CREATE_RAY_TRACING_PIPELINES_KHR: CommandId = CommandId(346);
+    pub const CREATE_RAY_TRACING_PIPELINES_KHR: CommandId = CommandId(375);
     /// `vkCmdTraceRaysIndirectKHR`
-    pub const CMD_TRACE_RAYS_INDIRECT_KHR: CommandId = CommandId(347);
+    pub const CMD_TRACE_RAYS_INDIRECT_KHR: CommandId = CommandId(376);
     /// `vkCmdTraceRaysIndirect2KHR`
-    pub const CMD_TRACE_RAYS_INDIRECT2_KHR: CommandId = CommandId(348);
+    pub const CMD_TRACE_RAYS_INDIRECT2_KHR: CommandId = CommandId(377);
+    /// `vkGetClusterAccelerationStructureBuildSizesNV`
+    pub const GET_CLUSTER_ACCELERATION_STRUCTURE_BUILD_SIZES_NV: CommandId = CommandId(378);
+    /// `vkCmdBuildClusterAccelerationStructureIndirectNV`
+    pub const CMD_BUILD_CLUSTER_ACCELERATION_STRUCTURE_INDIRECT_NV: CommandId = CommandId(379);
     /// `vkGetDeviceAccelerationStructureCompatibilityKHR`
-    pub const GET_DEVICE_ACCELERATION_STRUCTURE_COMPATIBILITY_KHR: CommandId = CommandId(349);
+    pub const GET_DEVICE_ACCELERATION_STRUCTURE_COMPATIBILITY_KHR: CommandId = CommandId(380);
     /// `vkGetRayTracingShaderGroupStackSizeKHR`
-    pub const GET_RAY_TRACING_SHADER_GROUP_STACK_SIZE_KHR: CommandId = CommandId(350);
+    pub const GET_RAY_TRACING_SHADER_GROUP_STACK_SIZE_KHR: CommandId = CommandId(381);
     /// `vkCmdSetRayTracingPipelineStackSizeKHR`
-    pub const CMD_SET_RAY_TRACING_PIPELINE_STACK_SIZE_KHR: CommandId = CommandId(351);
+    pub const CMD_SET_RAY_TRACING_PIPELINE_STACK_SIZE_KHR: CommandId = CommandId(382);
     /// `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`
-    pub const ENUMERATE_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_COUNTERS_KHR: CommandId = CommandId(352);
+    pub const ENUMERATE_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_COUNTERS_KHR: CommandId = CommandId(383);
     /// `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`
-    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_PASSES_KHR: CommandId = CommandId(353);
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_QUERY_PASSES_KHR: CommandId = CommandId(384);
     /// `vkAcquireProfilingLockKHR`
-    pub const ACQUIRE_PROFILING_LOCK_KHR: CommandId = CommandId(354);
+    pub const ACQUIRE_PROFILING_LOCK_KHR: CommandId = CommandId(385);
     /// `vkReleaseProfilingLockKHR`
-    pub const RELEASE_PROFILING_LOCK_KHR: CommandId = CommandId(355);
+    pub const RELEASE_PROFILING_LOCK_KHR: CommandId = CommandId(386);
     /// `vkGetImageDrmFormatModifierPropertiesEXT`
-    pub const GET_IMAGE_DRM_FORMAT_MODIFIER_PROPERTIES_EXT: CommandId = CommandId(356);
+    pub const GET_IMAGE_DRM_FORMAT_MODIFIER_PROPERTIES_EXT: CommandId = CommandId(387);
     /// `vkGetBufferOpaqueCaptureAddress`
-    pub const GET_BUFFER_OPAQUE_CAPTURE_ADDRESS: CommandId = CommandId(357);
+    pub const GET_BUFFER_OPAQUE_CAPTURE_ADDRESS: CommandId = CommandId(388);
     /// `vkGetBufferOpaqueCaptureAddressKHR`
-    pub const GET_BUFFER_OPAQUE_CAPTURE_ADDRESS_KHR: CommandId = CommandId(358);
+    pub const GET_BUFFER_OPAQUE_CAPTURE_ADDRESS_KHR: CommandId = CommandId(389);
     /// `vkGetBufferDeviceAddress`
-    pub const GET_BUFFER_DEVICE_ADDRESS: CommandId = CommandId(359);
+    pub const GET_BUFFER_DEVICE_ADDRESS: CommandId = CommandId(390);
     /// `vkGetBufferDeviceAddressKHR`
-    pub const GET_BUFFER_DEVICE_ADDRESS_KHR: CommandId = CommandId(360);
+    pub const GET_BUFFER_DEVICE_ADDRESS_KHR: CommandId = CommandId(391);
     /// `vkGetBufferDeviceAddressEXT`
-    pub const GET_BUFFER_DEVICE_ADDRESS_EXT: CommandId = CommandId(361);
+    pub const GET_BUFFER_DEVICE_ADDRESS_EXT: CommandId = CommandId(392);
     /// `vkInitializePerformanceApiINTEL`
-    pub const INITIALIZE_PERFORMANCE_API_INTEL: CommandId = CommandId(362);
+    pub const INITIALIZE_PERFORMANCE_API_INTEL: CommandId = CommandId(393);
     /// `vkUninitializePerformanceApiINTEL`
-    pub const UNINITIALIZE_PERFORMANCE_API_INTEL: CommandId = CommandId(363);
+    pub const UNINITIALIZE_PERFORMANCE_API_INTEL: CommandId = CommandId(394);
     /// `vkCmdSetPerformanceMarkerINTEL`
-    pub const CMD_SET_PERFORMANCE_MARKER_INTEL: CommandId = CommandId(364);
+    pub const CMD_SET_PERFORMANCE_MARKER_INTEL: CommandId = CommandId(395);
     /// `vkCmdSetPerformanceStreamMarkerINTEL`
-    pub const CMD_SET_PERFORMANCE_STREAM_MARKER_INTEL: CommandId = CommandId(365);
+    pub const CMD_SET_PERFORMANCE_STREAM_MARKER_INTEL: CommandId = CommandId(396);
     /// `vkCmdSetPerformanceOverrideINTEL`
-    pub const CMD_SET_PERFORMANCE_OVERRIDE_INTEL: CommandId = CommandId(366);
+    pub const CMD_SET_PERFORMANCE_OVERRIDE_INTEL: CommandId = CommandId(397);
     /// `vkAcquirePerformanceConfigurationINTEL`
-    pub const ACQUIRE_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(367);
+    pub const ACQUIRE_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(398);
     /// `vkReleasePerformanceConfigurationINTEL`
-    pub const RELEASE_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(368);
+    pub const RELEASE_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(399);
     /// `vkQueueSetPerformanceConfigurationINTEL`
-    pub const QUEUE_SET_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(369);
+    pub const QUEUE_SET_PERFORMANCE_CONFIGURATION_INTEL: CommandId = CommandId(400);
     /// `vkGetPerformanceParameterINTEL`
-    pub const GET_PERFORMANCE_PARAMETER_INTEL: CommandId = CommandId(370);
+    pub const GET_PERFORMANCE_PARAMETER_INTEL: CommandId = CommandId(401);
     /// `vkGetDeviceMemoryOpaqueCaptureAddress`
-    pub const GET_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS: CommandId = CommandId(371);
+    pub const GET_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS: CommandId = CommandId(402);
     /// `vkGetDeviceMemoryOpaqueCaptureAddressKHR`
-    pub const GET_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_KHR: CommandId = CommandId(372);
+    pub const GET_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_KHR: CommandId = CommandId(403);
     /// `vkGetPipelineExecutablePropertiesKHR`
-    pub const GET_PIPELINE_EXECUTABLE_PROPERTIES_KHR: CommandId = CommandId(373);
+    pub const GET_PIPELINE_EXECUTABLE_PROPERTIES_KHR: CommandId = CommandId(404);
     /// `vkGetPipelineExecutableStatisticsKHR`
-    pub const GET_PIPELINE_EXECUTABLE_STATISTICS_KHR: CommandId = CommandId(374);
+    pub const GET_PIPELINE_EXECUTABLE_STATISTICS_KHR: CommandId = CommandId(405);
     /// `vkGetPipelineExecutableInternalRepresentationsKHR`
-    pub const GET_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATIONS_KHR: CommandId = CommandId(375);
+    pub const GET_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATIONS_KHR: CommandId = CommandId(406);
+    /// `vkCmdSetLineStipple`
+    pub const CMD_SET_LINE_STIPPLE: CommandId = CommandId(407);
+    /// `vkCmdSetLineStippleKHR`
+    pub const CMD_SET_LINE_STIPPLE_KHR: CommandId = CommandId(408);
     /// `vkCmdSetLineStippleEXT`
-    pub const CMD_SET_LINE_STIPPLE_EXT: CommandId = CommandId(376);
+    pub const CMD_SET_LINE_STIPPLE_EXT: CommandId = CommandId(409);
     /// `vkGetPhysicalDeviceToolProperties`
-    pub const GET_PHYSICAL_DEVICE_TOOL_PROPERTIES: CommandId = CommandId(377);
+    pub const GET_PHYSICAL_DEVICE_TOOL_PROPERTIES: CommandId = CommandId(410);
     /// `vkGetPhysicalDeviceToolPropertiesEXT`
-    pub const GET_PHYSICAL_DEVICE_TOOL_PROPERTIES_EXT: CommandId = CommandId(378);
+    pub const GET_PHYSICAL_DEVICE_TOOL_PROPERTIES_EXT: CommandId = CommandId(411);
     /// `vkCreateAccelerationStructureKHR`
-    pub const CREATE_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(379);
+    pub const CREATE_ACCELERATION_STRUCTURE_KHR: CommandId = CommandId(412);
     /// `vkCmdBuildAccelerationStructuresKHR`
-    pub const CMD_BUILD_ACCELERATION_STRUCTURES_KHR: CommandId = CommandId(380);
+    pub const CMD_BUILD_ACCELERATION_STRUCTURES_KHR: CommandId = CommandId(413);
     /// `vkCmdBuildAccelerationStructuresIndirectKHR`
-    pub const CMD_BUILD_ACCELERATION_STRUCTURES_INDIRECT_KHR: CommandId = CommandId(381);
+    pub const CMD_BUILD_ACCELERATION_STRUCTURES_INDIRECT_KHR: CommandId = CommandId(414);
     /// `vkBuildAccelerationStructuresKHR`
-    pub const BUILD_ACCELERATION_STRUCTURES_KHR: CommandId = CommandId(382);
+    pub const BUILD_ACCELERATION_STRUCTURES_KHR: CommandId = CommandId(415);
     /// `vkGetAccelerationStructureDeviceAddressKHR`
-    pub const GET_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_KHR: CommandId = CommandId(383);
+    pub const GET_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_KHR: CommandId = CommandId(416);
     /// `vkCreateDeferredOperationKHR`
-    pub const CREATE_DEFERRED_OPERATION_KHR: CommandId = CommandId(384);
+    pub const CREATE_DEFERRED_OPERATION_KHR: CommandId = CommandId(417);
     /// `vkDestroyDeferredOperationKHR`
-    pub const DESTROY_DEFERRED_OPERATION_KHR: CommandId = CommandId(385);
+    pub const DESTROY_DEFERRED_OPERATION_KHR: CommandId = CommandId(418);
     /// `vkGetDeferredOperationMaxConcurrencyKHR`
-    pub const GET_DEFERRED_OPERATION_MAX_CONCURRENCY_KHR: CommandId = CommandId(386);
+    pub const GET_DEFERRED_OPERATION_MAX_CONCURRENCY_KHR: CommandId = CommandId(419);
     /// `vkGetDeferredOperationResultKHR`
-    pub const GET_DEFERRED_OPERATION_RESULT_KHR: CommandId = CommandId(387);
+    pub const GET_DEFERRED_OPERATION_RESULT_KHR: CommandId = CommandId(420);
     /// `vkDeferredOperationJoinKHR`
-    pub const DEFERRED_OPERATION_JOIN_KHR: CommandId = CommandId(388);
+    pub const DEFERRED_OPERATION_JOIN_KHR: CommandId = CommandId(421);
+    /// `vkGetPipelineIndirectMemoryRequirementsNV`
+    pub const GET_PIPELINE_INDIRECT_MEMORY_REQUIREMENTS_NV: CommandId = CommandId(422);
+    /// `vkGetPipelineIndirectDeviceAddressNV`
+    pub const GET_PIPELINE_INDIRECT_DEVICE_ADDRESS_NV: CommandId = CommandId(423);
+    /// `vkAntiLagUpdateAMD`
+    pub const ANTI_LAG_UPDATE_AMD: CommandId = CommandId(424);
     /// `vkCmdSetCullMode`
-    pub const CMD_SET_CULL_MODE: CommandId = CommandId(389);
+    pub const CMD_SET_CULL_MODE: CommandId = CommandId(425);
     /// `vkCmdSetCullModeEXT`
-    pub const CMD_SET_CULL_MODE_EXT: CommandId = CommandId(390);
+    pub const CMD_SET_CULL_MODE_EXT: CommandId = CommandId(426);
     /// `vkCmdSetFrontFace`
-    pub const CMD_SET_FRONT_FACE: CommandId = CommandId(391);
+    pub const CMD_SET_FRONT_FACE: CommandId = CommandId(427);
     /// `vkCmdSetFrontFaceEXT`
-    pub const CMD_SET_FRONT_FACE_EXT: CommandId = CommandId(392);
+    pub const CMD_SET_FRONT_FACE_EXT: CommandId = CommandId(428);
     /// `vkCmdSetPrimitiveTopology`
-    pub const CMD_SET_PRIMITIVE_TOPOLOGY: CommandId = CommandId(393);
+    pub const CMD_SET_PRIMITIVE_TOPOLOGY: CommandId = CommandId(429);
     /// `vkCmdSetPrimitiveTopologyEXT`
-    pub const CMD_SET_PRIMITIVE_TOPOLOGY_EXT: CommandId = CommandId(394);
+    pub const CMD_SET_PRIMITIVE_TOPOLOGY_EXT: CommandId = CommandId(430);
     /// `vkCmdSetViewportWithCount`
-    pub const CMD_SET_VIEWPORT_WITH_COUNT: CommandId = CommandId(395);
+    pub const CMD_SET_VIEWPORT_WITH_COUNT: CommandId = CommandId(431);
     /// `vkCmdSetViewportWithCountEXT`
-    pub const CMD_SET_VIEWPORT_WITH_COUNT_EXT: CommandId = CommandId(396);
+    pub const CMD_SET_VIEWPORT_WITH_COUNT_EXT: CommandId = CommandId(432);
     /// `vkCmdSetScissorWithCount`
-    pub const CMD_SET_SCISSOR_WITH_COUNT: CommandId = CommandId(397);
+    pub const CMD_SET_SCISSOR_WITH_COUNT: CommandId = CommandId(433);
     /// `vkCmdSetScissorWithCountEXT`
-    pub const CMD_SET_SCISSOR_WITH_COUNT_EXT: CommandId = CommandId(398);
+    pub const CMD_SET_SCISSOR_WITH_COUNT_EXT: CommandId = CommandId(434);
+    /// `vkCmdBindIndexBuffer2`
+    pub const CMD_BIND_INDEX_BUFFER2: CommandId = CommandId(435);
+    /// `vkCmdBindIndexBuffer2KHR`
+    pub const CMD_BIND_INDEX_BUFFER2_KHR: CommandId = CommandId(436);
     /// `vkCmdBindVertexBuffers2`
-    pub const CMD_BIND_VERTEX_BUFFERS2: CommandId = CommandId(399);
+    pub const CMD_BIND_VERTEX_BUFFERS2: CommandId = CommandId(437);
     /// `vkCmdBindVertexBuffers2EXT`
-    pub const CMD_BIND_VERTEX_BUFFERS2_EXT: CommandId = CommandId(400);
+    pub const CMD_BIND_VERTEX_BUFFERS2_EXT: CommandId = CommandId(438);
     /// `vkCmdSetDepthTestEnable`
-    pub const CMD_SET_DEPTH_TEST_ENABLE: CommandId = CommandId(401);
+    pub const CMD_SET_DEPTH_TEST_ENABLE: CommandId = CommandId(439);
     /// `vkCmdSetDepthTestEnableEXT`
-    pub const CMD_SET_DEPTH_TEST_ENABLE_EXT: CommandId = CommandId(402);
+    pub const CMD_SET_DEPTH_TEST_ENABLE_EXT: CommandId = CommandId(440);
     /// `vkCmdSetDepthWriteEnable`
-    pub const CMD_SET_DEPTH_WRITE_ENABLE: CommandId = CommandId(403);
+    pub const CMD_SET_DEPTH_WRITE_ENABLE: CommandId = CommandId(441);
     /// `vkCmdSetDepthWriteEnableEXT`
-    pub const CMD_SET_DEPTH_WRITE_ENABLE_EXT: CommandId = CommandId(404);
+    pub const CMD_SET_DEPTH_WRITE_ENABLE_EXT: CommandId = CommandId(442);
     /// `vkCmdSetDepthCompareOp`
-    pub const CMD_SET_DEPTH_COMPARE_OP: CommandId = CommandId(405);
+    pub const CMD_SET_DEPTH_COMPARE_OP: CommandId = CommandId(443);
     /// `vkCmdSetDepthCompareOpEXT`
-    pub const CMD_SET_DEPTH_COMPARE_OP_EXT: CommandId = CommandId(406);
+    pub const CMD_SET_DEPTH_COMPARE_OP_EXT: CommandId = CommandId(444);
     /// `vkCmdSetDepthBoundsTestEnable`
-    pub const CMD_SET_DEPTH_BOUNDS_TEST_ENABLE: CommandId = CommandId(407);
+    pub const CMD_SET_DEPTH_BOUNDS_TEST_ENABLE: CommandId = CommandId(445);
     /// `vkCmdSetDepthBoundsTestEnableEXT`
-    pub const CMD_SET_DEPTH_BOUNDS_TEST_ENABLE_EXT: CommandId = CommandId(408);
+    pub const CMD_SET_DEPTH_BOUNDS_TEST_ENABLE_EXT: CommandId = CommandId(446);
     /// `vkCmdSetStencilTestEnable`
-    pub const CMD_SET_STENCIL_TEST_ENABLE: CommandId = CommandId(409);
+    pub const CMD_SET_STENCIL_TEST_ENABLE: CommandId = CommandId(447);
     /// `vkCmdSetStencilTestEnableEXT`
-    pub const CMD_SET_STENCIL_TEST_ENABLE_EXT: CommandId = CommandId(410);
+    pub const CMD_SET_STENCIL_TEST_ENABLE_EXT: CommandId = CommandId(448);
     /// `vkCmdSetStencilOp`
-    pub const CMD_SET_STENCIL_OP: CommandId = CommandId(411);
+    pub const CMD_SET_STENCIL_OP: CommandId = CommandId(449);
     /// `vkCmdSetStencilOpEXT`
-    pub const CMD_SET_STENCIL_OP_EXT: CommandId = CommandId(412);
+    pub const CMD_SET_STENCIL_OP_EXT: CommandId = CommandId(450);
     /// `vkCmdSetPatchControlPointsEXT`
-    pub const CMD_SET_PATCH_CONTROL_POINTS_EXT: CommandId = CommandId(413);
+    pub const CMD_SET_PATCH_CONTROL_POINTS_EXT: CommandId = CommandId(451);
     /// `vkCmdSetRasterizerDiscardEnable`
-    pub const CMD_SET_RASTERIZER_DISCARD_ENABLE: CommandId = CommandId(414);
+    pub const CMD_SET_RASTERIZER_DISCARD_ENABLE: CommandId = CommandId(452);
     /// `vkCmdSetRasterizerDiscardEnableEXT`
-    pub const CMD_SET_RASTERIZER_DISCARD_ENABLE_EXT: CommandId = CommandId(415);
+    pub const CMD_SET_RASTERIZER_DISCARD_ENABLE_EXT: CommandId = CommandId(453);
     /// `vkCmdSetDepthBiasEnable`
-    pub const CMD_SET_DEPTH_BIAS_ENABLE: CommandId = CommandId(416);
+    pub const CMD_SET_DEPTH_BIAS_ENABLE: CommandId = CommandId(454);
     /// `vkCmdSetDepthBiasEnableEXT`
-    pub const CMD_SET_DEPTH_BIAS_ENABLE_EXT: CommandId = CommandId(417);
+    pub const CMD_SET_DEPTH_BIAS_ENABLE_EXT: CommandId = CommandId(455);
     /// `vkCmdSetLogicOpEXT`
-    pub const CMD_SET_LOGIC_OP_EXT: CommandId = CommandId(418);
+    pub const CMD_SET_LOGIC_OP_EXT: CommandId = CommandId(456);
     /// `vkCmdSetPrimitiveRestartEnable`
-    pub const CMD_SET_PRIMITIVE_RESTART_ENABLE: CommandId = CommandId(419);
+    pub const CMD_SET_PRIMITIVE_RESTART_ENABLE: CommandId = CommandId(457);
     /// `vkCmdSetPrimitiveRestartEnableEXT`
-    pub const CMD_SET_PRIMITIVE_RESTART_ENABLE_EXT: CommandId = CommandId(420);
+    pub const CMD_SET_PRIMITIVE_RESTART_ENABLE_EXT: CommandId = CommandId(458);
     /// `vkCmdSetTessellationDomainOriginEXT`
-    pub const CMD_SET_TESSELLATION_DOMAIN_ORIGIN_EXT: CommandId = CommandId(421);
+    pub const CMD_SET_TESSELLATION_DOMAIN_ORIGIN_EXT: CommandId = CommandId(459);
     /// `vkCmdSetDepthClampEnableEXT`
-    pub const CMD_SET_DEPTH_CLAMP_ENABLE_EXT: CommandId = CommandId(422);
+    pub const CMD_SET_DEPTH_CLAMP_ENABLE_EXT: CommandId = CommandId(460);
     /// `vkCmdSetPolygonModeEXT`
-    pub const CMD_SET_POLYGON_MODE_EXT: CommandId = CommandId(423);
+    pub const CMD_SET_POLYGON_MODE_EXT: CommandId = CommandId(461);
     /// `vkCmdSetRasterizationSamplesEXT`
-    pub const CMD_SET_RASTERIZATION_SAMPLES_EXT: CommandId = CommandId(424);
+    pub const CMD_SET_RASTERIZATION_SAMPLES_EXT: CommandId = CommandId(462);
     /// `vkCmdSetSampleMaskEXT`
-    pub const CMD_SET_SAMPLE_MASK_EXT: CommandId = CommandId(425);
+    pub const CMD_SET_SAMPLE_MASK_EXT: CommandId = CommandId(463);
     /// `vkCmdSetAlphaToCoverageEnableEXT`
-    pub const CMD_SET_ALPHA_TO_COVERAGE_ENABLE_EXT: CommandId = CommandId(426);
+    pub const CMD_SET_ALPHA_TO_COVERAGE_ENABLE_EXT: CommandId = CommandId(464);
     /// `vkCmdSetAlphaToOneEnableEXT`
-    pub const CMD_SET_ALPHA_TO_ONE_ENABLE_EXT: CommandId = CommandId(427);
+    pub const CMD_SET_ALPHA_TO_ONE_ENABLE_EXT: CommandId = CommandId(465);
     /// `vkCmdSetLogicOpEnableEXT`
-    pub const CMD_SET_LOGIC_OP_ENABLE_EXT: CommandId = CommandId(428);
+    pub const CMD_SET_LOGIC_OP_ENABLE_EXT: CommandId = CommandId(466);
     /// `vkCmdSetColorBlendEnableEXT`
-    pub const CMD_SET_COLOR_BLEND_ENABLE_EXT: CommandId = CommandId(429);
+    pub const CMD_SET_COLOR_BLEND_ENABLE_EXT: CommandId = CommandId(467);
     /// `vkCmdSetColorBlendEquationEXT`
-    pub const CMD_SET_COLOR_BLEND_EQUATION_EXT: CommandId = CommandId(430);
+    pub const CMD_SET_COLOR_BLEND_EQUATION_EXT: CommandId = CommandId(468);
     /// `vkCmdSetColorWriteMaskEXT`
-    pub const CMD_SET_COLOR_WRITE_MASK_EXT: CommandId = CommandId(431);
+    pub const CMD_SET_COLOR_WRITE_MASK_EXT: CommandId = CommandId(469);
     /// `vkCmdSetRasterizationStreamEXT`
-    pub const CMD_SET_RASTERIZATION_STREAM_EXT: CommandId = CommandId(432);
+    pub const CMD_SET_RASTERIZATION_STREAM_EXT: CommandId = CommandId(470);
     /// `vkCmdSetConservativeRasterizationModeEXT`
-    pub const CMD_SET_CONSERVATIVE_RASTERIZATION_MODE_EXT: CommandId = CommandId(433);
+    pub const CMD_SET_CONSERVATIVE_RASTERIZATION_MODE_EXT: CommandId = CommandId(471);
     /// `vkCmdSetExtraPrimitiveOverestimationSizeEXT`
-    pub const CMD_SET_EXTRA_PRIMITIVE_OVERESTIMATION_SIZE_EXT: CommandId = CommandId(434);
+    pub const CMD_SET_EXTRA_PRIMITIVE_OVERESTIMATION_SIZE_EXT: CommandId = CommandId(472);
     /// `vkCmdSetDepthClipEnableEXT`
-    pub const CMD_SET_DEPTH_CLIP_ENABLE_EXT: CommandId = CommandId(435);
+    pub const CMD_SET_DEPTH_CLIP_ENABLE_EXT: CommandId = CommandId(473);
     /// `vkCmdSetSampleLocationsEnableEXT`
-    pub const CMD_SET_SAMPLE_LOCATIONS_ENABLE_EXT: CommandId = CommandId(436);
+    pub const CMD_SET_SAMPLE_LOCATIONS_ENABLE_EXT: CommandId = CommandId(474);
     /// `vkCmdSetColorBlendAdvancedEXT`
-    pub const CMD_SET_COLOR_BLEND_ADVANCED_EXT: CommandId = CommandId(437);
+    pub const CMD_SET_COLOR_BLEND_ADVANCED_EXT: CommandId = CommandId(475);
     /// `vkCmdSetProvokingVertexModeEXT`
-    pub const CMD_SET_PROVOKING_VERTEX_MODE_EXT: CommandId = CommandId(438);
+    pub const CMD_SET_PROVOKING_VERTEX_MODE_EXT: CommandId = CommandId(476);
     /// `vkCmdSetLineRasterizationModeEXT`
-    pub const CMD_SET_LINE_RASTERIZATION_MODE_EXT: CommandId = CommandId(439);
+    pub const CMD_SET_LINE_RASTERIZATION_MODE_EXT: CommandId = CommandId(477);
     /// `vkCmdSetLineStippleEnableEXT`
-    pub const CMD_SET_LINE_STIPPLE_ENABLE_EXT: CommandId = CommandId(440);
+    pub const CMD_SET_LINE_STIPPLE_ENABLE_EXT: CommandId = CommandId(478);
     /// `vkCmdSetDepthClipNegativeOneToOneEXT`
-    pub const CMD_SET_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT: CommandId = CommandId(441);
+    pub const CMD_SET_DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT: CommandId = CommandId(479);
     /// `vkCmdSetViewportWScalingEnableNV`
-    pub const CMD_SET_VIEWPORT_W_SCALING_ENABLE_NV: CommandId = CommandId(442);
+    pub const CMD_SET_VIEWPORT_W_SCALING_ENABLE_NV: CommandId = CommandId(480);
     /// `vkCmdSetViewportSwizzleNV`
-    pub const CMD_SET_VIEWPORT_SWIZZLE_NV: CommandId = CommandId(443);
+    pub const CMD_SET_VIEWPORT_SWIZZLE_NV: CommandId = CommandId(481);
     /// `vkCmdSetCoverageToColorEnableNV`
-    pub const CMD_SET_COVERAGE_TO_COLOR_ENABLE_NV: CommandId = CommandId(444);
+    pub const CMD_SET_COVERAGE_TO_COLOR_ENABLE_NV: CommandId = CommandId(482);
     /// `vkCmdSetCoverageToColorLocationNV`
-    pub const CMD_SET_COVERAGE_TO_COLOR_LOCATION_NV: CommandId = CommandId(445);
+    pub const CMD_SET_COVERAGE_TO_COLOR_LOCATION_NV: CommandId = CommandId(483);
     /// `vkCmdSetCoverageModulationModeNV`
-    pub const CMD_SET_COVERAGE_MODULATION_MODE_NV: CommandId = CommandId(446);
+    pub const CMD_SET_COVERAGE_MODULATION_MODE_NV: CommandId = CommandId(484);
     /// `vkCmdSetCoverageModulationTableEnableNV`
-    pub const CMD_SET_COVERAGE_MODULATION_TABLE_ENABLE_NV: CommandId = CommandId(447);
+    pub const CMD_SET_COVERAGE_MODULATION_TABLE_ENABLE_NV: CommandId = CommandId(485);
     /// `vkCmdSetCoverageModulationTableNV`
-    pub const CMD_SET_COVERAGE_MODULATION_TABLE_NV: CommandId = CommandId(448);
+    pub const CMD_SET_COVERAGE_MODULATION_TABLE_NV: CommandId = CommandId(486);
     /// `vkCmdSetShadingRateImageEnableNV`
-    pub const CMD_SET_SHADING_RATE_IMAGE_ENABLE_NV: CommandId = CommandId(449);
-    /// `vkCmdSetCoverageReductionModeNV`
-    pub const CMD_SET_COVERAGE_REDUCTION_MODE_NV: CommandId = CommandId(450);
+    pub const CMD_SET_SHADING_RATE_IMAGE_ENABLE_NV: CommandId = CommandId(487);
     /// `vkCmdSetRepresentativeFragmentTestEnableNV`
-    pub const CMD_SET_REPRESENTATIVE_FRAGMENT_TEST_ENABLE_NV: CommandId = CommandId(451);
+    pub const CMD_SET_REPRESENTATIVE_FRAGMENT_TEST_ENABLE_NV: CommandId = CommandId(488);
     /// `vkCreatePrivateDataSlot`
-    pub const CREATE_PRIVATE_DATA_SLOT: CommandId = CommandId(452);
+    pub const CREATE_PRIVATE_DATA_SLOT: CommandId = CommandId(489);
     /// `vkCreatePrivateDataSlotEXT`
-    pub const CREATE_PRIVATE_DATA_SLOT_EXT: CommandId = CommandId(453);
+    pub const CREATE_PRIVATE_DATA_SLOT_EXT: CommandId = CommandId(490);
     /// `vkDestroyPrivateDataSlot`
-    pub const DESTROY_PRIVATE_DATA_SLOT: CommandId = CommandId(454);
+    pub const DESTROY_PRIVATE_DATA_SLOT: CommandId = CommandId(491);
     /// `vkDestroyPrivateDataSlotEXT`
-    pub const DESTROY_PRIVATE_DATA_SLOT_EXT: CommandId = CommandId(455);
+    pub const DESTROY_PRIVATE_DATA_SLOT_EXT: CommandId = CommandId(492);
     /// `vkSetPrivateData`
-    pub const SET_PRIVATE_DATA: CommandId = CommandId(456);
+    pub const SET_PRIVATE_DATA: CommandId = CommandId(493);
     /// `vkSetPrivateDataEXT`
-    pub const SET_PRIVATE_DATA_EXT: CommandId = CommandId(457);
+    pub const SET_PRIVATE_DATA_EXT: CommandId = CommandId(494);
     /// `vkGetPrivateData`
-    pub const GET_PRIVATE_DATA: CommandId = CommandId(458);
+    pub const GET_PRIVATE_DATA: CommandId = CommandId(495);
     /// `vkGetPrivateDataEXT`
-    pub const GET_PRIVATE_DATA_EXT: CommandId = CommandId(459);
+    pub const GET_PRIVATE_DATA_EXT: CommandId = CommandId(496);
     /// `vkCmdCopyBuffer2`
-    pub const CMD_COPY_BUFFER2: CommandId = CommandId(460);
+    pub const CMD_COPY_BUFFER2: CommandId = CommandId(497);
     /// `vkCmdCopyBuffer2KHR`
-    pub const CMD_COPY_BUFFER2_KHR: CommandId = CommandId(461);
+    pub const CMD_COPY_BUFFER2_KHR: CommandId = CommandId(498);
     /// `vkCmdCopyImage2`
-    pub const CMD_COPY_IMAGE2: CommandId = CommandId(462);
+    pub const CMD_COPY_IMAGE2: CommandId = CommandId(499);
     /// `vkCmdCopyImage2KHR`
-    pub const CMD_COPY_IMAGE2_KHR: CommandId = CommandId(463);
+    pub const CMD_COPY_IMAGE2_KHR: CommandId = CommandId(500);
     /// `vkCmdBlitImage2`
-    pub const CMD_BLIT_IMAGE2: CommandId = CommandId(464);
+    pub const CMD_BLIT_IMAGE2: CommandId = CommandId(501);
     /// `vkCmdBlitImage2KHR`
-    pub const CMD_BLIT_IMAGE2_KHR: CommandId = CommandId(465);
+    pub const CMD_BLIT_IMAGE2_KHR: CommandId = CommandId(502);
     /// `vkCmdCopyBufferToImage2`
-    pub const CMD_COPY_BUFFER_TO_IMAGE2: CommandId = CommandId(466);
+    pub const CMD_COPY_BUFFER_TO_IMAGE2: CommandId = CommandId(503);
     /// `vkCmdCopyBufferToImage2KHR`
-    pub const CMD_COPY_BUFFER_TO_IMAGE2_KHR: CommandId = CommandId(467);
+    pub const CMD_COPY_BUFFER_TO_IMAGE2_KHR: CommandId = CommandId(504);
     /// `vkCmdCopyImageToBuffer2`
-    pub const CMD_COPY_IMAGE_TO_BUFFER2: CommandId = CommandId(468);
+    pub const CMD_COPY_IMAGE_TO_BUFFER2: CommandId = CommandId(505);
     /// `vkCmdCopyImageToBuffer2KHR`
-    pub const CMD_COPY_IMAGE_TO_BUFFER2_KHR: CommandId = CommandId(469);
+    pub const CMD_COPY_IMAGE_TO_BUFFER2_KHR: CommandId = CommandId(506);
     /// `vkCmdResolveImage2`
-    pub const CMD_RESOLVE_IMAGE2: CommandId = CommandId(470);
+    pub const CMD_RESOLVE_IMAGE2: CommandId = CommandId(507);
     /// `vkCmdResolveImage2KHR`
-    pub const CMD_RESOLVE_IMAGE2_KHR: CommandId = CommandId(471);
+    pub const CMD_RESOLVE_IMAGE2_KHR: CommandId = CommandId(508);
     /// `vkCmdSetFragmentShadingRateKHR`
-    pub const CMD_SET_FRAGMENT_SHADING_RATE_KHR: CommandId = CommandId(472);
+    pub const CMD_SET_FRAGMENT_SHADING_RATE_KHR: CommandId = CommandId(509);
     /// `vkGetPhysicalDeviceFragmentShadingRatesKHR`
-    pub const GET_PHYSICAL_DEVICE_FRAGMENT_SHADING_RATES_KHR: CommandId = CommandId(473);
+    pub const GET_PHYSICAL_DEVICE_FRAGMENT_SHADING_RATES_KHR: CommandId = CommandId(510);
     /// `vkCmdSetFragmentShadingRateEnumNV`
-    pub const CMD_SET_FRAGMENT_SHADING_RATE_ENUM_NV: CommandId = CommandId(474);
+    pub const CMD_SET_FRAGMENT_SHADING_RATE_ENUM_NV: CommandId = CommandId(511);
     /// `vkGetAccelerationStructureBuildSizesKHR`
-    pub const GET_ACCELERATION_STRUCTURE_BUILD_SIZES_KHR: CommandId = CommandId(475);
+    pub const GET_ACCELERATION_STRUCTURE_BUILD_SIZES_KHR: CommandId = CommandId(512);
     /// `vkCmdSetVertexInputEXT`
-    pub const CMD_SET_VERTEX_INPUT_EXT: CommandId = CommandId(476);
+    pub const CMD_SET_VERTEX_INPUT_EXT: CommandId = CommandId(513);
     /// `vkCmdSetColorWriteEnableEXT`
-    pub const CMD_SET_COLOR_WRITE_ENABLE_EXT: CommandId = CommandId(477);
+    pub const CMD_SET_COLOR_WRITE_ENABLE_EXT: CommandId = CommandId(514);
     /// `vkCmdSetEvent2`
-    pub const CMD_SET_EVENT2: CommandId = CommandId(478);
+    pub const CMD_SET_EVENT2: CommandId = CommandId(515);
     /// `vkCmdSetEvent2KHR`
-    pub const CMD_SET_EVENT2_KHR: CommandId = CommandId(479);
+    pub const CMD_SET_EVENT2_KHR: CommandId = CommandId(516);
     /// `vkCmdResetEvent2`
-    pub const CMD_RESET_EVENT2: CommandId = CommandId(480);
+    pub const CMD_RESET_EVENT2: CommandId = CommandId(517);
     /// `vkCmdResetEvent2KHR`
-    pub const CMD_RESET_EVENT2_KHR: CommandId = CommandId(481);
+    pub const CMD_RESET_EVENT2_KHR: CommandId = CommandId(518);
     /// `vkCmdWaitEvents2`
-    pub const CMD_WAIT_EVENTS2: CommandId = CommandId(482);
+    pub const CMD_WAIT_EVENTS2: CommandId = CommandId(519);
     /// `vkCmdWaitEvents2KHR`
-    pub const CMD_WAIT_EVENTS2_KHR: CommandId = CommandId(483);
+    pub const CMD_WAIT_EVENTS2_KHR: CommandId = CommandId(520);
     /// `vkCmdPipelineBarrier2`
-    pub const CMD_PIPELINE_BARRIER2: CommandId = CommandId(484);
+    pub const CMD_PIPELINE_BARRIER2: CommandId = CommandId(521);
     /// `vkCmdPipelineBarrier2KHR`
-    pub const CMD_PIPELINE_BARRIER2_KHR: CommandId = CommandId(485);
+    pub const CMD_PIPELINE_BARRIER2_KHR: CommandId = CommandId(522);
     /// `vkQueueSubmit2`
-    pub const QUEUE_SUBMIT2: CommandId = CommandId(486);
+    pub const QUEUE_SUBMIT2: CommandId = CommandId(523);
     /// `vkQueueSubmit2KHR`
-    pub const QUEUE_SUBMIT2_KHR: CommandId = CommandId(487);
+    pub const QUEUE_SUBMIT2_KHR: CommandId = CommandId(524);
     /// `vkCmdWriteTimestamp2`
-    pub const CMD_WRITE_TIMESTAMP2: CommandId = CommandId(488);
+    pub const CMD_WRITE_TIMESTAMP2: CommandId = CommandId(525);
     /// `vkCmdWriteTimestamp2KHR`
-    pub const CMD_WRITE_TIMESTAMP2_KHR: CommandId = CommandId(489);
+    pub const CMD_WRITE_TIMESTAMP2_KHR: CommandId = CommandId(526);
     /// `vkCmdWriteBufferMarker2AMD`
-    pub const CMD_WRITE_BUFFER_MARKER2_AMD: CommandId = CommandId(490);
+    pub const CMD_WRITE_BUFFER_MARKER2_AMD: CommandId = CommandId(527);
     /// `vkGetQueueCheckpointData2NV`
-    pub const GET_QUEUE_CHECKPOINT_DATA2_NV: CommandId = CommandId(491);
+    pub const GET_QUEUE_CHECKPOINT_DATA2_NV: CommandId = CommandId(528);
+    /// `vkCopyMemoryToImage`
+    pub const COPY_MEMORY_TO_IMAGE: CommandId = CommandId(529);
+    /// `vkCopyMemoryToImageEXT`
+    pub const COPY_MEMORY_TO_IMAGE_EXT: CommandId = CommandId(530);
+    /// `vkCopyImageToMemory`
+    pub const COPY_IMAGE_TO_MEMORY: CommandId = CommandId(531);
+    /// `vkCopyImageToMemoryEXT`
+    pub const COPY_IMAGE_TO_MEMORY_EXT: CommandId = CommandId(532);
+    /// `vkCopyImageToImage`
+    pub const COPY_IMAGE_TO_IMAGE: CommandId = CommandId(533);
+    /// `vkCopyImageToImageEXT`
+    pub const COPY_IMAGE_TO_IMAGE_EXT: CommandId = CommandId(534);
+    /// `vkTransitionImageLayout`
+    pub const TRANSITION_IMAGE_LAYOUT: CommandId = CommandId(535);
+    /// `vkTransitionImageLayoutEXT`
+    pub const TRANSITION_IMAGE_LAYOUT_EXT: CommandId = CommandId(536);
     /// `vkGetPhysicalDeviceVideoCapabilitiesKHR`
-    pub const GET_PHYSICAL_DEVICE_VIDEO_CAPABILITIES_KHR: CommandId = CommandId(492);
+    pub const GET_PHYSICAL_DEVICE_VIDEO_CAPABILITIES_KHR: CommandId = CommandId(537);
     /// `vkGetPhysicalDeviceVideoFormatPropertiesKHR`
-    pub const GET_PHYSICAL_DEVICE_VIDEO_FORMAT_PROPERTIES_KHR: CommandId = CommandId(493);
+    pub const GET_PHYSICAL_DEVICE_VIDEO_FORMAT_PROPERTIES_KHR: CommandId = CommandId(538);
+    /// `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`
+    pub const GET_PHYSICAL_DEVICE_VIDEO_ENCODE_QUALITY_LEVEL_PROPERTIES_KHR: CommandId = CommandId(539);
     /// `vkCreateVideoSessionKHR`
-    pub const CREATE_VIDEO_SESSION_KHR: CommandId = CommandId(494);
+    pub const CREATE_VIDEO_SESSION_KHR: CommandId = CommandId(540);
     /// `vkDestroyVideoSessionKHR`
-    pub const DESTROY_VIDEO_SESSION_KHR: CommandId = CommandId(495);
+    pub const DESTROY_VIDEO_SESSION_KHR: CommandId = CommandId(541);
     /// `vkCreateVideoSessionParametersKHR`
-    pub const CREATE_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(496);
+    pub const CREATE_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(542);
     /// `vkUpdateVideoSessionParametersKHR`
-    pub const UPDATE_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(497);
+    pub const UPDATE_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(543);
+    /// `vkGetEncodedVideoSessionParametersKHR`
+    pub const GET_ENCODED_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(544);
     /// `vkDestroyVideoSessionParametersKHR`
-    pub const DESTROY_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(498);
+    pub const DESTROY_VIDEO_SESSION_PARAMETERS_KHR: CommandId = CommandId(545);
     /// `vkGetVideoSessionMemoryRequirementsKHR`
-    pub const GET_VIDEO_SESSION_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(499);
+    pub const GET_VIDEO_SESSION_MEMORY_REQUIREMENTS_KHR: CommandId = CommandId(546);
     /// `vkBindVideoSessionMemoryKHR`
-    pub const BIND_VIDEO_SESSION_MEMORY_KHR: CommandId = CommandId(500);
+    pub const BIND_VIDEO_SESSION_MEMORY_KHR: CommandId = CommandId(547);
     /// `vkCmdDecodeVideoKHR`
-    pub const CMD_DECODE_VIDEO_KHR: CommandId = CommandId(501);
+    pub const CMD_DECODE_VIDEO_KHR: CommandId = CommandId(548);
     /// `vkCmdBeginVideoCodingKHR`
-    pub const CMD_BEGIN_VIDEO_CODING_KHR: CommandId = CommandId(502);
+    pub const CMD_BEGIN_VIDEO_CODING_KHR: CommandId = CommandId(549);
     /// `vkCmdControlVideoCodingKHR`
-    pub const CMD_CONTROL_VIDEO_CODING_KHR: CommandId = CommandId(503);
+    pub const CMD_CONTROL_VIDEO_CODING_KHR: CommandId = CommandId(550);
     /// `vkCmdEndVideoCodingKHR`
-    pub const CMD_END_VIDEO_CODING_KHR: CommandId = CommandId(504);
+    pub const CMD_END_VIDEO_CODING_KHR: CommandId = CommandId(551);
+    /// `vkCmdEncodeVideoKHR`
+    pub const CMD_ENCODE_VIDEO_KHR: CommandId = CommandId(552);
     /// `vkCmdDecompressMemoryNV`
-    pub const CMD_DECOMPRESS_MEMORY_NV: CommandId = CommandId(505);
+    pub const CMD_DECOMPRESS_MEMORY_NV: CommandId = CommandId(553);
     /// `vkCmdDecompressMemoryIndirectCountNV`
-    pub const CMD_DECOMPRESS_MEMORY_INDIRECT_COUNT_NV: CommandId = CommandId(506);
+    pub const CMD_DECOMPRESS_MEMORY_INDIRECT_COUNT_NV: CommandId = CommandId(554);
+    /// `vkGetPartitionedAccelerationStructuresBuildSizesNV`
+    pub const GET_PARTITIONED_ACCELERATION_STRUCTURES_BUILD_SIZES_NV: CommandId = CommandId(555);
+    /// `vkCmdBuildPartitionedAccelerationStructuresNV`
+    pub const CMD_BUILD_PARTITIONED_ACCELERATION_STRUCTURES_NV: CommandId = CommandId(556);
+    /// `vkCmdDecompressMemoryEXT`
+    pub const CMD_DECOMPRESS_MEMORY_EXT: CommandId = CommandId(557);
+    /// `vkCmdDecompressMemoryIndirectCountEXT`
+    pub const CMD_DECOMPRESS_MEMORY_INDIRECT_COUNT_EXT: CommandId = CommandId(558);
     /// `vkCreateCuModuleNVX`
-    pub const CREATE_CU_MODULE_NVX: CommandId = CommandId(507);
+    pub const CREATE_CU_MODULE_NVX: CommandId = CommandId(559);
     /// `vkCreateCuFunctionNVX`
-    pub const CREATE_CU_FUNCTION_NVX: CommandId = CommandId(508);
+    pub const CREATE_CU_FUNCTION_NVX: CommandId = CommandId(560);
     /// `vkDestroyCuModuleNVX`
-    pub const DESTROY_CU_MODULE_NVX: CommandId = CommandId(509);
+    pub const DESTROY_CU_MODULE_NVX: CommandId = CommandId(561);
     /// `vkDestroyCuFunctionNVX`
-    pub const DESTROY_CU_FUNCTION_NVX: CommandId = CommandId(510);
+    pub const DESTROY_CU_FUNCTION_NVX: CommandId = CommandId(562);
     /// `vkCmdCuLaunchKernelNVX`
-    pub const CMD_CU_LAUNCH_KERNEL_NVX: CommandId = CommandId(511);
+    pub const CMD_CU_LAUNCH_KERNEL_NVX: CommandId = CommandId(563);
     /// `vkGetDescriptorSetLayoutSizeEXT`
-    pub const GET_DESCRIPTOR_SET_LAYOUT_SIZE_EXT: CommandId = CommandId(512);
+    pub const GET_DESCRIPTOR_SET_LAYOUT_SIZE_EXT: CommandId = CommandId(564);
     /// `vkGetDescriptorSetLayoutBindingOffsetEXT`
-    pub const GET_DESCRIPTOR_SET_LAYOUT_BINDING_OFFSET_EXT: CommandId = CommandId(513);
+    pub const GET_DESCRIPTOR_SET_LAYOUT_BINDING_OFFSET_EXT: CommandId = CommandId(565);
     /// `vkGetDescriptorEXT`
-    pub const GET_DESCRIPTOR_EXT: CommandId = CommandId(514);
+    pub const GET_DESCRIPTOR_EXT: CommandId = CommandId(566);
     /// `vkCmdBindDescriptorBuffersEXT`
-    pub const CMD_BIND_DESCRIPTOR_BUFFERS_EXT: CommandId = CommandId(515);
+    pub const CMD_BIND_DESCRIPTOR_BUFFERS_EXT: CommandId = CommandId(567);
     /// `vkCmdSetDescriptorBufferOffsetsEXT`
-    pub const CMD_SET_DESCRIPTOR_BUFFER_OFFSETS_EXT: CommandId = CommandId(516);
+    pub const CMD_SET_DESCRIPTOR_BUFFER_OFFSETS_EXT: CommandId = CommandId(568);
     /// `vkCmdBindDescriptorBufferEmbeddedSamplersEXT`
-    pub const CMD_BIND_DESCRIPTOR_BUFFER_EMBEDDED_SAMPLERS_EXT: CommandId = CommandId(517);
+    pub const CMD_BIND_DESCRIPTOR_BUFFER_EMBEDDED_SAMPLERS_EXT: CommandId = CommandId(569);
     /// `vkGetBufferOpaqueCaptureDescriptorDataEXT`
-    pub const GET_BUFFER_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(518);
+    pub const GET_BUFFER_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(570);
     /// `vkGetImageOpaqueCaptureDescriptorDataEXT`
-    pub const GET_IMAGE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(519);
+    pub const GET_IMAGE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(571);
     /// `vkGetImageViewOpaqueCaptureDescriptorDataEXT`
-    pub const GET_IMAGE_VIEW_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(520);
+    pub const GET_IMAGE_VIEW_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(572);
     /// `vkGetSamplerOpaqueCaptureDescriptorDataEXT`
-    pub const GET_SAMPLER_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(521);
+    pub const GET_SAMPLER_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(573);
     /// `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`
-    pub const GET_ACCELERATION_STRUCTURE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(522);
+    pub const GET_ACCELERATION_STRUCTURE_OPAQUE_CAPTURE_DESCRIPTOR_DATA_EXT: CommandId = CommandId(574);
     /// `vkSetDeviceMemoryPriorityEXT`
-    pub const SET_DEVICE_MEMORY_PRIORITY_EXT: CommandId = CommandId(523);
+    pub const SET_DEVICE_MEMORY_PRIORITY_EXT: CommandId = CommandId(575);
+    /// `vkWaitForPresent2KHR`
+    pub const WAIT_FOR_PRESENT2_KHR: CommandId = CommandId(576);
     /// `vkWaitForPresentKHR`
-    pub const WAIT_FOR_PRESENT_KHR: CommandId = CommandId(524);
+    pub const WAIT_FOR_PRESENT_KHR: CommandId = CommandId(577);
     /// `vkCmdBeginRendering`
-    pub const CMD_BEGIN_RENDERING: CommandId = CommandId(525);
+    pub const CMD_BEGIN_RENDERING: CommandId = CommandId(578);
     /// `vkCmdBeginRenderingKHR`
-    pub const CMD_BEGIN_RENDERING_KHR: CommandId = CommandId(526);
+    pub const CMD_BEGIN_RENDERING_KHR: CommandId = CommandId(579);
     /// `vkCmdEndRendering`
-    pub const CMD_END_RENDERING: CommandId = CommandId(527);
+    pub const CMD_END_RENDERING: CommandId = CommandId(580);
+    /// `vkCmdEndRendering2KHR`
+    pub const CMD_END_RENDERING2_KHR: CommandId = CommandId(581);
+    /// `vkCmdEndRendering2EXT`
+    pub const CMD_END_RENDERING2_EXT: CommandId = CommandId(582);
     /// `vkCmdEndRenderingKHR`
-    pub const CMD_END_RENDERING_KHR: CommandId = CommandId(528);
+    pub const CMD_END_RENDERING_KHR: CommandId = CommandId(583);
     /// `vkGetDescriptorSetLayoutHostMappingInfoVALVE`
-    pub const GET_DESCRIPTOR_SET_LAYOUT_HOST_MAPPING_INFO_VALVE: CommandId = CommandId(529);
+    pub const GET_DESCRIPTOR_SET_LAYOUT_HOST_MAPPING_INFO_VALVE: CommandId = CommandId(584);
     /// `vkGetDescriptorSetHostMappingVALVE`
-    pub const GET_DESCRIPTOR_SET_HOST_MAPPING_VALVE: CommandId = CommandId(530);
+    pub const GET_DESCRIPTOR_SET_HOST_MAPPING_VALVE: CommandId = CommandId(585);
     /// `vkCreateMicromapEXT`
-    pub const CREATE_MICROMAP_EXT: CommandId = CommandId(531);
+    pub const CREATE_MICROMAP_EXT: CommandId = CommandId(586);
     /// `vkCmdBuildMicromapsEXT`
-    pub const CMD_BUILD_MICROMAPS_EXT: CommandId = CommandId(532);
+    pub const CMD_BUILD_MICROMAPS_EXT: CommandId = CommandId(587);
     /// `vkBuildMicromapsEXT`
-    pub const BUILD_MICROMAPS_EXT: CommandId = CommandId(533);
+    pub const BUILD_MICROMAPS_EXT: CommandId = CommandId(588);
     /// `vkDestroyMicromapEXT`
-    pub const DESTROY_MICROMAP_EXT: CommandId = CommandId(534);
+    pub const DESTROY_MICROMAP_EXT: CommandId = CommandId(589);
     /// `vkCmdCopyMicromapEXT`
-    pub const CMD_COPY_MICROMAP_EXT: CommandId = CommandId(535);
+    pub const CMD_COPY_MICROMAP_EXT: CommandId = CommandId(590);
     /// `vkCopyMicromapEXT`
-    pub const COPY_MICROMAP_EXT: CommandId = CommandId(536);
+    pub const COPY_MICROMAP_EXT: CommandId = CommandId(591);
     /// `vkCmdCopyMicromapToMemoryEXT`
-    pub const CMD_COPY_MICROMAP_TO_MEMORY_EXT: CommandId = CommandId(537);
+    pub const CMD_COPY_MICROMAP_TO_MEMORY_EXT: CommandId = CommandId(592);
     /// `vkCopyMicromapToMemoryEXT`
-    pub const COPY_MICROMAP_TO_MEMORY_EXT: CommandId = CommandId(538);
+    pub const COPY_MICROMAP_TO_MEMORY_EXT: CommandId = CommandId(593);
     /// `vkCmdCopyMemoryToMicromapEXT`
-    pub const CMD_COPY_MEMORY_TO_MICROMAP_EXT: CommandId = CommandId(539);
+    pub const CMD_COPY_MEMORY_TO_MICROMAP_EXT: CommandId = CommandId(594);
     /// `vkCopyMemoryToMicromapEXT`
-    pub const COPY_MEMORY_TO_MICROMAP_EXT: CommandId = CommandId(540);
+    pub const COPY_MEMORY_TO_MICROMAP_EXT: CommandId = CommandId(595);
     /// `vkCmdWriteMicromapsPropertiesEXT`
-    pub const CMD_WRITE_MICROMAPS_PROPERTIES_EXT: CommandId = CommandId(541);
+    pub const CMD_WRITE_MICROMAPS_PROPERTIES_EXT: CommandId = CommandId(596);
     /// `vkWriteMicromapsPropertiesEXT`
-    pub const WRITE_MICROMAPS_PROPERTIES_EXT: CommandId = CommandId(542);
+    pub const WRITE_MICROMAPS_PROPERTIES_EXT: CommandId = CommandId(597);
     /// `vkGetDeviceMicromapCompatibilityEXT`
-    pub const GET_DEVICE_MICROMAP_COMPATIBILITY_EXT: CommandId = CommandId(543);
+    pub const GET_DEVICE_MICROMAP_COMPATIBILITY_EXT: CommandId = CommandId(598);
     /// `vkGetMicromapBuildSizesEXT`
-    pub const GET_MICROMAP_BUILD_SIZES_EXT: CommandId = CommandId(544);
+    pub const GET_MICROMAP_BUILD_SIZES_EXT: CommandId = CommandId(599);
     /// `vkGetShaderModuleIdentifierEXT`
-    pub const GET_SHADER_MODULE_IDENTIFIER_EXT: CommandId = CommandId(545);
+    pub const GET_SHADER_MODULE_IDENTIFIER_EXT: CommandId = CommandId(600);
     /// `vkGetShaderModuleCreateInfoIdentifierEXT`
-    pub const GET_SHADER_MODULE_CREATE_INFO_IDENTIFIER_EXT: CommandId = CommandId(546);
+    pub const GET_SHADER_MODULE_CREATE_INFO_IDENTIFIER_EXT: CommandId = CommandId(601);
+    /// `vkGetImageSubresourceLayout2`
+    pub const GET_IMAGE_SUBRESOURCE_LAYOUT2: CommandId = CommandId(602);
+    /// `vkGetImageSubresourceLayout2KHR`
+    pub const GET_IMAGE_SUBRESOURCE_LAYOUT2_KHR: CommandId = CommandId(603);
     /// `vkGetImageSubresourceLayout2EXT`
-    pub const GET_IMAGE_SUBRESOURCE_LAYOUT2_EXT: CommandId = CommandId(547);
+    pub const GET_IMAGE_SUBRESOURCE_LAYOUT2_EXT: CommandId = CommandId(604);
     /// `vkGetPipelinePropertiesEXT`
-    pub const GET_PIPELINE_PROPERTIES_EXT: CommandId = CommandId(548);
+    pub const GET_PIPELINE_PROPERTIES_EXT: CommandId = CommandId(605);
+    /// `vkCmdBindTileMemoryQCOM`
+    pub const CMD_BIND_TILE_MEMORY_QCOM: CommandId = CommandId(606);
     /// `vkGetFramebufferTilePropertiesQCOM`
-    pub const GET_FRAMEBUFFER_TILE_PROPERTIES_QCOM: CommandId = CommandId(549);
+    pub const GET_FRAMEBUFFER_TILE_PROPERTIES_QCOM: CommandId = CommandId(607);
     /// `vkGetDynamicRenderingTilePropertiesQCOM`
-    pub const GET_DYNAMIC_RENDERING_TILE_PROPERTIES_QCOM: CommandId = CommandId(550);
+    pub const GET_DYNAMIC_RENDERING_TILE_PROPERTIES_QCOM: CommandId = CommandId(608);
     /// `vkGetPhysicalDeviceOpticalFlowImageFormatsNV`
-    pub const GET_PHYSICAL_DEVICE_OPTICAL_FLOW_IMAGE_FORMATS_NV: CommandId = CommandId(551);
+    pub const GET_PHYSICAL_DEVICE_OPTICAL_FLOW_IMAGE_FORMATS_NV: CommandId = CommandId(609);
     /// `vkCreateOpticalFlowSessionNV`
-    pub const CREATE_OPTICAL_FLOW_SESSION_NV: CommandId = CommandId(552);
+    pub const CREATE_OPTICAL_FLOW_SESSION_NV: CommandId = CommandId(610);
     /// `vkDestroyOpticalFlowSessionNV`
-    pub const DESTROY_OPTICAL_FLOW_SESSION_NV: CommandId = CommandId(553);
+    pub const DESTROY_OPTICAL_FLOW_SESSION_NV: CommandId = CommandId(611);
     /// `vkBindOpticalFlowSessionImageNV`
-    pub const BIND_OPTICAL_FLOW_SESSION_IMAGE_NV: CommandId = CommandId(554);
+    pub const BIND_OPTICAL_FLOW_SESSION_IMAGE_NV: CommandId = CommandId(612);
     /// `vkCmdOpticalFlowExecuteNV`
-    pub const CMD_OPTICAL_FLOW_EXECUTE_NV: CommandId = CommandId(555);
+    pub const CMD_OPTICAL_FLOW_EXECUTE_NV: CommandId = CommandId(613);
     /// `vkGetDeviceFaultInfoEXT`
-    pub const GET_DEVICE_FAULT_INFO_EXT: CommandId = CommandId(556);
+    pub const GET_DEVICE_FAULT_INFO_EXT: CommandId = CommandId(614);
+    /// `vkGetDeviceFaultReportsKHR`
+    pub const GET_DEVICE_FAULT_REPORTS_KHR: CommandId = CommandId(615);
+    /// `vkGetDeviceFaultDebugInfoKHR`
+    pub const GET_DEVICE_FAULT_DEBUG_INFO_KHR: CommandId = CommandId(616);
+    /// `vkCmdSetDepthBias2EXT`
+    pub const CMD_SET_DEPTH_BIAS2_EXT: CommandId = CommandId(617);
+    /// `vkReleaseSwapchainImagesKHR`
+    pub const RELEASE_SWAPCHAIN_IMAGES_KHR: CommandId = CommandId(618);
     /// `vkReleaseSwapchainImagesEXT`
-    pub const RELEASE_SWAPCHAIN_IMAGES_EXT: CommandId = CommandId(557);
+    pub const RELEASE_SWAPCHAIN_IMAGES_EXT: CommandId = CommandId(619);
+    /// `vkGetDeviceImageSubresourceLayout`
+    pub const GET_DEVICE_IMAGE_SUBRESOURCE_LAYOUT: CommandId = CommandId(620);
+    /// `vkGetDeviceImageSubresourceLayoutKHR`
+    pub const GET_DEVICE_IMAGE_SUBRESOURCE_LAYOUT_KHR: CommandId = CommandId(621);
+    /// `vkMapMemory2`
+    pub const MAP_MEMORY2: CommandId = CommandId(622);
+    /// `vkMapMemory2KHR`
+    pub const MAP_MEMORY2_KHR: CommandId = CommandId(623);
+    /// `vkUnmapMemory2`
+    pub const UNMAP_MEMORY2: CommandId = CommandId(624);
+    /// `vkUnmapMemory2KHR`
+    pub const UNMAP_MEMORY2_KHR: CommandId = CommandId(625);
+    /// `vkCreateShadersEXT`
+    pub const CREATE_SHADERS_EXT: CommandId = CommandId(626);
+    /// `vkDestroyShaderEXT`
+    pub const DESTROY_SHADER_EXT: CommandId = CommandId(627);
+    /// `vkGetShaderBinaryDataEXT`
+    pub const GET_SHADER_BINARY_DATA_EXT: CommandId = CommandId(628);
+    /// `vkCmdBindShadersEXT`
+    pub const CMD_BIND_SHADERS_EXT: CommandId = CommandId(629);
+    /// `vkSetSwapchainPresentTimingQueueSizeEXT`
+    pub const SET_SWAPCHAIN_PRESENT_TIMING_QUEUE_SIZE_EXT: CommandId = CommandId(630);
+    /// `vkGetSwapchainTimingPropertiesEXT`
+    pub const GET_SWAPCHAIN_TIMING_PROPERTIES_EXT: CommandId = CommandId(631);
+    /// `vkGetSwapchainTimeDomainPropertiesEXT`
+    pub const GET_SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT: CommandId = CommandId(632);
+    /// `vkGetPastPresentationTimingEXT`
+    pub const GET_PAST_PRESENTATION_TIMING_EXT: CommandId = CommandId(633);
+    /// `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`
+    pub const GET_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR: CommandId = CommandId(634);
+    /// `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`
+    pub const GET_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES2_EXT: CommandId = CommandId(635);
+    /// `vkCreateGpaSessionAMD`
+    pub const CREATE_GPA_SESSION_AMD: CommandId = CommandId(636);
+    /// `vkDestroyGpaSessionAMD`
+    pub const DESTROY_GPA_SESSION_AMD: CommandId = CommandId(637);
+    /// `vkSetGpaDeviceClockModeAMD`
+    pub const SET_GPA_DEVICE_CLOCK_MODE_AMD: CommandId = CommandId(638);
+    /// `vkGetGpaDeviceClockInfoAMD`
+    pub const GET_GPA_DEVICE_CLOCK_INFO_AMD: CommandId = CommandId(639);
+    /// `vkCmdBeginGpaSessionAMD`
+    pub const CMD_BEGIN_GPA_SESSION_AMD: CommandId = CommandId(640);
+    /// `vkCmdEndGpaSessionAMD`
+    pub const CMD_END_GPA_SESSION_AMD: CommandId = CommandId(641);
+    /// `vkCmdBeginGpaSampleAMD`
+    pub const CMD_BEGIN_GPA_SAMPLE_AMD: CommandId = CommandId(642);
+    /// `vkCmdEndGpaSampleAMD`
+    pub const CMD_END_GPA_SAMPLE_AMD: CommandId = CommandId(643);
+    /// `vkGetGpaSessionStatusAMD`
+    pub const GET_GPA_SESSION_STATUS_AMD: CommandId = CommandId(644);
+    /// `vkGetGpaSessionResultsAMD`
+    pub const GET_GPA_SESSION_RESULTS_AMD: CommandId = CommandId(645);
+    /// `vkResetGpaSessionAMD`
+    pub const RESET_GPA_SESSION_AMD: CommandId = CommandId(646);
+    /// `vkCmdCopyGpaSessionResultsAMD`
+    pub const CMD_COPY_GPA_SESSION_RESULTS_AMD: CommandId = CommandId(647);
+    /// `vkCmdBindDescriptorSets2`
+    pub const CMD_BIND_DESCRIPTOR_SETS2: CommandId = CommandId(648);
+    /// `vkCmdBindDescriptorSets2KHR`
+    pub const CMD_BIND_DESCRIPTOR_SETS2_KHR: CommandId = CommandId(649);
+    /// `vkCmdPushConstants2`
+    pub const CMD_PUSH_CONSTANTS2: CommandId = CommandId(650);
+    /// `vkCmdPushConstants2KHR`
+    pub const CMD_PUSH_CONSTANTS2_KHR: CommandId = CommandId(651);
+    /// `vkCmdPushDescriptorSet2`
+    pub const CMD_PUSH_DESCRIPTOR_SET2: CommandId = CommandId(652);
+    /// `vkCmdPushDescriptorSet2KHR`
+    pub const CMD_PUSH_DESCRIPTOR_SET2_KHR: CommandId = CommandId(653);
+    /// `vkCmdPushDescriptorSetWithTemplate2`
+    pub const CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE2: CommandId = CommandId(654);
+    /// `vkCmdPushDescriptorSetWithTemplate2KHR`
+    pub const CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE2_KHR: CommandId = CommandId(655);
+    /// `vkCmdSetDescriptorBufferOffsets2EXT`
+    pub const CMD_SET_DESCRIPTOR_BUFFER_OFFSETS2_EXT: CommandId = CommandId(656);
+    /// `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`
+    pub const CMD_BIND_DESCRIPTOR_BUFFER_EMBEDDED_SAMPLERS2_EXT: CommandId = CommandId(657);
+    /// `vkSetLatencySleepModeNV`
+    pub const SET_LATENCY_SLEEP_MODE_NV: CommandId = CommandId(658);
+    /// `vkLatencySleepNV`
+    pub const LATENCY_SLEEP_NV: CommandId = CommandId(659);
+    /// `vkSetLatencyMarkerNV`
+    pub const SET_LATENCY_MARKER_NV: CommandId = CommandId(660);
+    /// `vkGetLatencyTimingsNV`
+    pub const GET_LATENCY_TIMINGS_NV: CommandId = CommandId(661);
+    /// `vkQueueNotifyOutOfBandNV`
+    pub const QUEUE_NOTIFY_OUT_OF_BAND_NV: CommandId = CommandId(662);
+    /// `vkSetLatencySleepModeLegacyNV`
+    pub const SET_LATENCY_SLEEP_MODE_LEGACY_NV: CommandId = CommandId(663);
+    /// `vkLatencySleepLegacyNV`
+    pub const LATENCY_SLEEP_LEGACY_NV: CommandId = CommandId(664);
+    /// `vkSetLatencyMarkerLegacyNV`
+    pub const SET_LATENCY_MARKER_LEGACY_NV: CommandId = CommandId(665);
+    /// `vkGetLatencyTimingsLegacyNV`
+    pub const GET_LATENCY_TIMINGS_LEGACY_NV: CommandId = CommandId(666);
+    /// `vkQueueNotifyOutOfBandLegacyNV`
+    pub const QUEUE_NOTIFY_OUT_OF_BAND_LEGACY_NV: CommandId = CommandId(667);
+    /// `vkGetSleepStatusLegacyNV`
+    pub const GET_SLEEP_STATUS_LEGACY_NV: CommandId = CommandId(668);
+    /// `vkShutdownLatencyDeviceLegacyNV`
+    pub const SHUTDOWN_LATENCY_DEVICE_LEGACY_NV: CommandId = CommandId(669);
+    /// `vkCmdSetRenderingAttachmentLocations`
+    pub const CMD_SET_RENDERING_ATTACHMENT_LOCATIONS: CommandId = CommandId(670);
+    /// `vkCmdSetRenderingAttachmentLocationsKHR`
+    pub const CMD_SET_RENDERING_ATTACHMENT_LOCATIONS_KHR: CommandId = CommandId(671);
+    /// `vkCmdSetRenderingInputAttachmentIndices`
+    pub const CMD_SET_RENDERING_INPUT_ATTACHMENT_INDICES: CommandId = CommandId(672);
+    /// `vkCmdSetRenderingInputAttachmentIndicesKHR`
+    pub const CMD_SET_RENDERING_INPUT_ATTACHMENT_INDICES_KHR: CommandId = CommandId(673);
+    /// `vkCmdSetDepthClampRangeEXT`
+    pub const CMD_SET_DEPTH_CLAMP_RANGE_EXT: CommandId = CommandId(674);
+    /// `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`
+    pub const GET_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV: CommandId = CommandId(675);
+    /// `vkGetPhysicalDeviceCooperativeVectorPropertiesNV`
+    pub const GET_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_PROPERTIES_NV: CommandId = CommandId(676);
+    /// `vkConvertCooperativeVectorMatrixNV`
+    pub const CONVERT_COOPERATIVE_VECTOR_MATRIX_NV: CommandId = CommandId(677);
+    /// `vkCmdConvertCooperativeVectorMatrixNV`
+    pub const CMD_CONVERT_COOPERATIVE_VECTOR_MATRIX_NV: CommandId = CommandId(678);
+    /// `vkCmdDispatchTileQCOM`
+    pub const CMD_DISPATCH_TILE_QCOM: CommandId = CommandId(679);
+    /// `vkCmdBeginPerTileExecutionQCOM`
+    pub const CMD_BEGIN_PER_TILE_EXECUTION_QCOM: CommandId = CommandId(680);
+    /// `vkCmdEndPerTileExecutionQCOM`
+    pub const CMD_END_PER_TILE_EXECUTION_QCOM: CommandId = CommandId(681);
+    /// `vkCreateExternalComputeQueueNV`
+    pub const CREATE_EXTERNAL_COMPUTE_QUEUE_NV: CommandId = CommandId(682);
+    /// `vkDestroyExternalComputeQueueNV`
+    pub const DESTROY_EXTERNAL_COMPUTE_QUEUE_NV: CommandId = CommandId(683);
+    /// `vkGetExternalComputeQueueDataNV`
+    pub const GET_EXTERNAL_COMPUTE_QUEUE_DATA_NV: CommandId = CommandId(684);
+    /// `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`
+    pub const ENUMERATE_PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_METRICS_ARM: CommandId = CommandId(685);
+    /// `vkCreateShaderInstrumentationARM`
+    pub const CREATE_SHADER_INSTRUMENTATION_ARM: CommandId = CommandId(686);
+    /// `vkDestroyShaderInstrumentationARM`
+    pub const DESTROY_SHADER_INSTRUMENTATION_ARM: CommandId = CommandId(687);
+    /// `vkCmdBeginShaderInstrumentationARM`
+    pub const CMD_BEGIN_SHADER_INSTRUMENTATION_ARM: CommandId = CommandId(688);
+    /// `vkCmdEndShaderInstrumentationARM`
+    pub const CMD_END_SHADER_INSTRUMENTATION_ARM: CommandId = CommandId(689);
+    /// `vkGetShaderInstrumentationValuesARM`
+    pub const GET_SHADER_INSTRUMENTATION_VALUES_ARM: CommandId = CommandId(690);
+    /// `vkClearShaderInstrumentationMetricsARM`
+    pub const CLEAR_SHADER_INSTRUMENTATION_METRICS_ARM: CommandId = CommandId(691);
+    /// `vkCreateTensorARM`
+    pub const CREATE_TENSOR_ARM: CommandId = CommandId(692);
+    /// `vkDestroyTensorARM`
+    pub const DESTROY_TENSOR_ARM: CommandId = CommandId(693);
+    /// `vkCreateTensorViewARM`
+    pub const CREATE_TENSOR_VIEW_ARM: CommandId = CommandId(694);
+    /// `vkDestroyTensorViewARM`
+    pub const DESTROY_TENSOR_VIEW_ARM: CommandId = CommandId(695);
+    /// `vkGetTensorMemoryRequirementsARM`
+    pub const GET_TENSOR_MEMORY_REQUIREMENTS_ARM: CommandId = CommandId(696);
+    /// `vkBindTensorMemoryARM`
+    pub const BIND_TENSOR_MEMORY_ARM: CommandId = CommandId(697);
+    /// `vkGetDeviceTensorMemoryRequirementsARM`
+    pub const GET_DEVICE_TENSOR_MEMORY_REQUIREMENTS_ARM: CommandId = CommandId(698);
+    /// `vkCmdCopyTensorARM`
+    pub const CMD_COPY_TENSOR_ARM: CommandId = CommandId(699);
+    /// `vkGetTensorOpaqueCaptureDescriptorDataARM`
+    pub const GET_TENSOR_OPAQUE_CAPTURE_DESCRIPTOR_DATA_ARM: CommandId = CommandId(700);
+    /// `vkGetTensorViewOpaqueCaptureDescriptorDataARM`
+    pub const GET_TENSOR_VIEW_OPAQUE_CAPTURE_DESCRIPTOR_DATA_ARM: CommandId = CommandId(701);
+    /// `vkGetPhysicalDeviceExternalTensorPropertiesARM`
+    pub const GET_PHYSICAL_DEVICE_EXTERNAL_TENSOR_PROPERTIES_ARM: CommandId = CommandId(702);
+    /// `vkCreateDataGraphPipelinesARM`
+    pub const CREATE_DATA_GRAPH_PIPELINES_ARM: CommandId = CommandId(703);
+    /// `vkCreateDataGraphPipelineSessionARM`
+    pub const CREATE_DATA_GRAPH_PIPELINE_SESSION_ARM: CommandId = CommandId(704);
+    /// `vkGetDataGraphPipelineSessionBindPointRequirementsARM`
+    pub const GET_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENTS_ARM: CommandId = CommandId(705);
+    /// `vkGetDataGraphPipelineSessionMemoryRequirementsARM`
+    pub const GET_DATA_GRAPH_PIPELINE_SESSION_MEMORY_REQUIREMENTS_ARM: CommandId = CommandId(706);
+    /// `vkBindDataGraphPipelineSessionMemoryARM`
+    pub const BIND_DATA_GRAPH_PIPELINE_SESSION_MEMORY_ARM: CommandId = CommandId(707);
+    /// `vkDestroyDataGraphPipelineSessionARM`
+    pub const DESTROY_DATA_GRAPH_PIPELINE_SESSION_ARM: CommandId = CommandId(708);
+    /// `vkCmdDispatchDataGraphARM`
+    pub const CMD_DISPATCH_DATA_GRAPH_ARM: CommandId = CommandId(709);
+    /// `vkGetDataGraphPipelineAvailablePropertiesARM`
+    pub const GET_DATA_GRAPH_PIPELINE_AVAILABLE_PROPERTIES_ARM: CommandId = CommandId(710);
+    /// `vkGetDataGraphPipelinePropertiesARM`
+    pub const GET_DATA_GRAPH_PIPELINE_PROPERTIES_ARM: CommandId = CommandId(711);
+    /// `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_PROPERTIES_ARM: CommandId = CommandId(712);
+    /// `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_PROPERTIES_ARM: CommandId = CommandId(713);
+    /// `vkQueueSetPerfHintQCOM`
+    pub const QUEUE_SET_PERF_HINT_QCOM: CommandId = CommandId(714);
+    /// `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`
+    pub const ENUMERATE_PHYSICAL_DEVICE_QUEUE_FAMILY_PERFORMANCE_COUNTERS_BY_REGION_ARM: CommandId = CommandId(715);
+    /// `vkCmdSetComputeOccupancyPriorityNV`
+    pub const CMD_SET_COMPUTE_OCCUPANCY_PRIORITY_NV: CommandId = CommandId(716);
+    /// `vkWriteSamplerDescriptorsEXT`
+    pub const WRITE_SAMPLER_DESCRIPTORS_EXT: CommandId = CommandId(717);
+    /// `vkWriteResourceDescriptorsEXT`
+    pub const WRITE_RESOURCE_DESCRIPTORS_EXT: CommandId = CommandId(718);
+    /// `vkCmdBindSamplerHeapEXT`
+    pub const CMD_BIND_SAMPLER_HEAP_EXT: CommandId = CommandId(719);
+    /// `vkCmdBindResourceHeapEXT`
+    pub const CMD_BIND_RESOURCE_HEAP_EXT: CommandId = CommandId(720);
+    /// `vkCmdPushDataEXT`
+    pub const CMD_PUSH_DATA_EXT: CommandId = CommandId(721);
+    /// `vkRegisterCustomBorderColorEXT`
+    pub const REGISTER_CUSTOM_BORDER_COLOR_EXT: CommandId = CommandId(722);
+    /// `vkUnregisterCustomBorderColorEXT`
+    pub const UNREGISTER_CUSTOM_BORDER_COLOR_EXT: CommandId = CommandId(723);
+    /// `vkGetImageOpaqueCaptureDataEXT`
+    pub const GET_IMAGE_OPAQUE_CAPTURE_DATA_EXT: CommandId = CommandId(724);
+    /// `vkGetPhysicalDeviceDescriptorSizeEXT`
+    pub const GET_PHYSICAL_DEVICE_DESCRIPTOR_SIZE_EXT: CommandId = CommandId(725);
+    /// `vkGetTensorOpaqueCaptureDataARM`
+    pub const GET_TENSOR_OPAQUE_CAPTURE_DATA_ARM: CommandId = CommandId(726);
+    /// `vkCmdCopyMemoryKHR`
+    pub const CMD_COPY_MEMORY_KHR: CommandId = CommandId(727);
+    /// `vkCmdCopyMemoryToImageKHR`
+    pub const CMD_COPY_MEMORY_TO_IMAGE_KHR: CommandId = CommandId(728);
+    /// `vkCmdCopyImageToMemoryKHR`
+    pub const CMD_COPY_IMAGE_TO_MEMORY_KHR: CommandId = CommandId(729);
+    /// `vkCmdUpdateMemoryKHR`
+    pub const CMD_UPDATE_MEMORY_KHR: CommandId = CommandId(730);
+    /// `vkCmdFillMemoryKHR`
+    pub const CMD_FILL_MEMORY_KHR: CommandId = CommandId(731);
+    /// `vkCmdCopyQueryPoolResultsToMemoryKHR`
+    pub const CMD_COPY_QUERY_POOL_RESULTS_TO_MEMORY_KHR: CommandId = CommandId(732);
+    /// `vkCmdBeginConditionalRendering2EXT`
+    pub const CMD_BEGIN_CONDITIONAL_RENDERING2_EXT: CommandId = CommandId(733);
+    /// `vkCmdBindTransformFeedbackBuffers2EXT`
+    pub const CMD_BIND_TRANSFORM_FEEDBACK_BUFFERS2_EXT: CommandId = CommandId(734);
+    /// `vkCmdBeginTransformFeedback2EXT`
+    pub const CMD_BEGIN_TRANSFORM_FEEDBACK2_EXT: CommandId = CommandId(735);
+    /// `vkCmdEndTransformFeedback2EXT`
+    pub const CMD_END_TRANSFORM_FEEDBACK2_EXT: CommandId = CommandId(736);
+    /// `vkCmdDrawIndirectByteCount2EXT`
+    pub const CMD_DRAW_INDIRECT_BYTE_COUNT2_EXT: CommandId = CommandId(737);
+    /// `vkCmdWriteMarkerToMemoryAMD`
+    pub const CMD_WRITE_MARKER_TO_MEMORY_AMD: CommandId = CommandId(738);
+    /// `vkCmdBindIndexBuffer3KHR`
+    pub const CMD_BIND_INDEX_BUFFER3_KHR: CommandId = CommandId(739);
+    /// `vkCmdBindVertexBuffers3KHR`
+    pub const CMD_BIND_VERTEX_BUFFERS3_KHR: CommandId = CommandId(740);
+    /// `vkCmdDrawIndirect2KHR`
+    pub const CMD_DRAW_INDIRECT2_KHR: CommandId = CommandId(741);
+    /// `vkCmdDrawIndexedIndirect2KHR`
+    pub const CMD_DRAW_INDEXED_INDIRECT2_KHR: CommandId = CommandId(742);
+    /// `vkCmdDrawIndirectCount2KHR`
+    pub const CMD_DRAW_INDIRECT_COUNT2_KHR: CommandId = CommandId(743);
+    /// `vkCmdDrawIndexedIndirectCount2KHR`
+    pub const CMD_DRAW_INDEXED_INDIRECT_COUNT2_KHR: CommandId = CommandId(744);
+    /// `vkCmdDrawMeshTasksIndirect2EXT`
+    pub const CMD_DRAW_MESH_TASKS_INDIRECT2_EXT: CommandId = CommandId(745);
+    /// `vkCmdDrawMeshTasksIndirectCount2EXT`
+    pub const CMD_DRAW_MESH_TASKS_INDIRECT_COUNT2_EXT: CommandId = CommandId(746);
+    /// `vkCmdDispatchIndirect2KHR`
+    pub const CMD_DISPATCH_INDIRECT2_KHR: CommandId = CommandId(747);
+    /// `vkCreateAccelerationStructure2KHR`
+    pub const CREATE_ACCELERATION_STRUCTURE2_KHR: CommandId = CommandId(748);
+    /// `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_ENGINE_OPERATION_PROPERTIES_ARM: CommandId = CommandId(749);
+    /// `vkCmdSetDispatchParametersARM`
+    pub const CMD_SET_DISPATCH_PARAMETERS_ARM: CommandId = CommandId(750);
+    /// `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`
+    pub const GET_PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMATS_ARM: CommandId = CommandId(751);
     /// `vkGetSwapchainGrallocUsage3ANDROID`
-    pub const GET_SWAPCHAIN_GRALLOC_USAGE3_ANDROID: CommandId = CommandId(558);
+    pub const GET_SWAPCHAIN_GRALLOC_USAGE3_ANDROID: CommandId = CommandId(752);
     /// `vkGetSwapchainGrallocUsage4ANDROID`
-    pub const GET_SWAPCHAIN_GRALLOC_USAGE4_ANDROID: CommandId = CommandId(559);
+    pub const GET_SWAPCHAIN_GRALLOC_USAGE4_ANDROID: CommandId = CommandId(753);
 }
-pub static COMMANDS: [CommandInfo; 560] = [
+pub static COMMANDS: [CommandInfo; 754] = [
     CommandInfo {
         name: c"vkCreateInstance",
         level: Level::Global,
@@ -1634,8 +2022,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkResetQueryPoolEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(176)),
-        extensions: &[ExtensionId(176)],
+        origin: Origin::Extension(ExtensionId(189)),
+        extensions: &[ExtensionId(189)],
         exported: false,
         alias_of: Some(CommandId(51)),
         slot: Some(34),
@@ -1776,52 +2164,52 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(49),
     },
     CommandInfo {
-        name: c"vkCreateGraphicsPipelines",
+        name: c"vkCreatePipelineBinariesKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(317)),
+        extensions: &[ExtensionId(317)],
+        exported: false,
         alias_of: None,
         slot: Some(50),
     },
     CommandInfo {
-        name: c"vkCreateComputePipelines",
+        name: c"vkDestroyPipelineBinaryKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(317)),
+        extensions: &[ExtensionId(317)],
+        exported: false,
         alias_of: None,
         slot: Some(51),
     },
     CommandInfo {
-        name: c"vkDestroyPipeline",
+        name: c"vkGetPipelineKeyKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(317)),
+        extensions: &[ExtensionId(317)],
+        exported: false,
         alias_of: None,
         slot: Some(52),
     },
     CommandInfo {
-        name: c"vkCreatePipelineLayout",
+        name: c"vkGetPipelineBinaryDataKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(317)),
+        extensions: &[ExtensionId(317)],
+        exported: false,
         alias_of: None,
         slot: Some(53),
     },
     CommandInfo {
-        name: c"vkDestroyPipelineLayout",
+        name: c"vkReleaseCapturedPipelineDataKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(317)),
+        extensions: &[ExtensionId(317)],
+        exported: false,
         alias_of: None,
         slot: Some(54),
     },
     CommandInfo {
-        name: c"vkCreateSampler",
+        name: c"vkCreateGraphicsPipelines",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1830,7 +2218,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(55),
     },
     CommandInfo {
-        name: c"vkDestroySampler",
+        name: c"vkCreateComputePipelines",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1839,7 +2227,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(56),
     },
     CommandInfo {
-        name: c"vkCreateDescriptorSetLayout",
+        name: c"vkDestroyPipeline",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1848,7 +2236,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(57),
     },
     CommandInfo {
-        name: c"vkDestroyDescriptorSetLayout",
+        name: c"vkCreatePipelineLayout",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1857,7 +2245,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(58),
     },
     CommandInfo {
-        name: c"vkCreateDescriptorPool",
+        name: c"vkDestroyPipelineLayout",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1866,7 +2254,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(59),
     },
     CommandInfo {
-        name: c"vkDestroyDescriptorPool",
+        name: c"vkCreateSampler",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1875,7 +2263,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(60),
     },
     CommandInfo {
-        name: c"vkResetDescriptorPool",
+        name: c"vkDestroySampler",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1884,7 +2272,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(61),
     },
     CommandInfo {
-        name: c"vkAllocateDescriptorSets",
+        name: c"vkCreateDescriptorSetLayout",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1893,7 +2281,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(62),
     },
     CommandInfo {
-        name: c"vkFreeDescriptorSets",
+        name: c"vkDestroyDescriptorSetLayout",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1902,7 +2290,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(63),
     },
     CommandInfo {
-        name: c"vkUpdateDescriptorSets",
+        name: c"vkCreateDescriptorPool",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1911,7 +2299,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(64),
     },
     CommandInfo {
-        name: c"vkCreateFramebuffer",
+        name: c"vkDestroyDescriptorPool",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1920,7 +2308,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(65),
     },
     CommandInfo {
-        name: c"vkDestroyFramebuffer",
+        name: c"vkResetDescriptorPool",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1929,7 +2317,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(66),
     },
     CommandInfo {
-        name: c"vkCreateRenderPass",
+        name: c"vkAllocateDescriptorSets",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1938,7 +2326,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(67),
     },
     CommandInfo {
-        name: c"vkDestroyRenderPass",
+        name: c"vkFreeDescriptorSets",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1947,7 +2335,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(68),
     },
     CommandInfo {
-        name: c"vkGetRenderAreaGranularity",
+        name: c"vkUpdateDescriptorSets",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1956,7 +2344,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(69),
     },
     CommandInfo {
-        name: c"vkCreateCommandPool",
+        name: c"vkCreateFramebuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1965,7 +2353,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(70),
     },
     CommandInfo {
-        name: c"vkDestroyCommandPool",
+        name: c"vkDestroyFramebuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1974,7 +2362,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(71),
     },
     CommandInfo {
-        name: c"vkResetCommandPool",
+        name: c"vkCreateRenderPass",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1983,7 +2371,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(72),
     },
     CommandInfo {
-        name: c"vkAllocateCommandBuffers",
+        name: c"vkDestroyRenderPass",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -1992,7 +2380,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(73),
     },
     CommandInfo {
-        name: c"vkFreeCommandBuffers",
+        name: c"vkGetRenderAreaGranularity",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2001,16 +2389,25 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(74),
     },
     CommandInfo {
-        name: c"vkBeginCommandBuffer",
+        name: c"vkGetRenderingAreaGranularity",
         level: Level::Device,
-        origin: Origin::Core(4194304),
+        origin: Origin::Core(4210688),
         extensions: &[],
         exported: true,
         alias_of: None,
         slot: Some(75),
     },
     CommandInfo {
-        name: c"vkEndCommandBuffer",
+        name: c"vkGetRenderingAreaGranularityKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(311)),
+        extensions: &[ExtensionId(311)],
+        exported: false,
+        alias_of: Some(CommandId(93)),
+        slot: Some(75),
+    },
+    CommandInfo {
+        name: c"vkCreateCommandPool",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2019,7 +2416,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(76),
     },
     CommandInfo {
-        name: c"vkResetCommandBuffer",
+        name: c"vkDestroyCommandPool",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2028,7 +2425,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(77),
     },
     CommandInfo {
-        name: c"vkCmdBindPipeline",
+        name: c"vkResetCommandPool",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2037,7 +2434,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(78),
     },
     CommandInfo {
-        name: c"vkCmdSetViewport",
+        name: c"vkAllocateCommandBuffers",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2046,7 +2443,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(79),
     },
     CommandInfo {
-        name: c"vkCmdSetScissor",
+        name: c"vkFreeCommandBuffers",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2055,7 +2452,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(80),
     },
     CommandInfo {
-        name: c"vkCmdSetLineWidth",
+        name: c"vkBeginCommandBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2064,7 +2461,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(81),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBias",
+        name: c"vkEndCommandBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2073,7 +2470,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(82),
     },
     CommandInfo {
-        name: c"vkCmdSetBlendConstants",
+        name: c"vkResetCommandBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2082,7 +2479,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(83),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBounds",
+        name: c"vkCmdBindPipeline",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2091,25 +2488,25 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(84),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilCompareMask",
+        name: c"vkCmdSetPrimitiveRestartIndexEXT",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(420)),
+        extensions: &[ExtensionId(420)],
+        exported: false,
         alias_of: None,
         slot: Some(85),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilWriteMask",
+        name: c"vkCmdSetAttachmentFeedbackLoopEnableEXT",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(346)),
+        extensions: &[ExtensionId(346)],
+        exported: false,
         alias_of: None,
         slot: Some(86),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilReference",
+        name: c"vkCmdSetViewport",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2118,7 +2515,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(87),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorSets",
+        name: c"vkCmdSetScissor",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2127,7 +2524,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(88),
     },
     CommandInfo {
-        name: c"vkCmdBindIndexBuffer",
+        name: c"vkCmdSetLineWidth",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2136,7 +2533,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(89),
     },
     CommandInfo {
-        name: c"vkCmdBindVertexBuffers",
+        name: c"vkCmdSetDepthBias",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2145,7 +2542,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(90),
     },
     CommandInfo {
-        name: c"vkCmdDraw",
+        name: c"vkCmdSetBlendConstants",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2154,7 +2551,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(91),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexed",
+        name: c"vkCmdSetDepthBounds",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2163,25 +2560,25 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(92),
     },
     CommandInfo {
-        name: c"vkCmdDrawMultiEXT",
+        name: c"vkCmdSetStencilCompareMask",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(241)),
-        extensions: &[ExtensionId(241)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(93),
     },
     CommandInfo {
-        name: c"vkCmdDrawMultiIndexedEXT",
+        name: c"vkCmdSetStencilWriteMask",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(241)),
-        extensions: &[ExtensionId(241)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(94),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirect",
+        name: c"vkCmdSetStencilReference",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2190,7 +2587,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(95),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirect",
+        name: c"vkCmdBindDescriptorSets",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2199,7 +2596,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(96),
     },
     CommandInfo {
-        name: c"vkCmdDispatch",
+        name: c"vkCmdBindIndexBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2208,7 +2605,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(97),
     },
     CommandInfo {
-        name: c"vkCmdDispatchIndirect",
+        name: c"vkCmdBindVertexBuffers",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2217,43 +2614,43 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(98),
     },
     CommandInfo {
-        name: c"vkCmdDrawClusterHUAWEI",
+        name: c"vkCmdDraw",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(246)),
-        extensions: &[ExtensionId(246)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(99),
     },
     CommandInfo {
-        name: c"vkCmdDrawClusterIndirectHUAWEI",
+        name: c"vkCmdDrawIndexed",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(246)),
-        extensions: &[ExtensionId(246)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(100),
     },
     CommandInfo {
-        name: c"vkCmdCopyBuffer",
+        name: c"vkCmdDrawMultiEXT",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(271)),
+        extensions: &[ExtensionId(271)],
+        exported: false,
         alias_of: None,
         slot: Some(101),
     },
     CommandInfo {
-        name: c"vkCmdCopyImage",
+        name: c"vkCmdDrawMultiIndexedEXT",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(271)),
+        extensions: &[ExtensionId(271)],
+        exported: false,
         alias_of: None,
         slot: Some(102),
     },
     CommandInfo {
-        name: c"vkCmdBlitImage",
+        name: c"vkCmdDrawIndirect",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2262,7 +2659,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(103),
     },
     CommandInfo {
-        name: c"vkCmdCopyBufferToImage",
+        name: c"vkCmdDrawIndexedIndirect",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2271,7 +2668,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(104),
     },
     CommandInfo {
-        name: c"vkCmdCopyImageToBuffer",
+        name: c"vkCmdDispatch",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2280,43 +2677,43 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(105),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryIndirectNV",
+        name: c"vkCmdDispatchIndirect",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(254)),
-        extensions: &[ExtensionId(254)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(106),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryToImageIndirectNV",
+        name: c"vkCmdDrawClusterHUAWEI",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(254)),
-        extensions: &[ExtensionId(254)],
+        origin: Origin::Extension(ExtensionId(277)),
+        extensions: &[ExtensionId(277)],
         exported: false,
         alias_of: None,
         slot: Some(107),
     },
     CommandInfo {
-        name: c"vkCmdUpdateBuffer",
+        name: c"vkCmdDrawClusterIndirectHUAWEI",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(277)),
+        extensions: &[ExtensionId(277)],
+        exported: false,
         alias_of: None,
         slot: Some(108),
     },
     CommandInfo {
-        name: c"vkCmdFillBuffer",
+        name: c"vkCmdUpdatePipelineIndirectBufferNV",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(292)),
+        extensions: &[ExtensionId(292)],
+        exported: false,
         alias_of: None,
         slot: Some(109),
     },
     CommandInfo {
-        name: c"vkCmdClearColorImage",
+        name: c"vkCmdCopyBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2325,7 +2722,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(110),
     },
     CommandInfo {
-        name: c"vkCmdClearDepthStencilImage",
+        name: c"vkCmdCopyImage",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2334,7 +2731,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(111),
     },
     CommandInfo {
-        name: c"vkCmdClearAttachments",
+        name: c"vkCmdBlitImage",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2343,7 +2740,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(112),
     },
     CommandInfo {
-        name: c"vkCmdResolveImage",
+        name: c"vkCmdCopyBufferToImage",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2352,7 +2749,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(113),
     },
     CommandInfo {
-        name: c"vkCmdSetEvent",
+        name: c"vkCmdCopyImageToBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2361,43 +2758,43 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(114),
     },
     CommandInfo {
-        name: c"vkCmdResetEvent",
+        name: c"vkCmdCopyMemoryIndirectNV",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(290)),
+        extensions: &[ExtensionId(290)],
+        exported: false,
         alias_of: None,
         slot: Some(115),
     },
     CommandInfo {
-        name: c"vkCmdWaitEvents",
+        name: c"vkCmdCopyMemoryIndirectKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(359)),
+        extensions: &[ExtensionId(359)],
+        exported: false,
         alias_of: None,
         slot: Some(116),
     },
     CommandInfo {
-        name: c"vkCmdPipelineBarrier",
+        name: c"vkCmdCopyMemoryToImageIndirectNV",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(290)),
+        extensions: &[ExtensionId(290)],
+        exported: false,
         alias_of: None,
         slot: Some(117),
     },
     CommandInfo {
-        name: c"vkCmdBeginQuery",
+        name: c"vkCmdCopyMemoryToImageIndirectKHR",
         level: Level::Device,
-        origin: Origin::Core(4194304),
-        extensions: &[],
-        exported: true,
+        origin: Origin::Extension(ExtensionId(359)),
+        extensions: &[ExtensionId(359)],
+        exported: false,
         alias_of: None,
         slot: Some(118),
     },
     CommandInfo {
-        name: c"vkCmdEndQuery",
+        name: c"vkCmdUpdateBuffer",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2406,25 +2803,25 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(119),
     },
     CommandInfo {
-        name: c"vkCmdBeginConditionalRenderingEXT",
+        name: c"vkCmdFillBuffer",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(51)),
-        extensions: &[ExtensionId(51)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(120),
     },
     CommandInfo {
-        name: c"vkCmdEndConditionalRenderingEXT",
+        name: c"vkCmdClearColorImage",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(51)),
-        extensions: &[ExtensionId(51)],
-        exported: false,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
         alias_of: None,
         slot: Some(121),
     },
     CommandInfo {
-        name: c"vkCmdResetQueryPool",
+        name: c"vkCmdClearDepthStencilImage",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2433,7 +2830,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(122),
     },
     CommandInfo {
-        name: c"vkCmdWriteTimestamp",
+        name: c"vkCmdClearAttachments",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2442,7 +2839,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(123),
     },
     CommandInfo {
-        name: c"vkCmdCopyQueryPoolResults",
+        name: c"vkCmdResolveImage",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2451,7 +2848,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(124),
     },
     CommandInfo {
-        name: c"vkCmdPushConstants",
+        name: c"vkCmdSetEvent",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2460,7 +2857,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(125),
     },
     CommandInfo {
-        name: c"vkCmdBeginRenderPass",
+        name: c"vkCmdResetEvent",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2469,7 +2866,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(126),
     },
     CommandInfo {
-        name: c"vkCmdNextSubpass",
+        name: c"vkCmdWaitEvents",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2478,7 +2875,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(127),
     },
     CommandInfo {
-        name: c"vkCmdEndRenderPass",
+        name: c"vkCmdPipelineBarrier",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
@@ -2487,13 +2884,121 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(128),
     },
     CommandInfo {
-        name: c"vkCmdExecuteCommands",
+        name: c"vkCmdBeginQuery",
         level: Level::Device,
         origin: Origin::Core(4194304),
         extensions: &[],
         exported: true,
         alias_of: None,
         slot: Some(129),
+    },
+    CommandInfo {
+        name: c"vkCmdEndQuery",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(130),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginConditionalRenderingEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(53)),
+        extensions: &[ExtensionId(53)],
+        exported: false,
+        alias_of: None,
+        slot: Some(131),
+    },
+    CommandInfo {
+        name: c"vkCmdEndConditionalRenderingEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(53)),
+        extensions: &[ExtensionId(53)],
+        exported: false,
+        alias_of: None,
+        slot: Some(132),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginCustomResolveEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(404)),
+        extensions: &[ExtensionId(404)],
+        exported: false,
+        alias_of: None,
+        slot: Some(133),
+    },
+    CommandInfo {
+        name: c"vkCmdResetQueryPool",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(134),
+    },
+    CommandInfo {
+        name: c"vkCmdWriteTimestamp",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(135),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyQueryPoolResults",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(136),
+    },
+    CommandInfo {
+        name: c"vkCmdPushConstants",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(137),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginRenderPass",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(138),
+    },
+    CommandInfo {
+        name: c"vkCmdNextSubpass",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(139),
+    },
+    CommandInfo {
+        name: c"vkCmdEndRenderPass",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(140),
+    },
+    CommandInfo {
+        name: c"vkCmdExecuteCommands",
+        level: Level::Device,
+        origin: Origin::Core(4194304),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(141),
     },
     CommandInfo {
         name: c"vkCreateAndroidSurfaceKHR",
@@ -2556,7 +3061,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(1)],
         exported: true,
         alias_of: None,
-        slot: Some(130),
+        slot: Some(142),
     },
     CommandInfo {
         name: c"vkDestroySwapchainKHR",
@@ -2565,7 +3070,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(1)],
         exported: true,
         alias_of: None,
-        slot: Some(131),
+        slot: Some(143),
     },
     CommandInfo {
         name: c"vkGetSwapchainImagesKHR",
@@ -2574,7 +3079,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(1)],
         exported: true,
         alias_of: None,
-        slot: Some(132),
+        slot: Some(144),
     },
     CommandInfo {
         name: c"vkAcquireNextImageKHR",
@@ -2583,7 +3088,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(1)],
         exported: true,
         alias_of: None,
-        slot: Some(133),
+        slot: Some(145),
     },
     CommandInfo {
         name: c"vkQueuePresentKHR",
@@ -2592,7 +3097,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(1)],
         exported: true,
         alias_of: None,
-        slot: Some(134),
+        slot: Some(146),
     },
     CommandInfo {
         name: c"vkCreateDebugReportCallbackEXT",
@@ -2628,7 +3133,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(12)],
         exported: false,
         alias_of: None,
-        slot: Some(135),
+        slot: Some(147),
     },
     CommandInfo {
         name: c"vkDebugMarkerSetObjectTagEXT",
@@ -2637,7 +3142,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(12)],
         exported: false,
         alias_of: None,
-        slot: Some(136),
+        slot: Some(148),
     },
     CommandInfo {
         name: c"vkCmdDebugMarkerBeginEXT",
@@ -2646,7 +3151,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(12)],
         exported: false,
         alias_of: None,
-        slot: Some(137),
+        slot: Some(149),
     },
     CommandInfo {
         name: c"vkCmdDebugMarkerEndEXT",
@@ -2655,7 +3160,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(12)],
         exported: false,
         alias_of: None,
-        slot: Some(138),
+        slot: Some(150),
     },
     CommandInfo {
         name: c"vkCmdDebugMarkerInsertEXT",
@@ -2664,13 +3169,13 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(12)],
         exported: false,
         alias_of: None,
-        slot: Some(139),
+        slot: Some(151),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalImageFormatPropertiesNV",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(31)),
-        extensions: &[ExtensionId(31)],
+        origin: Origin::Extension(ExtensionId(33)),
+        extensions: &[ExtensionId(33)],
         exported: false,
         alias_of: None,
         slot: Some(21),
@@ -2678,56 +3183,137 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkCmdExecuteGeneratedCommandsNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(185)),
-        extensions: &[ExtensionId(185)],
+        origin: Origin::Extension(ExtensionId(201)),
+        extensions: &[ExtensionId(201)],
         exported: false,
         alias_of: None,
-        slot: Some(140),
+        slot: Some(152),
     },
     CommandInfo {
         name: c"vkCmdPreprocessGeneratedCommandsNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(185)),
-        extensions: &[ExtensionId(185)],
+        origin: Origin::Extension(ExtensionId(201)),
+        extensions: &[ExtensionId(201)],
         exported: false,
         alias_of: None,
-        slot: Some(141),
+        slot: Some(153),
     },
     CommandInfo {
         name: c"vkCmdBindPipelineShaderGroupNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(185)),
-        extensions: &[ExtensionId(185)],
+        origin: Origin::Extension(ExtensionId(201)),
+        extensions: &[ExtensionId(201)],
         exported: false,
         alias_of: None,
-        slot: Some(142),
+        slot: Some(154),
     },
     CommandInfo {
         name: c"vkGetGeneratedCommandsMemoryRequirementsNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(185)),
-        extensions: &[ExtensionId(185)],
+        origin: Origin::Extension(ExtensionId(201)),
+        extensions: &[ExtensionId(201)],
         exported: false,
         alias_of: None,
-        slot: Some(143),
+        slot: Some(155),
     },
     CommandInfo {
         name: c"vkCreateIndirectCommandsLayoutNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(185)),
-        extensions: &[ExtensionId(185)],
+        origin: Origin::Extension(ExtensionId(201)),
+        extensions: &[ExtensionId(201)],
         exported: false,
         alias_of: None,
-        slot: Some(144),
+        slot: Some(156),
     },
     CommandInfo {
         name: c"vkDestroyIndirectCommandsLayoutNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(185)),
-        extensions: &[ExtensionId(185)],
+        origin: Origin::Extension(ExtensionId(201)),
+        extensions: &[ExtensionId(201)],
         exported: false,
         alias_of: None,
-        slot: Some(145),
+        slot: Some(157),
+    },
+    CommandInfo {
+        name: c"vkCmdExecuteGeneratedCommandsEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(158),
+    },
+    CommandInfo {
+        name: c"vkCmdPreprocessGeneratedCommandsEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(159),
+    },
+    CommandInfo {
+        name: c"vkGetGeneratedCommandsMemoryRequirementsEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(160),
+    },
+    CommandInfo {
+        name: c"vkCreateIndirectCommandsLayoutEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(161),
+    },
+    CommandInfo {
+        name: c"vkDestroyIndirectCommandsLayoutEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(162),
+    },
+    CommandInfo {
+        name: c"vkCreateIndirectExecutionSetEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(163),
+    },
+    CommandInfo {
+        name: c"vkDestroyIndirectExecutionSetEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(164),
+    },
+    CommandInfo {
+        name: c"vkUpdateIndirectExecutionSetPipelineEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(165),
+    },
+    CommandInfo {
+        name: c"vkUpdateIndirectExecutionSetShaderEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(375)),
+        extensions: &[ExtensionId(375)],
+        exported: false,
+        alias_of: None,
+        slot: Some(166),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceFeatures2",
@@ -2741,10 +3327,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceFeatures2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(174)),
+        alias_of: Some(CommandId(196)),
         slot: Some(22),
     },
     CommandInfo {
@@ -2759,10 +3345,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceProperties2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(176)),
+        alias_of: Some(CommandId(198)),
         slot: Some(23),
     },
     CommandInfo {
@@ -2777,10 +3363,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceFormatProperties2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(178)),
+        alias_of: Some(CommandId(200)),
         slot: Some(24),
     },
     CommandInfo {
@@ -2795,10 +3381,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceImageFormatProperties2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(180)),
+        alias_of: Some(CommandId(202)),
         slot: Some(25),
     },
     CommandInfo {
@@ -2813,10 +3399,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceQueueFamilyProperties2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(182)),
+        alias_of: Some(CommandId(204)),
         slot: Some(26),
     },
     CommandInfo {
@@ -2831,10 +3417,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceMemoryProperties2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(184)),
+        alias_of: Some(CommandId(206)),
         slot: Some(27),
     },
     CommandInfo {
@@ -2849,20 +3435,29 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceSparseImageFormatProperties2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        origin: Origin::Extension(ExtensionId(35)),
+        extensions: &[ExtensionId(35)],
         exported: false,
-        alias_of: Some(CommandId(186)),
+        alias_of: Some(CommandId(208)),
         slot: Some(28),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDescriptorSet",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(167),
     },
     CommandInfo {
         name: c"vkCmdPushDescriptorSetKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(50)),
-        extensions: &[ExtensionId(50)],
+        origin: Origin::Extension(ExtensionId(52)),
+        extensions: &[ExtensionId(52)],
         exported: false,
-        alias_of: None,
-        slot: Some(146),
+        alias_of: Some(CommandId(210)),
+        slot: Some(167),
     },
     CommandInfo {
         name: c"vkTrimCommandPool",
@@ -2871,16 +3466,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(147),
+        slot: Some(168),
     },
     CommandInfo {
         name: c"vkTrimCommandPoolKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(42)),
-        extensions: &[ExtensionId(42)],
+        origin: Origin::Extension(ExtensionId(44)),
+        extensions: &[ExtensionId(44)],
         exported: false,
-        alias_of: Some(CommandId(189)),
-        slot: Some(147),
+        alias_of: Some(CommandId(212)),
+        slot: Some(168),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalBufferProperties",
@@ -2894,38 +3489,38 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalBufferPropertiesKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(44)),
-        extensions: &[ExtensionId(44)],
+        origin: Origin::Extension(ExtensionId(46)),
+        extensions: &[ExtensionId(46)],
         exported: false,
-        alias_of: Some(CommandId(191)),
+        alias_of: Some(CommandId(214)),
         slot: Some(29),
     },
     CommandInfo {
         name: c"vkGetMemoryFdKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(46)),
-        extensions: &[ExtensionId(46)],
+        origin: Origin::Extension(ExtensionId(48)),
+        extensions: &[ExtensionId(48)],
         exported: false,
         alias_of: None,
-        slot: Some(148),
+        slot: Some(169),
     },
     CommandInfo {
         name: c"vkGetMemoryFdPropertiesKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(46)),
-        extensions: &[ExtensionId(46)],
+        origin: Origin::Extension(ExtensionId(48)),
+        extensions: &[ExtensionId(48)],
         exported: false,
         alias_of: None,
-        slot: Some(149),
+        slot: Some(170),
     },
     CommandInfo {
         name: c"vkGetMemoryRemoteAddressNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(232)),
-        extensions: &[ExtensionId(232)],
+        origin: Origin::Extension(ExtensionId(259)),
+        extensions: &[ExtensionId(259)],
         exported: false,
         alias_of: None,
-        slot: Some(150),
+        slot: Some(171),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalSemaphoreProperties",
@@ -2939,29 +3534,29 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(47)),
-        extensions: &[ExtensionId(47)],
+        origin: Origin::Extension(ExtensionId(49)),
+        extensions: &[ExtensionId(49)],
         exported: false,
-        alias_of: Some(CommandId(196)),
+        alias_of: Some(CommandId(219)),
         slot: Some(30),
     },
     CommandInfo {
         name: c"vkGetSemaphoreFdKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(49)),
-        extensions: &[ExtensionId(49)],
+        origin: Origin::Extension(ExtensionId(51)),
+        extensions: &[ExtensionId(51)],
         exported: false,
         alias_of: None,
-        slot: Some(151),
+        slot: Some(172),
     },
     CommandInfo {
         name: c"vkImportSemaphoreFdKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(49)),
-        extensions: &[ExtensionId(49)],
+        origin: Origin::Extension(ExtensionId(51)),
+        extensions: &[ExtensionId(51)],
         exported: false,
         alias_of: None,
-        slot: Some(152),
+        slot: Some(173),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalFenceProperties",
@@ -2975,29 +3570,29 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceExternalFencePropertiesKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(71)),
-        extensions: &[ExtensionId(71)],
+        origin: Origin::Extension(ExtensionId(74)),
+        extensions: &[ExtensionId(74)],
         exported: false,
-        alias_of: Some(CommandId(200)),
+        alias_of: Some(CommandId(223)),
         slot: Some(31),
     },
     CommandInfo {
         name: c"vkGetFenceFdKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(73)),
-        extensions: &[ExtensionId(73)],
+        origin: Origin::Extension(ExtensionId(76)),
+        extensions: &[ExtensionId(76)],
         exported: false,
         alias_of: None,
-        slot: Some(153),
+        slot: Some(174),
     },
     CommandInfo {
         name: c"vkImportFenceFdKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(73)),
-        extensions: &[ExtensionId(73)],
+        origin: Origin::Extension(ExtensionId(76)),
+        extensions: &[ExtensionId(76)],
         exported: false,
         alias_of: None,
-        slot: Some(154),
+        slot: Some(175),
     },
     CommandInfo {
         name: c"vkEnumeratePhysicalDeviceGroups",
@@ -3011,10 +3606,10 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkEnumeratePhysicalDeviceGroupsKHR",
         level: Level::Instance,
-        origin: Origin::Extension(ExtensionId(43)),
-        extensions: &[ExtensionId(43)],
+        origin: Origin::Extension(ExtensionId(45)),
+        extensions: &[ExtensionId(45)],
         exported: false,
-        alias_of: Some(CommandId(204)),
+        alias_of: Some(CommandId(227)),
         slot: Some(32),
     },
     CommandInfo {
@@ -3024,16 +3619,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(155),
+        slot: Some(176),
     },
     CommandInfo {
         name: c"vkGetDeviceGroupPeerMemoryFeaturesKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(34)),
-        extensions: &[ExtensionId(34)],
+        origin: Origin::Extension(ExtensionId(36)),
+        extensions: &[ExtensionId(36)],
         exported: false,
-        alias_of: Some(CommandId(206)),
-        slot: Some(155),
+        alias_of: Some(CommandId(229)),
+        slot: Some(176),
     },
     CommandInfo {
         name: c"vkBindBufferMemory2",
@@ -3042,16 +3637,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(156),
+        slot: Some(177),
     },
     CommandInfo {
         name: c"vkBindBufferMemory2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(104)),
-        extensions: &[ExtensionId(104)],
+        origin: Origin::Extension(ExtensionId(110)),
+        extensions: &[ExtensionId(110)],
         exported: false,
-        alias_of: Some(CommandId(208)),
-        slot: Some(156),
+        alias_of: Some(CommandId(231)),
+        slot: Some(177),
     },
     CommandInfo {
         name: c"vkBindImageMemory2",
@@ -3060,16 +3655,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(157),
+        slot: Some(178),
     },
     CommandInfo {
         name: c"vkBindImageMemory2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(104)),
-        extensions: &[ExtensionId(104)],
+        origin: Origin::Extension(ExtensionId(110)),
+        extensions: &[ExtensionId(110)],
         exported: false,
-        alias_of: Some(CommandId(210)),
-        slot: Some(157),
+        alias_of: Some(CommandId(233)),
+        slot: Some(178),
     },
     CommandInfo {
         name: c"vkCmdSetDeviceMask",
@@ -3078,43 +3673,43 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(158),
+        slot: Some(179),
     },
     CommandInfo {
         name: c"vkCmdSetDeviceMaskKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(34)),
-        extensions: &[ExtensionId(34)],
+        origin: Origin::Extension(ExtensionId(36)),
+        extensions: &[ExtensionId(36)],
         exported: false,
-        alias_of: Some(CommandId(212)),
-        slot: Some(158),
+        alias_of: Some(CommandId(235)),
+        slot: Some(179),
     },
     CommandInfo {
         name: c"vkGetDeviceGroupPresentCapabilitiesKHR",
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(34)],
+        extensions: &[ExtensionId(1), ExtensionId(36)],
         exported: true,
         alias_of: None,
-        slot: Some(159),
+        slot: Some(180),
     },
     CommandInfo {
         name: c"vkGetDeviceGroupSurfacePresentModesKHR",
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(34)],
+        extensions: &[ExtensionId(1), ExtensionId(36)],
         exported: true,
         alias_of: None,
-        slot: Some(160),
+        slot: Some(181),
     },
     CommandInfo {
         name: c"vkAcquireNextImage2KHR",
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(34)],
+        extensions: &[ExtensionId(1), ExtensionId(36)],
         exported: true,
         alias_of: None,
-        slot: Some(161),
+        slot: Some(182),
     },
     CommandInfo {
         name: c"vkCmdDispatchBase",
@@ -3123,22 +3718,22 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(162),
+        slot: Some(183),
     },
     CommandInfo {
         name: c"vkCmdDispatchBaseKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(34)),
-        extensions: &[ExtensionId(34)],
+        origin: Origin::Extension(ExtensionId(36)),
+        extensions: &[ExtensionId(36)],
         exported: false,
-        alias_of: Some(CommandId(217)),
-        slot: Some(162),
+        alias_of: Some(CommandId(240)),
+        slot: Some(183),
     },
     CommandInfo {
         name: c"vkGetPhysicalDevicePresentRectanglesKHR",
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(34)],
+        extensions: &[ExtensionId(1), ExtensionId(36)],
         exported: true,
         alias_of: None,
         slot: Some(33),
@@ -3150,16 +3745,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(163),
+        slot: Some(184),
     },
     CommandInfo {
         name: c"vkCreateDescriptorUpdateTemplateKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(55)),
-        extensions: &[ExtensionId(55)],
+        origin: Origin::Extension(ExtensionId(57)),
+        extensions: &[ExtensionId(57)],
         exported: false,
-        alias_of: Some(CommandId(220)),
-        slot: Some(163),
+        alias_of: Some(CommandId(243)),
+        slot: Some(184),
     },
     CommandInfo {
         name: c"vkDestroyDescriptorUpdateTemplate",
@@ -3168,16 +3763,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(164),
+        slot: Some(185),
     },
     CommandInfo {
         name: c"vkDestroyDescriptorUpdateTemplateKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(55)),
-        extensions: &[ExtensionId(55)],
+        origin: Origin::Extension(ExtensionId(57)),
+        extensions: &[ExtensionId(57)],
         exported: false,
-        alias_of: Some(CommandId(222)),
-        slot: Some(164),
+        alias_of: Some(CommandId(245)),
+        slot: Some(185),
     },
     CommandInfo {
         name: c"vkUpdateDescriptorSetWithTemplate",
@@ -3186,94 +3781,121 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(165),
+        slot: Some(186),
     },
     CommandInfo {
         name: c"vkUpdateDescriptorSetWithTemplateKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(55)),
-        extensions: &[ExtensionId(55)],
+        origin: Origin::Extension(ExtensionId(57)),
+        extensions: &[ExtensionId(57)],
         exported: false,
-        alias_of: Some(CommandId(224)),
-        slot: Some(165),
+        alias_of: Some(CommandId(247)),
+        slot: Some(186),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDescriptorSetWithTemplate",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(187),
     },
     CommandInfo {
         name: c"vkCmdPushDescriptorSetWithTemplateKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(50)),
-        extensions: &[ExtensionId(50), ExtensionId(55)],
+        origin: Origin::Extension(ExtensionId(52)),
+        extensions: &[ExtensionId(52), ExtensionId(57)],
         exported: false,
-        alias_of: None,
-        slot: Some(166),
+        alias_of: Some(CommandId(249)),
+        slot: Some(187),
     },
     CommandInfo {
         name: c"vkSetHdrMetadataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(67)),
-        extensions: &[ExtensionId(67)],
+        origin: Origin::Extension(ExtensionId(69)),
+        extensions: &[ExtensionId(69)],
         exported: false,
         alias_of: None,
-        slot: Some(167),
+        slot: Some(188),
     },
     CommandInfo {
         name: c"vkGetSwapchainStatusKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(70)),
-        extensions: &[ExtensionId(70)],
+        origin: Origin::Extension(ExtensionId(73)),
+        extensions: &[ExtensionId(73)],
         exported: false,
         alias_of: None,
-        slot: Some(168),
+        slot: Some(189),
     },
     CommandInfo {
         name: c"vkGetRefreshCycleDurationGOOGLE",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(57)),
-        extensions: &[ExtensionId(57)],
+        origin: Origin::Extension(ExtensionId(59)),
+        extensions: &[ExtensionId(59)],
         exported: false,
         alias_of: None,
-        slot: Some(169),
+        slot: Some(190),
     },
     CommandInfo {
         name: c"vkGetPastPresentationTimingGOOGLE",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(57)),
-        extensions: &[ExtensionId(57)],
+        origin: Origin::Extension(ExtensionId(59)),
+        extensions: &[ExtensionId(59)],
         exported: false,
         alias_of: None,
-        slot: Some(170),
+        slot: Some(191),
     },
     CommandInfo {
         name: c"vkCmdSetViewportWScalingNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(56)),
-        extensions: &[ExtensionId(56)],
+        origin: Origin::Extension(ExtensionId(58)),
+        extensions: &[ExtensionId(58)],
         exported: false,
         alias_of: None,
-        slot: Some(171),
+        slot: Some(192),
     },
     CommandInfo {
         name: c"vkCmdSetDiscardRectangleEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(63)),
-        extensions: &[ExtensionId(63)],
+        origin: Origin::Extension(ExtensionId(65)),
+        extensions: &[ExtensionId(65)],
         exported: false,
         alias_of: None,
-        slot: Some(172),
+        slot: Some(193),
+    },
+    CommandInfo {
+        name: c"vkCmdSetDiscardRectangleEnableEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(65)),
+        extensions: &[ExtensionId(65)],
+        exported: false,
+        alias_of: None,
+        slot: Some(194),
+    },
+    CommandInfo {
+        name: c"vkCmdSetDiscardRectangleModeEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(65)),
+        extensions: &[ExtensionId(65)],
+        exported: false,
+        alias_of: None,
+        slot: Some(195),
     },
     CommandInfo {
         name: c"vkCmdSetSampleLocationsEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        origin: Origin::Extension(ExtensionId(96)),
+        extensions: &[ExtensionId(96)],
         exported: false,
         alias_of: None,
-        slot: Some(173),
+        slot: Some(196),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceMultisamplePropertiesEXT",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        origin: Origin::Extension(ExtensionId(96)),
+        extensions: &[ExtensionId(96)],
         exported: false,
         alias_of: None,
         slot: Some(34),
@@ -3281,8 +3903,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceSurfaceCapabilities2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(76)),
-        extensions: &[ExtensionId(76)],
+        origin: Origin::Extension(ExtensionId(79)),
+        extensions: &[ExtensionId(79)],
         exported: false,
         alias_of: None,
         slot: Some(35),
@@ -3290,8 +3912,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceSurfaceFormats2KHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(76)),
-        extensions: &[ExtensionId(76)],
+        origin: Origin::Extension(ExtensionId(79)),
+        extensions: &[ExtensionId(79)],
         exported: false,
         alias_of: None,
         slot: Some(36),
@@ -3303,16 +3925,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(174),
+        slot: Some(197),
     },
     CommandInfo {
         name: c"vkGetBufferMemoryRequirements2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(92)),
-        extensions: &[ExtensionId(92)],
+        origin: Origin::Extension(ExtensionId(98)),
+        extensions: &[ExtensionId(98)],
         exported: false,
-        alias_of: Some(CommandId(237)),
-        slot: Some(174),
+        alias_of: Some(CommandId(263)),
+        slot: Some(197),
     },
     CommandInfo {
         name: c"vkGetImageMemoryRequirements2",
@@ -3321,16 +3943,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(175),
+        slot: Some(198),
     },
     CommandInfo {
         name: c"vkGetImageMemoryRequirements2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(92)),
-        extensions: &[ExtensionId(92)],
+        origin: Origin::Extension(ExtensionId(98)),
+        extensions: &[ExtensionId(98)],
         exported: false,
-        alias_of: Some(CommandId(239)),
-        slot: Some(175),
+        alias_of: Some(CommandId(265)),
+        slot: Some(198),
     },
     CommandInfo {
         name: c"vkGetImageSparseMemoryRequirements2",
@@ -3339,16 +3961,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(176),
+        slot: Some(199),
     },
     CommandInfo {
         name: c"vkGetImageSparseMemoryRequirements2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(92)),
-        extensions: &[ExtensionId(92)],
+        origin: Origin::Extension(ExtensionId(98)),
+        extensions: &[ExtensionId(98)],
         exported: false,
-        alias_of: Some(CommandId(241)),
-        slot: Some(176),
+        alias_of: Some(CommandId(267)),
+        slot: Some(199),
     },
     CommandInfo {
         name: c"vkGetDeviceBufferMemoryRequirements",
@@ -3357,16 +3979,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(177),
+        slot: Some(200),
     },
     CommandInfo {
         name: c"vkGetDeviceBufferMemoryRequirementsKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(249)),
-        extensions: &[ExtensionId(249)],
+        origin: Origin::Extension(ExtensionId(280)),
+        extensions: &[ExtensionId(280)],
         exported: false,
-        alias_of: Some(CommandId(243)),
-        slot: Some(177),
+        alias_of: Some(CommandId(269)),
+        slot: Some(200),
     },
     CommandInfo {
         name: c"vkGetDeviceImageMemoryRequirements",
@@ -3375,16 +3997,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(178),
+        slot: Some(201),
     },
     CommandInfo {
         name: c"vkGetDeviceImageMemoryRequirementsKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(249)),
-        extensions: &[ExtensionId(249)],
+        origin: Origin::Extension(ExtensionId(280)),
+        extensions: &[ExtensionId(280)],
         exported: false,
-        alias_of: Some(CommandId(245)),
-        slot: Some(178),
+        alias_of: Some(CommandId(271)),
+        slot: Some(201),
     },
     CommandInfo {
         name: c"vkGetDeviceImageSparseMemoryRequirements",
@@ -3393,16 +4015,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(179),
+        slot: Some(202),
     },
     CommandInfo {
         name: c"vkGetDeviceImageSparseMemoryRequirementsKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(249)),
-        extensions: &[ExtensionId(249)],
+        origin: Origin::Extension(ExtensionId(280)),
+        extensions: &[ExtensionId(280)],
         exported: false,
-        alias_of: Some(CommandId(247)),
-        slot: Some(179),
+        alias_of: Some(CommandId(273)),
+        slot: Some(202),
     },
     CommandInfo {
         name: c"vkCreateSamplerYcbcrConversion",
@@ -3411,16 +4033,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(180),
+        slot: Some(203),
     },
     CommandInfo {
         name: c"vkCreateSamplerYcbcrConversionKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        origin: Origin::Extension(ExtensionId(109)),
+        extensions: &[ExtensionId(109)],
         exported: false,
-        alias_of: Some(CommandId(249)),
-        slot: Some(180),
+        alias_of: Some(CommandId(275)),
+        slot: Some(203),
     },
     CommandInfo {
         name: c"vkDestroySamplerYcbcrConversion",
@@ -3429,16 +4051,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(181),
+        slot: Some(204),
     },
     CommandInfo {
         name: c"vkDestroySamplerYcbcrConversionKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        origin: Origin::Extension(ExtensionId(109)),
+        extensions: &[ExtensionId(109)],
         exported: false,
-        alias_of: Some(CommandId(251)),
-        slot: Some(181),
+        alias_of: Some(CommandId(277)),
+        slot: Some(204),
     },
     CommandInfo {
         name: c"vkGetDeviceQueue2",
@@ -3447,43 +4069,43 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(182),
+        slot: Some(205),
     },
     CommandInfo {
         name: c"vkCreateValidationCacheEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(106)),
-        extensions: &[ExtensionId(106)],
+        origin: Origin::Extension(ExtensionId(112)),
+        extensions: &[ExtensionId(112)],
         exported: false,
         alias_of: None,
-        slot: Some(183),
+        slot: Some(206),
     },
     CommandInfo {
         name: c"vkDestroyValidationCacheEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(106)),
-        extensions: &[ExtensionId(106)],
+        origin: Origin::Extension(ExtensionId(112)),
+        extensions: &[ExtensionId(112)],
         exported: false,
         alias_of: None,
-        slot: Some(184),
+        slot: Some(207),
     },
     CommandInfo {
         name: c"vkGetValidationCacheDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(106)),
-        extensions: &[ExtensionId(106)],
+        origin: Origin::Extension(ExtensionId(112)),
+        extensions: &[ExtensionId(112)],
         exported: false,
         alias_of: None,
-        slot: Some(185),
+        slot: Some(208),
     },
     CommandInfo {
         name: c"vkMergeValidationCachesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(106)),
-        extensions: &[ExtensionId(106)],
+        origin: Origin::Extension(ExtensionId(112)),
+        extensions: &[ExtensionId(112)],
         exported: false,
         alias_of: None,
-        slot: Some(186),
+        slot: Some(209),
     },
     CommandInfo {
         name: c"vkGetDescriptorSetLayoutSupport",
@@ -3492,16 +4114,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(187),
+        slot: Some(210),
     },
     CommandInfo {
         name: c"vkGetDescriptorSetLayoutSupportKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(112)),
-        extensions: &[ExtensionId(112)],
+        origin: Origin::Extension(ExtensionId(118)),
+        extensions: &[ExtensionId(118)],
         exported: false,
-        alias_of: Some(CommandId(258)),
-        slot: Some(187),
+        alias_of: Some(CommandId(284)),
+        slot: Some(210),
     },
     CommandInfo {
         name: c"vkGetSwapchainGrallocUsageANDROID",
@@ -3510,7 +4132,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(3)],
         exported: false,
         alias_of: None,
-        slot: Some(188),
+        slot: Some(211),
     },
     CommandInfo {
         name: c"vkGetSwapchainGrallocUsage2ANDROID",
@@ -3519,7 +4141,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(3)],
         exported: false,
         alias_of: None,
-        slot: Some(189),
+        slot: Some(212),
     },
     CommandInfo {
         name: c"vkAcquireImageANDROID",
@@ -3528,7 +4150,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(3)],
         exported: false,
         alias_of: None,
-        slot: Some(190),
+        slot: Some(213),
     },
     CommandInfo {
         name: c"vkQueueSignalReleaseImageANDROID",
@@ -3537,121 +4159,139 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(3)],
         exported: false,
         alias_of: None,
-        slot: Some(191),
+        slot: Some(214),
     },
     CommandInfo {
         name: c"vkGetShaderInfoAMD",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(25)),
-        extensions: &[ExtensionId(25)],
+        origin: Origin::Extension(ExtensionId(27)),
+        extensions: &[ExtensionId(27)],
         exported: false,
         alias_of: None,
-        slot: Some(192),
+        slot: Some(215),
     },
     CommandInfo {
         name: c"vkSetLocalDimmingAMD",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(147)),
-        extensions: &[ExtensionId(147)],
+        origin: Origin::Extension(ExtensionId(156)),
+        extensions: &[ExtensionId(156)],
         exported: false,
         alias_of: None,
-        slot: Some(193),
+        slot: Some(216),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",
+        name: c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(124)),
-        extensions: &[ExtensionId(124)],
+        origin: Origin::Extension(ExtensionId(354)),
+        extensions: &[ExtensionId(354)],
         exported: false,
         alias_of: None,
         slot: Some(37),
     },
     CommandInfo {
-        name: c"vkGetCalibratedTimestampsEXT",
+        name: c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(132)),
+        extensions: &[ExtensionId(132)],
+        exported: false,
+        alias_of: Some(CommandId(292)),
+        slot: Some(37),
+    },
+    CommandInfo {
+        name: c"vkGetCalibratedTimestampsKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(124)),
-        extensions: &[ExtensionId(124)],
+        origin: Origin::Extension(ExtensionId(354)),
+        extensions: &[ExtensionId(354)],
         exported: false,
         alias_of: None,
-        slot: Some(194),
+        slot: Some(217),
+    },
+    CommandInfo {
+        name: c"vkGetCalibratedTimestampsEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(132)),
+        extensions: &[ExtensionId(132)],
+        exported: false,
+        alias_of: Some(CommandId(294)),
+        slot: Some(217),
     },
     CommandInfo {
         name: c"vkSetDebugUtilsObjectNameEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(195),
+        slot: Some(218),
     },
     CommandInfo {
         name: c"vkSetDebugUtilsObjectTagEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(196),
+        slot: Some(219),
     },
     CommandInfo {
         name: c"vkQueueBeginDebugUtilsLabelEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(197),
+        slot: Some(220),
     },
     CommandInfo {
         name: c"vkQueueEndDebugUtilsLabelEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(198),
+        slot: Some(221),
     },
     CommandInfo {
         name: c"vkQueueInsertDebugUtilsLabelEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(199),
+        slot: Some(222),
     },
     CommandInfo {
         name: c"vkCmdBeginDebugUtilsLabelEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(200),
+        slot: Some(223),
     },
     CommandInfo {
         name: c"vkCmdEndDebugUtilsLabelEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(201),
+        slot: Some(224),
     },
     CommandInfo {
         name: c"vkCmdInsertDebugUtilsLabelEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
-        slot: Some(202),
+        slot: Some(225),
     },
     CommandInfo {
         name: c"vkCreateDebugUtilsMessengerEXT",
         level: Level::Instance,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
         slot: Some(38),
@@ -3659,8 +4299,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkDestroyDebugUtilsMessengerEXT",
         level: Level::Instance,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
         slot: Some(39),
@@ -3668,8 +4308,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkSubmitDebugUtilsMessageEXT",
         level: Level::Instance,
-        origin: Origin::Extension(ExtensionId(81)),
-        extensions: &[ExtensionId(81)],
+        origin: Origin::Extension(ExtensionId(84)),
+        extensions: &[ExtensionId(84)],
         exported: false,
         alias_of: None,
         slot: Some(40),
@@ -3677,20 +4317,20 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetMemoryHostPointerPropertiesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(119)),
-        extensions: &[ExtensionId(119)],
+        origin: Origin::Extension(ExtensionId(127)),
+        extensions: &[ExtensionId(127)],
         exported: false,
         alias_of: None,
-        slot: Some(203),
+        slot: Some(226),
     },
     CommandInfo {
         name: c"vkCmdWriteBufferMarkerAMD",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(120)),
-        extensions: &[ExtensionId(120)],
+        origin: Origin::Extension(ExtensionId(128)),
+        extensions: &[ExtensionId(128)],
         exported: false,
         alias_of: None,
-        slot: Some(204),
+        slot: Some(227),
     },
     CommandInfo {
         name: c"vkCreateRenderPass2",
@@ -3699,16 +4339,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(205),
+        slot: Some(228),
     },
     CommandInfo {
         name: c"vkCreateRenderPass2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(69)),
-        extensions: &[ExtensionId(69)],
+        origin: Origin::Extension(ExtensionId(71)),
+        extensions: &[ExtensionId(71)],
         exported: false,
-        alias_of: Some(CommandId(281)),
-        slot: Some(205),
+        alias_of: Some(CommandId(309)),
+        slot: Some(228),
     },
     CommandInfo {
         name: c"vkCmdBeginRenderPass2",
@@ -3717,16 +4357,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(206),
+        slot: Some(229),
     },
     CommandInfo {
         name: c"vkCmdBeginRenderPass2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(69)),
-        extensions: &[ExtensionId(69)],
+        origin: Origin::Extension(ExtensionId(71)),
+        extensions: &[ExtensionId(71)],
         exported: false,
-        alias_of: Some(CommandId(283)),
-        slot: Some(206),
+        alias_of: Some(CommandId(311)),
+        slot: Some(229),
     },
     CommandInfo {
         name: c"vkCmdNextSubpass2",
@@ -3735,16 +4375,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(207),
+        slot: Some(230),
     },
     CommandInfo {
         name: c"vkCmdNextSubpass2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(69)),
-        extensions: &[ExtensionId(69)],
+        origin: Origin::Extension(ExtensionId(71)),
+        extensions: &[ExtensionId(71)],
         exported: false,
-        alias_of: Some(CommandId(285)),
-        slot: Some(207),
+        alias_of: Some(CommandId(313)),
+        slot: Some(230),
     },
     CommandInfo {
         name: c"vkCmdEndRenderPass2",
@@ -3753,16 +4393,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(208),
+        slot: Some(231),
     },
     CommandInfo {
         name: c"vkCmdEndRenderPass2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(69)),
-        extensions: &[ExtensionId(69)],
+        origin: Origin::Extension(ExtensionId(71)),
+        extensions: &[ExtensionId(71)],
         exported: false,
-        alias_of: Some(CommandId(287)),
-        slot: Some(208),
+        alias_of: Some(CommandId(315)),
+        slot: Some(231),
     },
     CommandInfo {
         name: c"vkGetSemaphoreCounterValue",
@@ -3771,16 +4411,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(209),
+        slot: Some(232),
     },
     CommandInfo {
         name: c"vkGetSemaphoreCounterValueKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(142)),
-        extensions: &[ExtensionId(142)],
+        origin: Origin::Extension(ExtensionId(150)),
+        extensions: &[ExtensionId(150)],
         exported: false,
-        alias_of: Some(CommandId(289)),
-        slot: Some(209),
+        alias_of: Some(CommandId(317)),
+        slot: Some(232),
     },
     CommandInfo {
         name: c"vkWaitSemaphores",
@@ -3789,16 +4429,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(210),
+        slot: Some(233),
     },
     CommandInfo {
         name: c"vkWaitSemaphoresKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(142)),
-        extensions: &[ExtensionId(142)],
+        origin: Origin::Extension(ExtensionId(150)),
+        extensions: &[ExtensionId(150)],
         exported: false,
-        alias_of: Some(CommandId(291)),
-        slot: Some(210),
+        alias_of: Some(CommandId(319)),
+        slot: Some(233),
     },
     CommandInfo {
         name: c"vkSignalSemaphore",
@@ -3807,34 +4447,34 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(211),
+        slot: Some(234),
     },
     CommandInfo {
         name: c"vkSignalSemaphoreKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(142)),
-        extensions: &[ExtensionId(142)],
+        origin: Origin::Extension(ExtensionId(150)),
+        extensions: &[ExtensionId(150)],
         exported: false,
-        alias_of: Some(CommandId(293)),
-        slot: Some(211),
+        alias_of: Some(CommandId(321)),
+        slot: Some(234),
     },
     CommandInfo {
         name: c"vkGetAndroidHardwareBufferPropertiesANDROID",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(82)),
-        extensions: &[ExtensionId(82)],
+        origin: Origin::Extension(ExtensionId(85)),
+        extensions: &[ExtensionId(85)],
         exported: true,
         alias_of: None,
-        slot: Some(212),
+        slot: Some(235),
     },
     CommandInfo {
         name: c"vkGetMemoryAndroidHardwareBufferANDROID",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(82)),
-        extensions: &[ExtensionId(82)],
+        origin: Origin::Extension(ExtensionId(85)),
+        extensions: &[ExtensionId(85)],
         exported: true,
         alias_of: None,
-        slot: Some(213),
+        slot: Some(236),
     },
     CommandInfo {
         name: c"vkCmdDrawIndirectCount",
@@ -3843,16 +4483,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(214),
+        slot: Some(237),
     },
     CommandInfo {
         name: c"vkCmdDrawIndirectCountKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(113)),
-        extensions: &[ExtensionId(113)],
+        origin: Origin::Extension(ExtensionId(119)),
+        extensions: &[ExtensionId(119)],
         exported: false,
-        alias_of: Some(CommandId(297)),
-        slot: Some(214),
+        alias_of: Some(CommandId(325)),
+        slot: Some(237),
     },
     CommandInfo {
         name: c"vkCmdDrawIndirectCountAMD",
@@ -3860,8 +4500,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
         origin: Origin::Extension(ExtensionId(19)),
         extensions: &[ExtensionId(19)],
         exported: false,
-        alias_of: Some(CommandId(297)),
-        slot: Some(214),
+        alias_of: Some(CommandId(325)),
+        slot: Some(237),
     },
     CommandInfo {
         name: c"vkCmdDrawIndexedIndirectCount",
@@ -3870,16 +4510,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(215),
+        slot: Some(238),
     },
     CommandInfo {
         name: c"vkCmdDrawIndexedIndirectCountKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(113)),
-        extensions: &[ExtensionId(113)],
+        origin: Origin::Extension(ExtensionId(119)),
+        extensions: &[ExtensionId(119)],
         exported: false,
-        alias_of: Some(CommandId(300)),
-        slot: Some(215),
+        alias_of: Some(CommandId(328)),
+        slot: Some(238),
     },
     CommandInfo {
         name: c"vkCmdDrawIndexedIndirectCountAMD",
@@ -3887,26 +4527,26 @@ pub static COMMANDS: [CommandInfo; 560] = [
         origin: Origin::Extension(ExtensionId(19)),
         extensions: &[ExtensionId(19)],
         exported: false,
-        alias_of: Some(CommandId(300)),
-        slot: Some(215),
+        alias_of: Some(CommandId(328)),
+        slot: Some(238),
     },
     CommandInfo {
         name: c"vkCmdSetCheckpointNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(141)),
-        extensions: &[ExtensionId(141)],
+        origin: Origin::Extension(ExtensionId(149)),
+        extensions: &[ExtensionId(149)],
         exported: false,
         alias_of: None,
-        slot: Some(216),
+        slot: Some(239),
     },
     CommandInfo {
         name: c"vkGetQueueCheckpointDataNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(141)),
-        extensions: &[ExtensionId(141)],
+        origin: Origin::Extension(ExtensionId(149)),
+        extensions: &[ExtensionId(149)],
         exported: false,
         alias_of: None,
-        slot: Some(217),
+        slot: Some(240),
     },
     CommandInfo {
         name: c"vkCmdBindTransformFeedbackBuffersEXT",
@@ -3915,7 +4555,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(17)],
         exported: false,
         alias_of: None,
-        slot: Some(218),
+        slot: Some(241),
     },
     CommandInfo {
         name: c"vkCmdBeginTransformFeedbackEXT",
@@ -3924,7 +4564,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(17)],
         exported: false,
         alias_of: None,
-        slot: Some(219),
+        slot: Some(242),
     },
     CommandInfo {
         name: c"vkCmdEndTransformFeedbackEXT",
@@ -3933,7 +4573,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(17)],
         exported: false,
         alias_of: None,
-        slot: Some(220),
+        slot: Some(243),
     },
     CommandInfo {
         name: c"vkCmdBeginQueryIndexedEXT",
@@ -3942,7 +4582,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(17)],
         exported: false,
         alias_of: None,
-        slot: Some(221),
+        slot: Some(244),
     },
     CommandInfo {
         name: c"vkCmdEndQueryIndexedEXT",
@@ -3951,7 +4591,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(17)],
         exported: false,
         alias_of: None,
-        slot: Some(222),
+        slot: Some(245),
     },
     CommandInfo {
         name: c"vkCmdDrawIndirectByteCountEXT",
@@ -3960,382 +4600,409 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(17)],
         exported: false,
         alias_of: None,
-        slot: Some(223),
+        slot: Some(246),
     },
     CommandInfo {
         name: c"vkCmdSetExclusiveScissorNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(140)),
-        extensions: &[ExtensionId(140)],
-        exported: false,
-        alias_of: None,
-        slot: Some(224),
-    },
-    CommandInfo {
-        name: c"vkCmdBindShadingRateImageNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(109)),
-        extensions: &[ExtensionId(109)],
-        exported: false,
-        alias_of: None,
-        slot: Some(225),
-    },
-    CommandInfo {
-        name: c"vkCmdSetViewportShadingRatePaletteNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(109)),
-        extensions: &[ExtensionId(109)],
-        exported: false,
-        alias_of: None,
-        slot: Some(226),
-    },
-    CommandInfo {
-        name: c"vkCmdSetCoarseSampleOrderNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(109)),
-        extensions: &[ExtensionId(109)],
-        exported: false,
-        alias_of: None,
-        slot: Some(227),
-    },
-    CommandInfo {
-        name: c"vkCmdDrawMeshTasksNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(137)),
-        extensions: &[ExtensionId(137)],
-        exported: false,
-        alias_of: None,
-        slot: Some(228),
-    },
-    CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(137)),
-        extensions: &[ExtensionId(137)],
-        exported: false,
-        alias_of: None,
-        slot: Some(229),
-    },
-    CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectCountNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(137)),
-        extensions: &[ExtensionId(137)],
-        exported: false,
-        alias_of: None,
-        slot: Some(230),
-    },
-    CommandInfo {
-        name: c"vkCmdDrawMeshTasksEXT",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(211)),
-        extensions: &[ExtensionId(211)],
-        exported: false,
-        alias_of: None,
-        slot: Some(231),
-    },
-    CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectEXT",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(211)),
-        extensions: &[ExtensionId(211)],
-        exported: false,
-        alias_of: None,
-        slot: Some(232),
-    },
-    CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectCountEXT",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(211)),
-        extensions: &[ExtensionId(211)],
-        exported: false,
-        alias_of: None,
-        slot: Some(233),
-    },
-    CommandInfo {
-        name: c"vkCompileDeferredNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: None,
-        slot: Some(234),
-    },
-    CommandInfo {
-        name: c"vkCreateAccelerationStructureNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: None,
-        slot: Some(235),
-    },
-    CommandInfo {
-        name: c"vkCmdBindInvocationMaskHUAWEI",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(231)),
-        extensions: &[ExtensionId(231)],
-        exported: false,
-        alias_of: None,
-        slot: Some(236),
-    },
-    CommandInfo {
-        name: c"vkDestroyAccelerationStructureKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
-        exported: false,
-        alias_of: None,
-        slot: Some(237),
-    },
-    CommandInfo {
-        name: c"vkDestroyAccelerationStructureNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: None,
-        slot: Some(238),
-    },
-    CommandInfo {
-        name: c"vkGetAccelerationStructureMemoryRequirementsNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: None,
-        slot: Some(239),
-    },
-    CommandInfo {
-        name: c"vkBindAccelerationStructureMemoryNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: None,
-        slot: Some(240),
-    },
-    CommandInfo {
-        name: c"vkCmdCopyAccelerationStructureNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: None,
-        slot: Some(241),
-    },
-    CommandInfo {
-        name: c"vkCmdCopyAccelerationStructureKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
-        exported: false,
-        alias_of: None,
-        slot: Some(242),
-    },
-    CommandInfo {
-        name: c"vkCopyAccelerationStructureKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
-        exported: false,
-        alias_of: None,
-        slot: Some(243),
-    },
-    CommandInfo {
-        name: c"vkCmdCopyAccelerationStructureToMemoryKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
-        exported: false,
-        alias_of: None,
-        slot: Some(244),
-    },
-    CommandInfo {
-        name: c"vkCopyAccelerationStructureToMemoryKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
-        exported: false,
-        alias_of: None,
-        slot: Some(245),
-    },
-    CommandInfo {
-        name: c"vkCmdCopyMemoryToAccelerationStructureKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
-        exported: false,
-        alias_of: None,
-        slot: Some(246),
-    },
-    CommandInfo {
-        name: c"vkCopyMemoryToAccelerationStructureKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(148)),
+        extensions: &[ExtensionId(148)],
         exported: false,
         alias_of: None,
         slot: Some(247),
     },
     CommandInfo {
-        name: c"vkCmdWriteAccelerationStructuresPropertiesKHR",
+        name: c"vkCmdSetExclusiveScissorEnableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(148)),
+        extensions: &[ExtensionId(148)],
         exported: false,
         alias_of: None,
         slot: Some(248),
     },
     CommandInfo {
-        name: c"vkCmdWriteAccelerationStructuresPropertiesNV",
+        name: c"vkCmdBindShadingRateImageNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        origin: Origin::Extension(ExtensionId(115)),
+        extensions: &[ExtensionId(115)],
         exported: false,
         alias_of: None,
         slot: Some(249),
     },
     CommandInfo {
-        name: c"vkCmdBuildAccelerationStructureNV",
+        name: c"vkCmdSetViewportShadingRatePaletteNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        origin: Origin::Extension(ExtensionId(115)),
+        extensions: &[ExtensionId(115)],
         exported: false,
         alias_of: None,
         slot: Some(250),
     },
     CommandInfo {
-        name: c"vkWriteAccelerationStructuresPropertiesKHR",
+        name: c"vkCmdSetCoarseSampleOrderNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(115)),
+        extensions: &[ExtensionId(115)],
         exported: false,
         alias_of: None,
         slot: Some(251),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysKHR",
+        name: c"vkCmdDrawMeshTasksNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(145)),
+        extensions: &[ExtensionId(145)],
         exported: false,
         alias_of: None,
         slot: Some(252),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysNV",
+        name: c"vkCmdDrawMeshTasksIndirectNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        origin: Origin::Extension(ExtensionId(145)),
+        extensions: &[ExtensionId(145)],
         exported: false,
         alias_of: None,
         slot: Some(253),
     },
     CommandInfo {
-        name: c"vkGetRayTracingShaderGroupHandlesKHR",
+        name: c"vkCmdDrawMeshTasksIndirectCountNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(145)),
+        extensions: &[ExtensionId(145)],
         exported: false,
         alias_of: None,
         slot: Some(254),
     },
     CommandInfo {
-        name: c"vkGetRayTracingShaderGroupHandlesNV",
+        name: c"vkCmdDrawMeshTasksEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
-        exported: false,
-        alias_of: Some(CommandId(341)),
-        slot: Some(254),
-    },
-    CommandInfo {
-        name: c"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(237)),
+        extensions: &[ExtensionId(237)],
         exported: false,
         alias_of: None,
         slot: Some(255),
     },
     CommandInfo {
-        name: c"vkGetAccelerationStructureHandleNV",
+        name: c"vkCmdDrawMeshTasksIndirectEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        origin: Origin::Extension(ExtensionId(237)),
+        extensions: &[ExtensionId(237)],
         exported: false,
         alias_of: None,
         slot: Some(256),
     },
     CommandInfo {
-        name: c"vkCreateRayTracingPipelinesNV",
+        name: c"vkCmdDrawMeshTasksIndirectCountEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        origin: Origin::Extension(ExtensionId(237)),
+        extensions: &[ExtensionId(237)],
         exported: false,
         alias_of: None,
         slot: Some(257),
     },
     CommandInfo {
-        name: c"vkCreateRayTracingPipelinesKHR",
+        name: c"vkCompileDeferredNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
         exported: false,
         alias_of: None,
         slot: Some(258),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysIndirectKHR",
+        name: c"vkCreateAccelerationStructureNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
         exported: false,
         alias_of: None,
         slot: Some(259),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysIndirect2KHR",
+        name: c"vkCmdBindInvocationMaskHUAWEI",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(238)),
-        extensions: &[ExtensionId(238)],
+        origin: Origin::Extension(ExtensionId(258)),
+        extensions: &[ExtensionId(258)],
         exported: false,
         alias_of: None,
         slot: Some(260),
     },
     CommandInfo {
-        name: c"vkGetDeviceAccelerationStructureCompatibilityKHR",
+        name: c"vkDestroyAccelerationStructureKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
         slot: Some(261),
     },
     CommandInfo {
-        name: c"vkGetRayTracingShaderGroupStackSizeKHR",
+        name: c"vkDestroyAccelerationStructureNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
         exported: false,
         alias_of: None,
         slot: Some(262),
     },
     CommandInfo {
-        name: c"vkCmdSetRayTracingPipelineStackSizeKHR",
+        name: c"vkGetAccelerationStructureMemoryRequirementsNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(97)),
-        extensions: &[ExtensionId(97)],
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
         exported: false,
         alias_of: None,
         slot: Some(263),
     },
     CommandInfo {
+        name: c"vkBindAccelerationStructureMemoryNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(264),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyAccelerationStructureNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(265),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyAccelerationStructureKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(266),
+    },
+    CommandInfo {
+        name: c"vkCopyAccelerationStructureKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(267),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyAccelerationStructureToMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(268),
+    },
+    CommandInfo {
+        name: c"vkCopyAccelerationStructureToMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(269),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyMemoryToAccelerationStructureKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(270),
+    },
+    CommandInfo {
+        name: c"vkCopyMemoryToAccelerationStructureKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(271),
+    },
+    CommandInfo {
+        name: c"vkCmdWriteAccelerationStructuresPropertiesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(272),
+    },
+    CommandInfo {
+        name: c"vkCmdWriteAccelerationStructuresPropertiesNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(273),
+    },
+    CommandInfo {
+        name: c"vkCmdBuildAccelerationStructureNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(274),
+    },
+    CommandInfo {
+        name: c"vkWriteAccelerationStructuresPropertiesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(275),
+    },
+    CommandInfo {
+        name: c"vkCmdTraceRaysKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(276),
+    },
+    CommandInfo {
+        name: c"vkCmdTraceRaysNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(277),
+    },
+    CommandInfo {
+        name: c"vkGetRayTracingShaderGroupHandlesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(278),
+    },
+    CommandInfo {
+        name: c"vkGetRayTracingShaderGroupHandlesNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: Some(CommandId(370)),
+        slot: Some(278),
+    },
+    CommandInfo {
+        name: c"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(279),
+    },
+    CommandInfo {
+        name: c"vkGetAccelerationStructureHandleNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(280),
+    },
+    CommandInfo {
+        name: c"vkCreateRayTracingPipelinesNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(116)),
+        extensions: &[ExtensionId(116)],
+        exported: false,
+        alias_of: None,
+        slot: Some(281),
+    },
+    CommandInfo {
+        name: c"vkCreateRayTracingPipelinesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(282),
+    },
+    CommandInfo {
+        name: c"vkCmdTraceRaysIndirectKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(283),
+    },
+    CommandInfo {
+        name: c"vkCmdTraceRaysIndirect2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(266)),
+        extensions: &[ExtensionId(266)],
+        exported: false,
+        alias_of: None,
+        slot: Some(284),
+    },
+    CommandInfo {
+        name: c"vkGetClusterAccelerationStructureBuildSizesNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(373)),
+        extensions: &[ExtensionId(373)],
+        exported: false,
+        alias_of: None,
+        slot: Some(285),
+    },
+    CommandInfo {
+        name: c"vkCmdBuildClusterAccelerationStructureIndirectNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(373)),
+        extensions: &[ExtensionId(373)],
+        exported: false,
+        alias_of: None,
+        slot: Some(286),
+    },
+    CommandInfo {
+        name: c"vkGetDeviceAccelerationStructureCompatibilityKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
+        exported: false,
+        alias_of: None,
+        slot: Some(287),
+    },
+    CommandInfo {
+        name: c"vkGetRayTracingShaderGroupStackSizeKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(288),
+    },
+    CommandInfo {
+        name: c"vkCmdSetRayTracingPipelineStackSizeKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(103)),
+        extensions: &[ExtensionId(103)],
+        exported: false,
+        alias_of: None,
+        slot: Some(289),
+    },
+    CommandInfo {
         name: c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(74)),
-        extensions: &[ExtensionId(74)],
+        origin: Origin::Extension(ExtensionId(77)),
+        extensions: &[ExtensionId(77)],
         exported: false,
         alias_of: None,
         slot: Some(41),
@@ -4343,8 +5010,8 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(74)),
-        extensions: &[ExtensionId(74)],
+        origin: Origin::Extension(ExtensionId(77)),
+        extensions: &[ExtensionId(77)],
         exported: false,
         alias_of: None,
         slot: Some(42),
@@ -4352,29 +5019,29 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkAcquireProfilingLockKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(74)),
-        extensions: &[ExtensionId(74)],
+        origin: Origin::Extension(ExtensionId(77)),
+        extensions: &[ExtensionId(77)],
         exported: false,
         alias_of: None,
-        slot: Some(264),
+        slot: Some(290),
     },
     CommandInfo {
         name: c"vkReleaseProfilingLockKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(74)),
-        extensions: &[ExtensionId(74)],
+        origin: Origin::Extension(ExtensionId(77)),
+        extensions: &[ExtensionId(77)],
         exported: false,
         alias_of: None,
-        slot: Some(265),
+        slot: Some(291),
     },
     CommandInfo {
         name: c"vkGetImageDrmFormatModifierPropertiesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(105)),
-        extensions: &[ExtensionId(105)],
+        origin: Origin::Extension(ExtensionId(111)),
+        extensions: &[ExtensionId(111)],
         exported: false,
         alias_of: None,
-        slot: Some(266),
+        slot: Some(292),
     },
     CommandInfo {
         name: c"vkGetBufferOpaqueCaptureAddress",
@@ -4383,16 +5050,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(267),
+        slot: Some(293),
     },
     CommandInfo {
         name: c"vkGetBufferOpaqueCaptureAddressKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(173)),
-        extensions: &[ExtensionId(173)],
+        origin: Origin::Extension(ExtensionId(186)),
+        extensions: &[ExtensionId(186)],
         exported: false,
-        alias_of: Some(CommandId(357)),
-        slot: Some(267),
+        alias_of: Some(CommandId(388)),
+        slot: Some(293),
     },
     CommandInfo {
         name: c"vkGetBufferDeviceAddress",
@@ -4401,106 +5068,106 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(268),
+        slot: Some(294),
     },
     CommandInfo {
         name: c"vkGetBufferDeviceAddressKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(173)),
-        extensions: &[ExtensionId(173)],
+        origin: Origin::Extension(ExtensionId(186)),
+        extensions: &[ExtensionId(186)],
         exported: false,
-        alias_of: Some(CommandId(359)),
-        slot: Some(268),
+        alias_of: Some(CommandId(390)),
+        slot: Some(294),
     },
     CommandInfo {
         name: c"vkGetBufferDeviceAddressEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(164)),
-        extensions: &[ExtensionId(164)],
+        origin: Origin::Extension(ExtensionId(177)),
+        extensions: &[ExtensionId(177)],
         exported: false,
-        alias_of: Some(CommandId(359)),
-        slot: Some(268),
+        alias_of: Some(CommandId(390)),
+        slot: Some(294),
     },
     CommandInfo {
         name: c"vkInitializePerformanceApiINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(269),
+        slot: Some(295),
     },
     CommandInfo {
         name: c"vkUninitializePerformanceApiINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(270),
+        slot: Some(296),
     },
     CommandInfo {
         name: c"vkCmdSetPerformanceMarkerINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(271),
+        slot: Some(297),
     },
     CommandInfo {
         name: c"vkCmdSetPerformanceStreamMarkerINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(272),
+        slot: Some(298),
     },
     CommandInfo {
         name: c"vkCmdSetPerformanceOverrideINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(273),
+        slot: Some(299),
     },
     CommandInfo {
         name: c"vkAcquirePerformanceConfigurationINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(274),
+        slot: Some(300),
     },
     CommandInfo {
         name: c"vkReleasePerformanceConfigurationINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(275),
+        slot: Some(301),
     },
     CommandInfo {
         name: c"vkQueueSetPerformanceConfigurationINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(276),
+        slot: Some(302),
     },
     CommandInfo {
         name: c"vkGetPerformanceParameterINTEL",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(144)),
-        extensions: &[ExtensionId(144)],
+        origin: Origin::Extension(ExtensionId(153)),
+        extensions: &[ExtensionId(153)],
         exported: false,
         alias_of: None,
-        slot: Some(277),
+        slot: Some(303),
     },
     CommandInfo {
         name: c"vkGetDeviceMemoryOpaqueCaptureAddress",
@@ -4509,52 +5176,70 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(278),
+        slot: Some(304),
     },
     CommandInfo {
         name: c"vkGetDeviceMemoryOpaqueCaptureAddressKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(173)),
-        extensions: &[ExtensionId(173)],
+        origin: Origin::Extension(ExtensionId(186)),
+        extensions: &[ExtensionId(186)],
         exported: false,
-        alias_of: Some(CommandId(371)),
-        slot: Some(278),
+        alias_of: Some(CommandId(402)),
+        slot: Some(304),
     },
     CommandInfo {
         name: c"vkGetPipelineExecutablePropertiesKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(180)),
-        extensions: &[ExtensionId(180)],
+        origin: Origin::Extension(ExtensionId(193)),
+        extensions: &[ExtensionId(193)],
         exported: false,
         alias_of: None,
-        slot: Some(279),
+        slot: Some(305),
     },
     CommandInfo {
         name: c"vkGetPipelineExecutableStatisticsKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(180)),
-        extensions: &[ExtensionId(180)],
+        origin: Origin::Extension(ExtensionId(193)),
+        extensions: &[ExtensionId(193)],
         exported: false,
         alias_of: None,
-        slot: Some(280),
+        slot: Some(306),
     },
     CommandInfo {
         name: c"vkGetPipelineExecutableInternalRepresentationsKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(180)),
-        extensions: &[ExtensionId(180)],
+        origin: Origin::Extension(ExtensionId(193)),
+        extensions: &[ExtensionId(193)],
         exported: false,
         alias_of: None,
-        slot: Some(281),
+        slot: Some(307),
+    },
+    CommandInfo {
+        name: c"vkCmdSetLineStipple",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(308),
+    },
+    CommandInfo {
+        name: c"vkCmdSetLineStippleKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(353)),
+        extensions: &[ExtensionId(353)],
+        exported: false,
+        alias_of: Some(CommandId(407)),
+        slot: Some(308),
     },
     CommandInfo {
         name: c"vkCmdSetLineStippleEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(174)),
-        extensions: &[ExtensionId(174)],
+        origin: Origin::Extension(ExtensionId(187)),
+        extensions: &[ExtensionId(187)],
         exported: false,
-        alias_of: None,
-        slot: Some(282),
+        alias_of: Some(CommandId(407)),
+        slot: Some(308),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceToolProperties",
@@ -4568,101 +5253,128 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkGetPhysicalDeviceToolPropertiesEXT",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(165)),
-        extensions: &[ExtensionId(165)],
+        origin: Origin::Extension(ExtensionId(178)),
+        extensions: &[ExtensionId(178)],
         exported: false,
-        alias_of: Some(CommandId(377)),
+        alias_of: Some(CommandId(410)),
         slot: Some(43),
     },
     CommandInfo {
         name: c"vkCreateAccelerationStructureKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
-        slot: Some(283),
+        slot: Some(309),
     },
     CommandInfo {
         name: c"vkCmdBuildAccelerationStructuresKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
-        slot: Some(284),
+        slot: Some(310),
     },
     CommandInfo {
         name: c"vkCmdBuildAccelerationStructuresIndirectKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
-        slot: Some(285),
+        slot: Some(311),
     },
     CommandInfo {
         name: c"vkBuildAccelerationStructuresKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
-        slot: Some(286),
+        slot: Some(312),
     },
     CommandInfo {
         name: c"vkGetAccelerationStructureDeviceAddressKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
-        slot: Some(287),
+        slot: Some(313),
     },
     CommandInfo {
         name: c"vkCreateDeferredOperationKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(179)),
-        extensions: &[ExtensionId(179)],
+        origin: Origin::Extension(ExtensionId(192)),
+        extensions: &[ExtensionId(192)],
         exported: false,
         alias_of: None,
-        slot: Some(288),
+        slot: Some(314),
     },
     CommandInfo {
         name: c"vkDestroyDeferredOperationKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(179)),
-        extensions: &[ExtensionId(179)],
+        origin: Origin::Extension(ExtensionId(192)),
+        extensions: &[ExtensionId(192)],
         exported: false,
         alias_of: None,
-        slot: Some(289),
+        slot: Some(315),
     },
     CommandInfo {
         name: c"vkGetDeferredOperationMaxConcurrencyKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(179)),
-        extensions: &[ExtensionId(179)],
+        origin: Origin::Extension(ExtensionId(192)),
+        extensions: &[ExtensionId(192)],
         exported: false,
         alias_of: None,
-        slot: Some(290),
+        slot: Some(316),
     },
     CommandInfo {
         name: c"vkGetDeferredOperationResultKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(179)),
-        extensions: &[ExtensionId(179)],
+        origin: Origin::Extension(ExtensionId(192)),
+        extensions: &[ExtensionId(192)],
         exported: false,
         alias_of: None,
-        slot: Some(291),
+        slot: Some(317),
     },
     CommandInfo {
         name: c"vkDeferredOperationJoinKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(179)),
-        extensions: &[ExtensionId(179)],
+        origin: Origin::Extension(ExtensionId(192)),
+        extensions: &[ExtensionId(192)],
         exported: false,
         alias_of: None,
-        slot: Some(292),
+        slot: Some(318),
+    },
+    CommandInfo {
+        name: c"vkGetPipelineIndirectMemoryRequirementsNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(292)),
+        extensions: &[ExtensionId(292)],
+        exported: false,
+        alias_of: None,
+        slot: Some(319),
+    },
+    CommandInfo {
+        name: c"vkGetPipelineIndirectDeviceAddressNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(292)),
+        extensions: &[ExtensionId(292)],
+        exported: false,
+        alias_of: None,
+        slot: Some(320),
+    },
+    CommandInfo {
+        name: c"vkAntiLagUpdateAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(312)),
+        extensions: &[ExtensionId(312)],
+        exported: false,
+        alias_of: None,
+        slot: Some(321),
     },
     CommandInfo {
         name: c"vkCmdSetCullMode",
@@ -4671,16 +5383,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(293),
+        slot: Some(322),
     },
     CommandInfo {
         name: c"vkCmdSetCullModeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(389)),
-        slot: Some(293),
+        alias_of: Some(CommandId(425)),
+        slot: Some(322),
     },
     CommandInfo {
         name: c"vkCmdSetFrontFace",
@@ -4689,16 +5401,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(294),
+        slot: Some(323),
     },
     CommandInfo {
         name: c"vkCmdSetFrontFaceEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(391)),
-        slot: Some(294),
+        alias_of: Some(CommandId(427)),
+        slot: Some(323),
     },
     CommandInfo {
         name: c"vkCmdSetPrimitiveTopology",
@@ -4707,16 +5419,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(295),
+        slot: Some(324),
     },
     CommandInfo {
         name: c"vkCmdSetPrimitiveTopologyEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(393)),
-        slot: Some(295),
+        alias_of: Some(CommandId(429)),
+        slot: Some(324),
     },
     CommandInfo {
         name: c"vkCmdSetViewportWithCount",
@@ -4725,16 +5437,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(296),
+        slot: Some(325),
     },
     CommandInfo {
         name: c"vkCmdSetViewportWithCountEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(395)),
-        slot: Some(296),
+        alias_of: Some(CommandId(431)),
+        slot: Some(325),
     },
     CommandInfo {
         name: c"vkCmdSetScissorWithCount",
@@ -4743,16 +5455,34 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(297),
+        slot: Some(326),
     },
     CommandInfo {
         name: c"vkCmdSetScissorWithCountEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(397)),
-        slot: Some(297),
+        alias_of: Some(CommandId(433)),
+        slot: Some(326),
+    },
+    CommandInfo {
+        name: c"vkCmdBindIndexBuffer2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(327),
+    },
+    CommandInfo {
+        name: c"vkCmdBindIndexBuffer2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(311)),
+        extensions: &[ExtensionId(311)],
+        exported: false,
+        alias_of: Some(CommandId(435)),
+        slot: Some(327),
     },
     CommandInfo {
         name: c"vkCmdBindVertexBuffers2",
@@ -4761,16 +5491,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(298),
+        slot: Some(328),
     },
     CommandInfo {
         name: c"vkCmdBindVertexBuffers2EXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(399)),
-        slot: Some(298),
+        alias_of: Some(CommandId(437)),
+        slot: Some(328),
     },
     CommandInfo {
         name: c"vkCmdSetDepthTestEnable",
@@ -4779,16 +5509,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(299),
+        slot: Some(329),
     },
     CommandInfo {
         name: c"vkCmdSetDepthTestEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(401)),
-        slot: Some(299),
+        alias_of: Some(CommandId(439)),
+        slot: Some(329),
     },
     CommandInfo {
         name: c"vkCmdSetDepthWriteEnable",
@@ -4797,16 +5527,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(300),
+        slot: Some(330),
     },
     CommandInfo {
         name: c"vkCmdSetDepthWriteEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(403)),
-        slot: Some(300),
+        alias_of: Some(CommandId(441)),
+        slot: Some(330),
     },
     CommandInfo {
         name: c"vkCmdSetDepthCompareOp",
@@ -4815,16 +5545,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(301),
+        slot: Some(331),
     },
     CommandInfo {
         name: c"vkCmdSetDepthCompareOpEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(405)),
-        slot: Some(301),
+        alias_of: Some(CommandId(443)),
+        slot: Some(331),
     },
     CommandInfo {
         name: c"vkCmdSetDepthBoundsTestEnable",
@@ -4833,16 +5563,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(302),
+        slot: Some(332),
     },
     CommandInfo {
         name: c"vkCmdSetDepthBoundsTestEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(407)),
-        slot: Some(302),
+        alias_of: Some(CommandId(445)),
+        slot: Some(332),
     },
     CommandInfo {
         name: c"vkCmdSetStencilTestEnable",
@@ -4851,16 +5581,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(303),
+        slot: Some(333),
     },
     CommandInfo {
         name: c"vkCmdSetStencilTestEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(409)),
-        slot: Some(303),
+        alias_of: Some(CommandId(447)),
+        slot: Some(333),
     },
     CommandInfo {
         name: c"vkCmdSetStencilOp",
@@ -4869,25 +5599,25 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(304),
+        slot: Some(334),
     },
     CommandInfo {
         name: c"vkCmdSetStencilOpEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        origin: Origin::Extension(ExtensionId(191)),
+        extensions: &[ExtensionId(191), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(411)),
-        slot: Some(304),
+        alias_of: Some(CommandId(449)),
+        slot: Some(334),
     },
     CommandInfo {
         name: c"vkCmdSetPatchControlPointsEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(235)),
-        extensions: &[ExtensionId(235)],
+        origin: Origin::Extension(ExtensionId(263)),
+        extensions: &[ExtensionId(263), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(305),
+        slot: Some(335),
     },
     CommandInfo {
         name: c"vkCmdSetRasterizerDiscardEnable",
@@ -4896,16 +5626,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(306),
+        slot: Some(336),
     },
     CommandInfo {
         name: c"vkCmdSetRasterizerDiscardEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(235)),
-        extensions: &[ExtensionId(235)],
+        origin: Origin::Extension(ExtensionId(263)),
+        extensions: &[ExtensionId(263), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(414)),
-        slot: Some(306),
+        alias_of: Some(CommandId(452)),
+        slot: Some(336),
     },
     CommandInfo {
         name: c"vkCmdSetDepthBiasEnable",
@@ -4914,25 +5644,25 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(307),
+        slot: Some(337),
     },
     CommandInfo {
         name: c"vkCmdSetDepthBiasEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(235)),
-        extensions: &[ExtensionId(235)],
+        origin: Origin::Extension(ExtensionId(263)),
+        extensions: &[ExtensionId(263), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(416)),
-        slot: Some(307),
+        alias_of: Some(CommandId(454)),
+        slot: Some(337),
     },
     CommandInfo {
         name: c"vkCmdSetLogicOpEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(235)),
-        extensions: &[ExtensionId(235)],
+        origin: Origin::Extension(ExtensionId(263)),
+        extensions: &[ExtensionId(263), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(308),
+        slot: Some(338),
     },
     CommandInfo {
         name: c"vkCmdSetPrimitiveRestartEnable",
@@ -4941,295 +5671,286 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(309),
+        slot: Some(339),
     },
     CommandInfo {
         name: c"vkCmdSetPrimitiveRestartEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(235)),
-        extensions: &[ExtensionId(235)],
+        origin: Origin::Extension(ExtensionId(263)),
+        extensions: &[ExtensionId(263), ExtensionId(316)],
         exported: false,
-        alias_of: Some(CommandId(419)),
-        slot: Some(309),
+        alias_of: Some(CommandId(457)),
+        slot: Some(339),
     },
     CommandInfo {
         name: c"vkCmdSetTessellationDomainOriginEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(310),
+        slot: Some(340),
     },
     CommandInfo {
         name: c"vkCmdSetDepthClampEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(311),
+        slot: Some(341),
     },
     CommandInfo {
         name: c"vkCmdSetPolygonModeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(312),
+        slot: Some(342),
     },
     CommandInfo {
         name: c"vkCmdSetRasterizationSamplesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(313),
+        slot: Some(343),
     },
     CommandInfo {
         name: c"vkCmdSetSampleMaskEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(314),
+        slot: Some(344),
     },
     CommandInfo {
         name: c"vkCmdSetAlphaToCoverageEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(315),
+        slot: Some(345),
     },
     CommandInfo {
         name: c"vkCmdSetAlphaToOneEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(316),
+        slot: Some(346),
     },
     CommandInfo {
         name: c"vkCmdSetLogicOpEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(317),
+        slot: Some(347),
     },
     CommandInfo {
         name: c"vkCmdSetColorBlendEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(318),
+        slot: Some(348),
     },
     CommandInfo {
         name: c"vkCmdSetColorBlendEquationEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(319),
+        slot: Some(349),
     },
     CommandInfo {
         name: c"vkCmdSetColorWriteMaskEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(320),
+        slot: Some(350),
     },
     CommandInfo {
         name: c"vkCmdSetRasterizationStreamEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(321),
+        slot: Some(351),
     },
     CommandInfo {
         name: c"vkCmdSetConservativeRasterizationModeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(322),
+        slot: Some(352),
     },
     CommandInfo {
         name: c"vkCmdSetExtraPrimitiveOverestimationSizeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(323),
+        slot: Some(353),
     },
     CommandInfo {
         name: c"vkCmdSetDepthClipEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(324),
+        slot: Some(354),
     },
     CommandInfo {
         name: c"vkCmdSetSampleLocationsEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(325),
+        slot: Some(355),
     },
     CommandInfo {
         name: c"vkCmdSetColorBlendAdvancedEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(326),
+        slot: Some(356),
     },
     CommandInfo {
         name: c"vkCmdSetProvokingVertexModeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(327),
+        slot: Some(357),
     },
     CommandInfo {
         name: c"vkCmdSetLineRasterizationModeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(328),
+        slot: Some(358),
     },
     CommandInfo {
         name: c"vkCmdSetLineStippleEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(329),
+        slot: Some(359),
     },
     CommandInfo {
         name: c"vkCmdSetDepthClipNegativeOneToOneEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(330),
+        slot: Some(360),
     },
     CommandInfo {
         name: c"vkCmdSetViewportWScalingEnableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(331),
+        slot: Some(361),
     },
     CommandInfo {
         name: c"vkCmdSetViewportSwizzleNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(332),
+        slot: Some(362),
     },
     CommandInfo {
         name: c"vkCmdSetCoverageToColorEnableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(333),
+        slot: Some(363),
     },
     CommandInfo {
         name: c"vkCmdSetCoverageToColorLocationNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(334),
+        slot: Some(364),
     },
     CommandInfo {
         name: c"vkCmdSetCoverageModulationModeNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(335),
+        slot: Some(365),
     },
     CommandInfo {
         name: c"vkCmdSetCoverageModulationTableEnableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(336),
+        slot: Some(366),
     },
     CommandInfo {
         name: c"vkCmdSetCoverageModulationTableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(337),
+        slot: Some(367),
     },
     CommandInfo {
         name: c"vkCmdSetShadingRateImageEnableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(338),
-    },
-    CommandInfo {
-        name: c"vkCmdSetCoverageReductionModeNV",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
-        exported: false,
-        alias_of: None,
-        slot: Some(339),
+        slot: Some(368),
     },
     CommandInfo {
         name: c"vkCmdSetRepresentativeFragmentTestEnableNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        origin: Origin::Extension(ExtensionId(301)),
+        extensions: &[ExtensionId(301), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(340),
+        slot: Some(369),
     },
     CommandInfo {
         name: c"vkCreatePrivateDataSlot",
@@ -5238,16 +5959,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(341),
+        slot: Some(370),
     },
     CommandInfo {
         name: c"vkCreatePrivateDataSlotEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(198)),
-        extensions: &[ExtensionId(198)],
+        origin: Origin::Extension(ExtensionId(216)),
+        extensions: &[ExtensionId(216)],
         exported: false,
-        alias_of: Some(CommandId(452)),
-        slot: Some(341),
+        alias_of: Some(CommandId(489)),
+        slot: Some(370),
     },
     CommandInfo {
         name: c"vkDestroyPrivateDataSlot",
@@ -5256,16 +5977,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(342),
+        slot: Some(371),
     },
     CommandInfo {
         name: c"vkDestroyPrivateDataSlotEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(198)),
-        extensions: &[ExtensionId(198)],
+        origin: Origin::Extension(ExtensionId(216)),
+        extensions: &[ExtensionId(216)],
         exported: false,
-        alias_of: Some(CommandId(454)),
-        slot: Some(342),
+        alias_of: Some(CommandId(491)),
+        slot: Some(371),
     },
     CommandInfo {
         name: c"vkSetPrivateData",
@@ -5274,16 +5995,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(343),
+        slot: Some(372),
     },
     CommandInfo {
         name: c"vkSetPrivateDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(198)),
-        extensions: &[ExtensionId(198)],
+        origin: Origin::Extension(ExtensionId(216)),
+        extensions: &[ExtensionId(216)],
         exported: false,
-        alias_of: Some(CommandId(456)),
-        slot: Some(343),
+        alias_of: Some(CommandId(493)),
+        slot: Some(372),
     },
     CommandInfo {
         name: c"vkGetPrivateData",
@@ -5292,16 +6013,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(344),
+        slot: Some(373),
     },
     CommandInfo {
         name: c"vkGetPrivateDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(198)),
-        extensions: &[ExtensionId(198)],
+        origin: Origin::Extension(ExtensionId(216)),
+        extensions: &[ExtensionId(216)],
         exported: false,
-        alias_of: Some(CommandId(458)),
-        slot: Some(344),
+        alias_of: Some(CommandId(495)),
+        slot: Some(373),
     },
     CommandInfo {
         name: c"vkCmdCopyBuffer2",
@@ -5310,16 +6031,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(345),
+        slot: Some(374),
     },
     CommandInfo {
         name: c"vkCmdCopyBuffer2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(217)),
-        extensions: &[ExtensionId(217)],
+        origin: Origin::Extension(ExtensionId(243)),
+        extensions: &[ExtensionId(243)],
         exported: false,
-        alias_of: Some(CommandId(460)),
-        slot: Some(345),
+        alias_of: Some(CommandId(497)),
+        slot: Some(374),
     },
     CommandInfo {
         name: c"vkCmdCopyImage2",
@@ -5328,16 +6049,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(346),
+        slot: Some(375),
     },
     CommandInfo {
         name: c"vkCmdCopyImage2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(217)),
-        extensions: &[ExtensionId(217)],
+        origin: Origin::Extension(ExtensionId(243)),
+        extensions: &[ExtensionId(243)],
         exported: false,
-        alias_of: Some(CommandId(462)),
-        slot: Some(346),
+        alias_of: Some(CommandId(499)),
+        slot: Some(375),
     },
     CommandInfo {
         name: c"vkCmdBlitImage2",
@@ -5346,16 +6067,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(347),
+        slot: Some(376),
     },
     CommandInfo {
         name: c"vkCmdBlitImage2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(217)),
-        extensions: &[ExtensionId(217)],
+        origin: Origin::Extension(ExtensionId(243)),
+        extensions: &[ExtensionId(243)],
         exported: false,
-        alias_of: Some(CommandId(464)),
-        slot: Some(347),
+        alias_of: Some(CommandId(501)),
+        slot: Some(376),
     },
     CommandInfo {
         name: c"vkCmdCopyBufferToImage2",
@@ -5364,16 +6085,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(348),
+        slot: Some(377),
     },
     CommandInfo {
         name: c"vkCmdCopyBufferToImage2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(217)),
-        extensions: &[ExtensionId(217)],
+        origin: Origin::Extension(ExtensionId(243)),
+        extensions: &[ExtensionId(243)],
         exported: false,
-        alias_of: Some(CommandId(466)),
-        slot: Some(348),
+        alias_of: Some(CommandId(503)),
+        slot: Some(377),
     },
     CommandInfo {
         name: c"vkCmdCopyImageToBuffer2",
@@ -5382,16 +6103,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(349),
+        slot: Some(378),
     },
     CommandInfo {
         name: c"vkCmdCopyImageToBuffer2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(217)),
-        extensions: &[ExtensionId(217)],
+        origin: Origin::Extension(ExtensionId(243)),
+        extensions: &[ExtensionId(243)],
         exported: false,
-        alias_of: Some(CommandId(468)),
-        slot: Some(349),
+        alias_of: Some(CommandId(505)),
+        slot: Some(378),
     },
     CommandInfo {
         name: c"vkCmdResolveImage2",
@@ -5400,31 +6121,31 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(350),
+        slot: Some(379),
     },
     CommandInfo {
         name: c"vkCmdResolveImage2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(217)),
-        extensions: &[ExtensionId(217)],
+        origin: Origin::Extension(ExtensionId(243)),
+        extensions: &[ExtensionId(243)],
         exported: false,
-        alias_of: Some(CommandId(470)),
-        slot: Some(350),
+        alias_of: Some(CommandId(507)),
+        slot: Some(379),
     },
     CommandInfo {
         name: c"vkCmdSetFragmentShadingRateKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(154)),
-        extensions: &[ExtensionId(154)],
+        origin: Origin::Extension(ExtensionId(163)),
+        extensions: &[ExtensionId(163)],
         exported: false,
         alias_of: None,
-        slot: Some(351),
+        slot: Some(380),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceFragmentShadingRatesKHR",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(154)),
-        extensions: &[ExtensionId(154)],
+        origin: Origin::Extension(ExtensionId(163)),
+        extensions: &[ExtensionId(163)],
         exported: false,
         alias_of: None,
         slot: Some(44),
@@ -5432,38 +6153,38 @@ pub static COMMANDS: [CommandInfo; 560] = [
     CommandInfo {
         name: c"vkCmdSetFragmentShadingRateEnumNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(209)),
-        extensions: &[ExtensionId(209)],
+        origin: Origin::Extension(ExtensionId(235)),
+        extensions: &[ExtensionId(235)],
         exported: false,
         alias_of: None,
-        slot: Some(352),
+        slot: Some(381),
     },
     CommandInfo {
         name: c"vkGetAccelerationStructureBuildSizesKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        origin: Origin::Extension(ExtensionId(102)),
+        extensions: &[ExtensionId(102)],
         exported: false,
         alias_of: None,
-        slot: Some(353),
+        slot: Some(382),
     },
     CommandInfo {
         name: c"vkCmdSetVertexInputEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(225)),
-        extensions: &[ExtensionId(225)],
+        origin: Origin::Extension(ExtensionId(251)),
+        extensions: &[ExtensionId(251), ExtensionId(316)],
         exported: false,
         alias_of: None,
-        slot: Some(354),
+        slot: Some(383),
     },
     CommandInfo {
         name: c"vkCmdSetColorWriteEnableEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(236)),
-        extensions: &[ExtensionId(236)],
+        origin: Origin::Extension(ExtensionId(264)),
+        extensions: &[ExtensionId(264)],
         exported: false,
         alias_of: None,
-        slot: Some(355),
+        slot: Some(384),
     },
     CommandInfo {
         name: c"vkCmdSetEvent2",
@@ -5472,16 +6193,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(356),
+        slot: Some(385),
     },
     CommandInfo {
         name: c"vkCmdSetEvent2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(227)),
+        extensions: &[ExtensionId(227)],
         exported: false,
-        alias_of: Some(CommandId(478)),
-        slot: Some(356),
+        alias_of: Some(CommandId(515)),
+        slot: Some(385),
     },
     CommandInfo {
         name: c"vkCmdResetEvent2",
@@ -5490,16 +6211,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(357),
+        slot: Some(386),
     },
     CommandInfo {
         name: c"vkCmdResetEvent2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(227)),
+        extensions: &[ExtensionId(227)],
         exported: false,
-        alias_of: Some(CommandId(480)),
-        slot: Some(357),
+        alias_of: Some(CommandId(517)),
+        slot: Some(386),
     },
     CommandInfo {
         name: c"vkCmdWaitEvents2",
@@ -5508,16 +6229,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(358),
+        slot: Some(387),
     },
     CommandInfo {
         name: c"vkCmdWaitEvents2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(227)),
+        extensions: &[ExtensionId(227)],
         exported: false,
-        alias_of: Some(CommandId(482)),
-        slot: Some(358),
+        alias_of: Some(CommandId(519)),
+        slot: Some(387),
     },
     CommandInfo {
         name: c"vkCmdPipelineBarrier2",
@@ -5526,16 +6247,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(359),
+        slot: Some(388),
     },
     CommandInfo {
         name: c"vkCmdPipelineBarrier2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(227)),
+        extensions: &[ExtensionId(227)],
         exported: false,
-        alias_of: Some(CommandId(484)),
-        slot: Some(359),
+        alias_of: Some(CommandId(521)),
+        slot: Some(388),
     },
     CommandInfo {
         name: c"vkQueueSubmit2",
@@ -5544,16 +6265,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(360),
+        slot: Some(389),
     },
     CommandInfo {
         name: c"vkQueueSubmit2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(227)),
+        extensions: &[ExtensionId(227)],
         exported: false,
-        alias_of: Some(CommandId(486)),
-        slot: Some(360),
+        alias_of: Some(CommandId(523)),
+        slot: Some(389),
     },
     CommandInfo {
         name: c"vkCmdWriteTimestamp2",
@@ -5562,34 +6283,106 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(361),
+        slot: Some(390),
     },
     CommandInfo {
         name: c"vkCmdWriteTimestamp2KHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(227)),
+        extensions: &[ExtensionId(227)],
         exported: false,
-        alias_of: Some(CommandId(488)),
-        slot: Some(361),
+        alias_of: Some(CommandId(525)),
+        slot: Some(390),
     },
     CommandInfo {
         name: c"vkCmdWriteBufferMarker2AMD",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(128)),
+        extensions: &[ExtensionId(128)],
         exported: false,
         alias_of: None,
-        slot: Some(362),
+        slot: Some(391),
     },
     CommandInfo {
         name: c"vkGetQueueCheckpointData2NV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(202)),
-        extensions: &[ExtensionId(202)],
+        origin: Origin::Extension(ExtensionId(149)),
+        extensions: &[ExtensionId(149)],
         exported: false,
         alias_of: None,
-        slot: Some(363),
+        slot: Some(392),
+    },
+    CommandInfo {
+        name: c"vkCopyMemoryToImage",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(393),
+    },
+    CommandInfo {
+        name: c"vkCopyMemoryToImageEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(194)),
+        extensions: &[ExtensionId(194)],
+        exported: false,
+        alias_of: Some(CommandId(529)),
+        slot: Some(393),
+    },
+    CommandInfo {
+        name: c"vkCopyImageToMemory",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(394),
+    },
+    CommandInfo {
+        name: c"vkCopyImageToMemoryEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(194)),
+        extensions: &[ExtensionId(194)],
+        exported: false,
+        alias_of: Some(CommandId(531)),
+        slot: Some(394),
+    },
+    CommandInfo {
+        name: c"vkCopyImageToImage",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(395),
+    },
+    CommandInfo {
+        name: c"vkCopyImageToImageEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(194)),
+        extensions: &[ExtensionId(194)],
+        exported: false,
+        alias_of: Some(CommandId(533)),
+        slot: Some(395),
+    },
+    CommandInfo {
+        name: c"vkTransitionImageLayout",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(396),
+    },
+    CommandInfo {
+        name: c"vkTransitionImageLayoutEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(194)),
+        extensions: &[ExtensionId(194)],
+        exported: false,
+        alias_of: Some(CommandId(535)),
+        slot: Some(396),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceVideoCapabilitiesKHR",
@@ -5610,13 +6403,22 @@ pub static COMMANDS: [CommandInfo; 560] = [
         slot: Some(46),
     },
     CommandInfo {
+        name: c"vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(218)),
+        extensions: &[ExtensionId(218)],
+        exported: false,
+        alias_of: None,
+        slot: Some(47),
+    },
+    CommandInfo {
         name: c"vkCreateVideoSessionKHR",
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(364),
+        slot: Some(397),
     },
     CommandInfo {
         name: c"vkDestroyVideoSessionKHR",
@@ -5625,7 +6427,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(365),
+        slot: Some(398),
     },
     CommandInfo {
         name: c"vkCreateVideoSessionParametersKHR",
@@ -5634,7 +6436,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(366),
+        slot: Some(399),
     },
     CommandInfo {
         name: c"vkUpdateVideoSessionParametersKHR",
@@ -5643,7 +6445,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(367),
+        slot: Some(400),
+    },
+    CommandInfo {
+        name: c"vkGetEncodedVideoSessionParametersKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(218)),
+        extensions: &[ExtensionId(218)],
+        exported: false,
+        alias_of: None,
+        slot: Some(401),
     },
     CommandInfo {
         name: c"vkDestroyVideoSessionParametersKHR",
@@ -5652,7 +6463,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(368),
+        slot: Some(402),
     },
     CommandInfo {
         name: c"vkGetVideoSessionMemoryRequirementsKHR",
@@ -5661,7 +6472,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(369),
+        slot: Some(403),
     },
     CommandInfo {
         name: c"vkBindVideoSessionMemoryKHR",
@@ -5670,7 +6481,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(370),
+        slot: Some(404),
     },
     CommandInfo {
         name: c"vkCmdDecodeVideoKHR",
@@ -5679,7 +6490,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(14)],
         exported: false,
         alias_of: None,
-        slot: Some(371),
+        slot: Some(405),
     },
     CommandInfo {
         name: c"vkCmdBeginVideoCodingKHR",
@@ -5688,7 +6499,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(372),
+        slot: Some(406),
     },
     CommandInfo {
         name: c"vkCmdControlVideoCodingKHR",
@@ -5697,7 +6508,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(373),
+        slot: Some(407),
     },
     CommandInfo {
         name: c"vkCmdEndVideoCodingKHR",
@@ -5706,25 +6517,70 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(13)],
         exported: false,
         alias_of: None,
-        slot: Some(374),
+        slot: Some(408),
+    },
+    CommandInfo {
+        name: c"vkCmdEncodeVideoKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(218)),
+        extensions: &[ExtensionId(218)],
+        exported: false,
+        alias_of: None,
+        slot: Some(409),
     },
     CommandInfo {
         name: c"vkCmdDecompressMemoryNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(255)),
-        extensions: &[ExtensionId(255)],
+        origin: Origin::Extension(ExtensionId(291)),
+        extensions: &[ExtensionId(291)],
         exported: false,
         alias_of: None,
-        slot: Some(375),
+        slot: Some(410),
     },
     CommandInfo {
         name: c"vkCmdDecompressMemoryIndirectCountNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(255)),
-        extensions: &[ExtensionId(255)],
+        origin: Origin::Extension(ExtensionId(291)),
+        extensions: &[ExtensionId(291)],
         exported: false,
         alias_of: None,
-        slot: Some(376),
+        slot: Some(411),
+    },
+    CommandInfo {
+        name: c"vkGetPartitionedAccelerationStructuresBuildSizesNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(374)),
+        extensions: &[ExtensionId(374)],
+        exported: false,
+        alias_of: None,
+        slot: Some(412),
+    },
+    CommandInfo {
+        name: c"vkCmdBuildPartitionedAccelerationStructuresNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(374)),
+        extensions: &[ExtensionId(374)],
+        exported: false,
+        alias_of: None,
+        slot: Some(413),
+    },
+    CommandInfo {
+        name: c"vkCmdDecompressMemoryEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(360)),
+        extensions: &[ExtensionId(360)],
+        exported: false,
+        alias_of: None,
+        slot: Some(414),
+    },
+    CommandInfo {
+        name: c"vkCmdDecompressMemoryIndirectCountEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(360)),
+        extensions: &[ExtensionId(360)],
+        exported: false,
+        alias_of: None,
+        slot: Some(415),
     },
     CommandInfo {
         name: c"vkCreateCuModuleNVX",
@@ -5733,7 +6589,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(18)],
         exported: false,
         alias_of: None,
-        slot: Some(377),
+        slot: Some(416),
     },
     CommandInfo {
         name: c"vkCreateCuFunctionNVX",
@@ -5742,7 +6598,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(18)],
         exported: false,
         alias_of: None,
-        slot: Some(378),
+        slot: Some(417),
     },
     CommandInfo {
         name: c"vkDestroyCuModuleNVX",
@@ -5751,7 +6607,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(18)],
         exported: false,
         alias_of: None,
-        slot: Some(379),
+        slot: Some(418),
     },
     CommandInfo {
         name: c"vkDestroyCuFunctionNVX",
@@ -5760,7 +6616,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(18)],
         exported: false,
         alias_of: None,
-        slot: Some(380),
+        slot: Some(419),
     },
     CommandInfo {
         name: c"vkCmdCuLaunchKernelNVX",
@@ -5769,124 +6625,133 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(18)],
         exported: false,
         alias_of: None,
-        slot: Some(381),
+        slot: Some(420),
     },
     CommandInfo {
         name: c"vkGetDescriptorSetLayoutSizeEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(382),
+        slot: Some(421),
     },
     CommandInfo {
         name: c"vkGetDescriptorSetLayoutBindingOffsetEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(383),
+        slot: Some(422),
     },
     CommandInfo {
         name: c"vkGetDescriptorEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(384),
+        slot: Some(423),
     },
     CommandInfo {
         name: c"vkCmdBindDescriptorBuffersEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(385),
+        slot: Some(424),
     },
     CommandInfo {
         name: c"vkCmdSetDescriptorBufferOffsetsEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(386),
+        slot: Some(425),
     },
     CommandInfo {
         name: c"vkCmdBindDescriptorBufferEmbeddedSamplersEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(387),
+        slot: Some(426),
     },
     CommandInfo {
         name: c"vkGetBufferOpaqueCaptureDescriptorDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(388),
+        slot: Some(427),
     },
     CommandInfo {
         name: c"vkGetImageOpaqueCaptureDescriptorDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(389),
+        slot: Some(428),
     },
     CommandInfo {
         name: c"vkGetImageViewOpaqueCaptureDescriptorDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(390),
+        slot: Some(429),
     },
     CommandInfo {
         name: c"vkGetSamplerOpaqueCaptureDescriptorDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(391),
+        slot: Some(430),
     },
     CommandInfo {
         name: c"vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(203)),
-        extensions: &[ExtensionId(203)],
+        origin: Origin::Extension(ExtensionId(228)),
+        extensions: &[ExtensionId(228)],
         exported: false,
         alias_of: None,
-        slot: Some(392),
+        slot: Some(431),
     },
     CommandInfo {
         name: c"vkSetDeviceMemoryPriorityEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(248)),
-        extensions: &[ExtensionId(248)],
+        origin: Origin::Extension(ExtensionId(279)),
+        extensions: &[ExtensionId(279)],
         exported: false,
         alias_of: None,
-        slot: Some(393),
+        slot: Some(432),
+    },
+    CommandInfo {
+        name: c"vkWaitForPresent2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(314)),
+        extensions: &[ExtensionId(314)],
+        exported: false,
+        alias_of: None,
+        slot: Some(433),
     },
     CommandInfo {
         name: c"vkWaitForPresentKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(168)),
-        extensions: &[ExtensionId(168)],
+        origin: Origin::Extension(ExtensionId(181)),
+        extensions: &[ExtensionId(181)],
         exported: false,
         alias_of: None,
-        slot: Some(394),
+        slot: Some(434),
     },
     CommandInfo {
         name: c"vkCmdBeginRendering",
@@ -5895,16 +6760,16 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(395),
+        slot: Some(435),
     },
     CommandInfo {
         name: c"vkCmdBeginRenderingKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(26)),
-        extensions: &[ExtensionId(26)],
+        origin: Origin::Extension(ExtensionId(28)),
+        extensions: &[ExtensionId(28)],
         exported: false,
-        alias_of: Some(CommandId(525)),
-        slot: Some(395),
+        alias_of: Some(CommandId(578)),
+        slot: Some(435),
     },
     CommandInfo {
         name: c"vkCmdEndRendering",
@@ -5913,277 +6778,1546 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[],
         exported: true,
         alias_of: None,
-        slot: Some(396),
+        slot: Some(436),
+    },
+    CommandInfo {
+        name: c"vkCmdEndRendering2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(406)),
+        extensions: &[ExtensionId(406)],
+        exported: false,
+        alias_of: None,
+        slot: Some(437),
+    },
+    CommandInfo {
+        name: c"vkCmdEndRendering2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(399)),
+        extensions: &[ExtensionId(399)],
+        exported: false,
+        alias_of: Some(CommandId(581)),
+        slot: Some(437),
     },
     CommandInfo {
         name: c"vkCmdEndRenderingKHR",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(26)),
-        extensions: &[ExtensionId(26)],
+        origin: Origin::Extension(ExtensionId(28)),
+        extensions: &[ExtensionId(28)],
         exported: false,
-        alias_of: Some(CommandId(527)),
-        slot: Some(396),
+        alias_of: Some(CommandId(580)),
+        slot: Some(436),
     },
     CommandInfo {
         name: c"vkGetDescriptorSetLayoutHostMappingInfoVALVE",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(250)),
-        extensions: &[ExtensionId(250)],
+        origin: Origin::Extension(ExtensionId(285)),
+        extensions: &[ExtensionId(285)],
         exported: false,
         alias_of: None,
-        slot: Some(397),
+        slot: Some(438),
     },
     CommandInfo {
         name: c"vkGetDescriptorSetHostMappingVALVE",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(250)),
-        extensions: &[ExtensionId(250)],
+        origin: Origin::Extension(ExtensionId(285)),
+        extensions: &[ExtensionId(285)],
         exported: false,
         alias_of: None,
-        slot: Some(398),
+        slot: Some(439),
     },
     CommandInfo {
         name: c"vkCreateMicromapEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(399),
+        slot: Some(440),
     },
     CommandInfo {
         name: c"vkCmdBuildMicromapsEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(400),
+        slot: Some(441),
     },
     CommandInfo {
         name: c"vkBuildMicromapsEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(401),
+        slot: Some(442),
     },
     CommandInfo {
         name: c"vkDestroyMicromapEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(402),
+        slot: Some(443),
     },
     CommandInfo {
         name: c"vkCmdCopyMicromapEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(403),
+        slot: Some(444),
     },
     CommandInfo {
         name: c"vkCopyMicromapEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(404),
+        slot: Some(445),
     },
     CommandInfo {
         name: c"vkCmdCopyMicromapToMemoryEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(405),
+        slot: Some(446),
     },
     CommandInfo {
         name: c"vkCopyMicromapToMemoryEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(406),
+        slot: Some(447),
     },
     CommandInfo {
         name: c"vkCmdCopyMemoryToMicromapEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(407),
+        slot: Some(448),
     },
     CommandInfo {
         name: c"vkCopyMemoryToMicromapEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(408),
+        slot: Some(449),
     },
     CommandInfo {
         name: c"vkCmdWriteMicromapsPropertiesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(409),
+        slot: Some(450),
     },
     CommandInfo {
         name: c"vkWriteMicromapsPropertiesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(410),
+        slot: Some(451),
     },
     CommandInfo {
         name: c"vkGetDeviceMicromapCompatibilityEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(411),
+        slot: Some(452),
     },
     CommandInfo {
         name: c"vkGetMicromapBuildSizesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(244)),
-        extensions: &[ExtensionId(244)],
+        origin: Origin::Extension(ExtensionId(275)),
+        extensions: &[ExtensionId(275)],
         exported: false,
         alias_of: None,
-        slot: Some(412),
+        slot: Some(453),
     },
     CommandInfo {
         name: c"vkGetShaderModuleIdentifierEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263)],
+        origin: Origin::Extension(ExtensionId(305)),
+        extensions: &[ExtensionId(305)],
         exported: false,
         alias_of: None,
-        slot: Some(413),
+        slot: Some(454),
     },
     CommandInfo {
         name: c"vkGetShaderModuleCreateInfoIdentifierEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263)],
+        origin: Origin::Extension(ExtensionId(305)),
+        extensions: &[ExtensionId(305)],
         exported: false,
         alias_of: None,
-        slot: Some(414),
+        slot: Some(455),
+    },
+    CommandInfo {
+        name: c"vkGetImageSubresourceLayout2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(456),
+    },
+    CommandInfo {
+        name: c"vkGetImageSubresourceLayout2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(311)),
+        extensions: &[ExtensionId(311)],
+        exported: false,
+        alias_of: Some(CommandId(602)),
+        slot: Some(456),
     },
     CommandInfo {
         name: c"vkGetImageSubresourceLayout2EXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(218)),
-        extensions: &[ExtensionId(218)],
+        origin: Origin::Extension(ExtensionId(194)),
+        extensions: &[ExtensionId(194), ExtensionId(244)],
         exported: false,
-        alias_of: None,
-        slot: Some(415),
+        alias_of: Some(CommandId(602)),
+        slot: Some(456),
     },
     CommandInfo {
         name: c"vkGetPipelinePropertiesEXT",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(233)),
-        extensions: &[ExtensionId(233)],
+        origin: Origin::Extension(ExtensionId(260)),
+        extensions: &[ExtensionId(260)],
         exported: false,
         alias_of: None,
-        slot: Some(416),
+        slot: Some(457),
+    },
+    CommandInfo {
+        name: c"vkCmdBindTileMemoryQCOM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(358)),
+        extensions: &[ExtensionId(358)],
+        exported: false,
+        alias_of: None,
+        slot: Some(458),
     },
     CommandInfo {
         name: c"vkGetFramebufferTilePropertiesQCOM",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(268)),
-        extensions: &[ExtensionId(268)],
+        origin: Origin::Extension(ExtensionId(318)),
+        extensions: &[ExtensionId(318)],
         exported: false,
         alias_of: None,
-        slot: Some(417),
+        slot: Some(459),
     },
     CommandInfo {
         name: c"vkGetDynamicRenderingTilePropertiesQCOM",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(268)),
-        extensions: &[ExtensionId(268)],
+        origin: Origin::Extension(ExtensionId(318)),
+        extensions: &[ExtensionId(318)],
         exported: false,
         alias_of: None,
-        slot: Some(418),
+        slot: Some(460),
     },
     CommandInfo {
         name: c"vkGetPhysicalDeviceOpticalFlowImageFormatsNV",
         level: Level::PhysicalDevice,
-        origin: Origin::Extension(ExtensionId(265)),
-        extensions: &[ExtensionId(265)],
+        origin: Origin::Extension(ExtensionId(307)),
+        extensions: &[ExtensionId(307)],
         exported: false,
         alias_of: None,
-        slot: Some(47),
+        slot: Some(48),
     },
     CommandInfo {
         name: c"vkCreateOpticalFlowSessionNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(265)),
-        extensions: &[ExtensionId(265)],
+        origin: Origin::Extension(ExtensionId(307)),
+        extensions: &[ExtensionId(307)],
         exported: false,
         alias_of: None,
-        slot: Some(419),
+        slot: Some(461),
     },
     CommandInfo {
         name: c"vkDestroyOpticalFlowSessionNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(265)),
-        extensions: &[ExtensionId(265)],
+        origin: Origin::Extension(ExtensionId(307)),
+        extensions: &[ExtensionId(307)],
         exported: false,
         alias_of: None,
-        slot: Some(420),
+        slot: Some(462),
     },
     CommandInfo {
         name: c"vkBindOpticalFlowSessionImageNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(265)),
-        extensions: &[ExtensionId(265)],
+        origin: Origin::Extension(ExtensionId(307)),
+        extensions: &[ExtensionId(307)],
         exported: false,
         alias_of: None,
-        slot: Some(421),
+        slot: Some(463),
     },
     CommandInfo {
         name: c"vkCmdOpticalFlowExecuteNV",
         level: Level::Device,
-        origin: Origin::Extension(ExtensionId(265)),
-        extensions: &[ExtensionId(265)],
+        origin: Origin::Extension(ExtensionId(307)),
+        extensions: &[ExtensionId(307)],
         exported: false,
         alias_of: None,
-        slot: Some(422),
+        slot: Some(464),
     },
     CommandInfo {
         name: c"vkGetDeviceFaultInfoEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(247)),
+        extensions: &[ExtensionId(247)],
+        exported: false,
+        alias_of: None,
+        slot: Some(465),
+    },
+    CommandInfo {
+        name: c"vkGetDeviceFaultReportsKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(376)),
+        extensions: &[ExtensionId(376)],
+        exported: false,
+        alias_of: None,
+        slot: Some(466),
+    },
+    CommandInfo {
+        name: c"vkGetDeviceFaultDebugInfoKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(376)),
+        extensions: &[ExtensionId(376)],
+        exported: false,
+        alias_of: None,
+        slot: Some(467),
+    },
+    CommandInfo {
+        name: c"vkCmdSetDepthBias2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(206)),
+        extensions: &[ExtensionId(206)],
+        exported: false,
+        alias_of: None,
+        slot: Some(468),
+    },
+    CommandInfo {
+        name: c"vkReleaseSwapchainImagesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(321)),
+        extensions: &[ExtensionId(321)],
+        exported: false,
+        alias_of: None,
+        slot: Some(469),
+    },
+    CommandInfo {
+        name: c"vkReleaseSwapchainImagesEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(199)),
+        extensions: &[ExtensionId(199)],
+        exported: false,
+        alias_of: Some(CommandId(618)),
+        slot: Some(469),
+    },
+    CommandInfo {
+        name: c"vkGetDeviceImageSubresourceLayout",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(470),
+    },
+    CommandInfo {
+        name: c"vkGetDeviceImageSubresourceLayoutKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(311)),
+        extensions: &[ExtensionId(311)],
+        exported: false,
+        alias_of: Some(CommandId(620)),
+        slot: Some(470),
+    },
+    CommandInfo {
+        name: c"vkMapMemory2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(471),
+    },
+    CommandInfo {
+        name: c"vkMapMemory2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(195)),
+        extensions: &[ExtensionId(195)],
+        exported: false,
+        alias_of: Some(CommandId(622)),
+        slot: Some(471),
+    },
+    CommandInfo {
+        name: c"vkUnmapMemory2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(472),
+    },
+    CommandInfo {
+        name: c"vkUnmapMemory2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(195)),
+        extensions: &[ExtensionId(195)],
+        exported: false,
+        alias_of: Some(CommandId(624)),
+        slot: Some(472),
+    },
+    CommandInfo {
+        name: c"vkCreateShadersEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(316)),
+        extensions: &[ExtensionId(316)],
+        exported: false,
+        alias_of: None,
+        slot: Some(473),
+    },
+    CommandInfo {
+        name: c"vkDestroyShaderEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(316)),
+        extensions: &[ExtensionId(316)],
+        exported: false,
+        alias_of: None,
+        slot: Some(474),
+    },
+    CommandInfo {
+        name: c"vkGetShaderBinaryDataEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(316)),
+        extensions: &[ExtensionId(316)],
+        exported: false,
+        alias_of: None,
+        slot: Some(475),
+    },
+    CommandInfo {
+        name: c"vkCmdBindShadersEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(316)),
+        extensions: &[ExtensionId(316)],
+        exported: false,
+        alias_of: None,
+        slot: Some(476),
+    },
+    CommandInfo {
+        name: c"vkSetSwapchainPresentTimingQueueSizeEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(151)),
+        extensions: &[ExtensionId(151)],
+        exported: false,
+        alias_of: None,
+        slot: Some(477),
+    },
+    CommandInfo {
+        name: c"vkGetSwapchainTimingPropertiesEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(151)),
+        extensions: &[ExtensionId(151)],
+        exported: false,
+        alias_of: None,
+        slot: Some(478),
+    },
+    CommandInfo {
+        name: c"vkGetSwapchainTimeDomainPropertiesEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(151)),
+        extensions: &[ExtensionId(151)],
+        exported: false,
+        alias_of: None,
+        slot: Some(479),
+    },
+    CommandInfo {
+        name: c"vkGetPastPresentationTimingEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(151)),
+        extensions: &[ExtensionId(151)],
+        exported: false,
+        alias_of: None,
+        slot: Some(480),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(334)),
+        extensions: &[ExtensionId(334)],
+        exported: false,
+        alias_of: None,
+        slot: Some(49),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceCooperativeMatrixProperties2EXT",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(413)),
+        extensions: &[ExtensionId(413)],
+        exported: false,
+        alias_of: None,
+        slot: Some(50),
+    },
+    CommandInfo {
+        name: c"vkCreateGpaSessionAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(481),
+    },
+    CommandInfo {
+        name: c"vkDestroyGpaSessionAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(482),
+    },
+    CommandInfo {
+        name: c"vkSetGpaDeviceClockModeAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(483),
+    },
+    CommandInfo {
+        name: c"vkGetGpaDeviceClockInfoAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(484),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginGpaSessionAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(485),
+    },
+    CommandInfo {
+        name: c"vkCmdEndGpaSessionAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(486),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginGpaSampleAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(487),
+    },
+    CommandInfo {
+        name: c"vkCmdEndGpaSampleAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(488),
+    },
+    CommandInfo {
+        name: c"vkGetGpaSessionStatusAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(489),
+    },
+    CommandInfo {
+        name: c"vkGetGpaSessionResultsAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(490),
+    },
+    CommandInfo {
+        name: c"vkResetGpaSessionAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(491),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyGpaSessionResultsAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(89)),
+        extensions: &[ExtensionId(89)],
+        exported: false,
+        alias_of: None,
+        slot: Some(492),
+    },
+    CommandInfo {
+        name: c"vkCmdBindDescriptorSets2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(493),
+    },
+    CommandInfo {
+        name: c"vkCmdBindDescriptorSets2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(356)),
+        extensions: &[ExtensionId(356)],
+        exported: false,
+        alias_of: Some(CommandId(648)),
+        slot: Some(493),
+    },
+    CommandInfo {
+        name: c"vkCmdPushConstants2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(494),
+    },
+    CommandInfo {
+        name: c"vkCmdPushConstants2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(356)),
+        extensions: &[ExtensionId(356)],
+        exported: false,
+        alias_of: Some(CommandId(650)),
+        slot: Some(494),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDescriptorSet2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(495),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDescriptorSet2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(356)),
+        extensions: &[ExtensionId(356)],
+        exported: false,
+        alias_of: Some(CommandId(652)),
+        slot: Some(495),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDescriptorSetWithTemplate2",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(496),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDescriptorSetWithTemplate2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(356)),
+        extensions: &[ExtensionId(356)],
+        exported: false,
+        alias_of: Some(CommandId(654)),
+        slot: Some(496),
+    },
+    CommandInfo {
+        name: c"vkCmdSetDescriptorBufferOffsets2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(356)),
+        extensions: &[ExtensionId(356)],
+        exported: false,
+        alias_of: None,
+        slot: Some(497),
+    },
+    CommandInfo {
+        name: c"vkCmdBindDescriptorBufferEmbeddedSamplers2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(356)),
+        extensions: &[ExtensionId(356)],
+        exported: false,
+        alias_of: None,
+        slot: Some(498),
+    },
+    CommandInfo {
+        name: c"vkSetLatencySleepModeNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(333)),
+        extensions: &[ExtensionId(333)],
+        exported: false,
+        alias_of: None,
+        slot: Some(499),
+    },
+    CommandInfo {
+        name: c"vkLatencySleepNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(333)),
+        extensions: &[ExtensionId(333)],
+        exported: false,
+        alias_of: None,
+        slot: Some(500),
+    },
+    CommandInfo {
+        name: c"vkSetLatencyMarkerNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(333)),
+        extensions: &[ExtensionId(333)],
+        exported: false,
+        alias_of: None,
+        slot: Some(501),
+    },
+    CommandInfo {
+        name: c"vkGetLatencyTimingsNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(333)),
+        extensions: &[ExtensionId(333)],
+        exported: false,
+        alias_of: None,
+        slot: Some(502),
+    },
+    CommandInfo {
+        name: c"vkQueueNotifyOutOfBandNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(333)),
+        extensions: &[ExtensionId(333)],
+        exported: false,
+        alias_of: None,
+        slot: Some(503),
+    },
+    CommandInfo {
+        name: c"vkSetLatencySleepModeLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(504),
+    },
+    CommandInfo {
+        name: c"vkLatencySleepLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(505),
+    },
+    CommandInfo {
+        name: c"vkSetLatencyMarkerLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(506),
+    },
+    CommandInfo {
+        name: c"vkGetLatencyTimingsLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(507),
+    },
+    CommandInfo {
+        name: c"vkQueueNotifyOutOfBandLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(508),
+    },
+    CommandInfo {
+        name: c"vkGetSleepStatusLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(509),
+    },
+    CommandInfo {
+        name: c"vkShutdownLatencyDeviceLegacyNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(226)),
+        extensions: &[ExtensionId(226)],
+        exported: false,
+        alias_of: None,
+        slot: Some(510),
+    },
+    CommandInfo {
+        name: c"vkCmdSetRenderingAttachmentLocations",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(511),
+    },
+    CommandInfo {
+        name: c"vkCmdSetRenderingAttachmentLocationsKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(167)),
+        extensions: &[ExtensionId(167)],
+        exported: false,
+        alias_of: Some(CommandId(670)),
+        slot: Some(511),
+    },
+    CommandInfo {
+        name: c"vkCmdSetRenderingInputAttachmentIndices",
+        level: Level::Device,
+        origin: Origin::Core(4210688),
+        extensions: &[],
+        exported: true,
+        alias_of: None,
+        slot: Some(512),
+    },
+    CommandInfo {
+        name: c"vkCmdSetRenderingInputAttachmentIndicesKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(167)),
+        extensions: &[ExtensionId(167)],
+        exported: false,
+        alias_of: Some(CommandId(672)),
+        slot: Some(512),
+    },
+    CommandInfo {
+        name: c"vkCmdSetDepthClampRangeEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(316)),
+        extensions: &[ExtensionId(316), ExtensionId(382)],
+        exported: false,
+        alias_of: None,
+        slot: Some(513),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(386)),
+        extensions: &[ExtensionId(386)],
+        exported: false,
+        alias_of: None,
+        slot: Some(51),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceCooperativeVectorPropertiesNV",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(324)),
+        extensions: &[ExtensionId(324)],
+        exported: false,
+        alias_of: None,
+        slot: Some(52),
+    },
+    CommandInfo {
+        name: c"vkConvertCooperativeVectorMatrixNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(324)),
+        extensions: &[ExtensionId(324)],
+        exported: false,
+        alias_of: None,
+        slot: Some(514),
+    },
+    CommandInfo {
+        name: c"vkCmdConvertCooperativeVectorMatrixNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(324)),
+        extensions: &[ExtensionId(324)],
+        exported: false,
+        alias_of: None,
+        slot: Some(515),
+    },
+    CommandInfo {
+        name: c"vkCmdDispatchTileQCOM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(225)),
+        extensions: &[ExtensionId(225)],
+        exported: false,
+        alias_of: None,
+        slot: Some(516),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginPerTileExecutionQCOM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(225)),
+        extensions: &[ExtensionId(225)],
+        exported: false,
+        alias_of: None,
+        slot: Some(517),
+    },
+    CommandInfo {
+        name: c"vkCmdEndPerTileExecutionQCOM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(225)),
+        extensions: &[ExtensionId(225)],
+        exported: false,
+        alias_of: None,
+        slot: Some(518),
+    },
+    CommandInfo {
+        name: c"vkCreateExternalComputeQueueNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(364)),
+        extensions: &[ExtensionId(364)],
+        exported: false,
+        alias_of: None,
+        slot: Some(519),
+    },
+    CommandInfo {
+        name: c"vkDestroyExternalComputeQueueNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(364)),
+        extensions: &[ExtensionId(364)],
+        exported: false,
+        alias_of: None,
+        slot: Some(520),
+    },
+    CommandInfo {
+        name: c"vkGetExternalComputeQueueDataNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(364)),
+        extensions: &[ExtensionId(364)],
+        exported: false,
+        alias_of: None,
+        slot: Some(521),
+    },
+    CommandInfo {
+        name: c"vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(53),
+    },
+    CommandInfo {
+        name: c"vkCreateShaderInstrumentationARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(522),
+    },
+    CommandInfo {
+        name: c"vkDestroyShaderInstrumentationARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(523),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginShaderInstrumentationARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(524),
+    },
+    CommandInfo {
+        name: c"vkCmdEndShaderInstrumentationARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(525),
+    },
+    CommandInfo {
+        name: c"vkGetShaderInstrumentationValuesARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(526),
+    },
+    CommandInfo {
+        name: c"vkClearShaderInstrumentationMetricsARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(392)),
+        extensions: &[ExtensionId(392)],
+        exported: false,
+        alias_of: None,
+        slot: Some(527),
+    },
+    CommandInfo {
+        name: c"vkCreateTensorARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(528),
+    },
+    CommandInfo {
+        name: c"vkDestroyTensorARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(529),
+    },
+    CommandInfo {
+        name: c"vkCreateTensorViewARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(530),
+    },
+    CommandInfo {
+        name: c"vkDestroyTensorViewARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(531),
+    },
+    CommandInfo {
+        name: c"vkGetTensorMemoryRequirementsARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(532),
+    },
+    CommandInfo {
+        name: c"vkBindTensorMemoryARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(533),
+    },
+    CommandInfo {
+        name: c"vkGetDeviceTensorMemoryRequirementsARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(534),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyTensorARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(535),
+    },
+    CommandInfo {
+        name: c"vkGetTensorOpaqueCaptureDescriptorDataARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(536),
+    },
+    CommandInfo {
+        name: c"vkGetTensorViewOpaqueCaptureDescriptorDataARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(537),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceExternalTensorPropertiesARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(304)),
+        extensions: &[ExtensionId(304)],
+        exported: false,
+        alias_of: None,
+        slot: Some(54),
+    },
+    CommandInfo {
+        name: c"vkCreateDataGraphPipelinesARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(538),
+    },
+    CommandInfo {
+        name: c"vkCreateDataGraphPipelineSessionARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(539),
+    },
+    CommandInfo {
+        name: c"vkGetDataGraphPipelineSessionBindPointRequirementsARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(540),
+    },
+    CommandInfo {
+        name: c"vkGetDataGraphPipelineSessionMemoryRequirementsARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(541),
+    },
+    CommandInfo {
+        name: c"vkBindDataGraphPipelineSessionMemoryARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(542),
+    },
+    CommandInfo {
+        name: c"vkDestroyDataGraphPipelineSessionARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(543),
+    },
+    CommandInfo {
+        name: c"vkCmdDispatchDataGraphARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(544),
+    },
+    CommandInfo {
+        name: c"vkGetDataGraphPipelineAvailablePropertiesARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(545),
+    },
+    CommandInfo {
+        name: c"vkGetDataGraphPipelinePropertiesARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(546),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(55),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(335)),
+        extensions: &[ExtensionId(335)],
+        exported: false,
+        alias_of: None,
+        slot: Some(56),
+    },
+    CommandInfo {
+        name: c"vkQueueSetPerfHintQCOM",
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(221)),
         extensions: &[ExtensionId(221)],
         exported: false,
         alias_of: None,
-        slot: Some(423),
+        slot: Some(547),
     },
     CommandInfo {
-        name: c"vkReleaseSwapchainImagesEXT",
-        level: Level::Device,
-        origin: Origin::Extension(ExtensionId(183)),
-        extensions: &[ExtensionId(183)],
+        name: c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(391)),
+        extensions: &[ExtensionId(391)],
         exported: false,
         alias_of: None,
-        slot: Some(424),
+        slot: Some(57),
+    },
+    CommandInfo {
+        name: c"vkCmdSetComputeOccupancyPriorityNV",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(411)),
+        extensions: &[ExtensionId(411)],
+        exported: false,
+        alias_of: None,
+        slot: Some(548),
+    },
+    CommandInfo {
+        name: c"vkWriteSamplerDescriptorsEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(549),
+    },
+    CommandInfo {
+        name: c"vkWriteResourceDescriptorsEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(550),
+    },
+    CommandInfo {
+        name: c"vkCmdBindSamplerHeapEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(551),
+    },
+    CommandInfo {
+        name: c"vkCmdBindResourceHeapEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(552),
+    },
+    CommandInfo {
+        name: c"vkCmdPushDataEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(553),
+    },
+    CommandInfo {
+        name: c"vkRegisterCustomBorderColorEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(554),
+    },
+    CommandInfo {
+        name: c"vkUnregisterCustomBorderColorEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(555),
+    },
+    CommandInfo {
+        name: c"vkGetImageOpaqueCaptureDataEXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(556),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceDescriptorSizeEXT",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(58),
+    },
+    CommandInfo {
+        name: c"vkGetTensorOpaqueCaptureDataARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(90)),
+        extensions: &[ExtensionId(90)],
+        exported: false,
+        alias_of: None,
+        slot: Some(557),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(558),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyMemoryToImageKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(559),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyImageToMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(560),
+    },
+    CommandInfo {
+        name: c"vkCmdUpdateMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(561),
+    },
+    CommandInfo {
+        name: c"vkCmdFillMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(562),
+    },
+    CommandInfo {
+        name: c"vkCmdCopyQueryPoolResultsToMemoryKHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(563),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginConditionalRendering2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(564),
+    },
+    CommandInfo {
+        name: c"vkCmdBindTransformFeedbackBuffers2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(565),
+    },
+    CommandInfo {
+        name: c"vkCmdBeginTransformFeedback2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(566),
+    },
+    CommandInfo {
+        name: c"vkCmdEndTransformFeedback2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(567),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawIndirectByteCount2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(568),
+    },
+    CommandInfo {
+        name: c"vkCmdWriteMarkerToMemoryAMD",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(569),
+    },
+    CommandInfo {
+        name: c"vkCmdBindIndexBuffer3KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(570),
+    },
+    CommandInfo {
+        name: c"vkCmdBindVertexBuffers3KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(571),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawIndirect2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(572),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawIndexedIndirect2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(573),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawIndirectCount2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(574),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawIndexedIndirectCount2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(575),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawMeshTasksIndirect2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(576),
+    },
+    CommandInfo {
+        name: c"vkCmdDrawMeshTasksIndirectCount2EXT",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(577),
+    },
+    CommandInfo {
+        name: c"vkCmdDispatchIndirect2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(578),
+    },
+    CommandInfo {
+        name: c"vkCreateAccelerationStructure2KHR",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(229)),
+        extensions: &[ExtensionId(229)],
+        exported: false,
+        alias_of: None,
+        slot: Some(579),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(336)),
+        extensions: &[ExtensionId(336), ExtensionId(407)],
+        exported: false,
+        alias_of: None,
+        slot: Some(59),
+    },
+    CommandInfo {
+        name: c"vkCmdSetDispatchParametersARM",
+        level: Level::Device,
+        origin: Origin::Extension(ExtensionId(283)),
+        extensions: &[ExtensionId(283)],
+        exported: false,
+        alias_of: None,
+        slot: Some(580),
+    },
+    CommandInfo {
+        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+        level: Level::PhysicalDevice,
+        origin: Origin::Extension(ExtensionId(407)),
+        extensions: &[ExtensionId(407)],
+        exported: false,
+        alias_of: None,
+        slot: Some(60),
     },
     CommandInfo {
         name: c"vkGetSwapchainGrallocUsage3ANDROID",
@@ -6192,7 +8326,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(3)],
         exported: false,
         alias_of: None,
-        slot: Some(425),
+        slot: Some(581),
     },
     CommandInfo {
         name: c"vkGetSwapchainGrallocUsage4ANDROID",
@@ -6201,7 +8335,7 @@ pub static COMMANDS: [CommandInfo; 560] = [
         extensions: &[ExtensionId(3)],
         exported: false,
         alias_of: None,
-        slot: Some(426),
+        slot: Some(582),
     },
 ];
 /// Commands the loader implements itself; no trampoline is generated for them.
@@ -6218,155 +8352,152 @@ pub const LOADER_INTERCEPTED: &[&CStr] = &[
     c"vkEnumerateDeviceExtensionProperties",
     c"vkEnumerateDeviceLayerProperties",
 ];
-const DISP: [u32; 187] = [
-    0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 2, 0, 2, 3, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 2, 0, 0, 0, 0,
-    1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 3, 2, 0, 1, 2, 0, 0, 0, 0, 0, 1, 0, 0, 2, 1, 3, 0, 0, 1, 0, 0,
-    1, 0, 1, 3, 0, 0, 0, 0, 3, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 1, 1, 0, 2, 0,
-    2, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 0, 0, 3, 1, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 1, 1,
-    2, 3, 0, 0, 1, 0, 2, 0, 0, 1, 1, 0, 0, 3, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0, 1, 0, 1, 6, 0,
-    0, 5, 0, 2, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 3, 1, 1,
+const DISP: [u32; 252] = [
+    0, 0, 0, 3, 3, 3, 0, 1, 0, 0, 0, 4, 1, 6, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0,
+    0, 0, 2, 1, 3, 2, 0, 0, 0, 1, 0, 0, 0, 2, 1, 0, 2, 0, 0, 1, 0, 2, 1, 0, 0, 0, 3, 1, 1, 0, 1, 0,
+    0, 0, 3, 1, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 1, 2, 1, 0, 6, 1, 0, 0, 0, 0, 0, 1, 3, 0, 2, 1, 0, 0,
+    0, 0, 0, 0, 0, 1, 0, 5, 2, 3, 1, 2, 0, 0, 3, 1, 0, 2, 1, 0, 1, 1, 0, 0, 1, 0, 1, 4, 0, 0, 0, 0,
+    1, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 3, 0, 7, 0, 0, 0, 0, 1, 0, 2, 0, 0, 1, 0, 2, 0, 0, 2, 0, 0, 0,
+    1, 1, 1, 5, 0, 0, 3, 0, 5, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 4, 3,
+    1, 1, 0, 1, 1, 2, 1, 1, 8, 3, 0, 1, 0, 5, 2, 0, 1, 0, 3, 3, 0, 3, 4, 7, 0, 0, 2, 0, 0, 0, 2, 1,
+    1, 5, 0, 0, 2, 5, 14, 0, 0, 2, 5, 3, 0, 2, 0, 0, 1, 0, 2, 3, 0, 1, 0, 2, 4, 2, 0, 0,
 ];
 const SLOTS: [u16; 2048] = [
-    420, 484, 5, 65535, 522, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 208, 65535, 285,
-    65535, 104, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 228, 65535, 65535, 65535,
-    65535, 76, 65535, 65535, 65535, 502, 37, 63, 65535, 65535, 464, 65535, 65535, 65535, 65535,
-    65535, 99, 65535, 65535, 454, 417, 405, 65535, 365, 65535, 65535, 65535, 65535, 65535, 247,
-    65535, 308, 419, 262, 65535, 458, 28, 483, 65535, 65535, 65535, 65535, 229, 65535, 65535, 391,
-    65535, 65535, 299, 536, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 240, 214,
-    389, 65535, 288, 65535, 65535, 122, 533, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 257, 65535, 65535, 54, 65535, 529, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 51, 65535, 65535, 479, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 507, 65535, 65535, 65535, 65535, 65535, 65535, 315, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 422, 79, 65535, 65535, 65535, 534, 347, 65535, 65535, 243, 159, 65535,
-    65535, 361, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 13, 65535, 65535, 65535,
-    65535, 450, 65535, 65535, 65535, 65535, 98, 65535, 65535, 65535, 65535, 139, 65535, 64, 65535,
-    111, 65535, 456, 65535, 65535, 55, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 314, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 445, 65535, 65535, 65535, 480, 65535, 65535,
-    362, 65535, 326, 65535, 206, 65535, 260, 65535, 65535, 65535, 231, 182, 65535, 126, 65535,
-    65535, 57, 65535, 65535, 65535, 65535, 205, 65535, 65535, 65535, 65535, 65535, 65535, 302,
-    65535, 339, 65535, 65535, 65535, 65535, 177, 65535, 65535, 65535, 230, 437, 65535, 181, 12, 528,
-    65535, 58, 65535, 197, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 401, 34, 65535, 65535, 65535, 65535, 200, 65535, 65535, 518,
-    65535, 65535, 65535, 545, 65535, 65535, 65535, 140, 152, 65535, 316, 65535, 65535, 538, 65535,
-    65535, 65535, 310, 65535, 355, 65535, 65535, 435, 65535, 162, 65535, 65535, 65535, 65535, 65535,
-    169, 65535, 65535, 65535, 65535, 65535, 481, 145, 559, 133, 65535, 189, 322, 65535, 62, 293,
-    215, 65535, 65535, 65535, 65535, 493, 65535, 116, 558, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 43, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 2, 279, 65535, 65535, 65535, 359, 113, 65535, 65535, 65535, 65535,
-    65535, 65535, 41, 65535, 65535, 65535, 155, 65535, 124, 110, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 461, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 374, 65535,
-    65535, 65535, 90, 65535, 65535, 65535, 186, 65535, 65535, 65535, 65535, 465, 46, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 443, 65535, 73, 65535, 171, 65535, 65535, 65535,
-    65535, 65535, 65535, 190, 65535, 65535, 65535, 45, 65535, 65535, 65535, 313, 114, 56, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 350, 65535, 65535, 65535, 65535, 14, 65535, 65535,
-    65535, 65535, 65535, 65535, 383, 65535, 65535, 234, 52, 65535, 348, 65535, 65535, 26, 65535,
-    65535, 65535, 488, 418, 416, 40, 323, 65535, 10, 65535, 65535, 65535, 65535, 65535, 161, 65535,
-    376, 65535, 65535, 555, 328, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 303, 65535,
-    524, 338, 65535, 65535, 65535, 472, 65535, 65535, 65535, 65535, 65535, 249, 446, 65535, 432,
-    65535, 65535, 65535, 265, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 115, 65535, 434, 83, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 38, 65535, 65535,
-    65535, 65535, 65535, 272, 65535, 65535, 94, 202, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 336, 521, 65535, 184, 132, 375, 551, 459, 535, 65535, 65535, 244, 65535, 65535,
-    65535, 65535, 65535, 356, 393, 65535, 65535, 65535, 65535, 292, 252, 20, 453, 65535, 78, 65535,
-    250, 160, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 42, 65535, 65535, 106, 65535, 65535,
-    125, 65535, 65535, 65535, 66, 65535, 65535, 65535, 187, 65535, 65535, 65535, 65535, 65535,
-    65535, 69, 65535, 65535, 65535, 65535, 65535, 212, 433, 65535, 65535, 65535, 7, 65535, 65535,
-    337, 381, 67, 65535, 93, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 107, 65535, 396,
-    65535, 65535, 236, 166, 65535, 65535, 65535, 65535, 65535, 65535, 282, 201, 65535, 65535, 65535,
-    65535, 65535, 199, 65535, 65535, 65535, 65535, 65535, 65535, 478, 100, 65535, 65535, 65535, 274,
-    101, 295, 65535, 550, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 121, 65535, 65535,
-    65535, 65535, 358, 289, 449, 241, 258, 65535, 475, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 16, 65535, 317, 377, 65535, 65535, 65535, 442, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 158, 65535, 65535,
-    448, 65535, 65535, 444, 203, 65535, 65535, 65535, 287, 108, 65535, 65535, 330, 65535, 65535,
-    65535, 65535, 344, 65535, 217, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 25, 65535,
-    65535, 65535, 65535, 473, 65535, 65535, 65535, 65535, 271, 342, 220, 489, 204, 65535, 65535,
-    65535, 65535, 65535, 65535, 329, 136, 65535, 65535, 65535, 65535, 65535, 65535, 402, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 245, 65535, 65535, 65535, 32, 343, 65535, 65535, 439,
-    65535, 273, 65535, 65535, 65535, 423, 65535, 65535, 157, 65535, 65535, 65535, 65535, 65535, 267,
-    65535, 179, 65535, 65535, 65535, 65535, 65535, 477, 65535, 65535, 65535, 65535, 151, 65535,
-    65535, 65535, 65535, 224, 65535, 65535, 65535, 65535, 65535, 346, 65535, 65535, 370, 65535, 226,
-    65535, 65535, 65535, 387, 9, 65535, 65535, 269, 65535, 65535, 65535, 394, 65535, 65535, 65535,
-    65535, 134, 65535, 65535, 65535, 65535, 327, 277, 117, 65535, 65535, 80, 319, 65535, 65535, 84,
-    65535, 168, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 406, 65535, 65535,
-    65535, 185, 65535, 492, 531, 65535, 486, 65535, 65535, 390, 65535, 65535, 65535, 379, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 193, 191, 130, 65535, 65535, 65535,
-    65535, 65535, 407, 165, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 357, 65535, 65535,
-    65535, 500, 65535, 65535, 65535, 65535, 487, 65535, 65535, 65535, 65535, 65535, 259, 23, 86,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 221, 460, 103, 65535, 421,
-    36, 65535, 24, 404, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 382, 183, 156,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 523, 65535, 65535, 170, 65535, 65535,
-    65535, 556, 463, 18, 65535, 65535, 29, 65535, 65535, 65535, 275, 65535, 65535, 65535, 135,
-    65535, 65535, 154, 65535, 65535, 320, 60, 65535, 65535, 65535, 65535, 65535, 65535, 53, 65535,
-    412, 65535, 65535, 65535, 65535, 380, 65535, 65535, 65535, 65535, 92, 72, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 87, 137, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 307, 65535, 65535, 65535, 65535, 341, 65535, 65535, 65535, 194, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 30, 65535, 335, 65535, 65535, 65535, 65535, 82, 102, 0, 123,
-    232, 513, 65535, 65535, 65535, 65535, 65535, 399, 427, 65535, 65535, 65535, 318, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 15, 65535, 65535, 65535, 65535, 65535, 65535,
-    385, 65535, 65535, 65535, 65535, 35, 65535, 65535, 65535, 297, 281, 65535, 65535, 65535, 210,
-    65535, 65535, 225, 65535, 148, 65535, 255, 65535, 131, 65535, 65535, 65535, 65535, 395, 65535,
-    65535, 65535, 278, 65535, 65535, 65535, 65535, 65535, 65535, 544, 65535, 65535, 65535, 280, 284,
-    428, 188, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 496, 65535, 457,
-    65535, 65535, 65535, 384, 77, 21, 65535, 65535, 65535, 447, 65535, 65535, 438, 65535, 65535, 11,
-    65535, 65535, 65535, 65535, 340, 65535, 254, 65535, 65535, 65535, 65535, 65535, 270, 65535,
-    65535, 65535, 65535, 251, 65535, 65535, 65535, 33, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 75, 485, 65535, 65535, 65535, 65535, 65535, 506, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 119, 539, 109, 290, 65535, 65535, 504, 65535, 541, 65535,
-    305, 65535, 65535, 65535, 65535, 516, 65535, 65535, 65535, 65535, 482, 65535, 65535, 65535,
-    65535, 65535, 65535, 211, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 248, 309,
-    65535, 65535, 65535, 65535, 349, 47, 548, 65535, 65535, 65535, 65535, 65535, 425, 65535, 65535,
-    163, 97, 65535, 172, 65535, 65535, 22, 65535, 537, 509, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 129, 65535, 65535, 65535, 65535, 65535, 469, 65535, 65535, 239, 65535, 65535,
-    65535, 65535, 65535, 143, 65535, 65535, 235, 65535, 65535, 65535, 65535, 431, 65535, 65535,
-    65535, 65535, 65535, 490, 65535, 65535, 85, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 70, 65535, 65535, 256, 65535, 167, 65535, 65535, 553, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 146, 65535, 50, 505, 89, 65535, 65535, 65535, 65535,
-    65535, 373, 65535, 409, 65535, 65535, 65535, 65535, 511, 65535, 334, 112, 65535, 400, 238,
-    65535, 65535, 495, 65535, 65535, 65535, 65, 65535, 65535, 65535, 65535, 452, 65535, 65535,
-    65535, 65535, 514, 530, 508, 65535, 65535, 65535, 65535, 261, 266, 65535, 476, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 345, 65535, 65535, 68, 403, 408, 65535, 164, 65535, 65535,
-    96, 59, 554, 65535, 65535, 65535, 65535, 65535, 65535, 324, 65535, 65535, 65535, 65535, 17,
-    65535, 176, 65535, 517, 294, 65535, 65535, 65535, 65535, 65535, 65535, 540, 65535, 65535, 392,
-    65535, 65535, 8, 65535, 65535, 371, 105, 65535, 65535, 65535, 65535, 354, 65535, 65535, 65535,
-    65535, 65535, 65535, 368, 49, 527, 65535, 65535, 65535, 65535, 491, 65535, 71, 65535, 510,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 283, 65535, 515, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 173, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 325, 65535, 65535,
-    219, 65535, 65535, 369, 65535, 397, 65535, 65535, 4, 65535, 65535, 65535, 411, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 298, 65535, 65535, 363, 65535, 65535, 65535, 65535, 451,
-    65535, 178, 65535, 520, 65535, 65535, 65535, 65535, 65535, 65535, 367, 65535, 532, 65535, 455,
-    65535, 65535, 196, 65535, 65535, 223, 65535, 65535, 65535, 95, 65535, 65535, 65535, 65535,
-    65535, 414, 311, 526, 65535, 65535, 268, 296, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    3, 65535, 174, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 128,
-    209, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 118, 65535, 65535, 65535, 65535, 91,
-    65535, 246, 218, 65535, 233, 65535, 65535, 65535, 65535, 65535, 424, 65535, 65535, 65535, 65535,
-    65535, 65535, 300, 436, 65535, 27, 253, 65535, 65535, 65535, 65535, 364, 65535, 388, 65535,
-    65535, 525, 65535, 65535, 468, 65535, 65535, 65535, 65535, 498, 65535, 65535, 192, 65535, 147,
-    222, 65535, 65535, 65535, 65535, 207, 65535, 150, 312, 65535, 65535, 65535, 333, 65535, 65535,
-    65535, 501, 519, 39, 65535, 65535, 127, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 180, 65535, 65535, 543, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 19, 372, 65535, 304, 65535, 65535, 542, 65535, 65535, 65535, 65535, 65535, 242, 65535,
-    65535, 74, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 301, 65535, 65535, 65535, 65535,
-    65535, 216, 65535, 65535, 546, 398, 65535, 65535, 149, 415, 65535, 65535, 65535, 65535, 65535,
-    48, 65535, 65535, 65535, 494, 65535, 65535, 65535, 352, 386, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 470, 65535, 286, 65535, 65535, 353, 65535, 65535, 65535, 213, 557, 65535,
-    227, 65535, 410, 331, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 237, 426, 61, 430, 65535,
-    65535, 65535, 65535, 65535, 144, 65535, 65535, 65535, 65535, 141, 65535, 65535, 306, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 440, 65535, 65535, 65535, 65535,
-    65535, 65535, 512, 65535, 65535, 65535, 65535, 142, 65535, 263, 549, 360, 65535, 351, 65535,
-    332, 65535, 497, 65535, 1, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 138, 65535,
-    198, 65535, 65535, 547, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 467, 65535, 65535, 65535, 65535, 65535, 65535, 44, 65535, 65535, 65535, 65535,
-    65535, 471, 65535, 65535, 65535, 65535, 31, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 441, 65535, 195, 65535,
-    65535, 65535, 65535, 65535, 65535, 466, 65535, 552, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 378, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 429, 65535, 65535, 65535,
-    413, 120, 6, 264, 503, 65535, 65535, 65535, 291, 65535, 65535, 321, 65535, 65535, 462, 175,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 88, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 276, 153, 499, 366,
-    474, 65535, 65535, 81, 65535, 65535,
+    141, 712, 65535, 294, 247, 65535, 65535, 533, 348, 65535, 65535, 65535, 231, 69, 266, 329,
+    65535, 65535, 65535, 65535, 65535, 65535, 669, 65535, 65535, 65535, 135, 65535, 65535, 65535,
+    81, 65535, 65535, 65535, 371, 65535, 65535, 65535, 23, 607, 543, 65535, 65535, 65535, 65535,
+    108, 65535, 65535, 65535, 65535, 65535, 65535, 193, 65535, 65535, 65535, 65535, 65535, 273,
+    65535, 617, 457, 65535, 65535, 65535, 65535, 520, 435, 397, 65535, 65535, 253, 65535, 65535,
+    388, 65535, 65535, 327, 591, 65535, 65535, 65535, 572, 65535, 65535, 65535, 117, 701, 65535,
+    65535, 65535, 25, 316, 649, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 560,
+    65535, 65535, 666, 65535, 65535, 283, 673, 453, 284, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 697, 65535, 65535, 516, 65535, 332, 65535, 65535, 65535,
+    65535, 65535, 559, 84, 65535, 222, 65535, 432, 367, 532, 65535, 545, 65535, 258, 663, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 104, 65535, 65535, 269, 342, 19, 581, 569, 570,
+    54, 691, 211, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 502, 65535, 747,
+    65535, 65535, 385, 65535, 196, 65535, 65535, 65535, 65535, 131, 65535, 65535, 65535, 65535,
+    65535, 65535, 55, 65535, 65535, 727, 65535, 65535, 65535, 65535, 65535, 596, 65535, 95, 343, 3,
+    65535, 65535, 65535, 65535, 65535, 654, 444, 65535, 65535, 65535, 280, 65535, 644, 593, 524,
+    65535, 483, 65535, 65535, 65535, 517, 65535, 65535, 65535, 733, 355, 65535, 411, 65535, 286,
+    65535, 65535, 65535, 65535, 359, 554, 138, 101, 136, 65535, 65535, 152, 65535, 4, 228, 65535,
+    65535, 65535, 154, 447, 65535, 65535, 65535, 368, 438, 31, 92, 679, 528, 65535, 65535, 742, 254,
+    475, 65535, 139, 65535, 7, 65535, 65535, 65535, 220, 465, 65535, 65535, 65535, 65535, 515,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 223, 65535, 65535, 65535, 563, 65535, 65535, 177, 490, 699, 65535, 153, 65535,
+    65535, 345, 65535, 65535, 65535, 65535, 65535, 577, 65535, 618, 386, 65535, 65535, 65535, 65535,
+    175, 65535, 65535, 65535, 65535, 65535, 182, 65535, 65535, 65535, 422, 65535, 282, 65535, 65535,
+    65535, 65535, 212, 351, 65535, 65535, 65535, 301, 65535, 65535, 65535, 65535, 65535, 65535, 125,
+    77, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 690, 460, 65535, 65535, 622, 65535,
+    65535, 65535, 65535, 65535, 65535, 726, 160, 65535, 65535, 378, 65535, 65535, 65535, 65535,
+    65535, 390, 65535, 65535, 65535, 624, 65535, 65535, 65535, 65535, 65535, 43, 172, 743, 65535,
+    65535, 119, 65535, 65535, 531, 302, 65535, 65535, 65535, 498, 209, 655, 65535, 65535, 65535,
+    405, 73, 65535, 65535, 65535, 65535, 65535, 65535, 97, 65535, 65535, 65535, 208, 65535, 65535,
+    65535, 65535, 493, 65535, 65535, 541, 65535, 65535, 142, 65535, 459, 583, 481, 65535, 65535,
+    65535, 65535, 65535, 682, 65535, 65535, 65535, 65535, 213, 65535, 65535, 65535, 45, 746, 65535,
+    65535, 65535, 123, 65535, 65535, 413, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 328, 65535, 584, 65535, 535, 65535, 65535, 416, 65535, 65535, 260, 52, 322, 377,
+    632, 65535, 2, 65535, 728, 65535, 525, 456, 454, 207, 352, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 174, 65535, 409, 65535, 65535, 613, 65535, 65535, 648, 65535, 65535, 65535, 65535,
+    65535, 65535, 337, 65535, 65535, 695, 65535, 491, 65535, 65535, 181, 288, 65535, 693, 65535,
+    65535, 65535, 65535, 417, 65535, 65535, 639, 291, 751, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 124, 179, 472, 88, 65535, 65535, 65535, 65535, 65535, 279, 65535,
+    38, 65535, 623, 65535, 65535, 65535, 300, 65535, 65535, 534, 412, 65535, 65535, 65535, 710,
+    65535, 65535, 65535, 65535, 365, 65535, 65535, 546, 144, 65535, 609, 219, 65535, 65535, 46, 270,
+    65535, 26, 307, 65535, 65535, 65535, 429, 64, 65535, 120, 65535, 65535, 278, 65535, 65535,
+    65535, 83, 65535, 276, 268, 249, 65535, 65535, 256, 65535, 65535, 65535, 42, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 66, 65535, 65535, 638, 65535, 65535, 65535,
+    522, 65535, 634, 65535, 74, 667, 118, 65535, 65535, 65535, 235, 471, 65535, 186, 65535, 65535,
+    65535, 65535, 65535, 65535, 510, 65535, 657, 205, 403, 65535, 255, 65535, 65535, 65535, 116,
+    65535, 65535, 65535, 698, 65535, 20, 65535, 65535, 65535, 65535, 479, 65535, 310, 660, 13,
+    65535, 65535, 674, 408, 364, 12, 730, 65535, 65535, 65535, 65535, 65535, 477, 65535, 65535, 225,
+    65535, 110, 65535, 9, 65535, 65535, 65535, 65535, 65535, 65535, 67, 705, 65535, 188, 680, 65535,
+    496, 203, 389, 126, 487, 65535, 65535, 65535, 65535, 548, 65535, 65535, 636, 313, 65535, 65535,
+    187, 16, 719, 580, 410, 65535, 65535, 65535, 480, 143, 418, 65535, 65, 602, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 237, 65535, 65535, 65535,
+    482, 94, 65535, 65535, 65535, 703, 65535, 65535, 750, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 240, 65535, 259, 65535, 65535, 93, 443, 65535, 65535, 65535, 265, 65535, 65535, 331,
+    65535, 694, 65535, 65535, 299, 319, 243, 526, 65535, 65535, 65535, 65535, 65535, 65535, 466,
+    65535, 148, 431, 696, 65535, 529, 65535, 65535, 440, 65535, 65535, 611, 65535, 65535, 65535,
+    551, 347, 65535, 15, 65535, 264, 65535, 608, 65535, 65535, 65535, 65535, 65535, 744, 65535, 151,
+    65535, 65535, 170, 65535, 65535, 652, 65535, 65535, 295, 725, 201, 248, 65535, 65535, 65535,
+    379, 122, 65535, 100, 65535, 65535, 164, 476, 65535, 65535, 65535, 65535, 425, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 250, 65535, 65535, 65535, 65535, 573, 65535,
+    549, 393, 65535, 65535, 65535, 65535, 65535, 576, 65535, 65535, 146, 65535, 65535, 65535, 261,
+    65535, 65535, 65535, 65535, 65535, 65535, 145, 65535, 65535, 89, 720, 111, 65535, 65535, 65535,
+    65535, 65535, 1, 65535, 263, 65535, 65535, 65535, 24, 65535, 65535, 65535, 537, 65535, 65535,
+    523, 387, 65535, 426, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 305, 65535, 65535, 65535,
+    661, 65535, 216, 65535, 506, 65535, 562, 675, 226, 65535, 445, 178, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 18, 336, 65535, 65535, 547, 65535, 65535, 65535, 65535, 58, 484, 65535,
+    65535, 65535, 65535, 285, 381, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    658, 233, 244, 497, 112, 616, 65535, 36, 65535, 65535, 442, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 320, 65535, 714, 169, 65535, 132, 65535, 626, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 183, 65535, 65535, 204, 614, 500, 65535, 65535, 65535, 330, 198, 65535, 65535,
+    65535, 645, 65535, 65535, 147, 437, 439, 167, 65535, 140, 643, 60, 65535, 65535, 65535, 65535,
+    65535, 65535, 115, 65535, 65535, 641, 57, 65535, 65535, 65535, 166, 65535, 587, 65535, 99,
+    65535, 65535, 723, 65535, 65535, 65535, 65535, 65535, 469, 296, 65535, 65535, 574, 538, 65535,
+    292, 392, 65535, 65535, 65535, 65535, 716, 65535, 65535, 65535, 370, 65535, 65535, 65535, 217,
+    357, 65535, 65535, 65535, 65535, 65535, 65535, 30, 65535, 575, 56, 65535, 189, 65535, 87, 29, 0,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 513, 65535, 65535, 668, 449, 65535,
+    65535, 65535, 65535, 65535, 650, 65535, 65535, 65535, 700, 65535, 65535, 65535, 65535, 65535,
+    530, 65535, 238, 65535, 297, 65535, 195, 35, 735, 65535, 375, 346, 309, 71, 65535, 65535, 65535,
+    65535, 664, 65535, 65535, 339, 65535, 709, 65535, 65535, 692, 65535, 5, 65535, 65535, 65535,
+    65535, 65535, 306, 65535, 65535, 715, 210, 344, 65535, 599, 65535, 65535, 65535, 308, 312, 134,
+    65535, 564, 65535, 65535, 236, 625, 485, 65535, 65535, 85, 65535, 542, 561, 65535, 65535, 65535,
+    65535, 303, 82, 21, 595, 65535, 113, 72, 539, 239, 65535, 65535, 65535, 65535, 65535, 462,
+    65535, 65535, 633, 318, 65535, 603, 374, 424, 65535, 65535, 298, 65535, 65535, 65535, 65535,
+    277, 65535, 65535, 713, 33, 65535, 65535, 65535, 665, 65535, 65535, 65535, 401, 202, 423, 168,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 133, 65535, 65535, 509, 65535, 65535,
+    78, 65535, 65535, 689, 63, 65535, 317, 582, 224, 65535, 65535, 494, 65535, 65535, 360, 568,
+    65535, 630, 65535, 65535, 519, 394, 361, 65535, 65535, 65535, 65535, 234, 65535, 724, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 544, 65535, 65535, 14, 47, 605, 65535,
+    65535, 65535, 65535, 65535, 463, 68, 65535, 49, 106, 65535, 185, 65535, 289, 22, 65535, 41, 685,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 631, 450, 65535, 65535, 557, 65535, 65535, 65535, 621, 65535, 65535, 65535, 65535,
+    51, 738, 65535, 128, 65535, 707, 65535, 65535, 527, 65535, 651, 90, 65535, 687, 637, 65535,
+    65535, 199, 65535, 65535, 349, 17, 65535, 65535, 75, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 80, 65535, 65535, 65535, 65535, 159, 65535, 171, 65535, 96, 65535,
+    395, 340, 65535, 65535, 356, 555, 65535, 721, 65535, 65535, 65535, 65535, 65535, 363, 461,
+    65535, 65535, 65535, 383, 65535, 686, 729, 65535, 65535, 109, 65535, 65535, 722, 325, 489,
+    65535, 65535, 65535, 495, 566, 585, 323, 65535, 748, 65535, 65535, 287, 451, 65535, 65535,
+    65535, 184, 65535, 65535, 229, 65535, 161, 65535, 65535, 65535, 62, 441, 507, 37, 65535, 65535,
+    65535, 103, 59, 612, 65535, 473, 65535, 65535, 512, 65535, 353, 65535, 358, 553, 65535, 65535,
+    65535, 192, 65535, 65535, 91, 65535, 717, 620, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 402, 114, 65535, 589, 406, 65535, 65535, 65535, 137, 65535,
+    745, 65535, 65535, 399, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 600, 76, 65535, 65535,
+    433, 227, 65535, 293, 333, 65535, 65535, 65535, 65535, 65535, 311, 704, 567, 65535, 65535, 267,
+    105, 594, 65535, 739, 65535, 731, 671, 271, 326, 65535, 65535, 354, 65535, 65535, 28, 366,
+    65535, 65535, 65535, 65535, 214, 65535, 65535, 702, 65535, 65535, 242, 65535, 8, 400, 65535,
+    610, 732, 646, 65535, 65535, 65535, 65535, 121, 65535, 65535, 65535, 504, 65535, 65535, 65535,
+    373, 65535, 65535, 65535, 653, 708, 65535, 65535, 488, 65535, 200, 65535, 65535, 65535, 65535,
+    65535, 281, 65535, 65535, 398, 65535, 65535, 65535, 492, 421, 65535, 65535, 65535, 65535, 246,
+    65535, 65535, 65535, 102, 65535, 65535, 65535, 65535, 156, 452, 65535, 579, 65535, 65535, 65535,
+    324, 65535, 749, 65535, 635, 65535, 65535, 65535, 427, 430, 10, 65535, 65535, 65535, 65535,
+    65535, 420, 65535, 65535, 65535, 65535, 65535, 662, 232, 65535, 737, 65535, 65535, 518, 642,
+    65535, 127, 262, 65535, 65535, 65535, 98, 173, 272, 241, 65535, 65535, 65535, 65535, 65535, 629,
+    65535, 191, 627, 65535, 65535, 65535, 514, 65535, 592, 474, 65535, 27, 436, 65535, 65535, 65535,
+    65535, 65535, 65535, 670, 65535, 65535, 578, 396, 65535, 315, 65535, 65535, 65535, 65535, 338,
+    65535, 734, 215, 65535, 706, 245, 501, 65535, 65535, 65535, 65535, 65535, 163, 341, 414, 65535,
+    65535, 362, 65535, 65535, 65535, 65535, 571, 39, 40, 65535, 218, 65535, 65535, 65535, 486,
+    65535, 65535, 65535, 369, 65535, 65535, 180, 65535, 206, 65535, 407, 65535, 428, 65535, 65535,
+    752, 65535, 65535, 65535, 505, 65535, 65535, 65535, 335, 65535, 597, 274, 677, 65535, 65535,
+    65535, 65535, 65535, 65535, 79, 65535, 65535, 558, 65535, 165, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 601, 434, 65535, 65535, 65535, 65535, 65535,
+    65535, 740, 65535, 65535, 380, 736, 65535, 718, 540, 65535, 65535, 50, 65535, 419, 107, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 149, 314, 615, 65535, 384, 65535, 65535, 65535,
+    536, 619, 65535, 251, 606, 448, 590, 552, 65535, 65535, 65535, 628, 65535, 65535, 65535, 464,
+    61, 468, 65535, 521, 257, 586, 65535, 157, 65535, 65535, 65535, 65535, 681, 194, 65535, 334,
+    65535, 65535, 65535, 130, 65535, 65535, 65535, 65535, 656, 676, 478, 65535, 647, 65535, 65535,
+    65535, 65535, 65535, 659, 65535, 65535, 65535, 155, 65535, 65535, 565, 391, 65535, 382, 65535,
+    65535, 65535, 741, 65535, 65535, 65535, 65535, 65535, 376, 65535, 415, 65535, 65535, 150, 252,
+    221, 65535, 455, 604, 65535, 65535, 470, 65535, 588, 65535, 446, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 11, 556, 65535, 44, 65535, 65535, 129, 688, 65535, 508, 598,
+    65535, 176, 65535, 158, 65535, 65535, 404, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 372, 65535, 65535, 672, 65535, 65535, 65535, 65535, 65535, 65535, 684,
+    65535, 65535, 503, 65535, 34, 70, 32, 65535, 65535, 678, 65535, 65535, 65535, 48, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 467, 65535, 65535, 65535, 65535, 65535, 6, 290, 550, 65535,
+    65535, 65535, 753, 640, 65535, 350, 65535, 65535, 499, 197, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 162, 65535, 65535, 65535, 711, 230, 65535, 458, 65535, 65535, 65535, 65535,
+    683, 65535, 275, 65535, 190, 304, 65535, 65535, 65535, 511, 65535, 321, 86, 65535, 53,
 ];
 /// Finds a command by name: one hash, one compare.
 #[inline]

@@ -90,8 +90,8 @@ pub struct InstanceDispatchTable {
     pub get_physical_device_surface_capabilities2_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR,
     /// [`vkGetPhysicalDeviceSurfaceFormats2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormats2KHR.html)
     pub get_physical_device_surface_formats2_khr: pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR,
-    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
-    pub get_physical_device_calibrateable_time_domains_ext: pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT,
+    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsKHR.html)
+    pub get_physical_device_calibrateable_time_domains_khr: pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR,
     /// [`vkCreateDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugUtilsMessengerEXT.html)
     pub create_debug_utils_messenger_ext: pfn::PFN_vkCreateDebugUtilsMessengerEXT,
     /// [`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)
@@ -110,8 +110,34 @@ pub struct InstanceDispatchTable {
     pub get_physical_device_video_capabilities_khr: pfn::PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR,
     /// [`vkGetPhysicalDeviceVideoFormatPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoFormatPropertiesKHR.html)
     pub get_physical_device_video_format_properties_khr: pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR,
+    /// [`vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR.html)
+    pub get_physical_device_video_encode_quality_level_properties_khr: pfn::PFN_vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR,
     /// [`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceOpticalFlowImageFormatsNV.html)
     pub get_physical_device_optical_flow_image_formats_nv: pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV,
+    /// [`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR.html)
+    pub get_physical_device_cooperative_matrix_properties_khr: pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR,
+    /// [`vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixProperties2EXT.html)
+    pub get_physical_device_cooperative_matrix_properties2_ext: pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT,
+    /// [`vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV.html)
+    pub get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv: pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV,
+    /// [`vkGetPhysicalDeviceCooperativeVectorPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeVectorPropertiesNV.html)
+    pub get_physical_device_cooperative_vector_properties_nv: pfn::PFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV,
+    /// [`vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM.html)
+    pub enumerate_physical_device_shader_instrumentation_metrics_arm: pfn::PFN_vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM,
+    /// [`vkGetPhysicalDeviceExternalTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalTensorPropertiesARM.html)
+    pub get_physical_device_external_tensor_properties_arm: pfn::PFN_vkGetPhysicalDeviceExternalTensorPropertiesARM,
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM.html)
+    pub get_physical_device_queue_family_data_graph_properties_arm: pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM,
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM.html)
+    pub get_physical_device_queue_family_data_graph_processing_engine_properties_arm: pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM,
+    /// [`vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM.html)
+    pub enumerate_physical_device_queue_family_performance_counters_by_region_arm: pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM,
+    /// [`vkGetPhysicalDeviceDescriptorSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceDescriptorSizeEXT.html)
+    pub get_physical_device_descriptor_size_ext: pfn::PFN_vkGetPhysicalDeviceDescriptorSizeEXT,
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM.html)
+    pub get_physical_device_queue_family_data_graph_engine_operation_properties_arm: pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM,
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM.html)
+    pub get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm: pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM,
     present: [u64; 1],
 }
 #[allow(unused_variables, clippy::unused_unit)]
@@ -397,10 +423,10 @@ mod instance_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn get_physical_device_calibrateable_time_domains_ext(
+    pub(super) unsafe extern "system" fn get_physical_device_calibrateable_time_domains_khr(
         _a0: crate::vk::PhysicalDevice,
         _a1: *mut u32,
-        _a2: *mut crate::vk::TimeDomainEXT,
+        _a2: *mut crate::vk::TimeDomainKHR,
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
@@ -472,6 +498,13 @@ mod instance_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
+    pub(super) unsafe extern "system" fn get_physical_device_video_encode_quality_level_properties_khr(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *const crate::vk::PhysicalDeviceVideoEncodeQualityLevelInfoKHR<'_>,
+        _a2: *mut crate::vk::VideoEncodeQualityLevelPropertiesKHR<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
     pub(super) unsafe extern "system" fn get_physical_device_optical_flow_image_formats_nv(
         _a0: crate::vk::PhysicalDevice,
         _a1: *const crate::vk::OpticalFlowImageFormatInfoNV<'_>,
@@ -480,10 +513,101 @@ mod instance_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
+    pub(super) unsafe extern "system" fn get_physical_device_cooperative_matrix_properties_khr(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *mut u32,
+        _a2: *mut crate::vk::CooperativeMatrixPropertiesKHR<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_cooperative_matrix_properties2_ext(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *const crate::vk::PhysicalDeviceCooperativeMatrixInfo2EXT,
+        _a2: *mut u32,
+        _a3: *mut crate::vk::CooperativeMatrixProperties2EXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *mut u32,
+        _a2: *mut crate::vk::CooperativeMatrixFlexibleDimensionsPropertiesNV,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_cooperative_vector_properties_nv(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *mut u32,
+        _a2: *mut crate::vk::CooperativeVectorPropertiesNV,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn enumerate_physical_device_shader_instrumentation_metrics_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *mut u32,
+        _a2: *mut crate::vk::ShaderInstrumentationMetricDescriptionARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_external_tensor_properties_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *const crate::vk::PhysicalDeviceExternalTensorInfoARM,
+        _a2: *mut crate::vk::ExternalTensorPropertiesARM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_queue_family_data_graph_properties_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: u32,
+        _a2: *mut u32,
+        _a3: *mut crate::vk::QueueFamilyDataGraphPropertiesARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_queue_family_data_graph_processing_engine_properties_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: *const crate::vk::PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM,
+        _a2: *mut crate::vk::QueueFamilyDataGraphProcessingEnginePropertiesARM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn enumerate_physical_device_queue_family_performance_counters_by_region_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: u32,
+        _a2: *mut u32,
+        _a3: *mut crate::vk::PerformanceCounterARM,
+        _a4: *mut crate::vk::PerformanceCounterDescriptionARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_descriptor_size_ext(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: crate::vk::DescriptorType,
+    ) -> crate::vk::DeviceSize {
+        unsafe { core::mem::zeroed() }
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_queue_family_data_graph_engine_operation_properties_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: u32,
+        _a2: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+        _a3: *mut crate::vk::BaseOutStructure<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm(
+        _a0: crate::vk::PhysicalDevice,
+        _a1: u32,
+        _a2: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+        _a3: *const crate::vk::DataGraphOpticalFlowImageFormatInfoARM,
+        _a4: *mut u32,
+        _a5: *mut crate::vk::DataGraphOpticalFlowImageFormatPropertiesARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
 }
 impl InstanceDispatchTable {
     /// Number of entries (slots).
-    pub const LEN: usize = 48;
+    pub const LEN: usize = 61;
     /// A table of stubs only.
     pub fn empty() -> Self {
         Self {
@@ -524,7 +648,7 @@ impl InstanceDispatchTable {
             get_physical_device_multisample_properties_ext: instance_dispatch_table_stubs::get_physical_device_multisample_properties_ext,
             get_physical_device_surface_capabilities2_khr: instance_dispatch_table_stubs::get_physical_device_surface_capabilities2_khr,
             get_physical_device_surface_formats2_khr: instance_dispatch_table_stubs::get_physical_device_surface_formats2_khr,
-            get_physical_device_calibrateable_time_domains_ext: instance_dispatch_table_stubs::get_physical_device_calibrateable_time_domains_ext,
+            get_physical_device_calibrateable_time_domains_khr: instance_dispatch_table_stubs::get_physical_device_calibrateable_time_domains_khr,
             create_debug_utils_messenger_ext: instance_dispatch_table_stubs::create_debug_utils_messenger_ext,
             destroy_debug_utils_messenger_ext: instance_dispatch_table_stubs::destroy_debug_utils_messenger_ext,
             submit_debug_utils_message_ext: instance_dispatch_table_stubs::submit_debug_utils_message_ext,
@@ -534,7 +658,20 @@ impl InstanceDispatchTable {
             get_physical_device_fragment_shading_rates_khr: instance_dispatch_table_stubs::get_physical_device_fragment_shading_rates_khr,
             get_physical_device_video_capabilities_khr: instance_dispatch_table_stubs::get_physical_device_video_capabilities_khr,
             get_physical_device_video_format_properties_khr: instance_dispatch_table_stubs::get_physical_device_video_format_properties_khr,
+            get_physical_device_video_encode_quality_level_properties_khr: instance_dispatch_table_stubs::get_physical_device_video_encode_quality_level_properties_khr,
             get_physical_device_optical_flow_image_formats_nv: instance_dispatch_table_stubs::get_physical_device_optical_flow_image_formats_nv,
+            get_physical_device_cooperative_matrix_properties_khr: instance_dispatch_table_stubs::get_physical_device_cooperative_matrix_properties_khr,
+            get_physical_device_cooperative_matrix_properties2_ext: instance_dispatch_table_stubs::get_physical_device_cooperative_matrix_properties2_ext,
+            get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv: instance_dispatch_table_stubs::get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv,
+            get_physical_device_cooperative_vector_properties_nv: instance_dispatch_table_stubs::get_physical_device_cooperative_vector_properties_nv,
+            enumerate_physical_device_shader_instrumentation_metrics_arm: instance_dispatch_table_stubs::enumerate_physical_device_shader_instrumentation_metrics_arm,
+            get_physical_device_external_tensor_properties_arm: instance_dispatch_table_stubs::get_physical_device_external_tensor_properties_arm,
+            get_physical_device_queue_family_data_graph_properties_arm: instance_dispatch_table_stubs::get_physical_device_queue_family_data_graph_properties_arm,
+            get_physical_device_queue_family_data_graph_processing_engine_properties_arm: instance_dispatch_table_stubs::get_physical_device_queue_family_data_graph_processing_engine_properties_arm,
+            enumerate_physical_device_queue_family_performance_counters_by_region_arm: instance_dispatch_table_stubs::enumerate_physical_device_queue_family_performance_counters_by_region_arm,
+            get_physical_device_descriptor_size_ext: instance_dispatch_table_stubs::get_physical_device_descriptor_size_ext,
+            get_physical_device_queue_family_data_graph_engine_operation_properties_arm: instance_dispatch_table_stubs::get_physical_device_queue_family_data_graph_engine_operation_properties_arm,
+            get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm: instance_dispatch_table_stubs::get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm,
             present: [0; 1],
         }
     }
@@ -766,10 +903,10 @@ impl InstanceDispatchTable {
             t.get_physical_device_surface_formats2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR>(f) };
             t.present[0] |= 1 << 36;
         }
-        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"]) {
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR", c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.get_physical_device_calibrateable_time_domains_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT>(f) };
+            t.get_physical_device_calibrateable_time_domains_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR>(f) };
             t.present[0] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDebugUtilsMessengerEXT"]) {
@@ -826,11 +963,89 @@ impl InstanceDispatchTable {
             t.get_physical_device_video_format_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR>(f) };
             t.present[0] |= 1 << 46;
         }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_video_encode_quality_level_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR>(f) };
+            t.present[0] |= 1 << 47;
+        }
         if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceOpticalFlowImageFormatsNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_physical_device_optical_flow_image_formats_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV>(f) };
-            t.present[0] |= 1 << 47;
+            t.present[0] |= 1 << 48;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_cooperative_matrix_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(f) };
+            t.present[0] |= 1 << 49;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCooperativeMatrixProperties2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_cooperative_matrix_properties2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT>(f) };
+            t.present[0] |= 1 << 50;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV>(f) };
+            t.present[0] |= 1 << 51;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceCooperativeVectorPropertiesNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_cooperative_vector_properties_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV>(f) };
+            t.present[0] |= 1 << 52;
+        }
+        if let Some(f) = first(gpa, &[c"vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_physical_device_shader_instrumentation_metrics_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM>(f) };
+            t.present[0] |= 1 << 53;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceExternalTensorPropertiesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_external_tensor_properties_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceExternalTensorPropertiesARM>(f) };
+            t.present[0] |= 1 << 54;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_data_graph_properties_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM>(f) };
+            t.present[0] |= 1 << 55;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_data_graph_processing_engine_properties_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM>(f) };
+            t.present[0] |= 1 << 56;
+        }
+        if let Some(f) = first(gpa, &[c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.enumerate_physical_device_queue_family_performance_counters_by_region_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM>(f) };
+            t.present[0] |= 1 << 57;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceDescriptorSizeEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_descriptor_size_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceDescriptorSizeEXT>(f) };
+            t.present[0] |= 1 << 58;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_data_graph_engine_operation_properties_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM>(f) };
+            t.present[0] |= 1 << 59;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM>(f) };
+            t.present[0] |= 1 << 60;
         }
         t
     }
@@ -974,6 +1189,16 @@ pub struct DeviceDispatchTable {
     pub get_pipeline_cache_data: pfn::PFN_vkGetPipelineCacheData,
     /// [`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
     pub merge_pipeline_caches: pfn::PFN_vkMergePipelineCaches,
+    /// [`vkCreatePipelineBinariesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineBinariesKHR.html)
+    pub create_pipeline_binaries_khr: pfn::PFN_vkCreatePipelineBinariesKHR,
+    /// [`vkDestroyPipelineBinaryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineBinaryKHR.html)
+    pub destroy_pipeline_binary_khr: pfn::PFN_vkDestroyPipelineBinaryKHR,
+    /// [`vkGetPipelineKeyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineKeyKHR.html)
+    pub get_pipeline_key_khr: pfn::PFN_vkGetPipelineKeyKHR,
+    /// [`vkGetPipelineBinaryDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineBinaryDataKHR.html)
+    pub get_pipeline_binary_data_khr: pfn::PFN_vkGetPipelineBinaryDataKHR,
+    /// [`vkReleaseCapturedPipelineDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseCapturedPipelineDataKHR.html)
+    pub release_captured_pipeline_data_khr: pfn::PFN_vkReleaseCapturedPipelineDataKHR,
     /// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
     pub create_graphics_pipelines: pfn::PFN_vkCreateGraphicsPipelines,
     /// [`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
@@ -1014,6 +1239,8 @@ pub struct DeviceDispatchTable {
     pub destroy_render_pass: pfn::PFN_vkDestroyRenderPass,
     /// [`vkGetRenderAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderAreaGranularity.html)
     pub get_render_area_granularity: pfn::PFN_vkGetRenderAreaGranularity,
+    /// [`vkGetRenderingAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderingAreaGranularity.html)
+    pub get_rendering_area_granularity: pfn::PFN_vkGetRenderingAreaGranularity,
     /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
     pub create_command_pool: pfn::PFN_vkCreateCommandPool,
     /// [`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
@@ -1032,6 +1259,10 @@ pub struct DeviceDispatchTable {
     pub reset_command_buffer: pfn::PFN_vkResetCommandBuffer,
     /// [`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
     pub cmd_bind_pipeline: pfn::PFN_vkCmdBindPipeline,
+    /// [`vkCmdSetPrimitiveRestartIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartIndexEXT.html)
+    pub cmd_set_primitive_restart_index_ext: pfn::PFN_vkCmdSetPrimitiveRestartIndexEXT,
+    /// [`vkCmdSetAttachmentFeedbackLoopEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAttachmentFeedbackLoopEnableEXT.html)
+    pub cmd_set_attachment_feedback_loop_enable_ext: pfn::PFN_vkCmdSetAttachmentFeedbackLoopEnableEXT,
     /// [`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
     pub cmd_set_viewport: pfn::PFN_vkCmdSetViewport,
     /// [`vkCmdSetScissor`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissor.html)
@@ -1076,6 +1307,8 @@ pub struct DeviceDispatchTable {
     pub cmd_draw_cluster_huawei: pfn::PFN_vkCmdDrawClusterHUAWEI,
     /// [`vkCmdDrawClusterIndirectHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawClusterIndirectHUAWEI.html)
     pub cmd_draw_cluster_indirect_huawei: pfn::PFN_vkCmdDrawClusterIndirectHUAWEI,
+    /// [`vkCmdUpdatePipelineIndirectBufferNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdatePipelineIndirectBufferNV.html)
+    pub cmd_update_pipeline_indirect_buffer_nv: pfn::PFN_vkCmdUpdatePipelineIndirectBufferNV,
     /// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
     pub cmd_copy_buffer: pfn::PFN_vkCmdCopyBuffer,
     /// [`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
@@ -1088,8 +1321,12 @@ pub struct DeviceDispatchTable {
     pub cmd_copy_image_to_buffer: pfn::PFN_vkCmdCopyImageToBuffer,
     /// [`vkCmdCopyMemoryIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectNV.html)
     pub cmd_copy_memory_indirect_nv: pfn::PFN_vkCmdCopyMemoryIndirectNV,
+    /// [`vkCmdCopyMemoryIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectKHR.html)
+    pub cmd_copy_memory_indirect_khr: pfn::PFN_vkCmdCopyMemoryIndirectKHR,
     /// [`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
     pub cmd_copy_memory_to_image_indirect_nv: pfn::PFN_vkCmdCopyMemoryToImageIndirectNV,
+    /// [`vkCmdCopyMemoryToImageIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectKHR.html)
+    pub cmd_copy_memory_to_image_indirect_khr: pfn::PFN_vkCmdCopyMemoryToImageIndirectKHR,
     /// [`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
     pub cmd_update_buffer: pfn::PFN_vkCmdUpdateBuffer,
     /// [`vkCmdFillBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillBuffer.html)
@@ -1118,6 +1355,8 @@ pub struct DeviceDispatchTable {
     pub cmd_begin_conditional_rendering_ext: pfn::PFN_vkCmdBeginConditionalRenderingEXT,
     /// [`vkCmdEndConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndConditionalRenderingEXT.html)
     pub cmd_end_conditional_rendering_ext: pfn::PFN_vkCmdEndConditionalRenderingEXT,
+    /// [`vkCmdBeginCustomResolveEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginCustomResolveEXT.html)
+    pub cmd_begin_custom_resolve_ext: pfn::PFN_vkCmdBeginCustomResolveEXT,
     /// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
     pub cmd_reset_query_pool: pfn::PFN_vkCmdResetQueryPool,
     /// [`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
@@ -1166,8 +1405,26 @@ pub struct DeviceDispatchTable {
     pub create_indirect_commands_layout_nv: pfn::PFN_vkCreateIndirectCommandsLayoutNV,
     /// [`vkDestroyIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutNV.html)
     pub destroy_indirect_commands_layout_nv: pfn::PFN_vkDestroyIndirectCommandsLayoutNV,
-    /// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
-    pub cmd_push_descriptor_set_khr: pfn::PFN_vkCmdPushDescriptorSetKHR,
+    /// [`vkCmdExecuteGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsEXT.html)
+    pub cmd_execute_generated_commands_ext: pfn::PFN_vkCmdExecuteGeneratedCommandsEXT,
+    /// [`vkCmdPreprocessGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsEXT.html)
+    pub cmd_preprocess_generated_commands_ext: pfn::PFN_vkCmdPreprocessGeneratedCommandsEXT,
+    /// [`vkGetGeneratedCommandsMemoryRequirementsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsEXT.html)
+    pub get_generated_commands_memory_requirements_ext: pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsEXT,
+    /// [`vkCreateIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutEXT.html)
+    pub create_indirect_commands_layout_ext: pfn::PFN_vkCreateIndirectCommandsLayoutEXT,
+    /// [`vkDestroyIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutEXT.html)
+    pub destroy_indirect_commands_layout_ext: pfn::PFN_vkDestroyIndirectCommandsLayoutEXT,
+    /// [`vkCreateIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectExecutionSetEXT.html)
+    pub create_indirect_execution_set_ext: pfn::PFN_vkCreateIndirectExecutionSetEXT,
+    /// [`vkDestroyIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectExecutionSetEXT.html)
+    pub destroy_indirect_execution_set_ext: pfn::PFN_vkDestroyIndirectExecutionSetEXT,
+    /// [`vkUpdateIndirectExecutionSetPipelineEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetPipelineEXT.html)
+    pub update_indirect_execution_set_pipeline_ext: pfn::PFN_vkUpdateIndirectExecutionSetPipelineEXT,
+    /// [`vkUpdateIndirectExecutionSetShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetShaderEXT.html)
+    pub update_indirect_execution_set_shader_ext: pfn::PFN_vkUpdateIndirectExecutionSetShaderEXT,
+    /// [`vkCmdPushDescriptorSet`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet.html)
+    pub cmd_push_descriptor_set: pfn::PFN_vkCmdPushDescriptorSet,
     /// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
     pub trim_command_pool: pfn::PFN_vkTrimCommandPool,
     /// [`vkGetMemoryFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdKHR.html)
@@ -1206,8 +1463,8 @@ pub struct DeviceDispatchTable {
     pub destroy_descriptor_update_template: pfn::PFN_vkDestroyDescriptorUpdateTemplate,
     /// [`vkUpdateDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplate.html)
     pub update_descriptor_set_with_template: pfn::PFN_vkUpdateDescriptorSetWithTemplate,
-    /// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
-    pub cmd_push_descriptor_set_with_template_khr: pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR,
+    /// [`vkCmdPushDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate.html)
+    pub cmd_push_descriptor_set_with_template: pfn::PFN_vkCmdPushDescriptorSetWithTemplate,
     /// [`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
     pub set_hdr_metadata_ext: pfn::PFN_vkSetHdrMetadataEXT,
     /// [`vkGetSwapchainStatusKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainStatusKHR.html)
@@ -1220,6 +1477,10 @@ pub struct DeviceDispatchTable {
     pub cmd_set_viewport_w_scaling_nv: pfn::PFN_vkCmdSetViewportWScalingNV,
     /// [`vkCmdSetDiscardRectangleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEXT.html)
     pub cmd_set_discard_rectangle_ext: pfn::PFN_vkCmdSetDiscardRectangleEXT,
+    /// [`vkCmdSetDiscardRectangleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEnableEXT.html)
+    pub cmd_set_discard_rectangle_enable_ext: pfn::PFN_vkCmdSetDiscardRectangleEnableEXT,
+    /// [`vkCmdSetDiscardRectangleModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleModeEXT.html)
+    pub cmd_set_discard_rectangle_mode_ext: pfn::PFN_vkCmdSetDiscardRectangleModeEXT,
     /// [`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
     pub cmd_set_sample_locations_ext: pfn::PFN_vkCmdSetSampleLocationsEXT,
     /// [`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
@@ -1262,8 +1523,8 @@ pub struct DeviceDispatchTable {
     pub get_shader_info_amd: pfn::PFN_vkGetShaderInfoAMD,
     /// [`vkSetLocalDimmingAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLocalDimmingAMD.html)
     pub set_local_dimming_amd: pfn::PFN_vkSetLocalDimmingAMD,
-    /// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
-    pub get_calibrated_timestamps_ext: pfn::PFN_vkGetCalibratedTimestampsEXT,
+    /// [`vkGetCalibratedTimestampsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsKHR.html)
+    pub get_calibrated_timestamps_khr: pfn::PFN_vkGetCalibratedTimestampsKHR,
     /// [`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
     pub set_debug_utils_object_name_ext: pfn::PFN_vkSetDebugUtilsObjectNameEXT,
     /// [`vkSetDebugUtilsObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectTagEXT.html)
@@ -1324,6 +1585,8 @@ pub struct DeviceDispatchTable {
     pub cmd_draw_indirect_byte_count_ext: pfn::PFN_vkCmdDrawIndirectByteCountEXT,
     /// [`vkCmdSetExclusiveScissorNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorNV.html)
     pub cmd_set_exclusive_scissor_nv: pfn::PFN_vkCmdSetExclusiveScissorNV,
+    /// [`vkCmdSetExclusiveScissorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorEnableNV.html)
+    pub cmd_set_exclusive_scissor_enable_nv: pfn::PFN_vkCmdSetExclusiveScissorEnableNV,
     /// [`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
     pub cmd_bind_shading_rate_image_nv: pfn::PFN_vkCmdBindShadingRateImageNV,
     /// [`vkCmdSetViewportShadingRatePaletteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportShadingRatePaletteNV.html)
@@ -1396,6 +1659,10 @@ pub struct DeviceDispatchTable {
     pub cmd_trace_rays_indirect_khr: pfn::PFN_vkCmdTraceRaysIndirectKHR,
     /// [`vkCmdTraceRaysIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirect2KHR.html)
     pub cmd_trace_rays_indirect2_khr: pfn::PFN_vkCmdTraceRaysIndirect2KHR,
+    /// [`vkGetClusterAccelerationStructureBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetClusterAccelerationStructureBuildSizesNV.html)
+    pub get_cluster_acceleration_structure_build_sizes_nv: pfn::PFN_vkGetClusterAccelerationStructureBuildSizesNV,
+    /// [`vkCmdBuildClusterAccelerationStructureIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildClusterAccelerationStructureIndirectNV.html)
+    pub cmd_build_cluster_acceleration_structure_indirect_nv: pfn::PFN_vkCmdBuildClusterAccelerationStructureIndirectNV,
     /// [`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
     pub get_device_acceleration_structure_compatibility_khr: pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR,
     /// [`vkGetRayTracingShaderGroupStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingShaderGroupStackSizeKHR.html)
@@ -1438,8 +1705,8 @@ pub struct DeviceDispatchTable {
     pub get_pipeline_executable_statistics_khr: pfn::PFN_vkGetPipelineExecutableStatisticsKHR,
     /// [`vkGetPipelineExecutableInternalRepresentationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableInternalRepresentationsKHR.html)
     pub get_pipeline_executable_internal_representations_khr: pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR,
-    /// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
-    pub cmd_set_line_stipple_ext: pfn::PFN_vkCmdSetLineStippleEXT,
+    /// [`vkCmdSetLineStipple`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStipple.html)
+    pub cmd_set_line_stipple: pfn::PFN_vkCmdSetLineStipple,
     /// [`vkCreateAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureKHR.html)
     pub create_acceleration_structure_khr: pfn::PFN_vkCreateAccelerationStructureKHR,
     /// [`vkCmdBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresKHR.html)
@@ -1460,6 +1727,12 @@ pub struct DeviceDispatchTable {
     pub get_deferred_operation_result_khr: pfn::PFN_vkGetDeferredOperationResultKHR,
     /// [`vkDeferredOperationJoinKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeferredOperationJoinKHR.html)
     pub deferred_operation_join_khr: pfn::PFN_vkDeferredOperationJoinKHR,
+    /// [`vkGetPipelineIndirectMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectMemoryRequirementsNV.html)
+    pub get_pipeline_indirect_memory_requirements_nv: pfn::PFN_vkGetPipelineIndirectMemoryRequirementsNV,
+    /// [`vkGetPipelineIndirectDeviceAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectDeviceAddressNV.html)
+    pub get_pipeline_indirect_device_address_nv: pfn::PFN_vkGetPipelineIndirectDeviceAddressNV,
+    /// [`vkAntiLagUpdateAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAntiLagUpdateAMD.html)
+    pub anti_lag_update_amd: pfn::PFN_vkAntiLagUpdateAMD,
     /// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
     pub cmd_set_cull_mode: pfn::PFN_vkCmdSetCullMode,
     /// [`vkCmdSetFrontFace`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFrontFace.html)
@@ -1470,6 +1743,8 @@ pub struct DeviceDispatchTable {
     pub cmd_set_viewport_with_count: pfn::PFN_vkCmdSetViewportWithCount,
     /// [`vkCmdSetScissorWithCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCount.html)
     pub cmd_set_scissor_with_count: pfn::PFN_vkCmdSetScissorWithCount,
+    /// [`vkCmdBindIndexBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer2.html)
+    pub cmd_bind_index_buffer2: pfn::PFN_vkCmdBindIndexBuffer2,
     /// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
     pub cmd_bind_vertex_buffers2: pfn::PFN_vkCmdBindVertexBuffers2,
     /// [`vkCmdSetDepthTestEnable`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthTestEnable.html)
@@ -1552,8 +1827,6 @@ pub struct DeviceDispatchTable {
     pub cmd_set_coverage_modulation_table_nv: pfn::PFN_vkCmdSetCoverageModulationTableNV,
     /// [`vkCmdSetShadingRateImageEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetShadingRateImageEnableNV.html)
     pub cmd_set_shading_rate_image_enable_nv: pfn::PFN_vkCmdSetShadingRateImageEnableNV,
-    /// [`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
-    pub cmd_set_coverage_reduction_mode_nv: pfn::PFN_vkCmdSetCoverageReductionModeNV,
     /// [`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
     pub cmd_set_representative_fragment_test_enable_nv: pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV,
     /// [`vkCreatePrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePrivateDataSlot.html)
@@ -1602,6 +1875,14 @@ pub struct DeviceDispatchTable {
     pub cmd_write_buffer_marker2_amd: pfn::PFN_vkCmdWriteBufferMarker2AMD,
     /// [`vkGetQueueCheckpointData2NV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetQueueCheckpointData2NV.html)
     pub get_queue_checkpoint_data2_nv: pfn::PFN_vkGetQueueCheckpointData2NV,
+    /// [`vkCopyMemoryToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToImage.html)
+    pub copy_memory_to_image: pfn::PFN_vkCopyMemoryToImage,
+    /// [`vkCopyImageToMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToMemory.html)
+    pub copy_image_to_memory: pfn::PFN_vkCopyImageToMemory,
+    /// [`vkCopyImageToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToImage.html)
+    pub copy_image_to_image: pfn::PFN_vkCopyImageToImage,
+    /// [`vkTransitionImageLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayout.html)
+    pub transition_image_layout: pfn::PFN_vkTransitionImageLayout,
     /// [`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
     pub create_video_session_khr: pfn::PFN_vkCreateVideoSessionKHR,
     /// [`vkDestroyVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionKHR.html)
@@ -1610,6 +1891,8 @@ pub struct DeviceDispatchTable {
     pub create_video_session_parameters_khr: pfn::PFN_vkCreateVideoSessionParametersKHR,
     /// [`vkUpdateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateVideoSessionParametersKHR.html)
     pub update_video_session_parameters_khr: pfn::PFN_vkUpdateVideoSessionParametersKHR,
+    /// [`vkGetEncodedVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEncodedVideoSessionParametersKHR.html)
+    pub get_encoded_video_session_parameters_khr: pfn::PFN_vkGetEncodedVideoSessionParametersKHR,
     /// [`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
     pub destroy_video_session_parameters_khr: pfn::PFN_vkDestroyVideoSessionParametersKHR,
     /// [`vkGetVideoSessionMemoryRequirementsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetVideoSessionMemoryRequirementsKHR.html)
@@ -1624,10 +1907,20 @@ pub struct DeviceDispatchTable {
     pub cmd_control_video_coding_khr: pfn::PFN_vkCmdControlVideoCodingKHR,
     /// [`vkCmdEndVideoCodingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndVideoCodingKHR.html)
     pub cmd_end_video_coding_khr: pfn::PFN_vkCmdEndVideoCodingKHR,
+    /// [`vkCmdEncodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEncodeVideoKHR.html)
+    pub cmd_encode_video_khr: pfn::PFN_vkCmdEncodeVideoKHR,
     /// [`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
     pub cmd_decompress_memory_nv: pfn::PFN_vkCmdDecompressMemoryNV,
     /// [`vkCmdDecompressMemoryIndirectCountNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountNV.html)
     pub cmd_decompress_memory_indirect_count_nv: pfn::PFN_vkCmdDecompressMemoryIndirectCountNV,
+    /// [`vkGetPartitionedAccelerationStructuresBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPartitionedAccelerationStructuresBuildSizesNV.html)
+    pub get_partitioned_acceleration_structures_build_sizes_nv: pfn::PFN_vkGetPartitionedAccelerationStructuresBuildSizesNV,
+    /// [`vkCmdBuildPartitionedAccelerationStructuresNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildPartitionedAccelerationStructuresNV.html)
+    pub cmd_build_partitioned_acceleration_structures_nv: pfn::PFN_vkCmdBuildPartitionedAccelerationStructuresNV,
+    /// [`vkCmdDecompressMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryEXT.html)
+    pub cmd_decompress_memory_ext: pfn::PFN_vkCmdDecompressMemoryEXT,
+    /// [`vkCmdDecompressMemoryIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountEXT.html)
+    pub cmd_decompress_memory_indirect_count_ext: pfn::PFN_vkCmdDecompressMemoryIndirectCountEXT,
     /// [`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
     pub create_cu_module_nvx: pfn::PFN_vkCreateCuModuleNVX,
     /// [`vkCreateCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuFunctionNVX.html)
@@ -1662,12 +1955,16 @@ pub struct DeviceDispatchTable {
     pub get_acceleration_structure_opaque_capture_descriptor_data_ext: pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT,
     /// [`vkSetDeviceMemoryPriorityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDeviceMemoryPriorityEXT.html)
     pub set_device_memory_priority_ext: pfn::PFN_vkSetDeviceMemoryPriorityEXT,
+    /// [`vkWaitForPresent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresent2KHR.html)
+    pub wait_for_present2_khr: pfn::PFN_vkWaitForPresent2KHR,
     /// [`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
     pub wait_for_present_khr: pfn::PFN_vkWaitForPresentKHR,
     /// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
     pub cmd_begin_rendering: pfn::PFN_vkCmdBeginRendering,
     /// [`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
     pub cmd_end_rendering: pfn::PFN_vkCmdEndRendering,
+    /// [`vkCmdEndRendering2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering2KHR.html)
+    pub cmd_end_rendering2_khr: pfn::PFN_vkCmdEndRendering2KHR,
     /// [`vkGetDescriptorSetLayoutHostMappingInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutHostMappingInfoVALVE.html)
     pub get_descriptor_set_layout_host_mapping_info_valve: pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE,
     /// [`vkGetDescriptorSetHostMappingVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetHostMappingVALVE.html)
@@ -1704,10 +2001,12 @@ pub struct DeviceDispatchTable {
     pub get_shader_module_identifier_ext: pfn::PFN_vkGetShaderModuleIdentifierEXT,
     /// [`vkGetShaderModuleCreateInfoIdentifierEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderModuleCreateInfoIdentifierEXT.html)
     pub get_shader_module_create_info_identifier_ext: pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT,
-    /// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
-    pub get_image_subresource_layout2_ext: pfn::PFN_vkGetImageSubresourceLayout2EXT,
+    /// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+    pub get_image_subresource_layout2: pfn::PFN_vkGetImageSubresourceLayout2,
     /// [`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
     pub get_pipeline_properties_ext: pfn::PFN_vkGetPipelinePropertiesEXT,
+    /// [`vkCmdBindTileMemoryQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTileMemoryQCOM.html)
+    pub cmd_bind_tile_memory_qcom: pfn::PFN_vkCmdBindTileMemoryQCOM,
     /// [`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
     pub get_framebuffer_tile_properties_qcom: pfn::PFN_vkGetFramebufferTilePropertiesQCOM,
     /// [`vkGetDynamicRenderingTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDynamicRenderingTilePropertiesQCOM.html)
@@ -1722,13 +2021,241 @@ pub struct DeviceDispatchTable {
     pub cmd_optical_flow_execute_nv: pfn::PFN_vkCmdOpticalFlowExecuteNV,
     /// [`vkGetDeviceFaultInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultInfoEXT.html)
     pub get_device_fault_info_ext: pfn::PFN_vkGetDeviceFaultInfoEXT,
-    /// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
-    pub release_swapchain_images_ext: pfn::PFN_vkReleaseSwapchainImagesEXT,
+    /// [`vkGetDeviceFaultReportsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultReportsKHR.html)
+    pub get_device_fault_reports_khr: pfn::PFN_vkGetDeviceFaultReportsKHR,
+    /// [`vkGetDeviceFaultDebugInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultDebugInfoKHR.html)
+    pub get_device_fault_debug_info_khr: pfn::PFN_vkGetDeviceFaultDebugInfoKHR,
+    /// [`vkCmdSetDepthBias2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias2EXT.html)
+    pub cmd_set_depth_bias2_ext: pfn::PFN_vkCmdSetDepthBias2EXT,
+    /// [`vkReleaseSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesKHR.html)
+    pub release_swapchain_images_khr: pfn::PFN_vkReleaseSwapchainImagesKHR,
+    /// [`vkGetDeviceImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayout.html)
+    pub get_device_image_subresource_layout: pfn::PFN_vkGetDeviceImageSubresourceLayout,
+    /// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+    pub map_memory2: pfn::PFN_vkMapMemory2,
+    /// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+    pub unmap_memory2: pfn::PFN_vkUnmapMemory2,
+    /// [`vkCreateShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShadersEXT.html)
+    pub create_shaders_ext: pfn::PFN_vkCreateShadersEXT,
+    /// [`vkDestroyShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderEXT.html)
+    pub destroy_shader_ext: pfn::PFN_vkDestroyShaderEXT,
+    /// [`vkGetShaderBinaryDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderBinaryDataEXT.html)
+    pub get_shader_binary_data_ext: pfn::PFN_vkGetShaderBinaryDataEXT,
+    /// [`vkCmdBindShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadersEXT.html)
+    pub cmd_bind_shaders_ext: pfn::PFN_vkCmdBindShadersEXT,
+    /// [`vkSetSwapchainPresentTimingQueueSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetSwapchainPresentTimingQueueSizeEXT.html)
+    pub set_swapchain_present_timing_queue_size_ext: pfn::PFN_vkSetSwapchainPresentTimingQueueSizeEXT,
+    /// [`vkGetSwapchainTimingPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimingPropertiesEXT.html)
+    pub get_swapchain_timing_properties_ext: pfn::PFN_vkGetSwapchainTimingPropertiesEXT,
+    /// [`vkGetSwapchainTimeDomainPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimeDomainPropertiesEXT.html)
+    pub get_swapchain_time_domain_properties_ext: pfn::PFN_vkGetSwapchainTimeDomainPropertiesEXT,
+    /// [`vkGetPastPresentationTimingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingEXT.html)
+    pub get_past_presentation_timing_ext: pfn::PFN_vkGetPastPresentationTimingEXT,
+    /// [`vkCreateGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGpaSessionAMD.html)
+    pub create_gpa_session_amd: pfn::PFN_vkCreateGpaSessionAMD,
+    /// [`vkDestroyGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyGpaSessionAMD.html)
+    pub destroy_gpa_session_amd: pfn::PFN_vkDestroyGpaSessionAMD,
+    /// [`vkSetGpaDeviceClockModeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetGpaDeviceClockModeAMD.html)
+    pub set_gpa_device_clock_mode_amd: pfn::PFN_vkSetGpaDeviceClockModeAMD,
+    /// [`vkGetGpaDeviceClockInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaDeviceClockInfoAMD.html)
+    pub get_gpa_device_clock_info_amd: pfn::PFN_vkGetGpaDeviceClockInfoAMD,
+    /// [`vkCmdBeginGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSessionAMD.html)
+    pub cmd_begin_gpa_session_amd: pfn::PFN_vkCmdBeginGpaSessionAMD,
+    /// [`vkCmdEndGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSessionAMD.html)
+    pub cmd_end_gpa_session_amd: pfn::PFN_vkCmdEndGpaSessionAMD,
+    /// [`vkCmdBeginGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSampleAMD.html)
+    pub cmd_begin_gpa_sample_amd: pfn::PFN_vkCmdBeginGpaSampleAMD,
+    /// [`vkCmdEndGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSampleAMD.html)
+    pub cmd_end_gpa_sample_amd: pfn::PFN_vkCmdEndGpaSampleAMD,
+    /// [`vkGetGpaSessionStatusAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionStatusAMD.html)
+    pub get_gpa_session_status_amd: pfn::PFN_vkGetGpaSessionStatusAMD,
+    /// [`vkGetGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionResultsAMD.html)
+    pub get_gpa_session_results_amd: pfn::PFN_vkGetGpaSessionResultsAMD,
+    /// [`vkResetGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetGpaSessionAMD.html)
+    pub reset_gpa_session_amd: pfn::PFN_vkResetGpaSessionAMD,
+    /// [`vkCmdCopyGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyGpaSessionResultsAMD.html)
+    pub cmd_copy_gpa_session_results_amd: pfn::PFN_vkCmdCopyGpaSessionResultsAMD,
+    /// [`vkCmdBindDescriptorSets2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets2.html)
+    pub cmd_bind_descriptor_sets2: pfn::PFN_vkCmdBindDescriptorSets2,
+    /// [`vkCmdPushConstants2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants2.html)
+    pub cmd_push_constants2: pfn::PFN_vkCmdPushConstants2,
+    /// [`vkCmdPushDescriptorSet2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet2.html)
+    pub cmd_push_descriptor_set2: pfn::PFN_vkCmdPushDescriptorSet2,
+    /// [`vkCmdPushDescriptorSetWithTemplate2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate2.html)
+    pub cmd_push_descriptor_set_with_template2: pfn::PFN_vkCmdPushDescriptorSetWithTemplate2,
+    /// [`vkCmdSetDescriptorBufferOffsets2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsets2EXT.html)
+    pub cmd_set_descriptor_buffer_offsets2_ext: pfn::PFN_vkCmdSetDescriptorBufferOffsets2EXT,
+    /// [`vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplers2EXT.html)
+    pub cmd_bind_descriptor_buffer_embedded_samplers2_ext: pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplers2EXT,
+    /// [`vkSetLatencySleepModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeNV.html)
+    pub set_latency_sleep_mode_nv: pfn::PFN_vkSetLatencySleepModeNV,
+    /// [`vkLatencySleepNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepNV.html)
+    pub latency_sleep_nv: pfn::PFN_vkLatencySleepNV,
+    /// [`vkSetLatencyMarkerNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerNV.html)
+    pub set_latency_marker_nv: pfn::PFN_vkSetLatencyMarkerNV,
+    /// [`vkGetLatencyTimingsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsNV.html)
+    pub get_latency_timings_nv: pfn::PFN_vkGetLatencyTimingsNV,
+    /// [`vkQueueNotifyOutOfBandNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandNV.html)
+    pub queue_notify_out_of_band_nv: pfn::PFN_vkQueueNotifyOutOfBandNV,
+    /// [`vkSetLatencySleepModeLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeLegacyNV.html)
+    pub set_latency_sleep_mode_legacy_nv: pfn::PFN_vkSetLatencySleepModeLegacyNV,
+    /// [`vkLatencySleepLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepLegacyNV.html)
+    pub latency_sleep_legacy_nv: pfn::PFN_vkLatencySleepLegacyNV,
+    /// [`vkSetLatencyMarkerLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerLegacyNV.html)
+    pub set_latency_marker_legacy_nv: pfn::PFN_vkSetLatencyMarkerLegacyNV,
+    /// [`vkGetLatencyTimingsLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsLegacyNV.html)
+    pub get_latency_timings_legacy_nv: pfn::PFN_vkGetLatencyTimingsLegacyNV,
+    /// [`vkQueueNotifyOutOfBandLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandLegacyNV.html)
+    pub queue_notify_out_of_band_legacy_nv: pfn::PFN_vkQueueNotifyOutOfBandLegacyNV,
+    /// [`vkGetSleepStatusLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSleepStatusLegacyNV.html)
+    pub get_sleep_status_legacy_nv: pfn::PFN_vkGetSleepStatusLegacyNV,
+    /// [`vkShutdownLatencyDeviceLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkShutdownLatencyDeviceLegacyNV.html)
+    pub shutdown_latency_device_legacy_nv: pfn::PFN_vkShutdownLatencyDeviceLegacyNV,
+    /// [`vkCmdSetRenderingAttachmentLocations`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingAttachmentLocations.html)
+    pub cmd_set_rendering_attachment_locations: pfn::PFN_vkCmdSetRenderingAttachmentLocations,
+    /// [`vkCmdSetRenderingInputAttachmentIndices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingInputAttachmentIndices.html)
+    pub cmd_set_rendering_input_attachment_indices: pfn::PFN_vkCmdSetRenderingInputAttachmentIndices,
+    /// [`vkCmdSetDepthClampRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampRangeEXT.html)
+    pub cmd_set_depth_clamp_range_ext: pfn::PFN_vkCmdSetDepthClampRangeEXT,
+    /// [`vkConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkConvertCooperativeVectorMatrixNV.html)
+    pub convert_cooperative_vector_matrix_nv: pfn::PFN_vkConvertCooperativeVectorMatrixNV,
+    /// [`vkCmdConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdConvertCooperativeVectorMatrixNV.html)
+    pub cmd_convert_cooperative_vector_matrix_nv: pfn::PFN_vkCmdConvertCooperativeVectorMatrixNV,
+    /// [`vkCmdDispatchTileQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchTileQCOM.html)
+    pub cmd_dispatch_tile_qcom: pfn::PFN_vkCmdDispatchTileQCOM,
+    /// [`vkCmdBeginPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginPerTileExecutionQCOM.html)
+    pub cmd_begin_per_tile_execution_qcom: pfn::PFN_vkCmdBeginPerTileExecutionQCOM,
+    /// [`vkCmdEndPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndPerTileExecutionQCOM.html)
+    pub cmd_end_per_tile_execution_qcom: pfn::PFN_vkCmdEndPerTileExecutionQCOM,
+    /// [`vkCreateExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateExternalComputeQueueNV.html)
+    pub create_external_compute_queue_nv: pfn::PFN_vkCreateExternalComputeQueueNV,
+    /// [`vkDestroyExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyExternalComputeQueueNV.html)
+    pub destroy_external_compute_queue_nv: pfn::PFN_vkDestroyExternalComputeQueueNV,
+    /// [`vkGetExternalComputeQueueDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetExternalComputeQueueDataNV.html)
+    pub get_external_compute_queue_data_nv: pfn::PFN_vkGetExternalComputeQueueDataNV,
+    /// [`vkCreateShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderInstrumentationARM.html)
+    pub create_shader_instrumentation_arm: pfn::PFN_vkCreateShaderInstrumentationARM,
+    /// [`vkDestroyShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderInstrumentationARM.html)
+    pub destroy_shader_instrumentation_arm: pfn::PFN_vkDestroyShaderInstrumentationARM,
+    /// [`vkCmdBeginShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginShaderInstrumentationARM.html)
+    pub cmd_begin_shader_instrumentation_arm: pfn::PFN_vkCmdBeginShaderInstrumentationARM,
+    /// [`vkCmdEndShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndShaderInstrumentationARM.html)
+    pub cmd_end_shader_instrumentation_arm: pfn::PFN_vkCmdEndShaderInstrumentationARM,
+    /// [`vkGetShaderInstrumentationValuesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInstrumentationValuesARM.html)
+    pub get_shader_instrumentation_values_arm: pfn::PFN_vkGetShaderInstrumentationValuesARM,
+    /// [`vkClearShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkClearShaderInstrumentationMetricsARM.html)
+    pub clear_shader_instrumentation_metrics_arm: pfn::PFN_vkClearShaderInstrumentationMetricsARM,
+    /// [`vkCreateTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorARM.html)
+    pub create_tensor_arm: pfn::PFN_vkCreateTensorARM,
+    /// [`vkDestroyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorARM.html)
+    pub destroy_tensor_arm: pfn::PFN_vkDestroyTensorARM,
+    /// [`vkCreateTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorViewARM.html)
+    pub create_tensor_view_arm: pfn::PFN_vkCreateTensorViewARM,
+    /// [`vkDestroyTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorViewARM.html)
+    pub destroy_tensor_view_arm: pfn::PFN_vkDestroyTensorViewARM,
+    /// [`vkGetTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorMemoryRequirementsARM.html)
+    pub get_tensor_memory_requirements_arm: pfn::PFN_vkGetTensorMemoryRequirementsARM,
+    /// [`vkBindTensorMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindTensorMemoryARM.html)
+    pub bind_tensor_memory_arm: pfn::PFN_vkBindTensorMemoryARM,
+    /// [`vkGetDeviceTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceTensorMemoryRequirementsARM.html)
+    pub get_device_tensor_memory_requirements_arm: pfn::PFN_vkGetDeviceTensorMemoryRequirementsARM,
+    /// [`vkCmdCopyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyTensorARM.html)
+    pub cmd_copy_tensor_arm: pfn::PFN_vkCmdCopyTensorARM,
+    /// [`vkGetTensorOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDescriptorDataARM.html)
+    pub get_tensor_opaque_capture_descriptor_data_arm: pfn::PFN_vkGetTensorOpaqueCaptureDescriptorDataARM,
+    /// [`vkGetTensorViewOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorViewOpaqueCaptureDescriptorDataARM.html)
+    pub get_tensor_view_opaque_capture_descriptor_data_arm: pfn::PFN_vkGetTensorViewOpaqueCaptureDescriptorDataARM,
+    /// [`vkCreateDataGraphPipelinesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelinesARM.html)
+    pub create_data_graph_pipelines_arm: pfn::PFN_vkCreateDataGraphPipelinesARM,
+    /// [`vkCreateDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelineSessionARM.html)
+    pub create_data_graph_pipeline_session_arm: pfn::PFN_vkCreateDataGraphPipelineSessionARM,
+    /// [`vkGetDataGraphPipelineSessionBindPointRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionBindPointRequirementsARM.html)
+    pub get_data_graph_pipeline_session_bind_point_requirements_arm: pfn::PFN_vkGetDataGraphPipelineSessionBindPointRequirementsARM,
+    /// [`vkGetDataGraphPipelineSessionMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionMemoryRequirementsARM.html)
+    pub get_data_graph_pipeline_session_memory_requirements_arm: pfn::PFN_vkGetDataGraphPipelineSessionMemoryRequirementsARM,
+    /// [`vkBindDataGraphPipelineSessionMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindDataGraphPipelineSessionMemoryARM.html)
+    pub bind_data_graph_pipeline_session_memory_arm: pfn::PFN_vkBindDataGraphPipelineSessionMemoryARM,
+    /// [`vkDestroyDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDataGraphPipelineSessionARM.html)
+    pub destroy_data_graph_pipeline_session_arm: pfn::PFN_vkDestroyDataGraphPipelineSessionARM,
+    /// [`vkCmdDispatchDataGraphARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchDataGraphARM.html)
+    pub cmd_dispatch_data_graph_arm: pfn::PFN_vkCmdDispatchDataGraphARM,
+    /// [`vkGetDataGraphPipelineAvailablePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineAvailablePropertiesARM.html)
+    pub get_data_graph_pipeline_available_properties_arm: pfn::PFN_vkGetDataGraphPipelineAvailablePropertiesARM,
+    /// [`vkGetDataGraphPipelinePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelinePropertiesARM.html)
+    pub get_data_graph_pipeline_properties_arm: pfn::PFN_vkGetDataGraphPipelinePropertiesARM,
+    /// [`vkQueueSetPerfHintQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerfHintQCOM.html)
+    pub queue_set_perf_hint_qcom: pfn::PFN_vkQueueSetPerfHintQCOM,
+    /// [`vkCmdSetComputeOccupancyPriorityNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetComputeOccupancyPriorityNV.html)
+    pub cmd_set_compute_occupancy_priority_nv: pfn::PFN_vkCmdSetComputeOccupancyPriorityNV,
+    /// [`vkWriteSamplerDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteSamplerDescriptorsEXT.html)
+    pub write_sampler_descriptors_ext: pfn::PFN_vkWriteSamplerDescriptorsEXT,
+    /// [`vkWriteResourceDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteResourceDescriptorsEXT.html)
+    pub write_resource_descriptors_ext: pfn::PFN_vkWriteResourceDescriptorsEXT,
+    /// [`vkCmdBindSamplerHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindSamplerHeapEXT.html)
+    pub cmd_bind_sampler_heap_ext: pfn::PFN_vkCmdBindSamplerHeapEXT,
+    /// [`vkCmdBindResourceHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindResourceHeapEXT.html)
+    pub cmd_bind_resource_heap_ext: pfn::PFN_vkCmdBindResourceHeapEXT,
+    /// [`vkCmdPushDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDataEXT.html)
+    pub cmd_push_data_ext: pfn::PFN_vkCmdPushDataEXT,
+    /// [`vkRegisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkRegisterCustomBorderColorEXT.html)
+    pub register_custom_border_color_ext: pfn::PFN_vkRegisterCustomBorderColorEXT,
+    /// [`vkUnregisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnregisterCustomBorderColorEXT.html)
+    pub unregister_custom_border_color_ext: pfn::PFN_vkUnregisterCustomBorderColorEXT,
+    /// [`vkGetImageOpaqueCaptureDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDataEXT.html)
+    pub get_image_opaque_capture_data_ext: pfn::PFN_vkGetImageOpaqueCaptureDataEXT,
+    /// [`vkGetTensorOpaqueCaptureDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDataARM.html)
+    pub get_tensor_opaque_capture_data_arm: pfn::PFN_vkGetTensorOpaqueCaptureDataARM,
+    /// [`vkCmdCopyMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryKHR.html)
+    pub cmd_copy_memory_khr: pfn::PFN_vkCmdCopyMemoryKHR,
+    /// [`vkCmdCopyMemoryToImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageKHR.html)
+    pub cmd_copy_memory_to_image_khr: pfn::PFN_vkCmdCopyMemoryToImageKHR,
+    /// [`vkCmdCopyImageToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToMemoryKHR.html)
+    pub cmd_copy_image_to_memory_khr: pfn::PFN_vkCmdCopyImageToMemoryKHR,
+    /// [`vkCmdUpdateMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateMemoryKHR.html)
+    pub cmd_update_memory_khr: pfn::PFN_vkCmdUpdateMemoryKHR,
+    /// [`vkCmdFillMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillMemoryKHR.html)
+    pub cmd_fill_memory_khr: pfn::PFN_vkCmdFillMemoryKHR,
+    /// [`vkCmdCopyQueryPoolResultsToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResultsToMemoryKHR.html)
+    pub cmd_copy_query_pool_results_to_memory_khr: pfn::PFN_vkCmdCopyQueryPoolResultsToMemoryKHR,
+    /// [`vkCmdBeginConditionalRendering2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRendering2EXT.html)
+    pub cmd_begin_conditional_rendering2_ext: pfn::PFN_vkCmdBeginConditionalRendering2EXT,
+    /// [`vkCmdBindTransformFeedbackBuffers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffers2EXT.html)
+    pub cmd_bind_transform_feedback_buffers2_ext: pfn::PFN_vkCmdBindTransformFeedbackBuffers2EXT,
+    /// [`vkCmdBeginTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedback2EXT.html)
+    pub cmd_begin_transform_feedback2_ext: pfn::PFN_vkCmdBeginTransformFeedback2EXT,
+    /// [`vkCmdEndTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedback2EXT.html)
+    pub cmd_end_transform_feedback2_ext: pfn::PFN_vkCmdEndTransformFeedback2EXT,
+    /// [`vkCmdDrawIndirectByteCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCount2EXT.html)
+    pub cmd_draw_indirect_byte_count2_ext: pfn::PFN_vkCmdDrawIndirectByteCount2EXT,
+    /// [`vkCmdWriteMarkerToMemoryAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMarkerToMemoryAMD.html)
+    pub cmd_write_marker_to_memory_amd: pfn::PFN_vkCmdWriteMarkerToMemoryAMD,
+    /// [`vkCmdBindIndexBuffer3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer3KHR.html)
+    pub cmd_bind_index_buffer3_khr: pfn::PFN_vkCmdBindIndexBuffer3KHR,
+    /// [`vkCmdBindVertexBuffers3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers3KHR.html)
+    pub cmd_bind_vertex_buffers3_khr: pfn::PFN_vkCmdBindVertexBuffers3KHR,
+    /// [`vkCmdDrawIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect2KHR.html)
+    pub cmd_draw_indirect2_khr: pfn::PFN_vkCmdDrawIndirect2KHR,
+    /// [`vkCmdDrawIndexedIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect2KHR.html)
+    pub cmd_draw_indexed_indirect2_khr: pfn::PFN_vkCmdDrawIndexedIndirect2KHR,
+    /// [`vkCmdDrawIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount2KHR.html)
+    pub cmd_draw_indirect_count2_khr: pfn::PFN_vkCmdDrawIndirectCount2KHR,
+    /// [`vkCmdDrawIndexedIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount2KHR.html)
+    pub cmd_draw_indexed_indirect_count2_khr: pfn::PFN_vkCmdDrawIndexedIndirectCount2KHR,
+    /// [`vkCmdDrawMeshTasksIndirect2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirect2EXT.html)
+    pub cmd_draw_mesh_tasks_indirect2_ext: pfn::PFN_vkCmdDrawMeshTasksIndirect2EXT,
+    /// [`vkCmdDrawMeshTasksIndirectCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCount2EXT.html)
+    pub cmd_draw_mesh_tasks_indirect_count2_ext: pfn::PFN_vkCmdDrawMeshTasksIndirectCount2EXT,
+    /// [`vkCmdDispatchIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect2KHR.html)
+    pub cmd_dispatch_indirect2_khr: pfn::PFN_vkCmdDispatchIndirect2KHR,
+    /// [`vkCreateAccelerationStructure2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructure2KHR.html)
+    pub create_acceleration_structure2_khr: pfn::PFN_vkCreateAccelerationStructure2KHR,
+    /// [`vkCmdSetDispatchParametersARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDispatchParametersARM.html)
+    pub cmd_set_dispatch_parameters_arm: pfn::PFN_vkCmdSetDispatchParametersARM,
     /// [`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
     pub get_swapchain_gralloc_usage3_android: pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID,
     /// [`vkGetSwapchainGrallocUsage4ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage4ANDROID.html)
     pub get_swapchain_gralloc_usage4_android: pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID,
-    present: [u64; 7],
+    present: [u64; 10],
 }
 #[allow(unused_variables, clippy::unused_unit)]
 mod device_dispatch_table_stubs {
@@ -2098,6 +2625,44 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
+    pub(super) unsafe extern "system" fn create_pipeline_binaries_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::PipelineBinaryCreateInfoKHR,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::PipelineBinaryHandlesInfoKHR,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_pipeline_binary_khr(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::PipelineBinaryKHR,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_pipeline_key_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::PipelineCreateInfoKHR,
+        _a2: *mut crate::vk::PipelineBinaryKeyKHR,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_pipeline_binary_data_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::PipelineBinaryDataInfoKHR,
+        _a2: *mut crate::vk::PipelineBinaryKeyKHR,
+        _a3: *mut usize,
+        _a4: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn release_captured_pipeline_data_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ReleaseCapturedPipelineDataInfoKHR,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
     pub(super) unsafe extern "system" fn create_graphics_pipelines(
         _a0: crate::vk::Device,
         _a1: crate::vk::PipelineCache,
@@ -2253,6 +2818,13 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn get_rendering_area_granularity(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::RenderingAreaInfo,
+        _a2: *mut crate::vk::Extent2D,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn create_command_pool(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::CommandPoolCreateInfo<'_>,
@@ -2311,6 +2883,18 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::PipelineBindPoint,
         _a2: crate::vk::Pipeline,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_primitive_restart_index_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_attachment_feedback_loop_enable_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::ImageAspectFlags,
     ) {
         ()
     }
@@ -2492,6 +3076,13 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn cmd_update_pipeline_indirect_buffer_nv(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::PipelineBindPoint,
+        _a2: crate::vk::Pipeline,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn cmd_copy_buffer(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Buffer,
@@ -2552,6 +3143,12 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn cmd_copy_memory_indirect_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::CopyMemoryIndirectInfoKHR,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn cmd_copy_memory_to_image_indirect_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::DeviceAddress,
@@ -2560,6 +3157,12 @@ mod device_dispatch_table_stubs {
         _a4: crate::vk::Image,
         _a5: crate::vk::ImageLayout,
         _a6: *const crate::vk::ImageSubresourceLayers,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_memory_to_image_indirect_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::CopyMemoryToImageIndirectInfoKHR,
     ) {
         ()
     }
@@ -2687,6 +3290,12 @@ mod device_dispatch_table_stubs {
     }
     pub(super) unsafe extern "system" fn cmd_end_conditional_rendering_ext(
         _a0: crate::vk::CommandBuffer,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_custom_resolve_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BeginCustomResolveInfoEXT,
     ) {
         ()
     }
@@ -2860,7 +3469,74 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_push_descriptor_set_khr(
+    pub(super) unsafe extern "system" fn cmd_execute_generated_commands_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::Bool32,
+        _a2: *const crate::vk::GeneratedCommandsInfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_preprocess_generated_commands_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::GeneratedCommandsInfoEXT,
+        _a2: crate::vk::CommandBuffer,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_generated_commands_memory_requirements_ext(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::GeneratedCommandsMemoryRequirementsInfoEXT,
+        _a2: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_indirect_commands_layout_ext(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::IndirectCommandsLayoutCreateInfoEXT,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::IndirectCommandsLayoutEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_indirect_commands_layout_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::IndirectCommandsLayoutEXT,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_indirect_execution_set_ext(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::IndirectExecutionSetCreateInfoEXT,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::IndirectExecutionSetEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_indirect_execution_set_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::IndirectExecutionSetEXT,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn update_indirect_execution_set_pipeline_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::IndirectExecutionSetEXT,
+        _a2: u32,
+        _a3: *const crate::vk::WriteIndirectExecutionSetPipelineEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn update_indirect_execution_set_shader_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::IndirectExecutionSetEXT,
+        _a2: u32,
+        _a3: *const crate::vk::WriteIndirectExecutionSetShaderEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_push_descriptor_set(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::PipelineBindPoint,
         _a2: crate::vk::PipelineLayout,
@@ -3005,7 +3681,7 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_push_descriptor_set_with_template_khr(
+    pub(super) unsafe extern "system" fn cmd_push_descriptor_set_with_template(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::DescriptorUpdateTemplate,
         _a2: crate::vk::PipelineLayout,
@@ -3056,6 +3732,18 @@ mod device_dispatch_table_stubs {
         _a1: u32,
         _a2: u32,
         _a3: *const crate::vk::Rect2D,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_discard_rectangle_enable_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::Bool32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_discard_rectangle_mode_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::DiscardRectangleModeEXT,
     ) {
         ()
     }
@@ -3222,10 +3910,10 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
-    pub(super) unsafe extern "system" fn get_calibrated_timestamps_ext(
+    pub(super) unsafe extern "system" fn get_calibrated_timestamps_khr(
         _a0: crate::vk::Device,
         _a1: u32,
-        _a2: *const crate::vk::CalibratedTimestampInfoEXT<'_>,
+        _a2: *const crate::vk::CalibratedTimestampInfoKHR<'_>,
         _a3: *mut u64,
         _a4: *mut u64,
     ) -> crate::vk::Result {
@@ -3451,6 +4139,14 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn cmd_set_exclusive_scissor_enable_nv(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: u32,
+        _a3: *const crate::vk::Bool32,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn cmd_bind_shading_rate_image_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::ImageView,
@@ -3568,7 +4264,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn get_acceleration_structure_memory_requirements_nv(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::AccelerationStructureMemoryRequirementsInfoNV<'_>,
-        _a2: *mut crate::vk::MemoryRequirements2KHR<'_>,
+        _a2: *mut crate::vk::MemoryRequirements2<'_>,
     ) {
         ()
     }
@@ -3766,6 +4462,19 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn get_cluster_acceleration_structure_build_sizes_nv(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ClusterAccelerationStructureInputInfoNV,
+        _a2: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_build_cluster_acceleration_structure_indirect_nv(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::ClusterAccelerationStructureCommandsInfoNV,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn get_device_acceleration_structure_compatibility_khr(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::AccelerationStructureVersionInfoKHR<'_>,
@@ -3898,7 +4607,7 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn cmd_set_line_stipple_ext(
+    pub(super) unsafe extern "system" fn cmd_set_line_stipple(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: u16,
@@ -3978,6 +4687,25 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
+    pub(super) unsafe extern "system" fn get_pipeline_indirect_memory_requirements_nv(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ComputePipelineCreateInfo<'_>,
+        _a2: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_pipeline_indirect_device_address_nv(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
+    ) -> crate::vk::DeviceAddress {
+        unsafe { core::mem::zeroed() }
+    }
+    pub(super) unsafe extern "system" fn anti_lag_update_amd(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::AntiLagDataAMD,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn cmd_set_cull_mode(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::CullModeFlags,
@@ -4007,6 +4735,15 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
         _a2: *const crate::vk::Rect2D,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_index_buffer2(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::Buffer,
+        _a2: crate::vk::DeviceSize,
+        _a3: crate::vk::DeviceSize,
+        _a4: crate::vk::IndexType,
     ) {
         ()
     }
@@ -4277,12 +5014,6 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
-    pub(super) unsafe extern "system" fn cmd_set_coverage_reduction_mode_nv(
-        _a0: crate::vk::CommandBuffer,
-        _a1: crate::vk::CoverageReductionModeNV,
-    ) {
-        ()
-    }
     pub(super) unsafe extern "system" fn cmd_set_representative_fragment_test_enable_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: crate::vk::Bool32,
@@ -4457,6 +5188,31 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn copy_memory_to_image(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::CopyMemoryToImageInfo,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn copy_image_to_memory(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::CopyImageToMemoryInfo,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn copy_image_to_image(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::CopyImageToImageInfo,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn transition_image_layout(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::HostImageLayoutTransitionInfo,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
     pub(super) unsafe extern "system" fn create_video_session_khr(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::VideoSessionCreateInfoKHR<'_>,
@@ -4484,6 +5240,15 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::VideoSessionParametersKHR,
         _a2: *const crate::vk::VideoSessionParametersUpdateInfoKHR<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_encoded_video_session_parameters_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::VideoEncodeSessionParametersGetInfoKHR<'_>,
+        _a2: *mut crate::vk::VideoEncodeSessionParametersFeedbackInfoKHR<'_>,
+        _a3: *mut usize,
+        _a4: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
@@ -4534,6 +5299,12 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn cmd_encode_video_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::VideoEncodeInfoKHR<'_>,
+    ) {
+        ()
+    }
     pub(super) unsafe extern "system" fn cmd_decompress_memory_nv(
         _a0: crate::vk::CommandBuffer,
         _a1: u32,
@@ -4546,6 +5317,35 @@ mod device_dispatch_table_stubs {
         _a1: crate::vk::DeviceAddress,
         _a2: crate::vk::DeviceAddress,
         _a3: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_partitioned_acceleration_structures_build_sizes_nv(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::PartitionedAccelerationStructureInstancesInputNV,
+        _a2: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_build_partitioned_acceleration_structures_nv(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BuildPartitionedAccelerationStructureInfoNV,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_decompress_memory_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DecompressMemoryInfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_decompress_memory_indirect_count_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::MemoryDecompressionMethodFlagsEXT,
+        _a2: crate::vk::DeviceAddress,
+        _a3: crate::vk::DeviceAddress,
+        _a4: u32,
+        _a5: u32,
     ) {
         ()
     }
@@ -4676,6 +5476,13 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
+    pub(super) unsafe extern "system" fn wait_for_present2_khr(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *const crate::vk::PresentWait2InfoKHR,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
     pub(super) unsafe extern "system" fn wait_for_present_khr(
         _a0: crate::vk::Device,
         _a1: crate::vk::SwapchainKHR,
@@ -4691,6 +5498,12 @@ mod device_dispatch_table_stubs {
         ()
     }
     pub(super) unsafe extern "system" fn cmd_end_rendering(_a0: crate::vk::CommandBuffer) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_end_rendering2_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::RenderingEndInfoKHR,
+    ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_descriptor_set_layout_host_mapping_info_valve(
@@ -4826,20 +5639,26 @@ mod device_dispatch_table_stubs {
     ) {
         ()
     }
-    pub(super) unsafe extern "system" fn get_image_subresource_layout2_ext(
+    pub(super) unsafe extern "system" fn get_image_subresource_layout2(
         _a0: crate::vk::Device,
         _a1: crate::vk::Image,
-        _a2: *const crate::vk::ImageSubresource2EXT<'_>,
-        _a3: *mut crate::vk::SubresourceLayout2EXT<'_>,
+        _a2: *const crate::vk::ImageSubresource2,
+        _a3: *mut crate::vk::SubresourceLayout2,
     ) {
         ()
     }
     pub(super) unsafe extern "system" fn get_pipeline_properties_ext(
         _a0: crate::vk::Device,
-        _a1: *const crate::vk::PipelineInfoEXT<'_>,
+        _a1: *const crate::vk::PipelineInfoKHR<'_>,
         _a2: *mut crate::vk::BaseOutStructure<'_>,
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_tile_memory_qcom(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::TileMemoryBindInfoQCOM,
+    ) {
+        ()
     }
     pub(super) unsafe extern "system" fn get_framebuffer_tile_properties_qcom(
         _a0: crate::vk::Device,
@@ -4894,11 +5713,800 @@ mod device_dispatch_table_stubs {
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
-    pub(super) unsafe extern "system" fn release_swapchain_images_ext(
+    pub(super) unsafe extern "system" fn get_device_fault_reports_khr(
         _a0: crate::vk::Device,
-        _a1: *const crate::vk::ReleaseSwapchainImagesInfoEXT<'_>,
+        _a1: u64,
+        _a2: *mut u32,
+        _a3: *mut crate::vk::DeviceFaultInfoKHR,
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_device_fault_debug_info_khr(
+        _a0: crate::vk::Device,
+        _a1: *mut crate::vk::DeviceFaultDebugInfoKHR,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_set_depth_bias2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DepthBiasInfoEXT<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn release_swapchain_images_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ReleaseSwapchainImagesInfoKHR,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_device_image_subresource_layout(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DeviceImageSubresourceInfo,
+        _a2: *mut crate::vk::SubresourceLayout2,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn map_memory2(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::MemoryMapInfo,
+        _a2: *mut *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn unmap_memory2(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::MemoryUnmapInfo,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn create_shaders_ext(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::ShaderCreateInfoEXT<'_>,
+        _a3: *const crate::vk::AllocationCallbacks<'_>,
+        _a4: *mut crate::vk::ShaderEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_shader_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::ShaderEXT,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_shader_binary_data_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::ShaderEXT,
+        _a2: *mut usize,
+        _a3: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_shaders_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: *const crate::vk::ShaderStageFlags,
+        _a3: *const crate::vk::ShaderEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn set_swapchain_present_timing_queue_size_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: u32,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_swapchain_timing_properties_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *mut crate::vk::SwapchainTimingPropertiesEXT,
+        _a3: *mut u64,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_swapchain_time_domain_properties_ext(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *mut crate::vk::SwapchainTimeDomainPropertiesEXT,
+        _a3: *mut u64,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_past_presentation_timing_ext(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::PastPresentationTimingInfoEXT,
+        _a2: *mut crate::vk::PastPresentationTimingPropertiesEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn create_gpa_session_amd(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::GpaSessionCreateInfoAMD,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_gpa_session_amd(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::GpaSessionAMD,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn set_gpa_device_clock_mode_amd(
+        _a0: crate::vk::Device,
+        _a1: *mut crate::vk::GpaDeviceClockModeInfoAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_gpa_device_clock_info_amd(
+        _a0: crate::vk::Device,
+        _a1: *mut crate::vk::GpaDeviceGetClockInfoAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_gpa_session_amd(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_end_gpa_session_amd(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_gpa_sample_amd(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::GpaSessionAMD,
+        _a2: *const crate::vk::GpaSampleBeginInfoAMD,
+        _a3: *mut u32,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_end_gpa_sample_amd(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::GpaSessionAMD,
+        _a2: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_gpa_session_status_amd(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_gpa_session_results_amd(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::GpaSessionAMD,
+        _a2: u32,
+        _a3: *mut usize,
+        _a4: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn reset_gpa_session_amd(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_gpa_session_results_amd(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::GpaSessionAMD,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_descriptor_sets2(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BindDescriptorSetsInfo,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_push_constants2(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::PushConstantsInfo,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_push_descriptor_set2(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::PushDescriptorSetInfo,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_push_descriptor_set_with_template2(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::PushDescriptorSetWithTemplateInfo,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_descriptor_buffer_offsets2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::SetDescriptorBufferOffsetsInfoEXT<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_descriptor_buffer_embedded_samplers2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BindDescriptorBufferEmbeddedSamplersInfoEXT<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn set_latency_sleep_mode_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *const crate::vk::LatencySleepModeInfoNV<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn latency_sleep_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *const crate::vk::LatencySleepInfoNV<'_>,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn set_latency_marker_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *const crate::vk::SetLatencyMarkerInfoNV<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_latency_timings_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::SwapchainKHR,
+        _a2: *mut crate::vk::GetLatencyMarkerInfoNV<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn queue_notify_out_of_band_nv(
+        _a0: crate::vk::Queue,
+        _a1: *const crate::vk::OutOfBandQueueTypeInfoNV<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn set_latency_sleep_mode_legacy_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::Bool32,
+        _a2: crate::vk::Bool32,
+        _a3: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn latency_sleep_legacy_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::Semaphore,
+        _a2: u64,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn set_latency_marker_legacy_nv(
+        _a0: crate::vk::Device,
+        _a1: u64,
+        _a2: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_latency_timings_legacy_nv(
+        _a0: crate::vk::Device,
+        _a1: *mut core::ffi::c_void,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn queue_notify_out_of_band_legacy_nv(
+        _a0: crate::vk::Queue,
+        _a1: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_sleep_status_legacy_nv(
+        _a0: crate::vk::Device,
+        _a1: *mut crate::vk::Bool32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn shutdown_latency_device_legacy_nv(_a0: crate::vk::Device) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_rendering_attachment_locations(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::RenderingAttachmentLocationInfo,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_rendering_input_attachment_indices(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::RenderingInputAttachmentIndexInfo,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_set_depth_clamp_range_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::DepthClampModeEXT,
+        _a2: *const crate::vk::DepthClampRangeEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn convert_cooperative_vector_matrix_nv(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_convert_cooperative_vector_matrix_nv(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_dispatch_tile_qcom(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DispatchTileInfoQCOM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_per_tile_execution_qcom(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::PerTileBeginInfoQCOM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_end_per_tile_execution_qcom(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::PerTileEndInfoQCOM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_external_compute_queue_nv(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ExternalComputeQueueCreateInfoNV,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::ExternalComputeQueueNV,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_external_compute_queue_nv(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::ExternalComputeQueueNV,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_external_compute_queue_data_nv(
+        _a0: crate::vk::ExternalComputeQueueNV,
+        _a1: *mut crate::vk::ExternalComputeQueueDataParamsNV,
+        _a2: *mut core::ffi::c_void,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_shader_instrumentation_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::ShaderInstrumentationCreateInfoARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::ShaderInstrumentationARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_shader_instrumentation_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::ShaderInstrumentationARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_shader_instrumentation_arm(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::ShaderInstrumentationARM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_end_shader_instrumentation_arm(
+        _a0: crate::vk::CommandBuffer,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_shader_instrumentation_values_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::ShaderInstrumentationARM,
+        _a2: *mut u32,
+        _a3: *mut core::ffi::c_void,
+        _a4: crate::vk::ShaderInstrumentationValuesFlagsARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn clear_shader_instrumentation_metrics_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::ShaderInstrumentationARM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_tensor_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::TensorCreateInfoARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::TensorARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_tensor_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::TensorARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_tensor_view_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::TensorViewCreateInfoARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::TensorViewARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_tensor_view_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::TensorViewARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_tensor_memory_requirements_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::TensorMemoryRequirementsInfoARM,
+        _a2: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn bind_tensor_memory_arm(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::BindTensorMemoryInfoARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_device_tensor_memory_requirements_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DeviceTensorMemoryRequirementsARM,
+        _a2: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_tensor_arm(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::CopyTensorInfoARM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_tensor_opaque_capture_descriptor_data_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::TensorCaptureDescriptorDataInfoARM,
+        _a2: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_tensor_view_opaque_capture_descriptor_data_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::TensorViewCaptureDescriptorDataInfoARM,
+        _a2: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn create_data_graph_pipelines_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::DeferredOperationKHR,
+        _a2: crate::vk::PipelineCache,
+        _a3: u32,
+        _a4: *const crate::vk::DataGraphPipelineCreateInfoARM,
+        _a5: *const crate::vk::AllocationCallbacks<'_>,
+        _a6: *mut crate::vk::Pipeline,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn create_data_graph_pipeline_session_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DataGraphPipelineSessionCreateInfoARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::DataGraphPipelineSessionARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_data_graph_pipeline_session_bind_point_requirements_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DataGraphPipelineSessionBindPointRequirementsInfoARM,
+        _a2: *mut u32,
+        _a3: *mut crate::vk::DataGraphPipelineSessionBindPointRequirementARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_data_graph_pipeline_session_memory_requirements_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DataGraphPipelineSessionMemoryRequirementsInfoARM,
+        _a2: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn bind_data_graph_pipeline_session_memory_arm(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::BindDataGraphPipelineSessionMemoryInfoARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn destroy_data_graph_pipeline_session_arm(
+        _a0: crate::vk::Device,
+        _a1: crate::vk::DataGraphPipelineSessionARM,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_dispatch_data_graph_arm(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::DataGraphPipelineSessionARM,
+        _a2: *const crate::vk::DataGraphPipelineDispatchInfoARM,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_data_graph_pipeline_available_properties_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DataGraphPipelineInfoARM,
+        _a2: *mut u32,
+        _a3: *mut crate::vk::DataGraphPipelinePropertyARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_data_graph_pipeline_properties_arm(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::DataGraphPipelineInfoARM,
+        _a2: u32,
+        _a3: *mut crate::vk::DataGraphPipelinePropertyQueryResultARM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn queue_set_perf_hint_qcom(
+        _a0: crate::vk::Queue,
+        _a1: *const crate::vk::PerfHintInfoQCOM,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_set_compute_occupancy_priority_nv(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::ComputeOccupancyPriorityParametersNV,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn write_sampler_descriptors_ext(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::SamplerCreateInfo<'_>,
+        _a3: *const crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn write_resource_descriptors_ext(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::ResourceDescriptorInfoEXT,
+        _a3: *const crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_sampler_heap_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BindHeapInfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_resource_heap_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BindHeapInfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_push_data_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::PushDataInfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn register_custom_border_color_ext(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::SamplerCustomBorderColorCreateInfoEXT<'_>,
+        _a2: crate::vk::Bool32,
+        _a3: *mut u32,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn unregister_custom_border_color_ext(
+        _a0: crate::vk::Device,
+        _a1: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn get_image_opaque_capture_data_ext(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::Image,
+        _a3: *mut crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn get_tensor_opaque_capture_data_arm(
+        _a0: crate::vk::Device,
+        _a1: u32,
+        _a2: *const crate::vk::TensorARM,
+        _a3: *mut crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_memory_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::CopyDeviceMemoryInfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_memory_to_image_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_image_to_memory_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_update_memory_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DeviceAddressRangeKHR,
+        _a2: crate::vk::AddressCommandFlagsKHR,
+        _a3: crate::vk::DeviceSize,
+        _a4: *const core::ffi::c_void,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_fill_memory_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DeviceAddressRangeKHR,
+        _a2: crate::vk::AddressCommandFlagsKHR,
+        _a3: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_copy_query_pool_results_to_memory_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: crate::vk::QueryPool,
+        _a2: u32,
+        _a3: u32,
+        _a4: *const crate::vk::StridedDeviceAddressRangeKHR,
+        _a5: crate::vk::AddressCommandFlagsKHR,
+        _a6: crate::vk::QueryResultFlags,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_conditional_rendering2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::ConditionalRenderingBeginInfo2EXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_transform_feedback_buffers2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: u32,
+        _a3: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_begin_transform_feedback2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: u32,
+        _a3: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_end_transform_feedback2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: u32,
+        _a3: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_indirect_byte_count2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: u32,
+        _a3: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+        _a4: u32,
+        _a5: u32,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_write_marker_to_memory_amd(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::MemoryMarkerInfoAMD,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_index_buffer3_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::BindIndexBuffer3InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_bind_vertex_buffers3_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: u32,
+        _a2: u32,
+        _a3: *const crate::vk::BindVertexBuffer3InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_indirect2_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_indexed_indirect2_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_indirect_count2_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_indexed_indirect_count2_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_indirect2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_draw_mesh_tasks_indirect_count2_ext(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn cmd_dispatch_indirect2_khr(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DispatchIndirect2InfoKHR,
+    ) {
+        ()
+    }
+    pub(super) unsafe extern "system" fn create_acceleration_structure2_khr(
+        _a0: crate::vk::Device,
+        _a1: *const crate::vk::AccelerationStructureCreateInfo2KHR,
+        _a2: *const crate::vk::AllocationCallbacks<'_>,
+        _a3: *mut crate::vk::AccelerationStructureKHR,
+    ) -> crate::vk::Result {
+        crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
+    }
+    pub(super) unsafe extern "system" fn cmd_set_dispatch_parameters_arm(
+        _a0: crate::vk::CommandBuffer,
+        _a1: *const crate::vk::DispatchParametersARM,
+    ) {
+        ()
     }
     pub(super) unsafe extern "system" fn get_swapchain_gralloc_usage3_android(
         _a0: crate::vk::Device,
@@ -4917,7 +6525,7 @@ mod device_dispatch_table_stubs {
 }
 impl DeviceDispatchTable {
     /// Number of entries (slots).
-    pub const LEN: usize = 427;
+    pub const LEN: usize = 583;
     /// A table of stubs only.
     pub fn empty() -> Self {
         Self {
@@ -4971,6 +6579,11 @@ impl DeviceDispatchTable {
             destroy_pipeline_cache: device_dispatch_table_stubs::destroy_pipeline_cache,
             get_pipeline_cache_data: device_dispatch_table_stubs::get_pipeline_cache_data,
             merge_pipeline_caches: device_dispatch_table_stubs::merge_pipeline_caches,
+            create_pipeline_binaries_khr: device_dispatch_table_stubs::create_pipeline_binaries_khr,
+            destroy_pipeline_binary_khr: device_dispatch_table_stubs::destroy_pipeline_binary_khr,
+            get_pipeline_key_khr: device_dispatch_table_stubs::get_pipeline_key_khr,
+            get_pipeline_binary_data_khr: device_dispatch_table_stubs::get_pipeline_binary_data_khr,
+            release_captured_pipeline_data_khr: device_dispatch_table_stubs::release_captured_pipeline_data_khr,
             create_graphics_pipelines: device_dispatch_table_stubs::create_graphics_pipelines,
             create_compute_pipelines: device_dispatch_table_stubs::create_compute_pipelines,
             destroy_pipeline: device_dispatch_table_stubs::destroy_pipeline,
@@ -4991,6 +6604,7 @@ impl DeviceDispatchTable {
             create_render_pass: device_dispatch_table_stubs::create_render_pass,
             destroy_render_pass: device_dispatch_table_stubs::destroy_render_pass,
             get_render_area_granularity: device_dispatch_table_stubs::get_render_area_granularity,
+            get_rendering_area_granularity: device_dispatch_table_stubs::get_rendering_area_granularity,
             create_command_pool: device_dispatch_table_stubs::create_command_pool,
             destroy_command_pool: device_dispatch_table_stubs::destroy_command_pool,
             reset_command_pool: device_dispatch_table_stubs::reset_command_pool,
@@ -5000,6 +6614,8 @@ impl DeviceDispatchTable {
             end_command_buffer: device_dispatch_table_stubs::end_command_buffer,
             reset_command_buffer: device_dispatch_table_stubs::reset_command_buffer,
             cmd_bind_pipeline: device_dispatch_table_stubs::cmd_bind_pipeline,
+            cmd_set_primitive_restart_index_ext: device_dispatch_table_stubs::cmd_set_primitive_restart_index_ext,
+            cmd_set_attachment_feedback_loop_enable_ext: device_dispatch_table_stubs::cmd_set_attachment_feedback_loop_enable_ext,
             cmd_set_viewport: device_dispatch_table_stubs::cmd_set_viewport,
             cmd_set_scissor: device_dispatch_table_stubs::cmd_set_scissor,
             cmd_set_line_width: device_dispatch_table_stubs::cmd_set_line_width,
@@ -5022,13 +6638,16 @@ impl DeviceDispatchTable {
             cmd_dispatch_indirect: device_dispatch_table_stubs::cmd_dispatch_indirect,
             cmd_draw_cluster_huawei: device_dispatch_table_stubs::cmd_draw_cluster_huawei,
             cmd_draw_cluster_indirect_huawei: device_dispatch_table_stubs::cmd_draw_cluster_indirect_huawei,
+            cmd_update_pipeline_indirect_buffer_nv: device_dispatch_table_stubs::cmd_update_pipeline_indirect_buffer_nv,
             cmd_copy_buffer: device_dispatch_table_stubs::cmd_copy_buffer,
             cmd_copy_image: device_dispatch_table_stubs::cmd_copy_image,
             cmd_blit_image: device_dispatch_table_stubs::cmd_blit_image,
             cmd_copy_buffer_to_image: device_dispatch_table_stubs::cmd_copy_buffer_to_image,
             cmd_copy_image_to_buffer: device_dispatch_table_stubs::cmd_copy_image_to_buffer,
             cmd_copy_memory_indirect_nv: device_dispatch_table_stubs::cmd_copy_memory_indirect_nv,
+            cmd_copy_memory_indirect_khr: device_dispatch_table_stubs::cmd_copy_memory_indirect_khr,
             cmd_copy_memory_to_image_indirect_nv: device_dispatch_table_stubs::cmd_copy_memory_to_image_indirect_nv,
+            cmd_copy_memory_to_image_indirect_khr: device_dispatch_table_stubs::cmd_copy_memory_to_image_indirect_khr,
             cmd_update_buffer: device_dispatch_table_stubs::cmd_update_buffer,
             cmd_fill_buffer: device_dispatch_table_stubs::cmd_fill_buffer,
             cmd_clear_color_image: device_dispatch_table_stubs::cmd_clear_color_image,
@@ -5043,6 +6662,7 @@ impl DeviceDispatchTable {
             cmd_end_query: device_dispatch_table_stubs::cmd_end_query,
             cmd_begin_conditional_rendering_ext: device_dispatch_table_stubs::cmd_begin_conditional_rendering_ext,
             cmd_end_conditional_rendering_ext: device_dispatch_table_stubs::cmd_end_conditional_rendering_ext,
+            cmd_begin_custom_resolve_ext: device_dispatch_table_stubs::cmd_begin_custom_resolve_ext,
             cmd_reset_query_pool: device_dispatch_table_stubs::cmd_reset_query_pool,
             cmd_write_timestamp: device_dispatch_table_stubs::cmd_write_timestamp,
             cmd_copy_query_pool_results: device_dispatch_table_stubs::cmd_copy_query_pool_results,
@@ -5067,7 +6687,16 @@ impl DeviceDispatchTable {
             get_generated_commands_memory_requirements_nv: device_dispatch_table_stubs::get_generated_commands_memory_requirements_nv,
             create_indirect_commands_layout_nv: device_dispatch_table_stubs::create_indirect_commands_layout_nv,
             destroy_indirect_commands_layout_nv: device_dispatch_table_stubs::destroy_indirect_commands_layout_nv,
-            cmd_push_descriptor_set_khr: device_dispatch_table_stubs::cmd_push_descriptor_set_khr,
+            cmd_execute_generated_commands_ext: device_dispatch_table_stubs::cmd_execute_generated_commands_ext,
+            cmd_preprocess_generated_commands_ext: device_dispatch_table_stubs::cmd_preprocess_generated_commands_ext,
+            get_generated_commands_memory_requirements_ext: device_dispatch_table_stubs::get_generated_commands_memory_requirements_ext,
+            create_indirect_commands_layout_ext: device_dispatch_table_stubs::create_indirect_commands_layout_ext,
+            destroy_indirect_commands_layout_ext: device_dispatch_table_stubs::destroy_indirect_commands_layout_ext,
+            create_indirect_execution_set_ext: device_dispatch_table_stubs::create_indirect_execution_set_ext,
+            destroy_indirect_execution_set_ext: device_dispatch_table_stubs::destroy_indirect_execution_set_ext,
+            update_indirect_execution_set_pipeline_ext: device_dispatch_table_stubs::update_indirect_execution_set_pipeline_ext,
+            update_indirect_execution_set_shader_ext: device_dispatch_table_stubs::update_indirect_execution_set_shader_ext,
+            cmd_push_descriptor_set: device_dispatch_table_stubs::cmd_push_descriptor_set,
             trim_command_pool: device_dispatch_table_stubs::trim_command_pool,
             get_memory_fd_khr: device_dispatch_table_stubs::get_memory_fd_khr,
             get_memory_fd_properties_khr: device_dispatch_table_stubs::get_memory_fd_properties_khr,
@@ -5087,13 +6716,15 @@ impl DeviceDispatchTable {
             create_descriptor_update_template: device_dispatch_table_stubs::create_descriptor_update_template,
             destroy_descriptor_update_template: device_dispatch_table_stubs::destroy_descriptor_update_template,
             update_descriptor_set_with_template: device_dispatch_table_stubs::update_descriptor_set_with_template,
-            cmd_push_descriptor_set_with_template_khr: device_dispatch_table_stubs::cmd_push_descriptor_set_with_template_khr,
+            cmd_push_descriptor_set_with_template: device_dispatch_table_stubs::cmd_push_descriptor_set_with_template,
             set_hdr_metadata_ext: device_dispatch_table_stubs::set_hdr_metadata_ext,
             get_swapchain_status_khr: device_dispatch_table_stubs::get_swapchain_status_khr,
             get_refresh_cycle_duration_google: device_dispatch_table_stubs::get_refresh_cycle_duration_google,
             get_past_presentation_timing_google: device_dispatch_table_stubs::get_past_presentation_timing_google,
             cmd_set_viewport_w_scaling_nv: device_dispatch_table_stubs::cmd_set_viewport_w_scaling_nv,
             cmd_set_discard_rectangle_ext: device_dispatch_table_stubs::cmd_set_discard_rectangle_ext,
+            cmd_set_discard_rectangle_enable_ext: device_dispatch_table_stubs::cmd_set_discard_rectangle_enable_ext,
+            cmd_set_discard_rectangle_mode_ext: device_dispatch_table_stubs::cmd_set_discard_rectangle_mode_ext,
             cmd_set_sample_locations_ext: device_dispatch_table_stubs::cmd_set_sample_locations_ext,
             get_buffer_memory_requirements2: device_dispatch_table_stubs::get_buffer_memory_requirements2,
             get_image_memory_requirements2: device_dispatch_table_stubs::get_image_memory_requirements2,
@@ -5115,7 +6746,7 @@ impl DeviceDispatchTable {
             queue_signal_release_image_android: device_dispatch_table_stubs::queue_signal_release_image_android,
             get_shader_info_amd: device_dispatch_table_stubs::get_shader_info_amd,
             set_local_dimming_amd: device_dispatch_table_stubs::set_local_dimming_amd,
-            get_calibrated_timestamps_ext: device_dispatch_table_stubs::get_calibrated_timestamps_ext,
+            get_calibrated_timestamps_khr: device_dispatch_table_stubs::get_calibrated_timestamps_khr,
             set_debug_utils_object_name_ext: device_dispatch_table_stubs::set_debug_utils_object_name_ext,
             set_debug_utils_object_tag_ext: device_dispatch_table_stubs::set_debug_utils_object_tag_ext,
             queue_begin_debug_utils_label_ext: device_dispatch_table_stubs::queue_begin_debug_utils_label_ext,
@@ -5146,6 +6777,7 @@ impl DeviceDispatchTable {
             cmd_end_query_indexed_ext: device_dispatch_table_stubs::cmd_end_query_indexed_ext,
             cmd_draw_indirect_byte_count_ext: device_dispatch_table_stubs::cmd_draw_indirect_byte_count_ext,
             cmd_set_exclusive_scissor_nv: device_dispatch_table_stubs::cmd_set_exclusive_scissor_nv,
+            cmd_set_exclusive_scissor_enable_nv: device_dispatch_table_stubs::cmd_set_exclusive_scissor_enable_nv,
             cmd_bind_shading_rate_image_nv: device_dispatch_table_stubs::cmd_bind_shading_rate_image_nv,
             cmd_set_viewport_shading_rate_palette_nv: device_dispatch_table_stubs::cmd_set_viewport_shading_rate_palette_nv,
             cmd_set_coarse_sample_order_nv: device_dispatch_table_stubs::cmd_set_coarse_sample_order_nv,
@@ -5182,6 +6814,8 @@ impl DeviceDispatchTable {
             create_ray_tracing_pipelines_khr: device_dispatch_table_stubs::create_ray_tracing_pipelines_khr,
             cmd_trace_rays_indirect_khr: device_dispatch_table_stubs::cmd_trace_rays_indirect_khr,
             cmd_trace_rays_indirect2_khr: device_dispatch_table_stubs::cmd_trace_rays_indirect2_khr,
+            get_cluster_acceleration_structure_build_sizes_nv: device_dispatch_table_stubs::get_cluster_acceleration_structure_build_sizes_nv,
+            cmd_build_cluster_acceleration_structure_indirect_nv: device_dispatch_table_stubs::cmd_build_cluster_acceleration_structure_indirect_nv,
             get_device_acceleration_structure_compatibility_khr: device_dispatch_table_stubs::get_device_acceleration_structure_compatibility_khr,
             get_ray_tracing_shader_group_stack_size_khr: device_dispatch_table_stubs::get_ray_tracing_shader_group_stack_size_khr,
             cmd_set_ray_tracing_pipeline_stack_size_khr: device_dispatch_table_stubs::cmd_set_ray_tracing_pipeline_stack_size_khr,
@@ -5203,7 +6837,7 @@ impl DeviceDispatchTable {
             get_pipeline_executable_properties_khr: device_dispatch_table_stubs::get_pipeline_executable_properties_khr,
             get_pipeline_executable_statistics_khr: device_dispatch_table_stubs::get_pipeline_executable_statistics_khr,
             get_pipeline_executable_internal_representations_khr: device_dispatch_table_stubs::get_pipeline_executable_internal_representations_khr,
-            cmd_set_line_stipple_ext: device_dispatch_table_stubs::cmd_set_line_stipple_ext,
+            cmd_set_line_stipple: device_dispatch_table_stubs::cmd_set_line_stipple,
             create_acceleration_structure_khr: device_dispatch_table_stubs::create_acceleration_structure_khr,
             cmd_build_acceleration_structures_khr: device_dispatch_table_stubs::cmd_build_acceleration_structures_khr,
             cmd_build_acceleration_structures_indirect_khr: device_dispatch_table_stubs::cmd_build_acceleration_structures_indirect_khr,
@@ -5214,11 +6848,15 @@ impl DeviceDispatchTable {
             get_deferred_operation_max_concurrency_khr: device_dispatch_table_stubs::get_deferred_operation_max_concurrency_khr,
             get_deferred_operation_result_khr: device_dispatch_table_stubs::get_deferred_operation_result_khr,
             deferred_operation_join_khr: device_dispatch_table_stubs::deferred_operation_join_khr,
+            get_pipeline_indirect_memory_requirements_nv: device_dispatch_table_stubs::get_pipeline_indirect_memory_requirements_nv,
+            get_pipeline_indirect_device_address_nv: device_dispatch_table_stubs::get_pipeline_indirect_device_address_nv,
+            anti_lag_update_amd: device_dispatch_table_stubs::anti_lag_update_amd,
             cmd_set_cull_mode: device_dispatch_table_stubs::cmd_set_cull_mode,
             cmd_set_front_face: device_dispatch_table_stubs::cmd_set_front_face,
             cmd_set_primitive_topology: device_dispatch_table_stubs::cmd_set_primitive_topology,
             cmd_set_viewport_with_count: device_dispatch_table_stubs::cmd_set_viewport_with_count,
             cmd_set_scissor_with_count: device_dispatch_table_stubs::cmd_set_scissor_with_count,
+            cmd_bind_index_buffer2: device_dispatch_table_stubs::cmd_bind_index_buffer2,
             cmd_bind_vertex_buffers2: device_dispatch_table_stubs::cmd_bind_vertex_buffers2,
             cmd_set_depth_test_enable: device_dispatch_table_stubs::cmd_set_depth_test_enable,
             cmd_set_depth_write_enable: device_dispatch_table_stubs::cmd_set_depth_write_enable,
@@ -5260,7 +6898,6 @@ impl DeviceDispatchTable {
             cmd_set_coverage_modulation_table_enable_nv: device_dispatch_table_stubs::cmd_set_coverage_modulation_table_enable_nv,
             cmd_set_coverage_modulation_table_nv: device_dispatch_table_stubs::cmd_set_coverage_modulation_table_nv,
             cmd_set_shading_rate_image_enable_nv: device_dispatch_table_stubs::cmd_set_shading_rate_image_enable_nv,
-            cmd_set_coverage_reduction_mode_nv: device_dispatch_table_stubs::cmd_set_coverage_reduction_mode_nv,
             cmd_set_representative_fragment_test_enable_nv: device_dispatch_table_stubs::cmd_set_representative_fragment_test_enable_nv,
             create_private_data_slot: device_dispatch_table_stubs::create_private_data_slot,
             destroy_private_data_slot: device_dispatch_table_stubs::destroy_private_data_slot,
@@ -5285,10 +6922,15 @@ impl DeviceDispatchTable {
             cmd_write_timestamp2: device_dispatch_table_stubs::cmd_write_timestamp2,
             cmd_write_buffer_marker2_amd: device_dispatch_table_stubs::cmd_write_buffer_marker2_amd,
             get_queue_checkpoint_data2_nv: device_dispatch_table_stubs::get_queue_checkpoint_data2_nv,
+            copy_memory_to_image: device_dispatch_table_stubs::copy_memory_to_image,
+            copy_image_to_memory: device_dispatch_table_stubs::copy_image_to_memory,
+            copy_image_to_image: device_dispatch_table_stubs::copy_image_to_image,
+            transition_image_layout: device_dispatch_table_stubs::transition_image_layout,
             create_video_session_khr: device_dispatch_table_stubs::create_video_session_khr,
             destroy_video_session_khr: device_dispatch_table_stubs::destroy_video_session_khr,
             create_video_session_parameters_khr: device_dispatch_table_stubs::create_video_session_parameters_khr,
             update_video_session_parameters_khr: device_dispatch_table_stubs::update_video_session_parameters_khr,
+            get_encoded_video_session_parameters_khr: device_dispatch_table_stubs::get_encoded_video_session_parameters_khr,
             destroy_video_session_parameters_khr: device_dispatch_table_stubs::destroy_video_session_parameters_khr,
             get_video_session_memory_requirements_khr: device_dispatch_table_stubs::get_video_session_memory_requirements_khr,
             bind_video_session_memory_khr: device_dispatch_table_stubs::bind_video_session_memory_khr,
@@ -5296,8 +6938,13 @@ impl DeviceDispatchTable {
             cmd_begin_video_coding_khr: device_dispatch_table_stubs::cmd_begin_video_coding_khr,
             cmd_control_video_coding_khr: device_dispatch_table_stubs::cmd_control_video_coding_khr,
             cmd_end_video_coding_khr: device_dispatch_table_stubs::cmd_end_video_coding_khr,
+            cmd_encode_video_khr: device_dispatch_table_stubs::cmd_encode_video_khr,
             cmd_decompress_memory_nv: device_dispatch_table_stubs::cmd_decompress_memory_nv,
             cmd_decompress_memory_indirect_count_nv: device_dispatch_table_stubs::cmd_decompress_memory_indirect_count_nv,
+            get_partitioned_acceleration_structures_build_sizes_nv: device_dispatch_table_stubs::get_partitioned_acceleration_structures_build_sizes_nv,
+            cmd_build_partitioned_acceleration_structures_nv: device_dispatch_table_stubs::cmd_build_partitioned_acceleration_structures_nv,
+            cmd_decompress_memory_ext: device_dispatch_table_stubs::cmd_decompress_memory_ext,
+            cmd_decompress_memory_indirect_count_ext: device_dispatch_table_stubs::cmd_decompress_memory_indirect_count_ext,
             create_cu_module_nvx: device_dispatch_table_stubs::create_cu_module_nvx,
             create_cu_function_nvx: device_dispatch_table_stubs::create_cu_function_nvx,
             destroy_cu_module_nvx: device_dispatch_table_stubs::destroy_cu_module_nvx,
@@ -5315,9 +6962,11 @@ impl DeviceDispatchTable {
             get_sampler_opaque_capture_descriptor_data_ext: device_dispatch_table_stubs::get_sampler_opaque_capture_descriptor_data_ext,
             get_acceleration_structure_opaque_capture_descriptor_data_ext: device_dispatch_table_stubs::get_acceleration_structure_opaque_capture_descriptor_data_ext,
             set_device_memory_priority_ext: device_dispatch_table_stubs::set_device_memory_priority_ext,
+            wait_for_present2_khr: device_dispatch_table_stubs::wait_for_present2_khr,
             wait_for_present_khr: device_dispatch_table_stubs::wait_for_present_khr,
             cmd_begin_rendering: device_dispatch_table_stubs::cmd_begin_rendering,
             cmd_end_rendering: device_dispatch_table_stubs::cmd_end_rendering,
+            cmd_end_rendering2_khr: device_dispatch_table_stubs::cmd_end_rendering2_khr,
             get_descriptor_set_layout_host_mapping_info_valve: device_dispatch_table_stubs::get_descriptor_set_layout_host_mapping_info_valve,
             get_descriptor_set_host_mapping_valve: device_dispatch_table_stubs::get_descriptor_set_host_mapping_valve,
             create_micromap_ext: device_dispatch_table_stubs::create_micromap_ext,
@@ -5336,8 +6985,9 @@ impl DeviceDispatchTable {
             get_micromap_build_sizes_ext: device_dispatch_table_stubs::get_micromap_build_sizes_ext,
             get_shader_module_identifier_ext: device_dispatch_table_stubs::get_shader_module_identifier_ext,
             get_shader_module_create_info_identifier_ext: device_dispatch_table_stubs::get_shader_module_create_info_identifier_ext,
-            get_image_subresource_layout2_ext: device_dispatch_table_stubs::get_image_subresource_layout2_ext,
+            get_image_subresource_layout2: device_dispatch_table_stubs::get_image_subresource_layout2,
             get_pipeline_properties_ext: device_dispatch_table_stubs::get_pipeline_properties_ext,
+            cmd_bind_tile_memory_qcom: device_dispatch_table_stubs::cmd_bind_tile_memory_qcom,
             get_framebuffer_tile_properties_qcom: device_dispatch_table_stubs::get_framebuffer_tile_properties_qcom,
             get_dynamic_rendering_tile_properties_qcom: device_dispatch_table_stubs::get_dynamic_rendering_tile_properties_qcom,
             create_optical_flow_session_nv: device_dispatch_table_stubs::create_optical_flow_session_nv,
@@ -5345,10 +6995,124 @@ impl DeviceDispatchTable {
             bind_optical_flow_session_image_nv: device_dispatch_table_stubs::bind_optical_flow_session_image_nv,
             cmd_optical_flow_execute_nv: device_dispatch_table_stubs::cmd_optical_flow_execute_nv,
             get_device_fault_info_ext: device_dispatch_table_stubs::get_device_fault_info_ext,
-            release_swapchain_images_ext: device_dispatch_table_stubs::release_swapchain_images_ext,
+            get_device_fault_reports_khr: device_dispatch_table_stubs::get_device_fault_reports_khr,
+            get_device_fault_debug_info_khr: device_dispatch_table_stubs::get_device_fault_debug_info_khr,
+            cmd_set_depth_bias2_ext: device_dispatch_table_stubs::cmd_set_depth_bias2_ext,
+            release_swapchain_images_khr: device_dispatch_table_stubs::release_swapchain_images_khr,
+            get_device_image_subresource_layout: device_dispatch_table_stubs::get_device_image_subresource_layout,
+            map_memory2: device_dispatch_table_stubs::map_memory2,
+            unmap_memory2: device_dispatch_table_stubs::unmap_memory2,
+            create_shaders_ext: device_dispatch_table_stubs::create_shaders_ext,
+            destroy_shader_ext: device_dispatch_table_stubs::destroy_shader_ext,
+            get_shader_binary_data_ext: device_dispatch_table_stubs::get_shader_binary_data_ext,
+            cmd_bind_shaders_ext: device_dispatch_table_stubs::cmd_bind_shaders_ext,
+            set_swapchain_present_timing_queue_size_ext: device_dispatch_table_stubs::set_swapchain_present_timing_queue_size_ext,
+            get_swapchain_timing_properties_ext: device_dispatch_table_stubs::get_swapchain_timing_properties_ext,
+            get_swapchain_time_domain_properties_ext: device_dispatch_table_stubs::get_swapchain_time_domain_properties_ext,
+            get_past_presentation_timing_ext: device_dispatch_table_stubs::get_past_presentation_timing_ext,
+            create_gpa_session_amd: device_dispatch_table_stubs::create_gpa_session_amd,
+            destroy_gpa_session_amd: device_dispatch_table_stubs::destroy_gpa_session_amd,
+            set_gpa_device_clock_mode_amd: device_dispatch_table_stubs::set_gpa_device_clock_mode_amd,
+            get_gpa_device_clock_info_amd: device_dispatch_table_stubs::get_gpa_device_clock_info_amd,
+            cmd_begin_gpa_session_amd: device_dispatch_table_stubs::cmd_begin_gpa_session_amd,
+            cmd_end_gpa_session_amd: device_dispatch_table_stubs::cmd_end_gpa_session_amd,
+            cmd_begin_gpa_sample_amd: device_dispatch_table_stubs::cmd_begin_gpa_sample_amd,
+            cmd_end_gpa_sample_amd: device_dispatch_table_stubs::cmd_end_gpa_sample_amd,
+            get_gpa_session_status_amd: device_dispatch_table_stubs::get_gpa_session_status_amd,
+            get_gpa_session_results_amd: device_dispatch_table_stubs::get_gpa_session_results_amd,
+            reset_gpa_session_amd: device_dispatch_table_stubs::reset_gpa_session_amd,
+            cmd_copy_gpa_session_results_amd: device_dispatch_table_stubs::cmd_copy_gpa_session_results_amd,
+            cmd_bind_descriptor_sets2: device_dispatch_table_stubs::cmd_bind_descriptor_sets2,
+            cmd_push_constants2: device_dispatch_table_stubs::cmd_push_constants2,
+            cmd_push_descriptor_set2: device_dispatch_table_stubs::cmd_push_descriptor_set2,
+            cmd_push_descriptor_set_with_template2: device_dispatch_table_stubs::cmd_push_descriptor_set_with_template2,
+            cmd_set_descriptor_buffer_offsets2_ext: device_dispatch_table_stubs::cmd_set_descriptor_buffer_offsets2_ext,
+            cmd_bind_descriptor_buffer_embedded_samplers2_ext: device_dispatch_table_stubs::cmd_bind_descriptor_buffer_embedded_samplers2_ext,
+            set_latency_sleep_mode_nv: device_dispatch_table_stubs::set_latency_sleep_mode_nv,
+            latency_sleep_nv: device_dispatch_table_stubs::latency_sleep_nv,
+            set_latency_marker_nv: device_dispatch_table_stubs::set_latency_marker_nv,
+            get_latency_timings_nv: device_dispatch_table_stubs::get_latency_timings_nv,
+            queue_notify_out_of_band_nv: device_dispatch_table_stubs::queue_notify_out_of_band_nv,
+            set_latency_sleep_mode_legacy_nv: device_dispatch_table_stubs::set_latency_sleep_mode_legacy_nv,
+            latency_sleep_legacy_nv: device_dispatch_table_stubs::latency_sleep_legacy_nv,
+            set_latency_marker_legacy_nv: device_dispatch_table_stubs::set_latency_marker_legacy_nv,
+            get_latency_timings_legacy_nv: device_dispatch_table_stubs::get_latency_timings_legacy_nv,
+            queue_notify_out_of_band_legacy_nv: device_dispatch_table_stubs::queue_notify_out_of_band_legacy_nv,
+            get_sleep_status_legacy_nv: device_dispatch_table_stubs::get_sleep_status_legacy_nv,
+            shutdown_latency_device_legacy_nv: device_dispatch_table_stubs::shutdown_latency_device_legacy_nv,
+            cmd_set_rendering_attachment_locations: device_dispatch_table_stubs::cmd_set_rendering_attachment_locations,
+            cmd_set_rendering_input_attachment_indices: device_dispatch_table_stubs::cmd_set_rendering_input_attachment_indices,
+            cmd_set_depth_clamp_range_ext: device_dispatch_table_stubs::cmd_set_depth_clamp_range_ext,
+            convert_cooperative_vector_matrix_nv: device_dispatch_table_stubs::convert_cooperative_vector_matrix_nv,
+            cmd_convert_cooperative_vector_matrix_nv: device_dispatch_table_stubs::cmd_convert_cooperative_vector_matrix_nv,
+            cmd_dispatch_tile_qcom: device_dispatch_table_stubs::cmd_dispatch_tile_qcom,
+            cmd_begin_per_tile_execution_qcom: device_dispatch_table_stubs::cmd_begin_per_tile_execution_qcom,
+            cmd_end_per_tile_execution_qcom: device_dispatch_table_stubs::cmd_end_per_tile_execution_qcom,
+            create_external_compute_queue_nv: device_dispatch_table_stubs::create_external_compute_queue_nv,
+            destroy_external_compute_queue_nv: device_dispatch_table_stubs::destroy_external_compute_queue_nv,
+            get_external_compute_queue_data_nv: device_dispatch_table_stubs::get_external_compute_queue_data_nv,
+            create_shader_instrumentation_arm: device_dispatch_table_stubs::create_shader_instrumentation_arm,
+            destroy_shader_instrumentation_arm: device_dispatch_table_stubs::destroy_shader_instrumentation_arm,
+            cmd_begin_shader_instrumentation_arm: device_dispatch_table_stubs::cmd_begin_shader_instrumentation_arm,
+            cmd_end_shader_instrumentation_arm: device_dispatch_table_stubs::cmd_end_shader_instrumentation_arm,
+            get_shader_instrumentation_values_arm: device_dispatch_table_stubs::get_shader_instrumentation_values_arm,
+            clear_shader_instrumentation_metrics_arm: device_dispatch_table_stubs::clear_shader_instrumentation_metrics_arm,
+            create_tensor_arm: device_dispatch_table_stubs::create_tensor_arm,
+            destroy_tensor_arm: device_dispatch_table_stubs::destroy_tensor_arm,
+            create_tensor_view_arm: device_dispatch_table_stubs::create_tensor_view_arm,
+            destroy_tensor_view_arm: device_dispatch_table_stubs::destroy_tensor_view_arm,
+            get_tensor_memory_requirements_arm: device_dispatch_table_stubs::get_tensor_memory_requirements_arm,
+            bind_tensor_memory_arm: device_dispatch_table_stubs::bind_tensor_memory_arm,
+            get_device_tensor_memory_requirements_arm: device_dispatch_table_stubs::get_device_tensor_memory_requirements_arm,
+            cmd_copy_tensor_arm: device_dispatch_table_stubs::cmd_copy_tensor_arm,
+            get_tensor_opaque_capture_descriptor_data_arm: device_dispatch_table_stubs::get_tensor_opaque_capture_descriptor_data_arm,
+            get_tensor_view_opaque_capture_descriptor_data_arm: device_dispatch_table_stubs::get_tensor_view_opaque_capture_descriptor_data_arm,
+            create_data_graph_pipelines_arm: device_dispatch_table_stubs::create_data_graph_pipelines_arm,
+            create_data_graph_pipeline_session_arm: device_dispatch_table_stubs::create_data_graph_pipeline_session_arm,
+            get_data_graph_pipeline_session_bind_point_requirements_arm: device_dispatch_table_stubs::get_data_graph_pipeline_session_bind_point_requirements_arm,
+            get_data_graph_pipeline_session_memory_requirements_arm: device_dispatch_table_stubs::get_data_graph_pipeline_session_memory_requirements_arm,
+            bind_data_graph_pipeline_session_memory_arm: device_dispatch_table_stubs::bind_data_graph_pipeline_session_memory_arm,
+            destroy_data_graph_pipeline_session_arm: device_dispatch_table_stubs::destroy_data_graph_pipeline_session_arm,
+            cmd_dispatch_data_graph_arm: device_dispatch_table_stubs::cmd_dispatch_data_graph_arm,
+            get_data_graph_pipeline_available_properties_arm: device_dispatch_table_stubs::get_data_graph_pipeline_available_properties_arm,
+            get_data_graph_pipeline_properties_arm: device_dispatch_table_stubs::get_data_graph_pipeline_properties_arm,
+            queue_set_perf_hint_qcom: device_dispatch_table_stubs::queue_set_perf_hint_qcom,
+            cmd_set_compute_occupancy_priority_nv: device_dispatch_table_stubs::cmd_set_compute_occupancy_priority_nv,
+            write_sampler_descriptors_ext: device_dispatch_table_stubs::write_sampler_descriptors_ext,
+            write_resource_descriptors_ext: device_dispatch_table_stubs::write_resource_descriptors_ext,
+            cmd_bind_sampler_heap_ext: device_dispatch_table_stubs::cmd_bind_sampler_heap_ext,
+            cmd_bind_resource_heap_ext: device_dispatch_table_stubs::cmd_bind_resource_heap_ext,
+            cmd_push_data_ext: device_dispatch_table_stubs::cmd_push_data_ext,
+            register_custom_border_color_ext: device_dispatch_table_stubs::register_custom_border_color_ext,
+            unregister_custom_border_color_ext: device_dispatch_table_stubs::unregister_custom_border_color_ext,
+            get_image_opaque_capture_data_ext: device_dispatch_table_stubs::get_image_opaque_capture_data_ext,
+            get_tensor_opaque_capture_data_arm: device_dispatch_table_stubs::get_tensor_opaque_capture_data_arm,
+            cmd_copy_memory_khr: device_dispatch_table_stubs::cmd_copy_memory_khr,
+            cmd_copy_memory_to_image_khr: device_dispatch_table_stubs::cmd_copy_memory_to_image_khr,
+            cmd_copy_image_to_memory_khr: device_dispatch_table_stubs::cmd_copy_image_to_memory_khr,
+            cmd_update_memory_khr: device_dispatch_table_stubs::cmd_update_memory_khr,
+            cmd_fill_memory_khr: device_dispatch_table_stubs::cmd_fill_memory_khr,
+            cmd_copy_query_pool_results_to_memory_khr: device_dispatch_table_stubs::cmd_copy_query_pool_results_to_memory_khr,
+            cmd_begin_conditional_rendering2_ext: device_dispatch_table_stubs::cmd_begin_conditional_rendering2_ext,
+            cmd_bind_transform_feedback_buffers2_ext: device_dispatch_table_stubs::cmd_bind_transform_feedback_buffers2_ext,
+            cmd_begin_transform_feedback2_ext: device_dispatch_table_stubs::cmd_begin_transform_feedback2_ext,
+            cmd_end_transform_feedback2_ext: device_dispatch_table_stubs::cmd_end_transform_feedback2_ext,
+            cmd_draw_indirect_byte_count2_ext: device_dispatch_table_stubs::cmd_draw_indirect_byte_count2_ext,
+            cmd_write_marker_to_memory_amd: device_dispatch_table_stubs::cmd_write_marker_to_memory_amd,
+            cmd_bind_index_buffer3_khr: device_dispatch_table_stubs::cmd_bind_index_buffer3_khr,
+            cmd_bind_vertex_buffers3_khr: device_dispatch_table_stubs::cmd_bind_vertex_buffers3_khr,
+            cmd_draw_indirect2_khr: device_dispatch_table_stubs::cmd_draw_indirect2_khr,
+            cmd_draw_indexed_indirect2_khr: device_dispatch_table_stubs::cmd_draw_indexed_indirect2_khr,
+            cmd_draw_indirect_count2_khr: device_dispatch_table_stubs::cmd_draw_indirect_count2_khr,
+            cmd_draw_indexed_indirect_count2_khr: device_dispatch_table_stubs::cmd_draw_indexed_indirect_count2_khr,
+            cmd_draw_mesh_tasks_indirect2_ext: device_dispatch_table_stubs::cmd_draw_mesh_tasks_indirect2_ext,
+            cmd_draw_mesh_tasks_indirect_count2_ext: device_dispatch_table_stubs::cmd_draw_mesh_tasks_indirect_count2_ext,
+            cmd_dispatch_indirect2_khr: device_dispatch_table_stubs::cmd_dispatch_indirect2_khr,
+            create_acceleration_structure2_khr: device_dispatch_table_stubs::create_acceleration_structure2_khr,
+            cmd_set_dispatch_parameters_arm: device_dispatch_table_stubs::cmd_set_dispatch_parameters_arm,
             get_swapchain_gralloc_usage3_android: device_dispatch_table_stubs::get_swapchain_gralloc_usage3_android,
             get_swapchain_gralloc_usage4_android: device_dispatch_table_stubs::get_swapchain_gralloc_usage4_android,
-            present: [0; 7],
+            present: [0; 10],
         }
     }
     /// Fills the table from `gpa`, trying each command's name and then its aliases.
@@ -5657,2267 +7421,3203 @@ impl DeviceDispatchTable {
             t.merge_pipeline_caches = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkMergePipelineCaches>(f) };
             t.present[0] |= 1 << 49;
         }
+        if let Some(f) = first(gpa, &[c"vkCreatePipelineBinariesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_pipeline_binaries_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreatePipelineBinariesKHR>(f) };
+            t.present[0] |= 1 << 50;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyPipelineBinaryKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_pipeline_binary_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPipelineBinaryKHR>(f) };
+            t.present[0] |= 1 << 51;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPipelineKeyKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_key_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineKeyKHR>(f) };
+            t.present[0] |= 1 << 52;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPipelineBinaryDataKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_binary_data_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineBinaryDataKHR>(f) };
+            t.present[0] |= 1 << 53;
+        }
+        if let Some(f) = first(gpa, &[c"vkReleaseCapturedPipelineDataKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.release_captured_pipeline_data_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleaseCapturedPipelineDataKHR>(f) };
+            t.present[0] |= 1 << 54;
+        }
         if let Some(f) = first(gpa, &[c"vkCreateGraphicsPipelines"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_graphics_pipelines = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateGraphicsPipelines>(f) };
-            t.present[0] |= 1 << 50;
+            t.present[0] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCreateComputePipelines"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_compute_pipelines = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateComputePipelines>(f) };
-            t.present[0] |= 1 << 51;
+            t.present[0] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyPipeline"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_pipeline = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPipeline>(f) };
-            t.present[0] |= 1 << 52;
+            t.present[0] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCreatePipelineLayout"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_pipeline_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreatePipelineLayout>(f) };
-            t.present[0] |= 1 << 53;
+            t.present[0] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyPipelineLayout"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_pipeline_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPipelineLayout>(f) };
-            t.present[0] |= 1 << 54;
+            t.present[0] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCreateSampler"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_sampler = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSampler>(f) };
-            t.present[0] |= 1 << 55;
+            t.present[0] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySampler"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_sampler = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySampler>(f) };
-            t.present[0] |= 1 << 56;
+            t.present[0] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDescriptorSetLayout"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_descriptor_set_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDescriptorSetLayout>(f) };
-            t.present[0] |= 1 << 57;
+            t.present[0] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDescriptorSetLayout"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_descriptor_set_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDescriptorSetLayout>(f) };
-            t.present[0] |= 1 << 58;
+            t.present[0] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDescriptorPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_descriptor_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDescriptorPool>(f) };
-            t.present[0] |= 1 << 59;
+            t.present[1] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDescriptorPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_descriptor_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDescriptorPool>(f) };
-            t.present[0] |= 1 << 60;
+            t.present[1] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkResetDescriptorPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.reset_descriptor_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetDescriptorPool>(f) };
-            t.present[0] |= 1 << 61;
+            t.present[1] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkAllocateDescriptorSets"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.allocate_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAllocateDescriptorSets>(f) };
-            t.present[0] |= 1 << 62;
+            t.present[1] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkFreeDescriptorSets"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.free_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkFreeDescriptorSets>(f) };
-            t.present[0] |= 1 << 63;
+            t.present[1] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkUpdateDescriptorSets"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.update_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateDescriptorSets>(f) };
-            t.present[1] |= 1 << 0;
+            t.present[1] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkCreateFramebuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_framebuffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateFramebuffer>(f) };
-            t.present[1] |= 1 << 1;
+            t.present[1] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyFramebuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_framebuffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyFramebuffer>(f) };
-            t.present[1] |= 1 << 2;
+            t.present[1] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRenderPass"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRenderPass>(f) };
-            t.present[1] |= 1 << 3;
+            t.present[1] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyRenderPass"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyRenderPass>(f) };
-            t.present[1] |= 1 << 4;
+            t.present[1] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkGetRenderAreaGranularity"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_render_area_granularity = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRenderAreaGranularity>(f) };
-            t.present[1] |= 1 << 5;
+            t.present[1] |= 1 << 10;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetRenderingAreaGranularity", c"vkGetRenderingAreaGranularityKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_rendering_area_granularity = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRenderingAreaGranularity>(f) };
+            t.present[1] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCreateCommandPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateCommandPool>(f) };
-            t.present[1] |= 1 << 6;
+            t.present[1] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyCommandPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyCommandPool>(f) };
-            t.present[1] |= 1 << 7;
+            t.present[1] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkResetCommandPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.reset_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetCommandPool>(f) };
-            t.present[1] |= 1 << 8;
+            t.present[1] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkAllocateCommandBuffers"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.allocate_command_buffers = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAllocateCommandBuffers>(f) };
-            t.present[1] |= 1 << 9;
+            t.present[1] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkFreeCommandBuffers"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.free_command_buffers = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkFreeCommandBuffers>(f) };
-            t.present[1] |= 1 << 10;
+            t.present[1] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkBeginCommandBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.begin_command_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBeginCommandBuffer>(f) };
-            t.present[1] |= 1 << 11;
+            t.present[1] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkEndCommandBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.end_command_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkEndCommandBuffer>(f) };
-            t.present[1] |= 1 << 12;
+            t.present[1] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkResetCommandBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.reset_command_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetCommandBuffer>(f) };
-            t.present[1] |= 1 << 13;
+            t.present[1] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindPipeline"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_pipeline = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindPipeline>(f) };
-            t.present[1] |= 1 << 14;
+            t.present[1] |= 1 << 20;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetPrimitiveRestartIndexEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_primitive_restart_index_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPrimitiveRestartIndexEXT>(f) };
+            t.present[1] |= 1 << 21;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetAttachmentFeedbackLoopEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_attachment_feedback_loop_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetAttachmentFeedbackLoopEnableEXT>(f) };
+            t.present[1] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewport"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_viewport = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewport>(f) };
-            t.present[1] |= 1 << 15;
+            t.present[1] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetScissor"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_scissor = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetScissor>(f) };
-            t.present[1] |= 1 << 16;
+            t.present[1] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineWidth"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_line_width = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineWidth>(f) };
-            t.present[1] |= 1 << 17;
+            t.present[1] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthBias"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_bias = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBias>(f) };
-            t.present[1] |= 1 << 18;
+            t.present[1] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetBlendConstants"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_blend_constants = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetBlendConstants>(f) };
-            t.present[1] |= 1 << 19;
+            t.present[1] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthBounds"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_bounds = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBounds>(f) };
-            t.present[1] |= 1 << 20;
+            t.present[1] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilCompareMask"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_stencil_compare_mask = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilCompareMask>(f) };
-            t.present[1] |= 1 << 21;
+            t.present[1] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilWriteMask"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_stencil_write_mask = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilWriteMask>(f) };
-            t.present[1] |= 1 << 22;
+            t.present[1] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilReference"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_stencil_reference = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilReference>(f) };
-            t.present[1] |= 1 << 23;
+            t.present[1] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorSets"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_descriptor_sets = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorSets>(f) };
-            t.present[1] |= 1 << 24;
+            t.present[1] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindIndexBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_index_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindIndexBuffer>(f) };
-            t.present[1] |= 1 << 25;
+            t.present[1] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindVertexBuffers"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_vertex_buffers = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindVertexBuffers>(f) };
-            t.present[1] |= 1 << 26;
+            t.present[1] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDraw"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDraw>(f) };
-            t.present[1] |= 1 << 27;
+            t.present[1] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndexed"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_indexed = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexed>(f) };
-            t.present[1] |= 1 << 28;
+            t.present[1] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMultiEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_multi_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMultiEXT>(f) };
-            t.present[1] |= 1 << 29;
+            t.present[1] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMultiIndexedEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_multi_indexed_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMultiIndexedEXT>(f) };
-            t.present[1] |= 1 << 30;
+            t.present[1] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndirect"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_indirect = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirect>(f) };
-            t.present[1] |= 1 << 31;
+            t.present[1] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndexedIndirect"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_indexed_indirect = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexedIndirect>(f) };
-            t.present[1] |= 1 << 32;
+            t.present[1] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDispatch"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_dispatch = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatch>(f) };
-            t.present[1] |= 1 << 33;
+            t.present[1] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDispatchIndirect"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_dispatch_indirect = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchIndirect>(f) };
-            t.present[1] |= 1 << 34;
+            t.present[1] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawClusterHUAWEI"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_cluster_huawei = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawClusterHUAWEI>(f) };
-            t.present[1] |= 1 << 35;
+            t.present[1] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawClusterIndirectHUAWEI"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_cluster_indirect_huawei = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawClusterIndirectHUAWEI>(f) };
-            t.present[1] |= 1 << 36;
+            t.present[1] |= 1 << 44;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdUpdatePipelineIndirectBufferNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_update_pipeline_indirect_buffer_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdUpdatePipelineIndirectBufferNV>(f) };
+            t.present[1] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBuffer>(f) };
-            t.present[1] |= 1 << 37;
+            t.present[1] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImage"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImage>(f) };
-            t.present[1] |= 1 << 38;
+            t.present[1] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBlitImage"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_blit_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBlitImage>(f) };
-            t.present[1] |= 1 << 39;
+            t.present[1] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBufferToImage"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_buffer_to_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBufferToImage>(f) };
-            t.present[1] |= 1 << 40;
+            t.present[1] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImageToBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_image_to_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImageToBuffer>(f) };
-            t.present[1] |= 1 << 41;
+            t.present[1] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryIndirectNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_memory_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryIndirectNV>(f) };
-            t.present[1] |= 1 << 42;
+            t.present[1] |= 1 << 51;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryIndirectKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_indirect_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryIndirectKHR>(f) };
+            t.present[1] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToImageIndirectNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_memory_to_image_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToImageIndirectNV>(f) };
-            t.present[1] |= 1 << 43;
+            t.present[1] |= 1 << 53;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToImageIndirectKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_to_image_indirect_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToImageIndirectKHR>(f) };
+            t.present[1] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdUpdateBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_update_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdUpdateBuffer>(f) };
-            t.present[1] |= 1 << 44;
+            t.present[1] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCmdFillBuffer"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_fill_buffer = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdFillBuffer>(f) };
-            t.present[1] |= 1 << 45;
+            t.present[1] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdClearColorImage"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_clear_color_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdClearColorImage>(f) };
-            t.present[1] |= 1 << 46;
+            t.present[1] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCmdClearDepthStencilImage"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_clear_depth_stencil_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdClearDepthStencilImage>(f) };
-            t.present[1] |= 1 << 47;
+            t.present[1] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkCmdClearAttachments"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_clear_attachments = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdClearAttachments>(f) };
-            t.present[1] |= 1 << 48;
+            t.present[1] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResolveImage"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_resolve_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResolveImage>(f) };
-            t.present[1] |= 1 << 49;
+            t.present[1] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetEvent"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetEvent>(f) };
-            t.present[1] |= 1 << 50;
+            t.present[1] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResetEvent"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_reset_event = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResetEvent>(f) };
-            t.present[1] |= 1 << 51;
+            t.present[1] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWaitEvents"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_wait_events = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWaitEvents>(f) };
-            t.present[1] |= 1 << 52;
+            t.present[1] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPipelineBarrier"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_pipeline_barrier = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPipelineBarrier>(f) };
-            t.present[1] |= 1 << 53;
+            t.present[2] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginQuery"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_query = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginQuery>(f) };
-            t.present[1] |= 1 << 54;
+            t.present[2] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndQuery"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_query = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndQuery>(f) };
-            t.present[1] |= 1 << 55;
+            t.present[2] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginConditionalRenderingEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_conditional_rendering_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginConditionalRenderingEXT>(f) };
-            t.present[1] |= 1 << 56;
+            t.present[2] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndConditionalRenderingEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_conditional_rendering_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndConditionalRenderingEXT>(f) };
-            t.present[1] |= 1 << 57;
+            t.present[2] |= 1 << 4;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginCustomResolveEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_custom_resolve_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginCustomResolveEXT>(f) };
+            t.present[2] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResetQueryPool"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_reset_query_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResetQueryPool>(f) };
-            t.present[1] |= 1 << 58;
+            t.present[2] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteTimestamp"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_timestamp = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteTimestamp>(f) };
-            t.present[1] |= 1 << 59;
+            t.present[2] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyQueryPoolResults"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_query_pool_results = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyQueryPoolResults>(f) };
-            t.present[1] |= 1 << 60;
+            t.present[2] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPushConstants"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_push_constants = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushConstants>(f) };
-            t.present[1] |= 1 << 61;
+            t.present[2] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginRenderPass"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginRenderPass>(f) };
-            t.present[1] |= 1 << 62;
+            t.present[2] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkCmdNextSubpass"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_next_subpass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdNextSubpass>(f) };
-            t.present[1] |= 1 << 63;
+            t.present[2] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndRenderPass"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_render_pass = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRenderPass>(f) };
-            t.present[2] |= 1 << 0;
+            t.present[2] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCmdExecuteCommands"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_execute_commands = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdExecuteCommands>(f) };
-            t.present[2] |= 1 << 1;
+            t.present[2] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCreateSwapchainKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_swapchain_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSwapchainKHR>(f) };
-            t.present[2] |= 1 << 2;
+            t.present[2] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySwapchainKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_swapchain_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySwapchainKHR>(f) };
-            t.present[2] |= 1 << 3;
+            t.present[2] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainImagesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_swapchain_images_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainImagesKHR>(f) };
-            t.present[2] |= 1 << 4;
+            t.present[2] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireNextImageKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.acquire_next_image_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireNextImageKHR>(f) };
-            t.present[2] |= 1 << 5;
+            t.present[2] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkQueuePresentKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_present_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueuePresentKHR>(f) };
-            t.present[2] |= 1 << 6;
+            t.present[2] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkDebugMarkerSetObjectNameEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.debug_marker_set_object_name_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDebugMarkerSetObjectNameEXT>(f) };
-            t.present[2] |= 1 << 7;
+            t.present[2] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkDebugMarkerSetObjectTagEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.debug_marker_set_object_tag_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDebugMarkerSetObjectTagEXT>(f) };
-            t.present[2] |= 1 << 8;
+            t.present[2] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDebugMarkerBeginEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_debug_marker_begin_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDebugMarkerBeginEXT>(f) };
-            t.present[2] |= 1 << 9;
+            t.present[2] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDebugMarkerEndEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_debug_marker_end_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDebugMarkerEndEXT>(f) };
-            t.present[2] |= 1 << 10;
+            t.present[2] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDebugMarkerInsertEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_debug_marker_insert_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDebugMarkerInsertEXT>(f) };
-            t.present[2] |= 1 << 11;
+            t.present[2] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCmdExecuteGeneratedCommandsNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_execute_generated_commands_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdExecuteGeneratedCommandsNV>(f) };
-            t.present[2] |= 1 << 12;
+            t.present[2] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPreprocessGeneratedCommandsNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_preprocess_generated_commands_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPreprocessGeneratedCommandsNV>(f) };
-            t.present[2] |= 1 << 13;
+            t.present[2] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindPipelineShaderGroupNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_pipeline_shader_group_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindPipelineShaderGroupNV>(f) };
-            t.present[2] |= 1 << 14;
+            t.present[2] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkGetGeneratedCommandsMemoryRequirementsNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_generated_commands_memory_requirements_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsNV>(f) };
-            t.present[2] |= 1 << 15;
+            t.present[2] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCreateIndirectCommandsLayoutNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_indirect_commands_layout_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateIndirectCommandsLayoutNV>(f) };
-            t.present[2] |= 1 << 16;
+            t.present[2] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyIndirectCommandsLayoutNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_indirect_commands_layout_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyIndirectCommandsLayoutNV>(f) };
-            t.present[2] |= 1 << 17;
+            t.present[2] |= 1 << 29;
         }
-        if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSetKHR"]) {
+        if let Some(f) = first(gpa, &[c"vkCmdExecuteGeneratedCommandsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.cmd_push_descriptor_set_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSetKHR>(f) };
-            t.present[2] |= 1 << 18;
+            t.cmd_execute_generated_commands_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdExecuteGeneratedCommandsEXT>(f) };
+            t.present[2] |= 1 << 30;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdPreprocessGeneratedCommandsEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_preprocess_generated_commands_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPreprocessGeneratedCommandsEXT>(f) };
+            t.present[2] |= 1 << 31;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetGeneratedCommandsMemoryRequirementsEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_generated_commands_memory_requirements_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsEXT>(f) };
+            t.present[2] |= 1 << 32;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateIndirectCommandsLayoutEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_indirect_commands_layout_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateIndirectCommandsLayoutEXT>(f) };
+            t.present[2] |= 1 << 33;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyIndirectCommandsLayoutEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_indirect_commands_layout_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyIndirectCommandsLayoutEXT>(f) };
+            t.present[2] |= 1 << 34;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateIndirectExecutionSetEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_indirect_execution_set_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateIndirectExecutionSetEXT>(f) };
+            t.present[2] |= 1 << 35;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyIndirectExecutionSetEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_indirect_execution_set_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyIndirectExecutionSetEXT>(f) };
+            t.present[2] |= 1 << 36;
+        }
+        if let Some(f) = first(gpa, &[c"vkUpdateIndirectExecutionSetPipelineEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.update_indirect_execution_set_pipeline_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateIndirectExecutionSetPipelineEXT>(f) };
+            t.present[2] |= 1 << 37;
+        }
+        if let Some(f) = first(gpa, &[c"vkUpdateIndirectExecutionSetShaderEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.update_indirect_execution_set_shader_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateIndirectExecutionSetShaderEXT>(f) };
+            t.present[2] |= 1 << 38;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSet", c"vkCmdPushDescriptorSetKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_descriptor_set = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSet>(f) };
+            t.present[2] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkTrimCommandPool", c"vkTrimCommandPoolKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.trim_command_pool = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkTrimCommandPool>(f) };
-            t.present[2] |= 1 << 19;
+            t.present[2] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryFdKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_memory_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryFdKHR>(f) };
-            t.present[2] |= 1 << 20;
+            t.present[2] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryFdPropertiesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_memory_fd_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryFdPropertiesKHR>(f) };
-            t.present[2] |= 1 << 21;
+            t.present[2] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryRemoteAddressNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_memory_remote_address_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryRemoteAddressNV>(f) };
-            t.present[2] |= 1 << 22;
+            t.present[2] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkGetSemaphoreFdKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_semaphore_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSemaphoreFdKHR>(f) };
-            t.present[2] |= 1 << 23;
+            t.present[2] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkImportSemaphoreFdKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.import_semaphore_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkImportSemaphoreFdKHR>(f) };
-            t.present[2] |= 1 << 24;
+            t.present[2] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkGetFenceFdKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_fence_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetFenceFdKHR>(f) };
-            t.present[2] |= 1 << 25;
+            t.present[2] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkImportFenceFdKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.import_fence_fd_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkImportFenceFdKHR>(f) };
-            t.present[2] |= 1 << 26;
+            t.present[2] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceGroupPeerMemoryFeatures", c"vkGetDeviceGroupPeerMemoryFeaturesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_group_peer_memory_features = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceGroupPeerMemoryFeatures>(f) };
-            t.present[2] |= 1 << 27;
+            t.present[2] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkBindBufferMemory2", c"vkBindBufferMemory2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.bind_buffer_memory2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindBufferMemory2>(f) };
-            t.present[2] |= 1 << 28;
+            t.present[2] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkBindImageMemory2", c"vkBindImageMemory2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.bind_image_memory2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindImageMemory2>(f) };
-            t.present[2] |= 1 << 29;
+            t.present[2] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDeviceMask", c"vkCmdSetDeviceMaskKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_device_mask = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDeviceMask>(f) };
-            t.present[2] |= 1 << 30;
+            t.present[2] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceGroupPresentCapabilitiesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_group_present_capabilities_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceGroupPresentCapabilitiesKHR>(f) };
-            t.present[2] |= 1 << 31;
+            t.present[2] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceGroupSurfacePresentModesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_group_surface_present_modes_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceGroupSurfacePresentModesKHR>(f) };
-            t.present[2] |= 1 << 32;
+            t.present[2] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireNextImage2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.acquire_next_image2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireNextImage2KHR>(f) };
-            t.present[2] |= 1 << 33;
+            t.present[2] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDispatchBase", c"vkCmdDispatchBaseKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_dispatch_base = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchBase>(f) };
-            t.present[2] |= 1 << 34;
+            t.present[2] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDescriptorUpdateTemplate", c"vkCreateDescriptorUpdateTemplateKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_descriptor_update_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDescriptorUpdateTemplate>(f) };
-            t.present[2] |= 1 << 35;
+            t.present[2] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDescriptorUpdateTemplate", c"vkDestroyDescriptorUpdateTemplateKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_descriptor_update_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDescriptorUpdateTemplate>(f) };
-            t.present[2] |= 1 << 36;
+            t.present[2] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkUpdateDescriptorSetWithTemplate", c"vkUpdateDescriptorSetWithTemplateKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.update_descriptor_set_with_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateDescriptorSetWithTemplate>(f) };
-            t.present[2] |= 1 << 37;
+            t.present[2] |= 1 << 58;
         }
-        if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSetWithTemplateKHR"]) {
+        if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSetWithTemplate", c"vkCmdPushDescriptorSetWithTemplateKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.cmd_push_descriptor_set_with_template_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR>(f) };
-            t.present[2] |= 1 << 38;
+            t.cmd_push_descriptor_set_with_template = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSetWithTemplate>(f) };
+            t.present[2] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkSetHdrMetadataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.set_hdr_metadata_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetHdrMetadataEXT>(f) };
-            t.present[2] |= 1 << 39;
+            t.present[2] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainStatusKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_swapchain_status_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainStatusKHR>(f) };
-            t.present[2] |= 1 << 40;
+            t.present[2] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkGetRefreshCycleDurationGOOGLE"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_refresh_cycle_duration_google = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRefreshCycleDurationGOOGLE>(f) };
-            t.present[2] |= 1 << 41;
+            t.present[2] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkGetPastPresentationTimingGOOGLE"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_past_presentation_timing_google = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPastPresentationTimingGOOGLE>(f) };
-            t.present[2] |= 1 << 42;
+            t.present[2] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportWScalingNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_viewport_w_scaling_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportWScalingNV>(f) };
-            t.present[2] |= 1 << 43;
+            t.present[3] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDiscardRectangleEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_discard_rectangle_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDiscardRectangleEXT>(f) };
-            t.present[2] |= 1 << 44;
+            t.present[3] |= 1 << 1;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetDiscardRectangleEnableEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_discard_rectangle_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDiscardRectangleEnableEXT>(f) };
+            t.present[3] |= 1 << 2;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetDiscardRectangleModeEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_discard_rectangle_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDiscardRectangleModeEXT>(f) };
+            t.present[3] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetSampleLocationsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_sample_locations_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetSampleLocationsEXT>(f) };
-            t.present[2] |= 1 << 45;
+            t.present[3] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkGetBufferMemoryRequirements2", c"vkGetBufferMemoryRequirements2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_buffer_memory_requirements2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferMemoryRequirements2>(f) };
-            t.present[2] |= 1 << 46;
+            t.present[3] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageMemoryRequirements2", c"vkGetImageMemoryRequirements2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_image_memory_requirements2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageMemoryRequirements2>(f) };
-            t.present[2] |= 1 << 47;
+            t.present[3] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageSparseMemoryRequirements2", c"vkGetImageSparseMemoryRequirements2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_image_sparse_memory_requirements2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSparseMemoryRequirements2>(f) };
-            t.present[2] |= 1 << 48;
+            t.present[3] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceBufferMemoryRequirements", c"vkGetDeviceBufferMemoryRequirementsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_buffer_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceBufferMemoryRequirements>(f) };
-            t.present[2] |= 1 << 49;
+            t.present[3] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceImageMemoryRequirements", c"vkGetDeviceImageMemoryRequirementsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_image_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceImageMemoryRequirements>(f) };
-            t.present[2] |= 1 << 50;
+            t.present[3] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceImageSparseMemoryRequirements", c"vkGetDeviceImageSparseMemoryRequirementsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_image_sparse_memory_requirements = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceImageSparseMemoryRequirements>(f) };
-            t.present[2] |= 1 << 51;
+            t.present[3] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkCreateSamplerYcbcrConversion", c"vkCreateSamplerYcbcrConversionKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_sampler_ycbcr_conversion = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateSamplerYcbcrConversion>(f) };
-            t.present[2] |= 1 << 52;
+            t.present[3] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkDestroySamplerYcbcrConversion", c"vkDestroySamplerYcbcrConversionKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_sampler_ycbcr_conversion = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroySamplerYcbcrConversion>(f) };
-            t.present[2] |= 1 << 53;
+            t.present[3] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceQueue2"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_queue2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceQueue2>(f) };
-            t.present[2] |= 1 << 54;
+            t.present[3] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCreateValidationCacheEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_validation_cache_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateValidationCacheEXT>(f) };
-            t.present[2] |= 1 << 55;
+            t.present[3] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyValidationCacheEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_validation_cache_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyValidationCacheEXT>(f) };
-            t.present[2] |= 1 << 56;
+            t.present[3] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkGetValidationCacheDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_validation_cache_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetValidationCacheDataEXT>(f) };
-            t.present[2] |= 1 << 57;
+            t.present[3] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkMergeValidationCachesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.merge_validation_caches_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkMergeValidationCachesEXT>(f) };
-            t.present[2] |= 1 << 58;
+            t.present[3] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutSupport", c"vkGetDescriptorSetLayoutSupportKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_descriptor_set_layout_support = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutSupport>(f) };
-            t.present[2] |= 1 << 59;
+            t.present[3] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsageANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_swapchain_gralloc_usage_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsageANDROID>(f) };
-            t.present[2] |= 1 << 60;
+            t.present[3] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsage2ANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_swapchain_gralloc_usage2_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID>(f) };
-            t.present[2] |= 1 << 61;
+            t.present[3] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireImageANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.acquire_image_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireImageANDROID>(f) };
-            t.present[2] |= 1 << 62;
+            t.present[3] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSignalReleaseImageANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_signal_release_image_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSignalReleaseImageANDROID>(f) };
-            t.present[2] |= 1 << 63;
+            t.present[3] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkGetShaderInfoAMD"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_shader_info_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderInfoAMD>(f) };
-            t.present[3] |= 1 << 0;
+            t.present[3] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkSetLocalDimmingAMD"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.set_local_dimming_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetLocalDimmingAMD>(f) };
-            t.present[3] |= 1 << 1;
+            t.present[3] |= 1 << 24;
         }
-        if let Some(f) = first(gpa, &[c"vkGetCalibratedTimestampsEXT"]) {
+        if let Some(f) = first(gpa, &[c"vkGetCalibratedTimestampsKHR", c"vkGetCalibratedTimestampsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.get_calibrated_timestamps_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetCalibratedTimestampsEXT>(f) };
-            t.present[3] |= 1 << 2;
+            t.get_calibrated_timestamps_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetCalibratedTimestampsKHR>(f) };
+            t.present[3] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkSetDebugUtilsObjectNameEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.set_debug_utils_object_name_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetDebugUtilsObjectNameEXT>(f) };
-            t.present[3] |= 1 << 3;
+            t.present[3] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkSetDebugUtilsObjectTagEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.set_debug_utils_object_tag_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetDebugUtilsObjectTagEXT>(f) };
-            t.present[3] |= 1 << 4;
+            t.present[3] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkQueueBeginDebugUtilsLabelEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_begin_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueBeginDebugUtilsLabelEXT>(f) };
-            t.present[3] |= 1 << 5;
+            t.present[3] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkQueueEndDebugUtilsLabelEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_end_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueEndDebugUtilsLabelEXT>(f) };
-            t.present[3] |= 1 << 6;
+            t.present[3] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkQueueInsertDebugUtilsLabelEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_insert_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueInsertDebugUtilsLabelEXT>(f) };
-            t.present[3] |= 1 << 7;
+            t.present[3] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginDebugUtilsLabelEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginDebugUtilsLabelEXT>(f) };
-            t.present[3] |= 1 << 8;
+            t.present[3] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndDebugUtilsLabelEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndDebugUtilsLabelEXT>(f) };
-            t.present[3] |= 1 << 9;
+            t.present[3] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCmdInsertDebugUtilsLabelEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_insert_debug_utils_label_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdInsertDebugUtilsLabelEXT>(f) };
-            t.present[3] |= 1 << 10;
+            t.present[3] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryHostPointerPropertiesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_memory_host_pointer_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryHostPointerPropertiesEXT>(f) };
-            t.present[3] |= 1 << 11;
+            t.present[3] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteBufferMarkerAMD"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_buffer_marker_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteBufferMarkerAMD>(f) };
-            t.present[3] |= 1 << 12;
+            t.present[3] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRenderPass2", c"vkCreateRenderPass2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_render_pass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRenderPass2>(f) };
-            t.present[3] |= 1 << 13;
+            t.present[3] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginRenderPass2", c"vkCmdBeginRenderPass2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_render_pass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginRenderPass2>(f) };
-            t.present[3] |= 1 << 14;
+            t.present[3] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdNextSubpass2", c"vkCmdNextSubpass2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_next_subpass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdNextSubpass2>(f) };
-            t.present[3] |= 1 << 15;
+            t.present[3] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndRenderPass2", c"vkCmdEndRenderPass2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_render_pass2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRenderPass2>(f) };
-            t.present[3] |= 1 << 16;
+            t.present[3] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkGetSemaphoreCounterValue", c"vkGetSemaphoreCounterValueKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_semaphore_counter_value = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSemaphoreCounterValue>(f) };
-            t.present[3] |= 1 << 17;
+            t.present[3] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.wait_semaphores = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWaitSemaphores>(f) };
-            t.present[3] |= 1 << 18;
+            t.present[3] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkSignalSemaphore", c"vkSignalSemaphoreKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.signal_semaphore = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSignalSemaphore>(f) };
-            t.present[3] |= 1 << 19;
+            t.present[3] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkGetAndroidHardwareBufferPropertiesANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_android_hardware_buffer_properties_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAndroidHardwareBufferPropertiesANDROID>(f) };
-            t.present[3] |= 1 << 20;
+            t.present[3] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkGetMemoryAndroidHardwareBufferANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_memory_android_hardware_buffer_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMemoryAndroidHardwareBufferANDROID>(f) };
-            t.present[3] |= 1 << 21;
+            t.present[3] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndirectCount", c"vkCmdDrawIndirectCountKHR", c"vkCmdDrawIndirectCountAMD"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_indirect_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirectCount>(f) };
-            t.present[3] |= 1 << 22;
+            t.present[3] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndexedIndirectCount", c"vkCmdDrawIndexedIndirectCountKHR", c"vkCmdDrawIndexedIndirectCountAMD"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_indexed_indirect_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexedIndirectCount>(f) };
-            t.present[3] |= 1 << 23;
+            t.present[3] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCheckpointNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_checkpoint_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCheckpointNV>(f) };
-            t.present[3] |= 1 << 24;
+            t.present[3] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkGetQueueCheckpointDataNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_queue_checkpoint_data_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetQueueCheckpointDataNV>(f) };
-            t.present[3] |= 1 << 25;
+            t.present[3] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindTransformFeedbackBuffersEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_transform_feedback_buffers_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindTransformFeedbackBuffersEXT>(f) };
-            t.present[3] |= 1 << 26;
+            t.present[3] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginTransformFeedbackEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_transform_feedback_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginTransformFeedbackEXT>(f) };
-            t.present[3] |= 1 << 27;
+            t.present[3] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndTransformFeedbackEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_transform_feedback_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndTransformFeedbackEXT>(f) };
-            t.present[3] |= 1 << 28;
+            t.present[3] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginQueryIndexedEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_query_indexed_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginQueryIndexedEXT>(f) };
-            t.present[3] |= 1 << 29;
+            t.present[3] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndQueryIndexedEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_query_indexed_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndQueryIndexedEXT>(f) };
-            t.present[3] |= 1 << 30;
+            t.present[3] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawIndirectByteCountEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_indirect_byte_count_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirectByteCountEXT>(f) };
-            t.present[3] |= 1 << 31;
+            t.present[3] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetExclusiveScissorNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_exclusive_scissor_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetExclusiveScissorNV>(f) };
-            t.present[3] |= 1 << 32;
+            t.present[3] |= 1 << 55;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetExclusiveScissorEnableNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_exclusive_scissor_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetExclusiveScissorEnableNV>(f) };
+            t.present[3] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindShadingRateImageNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_shading_rate_image_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindShadingRateImageNV>(f) };
-            t.present[3] |= 1 << 33;
+            t.present[3] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportShadingRatePaletteNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_viewport_shading_rate_palette_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportShadingRatePaletteNV>(f) };
-            t.present[3] |= 1 << 34;
+            t.present[3] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoarseSampleOrderNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_coarse_sample_order_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoarseSampleOrderNV>(f) };
-            t.present[3] |= 1 << 35;
+            t.present[3] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_mesh_tasks_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksNV>(f) };
-            t.present[3] |= 1 << 36;
+            t.present[3] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_mesh_tasks_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectNV>(f) };
-            t.present[3] |= 1 << 37;
+            t.present[3] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectCountNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_mesh_tasks_indirect_count_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectCountNV>(f) };
-            t.present[3] |= 1 << 38;
+            t.present[3] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_mesh_tasks_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksEXT>(f) };
-            t.present[3] |= 1 << 39;
+            t.present[3] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_mesh_tasks_indirect_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectEXT>(f) };
-            t.present[3] |= 1 << 40;
+            t.present[4] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectCountEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_draw_mesh_tasks_indirect_count_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectCountEXT>(f) };
-            t.present[3] |= 1 << 41;
+            t.present[4] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCompileDeferredNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.compile_deferred_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCompileDeferredNV>(f) };
-            t.present[3] |= 1 << 42;
+            t.present[4] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCreateAccelerationStructureNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateAccelerationStructureNV>(f) };
-            t.present[3] |= 1 << 43;
+            t.present[4] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindInvocationMaskHUAWEI"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_invocation_mask_huawei = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindInvocationMaskHUAWEI>(f) };
-            t.present[3] |= 1 << 44;
+            t.present[4] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyAccelerationStructureKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyAccelerationStructureKHR>(f) };
-            t.present[3] |= 1 << 45;
+            t.present[4] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyAccelerationStructureNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyAccelerationStructureNV>(f) };
-            t.present[3] |= 1 << 46;
+            t.present[4] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureMemoryRequirementsNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_acceleration_structure_memory_requirements_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureMemoryRequirementsNV>(f) };
-            t.present[3] |= 1 << 47;
+            t.present[4] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkBindAccelerationStructureMemoryNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.bind_acceleration_structure_memory_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindAccelerationStructureMemoryNV>(f) };
-            t.present[3] |= 1 << 48;
+            t.present[4] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyAccelerationStructureNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyAccelerationStructureNV>(f) };
-            t.present[3] |= 1 << 49;
+            t.present[4] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyAccelerationStructureKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyAccelerationStructureKHR>(f) };
-            t.present[3] |= 1 << 50;
+            t.present[4] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkCopyAccelerationStructureKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.copy_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyAccelerationStructureKHR>(f) };
-            t.present[3] |= 1 << 51;
+            t.present[4] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyAccelerationStructureToMemoryKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_acceleration_structure_to_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyAccelerationStructureToMemoryKHR>(f) };
-            t.present[3] |= 1 << 52;
+            t.present[4] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCopyAccelerationStructureToMemoryKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.copy_acceleration_structure_to_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyAccelerationStructureToMemoryKHR>(f) };
-            t.present[3] |= 1 << 53;
+            t.present[4] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToAccelerationStructureKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_memory_to_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToAccelerationStructureKHR>(f) };
-            t.present[3] |= 1 << 54;
+            t.present[4] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMemoryToAccelerationStructureKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.copy_memory_to_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMemoryToAccelerationStructureKHR>(f) };
-            t.present[3] |= 1 << 55;
+            t.present[4] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteAccelerationStructuresPropertiesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_acceleration_structures_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR>(f) };
-            t.present[3] |= 1 << 56;
+            t.present[4] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteAccelerationStructuresPropertiesNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_acceleration_structures_properties_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesNV>(f) };
-            t.present[3] |= 1 << 57;
+            t.present[4] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildAccelerationStructureNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_build_acceleration_structure_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildAccelerationStructureNV>(f) };
-            t.present[3] |= 1 << 58;
+            t.present[4] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkWriteAccelerationStructuresPropertiesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.write_acceleration_structures_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWriteAccelerationStructuresPropertiesKHR>(f) };
-            t.present[3] |= 1 << 59;
+            t.present[4] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_trace_rays_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysKHR>(f) };
-            t.present[3] |= 1 << 60;
+            t.present[4] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_trace_rays_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysNV>(f) };
-            t.present[3] |= 1 << 61;
+            t.present[4] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkGetRayTracingShaderGroupHandlesKHR", c"vkGetRayTracingShaderGroupHandlesNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_ray_tracing_shader_group_handles_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRayTracingShaderGroupHandlesKHR>(f) };
-            t.present[3] |= 1 << 62;
+            t.present[4] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_ray_tracing_capture_replay_shader_group_handles_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR>(f) };
-            t.present[3] |= 1 << 63;
+            t.present[4] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureHandleNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_acceleration_structure_handle_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureHandleNV>(f) };
-            t.present[4] |= 1 << 0;
+            t.present[4] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRayTracingPipelinesNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_ray_tracing_pipelines_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRayTracingPipelinesNV>(f) };
-            t.present[4] |= 1 << 1;
+            t.present[4] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCreateRayTracingPipelinesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_ray_tracing_pipelines_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateRayTracingPipelinesKHR>(f) };
-            t.present[4] |= 1 << 2;
+            t.present[4] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysIndirectKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_trace_rays_indirect_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysIndirectKHR>(f) };
-            t.present[4] |= 1 << 3;
+            t.present[4] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCmdTraceRaysIndirect2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_trace_rays_indirect2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdTraceRaysIndirect2KHR>(f) };
-            t.present[4] |= 1 << 4;
+            t.present[4] |= 1 << 28;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetClusterAccelerationStructureBuildSizesNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_cluster_acceleration_structure_build_sizes_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetClusterAccelerationStructureBuildSizesNV>(f) };
+            t.present[4] |= 1 << 29;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBuildClusterAccelerationStructureIndirectNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_build_cluster_acceleration_structure_indirect_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildClusterAccelerationStructureIndirectNV>(f) };
+            t.present[4] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceAccelerationStructureCompatibilityKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_acceleration_structure_compatibility_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR>(f) };
-            t.present[4] |= 1 << 5;
+            t.present[4] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkGetRayTracingShaderGroupStackSizeKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_ray_tracing_shader_group_stack_size_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetRayTracingShaderGroupStackSizeKHR>(f) };
-            t.present[4] |= 1 << 6;
+            t.present[4] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRayTracingPipelineStackSizeKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_ray_tracing_pipeline_stack_size_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRayTracingPipelineStackSizeKHR>(f) };
-            t.present[4] |= 1 << 7;
+            t.present[4] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkAcquireProfilingLockKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.acquire_profiling_lock_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquireProfilingLockKHR>(f) };
-            t.present[4] |= 1 << 8;
+            t.present[4] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkReleaseProfilingLockKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.release_profiling_lock_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleaseProfilingLockKHR>(f) };
-            t.present[4] |= 1 << 9;
+            t.present[4] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageDrmFormatModifierPropertiesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_image_drm_format_modifier_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageDrmFormatModifierPropertiesEXT>(f) };
-            t.present[4] |= 1 << 10;
+            t.present[4] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkGetBufferOpaqueCaptureAddress", c"vkGetBufferOpaqueCaptureAddressKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_buffer_opaque_capture_address = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferOpaqueCaptureAddress>(f) };
-            t.present[4] |= 1 << 11;
+            t.present[4] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkGetBufferDeviceAddress", c"vkGetBufferDeviceAddressKHR", c"vkGetBufferDeviceAddressEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_buffer_device_address = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferDeviceAddress>(f) };
-            t.present[4] |= 1 << 12;
+            t.present[4] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkInitializePerformanceApiINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.initialize_performance_api_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkInitializePerformanceApiINTEL>(f) };
-            t.present[4] |= 1 << 13;
+            t.present[4] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkUninitializePerformanceApiINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.uninitialize_performance_api_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUninitializePerformanceApiINTEL>(f) };
-            t.present[4] |= 1 << 14;
+            t.present[4] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPerformanceMarkerINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_performance_marker_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPerformanceMarkerINTEL>(f) };
-            t.present[4] |= 1 << 15;
+            t.present[4] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPerformanceStreamMarkerINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_performance_stream_marker_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPerformanceStreamMarkerINTEL>(f) };
-            t.present[4] |= 1 << 16;
+            t.present[4] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPerformanceOverrideINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_performance_override_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPerformanceOverrideINTEL>(f) };
-            t.present[4] |= 1 << 17;
+            t.present[4] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkAcquirePerformanceConfigurationINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.acquire_performance_configuration_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAcquirePerformanceConfigurationINTEL>(f) };
-            t.present[4] |= 1 << 18;
+            t.present[4] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkReleasePerformanceConfigurationINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.release_performance_configuration_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleasePerformanceConfigurationINTEL>(f) };
-            t.present[4] |= 1 << 19;
+            t.present[4] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSetPerformanceConfigurationINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_set_performance_configuration_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSetPerformanceConfigurationINTEL>(f) };
-            t.present[4] |= 1 << 20;
+            t.present[4] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkGetPerformanceParameterINTEL"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_performance_parameter_intel = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPerformanceParameterINTEL>(f) };
-            t.present[4] |= 1 << 21;
+            t.present[4] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceMemoryOpaqueCaptureAddress", c"vkGetDeviceMemoryOpaqueCaptureAddressKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_memory_opaque_capture_address = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceMemoryOpaqueCaptureAddress>(f) };
-            t.present[4] |= 1 << 22;
+            t.present[4] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelineExecutablePropertiesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_pipeline_executable_properties_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineExecutablePropertiesKHR>(f) };
-            t.present[4] |= 1 << 23;
+            t.present[4] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelineExecutableStatisticsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_pipeline_executable_statistics_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineExecutableStatisticsKHR>(f) };
-            t.present[4] |= 1 << 24;
+            t.present[4] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelineExecutableInternalRepresentationsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_pipeline_executable_internal_representations_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(f) };
-            t.present[4] |= 1 << 25;
+            t.present[4] |= 1 << 51;
         }
-        if let Some(f) = first(gpa, &[c"vkCmdSetLineStippleEXT"]) {
+        if let Some(f) = first(gpa, &[c"vkCmdSetLineStipple", c"vkCmdSetLineStippleKHR", c"vkCmdSetLineStippleEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.cmd_set_line_stipple_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineStippleEXT>(f) };
-            t.present[4] |= 1 << 26;
+            t.cmd_set_line_stipple = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineStipple>(f) };
+            t.present[4] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkCreateAccelerationStructureKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_acceleration_structure_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateAccelerationStructureKHR>(f) };
-            t.present[4] |= 1 << 27;
+            t.present[4] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildAccelerationStructuresKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_build_acceleration_structures_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildAccelerationStructuresKHR>(f) };
-            t.present[4] |= 1 << 28;
+            t.present[4] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildAccelerationStructuresIndirectKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_build_acceleration_structures_indirect_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildAccelerationStructuresIndirectKHR>(f) };
-            t.present[4] |= 1 << 29;
+            t.present[4] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkBuildAccelerationStructuresKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.build_acceleration_structures_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBuildAccelerationStructuresKHR>(f) };
-            t.present[4] |= 1 << 30;
+            t.present[4] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureDeviceAddressKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_acceleration_structure_device_address_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureDeviceAddressKHR>(f) };
-            t.present[4] |= 1 << 31;
+            t.present[4] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCreateDeferredOperationKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_deferred_operation_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDeferredOperationKHR>(f) };
-            t.present[4] |= 1 << 32;
+            t.present[4] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyDeferredOperationKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_deferred_operation_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDeferredOperationKHR>(f) };
-            t.present[4] |= 1 << 33;
+            t.present[4] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeferredOperationMaxConcurrencyKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_deferred_operation_max_concurrency_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeferredOperationMaxConcurrencyKHR>(f) };
-            t.present[4] |= 1 << 34;
+            t.present[4] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeferredOperationResultKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_deferred_operation_result_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeferredOperationResultKHR>(f) };
-            t.present[4] |= 1 << 35;
+            t.present[4] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkDeferredOperationJoinKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.deferred_operation_join_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDeferredOperationJoinKHR>(f) };
-            t.present[4] |= 1 << 36;
+            t.present[4] |= 1 << 62;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPipelineIndirectMemoryRequirementsNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_indirect_memory_requirements_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineIndirectMemoryRequirementsNV>(f) };
+            t.present[4] |= 1 << 63;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPipelineIndirectDeviceAddressNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_pipeline_indirect_device_address_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelineIndirectDeviceAddressNV>(f) };
+            t.present[5] |= 1 << 0;
+        }
+        if let Some(f) = first(gpa, &[c"vkAntiLagUpdateAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.anti_lag_update_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkAntiLagUpdateAMD>(f) };
+            t.present[5] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCullMode", c"vkCmdSetCullModeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_cull_mode = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCullMode>(f) };
-            t.present[4] |= 1 << 37;
+            t.present[5] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetFrontFace", c"vkCmdSetFrontFaceEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_front_face = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetFrontFace>(f) };
-            t.present[4] |= 1 << 38;
+            t.present[5] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPrimitiveTopology", c"vkCmdSetPrimitiveTopologyEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_primitive_topology = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPrimitiveTopology>(f) };
-            t.present[4] |= 1 << 39;
+            t.present[5] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportWithCount", c"vkCmdSetViewportWithCountEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_viewport_with_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportWithCount>(f) };
-            t.present[4] |= 1 << 40;
+            t.present[5] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetScissorWithCount", c"vkCmdSetScissorWithCountEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_scissor_with_count = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetScissorWithCount>(f) };
-            t.present[4] |= 1 << 41;
+            t.present[5] |= 1 << 6;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindIndexBuffer2", c"vkCmdBindIndexBuffer2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_index_buffer2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindIndexBuffer2>(f) };
+            t.present[5] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindVertexBuffers2", c"vkCmdBindVertexBuffers2EXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_vertex_buffers2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindVertexBuffers2>(f) };
-            t.present[4] |= 1 << 42;
+            t.present[5] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthTestEnable", c"vkCmdSetDepthTestEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_test_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthTestEnable>(f) };
-            t.present[4] |= 1 << 43;
+            t.present[5] |= 1 << 9;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthWriteEnable", c"vkCmdSetDepthWriteEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_write_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthWriteEnable>(f) };
-            t.present[4] |= 1 << 44;
+            t.present[5] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthCompareOp", c"vkCmdSetDepthCompareOpEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_compare_op = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthCompareOp>(f) };
-            t.present[4] |= 1 << 45;
+            t.present[5] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthBoundsTestEnable", c"vkCmdSetDepthBoundsTestEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_bounds_test_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBoundsTestEnable>(f) };
-            t.present[4] |= 1 << 46;
+            t.present[5] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilTestEnable", c"vkCmdSetStencilTestEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_stencil_test_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilTestEnable>(f) };
-            t.present[4] |= 1 << 47;
+            t.present[5] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetStencilOp", c"vkCmdSetStencilOpEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_stencil_op = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetStencilOp>(f) };
-            t.present[4] |= 1 << 48;
+            t.present[5] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPatchControlPointsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_patch_control_points_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPatchControlPointsEXT>(f) };
-            t.present[4] |= 1 << 49;
+            t.present[5] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRasterizerDiscardEnable", c"vkCmdSetRasterizerDiscardEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_rasterizer_discard_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRasterizerDiscardEnable>(f) };
-            t.present[4] |= 1 << 50;
+            t.present[5] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthBiasEnable", c"vkCmdSetDepthBiasEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_bias_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBiasEnable>(f) };
-            t.present[4] |= 1 << 51;
+            t.present[5] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLogicOpEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_logic_op_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLogicOpEXT>(f) };
-            t.present[4] |= 1 << 52;
+            t.present[5] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPrimitiveRestartEnable", c"vkCmdSetPrimitiveRestartEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_primitive_restart_enable = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPrimitiveRestartEnable>(f) };
-            t.present[4] |= 1 << 53;
+            t.present[5] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetTessellationDomainOriginEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_tessellation_domain_origin_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetTessellationDomainOriginEXT>(f) };
-            t.present[4] |= 1 << 54;
+            t.present[5] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthClampEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_clamp_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClampEnableEXT>(f) };
-            t.present[4] |= 1 << 55;
+            t.present[5] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetPolygonModeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_polygon_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetPolygonModeEXT>(f) };
-            t.present[4] |= 1 << 56;
+            t.present[5] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRasterizationSamplesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_rasterization_samples_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRasterizationSamplesEXT>(f) };
-            t.present[4] |= 1 << 57;
+            t.present[5] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetSampleMaskEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_sample_mask_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetSampleMaskEXT>(f) };
-            t.present[4] |= 1 << 58;
+            t.present[5] |= 1 << 24;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetAlphaToCoverageEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_alpha_to_coverage_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetAlphaToCoverageEnableEXT>(f) };
-            t.present[4] |= 1 << 59;
+            t.present[5] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetAlphaToOneEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_alpha_to_one_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetAlphaToOneEnableEXT>(f) };
-            t.present[4] |= 1 << 60;
+            t.present[5] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLogicOpEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_logic_op_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLogicOpEnableEXT>(f) };
-            t.present[4] |= 1 << 61;
+            t.present[5] |= 1 << 27;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorBlendEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_color_blend_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorBlendEnableEXT>(f) };
-            t.present[4] |= 1 << 62;
+            t.present[5] |= 1 << 28;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorBlendEquationEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_color_blend_equation_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorBlendEquationEXT>(f) };
-            t.present[4] |= 1 << 63;
+            t.present[5] |= 1 << 29;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorWriteMaskEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_color_write_mask_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorWriteMaskEXT>(f) };
-            t.present[5] |= 1 << 0;
+            t.present[5] |= 1 << 30;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRasterizationStreamEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_rasterization_stream_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRasterizationStreamEXT>(f) };
-            t.present[5] |= 1 << 1;
+            t.present[5] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetConservativeRasterizationModeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_conservative_rasterization_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetConservativeRasterizationModeEXT>(f) };
-            t.present[5] |= 1 << 2;
+            t.present[5] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetExtraPrimitiveOverestimationSizeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_extra_primitive_overestimation_size_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT>(f) };
-            t.present[5] |= 1 << 3;
+            t.present[5] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthClipEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_clip_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClipEnableEXT>(f) };
-            t.present[5] |= 1 << 4;
+            t.present[5] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetSampleLocationsEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_sample_locations_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetSampleLocationsEnableEXT>(f) };
-            t.present[5] |= 1 << 5;
+            t.present[5] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorBlendAdvancedEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_color_blend_advanced_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorBlendAdvancedEXT>(f) };
-            t.present[5] |= 1 << 6;
+            t.present[5] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetProvokingVertexModeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_provoking_vertex_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetProvokingVertexModeEXT>(f) };
-            t.present[5] |= 1 << 7;
+            t.present[5] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineRasterizationModeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_line_rasterization_mode_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineRasterizationModeEXT>(f) };
-            t.present[5] |= 1 << 8;
+            t.present[5] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetLineStippleEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_line_stipple_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetLineStippleEnableEXT>(f) };
-            t.present[5] |= 1 << 9;
+            t.present[5] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDepthClipNegativeOneToOneEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_depth_clip_negative_one_to_one_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClipNegativeOneToOneEXT>(f) };
-            t.present[5] |= 1 << 10;
+            t.present[5] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportWScalingEnableNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_viewport_w_scaling_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportWScalingEnableNV>(f) };
-            t.present[5] |= 1 << 11;
+            t.present[5] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetViewportSwizzleNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_viewport_swizzle_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetViewportSwizzleNV>(f) };
-            t.present[5] |= 1 << 12;
+            t.present[5] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageToColorEnableNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_coverage_to_color_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageToColorEnableNV>(f) };
-            t.present[5] |= 1 << 13;
+            t.present[5] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageToColorLocationNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_coverage_to_color_location_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageToColorLocationNV>(f) };
-            t.present[5] |= 1 << 14;
+            t.present[5] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageModulationModeNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_coverage_modulation_mode_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageModulationModeNV>(f) };
-            t.present[5] |= 1 << 15;
+            t.present[5] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageModulationTableEnableNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_coverage_modulation_table_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageModulationTableEnableNV>(f) };
-            t.present[5] |= 1 << 16;
+            t.present[5] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetCoverageModulationTableNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_coverage_modulation_table_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageModulationTableNV>(f) };
-            t.present[5] |= 1 << 17;
+            t.present[5] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetShadingRateImageEnableNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_shading_rate_image_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetShadingRateImageEnableNV>(f) };
-            t.present[5] |= 1 << 18;
-        }
-        if let Some(f) = first(gpa, &[c"vkCmdSetCoverageReductionModeNV"]) {
-            // SAFETY: the provider returned this function for this name, so it has this
-            // signature (the caller's contract).
-            t.cmd_set_coverage_reduction_mode_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetCoverageReductionModeNV>(f) };
-            t.present[5] |= 1 << 19;
+            t.present[5] |= 1 << 48;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetRepresentativeFragmentTestEnableNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_representative_fragment_test_enable_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV>(f) };
-            t.present[5] |= 1 << 20;
+            t.present[5] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkCreatePrivateDataSlot", c"vkCreatePrivateDataSlotEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_private_data_slot = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreatePrivateDataSlot>(f) };
-            t.present[5] |= 1 << 21;
+            t.present[5] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyPrivateDataSlot", c"vkDestroyPrivateDataSlotEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_private_data_slot = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyPrivateDataSlot>(f) };
-            t.present[5] |= 1 << 22;
+            t.present[5] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkSetPrivateData", c"vkSetPrivateDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.set_private_data = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetPrivateData>(f) };
-            t.present[5] |= 1 << 23;
+            t.present[5] |= 1 << 52;
         }
         if let Some(f) = first(gpa, &[c"vkGetPrivateData", c"vkGetPrivateDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_private_data = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPrivateData>(f) };
-            t.present[5] |= 1 << 24;
+            t.present[5] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBuffer2", c"vkCmdCopyBuffer2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_buffer2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBuffer2>(f) };
-            t.present[5] |= 1 << 25;
+            t.present[5] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImage2", c"vkCmdCopyImage2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImage2>(f) };
-            t.present[5] |= 1 << 26;
+            t.present[5] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBlitImage2", c"vkCmdBlitImage2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_blit_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBlitImage2>(f) };
-            t.present[5] |= 1 << 27;
+            t.present[5] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyBufferToImage2", c"vkCmdCopyBufferToImage2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_buffer_to_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyBufferToImage2>(f) };
-            t.present[5] |= 1 << 28;
+            t.present[5] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyImageToBuffer2", c"vkCmdCopyImageToBuffer2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_image_to_buffer2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImageToBuffer2>(f) };
-            t.present[5] |= 1 << 29;
+            t.present[5] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResolveImage2", c"vkCmdResolveImage2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_resolve_image2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResolveImage2>(f) };
-            t.present[5] |= 1 << 30;
+            t.present[5] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetFragmentShadingRateKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_fragment_shading_rate_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetFragmentShadingRateKHR>(f) };
-            t.present[5] |= 1 << 31;
+            t.present[5] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetFragmentShadingRateEnumNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_fragment_shading_rate_enum_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetFragmentShadingRateEnumNV>(f) };
-            t.present[5] |= 1 << 32;
+            t.present[5] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureBuildSizesKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_acceleration_structure_build_sizes_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureBuildSizesKHR>(f) };
-            t.present[5] |= 1 << 33;
+            t.present[5] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetVertexInputEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_vertex_input_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetVertexInputEXT>(f) };
-            t.present[5] |= 1 << 34;
+            t.present[5] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetColorWriteEnableEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_color_write_enable_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetColorWriteEnableEXT>(f) };
-            t.present[5] |= 1 << 35;
+            t.present[6] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetEvent2", c"vkCmdSetEvent2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_event2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetEvent2>(f) };
-            t.present[5] |= 1 << 36;
+            t.present[6] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCmdResetEvent2", c"vkCmdResetEvent2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_reset_event2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdResetEvent2>(f) };
-            t.present[5] |= 1 << 37;
+            t.present[6] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWaitEvents2", c"vkCmdWaitEvents2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_wait_events2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWaitEvents2>(f) };
-            t.present[5] |= 1 << 38;
+            t.present[6] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkCmdPipelineBarrier2", c"vkCmdPipelineBarrier2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_pipeline_barrier2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPipelineBarrier2>(f) };
-            t.present[5] |= 1 << 39;
+            t.present[6] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkQueueSubmit2", c"vkQueueSubmit2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.queue_submit2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSubmit2>(f) };
-            t.present[5] |= 1 << 40;
+            t.present[6] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteTimestamp2", c"vkCmdWriteTimestamp2KHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_timestamp2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteTimestamp2>(f) };
-            t.present[5] |= 1 << 41;
+            t.present[6] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteBufferMarker2AMD"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_buffer_marker2_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteBufferMarker2AMD>(f) };
-            t.present[5] |= 1 << 42;
+            t.present[6] |= 1 << 7;
         }
         if let Some(f) = first(gpa, &[c"vkGetQueueCheckpointData2NV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_queue_checkpoint_data2_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetQueueCheckpointData2NV>(f) };
-            t.present[5] |= 1 << 43;
+            t.present[6] |= 1 << 8;
+        }
+        if let Some(f) = first(gpa, &[c"vkCopyMemoryToImage", c"vkCopyMemoryToImageEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_memory_to_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMemoryToImage>(f) };
+            t.present[6] |= 1 << 9;
+        }
+        if let Some(f) = first(gpa, &[c"vkCopyImageToMemory", c"vkCopyImageToMemoryEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_image_to_memory = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyImageToMemory>(f) };
+            t.present[6] |= 1 << 10;
+        }
+        if let Some(f) = first(gpa, &[c"vkCopyImageToImage", c"vkCopyImageToImageEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.copy_image_to_image = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyImageToImage>(f) };
+            t.present[6] |= 1 << 11;
+        }
+        if let Some(f) = first(gpa, &[c"vkTransitionImageLayout", c"vkTransitionImageLayoutEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.transition_image_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkTransitionImageLayout>(f) };
+            t.present[6] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCreateVideoSessionKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_video_session_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateVideoSessionKHR>(f) };
-            t.present[5] |= 1 << 44;
+            t.present[6] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyVideoSessionKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_video_session_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyVideoSessionKHR>(f) };
-            t.present[5] |= 1 << 45;
+            t.present[6] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkCreateVideoSessionParametersKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateVideoSessionParametersKHR>(f) };
-            t.present[5] |= 1 << 46;
+            t.present[6] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkUpdateVideoSessionParametersKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.update_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUpdateVideoSessionParametersKHR>(f) };
-            t.present[5] |= 1 << 47;
+            t.present[6] |= 1 << 16;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetEncodedVideoSessionParametersKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_encoded_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetEncodedVideoSessionParametersKHR>(f) };
+            t.present[6] |= 1 << 17;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyVideoSessionParametersKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_video_session_parameters_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyVideoSessionParametersKHR>(f) };
-            t.present[5] |= 1 << 48;
+            t.present[6] |= 1 << 18;
         }
         if let Some(f) = first(gpa, &[c"vkGetVideoSessionMemoryRequirementsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_video_session_memory_requirements_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetVideoSessionMemoryRequirementsKHR>(f) };
-            t.present[5] |= 1 << 49;
+            t.present[6] |= 1 << 19;
         }
         if let Some(f) = first(gpa, &[c"vkBindVideoSessionMemoryKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.bind_video_session_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindVideoSessionMemoryKHR>(f) };
-            t.present[5] |= 1 << 50;
+            t.present[6] |= 1 << 20;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDecodeVideoKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_decode_video_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecodeVideoKHR>(f) };
-            t.present[5] |= 1 << 51;
+            t.present[6] |= 1 << 21;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginVideoCodingKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_video_coding_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginVideoCodingKHR>(f) };
-            t.present[5] |= 1 << 52;
+            t.present[6] |= 1 << 22;
         }
         if let Some(f) = first(gpa, &[c"vkCmdControlVideoCodingKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_control_video_coding_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdControlVideoCodingKHR>(f) };
-            t.present[5] |= 1 << 53;
+            t.present[6] |= 1 << 23;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndVideoCodingKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_video_coding_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndVideoCodingKHR>(f) };
-            t.present[5] |= 1 << 54;
+            t.present[6] |= 1 << 24;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEncodeVideoKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_encode_video_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEncodeVideoKHR>(f) };
+            t.present[6] |= 1 << 25;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDecompressMemoryNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_decompress_memory_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecompressMemoryNV>(f) };
-            t.present[5] |= 1 << 55;
+            t.present[6] |= 1 << 26;
         }
         if let Some(f) = first(gpa, &[c"vkCmdDecompressMemoryIndirectCountNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_decompress_memory_indirect_count_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecompressMemoryIndirectCountNV>(f) };
-            t.present[5] |= 1 << 56;
+            t.present[6] |= 1 << 27;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPartitionedAccelerationStructuresBuildSizesNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_partitioned_acceleration_structures_build_sizes_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPartitionedAccelerationStructuresBuildSizesNV>(f) };
+            t.present[6] |= 1 << 28;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBuildPartitionedAccelerationStructuresNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_build_partitioned_acceleration_structures_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildPartitionedAccelerationStructuresNV>(f) };
+            t.present[6] |= 1 << 29;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDecompressMemoryEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_decompress_memory_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecompressMemoryEXT>(f) };
+            t.present[6] |= 1 << 30;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDecompressMemoryIndirectCountEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_decompress_memory_indirect_count_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDecompressMemoryIndirectCountEXT>(f) };
+            t.present[6] |= 1 << 31;
         }
         if let Some(f) = first(gpa, &[c"vkCreateCuModuleNVX"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_cu_module_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateCuModuleNVX>(f) };
-            t.present[5] |= 1 << 57;
+            t.present[6] |= 1 << 32;
         }
         if let Some(f) = first(gpa, &[c"vkCreateCuFunctionNVX"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_cu_function_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateCuFunctionNVX>(f) };
-            t.present[5] |= 1 << 58;
+            t.present[6] |= 1 << 33;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyCuModuleNVX"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_cu_module_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyCuModuleNVX>(f) };
-            t.present[5] |= 1 << 59;
+            t.present[6] |= 1 << 34;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyCuFunctionNVX"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_cu_function_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyCuFunctionNVX>(f) };
-            t.present[5] |= 1 << 60;
+            t.present[6] |= 1 << 35;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCuLaunchKernelNVX"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_cu_launch_kernel_nvx = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCuLaunchKernelNVX>(f) };
-            t.present[5] |= 1 << 61;
+            t.present[6] |= 1 << 36;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutSizeEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_descriptor_set_layout_size_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutSizeEXT>(f) };
-            t.present[5] |= 1 << 62;
+            t.present[6] |= 1 << 37;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutBindingOffsetEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_descriptor_set_layout_binding_offset_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutBindingOffsetEXT>(f) };
-            t.present[5] |= 1 << 63;
+            t.present[6] |= 1 << 38;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_descriptor_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorEXT>(f) };
-            t.present[6] |= 1 << 0;
+            t.present[6] |= 1 << 39;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorBuffersEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_descriptor_buffers_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorBuffersEXT>(f) };
-            t.present[6] |= 1 << 1;
+            t.present[6] |= 1 << 40;
         }
         if let Some(f) = first(gpa, &[c"vkCmdSetDescriptorBufferOffsetsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_set_descriptor_buffer_offsets_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDescriptorBufferOffsetsEXT>(f) };
-            t.present[6] |= 1 << 2;
+            t.present[6] |= 1 << 41;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorBufferEmbeddedSamplersEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_bind_descriptor_buffer_embedded_samplers_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT>(f) };
-            t.present[6] |= 1 << 3;
+            t.present[6] |= 1 << 42;
         }
         if let Some(f) = first(gpa, &[c"vkGetBufferOpaqueCaptureDescriptorDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_buffer_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT>(f) };
-            t.present[6] |= 1 << 4;
+            t.present[6] |= 1 << 43;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageOpaqueCaptureDescriptorDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_image_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageOpaqueCaptureDescriptorDataEXT>(f) };
-            t.present[6] |= 1 << 5;
+            t.present[6] |= 1 << 44;
         }
         if let Some(f) = first(gpa, &[c"vkGetImageViewOpaqueCaptureDescriptorDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_image_view_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT>(f) };
-            t.present[6] |= 1 << 6;
+            t.present[6] |= 1 << 45;
         }
         if let Some(f) = first(gpa, &[c"vkGetSamplerOpaqueCaptureDescriptorDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_sampler_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT>(f) };
-            t.present[6] |= 1 << 7;
+            t.present[6] |= 1 << 46;
         }
         if let Some(f) = first(gpa, &[c"vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_acceleration_structure_opaque_capture_descriptor_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT>(f) };
-            t.present[6] |= 1 << 8;
+            t.present[6] |= 1 << 47;
         }
         if let Some(f) = first(gpa, &[c"vkSetDeviceMemoryPriorityEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.set_device_memory_priority_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetDeviceMemoryPriorityEXT>(f) };
-            t.present[6] |= 1 << 9;
+            t.present[6] |= 1 << 48;
+        }
+        if let Some(f) = first(gpa, &[c"vkWaitForPresent2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.wait_for_present2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWaitForPresent2KHR>(f) };
+            t.present[6] |= 1 << 49;
         }
         if let Some(f) = first(gpa, &[c"vkWaitForPresentKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.wait_for_present_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWaitForPresentKHR>(f) };
-            t.present[6] |= 1 << 10;
+            t.present[6] |= 1 << 50;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBeginRendering", c"vkCmdBeginRenderingKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_begin_rendering = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginRendering>(f) };
-            t.present[6] |= 1 << 11;
+            t.present[6] |= 1 << 51;
         }
         if let Some(f) = first(gpa, &[c"vkCmdEndRendering", c"vkCmdEndRenderingKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_end_rendering = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRendering>(f) };
-            t.present[6] |= 1 << 12;
+            t.present[6] |= 1 << 52;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEndRendering2KHR", c"vkCmdEndRendering2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_rendering2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndRendering2KHR>(f) };
+            t.present[6] |= 1 << 53;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetLayoutHostMappingInfoVALVE"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_descriptor_set_layout_host_mapping_info_valve = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE>(f) };
-            t.present[6] |= 1 << 13;
+            t.present[6] |= 1 << 54;
         }
         if let Some(f) = first(gpa, &[c"vkGetDescriptorSetHostMappingVALVE"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_descriptor_set_host_mapping_valve = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDescriptorSetHostMappingVALVE>(f) };
-            t.present[6] |= 1 << 14;
+            t.present[6] |= 1 << 55;
         }
         if let Some(f) = first(gpa, &[c"vkCreateMicromapEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateMicromapEXT>(f) };
-            t.present[6] |= 1 << 15;
+            t.present[6] |= 1 << 56;
         }
         if let Some(f) = first(gpa, &[c"vkCmdBuildMicromapsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_build_micromaps_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBuildMicromapsEXT>(f) };
-            t.present[6] |= 1 << 16;
+            t.present[6] |= 1 << 57;
         }
         if let Some(f) = first(gpa, &[c"vkBuildMicromapsEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.build_micromaps_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBuildMicromapsEXT>(f) };
-            t.present[6] |= 1 << 17;
+            t.present[6] |= 1 << 58;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyMicromapEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyMicromapEXT>(f) };
-            t.present[6] |= 1 << 18;
+            t.present[6] |= 1 << 59;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMicromapEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMicromapEXT>(f) };
-            t.present[6] |= 1 << 19;
+            t.present[6] |= 1 << 60;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMicromapEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.copy_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMicromapEXT>(f) };
-            t.present[6] |= 1 << 20;
+            t.present[6] |= 1 << 61;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMicromapToMemoryEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_micromap_to_memory_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMicromapToMemoryEXT>(f) };
-            t.present[6] |= 1 << 21;
+            t.present[6] |= 1 << 62;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMicromapToMemoryEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.copy_micromap_to_memory_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMicromapToMemoryEXT>(f) };
-            t.present[6] |= 1 << 22;
+            t.present[6] |= 1 << 63;
         }
         if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToMicromapEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_copy_memory_to_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToMicromapEXT>(f) };
-            t.present[6] |= 1 << 23;
+            t.present[7] |= 1 << 0;
         }
         if let Some(f) = first(gpa, &[c"vkCopyMemoryToMicromapEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.copy_memory_to_micromap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCopyMemoryToMicromapEXT>(f) };
-            t.present[6] |= 1 << 24;
+            t.present[7] |= 1 << 1;
         }
         if let Some(f) = first(gpa, &[c"vkCmdWriteMicromapsPropertiesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_write_micromaps_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteMicromapsPropertiesEXT>(f) };
-            t.present[6] |= 1 << 25;
+            t.present[7] |= 1 << 2;
         }
         if let Some(f) = first(gpa, &[c"vkWriteMicromapsPropertiesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.write_micromaps_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWriteMicromapsPropertiesEXT>(f) };
-            t.present[6] |= 1 << 26;
+            t.present[7] |= 1 << 3;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceMicromapCompatibilityEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_micromap_compatibility_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceMicromapCompatibilityEXT>(f) };
-            t.present[6] |= 1 << 27;
+            t.present[7] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkGetMicromapBuildSizesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_micromap_build_sizes_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetMicromapBuildSizesEXT>(f) };
-            t.present[6] |= 1 << 28;
+            t.present[7] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkGetShaderModuleIdentifierEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_shader_module_identifier_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderModuleIdentifierEXT>(f) };
-            t.present[6] |= 1 << 29;
+            t.present[7] |= 1 << 6;
         }
         if let Some(f) = first(gpa, &[c"vkGetShaderModuleCreateInfoIdentifierEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_shader_module_create_info_identifier_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT>(f) };
-            t.present[6] |= 1 << 30;
+            t.present[7] |= 1 << 7;
         }
-        if let Some(f) = first(gpa, &[c"vkGetImageSubresourceLayout2EXT"]) {
+        if let Some(f) = first(gpa, &[c"vkGetImageSubresourceLayout2", c"vkGetImageSubresourceLayout2KHR", c"vkGetImageSubresourceLayout2EXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.get_image_subresource_layout2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSubresourceLayout2EXT>(f) };
-            t.present[6] |= 1 << 31;
+            t.get_image_subresource_layout2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageSubresourceLayout2>(f) };
+            t.present[7] |= 1 << 8;
         }
         if let Some(f) = first(gpa, &[c"vkGetPipelinePropertiesEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_pipeline_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPipelinePropertiesEXT>(f) };
-            t.present[6] |= 1 << 32;
+            t.present[7] |= 1 << 9;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindTileMemoryQCOM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_tile_memory_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindTileMemoryQCOM>(f) };
+            t.present[7] |= 1 << 10;
         }
         if let Some(f) = first(gpa, &[c"vkGetFramebufferTilePropertiesQCOM"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_framebuffer_tile_properties_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetFramebufferTilePropertiesQCOM>(f) };
-            t.present[6] |= 1 << 33;
+            t.present[7] |= 1 << 11;
         }
         if let Some(f) = first(gpa, &[c"vkGetDynamicRenderingTilePropertiesQCOM"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_dynamic_rendering_tile_properties_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDynamicRenderingTilePropertiesQCOM>(f) };
-            t.present[6] |= 1 << 34;
+            t.present[7] |= 1 << 12;
         }
         if let Some(f) = first(gpa, &[c"vkCreateOpticalFlowSessionNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.create_optical_flow_session_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateOpticalFlowSessionNV>(f) };
-            t.present[6] |= 1 << 35;
+            t.present[7] |= 1 << 13;
         }
         if let Some(f) = first(gpa, &[c"vkDestroyOpticalFlowSessionNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.destroy_optical_flow_session_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyOpticalFlowSessionNV>(f) };
-            t.present[6] |= 1 << 36;
+            t.present[7] |= 1 << 14;
         }
         if let Some(f) = first(gpa, &[c"vkBindOpticalFlowSessionImageNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.bind_optical_flow_session_image_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindOpticalFlowSessionImageNV>(f) };
-            t.present[6] |= 1 << 37;
+            t.present[7] |= 1 << 15;
         }
         if let Some(f) = first(gpa, &[c"vkCmdOpticalFlowExecuteNV"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.cmd_optical_flow_execute_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdOpticalFlowExecuteNV>(f) };
-            t.present[6] |= 1 << 38;
+            t.present[7] |= 1 << 16;
         }
         if let Some(f) = first(gpa, &[c"vkGetDeviceFaultInfoEXT"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_device_fault_info_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceFaultInfoEXT>(f) };
-            t.present[6] |= 1 << 39;
+            t.present[7] |= 1 << 17;
         }
-        if let Some(f) = first(gpa, &[c"vkReleaseSwapchainImagesEXT"]) {
+        if let Some(f) = first(gpa, &[c"vkGetDeviceFaultReportsKHR"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
-            t.release_swapchain_images_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleaseSwapchainImagesEXT>(f) };
-            t.present[6] |= 1 << 40;
+            t.get_device_fault_reports_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceFaultReportsKHR>(f) };
+            t.present[7] |= 1 << 18;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDeviceFaultDebugInfoKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_fault_debug_info_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceFaultDebugInfoKHR>(f) };
+            t.present[7] |= 1 << 19;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthBias2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_bias2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthBias2EXT>(f) };
+            t.present[7] |= 1 << 20;
+        }
+        if let Some(f) = first(gpa, &[c"vkReleaseSwapchainImagesKHR", c"vkReleaseSwapchainImagesEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.release_swapchain_images_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkReleaseSwapchainImagesKHR>(f) };
+            t.present[7] |= 1 << 21;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDeviceImageSubresourceLayout", c"vkGetDeviceImageSubresourceLayoutKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_image_subresource_layout = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceImageSubresourceLayout>(f) };
+            t.present[7] |= 1 << 22;
+        }
+        if let Some(f) = first(gpa, &[c"vkMapMemory2", c"vkMapMemory2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.map_memory2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkMapMemory2>(f) };
+            t.present[7] |= 1 << 23;
+        }
+        if let Some(f) = first(gpa, &[c"vkUnmapMemory2", c"vkUnmapMemory2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.unmap_memory2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUnmapMemory2>(f) };
+            t.present[7] |= 1 << 24;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateShadersEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_shaders_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateShadersEXT>(f) };
+            t.present[7] |= 1 << 25;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyShaderEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_shader_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyShaderEXT>(f) };
+            t.present[7] |= 1 << 26;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetShaderBinaryDataEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_shader_binary_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderBinaryDataEXT>(f) };
+            t.present[7] |= 1 << 27;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindShadersEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_shaders_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindShadersEXT>(f) };
+            t.present[7] |= 1 << 28;
+        }
+        if let Some(f) = first(gpa, &[c"vkSetSwapchainPresentTimingQueueSizeEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_swapchain_present_timing_queue_size_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetSwapchainPresentTimingQueueSizeEXT>(f) };
+            t.present[7] |= 1 << 29;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetSwapchainTimingPropertiesEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_timing_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainTimingPropertiesEXT>(f) };
+            t.present[7] |= 1 << 30;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetSwapchainTimeDomainPropertiesEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_swapchain_time_domain_properties_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainTimeDomainPropertiesEXT>(f) };
+            t.present[7] |= 1 << 31;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetPastPresentationTimingEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_past_presentation_timing_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetPastPresentationTimingEXT>(f) };
+            t.present[7] |= 1 << 32;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateGpaSessionAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_gpa_session_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateGpaSessionAMD>(f) };
+            t.present[7] |= 1 << 33;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyGpaSessionAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_gpa_session_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyGpaSessionAMD>(f) };
+            t.present[7] |= 1 << 34;
+        }
+        if let Some(f) = first(gpa, &[c"vkSetGpaDeviceClockModeAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_gpa_device_clock_mode_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetGpaDeviceClockModeAMD>(f) };
+            t.present[7] |= 1 << 35;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetGpaDeviceClockInfoAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_gpa_device_clock_info_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetGpaDeviceClockInfoAMD>(f) };
+            t.present[7] |= 1 << 36;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginGpaSessionAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_gpa_session_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginGpaSessionAMD>(f) };
+            t.present[7] |= 1 << 37;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEndGpaSessionAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_gpa_session_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndGpaSessionAMD>(f) };
+            t.present[7] |= 1 << 38;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginGpaSampleAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_gpa_sample_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginGpaSampleAMD>(f) };
+            t.present[7] |= 1 << 39;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEndGpaSampleAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_gpa_sample_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndGpaSampleAMD>(f) };
+            t.present[7] |= 1 << 40;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetGpaSessionStatusAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_gpa_session_status_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetGpaSessionStatusAMD>(f) };
+            t.present[7] |= 1 << 41;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetGpaSessionResultsAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_gpa_session_results_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetGpaSessionResultsAMD>(f) };
+            t.present[7] |= 1 << 42;
+        }
+        if let Some(f) = first(gpa, &[c"vkResetGpaSessionAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.reset_gpa_session_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkResetGpaSessionAMD>(f) };
+            t.present[7] |= 1 << 43;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyGpaSessionResultsAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_gpa_session_results_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyGpaSessionResultsAMD>(f) };
+            t.present[7] |= 1 << 44;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorSets2", c"vkCmdBindDescriptorSets2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_descriptor_sets2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorSets2>(f) };
+            t.present[7] |= 1 << 45;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdPushConstants2", c"vkCmdPushConstants2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_constants2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushConstants2>(f) };
+            t.present[7] |= 1 << 46;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSet2", c"vkCmdPushDescriptorSet2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_descriptor_set2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSet2>(f) };
+            t.present[7] |= 1 << 47;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdPushDescriptorSetWithTemplate2", c"vkCmdPushDescriptorSetWithTemplate2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_descriptor_set_with_template2 = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDescriptorSetWithTemplate2>(f) };
+            t.present[7] |= 1 << 48;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetDescriptorBufferOffsets2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_descriptor_buffer_offsets2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDescriptorBufferOffsets2EXT>(f) };
+            t.present[7] |= 1 << 49;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindDescriptorBufferEmbeddedSamplers2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_descriptor_buffer_embedded_samplers2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplers2EXT>(f) };
+            t.present[7] |= 1 << 50;
+        }
+        if let Some(f) = first(gpa, &[c"vkSetLatencySleepModeNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_latency_sleep_mode_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetLatencySleepModeNV>(f) };
+            t.present[7] |= 1 << 51;
+        }
+        if let Some(f) = first(gpa, &[c"vkLatencySleepNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.latency_sleep_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkLatencySleepNV>(f) };
+            t.present[7] |= 1 << 52;
+        }
+        if let Some(f) = first(gpa, &[c"vkSetLatencyMarkerNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_latency_marker_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetLatencyMarkerNV>(f) };
+            t.present[7] |= 1 << 53;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetLatencyTimingsNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_latency_timings_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetLatencyTimingsNV>(f) };
+            t.present[7] |= 1 << 54;
+        }
+        if let Some(f) = first(gpa, &[c"vkQueueNotifyOutOfBandNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_notify_out_of_band_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueNotifyOutOfBandNV>(f) };
+            t.present[7] |= 1 << 55;
+        }
+        if let Some(f) = first(gpa, &[c"vkSetLatencySleepModeLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_latency_sleep_mode_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetLatencySleepModeLegacyNV>(f) };
+            t.present[7] |= 1 << 56;
+        }
+        if let Some(f) = first(gpa, &[c"vkLatencySleepLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.latency_sleep_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkLatencySleepLegacyNV>(f) };
+            t.present[7] |= 1 << 57;
+        }
+        if let Some(f) = first(gpa, &[c"vkSetLatencyMarkerLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.set_latency_marker_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkSetLatencyMarkerLegacyNV>(f) };
+            t.present[7] |= 1 << 58;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetLatencyTimingsLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_latency_timings_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetLatencyTimingsLegacyNV>(f) };
+            t.present[7] |= 1 << 59;
+        }
+        if let Some(f) = first(gpa, &[c"vkQueueNotifyOutOfBandLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_notify_out_of_band_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueNotifyOutOfBandLegacyNV>(f) };
+            t.present[7] |= 1 << 60;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetSleepStatusLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_sleep_status_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSleepStatusLegacyNV>(f) };
+            t.present[7] |= 1 << 61;
+        }
+        if let Some(f) = first(gpa, &[c"vkShutdownLatencyDeviceLegacyNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.shutdown_latency_device_legacy_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkShutdownLatencyDeviceLegacyNV>(f) };
+            t.present[7] |= 1 << 62;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetRenderingAttachmentLocations", c"vkCmdSetRenderingAttachmentLocationsKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_rendering_attachment_locations = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRenderingAttachmentLocations>(f) };
+            t.present[7] |= 1 << 63;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetRenderingInputAttachmentIndices", c"vkCmdSetRenderingInputAttachmentIndicesKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_rendering_input_attachment_indices = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetRenderingInputAttachmentIndices>(f) };
+            t.present[8] |= 1 << 0;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetDepthClampRangeEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_depth_clamp_range_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDepthClampRangeEXT>(f) };
+            t.present[8] |= 1 << 1;
+        }
+        if let Some(f) = first(gpa, &[c"vkConvertCooperativeVectorMatrixNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.convert_cooperative_vector_matrix_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkConvertCooperativeVectorMatrixNV>(f) };
+            t.present[8] |= 1 << 2;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdConvertCooperativeVectorMatrixNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_convert_cooperative_vector_matrix_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdConvertCooperativeVectorMatrixNV>(f) };
+            t.present[8] |= 1 << 3;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDispatchTileQCOM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_dispatch_tile_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchTileQCOM>(f) };
+            t.present[8] |= 1 << 4;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginPerTileExecutionQCOM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_per_tile_execution_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginPerTileExecutionQCOM>(f) };
+            t.present[8] |= 1 << 5;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEndPerTileExecutionQCOM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_per_tile_execution_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndPerTileExecutionQCOM>(f) };
+            t.present[8] |= 1 << 6;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateExternalComputeQueueNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_external_compute_queue_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateExternalComputeQueueNV>(f) };
+            t.present[8] |= 1 << 7;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyExternalComputeQueueNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_external_compute_queue_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyExternalComputeQueueNV>(f) };
+            t.present[8] |= 1 << 8;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetExternalComputeQueueDataNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_external_compute_queue_data_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetExternalComputeQueueDataNV>(f) };
+            t.present[8] |= 1 << 9;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateShaderInstrumentationARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_shader_instrumentation_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateShaderInstrumentationARM>(f) };
+            t.present[8] |= 1 << 10;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyShaderInstrumentationARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_shader_instrumentation_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyShaderInstrumentationARM>(f) };
+            t.present[8] |= 1 << 11;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginShaderInstrumentationARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_shader_instrumentation_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginShaderInstrumentationARM>(f) };
+            t.present[8] |= 1 << 12;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEndShaderInstrumentationARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_shader_instrumentation_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndShaderInstrumentationARM>(f) };
+            t.present[8] |= 1 << 13;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetShaderInstrumentationValuesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_shader_instrumentation_values_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetShaderInstrumentationValuesARM>(f) };
+            t.present[8] |= 1 << 14;
+        }
+        if let Some(f) = first(gpa, &[c"vkClearShaderInstrumentationMetricsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.clear_shader_instrumentation_metrics_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkClearShaderInstrumentationMetricsARM>(f) };
+            t.present[8] |= 1 << 15;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateTensorARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_tensor_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateTensorARM>(f) };
+            t.present[8] |= 1 << 16;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyTensorARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_tensor_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyTensorARM>(f) };
+            t.present[8] |= 1 << 17;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateTensorViewARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_tensor_view_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateTensorViewARM>(f) };
+            t.present[8] |= 1 << 18;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyTensorViewARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_tensor_view_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyTensorViewARM>(f) };
+            t.present[8] |= 1 << 19;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetTensorMemoryRequirementsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_tensor_memory_requirements_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetTensorMemoryRequirementsARM>(f) };
+            t.present[8] |= 1 << 20;
+        }
+        if let Some(f) = first(gpa, &[c"vkBindTensorMemoryARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_tensor_memory_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindTensorMemoryARM>(f) };
+            t.present[8] |= 1 << 21;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDeviceTensorMemoryRequirementsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_device_tensor_memory_requirements_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDeviceTensorMemoryRequirementsARM>(f) };
+            t.present[8] |= 1 << 22;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyTensorARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_tensor_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyTensorARM>(f) };
+            t.present[8] |= 1 << 23;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetTensorOpaqueCaptureDescriptorDataARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_tensor_opaque_capture_descriptor_data_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetTensorOpaqueCaptureDescriptorDataARM>(f) };
+            t.present[8] |= 1 << 24;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetTensorViewOpaqueCaptureDescriptorDataARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_tensor_view_opaque_capture_descriptor_data_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetTensorViewOpaqueCaptureDescriptorDataARM>(f) };
+            t.present[8] |= 1 << 25;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateDataGraphPipelinesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_data_graph_pipelines_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDataGraphPipelinesARM>(f) };
+            t.present[8] |= 1 << 26;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateDataGraphPipelineSessionARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_data_graph_pipeline_session_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateDataGraphPipelineSessionARM>(f) };
+            t.present[8] |= 1 << 27;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDataGraphPipelineSessionBindPointRequirementsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_data_graph_pipeline_session_bind_point_requirements_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDataGraphPipelineSessionBindPointRequirementsARM>(f) };
+            t.present[8] |= 1 << 28;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDataGraphPipelineSessionMemoryRequirementsARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_data_graph_pipeline_session_memory_requirements_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDataGraphPipelineSessionMemoryRequirementsARM>(f) };
+            t.present[8] |= 1 << 29;
+        }
+        if let Some(f) = first(gpa, &[c"vkBindDataGraphPipelineSessionMemoryARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.bind_data_graph_pipeline_session_memory_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkBindDataGraphPipelineSessionMemoryARM>(f) };
+            t.present[8] |= 1 << 30;
+        }
+        if let Some(f) = first(gpa, &[c"vkDestroyDataGraphPipelineSessionARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.destroy_data_graph_pipeline_session_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkDestroyDataGraphPipelineSessionARM>(f) };
+            t.present[8] |= 1 << 31;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDispatchDataGraphARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_dispatch_data_graph_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchDataGraphARM>(f) };
+            t.present[8] |= 1 << 32;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDataGraphPipelineAvailablePropertiesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_data_graph_pipeline_available_properties_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDataGraphPipelineAvailablePropertiesARM>(f) };
+            t.present[8] |= 1 << 33;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetDataGraphPipelinePropertiesARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_data_graph_pipeline_properties_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetDataGraphPipelinePropertiesARM>(f) };
+            t.present[8] |= 1 << 34;
+        }
+        if let Some(f) = first(gpa, &[c"vkQueueSetPerfHintQCOM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.queue_set_perf_hint_qcom = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkQueueSetPerfHintQCOM>(f) };
+            t.present[8] |= 1 << 35;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetComputeOccupancyPriorityNV"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_compute_occupancy_priority_nv = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetComputeOccupancyPriorityNV>(f) };
+            t.present[8] |= 1 << 36;
+        }
+        if let Some(f) = first(gpa, &[c"vkWriteSamplerDescriptorsEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.write_sampler_descriptors_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWriteSamplerDescriptorsEXT>(f) };
+            t.present[8] |= 1 << 37;
+        }
+        if let Some(f) = first(gpa, &[c"vkWriteResourceDescriptorsEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.write_resource_descriptors_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkWriteResourceDescriptorsEXT>(f) };
+            t.present[8] |= 1 << 38;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindSamplerHeapEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_sampler_heap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindSamplerHeapEXT>(f) };
+            t.present[8] |= 1 << 39;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindResourceHeapEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_resource_heap_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindResourceHeapEXT>(f) };
+            t.present[8] |= 1 << 40;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdPushDataEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_push_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushDataEXT>(f) };
+            t.present[8] |= 1 << 41;
+        }
+        if let Some(f) = first(gpa, &[c"vkRegisterCustomBorderColorEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.register_custom_border_color_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkRegisterCustomBorderColorEXT>(f) };
+            t.present[8] |= 1 << 42;
+        }
+        if let Some(f) = first(gpa, &[c"vkUnregisterCustomBorderColorEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.unregister_custom_border_color_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkUnregisterCustomBorderColorEXT>(f) };
+            t.present[8] |= 1 << 43;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetImageOpaqueCaptureDataEXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_image_opaque_capture_data_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetImageOpaqueCaptureDataEXT>(f) };
+            t.present[8] |= 1 << 44;
+        }
+        if let Some(f) = first(gpa, &[c"vkGetTensorOpaqueCaptureDataARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.get_tensor_opaque_capture_data_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetTensorOpaqueCaptureDataARM>(f) };
+            t.present[8] |= 1 << 45;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryKHR>(f) };
+            t.present[8] |= 1 << 46;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyMemoryToImageKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_memory_to_image_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyMemoryToImageKHR>(f) };
+            t.present[8] |= 1 << 47;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyImageToMemoryKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_image_to_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyImageToMemoryKHR>(f) };
+            t.present[8] |= 1 << 48;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdUpdateMemoryKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_update_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdUpdateMemoryKHR>(f) };
+            t.present[8] |= 1 << 49;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdFillMemoryKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_fill_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdFillMemoryKHR>(f) };
+            t.present[8] |= 1 << 50;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdCopyQueryPoolResultsToMemoryKHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_copy_query_pool_results_to_memory_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdCopyQueryPoolResultsToMemoryKHR>(f) };
+            t.present[8] |= 1 << 51;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginConditionalRendering2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_conditional_rendering2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginConditionalRendering2EXT>(f) };
+            t.present[8] |= 1 << 52;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindTransformFeedbackBuffers2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_transform_feedback_buffers2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindTransformFeedbackBuffers2EXT>(f) };
+            t.present[8] |= 1 << 53;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBeginTransformFeedback2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_begin_transform_feedback2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBeginTransformFeedback2EXT>(f) };
+            t.present[8] |= 1 << 54;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdEndTransformFeedback2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_end_transform_feedback2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdEndTransformFeedback2EXT>(f) };
+            t.present[8] |= 1 << 55;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndirectByteCount2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indirect_byte_count2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirectByteCount2EXT>(f) };
+            t.present[8] |= 1 << 56;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdWriteMarkerToMemoryAMD"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_write_marker_to_memory_amd = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdWriteMarkerToMemoryAMD>(f) };
+            t.present[8] |= 1 << 57;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindIndexBuffer3KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_index_buffer3_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindIndexBuffer3KHR>(f) };
+            t.present[8] |= 1 << 58;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdBindVertexBuffers3KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_bind_vertex_buffers3_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdBindVertexBuffers3KHR>(f) };
+            t.present[8] |= 1 << 59;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndirect2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indirect2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirect2KHR>(f) };
+            t.present[8] |= 1 << 60;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndexedIndirect2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indexed_indirect2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexedIndirect2KHR>(f) };
+            t.present[8] |= 1 << 61;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndirectCount2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indirect_count2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndirectCount2KHR>(f) };
+            t.present[8] |= 1 << 62;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawIndexedIndirectCount2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_indexed_indirect_count2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawIndexedIndirectCount2KHR>(f) };
+            t.present[8] |= 1 << 63;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirect2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_indirect2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirect2EXT>(f) };
+            t.present[9] |= 1 << 0;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDrawMeshTasksIndirectCount2EXT"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_draw_mesh_tasks_indirect_count2_ext = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDrawMeshTasksIndirectCount2EXT>(f) };
+            t.present[9] |= 1 << 1;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdDispatchIndirect2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_dispatch_indirect2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdDispatchIndirect2KHR>(f) };
+            t.present[9] |= 1 << 2;
+        }
+        if let Some(f) = first(gpa, &[c"vkCreateAccelerationStructure2KHR"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.create_acceleration_structure2_khr = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCreateAccelerationStructure2KHR>(f) };
+            t.present[9] |= 1 << 3;
+        }
+        if let Some(f) = first(gpa, &[c"vkCmdSetDispatchParametersARM"]) {
+            // SAFETY: the provider returned this function for this name, so it has this
+            // signature (the caller's contract).
+            t.cmd_set_dispatch_parameters_arm = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdSetDispatchParametersARM>(f) };
+            t.present[9] |= 1 << 4;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsage3ANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_swapchain_gralloc_usage3_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID>(f) };
-            t.present[6] |= 1 << 41;
+            t.present[9] |= 1 << 5;
         }
         if let Some(f) = first(gpa, &[c"vkGetSwapchainGrallocUsage4ANDROID"]) {
             // SAFETY: the provider returned this function for this name, so it has this
             // signature (the caller's contract).
             t.get_swapchain_gralloc_usage4_android = unsafe { core::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID>(f) };
-            t.present[6] |= 1 << 42;
+            t.present[9] |= 1 << 6;
         }
         t
     }

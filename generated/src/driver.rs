@@ -829,6 +829,64 @@ pub trait Driver: Sized + 'static {
         Self::unimplemented(CommandId(67))
     }
 
+    /// [`vkCreatePipelineBinariesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineBinariesKHR.html)
+    #[doc(alias = "vkCreatePipelineBinariesKHR")]
+    #[allow(unused_variables)]
+    unsafe fn create_pipeline_binaries_khr(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::PipelineBinaryCreateInfoKHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_binaries: *mut crate::vk::PipelineBinaryHandlesInfoKHR,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(68))
+    }
+
+    /// [`vkDestroyPipelineBinaryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineBinaryKHR.html)
+    #[doc(alias = "vkDestroyPipelineBinaryKHR")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_pipeline_binary_khr(
+        device: crate::vk::Device,
+        pipeline_binary: crate::vk::PipelineBinaryKHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkGetPipelineKeyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineKeyKHR.html)
+    #[doc(alias = "vkGetPipelineKeyKHR")]
+    #[allow(unused_variables)]
+    unsafe fn get_pipeline_key_khr(
+        device: crate::vk::Device,
+        p_pipeline_create_info: *const crate::vk::PipelineCreateInfoKHR,
+        p_pipeline_key: *mut crate::vk::PipelineBinaryKeyKHR,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(70))
+    }
+
+    /// [`vkGetPipelineBinaryDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineBinaryDataKHR.html)
+    #[doc(alias = "vkGetPipelineBinaryDataKHR")]
+    #[allow(unused_variables)]
+    unsafe fn get_pipeline_binary_data_khr(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::PipelineBinaryDataInfoKHR,
+        p_pipeline_binary_key: *mut crate::vk::PipelineBinaryKeyKHR,
+        p_pipeline_binary_data_size: *mut usize,
+        p_pipeline_binary_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(71))
+    }
+
+    /// [`vkReleaseCapturedPipelineDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseCapturedPipelineDataKHR.html)
+    #[doc(alias = "vkReleaseCapturedPipelineDataKHR")]
+    #[allow(unused_variables)]
+    unsafe fn release_captured_pipeline_data_khr(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::ReleaseCapturedPipelineDataInfoKHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(72))
+    }
+
     /// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
     #[doc(alias = "vkCreateGraphicsPipelines")]
     #[allow(unused_variables)]
@@ -840,7 +898,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_pipelines: *mut crate::vk::Pipeline,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(68))
+        Self::unimplemented(CommandId(73))
     }
 
     /// [`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
@@ -854,7 +912,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_pipelines: *mut crate::vk::Pipeline,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(69))
+        Self::unimplemented(CommandId(74))
     }
 
     /// [`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
@@ -877,7 +935,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_pipeline_layout: *mut crate::vk::PipelineLayout,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(71))
+        Self::unimplemented(CommandId(76))
     }
 
     /// [`vkDestroyPipelineLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineLayout.html)
@@ -900,7 +958,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_sampler: *mut crate::vk::Sampler,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(73))
+        Self::unimplemented(CommandId(78))
     }
 
     /// [`vkDestroySampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySampler.html)
@@ -923,7 +981,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_set_layout: *mut crate::vk::DescriptorSetLayout,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(75))
+        Self::unimplemented(CommandId(80))
     }
 
     /// [`vkDestroyDescriptorSetLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorSetLayout.html)
@@ -946,7 +1004,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_descriptor_pool: *mut crate::vk::DescriptorPool,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(77))
+        Self::unimplemented(CommandId(82))
     }
 
     /// [`vkDestroyDescriptorPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorPool.html)
@@ -968,7 +1026,7 @@ pub trait Driver: Sized + 'static {
         descriptor_pool: crate::vk::DescriptorPool,
         flags: crate::vk::DescriptorPoolResetFlags,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(79))
+        Self::unimplemented(CommandId(84))
     }
 
     /// [`vkAllocateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateDescriptorSets.html)
@@ -979,7 +1037,7 @@ pub trait Driver: Sized + 'static {
         p_allocate_info: *const crate::vk::DescriptorSetAllocateInfo<'_>,
         p_descriptor_sets: *mut crate::vk::DescriptorSet,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(80))
+        Self::unimplemented(CommandId(85))
     }
 
     /// [`vkFreeDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeDescriptorSets.html)
@@ -991,7 +1049,7 @@ pub trait Driver: Sized + 'static {
         descriptor_set_count: u32,
         p_descriptor_sets: *const crate::vk::DescriptorSet,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(81))
+        Self::unimplemented(CommandId(86))
     }
 
     /// [`vkUpdateDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSets.html)
@@ -1016,7 +1074,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_framebuffer: *mut crate::vk::Framebuffer,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(83))
+        Self::unimplemented(CommandId(88))
     }
 
     /// [`vkDestroyFramebuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyFramebuffer.html)
@@ -1039,7 +1097,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_render_pass: *mut crate::vk::RenderPass,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(85))
+        Self::unimplemented(CommandId(90))
     }
 
     /// [`vkDestroyRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyRenderPass.html)
@@ -1064,6 +1122,17 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkGetRenderingAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderingAreaGranularity.html)
+    #[doc(alias = "vkGetRenderingAreaGranularity")]
+    #[allow(unused_variables)]
+    unsafe fn get_rendering_area_granularity(
+        device: crate::vk::Device,
+        p_rendering_area_info: *const crate::vk::RenderingAreaInfo,
+        p_granularity: *mut crate::vk::Extent2D,
+    ) {
+        ()
+    }
+
     /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
     #[doc(alias = "vkCreateCommandPool")]
     #[allow(unused_variables)]
@@ -1073,7 +1142,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_command_pool: *mut crate::vk::CommandPool,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(88))
+        Self::unimplemented(CommandId(95))
     }
 
     /// [`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html)
@@ -1095,7 +1164,7 @@ pub trait Driver: Sized + 'static {
         command_pool: crate::vk::CommandPool,
         flags: crate::vk::CommandPoolResetFlags,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(90))
+        Self::unimplemented(CommandId(97))
     }
 
     /// [`vkAllocateCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateCommandBuffers.html)
@@ -1106,7 +1175,7 @@ pub trait Driver: Sized + 'static {
         p_allocate_info: *const crate::vk::CommandBufferAllocateInfo<'_>,
         p_command_buffers: *mut crate::vk::CommandBuffer,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(91))
+        Self::unimplemented(CommandId(98))
     }
 
     /// [`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html)
@@ -1128,14 +1197,14 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         p_begin_info: *const crate::vk::CommandBufferBeginInfo<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(93))
+        Self::unimplemented(CommandId(100))
     }
 
     /// [`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html)
     #[doc(alias = "vkEndCommandBuffer")]
     #[allow(unused_variables)]
     unsafe fn end_command_buffer(command_buffer: crate::vk::CommandBuffer) -> crate::vk::Result {
-        Self::unimplemented(CommandId(94))
+        Self::unimplemented(CommandId(101))
     }
 
     /// [`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
@@ -1145,7 +1214,7 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         flags: crate::vk::CommandBufferResetFlags,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(95))
+        Self::unimplemented(CommandId(102))
     }
 
     /// [`vkCmdBindPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindPipeline.html)
@@ -1155,6 +1224,26 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         pipeline_bind_point: crate::vk::PipelineBindPoint,
         pipeline: crate::vk::Pipeline,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetPrimitiveRestartIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartIndexEXT.html)
+    #[doc(alias = "vkCmdSetPrimitiveRestartIndexEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_primitive_restart_index_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        primitive_restart_index: u32,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetAttachmentFeedbackLoopEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAttachmentFeedbackLoopEnableEXT.html)
+    #[doc(alias = "vkCmdSetAttachmentFeedbackLoopEnableEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_attachment_feedback_loop_enable_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        aspect_mask: crate::vk::ImageAspectFlags,
     ) {
         ()
     }
@@ -1425,6 +1514,17 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkCmdUpdatePipelineIndirectBufferNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdatePipelineIndirectBufferNV.html)
+    #[doc(alias = "vkCmdUpdatePipelineIndirectBufferNV")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_update_pipeline_indirect_buffer_nv(
+        command_buffer: crate::vk::CommandBuffer,
+        pipeline_bind_point: crate::vk::PipelineBindPoint,
+        pipeline: crate::vk::Pipeline,
+    ) {
+        ()
+    }
+
     /// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
     #[doc(alias = "vkCmdCopyBuffer")]
     #[allow(unused_variables)]
@@ -1509,6 +1609,16 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkCmdCopyMemoryIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectKHR.html)
+    #[doc(alias = "vkCmdCopyMemoryIndirectKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_memory_indirect_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_indirect_info: *const crate::vk::CopyMemoryIndirectInfoKHR,
+    ) {
+        ()
+    }
+
     /// [`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
     #[doc(alias = "vkCmdCopyMemoryToImageIndirectNV")]
     #[allow(unused_variables)]
@@ -1520,6 +1630,16 @@ pub trait Driver: Sized + 'static {
         dst_image: crate::vk::Image,
         dst_image_layout: crate::vk::ImageLayout,
         p_image_subresources: *const crate::vk::ImageSubresourceLayers,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdCopyMemoryToImageIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectKHR.html)
+    #[doc(alias = "vkCmdCopyMemoryToImageIndirectKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_memory_to_image_indirect_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_to_image_indirect_info: *const crate::vk::CopyMemoryToImageIndirectInfoKHR,
     ) {
         ()
     }
@@ -1705,6 +1825,16 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkCmdBeginCustomResolveEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginCustomResolveEXT.html)
+    #[doc(alias = "vkCmdBeginCustomResolveEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_custom_resolve_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_begin_custom_resolve_info: *const crate::vk::BeginCustomResolveInfoEXT,
+    ) {
+        ()
+    }
+
     /// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
     #[doc(alias = "vkCmdResetQueryPool")]
     #[allow(unused_variables)]
@@ -1807,7 +1937,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_surface: *mut crate::vk::SurfaceKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(148))
+        Self::unimplemented(CommandId(161))
     }
 
     /// [`vkDestroySurfaceKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySurfaceKHR.html)
@@ -1830,7 +1960,7 @@ pub trait Driver: Sized + 'static {
         surface: crate::vk::SurfaceKHR,
         p_supported: *mut crate::vk::Bool32,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(150))
+        Self::unimplemented(CommandId(163))
     }
 
     /// [`vkGetPhysicalDeviceSurfaceCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceCapabilitiesKHR.html)
@@ -1841,7 +1971,7 @@ pub trait Driver: Sized + 'static {
         surface: crate::vk::SurfaceKHR,
         p_surface_capabilities: *mut crate::vk::SurfaceCapabilitiesKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(151))
+        Self::unimplemented(CommandId(164))
     }
 
     /// [`vkGetPhysicalDeviceSurfaceFormatsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormatsKHR.html)
@@ -1853,7 +1983,7 @@ pub trait Driver: Sized + 'static {
         p_surface_format_count: *mut u32,
         p_surface_formats: *mut crate::vk::SurfaceFormatKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(152))
+        Self::unimplemented(CommandId(165))
     }
 
     /// [`vkGetPhysicalDeviceSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfacePresentModesKHR.html)
@@ -1865,7 +1995,7 @@ pub trait Driver: Sized + 'static {
         p_present_mode_count: *mut u32,
         p_present_modes: *mut crate::vk::PresentModeKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(153))
+        Self::unimplemented(CommandId(166))
     }
 
     /// [`vkCreateSwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSwapchainKHR.html)
@@ -1877,7 +2007,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_swapchain: *mut crate::vk::SwapchainKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(154))
+        Self::unimplemented(CommandId(167))
     }
 
     /// [`vkDestroySwapchainKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySwapchainKHR.html)
@@ -1900,7 +2030,7 @@ pub trait Driver: Sized + 'static {
         p_swapchain_image_count: *mut u32,
         p_swapchain_images: *mut crate::vk::Image,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(156))
+        Self::unimplemented(CommandId(169))
     }
 
     /// [`vkAcquireNextImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImageKHR.html)
@@ -1914,7 +2044,7 @@ pub trait Driver: Sized + 'static {
         fence: crate::vk::Fence,
         p_image_index: *mut u32,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(157))
+        Self::unimplemented(CommandId(170))
     }
 
     /// [`vkQueuePresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueuePresentKHR.html)
@@ -1924,7 +2054,7 @@ pub trait Driver: Sized + 'static {
         queue: crate::vk::Queue,
         p_present_info: *const crate::vk::PresentInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(158))
+        Self::unimplemented(CommandId(171))
     }
 
     /// [`vkCreateDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugReportCallbackEXT.html)
@@ -1936,7 +2066,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_callback: *mut crate::vk::DebugReportCallbackEXT,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(159))
+        Self::unimplemented(CommandId(172))
     }
 
     /// [`vkDestroyDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugReportCallbackEXT.html)
@@ -1973,7 +2103,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_name_info: *const crate::vk::DebugMarkerObjectNameInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(162))
+        Self::unimplemented(CommandId(175))
     }
 
     /// [`vkDebugMarkerSetObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDebugMarkerSetObjectTagEXT.html)
@@ -1983,7 +2113,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_tag_info: *const crate::vk::DebugMarkerObjectTagInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(163))
+        Self::unimplemented(CommandId(176))
     }
 
     /// [`vkCmdDebugMarkerBeginEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDebugMarkerBeginEXT.html)
@@ -2026,7 +2156,7 @@ pub trait Driver: Sized + 'static {
         external_handle_type: crate::vk::ExternalMemoryHandleTypeFlagsNV,
         p_external_image_format_properties: *mut crate::vk::ExternalImageFormatPropertiesNV,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(167))
+        Self::unimplemented(CommandId(180))
     }
 
     /// [`vkCmdExecuteGeneratedCommandsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsNV.html)
@@ -2082,7 +2212,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_indirect_commands_layout: *mut crate::vk::IndirectCommandsLayoutNV,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(172))
+        Self::unimplemented(CommandId(185))
     }
 
     /// [`vkDestroyIndirectCommandsLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutNV.html)
@@ -2092,6 +2222,109 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         indirect_commands_layout: crate::vk::IndirectCommandsLayoutNV,
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdExecuteGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsEXT.html)
+    #[doc(alias = "vkCmdExecuteGeneratedCommandsEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_execute_generated_commands_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        is_preprocessed: crate::vk::Bool32,
+        p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdPreprocessGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsEXT.html)
+    #[doc(alias = "vkCmdPreprocessGeneratedCommandsEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_preprocess_generated_commands_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoEXT,
+        state_command_buffer: crate::vk::CommandBuffer,
+    ) {
+        ()
+    }
+
+    /// [`vkGetGeneratedCommandsMemoryRequirementsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsEXT.html)
+    #[doc(alias = "vkGetGeneratedCommandsMemoryRequirementsEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_generated_commands_memory_requirements_ext(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::GeneratedCommandsMemoryRequirementsInfoEXT,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutEXT.html)
+    #[doc(alias = "vkCreateIndirectCommandsLayoutEXT")]
+    #[allow(unused_variables)]
+    unsafe fn create_indirect_commands_layout_ext(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::IndirectCommandsLayoutCreateInfoEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_indirect_commands_layout: *mut crate::vk::IndirectCommandsLayoutEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(190))
+    }
+
+    /// [`vkDestroyIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutEXT.html)
+    #[doc(alias = "vkDestroyIndirectCommandsLayoutEXT")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_indirect_commands_layout_ext(
+        device: crate::vk::Device,
+        indirect_commands_layout: crate::vk::IndirectCommandsLayoutEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectExecutionSetEXT.html)
+    #[doc(alias = "vkCreateIndirectExecutionSetEXT")]
+    #[allow(unused_variables)]
+    unsafe fn create_indirect_execution_set_ext(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::IndirectExecutionSetCreateInfoEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_indirect_execution_set: *mut crate::vk::IndirectExecutionSetEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(192))
+    }
+
+    /// [`vkDestroyIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectExecutionSetEXT.html)
+    #[doc(alias = "vkDestroyIndirectExecutionSetEXT")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_indirect_execution_set_ext(
+        device: crate::vk::Device,
+        indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkUpdateIndirectExecutionSetPipelineEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetPipelineEXT.html)
+    #[doc(alias = "vkUpdateIndirectExecutionSetPipelineEXT")]
+    #[allow(unused_variables)]
+    unsafe fn update_indirect_execution_set_pipeline_ext(
+        device: crate::vk::Device,
+        indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+        execution_set_write_count: u32,
+        p_execution_set_writes: *const crate::vk::WriteIndirectExecutionSetPipelineEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkUpdateIndirectExecutionSetShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetShaderEXT.html)
+    #[doc(alias = "vkUpdateIndirectExecutionSetShaderEXT")]
+    #[allow(unused_variables)]
+    unsafe fn update_indirect_execution_set_shader_ext(
+        device: crate::vk::Device,
+        indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+        execution_set_write_count: u32,
+        p_execution_set_writes: *const crate::vk::WriteIndirectExecutionSetShaderEXT,
     ) {
         ()
     }
@@ -2135,7 +2368,7 @@ pub trait Driver: Sized + 'static {
         p_image_format_info: *const crate::vk::PhysicalDeviceImageFormatInfo2<'_>,
         p_image_format_properties: *mut crate::vk::ImageFormatProperties2<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(180))
+        Self::unimplemented(CommandId(202))
     }
 
     /// [`vkGetPhysicalDeviceQueueFamilyProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties2.html)
@@ -2171,10 +2404,10 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
-    /// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
-    #[doc(alias = "vkCmdPushDescriptorSetKHR")]
+    /// [`vkCmdPushDescriptorSet`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet.html)
+    #[doc(alias = "vkCmdPushDescriptorSet")]
     #[allow(unused_variables)]
-    unsafe fn cmd_push_descriptor_set_khr(
+    unsafe fn cmd_push_descriptor_set(
         command_buffer: crate::vk::CommandBuffer,
         pipeline_bind_point: crate::vk::PipelineBindPoint,
         layout: crate::vk::PipelineLayout,
@@ -2215,7 +2448,7 @@ pub trait Driver: Sized + 'static {
         p_get_fd_info: *const crate::vk::MemoryGetFdInfoKHR<'_>,
         p_fd: *mut core::ffi::c_int,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(193))
+        Self::unimplemented(CommandId(216))
     }
 
     /// [`vkGetMemoryFdPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryFdPropertiesKHR.html)
@@ -2227,7 +2460,7 @@ pub trait Driver: Sized + 'static {
         fd: core::ffi::c_int,
         p_memory_fd_properties: *mut crate::vk::MemoryFdPropertiesKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(194))
+        Self::unimplemented(CommandId(217))
     }
 
     /// [`vkGetMemoryRemoteAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryRemoteAddressNV.html)
@@ -2238,7 +2471,7 @@ pub trait Driver: Sized + 'static {
         p_memory_get_remote_address_info: *const crate::vk::MemoryGetRemoteAddressInfoNV<'_>,
         p_address: *mut crate::vk::RemoteAddressNV,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(195))
+        Self::unimplemented(CommandId(218))
     }
 
     /// [`vkGetPhysicalDeviceExternalSemaphoreProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalSemaphoreProperties.html)
@@ -2260,7 +2493,7 @@ pub trait Driver: Sized + 'static {
         p_get_fd_info: *const crate::vk::SemaphoreGetFdInfoKHR<'_>,
         p_fd: *mut core::ffi::c_int,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(198))
+        Self::unimplemented(CommandId(221))
     }
 
     /// [`vkImportSemaphoreFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportSemaphoreFdKHR.html)
@@ -2270,7 +2503,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_import_semaphore_fd_info: *const crate::vk::ImportSemaphoreFdInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(199))
+        Self::unimplemented(CommandId(222))
     }
 
     /// [`vkGetPhysicalDeviceExternalFenceProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalFenceProperties.html)
@@ -2292,7 +2525,7 @@ pub trait Driver: Sized + 'static {
         p_get_fd_info: *const crate::vk::FenceGetFdInfoKHR<'_>,
         p_fd: *mut core::ffi::c_int,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(202))
+        Self::unimplemented(CommandId(225))
     }
 
     /// [`vkImportFenceFdKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkImportFenceFdKHR.html)
@@ -2302,7 +2535,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_import_fence_fd_info: *const crate::vk::ImportFenceFdInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(203))
+        Self::unimplemented(CommandId(226))
     }
 
     /// [`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html)
@@ -2313,7 +2546,7 @@ pub trait Driver: Sized + 'static {
         p_physical_device_group_count: *mut u32,
         p_physical_device_group_properties: *mut crate::vk::PhysicalDeviceGroupProperties<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(204))
+        Self::unimplemented(CommandId(227))
     }
 
     /// [`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html)
@@ -2337,7 +2570,7 @@ pub trait Driver: Sized + 'static {
         bind_info_count: u32,
         p_bind_infos: *const crate::vk::BindBufferMemoryInfo<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(208))
+        Self::unimplemented(CommandId(231))
     }
 
     /// [`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
@@ -2348,7 +2581,7 @@ pub trait Driver: Sized + 'static {
         bind_info_count: u32,
         p_bind_infos: *const crate::vk::BindImageMemoryInfo<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(210))
+        Self::unimplemented(CommandId(233))
     }
 
     /// [`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
@@ -2365,7 +2598,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_device_group_present_capabilities: *mut crate::vk::DeviceGroupPresentCapabilitiesKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(214))
+        Self::unimplemented(CommandId(237))
     }
 
     /// [`vkGetDeviceGroupSurfacePresentModesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupSurfacePresentModesKHR.html)
@@ -2376,7 +2609,7 @@ pub trait Driver: Sized + 'static {
         surface: crate::vk::SurfaceKHR,
         p_modes: *mut crate::vk::DeviceGroupPresentModeFlagsKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(215))
+        Self::unimplemented(CommandId(238))
     }
 
     /// [`vkAcquireNextImage2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireNextImage2KHR.html)
@@ -2387,7 +2620,7 @@ pub trait Driver: Sized + 'static {
         p_acquire_info: *const crate::vk::AcquireNextImageInfoKHR<'_>,
         p_image_index: *mut u32,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(216))
+        Self::unimplemented(CommandId(239))
     }
 
     /// [`vkCmdDispatchBase`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchBase.html)
@@ -2414,7 +2647,7 @@ pub trait Driver: Sized + 'static {
         p_rect_count: *mut u32,
         p_rects: *mut crate::vk::Rect2D,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(219))
+        Self::unimplemented(CommandId(242))
     }
 
     /// [`vkCreateDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDescriptorUpdateTemplate.html)
@@ -2426,7 +2659,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_descriptor_update_template: *mut crate::vk::DescriptorUpdateTemplate,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(220))
+        Self::unimplemented(CommandId(243))
     }
 
     /// [`vkDestroyDescriptorUpdateTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDescriptorUpdateTemplate.html)
@@ -2452,10 +2685,10 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
-    /// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
-    #[doc(alias = "vkCmdPushDescriptorSetWithTemplateKHR")]
+    /// [`vkCmdPushDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate.html)
+    #[doc(alias = "vkCmdPushDescriptorSetWithTemplate")]
     #[allow(unused_variables)]
-    unsafe fn cmd_push_descriptor_set_with_template_khr(
+    unsafe fn cmd_push_descriptor_set_with_template(
         command_buffer: crate::vk::CommandBuffer,
         descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
         layout: crate::vk::PipelineLayout,
@@ -2484,7 +2717,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         swapchain: crate::vk::SwapchainKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(228))
+        Self::unimplemented(CommandId(252))
     }
 
     /// [`vkGetRefreshCycleDurationGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRefreshCycleDurationGOOGLE.html)
@@ -2495,7 +2728,7 @@ pub trait Driver: Sized + 'static {
         swapchain: crate::vk::SwapchainKHR,
         p_display_timing_properties: *mut crate::vk::RefreshCycleDurationGOOGLE,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(229))
+        Self::unimplemented(CommandId(253))
     }
 
     /// [`vkGetPastPresentationTimingGOOGLE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingGOOGLE.html)
@@ -2507,7 +2740,7 @@ pub trait Driver: Sized + 'static {
         p_presentation_timing_count: *mut u32,
         p_presentation_timings: *mut crate::vk::PastPresentationTimingGOOGLE,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(230))
+        Self::unimplemented(CommandId(254))
     }
 
     /// [`vkCmdSetViewportWScalingNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingNV.html)
@@ -2530,6 +2763,26 @@ pub trait Driver: Sized + 'static {
         first_discard_rectangle: u32,
         discard_rectangle_count: u32,
         p_discard_rectangles: *const crate::vk::Rect2D,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetDiscardRectangleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEnableEXT.html)
+    #[doc(alias = "vkCmdSetDiscardRectangleEnableEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_discard_rectangle_enable_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        discard_rectangle_enable: crate::vk::Bool32,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetDiscardRectangleModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleModeEXT.html)
+    #[doc(alias = "vkCmdSetDiscardRectangleModeEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_discard_rectangle_mode_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        discard_rectangle_mode: crate::vk::DiscardRectangleModeEXT,
     ) {
         ()
     }
@@ -2563,7 +2816,7 @@ pub trait Driver: Sized + 'static {
         p_surface_info: *const crate::vk::PhysicalDeviceSurfaceInfo2KHR<'_>,
         p_surface_capabilities: *mut crate::vk::SurfaceCapabilities2KHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(235))
+        Self::unimplemented(CommandId(261))
     }
 
     /// [`vkGetPhysicalDeviceSurfaceFormats2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSurfaceFormats2KHR.html)
@@ -2575,7 +2828,7 @@ pub trait Driver: Sized + 'static {
         p_surface_format_count: *mut u32,
         p_surface_formats: *mut crate::vk::SurfaceFormat2KHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(236))
+        Self::unimplemented(CommandId(262))
     }
 
     /// [`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
@@ -2655,7 +2908,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_ycbcr_conversion: *mut crate::vk::SamplerYcbcrConversion,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(249))
+        Self::unimplemented(CommandId(275))
     }
 
     /// [`vkDestroySamplerYcbcrConversion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroySamplerYcbcrConversion.html)
@@ -2689,7 +2942,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_validation_cache: *mut crate::vk::ValidationCacheEXT,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(254))
+        Self::unimplemented(CommandId(280))
     }
 
     /// [`vkDestroyValidationCacheEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyValidationCacheEXT.html)
@@ -2712,7 +2965,7 @@ pub trait Driver: Sized + 'static {
         p_data_size: *mut usize,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(256))
+        Self::unimplemented(CommandId(282))
     }
 
     /// [`vkMergeValidationCachesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergeValidationCachesEXT.html)
@@ -2724,7 +2977,7 @@ pub trait Driver: Sized + 'static {
         src_cache_count: u32,
         p_src_caches: *const crate::vk::ValidationCacheEXT,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(257))
+        Self::unimplemented(CommandId(283))
     }
 
     /// [`vkGetDescriptorSetLayoutSupport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutSupport.html)
@@ -2747,7 +3000,7 @@ pub trait Driver: Sized + 'static {
         image_usage: crate::vk::ImageUsageFlags,
         gralloc_usage: *mut core::ffi::c_int,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(260))
+        Self::unimplemented(CommandId(286))
     }
 
     /// [`vkGetSwapchainGrallocUsage2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage2ANDROID.html)
@@ -2761,7 +3014,7 @@ pub trait Driver: Sized + 'static {
         gralloc_consumer_usage: *mut u64,
         gralloc_producer_usage: *mut u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(261))
+        Self::unimplemented(CommandId(287))
     }
 
     /// [`vkAcquireImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquireImageANDROID.html)
@@ -2774,7 +3027,7 @@ pub trait Driver: Sized + 'static {
         semaphore: crate::vk::Semaphore,
         fence: crate::vk::Fence,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(262))
+        Self::unimplemented(CommandId(288))
     }
 
     /// [`vkQueueSignalReleaseImageANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSignalReleaseImageANDROID.html)
@@ -2787,7 +3040,7 @@ pub trait Driver: Sized + 'static {
         image: crate::vk::Image,
         p_native_fence_fd: *mut core::ffi::c_int,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(263))
+        Self::unimplemented(CommandId(289))
     }
 
     /// [`vkGetShaderInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInfoAMD.html)
@@ -2801,7 +3054,7 @@ pub trait Driver: Sized + 'static {
         p_info_size: *mut usize,
         p_info: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(264))
+        Self::unimplemented(CommandId(290))
     }
 
     /// [`vkSetLocalDimmingAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLocalDimmingAMD.html)
@@ -2815,28 +3068,28 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
-    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
-    #[doc(alias = "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT")]
+    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsKHR.html)
+    #[doc(alias = "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR")]
     #[allow(unused_variables)]
-    unsafe fn get_physical_device_calibrateable_time_domains_ext(
+    unsafe fn get_physical_device_calibrateable_time_domains_khr(
         physical_device: crate::vk::PhysicalDevice,
         p_time_domain_count: *mut u32,
-        p_time_domains: *mut crate::vk::TimeDomainEXT,
+        p_time_domains: *mut crate::vk::TimeDomainKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(266))
+        Self::unimplemented(CommandId(292))
     }
 
-    /// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
-    #[doc(alias = "vkGetCalibratedTimestampsEXT")]
+    /// [`vkGetCalibratedTimestampsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsKHR.html)
+    #[doc(alias = "vkGetCalibratedTimestampsKHR")]
     #[allow(unused_variables)]
-    unsafe fn get_calibrated_timestamps_ext(
+    unsafe fn get_calibrated_timestamps_khr(
         device: crate::vk::Device,
         timestamp_count: u32,
-        p_timestamp_infos: *const crate::vk::CalibratedTimestampInfoEXT<'_>,
+        p_timestamp_infos: *const crate::vk::CalibratedTimestampInfoKHR<'_>,
         p_timestamps: *mut u64,
         p_max_deviation: *mut u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(267))
+        Self::unimplemented(CommandId(294))
     }
 
     /// [`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
@@ -2846,7 +3099,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_name_info: *const crate::vk::DebugUtilsObjectNameInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(268))
+        Self::unimplemented(CommandId(296))
     }
 
     /// [`vkSetDebugUtilsObjectTagEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectTagEXT.html)
@@ -2856,7 +3109,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_tag_info: *const crate::vk::DebugUtilsObjectTagInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(269))
+        Self::unimplemented(CommandId(297))
     }
 
     /// [`vkQueueBeginDebugUtilsLabelEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueBeginDebugUtilsLabelEXT.html)
@@ -2922,7 +3175,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_messenger: *mut crate::vk::DebugUtilsMessengerEXT,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(276))
+        Self::unimplemented(CommandId(304))
     }
 
     /// [`vkDestroyDebugUtilsMessengerEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugUtilsMessengerEXT.html)
@@ -2957,7 +3210,7 @@ pub trait Driver: Sized + 'static {
         p_host_pointer: *const core::ffi::c_void,
         p_memory_host_pointer_properties: *mut crate::vk::MemoryHostPointerPropertiesEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(279))
+        Self::unimplemented(CommandId(307))
     }
 
     /// [`vkCmdWriteBufferMarkerAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarkerAMD.html)
@@ -2982,7 +3235,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_render_pass: *mut crate::vk::RenderPass,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(281))
+        Self::unimplemented(CommandId(309))
     }
 
     /// [`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
@@ -3025,7 +3278,7 @@ pub trait Driver: Sized + 'static {
         semaphore: crate::vk::Semaphore,
         p_value: *mut u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(289))
+        Self::unimplemented(CommandId(317))
     }
 
     /// [`vkWaitSemaphores`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitSemaphores.html)
@@ -3036,7 +3289,7 @@ pub trait Driver: Sized + 'static {
         p_wait_info: *const crate::vk::SemaphoreWaitInfo<'_>,
         timeout: u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(291))
+        Self::unimplemented(CommandId(319))
     }
 
     /// [`vkSignalSemaphore`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSignalSemaphore.html)
@@ -3046,7 +3299,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_signal_info: *const crate::vk::SemaphoreSignalInfo<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(293))
+        Self::unimplemented(CommandId(321))
     }
 
     /// [`vkGetAndroidHardwareBufferPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAndroidHardwareBufferPropertiesANDROID.html)
@@ -3057,7 +3310,7 @@ pub trait Driver: Sized + 'static {
         buffer: *const crate::vk::AHardwareBuffer,
         p_properties: *mut crate::vk::AndroidHardwareBufferPropertiesANDROID<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(295))
+        Self::unimplemented(CommandId(323))
     }
 
     /// [`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html)
@@ -3068,7 +3321,7 @@ pub trait Driver: Sized + 'static {
         p_info: *const crate::vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
         p_buffer: *mut *mut crate::vk::AHardwareBuffer,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(296))
+        Self::unimplemented(CommandId(324))
     }
 
     /// [`vkCmdDrawIndirectCount`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount.html)
@@ -3214,6 +3467,18 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkCmdSetExclusiveScissorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorEnableNV.html)
+    #[doc(alias = "vkCmdSetExclusiveScissorEnableNV")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_exclusive_scissor_enable_nv(
+        command_buffer: crate::vk::CommandBuffer,
+        first_exclusive_scissor: u32,
+        exclusive_scissor_count: u32,
+        p_exclusive_scissor_enables: *const crate::vk::Bool32,
+    ) {
+        ()
+    }
+
     /// [`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
     #[doc(alias = "vkCmdBindShadingRateImageNV")]
     #[allow(unused_variables)]
@@ -3336,7 +3601,7 @@ pub trait Driver: Sized + 'static {
         pipeline: crate::vk::Pipeline,
         shader: u32,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(321))
+        Self::unimplemented(CommandId(350))
     }
 
     /// [`vkCreateAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureNV.html)
@@ -3348,7 +3613,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_acceleration_structure: *mut crate::vk::AccelerationStructureNV,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(322))
+        Self::unimplemented(CommandId(351))
     }
 
     /// [`vkCmdBindInvocationMaskHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindInvocationMaskHUAWEI.html)
@@ -3390,7 +3655,7 @@ pub trait Driver: Sized + 'static {
     unsafe fn get_acceleration_structure_memory_requirements_nv(
         device: crate::vk::Device,
         p_info: *const crate::vk::AccelerationStructureMemoryRequirementsInfoNV<'_>,
-        p_memory_requirements: *mut crate::vk::MemoryRequirements2KHR<'_>,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
     ) {
         ()
     }
@@ -3403,7 +3668,7 @@ pub trait Driver: Sized + 'static {
         bind_info_count: u32,
         p_bind_infos: *const crate::vk::BindAccelerationStructureMemoryInfoNV<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(327))
+        Self::unimplemented(CommandId(356))
     }
 
     /// [`vkCmdCopyAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureNV.html)
@@ -3436,7 +3701,7 @@ pub trait Driver: Sized + 'static {
         deferred_operation: crate::vk::DeferredOperationKHR,
         p_info: *const crate::vk::CopyAccelerationStructureInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(330))
+        Self::unimplemented(CommandId(359))
     }
 
     /// [`vkCmdCopyAccelerationStructureToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyAccelerationStructureToMemoryKHR.html)
@@ -3457,7 +3722,7 @@ pub trait Driver: Sized + 'static {
         deferred_operation: crate::vk::DeferredOperationKHR,
         p_info: *const crate::vk::CopyAccelerationStructureToMemoryInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(332))
+        Self::unimplemented(CommandId(361))
     }
 
     /// [`vkCmdCopyMemoryToAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToAccelerationStructureKHR.html)
@@ -3478,7 +3743,7 @@ pub trait Driver: Sized + 'static {
         deferred_operation: crate::vk::DeferredOperationKHR,
         p_info: *const crate::vk::CopyMemoryToAccelerationStructureInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(334))
+        Self::unimplemented(CommandId(363))
     }
 
     /// [`vkCmdWriteAccelerationStructuresPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteAccelerationStructuresPropertiesKHR.html)
@@ -3538,7 +3803,7 @@ pub trait Driver: Sized + 'static {
         p_data: *mut core::ffi::c_void,
         stride: usize,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(338))
+        Self::unimplemented(CommandId(367))
     }
 
     /// [`vkCmdTraceRaysKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysKHR.html)
@@ -3591,7 +3856,7 @@ pub trait Driver: Sized + 'static {
         data_size: usize,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(341))
+        Self::unimplemented(CommandId(370))
     }
 
     /// [`vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.html)
@@ -3605,7 +3870,7 @@ pub trait Driver: Sized + 'static {
         data_size: usize,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(343))
+        Self::unimplemented(CommandId(372))
     }
 
     /// [`vkGetAccelerationStructureHandleNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureHandleNV.html)
@@ -3617,7 +3882,7 @@ pub trait Driver: Sized + 'static {
         data_size: usize,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(344))
+        Self::unimplemented(CommandId(373))
     }
 
     /// [`vkCreateRayTracingPipelinesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesNV.html)
@@ -3631,7 +3896,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_pipelines: *mut crate::vk::Pipeline,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(345))
+        Self::unimplemented(CommandId(374))
     }
 
     /// [`vkCreateRayTracingPipelinesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateRayTracingPipelinesKHR.html)
@@ -3646,7 +3911,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_pipelines: *mut crate::vk::Pipeline,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(346))
+        Self::unimplemented(CommandId(375))
     }
 
     /// [`vkCmdTraceRaysIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdTraceRaysIndirectKHR.html)
@@ -3669,6 +3934,27 @@ pub trait Driver: Sized + 'static {
     unsafe fn cmd_trace_rays_indirect2_khr(
         command_buffer: crate::vk::CommandBuffer,
         indirect_device_address: crate::vk::DeviceAddress,
+    ) {
+        ()
+    }
+
+    /// [`vkGetClusterAccelerationStructureBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetClusterAccelerationStructureBuildSizesNV.html)
+    #[doc(alias = "vkGetClusterAccelerationStructureBuildSizesNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_cluster_acceleration_structure_build_sizes_nv(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::ClusterAccelerationStructureInputInfoNV,
+        p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBuildClusterAccelerationStructureIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildClusterAccelerationStructureIndirectNV.html)
+    #[doc(alias = "vkCmdBuildClusterAccelerationStructureIndirectNV")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_build_cluster_acceleration_structure_indirect_nv(
+        command_buffer: crate::vk::CommandBuffer,
+        p_command_infos: *const crate::vk::ClusterAccelerationStructureCommandsInfoNV,
     ) {
         ()
     }
@@ -3716,7 +4002,7 @@ pub trait Driver: Sized + 'static {
         p_counters: *mut crate::vk::PerformanceCounterKHR<'_>,
         p_counter_descriptions: *mut crate::vk::PerformanceCounterDescriptionKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(352))
+        Self::unimplemented(CommandId(383))
     }
 
     /// [`vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.html)
@@ -3737,7 +4023,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_info: *const crate::vk::AcquireProfilingLockInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(354))
+        Self::unimplemented(CommandId(385))
     }
 
     /// [`vkReleaseProfilingLockKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseProfilingLockKHR.html)
@@ -3755,7 +4041,7 @@ pub trait Driver: Sized + 'static {
         image: crate::vk::Image,
         p_properties: *mut crate::vk::ImageDrmFormatModifierPropertiesEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(356))
+        Self::unimplemented(CommandId(387))
     }
 
     /// [`vkGetBufferOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferOpaqueCaptureAddress.html)
@@ -3785,7 +4071,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_initialize_info: *const crate::vk::InitializePerformanceApiInfoINTEL<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(362))
+        Self::unimplemented(CommandId(393))
     }
 
     /// [`vkUninitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUninitializePerformanceApiINTEL.html)
@@ -3802,7 +4088,7 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         p_marker_info: *const crate::vk::PerformanceMarkerInfoINTEL<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(364))
+        Self::unimplemented(CommandId(395))
     }
 
     /// [`vkCmdSetPerformanceStreamMarkerINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceStreamMarkerINTEL.html)
@@ -3812,7 +4098,7 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         p_marker_info: *const crate::vk::PerformanceStreamMarkerInfoINTEL<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(365))
+        Self::unimplemented(CommandId(396))
     }
 
     /// [`vkCmdSetPerformanceOverrideINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPerformanceOverrideINTEL.html)
@@ -3822,7 +4108,7 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         p_override_info: *const crate::vk::PerformanceOverrideInfoINTEL<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(366))
+        Self::unimplemented(CommandId(397))
     }
 
     /// [`vkAcquirePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAcquirePerformanceConfigurationINTEL.html)
@@ -3833,7 +4119,7 @@ pub trait Driver: Sized + 'static {
         p_acquire_info: *const crate::vk::PerformanceConfigurationAcquireInfoINTEL<'_>,
         p_configuration: *mut crate::vk::PerformanceConfigurationINTEL,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(367))
+        Self::unimplemented(CommandId(398))
     }
 
     /// [`vkReleasePerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleasePerformanceConfigurationINTEL.html)
@@ -3843,7 +4129,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         configuration: crate::vk::PerformanceConfigurationINTEL,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(368))
+        Self::unimplemented(CommandId(399))
     }
 
     /// [`vkQueueSetPerformanceConfigurationINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerformanceConfigurationINTEL.html)
@@ -3853,7 +4139,7 @@ pub trait Driver: Sized + 'static {
         queue: crate::vk::Queue,
         configuration: crate::vk::PerformanceConfigurationINTEL,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(369))
+        Self::unimplemented(CommandId(400))
     }
 
     /// [`vkGetPerformanceParameterINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPerformanceParameterINTEL.html)
@@ -3864,7 +4150,7 @@ pub trait Driver: Sized + 'static {
         parameter: crate::vk::PerformanceParameterTypeINTEL,
         p_value: *mut crate::vk::PerformanceValueINTEL,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(370))
+        Self::unimplemented(CommandId(401))
     }
 
     /// [`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html)
@@ -3886,7 +4172,7 @@ pub trait Driver: Sized + 'static {
         p_executable_count: *mut u32,
         p_properties: *mut crate::vk::PipelineExecutablePropertiesKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(373))
+        Self::unimplemented(CommandId(404))
     }
 
     /// [`vkGetPipelineExecutableStatisticsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableStatisticsKHR.html)
@@ -3898,7 +4184,7 @@ pub trait Driver: Sized + 'static {
         p_statistic_count: *mut u32,
         p_statistics: *mut crate::vk::PipelineExecutableStatisticKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(374))
+        Self::unimplemented(CommandId(405))
     }
 
     /// [`vkGetPipelineExecutableInternalRepresentationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutableInternalRepresentationsKHR.html)
@@ -3910,13 +4196,13 @@ pub trait Driver: Sized + 'static {
         p_internal_representation_count: *mut u32,
         p_internal_representations: *mut crate::vk::PipelineExecutableInternalRepresentationKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(375))
+        Self::unimplemented(CommandId(406))
     }
 
-    /// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
-    #[doc(alias = "vkCmdSetLineStippleEXT")]
+    /// [`vkCmdSetLineStipple`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStipple.html)
+    #[doc(alias = "vkCmdSetLineStipple")]
     #[allow(unused_variables)]
-    unsafe fn cmd_set_line_stipple_ext(
+    unsafe fn cmd_set_line_stipple(
         command_buffer: crate::vk::CommandBuffer,
         line_stipple_factor: u32,
         line_stipple_pattern: u16,
@@ -3932,7 +4218,7 @@ pub trait Driver: Sized + 'static {
         p_tool_count: *mut u32,
         p_tool_properties: *mut crate::vk::PhysicalDeviceToolProperties<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(377))
+        Self::unimplemented(CommandId(410))
     }
 
     /// [`vkCreateAccelerationStructureKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructureKHR.html)
@@ -3944,7 +4230,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_acceleration_structure: *mut crate::vk::AccelerationStructureKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(379))
+        Self::unimplemented(CommandId(412))
     }
 
     /// [`vkCmdBuildAccelerationStructuresKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildAccelerationStructuresKHR.html)
@@ -3983,7 +4269,7 @@ pub trait Driver: Sized + 'static {
         p_infos: *const crate::vk::AccelerationStructureBuildGeometryInfoKHR<'_>,
         pp_build_range_infos: *const *const crate::vk::AccelerationStructureBuildRangeInfoKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(382))
+        Self::unimplemented(CommandId(415))
     }
 
     /// [`vkGetAccelerationStructureDeviceAddressKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureDeviceAddressKHR.html)
@@ -4004,7 +4290,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_deferred_operation: *mut crate::vk::DeferredOperationKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(384))
+        Self::unimplemented(CommandId(417))
     }
 
     /// [`vkDestroyDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDeferredOperationKHR.html)
@@ -4035,7 +4321,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         operation: crate::vk::DeferredOperationKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(387))
+        Self::unimplemented(CommandId(420))
     }
 
     /// [`vkDeferredOperationJoinKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDeferredOperationJoinKHR.html)
@@ -4045,7 +4331,35 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         operation: crate::vk::DeferredOperationKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(388))
+        Self::unimplemented(CommandId(421))
+    }
+
+    /// [`vkGetPipelineIndirectMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectMemoryRequirementsNV.html)
+    #[doc(alias = "vkGetPipelineIndirectMemoryRequirementsNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_pipeline_indirect_memory_requirements_nv(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::ComputePipelineCreateInfo<'_>,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkGetPipelineIndirectDeviceAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectDeviceAddressNV.html)
+    #[doc(alias = "vkGetPipelineIndirectDeviceAddressNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_pipeline_indirect_device_address_nv(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
+    ) -> crate::vk::DeviceAddress {
+        unsafe { core::mem::zeroed() }
+    }
+
+    /// [`vkAntiLagUpdateAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAntiLagUpdateAMD.html)
+    #[doc(alias = "vkAntiLagUpdateAMD")]
+    #[allow(unused_variables)]
+    unsafe fn anti_lag_update_amd(device: crate::vk::Device, p_data: *const crate::vk::AntiLagDataAMD) {
+        ()
     }
 
     /// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
@@ -4096,6 +4410,19 @@ pub trait Driver: Sized + 'static {
         command_buffer: crate::vk::CommandBuffer,
         scissor_count: u32,
         p_scissors: *const crate::vk::Rect2D,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindIndexBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer2.html)
+    #[doc(alias = "vkCmdBindIndexBuffer2")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_index_buffer2(
+        command_buffer: crate::vk::CommandBuffer,
+        buffer: crate::vk::Buffer,
+        offset: crate::vk::DeviceSize,
+        size: crate::vk::DeviceSize,
+        index_type: crate::vk::IndexType,
     ) {
         ()
     }
@@ -4531,16 +4858,6 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
-    /// [`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
-    #[doc(alias = "vkCmdSetCoverageReductionModeNV")]
-    #[allow(unused_variables)]
-    unsafe fn cmd_set_coverage_reduction_mode_nv(
-        command_buffer: crate::vk::CommandBuffer,
-        coverage_reduction_mode: crate::vk::CoverageReductionModeNV,
-    ) {
-        ()
-    }
-
     /// [`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
     #[doc(alias = "vkCmdSetRepresentativeFragmentTestEnableNV")]
     #[allow(unused_variables)]
@@ -4560,7 +4877,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_private_data_slot: *mut crate::vk::PrivateDataSlot,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(452))
+        Self::unimplemented(CommandId(489))
     }
 
     /// [`vkDestroyPrivateDataSlot`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPrivateDataSlot.html)
@@ -4584,7 +4901,7 @@ pub trait Driver: Sized + 'static {
         private_data_slot: crate::vk::PrivateDataSlot,
         data: u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(456))
+        Self::unimplemented(CommandId(493))
     }
 
     /// [`vkGetPrivateData`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPrivateData.html)
@@ -4679,7 +4996,7 @@ pub trait Driver: Sized + 'static {
         p_fragment_shading_rate_count: *mut u32,
         p_fragment_shading_rates: *mut crate::vk::PhysicalDeviceFragmentShadingRateKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(473))
+        Self::unimplemented(CommandId(510))
     }
 
     /// [`vkCmdSetFragmentShadingRateEnumNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetFragmentShadingRateEnumNV.html)
@@ -4783,7 +5100,7 @@ pub trait Driver: Sized + 'static {
         p_submits: *const crate::vk::SubmitInfo2<'_>,
         fence: crate::vk::Fence,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(486))
+        Self::unimplemented(CommandId(523))
     }
 
     /// [`vkCmdWriteTimestamp2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp2.html)
@@ -4822,6 +5139,47 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkCopyMemoryToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToImage.html)
+    #[doc(alias = "vkCopyMemoryToImage")]
+    #[allow(unused_variables)]
+    unsafe fn copy_memory_to_image(
+        device: crate::vk::Device,
+        p_copy_memory_to_image_info: *const crate::vk::CopyMemoryToImageInfo,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(529))
+    }
+
+    /// [`vkCopyImageToMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToMemory.html)
+    #[doc(alias = "vkCopyImageToMemory")]
+    #[allow(unused_variables)]
+    unsafe fn copy_image_to_memory(
+        device: crate::vk::Device,
+        p_copy_image_to_memory_info: *const crate::vk::CopyImageToMemoryInfo,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(531))
+    }
+
+    /// [`vkCopyImageToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToImage.html)
+    #[doc(alias = "vkCopyImageToImage")]
+    #[allow(unused_variables)]
+    unsafe fn copy_image_to_image(
+        device: crate::vk::Device,
+        p_copy_image_to_image_info: *const crate::vk::CopyImageToImageInfo,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(533))
+    }
+
+    /// [`vkTransitionImageLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayout.html)
+    #[doc(alias = "vkTransitionImageLayout")]
+    #[allow(unused_variables)]
+    unsafe fn transition_image_layout(
+        device: crate::vk::Device,
+        transition_count: u32,
+        p_transitions: *const crate::vk::HostImageLayoutTransitionInfo,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(535))
+    }
+
     /// [`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
     #[doc(alias = "vkGetPhysicalDeviceVideoCapabilitiesKHR")]
     #[allow(unused_variables)]
@@ -4830,7 +5188,7 @@ pub trait Driver: Sized + 'static {
         p_video_profile: *const crate::vk::VideoProfileInfoKHR<'_>,
         p_capabilities: *mut crate::vk::VideoCapabilitiesKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(492))
+        Self::unimplemented(CommandId(537))
     }
 
     /// [`vkGetPhysicalDeviceVideoFormatPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoFormatPropertiesKHR.html)
@@ -4842,7 +5200,18 @@ pub trait Driver: Sized + 'static {
         p_video_format_property_count: *mut u32,
         p_video_format_properties: *mut crate::vk::VideoFormatPropertiesKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(493))
+        Self::unimplemented(CommandId(538))
+    }
+
+    /// [`vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR.html)
+    #[doc(alias = "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_video_encode_quality_level_properties_khr(
+        physical_device: crate::vk::PhysicalDevice,
+        p_quality_level_info: *const crate::vk::PhysicalDeviceVideoEncodeQualityLevelInfoKHR<'_>,
+        p_quality_level_properties: *mut crate::vk::VideoEncodeQualityLevelPropertiesKHR<'_>,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(539))
     }
 
     /// [`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
@@ -4854,7 +5223,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_video_session: *mut crate::vk::VideoSessionKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(494))
+        Self::unimplemented(CommandId(540))
     }
 
     /// [`vkDestroyVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionKHR.html)
@@ -4877,7 +5246,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_video_session_parameters: *mut crate::vk::VideoSessionParametersKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(496))
+        Self::unimplemented(CommandId(542))
     }
 
     /// [`vkUpdateVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateVideoSessionParametersKHR.html)
@@ -4888,7 +5257,20 @@ pub trait Driver: Sized + 'static {
         video_session_parameters: crate::vk::VideoSessionParametersKHR,
         p_update_info: *const crate::vk::VideoSessionParametersUpdateInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(497))
+        Self::unimplemented(CommandId(543))
+    }
+
+    /// [`vkGetEncodedVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEncodedVideoSessionParametersKHR.html)
+    #[doc(alias = "vkGetEncodedVideoSessionParametersKHR")]
+    #[allow(unused_variables)]
+    unsafe fn get_encoded_video_session_parameters_khr(
+        device: crate::vk::Device,
+        p_video_session_parameters_info: *const crate::vk::VideoEncodeSessionParametersGetInfoKHR<'_>,
+        p_feedback_info: *mut crate::vk::VideoEncodeSessionParametersFeedbackInfoKHR<'_>,
+        p_data_size: *mut usize,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(544))
     }
 
     /// [`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
@@ -4911,7 +5293,7 @@ pub trait Driver: Sized + 'static {
         p_memory_requirements_count: *mut u32,
         p_memory_requirements: *mut crate::vk::VideoSessionMemoryRequirementsKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(499))
+        Self::unimplemented(CommandId(546))
     }
 
     /// [`vkBindVideoSessionMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindVideoSessionMemoryKHR.html)
@@ -4923,7 +5305,7 @@ pub trait Driver: Sized + 'static {
         bind_session_memory_info_count: u32,
         p_bind_session_memory_infos: *const crate::vk::BindVideoSessionMemoryInfoKHR<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(500))
+        Self::unimplemented(CommandId(547))
     }
 
     /// [`vkCmdDecodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecodeVideoKHR.html)
@@ -4966,6 +5348,16 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkCmdEncodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEncodeVideoKHR.html)
+    #[doc(alias = "vkCmdEncodeVideoKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_encode_video_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_encode_info: *const crate::vk::VideoEncodeInfoKHR<'_>,
+    ) {
+        ()
+    }
+
     /// [`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
     #[doc(alias = "vkCmdDecompressMemoryNV")]
     #[allow(unused_variables)]
@@ -4989,6 +5381,51 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkGetPartitionedAccelerationStructuresBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPartitionedAccelerationStructuresBuildSizesNV.html)
+    #[doc(alias = "vkGetPartitionedAccelerationStructuresBuildSizesNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_partitioned_acceleration_structures_build_sizes_nv(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::PartitionedAccelerationStructureInstancesInputNV,
+        p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBuildPartitionedAccelerationStructuresNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildPartitionedAccelerationStructuresNV.html)
+    #[doc(alias = "vkCmdBuildPartitionedAccelerationStructuresNV")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_build_partitioned_acceleration_structures_nv(
+        command_buffer: crate::vk::CommandBuffer,
+        p_build_info: *const crate::vk::BuildPartitionedAccelerationStructureInfoNV,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDecompressMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryEXT.html)
+    #[doc(alias = "vkCmdDecompressMemoryEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_decompress_memory_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_decompress_memory_info_ext: *const crate::vk::DecompressMemoryInfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDecompressMemoryIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountEXT.html)
+    #[doc(alias = "vkCmdDecompressMemoryIndirectCountEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_decompress_memory_indirect_count_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        decompression_method: crate::vk::MemoryDecompressionMethodFlagsEXT,
+        indirect_commands_address: crate::vk::DeviceAddress,
+        indirect_commands_count_address: crate::vk::DeviceAddress,
+        max_decompression_count: u32,
+        stride: u32,
+    ) {
+        ()
+    }
+
     /// [`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
     #[doc(alias = "vkCreateCuModuleNVX")]
     #[allow(unused_variables)]
@@ -4998,7 +5435,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_module: *mut crate::vk::CuModuleNVX,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(507))
+        Self::unimplemented(CommandId(559))
     }
 
     /// [`vkCreateCuFunctionNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuFunctionNVX.html)
@@ -5010,7 +5447,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_function: *mut crate::vk::CuFunctionNVX,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(508))
+        Self::unimplemented(CommandId(560))
     }
 
     /// [`vkDestroyCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCuModuleNVX.html)
@@ -5126,7 +5563,7 @@ pub trait Driver: Sized + 'static {
         p_info: *const crate::vk::BufferCaptureDescriptorDataInfoEXT<'_>,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(518))
+        Self::unimplemented(CommandId(570))
     }
 
     /// [`vkGetImageOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDescriptorDataEXT.html)
@@ -5137,7 +5574,7 @@ pub trait Driver: Sized + 'static {
         p_info: *const crate::vk::ImageCaptureDescriptorDataInfoEXT<'_>,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(519))
+        Self::unimplemented(CommandId(571))
     }
 
     /// [`vkGetImageViewOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageViewOpaqueCaptureDescriptorDataEXT.html)
@@ -5148,7 +5585,7 @@ pub trait Driver: Sized + 'static {
         p_info: *const crate::vk::ImageViewCaptureDescriptorDataInfoEXT<'_>,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(520))
+        Self::unimplemented(CommandId(572))
     }
 
     /// [`vkGetSamplerOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSamplerOpaqueCaptureDescriptorDataEXT.html)
@@ -5159,7 +5596,7 @@ pub trait Driver: Sized + 'static {
         p_info: *const crate::vk::SamplerCaptureDescriptorDataInfoEXT<'_>,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(521))
+        Self::unimplemented(CommandId(573))
     }
 
     /// [`vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT.html)
@@ -5170,7 +5607,7 @@ pub trait Driver: Sized + 'static {
         p_info: *const crate::vk::AccelerationStructureCaptureDescriptorDataInfoEXT<'_>,
         p_data: *mut core::ffi::c_void,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(522))
+        Self::unimplemented(CommandId(574))
     }
 
     /// [`vkSetDeviceMemoryPriorityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDeviceMemoryPriorityEXT.html)
@@ -5184,6 +5621,17 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
+    /// [`vkWaitForPresent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresent2KHR.html)
+    #[doc(alias = "vkWaitForPresent2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn wait_for_present2_khr(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_present_wait2_info: *const crate::vk::PresentWait2InfoKHR,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(576))
+    }
+
     /// [`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
     #[doc(alias = "vkWaitForPresentKHR")]
     #[allow(unused_variables)]
@@ -5193,7 +5641,7 @@ pub trait Driver: Sized + 'static {
         present_id: u64,
         timeout: u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(524))
+        Self::unimplemented(CommandId(577))
     }
 
     /// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
@@ -5210,6 +5658,16 @@ pub trait Driver: Sized + 'static {
     #[doc(alias = "vkCmdEndRendering")]
     #[allow(unused_variables)]
     unsafe fn cmd_end_rendering(command_buffer: crate::vk::CommandBuffer) {
+        ()
+    }
+
+    /// [`vkCmdEndRendering2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering2KHR.html)
+    #[doc(alias = "vkCmdEndRendering2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_end_rendering2_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_rendering_end_info: *const crate::vk::RenderingEndInfoKHR,
+    ) {
         ()
     }
 
@@ -5244,7 +5702,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_micromap: *mut crate::vk::MicromapEXT,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(531))
+        Self::unimplemented(CommandId(586))
     }
 
     /// [`vkCmdBuildMicromapsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildMicromapsEXT.html)
@@ -5267,7 +5725,7 @@ pub trait Driver: Sized + 'static {
         info_count: u32,
         p_infos: *const crate::vk::MicromapBuildInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(533))
+        Self::unimplemented(CommandId(588))
     }
 
     /// [`vkDestroyMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyMicromapEXT.html)
@@ -5299,7 +5757,7 @@ pub trait Driver: Sized + 'static {
         deferred_operation: crate::vk::DeferredOperationKHR,
         p_info: *const crate::vk::CopyMicromapInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(536))
+        Self::unimplemented(CommandId(591))
     }
 
     /// [`vkCmdCopyMicromapToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMicromapToMemoryEXT.html)
@@ -5320,7 +5778,7 @@ pub trait Driver: Sized + 'static {
         deferred_operation: crate::vk::DeferredOperationKHR,
         p_info: *const crate::vk::CopyMicromapToMemoryInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(538))
+        Self::unimplemented(CommandId(593))
     }
 
     /// [`vkCmdCopyMemoryToMicromapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToMicromapEXT.html)
@@ -5341,7 +5799,7 @@ pub trait Driver: Sized + 'static {
         deferred_operation: crate::vk::DeferredOperationKHR,
         p_info: *const crate::vk::CopyMemoryToMicromapInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(540))
+        Self::unimplemented(CommandId(595))
     }
 
     /// [`vkCmdWriteMicromapsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMicromapsPropertiesEXT.html)
@@ -5370,7 +5828,7 @@ pub trait Driver: Sized + 'static {
         p_data: *mut core::ffi::c_void,
         stride: usize,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(542))
+        Self::unimplemented(CommandId(597))
     }
 
     /// [`vkGetDeviceMicromapCompatibilityEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMicromapCompatibilityEXT.html)
@@ -5418,14 +5876,14 @@ pub trait Driver: Sized + 'static {
         ()
     }
 
-    /// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
-    #[doc(alias = "vkGetImageSubresourceLayout2EXT")]
+    /// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+    #[doc(alias = "vkGetImageSubresourceLayout2")]
     #[allow(unused_variables)]
-    unsafe fn get_image_subresource_layout2_ext(
+    unsafe fn get_image_subresource_layout2(
         device: crate::vk::Device,
         image: crate::vk::Image,
-        p_subresource: *const crate::vk::ImageSubresource2EXT<'_>,
-        p_layout: *mut crate::vk::SubresourceLayout2EXT<'_>,
+        p_subresource: *const crate::vk::ImageSubresource2,
+        p_layout: *mut crate::vk::SubresourceLayout2,
     ) {
         ()
     }
@@ -5435,10 +5893,20 @@ pub trait Driver: Sized + 'static {
     #[allow(unused_variables)]
     unsafe fn get_pipeline_properties_ext(
         device: crate::vk::Device,
-        p_pipeline_info: *const crate::vk::PipelineInfoEXT<'_>,
+        p_pipeline_info: *const crate::vk::PipelineInfoKHR<'_>,
         p_pipeline_properties: *mut crate::vk::BaseOutStructure<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(548))
+        Self::unimplemented(CommandId(605))
+    }
+
+    /// [`vkCmdBindTileMemoryQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTileMemoryQCOM.html)
+    #[doc(alias = "vkCmdBindTileMemoryQCOM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_tile_memory_qcom(
+        command_buffer: crate::vk::CommandBuffer,
+        p_tile_memory_bind_info: *const crate::vk::TileMemoryBindInfoQCOM,
+    ) {
+        ()
     }
 
     /// [`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
@@ -5450,7 +5918,7 @@ pub trait Driver: Sized + 'static {
         p_properties_count: *mut u32,
         p_properties: *mut crate::vk::TilePropertiesQCOM<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(549))
+        Self::unimplemented(CommandId(607))
     }
 
     /// [`vkGetDynamicRenderingTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDynamicRenderingTilePropertiesQCOM.html)
@@ -5461,7 +5929,7 @@ pub trait Driver: Sized + 'static {
         p_rendering_info: *const crate::vk::RenderingInfo<'_>,
         p_properties: *mut crate::vk::TilePropertiesQCOM<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(550))
+        Self::unimplemented(CommandId(608))
     }
 
     /// [`vkGetPhysicalDeviceOpticalFlowImageFormatsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceOpticalFlowImageFormatsNV.html)
@@ -5473,7 +5941,7 @@ pub trait Driver: Sized + 'static {
         p_format_count: *mut u32,
         p_image_format_properties: *mut crate::vk::OpticalFlowImageFormatPropertiesNV<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(551))
+        Self::unimplemented(CommandId(609))
     }
 
     /// [`vkCreateOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateOpticalFlowSessionNV.html)
@@ -5485,7 +5953,7 @@ pub trait Driver: Sized + 'static {
         p_allocator: *const crate::vk::AllocationCallbacks<'_>,
         p_session: *mut crate::vk::OpticalFlowSessionNV,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(552))
+        Self::unimplemented(CommandId(610))
     }
 
     /// [`vkDestroyOpticalFlowSessionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyOpticalFlowSessionNV.html)
@@ -5509,7 +5977,7 @@ pub trait Driver: Sized + 'static {
         view: crate::vk::ImageView,
         layout: crate::vk::ImageLayout,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(554))
+        Self::unimplemented(CommandId(612))
     }
 
     /// [`vkCmdOpticalFlowExecuteNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdOpticalFlowExecuteNV.html)
@@ -5531,17 +5999,1389 @@ pub trait Driver: Sized + 'static {
         p_fault_counts: *mut crate::vk::DeviceFaultCountsEXT<'_>,
         p_fault_info: *mut crate::vk::DeviceFaultInfoEXT<'_>,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(556))
+        Self::unimplemented(CommandId(614))
     }
 
-    /// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
-    #[doc(alias = "vkReleaseSwapchainImagesEXT")]
+    /// [`vkGetDeviceFaultReportsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultReportsKHR.html)
+    #[doc(alias = "vkGetDeviceFaultReportsKHR")]
     #[allow(unused_variables)]
-    unsafe fn release_swapchain_images_ext(
+    unsafe fn get_device_fault_reports_khr(
         device: crate::vk::Device,
-        p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoEXT<'_>,
+        timeout: u64,
+        p_fault_counts: *mut u32,
+        p_fault_info: *mut crate::vk::DeviceFaultInfoKHR,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(557))
+        Self::unimplemented(CommandId(615))
+    }
+
+    /// [`vkGetDeviceFaultDebugInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultDebugInfoKHR.html)
+    #[doc(alias = "vkGetDeviceFaultDebugInfoKHR")]
+    #[allow(unused_variables)]
+    unsafe fn get_device_fault_debug_info_khr(
+        device: crate::vk::Device,
+        p_debug_info: *mut crate::vk::DeviceFaultDebugInfoKHR,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(616))
+    }
+
+    /// [`vkCmdSetDepthBias2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias2EXT.html)
+    #[doc(alias = "vkCmdSetDepthBias2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_depth_bias2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_depth_bias_info: *const crate::vk::DepthBiasInfoEXT<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkReleaseSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesKHR.html)
+    #[doc(alias = "vkReleaseSwapchainImagesKHR")]
+    #[allow(unused_variables)]
+    unsafe fn release_swapchain_images_khr(
+        device: crate::vk::Device,
+        p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoKHR,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(618))
+    }
+
+    /// [`vkGetDeviceImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayout.html)
+    #[doc(alias = "vkGetDeviceImageSubresourceLayout")]
+    #[allow(unused_variables)]
+    unsafe fn get_device_image_subresource_layout(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DeviceImageSubresourceInfo,
+        p_layout: *mut crate::vk::SubresourceLayout2,
+    ) {
+        ()
+    }
+
+    /// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+    #[doc(alias = "vkMapMemory2")]
+    #[allow(unused_variables)]
+    unsafe fn map_memory2(
+        device: crate::vk::Device,
+        p_memory_map_info: *const crate::vk::MemoryMapInfo,
+        pp_data: *mut *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(622))
+    }
+
+    /// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+    #[doc(alias = "vkUnmapMemory2")]
+    #[allow(unused_variables)]
+    unsafe fn unmap_memory2(
+        device: crate::vk::Device,
+        p_memory_unmap_info: *const crate::vk::MemoryUnmapInfo,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(624))
+    }
+
+    /// [`vkCreateShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShadersEXT.html)
+    #[doc(alias = "vkCreateShadersEXT")]
+    #[allow(unused_variables)]
+    unsafe fn create_shaders_ext(
+        device: crate::vk::Device,
+        create_info_count: u32,
+        p_create_infos: *const crate::vk::ShaderCreateInfoEXT<'_>,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_shaders: *mut crate::vk::ShaderEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(626))
+    }
+
+    /// [`vkDestroyShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderEXT.html)
+    #[doc(alias = "vkDestroyShaderEXT")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_shader_ext(
+        device: crate::vk::Device,
+        shader: crate::vk::ShaderEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkGetShaderBinaryDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderBinaryDataEXT.html)
+    #[doc(alias = "vkGetShaderBinaryDataEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_shader_binary_data_ext(
+        device: crate::vk::Device,
+        shader: crate::vk::ShaderEXT,
+        p_data_size: *mut usize,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(628))
+    }
+
+    /// [`vkCmdBindShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadersEXT.html)
+    #[doc(alias = "vkCmdBindShadersEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_shaders_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        stage_count: u32,
+        p_stages: *const crate::vk::ShaderStageFlags,
+        p_shaders: *const crate::vk::ShaderEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkSetSwapchainPresentTimingQueueSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetSwapchainPresentTimingQueueSizeEXT.html)
+    #[doc(alias = "vkSetSwapchainPresentTimingQueueSizeEXT")]
+    #[allow(unused_variables)]
+    unsafe fn set_swapchain_present_timing_queue_size_ext(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        size: u32,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(630))
+    }
+
+    /// [`vkGetSwapchainTimingPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimingPropertiesEXT.html)
+    #[doc(alias = "vkGetSwapchainTimingPropertiesEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_swapchain_timing_properties_ext(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_swapchain_timing_properties: *mut crate::vk::SwapchainTimingPropertiesEXT,
+        p_swapchain_timing_properties_counter: *mut u64,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(631))
+    }
+
+    /// [`vkGetSwapchainTimeDomainPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimeDomainPropertiesEXT.html)
+    #[doc(alias = "vkGetSwapchainTimeDomainPropertiesEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_swapchain_time_domain_properties_ext(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_swapchain_time_domain_properties: *mut crate::vk::SwapchainTimeDomainPropertiesEXT,
+        p_time_domains_counter: *mut u64,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(632))
+    }
+
+    /// [`vkGetPastPresentationTimingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingEXT.html)
+    #[doc(alias = "vkGetPastPresentationTimingEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_past_presentation_timing_ext(
+        device: crate::vk::Device,
+        p_past_presentation_timing_info: *const crate::vk::PastPresentationTimingInfoEXT,
+        p_past_presentation_timing_properties: *mut crate::vk::PastPresentationTimingPropertiesEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(633))
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR.html)
+    #[doc(alias = "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_cooperative_matrix_properties_khr(
+        physical_device: crate::vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeMatrixPropertiesKHR<'_>,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(634))
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixProperties2EXT.html)
+    #[doc(alias = "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_cooperative_matrix_properties2_ext(
+        physical_device: crate::vk::PhysicalDevice,
+        p_cooperative_matrix_info: *const crate::vk::PhysicalDeviceCooperativeMatrixInfo2EXT,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeMatrixProperties2EXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(635))
+    }
+
+    /// [`vkCreateGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGpaSessionAMD.html)
+    #[doc(alias = "vkCreateGpaSessionAMD")]
+    #[allow(unused_variables)]
+    unsafe fn create_gpa_session_amd(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::GpaSessionCreateInfoAMD,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_gpa_session: *mut crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(636))
+    }
+
+    /// [`vkDestroyGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyGpaSessionAMD.html)
+    #[doc(alias = "vkDestroyGpaSessionAMD")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_gpa_session_amd(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkSetGpaDeviceClockModeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetGpaDeviceClockModeAMD.html)
+    #[doc(alias = "vkSetGpaDeviceClockModeAMD")]
+    #[allow(unused_variables)]
+    unsafe fn set_gpa_device_clock_mode_amd(
+        device: crate::vk::Device,
+        p_info: *mut crate::vk::GpaDeviceClockModeInfoAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(638))
+    }
+
+    /// [`vkGetGpaDeviceClockInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaDeviceClockInfoAMD.html)
+    #[doc(alias = "vkGetGpaDeviceClockInfoAMD")]
+    #[allow(unused_variables)]
+    unsafe fn get_gpa_device_clock_info_amd(
+        device: crate::vk::Device,
+        p_info: *mut crate::vk::GpaDeviceGetClockInfoAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(639))
+    }
+
+    /// [`vkCmdBeginGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSessionAMD.html)
+    #[doc(alias = "vkCmdBeginGpaSessionAMD")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_gpa_session_amd(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(640))
+    }
+
+    /// [`vkCmdEndGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSessionAMD.html)
+    #[doc(alias = "vkCmdEndGpaSessionAMD")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_end_gpa_session_amd(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(641))
+    }
+
+    /// [`vkCmdBeginGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSampleAMD.html)
+    #[doc(alias = "vkCmdBeginGpaSampleAMD")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_gpa_sample_amd(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+        p_gpa_sample_begin_info: *const crate::vk::GpaSampleBeginInfoAMD,
+        p_sample_id: *mut u32,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(642))
+    }
+
+    /// [`vkCmdEndGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSampleAMD.html)
+    #[doc(alias = "vkCmdEndGpaSampleAMD")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_end_gpa_sample_amd(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+        sample_id: u32,
+    ) {
+        ()
+    }
+
+    /// [`vkGetGpaSessionStatusAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionStatusAMD.html)
+    #[doc(alias = "vkGetGpaSessionStatusAMD")]
+    #[allow(unused_variables)]
+    unsafe fn get_gpa_session_status_amd(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(644))
+    }
+
+    /// [`vkGetGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionResultsAMD.html)
+    #[doc(alias = "vkGetGpaSessionResultsAMD")]
+    #[allow(unused_variables)]
+    unsafe fn get_gpa_session_results_amd(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+        sample_id: u32,
+        p_size_in_bytes: *mut usize,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(645))
+    }
+
+    /// [`vkResetGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetGpaSessionAMD.html)
+    #[doc(alias = "vkResetGpaSessionAMD")]
+    #[allow(unused_variables)]
+    unsafe fn reset_gpa_session_amd(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(646))
+    }
+
+    /// [`vkCmdCopyGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyGpaSessionResultsAMD.html)
+    #[doc(alias = "vkCmdCopyGpaSessionResultsAMD")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_gpa_session_results_amd(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindDescriptorSets2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets2.html)
+    #[doc(alias = "vkCmdBindDescriptorSets2")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_descriptor_sets2(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_descriptor_sets_info: *const crate::vk::BindDescriptorSetsInfo,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdPushConstants2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants2.html)
+    #[doc(alias = "vkCmdPushConstants2")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_push_constants2(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_constants_info: *const crate::vk::PushConstantsInfo,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdPushDescriptorSet2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet2.html)
+    #[doc(alias = "vkCmdPushDescriptorSet2")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_push_descriptor_set2(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_descriptor_set_info: *const crate::vk::PushDescriptorSetInfo,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdPushDescriptorSetWithTemplate2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate2.html)
+    #[doc(alias = "vkCmdPushDescriptorSetWithTemplate2")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_push_descriptor_set_with_template2(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_descriptor_set_with_template_info: *const crate::vk::PushDescriptorSetWithTemplateInfo,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetDescriptorBufferOffsets2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsets2EXT.html)
+    #[doc(alias = "vkCmdSetDescriptorBufferOffsets2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_descriptor_buffer_offsets2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_set_descriptor_buffer_offsets_info: *const crate::vk::SetDescriptorBufferOffsetsInfoEXT<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplers2EXT.html)
+    #[doc(alias = "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_descriptor_buffer_embedded_samplers2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_descriptor_buffer_embedded_samplers_info: *const crate::vk::BindDescriptorBufferEmbeddedSamplersInfoEXT<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkSetLatencySleepModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeNV.html)
+    #[doc(alias = "vkSetLatencySleepModeNV")]
+    #[allow(unused_variables)]
+    unsafe fn set_latency_sleep_mode_nv(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_sleep_mode_info: *const crate::vk::LatencySleepModeInfoNV<'_>,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(658))
+    }
+
+    /// [`vkLatencySleepNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepNV.html)
+    #[doc(alias = "vkLatencySleepNV")]
+    #[allow(unused_variables)]
+    unsafe fn latency_sleep_nv(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_sleep_info: *const crate::vk::LatencySleepInfoNV<'_>,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(659))
+    }
+
+    /// [`vkSetLatencyMarkerNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerNV.html)
+    #[doc(alias = "vkSetLatencyMarkerNV")]
+    #[allow(unused_variables)]
+    unsafe fn set_latency_marker_nv(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_latency_marker_info: *const crate::vk::SetLatencyMarkerInfoNV<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkGetLatencyTimingsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsNV.html)
+    #[doc(alias = "vkGetLatencyTimingsNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_latency_timings_nv(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_latency_marker_info: *mut crate::vk::GetLatencyMarkerInfoNV<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkQueueNotifyOutOfBandNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandNV.html)
+    #[doc(alias = "vkQueueNotifyOutOfBandNV")]
+    #[allow(unused_variables)]
+    unsafe fn queue_notify_out_of_band_nv(
+        queue: crate::vk::Queue,
+        p_queue_type_info: *const crate::vk::OutOfBandQueueTypeInfoNV<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkSetLatencySleepModeLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeLegacyNV.html)
+    #[doc(alias = "vkSetLatencySleepModeLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn set_latency_sleep_mode_legacy_nv(
+        device: crate::vk::Device,
+        low_latency_mode: crate::vk::Bool32,
+        low_latency_boost: crate::vk::Bool32,
+        minimum_interval_us: u32,
+    ) {
+        ()
+    }
+
+    /// [`vkLatencySleepLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepLegacyNV.html)
+    #[doc(alias = "vkLatencySleepLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn latency_sleep_legacy_nv(
+        device: crate::vk::Device,
+        signal_semaphore: crate::vk::Semaphore,
+        value: u64,
+    ) {
+        ()
+    }
+
+    /// [`vkSetLatencyMarkerLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerLegacyNV.html)
+    #[doc(alias = "vkSetLatencyMarkerLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn set_latency_marker_legacy_nv(device: crate::vk::Device, frame_id: u64, marker: u32) {
+        ()
+    }
+
+    /// [`vkGetLatencyTimingsLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsLegacyNV.html)
+    #[doc(alias = "vkGetLatencyTimingsLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_latency_timings_legacy_nv(
+        device: crate::vk::Device,
+        p_timings: *mut core::ffi::c_void,
+    ) {
+        ()
+    }
+
+    /// [`vkQueueNotifyOutOfBandLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandLegacyNV.html)
+    #[doc(alias = "vkQueueNotifyOutOfBandLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn queue_notify_out_of_band_legacy_nv(queue: crate::vk::Queue, queue_type: u32) {
+        ()
+    }
+
+    /// [`vkGetSleepStatusLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSleepStatusLegacyNV.html)
+    #[doc(alias = "vkGetSleepStatusLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_sleep_status_legacy_nv(
+        device: crate::vk::Device,
+        p_low_latency_mode: *mut crate::vk::Bool32,
+    ) {
+        ()
+    }
+
+    /// [`vkShutdownLatencyDeviceLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkShutdownLatencyDeviceLegacyNV.html)
+    #[doc(alias = "vkShutdownLatencyDeviceLegacyNV")]
+    #[allow(unused_variables)]
+    unsafe fn shutdown_latency_device_legacy_nv(device: crate::vk::Device) {
+        ()
+    }
+
+    /// [`vkCmdSetRenderingAttachmentLocations`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingAttachmentLocations.html)
+    #[doc(alias = "vkCmdSetRenderingAttachmentLocations")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_rendering_attachment_locations(
+        command_buffer: crate::vk::CommandBuffer,
+        p_location_info: *const crate::vk::RenderingAttachmentLocationInfo,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetRenderingInputAttachmentIndices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingInputAttachmentIndices.html)
+    #[doc(alias = "vkCmdSetRenderingInputAttachmentIndices")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_rendering_input_attachment_indices(
+        command_buffer: crate::vk::CommandBuffer,
+        p_input_attachment_index_info: *const crate::vk::RenderingInputAttachmentIndexInfo,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdSetDepthClampRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampRangeEXT.html)
+    #[doc(alias = "vkCmdSetDepthClampRangeEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_depth_clamp_range_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        depth_clamp_mode: crate::vk::DepthClampModeEXT,
+        p_depth_clamp_range: *const crate::vk::DepthClampRangeEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV.html)
+    #[doc(alias = "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv(
+        physical_device: crate::vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeMatrixFlexibleDimensionsPropertiesNV,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(675))
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeVectorPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeVectorPropertiesNV.html)
+    #[doc(alias = "vkGetPhysicalDeviceCooperativeVectorPropertiesNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_cooperative_vector_properties_nv(
+        physical_device: crate::vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeVectorPropertiesNV,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(676))
+    }
+
+    /// [`vkConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkConvertCooperativeVectorMatrixNV.html)
+    #[doc(alias = "vkConvertCooperativeVectorMatrixNV")]
+    #[allow(unused_variables)]
+    unsafe fn convert_cooperative_vector_matrix_nv(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(677))
+    }
+
+    /// [`vkCmdConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdConvertCooperativeVectorMatrixNV.html)
+    #[doc(alias = "vkCmdConvertCooperativeVectorMatrixNV")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_convert_cooperative_vector_matrix_nv(
+        command_buffer: crate::vk::CommandBuffer,
+        info_count: u32,
+        p_infos: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDispatchTileQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchTileQCOM.html)
+    #[doc(alias = "vkCmdDispatchTileQCOM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_dispatch_tile_qcom(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dispatch_tile_info: *const crate::vk::DispatchTileInfoQCOM,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBeginPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginPerTileExecutionQCOM.html)
+    #[doc(alias = "vkCmdBeginPerTileExecutionQCOM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_per_tile_execution_qcom(
+        command_buffer: crate::vk::CommandBuffer,
+        p_per_tile_begin_info: *const crate::vk::PerTileBeginInfoQCOM,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdEndPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndPerTileExecutionQCOM.html)
+    #[doc(alias = "vkCmdEndPerTileExecutionQCOM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_end_per_tile_execution_qcom(
+        command_buffer: crate::vk::CommandBuffer,
+        p_per_tile_end_info: *const crate::vk::PerTileEndInfoQCOM,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateExternalComputeQueueNV.html)
+    #[doc(alias = "vkCreateExternalComputeQueueNV")]
+    #[allow(unused_variables)]
+    unsafe fn create_external_compute_queue_nv(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::ExternalComputeQueueCreateInfoNV,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_external_queue: *mut crate::vk::ExternalComputeQueueNV,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(682))
+    }
+
+    /// [`vkDestroyExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyExternalComputeQueueNV.html)
+    #[doc(alias = "vkDestroyExternalComputeQueueNV")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_external_compute_queue_nv(
+        device: crate::vk::Device,
+        external_queue: crate::vk::ExternalComputeQueueNV,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkGetExternalComputeQueueDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetExternalComputeQueueDataNV.html)
+    #[doc(alias = "vkGetExternalComputeQueueDataNV")]
+    #[allow(unused_variables)]
+    unsafe fn get_external_compute_queue_data_nv(
+        external_queue: crate::vk::ExternalComputeQueueNV,
+        params: *mut crate::vk::ExternalComputeQueueDataParamsNV,
+        p_data: *mut core::ffi::c_void,
+    ) {
+        ()
+    }
+
+    /// [`vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM.html)
+    #[doc(alias = "vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM")]
+    #[allow(unused_variables)]
+    unsafe fn enumerate_physical_device_shader_instrumentation_metrics_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        p_description_count: *mut u32,
+        p_descriptions: *mut crate::vk::ShaderInstrumentationMetricDescriptionARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(685))
+    }
+
+    /// [`vkCreateShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderInstrumentationARM.html)
+    #[doc(alias = "vkCreateShaderInstrumentationARM")]
+    #[allow(unused_variables)]
+    unsafe fn create_shader_instrumentation_arm(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::ShaderInstrumentationCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_instrumentation: *mut crate::vk::ShaderInstrumentationARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(686))
+    }
+
+    /// [`vkDestroyShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderInstrumentationARM.html)
+    #[doc(alias = "vkDestroyShaderInstrumentationARM")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_shader_instrumentation_arm(
+        device: crate::vk::Device,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBeginShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginShaderInstrumentationARM.html)
+    #[doc(alias = "vkCmdBeginShaderInstrumentationARM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_shader_instrumentation_arm(
+        command_buffer: crate::vk::CommandBuffer,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdEndShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndShaderInstrumentationARM.html)
+    #[doc(alias = "vkCmdEndShaderInstrumentationARM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_end_shader_instrumentation_arm(command_buffer: crate::vk::CommandBuffer) {
+        ()
+    }
+
+    /// [`vkGetShaderInstrumentationValuesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInstrumentationValuesARM.html)
+    #[doc(alias = "vkGetShaderInstrumentationValuesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_shader_instrumentation_values_arm(
+        device: crate::vk::Device,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+        p_metric_block_count: *mut u32,
+        p_metric_values: *mut core::ffi::c_void,
+        flags: crate::vk::ShaderInstrumentationValuesFlagsARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(690))
+    }
+
+    /// [`vkClearShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkClearShaderInstrumentationMetricsARM.html)
+    #[doc(alias = "vkClearShaderInstrumentationMetricsARM")]
+    #[allow(unused_variables)]
+    unsafe fn clear_shader_instrumentation_metrics_arm(
+        device: crate::vk::Device,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorARM.html)
+    #[doc(alias = "vkCreateTensorARM")]
+    #[allow(unused_variables)]
+    unsafe fn create_tensor_arm(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::TensorCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_tensor: *mut crate::vk::TensorARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(692))
+    }
+
+    /// [`vkDestroyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorARM.html)
+    #[doc(alias = "vkDestroyTensorARM")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_tensor_arm(
+        device: crate::vk::Device,
+        tensor: crate::vk::TensorARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorViewARM.html)
+    #[doc(alias = "vkCreateTensorViewARM")]
+    #[allow(unused_variables)]
+    unsafe fn create_tensor_view_arm(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::TensorViewCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_view: *mut crate::vk::TensorViewARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(694))
+    }
+
+    /// [`vkDestroyTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorViewARM.html)
+    #[doc(alias = "vkDestroyTensorViewARM")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_tensor_view_arm(
+        device: crate::vk::Device,
+        tensor_view: crate::vk::TensorViewARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkGetTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorMemoryRequirementsARM.html)
+    #[doc(alias = "vkGetTensorMemoryRequirementsARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_tensor_memory_requirements_arm(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::TensorMemoryRequirementsInfoARM,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkBindTensorMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindTensorMemoryARM.html)
+    #[doc(alias = "vkBindTensorMemoryARM")]
+    #[allow(unused_variables)]
+    unsafe fn bind_tensor_memory_arm(
+        device: crate::vk::Device,
+        bind_info_count: u32,
+        p_bind_infos: *const crate::vk::BindTensorMemoryInfoARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(697))
+    }
+
+    /// [`vkGetDeviceTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceTensorMemoryRequirementsARM.html)
+    #[doc(alias = "vkGetDeviceTensorMemoryRequirementsARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_device_tensor_memory_requirements_arm(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DeviceTensorMemoryRequirementsARM,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdCopyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyTensorARM.html)
+    #[doc(alias = "vkCmdCopyTensorARM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_tensor_arm(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_tensor_info: *const crate::vk::CopyTensorInfoARM,
+    ) {
+        ()
+    }
+
+    /// [`vkGetTensorOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDescriptorDataARM.html)
+    #[doc(alias = "vkGetTensorOpaqueCaptureDescriptorDataARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_tensor_opaque_capture_descriptor_data_arm(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::TensorCaptureDescriptorDataInfoARM,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(700))
+    }
+
+    /// [`vkGetTensorViewOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorViewOpaqueCaptureDescriptorDataARM.html)
+    #[doc(alias = "vkGetTensorViewOpaqueCaptureDescriptorDataARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_tensor_view_opaque_capture_descriptor_data_arm(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::TensorViewCaptureDescriptorDataInfoARM,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(701))
+    }
+
+    /// [`vkGetPhysicalDeviceExternalTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalTensorPropertiesARM.html)
+    #[doc(alias = "vkGetPhysicalDeviceExternalTensorPropertiesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_external_tensor_properties_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        p_external_tensor_info: *const crate::vk::PhysicalDeviceExternalTensorInfoARM,
+        p_external_tensor_properties: *mut crate::vk::ExternalTensorPropertiesARM,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateDataGraphPipelinesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelinesARM.html)
+    #[doc(alias = "vkCreateDataGraphPipelinesARM")]
+    #[allow(unused_variables)]
+    unsafe fn create_data_graph_pipelines_arm(
+        device: crate::vk::Device,
+        deferred_operation: crate::vk::DeferredOperationKHR,
+        pipeline_cache: crate::vk::PipelineCache,
+        create_info_count: u32,
+        p_create_infos: *const crate::vk::DataGraphPipelineCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut crate::vk::Pipeline,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(703))
+    }
+
+    /// [`vkCreateDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelineSessionARM.html)
+    #[doc(alias = "vkCreateDataGraphPipelineSessionARM")]
+    #[allow(unused_variables)]
+    unsafe fn create_data_graph_pipeline_session_arm(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::DataGraphPipelineSessionCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_session: *mut crate::vk::DataGraphPipelineSessionARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(704))
+    }
+
+    /// [`vkGetDataGraphPipelineSessionBindPointRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionBindPointRequirementsARM.html)
+    #[doc(alias = "vkGetDataGraphPipelineSessionBindPointRequirementsARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_data_graph_pipeline_session_bind_point_requirements_arm(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DataGraphPipelineSessionBindPointRequirementsInfoARM,
+        p_bind_point_requirement_count: *mut u32,
+        p_bind_point_requirements: *mut crate::vk::DataGraphPipelineSessionBindPointRequirementARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(705))
+    }
+
+    /// [`vkGetDataGraphPipelineSessionMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionMemoryRequirementsARM.html)
+    #[doc(alias = "vkGetDataGraphPipelineSessionMemoryRequirementsARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_data_graph_pipeline_session_memory_requirements_arm(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DataGraphPipelineSessionMemoryRequirementsInfoARM,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkBindDataGraphPipelineSessionMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindDataGraphPipelineSessionMemoryARM.html)
+    #[doc(alias = "vkBindDataGraphPipelineSessionMemoryARM")]
+    #[allow(unused_variables)]
+    unsafe fn bind_data_graph_pipeline_session_memory_arm(
+        device: crate::vk::Device,
+        bind_info_count: u32,
+        p_bind_infos: *const crate::vk::BindDataGraphPipelineSessionMemoryInfoARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(707))
+    }
+
+    /// [`vkDestroyDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDataGraphPipelineSessionARM.html)
+    #[doc(alias = "vkDestroyDataGraphPipelineSessionARM")]
+    #[allow(unused_variables)]
+    unsafe fn destroy_data_graph_pipeline_session_arm(
+        device: crate::vk::Device,
+        session: crate::vk::DataGraphPipelineSessionARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDispatchDataGraphARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchDataGraphARM.html)
+    #[doc(alias = "vkCmdDispatchDataGraphARM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_dispatch_data_graph_arm(
+        command_buffer: crate::vk::CommandBuffer,
+        session: crate::vk::DataGraphPipelineSessionARM,
+        p_info: *const crate::vk::DataGraphPipelineDispatchInfoARM,
+    ) {
+        ()
+    }
+
+    /// [`vkGetDataGraphPipelineAvailablePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineAvailablePropertiesARM.html)
+    #[doc(alias = "vkGetDataGraphPipelineAvailablePropertiesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_data_graph_pipeline_available_properties_arm(
+        device: crate::vk::Device,
+        p_pipeline_info: *const crate::vk::DataGraphPipelineInfoARM,
+        p_properties_count: *mut u32,
+        p_properties: *mut crate::vk::DataGraphPipelinePropertyARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(710))
+    }
+
+    /// [`vkGetDataGraphPipelinePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelinePropertiesARM.html)
+    #[doc(alias = "vkGetDataGraphPipelinePropertiesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_data_graph_pipeline_properties_arm(
+        device: crate::vk::Device,
+        p_pipeline_info: *const crate::vk::DataGraphPipelineInfoARM,
+        properties_count: u32,
+        p_properties: *mut crate::vk::DataGraphPipelinePropertyQueryResultARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(711))
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM.html)
+    #[doc(alias = "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_queue_family_data_graph_properties_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_queue_family_data_graph_property_count: *mut u32,
+        p_queue_family_data_graph_properties: *mut crate::vk::QueueFamilyDataGraphPropertiesARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(712))
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM.html)
+    #[doc(alias = "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_queue_family_data_graph_processing_engine_properties_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        p_queue_family_data_graph_processing_engine_info: *const crate::vk::PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM,
+        p_queue_family_data_graph_processing_engine_properties: *mut crate::vk::QueueFamilyDataGraphProcessingEnginePropertiesARM,
+    ) {
+        ()
+    }
+
+    /// [`vkQueueSetPerfHintQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerfHintQCOM.html)
+    #[doc(alias = "vkQueueSetPerfHintQCOM")]
+    #[allow(unused_variables)]
+    unsafe fn queue_set_perf_hint_qcom(
+        queue: crate::vk::Queue,
+        p_perf_hint_info: *const crate::vk::PerfHintInfoQCOM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(714))
+    }
+
+    /// [`vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM.html)
+    #[doc(alias = "vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM")]
+    #[allow(unused_variables)]
+    unsafe fn enumerate_physical_device_queue_family_performance_counters_by_region_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_counter_count: *mut u32,
+        p_counters: *mut crate::vk::PerformanceCounterARM,
+        p_counter_descriptions: *mut crate::vk::PerformanceCounterDescriptionARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(715))
+    }
+
+    /// [`vkCmdSetComputeOccupancyPriorityNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetComputeOccupancyPriorityNV.html)
+    #[doc(alias = "vkCmdSetComputeOccupancyPriorityNV")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_compute_occupancy_priority_nv(
+        command_buffer: crate::vk::CommandBuffer,
+        p_parameters: *const crate::vk::ComputeOccupancyPriorityParametersNV,
+    ) {
+        ()
+    }
+
+    /// [`vkWriteSamplerDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteSamplerDescriptorsEXT.html)
+    #[doc(alias = "vkWriteSamplerDescriptorsEXT")]
+    #[allow(unused_variables)]
+    unsafe fn write_sampler_descriptors_ext(
+        device: crate::vk::Device,
+        sampler_count: u32,
+        p_samplers: *const crate::vk::SamplerCreateInfo<'_>,
+        p_descriptors: *const crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(717))
+    }
+
+    /// [`vkWriteResourceDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteResourceDescriptorsEXT.html)
+    #[doc(alias = "vkWriteResourceDescriptorsEXT")]
+    #[allow(unused_variables)]
+    unsafe fn write_resource_descriptors_ext(
+        device: crate::vk::Device,
+        resource_count: u32,
+        p_resources: *const crate::vk::ResourceDescriptorInfoEXT,
+        p_descriptors: *const crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(718))
+    }
+
+    /// [`vkCmdBindSamplerHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindSamplerHeapEXT.html)
+    #[doc(alias = "vkCmdBindSamplerHeapEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_sampler_heap_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_info: *const crate::vk::BindHeapInfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindResourceHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindResourceHeapEXT.html)
+    #[doc(alias = "vkCmdBindResourceHeapEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_resource_heap_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_info: *const crate::vk::BindHeapInfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdPushDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDataEXT.html)
+    #[doc(alias = "vkCmdPushDataEXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_push_data_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_data_info: *const crate::vk::PushDataInfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkRegisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkRegisterCustomBorderColorEXT.html)
+    #[doc(alias = "vkRegisterCustomBorderColorEXT")]
+    #[allow(unused_variables)]
+    unsafe fn register_custom_border_color_ext(
+        device: crate::vk::Device,
+        p_border_color: *const crate::vk::SamplerCustomBorderColorCreateInfoEXT<'_>,
+        request_index: crate::vk::Bool32,
+        p_index: *mut u32,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(722))
+    }
+
+    /// [`vkUnregisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnregisterCustomBorderColorEXT.html)
+    #[doc(alias = "vkUnregisterCustomBorderColorEXT")]
+    #[allow(unused_variables)]
+    unsafe fn unregister_custom_border_color_ext(device: crate::vk::Device, index: u32) {
+        ()
+    }
+
+    /// [`vkGetImageOpaqueCaptureDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDataEXT.html)
+    #[doc(alias = "vkGetImageOpaqueCaptureDataEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_image_opaque_capture_data_ext(
+        device: crate::vk::Device,
+        image_count: u32,
+        p_images: *const crate::vk::Image,
+        p_datas: *mut crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(724))
+    }
+
+    /// [`vkGetPhysicalDeviceDescriptorSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceDescriptorSizeEXT.html)
+    #[doc(alias = "vkGetPhysicalDeviceDescriptorSizeEXT")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_descriptor_size_ext(
+        physical_device: crate::vk::PhysicalDevice,
+        descriptor_type: crate::vk::DescriptorType,
+    ) -> crate::vk::DeviceSize {
+        unsafe { core::mem::zeroed() }
+    }
+
+    /// [`vkGetTensorOpaqueCaptureDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDataARM.html)
+    #[doc(alias = "vkGetTensorOpaqueCaptureDataARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_tensor_opaque_capture_data_arm(
+        device: crate::vk::Device,
+        tensor_count: u32,
+        p_tensors: *const crate::vk::TensorARM,
+        p_datas: *mut crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(726))
+    }
+
+    /// [`vkCmdCopyMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryKHR.html)
+    #[doc(alias = "vkCmdCopyMemoryKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_memory_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_info: *const crate::vk::CopyDeviceMemoryInfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdCopyMemoryToImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageKHR.html)
+    #[doc(alias = "vkCmdCopyMemoryToImageKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_memory_to_image_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_info: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdCopyImageToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToMemoryKHR.html)
+    #[doc(alias = "vkCmdCopyImageToMemoryKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_image_to_memory_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_info: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdUpdateMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateMemoryKHR.html)
+    #[doc(alias = "vkCmdUpdateMemoryKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_update_memory_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dst_range: *const crate::vk::DeviceAddressRangeKHR,
+        dst_flags: crate::vk::AddressCommandFlagsKHR,
+        data_size: crate::vk::DeviceSize,
+        p_data: *const core::ffi::c_void,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdFillMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillMemoryKHR.html)
+    #[doc(alias = "vkCmdFillMemoryKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_fill_memory_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dst_range: *const crate::vk::DeviceAddressRangeKHR,
+        dst_flags: crate::vk::AddressCommandFlagsKHR,
+        data: u32,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdCopyQueryPoolResultsToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResultsToMemoryKHR.html)
+    #[doc(alias = "vkCmdCopyQueryPoolResultsToMemoryKHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_copy_query_pool_results_to_memory_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        query_pool: crate::vk::QueryPool,
+        first_query: u32,
+        query_count: u32,
+        p_dst_range: *const crate::vk::StridedDeviceAddressRangeKHR,
+        dst_flags: crate::vk::AddressCommandFlagsKHR,
+        query_result_flags: crate::vk::QueryResultFlags,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBeginConditionalRendering2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRendering2EXT.html)
+    #[doc(alias = "vkCmdBeginConditionalRendering2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_conditional_rendering2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_conditional_rendering_begin: *const crate::vk::ConditionalRenderingBeginInfo2EXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindTransformFeedbackBuffers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffers2EXT.html)
+    #[doc(alias = "vkCmdBindTransformFeedbackBuffers2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_transform_feedback_buffers2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        first_binding: u32,
+        binding_count: u32,
+        p_binding_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBeginTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedback2EXT.html)
+    #[doc(alias = "vkCmdBeginTransformFeedback2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_begin_transform_feedback2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        first_counter_range: u32,
+        counter_range_count: u32,
+        p_counter_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdEndTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedback2EXT.html)
+    #[doc(alias = "vkCmdEndTransformFeedback2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_end_transform_feedback2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        first_counter_range: u32,
+        counter_range_count: u32,
+        p_counter_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawIndirectByteCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCount2EXT.html)
+    #[doc(alias = "vkCmdDrawIndirectByteCount2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_indirect_byte_count2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        instance_count: u32,
+        first_instance: u32,
+        p_counter_info: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+        counter_offset: u32,
+        vertex_stride: u32,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdWriteMarkerToMemoryAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMarkerToMemoryAMD.html)
+    #[doc(alias = "vkCmdWriteMarkerToMemoryAMD")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_write_marker_to_memory_amd(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::MemoryMarkerInfoAMD,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindIndexBuffer3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer3KHR.html)
+    #[doc(alias = "vkCmdBindIndexBuffer3KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_index_buffer3_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::BindIndexBuffer3InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdBindVertexBuffers3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers3KHR.html)
+    #[doc(alias = "vkCmdBindVertexBuffers3KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_bind_vertex_buffers3_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        first_binding: u32,
+        binding_count: u32,
+        p_binding_infos: *const crate::vk::BindVertexBuffer3InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect2KHR.html)
+    #[doc(alias = "vkCmdDrawIndirect2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_indirect2_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawIndexedIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect2KHR.html)
+    #[doc(alias = "vkCmdDrawIndexedIndirect2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_indexed_indirect2_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount2KHR.html)
+    #[doc(alias = "vkCmdDrawIndirectCount2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_indirect_count2_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawIndexedIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount2KHR.html)
+    #[doc(alias = "vkCmdDrawIndexedIndirectCount2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_indexed_indirect_count2_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawMeshTasksIndirect2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirect2EXT.html)
+    #[doc(alias = "vkCmdDrawMeshTasksIndirect2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_mesh_tasks_indirect2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDrawMeshTasksIndirectCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCount2EXT.html)
+    #[doc(alias = "vkCmdDrawMeshTasksIndirectCount2EXT")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_draw_mesh_tasks_indirect_count2_ext(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCmdDispatchIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect2KHR.html)
+    #[doc(alias = "vkCmdDispatchIndirect2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_dispatch_indirect2_khr(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DispatchIndirect2InfoKHR,
+    ) {
+        ()
+    }
+
+    /// [`vkCreateAccelerationStructure2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructure2KHR.html)
+    #[doc(alias = "vkCreateAccelerationStructure2KHR")]
+    #[allow(unused_variables)]
+    unsafe fn create_acceleration_structure2_khr(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::AccelerationStructureCreateInfo2KHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_acceleration_structure: *mut crate::vk::AccelerationStructureKHR,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(748))
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM.html)
+    #[doc(alias = "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_queue_family_data_graph_engine_operation_properties_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_queue_family_data_graph_properties: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+        p_properties: *mut crate::vk::BaseOutStructure<'_>,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(749))
+    }
+
+    /// [`vkCmdSetDispatchParametersARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDispatchParametersARM.html)
+    #[doc(alias = "vkCmdSetDispatchParametersARM")]
+    #[allow(unused_variables)]
+    unsafe fn cmd_set_dispatch_parameters_arm(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dispatch_parameters: *const crate::vk::DispatchParametersARM,
+    ) {
+        ()
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM.html)
+    #[doc(alias = "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM")]
+    #[allow(unused_variables)]
+    unsafe fn get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_queue_family_data_graph_properties: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+        p_optical_flow_image_format_info: *const crate::vk::DataGraphOpticalFlowImageFormatInfoARM,
+        p_format_count: *mut u32,
+        p_image_format_properties: *mut crate::vk::DataGraphOpticalFlowImageFormatPropertiesARM,
+    ) -> crate::vk::Result {
+        Self::unimplemented(CommandId(751))
     }
 
     /// [`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
@@ -5552,7 +7392,7 @@ pub trait Driver: Sized + 'static {
         gralloc_usage_info: *const crate::vk::GrallocUsageInfoANDROID,
         gralloc_usage: *mut u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(558))
+        Self::unimplemented(CommandId(752))
     }
 
     /// [`vkGetSwapchainGrallocUsage4ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage4ANDROID.html)
@@ -5563,7 +7403,7 @@ pub trait Driver: Sized + 'static {
         gralloc_usage_info: *const crate::vk::GrallocUsageInfo2ANDROID,
         gralloc_usage: *mut u64,
     ) -> crate::vk::Result {
-        Self::unimplemented(CommandId(559))
+        Self::unimplemented(CommandId(753))
     }
 }
 /// Runs `f`; a panic becomes `fail` instead of unwinding into C.
@@ -6271,6 +8111,59 @@ pub mod entry {
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::merge_pipeline_caches(device, dst_cache, src_cache_count, p_src_caches) })
     }
 
+    /// [`vkCreatePipelineBinariesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineBinariesKHR.html)
+    pub unsafe extern "system" fn create_pipeline_binaries_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::PipelineBinaryCreateInfoKHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_binaries: *mut crate::vk::PipelineBinaryHandlesInfoKHR,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_pipeline_binaries_khr(device, p_create_info, p_allocator, p_binaries) })
+    }
+
+    /// [`vkDestroyPipelineBinaryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineBinaryKHR.html)
+    pub unsafe extern "system" fn destroy_pipeline_binary_khr<D: Driver>(
+        device: crate::vk::Device,
+        pipeline_binary: crate::vk::PipelineBinaryKHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_pipeline_binary_khr(device, pipeline_binary, p_allocator) })
+    }
+
+    /// [`vkGetPipelineKeyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineKeyKHR.html)
+    pub unsafe extern "system" fn get_pipeline_key_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_pipeline_create_info: *const crate::vk::PipelineCreateInfoKHR,
+        p_pipeline_key: *mut crate::vk::PipelineBinaryKeyKHR,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_pipeline_key_khr(device, p_pipeline_create_info, p_pipeline_key) })
+    }
+
+    /// [`vkGetPipelineBinaryDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineBinaryDataKHR.html)
+    pub unsafe extern "system" fn get_pipeline_binary_data_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::PipelineBinaryDataInfoKHR,
+        p_pipeline_binary_key: *mut crate::vk::PipelineBinaryKeyKHR,
+        p_pipeline_binary_data_size: *mut usize,
+        p_pipeline_binary_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_pipeline_binary_data_khr(device, p_info, p_pipeline_binary_key, p_pipeline_binary_data_size, p_pipeline_binary_data) })
+    }
+
+    /// [`vkReleaseCapturedPipelineDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseCapturedPipelineDataKHR.html)
+    pub unsafe extern "system" fn release_captured_pipeline_data_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::ReleaseCapturedPipelineDataInfoKHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::release_captured_pipeline_data_khr(device, p_info, p_allocator) })
+    }
+
     /// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
     pub unsafe extern "system" fn create_graphics_pipelines<D: Driver>(
         device: crate::vk::Device,
@@ -6486,6 +8379,16 @@ pub mod entry {
         guard((), || unsafe { D::get_render_area_granularity(device, render_pass, p_granularity) })
     }
 
+    /// [`vkGetRenderingAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderingAreaGranularity.html)
+    pub unsafe extern "system" fn get_rendering_area_granularity<D: Driver>(
+        device: crate::vk::Device,
+        p_rendering_area_info: *const crate::vk::RenderingAreaInfo,
+        p_granularity: *mut crate::vk::Extent2D,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_rendering_area_granularity(device, p_rendering_area_info, p_granularity) })
+    }
+
     /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
     pub unsafe extern "system" fn create_command_pool<D: Driver>(
         device: crate::vk::Device,
@@ -6572,6 +8475,24 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_bind_pipeline(command_buffer, pipeline_bind_point, pipeline) })
+    }
+
+    /// [`vkCmdSetPrimitiveRestartIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartIndexEXT.html)
+    pub unsafe extern "system" fn cmd_set_primitive_restart_index_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        primitive_restart_index: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_primitive_restart_index_ext(command_buffer, primitive_restart_index) })
+    }
+
+    /// [`vkCmdSetAttachmentFeedbackLoopEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAttachmentFeedbackLoopEnableEXT.html)
+    pub unsafe extern "system" fn cmd_set_attachment_feedback_loop_enable_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        aspect_mask: crate::vk::ImageAspectFlags,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_attachment_feedback_loop_enable_ext(command_buffer, aspect_mask) })
     }
 
     /// [`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
@@ -6821,6 +8742,16 @@ pub mod entry {
         guard((), || unsafe { D::cmd_draw_cluster_indirect_huawei(command_buffer, buffer, offset) })
     }
 
+    /// [`vkCmdUpdatePipelineIndirectBufferNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdatePipelineIndirectBufferNV.html)
+    pub unsafe extern "system" fn cmd_update_pipeline_indirect_buffer_nv<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        pipeline_bind_point: crate::vk::PipelineBindPoint,
+        pipeline: crate::vk::Pipeline,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_update_pipeline_indirect_buffer_nv(command_buffer, pipeline_bind_point, pipeline) })
+    }
+
     /// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
     pub unsafe extern "system" fn cmd_copy_buffer<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
@@ -6899,6 +8830,15 @@ pub mod entry {
         guard((), || unsafe { D::cmd_copy_memory_indirect_nv(command_buffer, copy_buffer_address, copy_count, stride) })
     }
 
+    /// [`vkCmdCopyMemoryIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectKHR.html)
+    pub unsafe extern "system" fn cmd_copy_memory_indirect_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_indirect_info: *const crate::vk::CopyMemoryIndirectInfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_memory_indirect_khr(command_buffer, p_copy_memory_indirect_info) })
+    }
+
     /// [`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
     pub unsafe extern "system" fn cmd_copy_memory_to_image_indirect_nv<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
@@ -6911,6 +8851,15 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_copy_memory_to_image_indirect_nv(command_buffer, copy_buffer_address, copy_count, stride, dst_image, dst_image_layout, p_image_subresources) })
+    }
+
+    /// [`vkCmdCopyMemoryToImageIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectKHR.html)
+    pub unsafe extern "system" fn cmd_copy_memory_to_image_indirect_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_to_image_indirect_info: *const crate::vk::CopyMemoryToImageIndirectInfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_memory_to_image_indirect_khr(command_buffer, p_copy_memory_to_image_indirect_info) })
     }
 
     /// [`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
@@ -7080,6 +9029,15 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_end_conditional_rendering_ext(command_buffer) })
+    }
+
+    /// [`vkCmdBeginCustomResolveEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginCustomResolveEXT.html)
+    pub unsafe extern "system" fn cmd_begin_custom_resolve_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_begin_custom_resolve_info: *const crate::vk::BeginCustomResolveInfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_begin_custom_resolve_ext(command_buffer, p_begin_custom_resolve_info) })
     }
 
     /// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
@@ -7443,6 +9401,100 @@ pub mod entry {
         guard((), || unsafe { D::destroy_indirect_commands_layout_nv(device, indirect_commands_layout, p_allocator) })
     }
 
+    /// [`vkCmdExecuteGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsEXT.html)
+    pub unsafe extern "system" fn cmd_execute_generated_commands_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        is_preprocessed: crate::vk::Bool32,
+        p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_execute_generated_commands_ext(command_buffer, is_preprocessed, p_generated_commands_info) })
+    }
+
+    /// [`vkCmdPreprocessGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsEXT.html)
+    pub unsafe extern "system" fn cmd_preprocess_generated_commands_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoEXT,
+        state_command_buffer: crate::vk::CommandBuffer,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_preprocess_generated_commands_ext(command_buffer, p_generated_commands_info, state_command_buffer) })
+    }
+
+    /// [`vkGetGeneratedCommandsMemoryRequirementsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsEXT.html)
+    pub unsafe extern "system" fn get_generated_commands_memory_requirements_ext<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::GeneratedCommandsMemoryRequirementsInfoEXT,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_generated_commands_memory_requirements_ext(device, p_info, p_memory_requirements) })
+    }
+
+    /// [`vkCreateIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutEXT.html)
+    pub unsafe extern "system" fn create_indirect_commands_layout_ext<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::IndirectCommandsLayoutCreateInfoEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_indirect_commands_layout: *mut crate::vk::IndirectCommandsLayoutEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_indirect_commands_layout_ext(device, p_create_info, p_allocator, p_indirect_commands_layout) })
+    }
+
+    /// [`vkDestroyIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutEXT.html)
+    pub unsafe extern "system" fn destroy_indirect_commands_layout_ext<D: Driver>(
+        device: crate::vk::Device,
+        indirect_commands_layout: crate::vk::IndirectCommandsLayoutEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_indirect_commands_layout_ext(device, indirect_commands_layout, p_allocator) })
+    }
+
+    /// [`vkCreateIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectExecutionSetEXT.html)
+    pub unsafe extern "system" fn create_indirect_execution_set_ext<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::IndirectExecutionSetCreateInfoEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_indirect_execution_set: *mut crate::vk::IndirectExecutionSetEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_indirect_execution_set_ext(device, p_create_info, p_allocator, p_indirect_execution_set) })
+    }
+
+    /// [`vkDestroyIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectExecutionSetEXT.html)
+    pub unsafe extern "system" fn destroy_indirect_execution_set_ext<D: Driver>(
+        device: crate::vk::Device,
+        indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_indirect_execution_set_ext(device, indirect_execution_set, p_allocator) })
+    }
+
+    /// [`vkUpdateIndirectExecutionSetPipelineEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetPipelineEXT.html)
+    pub unsafe extern "system" fn update_indirect_execution_set_pipeline_ext<D: Driver>(
+        device: crate::vk::Device,
+        indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+        execution_set_write_count: u32,
+        p_execution_set_writes: *const crate::vk::WriteIndirectExecutionSetPipelineEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::update_indirect_execution_set_pipeline_ext(device, indirect_execution_set, execution_set_write_count, p_execution_set_writes) })
+    }
+
+    /// [`vkUpdateIndirectExecutionSetShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetShaderEXT.html)
+    pub unsafe extern "system" fn update_indirect_execution_set_shader_ext<D: Driver>(
+        device: crate::vk::Device,
+        indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+        execution_set_write_count: u32,
+        p_execution_set_writes: *const crate::vk::WriteIndirectExecutionSetShaderEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::update_indirect_execution_set_shader_ext(device, indirect_execution_set, execution_set_write_count, p_execution_set_writes) })
+    }
+
     /// [`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
     pub unsafe extern "system" fn get_physical_device_features2<D: Driver>(
         physical_device: crate::vk::PhysicalDevice,
@@ -7511,8 +9563,8 @@ pub mod entry {
         guard((), || unsafe { D::get_physical_device_sparse_image_format_properties2(physical_device, p_format_info, p_property_count, p_properties) })
     }
 
-    /// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
-    pub unsafe extern "system" fn cmd_push_descriptor_set_khr<D: Driver>(
+    /// [`vkCmdPushDescriptorSet`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet.html)
+    pub unsafe extern "system" fn cmd_push_descriptor_set<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
         pipeline_bind_point: crate::vk::PipelineBindPoint,
         layout: crate::vk::PipelineLayout,
@@ -7521,7 +9573,7 @@ pub mod entry {
         p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>,
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard((), || unsafe { D::cmd_push_descriptor_set_khr(command_buffer, pipeline_bind_point, layout, set, descriptor_write_count, p_descriptor_writes) })
+        guard((), || unsafe { D::cmd_push_descriptor_set(command_buffer, pipeline_bind_point, layout, set, descriptor_write_count, p_descriptor_writes) })
     }
 
     /// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
@@ -7770,8 +9822,8 @@ pub mod entry {
         guard((), || unsafe { D::update_descriptor_set_with_template(device, descriptor_set, descriptor_update_template, p_data) })
     }
 
-    /// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
-    pub unsafe extern "system" fn cmd_push_descriptor_set_with_template_khr<D: Driver>(
+    /// [`vkCmdPushDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate.html)
+    pub unsafe extern "system" fn cmd_push_descriptor_set_with_template<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
         descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
         layout: crate::vk::PipelineLayout,
@@ -7779,7 +9831,7 @@ pub mod entry {
         p_data: *const core::ffi::c_void,
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard((), || unsafe { D::cmd_push_descriptor_set_with_template_khr(command_buffer, descriptor_update_template, layout, set, p_data) })
+        guard((), || unsafe { D::cmd_push_descriptor_set_with_template(command_buffer, descriptor_update_template, layout, set, p_data) })
     }
 
     /// [`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
@@ -7843,6 +9895,24 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_set_discard_rectangle_ext(command_buffer, first_discard_rectangle, discard_rectangle_count, p_discard_rectangles) })
+    }
+
+    /// [`vkCmdSetDiscardRectangleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEnableEXT.html)
+    pub unsafe extern "system" fn cmd_set_discard_rectangle_enable_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        discard_rectangle_enable: crate::vk::Bool32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_discard_rectangle_enable_ext(command_buffer, discard_rectangle_enable) })
+    }
+
+    /// [`vkCmdSetDiscardRectangleModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleModeEXT.html)
+    pub unsafe extern "system" fn cmd_set_discard_rectangle_mode_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        discard_rectangle_mode: crate::vk::DiscardRectangleModeEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_discard_rectangle_mode_ext(command_buffer, discard_rectangle_mode) })
     }
 
     /// [`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
@@ -8102,26 +10172,26 @@ pub mod entry {
         guard((), || unsafe { D::set_local_dimming_amd(device, swap_chain, local_dimming_enable) })
     }
 
-    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
-    pub unsafe extern "system" fn get_physical_device_calibrateable_time_domains_ext<D: Driver>(
+    /// [`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsKHR.html)
+    pub unsafe extern "system" fn get_physical_device_calibrateable_time_domains_khr<D: Driver>(
         physical_device: crate::vk::PhysicalDevice,
         p_time_domain_count: *mut u32,
-        p_time_domains: *mut crate::vk::TimeDomainEXT,
+        p_time_domains: *mut crate::vk::TimeDomainKHR,
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_calibrateable_time_domains_ext(physical_device, p_time_domain_count, p_time_domains) })
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_calibrateable_time_domains_khr(physical_device, p_time_domain_count, p_time_domains) })
     }
 
-    /// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
-    pub unsafe extern "system" fn get_calibrated_timestamps_ext<D: Driver>(
+    /// [`vkGetCalibratedTimestampsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsKHR.html)
+    pub unsafe extern "system" fn get_calibrated_timestamps_khr<D: Driver>(
         device: crate::vk::Device,
         timestamp_count: u32,
-        p_timestamp_infos: *const crate::vk::CalibratedTimestampInfoEXT<'_>,
+        p_timestamp_infos: *const crate::vk::CalibratedTimestampInfoKHR<'_>,
         p_timestamps: *mut u64,
         p_max_deviation: *mut u64,
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_calibrated_timestamps_ext(device, timestamp_count, p_timestamp_infos, p_timestamps, p_max_deviation) })
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_calibrated_timestamps_khr(device, timestamp_count, p_timestamp_infos, p_timestamps, p_max_deviation) })
     }
 
     /// [`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
@@ -8468,6 +10538,17 @@ pub mod entry {
         guard((), || unsafe { D::cmd_set_exclusive_scissor_nv(command_buffer, first_exclusive_scissor, exclusive_scissor_count, p_exclusive_scissors) })
     }
 
+    /// [`vkCmdSetExclusiveScissorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorEnableNV.html)
+    pub unsafe extern "system" fn cmd_set_exclusive_scissor_enable_nv<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        first_exclusive_scissor: u32,
+        exclusive_scissor_count: u32,
+        p_exclusive_scissor_enables: *const crate::vk::Bool32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_exclusive_scissor_enable_nv(command_buffer, first_exclusive_scissor, exclusive_scissor_count, p_exclusive_scissor_enables) })
+    }
+
     /// [`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
     pub unsafe extern "system" fn cmd_bind_shading_rate_image_nv<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
@@ -8628,7 +10709,7 @@ pub mod entry {
     pub unsafe extern "system" fn get_acceleration_structure_memory_requirements_nv<D: Driver>(
         device: crate::vk::Device,
         p_info: *const crate::vk::AccelerationStructureMemoryRequirementsInfoNV<'_>,
-        p_memory_requirements: *mut crate::vk::MemoryRequirements2KHR<'_>,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::get_acceleration_structure_memory_requirements_nv(device, p_info, p_memory_requirements) })
@@ -8891,6 +10972,25 @@ pub mod entry {
         guard((), || unsafe { D::cmd_trace_rays_indirect2_khr(command_buffer, indirect_device_address) })
     }
 
+    /// [`vkGetClusterAccelerationStructureBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetClusterAccelerationStructureBuildSizesNV.html)
+    pub unsafe extern "system" fn get_cluster_acceleration_structure_build_sizes_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::ClusterAccelerationStructureInputInfoNV,
+        p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_cluster_acceleration_structure_build_sizes_nv(device, p_info, p_size_info) })
+    }
+
+    /// [`vkCmdBuildClusterAccelerationStructureIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildClusterAccelerationStructureIndirectNV.html)
+    pub unsafe extern "system" fn cmd_build_cluster_acceleration_structure_indirect_nv<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_command_infos: *const crate::vk::ClusterAccelerationStructureCommandsInfoNV,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_build_cluster_acceleration_structure_indirect_nv(command_buffer, p_command_infos) })
+    }
+
     /// [`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
     pub unsafe extern "system" fn get_device_acceleration_structure_compatibility_khr<D: Driver>(
         device: crate::vk::Device,
@@ -9110,14 +11210,14 @@ pub mod entry {
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_pipeline_executable_internal_representations_khr(device, p_executable_info, p_internal_representation_count, p_internal_representations) })
     }
 
-    /// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
-    pub unsafe extern "system" fn cmd_set_line_stipple_ext<D: Driver>(
+    /// [`vkCmdSetLineStipple`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStipple.html)
+    pub unsafe extern "system" fn cmd_set_line_stipple<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
         line_stipple_factor: u32,
         line_stipple_pattern: u16,
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard((), || unsafe { D::cmd_set_line_stipple_ext(command_buffer, line_stipple_factor, line_stipple_pattern) })
+        guard((), || unsafe { D::cmd_set_line_stipple(command_buffer, line_stipple_factor, line_stipple_pattern) })
     }
 
     /// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
@@ -9233,6 +11333,34 @@ pub mod entry {
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::deferred_operation_join_khr(device, operation) })
     }
 
+    /// [`vkGetPipelineIndirectMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectMemoryRequirementsNV.html)
+    pub unsafe extern "system" fn get_pipeline_indirect_memory_requirements_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::ComputePipelineCreateInfo<'_>,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_pipeline_indirect_memory_requirements_nv(device, p_create_info, p_memory_requirements) })
+    }
+
+    /// [`vkGetPipelineIndirectDeviceAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectDeviceAddressNV.html)
+    pub unsafe extern "system" fn get_pipeline_indirect_device_address_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
+    ) -> crate::vk::DeviceAddress {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(unsafe { core::mem::zeroed() }, || unsafe { D::get_pipeline_indirect_device_address_nv(device, p_info) })
+    }
+
+    /// [`vkAntiLagUpdateAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAntiLagUpdateAMD.html)
+    pub unsafe extern "system" fn anti_lag_update_amd<D: Driver>(
+        device: crate::vk::Device,
+        p_data: *const crate::vk::AntiLagDataAMD,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::anti_lag_update_amd(device, p_data) })
+    }
+
     /// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
     pub unsafe extern "system" fn cmd_set_cull_mode<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
@@ -9278,6 +11406,18 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_set_scissor_with_count(command_buffer, scissor_count, p_scissors) })
+    }
+
+    /// [`vkCmdBindIndexBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer2.html)
+    pub unsafe extern "system" fn cmd_bind_index_buffer2<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        buffer: crate::vk::Buffer,
+        offset: crate::vk::DeviceSize,
+        size: crate::vk::DeviceSize,
+        index_type: crate::vk::IndexType,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_index_buffer2(command_buffer, buffer, offset, size, index_type) })
     }
 
     /// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
@@ -9670,15 +11810,6 @@ pub mod entry {
         guard((), || unsafe { D::cmd_set_shading_rate_image_enable_nv(command_buffer, shading_rate_image_enable) })
     }
 
-    /// [`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
-    pub unsafe extern "system" fn cmd_set_coverage_reduction_mode_nv<D: Driver>(
-        command_buffer: crate::vk::CommandBuffer,
-        coverage_reduction_mode: crate::vk::CoverageReductionModeNV,
-    ) {
-        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard((), || unsafe { D::cmd_set_coverage_reduction_mode_nv(command_buffer, coverage_reduction_mode) })
-    }
-
     /// [`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
     pub unsafe extern "system" fn cmd_set_representative_fragment_test_enable_nv<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
@@ -9935,6 +12066,43 @@ pub mod entry {
         guard((), || unsafe { D::get_queue_checkpoint_data2_nv(queue, p_checkpoint_data_count, p_checkpoint_data) })
     }
 
+    /// [`vkCopyMemoryToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToImage.html)
+    pub unsafe extern "system" fn copy_memory_to_image<D: Driver>(
+        device: crate::vk::Device,
+        p_copy_memory_to_image_info: *const crate::vk::CopyMemoryToImageInfo,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::copy_memory_to_image(device, p_copy_memory_to_image_info) })
+    }
+
+    /// [`vkCopyImageToMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToMemory.html)
+    pub unsafe extern "system" fn copy_image_to_memory<D: Driver>(
+        device: crate::vk::Device,
+        p_copy_image_to_memory_info: *const crate::vk::CopyImageToMemoryInfo,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::copy_image_to_memory(device, p_copy_image_to_memory_info) })
+    }
+
+    /// [`vkCopyImageToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToImage.html)
+    pub unsafe extern "system" fn copy_image_to_image<D: Driver>(
+        device: crate::vk::Device,
+        p_copy_image_to_image_info: *const crate::vk::CopyImageToImageInfo,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::copy_image_to_image(device, p_copy_image_to_image_info) })
+    }
+
+    /// [`vkTransitionImageLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayout.html)
+    pub unsafe extern "system" fn transition_image_layout<D: Driver>(
+        device: crate::vk::Device,
+        transition_count: u32,
+        p_transitions: *const crate::vk::HostImageLayoutTransitionInfo,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::transition_image_layout(device, transition_count, p_transitions) })
+    }
+
     /// [`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
     pub unsafe extern "system" fn get_physical_device_video_capabilities_khr<D: Driver>(
         physical_device: crate::vk::PhysicalDevice,
@@ -9954,6 +12122,16 @@ pub mod entry {
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_video_format_properties_khr(physical_device, p_video_format_info, p_video_format_property_count, p_video_format_properties) })
+    }
+
+    /// [`vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR.html)
+    pub unsafe extern "system" fn get_physical_device_video_encode_quality_level_properties_khr<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_quality_level_info: *const crate::vk::PhysicalDeviceVideoEncodeQualityLevelInfoKHR<'_>,
+        p_quality_level_properties: *mut crate::vk::VideoEncodeQualityLevelPropertiesKHR<'_>,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_video_encode_quality_level_properties_khr(physical_device, p_quality_level_info, p_quality_level_properties) })
     }
 
     /// [`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
@@ -9996,6 +12174,18 @@ pub mod entry {
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::update_video_session_parameters_khr(device, video_session_parameters, p_update_info) })
+    }
+
+    /// [`vkGetEncodedVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEncodedVideoSessionParametersKHR.html)
+    pub unsafe extern "system" fn get_encoded_video_session_parameters_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_video_session_parameters_info: *const crate::vk::VideoEncodeSessionParametersGetInfoKHR<'_>,
+        p_feedback_info: *mut crate::vk::VideoEncodeSessionParametersFeedbackInfoKHR<'_>,
+        p_data_size: *mut usize,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_encoded_video_session_parameters_khr(device, p_video_session_parameters_info, p_feedback_info, p_data_size, p_data) })
     }
 
     /// [`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
@@ -10066,6 +12256,15 @@ pub mod entry {
         guard((), || unsafe { D::cmd_end_video_coding_khr(command_buffer, p_end_coding_info) })
     }
 
+    /// [`vkCmdEncodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEncodeVideoKHR.html)
+    pub unsafe extern "system" fn cmd_encode_video_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_encode_info: *const crate::vk::VideoEncodeInfoKHR<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_encode_video_khr(command_buffer, p_encode_info) })
+    }
+
     /// [`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
     pub unsafe extern "system" fn cmd_decompress_memory_nv<D: Driver>(
         command_buffer: crate::vk::CommandBuffer,
@@ -10085,6 +12284,47 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_decompress_memory_indirect_count_nv(command_buffer, indirect_commands_address, indirect_commands_count_address, stride) })
+    }
+
+    /// [`vkGetPartitionedAccelerationStructuresBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPartitionedAccelerationStructuresBuildSizesNV.html)
+    pub unsafe extern "system" fn get_partitioned_acceleration_structures_build_sizes_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::PartitionedAccelerationStructureInstancesInputNV,
+        p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_partitioned_acceleration_structures_build_sizes_nv(device, p_info, p_size_info) })
+    }
+
+    /// [`vkCmdBuildPartitionedAccelerationStructuresNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildPartitionedAccelerationStructuresNV.html)
+    pub unsafe extern "system" fn cmd_build_partitioned_acceleration_structures_nv<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_build_info: *const crate::vk::BuildPartitionedAccelerationStructureInfoNV,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_build_partitioned_acceleration_structures_nv(command_buffer, p_build_info) })
+    }
+
+    /// [`vkCmdDecompressMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryEXT.html)
+    pub unsafe extern "system" fn cmd_decompress_memory_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_decompress_memory_info_ext: *const crate::vk::DecompressMemoryInfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_decompress_memory_ext(command_buffer, p_decompress_memory_info_ext) })
+    }
+
+    /// [`vkCmdDecompressMemoryIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountEXT.html)
+    pub unsafe extern "system" fn cmd_decompress_memory_indirect_count_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        decompression_method: crate::vk::MemoryDecompressionMethodFlagsEXT,
+        indirect_commands_address: crate::vk::DeviceAddress,
+        indirect_commands_count_address: crate::vk::DeviceAddress,
+        max_decompression_count: u32,
+        stride: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_decompress_memory_indirect_count_ext(command_buffer, decompression_method, indirect_commands_address, indirect_commands_count_address, max_decompression_count, stride) })
     }
 
     /// [`vkCreateCuModuleNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCuModuleNVX.html)
@@ -10265,6 +12505,16 @@ pub mod entry {
         guard((), || unsafe { D::set_device_memory_priority_ext(device, memory, priority) })
     }
 
+    /// [`vkWaitForPresent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresent2KHR.html)
+    pub unsafe extern "system" fn wait_for_present2_khr<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_present_wait2_info: *const crate::vk::PresentWait2InfoKHR,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::wait_for_present2_khr(device, swapchain, p_present_wait2_info) })
+    }
+
     /// [`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
     pub unsafe extern "system" fn wait_for_present_khr<D: Driver>(
         device: crate::vk::Device,
@@ -10291,6 +12541,15 @@ pub mod entry {
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard((), || unsafe { D::cmd_end_rendering(command_buffer) })
+    }
+
+    /// [`vkCmdEndRendering2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering2KHR.html)
+    pub unsafe extern "system" fn cmd_end_rendering2_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_rendering_end_info: *const crate::vk::RenderingEndInfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_end_rendering2_khr(command_buffer, p_rendering_end_info) })
     }
 
     /// [`vkGetDescriptorSetLayoutHostMappingInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDescriptorSetLayoutHostMappingInfoVALVE.html)
@@ -10480,25 +12739,34 @@ pub mod entry {
         guard((), || unsafe { D::get_shader_module_create_info_identifier_ext(device, p_create_info, p_identifier) })
     }
 
-    /// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
-    pub unsafe extern "system" fn get_image_subresource_layout2_ext<D: Driver>(
+    /// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+    pub unsafe extern "system" fn get_image_subresource_layout2<D: Driver>(
         device: crate::vk::Device,
         image: crate::vk::Image,
-        p_subresource: *const crate::vk::ImageSubresource2EXT<'_>,
-        p_layout: *mut crate::vk::SubresourceLayout2EXT<'_>,
+        p_subresource: *const crate::vk::ImageSubresource2,
+        p_layout: *mut crate::vk::SubresourceLayout2,
     ) {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard((), || unsafe { D::get_image_subresource_layout2_ext(device, image, p_subresource, p_layout) })
+        guard((), || unsafe { D::get_image_subresource_layout2(device, image, p_subresource, p_layout) })
     }
 
     /// [`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
     pub unsafe extern "system" fn get_pipeline_properties_ext<D: Driver>(
         device: crate::vk::Device,
-        p_pipeline_info: *const crate::vk::PipelineInfoEXT<'_>,
+        p_pipeline_info: *const crate::vk::PipelineInfoKHR<'_>,
         p_pipeline_properties: *mut crate::vk::BaseOutStructure<'_>,
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_pipeline_properties_ext(device, p_pipeline_info, p_pipeline_properties) })
+    }
+
+    /// [`vkCmdBindTileMemoryQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTileMemoryQCOM.html)
+    pub unsafe extern "system" fn cmd_bind_tile_memory_qcom<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_tile_memory_bind_info: *const crate::vk::TileMemoryBindInfoQCOM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_tile_memory_qcom(command_buffer, p_tile_memory_bind_info) })
     }
 
     /// [`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
@@ -10586,13 +12854,1273 @@ pub mod entry {
         guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_device_fault_info_ext(device, p_fault_counts, p_fault_info) })
     }
 
-    /// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
-    pub unsafe extern "system" fn release_swapchain_images_ext<D: Driver>(
+    /// [`vkGetDeviceFaultReportsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultReportsKHR.html)
+    pub unsafe extern "system" fn get_device_fault_reports_khr<D: Driver>(
         device: crate::vk::Device,
-        p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoEXT<'_>,
+        timeout: u64,
+        p_fault_counts: *mut u32,
+        p_fault_info: *mut crate::vk::DeviceFaultInfoKHR,
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::release_swapchain_images_ext(device, p_release_info) })
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_device_fault_reports_khr(device, timeout, p_fault_counts, p_fault_info) })
+    }
+
+    /// [`vkGetDeviceFaultDebugInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultDebugInfoKHR.html)
+    pub unsafe extern "system" fn get_device_fault_debug_info_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_debug_info: *mut crate::vk::DeviceFaultDebugInfoKHR,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_device_fault_debug_info_khr(device, p_debug_info) })
+    }
+
+    /// [`vkCmdSetDepthBias2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias2EXT.html)
+    pub unsafe extern "system" fn cmd_set_depth_bias2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_depth_bias_info: *const crate::vk::DepthBiasInfoEXT<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_depth_bias2_ext(command_buffer, p_depth_bias_info) })
+    }
+
+    /// [`vkReleaseSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesKHR.html)
+    pub unsafe extern "system" fn release_swapchain_images_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoKHR,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::release_swapchain_images_khr(device, p_release_info) })
+    }
+
+    /// [`vkGetDeviceImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayout.html)
+    pub unsafe extern "system" fn get_device_image_subresource_layout<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DeviceImageSubresourceInfo,
+        p_layout: *mut crate::vk::SubresourceLayout2,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_device_image_subresource_layout(device, p_info, p_layout) })
+    }
+
+    /// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+    pub unsafe extern "system" fn map_memory2<D: Driver>(
+        device: crate::vk::Device,
+        p_memory_map_info: *const crate::vk::MemoryMapInfo,
+        pp_data: *mut *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::map_memory2(device, p_memory_map_info, pp_data) })
+    }
+
+    /// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+    pub unsafe extern "system" fn unmap_memory2<D: Driver>(
+        device: crate::vk::Device,
+        p_memory_unmap_info: *const crate::vk::MemoryUnmapInfo,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::unmap_memory2(device, p_memory_unmap_info) })
+    }
+
+    /// [`vkCreateShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShadersEXT.html)
+    pub unsafe extern "system" fn create_shaders_ext<D: Driver>(
+        device: crate::vk::Device,
+        create_info_count: u32,
+        p_create_infos: *const crate::vk::ShaderCreateInfoEXT<'_>,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_shaders: *mut crate::vk::ShaderEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_shaders_ext(device, create_info_count, p_create_infos, p_allocator, p_shaders) })
+    }
+
+    /// [`vkDestroyShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderEXT.html)
+    pub unsafe extern "system" fn destroy_shader_ext<D: Driver>(
+        device: crate::vk::Device,
+        shader: crate::vk::ShaderEXT,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_shader_ext(device, shader, p_allocator) })
+    }
+
+    /// [`vkGetShaderBinaryDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderBinaryDataEXT.html)
+    pub unsafe extern "system" fn get_shader_binary_data_ext<D: Driver>(
+        device: crate::vk::Device,
+        shader: crate::vk::ShaderEXT,
+        p_data_size: *mut usize,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_shader_binary_data_ext(device, shader, p_data_size, p_data) })
+    }
+
+    /// [`vkCmdBindShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadersEXT.html)
+    pub unsafe extern "system" fn cmd_bind_shaders_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        stage_count: u32,
+        p_stages: *const crate::vk::ShaderStageFlags,
+        p_shaders: *const crate::vk::ShaderEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_shaders_ext(command_buffer, stage_count, p_stages, p_shaders) })
+    }
+
+    /// [`vkSetSwapchainPresentTimingQueueSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetSwapchainPresentTimingQueueSizeEXT.html)
+    pub unsafe extern "system" fn set_swapchain_present_timing_queue_size_ext<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        size: u32,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::set_swapchain_present_timing_queue_size_ext(device, swapchain, size) })
+    }
+
+    /// [`vkGetSwapchainTimingPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimingPropertiesEXT.html)
+    pub unsafe extern "system" fn get_swapchain_timing_properties_ext<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_swapchain_timing_properties: *mut crate::vk::SwapchainTimingPropertiesEXT,
+        p_swapchain_timing_properties_counter: *mut u64,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_swapchain_timing_properties_ext(device, swapchain, p_swapchain_timing_properties, p_swapchain_timing_properties_counter) })
+    }
+
+    /// [`vkGetSwapchainTimeDomainPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimeDomainPropertiesEXT.html)
+    pub unsafe extern "system" fn get_swapchain_time_domain_properties_ext<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_swapchain_time_domain_properties: *mut crate::vk::SwapchainTimeDomainPropertiesEXT,
+        p_time_domains_counter: *mut u64,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_swapchain_time_domain_properties_ext(device, swapchain, p_swapchain_time_domain_properties, p_time_domains_counter) })
+    }
+
+    /// [`vkGetPastPresentationTimingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingEXT.html)
+    pub unsafe extern "system" fn get_past_presentation_timing_ext<D: Driver>(
+        device: crate::vk::Device,
+        p_past_presentation_timing_info: *const crate::vk::PastPresentationTimingInfoEXT,
+        p_past_presentation_timing_properties: *mut crate::vk::PastPresentationTimingPropertiesEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_past_presentation_timing_ext(device, p_past_presentation_timing_info, p_past_presentation_timing_properties) })
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR.html)
+    pub unsafe extern "system" fn get_physical_device_cooperative_matrix_properties_khr<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeMatrixPropertiesKHR<'_>,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_cooperative_matrix_properties_khr(physical_device, p_property_count, p_properties) })
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixProperties2EXT.html)
+    pub unsafe extern "system" fn get_physical_device_cooperative_matrix_properties2_ext<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_cooperative_matrix_info: *const crate::vk::PhysicalDeviceCooperativeMatrixInfo2EXT,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeMatrixProperties2EXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_cooperative_matrix_properties2_ext(physical_device, p_cooperative_matrix_info, p_property_count, p_properties) })
+    }
+
+    /// [`vkCreateGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGpaSessionAMD.html)
+    pub unsafe extern "system" fn create_gpa_session_amd<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::GpaSessionCreateInfoAMD,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_gpa_session: *mut crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_gpa_session_amd(device, p_create_info, p_allocator, p_gpa_session) })
+    }
+
+    /// [`vkDestroyGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyGpaSessionAMD.html)
+    pub unsafe extern "system" fn destroy_gpa_session_amd<D: Driver>(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_gpa_session_amd(device, gpa_session, p_allocator) })
+    }
+
+    /// [`vkSetGpaDeviceClockModeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetGpaDeviceClockModeAMD.html)
+    pub unsafe extern "system" fn set_gpa_device_clock_mode_amd<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *mut crate::vk::GpaDeviceClockModeInfoAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::set_gpa_device_clock_mode_amd(device, p_info) })
+    }
+
+    /// [`vkGetGpaDeviceClockInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaDeviceClockInfoAMD.html)
+    pub unsafe extern "system" fn get_gpa_device_clock_info_amd<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *mut crate::vk::GpaDeviceGetClockInfoAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_gpa_device_clock_info_amd(device, p_info) })
+    }
+
+    /// [`vkCmdBeginGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSessionAMD.html)
+    pub unsafe extern "system" fn cmd_begin_gpa_session_amd<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::cmd_begin_gpa_session_amd(command_buffer, gpa_session) })
+    }
+
+    /// [`vkCmdEndGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSessionAMD.html)
+    pub unsafe extern "system" fn cmd_end_gpa_session_amd<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::cmd_end_gpa_session_amd(command_buffer, gpa_session) })
+    }
+
+    /// [`vkCmdBeginGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSampleAMD.html)
+    pub unsafe extern "system" fn cmd_begin_gpa_sample_amd<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+        p_gpa_sample_begin_info: *const crate::vk::GpaSampleBeginInfoAMD,
+        p_sample_id: *mut u32,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::cmd_begin_gpa_sample_amd(command_buffer, gpa_session, p_gpa_sample_begin_info, p_sample_id) })
+    }
+
+    /// [`vkCmdEndGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSampleAMD.html)
+    pub unsafe extern "system" fn cmd_end_gpa_sample_amd<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+        sample_id: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_end_gpa_sample_amd(command_buffer, gpa_session, sample_id) })
+    }
+
+    /// [`vkGetGpaSessionStatusAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionStatusAMD.html)
+    pub unsafe extern "system" fn get_gpa_session_status_amd<D: Driver>(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_gpa_session_status_amd(device, gpa_session) })
+    }
+
+    /// [`vkGetGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionResultsAMD.html)
+    pub unsafe extern "system" fn get_gpa_session_results_amd<D: Driver>(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+        sample_id: u32,
+        p_size_in_bytes: *mut usize,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_gpa_session_results_amd(device, gpa_session, sample_id, p_size_in_bytes, p_data) })
+    }
+
+    /// [`vkResetGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetGpaSessionAMD.html)
+    pub unsafe extern "system" fn reset_gpa_session_amd<D: Driver>(
+        device: crate::vk::Device,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::reset_gpa_session_amd(device, gpa_session) })
+    }
+
+    /// [`vkCmdCopyGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyGpaSessionResultsAMD.html)
+    pub unsafe extern "system" fn cmd_copy_gpa_session_results_amd<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        gpa_session: crate::vk::GpaSessionAMD,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_gpa_session_results_amd(command_buffer, gpa_session) })
+    }
+
+    /// [`vkCmdBindDescriptorSets2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets2.html)
+    pub unsafe extern "system" fn cmd_bind_descriptor_sets2<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_descriptor_sets_info: *const crate::vk::BindDescriptorSetsInfo,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_descriptor_sets2(command_buffer, p_bind_descriptor_sets_info) })
+    }
+
+    /// [`vkCmdPushConstants2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants2.html)
+    pub unsafe extern "system" fn cmd_push_constants2<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_constants_info: *const crate::vk::PushConstantsInfo,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_push_constants2(command_buffer, p_push_constants_info) })
+    }
+
+    /// [`vkCmdPushDescriptorSet2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet2.html)
+    pub unsafe extern "system" fn cmd_push_descriptor_set2<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_descriptor_set_info: *const crate::vk::PushDescriptorSetInfo,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_push_descriptor_set2(command_buffer, p_push_descriptor_set_info) })
+    }
+
+    /// [`vkCmdPushDescriptorSetWithTemplate2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate2.html)
+    pub unsafe extern "system" fn cmd_push_descriptor_set_with_template2<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_descriptor_set_with_template_info: *const crate::vk::PushDescriptorSetWithTemplateInfo,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_push_descriptor_set_with_template2(command_buffer, p_push_descriptor_set_with_template_info) })
+    }
+
+    /// [`vkCmdSetDescriptorBufferOffsets2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsets2EXT.html)
+    pub unsafe extern "system" fn cmd_set_descriptor_buffer_offsets2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_set_descriptor_buffer_offsets_info: *const crate::vk::SetDescriptorBufferOffsetsInfoEXT<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_descriptor_buffer_offsets2_ext(command_buffer, p_set_descriptor_buffer_offsets_info) })
+    }
+
+    /// [`vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplers2EXT.html)
+    pub unsafe extern "system" fn cmd_bind_descriptor_buffer_embedded_samplers2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_descriptor_buffer_embedded_samplers_info: *const crate::vk::BindDescriptorBufferEmbeddedSamplersInfoEXT<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_descriptor_buffer_embedded_samplers2_ext(command_buffer, p_bind_descriptor_buffer_embedded_samplers_info) })
+    }
+
+    /// [`vkSetLatencySleepModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeNV.html)
+    pub unsafe extern "system" fn set_latency_sleep_mode_nv<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_sleep_mode_info: *const crate::vk::LatencySleepModeInfoNV<'_>,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::set_latency_sleep_mode_nv(device, swapchain, p_sleep_mode_info) })
+    }
+
+    /// [`vkLatencySleepNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepNV.html)
+    pub unsafe extern "system" fn latency_sleep_nv<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_sleep_info: *const crate::vk::LatencySleepInfoNV<'_>,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::latency_sleep_nv(device, swapchain, p_sleep_info) })
+    }
+
+    /// [`vkSetLatencyMarkerNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerNV.html)
+    pub unsafe extern "system" fn set_latency_marker_nv<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_latency_marker_info: *const crate::vk::SetLatencyMarkerInfoNV<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::set_latency_marker_nv(device, swapchain, p_latency_marker_info) })
+    }
+
+    /// [`vkGetLatencyTimingsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsNV.html)
+    pub unsafe extern "system" fn get_latency_timings_nv<D: Driver>(
+        device: crate::vk::Device,
+        swapchain: crate::vk::SwapchainKHR,
+        p_latency_marker_info: *mut crate::vk::GetLatencyMarkerInfoNV<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_latency_timings_nv(device, swapchain, p_latency_marker_info) })
+    }
+
+    /// [`vkQueueNotifyOutOfBandNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandNV.html)
+    pub unsafe extern "system" fn queue_notify_out_of_band_nv<D: Driver>(
+        queue: crate::vk::Queue,
+        p_queue_type_info: *const crate::vk::OutOfBandQueueTypeInfoNV<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::queue_notify_out_of_band_nv(queue, p_queue_type_info) })
+    }
+
+    /// [`vkSetLatencySleepModeLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeLegacyNV.html)
+    pub unsafe extern "system" fn set_latency_sleep_mode_legacy_nv<D: Driver>(
+        device: crate::vk::Device,
+        low_latency_mode: crate::vk::Bool32,
+        low_latency_boost: crate::vk::Bool32,
+        minimum_interval_us: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::set_latency_sleep_mode_legacy_nv(device, low_latency_mode, low_latency_boost, minimum_interval_us) })
+    }
+
+    /// [`vkLatencySleepLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepLegacyNV.html)
+    pub unsafe extern "system" fn latency_sleep_legacy_nv<D: Driver>(
+        device: crate::vk::Device,
+        signal_semaphore: crate::vk::Semaphore,
+        value: u64,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::latency_sleep_legacy_nv(device, signal_semaphore, value) })
+    }
+
+    /// [`vkSetLatencyMarkerLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerLegacyNV.html)
+    pub unsafe extern "system" fn set_latency_marker_legacy_nv<D: Driver>(
+        device: crate::vk::Device,
+        frame_id: u64,
+        marker: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::set_latency_marker_legacy_nv(device, frame_id, marker) })
+    }
+
+    /// [`vkGetLatencyTimingsLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsLegacyNV.html)
+    pub unsafe extern "system" fn get_latency_timings_legacy_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_timings: *mut core::ffi::c_void,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_latency_timings_legacy_nv(device, p_timings) })
+    }
+
+    /// [`vkQueueNotifyOutOfBandLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandLegacyNV.html)
+    pub unsafe extern "system" fn queue_notify_out_of_band_legacy_nv<D: Driver>(
+        queue: crate::vk::Queue,
+        queue_type: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::queue_notify_out_of_band_legacy_nv(queue, queue_type) })
+    }
+
+    /// [`vkGetSleepStatusLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSleepStatusLegacyNV.html)
+    pub unsafe extern "system" fn get_sleep_status_legacy_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_low_latency_mode: *mut crate::vk::Bool32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_sleep_status_legacy_nv(device, p_low_latency_mode) })
+    }
+
+    /// [`vkShutdownLatencyDeviceLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkShutdownLatencyDeviceLegacyNV.html)
+    pub unsafe extern "system" fn shutdown_latency_device_legacy_nv<D: Driver>(
+        device: crate::vk::Device,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::shutdown_latency_device_legacy_nv(device) })
+    }
+
+    /// [`vkCmdSetRenderingAttachmentLocations`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingAttachmentLocations.html)
+    pub unsafe extern "system" fn cmd_set_rendering_attachment_locations<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_location_info: *const crate::vk::RenderingAttachmentLocationInfo,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_rendering_attachment_locations(command_buffer, p_location_info) })
+    }
+
+    /// [`vkCmdSetRenderingInputAttachmentIndices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingInputAttachmentIndices.html)
+    pub unsafe extern "system" fn cmd_set_rendering_input_attachment_indices<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_input_attachment_index_info: *const crate::vk::RenderingInputAttachmentIndexInfo,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_rendering_input_attachment_indices(command_buffer, p_input_attachment_index_info) })
+    }
+
+    /// [`vkCmdSetDepthClampRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampRangeEXT.html)
+    pub unsafe extern "system" fn cmd_set_depth_clamp_range_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        depth_clamp_mode: crate::vk::DepthClampModeEXT,
+        p_depth_clamp_range: *const crate::vk::DepthClampRangeEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_depth_clamp_range_ext(command_buffer, depth_clamp_mode, p_depth_clamp_range) })
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV.html)
+    pub unsafe extern "system" fn get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeMatrixFlexibleDimensionsPropertiesNV,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv(physical_device, p_property_count, p_properties) })
+    }
+
+    /// [`vkGetPhysicalDeviceCooperativeVectorPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeVectorPropertiesNV.html)
+    pub unsafe extern "system" fn get_physical_device_cooperative_vector_properties_nv<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_property_count: *mut u32,
+        p_properties: *mut crate::vk::CooperativeVectorPropertiesNV,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_cooperative_vector_properties_nv(physical_device, p_property_count, p_properties) })
+    }
+
+    /// [`vkConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkConvertCooperativeVectorMatrixNV.html)
+    pub unsafe extern "system" fn convert_cooperative_vector_matrix_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::convert_cooperative_vector_matrix_nv(device, p_info) })
+    }
+
+    /// [`vkCmdConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdConvertCooperativeVectorMatrixNV.html)
+    pub unsafe extern "system" fn cmd_convert_cooperative_vector_matrix_nv<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        info_count: u32,
+        p_infos: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_convert_cooperative_vector_matrix_nv(command_buffer, info_count, p_infos) })
+    }
+
+    /// [`vkCmdDispatchTileQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchTileQCOM.html)
+    pub unsafe extern "system" fn cmd_dispatch_tile_qcom<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dispatch_tile_info: *const crate::vk::DispatchTileInfoQCOM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_dispatch_tile_qcom(command_buffer, p_dispatch_tile_info) })
+    }
+
+    /// [`vkCmdBeginPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginPerTileExecutionQCOM.html)
+    pub unsafe extern "system" fn cmd_begin_per_tile_execution_qcom<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_per_tile_begin_info: *const crate::vk::PerTileBeginInfoQCOM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_begin_per_tile_execution_qcom(command_buffer, p_per_tile_begin_info) })
+    }
+
+    /// [`vkCmdEndPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndPerTileExecutionQCOM.html)
+    pub unsafe extern "system" fn cmd_end_per_tile_execution_qcom<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_per_tile_end_info: *const crate::vk::PerTileEndInfoQCOM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_end_per_tile_execution_qcom(command_buffer, p_per_tile_end_info) })
+    }
+
+    /// [`vkCreateExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateExternalComputeQueueNV.html)
+    pub unsafe extern "system" fn create_external_compute_queue_nv<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::ExternalComputeQueueCreateInfoNV,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_external_queue: *mut crate::vk::ExternalComputeQueueNV,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_external_compute_queue_nv(device, p_create_info, p_allocator, p_external_queue) })
+    }
+
+    /// [`vkDestroyExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyExternalComputeQueueNV.html)
+    pub unsafe extern "system" fn destroy_external_compute_queue_nv<D: Driver>(
+        device: crate::vk::Device,
+        external_queue: crate::vk::ExternalComputeQueueNV,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_external_compute_queue_nv(device, external_queue, p_allocator) })
+    }
+
+    /// [`vkGetExternalComputeQueueDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetExternalComputeQueueDataNV.html)
+    pub unsafe extern "system" fn get_external_compute_queue_data_nv<D: Driver>(
+        external_queue: crate::vk::ExternalComputeQueueNV,
+        params: *mut crate::vk::ExternalComputeQueueDataParamsNV,
+        p_data: *mut core::ffi::c_void,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_external_compute_queue_data_nv(external_queue, params, p_data) })
+    }
+
+    /// [`vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM.html)
+    pub unsafe extern "system" fn enumerate_physical_device_shader_instrumentation_metrics_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_description_count: *mut u32,
+        p_descriptions: *mut crate::vk::ShaderInstrumentationMetricDescriptionARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::enumerate_physical_device_shader_instrumentation_metrics_arm(physical_device, p_description_count, p_descriptions) })
+    }
+
+    /// [`vkCreateShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderInstrumentationARM.html)
+    pub unsafe extern "system" fn create_shader_instrumentation_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::ShaderInstrumentationCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_instrumentation: *mut crate::vk::ShaderInstrumentationARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_shader_instrumentation_arm(device, p_create_info, p_allocator, p_instrumentation) })
+    }
+
+    /// [`vkDestroyShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderInstrumentationARM.html)
+    pub unsafe extern "system" fn destroy_shader_instrumentation_arm<D: Driver>(
+        device: crate::vk::Device,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_shader_instrumentation_arm(device, instrumentation, p_allocator) })
+    }
+
+    /// [`vkCmdBeginShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginShaderInstrumentationARM.html)
+    pub unsafe extern "system" fn cmd_begin_shader_instrumentation_arm<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_begin_shader_instrumentation_arm(command_buffer, instrumentation) })
+    }
+
+    /// [`vkCmdEndShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndShaderInstrumentationARM.html)
+    pub unsafe extern "system" fn cmd_end_shader_instrumentation_arm<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_end_shader_instrumentation_arm(command_buffer) })
+    }
+
+    /// [`vkGetShaderInstrumentationValuesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInstrumentationValuesARM.html)
+    pub unsafe extern "system" fn get_shader_instrumentation_values_arm<D: Driver>(
+        device: crate::vk::Device,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+        p_metric_block_count: *mut u32,
+        p_metric_values: *mut core::ffi::c_void,
+        flags: crate::vk::ShaderInstrumentationValuesFlagsARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_shader_instrumentation_values_arm(device, instrumentation, p_metric_block_count, p_metric_values, flags) })
+    }
+
+    /// [`vkClearShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkClearShaderInstrumentationMetricsARM.html)
+    pub unsafe extern "system" fn clear_shader_instrumentation_metrics_arm<D: Driver>(
+        device: crate::vk::Device,
+        instrumentation: crate::vk::ShaderInstrumentationARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::clear_shader_instrumentation_metrics_arm(device, instrumentation) })
+    }
+
+    /// [`vkCreateTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorARM.html)
+    pub unsafe extern "system" fn create_tensor_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::TensorCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_tensor: *mut crate::vk::TensorARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_tensor_arm(device, p_create_info, p_allocator, p_tensor) })
+    }
+
+    /// [`vkDestroyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorARM.html)
+    pub unsafe extern "system" fn destroy_tensor_arm<D: Driver>(
+        device: crate::vk::Device,
+        tensor: crate::vk::TensorARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_tensor_arm(device, tensor, p_allocator) })
+    }
+
+    /// [`vkCreateTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorViewARM.html)
+    pub unsafe extern "system" fn create_tensor_view_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::TensorViewCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_view: *mut crate::vk::TensorViewARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_tensor_view_arm(device, p_create_info, p_allocator, p_view) })
+    }
+
+    /// [`vkDestroyTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorViewARM.html)
+    pub unsafe extern "system" fn destroy_tensor_view_arm<D: Driver>(
+        device: crate::vk::Device,
+        tensor_view: crate::vk::TensorViewARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_tensor_view_arm(device, tensor_view, p_allocator) })
+    }
+
+    /// [`vkGetTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorMemoryRequirementsARM.html)
+    pub unsafe extern "system" fn get_tensor_memory_requirements_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::TensorMemoryRequirementsInfoARM,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_tensor_memory_requirements_arm(device, p_info, p_memory_requirements) })
+    }
+
+    /// [`vkBindTensorMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindTensorMemoryARM.html)
+    pub unsafe extern "system" fn bind_tensor_memory_arm<D: Driver>(
+        device: crate::vk::Device,
+        bind_info_count: u32,
+        p_bind_infos: *const crate::vk::BindTensorMemoryInfoARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::bind_tensor_memory_arm(device, bind_info_count, p_bind_infos) })
+    }
+
+    /// [`vkGetDeviceTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceTensorMemoryRequirementsARM.html)
+    pub unsafe extern "system" fn get_device_tensor_memory_requirements_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DeviceTensorMemoryRequirementsARM,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_device_tensor_memory_requirements_arm(device, p_info, p_memory_requirements) })
+    }
+
+    /// [`vkCmdCopyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyTensorARM.html)
+    pub unsafe extern "system" fn cmd_copy_tensor_arm<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_tensor_info: *const crate::vk::CopyTensorInfoARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_tensor_arm(command_buffer, p_copy_tensor_info) })
+    }
+
+    /// [`vkGetTensorOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDescriptorDataARM.html)
+    pub unsafe extern "system" fn get_tensor_opaque_capture_descriptor_data_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::TensorCaptureDescriptorDataInfoARM,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_tensor_opaque_capture_descriptor_data_arm(device, p_info, p_data) })
+    }
+
+    /// [`vkGetTensorViewOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorViewOpaqueCaptureDescriptorDataARM.html)
+    pub unsafe extern "system" fn get_tensor_view_opaque_capture_descriptor_data_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::TensorViewCaptureDescriptorDataInfoARM,
+        p_data: *mut core::ffi::c_void,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_tensor_view_opaque_capture_descriptor_data_arm(device, p_info, p_data) })
+    }
+
+    /// [`vkGetPhysicalDeviceExternalTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalTensorPropertiesARM.html)
+    pub unsafe extern "system" fn get_physical_device_external_tensor_properties_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_external_tensor_info: *const crate::vk::PhysicalDeviceExternalTensorInfoARM,
+        p_external_tensor_properties: *mut crate::vk::ExternalTensorPropertiesARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_physical_device_external_tensor_properties_arm(physical_device, p_external_tensor_info, p_external_tensor_properties) })
+    }
+
+    /// [`vkCreateDataGraphPipelinesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelinesARM.html)
+    pub unsafe extern "system" fn create_data_graph_pipelines_arm<D: Driver>(
+        device: crate::vk::Device,
+        deferred_operation: crate::vk::DeferredOperationKHR,
+        pipeline_cache: crate::vk::PipelineCache,
+        create_info_count: u32,
+        p_create_infos: *const crate::vk::DataGraphPipelineCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut crate::vk::Pipeline,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_data_graph_pipelines_arm(device, deferred_operation, pipeline_cache, create_info_count, p_create_infos, p_allocator, p_pipelines) })
+    }
+
+    /// [`vkCreateDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelineSessionARM.html)
+    pub unsafe extern "system" fn create_data_graph_pipeline_session_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::DataGraphPipelineSessionCreateInfoARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_session: *mut crate::vk::DataGraphPipelineSessionARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_data_graph_pipeline_session_arm(device, p_create_info, p_allocator, p_session) })
+    }
+
+    /// [`vkGetDataGraphPipelineSessionBindPointRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionBindPointRequirementsARM.html)
+    pub unsafe extern "system" fn get_data_graph_pipeline_session_bind_point_requirements_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DataGraphPipelineSessionBindPointRequirementsInfoARM,
+        p_bind_point_requirement_count: *mut u32,
+        p_bind_point_requirements: *mut crate::vk::DataGraphPipelineSessionBindPointRequirementARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_data_graph_pipeline_session_bind_point_requirements_arm(device, p_info, p_bind_point_requirement_count, p_bind_point_requirements) })
+    }
+
+    /// [`vkGetDataGraphPipelineSessionMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionMemoryRequirementsARM.html)
+    pub unsafe extern "system" fn get_data_graph_pipeline_session_memory_requirements_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_info: *const crate::vk::DataGraphPipelineSessionMemoryRequirementsInfoARM,
+        p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_data_graph_pipeline_session_memory_requirements_arm(device, p_info, p_memory_requirements) })
+    }
+
+    /// [`vkBindDataGraphPipelineSessionMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindDataGraphPipelineSessionMemoryARM.html)
+    pub unsafe extern "system" fn bind_data_graph_pipeline_session_memory_arm<D: Driver>(
+        device: crate::vk::Device,
+        bind_info_count: u32,
+        p_bind_infos: *const crate::vk::BindDataGraphPipelineSessionMemoryInfoARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::bind_data_graph_pipeline_session_memory_arm(device, bind_info_count, p_bind_infos) })
+    }
+
+    /// [`vkDestroyDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDataGraphPipelineSessionARM.html)
+    pub unsafe extern "system" fn destroy_data_graph_pipeline_session_arm<D: Driver>(
+        device: crate::vk::Device,
+        session: crate::vk::DataGraphPipelineSessionARM,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::destroy_data_graph_pipeline_session_arm(device, session, p_allocator) })
+    }
+
+    /// [`vkCmdDispatchDataGraphARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchDataGraphARM.html)
+    pub unsafe extern "system" fn cmd_dispatch_data_graph_arm<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        session: crate::vk::DataGraphPipelineSessionARM,
+        p_info: *const crate::vk::DataGraphPipelineDispatchInfoARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_dispatch_data_graph_arm(command_buffer, session, p_info) })
+    }
+
+    /// [`vkGetDataGraphPipelineAvailablePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineAvailablePropertiesARM.html)
+    pub unsafe extern "system" fn get_data_graph_pipeline_available_properties_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_pipeline_info: *const crate::vk::DataGraphPipelineInfoARM,
+        p_properties_count: *mut u32,
+        p_properties: *mut crate::vk::DataGraphPipelinePropertyARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_data_graph_pipeline_available_properties_arm(device, p_pipeline_info, p_properties_count, p_properties) })
+    }
+
+    /// [`vkGetDataGraphPipelinePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelinePropertiesARM.html)
+    pub unsafe extern "system" fn get_data_graph_pipeline_properties_arm<D: Driver>(
+        device: crate::vk::Device,
+        p_pipeline_info: *const crate::vk::DataGraphPipelineInfoARM,
+        properties_count: u32,
+        p_properties: *mut crate::vk::DataGraphPipelinePropertyQueryResultARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_data_graph_pipeline_properties_arm(device, p_pipeline_info, properties_count, p_properties) })
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM.html)
+    pub unsafe extern "system" fn get_physical_device_queue_family_data_graph_properties_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_queue_family_data_graph_property_count: *mut u32,
+        p_queue_family_data_graph_properties: *mut crate::vk::QueueFamilyDataGraphPropertiesARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_queue_family_data_graph_properties_arm(physical_device, queue_family_index, p_queue_family_data_graph_property_count, p_queue_family_data_graph_properties) })
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM.html)
+    pub unsafe extern "system" fn get_physical_device_queue_family_data_graph_processing_engine_properties_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        p_queue_family_data_graph_processing_engine_info: *const crate::vk::PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM,
+        p_queue_family_data_graph_processing_engine_properties: *mut crate::vk::QueueFamilyDataGraphProcessingEnginePropertiesARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::get_physical_device_queue_family_data_graph_processing_engine_properties_arm(physical_device, p_queue_family_data_graph_processing_engine_info, p_queue_family_data_graph_processing_engine_properties) })
+    }
+
+    /// [`vkQueueSetPerfHintQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerfHintQCOM.html)
+    pub unsafe extern "system" fn queue_set_perf_hint_qcom<D: Driver>(
+        queue: crate::vk::Queue,
+        p_perf_hint_info: *const crate::vk::PerfHintInfoQCOM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::queue_set_perf_hint_qcom(queue, p_perf_hint_info) })
+    }
+
+    /// [`vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM.html)
+    pub unsafe extern "system" fn enumerate_physical_device_queue_family_performance_counters_by_region_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_counter_count: *mut u32,
+        p_counters: *mut crate::vk::PerformanceCounterARM,
+        p_counter_descriptions: *mut crate::vk::PerformanceCounterDescriptionARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::enumerate_physical_device_queue_family_performance_counters_by_region_arm(physical_device, queue_family_index, p_counter_count, p_counters, p_counter_descriptions) })
+    }
+
+    /// [`vkCmdSetComputeOccupancyPriorityNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetComputeOccupancyPriorityNV.html)
+    pub unsafe extern "system" fn cmd_set_compute_occupancy_priority_nv<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_parameters: *const crate::vk::ComputeOccupancyPriorityParametersNV,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_compute_occupancy_priority_nv(command_buffer, p_parameters) })
+    }
+
+    /// [`vkWriteSamplerDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteSamplerDescriptorsEXT.html)
+    pub unsafe extern "system" fn write_sampler_descriptors_ext<D: Driver>(
+        device: crate::vk::Device,
+        sampler_count: u32,
+        p_samplers: *const crate::vk::SamplerCreateInfo<'_>,
+        p_descriptors: *const crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::write_sampler_descriptors_ext(device, sampler_count, p_samplers, p_descriptors) })
+    }
+
+    /// [`vkWriteResourceDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteResourceDescriptorsEXT.html)
+    pub unsafe extern "system" fn write_resource_descriptors_ext<D: Driver>(
+        device: crate::vk::Device,
+        resource_count: u32,
+        p_resources: *const crate::vk::ResourceDescriptorInfoEXT,
+        p_descriptors: *const crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::write_resource_descriptors_ext(device, resource_count, p_resources, p_descriptors) })
+    }
+
+    /// [`vkCmdBindSamplerHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindSamplerHeapEXT.html)
+    pub unsafe extern "system" fn cmd_bind_sampler_heap_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_info: *const crate::vk::BindHeapInfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_sampler_heap_ext(command_buffer, p_bind_info) })
+    }
+
+    /// [`vkCmdBindResourceHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindResourceHeapEXT.html)
+    pub unsafe extern "system" fn cmd_bind_resource_heap_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_bind_info: *const crate::vk::BindHeapInfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_resource_heap_ext(command_buffer, p_bind_info) })
+    }
+
+    /// [`vkCmdPushDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDataEXT.html)
+    pub unsafe extern "system" fn cmd_push_data_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_push_data_info: *const crate::vk::PushDataInfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_push_data_ext(command_buffer, p_push_data_info) })
+    }
+
+    /// [`vkRegisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkRegisterCustomBorderColorEXT.html)
+    pub unsafe extern "system" fn register_custom_border_color_ext<D: Driver>(
+        device: crate::vk::Device,
+        p_border_color: *const crate::vk::SamplerCustomBorderColorCreateInfoEXT<'_>,
+        request_index: crate::vk::Bool32,
+        p_index: *mut u32,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::register_custom_border_color_ext(device, p_border_color, request_index, p_index) })
+    }
+
+    /// [`vkUnregisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnregisterCustomBorderColorEXT.html)
+    pub unsafe extern "system" fn unregister_custom_border_color_ext<D: Driver>(
+        device: crate::vk::Device,
+        index: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::unregister_custom_border_color_ext(device, index) })
+    }
+
+    /// [`vkGetImageOpaqueCaptureDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDataEXT.html)
+    pub unsafe extern "system" fn get_image_opaque_capture_data_ext<D: Driver>(
+        device: crate::vk::Device,
+        image_count: u32,
+        p_images: *const crate::vk::Image,
+        p_datas: *mut crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_image_opaque_capture_data_ext(device, image_count, p_images, p_datas) })
+    }
+
+    /// [`vkGetPhysicalDeviceDescriptorSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceDescriptorSizeEXT.html)
+    pub unsafe extern "system" fn get_physical_device_descriptor_size_ext<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        descriptor_type: crate::vk::DescriptorType,
+    ) -> crate::vk::DeviceSize {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(unsafe { core::mem::zeroed() }, || unsafe { D::get_physical_device_descriptor_size_ext(physical_device, descriptor_type) })
+    }
+
+    /// [`vkGetTensorOpaqueCaptureDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDataARM.html)
+    pub unsafe extern "system" fn get_tensor_opaque_capture_data_arm<D: Driver>(
+        device: crate::vk::Device,
+        tensor_count: u32,
+        p_tensors: *const crate::vk::TensorARM,
+        p_datas: *mut crate::vk::HostAddressRangeEXT,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_tensor_opaque_capture_data_arm(device, tensor_count, p_tensors, p_datas) })
+    }
+
+    /// [`vkCmdCopyMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryKHR.html)
+    pub unsafe extern "system" fn cmd_copy_memory_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_info: *const crate::vk::CopyDeviceMemoryInfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_memory_khr(command_buffer, p_copy_memory_info) })
+    }
+
+    /// [`vkCmdCopyMemoryToImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageKHR.html)
+    pub unsafe extern "system" fn cmd_copy_memory_to_image_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_info: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_memory_to_image_khr(command_buffer, p_copy_memory_info) })
+    }
+
+    /// [`vkCmdCopyImageToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToMemoryKHR.html)
+    pub unsafe extern "system" fn cmd_copy_image_to_memory_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_copy_memory_info: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_image_to_memory_khr(command_buffer, p_copy_memory_info) })
+    }
+
+    /// [`vkCmdUpdateMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateMemoryKHR.html)
+    pub unsafe extern "system" fn cmd_update_memory_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dst_range: *const crate::vk::DeviceAddressRangeKHR,
+        dst_flags: crate::vk::AddressCommandFlagsKHR,
+        data_size: crate::vk::DeviceSize,
+        p_data: *const core::ffi::c_void,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_update_memory_khr(command_buffer, p_dst_range, dst_flags, data_size, p_data) })
+    }
+
+    /// [`vkCmdFillMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillMemoryKHR.html)
+    pub unsafe extern "system" fn cmd_fill_memory_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dst_range: *const crate::vk::DeviceAddressRangeKHR,
+        dst_flags: crate::vk::AddressCommandFlagsKHR,
+        data: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_fill_memory_khr(command_buffer, p_dst_range, dst_flags, data) })
+    }
+
+    /// [`vkCmdCopyQueryPoolResultsToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResultsToMemoryKHR.html)
+    pub unsafe extern "system" fn cmd_copy_query_pool_results_to_memory_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        query_pool: crate::vk::QueryPool,
+        first_query: u32,
+        query_count: u32,
+        p_dst_range: *const crate::vk::StridedDeviceAddressRangeKHR,
+        dst_flags: crate::vk::AddressCommandFlagsKHR,
+        query_result_flags: crate::vk::QueryResultFlags,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_copy_query_pool_results_to_memory_khr(command_buffer, query_pool, first_query, query_count, p_dst_range, dst_flags, query_result_flags) })
+    }
+
+    /// [`vkCmdBeginConditionalRendering2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRendering2EXT.html)
+    pub unsafe extern "system" fn cmd_begin_conditional_rendering2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_conditional_rendering_begin: *const crate::vk::ConditionalRenderingBeginInfo2EXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_begin_conditional_rendering2_ext(command_buffer, p_conditional_rendering_begin) })
+    }
+
+    /// [`vkCmdBindTransformFeedbackBuffers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffers2EXT.html)
+    pub unsafe extern "system" fn cmd_bind_transform_feedback_buffers2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        first_binding: u32,
+        binding_count: u32,
+        p_binding_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_transform_feedback_buffers2_ext(command_buffer, first_binding, binding_count, p_binding_infos) })
+    }
+
+    /// [`vkCmdBeginTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedback2EXT.html)
+    pub unsafe extern "system" fn cmd_begin_transform_feedback2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        first_counter_range: u32,
+        counter_range_count: u32,
+        p_counter_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_begin_transform_feedback2_ext(command_buffer, first_counter_range, counter_range_count, p_counter_infos) })
+    }
+
+    /// [`vkCmdEndTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedback2EXT.html)
+    pub unsafe extern "system" fn cmd_end_transform_feedback2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        first_counter_range: u32,
+        counter_range_count: u32,
+        p_counter_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_end_transform_feedback2_ext(command_buffer, first_counter_range, counter_range_count, p_counter_infos) })
+    }
+
+    /// [`vkCmdDrawIndirectByteCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCount2EXT.html)
+    pub unsafe extern "system" fn cmd_draw_indirect_byte_count2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        instance_count: u32,
+        first_instance: u32,
+        p_counter_info: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+        counter_offset: u32,
+        vertex_stride: u32,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_indirect_byte_count2_ext(command_buffer, instance_count, first_instance, p_counter_info, counter_offset, vertex_stride) })
+    }
+
+    /// [`vkCmdWriteMarkerToMemoryAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMarkerToMemoryAMD.html)
+    pub unsafe extern "system" fn cmd_write_marker_to_memory_amd<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::MemoryMarkerInfoAMD,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_write_marker_to_memory_amd(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdBindIndexBuffer3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer3KHR.html)
+    pub unsafe extern "system" fn cmd_bind_index_buffer3_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::BindIndexBuffer3InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_index_buffer3_khr(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdBindVertexBuffers3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers3KHR.html)
+    pub unsafe extern "system" fn cmd_bind_vertex_buffers3_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        first_binding: u32,
+        binding_count: u32,
+        p_binding_infos: *const crate::vk::BindVertexBuffer3InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_bind_vertex_buffers3_khr(command_buffer, first_binding, binding_count, p_binding_infos) })
+    }
+
+    /// [`vkCmdDrawIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect2KHR.html)
+    pub unsafe extern "system" fn cmd_draw_indirect2_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_indirect2_khr(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdDrawIndexedIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect2KHR.html)
+    pub unsafe extern "system" fn cmd_draw_indexed_indirect2_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_indexed_indirect2_khr(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdDrawIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount2KHR.html)
+    pub unsafe extern "system" fn cmd_draw_indirect_count2_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_indirect_count2_khr(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdDrawIndexedIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount2KHR.html)
+    pub unsafe extern "system" fn cmd_draw_indexed_indirect_count2_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_indexed_indirect_count2_khr(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdDrawMeshTasksIndirect2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirect2EXT.html)
+    pub unsafe extern "system" fn cmd_draw_mesh_tasks_indirect2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirect2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_mesh_tasks_indirect2_ext(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdDrawMeshTasksIndirectCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCount2EXT.html)
+    pub unsafe extern "system" fn cmd_draw_mesh_tasks_indirect_count2_ext<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_draw_mesh_tasks_indirect_count2_ext(command_buffer, p_info) })
+    }
+
+    /// [`vkCmdDispatchIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect2KHR.html)
+    pub unsafe extern "system" fn cmd_dispatch_indirect2_khr<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_info: *const crate::vk::DispatchIndirect2InfoKHR,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_dispatch_indirect2_khr(command_buffer, p_info) })
+    }
+
+    /// [`vkCreateAccelerationStructure2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructure2KHR.html)
+    pub unsafe extern "system" fn create_acceleration_structure2_khr<D: Driver>(
+        device: crate::vk::Device,
+        p_create_info: *const crate::vk::AccelerationStructureCreateInfo2KHR,
+        p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+        p_acceleration_structure: *mut crate::vk::AccelerationStructureKHR,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::create_acceleration_structure2_khr(device, p_create_info, p_allocator, p_acceleration_structure) })
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM.html)
+    pub unsafe extern "system" fn get_physical_device_queue_family_data_graph_engine_operation_properties_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_queue_family_data_graph_properties: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+        p_properties: *mut crate::vk::BaseOutStructure<'_>,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_queue_family_data_graph_engine_operation_properties_arm(physical_device, queue_family_index, p_queue_family_data_graph_properties, p_properties) })
+    }
+
+    /// [`vkCmdSetDispatchParametersARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDispatchParametersARM.html)
+    pub unsafe extern "system" fn cmd_set_dispatch_parameters_arm<D: Driver>(
+        command_buffer: crate::vk::CommandBuffer,
+        p_dispatch_parameters: *const crate::vk::DispatchParametersARM,
+    ) {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard((), || unsafe { D::cmd_set_dispatch_parameters_arm(command_buffer, p_dispatch_parameters) })
+    }
+
+    /// [`vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM.html)
+    pub unsafe extern "system" fn get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm<D: Driver>(
+        physical_device: crate::vk::PhysicalDevice,
+        queue_family_index: u32,
+        p_queue_family_data_graph_properties: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+        p_optical_flow_image_format_info: *const crate::vk::DataGraphOpticalFlowImageFormatInfoARM,
+        p_format_count: *mut u32,
+        p_image_format_properties: *mut crate::vk::DataGraphOpticalFlowImageFormatPropertiesARM,
+    ) -> crate::vk::Result {
+        // SAFETY: the caller passes arguments valid for this command; the hook's contract.
+        guard(crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm(physical_device, queue_family_index, p_queue_family_data_graph_properties, p_optical_flow_image_format_info, p_format_count, p_image_format_properties) })
     }
 
     /// [`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)
@@ -10954,2066 +14482,2911 @@ pub fn entry_point<D: Driver>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkMergePipelineCaches, unsafe extern "system" fn()>(f) })
         }
         68 => {
+            let f: crate::pfn::PFN_vkCreatePipelineBinariesKHR = entry::create_pipeline_binaries_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreatePipelineBinariesKHR, unsafe extern "system" fn()>(f) })
+        }
+        69 => {
+            let f: crate::pfn::PFN_vkDestroyPipelineBinaryKHR = entry::destroy_pipeline_binary_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyPipelineBinaryKHR, unsafe extern "system" fn()>(f) })
+        }
+        70 => {
+            let f: crate::pfn::PFN_vkGetPipelineKeyKHR = entry::get_pipeline_key_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineKeyKHR, unsafe extern "system" fn()>(f) })
+        }
+        71 => {
+            let f: crate::pfn::PFN_vkGetPipelineBinaryDataKHR = entry::get_pipeline_binary_data_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineBinaryDataKHR, unsafe extern "system" fn()>(f) })
+        }
+        72 => {
+            let f: crate::pfn::PFN_vkReleaseCapturedPipelineDataKHR = entry::release_captured_pipeline_data_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkReleaseCapturedPipelineDataKHR, unsafe extern "system" fn()>(f) })
+        }
+        73 => {
             let f: crate::pfn::PFN_vkCreateGraphicsPipelines = entry::create_graphics_pipelines::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateGraphicsPipelines, unsafe extern "system" fn()>(f) })
         }
-        69 => {
+        74 => {
             let f: crate::pfn::PFN_vkCreateComputePipelines = entry::create_compute_pipelines::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateComputePipelines, unsafe extern "system" fn()>(f) })
         }
-        70 => {
+        75 => {
             let f: crate::pfn::PFN_vkDestroyPipeline = entry::destroy_pipeline::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyPipeline, unsafe extern "system" fn()>(f) })
         }
-        71 => {
+        76 => {
             let f: crate::pfn::PFN_vkCreatePipelineLayout = entry::create_pipeline_layout::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreatePipelineLayout, unsafe extern "system" fn()>(f) })
         }
-        72 => {
+        77 => {
             let f: crate::pfn::PFN_vkDestroyPipelineLayout = entry::destroy_pipeline_layout::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyPipelineLayout, unsafe extern "system" fn()>(f) })
         }
-        73 => {
+        78 => {
             let f: crate::pfn::PFN_vkCreateSampler = entry::create_sampler::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateSampler, unsafe extern "system" fn()>(f) })
         }
-        74 => {
+        79 => {
             let f: crate::pfn::PFN_vkDestroySampler = entry::destroy_sampler::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroySampler, unsafe extern "system" fn()>(f) })
         }
-        75 => {
+        80 => {
             let f: crate::pfn::PFN_vkCreateDescriptorSetLayout = entry::create_descriptor_set_layout::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDescriptorSetLayout, unsafe extern "system" fn()>(f) })
         }
-        76 => {
+        81 => {
             let f: crate::pfn::PFN_vkDestroyDescriptorSetLayout = entry::destroy_descriptor_set_layout::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDescriptorSetLayout, unsafe extern "system" fn()>(f) })
         }
-        77 => {
+        82 => {
             let f: crate::pfn::PFN_vkCreateDescriptorPool = entry::create_descriptor_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDescriptorPool, unsafe extern "system" fn()>(f) })
         }
-        78 => {
+        83 => {
             let f: crate::pfn::PFN_vkDestroyDescriptorPool = entry::destroy_descriptor_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDescriptorPool, unsafe extern "system" fn()>(f) })
         }
-        79 => {
+        84 => {
             let f: crate::pfn::PFN_vkResetDescriptorPool = entry::reset_descriptor_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkResetDescriptorPool, unsafe extern "system" fn()>(f) })
         }
-        80 => {
+        85 => {
             let f: crate::pfn::PFN_vkAllocateDescriptorSets = entry::allocate_descriptor_sets::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAllocateDescriptorSets, unsafe extern "system" fn()>(f) })
         }
-        81 => {
+        86 => {
             let f: crate::pfn::PFN_vkFreeDescriptorSets = entry::free_descriptor_sets::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkFreeDescriptorSets, unsafe extern "system" fn()>(f) })
         }
-        82 => {
+        87 => {
             let f: crate::pfn::PFN_vkUpdateDescriptorSets = entry::update_descriptor_sets::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUpdateDescriptorSets, unsafe extern "system" fn()>(f) })
         }
-        83 => {
+        88 => {
             let f: crate::pfn::PFN_vkCreateFramebuffer = entry::create_framebuffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateFramebuffer, unsafe extern "system" fn()>(f) })
         }
-        84 => {
+        89 => {
             let f: crate::pfn::PFN_vkDestroyFramebuffer = entry::destroy_framebuffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyFramebuffer, unsafe extern "system" fn()>(f) })
         }
-        85 => {
+        90 => {
             let f: crate::pfn::PFN_vkCreateRenderPass = entry::create_render_pass::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateRenderPass, unsafe extern "system" fn()>(f) })
         }
-        86 => {
+        91 => {
             let f: crate::pfn::PFN_vkDestroyRenderPass = entry::destroy_render_pass::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyRenderPass, unsafe extern "system" fn()>(f) })
         }
-        87 => {
+        92 => {
             let f: crate::pfn::PFN_vkGetRenderAreaGranularity = entry::get_render_area_granularity::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetRenderAreaGranularity, unsafe extern "system" fn()>(f) })
         }
-        88 => {
+        93 | 94 => {
+            let f: crate::pfn::PFN_vkGetRenderingAreaGranularity = entry::get_rendering_area_granularity::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetRenderingAreaGranularity, unsafe extern "system" fn()>(f) })
+        }
+        95 => {
             let f: crate::pfn::PFN_vkCreateCommandPool = entry::create_command_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateCommandPool, unsafe extern "system" fn()>(f) })
         }
-        89 => {
+        96 => {
             let f: crate::pfn::PFN_vkDestroyCommandPool = entry::destroy_command_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyCommandPool, unsafe extern "system" fn()>(f) })
         }
-        90 => {
+        97 => {
             let f: crate::pfn::PFN_vkResetCommandPool = entry::reset_command_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkResetCommandPool, unsafe extern "system" fn()>(f) })
         }
-        91 => {
+        98 => {
             let f: crate::pfn::PFN_vkAllocateCommandBuffers = entry::allocate_command_buffers::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAllocateCommandBuffers, unsafe extern "system" fn()>(f) })
         }
-        92 => {
+        99 => {
             let f: crate::pfn::PFN_vkFreeCommandBuffers = entry::free_command_buffers::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkFreeCommandBuffers, unsafe extern "system" fn()>(f) })
         }
-        93 => {
+        100 => {
             let f: crate::pfn::PFN_vkBeginCommandBuffer = entry::begin_command_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBeginCommandBuffer, unsafe extern "system" fn()>(f) })
         }
-        94 => {
+        101 => {
             let f: crate::pfn::PFN_vkEndCommandBuffer = entry::end_command_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkEndCommandBuffer, unsafe extern "system" fn()>(f) })
         }
-        95 => {
+        102 => {
             let f: crate::pfn::PFN_vkResetCommandBuffer = entry::reset_command_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkResetCommandBuffer, unsafe extern "system" fn()>(f) })
         }
-        96 => {
+        103 => {
             let f: crate::pfn::PFN_vkCmdBindPipeline = entry::cmd_bind_pipeline::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindPipeline, unsafe extern "system" fn()>(f) })
         }
-        97 => {
+        104 => {
+            let f: crate::pfn::PFN_vkCmdSetPrimitiveRestartIndexEXT = entry::cmd_set_primitive_restart_index_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPrimitiveRestartIndexEXT, unsafe extern "system" fn()>(f) })
+        }
+        105 => {
+            let f: crate::pfn::PFN_vkCmdSetAttachmentFeedbackLoopEnableEXT = entry::cmd_set_attachment_feedback_loop_enable_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetAttachmentFeedbackLoopEnableEXT, unsafe extern "system" fn()>(f) })
+        }
+        106 => {
             let f: crate::pfn::PFN_vkCmdSetViewport = entry::cmd_set_viewport::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetViewport, unsafe extern "system" fn()>(f) })
         }
-        98 => {
+        107 => {
             let f: crate::pfn::PFN_vkCmdSetScissor = entry::cmd_set_scissor::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetScissor, unsafe extern "system" fn()>(f) })
         }
-        99 => {
+        108 => {
             let f: crate::pfn::PFN_vkCmdSetLineWidth = entry::cmd_set_line_width::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLineWidth, unsafe extern "system" fn()>(f) })
         }
-        100 => {
+        109 => {
             let f: crate::pfn::PFN_vkCmdSetDepthBias = entry::cmd_set_depth_bias::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthBias, unsafe extern "system" fn()>(f) })
         }
-        101 => {
+        110 => {
             let f: crate::pfn::PFN_vkCmdSetBlendConstants = entry::cmd_set_blend_constants::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetBlendConstants, unsafe extern "system" fn()>(f) })
         }
-        102 => {
+        111 => {
             let f: crate::pfn::PFN_vkCmdSetDepthBounds = entry::cmd_set_depth_bounds::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthBounds, unsafe extern "system" fn()>(f) })
         }
-        103 => {
+        112 => {
             let f: crate::pfn::PFN_vkCmdSetStencilCompareMask = entry::cmd_set_stencil_compare_mask::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetStencilCompareMask, unsafe extern "system" fn()>(f) })
         }
-        104 => {
+        113 => {
             let f: crate::pfn::PFN_vkCmdSetStencilWriteMask = entry::cmd_set_stencil_write_mask::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetStencilWriteMask, unsafe extern "system" fn()>(f) })
         }
-        105 => {
+        114 => {
             let f: crate::pfn::PFN_vkCmdSetStencilReference = entry::cmd_set_stencil_reference::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetStencilReference, unsafe extern "system" fn()>(f) })
         }
-        106 => {
+        115 => {
             let f: crate::pfn::PFN_vkCmdBindDescriptorSets = entry::cmd_bind_descriptor_sets::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindDescriptorSets, unsafe extern "system" fn()>(f) })
         }
-        107 => {
+        116 => {
             let f: crate::pfn::PFN_vkCmdBindIndexBuffer = entry::cmd_bind_index_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindIndexBuffer, unsafe extern "system" fn()>(f) })
         }
-        108 => {
+        117 => {
             let f: crate::pfn::PFN_vkCmdBindVertexBuffers = entry::cmd_bind_vertex_buffers::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindVertexBuffers, unsafe extern "system" fn()>(f) })
         }
-        109 => {
+        118 => {
             let f: crate::pfn::PFN_vkCmdDraw = entry::cmd_draw::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDraw, unsafe extern "system" fn()>(f) })
         }
-        110 => {
+        119 => {
             let f: crate::pfn::PFN_vkCmdDrawIndexed = entry::cmd_draw_indexed::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndexed, unsafe extern "system" fn()>(f) })
         }
-        111 => {
+        120 => {
             let f: crate::pfn::PFN_vkCmdDrawMultiEXT = entry::cmd_draw_multi_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMultiEXT, unsafe extern "system" fn()>(f) })
         }
-        112 => {
+        121 => {
             let f: crate::pfn::PFN_vkCmdDrawMultiIndexedEXT = entry::cmd_draw_multi_indexed_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMultiIndexedEXT, unsafe extern "system" fn()>(f) })
         }
-        113 => {
+        122 => {
             let f: crate::pfn::PFN_vkCmdDrawIndirect = entry::cmd_draw_indirect::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndirect, unsafe extern "system" fn()>(f) })
         }
-        114 => {
+        123 => {
             let f: crate::pfn::PFN_vkCmdDrawIndexedIndirect = entry::cmd_draw_indexed_indirect::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndexedIndirect, unsafe extern "system" fn()>(f) })
         }
-        115 => {
+        124 => {
             let f: crate::pfn::PFN_vkCmdDispatch = entry::cmd_dispatch::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDispatch, unsafe extern "system" fn()>(f) })
         }
-        116 => {
+        125 => {
             let f: crate::pfn::PFN_vkCmdDispatchIndirect = entry::cmd_dispatch_indirect::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDispatchIndirect, unsafe extern "system" fn()>(f) })
         }
-        117 => {
+        126 => {
             let f: crate::pfn::PFN_vkCmdDrawClusterHUAWEI = entry::cmd_draw_cluster_huawei::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawClusterHUAWEI, unsafe extern "system" fn()>(f) })
         }
-        118 => {
+        127 => {
             let f: crate::pfn::PFN_vkCmdDrawClusterIndirectHUAWEI = entry::cmd_draw_cluster_indirect_huawei::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawClusterIndirectHUAWEI, unsafe extern "system" fn()>(f) })
         }
-        119 => {
+        128 => {
+            let f: crate::pfn::PFN_vkCmdUpdatePipelineIndirectBufferNV = entry::cmd_update_pipeline_indirect_buffer_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdUpdatePipelineIndirectBufferNV, unsafe extern "system" fn()>(f) })
+        }
+        129 => {
             let f: crate::pfn::PFN_vkCmdCopyBuffer = entry::cmd_copy_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyBuffer, unsafe extern "system" fn()>(f) })
         }
-        120 => {
+        130 => {
             let f: crate::pfn::PFN_vkCmdCopyImage = entry::cmd_copy_image::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyImage, unsafe extern "system" fn()>(f) })
         }
-        121 => {
+        131 => {
             let f: crate::pfn::PFN_vkCmdBlitImage = entry::cmd_blit_image::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBlitImage, unsafe extern "system" fn()>(f) })
         }
-        122 => {
+        132 => {
             let f: crate::pfn::PFN_vkCmdCopyBufferToImage = entry::cmd_copy_buffer_to_image::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyBufferToImage, unsafe extern "system" fn()>(f) })
         }
-        123 => {
+        133 => {
             let f: crate::pfn::PFN_vkCmdCopyImageToBuffer = entry::cmd_copy_image_to_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyImageToBuffer, unsafe extern "system" fn()>(f) })
         }
-        124 => {
+        134 => {
             let f: crate::pfn::PFN_vkCmdCopyMemoryIndirectNV = entry::cmd_copy_memory_indirect_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryIndirectNV, unsafe extern "system" fn()>(f) })
         }
-        125 => {
+        135 => {
+            let f: crate::pfn::PFN_vkCmdCopyMemoryIndirectKHR = entry::cmd_copy_memory_indirect_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryIndirectKHR, unsafe extern "system" fn()>(f) })
+        }
+        136 => {
             let f: crate::pfn::PFN_vkCmdCopyMemoryToImageIndirectNV = entry::cmd_copy_memory_to_image_indirect_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryToImageIndirectNV, unsafe extern "system" fn()>(f) })
         }
-        126 => {
+        137 => {
+            let f: crate::pfn::PFN_vkCmdCopyMemoryToImageIndirectKHR = entry::cmd_copy_memory_to_image_indirect_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryToImageIndirectKHR, unsafe extern "system" fn()>(f) })
+        }
+        138 => {
             let f: crate::pfn::PFN_vkCmdUpdateBuffer = entry::cmd_update_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdUpdateBuffer, unsafe extern "system" fn()>(f) })
         }
-        127 => {
+        139 => {
             let f: crate::pfn::PFN_vkCmdFillBuffer = entry::cmd_fill_buffer::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdFillBuffer, unsafe extern "system" fn()>(f) })
         }
-        128 => {
+        140 => {
             let f: crate::pfn::PFN_vkCmdClearColorImage = entry::cmd_clear_color_image::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdClearColorImage, unsafe extern "system" fn()>(f) })
         }
-        129 => {
+        141 => {
             let f: crate::pfn::PFN_vkCmdClearDepthStencilImage = entry::cmd_clear_depth_stencil_image::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdClearDepthStencilImage, unsafe extern "system" fn()>(f) })
         }
-        130 => {
+        142 => {
             let f: crate::pfn::PFN_vkCmdClearAttachments = entry::cmd_clear_attachments::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdClearAttachments, unsafe extern "system" fn()>(f) })
         }
-        131 => {
+        143 => {
             let f: crate::pfn::PFN_vkCmdResolveImage = entry::cmd_resolve_image::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdResolveImage, unsafe extern "system" fn()>(f) })
         }
-        132 => {
+        144 => {
             let f: crate::pfn::PFN_vkCmdSetEvent = entry::cmd_set_event::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetEvent, unsafe extern "system" fn()>(f) })
         }
-        133 => {
+        145 => {
             let f: crate::pfn::PFN_vkCmdResetEvent = entry::cmd_reset_event::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdResetEvent, unsafe extern "system" fn()>(f) })
         }
-        134 => {
+        146 => {
             let f: crate::pfn::PFN_vkCmdWaitEvents = entry::cmd_wait_events::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWaitEvents, unsafe extern "system" fn()>(f) })
         }
-        135 => {
+        147 => {
             let f: crate::pfn::PFN_vkCmdPipelineBarrier = entry::cmd_pipeline_barrier::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPipelineBarrier, unsafe extern "system" fn()>(f) })
         }
-        136 => {
+        148 => {
             let f: crate::pfn::PFN_vkCmdBeginQuery = entry::cmd_begin_query::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginQuery, unsafe extern "system" fn()>(f) })
         }
-        137 => {
+        149 => {
             let f: crate::pfn::PFN_vkCmdEndQuery = entry::cmd_end_query::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndQuery, unsafe extern "system" fn()>(f) })
         }
-        138 => {
+        150 => {
             let f: crate::pfn::PFN_vkCmdBeginConditionalRenderingEXT = entry::cmd_begin_conditional_rendering_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginConditionalRenderingEXT, unsafe extern "system" fn()>(f) })
         }
-        139 => {
+        151 => {
             let f: crate::pfn::PFN_vkCmdEndConditionalRenderingEXT = entry::cmd_end_conditional_rendering_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndConditionalRenderingEXT, unsafe extern "system" fn()>(f) })
         }
-        140 => {
+        152 => {
+            let f: crate::pfn::PFN_vkCmdBeginCustomResolveEXT = entry::cmd_begin_custom_resolve_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginCustomResolveEXT, unsafe extern "system" fn()>(f) })
+        }
+        153 => {
             let f: crate::pfn::PFN_vkCmdResetQueryPool = entry::cmd_reset_query_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdResetQueryPool, unsafe extern "system" fn()>(f) })
         }
-        141 => {
+        154 => {
             let f: crate::pfn::PFN_vkCmdWriteTimestamp = entry::cmd_write_timestamp::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteTimestamp, unsafe extern "system" fn()>(f) })
         }
-        142 => {
+        155 => {
             let f: crate::pfn::PFN_vkCmdCopyQueryPoolResults = entry::cmd_copy_query_pool_results::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyQueryPoolResults, unsafe extern "system" fn()>(f) })
         }
-        143 => {
+        156 => {
             let f: crate::pfn::PFN_vkCmdPushConstants = entry::cmd_push_constants::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushConstants, unsafe extern "system" fn()>(f) })
         }
-        144 => {
+        157 => {
             let f: crate::pfn::PFN_vkCmdBeginRenderPass = entry::cmd_begin_render_pass::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginRenderPass, unsafe extern "system" fn()>(f) })
         }
-        145 => {
+        158 => {
             let f: crate::pfn::PFN_vkCmdNextSubpass = entry::cmd_next_subpass::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdNextSubpass, unsafe extern "system" fn()>(f) })
         }
-        146 => {
+        159 => {
             let f: crate::pfn::PFN_vkCmdEndRenderPass = entry::cmd_end_render_pass::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndRenderPass, unsafe extern "system" fn()>(f) })
         }
-        147 => {
+        160 => {
             let f: crate::pfn::PFN_vkCmdExecuteCommands = entry::cmd_execute_commands::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdExecuteCommands, unsafe extern "system" fn()>(f) })
         }
-        148 => {
+        161 => {
             let f: crate::pfn::PFN_vkCreateAndroidSurfaceKHR = entry::create_android_surface_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateAndroidSurfaceKHR, unsafe extern "system" fn()>(f) })
         }
-        149 => {
+        162 => {
             let f: crate::pfn::PFN_vkDestroySurfaceKHR = entry::destroy_surface_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroySurfaceKHR, unsafe extern "system" fn()>(f) })
         }
-        150 => {
+        163 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSurfaceSupportKHR = entry::get_physical_device_surface_support_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSurfaceSupportKHR, unsafe extern "system" fn()>(f) })
         }
-        151 => {
+        164 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR = entry::get_physical_device_surface_capabilities_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, unsafe extern "system" fn()>(f) })
         }
-        152 => {
+        165 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR = entry::get_physical_device_surface_formats_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR, unsafe extern "system" fn()>(f) })
         }
-        153 => {
+        166 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR = entry::get_physical_device_surface_present_modes_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR, unsafe extern "system" fn()>(f) })
         }
-        154 => {
+        167 => {
             let f: crate::pfn::PFN_vkCreateSwapchainKHR = entry::create_swapchain_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateSwapchainKHR, unsafe extern "system" fn()>(f) })
         }
-        155 => {
+        168 => {
             let f: crate::pfn::PFN_vkDestroySwapchainKHR = entry::destroy_swapchain_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroySwapchainKHR, unsafe extern "system" fn()>(f) })
         }
-        156 => {
+        169 => {
             let f: crate::pfn::PFN_vkGetSwapchainImagesKHR = entry::get_swapchain_images_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainImagesKHR, unsafe extern "system" fn()>(f) })
         }
-        157 => {
+        170 => {
             let f: crate::pfn::PFN_vkAcquireNextImageKHR = entry::acquire_next_image_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAcquireNextImageKHR, unsafe extern "system" fn()>(f) })
         }
-        158 => {
+        171 => {
             let f: crate::pfn::PFN_vkQueuePresentKHR = entry::queue_present_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueuePresentKHR, unsafe extern "system" fn()>(f) })
         }
-        159 => {
+        172 => {
             let f: crate::pfn::PFN_vkCreateDebugReportCallbackEXT = entry::create_debug_report_callback_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDebugReportCallbackEXT, unsafe extern "system" fn()>(f) })
         }
-        160 => {
+        173 => {
             let f: crate::pfn::PFN_vkDestroyDebugReportCallbackEXT = entry::destroy_debug_report_callback_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDebugReportCallbackEXT, unsafe extern "system" fn()>(f) })
         }
-        161 => {
+        174 => {
             let f: crate::pfn::PFN_vkDebugReportMessageEXT = entry::debug_report_message_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDebugReportMessageEXT, unsafe extern "system" fn()>(f) })
         }
-        162 => {
+        175 => {
             let f: crate::pfn::PFN_vkDebugMarkerSetObjectNameEXT = entry::debug_marker_set_object_name_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDebugMarkerSetObjectNameEXT, unsafe extern "system" fn()>(f) })
         }
-        163 => {
+        176 => {
             let f: crate::pfn::PFN_vkDebugMarkerSetObjectTagEXT = entry::debug_marker_set_object_tag_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDebugMarkerSetObjectTagEXT, unsafe extern "system" fn()>(f) })
         }
-        164 => {
+        177 => {
             let f: crate::pfn::PFN_vkCmdDebugMarkerBeginEXT = entry::cmd_debug_marker_begin_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDebugMarkerBeginEXT, unsafe extern "system" fn()>(f) })
         }
-        165 => {
+        178 => {
             let f: crate::pfn::PFN_vkCmdDebugMarkerEndEXT = entry::cmd_debug_marker_end_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDebugMarkerEndEXT, unsafe extern "system" fn()>(f) })
         }
-        166 => {
+        179 => {
             let f: crate::pfn::PFN_vkCmdDebugMarkerInsertEXT = entry::cmd_debug_marker_insert_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDebugMarkerInsertEXT, unsafe extern "system" fn()>(f) })
         }
-        167 => {
+        180 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV = entry::get_physical_device_external_image_format_properties_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, unsafe extern "system" fn()>(f) })
         }
-        168 => {
+        181 => {
             let f: crate::pfn::PFN_vkCmdExecuteGeneratedCommandsNV = entry::cmd_execute_generated_commands_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdExecuteGeneratedCommandsNV, unsafe extern "system" fn()>(f) })
         }
-        169 => {
+        182 => {
             let f: crate::pfn::PFN_vkCmdPreprocessGeneratedCommandsNV = entry::cmd_preprocess_generated_commands_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPreprocessGeneratedCommandsNV, unsafe extern "system" fn()>(f) })
         }
-        170 => {
+        183 => {
             let f: crate::pfn::PFN_vkCmdBindPipelineShaderGroupNV = entry::cmd_bind_pipeline_shader_group_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindPipelineShaderGroupNV, unsafe extern "system" fn()>(f) })
         }
-        171 => {
+        184 => {
             let f: crate::pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsNV = entry::get_generated_commands_memory_requirements_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsNV, unsafe extern "system" fn()>(f) })
         }
-        172 => {
+        185 => {
             let f: crate::pfn::PFN_vkCreateIndirectCommandsLayoutNV = entry::create_indirect_commands_layout_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateIndirectCommandsLayoutNV, unsafe extern "system" fn()>(f) })
         }
-        173 => {
+        186 => {
             let f: crate::pfn::PFN_vkDestroyIndirectCommandsLayoutNV = entry::destroy_indirect_commands_layout_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyIndirectCommandsLayoutNV, unsafe extern "system" fn()>(f) })
         }
-        174 | 175 => {
+        187 => {
+            let f: crate::pfn::PFN_vkCmdExecuteGeneratedCommandsEXT = entry::cmd_execute_generated_commands_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdExecuteGeneratedCommandsEXT, unsafe extern "system" fn()>(f) })
+        }
+        188 => {
+            let f: crate::pfn::PFN_vkCmdPreprocessGeneratedCommandsEXT = entry::cmd_preprocess_generated_commands_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPreprocessGeneratedCommandsEXT, unsafe extern "system" fn()>(f) })
+        }
+        189 => {
+            let f: crate::pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsEXT = entry::get_generated_commands_memory_requirements_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetGeneratedCommandsMemoryRequirementsEXT, unsafe extern "system" fn()>(f) })
+        }
+        190 => {
+            let f: crate::pfn::PFN_vkCreateIndirectCommandsLayoutEXT = entry::create_indirect_commands_layout_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateIndirectCommandsLayoutEXT, unsafe extern "system" fn()>(f) })
+        }
+        191 => {
+            let f: crate::pfn::PFN_vkDestroyIndirectCommandsLayoutEXT = entry::destroy_indirect_commands_layout_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyIndirectCommandsLayoutEXT, unsafe extern "system" fn()>(f) })
+        }
+        192 => {
+            let f: crate::pfn::PFN_vkCreateIndirectExecutionSetEXT = entry::create_indirect_execution_set_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateIndirectExecutionSetEXT, unsafe extern "system" fn()>(f) })
+        }
+        193 => {
+            let f: crate::pfn::PFN_vkDestroyIndirectExecutionSetEXT = entry::destroy_indirect_execution_set_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyIndirectExecutionSetEXT, unsafe extern "system" fn()>(f) })
+        }
+        194 => {
+            let f: crate::pfn::PFN_vkUpdateIndirectExecutionSetPipelineEXT = entry::update_indirect_execution_set_pipeline_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUpdateIndirectExecutionSetPipelineEXT, unsafe extern "system" fn()>(f) })
+        }
+        195 => {
+            let f: crate::pfn::PFN_vkUpdateIndirectExecutionSetShaderEXT = entry::update_indirect_execution_set_shader_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUpdateIndirectExecutionSetShaderEXT, unsafe extern "system" fn()>(f) })
+        }
+        196 | 197 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceFeatures2 = entry::get_physical_device_features2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceFeatures2, unsafe extern "system" fn()>(f) })
         }
-        176 | 177 => {
+        198 | 199 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceProperties2 = entry::get_physical_device_properties2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceProperties2, unsafe extern "system" fn()>(f) })
         }
-        178 | 179 => {
+        200 | 201 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceFormatProperties2 = entry::get_physical_device_format_properties2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceFormatProperties2, unsafe extern "system" fn()>(f) })
         }
-        180 | 181 => {
+        202 | 203 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceImageFormatProperties2 = entry::get_physical_device_image_format_properties2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceImageFormatProperties2, unsafe extern "system" fn()>(f) })
         }
-        182 | 183 => {
+        204 | 205 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties2 = entry::get_physical_device_queue_family_properties2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyProperties2, unsafe extern "system" fn()>(f) })
         }
-        184 | 185 => {
+        206 | 207 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceMemoryProperties2 = entry::get_physical_device_memory_properties2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceMemoryProperties2, unsafe extern "system" fn()>(f) })
         }
-        186 | 187 => {
+        208 | 209 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties2 = entry::get_physical_device_sparse_image_format_properties2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSparseImageFormatProperties2, unsafe extern "system" fn()>(f) })
         }
-        188 => {
-            let f: crate::pfn::PFN_vkCmdPushDescriptorSetKHR = entry::cmd_push_descriptor_set_khr::<D>;
+        210 | 211 => {
+            let f: crate::pfn::PFN_vkCmdPushDescriptorSet = entry::cmd_push_descriptor_set::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDescriptorSetKHR, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDescriptorSet, unsafe extern "system" fn()>(f) })
         }
-        189 | 190 => {
+        212 | 213 => {
             let f: crate::pfn::PFN_vkTrimCommandPool = entry::trim_command_pool::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkTrimCommandPool, unsafe extern "system" fn()>(f) })
         }
-        191 | 192 => {
+        214 | 215 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceExternalBufferProperties = entry::get_physical_device_external_buffer_properties::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceExternalBufferProperties, unsafe extern "system" fn()>(f) })
         }
-        193 => {
+        216 => {
             let f: crate::pfn::PFN_vkGetMemoryFdKHR = entry::get_memory_fd_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetMemoryFdKHR, unsafe extern "system" fn()>(f) })
         }
-        194 => {
+        217 => {
             let f: crate::pfn::PFN_vkGetMemoryFdPropertiesKHR = entry::get_memory_fd_properties_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetMemoryFdPropertiesKHR, unsafe extern "system" fn()>(f) })
         }
-        195 => {
+        218 => {
             let f: crate::pfn::PFN_vkGetMemoryRemoteAddressNV = entry::get_memory_remote_address_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetMemoryRemoteAddressNV, unsafe extern "system" fn()>(f) })
         }
-        196 | 197 => {
+        219 | 220 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceExternalSemaphoreProperties = entry::get_physical_device_external_semaphore_properties::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceExternalSemaphoreProperties, unsafe extern "system" fn()>(f) })
         }
-        198 => {
+        221 => {
             let f: crate::pfn::PFN_vkGetSemaphoreFdKHR = entry::get_semaphore_fd_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSemaphoreFdKHR, unsafe extern "system" fn()>(f) })
         }
-        199 => {
+        222 => {
             let f: crate::pfn::PFN_vkImportSemaphoreFdKHR = entry::import_semaphore_fd_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkImportSemaphoreFdKHR, unsafe extern "system" fn()>(f) })
         }
-        200 | 201 => {
+        223 | 224 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceExternalFenceProperties = entry::get_physical_device_external_fence_properties::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceExternalFenceProperties, unsafe extern "system" fn()>(f) })
         }
-        202 => {
+        225 => {
             let f: crate::pfn::PFN_vkGetFenceFdKHR = entry::get_fence_fd_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetFenceFdKHR, unsafe extern "system" fn()>(f) })
         }
-        203 => {
+        226 => {
             let f: crate::pfn::PFN_vkImportFenceFdKHR = entry::import_fence_fd_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkImportFenceFdKHR, unsafe extern "system" fn()>(f) })
         }
-        204 | 205 => {
+        227 | 228 => {
             let f: crate::pfn::PFN_vkEnumeratePhysicalDeviceGroups = entry::enumerate_physical_device_groups::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkEnumeratePhysicalDeviceGroups, unsafe extern "system" fn()>(f) })
         }
-        206 | 207 => {
+        229 | 230 => {
             let f: crate::pfn::PFN_vkGetDeviceGroupPeerMemoryFeatures = entry::get_device_group_peer_memory_features::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceGroupPeerMemoryFeatures, unsafe extern "system" fn()>(f) })
         }
-        208 | 209 => {
+        231 | 232 => {
             let f: crate::pfn::PFN_vkBindBufferMemory2 = entry::bind_buffer_memory2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindBufferMemory2, unsafe extern "system" fn()>(f) })
         }
-        210 | 211 => {
+        233 | 234 => {
             let f: crate::pfn::PFN_vkBindImageMemory2 = entry::bind_image_memory2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindImageMemory2, unsafe extern "system" fn()>(f) })
         }
-        212 | 213 => {
+        235 | 236 => {
             let f: crate::pfn::PFN_vkCmdSetDeviceMask = entry::cmd_set_device_mask::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDeviceMask, unsafe extern "system" fn()>(f) })
         }
-        214 => {
+        237 => {
             let f: crate::pfn::PFN_vkGetDeviceGroupPresentCapabilitiesKHR = entry::get_device_group_present_capabilities_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceGroupPresentCapabilitiesKHR, unsafe extern "system" fn()>(f) })
         }
-        215 => {
+        238 => {
             let f: crate::pfn::PFN_vkGetDeviceGroupSurfacePresentModesKHR = entry::get_device_group_surface_present_modes_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceGroupSurfacePresentModesKHR, unsafe extern "system" fn()>(f) })
         }
-        216 => {
+        239 => {
             let f: crate::pfn::PFN_vkAcquireNextImage2KHR = entry::acquire_next_image2_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAcquireNextImage2KHR, unsafe extern "system" fn()>(f) })
         }
-        217 | 218 => {
+        240 | 241 => {
             let f: crate::pfn::PFN_vkCmdDispatchBase = entry::cmd_dispatch_base::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDispatchBase, unsafe extern "system" fn()>(f) })
         }
-        219 => {
+        242 => {
             let f: crate::pfn::PFN_vkGetPhysicalDevicePresentRectanglesKHR = entry::get_physical_device_present_rectangles_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDevicePresentRectanglesKHR, unsafe extern "system" fn()>(f) })
         }
-        220 | 221 => {
+        243 | 244 => {
             let f: crate::pfn::PFN_vkCreateDescriptorUpdateTemplate = entry::create_descriptor_update_template::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDescriptorUpdateTemplate, unsafe extern "system" fn()>(f) })
         }
-        222 | 223 => {
+        245 | 246 => {
             let f: crate::pfn::PFN_vkDestroyDescriptorUpdateTemplate = entry::destroy_descriptor_update_template::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDescriptorUpdateTemplate, unsafe extern "system" fn()>(f) })
         }
-        224 | 225 => {
+        247 | 248 => {
             let f: crate::pfn::PFN_vkUpdateDescriptorSetWithTemplate = entry::update_descriptor_set_with_template::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUpdateDescriptorSetWithTemplate, unsafe extern "system" fn()>(f) })
         }
-        226 => {
-            let f: crate::pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR = entry::cmd_push_descriptor_set_with_template_khr::<D>;
+        249 | 250 => {
+            let f: crate::pfn::PFN_vkCmdPushDescriptorSetWithTemplate = entry::cmd_push_descriptor_set_with_template::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDescriptorSetWithTemplateKHR, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDescriptorSetWithTemplate, unsafe extern "system" fn()>(f) })
         }
-        227 => {
+        251 => {
             let f: crate::pfn::PFN_vkSetHdrMetadataEXT = entry::set_hdr_metadata_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetHdrMetadataEXT, unsafe extern "system" fn()>(f) })
         }
-        228 => {
+        252 => {
             let f: crate::pfn::PFN_vkGetSwapchainStatusKHR = entry::get_swapchain_status_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainStatusKHR, unsafe extern "system" fn()>(f) })
         }
-        229 => {
+        253 => {
             let f: crate::pfn::PFN_vkGetRefreshCycleDurationGOOGLE = entry::get_refresh_cycle_duration_google::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetRefreshCycleDurationGOOGLE, unsafe extern "system" fn()>(f) })
         }
-        230 => {
+        254 => {
             let f: crate::pfn::PFN_vkGetPastPresentationTimingGOOGLE = entry::get_past_presentation_timing_google::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPastPresentationTimingGOOGLE, unsafe extern "system" fn()>(f) })
         }
-        231 => {
+        255 => {
             let f: crate::pfn::PFN_vkCmdSetViewportWScalingNV = entry::cmd_set_viewport_w_scaling_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetViewportWScalingNV, unsafe extern "system" fn()>(f) })
         }
-        232 => {
+        256 => {
             let f: crate::pfn::PFN_vkCmdSetDiscardRectangleEXT = entry::cmd_set_discard_rectangle_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDiscardRectangleEXT, unsafe extern "system" fn()>(f) })
         }
-        233 => {
+        257 => {
+            let f: crate::pfn::PFN_vkCmdSetDiscardRectangleEnableEXT = entry::cmd_set_discard_rectangle_enable_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDiscardRectangleEnableEXT, unsafe extern "system" fn()>(f) })
+        }
+        258 => {
+            let f: crate::pfn::PFN_vkCmdSetDiscardRectangleModeEXT = entry::cmd_set_discard_rectangle_mode_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDiscardRectangleModeEXT, unsafe extern "system" fn()>(f) })
+        }
+        259 => {
             let f: crate::pfn::PFN_vkCmdSetSampleLocationsEXT = entry::cmd_set_sample_locations_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetSampleLocationsEXT, unsafe extern "system" fn()>(f) })
         }
-        234 => {
+        260 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceMultisamplePropertiesEXT = entry::get_physical_device_multisample_properties_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceMultisamplePropertiesEXT, unsafe extern "system" fn()>(f) })
         }
-        235 => {
+        261 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR = entry::get_physical_device_surface_capabilities2_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR, unsafe extern "system" fn()>(f) })
         }
-        236 => {
+        262 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR = entry::get_physical_device_surface_formats2_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR, unsafe extern "system" fn()>(f) })
         }
-        237 | 238 => {
+        263 | 264 => {
             let f: crate::pfn::PFN_vkGetBufferMemoryRequirements2 = entry::get_buffer_memory_requirements2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetBufferMemoryRequirements2, unsafe extern "system" fn()>(f) })
         }
-        239 | 240 => {
+        265 | 266 => {
             let f: crate::pfn::PFN_vkGetImageMemoryRequirements2 = entry::get_image_memory_requirements2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageMemoryRequirements2, unsafe extern "system" fn()>(f) })
         }
-        241 | 242 => {
+        267 | 268 => {
             let f: crate::pfn::PFN_vkGetImageSparseMemoryRequirements2 = entry::get_image_sparse_memory_requirements2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageSparseMemoryRequirements2, unsafe extern "system" fn()>(f) })
         }
-        243 | 244 => {
+        269 | 270 => {
             let f: crate::pfn::PFN_vkGetDeviceBufferMemoryRequirements = entry::get_device_buffer_memory_requirements::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceBufferMemoryRequirements, unsafe extern "system" fn()>(f) })
         }
-        245 | 246 => {
+        271 | 272 => {
             let f: crate::pfn::PFN_vkGetDeviceImageMemoryRequirements = entry::get_device_image_memory_requirements::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceImageMemoryRequirements, unsafe extern "system" fn()>(f) })
         }
-        247 | 248 => {
+        273 | 274 => {
             let f: crate::pfn::PFN_vkGetDeviceImageSparseMemoryRequirements = entry::get_device_image_sparse_memory_requirements::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceImageSparseMemoryRequirements, unsafe extern "system" fn()>(f) })
         }
-        249 | 250 => {
+        275 | 276 => {
             let f: crate::pfn::PFN_vkCreateSamplerYcbcrConversion = entry::create_sampler_ycbcr_conversion::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateSamplerYcbcrConversion, unsafe extern "system" fn()>(f) })
         }
-        251 | 252 => {
+        277 | 278 => {
             let f: crate::pfn::PFN_vkDestroySamplerYcbcrConversion = entry::destroy_sampler_ycbcr_conversion::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroySamplerYcbcrConversion, unsafe extern "system" fn()>(f) })
         }
-        253 => {
+        279 => {
             let f: crate::pfn::PFN_vkGetDeviceQueue2 = entry::get_device_queue2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceQueue2, unsafe extern "system" fn()>(f) })
         }
-        254 => {
+        280 => {
             let f: crate::pfn::PFN_vkCreateValidationCacheEXT = entry::create_validation_cache_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateValidationCacheEXT, unsafe extern "system" fn()>(f) })
         }
-        255 => {
+        281 => {
             let f: crate::pfn::PFN_vkDestroyValidationCacheEXT = entry::destroy_validation_cache_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyValidationCacheEXT, unsafe extern "system" fn()>(f) })
         }
-        256 => {
+        282 => {
             let f: crate::pfn::PFN_vkGetValidationCacheDataEXT = entry::get_validation_cache_data_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetValidationCacheDataEXT, unsafe extern "system" fn()>(f) })
         }
-        257 => {
+        283 => {
             let f: crate::pfn::PFN_vkMergeValidationCachesEXT = entry::merge_validation_caches_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkMergeValidationCachesEXT, unsafe extern "system" fn()>(f) })
         }
-        258 | 259 => {
+        284 | 285 => {
             let f: crate::pfn::PFN_vkGetDescriptorSetLayoutSupport = entry::get_descriptor_set_layout_support::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDescriptorSetLayoutSupport, unsafe extern "system" fn()>(f) })
         }
-        260 => {
+        286 => {
             let f: crate::pfn::PFN_vkGetSwapchainGrallocUsageANDROID = entry::get_swapchain_gralloc_usage_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainGrallocUsageANDROID, unsafe extern "system" fn()>(f) })
         }
-        261 => {
+        287 => {
             let f: crate::pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID = entry::get_swapchain_gralloc_usage2_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID, unsafe extern "system" fn()>(f) })
         }
-        262 => {
+        288 => {
             let f: crate::pfn::PFN_vkAcquireImageANDROID = entry::acquire_image_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAcquireImageANDROID, unsafe extern "system" fn()>(f) })
         }
-        263 => {
+        289 => {
             let f: crate::pfn::PFN_vkQueueSignalReleaseImageANDROID = entry::queue_signal_release_image_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueSignalReleaseImageANDROID, unsafe extern "system" fn()>(f) })
         }
-        264 => {
+        290 => {
             let f: crate::pfn::PFN_vkGetShaderInfoAMD = entry::get_shader_info_amd::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetShaderInfoAMD, unsafe extern "system" fn()>(f) })
         }
-        265 => {
+        291 => {
             let f: crate::pfn::PFN_vkSetLocalDimmingAMD = entry::set_local_dimming_amd::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetLocalDimmingAMD, unsafe extern "system" fn()>(f) })
         }
-        266 => {
-            let f: crate::pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT = entry::get_physical_device_calibrateable_time_domains_ext::<D>;
+        292 | 293 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR = entry::get_physical_device_calibrateable_time_domains_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR, unsafe extern "system" fn()>(f) })
         }
-        267 => {
-            let f: crate::pfn::PFN_vkGetCalibratedTimestampsEXT = entry::get_calibrated_timestamps_ext::<D>;
+        294 | 295 => {
+            let f: crate::pfn::PFN_vkGetCalibratedTimestampsKHR = entry::get_calibrated_timestamps_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetCalibratedTimestampsEXT, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetCalibratedTimestampsKHR, unsafe extern "system" fn()>(f) })
         }
-        268 => {
+        296 => {
             let f: crate::pfn::PFN_vkSetDebugUtilsObjectNameEXT = entry::set_debug_utils_object_name_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetDebugUtilsObjectNameEXT, unsafe extern "system" fn()>(f) })
         }
-        269 => {
+        297 => {
             let f: crate::pfn::PFN_vkSetDebugUtilsObjectTagEXT = entry::set_debug_utils_object_tag_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetDebugUtilsObjectTagEXT, unsafe extern "system" fn()>(f) })
         }
-        270 => {
+        298 => {
             let f: crate::pfn::PFN_vkQueueBeginDebugUtilsLabelEXT = entry::queue_begin_debug_utils_label_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueBeginDebugUtilsLabelEXT, unsafe extern "system" fn()>(f) })
         }
-        271 => {
+        299 => {
             let f: crate::pfn::PFN_vkQueueEndDebugUtilsLabelEXT = entry::queue_end_debug_utils_label_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueEndDebugUtilsLabelEXT, unsafe extern "system" fn()>(f) })
         }
-        272 => {
+        300 => {
             let f: crate::pfn::PFN_vkQueueInsertDebugUtilsLabelEXT = entry::queue_insert_debug_utils_label_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueInsertDebugUtilsLabelEXT, unsafe extern "system" fn()>(f) })
         }
-        273 => {
+        301 => {
             let f: crate::pfn::PFN_vkCmdBeginDebugUtilsLabelEXT = entry::cmd_begin_debug_utils_label_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginDebugUtilsLabelEXT, unsafe extern "system" fn()>(f) })
         }
-        274 => {
+        302 => {
             let f: crate::pfn::PFN_vkCmdEndDebugUtilsLabelEXT = entry::cmd_end_debug_utils_label_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndDebugUtilsLabelEXT, unsafe extern "system" fn()>(f) })
         }
-        275 => {
+        303 => {
             let f: crate::pfn::PFN_vkCmdInsertDebugUtilsLabelEXT = entry::cmd_insert_debug_utils_label_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdInsertDebugUtilsLabelEXT, unsafe extern "system" fn()>(f) })
         }
-        276 => {
+        304 => {
             let f: crate::pfn::PFN_vkCreateDebugUtilsMessengerEXT = entry::create_debug_utils_messenger_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDebugUtilsMessengerEXT, unsafe extern "system" fn()>(f) })
         }
-        277 => {
+        305 => {
             let f: crate::pfn::PFN_vkDestroyDebugUtilsMessengerEXT = entry::destroy_debug_utils_messenger_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDebugUtilsMessengerEXT, unsafe extern "system" fn()>(f) })
         }
-        278 => {
+        306 => {
             let f: crate::pfn::PFN_vkSubmitDebugUtilsMessageEXT = entry::submit_debug_utils_message_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSubmitDebugUtilsMessageEXT, unsafe extern "system" fn()>(f) })
         }
-        279 => {
+        307 => {
             let f: crate::pfn::PFN_vkGetMemoryHostPointerPropertiesEXT = entry::get_memory_host_pointer_properties_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetMemoryHostPointerPropertiesEXT, unsafe extern "system" fn()>(f) })
         }
-        280 => {
+        308 => {
             let f: crate::pfn::PFN_vkCmdWriteBufferMarkerAMD = entry::cmd_write_buffer_marker_amd::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteBufferMarkerAMD, unsafe extern "system" fn()>(f) })
         }
-        281 | 282 => {
+        309 | 310 => {
             let f: crate::pfn::PFN_vkCreateRenderPass2 = entry::create_render_pass2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateRenderPass2, unsafe extern "system" fn()>(f) })
         }
-        283 | 284 => {
+        311 | 312 => {
             let f: crate::pfn::PFN_vkCmdBeginRenderPass2 = entry::cmd_begin_render_pass2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginRenderPass2, unsafe extern "system" fn()>(f) })
         }
-        285 | 286 => {
+        313 | 314 => {
             let f: crate::pfn::PFN_vkCmdNextSubpass2 = entry::cmd_next_subpass2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdNextSubpass2, unsafe extern "system" fn()>(f) })
         }
-        287 | 288 => {
+        315 | 316 => {
             let f: crate::pfn::PFN_vkCmdEndRenderPass2 = entry::cmd_end_render_pass2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndRenderPass2, unsafe extern "system" fn()>(f) })
         }
-        289 | 290 => {
+        317 | 318 => {
             let f: crate::pfn::PFN_vkGetSemaphoreCounterValue = entry::get_semaphore_counter_value::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSemaphoreCounterValue, unsafe extern "system" fn()>(f) })
         }
-        291 | 292 => {
+        319 | 320 => {
             let f: crate::pfn::PFN_vkWaitSemaphores = entry::wait_semaphores::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWaitSemaphores, unsafe extern "system" fn()>(f) })
         }
-        293 | 294 => {
+        321 | 322 => {
             let f: crate::pfn::PFN_vkSignalSemaphore = entry::signal_semaphore::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSignalSemaphore, unsafe extern "system" fn()>(f) })
         }
-        295 => {
+        323 => {
             let f: crate::pfn::PFN_vkGetAndroidHardwareBufferPropertiesANDROID = entry::get_android_hardware_buffer_properties_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetAndroidHardwareBufferPropertiesANDROID, unsafe extern "system" fn()>(f) })
         }
-        296 => {
+        324 => {
             let f: crate::pfn::PFN_vkGetMemoryAndroidHardwareBufferANDROID = entry::get_memory_android_hardware_buffer_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetMemoryAndroidHardwareBufferANDROID, unsafe extern "system" fn()>(f) })
         }
-        297 | 298 | 299 => {
+        325 | 326 | 327 => {
             let f: crate::pfn::PFN_vkCmdDrawIndirectCount = entry::cmd_draw_indirect_count::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndirectCount, unsafe extern "system" fn()>(f) })
         }
-        300 | 301 | 302 => {
+        328 | 329 | 330 => {
             let f: crate::pfn::PFN_vkCmdDrawIndexedIndirectCount = entry::cmd_draw_indexed_indirect_count::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndexedIndirectCount, unsafe extern "system" fn()>(f) })
         }
-        303 => {
+        331 => {
             let f: crate::pfn::PFN_vkCmdSetCheckpointNV = entry::cmd_set_checkpoint_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCheckpointNV, unsafe extern "system" fn()>(f) })
         }
-        304 => {
+        332 => {
             let f: crate::pfn::PFN_vkGetQueueCheckpointDataNV = entry::get_queue_checkpoint_data_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetQueueCheckpointDataNV, unsafe extern "system" fn()>(f) })
         }
-        305 => {
+        333 => {
             let f: crate::pfn::PFN_vkCmdBindTransformFeedbackBuffersEXT = entry::cmd_bind_transform_feedback_buffers_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindTransformFeedbackBuffersEXT, unsafe extern "system" fn()>(f) })
         }
-        306 => {
+        334 => {
             let f: crate::pfn::PFN_vkCmdBeginTransformFeedbackEXT = entry::cmd_begin_transform_feedback_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginTransformFeedbackEXT, unsafe extern "system" fn()>(f) })
         }
-        307 => {
+        335 => {
             let f: crate::pfn::PFN_vkCmdEndTransformFeedbackEXT = entry::cmd_end_transform_feedback_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndTransformFeedbackEXT, unsafe extern "system" fn()>(f) })
         }
-        308 => {
+        336 => {
             let f: crate::pfn::PFN_vkCmdBeginQueryIndexedEXT = entry::cmd_begin_query_indexed_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginQueryIndexedEXT, unsafe extern "system" fn()>(f) })
         }
-        309 => {
+        337 => {
             let f: crate::pfn::PFN_vkCmdEndQueryIndexedEXT = entry::cmd_end_query_indexed_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndQueryIndexedEXT, unsafe extern "system" fn()>(f) })
         }
-        310 => {
+        338 => {
             let f: crate::pfn::PFN_vkCmdDrawIndirectByteCountEXT = entry::cmd_draw_indirect_byte_count_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndirectByteCountEXT, unsafe extern "system" fn()>(f) })
         }
-        311 => {
+        339 => {
             let f: crate::pfn::PFN_vkCmdSetExclusiveScissorNV = entry::cmd_set_exclusive_scissor_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetExclusiveScissorNV, unsafe extern "system" fn()>(f) })
         }
-        312 => {
+        340 => {
+            let f: crate::pfn::PFN_vkCmdSetExclusiveScissorEnableNV = entry::cmd_set_exclusive_scissor_enable_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetExclusiveScissorEnableNV, unsafe extern "system" fn()>(f) })
+        }
+        341 => {
             let f: crate::pfn::PFN_vkCmdBindShadingRateImageNV = entry::cmd_bind_shading_rate_image_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindShadingRateImageNV, unsafe extern "system" fn()>(f) })
         }
-        313 => {
+        342 => {
             let f: crate::pfn::PFN_vkCmdSetViewportShadingRatePaletteNV = entry::cmd_set_viewport_shading_rate_palette_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetViewportShadingRatePaletteNV, unsafe extern "system" fn()>(f) })
         }
-        314 => {
+        343 => {
             let f: crate::pfn::PFN_vkCmdSetCoarseSampleOrderNV = entry::cmd_set_coarse_sample_order_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoarseSampleOrderNV, unsafe extern "system" fn()>(f) })
         }
-        315 => {
+        344 => {
             let f: crate::pfn::PFN_vkCmdDrawMeshTasksNV = entry::cmd_draw_mesh_tasks_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksNV, unsafe extern "system" fn()>(f) })
         }
-        316 => {
+        345 => {
             let f: crate::pfn::PFN_vkCmdDrawMeshTasksIndirectNV = entry::cmd_draw_mesh_tasks_indirect_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksIndirectNV, unsafe extern "system" fn()>(f) })
         }
-        317 => {
+        346 => {
             let f: crate::pfn::PFN_vkCmdDrawMeshTasksIndirectCountNV = entry::cmd_draw_mesh_tasks_indirect_count_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksIndirectCountNV, unsafe extern "system" fn()>(f) })
         }
-        318 => {
+        347 => {
             let f: crate::pfn::PFN_vkCmdDrawMeshTasksEXT = entry::cmd_draw_mesh_tasks_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksEXT, unsafe extern "system" fn()>(f) })
         }
-        319 => {
+        348 => {
             let f: crate::pfn::PFN_vkCmdDrawMeshTasksIndirectEXT = entry::cmd_draw_mesh_tasks_indirect_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksIndirectEXT, unsafe extern "system" fn()>(f) })
         }
-        320 => {
+        349 => {
             let f: crate::pfn::PFN_vkCmdDrawMeshTasksIndirectCountEXT = entry::cmd_draw_mesh_tasks_indirect_count_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksIndirectCountEXT, unsafe extern "system" fn()>(f) })
         }
-        321 => {
+        350 => {
             let f: crate::pfn::PFN_vkCompileDeferredNV = entry::compile_deferred_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCompileDeferredNV, unsafe extern "system" fn()>(f) })
         }
-        322 => {
+        351 => {
             let f: crate::pfn::PFN_vkCreateAccelerationStructureNV = entry::create_acceleration_structure_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateAccelerationStructureNV, unsafe extern "system" fn()>(f) })
         }
-        323 => {
+        352 => {
             let f: crate::pfn::PFN_vkCmdBindInvocationMaskHUAWEI = entry::cmd_bind_invocation_mask_huawei::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindInvocationMaskHUAWEI, unsafe extern "system" fn()>(f) })
         }
-        324 => {
+        353 => {
             let f: crate::pfn::PFN_vkDestroyAccelerationStructureKHR = entry::destroy_acceleration_structure_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyAccelerationStructureKHR, unsafe extern "system" fn()>(f) })
         }
-        325 => {
+        354 => {
             let f: crate::pfn::PFN_vkDestroyAccelerationStructureNV = entry::destroy_acceleration_structure_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyAccelerationStructureNV, unsafe extern "system" fn()>(f) })
         }
-        326 => {
+        355 => {
             let f: crate::pfn::PFN_vkGetAccelerationStructureMemoryRequirementsNV = entry::get_acceleration_structure_memory_requirements_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetAccelerationStructureMemoryRequirementsNV, unsafe extern "system" fn()>(f) })
         }
-        327 => {
+        356 => {
             let f: crate::pfn::PFN_vkBindAccelerationStructureMemoryNV = entry::bind_acceleration_structure_memory_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindAccelerationStructureMemoryNV, unsafe extern "system" fn()>(f) })
         }
-        328 => {
+        357 => {
             let f: crate::pfn::PFN_vkCmdCopyAccelerationStructureNV = entry::cmd_copy_acceleration_structure_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyAccelerationStructureNV, unsafe extern "system" fn()>(f) })
         }
-        329 => {
+        358 => {
             let f: crate::pfn::PFN_vkCmdCopyAccelerationStructureKHR = entry::cmd_copy_acceleration_structure_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyAccelerationStructureKHR, unsafe extern "system" fn()>(f) })
         }
-        330 => {
+        359 => {
             let f: crate::pfn::PFN_vkCopyAccelerationStructureKHR = entry::copy_acceleration_structure_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyAccelerationStructureKHR, unsafe extern "system" fn()>(f) })
         }
-        331 => {
+        360 => {
             let f: crate::pfn::PFN_vkCmdCopyAccelerationStructureToMemoryKHR = entry::cmd_copy_acceleration_structure_to_memory_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyAccelerationStructureToMemoryKHR, unsafe extern "system" fn()>(f) })
         }
-        332 => {
+        361 => {
             let f: crate::pfn::PFN_vkCopyAccelerationStructureToMemoryKHR = entry::copy_acceleration_structure_to_memory_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyAccelerationStructureToMemoryKHR, unsafe extern "system" fn()>(f) })
         }
-        333 => {
+        362 => {
             let f: crate::pfn::PFN_vkCmdCopyMemoryToAccelerationStructureKHR = entry::cmd_copy_memory_to_acceleration_structure_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryToAccelerationStructureKHR, unsafe extern "system" fn()>(f) })
         }
-        334 => {
+        363 => {
             let f: crate::pfn::PFN_vkCopyMemoryToAccelerationStructureKHR = entry::copy_memory_to_acceleration_structure_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyMemoryToAccelerationStructureKHR, unsafe extern "system" fn()>(f) })
         }
-        335 => {
+        364 => {
             let f: crate::pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR = entry::cmd_write_acceleration_structures_properties_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR, unsafe extern "system" fn()>(f) })
         }
-        336 => {
+        365 => {
             let f: crate::pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesNV = entry::cmd_write_acceleration_structures_properties_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteAccelerationStructuresPropertiesNV, unsafe extern "system" fn()>(f) })
         }
-        337 => {
+        366 => {
             let f: crate::pfn::PFN_vkCmdBuildAccelerationStructureNV = entry::cmd_build_acceleration_structure_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBuildAccelerationStructureNV, unsafe extern "system" fn()>(f) })
         }
-        338 => {
+        367 => {
             let f: crate::pfn::PFN_vkWriteAccelerationStructuresPropertiesKHR = entry::write_acceleration_structures_properties_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWriteAccelerationStructuresPropertiesKHR, unsafe extern "system" fn()>(f) })
         }
-        339 => {
+        368 => {
             let f: crate::pfn::PFN_vkCmdTraceRaysKHR = entry::cmd_trace_rays_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdTraceRaysKHR, unsafe extern "system" fn()>(f) })
         }
-        340 => {
+        369 => {
             let f: crate::pfn::PFN_vkCmdTraceRaysNV = entry::cmd_trace_rays_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdTraceRaysNV, unsafe extern "system" fn()>(f) })
         }
-        341 | 342 => {
+        370 | 371 => {
             let f: crate::pfn::PFN_vkGetRayTracingShaderGroupHandlesKHR = entry::get_ray_tracing_shader_group_handles_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetRayTracingShaderGroupHandlesKHR, unsafe extern "system" fn()>(f) })
         }
-        343 => {
+        372 => {
             let f: crate::pfn::PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR = entry::get_ray_tracing_capture_replay_shader_group_handles_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, unsafe extern "system" fn()>(f) })
         }
-        344 => {
+        373 => {
             let f: crate::pfn::PFN_vkGetAccelerationStructureHandleNV = entry::get_acceleration_structure_handle_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetAccelerationStructureHandleNV, unsafe extern "system" fn()>(f) })
         }
-        345 => {
+        374 => {
             let f: crate::pfn::PFN_vkCreateRayTracingPipelinesNV = entry::create_ray_tracing_pipelines_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateRayTracingPipelinesNV, unsafe extern "system" fn()>(f) })
         }
-        346 => {
+        375 => {
             let f: crate::pfn::PFN_vkCreateRayTracingPipelinesKHR = entry::create_ray_tracing_pipelines_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateRayTracingPipelinesKHR, unsafe extern "system" fn()>(f) })
         }
-        347 => {
+        376 => {
             let f: crate::pfn::PFN_vkCmdTraceRaysIndirectKHR = entry::cmd_trace_rays_indirect_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdTraceRaysIndirectKHR, unsafe extern "system" fn()>(f) })
         }
-        348 => {
+        377 => {
             let f: crate::pfn::PFN_vkCmdTraceRaysIndirect2KHR = entry::cmd_trace_rays_indirect2_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdTraceRaysIndirect2KHR, unsafe extern "system" fn()>(f) })
         }
-        349 => {
+        378 => {
+            let f: crate::pfn::PFN_vkGetClusterAccelerationStructureBuildSizesNV = entry::get_cluster_acceleration_structure_build_sizes_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetClusterAccelerationStructureBuildSizesNV, unsafe extern "system" fn()>(f) })
+        }
+        379 => {
+            let f: crate::pfn::PFN_vkCmdBuildClusterAccelerationStructureIndirectNV = entry::cmd_build_cluster_acceleration_structure_indirect_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBuildClusterAccelerationStructureIndirectNV, unsafe extern "system" fn()>(f) })
+        }
+        380 => {
             let f: crate::pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR = entry::get_device_acceleration_structure_compatibility_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceAccelerationStructureCompatibilityKHR, unsafe extern "system" fn()>(f) })
         }
-        350 => {
+        381 => {
             let f: crate::pfn::PFN_vkGetRayTracingShaderGroupStackSizeKHR = entry::get_ray_tracing_shader_group_stack_size_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetRayTracingShaderGroupStackSizeKHR, unsafe extern "system" fn()>(f) })
         }
-        351 => {
+        382 => {
             let f: crate::pfn::PFN_vkCmdSetRayTracingPipelineStackSizeKHR = entry::cmd_set_ray_tracing_pipeline_stack_size_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRayTracingPipelineStackSizeKHR, unsafe extern "system" fn()>(f) })
         }
-        352 => {
+        383 => {
             let f: crate::pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR = entry::enumerate_physical_device_queue_family_performance_query_counters_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, unsafe extern "system" fn()>(f) })
         }
-        353 => {
+        384 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR = entry::get_physical_device_queue_family_performance_query_passes_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR, unsafe extern "system" fn()>(f) })
         }
-        354 => {
+        385 => {
             let f: crate::pfn::PFN_vkAcquireProfilingLockKHR = entry::acquire_profiling_lock_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAcquireProfilingLockKHR, unsafe extern "system" fn()>(f) })
         }
-        355 => {
+        386 => {
             let f: crate::pfn::PFN_vkReleaseProfilingLockKHR = entry::release_profiling_lock_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkReleaseProfilingLockKHR, unsafe extern "system" fn()>(f) })
         }
-        356 => {
+        387 => {
             let f: crate::pfn::PFN_vkGetImageDrmFormatModifierPropertiesEXT = entry::get_image_drm_format_modifier_properties_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageDrmFormatModifierPropertiesEXT, unsafe extern "system" fn()>(f) })
         }
-        357 | 358 => {
+        388 | 389 => {
             let f: crate::pfn::PFN_vkGetBufferOpaqueCaptureAddress = entry::get_buffer_opaque_capture_address::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetBufferOpaqueCaptureAddress, unsafe extern "system" fn()>(f) })
         }
-        359 | 360 | 361 => {
+        390 | 391 | 392 => {
             let f: crate::pfn::PFN_vkGetBufferDeviceAddress = entry::get_buffer_device_address::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetBufferDeviceAddress, unsafe extern "system" fn()>(f) })
         }
-        362 => {
+        393 => {
             let f: crate::pfn::PFN_vkInitializePerformanceApiINTEL = entry::initialize_performance_api_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkInitializePerformanceApiINTEL, unsafe extern "system" fn()>(f) })
         }
-        363 => {
+        394 => {
             let f: crate::pfn::PFN_vkUninitializePerformanceApiINTEL = entry::uninitialize_performance_api_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUninitializePerformanceApiINTEL, unsafe extern "system" fn()>(f) })
         }
-        364 => {
+        395 => {
             let f: crate::pfn::PFN_vkCmdSetPerformanceMarkerINTEL = entry::cmd_set_performance_marker_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPerformanceMarkerINTEL, unsafe extern "system" fn()>(f) })
         }
-        365 => {
+        396 => {
             let f: crate::pfn::PFN_vkCmdSetPerformanceStreamMarkerINTEL = entry::cmd_set_performance_stream_marker_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPerformanceStreamMarkerINTEL, unsafe extern "system" fn()>(f) })
         }
-        366 => {
+        397 => {
             let f: crate::pfn::PFN_vkCmdSetPerformanceOverrideINTEL = entry::cmd_set_performance_override_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPerformanceOverrideINTEL, unsafe extern "system" fn()>(f) })
         }
-        367 => {
+        398 => {
             let f: crate::pfn::PFN_vkAcquirePerformanceConfigurationINTEL = entry::acquire_performance_configuration_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAcquirePerformanceConfigurationINTEL, unsafe extern "system" fn()>(f) })
         }
-        368 => {
+        399 => {
             let f: crate::pfn::PFN_vkReleasePerformanceConfigurationINTEL = entry::release_performance_configuration_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkReleasePerformanceConfigurationINTEL, unsafe extern "system" fn()>(f) })
         }
-        369 => {
+        400 => {
             let f: crate::pfn::PFN_vkQueueSetPerformanceConfigurationINTEL = entry::queue_set_performance_configuration_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueSetPerformanceConfigurationINTEL, unsafe extern "system" fn()>(f) })
         }
-        370 => {
+        401 => {
             let f: crate::pfn::PFN_vkGetPerformanceParameterINTEL = entry::get_performance_parameter_intel::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPerformanceParameterINTEL, unsafe extern "system" fn()>(f) })
         }
-        371 | 372 => {
+        402 | 403 => {
             let f: crate::pfn::PFN_vkGetDeviceMemoryOpaqueCaptureAddress = entry::get_device_memory_opaque_capture_address::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceMemoryOpaqueCaptureAddress, unsafe extern "system" fn()>(f) })
         }
-        373 => {
+        404 => {
             let f: crate::pfn::PFN_vkGetPipelineExecutablePropertiesKHR = entry::get_pipeline_executable_properties_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineExecutablePropertiesKHR, unsafe extern "system" fn()>(f) })
         }
-        374 => {
+        405 => {
             let f: crate::pfn::PFN_vkGetPipelineExecutableStatisticsKHR = entry::get_pipeline_executable_statistics_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineExecutableStatisticsKHR, unsafe extern "system" fn()>(f) })
         }
-        375 => {
+        406 => {
             let f: crate::pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR = entry::get_pipeline_executable_internal_representations_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineExecutableInternalRepresentationsKHR, unsafe extern "system" fn()>(f) })
         }
-        376 => {
-            let f: crate::pfn::PFN_vkCmdSetLineStippleEXT = entry::cmd_set_line_stipple_ext::<D>;
+        407 | 408 | 409 => {
+            let f: crate::pfn::PFN_vkCmdSetLineStipple = entry::cmd_set_line_stipple::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLineStippleEXT, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLineStipple, unsafe extern "system" fn()>(f) })
         }
-        377 | 378 => {
+        410 | 411 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceToolProperties = entry::get_physical_device_tool_properties::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceToolProperties, unsafe extern "system" fn()>(f) })
         }
-        379 => {
+        412 => {
             let f: crate::pfn::PFN_vkCreateAccelerationStructureKHR = entry::create_acceleration_structure_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateAccelerationStructureKHR, unsafe extern "system" fn()>(f) })
         }
-        380 => {
+        413 => {
             let f: crate::pfn::PFN_vkCmdBuildAccelerationStructuresKHR = entry::cmd_build_acceleration_structures_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBuildAccelerationStructuresKHR, unsafe extern "system" fn()>(f) })
         }
-        381 => {
+        414 => {
             let f: crate::pfn::PFN_vkCmdBuildAccelerationStructuresIndirectKHR = entry::cmd_build_acceleration_structures_indirect_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBuildAccelerationStructuresIndirectKHR, unsafe extern "system" fn()>(f) })
         }
-        382 => {
+        415 => {
             let f: crate::pfn::PFN_vkBuildAccelerationStructuresKHR = entry::build_acceleration_structures_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBuildAccelerationStructuresKHR, unsafe extern "system" fn()>(f) })
         }
-        383 => {
+        416 => {
             let f: crate::pfn::PFN_vkGetAccelerationStructureDeviceAddressKHR = entry::get_acceleration_structure_device_address_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetAccelerationStructureDeviceAddressKHR, unsafe extern "system" fn()>(f) })
         }
-        384 => {
+        417 => {
             let f: crate::pfn::PFN_vkCreateDeferredOperationKHR = entry::create_deferred_operation_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDeferredOperationKHR, unsafe extern "system" fn()>(f) })
         }
-        385 => {
+        418 => {
             let f: crate::pfn::PFN_vkDestroyDeferredOperationKHR = entry::destroy_deferred_operation_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDeferredOperationKHR, unsafe extern "system" fn()>(f) })
         }
-        386 => {
+        419 => {
             let f: crate::pfn::PFN_vkGetDeferredOperationMaxConcurrencyKHR = entry::get_deferred_operation_max_concurrency_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeferredOperationMaxConcurrencyKHR, unsafe extern "system" fn()>(f) })
         }
-        387 => {
+        420 => {
             let f: crate::pfn::PFN_vkGetDeferredOperationResultKHR = entry::get_deferred_operation_result_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeferredOperationResultKHR, unsafe extern "system" fn()>(f) })
         }
-        388 => {
+        421 => {
             let f: crate::pfn::PFN_vkDeferredOperationJoinKHR = entry::deferred_operation_join_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDeferredOperationJoinKHR, unsafe extern "system" fn()>(f) })
         }
-        389 | 390 => {
+        422 => {
+            let f: crate::pfn::PFN_vkGetPipelineIndirectMemoryRequirementsNV = entry::get_pipeline_indirect_memory_requirements_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineIndirectMemoryRequirementsNV, unsafe extern "system" fn()>(f) })
+        }
+        423 => {
+            let f: crate::pfn::PFN_vkGetPipelineIndirectDeviceAddressNV = entry::get_pipeline_indirect_device_address_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelineIndirectDeviceAddressNV, unsafe extern "system" fn()>(f) })
+        }
+        424 => {
+            let f: crate::pfn::PFN_vkAntiLagUpdateAMD = entry::anti_lag_update_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkAntiLagUpdateAMD, unsafe extern "system" fn()>(f) })
+        }
+        425 | 426 => {
             let f: crate::pfn::PFN_vkCmdSetCullMode = entry::cmd_set_cull_mode::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCullMode, unsafe extern "system" fn()>(f) })
         }
-        391 | 392 => {
+        427 | 428 => {
             let f: crate::pfn::PFN_vkCmdSetFrontFace = entry::cmd_set_front_face::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetFrontFace, unsafe extern "system" fn()>(f) })
         }
-        393 | 394 => {
+        429 | 430 => {
             let f: crate::pfn::PFN_vkCmdSetPrimitiveTopology = entry::cmd_set_primitive_topology::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPrimitiveTopology, unsafe extern "system" fn()>(f) })
         }
-        395 | 396 => {
+        431 | 432 => {
             let f: crate::pfn::PFN_vkCmdSetViewportWithCount = entry::cmd_set_viewport_with_count::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetViewportWithCount, unsafe extern "system" fn()>(f) })
         }
-        397 | 398 => {
+        433 | 434 => {
             let f: crate::pfn::PFN_vkCmdSetScissorWithCount = entry::cmd_set_scissor_with_count::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetScissorWithCount, unsafe extern "system" fn()>(f) })
         }
-        399 | 400 => {
+        435 | 436 => {
+            let f: crate::pfn::PFN_vkCmdBindIndexBuffer2 = entry::cmd_bind_index_buffer2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindIndexBuffer2, unsafe extern "system" fn()>(f) })
+        }
+        437 | 438 => {
             let f: crate::pfn::PFN_vkCmdBindVertexBuffers2 = entry::cmd_bind_vertex_buffers2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindVertexBuffers2, unsafe extern "system" fn()>(f) })
         }
-        401 | 402 => {
+        439 | 440 => {
             let f: crate::pfn::PFN_vkCmdSetDepthTestEnable = entry::cmd_set_depth_test_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthTestEnable, unsafe extern "system" fn()>(f) })
         }
-        403 | 404 => {
+        441 | 442 => {
             let f: crate::pfn::PFN_vkCmdSetDepthWriteEnable = entry::cmd_set_depth_write_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthWriteEnable, unsafe extern "system" fn()>(f) })
         }
-        405 | 406 => {
+        443 | 444 => {
             let f: crate::pfn::PFN_vkCmdSetDepthCompareOp = entry::cmd_set_depth_compare_op::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthCompareOp, unsafe extern "system" fn()>(f) })
         }
-        407 | 408 => {
+        445 | 446 => {
             let f: crate::pfn::PFN_vkCmdSetDepthBoundsTestEnable = entry::cmd_set_depth_bounds_test_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthBoundsTestEnable, unsafe extern "system" fn()>(f) })
         }
-        409 | 410 => {
+        447 | 448 => {
             let f: crate::pfn::PFN_vkCmdSetStencilTestEnable = entry::cmd_set_stencil_test_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetStencilTestEnable, unsafe extern "system" fn()>(f) })
         }
-        411 | 412 => {
+        449 | 450 => {
             let f: crate::pfn::PFN_vkCmdSetStencilOp = entry::cmd_set_stencil_op::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetStencilOp, unsafe extern "system" fn()>(f) })
         }
-        413 => {
+        451 => {
             let f: crate::pfn::PFN_vkCmdSetPatchControlPointsEXT = entry::cmd_set_patch_control_points_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPatchControlPointsEXT, unsafe extern "system" fn()>(f) })
         }
-        414 | 415 => {
+        452 | 453 => {
             let f: crate::pfn::PFN_vkCmdSetRasterizerDiscardEnable = entry::cmd_set_rasterizer_discard_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRasterizerDiscardEnable, unsafe extern "system" fn()>(f) })
         }
-        416 | 417 => {
+        454 | 455 => {
             let f: crate::pfn::PFN_vkCmdSetDepthBiasEnable = entry::cmd_set_depth_bias_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthBiasEnable, unsafe extern "system" fn()>(f) })
         }
-        418 => {
+        456 => {
             let f: crate::pfn::PFN_vkCmdSetLogicOpEXT = entry::cmd_set_logic_op_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLogicOpEXT, unsafe extern "system" fn()>(f) })
         }
-        419 | 420 => {
+        457 | 458 => {
             let f: crate::pfn::PFN_vkCmdSetPrimitiveRestartEnable = entry::cmd_set_primitive_restart_enable::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPrimitiveRestartEnable, unsafe extern "system" fn()>(f) })
         }
-        421 => {
+        459 => {
             let f: crate::pfn::PFN_vkCmdSetTessellationDomainOriginEXT = entry::cmd_set_tessellation_domain_origin_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetTessellationDomainOriginEXT, unsafe extern "system" fn()>(f) })
         }
-        422 => {
+        460 => {
             let f: crate::pfn::PFN_vkCmdSetDepthClampEnableEXT = entry::cmd_set_depth_clamp_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthClampEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        423 => {
+        461 => {
             let f: crate::pfn::PFN_vkCmdSetPolygonModeEXT = entry::cmd_set_polygon_mode_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetPolygonModeEXT, unsafe extern "system" fn()>(f) })
         }
-        424 => {
+        462 => {
             let f: crate::pfn::PFN_vkCmdSetRasterizationSamplesEXT = entry::cmd_set_rasterization_samples_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRasterizationSamplesEXT, unsafe extern "system" fn()>(f) })
         }
-        425 => {
+        463 => {
             let f: crate::pfn::PFN_vkCmdSetSampleMaskEXT = entry::cmd_set_sample_mask_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetSampleMaskEXT, unsafe extern "system" fn()>(f) })
         }
-        426 => {
+        464 => {
             let f: crate::pfn::PFN_vkCmdSetAlphaToCoverageEnableEXT = entry::cmd_set_alpha_to_coverage_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetAlphaToCoverageEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        427 => {
+        465 => {
             let f: crate::pfn::PFN_vkCmdSetAlphaToOneEnableEXT = entry::cmd_set_alpha_to_one_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetAlphaToOneEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        428 => {
+        466 => {
             let f: crate::pfn::PFN_vkCmdSetLogicOpEnableEXT = entry::cmd_set_logic_op_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLogicOpEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        429 => {
+        467 => {
             let f: crate::pfn::PFN_vkCmdSetColorBlendEnableEXT = entry::cmd_set_color_blend_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetColorBlendEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        430 => {
+        468 => {
             let f: crate::pfn::PFN_vkCmdSetColorBlendEquationEXT = entry::cmd_set_color_blend_equation_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetColorBlendEquationEXT, unsafe extern "system" fn()>(f) })
         }
-        431 => {
+        469 => {
             let f: crate::pfn::PFN_vkCmdSetColorWriteMaskEXT = entry::cmd_set_color_write_mask_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetColorWriteMaskEXT, unsafe extern "system" fn()>(f) })
         }
-        432 => {
+        470 => {
             let f: crate::pfn::PFN_vkCmdSetRasterizationStreamEXT = entry::cmd_set_rasterization_stream_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRasterizationStreamEXT, unsafe extern "system" fn()>(f) })
         }
-        433 => {
+        471 => {
             let f: crate::pfn::PFN_vkCmdSetConservativeRasterizationModeEXT = entry::cmd_set_conservative_rasterization_mode_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetConservativeRasterizationModeEXT, unsafe extern "system" fn()>(f) })
         }
-        434 => {
+        472 => {
             let f: crate::pfn::PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT = entry::cmd_set_extra_primitive_overestimation_size_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetExtraPrimitiveOverestimationSizeEXT, unsafe extern "system" fn()>(f) })
         }
-        435 => {
+        473 => {
             let f: crate::pfn::PFN_vkCmdSetDepthClipEnableEXT = entry::cmd_set_depth_clip_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthClipEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        436 => {
+        474 => {
             let f: crate::pfn::PFN_vkCmdSetSampleLocationsEnableEXT = entry::cmd_set_sample_locations_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetSampleLocationsEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        437 => {
+        475 => {
             let f: crate::pfn::PFN_vkCmdSetColorBlendAdvancedEXT = entry::cmd_set_color_blend_advanced_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetColorBlendAdvancedEXT, unsafe extern "system" fn()>(f) })
         }
-        438 => {
+        476 => {
             let f: crate::pfn::PFN_vkCmdSetProvokingVertexModeEXT = entry::cmd_set_provoking_vertex_mode_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetProvokingVertexModeEXT, unsafe extern "system" fn()>(f) })
         }
-        439 => {
+        477 => {
             let f: crate::pfn::PFN_vkCmdSetLineRasterizationModeEXT = entry::cmd_set_line_rasterization_mode_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLineRasterizationModeEXT, unsafe extern "system" fn()>(f) })
         }
-        440 => {
+        478 => {
             let f: crate::pfn::PFN_vkCmdSetLineStippleEnableEXT = entry::cmd_set_line_stipple_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetLineStippleEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        441 => {
+        479 => {
             let f: crate::pfn::PFN_vkCmdSetDepthClipNegativeOneToOneEXT = entry::cmd_set_depth_clip_negative_one_to_one_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthClipNegativeOneToOneEXT, unsafe extern "system" fn()>(f) })
         }
-        442 => {
+        480 => {
             let f: crate::pfn::PFN_vkCmdSetViewportWScalingEnableNV = entry::cmd_set_viewport_w_scaling_enable_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetViewportWScalingEnableNV, unsafe extern "system" fn()>(f) })
         }
-        443 => {
+        481 => {
             let f: crate::pfn::PFN_vkCmdSetViewportSwizzleNV = entry::cmd_set_viewport_swizzle_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetViewportSwizzleNV, unsafe extern "system" fn()>(f) })
         }
-        444 => {
+        482 => {
             let f: crate::pfn::PFN_vkCmdSetCoverageToColorEnableNV = entry::cmd_set_coverage_to_color_enable_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoverageToColorEnableNV, unsafe extern "system" fn()>(f) })
         }
-        445 => {
+        483 => {
             let f: crate::pfn::PFN_vkCmdSetCoverageToColorLocationNV = entry::cmd_set_coverage_to_color_location_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoverageToColorLocationNV, unsafe extern "system" fn()>(f) })
         }
-        446 => {
+        484 => {
             let f: crate::pfn::PFN_vkCmdSetCoverageModulationModeNV = entry::cmd_set_coverage_modulation_mode_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoverageModulationModeNV, unsafe extern "system" fn()>(f) })
         }
-        447 => {
+        485 => {
             let f: crate::pfn::PFN_vkCmdSetCoverageModulationTableEnableNV = entry::cmd_set_coverage_modulation_table_enable_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoverageModulationTableEnableNV, unsafe extern "system" fn()>(f) })
         }
-        448 => {
+        486 => {
             let f: crate::pfn::PFN_vkCmdSetCoverageModulationTableNV = entry::cmd_set_coverage_modulation_table_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoverageModulationTableNV, unsafe extern "system" fn()>(f) })
         }
-        449 => {
+        487 => {
             let f: crate::pfn::PFN_vkCmdSetShadingRateImageEnableNV = entry::cmd_set_shading_rate_image_enable_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetShadingRateImageEnableNV, unsafe extern "system" fn()>(f) })
         }
-        450 => {
-            let f: crate::pfn::PFN_vkCmdSetCoverageReductionModeNV = entry::cmd_set_coverage_reduction_mode_nv::<D>;
-            // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetCoverageReductionModeNV, unsafe extern "system" fn()>(f) })
-        }
-        451 => {
+        488 => {
             let f: crate::pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV = entry::cmd_set_representative_fragment_test_enable_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRepresentativeFragmentTestEnableNV, unsafe extern "system" fn()>(f) })
         }
-        452 | 453 => {
+        489 | 490 => {
             let f: crate::pfn::PFN_vkCreatePrivateDataSlot = entry::create_private_data_slot::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreatePrivateDataSlot, unsafe extern "system" fn()>(f) })
         }
-        454 | 455 => {
+        491 | 492 => {
             let f: crate::pfn::PFN_vkDestroyPrivateDataSlot = entry::destroy_private_data_slot::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyPrivateDataSlot, unsafe extern "system" fn()>(f) })
         }
-        456 | 457 => {
+        493 | 494 => {
             let f: crate::pfn::PFN_vkSetPrivateData = entry::set_private_data::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetPrivateData, unsafe extern "system" fn()>(f) })
         }
-        458 | 459 => {
+        495 | 496 => {
             let f: crate::pfn::PFN_vkGetPrivateData = entry::get_private_data::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPrivateData, unsafe extern "system" fn()>(f) })
         }
-        460 | 461 => {
+        497 | 498 => {
             let f: crate::pfn::PFN_vkCmdCopyBuffer2 = entry::cmd_copy_buffer2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyBuffer2, unsafe extern "system" fn()>(f) })
         }
-        462 | 463 => {
+        499 | 500 => {
             let f: crate::pfn::PFN_vkCmdCopyImage2 = entry::cmd_copy_image2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyImage2, unsafe extern "system" fn()>(f) })
         }
-        464 | 465 => {
+        501 | 502 => {
             let f: crate::pfn::PFN_vkCmdBlitImage2 = entry::cmd_blit_image2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBlitImage2, unsafe extern "system" fn()>(f) })
         }
-        466 | 467 => {
+        503 | 504 => {
             let f: crate::pfn::PFN_vkCmdCopyBufferToImage2 = entry::cmd_copy_buffer_to_image2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyBufferToImage2, unsafe extern "system" fn()>(f) })
         }
-        468 | 469 => {
+        505 | 506 => {
             let f: crate::pfn::PFN_vkCmdCopyImageToBuffer2 = entry::cmd_copy_image_to_buffer2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyImageToBuffer2, unsafe extern "system" fn()>(f) })
         }
-        470 | 471 => {
+        507 | 508 => {
             let f: crate::pfn::PFN_vkCmdResolveImage2 = entry::cmd_resolve_image2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdResolveImage2, unsafe extern "system" fn()>(f) })
         }
-        472 => {
+        509 => {
             let f: crate::pfn::PFN_vkCmdSetFragmentShadingRateKHR = entry::cmd_set_fragment_shading_rate_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetFragmentShadingRateKHR, unsafe extern "system" fn()>(f) })
         }
-        473 => {
+        510 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceFragmentShadingRatesKHR = entry::get_physical_device_fragment_shading_rates_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceFragmentShadingRatesKHR, unsafe extern "system" fn()>(f) })
         }
-        474 => {
+        511 => {
             let f: crate::pfn::PFN_vkCmdSetFragmentShadingRateEnumNV = entry::cmd_set_fragment_shading_rate_enum_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetFragmentShadingRateEnumNV, unsafe extern "system" fn()>(f) })
         }
-        475 => {
+        512 => {
             let f: crate::pfn::PFN_vkGetAccelerationStructureBuildSizesKHR = entry::get_acceleration_structure_build_sizes_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetAccelerationStructureBuildSizesKHR, unsafe extern "system" fn()>(f) })
         }
-        476 => {
+        513 => {
             let f: crate::pfn::PFN_vkCmdSetVertexInputEXT = entry::cmd_set_vertex_input_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetVertexInputEXT, unsafe extern "system" fn()>(f) })
         }
-        477 => {
+        514 => {
             let f: crate::pfn::PFN_vkCmdSetColorWriteEnableEXT = entry::cmd_set_color_write_enable_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetColorWriteEnableEXT, unsafe extern "system" fn()>(f) })
         }
-        478 | 479 => {
+        515 | 516 => {
             let f: crate::pfn::PFN_vkCmdSetEvent2 = entry::cmd_set_event2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetEvent2, unsafe extern "system" fn()>(f) })
         }
-        480 | 481 => {
+        517 | 518 => {
             let f: crate::pfn::PFN_vkCmdResetEvent2 = entry::cmd_reset_event2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdResetEvent2, unsafe extern "system" fn()>(f) })
         }
-        482 | 483 => {
+        519 | 520 => {
             let f: crate::pfn::PFN_vkCmdWaitEvents2 = entry::cmd_wait_events2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWaitEvents2, unsafe extern "system" fn()>(f) })
         }
-        484 | 485 => {
+        521 | 522 => {
             let f: crate::pfn::PFN_vkCmdPipelineBarrier2 = entry::cmd_pipeline_barrier2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPipelineBarrier2, unsafe extern "system" fn()>(f) })
         }
-        486 | 487 => {
+        523 | 524 => {
             let f: crate::pfn::PFN_vkQueueSubmit2 = entry::queue_submit2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueSubmit2, unsafe extern "system" fn()>(f) })
         }
-        488 | 489 => {
+        525 | 526 => {
             let f: crate::pfn::PFN_vkCmdWriteTimestamp2 = entry::cmd_write_timestamp2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteTimestamp2, unsafe extern "system" fn()>(f) })
         }
-        490 => {
+        527 => {
             let f: crate::pfn::PFN_vkCmdWriteBufferMarker2AMD = entry::cmd_write_buffer_marker2_amd::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteBufferMarker2AMD, unsafe extern "system" fn()>(f) })
         }
-        491 => {
+        528 => {
             let f: crate::pfn::PFN_vkGetQueueCheckpointData2NV = entry::get_queue_checkpoint_data2_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetQueueCheckpointData2NV, unsafe extern "system" fn()>(f) })
         }
-        492 => {
+        529 | 530 => {
+            let f: crate::pfn::PFN_vkCopyMemoryToImage = entry::copy_memory_to_image::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyMemoryToImage, unsafe extern "system" fn()>(f) })
+        }
+        531 | 532 => {
+            let f: crate::pfn::PFN_vkCopyImageToMemory = entry::copy_image_to_memory::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyImageToMemory, unsafe extern "system" fn()>(f) })
+        }
+        533 | 534 => {
+            let f: crate::pfn::PFN_vkCopyImageToImage = entry::copy_image_to_image::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyImageToImage, unsafe extern "system" fn()>(f) })
+        }
+        535 | 536 => {
+            let f: crate::pfn::PFN_vkTransitionImageLayout = entry::transition_image_layout::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkTransitionImageLayout, unsafe extern "system" fn()>(f) })
+        }
+        537 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR = entry::get_physical_device_video_capabilities_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR, unsafe extern "system" fn()>(f) })
         }
-        493 => {
+        538 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR = entry::get_physical_device_video_format_properties_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR, unsafe extern "system" fn()>(f) })
         }
-        494 => {
+        539 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR = entry::get_physical_device_video_encode_quality_level_properties_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR, unsafe extern "system" fn()>(f) })
+        }
+        540 => {
             let f: crate::pfn::PFN_vkCreateVideoSessionKHR = entry::create_video_session_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateVideoSessionKHR, unsafe extern "system" fn()>(f) })
         }
-        495 => {
+        541 => {
             let f: crate::pfn::PFN_vkDestroyVideoSessionKHR = entry::destroy_video_session_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyVideoSessionKHR, unsafe extern "system" fn()>(f) })
         }
-        496 => {
+        542 => {
             let f: crate::pfn::PFN_vkCreateVideoSessionParametersKHR = entry::create_video_session_parameters_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateVideoSessionParametersKHR, unsafe extern "system" fn()>(f) })
         }
-        497 => {
+        543 => {
             let f: crate::pfn::PFN_vkUpdateVideoSessionParametersKHR = entry::update_video_session_parameters_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUpdateVideoSessionParametersKHR, unsafe extern "system" fn()>(f) })
         }
-        498 => {
+        544 => {
+            let f: crate::pfn::PFN_vkGetEncodedVideoSessionParametersKHR = entry::get_encoded_video_session_parameters_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetEncodedVideoSessionParametersKHR, unsafe extern "system" fn()>(f) })
+        }
+        545 => {
             let f: crate::pfn::PFN_vkDestroyVideoSessionParametersKHR = entry::destroy_video_session_parameters_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyVideoSessionParametersKHR, unsafe extern "system" fn()>(f) })
         }
-        499 => {
+        546 => {
             let f: crate::pfn::PFN_vkGetVideoSessionMemoryRequirementsKHR = entry::get_video_session_memory_requirements_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetVideoSessionMemoryRequirementsKHR, unsafe extern "system" fn()>(f) })
         }
-        500 => {
+        547 => {
             let f: crate::pfn::PFN_vkBindVideoSessionMemoryKHR = entry::bind_video_session_memory_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindVideoSessionMemoryKHR, unsafe extern "system" fn()>(f) })
         }
-        501 => {
+        548 => {
             let f: crate::pfn::PFN_vkCmdDecodeVideoKHR = entry::cmd_decode_video_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDecodeVideoKHR, unsafe extern "system" fn()>(f) })
         }
-        502 => {
+        549 => {
             let f: crate::pfn::PFN_vkCmdBeginVideoCodingKHR = entry::cmd_begin_video_coding_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginVideoCodingKHR, unsafe extern "system" fn()>(f) })
         }
-        503 => {
+        550 => {
             let f: crate::pfn::PFN_vkCmdControlVideoCodingKHR = entry::cmd_control_video_coding_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdControlVideoCodingKHR, unsafe extern "system" fn()>(f) })
         }
-        504 => {
+        551 => {
             let f: crate::pfn::PFN_vkCmdEndVideoCodingKHR = entry::cmd_end_video_coding_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndVideoCodingKHR, unsafe extern "system" fn()>(f) })
         }
-        505 => {
+        552 => {
+            let f: crate::pfn::PFN_vkCmdEncodeVideoKHR = entry::cmd_encode_video_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEncodeVideoKHR, unsafe extern "system" fn()>(f) })
+        }
+        553 => {
             let f: crate::pfn::PFN_vkCmdDecompressMemoryNV = entry::cmd_decompress_memory_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDecompressMemoryNV, unsafe extern "system" fn()>(f) })
         }
-        506 => {
+        554 => {
             let f: crate::pfn::PFN_vkCmdDecompressMemoryIndirectCountNV = entry::cmd_decompress_memory_indirect_count_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDecompressMemoryIndirectCountNV, unsafe extern "system" fn()>(f) })
         }
-        507 => {
+        555 => {
+            let f: crate::pfn::PFN_vkGetPartitionedAccelerationStructuresBuildSizesNV = entry::get_partitioned_acceleration_structures_build_sizes_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPartitionedAccelerationStructuresBuildSizesNV, unsafe extern "system" fn()>(f) })
+        }
+        556 => {
+            let f: crate::pfn::PFN_vkCmdBuildPartitionedAccelerationStructuresNV = entry::cmd_build_partitioned_acceleration_structures_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBuildPartitionedAccelerationStructuresNV, unsafe extern "system" fn()>(f) })
+        }
+        557 => {
+            let f: crate::pfn::PFN_vkCmdDecompressMemoryEXT = entry::cmd_decompress_memory_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDecompressMemoryEXT, unsafe extern "system" fn()>(f) })
+        }
+        558 => {
+            let f: crate::pfn::PFN_vkCmdDecompressMemoryIndirectCountEXT = entry::cmd_decompress_memory_indirect_count_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDecompressMemoryIndirectCountEXT, unsafe extern "system" fn()>(f) })
+        }
+        559 => {
             let f: crate::pfn::PFN_vkCreateCuModuleNVX = entry::create_cu_module_nvx::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateCuModuleNVX, unsafe extern "system" fn()>(f) })
         }
-        508 => {
+        560 => {
             let f: crate::pfn::PFN_vkCreateCuFunctionNVX = entry::create_cu_function_nvx::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateCuFunctionNVX, unsafe extern "system" fn()>(f) })
         }
-        509 => {
+        561 => {
             let f: crate::pfn::PFN_vkDestroyCuModuleNVX = entry::destroy_cu_module_nvx::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyCuModuleNVX, unsafe extern "system" fn()>(f) })
         }
-        510 => {
+        562 => {
             let f: crate::pfn::PFN_vkDestroyCuFunctionNVX = entry::destroy_cu_function_nvx::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyCuFunctionNVX, unsafe extern "system" fn()>(f) })
         }
-        511 => {
+        563 => {
             let f: crate::pfn::PFN_vkCmdCuLaunchKernelNVX = entry::cmd_cu_launch_kernel_nvx::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCuLaunchKernelNVX, unsafe extern "system" fn()>(f) })
         }
-        512 => {
+        564 => {
             let f: crate::pfn::PFN_vkGetDescriptorSetLayoutSizeEXT = entry::get_descriptor_set_layout_size_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDescriptorSetLayoutSizeEXT, unsafe extern "system" fn()>(f) })
         }
-        513 => {
+        565 => {
             let f: crate::pfn::PFN_vkGetDescriptorSetLayoutBindingOffsetEXT = entry::get_descriptor_set_layout_binding_offset_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDescriptorSetLayoutBindingOffsetEXT, unsafe extern "system" fn()>(f) })
         }
-        514 => {
+        566 => {
             let f: crate::pfn::PFN_vkGetDescriptorEXT = entry::get_descriptor_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDescriptorEXT, unsafe extern "system" fn()>(f) })
         }
-        515 => {
+        567 => {
             let f: crate::pfn::PFN_vkCmdBindDescriptorBuffersEXT = entry::cmd_bind_descriptor_buffers_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindDescriptorBuffersEXT, unsafe extern "system" fn()>(f) })
         }
-        516 => {
+        568 => {
             let f: crate::pfn::PFN_vkCmdSetDescriptorBufferOffsetsEXT = entry::cmd_set_descriptor_buffer_offsets_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDescriptorBufferOffsetsEXT, unsafe extern "system" fn()>(f) })
         }
-        517 => {
+        569 => {
             let f: crate::pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT = entry::cmd_bind_descriptor_buffer_embedded_samplers_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, unsafe extern "system" fn()>(f) })
         }
-        518 => {
+        570 => {
             let f: crate::pfn::PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT = entry::get_buffer_opaque_capture_descriptor_data_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetBufferOpaqueCaptureDescriptorDataEXT, unsafe extern "system" fn()>(f) })
         }
-        519 => {
+        571 => {
             let f: crate::pfn::PFN_vkGetImageOpaqueCaptureDescriptorDataEXT = entry::get_image_opaque_capture_descriptor_data_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageOpaqueCaptureDescriptorDataEXT, unsafe extern "system" fn()>(f) })
         }
-        520 => {
+        572 => {
             let f: crate::pfn::PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT = entry::get_image_view_opaque_capture_descriptor_data_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageViewOpaqueCaptureDescriptorDataEXT, unsafe extern "system" fn()>(f) })
         }
-        521 => {
+        573 => {
             let f: crate::pfn::PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT = entry::get_sampler_opaque_capture_descriptor_data_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSamplerOpaqueCaptureDescriptorDataEXT, unsafe extern "system" fn()>(f) })
         }
-        522 => {
+        574 => {
             let f: crate::pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT = entry::get_acceleration_structure_opaque_capture_descriptor_data_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT, unsafe extern "system" fn()>(f) })
         }
-        523 => {
+        575 => {
             let f: crate::pfn::PFN_vkSetDeviceMemoryPriorityEXT = entry::set_device_memory_priority_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetDeviceMemoryPriorityEXT, unsafe extern "system" fn()>(f) })
         }
-        524 => {
+        576 => {
+            let f: crate::pfn::PFN_vkWaitForPresent2KHR = entry::wait_for_present2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWaitForPresent2KHR, unsafe extern "system" fn()>(f) })
+        }
+        577 => {
             let f: crate::pfn::PFN_vkWaitForPresentKHR = entry::wait_for_present_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWaitForPresentKHR, unsafe extern "system" fn()>(f) })
         }
-        525 | 526 => {
+        578 | 579 => {
             let f: crate::pfn::PFN_vkCmdBeginRendering = entry::cmd_begin_rendering::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginRendering, unsafe extern "system" fn()>(f) })
         }
-        527 | 528 => {
+        580 | 583 => {
             let f: crate::pfn::PFN_vkCmdEndRendering = entry::cmd_end_rendering::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndRendering, unsafe extern "system" fn()>(f) })
         }
-        529 => {
+        581 | 582 => {
+            let f: crate::pfn::PFN_vkCmdEndRendering2KHR = entry::cmd_end_rendering2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndRendering2KHR, unsafe extern "system" fn()>(f) })
+        }
+        584 => {
             let f: crate::pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE = entry::get_descriptor_set_layout_host_mapping_info_valve::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDescriptorSetLayoutHostMappingInfoVALVE, unsafe extern "system" fn()>(f) })
         }
-        530 => {
+        585 => {
             let f: crate::pfn::PFN_vkGetDescriptorSetHostMappingVALVE = entry::get_descriptor_set_host_mapping_valve::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDescriptorSetHostMappingVALVE, unsafe extern "system" fn()>(f) })
         }
-        531 => {
+        586 => {
             let f: crate::pfn::PFN_vkCreateMicromapEXT = entry::create_micromap_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateMicromapEXT, unsafe extern "system" fn()>(f) })
         }
-        532 => {
+        587 => {
             let f: crate::pfn::PFN_vkCmdBuildMicromapsEXT = entry::cmd_build_micromaps_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBuildMicromapsEXT, unsafe extern "system" fn()>(f) })
         }
-        533 => {
+        588 => {
             let f: crate::pfn::PFN_vkBuildMicromapsEXT = entry::build_micromaps_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBuildMicromapsEXT, unsafe extern "system" fn()>(f) })
         }
-        534 => {
+        589 => {
             let f: crate::pfn::PFN_vkDestroyMicromapEXT = entry::destroy_micromap_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyMicromapEXT, unsafe extern "system" fn()>(f) })
         }
-        535 => {
+        590 => {
             let f: crate::pfn::PFN_vkCmdCopyMicromapEXT = entry::cmd_copy_micromap_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMicromapEXT, unsafe extern "system" fn()>(f) })
         }
-        536 => {
+        591 => {
             let f: crate::pfn::PFN_vkCopyMicromapEXT = entry::copy_micromap_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyMicromapEXT, unsafe extern "system" fn()>(f) })
         }
-        537 => {
+        592 => {
             let f: crate::pfn::PFN_vkCmdCopyMicromapToMemoryEXT = entry::cmd_copy_micromap_to_memory_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMicromapToMemoryEXT, unsafe extern "system" fn()>(f) })
         }
-        538 => {
+        593 => {
             let f: crate::pfn::PFN_vkCopyMicromapToMemoryEXT = entry::copy_micromap_to_memory_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyMicromapToMemoryEXT, unsafe extern "system" fn()>(f) })
         }
-        539 => {
+        594 => {
             let f: crate::pfn::PFN_vkCmdCopyMemoryToMicromapEXT = entry::cmd_copy_memory_to_micromap_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryToMicromapEXT, unsafe extern "system" fn()>(f) })
         }
-        540 => {
+        595 => {
             let f: crate::pfn::PFN_vkCopyMemoryToMicromapEXT = entry::copy_memory_to_micromap_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCopyMemoryToMicromapEXT, unsafe extern "system" fn()>(f) })
         }
-        541 => {
+        596 => {
             let f: crate::pfn::PFN_vkCmdWriteMicromapsPropertiesEXT = entry::cmd_write_micromaps_properties_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteMicromapsPropertiesEXT, unsafe extern "system" fn()>(f) })
         }
-        542 => {
+        597 => {
             let f: crate::pfn::PFN_vkWriteMicromapsPropertiesEXT = entry::write_micromaps_properties_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWriteMicromapsPropertiesEXT, unsafe extern "system" fn()>(f) })
         }
-        543 => {
+        598 => {
             let f: crate::pfn::PFN_vkGetDeviceMicromapCompatibilityEXT = entry::get_device_micromap_compatibility_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceMicromapCompatibilityEXT, unsafe extern "system" fn()>(f) })
         }
-        544 => {
+        599 => {
             let f: crate::pfn::PFN_vkGetMicromapBuildSizesEXT = entry::get_micromap_build_sizes_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetMicromapBuildSizesEXT, unsafe extern "system" fn()>(f) })
         }
-        545 => {
+        600 => {
             let f: crate::pfn::PFN_vkGetShaderModuleIdentifierEXT = entry::get_shader_module_identifier_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetShaderModuleIdentifierEXT, unsafe extern "system" fn()>(f) })
         }
-        546 => {
+        601 => {
             let f: crate::pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT = entry::get_shader_module_create_info_identifier_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetShaderModuleCreateInfoIdentifierEXT, unsafe extern "system" fn()>(f) })
         }
-        547 => {
-            let f: crate::pfn::PFN_vkGetImageSubresourceLayout2EXT = entry::get_image_subresource_layout2_ext::<D>;
+        602 | 603 | 604 => {
+            let f: crate::pfn::PFN_vkGetImageSubresourceLayout2 = entry::get_image_subresource_layout2::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageSubresourceLayout2EXT, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageSubresourceLayout2, unsafe extern "system" fn()>(f) })
         }
-        548 => {
+        605 => {
             let f: crate::pfn::PFN_vkGetPipelinePropertiesEXT = entry::get_pipeline_properties_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPipelinePropertiesEXT, unsafe extern "system" fn()>(f) })
         }
-        549 => {
+        606 => {
+            let f: crate::pfn::PFN_vkCmdBindTileMemoryQCOM = entry::cmd_bind_tile_memory_qcom::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindTileMemoryQCOM, unsafe extern "system" fn()>(f) })
+        }
+        607 => {
             let f: crate::pfn::PFN_vkGetFramebufferTilePropertiesQCOM = entry::get_framebuffer_tile_properties_qcom::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetFramebufferTilePropertiesQCOM, unsafe extern "system" fn()>(f) })
         }
-        550 => {
+        608 => {
             let f: crate::pfn::PFN_vkGetDynamicRenderingTilePropertiesQCOM = entry::get_dynamic_rendering_tile_properties_qcom::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDynamicRenderingTilePropertiesQCOM, unsafe extern "system" fn()>(f) })
         }
-        551 => {
+        609 => {
             let f: crate::pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV = entry::get_physical_device_optical_flow_image_formats_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceOpticalFlowImageFormatsNV, unsafe extern "system" fn()>(f) })
         }
-        552 => {
+        610 => {
             let f: crate::pfn::PFN_vkCreateOpticalFlowSessionNV = entry::create_optical_flow_session_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateOpticalFlowSessionNV, unsafe extern "system" fn()>(f) })
         }
-        553 => {
+        611 => {
             let f: crate::pfn::PFN_vkDestroyOpticalFlowSessionNV = entry::destroy_optical_flow_session_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyOpticalFlowSessionNV, unsafe extern "system" fn()>(f) })
         }
-        554 => {
+        612 => {
             let f: crate::pfn::PFN_vkBindOpticalFlowSessionImageNV = entry::bind_optical_flow_session_image_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindOpticalFlowSessionImageNV, unsafe extern "system" fn()>(f) })
         }
-        555 => {
+        613 => {
             let f: crate::pfn::PFN_vkCmdOpticalFlowExecuteNV = entry::cmd_optical_flow_execute_nv::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdOpticalFlowExecuteNV, unsafe extern "system" fn()>(f) })
         }
-        556 => {
+        614 => {
             let f: crate::pfn::PFN_vkGetDeviceFaultInfoEXT = entry::get_device_fault_info_ext::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceFaultInfoEXT, unsafe extern "system" fn()>(f) })
         }
-        557 => {
-            let f: crate::pfn::PFN_vkReleaseSwapchainImagesEXT = entry::release_swapchain_images_ext::<D>;
+        615 => {
+            let f: crate::pfn::PFN_vkGetDeviceFaultReportsKHR = entry::get_device_fault_reports_khr::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
-            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkReleaseSwapchainImagesEXT, unsafe extern "system" fn()>(f) })
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceFaultReportsKHR, unsafe extern "system" fn()>(f) })
         }
-        558 => {
+        616 => {
+            let f: crate::pfn::PFN_vkGetDeviceFaultDebugInfoKHR = entry::get_device_fault_debug_info_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceFaultDebugInfoKHR, unsafe extern "system" fn()>(f) })
+        }
+        617 => {
+            let f: crate::pfn::PFN_vkCmdSetDepthBias2EXT = entry::cmd_set_depth_bias2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthBias2EXT, unsafe extern "system" fn()>(f) })
+        }
+        618 | 619 => {
+            let f: crate::pfn::PFN_vkReleaseSwapchainImagesKHR = entry::release_swapchain_images_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkReleaseSwapchainImagesKHR, unsafe extern "system" fn()>(f) })
+        }
+        620 | 621 => {
+            let f: crate::pfn::PFN_vkGetDeviceImageSubresourceLayout = entry::get_device_image_subresource_layout::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceImageSubresourceLayout, unsafe extern "system" fn()>(f) })
+        }
+        622 | 623 => {
+            let f: crate::pfn::PFN_vkMapMemory2 = entry::map_memory2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkMapMemory2, unsafe extern "system" fn()>(f) })
+        }
+        624 | 625 => {
+            let f: crate::pfn::PFN_vkUnmapMemory2 = entry::unmap_memory2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUnmapMemory2, unsafe extern "system" fn()>(f) })
+        }
+        626 => {
+            let f: crate::pfn::PFN_vkCreateShadersEXT = entry::create_shaders_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateShadersEXT, unsafe extern "system" fn()>(f) })
+        }
+        627 => {
+            let f: crate::pfn::PFN_vkDestroyShaderEXT = entry::destroy_shader_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyShaderEXT, unsafe extern "system" fn()>(f) })
+        }
+        628 => {
+            let f: crate::pfn::PFN_vkGetShaderBinaryDataEXT = entry::get_shader_binary_data_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetShaderBinaryDataEXT, unsafe extern "system" fn()>(f) })
+        }
+        629 => {
+            let f: crate::pfn::PFN_vkCmdBindShadersEXT = entry::cmd_bind_shaders_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindShadersEXT, unsafe extern "system" fn()>(f) })
+        }
+        630 => {
+            let f: crate::pfn::PFN_vkSetSwapchainPresentTimingQueueSizeEXT = entry::set_swapchain_present_timing_queue_size_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetSwapchainPresentTimingQueueSizeEXT, unsafe extern "system" fn()>(f) })
+        }
+        631 => {
+            let f: crate::pfn::PFN_vkGetSwapchainTimingPropertiesEXT = entry::get_swapchain_timing_properties_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainTimingPropertiesEXT, unsafe extern "system" fn()>(f) })
+        }
+        632 => {
+            let f: crate::pfn::PFN_vkGetSwapchainTimeDomainPropertiesEXT = entry::get_swapchain_time_domain_properties_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainTimeDomainPropertiesEXT, unsafe extern "system" fn()>(f) })
+        }
+        633 => {
+            let f: crate::pfn::PFN_vkGetPastPresentationTimingEXT = entry::get_past_presentation_timing_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPastPresentationTimingEXT, unsafe extern "system" fn()>(f) })
+        }
+        634 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = entry::get_physical_device_cooperative_matrix_properties_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR, unsafe extern "system" fn()>(f) })
+        }
+        635 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT = entry::get_physical_device_cooperative_matrix_properties2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT, unsafe extern "system" fn()>(f) })
+        }
+        636 => {
+            let f: crate::pfn::PFN_vkCreateGpaSessionAMD = entry::create_gpa_session_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateGpaSessionAMD, unsafe extern "system" fn()>(f) })
+        }
+        637 => {
+            let f: crate::pfn::PFN_vkDestroyGpaSessionAMD = entry::destroy_gpa_session_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyGpaSessionAMD, unsafe extern "system" fn()>(f) })
+        }
+        638 => {
+            let f: crate::pfn::PFN_vkSetGpaDeviceClockModeAMD = entry::set_gpa_device_clock_mode_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetGpaDeviceClockModeAMD, unsafe extern "system" fn()>(f) })
+        }
+        639 => {
+            let f: crate::pfn::PFN_vkGetGpaDeviceClockInfoAMD = entry::get_gpa_device_clock_info_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetGpaDeviceClockInfoAMD, unsafe extern "system" fn()>(f) })
+        }
+        640 => {
+            let f: crate::pfn::PFN_vkCmdBeginGpaSessionAMD = entry::cmd_begin_gpa_session_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginGpaSessionAMD, unsafe extern "system" fn()>(f) })
+        }
+        641 => {
+            let f: crate::pfn::PFN_vkCmdEndGpaSessionAMD = entry::cmd_end_gpa_session_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndGpaSessionAMD, unsafe extern "system" fn()>(f) })
+        }
+        642 => {
+            let f: crate::pfn::PFN_vkCmdBeginGpaSampleAMD = entry::cmd_begin_gpa_sample_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginGpaSampleAMD, unsafe extern "system" fn()>(f) })
+        }
+        643 => {
+            let f: crate::pfn::PFN_vkCmdEndGpaSampleAMD = entry::cmd_end_gpa_sample_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndGpaSampleAMD, unsafe extern "system" fn()>(f) })
+        }
+        644 => {
+            let f: crate::pfn::PFN_vkGetGpaSessionStatusAMD = entry::get_gpa_session_status_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetGpaSessionStatusAMD, unsafe extern "system" fn()>(f) })
+        }
+        645 => {
+            let f: crate::pfn::PFN_vkGetGpaSessionResultsAMD = entry::get_gpa_session_results_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetGpaSessionResultsAMD, unsafe extern "system" fn()>(f) })
+        }
+        646 => {
+            let f: crate::pfn::PFN_vkResetGpaSessionAMD = entry::reset_gpa_session_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkResetGpaSessionAMD, unsafe extern "system" fn()>(f) })
+        }
+        647 => {
+            let f: crate::pfn::PFN_vkCmdCopyGpaSessionResultsAMD = entry::cmd_copy_gpa_session_results_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyGpaSessionResultsAMD, unsafe extern "system" fn()>(f) })
+        }
+        648 | 649 => {
+            let f: crate::pfn::PFN_vkCmdBindDescriptorSets2 = entry::cmd_bind_descriptor_sets2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindDescriptorSets2, unsafe extern "system" fn()>(f) })
+        }
+        650 | 651 => {
+            let f: crate::pfn::PFN_vkCmdPushConstants2 = entry::cmd_push_constants2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushConstants2, unsafe extern "system" fn()>(f) })
+        }
+        652 | 653 => {
+            let f: crate::pfn::PFN_vkCmdPushDescriptorSet2 = entry::cmd_push_descriptor_set2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDescriptorSet2, unsafe extern "system" fn()>(f) })
+        }
+        654 | 655 => {
+            let f: crate::pfn::PFN_vkCmdPushDescriptorSetWithTemplate2 = entry::cmd_push_descriptor_set_with_template2::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDescriptorSetWithTemplate2, unsafe extern "system" fn()>(f) })
+        }
+        656 => {
+            let f: crate::pfn::PFN_vkCmdSetDescriptorBufferOffsets2EXT = entry::cmd_set_descriptor_buffer_offsets2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDescriptorBufferOffsets2EXT, unsafe extern "system" fn()>(f) })
+        }
+        657 => {
+            let f: crate::pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplers2EXT = entry::cmd_bind_descriptor_buffer_embedded_samplers2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindDescriptorBufferEmbeddedSamplers2EXT, unsafe extern "system" fn()>(f) })
+        }
+        658 => {
+            let f: crate::pfn::PFN_vkSetLatencySleepModeNV = entry::set_latency_sleep_mode_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetLatencySleepModeNV, unsafe extern "system" fn()>(f) })
+        }
+        659 => {
+            let f: crate::pfn::PFN_vkLatencySleepNV = entry::latency_sleep_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkLatencySleepNV, unsafe extern "system" fn()>(f) })
+        }
+        660 => {
+            let f: crate::pfn::PFN_vkSetLatencyMarkerNV = entry::set_latency_marker_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetLatencyMarkerNV, unsafe extern "system" fn()>(f) })
+        }
+        661 => {
+            let f: crate::pfn::PFN_vkGetLatencyTimingsNV = entry::get_latency_timings_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetLatencyTimingsNV, unsafe extern "system" fn()>(f) })
+        }
+        662 => {
+            let f: crate::pfn::PFN_vkQueueNotifyOutOfBandNV = entry::queue_notify_out_of_band_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueNotifyOutOfBandNV, unsafe extern "system" fn()>(f) })
+        }
+        663 => {
+            let f: crate::pfn::PFN_vkSetLatencySleepModeLegacyNV = entry::set_latency_sleep_mode_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetLatencySleepModeLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        664 => {
+            let f: crate::pfn::PFN_vkLatencySleepLegacyNV = entry::latency_sleep_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkLatencySleepLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        665 => {
+            let f: crate::pfn::PFN_vkSetLatencyMarkerLegacyNV = entry::set_latency_marker_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkSetLatencyMarkerLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        666 => {
+            let f: crate::pfn::PFN_vkGetLatencyTimingsLegacyNV = entry::get_latency_timings_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetLatencyTimingsLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        667 => {
+            let f: crate::pfn::PFN_vkQueueNotifyOutOfBandLegacyNV = entry::queue_notify_out_of_band_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueNotifyOutOfBandLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        668 => {
+            let f: crate::pfn::PFN_vkGetSleepStatusLegacyNV = entry::get_sleep_status_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSleepStatusLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        669 => {
+            let f: crate::pfn::PFN_vkShutdownLatencyDeviceLegacyNV = entry::shutdown_latency_device_legacy_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkShutdownLatencyDeviceLegacyNV, unsafe extern "system" fn()>(f) })
+        }
+        670 | 671 => {
+            let f: crate::pfn::PFN_vkCmdSetRenderingAttachmentLocations = entry::cmd_set_rendering_attachment_locations::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRenderingAttachmentLocations, unsafe extern "system" fn()>(f) })
+        }
+        672 | 673 => {
+            let f: crate::pfn::PFN_vkCmdSetRenderingInputAttachmentIndices = entry::cmd_set_rendering_input_attachment_indices::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetRenderingInputAttachmentIndices, unsafe extern "system" fn()>(f) })
+        }
+        674 => {
+            let f: crate::pfn::PFN_vkCmdSetDepthClampRangeEXT = entry::cmd_set_depth_clamp_range_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDepthClampRangeEXT, unsafe extern "system" fn()>(f) })
+        }
+        675 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV = entry::get_physical_device_cooperative_matrix_flexible_dimensions_properties_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV, unsafe extern "system" fn()>(f) })
+        }
+        676 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV = entry::get_physical_device_cooperative_vector_properties_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV, unsafe extern "system" fn()>(f) })
+        }
+        677 => {
+            let f: crate::pfn::PFN_vkConvertCooperativeVectorMatrixNV = entry::convert_cooperative_vector_matrix_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkConvertCooperativeVectorMatrixNV, unsafe extern "system" fn()>(f) })
+        }
+        678 => {
+            let f: crate::pfn::PFN_vkCmdConvertCooperativeVectorMatrixNV = entry::cmd_convert_cooperative_vector_matrix_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdConvertCooperativeVectorMatrixNV, unsafe extern "system" fn()>(f) })
+        }
+        679 => {
+            let f: crate::pfn::PFN_vkCmdDispatchTileQCOM = entry::cmd_dispatch_tile_qcom::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDispatchTileQCOM, unsafe extern "system" fn()>(f) })
+        }
+        680 => {
+            let f: crate::pfn::PFN_vkCmdBeginPerTileExecutionQCOM = entry::cmd_begin_per_tile_execution_qcom::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginPerTileExecutionQCOM, unsafe extern "system" fn()>(f) })
+        }
+        681 => {
+            let f: crate::pfn::PFN_vkCmdEndPerTileExecutionQCOM = entry::cmd_end_per_tile_execution_qcom::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndPerTileExecutionQCOM, unsafe extern "system" fn()>(f) })
+        }
+        682 => {
+            let f: crate::pfn::PFN_vkCreateExternalComputeQueueNV = entry::create_external_compute_queue_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateExternalComputeQueueNV, unsafe extern "system" fn()>(f) })
+        }
+        683 => {
+            let f: crate::pfn::PFN_vkDestroyExternalComputeQueueNV = entry::destroy_external_compute_queue_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyExternalComputeQueueNV, unsafe extern "system" fn()>(f) })
+        }
+        684 => {
+            let f: crate::pfn::PFN_vkGetExternalComputeQueueDataNV = entry::get_external_compute_queue_data_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetExternalComputeQueueDataNV, unsafe extern "system" fn()>(f) })
+        }
+        685 => {
+            let f: crate::pfn::PFN_vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM = entry::enumerate_physical_device_shader_instrumentation_metrics_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM, unsafe extern "system" fn()>(f) })
+        }
+        686 => {
+            let f: crate::pfn::PFN_vkCreateShaderInstrumentationARM = entry::create_shader_instrumentation_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateShaderInstrumentationARM, unsafe extern "system" fn()>(f) })
+        }
+        687 => {
+            let f: crate::pfn::PFN_vkDestroyShaderInstrumentationARM = entry::destroy_shader_instrumentation_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyShaderInstrumentationARM, unsafe extern "system" fn()>(f) })
+        }
+        688 => {
+            let f: crate::pfn::PFN_vkCmdBeginShaderInstrumentationARM = entry::cmd_begin_shader_instrumentation_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginShaderInstrumentationARM, unsafe extern "system" fn()>(f) })
+        }
+        689 => {
+            let f: crate::pfn::PFN_vkCmdEndShaderInstrumentationARM = entry::cmd_end_shader_instrumentation_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndShaderInstrumentationARM, unsafe extern "system" fn()>(f) })
+        }
+        690 => {
+            let f: crate::pfn::PFN_vkGetShaderInstrumentationValuesARM = entry::get_shader_instrumentation_values_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetShaderInstrumentationValuesARM, unsafe extern "system" fn()>(f) })
+        }
+        691 => {
+            let f: crate::pfn::PFN_vkClearShaderInstrumentationMetricsARM = entry::clear_shader_instrumentation_metrics_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkClearShaderInstrumentationMetricsARM, unsafe extern "system" fn()>(f) })
+        }
+        692 => {
+            let f: crate::pfn::PFN_vkCreateTensorARM = entry::create_tensor_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateTensorARM, unsafe extern "system" fn()>(f) })
+        }
+        693 => {
+            let f: crate::pfn::PFN_vkDestroyTensorARM = entry::destroy_tensor_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyTensorARM, unsafe extern "system" fn()>(f) })
+        }
+        694 => {
+            let f: crate::pfn::PFN_vkCreateTensorViewARM = entry::create_tensor_view_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateTensorViewARM, unsafe extern "system" fn()>(f) })
+        }
+        695 => {
+            let f: crate::pfn::PFN_vkDestroyTensorViewARM = entry::destroy_tensor_view_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyTensorViewARM, unsafe extern "system" fn()>(f) })
+        }
+        696 => {
+            let f: crate::pfn::PFN_vkGetTensorMemoryRequirementsARM = entry::get_tensor_memory_requirements_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetTensorMemoryRequirementsARM, unsafe extern "system" fn()>(f) })
+        }
+        697 => {
+            let f: crate::pfn::PFN_vkBindTensorMemoryARM = entry::bind_tensor_memory_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindTensorMemoryARM, unsafe extern "system" fn()>(f) })
+        }
+        698 => {
+            let f: crate::pfn::PFN_vkGetDeviceTensorMemoryRequirementsARM = entry::get_device_tensor_memory_requirements_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDeviceTensorMemoryRequirementsARM, unsafe extern "system" fn()>(f) })
+        }
+        699 => {
+            let f: crate::pfn::PFN_vkCmdCopyTensorARM = entry::cmd_copy_tensor_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyTensorARM, unsafe extern "system" fn()>(f) })
+        }
+        700 => {
+            let f: crate::pfn::PFN_vkGetTensorOpaqueCaptureDescriptorDataARM = entry::get_tensor_opaque_capture_descriptor_data_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetTensorOpaqueCaptureDescriptorDataARM, unsafe extern "system" fn()>(f) })
+        }
+        701 => {
+            let f: crate::pfn::PFN_vkGetTensorViewOpaqueCaptureDescriptorDataARM = entry::get_tensor_view_opaque_capture_descriptor_data_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetTensorViewOpaqueCaptureDescriptorDataARM, unsafe extern "system" fn()>(f) })
+        }
+        702 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceExternalTensorPropertiesARM = entry::get_physical_device_external_tensor_properties_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceExternalTensorPropertiesARM, unsafe extern "system" fn()>(f) })
+        }
+        703 => {
+            let f: crate::pfn::PFN_vkCreateDataGraphPipelinesARM = entry::create_data_graph_pipelines_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDataGraphPipelinesARM, unsafe extern "system" fn()>(f) })
+        }
+        704 => {
+            let f: crate::pfn::PFN_vkCreateDataGraphPipelineSessionARM = entry::create_data_graph_pipeline_session_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateDataGraphPipelineSessionARM, unsafe extern "system" fn()>(f) })
+        }
+        705 => {
+            let f: crate::pfn::PFN_vkGetDataGraphPipelineSessionBindPointRequirementsARM = entry::get_data_graph_pipeline_session_bind_point_requirements_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDataGraphPipelineSessionBindPointRequirementsARM, unsafe extern "system" fn()>(f) })
+        }
+        706 => {
+            let f: crate::pfn::PFN_vkGetDataGraphPipelineSessionMemoryRequirementsARM = entry::get_data_graph_pipeline_session_memory_requirements_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDataGraphPipelineSessionMemoryRequirementsARM, unsafe extern "system" fn()>(f) })
+        }
+        707 => {
+            let f: crate::pfn::PFN_vkBindDataGraphPipelineSessionMemoryARM = entry::bind_data_graph_pipeline_session_memory_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkBindDataGraphPipelineSessionMemoryARM, unsafe extern "system" fn()>(f) })
+        }
+        708 => {
+            let f: crate::pfn::PFN_vkDestroyDataGraphPipelineSessionARM = entry::destroy_data_graph_pipeline_session_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkDestroyDataGraphPipelineSessionARM, unsafe extern "system" fn()>(f) })
+        }
+        709 => {
+            let f: crate::pfn::PFN_vkCmdDispatchDataGraphARM = entry::cmd_dispatch_data_graph_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDispatchDataGraphARM, unsafe extern "system" fn()>(f) })
+        }
+        710 => {
+            let f: crate::pfn::PFN_vkGetDataGraphPipelineAvailablePropertiesARM = entry::get_data_graph_pipeline_available_properties_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDataGraphPipelineAvailablePropertiesARM, unsafe extern "system" fn()>(f) })
+        }
+        711 => {
+            let f: crate::pfn::PFN_vkGetDataGraphPipelinePropertiesARM = entry::get_data_graph_pipeline_properties_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetDataGraphPipelinePropertiesARM, unsafe extern "system" fn()>(f) })
+        }
+        712 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM = entry::get_physical_device_queue_family_data_graph_properties_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM, unsafe extern "system" fn()>(f) })
+        }
+        713 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM = entry::get_physical_device_queue_family_data_graph_processing_engine_properties_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM, unsafe extern "system" fn()>(f) })
+        }
+        714 => {
+            let f: crate::pfn::PFN_vkQueueSetPerfHintQCOM = entry::queue_set_perf_hint_qcom::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkQueueSetPerfHintQCOM, unsafe extern "system" fn()>(f) })
+        }
+        715 => {
+            let f: crate::pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM = entry::enumerate_physical_device_queue_family_performance_counters_by_region_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM, unsafe extern "system" fn()>(f) })
+        }
+        716 => {
+            let f: crate::pfn::PFN_vkCmdSetComputeOccupancyPriorityNV = entry::cmd_set_compute_occupancy_priority_nv::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetComputeOccupancyPriorityNV, unsafe extern "system" fn()>(f) })
+        }
+        717 => {
+            let f: crate::pfn::PFN_vkWriteSamplerDescriptorsEXT = entry::write_sampler_descriptors_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWriteSamplerDescriptorsEXT, unsafe extern "system" fn()>(f) })
+        }
+        718 => {
+            let f: crate::pfn::PFN_vkWriteResourceDescriptorsEXT = entry::write_resource_descriptors_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkWriteResourceDescriptorsEXT, unsafe extern "system" fn()>(f) })
+        }
+        719 => {
+            let f: crate::pfn::PFN_vkCmdBindSamplerHeapEXT = entry::cmd_bind_sampler_heap_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindSamplerHeapEXT, unsafe extern "system" fn()>(f) })
+        }
+        720 => {
+            let f: crate::pfn::PFN_vkCmdBindResourceHeapEXT = entry::cmd_bind_resource_heap_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindResourceHeapEXT, unsafe extern "system" fn()>(f) })
+        }
+        721 => {
+            let f: crate::pfn::PFN_vkCmdPushDataEXT = entry::cmd_push_data_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdPushDataEXT, unsafe extern "system" fn()>(f) })
+        }
+        722 => {
+            let f: crate::pfn::PFN_vkRegisterCustomBorderColorEXT = entry::register_custom_border_color_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkRegisterCustomBorderColorEXT, unsafe extern "system" fn()>(f) })
+        }
+        723 => {
+            let f: crate::pfn::PFN_vkUnregisterCustomBorderColorEXT = entry::unregister_custom_border_color_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkUnregisterCustomBorderColorEXT, unsafe extern "system" fn()>(f) })
+        }
+        724 => {
+            let f: crate::pfn::PFN_vkGetImageOpaqueCaptureDataEXT = entry::get_image_opaque_capture_data_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetImageOpaqueCaptureDataEXT, unsafe extern "system" fn()>(f) })
+        }
+        725 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceDescriptorSizeEXT = entry::get_physical_device_descriptor_size_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceDescriptorSizeEXT, unsafe extern "system" fn()>(f) })
+        }
+        726 => {
+            let f: crate::pfn::PFN_vkGetTensorOpaqueCaptureDataARM = entry::get_tensor_opaque_capture_data_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetTensorOpaqueCaptureDataARM, unsafe extern "system" fn()>(f) })
+        }
+        727 => {
+            let f: crate::pfn::PFN_vkCmdCopyMemoryKHR = entry::cmd_copy_memory_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryKHR, unsafe extern "system" fn()>(f) })
+        }
+        728 => {
+            let f: crate::pfn::PFN_vkCmdCopyMemoryToImageKHR = entry::cmd_copy_memory_to_image_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyMemoryToImageKHR, unsafe extern "system" fn()>(f) })
+        }
+        729 => {
+            let f: crate::pfn::PFN_vkCmdCopyImageToMemoryKHR = entry::cmd_copy_image_to_memory_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyImageToMemoryKHR, unsafe extern "system" fn()>(f) })
+        }
+        730 => {
+            let f: crate::pfn::PFN_vkCmdUpdateMemoryKHR = entry::cmd_update_memory_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdUpdateMemoryKHR, unsafe extern "system" fn()>(f) })
+        }
+        731 => {
+            let f: crate::pfn::PFN_vkCmdFillMemoryKHR = entry::cmd_fill_memory_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdFillMemoryKHR, unsafe extern "system" fn()>(f) })
+        }
+        732 => {
+            let f: crate::pfn::PFN_vkCmdCopyQueryPoolResultsToMemoryKHR = entry::cmd_copy_query_pool_results_to_memory_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdCopyQueryPoolResultsToMemoryKHR, unsafe extern "system" fn()>(f) })
+        }
+        733 => {
+            let f: crate::pfn::PFN_vkCmdBeginConditionalRendering2EXT = entry::cmd_begin_conditional_rendering2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginConditionalRendering2EXT, unsafe extern "system" fn()>(f) })
+        }
+        734 => {
+            let f: crate::pfn::PFN_vkCmdBindTransformFeedbackBuffers2EXT = entry::cmd_bind_transform_feedback_buffers2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindTransformFeedbackBuffers2EXT, unsafe extern "system" fn()>(f) })
+        }
+        735 => {
+            let f: crate::pfn::PFN_vkCmdBeginTransformFeedback2EXT = entry::cmd_begin_transform_feedback2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBeginTransformFeedback2EXT, unsafe extern "system" fn()>(f) })
+        }
+        736 => {
+            let f: crate::pfn::PFN_vkCmdEndTransformFeedback2EXT = entry::cmd_end_transform_feedback2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdEndTransformFeedback2EXT, unsafe extern "system" fn()>(f) })
+        }
+        737 => {
+            let f: crate::pfn::PFN_vkCmdDrawIndirectByteCount2EXT = entry::cmd_draw_indirect_byte_count2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndirectByteCount2EXT, unsafe extern "system" fn()>(f) })
+        }
+        738 => {
+            let f: crate::pfn::PFN_vkCmdWriteMarkerToMemoryAMD = entry::cmd_write_marker_to_memory_amd::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdWriteMarkerToMemoryAMD, unsafe extern "system" fn()>(f) })
+        }
+        739 => {
+            let f: crate::pfn::PFN_vkCmdBindIndexBuffer3KHR = entry::cmd_bind_index_buffer3_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindIndexBuffer3KHR, unsafe extern "system" fn()>(f) })
+        }
+        740 => {
+            let f: crate::pfn::PFN_vkCmdBindVertexBuffers3KHR = entry::cmd_bind_vertex_buffers3_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdBindVertexBuffers3KHR, unsafe extern "system" fn()>(f) })
+        }
+        741 => {
+            let f: crate::pfn::PFN_vkCmdDrawIndirect2KHR = entry::cmd_draw_indirect2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndirect2KHR, unsafe extern "system" fn()>(f) })
+        }
+        742 => {
+            let f: crate::pfn::PFN_vkCmdDrawIndexedIndirect2KHR = entry::cmd_draw_indexed_indirect2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndexedIndirect2KHR, unsafe extern "system" fn()>(f) })
+        }
+        743 => {
+            let f: crate::pfn::PFN_vkCmdDrawIndirectCount2KHR = entry::cmd_draw_indirect_count2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndirectCount2KHR, unsafe extern "system" fn()>(f) })
+        }
+        744 => {
+            let f: crate::pfn::PFN_vkCmdDrawIndexedIndirectCount2KHR = entry::cmd_draw_indexed_indirect_count2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawIndexedIndirectCount2KHR, unsafe extern "system" fn()>(f) })
+        }
+        745 => {
+            let f: crate::pfn::PFN_vkCmdDrawMeshTasksIndirect2EXT = entry::cmd_draw_mesh_tasks_indirect2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksIndirect2EXT, unsafe extern "system" fn()>(f) })
+        }
+        746 => {
+            let f: crate::pfn::PFN_vkCmdDrawMeshTasksIndirectCount2EXT = entry::cmd_draw_mesh_tasks_indirect_count2_ext::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDrawMeshTasksIndirectCount2EXT, unsafe extern "system" fn()>(f) })
+        }
+        747 => {
+            let f: crate::pfn::PFN_vkCmdDispatchIndirect2KHR = entry::cmd_dispatch_indirect2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdDispatchIndirect2KHR, unsafe extern "system" fn()>(f) })
+        }
+        748 => {
+            let f: crate::pfn::PFN_vkCreateAccelerationStructure2KHR = entry::create_acceleration_structure2_khr::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCreateAccelerationStructure2KHR, unsafe extern "system" fn()>(f) })
+        }
+        749 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM = entry::get_physical_device_queue_family_data_graph_engine_operation_properties_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM, unsafe extern "system" fn()>(f) })
+        }
+        750 => {
+            let f: crate::pfn::PFN_vkCmdSetDispatchParametersARM = entry::cmd_set_dispatch_parameters_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkCmdSetDispatchParametersARM, unsafe extern "system" fn()>(f) })
+        }
+        751 => {
+            let f: crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM = entry::get_physical_device_queue_family_data_graph_optical_flow_image_formats_arm::<D>;
+            // SAFETY: every function pointer has the same representation; callers cast back.
+            Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM, unsafe extern "system" fn()>(f) })
+        }
+        752 => {
             let f: crate::pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID = entry::get_swapchain_gralloc_usage3_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID, unsafe extern "system" fn()>(f) })
         }
-        559 => {
+        753 => {
             let f: crate::pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID = entry::get_swapchain_gralloc_usage4_android::<D>;
             // SAFETY: every function pointer has the same representation; callers cast back.
             Some(unsafe { core::mem::transmute::<crate::pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID, unsafe extern "system" fn()>(f) })

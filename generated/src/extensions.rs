@@ -87,510 +87,808 @@ impl ExtensionId {
     pub const AMD_GPU_SHADER_HALF_FLOAT: ExtensionId = ExtensionId(21);
     /// `VK_AMD_shader_ballot`
     pub const AMD_SHADER_BALLOT: ExtensionId = ExtensionId(22);
+    /// `VK_KHR_video_encode_h264`
+    pub const KHR_VIDEO_ENCODE_H264: ExtensionId = ExtensionId(23);
+    /// `VK_KHR_video_encode_h265`
+    pub const KHR_VIDEO_ENCODE_H265: ExtensionId = ExtensionId(24);
     /// `VK_KHR_video_decode_h264`
-    pub const KHR_VIDEO_DECODE_H264: ExtensionId = ExtensionId(23);
+    pub const KHR_VIDEO_DECODE_H264: ExtensionId = ExtensionId(25);
     /// `VK_AMD_texture_gather_bias_lod`
-    pub const AMD_TEXTURE_GATHER_BIAS_LOD: ExtensionId = ExtensionId(24);
+    pub const AMD_TEXTURE_GATHER_BIAS_LOD: ExtensionId = ExtensionId(26);
     /// `VK_AMD_shader_info`
-    pub const AMD_SHADER_INFO: ExtensionId = ExtensionId(25);
+    pub const AMD_SHADER_INFO: ExtensionId = ExtensionId(27);
     /// `VK_KHR_dynamic_rendering`
-    pub const KHR_DYNAMIC_RENDERING: ExtensionId = ExtensionId(26);
+    pub const KHR_DYNAMIC_RENDERING: ExtensionId = ExtensionId(28);
     /// `VK_AMD_shader_image_load_store_lod`
-    pub const AMD_SHADER_IMAGE_LOAD_STORE_LOD: ExtensionId = ExtensionId(27);
+    pub const AMD_SHADER_IMAGE_LOAD_STORE_LOD: ExtensionId = ExtensionId(29);
     /// `VK_NV_corner_sampled_image`
-    pub const NV_CORNER_SAMPLED_IMAGE: ExtensionId = ExtensionId(28);
+    pub const NV_CORNER_SAMPLED_IMAGE: ExtensionId = ExtensionId(30);
     /// `VK_KHR_multiview`
-    pub const KHR_MULTIVIEW: ExtensionId = ExtensionId(29);
+    pub const KHR_MULTIVIEW: ExtensionId = ExtensionId(31);
     /// `VK_IMG_format_pvrtc`
-    pub const IMG_FORMAT_PVRTC: ExtensionId = ExtensionId(30);
+    pub const IMG_FORMAT_PVRTC: ExtensionId = ExtensionId(32);
     /// `VK_NV_external_memory_capabilities`
-    pub const NV_EXTERNAL_MEMORY_CAPABILITIES: ExtensionId = ExtensionId(31);
+    pub const NV_EXTERNAL_MEMORY_CAPABILITIES: ExtensionId = ExtensionId(33);
     /// `VK_NV_external_memory`
-    pub const NV_EXTERNAL_MEMORY: ExtensionId = ExtensionId(32);
+    pub const NV_EXTERNAL_MEMORY: ExtensionId = ExtensionId(34);
     /// `VK_KHR_get_physical_device_properties2`
-    pub const KHR_GET_PHYSICAL_DEVICE_PROPERTIES2: ExtensionId = ExtensionId(33);
+    pub const KHR_GET_PHYSICAL_DEVICE_PROPERTIES2: ExtensionId = ExtensionId(35);
     /// `VK_KHR_device_group`
-    pub const KHR_DEVICE_GROUP: ExtensionId = ExtensionId(34);
+    pub const KHR_DEVICE_GROUP: ExtensionId = ExtensionId(36);
     /// `VK_EXT_validation_flags`
-    pub const EXT_VALIDATION_FLAGS: ExtensionId = ExtensionId(35);
+    pub const EXT_VALIDATION_FLAGS: ExtensionId = ExtensionId(37);
     /// `VK_KHR_shader_draw_parameters`
-    pub const KHR_SHADER_DRAW_PARAMETERS: ExtensionId = ExtensionId(36);
+    pub const KHR_SHADER_DRAW_PARAMETERS: ExtensionId = ExtensionId(38);
     /// `VK_EXT_shader_subgroup_ballot`
-    pub const EXT_SHADER_SUBGROUP_BALLOT: ExtensionId = ExtensionId(37);
+    pub const EXT_SHADER_SUBGROUP_BALLOT: ExtensionId = ExtensionId(39);
     /// `VK_EXT_shader_subgroup_vote`
-    pub const EXT_SHADER_SUBGROUP_VOTE: ExtensionId = ExtensionId(38);
+    pub const EXT_SHADER_SUBGROUP_VOTE: ExtensionId = ExtensionId(40);
     /// `VK_EXT_texture_compression_astc_hdr`
-    pub const EXT_TEXTURE_COMPRESSION_ASTC_HDR: ExtensionId = ExtensionId(39);
+    pub const EXT_TEXTURE_COMPRESSION_ASTC_HDR: ExtensionId = ExtensionId(41);
     /// `VK_EXT_astc_decode_mode`
-    pub const EXT_ASTC_DECODE_MODE: ExtensionId = ExtensionId(40);
+    pub const EXT_ASTC_DECODE_MODE: ExtensionId = ExtensionId(42);
     /// `VK_EXT_pipeline_robustness`
-    pub const EXT_PIPELINE_ROBUSTNESS: ExtensionId = ExtensionId(41);
+    pub const EXT_PIPELINE_ROBUSTNESS: ExtensionId = ExtensionId(43);
     /// `VK_KHR_maintenance1`
-    pub const KHR_MAINTENANCE1: ExtensionId = ExtensionId(42);
+    pub const KHR_MAINTENANCE1: ExtensionId = ExtensionId(44);
     /// `VK_KHR_device_group_creation`
-    pub const KHR_DEVICE_GROUP_CREATION: ExtensionId = ExtensionId(43);
+    pub const KHR_DEVICE_GROUP_CREATION: ExtensionId = ExtensionId(45);
     /// `VK_KHR_external_memory_capabilities`
-    pub const KHR_EXTERNAL_MEMORY_CAPABILITIES: ExtensionId = ExtensionId(44);
+    pub const KHR_EXTERNAL_MEMORY_CAPABILITIES: ExtensionId = ExtensionId(46);
     /// `VK_KHR_external_memory`
-    pub const KHR_EXTERNAL_MEMORY: ExtensionId = ExtensionId(45);
+    pub const KHR_EXTERNAL_MEMORY: ExtensionId = ExtensionId(47);
     /// `VK_KHR_external_memory_fd`
-    pub const KHR_EXTERNAL_MEMORY_FD: ExtensionId = ExtensionId(46);
+    pub const KHR_EXTERNAL_MEMORY_FD: ExtensionId = ExtensionId(48);
     /// `VK_KHR_external_semaphore_capabilities`
-    pub const KHR_EXTERNAL_SEMAPHORE_CAPABILITIES: ExtensionId = ExtensionId(47);
+    pub const KHR_EXTERNAL_SEMAPHORE_CAPABILITIES: ExtensionId = ExtensionId(49);
     /// `VK_KHR_external_semaphore`
-    pub const KHR_EXTERNAL_SEMAPHORE: ExtensionId = ExtensionId(48);
+    pub const KHR_EXTERNAL_SEMAPHORE: ExtensionId = ExtensionId(50);
     /// `VK_KHR_external_semaphore_fd`
-    pub const KHR_EXTERNAL_SEMAPHORE_FD: ExtensionId = ExtensionId(49);
+    pub const KHR_EXTERNAL_SEMAPHORE_FD: ExtensionId = ExtensionId(51);
     /// `VK_KHR_push_descriptor`
-    pub const KHR_PUSH_DESCRIPTOR: ExtensionId = ExtensionId(50);
+    pub const KHR_PUSH_DESCRIPTOR: ExtensionId = ExtensionId(52);
     /// `VK_EXT_conditional_rendering`
-    pub const EXT_CONDITIONAL_RENDERING: ExtensionId = ExtensionId(51);
+    pub const EXT_CONDITIONAL_RENDERING: ExtensionId = ExtensionId(53);
     /// `VK_KHR_shader_float16_int8`
-    pub const KHR_SHADER_FLOAT16_INT8: ExtensionId = ExtensionId(52);
+    pub const KHR_SHADER_FLOAT16_INT8: ExtensionId = ExtensionId(54);
     /// `VK_KHR_16bit_storage`
-    pub const KHR_16BIT_STORAGE: ExtensionId = ExtensionId(53);
+    pub const KHR_16BIT_STORAGE: ExtensionId = ExtensionId(55);
     /// `VK_KHR_incremental_present`
-    pub const KHR_INCREMENTAL_PRESENT: ExtensionId = ExtensionId(54);
+    pub const KHR_INCREMENTAL_PRESENT: ExtensionId = ExtensionId(56);
     /// `VK_KHR_descriptor_update_template`
-    pub const KHR_DESCRIPTOR_UPDATE_TEMPLATE: ExtensionId = ExtensionId(55);
+    pub const KHR_DESCRIPTOR_UPDATE_TEMPLATE: ExtensionId = ExtensionId(57);
     /// `VK_NV_clip_space_w_scaling`
-    pub const NV_CLIP_SPACE_W_SCALING: ExtensionId = ExtensionId(56);
+    pub const NV_CLIP_SPACE_W_SCALING: ExtensionId = ExtensionId(58);
     /// `VK_GOOGLE_display_timing`
-    pub const GOOGLE_DISPLAY_TIMING: ExtensionId = ExtensionId(57);
+    pub const GOOGLE_DISPLAY_TIMING: ExtensionId = ExtensionId(59);
     /// `VK_NV_sample_mask_override_coverage`
-    pub const NV_SAMPLE_MASK_OVERRIDE_COVERAGE: ExtensionId = ExtensionId(58);
+    pub const NV_SAMPLE_MASK_OVERRIDE_COVERAGE: ExtensionId = ExtensionId(60);
     /// `VK_NV_geometry_shader_passthrough`
-    pub const NV_GEOMETRY_SHADER_PASSTHROUGH: ExtensionId = ExtensionId(59);
+    pub const NV_GEOMETRY_SHADER_PASSTHROUGH: ExtensionId = ExtensionId(61);
     /// `VK_NV_viewport_array2`
-    pub const NV_VIEWPORT_ARRAY2: ExtensionId = ExtensionId(60);
+    pub const NV_VIEWPORT_ARRAY2: ExtensionId = ExtensionId(62);
     /// `VK_NVX_multiview_per_view_attributes`
-    pub const NVX_MULTIVIEW_PER_VIEW_ATTRIBUTES: ExtensionId = ExtensionId(61);
+    pub const NVX_MULTIVIEW_PER_VIEW_ATTRIBUTES: ExtensionId = ExtensionId(63);
     /// `VK_NV_viewport_swizzle`
-    pub const NV_VIEWPORT_SWIZZLE: ExtensionId = ExtensionId(62);
+    pub const NV_VIEWPORT_SWIZZLE: ExtensionId = ExtensionId(64);
     /// `VK_EXT_discard_rectangles`
-    pub const EXT_DISCARD_RECTANGLES: ExtensionId = ExtensionId(63);
+    pub const EXT_DISCARD_RECTANGLES: ExtensionId = ExtensionId(65);
     /// `VK_EXT_conservative_rasterization`
-    pub const EXT_CONSERVATIVE_RASTERIZATION: ExtensionId = ExtensionId(64);
+    pub const EXT_CONSERVATIVE_RASTERIZATION: ExtensionId = ExtensionId(66);
     /// `VK_EXT_depth_clip_enable`
-    pub const EXT_DEPTH_CLIP_ENABLE: ExtensionId = ExtensionId(65);
+    pub const EXT_DEPTH_CLIP_ENABLE: ExtensionId = ExtensionId(67);
     /// `VK_EXT_swapchain_colorspace`
-    pub const EXT_SWAPCHAIN_COLORSPACE: ExtensionId = ExtensionId(66);
+    pub const EXT_SWAPCHAIN_COLORSPACE: ExtensionId = ExtensionId(68);
     /// `VK_EXT_hdr_metadata`
-    pub const EXT_HDR_METADATA: ExtensionId = ExtensionId(67);
+    pub const EXT_HDR_METADATA: ExtensionId = ExtensionId(69);
     /// `VK_KHR_imageless_framebuffer`
-    pub const KHR_IMAGELESS_FRAMEBUFFER: ExtensionId = ExtensionId(68);
+    pub const KHR_IMAGELESS_FRAMEBUFFER: ExtensionId = ExtensionId(70);
     /// `VK_KHR_create_renderpass2`
-    pub const KHR_CREATE_RENDERPASS2: ExtensionId = ExtensionId(69);
+    pub const KHR_CREATE_RENDERPASS2: ExtensionId = ExtensionId(71);
+    /// `VK_IMG_relaxed_line_rasterization`
+    pub const IMG_RELAXED_LINE_RASTERIZATION: ExtensionId = ExtensionId(72);
     /// `VK_KHR_shared_presentable_image`
-    pub const KHR_SHARED_PRESENTABLE_IMAGE: ExtensionId = ExtensionId(70);
+    pub const KHR_SHARED_PRESENTABLE_IMAGE: ExtensionId = ExtensionId(73);
     /// `VK_KHR_external_fence_capabilities`
-    pub const KHR_EXTERNAL_FENCE_CAPABILITIES: ExtensionId = ExtensionId(71);
+    pub const KHR_EXTERNAL_FENCE_CAPABILITIES: ExtensionId = ExtensionId(74);
     /// `VK_KHR_external_fence`
-    pub const KHR_EXTERNAL_FENCE: ExtensionId = ExtensionId(72);
+    pub const KHR_EXTERNAL_FENCE: ExtensionId = ExtensionId(75);
     /// `VK_KHR_external_fence_fd`
-    pub const KHR_EXTERNAL_FENCE_FD: ExtensionId = ExtensionId(73);
+    pub const KHR_EXTERNAL_FENCE_FD: ExtensionId = ExtensionId(76);
     /// `VK_KHR_performance_query`
-    pub const KHR_PERFORMANCE_QUERY: ExtensionId = ExtensionId(74);
+    pub const KHR_PERFORMANCE_QUERY: ExtensionId = ExtensionId(77);
     /// `VK_KHR_maintenance2`
-    pub const KHR_MAINTENANCE2: ExtensionId = ExtensionId(75);
+    pub const KHR_MAINTENANCE2: ExtensionId = ExtensionId(78);
     /// `VK_KHR_get_surface_capabilities2`
-    pub const KHR_GET_SURFACE_CAPABILITIES2: ExtensionId = ExtensionId(76);
+    pub const KHR_GET_SURFACE_CAPABILITIES2: ExtensionId = ExtensionId(79);
     /// `VK_KHR_variable_pointers`
-    pub const KHR_VARIABLE_POINTERS: ExtensionId = ExtensionId(77);
+    pub const KHR_VARIABLE_POINTERS: ExtensionId = ExtensionId(80);
     /// `VK_EXT_external_memory_dma_buf`
-    pub const EXT_EXTERNAL_MEMORY_DMA_BUF: ExtensionId = ExtensionId(78);
+    pub const EXT_EXTERNAL_MEMORY_DMA_BUF: ExtensionId = ExtensionId(81);
     /// `VK_EXT_queue_family_foreign`
-    pub const EXT_QUEUE_FAMILY_FOREIGN: ExtensionId = ExtensionId(79);
+    pub const EXT_QUEUE_FAMILY_FOREIGN: ExtensionId = ExtensionId(82);
     /// `VK_KHR_dedicated_allocation`
-    pub const KHR_DEDICATED_ALLOCATION: ExtensionId = ExtensionId(80);
+    pub const KHR_DEDICATED_ALLOCATION: ExtensionId = ExtensionId(83);
     /// `VK_EXT_debug_utils`
-    pub const EXT_DEBUG_UTILS: ExtensionId = ExtensionId(81);
+    pub const EXT_DEBUG_UTILS: ExtensionId = ExtensionId(84);
     /// `VK_ANDROID_external_memory_android_hardware_buffer`
-    pub const ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER: ExtensionId = ExtensionId(82);
+    pub const ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER: ExtensionId = ExtensionId(85);
     /// `VK_EXT_sampler_filter_minmax`
-    pub const EXT_SAMPLER_FILTER_MINMAX: ExtensionId = ExtensionId(83);
+    pub const EXT_SAMPLER_FILTER_MINMAX: ExtensionId = ExtensionId(86);
     /// `VK_KHR_storage_buffer_storage_class`
-    pub const KHR_STORAGE_BUFFER_STORAGE_CLASS: ExtensionId = ExtensionId(84);
+    pub const KHR_STORAGE_BUFFER_STORAGE_CLASS: ExtensionId = ExtensionId(87);
     /// `VK_AMD_gpu_shader_int16`
-    pub const AMD_GPU_SHADER_INT16: ExtensionId = ExtensionId(85);
+    pub const AMD_GPU_SHADER_INT16: ExtensionId = ExtensionId(88);
+    /// `VK_AMD_gpa_interface`
+    pub const AMD_GPA_INTERFACE: ExtensionId = ExtensionId(89);
+    /// `VK_EXT_descriptor_heap`
+    pub const EXT_DESCRIPTOR_HEAP: ExtensionId = ExtensionId(90);
     /// `VK_AMD_mixed_attachment_samples`
-    pub const AMD_MIXED_ATTACHMENT_SAMPLES: ExtensionId = ExtensionId(86);
+    pub const AMD_MIXED_ATTACHMENT_SAMPLES: ExtensionId = ExtensionId(91);
     /// `VK_AMD_shader_fragment_mask`
-    pub const AMD_SHADER_FRAGMENT_MASK: ExtensionId = ExtensionId(87);
+    pub const AMD_SHADER_FRAGMENT_MASK: ExtensionId = ExtensionId(92);
     /// `VK_EXT_inline_uniform_block`
-    pub const EXT_INLINE_UNIFORM_BLOCK: ExtensionId = ExtensionId(88);
+    pub const EXT_INLINE_UNIFORM_BLOCK: ExtensionId = ExtensionId(93);
     /// `VK_EXT_shader_stencil_export`
-    pub const EXT_SHADER_STENCIL_EXPORT: ExtensionId = ExtensionId(89);
+    pub const EXT_SHADER_STENCIL_EXPORT: ExtensionId = ExtensionId(94);
+    /// `VK_KHR_shader_bfloat16`
+    pub const KHR_SHADER_BFLOAT16: ExtensionId = ExtensionId(95);
     /// `VK_EXT_sample_locations`
-    pub const EXT_SAMPLE_LOCATIONS: ExtensionId = ExtensionId(90);
+    pub const EXT_SAMPLE_LOCATIONS: ExtensionId = ExtensionId(96);
     /// `VK_KHR_relaxed_block_layout`
-    pub const KHR_RELAXED_BLOCK_LAYOUT: ExtensionId = ExtensionId(91);
+    pub const KHR_RELAXED_BLOCK_LAYOUT: ExtensionId = ExtensionId(97);
     /// `VK_KHR_get_memory_requirements2`
-    pub const KHR_GET_MEMORY_REQUIREMENTS2: ExtensionId = ExtensionId(92);
+    pub const KHR_GET_MEMORY_REQUIREMENTS2: ExtensionId = ExtensionId(98);
     /// `VK_KHR_image_format_list`
-    pub const KHR_IMAGE_FORMAT_LIST: ExtensionId = ExtensionId(93);
+    pub const KHR_IMAGE_FORMAT_LIST: ExtensionId = ExtensionId(99);
     /// `VK_EXT_blend_operation_advanced`
-    pub const EXT_BLEND_OPERATION_ADVANCED: ExtensionId = ExtensionId(94);
+    pub const EXT_BLEND_OPERATION_ADVANCED: ExtensionId = ExtensionId(100);
     /// `VK_NV_fragment_coverage_to_color`
-    pub const NV_FRAGMENT_COVERAGE_TO_COLOR: ExtensionId = ExtensionId(95);
+    pub const NV_FRAGMENT_COVERAGE_TO_COLOR: ExtensionId = ExtensionId(101);
     /// `VK_KHR_acceleration_structure`
-    pub const KHR_ACCELERATION_STRUCTURE: ExtensionId = ExtensionId(96);
+    pub const KHR_ACCELERATION_STRUCTURE: ExtensionId = ExtensionId(102);
     /// `VK_KHR_ray_tracing_pipeline`
-    pub const KHR_RAY_TRACING_PIPELINE: ExtensionId = ExtensionId(97);
+    pub const KHR_RAY_TRACING_PIPELINE: ExtensionId = ExtensionId(103);
     /// `VK_KHR_ray_query`
-    pub const KHR_RAY_QUERY: ExtensionId = ExtensionId(98);
+    pub const KHR_RAY_QUERY: ExtensionId = ExtensionId(104);
     /// `VK_NV_framebuffer_mixed_samples`
-    pub const NV_FRAMEBUFFER_MIXED_SAMPLES: ExtensionId = ExtensionId(99);
+    pub const NV_FRAMEBUFFER_MIXED_SAMPLES: ExtensionId = ExtensionId(105);
     /// `VK_NV_fill_rectangle`
-    pub const NV_FILL_RECTANGLE: ExtensionId = ExtensionId(100);
+    pub const NV_FILL_RECTANGLE: ExtensionId = ExtensionId(106);
     /// `VK_NV_shader_sm_builtins`
-    pub const NV_SHADER_SM_BUILTINS: ExtensionId = ExtensionId(101);
+    pub const NV_SHADER_SM_BUILTINS: ExtensionId = ExtensionId(107);
     /// `VK_EXT_post_depth_coverage`
-    pub const EXT_POST_DEPTH_COVERAGE: ExtensionId = ExtensionId(102);
+    pub const EXT_POST_DEPTH_COVERAGE: ExtensionId = ExtensionId(108);
     /// `VK_KHR_sampler_ycbcr_conversion`
-    pub const KHR_SAMPLER_YCBCR_CONVERSION: ExtensionId = ExtensionId(103);
+    pub const KHR_SAMPLER_YCBCR_CONVERSION: ExtensionId = ExtensionId(109);
     /// `VK_KHR_bind_memory2`
-    pub const KHR_BIND_MEMORY2: ExtensionId = ExtensionId(104);
+    pub const KHR_BIND_MEMORY2: ExtensionId = ExtensionId(110);
     /// `VK_EXT_image_drm_format_modifier`
-    pub const EXT_IMAGE_DRM_FORMAT_MODIFIER: ExtensionId = ExtensionId(105);
+    pub const EXT_IMAGE_DRM_FORMAT_MODIFIER: ExtensionId = ExtensionId(111);
     /// `VK_EXT_validation_cache`
-    pub const EXT_VALIDATION_CACHE: ExtensionId = ExtensionId(106);
+    pub const EXT_VALIDATION_CACHE: ExtensionId = ExtensionId(112);
     /// `VK_EXT_descriptor_indexing`
-    pub const EXT_DESCRIPTOR_INDEXING: ExtensionId = ExtensionId(107);
+    pub const EXT_DESCRIPTOR_INDEXING: ExtensionId = ExtensionId(113);
     /// `VK_EXT_shader_viewport_index_layer`
-    pub const EXT_SHADER_VIEWPORT_INDEX_LAYER: ExtensionId = ExtensionId(108);
+    pub const EXT_SHADER_VIEWPORT_INDEX_LAYER: ExtensionId = ExtensionId(114);
     /// `VK_NV_shading_rate_image`
-    pub const NV_SHADING_RATE_IMAGE: ExtensionId = ExtensionId(109);
+    pub const NV_SHADING_RATE_IMAGE: ExtensionId = ExtensionId(115);
     /// `VK_NV_ray_tracing`
-    pub const NV_RAY_TRACING: ExtensionId = ExtensionId(110);
+    pub const NV_RAY_TRACING: ExtensionId = ExtensionId(116);
     /// `VK_NV_representative_fragment_test`
-    pub const NV_REPRESENTATIVE_FRAGMENT_TEST: ExtensionId = ExtensionId(111);
+    pub const NV_REPRESENTATIVE_FRAGMENT_TEST: ExtensionId = ExtensionId(117);
     /// `VK_KHR_maintenance3`
-    pub const KHR_MAINTENANCE3: ExtensionId = ExtensionId(112);
+    pub const KHR_MAINTENANCE3: ExtensionId = ExtensionId(118);
     /// `VK_KHR_draw_indirect_count`
-    pub const KHR_DRAW_INDIRECT_COUNT: ExtensionId = ExtensionId(113);
+    pub const KHR_DRAW_INDIRECT_COUNT: ExtensionId = ExtensionId(119);
     /// `VK_EXT_filter_cubic`
-    pub const EXT_FILTER_CUBIC: ExtensionId = ExtensionId(114);
+    pub const EXT_FILTER_CUBIC: ExtensionId = ExtensionId(120);
     /// `VK_QCOM_render_pass_shader_resolve`
-    pub const QCOM_RENDER_PASS_SHADER_RESOLVE: ExtensionId = ExtensionId(115);
+    pub const QCOM_RENDER_PASS_SHADER_RESOLVE: ExtensionId = ExtensionId(121);
+    /// `VK_QCOM_cooperative_matrix_conversion`
+    pub const QCOM_COOPERATIVE_MATRIX_CONVERSION: ExtensionId = ExtensionId(122);
+    /// `VK_QCOM_elapsed_timer_query`
+    pub const QCOM_ELAPSED_TIMER_QUERY: ExtensionId = ExtensionId(123);
     /// `VK_EXT_global_priority`
-    pub const EXT_GLOBAL_PRIORITY: ExtensionId = ExtensionId(116);
+    pub const EXT_GLOBAL_PRIORITY: ExtensionId = ExtensionId(124);
     /// `VK_KHR_shader_subgroup_extended_types`
-    pub const KHR_SHADER_SUBGROUP_EXTENDED_TYPES: ExtensionId = ExtensionId(117);
+    pub const KHR_SHADER_SUBGROUP_EXTENDED_TYPES: ExtensionId = ExtensionId(125);
     /// `VK_KHR_8bit_storage`
-    pub const KHR_8BIT_STORAGE: ExtensionId = ExtensionId(118);
+    pub const KHR_8BIT_STORAGE: ExtensionId = ExtensionId(126);
     /// `VK_EXT_external_memory_host`
-    pub const EXT_EXTERNAL_MEMORY_HOST: ExtensionId = ExtensionId(119);
+    pub const EXT_EXTERNAL_MEMORY_HOST: ExtensionId = ExtensionId(127);
     /// `VK_AMD_buffer_marker`
-    pub const AMD_BUFFER_MARKER: ExtensionId = ExtensionId(120);
+    pub const AMD_BUFFER_MARKER: ExtensionId = ExtensionId(128);
     /// `VK_KHR_shader_atomic_int64`
-    pub const KHR_SHADER_ATOMIC_INT64: ExtensionId = ExtensionId(121);
+    pub const KHR_SHADER_ATOMIC_INT64: ExtensionId = ExtensionId(129);
     /// `VK_KHR_shader_clock`
-    pub const KHR_SHADER_CLOCK: ExtensionId = ExtensionId(122);
+    pub const KHR_SHADER_CLOCK: ExtensionId = ExtensionId(130);
     /// `VK_AMD_pipeline_compiler_control`
-    pub const AMD_PIPELINE_COMPILER_CONTROL: ExtensionId = ExtensionId(123);
+    pub const AMD_PIPELINE_COMPILER_CONTROL: ExtensionId = ExtensionId(131);
     /// `VK_EXT_calibrated_timestamps`
-    pub const EXT_CALIBRATED_TIMESTAMPS: ExtensionId = ExtensionId(124);
+    pub const EXT_CALIBRATED_TIMESTAMPS: ExtensionId = ExtensionId(132);
     /// `VK_AMD_shader_core_properties`
-    pub const AMD_SHADER_CORE_PROPERTIES: ExtensionId = ExtensionId(125);
+    pub const AMD_SHADER_CORE_PROPERTIES: ExtensionId = ExtensionId(133);
     /// `VK_KHR_video_decode_h265`
-    pub const KHR_VIDEO_DECODE_H265: ExtensionId = ExtensionId(126);
+    pub const KHR_VIDEO_DECODE_H265: ExtensionId = ExtensionId(134);
     /// `VK_KHR_global_priority`
-    pub const KHR_GLOBAL_PRIORITY: ExtensionId = ExtensionId(127);
+    pub const KHR_GLOBAL_PRIORITY: ExtensionId = ExtensionId(135);
     /// `VK_AMD_memory_overallocation_behavior`
-    pub const AMD_MEMORY_OVERALLOCATION_BEHAVIOR: ExtensionId = ExtensionId(128);
+    pub const AMD_MEMORY_OVERALLOCATION_BEHAVIOR: ExtensionId = ExtensionId(136);
     /// `VK_EXT_vertex_attribute_divisor`
-    pub const EXT_VERTEX_ATTRIBUTE_DIVISOR: ExtensionId = ExtensionId(129);
+    pub const EXT_VERTEX_ATTRIBUTE_DIVISOR: ExtensionId = ExtensionId(137);
     /// `VK_EXT_pipeline_creation_feedback`
-    pub const EXT_PIPELINE_CREATION_FEEDBACK: ExtensionId = ExtensionId(130);
+    pub const EXT_PIPELINE_CREATION_FEEDBACK: ExtensionId = ExtensionId(138);
     /// `VK_KHR_driver_properties`
-    pub const KHR_DRIVER_PROPERTIES: ExtensionId = ExtensionId(131);
+    pub const KHR_DRIVER_PROPERTIES: ExtensionId = ExtensionId(139);
     /// `VK_KHR_shader_float_controls`
-    pub const KHR_SHADER_FLOAT_CONTROLS: ExtensionId = ExtensionId(132);
+    pub const KHR_SHADER_FLOAT_CONTROLS: ExtensionId = ExtensionId(140);
     /// `VK_NV_shader_subgroup_partitioned`
-    pub const NV_SHADER_SUBGROUP_PARTITIONED: ExtensionId = ExtensionId(133);
+    pub const NV_SHADER_SUBGROUP_PARTITIONED: ExtensionId = ExtensionId(141);
     /// `VK_KHR_depth_stencil_resolve`
-    pub const KHR_DEPTH_STENCIL_RESOLVE: ExtensionId = ExtensionId(134);
+    pub const KHR_DEPTH_STENCIL_RESOLVE: ExtensionId = ExtensionId(142);
     /// `VK_KHR_swapchain_mutable_format`
-    pub const KHR_SWAPCHAIN_MUTABLE_FORMAT: ExtensionId = ExtensionId(135);
+    pub const KHR_SWAPCHAIN_MUTABLE_FORMAT: ExtensionId = ExtensionId(143);
     /// `VK_NV_compute_shader_derivatives`
-    pub const NV_COMPUTE_SHADER_DERIVATIVES: ExtensionId = ExtensionId(136);
+    pub const NV_COMPUTE_SHADER_DERIVATIVES: ExtensionId = ExtensionId(144);
     /// `VK_NV_mesh_shader`
-    pub const NV_MESH_SHADER: ExtensionId = ExtensionId(137);
+    pub const NV_MESH_SHADER: ExtensionId = ExtensionId(145);
     /// `VK_NV_fragment_shader_barycentric`
-    pub const NV_FRAGMENT_SHADER_BARYCENTRIC: ExtensionId = ExtensionId(138);
+    pub const NV_FRAGMENT_SHADER_BARYCENTRIC: ExtensionId = ExtensionId(146);
     /// `VK_NV_shader_image_footprint`
-    pub const NV_SHADER_IMAGE_FOOTPRINT: ExtensionId = ExtensionId(139);
+    pub const NV_SHADER_IMAGE_FOOTPRINT: ExtensionId = ExtensionId(147);
     /// `VK_NV_scissor_exclusive`
-    pub const NV_SCISSOR_EXCLUSIVE: ExtensionId = ExtensionId(140);
+    pub const NV_SCISSOR_EXCLUSIVE: ExtensionId = ExtensionId(148);
     /// `VK_NV_device_diagnostic_checkpoints`
-    pub const NV_DEVICE_DIAGNOSTIC_CHECKPOINTS: ExtensionId = ExtensionId(141);
+    pub const NV_DEVICE_DIAGNOSTIC_CHECKPOINTS: ExtensionId = ExtensionId(149);
     /// `VK_KHR_timeline_semaphore`
-    pub const KHR_TIMELINE_SEMAPHORE: ExtensionId = ExtensionId(142);
+    pub const KHR_TIMELINE_SEMAPHORE: ExtensionId = ExtensionId(150);
+    /// `VK_EXT_present_timing`
+    pub const EXT_PRESENT_TIMING: ExtensionId = ExtensionId(151);
     /// `VK_INTEL_shader_integer_functions2`
-    pub const INTEL_SHADER_INTEGER_FUNCTIONS2: ExtensionId = ExtensionId(143);
+    pub const INTEL_SHADER_INTEGER_FUNCTIONS2: ExtensionId = ExtensionId(152);
     /// `VK_INTEL_performance_query`
-    pub const INTEL_PERFORMANCE_QUERY: ExtensionId = ExtensionId(144);
+    pub const INTEL_PERFORMANCE_QUERY: ExtensionId = ExtensionId(153);
     /// `VK_KHR_vulkan_memory_model`
-    pub const KHR_VULKAN_MEMORY_MODEL: ExtensionId = ExtensionId(145);
+    pub const KHR_VULKAN_MEMORY_MODEL: ExtensionId = ExtensionId(154);
     /// `VK_EXT_pci_bus_info`
-    pub const EXT_PCI_BUS_INFO: ExtensionId = ExtensionId(146);
+    pub const EXT_PCI_BUS_INFO: ExtensionId = ExtensionId(155);
     /// `VK_AMD_display_native_hdr`
-    pub const AMD_DISPLAY_NATIVE_HDR: ExtensionId = ExtensionId(147);
+    pub const AMD_DISPLAY_NATIVE_HDR: ExtensionId = ExtensionId(156);
     /// `VK_KHR_shader_terminate_invocation`
-    pub const KHR_SHADER_TERMINATE_INVOCATION: ExtensionId = ExtensionId(148);
+    pub const KHR_SHADER_TERMINATE_INVOCATION: ExtensionId = ExtensionId(157);
     /// `VK_EXT_fragment_density_map`
-    pub const EXT_FRAGMENT_DENSITY_MAP: ExtensionId = ExtensionId(149);
+    pub const EXT_FRAGMENT_DENSITY_MAP: ExtensionId = ExtensionId(158);
     /// `VK_EXT_scalar_block_layout`
-    pub const EXT_SCALAR_BLOCK_LAYOUT: ExtensionId = ExtensionId(150);
+    pub const EXT_SCALAR_BLOCK_LAYOUT: ExtensionId = ExtensionId(159);
     /// `VK_GOOGLE_hlsl_functionality1`
-    pub const GOOGLE_HLSL_FUNCTIONALITY1: ExtensionId = ExtensionId(151);
+    pub const GOOGLE_HLSL_FUNCTIONALITY1: ExtensionId = ExtensionId(160);
     /// `VK_GOOGLE_decorate_string`
-    pub const GOOGLE_DECORATE_STRING: ExtensionId = ExtensionId(152);
+    pub const GOOGLE_DECORATE_STRING: ExtensionId = ExtensionId(161);
     /// `VK_EXT_subgroup_size_control`
-    pub const EXT_SUBGROUP_SIZE_CONTROL: ExtensionId = ExtensionId(153);
+    pub const EXT_SUBGROUP_SIZE_CONTROL: ExtensionId = ExtensionId(162);
     /// `VK_KHR_fragment_shading_rate`
-    pub const KHR_FRAGMENT_SHADING_RATE: ExtensionId = ExtensionId(154);
+    pub const KHR_FRAGMENT_SHADING_RATE: ExtensionId = ExtensionId(163);
     /// `VK_AMD_shader_core_properties2`
-    pub const AMD_SHADER_CORE_PROPERTIES2: ExtensionId = ExtensionId(155);
+    pub const AMD_SHADER_CORE_PROPERTIES2: ExtensionId = ExtensionId(164);
     /// `VK_AMD_device_coherent_memory`
-    pub const AMD_DEVICE_COHERENT_MEMORY: ExtensionId = ExtensionId(156);
+    pub const AMD_DEVICE_COHERENT_MEMORY: ExtensionId = ExtensionId(165);
+    /// `VK_KHR_shader_constant_data`
+    pub const KHR_SHADER_CONSTANT_DATA: ExtensionId = ExtensionId(166);
+    /// `VK_KHR_dynamic_rendering_local_read`
+    pub const KHR_DYNAMIC_RENDERING_LOCAL_READ: ExtensionId = ExtensionId(167);
+    /// `VK_KHR_shader_abort`
+    pub const KHR_SHADER_ABORT: ExtensionId = ExtensionId(168);
     /// `VK_EXT_shader_image_atomic_int64`
-    pub const EXT_SHADER_IMAGE_ATOMIC_INT64: ExtensionId = ExtensionId(157);
+    pub const EXT_SHADER_IMAGE_ATOMIC_INT64: ExtensionId = ExtensionId(169);
+    /// `VK_KHR_shader_quad_control`
+    pub const KHR_SHADER_QUAD_CONTROL: ExtensionId = ExtensionId(170);
     /// `VK_KHR_spirv_1_4`
-    pub const KHR_SPIRV_1_4: ExtensionId = ExtensionId(158);
+    pub const KHR_SPIRV_1_4: ExtensionId = ExtensionId(171);
     /// `VK_EXT_memory_budget`
-    pub const EXT_MEMORY_BUDGET: ExtensionId = ExtensionId(159);
+    pub const EXT_MEMORY_BUDGET: ExtensionId = ExtensionId(172);
     /// `VK_EXT_memory_priority`
-    pub const EXT_MEMORY_PRIORITY: ExtensionId = ExtensionId(160);
+    pub const EXT_MEMORY_PRIORITY: ExtensionId = ExtensionId(173);
     /// `VK_KHR_surface_protected_capabilities`
-    pub const KHR_SURFACE_PROTECTED_CAPABILITIES: ExtensionId = ExtensionId(161);
+    pub const KHR_SURFACE_PROTECTED_CAPABILITIES: ExtensionId = ExtensionId(174);
     /// `VK_NV_dedicated_allocation_image_aliasing`
-    pub const NV_DEDICATED_ALLOCATION_IMAGE_ALIASING: ExtensionId = ExtensionId(162);
+    pub const NV_DEDICATED_ALLOCATION_IMAGE_ALIASING: ExtensionId = ExtensionId(175);
     /// `VK_KHR_separate_depth_stencil_layouts`
-    pub const KHR_SEPARATE_DEPTH_STENCIL_LAYOUTS: ExtensionId = ExtensionId(163);
+    pub const KHR_SEPARATE_DEPTH_STENCIL_LAYOUTS: ExtensionId = ExtensionId(176);
     /// `VK_EXT_buffer_device_address`
-    pub const EXT_BUFFER_DEVICE_ADDRESS: ExtensionId = ExtensionId(164);
+    pub const EXT_BUFFER_DEVICE_ADDRESS: ExtensionId = ExtensionId(177);
     /// `VK_EXT_tooling_info`
-    pub const EXT_TOOLING_INFO: ExtensionId = ExtensionId(165);
+    pub const EXT_TOOLING_INFO: ExtensionId = ExtensionId(178);
     /// `VK_EXT_separate_stencil_usage`
-    pub const EXT_SEPARATE_STENCIL_USAGE: ExtensionId = ExtensionId(166);
+    pub const EXT_SEPARATE_STENCIL_USAGE: ExtensionId = ExtensionId(179);
     /// `VK_EXT_validation_features`
-    pub const EXT_VALIDATION_FEATURES: ExtensionId = ExtensionId(167);
+    pub const EXT_VALIDATION_FEATURES: ExtensionId = ExtensionId(180);
     /// `VK_KHR_present_wait`
-    pub const KHR_PRESENT_WAIT: ExtensionId = ExtensionId(168);
+    pub const KHR_PRESENT_WAIT: ExtensionId = ExtensionId(181);
     /// `VK_EXT_fragment_shader_interlock`
-    pub const EXT_FRAGMENT_SHADER_INTERLOCK: ExtensionId = ExtensionId(169);
+    pub const EXT_FRAGMENT_SHADER_INTERLOCK: ExtensionId = ExtensionId(182);
     /// `VK_EXT_ycbcr_image_arrays`
-    pub const EXT_YCBCR_IMAGE_ARRAYS: ExtensionId = ExtensionId(170);
+    pub const EXT_YCBCR_IMAGE_ARRAYS: ExtensionId = ExtensionId(183);
     /// `VK_KHR_uniform_buffer_standard_layout`
-    pub const KHR_UNIFORM_BUFFER_STANDARD_LAYOUT: ExtensionId = ExtensionId(171);
+    pub const KHR_UNIFORM_BUFFER_STANDARD_LAYOUT: ExtensionId = ExtensionId(184);
     /// `VK_EXT_provoking_vertex`
-    pub const EXT_PROVOKING_VERTEX: ExtensionId = ExtensionId(172);
+    pub const EXT_PROVOKING_VERTEX: ExtensionId = ExtensionId(185);
     /// `VK_KHR_buffer_device_address`
-    pub const KHR_BUFFER_DEVICE_ADDRESS: ExtensionId = ExtensionId(173);
+    pub const KHR_BUFFER_DEVICE_ADDRESS: ExtensionId = ExtensionId(186);
     /// `VK_EXT_line_rasterization`
-    pub const EXT_LINE_RASTERIZATION: ExtensionId = ExtensionId(174);
+    pub const EXT_LINE_RASTERIZATION: ExtensionId = ExtensionId(187);
     /// `VK_EXT_shader_atomic_float`
-    pub const EXT_SHADER_ATOMIC_FLOAT: ExtensionId = ExtensionId(175);
+    pub const EXT_SHADER_ATOMIC_FLOAT: ExtensionId = ExtensionId(188);
     /// `VK_EXT_host_query_reset`
-    pub const EXT_HOST_QUERY_RESET: ExtensionId = ExtensionId(176);
+    pub const EXT_HOST_QUERY_RESET: ExtensionId = ExtensionId(189);
     /// `VK_EXT_index_type_uint8`
-    pub const EXT_INDEX_TYPE_UINT8: ExtensionId = ExtensionId(177);
+    pub const EXT_INDEX_TYPE_UINT8: ExtensionId = ExtensionId(190);
     /// `VK_EXT_extended_dynamic_state`
-    pub const EXT_EXTENDED_DYNAMIC_STATE: ExtensionId = ExtensionId(178);
+    pub const EXT_EXTENDED_DYNAMIC_STATE: ExtensionId = ExtensionId(191);
     /// `VK_KHR_deferred_host_operations`
-    pub const KHR_DEFERRED_HOST_OPERATIONS: ExtensionId = ExtensionId(179);
+    pub const KHR_DEFERRED_HOST_OPERATIONS: ExtensionId = ExtensionId(192);
     /// `VK_KHR_pipeline_executable_properties`
-    pub const KHR_PIPELINE_EXECUTABLE_PROPERTIES: ExtensionId = ExtensionId(180);
+    pub const KHR_PIPELINE_EXECUTABLE_PROPERTIES: ExtensionId = ExtensionId(193);
+    /// `VK_EXT_host_image_copy`
+    pub const EXT_HOST_IMAGE_COPY: ExtensionId = ExtensionId(194);
+    /// `VK_KHR_map_memory2`
+    pub const KHR_MAP_MEMORY2: ExtensionId = ExtensionId(195);
+    /// `VK_EXT_map_memory_placed`
+    pub const EXT_MAP_MEMORY_PLACED: ExtensionId = ExtensionId(196);
     /// `VK_EXT_shader_atomic_float2`
-    pub const EXT_SHADER_ATOMIC_FLOAT2: ExtensionId = ExtensionId(181);
+    pub const EXT_SHADER_ATOMIC_FLOAT2: ExtensionId = ExtensionId(197);
     /// `VK_EXT_surface_maintenance1`
-    pub const EXT_SURFACE_MAINTENANCE1: ExtensionId = ExtensionId(182);
+    pub const EXT_SURFACE_MAINTENANCE1: ExtensionId = ExtensionId(198);
     /// `VK_EXT_swapchain_maintenance1`
-    pub const EXT_SWAPCHAIN_MAINTENANCE1: ExtensionId = ExtensionId(183);
+    pub const EXT_SWAPCHAIN_MAINTENANCE1: ExtensionId = ExtensionId(199);
     /// `VK_EXT_shader_demote_to_helper_invocation`
-    pub const EXT_SHADER_DEMOTE_TO_HELPER_INVOCATION: ExtensionId = ExtensionId(184);
+    pub const EXT_SHADER_DEMOTE_TO_HELPER_INVOCATION: ExtensionId = ExtensionId(200);
     /// `VK_NV_device_generated_commands`
-    pub const NV_DEVICE_GENERATED_COMMANDS: ExtensionId = ExtensionId(185);
+    pub const NV_DEVICE_GENERATED_COMMANDS: ExtensionId = ExtensionId(201);
     /// `VK_NV_inherited_viewport_scissor`
-    pub const NV_INHERITED_VIEWPORT_SCISSOR: ExtensionId = ExtensionId(186);
+    pub const NV_INHERITED_VIEWPORT_SCISSOR: ExtensionId = ExtensionId(202);
     /// `VK_KHR_shader_integer_dot_product`
-    pub const KHR_SHADER_INTEGER_DOT_PRODUCT: ExtensionId = ExtensionId(187);
+    pub const KHR_SHADER_INTEGER_DOT_PRODUCT: ExtensionId = ExtensionId(203);
     /// `VK_EXT_texel_buffer_alignment`
-    pub const EXT_TEXEL_BUFFER_ALIGNMENT: ExtensionId = ExtensionId(188);
+    pub const EXT_TEXEL_BUFFER_ALIGNMENT: ExtensionId = ExtensionId(204);
     /// `VK_QCOM_render_pass_transform`
-    pub const QCOM_RENDER_PASS_TRANSFORM: ExtensionId = ExtensionId(189);
+    pub const QCOM_RENDER_PASS_TRANSFORM: ExtensionId = ExtensionId(205);
+    /// `VK_EXT_depth_bias_control`
+    pub const EXT_DEPTH_BIAS_CONTROL: ExtensionId = ExtensionId(206);
     /// `VK_EXT_device_memory_report`
-    pub const EXT_DEVICE_MEMORY_REPORT: ExtensionId = ExtensionId(190);
+    pub const EXT_DEVICE_MEMORY_REPORT: ExtensionId = ExtensionId(207);
     /// `VK_EXT_robustness2`
-    pub const EXT_ROBUSTNESS2: ExtensionId = ExtensionId(191);
+    pub const EXT_ROBUSTNESS2: ExtensionId = ExtensionId(208);
     /// `VK_EXT_custom_border_color`
-    pub const EXT_CUSTOM_BORDER_COLOR: ExtensionId = ExtensionId(192);
+    pub const EXT_CUSTOM_BORDER_COLOR: ExtensionId = ExtensionId(209);
+    /// `VK_EXT_texture_compression_astc_3d`
+    pub const EXT_TEXTURE_COMPRESSION_ASTC_3D: ExtensionId = ExtensionId(210);
     /// `VK_GOOGLE_user_type`
-    pub const GOOGLE_USER_TYPE: ExtensionId = ExtensionId(193);
+    pub const GOOGLE_USER_TYPE: ExtensionId = ExtensionId(211);
     /// `VK_KHR_pipeline_library`
-    pub const KHR_PIPELINE_LIBRARY: ExtensionId = ExtensionId(194);
+    pub const KHR_PIPELINE_LIBRARY: ExtensionId = ExtensionId(212);
     /// `VK_NV_present_barrier`
-    pub const NV_PRESENT_BARRIER: ExtensionId = ExtensionId(195);
+    pub const NV_PRESENT_BARRIER: ExtensionId = ExtensionId(213);
     /// `VK_KHR_shader_non_semantic_info`
-    pub const KHR_SHADER_NON_SEMANTIC_INFO: ExtensionId = ExtensionId(196);
+    pub const KHR_SHADER_NON_SEMANTIC_INFO: ExtensionId = ExtensionId(214);
     /// `VK_KHR_present_id`
-    pub const KHR_PRESENT_ID: ExtensionId = ExtensionId(197);
+    pub const KHR_PRESENT_ID: ExtensionId = ExtensionId(215);
     /// `VK_EXT_private_data`
-    pub const EXT_PRIVATE_DATA: ExtensionId = ExtensionId(198);
+    pub const EXT_PRIVATE_DATA: ExtensionId = ExtensionId(216);
     /// `VK_EXT_pipeline_creation_cache_control`
-    pub const EXT_PIPELINE_CREATION_CACHE_CONTROL: ExtensionId = ExtensionId(199);
+    pub const EXT_PIPELINE_CREATION_CACHE_CONTROL: ExtensionId = ExtensionId(217);
+    /// `VK_KHR_video_encode_queue`
+    pub const KHR_VIDEO_ENCODE_QUEUE: ExtensionId = ExtensionId(218);
     /// `VK_NV_device_diagnostics_config`
-    pub const NV_DEVICE_DIAGNOSTICS_CONFIG: ExtensionId = ExtensionId(200);
+    pub const NV_DEVICE_DIAGNOSTICS_CONFIG: ExtensionId = ExtensionId(219);
     /// `VK_QCOM_render_pass_store_ops`
-    pub const QCOM_RENDER_PASS_STORE_OPS: ExtensionId = ExtensionId(201);
+    pub const QCOM_RENDER_PASS_STORE_OPS: ExtensionId = ExtensionId(220);
+    /// `VK_QCOM_queue_perf_hint`
+    pub const QCOM_QUEUE_PERF_HINT: ExtensionId = ExtensionId(221);
+    /// `VK_QCOM_image_processing3`
+    pub const QCOM_IMAGE_PROCESSING3: ExtensionId = ExtensionId(222);
+    /// `VK_QCOM_shader_multiple_wait_queues`
+    pub const QCOM_SHADER_MULTIPLE_WAIT_QUEUES: ExtensionId = ExtensionId(223);
+    /// `VK_EXT_shader_split_barrier`
+    pub const EXT_SHADER_SPLIT_BARRIER: ExtensionId = ExtensionId(224);
+    /// `VK_QCOM_tile_shading`
+    pub const QCOM_TILE_SHADING: ExtensionId = ExtensionId(225);
+    /// `VK_NV_low_latency`
+    pub const NV_LOW_LATENCY: ExtensionId = ExtensionId(226);
     /// `VK_KHR_synchronization2`
-    pub const KHR_SYNCHRONIZATION2: ExtensionId = ExtensionId(202);
+    pub const KHR_SYNCHRONIZATION2: ExtensionId = ExtensionId(227);
     /// `VK_EXT_descriptor_buffer`
-    pub const EXT_DESCRIPTOR_BUFFER: ExtensionId = ExtensionId(203);
+    pub const EXT_DESCRIPTOR_BUFFER: ExtensionId = ExtensionId(228);
+    /// `VK_KHR_device_address_commands`
+    pub const KHR_DEVICE_ADDRESS_COMMANDS: ExtensionId = ExtensionId(229);
     /// `VK_EXT_graphics_pipeline_library`
-    pub const EXT_GRAPHICS_PIPELINE_LIBRARY: ExtensionId = ExtensionId(204);
+    pub const EXT_GRAPHICS_PIPELINE_LIBRARY: ExtensionId = ExtensionId(230);
     /// `VK_AMD_shader_early_and_late_fragment_tests`
-    pub const AMD_SHADER_EARLY_AND_LATE_FRAGMENT_TESTS: ExtensionId = ExtensionId(205);
+    pub const AMD_SHADER_EARLY_AND_LATE_FRAGMENT_TESTS: ExtensionId = ExtensionId(231);
     /// `VK_KHR_fragment_shader_barycentric`
-    pub const KHR_FRAGMENT_SHADER_BARYCENTRIC: ExtensionId = ExtensionId(206);
+    pub const KHR_FRAGMENT_SHADER_BARYCENTRIC: ExtensionId = ExtensionId(232);
     /// `VK_KHR_shader_subgroup_uniform_control_flow`
-    pub const KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW: ExtensionId = ExtensionId(207);
+    pub const KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW: ExtensionId = ExtensionId(233);
     /// `VK_KHR_zero_initialize_workgroup_memory`
-    pub const KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY: ExtensionId = ExtensionId(208);
+    pub const KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY: ExtensionId = ExtensionId(234);
     /// `VK_NV_fragment_shading_rate_enums`
-    pub const NV_FRAGMENT_SHADING_RATE_ENUMS: ExtensionId = ExtensionId(209);
+    pub const NV_FRAGMENT_SHADING_RATE_ENUMS: ExtensionId = ExtensionId(235);
     /// `VK_NV_ray_tracing_motion_blur`
-    pub const NV_RAY_TRACING_MOTION_BLUR: ExtensionId = ExtensionId(210);
+    pub const NV_RAY_TRACING_MOTION_BLUR: ExtensionId = ExtensionId(236);
     /// `VK_EXT_mesh_shader`
-    pub const EXT_MESH_SHADER: ExtensionId = ExtensionId(211);
+    pub const EXT_MESH_SHADER: ExtensionId = ExtensionId(237);
     /// `VK_EXT_ycbcr_2plane_444_formats`
-    pub const EXT_YCBCR_2PLANE_444_FORMATS: ExtensionId = ExtensionId(212);
+    pub const EXT_YCBCR_2PLANE_444_FORMATS: ExtensionId = ExtensionId(238);
     /// `VK_EXT_fragment_density_map2`
-    pub const EXT_FRAGMENT_DENSITY_MAP2: ExtensionId = ExtensionId(213);
+    pub const EXT_FRAGMENT_DENSITY_MAP2: ExtensionId = ExtensionId(239);
     /// `VK_QCOM_rotated_copy_commands`
-    pub const QCOM_ROTATED_COPY_COMMANDS: ExtensionId = ExtensionId(214);
+    pub const QCOM_ROTATED_COPY_COMMANDS: ExtensionId = ExtensionId(240);
     /// `VK_EXT_image_robustness`
-    pub const EXT_IMAGE_ROBUSTNESS: ExtensionId = ExtensionId(215);
+    pub const EXT_IMAGE_ROBUSTNESS: ExtensionId = ExtensionId(241);
     /// `VK_KHR_workgroup_memory_explicit_layout`
-    pub const KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT: ExtensionId = ExtensionId(216);
+    pub const KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT: ExtensionId = ExtensionId(242);
     /// `VK_KHR_copy_commands2`
-    pub const KHR_COPY_COMMANDS2: ExtensionId = ExtensionId(217);
+    pub const KHR_COPY_COMMANDS2: ExtensionId = ExtensionId(243);
     /// `VK_EXT_image_compression_control`
-    pub const EXT_IMAGE_COMPRESSION_CONTROL: ExtensionId = ExtensionId(218);
+    pub const EXT_IMAGE_COMPRESSION_CONTROL: ExtensionId = ExtensionId(244);
     /// `VK_EXT_attachment_feedback_loop_layout`
-    pub const EXT_ATTACHMENT_FEEDBACK_LOOP_LAYOUT: ExtensionId = ExtensionId(219);
+    pub const EXT_ATTACHMENT_FEEDBACK_LOOP_LAYOUT: ExtensionId = ExtensionId(245);
     /// `VK_EXT_4444_formats`
-    pub const EXT_4444_FORMATS: ExtensionId = ExtensionId(220);
+    pub const EXT_4444_FORMATS: ExtensionId = ExtensionId(246);
     /// `VK_EXT_device_fault`
-    pub const EXT_DEVICE_FAULT: ExtensionId = ExtensionId(221);
+    pub const EXT_DEVICE_FAULT: ExtensionId = ExtensionId(247);
     /// `VK_ARM_rasterization_order_attachment_access`
-    pub const ARM_RASTERIZATION_ORDER_ATTACHMENT_ACCESS: ExtensionId = ExtensionId(222);
+    pub const ARM_RASTERIZATION_ORDER_ATTACHMENT_ACCESS: ExtensionId = ExtensionId(248);
     /// `VK_EXT_rgba10x6_formats`
-    pub const EXT_RGBA10X6_FORMATS: ExtensionId = ExtensionId(223);
+    pub const EXT_RGBA10X6_FORMATS: ExtensionId = ExtensionId(249);
     /// `VK_VALVE_mutable_descriptor_type`
-    pub const VALVE_MUTABLE_DESCRIPTOR_TYPE: ExtensionId = ExtensionId(224);
+    pub const VALVE_MUTABLE_DESCRIPTOR_TYPE: ExtensionId = ExtensionId(250);
     /// `VK_EXT_vertex_input_dynamic_state`
-    pub const EXT_VERTEX_INPUT_DYNAMIC_STATE: ExtensionId = ExtensionId(225);
+    pub const EXT_VERTEX_INPUT_DYNAMIC_STATE: ExtensionId = ExtensionId(251);
     /// `VK_EXT_physical_device_drm`
-    pub const EXT_PHYSICAL_DEVICE_DRM: ExtensionId = ExtensionId(226);
+    pub const EXT_PHYSICAL_DEVICE_DRM: ExtensionId = ExtensionId(252);
     /// `VK_EXT_device_address_binding_report`
-    pub const EXT_DEVICE_ADDRESS_BINDING_REPORT: ExtensionId = ExtensionId(227);
+    pub const EXT_DEVICE_ADDRESS_BINDING_REPORT: ExtensionId = ExtensionId(253);
     /// `VK_EXT_depth_clip_control`
-    pub const EXT_DEPTH_CLIP_CONTROL: ExtensionId = ExtensionId(228);
+    pub const EXT_DEPTH_CLIP_CONTROL: ExtensionId = ExtensionId(254);
     /// `VK_EXT_primitive_topology_list_restart`
-    pub const EXT_PRIMITIVE_TOPOLOGY_LIST_RESTART: ExtensionId = ExtensionId(229);
+    pub const EXT_PRIMITIVE_TOPOLOGY_LIST_RESTART: ExtensionId = ExtensionId(255);
     /// `VK_KHR_format_feature_flags2`
-    pub const KHR_FORMAT_FEATURE_FLAGS2: ExtensionId = ExtensionId(230);
+    pub const KHR_FORMAT_FEATURE_FLAGS2: ExtensionId = ExtensionId(256);
+    /// `VK_EXT_present_mode_fifo_latest_ready`
+    pub const EXT_PRESENT_MODE_FIFO_LATEST_READY: ExtensionId = ExtensionId(257);
     /// `VK_HUAWEI_invocation_mask`
-    pub const HUAWEI_INVOCATION_MASK: ExtensionId = ExtensionId(231);
+    pub const HUAWEI_INVOCATION_MASK: ExtensionId = ExtensionId(258);
     /// `VK_NV_external_memory_rdma`
-    pub const NV_EXTERNAL_MEMORY_RDMA: ExtensionId = ExtensionId(232);
+    pub const NV_EXTERNAL_MEMORY_RDMA: ExtensionId = ExtensionId(259);
     /// `VK_EXT_pipeline_properties`
-    pub const EXT_PIPELINE_PROPERTIES: ExtensionId = ExtensionId(233);
+    pub const EXT_PIPELINE_PROPERTIES: ExtensionId = ExtensionId(260);
+    /// `VK_EXT_frame_boundary`
+    pub const EXT_FRAME_BOUNDARY: ExtensionId = ExtensionId(261);
     /// `VK_EXT_multisampled_render_to_single_sampled`
-    pub const EXT_MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED: ExtensionId = ExtensionId(234);
+    pub const EXT_MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED: ExtensionId = ExtensionId(262);
     /// `VK_EXT_extended_dynamic_state2`
-    pub const EXT_EXTENDED_DYNAMIC_STATE2: ExtensionId = ExtensionId(235);
+    pub const EXT_EXTENDED_DYNAMIC_STATE2: ExtensionId = ExtensionId(263);
     /// `VK_EXT_color_write_enable`
-    pub const EXT_COLOR_WRITE_ENABLE: ExtensionId = ExtensionId(236);
+    pub const EXT_COLOR_WRITE_ENABLE: ExtensionId = ExtensionId(264);
     /// `VK_EXT_primitives_generated_query`
-    pub const EXT_PRIMITIVES_GENERATED_QUERY: ExtensionId = ExtensionId(237);
+    pub const EXT_PRIMITIVES_GENERATED_QUERY: ExtensionId = ExtensionId(265);
     /// `VK_KHR_ray_tracing_maintenance1`
-    pub const KHR_RAY_TRACING_MAINTENANCE1: ExtensionId = ExtensionId(238);
+    pub const KHR_RAY_TRACING_MAINTENANCE1: ExtensionId = ExtensionId(266);
+    /// `VK_KHR_shader_untyped_pointers`
+    pub const KHR_SHADER_UNTYPED_POINTERS: ExtensionId = ExtensionId(267);
     /// `VK_EXT_global_priority_query`
-    pub const EXT_GLOBAL_PRIORITY_QUERY: ExtensionId = ExtensionId(239);
+    pub const EXT_GLOBAL_PRIORITY_QUERY: ExtensionId = ExtensionId(268);
+    /// `VK_VALVE_video_encode_rgb_conversion`
+    pub const VALVE_VIDEO_ENCODE_RGB_CONVERSION: ExtensionId = ExtensionId(269);
     /// `VK_EXT_image_view_min_lod`
-    pub const EXT_IMAGE_VIEW_MIN_LOD: ExtensionId = ExtensionId(240);
+    pub const EXT_IMAGE_VIEW_MIN_LOD: ExtensionId = ExtensionId(270);
     /// `VK_EXT_multi_draw`
-    pub const EXT_MULTI_DRAW: ExtensionId = ExtensionId(241);
+    pub const EXT_MULTI_DRAW: ExtensionId = ExtensionId(271);
     /// `VK_EXT_image_2d_view_of_3d`
-    pub const EXT_IMAGE_2D_VIEW_OF_3D: ExtensionId = ExtensionId(242);
+    pub const EXT_IMAGE_2D_VIEW_OF_3D: ExtensionId = ExtensionId(272);
     /// `VK_KHR_portability_enumeration`
-    pub const KHR_PORTABILITY_ENUMERATION: ExtensionId = ExtensionId(243);
+    pub const KHR_PORTABILITY_ENUMERATION: ExtensionId = ExtensionId(273);
+    /// `VK_EXT_shader_tile_image`
+    pub const EXT_SHADER_TILE_IMAGE: ExtensionId = ExtensionId(274);
     /// `VK_EXT_opacity_micromap`
-    pub const EXT_OPACITY_MICROMAP: ExtensionId = ExtensionId(244);
+    pub const EXT_OPACITY_MICROMAP: ExtensionId = ExtensionId(275);
     /// `VK_EXT_load_store_op_none`
-    pub const EXT_LOAD_STORE_OP_NONE: ExtensionId = ExtensionId(245);
+    pub const EXT_LOAD_STORE_OP_NONE: ExtensionId = ExtensionId(276);
     /// `VK_HUAWEI_cluster_culling_shader`
-    pub const HUAWEI_CLUSTER_CULLING_SHADER: ExtensionId = ExtensionId(246);
+    pub const HUAWEI_CLUSTER_CULLING_SHADER: ExtensionId = ExtensionId(277);
     /// `VK_EXT_border_color_swizzle`
-    pub const EXT_BORDER_COLOR_SWIZZLE: ExtensionId = ExtensionId(247);
+    pub const EXT_BORDER_COLOR_SWIZZLE: ExtensionId = ExtensionId(278);
     /// `VK_EXT_pageable_device_local_memory`
-    pub const EXT_PAGEABLE_DEVICE_LOCAL_MEMORY: ExtensionId = ExtensionId(248);
+    pub const EXT_PAGEABLE_DEVICE_LOCAL_MEMORY: ExtensionId = ExtensionId(279);
     /// `VK_KHR_maintenance4`
-    pub const KHR_MAINTENANCE4: ExtensionId = ExtensionId(249);
+    pub const KHR_MAINTENANCE4: ExtensionId = ExtensionId(280);
+    /// `VK_ARM_shader_core_properties`
+    pub const ARM_SHADER_CORE_PROPERTIES: ExtensionId = ExtensionId(281);
+    /// `VK_KHR_shader_subgroup_rotate`
+    pub const KHR_SHADER_SUBGROUP_ROTATE: ExtensionId = ExtensionId(282);
+    /// `VK_ARM_scheduling_controls`
+    pub const ARM_SCHEDULING_CONTROLS: ExtensionId = ExtensionId(283);
+    /// `VK_EXT_image_sliced_view_of_3d`
+    pub const EXT_IMAGE_SLICED_VIEW_OF_3D: ExtensionId = ExtensionId(284);
     /// `VK_VALVE_descriptor_set_host_mapping`
-    pub const VALVE_DESCRIPTOR_SET_HOST_MAPPING: ExtensionId = ExtensionId(250);
+    pub const VALVE_DESCRIPTOR_SET_HOST_MAPPING: ExtensionId = ExtensionId(285);
     /// `VK_EXT_depth_clamp_zero_one`
-    pub const EXT_DEPTH_CLAMP_ZERO_ONE: ExtensionId = ExtensionId(251);
+    pub const EXT_DEPTH_CLAMP_ZERO_ONE: ExtensionId = ExtensionId(286);
     /// `VK_EXT_non_seamless_cube_map`
-    pub const EXT_NON_SEAMLESS_CUBE_MAP: ExtensionId = ExtensionId(252);
+    pub const EXT_NON_SEAMLESS_CUBE_MAP: ExtensionId = ExtensionId(287);
+    /// `VK_ARM_render_pass_striped`
+    pub const ARM_RENDER_PASS_STRIPED: ExtensionId = ExtensionId(288);
     /// `VK_QCOM_fragment_density_map_offset`
-    pub const QCOM_FRAGMENT_DENSITY_MAP_OFFSET: ExtensionId = ExtensionId(253);
+    pub const QCOM_FRAGMENT_DENSITY_MAP_OFFSET: ExtensionId = ExtensionId(289);
     /// `VK_NV_copy_memory_indirect`
-    pub const NV_COPY_MEMORY_INDIRECT: ExtensionId = ExtensionId(254);
+    pub const NV_COPY_MEMORY_INDIRECT: ExtensionId = ExtensionId(290);
     /// `VK_NV_memory_decompression`
-    pub const NV_MEMORY_DECOMPRESSION: ExtensionId = ExtensionId(255);
+    pub const NV_MEMORY_DECOMPRESSION: ExtensionId = ExtensionId(291);
+    /// `VK_NV_device_generated_commands_compute`
+    pub const NV_DEVICE_GENERATED_COMMANDS_COMPUTE: ExtensionId = ExtensionId(292);
+    /// `VK_NV_ray_tracing_linear_swept_spheres`
+    pub const NV_RAY_TRACING_LINEAR_SWEPT_SPHERES: ExtensionId = ExtensionId(293);
     /// `VK_NV_linear_color_attachment`
-    pub const NV_LINEAR_COLOR_ATTACHMENT: ExtensionId = ExtensionId(256);
+    pub const NV_LINEAR_COLOR_ATTACHMENT: ExtensionId = ExtensionId(294);
     /// `VK_GOOGLE_surfaceless_query`
-    pub const GOOGLE_SURFACELESS_QUERY: ExtensionId = ExtensionId(257);
+    pub const GOOGLE_SURFACELESS_QUERY: ExtensionId = ExtensionId(295);
+    /// `VK_KHR_shader_maximal_reconvergence`
+    pub const KHR_SHADER_MAXIMAL_RECONVERGENCE: ExtensionId = ExtensionId(296);
     /// `VK_EXT_image_compression_control_swapchain`
-    pub const EXT_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN: ExtensionId = ExtensionId(258);
+    pub const EXT_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN: ExtensionId = ExtensionId(297);
     /// `VK_QCOM_image_processing`
-    pub const QCOM_IMAGE_PROCESSING: ExtensionId = ExtensionId(259);
+    pub const QCOM_IMAGE_PROCESSING: ExtensionId = ExtensionId(298);
+    /// `VK_EXT_nested_command_buffer`
+    pub const EXT_NESTED_COMMAND_BUFFER: ExtensionId = ExtensionId(299);
+    /// `VK_EXT_external_memory_acquire_unmodified`
+    pub const EXT_EXTERNAL_MEMORY_ACQUIRE_UNMODIFIED: ExtensionId = ExtensionId(300);
     /// `VK_EXT_extended_dynamic_state3`
-    pub const EXT_EXTENDED_DYNAMIC_STATE3: ExtensionId = ExtensionId(260);
+    pub const EXT_EXTENDED_DYNAMIC_STATE3: ExtensionId = ExtensionId(301);
     /// `VK_EXT_subpass_merge_feedback`
-    pub const EXT_SUBPASS_MERGE_FEEDBACK: ExtensionId = ExtensionId(261);
+    pub const EXT_SUBPASS_MERGE_FEEDBACK: ExtensionId = ExtensionId(302);
     /// `VK_LUNARG_direct_driver_loading`
-    pub const LUNARG_DIRECT_DRIVER_LOADING: ExtensionId = ExtensionId(262);
+    pub const LUNARG_DIRECT_DRIVER_LOADING: ExtensionId = ExtensionId(303);
+    /// `VK_ARM_tensors`
+    pub const ARM_TENSORS: ExtensionId = ExtensionId(304);
     /// `VK_EXT_shader_module_identifier`
-    pub const EXT_SHADER_MODULE_IDENTIFIER: ExtensionId = ExtensionId(263);
+    pub const EXT_SHADER_MODULE_IDENTIFIER: ExtensionId = ExtensionId(305);
     /// `VK_EXT_rasterization_order_attachment_access`
-    pub const EXT_RASTERIZATION_ORDER_ATTACHMENT_ACCESS: ExtensionId = ExtensionId(264);
+    pub const EXT_RASTERIZATION_ORDER_ATTACHMENT_ACCESS: ExtensionId = ExtensionId(306);
     /// `VK_NV_optical_flow`
-    pub const NV_OPTICAL_FLOW: ExtensionId = ExtensionId(265);
+    pub const NV_OPTICAL_FLOW: ExtensionId = ExtensionId(307);
     /// `VK_EXT_legacy_dithering`
-    pub const EXT_LEGACY_DITHERING: ExtensionId = ExtensionId(266);
+    pub const EXT_LEGACY_DITHERING: ExtensionId = ExtensionId(308);
     /// `VK_EXT_pipeline_protected_access`
-    pub const EXT_PIPELINE_PROTECTED_ACCESS: ExtensionId = ExtensionId(267);
+    pub const EXT_PIPELINE_PROTECTED_ACCESS: ExtensionId = ExtensionId(309);
+    /// `VK_ANDROID_external_format_resolve`
+    pub const ANDROID_EXTERNAL_FORMAT_RESOLVE: ExtensionId = ExtensionId(310);
+    /// `VK_KHR_maintenance5`
+    pub const KHR_MAINTENANCE5: ExtensionId = ExtensionId(311);
+    /// `VK_AMD_anti_lag`
+    pub const AMD_ANTI_LAG: ExtensionId = ExtensionId(312);
+    /// `VK_KHR_present_id2`
+    pub const KHR_PRESENT_ID2: ExtensionId = ExtensionId(313);
+    /// `VK_KHR_present_wait2`
+    pub const KHR_PRESENT_WAIT2: ExtensionId = ExtensionId(314);
+    /// `VK_KHR_ray_tracing_position_fetch`
+    pub const KHR_RAY_TRACING_POSITION_FETCH: ExtensionId = ExtensionId(315);
+    /// `VK_EXT_shader_object`
+    pub const EXT_SHADER_OBJECT: ExtensionId = ExtensionId(316);
+    /// `VK_KHR_pipeline_binary`
+    pub const KHR_PIPELINE_BINARY: ExtensionId = ExtensionId(317);
     /// `VK_QCOM_tile_properties`
-    pub const QCOM_TILE_PROPERTIES: ExtensionId = ExtensionId(268);
+    pub const QCOM_TILE_PROPERTIES: ExtensionId = ExtensionId(318);
     /// `VK_SEC_amigo_profiling`
-    pub const SEC_AMIGO_PROFILING: ExtensionId = ExtensionId(269);
+    pub const SEC_AMIGO_PROFILING: ExtensionId = ExtensionId(319);
+    /// `VK_KHR_surface_maintenance1`
+    pub const KHR_SURFACE_MAINTENANCE1: ExtensionId = ExtensionId(320);
+    /// `VK_KHR_swapchain_maintenance1`
+    pub const KHR_SWAPCHAIN_MAINTENANCE1: ExtensionId = ExtensionId(321);
     /// `VK_QCOM_multiview_per_view_viewports`
-    pub const QCOM_MULTIVIEW_PER_VIEW_VIEWPORTS: ExtensionId = ExtensionId(270);
+    pub const QCOM_MULTIVIEW_PER_VIEW_VIEWPORTS: ExtensionId = ExtensionId(322);
     /// `VK_NV_ray_tracing_invocation_reorder`
-    pub const NV_RAY_TRACING_INVOCATION_REORDER: ExtensionId = ExtensionId(271);
+    pub const NV_RAY_TRACING_INVOCATION_REORDER: ExtensionId = ExtensionId(323);
+    /// `VK_NV_cooperative_vector`
+    pub const NV_COOPERATIVE_VECTOR: ExtensionId = ExtensionId(324);
+    /// `VK_NV_extended_sparse_address_space`
+    pub const NV_EXTENDED_SPARSE_ADDRESS_SPACE: ExtensionId = ExtensionId(325);
     /// `VK_EXT_mutable_descriptor_type`
-    pub const EXT_MUTABLE_DESCRIPTOR_TYPE: ExtensionId = ExtensionId(272);
+    pub const EXT_MUTABLE_DESCRIPTOR_TYPE: ExtensionId = ExtensionId(326);
+    /// `VK_EXT_legacy_vertex_attributes`
+    pub const EXT_LEGACY_VERTEX_ATTRIBUTES: ExtensionId = ExtensionId(327);
+    /// `VK_EXT_layer_settings`
+    pub const EXT_LAYER_SETTINGS: ExtensionId = ExtensionId(328);
     /// `VK_ARM_shader_core_builtins`
-    pub const ARM_SHADER_CORE_BUILTINS: ExtensionId = ExtensionId(273);
+    pub const ARM_SHADER_CORE_BUILTINS: ExtensionId = ExtensionId(329);
+    /// `VK_EXT_pipeline_library_group_handles`
+    pub const EXT_PIPELINE_LIBRARY_GROUP_HANDLES: ExtensionId = ExtensionId(330);
+    /// `VK_EXT_dynamic_rendering_unused_attachments`
+    pub const EXT_DYNAMIC_RENDERING_UNUSED_ATTACHMENTS: ExtensionId = ExtensionId(331);
+    /// `VK_KHR_internally_synchronized_queues`
+    pub const KHR_INTERNALLY_SYNCHRONIZED_QUEUES: ExtensionId = ExtensionId(332);
+    /// `VK_NV_low_latency2`
+    pub const NV_LOW_LATENCY2: ExtensionId = ExtensionId(333);
+    /// `VK_KHR_cooperative_matrix`
+    pub const KHR_COOPERATIVE_MATRIX: ExtensionId = ExtensionId(334);
+    /// `VK_ARM_data_graph`
+    pub const ARM_DATA_GRAPH: ExtensionId = ExtensionId(335);
+    /// `VK_ARM_data_graph_instruction_set_tosa`
+    pub const ARM_DATA_GRAPH_INSTRUCTION_SET_TOSA: ExtensionId = ExtensionId(336);
+    /// `VK_QCOM_multiview_per_view_render_areas`
+    pub const QCOM_MULTIVIEW_PER_VIEW_RENDER_AREAS: ExtensionId = ExtensionId(337);
+    /// `VK_KHR_compute_shader_derivatives`
+    pub const KHR_COMPUTE_SHADER_DERIVATIVES: ExtensionId = ExtensionId(338);
+    /// `VK_KHR_video_decode_av1`
+    pub const KHR_VIDEO_DECODE_AV1: ExtensionId = ExtensionId(339);
+    /// `VK_KHR_video_maintenance1`
+    pub const KHR_VIDEO_MAINTENANCE1: ExtensionId = ExtensionId(340);
+    /// `VK_NV_per_stage_descriptor_set`
+    pub const NV_PER_STAGE_DESCRIPTOR_SET: ExtensionId = ExtensionId(341);
+    /// `VK_QCOM_image_processing2`
+    pub const QCOM_IMAGE_PROCESSING2: ExtensionId = ExtensionId(342);
+    /// `VK_QCOM_filter_cubic_weights`
+    pub const QCOM_FILTER_CUBIC_WEIGHTS: ExtensionId = ExtensionId(343);
+    /// `VK_QCOM_ycbcr_degamma`
+    pub const QCOM_YCBCR_DEGAMMA: ExtensionId = ExtensionId(344);
+    /// `VK_QCOM_filter_cubic_clamp`
+    pub const QCOM_FILTER_CUBIC_CLAMP: ExtensionId = ExtensionId(345);
+    /// `VK_EXT_attachment_feedback_loop_dynamic_state`
+    pub const EXT_ATTACHMENT_FEEDBACK_LOOP_DYNAMIC_STATE: ExtensionId = ExtensionId(346);
+    /// `VK_KHR_vertex_attribute_divisor`
+    pub const KHR_VERTEX_ATTRIBUTE_DIVISOR: ExtensionId = ExtensionId(347);
+    /// `VK_KHR_load_store_op_none`
+    pub const KHR_LOAD_STORE_OP_NONE: ExtensionId = ExtensionId(348);
+    /// `VK_KHR_unified_image_layouts`
+    pub const KHR_UNIFIED_IMAGE_LAYOUTS: ExtensionId = ExtensionId(349);
+    /// `VK_KHR_shader_float_controls2`
+    pub const KHR_SHADER_FLOAT_CONTROLS2: ExtensionId = ExtensionId(350);
+    /// `VK_MSFT_layered_driver`
+    pub const MSFT_LAYERED_DRIVER: ExtensionId = ExtensionId(351);
+    /// `VK_KHR_index_type_uint8`
+    pub const KHR_INDEX_TYPE_UINT8: ExtensionId = ExtensionId(352);
+    /// `VK_KHR_line_rasterization`
+    pub const KHR_LINE_RASTERIZATION: ExtensionId = ExtensionId(353);
+    /// `VK_KHR_calibrated_timestamps`
+    pub const KHR_CALIBRATED_TIMESTAMPS: ExtensionId = ExtensionId(354);
+    /// `VK_KHR_shader_expect_assume`
+    pub const KHR_SHADER_EXPECT_ASSUME: ExtensionId = ExtensionId(355);
+    /// `VK_KHR_maintenance6`
+    pub const KHR_MAINTENANCE6: ExtensionId = ExtensionId(356);
+    /// `VK_NV_descriptor_pool_overallocation`
+    pub const NV_DESCRIPTOR_POOL_OVERALLOCATION: ExtensionId = ExtensionId(357);
+    /// `VK_QCOM_tile_memory_heap`
+    pub const QCOM_TILE_MEMORY_HEAP: ExtensionId = ExtensionId(358);
+    /// `VK_KHR_copy_memory_indirect`
+    pub const KHR_COPY_MEMORY_INDIRECT: ExtensionId = ExtensionId(359);
+    /// `VK_EXT_memory_decompression`
+    pub const EXT_MEMORY_DECOMPRESSION: ExtensionId = ExtensionId(360);
+    /// `VK_KHR_video_encode_intra_refresh`
+    pub const KHR_VIDEO_ENCODE_INTRA_REFRESH: ExtensionId = ExtensionId(361);
+    /// `VK_KHR_video_encode_quantization_map`
+    pub const KHR_VIDEO_ENCODE_QUANTIZATION_MAP: ExtensionId = ExtensionId(362);
+    /// `VK_NV_raw_access_chains`
+    pub const NV_RAW_ACCESS_CHAINS: ExtensionId = ExtensionId(363);
+    /// `VK_NV_external_compute_queue`
+    pub const NV_EXTERNAL_COMPUTE_QUEUE: ExtensionId = ExtensionId(364);
+    /// `VK_KHR_shader_relaxed_extended_instruction`
+    pub const KHR_SHADER_RELAXED_EXTENDED_INSTRUCTION: ExtensionId = ExtensionId(365);
+    /// `VK_NV_command_buffer_inheritance`
+    pub const NV_COMMAND_BUFFER_INHERITANCE: ExtensionId = ExtensionId(366);
+    /// `VK_KHR_maintenance7`
+    pub const KHR_MAINTENANCE7: ExtensionId = ExtensionId(367);
+    /// `VK_NV_shader_atomic_float16_vector`
+    pub const NV_SHADER_ATOMIC_FLOAT16_VECTOR: ExtensionId = ExtensionId(368);
+    /// `VK_EXT_shader_replicated_composites`
+    pub const EXT_SHADER_REPLICATED_COMPOSITES: ExtensionId = ExtensionId(369);
+    /// `VK_ARM_tensor_controls`
+    pub const ARM_TENSOR_CONTROLS: ExtensionId = ExtensionId(370);
+    /// `VK_EXT_shader_float8`
+    pub const EXT_SHADER_FLOAT8: ExtensionId = ExtensionId(371);
+    /// `VK_NV_ray_tracing_validation`
+    pub const NV_RAY_TRACING_VALIDATION: ExtensionId = ExtensionId(372);
+    /// `VK_NV_cluster_acceleration_structure`
+    pub const NV_CLUSTER_ACCELERATION_STRUCTURE: ExtensionId = ExtensionId(373);
+    /// `VK_NV_partitioned_acceleration_structure`
+    pub const NV_PARTITIONED_ACCELERATION_STRUCTURE: ExtensionId = ExtensionId(374);
+    /// `VK_EXT_device_generated_commands`
+    pub const EXT_DEVICE_GENERATED_COMMANDS: ExtensionId = ExtensionId(375);
+    /// `VK_KHR_device_fault`
+    pub const KHR_DEVICE_FAULT: ExtensionId = ExtensionId(376);
+    /// `VK_KHR_maintenance8`
+    pub const KHR_MAINTENANCE8: ExtensionId = ExtensionId(377);
+    /// `VK_MESA_image_alignment_control`
+    pub const MESA_IMAGE_ALIGNMENT_CONTROL: ExtensionId = ExtensionId(378);
+    /// `VK_KHR_shader_fma`
+    pub const KHR_SHADER_FMA: ExtensionId = ExtensionId(379);
+    /// `VK_NV_push_constant_bank`
+    pub const NV_PUSH_CONSTANT_BANK: ExtensionId = ExtensionId(380);
+    /// `VK_EXT_ray_tracing_invocation_reorder`
+    pub const EXT_RAY_TRACING_INVOCATION_REORDER: ExtensionId = ExtensionId(381);
+    /// `VK_EXT_depth_clamp_control`
+    pub const EXT_DEPTH_CLAMP_CONTROL: ExtensionId = ExtensionId(382);
+    /// `VK_KHR_maintenance9`
+    pub const KHR_MAINTENANCE9: ExtensionId = ExtensionId(383);
+    /// `VK_KHR_video_maintenance2`
+    pub const KHR_VIDEO_MAINTENANCE2: ExtensionId = ExtensionId(384);
+    /// `VK_HUAWEI_hdr_vivid`
+    pub const HUAWEI_HDR_VIVID: ExtensionId = ExtensionId(385);
+    /// `VK_NV_cooperative_matrix2`
+    pub const NV_COOPERATIVE_MATRIX2: ExtensionId = ExtensionId(386);
+    /// `VK_ARM_pipeline_opacity_micromap`
+    pub const ARM_PIPELINE_OPACITY_MICROMAP: ExtensionId = ExtensionId(387);
+    /// `VK_KHR_video_encode_feedback2`
+    pub const KHR_VIDEO_ENCODE_FEEDBACK2: ExtensionId = ExtensionId(388);
+    /// `VK_IMG_filter_linear_2d`
+    pub const IMG_FILTER_LINEAR_2D: ExtensionId = ExtensionId(389);
+    /// `VK_KHR_depth_clamp_zero_one`
+    pub const KHR_DEPTH_CLAMP_ZERO_ONE: ExtensionId = ExtensionId(390);
+    /// `VK_ARM_performance_counters_by_region`
+    pub const ARM_PERFORMANCE_COUNTERS_BY_REGION: ExtensionId = ExtensionId(391);
+    /// `VK_ARM_shader_instrumentation`
+    pub const ARM_SHADER_INSTRUMENTATION: ExtensionId = ExtensionId(392);
+    /// `VK_EXT_vertex_attribute_robustness`
+    pub const EXT_VERTEX_ATTRIBUTE_ROBUSTNESS: ExtensionId = ExtensionId(393);
+    /// `VK_ARM_format_pack`
+    pub const ARM_FORMAT_PACK: ExtensionId = ExtensionId(394);
+    /// `VK_VALVE_fragment_density_map_layered`
+    pub const VALVE_FRAGMENT_DENSITY_MAP_LAYERED: ExtensionId = ExtensionId(395);
+    /// `VK_KHR_robustness2`
+    pub const KHR_ROBUSTNESS2: ExtensionId = ExtensionId(396);
+    /// `VK_NV_present_metering`
+    pub const NV_PRESENT_METERING: ExtensionId = ExtensionId(397);
+    /// `VK_EXT_multisampled_render_to_swapchain`
+    pub const EXT_MULTISAMPLED_RENDER_TO_SWAPCHAIN: ExtensionId = ExtensionId(398);
+    /// `VK_EXT_fragment_density_map_offset`
+    pub const EXT_FRAGMENT_DENSITY_MAP_OFFSET: ExtensionId = ExtensionId(399);
+    /// `VK_EXT_zero_initialize_device_memory`
+    pub const EXT_ZERO_INITIALIZE_DEVICE_MEMORY: ExtensionId = ExtensionId(400);
+    /// `VK_KHR_present_mode_fifo_latest_ready`
+    pub const KHR_PRESENT_MODE_FIFO_LATEST_READY: ExtensionId = ExtensionId(401);
+    /// `VK_KHR_opacity_micromap`
+    pub const KHR_OPACITY_MICROMAP: ExtensionId = ExtensionId(402);
+    /// `VK_EXT_shader_64bit_indexing`
+    pub const EXT_SHADER_64BIT_INDEXING: ExtensionId = ExtensionId(403);
+    /// `VK_EXT_custom_resolve`
+    pub const EXT_CUSTOM_RESOLVE: ExtensionId = ExtensionId(404);
+    /// `VK_QCOM_data_graph_model`
+    pub const QCOM_DATA_GRAPH_MODEL: ExtensionId = ExtensionId(405);
+    /// `VK_KHR_maintenance10`
+    pub const KHR_MAINTENANCE10: ExtensionId = ExtensionId(406);
+    /// `VK_ARM_data_graph_optical_flow`
+    pub const ARM_DATA_GRAPH_OPTICAL_FLOW: ExtensionId = ExtensionId(407);
+    /// `VK_EXT_shader_long_vector`
+    pub const EXT_SHADER_LONG_VECTOR: ExtensionId = ExtensionId(408);
+    /// `VK_SEC_pipeline_cache_incremental_mode`
+    pub const SEC_PIPELINE_CACHE_INCREMENTAL_MODE: ExtensionId = ExtensionId(409);
+    /// `VK_EXT_shader_uniform_buffer_unsized_array`
+    pub const EXT_SHADER_UNIFORM_BUFFER_UNSIZED_ARRAY: ExtensionId = ExtensionId(410);
+    /// `VK_NV_compute_occupancy_priority`
+    pub const NV_COMPUTE_OCCUPANCY_PRIORITY: ExtensionId = ExtensionId(411);
+    /// `VK_KHR_maintenance11`
+    pub const KHR_MAINTENANCE11: ExtensionId = ExtensionId(412);
+    /// `VK_EXT_cooperative_matrix_maintenance1`
+    pub const EXT_COOPERATIVE_MATRIX_MAINTENANCE1: ExtensionId = ExtensionId(413);
+    /// `VK_EXT_shader_subgroup_partitioned`
+    pub const EXT_SHADER_SUBGROUP_PARTITIONED: ExtensionId = ExtensionId(414);
+    /// `VK_KHR_extended_flags`
+    pub const KHR_EXTENDED_FLAGS: ExtensionId = ExtensionId(415);
+    /// `VK_EXT_shader_ocp_microscaling_types`
+    pub const EXT_SHADER_OCP_MICROSCALING_TYPES: ExtensionId = ExtensionId(416);
+    /// `VK_VALVE_shader_mixed_float_dot_product`
+    pub const VALVE_SHADER_MIXED_FLOAT_DOT_PRODUCT: ExtensionId = ExtensionId(417);
+    /// `VK_SEC_throttle_hint`
+    pub const SEC_THROTTLE_HINT: ExtensionId = ExtensionId(418);
+    /// `VK_ARM_data_graph_neural_accelerator_statistics`
+    pub const ARM_DATA_GRAPH_NEURAL_ACCELERATOR_STATISTICS: ExtensionId = ExtensionId(419);
+    /// `VK_EXT_primitive_restart_index`
+    pub const EXT_PRIMITIVE_RESTART_INDEX: ExtensionId = ExtensionId(420);
+    /// `VK_EXT_image_tiling_control`
+    pub const EXT_IMAGE_TILING_CONTROL: ExtensionId = ExtensionId(421);
+    /// `VK_NV_cooperative_matrix_decode_vector`
+    pub const NV_COOPERATIVE_MATRIX_DECODE_VECTOR: ExtensionId = ExtensionId(422);
 }
-pub static EXTENSIONS: [ExtensionInfo; 274] = [
+pub static EXTENSIONS: [ExtensionInfo; 423] = [
     ExtensionInfo {
         name: c"VK_KHR_surface",
         number: 1,
@@ -833,7 +1131,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_synchronization2)+(VK_VERSION_1_1)",
+        depends: "(VK_VERSION_1_1+VK_KHR_synchronization2),VK_VERSION_1_3",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -846,12 +1144,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_KHR_video_decode_queue",
         number: 25,
-        spec_version: 7,
+        spec_version: 8,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_video_queue)+(VK_KHR_synchronization2)",
+        depends: "VK_KHR_video_queue+(VK_KHR_synchronization2,VK_VERSION_1_3)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -905,7 +1203,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -918,7 +1216,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_NVX_binary_import",
         number: 30,
-        spec_version: 1,
+        spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
@@ -1006,9 +1304,45 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
     ExtensionInfo {
+        name: c"VK_KHR_video_encode_h264",
+        number: 39,
+        spec_version: 14,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_encode_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_encode_h265",
+        number: 40,
+        spec_version: 14,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_encode_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
         name: c"VK_KHR_video_decode_h264",
         number: 41,
-        spec_version: 8,
+        spec_version: 9,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
@@ -1031,7 +1365,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1067,7 +1401,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_depth_stencil_resolve)+(VK_KHR_get_physical_device_properties2)",
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_depth_stencil_resolve),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1103,7 +1437,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1121,7 +1455,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1224,11 +1558,11 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_validation_flags",
         number: 62,
-        spec_version: 2,
+        spec_version: 3,
         kind: ExtensionKind::Instance,
         promoted_to: None,
         promoted_to_extension: None,
-        deprecated_by: Some("VK_EXT_validation_features"),
+        deprecated_by: Some("VK_EXT_layer_settings"),
         depends: "",
         platform: None,
         policy: Policy {
@@ -1301,7 +1635,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1319,7 +1653,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1334,10 +1668,10 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         number: 69,
         spec_version: 1,
         kind: ExtensionKind::Device,
-        promoted_to: None,
+        promoted_to: Some(4210688),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1391,7 +1725,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1409,7 +1743,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_memory_capabilities",
+        depends: "VK_KHR_external_memory_capabilities,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1427,7 +1761,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_memory",
+        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1445,7 +1779,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1481,7 +1815,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_semaphore",
+        depends: "VK_KHR_external_semaphore,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1496,10 +1830,10 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         number: 81,
         spec_version: 2,
         kind: ExtensionKind::Device,
-        promoted_to: None,
+        promoted_to: Some(4210688),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1517,7 +1851,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1535,7 +1869,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1553,7 +1887,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_storage_buffer_storage_class)",
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1697,7 +2031,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_multiview",
+        depends: "VK_KHR_multiview,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1728,12 +2062,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_discard_rectangles",
         number: 100,
-        spec_version: 1,
+        spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1751,7 +2085,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1769,7 +2103,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1782,7 +2116,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_swapchain_colorspace",
         number: 105,
-        spec_version: 4,
+        spec_version: 5,
         kind: ExtensionKind::Instance,
         promoted_to: None,
         promoted_to_extension: None,
@@ -1800,7 +2134,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_hdr_metadata",
         number: 106,
-        spec_version: 2,
+        spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
@@ -1823,7 +2157,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_maintenance2)+(VK_KHR_image_format_list)",
+        depends: "(((VK_KHR_get_physical_device_properties2+VK_KHR_maintenance2),VK_VERSION_1_1)+VK_KHR_image_format_list),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1841,7 +2175,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_multiview)+(VK_KHR_maintenance2)",
+        depends: "(VK_KHR_multiview+VK_KHR_maintenance2),VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_IMG_relaxed_line_rasterization",
+        number: 111,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1859,7 +2211,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_swapchain)+(VK_KHR_get_physical_device_properties2)+(VK_KHR_get_surface_capabilities2)",
+        depends: "VK_KHR_swapchain+VK_KHR_get_surface_capabilities2+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1877,7 +2229,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1913,7 +2265,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_fence",
+        depends: "VK_KHR_external_fence,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1931,7 +2283,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -1985,7 +2337,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_storage_buffer_storage_class)",
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2021,7 +2373,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_memory",
+        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2039,7 +2391,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_memory_requirements2",
+        depends: "VK_KHR_get_memory_requirements2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2075,7 +2427,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_sampler_ycbcr_conversion)+(VK_KHR_external_memory)+(VK_EXT_queue_family_foreign)+(VK_KHR_dedicated_allocation)",
+        depends: "((VK_KHR_sampler_ycbcr_conversion+VK_KHR_external_memory+VK_KHR_dedicated_allocation),VK_VERSION_1_1)+VK_EXT_queue_family_foreign",
         platform: Some("android"),
         policy: Policy {
             blocked: false,
@@ -2093,7 +2445,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2130,6 +2482,42 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to_extension: None,
         deprecated_by: Some("VK_KHR_shader_float16_int8"),
         depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_AMD_gpa_interface",
+        number: 134,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_descriptor_heap",
+        number: 136,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_KHR_extended_flags,VK_KHR_maintenance5)+(VK_KHR_buffer_device_address,VK_VERSION_1_2),VK_VERSION_1_4)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2183,7 +2571,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_maintenance1)",
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_maintenance1),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2212,6 +2600,24 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
     ExtensionInfo {
+        name: c"VK_KHR_shader_bfloat16",
+        number: 142,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
         name: c"VK_EXT_sample_locations",
         number: 144,
         spec_version: 1,
@@ -2219,7 +2625,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2291,7 +2697,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2327,7 +2733,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_EXT_descriptor_indexing)+(VK_KHR_buffer_device_address)+(VK_KHR_deferred_host_operations)+(VK_VERSION_1_1)",
+        depends: "((VK_VERSION_1_1+VK_EXT_descriptor_indexing+VK_KHR_buffer_device_address),VK_VERSION_1_2)+VK_KHR_deferred_host_operations",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2345,7 +2751,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_spirv_1_4)+(VK_KHR_acceleration_structure)+(VK_VERSION_1_1)",
+        depends: "(VK_KHR_spirv_1_4,VK_VERSION_1_2)+VK_KHR_acceleration_structure",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2363,7 +2769,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_spirv_1_4)+(VK_KHR_acceleration_structure)+(VK_VERSION_1_1)",
+        depends: "(VK_KHR_spirv_1_4,VK_VERSION_1_2)+VK_KHR_acceleration_structure",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2453,7 +2859,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_maintenance1)+(VK_KHR_bind_memory2)+(VK_KHR_get_memory_requirements2)+(VK_KHR_get_physical_device_properties2)",
+        depends: "(VK_KHR_maintenance1+VK_KHR_bind_memory2+VK_KHR_get_memory_requirements2+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2489,7 +2895,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_bind_memory2)+(VK_KHR_get_physical_device_properties2)+(VK_KHR_image_format_list)+(VK_KHR_sampler_ycbcr_conversion)",
+        depends: "(((VK_KHR_bind_memory2+VK_KHR_get_physical_device_properties2+VK_KHR_sampler_ycbcr_conversion),VK_VERSION_1_1)+VK_KHR_image_format_list),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2525,7 +2931,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_maintenance3)",
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_maintenance3),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2561,7 +2967,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2578,8 +2984,8 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_get_memory_requirements2)",
+        deprecated_by: Some("VK_KHR_ray_tracing_pipeline"),
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_get_memory_requirements2),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2597,7 +3003,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2615,7 +3021,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4198400),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2667,9 +3073,45 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_EXT_custom_resolve"),
         deprecated_by: None,
         depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_cooperative_matrix_conversion",
+        number: 173,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_cooperative_matrix",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_elapsed_timer_query",
+        number: 174,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2723,7 +3165,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_storage_buffer_storage_class)",
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2741,7 +3183,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_memory",
+        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2777,7 +3219,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2795,7 +3237,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2829,9 +3271,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_calibrated_timestamps"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2849,7 +3291,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2862,7 +3304,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_KHR_video_decode_h265",
         number: 188,
-        spec_version: 7,
+        spec_version: 8,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
@@ -2882,10 +3324,10 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         number: 189,
         spec_version: 1,
         kind: ExtensionKind::Device,
-        promoted_to: None,
+        promoted_to: Some(4210688),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2919,9 +3361,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_vertex_attribute_divisor"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2957,7 +3399,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2975,7 +3417,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -2991,7 +3433,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_EXT_shader_subgroup_partitioned"),
         deprecated_by: None,
         depends: "VK_VERSION_1_1",
         platform: None,
@@ -3011,7 +3453,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_create_renderpass2",
+        depends: "VK_KHR_create_renderpass2,VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3029,7 +3471,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_swapchain)+(VK_KHR_maintenance2)+(VK_KHR_image_format_list)",
+        depends: "VK_KHR_swapchain+(VK_KHR_maintenance2,VK_VERSION_1_1)+(VK_KHR_image_format_list,VK_VERSION_1_2)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3045,9 +3487,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_compute_shader_derivatives"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3065,7 +3507,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3083,7 +3525,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: Some("VK_KHR_fragment_shader_barycentric"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3101,7 +3543,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3114,12 +3556,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_NV_scissor_exclusive",
         number: 206,
-        spec_version: 1,
+        spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3137,7 +3579,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3155,7 +3597,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_present_timing",
+        number: 209,
+        spec_version: 3,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_swapchain+VK_KHR_present_id2+VK_KHR_get_surface_capabilities2+VK_KHR_calibrated_timestamps",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3173,7 +3633,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3209,7 +3669,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3227,7 +3687,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3245,7 +3705,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_get_surface_capabilities2)+(VK_KHR_swapchain)",
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_get_surface_capabilities2+VK_KHR_swapchain",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3263,7 +3723,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3276,12 +3736,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_fragment_density_map",
         number: 219,
-        spec_version: 2,
+        spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3299,7 +3759,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3371,7 +3831,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_create_renderpass2)+(VK_KHR_get_physical_device_properties2)",
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_create_renderpass2),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3407,7 +3867,61 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_constant_data",
+        number: 232,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_dynamic_rendering_local_read",
+        number: 233,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_dynamic_rendering,VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_abort",
+        number: 234,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_device_fault+VK_KHR_shader_constant_data",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3425,7 +3939,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_quad_control",
+        number: 236,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_VERSION_1_1+VK_KHR_vulkan_memory_model),VK_VERSION_1_2)+VK_KHR_shader_maximal_reconvergence",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3443,7 +3975,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_shader_float_controls)+(VK_VERSION_1_1)",
+        depends: "VK_VERSION_1_1+VK_KHR_shader_float_controls",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3461,7 +3993,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3479,7 +4011,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3497,7 +4029,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_surface_capabilities2)+(VK_VERSION_1_1)",
+        depends: "VK_VERSION_1_1+VK_KHR_get_surface_capabilities2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3515,7 +4047,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_dedicated_allocation",
+        depends: "(VK_KHR_dedicated_allocation+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3533,7 +4065,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_create_renderpass2)",
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_create_renderpass2),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3551,7 +4083,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: Some("VK_KHR_buffer_device_address"),
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3600,11 +4132,11 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_validation_features",
         number: 248,
-        spec_version: 5,
+        spec_version: 6,
         kind: ExtensionKind::Instance,
         promoted_to: None,
         promoted_to_extension: None,
-        deprecated_by: None,
+        deprecated_by: Some("VK_EXT_layer_settings"),
         depends: "",
         platform: None,
         policy: Policy {
@@ -3623,7 +4155,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_swapchain)+(VK_KHR_present_id)",
+        depends: "VK_KHR_swapchain+VK_KHR_present_id",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3641,7 +4173,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3659,7 +4191,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_sampler_ycbcr_conversion",
+        depends: "VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3677,7 +4209,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3695,7 +4227,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3713,7 +4245,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_device_group),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3729,9 +4261,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_line_rasterization"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3749,7 +4281,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3767,7 +4299,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4202496),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3783,9 +4315,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_index_type_uint8"),
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3803,7 +4335,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3839,7 +4371,61 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_host_image_copy",
+        number: 271,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_copy_commands2+VK_KHR_format_feature_flags2),VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_map_memory2",
+        number: 272,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_map_memory_placed",
+        number: 273,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_map_memory2,VK_VERSION_1_4",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3873,9 +4459,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_surface_maintenance1"),
         deprecated_by: None,
-        depends: "(VK_KHR_surface)+(VK_KHR_get_surface_capabilities2)",
+        depends: "VK_KHR_surface+VK_KHR_get_surface_capabilities2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3891,9 +4477,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_swapchain_maintenance1"),
         deprecated_by: None,
-        depends: "(VK_KHR_swapchain)+(VK_EXT_surface_maintenance1)+(VK_KHR_get_physical_device_properties2)",
+        depends: "VK_KHR_swapchain+VK_EXT_surface_maintenance1+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3911,7 +4497,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3929,7 +4515,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_buffer_device_address)+(VK_VERSION_1_1)",
+        depends: "(VK_VERSION_1_1+VK_KHR_buffer_device_address),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3947,7 +4533,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3965,7 +4551,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3983,7 +4569,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -3996,12 +4582,30 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_QCOM_render_pass_transform",
         number: 283,
-        spec_version: 3,
+        spec_version: 5,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_swapchain)+(VK_KHR_surface)",
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_depth_bias_control",
+        number: 284,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4019,7 +4623,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4035,9 +4639,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_robustness2"),
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4055,7 +4659,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_texture_compression_astc_3d",
+        number: 289,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4109,7 +4731,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_surface)+(VK_KHR_get_surface_capabilities2)+(VK_KHR_swapchain)",
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_surface+VK_KHR_get_surface_capabilities2+VK_KHR_swapchain",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4145,7 +4767,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_swapchain",
+        depends: "VK_KHR_swapchain+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4163,7 +4785,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4181,7 +4803,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_encode_queue",
+        number: 300,
+        spec_version: 12,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_queue+(VK_KHR_synchronization2,VK_VERSION_1_3)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4199,7 +4839,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4228,6 +4868,114 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
     ExtensionInfo {
+        name: c"VK_QCOM_queue_perf_hint",
+        number: 303,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_image_processing3",
+        number: 304,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_shader_multiple_wait_queues",
+        number: 305,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_split_barrier",
+        number: 306,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_tile_shading",
+        number: 310,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_QCOM_tile_properties",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_low_latency",
+        number: 311,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: Some("VK_NV_low_latency2"),
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
         name: c"VK_KHR_synchronization2",
         number: 315,
         spec_version: 1,
@@ -4235,7 +4983,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4252,8 +5000,26 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
+        deprecated_by: Some("VK_EXT_descriptor_heap"),
+        depends: "((((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address+VK_EXT_descriptor_indexing),VK_VERSION_1_2)+VK_KHR_synchronization2),VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_device_address_commands",
+        number: 319,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_buffer_device_address)+(VK_KHR_synchronization2)+(VK_EXT_descriptor_indexing)",
+        depends: "((((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2)+VK_KHR_synchronization2+VK_EXT_extended_dynamic_state),VK_VERSION_1_3",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4271,7 +5037,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_pipeline_library)",
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_pipeline_library",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4289,7 +5055,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4307,7 +5073,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4343,7 +5109,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4397,7 +5163,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_spirv_1_4)+(VK_VERSION_1_1)",
+        depends: "VK_KHR_spirv_1_4,VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4415,7 +5181,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_sampler_ycbcr_conversion",
+        depends: "VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4446,12 +5212,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_QCOM_rotated_copy_commands",
         number: 334,
-        spec_version: 1,
+        spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_swapchain)+(VK_KHR_copy_commands2)",
+        depends: "VK_KHR_copy_commands2,VK_VERSION_1_3",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4469,7 +5235,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4487,7 +5253,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4505,7 +5271,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4523,7 +5289,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4541,7 +5307,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4559,7 +5325,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4572,12 +5338,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_device_fault",
         number: 342,
-        spec_version: 1,
+        spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_device_fault"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4595,7 +5361,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: Some("VK_EXT_rasterization_order_attachment_access"),
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4613,7 +5379,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_sampler_ycbcr_conversion",
+        depends: "VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4649,7 +5415,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4667,7 +5433,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4685,7 +5451,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_EXT_debug_utils)",
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_debug_utils",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4703,7 +5469,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4721,7 +5487,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4739,7 +5505,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_present_mode_fifo_latest_ready",
+        number: 362,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: Some("VK_KHR_present_mode_fifo_latest_ready"),
+        deprecated_by: None,
+        depends: "VK_KHR_swapchain",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4757,7 +5541,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_ray_tracing_pipeline)+(VK_KHR_synchronization2)",
+        depends: "VK_KHR_ray_tracing_pipeline+(VK_KHR_synchronization2,VK_VERSION_1_3)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4775,7 +5559,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_external_memory",
+        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4793,7 +5577,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_frame_boundary",
+        number: 376,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4811,7 +5613,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_create_renderpass2)+(VK_KHR_depth_stencil_resolve)",
+        depends: "(VK_KHR_create_renderpass2+VK_KHR_depth_stencil_resolve),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4829,7 +5631,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: Some(4206592),
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4847,7 +5649,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4883,7 +5685,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_acceleration_structure)+(VK_VERSION_1_1)",
+        depends: "VK_KHR_acceleration_structure",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_untyped_pointers",
+        number: 388,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4901,7 +5721,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: Some("VK_KHR_global_priority"),
         deprecated_by: None,
-        depends: "(VK_EXT_global_priority)+(VK_KHR_get_physical_device_properties2)",
+        depends: "VK_EXT_global_priority+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_VALVE_video_encode_rgb_conversion",
+        number: 391,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_encode_queue+(VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4919,7 +5757,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4937,7 +5775,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4955,7 +5793,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_maintenance1)+(VK_KHR_get_physical_device_properties2)",
+        depends: "(VK_KHR_maintenance1+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -4984,14 +5822,32 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
     ExtensionInfo {
+        name: c"VK_EXT_shader_tile_image",
+        number: 396,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
         name: c"VK_EXT_opacity_micromap",
         number: 397,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_opacity_micromap"),
         deprecated_by: None,
-        depends: "(VK_KHR_acceleration_structure)+(VK_KHR_synchronization2)",
+        depends: "VK_KHR_acceleration_structure+(VK_KHR_synchronization2,VK_VERSION_1_3)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5007,7 +5863,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_load_store_op_none"),
         deprecated_by: None,
         depends: "",
         platform: None,
@@ -5022,12 +5878,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_HUAWEI_cluster_culling_shader",
         number: 405,
-        spec_version: 1,
+        spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5092,6 +5948,78 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
     ExtensionInfo {
+        name: c"VK_ARM_shader_core_properties",
+        number: 416,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_subgroup_rotate",
+        number: 417,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_scheduling_controls",
+        number: 418,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_ARM_shader_core_builtins",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_image_sliced_view_of_3d",
+        number: 419,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_maintenance1+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
         name: c"VK_VALVE_descriptor_set_host_mapping",
         number: 421,
         spec_version: 1,
@@ -5099,7 +6027,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5115,9 +6043,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_depth_clamp_zero_one"),
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5135,7 +6063,25 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_render_pass_striped",
+        number: 425,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_synchronization2),VK_VERSION_1_3",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5148,12 +6094,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_QCOM_fragment_density_map_offset",
         number: 426,
-        spec_version: 1,
+        spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_EXT_fragment_density_map_offset"),
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_EXT_fragment_density_map)",
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_fragment_density_map",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5169,9 +6115,9 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_KHR_copy_memory_indirect"),
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_buffer_device_address)",
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5187,9 +6133,45 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
+        promoted_to_extension: Some("VK_EXT_memory_decompression"),
+        deprecated_by: None,
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_device_generated_commands_compute",
+        number: 429,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_buffer_device_address)",
+        depends: "VK_NV_device_generated_commands",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_ray_tracing_linear_swept_spheres",
+        number: 430,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_ray_tracing_pipeline",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5207,7 +6189,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5232,6 +6214,24 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
             exported: false,
             loader_implemented: true,
             intercepted: true,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_maximal_reconvergence",
+        number: 435,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
             internal: false,
         },
     },
@@ -5261,7 +6261,43 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_format_feature_flags2",
+        depends: "VK_KHR_format_feature_flags2,VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_nested_command_buffer",
+        number: 452,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_external_memory_acquire_unmodified",
+        number: 454,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5279,7 +6315,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5297,7 +6333,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5326,6 +6362,24 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         },
     },
     ExtensionInfo {
+        name: c"VK_ARM_tensors",
+        number: 461,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
         name: c"VK_EXT_shader_module_identifier",
         number: 463,
         spec_version: 1,
@@ -5333,7 +6387,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_EXT_pipeline_creation_cache_control)",
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_pipeline_creation_cache_control),VK_VERSION_1_3",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5351,7 +6405,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5369,7 +6423,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2)+(VK_KHR_format_feature_flags2)+(VK_KHR_synchronization2)",
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_format_feature_flags2+VK_KHR_synchronization2),VK_VERSION_1_3",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5382,12 +6436,12 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
     ExtensionInfo {
         name: c"VK_EXT_legacy_dithering",
         number: 466,
-        spec_version: 1,
+        spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5402,10 +6456,154 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         number: 467,
         spec_version: 1,
         kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ANDROID_external_format_resolve",
+        number: 469,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_ANDROID_external_memory_android_hardware_buffer",
+        platform: Some("android"),
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance5",
+        number: 471,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_VERSION_1_1+VK_KHR_dynamic_rendering),VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_AMD_anti_lag",
+        number: 477,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_present_id2",
+        number: 480,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_surface_capabilities2+VK_KHR_surface+VK_KHR_swapchain",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_present_wait2",
+        number: 481,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_surface_capabilities2+VK_KHR_surface+VK_KHR_swapchain+VK_KHR_present_id2",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_ray_tracing_position_fetch",
+        number: 482,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_acceleration_structure",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_object",
+        number: 483,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_dynamic_rendering),VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_pipeline_binary",
+        number: 484,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_4,VK_KHR_extended_flags,VK_KHR_maintenance5",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5423,7 +6621,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5441,7 +6639,43 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_surface_maintenance1",
+        number: 487,
+        spec_version: 1,
+        kind: ExtensionKind::Instance,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_surface+VK_KHR_get_surface_capabilities2",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_swapchain_maintenance1",
+        number: 488,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_swapchain+VK_KHR_surface_maintenance1+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5459,7 +6693,7 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "",
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5475,9 +6709,45 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
+        promoted_to_extension: Some("VK_EXT_ray_tracing_invocation_reorder"),
         deprecated_by: None,
         depends: "VK_KHR_ray_tracing_pipeline",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_cooperative_vector",
+        number: 492,
+        spec_version: 4,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_extended_sparse_address_space",
+        number: 493,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5495,7 +6765,43 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
-        depends: "VK_KHR_maintenance3",
+        depends: "VK_KHR_maintenance3,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_legacy_vertex_attributes",
+        number: 496,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_EXT_vertex_input_dynamic_state",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_layer_settings",
+        number: 497,
+        spec_version: 2,
+        kind: ExtensionKind::Instance,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5513,7 +6819,1681 @@ pub static EXTENSIONS: [ExtensionInfo; 274] = [
         promoted_to: None,
         promoted_to_extension: None,
         deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_pipeline_library_group_handles",
+        number: 499,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_ray_tracing_pipeline+VK_KHR_pipeline_library",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_dynamic_rendering_unused_attachments",
+        number: 500,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_dynamic_rendering),VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_internally_synchronized_queues",
+        number: 505,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_low_latency2",
+        number: 506,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_VERSION_1_2,VK_KHR_timeline_semaphore)+(VK_KHR_present_id,VK_KHR_present_id2)",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_cooperative_matrix",
+        number: 507,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_data_graph",
+        number: 508,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_3+(VK_KHR_extended_flags,VK_KHR_maintenance5)+VK_KHR_deferred_host_operations",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_data_graph_instruction_set_tosa",
+        number: 509,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_ARM_data_graph",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_multiview_per_view_render_areas",
+        number: 511,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_compute_shader_derivatives",
+        number: 512,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_decode_av1",
+        number: 513,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_decode_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_maintenance1",
+        number: 516,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_per_stage_descriptor_set",
+        number: 517,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: Some("VK_EXT_descriptor_heap"),
+        depends: "VK_KHR_maintenance6,VK_VERSION_1_4",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_image_processing2",
+        number: 519,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_QCOM_image_processing",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_filter_cubic_weights",
+        number: 520,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_EXT_filter_cubic",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_ycbcr_degamma",
+        number: 521,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_filter_cubic_clamp",
+        number: 522,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_EXT_filter_cubic)+(VK_VERSION_1_2,VK_EXT_sampler_filter_minmax)",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_attachment_feedback_loop_dynamic_state",
+        number: 525,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_attachment_feedback_loop_layout",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_vertex_attribute_divisor",
+        number: 526,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_load_store_op_none",
+        number: 527,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
         depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_unified_image_layouts",
+        number: 528,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_float_controls2",
+        number: 529,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1+VK_KHR_shader_float_controls",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_MSFT_layered_driver",
+        number: 531,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_index_type_uint8",
+        number: 534,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_line_rasterization",
+        number: 535,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_calibrated_timestamps",
+        number: 544,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_expect_assume",
+        number: 545,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance6",
+        number: 546,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: Some(4210688),
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_descriptor_pool_overallocation",
+        number: 547,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_tile_memory_heap",
+        number: 548,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_get_memory_requirements2+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_copy_memory_indirect",
+        number: 550,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_buffer_device_address),VK_VERSION_1_2",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_memory_decompression",
+        number: 551,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2+VK_KHR_buffer_device_address",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_encode_intra_refresh",
+        number: 553,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_encode_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_encode_quantization_map",
+        number: 554,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_encode_queue+(VK_KHR_format_feature_flags2,VK_VERSION_1_3)",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_raw_access_chains",
+        number: 556,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_external_compute_queue",
+        number: 557,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_relaxed_extended_instruction",
+        number: 559,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_command_buffer_inheritance",
+        number: 560,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance7",
+        number: 563,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_shader_atomic_float16_vector",
+        number: 564,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_replicated_composites",
+        number: 565,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_tensor_controls",
+        number: 566,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_ARM_tensors",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_float8",
+        number: 568,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_ray_tracing_validation",
+        number: 569,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_cluster_acceleration_structure",
+        number: 570,
+        spec_version: 4,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_acceleration_structure",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_partitioned_acceleration_structure",
+        number: 571,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_acceleration_structure",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_device_generated_commands",
+        number: 573,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "((VK_KHR_buffer_device_address,VK_VERSION_1_2)+(VK_KHR_extended_flags,VK_KHR_maintenance5)),VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_device_fault",
+        number: 574,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance8",
+        number: 575,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_MESA_image_alignment_control",
+        number: 576,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_shader_fma",
+        number: 580,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_push_constant_bank",
+        number: 581,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_ray_tracing_invocation_reorder",
+        number: 582,
+        spec_version: 2,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_ray_tracing_pipeline",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_depth_clamp_control",
+        number: 583,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance9",
+        number: 585,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_maintenance2",
+        number: 587,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_HUAWEI_hdr_vivid",
+        number: 591,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_swapchain+VK_EXT_hdr_metadata",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_cooperative_matrix2",
+        number: 594,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_cooperative_matrix",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_pipeline_opacity_micromap",
+        number: 597,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_EXT_opacity_micromap",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_video_encode_feedback2",
+        number: 599,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_video_encode_queue",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_IMG_filter_linear_2d",
+        number: 601,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_format_feature_flags2,VK_VERSION_1_3",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_depth_clamp_zero_one",
+        number: 605,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_performance_counters_by_region",
+        number: 606,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_shader_instrumentation",
+        number: 608,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_vertex_attribute_robustness",
+        number: 609,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: Some("VK_KHR_maintenance9"),
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_format_pack",
+        number: 610,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_VALVE_fragment_density_map_layered",
+        number: 612,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_VERSION_1_4,VK_KHR_extended_flags,VK_KHR_maintenance5)+VK_EXT_fragment_density_map",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_robustness2",
+        number: 613,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_present_metering",
+        number: 614,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_multisampled_render_to_swapchain",
+        number: 617,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_swapchain+VK_EXT_multisampled_render_to_single_sampled",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_fragment_density_map_offset",
+        number: 620,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_fragment_density_map+(VK_KHR_create_renderpass2,VK_VERSION_1_2)+(VK_VERSION_1_3,VK_KHR_dynamic_rendering)",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_zero_initialize_device_memory",
+        number: 621,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_present_mode_fifo_latest_ready",
+        number: 622,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_swapchain",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_opacity_micromap",
+        number: 624,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_acceleration_structure+VK_KHR_device_address_commands",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_64bit_indexing",
+        number: 628,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_custom_resolve",
+        number: 629,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_QCOM_data_graph_model",
+        number: 630,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_ARM_data_graph",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance10",
+        number: 631,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_data_graph_optical_flow",
+        number: 632,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_ARM_data_graph",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_long_vector",
+        number: 636,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_VERSION_1_2",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_SEC_pipeline_cache_incremental_mode",
+        number: 638,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_uniform_buffer_unsized_array",
+        number: 643,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_compute_occupancy_priority",
+        number: 646,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_maintenance11",
+        number: 658,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_cooperative_matrix_maintenance1",
+        number: 660,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_cooperative_matrix",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_subgroup_partitioned",
+        number: 663,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_KHR_extended_flags",
+        number: 669,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_shader_ocp_microscaling_types",
+        number: 673,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_VALVE_shader_mixed_float_dot_product",
+        number: 674,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+(VK_KHR_shader_float16_int8,VK_VERSION_1_2)",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_SEC_throttle_hint",
+        number: 675,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_ARM_data_graph_neural_accelerator_statistics",
+        number: 677,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_primitive_restart_index",
+        number: 679,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_EXT_image_tiling_control",
+        number: 688,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "",
+        platform: None,
+        policy: Policy {
+            blocked: false,
+            exported: false,
+            loader_implemented: false,
+            intercepted: false,
+            internal: false,
+        },
+    },
+    ExtensionInfo {
+        name: c"VK_NV_cooperative_matrix_decode_vector",
+        number: 690,
+        spec_version: 1,
+        kind: ExtensionKind::Device,
+        promoted_to: None,
+        promoted_to_extension: None,
+        deprecated_by: None,
+        depends: "VK_NV_cooperative_matrix2",
         platform: None,
         policy: Policy {
             blocked: false,
@@ -5564,82 +8544,80 @@ pub const BLOCKED: &[&CStr] = &[
 pub fn is_blocked(name: &CStr) -> bool {
     BLOCKED.contains(&name)
 }
-const DISP: [u32; 92] = [
-    1, 0, 0, 0, 1, 1, 0, 2, 0, 0, 2, 0, 0, 0, 2, 2, 2, 0, 0, 1, 1, 1, 0, 0, 1, 1, 2, 4, 0, 0, 1, 0,
-    0, 0, 1, 2, 2, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0, 0, 2, 0, 2, 0, 0, 0, 3, 0, 0, 1,
-    2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 7, 1, 0, 0, 0,
+const DISP: [u32; 141] = [
+    2, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 3, 0, 1, 0, 2, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 2, 1,
+    0, 1, 2, 0, 0, 0, 5, 0, 0, 0, 4, 1, 0, 1, 2, 1, 0, 6, 1, 0, 4, 0, 3, 3, 0, 1, 4, 2, 3, 0, 1, 3,
+    1, 1, 0, 2, 0, 5, 0, 2, 1, 0, 1, 1, 0, 1, 0, 1, 9, 0, 7, 0, 3, 0, 1, 0, 0, 2, 0, 1, 0, 1, 0, 0,
+    0, 0, 1, 0, 0, 4, 1, 1, 1, 2, 0, 0, 2, 4, 0, 0, 0, 2, 1, 1, 0, 2, 2, 1, 1, 0, 0, 0, 4, 1, 0, 0,
+    0, 3, 0, 0, 5, 3, 5, 0, 0, 3, 1, 1, 2,
 ];
 const SLOTS: [u16; 1024] = [
-    65535, 65535, 65535, 161, 122, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 174, 65535, 65535, 65535, 65535, 15, 65535, 65535, 65535, 50, 65535,
-    65535, 119, 109, 65535, 65535, 66, 168, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    100, 65535, 65535, 268, 237, 65535, 65535, 65535, 65535, 65535, 65535, 209, 51, 134, 65535,
-    65535, 204, 65535, 1, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 218, 65535, 65535,
-    65535, 82, 65535, 65535, 267, 65535, 65535, 123, 65535, 65535, 158, 90, 65535, 23, 12, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 257, 65535,
-    65535, 173, 65535, 65535, 65535, 65535, 65535, 65535, 135, 65535, 65535, 65535, 117, 65535,
-    65535, 65535, 65535, 65535, 54, 264, 65535, 96, 215, 65535, 65535, 65535, 65535, 65535, 43,
-    65535, 65535, 45, 65535, 65535, 251, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 16, 65535, 65535, 65535,
-    262, 65535, 121, 103, 125, 243, 258, 65535, 65535, 65535, 65535, 65535, 65535, 248, 17, 65535,
-    65535, 25, 206, 65535, 65535, 65535, 64, 65535, 65535, 183, 160, 192, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 217, 65535, 65535, 65535, 112, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 232, 236, 65535, 6, 65535, 65535, 271, 14, 93, 65535, 92, 188,
+    100, 349, 395, 65535, 130, 123, 65535, 65535, 65535, 65535, 65535, 65535, 339, 65535, 65535,
+    65535, 65535, 65535, 298, 65535, 65535, 65535, 65535, 15, 65535, 240, 216, 52, 65535, 241, 127,
+    78, 65535, 378, 65535, 181, 65535, 68, 65535, 195, 65535, 65535, 65535, 111, 66, 65535, 27, 318,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 235, 53, 312, 65535, 412, 65535, 65535, 207,
+    214, 172, 37, 65535, 313, 65535, 65535, 209, 275, 253, 284, 65535, 65535, 65535, 199, 65535,
+    342, 65535, 131, 314, 65535, 46, 65535, 358, 25, 50, 65535, 65535, 65535, 4, 65535, 65535,
+    65535, 65535, 114, 381, 65535, 231, 153, 65535, 65535, 65535, 138, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 150, 65535, 156, 65535, 40, 65535, 266, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 169, 65535, 65535, 65535, 38, 131, 65535, 65535, 30, 65535, 65535, 154, 65535, 65535,
-    65535, 65535, 65535, 222, 65535, 65535, 65535, 128, 65535, 42, 65535, 65535, 252, 65535, 65535,
-    65535, 65535, 65535, 65535, 27, 65535, 47, 65535, 65535, 65535, 65535, 65535, 65535, 201, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 115, 65535,
-    83, 65535, 208, 136, 65535, 65535, 139, 65535, 89, 65535, 65535, 65535, 65535, 65535, 65535, 22,
-    65535, 65535, 65535, 0, 65535, 65535, 65535, 65535, 65535, 65535, 75, 65535, 65535, 60, 56, 171,
-    65535, 65535, 272, 84, 65535, 65535, 8, 65535, 39, 65535, 65535, 65535, 65535, 65535, 65535,
-    189, 18, 65535, 65535, 65535, 205, 186, 65535, 270, 190, 65535, 126, 29, 65535, 65535, 65535,
-    65535, 65535, 65535, 142, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 212, 129, 65535, 65535, 65535, 65535,
-    65535, 79, 65535, 65535, 65535, 65535, 65535, 32, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 53, 65535, 65535, 65535, 65535, 65, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 76,
-    65535, 35, 65535, 230, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 11, 65535, 65535, 65535, 65535, 195, 65535, 65535, 65535, 65535,
-    65535, 233, 65535, 65535, 65535, 65535, 65535, 106, 41, 65535, 65535, 65535, 65535, 101, 159,
-    65535, 127, 246, 65535, 65535, 203, 269, 65535, 65535, 65535, 49, 65535, 65535, 65535, 65535,
-    52, 65535, 250, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 170, 65535, 261, 65535,
-    67, 65535, 65535, 242, 65535, 249, 65535, 65535, 65535, 65535, 65535, 65535, 216, 65535, 65535,
-    65535, 65535, 65535, 177, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 98, 95, 65535, 65535,
-    147, 65535, 99, 65535, 65535, 65535, 65535, 65535, 65535, 155, 80, 65535, 65535, 65535, 194,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 197, 185, 65535, 133, 65535, 191, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 260, 202, 72, 65535, 65535, 65535, 165, 107, 65535, 223, 65535, 61, 65535, 65535, 65535,
-    65535, 221, 65535, 176, 65535, 65535, 65535, 65535, 113, 247, 65535, 20, 65535, 65535, 65535,
-    65535, 65535, 65535, 175, 65535, 2, 65535, 65535, 65535, 65535, 65535, 5, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 179, 97, 65535, 65535, 65535, 44, 65535, 65535, 146, 65535, 143,
-    200, 65535, 65535, 65535, 65535, 225, 65535, 65535, 65535, 3, 33, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 26, 65535, 65535, 111, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 172, 78, 81, 65535, 65535, 65535, 240, 65535,
-    65535, 65535, 196, 65535, 65535, 65535, 65535, 46, 65535, 149, 167, 259, 182, 124, 65535, 255,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 229, 65535, 65535, 65535, 71, 65535, 65535,
-    65535, 65535, 7, 108, 65535, 104, 65535, 114, 65535, 65535, 65535, 65535, 65535, 65535, 68,
-    65535, 65535, 65535, 65535, 65535, 65535, 180, 65535, 65535, 145, 65535, 65535, 65535, 65535,
-    245, 65535, 130, 219, 116, 65535, 65535, 65535, 65535, 65535, 65535, 238, 65535, 65535, 224,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 152, 65535, 65535, 157, 65535, 226, 65535,
-    65535, 162, 65535, 65535, 65535, 69, 166, 36, 65535, 65535, 65535, 65535, 65535, 65535, 211, 55,
-    65535, 19, 65535, 65535, 273, 65535, 65535, 65535, 253, 65535, 207, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 91, 65535, 65535, 65535, 65535, 85, 141, 198, 132, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 59, 210, 65535, 65535, 65535, 151,
-    65535, 65535, 65535, 65535, 65535, 65535, 265, 65535, 37, 65535, 65535, 65535, 220, 28, 65535,
-    65535, 65535, 65535, 10, 65535, 65535, 65535, 48, 4, 213, 65535, 199, 65535, 228, 65535, 21, 88,
-    63, 65535, 65535, 65535, 65535, 77, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 87, 187, 110, 184, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 74, 105, 163, 65535, 239, 65535, 65535, 241, 214, 120, 244, 65535, 234, 31, 263,
-    65535, 65535, 65535, 65535, 65535, 57, 65535, 65535, 144, 65535, 178, 65535, 65535, 86, 65535,
-    118, 65535, 65535, 58, 65535, 65535, 62, 65535, 65535, 256, 65535, 65535, 65535, 102, 65535,
-    65535, 65535, 193, 65535, 65535, 65535, 65535, 9, 164, 153, 65535, 65535, 65535, 13, 65535,
-    65535, 148, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 140, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 138, 65535, 65535, 65535,
-    65535, 181, 65535, 65535, 231, 65535, 24, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 227, 65535, 65535, 65535, 70, 65535, 65535, 65535, 65535, 65535, 34, 235,
-    65535, 65535, 137, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 254, 65535, 73, 65535,
-    65535, 94,
+    65535, 169, 306, 26, 120, 65535, 251, 409, 65535, 103, 65535, 332, 65535, 167, 65535, 286,
+    65535, 65535, 65535, 65535, 65535, 65535, 86, 65535, 234, 65535, 175, 65535, 65535, 65535,
+    65535, 65535, 102, 365, 65535, 65535, 65535, 391, 65535, 65535, 129, 188, 133, 273, 297, 65535,
+    406, 65535, 65535, 65535, 56, 279, 17, 316, 295, 264, 65535, 65535, 65535, 65535, 87, 65535,
+    228, 65535, 173, 154, 65535, 22, 65535, 65535, 65535, 384, 197, 65535, 65535, 377, 333, 134,
+    65535, 118, 65535, 290, 65535, 65535, 65535, 65535, 65535, 259, 14, 383, 6, 65535, 65535, 65535,
+    65535, 99, 96, 151, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 402, 308, 217,
+    65535, 89, 65535, 65535, 65535, 65535, 367, 65535, 42, 65535, 65535, 65535, 65535, 65535, 325,
+    116, 65535, 414, 65535, 65535, 65535, 136, 184, 65535, 139, 65535, 389, 32, 360, 44, 65535,
+    65535, 65535, 65535, 370, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 390, 83, 65535, 287,
+    65535, 109, 65535, 65535, 65535, 379, 142, 65535, 65535, 420, 47, 65535, 65535, 65535, 65535,
+    321, 65535, 65535, 121, 65535, 65535, 280, 206, 65535, 65535, 65535, 187, 149, 65535, 65535,
+    65535, 65535, 65535, 65535, 144, 65535, 65535, 65535, 166, 156, 65535, 65535, 411, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 0, 65535, 65535, 65535, 65535, 301, 292, 65535, 65535, 347,
+    65535, 58, 65535, 65535, 65535, 65535, 65535, 65535, 388, 65535, 65535, 141, 65535, 361, 65535,
+    65535, 65535, 65535, 85, 18, 119, 65535, 65535, 369, 202, 65535, 322, 65535, 65535, 147, 31,
+    65535, 65535, 65535, 65535, 413, 65535, 150, 170, 65535, 65535, 418, 65535, 65535, 65535, 392,
+    366, 65535, 65535, 65535, 65535, 190, 65535, 65535, 315, 352, 238, 137, 171, 90, 65535, 65535,
+    65535, 82, 65535, 65535, 65535, 65535, 65535, 65535, 174, 88, 65535, 65535, 65535, 65535, 341,
+    194, 65535, 65535, 65535, 345, 67, 65535, 65535, 95, 65535, 65535, 65535, 65535, 79, 65535, 163,
+    65535, 65535, 65535, 65535, 48, 282, 65535, 215, 157, 65535, 65535, 65535, 65535, 65535, 65535,
+    94, 11, 309, 65535, 350, 65535, 213, 65535, 65535, 65535, 65535, 65535, 165, 335, 64, 65535,
+    65535, 65535, 183, 65535, 65535, 49, 223, 351, 293, 65535, 65535, 218, 65535, 65535, 225, 55,
+    319, 338, 65535, 101, 65535, 65535, 65535, 65535, 334, 54, 65535, 65535, 65535, 65535, 34, 230,
+    65535, 196, 65535, 65535, 65535, 65535, 224, 168, 69, 65535, 65535, 65535, 65535, 65535, 65535,
+    386, 65535, 65535, 65535, 65535, 242, 65535, 364, 65535, 65535, 65535, 143, 404, 65535, 285,
+    371, 65535, 65535, 65535, 104, 397, 355, 65535, 65535, 16, 91, 65535, 387, 65535, 65535, 65535,
+    65535, 311, 65535, 112, 152, 65535, 212, 65535, 60, 65535, 65535, 65535, 158, 222, 65535, 65535,
+    419, 182, 227, 65535, 65535, 65535, 65535, 65535, 12, 65535, 208, 65535, 65535, 65535, 65535,
+    65535, 65535, 261, 146, 65535, 65535, 336, 75, 65535, 210, 65535, 178, 113, 65535, 274, 267,
+    65535, 65535, 65535, 65535, 65535, 65535, 57, 288, 65535, 65535, 307, 193, 211, 65535, 65535,
+    45, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 73, 348, 65535, 59, 5,
+    65535, 382, 65535, 65535, 65535, 65535, 65535, 192, 65535, 65535, 65535, 65535, 300, 65535, 186,
+    65535, 302, 399, 219, 372, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 148, 400, 65535,
+    65535, 160, 65535, 294, 65535, 65535, 65535, 65535, 65535, 65535, 262, 117, 65535, 93, 63, 243,
+    65535, 65535, 65535, 65535, 65535, 337, 65535, 65535, 185, 232, 65535, 258, 65535, 205, 270,
+    65535, 310, 65535, 65535, 65535, 21, 189, 249, 145, 65535, 362, 180, 36, 198, 304, 65535, 65535,
+    176, 65535, 65535, 380, 65535, 65535, 65535, 255, 375, 65535, 408, 74, 65535, 65535, 200, 65535,
+    7, 291, 257, 303, 331, 374, 327, 65535, 65535, 246, 65535, 65535, 70, 65535, 106, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 272, 65535, 65535, 276, 65535, 20, 245, 124,
+    65535, 65535, 40, 373, 260, 65535, 266, 346, 65535, 250, 65535, 65535, 65535, 65535, 65535, 204,
+    65535, 161, 65535, 105, 65535, 125, 252, 396, 65535, 65535, 65535, 65535, 122, 71, 179, 38, 340,
+    65535, 422, 256, 1, 65535, 237, 65535, 65535, 19, 324, 65535, 329, 65535, 65535, 376, 65535,
+    283, 233, 236, 65535, 368, 277, 164, 65535, 65535, 65535, 97, 65535, 65535, 394, 244, 72, 65535,
+    65535, 140, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 61, 393, 317,
+    65535, 65535, 51, 65535, 65535, 65535, 39, 65535, 65535, 65535, 398, 278, 65535, 65535, 248,
+    65535, 30, 65535, 65535, 65535, 65535, 10, 65535, 65535, 65535, 65535, 65535, 239, 65535, 65535,
+    3, 254, 65535, 24, 65535, 65, 65535, 115, 201, 343, 80, 65535, 65535, 65535, 65535, 359, 65535,
+    65535, 135, 65535, 92, 203, 65535, 385, 65535, 65535, 65535, 65535, 65535, 354, 220, 323, 65535,
+    65535, 65535, 65535, 77, 65535, 62, 65535, 268, 65535, 65535, 271, 35, 128, 353, 65535, 407,
+    65535, 305, 65535, 84, 65535, 65535, 65535, 296, 65535, 65535, 299, 221, 81, 226, 65535, 65535,
+    65535, 126, 8, 65535, 65535, 265, 326, 107, 417, 65535, 43, 403, 320, 65535, 108, 405, 65535,
+    65535, 41, 159, 65535, 65535, 162, 9, 65535, 410, 65535, 289, 177, 13, 98, 65535, 33, 65535,
+    416, 65535, 65535, 269, 65535, 65535, 191, 65535, 65535, 65535, 65535, 65535, 132, 29, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 110, 247, 363, 65535, 344, 65535,
+    65535, 415, 65535, 229, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 155, 28, 65535, 330,
+    23, 65535, 65535, 401, 328, 65535, 357, 281, 263, 421, 65535, 65535, 65535, 65535, 356, 65535,
+    65535, 65535, 65535, 2, 65535, 76, 65535, 65535, 65535,
 ];
 /// Finds an extension by name: one hash, one compare.
 #[inline]

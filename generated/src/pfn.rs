@@ -498,6 +498,44 @@ pub type PFN_vkMergePipelineCaches = unsafe extern "system" fn(
     p_src_caches: *const crate::vk::PipelineCache,
 ) -> crate::vk::Result;
 
+/// [`vkCreatePipelineBinariesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreatePipelineBinariesKHR.html)
+pub type PFN_vkCreatePipelineBinariesKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::PipelineBinaryCreateInfoKHR,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_binaries: *mut crate::vk::PipelineBinaryHandlesInfoKHR,
+) -> crate::vk::Result;
+
+/// [`vkDestroyPipelineBinaryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineBinaryKHR.html)
+pub type PFN_vkDestroyPipelineBinaryKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    pipeline_binary: crate::vk::PipelineBinaryKHR,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkGetPipelineKeyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineKeyKHR.html)
+pub type PFN_vkGetPipelineKeyKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_pipeline_create_info: *const crate::vk::PipelineCreateInfoKHR,
+    p_pipeline_key: *mut crate::vk::PipelineBinaryKeyKHR,
+) -> crate::vk::Result;
+
+/// [`vkGetPipelineBinaryDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineBinaryDataKHR.html)
+pub type PFN_vkGetPipelineBinaryDataKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::PipelineBinaryDataInfoKHR,
+    p_pipeline_binary_key: *mut crate::vk::PipelineBinaryKeyKHR,
+    p_pipeline_binary_data_size: *mut usize,
+    p_pipeline_binary_data: *mut core::ffi::c_void,
+) -> crate::vk::Result;
+
+/// [`vkReleaseCapturedPipelineDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseCapturedPipelineDataKHR.html)
+pub type PFN_vkReleaseCapturedPipelineDataKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::ReleaseCapturedPipelineDataInfoKHR,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+) -> crate::vk::Result;
+
 /// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
 pub type PFN_vkCreateGraphicsPipelines = unsafe extern "system" fn(
     device: crate::vk::Device,
@@ -653,6 +691,16 @@ pub type PFN_vkGetRenderAreaGranularity = unsafe extern "system" fn(
     p_granularity: *mut crate::vk::Extent2D,
 );
 
+/// [`vkGetRenderingAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderingAreaGranularity.html)
+pub type PFN_vkGetRenderingAreaGranularity = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_rendering_area_info: *const crate::vk::RenderingAreaInfo,
+    p_granularity: *mut crate::vk::Extent2D,
+);
+
+/// [`vkGetRenderingAreaGranularityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderingAreaGranularityKHR.html)
+pub type PFN_vkGetRenderingAreaGranularityKHR = PFN_vkGetRenderingAreaGranularity;
+
 /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
 pub type PFN_vkCreateCommandPool = unsafe extern "system" fn(
     device: crate::vk::Device,
@@ -712,6 +760,18 @@ pub type PFN_vkCmdBindPipeline = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
     pipeline: crate::vk::Pipeline,
+);
+
+/// [`vkCmdSetPrimitiveRestartIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetPrimitiveRestartIndexEXT.html)
+pub type PFN_vkCmdSetPrimitiveRestartIndexEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    primitive_restart_index: u32,
+);
+
+/// [`vkCmdSetAttachmentFeedbackLoopEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetAttachmentFeedbackLoopEnableEXT.html)
+pub type PFN_vkCmdSetAttachmentFeedbackLoopEnableEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    aspect_mask: crate::vk::ImageAspectFlags,
 );
 
 /// [`vkCmdSetViewport`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewport.html)
@@ -895,6 +955,13 @@ pub type PFN_vkCmdDrawClusterIndirectHUAWEI = unsafe extern "system" fn(
     offset: crate::vk::DeviceSize,
 );
 
+/// [`vkCmdUpdatePipelineIndirectBufferNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdatePipelineIndirectBufferNV.html)
+pub type PFN_vkCmdUpdatePipelineIndirectBufferNV = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    pipeline_bind_point: crate::vk::PipelineBindPoint,
+    pipeline: crate::vk::Pipeline,
+);
+
 /// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
 pub type PFN_vkCmdCopyBuffer = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
@@ -955,6 +1022,12 @@ pub type PFN_vkCmdCopyMemoryIndirectNV = unsafe extern "system" fn(
     stride: u32,
 );
 
+/// [`vkCmdCopyMemoryIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectKHR.html)
+pub type PFN_vkCmdCopyMemoryIndirectKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_copy_memory_indirect_info: *const crate::vk::CopyMemoryIndirectInfoKHR,
+);
+
 /// [`vkCmdCopyMemoryToImageIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectNV.html)
 pub type PFN_vkCmdCopyMemoryToImageIndirectNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
@@ -964,6 +1037,12 @@ pub type PFN_vkCmdCopyMemoryToImageIndirectNV = unsafe extern "system" fn(
     dst_image: crate::vk::Image,
     dst_image_layout: crate::vk::ImageLayout,
     p_image_subresources: *const crate::vk::ImageSubresourceLayers,
+);
+
+/// [`vkCmdCopyMemoryToImageIndirectKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageIndirectKHR.html)
+pub type PFN_vkCmdCopyMemoryToImageIndirectKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_copy_memory_to_image_indirect_info: *const crate::vk::CopyMemoryToImageIndirectInfoKHR,
 );
 
 /// [`vkCmdUpdateBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateBuffer.html)
@@ -1091,6 +1170,12 @@ pub type PFN_vkCmdBeginConditionalRenderingEXT = unsafe extern "system" fn(
 /// [`vkCmdEndConditionalRenderingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndConditionalRenderingEXT.html)
 pub type PFN_vkCmdEndConditionalRenderingEXT = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
+);
+
+/// [`vkCmdBeginCustomResolveEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginCustomResolveEXT.html)
+pub type PFN_vkCmdBeginCustomResolveEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_begin_custom_resolve_info: *const crate::vk::BeginCustomResolveInfoEXT,
 );
 
 /// [`vkCmdResetQueryPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetQueryPool.html)
@@ -1352,6 +1437,73 @@ pub type PFN_vkDestroyIndirectCommandsLayoutNV = unsafe extern "system" fn(
     p_allocator: *const crate::vk::AllocationCallbacks<'_>,
 );
 
+/// [`vkCmdExecuteGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteGeneratedCommandsEXT.html)
+pub type PFN_vkCmdExecuteGeneratedCommandsEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    is_preprocessed: crate::vk::Bool32,
+    p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoEXT,
+);
+
+/// [`vkCmdPreprocessGeneratedCommandsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPreprocessGeneratedCommandsEXT.html)
+pub type PFN_vkCmdPreprocessGeneratedCommandsEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_generated_commands_info: *const crate::vk::GeneratedCommandsInfoEXT,
+    state_command_buffer: crate::vk::CommandBuffer,
+);
+
+/// [`vkGetGeneratedCommandsMemoryRequirementsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGeneratedCommandsMemoryRequirementsEXT.html)
+pub type PFN_vkGetGeneratedCommandsMemoryRequirementsEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::GeneratedCommandsMemoryRequirementsInfoEXT,
+    p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+);
+
+/// [`vkCreateIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectCommandsLayoutEXT.html)
+pub type PFN_vkCreateIndirectCommandsLayoutEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::IndirectCommandsLayoutCreateInfoEXT,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_indirect_commands_layout: *mut crate::vk::IndirectCommandsLayoutEXT,
+) -> crate::vk::Result;
+
+/// [`vkDestroyIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectCommandsLayoutEXT.html)
+pub type PFN_vkDestroyIndirectCommandsLayoutEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    indirect_commands_layout: crate::vk::IndirectCommandsLayoutEXT,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkCreateIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateIndirectExecutionSetEXT.html)
+pub type PFN_vkCreateIndirectExecutionSetEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::IndirectExecutionSetCreateInfoEXT,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_indirect_execution_set: *mut crate::vk::IndirectExecutionSetEXT,
+) -> crate::vk::Result;
+
+/// [`vkDestroyIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyIndirectExecutionSetEXT.html)
+pub type PFN_vkDestroyIndirectExecutionSetEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkUpdateIndirectExecutionSetPipelineEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetPipelineEXT.html)
+pub type PFN_vkUpdateIndirectExecutionSetPipelineEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+    execution_set_write_count: u32,
+    p_execution_set_writes: *const crate::vk::WriteIndirectExecutionSetPipelineEXT,
+);
+
+/// [`vkUpdateIndirectExecutionSetShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateIndirectExecutionSetShaderEXT.html)
+pub type PFN_vkUpdateIndirectExecutionSetShaderEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+    execution_set_write_count: u32,
+    p_execution_set_writes: *const crate::vk::WriteIndirectExecutionSetShaderEXT,
+);
+
 /// [`vkGetPhysicalDeviceFeatures2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceFeatures2.html)
 pub type PFN_vkGetPhysicalDeviceFeatures2 = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
@@ -1420,8 +1572,8 @@ pub type PFN_vkGetPhysicalDeviceSparseImageFormatProperties2 = unsafe extern "sy
 /// [`vkGetPhysicalDeviceSparseImageFormatProperties2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2KHR.html)
 pub type PFN_vkGetPhysicalDeviceSparseImageFormatProperties2KHR = PFN_vkGetPhysicalDeviceSparseImageFormatProperties2;
 
-/// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
-pub type PFN_vkCmdPushDescriptorSetKHR = unsafe extern "system" fn(
+/// [`vkCmdPushDescriptorSet`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet.html)
+pub type PFN_vkCmdPushDescriptorSet = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     pipeline_bind_point: crate::vk::PipelineBindPoint,
     layout: crate::vk::PipelineLayout,
@@ -1429,6 +1581,9 @@ pub type PFN_vkCmdPushDescriptorSetKHR = unsafe extern "system" fn(
     descriptor_write_count: u32,
     p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>,
 );
+
+/// [`vkCmdPushDescriptorSetKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetKHR.html)
+pub type PFN_vkCmdPushDescriptorSetKHR = PFN_vkCmdPushDescriptorSet;
 
 /// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
 pub type PFN_vkTrimCommandPool = unsafe extern "system" fn(
@@ -1643,14 +1798,17 @@ pub type PFN_vkUpdateDescriptorSetWithTemplate = unsafe extern "system" fn(
 /// [`vkUpdateDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUpdateDescriptorSetWithTemplateKHR.html)
 pub type PFN_vkUpdateDescriptorSetWithTemplateKHR = PFN_vkUpdateDescriptorSetWithTemplate;
 
-/// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
-pub type PFN_vkCmdPushDescriptorSetWithTemplateKHR = unsafe extern "system" fn(
+/// [`vkCmdPushDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate.html)
+pub type PFN_vkCmdPushDescriptorSetWithTemplate = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
     layout: crate::vk::PipelineLayout,
     set: u32,
     p_data: *const core::ffi::c_void,
 );
+
+/// [`vkCmdPushDescriptorSetWithTemplateKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplateKHR.html)
+pub type PFN_vkCmdPushDescriptorSetWithTemplateKHR = PFN_vkCmdPushDescriptorSetWithTemplate;
 
 /// [`vkSetHdrMetadataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetHdrMetadataEXT.html)
 pub type PFN_vkSetHdrMetadataEXT = unsafe extern "system" fn(
@@ -1695,6 +1853,18 @@ pub type PFN_vkCmdSetDiscardRectangleEXT = unsafe extern "system" fn(
     first_discard_rectangle: u32,
     discard_rectangle_count: u32,
     p_discard_rectangles: *const crate::vk::Rect2D,
+);
+
+/// [`vkCmdSetDiscardRectangleEnableEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleEnableEXT.html)
+pub type PFN_vkCmdSetDiscardRectangleEnableEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    discard_rectangle_enable: crate::vk::Bool32,
+);
+
+/// [`vkCmdSetDiscardRectangleModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDiscardRectangleModeEXT.html)
+pub type PFN_vkCmdSetDiscardRectangleModeEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    discard_rectangle_mode: crate::vk::DiscardRectangleModeEXT,
 );
 
 /// [`vkCmdSetSampleLocationsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetSampleLocationsEXT.html)
@@ -1909,21 +2079,27 @@ pub type PFN_vkSetLocalDimmingAMD = unsafe extern "system" fn(
     local_dimming_enable: crate::vk::Bool32,
 );
 
-/// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
-pub type PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT = unsafe extern "system" fn(
+/// [`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsKHR.html)
+pub type PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
     p_time_domain_count: *mut u32,
-    p_time_domains: *mut crate::vk::TimeDomainEXT,
+    p_time_domains: *mut crate::vk::TimeDomainKHR,
 ) -> crate::vk::Result;
 
-/// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
-pub type PFN_vkGetCalibratedTimestampsEXT = unsafe extern "system" fn(
+/// [`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.html)
+pub type PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT = PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR;
+
+/// [`vkGetCalibratedTimestampsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsKHR.html)
+pub type PFN_vkGetCalibratedTimestampsKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     timestamp_count: u32,
-    p_timestamp_infos: *const crate::vk::CalibratedTimestampInfoEXT<'_>,
+    p_timestamp_infos: *const crate::vk::CalibratedTimestampInfoKHR<'_>,
     p_timestamps: *mut u64,
     p_max_deviation: *mut u64,
 ) -> crate::vk::Result;
+
+/// [`vkGetCalibratedTimestampsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetCalibratedTimestampsEXT.html)
+pub type PFN_vkGetCalibratedTimestampsEXT = PFN_vkGetCalibratedTimestampsKHR;
 
 /// [`vkSetDebugUtilsObjectNameEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetDebugUtilsObjectNameEXT.html)
 pub type PFN_vkSetDebugUtilsObjectNameEXT = unsafe extern "system" fn(
@@ -2203,6 +2379,14 @@ pub type PFN_vkCmdSetExclusiveScissorNV = unsafe extern "system" fn(
     p_exclusive_scissors: *const crate::vk::Rect2D,
 );
 
+/// [`vkCmdSetExclusiveScissorEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetExclusiveScissorEnableNV.html)
+pub type PFN_vkCmdSetExclusiveScissorEnableNV = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    first_exclusive_scissor: u32,
+    exclusive_scissor_count: u32,
+    p_exclusive_scissor_enables: *const crate::vk::Bool32,
+);
+
 /// [`vkCmdBindShadingRateImageNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadingRateImageNV.html)
 pub type PFN_vkCmdBindShadingRateImageNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
@@ -2321,7 +2505,7 @@ pub type PFN_vkDestroyAccelerationStructureNV = unsafe extern "system" fn(
 pub type PFN_vkGetAccelerationStructureMemoryRequirementsNV = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_info: *const crate::vk::AccelerationStructureMemoryRequirementsInfoNV<'_>,
-    p_memory_requirements: *mut crate::vk::MemoryRequirements2KHR<'_>,
+    p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
 );
 
 /// [`vkBindAccelerationStructureMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindAccelerationStructureMemoryNV.html)
@@ -2521,6 +2705,19 @@ pub type PFN_vkCmdTraceRaysIndirect2KHR = unsafe extern "system" fn(
     indirect_device_address: crate::vk::DeviceAddress,
 );
 
+/// [`vkGetClusterAccelerationStructureBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetClusterAccelerationStructureBuildSizesNV.html)
+pub type PFN_vkGetClusterAccelerationStructureBuildSizesNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::ClusterAccelerationStructureInputInfoNV,
+    p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+);
+
+/// [`vkCmdBuildClusterAccelerationStructureIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildClusterAccelerationStructureIndirectNV.html)
+pub type PFN_vkCmdBuildClusterAccelerationStructureIndirectNV = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_command_infos: *const crate::vk::ClusterAccelerationStructureCommandsInfoNV,
+);
+
 /// [`vkGetDeviceAccelerationStructureCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceAccelerationStructureCompatibilityKHR.html)
 pub type PFN_vkGetDeviceAccelerationStructureCompatibilityKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
@@ -2683,12 +2880,18 @@ pub type PFN_vkGetPipelineExecutableInternalRepresentationsKHR = unsafe extern "
     p_internal_representations: *mut crate::vk::PipelineExecutableInternalRepresentationKHR<'_>,
 ) -> crate::vk::Result;
 
-/// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
-pub type PFN_vkCmdSetLineStippleEXT = unsafe extern "system" fn(
+/// [`vkCmdSetLineStipple`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStipple.html)
+pub type PFN_vkCmdSetLineStipple = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     line_stipple_factor: u32,
     line_stipple_pattern: u16,
 );
+
+/// [`vkCmdSetLineStippleKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleKHR.html)
+pub type PFN_vkCmdSetLineStippleKHR = PFN_vkCmdSetLineStipple;
+
+/// [`vkCmdSetLineStippleEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStippleEXT.html)
+pub type PFN_vkCmdSetLineStippleEXT = PFN_vkCmdSetLineStipple;
 
 /// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
 pub type PFN_vkGetPhysicalDeviceToolProperties = unsafe extern "system" fn(
@@ -2773,6 +2976,25 @@ pub type PFN_vkDeferredOperationJoinKHR = unsafe extern "system" fn(
     operation: crate::vk::DeferredOperationKHR,
 ) -> crate::vk::Result;
 
+/// [`vkGetPipelineIndirectMemoryRequirementsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectMemoryRequirementsNV.html)
+pub type PFN_vkGetPipelineIndirectMemoryRequirementsNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::ComputePipelineCreateInfo<'_>,
+    p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+);
+
+/// [`vkGetPipelineIndirectDeviceAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineIndirectDeviceAddressNV.html)
+pub type PFN_vkGetPipelineIndirectDeviceAddressNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
+) -> crate::vk::DeviceAddress;
+
+/// [`vkAntiLagUpdateAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAntiLagUpdateAMD.html)
+pub type PFN_vkAntiLagUpdateAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_data: *const crate::vk::AntiLagDataAMD,
+);
+
 /// [`vkCmdSetCullMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCullMode.html)
 pub type PFN_vkCmdSetCullMode = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
@@ -2819,6 +3041,18 @@ pub type PFN_vkCmdSetScissorWithCount = unsafe extern "system" fn(
 
 /// [`vkCmdSetScissorWithCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetScissorWithCountEXT.html)
 pub type PFN_vkCmdSetScissorWithCountEXT = PFN_vkCmdSetScissorWithCount;
+
+/// [`vkCmdBindIndexBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer2.html)
+pub type PFN_vkCmdBindIndexBuffer2 = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    buffer: crate::vk::Buffer,
+    offset: crate::vk::DeviceSize,
+    size: crate::vk::DeviceSize,
+    index_type: crate::vk::IndexType,
+);
+
+/// [`vkCmdBindIndexBuffer2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer2KHR.html)
+pub type PFN_vkCmdBindIndexBuffer2KHR = PFN_vkCmdBindIndexBuffer2;
 
 /// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
 pub type PFN_vkCmdBindVertexBuffers2 = unsafe extern "system" fn(
@@ -3117,12 +3351,6 @@ pub type PFN_vkCmdSetShadingRateImageEnableNV = unsafe extern "system" fn(
     shading_rate_image_enable: crate::vk::Bool32,
 );
 
-/// [`vkCmdSetCoverageReductionModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetCoverageReductionModeNV.html)
-pub type PFN_vkCmdSetCoverageReductionModeNV = unsafe extern "system" fn(
-    command_buffer: crate::vk::CommandBuffer,
-    coverage_reduction_mode: crate::vk::CoverageReductionModeNV,
-);
-
 /// [`vkCmdSetRepresentativeFragmentTestEnableNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRepresentativeFragmentTestEnableNV.html)
 pub type PFN_vkCmdSetRepresentativeFragmentTestEnableNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
@@ -3352,6 +3580,43 @@ pub type PFN_vkGetQueueCheckpointData2NV = unsafe extern "system" fn(
     p_checkpoint_data: *mut crate::vk::CheckpointData2NV<'_>,
 );
 
+/// [`vkCopyMemoryToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToImage.html)
+pub type PFN_vkCopyMemoryToImage = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_copy_memory_to_image_info: *const crate::vk::CopyMemoryToImageInfo,
+) -> crate::vk::Result;
+
+/// [`vkCopyMemoryToImageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToImageEXT.html)
+pub type PFN_vkCopyMemoryToImageEXT = PFN_vkCopyMemoryToImage;
+
+/// [`vkCopyImageToMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToMemory.html)
+pub type PFN_vkCopyImageToMemory = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_copy_image_to_memory_info: *const crate::vk::CopyImageToMemoryInfo,
+) -> crate::vk::Result;
+
+/// [`vkCopyImageToMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToMemoryEXT.html)
+pub type PFN_vkCopyImageToMemoryEXT = PFN_vkCopyImageToMemory;
+
+/// [`vkCopyImageToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToImage.html)
+pub type PFN_vkCopyImageToImage = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_copy_image_to_image_info: *const crate::vk::CopyImageToImageInfo,
+) -> crate::vk::Result;
+
+/// [`vkCopyImageToImageEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToImageEXT.html)
+pub type PFN_vkCopyImageToImageEXT = PFN_vkCopyImageToImage;
+
+/// [`vkTransitionImageLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayout.html)
+pub type PFN_vkTransitionImageLayout = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    transition_count: u32,
+    p_transitions: *const crate::vk::HostImageLayoutTransitionInfo,
+) -> crate::vk::Result;
+
+/// [`vkTransitionImageLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayoutEXT.html)
+pub type PFN_vkTransitionImageLayoutEXT = PFN_vkTransitionImageLayout;
+
 /// [`vkGetPhysicalDeviceVideoCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoCapabilitiesKHR.html)
 pub type PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR = unsafe extern "system" fn(
     physical_device: crate::vk::PhysicalDevice,
@@ -3365,6 +3630,13 @@ pub type PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR = unsafe extern "system
     p_video_format_info: *const crate::vk::PhysicalDeviceVideoFormatInfoKHR<'_>,
     p_video_format_property_count: *mut u32,
     p_video_format_properties: *mut crate::vk::VideoFormatPropertiesKHR<'_>,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR.html)
+pub type PFN_vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_quality_level_info: *const crate::vk::PhysicalDeviceVideoEncodeQualityLevelInfoKHR<'_>,
+    p_quality_level_properties: *mut crate::vk::VideoEncodeQualityLevelPropertiesKHR<'_>,
 ) -> crate::vk::Result;
 
 /// [`vkCreateVideoSessionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateVideoSessionKHR.html)
@@ -3395,6 +3667,15 @@ pub type PFN_vkUpdateVideoSessionParametersKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
     video_session_parameters: crate::vk::VideoSessionParametersKHR,
     p_update_info: *const crate::vk::VideoSessionParametersUpdateInfoKHR<'_>,
+) -> crate::vk::Result;
+
+/// [`vkGetEncodedVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetEncodedVideoSessionParametersKHR.html)
+pub type PFN_vkGetEncodedVideoSessionParametersKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_video_session_parameters_info: *const crate::vk::VideoEncodeSessionParametersGetInfoKHR<'_>,
+    p_feedback_info: *mut crate::vk::VideoEncodeSessionParametersFeedbackInfoKHR<'_>,
+    p_data_size: *mut usize,
+    p_data: *mut core::ffi::c_void,
 ) -> crate::vk::Result;
 
 /// [`vkDestroyVideoSessionParametersKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyVideoSessionParametersKHR.html)
@@ -3444,6 +3725,12 @@ pub type PFN_vkCmdEndVideoCodingKHR = unsafe extern "system" fn(
     p_end_coding_info: *const crate::vk::VideoEndCodingInfoKHR<'_>,
 );
 
+/// [`vkCmdEncodeVideoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEncodeVideoKHR.html)
+pub type PFN_vkCmdEncodeVideoKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_encode_info: *const crate::vk::VideoEncodeInfoKHR<'_>,
+);
+
 /// [`vkCmdDecompressMemoryNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryNV.html)
 pub type PFN_vkCmdDecompressMemoryNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
@@ -3456,6 +3743,35 @@ pub type PFN_vkCmdDecompressMemoryIndirectCountNV = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
     indirect_commands_address: crate::vk::DeviceAddress,
     indirect_commands_count_address: crate::vk::DeviceAddress,
+    stride: u32,
+);
+
+/// [`vkGetPartitionedAccelerationStructuresBuildSizesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPartitionedAccelerationStructuresBuildSizesNV.html)
+pub type PFN_vkGetPartitionedAccelerationStructuresBuildSizesNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::PartitionedAccelerationStructureInstancesInputNV,
+    p_size_info: *mut crate::vk::AccelerationStructureBuildSizesInfoKHR<'_>,
+);
+
+/// [`vkCmdBuildPartitionedAccelerationStructuresNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBuildPartitionedAccelerationStructuresNV.html)
+pub type PFN_vkCmdBuildPartitionedAccelerationStructuresNV = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_build_info: *const crate::vk::BuildPartitionedAccelerationStructureInfoNV,
+);
+
+/// [`vkCmdDecompressMemoryEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryEXT.html)
+pub type PFN_vkCmdDecompressMemoryEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_decompress_memory_info_ext: *const crate::vk::DecompressMemoryInfoEXT,
+);
+
+/// [`vkCmdDecompressMemoryIndirectCountEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDecompressMemoryIndirectCountEXT.html)
+pub type PFN_vkCmdDecompressMemoryIndirectCountEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    decompression_method: crate::vk::MemoryDecompressionMethodFlagsEXT,
+    indirect_commands_address: crate::vk::DeviceAddress,
+    indirect_commands_count_address: crate::vk::DeviceAddress,
+    max_decompression_count: u32,
     stride: u32,
 );
 
@@ -3586,6 +3902,13 @@ pub type PFN_vkSetDeviceMemoryPriorityEXT = unsafe extern "system" fn(
     priority: f32,
 );
 
+/// [`vkWaitForPresent2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresent2KHR.html)
+pub type PFN_vkWaitForPresent2KHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_present_wait2_info: *const crate::vk::PresentWait2InfoKHR,
+) -> crate::vk::Result;
+
 /// [`vkWaitForPresentKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWaitForPresentKHR.html)
 pub type PFN_vkWaitForPresentKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
@@ -3607,6 +3930,15 @@ pub type PFN_vkCmdBeginRenderingKHR = PFN_vkCmdBeginRendering;
 pub type PFN_vkCmdEndRendering = unsafe extern "system" fn(
     command_buffer: crate::vk::CommandBuffer,
 );
+
+/// [`vkCmdEndRendering2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering2KHR.html)
+pub type PFN_vkCmdEndRendering2KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_rendering_end_info: *const crate::vk::RenderingEndInfoKHR,
+);
+
+/// [`vkCmdEndRendering2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering2EXT.html)
+pub type PFN_vkCmdEndRendering2EXT = PFN_vkCmdEndRendering2KHR;
 
 /// [`vkCmdEndRenderingKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderingKHR.html)
 pub type PFN_vkCmdEndRenderingKHR = PFN_vkCmdEndRendering;
@@ -3744,20 +4076,32 @@ pub type PFN_vkGetShaderModuleCreateInfoIdentifierEXT = unsafe extern "system" f
     p_identifier: *mut crate::vk::ShaderModuleIdentifierEXT<'_>,
 );
 
-/// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
-pub type PFN_vkGetImageSubresourceLayout2EXT = unsafe extern "system" fn(
+/// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+pub type PFN_vkGetImageSubresourceLayout2 = unsafe extern "system" fn(
     device: crate::vk::Device,
     image: crate::vk::Image,
-    p_subresource: *const crate::vk::ImageSubresource2EXT<'_>,
-    p_layout: *mut crate::vk::SubresourceLayout2EXT<'_>,
+    p_subresource: *const crate::vk::ImageSubresource2,
+    p_layout: *mut crate::vk::SubresourceLayout2,
 );
+
+/// [`vkGetImageSubresourceLayout2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2KHR.html)
+pub type PFN_vkGetImageSubresourceLayout2KHR = PFN_vkGetImageSubresourceLayout2;
+
+/// [`vkGetImageSubresourceLayout2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2EXT.html)
+pub type PFN_vkGetImageSubresourceLayout2EXT = PFN_vkGetImageSubresourceLayout2;
 
 /// [`vkGetPipelinePropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelinePropertiesEXT.html)
 pub type PFN_vkGetPipelinePropertiesEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
-    p_pipeline_info: *const crate::vk::PipelineInfoEXT<'_>,
+    p_pipeline_info: *const crate::vk::PipelineInfoKHR<'_>,
     p_pipeline_properties: *mut crate::vk::BaseOutStructure<'_>,
 ) -> crate::vk::Result;
+
+/// [`vkCmdBindTileMemoryQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTileMemoryQCOM.html)
+pub type PFN_vkCmdBindTileMemoryQCOM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_tile_memory_bind_info: *const crate::vk::TileMemoryBindInfoQCOM,
+);
 
 /// [`vkGetFramebufferTilePropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetFramebufferTilePropertiesQCOM.html)
 pub type PFN_vkGetFramebufferTilePropertiesQCOM = unsafe extern "system" fn(
@@ -3820,10 +4164,920 @@ pub type PFN_vkGetDeviceFaultInfoEXT = unsafe extern "system" fn(
     p_fault_info: *mut crate::vk::DeviceFaultInfoEXT<'_>,
 ) -> crate::vk::Result;
 
-/// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
-pub type PFN_vkReleaseSwapchainImagesEXT = unsafe extern "system" fn(
+/// [`vkGetDeviceFaultReportsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultReportsKHR.html)
+pub type PFN_vkGetDeviceFaultReportsKHR = unsafe extern "system" fn(
     device: crate::vk::Device,
-    p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoEXT<'_>,
+    timeout: u64,
+    p_fault_counts: *mut u32,
+    p_fault_info: *mut crate::vk::DeviceFaultInfoKHR,
+) -> crate::vk::Result;
+
+/// [`vkGetDeviceFaultDebugInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultDebugInfoKHR.html)
+pub type PFN_vkGetDeviceFaultDebugInfoKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_debug_info: *mut crate::vk::DeviceFaultDebugInfoKHR,
+) -> crate::vk::Result;
+
+/// [`vkCmdSetDepthBias2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias2EXT.html)
+pub type PFN_vkCmdSetDepthBias2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_depth_bias_info: *const crate::vk::DepthBiasInfoEXT<'_>,
+);
+
+/// [`vkReleaseSwapchainImagesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesKHR.html)
+pub type PFN_vkReleaseSwapchainImagesKHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_release_info: *const crate::vk::ReleaseSwapchainImagesInfoKHR,
+) -> crate::vk::Result;
+
+/// [`vkReleaseSwapchainImagesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkReleaseSwapchainImagesEXT.html)
+pub type PFN_vkReleaseSwapchainImagesEXT = PFN_vkReleaseSwapchainImagesKHR;
+
+/// [`vkGetDeviceImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayout.html)
+pub type PFN_vkGetDeviceImageSubresourceLayout = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::DeviceImageSubresourceInfo,
+    p_layout: *mut crate::vk::SubresourceLayout2,
+);
+
+/// [`vkGetDeviceImageSubresourceLayoutKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayoutKHR.html)
+pub type PFN_vkGetDeviceImageSubresourceLayoutKHR = PFN_vkGetDeviceImageSubresourceLayout;
+
+/// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+pub type PFN_vkMapMemory2 = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_memory_map_info: *const crate::vk::MemoryMapInfo,
+    pp_data: *mut *mut core::ffi::c_void,
+) -> crate::vk::Result;
+
+/// [`vkMapMemory2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2KHR.html)
+pub type PFN_vkMapMemory2KHR = PFN_vkMapMemory2;
+
+/// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+pub type PFN_vkUnmapMemory2 = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_memory_unmap_info: *const crate::vk::MemoryUnmapInfo,
+) -> crate::vk::Result;
+
+/// [`vkUnmapMemory2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2KHR.html)
+pub type PFN_vkUnmapMemory2KHR = PFN_vkUnmapMemory2;
+
+/// [`vkCreateShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShadersEXT.html)
+pub type PFN_vkCreateShadersEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    create_info_count: u32,
+    p_create_infos: *const crate::vk::ShaderCreateInfoEXT<'_>,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_shaders: *mut crate::vk::ShaderEXT,
+) -> crate::vk::Result;
+
+/// [`vkDestroyShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderEXT.html)
+pub type PFN_vkDestroyShaderEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    shader: crate::vk::ShaderEXT,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkGetShaderBinaryDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderBinaryDataEXT.html)
+pub type PFN_vkGetShaderBinaryDataEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    shader: crate::vk::ShaderEXT,
+    p_data_size: *mut usize,
+    p_data: *mut core::ffi::c_void,
+) -> crate::vk::Result;
+
+/// [`vkCmdBindShadersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindShadersEXT.html)
+pub type PFN_vkCmdBindShadersEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    stage_count: u32,
+    p_stages: *const crate::vk::ShaderStageFlags,
+    p_shaders: *const crate::vk::ShaderEXT,
+);
+
+/// [`vkSetSwapchainPresentTimingQueueSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetSwapchainPresentTimingQueueSizeEXT.html)
+pub type PFN_vkSetSwapchainPresentTimingQueueSizeEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    size: u32,
+) -> crate::vk::Result;
+
+/// [`vkGetSwapchainTimingPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimingPropertiesEXT.html)
+pub type PFN_vkGetSwapchainTimingPropertiesEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_swapchain_timing_properties: *mut crate::vk::SwapchainTimingPropertiesEXT,
+    p_swapchain_timing_properties_counter: *mut u64,
+) -> crate::vk::Result;
+
+/// [`vkGetSwapchainTimeDomainPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainTimeDomainPropertiesEXT.html)
+pub type PFN_vkGetSwapchainTimeDomainPropertiesEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_swapchain_time_domain_properties: *mut crate::vk::SwapchainTimeDomainPropertiesEXT,
+    p_time_domains_counter: *mut u64,
+) -> crate::vk::Result;
+
+/// [`vkGetPastPresentationTimingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPastPresentationTimingEXT.html)
+pub type PFN_vkGetPastPresentationTimingEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_past_presentation_timing_info: *const crate::vk::PastPresentationTimingInfoEXT,
+    p_past_presentation_timing_properties: *mut crate::vk::PastPresentationTimingPropertiesEXT,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR.html)
+pub type PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_property_count: *mut u32,
+    p_properties: *mut crate::vk::CooperativeMatrixPropertiesKHR<'_>,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixProperties2EXT.html)
+pub type PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_cooperative_matrix_info: *const crate::vk::PhysicalDeviceCooperativeMatrixInfo2EXT,
+    p_property_count: *mut u32,
+    p_properties: *mut crate::vk::CooperativeMatrixProperties2EXT,
+) -> crate::vk::Result;
+
+/// [`vkCreateGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGpaSessionAMD.html)
+pub type PFN_vkCreateGpaSessionAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::GpaSessionCreateInfoAMD,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_gpa_session: *mut crate::vk::GpaSessionAMD,
+) -> crate::vk::Result;
+
+/// [`vkDestroyGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyGpaSessionAMD.html)
+pub type PFN_vkDestroyGpaSessionAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    gpa_session: crate::vk::GpaSessionAMD,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkSetGpaDeviceClockModeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetGpaDeviceClockModeAMD.html)
+pub type PFN_vkSetGpaDeviceClockModeAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *mut crate::vk::GpaDeviceClockModeInfoAMD,
+) -> crate::vk::Result;
+
+/// [`vkGetGpaDeviceClockInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaDeviceClockInfoAMD.html)
+pub type PFN_vkGetGpaDeviceClockInfoAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *mut crate::vk::GpaDeviceGetClockInfoAMD,
+) -> crate::vk::Result;
+
+/// [`vkCmdBeginGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSessionAMD.html)
+pub type PFN_vkCmdBeginGpaSessionAMD = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    gpa_session: crate::vk::GpaSessionAMD,
+) -> crate::vk::Result;
+
+/// [`vkCmdEndGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSessionAMD.html)
+pub type PFN_vkCmdEndGpaSessionAMD = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    gpa_session: crate::vk::GpaSessionAMD,
+) -> crate::vk::Result;
+
+/// [`vkCmdBeginGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginGpaSampleAMD.html)
+pub type PFN_vkCmdBeginGpaSampleAMD = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    gpa_session: crate::vk::GpaSessionAMD,
+    p_gpa_sample_begin_info: *const crate::vk::GpaSampleBeginInfoAMD,
+    p_sample_id: *mut u32,
+) -> crate::vk::Result;
+
+/// [`vkCmdEndGpaSampleAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndGpaSampleAMD.html)
+pub type PFN_vkCmdEndGpaSampleAMD = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    gpa_session: crate::vk::GpaSessionAMD,
+    sample_id: u32,
+);
+
+/// [`vkGetGpaSessionStatusAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionStatusAMD.html)
+pub type PFN_vkGetGpaSessionStatusAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    gpa_session: crate::vk::GpaSessionAMD,
+) -> crate::vk::Result;
+
+/// [`vkGetGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetGpaSessionResultsAMD.html)
+pub type PFN_vkGetGpaSessionResultsAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    gpa_session: crate::vk::GpaSessionAMD,
+    sample_id: u32,
+    p_size_in_bytes: *mut usize,
+    p_data: *mut core::ffi::c_void,
+) -> crate::vk::Result;
+
+/// [`vkResetGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetGpaSessionAMD.html)
+pub type PFN_vkResetGpaSessionAMD = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    gpa_session: crate::vk::GpaSessionAMD,
+) -> crate::vk::Result;
+
+/// [`vkCmdCopyGpaSessionResultsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyGpaSessionResultsAMD.html)
+pub type PFN_vkCmdCopyGpaSessionResultsAMD = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    gpa_session: crate::vk::GpaSessionAMD,
+);
+
+/// [`vkCmdBindDescriptorSets2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets2.html)
+pub type PFN_vkCmdBindDescriptorSets2 = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_bind_descriptor_sets_info: *const crate::vk::BindDescriptorSetsInfo,
+);
+
+/// [`vkCmdBindDescriptorSets2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets2KHR.html)
+pub type PFN_vkCmdBindDescriptorSets2KHR = PFN_vkCmdBindDescriptorSets2;
+
+/// [`vkCmdPushConstants2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants2.html)
+pub type PFN_vkCmdPushConstants2 = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_constants_info: *const crate::vk::PushConstantsInfo,
+);
+
+/// [`vkCmdPushConstants2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants2KHR.html)
+pub type PFN_vkCmdPushConstants2KHR = PFN_vkCmdPushConstants2;
+
+/// [`vkCmdPushDescriptorSet2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet2.html)
+pub type PFN_vkCmdPushDescriptorSet2 = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_descriptor_set_info: *const crate::vk::PushDescriptorSetInfo,
+);
+
+/// [`vkCmdPushDescriptorSet2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet2KHR.html)
+pub type PFN_vkCmdPushDescriptorSet2KHR = PFN_vkCmdPushDescriptorSet2;
+
+/// [`vkCmdPushDescriptorSetWithTemplate2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate2.html)
+pub type PFN_vkCmdPushDescriptorSetWithTemplate2 = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_descriptor_set_with_template_info: *const crate::vk::PushDescriptorSetWithTemplateInfo,
+);
+
+/// [`vkCmdPushDescriptorSetWithTemplate2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate2KHR.html)
+pub type PFN_vkCmdPushDescriptorSetWithTemplate2KHR = PFN_vkCmdPushDescriptorSetWithTemplate2;
+
+/// [`vkCmdSetDescriptorBufferOffsets2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsets2EXT.html)
+pub type PFN_vkCmdSetDescriptorBufferOffsets2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_set_descriptor_buffer_offsets_info: *const crate::vk::SetDescriptorBufferOffsetsInfoEXT<'_>,
+);
+
+/// [`vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplers2EXT.html)
+pub type PFN_vkCmdBindDescriptorBufferEmbeddedSamplers2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_bind_descriptor_buffer_embedded_samplers_info: *const crate::vk::BindDescriptorBufferEmbeddedSamplersInfoEXT<'_>,
+);
+
+/// [`vkSetLatencySleepModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeNV.html)
+pub type PFN_vkSetLatencySleepModeNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_sleep_mode_info: *const crate::vk::LatencySleepModeInfoNV<'_>,
+) -> crate::vk::Result;
+
+/// [`vkLatencySleepNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepNV.html)
+pub type PFN_vkLatencySleepNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_sleep_info: *const crate::vk::LatencySleepInfoNV<'_>,
+) -> crate::vk::Result;
+
+/// [`vkSetLatencyMarkerNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerNV.html)
+pub type PFN_vkSetLatencyMarkerNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_latency_marker_info: *const crate::vk::SetLatencyMarkerInfoNV<'_>,
+);
+
+/// [`vkGetLatencyTimingsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsNV.html)
+pub type PFN_vkGetLatencyTimingsNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    swapchain: crate::vk::SwapchainKHR,
+    p_latency_marker_info: *mut crate::vk::GetLatencyMarkerInfoNV<'_>,
+);
+
+/// [`vkQueueNotifyOutOfBandNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandNV.html)
+pub type PFN_vkQueueNotifyOutOfBandNV = unsafe extern "system" fn(
+    queue: crate::vk::Queue,
+    p_queue_type_info: *const crate::vk::OutOfBandQueueTypeInfoNV<'_>,
+);
+
+/// [`vkSetLatencySleepModeLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencySleepModeLegacyNV.html)
+pub type PFN_vkSetLatencySleepModeLegacyNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    low_latency_mode: crate::vk::Bool32,
+    low_latency_boost: crate::vk::Bool32,
+    minimum_interval_us: u32,
+);
+
+/// [`vkLatencySleepLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkLatencySleepLegacyNV.html)
+pub type PFN_vkLatencySleepLegacyNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    signal_semaphore: crate::vk::Semaphore,
+    value: u64,
+);
+
+/// [`vkSetLatencyMarkerLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkSetLatencyMarkerLegacyNV.html)
+pub type PFN_vkSetLatencyMarkerLegacyNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    frame_id: u64,
+    marker: u32,
+);
+
+/// [`vkGetLatencyTimingsLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetLatencyTimingsLegacyNV.html)
+pub type PFN_vkGetLatencyTimingsLegacyNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_timings: *mut core::ffi::c_void,
+);
+
+/// [`vkQueueNotifyOutOfBandLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueNotifyOutOfBandLegacyNV.html)
+pub type PFN_vkQueueNotifyOutOfBandLegacyNV = unsafe extern "system" fn(
+    queue: crate::vk::Queue,
+    queue_type: u32,
+);
+
+/// [`vkGetSleepStatusLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSleepStatusLegacyNV.html)
+pub type PFN_vkGetSleepStatusLegacyNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_low_latency_mode: *mut crate::vk::Bool32,
+);
+
+/// [`vkShutdownLatencyDeviceLegacyNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkShutdownLatencyDeviceLegacyNV.html)
+pub type PFN_vkShutdownLatencyDeviceLegacyNV = unsafe extern "system" fn(device: crate::vk::Device);
+
+/// [`vkCmdSetRenderingAttachmentLocations`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingAttachmentLocations.html)
+pub type PFN_vkCmdSetRenderingAttachmentLocations = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_location_info: *const crate::vk::RenderingAttachmentLocationInfo,
+);
+
+/// [`vkCmdSetRenderingAttachmentLocationsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingAttachmentLocationsKHR.html)
+pub type PFN_vkCmdSetRenderingAttachmentLocationsKHR = PFN_vkCmdSetRenderingAttachmentLocations;
+
+/// [`vkCmdSetRenderingInputAttachmentIndices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingInputAttachmentIndices.html)
+pub type PFN_vkCmdSetRenderingInputAttachmentIndices = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_input_attachment_index_info: *const crate::vk::RenderingInputAttachmentIndexInfo,
+);
+
+/// [`vkCmdSetRenderingInputAttachmentIndicesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingInputAttachmentIndicesKHR.html)
+pub type PFN_vkCmdSetRenderingInputAttachmentIndicesKHR = PFN_vkCmdSetRenderingInputAttachmentIndices;
+
+/// [`vkCmdSetDepthClampRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthClampRangeEXT.html)
+pub type PFN_vkCmdSetDepthClampRangeEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    depth_clamp_mode: crate::vk::DepthClampModeEXT,
+    p_depth_clamp_range: *const crate::vk::DepthClampRangeEXT,
+);
+
+/// [`vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV.html)
+pub type PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_property_count: *mut u32,
+    p_properties: *mut crate::vk::CooperativeMatrixFlexibleDimensionsPropertiesNV,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceCooperativeVectorPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceCooperativeVectorPropertiesNV.html)
+pub type PFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_property_count: *mut u32,
+    p_properties: *mut crate::vk::CooperativeVectorPropertiesNV,
+) -> crate::vk::Result;
+
+/// [`vkConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkConvertCooperativeVectorMatrixNV.html)
+pub type PFN_vkConvertCooperativeVectorMatrixNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+) -> crate::vk::Result;
+
+/// [`vkCmdConvertCooperativeVectorMatrixNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdConvertCooperativeVectorMatrixNV.html)
+pub type PFN_vkCmdConvertCooperativeVectorMatrixNV = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    info_count: u32,
+    p_infos: *const crate::vk::ConvertCooperativeVectorMatrixInfoNV,
+);
+
+/// [`vkCmdDispatchTileQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchTileQCOM.html)
+pub type PFN_vkCmdDispatchTileQCOM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_dispatch_tile_info: *const crate::vk::DispatchTileInfoQCOM,
+);
+
+/// [`vkCmdBeginPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginPerTileExecutionQCOM.html)
+pub type PFN_vkCmdBeginPerTileExecutionQCOM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_per_tile_begin_info: *const crate::vk::PerTileBeginInfoQCOM,
+);
+
+/// [`vkCmdEndPerTileExecutionQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndPerTileExecutionQCOM.html)
+pub type PFN_vkCmdEndPerTileExecutionQCOM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_per_tile_end_info: *const crate::vk::PerTileEndInfoQCOM,
+);
+
+/// [`vkCreateExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateExternalComputeQueueNV.html)
+pub type PFN_vkCreateExternalComputeQueueNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::ExternalComputeQueueCreateInfoNV,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_external_queue: *mut crate::vk::ExternalComputeQueueNV,
+) -> crate::vk::Result;
+
+/// [`vkDestroyExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyExternalComputeQueueNV.html)
+pub type PFN_vkDestroyExternalComputeQueueNV = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    external_queue: crate::vk::ExternalComputeQueueNV,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkGetExternalComputeQueueDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetExternalComputeQueueDataNV.html)
+pub type PFN_vkGetExternalComputeQueueDataNV = unsafe extern "system" fn(
+    external_queue: crate::vk::ExternalComputeQueueNV,
+    params: *mut crate::vk::ExternalComputeQueueDataParamsNV,
+    p_data: *mut core::ffi::c_void,
+);
+
+/// [`vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM.html)
+pub type PFN_vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_description_count: *mut u32,
+    p_descriptions: *mut crate::vk::ShaderInstrumentationMetricDescriptionARM,
+) -> crate::vk::Result;
+
+/// [`vkCreateShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderInstrumentationARM.html)
+pub type PFN_vkCreateShaderInstrumentationARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::ShaderInstrumentationCreateInfoARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_instrumentation: *mut crate::vk::ShaderInstrumentationARM,
+) -> crate::vk::Result;
+
+/// [`vkDestroyShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderInstrumentationARM.html)
+pub type PFN_vkDestroyShaderInstrumentationARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    instrumentation: crate::vk::ShaderInstrumentationARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkCmdBeginShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginShaderInstrumentationARM.html)
+pub type PFN_vkCmdBeginShaderInstrumentationARM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    instrumentation: crate::vk::ShaderInstrumentationARM,
+);
+
+/// [`vkCmdEndShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndShaderInstrumentationARM.html)
+pub type PFN_vkCmdEndShaderInstrumentationARM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+);
+
+/// [`vkGetShaderInstrumentationValuesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetShaderInstrumentationValuesARM.html)
+pub type PFN_vkGetShaderInstrumentationValuesARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    instrumentation: crate::vk::ShaderInstrumentationARM,
+    p_metric_block_count: *mut u32,
+    p_metric_values: *mut core::ffi::c_void,
+    flags: crate::vk::ShaderInstrumentationValuesFlagsARM,
+) -> crate::vk::Result;
+
+/// [`vkClearShaderInstrumentationMetricsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkClearShaderInstrumentationMetricsARM.html)
+pub type PFN_vkClearShaderInstrumentationMetricsARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    instrumentation: crate::vk::ShaderInstrumentationARM,
+);
+
+/// [`vkCreateTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorARM.html)
+pub type PFN_vkCreateTensorARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::TensorCreateInfoARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_tensor: *mut crate::vk::TensorARM,
+) -> crate::vk::Result;
+
+/// [`vkDestroyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorARM.html)
+pub type PFN_vkDestroyTensorARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    tensor: crate::vk::TensorARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkCreateTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateTensorViewARM.html)
+pub type PFN_vkCreateTensorViewARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::TensorViewCreateInfoARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_view: *mut crate::vk::TensorViewARM,
+) -> crate::vk::Result;
+
+/// [`vkDestroyTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyTensorViewARM.html)
+pub type PFN_vkDestroyTensorViewARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    tensor_view: crate::vk::TensorViewARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkGetTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorMemoryRequirementsARM.html)
+pub type PFN_vkGetTensorMemoryRequirementsARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::TensorMemoryRequirementsInfoARM,
+    p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+);
+
+/// [`vkBindTensorMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindTensorMemoryARM.html)
+pub type PFN_vkBindTensorMemoryARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    bind_info_count: u32,
+    p_bind_infos: *const crate::vk::BindTensorMemoryInfoARM,
+) -> crate::vk::Result;
+
+/// [`vkGetDeviceTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceTensorMemoryRequirementsARM.html)
+pub type PFN_vkGetDeviceTensorMemoryRequirementsARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::DeviceTensorMemoryRequirementsARM,
+    p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+);
+
+/// [`vkCmdCopyTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyTensorARM.html)
+pub type PFN_vkCmdCopyTensorARM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_copy_tensor_info: *const crate::vk::CopyTensorInfoARM,
+);
+
+/// [`vkGetTensorOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDescriptorDataARM.html)
+pub type PFN_vkGetTensorOpaqueCaptureDescriptorDataARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::TensorCaptureDescriptorDataInfoARM,
+    p_data: *mut core::ffi::c_void,
+) -> crate::vk::Result;
+
+/// [`vkGetTensorViewOpaqueCaptureDescriptorDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorViewOpaqueCaptureDescriptorDataARM.html)
+pub type PFN_vkGetTensorViewOpaqueCaptureDescriptorDataARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::TensorViewCaptureDescriptorDataInfoARM,
+    p_data: *mut core::ffi::c_void,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceExternalTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalTensorPropertiesARM.html)
+pub type PFN_vkGetPhysicalDeviceExternalTensorPropertiesARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_external_tensor_info: *const crate::vk::PhysicalDeviceExternalTensorInfoARM,
+    p_external_tensor_properties: *mut crate::vk::ExternalTensorPropertiesARM,
+);
+
+/// [`vkCreateDataGraphPipelinesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelinesARM.html)
+pub type PFN_vkCreateDataGraphPipelinesARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    deferred_operation: crate::vk::DeferredOperationKHR,
+    pipeline_cache: crate::vk::PipelineCache,
+    create_info_count: u32,
+    p_create_infos: *const crate::vk::DataGraphPipelineCreateInfoARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_pipelines: *mut crate::vk::Pipeline,
+) -> crate::vk::Result;
+
+/// [`vkCreateDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDataGraphPipelineSessionARM.html)
+pub type PFN_vkCreateDataGraphPipelineSessionARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::DataGraphPipelineSessionCreateInfoARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_session: *mut crate::vk::DataGraphPipelineSessionARM,
+) -> crate::vk::Result;
+
+/// [`vkGetDataGraphPipelineSessionBindPointRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionBindPointRequirementsARM.html)
+pub type PFN_vkGetDataGraphPipelineSessionBindPointRequirementsARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::DataGraphPipelineSessionBindPointRequirementsInfoARM,
+    p_bind_point_requirement_count: *mut u32,
+    p_bind_point_requirements: *mut crate::vk::DataGraphPipelineSessionBindPointRequirementARM,
+) -> crate::vk::Result;
+
+/// [`vkGetDataGraphPipelineSessionMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineSessionMemoryRequirementsARM.html)
+pub type PFN_vkGetDataGraphPipelineSessionMemoryRequirementsARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::DataGraphPipelineSessionMemoryRequirementsInfoARM,
+    p_memory_requirements: *mut crate::vk::MemoryRequirements2<'_>,
+);
+
+/// [`vkBindDataGraphPipelineSessionMemoryARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindDataGraphPipelineSessionMemoryARM.html)
+pub type PFN_vkBindDataGraphPipelineSessionMemoryARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    bind_info_count: u32,
+    p_bind_infos: *const crate::vk::BindDataGraphPipelineSessionMemoryInfoARM,
+) -> crate::vk::Result;
+
+/// [`vkDestroyDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDataGraphPipelineSessionARM.html)
+pub type PFN_vkDestroyDataGraphPipelineSessionARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    session: crate::vk::DataGraphPipelineSessionARM,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+);
+
+/// [`vkCmdDispatchDataGraphARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchDataGraphARM.html)
+pub type PFN_vkCmdDispatchDataGraphARM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    session: crate::vk::DataGraphPipelineSessionARM,
+    p_info: *const crate::vk::DataGraphPipelineDispatchInfoARM,
+);
+
+/// [`vkGetDataGraphPipelineAvailablePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelineAvailablePropertiesARM.html)
+pub type PFN_vkGetDataGraphPipelineAvailablePropertiesARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_pipeline_info: *const crate::vk::DataGraphPipelineInfoARM,
+    p_properties_count: *mut u32,
+    p_properties: *mut crate::vk::DataGraphPipelinePropertyARM,
+) -> crate::vk::Result;
+
+/// [`vkGetDataGraphPipelinePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDataGraphPipelinePropertiesARM.html)
+pub type PFN_vkGetDataGraphPipelinePropertiesARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_pipeline_info: *const crate::vk::DataGraphPipelineInfoARM,
+    properties_count: u32,
+    p_properties: *mut crate::vk::DataGraphPipelinePropertyQueryResultARM,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM.html)
+pub type PFN_vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    queue_family_index: u32,
+    p_queue_family_data_graph_property_count: *mut u32,
+    p_queue_family_data_graph_properties: *mut crate::vk::QueueFamilyDataGraphPropertiesARM,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM.html)
+pub type PFN_vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    p_queue_family_data_graph_processing_engine_info: *const crate::vk::PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM,
+    p_queue_family_data_graph_processing_engine_properties: *mut crate::vk::QueueFamilyDataGraphProcessingEnginePropertiesARM,
+);
+
+/// [`vkQueueSetPerfHintQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkQueueSetPerfHintQCOM.html)
+pub type PFN_vkQueueSetPerfHintQCOM = unsafe extern "system" fn(
+    queue: crate::vk::Queue,
+    p_perf_hint_info: *const crate::vk::PerfHintInfoQCOM,
+) -> crate::vk::Result;
+
+/// [`vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM.html)
+pub type PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    queue_family_index: u32,
+    p_counter_count: *mut u32,
+    p_counters: *mut crate::vk::PerformanceCounterARM,
+    p_counter_descriptions: *mut crate::vk::PerformanceCounterDescriptionARM,
+) -> crate::vk::Result;
+
+/// [`vkCmdSetComputeOccupancyPriorityNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetComputeOccupancyPriorityNV.html)
+pub type PFN_vkCmdSetComputeOccupancyPriorityNV = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_parameters: *const crate::vk::ComputeOccupancyPriorityParametersNV,
+);
+
+/// [`vkWriteSamplerDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteSamplerDescriptorsEXT.html)
+pub type PFN_vkWriteSamplerDescriptorsEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    sampler_count: u32,
+    p_samplers: *const crate::vk::SamplerCreateInfo<'_>,
+    p_descriptors: *const crate::vk::HostAddressRangeEXT,
+) -> crate::vk::Result;
+
+/// [`vkWriteResourceDescriptorsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkWriteResourceDescriptorsEXT.html)
+pub type PFN_vkWriteResourceDescriptorsEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    resource_count: u32,
+    p_resources: *const crate::vk::ResourceDescriptorInfoEXT,
+    p_descriptors: *const crate::vk::HostAddressRangeEXT,
+) -> crate::vk::Result;
+
+/// [`vkCmdBindSamplerHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindSamplerHeapEXT.html)
+pub type PFN_vkCmdBindSamplerHeapEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_bind_info: *const crate::vk::BindHeapInfoEXT,
+);
+
+/// [`vkCmdBindResourceHeapEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindResourceHeapEXT.html)
+pub type PFN_vkCmdBindResourceHeapEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_bind_info: *const crate::vk::BindHeapInfoEXT,
+);
+
+/// [`vkCmdPushDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDataEXT.html)
+pub type PFN_vkCmdPushDataEXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_data_info: *const crate::vk::PushDataInfoEXT,
+);
+
+/// [`vkRegisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkRegisterCustomBorderColorEXT.html)
+pub type PFN_vkRegisterCustomBorderColorEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_border_color: *const crate::vk::SamplerCustomBorderColorCreateInfoEXT<'_>,
+    request_index: crate::vk::Bool32,
+    p_index: *mut u32,
+) -> crate::vk::Result;
+
+/// [`vkUnregisterCustomBorderColorEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnregisterCustomBorderColorEXT.html)
+pub type PFN_vkUnregisterCustomBorderColorEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    index: u32,
+);
+
+/// [`vkGetImageOpaqueCaptureDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageOpaqueCaptureDataEXT.html)
+pub type PFN_vkGetImageOpaqueCaptureDataEXT = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    image_count: u32,
+    p_images: *const crate::vk::Image,
+    p_datas: *mut crate::vk::HostAddressRangeEXT,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceDescriptorSizeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceDescriptorSizeEXT.html)
+pub type PFN_vkGetPhysicalDeviceDescriptorSizeEXT = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    descriptor_type: crate::vk::DescriptorType,
+) -> crate::vk::DeviceSize;
+
+/// [`vkGetTensorOpaqueCaptureDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDataARM.html)
+pub type PFN_vkGetTensorOpaqueCaptureDataARM = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    tensor_count: u32,
+    p_tensors: *const crate::vk::TensorARM,
+    p_datas: *mut crate::vk::HostAddressRangeEXT,
+) -> crate::vk::Result;
+
+/// [`vkCmdCopyMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryKHR.html)
+pub type PFN_vkCmdCopyMemoryKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_copy_memory_info: *const crate::vk::CopyDeviceMemoryInfoKHR,
+);
+
+/// [`vkCmdCopyMemoryToImageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryToImageKHR.html)
+pub type PFN_vkCmdCopyMemoryToImageKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_copy_memory_info: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+);
+
+/// [`vkCmdCopyImageToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToMemoryKHR.html)
+pub type PFN_vkCmdCopyImageToMemoryKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_copy_memory_info: *const crate::vk::CopyDeviceMemoryImageInfoKHR,
+);
+
+/// [`vkCmdUpdateMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdUpdateMemoryKHR.html)
+pub type PFN_vkCmdUpdateMemoryKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_dst_range: *const crate::vk::DeviceAddressRangeKHR,
+    dst_flags: crate::vk::AddressCommandFlagsKHR,
+    data_size: crate::vk::DeviceSize,
+    p_data: *const core::ffi::c_void,
+);
+
+/// [`vkCmdFillMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdFillMemoryKHR.html)
+pub type PFN_vkCmdFillMemoryKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_dst_range: *const crate::vk::DeviceAddressRangeKHR,
+    dst_flags: crate::vk::AddressCommandFlagsKHR,
+    data: u32,
+);
+
+/// [`vkCmdCopyQueryPoolResultsToMemoryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResultsToMemoryKHR.html)
+pub type PFN_vkCmdCopyQueryPoolResultsToMemoryKHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    query_pool: crate::vk::QueryPool,
+    first_query: u32,
+    query_count: u32,
+    p_dst_range: *const crate::vk::StridedDeviceAddressRangeKHR,
+    dst_flags: crate::vk::AddressCommandFlagsKHR,
+    query_result_flags: crate::vk::QueryResultFlags,
+);
+
+/// [`vkCmdBeginConditionalRendering2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginConditionalRendering2EXT.html)
+pub type PFN_vkCmdBeginConditionalRendering2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_conditional_rendering_begin: *const crate::vk::ConditionalRenderingBeginInfo2EXT,
+);
+
+/// [`vkCmdBindTransformFeedbackBuffers2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindTransformFeedbackBuffers2EXT.html)
+pub type PFN_vkCmdBindTransformFeedbackBuffers2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    first_binding: u32,
+    binding_count: u32,
+    p_binding_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+);
+
+/// [`vkCmdBeginTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginTransformFeedback2EXT.html)
+pub type PFN_vkCmdBeginTransformFeedback2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    first_counter_range: u32,
+    counter_range_count: u32,
+    p_counter_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+);
+
+/// [`vkCmdEndTransformFeedback2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndTransformFeedback2EXT.html)
+pub type PFN_vkCmdEndTransformFeedback2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    first_counter_range: u32,
+    counter_range_count: u32,
+    p_counter_infos: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+);
+
+/// [`vkCmdDrawIndirectByteCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectByteCount2EXT.html)
+pub type PFN_vkCmdDrawIndirectByteCount2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    instance_count: u32,
+    first_instance: u32,
+    p_counter_info: *const crate::vk::BindTransformFeedbackBuffer2InfoEXT,
+    counter_offset: u32,
+    vertex_stride: u32,
+);
+
+/// [`vkCmdWriteMarkerToMemoryAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteMarkerToMemoryAMD.html)
+pub type PFN_vkCmdWriteMarkerToMemoryAMD = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::MemoryMarkerInfoAMD,
+);
+
+/// [`vkCmdBindIndexBuffer3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer3KHR.html)
+pub type PFN_vkCmdBindIndexBuffer3KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::BindIndexBuffer3InfoKHR,
+);
+
+/// [`vkCmdBindVertexBuffers3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers3KHR.html)
+pub type PFN_vkCmdBindVertexBuffers3KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    first_binding: u32,
+    binding_count: u32,
+    p_binding_infos: *const crate::vk::BindVertexBuffer3InfoKHR,
+);
+
+/// [`vkCmdDrawIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirect2KHR.html)
+pub type PFN_vkCmdDrawIndirect2KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DrawIndirect2InfoKHR,
+);
+
+/// [`vkCmdDrawIndexedIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirect2KHR.html)
+pub type PFN_vkCmdDrawIndexedIndirect2KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DrawIndirect2InfoKHR,
+);
+
+/// [`vkCmdDrawIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndirectCount2KHR.html)
+pub type PFN_vkCmdDrawIndirectCount2KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+);
+
+/// [`vkCmdDrawIndexedIndirectCount2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawIndexedIndirectCount2KHR.html)
+pub type PFN_vkCmdDrawIndexedIndirectCount2KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+);
+
+/// [`vkCmdDrawMeshTasksIndirect2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirect2EXT.html)
+pub type PFN_vkCmdDrawMeshTasksIndirect2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DrawIndirect2InfoKHR,
+);
+
+/// [`vkCmdDrawMeshTasksIndirectCount2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDrawMeshTasksIndirectCount2EXT.html)
+pub type PFN_vkCmdDrawMeshTasksIndirectCount2EXT = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DrawIndirectCount2InfoKHR,
+);
+
+/// [`vkCmdDispatchIndirect2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDispatchIndirect2KHR.html)
+pub type PFN_vkCmdDispatchIndirect2KHR = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_info: *const crate::vk::DispatchIndirect2InfoKHR,
+);
+
+/// [`vkCreateAccelerationStructure2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateAccelerationStructure2KHR.html)
+pub type PFN_vkCreateAccelerationStructure2KHR = unsafe extern "system" fn(
+    device: crate::vk::Device,
+    p_create_info: *const crate::vk::AccelerationStructureCreateInfo2KHR,
+    p_allocator: *const crate::vk::AllocationCallbacks<'_>,
+    p_acceleration_structure: *mut crate::vk::AccelerationStructureKHR,
+) -> crate::vk::Result;
+
+/// [`vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM.html)
+pub type PFN_vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    queue_family_index: u32,
+    p_queue_family_data_graph_properties: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+    p_properties: *mut crate::vk::BaseOutStructure<'_>,
+) -> crate::vk::Result;
+
+/// [`vkCmdSetDispatchParametersARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDispatchParametersARM.html)
+pub type PFN_vkCmdSetDispatchParametersARM = unsafe extern "system" fn(
+    command_buffer: crate::vk::CommandBuffer,
+    p_dispatch_parameters: *const crate::vk::DispatchParametersARM,
+);
+
+/// [`vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM.html)
+pub type PFN_vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM = unsafe extern "system" fn(
+    physical_device: crate::vk::PhysicalDevice,
+    queue_family_index: u32,
+    p_queue_family_data_graph_properties: *const crate::vk::QueueFamilyDataGraphPropertiesARM,
+    p_optical_flow_image_format_info: *const crate::vk::DataGraphOpticalFlowImageFormatInfoARM,
+    p_format_count: *mut u32,
+    p_image_format_properties: *mut crate::vk::DataGraphOpticalFlowImageFormatPropertiesARM,
 ) -> crate::vk::Result;
 
 /// [`vkGetSwapchainGrallocUsage3ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetSwapchainGrallocUsage3ANDROID.html)

@@ -1333,6 +1333,23 @@ pub unsafe extern "system" fn vkGetRenderAreaGranularity(
     unsafe { ((**table).get_render_area_granularity)(device, render_pass, p_granularity) }
 }
 
+/// [`vkGetRenderingAreaGranularity`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetRenderingAreaGranularity.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkGetRenderingAreaGranularity(
+    device: crate::vk::Device,
+    p_rendering_area_info: *const crate::vk::RenderingAreaInfo,
+    p_granularity: *mut crate::vk::Extent2D,
+) {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_rendering_area_granularity)(device, p_rendering_area_info, p_granularity) }
+}
+
 /// [`vkCreateCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateCommandPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCreateCommandPool(
@@ -2600,6 +2617,26 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceSparseImageFormatProperties2(
     unsafe { ((**table).get_physical_device_sparse_image_format_properties2)(physical_device, p_format_info, p_property_count, p_properties) }
 }
 
+/// [`vkCmdPushDescriptorSet`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdPushDescriptorSet(
+    command_buffer: crate::vk::CommandBuffer,
+    pipeline_bind_point: crate::vk::PipelineBindPoint,
+    layout: crate::vk::PipelineLayout,
+    set: u32,
+    descriptor_write_count: u32,
+    p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_push_descriptor_set)(command_buffer, pipeline_bind_point, layout, set, descriptor_write_count, p_descriptor_writes) }
+}
+
 /// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkTrimCommandPool(
@@ -2894,6 +2931,25 @@ pub unsafe extern "system" fn vkUpdateDescriptorSetWithTemplate(
     // SAFETY: a valid dispatchable handle's first word points at the loader's data for
     // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).update_descriptor_set_with_template)(device, descriptor_set, descriptor_update_template, p_data) }
+}
+
+/// [`vkCmdPushDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdPushDescriptorSetWithTemplate(
+    command_buffer: crate::vk::CommandBuffer,
+    descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
+    layout: crate::vk::PipelineLayout,
+    set: u32,
+    p_data: *const core::ffi::c_void,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_push_descriptor_set_with_template)(command_buffer, descriptor_update_template, layout, set, p_data) }
 }
 
 /// [`vkGetBufferMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferMemoryRequirements2.html)
@@ -3311,6 +3367,23 @@ pub unsafe extern "system" fn vkGetDeviceMemoryOpaqueCaptureAddress(
     unsafe { ((**table).get_device_memory_opaque_capture_address)(device, p_info) }
 }
 
+/// [`vkCmdSetLineStipple`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetLineStipple.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdSetLineStipple(
+    command_buffer: crate::vk::CommandBuffer,
+    line_stipple_factor: u32,
+    line_stipple_pattern: u16,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_line_stipple)(command_buffer, line_stipple_factor, line_stipple_pattern) }
+}
+
 /// [`vkGetPhysicalDeviceToolProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceToolProperties.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkGetPhysicalDeviceToolProperties(
@@ -3408,6 +3481,25 @@ pub unsafe extern "system" fn vkCmdSetScissorWithCount(
     // SAFETY: a valid dispatchable handle's first word points at the loader's data for
     // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_set_scissor_with_count)(command_buffer, scissor_count, p_scissors) }
+}
+
+/// [`vkCmdBindIndexBuffer2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdBindIndexBuffer2(
+    command_buffer: crate::vk::CommandBuffer,
+    buffer: crate::vk::Buffer,
+    offset: crate::vk::DeviceSize,
+    size: crate::vk::DeviceSize,
+    index_type: crate::vk::IndexType,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_index_buffer2)(command_buffer, buffer, offset, size, index_type) }
 }
 
 /// [`vkCmdBindVertexBuffers2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers2.html)
@@ -3852,6 +3944,71 @@ pub unsafe extern "system" fn vkCmdWriteTimestamp2(
     unsafe { ((**table).cmd_write_timestamp2)(command_buffer, stage, query_pool, query) }
 }
 
+/// [`vkCopyMemoryToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyMemoryToImage.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCopyMemoryToImage(
+    device: crate::vk::Device,
+    p_copy_memory_to_image_info: *const crate::vk::CopyMemoryToImageInfo,
+) -> crate::vk::Result {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).copy_memory_to_image)(device, p_copy_memory_to_image_info) }
+}
+
+/// [`vkCopyImageToMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToMemory.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCopyImageToMemory(
+    device: crate::vk::Device,
+    p_copy_image_to_memory_info: *const crate::vk::CopyImageToMemoryInfo,
+) -> crate::vk::Result {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).copy_image_to_memory)(device, p_copy_image_to_memory_info) }
+}
+
+/// [`vkCopyImageToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCopyImageToImage.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCopyImageToImage(
+    device: crate::vk::Device,
+    p_copy_image_to_image_info: *const crate::vk::CopyImageToImageInfo,
+) -> crate::vk::Result {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).copy_image_to_image)(device, p_copy_image_to_image_info) }
+}
+
+/// [`vkTransitionImageLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayout.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkTransitionImageLayout(
+    device: crate::vk::Device,
+    transition_count: u32,
+    p_transitions: *const crate::vk::HostImageLayoutTransitionInfo,
+) -> crate::vk::Result {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).transition_image_layout)(device, transition_count, p_transitions) }
+}
+
 /// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
 #[no_mangle]
 pub unsafe extern "system" fn vkCmdBeginRendering(
@@ -3879,4 +4036,168 @@ pub unsafe extern "system" fn vkCmdEndRendering(command_buffer: crate::vk::Comma
     // SAFETY: a valid dispatchable handle's first word points at the loader's data for
     // it, which starts with this level's dispatch table (the API contract of libvulkan).
     unsafe { ((**table).cmd_end_rendering)(command_buffer) }
+}
+
+/// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkGetImageSubresourceLayout2(
+    device: crate::vk::Device,
+    image: crate::vk::Image,
+    p_subresource: *const crate::vk::ImageSubresource2,
+    p_layout: *mut crate::vk::SubresourceLayout2,
+) {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_image_subresource_layout2)(device, image, p_subresource, p_layout) }
+}
+
+/// [`vkGetDeviceImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayout.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceImageSubresourceLayout(
+    device: crate::vk::Device,
+    p_info: *const crate::vk::DeviceImageSubresourceInfo,
+    p_layout: *mut crate::vk::SubresourceLayout2,
+) {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).get_device_image_subresource_layout)(device, p_info, p_layout) }
+}
+
+/// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkMapMemory2(
+    device: crate::vk::Device,
+    p_memory_map_info: *const crate::vk::MemoryMapInfo,
+    pp_data: *mut *mut core::ffi::c_void,
+) -> crate::vk::Result {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).map_memory2)(device, p_memory_map_info, pp_data) }
+}
+
+/// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkUnmapMemory2(
+    device: crate::vk::Device,
+    p_memory_unmap_info: *const crate::vk::MemoryUnmapInfo,
+) -> crate::vk::Result {
+    let table = crate::vk::Handle::as_raw(device) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return crate::vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).unmap_memory2)(device, p_memory_unmap_info) }
+}
+
+/// [`vkCmdBindDescriptorSets2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdBindDescriptorSets2(
+    command_buffer: crate::vk::CommandBuffer,
+    p_bind_descriptor_sets_info: *const crate::vk::BindDescriptorSetsInfo,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_bind_descriptor_sets2)(command_buffer, p_bind_descriptor_sets_info) }
+}
+
+/// [`vkCmdPushConstants2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdPushConstants2(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_constants_info: *const crate::vk::PushConstantsInfo,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_push_constants2)(command_buffer, p_push_constants_info) }
+}
+
+/// [`vkCmdPushDescriptorSet2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdPushDescriptorSet2(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_descriptor_set_info: *const crate::vk::PushDescriptorSetInfo,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_push_descriptor_set2)(command_buffer, p_push_descriptor_set_info) }
+}
+
+/// [`vkCmdPushDescriptorSetWithTemplate2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate2.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdPushDescriptorSetWithTemplate2(
+    command_buffer: crate::vk::CommandBuffer,
+    p_push_descriptor_set_with_template_info: *const crate::vk::PushDescriptorSetWithTemplateInfo,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_push_descriptor_set_with_template2)(command_buffer, p_push_descriptor_set_with_template_info) }
+}
+
+/// [`vkCmdSetRenderingAttachmentLocations`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingAttachmentLocations.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdSetRenderingAttachmentLocations(
+    command_buffer: crate::vk::CommandBuffer,
+    p_location_info: *const crate::vk::RenderingAttachmentLocationInfo,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_rendering_attachment_locations)(command_buffer, p_location_info) }
+}
+
+/// [`vkCmdSetRenderingInputAttachmentIndices`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRenderingInputAttachmentIndices.html)
+#[no_mangle]
+pub unsafe extern "system" fn vkCmdSetRenderingInputAttachmentIndices(
+    command_buffer: crate::vk::CommandBuffer,
+    p_input_attachment_index_info: *const crate::vk::RenderingInputAttachmentIndexInfo,
+) {
+    let table = crate::vk::Handle::as_raw(command_buffer) as usize
+        as *const *const crate::dispatch::DeviceDispatchTable;
+    if table.is_null() {
+        return ();
+    }
+    // SAFETY: a valid dispatchable handle's first word points at the loader's data for
+    // it, which starts with this level's dispatch table (the API contract of libvulkan).
+    unsafe { ((**table).cmd_set_rendering_input_attachment_indices)(command_buffer, p_input_attachment_index_info) }
 }

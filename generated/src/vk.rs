@@ -5,6 +5,3713 @@
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
 pub use ash::vk::*;
 
+/// [`VkAccelerationStructureCreateInfo2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccelerationStructureCreateInfo2KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AccelerationStructureCreateInfo2KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub create_flags: crate::vk::AccelerationStructureCreateFlagsKHR,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub ty: crate::vk::AccelerationStructureTypeKHR,
+}
+impl Default for AccelerationStructureCreateInfo2KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318015);
+        s
+    }
+}
+
+/// [`VkAccelerationStructureGeometryLinearSweptSpheresDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccelerationStructureGeometryLinearSweptSpheresDataNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AccelerationStructureGeometryLinearSweptSpheresDataNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub vertex_format: crate::vk::Format,
+    pub vertex_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub vertex_stride: crate::vk::DeviceSize,
+    pub radius_format: crate::vk::Format,
+    pub radius_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub radius_stride: crate::vk::DeviceSize,
+    pub index_type: crate::vk::IndexType,
+    pub index_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub index_stride: crate::vk::DeviceSize,
+    pub indexing_mode: crate::vk::RayTracingLssIndexingModeNV,
+    pub end_caps_mode: crate::vk::RayTracingLssPrimitiveEndCapsModeNV,
+}
+impl Default for AccelerationStructureGeometryLinearSweptSpheresDataNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000429009);
+        s
+    }
+}
+
+/// [`VkAccelerationStructureGeometryMicromapDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccelerationStructureGeometryMicromapDataKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AccelerationStructureGeometryMicromapDataKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub usage_counts_count: u32,
+    pub p_usage_counts: *const crate::vk::MicromapUsageKHR,
+    pub pp_usage_counts: *const *const crate::vk::MicromapUsageKHR,
+    pub data: crate::vk::DeviceAddress,
+    pub triangle_array: crate::vk::DeviceAddress,
+    pub triangle_array_stride: crate::vk::DeviceSize,
+}
+impl Default for AccelerationStructureGeometryMicromapDataKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000623002);
+        s
+    }
+}
+
+/// [`VkAccelerationStructureGeometrySpheresDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccelerationStructureGeometrySpheresDataNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AccelerationStructureGeometrySpheresDataNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub vertex_format: crate::vk::Format,
+    pub vertex_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub vertex_stride: crate::vk::DeviceSize,
+    pub radius_format: crate::vk::Format,
+    pub radius_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub radius_stride: crate::vk::DeviceSize,
+    pub index_type: crate::vk::IndexType,
+    pub index_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub index_stride: crate::vk::DeviceSize,
+}
+impl Default for AccelerationStructureGeometrySpheresDataNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000429010);
+        s
+    }
+}
+
+/// [`VkAccelerationStructureSerializedBlockTypeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccelerationStructureSerializedBlockTypeKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct AccelerationStructureSerializedBlockTypeKHR(pub i32);
+impl AccelerationStructureSerializedBlockTypeKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_ACCELERATION_STRUCTURE_SERIALIZED_BLOCK_TYPE_OPACITY_MICROMAP_KHR`
+    pub const OPACITY_MICROMAP: Self = Self(0);
+}
+
+/// [`VkAccelerationStructureTrianglesOpacityMicromapKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccelerationStructureTrianglesOpacityMicromapKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AccelerationStructureTrianglesOpacityMicromapKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub index_type: crate::vk::IndexType,
+    pub index_buffer: crate::vk::DeviceAddress,
+    pub index_stride: crate::vk::DeviceSize,
+    pub base_triangle: u32,
+    pub micromap: crate::vk::AccelerationStructureKHR,
+}
+impl Default for AccelerationStructureTrianglesOpacityMicromapKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000623003);
+        s
+    }
+}
+
+/// [`VkAccessFlagBits3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAccessFlagBits3KHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct AccessFlags3KHR(pub u64);
+impl AccessFlags3KHR {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_ACCESS_3_NONE_KHR`
+    pub const NONE: Self = Self(0x0);
+}
+
+/// [`VkAddressCommandFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAddressCommandFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct AddressCommandFlagsKHR(pub u32);
+impl AddressCommandFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_ADDRESS_COMMAND_PROTECTED_BIT_KHR`
+    pub const PROTECTED: Self = Self(0x1);
+    /// `VK_ADDRESS_COMMAND_FULLY_BOUND_BIT_KHR`
+    pub const FULLY_BOUND: Self = Self(0x2);
+    /// `VK_ADDRESS_COMMAND_STORAGE_BUFFER_USAGE_BIT_KHR`
+    pub const STORAGE_BUFFER_USAGE: Self = Self(0x4);
+    /// `VK_ADDRESS_COMMAND_UNKNOWN_STORAGE_BUFFER_USAGE_BIT_KHR`
+    pub const UNKNOWN_STORAGE_BUFFER_USAGE: Self = Self(0x8);
+    /// `VK_ADDRESS_COMMAND_TRANSFORM_FEEDBACK_BUFFER_USAGE_BIT_KHR`
+    pub const TRANSFORM_FEEDBACK_BUFFER_USAGE: Self = Self(0x10);
+    /// `VK_ADDRESS_COMMAND_UNKNOWN_TRANSFORM_FEEDBACK_BUFFER_USAGE_BIT_KHR`
+    pub const UNKNOWN_TRANSFORM_FEEDBACK_BUFFER_USAGE: Self = Self(0x20);
+}
+
+/// [`VkAddressCopyFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAddressCopyFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct AddressCopyFlagsKHR(pub u32);
+impl AddressCopyFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_ADDRESS_COPY_DEVICE_LOCAL_BIT_KHR`
+    pub const DEVICE_LOCAL: Self = Self(0x1);
+    /// `VK_ADDRESS_COPY_SPARSE_BIT_KHR`
+    pub const SPARSE: Self = Self(0x2);
+    /// `VK_ADDRESS_COPY_PROTECTED_BIT_KHR`
+    pub const PROTECTED: Self = Self(0x4);
+}
+
+/// [`VkAntiLagDataAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAntiLagDataAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AntiLagDataAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub mode: crate::vk::AntiLagModeAMD,
+    pub max_fps: u32,
+    pub p_presentation_info: *const crate::vk::AntiLagPresentationInfoAMD,
+}
+impl Default for AntiLagDataAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000476001);
+        s
+    }
+}
+
+/// [`VkAntiLagModeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAntiLagModeAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct AntiLagModeAMD(pub i32);
+impl AntiLagModeAMD {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_ANTI_LAG_MODE_DRIVER_CONTROL_AMD`
+    pub const DRIVER_CONTROL: Self = Self(0);
+    /// `VK_ANTI_LAG_MODE_ON_AMD`
+    pub const ON: Self = Self(1);
+    /// `VK_ANTI_LAG_MODE_OFF_AMD`
+    pub const OFF: Self = Self(2);
+}
+
+/// [`VkAntiLagPresentationInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAntiLagPresentationInfoAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AntiLagPresentationInfoAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub stage: crate::vk::AntiLagStageAMD,
+    pub frame_index: u64,
+}
+impl Default for AntiLagPresentationInfoAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000476002);
+        s
+    }
+}
+
+/// [`VkAntiLagStageAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAntiLagStageAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct AntiLagStageAMD(pub i32);
+impl AntiLagStageAMD {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_ANTI_LAG_STAGE_INPUT_AMD`
+    pub const INPUT: Self = Self(0);
+    /// `VK_ANTI_LAG_STAGE_PRESENT_AMD`
+    pub const PRESENT: Self = Self(1);
+}
+
+/// [`VkAttachmentFeedbackLoopInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkAttachmentFeedbackLoopInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AttachmentFeedbackLoopInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub feedback_loop_enable: crate::vk::Bool32,
+}
+impl Default for AttachmentFeedbackLoopInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000527001);
+        s
+    }
+}
+
+/// [`VkBeginCustomResolveInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBeginCustomResolveInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BeginCustomResolveInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+}
+impl Default for BeginCustomResolveInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000628001);
+        s
+    }
+}
+
+/// [`VkBindDataGraphPipelineSessionMemoryInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindDataGraphPipelineSessionMemoryInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindDataGraphPipelineSessionMemoryInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub session: crate::vk::DataGraphPipelineSessionARM,
+    pub bind_point: crate::vk::DataGraphPipelineSessionBindPointARM,
+    pub object_index: u32,
+    pub memory: crate::vk::DeviceMemory,
+    pub memory_offset: crate::vk::DeviceSize,
+}
+impl Default for BindDataGraphPipelineSessionMemoryInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507005);
+        s
+    }
+}
+
+/// [`VkBindDescriptorSetsInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindDescriptorSetsInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindDescriptorSetsInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub stage_flags: crate::vk::ShaderStageFlags,
+    pub layout: crate::vk::PipelineLayout,
+    pub first_set: u32,
+    pub descriptor_set_count: u32,
+    pub p_descriptor_sets: *const crate::vk::DescriptorSet,
+    pub dynamic_offset_count: u32,
+    pub p_dynamic_offsets: *const u32,
+}
+impl Default for BindDescriptorSetsInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545003);
+        s
+    }
+}
+
+/// [`VkBindHeapInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindHeapInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindHeapInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub heap_range: crate::vk::DeviceAddressRangeEXT,
+    pub reserved_range_offset: crate::vk::DeviceSize,
+    pub reserved_range_size: crate::vk::DeviceSize,
+}
+impl Default for BindHeapInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135003);
+        s
+    }
+}
+
+/// [`VkBindIndexBuffer3InfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindIndexBuffer3InfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindIndexBuffer3InfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub index_type: crate::vk::IndexType,
+}
+impl Default for BindIndexBuffer3InfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318007);
+        s
+    }
+}
+
+/// [`VkBindIndexBufferIndirectCommandEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindIndexBufferIndirectCommandEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindIndexBufferIndirectCommandEXT {
+    pub buffer_address: crate::vk::DeviceAddress,
+    pub size: u32,
+    pub index_type: crate::vk::IndexType,
+}
+impl Default for BindIndexBufferIndirectCommandEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkBindMemoryStatus`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindMemoryStatus.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindMemoryStatus {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_result: *mut crate::vk::Result,
+}
+impl Default for BindMemoryStatus {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545002);
+        s
+    }
+}
+
+/// [`VkBindTensorMemoryInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindTensorMemoryInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindTensorMemoryInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor: crate::vk::TensorARM,
+    pub memory: crate::vk::DeviceMemory,
+    pub memory_offset: crate::vk::DeviceSize,
+}
+impl Default for BindTensorMemoryInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460002);
+        s
+    }
+}
+
+/// [`VkBindTransformFeedbackBuffer2InfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindTransformFeedbackBuffer2InfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindTransformFeedbackBuffer2InfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+}
+impl Default for BindTransformFeedbackBuffer2InfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318013);
+        s
+    }
+}
+
+/// [`VkBindVertexBuffer3InfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindVertexBuffer3InfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindVertexBuffer3InfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub set_stride: crate::vk::Bool32,
+    pub address_range: crate::vk::StridedDeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+}
+impl Default for BindVertexBuffer3InfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318008);
+        s
+    }
+}
+
+/// [`VkBindVertexBufferIndirectCommandEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBindVertexBufferIndirectCommandEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BindVertexBufferIndirectCommandEXT {
+    pub buffer_address: crate::vk::DeviceAddress,
+    pub size: u32,
+    pub stride: u32,
+}
+impl Default for BindVertexBufferIndirectCommandEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkBufferUsageFlagBits2`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBufferUsageFlagBits2.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct BufferUsageFlags2(pub u64);
+impl BufferUsageFlags2 {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_BUFFER_USAGE_2_TRANSFER_SRC_BIT`
+    pub const TRANSFER_SRC: Self = Self(0x1);
+    /// `VK_BUFFER_USAGE_2_TRANSFER_DST_BIT`
+    pub const TRANSFER_DST: Self = Self(0x2);
+    /// `VK_BUFFER_USAGE_2_UNIFORM_TEXEL_BUFFER_BIT`
+    pub const UNIFORM_TEXEL_BUFFER: Self = Self(0x4);
+    /// `VK_BUFFER_USAGE_2_STORAGE_TEXEL_BUFFER_BIT`
+    pub const STORAGE_TEXEL_BUFFER: Self = Self(0x8);
+    /// `VK_BUFFER_USAGE_2_UNIFORM_BUFFER_BIT`
+    pub const UNIFORM_BUFFER: Self = Self(0x10);
+    /// `VK_BUFFER_USAGE_2_STORAGE_BUFFER_BIT`
+    pub const STORAGE_BUFFER: Self = Self(0x20);
+    /// `VK_BUFFER_USAGE_2_INDEX_BUFFER_BIT`
+    pub const INDEX_BUFFER: Self = Self(0x40);
+    /// `VK_BUFFER_USAGE_2_VERTEX_BUFFER_BIT`
+    pub const VERTEX_BUFFER: Self = Self(0x80);
+    /// `VK_BUFFER_USAGE_2_INDIRECT_BUFFER_BIT`
+    pub const INDIRECT_BUFFER: Self = Self(0x100);
+    /// `VK_BUFFER_USAGE_2_SHADER_DEVICE_ADDRESS_BIT`
+    pub const SHADER_DEVICE_ADDRESS: Self = Self(0x20000);
+    /// `VK_BUFFER_USAGE_2_DESCRIPTOR_HEAP_BIT_EXT`
+    pub const DESCRIPTOR_HEAP_EXT: Self = Self(0x10000000);
+    /// `VK_BUFFER_USAGE_2_MICROMAP_BUILD_INPUT_READ_ONLY_BIT_EXT`
+    pub const MICROMAP_BUILD_INPUT_READ_ONLY_EXT: Self = Self(0x800000);
+    /// `VK_BUFFER_USAGE_2_MICROMAP_STORAGE_BIT_EXT`
+    pub const MICROMAP_STORAGE_EXT: Self = Self(0x1000000);
+    /// `VK_BUFFER_USAGE_2_TRANSFER_SRC_BIT_KHR`
+    pub const TRANSFER_SRC_KHR: Self = Self(0x1);
+    /// `VK_BUFFER_USAGE_2_TRANSFER_DST_BIT_KHR`
+    pub const TRANSFER_DST_KHR: Self = Self(0x2);
+    /// `VK_BUFFER_USAGE_2_UNIFORM_TEXEL_BUFFER_BIT_KHR`
+    pub const UNIFORM_TEXEL_BUFFER_KHR: Self = Self(0x4);
+    /// `VK_BUFFER_USAGE_2_STORAGE_TEXEL_BUFFER_BIT_KHR`
+    pub const STORAGE_TEXEL_BUFFER_KHR: Self = Self(0x8);
+    /// `VK_BUFFER_USAGE_2_UNIFORM_BUFFER_BIT_KHR`
+    pub const UNIFORM_BUFFER_KHR: Self = Self(0x10);
+    /// `VK_BUFFER_USAGE_2_STORAGE_BUFFER_BIT_KHR`
+    pub const STORAGE_BUFFER_KHR: Self = Self(0x20);
+    /// `VK_BUFFER_USAGE_2_INDEX_BUFFER_BIT_KHR`
+    pub const INDEX_BUFFER_KHR: Self = Self(0x40);
+    /// `VK_BUFFER_USAGE_2_VERTEX_BUFFER_BIT_KHR`
+    pub const VERTEX_BUFFER_KHR: Self = Self(0x80);
+    /// `VK_BUFFER_USAGE_2_INDIRECT_BUFFER_BIT_KHR`
+    pub const INDIRECT_BUFFER_KHR: Self = Self(0x100);
+    /// `VK_BUFFER_USAGE_2_CONDITIONAL_RENDERING_BIT_EXT`
+    pub const CONDITIONAL_RENDERING_EXT: Self = Self(0x200);
+    /// `VK_BUFFER_USAGE_2_SHADER_BINDING_TABLE_BIT_KHR`
+    pub const SHADER_BINDING_TABLE_KHR: Self = Self(0x400);
+    /// `VK_BUFFER_USAGE_2_RAY_TRACING_BIT_NV`
+    pub const RAY_TRACING_NV: Self = Self(0x400);
+    /// `VK_BUFFER_USAGE_2_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT`
+    pub const TRANSFORM_FEEDBACK_BUFFER_EXT: Self = Self(0x800);
+    /// `VK_BUFFER_USAGE_2_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT`
+    pub const TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT: Self = Self(0x1000);
+    /// `VK_BUFFER_USAGE_2_VIDEO_DECODE_SRC_BIT_KHR`
+    pub const VIDEO_DECODE_SRC_KHR: Self = Self(0x2000);
+    /// `VK_BUFFER_USAGE_2_VIDEO_DECODE_DST_BIT_KHR`
+    pub const VIDEO_DECODE_DST_KHR: Self = Self(0x4000);
+    /// `VK_BUFFER_USAGE_2_VIDEO_ENCODE_DST_BIT_KHR`
+    pub const VIDEO_ENCODE_DST_KHR: Self = Self(0x8000);
+    /// `VK_BUFFER_USAGE_2_VIDEO_ENCODE_SRC_BIT_KHR`
+    pub const VIDEO_ENCODE_SRC_KHR: Self = Self(0x10000);
+    /// `VK_BUFFER_USAGE_2_SHADER_DEVICE_ADDRESS_BIT_KHR`
+    pub const SHADER_DEVICE_ADDRESS_KHR: Self = Self(0x20000);
+    /// `VK_BUFFER_USAGE_2_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR`
+    pub const ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_KHR: Self = Self(0x80000);
+    /// `VK_BUFFER_USAGE_2_ACCELERATION_STRUCTURE_STORAGE_BIT_KHR`
+    pub const ACCELERATION_STRUCTURE_STORAGE_KHR: Self = Self(0x100000);
+    /// `VK_BUFFER_USAGE_2_SAMPLER_DESCRIPTOR_BUFFER_BIT_EXT`
+    pub const SAMPLER_DESCRIPTOR_BUFFER_EXT: Self = Self(0x200000);
+    /// `VK_BUFFER_USAGE_2_RESOURCE_DESCRIPTOR_BUFFER_BIT_EXT`
+    pub const RESOURCE_DESCRIPTOR_BUFFER_EXT: Self = Self(0x400000);
+    /// `VK_BUFFER_USAGE_2_PUSH_DESCRIPTORS_DESCRIPTOR_BUFFER_BIT_EXT`
+    pub const PUSH_DESCRIPTORS_DESCRIPTOR_BUFFER_EXT: Self = Self(0x4000000);
+    /// `VK_BUFFER_USAGE_2_DATA_GRAPH_FOREIGN_DESCRIPTOR_BIT_ARM`
+    pub const DATA_GRAPH_FOREIGN_DESCRIPTOR_ARM: Self = Self(0x20000000);
+    /// `VK_BUFFER_USAGE_2_TILE_MEMORY_BIT_QCOM`
+    pub const TILE_MEMORY_QCOM: Self = Self(0x8000000);
+    /// `VK_BUFFER_USAGE_2_MEMORY_DECOMPRESSION_BIT_EXT`
+    pub const MEMORY_DECOMPRESSION_EXT: Self = Self(0x100000000);
+    /// `VK_BUFFER_USAGE_2_PREPROCESS_BUFFER_BIT_EXT`
+    pub const PREPROCESS_BUFFER_EXT: Self = Self(0x80000000);
+}
+
+/// [`VkBufferUsageFlags2CreateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBufferUsageFlags2CreateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BufferUsageFlags2CreateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub usage: crate::vk::BufferUsageFlags2,
+}
+impl Default for BufferUsageFlags2CreateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000470006);
+        s
+    }
+}
+
+/// [`VkBuildPartitionedAccelerationStructureIndirectCommandNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBuildPartitionedAccelerationStructureIndirectCommandNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BuildPartitionedAccelerationStructureIndirectCommandNV {
+    pub op_type: crate::vk::PartitionedAccelerationStructureOpTypeNV,
+    pub arg_count: u32,
+    pub arg_data: crate::vk::StridedDeviceAddressNV,
+}
+impl Default for BuildPartitionedAccelerationStructureIndirectCommandNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkBuildPartitionedAccelerationStructureInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkBuildPartitionedAccelerationStructureInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BuildPartitionedAccelerationStructureInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub input: crate::vk::PartitionedAccelerationStructureInstancesInputNV,
+    pub src_acceleration_structure_data: crate::vk::DeviceAddress,
+    pub dst_acceleration_structure_data: crate::vk::DeviceAddress,
+    pub scratch_data: crate::vk::DeviceAddress,
+    pub src_infos: crate::vk::DeviceAddress,
+    pub src_infos_count: crate::vk::DeviceAddress,
+}
+impl Default for BuildPartitionedAccelerationStructureInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000570004);
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureAddressResolutionFlagBitsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureAddressResolutionFlagBitsNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureAddressResolutionFlagsNV(pub u32);
+impl ClusterAccelerationStructureAddressResolutionFlagsNV {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_NONE_NV`
+    pub const NONE: Self = Self(0x0);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_INDIRECTED_DST_IMPLICIT_DATA_BIT_NV`
+    pub const INDIRECTED_DST_IMPLICIT_DATA: Self = Self(0x1);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_INDIRECTED_SCRATCH_DATA_BIT_NV`
+    pub const INDIRECTED_SCRATCH_DATA: Self = Self(0x2);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_INDIRECTED_DST_ADDRESS_ARRAY_BIT_NV`
+    pub const INDIRECTED_DST_ADDRESS_ARRAY: Self = Self(0x4);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_INDIRECTED_DST_SIZES_ARRAY_BIT_NV`
+    pub const INDIRECTED_DST_SIZES_ARRAY: Self = Self(0x8);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_INDIRECTED_SRC_INFOS_ARRAY_BIT_NV`
+    pub const INDIRECTED_SRC_INFOS_ARRAY: Self = Self(0x10);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_ADDRESS_RESOLUTION_INDIRECTED_SRC_INFOS_COUNT_BIT_NV`
+    pub const INDIRECTED_SRC_INFOS_COUNT: Self = Self(0x20);
+}
+
+/// [`VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureBuildClustersBottomLevelInfoNV {
+    pub cluster_references_count: u32,
+    pub cluster_references_stride: u32,
+    pub cluster_references: crate::vk::DeviceAddress,
+}
+impl Default for ClusterAccelerationStructureBuildClustersBottomLevelInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureBuildTriangleClusterInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureBuildTriangleClusterInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureBuildTriangleClusterInfoNV {
+    pub cluster_id: u32,
+    pub cluster_flags: crate::vk::ClusterAccelerationStructureClusterFlagsNV,
+    pub triangle_count_and_vertex_count_and_position_truncate_bit_count_and_index_type_and_opacity_micromap_index_type: u32,
+    pub base_geometry_index_and_geometry_flags: crate::vk::ClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV,
+    pub index_buffer_stride: u16,
+    pub vertex_buffer_stride: u16,
+    pub geometry_index_and_flags_buffer_stride: u16,
+    pub opacity_micromap_index_buffer_stride: u16,
+    pub index_buffer: crate::vk::DeviceAddress,
+    pub vertex_buffer: crate::vk::DeviceAddress,
+    pub geometry_index_and_flags_buffer: crate::vk::DeviceAddress,
+    pub opacity_micromap_array: crate::vk::DeviceAddress,
+    pub opacity_micromap_index_buffer: crate::vk::DeviceAddress,
+}
+impl Default for ClusterAccelerationStructureBuildTriangleClusterInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV {
+    pub cluster_id: u32,
+    pub cluster_flags: crate::vk::ClusterAccelerationStructureClusterFlagsNV,
+    pub triangle_count_and_vertex_count_and_position_truncate_bit_count_and_index_type_and_opacity_micromap_index_type: u32,
+    pub base_geometry_index_and_geometry_flags: crate::vk::ClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV,
+    pub index_buffer_stride: u16,
+    pub vertex_buffer_stride: u16,
+    pub geometry_index_and_flags_buffer_stride: u16,
+    pub opacity_micromap_index_buffer_stride: u16,
+    pub index_buffer: crate::vk::DeviceAddress,
+    pub vertex_buffer: crate::vk::DeviceAddress,
+    pub geometry_index_and_flags_buffer: crate::vk::DeviceAddress,
+    pub opacity_micromap_array: crate::vk::DeviceAddress,
+    pub opacity_micromap_index_buffer: crate::vk::DeviceAddress,
+    pub instantiation_bounding_box_limit: crate::vk::DeviceAddress,
+}
+impl Default for ClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureClusterFlagBitsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureClusterFlagBitsNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureClusterFlagsNV(pub u32);
+impl ClusterAccelerationStructureClusterFlagsNV {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_CLUSTER_ALLOW_DISABLE_OPACITY_MICROMAPS_NV`
+    pub const ALLOW_DISABLE_OPACITY_MICROMAPS: Self = Self(0x1);
+}
+
+/// [`VkClusterAccelerationStructureClustersBottomLevelInputNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureClustersBottomLevelInputNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureClustersBottomLevelInputNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_total_cluster_count: u32,
+    pub max_cluster_count_per_acceleration_structure: u32,
+}
+impl Default for ClusterAccelerationStructureClustersBottomLevelInputNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569002);
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureCommandsInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureCommandsInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureCommandsInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub input: crate::vk::ClusterAccelerationStructureInputInfoNV,
+    pub dst_implicit_data: crate::vk::DeviceAddress,
+    pub scratch_data: crate::vk::DeviceAddress,
+    pub dst_addresses_array: crate::vk::StridedDeviceAddressRegionKHR,
+    pub dst_sizes_array: crate::vk::StridedDeviceAddressRegionKHR,
+    pub src_infos_array: crate::vk::StridedDeviceAddressRegionKHR,
+    pub src_infos_count: crate::vk::DeviceAddress,
+    pub address_resolution_flags: crate::vk::ClusterAccelerationStructureAddressResolutionFlagsNV,
+}
+impl Default for ClusterAccelerationStructureCommandsInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569006);
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureGeometryFlagBitsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureGeometryFlagBitsNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureGeometryFlagsNV(pub u32);
+impl ClusterAccelerationStructureGeometryFlagsNV {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_GEOMETRY_CULL_DISABLE_BIT_NV`
+    pub const CULL_DISABLE: Self = Self(0x1);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_GEOMETRY_NO_DUPLICATE_ANYHIT_INVOCATION_BIT_NV`
+    pub const NO_DUPLICATE_ANYHIT_INVOCATION: Self = Self(0x2);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_GEOMETRY_OPAQUE_BIT_NV`
+    pub const OPAQUE: Self = Self(0x4);
+}
+
+/// [`VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV {
+    pub geometry_index_and_reserved_and_geometry_flags: u32,
+}
+impl Default for ClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureGetTemplateIndicesInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureGetTemplateIndicesInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureGetTemplateIndicesInfoNV {
+    pub cluster_template_address: crate::vk::DeviceAddress,
+}
+impl Default for ClusterAccelerationStructureGetTemplateIndicesInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureIndexFormatFlagBitsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureIndexFormatFlagBitsNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureIndexFormatFlagsNV(pub u32);
+impl ClusterAccelerationStructureIndexFormatFlagsNV {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_INDEX_FORMAT_8BIT_NV`
+    pub const FORMAT_8BIT: Self = Self(0x1);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_INDEX_FORMAT_16BIT_NV`
+    pub const FORMAT_16BIT: Self = Self(0x2);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_INDEX_FORMAT_32BIT_NV`
+    pub const FORMAT_32BIT: Self = Self(0x4);
+}
+
+/// [`VkClusterAccelerationStructureInputInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureInputInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureInputInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_acceleration_structure_count: u32,
+    pub flags: crate::vk::BuildAccelerationStructureFlagsKHR,
+    pub op_type: crate::vk::ClusterAccelerationStructureOpTypeNV,
+    pub op_mode: crate::vk::ClusterAccelerationStructureOpModeNV,
+    pub op_input: crate::vk::ClusterAccelerationStructureOpInputNV,
+}
+impl Default for ClusterAccelerationStructureInputInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569005);
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureInstantiateClusterInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureInstantiateClusterInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureInstantiateClusterInfoNV {
+    pub cluster_id_offset: u32,
+    pub geometry_index_offset_and_reserved: u32,
+    pub cluster_template_address: crate::vk::DeviceAddress,
+    pub vertex_buffer: crate::vk::StridedDeviceAddressNV,
+}
+impl Default for ClusterAccelerationStructureInstantiateClusterInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureMoveObjectsInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureMoveObjectsInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureMoveObjectsInfoNV {
+    pub src_acceleration_structure: crate::vk::DeviceAddress,
+}
+impl Default for ClusterAccelerationStructureMoveObjectsInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureMoveObjectsInputNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureMoveObjectsInputNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureMoveObjectsInputNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub ty: crate::vk::ClusterAccelerationStructureTypeNV,
+    pub no_move_overlap: crate::vk::Bool32,
+    pub max_moved_bytes: crate::vk::DeviceSize,
+}
+impl Default for ClusterAccelerationStructureMoveObjectsInputNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569004);
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureOpInputNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureOpInputNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union ClusterAccelerationStructureOpInputNV {
+    pub p_clusters_bottom_level: *mut crate::vk::ClusterAccelerationStructureClustersBottomLevelInputNV,
+    pub p_triangle_clusters: *mut crate::vk::ClusterAccelerationStructureTriangleClusterInputNV,
+    pub p_move_objects: *mut crate::vk::ClusterAccelerationStructureMoveObjectsInputNV,
+}
+impl Default for ClusterAccelerationStructureOpInputNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureOpModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureOpModeNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureOpModeNV(pub i32);
+impl ClusterAccelerationStructureOpModeNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_MODE_IMPLICIT_DESTINATIONS_NV`
+    pub const IMPLICIT_DESTINATIONS: Self = Self(0);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_MODE_EXPLICIT_DESTINATIONS_NV`
+    pub const EXPLICIT_DESTINATIONS: Self = Self(1);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_MODE_COMPUTE_SIZES_NV`
+    pub const COMPUTE_SIZES: Self = Self(2);
+}
+
+/// [`VkClusterAccelerationStructureOpTypeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureOpTypeNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureOpTypeNV(pub i32);
+impl ClusterAccelerationStructureOpTypeNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_TYPE_MOVE_OBJECTS_NV`
+    pub const MOVE_OBJECTS: Self = Self(0);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_TYPE_BUILD_CLUSTERS_BOTTOM_LEVEL_NV`
+    pub const BUILD_CLUSTERS_BOTTOM_LEVEL: Self = Self(1);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_TYPE_BUILD_TRIANGLE_CLUSTER_NV`
+    pub const BUILD_TRIANGLE_CLUSTER: Self = Self(2);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_TYPE_BUILD_TRIANGLE_CLUSTER_TEMPLATE_NV`
+    pub const BUILD_TRIANGLE_CLUSTER_TEMPLATE: Self = Self(3);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_TYPE_INSTANTIATE_TRIANGLE_CLUSTER_NV`
+    pub const INSTANTIATE_TRIANGLE_CLUSTER: Self = Self(4);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_OP_TYPE_GET_CLUSTER_TEMPLATE_INDICES_NV`
+    pub const GET_CLUSTER_TEMPLATE_INDICES: Self = Self(5);
+}
+
+/// [`VkClusterAccelerationStructureTriangleClusterInputNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureTriangleClusterInputNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ClusterAccelerationStructureTriangleClusterInputNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub vertex_format: crate::vk::Format,
+    pub max_geometry_index_value: u32,
+    pub max_cluster_unique_geometry_count: u32,
+    pub max_cluster_triangle_count: u32,
+    pub max_cluster_vertex_count: u32,
+    pub max_total_triangle_count: u32,
+    pub max_total_vertex_count: u32,
+    pub min_position_truncate_bit_count: u32,
+}
+impl Default for ClusterAccelerationStructureTriangleClusterInputNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569003);
+        s
+    }
+}
+
+/// [`VkClusterAccelerationStructureTypeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkClusterAccelerationStructureTypeNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ClusterAccelerationStructureTypeNV(pub i32);
+impl ClusterAccelerationStructureTypeNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_TYPE_CLUSTERS_BOTTOM_LEVEL_NV`
+    pub const CLUSTERS_BOTTOM_LEVEL: Self = Self(0);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_TYPE_TRIANGLE_CLUSTER_NV`
+    pub const TRIANGLE_CLUSTER: Self = Self(1);
+    /// `VK_CLUSTER_ACCELERATION_STRUCTURE_TYPE_TRIANGLE_CLUSTER_TEMPLATE_NV`
+    pub const TRIANGLE_CLUSTER_TEMPLATE: Self = Self(2);
+}
+
+/// [`VkCommandBufferInheritanceDescriptorHeapInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCommandBufferInheritanceDescriptorHeapInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CommandBufferInheritanceDescriptorHeapInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_sampler_heap_bind_info: *const crate::vk::BindHeapInfoEXT,
+    pub p_resource_heap_bind_info: *const crate::vk::BindHeapInfoEXT,
+}
+impl Default for CommandBufferInheritanceDescriptorHeapInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135010);
+        s
+    }
+}
+
+/// [`VkComputeOccupancyPriorityParametersNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkComputeOccupancyPriorityParametersNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ComputeOccupancyPriorityParametersNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub occupancy_priority: f32,
+    pub occupancy_throttling: f32,
+}
+impl Default for ComputeOccupancyPriorityParametersNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000645000);
+        s
+    }
+}
+
+/// [`VkConditionalRenderingBeginInfo2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkConditionalRenderingBeginInfo2EXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ConditionalRenderingBeginInfo2EXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub flags: crate::vk::ConditionalRenderingFlagsEXT,
+}
+impl Default for ConditionalRenderingBeginInfo2EXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318012);
+        s
+    }
+}
+
+/// [`VkConvertCooperativeVectorMatrixInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkConvertCooperativeVectorMatrixInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ConvertCooperativeVectorMatrixInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_size: usize,
+    pub src_data: crate::vk::DeviceOrHostAddressConstKHR,
+    pub p_dst_size: *mut usize,
+    pub dst_data: crate::vk::DeviceOrHostAddressKHR,
+    pub src_component_type: crate::vk::ComponentTypeKHR,
+    pub dst_component_type: crate::vk::ComponentTypeKHR,
+    pub num_rows: u32,
+    pub num_columns: u32,
+    pub src_layout: crate::vk::CooperativeVectorMatrixLayoutNV,
+    pub src_stride: usize,
+    pub dst_layout: crate::vk::CooperativeVectorMatrixLayoutNV,
+    pub dst_stride: usize,
+}
+impl Default for ConvertCooperativeVectorMatrixInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000491004);
+        s
+    }
+}
+
+/// [`VkCooperativeMatrixFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCooperativeMatrixFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct CooperativeMatrixFlagsEXT(pub u32);
+impl CooperativeMatrixFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_COOPERATIVE_MATRIX_SATURATING_ACCUMULATION_BIT_EXT`
+    pub const SATURATING_ACCUMULATION: Self = Self(0x1);
+}
+
+/// [`VkCooperativeMatrixFlexibleDimensionsPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCooperativeMatrixFlexibleDimensionsPropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CooperativeMatrixFlexibleDimensionsPropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub m_granularity: u32,
+    pub n_granularity: u32,
+    pub k_granularity: u32,
+    pub a_type: crate::vk::ComponentTypeKHR,
+    pub b_type: crate::vk::ComponentTypeKHR,
+    pub c_type: crate::vk::ComponentTypeKHR,
+    pub result_type: crate::vk::ComponentTypeKHR,
+    pub saturating_accumulation: crate::vk::Bool32,
+    pub scope: crate::vk::ScopeKHR,
+    pub workgroup_invocations: u32,
+}
+impl Default for CooperativeMatrixFlexibleDimensionsPropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000593001);
+        s
+    }
+}
+
+/// [`VkCooperativeMatrixProperties2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCooperativeMatrixProperties2EXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CooperativeMatrixProperties2EXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub m_granularity: u32,
+    pub n_granularity: u32,
+    pub k_granularity: u32,
+    pub a_type: crate::vk::ComponentTypeKHR,
+    pub b_type: crate::vk::ComponentTypeKHR,
+    pub c_type: crate::vk::ComponentTypeKHR,
+    pub result_type: crate::vk::ComponentTypeKHR,
+}
+impl Default for CooperativeMatrixProperties2EXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000659002);
+        s
+    }
+}
+
+/// [`VkCooperativeVectorMatrixLayoutNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCooperativeVectorMatrixLayoutNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct CooperativeVectorMatrixLayoutNV(pub i32);
+impl CooperativeVectorMatrixLayoutNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_COOPERATIVE_VECTOR_MATRIX_LAYOUT_ROW_MAJOR_NV`
+    pub const ROW_MAJOR: Self = Self(0);
+    /// `VK_COOPERATIVE_VECTOR_MATRIX_LAYOUT_COLUMN_MAJOR_NV`
+    pub const COLUMN_MAJOR: Self = Self(1);
+    /// `VK_COOPERATIVE_VECTOR_MATRIX_LAYOUT_INFERENCING_OPTIMAL_NV`
+    pub const INFERENCING_OPTIMAL: Self = Self(2);
+    /// `VK_COOPERATIVE_VECTOR_MATRIX_LAYOUT_TRAINING_OPTIMAL_NV`
+    pub const TRAINING_OPTIMAL: Self = Self(3);
+}
+
+/// [`VkCooperativeVectorPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCooperativeVectorPropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CooperativeVectorPropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub input_type: crate::vk::ComponentTypeKHR,
+    pub input_interpretation: crate::vk::ComponentTypeKHR,
+    pub matrix_interpretation: crate::vk::ComponentTypeKHR,
+    pub bias_interpretation: crate::vk::ComponentTypeKHR,
+    pub result_type: crate::vk::ComponentTypeKHR,
+    pub transpose: crate::vk::Bool32,
+}
+impl Default for CooperativeVectorPropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000491002);
+        s
+    }
+}
+
+/// [`VkCopyDeviceMemoryImageInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyDeviceMemoryImageInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyDeviceMemoryImageInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub image: crate::vk::Image,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::DeviceMemoryImageCopyKHR,
+}
+impl Default for CopyDeviceMemoryImageInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318003);
+        s
+    }
+}
+
+/// [`VkCopyDeviceMemoryInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyDeviceMemoryInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyDeviceMemoryInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::DeviceMemoryCopyKHR,
+}
+impl Default for CopyDeviceMemoryInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318001);
+        s
+    }
+}
+
+/// [`VkCopyImageToImageInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyImageToImageInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyImageToImageInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::HostImageCopyFlags,
+    pub src_image: crate::vk::Image,
+    pub src_image_layout: crate::vk::ImageLayout,
+    pub dst_image: crate::vk::Image,
+    pub dst_image_layout: crate::vk::ImageLayout,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::ImageCopy2<'static>,
+}
+impl Default for CopyImageToImageInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270007);
+        s
+    }
+}
+
+/// [`VkCopyImageToMemoryInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyImageToMemoryInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyImageToMemoryInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::HostImageCopyFlags,
+    pub src_image: crate::vk::Image,
+    pub src_image_layout: crate::vk::ImageLayout,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::ImageToMemoryCopy,
+}
+impl Default for CopyImageToMemoryInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270004);
+        s
+    }
+}
+
+/// [`VkCopyMemoryIndirectCommandKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyMemoryIndirectCommandKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyMemoryIndirectCommandKHR {
+    pub src_address: crate::vk::DeviceAddress,
+    pub dst_address: crate::vk::DeviceAddress,
+    pub size: crate::vk::DeviceSize,
+}
+impl Default for CopyMemoryIndirectCommandKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkCopyMemoryIndirectInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyMemoryIndirectInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyMemoryIndirectInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_copy_flags: crate::vk::AddressCopyFlagsKHR,
+    pub dst_copy_flags: crate::vk::AddressCopyFlagsKHR,
+    pub copy_count: u32,
+    pub copy_address_range: crate::vk::StridedDeviceAddressRangeKHR,
+}
+impl Default for CopyMemoryIndirectInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000549002);
+        s
+    }
+}
+
+/// [`VkCopyMemoryToImageIndirectCommandKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyMemoryToImageIndirectCommandKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyMemoryToImageIndirectCommandKHR {
+    pub src_address: crate::vk::DeviceAddress,
+    pub buffer_row_length: u32,
+    pub buffer_image_height: u32,
+    pub image_subresource: crate::vk::ImageSubresourceLayers,
+    pub image_offset: crate::vk::Offset3D,
+    pub image_extent: crate::vk::Extent3D,
+}
+impl Default for CopyMemoryToImageIndirectCommandKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkCopyMemoryToImageIndirectInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyMemoryToImageIndirectInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyMemoryToImageIndirectInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_copy_flags: crate::vk::AddressCopyFlagsKHR,
+    pub copy_count: u32,
+    pub copy_address_range: crate::vk::StridedDeviceAddressRangeKHR,
+    pub dst_image: crate::vk::Image,
+    pub dst_image_layout: crate::vk::ImageLayout,
+    pub p_image_subresources: *const crate::vk::ImageSubresourceLayers,
+}
+impl Default for CopyMemoryToImageIndirectInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000549003);
+        s
+    }
+}
+
+/// [`VkCopyMemoryToImageInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyMemoryToImageInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyMemoryToImageInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::HostImageCopyFlags,
+    pub dst_image: crate::vk::Image,
+    pub dst_image_layout: crate::vk::ImageLayout,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::MemoryToImageCopy,
+}
+impl Default for CopyMemoryToImageInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270005);
+        s
+    }
+}
+
+/// [`VkCopyTensorInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCopyTensorInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyTensorInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_tensor: crate::vk::TensorARM,
+    pub dst_tensor: crate::vk::TensorARM,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::TensorCopyARM,
+}
+impl Default for CopyTensorInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460011);
+        s
+    }
+}
+
+/// [`VkCuModuleTexturingModeCreateInfoNVX`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCuModuleTexturingModeCreateInfoNVX.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CuModuleTexturingModeCreateInfoNVX {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub use64bit_texturing: crate::vk::Bool32,
+}
+impl Default for CuModuleTexturingModeCreateInfoNVX {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000029004);
+        s
+    }
+}
+
+/// [`VkCustomResolveCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkCustomResolveCreateInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CustomResolveCreateInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub custom_resolve: crate::vk::Bool32,
+    pub color_attachment_count: u32,
+    pub p_color_attachment_formats: *const crate::vk::Format,
+    pub depth_attachment_format: crate::vk::Format,
+    pub stencil_attachment_format: crate::vk::Format,
+}
+impl Default for CustomResolveCreateInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000628002);
+        s
+    }
+}
+
+/// [`VkDataGraphModelCacheTypeQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphModelCacheTypeQCOM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphModelCacheTypeQCOM(pub i32);
+impl DataGraphModelCacheTypeQCOM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_MODEL_CACHE_TYPE_GENERIC_BINARY_QCOM`
+    pub const GENERIC_BINARY: Self = Self(0);
+}
+
+/// [`VkDataGraphOpticalFlowCreateFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowCreateFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphOpticalFlowCreateFlagsARM(pub u32);
+impl DataGraphOpticalFlowCreateFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_CREATE_ENABLE_HINT_BIT_ARM`
+    pub const ENABLE_HINT: Self = Self(0x1);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_CREATE_ENABLE_COST_BIT_ARM`
+    pub const ENABLE_COST: Self = Self(0x2);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_CREATE_RESERVED_30_BIT_ARM`
+    pub const RESERVED_30: Self = Self(0x40000000);
+}
+
+/// [`VkDataGraphOpticalFlowExecuteFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowExecuteFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphOpticalFlowExecuteFlagsARM(pub u32);
+impl DataGraphOpticalFlowExecuteFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_EXECUTE_DISABLE_TEMPORAL_HINTS_BIT_ARM`
+    pub const DISABLE_TEMPORAL_HINTS: Self = Self(0x1);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_EXECUTE_INPUT_UNCHANGED_BIT_ARM`
+    pub const INPUT_UNCHANGED: Self = Self(0x2);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_EXECUTE_REFERENCE_UNCHANGED_BIT_ARM`
+    pub const REFERENCE_UNCHANGED: Self = Self(0x4);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_EXECUTE_INPUT_IS_PREVIOUS_REFERENCE_BIT_ARM`
+    pub const INPUT_IS_PREVIOUS_REFERENCE: Self = Self(0x8);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_EXECUTE_REFERENCE_IS_PREVIOUS_INPUT_BIT_ARM`
+    pub const REFERENCE_IS_PREVIOUS_INPUT: Self = Self(0x10);
+}
+
+/// [`VkDataGraphOpticalFlowGridSizeFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowGridSizeFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphOpticalFlowGridSizeFlagsARM(pub u32);
+impl DataGraphOpticalFlowGridSizeFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_GRID_SIZE_UNKNOWN_ARM`
+    pub const UNKNOWN: Self = Self(0x0);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_GRID_SIZE_1X1_BIT_ARM`
+    pub const SIZE_1X1: Self = Self(0x1);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_GRID_SIZE_2X2_BIT_ARM`
+    pub const SIZE_2X2: Self = Self(0x2);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_GRID_SIZE_4X4_BIT_ARM`
+    pub const SIZE_4X4: Self = Self(0x4);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_GRID_SIZE_8X8_BIT_ARM`
+    pub const SIZE_8X8: Self = Self(0x8);
+}
+
+/// [`VkDataGraphOpticalFlowImageFormatInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowImageFormatInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphOpticalFlowImageFormatInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub usage: crate::vk::DataGraphOpticalFlowImageUsageFlagsARM,
+}
+impl Default for DataGraphOpticalFlowImageFormatInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631003);
+        s
+    }
+}
+
+/// [`VkDataGraphOpticalFlowImageFormatPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowImageFormatPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphOpticalFlowImageFormatPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub format: crate::vk::Format,
+}
+impl Default for DataGraphOpticalFlowImageFormatPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631004);
+        s
+    }
+}
+
+/// [`VkDataGraphOpticalFlowImageUsageFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowImageUsageFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphOpticalFlowImageUsageFlagsARM(pub u32);
+impl DataGraphOpticalFlowImageUsageFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_IMAGE_USAGE_UNKNOWN_ARM`
+    pub const UNKNOWN: Self = Self(0x0);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_IMAGE_USAGE_INPUT_BIT_ARM`
+    pub const INPUT: Self = Self(0x1);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_IMAGE_USAGE_OUTPUT_BIT_ARM`
+    pub const OUTPUT: Self = Self(0x2);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_IMAGE_USAGE_HINT_BIT_ARM`
+    pub const HINT: Self = Self(0x4);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_IMAGE_USAGE_COST_BIT_ARM`
+    pub const COST: Self = Self(0x8);
+}
+
+/// [`VkDataGraphOpticalFlowPerformanceLevelARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphOpticalFlowPerformanceLevelARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphOpticalFlowPerformanceLevelARM(pub i32);
+impl DataGraphOpticalFlowPerformanceLevelARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_PERFORMANCE_LEVEL_UNKNOWN_ARM`
+    pub const UNKNOWN: Self = Self(0);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_PERFORMANCE_LEVEL_SLOW_ARM`
+    pub const SLOW: Self = Self(1);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_PERFORMANCE_LEVEL_MEDIUM_ARM`
+    pub const MEDIUM: Self = Self(2);
+    /// `VK_DATA_GRAPH_OPTICAL_FLOW_PERFORMANCE_LEVEL_FAST_ARM`
+    pub const FAST: Self = Self(3);
+}
+
+/// [`VkDataGraphPipelineBuiltinModelCreateInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineBuiltinModelCreateInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineBuiltinModelCreateInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_operation: *const crate::vk::PhysicalDeviceDataGraphOperationSupportARM,
+}
+impl Default for DataGraphPipelineBuiltinModelCreateInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000629001);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineCompilerControlCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineCompilerControlCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineCompilerControlCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_vendor_options: *const core::ffi::c_char,
+}
+impl Default for DataGraphPipelineCompilerControlCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507010);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineConstantARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineConstantARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineConstantARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub id: u32,
+    pub p_constant_data: *const core::ffi::c_void,
+}
+impl Default for DataGraphPipelineConstantARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507003);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub dimension: u32,
+    pub zero_count: u32,
+    pub group_size: u32,
+}
+impl Default for DataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507015);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::PipelineCreateFlags2,
+    pub layout: crate::vk::PipelineLayout,
+    pub resource_info_count: u32,
+    pub p_resource_infos: *const crate::vk::DataGraphPipelineResourceInfoARM,
+}
+impl Default for DataGraphPipelineCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507000);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineDispatchFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineDispatchFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelineDispatchFlagsARM(pub u64);
+impl DataGraphPipelineDispatchFlagsARM {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+}
+
+/// [`VkDataGraphPipelineDispatchInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineDispatchInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineDispatchInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::DataGraphPipelineDispatchFlagsARM,
+}
+impl Default for DataGraphPipelineDispatchInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507014);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineIdentifierCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineIdentifierCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineIdentifierCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub identifier_size: u32,
+    pub p_identifier: *const u8,
+}
+impl Default for DataGraphPipelineIdentifierCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507013);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub data_graph_pipeline: crate::vk::Pipeline,
+}
+impl Default for DataGraphPipelineInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507009);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineNeuralStatisticsCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineNeuralStatisticsCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineNeuralStatisticsCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub allow_neural_statistics: crate::vk::Bool32,
+}
+impl Default for DataGraphPipelineNeuralStatisticsCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000676000);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineNodeConnectionTypeARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineNodeConnectionTypeARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelineNodeConnectionTypeARM(pub i32);
+impl DataGraphPipelineNodeConnectionTypeARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_PIPELINE_NODE_CONNECTION_TYPE_OPTICAL_FLOW_INPUT_ARM`
+    pub const OPTICAL_FLOW_INPUT: Self = Self(1000631000);
+    /// `VK_DATA_GRAPH_PIPELINE_NODE_CONNECTION_TYPE_OPTICAL_FLOW_REFERENCE_ARM`
+    pub const OPTICAL_FLOW_REFERENCE: Self = Self(1000631001);
+    /// `VK_DATA_GRAPH_PIPELINE_NODE_CONNECTION_TYPE_OPTICAL_FLOW_HINT_ARM`
+    pub const OPTICAL_FLOW_HINT: Self = Self(1000631002);
+    /// `VK_DATA_GRAPH_PIPELINE_NODE_CONNECTION_TYPE_OPTICAL_FLOW_FLOW_VECTOR_ARM`
+    pub const OPTICAL_FLOW_FLOW_VECTOR: Self = Self(1000631003);
+    /// `VK_DATA_GRAPH_PIPELINE_NODE_CONNECTION_TYPE_OPTICAL_FLOW_COST_ARM`
+    pub const OPTICAL_FLOW_COST: Self = Self(1000631004);
+}
+
+/// [`VkDataGraphPipelineNodeTypeARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineNodeTypeARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelineNodeTypeARM(pub i32);
+impl DataGraphPipelineNodeTypeARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_PIPELINE_NODE_TYPE_OPTICAL_FLOW_ARM`
+    pub const OPTICAL_FLOW: Self = Self(1000631000);
+}
+
+/// [`VkDataGraphPipelineOpticalFlowCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineOpticalFlowCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineOpticalFlowCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub width: u32,
+    pub height: u32,
+    pub image_format: crate::vk::Format,
+    pub flow_vector_format: crate::vk::Format,
+    pub cost_format: crate::vk::Format,
+    pub output_grid_size: crate::vk::DataGraphOpticalFlowGridSizeFlagsARM,
+    pub hint_grid_size: crate::vk::DataGraphOpticalFlowGridSizeFlagsARM,
+    pub performance_level: crate::vk::DataGraphOpticalFlowPerformanceLevelARM,
+    pub flags: crate::vk::DataGraphOpticalFlowCreateFlagsARM,
+}
+impl Default for DataGraphPipelineOpticalFlowCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631002);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineOpticalFlowDispatchInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineOpticalFlowDispatchInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineOpticalFlowDispatchInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::DataGraphOpticalFlowExecuteFlagsARM,
+    pub mean_flow_l1_norm_hint: u32,
+}
+impl Default for DataGraphPipelineOpticalFlowDispatchInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631005);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelinePropertyARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelinePropertyARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelinePropertyARM(pub i32);
+impl DataGraphPipelinePropertyARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_PIPELINE_PROPERTY_CREATION_LOG_ARM`
+    pub const CREATION_LOG: Self = Self(0);
+    /// `VK_DATA_GRAPH_PIPELINE_PROPERTY_IDENTIFIER_ARM`
+    pub const IDENTIFIER: Self = Self(1);
+    /// `VK_DATA_GRAPH_PIPELINE_PROPERTY_NEURAL_ACCELERATOR_DEBUG_DATABASE_ARM`
+    pub const NEURAL_ACCELERATOR_DEBUG_DATABASE: Self = Self(1000676000);
+    /// `VK_DATA_GRAPH_PIPELINE_PROPERTY_NEURAL_ACCELERATOR_STATISTICS_INFO_ARM`
+    pub const NEURAL_ACCELERATOR_STATISTICS_INFO: Self = Self(1000676001);
+}
+
+/// [`VkDataGraphPipelinePropertyQueryResultARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelinePropertyQueryResultARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelinePropertyQueryResultARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub property: crate::vk::DataGraphPipelinePropertyARM,
+    pub is_text: crate::vk::Bool32,
+    pub data_size: usize,
+    pub p_data: *mut core::ffi::c_void,
+}
+impl Default for DataGraphPipelinePropertyQueryResultARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507008);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineResourceInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineResourceInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineResourceInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub descriptor_set: u32,
+    pub binding: u32,
+    pub array_element: u32,
+}
+impl Default for DataGraphPipelineResourceInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507002);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineResourceInfoImageLayoutARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineResourceInfoImageLayoutARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineResourceInfoImageLayoutARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub layout: crate::vk::ImageLayout,
+}
+impl Default for DataGraphPipelineResourceInfoImageLayoutARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631006);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSessionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct DataGraphPipelineSessionARM(pub u64);
+impl Handle for DataGraphPipelineSessionARM {
+    const TYPE: ObjectType = ObjectType::DATA_GRAPH_PIPELINE_SESSION_ARM;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkDataGraphPipelineSessionBindPointARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionBindPointARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelineSessionBindPointARM(pub i32);
+impl DataGraphPipelineSessionBindPointARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_TRANSIENT_ARM`
+    pub const TRANSIENT: Self = Self(0);
+    /// `VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_OPTICAL_FLOW_CACHE_ARM`
+    pub const OPTICAL_FLOW_CACHE: Self = Self(1000631001);
+    /// `VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_NEURAL_ACCELERATOR_STATISTICS_ARM`
+    pub const NEURAL_ACCELERATOR_STATISTICS: Self = Self(1000676000);
+}
+
+/// [`VkDataGraphPipelineSessionBindPointRequirementARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionBindPointRequirementARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSessionBindPointRequirementARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub bind_point: crate::vk::DataGraphPipelineSessionBindPointARM,
+    pub bind_point_type: crate::vk::DataGraphPipelineSessionBindPointTypeARM,
+    pub num_objects: u32,
+}
+impl Default for DataGraphPipelineSessionBindPointRequirementARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507012);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSessionBindPointRequirementsInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionBindPointRequirementsInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSessionBindPointRequirementsInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub session: crate::vk::DataGraphPipelineSessionARM,
+}
+impl Default for DataGraphPipelineSessionBindPointRequirementsInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507011);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSessionBindPointTypeARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionBindPointTypeARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelineSessionBindPointTypeARM(pub i32);
+impl DataGraphPipelineSessionBindPointTypeARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_TYPE_MEMORY_ARM`
+    pub const MEMORY: Self = Self(0);
+}
+
+/// [`VkDataGraphPipelineSessionCreateFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionCreateFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphPipelineSessionCreateFlagsARM(pub u64);
+impl DataGraphPipelineSessionCreateFlagsARM {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_PIPELINE_SESSION_CREATE_PROTECTED_BIT_ARM`
+    pub const PROTECTED: Self = Self(0x1);
+    /// `VK_DATA_GRAPH_PIPELINE_SESSION_CREATE_OPTICAL_FLOW_CACHE_BIT_ARM`
+    pub const OPTICAL_FLOW_CACHE: Self = Self(0x2);
+}
+
+/// [`VkDataGraphPipelineSessionCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSessionCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::DataGraphPipelineSessionCreateFlagsARM,
+    pub data_graph_pipeline: crate::vk::Pipeline,
+}
+impl Default for DataGraphPipelineSessionCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507001);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSessionMemoryRequirementsInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionMemoryRequirementsInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSessionMemoryRequirementsInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub session: crate::vk::DataGraphPipelineSessionARM,
+    pub bind_point: crate::vk::DataGraphPipelineSessionBindPointARM,
+    pub object_index: u32,
+}
+impl Default for DataGraphPipelineSessionMemoryRequirementsInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507004);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSessionNeuralStatisticsCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub mode: crate::vk::NeuralAcceleratorStatisticsModeARM,
+}
+impl Default for DataGraphPipelineSessionNeuralStatisticsCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000676001);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineShaderModuleCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineShaderModuleCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineShaderModuleCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub module: crate::vk::ShaderModule,
+    pub p_name: *const core::ffi::c_char,
+    pub p_specialization_info: *const crate::vk::SpecializationInfo<'static>,
+    pub constant_count: u32,
+    pub p_constants: *const crate::vk::DataGraphPipelineConstantARM,
+}
+impl Default for DataGraphPipelineShaderModuleCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507007);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSingleNodeConnectionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSingleNodeConnectionARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSingleNodeConnectionARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub set: u32,
+    pub binding: u32,
+    pub connection: crate::vk::DataGraphPipelineNodeConnectionTypeARM,
+}
+impl Default for DataGraphPipelineSingleNodeConnectionARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631008);
+        s
+    }
+}
+
+/// [`VkDataGraphPipelineSingleNodeCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphPipelineSingleNodeCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphPipelineSingleNodeCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub node_type: crate::vk::DataGraphPipelineNodeTypeARM,
+    pub connection_count: u32,
+    pub p_connections: *const crate::vk::DataGraphPipelineSingleNodeConnectionARM,
+}
+impl Default for DataGraphPipelineSingleNodeCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631007);
+        s
+    }
+}
+
+/// [`VkDataGraphProcessingEngineCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphProcessingEngineCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphProcessingEngineCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub processing_engine_count: u32,
+    pub p_processing_engines: *mut crate::vk::PhysicalDeviceDataGraphProcessingEngineARM,
+}
+impl Default for DataGraphProcessingEngineCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507016);
+        s
+    }
+}
+
+/// [`VkDataGraphTOSALevelARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphTOSALevelARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphTOSALevelARM(pub i32);
+impl DataGraphTOSALevelARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_TOSA_LEVEL_NONE_ARM`
+    pub const NONE: Self = Self(0);
+    /// `VK_DATA_GRAPH_TOSA_LEVEL_8K_ARM`
+    pub const LEVEL_8K: Self = Self(1);
+}
+
+/// [`VkDataGraphTOSANameQualityARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphTOSANameQualityARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DataGraphTOSANameQualityARM {
+    pub name: [core::ffi::c_char; 128],
+    pub quality_flags: crate::vk::DataGraphTOSAQualityFlagsARM,
+}
+impl Default for DataGraphTOSANameQualityARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDataGraphTOSAQualityFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDataGraphTOSAQualityFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DataGraphTOSAQualityFlagsARM(pub u32);
+impl DataGraphTOSAQualityFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_DATA_GRAPH_TOSA_QUALITY_ACCELERATED_ARM`
+    pub const ACCELERATED: Self = Self(0x1);
+    /// `VK_DATA_GRAPH_TOSA_QUALITY_CONFORMANT_ARM`
+    pub const CONFORMANT: Self = Self(0x2);
+    /// `VK_DATA_GRAPH_TOSA_QUALITY_EXPERIMENTAL_ARM`
+    pub const EXPERIMENTAL: Self = Self(0x4);
+    /// `VK_DATA_GRAPH_TOSA_QUALITY_DEPRECATED_ARM`
+    pub const DEPRECATED: Self = Self(0x8);
+}
+
+/// [`VkDecompressMemoryInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDecompressMemoryInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DecompressMemoryInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub decompression_method: crate::vk::MemoryDecompressionMethodFlagsEXT,
+    pub region_count: u32,
+    pub p_regions: *const crate::vk::DecompressMemoryRegionEXT,
+}
+impl Default for DecompressMemoryInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000550002);
+        s
+    }
+}
+
+/// [`VkDecompressMemoryRegionEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDecompressMemoryRegionEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DecompressMemoryRegionEXT {
+    pub src_address: crate::vk::DeviceAddress,
+    pub dst_address: crate::vk::DeviceAddress,
+    pub compressed_size: crate::vk::DeviceSize,
+    pub decompressed_size: crate::vk::DeviceSize,
+}
+impl Default for DecompressMemoryRegionEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDefaultVertexAttributeValueKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDefaultVertexAttributeValueKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DefaultVertexAttributeValueKHR(pub i32);
+impl DefaultVertexAttributeValueKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DEFAULT_VERTEX_ATTRIBUTE_VALUE_ZERO_ZERO_ZERO_ZERO_KHR`
+    pub const ZERO_ZERO_ZERO_ZERO: Self = Self(0);
+    /// `VK_DEFAULT_VERTEX_ATTRIBUTE_VALUE_ZERO_ZERO_ZERO_ONE_KHR`
+    pub const ZERO_ZERO_ZERO_ONE: Self = Self(1);
+}
+
+/// [`VkDepthClampModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDepthClampModeEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DepthClampModeEXT(pub i32);
+impl DepthClampModeEXT {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DEPTH_CLAMP_MODE_VIEWPORT_RANGE_EXT`
+    pub const VIEWPORT_RANGE: Self = Self(0);
+    /// `VK_DEPTH_CLAMP_MODE_USER_DEFINED_RANGE_EXT`
+    pub const USER_DEFINED_RANGE: Self = Self(1);
+}
+
+/// [`VkDepthClampRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDepthClampRangeEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DepthClampRangeEXT {
+    pub min_depth_clamp: f32,
+    pub max_depth_clamp: f32,
+}
+impl Default for DepthClampRangeEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorGetTensorInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorGetTensorInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorGetTensorInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor_view: crate::vk::TensorViewARM,
+}
+impl Default for DescriptorGetTensorInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460020);
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceConstantOffsetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceConstantOffsetEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourceConstantOffsetEXT {
+    pub heap_offset: u32,
+    pub heap_array_stride: u32,
+    pub p_embedded_sampler: *const crate::vk::SamplerCreateInfo<'static>,
+    pub sampler_heap_offset: u32,
+    pub sampler_heap_array_stride: u32,
+}
+impl Default for DescriptorMappingSourceConstantOffsetEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceDataEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union DescriptorMappingSourceDataEXT {
+    pub constant_offset: crate::vk::DescriptorMappingSourceConstantOffsetEXT,
+    pub push_index: crate::vk::DescriptorMappingSourcePushIndexEXT,
+    pub indirect_index: crate::vk::DescriptorMappingSourceIndirectIndexEXT,
+    pub indirect_index_array: crate::vk::DescriptorMappingSourceIndirectIndexArrayEXT,
+    pub heap_data: crate::vk::DescriptorMappingSourceHeapDataEXT,
+    pub push_data_offset: u32,
+    pub push_address_offset: u32,
+    pub indirect_address: crate::vk::DescriptorMappingSourceIndirectAddressEXT,
+    pub shader_record_index: crate::vk::DescriptorMappingSourceShaderRecordIndexEXT,
+    pub shader_record_data_offset: u32,
+    pub shader_record_address_offset: u32,
+}
+impl Default for DescriptorMappingSourceDataEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DescriptorMappingSourceEXT(pub i32);
+impl DescriptorMappingSourceEXT {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_HEAP_WITH_CONSTANT_OFFSET_EXT`
+    pub const HEAP_WITH_CONSTANT_OFFSET: Self = Self(0);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_HEAP_WITH_PUSH_INDEX_EXT`
+    pub const HEAP_WITH_PUSH_INDEX: Self = Self(1);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_HEAP_WITH_INDIRECT_INDEX_EXT`
+    pub const HEAP_WITH_INDIRECT_INDEX: Self = Self(2);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_HEAP_WITH_INDIRECT_INDEX_ARRAY_EXT`
+    pub const HEAP_WITH_INDIRECT_INDEX_ARRAY: Self = Self(3);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_RESOURCE_HEAP_DATA_EXT`
+    pub const RESOURCE_HEAP_DATA: Self = Self(4);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_PUSH_DATA_EXT`
+    pub const PUSH_DATA: Self = Self(5);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_PUSH_ADDRESS_EXT`
+    pub const PUSH_ADDRESS: Self = Self(6);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_INDIRECT_ADDRESS_EXT`
+    pub const INDIRECT_ADDRESS: Self = Self(7);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_HEAP_WITH_SHADER_RECORD_INDEX_EXT`
+    pub const HEAP_WITH_SHADER_RECORD_INDEX: Self = Self(8);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_SHADER_RECORD_DATA_EXT`
+    pub const SHADER_RECORD_DATA: Self = Self(9);
+    /// `VK_DESCRIPTOR_MAPPING_SOURCE_SHADER_RECORD_ADDRESS_EXT`
+    pub const SHADER_RECORD_ADDRESS: Self = Self(10);
+}
+
+/// [`VkDescriptorMappingSourceHeapDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceHeapDataEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourceHeapDataEXT {
+    pub heap_offset: u32,
+    pub push_offset: u32,
+}
+impl Default for DescriptorMappingSourceHeapDataEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceIndirectAddressEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceIndirectAddressEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourceIndirectAddressEXT {
+    pub push_offset: u32,
+    pub address_offset: u32,
+}
+impl Default for DescriptorMappingSourceIndirectAddressEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceIndirectIndexArrayEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceIndirectIndexArrayEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourceIndirectIndexArrayEXT {
+    pub heap_offset: u32,
+    pub push_offset: u32,
+    pub address_offset: u32,
+    pub heap_index_stride: u32,
+    pub p_embedded_sampler: *const crate::vk::SamplerCreateInfo<'static>,
+    pub use_combined_image_sampler_index: crate::vk::Bool32,
+    pub sampler_heap_offset: u32,
+    pub sampler_push_offset: u32,
+    pub sampler_address_offset: u32,
+    pub sampler_heap_index_stride: u32,
+}
+impl Default for DescriptorMappingSourceIndirectIndexArrayEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceIndirectIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceIndirectIndexEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourceIndirectIndexEXT {
+    pub heap_offset: u32,
+    pub push_offset: u32,
+    pub address_offset: u32,
+    pub heap_index_stride: u32,
+    pub heap_array_stride: u32,
+    pub p_embedded_sampler: *const crate::vk::SamplerCreateInfo<'static>,
+    pub use_combined_image_sampler_index: crate::vk::Bool32,
+    pub sampler_heap_offset: u32,
+    pub sampler_push_offset: u32,
+    pub sampler_address_offset: u32,
+    pub sampler_heap_index_stride: u32,
+    pub sampler_heap_array_stride: u32,
+}
+impl Default for DescriptorMappingSourceIndirectIndexEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourcePushIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourcePushIndexEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourcePushIndexEXT {
+    pub heap_offset: u32,
+    pub push_offset: u32,
+    pub heap_index_stride: u32,
+    pub heap_array_stride: u32,
+    pub p_embedded_sampler: *const crate::vk::SamplerCreateInfo<'static>,
+    pub use_combined_image_sampler_index: crate::vk::Bool32,
+    pub sampler_heap_offset: u32,
+    pub sampler_push_offset: u32,
+    pub sampler_heap_index_stride: u32,
+    pub sampler_heap_array_stride: u32,
+}
+impl Default for DescriptorMappingSourcePushIndexEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorMappingSourceShaderRecordIndexEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorMappingSourceShaderRecordIndexEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorMappingSourceShaderRecordIndexEXT {
+    pub heap_offset: u32,
+    pub shader_record_offset: u32,
+    pub heap_index_stride: u32,
+    pub heap_array_stride: u32,
+    pub p_embedded_sampler: *const crate::vk::SamplerCreateInfo<'static>,
+    pub use_combined_image_sampler_index: crate::vk::Bool32,
+    pub sampler_heap_offset: u32,
+    pub sampler_shader_record_offset: u32,
+    pub sampler_heap_index_stride: u32,
+    pub sampler_heap_array_stride: u32,
+}
+impl Default for DescriptorMappingSourceShaderRecordIndexEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDescriptorSetAndBindingMappingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDescriptorSetAndBindingMappingEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DescriptorSetAndBindingMappingEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub descriptor_set: u32,
+    pub first_binding: u32,
+    pub binding_count: u32,
+    pub resource_mask: crate::vk::SpirvResourceTypeFlagsEXT,
+    pub source: crate::vk::DescriptorMappingSourceEXT,
+    pub source_data: crate::vk::DescriptorMappingSourceDataEXT,
+}
+impl Default for DescriptorSetAndBindingMappingEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135005);
+        s
+    }
+}
+
+/// [`VkDeviceAddressRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceAddressRangeEXT.html)
+pub type DeviceAddressRangeEXT = DeviceAddressRangeKHR;
+
+/// [`VkDeviceAddressRangeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceAddressRangeKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceAddressRangeKHR {
+    pub address: crate::vk::DeviceAddress,
+    pub size: crate::vk::DeviceSize,
+}
+impl Default for DeviceAddressRangeKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDeviceFaultAddressInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultAddressInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultAddressInfoKHR {
+    pub address_type: crate::vk::DeviceFaultAddressTypeKHR,
+    pub reported_address: crate::vk::DeviceAddress,
+    pub address_precision: crate::vk::DeviceSize,
+}
+impl Default for DeviceFaultAddressInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDeviceFaultAddressTypeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultAddressTypeKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DeviceFaultAddressTypeKHR(pub i32);
+impl DeviceFaultAddressTypeKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_NONE_KHR`
+    pub const NONE: Self = Self(0);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_READ_INVALID_KHR`
+    pub const READ_INVALID: Self = Self(1);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_WRITE_INVALID_KHR`
+    pub const WRITE_INVALID: Self = Self(2);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_EXECUTE_INVALID_KHR`
+    pub const EXECUTE_INVALID: Self = Self(3);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_INSTRUCTION_POINTER_UNKNOWN_KHR`
+    pub const INSTRUCTION_POINTER_UNKNOWN: Self = Self(4);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_INSTRUCTION_POINTER_INVALID_KHR`
+    pub const INSTRUCTION_POINTER_INVALID: Self = Self(5);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_INSTRUCTION_POINTER_FAULT_KHR`
+    pub const INSTRUCTION_POINTER_FAULT: Self = Self(6);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_NONE_EXT`
+    pub const NONE_EXT: Self = Self(0);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_READ_INVALID_EXT`
+    pub const READ_INVALID_EXT: Self = Self(1);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_WRITE_INVALID_EXT`
+    pub const WRITE_INVALID_EXT: Self = Self(2);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_EXECUTE_INVALID_EXT`
+    pub const EXECUTE_INVALID_EXT: Self = Self(3);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_INSTRUCTION_POINTER_UNKNOWN_EXT`
+    pub const INSTRUCTION_POINTER_UNKNOWN_EXT: Self = Self(4);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_INSTRUCTION_POINTER_INVALID_EXT`
+    pub const INSTRUCTION_POINTER_INVALID_EXT: Self = Self(5);
+    /// `VK_DEVICE_FAULT_ADDRESS_TYPE_INSTRUCTION_POINTER_FAULT_EXT`
+    pub const INSTRUCTION_POINTER_FAULT_EXT: Self = Self(6);
+}
+
+/// [`VkDeviceFaultDebugInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultDebugInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultDebugInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub vendor_binary_size: u32,
+    pub p_vendor_binary_data: *mut core::ffi::c_void,
+}
+impl Default for DeviceFaultDebugInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000573003);
+        s
+    }
+}
+
+/// [`VkDeviceFaultFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DeviceFaultFlagsKHR(pub u32);
+impl DeviceFaultFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_DEVICE_FAULT_FLAG_DEVICE_LOST_KHR`
+    pub const FLAG_DEVICE_LOST: Self = Self(0x1);
+    /// `VK_DEVICE_FAULT_FLAG_MEMORY_ADDRESS_KHR`
+    pub const FLAG_MEMORY_ADDRESS: Self = Self(0x2);
+    /// `VK_DEVICE_FAULT_FLAG_INSTRUCTION_ADDRESS_KHR`
+    pub const FLAG_INSTRUCTION_ADDRESS: Self = Self(0x4);
+    /// `VK_DEVICE_FAULT_FLAG_VENDOR_KHR`
+    pub const FLAG_VENDOR: Self = Self(0x8);
+    /// `VK_DEVICE_FAULT_FLAG_WATCHDOG_TIMEOUT_KHR`
+    pub const FLAG_WATCHDOG_TIMEOUT: Self = Self(0x10);
+    /// `VK_DEVICE_FAULT_FLAG_OVERFLOW_KHR`
+    pub const FLAG_OVERFLOW: Self = Self(0x20);
+}
+
+/// [`VkDeviceFaultInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::DeviceFaultFlagsKHR,
+    pub group_id: u64,
+    pub description: [core::ffi::c_char; 256],
+    pub fault_address_info: crate::vk::DeviceFaultAddressInfoKHR,
+    pub instruction_address_info: crate::vk::DeviceFaultAddressInfoKHR,
+    pub vendor_info: crate::vk::DeviceFaultVendorInfoKHR,
+}
+impl Default for DeviceFaultInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000573002);
+        s
+    }
+}
+
+/// [`VkDeviceFaultShaderAbortMessageInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultShaderAbortMessageInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultShaderAbortMessageInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub message_data_size: u64,
+    pub p_message_data: *mut core::ffi::c_void,
+}
+impl Default for DeviceFaultShaderAbortMessageInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000233001);
+        s
+    }
+}
+
+/// [`VkDeviceFaultVendorBinaryHeaderVersionKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultVendorBinaryHeaderVersionKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct DeviceFaultVendorBinaryHeaderVersionKHR(pub i32);
+impl DeviceFaultVendorBinaryHeaderVersionKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_DEVICE_FAULT_VENDOR_BINARY_HEADER_VERSION_ONE_KHR`
+    pub const ONE: Self = Self(1);
+    /// `VK_DEVICE_FAULT_VENDOR_BINARY_HEADER_VERSION_ONE_EXT`
+    pub const ONE_EXT: Self = Self(1);
+}
+
+/// [`VkDeviceFaultVendorBinaryHeaderVersionOneKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultVendorBinaryHeaderVersionOneKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultVendorBinaryHeaderVersionOneKHR {
+    pub header_size: u32,
+    pub header_version: crate::vk::DeviceFaultVendorBinaryHeaderVersionKHR,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    pub driver_version: u32,
+    pub pipeline_cache_uuid: [u8; 16],
+    pub application_name_offset: u32,
+    pub application_version: u32,
+    pub engine_name_offset: u32,
+    pub engine_version: u32,
+    pub api_version: u32,
+}
+impl Default for DeviceFaultVendorBinaryHeaderVersionOneKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDeviceFaultVendorInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultVendorInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultVendorInfoKHR {
+    pub description: [core::ffi::c_char; 256],
+    pub vendor_fault_code: u64,
+    pub vendor_fault_data: u64,
+}
+impl Default for DeviceFaultVendorInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkDeviceImageSubresourceInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceImageSubresourceInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceImageSubresourceInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_create_info: *const crate::vk::ImageCreateInfo<'static>,
+    pub p_subresource: *const crate::vk::ImageSubresource2,
+}
+impl Default for DeviceImageSubresourceInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000470004);
+        s
+    }
+}
+
+/// [`VkDeviceMemoryCopyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceMemoryCopyKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceMemoryCopyKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_range: crate::vk::DeviceAddressRangeKHR,
+    pub src_flags: crate::vk::AddressCommandFlagsKHR,
+    pub dst_range: crate::vk::DeviceAddressRangeKHR,
+    pub dst_flags: crate::vk::AddressCommandFlagsKHR,
+}
+impl Default for DeviceMemoryCopyKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318000);
+        s
+    }
+}
+
+/// [`VkDeviceMemoryImageCopyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceMemoryImageCopyKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceMemoryImageCopyKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub address_row_length: u32,
+    pub address_image_height: u32,
+    pub image_subresource: crate::vk::ImageSubresourceLayers,
+    pub image_layout: crate::vk::ImageLayout,
+    pub image_offset: crate::vk::Offset3D,
+    pub image_extent: crate::vk::Extent3D,
+}
+impl Default for DeviceMemoryImageCopyKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318002);
+        s
+    }
+}
+
+/// [`VkDevicePipelineBinaryInternalCacheControlKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDevicePipelineBinaryInternalCacheControlKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DevicePipelineBinaryInternalCacheControlKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub disable_internal_cache: crate::vk::Bool32,
+}
+impl Default for DevicePipelineBinaryInternalCacheControlKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483008);
+        s
+    }
+}
+
+/// [`VkDeviceQueueGlobalPriorityCreateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceQueueGlobalPriorityCreateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceQueueGlobalPriorityCreateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub global_priority: crate::vk::QueueGlobalPriority,
+}
+impl Default for DeviceQueueGlobalPriorityCreateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000174000);
+        s
+    }
+}
+
+/// [`VkDeviceTensorMemoryRequirementsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceTensorMemoryRequirementsARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceTensorMemoryRequirementsARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_create_info: *const crate::vk::TensorCreateInfoARM,
+}
+impl Default for DeviceTensorMemoryRequirementsARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460010);
+        s
+    }
+}
+
+/// [`VkDispatchIndirect2InfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDispatchIndirect2InfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DispatchIndirect2InfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+}
+impl Default for DispatchIndirect2InfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318011);
+        s
+    }
+}
+
+/// [`VkDispatchParametersARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDispatchParametersARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DispatchParametersARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub work_group_batch_size: u32,
+    pub max_queued_work_group_batches: u32,
+    pub max_warps_per_shader_core: u32,
+}
+impl Default for DispatchParametersARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000417003);
+        s
+    }
+}
+
+/// [`VkDispatchTileInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDispatchTileInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DispatchTileInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+}
+impl Default for DispatchTileInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000309005);
+        s
+    }
+}
+
+/// [`VkDrawIndirect2InfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDrawIndirect2InfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DrawIndirect2InfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::StridedDeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub draw_count: u32,
+}
+impl Default for DrawIndirect2InfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318009);
+        s
+    }
+}
+
+/// [`VkDrawIndirectCount2InfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDrawIndirectCount2InfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DrawIndirectCount2InfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub address_range: crate::vk::StridedDeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub count_address_range: crate::vk::DeviceAddressRangeKHR,
+    pub count_address_flags: crate::vk::AddressCommandFlagsKHR,
+    pub max_draw_count: u32,
+}
+impl Default for DrawIndirectCount2InfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318010);
+        s
+    }
+}
+
+/// [`VkDrawIndirectCountIndirectCommandEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDrawIndirectCountIndirectCommandEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DrawIndirectCountIndirectCommandEXT {
+    pub buffer_address: crate::vk::DeviceAddress,
+    pub stride: u32,
+    pub command_count: u32,
+}
+impl Default for DrawIndirectCountIndirectCommandEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkExternalComputeQueueCreateInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkExternalComputeQueueCreateInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExternalComputeQueueCreateInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub preferred_queue: crate::vk::Queue,
+}
+impl Default for ExternalComputeQueueCreateInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000556001);
+        s
+    }
+}
+
+/// [`VkExternalComputeQueueDataParamsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkExternalComputeQueueDataParamsNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExternalComputeQueueDataParamsNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub device_index: u32,
+}
+impl Default for ExternalComputeQueueDataParamsNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000556002);
+        s
+    }
+}
+
+/// [`VkExternalComputeQueueDeviceCreateInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkExternalComputeQueueDeviceCreateInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExternalComputeQueueDeviceCreateInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub reserved_external_queues: u32,
+}
+impl Default for ExternalComputeQueueDeviceCreateInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000556000);
+        s
+    }
+}
+
+/// [`VkExternalComputeQueueNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkExternalComputeQueueNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ExternalComputeQueueNV(pub *mut u8);
+impl Default for ExternalComputeQueueNV {
+    fn default() -> Self {
+        Self(core::ptr::null_mut())
+    }
+}
+// SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.
+unsafe impl Send for ExternalComputeQueueNV {}
+// SAFETY: as above; external synchronisation is the application's duty.
+unsafe impl Sync for ExternalComputeQueueNV {}
+impl Handle for ExternalComputeQueueNV {
+    const TYPE: ObjectType = ObjectType::EXTERNAL_COMPUTE_QUEUE_NV;
+    fn as_raw(self) -> u64 {
+        self.0 as u64
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x as *mut u8)
+    }
+}
+
+/// [`VkExternalMemoryTensorCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkExternalMemoryTensorCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExternalMemoryTensorCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub handle_types: crate::vk::ExternalMemoryHandleTypeFlags,
+}
+impl Default for ExternalMemoryTensorCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460017);
+        s
+    }
+}
+
+/// [`VkExternalTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkExternalTensorPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExternalTensorPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub external_memory_properties: crate::vk::ExternalMemoryProperties,
+}
+impl Default for ExternalTensorPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460016);
+        s
+    }
+}
+
+/// [`VkFormatFeatureFlagBits4KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkFormatFeatureFlagBits4KHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct FormatFeatureFlags4KHR(pub u64);
+impl FormatFeatureFlags4KHR {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+}
+
+/// [`VkFormatProperties4KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkFormatProperties4KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct FormatProperties4KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub linear_tiling_features: crate::vk::FormatFeatureFlags4KHR,
+    pub optimal_tiling_features: crate::vk::FormatFeatureFlags4KHR,
+    pub buffer_features: crate::vk::FormatFeatureFlags4KHR,
+}
+impl Default for FormatProperties4KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668000);
+        s
+    }
+}
+
+/// [`VkFrameBoundaryTensorsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkFrameBoundaryTensorsARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct FrameBoundaryTensorsARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor_count: u32,
+    pub p_tensors: *const crate::vk::TensorARM,
+}
+impl Default for FrameBoundaryTensorsARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460023);
+        s
+    }
+}
+
+/// [`VkGeneratedCommandsInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGeneratedCommandsInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GeneratedCommandsInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub shader_stages: crate::vk::ShaderStageFlags,
+    pub indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+    pub indirect_commands_layout: crate::vk::IndirectCommandsLayoutEXT,
+    pub indirect_address: crate::vk::DeviceAddress,
+    pub indirect_address_size: crate::vk::DeviceSize,
+    pub preprocess_address: crate::vk::DeviceAddress,
+    pub preprocess_size: crate::vk::DeviceSize,
+    pub max_sequence_count: u32,
+    pub sequence_count_address: crate::vk::DeviceAddress,
+    pub max_draw_count: u32,
+}
+impl Default for GeneratedCommandsInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572004);
+        s
+    }
+}
+
+/// [`VkGeneratedCommandsMemoryRequirementsInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGeneratedCommandsMemoryRequirementsInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GeneratedCommandsMemoryRequirementsInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub indirect_execution_set: crate::vk::IndirectExecutionSetEXT,
+    pub indirect_commands_layout: crate::vk::IndirectCommandsLayoutEXT,
+    pub max_sequence_count: u32,
+    pub max_draw_count: u32,
+}
+impl Default for GeneratedCommandsMemoryRequirementsInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572002);
+        s
+    }
+}
+
+/// [`VkGeneratedCommandsPipelineInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGeneratedCommandsPipelineInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GeneratedCommandsPipelineInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline: crate::vk::Pipeline,
+}
+impl Default for GeneratedCommandsPipelineInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572013);
+        s
+    }
+}
+
+/// [`VkGeneratedCommandsShaderInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGeneratedCommandsShaderInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GeneratedCommandsShaderInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_count: u32,
+    pub p_shaders: *const crate::vk::ShaderEXT,
+}
+impl Default for GeneratedCommandsShaderInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572014);
+        s
+    }
+}
+
+/// [`VkGpaDeviceClockModeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaDeviceClockModeAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct GpaDeviceClockModeAMD(pub i32);
+impl GpaDeviceClockModeAMD {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_GPA_DEVICE_CLOCK_MODE_DEFAULT_AMD`
+    pub const DEFAULT: Self = Self(0);
+    /// `VK_GPA_DEVICE_CLOCK_MODE_QUERY_AMD`
+    pub const QUERY: Self = Self(1);
+    /// `VK_GPA_DEVICE_CLOCK_MODE_PROFILING_AMD`
+    pub const PROFILING: Self = Self(2);
+    /// `VK_GPA_DEVICE_CLOCK_MODE_MIN_MEMORY_AMD`
+    pub const MIN_MEMORY: Self = Self(3);
+    /// `VK_GPA_DEVICE_CLOCK_MODE_MIN_ENGINE_AMD`
+    pub const MIN_ENGINE: Self = Self(4);
+    /// `VK_GPA_DEVICE_CLOCK_MODE_PEAK_AMD`
+    pub const PEAK: Self = Self(5);
+}
+
+/// [`VkGpaDeviceClockModeInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaDeviceClockModeInfoAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GpaDeviceClockModeInfoAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub clock_mode: crate::vk::GpaDeviceClockModeAMD,
+    pub memory_clock_ratio_to_peak: f32,
+    pub engine_clock_ratio_to_peak: f32,
+}
+impl Default for GpaDeviceClockModeInfoAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133004);
+        s
+    }
+}
+
+/// [`VkGpaDeviceGetClockInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaDeviceGetClockInfoAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GpaDeviceGetClockInfoAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub memory_clock_ratio_to_peak: f32,
+    pub engine_clock_ratio_to_peak: f32,
+    pub memory_clock_frequency: u32,
+    pub engine_clock_frequency: u32,
+}
+impl Default for GpaDeviceGetClockInfoAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133006);
+        s
+    }
+}
+
+/// [`VkGpaPerfBlockAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaPerfBlockAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct GpaPerfBlockAMD(pub i32);
+impl GpaPerfBlockAMD {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_GPA_PERF_BLOCK_CPF_AMD`
+    pub const CPF: Self = Self(0);
+    /// `VK_GPA_PERF_BLOCK_IA_AMD`
+    pub const IA: Self = Self(1);
+    /// `VK_GPA_PERF_BLOCK_VGT_AMD`
+    pub const VGT: Self = Self(2);
+    /// `VK_GPA_PERF_BLOCK_PA_AMD`
+    pub const PA: Self = Self(3);
+    /// `VK_GPA_PERF_BLOCK_SC_AMD`
+    pub const SC: Self = Self(4);
+    /// `VK_GPA_PERF_BLOCK_SPI_AMD`
+    pub const SPI: Self = Self(5);
+    /// `VK_GPA_PERF_BLOCK_SQ_AMD`
+    pub const SQ: Self = Self(6);
+    /// `VK_GPA_PERF_BLOCK_SX_AMD`
+    pub const SX: Self = Self(7);
+    /// `VK_GPA_PERF_BLOCK_TA_AMD`
+    pub const TA: Self = Self(8);
+    /// `VK_GPA_PERF_BLOCK_TD_AMD`
+    pub const TD: Self = Self(9);
+    /// `VK_GPA_PERF_BLOCK_TCP_AMD`
+    pub const TCP: Self = Self(10);
+    /// `VK_GPA_PERF_BLOCK_TCC_AMD`
+    pub const TCC: Self = Self(11);
+    /// `VK_GPA_PERF_BLOCK_TCA_AMD`
+    pub const TCA: Self = Self(12);
+    /// `VK_GPA_PERF_BLOCK_DB_AMD`
+    pub const DB: Self = Self(13);
+    /// `VK_GPA_PERF_BLOCK_CB_AMD`
+    pub const CB: Self = Self(14);
+    /// `VK_GPA_PERF_BLOCK_GDS_AMD`
+    pub const GDS: Self = Self(15);
+    /// `VK_GPA_PERF_BLOCK_SRBM_AMD`
+    pub const SRBM: Self = Self(16);
+    /// `VK_GPA_PERF_BLOCK_GRBM_AMD`
+    pub const GRBM: Self = Self(17);
+    /// `VK_GPA_PERF_BLOCK_GRBM_SE_AMD`
+    pub const GRBM_SE: Self = Self(18);
+    /// `VK_GPA_PERF_BLOCK_RLC_AMD`
+    pub const RLC: Self = Self(19);
+    /// `VK_GPA_PERF_BLOCK_DMA_AMD`
+    pub const DMA: Self = Self(20);
+    /// `VK_GPA_PERF_BLOCK_MC_AMD`
+    pub const MC: Self = Self(21);
+    /// `VK_GPA_PERF_BLOCK_CPG_AMD`
+    pub const CPG: Self = Self(22);
+    /// `VK_GPA_PERF_BLOCK_CPC_AMD`
+    pub const CPC: Self = Self(23);
+    /// `VK_GPA_PERF_BLOCK_WD_AMD`
+    pub const WD: Self = Self(24);
+    /// `VK_GPA_PERF_BLOCK_TCS_AMD`
+    pub const TCS: Self = Self(25);
+    /// `VK_GPA_PERF_BLOCK_ATC_AMD`
+    pub const ATC: Self = Self(26);
+    /// `VK_GPA_PERF_BLOCK_ATC_L2_AMD`
+    pub const ATC_L2: Self = Self(27);
+    /// `VK_GPA_PERF_BLOCK_MC_VM_L2_AMD`
+    pub const MC_VM_L2: Self = Self(28);
+    /// `VK_GPA_PERF_BLOCK_EA_AMD`
+    pub const EA: Self = Self(29);
+    /// `VK_GPA_PERF_BLOCK_RPB_AMD`
+    pub const RPB: Self = Self(30);
+    /// `VK_GPA_PERF_BLOCK_RMI_AMD`
+    pub const RMI: Self = Self(31);
+    /// `VK_GPA_PERF_BLOCK_UMCCH_AMD`
+    pub const UMCCH: Self = Self(32);
+    /// `VK_GPA_PERF_BLOCK_GE_AMD`
+    pub const GE: Self = Self(33);
+    /// `VK_GPA_PERF_BLOCK_GL1A_AMD`
+    pub const GL1A: Self = Self(34);
+    /// `VK_GPA_PERF_BLOCK_GL1C_AMD`
+    pub const GL1C: Self = Self(35);
+    /// `VK_GPA_PERF_BLOCK_GL1CG_AMD`
+    pub const GL1CG: Self = Self(36);
+    /// `VK_GPA_PERF_BLOCK_GL2A_AMD`
+    pub const GL2A: Self = Self(37);
+    /// `VK_GPA_PERF_BLOCK_GL2C_AMD`
+    pub const GL2C: Self = Self(38);
+    /// `VK_GPA_PERF_BLOCK_CHA_AMD`
+    pub const CHA: Self = Self(39);
+    /// `VK_GPA_PERF_BLOCK_CHC_AMD`
+    pub const CHC: Self = Self(40);
+    /// `VK_GPA_PERF_BLOCK_CHCG_AMD`
+    pub const CHCG: Self = Self(41);
+    /// `VK_GPA_PERF_BLOCK_GUS_AMD`
+    pub const GUS: Self = Self(42);
+    /// `VK_GPA_PERF_BLOCK_GCR_AMD`
+    pub const GCR: Self = Self(43);
+    /// `VK_GPA_PERF_BLOCK_PH_AMD`
+    pub const PH: Self = Self(44);
+    /// `VK_GPA_PERF_BLOCK_UTCL1_AMD`
+    pub const UTCL1: Self = Self(45);
+    /// `VK_GPA_PERF_BLOCK_GE1_AMD`
+    pub const GE1: Self = Self(33);
+    /// `VK_GPA_PERF_BLOCK_GE_DIST_AMD`
+    pub const GE_DIST: Self = Self(46);
+    /// `VK_GPA_PERF_BLOCK_GE_SE_AMD`
+    pub const GE_SE: Self = Self(47);
+    /// `VK_GPA_PERF_BLOCK_DF_MALL_AMD`
+    pub const DF_MALL: Self = Self(48);
+    /// `VK_GPA_PERF_BLOCK_SQ_WGP_AMD`
+    pub const SQ_WGP: Self = Self(49);
+    /// `VK_GPA_PERF_BLOCK_PC_AMD`
+    pub const PC: Self = Self(50);
+    /// `VK_GPA_PERF_BLOCK_GL1XA_AMD`
+    pub const GL1XA: Self = Self(51);
+    /// `VK_GPA_PERF_BLOCK_GL1XC_AMD`
+    pub const GL1XC: Self = Self(52);
+    /// `VK_GPA_PERF_BLOCK_WGS_AMD`
+    pub const WGS: Self = Self(53);
+    /// `VK_GPA_PERF_BLOCK_EACPWD_AMD`
+    pub const EACPWD: Self = Self(54);
+    /// `VK_GPA_PERF_BLOCK_EASE_AMD`
+    pub const EASE: Self = Self(55);
+    /// `VK_GPA_PERF_BLOCK_RLCUSER_AMD`
+    pub const RLCUSER: Self = Self(56);
+    /// `VK_GPA_PERF_BLOCK_RLCLOCAL_AMD`
+    pub const RLCLOCAL: Self = Self(56);
+}
+
+/// [`VkGpaPerfBlockPropertiesAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaPerfBlockPropertiesAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GpaPerfBlockPropertiesAMD {
+    pub block_type: crate::vk::GpaPerfBlockAMD,
+    pub flags: crate::vk::GpaPerfBlockPropertiesFlagsAMD,
+    pub instance_count: u32,
+    pub max_event_id: u32,
+    pub max_global_only_counters: u32,
+    pub max_global_shared_counters: u32,
+    pub max_streaming_counters: u32,
+}
+impl Default for GpaPerfBlockPropertiesAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkGpaPerfBlockPropertiesFlagsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaPerfBlockPropertiesFlagsAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct GpaPerfBlockPropertiesFlagsAMD(pub u32);
+impl GpaPerfBlockPropertiesFlagsAMD {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+}
+
+/// [`VkGpaPerfCounterAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaPerfCounterAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GpaPerfCounterAMD {
+    pub block_type: crate::vk::GpaPerfBlockAMD,
+    pub block_instance: u32,
+    pub event_id: u32,
+}
+impl Default for GpaPerfCounterAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkGpaSampleBeginInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaSampleBeginInfoAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GpaSampleBeginInfoAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub sample_type: crate::vk::GpaSampleTypeAMD,
+    pub sample_internal_operations: crate::vk::Bool32,
+    pub cache_flush_on_counter_collection: crate::vk::Bool32,
+    pub sq_shader_mask_enable: crate::vk::Bool32,
+    pub sq_shader_mask: crate::vk::GpaSqShaderStageFlagsAMD,
+    pub perf_counter_count: u32,
+    pub p_perf_counters: *const crate::vk::GpaPerfCounterAMD,
+    pub streaming_perf_trace_sample_interval: u32,
+    pub perf_counter_device_memory_limit: crate::vk::DeviceSize,
+    pub sq_thread_trace_enable: crate::vk::Bool32,
+    pub sq_thread_trace_suppress_instruction_tokens: crate::vk::Bool32,
+    pub sq_thread_trace_device_memory_limit: crate::vk::DeviceSize,
+    pub timing_pre_sample: crate::vk::PipelineStageFlags,
+    pub timing_post_sample: crate::vk::PipelineStageFlags,
+}
+impl Default for GpaSampleBeginInfoAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133002);
+        s
+    }
+}
+
+/// [`VkGpaSampleTypeAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaSampleTypeAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct GpaSampleTypeAMD(pub i32);
+impl GpaSampleTypeAMD {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_GPA_SAMPLE_TYPE_CUMULATIVE_AMD`
+    pub const CUMULATIVE: Self = Self(0);
+    /// `VK_GPA_SAMPLE_TYPE_TRACE_AMD`
+    pub const TRACE: Self = Self(1);
+    /// `VK_GPA_SAMPLE_TYPE_TIMING_AMD`
+    pub const TIMING: Self = Self(2);
+}
+
+/// [`VkGpaSessionAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaSessionAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct GpaSessionAMD(pub u64);
+impl Handle for GpaSessionAMD {
+    const TYPE: ObjectType = ObjectType::GPA_SESSION_AMD;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkGpaSessionCreateInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaSessionCreateInfoAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct GpaSessionCreateInfoAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub secondary_copy_source: crate::vk::GpaSessionAMD,
+}
+impl Default for GpaSessionCreateInfoAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133003);
+        s
+    }
+}
+
+/// [`VkGpaSqShaderStageFlagBitsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGpaSqShaderStageFlagBitsAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct GpaSqShaderStageFlagsAMD(pub u32);
+impl GpaSqShaderStageFlagsAMD {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_GPA_SQ_SHADER_STAGE_PS_BIT_AMD`
+    pub const PS: Self = Self(0x1);
+    /// `VK_GPA_SQ_SHADER_STAGE_VS_BIT_AMD`
+    pub const VS: Self = Self(0x2);
+    /// `VK_GPA_SQ_SHADER_STAGE_GS_BIT_AMD`
+    pub const GS: Self = Self(0x4);
+    /// `VK_GPA_SQ_SHADER_STAGE_ES_BIT_AMD`
+    pub const ES: Self = Self(0x8);
+    /// `VK_GPA_SQ_SHADER_STAGE_HS_BIT_AMD`
+    pub const HS: Self = Self(0x10);
+    /// `VK_GPA_SQ_SHADER_STAGE_LS_BIT_AMD`
+    pub const LS: Self = Self(0x20);
+    /// `VK_GPA_SQ_SHADER_STAGE_CS_BIT_AMD`
+    pub const CS: Self = Self(0x40);
+}
+
 /// [`VkGrallocUsageInfo2ANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkGrallocUsageInfo2ANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -44,6 +3751,1050 @@ impl Default for GrallocUsageInfoANDROID {
     }
 }
 
+/// [`VkHdrVividDynamicMetadataHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkHdrVividDynamicMetadataHUAWEI.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HdrVividDynamicMetadataHUAWEI {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub dynamic_metadata_size: usize,
+    pub p_dynamic_metadata: *const core::ffi::c_void,
+}
+impl Default for HdrVividDynamicMetadataHUAWEI {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000590001);
+        s
+    }
+}
+
+/// [`VkHostAddressRangeConstEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkHostAddressRangeConstEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HostAddressRangeConstEXT {
+    pub address: *const core::ffi::c_void,
+    pub size: usize,
+}
+impl Default for HostAddressRangeConstEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkHostAddressRangeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkHostAddressRangeEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HostAddressRangeEXT {
+    pub address: *mut core::ffi::c_void,
+    pub size: usize,
+}
+impl Default for HostAddressRangeEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkHostImageCopyDevicePerformanceQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkHostImageCopyDevicePerformanceQuery.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HostImageCopyDevicePerformanceQuery {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub optimal_device_access: crate::vk::Bool32,
+    pub identical_memory_layout: crate::vk::Bool32,
+}
+impl Default for HostImageCopyDevicePerformanceQuery {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270009);
+        s
+    }
+}
+
+/// [`VkHostImageCopyFlagBits`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkHostImageCopyFlagBits.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct HostImageCopyFlags(pub u32);
+impl HostImageCopyFlags {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_HOST_IMAGE_COPY_MEMCPY_BIT`
+    pub const MEMCPY: Self = Self(0x1);
+    /// `VK_HOST_IMAGE_COPY_MEMCPY_BIT_EXT`
+    pub const MEMCPY_EXT: Self = Self(0x1);
+}
+
+/// [`VkHostImageLayoutTransitionInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkHostImageLayoutTransitionInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HostImageLayoutTransitionInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub image: crate::vk::Image,
+    pub old_layout: crate::vk::ImageLayout,
+    pub new_layout: crate::vk::ImageLayout,
+    pub subresource_range: crate::vk::ImageSubresourceRange,
+}
+impl Default for HostImageLayoutTransitionInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270006);
+        s
+    }
+}
+
+/// [`VkImageAlignmentControlCreateInfoMESA`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageAlignmentControlCreateInfoMESA.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageAlignmentControlCreateInfoMESA {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub maximum_requested_alignment: u32,
+}
+impl Default for ImageAlignmentControlCreateInfoMESA {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000575002);
+        s
+    }
+}
+
+/// [`VkImageCreateFlagBits2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageCreateFlagBits2KHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ImageCreateFlags2KHR(pub u64);
+impl ImageCreateFlags2KHR {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_IMAGE_CREATE_2_SPARSE_BINDING_BIT_KHR`
+    pub const SPARSE_BINDING: Self = Self(0x1);
+    /// `VK_IMAGE_CREATE_2_SPARSE_RESIDENCY_BIT_KHR`
+    pub const SPARSE_RESIDENCY: Self = Self(0x2);
+    /// `VK_IMAGE_CREATE_2_SPARSE_ALIASED_BIT_KHR`
+    pub const SPARSE_ALIASED: Self = Self(0x4);
+    /// `VK_IMAGE_CREATE_2_MUTABLE_FORMAT_BIT_KHR`
+    pub const MUTABLE_FORMAT: Self = Self(0x8);
+    /// `VK_IMAGE_CREATE_2_CUBE_COMPATIBLE_BIT_KHR`
+    pub const CUBE_COMPATIBLE: Self = Self(0x10);
+    /// `VK_IMAGE_CREATE_2_ALIAS_SINGLE_LAYER_DESCRIPTOR_BIT_KHR`
+    pub const ALIAS_SINGLE_LAYER_DESCRIPTOR: Self = Self(0x400000);
+    /// `VK_IMAGE_CREATE_2_2D_ARRAY_COMPATIBLE_BIT_KHR`
+    pub const CREATE_2D_ARRAY_COMPATIBLE: Self = Self(0x20);
+    /// `VK_IMAGE_CREATE_2_SPLIT_INSTANCE_BIND_REGIONS_BIT_KHR`
+    pub const SPLIT_INSTANCE_BIND_REGIONS: Self = Self(0x40);
+    /// `VK_IMAGE_CREATE_2_BLOCK_TEXEL_VIEW_COMPATIBLE_BIT_KHR`
+    pub const BLOCK_TEXEL_VIEW_COMPATIBLE: Self = Self(0x80);
+    /// `VK_IMAGE_CREATE_2_EXTENDED_USAGE_BIT_KHR`
+    pub const EXTENDED_USAGE: Self = Self(0x100);
+    /// `VK_IMAGE_CREATE_2_DISJOINT_BIT_KHR`
+    pub const DISJOINT: Self = Self(0x200);
+    /// `VK_IMAGE_CREATE_2_ALIAS_BIT_KHR`
+    pub const ALIAS: Self = Self(0x400);
+    /// `VK_IMAGE_CREATE_2_PROTECTED_BIT_KHR`
+    pub const PROTECTED: Self = Self(0x800);
+    /// `VK_IMAGE_CREATE_2_SAMPLE_LOCATIONS_COMPATIBLE_DEPTH_BIT_EXT`
+    pub const SAMPLE_LOCATIONS_COMPATIBLE_DEPTH_EXT: Self = Self(0x1000);
+    /// `VK_IMAGE_CREATE_2_CORNER_SAMPLED_BIT_NV`
+    pub const CORNER_SAMPLED_NV: Self = Self(0x2000);
+    /// `VK_IMAGE_CREATE_2_SUBSAMPLED_BIT_EXT`
+    pub const SUBSAMPLED_EXT: Self = Self(0x4000);
+    /// `VK_IMAGE_CREATE_2_FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT`
+    pub const FRAGMENT_DENSITY_MAP_OFFSET_EXT: Self = Self(0x8000);
+    /// `VK_IMAGE_CREATE_2_DESCRIPTOR_BUFFER_CAPTURE_REPLAY_BIT_EXT`
+    pub const DESCRIPTOR_BUFFER_CAPTURE_REPLAY_EXT: Self = Self(0x10000);
+    /// `VK_IMAGE_CREATE_2_2D_VIEW_COMPATIBLE_BIT_EXT`
+    pub const CREATE_2D_VIEW_COMPATIBLE_EXT: Self = Self(0x20000);
+    /// `VK_IMAGE_CREATE_2_MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED_BIT_EXT`
+    pub const MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED_EXT: Self = Self(0x40000);
+    /// `VK_IMAGE_CREATE_2_VIDEO_PROFILE_INDEPENDENT_BIT_KHR`
+    pub const VIDEO_PROFILE_INDEPENDENT: Self = Self(0x100000);
+}
+
+/// [`VkImageCreateFlags2CreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageCreateFlags2CreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageCreateFlags2CreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::ImageCreateFlags2KHR,
+}
+impl Default for ImageCreateFlags2CreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668001);
+        s
+    }
+}
+
+/// [`VkImageDescriptorInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageDescriptorInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageDescriptorInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_view: *const crate::vk::ImageViewCreateInfo<'static>,
+    pub layout: crate::vk::ImageLayout,
+}
+impl Default for ImageDescriptorInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135001);
+        s
+    }
+}
+
+/// [`VkImageStencilUsage2CreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageStencilUsage2CreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageStencilUsage2CreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub stencil_usage: crate::vk::ImageUsageFlags2KHR,
+}
+impl Default for ImageStencilUsage2CreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668005);
+        s
+    }
+}
+
+/// [`VkImageSubresource2`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageSubresource2.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageSubresource2 {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub image_subresource: crate::vk::ImageSubresource,
+}
+impl Default for ImageSubresource2 {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000338003);
+        s
+    }
+}
+
+/// [`VkImageTilingControlCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageTilingControlCreateInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageTilingControlCreateInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tiling_control: crate::vk::ImageTilingControlEXT,
+}
+impl Default for ImageTilingControlCreateInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000687001);
+        s
+    }
+}
+
+/// [`VkImageTilingControlEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageTilingControlEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ImageTilingControlEXT(pub i32);
+impl ImageTilingControlEXT {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_IMAGE_TILING_CONTROL_DEFAULT_EXT`
+    pub const DEFAULT: Self = Self(0);
+    /// `VK_IMAGE_TILING_CONTROL_MIN_SIZE_EXT`
+    pub const MIN_SIZE: Self = Self(1);
+    /// `VK_IMAGE_TILING_CONTROL_MAX_PERFORMANCE_EXT`
+    pub const MAX_PERFORMANCE: Self = Self(2);
+}
+
+/// [`VkImageToMemoryCopy`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageToMemoryCopy.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageToMemoryCopy {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_host_pointer: *mut core::ffi::c_void,
+    pub memory_row_length: u32,
+    pub memory_image_height: u32,
+    pub image_subresource: crate::vk::ImageSubresourceLayers,
+    pub image_offset: crate::vk::Offset3D,
+    pub image_extent: crate::vk::Extent3D,
+}
+impl Default for ImageToMemoryCopy {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270003);
+        s
+    }
+}
+
+/// [`VkImageUsageFlagBits2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageUsageFlagBits2KHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ImageUsageFlags2KHR(pub u64);
+impl ImageUsageFlags2KHR {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_IMAGE_USAGE_2_TRANSFER_SRC_BIT_KHR`
+    pub const TRANSFER_SRC: Self = Self(0x1);
+    /// `VK_IMAGE_USAGE_2_TRANSFER_DST_BIT_KHR`
+    pub const TRANSFER_DST: Self = Self(0x2);
+    /// `VK_IMAGE_USAGE_2_SAMPLED_BIT_KHR`
+    pub const SAMPLED: Self = Self(0x4);
+    /// `VK_IMAGE_USAGE_2_STORAGE_BIT_KHR`
+    pub const STORAGE: Self = Self(0x8);
+    /// `VK_IMAGE_USAGE_2_COLOR_ATTACHMENT_BIT_KHR`
+    pub const COLOR_ATTACHMENT: Self = Self(0x10);
+    /// `VK_IMAGE_USAGE_2_DEPTH_STENCIL_ATTACHMENT_BIT_KHR`
+    pub const DEPTH_STENCIL_ATTACHMENT: Self = Self(0x20);
+    /// `VK_IMAGE_USAGE_2_TRANSIENT_ATTACHMENT_BIT_KHR`
+    pub const TRANSIENT_ATTACHMENT: Self = Self(0x40);
+    /// `VK_IMAGE_USAGE_2_INPUT_ATTACHMENT_BIT_KHR`
+    pub const INPUT_ATTACHMENT: Self = Self(0x80);
+    /// `VK_IMAGE_USAGE_2_FRAGMENT_SHADING_RATE_ATTACHMENT_BIT_KHR`
+    pub const FRAGMENT_SHADING_RATE_ATTACHMENT: Self = Self(0x100);
+    /// `VK_IMAGE_USAGE_2_FRAGMENT_DENSITY_MAP_BIT_EXT`
+    pub const FRAGMENT_DENSITY_MAP_EXT: Self = Self(0x200);
+    /// `VK_IMAGE_USAGE_2_VIDEO_DECODE_DST_BIT_KHR`
+    pub const VIDEO_DECODE_DST: Self = Self(0x400);
+    /// `VK_IMAGE_USAGE_2_VIDEO_DECODE_SRC_BIT_KHR`
+    pub const VIDEO_DECODE_SRC: Self = Self(0x800);
+    /// `VK_IMAGE_USAGE_2_VIDEO_DECODE_DPB_BIT_KHR`
+    pub const VIDEO_DECODE_DPB: Self = Self(0x1000);
+    /// `VK_IMAGE_USAGE_2_VIDEO_ENCODE_DST_BIT_KHR`
+    pub const VIDEO_ENCODE_DST: Self = Self(0x2000);
+    /// `VK_IMAGE_USAGE_2_VIDEO_ENCODE_SRC_BIT_KHR`
+    pub const VIDEO_ENCODE_SRC: Self = Self(0x4000);
+    /// `VK_IMAGE_USAGE_2_VIDEO_ENCODE_DPB_BIT_KHR`
+    pub const VIDEO_ENCODE_DPB: Self = Self(0x8000);
+    /// `VK_IMAGE_USAGE_2_INVOCATION_MASK_BIT_HUAWEI`
+    pub const INVOCATION_MASK_HUAWEI: Self = Self(0x40000);
+    /// `VK_IMAGE_USAGE_2_ATTACHMENT_FEEDBACK_LOOP_BIT_EXT`
+    pub const ATTACHMENT_FEEDBACK_LOOP_EXT: Self = Self(0x80000);
+    /// `VK_IMAGE_USAGE_2_SAMPLE_WEIGHT_BIT_QCOM`
+    pub const SAMPLE_WEIGHT_QCOM: Self = Self(0x100000);
+    /// `VK_IMAGE_USAGE_2_SAMPLE_BLOCK_MATCH_BIT_QCOM`
+    pub const SAMPLE_BLOCK_MATCH_QCOM: Self = Self(0x200000);
+    /// `VK_IMAGE_USAGE_2_HOST_TRANSFER_BIT_KHR`
+    pub const HOST_TRANSFER: Self = Self(0x400000);
+    /// `VK_IMAGE_USAGE_2_TENSOR_ALIASING_BIT_ARM`
+    pub const TENSOR_ALIASING_ARM: Self = Self(0x800000);
+    /// `VK_IMAGE_USAGE_2_VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_BIT_KHR`
+    pub const VIDEO_ENCODE_QUANTIZATION_DELTA_MAP: Self = Self(0x2000000);
+    /// `VK_IMAGE_USAGE_2_VIDEO_ENCODE_EMPHASIS_MAP_BIT_KHR`
+    pub const VIDEO_ENCODE_EMPHASIS_MAP: Self = Self(0x4000000);
+    /// `VK_IMAGE_USAGE_2_TILE_MEMORY_BIT_QCOM`
+    pub const TILE_MEMORY_QCOM: Self = Self(0x8000000);
+}
+
+/// [`VkImageUsageFlags2CreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageUsageFlags2CreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageUsageFlags2CreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub usage: crate::vk::ImageUsageFlags2KHR,
+}
+impl Default for ImageUsageFlags2CreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668002);
+        s
+    }
+}
+
+/// [`VkImageViewUsage2CreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkImageViewUsage2CreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ImageViewUsage2CreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub usage: crate::vk::ImageUsageFlags2KHR,
+}
+impl Default for ImageViewUsage2CreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668003);
+        s
+    }
+}
+
+/// [`VkIndirectCommandsExecutionSetTokenEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsExecutionSetTokenEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsExecutionSetTokenEXT {
+    pub ty: crate::vk::IndirectExecutionSetInfoTypeEXT,
+    pub shader_stages: crate::vk::ShaderStageFlags,
+}
+impl Default for IndirectCommandsExecutionSetTokenEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkIndirectCommandsIndexBufferTokenEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsIndexBufferTokenEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsIndexBufferTokenEXT {
+    pub mode: crate::vk::IndirectCommandsInputModeFlagsEXT,
+}
+impl Default for IndirectCommandsIndexBufferTokenEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkIndirectCommandsInputModeFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsInputModeFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct IndirectCommandsInputModeFlagsEXT(pub u32);
+impl IndirectCommandsInputModeFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_INDIRECT_COMMANDS_INPUT_MODE_VULKAN_INDEX_BUFFER_EXT`
+    pub const VULKAN_INDEX_BUFFER: Self = Self(0x1);
+    /// `VK_INDIRECT_COMMANDS_INPUT_MODE_DXGI_INDEX_BUFFER_EXT`
+    pub const DXGI_INDEX_BUFFER: Self = Self(0x2);
+}
+
+/// [`VkIndirectCommandsLayoutCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsLayoutCreateInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsLayoutCreateInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::IndirectCommandsLayoutUsageFlagsEXT,
+    pub shader_stages: crate::vk::ShaderStageFlags,
+    pub indirect_stride: u32,
+    pub pipeline_layout: crate::vk::PipelineLayout,
+    pub token_count: u32,
+    pub p_tokens: *const crate::vk::IndirectCommandsLayoutTokenEXT,
+}
+impl Default for IndirectCommandsLayoutCreateInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572006);
+        s
+    }
+}
+
+/// [`VkIndirectCommandsLayoutEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsLayoutEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct IndirectCommandsLayoutEXT(pub u64);
+impl Handle for IndirectCommandsLayoutEXT {
+    const TYPE: ObjectType = ObjectType::INDIRECT_COMMANDS_LAYOUT_EXT;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkIndirectCommandsLayoutPushDataTokenNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsLayoutPushDataTokenNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsLayoutPushDataTokenNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub push_data_offset: u32,
+    pub push_data_size: u32,
+}
+impl Default for IndirectCommandsLayoutPushDataTokenNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135012);
+        s
+    }
+}
+
+/// [`VkIndirectCommandsLayoutTokenEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsLayoutTokenEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsLayoutTokenEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub ty: crate::vk::IndirectCommandsTokenTypeEXT,
+    pub data: crate::vk::IndirectCommandsTokenDataEXT,
+    pub offset: u32,
+}
+impl Default for IndirectCommandsLayoutTokenEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572007);
+        s
+    }
+}
+
+/// [`VkIndirectCommandsLayoutUsageFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsLayoutUsageFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct IndirectCommandsLayoutUsageFlagsEXT(pub u32);
+impl IndirectCommandsLayoutUsageFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_INDIRECT_COMMANDS_LAYOUT_USAGE_EXPLICIT_PREPROCESS_BIT_EXT`
+    pub const EXPLICIT_PREPROCESS: Self = Self(0x1);
+    /// `VK_INDIRECT_COMMANDS_LAYOUT_USAGE_UNORDERED_SEQUENCES_BIT_EXT`
+    pub const UNORDERED_SEQUENCES: Self = Self(0x2);
+}
+
+/// [`VkIndirectCommandsPushConstantTokenEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsPushConstantTokenEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsPushConstantTokenEXT {
+    pub update_range: crate::vk::PushConstantRange,
+}
+impl Default for IndirectCommandsPushConstantTokenEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkIndirectCommandsTokenDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsTokenDataEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union IndirectCommandsTokenDataEXT {
+    pub p_push_constant: *const crate::vk::IndirectCommandsPushConstantTokenEXT,
+    pub p_vertex_buffer: *const crate::vk::IndirectCommandsVertexBufferTokenEXT,
+    pub p_index_buffer: *const crate::vk::IndirectCommandsIndexBufferTokenEXT,
+    pub p_execution_set: *const crate::vk::IndirectCommandsExecutionSetTokenEXT,
+}
+impl Default for IndirectCommandsTokenDataEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkIndirectCommandsTokenTypeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsTokenTypeEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct IndirectCommandsTokenTypeEXT(pub i32);
+impl IndirectCommandsTokenTypeEXT {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_EXECUTION_SET_EXT`
+    pub const EXECUTION_SET: Self = Self(0);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_PUSH_CONSTANT_EXT`
+    pub const PUSH_CONSTANT: Self = Self(1);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_SEQUENCE_INDEX_EXT`
+    pub const SEQUENCE_INDEX: Self = Self(2);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_INDEX_BUFFER_EXT`
+    pub const INDEX_BUFFER: Self = Self(3);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_VERTEX_BUFFER_EXT`
+    pub const VERTEX_BUFFER: Self = Self(4);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_INDEXED_EXT`
+    pub const DRAW_INDEXED: Self = Self(5);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_EXT`
+    pub const DRAW: Self = Self(6);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_INDEXED_COUNT_EXT`
+    pub const DRAW_INDEXED_COUNT: Self = Self(7);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_COUNT_EXT`
+    pub const DRAW_COUNT: Self = Self(8);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DISPATCH_EXT`
+    pub const DISPATCH: Self = Self(9);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_PUSH_DATA_EXT`
+    pub const PUSH_DATA: Self = Self(1000135000);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_PUSH_DATA_SEQUENCE_INDEX_EXT`
+    pub const PUSH_DATA_SEQUENCE_INDEX: Self = Self(1000135001);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_MESH_TASKS_NV_EXT`
+    pub const DRAW_MESH_TASKS_NV: Self = Self(1000202002);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_MESH_TASKS_COUNT_NV_EXT`
+    pub const DRAW_MESH_TASKS_COUNT_NV: Self = Self(1000202003);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_MESH_TASKS_EXT`
+    pub const DRAW_MESH_TASKS: Self = Self(1000328000);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_DRAW_MESH_TASKS_COUNT_EXT`
+    pub const DRAW_MESH_TASKS_COUNT: Self = Self(1000328001);
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_TRACE_RAYS2_EXT`
+    pub const TRACE_RAYS2: Self = Self(1000386004);
+}
+
+/// [`VkIndirectCommandsVertexBufferTokenEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectCommandsVertexBufferTokenEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectCommandsVertexBufferTokenEXT {
+    pub vertex_binding_unit: u32,
+}
+impl Default for IndirectCommandsVertexBufferTokenEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkIndirectExecutionSetCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetCreateInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectExecutionSetCreateInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub ty: crate::vk::IndirectExecutionSetInfoTypeEXT,
+    pub info: crate::vk::IndirectExecutionSetInfoEXT,
+}
+impl Default for IndirectExecutionSetCreateInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572003);
+        s
+    }
+}
+
+/// [`VkIndirectExecutionSetEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct IndirectExecutionSetEXT(pub u64);
+impl Handle for IndirectExecutionSetEXT {
+    const TYPE: ObjectType = ObjectType::INDIRECT_EXECUTION_SET_EXT;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkIndirectExecutionSetInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union IndirectExecutionSetInfoEXT {
+    pub p_pipeline_info: *const crate::vk::IndirectExecutionSetPipelineInfoEXT,
+    pub p_shader_info: *const crate::vk::IndirectExecutionSetShaderInfoEXT,
+}
+impl Default for IndirectExecutionSetInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkIndirectExecutionSetInfoTypeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetInfoTypeEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct IndirectExecutionSetInfoTypeEXT(pub i32);
+impl IndirectExecutionSetInfoTypeEXT {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_INDIRECT_EXECUTION_SET_INFO_TYPE_PIPELINES_EXT`
+    pub const PIPELINES: Self = Self(0);
+    /// `VK_INDIRECT_EXECUTION_SET_INFO_TYPE_SHADER_OBJECTS_EXT`
+    pub const SHADER_OBJECTS: Self = Self(1);
+}
+
+/// [`VkIndirectExecutionSetPipelineInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetPipelineInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectExecutionSetPipelineInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub initial_pipeline: crate::vk::Pipeline,
+    pub max_pipeline_count: u32,
+}
+impl Default for IndirectExecutionSetPipelineInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572010);
+        s
+    }
+}
+
+/// [`VkIndirectExecutionSetShaderInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetShaderInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectExecutionSetShaderInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub shader_count: u32,
+    pub p_initial_shaders: *const crate::vk::ShaderEXT,
+    pub p_set_layout_infos: *const crate::vk::IndirectExecutionSetShaderLayoutInfoEXT,
+    pub max_shader_count: u32,
+    pub push_constant_range_count: u32,
+    pub p_push_constant_ranges: *const crate::vk::PushConstantRange,
+}
+impl Default for IndirectExecutionSetShaderInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572011);
+        s
+    }
+}
+
+/// [`VkIndirectExecutionSetShaderLayoutInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkIndirectExecutionSetShaderLayoutInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct IndirectExecutionSetShaderLayoutInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub set_layout_count: u32,
+    pub p_set_layouts: *const crate::vk::DescriptorSetLayout,
+}
+impl Default for IndirectExecutionSetShaderLayoutInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572012);
+        s
+    }
+}
+
+/// [`VkLineRasterizationMode`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkLineRasterizationMode.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct LineRasterizationMode(pub i32);
+impl LineRasterizationMode {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_LINE_RASTERIZATION_MODE_DEFAULT`
+    pub const DEFAULT: Self = Self(0);
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR`
+    pub const RECTANGULAR: Self = Self(1);
+    /// `VK_LINE_RASTERIZATION_MODE_BRESENHAM`
+    pub const BRESENHAM: Self = Self(2);
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_SMOOTH`
+    pub const RECTANGULAR_SMOOTH: Self = Self(3);
+    /// `VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT`
+    pub const DEFAULT_EXT: Self = Self(0);
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT`
+    pub const RECTANGULAR_EXT: Self = Self(1);
+    /// `VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT`
+    pub const BRESENHAM_EXT: Self = Self(2);
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_SMOOTH_EXT`
+    pub const RECTANGULAR_SMOOTH_EXT: Self = Self(3);
+    /// `VK_LINE_RASTERIZATION_MODE_DEFAULT_KHR`
+    pub const DEFAULT_KHR: Self = Self(0);
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_KHR`
+    pub const RECTANGULAR_KHR: Self = Self(1);
+    /// `VK_LINE_RASTERIZATION_MODE_BRESENHAM_KHR`
+    pub const BRESENHAM_KHR: Self = Self(2);
+    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_SMOOTH_KHR`
+    pub const RECTANGULAR_SMOOTH_KHR: Self = Self(3);
+}
+
+/// [`VkMemoryBarrierAccessFlags3KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryBarrierAccessFlags3KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryBarrierAccessFlags3KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_access_mask3: crate::vk::AccessFlags3KHR,
+    pub dst_access_mask3: crate::vk::AccessFlags3KHR,
+}
+impl Default for MemoryBarrierAccessFlags3KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000574002);
+        s
+    }
+}
+
+/// [`VkMemoryDecompressionMethodFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryDecompressionMethodFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct MemoryDecompressionMethodFlagsEXT(pub u64);
+impl MemoryDecompressionMethodFlagsEXT {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_MEMORY_DECOMPRESSION_METHOD_GDEFLATE_1_0_BIT_EXT`
+    pub const GDEFLATE_1_0: Self = Self(0x1);
+    /// `VK_MEMORY_DECOMPRESSION_METHOD_GDEFLATE_1_0_BIT_NV`
+    pub const GDEFLATE_1_0_NV: Self = Self(0x1);
+}
+
+/// [`VkMemoryDedicatedAllocateInfoTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryDedicatedAllocateInfoTensorARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryDedicatedAllocateInfoTensorARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor: crate::vk::TensorARM,
+}
+impl Default for MemoryDedicatedAllocateInfoTensorARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460014);
+        s
+    }
+}
+
+/// [`VkMemoryMapInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryMapInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryMapInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::MemoryMapFlags,
+    pub memory: crate::vk::DeviceMemory,
+    pub offset: crate::vk::DeviceSize,
+    pub size: crate::vk::DeviceSize,
+}
+impl Default for MemoryMapInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000271000);
+        s
+    }
+}
+
+/// [`VkMemoryMarkerInfoAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryMarkerInfoAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryMarkerInfoAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub stage: crate::vk::PipelineStageFlags2KHR,
+    pub dst_range: crate::vk::DeviceAddressRangeKHR,
+    pub dst_flags: crate::vk::AddressCommandFlagsKHR,
+    pub marker: u32,
+}
+impl Default for MemoryMarkerInfoAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318014);
+        s
+    }
+}
+
+/// [`VkMemoryRangeBarrierKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryRangeBarrierKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryRangeBarrierKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_stage_mask: crate::vk::PipelineStageFlags2,
+    pub src_access_mask: crate::vk::AccessFlags2,
+    pub dst_stage_mask: crate::vk::PipelineStageFlags2,
+    pub dst_access_mask: crate::vk::AccessFlags2,
+    pub src_queue_family_index: u32,
+    pub dst_queue_family_index: u32,
+    pub address_range: crate::vk::DeviceAddressRangeKHR,
+    pub address_flags: crate::vk::AddressCommandFlagsKHR,
+}
+impl Default for MemoryRangeBarrierKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318005);
+        s
+    }
+}
+
+/// [`VkMemoryRangeBarriersInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryRangeBarriersInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryRangeBarriersInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub memory_range_barrier_count: u32,
+    pub p_memory_range_barriers: *const crate::vk::MemoryRangeBarrierKHR,
+}
+impl Default for MemoryRangeBarriersInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318004);
+        s
+    }
+}
+
+/// [`VkMemoryToImageCopy`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryToImageCopy.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryToImageCopy {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_host_pointer: *const core::ffi::c_void,
+    pub memory_row_length: u32,
+    pub memory_image_height: u32,
+    pub image_subresource: crate::vk::ImageSubresourceLayers,
+    pub image_offset: crate::vk::Offset3D,
+    pub image_extent: crate::vk::Extent3D,
+}
+impl Default for MemoryToImageCopy {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270002);
+        s
+    }
+}
+
+/// [`VkMemoryUnmapFlagBits`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryUnmapFlagBits.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct MemoryUnmapFlags(pub u32);
+impl MemoryUnmapFlags {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_MEMORY_UNMAP_RESERVE_BIT_EXT`
+    pub const RESERVE_EXT: Self = Self(0x1);
+}
+
+/// [`VkMemoryUnmapInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMemoryUnmapInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemoryUnmapInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::MemoryUnmapFlags,
+    pub memory: crate::vk::DeviceMemory,
+}
+impl Default for MemoryUnmapInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000271001);
+        s
+    }
+}
+
+/// [`VkMicromapTriangleKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMicromapTriangleKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MicromapTriangleKHR {
+    pub data_offset: u32,
+    pub subdivision_level: u16,
+    pub format: u16,
+}
+impl Default for MicromapTriangleKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkMicromapUsageKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkMicromapUsageKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MicromapUsageKHR {
+    pub count: u32,
+    pub subdivision_level: u32,
+    pub format: crate::vk::OpacityMicromapFormatKHR,
+}
+impl Default for MicromapUsageKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
 /// [`VkNativeBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkNativeBufferANDROID.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -68,49 +4819,6550 @@ impl Default for NativeBufferANDROID {
     }
 }
 
-/// [`VkPhysicalDevicePresentationPropertiesANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentationPropertiesANDROID.html)
+/// [`VkNeuralAcceleratorStatisticsModeARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkNeuralAcceleratorStatisticsModeARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct NeuralAcceleratorStatisticsModeARM(pub i32);
+impl NeuralAcceleratorStatisticsModeARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_NEURAL_ACCELERATOR_STATISTICS_MODE_DISABLED_ARM`
+    pub const DISABLED: Self = Self(0);
+    /// `VK_NEURAL_ACCELERATOR_STATISTICS_MODE_STATISTICS0_ARM`
+    pub const STATISTICS0: Self = Self(1);
+    /// `VK_NEURAL_ACCELERATOR_STATISTICS_MODE_STATISTICS1_ARM`
+    pub const STATISTICS1: Self = Self(2);
+}
+
+/// [`VkOpacityMicromapFormatKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkOpacityMicromapFormatKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct OpacityMicromapFormatKHR(pub i32);
+impl OpacityMicromapFormatKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_OPACITY_MICROMAP_FORMAT_2_STATE_KHR`
+    pub const FORMAT_2_STATE: Self = Self(1);
+    /// `VK_OPACITY_MICROMAP_FORMAT_4_STATE_KHR`
+    pub const FORMAT_4_STATE: Self = Self(2);
+    /// `VK_OPACITY_MICROMAP_FORMAT_2_STATE_EXT`
+    pub const FORMAT_2_STATE_EXT: Self = Self(1);
+    /// `VK_OPACITY_MICROMAP_FORMAT_4_STATE_EXT`
+    pub const FORMAT_4_STATE_EXT: Self = Self(2);
+}
+
+/// [`VkOpacityMicromapSpecialIndexKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkOpacityMicromapSpecialIndexKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct OpacityMicromapSpecialIndexKHR(pub i32);
+impl OpacityMicromapSpecialIndexKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_TRANSPARENT_KHR`
+    pub const FULLY_TRANSPARENT: Self = Self(-1);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_OPAQUE_KHR`
+    pub const FULLY_OPAQUE: Self = Self(-2);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_UNKNOWN_TRANSPARENT_KHR`
+    pub const FULLY_UNKNOWN_TRANSPARENT: Self = Self(-3);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_UNKNOWN_OPAQUE_KHR`
+    pub const FULLY_UNKNOWN_OPAQUE: Self = Self(-4);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_TRANSPARENT_EXT`
+    pub const FULLY_TRANSPARENT_EXT: Self = Self(-1);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_OPAQUE_EXT`
+    pub const FULLY_OPAQUE_EXT: Self = Self(-2);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_UNKNOWN_TRANSPARENT_EXT`
+    pub const FULLY_UNKNOWN_TRANSPARENT_EXT: Self = Self(-3);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_FULLY_UNKNOWN_OPAQUE_EXT`
+    pub const FULLY_UNKNOWN_OPAQUE_EXT: Self = Self(-4);
+    /// `VK_OPACITY_MICROMAP_SPECIAL_INDEX_CLUSTER_GEOMETRY_DISABLE_OPACITY_MICROMAP_NV`
+    pub const CLUSTER_GEOMETRY_DISABLE_OPACITY_MICROMAP_NV: Self = Self(-5);
+}
+
+/// [`VkOpaqueCaptureDataCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkOpaqueCaptureDataCreateInfoEXT.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct PhysicalDevicePresentationPropertiesANDROID {
+pub struct OpaqueCaptureDataCreateInfoEXT {
     pub s_type: crate::vk::StructureType,
-    pub p_next: *mut core::ffi::c_void,
-    pub shared_image: crate::vk::Bool32,
+    pub p_next: *const core::ffi::c_void,
+    pub p_data: *const crate::vk::HostAddressRangeConstEXT,
 }
-impl Default for PhysicalDevicePresentationPropertiesANDROID {
+impl Default for OpaqueCaptureDataCreateInfoEXT {
     fn default() -> Self {
         // SAFETY: all-zero is a valid value of every Vulkan structure member (null
         // pointers, `None` function pointers, zero numbers, enums and flags).
         let mut s: Self = unsafe { core::mem::zeroed() };
-        s.s_type = crate::vk::StructureType::from_raw(1000010002);
+        s.s_type = crate::vk::StructureType::from_raw(1000135007);
         s
     }
 }
 
-/// [`VkSwapchainImageCreateInfoANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainImageCreateInfoANDROID.html)
+/// [`VkPartitionedAccelerationStructureFlagsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureFlagsNV.html)
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct SwapchainImageCreateInfoANDROID {
+pub struct PartitionedAccelerationStructureFlagsNV {
     pub s_type: crate::vk::StructureType,
-    pub p_next: *const core::ffi::c_void,
-    pub usage: crate::vk::SwapchainImageUsageFlagsANDROID,
+    pub p_next: *mut core::ffi::c_void,
+    pub enable_partition_translation: crate::vk::Bool32,
 }
-impl Default for SwapchainImageCreateInfoANDROID {
+impl Default for PartitionedAccelerationStructureFlagsNV {
     fn default() -> Self {
         // SAFETY: all-zero is a valid value of every Vulkan structure member (null
         // pointers, `None` function pointers, zero numbers, enums and flags).
         let mut s: Self = unsafe { core::mem::zeroed() };
-        s.s_type = crate::vk::StructureType::from_raw(1000010001);
+        s.s_type = crate::vk::StructureType::from_raw(1000570005);
         s
     }
+}
+
+/// [`VkPartitionedAccelerationStructureInstanceFlagBitsNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureInstanceFlagBitsNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PartitionedAccelerationStructureInstanceFlagsNV(pub u32);
+impl PartitionedAccelerationStructureInstanceFlagsNV {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_INSTANCE_FLAG_TRIANGLE_FACING_CULL_DISABLE_BIT_NV`
+    pub const FLAG_TRIANGLE_FACING_CULL_DISABLE: Self = Self(0x1);
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_INSTANCE_FLAG_TRIANGLE_FLIP_FACING_BIT_NV`
+    pub const FLAG_TRIANGLE_FLIP_FACING: Self = Self(0x2);
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_INSTANCE_FLAG_FORCE_OPAQUE_BIT_NV`
+    pub const FLAG_FORCE_OPAQUE: Self = Self(0x4);
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_INSTANCE_FLAG_FORCE_NO_OPAQUE_BIT_NV`
+    pub const FLAG_FORCE_NO_OPAQUE: Self = Self(0x8);
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_INSTANCE_FLAG_ENABLE_EXPLICIT_BOUNDING_BOX_NV`
+    pub const FLAG_ENABLE_EXPLICIT_BOUNDING_BOX: Self = Self(0x10);
+}
+
+/// [`VkPartitionedAccelerationStructureInstancesInputNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureInstancesInputNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PartitionedAccelerationStructureInstancesInputNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::BuildAccelerationStructureFlagsKHR,
+    pub instance_count: u32,
+    pub max_instance_per_partition_count: u32,
+    pub partition_count: u32,
+    pub max_instance_in_global_partition_count: u32,
+}
+impl Default for PartitionedAccelerationStructureInstancesInputNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000570003);
+        s
+    }
+}
+
+/// [`VkPartitionedAccelerationStructureOpTypeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureOpTypeNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PartitionedAccelerationStructureOpTypeNV(pub i32);
+impl PartitionedAccelerationStructureOpTypeNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_OP_TYPE_WRITE_INSTANCE_NV`
+    pub const WRITE_INSTANCE: Self = Self(0);
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_OP_TYPE_UPDATE_INSTANCE_NV`
+    pub const UPDATE_INSTANCE: Self = Self(1);
+    /// `VK_PARTITIONED_ACCELERATION_STRUCTURE_OP_TYPE_WRITE_PARTITION_TRANSLATION_NV`
+    pub const WRITE_PARTITION_TRANSLATION: Self = Self(2);
+}
+
+/// [`VkPartitionedAccelerationStructureUpdateInstanceDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureUpdateInstanceDataNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PartitionedAccelerationStructureUpdateInstanceDataNV {
+    pub instance_index: u32,
+    pub instance_contribution_to_hit_group_index: u32,
+    pub acceleration_structure: crate::vk::DeviceAddress,
+}
+impl Default for PartitionedAccelerationStructureUpdateInstanceDataNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPartitionedAccelerationStructureWriteInstanceDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureWriteInstanceDataNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PartitionedAccelerationStructureWriteInstanceDataNV {
+    pub transform: crate::vk::TransformMatrixKHR,
+    pub explicit_aabb: [f32; 6],
+    pub instance_id: u32,
+    pub instance_mask: u32,
+    pub instance_contribution_to_hit_group_index: u32,
+    pub instance_flags: crate::vk::PartitionedAccelerationStructureInstanceFlagsNV,
+    pub instance_index: u32,
+    pub partition_index: u32,
+    pub acceleration_structure: crate::vk::DeviceAddress,
+}
+impl Default for PartitionedAccelerationStructureWriteInstanceDataNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPartitionedAccelerationStructureWritePartitionTranslationDataNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPartitionedAccelerationStructureWritePartitionTranslationDataNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PartitionedAccelerationStructureWritePartitionTranslationDataNV {
+    pub partition_index: u32,
+    pub partition_translation: [f32; 3],
+}
+impl Default for PartitionedAccelerationStructureWritePartitionTranslationDataNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPastPresentationTimingEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPastPresentationTimingEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PastPresentationTimingEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_id: u64,
+    pub target_time: u64,
+    pub present_stage_count: u32,
+    pub p_present_stages: *mut crate::vk::PresentStageTimeEXT,
+    pub time_domain: crate::vk::TimeDomainKHR,
+    pub time_domain_id: u64,
+    pub report_complete: crate::vk::Bool32,
+}
+impl Default for PastPresentationTimingEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208007);
+        s
+    }
+}
+
+/// [`VkPastPresentationTimingFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPastPresentationTimingFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PastPresentationTimingFlagsEXT(pub u32);
+impl PastPresentationTimingFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT`
+    pub const ALLOW_PARTIAL_RESULTS: Self = Self(0x1);
+    /// `VK_PAST_PRESENTATION_TIMING_ALLOW_OUT_OF_ORDER_RESULTS_BIT_EXT`
+    pub const ALLOW_OUT_OF_ORDER_RESULTS: Self = Self(0x2);
+}
+
+/// [`VkPastPresentationTimingInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPastPresentationTimingInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PastPresentationTimingInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::PastPresentationTimingFlagsEXT,
+    pub swapchain: crate::vk::SwapchainKHR,
+}
+impl Default for PastPresentationTimingInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208005);
+        s
+    }
+}
+
+/// [`VkPastPresentationTimingPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPastPresentationTimingPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PastPresentationTimingPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub timing_properties_counter: u64,
+    pub time_domains_counter: u64,
+    pub presentation_timing_count: u32,
+    pub p_presentation_timings: *mut crate::vk::PastPresentationTimingEXT,
+}
+impl Default for PastPresentationTimingPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208006);
+        s
+    }
+}
+
+/// [`VkPerTileBeginInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerTileBeginInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PerTileBeginInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+}
+impl Default for PerTileBeginInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000309003);
+        s
+    }
+}
+
+/// [`VkPerTileEndInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerTileEndInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PerTileEndInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+}
+impl Default for PerTileEndInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000309004);
+        s
+    }
+}
+
+/// [`VkPerfHintInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerfHintInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PerfHintInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub ty: crate::vk::PerfHintTypeQCOM,
+    pub scale: u32,
+}
+impl Default for PerfHintInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000302000);
+        s
+    }
+}
+
+/// [`VkPerfHintTypeQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerfHintTypeQCOM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PerfHintTypeQCOM(pub i32);
+impl PerfHintTypeQCOM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PERF_HINT_TYPE_DEFAULT_QCOM`
+    pub const DEFAULT: Self = Self(0);
+    /// `VK_PERF_HINT_TYPE_FREQUENCY_MIN_QCOM`
+    pub const FREQUENCY_MIN: Self = Self(1);
+    /// `VK_PERF_HINT_TYPE_FREQUENCY_MAX_QCOM`
+    pub const FREQUENCY_MAX: Self = Self(2);
+    /// `VK_PERF_HINT_TYPE_FREQUENCY_SCALED_QCOM`
+    pub const FREQUENCY_SCALED: Self = Self(3);
+}
+
+/// [`VkPerformanceCounterARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerformanceCounterARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PerformanceCounterARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub counter_id: u32,
+}
+impl Default for PerformanceCounterARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000605002);
+        s
+    }
+}
+
+/// [`VkPerformanceCounterDescriptionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerformanceCounterDescriptionARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PerformanceCounterDescriptionARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::PerformanceCounterDescriptionFlagsARM,
+    pub name: [core::ffi::c_char; 256],
+}
+impl Default for PerformanceCounterDescriptionARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000605003);
+        s
+    }
+}
+
+/// [`VkPerformanceCounterDescriptionFlagsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPerformanceCounterDescriptionFlagsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PerformanceCounterDescriptionFlagsARM(pub u32);
+impl PerformanceCounterDescriptionFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+}
+
+/// [`VkPhysicalDeviceAntiLagFeaturesAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceAntiLagFeaturesAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceAntiLagFeaturesAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub anti_lag: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceAntiLagFeaturesAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000476000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceClusterAccelerationStructureFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceClusterAccelerationStructureFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceClusterAccelerationStructureFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cluster_acceleration_structure: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceClusterAccelerationStructureFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceClusterAccelerationStructurePropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceClusterAccelerationStructurePropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceClusterAccelerationStructurePropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_vertices_per_cluster: u32,
+    pub max_triangles_per_cluster: u32,
+    pub cluster_scratch_byte_alignment: u32,
+    pub cluster_byte_alignment: u32,
+    pub cluster_template_byte_alignment: u32,
+    pub cluster_bottom_level_byte_alignment: u32,
+    pub cluster_template_bounds_byte_alignment: u32,
+    pub max_cluster_geometry_index: u32,
+}
+impl Default for PhysicalDeviceClusterAccelerationStructurePropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCommandBufferInheritanceFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCommandBufferInheritanceFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCommandBufferInheritanceFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub command_buffer_inheritance: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCommandBufferInheritanceFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000559000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceComputeOccupancyPriorityFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub compute_occupancy_priority: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceComputeOccupancyPriorityFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000645001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceComputeShaderDerivativesFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub compute_derivative_group_quads: crate::vk::Bool32,
+    pub compute_derivative_group_linear: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceComputeShaderDerivativesFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000201000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceComputeShaderDerivativesPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub mesh_and_task_shader_derivatives: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceComputeShaderDerivativesPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000511000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeMatrix2FeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeMatrix2FeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeMatrix2FeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_matrix_workgroup_scope: crate::vk::Bool32,
+    pub cooperative_matrix_flexible_dimensions: crate::vk::Bool32,
+    pub cooperative_matrix_reductions: crate::vk::Bool32,
+    pub cooperative_matrix_conversions: crate::vk::Bool32,
+    pub cooperative_matrix_per_element_operations: crate::vk::Bool32,
+    pub cooperative_matrix_tensor_addressing: crate::vk::Bool32,
+    pub cooperative_matrix_block_loads: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCooperativeMatrix2FeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000593000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeMatrix2PropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeMatrix2PropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeMatrix2PropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_matrix_workgroup_scope_max_workgroup_size: u32,
+    pub cooperative_matrix_flexible_dimensions_max_dimension: u32,
+    pub cooperative_matrix_workgroup_scope_reserved_shared_memory: u32,
+}
+impl Default for PhysicalDeviceCooperativeMatrix2PropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000593002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeMatrixConversionFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_matrix_conversion: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCooperativeMatrixConversionFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000172000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_matrix_decode_vector: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000689000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeMatrixInfo2EXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeMatrixInfo2EXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeMatrixInfo2EXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub scope: crate::vk::ScopeKHR,
+    pub invocations: u32,
+    pub subgroup_size: u32,
+    pub flags: crate::vk::CooperativeMatrixFlagsEXT,
+}
+impl Default for PhysicalDeviceCooperativeMatrixInfo2EXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000659001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_matrix_properties2: crate::vk::Bool32,
+    pub cooperative_matrix_reductions: crate::vk::Bool32,
+    pub cooperative_matrix_conversions: crate::vk::Bool32,
+    pub cooperative_matrix_per_element_operations: crate::vk::Bool32,
+    pub cooperative_matrix_get_coordinate: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000659000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeVectorFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeVectorFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeVectorFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_vector: crate::vk::Bool32,
+    pub cooperative_vector_training: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCooperativeVectorFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000491000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCooperativeVectorPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCooperativeVectorPropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCooperativeVectorPropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub cooperative_vector_supported_stages: crate::vk::ShaderStageFlags,
+    pub cooperative_vector_training_float16_accumulation: crate::vk::Bool32,
+    pub cooperative_vector_training_float32_accumulation: crate::vk::Bool32,
+    pub max_cooperative_vector_components: u32,
+}
+impl Default for PhysicalDeviceCooperativeVectorPropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000491001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCopyMemoryIndirectFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub indirect_memory_copy: crate::vk::Bool32,
+    pub indirect_memory_to_image_copy: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCopyMemoryIndirectFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000549000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCopyMemoryIndirectPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub supported_queues: crate::vk::QueueFlags,
+}
+impl Default for PhysicalDeviceCopyMemoryIndirectPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000426001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceCustomResolveFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceCustomResolveFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceCustomResolveFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub custom_resolve: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceCustomResolveFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000628000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDataGraphFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub data_graph: crate::vk::Bool32,
+    pub data_graph_update_after_bind: crate::vk::Bool32,
+    pub data_graph_specialization_constants: crate::vk::Bool32,
+    pub data_graph_descriptor_buffer: crate::vk::Bool32,
+    pub data_graph_shader_module: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDataGraphFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507006);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphModelFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphModelFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDataGraphModelFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub data_graph_model: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDataGraphModelFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000629000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub data_graph_neural_accelerator_statistics: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000676002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphOperationSupportARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphOperationSupportARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDataGraphOperationSupportARM {
+    pub operation_type: crate::vk::PhysicalDeviceDataGraphOperationTypeARM,
+    pub name: [core::ffi::c_char; 128],
+    pub version: u32,
+}
+impl Default for PhysicalDeviceDataGraphOperationSupportARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphOperationTypeARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphOperationTypeARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PhysicalDeviceDataGraphOperationTypeARM(pub i32);
+impl PhysicalDeviceDataGraphOperationTypeARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_OPERATION_TYPE_SPIRV_EXTENDED_INSTRUCTION_SET_ARM`
+    pub const SPIRV_EXTENDED_INSTRUCTION_SET: Self = Self(0);
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_OPERATION_TYPE_NEURAL_MODEL_QCOM`
+    pub const NEURAL_MODEL_QCOM: Self = Self(1000629000);
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_OPERATION_TYPE_BUILTIN_MODEL_QCOM`
+    pub const BUILTIN_MODEL_QCOM: Self = Self(1000629001);
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_OPERATION_TYPE_OPTICAL_FLOW_ARM`
+    pub const OPTICAL_FLOW: Self = Self(1000631000);
+}
+
+/// [`VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDataGraphOpticalFlowFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub data_graph_optical_flow: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDataGraphOpticalFlowFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphProcessingEngineARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphProcessingEngineARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDataGraphProcessingEngineARM {
+    pub ty: crate::vk::PhysicalDeviceDataGraphProcessingEngineTypeARM,
+    pub is_foreign: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDataGraphProcessingEngineARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDataGraphProcessingEngineTypeARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDataGraphProcessingEngineTypeARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PhysicalDeviceDataGraphProcessingEngineTypeARM(pub i32);
+impl PhysicalDeviceDataGraphProcessingEngineTypeARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_PROCESSING_ENGINE_TYPE_DEFAULT_ARM`
+    pub const DEFAULT: Self = Self(0);
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_PROCESSING_ENGINE_TYPE_NEURAL_QCOM`
+    pub const NEURAL_QCOM: Self = Self(1000629000);
+    /// `VK_PHYSICAL_DEVICE_DATA_GRAPH_PROCESSING_ENGINE_TYPE_COMPUTE_QCOM`
+    pub const COMPUTE_QCOM: Self = Self(1000629001);
+}
+
+/// [`VkPhysicalDeviceDepthClampControlFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDepthClampControlFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDepthClampControlFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub depth_clamp_control: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDepthClampControlFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000582000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDepthClampZeroOneFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDepthClampZeroOneFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDepthClampZeroOneFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub depth_clamp_zero_one: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDepthClampZeroOneFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000421000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDescriptorBufferTensorFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDescriptorBufferTensorFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDescriptorBufferTensorFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub descriptor_buffer_tensor_descriptors: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDescriptorBufferTensorFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460018);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDescriptorBufferTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDescriptorBufferTensorPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDescriptorBufferTensorPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub tensor_capture_replay_descriptor_data_size: usize,
+    pub tensor_view_capture_replay_descriptor_data_size: usize,
+    pub tensor_descriptor_size: usize,
+}
+impl Default for PhysicalDeviceDescriptorBufferTensorPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460019);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDescriptorHeapFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDescriptorHeapFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDescriptorHeapFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub descriptor_heap: crate::vk::Bool32,
+    pub descriptor_heap_capture_replay: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDescriptorHeapFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135009);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDescriptorHeapPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDescriptorHeapPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDescriptorHeapPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub sampler_heap_alignment: crate::vk::DeviceSize,
+    pub resource_heap_alignment: crate::vk::DeviceSize,
+    pub max_sampler_heap_size: crate::vk::DeviceSize,
+    pub max_resource_heap_size: crate::vk::DeviceSize,
+    pub min_sampler_heap_reserved_range: crate::vk::DeviceSize,
+    pub min_sampler_heap_reserved_range_with_embedded: crate::vk::DeviceSize,
+    pub min_resource_heap_reserved_range: crate::vk::DeviceSize,
+    pub sampler_descriptor_size: crate::vk::DeviceSize,
+    pub image_descriptor_size: crate::vk::DeviceSize,
+    pub buffer_descriptor_size: crate::vk::DeviceSize,
+    pub sampler_descriptor_alignment: crate::vk::DeviceSize,
+    pub image_descriptor_alignment: crate::vk::DeviceSize,
+    pub buffer_descriptor_alignment: crate::vk::DeviceSize,
+    pub max_push_data_size: crate::vk::DeviceSize,
+    pub image_capture_replay_opaque_data_size: usize,
+    pub max_descriptor_heap_embedded_samplers: u32,
+    pub sampler_ycbcr_conversion_count: u32,
+    pub sparse_descriptor_heaps: crate::vk::Bool32,
+    pub protected_descriptor_heaps: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDescriptorHeapPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135008);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDescriptorHeapTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDescriptorHeapTensorPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDescriptorHeapTensorPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub tensor_descriptor_size: crate::vk::DeviceSize,
+    pub tensor_descriptor_alignment: crate::vk::DeviceSize,
+    pub tensor_capture_replay_opaque_data_size: usize,
+}
+impl Default for PhysicalDeviceDescriptorHeapTensorPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135014);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDeviceAddressCommandsFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub device_address_commands: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDeviceAddressCommandsFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000318006);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDeviceGeneratedCommandsFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub device_generated_commands: crate::vk::Bool32,
+    pub dynamic_generated_pipeline_layout: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDeviceGeneratedCommandsFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDeviceGeneratedCommandsPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_indirect_pipeline_count: u32,
+    pub max_indirect_shader_object_count: u32,
+    pub max_indirect_sequence_count: u32,
+    pub max_indirect_commands_token_count: u32,
+    pub max_indirect_commands_token_offset: u32,
+    pub max_indirect_commands_indirect_stride: u32,
+    pub supported_indirect_commands_input_modes: crate::vk::IndirectCommandsInputModeFlagsEXT,
+    pub supported_indirect_commands_shader_stages: crate::vk::ShaderStageFlags,
+    pub supported_indirect_commands_shader_stages_pipeline_binding: crate::vk::ShaderStageFlags,
+    pub supported_indirect_commands_shader_stages_shader_binding: crate::vk::ShaderStageFlags,
+    pub device_generated_commands_transform_feedback: crate::vk::Bool32,
+    pub device_generated_commands_multi_draw_indirect_count: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDeviceGeneratedCommandsPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceDynamicRenderingLocalReadFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceDynamicRenderingLocalReadFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceDynamicRenderingLocalReadFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub dynamic_rendering_local_read: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceDynamicRenderingLocalReadFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000232000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceElapsedTimerQueryFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub elapsed_timer_query: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceElapsedTimerQueryFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000173000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceExtendedFlagsFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceExtendedFlagsFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceExtendedFlagsFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub extended_flags: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceExtendedFlagsFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668004);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceExternalComputeQueuePropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceExternalComputeQueuePropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceExternalComputeQueuePropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub external_data_size: u32,
+    pub max_external_queues: u32,
+}
+impl Default for PhysicalDeviceExternalComputeQueuePropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000556003);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceExternalTensorInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceExternalTensorInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceExternalTensorInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::TensorCreateFlagsARM,
+    pub p_description: *const crate::vk::TensorDescriptionARM,
+    pub handle_type: crate::vk::ExternalMemoryHandleTypeFlags,
+}
+impl Default for PhysicalDeviceExternalTensorInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460015);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFaultFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFaultFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFaultFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub device_fault: crate::vk::Bool32,
+    pub device_fault_vendor_binary: crate::vk::Bool32,
+    pub device_fault_report_masked: crate::vk::Bool32,
+    pub device_fault_device_lost_on_masked: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceFaultFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000573000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFaultPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFaultPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFaultPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_device_fault_count: u32,
+}
+impl Default for PhysicalDeviceFaultPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000573001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFormatPackFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFormatPackFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFormatPackFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub format_pack: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceFormatPackFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000609000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub fragment_density_map_layered: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000611000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_fragment_density_map_layers: u32,
+}
+impl Default for PhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000611001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFragmentDensityMapOffsetFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub fragment_density_map_offset: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceFragmentDensityMapOffsetFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000425000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceFragmentDensityMapOffsetPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub fragment_density_offset_granularity: crate::vk::Extent2D,
+}
+impl Default for PhysicalDeviceFragmentDensityMapOffsetPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000425001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceGlobalPriorityQueryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceGlobalPriorityQueryFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceGlobalPriorityQueryFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub global_priority_query: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceGlobalPriorityQueryFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000388000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceGpaFeaturesAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceGpaFeaturesAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceGpaFeaturesAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub perf_counters: crate::vk::Bool32,
+    pub streaming_perf_counters: crate::vk::Bool32,
+    pub sq_thread_tracing: crate::vk::Bool32,
+    pub clock_modes: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceGpaFeaturesAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceGpaProperties2AMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceGpaProperties2AMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceGpaProperties2AMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub revision_id: u32,
+}
+impl Default for PhysicalDeviceGpaProperties2AMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133005);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceGpaPropertiesAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceGpaPropertiesAMD.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceGpaPropertiesAMD {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub flags: crate::vk::PhysicalDeviceGpaPropertiesFlagsAMD,
+    pub max_sqtt_se_buffer_size: crate::vk::DeviceSize,
+    pub shader_engine_count: u32,
+    pub perf_block_count: u32,
+    pub p_perf_blocks: *mut crate::vk::GpaPerfBlockPropertiesAMD,
+}
+impl Default for PhysicalDeviceGpaPropertiesAMD {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000133001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceGpaPropertiesFlagsAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceGpaPropertiesFlagsAMD.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PhysicalDeviceGpaPropertiesFlagsAMD(pub u32);
+impl PhysicalDeviceGpaPropertiesFlagsAMD {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+}
+
+/// [`VkPhysicalDeviceHdrVividFeaturesHUAWEI`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceHdrVividFeaturesHUAWEI.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceHdrVividFeaturesHUAWEI {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub hdr_vivid: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceHdrVividFeaturesHUAWEI {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000590000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceHostImageCopyFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceHostImageCopyFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceHostImageCopyFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub host_image_copy: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceHostImageCopyFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceHostImageCopyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceHostImageCopyProperties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceHostImageCopyProperties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub copy_src_layout_count: u32,
+    pub p_copy_src_layouts: *mut crate::vk::ImageLayout,
+    pub copy_dst_layout_count: u32,
+    pub p_copy_dst_layouts: *mut crate::vk::ImageLayout,
+    pub optimal_tiling_layout_uuid: [u8; 16],
+    pub identical_memory_type_requirements: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceHostImageCopyProperties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceImageAlignmentControlFeaturesMESA`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceImageAlignmentControlFeaturesMESA.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceImageAlignmentControlFeaturesMESA {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub image_alignment_control: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceImageAlignmentControlFeaturesMESA {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000575000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceImageAlignmentControlPropertiesMESA`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceImageAlignmentControlPropertiesMESA.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceImageAlignmentControlPropertiesMESA {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub supported_image_alignment_mask: u32,
+}
+impl Default for PhysicalDeviceImageAlignmentControlPropertiesMESA {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000575001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceImageProcessing3FeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceImageProcessing3FeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceImageProcessing3FeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub image_gather_linear: crate::vk::Bool32,
+    pub image_gather_extended_modes: crate::vk::Bool32,
+    pub block_match_extended_clamp_to_edge: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceImageProcessing3FeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000303000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceImageTilingControlFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceImageTilingControlFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceImageTilingControlFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub image_tiling_control: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceImageTilingControlFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000687000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceIndexTypeUint8Features`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceIndexTypeUint8Features.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceIndexTypeUint8Features {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub index_type_uint8: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceIndexTypeUint8Features {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000265000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceInternallySynchronizedQueuesFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub internally_synchronized_queues: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceInternallySynchronizedQueuesFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000504000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLayeredApiKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLayeredApiKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PhysicalDeviceLayeredApiKHR(pub i32);
+impl PhysicalDeviceLayeredApiKHR {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PHYSICAL_DEVICE_LAYERED_API_VULKAN_KHR`
+    pub const VULKAN: Self = Self(0);
+    /// `VK_PHYSICAL_DEVICE_LAYERED_API_D3D12_KHR`
+    pub const D3D12: Self = Self(1);
+    /// `VK_PHYSICAL_DEVICE_LAYERED_API_METAL_KHR`
+    pub const METAL: Self = Self(2);
+    /// `VK_PHYSICAL_DEVICE_LAYERED_API_OPENGL_KHR`
+    pub const OPENGL: Self = Self(3);
+    /// `VK_PHYSICAL_DEVICE_LAYERED_API_OPENGLES_KHR`
+    pub const OPENGLES: Self = Self(4);
+}
+
+/// [`VkPhysicalDeviceLayeredApiPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLayeredApiPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLayeredApiPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    pub layered_api: crate::vk::PhysicalDeviceLayeredApiKHR,
+    pub device_name: [core::ffi::c_char; 256],
+}
+impl Default for PhysicalDeviceLayeredApiPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000562003);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLayeredApiPropertiesListKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLayeredApiPropertiesListKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLayeredApiPropertiesListKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub layered_api_count: u32,
+    pub p_layered_apis: *mut crate::vk::PhysicalDeviceLayeredApiPropertiesKHR,
+}
+impl Default for PhysicalDeviceLayeredApiPropertiesListKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000562002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLayeredApiVulkanPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLayeredApiVulkanPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLayeredApiVulkanPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub properties: crate::vk::PhysicalDeviceProperties2<'static>,
+}
+impl Default for PhysicalDeviceLayeredApiVulkanPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000562004);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLegacyVertexAttributesFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub legacy_vertex_attributes: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceLegacyVertexAttributesFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000495000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLegacyVertexAttributesPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub native_unaligned_performance: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceLegacyVertexAttributesPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000495001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLineRasterizationFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLineRasterizationFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLineRasterizationFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub rectangular_lines: crate::vk::Bool32,
+    pub bresenham_lines: crate::vk::Bool32,
+    pub smooth_lines: crate::vk::Bool32,
+    pub stippled_rectangular_lines: crate::vk::Bool32,
+    pub stippled_bresenham_lines: crate::vk::Bool32,
+    pub stippled_smooth_lines: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceLineRasterizationFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000259000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceLineRasterizationProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceLineRasterizationProperties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceLineRasterizationProperties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub line_sub_pixel_precision_bits: u32,
+}
+impl Default for PhysicalDeviceLineRasterizationProperties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000259002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance10FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance10FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance10FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance10: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance10FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000630000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance10PropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance10PropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance10PropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub rgba4_opaque_black_swizzled: crate::vk::Bool32,
+    pub resolve_srgb_format_applies_transfer_function: crate::vk::Bool32,
+    pub resolve_srgb_format_supports_transfer_function_control: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance10PropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000630001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance11FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance11FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance11FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance11: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance11FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000657000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance5Features`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance5Features.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance5Features {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance5: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance5Features {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000470000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance5Properties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance5Properties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance5Properties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub early_fragment_multisample_coverage_after_sample_counting: crate::vk::Bool32,
+    pub early_fragment_sample_mask_test_before_sample_counting: crate::vk::Bool32,
+    pub depth_stencil_swizzle_one_support: crate::vk::Bool32,
+    pub polygon_mode_point_size: crate::vk::Bool32,
+    pub non_strict_single_pixel_wide_lines_use_parallelogram: crate::vk::Bool32,
+    pub non_strict_wide_lines_use_parallelogram: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance5Properties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000470001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance6Features`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance6Features.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance6Features {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance6: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance6Features {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance6Properties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance6Properties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance6Properties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub block_texel_view_compatible_multiple_layers: crate::vk::Bool32,
+    pub max_combined_image_sampler_descriptor_count: u32,
+    pub fragment_shading_rate_clamp_combiner_inputs: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance6Properties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance7FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance7FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance7FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance7: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance7FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000562000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance7PropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance7PropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance7PropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub robust_fragment_shading_rate_attachment_access: crate::vk::Bool32,
+    pub separate_depth_stencil_attachment_access: crate::vk::Bool32,
+    pub max_descriptor_set_total_uniform_buffers_dynamic: u32,
+    pub max_descriptor_set_total_storage_buffers_dynamic: u32,
+    pub max_descriptor_set_total_buffers_dynamic: u32,
+    pub max_descriptor_set_update_after_bind_total_uniform_buffers_dynamic: u32,
+    pub max_descriptor_set_update_after_bind_total_storage_buffers_dynamic: u32,
+    pub max_descriptor_set_update_after_bind_total_buffers_dynamic: u32,
+}
+impl Default for PhysicalDeviceMaintenance7PropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000562001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance8FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance8FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance8FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance8: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance8FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000574000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance9FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance9FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance9FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub maintenance9: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMaintenance9FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000584000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMaintenance9PropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMaintenance9PropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMaintenance9PropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub image2_d_view_of3_d_sparse: crate::vk::Bool32,
+    pub default_vertex_attribute_value: crate::vk::DefaultVertexAttributeValueKHR,
+}
+impl Default for PhysicalDeviceMaintenance9PropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000584001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMemoryDecompressionFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMemoryDecompressionFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMemoryDecompressionFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub memory_decompression: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMemoryDecompressionFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000427000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMemoryDecompressionPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMemoryDecompressionPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMemoryDecompressionPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub decompression_methods: crate::vk::MemoryDecompressionMethodFlagsEXT,
+    pub max_decompression_indirect_count: u64,
+}
+impl Default for PhysicalDeviceMemoryDecompressionPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000427001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub multisampled_render_to_swapchain: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000616000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceOpacityMicromapFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceOpacityMicromapFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceOpacityMicromapFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub micromap: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceOpacityMicromapFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000623000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceOpacityMicromapPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceOpacityMicromapPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceOpacityMicromapPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_opacity2_state_subdivision_level: u32,
+    pub max_opacity4_state_subdivision_level: u32,
+    pub max_opacity_lossy4_state_subdivision_level: u32,
+    pub max_micromap_triangles: u64,
+}
+impl Default for PhysicalDeviceOpacityMicromapPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000623001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePartitionedAccelerationStructureFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub partitioned_acceleration_structure: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePartitionedAccelerationStructureFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000570000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePartitionedAccelerationStructurePropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_partition_count: u32,
+}
+impl Default for PhysicalDevicePartitionedAccelerationStructurePropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000570001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePerformanceCountersByRegionFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePerformanceCountersByRegionFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePerformanceCountersByRegionFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub performance_counters_by_region: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePerformanceCountersByRegionFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000605000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePerformanceCountersByRegionPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePerformanceCountersByRegionPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePerformanceCountersByRegionPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_per_region_performance_counters: u32,
+    pub performance_counter_region_size: crate::vk::Extent2D,
+    pub row_stride_alignment: u32,
+    pub region_alignment: u32,
+    pub identity_transform_order: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePerformanceCountersByRegionPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000605001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineBinaryFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineBinaryFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineBinaryFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_binaries: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePipelineBinaryFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineBinaryPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineBinaryPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineBinaryPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_binary_internal_cache: crate::vk::Bool32,
+    pub pipeline_binary_internal_cache_control: crate::vk::Bool32,
+    pub pipeline_binary_prefers_internal_cache: crate::vk::Bool32,
+    pub pipeline_binary_precompiled_internal_cache: crate::vk::Bool32,
+    pub pipeline_binary_compressed_data: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePipelineBinaryPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483004);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineCacheIncrementalModeFeaturesSEC {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_cache_incremental_mode: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePipelineCacheIncrementalModeFeaturesSEC {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000637000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineOpacityMicromapFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineOpacityMicromapFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineOpacityMicromapFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_opacity_micromap: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePipelineOpacityMicromapFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000596000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineProtectedAccessFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineProtectedAccessFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineProtectedAccessFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_protected_access: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePipelineProtectedAccessFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000466000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineRobustnessFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineRobustnessFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineRobustnessFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_robustness: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePipelineRobustnessFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000068001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePipelineRobustnessProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePipelineRobustnessProperties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePipelineRobustnessProperties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub default_robustness_storage_buffers: crate::vk::PipelineRobustnessBufferBehavior,
+    pub default_robustness_uniform_buffers: crate::vk::PipelineRobustnessBufferBehavior,
+    pub default_robustness_vertex_inputs: crate::vk::PipelineRobustnessBufferBehavior,
+    pub default_robustness_images: crate::vk::PipelineRobustnessImageBehavior,
+}
+impl Default for PhysicalDevicePipelineRobustnessProperties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000068002);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePresentId2FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentId2FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePresentId2FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_id2: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePresentId2FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000479002);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePresentMeteringFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentMeteringFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePresentMeteringFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_metering: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePresentMeteringFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000613001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT.html)
+pub type PhysicalDevicePresentModeFifoLatestReadyFeaturesEXT = PhysicalDevicePresentModeFifoLatestReadyFeaturesKHR;
+
+/// [`VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePresentModeFifoLatestReadyFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_mode_fifo_latest_ready: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePresentModeFifoLatestReadyFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000361000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePresentTimingFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentTimingFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePresentTimingFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_timing: crate::vk::Bool32,
+    pub present_at_absolute_time: crate::vk::Bool32,
+    pub present_at_relative_time: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePresentTimingFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePresentWait2FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePresentWait2FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePresentWait2FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_wait2: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePresentWait2FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000480001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePrimitiveRestartIndexFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub primitive_restart_index: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePrimitiveRestartIndexFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000678000);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePushConstantBankFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePushConstantBankFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePushConstantBankFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub push_constant_bank: crate::vk::Bool32,
+}
+impl Default for PhysicalDevicePushConstantBankFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000580001);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePushConstantBankPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePushConstantBankPropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePushConstantBankPropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_graphics_push_constant_banks: u32,
+    pub max_compute_push_constant_banks: u32,
+    pub max_graphics_push_data_banks: u32,
+    pub max_compute_push_data_banks: u32,
+}
+impl Default for PhysicalDevicePushConstantBankPropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000580002);
+        s
+    }
+}
+
+/// [`VkPhysicalDevicePushDescriptorProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDevicePushDescriptorProperties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDevicePushDescriptorProperties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_push_descriptors: u32,
+}
+impl Default for PhysicalDevicePushDescriptorProperties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000080000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub queue_family_index: u32,
+    pub engine_type: crate::vk::PhysicalDeviceDataGraphProcessingEngineTypeARM,
+}
+impl Default for PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507019);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceQueuePerfHintFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceQueuePerfHintFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceQueuePerfHintFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub queue_perf_hint: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceQueuePerfHintFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000302001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceQueuePerfHintPropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceQueuePerfHintPropertiesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceQueuePerfHintPropertiesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub supported_queues: crate::vk::QueueFlags,
+}
+impl Default for PhysicalDeviceQueuePerfHintPropertiesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000302002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceRayTracingInvocationReorderFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub ray_tracing_invocation_reorder: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceRayTracingInvocationReorderFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000581000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceRayTracingInvocationReorderPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub ray_tracing_invocation_reorder_reordering_hint: crate::vk::RayTracingInvocationReorderModeEXT,
+    pub max_shader_binding_table_record_index: u32,
+}
+impl Default for PhysicalDeviceRayTracingInvocationReorderPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000581001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub spheres: crate::vk::Bool32,
+    pub linear_swept_spheres: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000429008);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceRobustness2FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceRobustness2FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceRobustness2FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub robust_buffer_access2: crate::vk::Bool32,
+    pub robust_image_access2: crate::vk::Bool32,
+    pub null_descriptor: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceRobustness2FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000286000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceRobustness2PropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceRobustness2PropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceRobustness2PropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub robust_storage_buffer_access_size_alignment: crate::vk::DeviceSize,
+    pub robust_uniform_buffer_access_size_alignment: crate::vk::DeviceSize,
+}
+impl Default for PhysicalDeviceRobustness2PropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000286001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub scheduling_controls_max_warps_count: u32,
+    pub scheduling_controls_max_queued_batches_count: u32,
+    pub scheduling_controls_max_work_group_batch_size: u32,
+}
+impl Default for PhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000417004);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShader64BitIndexingFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShader64BitIndexingFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShader64BitIndexingFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader64_bit_indexing: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShader64BitIndexingFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000627000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderAbortFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderAbortFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderAbortFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_abort: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderAbortFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000233000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderAbortPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderAbortPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderAbortPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_shader_abort_message_size: u64,
+}
+impl Default for PhysicalDeviceShaderAbortPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000233002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderBfloat16FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderBfloat16FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderBfloat16FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_b_float16_type: crate::vk::Bool32,
+    pub shader_b_float16_dot_product: crate::vk::Bool32,
+    pub shader_b_float16_cooperative_matrix: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderBfloat16FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000141000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderConstantDataFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderConstantDataFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderConstantDataFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_constant_data: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderConstantDataFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000231000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderExpectAssumeFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderExpectAssumeFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderExpectAssumeFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_expect_assume: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderExpectAssumeFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000544000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderFloat8FeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderFloat8FeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderFloat8FeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_float8: crate::vk::Bool32,
+    pub shader_float8_cooperative_matrix: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderFloat8FeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000567000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderFloatControls2Features`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderFloatControls2Features.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderFloatControls2Features {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_float_controls2: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderFloatControls2Features {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000528000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderFmaFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderFmaFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderFmaFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_fma_float16: crate::vk::Bool32,
+    pub shader_fma_float32: crate::vk::Bool32,
+    pub shader_fma_float64: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderFmaFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000579000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderInstrumentationFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderInstrumentationFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderInstrumentationFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_instrumentation: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderInstrumentationFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000607000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderInstrumentationPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderInstrumentationPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderInstrumentationPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub num_metrics: u32,
+    pub per_basic_block_granularity: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderInstrumentationPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000607001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderLongVectorFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderLongVectorFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderLongVectorFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub long_vector: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderLongVectorFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000635000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderLongVectorPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderLongVectorPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderLongVectorPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_vector_components: u32,
+}
+impl Default for PhysicalDeviceShaderLongVectorPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000635001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_mixed_float_dot_product_float16_acc_float32: crate::vk::Bool32,
+    pub shader_mixed_float_dot_product_float16_acc_float16: crate::vk::Bool32,
+    pub shader_mixed_float_dot_product_b_float16_acc: crate::vk::Bool32,
+    pub shader_mixed_float_dot_product_float8_acc_float32: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000673000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_multiple_wait_queues: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000304000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_shader_wait_queues: u32,
+}
+impl Default for PhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000304001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_float4: crate::vk::Bool32,
+    pub shader_float6: crate::vk::Bool32,
+    pub shader_float8_unsigned_e8m0: crate::vk::Bool32,
+    pub shader_mx_int8: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000672000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_relaxed_extended_instruction: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000558000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderReplicatedCompositesFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_replicated_composites: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderReplicatedCompositesFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000564000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderSplitBarrierFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderSplitBarrierFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderSplitBarrierFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_split_barrier: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderSplitBarrierFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000305000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderSplitBarrierPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderSplitBarrierPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderSplitBarrierPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub split_barrier_reserved_shared_memory: u32,
+}
+impl Default for PhysicalDeviceShaderSplitBarrierPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000305001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderSubgroupPartitionedFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_subgroup_partitioned: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderSubgroupPartitionedFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000662000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderSubgroupRotateFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderSubgroupRotateFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderSubgroupRotateFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_subgroup_rotate: crate::vk::Bool32,
+    pub shader_subgroup_rotate_clustered: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderSubgroupRotateFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000416000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_uniform_buffer_unsized_array: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000642000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceShaderUntypedPointersFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceShaderUntypedPointersFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceShaderUntypedPointersFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shader_untyped_pointers: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceShaderUntypedPointersFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000387000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceSwapchainMaintenance1FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub swapchain_maintenance1: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceSwapchainMaintenance1FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000275000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTensorFeaturesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTensorFeaturesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTensorFeaturesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub tensor_non_packed: crate::vk::Bool32,
+    pub shader_tensor_access: crate::vk::Bool32,
+    pub shader_storage_tensor_array_dynamic_indexing: crate::vk::Bool32,
+    pub shader_storage_tensor_array_non_uniform_indexing: crate::vk::Bool32,
+    pub descriptor_binding_storage_tensor_update_after_bind: crate::vk::Bool32,
+    pub tensors: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceTensorFeaturesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460009);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTensorPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTensorPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTensorPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_tensor_dimension_count: u32,
+    pub max_tensor_elements: u64,
+    pub max_per_dimension_tensor_elements: u64,
+    pub max_tensor_stride: i64,
+    pub max_tensor_size: u64,
+    pub max_tensor_shader_access_array_length: u32,
+    pub max_tensor_shader_access_size: u32,
+    pub max_descriptor_set_storage_tensors: u32,
+    pub max_per_stage_descriptor_set_storage_tensors: u32,
+    pub max_descriptor_set_update_after_bind_storage_tensors: u32,
+    pub max_per_stage_descriptor_update_after_bind_storage_tensors: u32,
+    pub shader_storage_tensor_array_non_uniform_indexing_native: crate::vk::Bool32,
+    pub shader_tensor_supported_stages: crate::vk::ShaderStageFlags,
+}
+impl Default for PhysicalDeviceTensorPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460004);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTextureCompressionASTC3DFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub texture_compression_astc_3d: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceTextureCompressionASTC3DFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000288000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceThrottleHintFeaturesSEC`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceThrottleHintFeaturesSEC.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceThrottleHintFeaturesSEC {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub throttle_hint: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceThrottleHintFeaturesSEC {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000674000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTileMemoryHeapFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTileMemoryHeapFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTileMemoryHeapFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub tile_memory_heap: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceTileMemoryHeapFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000547000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTileMemoryHeapPropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTileMemoryHeapPropertiesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTileMemoryHeapPropertiesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub queue_submit_boundary: crate::vk::Bool32,
+    pub tile_buffer_transfers: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceTileMemoryHeapPropertiesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000547001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTileShadingFeaturesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTileShadingFeaturesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTileShadingFeaturesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub tile_shading: crate::vk::Bool32,
+    pub tile_shading_fragment_stage: crate::vk::Bool32,
+    pub tile_shading_color_attachments: crate::vk::Bool32,
+    pub tile_shading_depth_attachments: crate::vk::Bool32,
+    pub tile_shading_stencil_attachments: crate::vk::Bool32,
+    pub tile_shading_input_attachments: crate::vk::Bool32,
+    pub tile_shading_sampled_attachments: crate::vk::Bool32,
+    pub tile_shading_per_tile_draw: crate::vk::Bool32,
+    pub tile_shading_per_tile_dispatch: crate::vk::Bool32,
+    pub tile_shading_dispatch_tile: crate::vk::Bool32,
+    pub tile_shading_apron: crate::vk::Bool32,
+    pub tile_shading_anisotropic_apron: crate::vk::Bool32,
+    pub tile_shading_atomic_ops: crate::vk::Bool32,
+    pub tile_shading_image_processing: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceTileShadingFeaturesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000309000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceTileShadingPropertiesQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceTileShadingPropertiesQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceTileShadingPropertiesQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_apron_size: u32,
+    pub prefer_non_coherent: crate::vk::Bool32,
+    pub tile_granularity: crate::vk::Extent2D,
+    pub max_tile_shading_rate: crate::vk::Extent2D,
+}
+impl Default for PhysicalDeviceTileShadingPropertiesQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000309001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceUnifiedImageLayoutsFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub unified_image_layouts: crate::vk::Bool32,
+    pub unified_image_layouts_video: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceUnifiedImageLayoutsFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000527000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVertexAttributeDivisorFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVertexAttributeDivisorFeatures.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVertexAttributeDivisorFeatures {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub vertex_attribute_instance_rate_divisor: crate::vk::Bool32,
+    pub vertex_attribute_instance_rate_zero_divisor: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVertexAttributeDivisorFeatures {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000190002);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVertexAttributeDivisorProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVertexAttributeDivisorProperties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVertexAttributeDivisorProperties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_vertex_attrib_divisor: u32,
+    pub supports_non_zero_first_instance: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVertexAttributeDivisorProperties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000525000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVertexAttributeRobustnessFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub vertex_attribute_robustness: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVertexAttributeRobustnessFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000608000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVideoEncodeFeedback2FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub video_encode_feedback2: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVideoEncodeFeedback2FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000598000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub video_encode_intra_refresh: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000552004);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub video_encode_quantization_map: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553009);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub video_encode_rgb_conversion: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000390000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVideoMaintenance2FeaturesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVideoMaintenance2FeaturesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVideoMaintenance2FeaturesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub video_maintenance2: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVideoMaintenance2FeaturesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000586000);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVulkan14Features`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVulkan14Features.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVulkan14Features {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub global_priority_query: crate::vk::Bool32,
+    pub shader_subgroup_rotate: crate::vk::Bool32,
+    pub shader_subgroup_rotate_clustered: crate::vk::Bool32,
+    pub shader_float_controls2: crate::vk::Bool32,
+    pub shader_expect_assume: crate::vk::Bool32,
+    pub rectangular_lines: crate::vk::Bool32,
+    pub bresenham_lines: crate::vk::Bool32,
+    pub smooth_lines: crate::vk::Bool32,
+    pub stippled_rectangular_lines: crate::vk::Bool32,
+    pub stippled_bresenham_lines: crate::vk::Bool32,
+    pub stippled_smooth_lines: crate::vk::Bool32,
+    pub vertex_attribute_instance_rate_divisor: crate::vk::Bool32,
+    pub vertex_attribute_instance_rate_zero_divisor: crate::vk::Bool32,
+    pub index_type_uint8: crate::vk::Bool32,
+    pub dynamic_rendering_local_read: crate::vk::Bool32,
+    pub maintenance5: crate::vk::Bool32,
+    pub maintenance6: crate::vk::Bool32,
+    pub pipeline_protected_access: crate::vk::Bool32,
+    pub pipeline_robustness: crate::vk::Bool32,
+    pub host_image_copy: crate::vk::Bool32,
+    pub push_descriptor: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVulkan14Features {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(55);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceVulkan14Properties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceVulkan14Properties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceVulkan14Properties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub line_sub_pixel_precision_bits: u32,
+    pub max_vertex_attrib_divisor: u32,
+    pub supports_non_zero_first_instance: crate::vk::Bool32,
+    pub max_push_descriptors: u32,
+    pub dynamic_rendering_local_read_depth_stencil_attachments: crate::vk::Bool32,
+    pub dynamic_rendering_local_read_multisampled_attachments: crate::vk::Bool32,
+    pub early_fragment_multisample_coverage_after_sample_counting: crate::vk::Bool32,
+    pub early_fragment_sample_mask_test_before_sample_counting: crate::vk::Bool32,
+    pub depth_stencil_swizzle_one_support: crate::vk::Bool32,
+    pub polygon_mode_point_size: crate::vk::Bool32,
+    pub non_strict_single_pixel_wide_lines_use_parallelogram: crate::vk::Bool32,
+    pub non_strict_wide_lines_use_parallelogram: crate::vk::Bool32,
+    pub block_texel_view_compatible_multiple_layers: crate::vk::Bool32,
+    pub max_combined_image_sampler_descriptor_count: u32,
+    pub fragment_shading_rate_clamp_combiner_inputs: crate::vk::Bool32,
+    pub default_robustness_storage_buffers: crate::vk::PipelineRobustnessBufferBehavior,
+    pub default_robustness_uniform_buffers: crate::vk::PipelineRobustnessBufferBehavior,
+    pub default_robustness_vertex_inputs: crate::vk::PipelineRobustnessBufferBehavior,
+    pub default_robustness_images: crate::vk::PipelineRobustnessImageBehavior,
+    pub copy_src_layout_count: u32,
+    pub p_copy_src_layouts: *mut crate::vk::ImageLayout,
+    pub copy_dst_layout_count: u32,
+    pub p_copy_dst_layouts: *mut crate::vk::ImageLayout,
+    pub optimal_tiling_layout_uuid: [u8; 16],
+    pub identical_memory_type_requirements: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceVulkan14Properties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(56);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub zero_initialize_device_memory: crate::vk::Bool32,
+}
+impl Default for PhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000620000);
+        s
+    }
+}
+
+/// [`VkPipelineBinaryCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_keys_and_data_info: *const crate::vk::PipelineBinaryKeysAndDataKHR,
+    pub pipeline: crate::vk::Pipeline,
+    pub p_pipeline_create_info: *const crate::vk::PipelineCreateInfoKHR,
+}
+impl Default for PipelineBinaryCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483001);
+        s
+    }
+}
+
+/// [`VkPipelineBinaryDataInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryDataInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryDataInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline_binary: crate::vk::PipelineBinaryKHR,
+}
+impl Default for PipelineBinaryDataInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483006);
+        s
+    }
+}
+
+/// [`VkPipelineBinaryDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryDataKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryDataKHR {
+    pub data_size: usize,
+    pub p_data: *mut core::ffi::c_void,
+}
+impl Default for PipelineBinaryDataKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPipelineBinaryHandlesInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryHandlesInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryHandlesInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub pipeline_binary_count: u32,
+    pub p_pipeline_binaries: *mut crate::vk::PipelineBinaryKHR,
+}
+impl Default for PipelineBinaryHandlesInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483009);
+        s
+    }
+}
+
+/// [`VkPipelineBinaryInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub binary_count: u32,
+    pub p_pipeline_binaries: *const crate::vk::PipelineBinaryKHR,
+}
+impl Default for PipelineBinaryInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483002);
+        s
+    }
+}
+
+/// [`VkPipelineBinaryKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct PipelineBinaryKHR(pub u64);
+impl Handle for PipelineBinaryKHR {
+    const TYPE: ObjectType = ObjectType::PIPELINE_BINARY_KHR;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkPipelineBinaryKeyKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryKeyKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryKeyKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub key_size: u32,
+    pub key: [u8; 32],
+}
+impl Default for PipelineBinaryKeyKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483003);
+        s
+    }
+}
+
+/// [`VkPipelineBinaryKeysAndDataKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineBinaryKeysAndDataKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineBinaryKeysAndDataKHR {
+    pub binary_count: u32,
+    pub p_pipeline_binary_keys: *const crate::vk::PipelineBinaryKeyKHR,
+    pub p_pipeline_binary_data: *const crate::vk::PipelineBinaryDataKHR,
+}
+impl Default for PipelineBinaryKeysAndDataKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPipelineCacheHeaderVersionDataGraphQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineCacheHeaderVersionDataGraphQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineCacheHeaderVersionDataGraphQCOM {
+    pub header_size: u32,
+    pub header_version: crate::vk::PipelineCacheHeaderVersion,
+    pub cache_type: crate::vk::DataGraphModelCacheTypeQCOM,
+    pub cache_version: u32,
+    pub toolchain_version: [u32; 3],
+}
+impl Default for PipelineCacheHeaderVersionDataGraphQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPipelineCreateFlagBits2`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineCreateFlagBits2.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PipelineCreateFlags2(pub u64);
+impl PipelineCreateFlags2 {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_PIPELINE_CREATE_2_DISABLE_OPTIMIZATION_BIT`
+    pub const DISABLE_OPTIMIZATION: Self = Self(0x1);
+    /// `VK_PIPELINE_CREATE_2_ALLOW_DERIVATIVES_BIT`
+    pub const ALLOW_DERIVATIVES: Self = Self(0x2);
+    /// `VK_PIPELINE_CREATE_2_DERIVATIVE_BIT`
+    pub const DERIVATIVE: Self = Self(0x4);
+    /// `VK_PIPELINE_CREATE_2_VIEW_INDEX_FROM_DEVICE_INDEX_BIT`
+    pub const VIEW_INDEX_FROM_DEVICE_INDEX: Self = Self(0x8);
+    /// `VK_PIPELINE_CREATE_2_DISPATCH_BASE_BIT`
+    pub const DISPATCH_BASE: Self = Self(0x10);
+    /// `VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`
+    pub const FAIL_ON_PIPELINE_COMPILE_REQUIRED: Self = Self(0x100);
+    /// `VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT`
+    pub const EARLY_RETURN_ON_FAILURE: Self = Self(0x200);
+    /// `VK_PIPELINE_CREATE_2_NO_PROTECTED_ACCESS_BIT`
+    pub const NO_PROTECTED_ACCESS: Self = Self(0x8000000);
+    /// `VK_PIPELINE_CREATE_2_PROTECTED_ACCESS_ONLY_BIT`
+    pub const PROTECTED_ACCESS_ONLY: Self = Self(0x40000000);
+    /// `VK_PIPELINE_CREATE_2_DESCRIPTOR_HEAP_BIT_EXT`
+    pub const DESCRIPTOR_HEAP_EXT: Self = Self(0x1000000000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_SKIP_BUILT_IN_PRIMITIVES_BIT_KHR`
+    pub const RAY_TRACING_SKIP_BUILT_IN_PRIMITIVES_KHR: Self = Self(0x1000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_OPACITY_MICROMAP_BIT_EXT`
+    pub const RAY_TRACING_OPACITY_MICROMAP_EXT: Self = Self(0x1000000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_ALLOW_SPHERES_AND_LINEAR_SWEPT_SPHERES_BIT_NV`
+    pub const RAY_TRACING_ALLOW_SPHERES_AND_LINEAR_SWEPT_SPHERES_NV: Self = Self(0x200000000);
+    /// `VK_PIPELINE_CREATE_2_ENABLE_LEGACY_DITHERING_BIT_EXT`
+    pub const ENABLE_LEGACY_DITHERING_EXT: Self = Self(0x400000000);
+    /// `VK_PIPELINE_CREATE_2_DISABLE_OPTIMIZATION_BIT_KHR`
+    pub const DISABLE_OPTIMIZATION_KHR: Self = Self(0x1);
+    /// `VK_PIPELINE_CREATE_2_ALLOW_DERIVATIVES_BIT_KHR`
+    pub const ALLOW_DERIVATIVES_KHR: Self = Self(0x2);
+    /// `VK_PIPELINE_CREATE_2_DERIVATIVE_BIT_KHR`
+    pub const DERIVATIVE_KHR: Self = Self(0x4);
+    /// `VK_PIPELINE_CREATE_2_VIEW_INDEX_FROM_DEVICE_INDEX_BIT_KHR`
+    pub const VIEW_INDEX_FROM_DEVICE_INDEX_KHR: Self = Self(0x8);
+    /// `VK_PIPELINE_CREATE_2_DISPATCH_BASE_BIT_KHR`
+    pub const DISPATCH_BASE_KHR: Self = Self(0x10);
+    /// `VK_PIPELINE_CREATE_2_DEFER_COMPILE_BIT_NV`
+    pub const DEFER_COMPILE_NV: Self = Self(0x20);
+    /// `VK_PIPELINE_CREATE_2_CAPTURE_STATISTICS_BIT_KHR`
+    pub const CAPTURE_STATISTICS_KHR: Self = Self(0x40);
+    /// `VK_PIPELINE_CREATE_2_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR`
+    pub const CAPTURE_INTERNAL_REPRESENTATIONS_KHR: Self = Self(0x80);
+    /// `VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT_KHR`
+    pub const FAIL_ON_PIPELINE_COMPILE_REQUIRED_KHR: Self = Self(0x100);
+    /// `VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT_KHR`
+    pub const EARLY_RETURN_ON_FAILURE_KHR: Self = Self(0x200);
+    /// `VK_PIPELINE_CREATE_2_LINK_TIME_OPTIMIZATION_BIT_EXT`
+    pub const LINK_TIME_OPTIMIZATION_EXT: Self = Self(0x400);
+    /// `VK_PIPELINE_CREATE_2_RETAIN_LINK_TIME_OPTIMIZATION_INFO_BIT_EXT`
+    pub const RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT: Self = Self(0x800000);
+    /// `VK_PIPELINE_CREATE_2_LIBRARY_BIT_KHR`
+    pub const LIBRARY_KHR: Self = Self(0x800);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_SKIP_TRIANGLES_BIT_KHR`
+    pub const RAY_TRACING_SKIP_TRIANGLES_KHR: Self = Self(0x1000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_SKIP_AABBS_BIT_KHR`
+    pub const RAY_TRACING_SKIP_AABBS_KHR: Self = Self(0x2000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_NO_NULL_ANY_HIT_SHADERS_BIT_KHR`
+    pub const RAY_TRACING_NO_NULL_ANY_HIT_SHADERS_KHR: Self = Self(0x4000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_NO_NULL_CLOSEST_HIT_SHADERS_BIT_KHR`
+    pub const RAY_TRACING_NO_NULL_CLOSEST_HIT_SHADERS_KHR: Self = Self(0x8000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_NO_NULL_MISS_SHADERS_BIT_KHR`
+    pub const RAY_TRACING_NO_NULL_MISS_SHADERS_KHR: Self = Self(0x10000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_NO_NULL_INTERSECTION_SHADERS_BIT_KHR`
+    pub const RAY_TRACING_NO_NULL_INTERSECTION_SHADERS_KHR: Self = Self(0x20000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_SHADER_GROUP_HANDLE_CAPTURE_REPLAY_BIT_KHR`
+    pub const RAY_TRACING_SHADER_GROUP_HANDLE_CAPTURE_REPLAY_KHR: Self = Self(0x80000);
+    /// `VK_PIPELINE_CREATE_2_INDIRECT_BINDABLE_BIT_NV`
+    pub const INDIRECT_BINDABLE_NV: Self = Self(0x40000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_ALLOW_MOTION_BIT_NV`
+    pub const RAY_TRACING_ALLOW_MOTION_NV: Self = Self(0x100000);
+    /// `VK_PIPELINE_CREATE_2_RENDERING_FRAGMENT_SHADING_RATE_ATTACHMENT_BIT_KHR`
+    pub const RENDERING_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self = Self(0x200000);
+    /// `VK_PIPELINE_CREATE_2_RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT_EXT`
+    pub const RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self = Self(0x400000);
+    /// `VK_PIPELINE_CREATE_2_COLOR_ATTACHMENT_FEEDBACK_LOOP_BIT_EXT`
+    pub const COLOR_ATTACHMENT_FEEDBACK_LOOP_EXT: Self = Self(0x2000000);
+    /// `VK_PIPELINE_CREATE_2_DEPTH_STENCIL_ATTACHMENT_FEEDBACK_LOOP_BIT_EXT`
+    pub const DEPTH_STENCIL_ATTACHMENT_FEEDBACK_LOOP_EXT: Self = Self(0x4000000);
+    /// `VK_PIPELINE_CREATE_2_NO_PROTECTED_ACCESS_BIT_EXT`
+    pub const NO_PROTECTED_ACCESS_EXT: Self = Self(0x8000000);
+    /// `VK_PIPELINE_CREATE_2_PROTECTED_ACCESS_ONLY_BIT_EXT`
+    pub const PROTECTED_ACCESS_ONLY_EXT: Self = Self(0x40000000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_DISPLACEMENT_MICROMAP_BIT_NV`
+    pub const RAY_TRACING_DISPLACEMENT_MICROMAP_NV: Self = Self(0x10000000);
+    /// `VK_PIPELINE_CREATE_2_DESCRIPTOR_BUFFER_BIT_EXT`
+    pub const DESCRIPTOR_BUFFER_EXT: Self = Self(0x20000000);
+    /// `VK_PIPELINE_CREATE_2_DISALLOW_OPACITY_MICROMAP_BIT_ARM`
+    pub const DISALLOW_OPACITY_MICROMAP_ARM: Self = Self(0x2000000000);
+    /// `VK_PIPELINE_CREATE_2_INSTRUMENT_SHADERS_BIT_ARM`
+    pub const INSTRUMENT_SHADERS_ARM: Self = Self(0x8000000000);
+    /// `VK_PIPELINE_CREATE_2_CAPTURE_DATA_BIT_KHR`
+    pub const CAPTURE_DATA_KHR: Self = Self(0x80000000);
+    /// `VK_PIPELINE_CREATE_2_INDIRECT_BINDABLE_BIT_EXT`
+    pub const INDIRECT_BINDABLE_EXT: Self = Self(0x4000000000);
+    /// `VK_PIPELINE_CREATE_2_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE`
+    pub const PER_LAYER_FRAGMENT_DENSITY_VALVE: Self = Self(0x10000000000);
+    /// `VK_PIPELINE_CREATE_2_RAY_TRACING_OPACITY_MICROMAP_BIT_KHR`
+    pub const RAY_TRACING_OPACITY_MICROMAP_KHR: Self = Self(0x1000000);
+    /// `VK_PIPELINE_CREATE_2_OPACITY_MICROMAP_DISALLOW_MIXED_SPECIAL_INDEX_BIT_KHR`
+    pub const OPACITY_MICROMAP_DISALLOW_MIXED_SPECIAL_INDEX_KHR: Self = Self(0x20000000000);
+    /// `VK_PIPELINE_CREATE_2_64_BIT_INDEXING_BIT_EXT`
+    pub const CREATE_64_INDEXING_BIT_EXT: Self = Self(0x80000000000);
+}
+
+/// [`VkPipelineCreateFlags2CreateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineCreateFlags2CreateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineCreateFlags2CreateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::PipelineCreateFlags2,
+}
+impl Default for PipelineCreateFlags2CreateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000470005);
+        s
+    }
+}
+
+/// [`VkPipelineCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+}
+impl Default for PipelineCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483007);
+        s
+    }
+}
+
+/// [`VkPipelineFragmentDensityMapLayeredCreateInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineFragmentDensityMapLayeredCreateInfoVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineFragmentDensityMapLayeredCreateInfoVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub max_fragment_density_map_layers: u32,
+}
+impl Default for PipelineFragmentDensityMapLayeredCreateInfoVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000611002);
+        s
+    }
+}
+
+/// [`VkPipelineRasterizationLineStateCreateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineRasterizationLineStateCreateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineRasterizationLineStateCreateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub line_rasterization_mode: crate::vk::LineRasterizationMode,
+    pub stippled_line_enable: crate::vk::Bool32,
+    pub line_stipple_factor: u32,
+    pub line_stipple_pattern: u16,
+}
+impl Default for PipelineRasterizationLineStateCreateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000259001);
+        s
+    }
+}
+
+/// [`VkPipelineRobustnessBufferBehavior`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineRobustnessBufferBehavior.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PipelineRobustnessBufferBehavior(pub i32);
+impl PipelineRobustnessBufferBehavior {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT`
+    pub const DEVICE_DEFAULT: Self = Self(0);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED`
+    pub const DISABLED: Self = Self(1);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_ROBUST_BUFFER_ACCESS`
+    pub const ROBUST_BUFFER_ACCESS: Self = Self(2);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_ROBUST_BUFFER_ACCESS_2`
+    pub const ROBUST_BUFFER_ACCESS_2: Self = Self(3);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT`
+    pub const DEVICE_DEFAULT_EXT: Self = Self(0);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT`
+    pub const DISABLED_EXT: Self = Self(1);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_ROBUST_BUFFER_ACCESS_EXT`
+    pub const ROBUST_BUFFER_ACCESS_EXT: Self = Self(2);
+    /// `VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_ROBUST_BUFFER_ACCESS_2_EXT`
+    pub const ROBUST_BUFFER_ACCESS_2_EXT: Self = Self(3);
+}
+
+/// [`VkPipelineRobustnessCreateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineRobustnessCreateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineRobustnessCreateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub storage_buffers: crate::vk::PipelineRobustnessBufferBehavior,
+    pub uniform_buffers: crate::vk::PipelineRobustnessBufferBehavior,
+    pub vertex_inputs: crate::vk::PipelineRobustnessBufferBehavior,
+    pub images: crate::vk::PipelineRobustnessImageBehavior,
+}
+impl Default for PipelineRobustnessCreateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000068000);
+        s
+    }
+}
+
+/// [`VkPipelineRobustnessImageBehavior`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineRobustnessImageBehavior.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PipelineRobustnessImageBehavior(pub i32);
+impl PipelineRobustnessImageBehavior {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT`
+    pub const DEVICE_DEFAULT: Self = Self(0);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DISABLED`
+    pub const DISABLED: Self = Self(1);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_ROBUST_IMAGE_ACCESS`
+    pub const ROBUST_IMAGE_ACCESS: Self = Self(2);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_ROBUST_IMAGE_ACCESS_2`
+    pub const ROBUST_IMAGE_ACCESS_2: Self = Self(3);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT`
+    pub const DEVICE_DEFAULT_EXT: Self = Self(0);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DISABLED_EXT`
+    pub const DISABLED_EXT: Self = Self(1);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_ROBUST_IMAGE_ACCESS_EXT`
+    pub const ROBUST_IMAGE_ACCESS_EXT: Self = Self(2);
+    /// `VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_ROBUST_IMAGE_ACCESS_2_EXT`
+    pub const ROBUST_IMAGE_ACCESS_2_EXT: Self = Self(3);
+}
+
+/// [`VkPipelineVertexInputDivisorStateCreateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineVertexInputDivisorStateCreateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineVertexInputDivisorStateCreateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub vertex_binding_divisor_count: u32,
+    pub p_vertex_binding_divisors: *const crate::vk::VertexInputBindingDivisorDescription,
+}
+impl Default for PipelineVertexInputDivisorStateCreateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000190001);
+        s
+    }
+}
+
+/// [`VkPipelineViewportDepthClampControlCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPipelineViewportDepthClampControlCreateInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PipelineViewportDepthClampControlCreateInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub depth_clamp_mode: crate::vk::DepthClampModeEXT,
+    pub p_depth_clamp_range: *const crate::vk::DepthClampRangeEXT,
+}
+impl Default for PipelineViewportDepthClampControlCreateInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000582001);
+        s
+    }
+}
+
+/// [`VkPresentGravityFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentGravityFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PresentGravityFlagsKHR(pub u32);
+impl PresentGravityFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_PRESENT_GRAVITY_MIN_BIT_KHR`
+    pub const MIN: Self = Self(0x1);
+    /// `VK_PRESENT_GRAVITY_MIN_BIT_EXT`
+    pub const MIN_EXT: Self = Self(0x1);
+    /// `VK_PRESENT_GRAVITY_MAX_BIT_KHR`
+    pub const MAX: Self = Self(0x2);
+    /// `VK_PRESENT_GRAVITY_MAX_BIT_EXT`
+    pub const MAX_EXT: Self = Self(0x2);
+    /// `VK_PRESENT_GRAVITY_CENTERED_BIT_KHR`
+    pub const CENTERED: Self = Self(0x4);
+    /// `VK_PRESENT_GRAVITY_CENTERED_BIT_EXT`
+    pub const CENTERED_EXT: Self = Self(0x4);
+}
+
+/// [`VkPresentId2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentId2KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PresentId2KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub swapchain_count: u32,
+    pub p_present_ids: *const u64,
+}
+impl Default for PresentId2KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000479001);
+        s
+    }
+}
+
+/// [`VkPresentScalingFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentScalingFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PresentScalingFlagsKHR(pub u32);
+impl PresentScalingFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_PRESENT_SCALING_ONE_TO_ONE_BIT_KHR`
+    pub const ONE_TO_ONE: Self = Self(0x1);
+    /// `VK_PRESENT_SCALING_ONE_TO_ONE_BIT_EXT`
+    pub const ONE_TO_ONE_EXT: Self = Self(0x1);
+    /// `VK_PRESENT_SCALING_ASPECT_RATIO_STRETCH_BIT_KHR`
+    pub const ASPECT_RATIO_STRETCH: Self = Self(0x2);
+    /// `VK_PRESENT_SCALING_ASPECT_RATIO_STRETCH_BIT_EXT`
+    pub const ASPECT_RATIO_STRETCH_EXT: Self = Self(0x2);
+    /// `VK_PRESENT_SCALING_STRETCH_BIT_KHR`
+    pub const STRETCH: Self = Self(0x4);
+    /// `VK_PRESENT_SCALING_STRETCH_BIT_EXT`
+    pub const STRETCH_EXT: Self = Self(0x4);
+}
+
+/// [`VkPresentStageFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentStageFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PresentStageFlagsEXT(pub u32);
+impl PresentStageFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT`
+    pub const QUEUE_OPERATIONS_END: Self = Self(0x1);
+    /// `VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT`
+    pub const REQUEST_DEQUEUED: Self = Self(0x2);
+    /// `VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT`
+    pub const IMAGE_FIRST_PIXEL_OUT: Self = Self(0x4);
+    /// `VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT`
+    pub const IMAGE_FIRST_PIXEL_VISIBLE: Self = Self(0x8);
+}
+
+/// [`VkPresentStageTimeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentStageTimeEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PresentStageTimeEXT {
+    pub stage: crate::vk::PresentStageFlagsEXT,
+    pub time: u64,
+}
+impl Default for PresentStageTimeEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkPresentTimingInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentTimingInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PresentTimingInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::PresentTimingInfoFlagsEXT,
+    pub target_time: u64,
+    pub time_domain_id: u64,
+    pub present_stage_queries: crate::vk::PresentStageFlagsEXT,
+    pub target_time_domain_present_stage: crate::vk::PresentStageFlagsEXT,
+}
+impl Default for PresentTimingInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208004);
+        s
+    }
+}
+
+/// [`VkPresentTimingInfoFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentTimingInfoFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct PresentTimingInfoFlagsEXT(pub u32);
+impl PresentTimingInfoFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT`
+    pub const PRESENT_AT_RELATIVE_TIME: Self = Self(0x1);
+    /// `VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT`
+    pub const PRESENT_AT_NEAREST_REFRESH_CYCLE: Self = Self(0x2);
+}
+
+/// [`VkPresentTimingSurfaceCapabilitiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentTimingSurfaceCapabilitiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PresentTimingSurfaceCapabilitiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_timing_supported: crate::vk::Bool32,
+    pub present_at_absolute_time_supported: crate::vk::Bool32,
+    pub present_at_relative_time_supported: crate::vk::Bool32,
+    pub present_stage_queries: crate::vk::PresentStageFlagsEXT,
+}
+impl Default for PresentTimingSurfaceCapabilitiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208008);
+        s
+    }
+}
+
+/// [`VkPresentTimingsInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentTimingsInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PresentTimingsInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub swapchain_count: u32,
+    pub p_timing_infos: *const crate::vk::PresentTimingInfoEXT,
+}
+impl Default for PresentTimingsInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208003);
+        s
+    }
+}
+
+/// [`VkPresentWait2InfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPresentWait2InfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PresentWait2InfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub present_id: u64,
+    pub timeout: u64,
+}
+impl Default for PresentWait2InfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000480002);
+        s
+    }
+}
+
+/// [`VkPushConstantBankInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPushConstantBankInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PushConstantBankInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub bank: u32,
+}
+impl Default for PushConstantBankInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000580000);
+        s
+    }
+}
+
+/// [`VkPushConstantsInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPushConstantsInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PushConstantsInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub layout: crate::vk::PipelineLayout,
+    pub stage_flags: crate::vk::ShaderStageFlags,
+    pub offset: u32,
+    pub size: u32,
+    pub p_values: *const core::ffi::c_void,
+}
+impl Default for PushConstantsInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545004);
+        s
+    }
+}
+
+/// [`VkPushDataInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPushDataInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PushDataInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub offset: u32,
+    pub data: crate::vk::HostAddressRangeConstEXT,
+}
+impl Default for PushDataInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135004);
+        s
+    }
+}
+
+/// [`VkPushDescriptorSetInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPushDescriptorSetInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PushDescriptorSetInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub stage_flags: crate::vk::ShaderStageFlags,
+    pub layout: crate::vk::PipelineLayout,
+    pub set: u32,
+    pub descriptor_write_count: u32,
+    pub p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'static>,
+}
+impl Default for PushDescriptorSetInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545005);
+        s
+    }
+}
+
+/// [`VkPushDescriptorSetWithTemplateInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPushDescriptorSetWithTemplateInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PushDescriptorSetWithTemplateInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub descriptor_update_template: crate::vk::DescriptorUpdateTemplate,
+    pub layout: crate::vk::PipelineLayout,
+    pub set: u32,
+    pub p_data: *const core::ffi::c_void,
+}
+impl Default for PushDescriptorSetWithTemplateInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000545006);
+        s
+    }
+}
+
+/// [`VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub max_per_partition_feedback_entries: u32,
+    pub per_partition_encode_feedback_flags: crate::vk::VideoEncodePerPartitionFeedbackFlagsKHR,
+}
+impl Default for QueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000598002);
+        s
+    }
+}
+
+/// [`VkQueueFamilyDataGraphOpticalFlowPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyDataGraphOpticalFlowPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyDataGraphOpticalFlowPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub supported_output_grid_sizes: crate::vk::DataGraphOpticalFlowGridSizeFlagsARM,
+    pub supported_hint_grid_sizes: crate::vk::DataGraphOpticalFlowGridSizeFlagsARM,
+    pub hint_supported: crate::vk::Bool32,
+    pub cost_supported: crate::vk::Bool32,
+    pub min_width: u32,
+    pub min_height: u32,
+    pub max_width: u32,
+    pub max_height: u32,
+}
+impl Default for QueueFamilyDataGraphOpticalFlowPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000631001);
+        s
+    }
+}
+
+/// [`VkQueueFamilyDataGraphProcessingEnginePropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyDataGraphProcessingEnginePropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyDataGraphProcessingEnginePropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub foreign_semaphore_handle_types: crate::vk::ExternalSemaphoreHandleTypeFlags,
+    pub foreign_memory_handle_types: crate::vk::ExternalMemoryHandleTypeFlags,
+}
+impl Default for QueueFamilyDataGraphProcessingEnginePropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507017);
+        s
+    }
+}
+
+/// [`VkQueueFamilyDataGraphPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyDataGraphPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyDataGraphPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub engine: crate::vk::PhysicalDeviceDataGraphProcessingEngineARM,
+    pub operation: crate::vk::PhysicalDeviceDataGraphOperationSupportARM,
+}
+impl Default for QueueFamilyDataGraphPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000507018);
+        s
+    }
+}
+
+/// [`VkQueueFamilyDataGraphTOSAPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyDataGraphTOSAPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyDataGraphTOSAPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub profile_count: u32,
+    pub p_profiles: *const crate::vk::DataGraphTOSANameQualityARM,
+    pub extension_count: u32,
+    pub p_extensions: *const crate::vk::DataGraphTOSANameQualityARM,
+    pub level: crate::vk::DataGraphTOSALevelARM,
+}
+impl Default for QueueFamilyDataGraphTOSAPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000508000);
+        s
+    }
+}
+
+/// [`VkQueueFamilyGlobalPriorityProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyGlobalPriorityProperties.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyGlobalPriorityProperties {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub priority_count: u32,
+    pub priorities: [crate::vk::QueueGlobalPriority; 16],
+}
+impl Default for QueueFamilyGlobalPriorityProperties {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000388001);
+        s
+    }
+}
+
+/// [`VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyOptimalImageTransferGranularityPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub optimal_image_transfer_granularity: crate::vk::Extent3D,
+}
+impl Default for QueueFamilyOptimalImageTransferGranularityPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000657001);
+        s
+    }
+}
+
+/// [`VkQueueFamilyOwnershipTransferPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueFamilyOwnershipTransferPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct QueueFamilyOwnershipTransferPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub optimal_image_transfer_to_queue_families: u32,
+}
+impl Default for QueueFamilyOwnershipTransferPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000584002);
+        s
+    }
+}
+
+/// [`VkQueueGlobalPriority`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkQueueGlobalPriority.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct QueueGlobalPriority(pub i32);
+impl QueueGlobalPriority {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_QUEUE_GLOBAL_PRIORITY_LOW`
+    pub const LOW: Self = Self(128);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_MEDIUM`
+    pub const MEDIUM: Self = Self(256);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_HIGH`
+    pub const HIGH: Self = Self(512);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_REALTIME`
+    pub const REALTIME: Self = Self(1024);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_LOW_EXT`
+    pub const LOW_EXT: Self = Self(128);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_MEDIUM_EXT`
+    pub const MEDIUM_EXT: Self = Self(256);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_HIGH_EXT`
+    pub const HIGH_EXT: Self = Self(512);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_REALTIME_EXT`
+    pub const REALTIME_EXT: Self = Self(1024);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_LOW_KHR`
+    pub const LOW_KHR: Self = Self(128);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_MEDIUM_KHR`
+    pub const MEDIUM_KHR: Self = Self(256);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_HIGH_KHR`
+    pub const HIGH_KHR: Self = Self(512);
+    /// `VK_QUEUE_GLOBAL_PRIORITY_REALTIME_KHR`
+    pub const REALTIME_KHR: Self = Self(1024);
+}
+
+/// [`VkRayTracingInvocationReorderModeEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRayTracingInvocationReorderModeEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct RayTracingInvocationReorderModeEXT(pub i32);
+impl RayTracingInvocationReorderModeEXT {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_RAY_TRACING_INVOCATION_REORDER_MODE_NONE_EXT`
+    pub const NONE: Self = Self(0);
+    /// `VK_RAY_TRACING_INVOCATION_REORDER_MODE_REORDER_EXT`
+    pub const REORDER: Self = Self(1);
+    /// `VK_RAY_TRACING_INVOCATION_REORDER_MODE_NONE_NV`
+    pub const NONE_NV: Self = Self(0);
+    /// `VK_RAY_TRACING_INVOCATION_REORDER_MODE_REORDER_NV`
+    pub const REORDER_NV: Self = Self(1);
+}
+
+/// [`VkRayTracingLssIndexingModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRayTracingLssIndexingModeNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct RayTracingLssIndexingModeNV(pub i32);
+impl RayTracingLssIndexingModeNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_RAY_TRACING_LSS_INDEXING_MODE_LIST_NV`
+    pub const LIST: Self = Self(0);
+    /// `VK_RAY_TRACING_LSS_INDEXING_MODE_SUCCESSIVE_NV`
+    pub const SUCCESSIVE: Self = Self(1);
+}
+
+/// [`VkRayTracingLssPrimitiveEndCapsModeNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRayTracingLssPrimitiveEndCapsModeNV.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct RayTracingLssPrimitiveEndCapsModeNV(pub i32);
+impl RayTracingLssPrimitiveEndCapsModeNV {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_RAY_TRACING_LSS_PRIMITIVE_END_CAPS_MODE_NONE_NV`
+    pub const NONE: Self = Self(0);
+    /// `VK_RAY_TRACING_LSS_PRIMITIVE_END_CAPS_MODE_CHAINED_NV`
+    pub const CHAINED: Self = Self(1);
+}
+
+/// [`VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RayTracingPipelineClusterAccelerationStructureCreateInfoNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub allow_cluster_acceleration_structure: crate::vk::Bool32,
+}
+impl Default for RayTracingPipelineClusterAccelerationStructureCreateInfoNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000569007);
+        s
+    }
+}
+
+/// [`VkReleaseCapturedPipelineDataInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkReleaseCapturedPipelineDataInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ReleaseCapturedPipelineDataInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub pipeline: crate::vk::Pipeline,
+}
+impl Default for ReleaseCapturedPipelineDataInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000483005);
+        s
+    }
+}
+
+/// [`VkReleaseSwapchainImagesInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkReleaseSwapchainImagesInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ReleaseSwapchainImagesInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub swapchain: crate::vk::SwapchainKHR,
+    pub image_index_count: u32,
+    pub p_image_indices: *const u32,
+}
+impl Default for ReleaseSwapchainImagesInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000275005);
+        s
+    }
+}
+
+/// [`VkRenderPassFragmentDensityMapOffsetEndInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderPassFragmentDensityMapOffsetEndInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderPassFragmentDensityMapOffsetEndInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub fragment_density_offset_count: u32,
+    pub p_fragment_density_offsets: *const crate::vk::Offset2D,
+}
+impl Default for RenderPassFragmentDensityMapOffsetEndInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000425002);
+        s
+    }
+}
+
+/// [`VkRenderPassPerformanceCountersByRegionBeginInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderPassPerformanceCountersByRegionBeginInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderPassPerformanceCountersByRegionBeginInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub counter_address_count: u32,
+    pub p_counter_addresses: *const crate::vk::DeviceAddress,
+    pub serialize_regions: crate::vk::Bool32,
+    pub counter_index_count: u32,
+    pub p_counter_indices: *mut u32,
+}
+impl Default for RenderPassPerformanceCountersByRegionBeginInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000605004);
+        s
+    }
+}
+
+/// [`VkRenderPassTileShadingCreateInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderPassTileShadingCreateInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderPassTileShadingCreateInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::TileShadingRenderPassFlagsQCOM,
+    pub tile_apron_size: crate::vk::Extent2D,
+}
+impl Default for RenderPassTileShadingCreateInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000309002);
+        s
+    }
+}
+
+/// [`VkRenderingAreaInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingAreaInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderingAreaInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub view_mask: u32,
+    pub color_attachment_count: u32,
+    pub p_color_attachment_formats: *const crate::vk::Format,
+    pub depth_attachment_format: crate::vk::Format,
+    pub stencil_attachment_format: crate::vk::Format,
+}
+impl Default for RenderingAreaInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000470003);
+        s
+    }
+}
+
+/// [`VkRenderingAttachmentFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingAttachmentFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct RenderingAttachmentFlagsKHR(pub u32);
+impl RenderingAttachmentFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_RENDERING_ATTACHMENT_INPUT_ATTACHMENT_FEEDBACK_BIT_KHR`
+    pub const INPUT_ATTACHMENT_FEEDBACK: Self = Self(0x1);
+    /// `VK_RENDERING_ATTACHMENT_RESOLVE_SKIP_TRANSFER_FUNCTION_BIT_KHR`
+    pub const RESOLVE_SKIP_TRANSFER_FUNCTION: Self = Self(0x2);
+    /// `VK_RENDERING_ATTACHMENT_RESOLVE_ENABLE_TRANSFER_FUNCTION_BIT_KHR`
+    pub const RESOLVE_ENABLE_TRANSFER_FUNCTION: Self = Self(0x4);
+}
+
+/// [`VkRenderingAttachmentFlagsInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingAttachmentFlagsInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderingAttachmentFlagsInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::RenderingAttachmentFlagsKHR,
+}
+impl Default for RenderingAttachmentFlagsInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000630002);
+        s
+    }
+}
+
+/// [`VkRenderingAttachmentLocationInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingAttachmentLocationInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderingAttachmentLocationInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub color_attachment_count: u32,
+    pub p_color_attachment_locations: *const u32,
+}
+impl Default for RenderingAttachmentLocationInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000232001);
+        s
+    }
+}
+
+/// [`VkRenderingEndInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingEndInfoEXT.html)
+pub type RenderingEndInfoEXT = RenderingEndInfoKHR;
+
+/// [`VkRenderingEndInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingEndInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderingEndInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+}
+impl Default for RenderingEndInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000619003);
+        s
+    }
+}
+
+/// [`VkRenderingInputAttachmentIndexInfo`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkRenderingInputAttachmentIndexInfo.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RenderingInputAttachmentIndexInfo {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub color_attachment_count: u32,
+    pub p_color_attachment_input_indices: *const u32,
+    pub p_depth_input_attachment_index: *const u32,
+    pub p_stencil_input_attachment_index: *const u32,
+}
+impl Default for RenderingInputAttachmentIndexInfo {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000232002);
+        s
+    }
+}
+
+/// [`VkResolveImageFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkResolveImageFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ResolveImageFlagsKHR(pub u32);
+impl ResolveImageFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_RESOLVE_IMAGE_SKIP_TRANSFER_FUNCTION_BIT_KHR`
+    pub const SKIP_TRANSFER_FUNCTION: Self = Self(0x1);
+    /// `VK_RESOLVE_IMAGE_ENABLE_TRANSFER_FUNCTION_BIT_KHR`
+    pub const ENABLE_TRANSFER_FUNCTION: Self = Self(0x2);
+}
+
+/// [`VkResolveImageModeInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkResolveImageModeInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ResolveImageModeInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::ResolveImageFlagsKHR,
+    pub resolve_mode: crate::vk::ResolveModeFlags,
+    pub stencil_resolve_mode: crate::vk::ResolveModeFlags,
+}
+impl Default for ResolveImageModeInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000630004);
+        s
+    }
+}
+
+/// [`VkResourceDescriptorDataEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkResourceDescriptorDataEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union ResourceDescriptorDataEXT {
+    pub p_image: *const crate::vk::ImageDescriptorInfoEXT,
+    pub p_texel_buffer: *const crate::vk::TexelBufferDescriptorInfoEXT,
+    pub p_address_range: *const crate::vk::DeviceAddressRangeEXT,
+    pub p_tensor_arm: *const crate::vk::TensorViewCreateInfoARM,
+}
+impl Default for ResourceDescriptorDataEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkResourceDescriptorInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkResourceDescriptorInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ResourceDescriptorInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub ty: crate::vk::DescriptorType,
+    pub data: crate::vk::ResourceDescriptorDataEXT,
+}
+impl Default for ResourceDescriptorInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135002);
+        s
+    }
+}
+
+/// [`VkSamplerCustomBorderColorIndexCreateInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSamplerCustomBorderColorIndexCreateInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SamplerCustomBorderColorIndexCreateInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub index: u32,
+}
+impl Default for SamplerCustomBorderColorIndexCreateInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135011);
+        s
+    }
+}
+
+/// [`VkSetPresentConfigNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSetPresentConfigNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SetPresentConfigNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub num_frames_per_batch: u32,
+    pub present_config_feedback: u32,
+}
+impl Default for SetPresentConfigNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000613000);
+        s
+    }
+}
+
+/// [`VkShaderDescriptorSetAndBindingMappingInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkShaderDescriptorSetAndBindingMappingInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ShaderDescriptorSetAndBindingMappingInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub mapping_count: u32,
+    pub p_mappings: *const crate::vk::DescriptorSetAndBindingMappingEXT,
+}
+impl Default for ShaderDescriptorSetAndBindingMappingInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135006);
+        s
+    }
+}
+
+/// [`VkShaderInstrumentationARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkShaderInstrumentationARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ShaderInstrumentationARM(pub u64);
+impl Handle for ShaderInstrumentationARM {
+    const TYPE: ObjectType = ObjectType::SHADER_INSTRUMENTATION_ARM;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkShaderInstrumentationCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkShaderInstrumentationCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ShaderInstrumentationCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+}
+impl Default for ShaderInstrumentationCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000607002);
+        s
+    }
+}
+
+/// [`VkShaderInstrumentationMetricDataHeaderARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkShaderInstrumentationMetricDataHeaderARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ShaderInstrumentationMetricDataHeaderARM {
+    pub result_index: u32,
+    pub result_sub_index: u32,
+    pub stages: crate::vk::ShaderStageFlags,
+    pub basic_block_index: u32,
+}
+impl Default for ShaderInstrumentationMetricDataHeaderARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkShaderInstrumentationMetricDescriptionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkShaderInstrumentationMetricDescriptionARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ShaderInstrumentationMetricDescriptionARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub name: [core::ffi::c_char; 256],
+    pub description: [core::ffi::c_char; 256],
+}
+impl Default for ShaderInstrumentationMetricDescriptionARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000607003);
+        s
+    }
+}
+
+/// [`VkShaderInstrumentationValuesFlagsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkShaderInstrumentationValuesFlagsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ShaderInstrumentationValuesFlagsARM(pub u32);
+impl ShaderInstrumentationValuesFlagsARM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+}
+
+/// [`VkSharedPresentSurfaceCapabilities2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSharedPresentSurfaceCapabilities2KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SharedPresentSurfaceCapabilities2KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub shared_present_supported_usage_flags: crate::vk::ImageUsageFlags2KHR,
+}
+impl Default for SharedPresentSurfaceCapabilities2KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000668006);
+        s
+    }
+}
+
+/// [`VkSpirvResourceTypeFlagBitsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSpirvResourceTypeFlagBitsEXT.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct SpirvResourceTypeFlagsEXT(pub u32);
+impl SpirvResourceTypeFlagsEXT {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_SPIRV_RESOURCE_TYPE_ALL_EXT`
+    pub const ALL: Self = Self(0x7fffffff);
+    /// `VK_SPIRV_RESOURCE_TYPE_SAMPLER_BIT_EXT`
+    pub const SAMPLER: Self = Self(0x1);
+    /// `VK_SPIRV_RESOURCE_TYPE_SAMPLED_IMAGE_BIT_EXT`
+    pub const SAMPLED_IMAGE: Self = Self(0x2);
+    /// `VK_SPIRV_RESOURCE_TYPE_READ_ONLY_IMAGE_BIT_EXT`
+    pub const READ_ONLY_IMAGE: Self = Self(0x4);
+    /// `VK_SPIRV_RESOURCE_TYPE_READ_WRITE_IMAGE_BIT_EXT`
+    pub const READ_WRITE_IMAGE: Self = Self(0x8);
+    /// `VK_SPIRV_RESOURCE_TYPE_COMBINED_SAMPLED_IMAGE_BIT_EXT`
+    pub const COMBINED_SAMPLED_IMAGE: Self = Self(0x10);
+    /// `VK_SPIRV_RESOURCE_TYPE_UNIFORM_BUFFER_BIT_EXT`
+    pub const UNIFORM_BUFFER: Self = Self(0x20);
+    /// `VK_SPIRV_RESOURCE_TYPE_READ_ONLY_STORAGE_BUFFER_BIT_EXT`
+    pub const READ_ONLY_STORAGE_BUFFER: Self = Self(0x40);
+    /// `VK_SPIRV_RESOURCE_TYPE_READ_WRITE_STORAGE_BUFFER_BIT_EXT`
+    pub const READ_WRITE_STORAGE_BUFFER: Self = Self(0x80);
+    /// `VK_SPIRV_RESOURCE_TYPE_ACCELERATION_STRUCTURE_BIT_EXT`
+    pub const ACCELERATION_STRUCTURE: Self = Self(0x100);
+    /// `VK_SPIRV_RESOURCE_TYPE_TENSOR_BIT_ARM`
+    pub const TENSOR_ARM: Self = Self(0x200);
+}
+
+/// [`VkStridedDeviceAddressNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkStridedDeviceAddressNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StridedDeviceAddressNV {
+    pub start_address: crate::vk::DeviceAddress,
+    pub stride_in_bytes: crate::vk::DeviceSize,
+}
+impl Default for StridedDeviceAddressNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkStridedDeviceAddressRangeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkStridedDeviceAddressRangeKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StridedDeviceAddressRangeKHR {
+    pub address: crate::vk::DeviceAddress,
+    pub size: crate::vk::DeviceSize,
+    pub stride: crate::vk::DeviceSize,
+}
+impl Default for StridedDeviceAddressRangeKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkSubresourceHostMemcpySize`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSubresourceHostMemcpySize.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SubresourceHostMemcpySize {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub size: crate::vk::DeviceSize,
+}
+impl Default for SubresourceHostMemcpySize {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000270008);
+        s
+    }
+}
+
+/// [`VkSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSubresourceLayout2.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SubresourceLayout2 {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub subresource_layout: crate::vk::SubresourceLayout,
+}
+impl Default for SubresourceLayout2 {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000338002);
+        s
+    }
+}
+
+/// [`VkSubsampledImageFormatPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSubsampledImageFormatPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SubsampledImageFormatPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub subsampled_image_descriptor_count: u32,
+}
+impl Default for SubsampledImageFormatPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135013);
+        s
+    }
+}
+
+/// [`VkSurfaceCapabilitiesPresentId2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSurfaceCapabilitiesPresentId2KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SurfaceCapabilitiesPresentId2KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_id2_supported: crate::vk::Bool32,
+}
+impl Default for SurfaceCapabilitiesPresentId2KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000479000);
+        s
+    }
+}
+
+/// [`VkSurfaceCapabilitiesPresentWait2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSurfaceCapabilitiesPresentWait2KHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SurfaceCapabilitiesPresentWait2KHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_wait2_supported: crate::vk::Bool32,
+}
+impl Default for SurfaceCapabilitiesPresentWait2KHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000480000);
+        s
+    }
+}
+
+/// [`VkSurfacePresentModeCompatibilityKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSurfacePresentModeCompatibilityKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SurfacePresentModeCompatibilityKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_mode_count: u32,
+    pub p_present_modes: *mut crate::vk::PresentModeKHR,
+}
+impl Default for SurfacePresentModeCompatibilityKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000274002);
+        s
+    }
+}
+
+/// [`VkSurfacePresentModeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSurfacePresentModeKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SurfacePresentModeKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub present_mode: crate::vk::PresentModeKHR,
+}
+impl Default for SurfacePresentModeKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000274000);
+        s
+    }
+}
+
+/// [`VkSurfacePresentScalingCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSurfacePresentScalingCapabilitiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SurfacePresentScalingCapabilitiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub supported_present_scaling: crate::vk::PresentScalingFlagsKHR,
+    pub supported_present_gravity_x: crate::vk::PresentGravityFlagsKHR,
+    pub supported_present_gravity_y: crate::vk::PresentGravityFlagsKHR,
+    pub min_scaled_image_extent: crate::vk::Extent2D,
+    pub max_scaled_image_extent: crate::vk::Extent2D,
+}
+impl Default for SurfacePresentScalingCapabilitiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000274001);
+        s
+    }
+}
+
+/// [`VkSwapchainCalibratedTimestampInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainCalibratedTimestampInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainCalibratedTimestampInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub swapchain: crate::vk::SwapchainKHR,
+    pub present_stage: crate::vk::PresentStageFlagsEXT,
+    pub time_domain_id: u64,
+}
+impl Default for SwapchainCalibratedTimestampInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208009);
+        s
+    }
+}
+
+/// [`VkSwapchainFlagsSurfaceCapabilitiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainFlagsSurfaceCapabilitiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainFlagsSurfaceCapabilitiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub swapchain_supported_flags: crate::vk::SwapchainCreateFlagsKHR,
+}
+impl Default for SwapchainFlagsSurfaceCapabilitiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000616001);
+        s
+    }
+}
+
+/// [`VkSwapchainPresentFenceInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainPresentFenceInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainPresentFenceInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub swapchain_count: u32,
+    pub p_fences: *const crate::vk::Fence,
+}
+impl Default for SwapchainPresentFenceInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000275001);
+        s
+    }
+}
+
+/// [`VkSwapchainPresentModeInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainPresentModeInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainPresentModeInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub swapchain_count: u32,
+    pub p_present_modes: *const crate::vk::PresentModeKHR,
+}
+impl Default for SwapchainPresentModeInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000275003);
+        s
+    }
+}
+
+/// [`VkSwapchainPresentModesCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainPresentModesCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainPresentModesCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub present_mode_count: u32,
+    pub p_present_modes: *const crate::vk::PresentModeKHR,
+}
+impl Default for SwapchainPresentModesCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000275002);
+        s
+    }
+}
+
+/// [`VkSwapchainPresentScalingCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainPresentScalingCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainPresentScalingCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub scaling_behavior: crate::vk::PresentScalingFlagsKHR,
+    pub present_gravity_x: crate::vk::PresentGravityFlagsKHR,
+    pub present_gravity_y: crate::vk::PresentGravityFlagsKHR,
+}
+impl Default for SwapchainPresentScalingCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000275004);
+        s
+    }
+}
+
+/// [`VkSwapchainTimeDomainPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainTimeDomainPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainTimeDomainPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub time_domain_count: u32,
+    pub p_time_domains: *mut crate::vk::TimeDomainKHR,
+    pub p_time_domain_ids: *mut u64,
+}
+impl Default for SwapchainTimeDomainPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208002);
+        s
+    }
+}
+
+/// [`VkSwapchainTimingPropertiesEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkSwapchainTimingPropertiesEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SwapchainTimingPropertiesEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub refresh_duration: u64,
+    pub refresh_interval: u64,
+}
+impl Default for SwapchainTimingPropertiesEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000208001);
+        s
+    }
+}
+
+/// [`VkTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TensorARM(pub u64);
+impl Handle for TensorARM {
+    const TYPE: ObjectType = ObjectType::TENSOR_ARM;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkTensorCaptureDescriptorDataInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorCaptureDescriptorDataInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorCaptureDescriptorDataInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor: crate::vk::TensorARM,
+}
+impl Default for TensorCaptureDescriptorDataInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460021);
+        s
+    }
+}
+
+/// [`VkTensorCopyARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorCopyARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorCopyARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub dimension_count: u32,
+    pub p_src_offset: *const u64,
+    pub p_dst_offset: *const u64,
+    pub p_extent: *const u64,
+}
+impl Default for TensorCopyARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460012);
+        s
+    }
+}
+
+/// [`VkTensorCreateFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorCreateFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TensorCreateFlagsARM(pub u64);
+impl TensorCreateFlagsARM {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_TENSOR_CREATE_MUTABLE_FORMAT_BIT_ARM`
+    pub const MUTABLE_FORMAT: Self = Self(0x1);
+    /// `VK_TENSOR_CREATE_PROTECTED_BIT_ARM`
+    pub const PROTECTED: Self = Self(0x2);
+    /// `VK_TENSOR_CREATE_DESCRIPTOR_HEAP_CAPTURE_REPLAY_BIT_ARM`
+    pub const DESCRIPTOR_HEAP_CAPTURE_REPLAY: Self = Self(0x8);
+    /// `VK_TENSOR_CREATE_DESCRIPTOR_BUFFER_CAPTURE_REPLAY_BIT_ARM`
+    pub const DESCRIPTOR_BUFFER_CAPTURE_REPLAY: Self = Self(0x4);
+}
+
+/// [`VkTensorCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::TensorCreateFlagsARM,
+    pub p_description: *const crate::vk::TensorDescriptionARM,
+    pub sharing_mode: crate::vk::SharingMode,
+    pub queue_family_index_count: u32,
+    pub p_queue_family_indices: *const u32,
+}
+impl Default for TensorCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460000);
+        s
+    }
+}
+
+/// [`VkTensorDependencyInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorDependencyInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorDependencyInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor_memory_barrier_count: u32,
+    pub p_tensor_memory_barriers: *const crate::vk::TensorMemoryBarrierARM,
+}
+impl Default for TensorDependencyInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460013);
+        s
+    }
+}
+
+/// [`VkTensorDescriptionARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorDescriptionARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorDescriptionARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tiling: crate::vk::TensorTilingARM,
+    pub format: crate::vk::Format,
+    pub dimension_count: u32,
+    pub p_dimensions: *const i64,
+    pub p_strides: *const i64,
+    pub usage: crate::vk::TensorUsageFlagsARM,
+}
+impl Default for TensorDescriptionARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460006);
+        s
+    }
+}
+
+/// [`VkTensorExplicitTilingFormatPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorExplicitTilingFormatPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorExplicitTilingFormatPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub brick16_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+    pub brick8_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+    pub brick4_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+    pub block_u_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+    pub block_u64k_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+}
+impl Default for TensorExplicitTilingFormatPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000565000);
+        s
+    }
+}
+
+/// [`VkTensorFormatPropertiesARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorFormatPropertiesARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorFormatPropertiesARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub optimal_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+    pub linear_tiling_tensor_features: crate::vk::FormatFeatureFlags2,
+}
+impl Default for TensorFormatPropertiesARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460005);
+        s
+    }
+}
+
+/// [`VkTensorMemoryBarrierARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorMemoryBarrierARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorMemoryBarrierARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub src_stage_mask: crate::vk::PipelineStageFlags2,
+    pub src_access_mask: crate::vk::AccessFlags2,
+    pub dst_stage_mask: crate::vk::PipelineStageFlags2,
+    pub dst_access_mask: crate::vk::AccessFlags2,
+    pub src_queue_family_index: u32,
+    pub dst_queue_family_index: u32,
+    pub tensor: crate::vk::TensorARM,
+}
+impl Default for TensorMemoryBarrierARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460008);
+        s
+    }
+}
+
+/// [`VkTensorMemoryRequirementsInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorMemoryRequirementsInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorMemoryRequirementsInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor: crate::vk::TensorARM,
+}
+impl Default for TensorMemoryRequirementsInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460007);
+        s
+    }
+}
+
+/// [`VkTensorRollingBackingCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorRollingBackingCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorRollingBackingCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub wraps: [u32; 4],
+}
+impl Default for TensorRollingBackingCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000565001);
+        s
+    }
+}
+
+/// [`VkTensorTilingARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorTilingARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TensorTilingARM(pub i32);
+impl TensorTilingARM {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_TENSOR_TILING_OPTIMAL_ARM`
+    pub const OPTIMAL: Self = Self(0);
+    /// `VK_TENSOR_TILING_LINEAR_ARM`
+    pub const LINEAR: Self = Self(1);
+    /// `VK_TENSOR_TILING_BRICK_16_WIDE_ARM`
+    pub const BRICK_16_WIDE: Self = Self(1000565000);
+    /// `VK_TENSOR_TILING_BRICK_8_WIDE_ARM`
+    pub const BRICK_8_WIDE: Self = Self(1000565001);
+    /// `VK_TENSOR_TILING_BRICK_4_WIDE_ARM`
+    pub const BRICK_4_WIDE: Self = Self(1000565002);
+    /// `VK_TENSOR_TILING_BLOCK_U_INTERLEAVED_ARM`
+    pub const BLOCK_U_INTERLEAVED: Self = Self(1000565003);
+    /// `VK_TENSOR_TILING_BLOCK_U_INTERLEAVED_64K_ARM`
+    pub const BLOCK_U_INTERLEAVED_64K: Self = Self(1000565004);
+}
+
+/// [`VkTensorUsageFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorUsageFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TensorUsageFlagsARM(pub u64);
+impl TensorUsageFlagsARM {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_TENSOR_USAGE_SHADER_BIT_ARM`
+    pub const SHADER: Self = Self(0x2);
+    /// `VK_TENSOR_USAGE_TRANSFER_SRC_BIT_ARM`
+    pub const TRANSFER_SRC: Self = Self(0x4);
+    /// `VK_TENSOR_USAGE_TRANSFER_DST_BIT_ARM`
+    pub const TRANSFER_DST: Self = Self(0x8);
+    /// `VK_TENSOR_USAGE_IMAGE_ALIASING_BIT_ARM`
+    pub const IMAGE_ALIASING: Self = Self(0x10);
+    /// `VK_TENSOR_USAGE_DATA_GRAPH_BIT_ARM`
+    pub const DATA_GRAPH: Self = Self(0x20);
+}
+
+/// [`VkTensorViewARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorViewARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TensorViewARM(pub u64);
+impl Handle for TensorViewARM {
+    const TYPE: ObjectType = ObjectType::TENSOR_VIEW_ARM;
+    fn as_raw(self) -> u64 {
+        self.0
+    }
+    fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+}
+
+/// [`VkTensorViewCaptureDescriptorDataInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorViewCaptureDescriptorDataInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorViewCaptureDescriptorDataInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor_view: crate::vk::TensorViewARM,
+}
+impl Default for TensorViewCaptureDescriptorDataInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460022);
+        s
+    }
+}
+
+/// [`VkTensorViewCreateFlagBitsARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorViewCreateFlagBitsARM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TensorViewCreateFlagsARM(pub u64);
+impl TensorViewCreateFlagsARM {
+    pub const fn from_raw(x: u64) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u64 {
+        self.0
+    }
+    /// `VK_TENSOR_VIEW_CREATE_DESCRIPTOR_BUFFER_CAPTURE_REPLAY_BIT_ARM`
+    pub const DESCRIPTOR_BUFFER_CAPTURE_REPLAY: Self = Self(0x1);
+}
+
+/// [`VkTensorViewCreateInfoARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTensorViewCreateInfoARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TensorViewCreateInfoARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub flags: crate::vk::TensorViewCreateFlagsARM,
+    pub tensor: crate::vk::TensorARM,
+    pub format: crate::vk::Format,
+}
+impl Default for TensorViewCreateInfoARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460001);
+        s
+    }
+}
+
+/// [`VkTexelBufferDescriptorInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTexelBufferDescriptorInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TexelBufferDescriptorInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub format: crate::vk::Format,
+    pub address_range: crate::vk::DeviceAddressRangeEXT,
+}
+impl Default for TexelBufferDescriptorInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000135000);
+        s
+    }
+}
+
+/// [`VkThrottleHintSubmitInfoSEC`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkThrottleHintSubmitInfoSEC.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ThrottleHintSubmitInfoSEC {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub throttle_hint: crate::vk::ThrottleHintTypeSEC,
+}
+impl Default for ThrottleHintSubmitInfoSEC {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000674001);
+        s
+    }
+}
+
+/// [`VkThrottleHintTypeSEC`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkThrottleHintTypeSEC.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct ThrottleHintTypeSEC(pub i32);
+impl ThrottleHintTypeSEC {
+    pub const fn from_raw(x: i32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// `VK_THROTTLE_HINT_TYPE_DEFAULT_SEC`
+    pub const DEFAULT: Self = Self(0);
+    /// `VK_THROTTLE_HINT_TYPE_LOW_SEC`
+    pub const LOW: Self = Self(1);
+    /// `VK_THROTTLE_HINT_TYPE_HIGH_SEC`
+    pub const HIGH: Self = Self(2);
+}
+
+/// [`VkTileMemoryBindInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTileMemoryBindInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TileMemoryBindInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub memory: crate::vk::DeviceMemory,
+}
+impl Default for TileMemoryBindInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000547003);
+        s
+    }
+}
+
+/// [`VkTileMemoryRequirementsQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTileMemoryRequirementsQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TileMemoryRequirementsQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub size: crate::vk::DeviceSize,
+    pub alignment: crate::vk::DeviceSize,
+}
+impl Default for TileMemoryRequirementsQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000547002);
+        s
+    }
+}
+
+/// [`VkTileMemorySizeInfoQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTileMemorySizeInfoQCOM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TileMemorySizeInfoQCOM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub size: crate::vk::DeviceSize,
+}
+impl Default for TileMemorySizeInfoQCOM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000547004);
+        s
+    }
+}
+
+/// [`VkTileShadingRenderPassFlagBitsQCOM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkTileShadingRenderPassFlagBitsQCOM.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TileShadingRenderPassFlagsQCOM(pub u32);
+impl TileShadingRenderPassFlagsQCOM {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_TILE_SHADING_RENDER_PASS_ENABLE_BIT_QCOM`
+    pub const ENABLE: Self = Self(0x1);
+    /// `VK_TILE_SHADING_RENDER_PASS_PER_TILE_EXECUTION_BIT_QCOM`
+    pub const PER_TILE_EXECUTION: Self = Self(0x2);
+}
+
+/// [`VkVertexInputBindingDivisorDescription`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVertexInputBindingDivisorDescription.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VertexInputBindingDivisorDescription {
+    pub binding: u32,
+    pub divisor: u32,
+}
+impl Default for VertexInputBindingDivisorDescription {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
+/// [`VkVideoDecodeAV1InlineSessionParametersInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoDecodeAV1InlineSessionParametersInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoDecodeAV1InlineSessionParametersInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_std_sequence_header: *const crate::vk::native::StdVideoAV1SequenceHeader,
+}
+impl Default for VideoDecodeAV1InlineSessionParametersInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000586003);
+        s
+    }
+}
+
+/// [`VkVideoDecodeH264InlineSessionParametersInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoDecodeH264InlineSessionParametersInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoDecodeH264InlineSessionParametersInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_std_sps: *const crate::vk::native::StdVideoH264SequenceParameterSet,
+    pub p_std_pps: *const crate::vk::native::StdVideoH264PictureParameterSet,
+}
+impl Default for VideoDecodeH264InlineSessionParametersInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000586001);
+        s
+    }
+}
+
+/// [`VkVideoDecodeH265InlineSessionParametersInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoDecodeH265InlineSessionParametersInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoDecodeH265InlineSessionParametersInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub p_std_vps: *const crate::vk::native::StdVideoH265VideoParameterSet,
+    pub p_std_sps: *const crate::vk::native::StdVideoH265SequenceParameterSet,
+    pub p_std_pps: *const crate::vk::native::StdVideoH265PictureParameterSet,
+}
+impl Default for VideoDecodeH265InlineSessionParametersInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000586002);
+        s
+    }
+}
+
+/// [`VkVideoEncodeFeedback2CapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeFeedback2CapabilitiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeFeedback2CapabilitiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_per_partition_feedback_entries: u32,
+    pub supported_per_partition_encode_feedback_flags: crate::vk::VideoEncodePerPartitionFeedbackFlagsKHR,
+}
+impl Default for VideoEncodeFeedback2CapabilitiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000598001);
+        s
+    }
+}
+
+/// [`VkVideoEncodeH264QuantizationMapCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeH264QuantizationMapCapabilitiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeH264QuantizationMapCapabilitiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub min_qp_delta: i32,
+    pub max_qp_delta: i32,
+}
+impl Default for VideoEncodeH264QuantizationMapCapabilitiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553003);
+        s
+    }
+}
+
+/// [`VkVideoEncodeH265QuantizationMapCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeH265QuantizationMapCapabilitiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeH265QuantizationMapCapabilitiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub min_qp_delta: i32,
+    pub max_qp_delta: i32,
+}
+impl Default for VideoEncodeH265QuantizationMapCapabilitiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553004);
+        s
+    }
+}
+
+/// [`VkVideoEncodeIntraRefreshCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeIntraRefreshCapabilitiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeIntraRefreshCapabilitiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub intra_refresh_modes: crate::vk::VideoEncodeIntraRefreshModeFlagsKHR,
+    pub max_intra_refresh_cycle_duration: u32,
+    pub max_intra_refresh_active_reference_pictures: u32,
+    pub partition_independent_intra_refresh_regions: crate::vk::Bool32,
+    pub non_rectangular_intra_refresh_regions: crate::vk::Bool32,
+}
+impl Default for VideoEncodeIntraRefreshCapabilitiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000552000);
+        s
+    }
+}
+
+/// [`VkVideoEncodeIntraRefreshInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeIntraRefreshInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeIntraRefreshInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub intra_refresh_cycle_duration: u32,
+    pub intra_refresh_index: u32,
+}
+impl Default for VideoEncodeIntraRefreshInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000552002);
+        s
+    }
+}
+
+/// [`VkVideoEncodeIntraRefreshModeFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeIntraRefreshModeFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct VideoEncodeIntraRefreshModeFlagsKHR(pub u32);
+impl VideoEncodeIntraRefreshModeFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_VIDEO_ENCODE_INTRA_REFRESH_MODE_NONE_KHR`
+    pub const NONE: Self = Self(0x0);
+    /// `VK_VIDEO_ENCODE_INTRA_REFRESH_MODE_PER_PICTURE_PARTITION_BIT_KHR`
+    pub const PER_PICTURE_PARTITION: Self = Self(0x1);
+    /// `VK_VIDEO_ENCODE_INTRA_REFRESH_MODE_BLOCK_BASED_BIT_KHR`
+    pub const BLOCK_BASED: Self = Self(0x2);
+    /// `VK_VIDEO_ENCODE_INTRA_REFRESH_MODE_BLOCK_ROW_BASED_BIT_KHR`
+    pub const BLOCK_ROW_BASED: Self = Self(0x4);
+    /// `VK_VIDEO_ENCODE_INTRA_REFRESH_MODE_BLOCK_COLUMN_BASED_BIT_KHR`
+    pub const BLOCK_COLUMN_BASED: Self = Self(0x8);
+}
+
+/// [`VkVideoEncodePerPartitionFeedbackFlagBitsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodePerPartitionFeedbackFlagBitsKHR.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct VideoEncodePerPartitionFeedbackFlagsKHR(pub u32);
+impl VideoEncodePerPartitionFeedbackFlagsKHR {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_VIDEO_ENCODE_PER_PARTITION_FEEDBACK_STATUS_BIT_KHR`
+    pub const STATUS: Self = Self(0x1);
+    /// `VK_VIDEO_ENCODE_PER_PARTITION_FEEDBACK_BITSTREAM_BUFFER_OFFSET_BIT_KHR`
+    pub const BITSTREAM_BUFFER_OFFSET: Self = Self(0x2);
+    /// `VK_VIDEO_ENCODE_PER_PARTITION_FEEDBACK_BITSTREAM_BYTES_WRITTEN_BIT_KHR`
+    pub const BITSTREAM_BYTES_WRITTEN: Self = Self(0x4);
+}
+
+/// [`VkVideoEncodeProfileRgbConversionInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeProfileRgbConversionInfoVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeProfileRgbConversionInfoVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub perform_encode_rgb_conversion: crate::vk::Bool32,
+}
+impl Default for VideoEncodeProfileRgbConversionInfoVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000390002);
+        s
+    }
+}
+
+/// [`VkVideoEncodeQuantizationMapCapabilitiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeQuantizationMapCapabilitiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeQuantizationMapCapabilitiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub max_quantization_map_extent: crate::vk::Extent2D,
+}
+impl Default for VideoEncodeQuantizationMapCapabilitiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553000);
+        s
+    }
+}
+
+/// [`VkVideoEncodeQuantizationMapInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeQuantizationMapInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeQuantizationMapInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub quantization_map: crate::vk::ImageView,
+    pub quantization_map_extent: crate::vk::Extent2D,
+}
+impl Default for VideoEncodeQuantizationMapInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553002);
+        s
+    }
+}
+
+/// [`VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeQuantizationMapSessionParametersCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub quantization_map_texel_size: crate::vk::Extent2D,
+}
+impl Default for VideoEncodeQuantizationMapSessionParametersCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553005);
+        s
+    }
+}
+
+/// [`VkVideoEncodeRgbChromaOffsetFlagBitsVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeRgbChromaOffsetFlagBitsVALVE.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct VideoEncodeRgbChromaOffsetFlagsVALVE(pub u32);
+impl VideoEncodeRgbChromaOffsetFlagsVALVE {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_VIDEO_ENCODE_RGB_CHROMA_OFFSET_COSITED_EVEN_BIT_VALVE`
+    pub const COSITED_EVEN: Self = Self(0x1);
+    /// `VK_VIDEO_ENCODE_RGB_CHROMA_OFFSET_MIDPOINT_BIT_VALVE`
+    pub const MIDPOINT: Self = Self(0x2);
+}
+
+/// [`VkVideoEncodeRgbConversionCapabilitiesVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeRgbConversionCapabilitiesVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeRgbConversionCapabilitiesVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub rgb_models: crate::vk::VideoEncodeRgbModelConversionFlagsVALVE,
+    pub rgb_ranges: crate::vk::VideoEncodeRgbRangeCompressionFlagsVALVE,
+    pub x_chroma_offsets: crate::vk::VideoEncodeRgbChromaOffsetFlagsVALVE,
+    pub y_chroma_offsets: crate::vk::VideoEncodeRgbChromaOffsetFlagsVALVE,
+}
+impl Default for VideoEncodeRgbConversionCapabilitiesVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000390001);
+        s
+    }
+}
+
+/// [`VkVideoEncodeRgbModelConversionFlagBitsVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeRgbModelConversionFlagBitsVALVE.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct VideoEncodeRgbModelConversionFlagsVALVE(pub u32);
+impl VideoEncodeRgbModelConversionFlagsVALVE {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_VIDEO_ENCODE_RGB_MODEL_CONVERSION_RGB_IDENTITY_BIT_VALVE`
+    pub const RGB_IDENTITY: Self = Self(0x1);
+    /// `VK_VIDEO_ENCODE_RGB_MODEL_CONVERSION_YCBCR_IDENTITY_BIT_VALVE`
+    pub const YCBCR_IDENTITY: Self = Self(0x2);
+    /// `VK_VIDEO_ENCODE_RGB_MODEL_CONVERSION_YCBCR_709_BIT_VALVE`
+    pub const YCBCR_709: Self = Self(0x4);
+    /// `VK_VIDEO_ENCODE_RGB_MODEL_CONVERSION_YCBCR_601_BIT_VALVE`
+    pub const YCBCR_601: Self = Self(0x8);
+    /// `VK_VIDEO_ENCODE_RGB_MODEL_CONVERSION_YCBCR_2020_BIT_VALVE`
+    pub const YCBCR_2020: Self = Self(0x10);
+}
+
+/// [`VkVideoEncodeRgbRangeCompressionFlagBitsVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeRgbRangeCompressionFlagBitsVALVE.html)
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct VideoEncodeRgbRangeCompressionFlagsVALVE(pub u32);
+impl VideoEncodeRgbRangeCompressionFlagsVALVE {
+    pub const fn from_raw(x: u32) -> Self {
+        Self(x)
+    }
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// `VK_VIDEO_ENCODE_RGB_RANGE_COMPRESSION_FULL_RANGE_BIT_VALVE`
+    pub const FULL_RANGE: Self = Self(0x1);
+    /// `VK_VIDEO_ENCODE_RGB_RANGE_COMPRESSION_NARROW_RANGE_BIT_VALVE`
+    pub const NARROW_RANGE: Self = Self(0x2);
+}
+
+/// [`VkVideoEncodeSessionIntraRefreshCreateInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeSessionIntraRefreshCreateInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeSessionIntraRefreshCreateInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub intra_refresh_mode: crate::vk::VideoEncodeIntraRefreshModeFlagsKHR,
+}
+impl Default for VideoEncodeSessionIntraRefreshCreateInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000552001);
+        s
+    }
+}
+
+/// [`VkVideoEncodeSessionRgbConversionCreateInfoVALVE`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoEncodeSessionRgbConversionCreateInfoVALVE.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoEncodeSessionRgbConversionCreateInfoVALVE {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub rgb_model: crate::vk::VideoEncodeRgbModelConversionFlagsVALVE,
+    pub rgb_range: crate::vk::VideoEncodeRgbRangeCompressionFlagsVALVE,
+    pub x_chroma_offset: crate::vk::VideoEncodeRgbChromaOffsetFlagsVALVE,
+    pub y_chroma_offset: crate::vk::VideoEncodeRgbChromaOffsetFlagsVALVE,
+}
+impl Default for VideoEncodeSessionRgbConversionCreateInfoVALVE {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000390003);
+        s
+    }
+}
+
+/// [`VkVideoFormatH265QuantizationMapPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoFormatH265QuantizationMapPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoFormatH265QuantizationMapPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub compatible_ctb_sizes: crate::vk::VideoEncodeH265CtbSizeFlagsKHR,
+}
+impl Default for VideoFormatH265QuantizationMapPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553006);
+        s
+    }
+}
+
+/// [`VkVideoFormatQuantizationMapPropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoFormatQuantizationMapPropertiesKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoFormatQuantizationMapPropertiesKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub quantization_map_texel_size: crate::vk::Extent2D,
+}
+impl Default for VideoFormatQuantizationMapPropertiesKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000553001);
+        s
+    }
+}
+
+/// [`VkVideoReferenceIntraRefreshInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkVideoReferenceIntraRefreshInfoKHR.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct VideoReferenceIntraRefreshInfoKHR {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub dirty_intra_refresh_regions: u32,
+}
+impl Default for VideoReferenceIntraRefreshInfoKHR {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000552003);
+        s
+    }
+}
+
+/// [`VkWriteDescriptorSetPartitionedAccelerationStructureNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkWriteDescriptorSetPartitionedAccelerationStructureNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct WriteDescriptorSetPartitionedAccelerationStructureNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub acceleration_structure_count: u32,
+    pub p_acceleration_structures: *const crate::vk::DeviceAddress,
+}
+impl Default for WriteDescriptorSetPartitionedAccelerationStructureNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000570002);
+        s
+    }
+}
+
+/// [`VkWriteDescriptorSetTensorARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkWriteDescriptorSetTensorARM.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct WriteDescriptorSetTensorARM {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub tensor_view_count: u32,
+    pub p_tensor_views: *const crate::vk::TensorViewARM,
+}
+impl Default for WriteDescriptorSetTensorARM {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000460003);
+        s
+    }
+}
+
+/// [`VkWriteIndirectExecutionSetPipelineEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkWriteIndirectExecutionSetPipelineEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct WriteIndirectExecutionSetPipelineEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub index: u32,
+    pub pipeline: crate::vk::Pipeline,
+}
+impl Default for WriteIndirectExecutionSetPipelineEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572008);
+        s
+    }
+}
+
+/// [`VkWriteIndirectExecutionSetShaderEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkWriteIndirectExecutionSetShaderEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct WriteIndirectExecutionSetShaderEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *const core::ffi::c_void,
+    pub index: u32,
+    pub shader: crate::vk::ShaderEXT,
+}
+impl Default for WriteIndirectExecutionSetShaderEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000572009);
+        s
+    }
+}
+
+/// Values of `VkAccelerationStructureTypeKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait AccelerationStructureTypeKHRExt: Sized {
+    /// `VK_ACCELERATION_STRUCTURE_TYPE_OPACITY_MICROMAP_KHR`
+    const OPACITY_MICROMAP: Self;
+}
+impl AccelerationStructureTypeKHRExt for AccelerationStructureTypeKHR {
+    const OPACITY_MICROMAP: Self = Self::from_raw(1000623000);
 }
 
 /// Values of `VkAccessFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait AccessFlagsExt: Sized {
     /// `VK_ACCESS_NONE`
     const NONE: Self;
+    /// `VK_ACCESS_COMMAND_PREPROCESS_READ_BIT_EXT`
+    const COMMAND_PREPROCESS_READ_EXT: Self;
+    /// `VK_ACCESS_COMMAND_PREPROCESS_WRITE_BIT_EXT`
+    const COMMAND_PREPROCESS_WRITE_EXT: Self;
 }
 impl AccessFlagsExt for AccessFlags {
     const NONE: Self = Self::from_raw(0x0);
+    const COMMAND_PREPROCESS_READ_EXT: Self = Self::from_raw(0x20000);
+    const COMMAND_PREPROCESS_WRITE_EXT: Self = Self::from_raw(0x40000);
+}
+
+/// Values of `VkAccessFlagBits2` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait AccessFlags2Ext: Sized {
+    /// `VK_ACCESS_2_SAMPLER_HEAP_READ_BIT_EXT`
+    const SAMPLER_HEAP_READ_EXT: Self;
+    /// `VK_ACCESS_2_RESOURCE_HEAP_READ_BIT_EXT`
+    const RESOURCE_HEAP_READ_EXT: Self;
+    /// `VK_ACCESS_2_SHADER_TILE_ATTACHMENT_READ_BIT_QCOM`
+    const SHADER_TILE_ATTACHMENT_READ_QCOM: Self;
+    /// `VK_ACCESS_2_SHADER_TILE_ATTACHMENT_WRITE_BIT_QCOM`
+    const SHADER_TILE_ATTACHMENT_WRITE_QCOM: Self;
+    /// `VK_ACCESS_2_COMMAND_PREPROCESS_READ_BIT_EXT`
+    const COMMAND_PREPROCESS_READ_EXT: Self;
+    /// `VK_ACCESS_2_COMMAND_PREPROCESS_WRITE_BIT_EXT`
+    const COMMAND_PREPROCESS_WRITE_EXT: Self;
+    /// `VK_ACCESS_2_DATA_GRAPH_READ_BIT_ARM`
+    const DATA_GRAPH_READ_ARM: Self;
+    /// `VK_ACCESS_2_DATA_GRAPH_WRITE_BIT_ARM`
+    const DATA_GRAPH_WRITE_ARM: Self;
+    /// `VK_ACCESS_2_MEMORY_DECOMPRESSION_READ_BIT_EXT`
+    const MEMORY_DECOMPRESSION_READ_EXT: Self;
+    /// `VK_ACCESS_2_MEMORY_DECOMPRESSION_WRITE_BIT_EXT`
+    const MEMORY_DECOMPRESSION_WRITE_EXT: Self;
+}
+impl AccessFlags2Ext for AccessFlags2 {
+    const SAMPLER_HEAP_READ_EXT: Self = Self::from_raw(0x200000000000000);
+    const RESOURCE_HEAP_READ_EXT: Self = Self::from_raw(0x400000000000000);
+    const SHADER_TILE_ATTACHMENT_READ_QCOM: Self = Self::from_raw(0x8000000000000);
+    const SHADER_TILE_ATTACHMENT_WRITE_QCOM: Self = Self::from_raw(0x10000000000000);
+    const COMMAND_PREPROCESS_READ_EXT: Self = Self::from_raw(0x20000);
+    const COMMAND_PREPROCESS_WRITE_EXT: Self = Self::from_raw(0x40000);
+    const DATA_GRAPH_READ_ARM: Self = Self::from_raw(0x800000000000);
+    const DATA_GRAPH_WRITE_ARM: Self = Self::from_raw(0x1000000000000);
+    const MEMORY_DECOMPRESSION_READ_EXT: Self = Self::from_raw(0x80000000000000);
+    const MEMORY_DECOMPRESSION_WRITE_EXT: Self = Self::from_raw(0x100000000000000);
+}
+
+/// Values of `VkAttachmentDescriptionFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait AttachmentDescriptionFlagsExt: Sized {
+    /// `VK_ATTACHMENT_DESCRIPTION_RESOLVE_SKIP_TRANSFER_FUNCTION_BIT_KHR`
+    const RESOLVE_SKIP_TRANSFER_FUNCTION_KHR: Self;
+    /// `VK_ATTACHMENT_DESCRIPTION_RESOLVE_ENABLE_TRANSFER_FUNCTION_BIT_KHR`
+    const RESOLVE_ENABLE_TRANSFER_FUNCTION_KHR: Self;
+}
+impl AttachmentDescriptionFlagsExt for AttachmentDescriptionFlags {
+    const RESOLVE_SKIP_TRANSFER_FUNCTION_KHR: Self = Self::from_raw(0x2);
+    const RESOLVE_ENABLE_TRANSFER_FUNCTION_KHR: Self = Self::from_raw(0x4);
+}
+
+/// Values of `VkAttachmentLoadOp` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait AttachmentLoadOpExt: Sized {
+    /// `VK_ATTACHMENT_LOAD_OP_NONE`
+    const NONE: Self;
+}
+impl AttachmentLoadOpExt for AttachmentLoadOp {
+    const NONE: Self = Self::from_raw(1000400000);
 }
 
 /// Values of `VkAttachmentStoreOp` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -138,9 +11390,33 @@ impl BufferCreateFlagsExt for BufferCreateFlags {
 pub trait BufferUsageFlagsExt: Sized {
     /// `VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT`
     const SHADER_DEVICE_ADDRESS: Self;
+    /// `VK_BUFFER_USAGE_DESCRIPTOR_HEAP_BIT_EXT`
+    const DESCRIPTOR_HEAP_EXT: Self;
+    /// `VK_BUFFER_USAGE_TILE_MEMORY_BIT_QCOM`
+    const TILE_MEMORY_QCOM: Self;
 }
 impl BufferUsageFlagsExt for BufferUsageFlags {
     const SHADER_DEVICE_ADDRESS: Self = Self::from_raw(0x20000);
+    const DESCRIPTOR_HEAP_EXT: Self = Self::from_raw(0x10000000);
+    const TILE_MEMORY_QCOM: Self = Self::from_raw(0x8000000);
+}
+
+/// Values of `VkBuildAccelerationStructureFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait BuildAccelerationStructureFlagsKHRExt: Sized {
+    /// `VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_CLUSTER_OPACITY_MICROMAPS_BIT_NV`
+    const ALLOW_CLUSTER_OPACITY_MICROMAPS_NV: Self;
+    /// `VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_OPACITY_MICROMAP_UPDATE_BIT_KHR`
+    const ALLOW_OPACITY_MICROMAP_UPDATE: Self;
+    /// `VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_DISABLE_OPACITY_MICROMAPS_BIT_KHR`
+    const ALLOW_DISABLE_OPACITY_MICROMAPS: Self;
+    /// `VK_BUILD_ACCELERATION_STRUCTURE_MICROMAP_LOSSY_BIT_KHR`
+    const MICROMAP_LOSSY: Self;
+}
+impl BuildAccelerationStructureFlagsKHRExt for BuildAccelerationStructureFlagsKHR {
+    const ALLOW_CLUSTER_OPACITY_MICROMAPS_NV: Self = Self::from_raw(0x1000);
+    const ALLOW_OPACITY_MICROMAP_UPDATE: Self = Self::from_raw(0x40);
+    const ALLOW_DISABLE_OPACITY_MICROMAPS: Self = Self::from_raw(0x80);
+    const MICROMAP_LOSSY: Self = Self::from_raw(0x400);
 }
 
 /// Values of `VkColorSpaceKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -164,6 +11440,48 @@ impl CommandPoolCreateFlagsExt for CommandPoolCreateFlags {
     const PROTECTED: Self = Self::from_raw(0x4);
 }
 
+/// Values of `VkComponentTypeKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait ComponentTypeKHRExt: Sized {
+    /// `VK_COMPONENT_TYPE_BFLOAT16_KHR`
+    const BFLOAT16: Self;
+    /// `VK_COMPONENT_TYPE_SINT8_PACKED_NV`
+    const SINT8_PACKED_NV: Self;
+    /// `VK_COMPONENT_TYPE_UINT8_PACKED_NV`
+    const UINT8_PACKED_NV: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT_E4M3_NV`
+    const FLOAT_E4M3_NV: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT_E5M2_NV`
+    const FLOAT_E5M2_NV: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT`
+    const FLOAT8_E4M3_EXT: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT`
+    const FLOAT8_E5M2_EXT: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT6_E2M3_EXT`
+    const FLOAT6_E2M3_EXT: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT6_E3M2_EXT`
+    const FLOAT6_E3M2_EXT: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT4_E2M1_EXT`
+    const FLOAT4_E2M1_EXT: Self;
+    /// `VK_COMPONENT_TYPE_FLOAT8_UNSIGNED_E8M0_EXT`
+    const FLOAT8_UNSIGNED_E8M0_EXT: Self;
+    /// `VK_COMPONENT_TYPE_MXINT8_EXT`
+    const MXINT8_EXT: Self;
+}
+impl ComponentTypeKHRExt for ComponentTypeKHR {
+    const BFLOAT16: Self = Self::from_raw(1000141000);
+    const SINT8_PACKED_NV: Self = Self::from_raw(1000491000);
+    const UINT8_PACKED_NV: Self = Self::from_raw(1000491001);
+    const FLOAT_E4M3_NV: Self = Self::from_raw(1000491002);
+    const FLOAT_E5M2_NV: Self = Self::from_raw(1000491003);
+    const FLOAT8_E4M3_EXT: Self = Self::from_raw(1000491002);
+    const FLOAT8_E5M2_EXT: Self = Self::from_raw(1000491003);
+    const FLOAT6_E2M3_EXT: Self = Self::from_raw(1000672000);
+    const FLOAT6_E3M2_EXT: Self = Self::from_raw(1000672001);
+    const FLOAT4_E2M1_EXT: Self = Self::from_raw(1000672002);
+    const FLOAT8_UNSIGNED_E8M0_EXT: Self = Self::from_raw(1000672003);
+    const MXINT8_EXT: Self = Self::from_raw(1000672004);
+}
+
 /// Values of `VkDebugReportObjectTypeEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DebugReportObjectTypeEXTExt: Sized {
     /// `VK_DEBUG_REPORT_OBJECT_TYPE_DEBUG_REPORT_EXT`
@@ -182,10 +11500,16 @@ pub trait DependencyFlagsExt: Sized {
     const DEVICE_GROUP: Self;
     /// `VK_DEPENDENCY_VIEW_LOCAL_BIT`
     const VIEW_LOCAL: Self;
+    /// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`
+    const QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_KHR: Self;
+    /// `VK_DEPENDENCY_ASYMMETRIC_EVENT_BIT_KHR`
+    const ASYMMETRIC_EVENT_KHR: Self;
 }
 impl DependencyFlagsExt for DependencyFlags {
     const DEVICE_GROUP: Self = Self::from_raw(0x4);
     const VIEW_LOCAL: Self = Self::from_raw(0x2);
+    const QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_KHR: Self = Self::from_raw(0x20);
+    const ASYMMETRIC_EVENT_KHR: Self = Self::from_raw(0x40);
 }
 
 /// Values of `VkDescriptorPoolCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -201,27 +11525,72 @@ impl DescriptorPoolCreateFlagsExt for DescriptorPoolCreateFlags {
 pub trait DescriptorSetLayoutCreateFlagsExt: Sized {
     /// `VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT`
     const UPDATE_AFTER_BIND_POOL: Self;
+    /// `VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT`
+    const PUSH_DESCRIPTOR: Self;
 }
 impl DescriptorSetLayoutCreateFlagsExt for DescriptorSetLayoutCreateFlags {
     const UPDATE_AFTER_BIND_POOL: Self = Self::from_raw(0x2);
+    const PUSH_DESCRIPTOR: Self = Self::from_raw(0x1);
 }
 
 /// Values of `VkDescriptorType` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DescriptorTypeExt: Sized {
     /// `VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK`
     const INLINE_UNIFORM_BLOCK: Self;
+    /// `VK_DESCRIPTOR_TYPE_TENSOR_ARM`
+    const TENSOR_ARM: Self;
+    /// `VK_DESCRIPTOR_TYPE_PARTITIONED_ACCELERATION_STRUCTURE_NV`
+    const PARTITIONED_ACCELERATION_STRUCTURE_NV: Self;
 }
 impl DescriptorTypeExt for DescriptorType {
     const INLINE_UNIFORM_BLOCK: Self = Self::from_raw(1000138000);
+    const TENSOR_ARM: Self = Self::from_raw(1000460000);
+    const PARTITIONED_ACCELERATION_STRUCTURE_NV: Self = Self::from_raw(1000570000);
+}
+
+/// Values of `VkDescriptorUpdateTemplateType` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait DescriptorUpdateTemplateTypeExt: Sized {
+    /// `VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS`
+    const PUSH_DESCRIPTORS: Self;
+}
+impl DescriptorUpdateTemplateTypeExt for DescriptorUpdateTemplateType {
+    const PUSH_DESCRIPTORS: Self = Self::from_raw(1);
 }
 
 /// Values of `VkDeviceQueueCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait DeviceQueueCreateFlagsExt: Sized {
     /// `VK_DEVICE_QUEUE_CREATE_PROTECTED_BIT`
     const PROTECTED: Self;
+    /// `VK_DEVICE_QUEUE_CREATE_INTERNALLY_SYNCHRONIZED_BIT_KHR`
+    const INTERNALLY_SYNCHRONIZED_KHR: Self;
 }
 impl DeviceQueueCreateFlagsExt for DeviceQueueCreateFlags {
     const PROTECTED: Self = Self::from_raw(0x1);
+    const INTERNALLY_SYNCHRONIZED_KHR: Self = Self::from_raw(0x4);
+}
+
+/// Values of `VkDriverId` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait DriverIdExt: Sized {
+    /// `VK_DRIVER_ID_MESA_HONEYKRISP`
+    const MESA_HONEYKRISP: Self;
+    /// `VK_DRIVER_ID_VULKAN_SC_EMULATION_ON_VULKAN`
+    const VULKAN_SC_EMULATION_ON_VULKAN: Self;
+    /// `VK_DRIVER_ID_MESA_KOSMICKRISP`
+    const MESA_KOSMICKRISP: Self;
+    /// `VK_DRIVER_ID_MESA_GFXSTREAM`
+    const MESA_GFXSTREAM: Self;
+    /// `VK_DRIVER_ID_APE_SOFT`
+    const APE_SOFT: Self;
+    /// `VK_DRIVER_ID_RESERVED_31`
+    const RESERVED_31: Self;
+}
+impl DriverIdExt for DriverId {
+    const MESA_HONEYKRISP: Self = Self::from_raw(26);
+    const VULKAN_SC_EMULATION_ON_VULKAN: Self = Self::from_raw(27);
+    const MESA_KOSMICKRISP: Self = Self::from_raw(28);
+    const MESA_GFXSTREAM: Self = Self::from_raw(29);
+    const APE_SOFT: Self = Self::from_raw(30);
+    const RESERVED_31: Self = Self::from_raw(31);
 }
 
 /// Values of `VkDynamicState` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -256,6 +11625,10 @@ pub trait DynamicStateExt: Sized {
     const DEPTH_BIAS_ENABLE: Self;
     /// `VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE`
     const PRIMITIVE_RESTART_ENABLE: Self;
+    /// `VK_DYNAMIC_STATE_LINE_STIPPLE`
+    const LINE_STIPPLE: Self;
+    /// `VK_DYNAMIC_STATE_DEPTH_CLAMP_RANGE_EXT`
+    const DEPTH_CLAMP_RANGE_EXT: Self;
 }
 impl DynamicStateExt for DynamicState {
     const CULL_MODE: Self = Self::from_raw(1000267000);
@@ -273,6 +11646,8 @@ impl DynamicStateExt for DynamicState {
     const RASTERIZER_DISCARD_ENABLE: Self = Self::from_raw(1000377001);
     const DEPTH_BIAS_ENABLE: Self = Self::from_raw(1000377002);
     const PRIMITIVE_RESTART_ENABLE: Self = Self::from_raw(1000377004);
+    const LINE_STIPPLE: Self = Self::from_raw(1000259000);
+    const DEPTH_CLAMP_RANGE_EXT: Self = Self::from_raw(1000582000);
 }
 
 /// Values of `VkEventCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -394,6 +11769,108 @@ pub trait FormatExt: Sized {
     const ASTC_12X10_SFLOAT_BLOCK: Self;
     /// `VK_FORMAT_ASTC_12x12_SFLOAT_BLOCK`
     const ASTC_12X12_SFLOAT_BLOCK: Self;
+    /// `VK_FORMAT_A1B5G5R5_UNORM_PACK16`
+    const A1B5G5R5_UNORM_PACK16: Self;
+    /// `VK_FORMAT_A8_UNORM`
+    const A8_UNORM: Self;
+    /// `VK_FORMAT_ASTC_3x3x3_UNORM_BLOCK_EXT`
+    const ASTC_3X3X3_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_3x3x3_SRGB_BLOCK_EXT`
+    const ASTC_3X3X3_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_3x3x3_SFLOAT_BLOCK_EXT`
+    const ASTC_3X3X3_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x3x3_UNORM_BLOCK_EXT`
+    const ASTC_4X3X3_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x3x3_SRGB_BLOCK_EXT`
+    const ASTC_4X3X3_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x3x3_SFLOAT_BLOCK_EXT`
+    const ASTC_4X3X3_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x4x3_UNORM_BLOCK_EXT`
+    const ASTC_4X4X3_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x4x3_SRGB_BLOCK_EXT`
+    const ASTC_4X4X3_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x4x3_SFLOAT_BLOCK_EXT`
+    const ASTC_4X4X3_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x4x4_UNORM_BLOCK_EXT`
+    const ASTC_4X4X4_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x4x4_SRGB_BLOCK_EXT`
+    const ASTC_4X4X4_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_4x4x4_SFLOAT_BLOCK_EXT`
+    const ASTC_4X4X4_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x4x4_UNORM_BLOCK_EXT`
+    const ASTC_5X4X4_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x4x4_SRGB_BLOCK_EXT`
+    const ASTC_5X4X4_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x4x4_SFLOAT_BLOCK_EXT`
+    const ASTC_5X4X4_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x5x4_UNORM_BLOCK_EXT`
+    const ASTC_5X5X4_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x5x4_SRGB_BLOCK_EXT`
+    const ASTC_5X5X4_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x5x4_SFLOAT_BLOCK_EXT`
+    const ASTC_5X5X4_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x5x5_UNORM_BLOCK_EXT`
+    const ASTC_5X5X5_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x5x5_SRGB_BLOCK_EXT`
+    const ASTC_5X5X5_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_5x5x5_SFLOAT_BLOCK_EXT`
+    const ASTC_5X5X5_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x5x5_UNORM_BLOCK_EXT`
+    const ASTC_6X5X5_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x5x5_SRGB_BLOCK_EXT`
+    const ASTC_6X5X5_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x5x5_SFLOAT_BLOCK_EXT`
+    const ASTC_6X5X5_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x6x5_UNORM_BLOCK_EXT`
+    const ASTC_6X6X5_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x6x5_SRGB_BLOCK_EXT`
+    const ASTC_6X6X5_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x6x5_SFLOAT_BLOCK_EXT`
+    const ASTC_6X6X5_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x6x6_UNORM_BLOCK_EXT`
+    const ASTC_6X6X6_UNORM_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x6x6_SRGB_BLOCK_EXT`
+    const ASTC_6X6X6_SRGB_BLOCK_EXT: Self;
+    /// `VK_FORMAT_ASTC_6x6x6_SFLOAT_BLOCK_EXT`
+    const ASTC_6X6X6_SFLOAT_BLOCK_EXT: Self;
+    /// `VK_FORMAT_R8_BOOL_ARM`
+    const R8_BOOL_ARM: Self;
+    /// `VK_FORMAT_R16_SFLOAT_FPENCODING_BFLOAT16_ARM`
+    const R16_SFLOAT_FPENCODING_BFLOAT16_ARM: Self;
+    /// `VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM`
+    const R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM: Self;
+    /// `VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM`
+    const R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM: Self;
+    /// `VK_FORMAT_R16G16_SFIXED5_NV`
+    const R16G16_SFIXED5_NV: Self;
+    /// `VK_FORMAT_R10X6_UINT_PACK16_ARM`
+    const R10X6_UINT_PACK16_ARM: Self;
+    /// `VK_FORMAT_R10X6G10X6_UINT_2PACK16_ARM`
+    const R10X6G10X6_UINT_2PACK16_ARM: Self;
+    /// `VK_FORMAT_R10X6G10X6B10X6A10X6_UINT_4PACK16_ARM`
+    const R10X6G10X6B10X6A10X6_UINT_4PACK16_ARM: Self;
+    /// `VK_FORMAT_R12X4_UINT_PACK16_ARM`
+    const R12X4_UINT_PACK16_ARM: Self;
+    /// `VK_FORMAT_R12X4G12X4_UINT_2PACK16_ARM`
+    const R12X4G12X4_UINT_2PACK16_ARM: Self;
+    /// `VK_FORMAT_R12X4G12X4B12X4A12X4_UINT_4PACK16_ARM`
+    const R12X4G12X4B12X4A12X4_UINT_4PACK16_ARM: Self;
+    /// `VK_FORMAT_R14X2_UINT_PACK16_ARM`
+    const R14X2_UINT_PACK16_ARM: Self;
+    /// `VK_FORMAT_R14X2G14X2_UINT_2PACK16_ARM`
+    const R14X2G14X2_UINT_2PACK16_ARM: Self;
+    /// `VK_FORMAT_R14X2G14X2B14X2A14X2_UINT_4PACK16_ARM`
+    const R14X2G14X2B14X2A14X2_UINT_4PACK16_ARM: Self;
+    /// `VK_FORMAT_R14X2_UNORM_PACK16_ARM`
+    const R14X2_UNORM_PACK16_ARM: Self;
+    /// `VK_FORMAT_R14X2G14X2_UNORM_2PACK16_ARM`
+    const R14X2G14X2_UNORM_2PACK16_ARM: Self;
+    /// `VK_FORMAT_R14X2G14X2B14X2A14X2_UNORM_4PACK16_ARM`
+    const R14X2G14X2B14X2A14X2_UNORM_4PACK16_ARM: Self;
+    /// `VK_FORMAT_G14X2_B14X2R14X2_2PLANE_420_UNORM_3PACK16_ARM`
+    const G14X2_B14X2R14X2_2PLANE_420_UNORM_3PACK16_ARM: Self;
+    /// `VK_FORMAT_G14X2_B14X2R14X2_2PLANE_422_UNORM_3PACK16_ARM`
+    const G14X2_B14X2R14X2_2PLANE_422_UNORM_3PACK16_ARM: Self;
 }
 impl FormatExt for Format {
     const G8B8G8R8_422_UNORM: Self = Self::from_raw(1000156000);
@@ -450,6 +11927,57 @@ impl FormatExt for Format {
     const ASTC_10X10_SFLOAT_BLOCK: Self = Self::from_raw(1000066011);
     const ASTC_12X10_SFLOAT_BLOCK: Self = Self::from_raw(1000066012);
     const ASTC_12X12_SFLOAT_BLOCK: Self = Self::from_raw(1000066013);
+    const A1B5G5R5_UNORM_PACK16: Self = Self::from_raw(1000470000);
+    const A8_UNORM: Self = Self::from_raw(1000470001);
+    const ASTC_3X3X3_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288000);
+    const ASTC_3X3X3_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288001);
+    const ASTC_3X3X3_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288002);
+    const ASTC_4X3X3_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288003);
+    const ASTC_4X3X3_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288004);
+    const ASTC_4X3X3_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288005);
+    const ASTC_4X4X3_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288006);
+    const ASTC_4X4X3_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288007);
+    const ASTC_4X4X3_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288008);
+    const ASTC_4X4X4_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288009);
+    const ASTC_4X4X4_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288010);
+    const ASTC_4X4X4_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288011);
+    const ASTC_5X4X4_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288012);
+    const ASTC_5X4X4_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288013);
+    const ASTC_5X4X4_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288014);
+    const ASTC_5X5X4_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288015);
+    const ASTC_5X5X4_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288016);
+    const ASTC_5X5X4_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288017);
+    const ASTC_5X5X5_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288018);
+    const ASTC_5X5X5_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288019);
+    const ASTC_5X5X5_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288020);
+    const ASTC_6X5X5_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288021);
+    const ASTC_6X5X5_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288022);
+    const ASTC_6X5X5_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288023);
+    const ASTC_6X6X5_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288024);
+    const ASTC_6X6X5_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288025);
+    const ASTC_6X6X5_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288026);
+    const ASTC_6X6X6_UNORM_BLOCK_EXT: Self = Self::from_raw(1000288027);
+    const ASTC_6X6X6_SRGB_BLOCK_EXT: Self = Self::from_raw(1000288028);
+    const ASTC_6X6X6_SFLOAT_BLOCK_EXT: Self = Self::from_raw(1000288029);
+    const R8_BOOL_ARM: Self = Self::from_raw(1000460000);
+    const R16_SFLOAT_FPENCODING_BFLOAT16_ARM: Self = Self::from_raw(1000460001);
+    const R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM: Self = Self::from_raw(1000460002);
+    const R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM: Self = Self::from_raw(1000460003);
+    const R16G16_SFIXED5_NV: Self = Self::from_raw(1000464000);
+    const R10X6_UINT_PACK16_ARM: Self = Self::from_raw(1000609000);
+    const R10X6G10X6_UINT_2PACK16_ARM: Self = Self::from_raw(1000609001);
+    const R10X6G10X6B10X6A10X6_UINT_4PACK16_ARM: Self = Self::from_raw(1000609002);
+    const R12X4_UINT_PACK16_ARM: Self = Self::from_raw(1000609003);
+    const R12X4G12X4_UINT_2PACK16_ARM: Self = Self::from_raw(1000609004);
+    const R12X4G12X4B12X4A12X4_UINT_4PACK16_ARM: Self = Self::from_raw(1000609005);
+    const R14X2_UINT_PACK16_ARM: Self = Self::from_raw(1000609006);
+    const R14X2G14X2_UINT_2PACK16_ARM: Self = Self::from_raw(1000609007);
+    const R14X2G14X2B14X2A14X2_UINT_4PACK16_ARM: Self = Self::from_raw(1000609008);
+    const R14X2_UNORM_PACK16_ARM: Self = Self::from_raw(1000609009);
+    const R14X2G14X2_UNORM_2PACK16_ARM: Self = Self::from_raw(1000609010);
+    const R14X2G14X2B14X2A14X2_UNORM_4PACK16_ARM: Self = Self::from_raw(1000609011);
+    const G14X2_B14X2R14X2_2PLANE_420_UNORM_3PACK16_ARM: Self = Self::from_raw(1000609012);
+    const G14X2_B14X2R14X2_2PLANE_422_UNORM_3PACK16_ARM: Self = Self::from_raw(1000609013);
 }
 
 /// Values of `VkFormatFeatureFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -486,6 +12014,63 @@ impl FormatFeatureFlagsExt for FormatFeatureFlags {
     const DISJOINT: Self = Self::from_raw(0x400000);
     const COSITED_CHROMA_SAMPLES: Self = Self::from_raw(0x800000);
     const SAMPLED_IMAGE_FILTER_MINMAX: Self = Self::from_raw(0x10000);
+}
+
+/// Values of `VkFormatFeatureFlagBits2` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait FormatFeatureFlags2Ext: Sized {
+    /// `VK_FORMAT_FEATURE_2_HOST_IMAGE_TRANSFER_BIT`
+    const HOST_IMAGE_TRANSFER: Self;
+    /// `VK_FORMAT_FEATURE_2_BLOCK_MATCHING_SXD_BIT_QCOM`
+    const BLOCK_MATCHING_SXD_QCOM: Self;
+    /// `VK_FORMAT_FEATURE_2_ACCELERATION_STRUCTURE_RADIUS_BUFFER_BIT_NV`
+    const ACCELERATION_STRUCTURE_RADIUS_BUFFER_NV: Self;
+    /// `VK_FORMAT_FEATURE_2_TENSOR_SHADER_BIT_ARM`
+    const TENSOR_SHADER_ARM: Self;
+    /// `VK_FORMAT_FEATURE_2_TENSOR_IMAGE_ALIASING_BIT_ARM`
+    const TENSOR_IMAGE_ALIASING_ARM: Self;
+    /// `VK_FORMAT_FEATURE_2_TENSOR_DATA_GRAPH_BIT_ARM`
+    const TENSOR_DATA_GRAPH_ARM: Self;
+    /// `VK_FORMAT_FEATURE_2_COPY_IMAGE_INDIRECT_DST_BIT_KHR`
+    const COPY_IMAGE_INDIRECT_DST_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_BIT_KHR`
+    const VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_VIDEO_ENCODE_EMPHASIS_MAP_BIT_KHR`
+    const VIDEO_ENCODE_EMPHASIS_MAP_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_SAMPLED_IMAGE_FILTER_LINEAR_2D_BIT_IMG`
+    const SAMPLED_IMAGE_FILTER_LINEAR_2D_IMG: Self;
+    /// `VK_FORMAT_FEATURE_2_DEPTH_COPY_ON_COMPUTE_QUEUE_BIT_KHR`
+    const DEPTH_COPY_ON_COMPUTE_QUEUE_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_DEPTH_COPY_ON_TRANSFER_QUEUE_BIT_KHR`
+    const DEPTH_COPY_ON_TRANSFER_QUEUE_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_STENCIL_COPY_ON_COMPUTE_QUEUE_BIT_KHR`
+    const STENCIL_COPY_ON_COMPUTE_QUEUE_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_STENCIL_COPY_ON_TRANSFER_QUEUE_BIT_KHR`
+    const STENCIL_COPY_ON_TRANSFER_QUEUE_KHR: Self;
+    /// `VK_FORMAT_FEATURE_2_DATA_GRAPH_OPTICAL_FLOW_IMAGE_BIT_ARM`
+    const DATA_GRAPH_OPTICAL_FLOW_IMAGE_ARM: Self;
+    /// `VK_FORMAT_FEATURE_2_DATA_GRAPH_OPTICAL_FLOW_VECTOR_BIT_ARM`
+    const DATA_GRAPH_OPTICAL_FLOW_VECTOR_ARM: Self;
+    /// `VK_FORMAT_FEATURE_2_DATA_GRAPH_OPTICAL_FLOW_COST_BIT_ARM`
+    const DATA_GRAPH_OPTICAL_FLOW_COST_ARM: Self;
+}
+impl FormatFeatureFlags2Ext for FormatFeatureFlags2 {
+    const HOST_IMAGE_TRANSFER: Self = Self::from_raw(0x400000000000);
+    const BLOCK_MATCHING_SXD_QCOM: Self = Self::from_raw(0x100000000000);
+    const ACCELERATION_STRUCTURE_RADIUS_BUFFER_NV: Self = Self::from_raw(0x8000000000000);
+    const TENSOR_SHADER_ARM: Self = Self::from_raw(0x8000000000);
+    const TENSOR_IMAGE_ALIASING_ARM: Self = Self::from_raw(0x80000000000);
+    const TENSOR_DATA_GRAPH_ARM: Self = Self::from_raw(0x1000000000000);
+    const COPY_IMAGE_INDIRECT_DST_KHR: Self = Self::from_raw(0x800000000000000);
+    const VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_KHR: Self = Self::from_raw(0x2000000000000);
+    const VIDEO_ENCODE_EMPHASIS_MAP_KHR: Self = Self::from_raw(0x4000000000000);
+    const SAMPLED_IMAGE_FILTER_LINEAR_2D_IMG: Self = Self::from_raw(0x200000000000);
+    const DEPTH_COPY_ON_COMPUTE_QUEUE_KHR: Self = Self::from_raw(0x10000000000000);
+    const DEPTH_COPY_ON_TRANSFER_QUEUE_KHR: Self = Self::from_raw(0x20000000000000);
+    const STENCIL_COPY_ON_COMPUTE_QUEUE_KHR: Self = Self::from_raw(0x40000000000000);
+    const STENCIL_COPY_ON_TRANSFER_QUEUE_KHR: Self = Self::from_raw(0x80000000000000);
+    const DATA_GRAPH_OPTICAL_FLOW_IMAGE_ARM: Self = Self::from_raw(0x100000000000000);
+    const DATA_GRAPH_OPTICAL_FLOW_VECTOR_ARM: Self = Self::from_raw(0x200000000000000);
+    const DATA_GRAPH_OPTICAL_FLOW_COST_ARM: Self = Self::from_raw(0x400000000000000);
 }
 
 /// Values of `VkFragmentShadingRateNV` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -534,6 +12119,33 @@ pub trait FramebufferCreateFlagsExt: Sized {
 }
 impl FramebufferCreateFlagsExt for FramebufferCreateFlags {
     const IMAGELESS: Self = Self::from_raw(0x1);
+}
+
+/// Values of `VkGeometryInstanceFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait GeometryInstanceFlagsKHRExt: Sized {
+    /// `VK_GEOMETRY_INSTANCE_FORCE_OPACITY_MICROMAP_2_STATE_BIT_KHR`
+    const FORCE_OPACITY_MICROMAP_2_STATE: Self;
+    /// `VK_GEOMETRY_INSTANCE_DISABLE_OPACITY_MICROMAPS_BIT_KHR`
+    const DISABLE_OPACITY_MICROMAPS: Self;
+}
+impl GeometryInstanceFlagsKHRExt for GeometryInstanceFlagsKHR {
+    const FORCE_OPACITY_MICROMAP_2_STATE: Self = Self::from_raw(0x10);
+    const DISABLE_OPACITY_MICROMAPS: Self = Self::from_raw(0x20);
+}
+
+/// Values of `VkGeometryTypeKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait GeometryTypeKHRExt: Sized {
+    /// `VK_GEOMETRY_TYPE_SPHERES_NV`
+    const SPHERES_NV: Self;
+    /// `VK_GEOMETRY_TYPE_LINEAR_SWEPT_SPHERES_NV`
+    const LINEAR_SWEPT_SPHERES_NV: Self;
+    /// `VK_GEOMETRY_TYPE_MICROMAP_KHR`
+    const MICROMAP: Self;
+}
+impl GeometryTypeKHRExt for GeometryTypeKHR {
+    const SPHERES_NV: Self = Self::from_raw(1000429004);
+    const LINEAR_SWEPT_SPHERES_NV: Self = Self::from_raw(1000429005);
+    const MICROMAP: Self = Self::from_raw(1000623000);
 }
 
 /// Values of `VkImageAspectFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -650,8 +12262,14 @@ pub trait ImageCreateFlagsExt: Sized {
     const DISJOINT: Self;
     /// `VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT_KHR`
     const CREATE_2D_ARRAY_COMPATIBLE_KHR: Self;
+    /// `VK_IMAGE_CREATE_DESCRIPTOR_HEAP_CAPTURE_REPLAY_BIT_EXT`
+    const DESCRIPTOR_HEAP_CAPTURE_REPLAY_EXT: Self;
     /// `VK_IMAGE_CREATE_2D_VIEW_COMPATIBLE_BIT_EXT`
     const CREATE_2D_VIEW_COMPATIBLE_EXT: Self;
+    /// `VK_IMAGE_CREATE_FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT`
+    const FRAGMENT_DENSITY_MAP_OFFSET_EXT: Self;
+    /// `VK_IMAGE_CREATE_ALIAS_SINGLE_LAYER_DESCRIPTOR_BIT_KHR`
+    const ALIAS_SINGLE_LAYER_DESCRIPTOR_KHR: Self;
 }
 impl ImageCreateFlagsExt for ImageCreateFlags {
     const ALIAS: Self = Self::from_raw(0x400);
@@ -662,7 +12280,10 @@ impl ImageCreateFlagsExt for ImageCreateFlags {
     const PROTECTED: Self = Self::from_raw(0x800);
     const DISJOINT: Self = Self::from_raw(0x200);
     const CREATE_2D_ARRAY_COMPATIBLE_KHR: Self = Self::from_raw(0x20);
+    const DESCRIPTOR_HEAP_CAPTURE_REPLAY_EXT: Self = Self::from_raw(0x10000);
     const CREATE_2D_VIEW_COMPATIBLE_EXT: Self = Self::from_raw(0x20000);
+    const FRAGMENT_DENSITY_MAP_OFFSET_EXT: Self = Self::from_raw(0x8000);
+    const ALIAS_SINGLE_LAYER_DESCRIPTOR_KHR: Self = Self::from_raw(0x400000);
 }
 
 /// Values of `VkImageLayout` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -683,6 +12304,14 @@ pub trait ImageLayoutExt: Sized {
     const READ_ONLY_OPTIMAL: Self;
     /// `VK_IMAGE_LAYOUT_ATTACHMENT_OPTIMAL`
     const ATTACHMENT_OPTIMAL: Self;
+    /// `VK_IMAGE_LAYOUT_RENDERING_LOCAL_READ`
+    const RENDERING_LOCAL_READ: Self;
+    /// `VK_IMAGE_LAYOUT_TENSOR_ALIASING_ARM`
+    const TENSOR_ALIASING_ARM: Self;
+    /// `VK_IMAGE_LAYOUT_VIDEO_ENCODE_QUANTIZATION_MAP_KHR`
+    const VIDEO_ENCODE_QUANTIZATION_MAP_KHR: Self;
+    /// `VK_IMAGE_LAYOUT_ZERO_INITIALIZED_EXT`
+    const ZERO_INITIALIZED_EXT: Self;
 }
 impl ImageLayoutExt for ImageLayout {
     const DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL: Self = Self::from_raw(1000117000);
@@ -693,24 +12322,49 @@ impl ImageLayoutExt for ImageLayout {
     const STENCIL_READ_ONLY_OPTIMAL: Self = Self::from_raw(1000241003);
     const READ_ONLY_OPTIMAL: Self = Self::from_raw(1000314000);
     const ATTACHMENT_OPTIMAL: Self = Self::from_raw(1000314001);
+    const RENDERING_LOCAL_READ: Self = Self::from_raw(1000232000);
+    const TENSOR_ALIASING_ARM: Self = Self::from_raw(1000460000);
+    const VIDEO_ENCODE_QUANTIZATION_MAP_KHR: Self = Self::from_raw(1000553000);
+    const ZERO_INITIALIZED_EXT: Self = Self::from_raw(1000620000);
 }
 
-/// Values of `VkLineRasterizationModeEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
-pub trait LineRasterizationModeEXTExt: Sized {
-    /// `VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT`
-    const DEFAULT: Self;
-    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT`
-    const RECTANGULAR: Self;
-    /// `VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT`
-    const BRESENHAM: Self;
-    /// `VK_LINE_RASTERIZATION_MODE_RECTANGULAR_SMOOTH_EXT`
-    const RECTANGULAR_SMOOTH: Self;
+/// Values of `VkImageUsageFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait ImageUsageFlagsExt: Sized {
+    /// `VK_IMAGE_USAGE_HOST_TRANSFER_BIT`
+    const HOST_TRANSFER: Self;
+    /// `VK_IMAGE_USAGE_TENSOR_ALIASING_BIT_ARM`
+    const TENSOR_ALIASING_ARM: Self;
+    /// `VK_IMAGE_USAGE_TILE_MEMORY_BIT_QCOM`
+    const TILE_MEMORY_QCOM: Self;
+    /// `VK_IMAGE_USAGE_VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_BIT_KHR`
+    const VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_KHR: Self;
+    /// `VK_IMAGE_USAGE_VIDEO_ENCODE_EMPHASIS_MAP_BIT_KHR`
+    const VIDEO_ENCODE_EMPHASIS_MAP_KHR: Self;
 }
-impl LineRasterizationModeEXTExt for LineRasterizationModeEXT {
-    const DEFAULT: Self = Self::from_raw(0);
-    const RECTANGULAR: Self = Self::from_raw(1);
-    const BRESENHAM: Self = Self::from_raw(2);
-    const RECTANGULAR_SMOOTH: Self = Self::from_raw(3);
+impl ImageUsageFlagsExt for ImageUsageFlags {
+    const HOST_TRANSFER: Self = Self::from_raw(0x400000);
+    const TENSOR_ALIASING_ARM: Self = Self::from_raw(0x800000);
+    const TILE_MEMORY_QCOM: Self = Self::from_raw(0x8000000);
+    const VIDEO_ENCODE_QUANTIZATION_DELTA_MAP_KHR: Self = Self::from_raw(0x2000000);
+    const VIDEO_ENCODE_EMPHASIS_MAP_KHR: Self = Self::from_raw(0x4000000);
+}
+
+/// Values of `VkIndexType` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait IndexTypeExt: Sized {
+    /// `VK_INDEX_TYPE_UINT8`
+    const UINT8: Self;
+}
+impl IndexTypeExt for IndexType {
+    const UINT8: Self = Self::from_raw(1000265000);
+}
+
+/// Values of `VkIndirectCommandsTokenTypeNV` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait IndirectCommandsTokenTypeNVExt: Sized {
+    /// `VK_INDIRECT_COMMANDS_TOKEN_TYPE_PUSH_DATA_NV`
+    const PUSH_DATA: Self;
+}
+impl IndirectCommandsTokenTypeNVExt for IndirectCommandsTokenTypeNV {
+    const PUSH_DATA: Self = Self::from_raw(1000135000);
 }
 
 /// Values of `VkMemoryAllocateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -719,19 +12373,25 @@ pub trait MemoryAllocateFlagsExt: Sized {
     const DEVICE_ADDRESS: Self;
     /// `VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT`
     const DEVICE_ADDRESS_CAPTURE_REPLAY: Self;
+    /// `VK_MEMORY_ALLOCATE_ZERO_INITIALIZE_BIT_EXT`
+    const ZERO_INITIALIZE_EXT: Self;
 }
 impl MemoryAllocateFlagsExt for MemoryAllocateFlags {
     const DEVICE_ADDRESS: Self = Self::from_raw(0x2);
     const DEVICE_ADDRESS_CAPTURE_REPLAY: Self = Self::from_raw(0x4);
+    const ZERO_INITIALIZE_EXT: Self = Self::from_raw(0x8);
 }
 
 /// Values of `VkMemoryHeapFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait MemoryHeapFlagsExt: Sized {
     /// `VK_MEMORY_HEAP_MULTI_INSTANCE_BIT`
     const MULTI_INSTANCE: Self;
+    /// `VK_MEMORY_HEAP_TILE_MEMORY_BIT_QCOM`
+    const TILE_MEMORY_QCOM: Self;
 }
 impl MemoryHeapFlagsExt for MemoryHeapFlags {
     const MULTI_INSTANCE: Self = Self::from_raw(0x2);
+    const TILE_MEMORY_QCOM: Self = Self::from_raw(0x8);
 }
 
 /// Values of `VkMemoryPropertyFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -745,29 +12405,44 @@ impl MemoryPropertyFlagsExt for MemoryPropertyFlags {
 
 /// Values of `VkObjectType` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ObjectTypeExt: Sized {
-    /// `VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION`
-    const SAMPLER_YCBCR_CONVERSION: Self;
     /// `VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE`
     const DESCRIPTOR_UPDATE_TEMPLATE: Self;
+    /// `VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION`
+    const SAMPLER_YCBCR_CONVERSION: Self;
     /// `VK_OBJECT_TYPE_PRIVATE_DATA_SLOT`
     const PRIVATE_DATA_SLOT: Self;
+    /// `VK_OBJECT_TYPE_GPA_SESSION_AMD`
+    const GPA_SESSION_AMD: Self;
+    /// `VK_OBJECT_TYPE_TENSOR_ARM`
+    const TENSOR_ARM: Self;
+    /// `VK_OBJECT_TYPE_TENSOR_VIEW_ARM`
+    const TENSOR_VIEW_ARM: Self;
+    /// `VK_OBJECT_TYPE_PIPELINE_BINARY_KHR`
+    const PIPELINE_BINARY_KHR: Self;
+    /// `VK_OBJECT_TYPE_DATA_GRAPH_PIPELINE_SESSION_ARM`
+    const DATA_GRAPH_PIPELINE_SESSION_ARM: Self;
+    /// `VK_OBJECT_TYPE_EXTERNAL_COMPUTE_QUEUE_NV`
+    const EXTERNAL_COMPUTE_QUEUE_NV: Self;
+    /// `VK_OBJECT_TYPE_INDIRECT_COMMANDS_LAYOUT_EXT`
+    const INDIRECT_COMMANDS_LAYOUT_EXT: Self;
+    /// `VK_OBJECT_TYPE_INDIRECT_EXECUTION_SET_EXT`
+    const INDIRECT_EXECUTION_SET_EXT: Self;
+    /// `VK_OBJECT_TYPE_SHADER_INSTRUMENTATION_ARM`
+    const SHADER_INSTRUMENTATION_ARM: Self;
 }
 impl ObjectTypeExt for ObjectType {
-    const SAMPLER_YCBCR_CONVERSION: Self = Self::from_raw(1000156000);
     const DESCRIPTOR_UPDATE_TEMPLATE: Self = Self::from_raw(1000085000);
+    const SAMPLER_YCBCR_CONVERSION: Self = Self::from_raw(1000156000);
     const PRIVATE_DATA_SLOT: Self = Self::from_raw(1000295000);
-}
-
-/// Values of `VkOpacityMicromapFormatEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
-pub trait OpacityMicromapFormatEXTExt: Sized {
-    /// `VK_OPACITY_MICROMAP_FORMAT_2_STATE_EXT`
-    const FORMAT_2_STATE: Self;
-    /// `VK_OPACITY_MICROMAP_FORMAT_4_STATE_EXT`
-    const FORMAT_4_STATE: Self;
-}
-impl OpacityMicromapFormatEXTExt for OpacityMicromapFormatEXT {
-    const FORMAT_2_STATE: Self = Self::from_raw(1);
-    const FORMAT_4_STATE: Self = Self::from_raw(2);
+    const GPA_SESSION_AMD: Self = Self::from_raw(1000133000);
+    const TENSOR_ARM: Self = Self::from_raw(1000460000);
+    const TENSOR_VIEW_ARM: Self = Self::from_raw(1000460001);
+    const PIPELINE_BINARY_KHR: Self = Self::from_raw(1000483000);
+    const DATA_GRAPH_PIPELINE_SESSION_ARM: Self = Self::from_raw(1000507000);
+    const EXTERNAL_COMPUTE_QUEUE_NV: Self = Self::from_raw(1000556000);
+    const INDIRECT_COMMANDS_LAYOUT_EXT: Self = Self::from_raw(1000572000);
+    const INDIRECT_EXECUTION_SET_EXT: Self = Self::from_raw(1000572001);
+    const SHADER_INSTRUMENTATION_ARM: Self = Self::from_raw(1000607000);
 }
 
 /// Values of `VkOpticalFlowGridSizeFlagBitsNV` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -812,40 +12487,88 @@ impl PerformanceParameterTypeINTELExt for PerformanceParameterTypeINTEL {
     const STREAM_MARKER_VALID_BITS: Self = Self::from_raw(1);
 }
 
+/// Values of `VkPhysicalDeviceSchedulingControlsFlagBitsARM` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait PhysicalDeviceSchedulingControlsFlagsARMExt: Sized {
+    /// `VK_PHYSICAL_DEVICE_SCHEDULING_CONTROLS_DISPATCH_PARAMETERS_ARM`
+    const DISPATCH_PARAMETERS: Self;
+}
+impl PhysicalDeviceSchedulingControlsFlagsARMExt for PhysicalDeviceSchedulingControlsFlagsARM {
+    const DISPATCH_PARAMETERS: Self = Self::from_raw(0x2);
+}
+
+/// Values of `VkPipelineBindPoint` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait PipelineBindPointExt: Sized {
+    /// `VK_PIPELINE_BIND_POINT_DATA_GRAPH_ARM`
+    const DATA_GRAPH_ARM: Self;
+}
+impl PipelineBindPointExt for PipelineBindPoint {
+    const DATA_GRAPH_ARM: Self = Self::from_raw(1000507000);
+}
+
 /// Values of `VkPipelineCacheCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PipelineCacheCreateFlagsExt: Sized {
     /// `VK_PIPELINE_CACHE_CREATE_EXTERNALLY_SYNCHRONIZED_BIT`
     const EXTERNALLY_SYNCHRONIZED: Self;
+    /// `VK_PIPELINE_CACHE_CREATE_INTERNALLY_SYNCHRONIZED_MERGE_BIT_KHR`
+    const INTERNALLY_SYNCHRONIZED_MERGE_KHR: Self;
 }
 impl PipelineCacheCreateFlagsExt for PipelineCacheCreateFlags {
     const EXTERNALLY_SYNCHRONIZED: Self = Self::from_raw(0x1);
+    const INTERNALLY_SYNCHRONIZED_MERGE_KHR: Self = Self::from_raw(0x8);
+}
+
+/// Values of `VkPipelineCacheHeaderVersion` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait PipelineCacheHeaderVersionExt: Sized {
+    /// `VK_PIPELINE_CACHE_HEADER_VERSION_DATA_GRAPH_QCOM`
+    const DATA_GRAPH_QCOM: Self;
+}
+impl PipelineCacheHeaderVersionExt for PipelineCacheHeaderVersion {
+    const DATA_GRAPH_QCOM: Self = Self::from_raw(1000629000);
 }
 
 /// Values of `VkPipelineCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait PipelineCreateFlagsExt: Sized {
-    /// `VK_PIPELINE_CREATE_VIEW_INDEX_FROM_DEVICE_INDEX_BIT`
-    const VIEW_INDEX_FROM_DEVICE_INDEX: Self;
     /// `VK_PIPELINE_CREATE_DISPATCH_BASE_BIT`
     const DISPATCH_BASE: Self;
+    /// `VK_PIPELINE_CREATE_VIEW_INDEX_FROM_DEVICE_INDEX_BIT`
+    const VIEW_INDEX_FROM_DEVICE_INDEX: Self;
     /// `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`
     const FAIL_ON_PIPELINE_COMPILE_REQUIRED: Self;
     /// `VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT`
     const EARLY_RETURN_ON_FAILURE: Self;
-    /// `VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_BIT_KHR`
-    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self;
+    /// `VK_PIPELINE_CREATE_NO_PROTECTED_ACCESS_BIT`
+    const NO_PROTECTED_ACCESS: Self;
+    /// `VK_PIPELINE_CREATE_PROTECTED_ACCESS_ONLY_BIT`
+    const PROTECTED_ACCESS_ONLY: Self;
+    /// `VK_PIPELINE_CREATE_DISPATCH_BASE_BIT_KHR`
+    const DISPATCH_BASE_KHR: Self;
     /// `VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT_EXT`
     const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self;
-    /// `VK_PIPELINE_CREATE_DISPATCH_BASE_KHR`
-    const DISPATCH_BASE_KHR: Self;
+    /// `VK_PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_BIT_KHR`
+    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self;
+    /// `VK_PIPELINE_CREATE_RAY_TRACING_OPACITY_MICROMAP_BIT_KHR`
+    const RAY_TRACING_OPACITY_MICROMAP_KHR: Self;
 }
 impl PipelineCreateFlagsExt for PipelineCreateFlags {
-    const VIEW_INDEX_FROM_DEVICE_INDEX: Self = Self::from_raw(0x8);
     const DISPATCH_BASE: Self = Self::from_raw(0x10);
+    const VIEW_INDEX_FROM_DEVICE_INDEX: Self = Self::from_raw(0x8);
     const FAIL_ON_PIPELINE_COMPILE_REQUIRED: Self = Self::from_raw(0x100);
     const EARLY_RETURN_ON_FAILURE: Self = Self::from_raw(0x200);
-    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self = Self::from_raw(0x200000);
-    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self = Self::from_raw(0x400000);
+    const NO_PROTECTED_ACCESS: Self = Self::from_raw(0x8000000);
+    const PROTECTED_ACCESS_ONLY: Self = Self::from_raw(0x40000000);
     const DISPATCH_BASE_KHR: Self = Self::from_raw(0x10);
+    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_DENSITY_MAP_ATTACHMENT_EXT: Self = Self::from_raw(0x400000);
+    const PIPELINE_RASTERIZATION_STATE_CREATE_FRAGMENT_SHADING_RATE_ATTACHMENT_KHR: Self = Self::from_raw(0x200000);
+    const RAY_TRACING_OPACITY_MICROMAP_KHR: Self = Self::from_raw(0x1000000);
+}
+
+/// Values of `VkPipelineLayoutCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait PipelineLayoutCreateFlagsExt: Sized {
+    /// `VK_PIPELINE_LAYOUT_CREATE_NO_TASK_SHADER_BIT_KHR`
+    const NO_TASK_SHADER_KHR: Self;
+}
+impl PipelineLayoutCreateFlagsExt for PipelineLayoutCreateFlags {
+    const NO_TASK_SHADER_KHR: Self = Self::from_raw(0x4);
 }
 
 /// Values of `VkPipelineShaderStageCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -864,9 +12587,54 @@ impl PipelineShaderStageCreateFlagsExt for PipelineShaderStageCreateFlags {
 pub trait PipelineStageFlagsExt: Sized {
     /// `VK_PIPELINE_STAGE_NONE`
     const NONE: Self;
+    /// `VK_PIPELINE_STAGE_COMMAND_PREPROCESS_BIT_EXT`
+    const COMMAND_PREPROCESS_EXT: Self;
 }
 impl PipelineStageFlagsExt for PipelineStageFlags {
     const NONE: Self = Self::from_raw(0x0);
+    const COMMAND_PREPROCESS_EXT: Self = Self::from_raw(0x20000);
+}
+
+/// Values of `VkPipelineStageFlagBits2` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait PipelineStageFlags2Ext: Sized {
+    /// `VK_PIPELINE_STAGE_2_COMMAND_PREPROCESS_BIT_EXT`
+    const COMMAND_PREPROCESS_EXT: Self;
+    /// `VK_PIPELINE_STAGE_2_CONVERT_COOPERATIVE_VECTOR_MATRIX_BIT_NV`
+    const CONVERT_COOPERATIVE_VECTOR_MATRIX_NV: Self;
+    /// `VK_PIPELINE_STAGE_2_DATA_GRAPH_BIT_ARM`
+    const DATA_GRAPH_ARM: Self;
+    /// `VK_PIPELINE_STAGE_2_COPY_INDIRECT_BIT_KHR`
+    const COPY_INDIRECT_KHR: Self;
+    /// `VK_PIPELINE_STAGE_2_MEMORY_DECOMPRESSION_BIT_EXT`
+    const MEMORY_DECOMPRESSION_EXT: Self;
+}
+impl PipelineStageFlags2Ext for PipelineStageFlags2 {
+    const COMMAND_PREPROCESS_EXT: Self = Self::from_raw(0x20000);
+    const CONVERT_COOPERATIVE_VECTOR_MATRIX_NV: Self = Self::from_raw(0x100000000000);
+    const DATA_GRAPH_ARM: Self = Self::from_raw(0x40000000000);
+    const COPY_INDIRECT_KHR: Self = Self::from_raw(0x400000000000);
+    const MEMORY_DECOMPRESSION_EXT: Self = Self::from_raw(0x200000000000);
+}
+
+/// Values of `VkPresentModeKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait PresentModeKHRExt: Sized {
+    /// `VK_PRESENT_MODE_FIFO_LATEST_READY_EXT`
+    const FIFO_LATEST_READY_EXT: Self;
+    /// `VK_PRESENT_MODE_FIFO_LATEST_READY_KHR`
+    const FIFO_LATEST_READY: Self;
+}
+impl PresentModeKHRExt for PresentModeKHR {
+    const FIFO_LATEST_READY_EXT: Self = Self::from_raw(1000361000);
+    const FIFO_LATEST_READY: Self = Self::from_raw(1000361000);
+}
+
+/// Values of `VkQueryPoolCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait QueryPoolCreateFlagsExt: Sized {
+    /// `VK_QUERY_POOL_CREATE_RESET_BIT_KHR`
+    const RESET_KHR: Self;
+}
+impl QueryPoolCreateFlagsExt for QueryPoolCreateFlags {
+    const RESET_KHR: Self = Self::from_raw(0x1);
 }
 
 /// Values of `VkQueryResultFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -878,34 +12646,112 @@ impl QueryResultFlagsExt for QueryResultFlags {
     const RESULT_64: Self = Self::from_raw(0x1);
 }
 
+/// Values of `VkQueryResultStatusKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait QueryResultStatusKHRExt: Sized {
+    /// `VK_QUERY_RESULT_STATUS_INSUFFICIENT_BITSTREAM_BUFFER_RANGE_KHR`
+    const INSUFFICIENT_BITSTREAM_BUFFER_RANGE: Self;
+}
+impl QueryResultStatusKHRExt for QueryResultStatusKHR {
+    const INSUFFICIENT_BITSTREAM_BUFFER_RANGE: Self = Self::from_raw(-1000299000);
+}
+
+/// Values of `VkQueryType` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait QueryTypeExt: Sized {
+    /// `VK_QUERY_TYPE_TIME_ELAPSED_QCOM`
+    const TIME_ELAPSED_QCOM: Self;
+}
+impl QueryTypeExt for QueryType {
+    const TIME_ELAPSED_QCOM: Self = Self::from_raw(1000173000);
+}
+
 /// Values of `VkQueueFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait QueueFlagsExt: Sized {
     /// `VK_QUEUE_PROTECTED_BIT`
     const PROTECTED: Self;
+    /// `VK_QUEUE_DATA_GRAPH_BIT_ARM`
+    const DATA_GRAPH_ARM: Self;
 }
 impl QueueFlagsExt for QueueFlags {
     const PROTECTED: Self = Self::from_raw(0x10);
+    const DATA_GRAPH_ARM: Self = Self::from_raw(0x400);
+}
+
+/// Values of `VkRenderPassCreateFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait RenderPassCreateFlagsExt: Sized {
+    /// `VK_RENDER_PASS_CREATE_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE`
+    const PER_LAYER_FRAGMENT_DENSITY_VALVE: Self;
+}
+impl RenderPassCreateFlagsExt for RenderPassCreateFlags {
+    const PER_LAYER_FRAGMENT_DENSITY_VALVE: Self = Self::from_raw(0x4);
+}
+
+/// Values of `VkRenderingFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait RenderingFlagsExt: Sized {
+    /// `VK_RENDERING_CONTENTS_INLINE_BIT_KHR`
+    const CONTENTS_INLINE_KHR: Self;
+    /// `VK_RENDERING_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE`
+    const PER_LAYER_FRAGMENT_DENSITY_VALVE: Self;
+    /// `VK_RENDERING_FRAGMENT_REGION_BIT_EXT`
+    const FRAGMENT_REGION_EXT: Self;
+    /// `VK_RENDERING_CUSTOM_RESOLVE_BIT_EXT`
+    const CUSTOM_RESOLVE_EXT: Self;
+    /// `VK_RENDERING_LOCAL_READ_CONCURRENT_ACCESS_CONTROL_BIT_KHR`
+    const LOCAL_READ_CONCURRENT_ACCESS_CONTROL_KHR: Self;
+}
+impl RenderingFlagsExt for RenderingFlags {
+    const CONTENTS_INLINE_KHR: Self = Self::from_raw(0x10);
+    const PER_LAYER_FRAGMENT_DENSITY_VALVE: Self = Self::from_raw(0x20);
+    const FRAGMENT_REGION_EXT: Self = Self::from_raw(0x40);
+    const CUSTOM_RESOLVE_EXT: Self = Self::from_raw(0x80);
+    const LOCAL_READ_CONCURRENT_ACCESS_CONTROL_KHR: Self = Self::from_raw(0x100);
+}
+
+/// Values of `VkResolveModeFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait ResolveModeFlagsExt: Sized {
+    /// `VK_RESOLVE_MODE_CUSTOM_BIT_EXT`
+    const CUSTOM_EXT: Self;
+}
+impl ResolveModeFlagsExt for ResolveModeFlags {
+    const CUSTOM_EXT: Self = Self::from_raw(0x20);
 }
 
 /// Values of `VkResult` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait ResultExt: Sized {
+    /// `VK_ERROR_VALIDATION_FAILED`
+    const ERROR_VALIDATION_FAILED: Self;
     /// `VK_ERROR_OUT_OF_POOL_MEMORY`
     const ERROR_OUT_OF_POOL_MEMORY: Self;
     /// `VK_ERROR_INVALID_EXTERNAL_HANDLE`
     const ERROR_INVALID_EXTERNAL_HANDLE: Self;
-    /// `VK_ERROR_FRAGMENTATION`
-    const ERROR_FRAGMENTATION: Self;
     /// `VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS`
     const ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS: Self;
+    /// `VK_ERROR_FRAGMENTATION`
+    const ERROR_FRAGMENTATION: Self;
     /// `VK_PIPELINE_COMPILE_REQUIRED`
     const PIPELINE_COMPILE_REQUIRED: Self;
+    /// `VK_ERROR_NOT_PERMITTED`
+    const ERROR_NOT_PERMITTED: Self;
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`
+    const ERROR_PRESENT_TIMING_QUEUE_FULL_EXT: Self;
+    /// `VK_ERROR_INCOMPATIBLE_SHADER_BINARY_EXT`
+    const ERROR_INCOMPATIBLE_SHADER_BINARY_EXT: Self;
+    /// `VK_PIPELINE_BINARY_MISSING_KHR`
+    const PIPELINE_BINARY_MISSING_KHR: Self;
+    /// `VK_ERROR_NOT_ENOUGH_SPACE_KHR`
+    const ERROR_NOT_ENOUGH_SPACE_KHR: Self;
 }
 impl ResultExt for Result {
+    const ERROR_VALIDATION_FAILED: Self = Self::from_raw(-1000011001);
     const ERROR_OUT_OF_POOL_MEMORY: Self = Self::from_raw(-1000069000);
     const ERROR_INVALID_EXTERNAL_HANDLE: Self = Self::from_raw(-1000072003);
-    const ERROR_FRAGMENTATION: Self = Self::from_raw(-1000161000);
     const ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS: Self = Self::from_raw(-1000257000);
+    const ERROR_FRAGMENTATION: Self = Self::from_raw(-1000161000);
     const PIPELINE_COMPILE_REQUIRED: Self = Self::from_raw(1000297000);
+    const ERROR_NOT_PERMITTED: Self = Self::from_raw(-1000174001);
+    const ERROR_PRESENT_TIMING_QUEUE_FULL_EXT: Self = Self::from_raw(-1000208000);
+    const ERROR_INCOMPATIBLE_SHADER_BINARY_EXT: Self = Self::from_raw(1000482000);
+    const PIPELINE_BINARY_MISSING_KHR: Self = Self::from_raw(1000483000);
+    const ERROR_NOT_ENOUGH_SPACE_KHR: Self = Self::from_raw(-1000483000);
 }
 
 /// Values of `VkSampleCountFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -942,6 +12788,30 @@ pub trait SamplerAddressModeExt: Sized {
 }
 impl SamplerAddressModeExt for SamplerAddressMode {
     const MIRROR_CLAMP_TO_EDGE_KHR: Self = Self::from_raw(4);
+}
+
+/// Values of `VkShaderCreateFlagBitsEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait ShaderCreateFlagsEXTExt: Sized {
+    /// `VK_SHADER_CREATE_DESCRIPTOR_HEAP_BIT_EXT`
+    const DESCRIPTOR_HEAP: Self;
+    /// `VK_SHADER_CREATE_INSTRUMENT_SHADER_BIT_ARM`
+    const INSTRUMENT_SHADER_ARM: Self;
+    /// `VK_SHADER_CREATE_INDIRECT_BINDABLE_BIT_EXT`
+    const INDIRECT_BINDABLE: Self;
+    /// `VK_SHADER_CREATE_OPACITY_MICROMAP_DISALLOW_MIXED_SPECIAL_INDEX_BIT_EXT`
+    const OPACITY_MICROMAP_DISALLOW_MIXED_SPECIAL_INDEX: Self;
+    /// `VK_SHADER_CREATE_64_BIT_INDEXING_BIT_EXT`
+    const CREATE_64_BIT_INDEXING: Self;
+    /// `VK_SHADER_CREATE_INDEPENDENT_SETS_BIT_KHR`
+    const INDEPENDENT_SETS_KHR: Self;
+}
+impl ShaderCreateFlagsEXTExt for ShaderCreateFlagsEXT {
+    const DESCRIPTOR_HEAP: Self = Self::from_raw(0x400);
+    const INSTRUMENT_SHADER_ARM: Self = Self::from_raw(0x800);
+    const INDIRECT_BINDABLE: Self = Self::from_raw(0x80);
+    const OPACITY_MICROMAP_DISALLOW_MIXED_SPECIAL_INDEX: Self = Self::from_raw(0x1000);
+    const CREATE_64_BIT_INDEXING: Self = Self::from_raw(0x8000);
+    const INDEPENDENT_SETS_KHR: Self = Self::from_raw(0x40000);
 }
 
 /// Values of `VkShaderFloatControlsIndependence` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -1006,22 +12876,16 @@ impl StencilFaceFlagsExt for StencilFaceFlags {
 
 /// Values of `VkStructureType` that ash 0.38 lacks. Bring the trait into scope to use them.
 pub trait StructureTypeExt: Sized {
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES`
-    const PHYSICAL_DEVICE_SUBGROUP_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_INFO`
     const BIND_BUFFER_MEMORY_INFO: Self;
     /// `VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO`
     const BIND_IMAGE_MEMORY_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES`
-    const PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS`
     const MEMORY_DEDICATED_REQUIREMENTS: Self;
     /// `VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO`
     const MEMORY_DEDICATED_ALLOCATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO`
     const MEMORY_ALLOCATE_FLAGS_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_RENDER_PASS_BEGIN_INFO`
-    const DEVICE_GROUP_RENDER_PASS_BEGIN_INFO: Self;
     /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_COMMAND_BUFFER_BEGIN_INFO`
     const DEVICE_GROUP_COMMAND_BUFFER_BEGIN_INFO: Self;
     /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO`
@@ -1064,24 +12928,8 @@ pub trait StructureTypeExt: Sized {
     const SPARSE_IMAGE_FORMAT_PROPERTIES_2: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2`
     const PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES`
-    const PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO`
-    const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO`
     const IMAGE_VIEW_USAGE_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO`
-    const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO`
-    const RENDER_PASS_MULTIVIEW_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES`
-    const PHYSICAL_DEVICE_MULTIVIEW_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES`
-    const PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES`
-    const PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES`
-    const PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO`
     const PROTECTED_SUBMIT_INFO: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES`
@@ -1090,20 +12938,6 @@ pub trait StructureTypeExt: Sized {
     const PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_DEVICE_QUEUE_INFO_2`
     const DEVICE_QUEUE_INFO_2: Self;
-    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_CREATE_INFO`
-    const SAMPLER_YCBCR_CONVERSION_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO`
-    const SAMPLER_YCBCR_CONVERSION_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO`
-    const BIND_IMAGE_PLANE_MEMORY_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO`
-    const IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES`
-    const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES`
-    const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO`
-    const DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO`
     const PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO: Self;
     /// `VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES`
@@ -1132,14 +12966,52 @@ pub trait StructureTypeExt: Sized {
     const PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES`
     const EXTERNAL_SEMAPHORE_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES`
+    const PHYSICAL_DEVICE_SUBGROUP_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES`
+    const PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES`
+    const PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES`
+    const PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO`
+    const DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES`
     const PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_SUPPORT`
     const DESCRIPTOR_SET_LAYOUT_SUPPORT: Self;
+    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_CREATE_INFO`
+    const SAMPLER_YCBCR_CONVERSION_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO`
+    const SAMPLER_YCBCR_CONVERSION_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO`
+    const BIND_IMAGE_PLANE_MEMORY_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO`
+    const IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES`
+    const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES`
+    const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_GROUP_RENDER_PASS_BEGIN_INFO`
+    const DEVICE_GROUP_RENDER_PASS_BEGIN_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES`
+    const PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO`
+    const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO`
+    const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO`
+    const RENDER_PASS_MULTIVIEW_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES`
+    const PHYSICAL_DEVICE_MULTIVIEW_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES`
+    const PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES`
     const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES`
     const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES`
+    const PHYSICAL_DEVICE_DRIVER_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES`
@@ -1150,72 +13022,8 @@ pub trait StructureTypeExt: Sized {
     const PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO`
     const IMAGE_FORMAT_LIST_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2`
-    const ATTACHMENT_DESCRIPTION_2: Self;
-    /// `VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2`
-    const ATTACHMENT_REFERENCE_2: Self;
-    /// `VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2`
-    const SUBPASS_DESCRIPTION_2: Self;
-    /// `VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2`
-    const SUBPASS_DEPENDENCY_2: Self;
-    /// `VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2`
-    const RENDER_PASS_CREATE_INFO_2: Self;
-    /// `VK_STRUCTURE_TYPE_SUBPASS_BEGIN_INFO`
-    const SUBPASS_BEGIN_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_SUBPASS_END_INFO`
-    const SUBPASS_END_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES`
-    const PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES`
-    const PHYSICAL_DEVICE_DRIVER_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES`
-    const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES`
-    const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES`
-    const PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO`
-    const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES`
-    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES`
-    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO`
-    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT`
-    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES`
-    const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE`
-    const SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES`
-    const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_CREATE_INFO`
-    const IMAGE_STENCIL_USAGE_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES`
-    const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_SAMPLER_REDUCTION_MODE_CREATE_INFO`
-    const SAMPLER_REDUCTION_MODE_CREATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES`
-    const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO`
-    const FRAMEBUFFER_ATTACHMENTS_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO`
-    const FRAMEBUFFER_ATTACHMENT_IMAGE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO`
-    const RENDER_PASS_ATTACHMENT_BEGIN_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES`
-    const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES`
-    const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES`
-    const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT`
-    const ATTACHMENT_REFERENCE_STENCIL_LAYOUT: Self;
-    /// `VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT`
-    const ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES`
     const PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES`
@@ -1240,26 +13048,80 @@ pub trait StructureTypeExt: Sized {
     const MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO`
     const DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES`
+    const PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES`
+    const PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO`
+    const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES`
+    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES`
+    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO`
+    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT`
+    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES`
+    const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES`
+    const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_SAMPLER_REDUCTION_MODE_CREATE_INFO`
+    const SAMPLER_REDUCTION_MODE_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES`
+    const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2`
+    const ATTACHMENT_DESCRIPTION_2: Self;
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2`
+    const ATTACHMENT_REFERENCE_2: Self;
+    /// `VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2`
+    const SUBPASS_DESCRIPTION_2: Self;
+    /// `VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2`
+    const SUBPASS_DEPENDENCY_2: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2`
+    const RENDER_PASS_CREATE_INFO_2: Self;
+    /// `VK_STRUCTURE_TYPE_SUBPASS_BEGIN_INFO`
+    const SUBPASS_BEGIN_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_SUBPASS_END_INFO`
+    const SUBPASS_END_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES`
+    const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE`
+    const SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_CREATE_INFO`
+    const IMAGE_STENCIL_USAGE_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES`
+    const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO`
+    const FRAMEBUFFER_ATTACHMENTS_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO`
+    const FRAMEBUFFER_ATTACHMENT_IMAGE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO`
+    const RENDER_PASS_ATTACHMENT_BEGIN_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES`
+    const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT`
+    const ATTACHMENT_REFERENCE_STENCIL_LAYOUT: Self;
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT`
+    const ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES`
     const PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES`
     const PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO`
-    const PIPELINE_CREATION_FEEDBACK_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES`
-    const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES`
     const PHYSICAL_DEVICE_TOOL_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES`
-    const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES`
     const PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_DEVICE_PRIVATE_DATA_CREATE_INFO`
     const DEVICE_PRIVATE_DATA_CREATE_INFO: Self;
     /// `VK_STRUCTURE_TYPE_PRIVATE_DATA_SLOT_CREATE_INFO`
     const PRIVATE_DATA_SLOT_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES`
-    const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_MEMORY_BARRIER_2`
     const MEMORY_BARRIER_2: Self;
     /// `VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2`
@@ -1276,10 +13138,6 @@ pub trait StructureTypeExt: Sized {
     const COMMAND_BUFFER_SUBMIT_INFO: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES`
     const PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES`
-    const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES`
-    const PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2`
     const COPY_BUFFER_INFO_2: Self;
     /// `VK_STRUCTURE_TYPE_COPY_IMAGE_INFO_2`
@@ -1288,20 +13146,36 @@ pub trait StructureTypeExt: Sized {
     const COPY_BUFFER_TO_IMAGE_INFO_2: Self;
     /// `VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2`
     const COPY_IMAGE_TO_BUFFER_INFO_2: Self;
-    /// `VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2`
-    const BLIT_IMAGE_INFO_2: Self;
-    /// `VK_STRUCTURE_TYPE_RESOLVE_IMAGE_INFO_2`
-    const RESOLVE_IMAGE_INFO_2: Self;
     /// `VK_STRUCTURE_TYPE_BUFFER_COPY_2`
     const BUFFER_COPY_2: Self;
     /// `VK_STRUCTURE_TYPE_IMAGE_COPY_2`
     const IMAGE_COPY_2: Self;
-    /// `VK_STRUCTURE_TYPE_IMAGE_BLIT_2`
-    const IMAGE_BLIT_2: Self;
     /// `VK_STRUCTURE_TYPE_BUFFER_IMAGE_COPY_2`
     const BUFFER_IMAGE_COPY_2: Self;
-    /// `VK_STRUCTURE_TYPE_IMAGE_RESOLVE_2`
-    const IMAGE_RESOLVE_2: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES`
+    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3`
+    const FORMAT_PROPERTIES_3: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES`
+    const PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES`
+    const PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS`
+    const DEVICE_BUFFER_MEMORY_REQUIREMENTS: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS`
+    const DEVICE_IMAGE_MEMORY_REQUIREMENTS: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO`
+    const PIPELINE_CREATION_FEEDBACK_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES`
+    const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES`
+    const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES`
+    const PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES`
     const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES: Self;
     /// `VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO`
@@ -1316,8 +13190,20 @@ pub trait StructureTypeExt: Sized {
     const WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK: Self;
     /// `VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO`
     const DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES`
-    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES`
+    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES`
+    const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2`
+    const BLIT_IMAGE_INFO_2: Self;
+    /// `VK_STRUCTURE_TYPE_RESOLVE_IMAGE_INFO_2`
+    const RESOLVE_IMAGE_INFO_2: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_BLIT_2`
+    const IMAGE_BLIT_2: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_RESOLVE_2`
+    const IMAGE_RESOLVE_2: Self;
     /// `VK_STRUCTURE_TYPE_RENDERING_INFO`
     const RENDERING_INFO: Self;
     /// `VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO`
@@ -1328,40 +13214,821 @@ pub trait StructureTypeExt: Sized {
     const PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES: Self;
     /// `VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO`
     const COMMAND_BUFFER_INHERITANCE_RENDERING_INFO: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES`
-    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES`
-    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES`
-    const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3`
-    const FORMAT_PROPERTIES_3: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES`
-    const PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES: Self;
-    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES`
-    const PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES: Self;
-    /// `VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS`
-    const DEVICE_BUFFER_MEMORY_REQUIREMENTS: Self;
-    /// `VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS`
-    const DEVICE_IMAGE_MEMORY_REQUIREMENTS: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_4_FEATURES`
+    const PHYSICAL_DEVICE_VULKAN_1_4_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_4_PROPERTIES`
+    const PHYSICAL_DEVICE_VULKAN_1_4_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_QUEUE_GLOBAL_PRIORITY_CREATE_INFO`
+    const DEVICE_QUEUE_GLOBAL_PRIORITY_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GLOBAL_PRIORITY_QUERY_FEATURES`
+    const PHYSICAL_DEVICE_GLOBAL_PRIORITY_QUERY_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_GLOBAL_PRIORITY_PROPERTIES`
+    const QUEUE_FAMILY_GLOBAL_PRIORITY_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES`
+    const PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_MAP_INFO`
+    const MEMORY_MAP_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_UNMAP_INFO`
+    const MEMORY_UNMAP_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES`
+    const PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_PROPERTIES`
+    const PHYSICAL_DEVICE_MAINTENANCE_5_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_IMAGE_SUBRESOURCE_INFO`
+    const DEVICE_IMAGE_SUBRESOURCE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_SUBRESOURCE_LAYOUT_2`
+    const SUBRESOURCE_LAYOUT_2: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_SUBRESOURCE_2`
+    const IMAGE_SUBRESOURCE_2: Self;
+    /// `VK_STRUCTURE_TYPE_BUFFER_USAGE_FLAGS_2_CREATE_INFO`
+    const BUFFER_USAGE_FLAGS_2_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES`
+    const PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_PROPERTIES`
+    const PHYSICAL_DEVICE_MAINTENANCE_6_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_MEMORY_STATUS`
+    const BIND_MEMORY_STATUS: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_IMAGE_COPY_FEATURES`
+    const PHYSICAL_DEVICE_HOST_IMAGE_COPY_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_IMAGE_COPY_PROPERTIES`
+    const PHYSICAL_DEVICE_HOST_IMAGE_COPY_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_TO_IMAGE_COPY`
+    const MEMORY_TO_IMAGE_COPY: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_TO_MEMORY_COPY`
+    const IMAGE_TO_MEMORY_COPY: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_IMAGE_TO_MEMORY_INFO`
+    const COPY_IMAGE_TO_MEMORY_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_MEMORY_TO_IMAGE_INFO`
+    const COPY_MEMORY_TO_IMAGE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_HOST_IMAGE_LAYOUT_TRANSITION_INFO`
+    const HOST_IMAGE_LAYOUT_TRANSITION_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_IMAGE_TO_IMAGE_INFO`
+    const COPY_IMAGE_TO_IMAGE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_SUBRESOURCE_HOST_MEMCPY_SIZE`
+    const SUBRESOURCE_HOST_MEMCPY_SIZE: Self;
+    /// `VK_STRUCTURE_TYPE_HOST_IMAGE_COPY_DEVICE_PERFORMANCE_QUERY`
+    const HOST_IMAGE_COPY_DEVICE_PERFORMANCE_QUERY: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_ROTATE_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_ROTATE_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT_CONTROLS_2_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_FLOAT_CONTROLS_2_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_EXPECT_ASSUME_FEATURES`
+    const PHYSICAL_DEVICE_SHADER_EXPECT_ASSUME_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_CREATE_FLAGS_2_CREATE_INFO`
+    const PIPELINE_CREATE_FLAGS_2_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES`
+    const PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_DESCRIPTOR_SETS_INFO`
+    const BIND_DESCRIPTOR_SETS_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PUSH_CONSTANTS_INFO`
+    const PUSH_CONSTANTS_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PUSH_DESCRIPTOR_SET_INFO`
+    const PUSH_DESCRIPTOR_SET_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE_INFO`
+    const PUSH_DESCRIPTOR_SET_WITH_TEMPLATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_PROTECTED_ACCESS_FEATURES`
+    const PHYSICAL_DEVICE_PIPELINE_PROTECTED_ACCESS_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO`
+    const PIPELINE_ROBUSTNESS_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES`
+    const PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_PROPERTIES`
+    const PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES`
+    const PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO`
+    const PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_PROPERTIES`
+    const PHYSICAL_DEVICE_LINE_RASTERIZATION_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_PROPERTIES`
+    const PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_PROPERTIES: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO`
+    const PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_FEATURES`
+    const PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_RENDERING_AREA_INFO`
+    const RENDERING_AREA_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_LOCAL_READ_FEATURES`
+    const PHYSICAL_DEVICE_DYNAMIC_RENDERING_LOCAL_READ_FEATURES: Self;
+    /// `VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_LOCATION_INFO`
+    const RENDERING_ATTACHMENT_LOCATION_INFO: Self;
+    /// `VK_STRUCTURE_TYPE_RENDERING_INPUT_ATTACHMENT_INDEX_INFO`
+    const RENDERING_INPUT_ATTACHMENT_INDEX_INFO: Self;
     /// `VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_ANDROID`
     const GRALLOC_USAGE_INFO_ANDROID: Self;
     /// `VK_STRUCTURE_TYPE_GRALLOC_USAGE_INFO_2_ANDROID`
     const GRALLOC_USAGE_INFO_2_ANDROID: Self;
     /// `VK_STRUCTURE_TYPE_DEBUG_REPORT_CREATE_INFO_EXT`
     const DEBUG_REPORT_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_CU_MODULE_TEXTURING_MODE_CREATE_INFO_NVX`
+    const CU_MODULE_TEXTURING_MODE_CREATE_INFO_NVX: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GPA_FEATURES_AMD`
+    const PHYSICAL_DEVICE_GPA_FEATURES_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GPA_PROPERTIES_AMD`
+    const PHYSICAL_DEVICE_GPA_PROPERTIES_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_GPA_SAMPLE_BEGIN_INFO_AMD`
+    const GPA_SAMPLE_BEGIN_INFO_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_GPA_SESSION_CREATE_INFO_AMD`
+    const GPA_SESSION_CREATE_INFO_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_GPA_DEVICE_CLOCK_MODE_INFO_AMD`
+    const GPA_DEVICE_CLOCK_MODE_INFO_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GPA_PROPERTIES_2_AMD`
+    const PHYSICAL_DEVICE_GPA_PROPERTIES_2_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_GPA_DEVICE_GET_CLOCK_INFO_AMD`
+    const GPA_DEVICE_GET_CLOCK_INFO_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_TEXEL_BUFFER_DESCRIPTOR_INFO_EXT`
+    const TEXEL_BUFFER_DESCRIPTOR_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_DESCRIPTOR_INFO_EXT`
+    const IMAGE_DESCRIPTOR_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_RESOURCE_DESCRIPTOR_INFO_EXT`
+    const RESOURCE_DESCRIPTOR_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_HEAP_INFO_EXT`
+    const BIND_HEAP_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PUSH_DATA_INFO_EXT`
+    const PUSH_DATA_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_SET_AND_BINDING_MAPPING_EXT`
+    const DESCRIPTOR_SET_AND_BINDING_MAPPING_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_SHADER_DESCRIPTOR_SET_AND_BINDING_MAPPING_INFO_EXT`
+    const SHADER_DESCRIPTOR_SET_AND_BINDING_MAPPING_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_OPAQUE_CAPTURE_DATA_CREATE_INFO_EXT`
+    const OPAQUE_CAPTURE_DATA_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_HEAP_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_DESCRIPTOR_HEAP_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_HEAP_FEATURES_EXT`
+    const PHYSICAL_DEVICE_DESCRIPTOR_HEAP_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_DESCRIPTOR_HEAP_INFO_EXT`
+    const COMMAND_BUFFER_INHERITANCE_DESCRIPTOR_HEAP_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_SAMPLER_CUSTOM_BORDER_COLOR_INDEX_CREATE_INFO_EXT`
+    const SAMPLER_CUSTOM_BORDER_COLOR_INDEX_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_COMMANDS_LAYOUT_PUSH_DATA_TOKEN_NV`
+    const INDIRECT_COMMANDS_LAYOUT_PUSH_DATA_TOKEN_NV: Self;
+    /// `VK_STRUCTURE_TYPE_SUBSAMPLED_IMAGE_FORMAT_PROPERTIES_EXT`
+    const SUBSAMPLED_IMAGE_FORMAT_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_HEAP_TENSOR_PROPERTIES_ARM`
+    const PHYSICAL_DEVICE_DESCRIPTOR_HEAP_TENSOR_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_CONVERSION_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_CONVERSION_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ELAPSED_TIMER_QUERY_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_ELAPSED_TIMER_QUERY_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT`
+    const PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT`
+    const SWAPCHAIN_TIMING_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT`
+    const SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT`
+    const PRESENT_TIMINGS_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT`
+    const PRESENT_TIMING_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT`
+    const PAST_PRESENTATION_TIMING_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT`
+    const PAST_PRESENTATION_TIMING_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_EXT`
+    const PAST_PRESENTATION_TIMING_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT`
+    const PRESENT_TIMING_SURFACE_CAPABILITIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT`
+    const SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT: Self;
     /// `VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO_INTEL`
     const QUERY_POOL_CREATE_INFO_INTEL: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CONSTANT_DATA_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SHADER_CONSTANT_DATA_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ABORT_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SHADER_ABORT_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_FAULT_SHADER_ABORT_MESSAGE_INFO_KHR`
+    const DEVICE_FAULT_SHADER_ABORT_MESSAGE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ABORT_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_SHADER_ABORT_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_3D_FEATURES_EXT`
+    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_3D_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PERF_HINT_INFO_QCOM`
+    const PERF_HINT_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_QUEUE_PERF_HINT_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_QUEUE_PERF_HINT_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_QUEUE_PERF_HINT_PROPERTIES_QCOM`
+    const PHYSICAL_DEVICE_QUEUE_PERF_HINT_PROPERTIES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_PROCESSING_3_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_IMAGE_PROCESSING_3_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_MULTIPLE_WAIT_QUEUES_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_SHADER_MULTIPLE_WAIT_QUEUES_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_MULTIPLE_WAIT_QUEUES_PROPERTIES_QCOM`
+    const PHYSICAL_DEVICE_SHADER_MULTIPLE_WAIT_QUEUES_PROPERTIES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SPLIT_BARRIER_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_SPLIT_BARRIER_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SPLIT_BARRIER_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_SHADER_SPLIT_BARRIER_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TILE_SHADING_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_TILE_SHADING_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TILE_SHADING_PROPERTIES_QCOM`
+    const PHYSICAL_DEVICE_TILE_SHADING_PROPERTIES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_TILE_SHADING_CREATE_INFO_QCOM`
+    const RENDER_PASS_TILE_SHADING_CREATE_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PER_TILE_BEGIN_INFO_QCOM`
+    const PER_TILE_BEGIN_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PER_TILE_END_INFO_QCOM`
+    const PER_TILE_END_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_DISPATCH_TILE_INFO_QCOM`
+    const DISPATCH_TILE_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_MEMORY_COPY_KHR`
+    const DEVICE_MEMORY_COPY_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_DEVICE_MEMORY_INFO_KHR`
+    const COPY_DEVICE_MEMORY_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_MEMORY_IMAGE_COPY_KHR`
+    const DEVICE_MEMORY_IMAGE_COPY_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_DEVICE_MEMORY_IMAGE_INFO_KHR`
+    const COPY_DEVICE_MEMORY_IMAGE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_RANGE_BARRIERS_INFO_KHR`
+    const MEMORY_RANGE_BARRIERS_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_RANGE_BARRIER_KHR`
+    const MEMORY_RANGE_BARRIER_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEVICE_ADDRESS_COMMANDS_FEATURES_KHR`
+    const PHYSICAL_DEVICE_DEVICE_ADDRESS_COMMANDS_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_INDEX_BUFFER_3_INFO_KHR`
+    const BIND_INDEX_BUFFER_3_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_VERTEX_BUFFER_3_INFO_KHR`
+    const BIND_VERTEX_BUFFER_3_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DRAW_INDIRECT_2_INFO_KHR`
+    const DRAW_INDIRECT_2_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DRAW_INDIRECT_COUNT_2_INFO_KHR`
+    const DRAW_INDIRECT_COUNT_2_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DISPATCH_INDIRECT_2_INFO_KHR`
+    const DISPATCH_INDIRECT_2_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_2_EXT`
+    const CONDITIONAL_RENDERING_BEGIN_INFO_2_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_TRANSFORM_FEEDBACK_BUFFER_2_INFO_EXT`
+    const BIND_TRANSFORM_FEEDBACK_BUFFER_2_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_MARKER_INFO_AMD`
+    const MEMORY_MARKER_INFO_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_CREATE_INFO_2_KHR`
+    const ACCELERATION_STRUCTURE_CREATE_INFO_2_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_EXT`
+    const PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_UNTYPED_POINTERS_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SHADER_UNTYPED_POINTERS_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_RGB_CONVERSION_FEATURES_VALVE`
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_RGB_CONVERSION_FEATURES_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_RGB_CONVERSION_CAPABILITIES_VALVE`
+    const VIDEO_ENCODE_RGB_CONVERSION_CAPABILITIES_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_PROFILE_RGB_CONVERSION_INFO_VALVE`
+    const VIDEO_ENCODE_PROFILE_RGB_CONVERSION_INFO_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_SESSION_RGB_CONVERSION_CREATE_INFO_VALVE`
+    const VIDEO_ENCODE_SESSION_RGB_CONVERSION_CREATE_INFO_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_DISPATCH_PARAMETERS_ARM`
+    const DISPATCH_PARAMETERS_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCHEDULING_CONTROLS_DISPATCH_PARAMETERS_PROPERTIES_ARM`
+    const PHYSICAL_DEVICE_SCHEDULING_CONTROLS_DISPATCH_PARAMETERS_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_LINEAR_SWEPT_SPHERES_FEATURES_NV`
+    const PHYSICAL_DEVICE_RAY_TRACING_LINEAR_SWEPT_SPHERES_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_LINEAR_SWEPT_SPHERES_DATA_NV`
+    const ACCELERATION_STRUCTURE_GEOMETRY_LINEAR_SWEPT_SPHERES_DATA_NV: Self;
+    /// `VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_SPHERES_DATA_NV`
+    const ACCELERATION_STRUCTURE_GEOMETRY_SPHERES_DATA_NV: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_CREATE_INFO_ARM`
+    const TENSOR_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_VIEW_CREATE_INFO_ARM`
+    const TENSOR_VIEW_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_TENSOR_MEMORY_INFO_ARM`
+    const BIND_TENSOR_MEMORY_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_TENSOR_ARM`
+    const WRITE_DESCRIPTOR_SET_TENSOR_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_PROPERTIES_ARM`
+    const PHYSICAL_DEVICE_TENSOR_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_FORMAT_PROPERTIES_ARM`
+    const TENSOR_FORMAT_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_DESCRIPTION_ARM`
+    const TENSOR_DESCRIPTION_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_MEMORY_REQUIREMENTS_INFO_ARM`
+    const TENSOR_MEMORY_REQUIREMENTS_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_MEMORY_BARRIER_ARM`
+    const TENSOR_MEMORY_BARRIER_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_FEATURES_ARM`
+    const PHYSICAL_DEVICE_TENSOR_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_TENSOR_MEMORY_REQUIREMENTS_ARM`
+    const DEVICE_TENSOR_MEMORY_REQUIREMENTS_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_TENSOR_INFO_ARM`
+    const COPY_TENSOR_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_COPY_ARM`
+    const TENSOR_COPY_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_DEPENDENCY_INFO_ARM`
+    const TENSOR_DEPENDENCY_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO_TENSOR_ARM`
+    const MEMORY_DEDICATED_ALLOCATE_INFO_TENSOR_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_TENSOR_INFO_ARM`
+    const PHYSICAL_DEVICE_EXTERNAL_TENSOR_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_TENSOR_PROPERTIES_ARM`
+    const EXTERNAL_TENSOR_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_TENSOR_CREATE_INFO_ARM`
+    const EXTERNAL_MEMORY_TENSOR_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM`
+    const PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_PROPERTIES_ARM`
+    const PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DESCRIPTOR_GET_TENSOR_INFO_ARM`
+    const DESCRIPTOR_GET_TENSOR_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_CAPTURE_DESCRIPTOR_DATA_INFO_ARM`
+    const TENSOR_CAPTURE_DESCRIPTOR_DATA_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_VIEW_CAPTURE_DESCRIPTOR_DATA_INFO_ARM`
+    const TENSOR_VIEW_CAPTURE_DESCRIPTOR_DATA_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_FRAME_BOUNDARY_TENSORS_ARM`
+    const FRAME_BOUNDARY_TENSORS_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ANTI_LAG_FEATURES_AMD`
+    const PHYSICAL_DEVICE_ANTI_LAG_FEATURES_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_ANTI_LAG_DATA_AMD`
+    const ANTI_LAG_DATA_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_ANTI_LAG_PRESENTATION_INFO_AMD`
+    const ANTI_LAG_PRESENTATION_INFO_AMD: Self;
+    /// `VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_PRESENT_ID_2_KHR`
+    const SURFACE_CAPABILITIES_PRESENT_ID_2_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR`
+    const PRESENT_ID_2_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR`
+    const PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR`
+    const SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR`
+    const PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR`
+    const PRESENT_WAIT_2_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR`
+    const PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_CREATE_INFO_KHR`
+    const PIPELINE_BINARY_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_INFO_KHR`
+    const PIPELINE_BINARY_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_KEY_KHR`
+    const PIPELINE_BINARY_KEY_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_BINARY_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_PIPELINE_BINARY_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_RELEASE_CAPTURED_PIPELINE_DATA_INFO_KHR`
+    const RELEASE_CAPTURED_PIPELINE_DATA_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_DATA_INFO_KHR`
+    const PIPELINE_BINARY_DATA_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_CREATE_INFO_KHR`
+    const PIPELINE_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_PIPELINE_BINARY_INTERNAL_CACHE_CONTROL_KHR`
+    const DEVICE_PIPELINE_BINARY_INTERNAL_CACHE_CONTROL_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_BINARY_HANDLES_INFO_KHR`
+    const PIPELINE_BINARY_HANDLES_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_KHR`
+    const SURFACE_PRESENT_MODE_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SURFACE_PRESENT_SCALING_CAPABILITIES_KHR`
+    const SURFACE_PRESENT_SCALING_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_KHR`
+    const SURFACE_PRESENT_MODE_COMPATIBILITY_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_KHR`
+    const SWAPCHAIN_PRESENT_FENCE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODES_CREATE_INFO_KHR`
+    const SWAPCHAIN_PRESENT_MODES_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR`
+    const SWAPCHAIN_PRESENT_MODE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_SCALING_CREATE_INFO_KHR`
+    const SWAPCHAIN_PRESENT_SCALING_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_KHR`
+    const RELEASE_SWAPCHAIN_IMAGES_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV`
+    const PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_PROPERTIES_NV`
+    const PHYSICAL_DEVICE_COOPERATIVE_VECTOR_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_COOPERATIVE_VECTOR_PROPERTIES_NV`
+    const COOPERATIVE_VECTOR_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV`
+    const CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LEGACY_VERTEX_ATTRIBUTES_FEATURES_EXT`
+    const PHYSICAL_DEVICE_LEGACY_VERTEX_ATTRIBUTES_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LEGACY_VERTEX_ATTRIBUTES_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_LEGACY_VERTEX_ATTRIBUTES_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_INTERNALLY_SYNCHRONIZED_QUEUES_FEATURES_KHR`
+    const PHYSICAL_DEVICE_INTERNALLY_SYNCHRONIZED_QUEUES_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_SESSION_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_RESOURCE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_RESOURCE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CONSTANT_ARM`
+    const DATA_GRAPH_PIPELINE_CONSTANT_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_MEMORY_REQUIREMENTS_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_SESSION_MEMORY_REQUIREMENTS_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_BIND_DATA_GRAPH_PIPELINE_SESSION_MEMORY_INFO_ARM`
+    const BIND_DATA_GRAPH_PIPELINE_SESSION_MEMORY_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM`
+    const PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SHADER_MODULE_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_SHADER_MODULE_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_PROPERTY_QUERY_RESULT_ARM`
+    const DATA_GRAPH_PIPELINE_PROPERTY_QUERY_RESULT_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_COMPILER_CONTROL_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_COMPILER_CONTROL_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENTS_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENTS_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENT_ARM`
+    const DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENT_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_IDENTIFIER_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_IDENTIFIER_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_DISPATCH_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_DISPATCH_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM`
+    const DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_PROPERTIES_ARM`
+    const QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_PROPERTIES_ARM`
+    const QUEUE_FAMILY_DATA_GRAPH_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_INFO_ARM`
+    const PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CONSTANT_TENSOR_SEMI_STRUCTURED_SPARSITY_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_CONSTANT_TENSOR_SEMI_STRUCTURED_SPARSITY_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_TOSA_PROPERTIES_ARM`
+    const QUEUE_FAMILY_DATA_GRAPH_TOSA_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_FEATURES_KHR`
+    const PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFIED_IMAGE_LAYOUTS_FEATURES_KHR`
+    const PHYSICAL_DEVICE_UNIFIED_IMAGE_LAYOUTS_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_ATTACHMENT_FEEDBACK_LOOP_INFO_EXT`
+    const ATTACHMENT_FEEDBACK_LOOP_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TILE_MEMORY_HEAP_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_TILE_MEMORY_HEAP_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TILE_MEMORY_HEAP_PROPERTIES_QCOM`
+    const PHYSICAL_DEVICE_TILE_MEMORY_HEAP_PROPERTIES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_TILE_MEMORY_REQUIREMENTS_QCOM`
+    const TILE_MEMORY_REQUIREMENTS_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_TILE_MEMORY_BIND_INFO_QCOM`
+    const TILE_MEMORY_BIND_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_TILE_MEMORY_SIZE_INFO_QCOM`
+    const TILE_MEMORY_SIZE_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COPY_MEMORY_INDIRECT_FEATURES_KHR`
+    const PHYSICAL_DEVICE_COPY_MEMORY_INDIRECT_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COPY_MEMORY_INDIRECT_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_COPY_MEMORY_INDIRECT_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_MEMORY_INDIRECT_INFO_KHR`
+    const COPY_MEMORY_INDIRECT_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_COPY_MEMORY_TO_IMAGE_INDIRECT_INFO_KHR`
+    const COPY_MEMORY_TO_IMAGE_INDIRECT_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_DECOMPRESSION_FEATURES_EXT`
+    const PHYSICAL_DEVICE_MEMORY_DECOMPRESSION_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_DECOMPRESSION_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_MEMORY_DECOMPRESSION_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_DECOMPRESS_MEMORY_INFO_EXT`
+    const DECOMPRESS_MEMORY_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_INTRA_REFRESH_CAPABILITIES_KHR`
+    const VIDEO_ENCODE_INTRA_REFRESH_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_SESSION_INTRA_REFRESH_CREATE_INFO_KHR`
+    const VIDEO_ENCODE_SESSION_INTRA_REFRESH_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_INTRA_REFRESH_INFO_KHR`
+    const VIDEO_ENCODE_INTRA_REFRESH_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_REFERENCE_INTRA_REFRESH_INFO_KHR`
+    const VIDEO_REFERENCE_INTRA_REFRESH_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_INTRA_REFRESH_FEATURES_KHR`
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_INTRA_REFRESH_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_QUANTIZATION_MAP_CAPABILITIES_KHR`
+    const VIDEO_ENCODE_QUANTIZATION_MAP_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_FORMAT_QUANTIZATION_MAP_PROPERTIES_KHR`
+    const VIDEO_FORMAT_QUANTIZATION_MAP_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_QUANTIZATION_MAP_INFO_KHR`
+    const VIDEO_ENCODE_QUANTIZATION_MAP_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_QUANTIZATION_MAP_SESSION_PARAMETERS_CREATE_INFO_KHR`
+    const VIDEO_ENCODE_QUANTIZATION_MAP_SESSION_PARAMETERS_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_QUANTIZATION_MAP_FEATURES_KHR`
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_QUANTIZATION_MAP_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_QUANTIZATION_MAP_CAPABILITIES_KHR`
+    const VIDEO_ENCODE_H264_QUANTIZATION_MAP_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_QUANTIZATION_MAP_CAPABILITIES_KHR`
+    const VIDEO_ENCODE_H265_QUANTIZATION_MAP_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_FORMAT_H265_QUANTIZATION_MAP_PROPERTIES_KHR`
+    const VIDEO_FORMAT_H265_QUANTIZATION_MAP_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_QUANTIZATION_MAP_CAPABILITIES_KHR`
+    const VIDEO_ENCODE_AV1_QUANTIZATION_MAP_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_FORMAT_AV1_QUANTIZATION_MAP_PROPERTIES_KHR`
+    const VIDEO_FORMAT_AV1_QUANTIZATION_MAP_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_COMPUTE_QUEUE_DEVICE_CREATE_INFO_NV`
+    const EXTERNAL_COMPUTE_QUEUE_DEVICE_CREATE_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_COMPUTE_QUEUE_CREATE_INFO_NV`
+    const EXTERNAL_COMPUTE_QUEUE_CREATE_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_EXTERNAL_COMPUTE_QUEUE_DATA_PARAMS_NV`
+    const EXTERNAL_COMPUTE_QUEUE_DATA_PARAMS_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_COMPUTE_QUEUE_PROPERTIES_NV`
+    const PHYSICAL_DEVICE_EXTERNAL_COMPUTE_QUEUE_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_RELAXED_EXTENDED_INSTRUCTION_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SHADER_RELAXED_EXTENDED_INSTRUCTION_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMMAND_BUFFER_INHERITANCE_FEATURES_NV`
+    const PHYSICAL_DEVICE_COMMAND_BUFFER_INHERITANCE_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_7_FEATURES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_7_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_7_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_7_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LAYERED_API_PROPERTIES_LIST_KHR`
+    const PHYSICAL_DEVICE_LAYERED_API_PROPERTIES_LIST_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LAYERED_API_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_LAYERED_API_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LAYERED_API_VULKAN_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_LAYERED_API_VULKAN_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_REPLICATED_COMPOSITES_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_REPLICATED_COMPOSITES_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_EXPLICIT_TILING_FORMAT_PROPERTIES_ARM`
+    const TENSOR_EXPLICIT_TILING_FORMAT_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_TENSOR_ROLLING_BACKING_CREATE_INFO_ARM`
+    const TENSOR_ROLLING_BACKING_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CLUSTER_ACCELERATION_STRUCTURE_FEATURES_NV`
+    const PHYSICAL_DEVICE_CLUSTER_ACCELERATION_STRUCTURE_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CLUSTER_ACCELERATION_STRUCTURE_PROPERTIES_NV`
+    const PHYSICAL_DEVICE_CLUSTER_ACCELERATION_STRUCTURE_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_CLUSTER_ACCELERATION_STRUCTURE_CLUSTERS_BOTTOM_LEVEL_INPUT_NV`
+    const CLUSTER_ACCELERATION_STRUCTURE_CLUSTERS_BOTTOM_LEVEL_INPUT_NV: Self;
+    /// `VK_STRUCTURE_TYPE_CLUSTER_ACCELERATION_STRUCTURE_TRIANGLE_CLUSTER_INPUT_NV`
+    const CLUSTER_ACCELERATION_STRUCTURE_TRIANGLE_CLUSTER_INPUT_NV: Self;
+    /// `VK_STRUCTURE_TYPE_CLUSTER_ACCELERATION_STRUCTURE_MOVE_OBJECTS_INPUT_NV`
+    const CLUSTER_ACCELERATION_STRUCTURE_MOVE_OBJECTS_INPUT_NV: Self;
+    /// `VK_STRUCTURE_TYPE_CLUSTER_ACCELERATION_STRUCTURE_INPUT_INFO_NV`
+    const CLUSTER_ACCELERATION_STRUCTURE_INPUT_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_CLUSTER_ACCELERATION_STRUCTURE_COMMANDS_INFO_NV`
+    const CLUSTER_ACCELERATION_STRUCTURE_COMMANDS_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CLUSTER_ACCELERATION_STRUCTURE_CREATE_INFO_NV`
+    const RAY_TRACING_PIPELINE_CLUSTER_ACCELERATION_STRUCTURE_CREATE_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PARTITIONED_ACCELERATION_STRUCTURE_FEATURES_NV`
+    const PHYSICAL_DEVICE_PARTITIONED_ACCELERATION_STRUCTURE_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PARTITIONED_ACCELERATION_STRUCTURE_PROPERTIES_NV`
+    const PHYSICAL_DEVICE_PARTITIONED_ACCELERATION_STRUCTURE_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_PARTITIONED_ACCELERATION_STRUCTURE_NV`
+    const WRITE_DESCRIPTOR_SET_PARTITIONED_ACCELERATION_STRUCTURE_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PARTITIONED_ACCELERATION_STRUCTURE_INSTANCES_INPUT_NV`
+    const PARTITIONED_ACCELERATION_STRUCTURE_INSTANCES_INPUT_NV: Self;
+    /// `VK_STRUCTURE_TYPE_BUILD_PARTITIONED_ACCELERATION_STRUCTURE_INFO_NV`
+    const BUILD_PARTITIONED_ACCELERATION_STRUCTURE_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PARTITIONED_ACCELERATION_STRUCTURE_FLAGS_NV`
+    const PARTITIONED_ACCELERATION_STRUCTURE_FLAGS_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEVICE_GENERATED_COMMANDS_FEATURES_EXT`
+    const PHYSICAL_DEVICE_DEVICE_GENERATED_COMMANDS_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEVICE_GENERATED_COMMANDS_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_DEVICE_GENERATED_COMMANDS_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_INFO_EXT`
+    const GENERATED_COMMANDS_MEMORY_REQUIREMENTS_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_EXECUTION_SET_CREATE_INFO_EXT`
+    const INDIRECT_EXECUTION_SET_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_GENERATED_COMMANDS_INFO_EXT`
+    const GENERATED_COMMANDS_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_COMMANDS_LAYOUT_CREATE_INFO_EXT`
+    const INDIRECT_COMMANDS_LAYOUT_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_COMMANDS_LAYOUT_TOKEN_EXT`
+    const INDIRECT_COMMANDS_LAYOUT_TOKEN_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_WRITE_INDIRECT_EXECUTION_SET_PIPELINE_EXT`
+    const WRITE_INDIRECT_EXECUTION_SET_PIPELINE_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_WRITE_INDIRECT_EXECUTION_SET_SHADER_EXT`
+    const WRITE_INDIRECT_EXECUTION_SET_SHADER_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_EXECUTION_SET_PIPELINE_INFO_EXT`
+    const INDIRECT_EXECUTION_SET_PIPELINE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_EXECUTION_SET_SHADER_INFO_EXT`
+    const INDIRECT_EXECUTION_SET_SHADER_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_INDIRECT_EXECUTION_SET_SHADER_LAYOUT_INFO_EXT`
+    const INDIRECT_EXECUTION_SET_SHADER_LAYOUT_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_GENERATED_COMMANDS_PIPELINE_INFO_EXT`
+    const GENERATED_COMMANDS_PIPELINE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_GENERATED_COMMANDS_SHADER_INFO_EXT`
+    const GENERATED_COMMANDS_SHADER_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_KHR`
+    const PHYSICAL_DEVICE_FAULT_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_FAULT_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_FAULT_INFO_KHR`
+    const DEVICE_FAULT_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_DEVICE_FAULT_DEBUG_INFO_KHR`
+    const DEVICE_FAULT_DEBUG_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_8_FEATURES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_8_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_MEMORY_BARRIER_ACCESS_FLAGS_3_KHR`
+    const MEMORY_BARRIER_ACCESS_FLAGS_3_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ALIGNMENT_CONTROL_FEATURES_MESA`
+    const PHYSICAL_DEVICE_IMAGE_ALIGNMENT_CONTROL_FEATURES_MESA: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ALIGNMENT_CONTROL_PROPERTIES_MESA`
+    const PHYSICAL_DEVICE_IMAGE_ALIGNMENT_CONTROL_PROPERTIES_MESA: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_ALIGNMENT_CONTROL_CREATE_INFO_MESA`
+    const IMAGE_ALIGNMENT_CONTROL_CREATE_INFO_MESA: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FMA_FEATURES_KHR`
+    const PHYSICAL_DEVICE_SHADER_FMA_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PUSH_CONSTANT_BANK_INFO_NV`
+    const PUSH_CONSTANT_BANK_INFO_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_CONSTANT_BANK_FEATURES_NV`
+    const PHYSICAL_DEVICE_PUSH_CONSTANT_BANK_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_CONSTANT_BANK_PROPERTIES_NV`
+    const PHYSICAL_DEVICE_PUSH_CONSTANT_BANK_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_EXT`
+    const PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLAMP_CONTROL_FEATURES_EXT`
+    const PHYSICAL_DEVICE_DEPTH_CLAMP_CONTROL_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_DEPTH_CLAMP_CONTROL_CREATE_INFO_EXT`
+    const PIPELINE_VIEWPORT_DEPTH_CLAMP_CONTROL_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_9_FEATURES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_9_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_9_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_9_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_OWNERSHIP_TRANSFER_PROPERTIES_KHR`
+    const QUEUE_FAMILY_OWNERSHIP_TRANSFER_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_MAINTENANCE_2_FEATURES_KHR`
+    const PHYSICAL_DEVICE_VIDEO_MAINTENANCE_2_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_INLINE_SESSION_PARAMETERS_INFO_KHR`
+    const VIDEO_DECODE_H264_INLINE_SESSION_PARAMETERS_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_INLINE_SESSION_PARAMETERS_INFO_KHR`
+    const VIDEO_DECODE_H265_INLINE_SESSION_PARAMETERS_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_INLINE_SESSION_PARAMETERS_INFO_KHR`
+    const VIDEO_DECODE_AV1_INLINE_SESSION_PARAMETERS_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HDR_VIVID_FEATURES_HUAWEI`
+    const PHYSICAL_DEVICE_HDR_VIVID_FEATURES_HUAWEI: Self;
+    /// `VK_STRUCTURE_TYPE_HDR_VIVID_DYNAMIC_METADATA_HUAWEI`
+    const HDR_VIVID_DYNAMIC_METADATA_HUAWEI: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV`
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV`
+    const COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV`
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_OPACITY_MICROMAP_FEATURES_ARM`
+    const PHYSICAL_DEVICE_PIPELINE_OPACITY_MICROMAP_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_FEEDBACK_2_FEATURES_KHR`
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_FEEDBACK_2_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_VIDEO_ENCODE_FEEDBACK_2_CAPABILITIES_KHR`
+    const VIDEO_ENCODE_FEEDBACK_2_CAPABILITIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_QUERY_POOL_VIDEO_ENCODE_PER_PARTITION_FEEDBACK_CREATE_INFO_KHR`
+    const QUERY_POOL_VIDEO_ENCODE_PER_PARTITION_FEEDBACK_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLAMP_ZERO_ONE_FEATURES_KHR`
+    const PHYSICAL_DEVICE_DEPTH_CLAMP_ZERO_ONE_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_COUNTERS_BY_REGION_FEATURES_ARM`
+    const PHYSICAL_DEVICE_PERFORMANCE_COUNTERS_BY_REGION_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_COUNTERS_BY_REGION_PROPERTIES_ARM`
+    const PHYSICAL_DEVICE_PERFORMANCE_COUNTERS_BY_REGION_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PERFORMANCE_COUNTER_ARM`
+    const PERFORMANCE_COUNTER_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PERFORMANCE_COUNTER_DESCRIPTION_ARM`
+    const PERFORMANCE_COUNTER_DESCRIPTION_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_PERFORMANCE_COUNTERS_BY_REGION_BEGIN_INFO_ARM`
+    const RENDER_PASS_PERFORMANCE_COUNTERS_BY_REGION_BEGIN_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_FEATURES_ARM`
+    const PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_PROPERTIES_ARM`
+    const PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_SHADER_INSTRUMENTATION_CREATE_INFO_ARM`
+    const SHADER_INSTRUMENTATION_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_SHADER_INSTRUMENTATION_METRIC_DESCRIPTION_ARM`
+    const SHADER_INSTRUMENTATION_METRIC_DESCRIPTION_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_ROBUSTNESS_FEATURES_EXT`
+    const PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_ROBUSTNESS_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FORMAT_PACK_FEATURES_ARM`
+    const PHYSICAL_DEVICE_FORMAT_PACK_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_LAYERED_FEATURES_VALVE`
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_LAYERED_FEATURES_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_LAYERED_PROPERTIES_VALVE`
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_LAYERED_PROPERTIES_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_PIPELINE_FRAGMENT_DENSITY_MAP_LAYERED_CREATE_INFO_VALVE`
+    const PIPELINE_FRAGMENT_DENSITY_MAP_LAYERED_CREATE_INFO_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_KHR`
+    const PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_ROBUSTNESS_2_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SET_PRESENT_CONFIG_NV`
+    const SET_PRESENT_CONFIG_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_METERING_FEATURES_NV`
+    const PHYSICAL_DEVICE_PRESENT_METERING_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTISAMPLED_RENDER_TO_SWAPCHAIN_FEATURES_EXT`
+    const PHYSICAL_DEVICE_MULTISAMPLED_RENDER_TO_SWAPCHAIN_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_SWAPCHAIN_FLAGS_SURFACE_CAPABILITIES_EXT`
+    const SWAPCHAIN_FLAGS_SURFACE_CAPABILITIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_OFFSET_FEATURES_EXT`
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_OFFSET_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_OFFSET_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_OFFSET_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_RENDER_PASS_FRAGMENT_DENSITY_MAP_OFFSET_END_INFO_EXT`
+    const RENDER_PASS_FRAGMENT_DENSITY_MAP_OFFSET_END_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_RENDERING_END_INFO_EXT`
+    const RENDERING_END_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_DEVICE_MEMORY_FEATURES_EXT`
+    const PHYSICAL_DEVICE_ZERO_INITIALIZE_DEVICE_MEMORY_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR`
+    const PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_OPACITY_MICROMAP_FEATURES_KHR`
+    const PHYSICAL_DEVICE_OPACITY_MICROMAP_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_OPACITY_MICROMAP_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_OPACITY_MICROMAP_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_MICROMAP_DATA_KHR`
+    const ACCELERATION_STRUCTURE_GEOMETRY_MICROMAP_DATA_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_TRIANGLES_OPACITY_MICROMAP_KHR`
+    const ACCELERATION_STRUCTURE_TRIANGLES_OPACITY_MICROMAP_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_64_BIT_INDEXING_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_64_INDEXING_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_RESOLVE_FEATURES_EXT`
+    const PHYSICAL_DEVICE_CUSTOM_RESOLVE_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_BEGIN_CUSTOM_RESOLVE_INFO_EXT`
+    const BEGIN_CUSTOM_RESOLVE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_CUSTOM_RESOLVE_CREATE_INFO_EXT`
+    const CUSTOM_RESOLVE_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_MODEL_FEATURES_QCOM`
+    const PHYSICAL_DEVICE_DATA_GRAPH_MODEL_FEATURES_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_BUILTIN_MODEL_CREATE_INFO_QCOM`
+    const DATA_GRAPH_PIPELINE_BUILTIN_MODEL_CREATE_INFO_QCOM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_10_FEATURES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_10_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_10_PROPERTIES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_10_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_FLAGS_INFO_KHR`
+    const RENDERING_ATTACHMENT_FLAGS_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_RENDERING_END_INFO_KHR`
+    const RENDERING_END_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_RESOLVE_IMAGE_MODE_INFO_KHR`
+    const RESOLVE_IMAGE_MODE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_OPTICAL_FLOW_FEATURES_ARM`
+    const PHYSICAL_DEVICE_DATA_GRAPH_OPTICAL_FLOW_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_OPTICAL_FLOW_PROPERTIES_ARM`
+    const QUEUE_FAMILY_DATA_GRAPH_OPTICAL_FLOW_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMAT_INFO_ARM`
+    const DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMAT_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMAT_PROPERTIES_ARM`
+    const DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMAT_PROPERTIES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_OPTICAL_FLOW_DISPATCH_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_OPTICAL_FLOW_DISPATCH_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_OPTICAL_FLOW_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_OPTICAL_FLOW_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_RESOURCE_INFO_IMAGE_LAYOUT_ARM`
+    const DATA_GRAPH_PIPELINE_RESOURCE_INFO_IMAGE_LAYOUT_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SINGLE_NODE_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_SINGLE_NODE_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SINGLE_NODE_CONNECTION_ARM`
+    const DATA_GRAPH_PIPELINE_SINGLE_NODE_CONNECTION_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_LONG_VECTOR_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_LONG_VECTOR_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_LONG_VECTOR_PROPERTIES_EXT`
+    const PHYSICAL_DEVICE_SHADER_LONG_VECTOR_PROPERTIES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CACHE_INCREMENTAL_MODE_FEATURES_SEC`
+    const PHYSICAL_DEVICE_PIPELINE_CACHE_INCREMENTAL_MODE_FEATURES_SEC: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_UNIFORM_BUFFER_UNSIZED_ARRAY_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_UNIFORM_BUFFER_UNSIZED_ARRAY_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_COMPUTE_OCCUPANCY_PRIORITY_PARAMETERS_NV`
+    const COMPUTE_OCCUPANCY_PRIORITY_PARAMETERS_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMPUTE_OCCUPANCY_PRIORITY_FEATURES_NV`
+    const PHYSICAL_DEVICE_COMPUTE_OCCUPANCY_PRIORITY_FEATURES_NV: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_11_FEATURES_KHR`
+    const PHYSICAL_DEVICE_MAINTENANCE_11_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_QUEUE_FAMILY_OPTIMAL_IMAGE_TRANSFER_GRANULARITY_PROPERTIES_KHR`
+    const QUEUE_FAMILY_OPTIMAL_IMAGE_TRANSFER_GRANULARITY_PROPERTIES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT`
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_INFO_2_EXT`
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_INFO_2_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT`
+    const COOPERATIVE_MATRIX_PROPERTIES_2_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_PARTITIONED_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_PARTITIONED_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_4_KHR`
+    const FORMAT_PROPERTIES_4_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_CREATE_FLAGS_2_CREATE_INFO_KHR`
+    const IMAGE_CREATE_FLAGS_2_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_USAGE_FLAGS_2_CREATE_INFO_KHR`
+    const IMAGE_USAGE_FLAGS_2_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_2_CREATE_INFO_KHR`
+    const IMAGE_VIEW_USAGE_2_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTENDED_FLAGS_FEATURES_KHR`
+    const PHYSICAL_DEVICE_EXTENDED_FLAGS_FEATURES_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_2_CREATE_INFO_KHR`
+    const IMAGE_STENCIL_USAGE_2_CREATE_INFO_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_SHARED_PRESENT_SURFACE_CAPABILITIES_2_KHR`
+    const SHARED_PRESENT_SURFACE_CAPABILITIES_2_KHR: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_OCP_MICROSCALING_TYPES_FEATURES_EXT`
+    const PHYSICAL_DEVICE_SHADER_OCP_MICROSCALING_TYPES_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_MIXED_FLOAT_DOT_PRODUCT_FEATURES_VALVE`
+    const PHYSICAL_DEVICE_SHADER_MIXED_FLOAT_DOT_PRODUCT_FEATURES_VALVE: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_THROTTLE_HINT_FEATURES_SEC`
+    const PHYSICAL_DEVICE_THROTTLE_HINT_FEATURES_SEC: Self;
+    /// `VK_STRUCTURE_TYPE_THROTTLE_HINT_SUBMIT_INFO_SEC`
+    const THROTTLE_HINT_SUBMIT_INFO_SEC: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_NEURAL_STATISTICS_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_NEURAL_STATISTICS_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_NEURAL_STATISTICS_CREATE_INFO_ARM`
+    const DATA_GRAPH_PIPELINE_SESSION_NEURAL_STATISTICS_CREATE_INFO_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_NEURAL_ACCELERATOR_STATISTICS_FEATURES_ARM`
+    const PHYSICAL_DEVICE_DATA_GRAPH_NEURAL_ACCELERATOR_STATISTICS_FEATURES_ARM: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRIMITIVE_RESTART_INDEX_FEATURES_EXT`
+    const PHYSICAL_DEVICE_PRIMITIVE_RESTART_INDEX_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_TILING_CONTROL_FEATURES_EXT`
+    const PHYSICAL_DEVICE_IMAGE_TILING_CONTROL_FEATURES_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_IMAGE_TILING_CONTROL_CREATE_INFO_EXT`
+    const IMAGE_TILING_CONTROL_CREATE_INFO_EXT: Self;
+    /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_DECODE_VECTOR_FEATURES_NV`
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_DECODE_VECTOR_FEATURES_NV: Self;
 }
 impl StructureTypeExt for StructureType {
-    const PHYSICAL_DEVICE_SUBGROUP_PROPERTIES: Self = Self::from_raw(1000094000);
     const BIND_BUFFER_MEMORY_INFO: Self = Self::from_raw(1000157000);
     const BIND_IMAGE_MEMORY_INFO: Self = Self::from_raw(1000157001);
-    const PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: Self = Self::from_raw(1000083000);
     const MEMORY_DEDICATED_REQUIREMENTS: Self = Self::from_raw(1000127000);
     const MEMORY_DEDICATED_ALLOCATE_INFO: Self = Self::from_raw(1000127001);
     const MEMORY_ALLOCATE_FLAGS_INFO: Self = Self::from_raw(1000060000);
-    const DEVICE_GROUP_RENDER_PASS_BEGIN_INFO: Self = Self::from_raw(1000060003);
     const DEVICE_GROUP_COMMAND_BUFFER_BEGIN_INFO: Self = Self::from_raw(1000060004);
     const DEVICE_GROUP_SUBMIT_INFO: Self = Self::from_raw(1000060005);
     const DEVICE_GROUP_BIND_SPARSE_INFO: Self = Self::from_raw(1000060006);
@@ -1383,26 +14050,11 @@ impl StructureTypeExt for StructureType {
     const PHYSICAL_DEVICE_MEMORY_PROPERTIES_2: Self = Self::from_raw(1000059006);
     const SPARSE_IMAGE_FORMAT_PROPERTIES_2: Self = Self::from_raw(1000059007);
     const PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2: Self = Self::from_raw(1000059008);
-    const PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES: Self = Self::from_raw(1000117000);
-    const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self = Self::from_raw(1000117001);
     const IMAGE_VIEW_USAGE_CREATE_INFO: Self = Self::from_raw(1000117002);
-    const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self = Self::from_raw(1000117003);
-    const RENDER_PASS_MULTIVIEW_CREATE_INFO: Self = Self::from_raw(1000053000);
-    const PHYSICAL_DEVICE_MULTIVIEW_FEATURES: Self = Self::from_raw(1000053001);
-    const PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: Self = Self::from_raw(1000053002);
-    const PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES: Self = Self::from_raw(1000120000);
-    const PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES: Self = Self::from_raw(1000120000);
     const PROTECTED_SUBMIT_INFO: Self = Self::from_raw(1000145000);
     const PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES: Self = Self::from_raw(1000145001);
     const PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES: Self = Self::from_raw(1000145002);
     const DEVICE_QUEUE_INFO_2: Self = Self::from_raw(1000145003);
-    const SAMPLER_YCBCR_CONVERSION_CREATE_INFO: Self = Self::from_raw(1000156000);
-    const SAMPLER_YCBCR_CONVERSION_INFO: Self = Self::from_raw(1000156001);
-    const BIND_IMAGE_PLANE_MEMORY_INFO: Self = Self::from_raw(1000156002);
-    const IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO: Self = Self::from_raw(1000156003);
-    const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self = Self::from_raw(1000156004);
-    const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self = Self::from_raw(1000156005);
-    const DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO: Self = Self::from_raw(1000085000);
     const PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO: Self = Self::from_raw(1000071000);
     const EXTERNAL_IMAGE_FORMAT_PROPERTIES: Self = Self::from_raw(1000071001);
     const PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO: Self = Self::from_raw(1000071002);
@@ -1417,48 +14069,35 @@ impl StructureTypeExt for StructureType {
     const EXPORT_SEMAPHORE_CREATE_INFO: Self = Self::from_raw(1000077000);
     const PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO: Self = Self::from_raw(1000076000);
     const EXTERNAL_SEMAPHORE_PROPERTIES: Self = Self::from_raw(1000076001);
+    const PHYSICAL_DEVICE_SUBGROUP_PROPERTIES: Self = Self::from_raw(1000094000);
+    const PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES: Self = Self::from_raw(1000083000);
+    const PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES: Self = Self::from_raw(1000120000);
+    const PHYSICAL_DEVICE_VARIABLE_POINTER_FEATURES: Self = Self::from_raw(1000120000);
+    const DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO: Self = Self::from_raw(1000085000);
     const PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES: Self = Self::from_raw(1000168000);
     const DESCRIPTOR_SET_LAYOUT_SUPPORT: Self = Self::from_raw(1000168001);
+    const SAMPLER_YCBCR_CONVERSION_CREATE_INFO: Self = Self::from_raw(1000156000);
+    const SAMPLER_YCBCR_CONVERSION_INFO: Self = Self::from_raw(1000156001);
+    const BIND_IMAGE_PLANE_MEMORY_INFO: Self = Self::from_raw(1000156002);
+    const IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO: Self = Self::from_raw(1000156003);
+    const PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES: Self = Self::from_raw(1000156004);
+    const SAMPLER_YCBCR_CONVERSION_IMAGE_FORMAT_PROPERTIES: Self = Self::from_raw(1000156005);
+    const DEVICE_GROUP_RENDER_PASS_BEGIN_INFO: Self = Self::from_raw(1000060003);
+    const PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES: Self = Self::from_raw(1000117000);
+    const RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO: Self = Self::from_raw(1000117001);
+    const PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO: Self = Self::from_raw(1000117003);
+    const RENDER_PASS_MULTIVIEW_CREATE_INFO: Self = Self::from_raw(1000053000);
+    const PHYSICAL_DEVICE_MULTIVIEW_FEATURES: Self = Self::from_raw(1000053001);
+    const PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: Self = Self::from_raw(1000053002);
     const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES: Self = Self::from_raw(1000063000);
     const PHYSICAL_DEVICE_SHADER_DRAW_PARAMETER_FEATURES: Self = Self::from_raw(1000063000);
+    const PHYSICAL_DEVICE_DRIVER_PROPERTIES: Self = Self::from_raw(1000196000);
     const PHYSICAL_DEVICE_VULKAN_1_1_FEATURES: Self = Self::from_raw(49);
     const PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES: Self = Self::from_raw(50);
     const PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: Self = Self::from_raw(51);
     const PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES: Self = Self::from_raw(52);
     const IMAGE_FORMAT_LIST_CREATE_INFO: Self = Self::from_raw(1000147000);
-    const ATTACHMENT_DESCRIPTION_2: Self = Self::from_raw(1000109000);
-    const ATTACHMENT_REFERENCE_2: Self = Self::from_raw(1000109001);
-    const SUBPASS_DESCRIPTION_2: Self = Self::from_raw(1000109002);
-    const SUBPASS_DEPENDENCY_2: Self = Self::from_raw(1000109003);
-    const RENDER_PASS_CREATE_INFO_2: Self = Self::from_raw(1000109004);
-    const SUBPASS_BEGIN_INFO: Self = Self::from_raw(1000109005);
-    const SUBPASS_END_INFO: Self = Self::from_raw(1000109006);
-    const PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: Self = Self::from_raw(1000177000);
-    const PHYSICAL_DEVICE_DRIVER_PROPERTIES: Self = Self::from_raw(1000196000);
-    const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self = Self::from_raw(1000180000);
-    const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self = Self::from_raw(1000082000);
-    const PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES: Self = Self::from_raw(1000197000);
-    const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self = Self::from_raw(1000161000);
-    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self = Self::from_raw(1000161001);
-    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self = Self::from_raw(1000161002);
-    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self = Self::from_raw(1000161003);
-    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self = Self::from_raw(1000161004);
-    const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self = Self::from_raw(1000199000);
-    const SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE: Self = Self::from_raw(1000199001);
-    const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self = Self::from_raw(1000221000);
-    const IMAGE_STENCIL_USAGE_CREATE_INFO: Self = Self::from_raw(1000246000);
-    const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self = Self::from_raw(1000130000);
-    const SAMPLER_REDUCTION_MODE_CREATE_INFO: Self = Self::from_raw(1000130001);
     const PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: Self = Self::from_raw(1000211000);
-    const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self = Self::from_raw(1000108000);
-    const FRAMEBUFFER_ATTACHMENTS_CREATE_INFO: Self = Self::from_raw(1000108001);
-    const FRAMEBUFFER_ATTACHMENT_IMAGE_INFO: Self = Self::from_raw(1000108002);
-    const RENDER_PASS_ATTACHMENT_BEGIN_INFO: Self = Self::from_raw(1000108003);
-    const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self = Self::from_raw(1000253000);
-    const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self = Self::from_raw(1000175000);
-    const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self = Self::from_raw(1000241000);
-    const ATTACHMENT_REFERENCE_STENCIL_LAYOUT: Self = Self::from_raw(1000241001);
-    const ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT: Self = Self::from_raw(1000241002);
     const PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES: Self = Self::from_raw(1000261000);
     const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES: Self = Self::from_raw(1000207000);
     const PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES: Self = Self::from_raw(1000207001);
@@ -1471,16 +14110,43 @@ impl StructureTypeExt for StructureType {
     const BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO: Self = Self::from_raw(1000257002);
     const MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO: Self = Self::from_raw(1000257003);
     const DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO: Self = Self::from_raw(1000257004);
+    const PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES: Self = Self::from_raw(1000177000);
+    const PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES: Self = Self::from_raw(1000180000);
+    const PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: Self = Self::from_raw(1000082000);
+    const PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES: Self = Self::from_raw(1000197000);
+    const DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO: Self = Self::from_raw(1000161000);
+    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES: Self = Self::from_raw(1000161001);
+    const PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES: Self = Self::from_raw(1000161002);
+    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO: Self = Self::from_raw(1000161003);
+    const DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT: Self = Self::from_raw(1000161004);
+    const PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES: Self = Self::from_raw(1000221000);
+    const PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES: Self = Self::from_raw(1000130000);
+    const SAMPLER_REDUCTION_MODE_CREATE_INFO: Self = Self::from_raw(1000130001);
+    const PHYSICAL_DEVICE_UNIFORM_BUFFER_STANDARD_LAYOUT_FEATURES: Self = Self::from_raw(1000253000);
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES: Self = Self::from_raw(1000175000);
+    const ATTACHMENT_DESCRIPTION_2: Self = Self::from_raw(1000109000);
+    const ATTACHMENT_REFERENCE_2: Self = Self::from_raw(1000109001);
+    const SUBPASS_DESCRIPTION_2: Self = Self::from_raw(1000109002);
+    const SUBPASS_DEPENDENCY_2: Self = Self::from_raw(1000109003);
+    const RENDER_PASS_CREATE_INFO_2: Self = Self::from_raw(1000109004);
+    const SUBPASS_BEGIN_INFO: Self = Self::from_raw(1000109005);
+    const SUBPASS_END_INFO: Self = Self::from_raw(1000109006);
+    const PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES: Self = Self::from_raw(1000199000);
+    const SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE: Self = Self::from_raw(1000199001);
+    const IMAGE_STENCIL_USAGE_CREATE_INFO: Self = Self::from_raw(1000246000);
+    const PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES: Self = Self::from_raw(1000108000);
+    const FRAMEBUFFER_ATTACHMENTS_CREATE_INFO: Self = Self::from_raw(1000108001);
+    const FRAMEBUFFER_ATTACHMENT_IMAGE_INFO: Self = Self::from_raw(1000108002);
+    const RENDER_PASS_ATTACHMENT_BEGIN_INFO: Self = Self::from_raw(1000108003);
+    const PHYSICAL_DEVICE_SEPARATE_DEPTH_STENCIL_LAYOUTS_FEATURES: Self = Self::from_raw(1000241000);
+    const ATTACHMENT_REFERENCE_STENCIL_LAYOUT: Self = Self::from_raw(1000241001);
+    const ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT: Self = Self::from_raw(1000241002);
     const PHYSICAL_DEVICE_VULKAN_1_3_FEATURES: Self = Self::from_raw(53);
     const PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES: Self = Self::from_raw(54);
-    const PIPELINE_CREATION_FEEDBACK_CREATE_INFO: Self = Self::from_raw(1000192000);
-    const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self = Self::from_raw(1000215000);
     const PHYSICAL_DEVICE_TOOL_PROPERTIES: Self = Self::from_raw(1000245000);
-    const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self = Self::from_raw(1000276000);
     const PHYSICAL_DEVICE_PRIVATE_DATA_FEATURES: Self = Self::from_raw(1000295000);
     const DEVICE_PRIVATE_DATA_CREATE_INFO: Self = Self::from_raw(1000295001);
     const PRIVATE_DATA_SLOT_CREATE_INFO: Self = Self::from_raw(1000295002);
-    const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self = Self::from_raw(1000297000);
     const MEMORY_BARRIER_2: Self = Self::from_raw(1000314000);
     const BUFFER_MEMORY_BARRIER_2: Self = Self::from_raw(1000314001);
     const IMAGE_MEMORY_BARRIER_2: Self = Self::from_raw(1000314002);
@@ -1489,19 +14155,25 @@ impl StructureTypeExt for StructureType {
     const SEMAPHORE_SUBMIT_INFO: Self = Self::from_raw(1000314005);
     const COMMAND_BUFFER_SUBMIT_INFO: Self = Self::from_raw(1000314006);
     const PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES: Self = Self::from_raw(1000314007);
-    const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self = Self::from_raw(1000325000);
-    const PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES: Self = Self::from_raw(1000335000);
     const COPY_BUFFER_INFO_2: Self = Self::from_raw(1000337000);
     const COPY_IMAGE_INFO_2: Self = Self::from_raw(1000337001);
     const COPY_BUFFER_TO_IMAGE_INFO_2: Self = Self::from_raw(1000337002);
     const COPY_IMAGE_TO_BUFFER_INFO_2: Self = Self::from_raw(1000337003);
-    const BLIT_IMAGE_INFO_2: Self = Self::from_raw(1000337004);
-    const RESOLVE_IMAGE_INFO_2: Self = Self::from_raw(1000337005);
     const BUFFER_COPY_2: Self = Self::from_raw(1000337006);
     const IMAGE_COPY_2: Self = Self::from_raw(1000337007);
-    const IMAGE_BLIT_2: Self = Self::from_raw(1000337008);
     const BUFFER_IMAGE_COPY_2: Self = Self::from_raw(1000337009);
-    const IMAGE_RESOLVE_2: Self = Self::from_raw(1000337010);
+    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self = Self::from_raw(1000066000);
+    const FORMAT_PROPERTIES_3: Self = Self::from_raw(1000360000);
+    const PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES: Self = Self::from_raw(1000413000);
+    const PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES: Self = Self::from_raw(1000413001);
+    const DEVICE_BUFFER_MEMORY_REQUIREMENTS: Self = Self::from_raw(1000413002);
+    const DEVICE_IMAGE_MEMORY_REQUIREMENTS: Self = Self::from_raw(1000413003);
+    const PIPELINE_CREATION_FEEDBACK_CREATE_INFO: Self = Self::from_raw(1000192000);
+    const PHYSICAL_DEVICE_SHADER_TERMINATE_INVOCATION_FEATURES: Self = Self::from_raw(1000215000);
+    const PHYSICAL_DEVICE_SHADER_DEMOTE_TO_HELPER_INVOCATION_FEATURES: Self = Self::from_raw(1000276000);
+    const PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES: Self = Self::from_raw(1000297000);
+    const PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES: Self = Self::from_raw(1000325000);
+    const PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES: Self = Self::from_raw(1000335000);
     const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES: Self = Self::from_raw(1000225000);
     const PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO: Self = Self::from_raw(1000225001);
     const PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES: Self = Self::from_raw(1000225002);
@@ -1509,42 +14181,506 @@ impl StructureTypeExt for StructureType {
     const PHYSICAL_DEVICE_INLINE_UNIFORM_BLOCK_PROPERTIES: Self = Self::from_raw(1000138001);
     const WRITE_DESCRIPTOR_SET_INLINE_UNIFORM_BLOCK: Self = Self::from_raw(1000138002);
     const DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO: Self = Self::from_raw(1000138003);
-    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES: Self = Self::from_raw(1000066000);
+    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self = Self::from_raw(1000280000);
+    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self = Self::from_raw(1000280001);
+    const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self = Self::from_raw(1000281001);
+    const BLIT_IMAGE_INFO_2: Self = Self::from_raw(1000337004);
+    const RESOLVE_IMAGE_INFO_2: Self = Self::from_raw(1000337005);
+    const IMAGE_BLIT_2: Self = Self::from_raw(1000337008);
+    const IMAGE_RESOLVE_2: Self = Self::from_raw(1000337010);
     const RENDERING_INFO: Self = Self::from_raw(1000044000);
     const RENDERING_ATTACHMENT_INFO: Self = Self::from_raw(1000044001);
     const PIPELINE_RENDERING_CREATE_INFO: Self = Self::from_raw(1000044002);
     const PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES: Self = Self::from_raw(1000044003);
     const COMMAND_BUFFER_INHERITANCE_RENDERING_INFO: Self = Self::from_raw(1000044004);
-    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES: Self = Self::from_raw(1000280000);
-    const PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES: Self = Self::from_raw(1000280001);
-    const PHYSICAL_DEVICE_TEXEL_BUFFER_ALIGNMENT_PROPERTIES: Self = Self::from_raw(1000281001);
-    const FORMAT_PROPERTIES_3: Self = Self::from_raw(1000360000);
-    const PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES: Self = Self::from_raw(1000413000);
-    const PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES: Self = Self::from_raw(1000413001);
-    const DEVICE_BUFFER_MEMORY_REQUIREMENTS: Self = Self::from_raw(1000413002);
-    const DEVICE_IMAGE_MEMORY_REQUIREMENTS: Self = Self::from_raw(1000413003);
+    const PHYSICAL_DEVICE_VULKAN_1_4_FEATURES: Self = Self::from_raw(55);
+    const PHYSICAL_DEVICE_VULKAN_1_4_PROPERTIES: Self = Self::from_raw(56);
+    const DEVICE_QUEUE_GLOBAL_PRIORITY_CREATE_INFO: Self = Self::from_raw(1000174000);
+    const PHYSICAL_DEVICE_GLOBAL_PRIORITY_QUERY_FEATURES: Self = Self::from_raw(1000388000);
+    const QUEUE_FAMILY_GLOBAL_PRIORITY_PROPERTIES: Self = Self::from_raw(1000388001);
+    const PHYSICAL_DEVICE_INDEX_TYPE_UINT8_FEATURES: Self = Self::from_raw(1000265000);
+    const MEMORY_MAP_INFO: Self = Self::from_raw(1000271000);
+    const MEMORY_UNMAP_INFO: Self = Self::from_raw(1000271001);
+    const PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES: Self = Self::from_raw(1000470000);
+    const PHYSICAL_DEVICE_MAINTENANCE_5_PROPERTIES: Self = Self::from_raw(1000470001);
+    const DEVICE_IMAGE_SUBRESOURCE_INFO: Self = Self::from_raw(1000470004);
+    const SUBRESOURCE_LAYOUT_2: Self = Self::from_raw(1000338002);
+    const IMAGE_SUBRESOURCE_2: Self = Self::from_raw(1000338003);
+    const BUFFER_USAGE_FLAGS_2_CREATE_INFO: Self = Self::from_raw(1000470006);
+    const PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES: Self = Self::from_raw(1000545000);
+    const PHYSICAL_DEVICE_MAINTENANCE_6_PROPERTIES: Self = Self::from_raw(1000545001);
+    const BIND_MEMORY_STATUS: Self = Self::from_raw(1000545002);
+    const PHYSICAL_DEVICE_HOST_IMAGE_COPY_FEATURES: Self = Self::from_raw(1000270000);
+    const PHYSICAL_DEVICE_HOST_IMAGE_COPY_PROPERTIES: Self = Self::from_raw(1000270001);
+    const MEMORY_TO_IMAGE_COPY: Self = Self::from_raw(1000270002);
+    const IMAGE_TO_MEMORY_COPY: Self = Self::from_raw(1000270003);
+    const COPY_IMAGE_TO_MEMORY_INFO: Self = Self::from_raw(1000270004);
+    const COPY_MEMORY_TO_IMAGE_INFO: Self = Self::from_raw(1000270005);
+    const HOST_IMAGE_LAYOUT_TRANSITION_INFO: Self = Self::from_raw(1000270006);
+    const COPY_IMAGE_TO_IMAGE_INFO: Self = Self::from_raw(1000270007);
+    const SUBRESOURCE_HOST_MEMCPY_SIZE: Self = Self::from_raw(1000270008);
+    const HOST_IMAGE_COPY_DEVICE_PERFORMANCE_QUERY: Self = Self::from_raw(1000270009);
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_ROTATE_FEATURES: Self = Self::from_raw(1000416000);
+    const PHYSICAL_DEVICE_SHADER_FLOAT_CONTROLS_2_FEATURES: Self = Self::from_raw(1000528000);
+    const PHYSICAL_DEVICE_SHADER_EXPECT_ASSUME_FEATURES: Self = Self::from_raw(1000544000);
+    const PIPELINE_CREATE_FLAGS_2_CREATE_INFO: Self = Self::from_raw(1000470005);
+    const PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES: Self = Self::from_raw(1000080000);
+    const BIND_DESCRIPTOR_SETS_INFO: Self = Self::from_raw(1000545003);
+    const PUSH_CONSTANTS_INFO: Self = Self::from_raw(1000545004);
+    const PUSH_DESCRIPTOR_SET_INFO: Self = Self::from_raw(1000545005);
+    const PUSH_DESCRIPTOR_SET_WITH_TEMPLATE_INFO: Self = Self::from_raw(1000545006);
+    const PHYSICAL_DEVICE_PIPELINE_PROTECTED_ACCESS_FEATURES: Self = Self::from_raw(1000466000);
+    const PIPELINE_ROBUSTNESS_CREATE_INFO: Self = Self::from_raw(1000068000);
+    const PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES: Self = Self::from_raw(1000068001);
+    const PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_PROPERTIES: Self = Self::from_raw(1000068002);
+    const PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES: Self = Self::from_raw(1000259000);
+    const PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO: Self = Self::from_raw(1000259001);
+    const PHYSICAL_DEVICE_LINE_RASTERIZATION_PROPERTIES: Self = Self::from_raw(1000259002);
+    const PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_PROPERTIES: Self = Self::from_raw(1000525000);
+    const PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO: Self = Self::from_raw(1000190001);
+    const PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_DIVISOR_FEATURES: Self = Self::from_raw(1000190002);
+    const RENDERING_AREA_INFO: Self = Self::from_raw(1000470003);
+    const PHYSICAL_DEVICE_DYNAMIC_RENDERING_LOCAL_READ_FEATURES: Self = Self::from_raw(1000232000);
+    const RENDERING_ATTACHMENT_LOCATION_INFO: Self = Self::from_raw(1000232001);
+    const RENDERING_INPUT_ATTACHMENT_INDEX_INFO: Self = Self::from_raw(1000232002);
     const GRALLOC_USAGE_INFO_ANDROID: Self = Self::from_raw(1000010003);
     const GRALLOC_USAGE_INFO_2_ANDROID: Self = Self::from_raw(1000010004);
     const DEBUG_REPORT_CREATE_INFO_EXT: Self = Self::from_raw(1000011000);
+    const CU_MODULE_TEXTURING_MODE_CREATE_INFO_NVX: Self = Self::from_raw(1000029004);
+    const PHYSICAL_DEVICE_GPA_FEATURES_AMD: Self = Self::from_raw(1000133000);
+    const PHYSICAL_DEVICE_GPA_PROPERTIES_AMD: Self = Self::from_raw(1000133001);
+    const GPA_SAMPLE_BEGIN_INFO_AMD: Self = Self::from_raw(1000133002);
+    const GPA_SESSION_CREATE_INFO_AMD: Self = Self::from_raw(1000133003);
+    const GPA_DEVICE_CLOCK_MODE_INFO_AMD: Self = Self::from_raw(1000133004);
+    const PHYSICAL_DEVICE_GPA_PROPERTIES_2_AMD: Self = Self::from_raw(1000133005);
+    const GPA_DEVICE_GET_CLOCK_INFO_AMD: Self = Self::from_raw(1000133006);
+    const TEXEL_BUFFER_DESCRIPTOR_INFO_EXT: Self = Self::from_raw(1000135000);
+    const IMAGE_DESCRIPTOR_INFO_EXT: Self = Self::from_raw(1000135001);
+    const RESOURCE_DESCRIPTOR_INFO_EXT: Self = Self::from_raw(1000135002);
+    const BIND_HEAP_INFO_EXT: Self = Self::from_raw(1000135003);
+    const PUSH_DATA_INFO_EXT: Self = Self::from_raw(1000135004);
+    const DESCRIPTOR_SET_AND_BINDING_MAPPING_EXT: Self = Self::from_raw(1000135005);
+    const SHADER_DESCRIPTOR_SET_AND_BINDING_MAPPING_INFO_EXT: Self = Self::from_raw(1000135006);
+    const OPAQUE_CAPTURE_DATA_CREATE_INFO_EXT: Self = Self::from_raw(1000135007);
+    const PHYSICAL_DEVICE_DESCRIPTOR_HEAP_PROPERTIES_EXT: Self = Self::from_raw(1000135008);
+    const PHYSICAL_DEVICE_DESCRIPTOR_HEAP_FEATURES_EXT: Self = Self::from_raw(1000135009);
+    const COMMAND_BUFFER_INHERITANCE_DESCRIPTOR_HEAP_INFO_EXT: Self = Self::from_raw(1000135010);
+    const SAMPLER_CUSTOM_BORDER_COLOR_INDEX_CREATE_INFO_EXT: Self = Self::from_raw(1000135011);
+    const INDIRECT_COMMANDS_LAYOUT_PUSH_DATA_TOKEN_NV: Self = Self::from_raw(1000135012);
+    const SUBSAMPLED_IMAGE_FORMAT_PROPERTIES_EXT: Self = Self::from_raw(1000135013);
+    const PHYSICAL_DEVICE_DESCRIPTOR_HEAP_TENSOR_PROPERTIES_ARM: Self = Self::from_raw(1000135014);
+    const PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR: Self = Self::from_raw(1000141000);
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_CONVERSION_FEATURES_QCOM: Self = Self::from_raw(1000172000);
+    const PHYSICAL_DEVICE_ELAPSED_TIMER_QUERY_FEATURES_QCOM: Self = Self::from_raw(1000173000);
+    const PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: Self = Self::from_raw(1000208000);
+    const SWAPCHAIN_TIMING_PROPERTIES_EXT: Self = Self::from_raw(1000208001);
+    const SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT: Self = Self::from_raw(1000208002);
+    const PRESENT_TIMINGS_INFO_EXT: Self = Self::from_raw(1000208003);
+    const PRESENT_TIMING_INFO_EXT: Self = Self::from_raw(1000208004);
+    const PAST_PRESENTATION_TIMING_INFO_EXT: Self = Self::from_raw(1000208005);
+    const PAST_PRESENTATION_TIMING_PROPERTIES_EXT: Self = Self::from_raw(1000208006);
+    const PAST_PRESENTATION_TIMING_EXT: Self = Self::from_raw(1000208007);
+    const PRESENT_TIMING_SURFACE_CAPABILITIES_EXT: Self = Self::from_raw(1000208008);
+    const SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT: Self = Self::from_raw(1000208009);
     const QUERY_POOL_CREATE_INFO_INTEL: Self = Self::from_raw(1000210000);
+    const PHYSICAL_DEVICE_SHADER_CONSTANT_DATA_FEATURES_KHR: Self = Self::from_raw(1000231000);
+    const PHYSICAL_DEVICE_SHADER_ABORT_FEATURES_KHR: Self = Self::from_raw(1000233000);
+    const DEVICE_FAULT_SHADER_ABORT_MESSAGE_INFO_KHR: Self = Self::from_raw(1000233001);
+    const PHYSICAL_DEVICE_SHADER_ABORT_PROPERTIES_KHR: Self = Self::from_raw(1000233002);
+    const PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_3D_FEATURES_EXT: Self = Self::from_raw(1000288000);
+    const PERF_HINT_INFO_QCOM: Self = Self::from_raw(1000302000);
+    const PHYSICAL_DEVICE_QUEUE_PERF_HINT_FEATURES_QCOM: Self = Self::from_raw(1000302001);
+    const PHYSICAL_DEVICE_QUEUE_PERF_HINT_PROPERTIES_QCOM: Self = Self::from_raw(1000302002);
+    const PHYSICAL_DEVICE_IMAGE_PROCESSING_3_FEATURES_QCOM: Self = Self::from_raw(1000303000);
+    const PHYSICAL_DEVICE_SHADER_MULTIPLE_WAIT_QUEUES_FEATURES_QCOM: Self = Self::from_raw(1000304000);
+    const PHYSICAL_DEVICE_SHADER_MULTIPLE_WAIT_QUEUES_PROPERTIES_QCOM: Self = Self::from_raw(1000304001);
+    const PHYSICAL_DEVICE_SHADER_SPLIT_BARRIER_FEATURES_EXT: Self = Self::from_raw(1000305000);
+    const PHYSICAL_DEVICE_SHADER_SPLIT_BARRIER_PROPERTIES_EXT: Self = Self::from_raw(1000305001);
+    const PHYSICAL_DEVICE_TILE_SHADING_FEATURES_QCOM: Self = Self::from_raw(1000309000);
+    const PHYSICAL_DEVICE_TILE_SHADING_PROPERTIES_QCOM: Self = Self::from_raw(1000309001);
+    const RENDER_PASS_TILE_SHADING_CREATE_INFO_QCOM: Self = Self::from_raw(1000309002);
+    const PER_TILE_BEGIN_INFO_QCOM: Self = Self::from_raw(1000309003);
+    const PER_TILE_END_INFO_QCOM: Self = Self::from_raw(1000309004);
+    const DISPATCH_TILE_INFO_QCOM: Self = Self::from_raw(1000309005);
+    const DEVICE_MEMORY_COPY_KHR: Self = Self::from_raw(1000318000);
+    const COPY_DEVICE_MEMORY_INFO_KHR: Self = Self::from_raw(1000318001);
+    const DEVICE_MEMORY_IMAGE_COPY_KHR: Self = Self::from_raw(1000318002);
+    const COPY_DEVICE_MEMORY_IMAGE_INFO_KHR: Self = Self::from_raw(1000318003);
+    const MEMORY_RANGE_BARRIERS_INFO_KHR: Self = Self::from_raw(1000318004);
+    const MEMORY_RANGE_BARRIER_KHR: Self = Self::from_raw(1000318005);
+    const PHYSICAL_DEVICE_DEVICE_ADDRESS_COMMANDS_FEATURES_KHR: Self = Self::from_raw(1000318006);
+    const BIND_INDEX_BUFFER_3_INFO_KHR: Self = Self::from_raw(1000318007);
+    const BIND_VERTEX_BUFFER_3_INFO_KHR: Self = Self::from_raw(1000318008);
+    const DRAW_INDIRECT_2_INFO_KHR: Self = Self::from_raw(1000318009);
+    const DRAW_INDIRECT_COUNT_2_INFO_KHR: Self = Self::from_raw(1000318010);
+    const DISPATCH_INDIRECT_2_INFO_KHR: Self = Self::from_raw(1000318011);
+    const CONDITIONAL_RENDERING_BEGIN_INFO_2_EXT: Self = Self::from_raw(1000318012);
+    const BIND_TRANSFORM_FEEDBACK_BUFFER_2_INFO_EXT: Self = Self::from_raw(1000318013);
+    const MEMORY_MARKER_INFO_AMD: Self = Self::from_raw(1000318014);
+    const ACCELERATION_STRUCTURE_CREATE_INFO_2_KHR: Self = Self::from_raw(1000318015);
+    const PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_EXT: Self = Self::from_raw(1000361000);
+    const PHYSICAL_DEVICE_SHADER_UNTYPED_POINTERS_FEATURES_KHR: Self = Self::from_raw(1000387000);
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_RGB_CONVERSION_FEATURES_VALVE: Self = Self::from_raw(1000390000);
+    const VIDEO_ENCODE_RGB_CONVERSION_CAPABILITIES_VALVE: Self = Self::from_raw(1000390001);
+    const VIDEO_ENCODE_PROFILE_RGB_CONVERSION_INFO_VALVE: Self = Self::from_raw(1000390002);
+    const VIDEO_ENCODE_SESSION_RGB_CONVERSION_CREATE_INFO_VALVE: Self = Self::from_raw(1000390003);
+    const DISPATCH_PARAMETERS_ARM: Self = Self::from_raw(1000417003);
+    const PHYSICAL_DEVICE_SCHEDULING_CONTROLS_DISPATCH_PARAMETERS_PROPERTIES_ARM: Self = Self::from_raw(1000417004);
+    const PHYSICAL_DEVICE_RAY_TRACING_LINEAR_SWEPT_SPHERES_FEATURES_NV: Self = Self::from_raw(1000429008);
+    const ACCELERATION_STRUCTURE_GEOMETRY_LINEAR_SWEPT_SPHERES_DATA_NV: Self = Self::from_raw(1000429009);
+    const ACCELERATION_STRUCTURE_GEOMETRY_SPHERES_DATA_NV: Self = Self::from_raw(1000429010);
+    const TENSOR_CREATE_INFO_ARM: Self = Self::from_raw(1000460000);
+    const TENSOR_VIEW_CREATE_INFO_ARM: Self = Self::from_raw(1000460001);
+    const BIND_TENSOR_MEMORY_INFO_ARM: Self = Self::from_raw(1000460002);
+    const WRITE_DESCRIPTOR_SET_TENSOR_ARM: Self = Self::from_raw(1000460003);
+    const PHYSICAL_DEVICE_TENSOR_PROPERTIES_ARM: Self = Self::from_raw(1000460004);
+    const TENSOR_FORMAT_PROPERTIES_ARM: Self = Self::from_raw(1000460005);
+    const TENSOR_DESCRIPTION_ARM: Self = Self::from_raw(1000460006);
+    const TENSOR_MEMORY_REQUIREMENTS_INFO_ARM: Self = Self::from_raw(1000460007);
+    const TENSOR_MEMORY_BARRIER_ARM: Self = Self::from_raw(1000460008);
+    const PHYSICAL_DEVICE_TENSOR_FEATURES_ARM: Self = Self::from_raw(1000460009);
+    const DEVICE_TENSOR_MEMORY_REQUIREMENTS_ARM: Self = Self::from_raw(1000460010);
+    const COPY_TENSOR_INFO_ARM: Self = Self::from_raw(1000460011);
+    const TENSOR_COPY_ARM: Self = Self::from_raw(1000460012);
+    const TENSOR_DEPENDENCY_INFO_ARM: Self = Self::from_raw(1000460013);
+    const MEMORY_DEDICATED_ALLOCATE_INFO_TENSOR_ARM: Self = Self::from_raw(1000460014);
+    const PHYSICAL_DEVICE_EXTERNAL_TENSOR_INFO_ARM: Self = Self::from_raw(1000460015);
+    const EXTERNAL_TENSOR_PROPERTIES_ARM: Self = Self::from_raw(1000460016);
+    const EXTERNAL_MEMORY_TENSOR_CREATE_INFO_ARM: Self = Self::from_raw(1000460017);
+    const PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM: Self = Self::from_raw(1000460018);
+    const PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_PROPERTIES_ARM: Self = Self::from_raw(1000460019);
+    const DESCRIPTOR_GET_TENSOR_INFO_ARM: Self = Self::from_raw(1000460020);
+    const TENSOR_CAPTURE_DESCRIPTOR_DATA_INFO_ARM: Self = Self::from_raw(1000460021);
+    const TENSOR_VIEW_CAPTURE_DESCRIPTOR_DATA_INFO_ARM: Self = Self::from_raw(1000460022);
+    const FRAME_BOUNDARY_TENSORS_ARM: Self = Self::from_raw(1000460023);
+    const PHYSICAL_DEVICE_ANTI_LAG_FEATURES_AMD: Self = Self::from_raw(1000476000);
+    const ANTI_LAG_DATA_AMD: Self = Self::from_raw(1000476001);
+    const ANTI_LAG_PRESENTATION_INFO_AMD: Self = Self::from_raw(1000476002);
+    const SURFACE_CAPABILITIES_PRESENT_ID_2_KHR: Self = Self::from_raw(1000479000);
+    const PRESENT_ID_2_KHR: Self = Self::from_raw(1000479001);
+    const PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR: Self = Self::from_raw(1000479002);
+    const SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR: Self = Self::from_raw(1000480000);
+    const PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR: Self = Self::from_raw(1000480001);
+    const PRESENT_WAIT_2_INFO_KHR: Self = Self::from_raw(1000480002);
+    const PHYSICAL_DEVICE_PIPELINE_BINARY_FEATURES_KHR: Self = Self::from_raw(1000483000);
+    const PIPELINE_BINARY_CREATE_INFO_KHR: Self = Self::from_raw(1000483001);
+    const PIPELINE_BINARY_INFO_KHR: Self = Self::from_raw(1000483002);
+    const PIPELINE_BINARY_KEY_KHR: Self = Self::from_raw(1000483003);
+    const PHYSICAL_DEVICE_PIPELINE_BINARY_PROPERTIES_KHR: Self = Self::from_raw(1000483004);
+    const RELEASE_CAPTURED_PIPELINE_DATA_INFO_KHR: Self = Self::from_raw(1000483005);
+    const PIPELINE_BINARY_DATA_INFO_KHR: Self = Self::from_raw(1000483006);
+    const PIPELINE_CREATE_INFO_KHR: Self = Self::from_raw(1000483007);
+    const DEVICE_PIPELINE_BINARY_INTERNAL_CACHE_CONTROL_KHR: Self = Self::from_raw(1000483008);
+    const PIPELINE_BINARY_HANDLES_INFO_KHR: Self = Self::from_raw(1000483009);
+    const SURFACE_PRESENT_MODE_KHR: Self = Self::from_raw(1000274000);
+    const SURFACE_PRESENT_SCALING_CAPABILITIES_KHR: Self = Self::from_raw(1000274001);
+    const SURFACE_PRESENT_MODE_COMPATIBILITY_KHR: Self = Self::from_raw(1000274002);
+    const PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR: Self = Self::from_raw(1000275000);
+    const SWAPCHAIN_PRESENT_FENCE_INFO_KHR: Self = Self::from_raw(1000275001);
+    const SWAPCHAIN_PRESENT_MODES_CREATE_INFO_KHR: Self = Self::from_raw(1000275002);
+    const SWAPCHAIN_PRESENT_MODE_INFO_KHR: Self = Self::from_raw(1000275003);
+    const SWAPCHAIN_PRESENT_SCALING_CREATE_INFO_KHR: Self = Self::from_raw(1000275004);
+    const RELEASE_SWAPCHAIN_IMAGES_INFO_KHR: Self = Self::from_raw(1000275005);
+    const PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV: Self = Self::from_raw(1000491000);
+    const PHYSICAL_DEVICE_COOPERATIVE_VECTOR_PROPERTIES_NV: Self = Self::from_raw(1000491001);
+    const COOPERATIVE_VECTOR_PROPERTIES_NV: Self = Self::from_raw(1000491002);
+    const CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV: Self = Self::from_raw(1000491004);
+    const PHYSICAL_DEVICE_LEGACY_VERTEX_ATTRIBUTES_FEATURES_EXT: Self = Self::from_raw(1000495000);
+    const PHYSICAL_DEVICE_LEGACY_VERTEX_ATTRIBUTES_PROPERTIES_EXT: Self = Self::from_raw(1000495001);
+    const PHYSICAL_DEVICE_INTERNALLY_SYNCHRONIZED_QUEUES_FEATURES_KHR: Self = Self::from_raw(1000504000);
+    const DATA_GRAPH_PIPELINE_CREATE_INFO_ARM: Self = Self::from_raw(1000507000);
+    const DATA_GRAPH_PIPELINE_SESSION_CREATE_INFO_ARM: Self = Self::from_raw(1000507001);
+    const DATA_GRAPH_PIPELINE_RESOURCE_INFO_ARM: Self = Self::from_raw(1000507002);
+    const DATA_GRAPH_PIPELINE_CONSTANT_ARM: Self = Self::from_raw(1000507003);
+    const DATA_GRAPH_PIPELINE_SESSION_MEMORY_REQUIREMENTS_INFO_ARM: Self = Self::from_raw(1000507004);
+    const BIND_DATA_GRAPH_PIPELINE_SESSION_MEMORY_INFO_ARM: Self = Self::from_raw(1000507005);
+    const PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM: Self = Self::from_raw(1000507006);
+    const DATA_GRAPH_PIPELINE_SHADER_MODULE_CREATE_INFO_ARM: Self = Self::from_raw(1000507007);
+    const DATA_GRAPH_PIPELINE_PROPERTY_QUERY_RESULT_ARM: Self = Self::from_raw(1000507008);
+    const DATA_GRAPH_PIPELINE_INFO_ARM: Self = Self::from_raw(1000507009);
+    const DATA_GRAPH_PIPELINE_COMPILER_CONTROL_CREATE_INFO_ARM: Self = Self::from_raw(1000507010);
+    const DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENTS_INFO_ARM: Self = Self::from_raw(1000507011);
+    const DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENT_ARM: Self = Self::from_raw(1000507012);
+    const DATA_GRAPH_PIPELINE_IDENTIFIER_CREATE_INFO_ARM: Self = Self::from_raw(1000507013);
+    const DATA_GRAPH_PIPELINE_DISPATCH_INFO_ARM: Self = Self::from_raw(1000507014);
+    const DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM: Self = Self::from_raw(1000507016);
+    const QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_PROPERTIES_ARM: Self = Self::from_raw(1000507017);
+    const QUEUE_FAMILY_DATA_GRAPH_PROPERTIES_ARM: Self = Self::from_raw(1000507018);
+    const PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_INFO_ARM: Self = Self::from_raw(1000507019);
+    const DATA_GRAPH_PIPELINE_CONSTANT_TENSOR_SEMI_STRUCTURED_SPARSITY_INFO_ARM: Self = Self::from_raw(1000507015);
+    const QUEUE_FAMILY_DATA_GRAPH_TOSA_PROPERTIES_ARM: Self = Self::from_raw(1000508000);
+    const PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_FEATURES_KHR: Self = Self::from_raw(1000201000);
+    const PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_PROPERTIES_KHR: Self = Self::from_raw(1000511000);
+    const PHYSICAL_DEVICE_UNIFIED_IMAGE_LAYOUTS_FEATURES_KHR: Self = Self::from_raw(1000527000);
+    const ATTACHMENT_FEEDBACK_LOOP_INFO_EXT: Self = Self::from_raw(1000527001);
+    const PHYSICAL_DEVICE_TILE_MEMORY_HEAP_FEATURES_QCOM: Self = Self::from_raw(1000547000);
+    const PHYSICAL_DEVICE_TILE_MEMORY_HEAP_PROPERTIES_QCOM: Self = Self::from_raw(1000547001);
+    const TILE_MEMORY_REQUIREMENTS_QCOM: Self = Self::from_raw(1000547002);
+    const TILE_MEMORY_BIND_INFO_QCOM: Self = Self::from_raw(1000547003);
+    const TILE_MEMORY_SIZE_INFO_QCOM: Self = Self::from_raw(1000547004);
+    const PHYSICAL_DEVICE_COPY_MEMORY_INDIRECT_FEATURES_KHR: Self = Self::from_raw(1000549000);
+    const PHYSICAL_DEVICE_COPY_MEMORY_INDIRECT_PROPERTIES_KHR: Self = Self::from_raw(1000426001);
+    const COPY_MEMORY_INDIRECT_INFO_KHR: Self = Self::from_raw(1000549002);
+    const COPY_MEMORY_TO_IMAGE_INDIRECT_INFO_KHR: Self = Self::from_raw(1000549003);
+    const PHYSICAL_DEVICE_MEMORY_DECOMPRESSION_FEATURES_EXT: Self = Self::from_raw(1000427000);
+    const PHYSICAL_DEVICE_MEMORY_DECOMPRESSION_PROPERTIES_EXT: Self = Self::from_raw(1000427001);
+    const DECOMPRESS_MEMORY_INFO_EXT: Self = Self::from_raw(1000550002);
+    const VIDEO_ENCODE_INTRA_REFRESH_CAPABILITIES_KHR: Self = Self::from_raw(1000552000);
+    const VIDEO_ENCODE_SESSION_INTRA_REFRESH_CREATE_INFO_KHR: Self = Self::from_raw(1000552001);
+    const VIDEO_ENCODE_INTRA_REFRESH_INFO_KHR: Self = Self::from_raw(1000552002);
+    const VIDEO_REFERENCE_INTRA_REFRESH_INFO_KHR: Self = Self::from_raw(1000552003);
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_INTRA_REFRESH_FEATURES_KHR: Self = Self::from_raw(1000552004);
+    const VIDEO_ENCODE_QUANTIZATION_MAP_CAPABILITIES_KHR: Self = Self::from_raw(1000553000);
+    const VIDEO_FORMAT_QUANTIZATION_MAP_PROPERTIES_KHR: Self = Self::from_raw(1000553001);
+    const VIDEO_ENCODE_QUANTIZATION_MAP_INFO_KHR: Self = Self::from_raw(1000553002);
+    const VIDEO_ENCODE_QUANTIZATION_MAP_SESSION_PARAMETERS_CREATE_INFO_KHR: Self = Self::from_raw(1000553005);
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_QUANTIZATION_MAP_FEATURES_KHR: Self = Self::from_raw(1000553009);
+    const VIDEO_ENCODE_H264_QUANTIZATION_MAP_CAPABILITIES_KHR: Self = Self::from_raw(1000553003);
+    const VIDEO_ENCODE_H265_QUANTIZATION_MAP_CAPABILITIES_KHR: Self = Self::from_raw(1000553004);
+    const VIDEO_FORMAT_H265_QUANTIZATION_MAP_PROPERTIES_KHR: Self = Self::from_raw(1000553006);
+    const VIDEO_ENCODE_AV1_QUANTIZATION_MAP_CAPABILITIES_KHR: Self = Self::from_raw(1000553007);
+    const VIDEO_FORMAT_AV1_QUANTIZATION_MAP_PROPERTIES_KHR: Self = Self::from_raw(1000553008);
+    const EXTERNAL_COMPUTE_QUEUE_DEVICE_CREATE_INFO_NV: Self = Self::from_raw(1000556000);
+    const EXTERNAL_COMPUTE_QUEUE_CREATE_INFO_NV: Self = Self::from_raw(1000556001);
+    const EXTERNAL_COMPUTE_QUEUE_DATA_PARAMS_NV: Self = Self::from_raw(1000556002);
+    const PHYSICAL_DEVICE_EXTERNAL_COMPUTE_QUEUE_PROPERTIES_NV: Self = Self::from_raw(1000556003);
+    const PHYSICAL_DEVICE_SHADER_RELAXED_EXTENDED_INSTRUCTION_FEATURES_KHR: Self = Self::from_raw(1000558000);
+    const PHYSICAL_DEVICE_COMMAND_BUFFER_INHERITANCE_FEATURES_NV: Self = Self::from_raw(1000559000);
+    const PHYSICAL_DEVICE_MAINTENANCE_7_FEATURES_KHR: Self = Self::from_raw(1000562000);
+    const PHYSICAL_DEVICE_MAINTENANCE_7_PROPERTIES_KHR: Self = Self::from_raw(1000562001);
+    const PHYSICAL_DEVICE_LAYERED_API_PROPERTIES_LIST_KHR: Self = Self::from_raw(1000562002);
+    const PHYSICAL_DEVICE_LAYERED_API_PROPERTIES_KHR: Self = Self::from_raw(1000562003);
+    const PHYSICAL_DEVICE_LAYERED_API_VULKAN_PROPERTIES_KHR: Self = Self::from_raw(1000562004);
+    const PHYSICAL_DEVICE_SHADER_REPLICATED_COMPOSITES_FEATURES_EXT: Self = Self::from_raw(1000564000);
+    const TENSOR_EXPLICIT_TILING_FORMAT_PROPERTIES_ARM: Self = Self::from_raw(1000565000);
+    const TENSOR_ROLLING_BACKING_CREATE_INFO_ARM: Self = Self::from_raw(1000565001);
+    const PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT: Self = Self::from_raw(1000567000);
+    const PHYSICAL_DEVICE_CLUSTER_ACCELERATION_STRUCTURE_FEATURES_NV: Self = Self::from_raw(1000569000);
+    const PHYSICAL_DEVICE_CLUSTER_ACCELERATION_STRUCTURE_PROPERTIES_NV: Self = Self::from_raw(1000569001);
+    const CLUSTER_ACCELERATION_STRUCTURE_CLUSTERS_BOTTOM_LEVEL_INPUT_NV: Self = Self::from_raw(1000569002);
+    const CLUSTER_ACCELERATION_STRUCTURE_TRIANGLE_CLUSTER_INPUT_NV: Self = Self::from_raw(1000569003);
+    const CLUSTER_ACCELERATION_STRUCTURE_MOVE_OBJECTS_INPUT_NV: Self = Self::from_raw(1000569004);
+    const CLUSTER_ACCELERATION_STRUCTURE_INPUT_INFO_NV: Self = Self::from_raw(1000569005);
+    const CLUSTER_ACCELERATION_STRUCTURE_COMMANDS_INFO_NV: Self = Self::from_raw(1000569006);
+    const RAY_TRACING_PIPELINE_CLUSTER_ACCELERATION_STRUCTURE_CREATE_INFO_NV: Self = Self::from_raw(1000569007);
+    const PHYSICAL_DEVICE_PARTITIONED_ACCELERATION_STRUCTURE_FEATURES_NV: Self = Self::from_raw(1000570000);
+    const PHYSICAL_DEVICE_PARTITIONED_ACCELERATION_STRUCTURE_PROPERTIES_NV: Self = Self::from_raw(1000570001);
+    const WRITE_DESCRIPTOR_SET_PARTITIONED_ACCELERATION_STRUCTURE_NV: Self = Self::from_raw(1000570002);
+    const PARTITIONED_ACCELERATION_STRUCTURE_INSTANCES_INPUT_NV: Self = Self::from_raw(1000570003);
+    const BUILD_PARTITIONED_ACCELERATION_STRUCTURE_INFO_NV: Self = Self::from_raw(1000570004);
+    const PARTITIONED_ACCELERATION_STRUCTURE_FLAGS_NV: Self = Self::from_raw(1000570005);
+    const PHYSICAL_DEVICE_DEVICE_GENERATED_COMMANDS_FEATURES_EXT: Self = Self::from_raw(1000572000);
+    const PHYSICAL_DEVICE_DEVICE_GENERATED_COMMANDS_PROPERTIES_EXT: Self = Self::from_raw(1000572001);
+    const GENERATED_COMMANDS_MEMORY_REQUIREMENTS_INFO_EXT: Self = Self::from_raw(1000572002);
+    const INDIRECT_EXECUTION_SET_CREATE_INFO_EXT: Self = Self::from_raw(1000572003);
+    const GENERATED_COMMANDS_INFO_EXT: Self = Self::from_raw(1000572004);
+    const INDIRECT_COMMANDS_LAYOUT_CREATE_INFO_EXT: Self = Self::from_raw(1000572006);
+    const INDIRECT_COMMANDS_LAYOUT_TOKEN_EXT: Self = Self::from_raw(1000572007);
+    const WRITE_INDIRECT_EXECUTION_SET_PIPELINE_EXT: Self = Self::from_raw(1000572008);
+    const WRITE_INDIRECT_EXECUTION_SET_SHADER_EXT: Self = Self::from_raw(1000572009);
+    const INDIRECT_EXECUTION_SET_PIPELINE_INFO_EXT: Self = Self::from_raw(1000572010);
+    const INDIRECT_EXECUTION_SET_SHADER_INFO_EXT: Self = Self::from_raw(1000572011);
+    const INDIRECT_EXECUTION_SET_SHADER_LAYOUT_INFO_EXT: Self = Self::from_raw(1000572012);
+    const GENERATED_COMMANDS_PIPELINE_INFO_EXT: Self = Self::from_raw(1000572013);
+    const GENERATED_COMMANDS_SHADER_INFO_EXT: Self = Self::from_raw(1000572014);
+    const PHYSICAL_DEVICE_FAULT_FEATURES_KHR: Self = Self::from_raw(1000573000);
+    const PHYSICAL_DEVICE_FAULT_PROPERTIES_KHR: Self = Self::from_raw(1000573001);
+    const DEVICE_FAULT_INFO_KHR: Self = Self::from_raw(1000573002);
+    const DEVICE_FAULT_DEBUG_INFO_KHR: Self = Self::from_raw(1000573003);
+    const PHYSICAL_DEVICE_MAINTENANCE_8_FEATURES_KHR: Self = Self::from_raw(1000574000);
+    const MEMORY_BARRIER_ACCESS_FLAGS_3_KHR: Self = Self::from_raw(1000574002);
+    const PHYSICAL_DEVICE_IMAGE_ALIGNMENT_CONTROL_FEATURES_MESA: Self = Self::from_raw(1000575000);
+    const PHYSICAL_DEVICE_IMAGE_ALIGNMENT_CONTROL_PROPERTIES_MESA: Self = Self::from_raw(1000575001);
+    const IMAGE_ALIGNMENT_CONTROL_CREATE_INFO_MESA: Self = Self::from_raw(1000575002);
+    const PHYSICAL_DEVICE_SHADER_FMA_FEATURES_KHR: Self = Self::from_raw(1000579000);
+    const PUSH_CONSTANT_BANK_INFO_NV: Self = Self::from_raw(1000580000);
+    const PHYSICAL_DEVICE_PUSH_CONSTANT_BANK_FEATURES_NV: Self = Self::from_raw(1000580001);
+    const PHYSICAL_DEVICE_PUSH_CONSTANT_BANK_PROPERTIES_NV: Self = Self::from_raw(1000580002);
+    const PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_EXT: Self = Self::from_raw(1000581000);
+    const PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_EXT: Self = Self::from_raw(1000581001);
+    const PHYSICAL_DEVICE_DEPTH_CLAMP_CONTROL_FEATURES_EXT: Self = Self::from_raw(1000582000);
+    const PIPELINE_VIEWPORT_DEPTH_CLAMP_CONTROL_CREATE_INFO_EXT: Self = Self::from_raw(1000582001);
+    const PHYSICAL_DEVICE_MAINTENANCE_9_FEATURES_KHR: Self = Self::from_raw(1000584000);
+    const PHYSICAL_DEVICE_MAINTENANCE_9_PROPERTIES_KHR: Self = Self::from_raw(1000584001);
+    const QUEUE_FAMILY_OWNERSHIP_TRANSFER_PROPERTIES_KHR: Self = Self::from_raw(1000584002);
+    const PHYSICAL_DEVICE_VIDEO_MAINTENANCE_2_FEATURES_KHR: Self = Self::from_raw(1000586000);
+    const VIDEO_DECODE_H264_INLINE_SESSION_PARAMETERS_INFO_KHR: Self = Self::from_raw(1000586001);
+    const VIDEO_DECODE_H265_INLINE_SESSION_PARAMETERS_INFO_KHR: Self = Self::from_raw(1000586002);
+    const VIDEO_DECODE_AV1_INLINE_SESSION_PARAMETERS_INFO_KHR: Self = Self::from_raw(1000586003);
+    const PHYSICAL_DEVICE_HDR_VIVID_FEATURES_HUAWEI: Self = Self::from_raw(1000590000);
+    const HDR_VIVID_DYNAMIC_METADATA_HUAWEI: Self = Self::from_raw(1000590001);
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV: Self = Self::from_raw(1000593000);
+    const COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV: Self = Self::from_raw(1000593001);
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV: Self = Self::from_raw(1000593002);
+    const PHYSICAL_DEVICE_PIPELINE_OPACITY_MICROMAP_FEATURES_ARM: Self = Self::from_raw(1000596000);
+    const PHYSICAL_DEVICE_VIDEO_ENCODE_FEEDBACK_2_FEATURES_KHR: Self = Self::from_raw(1000598000);
+    const VIDEO_ENCODE_FEEDBACK_2_CAPABILITIES_KHR: Self = Self::from_raw(1000598001);
+    const QUERY_POOL_VIDEO_ENCODE_PER_PARTITION_FEEDBACK_CREATE_INFO_KHR: Self = Self::from_raw(1000598002);
+    const PHYSICAL_DEVICE_DEPTH_CLAMP_ZERO_ONE_FEATURES_KHR: Self = Self::from_raw(1000421000);
+    const PHYSICAL_DEVICE_PERFORMANCE_COUNTERS_BY_REGION_FEATURES_ARM: Self = Self::from_raw(1000605000);
+    const PHYSICAL_DEVICE_PERFORMANCE_COUNTERS_BY_REGION_PROPERTIES_ARM: Self = Self::from_raw(1000605001);
+    const PERFORMANCE_COUNTER_ARM: Self = Self::from_raw(1000605002);
+    const PERFORMANCE_COUNTER_DESCRIPTION_ARM: Self = Self::from_raw(1000605003);
+    const RENDER_PASS_PERFORMANCE_COUNTERS_BY_REGION_BEGIN_INFO_ARM: Self = Self::from_raw(1000605004);
+    const PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_FEATURES_ARM: Self = Self::from_raw(1000607000);
+    const PHYSICAL_DEVICE_SHADER_INSTRUMENTATION_PROPERTIES_ARM: Self = Self::from_raw(1000607001);
+    const SHADER_INSTRUMENTATION_CREATE_INFO_ARM: Self = Self::from_raw(1000607002);
+    const SHADER_INSTRUMENTATION_METRIC_DESCRIPTION_ARM: Self = Self::from_raw(1000607003);
+    const PHYSICAL_DEVICE_VERTEX_ATTRIBUTE_ROBUSTNESS_FEATURES_EXT: Self = Self::from_raw(1000608000);
+    const PHYSICAL_DEVICE_FORMAT_PACK_FEATURES_ARM: Self = Self::from_raw(1000609000);
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_LAYERED_FEATURES_VALVE: Self = Self::from_raw(1000611000);
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_LAYERED_PROPERTIES_VALVE: Self = Self::from_raw(1000611001);
+    const PIPELINE_FRAGMENT_DENSITY_MAP_LAYERED_CREATE_INFO_VALVE: Self = Self::from_raw(1000611002);
+    const PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_KHR: Self = Self::from_raw(1000286000);
+    const PHYSICAL_DEVICE_ROBUSTNESS_2_PROPERTIES_KHR: Self = Self::from_raw(1000286001);
+    const SET_PRESENT_CONFIG_NV: Self = Self::from_raw(1000613000);
+    const PHYSICAL_DEVICE_PRESENT_METERING_FEATURES_NV: Self = Self::from_raw(1000613001);
+    const PHYSICAL_DEVICE_MULTISAMPLED_RENDER_TO_SWAPCHAIN_FEATURES_EXT: Self = Self::from_raw(1000616000);
+    const SWAPCHAIN_FLAGS_SURFACE_CAPABILITIES_EXT: Self = Self::from_raw(1000616001);
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_OFFSET_FEATURES_EXT: Self = Self::from_raw(1000425000);
+    const PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_OFFSET_PROPERTIES_EXT: Self = Self::from_raw(1000425001);
+    const RENDER_PASS_FRAGMENT_DENSITY_MAP_OFFSET_END_INFO_EXT: Self = Self::from_raw(1000425002);
+    const RENDERING_END_INFO_EXT: Self = Self::from_raw(1000619003);
+    const PHYSICAL_DEVICE_ZERO_INITIALIZE_DEVICE_MEMORY_FEATURES_EXT: Self = Self::from_raw(1000620000);
+    const PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR: Self = Self::from_raw(1000361000);
+    const PHYSICAL_DEVICE_OPACITY_MICROMAP_FEATURES_KHR: Self = Self::from_raw(1000623000);
+    const PHYSICAL_DEVICE_OPACITY_MICROMAP_PROPERTIES_KHR: Self = Self::from_raw(1000623001);
+    const ACCELERATION_STRUCTURE_GEOMETRY_MICROMAP_DATA_KHR: Self = Self::from_raw(1000623002);
+    const ACCELERATION_STRUCTURE_TRIANGLES_OPACITY_MICROMAP_KHR: Self = Self::from_raw(1000623003);
+    const PHYSICAL_DEVICE_SHADER_64_INDEXING_FEATURES_EXT: Self = Self::from_raw(1000627000);
+    const PHYSICAL_DEVICE_CUSTOM_RESOLVE_FEATURES_EXT: Self = Self::from_raw(1000628000);
+    const BEGIN_CUSTOM_RESOLVE_INFO_EXT: Self = Self::from_raw(1000628001);
+    const CUSTOM_RESOLVE_CREATE_INFO_EXT: Self = Self::from_raw(1000628002);
+    const PHYSICAL_DEVICE_DATA_GRAPH_MODEL_FEATURES_QCOM: Self = Self::from_raw(1000629000);
+    const DATA_GRAPH_PIPELINE_BUILTIN_MODEL_CREATE_INFO_QCOM: Self = Self::from_raw(1000629001);
+    const PHYSICAL_DEVICE_MAINTENANCE_10_FEATURES_KHR: Self = Self::from_raw(1000630000);
+    const PHYSICAL_DEVICE_MAINTENANCE_10_PROPERTIES_KHR: Self = Self::from_raw(1000630001);
+    const RENDERING_ATTACHMENT_FLAGS_INFO_KHR: Self = Self::from_raw(1000630002);
+    const RENDERING_END_INFO_KHR: Self = Self::from_raw(1000619003);
+    const RESOLVE_IMAGE_MODE_INFO_KHR: Self = Self::from_raw(1000630004);
+    const PHYSICAL_DEVICE_DATA_GRAPH_OPTICAL_FLOW_FEATURES_ARM: Self = Self::from_raw(1000631000);
+    const QUEUE_FAMILY_DATA_GRAPH_OPTICAL_FLOW_PROPERTIES_ARM: Self = Self::from_raw(1000631001);
+    const DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMAT_INFO_ARM: Self = Self::from_raw(1000631003);
+    const DATA_GRAPH_OPTICAL_FLOW_IMAGE_FORMAT_PROPERTIES_ARM: Self = Self::from_raw(1000631004);
+    const DATA_GRAPH_PIPELINE_OPTICAL_FLOW_DISPATCH_INFO_ARM: Self = Self::from_raw(1000631005);
+    const DATA_GRAPH_PIPELINE_OPTICAL_FLOW_CREATE_INFO_ARM: Self = Self::from_raw(1000631002);
+    const DATA_GRAPH_PIPELINE_RESOURCE_INFO_IMAGE_LAYOUT_ARM: Self = Self::from_raw(1000631006);
+    const DATA_GRAPH_PIPELINE_SINGLE_NODE_CREATE_INFO_ARM: Self = Self::from_raw(1000631007);
+    const DATA_GRAPH_PIPELINE_SINGLE_NODE_CONNECTION_ARM: Self = Self::from_raw(1000631008);
+    const PHYSICAL_DEVICE_SHADER_LONG_VECTOR_FEATURES_EXT: Self = Self::from_raw(1000635000);
+    const PHYSICAL_DEVICE_SHADER_LONG_VECTOR_PROPERTIES_EXT: Self = Self::from_raw(1000635001);
+    const PHYSICAL_DEVICE_PIPELINE_CACHE_INCREMENTAL_MODE_FEATURES_SEC: Self = Self::from_raw(1000637000);
+    const PHYSICAL_DEVICE_SHADER_UNIFORM_BUFFER_UNSIZED_ARRAY_FEATURES_EXT: Self = Self::from_raw(1000642000);
+    const COMPUTE_OCCUPANCY_PRIORITY_PARAMETERS_NV: Self = Self::from_raw(1000645000);
+    const PHYSICAL_DEVICE_COMPUTE_OCCUPANCY_PRIORITY_FEATURES_NV: Self = Self::from_raw(1000645001);
+    const PHYSICAL_DEVICE_MAINTENANCE_11_FEATURES_KHR: Self = Self::from_raw(1000657000);
+    const QUEUE_FAMILY_OPTIMAL_IMAGE_TRANSFER_GRANULARITY_PROPERTIES_KHR: Self = Self::from_raw(1000657001);
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT: Self = Self::from_raw(1000659000);
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_INFO_2_EXT: Self = Self::from_raw(1000659001);
+    const COOPERATIVE_MATRIX_PROPERTIES_2_EXT: Self = Self::from_raw(1000659002);
+    const PHYSICAL_DEVICE_SHADER_SUBGROUP_PARTITIONED_FEATURES_EXT: Self = Self::from_raw(1000662000);
+    const FORMAT_PROPERTIES_4_KHR: Self = Self::from_raw(1000668000);
+    const IMAGE_CREATE_FLAGS_2_CREATE_INFO_KHR: Self = Self::from_raw(1000668001);
+    const IMAGE_USAGE_FLAGS_2_CREATE_INFO_KHR: Self = Self::from_raw(1000668002);
+    const IMAGE_VIEW_USAGE_2_CREATE_INFO_KHR: Self = Self::from_raw(1000668003);
+    const PHYSICAL_DEVICE_EXTENDED_FLAGS_FEATURES_KHR: Self = Self::from_raw(1000668004);
+    const IMAGE_STENCIL_USAGE_2_CREATE_INFO_KHR: Self = Self::from_raw(1000668005);
+    const SHARED_PRESENT_SURFACE_CAPABILITIES_2_KHR: Self = Self::from_raw(1000668006);
+    const PHYSICAL_DEVICE_SHADER_OCP_MICROSCALING_TYPES_FEATURES_EXT: Self = Self::from_raw(1000672000);
+    const PHYSICAL_DEVICE_SHADER_MIXED_FLOAT_DOT_PRODUCT_FEATURES_VALVE: Self = Self::from_raw(1000673000);
+    const PHYSICAL_DEVICE_THROTTLE_HINT_FEATURES_SEC: Self = Self::from_raw(1000674000);
+    const THROTTLE_HINT_SUBMIT_INFO_SEC: Self = Self::from_raw(1000674001);
+    const DATA_GRAPH_PIPELINE_NEURAL_STATISTICS_CREATE_INFO_ARM: Self = Self::from_raw(1000676000);
+    const DATA_GRAPH_PIPELINE_SESSION_NEURAL_STATISTICS_CREATE_INFO_ARM: Self = Self::from_raw(1000676001);
+    const PHYSICAL_DEVICE_DATA_GRAPH_NEURAL_ACCELERATOR_STATISTICS_FEATURES_ARM: Self = Self::from_raw(1000676002);
+    const PHYSICAL_DEVICE_PRIMITIVE_RESTART_INDEX_FEATURES_EXT: Self = Self::from_raw(1000678000);
+    const PHYSICAL_DEVICE_IMAGE_TILING_CONTROL_FEATURES_EXT: Self = Self::from_raw(1000687000);
+    const IMAGE_TILING_CONTROL_CREATE_INFO_EXT: Self = Self::from_raw(1000687001);
+    const PHYSICAL_DEVICE_COOPERATIVE_MATRIX_DECODE_VECTOR_FEATURES_NV: Self = Self::from_raw(1000689000);
 }
 
-/// Values of `VkTimeDomainEXT` that ash 0.38 lacks. Bring the trait into scope to use them.
-pub trait TimeDomainEXTExt: Sized {
-    /// `VK_TIME_DOMAIN_DEVICE_EXT`
-    const DEVICE: Self;
-    /// `VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT`
-    const CLOCK_MONOTONIC: Self;
-    /// `VK_TIME_DOMAIN_CLOCK_MONOTONIC_RAW_EXT`
-    const CLOCK_MONOTONIC_RAW: Self;
-    /// `VK_TIME_DOMAIN_QUERY_PERFORMANCE_COUNTER_EXT`
-    const QUERY_PERFORMANCE_COUNTER: Self;
+/// Values of `VkSubgroupFeatureFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait SubgroupFeatureFlagsExt: Sized {
+    /// `VK_SUBGROUP_FEATURE_ROTATE_BIT`
+    const ROTATE: Self;
+    /// `VK_SUBGROUP_FEATURE_ROTATE_CLUSTERED_BIT`
+    const ROTATE_CLUSTERED: Self;
+    /// `VK_SUBGROUP_FEATURE_PARTITIONED_BIT_EXT`
+    const PARTITIONED_EXT: Self;
 }
-impl TimeDomainEXTExt for TimeDomainEXT {
-    const DEVICE: Self = Self::from_raw(0);
-    const CLOCK_MONOTONIC: Self = Self::from_raw(1);
-    const CLOCK_MONOTONIC_RAW: Self = Self::from_raw(2);
-    const QUERY_PERFORMANCE_COUNTER: Self = Self::from_raw(3);
+impl SubgroupFeatureFlagsExt for SubgroupFeatureFlags {
+    const ROTATE: Self = Self::from_raw(0x200);
+    const ROTATE_CLUSTERED: Self = Self::from_raw(0x400);
+    const PARTITIONED_EXT: Self = Self::from_raw(0x100);
+}
+
+/// Values of `VkSubpassContents` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait SubpassContentsExt: Sized {
+    /// `VK_SUBPASS_CONTENTS_INLINE_AND_SECONDARY_COMMAND_BUFFERS_KHR`
+    const INLINE_AND_SECONDARY_COMMAND_BUFFERS_KHR: Self;
+}
+impl SubpassContentsExt for SubpassContents {
+    const INLINE_AND_SECONDARY_COMMAND_BUFFERS_KHR: Self = Self::from_raw(1000451000);
+}
+
+/// Values of `VkSubpassDescriptionFlagBits` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait SubpassDescriptionFlagsExt: Sized {
+    /// `VK_SUBPASS_DESCRIPTION_TILE_SHADING_APRON_BIT_QCOM`
+    const TILE_SHADING_APRON_QCOM: Self;
+    /// `VK_SUBPASS_DESCRIPTION_FRAGMENT_REGION_BIT_EXT`
+    const FRAGMENT_REGION_EXT: Self;
+    /// `VK_SUBPASS_DESCRIPTION_CUSTOM_RESOLVE_BIT_EXT`
+    const CUSTOM_RESOLVE_EXT: Self;
+}
+impl SubpassDescriptionFlagsExt for SubpassDescriptionFlags {
+    const TILE_SHADING_APRON_QCOM: Self = Self::from_raw(0x100);
+    const FRAGMENT_REGION_EXT: Self = Self::from_raw(0x4);
+    const CUSTOM_RESOLVE_EXT: Self = Self::from_raw(0x8);
+}
+
+/// Values of `VkSwapchainCreateFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait SwapchainCreateFlagsKHRExt: Sized {
+    /// `VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT`
+    const PRESENT_TIMING_EXT: Self;
+    /// `VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR`
+    const PRESENT_ID_2: Self;
+    /// `VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR`
+    const PRESENT_WAIT_2: Self;
+    /// `VK_SWAPCHAIN_CREATE_DEFERRED_MEMORY_ALLOCATION_BIT_KHR`
+    const DEFERRED_MEMORY_ALLOCATION: Self;
+    /// `VK_SWAPCHAIN_CREATE_MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED_BIT_EXT`
+    const MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED_EXT: Self;
+}
+impl SwapchainCreateFlagsKHRExt for SwapchainCreateFlagsKHR {
+    const PRESENT_TIMING_EXT: Self = Self::from_raw(0x200);
+    const PRESENT_ID_2: Self = Self::from_raw(0x40);
+    const PRESENT_WAIT_2: Self = Self::from_raw(0x80);
+    const DEFERRED_MEMORY_ALLOCATION: Self = Self::from_raw(0x8);
+    const MULTISAMPLED_RENDER_TO_SINGLE_SAMPLED_EXT: Self = Self::from_raw(0x100);
+}
+
+/// Values of `VkTimeDomainKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait TimeDomainKHRExt: Sized {
+    /// `VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT`
+    const PRESENT_STAGE_LOCAL_EXT: Self;
+    /// `VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT`
+    const SWAPCHAIN_LOCAL_EXT: Self;
+}
+impl TimeDomainKHRExt for TimeDomainKHR {
+    const PRESENT_STAGE_LOCAL_EXT: Self = Self::from_raw(1000208000);
+    const SWAPCHAIN_LOCAL_EXT: Self = Self::from_raw(1000208001);
+}
+
+/// Values of `VkVendorId` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VendorIdExt: Sized {
+    /// `VK_VENDOR_ID_KHRONOS`
+    const KHRONOS: Self;
+    /// `VK_VENDOR_ID_APE`
+    const APE: Self;
+}
+impl VendorIdExt for VendorId {
+    const KHRONOS: Self = Self::from_raw(65536);
+    const APE: Self = Self::from_raw(65544);
 }
 
 /// Values of `VkVideoChromaSubsamplingFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
@@ -1575,4 +14711,142 @@ impl VideoComponentBitDepthFlagsKHRExt for VideoComponentBitDepthFlagsKHR {
     const DEPTH_8: Self = Self::from_raw(0x1);
     const DEPTH_10: Self = Self::from_raw(0x4);
     const DEPTH_12: Self = Self::from_raw(0x10);
+}
+
+/// Values of `VkVideoEncodeCapabilityFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeCapabilityFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_CAPABILITY_INSUFFICIENT_BITSTREAM_BUFFER_RANGE_DETECTION_BIT_KHR`
+    const INSUFFICIENT_BITSTREAM_BUFFER_RANGE_DETECTION: Self;
+    /// `VK_VIDEO_ENCODE_CAPABILITY_QUANTIZATION_DELTA_MAP_BIT_KHR`
+    const QUANTIZATION_DELTA_MAP: Self;
+    /// `VK_VIDEO_ENCODE_CAPABILITY_EMPHASIS_MAP_BIT_KHR`
+    const EMPHASIS_MAP: Self;
+}
+impl VideoEncodeCapabilityFlagsKHRExt for VideoEncodeCapabilityFlagsKHR {
+    const INSUFFICIENT_BITSTREAM_BUFFER_RANGE_DETECTION: Self = Self::from_raw(0x2);
+    const QUANTIZATION_DELTA_MAP: Self = Self::from_raw(0x4);
+    const EMPHASIS_MAP: Self = Self::from_raw(0x8);
+}
+
+/// Values of `VkVideoEncodeFeedbackFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeFeedbackFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_FEEDBACK_AVERAGE_QUANTIZATION_BIT_KHR`
+    const AVERAGE_QUANTIZATION: Self;
+    /// `VK_VIDEO_ENCODE_FEEDBACK_MIN_QUANTIZATION_BIT_KHR`
+    const MIN_QUANTIZATION: Self;
+    /// `VK_VIDEO_ENCODE_FEEDBACK_MAX_QUANTIZATION_BIT_KHR`
+    const MAX_QUANTIZATION: Self;
+    /// `VK_VIDEO_ENCODE_FEEDBACK_INTRA_PIXELS_BIT_KHR`
+    const INTRA_PIXELS: Self;
+    /// `VK_VIDEO_ENCODE_FEEDBACK_INTER_PIXELS_BIT_KHR`
+    const INTER_PIXELS: Self;
+    /// `VK_VIDEO_ENCODE_FEEDBACK_SKIPPED_PIXELS_BIT_KHR`
+    const SKIPPED_PIXELS: Self;
+    /// `VK_VIDEO_ENCODE_FEEDBACK_PICTURE_PARTITION_COUNT_BIT_KHR`
+    const PICTURE_PARTITION_COUNT: Self;
+}
+impl VideoEncodeFeedbackFlagsKHRExt for VideoEncodeFeedbackFlagsKHR {
+    const AVERAGE_QUANTIZATION: Self = Self::from_raw(0x8);
+    const MIN_QUANTIZATION: Self = Self::from_raw(0x10);
+    const MAX_QUANTIZATION: Self = Self::from_raw(0x20);
+    const INTRA_PIXELS: Self = Self::from_raw(0x40);
+    const INTER_PIXELS: Self = Self::from_raw(0x80);
+    const SKIPPED_PIXELS: Self = Self::from_raw(0x100);
+    const PICTURE_PARTITION_COUNT: Self = Self::from_raw(0x200);
+}
+
+/// Values of `VkVideoEncodeFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_INTRA_REFRESH_BIT_KHR`
+    const INTRA_REFRESH: Self;
+    /// `VK_VIDEO_ENCODE_WITH_QUANTIZATION_DELTA_MAP_BIT_KHR`
+    const WITH_QUANTIZATION_DELTA_MAP: Self;
+    /// `VK_VIDEO_ENCODE_WITH_EMPHASIS_MAP_BIT_KHR`
+    const WITH_EMPHASIS_MAP: Self;
+}
+impl VideoEncodeFlagsKHRExt for VideoEncodeFlagsKHR {
+    const INTRA_REFRESH: Self = Self::from_raw(0x4);
+    const WITH_QUANTIZATION_DELTA_MAP: Self = Self::from_raw(0x1);
+    const WITH_EMPHASIS_MAP: Self = Self::from_raw(0x2);
+}
+
+/// Values of `VkVideoEncodeH264CapabilityFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeH264CapabilityFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_H264_CAPABILITY_B_PICTURE_INTRA_REFRESH_BIT_KHR`
+    const B_PICTURE_INTRA_REFRESH: Self;
+    /// `VK_VIDEO_ENCODE_H264_CAPABILITY_MB_QP_DIFF_WRAPAROUND_BIT_KHR`
+    const MB_QP_DIFF_WRAPAROUND: Self;
+}
+impl VideoEncodeH264CapabilityFlagsKHRExt for VideoEncodeH264CapabilityFlagsKHR {
+    const B_PICTURE_INTRA_REFRESH: Self = Self::from_raw(0x400);
+    const MB_QP_DIFF_WRAPAROUND: Self = Self::from_raw(0x200);
+}
+
+/// Values of `VkVideoEncodeH265CapabilityFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeH265CapabilityFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_H265_CAPABILITY_B_PICTURE_INTRA_REFRESH_BIT_KHR`
+    const B_PICTURE_INTRA_REFRESH: Self;
+    /// `VK_VIDEO_ENCODE_H265_CAPABILITY_CU_QP_DIFF_WRAPAROUND_BIT_KHR`
+    const CU_QP_DIFF_WRAPAROUND: Self;
+}
+impl VideoEncodeH265CapabilityFlagsKHRExt for VideoEncodeH265CapabilityFlagsKHR {
+    const B_PICTURE_INTRA_REFRESH: Self = Self::from_raw(0x800);
+    const CU_QP_DIFF_WRAPAROUND: Self = Self::from_raw(0x400);
+}
+
+/// Values of `VkVideoEncodeH265CtbSizeFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeH265CtbSizeFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_H265_CTB_SIZE_16_BIT_KHR`
+    const SIZE_16: Self;
+    /// `VK_VIDEO_ENCODE_H265_CTB_SIZE_32_BIT_KHR`
+    const SIZE_32: Self;
+    /// `VK_VIDEO_ENCODE_H265_CTB_SIZE_64_BIT_KHR`
+    const SIZE_64: Self;
+}
+impl VideoEncodeH265CtbSizeFlagsKHRExt for VideoEncodeH265CtbSizeFlagsKHR {
+    const SIZE_16: Self = Self::from_raw(0x1);
+    const SIZE_32: Self = Self::from_raw(0x2);
+    const SIZE_64: Self = Self::from_raw(0x4);
+}
+
+/// Values of `VkVideoEncodeH265TransformBlockSizeFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoEncodeH265TransformBlockSizeFlagsKHRExt: Sized {
+    /// `VK_VIDEO_ENCODE_H265_TRANSFORM_BLOCK_SIZE_4_BIT_KHR`
+    const SIZE_4: Self;
+    /// `VK_VIDEO_ENCODE_H265_TRANSFORM_BLOCK_SIZE_8_BIT_KHR`
+    const SIZE_8: Self;
+    /// `VK_VIDEO_ENCODE_H265_TRANSFORM_BLOCK_SIZE_16_BIT_KHR`
+    const SIZE_16: Self;
+    /// `VK_VIDEO_ENCODE_H265_TRANSFORM_BLOCK_SIZE_32_BIT_KHR`
+    const SIZE_32: Self;
+}
+impl VideoEncodeH265TransformBlockSizeFlagsKHRExt for VideoEncodeH265TransformBlockSizeFlagsKHR {
+    const SIZE_4: Self = Self::from_raw(0x1);
+    const SIZE_8: Self = Self::from_raw(0x2);
+    const SIZE_16: Self = Self::from_raw(0x4);
+    const SIZE_32: Self = Self::from_raw(0x8);
+}
+
+/// Values of `VkVideoSessionCreateFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoSessionCreateFlagsKHRExt: Sized {
+    /// `VK_VIDEO_SESSION_CREATE_ALLOW_ENCODE_QUANTIZATION_DELTA_MAP_BIT_KHR`
+    const ALLOW_ENCODE_QUANTIZATION_DELTA_MAP: Self;
+    /// `VK_VIDEO_SESSION_CREATE_ALLOW_ENCODE_EMPHASIS_MAP_BIT_KHR`
+    const ALLOW_ENCODE_EMPHASIS_MAP: Self;
+    /// `VK_VIDEO_SESSION_CREATE_INLINE_SESSION_PARAMETERS_BIT_KHR`
+    const INLINE_SESSION_PARAMETERS: Self;
+}
+impl VideoSessionCreateFlagsKHRExt for VideoSessionCreateFlagsKHR {
+    const ALLOW_ENCODE_QUANTIZATION_DELTA_MAP: Self = Self::from_raw(0x8);
+    const ALLOW_ENCODE_EMPHASIS_MAP: Self = Self::from_raw(0x10);
+    const INLINE_SESSION_PARAMETERS: Self = Self::from_raw(0x20);
+}
+
+/// Values of `VkVideoSessionParametersCreateFlagBitsKHR` that ash 0.38 lacks. Bring the trait into scope to use them.
+pub trait VideoSessionParametersCreateFlagsKHRExt: Sized {
+    /// `VK_VIDEO_SESSION_PARAMETERS_CREATE_QUANTIZATION_MAP_COMPATIBLE_BIT_KHR`
+    const QUANTIZATION_MAP_COMPATIBLE: Self;
+}
+impl VideoSessionParametersCreateFlagsKHRExt for VideoSessionParametersCreateFlagsKHR {
+    const QUANTIZATION_MAP_COMPATIBLE: Self = Self::from_raw(0x1);
 }

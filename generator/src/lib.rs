@@ -58,6 +58,22 @@ pub struct Generated {
     pub registry: registry::Source,
     pub warnings: Vec<String>,
     pub summary: String,
+    /// `(REGISTRY_VERSION, REGISTRY_SHA256)` the output records.
+    pub provenance: (String, String),
+}
+
+/// `(REGISTRY_VERSION, REGISTRY_SHA256)` recorded by a generated crate in `dir`, if any: what
+/// `--check` compares against before blaming individual files.
+pub fn recorded_registry(dir: &Path) -> Option<(String, String)> {
+    let lib = std::fs::read_to_string(dir.join("src/lib.rs")).ok()?;
+    let get = |name: &str| {
+        let decl = format!("pub const {name}: &str = \"");
+        lib.lines()
+            .find_map(|l| l.trim().strip_prefix(decl.as_str()))
+            .and_then(|rest| rest.strip_suffix("\";"))
+            .map(str::to_owned)
+    };
+    Some((get("REGISTRY_VERSION")?, get("REGISTRY_SHA256")?))
 }
 
 /// The Android native-buffer description shipped with vkgen (registry/android_native_buffer.xml).
@@ -247,6 +263,7 @@ pub fn generate_loaded(
                 preamble,
                 package: &package,
                 registry: &registry_name,
+                sha256: &reg.source_sha256,
                 major,
                 minor,
                 header_version: reg.header_version,
@@ -274,6 +291,10 @@ pub fn generate_loaded(
         registry: source,
         warnings: loaded.warnings,
         summary: emit::selection_summary(&sel),
+        provenance: (
+            format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
+            reg.source_sha256.clone(),
+        ),
     })
 }
 
@@ -309,6 +330,7 @@ struct GeneratedReadme<'a> {
     preamble: &'a str,
     package: &'a str,
     registry: &'a str,
+    sha256: &'a str,
     major: u32,
     minor: u32,
     header_version: u32,
@@ -341,11 +363,19 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
 pub(crate) fn constants(sel: &select::Selection) -> proc_macro2::TokenStream {
     let api = emit::version_literal(sel.version);
     let header = proc_macro2::Literal::u32_unsuffixed(sel.reg.header_version);
+    let highest = select::highest_version(sel.reg);
+    let registry = format!("{}.{}.{}", highest.0, highest.1, sel.reg.header_version);
+    let sha256 = &sel.reg.source_sha256;
     quote! {
         /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
         pub const API_VERSION: u32 = #api;
         /// `VK_HEADER_VERSION` of the registry.
         pub const HEADER_VERSION: u32 = #header;
+        /// The registry's version (`vk-<REGISTRY_VERSION>.xml` in vkgen's registry matrix).
+        pub const REGISTRY_VERSION: &str = #registry;
+        /// SHA-256 of the vk.xml these modules were generated from: regenerating from any
+        /// other file is not this crate.
+        pub const REGISTRY_SHA256: &str = #sha256;
     }
 }
 

@@ -248,6 +248,18 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 for f in &s.missing {
                     println!("missing: {}", out.join(f).display());
                 }
+                if let Some((version, sha)) = vkgen::recorded_registry(&out) {
+                    if sha != g.provenance.1 {
+                        println!(
+                            "note: {} records vk.xml {version} (SHA-256 {sha}); {} is vk.xml {} (SHA-256 {}): \
+                             to check the crate against its own input, pass that file as --registry",
+                            out.display(),
+                            g.registry.path.display(),
+                            g.provenance.0,
+                            g.provenance.1
+                        );
+                    }
+                }
                 let mut cmd = format!(
                     "cargo run -p vkgen -- generate --registry {}",
                     g.registry.path.display()

@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 pub struct Registry {
     /// `VK_HEADER_VERSION`.
     pub header_version: u32,
+    /// Lower-case hex SHA-256 of the vk.xml file the registry was parsed from (the generated
+    /// crate records it, so its freshness check regenerates from exactly that file).
+    pub source_sha256: String,
     pub types: BTreeMap<String, Type>,
     pub commands: BTreeMap<String, Command>,
     /// `<enums name=…>` blocks, with the values extensions and features add merged in.

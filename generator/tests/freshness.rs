@@ -1,5 +1,6 @@
-//! The checked-in `generated/` must equal what vkgen makes from Debian's vk.xml (1.3.239), like
-//! rust-analyzer's codegen check. Regenerate with the command this test prints.
+//! The checked-in `generated/` must equal what vkgen makes from the registry it records
+//! (`REGISTRY_VERSION`, `REGISTRY_SHA256`: vk-1.4.359 of the matrix today), like rust-analyzer's
+//! codegen check. Regenerate with the command this test prints.
 
 mod common;
 
@@ -7,13 +8,7 @@ use std::process::Command;
 
 #[test]
 fn generated_is_fresh() {
-    let registry = std::path::Path::new(vkgen::registry::DEBIAN_REGISTRY);
-    let registry = if registry.is_file() {
-        registry.to_owned()
-    } else {
-        // The matrix holds the same 1.3.239 registry Debian 12 installs.
-        common::registry("1.3.239")
-    };
+    let registry = common::checked_in_registry();
     let out = Command::new(env!("CARGO_BIN_EXE_vkgen"))
         .args(["generate", "--check", "--registry"])
         .arg(&registry)
@@ -23,9 +18,10 @@ fn generated_is_fresh() {
         .unwrap();
     assert!(
         out.status.success(),
-        "generated/ is stale:\n{}{}\nrun: cargo run -p vkgen -- generate --out generated",
+        "generated/ is stale:\n{}{}\nrun: cargo run -p vkgen -- generate --registry {} --out generated",
         String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        String::from_utf8_lossy(&out.stderr),
+        registry.display()
     );
 }
 
@@ -70,6 +66,7 @@ fn check_reports_stale_files_and_the_fix() {
 /// backend, is the hand-written part).
 #[test]
 fn reference_drivers_are_fresh() {
+    let registry = common::checked_in_registry();
     for name in ["null", "host"] {
         let dir = common::workspace().join("runtime/drivers").join(name);
         let out = Command::new(env!("CARGO_BIN_EXE_vkgen"))
@@ -83,13 +80,44 @@ fn reference_drivers_are_fresh() {
                 "--out",
             ])
             .arg(&dir)
+            .arg("--registry")
+            .arg(&registry)
             .output()
             .unwrap();
         assert!(
             out.status.success(),
-            "{} is stale:\n{}\nrun: cargo run -p vkgen -- driver --name {name} --vkgen-root ../../.. --out runtime/drivers/{name}",
+            "{} is stale:\n{}{}\nrun: cargo run -p vkgen -- driver --registry {} --name {name} --vkgen-root ../../.. --out runtime/drivers/{name}",
             dir.display(),
-            String::from_utf8_lossy(&out.stdout)
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            registry.display()
         );
     }
+}
+
+/// `--check` against another registry than the one the crate records says so, naming both.
+#[test]
+fn check_names_the_registry_the_crate_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = vkgen::generate(&common::options("1.3.239")).unwrap();
+    vkgen::write(&g.files, tmp.path()).unwrap();
+    let sha = vkgen::registry::sha256_hex(&std::fs::read(common::registry("1.3.239")).unwrap());
+    assert_eq!(
+        vkgen::recorded_registry(tmp.path()),
+        Some(("1.3.239".to_owned(), sha.clone()))
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_vkgen"))
+        .args(["generate", "--check", "--registry"])
+        .arg(common::registry("1.2.203"))
+        .arg("--out")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("records vk.xml 1.3.239 (SHA-256 {sha})"))
+            && stdout.contains("is vk.xml 1.2.203"),
+        "{stdout}"
+    );
 }

@@ -63,12 +63,13 @@ fn proc_address_rules_on_lavapipe() {
             addr(unsafe { gipa(i, n.as_ptr()) })
         };
 
-        // Instance version: the loader's, from the generated registry (1.3).
+        // Instance version: the loader's, from the generated registry (1.4, as AOSP android16
+        // with `vulkan_1_4_instance_api`).
         // SAFETY: a global query.
         let version = unsafe { entry.try_enumerate_instance_version() }
             .unwrap()
             .unwrap();
-        assert_eq!(version, vk::make_api_version(0, 1, 3, 0));
+        assert_eq!(version, vk::make_api_version(0, 1, 4, 0));
 
         // GIPA(NULL, ...): globals and GIPA itself are ours; nothing else.
         let null = vk::Instance::null();

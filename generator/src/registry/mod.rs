@@ -39,6 +39,15 @@ pub fn load(vk_xml: &Path, overlay: Option<&Path>) -> Result<Loaded> {
     Ok(Loaded { registry, warnings })
 }
 
+/// Lower-case hex SHA-256 of `bytes` (what `sha256sum` prints).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Largest registry file vkgen reads (vk.xml 1.4 is about 3.3 MB).
 pub const MAX_REGISTRY_BYTES: usize = 64 << 20;
 
@@ -139,7 +148,10 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
             ),
         ));
     }
-    let mut reg = Registry::default();
+    let mut reg = Registry {
+        source_sha256: sha256_hex(text.as_bytes()),
+        ..Registry::default()
+    };
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {

@@ -40,3 +40,27 @@ pub fn options(version: &str) -> vkgen::Options {
         ..Default::default()
     }
 }
+
+/// The vk.xml the checked-in `generated/` was generated from: `vk-<REGISTRY_VERSION>.xml` in the
+/// matrix (or Debian's vk.xml) whose SHA-256 is the one the crate records. Another file with
+/// the same version is not good enough: freshness must be judged against the exact input.
+pub fn checked_in_registry() -> PathBuf {
+    let (version, sha256) = (
+        vkgen_generated::REGISTRY_VERSION,
+        vkgen_generated::REGISTRY_SHA256,
+    );
+    let candidates = [
+        registry_dir().join(format!("vk-{version}.xml")),
+        PathBuf::from(vkgen::registry::DEBIAN_REGISTRY),
+    ];
+    for path in &candidates {
+        if let Ok(bytes) = std::fs::read(path) {
+            if vkgen::registry::sha256_hex(&bytes) == sha256 {
+                return path.clone();
+            }
+        }
+    }
+    panic!(
+        "generated/ records vk.xml {version} with SHA-256 {sha256}; none of {candidates:?} is that file"
+    );
+}

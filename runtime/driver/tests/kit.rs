@@ -181,7 +181,7 @@ impl Driver for Fixture {
         }
     }
 
-    unsafe fn cmd_push_descriptor_set_khr(
+    unsafe fn cmd_push_descriptor_set(
         _command_buffer: vk::CommandBuffer,
         _bind_point: vk::PipelineBindPoint,
         _layout: vk::PipelineLayout,

@@ -334,15 +334,16 @@ pub fn promoted_instance_extensions(
 }
 
 /// The `apiVersion` a driver of instance version `driver_version` is given for an application
-/// asking for `app_version` (Android's `SanitizeApiVersion`): a 1.0 driver gets 1.0 whenever the
-/// app asks for more (1.0 drivers may reject anything else), and a pre-1.4 driver gets its own
-/// version when the app asks for 1.4 or later.
+/// asking for `app_version` (Android 16's `SanitizeApiVersion`): a 1.0 driver gets 1.0 whenever
+/// the app asks for more (1.0 drivers may reject anything else), and a 1.3 driver gets 1.3 when
+/// the app asks for 1.4 or later. As AOSP, a 1.1 or 1.2 driver is given the app's 1.4
+/// unchanged (the spec requires a 1.1+ implementation to accept any apiVersion).
 pub fn sanitize_api_version(app_version: u32, driver_version: u32) -> u32 {
     let (app, drv) = (major_minor(app_version), major_minor(driver_version));
     if drv < major_minor(vk::API_VERSION_1_1) && app >= major_minor(vk::API_VERSION_1_1) {
         return vk::API_VERSION_1_0;
     }
-    if drv < major_minor(API_VERSION_1_4) && app >= major_minor(API_VERSION_1_4) {
+    if drv == major_minor(vk::API_VERSION_1_3) && app >= major_minor(API_VERSION_1_4) {
         return driver_version & !0xfff;
     }
     app_version
@@ -579,6 +580,9 @@ mod tests {
         assert_eq!(sanitize_api_version(v1_3, v1_3), v1_3);
         assert_eq!(sanitize_api_version(v1_1, v1_3), v1_1);
         assert_eq!(sanitize_api_version(v1_4, v1_4), v1_4);
+        // A 1.1 or 1.2 driver with a 1.4 app: passed through, as AOSP does.
+        assert_eq!(sanitize_api_version(v1_4, v1_1), v1_4);
+        assert_eq!(sanitize_api_version(v1_4, vk::API_VERSION_1_2), v1_4);
     }
 
     #[test]

@@ -110,7 +110,7 @@ const NATIVE_BUFFER_NAME: &CStr = c"VK_ANDROID_native_buffer";
 const MEMORY_HOST_NAME: &CStr = c"VK_EXT_external_memory_host";
 const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
 /// The newest API the generated tables describe.
-const MAX_API_VERSION: u32 = vk::make_api_version(0, 1, 3, vkgen_generated::HEADER_VERSION);
+const MAX_API_VERSION: u32 = vkgen_generated::API_VERSION | vkgen_generated::HEADER_VERSION;
 
 /// The host driver. See the [module docs](self).
 #[derive(Debug)]
@@ -1019,7 +1019,7 @@ impl Driver for HostDriver {
         crate::kit::native_buffer::entry::<Self>(cmd)
     }
 
-    const API_VERSION: u32 = vk::API_VERSION_1_3;
+    const API_VERSION: u32 = vkgen_generated::API_VERSION;
 
     fn supports_extension(ext: ExtensionId) -> bool {
         if ext == ExtensionId::ANDROID_NATIVE_BUFFER {

@@ -61,8 +61,9 @@ pub struct NullDriver;
 pub const DEVICE_NAME: &CStr = c"vkgen null device";
 /// The size of the only memory heap.
 pub const HEAP_SIZE: u64 = crate::kit::defaults::HEAP_SIZE;
-/// `vkEnumerateInstanceVersion` and the physical device's `apiVersion`.
-pub const INSTANCE_VERSION: u32 = vk::make_api_version(0, 1, 3, vkgen_generated::HEADER_VERSION);
+/// `vkEnumerateInstanceVersion` and the physical device's `apiVersion`: the newest version the
+/// generated tables describe (1.4 from vk-1.4.359), patch = the registry's header version.
+pub const INSTANCE_VERSION: u32 = vkgen_generated::API_VERSION | vkgen_generated::HEADER_VERSION;
 /// `VK_ANDROID_native_buffer`'s spec version.
 pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
 
@@ -541,7 +542,7 @@ impl NativeBuffers for NullDriver {
 
 #[crate::driver(kit)]
 impl Driver for NullDriver {
-    const API_VERSION: u32 = vk::API_VERSION_1_3;
+    const API_VERSION: u32 = vkgen_generated::API_VERSION;
     // AOSP nulldrv: every command exists and succeeds.
     const STUB_UNIMPLEMENTED: bool = true;
 

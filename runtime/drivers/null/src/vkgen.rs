@@ -2,11 +2,11 @@
 //! What `vkgen driver` generates for the null driver; rewritten on every run, so a spec
 //! bump is `vkgen driver --name null --out <this crate> --vkgen-root ../../..` (`--check` compares).
 
-/// The Vulkan version the driver implements: 1.3 (the registry's newest).
-pub const API_VERSION: u32 = vkgen_driver::ash::vk::make_api_version(0, 1, 3, 0);
+/// The Vulkan version the driver implements: 1.4 (the registry's newest).
+pub const API_VERSION: u32 = vkgen_driver::ash::vk::make_api_version(0, 1, 4, 0);
 
 /// The registry the scaffold was generated from.
-pub const REGISTRY: &str = "vk.xml (Vulkan 1.3, header 239)";
+pub const REGISTRY: &str = "vk-1.4.359.xml (Vulkan 1.4, header 359)";
 
 // The kit is generated for one registry; a driver cannot implement a newer version than it.
 const _: () = assert!(

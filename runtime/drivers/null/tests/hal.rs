@@ -172,11 +172,8 @@ fn vulkan_through_the_hal() {
         let props = instance.get_physical_device_properties(pd);
         assert_eq!(props.device_name_as_c_str().unwrap(), c"vkgen null device");
         assert_eq!(props.device_type, vk::PhysicalDeviceType::OTHER);
-        let mut present = vkgen_generated::vk::PhysicalDevicePresentationPropertiesANDROID {
-            s_type: vk::StructureType::PHYSICAL_DEVICE_PRESENTATION_PROPERTIES_ANDROID,
-            p_next: std::ptr::null_mut(),
-            shared_image: vk::FALSE,
-        };
+        let mut present =
+            vkgen_generated::vk::PhysicalDevicePresentationPropertiesANDROID::default();
         let mut props2 = vk::PhysicalDeviceProperties2 {
             p_next: std::ptr::from_mut(&mut present).cast(),
             ..Default::default()

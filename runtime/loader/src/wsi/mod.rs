@@ -350,13 +350,7 @@ pub unsafe fn shared_image_supported(driver: &DriverInstance, pd: vk::PhysicalDe
     ) else {
         return false;
     };
-    #[allow(clippy::needless_update)] // complete for vkgen's copy, not for ash's
-    let mut presentation = vk::PhysicalDevicePresentationPropertiesANDROID {
-        s_type: vk::StructureType::PHYSICAL_DEVICE_PRESENTATION_PROPERTIES_ANDROID,
-        p_next: std::ptr::null_mut(),
-        shared_image: vk::FALSE,
-        ..Default::default()
-    };
+    let mut presentation = vk::PhysicalDevicePresentationPropertiesANDROID::default();
     let mut props = vk::PhysicalDeviceProperties2 {
         p_next: std::ptr::addr_of_mut!(presentation).cast(),
         ..Default::default()
