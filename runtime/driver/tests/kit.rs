@@ -1,4 +1,4 @@
-//! Driver kit acceptance 3 (issue 9) on a fixture driver that implements three hooks: only
+//! Driver kit acceptance 3 (issue 9) on a fixture driver that implements a few hooks: only
 //! implemented hooks and the kit's fallbacks get proc addresses, from every get-proc-addr path
 //! (`vkGetInstanceProcAddr`, `vk_icdGetInstanceProcAddr`, `vkGetDeviceProcAddr`); a command of
 //! an extension the device did not enable is NULL; creation refuses unknown, unsupported,
@@ -24,6 +24,10 @@ use vkgen_driver::kit::{self, Kit, PhysicalDeviceDesc};
 struct Fixture;
 
 static BINDS2: AtomicU32 = AtomicU32::new(0);
+/// (memory, offset, size) of the last `vkMapMemory2` the fixture saw.
+static MAPPED2: std::sync::Mutex<Option<(u64, u64, u64)>> = std::sync::Mutex::new(None);
+/// (stages, offset, size, first value) of the last `vkCmdPushConstants` the fixture saw.
+static PUSHED: std::sync::Mutex<Option<(u32, u32, u32, u32)>> = std::sync::Mutex::new(None);
 
 /// One `VkSubmitInfo2` as seen: wait (semaphore, value, stage), command buffers, signal
 /// (semaphore, value).
@@ -96,6 +100,33 @@ impl Driver for Fixture {
     ) -> vk::Result {
         BINDS2.fetch_add(count, Ordering::SeqCst);
         vk::Result::SUCCESS
+    }
+
+    unsafe fn map_memory2(
+        _device: vk::Device,
+        info: *const vkgen_driver::generated::vk::MemoryMapInfo,
+        pp_data: *mut *mut c_void,
+    ) -> vk::Result {
+        // SAFETY: valid pointers per valid usage.
+        unsafe {
+            let info = &*info;
+            *MAPPED2.lock().unwrap() = Some((info.memory.as_raw(), info.offset, info.size));
+            *pp_data = 0x1000 as *mut c_void;
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe fn cmd_push_constants(
+        _cb: vk::CommandBuffer,
+        _layout: vk::PipelineLayout,
+        stages: vk::ShaderStageFlags,
+        offset: u32,
+        size: u32,
+        values: *const c_void,
+    ) {
+        // SAFETY: at least 4 bytes of values per the test's call.
+        let first = unsafe { *values.cast::<u32>() };
+        *PUSHED.lock().unwrap() = Some((stages.as_raw(), offset, size, first));
     }
 
     unsafe fn get_swapchain_gralloc_usage2_android(
@@ -448,6 +479,52 @@ fn one_hook_per_concept_and_tables() {
             .unwrap()
     };
     assert_eq!(BINDS2.load(Ordering::SeqCst), before + 1);
+    // SAFETY: objects of this test.
+    unsafe {
+        dev.destroy_device(None);
+        inst.destroy_instance(None);
+    }
+}
+
+/// Vulkan 1.4's second forms and the commands they restate answer each other: the vendor's
+/// `vkMapMemory2` serves `vkMapMemory`, its `vkCmdPushConstants` serves `vkCmdPushConstants2`;
+/// a command whose twin the vendor lacks too gets no route.
+#[test]
+fn vulkan_1_4_forms_route_both_ways() {
+    use vkgen_driver::generated::{commands::CommandId, pfn, vk as gvk};
+    let entry = entry();
+    let inst = instance(&entry, &[]).unwrap();
+    let dev = device(&inst, &[], None, None, 1).unwrap();
+    let memory = vk::DeviceMemory::from_raw(7);
+    // SAFETY: the fixture ignores the handles and returns a made-up pointer.
+    let p = unsafe { dev.map_memory(memory, 16, 64, vk::MemoryMapFlags::empty()) }.unwrap();
+    assert_eq!(p as usize, 0x1000);
+    assert_eq!(*MAPPED2.lock().unwrap(), Some((7, 16, 64)));
+
+    let route = kit::routes_1_4::entry::<Fixture>(CommandId::CMD_PUSH_CONSTANTS2)
+        .expect("vkCmdPushConstants2 routes to the vendor's vkCmdPushConstants");
+    // SAFETY: the route for CMD_PUSH_CONSTANTS2 has that command's type.
+    let push2 = unsafe {
+        std::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushConstants2>(route)
+    };
+    let values = [0xC0FFEEu32, 1];
+    let info = gvk::PushConstantsInfo {
+        stage_flags: vk::ShaderStageFlags::COMPUTE,
+        offset: 8,
+        size: 8,
+        p_values: values.as_ptr().cast(),
+        ..Default::default()
+    };
+    // SAFETY: a valid structure; the fixture ignores the command buffer.
+    unsafe { push2(vk::CommandBuffer::null(), &info) };
+    assert_eq!(
+        *PUSHED.lock().unwrap(),
+        Some((vk::ShaderStageFlags::COMPUTE.as_raw(), 8, 8, 0xC0FFEE))
+    );
+    // Neither vkCmdBindIndexBuffer nor vkCmdBindIndexBuffer2: no route; the vendor's own hook
+    // (vkMapMemory2) is not routed over itself.
+    assert!(kit::routes_1_4::entry::<Fixture>(CommandId::CMD_BIND_INDEX_BUFFER).is_none());
+    assert!(kit::routes_1_4::entry::<Fixture>(CommandId::MAP_MEMORY2).is_none());
     // SAFETY: objects of this test.
     unsafe {
         dev.destroy_device(None);

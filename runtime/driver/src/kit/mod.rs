@@ -20,7 +20,10 @@
 //!   vendor's hook, the kit's common implementation (including "one hook per concept" routing:
 //!   `vkBindBufferMemory` through the vendor's `vkBindBufferMemory2` and back, the 1.0 queries
 //!   through the `…2` ones, and in [`routes`] `vkQueueSubmit`, barriers, events, timestamps,
-//!   copies and render-pass commands through their Vulkan 1.3 `…2` forms), the null driver's object commands while [`Kit::NULL_OBJECTS`] is on
+//!   copies and render-pass commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`]
+//!   map/unmap, index-buffer, subresource-layout, descriptor-set, push-constant and
+//!   push-descriptor commands to and from their Vulkan 1.4 forms), the null driver's object
+//!   commands while [`Kit::NULL_OBJECTS`] is on
 //!   (bring-up), and otherwise nothing — a NULL proc address, never a stub.
 //!
 //! Why tables and not hooks for queries: a device that answers `vkGetPhysicalDeviceFeatures2`
@@ -36,6 +39,7 @@ pub mod extensions;
 pub mod native_buffer;
 pub mod objects;
 pub mod routes;
+pub mod routes_1_4;
 mod tables;
 
 use vkgen_generated::commands::CommandId;
@@ -222,6 +226,7 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
     if let Some(f) = common::entry::<D>(cmd)
         .or_else(|| routes::entry::<D>(cmd))
+        .or_else(|| routes_1_4::entry::<D>(cmd))
         .or_else(|| native_buffer::entry::<D>(cmd))
     {
         return Some(f);
@@ -235,7 +240,10 @@ pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         if Null::implements(cmd) {
             return entry_point::<Null>(cmd);
         }
-        if let Some(f) = native_buffer::entry::<Null>(cmd).or_else(|| routes::entry::<Null>(cmd)) {
+        if let Some(f) = native_buffer::entry::<Null>(cmd)
+            .or_else(|| routes::entry::<Null>(cmd))
+            .or_else(|| routes_1_4::entry::<Null>(cmd))
+        {
             return Some(f);
         }
         return entry_point::<Null>(cmd);
