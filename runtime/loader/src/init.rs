@@ -1,18 +1,21 @@
-//! The once-per-process loader state: Android's `EnsureInitialized` (`OpenHAL` then
-//! `DiscoverLayers`).
+//! The once-per-process-id loader state: Android's `EnsureInitialized` (`OpenHAL` then
+//! `DiscoverLayers`, attempted once per `getpid()`).
 //!
 //! The first entry point that needs drivers or layers (any global command, `vkCreateInstance`)
-//! builds a [`Loader`] under a `OnceLock`: the configuration is read from the environment once,
-//! the drivers are opened once and queried once for what every instance needs (their
-//! `vkCreateInstance` and instance extension list), and the layer libraries are discovered once.
-//! Nothing is re-read per call or per instance; drivers and layer libraries stay loaded until
-//! the process exits (Android never unloads its HAL either).
+//! builds a [`Loader`]: the configuration is read from the environment, the drivers are opened
+//! and queried once for what every instance needs (their `vkCreateInstance` and instance
+//! extension list), and the layer libraries are discovered. A forked child (an app forked from
+//! a zygote that preloaded the loader with `vkEnumerateInstanceVersion`) initialises again on
+//! its first call: the drivers opened before the fork are kept, as AOSP keeps its HAL device,
+//! while the configuration and the layers are its own. The `debug.vulkan.*` properties are not
+//! part of this state: `vkCreateInstance` reads them each time. Drivers and layer libraries stay
+//! loaded until the process exits (Android never unloads its HAL either).
 //!
 //! A fatal driver problem (a HAL module whose device fails to open) is kept as a
 //! [`DriverFailure`]: `vkCreateInstance` then fails with its `VkResult`, like Android's failed
 //! `EnsureInitialized`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 
 use crate::driver::{self, Driver, DriverSource};
 use crate::ffi::{enumerate, version_string};
@@ -24,8 +27,8 @@ use crate::{vk, LoaderConfig};
 pub struct Loader {
     /// The configuration everything was discovered with.
     pub config: LoaderConfig,
-    /// The drivers, or why there are none usable.
-    pub drivers: Result<Vec<DriverEntry>, DriverFailure>,
+    /// The drivers, or why there are none usable (shared with the state of a forked child).
+    pub drivers: Result<Arc<Vec<DriverEntry>>, DriverFailure>,
     /// Every discovered layer.
     pub layers: LayerRegistry,
 }
@@ -135,12 +138,45 @@ impl DriverEntry {
 impl Loader {
     /// Opens the drivers and discovers the layers `config` describes.
     pub fn load(config: LoaderConfig) -> Self {
-        let drivers = match driver::load_drivers(&config) {
-            Ok(drivers) => Ok(drivers
-                .into_iter()
-                .enumerate()
-                .map(|(i, d)| DriverEntry::new(i, d))
-                .collect()),
+        Self::load_keeping(config, None)
+    }
+
+    /// [`Loader::load`], keeping `previous`'s drivers when they had loaded (a forked child's
+    /// initialisation).
+    fn load_keeping(config: LoaderConfig, previous: Option<&Loader>) -> Self {
+        let kept = previous.and_then(|p| p.drivers.as_ref().ok().cloned());
+        let drivers = match kept {
+            Some(drivers) => Ok(drivers),
+            None => Self::open_drivers(&config),
+        };
+        let layers = LayerRegistry::discover(&config);
+        log::info!(
+            "loader initialised for pid {}: {} driver(s){}, {} layer(s)",
+            std::process::id(),
+            drivers.as_ref().map_or(0, |d| d.len()),
+            if previous.is_some() {
+                " (kept across fork)"
+            } else {
+                ""
+            },
+            layers.len()
+        );
+        Self {
+            config,
+            drivers,
+            layers,
+        }
+    }
+
+    fn open_drivers(config: &LoaderConfig) -> Result<Arc<Vec<DriverEntry>>, DriverFailure> {
+        match driver::load_drivers(config) {
+            Ok(drivers) => Ok(Arc::new(
+                drivers
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, d)| DriverEntry::new(i, d))
+                    .collect(),
+            )),
             Err(e) => {
                 let failure = DriverFailure {
                     result: e.vk_result(),
@@ -153,33 +189,38 @@ impl Loader {
                 );
                 Err(failure)
             }
-        };
-        let layers = LayerRegistry::discover(&config);
-        log::info!(
-            "loader initialised: {} driver(s), {} layer(s)",
-            drivers.as_ref().map_or(0, Vec::len),
-            layers.len()
-        );
-        Self {
-            config,
-            drivers,
-            layers,
         }
     }
 
     /// The drivers, or an empty list when they failed (callers that must report the failure
     /// look at [`Loader::drivers`] themselves).
     pub fn driver_list(&self) -> &[DriverEntry] {
-        self.drivers.as_deref().unwrap_or(&[])
+        self.drivers.as_ref().map_or(&[], |d| d.as_slice())
     }
 }
 
-static LOADER: OnceLock<Loader> = OnceLock::new();
+/// The state and the process id it was built for. Each state is leaked: instances and their
+/// handles refer to it for the rest of the process, and a fork makes at most one more.
+static LOADER: Mutex<Option<(u32, &'static Loader)>> = Mutex::new(None);
 
-/// The process's loader state, built on first use from [`LoaderConfig::from_env`].
+/// The process's loader state, built on the first use in this process id from
+/// [`LoaderConfig::from_env`]. Called only from global commands and instance creation, never
+/// from per-call paths, so the lock costs nothing that matters.
 pub fn loader() -> &'static Loader {
-    LOADER.get_or_init(|| {
-        crate::logging::init();
-        Loader::load(LoaderConfig::from_env())
-    })
+    let pid = std::process::id();
+    // A panic while building the state (the caller's guard catches it) leaves `None`: the next
+    // call tries again, as AOSP's failed initialisation does for a new pid.
+    let mut state = LOADER.lock().unwrap_or_else(|p| p.into_inner());
+    match *state {
+        Some((built_for, loader)) if built_for == pid => loader,
+        previous => {
+            crate::logging::init();
+            let loader: &'static Loader = Box::leak(Box::new(Loader::load_keeping(
+                LoaderConfig::from_env(),
+                previous.map(|(_, l)| l),
+            )));
+            *state = Some((pid, loader));
+            loader
+        }
+    }
 }

@@ -73,6 +73,13 @@ pub use properties::Properties;
 pub const HAL_ROOT_ENV: &str = "VKGEN_HAL_ROOT";
 /// `:`-separated app library dirs searched for `libVkLayer*.so` (Android's `getLayerPaths()`).
 pub const APP_LAYER_PATH_ENV: &str = "VKGEN_APP_LAYER_PATH";
+/// Host stand-in for Android's `Settings.Global` (`key=value` lines): the GPU debug settings
+/// `enable_gpu_debug_layers`, `gpu_debug_app`, `gpu_debug_layers`, `gpu_debug_layer_app`.
+pub const SETTINGS_ENV: &str = "VKGEN_SETTINGS";
+/// The package name of the running app (what `gpu_debug_app` is compared with).
+pub const APP_PACKAGE_ENV: &str = "VKGEN_APP_PACKAGE";
+/// `1` when the running app is debuggable (its manifest's `android:debuggable`).
+pub const APP_DEBUGGABLE_ENV: &str = "VKGEN_APP_DEBUGGABLE";
 
 /// Everything discovery depends on, captured once.
 #[derive(Debug, Clone)]
@@ -83,9 +90,12 @@ pub struct LoaderConfig {
     pub hal_root: PathBuf,
     /// The app's native library dirs, searched for layers in order.
     pub app_layer_path: Vec<PathBuf>,
-    /// Whether debug layers and `debug.vulkan.*` properties are honoured (Android's
-    /// `GraphicsEnv::isDebuggable()`).
+    /// Whether the debug layer dir `/data/local/debug/vulkan` is searched (Android's
+    /// `GraphicsEnv::isDebuggable()`). `debug.vulkan.*` properties apply on any build (AOSP
+    /// dropped that gate in 2020); layers still come only from the permitted dirs.
     pub debuggable: bool,
+    /// The GPU debug settings as `GraphicsEnvironment.setupGpuLayers` applies them to this app.
+    pub gpu_debug: layers::GpuDebug,
     /// Where Khronos ICD manifests are looked for on non-Android hosts.
     pub icd: driver::icd::IcdSearchConfig,
 }
@@ -99,6 +109,7 @@ impl Default for LoaderConfig {
             hal_root: PathBuf::from("/"),
             app_layer_path: Vec::new(),
             debuggable: false,
+            gpu_debug: layers::GpuDebug::default(),
             icd: driver::icd::IcdSearchConfig::default(),
         }
     }
@@ -111,9 +122,29 @@ impl LoaderConfig {
     pub fn from_env() -> Self {
         let properties = Properties::system().clone();
         let debuggable = properties.is_debuggable() || process_is_dumpable();
+        let hal_root = trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/"));
+        let settings = trusted_env_path(SETTINGS_ENV)
+            .and_then(|path| match Properties::from_file(&path) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    log::warn!(
+                        "{SETTINGS_ENV}={}: cannot read ({e}); no settings",
+                        path.display()
+                    );
+                    None
+                }
+            })
+            .unwrap_or_else(Properties::empty);
+        let app = layers::AppIdentity {
+            package: std::env::var(APP_PACKAGE_ENV)
+                .ok()
+                .filter(|p| !p.is_empty()),
+            debuggable: std::env::var(APP_DEBUGGABLE_ENV).is_ok_and(|v| v == "1"),
+        };
         Self {
+            gpu_debug: layers::GpuDebug::from_settings(&settings, &app, debuggable, &hal_root),
             debuggable,
-            hal_root: trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/")),
+            hal_root,
             app_layer_path: trusted_env(APP_LAYER_PATH_ENV)
                 .map(|v| split_path_list(&v))
                 .unwrap_or_default(),

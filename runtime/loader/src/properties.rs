@@ -148,6 +148,13 @@ impl Properties {
         SYSTEM.get_or_init(Self::load_system)
     }
 
+    /// The properties as they are now, for values that must not be cached for the process's
+    /// life (`debug.vulkan.*` at `vkCreateInstance`): the `VKGEN_PROPERTIES` file read again, or
+    /// on Android a fresh view of the property service.
+    pub fn current() -> Properties {
+        Self::load_system()
+    }
+
     #[cfg(target_os = "android")]
     fn load_system() -> Properties {
         Properties {

@@ -264,7 +264,8 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
     )
 }
 
-/// `vkEnumerateDeviceLayerProperties`: the instance's global layers.
+/// `vkEnumerateDeviceLayerProperties`: the instance's active layers, all of them (AOSP's
+/// `LayerChain::GetActiveLayers(physicalDevice)`), whether or not they chain into devices.
 ///
 /// # Safety
 /// Vulkan's two-call contract, with a physical device of this loader.
@@ -285,10 +286,11 @@ pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
                 log::error!("vkEnumerateDeviceLayerProperties: null physical device");
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            let properties: Vec<vk::LayerProperties> = global_layers(data)
-                .iter()
-                .map(|l| *l.properties())
-                .collect();
+            let properties: Vec<vk::LayerProperties> = data
+                .api
+                .get()
+                .map(|api| api.layers.iter().map(|l| *l.properties()).collect())
+                .unwrap_or_default();
             // SAFETY: the caller's valid pointers.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },

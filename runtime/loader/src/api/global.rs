@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::ffi::{cstr, fill_array, guard};
 use crate::init::{self, Loader};
-use crate::layers::{self, Layer};
+use crate::layers::Layer;
 use crate::terminator::instance::driver_instance_extensions;
 use crate::{extensions, vk};
 
@@ -99,13 +99,15 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
     )
 }
 
-/// The layers the `debug.vulkan.*` properties enable on debuggable configs (absent ones are
-/// skipped here; `vkCreateInstance` reports them).
+/// The layers the GPU debug settings enable, whose instance extensions
+/// `vkEnumerateInstanceExtensionProperties(NULL)` lists (absent ones are skipped here;
+/// `vkCreateInstance` reports them). As AOSP (`api.cpp`, b/143293104), the `debug.vulkan.*`
+/// properties' layers are not consulted: their extensions are left out.
 pub(crate) fn implicit_layers(loader: &Loader) -> Vec<Arc<Layer>> {
-    if !loader.config.debuggable {
-        return Vec::new();
-    }
-    layers::property_layer_names(&loader.config.properties)
+    loader
+        .config
+        .gpu_debug
+        .layers
         .iter()
         .filter_map(|name| loader.layers.find(name).cloned())
         .collect()

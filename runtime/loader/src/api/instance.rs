@@ -68,11 +68,16 @@ unsafe fn create_instance(
     }
     // SAFETY: the create info's arrays are valid per the Vulkan contract.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
-    let active: Vec<Arc<Layer>> = layers::activate(&loader.layers, &loader.config, &app_layers)
-        .map_err(|e| {
-            log::error!("vkCreateInstance: {e}");
-            e.vk_result()
-        })?;
+    // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
+    // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
+    let properties = crate::Properties::current();
+    let active: Vec<Arc<Layer>> =
+        layers::activate(&loader.layers, &loader.config, &properties, &app_layers).map_err(
+            |e| {
+                log::error!("vkCreateInstance: {e}");
+                e.vk_result()
+            },
+        )?;
     // SAFETY: as above.
     let requested = unsafe {
         name_list(

@@ -1,15 +1,17 @@
 //! Which layers an instance activates, and in what order (`api.cpp`'s `OverrideLayerNames`).
 //!
-//! On debuggable configs only, the `debug.vulkan.layers` property (`:`-separated, priorities from
+//! The GPU debug settings' layers ([`super::gpu_debug`]) come first when there are any; only
+//! when there are none, the `debug.vulkan.layers` property (`:`-separated, priorities from
 //! `-PROPERTY_VALUE_MAX` upward) and the `debug.vulkan.layer.<N>` properties (priority `N`; `0..=9`
-//! are always read, then `10, 11, ...` until one is missing) name implicit layers; they are stably
-//! sorted by priority. The app's `ppEnabledLayerNames` follow, skipping names already present.
-//! Index 0 of the result is the layer closest to the application.
+//! are always read, then `10, 11, ...` until one is missing) name implicit layers, stably sorted
+//! by priority — on any build, as AOSP since 2020 (the debuggable gate applies only to the debug
+//! layer dir), and read afresh at every `vkCreateInstance` (a zygote that preloaded the loader
+//! must not fix a child's layers). The app's `ppEnabledLayerNames` follow, skipping names
+//! already present. Index 0 of the result is the layer closest to the application.
 //!
 //! Only discovered layers can be activated: a name that is not in the registry, or that contains a
 //! `/` (an attempt to load by path), fails with `VK_ERROR_LAYER_NOT_PRESENT`. Nothing else (no
-//! `LD_LIBRARY_PATH`, no implicit manifests) ever adds a layer. Android's
-//! `GraphicsEnv::getDebugLayers()` setting is not modelled yet.
+//! `LD_LIBRARY_PATH`, no implicit manifests) ever adds a layer.
 
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
@@ -22,7 +24,7 @@ use crate::{LoaderConfig, Properties};
 const PROPERTY_VALUE_MAX: i64 = 92;
 
 /// The implicit layer names the `debug.vulkan.*` properties request, in priority order, without
-/// duplicates. Does not check debuggability; [`requested_layer_names`] does.
+/// duplicates.
 pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
     let mut prioritised: Vec<(i64, &str)> = Vec::new();
     if let Some(list) = properties.get("debug.vulkan.layers") {
@@ -59,16 +61,26 @@ pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
     names
 }
 
-/// All layer names to activate, in order: the property layers (debuggable configs only), then
-/// the app's, duplicates dropped (the first occurrence keeps its place).
-pub fn requested_layer_names(config: &LoaderConfig, app_layers: &[&CStr]) -> Vec<CString> {
-    let mut names = if config.debuggable {
-        property_layer_names(&config.properties)
+/// All layer names to activate, in order: the settings' layers, or when they name none the
+/// `properties`' (the current `debug.vulkan.*` values), then the app's; duplicates dropped (the
+/// first occurrence keeps its place).
+pub fn requested_layer_names(
+    config: &LoaderConfig,
+    properties: &Properties,
+    app_layers: &[&CStr],
+) -> Vec<CString> {
+    let implicit = if config.gpu_debug.layers.is_empty() {
+        property_layer_names(properties)
     } else {
-        Vec::new()
+        config.gpu_debug.layers.clone()
     };
-    let mut seen: HashSet<CString> = names.iter().cloned().collect();
-    for &name in app_layers {
+    let mut seen: HashSet<CString> = HashSet::with_capacity(implicit.len() + app_layers.len());
+    let mut names = Vec::with_capacity(implicit.len() + app_layers.len());
+    for name in implicit
+        .iter()
+        .map(CString::as_c_str)
+        .chain(app_layers.iter().copied())
+    {
         if seen.insert(name.to_owned()) {
             names.push(name.to_owned());
         }
@@ -81,9 +93,10 @@ pub fn requested_layer_names(config: &LoaderConfig, app_layers: &[&CStr]) -> Vec
 pub fn activate(
     registry: &LayerRegistry,
     config: &LoaderConfig,
+    properties: &Properties,
     app_layers: &[&CStr],
 ) -> Result<Vec<Arc<Layer>>, LayerError> {
-    let names = requested_layer_names(config, app_layers);
+    let names = requested_layer_names(config, properties, app_layers);
     let mut active = Vec::with_capacity(names.len());
     for name in names {
         let display = name.to_string_lossy().into_owned();
@@ -157,26 +170,34 @@ mod tests {
         assert_eq!(strings(&property_layer_names(&p)), ["y"]);
     }
 
+    /// AOSP dropped the debuggable gate on `debug.vulkan.layers` in 2020: the properties count
+    /// on a release build too, ahead of the app's names.
     #[test]
-    fn properties_only_count_when_debuggable_and_app_names_follow() {
-        let props =
-            Properties::from_pairs([("debug.vulkan.layers", "P1:P2"), ("ro.debuggable", "1")]);
-        let release = LoaderConfig {
-            properties: props.clone(),
-            ..isolated_config(Path::new("/"))
-        };
+    fn debug_vulkan_layers_apply_on_any_build_and_app_names_follow() {
+        let props = Properties::from_pairs([("debug.vulkan.layers", "P1:P2")]);
+        let release = isolated_config(Path::new("/"));
+        assert!(!release.debuggable);
         let app = [c"X", c"P2", c"X", c"Y"];
         assert_eq!(
-            strings(&requested_layer_names(&release, &app)),
-            ["X", "P2", "Y"]
+            strings(&requested_layer_names(&release, &props, &app)),
+            ["P1", "P2", "X", "Y"]
         );
-        let debuggable = LoaderConfig {
-            debuggable: true,
-            ..release
+    }
+
+    /// `gpu_debug_layers` (Settings.Global) wins: with it, the properties are not read.
+    #[test]
+    fn gpu_debug_layers_setting_takes_priority_over_properties() {
+        let props = Properties::from_pairs([("debug.vulkan.layers", "P1")]);
+        let config = LoaderConfig {
+            gpu_debug: crate::layers::GpuDebug {
+                layers: vec![c"S1".to_owned(), c"S2".to_owned(), c"S1".to_owned()],
+                layer_dirs: Vec::new(),
+            },
+            ..isolated_config(Path::new("/"))
         };
         assert_eq!(
-            strings(&requested_layer_names(&debuggable, &app)),
-            ["P1", "P2", "X", "Y"]
+            strings(&requested_layer_names(&config, &props, &[c"A", c"S2"])),
+            ["S1", "S2", "A"]
         );
     }
 
@@ -203,31 +224,29 @@ mod tests {
         };
         let registry = LayerRegistry::discover(&config);
         assert_eq!(registry.len(), 4);
-        let active = activate(&registry, &config, &[c"VK_LAYER_a", c"VK_LAYER_c"]).unwrap();
+        let props = config.properties.clone();
+        let active = activate(&registry, &config, &props, &[c"VK_LAYER_a", c"VK_LAYER_c"]).unwrap();
         let names: Vec<&CStr> = active.iter().map(|l| l.name()).collect();
         assert_eq!(names, [c"VK_LAYER_b", c"VK_LAYER_c", c"VK_LAYER_a"]);
 
-        let e = activate(&registry, &config, &[c"VK_LAYER_missing"]).unwrap_err();
+        let e = activate(&registry, &config, &props, &[c"VK_LAYER_missing"]).unwrap_err();
         assert!(matches!(&e, LayerError::NotPresent { name } if name == "VK_LAYER_missing"));
         assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
 
         let lib_path = dir.path().join("libVkLayer_four.so");
         let by_path = CString::new(lib_path.to_str().unwrap()).unwrap();
-        let e = activate(&registry, &config, &[by_path.as_c_str()]).unwrap_err();
+        let e = activate(&registry, &config, &props, &[by_path.as_c_str()]).unwrap_err();
         assert!(matches!(e, LayerError::PathInName { .. }), "{e}");
         assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
 
-        // A property naming an absent layer fails too, but only where properties count.
-        let bad_prop = LoaderConfig {
-            properties: Properties::from_pairs([("debug.vulkan.layer.0", "VK_LAYER_gone")]),
-            ..config.clone()
-        };
-        assert!(activate(&registry, &bad_prop, &[]).is_err());
+        // A property naming an absent layer fails too, on any build.
+        let bad_prop = Properties::from_pairs([("debug.vulkan.layer.0", "VK_LAYER_gone")]);
+        assert!(activate(&registry, &config, &bad_prop, &[]).is_err());
         let release = LoaderConfig {
             debuggable: false,
-            ..bad_prop
+            ..config.clone()
         };
-        assert!(activate(&registry, &release, &[]).unwrap().is_empty());
+        assert!(activate(&registry, &release, &bad_prop, &[]).is_err());
     }
 
     #[test]

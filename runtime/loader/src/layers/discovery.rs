@@ -1,7 +1,8 @@
 //! Layer discovery, as `layers_extensions.cpp` does it.
 //!
 //! Search dirs, in order: `<root>/data/local/debug/vulkan` (only when the config is
-//! debuggable), then each app library dir. Files named `libVkLayer*.so` are candidates, sorted by
+//! debuggable), then each app library dir, then the library dirs of the GPU debug settings'
+//! `gpu_debug_layer_app` packages. Files named `libVkLayer*.so` are candidates, sorted by
 //! name within a dir; the first file of a given name wins across dirs. Each is opened with
 //! `RTLD_NOW | RTLD_LOCAL` and interrogated:
 //! * required exports `vkEnumerateInstanceLayerProperties` and
@@ -56,6 +57,7 @@ pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
         }
         dirs.push(dir.clone());
     }
+    dirs.extend(config.gpu_debug.layer_dirs.iter().cloned());
     dirs
 }
 

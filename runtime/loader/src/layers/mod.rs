@@ -1,9 +1,10 @@
 //! Android's layer model: layer libraries found by file name, activated by name.
 //!
 //! There are no JSON manifests. [`discovery`] scans the app's library dirs (and, on debuggable
-//! builds, `/data/local/debug/vulkan`) for `libVkLayer*.so`, opens each library and asks it which
-//! layers it contains through its exported `vkEnumerate*` functions. [`activation`] turns the app's
-//! `ppEnabledLayerNames` plus the `debug.vulkan.*` properties into an ordered list of those layers.
+//! builds, `/data/local/debug/vulkan`, and the GPU debug settings' layer apps) for
+//! `libVkLayer*.so`, opens each library and asks it which layers it contains through its exported
+//! `vkEnumerate*` functions. [`activation`] turns the app's `ppEnabledLayerNames` plus the
+//! [`gpu_debug`] settings or the `debug.vulkan.*` properties into an ordered list of those layers.
 //!
 //! The result is a [`LayerRegistry`] of [`Layer`]s. Each layer keeps its library mapped (an
 //! `Arc<LayerLibrary>` shared by the layers of one file), so an activated layer list can outlive
@@ -13,6 +14,7 @@
 
 pub mod activation;
 pub mod discovery;
+pub mod gpu_debug;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
 
 pub use activation::{activate, property_layer_names, requested_layer_names};
 pub use discovery::{layer_files, load_layer_library, search_dirs};
+pub use gpu_debug::{AppIdentity, GpuDebug};
 
 /// Why a layer library was rejected during discovery, or a layer could not be activated. All
 /// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.

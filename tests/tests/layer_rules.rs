@@ -1,0 +1,274 @@
+//! AOSP android16's layer rules (issue 10, rules 3 and 5) through our loader on lavapipe, with
+//! Debian's validation layer as the layer under test:
+//! * `debug.vulkan.layers` applies on any build (AOSP dropped the debuggable gate in 2020), but
+//!   layers still come only from the permitted dirs (the debug dir only when debuggable);
+//! * the GPU debug settings (`Settings.Global`: `enable_gpu_debug_layers`, `gpu_debug_app`,
+//!   `gpu_debug_layers`, `gpu_debug_layer_app`; `VKGEN_SETTINGS` on hosts) take priority over the
+//!   properties, apply only to a debuggable target app, and bring their layer app's lib dir;
+//! * `vkEnumerateInstanceExtensionProperties(NULL)` lists the settings' layers' extensions and
+//!   leaves out the property-enabled layers';
+//! * `vkEnumerateDeviceLayerProperties` lists the instance's active layers;
+//! * `debug.vulkan.*` is read at every `vkCreateInstance`, not once per process.
+
+use std::ffi::CStr;
+use std::path::Path;
+
+use ash::vk;
+use tempfile::TempDir;
+use vkgen_tests::env::{in_child, Env};
+use vkgen_tests::validation::{self, VALIDATION_LAYER};
+use vkgen_tests::{compute, paths, require};
+
+/// An instance extension only the validation layer provides (lavapipe has none of it).
+const LAYER_ONLY_EXTENSION: &CStr = c"VK_EXT_validation_features";
+
+/// A root with `build.prop` = `props` and, when given, `settings` as the settings file; lavapipe
+/// is the driver. Returns the root too (it must outlive the child).
+fn env_with(props: &str, settings: Option<&str>) -> (Env, TempDir) {
+    let root = require(validation::empty_dir());
+    let prop_file = root.path().join("build.prop");
+    std::fs::write(&prop_file, props).unwrap();
+    let mut env = require(paths::lavapipe_env())
+        .set("VKGEN_HAL_ROOT", root.path())
+        .set("VKGEN_PROPERTIES", &prop_file);
+    if let Some(settings) = settings {
+        let file = root.path().join("settings");
+        std::fs::write(&file, settings).unwrap();
+        env = env.set("VKGEN_SETTINGS", file);
+    }
+    (env, root)
+}
+
+/// Links the validation layer into `dir`.
+fn put_validation_layer(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::os::unix::fs::symlink(
+        require(paths::validation_layer_lib()),
+        dir.join("libVkLayer_khronos_validation.so"),
+    )
+    .unwrap();
+}
+
+/// The names of the active layers as `vkEnumerateDeviceLayerProperties` lists them, for an
+/// instance the app creates without layers.
+fn device_layers(entry: &ash::Entry) -> Result<Vec<String>, vk::Result> {
+    let instance = compute::create_instance(entry, &[], &[])?;
+    // SAFETY: a live instance.
+    let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+    // SAFETY: a physical device of the instance.
+    let layers = unsafe { instance.enumerate_device_layer_properties(pd) }.unwrap();
+    Ok(layers
+        .iter()
+        .map(|l| {
+            l.layer_name_as_c_str()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect())
+}
+
+fn instance_extensions(entry: &ash::Entry) -> Vec<String> {
+    // SAFETY: a global query.
+    unsafe { entry.enumerate_instance_extension_properties(None) }
+        .unwrap()
+        .iter()
+        .map(|e| {
+            e.extension_name_as_c_str()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+fn entry() -> ash::Entry {
+    require(compute::load_entry(&require(paths::loader_under_test())))
+}
+
+const VALIDATION: &str = "VK_LAYER_KHRONOS_validation";
+
+#[test]
+fn debug_vulkan_layers_honoured_on_a_release_build() {
+    let app_dir = require(validation::app_layer_dir());
+    let (env, _root) = env_with(&format!("debug.vulkan.layers={VALIDATION}\n"), None);
+    let env = env.set("VKGEN_APP_LAYER_PATH", app_dir.path());
+    in_child(
+        "debug_vulkan_layers_honoured_on_a_release_build",
+        &env,
+        || {
+            assert_eq!(device_layers(&entry()).unwrap(), [VALIDATION]);
+        },
+    );
+}
+
+#[test]
+fn debug_vulkan_layers_still_come_only_from_permitted_dirs() {
+    // Release build: the debug dir is not searched, so the named layer does not exist.
+    let (env, root) = env_with(&format!("debug.vulkan.layers={VALIDATION}\n"), None);
+    put_validation_layer(&root.path().join("data/local/debug/vulkan"));
+    in_child(
+        "debug_vulkan_layers_still_come_only_from_permitted_dirs",
+        &env,
+        || {
+            assert_eq!(
+                device_layers(&entry()).unwrap_err(),
+                vk::Result::ERROR_LAYER_NOT_PRESENT
+            );
+        },
+    );
+}
+
+/// Settings naming the validation layer from the layer app `com.example.layers`, for the app
+/// `com.example.game`; the properties name a layer that does not exist (fatal if consulted).
+fn settings_env(app_debuggable: bool) -> (Env, TempDir) {
+    let settings = format!(
+        "enable_gpu_debug_layers=1\ngpu_debug_app=com.example.game\n\
+         gpu_debug_layers={VALIDATION}\ngpu_debug_layer_app=com.example.layers\n"
+    );
+    let (env, root) = env_with("debug.vulkan.layers=VK_LAYER_missing\n", Some(&settings));
+    put_validation_layer(&root.path().join("data/app/com.example.layers/lib"));
+    let mut env = env.set("VKGEN_APP_PACKAGE", "com.example.game");
+    if app_debuggable {
+        env = env.set("VKGEN_APP_DEBUGGABLE", "1");
+    }
+    (env, root)
+}
+
+#[test]
+fn gpu_debug_layers_setting_takes_priority_over_debug_vulkan_layers() {
+    let (env, _root) = settings_env(true);
+    in_child(
+        "gpu_debug_layers_setting_takes_priority_over_debug_vulkan_layers",
+        &env,
+        || {
+            let entry = entry();
+            assert_eq!(device_layers(&entry).unwrap(), [VALIDATION]);
+            // The settings' layers' instance extensions are enumerated with a NULL layer.
+            let exts = instance_extensions(&entry);
+            assert!(
+                exts.iter()
+                    .any(|e| e.as_bytes() == LAYER_ONLY_EXTENSION.to_bytes()),
+                "{exts:?}"
+            );
+        },
+    );
+}
+
+#[test]
+fn gpu_debug_settings_ignored_for_a_release_app() {
+    // CtsRootlessGpuDebugHostTest: a release app on a user build ignores the settings, so the
+    // properties are consulted (and name a missing layer).
+    let (env, _root) = settings_env(false);
+    in_child("gpu_debug_settings_ignored_for_a_release_app", &env, || {
+        assert_eq!(
+            device_layers(&entry()).unwrap_err(),
+            vk::Result::ERROR_LAYER_NOT_PRESENT
+        );
+    });
+}
+
+#[test]
+fn enumerate_instance_extensions_leaves_out_property_layers_extensions() {
+    let app_dir = require(validation::app_layer_dir());
+    let (env, _root) = env_with(&format!("debug.vulkan.layers={VALIDATION}\n"), None);
+    let env = env.set("VKGEN_APP_LAYER_PATH", app_dir.path());
+    in_child(
+        "enumerate_instance_extensions_leaves_out_property_layers_extensions",
+        &env,
+        || {
+            let entry = entry();
+            let exts = instance_extensions(&entry);
+            assert!(
+                !exts
+                    .iter()
+                    .any(|e| e.as_bytes() == LAYER_ONLY_EXTENSION.to_bytes()),
+                "{exts:?}"
+            );
+            // Yet the layer is active, and an app may enable its extension by asking for it.
+            assert_eq!(device_layers(&entry).unwrap(), [VALIDATION]);
+        },
+    );
+}
+
+#[test]
+fn enumerate_device_layers_lists_the_active_instance_layers() {
+    let app_dir = require(validation::app_layer_dir());
+    let (env, _root) = env_with("", None);
+    let env = env.set("VKGEN_APP_LAYER_PATH", app_dir.path());
+    in_child(
+        "enumerate_device_layers_lists_the_active_instance_layers",
+        &env,
+        || {
+            let entry = entry();
+            assert!(device_layers(&entry).unwrap().is_empty());
+            let instance = compute::create_instance(&entry, &[VALIDATION_LAYER], &[]).unwrap();
+            // SAFETY: a live instance.
+            let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+            // SAFETY: a physical device of the instance.
+            let layers = unsafe { instance.enumerate_device_layer_properties(pd) }.unwrap();
+            assert_eq!(layers.len(), 1);
+            assert_eq!(layers[0].layer_name_as_c_str().unwrap(), VALIDATION_LAYER);
+        },
+    );
+}
+
+#[test]
+fn debug_vulkan_properties_are_read_at_every_create_instance() {
+    let app_dir = require(validation::app_layer_dir());
+    let (env, root) = env_with("", None);
+    let env = env.set("VKGEN_APP_LAYER_PATH", app_dir.path());
+    let _root = root;
+    in_child(
+        "debug_vulkan_properties_are_read_at_every_create_instance",
+        &env,
+        || {
+            let entry = entry();
+            // The loader is initialised (as a zygote preloading it would) with no layers set...
+            assert!(device_layers(&entry).unwrap().is_empty());
+            // ...then the property changes, and the next instance sees it. (The parent made
+            // the file; this child process knows it from the environment.)
+            let prop_file = std::env::var_os("VKGEN_PROPERTIES").unwrap();
+            std::fs::write(&prop_file, format!("debug.vulkan.layers={VALIDATION}\n")).unwrap();
+            assert_eq!(device_layers(&entry).unwrap(), [VALIDATION]);
+        },
+    );
+}
+
+#[test]
+fn initialisation_is_once_per_process_id() {
+    // A zygote preloads the loader (vkEnumerateInstanceVersion) before any app layer path
+    // exists; the app forked from it sets its own path and must see its layers.
+    let app_dir = require(validation::app_layer_dir());
+    let (env, _root) = env_with("", None);
+    let env = env.set("VKGEN_TEST_LAYER_DIR", app_dir.path());
+    in_child("initialisation_is_once_per_process_id", &env, || {
+        let entry = entry();
+        // SAFETY: a global query; it initialises the loader in this process.
+        unsafe { entry.try_enumerate_instance_version() }.unwrap();
+        let dir = std::env::var_os("VKGEN_TEST_LAYER_DIR").unwrap();
+        // SAFETY: fork in a test process; the child only makes Vulkan calls on its own thread
+        // and leaves with _exit.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // The forked child is single-threaded: changing its environment is sound here.
+            std::env::set_var("VKGEN_APP_LAYER_PATH", &dir);
+            let ok = compute::create_instance(&entry, &[VALIDATION_LAYER], &[]).is_ok();
+            // SAFETY: ends the forked child without running the parent's destructors.
+            unsafe { libc::_exit(if ok { 0 } else { 3 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "the forked child did not find its layer (status {status:#x})"
+        );
+        // The parent keeps its own state: no app layer path, no layer.
+        assert_eq!(
+            compute::create_instance(&entry, &[VALIDATION_LAYER], &[]).err(),
+            Some(vk::Result::ERROR_LAYER_NOT_PRESENT)
+        );
+    });
+}
