@@ -341,6 +341,27 @@ fn garbage_manifest_is_skipped_with_a_log_line() {
     }
 }
 
+/// AOSP `CreateInstance`: the HAL driver's `vkEnumerateInstanceVersion` failing fails
+/// `vkCreateInstance` with that very result (no 1.0 fallback).
+#[test]
+fn failing_driver_instance_version_fails_create_instance_with_its_result() {
+    let root = tempfile::tempdir().unwrap();
+    let hal = fixture_hal(&["VERSION_FAILS"]);
+    let env = hal_env(&root, &hal, "");
+    in_child(
+        "failing_driver_instance_version_fails_create_instance_with_its_result",
+        &env,
+        || {
+            with_loader_no_fd_leak(|entry| {
+                assert_eq!(
+                    try_instance(entry, &[]).err(),
+                    Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY)
+                );
+            });
+        },
+    );
+}
+
 /// What drivers receive: no loader chain structs in `pNext`, no layers, and for a Vulkan 1.0
 /// driver `apiVersion` 1.0 (the app asked 1.1) plus the promoted
 /// `VK_KHR_get_physical_device_properties2`, through which the loader's core 1.1 entry point

@@ -96,6 +96,9 @@ pub struct LoaderConfig {
     pub debuggable: bool,
     /// The GPU debug settings as `GraphicsEnvironment.setupGpuLayers` applies them to this app.
     pub gpu_debug: layers::GpuDebug,
+    /// The updatable driver's dir (`GraphicsEnv::getDriverNamespace()`;
+    /// `VKGEN_UPDATABLE_DRIVER_DIR` on hosts), searched before the APEX and sphal namespaces.
+    pub updatable_driver_dir: Option<PathBuf>,
     /// Where Khronos ICD manifests are looked for on non-Android hosts.
     pub icd: driver::icd::IcdSearchConfig,
 }
@@ -110,6 +113,7 @@ impl Default for LoaderConfig {
             app_layer_path: Vec::new(),
             debuggable: false,
             gpu_debug: layers::GpuDebug::default(),
+            updatable_driver_dir: None,
             icd: driver::icd::IcdSearchConfig::default(),
         }
     }
@@ -143,6 +147,7 @@ impl LoaderConfig {
         };
         Self {
             gpu_debug: layers::GpuDebug::from_settings(&settings, &app, debuggable, &hal_root),
+            updatable_driver_dir: trusted_env_path(driver::hal::UPDATABLE_DRIVER_ENV),
             debuggable,
             hal_root,
             app_layer_path: trusted_env(APP_LAYER_PATH_ENV)

@@ -38,7 +38,8 @@ const PRELUDE: &str = r#"
 /// Android HAL module. Failure switches: `CREATE_FAILS` (vkCreateInstance returns
 /// VK_ERROR_OUT_OF_DEVICE_MEMORY), `NO_ENUMERATE` (no vkEnumeratePhysicalDevices through GIPA),
 /// `NO_CREATE_INSTANCE`, `BAD_MAGIC`; HAL ones: `NO_HMI`, `MODULE_TAG`, `MODULE_ID`,
-/// `OPEN_RC`; `PD_COUNT_LIE=N` writes back N physical devices after filling one. `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
+/// `OPEN_RC`; `PD_COUNT_LIE=N` writes back N physical devices after filling one;
+/// `VERSION_FAILS` (vkEnumerateInstanceVersion returns VK_ERROR_OUT_OF_HOST_MEMORY). `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
 /// `VK_KHR_get_physical_device_properties2`. `fixture_live_instances()` /
 /// `fixture_live_devices()` count what is alive; `fixture_last_*` and
 /// `fixture_saw_loader_struct()` tell what the last create calls received.
@@ -70,7 +71,11 @@ static void note_chain(const void* p) {
             s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO) saw_loader_struct = 1;
 }
 
+#ifdef VERSION_FAILS
+static VkResult EnumerateInstanceVersion(uint32_t* v) { (void)v; return VK_ERROR_OUT_OF_HOST_MEMORY; }
+#else
 static VkResult EnumerateInstanceVersion(uint32_t* v) { *v = VK_MAKE_API_VERSION(0, 1, 1, 0); return VK_SUCCESS; }
+#endif
 static VkResult EnumerateInstanceExtensionProperties(const char* l, uint32_t* c, VkExtensionProperties* p) {
     (void)l;
 #ifdef DRIVER_1_0

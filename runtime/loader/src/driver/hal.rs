@@ -14,9 +14,18 @@
 //! pass those checks but are still wrong (readable garbage, an address inside the wrong
 //! function) can crash the process, as on Android.
 //!
+//! **Where** (`Hal::Open`): three namespaces in order, each tried only when the one before found
+//! nothing (`-ENOENT`): the updatable driver's (`GraphicsEnv::getDriverNamespace()`; host
+//! stand-in: the dir in `VKGEN_UPDATABLE_DRIVER_DIR`), the APEX's (`ro.vulkan.apex`, `.` → `_`;
+//! stand-in: `<root>/apex/<ro.vulkan.apex>/lib64`), then the sphal namespace, whose search path
+//! is `/odm/lib64`, `/vendor/lib64`, `/vendor/lib64/egl`, `/vendor/lib64/hw` (`lib` for 32-bit
+//! processes). In each, every property value is tried in turn, and for one value every dir of
+//! the namespace. An updatable driver that is configured but cannot be loaded is fatal
+//! (AOSP aborts the process with `LOG_ALWAYS_FATAL`; vkgen never crashes, so
+//! `vkCreateInstance` fails with `VK_ERROR_INITIALIZATION_FAILED` instead).
+//!
 //! The filesystem root is configurable ([`crate::LoaderConfig::hal_root`], env `VKGEN_HAL_ROOT`)
-//! so a Linux host can carry an Android-style tree; on a real device it is `/`. Android's
-//! updated-driver and APEX namespaces are not modelled.
+//! so a Linux host can carry an Android-style tree; on a real device it is `/`.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -45,6 +54,35 @@ pub const HAL_DIR: &str = "vendor/lib64/hw";
 #[cfg(not(target_pointer_width = "64"))]
 pub const HAL_DIR: &str = "vendor/lib/hw";
 
+#[cfg(target_pointer_width = "64")]
+const LIB: &str = "lib64";
+#[cfg(not(target_pointer_width = "64"))]
+const LIB: &str = "lib";
+
+/// The sphal namespace's search path relative to the root, in order (the last is [`HAL_DIR`]).
+pub fn sphal_dirs() -> [String; 4] {
+    [
+        format!("odm/{LIB}"),
+        format!("vendor/{LIB}"),
+        format!("vendor/{LIB}/egl"),
+        format!("vendor/{LIB}/hw"),
+    ]
+}
+
+/// Host stand-in for `GraphicsEnv::getDriverNamespace()`: the updatable driver's dir.
+pub const UPDATABLE_DRIVER_ENV: &str = "VKGEN_UPDATABLE_DRIVER_DIR";
+
+/// One of `Hal::Open`'s namespaces: where it searches and whether finding nothing is fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace {
+    /// For logs: "updatable", "apex <name>", "sphal".
+    pub name: String,
+    /// Its search path.
+    pub dirs: Vec<PathBuf>,
+    /// An updatable driver namespace that yields no driver is fatal.
+    pub required: bool,
+}
+
 /// Why a HAL driver could not be used. Every variant names the module path.
 #[derive(Debug, thiserror::Error)]
 pub enum HalError {
@@ -52,6 +90,10 @@ pub enum HalError {
     /// the loader falls through. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
     #[error("no HAL driver (tried: {})", display_paths(.tried))]
     NotFound { tried: Vec<PathBuf> },
+    /// An updatable driver is configured but none of its files loads (AOSP:
+    /// `LOG_ALWAYS_FATAL`). Maps to `VK_ERROR_INITIALIZATION_FAILED`.
+    #[error("the updatable driver could not be loaded (tried: {})", display_paths(.tried))]
+    UpdatableDriverMissing { tried: Vec<PathBuf> },
     /// The library has no `HMI` symbol: not a HAL module. Maps to
     /// `VK_ERROR_INCOMPATIBLE_DRIVER`.
     #[error("{}: no HMI symbol: {source}", .path.display())]
@@ -131,6 +173,7 @@ impl HalError {
         matches!(
             self,
             HalError::OpenFailed { .. }
+                | HalError::UpdatableDriverMissing { .. }
                 | HalError::NullDevice { .. }
                 | HalError::BadDeviceTag { .. }
                 | HalError::NullProcs { .. }
@@ -209,11 +252,10 @@ impl Drop for HalDriver {
     }
 }
 
-/// The module files to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
-/// `vulkan.<ro.board.platform>.so`, under `<hal_root>/<HAL_DIR>`. Empty values are skipped, as in
-/// Android; values containing `/` are skipped too, since they would escape the HAL dir.
-pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
-    let dir = config.hal_root.join(HAL_DIR);
+/// The module file names to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
+/// `vulkan.<ro.board.platform>.so`. Empty values are skipped, as in Android; values containing
+/// `/` are skipped too, since they would escape the namespace's dirs.
+pub fn module_names(config: &LoaderConfig) -> Vec<String> {
     HAL_SUBNAME_KEY_PROPERTIES
         .iter()
         .filter_map(|key| {
@@ -225,7 +267,52 @@ pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
                 log::warn!("{key}={value:?} ignored: not a plain module name");
                 return None;
             }
-            Some(dir.join(format!("vulkan.{value}.so")))
+            Some(format!("vulkan.{value}.so"))
+        })
+        .collect()
+}
+
+/// `Hal::Open`'s namespaces for this configuration, in order (see the module docs).
+pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
+    let mut list = Vec::new();
+    if let Some(dir) = &config.updatable_driver_dir {
+        list.push(Namespace {
+            name: "updatable".into(),
+            dirs: vec![dir.clone()],
+            required: true,
+        });
+    }
+    if let Some(apex) = config.properties.get("ro.vulkan.apex").map(str::trim) {
+        if !apex.is_empty() && !apex.contains('/') && apex != ".." {
+            // Android's namespace name is the APEX name with `.` → `_`; its files live under
+            // /apex/<name>/lib64.
+            list.push(Namespace {
+                name: format!("apex {}", apex.replace('.', "_")),
+                dirs: vec![config.hal_root.join("apex").join(apex).join(LIB)],
+                required: false,
+            });
+        }
+    }
+    list.push(Namespace {
+        name: "sphal".into(),
+        dirs: sphal_dirs()
+            .iter()
+            .map(|d| config.hal_root.join(d))
+            .collect(),
+        required: false,
+    });
+    list
+}
+
+/// The module files to try, in order: per namespace, per module name, per dir.
+pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
+    let names = module_names(config);
+    namespaces(config)
+        .iter()
+        .flat_map(|ns| {
+            names
+                .iter()
+                .flat_map(move |n| ns.dirs.iter().map(move |d| d.join(n)))
         })
         .collect()
 }
@@ -234,16 +321,44 @@ pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
 ///
 /// A candidate that does not exist or fails to `dlopen` is skipped (logged), like Android's
 /// `-ENOENT` path; the first library that loads is the module, and any problem with it is final.
+/// A required namespace (the updatable driver's) that yields nothing is fatal.
 pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
-    let tried = candidates(config);
-    for path in &tried {
-        if !path.exists() {
-            log::debug!("HAL candidate {}: no such file", path.display());
-            continue;
+    let names = module_names(config);
+    let mut tried = Vec::new();
+    for ns in namespaces(config) {
+        let before = tried.len();
+        for name in &names {
+            for dir in &ns.dirs {
+                let path = dir.join(name);
+                if !path.exists() {
+                    log::debug!(
+                        "HAL candidate {} ({}): no such file",
+                        path.display(),
+                        ns.name
+                    );
+                    tried.push(path);
+                    continue;
+                }
+                match open_library(&path) {
+                    Ok(library) => {
+                        log::info!(
+                            "HAL driver {} from the {} namespace",
+                            path.display(),
+                            ns.name
+                        );
+                        return load_module(&path, library);
+                    }
+                    Err(e) => {
+                        log::warn!("HAL candidate {}: dlopen failed: {e}", path.display());
+                        tried.push(path);
+                    }
+                }
+            }
         }
-        match open_library(path) {
-            Ok(library) => return load_module(path, library),
-            Err(e) => log::warn!("HAL candidate {}: dlopen failed: {e}", path.display()),
+        if ns.required {
+            return Err(HalError::UpdatableDriverMissing {
+                tried: tried.split_off(before),
+            });
         }
     }
     Err(HalError::NotFound { tried })
@@ -623,10 +738,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             ]),
             ..isolated_config(Path::new("/r"))
         };
-        assert_eq!(
-            candidates(&config),
-            vec![PathBuf::from("/r").join(HAL_DIR).join("vulkan.gs101.so")]
-        );
+        assert_eq!(module_names(&config), ["vulkan.gs101.so"]);
         let config = LoaderConfig {
             properties: Properties::from_pairs([
                 ("ro.hardware.vulkan", "mali"),
@@ -634,11 +746,73 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             ]),
             ..isolated_config(Path::new("/r"))
         };
-        assert_eq!(
-            candidates(&config),
-            vec![PathBuf::from("/r").join(HAL_DIR).join("vulkan.mali.so")]
-        );
+        assert_eq!(module_names(&config), ["vulkan.mali.so"]);
         assert!(candidates(&isolated_config(Path::new("/r"))).is_empty());
+    }
+
+    /// AOSP's sphal namespace search path, per module name: odm, vendor, vendor/egl, vendor/hw;
+    /// an APEX named by `ro.vulkan.apex` first.
+    #[test]
+    fn sphal_search_order_after_the_apex() {
+        let config = LoaderConfig {
+            properties: Properties::from_pairs([
+                ("ro.hardware.vulkan", "a"),
+                ("ro.board.platform", "b"),
+                ("ro.vulkan.apex", "com.vendor.vulkan"),
+            ]),
+            ..isolated_config(Path::new("/r"))
+        };
+        let got: Vec<String> = candidates(&config)
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let lib = LIB;
+        let mut want = vec![
+            format!("/r/apex/com.vendor.vulkan/{lib}/vulkan.a.so"),
+            format!("/r/apex/com.vendor.vulkan/{lib}/vulkan.b.so"),
+        ];
+        for name in ["a", "b"] {
+            for dir in sphal_dirs() {
+                want.push(format!("/r/{dir}/vulkan.{name}.so"));
+            }
+        }
+        assert_eq!(got, want);
+        assert_eq!(namespaces(&config)[0].name, "apex com_vendor_vulkan");
+    }
+
+    /// An updatable driver, when configured, is the driver; configured but missing, it is fatal
+    /// (AOSP aborts; vkgen fails instance creation).
+    #[test]
+    fn updatable_driver_first_and_fatal_when_missing() {
+        let root = tempfile::tempdir().unwrap();
+        let (in_hw, _) = build_hal(root.path(), "u", &[]);
+        let updatable = root.path().join("updatable");
+        std::fs::create_dir_all(&updatable).unwrap();
+        let config = LoaderConfig {
+            updatable_driver_dir: Some(updatable.clone()),
+            ..config_for(root.path(), "u")
+        };
+        let err = load(&config).unwrap_err();
+        assert!(
+            matches!(err, HalError::UpdatableDriverMissing { .. }),
+            "{err}"
+        );
+        assert!(err.is_fatal());
+        assert_eq!(err.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        std::fs::copy(&in_hw, updatable.join("vulkan.u.so")).unwrap();
+        assert_eq!(load(&config).unwrap().path(), updatable.join("vulkan.u.so"));
+    }
+
+    /// A module in `/vendor/lib64` (the sphal path's second dir) is found, and wins over one in
+    /// `hw`.
+    #[test]
+    fn a_module_in_vendor_lib64_is_found_first() {
+        let root = tempfile::tempdir().unwrap();
+        let (in_hw, _) = build_hal(root.path(), "x", &[]);
+        let vendor = root.path().join(format!("vendor/{LIB}"));
+        std::fs::copy(&in_hw, vendor.join("vulkan.x.so")).unwrap();
+        let hal = load(&config_for(root.path(), "x")).unwrap();
+        assert_eq!(hal.path(), vendor.join("vulkan.x.so"));
     }
 
     #[test]
@@ -646,7 +820,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
         let root = tempfile::tempdir().unwrap();
         let err = load(&config_for(root.path(), "absent")).unwrap_err();
         assert!(
-            matches!(&err, HalError::NotFound { tried } if tried.len() == 1),
+            matches!(&err, HalError::NotFound { tried } if tried.len() == sphal_dirs().len()),
             "{err}"
         );
         assert!(!err.is_fatal());

@@ -45,6 +45,9 @@ pub struct Driver {
     source: DriverSource,
     name: String,
     api_version: u32,
+    /// What the driver's `vkEnumerateInstanceVersion` returned when it failed: AOSP's
+    /// `CreateInstance` returns exactly that from `vkCreateInstance`.
+    version_failure: Option<vk::Result>,
 }
 
 /// Why no driver set could be built. Only HAL device failures are fatal; everything else is
@@ -86,7 +89,11 @@ impl Driver {
         };
         // SAFETY: `gipa` comes from the driver kept alive in `source`; a null instance asks for a
         // global command, which every driver interface permits.
-        let mut api_version = unsafe { query_instance_version(gipa, &name) };
+        let (mut api_version, version_failure) =
+            match unsafe { query_instance_version(gipa, &name) } {
+                Ok(v) => (v, None),
+                Err(e) => (vk::API_VERSION_1_0, Some(e)),
+            };
         if let DriverSource::Icd(icd) = &source {
             // Khronos rule: a manifest that declares a 1.0 driver makes it 1.0, whatever it says
             // at runtime, so apps never get 1.1 semantics from a driver that promised none.
@@ -107,7 +114,14 @@ impl Driver {
             source,
             name,
             api_version,
+            version_failure,
         }
+    }
+
+    /// The failure of the driver's `vkEnumerateInstanceVersion`, if it failed: instance creation
+    /// on this driver reports it.
+    pub fn version_failure(&self) -> Option<vk::Result> {
+        self.version_failure
     }
 
     /// The kind-specific view (HAL procs, ICD interface version, manifest ...).
@@ -144,22 +158,26 @@ impl Driver {
     }
 
     /// The driver's instance version (`vkEnumerateInstanceVersion`), patch bits cleared; 1.0 when the
-    /// driver lacks the command or it fails.
+    /// driver lacks the command or it fails (see [`Driver::version_failure`]).
     pub fn api_version(&self) -> u32 {
         self.api_version
     }
 }
 
 /// Asks `gipa(NULL, "vkEnumerateInstanceVersion")` for the instance version, as Android's
-/// `CreateInstance` does for its ICD version.
+/// `CreateInstance` does for its ICD version: 1.0 without the command, the command's error when
+/// it fails.
 ///
 /// # Safety
 /// `gipa` must be a live driver entry point that accepts a null instance.
-unsafe fn query_instance_version(gipa: vk::PFN_vkGetInstanceProcAddr, name: &str) -> u32 {
+unsafe fn query_instance_version(
+    gipa: vk::PFN_vkGetInstanceProcAddr,
+    name: &str,
+) -> Result<u32, vk::Result> {
     // SAFETY: per the function contract.
     let Some(f) = (unsafe { gipa(vk::Instance::null(), c"vkEnumerateInstanceVersion".as_ptr()) })
     else {
-        return vk::API_VERSION_1_0;
+        return Ok(vk::API_VERSION_1_0);
     };
     // SAFETY: a driver returns this exact signature for "vkEnumerateInstanceVersion".
     let enumerate: vk::PFN_vkEnumerateInstanceVersion = unsafe { std::mem::transmute(f) };
@@ -167,10 +185,13 @@ unsafe fn query_instance_version(gipa: vk::PFN_vkGetInstanceProcAddr, name: &str
     // SAFETY: `version` is a valid out-pointer for the call.
     let result = unsafe { enumerate(&mut version) };
     if result != vk::Result::SUCCESS {
-        log::warn!("driver {name}: vkEnumerateInstanceVersion failed ({result:?}); assuming 1.0");
-        return vk::API_VERSION_1_0;
+        log::warn!(
+            "driver {name}: vkEnumerateInstanceVersion failed ({result:?}); vkCreateInstance on it \
+             will return that"
+        );
+        return Err(result);
     }
-    version & !0xfff
+    Ok(version & !0xfff)
 }
 
 /// Loads the drivers this process will use, following the module-level policy.

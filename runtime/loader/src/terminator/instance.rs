@@ -255,6 +255,10 @@ unsafe fn create_driver_instance(
         log::error!("driver {name}: no vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
         return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     };
+    if let Some(failure) = driver.driver.version_failure() {
+        log::error!("driver {name}: vkEnumerateInstanceVersion failed: vkCreateInstance returns {failure:?}");
+        return Err(failure);
+    }
     let driver_version = driver.driver.api_version();
     let mut names = extensions::filter_for_driver(requested, &driver.extensions, name);
     for promoted in extensions::promoted_instance_extensions(
