@@ -31,6 +31,7 @@ pub mod vk;
 #[rustfmt::skip]
 mod trampolines;
 #[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 mod checked_in {
     /// `VK_MAKE_API_VERSION(0, major, minor, 0)` of the selection.
     pub const API_VERSION: u32 = 4210688;
@@ -40,8 +41,7 @@ mod checked_in {
     pub const REGISTRY_VERSION: &str = "1.4.359";
     /// SHA-256 of the vk.xml these modules were generated from: regenerating from any
     /// other file is not this crate.
-    pub const REGISTRY_SHA256: &str =
-        "82bc15aec2889b0058f01d019a0b34d77e3d502da7b71b23f79882a489804957";
+    pub const REGISTRY_SHA256: &str = "82bc15aec2889b0058f01d019a0b34d77e3d502da7b71b23f79882a489804957";
 }
 #[cfg(not(feature = "regenerate"))]
 pub use checked_in::*;

@@ -399,6 +399,7 @@ fn lib_rs(sel: &select::Selection, self_regenerating: bool) -> Result<String> {
         (
             quote! {
                 #[cfg(not(feature = "regenerate"))]
+                #[rustfmt::skip]
                 mod checked_in {
                     #constants
                 }
