@@ -1059,8 +1059,8 @@ fn null_extension_lists() {
             "service.sf.present_timestamp=1"
         );
         assert!(
-            !has("VK_EXT_swapchain_maintenance1"),
-            "the null driver cannot import SYNC_FD fences"
+            has("VK_EXT_swapchain_maintenance1"),
+            "the null driver imports SYNC_FD fences (the kit's sync component)"
         );
         println!("instance {instance_exts:?}\ndevice {device_exts:?}");
     });
@@ -1173,5 +1173,59 @@ fn wsi_abandoned_window_answers_match_aosp() {
         // SAFETY: unused.
         unsafe { wsi.device.destroy_fence(fence, None) };
         println!("abandoned-window answers match AOSP");
+    });
+}
+
+/// With the kit's sync component the null driver imports `SYNC_FD` fences, so the loader offers
+/// `VK_EXT_swapchain_maintenance1` on it: a present fence signals once the release fence the
+/// driver returned fires, and the fds travel without leaking.
+#[test]
+fn null_swapchain_maintenance1_present_fences() {
+    let loader = loader();
+    let (env, _root) = null_env();
+    in_child("null_swapchain_maintenance1_present_fences", &env, || {
+        let wsi = Wsi::new(
+            &loader,
+            &[
+                ash::khr::get_surface_capabilities2::NAME,
+                c"VK_EXT_surface_maintenance1",
+            ],
+            &[ash::ext::swapchain_maintenance1::NAME],
+            &[],
+        )
+        .unwrap();
+        let win = window(32, 32);
+        let surface = wsi.create_surface(&win).unwrap();
+        let sc = wsi.create_swapchain(&wsi.swapchain_info(surface)).unwrap();
+        let fence = wsi.fence();
+        let present_fence = wsi.fence();
+        let fds = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+        let mut before = 0;
+        for round in 0..220 {
+            if round == 20 {
+                before = fds();
+            }
+            let (i, _) = wsi.acquire(sc, fence, u64::MAX).unwrap();
+            let fences = [present_fence];
+            let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
+            let swapchains = [sc];
+            let indices = [i];
+            let info = vk::PresentInfoKHR::default()
+                .swapchains(&swapchains)
+                .image_indices(&indices)
+                .push_next(&mut fence_info);
+            // SAFETY: a valid present.
+            let r = unsafe { (wsi.swapchain_fns.fp().queue_present_khr)(wsi.queue, &info) };
+            assert_eq!(r, vk::Result::SUCCESS);
+            // SAFETY: a live fence, waited with a 5 s bound.
+            unsafe {
+                wsi.device
+                    .wait_for_fences(&[present_fence], true, 5_000_000_000)
+                    .unwrap();
+                wsi.device.reset_fences(&[present_fence]).unwrap();
+            }
+            drop(win.acquire_latest());
+        }
+        assert_eq!(fds(), before, "present-fence fds leaked");
     });
 }

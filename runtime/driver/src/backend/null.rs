@@ -4,9 +4,11 @@
 //! command buffers and every object type are real, distinct handles; the things a loader or a
 //! swapchain implementation observes behave as on a real driver:
 //!
-//! * **Identity.** Vulkan 1.3 (`vkEnumerateInstanceVersion` 1.3.`HEADER`); instance extension
-//!   `VK_KHR_get_physical_device_properties2`; device extension `VK_ANDROID_native_buffer` spec
-//!   11. One physical device ("vkgen null device", type OTHER, apiVersion 1.3, the spec's minimum
+//! * **Identity.** The version the generated tables describe (1.4 from vk-1.4.359;
+//!   `vkEnumerateInstanceVersion` 1.4.`HEADER`); instance extension
+//!   `VK_KHR_get_physical_device_properties2`; device extensions `VK_ANDROID_native_buffer` spec
+//!   11, `VK_KHR_external_fence_fd` and `VK_KHR_external_semaphore_fd` (`SYNC_FD`). One
+//!   physical device ("vkgen null device", type OTHER, the tables' apiVersion, the spec's minimum
 //!   limits, one 256 MiB heap with one `DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT` type), one
 //!   queue family (graphics | compute | transfer) with one queue. Core features: only
 //!   `robustBufferAccess` (as nulldrv), plus the 1.1–1.3 features that apiVersion 1.3 makes
@@ -20,9 +22,10 @@
 //!   roll back and null their outputs).
 //! * **Memory.** `vkAllocateMemory` returns real zeroed host memory (page aligned), so map /
 //!   write / read round trips work; more than the heap size is `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
-//! * **Synchronisation.** Work completes at submission: `vkQueueSubmit{,2}` first waits for the
-//!   native fence fds pending on its wait semaphores, then signals its semaphores (timeline
-//!   values included) and fence. Fences track their state; `vkWaitForFences` honours the timeout.
+//! * **Synchronisation.** The kit's sync component ([`kit::sync`]): work completes at
+//!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
+//!   fence fds pending on its wait semaphores, then signals its semaphores, timeline values
+//!   included, and fence); fences and semaphores export and import `SYNC_FD`s.
 //! * **Native buffers.** `vkCreateImage` accepts `VkNativeBufferANDROID`; the GrallocUsage
 //!   queries answer 0. `vkAcquireImageANDROID` always closes the fd it is given (also on
 //!   failure); a dup goes to the semaphore and to the fence, which become signalled exactly when
@@ -35,9 +38,8 @@ use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;
@@ -49,9 +51,7 @@ use crate::handles::{create_object, destroy_object, HandleCounter, Object, Objec
 use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
-use crate::util::{
-    copy_cstr, fence_error_result, find_in_chain, for_each_out, lock, slice, write_array_with,
-};
+use crate::util::{copy_cstr, for_each_out, lock, slice, write_array_with};
 
 /// The null driver. See the [module docs](self).
 #[derive(Debug)]
@@ -69,8 +69,6 @@ pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
 
 /// Page alignment of device memory (and `minMemoryMapAlignment` is far below it).
 const MEMORY_ALIGNMENT: usize = 4096;
-/// How long `vkWaitForFences` sleeps between looks at fences that have no fd to poll.
-const FDLESS_POLL: Duration = Duration::from_millis(1);
 /// Kind of descriptor-set counter handles.
 const DESCRIPTOR_SET_KIND: u8 = 1;
 
@@ -96,21 +94,6 @@ impl Drop for Memory {
     }
 }
 
-#[derive(Default)]
-struct FenceState {
-    signalled: bool,
-    /// A native fence whose firing signals this fence (`vkAcquireImageANDROID`).
-    pending: Option<NativeFence>,
-}
-struct Fence {
-    state: Mutex<FenceState>,
-}
-struct Semaphore {
-    /// Binary semaphores: a native fence the next wait must wait for.
-    pending: Mutex<Option<NativeFence>>,
-    /// Timeline semaphores: the counter.
-    value: AtomicU64,
-}
 struct Event {
     set: AtomicBool,
 }
@@ -139,7 +122,7 @@ macro_rules! kinds {
 }
 kinds! {
     Memory => DEVICE_MEMORY,
-    Fence => FENCE, Semaphore => SEMAPHORE, Event => EVENT, Buffer => BUFFER, Image => IMAGE,
+    Event => EVENT, Buffer => BUFFER, Image => IMAGE,
     PrivateDataSlot => PRIVATE_DATA_SLOT,
 }
 impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
@@ -153,98 +136,6 @@ impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
 unsafe fn obj<'a, T: ObjectKind, H: vk::Handle>(h: H) -> Option<&'a T> {
     // SAFETY: forwarded contract.
     unsafe { Object::<T>::from_handle(h) }.map(|o| &**o)
-}
-
-impl Fence {
-    fn signal(&self) {
-        let mut st = lock(&self.state);
-        st.signalled = true;
-        st.pending = None;
-    }
-
-    /// Whether the fence is signalled, collecting a pending fd that has fired.
-    fn poll(&self) -> Result<bool, vk::Result> {
-        let mut st = lock(&self.state);
-        if st.signalled {
-            return Ok(true);
-        }
-        let Some(fd) = &st.pending else {
-            return Ok(false);
-        };
-        match fd.is_signalled() {
-            Ok(true) => {
-                st.signalled = true;
-                st.pending = None;
-                Ok(true)
-            }
-            Ok(false) => Ok(false),
-            Err(e) => Err(fence_error_result(&e)),
-        }
-    }
-
-    /// A second handle to the pending native fence, to poll without holding the lock.
-    fn pending_clone(&self) -> Result<Option<NativeFence>, vk::Result> {
-        let st = lock(&self.state);
-        match &st.pending {
-            None => Ok(None),
-            Some(f) => f.try_clone().map(Some).map_err(|e| fence_error_result(&e)),
-        }
-    }
-}
-
-impl Semaphore {
-    /// A queue wait on this (binary) semaphore: blocks until its pending native fence fires.
-    fn wait_pending(&self) -> Result<(), vk::Result> {
-        let pending = lock(&self.pending).take();
-        match pending {
-            None => Ok(()),
-            Some(f) => f.wait(None).map(drop).map_err(|e| fence_error_result(&e)),
-        }
-    }
-
-    fn signal(&self, value: Option<u64>) {
-        match value {
-            Some(v) => {
-                self.value.fetch_max(v, Ordering::AcqRel);
-            }
-            None => *lock(&self.pending) = None,
-        }
-    }
-}
-
-/// Blocks until any of `fds` is readable or `timeout` passes.
-fn poll_any(fds: &[NativeFence], timeout: Option<Duration>) -> Result<(), vk::Result> {
-    use rustix::event::{poll, PollFd, PollFlags, Timespec};
-    let mut pfds: Vec<PollFd<'_>> = fds
-        .iter()
-        .filter_map(NativeFence::as_fd)
-        .map(|fd| PollFd::from_borrowed_fd(fd, PollFlags::IN))
-        .collect();
-    let ts = timeout.map(|t| {
-        Timespec::try_from(t).unwrap_or(Timespec {
-            tv_sec: i64::MAX,
-            tv_nsec: 0,
-        })
-    });
-    match poll(&mut pfds, ts.as_ref()) {
-        Ok(_) | Err(rustix::io::Errno::INTR) => Ok(()),
-        Err(rustix::io::Errno::NOMEM) => Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY),
-        Err(_) => Err(vk::Result::ERROR_DEVICE_LOST),
-    }
-}
-
-/// `deadline` for a Vulkan timeout in ns; `None` = forever.
-fn deadline(timeout_ns: u64) -> Option<Instant> {
-    if timeout_ns == u64::MAX {
-        None
-    } else {
-        Instant::now().checked_add(Duration::from_nanos(timeout_ns))
-    }
-}
-
-/// The time left until `deadline`: `Some(ZERO)` once it has passed, `None` for forever.
-fn remaining(deadline: Option<Instant>) -> Option<Duration> {
-    deadline.map(|d| d.saturating_duration_since(Instant::now()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -421,6 +312,8 @@ impl Kit for NullDriver {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    // Fences and semaphores are the kit's: work completes at submission (`complete_submit2`).
+    const SYNC_OBJECTS: bool = true;
 
     fn instance_version() -> u32 {
         INSTANCE_VERSION
@@ -431,7 +324,11 @@ impl Kit for NullDriver {
     }
 
     fn device_extensions() -> &'static [ExtensionId] {
-        &[ExtensionId::ANDROID_NATIVE_BUFFER]
+        &[
+            ExtensionId::ANDROID_NATIVE_BUFFER,
+            ExtensionId::KHR_EXTERNAL_FENCE_FD,
+            ExtensionId::KHR_EXTERNAL_SEMAPHORE_FD,
+        ]
     }
 
     fn physical_devices(
@@ -511,17 +408,7 @@ impl NativeBuffers for NullDriver {
         fence: vk::Fence,
         fence_fence: Option<NativeFence>,
     ) -> Result<(), vk::Result> {
-        // SAFETY: null or live handles of this device.
-        let (sem, fen) = unsafe { (obj::<Semaphore, _>(semaphore), obj::<Fence, _>(fence)) };
-        if let (Some(s), Some(f)) = (sem, semaphore_fence) {
-            *lock(&s.pending) = (!f.is_trivially_signalled()).then_some(f);
-        }
-        if let (Some(fen), Some(f)) = (fen, fence_fence) {
-            let mut st = lock(&fen.state);
-            st.signalled = f.is_trivially_signalled();
-            st.pending = (!st.signalled).then_some(f);
-        }
-        Ok(())
+        kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
     }
 
     fn release_native_fence(
@@ -530,13 +417,7 @@ impl NativeBuffers for NullDriver {
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
         // Work completes at submission: once the semaphores' fds fire, the image is released.
-        for &s in wait {
-            // SAFETY: live semaphores per valid usage.
-            if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
-                sem.wait_pending()?;
-            }
-        }
-        Ok(NativeFence::signalled())
+        kit::sync::release_native_fence(wait)
     }
 }
 
@@ -556,51 +437,6 @@ impl Driver for NullDriver {
 
     // --- device ---------------------------------------------------------------------------
 
-    unsafe fn queue_submit(
-        _queue: vk::Queue,
-        submit_count: u32,
-        p_submits: *const vk::SubmitInfo<'_>,
-        fence: vk::Fence,
-    ) -> vk::Result {
-        // SAFETY: `pSubmits` holds `submitCount` valid structures (arrays inside likewise).
-        for submit in unsafe { slice(p_submits, submit_count) } {
-            // SAFETY: as above.
-            for &s in unsafe { slice(submit.p_wait_semaphores, submit.wait_semaphore_count) } {
-                // SAFETY: live semaphore handles.
-                if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
-                    if let Err(e) = sem.wait_pending() {
-                        return e;
-                    }
-                }
-            }
-            // SAFETY: valid input chain.
-            let timeline = unsafe {
-                find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
-                    submit.p_next,
-                    vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                )
-            };
-            // SAFETY: as above.
-            let values = timeline.map_or(&[][..], |t| unsafe {
-                slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count)
-            });
-            // SAFETY: as above.
-            let signals =
-                unsafe { slice(submit.p_signal_semaphores, submit.signal_semaphore_count) };
-            for (i, &s) in signals.iter().enumerate() {
-                // SAFETY: live semaphore handles.
-                if let Some(sem) = unsafe { obj::<Semaphore, _>(s) } {
-                    sem.signal(values.get(i).copied().filter(|_| timeline.is_some()));
-                }
-            }
-        }
-        // SAFETY: null or a live fence.
-        if let Some(f) = unsafe { obj::<Fence, _>(fence) } {
-            f.signal();
-        }
-        vk::Result::SUCCESS
-    }
-
     unsafe fn queue_submit2(
         _queue: vk::Queue,
         submit_count: u32,
@@ -608,41 +444,7 @@ impl Driver for NullDriver {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: `pSubmits` holds `submitCount` valid structures (arrays inside likewise).
-        for submit in unsafe { slice(p_submits, submit_count) } {
-            // SAFETY: as above.
-            for w in unsafe {
-                slice(
-                    submit.p_wait_semaphore_infos,
-                    submit.wait_semaphore_info_count,
-                )
-            } {
-                // SAFETY: live semaphore handles.
-                if let Some(sem) = unsafe { obj::<Semaphore, _>(w.semaphore) } {
-                    if let Err(e) = sem.wait_pending() {
-                        return e;
-                    }
-                }
-            }
-            // SAFETY: as above.
-            for s in unsafe {
-                slice(
-                    submit.p_signal_semaphore_infos,
-                    submit.signal_semaphore_info_count,
-                )
-            } {
-                // SAFETY: live semaphore handles.
-                if let Some(sem) = unsafe { obj::<Semaphore, _>(s.semaphore) } {
-                    // Binary semaphores ignore the value; timeline ones never go backwards.
-                    sem.signal(Some(s.value));
-                    *lock(&sem.pending) = None;
-                }
-            }
-        }
-        // SAFETY: null or a live fence.
-        if let Some(f) = unsafe { obj::<Fence, _>(fence) } {
-            f.signal();
-        }
-        vk::Result::SUCCESS
+        unsafe { kit::sync::complete_submit2(slice(p_submits, submit_count), fence) }
     }
 
     unsafe fn queue_bind_sparse(
@@ -652,7 +454,7 @@ impl Driver for NullDriver {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: null or a live fence.
-        if let Some(f) = unsafe { obj::<Fence, _>(fence) } {
+        if let Some(f) = unsafe { kit::sync::fence(fence) } {
             f.signal();
         }
         vk::Result::SUCCESS
@@ -921,231 +723,7 @@ impl Driver for NullDriver {
         *out = layout;
     }
 
-    // Synchronisation.
-
-    unsafe fn create_fence(
-        _device: vk::Device,
-        p_create_info: *const vk::FenceCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_fence: *mut vk::Fence,
-    ) -> vk::Result {
-        // SAFETY: valid input structure.
-        let signalled = unsafe { p_create_info.as_ref() }
-            .is_some_and(|ci| ci.flags.contains(vk::FenceCreateFlags::SIGNALED));
-        let fence = Fence {
-            state: Mutex::new(FenceState {
-                signalled,
-                pending: None,
-            }),
-        };
-        // SAFETY: forwarded allocator.
-        match unsafe { create_object(fence, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: valid output pointer.
-                unsafe { *p_fence = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_fence(
-        _device: vk::Device,
-        fence: vk::Fence,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live fence the application is done with (its fd is closed).
-        unsafe { destroy_object::<Fence>(vk::Handle::as_raw(fence)) };
-    }
-
-    unsafe fn reset_fences(
-        _device: vk::Device,
-        fence_count: u32,
-        p_fences: *const vk::Fence,
-    ) -> vk::Result {
-        // SAFETY: `pFences` holds `fenceCount` live fences.
-        for &f in unsafe { slice(p_fences, fence_count) } {
-            // SAFETY: as above.
-            if let Some(f) = unsafe { obj::<Fence, _>(f) } {
-                *lock(&f.state) = FenceState::default();
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_fence_status(_device: vk::Device, fence: vk::Fence) -> vk::Result {
-        // SAFETY: a live fence.
-        let Some(f) = (unsafe { obj::<Fence, _>(fence) }) else {
-            return vk::Result::ERROR_DEVICE_LOST;
-        };
-        match f.poll() {
-            Ok(true) => vk::Result::SUCCESS,
-            Ok(false) => vk::Result::NOT_READY,
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn wait_for_fences(
-        _device: vk::Device,
-        fence_count: u32,
-        p_fences: *const vk::Fence,
-        wait_all: vk::Bool32,
-        timeout: u64,
-    ) -> vk::Result {
-        // SAFETY: `pFences` holds `fenceCount` live fences.
-        let fences: Vec<&Fence> = unsafe { slice(p_fences, fence_count) }
-            .iter()
-            // SAFETY: as above.
-            .filter_map(|&f| unsafe { obj::<Fence, _>(f) })
-            .collect();
-        let deadline = deadline(timeout);
-        loop {
-            let mut ready = 0;
-            let mut fds = Vec::new();
-            let mut fdless = false;
-            for f in &fences {
-                match f.poll() {
-                    Ok(true) => ready += 1,
-                    Ok(false) => match f.pending_clone() {
-                        Ok(Some(fd)) => fds.push(fd),
-                        Ok(None) => fdless = true,
-                        Err(e) => return e,
-                    },
-                    Err(e) => return e,
-                }
-            }
-            let done = if wait_all != vk::FALSE {
-                ready == fences.len()
-            } else {
-                ready > 0 || fences.is_empty()
-            };
-            if done {
-                return vk::Result::SUCCESS;
-            }
-            let left = remaining(deadline);
-            if left == Some(Duration::ZERO) || timeout == 0 {
-                return vk::Result::TIMEOUT;
-            }
-            // Fences without an fd only change when another thread submits: look again soon.
-            let slice = if fdless {
-                Some(left.map_or(FDLESS_POLL, |l| l.min(FDLESS_POLL)))
-            } else {
-                left
-            };
-            if let Err(e) = poll_any(&fds, slice) {
-                return e;
-            }
-        }
-    }
-
-    unsafe fn create_semaphore(
-        _device: vk::Device,
-        p_create_info: *const vk::SemaphoreCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_semaphore: *mut vk::Semaphore,
-    ) -> vk::Result {
-        // SAFETY: valid input structure and chain.
-        let initial = unsafe {
-            p_create_info.as_ref().and_then(|ci| {
-                find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
-                    ci.p_next,
-                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
-                )
-            })
-        }
-        .map_or(0, |t| t.initial_value);
-        let sem = Semaphore {
-            pending: Mutex::new(None),
-            value: AtomicU64::new(initial),
-        };
-        // SAFETY: forwarded allocator.
-        match unsafe { create_object(sem, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: valid output pointer.
-                unsafe { *p_semaphore = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_semaphore(
-        _device: vk::Device,
-        semaphore: vk::Semaphore,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live semaphore the application is done with (its fd is closed).
-        unsafe { destroy_object::<Semaphore>(vk::Handle::as_raw(semaphore)) };
-    }
-
-    unsafe fn get_semaphore_counter_value(
-        _device: vk::Device,
-        semaphore: vk::Semaphore,
-        p_value: *mut u64,
-    ) -> vk::Result {
-        // SAFETY: a live semaphore; valid output pointer.
-        unsafe {
-            if let (Some(s), Some(out)) = (obj::<Semaphore, _>(semaphore), p_value.as_mut()) {
-                *out = s.value.load(Ordering::Acquire);
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn signal_semaphore(
-        _device: vk::Device,
-        p_signal_info: *const vk::SemaphoreSignalInfo<'_>,
-    ) -> vk::Result {
-        // SAFETY: valid input structure with a live semaphore.
-        unsafe {
-            if let Some(info) = p_signal_info.as_ref() {
-                if let Some(s) = obj::<Semaphore, _>(info.semaphore) {
-                    s.signal(Some(info.value));
-                }
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn wait_semaphores(
-        _device: vk::Device,
-        p_wait_info: *const vk::SemaphoreWaitInfo<'_>,
-        timeout: u64,
-    ) -> vk::Result {
-        // SAFETY: valid input structure; its arrays hold `semaphoreCount` elements.
-        let Some(info) = (unsafe { p_wait_info.as_ref() }) else {
-            return vk::Result::SUCCESS;
-        };
-        // SAFETY: as above.
-        let (sems, values) = unsafe {
-            (
-                slice(info.p_semaphores, info.semaphore_count),
-                slice(info.p_values, info.semaphore_count),
-            )
-        };
-        let any = info.flags.contains(vk::SemaphoreWaitFlags::ANY);
-        let deadline = deadline(timeout);
-        loop {
-            let reached = sems.iter().zip(values).map(|(&s, &v)| {
-                // SAFETY: live semaphores.
-                unsafe { obj::<Semaphore, _>(s) }
-                    .is_none_or(|s| s.value.load(Ordering::Acquire) >= v)
-            });
-            let done = if any {
-                sems.is_empty() || reached.into_iter().any(|r| r)
-            } else {
-                reached.into_iter().all(|r| r)
-            };
-            if done {
-                return vk::Result::SUCCESS;
-            }
-            let left = remaining(deadline);
-            if left == Some(Duration::ZERO) || timeout == 0 {
-                return vk::Result::TIMEOUT;
-            }
-            std::thread::sleep(left.map_or(FDLESS_POLL, |l| l.min(FDLESS_POLL)));
-        }
-    }
+    // Synchronisation: fences and semaphores are the kit's sync component.
 
     unsafe fn create_event(
         _device: vk::Device,

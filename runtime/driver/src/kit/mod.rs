@@ -40,6 +40,7 @@ pub mod native_buffer;
 pub mod objects;
 pub mod routes;
 pub mod routes_1_4;
+pub mod sync;
 mod tables;
 
 use vkgen_generated::commands::CommandId;
@@ -110,6 +111,11 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
+
+    /// The kit's sync component ([`sync`]): fences and semaphores the driver signals on the CPU,
+    /// with `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with
+    /// their own sync objects leave it off.
+    const SYNC_OBJECTS: bool = false;
 
     /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
     fn instance_version() -> u32 {
@@ -224,7 +230,10 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// [`Driver::fallback`] of a kit driver: the kit's common implementation of `cmd`, or the null
 /// driver's while [`Kit::NULL_OBJECTS`] is on.
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-    if let Some(f) = common::entry::<D>(cmd)
+    // The sync component first: with it on, it also answers the external fence and semaphore
+    // property queries that the commons answer with "nothing" otherwise.
+    if let Some(f) = sync::entry::<D>(cmd)
+        .or_else(|| common::entry::<D>(cmd))
         .or_else(|| routes::entry::<D>(cmd))
         .or_else(|| routes_1_4::entry::<D>(cmd))
         .or_else(|| native_buffer::entry::<D>(cmd))
@@ -243,6 +252,7 @@ pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         if let Some(f) = native_buffer::entry::<Null>(cmd)
             .or_else(|| routes::entry::<Null>(cmd))
             .or_else(|| routes_1_4::entry::<Null>(cmd))
+            .or_else(|| sync::entry::<Null>(cmd))
         {
             return Some(f);
         }
