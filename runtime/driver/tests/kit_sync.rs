@@ -3,7 +3,8 @@
 //! export (with its reset / wait side effect), temporary import (`-1` = signalled), ordering
 //! through an imported fd, exact errors for other handle types, closed fds and timeline
 //! semaphores (the fd then stays the caller's), the external property queries, and fd counts
-//! level over 10 000 export/import cycles including the error paths.
+//! level over 10 000 export/import cycles including the error paths. Also the native-buffer
+//! image import the kit validates before the driver's `import_native_buffer`.
 //!
 //! Tests that count fds share one mutex: libtest runs tests on parallel threads.
 
@@ -418,4 +419,59 @@ fn fd_counts_level_over_10k_export_import_cycles() {
         o.device.destroy_semaphore(a, None);
         o.device.destroy_semaphore(b, None);
     }
+}
+
+/// `VkNativeBufferANDROID` import through the kit (`create_native_buffer_image` →
+/// `NativeBuffers::import_native_buffer`) on the null driver: a real gralloc buffer imports, the
+/// image keeps a dup of its fd until destroyed; a null or malformed handle, a buffer smaller
+/// than the image and a mip-mapped image are `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+#[test]
+fn native_buffer_images_import_through_the_kit() {
+    use vkgen_driver::gralloc::Allocator;
+    use vkgen_generated::vk as gvk;
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let o = Objects::new();
+    let buffer = Allocator::new().allocate(64, 32, 1, 0).unwrap();
+    let create = |handle: *const std::ffi::c_void, w: u32, h: u32, mips: u32| {
+        let anb = gvk::NativeBufferANDROID {
+            handle,
+            stride: 64,
+            format: 1,
+            ..Default::default()
+        };
+        let ci = vk::ImageCreateInfo {
+            p_next: std::ptr::from_ref(&anb).cast(),
+            image_type: vk::ImageType::TYPE_2D,
+            format: vk::Format::R8G8B8A8_UNORM,
+            extent: vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            },
+            mip_levels: mips,
+            array_layers: 1,
+            samples: vk::SampleCountFlags::TYPE_1,
+            usage: vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            ..Default::default()
+        };
+        // SAFETY: a valid create info whose chain lives for the call.
+        unsafe { o.device.create_image(&ci, None) }
+    };
+    let before = open_fds();
+    let image = create(buffer.native_handle().cast(), 64, 32, 1).unwrap();
+    assert_eq!(
+        open_fds(),
+        before + 1,
+        "the image holds a dup of the buffer's fd"
+    );
+    // SAFETY: a live image.
+    unsafe { o.device.destroy_image(image, None) };
+    assert_eq!(open_fds(), before);
+    let bad = Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    assert_eq!(create(std::ptr::null(), 64, 32, 1), bad);
+    assert_eq!(create(buffer.native_handle().cast(), 128, 32, 1), bad);
+    assert_eq!(create(buffer.native_handle().cast(), 64, 32, 2), bad);
+    let junk = [0i32; 8];
+    assert_eq!(create(junk.as_ptr().cast(), 64, 32, 1), bad);
+    assert_eq!(open_fds(), before, "refused imports leak nothing");
 }

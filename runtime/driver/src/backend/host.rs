@@ -85,7 +85,7 @@ use std::thread::JoinHandle;
 use vkgen_abi::icd::{
     PFN_vk_icdGetPhysicalDeviceProcAddr, PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
 };
-use vkgen_abi::native_window::{buffer_usage, NativeHandle};
+use vkgen_abi::native_window::buffer_usage;
 use vkgen_generated::commands::{self, CommandId, Level};
 use vkgen_generated::driver::Driver;
 use vkgen_generated::extensions::{self, ExtensionId};
@@ -93,7 +93,10 @@ use vkgen_generated::vk;
 
 use crate::export::DriverModule;
 use crate::gralloc::Buffer;
-use crate::kit::native_buffer::{GrallocQueries, GrallocUsage, NativeBuffers};
+use crate::kit::native_buffer::{
+    create_native_buffer_image, native_buffer_of, GrallocQueries, GrallocUsage, NativeBufferImport,
+    NativeBuffers,
+};
 use crate::sync_fd::FenceSignaller;
 use crate::sync_fd::NativeFence;
 use crate::util::{
@@ -667,22 +670,56 @@ impl Drop for HostMapping {
     }
 }
 
-/// Imports the gralloc buffer behind `handle` and binds `image` to it.
+/// A host image for a native buffer: LINEAR, importable as host memory, with the
+/// native-buffer structures taken out of the chain (the host knows none of them).
+///
+/// # Safety
+/// `ci` is a valid create info (chain included) for `dev`.
+unsafe fn create_importable_image(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<vk::Image, vk::Result> {
+    // SAFETY: the application's chain, valid and not used elsewhere during this call.
+    let chain = unsafe {
+        ChainEdit::without(
+            ci.p_next,
+            &[
+                vk::StructureType::NATIVE_BUFFER_ANDROID,
+                vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
+                vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
+                vk::StructureType::EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+            ],
+        )
+    };
+    let external = vk::ExternalMemoryImageCreateInfo {
+        p_next: chain.head(),
+        handle_types: vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+        ..Default::default()
+    };
+    let mut ci2 = *ci;
+    ci2.p_next = ptr::from_ref(&external).cast();
+    ci2.tiling = vk::ImageTiling::LINEAR;
+    let mut image = vk::Image::null();
+    // SAFETY: the host's vkCreateImage with a valid create info.
+    let r = unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut image) };
+    match r {
+        vk::Result::SUCCESS => Ok(image),
+        e => Err(e),
+    }
+}
+
+/// Imports the gralloc buffer `buffer` and binds `image` to it.
 ///
 /// # Safety
 /// `image` is a fresh, unbound host image of `dev`, created LINEAR and importable as host
-/// memory; `handle` is the `VkNativeBufferANDROID::handle` the application passed.
+/// memory; `buffer` is the gralloc buffer the kit parsed from the `VkNativeBufferANDROID`.
 unsafe fn bind_native_buffer(
     dev: &HostDevice,
     anb: &AnbDevice,
     image: vk::Image,
-    handle: *const c_void,
+    buffer: Buffer,
 ) -> Result<AnbImage, vk::Result> {
-    // SAFETY: the handle comes from the loader; parsing validates it and dups its fd.
-    let buffer = unsafe { Buffer::import(handle.cast::<NativeHandle>()) }.map_err(|e| {
-        log::warn!("VkNativeBufferANDROID: {e}");
-        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
-    })?;
     let desc = *buffer.desc();
     // SAFETY: `image` is a live image of `dev`.
     let (reqs, layout) = unsafe {
@@ -707,7 +744,7 @@ unsafe fn bind_native_buffer(
         );
         return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     }
-    if reqs.alignment != 0 && desc.offset % reqs.alignment != 0 {
+    if reqs.alignment != 0 && !desc.offset.is_multiple_of(reqs.alignment) {
         return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     }
     let align = anb.import_alignment.max(rustix::param::page_size() as u64);
@@ -903,6 +940,34 @@ const GRALLOC_USAGE: GrallocUsage = GrallocUsage {
 impl NativeBuffers for HostDriver {
     const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
     const NATIVE_FENCES: bool = true;
+
+    /// A LINEAR host image bound to the buffer's pages imported as host memory (zero copy).
+    fn import_native_buffer(
+        device: vk::Device,
+        import: NativeBufferImport<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> Result<vk::Image, vk::Result> {
+        let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
+        let dev = device_of(device).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        let anb = dev
+            .anb
+            .as_ref()
+            .ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        // SAFETY: a create info the kit validated, for this device.
+        let image = unsafe { create_importable_image(&dev, import.create_info, allocator) }?;
+        // SAFETY: a fresh LINEAR importable image of this device.
+        match unsafe { bind_native_buffer(&dev, anb, image, import.buffer) } {
+            Ok(state) => {
+                lock(&anb.images).insert(vk::Handle::as_raw(image), state);
+                Ok(image)
+            }
+            Err(e) => {
+                // SAFETY: the image was never handed out.
+                unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, allocator) };
+                Err(e)
+            }
+        }
+    }
 
     fn gralloc_usage() -> GrallocUsage {
         GRALLOC_USAGE
@@ -1449,67 +1514,35 @@ impl Driver for HostDriver {
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
+        // SAFETY: per valid usage; a `VkNativeBufferANDROID` goes through the kit's import
+        // (validated there, then `import_native_buffer` below).
+        if let Some(r) = unsafe {
+            create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
+        } {
+            return r;
+        }
         // SAFETY: valid input chain.
-        let (anb_info, for_swapchain) = unsafe {
-            (
-                find_in_chain::<vk::NativeBufferANDROID>(
-                    ci.p_next,
-                    vk::StructureType::NATIVE_BUFFER_ANDROID,
-                ),
-                find_in_chain::<vk::BaseInStructure<'_>>(
-                    ci.p_next,
-                    vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
-                )
-                .is_some(),
+        let for_swapchain = unsafe {
+            find_in_chain::<vk::BaseInStructure<'_>>(
+                ci.p_next,
+                vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
             )
-        };
-        if anb_info.is_none() && !for_swapchain {
+        }
+        .is_some();
+        if !for_swapchain {
             // SAFETY: forwarded to the host.
             return unsafe { (dev.fns.fp_v1_0().create_image)(device, ci, p_allocator, p_image) };
         }
         let Some(anb) = &dev.anb else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        // SAFETY: the application's chain, valid and not used elsewhere during this call.
-        let chain = unsafe {
-            ChainEdit::without(
-                ci.p_next,
-                &[
-                    vk::StructureType::NATIVE_BUFFER_ANDROID,
-                    vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
-                    vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
-                    vk::StructureType::EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
-                ],
-            )
+        // A swapchain image whose buffer comes at bind time (spec 8's deferred allocation).
+        // SAFETY: the application's valid create info.
+        let image = match unsafe { create_importable_image(&dev, ci, p_allocator) } {
+            Ok(i) => i,
+            Err(e) => return e,
         };
-        let external = vk::ExternalMemoryImageCreateInfo {
-            p_next: chain.head(),
-            handle_types: vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
-            ..Default::default()
-        };
-        let mut ci2 = *ci;
-        ci2.p_next = ptr::from_ref(&external).cast();
-        ci2.tiling = vk::ImageTiling::LINEAR;
-        let mut image = vk::Image::null();
-        // SAFETY: the host's vkCreateImage with a valid create info.
-        let r = unsafe { (dev.fns.fp_v1_0().create_image)(device, &ci2, p_allocator, &mut image) };
-        drop(chain);
-        if r != vk::Result::SUCCESS {
-            return r;
-        }
-        let state = match anb_info {
-            None => AnbImage::Pending,
-            // SAFETY: a fresh LINEAR importable image of this device.
-            Some(info) => match unsafe { bind_native_buffer(&dev, anb, image, info.handle) } {
-                Ok(s) => s,
-                Err(e) => {
-                    // SAFETY: the image was never handed out.
-                    unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, p_allocator) };
-                    return e;
-                }
-            },
-        };
-        lock(&anb.images).insert(vk::Handle::as_raw(image), state);
+        lock(&anb.images).insert(vk::Handle::as_raw(image), AnbImage::Pending);
         // SAFETY: valid output pointer.
         unsafe { *p_image = image };
         vk::Result::SUCCESS
@@ -1567,8 +1600,13 @@ impl Driver for HostDriver {
                     if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
                         return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
                     }
+                    // SAFETY: the loader's handle; parsed and dup'ed by the kit.
+                    let buffer = match unsafe { native_buffer_of(nb) } {
+                        Ok(b) => b,
+                        Err(e) => return e,
+                    };
                     // SAFETY: a pending swapchain image of this device, created importable.
-                    match unsafe { bind_native_buffer(&dev, anb, info.image, nb.handle) } {
+                    match unsafe { bind_native_buffer(&dev, anb, info.image, buffer) } {
                         Ok(state) => {
                             lock(&anb.images).insert(raw, state);
                         }

@@ -26,7 +26,8 @@
 //!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
 //!   fence fds pending on its wait semaphores, then signals its semaphores, timeline values
 //!   included, and fence); fences and semaphores export and import `SYNC_FD`s.
-//! * **Native buffers.** `vkCreateImage` accepts `VkNativeBufferANDROID`; the GrallocUsage
+//! * **Native buffers.** `vkCreateImage` imports `VkNativeBufferANDROID` through the kit's
+//!   component (validated; the image keeps a dup of the buffer's fd); the GrallocUsage
 //!   queries answer 0. `vkAcquireImageANDROID` always closes the fd it is given (also on
 //!   failure); a dup goes to the semaphore and to the fence, which become signalled exactly when
 //!   the fd fires (`-1`: at once). `vkQueueSignalReleaseImageANDROID` waits for its semaphores'
@@ -47,8 +48,11 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
+use crate::gralloc::Buffer as GrallocBuffer;
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
-use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
+use crate::kit::native_buffer::{
+    create_native_buffer_image, GrallocQueries, NativeBufferImport, NativeBuffers,
+};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
 use crate::util::{copy_cstr, for_each_out, lock, slice, write_array_with};
@@ -106,6 +110,26 @@ struct Image {
     mip_levels: u32,
     array_layers: u32,
     size: u64,
+    /// The gralloc buffer of a native-buffer image (its fd dup lives as long as the image).
+    _buffer: Option<GrallocBuffer>,
+}
+
+/// A null image for `ci`, on `buffer` for a native-buffer image.
+fn new_image(
+    ci: &vk::ImageCreateInfo<'_>,
+    buffer: Option<GrallocBuffer>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<vk::Image, vk::Result> {
+    let image = Image {
+        format: ci.format,
+        extent: ci.extent,
+        mip_levels: ci.mip_levels.max(1),
+        array_layers: ci.array_layers.max(1),
+        size: image_size(ci),
+        _buffer: buffer,
+    };
+    // SAFETY: forwarded allocator, null or valid per valid usage.
+    unsafe { create_object(image, p_allocator) }.map(vk::Handle::from_raw)
 }
 struct PrivateDataSlot {
     data: Mutex<HashMap<(i32, u64), u64>>,
@@ -419,6 +443,16 @@ impl NativeBuffers for NullDriver {
         // Work completes at submission: once the semaphores' fds fire, the image is released.
         kit::sync::release_native_fence(wait)
     }
+
+    fn import_native_buffer(
+        _device: vk::Device,
+        import: NativeBufferImport<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> Result<vk::Image, vk::Result> {
+        // No pixels to bind: the image keeps the buffer (and its fd) alive.
+        let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
+        new_image(import.create_info, Some(import.buffer), allocator)
+    }
 }
 
 #[crate::driver(kit)]
@@ -602,28 +636,25 @@ impl Driver for NullDriver {
     }
 
     unsafe fn create_image(
-        _device: vk::Device,
+        device: vk::Device,
         p_create_info: *const vk::ImageCreateInfo<'_>,
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_image: *mut vk::Image,
     ) -> vk::Result {
-        // SAFETY: valid input structure. A `VkNativeBufferANDROID` in the chain is accepted:
-        // there are no pixels to bind.
+        // SAFETY: per valid usage; a `VkNativeBufferANDROID` goes through the kit's import.
+        if let Some(r) = unsafe {
+            create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
+        } {
+            return r;
+        }
+        // SAFETY: valid input structure.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        let image = Image {
-            format: ci.format,
-            extent: ci.extent,
-            mip_levels: ci.mip_levels.max(1),
-            array_layers: ci.array_layers.max(1),
-            size: image_size(ci),
-        };
-        // SAFETY: forwarded allocator.
-        match unsafe { create_object(image, p_allocator) } {
-            Ok(h) => {
+        match new_image(ci, None, p_allocator) {
+            Ok(image) => {
                 // SAFETY: valid output pointer.
-                unsafe { *p_image = vk::Handle::from_raw(h) };
+                unsafe { *p_image = image };
                 vk::Result::SUCCESS
             }
             Err(e) => e,

@@ -16,8 +16,13 @@
 //! The sync hooks take raw handles, not kit objects, so the component serves any driver (and
 //! the null driver's serves a bring-up driver's devices while `Kit::NULL_OBJECTS` is on).
 //!
-//! Image import (`vkCreateImage` with `VkNativeBufferANDROID`) stays the vendor's: it is where
-//! the buffer layout meets the hardware's tiling.
+//! * **Image import** (Mesa's `vk_android_import_anb`): the vendor's `vkCreateImage` hands its
+//!   create info to [`create_native_buffer_image`]; for an image whose chain holds a
+//!   `VkNativeBufferANDROID` the kit validates the structure and the gralloc handle behind it
+//!   (a null or malformed handle, a buffer smaller than the image, an image that is not one 2D
+//!   level and layer → `VK_ERROR_INVALID_EXTERNAL_HANDLE`), dups the buffer's fd and calls
+//!   [`NativeBuffers::import_native_buffer`] with a [`NativeBufferImport`]: the one place where
+//!   the buffer layout meets the hardware's tiling.
 
 use std::ffi::c_int;
 
@@ -26,8 +31,28 @@ use vkgen_generated::vk;
 
 use vkgen_generated::driver::Driver;
 
+use crate::gralloc::Buffer;
 use crate::sync_fd::NativeFence;
-use crate::util::{fence_error_result, guard, slice, take_native_fence};
+use crate::util::{fence_error_result, find_in_chain, guard, slice, take_native_fence};
+use vkgen_abi::native_window::NativeHandle;
+
+/// A validated `VkNativeBufferANDROID`, as [`NativeBuffers::import_native_buffer`] gets it.
+pub struct NativeBufferImport<'a> {
+    /// The application's (loader's) create info, chain included.
+    pub create_info: &'a vk::ImageCreateInfo<'a>,
+    /// The gralloc buffer: its layout ([`Buffer::desc`]: size, stride, format, offset) and a
+    /// dup of its fd, closed when the import is dropped.
+    pub buffer: Buffer,
+    /// The structure's own fields: stride (pixels), HAL format, 32-bit usage, and the 64-bit
+    /// usages of spec 6 and 9.
+    pub stride: c_int,
+    pub format: c_int,
+    pub usage: c_int,
+    pub usage2: vk::NativeBufferUsage2ANDROID,
+    pub usage3: u64,
+    /// `VkSwapchainImageCreateInfoANDROID::usage` (shared presentable images), if chained.
+    pub swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
+}
 
 /// Which `vkGetSwapchainGrallocUsage*ANDROID` versions the driver offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +153,18 @@ pub trait NativeBuffers: Driver {
         Err(vk::Result::ERROR_INITIALIZATION_FAILED)
     }
 
+    /// `vkCreateImage` with a `VkNativeBufferANDROID`, already validated: create the image on
+    /// `import.buffer`'s memory (the kit owns neither the image nor its memory; the driver
+    /// frees both at `vkDestroyImage`). The default refuses, for drivers without swapchains.
+    fn import_native_buffer(
+        device: vk::Device,
+        import: NativeBufferImport<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> Result<vk::Image, vk::Result> {
+        let _ = (device, import, allocator);
+        Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)
+    }
+
     /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
     /// (`NativeFence::signalled()` when the work is already done); the caller gets its fd.
     fn release_native_fence(
@@ -138,6 +175,115 @@ pub trait NativeBuffers: Driver {
         let _ = (queue, wait, image);
         Err(vk::Result::ERROR_INITIALIZATION_FAILED)
     }
+}
+
+/// For the vendor's `vkCreateImage`: `None` for an ordinary image (the vendor creates it), else
+/// the result of importing the chained `VkNativeBufferANDROID` through
+/// [`NativeBuffers::import_native_buffer`], with the image written to `p_image` on success.
+///
+/// # Safety
+/// `p_create_info` null or a valid create info (chain included); `p_image` valid for a write.
+pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
+    device: vk::Device,
+    p_create_info: *const vk::ImageCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_image: *mut vk::Image,
+) -> Option<vk::Result> {
+    // SAFETY: per the contract.
+    let ci = unsafe { p_create_info.as_ref() }?;
+    // SAFETY: a valid chain per the contract.
+    let anb = unsafe {
+        find_in_chain::<vk::NativeBufferANDROID>(
+            ci.p_next,
+            vk::StructureType::NATIVE_BUFFER_ANDROID,
+        )
+    }?;
+    Some(guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
+        // SAFETY: `anb` is from `ci`'s valid chain.
+        let import = match unsafe { validate(ci, anb) } {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        // SAFETY: null or valid callbacks per valid usage.
+        let allocator = unsafe { p_allocator.as_ref() };
+        match D::import_native_buffer(device, import, allocator) {
+            Ok(image) => {
+                // SAFETY: valid output pointer per the contract.
+                unsafe { put(p_image, image) };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }))
+}
+
+/// The gralloc buffer behind a `VkNativeBufferANDROID` (also for the deferred binds of spec 8,
+/// `vkBindImageMemory2` with the structure chained): the handle's header and counts checked,
+/// its fd dup'ed. A null or malformed handle is `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+///
+/// # Safety
+/// `anb.handle` is null or the `native_handle_t` the loader passed.
+pub unsafe fn native_buffer_of(anb: &vk::NativeBufferANDROID) -> Result<Buffer, vk::Result> {
+    if anb.handle.is_null() {
+        log::warn!("VkNativeBufferANDROID refused: null handle");
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    // SAFETY: parsing validates the native handle's header and counts, then dups its fd.
+    unsafe { Buffer::import(anb.handle.cast::<NativeHandle>()) }.map_err(|e| {
+        log::warn!("VkNativeBufferANDROID refused: gralloc handle: {e}");
+        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+    })
+}
+
+/// Checks a `VkNativeBufferANDROID` against its image and parses the gralloc handle.
+///
+/// # Safety
+/// `anb` comes from `ci`'s valid chain; its handle is null or what the loader passed.
+unsafe fn validate<'a>(
+    ci: &'a vk::ImageCreateInfo<'a>,
+    anb: &vk::NativeBufferANDROID,
+) -> Result<NativeBufferImport<'a>, vk::Result> {
+    let refuse = |why: &str| {
+        log::warn!("VkNativeBufferANDROID refused: {why}");
+        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+    };
+    if ci.image_type != vk::ImageType::TYPE_2D
+        || ci.mip_levels != 1
+        || ci.array_layers != 1
+        || ci.extent.depth != 1
+    {
+        return Err(refuse("not a single-level, single-layer 2D image"));
+    }
+    // SAFETY: per the contract.
+    let buffer = unsafe { native_buffer_of(anb) }?;
+    let desc = buffer.desc();
+    if ci.extent.width > desc.width || ci.extent.height > desc.height {
+        return Err(refuse(&format!(
+            "image {}x{} larger than the buffer {}x{}",
+            ci.extent.width, ci.extent.height, desc.width, desc.height
+        )));
+    }
+    if anb.stride < 0 || (anb.stride as u32) < ci.extent.width {
+        return Err(refuse(&format!("stride {} below the width", anb.stride)));
+    }
+    // SAFETY: a valid chain, as `anb`'s.
+    let swapchain_usage = unsafe {
+        find_in_chain::<vk::SwapchainImageCreateInfoANDROID>(
+            ci.p_next,
+            vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
+        )
+    }
+    .map_or(vk::SwapchainImageUsageFlagsANDROID::empty(), |s| s.usage);
+    Ok(NativeBufferImport {
+        create_info: ci,
+        buffer,
+        stride: anb.stride,
+        format: anb.format,
+        usage: anb.usage,
+        usage2: anb.usage2,
+        usage3: anb.usage3,
+        swapchain_usage,
+    })
 }
 
 /// The component's entry point for a native-buffer command, per the driver's
