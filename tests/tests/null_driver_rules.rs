@@ -6,6 +6,7 @@
 mod common;
 
 use ash::vk;
+use ash::vk::Handle as _;
 use common::*;
 use vkgen_tests::env::in_child;
 use vkgen_tests::{paths, require};
@@ -194,4 +195,73 @@ fn null_hal_driver_lifetimes_leak_no_fds() {
             }
         });
     });
+}
+
+/// AOSP `driver::GetInstanceProcAddr` and `api_gen.cpp`'s `disabled…` functions: a loader hook
+/// of an instance extension the app did not enable is NULL from `vkGetInstanceProcAddr`, and the
+/// exported commands of a disabled extension (`vkCreateAndroidSurfaceKHR` without
+/// `VK_KHR_android_surface`, `vkCreateSwapchainKHR` without `VK_KHR_swapchain`) log and return
+/// `VK_SUCCESS` without touching their outputs.
+#[test]
+fn disabled_extension_hooks_are_null_and_exported_stubs_do_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let env = hal_env(&root, &paths::reference_driver("null"), "");
+    in_child(
+        "disabled_extension_hooks_are_null_and_exported_stubs_do_nothing",
+        &env,
+        || {
+            let loader = require(paths::loader_under_test());
+            let entry = require(vkgen_tests::compute::load_entry(&loader));
+            let gipa = entry.static_fn().get_instance_proc_addr;
+            let plain = vkgen_tests::compute::create_instance(&entry, &[], &[]).unwrap();
+            let with = vkgen_tests::compute::create_instance(
+                &entry,
+                &[],
+                &[
+                    ash::khr::surface::NAME,
+                    ash::khr::get_surface_capabilities2::NAME,
+                ],
+            )
+            .unwrap();
+            let caps2 = c"vkGetPhysicalDeviceSurfaceCapabilities2KHR";
+            // SAFETY: GIPA with live instances and a C string.
+            unsafe {
+                assert!(gipa(plain.handle(), caps2.as_ptr()).is_none());
+                assert!(gipa(with.handle(), caps2.as_ptr()).is_some());
+            }
+            // The exported vkCreateAndroidSurfaceKHR, through the trampoline.
+            // SAFETY: GIPA returns the exported symbol for an exported command.
+            let create: vk::PFN_vkCreateAndroidSurfaceKHR = unsafe {
+                std::mem::transmute(
+                    gipa(plain.handle(), c"vkCreateAndroidSurfaceKHR".as_ptr()).unwrap(),
+                )
+            };
+            let info = vk::AndroidSurfaceCreateInfoKHR::default();
+            let mut surface = vk::SurfaceKHR::from_raw(0xdead);
+            // SAFETY: a valid call shape; the disabled stub touches nothing.
+            let r = unsafe { create(plain.handle(), &info, std::ptr::null(), &mut surface) };
+            assert_eq!(r, vk::Result::SUCCESS);
+            assert_eq!(
+                surface.as_raw(),
+                0xdead,
+                "the disabled stub wrote an output"
+            );
+
+            // A device without VK_KHR_swapchain: the exported vkCreateSwapchainKHR does nothing.
+            let (pd, family) = require(vkgen_tests::compute::pick_compute_device(&plain));
+            let device = require(vkgen_tests::compute::create_device(&plain, pd, family));
+            // SAFETY: GIPA returns the exported symbol for an exported command.
+            let create_swapchain: vk::PFN_vkCreateSwapchainKHR = unsafe {
+                std::mem::transmute(gipa(plain.handle(), c"vkCreateSwapchainKHR".as_ptr()).unwrap())
+            };
+            let sci = vk::SwapchainCreateInfoKHR::default();
+            let mut swapchain = vk::SwapchainKHR::from_raw(0xbeef);
+            // SAFETY: as above.
+            let r = unsafe {
+                create_swapchain(device.handle(), &sci, std::ptr::null(), &mut swapchain)
+            };
+            assert_eq!(r, vk::Result::SUCCESS);
+            assert_eq!(swapchain.as_raw(), 0xbeef);
+        },
+    );
 }

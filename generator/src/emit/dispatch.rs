@@ -33,18 +33,49 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             names.iter().find_map(|n| gpa(n))
         }
 
+        /// Where the stubs of exported extension commands report being called without their
+        /// extension enabled, as `(extension, command)` (the loader installs its logger).
+        pub static DISABLED_REPORT: std::sync::OnceLock<fn(&'static CStr, &'static CStr)> =
+            std::sync::OnceLock::new();
+
+        fn disabled(extension: &'static CStr, command: &'static CStr) {
+            if let Some(report) = DISABLED_REPORT.get() {
+                report(extension, command);
+            }
+        }
+
         #inst
         #dev
     };
     let mut out = super::format_file(
         "dispatch.rs",
-        "Dispatch tables filled from a get-proc-addr function; missing entries point at stubs that\nreturn VK_ERROR_FEATURE_NOT_PRESENT (or nothing), so callers never jump to null.",
+        "Dispatch tables filled from a get-proc-addr function; missing entries point at stubs that\nreturn VK_ERROR_FEATURE_NOT_PRESENT (or nothing), so callers never jump to null. Stubs of\nexported extension commands are AOSP's \"disabled\" functions: they report the call through\n`DISABLED_REPORT` and return VK_SUCCESS (or nothing).",
         tokens,
     )?;
     for (marker, items) in fills {
         out = text::fill(&out, &marker, &items);
     }
     Ok(out)
+}
+
+/// The extension an exported, non-core command belongs to: its stub is AOSP's "disabled"
+/// function (called only when the extension is not enabled, since the loader fills the slot
+/// otherwise).
+fn disabled_extension(c: &crate::select::SelCommand) -> Option<&str> {
+    if c.exported && c.core.is_none() {
+        c.extensions.first().map(String::as_str)
+    } else {
+        None
+    }
+}
+
+/// What a disabled stub returns: AOSP's `VK_SUCCESS` for `VkResult`, nothing otherwise.
+fn disabled_result(ret: &crate::model::CType) -> &'static str {
+    if ret.base == "VkResult" && !ret.is_pointer() {
+        "crate::vk::Result::SUCCESS"
+    } else {
+        text::failure_str(ret)
+    }
 }
 
 /// The table's items, with placeholder markers and the text that replaces each.
@@ -112,7 +143,16 @@ fn table(
             ret: ret.as_deref(),
         };
         sig.write_open(&mut stubs, "");
-        stubs.push_str(&format!("    {}\n}}\n", text::failure_str(&cmd.ret)));
+        match disabled_extension(c) {
+            // AOSP's `disabled…` functions: an exported extension command called on an
+            // instance or device that did not enable the extension logs and does nothing.
+            Some(ext) => stubs.push_str(&format!(
+                "    super::disabled(c\"{ext}\", c\"{}\");\n    {}\n}}\n",
+                c.name,
+                disabled_result(&cmd.ret)
+            )),
+            None => stubs.push_str(&format!("    {}\n}}\n", text::failure_str(&cmd.ret))),
+        }
     }
     inits.push_str(&format!("    present: [0; {words_n}],\n}}\n"));
     let m_fields = format!("__vkgen_fields_{snake}");

@@ -199,6 +199,16 @@ impl Loader {
     }
 }
 
+/// AOSP's `disabled…` functions' message: an exported extension command called without its
+/// extension enabled does nothing.
+fn report_disabled(extension: &'static std::ffi::CStr, command: &'static std::ffi::CStr) {
+    log::error!(
+        "{} not enabled. Exported {} not executed.",
+        extension.to_string_lossy(),
+        command.to_string_lossy()
+    );
+}
+
 /// The state and the process id it was built for. Each state is leaked: instances and their
 /// handles refer to it for the rest of the process, and a fork makes at most one more.
 static LOADER: Mutex<Option<(u32, &'static Loader)>> = Mutex::new(None);
@@ -215,6 +225,7 @@ pub fn loader() -> &'static Loader {
         Some((built_for, loader)) if built_for == pid => loader,
         previous => {
             crate::logging::init();
+            let _ = vkgen_generated::dispatch::DISABLED_REPORT.get_or_init(|| report_disabled);
             let loader: &'static Loader = Box::leak(Box::new(Loader::load_keeping(
                 LoaderConfig::from_env(),
                 previous.map(|(_, l)| l),

@@ -48,6 +48,9 @@ pub struct TermDevice {
     /// The loader's WSI for this device: present when the driver device was created with
     /// `VK_ANDROID_native_buffer` (the application enabled `VK_KHR_swapchain`).
     pub wsi: Option<crate::wsi::DeviceWsi>,
+    /// The device extensions requested at the terminator (the application's and any a layer
+    /// added): the loader's device hooks are handed out only for these.
+    pub enabled_extensions: crate::extensions::ExtensionSet,
 }
 
 /// `vkCreateDevice` at the bottom of the chain.
@@ -219,6 +222,9 @@ unsafe fn create_device_impl(
             allocate_command_buffers,
             free_command_buffers,
             wsi,
+            enabled_extensions: crate::extensions::ExtensionSet::from_names(
+                requested.iter().copied(),
+            ),
         },
     }));
     // SAFETY: the driver's new device.

@@ -67,12 +67,20 @@ pub unsafe extern "system" fn get_instance_proc_addr(
 /// # Safety
 /// As [`get_instance_proc_addr`].
 unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFunction {
+    // SAFETY: per the contract, a handle of this loader (or null).
+    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) };
     if let Some(hook) = hook(name) {
+        if let Some(data) = data {
+            if !instance_hook_enabled(name, &data.term.enabled_extensions) {
+                log::debug!(
+                    "vkGetInstanceProcAddr({name:?}): its instance extension is not enabled"
+                );
+                return None;
+            }
+        }
         return hook;
     }
-    // SAFETY: per the contract, a handle of this loader (or null).
-    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
-    let term = &data.term;
+    let term = &data?.term;
     // The loader's own debug report, in front of any driver's (AOSP always intercepts it).
     if let Some(f) = debug_report::hook(term, name) {
         return f;
@@ -164,12 +172,61 @@ pub unsafe extern "system" fn get_device_proc_addr(
             return unsafe { (data.term.gdpa)(device, name.as_ptr()) };
         }
         if let Some(hook) = device_hook(name) {
+            if let Some(data) = data {
+                if !device_hook_enabled(name, &data.term) {
+                    log::debug!("vkGetDeviceProcAddr({name:?}): its extension is not enabled");
+                    return None;
+                }
+            }
             return hook;
         }
         let data = data?;
         // SAFETY: the driver's live device and a C string.
         unsafe { (data.term.gdpa)(device, name.as_ptr()) }
     })
+}
+
+/// AOSP `driver::GetInstanceProcAddr`: an instance-level hook of an instance extension is handed
+/// out only when the instance enabled one of its extensions (core and device-level hooks always;
+/// AOSP sets the `KHR_swapchain` bit on every instance). With the table filled from here, the
+/// exported commands of a disabled extension reach the generated "disabled" stubs.
+fn instance_hook_enabled(name: &CStr, enabled: &crate::extensions::ExtensionSet) -> bool {
+    use vkgen_generated::extensions::{self as ext, ExtensionKind};
+    let Some(info) = commands::lookup(name).map(commands::info) else {
+        return true;
+    };
+    if info.level == Level::Device || matches!(info.origin, commands::Origin::Core(_)) {
+        return true;
+    }
+    let instance_exts: Vec<_> = info
+        .extensions
+        .iter()
+        .copied()
+        .filter(|&e| ext::info(e).kind == ExtensionKind::Instance)
+        .collect();
+    instance_exts.len() < info.extensions.len()
+        || instance_exts.iter().any(|&e| enabled.contains(e))
+}
+
+/// AOSP `driver::GetDeviceProcAddr`: a device hook of an extension is handed out only when the
+/// device (or, for device commands of instance extensions, its instance) enabled one of its
+/// extensions, or it is core at the device's version.
+fn device_hook_enabled(name: &CStr, term: &TermDevice) -> bool {
+    let Some(info) = commands::lookup(name).map(commands::info) else {
+        return true;
+    };
+    if let commands::Origin::Core(v) = info.origin {
+        if v & !0xfff <= term.physical_device_api_version & !0xfff {
+            return true;
+        }
+    }
+    // SAFETY: a device's instance outlives it.
+    let instance = unsafe { term.instance.as_ref() };
+    info.extensions.is_empty()
+        || info.extensions.iter().any(|&e| {
+            term.enabled_extensions.contains(e)
+                || instance.is_some_and(|i| i.term.enabled_extensions.contains(e))
+        })
 }
 
 /// The hooks that work without an instance: global commands and the commands whose
