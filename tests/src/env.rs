@@ -31,7 +31,7 @@ pub const CHILD_VAR: &str = "VKGEN_TEST_CHILD";
 
 /// Printed by the child after its body returned; the parent requires it, so a child that
 /// ran no test at all (a misspelt scenario name) fails instead of passing.
-const DONE_MARKER: &str = "VKGEN_TEST_CHILD_DONE";
+pub const DONE_MARKER: &str = "VKGEN_TEST_CHILD_DONE";
 
 /// How long a child (or vulkaninfo) may run before it is killed and the test fails.
 pub const CHILD_TIMEOUT: Duration = Duration::from_secs(300);

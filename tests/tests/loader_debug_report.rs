@@ -126,3 +126,46 @@ fn debug_report_is_provided_by_the_loader_on_a_driver_without_it() {
         },
     );
 }
+
+/// AOSP `debug.vulkan.enable_callback` on a debuggable build: the loader enables
+/// `VK_EXT_debug_report` for itself (the app asked for no extension) and its callback logs every
+/// ERROR and WARNING report — here the loader's own error about an unknown device extension.
+/// Not on a release build.
+#[test]
+fn enable_callback_property_logs_reports_on_debuggable_builds() {
+    const SCENARIO: &str = "enable_callback_property_logs_reports_on_debuggable_builds";
+    if vkgen_tests::env::child_scenario().is_some() {
+        let loader = require(paths::loader_under_test());
+        let entry = require(vkgen_tests::compute::load_entry(&loader));
+        let instance = vkgen_tests::compute::create_instance(&entry, &[], &[]).unwrap();
+        // SAFETY: plain Vulkan use of a live instance.
+        unsafe {
+            let pd = instance.enumerate_physical_devices().unwrap()[0];
+            let prio = [1.0f32];
+            let q = [vk::DeviceQueueCreateInfo::default().queue_priorities(&prio)];
+            let bogus = [c"VK_KHR_bogus_for_the_callback".as_ptr()];
+            let dinfo = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&q)
+                .enabled_extension_names(&bogus);
+            assert!(instance.create_device(pd, &dinfo, None).is_err());
+        }
+        drop(instance);
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    for (debuggable, logged) in [(true, true), (false, false)] {
+        let props = format!(
+            "ro.debuggable={}\ndebug.vulkan.enable_callback=1\n",
+            u8::from(debuggable)
+        );
+        let (env, _root) = wsi_support::hal_env("null", &props);
+        // Only errors, so the message can only have come through the callback's log line.
+        let out = vkgen_tests::env::run_child(SCENARIO, &env.set("VKGEN_LOG", "error"));
+        require(vkgen_tests::env::check_child(SCENARIO, &out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let via_callback = stderr
+            .lines()
+            .any(|l| l.contains("code ") && l.contains("VK_KHR_bogus_for_the_callback"));
+        assert_eq!(via_callback, logged, "debuggable={debuggable}:\n{stderr}");
+    }
+}

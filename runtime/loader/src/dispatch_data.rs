@@ -115,6 +115,9 @@ pub struct ApiInstance {
     pub api_version: u32,
     /// The instance extensions the application enabled.
     pub enabled_extensions: ExtensionSet,
+    /// The loader's own `VK_EXT_debug_report` callback logging ERROR and WARNING messages
+    /// (`debug.vulkan.enable_callback` on a debuggable build); destroyed with the instance.
+    pub logging_callback: Option<vk::DebugReportCallbackEXT>,
 }
 
 /// Loader data of one device (and of its queues and command buffers).

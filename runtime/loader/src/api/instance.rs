@@ -79,12 +79,20 @@ unsafe fn create_instance(
             },
         )?;
     // SAFETY: as above.
-    let requested = unsafe {
+    let mut requested = unsafe {
         name_list(
             info.enabled_extension_count,
             info.pp_enabled_extension_names,
         )
     };
+    // AOSP `debug.vulkan.enable_callback` (debuggable builds): VK_EXT_debug_report is enabled
+    // for the loader's own callback, which logs every ERROR and WARNING report.
+    let enable_callback =
+        loader.config.debuggable && properties.get_bool("debug.vulkan.enable_callback", false);
+    let appended_debug_report = enable_callback && !requested.contains(&DEBUG_REPORT);
+    if appended_debug_report {
+        requested.push(DEBUG_REPORT);
+    }
     let available = available_instance_extensions(loader, &active);
     for name in &requested {
         if !extensions::contains(&available, name) {
@@ -123,9 +131,14 @@ unsafe fn create_instance(
         .flatten()
         .map(|n| n.as_ptr())
         .collect();
+    let appended_ptrs: Vec<*const std::ffi::c_char> =
+        requested.iter().map(|n| n.as_ptr()).collect();
     if layer_extensions.is_some() {
         chained.enabled_extension_count = layer_extension_ptrs.len() as u32;
         chained.pp_enabled_extension_names = layer_extension_ptrs.as_ptr();
+    } else if appended_debug_report {
+        chained.enabled_extension_count = appended_ptrs.len() as u32;
+        chained.pp_enabled_extension_names = appended_ptrs.as_ptr();
     }
     let mut instance = vk::Instance::null();
     // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
@@ -158,6 +171,12 @@ unsafe fn create_instance(
     // SAFETY: the application does not have the handle yet, and nothing else reads the table
     // during creation.
     unsafe { data.set_dispatch(table) };
+    let logging_callback = if enable_callback {
+        // SAFETY: the new instance with its chain's head.
+        unsafe { create_logging_callback(instance, head_gipa) }
+    } else {
+        None
+    };
     let api = ApiInstance {
         handle: instance,
         head_gipa,
@@ -165,6 +184,7 @@ unsafe fn create_instance(
         // SAFETY: valid per the contract.
         api_version: unsafe { app_api_version(info.p_application_info) },
         enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
+        logging_callback,
     };
     if data.api.set(api).is_err() {
         log::error!("vkCreateInstance: the chain returned an instance that already exists");
@@ -191,10 +211,96 @@ pub unsafe extern "system" fn vkDestroyInstance(
         }
         // SAFETY: per the contract, a live instance (checked against the registry).
         let destroy = match unsafe { checked_instance_data(raw, "vkDestroyInstance") } {
-            Some(data) => data.dispatch().destroy_instance,
+            Some(data) => {
+                if let Some((callback, api)) = data
+                    .api
+                    .get()
+                    .and_then(|api| api.logging_callback.map(|c| (c, api)))
+                {
+                    // SAFETY: the loader's own callback on this live instance.
+                    unsafe { destroy_logging_callback(instance, api.head_gipa, callback) };
+                }
+                data.dispatch().destroy_instance
+            }
             None => return,
         };
         // SAFETY: the head of the chain's vkDestroyInstance for this instance.
         unsafe { destroy(instance, p_allocator) };
     });
+}
+
+const DEBUG_REPORT: &std::ffi::CStr = c"VK_EXT_debug_report";
+
+/// The `debug.vulkan.enable_callback` callback: ERROR and WARNING reports to the log (logcat on
+/// Android), as AOSP's `DebugReportCallback`.
+unsafe extern "system" fn log_report(
+    flags: vk::DebugReportFlagsEXT,
+    _object_type: vk::DebugReportObjectTypeEXT,
+    _object: u64,
+    _location: usize,
+    code: i32,
+    p_layer_prefix: *const std::ffi::c_char,
+    p_message: *const std::ffi::c_char,
+    _user: *mut std::ffi::c_void,
+) -> vk::Bool32 {
+    crate::ffi::guard("debug.vulkan.enable_callback", vk::FALSE, || {
+        // SAFETY: C strings (or null) valid during the callback, per the extension.
+        let (prefix, message) = unsafe {
+            (
+                crate::ffi::cstr(p_layer_prefix),
+                crate::ffi::cstr(p_message),
+            )
+        };
+        let prefix = prefix.map(|p| p.to_string_lossy()).unwrap_or_default();
+        let message = message.map(|m| m.to_string_lossy()).unwrap_or_default();
+        if flags.contains(vk::DebugReportFlagsEXT::ERROR) {
+            log::error!("[{prefix}] code {code}: {message}");
+        } else {
+            log::warn!("[{prefix}] code {code}: {message}");
+        }
+        vk::FALSE
+    })
+}
+
+/// Creates the logging callback through the head of the chain.
+///
+/// # Safety
+/// `instance` is live, created with `VK_EXT_debug_report`, and `head` is its chain's GIPA.
+unsafe fn create_logging_callback(
+    instance: vk::Instance,
+    head: vk::PFN_vkGetInstanceProcAddr,
+) -> Option<vk::DebugReportCallbackEXT> {
+    // SAFETY: per the contract; the name's command has this type.
+    let create: vk::PFN_vkCreateDebugReportCallbackEXT =
+        unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) }?;
+    let info = vk::DebugReportCallbackCreateInfoEXT::default()
+        .flags(vk::DebugReportFlagsEXT::ERROR | vk::DebugReportFlagsEXT::WARNING)
+        .pfn_callback(Some(log_report));
+    let mut callback = vk::DebugReportCallbackEXT::null();
+    // SAFETY: a valid create info and out-pointer on a live instance.
+    match unsafe { create(instance, &info, std::ptr::null(), &mut callback) } {
+        vk::Result::SUCCESS => Some(callback),
+        e => {
+            log::warn!(
+                "debug.vulkan.enable_callback: vkCreateDebugReportCallbackEXT failed: {e:?}"
+            );
+            None
+        }
+    }
+}
+
+/// # Safety
+/// As for [`create_logging_callback`], with `callback` from it.
+unsafe fn destroy_logging_callback(
+    instance: vk::Instance,
+    head: vk::PFN_vkGetInstanceProcAddr,
+    callback: vk::DebugReportCallbackEXT,
+) {
+    // SAFETY: per the contract; the name's command has this type.
+    let destroy: Option<vk::PFN_vkDestroyDebugReportCallbackEXT> =
+        unsafe { driver::void_fn_as(head(instance, c"vkDestroyDebugReportCallbackEXT".as_ptr())) };
+    if let Some(destroy) = destroy {
+        // SAFETY: the loader's callback on its live instance.
+        unsafe { destroy(instance, callback, std::ptr::null()) };
+    }
 }
