@@ -362,6 +362,30 @@ fn failing_driver_instance_version_fails_create_instance_with_its_result() {
     );
 }
 
+/// AOSP `EnumerateInstanceExtensionProperties` / `CreateInstance`: the HAL device's failing
+/// `vkEnumerateInstanceExtensionProperties` is what both commands return.
+#[test]
+fn hal_extension_enumeration_failure_is_returned_by_enumerate_and_create() {
+    let root = tempfile::tempdir().unwrap();
+    let hal = fixture_hal(&["EXT_ENUM_FAILS"]);
+    let env = hal_env(&root, &hal, "");
+    in_child(
+        "hal_extension_enumeration_failure_is_returned_by_enumerate_and_create",
+        &env,
+        || {
+            with_loader_no_fd_leak(|entry| {
+                // SAFETY: a global count query.
+                let r = unsafe { entry.enumerate_instance_extension_properties(None) };
+                assert_eq!(r.err(), Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY));
+                assert_eq!(
+                    try_instance(entry, &[]).err(),
+                    Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY)
+                );
+            });
+        },
+    );
+}
+
 /// What drivers receive: no loader chain structs in `pNext`, no layers, and for a Vulkan 1.0
 /// driver `apiVersion` 1.0 (the app asked 1.1) plus the promoted
 /// `VK_KHR_get_physical_device_properties2`, through which the loader's core 1.1 entry point

@@ -54,6 +54,9 @@ pub struct DriverEntry {
     pub create_instance: Option<vk::PFN_vkCreateInstance>,
     /// The driver's instance extensions, as it reports them (unfiltered).
     pub extensions: Vec<vk::ExtensionProperties>,
+    /// The HAL device's `vkEnumerateInstanceExtensionProperties` failure, if it failed: AOSP
+    /// returns it from `vkEnumerateInstanceExtensionProperties(NULL)` and `vkCreateInstance`.
+    pub extensions_failure: Option<vk::Result>,
 }
 
 impl DriverEntry {
@@ -86,6 +89,7 @@ impl DriverEntry {
                 driver.name()
             );
         }
+        let mut extensions_failure = None;
         let extensions = match enumerate_extensions {
             Some(f) => enumerate(|count, out| {
                 // SAFETY: the driver's global entry point, called with a null layer name and
@@ -93,11 +97,20 @@ impl DriverEntry {
                 unsafe { f(std::ptr::null(), count, out) }
             })
             .unwrap_or_else(|e| {
-                log::warn!(
-                    "driver {}: vkEnumerateInstanceExtensionProperties failed ({e:?}); \
-                     treating its extension list as empty",
-                    driver.name()
-                );
+                if matches!(driver.source(), DriverSource::Hal(_)) {
+                    log::error!(
+                        "driver {}: vkEnumerateInstanceExtensionProperties failed ({e:?}): \
+                         enumerating instance extensions and creating instances return it",
+                        driver.name()
+                    );
+                    extensions_failure = Some(e);
+                } else {
+                    log::warn!(
+                        "driver {}: vkEnumerateInstanceExtensionProperties failed ({e:?}); \
+                         treating its extension list as empty",
+                        driver.name()
+                    );
+                }
                 Vec::new()
             }),
             None => {
@@ -119,6 +132,7 @@ impl DriverEntry {
             driver,
             create_instance,
             extensions,
+            extensions_failure,
         }
     }
 
@@ -190,6 +204,11 @@ impl Loader {
                 Err(failure)
             }
         }
+    }
+
+    /// The HAL's failed extension enumeration, if any (see [`DriverEntry::extensions_failure`]).
+    pub fn extensions_failure(&self) -> Option<vk::Result> {
+        self.driver_list().iter().find_map(|d| d.extensions_failure)
     }
 
     /// The drivers, or an empty list when they failed (callers that must report the failure

@@ -39,7 +39,8 @@ const PRELUDE: &str = r#"
 /// VK_ERROR_OUT_OF_DEVICE_MEMORY), `NO_ENUMERATE` (no vkEnumeratePhysicalDevices through GIPA),
 /// `NO_CREATE_INSTANCE`, `BAD_MAGIC`; HAL ones: `NO_HMI`, `MODULE_TAG`, `MODULE_ID`,
 /// `OPEN_RC`; `PD_COUNT_LIE=N` writes back N physical devices after filling one;
-/// `VERSION_FAILS` (vkEnumerateInstanceVersion returns VK_ERROR_OUT_OF_HOST_MEMORY). `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
+/// `VERSION_FAILS` (vkEnumerateInstanceVersion returns VK_ERROR_OUT_OF_HOST_MEMORY);
+/// `EXT_ENUM_FAILS` (vkEnumerateInstanceExtensionProperties returns it). `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
 /// `VK_KHR_get_physical_device_properties2`. `fixture_live_instances()` /
 /// `fixture_live_devices()` count what is alive; `fixture_last_*` and
 /// `fixture_saw_loader_struct()` tell what the last create calls received.
@@ -78,6 +79,10 @@ static VkResult EnumerateInstanceVersion(uint32_t* v) { *v = VK_MAKE_API_VERSION
 #endif
 static VkResult EnumerateInstanceExtensionProperties(const char* l, uint32_t* c, VkExtensionProperties* p) {
     (void)l;
+#ifdef EXT_ENUM_FAILS
+    (void)c; (void)p;
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+#endif
 #ifdef DRIVER_1_0
     if (!p) { *c = 1; return VK_SUCCESS; }
     if (*c < 1) return VK_INCOMPLETE;

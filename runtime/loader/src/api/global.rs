@@ -91,7 +91,13 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
                         }
                     }
                 }
-                None => available_instance_extensions(loader, &implicit_layers(loader)),
+                None => {
+                    // AOSP: the HAL's failure is the answer.
+                    if let Some(e) = loader.extensions_failure() {
+                        return e;
+                    }
+                    available_instance_extensions(loader, &implicit_layers(loader))
+                }
             };
             // SAFETY: the caller's valid pointers.
             unsafe { fill_array(&list, p_property_count, p_properties) }

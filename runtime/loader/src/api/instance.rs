@@ -66,6 +66,10 @@ unsafe fn create_instance(
         log::error!("vkCreateInstance: {}", failure.message);
         return Err(failure.result);
     }
+    if let Some(e) = loader.extensions_failure() {
+        log::error!("vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed");
+        return Err(e);
+    }
     // SAFETY: the create info's arrays are valid per the Vulkan contract.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
     // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
