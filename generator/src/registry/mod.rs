@@ -1063,15 +1063,18 @@ impl Cx<'_> {
         let number = f
             .attribute("number")
             .ok_or_else(|| self.schema(f, format!("feature {name} without number")))?;
-        let version = parse_version(number).ok_or_else(|| {
-            self.schema(
-                f,
-                format!(
-                    "bad feature number `{}` (MAJOR.MINOR, major <= {MAX_MAJOR}, minor <= {MAX_MINOR})",
-                    clip(number)
-                ),
-            )
-        })?;
+        // Vulkan starts at 1.0: a 0.x feature would leave no version to generate for.
+        let version = parse_version(number)
+            .filter(|&(major, _)| major >= 1)
+            .ok_or_else(|| {
+                self.schema(
+                    f,
+                    format!(
+                        "bad feature number `{}` (MAJOR.MINOR, 1 <= major <= {MAX_MAJOR}, minor <= {MAX_MINOR})",
+                        clip(number)
+                    ),
+                )
+            })?;
         let mut requires = Vec::new();
         let mut removes = Vec::new();
         for r in f.children().filter(Node::is_element) {
