@@ -305,9 +305,14 @@ fn null_capabilities2_colorspaces_and_surfaceless() {
                     .surface_fns
                     .get_physical_device_surface_present_modes(wsi.pd, vk::SurfaceKHR::null())
                     .unwrap();
+                // AOSP android16: surfaceless present modes are FIFO and the shared ones only.
                 assert_eq!(
-                    modes[..2],
-                    [vk::PresentModeKHR::MAILBOX, vk::PresentModeKHR::FIFO]
+                    modes,
+                    [
+                        vk::PresentModeKHR::FIFO,
+                        vk::PresentModeKHR::SHARED_DEMAND_REFRESH,
+                        vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH
+                    ]
                 );
                 assert!(!wsi
                     .surface_fns

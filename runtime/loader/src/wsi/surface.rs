@@ -21,8 +21,8 @@
 //!
 //! **NULL surface**: only with `VK_GOOGLE_surfaceless_query` enabled on the instance (else
 //! `VK_ERROR_SURFACE_LOST_KHR`): capabilities then report `0xFFFFFFFF` sizes and image counts,
-//! formats assume wide-colour support, present modes are `MAILBOX` and `FIFO` (plus the shared
-//! ones). An unknown non-NULL handle is `VK_ERROR_SURFACE_LOST_KHR`.
+//! formats assume wide-colour support, present modes are `FIFO` (plus the shared ones), as
+//! AOSP android16. An unknown non-NULL handle is `VK_ERROR_SURFACE_LOST_KHR`.
 //!
 //! Formats, present modes: see [`super::formats`]. Presentation support is always TRUE (any
 //! queue can present to any window). Device groups: one device, `LOCAL` only; one present
@@ -535,7 +535,9 @@ pub unsafe extern "system" fn surface_present_modes(
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfacePresentModesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfacePresentModesKHR")?;
         let mailbox = match arg.live() {
-            None => true,
+            // Surfaceless (VK_GOOGLE_surfaceless_query): AOSP android16 answers FIFO (and the
+            // shared modes) only, since no window says whether it could hold a mailbox buffer.
+            None => false,
             Some(s) => {
                 let min_undequeued = s
                     .window
