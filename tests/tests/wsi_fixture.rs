@@ -42,7 +42,7 @@ STAT(images_created) STAT(images_destroyed) STAT(anb_images) STAT(swapchain_imag
 STAT(anb_binds) STAT(anb_bimsi_binds) STAT(anb_null_handles) STAT(acquires) STAT(releases)
 STAT(imports) STAT(import_temporary) STAT(import_sync_fd) STAT(import_fd_valid)
 STAT(gralloc_version) STAT(saw_anb) STAT(saw_fence_fd) STAT(saw_maintenance1) STAT(fds_closed)
-STAT(gpdifp2_calls)
+STAT(gpdifp2_calls) STAT(release_waits)
 
 static VkResult EnumerateInstanceVersion(uint32_t* v) { *v = VK_MAKE_API_VERSION(0, 1, 1, 0); return VK_SUCCESS; }
 static VkResult EnumerateInstanceExtensionProperties(const char* l, uint32_t* c, VkExtensionProperties* p) {
@@ -189,8 +189,9 @@ static VkResult AcquireImageANDROID(VkDevice d, VkImage i, int fd, VkSemaphore s
     return VK_SUCCESS;
 }
 static VkResult QueueSignalReleaseImageANDROID(VkQueue q, uint32_t n, const VkSemaphore* w, VkImage i, int* fd) {
-    (void)q; (void)n; (void)w; (void)i;
+    (void)q; (void)w; (void)i;
     releases++;
+    release_waits += (int)n;
 #ifdef RELEASE_FD
     *fd = eventfd(1, EFD_CLOEXEC);
 #else
@@ -424,6 +425,59 @@ gralloc_case!(gralloc_missing_is_an_incompatible_driver, [], |r, _, _| {
 
 fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// AOSP android16 `QueuePresentKHR`: the present's wait semaphores are passed to the release of
+/// every swapchain it presents, not only the first.
+#[test]
+fn wait_semaphores_reach_every_swapchain_of_a_present() {
+    let loader = require(paths::loader_under_test());
+    let lib = wsi_driver(&["GRALLOC4"]);
+    let root = tempfile::tempdir().unwrap();
+    let env = hal_env(&root, &lib, "");
+    in_child(
+        "wait_semaphores_reach_every_swapchain_of_a_present",
+        &env,
+        || {
+            let wsi = Wsi::new(&loader, &[], &[], &[]).unwrap();
+            let (win_a, win_b) = (window(32, 32), window(32, 32));
+            let sa = wsi
+                .create_swapchain(&wsi.swapchain_info(wsi.create_surface(&win_a).unwrap()))
+                .unwrap();
+            let sb = wsi
+                .create_swapchain(&wsi.swapchain_info(wsi.create_surface(&win_b).unwrap()))
+                .unwrap();
+            let fence = wsi.fence();
+            let (ia, _) = wsi.acquire(sa, fence, u64::MAX).unwrap();
+            let (ib, _) = wsi.acquire(sb, fence, u64::MAX).unwrap();
+            // SAFETY: a live device.
+            let sems = unsafe {
+                [
+                    wsi.device
+                        .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+                        .unwrap(),
+                    wsi.device
+                        .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+                        .unwrap(),
+                ]
+            };
+            let before = counter(&lib, "release_waits");
+            let swapchains = [sa, sb];
+            let indices = [ia, ib];
+            let info = vk::PresentInfoKHR::default()
+                .wait_semaphores(&sems)
+                .swapchains(&swapchains)
+                .image_indices(&indices);
+            // SAFETY: a valid present of two acquired images.
+            let r = unsafe { (wsi.swapchain_fns.fp().queue_present_khr)(wsi.queue, &info) };
+            assert_eq!(r, vk::Result::SUCCESS);
+            assert_eq!(
+                counter(&lib, "release_waits") - before,
+                4,
+                "both semaphores to both swapchains"
+            );
+        },
+    );
 }
 
 #[test]

@@ -4,9 +4,9 @@
 //! `VkPresentTimesInfoGOOGLE` (display timing), `VkSwapchainPresentFenceInfoEXT` and
 //! `VkSwapchainPresentModeInfoEXT` (swapchain maintenance1). For each swapchain, in order:
 //! 1. `vkQueueSignalReleaseImageANDROID(queue, waits, image, &fd)`: the driver's release fence
-//!    (−1: already done). The wait semaphores go to the first swapchain only: binary semaphores
-//!    can be waited on once, and the later swapchains' releases follow it on the same queue
-//!    (AOSP passes them to every swapchain, a known bug). The image keeps a `dup` of the fence.
+//!    (−1: already done). The wait semaphores go to every swapchain of the present, as AOSP
+//!    android16 passes them (a divergence from the spec's letter, where a binary semaphore is
+//!    waited on once: see docs/aosp-parity.md). The image keeps a `dup` of the fence.
 //! 2. A retired swapchain: the image is released (the fence waited for, nothing queued) and the
 //!    result is `VK_ERROR_OUT_OF_DATE_KHR`. Otherwise, if the driver succeeded:
 //!    * a present fence gets the fd imported (`vkImportFenceFdKHR`, `TEMPORARY`, `SYNC_FD`, a
@@ -94,7 +94,6 @@ pub unsafe extern "system" fn queue_present(
             };
             let mut final_result = vk::Result::SUCCESS;
             for (i, (&handle, &index)) in swapchains.iter().zip(indices).enumerate() {
-                let waits = if i == 0 { waits } else { &[] };
                 let result = match lookup(handle, "vkQueuePresentKHR") {
                     None => vk::Result::ERROR_SURFACE_LOST_KHR,
                     Some(sc) => present_one(wsi, queue, &sc, index, waits, &extras, i),
