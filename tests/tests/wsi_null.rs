@@ -1234,3 +1234,48 @@ fn null_swapchain_maintenance1_present_fences() {
         assert_eq!(fds(), before, "present-fence fds leaked");
     });
 }
+
+/// AOSP `EnumerateDeviceExtensionProperties`: `VK_EXT_hdr_metadata` is the loader's, offered
+/// only when `ro.surface_flinger.has_HDR_display` is set; with it enabled, `vkSetHdrMetadataEXT`
+/// resolves and runs on a swapchain.
+#[test]
+fn null_hdr_metadata_only_on_hdr_displays() {
+    const SCENARIO: &str = "null_hdr_metadata_only_on_hdr_displays";
+    if vkgen_tests::env::child_scenario().is_some() {
+        hdr_child(std::env::var("VKGEN_TEST_HDR").as_deref() == Ok("1"));
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    for hdr in [false, true] {
+        let props = format!("ro.surface_flinger.has_HDR_display={}\n", u8::from(hdr));
+        let (env, _root) = hal_env("null", &props);
+        let env = env.set("VKGEN_TEST_HDR", if hdr { "1" } else { "0" });
+        let out = vkgen_tests::env::run_child(SCENARIO, &env);
+        require(vkgen_tests::env::check_child(SCENARIO, &out));
+    }
+}
+
+fn hdr_child(hdr: bool) {
+    let loader = loader();
+    let entry = require(vkgen_tests::compute::load_entry(&loader));
+    let instance = vkgen_tests::compute::create_instance(&entry, &[], &[]).unwrap();
+    // SAFETY: plain Vulkan use of a live instance.
+    let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+    // SAFETY: as above.
+    let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap();
+    let has = exts
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::hdr_metadata::NAME));
+    assert_eq!(has, hdr);
+    drop(instance);
+    if hdr {
+        let wsi = Wsi::new(&loader, &[], &[ash::ext::hdr_metadata::NAME], &[]).unwrap();
+        let win = window(32, 32);
+        let surface = wsi.create_surface(&win).unwrap();
+        let sc = wsi.create_swapchain(&wsi.swapchain_info(surface)).unwrap();
+        let hdr_fns = ash::ext::hdr_metadata::Device::new(&wsi.instance, &wsi.device);
+        let md = vk::HdrMetadataEXT::default().max_luminance(1000.0);
+        // SAFETY: a live swapchain and valid metadata.
+        unsafe { hdr_fns.set_hdr_metadata(&[sc], &[md]) };
+    }
+}

@@ -46,6 +46,8 @@ pub struct LoaderDeviceSupport {
     pub sync_fd_fence_import: bool,
     /// The platform reports present timestamps (`service.sf.present_timestamp`).
     pub present_timestamp: bool,
+    /// The display is HDR (`ro.surface_flinger.has_HDR_display`): `VK_EXT_hdr_metadata`.
+    pub hdr_display: bool,
 }
 
 /// Device extensions whose driver copies are always hidden: the loader's swapchain (on
@@ -163,7 +165,11 @@ pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::Extens
         let info = ext::info(id);
         properties(info.name, info.spec_version)
     };
+    // AOSP's order: incremental present always, HDR metadata on HDR displays, then the rest.
     let mut out = vec![of(ExtensionId::KHR_INCREMENTAL_PRESENT)];
+    if support.hdr_display {
+        out.push(of(ExtensionId::EXT_HDR_METADATA));
+    }
     if support.shared_image {
         out.push(of(ExtensionId::KHR_SHARED_PRESENTABLE_IMAGE));
     }
@@ -457,12 +463,14 @@ mod tests {
             shared_image: true,
             sync_fd_fence_import: true,
             present_timestamp: true,
+            hdr_display: true,
         };
         let list = visible_device_extensions(&device, "test", &all);
         assert_eq!(
             names(&list),
             [
                 c"VK_KHR_incremental_present",
+                c"VK_EXT_hdr_metadata",
                 c"VK_KHR_shared_presentable_image",
                 c"VK_GOOGLE_display_timing",
                 c"VK_EXT_swapchain_maintenance1",
@@ -470,7 +478,7 @@ mod tests {
                 c"VK_EXT_multi_draw"
             ]
         );
-        assert_eq!(list[4].spec_version, 70);
+        assert_eq!(list[5].spec_version, 70);
         let instance = loader_instance_extensions();
         let instance = names(&instance);
         for n in [

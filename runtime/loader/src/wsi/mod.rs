@@ -416,8 +416,15 @@ pub unsafe fn device_support(
             .config
             .properties
             .get_bool(PRESENT_TIMESTAMP_PROPERTY, false),
+        hdr_display: crate::init::loader()
+            .config
+            .properties
+            .get_bool(HDR_DISPLAY_PROPERTY, false),
     }
 }
+
+/// SurfaceFlinger's HDR-display flag: `VK_EXT_hdr_metadata` is offered only with it (AOSP).
+pub const HDR_DISPLAY_PROPERTY: &str = "ro.surface_flinger.has_HDR_display";
 
 /// The loader's WSI functions for instance and physical-device commands, by name.
 pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
