@@ -42,7 +42,7 @@ STAT(images_created) STAT(images_destroyed) STAT(anb_images) STAT(swapchain_imag
 STAT(anb_binds) STAT(anb_bimsi_binds) STAT(anb_null_handles) STAT(acquires) STAT(releases)
 STAT(imports) STAT(import_temporary) STAT(import_sync_fd) STAT(import_fd_valid)
 STAT(gralloc_version) STAT(saw_anb) STAT(saw_fence_fd) STAT(saw_maintenance1) STAT(fds_closed)
-STAT(gpdifp2_calls) STAT(release_waits)
+STAT(gpdifp2_calls) STAT(release_waits) STAT(mutable_images) STAT(format_list_formats)
 
 static VkResult EnumerateInstanceVersion(uint32_t* v) { *v = VK_MAKE_API_VERSION(0, 1, 1, 0); return VK_SUCCESS; }
 static VkResult EnumerateInstanceExtensionProperties(const char* l, uint32_t* c, VkExtensionProperties* p) {
@@ -67,7 +67,11 @@ static VkResult EnumeratePhysicalDevices(VkInstance i, uint32_t* c, VkPhysicalDe
 static void GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties* p) {
     (void)pd;
     memset(p, 0, sizeof *p);
+#ifdef API_1_2
+    p->apiVersion = VK_MAKE_API_VERSION(0, 1, 2, 0);
+#else
     p->apiVersion = VK_MAKE_API_VERSION(0, 1, 1, 0);
+#endif
     p->deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     strcpy(p->deviceName, "vkgen WSI fixture");
 }
@@ -163,7 +167,11 @@ static VkResult CreateImage(VkDevice d, const VkImageCreateInfo* info, const VkA
             if (!((const VkNativeBufferANDROID*)s)->handle) anb_null_handles++;
         }
         if (s->sType == VK_STRUCTURE_TYPE_IMAGE_SWAPCHAIN_CREATE_INFO_KHR) swapchain_images++;
+        if (s->sType == VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO)
+            format_list_formats += (int)((const VkImageFormatListCreateInfo*)s)->viewFormatCount;
     }
+    if ((info->flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT) && (info->flags & VK_IMAGE_CREATE_EXTENDED_USAGE_BIT))
+        mutable_images++;
     images_created++;
     *out = (VkImage)(++next_handle);
     return VK_SUCCESS;
@@ -425,6 +433,77 @@ gralloc_case!(gralloc_missing_is_an_incompatible_driver, [], |r, _, _| {
 
 fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// AOSP `VK_KHR_swapchain_mutable_format`: offered on a 1.2 device (not on a 1.1 one); a
+/// mutable-format swapchain's images are created `MUTABLE_FORMAT | EXTENDED_USAGE` with the
+/// application's `VkImageFormatListCreateInfo` in their chain.
+#[test]
+fn swapchain_mutable_format_passes_the_format_list_to_the_driver() {
+    const SCENARIO: &str = "swapchain_mutable_format_passes_the_format_list_to_the_driver";
+    if vkgen_tests::env::child_scenario().is_some() {
+        let api_1_2 = std::env::var("VKGEN_TEST_API_1_2").as_deref() == Ok("1");
+        let lib = PathBuf::from(std::env::var_os("VKGEN_TEST_FIXTURE").unwrap());
+        mutable_format_child(&lib, api_1_2);
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    for api_1_2 in [false, true] {
+        let defines: &[&str] = if api_1_2 {
+            &["GRALLOC4", "API_1_2"]
+        } else {
+            &["GRALLOC4"]
+        };
+        let lib = wsi_driver(defines);
+        let root = tempfile::tempdir().unwrap();
+        let env = hal_env(&root, &lib, "")
+            .set("VKGEN_TEST_API_1_2", if api_1_2 { "1" } else { "0" })
+            .set("VKGEN_TEST_FIXTURE", &lib);
+        let out = vkgen_tests::env::run_child(SCENARIO, &env);
+        require(vkgen_tests::env::check_child(SCENARIO, &out));
+    }
+}
+
+fn mutable_format_child(lib: &Path, api_1_2: bool) {
+    let loader = require(paths::loader_under_test());
+    let mutable = ash::khr::swapchain_mutable_format::NAME;
+    let probe = Wsi::new(&loader, &[], &[], &[]).unwrap();
+    // SAFETY: a live physical device.
+    let exts = unsafe {
+        probe
+            .instance
+            .enumerate_device_extension_properties(probe.pd)
+    }
+    .unwrap();
+    let offered = exts
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(mutable));
+    assert_eq!(offered, api_1_2);
+    drop(probe);
+    if !api_1_2 {
+        return;
+    }
+    let wsi = Wsi::new(&loader, &[], &[mutable], &[]).unwrap();
+    let win = window(32, 32);
+    let surface = wsi.create_surface(&win).unwrap();
+    let formats = [vk::Format::R8G8B8A8_UNORM, vk::Format::R8G8B8A8_SRGB];
+    let mut list = vk::ImageFormatListCreateInfo::default().view_formats(&formats);
+    let info = wsi
+        .swapchain_info(surface)
+        .flags(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
+        .push_next(&mut list);
+    let (before_mutable, before_formats) = (
+        counter(lib, "mutable_images"),
+        counter(lib, "format_list_formats"),
+    );
+    wsi.create_swapchain(&info).unwrap();
+    let images = counter(lib, "mutable_images") - before_mutable;
+    assert!(images > 0, "no image was created mutable");
+    assert_eq!(
+        counter(lib, "format_list_formats") - before_formats,
+        2 * images,
+        "every image carries the two view formats"
+    );
 }
 
 /// AOSP android16 `QueuePresentKHR`: the present's wait semaphores are passed to the release of

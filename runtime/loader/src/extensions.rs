@@ -48,6 +48,9 @@ pub struct LoaderDeviceSupport {
     pub present_timestamp: bool,
     /// The display is HDR (`ro.surface_flinger.has_HDR_display`): `VK_EXT_hdr_metadata`.
     pub hdr_display: bool,
+    /// The driver device's `apiVersion` (patch cleared): `VK_KHR_swapchain_mutable_format`
+    /// needs 1.2 (image format lists and extended usage in core).
+    pub device_api_version: u32,
 }
 
 /// Device extensions whose driver copies are always hidden: the loader's swapchain (on
@@ -178,6 +181,9 @@ pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::Extens
     }
     if support.sync_fd_fence_import {
         out.push(of(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1));
+    }
+    if support.device_api_version >= vk::API_VERSION_1_2 {
+        out.push(of(ExtensionId::KHR_SWAPCHAIN_MUTABLE_FORMAT));
     }
     out
 }
@@ -464,6 +470,7 @@ mod tests {
             sync_fd_fence_import: true,
             present_timestamp: true,
             hdr_display: true,
+            device_api_version: vk::API_VERSION_1_3,
         };
         let list = visible_device_extensions(&device, "test", &all);
         assert_eq!(
@@ -474,11 +481,12 @@ mod tests {
                 c"VK_KHR_shared_presentable_image",
                 c"VK_GOOGLE_display_timing",
                 c"VK_EXT_swapchain_maintenance1",
+                c"VK_KHR_swapchain_mutable_format",
                 c"VK_KHR_swapchain",
                 c"VK_EXT_multi_draw"
             ]
         );
-        assert_eq!(list[5].spec_version, 70);
+        assert_eq!(list[6].spec_version, 70);
         let instance = loader_instance_extensions();
         let instance = names(&instance);
         for n in [

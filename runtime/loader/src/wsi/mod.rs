@@ -360,6 +360,23 @@ pub unsafe fn shared_image_supported(driver: &DriverInstance, pd: vk::PhysicalDe
     presentation.shared_image == vk::TRUE
 }
 
+/// The driver physical device's `apiVersion`, patch bits cleared (0 when it cannot be asked).
+///
+/// # Safety
+/// `pd` must be a live physical device of `driver`.
+pub unsafe fn device_api_version(driver: &DriverInstance, pd: vk::PhysicalDevice) -> u32 {
+    let Some(gpdp) = instance_fn::<vk::PFN_vkGetPhysicalDeviceProperties>(
+        driver,
+        c"vkGetPhysicalDeviceProperties",
+    ) else {
+        return 0;
+    };
+    let mut props = vk::PhysicalDeviceProperties::default();
+    // SAFETY: the driver's query with a valid output structure.
+    unsafe { gpdp(pd, &mut props) };
+    props.api_version & !0xfff
+}
+
 /// Whether a driver's physical device imports `SYNC_FD` fences (needs `VK_KHR_external_fence_fd`
 /// in `device_extensions`).
 ///
@@ -420,6 +437,8 @@ pub unsafe fn device_support(
             .config
             .properties
             .get_bool(HDR_DISPLAY_PROPERTY, false),
+        // SAFETY: per the contract.
+        device_api_version: unsafe { device_api_version(driver, pd) },
     }
 }
 

@@ -41,7 +41,7 @@ use crate::vk;
 ///
 /// # Safety
 /// `ptr` must be null or point at `count` elements that outlive `'a`.
-unsafe fn array<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+pub(super) unsafe fn array<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     if ptr.is_null() || count == 0 {
         &[]
     } else {

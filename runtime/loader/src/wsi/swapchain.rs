@@ -122,6 +122,9 @@ pub struct Swapchain {
     pub pre_transform: c_int,
     /// The application enabled `VK_EXT_swapchain_maintenance1`.
     pub maintenance1: bool,
+    /// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR`: the view formats of the create info's
+    /// `VkImageFormatListCreateInfo`, handed to the driver with every image.
+    pub format_list: Option<Vec<vk::Format>>,
     state: Mutex<State>,
     _allocation: AppAllocation,
 }
@@ -477,7 +480,7 @@ unsafe fn create_swapchain_impl(
     // 6. Usage, hint, refresh.
     let protected = info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED);
     // SAFETY: the device's driver functions with a valid create info.
-    let producer = unsafe { producer_usage(&wsi.fns, info, swapchain_usage, protected) }?;
+    let producer = unsafe { producer_usage(&wsi.fns, info, swapchain_usage) }?;
     let mut usage = surface.consumer_usage | producer;
     if protected {
         usage |= buffer_usage::PROTECTED;
@@ -515,6 +518,8 @@ unsafe fn create_swapchain_impl(
         shared,
         pre_transform: formats::vulkan_to_native_transform(info.pre_transform),
         maintenance1: wsi.maintenance1,
+        // SAFETY: the application's valid create info and chain.
+        format_list: unsafe { mutable_format_list(info) },
         state: Mutex::new(State {
             images: (0..image_count).map(|_| Image::default()).collect(),
             present_mode: info.present_mode,
@@ -526,11 +531,7 @@ unsafe fn create_swapchain_impl(
         _allocation: allocation,
     };
     let mut image_info = vk::ImageCreateInfo {
-        flags: if protected {
-            vk::ImageCreateFlags::PROTECTED
-        } else {
-            vk::ImageCreateFlags::empty()
-        },
+        flags: image_flags(info),
         image_type: vk::ImageType::TYPE_2D,
         format: info.image_format,
         extent: vk::Extent3D {
@@ -597,6 +598,59 @@ fn native_buffer(buffer: &Buffer, p_next: *const c_void) -> vk::NativeBufferANDR
     }
 }
 
+/// The swapchain images' create flags: `PROTECTED` for a protected swapchain, and for
+/// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR` `MUTABLE_FORMAT | EXTENDED_USAGE` (AOSP: views
+/// of another format may need usages the image's own format lacks).
+fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
+    let mut flags = vk::ImageCreateFlags::empty();
+    if info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED) {
+        flags |= vk::ImageCreateFlags::PROTECTED;
+    }
+    if info
+        .flags
+        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
+    {
+        flags |= vk::ImageCreateFlags::MUTABLE_FORMAT | vk::ImageCreateFlags::EXTENDED_USAGE;
+    }
+    flags
+}
+
+/// The view formats of a mutable-format swapchain (`None` for others). The spec requires a
+/// `VkImageFormatListCreateInfo` with such a swapchain; without one the images are created
+/// mutable with no list, and the omission is logged.
+///
+/// # Safety
+/// `info`'s chain is valid.
+unsafe fn mutable_format_list(info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<Vec<vk::Format>> {
+    if !info
+        .flags
+        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
+    {
+        return None;
+    }
+    // SAFETY: per the contract.
+    let list = unsafe {
+        find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(
+            info.p_next,
+            vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO,
+        )
+    };
+    match list {
+        Some(l) => {
+            // SAFETY: `viewFormatCount` formats per valid usage.
+            let formats = unsafe { super::present::array(l.p_view_formats, l.view_format_count) };
+            Some(formats.to_vec())
+        }
+        None => {
+            log::error!(
+                "vkCreateSwapchainKHR: MUTABLE_FORMAT without VkImageFormatListCreateInfo \
+                 (VUID-VkSwapchainCreateInfoKHR-flags-03168)"
+            );
+            Some(Vec::new())
+        }
+    }
+}
+
 /// Step 7: dequeue every buffer, create its image, cancel them all (but a shared one).
 ///
 /// # Safety
@@ -608,10 +662,22 @@ unsafe fn create_images(
     swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
 ) -> Result<(), vk::Result> {
     let window = sc.window();
+    // VK_KHR_swapchain_mutable_format: the application's format list goes to the driver with
+    // every image (AOSP; the image is MUTABLE_FORMAT | EXTENDED_USAGE, see `image_flags`).
+    let format_list = sc
+        .format_list
+        .as_ref()
+        .map(|formats| vk::ImageFormatListCreateInfo {
+            view_format_count: formats.len() as u32,
+            p_view_formats: formats.as_ptr(),
+            ..Default::default()
+        });
     #[allow(clippy::needless_update)] // complete for vkgen's copy, not for ash's
     let swapchain_image = vk::SwapchainImageCreateInfoANDROID {
         s_type: vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
-        p_next: std::ptr::null(),
+        p_next: format_list
+            .as_ref()
+            .map_or(std::ptr::null(), |l| std::ptr::from_ref(l).cast()),
         usage: swapchain_usage,
         // (ash's own copy of the structure, from newer registries, has a lifetime marker.)
         ..Default::default()
@@ -709,7 +775,6 @@ unsafe fn producer_usage(
     fns: &DeviceFns,
     info: &vk::SwapchainCreateInfoKHR<'_>,
     swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    protected: bool,
 ) -> Result<u64, vk::Result> {
     if let Some(gpdifp2) = fns.image_format_properties2 {
         let external = vk::PhysicalDeviceExternalImageFormatInfo {
@@ -728,11 +793,7 @@ unsafe fn producer_usage(
             ty: vk::ImageType::TYPE_2D,
             tiling: vk::ImageTiling::OPTIMAL,
             usage: info.image_usage,
-            flags: if protected {
-                vk::ImageCreateFlags::PROTECTED
-            } else {
-                vk::ImageCreateFlags::empty()
-            },
+            flags: image_flags(info),
             ..Default::default()
         };
         let mut ahb_usage = vk::AndroidHardwareBufferUsageANDROID::default();
