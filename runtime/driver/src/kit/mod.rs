@@ -31,6 +31,19 @@
 //! generated from the registry fills any chain in any order, and regenerating on a spec bump
 //! adds the new structures without touching the driver.
 
+/// A kit function as the `PFN_vkVoidFunction` of the command it implements; `$f` is checked
+/// against that command's type `$t` first.
+macro_rules! kit_fn {
+    ($f:expr, $t:ident) => {{
+        let f: vkgen_generated::pfn::$t = $f;
+        // SAFETY: every function pointer has the same representation; callers cast back to
+        // `$t`, the type of the command they asked for.
+        Some(unsafe {
+            std::mem::transmute::<vkgen_generated::pfn::$t, unsafe extern "system" fn()>(f)
+        })
+    }};
+}
+
 pub mod command;
 pub mod common;
 pub mod debug;

@@ -23,12 +23,7 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
             if !D::implements(C::$twin) {
                 return None;
             }
-            let f: vkgen_generated::pfn::$t = $f::<D>;
-            // SAFETY: every function pointer has the same representation; callers cast back
-            // to `$t`, the type of the command they asked for.
-            Some(unsafe {
-                std::mem::transmute::<vkgen_generated::pfn::$t, unsafe extern "system" fn()>(f)
-            })
+            kit_fn!($f::<D>, $t)
         }};
     }
     match cmd {

@@ -303,38 +303,30 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
     if !D::SYNC_OBJECTS {
         return None;
     }
-    macro_rules! pfn {
-        ($f:ident, $t:ident) => {{
-            let f: vkgen_generated::pfn::$t = $f;
-            // SAFETY: every function pointer has the same representation; callers cast back
-            // to `$t`, the type of the command they asked for.
-            Some(unsafe {
-                std::mem::transmute::<vkgen_generated::pfn::$t, unsafe extern "system" fn()>(f)
-            })
-        }};
-    }
     match cmd {
-        C::CREATE_FENCE => pfn!(create_fence, PFN_vkCreateFence),
-        C::DESTROY_FENCE => pfn!(destroy_fence, PFN_vkDestroyFence),
-        C::RESET_FENCES => pfn!(reset_fences, PFN_vkResetFences),
-        C::GET_FENCE_STATUS => pfn!(get_fence_status, PFN_vkGetFenceStatus),
-        C::WAIT_FOR_FENCES => pfn!(wait_for_fences, PFN_vkWaitForFences),
-        C::CREATE_SEMAPHORE => pfn!(create_semaphore, PFN_vkCreateSemaphore),
-        C::DESTROY_SEMAPHORE => pfn!(destroy_semaphore, PFN_vkDestroySemaphore),
-        C::GET_SEMAPHORE_COUNTER_VALUE => {
-            pfn!(get_semaphore_counter_value, PFN_vkGetSemaphoreCounterValue)
+        C::CREATE_FENCE => kit_fn!(create_fence, PFN_vkCreateFence),
+        C::DESTROY_FENCE => kit_fn!(destroy::<Fence, vk::Fence>, PFN_vkDestroyFence),
+        C::RESET_FENCES => kit_fn!(reset_fences, PFN_vkResetFences),
+        C::GET_FENCE_STATUS => kit_fn!(get_fence_status, PFN_vkGetFenceStatus),
+        C::WAIT_FOR_FENCES => kit_fn!(wait_for_fences, PFN_vkWaitForFences),
+        C::CREATE_SEMAPHORE => kit_fn!(create_semaphore, PFN_vkCreateSemaphore),
+        C::DESTROY_SEMAPHORE => {
+            kit_fn!(destroy::<Semaphore, vk::Semaphore>, PFN_vkDestroySemaphore)
         }
-        C::SIGNAL_SEMAPHORE => pfn!(signal_semaphore, PFN_vkSignalSemaphore),
-        C::WAIT_SEMAPHORES => pfn!(wait_semaphores, PFN_vkWaitSemaphores),
-        C::GET_FENCE_FD_KHR => pfn!(get_fence_fd, PFN_vkGetFenceFdKHR),
-        C::IMPORT_FENCE_FD_KHR => pfn!(import_fence_fd, PFN_vkImportFenceFdKHR),
-        C::GET_SEMAPHORE_FD_KHR => pfn!(get_semaphore_fd, PFN_vkGetSemaphoreFdKHR),
-        C::IMPORT_SEMAPHORE_FD_KHR => pfn!(import_semaphore_fd, PFN_vkImportSemaphoreFdKHR),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES => pfn!(
+        C::GET_SEMAPHORE_COUNTER_VALUE => {
+            kit_fn!(get_semaphore_counter_value, PFN_vkGetSemaphoreCounterValue)
+        }
+        C::SIGNAL_SEMAPHORE => kit_fn!(signal_semaphore, PFN_vkSignalSemaphore),
+        C::WAIT_SEMAPHORES => kit_fn!(wait_semaphores, PFN_vkWaitSemaphores),
+        C::GET_FENCE_FD_KHR => kit_fn!(get_fence_fd, PFN_vkGetFenceFdKHR),
+        C::IMPORT_FENCE_FD_KHR => kit_fn!(import_fence_fd, PFN_vkImportFenceFdKHR),
+        C::GET_SEMAPHORE_FD_KHR => kit_fn!(get_semaphore_fd, PFN_vkGetSemaphoreFdKHR),
+        C::IMPORT_SEMAPHORE_FD_KHR => kit_fn!(import_semaphore_fd, PFN_vkImportSemaphoreFdKHR),
+        C::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES => kit_fn!(
             external_fence_properties,
             PFN_vkGetPhysicalDeviceExternalFenceProperties
         ),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES => pfn!(
+        C::GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES => kit_fn!(
             external_semaphore_properties,
             PFN_vkGetPhysicalDeviceExternalSemaphoreProperties
         ),
@@ -389,14 +381,15 @@ unsafe extern "system" fn create_fence(
     })
 }
 
-unsafe extern "system" fn destroy_fence(
+/// `vkDestroyFence` / `vkDestroySemaphore`: null or mistyped handles are ignored.
+unsafe extern "system" fn destroy<T: ObjectKind, H: vk::Handle>(
     _device: vk::Device,
-    fence: vk::Fence,
+    handle: H,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    // SAFETY: null or a live fence the application is done with (its fds are closed).
+    // SAFETY: null or a live object the application is done with (its fds are closed with it).
     guard((), || unsafe {
-        destroy_object::<Fence>(vk::Handle::as_raw(fence));
+        destroy_object::<T>(handle.as_raw());
     })
 }
 
@@ -508,17 +501,6 @@ unsafe extern "system" fn create_semaphore(
         };
         // SAFETY: per valid usage.
         unsafe { create(sem, p_allocator, p_semaphore) }
-    })
-}
-
-unsafe extern "system" fn destroy_semaphore(
-    _device: vk::Device,
-    s: vk::Semaphore,
-    _p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: null or a live semaphore the application is done with (its fd is closed).
-    guard((), || unsafe {
-        destroy_object::<Semaphore>(vk::Handle::as_raw(s));
     })
 }
 

@@ -40,12 +40,7 @@ fn from_result(r: Result<(), vk::Result>) -> vk::Result {
 pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
     macro_rules! pfn {
         ($f:ident, $t:ident) => {{
-            let f: vkgen_generated::pfn::$t = $f::<D>;
-            // SAFETY: every function pointer has the same representation; callers cast back
-            // to the type of the command they asked for, which is `$t`.
-            Some(unsafe {
-                std::mem::transmute::<vkgen_generated::pfn::$t, unsafe extern "system" fn()>(f)
-            })
+            kit_fn!($f::<D>, $t)
         }};
     }
     /// The table-driven answer, or the route through the vendor's twin when it has one.
