@@ -15,6 +15,12 @@
 #include "vkgen_window.h"
 #include "vkgen_window_codes.h"
 
+static vkgen_window_dispatch_fn dispatch_fn;
+
+void vkgen_window_set_dispatch(vkgen_window_dispatch_fn dispatch) {
+    __atomic_store_n(&dispatch_fn, dispatch, __ATOMIC_RELEASE);
+}
+
 int vkgen_window_perform(struct ANativeWindow *window, int operation, ...) {
     struct vkgen_window_perform_args a;
     memset(&a, 0, sizeof a);
@@ -115,7 +121,11 @@ int vkgen_window_perform(struct ANativeWindow *window, int operation, ...) {
     if (!known) {
         return -EINVAL;
     }
-    return vkgen_window_perform_dispatch(window, operation, &a);
+    vkgen_window_dispatch_fn dispatch = __atomic_load_n(&dispatch_fn, __ATOMIC_ACQUIRE);
+    if (!dispatch) {
+        return -EINVAL;
+    }
+    return dispatch(window, operation, &a);
 }
 
 /* Layout of the argument block and the window.h structs, for the Rust mirror's test:

@@ -86,9 +86,13 @@ struct android_cta861_3_metadata {
 /* The shim itself: the function stored in ANativeWindow::perform. */
 int vkgen_window_perform(struct ANativeWindow *window, int operation, ...);
 
-/* Implemented in Rust (src/ffi.rs); never unwinds. */
-int vkgen_window_perform_dispatch(struct ANativeWindow *window, int operation,
-                                  const struct vkgen_window_perform_args *args);
+/* The handler is implemented in Rust (src/ffi.rs); it never unwinds. */
+/* The Rust side's handler for decoded perform() calls, installed once by Rust through
+ * vkgen_window_set_dispatch (a function pointer rather than a named symbol, so that no Rust
+ * function needs a C name that a cdylib using this crate would export). */
+typedef int (*vkgen_window_dispatch_fn)(struct ANativeWindow *window, int operation,
+                                        const struct vkgen_window_perform_args *args);
+void vkgen_window_set_dispatch(vkgen_window_dispatch_fn dispatch);
 
 /* Layout of the structs above, for the Rust mirror's test (see perform.c). */
 #define VKGEN_WINDOW_C_LAYOUT_LEN 10

@@ -72,6 +72,10 @@ extern "C" {
     /// Writes the C compiler's sizes/offsets of the structs above (see `csrc/perform.c`).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn vkgen_window_c_layout(out: *mut usize);
+    /// Installs the handler `vkgen_window_perform` hands decoded calls to.
+    pub(crate) fn vkgen_window_set_dispatch(
+        dispatch: unsafe extern "C" fn(*mut ANativeWindow, c_int, *const PerformArgs) -> c_int,
+    );
 }
 
 /// C copies of AOSP `system/window.h`'s `native_window_*` inline helpers (`csrc/

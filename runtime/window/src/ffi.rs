@@ -364,13 +364,22 @@ unsafe extern "C" fn cancel_buffer(
     })
 }
 
+/// Installs [`perform_dispatch`] as `csrc/perform.c`'s handler (idempotent; before any window
+/// exists, so before any `perform` call).
+pub(crate) fn install_perform_dispatch() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: a plain store of a function pointer with the handler's exact C signature.
+        unsafe { crate::c_abi::vkgen_window_set_dispatch(perform_dispatch) }
+    });
+}
+
 /// Called by `csrc/perform.c` with the decoded variadic arguments.
 ///
 /// # Safety
 /// `args` must point to a [`PerformArgs`] whose pointers are what `operation` expects (see the
 /// operation table in `csrc/perform.c`).
-#[no_mangle]
-unsafe extern "C" fn vkgen_window_perform_dispatch(
+unsafe extern "C" fn perform_dispatch(
     window: *mut ANativeWindow,
     operation: c_int,
     args: *const PerformArgs,

@@ -553,6 +553,7 @@ impl BufferQueue {
     /// A new queue, or why `config` is invalid (size outside 1..=32768, unsupported format,
     /// `max_buffer_count` outside 1..=64 or not above `min_undequeued`, zero `refresh_ns`).
     pub fn try_new(config: WindowConfig) -> Result<Arc<Self>, WindowError> {
+        crate::ffi::install_perform_dispatch();
         check_dims(config.width, config.height)?;
         check_counts(config.min_undequeued, config.max_buffer_count)?;
         PixelFormat::from_hal(config.format)?;

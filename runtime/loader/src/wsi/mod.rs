@@ -41,6 +41,8 @@
 //! Per device, [`DeviceWsi`] holds the driver functions the WSI calls (created by the
 //! terminator's `vkCreateDevice` when the driver device got `VK_ANDROID_native_buffer`).
 
+#[cfg(all(feature = "desktop", not(target_os = "android")))]
+pub mod desktop;
 pub mod formats;
 pub mod layer_compat;
 pub mod present;
@@ -452,6 +454,24 @@ pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
         b"vkCreateAndroidSurfaceKHR" => {
             to_void(s::create_android_surface as vk::PFN_vkCreateAndroidSurfaceKHR)
         }
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkCreateXcbSurfaceKHR" => {
+            to_void(desktop::create_xcb_surface as vk::PFN_vkCreateXcbSurfaceKHR)
+        }
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkCreateXlibSurfaceKHR" => {
+            to_void(desktop::create_xlib_surface as vk::PFN_vkCreateXlibSurfaceKHR)
+        }
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkGetPhysicalDeviceXcbPresentationSupportKHR" => to_void(
+            desktop::xcb_presentation_support
+                as vk::PFN_vkGetPhysicalDeviceXcbPresentationSupportKHR,
+        ),
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkGetPhysicalDeviceXlibPresentationSupportKHR" => to_void(
+            desktop::xlib_presentation_support
+                as vk::PFN_vkGetPhysicalDeviceXlibPresentationSupportKHR,
+        ),
         b"vkDestroySurfaceKHR" => to_void(s::destroy_surface as vk::PFN_vkDestroySurfaceKHR),
         b"vkGetPhysicalDeviceSurfaceSupportKHR" => {
             to_void(s::surface_support as vk::PFN_vkGetPhysicalDeviceSurfaceSupportKHR)

@@ -19,8 +19,8 @@
 //!      `VK_ERROR_SURFACE_LOST_KHR`; success returns the image to the window;
 //!    * a shared swapchain dequeues its buffer again at once and expects the same one.
 //! 3. Any failure retires the swapchain. Then the window's transform hint is read: a hint that
-//!    differs from `preTransform` is `VK_SUBOPTIMAL_KHR` (the only source of it: a resize is
-//!    not).
+//!    differs from `preTransform` is `VK_SUBOPTIMAL_KHR` (on Android the only source of it: a
+//!    resize is not; on a Linux host's desktop window a size other than the swapchain's is).
 //! 4. `pResults[i]` gets the swapchain's result; the call returns the worst of them
 //!    ([`super::formats::worst_present_result`]).
 
@@ -308,6 +308,20 @@ fn present_one(
             result = worst_present_result(result, vk::Result::SUBOPTIMAL_KHR);
         }
         Ok(_) => {}
+    }
+    // A desktop window (Linux hosts) that no longer has the swapchain's size: the spec's
+    // SUBOPTIMAL (Android windows scale instead, so AOSP never reports a resize).
+    #[cfg(all(feature = "desktop", not(target_os = "android")))]
+    if super::desktop::is_desktop(sc.surface.as_ref()) {
+        let size = (
+            window.query(nw::NATIVE_WINDOW_DEFAULT_WIDTH),
+            window.query(nw::NATIVE_WINDOW_DEFAULT_HEIGHT),
+        );
+        if let (Ok(w), Ok(h)) = size {
+            if (w as u32, h as u32) != (sc.extent.width, sc.extent.height) {
+                result = worst_present_result(result, vk::Result::SUBOPTIMAL_KHR);
+            }
+        }
     }
     result
 }

@@ -221,6 +221,9 @@ pub unsafe extern "system" fn destroy_surface(
             log::error!("vkDestroySurfaceKHR: {raw:#x} is not a live VkSurfaceKHR");
             return;
         };
+        // A desktop surface's presenter stops with it.
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        super::desktop::forget(raw);
         let err = surface.window.api_disconnect(nw::NATIVE_WINDOW_API_EGL);
         if err != super::window::OK {
             log::warn!(

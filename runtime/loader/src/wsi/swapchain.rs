@@ -122,6 +122,8 @@ pub struct Swapchain {
     pub pre_transform: c_int,
     /// The application enabled `VK_EXT_swapchain_maintenance1`.
     pub maintenance1: bool,
+    /// `imageExtent` of the create info.
+    pub extent: vk::Extent2D,
     /// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR`: the view formats of the create info's
     /// `VkImageFormatListCreateInfo`, handed to the driver with every image.
     pub format_list: Option<Vec<vk::Format>>,
@@ -518,6 +520,7 @@ unsafe fn create_swapchain_impl(
         shared,
         pre_transform: formats::vulkan_to_native_transform(info.pre_transform),
         maintenance1: wsi.maintenance1,
+        extent: info.image_extent,
         // SAFETY: the application's valid create info and chain.
         format_list: unsafe { mutable_format_list(info) },
         state: Mutex::new(State {

@@ -1,0 +1,437 @@
+//! X11 surfaces on Linux hosts (`VK_KHR_xcb_surface`, `VK_KHR_xlib_surface`), presented through
+//! the one Android path: a desktop surface is an Android surface on an in-process BufferQueue
+//! (`vkgen_window`) whose consumer, a presenter thread, shows every queued buffer in the X
+//! window. Compiled out for Android targets, where these extensions stay blocked.
+//!
+//! * **Connection.** The presenter opens its own connection to the application's display (x11rb,
+//!   pure Rust: `$DISPLAY`, which is where the application's window lives): X window ids are
+//!   server-wide, and never touching the application's `xcb_connection_t*` / `Display*` keeps
+//!   its connection single-threaded as it expects.
+//! * **Presenting.** Each frame the consumer acquires (its acquire fence waited for by the
+//!   BufferQueue) is converted from RGBA to the window's 24-bit TrueColor (BGRX) and drawn
+//!   with `PutImage`, in row bands no larger than the server's maximum request. The queue keeps
+//!   the newest frame (the presenter shows the latest at each refresh).
+//! * **Resize.** The presenter polls the window's geometry; a new size becomes the queue's
+//!   default size, so the swapchain answers `VK_SUBOPTIMAL_KHR` / `VK_ERROR_OUT_OF_DATE_KHR` as it
+//!   does for any Android window whose size changed.
+//! * **Close.** When the window is gone (`GetGeometry` fails) the queue is abandoned, and the
+//!   swapchain and surface queries answer `VK_ERROR_SURFACE_LOST_KHR`.
+//!
+//! `VKGEN_LOG=info` says which presenter serves a surface, and why one was refused.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use vkgen_window::{BufferQueue, WindowConfig};
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
+use x11rb::rust_connection::RustConnection;
+
+use crate::ffi::guard;
+use crate::vk;
+
+/// The presenter of each desktop surface, by surface handle.
+static PRESENTERS: Mutex<Option<HashMap<u64, Presenter>>> = Mutex::new(None);
+
+/// How often the presenter looks for a new frame and at the window's geometry.
+const POLL: Duration = Duration::from_millis(4);
+
+struct Presenter {
+    /// The address of the surface it serves (identity only, never dereferenced).
+    surface: usize,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Presenter {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Why a window cannot be presented to.
+#[derive(Debug, thiserror::Error)]
+enum RefuseReason {
+    #[error("cannot connect to the X display: {0}")]
+    Connect(String),
+    #[error("window {0:#x}: {1}")]
+    Window(u32, String),
+    #[error("the screen's root visual is {0}-bit, not 24/32-bit TrueColor")]
+    Depth(u8),
+    #[error("BufferQueue: {0}")]
+    Queue(String),
+}
+
+/// Creates the surface for X window `window` (xcb or Xlib alike).
+///
+/// # Safety
+/// `instance` is a live instance of this loader; `out` valid for a write.
+unsafe fn create_x11_surface(
+    command: &str,
+    instance: vk::Instance,
+    window: u32,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SurfaceKHR,
+) -> vk::Result {
+    let (queue, conn) = match connect(window) {
+        Ok(v) => v,
+        Err(e) => {
+            log::error!("{command}: no presenter for the window: {e}");
+            return match e {
+                RefuseReason::Connect(_) | RefuseReason::Window(..) => {
+                    vk::Result::ERROR_SURFACE_LOST_KHR
+                }
+                _ => vk::Result::ERROR_INITIALIZATION_FAILED,
+            };
+        }
+    };
+    let info = vk::AndroidSurfaceCreateInfoKHR {
+        window: queue.window().cast(),
+        ..Default::default()
+    };
+    // SAFETY: the Android path with a live window of ours; `out` per the contract.
+    let r = unsafe { super::surface::create_android_surface(instance, &info, allocator, out) };
+    if r != vk::Result::SUCCESS {
+        return r;
+    }
+    // SAFETY: written on success.
+    let handle = vk::Handle::as_raw(unsafe { *out });
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = {
+        let (stop, queue) = (Arc::clone(&stop), Arc::clone(&queue));
+        std::thread::Builder::new()
+            .name("vkgen-x11-present".into())
+            .spawn(move || present_loop(conn, window, queue, stop))
+    };
+    match thread {
+        Ok(t) => {
+            log::info!("{command}: window {window:#x} presented by the X11 PutImage presenter");
+            let mut map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
+            let surface = super::surface::SURFACES
+                .get(handle)
+                .map_or(0, |s| Arc::as_ptr(&s) as usize);
+            map.get_or_insert_with(HashMap::new).insert(
+                handle,
+                Presenter {
+                    surface,
+                    stop,
+                    thread: Some(t),
+                },
+            );
+            vk::Result::SUCCESS
+        }
+        Err(e) => {
+            log::error!("{command}: cannot start the presenter thread: {e}");
+            // SAFETY: the surface just created, unused.
+            unsafe {
+                super::surface::destroy_surface(instance, vk::Handle::from_raw(handle), allocator)
+            };
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        }
+    }
+}
+
+/// Whether `surface` is a desktop (X11) surface.
+pub fn is_desktop(surface: &super::surface::Surface) -> bool {
+    let map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
+    map.as_ref().is_some_and(|m| {
+        m.values()
+            .any(|p| p.surface == std::ptr::from_ref(surface) as usize)
+    })
+}
+
+/// Stops the presenter of `surface`, if it has one (from `vkDestroySurfaceKHR`).
+pub fn forget(surface: u64) {
+    let presenter = PRESENTERS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .and_then(|m| m.remove(&surface));
+    drop(presenter);
+}
+
+/// A connection to the display and a BufferQueue sized to `window`.
+fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection), RefuseReason> {
+    let (conn, screen) =
+        RustConnection::connect(None).map_err(|e| RefuseReason::Connect(e.to_string()))?;
+    let depth = conn.setup().roots[screen].root_depth;
+    if depth != 24 && depth != 32 {
+        return Err(RefuseReason::Depth(depth));
+    }
+    let geometry = conn
+        .get_geometry(window)
+        .map_err(|e| RefuseReason::Window(window, e.to_string()))?
+        .reply()
+        .map_err(|e| RefuseReason::Window(window, e.to_string()))?;
+    let config = WindowConfig::with_size(
+        u32::from(geometry.width).max(1),
+        u32::from(geometry.height).max(1),
+    );
+    let queue = BufferQueue::try_new(config).map_err(|e| RefuseReason::Queue(e.to_string()))?;
+    Ok((queue, conn))
+}
+
+/// The presenter: shows each new frame, follows the window's size, abandons the queue when the
+/// window is gone.
+fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop: Arc<AtomicBool>) {
+    let Ok(gc) = conn.generate_id() else {
+        queue.abandon();
+        return;
+    };
+    let created = conn
+        .create_gc(gc, window, &CreateGCAux::new())
+        .map(|cookie| cookie.check().is_ok());
+    if !matches!(created, Ok(true)) {
+        log::warn!("X11 presenter: window {window:#x} is gone");
+        queue.abandon();
+        return;
+    }
+    let (mut width, mut height) = (0u16, 0u16);
+    let depth = conn.setup().roots[0].root_depth;
+    while !stop.load(Ordering::Acquire) {
+        match conn.get_geometry(window).map(|c| c.reply()) {
+            Ok(Ok(g)) => {
+                if (g.width, g.height) != (width, height) {
+                    if width != 0 {
+                        log::info!(
+                            "X11 presenter: window {window:#x} resized to {}x{}",
+                            g.width,
+                            g.height
+                        );
+                    }
+                    (width, height) = (g.width, g.height);
+                    let _ = queue.resize(u32::from(width).max(1), u32::from(height).max(1));
+                }
+            }
+            _ => {
+                log::info!("X11 presenter: window {window:#x} closed; the surface is lost");
+                queue.abandon();
+                return;
+            }
+        }
+        match queue.try_acquire_latest() {
+            Ok(Some(frame)) => {
+                put_frame(&conn, window, gc, depth, &frame);
+                drop(frame);
+            }
+            Ok(None) => {}
+            Err(e) => log::warn!("X11 presenter: acquire failed: {e}"),
+        }
+        std::thread::sleep(POLL);
+    }
+    let _ = conn.free_gc(gc);
+    let _ = conn.flush();
+}
+
+/// Draws `frame` (RGBA) at the window's origin as BGRX, in bands within the request limit.
+fn put_frame(conn: &RustConnection, window: u32, gc: u32, depth: u8, frame: &vkgen_window::Frame) {
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    if w == 0 || h == 0 || w > u16::MAX as usize || h > u16::MAX as usize {
+        return;
+    }
+    let mut bgrx = Vec::with_capacity(w * h * 4);
+    for px in frame.pixels.chunks_exact(4) {
+        bgrx.extend_from_slice(&[px[2], px[1], px[0], 0xff]);
+    }
+    let row = w * 4;
+    let max = conn.maximum_request_bytes().saturating_sub(64).max(row);
+    let rows_per_band = (max / row).max(1);
+    let mut y = 0;
+    while y < h {
+        let n = rows_per_band.min(h - y);
+        let data = &bgrx[y * row..(y + n) * row];
+        if let Err(e) = conn.put_image(
+            ImageFormat::Z_PIXMAP,
+            window,
+            gc,
+            w as u16,
+            n as u16,
+            0,
+            y as i16,
+            0,
+            depth,
+            data,
+        ) {
+            log::warn!("X11 presenter: PutImage failed: {e}");
+            return;
+        }
+        y += n;
+    }
+    let _ = conn.flush();
+}
+
+/// `vkCreateXcbSurfaceKHR`.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn create_xcb_surface(
+    instance: vk::Instance,
+    info: *const vk::XcbSurfaceCreateInfoKHR<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SurfaceKHR,
+) -> vk::Result {
+    guard(
+        "vkCreateXcbSurfaceKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: null or valid per the contract.
+            let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: per the contract.
+            unsafe {
+                create_x11_surface(
+                    "vkCreateXcbSurfaceKHR",
+                    instance,
+                    info.window,
+                    allocator,
+                    out,
+                )
+            }
+        },
+    )
+}
+
+/// `vkCreateXlibSurfaceKHR`.
+///
+/// # Safety
+/// Vulkan's contract for the command.
+pub unsafe extern "system" fn create_xlib_surface(
+    instance: vk::Instance,
+    info: *const vk::XlibSurfaceCreateInfoKHR<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SurfaceKHR,
+) -> vk::Result {
+    guard(
+        "vkCreateXlibSurfaceKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: null or valid per the contract.
+            let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let Ok(window) = u32::try_from(info.window) else {
+                log::error!(
+                    "vkCreateXlibSurfaceKHR: window {:#x} is not an X id",
+                    info.window
+                );
+                return vk::Result::ERROR_SURFACE_LOST_KHR;
+            };
+            // SAFETY: per the contract.
+            unsafe {
+                create_x11_surface("vkCreateXlibSurfaceKHR", instance, window, allocator, out)
+            }
+        },
+    )
+}
+
+/// `vkGetPhysicalDeviceXcbPresentationSupportKHR`: every queue presents (the presenter is the
+/// loader's).
+///
+/// # Safety
+/// None beyond the command's contract: no argument is dereferenced.
+pub unsafe extern "system" fn xcb_presentation_support(
+    _pd: vk::PhysicalDevice,
+    _family: u32,
+    _connection: *mut vk::xcb_connection_t,
+    _visual: vk::xcb_visualid_t,
+) -> vk::Bool32 {
+    vk::TRUE
+}
+
+/// `vkGetPhysicalDeviceXlibPresentationSupportKHR`: as for xcb.
+///
+/// # Safety
+/// None beyond the command's contract: no argument is dereferenced.
+pub unsafe extern "system" fn xlib_presentation_support(
+    _pd: vk::PhysicalDevice,
+    _family: u32,
+    _dpy: *mut vk::Display,
+    _visual: vk::VisualID,
+) -> vk::Bool32 {
+    vk::TRUE
+}
+
+/// Desktop programs link these four directly (the Khronos loader exports them), so on Linux
+/// hosts `libvulkan.so` exports them too, beyond Android's 251: each goes through the instance's
+/// chain, as a trampoline would, by asking `vkGetInstanceProcAddr` for the head's function.
+mod exported {
+    use super::*;
+
+    /// The head of `instance`'s chain for `name`, as `F`.
+    ///
+    /// # Safety
+    /// `F` is the type of the command `name`; `instance` null or live.
+    unsafe fn head<F: Copy>(instance: vk::Instance, name: &std::ffi::CStr) -> Option<F> {
+        // SAFETY: per the contract.
+        let f = unsafe { crate::api::proc_addr::vkGetInstanceProcAddr(instance, name.as_ptr()) }?;
+        // SAFETY: `F` is the command's function-pointer type, per the contract.
+        Some(unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkCreateXcbSurfaceKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkCreateXcbSurfaceKHR(
+        instance: vk::Instance,
+        info: *const vk::XcbSurfaceCreateInfoKHR<'_>,
+        allocator: *const vk::AllocationCallbacks<'_>,
+        out: *mut vk::SurfaceKHR,
+    ) -> vk::Result {
+        // SAFETY: the command's own type.
+        match unsafe { head::<vk::PFN_vkCreateXcbSurfaceKHR>(instance, c"vkCreateXcbSurfaceKHR") } {
+            // SAFETY: forwarded.
+            Some(f) => unsafe { f(instance, info, allocator, out) },
+            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkCreateXlibSurfaceKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkCreateXlibSurfaceKHR(
+        instance: vk::Instance,
+        info: *const vk::XlibSurfaceCreateInfoKHR<'_>,
+        allocator: *const vk::AllocationCallbacks<'_>,
+        out: *mut vk::SurfaceKHR,
+    ) -> vk::Result {
+        // SAFETY: the command's own type.
+        match unsafe { head::<vk::PFN_vkCreateXlibSurfaceKHR>(instance, c"vkCreateXlibSurfaceKHR") }
+        {
+            // SAFETY: forwarded.
+            Some(f) => unsafe { f(instance, info, allocator, out) },
+            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkGetPhysicalDeviceXcbPresentationSupportKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkGetPhysicalDeviceXcbPresentationSupportKHR(
+        pd: vk::PhysicalDevice,
+        family: u32,
+        connection: *mut vk::xcb_connection_t,
+        visual: vk::xcb_visualid_t,
+    ) -> vk::Bool32 {
+        // SAFETY: forwarded; the answer does not depend on the device.
+        unsafe { xcb_presentation_support(pd, family, connection, visual) }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkGetPhysicalDeviceXlibPresentationSupportKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkGetPhysicalDeviceXlibPresentationSupportKHR(
+        pd: vk::PhysicalDevice,
+        family: u32,
+        dpy: *mut vk::Display,
+        visual: vk::VisualID,
+    ) -> vk::Bool32 {
+        // SAFETY: forwarded; the answer does not depend on the device.
+        unsafe { xlib_presentation_support(pd, family, dpy, visual) }
+    }
+}

@@ -1,0 +1,473 @@
+//! Desktop programs present through the Android WSI path on Linux hosts (issue 12): Debian's
+//! unmodified `vkcube` runs under Xvfb through our `libvulkan.so` with lavapipe behind
+//! `vulkan.host.so` (HAL): `VK_KHR_xcb_surface` is the loader's, the swapchain is the Android
+//! one over the driver's `VK_ANDROID_native_buffer`, and the loader's X11 presenter draws the
+//! frames into vkcube's window, which the test reads back from the X server.
+//!
+//! Skips loudly (a message, no failure) only when Xvfb or vkcube is not installed.
+//! `VKGEN_SCREENSHOT=<file.png>` saves the captured frame (how docs/vkcube-ours.png was made).
+
+mod wsi_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use vkgen_tests::env::controlled_command;
+use vkgen_tests::{paths, require};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
+
+/// An Xvfb server on a free display, killed on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    /// Starts Xvfb on a display it picks itself (`-displayfd`), so parallel tests never share.
+    fn start() -> Option<Xvfb> {
+        use std::io::BufRead as _;
+        let bin = which("Xvfb")?;
+        let mut child = Command::new(&bin)
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "720x720x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut line = String::new();
+        let stdout = child.stdout.take()?;
+        let ok = std::io::BufReader::new(stdout).read_line(&mut line).is_ok();
+        let n: u32 = match line.trim().parse() {
+            Ok(n) if ok => n,
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        };
+        let xvfb = Xvfb {
+            child,
+            display: format!(":{n}"),
+        };
+        x11rb::connect(Some(&xvfb.display)).ok()?;
+        Some(xvfb)
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+}
+
+/// The root window's pixels as RGBA (Xvfb's 24-bit TrueColor is BGRX in memory).
+fn capture(display: &str) -> (u16, u16, Vec<u8>) {
+    let (conn, screen) = x11rb::connect(Some(display)).expect("connect to Xvfb");
+    let root = conn.setup().roots[screen].root;
+    let g = conn.get_geometry(root).unwrap().reply().unwrap();
+    let img = conn
+        .get_image(ImageFormat::Z_PIXMAP, root, 0, 0, g.width, g.height, !0)
+        .unwrap()
+        .reply()
+        .unwrap();
+    let rgba = img
+        .data
+        .chunks_exact(4)
+        .flat_map(|p| [p[2], p[1], p[0], 0xff])
+        .collect();
+    (g.width, g.height, rgba)
+}
+
+#[test]
+fn vkcube_presents_through_our_loader_and_the_host_driver_under_xvfb() {
+    let Some(vkcube) = which("vkcube") else {
+        eprintln!("SKIPPED: vkcube (Debian vulkan-tools) is not installed");
+        return;
+    };
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
+        return;
+    };
+    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
+    let (env, _root) = wsi_support::hal_env("host", "");
+    let work = tempfile::tempdir().unwrap();
+    let shim = work.path().join("lib");
+    std::fs::create_dir(&shim).unwrap();
+    for name in ["libvulkan.so", "libvulkan.so.1"] {
+        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
+    }
+    let mut cmd = controlled_command(&vkcube, &env);
+    cmd.args(["--c", "400"])
+        .env("DISPLAY", &xvfb.display)
+        .env("LD_LIBRARY_PATH", &shim)
+        .env("VKGEN_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start vkcube");
+    // Capture while it renders: the cube is drawn over a grey-blue background.
+    let started = Instant::now();
+    let mut best: Option<(u16, u16, Vec<u8>)> = None;
+    while started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(300));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        let shot = capture(&xvfb.display);
+        let distinct = distinct_colours(&shot.2);
+        if distinct > 50 {
+            best = Some(shot);
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "vkcube failed ({}):\n{}\n{stderr}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        stderr.contains("presented by the X11 PutImage presenter"),
+        "VKGEN_LOG does not name the presenter:\n{stderr}"
+    );
+    let (w, h, rgba) = best.expect("no frame with more than 50 colours reached the window");
+    if let Some(path) = std::env::var_os("VKGEN_SCREENSHOT") {
+        write_png(Path::new(&path), w.into(), h.into(), &rgba);
+    }
+}
+
+fn distinct_colours(rgba: &[u8]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    for p in rgba.chunks_exact(4).step_by(7) {
+        seen.insert([p[0], p[1], p[2]]);
+        if seen.len() > 1000 {
+            break;
+        }
+    }
+    seen.len()
+}
+
+fn write_png(path: &Path, w: u32, h: u32, rgba: &[u8]) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header().unwrap().write_image_data(rgba).unwrap();
+}
+
+/// A swapchain on an X window through our loader and `vulkan.host.so`: a cleared image reaches
+/// the window pixel for pixel (read back with `GetImage`); resizing the window makes the
+/// swapchain `SUBOPTIMAL` or `OUT_OF_DATE`; destroying it makes it `SURFACE_LOST` (or
+/// `OUT_OF_DATE`, the answer for an abandoned Android window).
+#[test]
+fn x11_swapchain_pixels_resize_and_close() {
+    const SCENARIO: &str = "x11_swapchain_pixels_resize_and_close";
+    if vkgen_tests::env::child_scenario().is_some() {
+        x11_child(&std::env::var("DISPLAY").unwrap());
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
+        return;
+    };
+    let (env, _root) = wsi_support::hal_env("host", "");
+    let out = vkgen_tests::env::run_child(SCENARIO, &env.set("DISPLAY", &xvfb.display));
+    require(vkgen_tests::env::check_child(SCENARIO, &out));
+}
+
+fn x11_child(display: &str) {
+    use ash::vk;
+    use x11rb::protocol::xproto::{ConfigureWindowAux, CreateWindowAux, WindowClass};
+    let (conn, screen) = x11rb::connect(Some(display)).unwrap();
+    let scr = &conn.setup().roots[screen];
+    let win = conn.generate_id().unwrap();
+    conn.create_window(
+        scr.root_depth,
+        win,
+        scr.root,
+        0,
+        0,
+        64,
+        48,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        scr.root_visual,
+        &CreateWindowAux::new().background_pixel(scr.black_pixel),
+    )
+    .unwrap();
+    conn.map_window(win).unwrap();
+    conn.flush().unwrap();
+
+    let loader = require(paths::loader_under_test());
+    let entry = require(vkgen_tests::compute::load_entry(&loader));
+    let instance = vkgen_tests::compute::create_instance(
+        &entry,
+        &[],
+        &[ash::khr::surface::NAME, ash::khr::xcb_surface::NAME],
+    )
+    .unwrap();
+    let xcb = ash::khr::xcb_surface::Instance::new(&entry, &instance);
+    let surface_fns = ash::khr::surface::Instance::new(&entry, &instance);
+    // Our loader presents through its own connection: the application's may be null.
+    let info = vk::XcbSurfaceCreateInfoKHR::default().window(win);
+    // SAFETY: a live instance and a valid create info.
+    let surface = unsafe { xcb.create_xcb_surface(&info, None) }.unwrap();
+    let (pd, family) = require(vkgen_tests::compute::pick_compute_device(&instance));
+    let prio = [1.0f32];
+    let q = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(family)
+        .queue_priorities(&prio)];
+    let names = [ash::khr::swapchain::NAME.as_ptr()];
+    // SAFETY: plain Vulkan use of live objects from here on.
+    unsafe {
+        let device = instance
+            .create_device(
+                pd,
+                &vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&q)
+                    .enabled_extension_names(&names),
+                None,
+            )
+            .unwrap();
+        let queue = device.get_device_queue(family, 0);
+        let sc_fns = ash::khr::swapchain::Device::new(&instance, &device);
+        let caps = surface_fns
+            .get_physical_device_surface_capabilities(pd, surface)
+            .unwrap();
+        assert_eq!(
+            (caps.current_extent.width, caps.current_extent.height),
+            (64, 48),
+            "the surface has the window's size"
+        );
+        let format = surface_fns
+            .get_physical_device_surface_formats(pd, surface)
+            .unwrap()[0];
+        let sci = vk::SwapchainCreateInfoKHR::default()
+            .surface(surface)
+            .min_image_count(caps.min_image_count)
+            .image_format(format.format)
+            .image_color_space(format.color_space)
+            .image_extent(caps.current_extent)
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::COLOR_ATTACHMENT)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(vk::CompositeAlphaFlagsKHR::INHERIT)
+            .present_mode(vk::PresentModeKHR::FIFO)
+            .clipped(true);
+        let sc = sc_fns.create_swapchain(&sci, None).unwrap();
+        let images = sc_fns.get_swapchain_images(sc).unwrap();
+        let pool = device
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(family)
+                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                None,
+            )
+            .unwrap();
+        let cb = device
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        let fence = device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        let done = device
+            .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            .unwrap();
+
+        // Frame: clear to magenta-ish, present.
+        let (index, _) = sc_fns
+            .acquire_next_image(sc, u64::MAX, vk::Semaphore::null(), fence)
+            .unwrap();
+        device.wait_for_fences(&[fence], true, u64::MAX).unwrap();
+        device.reset_fences(&[fence]).unwrap();
+        let image = images[index as usize];
+        let range = vk::ImageSubresourceRange::default()
+            .aspect_mask(vk::ImageAspectFlags::COLOR)
+            .level_count(1)
+            .layer_count(1);
+        let barrier = |old, new, src, dst| {
+            vk::ImageMemoryBarrier::default()
+                .old_layout(old)
+                .new_layout(new)
+                .src_access_mask(src)
+                .dst_access_mask(dst)
+                .image(image)
+                .subresource_range(range)
+        };
+        device
+            .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        device.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TOP_OF_PIPE,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &[barrier(
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                vk::AccessFlags::empty(),
+                vk::AccessFlags::TRANSFER_WRITE,
+            )],
+        );
+        let colour = vk::ClearColorValue {
+            float32: [1.0, 0.0, 1.0, 1.0],
+        };
+        device.cmd_clear_color_image(
+            cb,
+            image,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &colour,
+            &[range],
+        );
+        device.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &[barrier(
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                vk::AccessFlags::TRANSFER_WRITE,
+                vk::AccessFlags::empty(),
+            )],
+        );
+        device.end_command_buffer(cb).unwrap();
+        let signal = [done];
+        let cbs = [cb];
+        device
+            .queue_submit(
+                queue,
+                &[vk::SubmitInfo::default()
+                    .command_buffers(&cbs)
+                    .signal_semaphores(&signal)],
+                fence,
+            )
+            .unwrap();
+        let scs = [sc];
+        let idx = [index];
+        sc_fns
+            .queue_present(
+                queue,
+                &vk::PresentInfoKHR::default()
+                    .wait_semaphores(&signal)
+                    .swapchains(&scs)
+                    .image_indices(&idx),
+            )
+            .unwrap();
+        device.wait_for_fences(&[fence], true, u64::MAX).unwrap();
+        device.reset_fences(&[fence]).unwrap();
+
+        // The window shows it, every pixel.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let pixels = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let img = conn
+                .get_image(ImageFormat::Z_PIXMAP, win, 0, 0, 64, 48, !0)
+                .unwrap()
+                .reply()
+                .unwrap();
+            let rgb: Vec<[u8; 3]> = img
+                .data
+                .chunks_exact(4)
+                .map(|p| [p[2], p[1], p[0]])
+                .collect();
+            if rgb.iter().all(|p| *p == [255, 0, 255]) || Instant::now() > deadline {
+                break rgb;
+            }
+        };
+        let wrong = pixels.iter().filter(|p| **p != [255, 0, 255]).count();
+        assert_eq!(wrong, 0, "{wrong} of {} window pixels differ", pixels.len());
+
+        // Resize: the swapchain no longer matches the window.
+        conn.configure_window(win, &ConfigureWindowAux::new().width(100).height(80))
+            .unwrap();
+        conn.flush().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let resized = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let caps = surface_fns
+                .get_physical_device_surface_capabilities(pd, surface)
+                .unwrap();
+            if caps.current_extent.width == 100 || Instant::now() > deadline {
+                break caps.current_extent;
+            }
+        };
+        assert_eq!((resized.width, resized.height), (100, 80));
+        let r = match sc_fns.acquire_next_image(sc, u64::MAX, vk::Semaphore::null(), fence) {
+            Ok((i, suboptimal)) => {
+                device.wait_for_fences(&[fence], true, u64::MAX).unwrap();
+                device.reset_fences(&[fence]).unwrap();
+                let idx = [i];
+                match sc_fns.queue_present(
+                    queue,
+                    &vk::PresentInfoKHR::default()
+                        .swapchains(&scs)
+                        .image_indices(&idx),
+                ) {
+                    Ok(true) => vk::Result::SUBOPTIMAL_KHR,
+                    Ok(false) if suboptimal => vk::Result::SUBOPTIMAL_KHR,
+                    Ok(false) => vk::Result::SUCCESS,
+                    Err(e) => e,
+                }
+            }
+            Err(e) => e,
+        };
+        assert!(
+            r == vk::Result::SUBOPTIMAL_KHR || r == vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "after a resize: {r:?}"
+        );
+
+        // Close: the surface is lost.
+        conn.destroy_window(win).unwrap();
+        conn.flush().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let lost = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let r = surface_fns.get_physical_device_surface_capabilities(pd, surface);
+            if r.is_err() || Instant::now() > deadline {
+                break r.err();
+            }
+        };
+        assert!(
+            matches!(
+                lost,
+                Some(vk::Result::ERROR_SURFACE_LOST_KHR | vk::Result::ERROR_OUT_OF_DATE_KHR)
+            ),
+            "after the window closed: {lost:?}"
+        );
+        sc_fns.destroy_swapchain(sc, None);
+        device.destroy_semaphore(done, None);
+        device.destroy_fence(fence, None);
+        device.destroy_command_pool(pool, None);
+        device.destroy_device(None);
+        surface_fns.destroy_surface(surface, None);
+    }
+}
