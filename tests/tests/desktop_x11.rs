@@ -471,3 +471,94 @@ fn x11_child(display: &str) {
         surface_fns.destroy_surface(surface, None);
     }
 }
+
+/// zink (Mesa's OpenGL on Vulkan) through our loader and `vulkan.host.so` under Xvfb:
+/// `glxinfo -B` names the zink renderer, and `glxgears` renders frames for a few seconds; the
+/// dynamic linker's log shows our `libvulkan.so` was the Vulkan loader zink opened.
+#[test]
+fn zink_glxinfo_and_glxgears_through_our_loader() {
+    let (Some(glxinfo), Some(glxgears)) = (which("glxinfo"), which("glxgears")) else {
+        eprintln!("SKIPPED: glxinfo/glxgears (Debian mesa-utils) are not installed");
+        return;
+    };
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
+        return;
+    };
+    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
+    let (env, _root) = wsi_support::hal_env("host", "");
+    let work = tempfile::tempdir().unwrap();
+    let shim = work.path().join("lib");
+    std::fs::create_dir(&shim).unwrap();
+    for name in ["libvulkan.so", "libvulkan.so.1"] {
+        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
+    }
+    let run = |bin: &Path, args: &[&str], ld_log: &Path| {
+        let mut cmd = controlled_command(bin, &env);
+        cmd.args(args)
+            .env("DISPLAY", &xvfb.display)
+            .env("LD_LIBRARY_PATH", &shim)
+            .env("LIBGL_ALWAYS_SOFTWARE", "1")
+            .env("GALLIUM_DRIVER", "zink")
+            .env("LD_DEBUG", "libs")
+            .env("LD_DEBUG_OUTPUT", ld_log);
+        vkgen_tests::env::output_with_timeout(&mut cmd, Duration::from_secs(60)).unwrap()
+    };
+    let ours = format!("calling init: {}", shim.join("libvulkan.so.1").display());
+    let loaded_ours = |prefix: &Path| {
+        std::fs::read_dir(work.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.path()
+                    .to_string_lossy()
+                    .starts_with(&*prefix.to_string_lossy())
+            })
+            .any(|e| {
+                std::fs::read_to_string(e.path())
+                    .unwrap_or_default()
+                    .contains(&ours)
+            })
+    };
+
+    let info_log = work.path().join("ld-glxinfo");
+    let out = run(&glxinfo, &["-B"], &info_log);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "glxinfo -B: {}\n{stdout}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("OpenGL renderer string: zink"),
+        "not zink:\n{stdout}"
+    );
+    assert!(loaded_ours(&info_log), "zink did not open our libvulkan.so");
+
+    // glxgears runs until killed; it reports frames every 5 s.
+    let gears_log = work.path().join("ld-glxgears");
+    let mut cmd = controlled_command(&glxgears, &env);
+    cmd.env("DISPLAY", &xvfb.display)
+        .env("LD_LIBRARY_PATH", &shim)
+        .env("LIBGL_ALWAYS_SOFTWARE", "1")
+        .env("GALLIUM_DRIVER", "zink")
+        .env("LD_DEBUG", "libs")
+        .env("LD_DEBUG_OUTPUT", &gears_log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(6500));
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(" frames in "),
+        "glxgears drew no frames:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        loaded_ours(&gears_log),
+        "zink did not open our libvulkan.so"
+    );
+}
