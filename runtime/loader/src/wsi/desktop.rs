@@ -7,10 +7,13 @@
 //!   pure Rust: `$DISPLAY`, which is where the application's window lives): X window ids are
 //!   server-wide, and never touching the application's `xcb_connection_t*` / `Display*` keeps
 //!   its connection single-threaded as it expects.
-//! * **Presenting.** Each frame the consumer acquires (its acquire fence waited for by the
-//!   BufferQueue) is converted from RGBA to the window's 24-bit TrueColor (BGRX) and drawn
-//!   with `PutImage`, in row bands no larger than the server's maximum request. The queue keeps
-//!   the newest frame (the presenter shows the latest at each refresh).
+//! * **Presenting.** The presenter is the display: once per refresh period (60 Hz) it takes the
+//!   oldest queued frame (its acquire fence waited for by the BufferQueue), converts it from
+//!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it with `PutImage`, in row bands no
+//!   larger than the server's maximum request. The queue is Android's synchronous one, so the
+//!   present mode is honoured as on Android: FIFO (swap interval 1) queues every frame and a
+//!   producer that runs out of buffers waits for the presenter — paced at the refresh rate;
+//!   MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
 //! * **Resize.** The presenter polls the window's geometry; a new size becomes the queue's
 //!   default size, so the swapchain answers `VK_SUBOPTIMAL_KHR` / `VK_ERROR_OUT_OF_DATE_KHR` as it
 //!   does for any Android window whose size changed.
@@ -24,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use vkgen_window::{BufferQueue, WindowConfig};
+use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
@@ -35,8 +38,8 @@ use crate::vk;
 /// The presenter of each desktop surface, by surface handle.
 static PRESENTERS: Mutex<Option<HashMap<u64, Presenter>>> = Mutex::new(None);
 
-/// How often the presenter looks for a new frame and at the window's geometry.
-const POLL: Duration = Duration::from_millis(4);
+/// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
+const REFRESH: Duration = Duration::from_nanos(16_666_667);
 
 struct Presenter {
     /// The address of the surface it serves (identity only, never dereferenced).
@@ -168,10 +171,14 @@ fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection), RefuseReas
         .map_err(|e| RefuseReason::Window(window, e.to_string()))?
         .reply()
         .map_err(|e| RefuseReason::Window(window, e.to_string()))?;
-    let config = WindowConfig::with_size(
-        u32::from(geometry.width).max(1),
-        u32::from(geometry.height).max(1),
-    );
+    let config = WindowConfig {
+        queue_mode: QueueMode::Fifo,
+        refresh_ns: REFRESH.as_nanos() as u64,
+        ..WindowConfig::with_size(
+            u32::from(geometry.width).max(1),
+            u32::from(geometry.height).max(1),
+        )
+    };
     let queue = BufferQueue::try_new(config).map_err(|e| RefuseReason::Queue(e.to_string()))?;
     Ok((queue, conn))
 }
@@ -193,6 +200,7 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
     }
     let (mut width, mut height) = (0u16, 0u16);
     let depth = conn.setup().roots[0].root_depth;
+    let mut next = std::time::Instant::now();
     while !stop.load(Ordering::Acquire) {
         match conn.get_geometry(window).map(|c| c.reply()) {
             Ok(Ok(g)) => {
@@ -214,7 +222,7 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
                 return;
             }
         }
-        match queue.try_acquire_latest() {
+        match queue.try_acquire_next() {
             Ok(Some(frame)) => {
                 put_frame(&conn, window, gc, depth, &frame);
                 drop(frame);
@@ -222,7 +230,14 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
             Ok(None) => {}
             Err(e) => log::warn!("X11 presenter: acquire failed: {e}"),
         }
-        std::thread::sleep(POLL);
+        // The next refresh; a presenter that fell behind starts counting again from now.
+        next += REFRESH;
+        let now = std::time::Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        } else {
+            next = now;
+        }
     }
     let _ = conn.free_gc(gc);
     let _ = conn.flush();
