@@ -19,6 +19,9 @@
 //! `vkCreateHeadlessSurfaceEXT` ([`create_headless_surface`]) creates the Android surface from
 //! the parked info. Without a parked info that command fails with
 //! `VK_ERROR_EXTENSION_NOT_PRESENT` (headless surfaces are blocked on Android).
+//!
+//! Android builds compile this out of the decision (nothing is ever appended there, as AOSP):
+//! it is a Linux-host divergence, listed in docs/aosp-parity.md.
 
 use std::cell::Cell;
 use std::ffi::CStr;
@@ -41,7 +44,8 @@ thread_local! {
 /// The extension list layers get: the application's, plus `VK_EXT_headless_surface` when it
 /// enables `VK_KHR_android_surface` and layers are active.
 pub fn layer_extensions<'a>(requested: &[&'a CStr], layers_active: bool) -> Option<Vec<&'a CStr>> {
-    if !layers_active
+    // On Android the layers are Android's and AOSP appends nothing to their extension list.
+    if cfg!(target_os = "android") || !layers_active
         || !requested.contains(&ANDROID_SURFACE)
         || requested.contains(&HEADLESS_SURFACE)
     {
