@@ -45,7 +45,8 @@ thread_local! {
 /// enables `VK_KHR_android_surface` and layers are active.
 pub fn layer_extensions<'a>(requested: &[&'a CStr], layers_active: bool) -> Option<Vec<&'a CStr>> {
     // On Android the layers are Android's and AOSP appends nothing to their extension list.
-    if cfg!(target_os = "android") || !layers_active
+    if cfg!(target_os = "android")
+        || !layers_active
         || !requested.contains(&ANDROID_SURFACE)
         || requested.contains(&HEADLESS_SURFACE)
     {
