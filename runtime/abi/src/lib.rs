@@ -3,6 +3,7 @@
 //! Android's `ANativeWindow` (`system/window.h`, `nativebase.h`). Hand-written, layouts locked by tests.
 
 pub mod hal;
+pub mod hardware_buffer;
 pub mod icd;
 pub mod layer;
 pub mod native_window;

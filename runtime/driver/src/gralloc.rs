@@ -19,9 +19,10 @@ use rustix::mm::{MapFlags, ProtFlags};
 use vkgen_abi::native_window::{
     android_native_make_constant, ANativeWindowBuffer, NativeHandle,
     ANATIVEWINDOWBUFFER_RESERVED_PROC, ANDROID_NATIVE_BUFFER_MAGIC, HAL_PIXEL_FORMAT_BGRA_8888,
-    HAL_PIXEL_FORMAT_RGBA_1010102, HAL_PIXEL_FORMAT_RGBA_8888, HAL_PIXEL_FORMAT_RGBA_FP16,
-    HAL_PIXEL_FORMAT_RGBX_8888, HAL_PIXEL_FORMAT_RGB_565, HAL_PIXEL_FORMAT_R_8,
-    NATIVE_HANDLE_VERSION,
+    HAL_PIXEL_FORMAT_BLOB, HAL_PIXEL_FORMAT_RGBA_1010102, HAL_PIXEL_FORMAT_RGBA_8888,
+    HAL_PIXEL_FORMAT_RGBA_FP16, HAL_PIXEL_FORMAT_RGBX_8888, HAL_PIXEL_FORMAT_RGB_565,
+    HAL_PIXEL_FORMAT_R_8, HAL_PIXEL_FORMAT_YCBCR_420_888, HAL_PIXEL_FORMAT_YCRCB_420_SP,
+    HAL_PIXEL_FORMAT_YV12, NATIVE_HANDLE_VERSION,
 };
 
 /// First int of every handle this module creates: tells our handles from another gralloc's.
@@ -32,6 +33,11 @@ pub const HANDLE_NUM_INTS: usize = 11;
 pub const MAX_DIMENSION: u32 = 1 << 15;
 /// Rows are padded to a multiple of this many bytes, as GPU allocators commonly require.
 pub const ROW_ALIGNMENT: u64 = 64;
+/// Luma rows of 4:2:0 buffers are padded to this, so each chroma row (half as long) still meets
+/// [`ROW_ALIGNMENT`] and every plane starts [`ROW_ALIGNMENT`]-aligned.
+pub const YUV_ROW_ALIGNMENT: u64 = 2 * ROW_ALIGNMENT;
+/// Largest `BLOB` buffer (bytes): `width` is an `int` in `ANativeWindowBuffer`.
+pub const MAX_BLOB_SIZE: u32 = i32::MAX as u32;
 
 const MEMFD_NAME: &str = "vkgen-gralloc";
 
@@ -40,7 +46,7 @@ const MEMFD_NAME: &str = "vkgen-gralloc";
 pub enum GrallocError {
     #[error("unsupported HAL pixel format {0:#x}")]
     UnsupportedFormat(c_int),
-    #[error("invalid buffer dimensions {width}x{height} (1..={MAX_DIMENSION} each)")]
+    #[error("invalid buffer dimensions {width}x{height} (1..={MAX_DIMENSION} each; BLOB: Nx1)")]
     InvalidDimensions { width: u32, height: u32 },
     #[error("buffer size overflows")]
     SizeOverflow,
@@ -77,10 +83,32 @@ pub enum PixelFormat {
     RgbaFp16,
     Rgba1010102,
     R8,
+    /// `HAL_PIXEL_FORMAT_BLOB`: `width` bytes of untyped data, `height` 1.
+    Blob,
+    /// `HAL_PIXEL_FORMAT_YCBCR_420_888` (`AHARDWAREBUFFER_FORMAT_Y8Cb8Cr8_420`), laid out as
+    /// NV12: the Y plane, then one plane of interleaved Cb/Cr samples.
+    Nv12,
+    /// `HAL_PIXEL_FORMAT_YCrCb_420_SP`: NV21, as NV12 with Cr before Cb.
+    Nv21,
+    /// `HAL_PIXEL_FORMAT_YV12`: the Y plane, then the Cr plane, then the Cb plane.
+    Yv12,
+}
+
+/// One plane of a buffer, as `AHardwareBuffer_lockPlanes` describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaneLayout {
+    /// Byte offset of the plane's first sample from the buffer's first byte (`BufferDesc::offset`).
+    pub offset: u64,
+    /// Bytes between two samples of this plane in a row (2 for interleaved chroma).
+    pub pixel_stride: u32,
+    /// Bytes between two rows.
+    pub row_stride: u64,
+    pub width: u32,
+    pub height: u32,
 }
 
 impl PixelFormat {
-    /// All supported formats.
+    /// The colour formats (one plane of whole pixels): what a window may be configured with.
     pub const ALL: [Self; 7] = [
         Self::Rgba8888,
         Self::Rgbx8888,
@@ -90,6 +118,8 @@ impl PixelFormat {
         Self::Rgba1010102,
         Self::R8,
     ];
+    /// The 4:2:0 formats.
+    pub const YUV: [Self; 3] = [Self::Nv12, Self::Nv21, Self::Yv12];
 
     /// From a `HAL_PIXEL_FORMAT_*` value.
     pub fn from_hal(format: c_int) -> Result<Self> {
@@ -101,6 +131,10 @@ impl PixelFormat {
             HAL_PIXEL_FORMAT_RGBA_FP16 => Self::RgbaFp16,
             HAL_PIXEL_FORMAT_RGBA_1010102 => Self::Rgba1010102,
             HAL_PIXEL_FORMAT_R_8 => Self::R8,
+            HAL_PIXEL_FORMAT_BLOB => Self::Blob,
+            HAL_PIXEL_FORMAT_YCBCR_420_888 => Self::Nv12,
+            HAL_PIXEL_FORMAT_YCRCB_420_SP => Self::Nv21,
+            HAL_PIXEL_FORMAT_YV12 => Self::Yv12,
             other => return Err(GrallocError::UnsupportedFormat(other)),
         })
     }
@@ -115,21 +149,40 @@ impl PixelFormat {
             Self::RgbaFp16 => HAL_PIXEL_FORMAT_RGBA_FP16,
             Self::Rgba1010102 => HAL_PIXEL_FORMAT_RGBA_1010102,
             Self::R8 => HAL_PIXEL_FORMAT_R_8,
+            Self::Blob => HAL_PIXEL_FORMAT_BLOB,
+            Self::Nv12 => HAL_PIXEL_FORMAT_YCBCR_420_888,
+            Self::Nv21 => HAL_PIXEL_FORMAT_YCRCB_420_SP,
+            Self::Yv12 => HAL_PIXEL_FORMAT_YV12,
         }
     }
 
-    /// Bytes per pixel (always a power of two, so a 64-byte row is a whole number of pixels).
+    /// Whether this is one of the 4:2:0 formats.
+    pub const fn is_yuv(self) -> bool {
+        matches!(self, Self::Nv12 | Self::Nv21 | Self::Yv12)
+    }
+
+    /// Bytes per pixel of the (first) plane; always a power of two, so a padded row is a whole
+    /// number of pixels.
     pub const fn bytes_per_pixel(self) -> u32 {
         match self {
-            Self::R8 => 1,
+            Self::R8 | Self::Blob | Self::Nv12 | Self::Nv21 | Self::Yv12 => 1,
             Self::Rgb565 => 2,
             Self::Rgba8888 | Self::Rgbx8888 | Self::Bgra8888 | Self::Rgba1010102 => 4,
             Self::RgbaFp16 => 8,
         }
     }
 
-    /// The UNORM/SFLOAT Vulkan format with the same memory layout, as AOSP's swapchain maps them
-    /// (RGBX reads as RGBA; the X channel is undefined).
+    const fn row_alignment(self) -> u64 {
+        match self {
+            Self::Blob => 1,
+            Self::Nv12 | Self::Nv21 | Self::Yv12 => YUV_ROW_ALIGNMENT,
+            _ => ROW_ALIGNMENT,
+        }
+    }
+
+    /// The Vulkan format with the same memory layout, as AOSP's swapchain and Android's
+    /// `AHardwareBuffer` format table map them (RGBX reads as RGBA; the X channel is undefined).
+    /// `UNDEFINED` for `BLOB` (not an image) and NV21 (no Vulkan name: an external format).
     pub const fn vk_format(self) -> vk::Format {
         match self {
             Self::Rgba8888 | Self::Rgbx8888 => vk::Format::R8G8B8A8_UNORM,
@@ -138,11 +191,14 @@ impl PixelFormat {
             Self::RgbaFp16 => vk::Format::R16G16B16A16_SFLOAT,
             Self::Rgba1010102 => vk::Format::A2B10G10R10_UNORM_PACK32,
             Self::R8 => vk::Format::R8_UNORM,
+            Self::Nv12 => vk::Format::G8_B8R8_2PLANE_420_UNORM,
+            Self::Yv12 => vk::Format::G8_B8_R8_3PLANE_420_UNORM,
+            Self::Blob | Self::Nv21 => vk::Format::UNDEFINED,
         }
     }
 
-    /// The buffer format a swapchain image of `format` is allocated with; SRGB formats share
-    /// their UNORM twin's buffer format (the encoding is a view property).
+    /// The buffer format a swapchain (or exported) image of `format` is allocated with; SRGB
+    /// formats share their UNORM twin's buffer format (the encoding is a view property).
     pub fn from_vk(format: vk::Format) -> Option<Self> {
         Some(match format {
             vk::Format::R8G8B8A8_UNORM | vk::Format::R8G8B8A8_SRGB => Self::Rgba8888,
@@ -151,6 +207,8 @@ impl PixelFormat {
             vk::Format::R16G16B16A16_SFLOAT => Self::RgbaFp16,
             vk::Format::A2B10G10R10_UNORM_PACK32 => Self::Rgba1010102,
             vk::Format::R8_UNORM => Self::R8,
+            vk::Format::G8_B8R8_2PLANE_420_UNORM => Self::Nv12,
+            vk::Format::G8_B8_R8_3PLANE_420_UNORM => Self::Yv12,
             _ => return None,
         })
     }
@@ -183,24 +241,84 @@ pub struct BufferDesc {
 }
 
 impl BufferDesc {
-    /// The layout [`Allocator::allocate`] uses: rows padded to [`ROW_ALIGNMENT`] bytes, offset 0.
+    /// The layout [`Allocator::allocate`] uses: rows padded to [`ROW_ALIGNMENT`] bytes
+    /// ([`YUV_ROW_ALIGNMENT`] for 4:2:0 luma, none for `BLOB`), offset 0, planes back to back.
     pub fn new(width: u32, height: u32, format: PixelFormat, usage: u64) -> Result<Self> {
-        check_dimensions(width, height)?;
+        check_dimensions(format, width, height)?;
         let bpp = u64::from(format.bytes_per_pixel());
-        let row = (u64::from(width) * bpp).next_multiple_of(ROW_ALIGNMENT);
+        let row = (u64::from(width) * bpp).next_multiple_of(format.row_alignment());
         let stride = u32::try_from(row / bpp).map_err(|_| GrallocError::SizeOverflow)?;
-        let size = row
-            .checked_mul(u64::from(height))
-            .ok_or(GrallocError::SizeOverflow)?;
-        Ok(Self {
+        let mut desc = Self {
             width,
             height,
             stride,
             format,
             usage,
-            size,
+            size: 0,
             offset: 0,
-        })
+        };
+        desc.size = desc.planes_end()?;
+        Ok(desc)
+    }
+
+    /// The planes (Y, Cb, Cr for the 4:2:0 formats, as `AHardwareBuffer_lockPlanes` orders
+    /// them; one plane otherwise). Offsets are relative to [`BufferDesc::offset`].
+    pub fn planes(&self) -> Vec<PlaneLayout> {
+        let row = self.row_bytes();
+        let luma = PlaneLayout {
+            offset: 0,
+            pixel_stride: self.format.bytes_per_pixel(),
+            row_stride: row,
+            width: self.width,
+            height: self.height,
+        };
+        let (cw, ch) = (self.width.div_ceil(2), self.height.div_ceil(2));
+        let y_size = row * u64::from(self.height);
+        match self.format {
+            PixelFormat::Nv12 | PixelFormat::Nv21 => {
+                let chroma = |offset| PlaneLayout {
+                    offset,
+                    pixel_stride: 2,
+                    row_stride: row,
+                    width: cw,
+                    height: ch,
+                };
+                let (cb, cr) = if self.format == PixelFormat::Nv12 {
+                    (y_size, y_size + 1)
+                } else {
+                    (y_size + 1, y_size)
+                };
+                vec![luma, chroma(cb), chroma(cr)]
+            }
+            PixelFormat::Yv12 => {
+                // Android's YV12: chroma rows are align(stride / 2, 16) bytes, Cr first.
+                let c_row = (row / 2).next_multiple_of(16);
+                let c_size = c_row * u64::from(ch);
+                let chroma = |offset| PlaneLayout {
+                    offset,
+                    pixel_stride: 1,
+                    row_stride: c_row,
+                    width: cw,
+                    height: ch,
+                };
+                vec![luma, chroma(y_size + c_size), chroma(y_size)]
+            }
+            _ => vec![luma],
+        }
+    }
+
+    /// Bytes from [`BufferDesc::offset`] to the end of the last plane, rounded up to whole
+    /// luma rows: what a mapping, or a LINEAR image of any plane bound at its offset, may touch.
+    fn planes_end(&self) -> Result<u64> {
+        let data_end = self.planes().iter().try_fold(0u64, |end, p| {
+            let last_row = p.row_stride.checked_mul(u64::from(p.height - 1))?;
+            let last_sample = u64::from(p.pixel_stride) * u64::from(p.width - 1) + 1;
+            let plane_end = p.offset.checked_add(last_row)?.checked_add(last_sample)?;
+            Some(end.max(plane_end))
+        });
+        data_end
+            .and_then(|e| e.checked_next_multiple_of(self.row_bytes().max(1)))
+            .ok_or(GrallocError::SizeOverflow)
     }
 
     /// Row pitch in bytes.
@@ -227,18 +345,17 @@ impl BufferDesc {
     }
 
     fn validate(&self) -> Result<()> {
-        check_dimensions(self.width, self.height)
+        check_dimensions(self.format, self.width, self.height)
             .map_err(|_| GrallocError::InvalidHandle("width or height out of range"))?;
         if self.stride < self.width {
             return Err(GrallocError::InvalidHandle("stride smaller than width"));
         }
         let needed = self
-            .row_bytes()
-            .checked_mul(u64::from(self.height))
-            .ok_or(GrallocError::InvalidHandle("stride * height overflows"))?;
+            .planes_end()
+            .map_err(|_| GrallocError::InvalidHandle("stride * height overflows"))?;
         if self.size < needed {
             return Err(GrallocError::InvalidHandle(
-                "size smaller than stride * height",
+                "size smaller than the planes need",
             ));
         }
         self.end()
@@ -289,8 +406,12 @@ impl BufferDesc {
     }
 }
 
-fn check_dimensions(width: u32, height: u32) -> Result<()> {
-    if (1..=MAX_DIMENSION).contains(&width) && (1..=MAX_DIMENSION).contains(&height) {
+fn check_dimensions(format: PixelFormat, width: u32, height: u32) -> Result<()> {
+    let ok = match format {
+        PixelFormat::Blob => (1..=MAX_BLOB_SIZE).contains(&width) && height == 1,
+        _ => (1..=MAX_DIMENSION).contains(&width) && (1..=MAX_DIMENSION).contains(&height),
+    };
+    if ok {
         Ok(())
     } else {
         Err(GrallocError::InvalidDimensions { width, height })
@@ -496,6 +617,82 @@ impl Buffer {
             len,
             _buffer: std::marker::PhantomData,
         })
+    }
+}
+
+impl Buffer {
+    /// Maps the whole buffer (from byte 0 of the fd to [`BufferDesc::end`]) shared read/write,
+    /// keeping the buffer (and its fd) with the mapping: what outlives a borrow, such as an
+    /// `AHardwareBuffer_lock` or memory imported from a buffer.
+    pub fn into_mapping(self) -> Result<SharedMapping> {
+        let seals = rustix::fs::fcntl_get_seals(&self.fd).map_err(|_| GrallocError::NotSealed)?;
+        if !seals.contains(SealFlags::SHRINK) {
+            return Err(GrallocError::NotSealed);
+        }
+        let len = usize::try_from(self.desc.end()?).map_err(|_| GrallocError::SizeOverflow)?;
+        // SAFETY: a fresh mapping at an address the kernel picks aliases no Rust object; `len`
+        // bytes exist in the fd (checked at allocation/import) and the SHRINK seal keeps them.
+        let base = unsafe {
+            rustix::mm::mmap(
+                ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &self.fd,
+                0,
+            )
+        }
+        .map_err(GrallocError::Map)?;
+        let base = NonNull::new(base.cast::<u8>()).ok_or(GrallocError::Map(Errno::FAULT))?;
+        Ok(SharedMapping {
+            base,
+            len,
+            buffer: self,
+        })
+    }
+}
+
+/// A whole buffer mapped shared, owning the buffer; unmapped on drop. The memory is shared with
+/// every other mapping and importer of the buffer, so it is handed out as a raw pointer: ordering
+/// the accesses is the owner's (fences, as with any gralloc buffer).
+#[derive(Debug)]
+pub struct SharedMapping {
+    base: NonNull<u8>,
+    len: usize,
+    buffer: Buffer,
+}
+
+// SAFETY: plain shared memory owned by this value; see the type's docs for access ordering.
+unsafe impl Send for SharedMapping {}
+// SAFETY: `&self` only hands out the address.
+unsafe impl Sync for SharedMapping {}
+
+impl SharedMapping {
+    /// Byte 0 of the fd (not of the pixels: add [`BufferDesc::offset`]).
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+
+    /// Mapped bytes ([`BufferDesc::end`]).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+}
+
+impl Drop for SharedMapping {
+    fn drop(&mut self) {
+        // SAFETY: exactly what `into_mapping` mapped; the address is not used after this.
+        if let Err(e) = unsafe { rustix::mm::munmap(self.base.as_ptr().cast(), self.len) } {
+            log::error!("munmap of a gralloc mapping failed: {e}");
+        }
     }
 }
 

@@ -10,6 +10,8 @@
 //!   itself where the backend cannot export `SYNC_FD`.
 //! * [`gralloc`]: memfd-backed gralloc-like buffers with real `native_handle_t`s, so the
 //!   native-buffer path runs on a Linux host.
+//! * [`hardware_buffer`]: the NDK's `AHardwareBuffer` over that gralloc (the object, the C
+//!   functions `libnativewindow.so` exports, and counted references to any buffer for drivers).
 //! * [`handles`]: dispatchable objects (loader slot in word 0), non-dispatchable handles, and
 //!   host memory that honours `VkAllocationCallbacks`.
 //! * [`export`]: [`export_driver!`] turns a `Driver` into a `cdylib` exporting `HMI` and the
@@ -31,6 +33,7 @@ pub mod backend;
 pub mod export;
 pub mod gralloc;
 pub mod handles;
+pub mod hardware_buffer;
 pub mod kit;
 pub mod sync_fd;
 pub mod testing;

@@ -14,10 +14,9 @@ use std::ffi::c_int;
 use std::mem::size_of;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use vkgen_abi::native_window::*;
-use vkgen_driver::gralloc::{self, BufferDesc};
 use vkgen_driver::sync_fd::NativeFence;
 
 use crate::c_abi::{vkgen_window_perform, AndroidNativeRect, PerformArgs};
@@ -31,7 +30,6 @@ const EINVAL: c_int = -libc::EINVAL;
 /// Tells our window objects from other implementations' (checked after the function table).
 const WINDOW_COOKIE: u64 = u64::from_be_bytes(*b"vkgenwin");
 /// Tells our buffer objects from other implementations'.
-const BUFFER_COOKIE: u64 = u64::from_be_bytes(*b"vkgenbuf");
 
 /// The `ANativeWindow` at the head of a [`BufferQueue`].
 #[repr(C)]
@@ -81,68 +79,9 @@ impl WindowObject {
     }
 }
 
-/// A gralloc buffer as the window hands it out: `ANativeWindowBuffer` first, `Arc`-owned.
-#[repr(C)]
-pub(crate) struct WindowBuffer {
-    /// In an `UnsafeCell`: C receives a `*mut ANativeWindowBuffer`.
-    anwb: UnsafeCell<ANativeWindowBuffer>,
-    cookie: u64,
-    id: u64,
-    desc: BufferDesc,
-    /// `Buffer::map` needs `&mut`; the consumer maps while producers may look the buffer up.
-    gralloc: Mutex<gralloc::Buffer>,
-}
-
-// SAFETY: the `ANativeWindowBuffer` is written only in `new`, before the `Arc` is shared; its
-// `handle` points into the gralloc buffer's own immutable allocation. The gralloc buffer is
-// `Send` and behind a `Mutex`.
-unsafe impl Send for WindowBuffer {}
-// SAFETY: see `Send`.
-unsafe impl Sync for WindowBuffer {}
-
-impl std::fmt::Debug for WindowBuffer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WindowBuffer")
-            .field("id", &self.id)
-            .field("desc", &self.desc)
-            .finish_non_exhaustive()
-    }
-}
-
-impl WindowBuffer {
-    pub(crate) fn new(buffer: gralloc::Buffer, id: u64) -> Arc<Self> {
-        // SAFETY: `ANativeWindowBuffer` is plain data for which all-zero is valid (null pointers,
-        // `None` function pointers).
-        let mut anwb: ANativeWindowBuffer = unsafe { std::mem::zeroed() };
-        buffer.init_window_buffer(&mut anwb);
-        anwb.common.inc_ref = Some(buffer_inc_ref);
-        anwb.common.dec_ref = Some(buffer_dec_ref);
-        Arc::new(Self {
-            anwb: UnsafeCell::new(anwb),
-            cookie: BUFFER_COOKIE,
-            id,
-            desc: *buffer.desc(),
-            gralloc: Mutex::new(buffer),
-        })
-    }
-
-    /// The `ANativeWindowBuffer*` handed to C (with the provenance of the whole `Arc`).
-    pub(crate) fn as_native(this: &Arc<Self>) -> *mut ANativeWindowBuffer {
-        Arc::as_ptr(this).cast_mut().cast::<ANativeWindowBuffer>()
-    }
-
-    pub(crate) fn desc(&self) -> &BufferDesc {
-        &self.desc
-    }
-
-    pub(crate) fn id(&self) -> u64 {
-        self.id
-    }
-
-    pub(crate) fn gralloc(&self) -> MutexGuard<'_, gralloc::Buffer> {
-        self.gralloc.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
+/// A window's buffer is an `AHardwareBuffer` (`ANativeWindowBuffer` first, `Arc`-owned), the
+/// same object the NDK functions and the drivers' `AHardwareBuffer` import take.
+pub(crate) type WindowBuffer = vkgen_driver::hardware_buffer::HardwareBuffer;
 
 /// Runs an entry point's body, turning a panic into [`INTERNAL_ERROR`].
 fn guard(what: &str, body: impl FnOnce() -> c_int) -> c_int {
@@ -186,31 +125,6 @@ pub(crate) unsafe fn queue_from_window<'a>(
     (cookie == WINDOW_COOKIE).then(|| unsafe { &*q })
 }
 
-/// Whether `base` is the header of one of our buffers.
-///
-/// # Safety
-/// `base` must be null or point to a readable `android_native_base_t`.
-unsafe fn is_our_buffer(base: *const AndroidNativeBase) -> bool {
-    if base.is_null() || !base.cast::<WindowBuffer>().is_aligned() {
-        return false;
-    }
-    // SAFETY: non-null, aligned, readable per the caller.
-    let (magic, inc) = unsafe {
-        (
-            ptr::addr_of!((*base).magic).read(),
-            ptr::addr_of!((*base).inc_ref).read(),
-        )
-    };
-    if magic != ANDROID_NATIVE_BUFFER_MAGIC
-        || inc.map(|f| f as *const ()) != Some(buffer_inc_ref as PfnNativeBaseRef as *const ())
-    {
-        return false;
-    }
-    // SAFETY: our function table, so a whole `WindowBuffer` lives there.
-    let cookie = unsafe { ptr::addr_of!((*base.cast::<WindowBuffer>()).cookie).read() };
-    cookie == BUFFER_COOKIE
-}
-
 unsafe extern "C" fn window_inc_ref(base: *mut AndroidNativeBase) {
     guard("ANativeWindow::incRef", || {
         // SAFETY: only our windows point here, and the caller holds a reference.
@@ -230,29 +144,6 @@ unsafe extern "C" fn window_dec_ref(base: *mut AndroidNativeBase) {
             // SAFETY: as in `window_inc_ref`; the caller gives up its reference, which may be
             // the last one (the queue is then dropped here).
             unsafe { Arc::decrement_strong_count(base.cast_const().cast::<BufferQueue>()) };
-        }
-        0
-    });
-}
-
-unsafe extern "C" fn buffer_inc_ref(base: *mut AndroidNativeBase) {
-    guard("ANativeWindowBuffer::incRef", || {
-        // SAFETY: only our buffers point here, and the caller holds a reference.
-        if unsafe { is_our_buffer(base) } {
-            // SAFETY: `base` is the address of a `WindowBuffer` inside an `Arc` (from
-            // `Arc::as_ptr`) with at least the caller's strong reference.
-            unsafe { Arc::increment_strong_count(base.cast_const().cast::<WindowBuffer>()) };
-        }
-        0
-    });
-}
-
-unsafe extern "C" fn buffer_dec_ref(base: *mut AndroidNativeBase) {
-    guard("ANativeWindowBuffer::decRef", || {
-        // SAFETY: as in `buffer_inc_ref`.
-        if unsafe { is_our_buffer(base) } {
-            // SAFETY: as in `buffer_inc_ref`; this may drop the last reference.
-            unsafe { Arc::decrement_strong_count(base.cast_const().cast::<WindowBuffer>()) };
         }
         0
     });
@@ -588,6 +479,5 @@ mod tests {
     fn objects_start_with_their_abi_struct() {
         assert_eq!(std::mem::offset_of!(BufferQueue, window), 0);
         assert_eq!(std::mem::offset_of!(WindowObject, anw), 0);
-        assert_eq!(std::mem::offset_of!(WindowBuffer, anwb), 0);
     }
 }

@@ -113,6 +113,9 @@ impl Drop for Frame {
 /// function is applied: the values are taken as already encoded); RGBA_1010102 rounded to 8 bits
 /// with the 2-bit alpha scaled by 85; R_8 as red with green and blue 0, alpha 255.
 pub fn to_rgba8(desc: &BufferDesc, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    if desc.format.is_yuv() {
+        return yuv_to_rgba8(desc, data);
+    }
     let (w, h) = (desc.width as usize, desc.height as usize);
     let bpp = desc.format.bytes_per_pixel() as usize;
     let row_bytes = desc.row_bytes() as usize;
@@ -123,6 +126,49 @@ pub fn to_rgba8(desc: &BufferDesc, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
         raw.extend_from_slice(row);
         for px in row.chunks_exact(bpp) {
             rgba.extend_from_slice(&pixel_to_rgba8(desc.format, px));
+        }
+    }
+    (rgba, raw)
+}
+
+/// BT.601 narrow-range Y′CbCr → R′G′B′ (8-bit, rounded, clamped): the model and range the
+/// drivers suggest for 4:2:0 `AHardwareBuffer`s.
+pub fn ycbcr601_to_rgb8(y: u8, cb: u8, cr: u8) -> [u8; 3] {
+    let y = (f32::from(y) - 16.0) * (255.0 / 219.0);
+    let cb = (f32::from(cb) - 128.0) * (255.0 / 224.0);
+    let cr = (f32::from(cr) - 128.0) * (255.0 / 224.0);
+    let c = |v: f32| v.round().clamp(0.0, 255.0) as u8;
+    [
+        c(y + 1.402 * cr),
+        c(y - 0.344_136 * cb - 0.714_136 * cr),
+        c(y + 1.772 * cb),
+    ]
+}
+
+/// 4:2:0 buffers: each pixel takes the chroma sample at `(x / 2, y / 2)` (co-sited, nearest);
+/// `raw` is the planes packed Y, Cb, Cr.
+fn yuv_to_rgba8(desc: &BufferDesc, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let planes = desc.planes();
+    let (w, h) = (desc.width as usize, desc.height as usize);
+    let sample = |p: usize, x: usize, y: usize| {
+        let pl = &planes[p];
+        data[pl.offset as usize + y * pl.row_stride as usize + x * pl.pixel_stride as usize]
+    };
+    let mut rgba = Vec::with_capacity(w * h * 4);
+    for y in 0..h {
+        for x in 0..w {
+            let [r, g, b] = ycbcr601_to_rgb8(
+                sample(0, x, y),
+                sample(1, x / 2, y / 2),
+                sample(2, x / 2, y / 2),
+            );
+            rgba.extend_from_slice(&[r, g, b, 255]);
+        }
+    }
+    let mut raw = Vec::new();
+    for (p, pl) in planes.iter().enumerate() {
+        for y in 0..pl.height as usize {
+            raw.extend((0..pl.width as usize).map(|x| sample(p, x, y)));
         }
     }
     (rgba, raw)
@@ -154,7 +200,9 @@ fn pixel_to_rgba8(format: PixelFormat, px: &[u8]) -> [u8; 4] {
             let c = |shift: u32| (((v >> shift) & 0x3ff) * 255 + 511) / 1023;
             [c(0) as u8, c(10) as u8, c(20) as u8, ((v >> 30) * 85) as u8]
         }
-        PixelFormat::R8 => [px[0], 0, 0, 255],
+        PixelFormat::R8 | PixelFormat::Blob => [px[0], 0, 0, 255],
+        // Whole buffers only (`yuv_to_rgba8`).
+        PixelFormat::Nv12 | PixelFormat::Nv21 | PixelFormat::Yv12 => [px[0], px[0], px[0], 255],
     }
 }
 
@@ -224,6 +272,38 @@ mod tests {
         for (format, px, want) in cases {
             assert_eq!(pixel_to_rgba8(format, px), want, "{format:?}");
         }
+    }
+
+    #[test]
+    fn yuv_planes_convert_with_their_layouts() {
+        // Y ramps, Cb/Cr distinct per 2x2 block; the same picture in every 4:2:0 layout.
+        for format in PixelFormat::YUV {
+            let desc = BufferDesc::new(4, 2, format, 0).unwrap();
+            let mut data = vec![0u8; desc.size as usize];
+            let planes = desc.planes();
+            for (p, pl) in planes.iter().enumerate() {
+                for y in 0..pl.height as usize {
+                    for x in 0..pl.width as usize {
+                        let at = pl.offset as usize
+                            + y * pl.row_stride as usize
+                            + x * pl.pixel_stride as usize;
+                        data[at] = [16 + (y * 4 + x) as u8 * 20, 90 + x as u8, 200 - x as u8][p];
+                    }
+                }
+            }
+            let (rgba, raw) = to_rgba8(&desc, &data);
+            assert_eq!(
+                raw,
+                [16, 36, 56, 76, 96, 116, 136, 156, 90, 91, 200, 199],
+                "{format:?}"
+            );
+            assert_eq!(rgba[..3], ycbcr601_to_rgb8(16, 90, 200), "{format:?}");
+            assert_eq!(rgba[3], 255);
+            let px6 = &rgba[6 * 4..6 * 4 + 3];
+            assert_eq!(px6, ycbcr601_to_rgb8(136, 91, 199), "{format:?}");
+        }
+        assert_eq!(ycbcr601_to_rgb8(16, 128, 128), [0, 0, 0]);
+        assert_eq!(ycbcr601_to_rgb8(235, 128, 128), [255, 255, 255]);
     }
 
     #[test]

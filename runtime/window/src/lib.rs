@@ -13,7 +13,8 @@
 //!   `ANativeWindow`, so the `ANativeWindow*` handed to C *is* the queue: `common.incRef`/`decRef`
 //!   are `Arc` strong-count increments/decrements on it, and the last reference (Rust `Arc` or C
 //!   `decRef`) frees it. Buffers work the same way: each `ANativeWindowBuffer*` is the head of an
-//!   `Arc`-owned `WindowBuffer` that also holds the gralloc
+//!   `Arc`-owned `AHardwareBuffer` ([`HardwareBuffer`](vkgen_driver::hardware_buffer::HardwareBuffer))
+//!   that also holds the gralloc
 //!   [`Buffer`](vkgen_driver::gralloc::Buffer) (sealed memfd + real `native_handle_t`), so a buffer
 //!   the loader still references survives its slot being reallocated or the producer
 //!   disconnecting.

@@ -256,7 +256,6 @@ struct State {
     last_shared: Option<(Arc<WindowBuffer>, usize, FrameMeta)>,
     frame_counter: u64,
     free_seq: u64,
-    next_buffer_id: u64,
     buffer_age: u64,
     last_dequeue_start: i64,
     last_dequeue_duration: i64,
@@ -579,7 +578,6 @@ impl BufferQueue {
             last_shared: None,
             frame_counter: 0,
             free_seq: 0,
-            next_buffer_id: 1,
             buffer_age: 0,
             last_dequeue_start: 0,
             last_dequeue_duration: 0,
@@ -741,11 +739,9 @@ impl BufferQueue {
                         );
                         gralloc_errno(&e)
                     })?;
-                let id = st.next_buffer_id;
-                st.next_buffer_id += 1;
                 st.counters.allocations += 1;
                 let slot = &mut st.slots[i];
-                slot.buffer = Some(WindowBuffer::new(buffer, id));
+                slot.buffer = Some(WindowBuffer::new(buffer));
                 // The old buffer's fence says nothing about the new one.
                 slot.fence = NativeFence::signalled();
                 slot.frame_number = 0;
@@ -1025,10 +1021,8 @@ impl BufferQueue {
             }
             match Allocator::new().allocate(w, h, format, usage) {
                 Ok(buffer) => {
-                    let id = st.next_buffer_id;
-                    st.next_buffer_id += 1;
                     st.counters.allocations += 1;
-                    st.slots[i].buffer = Some(WindowBuffer::new(buffer, id));
+                    st.slots[i].buffer = Some(WindowBuffer::new(buffer));
                 }
                 Err(e) => {
                     log::warn!("allocateBuffers: {e}");

@@ -49,7 +49,10 @@ use vkgen_generated::vk;
 
 use crate::export::DriverModule;
 use crate::gralloc::Buffer as GrallocBuffer;
+use crate::gralloc::SharedMapping;
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
+use crate::hardware_buffer::HardwareBufferRef;
+use crate::kit::hardware_buffer::{ExportTarget, HardwareBufferAllocation};
 use crate::kit::native_buffer::{
     create_native_buffer_image, GrallocQueries, NativeBufferImport, NativeBuffers,
 };
@@ -81,10 +84,19 @@ static COUNTER: HandleCounter = HandleCounter::new();
 // ---------------------------------------------------------------------------------------------
 // Objects
 
-/// Host memory standing in for device memory.
+/// Host memory standing in for device memory: the heap's, or the pages of an
+/// `AHardwareBuffer` (imported, or allocated to export), which the memory keeps a reference to.
 struct Memory {
     ptr: NonNull<u8>,
-    layout: Layout,
+    len: usize,
+    backing: Backing,
+}
+enum Backing {
+    Heap(Layout),
+    HardwareBuffer {
+        _mapping: SharedMapping,
+        buffer: HardwareBufferRef,
+    },
 }
 // SAFETY: the memory is owned by this value; concurrent access through mappings is the
 // application's to synchronise, as with any VkDeviceMemory.
@@ -93,8 +105,47 @@ unsafe impl Send for Memory {}
 unsafe impl Sync for Memory {}
 impl Drop for Memory {
     fn drop(&mut self) {
-        // SAFETY: allocated in `allocate_memory` with exactly this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        if let Backing::Heap(layout) = self.backing {
+            // SAFETY: allocated in `allocate_memory` with exactly this layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+impl Memory {
+    fn heap(size: u64) -> Result<Self, vk::Result> {
+        let layout = usize::try_from(size)
+            .ok()
+            .and_then(|s| Layout::from_size_align(s, MEMORY_ALIGNMENT).ok())
+            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        // SAFETY: non-zero size (checked by the caller).
+        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
+            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        Ok(Self {
+            ptr,
+            len: layout.size(),
+            backing: Backing::Heap(layout),
+        })
+    }
+
+    /// The buffer's pages, from byte 0 of its memory (what `allocationSize` covers).
+    fn hardware_buffer(buffer: HardwareBufferRef) -> Result<Self, vk::Result> {
+        let mapping = buffer
+            .import()
+            .and_then(|b| b.into_mapping().map_err(Into::into))
+            .map_err(|e| {
+                log::warn!("null: mapping an AHardwareBuffer failed: {e}");
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+            })?;
+        let ptr = NonNull::new(mapping.as_ptr()).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        Ok(Self {
+            ptr,
+            len: mapping.len(),
+            backing: Backing::HardwareBuffer {
+                _mapping: mapping,
+                buffer,
+            },
+        })
     }
 }
 
@@ -107,6 +158,8 @@ struct Buffer {
 struct Image {
     format: vk::Format,
     extent: vk::Extent3D,
+    usage: vk::ImageUsageFlags,
+    flags: vk::ImageCreateFlags,
     mip_levels: u32,
     array_layers: u32,
     size: u64,
@@ -123,6 +176,8 @@ fn new_image(
     let image = Image {
         format: ci.format,
         extent: ci.extent,
+        usage: ci.usage,
+        flags: ci.flags,
         mip_levels: ci.mip_levels.max(1),
         array_layers: ci.array_layers.max(1),
         size: image_size(ci),
@@ -338,6 +393,19 @@ impl Kit for NullDriver {
     type CommandBuffer = ();
     // Fences and semaphores are the kit's: work completes at submission (`complete_submit2`).
     const SYNC_OBJECTS: bool = true;
+    // `AHardwareBuffer` memory: the buffer's pages are the memory.
+    const HARDWARE_BUFFERS: bool = true;
+
+    fn memory_hardware_buffer(
+        _device: vk::Device,
+        memory: vk::DeviceMemory,
+    ) -> Option<HardwareBufferRef> {
+        // SAFETY: a memory handle of this device (or garbage, which `obj` refuses).
+        match unsafe { &obj::<Memory, _>(memory)?.backing } {
+            Backing::HardwareBuffer { buffer, .. } => Some(buffer.clone()),
+            Backing::Heap(_) => None,
+        }
+    }
 
     fn instance_version() -> u32 {
         INSTANCE_VERSION
@@ -352,6 +420,8 @@ impl Kit for NullDriver {
             ExtensionId::ANDROID_NATIVE_BUFFER,
             ExtensionId::KHR_EXTERNAL_FENCE_FD,
             ExtensionId::KHR_EXTERNAL_SEMAPHORE_FD,
+            ExtensionId::EXT_QUEUE_FAMILY_FOREIGN,
+            ExtensionId::ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER,
         ]
     }
 
@@ -506,23 +576,43 @@ impl Driver for NullDriver {
         let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
             return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
         };
-        if info.allocation_size == 0
-            || info.allocation_size > HEAP_SIZE
-            || info.memory_type_index != 0
-        {
+        if info.memory_type_index != 0 {
             return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
         }
-        let Ok(layout) = Layout::from_size_align(info.allocation_size as usize, MEMORY_ALIGNMENT)
-        else {
-            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+        // SAFETY: a valid chain per valid usage.
+        let memory = match unsafe { HardwareBufferAllocation::parse(info) } {
+            Err(e) => Err(e),
+            Ok(Some(HardwareBufferAllocation::Import { buffer, .. })) => {
+                Memory::hardware_buffer(buffer)
+            }
+            Ok(Some(HardwareBufferAllocation::Export {
+                dedicated_image,
+                size,
+            })) => {
+                // SAFETY: null or a live image of this device.
+                let target = match unsafe { obj::<Image, _>(dedicated_image) } {
+                    Some(i) => ExportTarget::Image {
+                        format: i.format,
+                        width: i.extent.width,
+                        height: i.extent.height,
+                        usage: kit::hardware_buffer::usage_of_image(i.usage, i.flags),
+                    },
+                    None => ExportTarget::Blob { size },
+                };
+                target.allocate().and_then(Memory::hardware_buffer)
+            }
+            Ok(None) if info.allocation_size == 0 || info.allocation_size > HEAP_SIZE => {
+                Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+            }
+            Ok(None) => Memory::heap(info.allocation_size),
         };
-        // SAFETY: non-zero size.
-        let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }) else {
-            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+        let memory = match memory {
+            Ok(m) => m,
+            Err(e) => return e,
         };
-        // On failure `create_object` drops the `Memory`, which frees `ptr`.
+        // On failure `create_object` drops the `Memory`, which frees its pages.
         // SAFETY: forwarded allocator.
-        match unsafe { create_object(Memory { ptr, layout }, p_allocator) } {
+        match unsafe { create_object(memory, p_allocator) } {
             Ok(h) => {
                 // SAFETY: valid output pointer.
                 unsafe { *p_memory = vk::Handle::from_raw(h) };
@@ -556,7 +646,7 @@ impl Driver for NullDriver {
         let Ok(offset) = usize::try_from(offset) else {
             return vk::Result::ERROR_MEMORY_MAP_FAILED;
         };
-        if offset >= m.layout.size() || pp_data.is_null() {
+        if offset >= m.len || pp_data.is_null() {
             return vk::Result::ERROR_MEMORY_MAP_FAILED;
         }
         // SAFETY: `offset` is inside the allocation; `pp_data` is writable.
@@ -572,7 +662,7 @@ impl Driver for NullDriver {
         // SAFETY: a live memory handle; valid output pointer.
         unsafe {
             if let (Some(m), Some(out)) = (obj::<Memory, _>(memory), p_committed.as_mut()) {
-                *out = m.layout.size() as u64;
+                *out = m.len as u64;
             }
         }
     }

@@ -49,6 +49,7 @@ pub mod common;
 pub mod debug;
 pub mod defaults;
 pub mod extensions;
+pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod objects;
 pub mod routes;
@@ -129,6 +130,28 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// with `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with
     /// their own sync objects leave it off.
     const SYNC_OBJECTS: bool = false;
+
+    /// The kit's `AHardwareBuffer` component ([`hardware_buffer`]):
+    /// `vkGetAndroidHardwareBufferPropertiesANDROID`, `vkGetMemoryAndroidHardwareBufferANDROID`
+    /// (through [`Kit::memory_hardware_buffer`]) and the handle type in the external-memory
+    /// queries. The driver backs memory with the buffers ([`hardware_buffer::HardwareBufferAllocation`]).
+    const HARDWARE_BUFFERS: bool = false;
+
+    /// The memory types an `AHardwareBuffer` may be imported into. Default: all of them.
+    fn hardware_buffer_memory_type_bits(physical: &PhysicalDevice<Self>) -> u32 {
+        let _ = physical;
+        u32::MAX >> (32 - defaults::memory_properties(defaults::HEAP_SIZE).memory_type_count)
+    }
+
+    /// The `AHardwareBuffer` behind `memory` (imported or allocated for export), for
+    /// `vkGetMemoryAndroidHardwareBufferANDROID`. Default: none.
+    fn memory_hardware_buffer(
+        device: vk::Device,
+        memory: vk::DeviceMemory,
+    ) -> Option<crate::hardware_buffer::HardwareBufferRef> {
+        let _ = (device, memory);
+        None
+    }
 
     /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
     fn instance_version() -> u32 {
@@ -250,6 +273,7 @@ pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         .or_else(|| routes::entry::<D>(cmd))
         .or_else(|| routes_1_4::entry::<D>(cmd))
         .or_else(|| native_buffer::entry::<D>(cmd))
+        .or_else(|| hardware_buffer::entry::<D>(cmd))
     {
         return Some(f);
     }

@@ -6,6 +6,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 use super::*;
+use crate::kit::hardware_buffer;
 
 /// Runs `f` on the physical device behind `pd` (nothing for a bad handle: void queries).
 fn with_pd<D: Kit, R: Copy>(
@@ -201,7 +202,8 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties<D: Kit
 }
 
 /// [`vkGetPhysicalDeviceImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceImageFormatProperties2.html):
-/// external handle types are not supported (`VK_ERROR_FORMAT_NOT_SUPPORTED`).
+/// the only external handle type is `AHardwareBuffer`, with [`Kit::HARDWARE_BUFFERS`]
+/// (`VkAndroidHardwareBufferUsageANDROID` filled); others are `VK_ERROR_FORMAT_NOT_SUPPORTED`.
 pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
@@ -222,7 +224,9 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
                     vk::StructureType::PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
                 )
             };
-            let r = if external.is_some_and(|e| !e.handle_type.is_empty()) {
+            let handle_type = external.map_or(Default::default(), |e| e.handle_type);
+            let ahb = D::HARDWARE_BUFFERS && handle_type == hardware_buffer::HANDLE_TYPE;
+            let r = if !handle_type.is_empty() && !ahb {
                 Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED)
             } else {
                 D::image_format_properties(p, info)
@@ -230,6 +234,10 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
             // SAFETY: valid output pointer per valid usage.
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 out.image_format_properties = r.unwrap_or_default();
+                if ahb && r.is_ok() {
+                    // SAFETY: a valid output chain.
+                    unsafe { hardware_buffer::write_image_format_extras(info, out) };
+                }
             }
             from_result(r.map(drop))
         },
@@ -269,16 +277,23 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
 }
 
 /// [`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html):
-/// no external handle type is supported.
+/// `AHardwareBuffer` with [`Kit::HARDWARE_BUFFERS`]; no other external handle type.
 pub unsafe extern "system" fn get_physical_device_external_buffer_properties<D: Kit>(
     _physical_device: vk::PhysicalDevice,
-    _p_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
+    p_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
     p_properties: *mut vk::ExternalBufferProperties<'_>,
 ) {
     guard((), || {
-        // SAFETY: valid output pointer per valid usage.
-        if let Some(out) = unsafe { p_properties.as_mut() } {
-            out.external_memory_properties = vk::ExternalMemoryProperties::default();
+        // SAFETY: valid input and output pointers per valid usage.
+        let (info, out) = unsafe { (p_info.as_ref(), p_properties.as_mut()) };
+        if let Some(out) = out {
+            let ahb = D::HARDWARE_BUFFERS
+                && info.is_some_and(|i| i.handle_type == hardware_buffer::HANDLE_TYPE);
+            out.external_memory_properties = if ahb {
+                hardware_buffer::external_memory_properties(false)
+            } else {
+                vk::ExternalMemoryProperties::default()
+            };
         }
     })
 }
