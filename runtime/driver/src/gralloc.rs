@@ -33,9 +33,10 @@ pub const HANDLE_NUM_INTS: usize = 11;
 pub const MAX_DIMENSION: u32 = 1 << 15;
 /// Rows are padded to a multiple of this many bytes, as GPU allocators commonly require.
 pub const ROW_ALIGNMENT: u64 = 64;
-/// Luma rows of 4:2:0 buffers are padded to this, so each chroma row (half as long) still meets
-/// [`ROW_ALIGNMENT`] and every plane starts [`ROW_ALIGNMENT`]-aligned.
-pub const YUV_ROW_ALIGNMENT: u64 = 2 * ROW_ALIGNMENT;
+/// Luma rows of YV12 buffers are padded to this, so each chroma row (half as long) still meets
+/// [`ROW_ALIGNMENT`] and every plane starts [`ROW_ALIGNMENT`]-aligned. (NV12/NV21 chroma rows
+/// are as long as luma rows: [`ROW_ALIGNMENT`] serves.)
+pub const YV12_ROW_ALIGNMENT: u64 = 2 * ROW_ALIGNMENT;
 /// Largest `BLOB` buffer (bytes): `width` is an `int` in `ANativeWindowBuffer`.
 pub const MAX_BLOB_SIZE: u32 = i32::MAX as u32;
 
@@ -175,7 +176,7 @@ impl PixelFormat {
     const fn row_alignment(self) -> u64 {
         match self {
             Self::Blob => 1,
-            Self::Nv12 | Self::Nv21 | Self::Yv12 => YUV_ROW_ALIGNMENT,
+            Self::Yv12 => YV12_ROW_ALIGNMENT,
             _ => ROW_ALIGNMENT,
         }
     }
@@ -242,7 +243,7 @@ pub struct BufferDesc {
 
 impl BufferDesc {
     /// The layout [`Allocator::allocate`] uses: rows padded to [`ROW_ALIGNMENT`] bytes
-    /// ([`YUV_ROW_ALIGNMENT`] for 4:2:0 luma, none for `BLOB`), offset 0, planes back to back.
+    /// ([`YV12_ROW_ALIGNMENT`] for YV12, none for `BLOB`), offset 0, planes back to back.
     pub fn new(width: u32, height: u32, format: PixelFormat, usage: u64) -> Result<Self> {
         check_dimensions(format, width, height)?;
         let bpp = u64::from(format.bytes_per_pixel());

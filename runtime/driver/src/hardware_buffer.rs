@@ -380,7 +380,7 @@ unsafe fn inspect(ahb: *const AHardwareBuffer) -> Result<(ANativeWindowBuffer, B
     // Copy the handle out (header, one fd, our ints) before parsing it: a foreign or corrupt
     // handle may be shorter, which the parse then rejects from the copied header alone.
     let words = read_unaligned_checked::<[c_int; 4 + HANDLE_NUM_INTS]>(handle.cast())
-        .or_else(|| read_unaligned_checked::<[c_int; 3]>(handle.cast()).map(|h| pad_header(h)))
+        .or_else(|| read_unaligned_checked::<[c_int; 3]>(handle.cast()).map(pad_header))
         .ok_or(HardwareBufferError::Unreadable(handle as usize))?;
     if words[0] != NATIVE_HANDLE_VERSION {
         return Err(HardwareBufferError::Handle(GrallocError::InvalidHandle(
@@ -441,7 +441,7 @@ pub fn check_supported(desc: &AHardwareBufferDesc) -> Result<(), GrallocError> {
             "cube maps and mip chains are not supported",
         ));
     }
-    if format.is_yuv() && (desc.width % 2 != 0 || desc.height % 2 != 0) {
+    if format.is_yuv() && (!desc.width.is_multiple_of(2) || !desc.height.is_multiple_of(2)) {
         return Err(GrallocError::InvalidDimensions {
             width: desc.width,
             height: desc.height,
@@ -834,6 +834,9 @@ pub mod ndk {
     }
 
     /// `AHardwareBuffer_to_ANativeWindowBuffer`: the same object.
+    ///
+    /// # Safety
+    /// None beyond the NDK's: the pointer is only cast, never read.
     pub unsafe extern "C" fn AHardwareBuffer_to_ANativeWindowBuffer(
         buffer: *mut AHardwareBuffer,
     ) -> *mut ANativeWindowBuffer {
@@ -841,6 +844,9 @@ pub mod ndk {
     }
 
     /// `ANativeWindowBuffer_getHardwareBuffer`: the same object.
+    ///
+    /// # Safety
+    /// None beyond the NDK's: the pointer is only cast, never read.
     pub unsafe extern "C" fn ANativeWindowBuffer_getHardwareBuffer(
         buffer: *mut ANativeWindowBuffer,
     ) -> *mut AHardwareBuffer {

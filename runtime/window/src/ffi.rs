@@ -29,7 +29,6 @@ const EINVAL: c_int = -libc::EINVAL;
 
 /// Tells our window objects from other implementations' (checked after the function table).
 const WINDOW_COOKIE: u64 = u64::from_be_bytes(*b"vkgenwin");
-/// Tells our buffer objects from other implementations'.
 
 /// The `ANativeWindow` at the head of a [`BufferQueue`].
 #[repr(C)]

@@ -73,6 +73,8 @@
 //!   and the device's worker thread (started on first use) waits for the host fence, signals the
 //!   eventfd and recycles the fence.
 
+mod hardware_buffer;
+
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void, CStr};
 use std::os::fd::BorrowedFd;
@@ -513,7 +515,13 @@ struct HostDevice {
     handle: vk::Device,
     fns: ash::Device,
     gdpa: vk::PFN_vkGetDeviceProcAddr,
+    instance: Arc<HostInstance>,
+    physical: vk::PhysicalDevice,
+    /// Host-memory import and native-fence state: devices with `VK_ANDROID_native_buffer` or
+    /// `VK_ANDROID_external_memory_android_hardware_buffer`.
     anb: Option<AnbDevice>,
+    /// Devices with `VK_ANDROID_external_memory_android_hardware_buffer`.
+    ahb: Option<hardware_buffer::AhbDevice>,
 }
 
 enum AnbImage {
@@ -908,6 +916,15 @@ const INTERCEPTED: &[CommandId] = &[
     CommandId::GET_SWAPCHAIN_GRALLOC_USAGE4_ANDROID,
     CommandId::ACQUIRE_IMAGE_ANDROID,
     CommandId::QUEUE_SIGNAL_RELEASE_IMAGE_ANDROID,
+    CommandId::GET_ANDROID_HARDWARE_BUFFER_PROPERTIES_ANDROID,
+    CommandId::GET_MEMORY_ANDROID_HARDWARE_BUFFER_ANDROID,
+    CommandId::ALLOCATE_MEMORY,
+    CommandId::FREE_MEMORY,
+    CommandId::BIND_IMAGE_MEMORY,
+    CommandId::CREATE_IMAGE_VIEW,
+    CommandId::CREATE_BUFFER,
+    CommandId::GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2,
+    CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES,
 ];
 
 /// Gralloc usage for swapchain images of `usage`.
@@ -1087,7 +1104,12 @@ impl Driver for HostDriver {
     const API_VERSION: u32 = vkgen_generated::API_VERSION;
 
     fn supports_extension(ext: ExtensionId) -> bool {
-        if ext == ExtensionId::ANDROID_NATIVE_BUFFER {
+        if matches!(
+            ext,
+            ExtensionId::ANDROID_NATIVE_BUFFER
+                | ExtensionId::ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER
+                | ExtensionId::EXT_QUEUE_FAMILY_FOREIGN
+        ) {
             return true;
         }
         let Some(host) = host_icd() else {
@@ -1294,6 +1316,8 @@ impl Driver for HostDriver {
                 NATIVE_BUFFER_SPEC_VERSION,
             ));
         }
+        let added = hardware_buffer::added_extensions(&list);
+        list.extend(added);
         // SAFETY: two-call idiom arguments.
         unsafe { write_array(&list, p_property_count, p_properties) }
     }
@@ -1320,15 +1344,22 @@ impl Driver for HostDriver {
                 .map(|&p| unsafe { CStr::from_ptr(p) })
                 .collect();
         let wants_anb = names.contains(&NATIVE_BUFFER_NAME);
+        let wants_ahb = names.contains(&hardware_buffer::NAME);
         let mut ci2 = *ci;
         let mut sync_fd = false;
         let mut host_names: Vec<*const c_char> = Vec::new();
-        if wants_anb {
+        if wants_anb || wants_ahb {
             // SAFETY: `physical_device` belongs to `inst`.
             let available = unsafe { device_extensions(&inst, physical_device) };
             if !has_extension(&available, MEMORY_HOST_NAME) {
                 return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
             }
+            let ours = |n: &CStr| {
+                n == NATIVE_BUFFER_NAME
+                    || n == hardware_buffer::NAME
+                    || (n == hardware_buffer::QUEUE_FAMILY_FOREIGN_NAME
+                        && !has_extension(&available, n))
+            };
             if has_extension(&available, FENCE_FD_NAME) {
                 let info = vk::PhysicalDeviceExternalFenceInfo::default()
                     .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
@@ -1348,12 +1379,7 @@ impl Driver for HostDriver {
                     .external_fence_features
                     .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE);
             }
-            host_names.extend(
-                names
-                    .iter()
-                    .filter(|&&n| n != NATIVE_BUFFER_NAME)
-                    .map(|n| n.as_ptr()),
-            );
+            host_names.extend(names.iter().filter(|&&n| !ours(n)).map(|n| n.as_ptr()));
             for (needed, want) in [(MEMORY_HOST_NAME, true), (FENCE_FD_NAME, sync_fd)] {
                 if want && !names.contains(&needed) {
                     host_names.push(needed.as_ptr());
@@ -1382,7 +1408,7 @@ impl Driver for HostDriver {
                 ))
             }
         };
-        let anb = wants_anb.then(|| {
+        let anb = (wants_anb || wants_ahb).then(|| {
             let mut host_props = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut host_props);
             // SAFETY: core 1.1 query with valid structures.
@@ -1407,11 +1433,19 @@ impl Driver for HostDriver {
             }
         });
         let internal_queue = anb.as_ref().map(|a| *lock(&a.internal_queue));
+        let ahb = match (&anb, wants_ahb) {
+            // SAFETY: a live device with VK_EXT_external_memory_host enabled.
+            (Some(a), true) => Some(unsafe { hardware_buffer::AhbDevice::new(&fns, a, device) }),
+            _ => None,
+        };
         let state = Arc::new(HostDevice {
             handle: device,
             fns,
             gdpa,
+            instance: inst.clone(),
+            physical: physical_device,
             anb,
+            ahb,
         });
         {
             let mut reg = registry_mut();
@@ -1521,6 +1555,10 @@ impl Driver for HostDriver {
         } {
             return r;
         }
+        // SAFETY: valid create info and output pointer.
+        if let Some(r) = unsafe { hardware_buffer::create_image(&dev, ci, p_allocator, p_image) } {
+            return r;
+        }
         // SAFETY: valid input chain.
         let for_swapchain = unsafe {
             find_in_chain::<vk::BaseInStructure<'_>>(
@@ -1556,6 +1594,9 @@ impl Driver for HostDriver {
         let Some(dev) = device_of(device) else {
             return;
         };
+        if hardware_buffer::destroy_image(&dev, image, p_allocator) {
+            return;
+        }
         // SAFETY: forwarded to the host; the application is done with the image.
         unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, p_allocator) };
         if let Some(anb) = &dev.anb {
@@ -1575,7 +1616,12 @@ impl Driver for HostDriver {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
         // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
-        let infos = unsafe { slice(p_bind_infos, bind_info_count) };
+        let all = unsafe { slice(p_bind_infos, bind_info_count) };
+        let rest = match hardware_buffer::bind_images(&dev, all) {
+            Ok(r) => return r,
+            Err(rest) => rest,
+        };
+        let infos = &rest[..];
         let native = |i: &vk::BindImageMemoryInfo<'_>| {
             // SAFETY: valid input chain.
             unsafe {
@@ -1588,7 +1634,7 @@ impl Driver for HostDriver {
         let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
             // SAFETY: forwarded to the host.
             return unsafe {
-                (dev.fns.fp_v1_1().bind_image_memory2)(device, bind_info_count, p_bind_infos)
+                (dev.fns.fp_v1_1().bind_image_memory2)(device, infos.len() as u32, infos.as_ptr())
             };
         };
         let mut others = Vec::new();
@@ -1637,6 +1683,182 @@ impl Driver for HostDriver {
         };
         drop(chains);
         r
+    }
+
+    unsafe fn bind_image_memory(
+        device: vk::Device,
+        image: vk::Image,
+        memory: vk::DeviceMemory,
+        memory_offset: vk::DeviceSize,
+    ) -> vk::Result {
+        let info = vk::BindImageMemoryInfo::default()
+            .image(image)
+            .memory(memory)
+            .memory_offset(memory_offset);
+        // SAFETY: one valid bind.
+        unsafe { Self::bind_image_memory2(device, 1, &info) }
+    }
+
+    // --- VK_ANDROID_external_memory_android_hardware_buffer -------------------------------
+
+    unsafe fn allocate_memory(
+        device: vk::Device,
+        p_allocate_info: *const vk::MemoryAllocateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_memory: *mut vk::DeviceMemory,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        };
+        // SAFETY: valid allocate info and output pointer per valid usage.
+        unsafe {
+            if let Some(info) = p_allocate_info.as_ref() {
+                if let Some(r) = hardware_buffer::allocate_memory(&dev, info, p_allocator, p_memory)
+                {
+                    return r;
+                }
+            }
+            (dev.fns.fp_v1_0().allocate_memory)(device, p_allocate_info, p_allocator, p_memory)
+        }
+    }
+
+    unsafe fn free_memory(
+        device: vk::Device,
+        memory: vk::DeviceMemory,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        let Some(dev) = device_of(device) else {
+            return;
+        };
+        // SAFETY: forwarded; the application is done with the memory.
+        unsafe { (dev.fns.fp_v1_0().free_memory)(device, memory, p_allocator) };
+        hardware_buffer::forget_memory(&dev, memory);
+    }
+
+    unsafe fn create_image_view(
+        device: vk::Device,
+        p_create_info: *const vk::ImageViewCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_view: *mut vk::ImageView,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        };
+        // SAFETY: valid create info and output pointer per valid usage.
+        unsafe {
+            if let Some(ci) = p_create_info.as_ref() {
+                if let Some(r) = hardware_buffer::create_image_view(&dev, ci, p_allocator, p_view) {
+                    return r;
+                }
+            }
+            (dev.fns.fp_v1_0().create_image_view)(device, p_create_info, p_allocator, p_view)
+        }
+    }
+
+    unsafe fn create_buffer(
+        device: vk::Device,
+        p_create_info: *const vk::BufferCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_buffer: *mut vk::Buffer,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        };
+        // SAFETY: valid create info and output pointer per valid usage.
+        unsafe {
+            match p_create_info.as_ref() {
+                Some(ci) => hardware_buffer::create_buffer(&dev, ci, p_allocator, p_buffer),
+                None => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            }
+        }
+    }
+
+    unsafe fn get_android_hardware_buffer_properties_android(
+        device: vk::Device,
+        buffer: *const vk::AHardwareBuffer,
+        p_properties: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
+    ) -> vk::Result {
+        match device_of(device) {
+            // SAFETY: any buffer pointer is checked; valid output chain per valid usage.
+            Some(dev) => unsafe { hardware_buffer::properties(&dev, buffer, p_properties) },
+            None => vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+        }
+    }
+
+    unsafe fn get_memory_android_hardware_buffer_android(
+        device: vk::Device,
+        p_info: *const vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
+        p_buffer: *mut *mut vk::AHardwareBuffer,
+    ) -> vk::Result {
+        // SAFETY: valid input structure and output pointer per valid usage.
+        unsafe {
+            match (device_of(device), p_info.as_ref()) {
+                (Some(dev), Some(info)) => hardware_buffer::memory_buffer(&dev, info, p_buffer),
+                _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            }
+        }
+    }
+
+    unsafe fn get_physical_device_image_format_properties2(
+        physical_device: vk::PhysicalDevice,
+        p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+        p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
+    ) -> vk::Result {
+        let Some(inst) = instance_of(physical_device) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        // SAFETY: valid input and output structures per valid usage.
+        unsafe {
+            if let (Some(info), Some(props)) = (
+                p_image_format_info.as_ref(),
+                p_image_format_properties.as_mut(),
+            ) {
+                if let Some(r) =
+                    hardware_buffer::image_format_properties(&inst, physical_device, info, props)
+                {
+                    return r;
+                }
+            }
+            (inst
+                .fns
+                .fp_v1_1()
+                .get_physical_device_image_format_properties2)(
+                physical_device,
+                p_image_format_info,
+                p_image_format_properties,
+            )
+        }
+    }
+
+    unsafe fn get_physical_device_external_buffer_properties(
+        physical_device: vk::PhysicalDevice,
+        p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
+        p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
+    ) {
+        let Some(inst) = instance_of(physical_device) else {
+            return;
+        };
+        // SAFETY: valid input and output structures per valid usage.
+        unsafe {
+            if let (Some(info), Some(out)) = (
+                p_external_buffer_info.as_ref(),
+                p_external_buffer_properties.as_mut(),
+            ) {
+                if info.handle_type == crate::kit::hardware_buffer::HANDLE_TYPE {
+                    out.external_memory_properties =
+                        crate::kit::hardware_buffer::external_memory_properties(false);
+                    return;
+                }
+            }
+            (inst
+                .fns
+                .fp_v1_1()
+                .get_physical_device_external_buffer_properties)(
+                physical_device,
+                p_external_buffer_info,
+                p_external_buffer_properties,
+            )
+        }
     }
 
     // --- VK_ANDROID_native_buffer ---------------------------------------------------------

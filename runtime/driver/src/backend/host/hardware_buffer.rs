@@ -1,0 +1,874 @@
+//! `VK_ANDROID_external_memory_android_hardware_buffer` on the host ICD.
+//!
+//! An `AHardwareBuffer` is a memfd (the runtime's gralloc). As for native buffers, its pages are
+//! `mmap`ed and imported as host memory (`VK_EXT_external_memory_host`): zero copy, on lavapipe
+//! and NVIDIA. The host sees neither the handle type nor the external format; this module
+//! translates:
+//!
+//! * **Images** created with the `AHardwareBuffer` handle type become `LINEAR` host images
+//!   importable as host memory (the buffer's layout is linear), recorded with what an export
+//!   needs (format, extent, usage). Their binding is decided when the memory is allocated (a
+//!   buffer import is always dedicated): each plane's host row pitch must equal the buffer's, or
+//!   the allocation fails with `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+//! * **Multi-planar formats** (NV12 → `G8_B8R8_2PLANE_420_UNORM`, YV12 →
+//!   `G8_B8_R8_3PLANE_420_UNORM`): where the host supports the format `LINEAR` and `DISJOINT`,
+//!   the image is created disjoint and each plane bound at the buffer's plane offset (which is
+//!   how YV12's Cr-before-Cb order is absorbed). Where the host has no such format (lavapipe
+//!   22.3), the image is **emulated by its planes**: one host image per plane in the plane's
+//!   compatible format (`R8`, `R8G8`), bound at the plane's offset; the application's image
+//!   handle is plane 0's, and an image view of `VK_IMAGE_ASPECT_PLANE_i_BIT` (which
+//!   `VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT` allows, without a Y′CbCr conversion) is a view of
+//!   plane *i*'s image. Such a format reports the plane images' features without the
+//!   conversion ones, so an application samples the planes and converts itself.
+//! * **Memory**: an import maps the buffer and imports the mapping; an export allocates a
+//!   buffer (described like the dedicated image, or a `BLOB`) and does the same. The memory
+//!   keeps the buffer referenced and the mapping alive until `vkFreeMemory`;
+//!   `vkGetMemoryAndroidHardwareBufferANDROID` hands out another reference.
+//! * **Buffers** created with the handle type are created importable as host memory.
+//! * **Queries**: the properties query answers the host-pointer memory types and the `LINEAR`
+//!   features of the mapped format; image-format queries for the handle type ask the host about
+//!   `LINEAR` host-allocation images and add `VkAndroidHardwareBufferUsageANDROID`.
+//!
+//! NV21 (an external format) needs the host's `samplerYcbcrConversion` and a translated
+//! conversion; neither exists yet, so its format features are reported empty.
+
+use std::collections::HashMap;
+use std::ptr;
+use std::sync::Mutex;
+
+use vkgen_generated::vk;
+
+use super::{lock, AnbDevice, HostDevice, HostInstance, HostMapping};
+use crate::gralloc::{BufferDesc, PixelFormat, PlaneLayout};
+use crate::hardware_buffer::HardwareBufferRef;
+use crate::kit::hardware_buffer::{
+    self as kit_ahb, ExportTarget, HardwareBufferAllocation, HANDLE_TYPE,
+};
+use crate::util::{find_in_chain, ChainEdit};
+
+/// Per-device state of the extension.
+pub(super) struct AhbDevice {
+    /// The memory types a host pointer can be imported into.
+    host_pointer_bits: u32,
+    images: Mutex<HashMap<u64, AhbImage>>,
+    memories: Mutex<HashMap<u64, AhbMemory>>,
+}
+
+/// An image created with the handle type.
+struct AhbImage {
+    /// The application's format (resolved from an external format).
+    format: vk::Format,
+    extent: vk::Extent3D,
+    usage: vk::ImageUsageFlags,
+    flags: vk::ImageCreateFlags,
+    layout: HostLayout,
+}
+
+/// How the host holds the image's planes.
+enum HostLayout {
+    /// One host image (a single-plane format, or a multi-planar one the host has, `DISJOINT`).
+    Native { disjoint: bool },
+    /// One host image per plane; index 0 is the application's handle.
+    Planes(Vec<(vk::Image, vk::Format)>),
+}
+
+/// One host bind of a dedicated image: host image, plane aspect (empty: the whole image),
+/// memory offset.
+type PlaneBind = (vk::Image, vk::ImageAspectFlags, u64);
+
+/// Memory backed by a buffer's pages.
+struct AhbMemory {
+    buffer: HardwareBufferRef,
+    /// The binds its dedicated image gets.
+    binds: Vec<PlaneBind>,
+    _mapping: HostMapping,
+}
+
+/// The planes of a multi-planar format: each plane's compatible format and its size divisor.
+fn plane_formats(format: vk::Format) -> Option<&'static [(vk::Format, u32)]> {
+    Some(match format {
+        vk::Format::G8_B8R8_2PLANE_420_UNORM => {
+            &[(vk::Format::R8_UNORM, 1), (vk::Format::R8G8_UNORM, 2)]
+        }
+        vk::Format::G8_B8_R8_3PLANE_420_UNORM => &[
+            (vk::Format::R8_UNORM, 1),
+            (vk::Format::R8_UNORM, 2),
+            (vk::Format::R8_UNORM, 2),
+        ],
+        _ => return None,
+    })
+}
+
+const PLANE_ASPECTS: [vk::ImageAspectFlags; 3] = [
+    vk::ImageAspectFlags::PLANE_0,
+    vk::ImageAspectFlags::PLANE_1,
+    vk::ImageAspectFlags::PLANE_2,
+];
+
+/// The buffer's planes in Vulkan plane order (Y, Cb, Cr; one plane for other formats), each
+/// plane's first byte. NV12's interleaved chroma plane starts at its Cb sample.
+fn vulkan_planes(desc: &BufferDesc) -> Vec<PlaneLayout> {
+    let mut planes = desc.planes();
+    if desc.format == PixelFormat::Nv12 {
+        planes.truncate(2);
+    }
+    planes
+}
+
+impl AhbDevice {
+    /// # Safety
+    /// `dev` is a live host device with `VK_EXT_external_memory_host` enabled.
+    pub(super) unsafe fn new(dev_fns: &ash::Device, anb: &AnbDevice, handle: vk::Device) -> Self {
+        let page = rustix::param::page_size().max(anb.import_alignment as usize);
+        let mut bits = 0;
+        // SAFETY: an anonymous page the host may inspect; unmapped right after.
+        unsafe {
+            if let Ok(p) = rustix::mm::mmap_anonymous(
+                ptr::null_mut(),
+                page,
+                rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+                rustix::mm::MapFlags::PRIVATE,
+            ) {
+                let mut props = vk::MemoryHostPointerPropertiesEXT::default();
+                if (anb.memory_host.get_memory_host_pointer_properties_ext)(
+                    handle,
+                    vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+                    p,
+                    &mut props,
+                ) == vk::Result::SUCCESS
+                {
+                    bits = props.memory_type_bits;
+                }
+                let _ = rustix::mm::munmap(p, page);
+            }
+        }
+        let _ = dev_fns;
+        Self {
+            host_pointer_bits: bits,
+            images: Mutex::new(HashMap::new()),
+            memories: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// Whether the host has `format` as a `LINEAR` image usable for `usage` with `DISJOINT` planes.
+fn host_has_planar(inst: &HostInstance, pd: vk::PhysicalDevice, format: vk::Format) -> bool {
+    // SAFETY: a core query on the host's own physical device.
+    let p = unsafe { inst.fns.get_physical_device_format_properties(pd, format) };
+    p.linear_tiling_features
+        .contains(vk::FormatFeatureFlags::DISJOINT | vk::FormatFeatureFlags::SAMPLED_IMAGE)
+}
+
+fn host_linear_features(
+    inst: &HostInstance,
+    pd: vk::PhysicalDevice,
+    format: vk::Format,
+) -> vk::FormatFeatureFlags {
+    // SAFETY: a core query on the host's own physical device.
+    unsafe { inst.fns.get_physical_device_format_properties(pd, format) }.linear_tiling_features
+}
+
+/// The features an image of `f` imported from a buffer has here.
+fn features_of(
+    inst: &HostInstance,
+    pd: vk::PhysicalDevice,
+    f: &kit_ahb::HardwareBufferFormat,
+) -> vk::FormatFeatureFlags2 {
+    let flags = if f.format == vk::Format::UNDEFINED {
+        vk::FormatFeatureFlags::empty()
+    } else if let (Some(planes), false) =
+        (plane_formats(f.format), host_has_planar(inst, pd, f.format))
+    {
+        // Emulated by its planes: what every plane image can do, no conversion features.
+        let keep = vk::FormatFeatureFlags::SAMPLED_IMAGE
+            | vk::FormatFeatureFlags::STORAGE_IMAGE
+            | vk::FormatFeatureFlags::TRANSFER_SRC
+            | vk::FormatFeatureFlags::TRANSFER_DST
+            | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
+        planes.iter().fold(keep, |acc, (pf, _)| {
+            acc & host_linear_features(inst, pd, *pf)
+        })
+    } else {
+        host_linear_features(inst, pd, f.format)
+    };
+    vk::FormatFeatureFlags2::from_raw(u64::from(flags.as_raw()))
+}
+
+/// `vkGetAndroidHardwareBufferPropertiesANDROID`.
+///
+/// # Safety
+/// Valid output chain; `buffer` any pointer (checked).
+pub(super) unsafe fn properties(
+    dev: &HostDevice,
+    buffer: *const vk::AHardwareBuffer,
+    props: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
+) -> vk::Result {
+    let Some(ahb) = &dev.ahb else {
+        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+    };
+    let inst = &dev.instance;
+    // SAFETY: forwarded.
+    unsafe {
+        kit_ahb::write_properties(buffer.cast(), props, ahb.host_pointer_bits, |_, f| {
+            features_of(inst, dev.physical, f)
+        })
+    }
+}
+
+/// The format an image create info names (its format, or its external format's).
+///
+/// # Safety
+/// Valid chain.
+unsafe fn image_format(ci: &vk::ImageCreateInfo<'_>) -> vk::Format {
+    if ci.format != vk::Format::UNDEFINED {
+        return ci.format;
+    }
+    // SAFETY: valid chain.
+    let ext = unsafe {
+        find_in_chain::<vk::ExternalFormatANDROID<'_>>(
+            ci.p_next,
+            vk::StructureType::EXTERNAL_FORMAT_ANDROID,
+        )
+    };
+    ext.and_then(|e| kit_ahb::pixel_format_of_external(e.external_format))
+        .map_or(vk::Format::UNDEFINED, PixelFormat::vk_format)
+}
+
+/// `vkCreateImage` for images with the handle type; `None` for other images.
+///
+/// # Safety
+/// Valid create info; valid output pointer.
+pub(super) unsafe fn create_image(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_image: *mut vk::Image,
+) -> Option<vk::Result> {
+    // SAFETY: valid chain.
+    let external = unsafe {
+        find_in_chain::<vk::ExternalMemoryImageCreateInfo<'_>>(
+            ci.p_next,
+            vk::StructureType::EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+        )
+    }?;
+    if !external.handle_types.contains(HANDLE_TYPE) {
+        return None;
+    }
+    let Some(ahb) = &dev.ahb else {
+        return Some(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    // SAFETY: valid chain.
+    let format = unsafe { image_format(ci) };
+    if format == vk::Format::UNDEFINED {
+        log::warn!("AHardwareBuffer image: an external format this host cannot sample");
+        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+    }
+    // SAFETY: the application's chain, valid during this call.
+    let chain = unsafe {
+        ChainEdit::without(
+            ci.p_next,
+            &[
+                vk::StructureType::EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+                vk::StructureType::EXTERNAL_FORMAT_ANDROID,
+            ],
+        )
+    };
+    let host_external = vk::ExternalMemoryImageCreateInfo {
+        p_next: chain.head(),
+        handle_types: vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+        ..Default::default()
+    };
+    let create = |format: vk::Format, extent: vk::Extent3D, flags: vk::ImageCreateFlags| {
+        let mut ci2 = *ci;
+        ci2.p_next = ptr::from_ref(&host_external).cast();
+        ci2.tiling = vk::ImageTiling::LINEAR;
+        ci2.format = format;
+        ci2.extent = extent;
+        ci2.flags = flags;
+        let mut image = vk::Image::null();
+        // SAFETY: the host's vkCreateImage with a valid create info.
+        match unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut image) }
+        {
+            vk::Result::SUCCESS => Ok(image),
+            e => Err(e),
+        }
+    };
+    let planar = plane_formats(format);
+    let (image, layout) = match planar {
+        Some(planes) if !host_has_planar(&dev.instance, dev.physical, format) => {
+            // Emulated by its planes; the flags that only mean something for the planar image
+            // (mutable format for the plane views, disjoint) are the emulation's own.
+            let flags = ci.flags
+                & !(vk::ImageCreateFlags::MUTABLE_FORMAT
+                    | vk::ImageCreateFlags::DISJOINT
+                    | vk::ImageCreateFlags::EXTENDED_USAGE);
+            let mut made: Vec<(vk::Image, vk::Format)> = Vec::new();
+            for &(pf, div) in planes {
+                let extent = vk::Extent3D {
+                    width: ci.extent.width.div_ceil(div),
+                    height: ci.extent.height.div_ceil(div),
+                    depth: 1,
+                };
+                match create(pf, extent, flags) {
+                    Ok(i) => made.push((i, pf)),
+                    Err(e) => {
+                        for (i, _) in made {
+                            // SAFETY: never handed out.
+                            unsafe {
+                                (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator)
+                            };
+                        }
+                        return Some(e);
+                    }
+                }
+            }
+            (made[0].0, HostLayout::Planes(made))
+        }
+        Some(_) => match create(format, ci.extent, ci.flags | vk::ImageCreateFlags::DISJOINT) {
+            Ok(i) => (i, HostLayout::Native { disjoint: true }),
+            Err(e) => return Some(e),
+        },
+        None => match create(format, ci.extent, ci.flags) {
+            Ok(i) => (i, HostLayout::Native { disjoint: false }),
+            Err(e) => return Some(e),
+        },
+    };
+    drop(chain);
+    lock(&ahb.images).insert(
+        vk::Handle::as_raw(image),
+        AhbImage {
+            format,
+            extent: ci.extent,
+            usage: ci.usage,
+            flags: ci.flags,
+            layout,
+        },
+    );
+    // SAFETY: valid output pointer.
+    unsafe { *p_image = image };
+    Some(vk::Result::SUCCESS)
+}
+
+/// `vkDestroyImage` for images with the handle type (the plane images of an emulated one);
+/// `false` for other images.
+pub(super) fn destroy_image(
+    dev: &HostDevice,
+    image: vk::Image,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> bool {
+    let Some(ahb) = &dev.ahb else {
+        return false;
+    };
+    let Some(img) = lock(&ahb.images).remove(&vk::Handle::as_raw(image)) else {
+        return false;
+    };
+    let images = match img.layout {
+        HostLayout::Native { .. } => vec![image],
+        HostLayout::Planes(p) => p.into_iter().map(|(i, _)| i).collect(),
+    };
+    for i in images {
+        // SAFETY: the application is done with the image.
+        unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator) };
+    }
+    true
+}
+
+/// The binds that put `img` (host handle `image`) on `desc`'s pages, after checking each
+/// plane's row pitch; and the bytes those binds need.
+fn plan_binds(
+    dev: &HostDevice,
+    image: vk::Image,
+    img: &AhbImage,
+    desc: &BufferDesc,
+) -> Result<(Vec<PlaneBind>, u64), vk::Result> {
+    let extent_ok = img.extent.width == desc.width && img.extent.height == desc.height;
+    let format_ok = img.format == desc.format.vk_format()
+        || (img.format == vk::Format::R8G8B8A8_UNORM && desc.format == PixelFormat::Rgbx8888)
+        || PixelFormat::from_vk(img.format) == Some(desc.format);
+    if !extent_ok || !format_ok {
+        log::warn!(
+            "AHardwareBuffer import: image {:?} {}x{} does not match buffer {:?} {}x{}",
+            img.format,
+            img.extent.width,
+            img.extent.height,
+            desc.format,
+            desc.width,
+            desc.height
+        );
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let planes = vulkan_planes(desc);
+    let targets: Vec<(vk::Image, vk::ImageAspectFlags, vk::ImageAspectFlags)> = match &img.layout {
+        HostLayout::Planes(p) => p
+            .iter()
+            .map(|&(i, _)| {
+                (
+                    i,
+                    vk::ImageAspectFlags::empty(),
+                    vk::ImageAspectFlags::COLOR,
+                )
+            })
+            .collect(),
+        HostLayout::Native { disjoint: true } => (0..planes.len())
+            .map(|n| (image, PLANE_ASPECTS[n], PLANE_ASPECTS[n]))
+            .collect(),
+        HostLayout::Native { disjoint: false } => {
+            vec![(
+                image,
+                vk::ImageAspectFlags::empty(),
+                vk::ImageAspectFlags::COLOR,
+            )]
+        }
+    };
+    if targets.len() != planes.len() {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let mut binds = Vec::new();
+    let mut needed = desc
+        .end()
+        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    for ((host_image, bind_aspect, layout_aspect), plane) in targets.into_iter().zip(planes) {
+        // SAFETY: a live host image of `dev`.
+        let layout = unsafe {
+            dev.fns.get_image_subresource_layout(
+                host_image,
+                vk::ImageSubresource {
+                    aspect_mask: layout_aspect,
+                    mip_level: 0,
+                    array_layer: 0,
+                },
+            )
+        };
+        let reqs = if bind_aspect.is_empty() {
+            // SAFETY: as above.
+            unsafe { dev.fns.get_image_memory_requirements(host_image) }
+        } else {
+            let mut plane_info =
+                vk::ImagePlaneMemoryRequirementsInfo::default().plane_aspect(bind_aspect);
+            let info = vk::ImageMemoryRequirementsInfo2::default()
+                .image(host_image)
+                .push_next(&mut plane_info);
+            let mut out = vk::MemoryRequirements2::default();
+            // SAFETY: as above; a disjoint image's plane.
+            unsafe { dev.fns.get_image_memory_requirements2(&info, &mut out) };
+            out.memory_requirements
+        };
+        let offset = desc.offset + plane.offset;
+        if layout.row_pitch != plane.row_stride
+            || (layout.offset != 0 && bind_aspect.is_empty())
+            || (reqs.alignment != 0 && !offset.is_multiple_of(reqs.alignment))
+        {
+            log::warn!(
+                "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) does not match the buffer's (pitch {}, offset {offset})",
+                layout.row_pitch,
+                layout.offset,
+                reqs.alignment,
+                plane.row_stride
+            );
+            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        }
+        needed = needed.max(offset + reqs.size);
+        binds.push((host_image, bind_aspect, offset));
+    }
+    Ok((binds, needed))
+}
+
+/// `vkAllocateMemory` importing or exporting a buffer; `None` when the allocation involves none.
+///
+/// # Safety
+/// Valid allocate info (chain included); valid output pointer.
+pub(super) unsafe fn allocate_memory(
+    dev: &HostDevice,
+    info: &vk::MemoryAllocateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_memory: *mut vk::DeviceMemory,
+) -> Option<vk::Result> {
+    // SAFETY: valid chain.
+    let parsed = match unsafe { HardwareBufferAllocation::parse(info) } {
+        Ok(None) => return None,
+        Ok(Some(p)) => p,
+        Err(e) => return Some(e),
+    };
+    let (Some(ahb), Some(anb)) = (&dev.ahb, &dev.anb) else {
+        return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    };
+    let (buffer, dedicated) = match parsed {
+        HardwareBufferAllocation::Import {
+            buffer,
+            dedicated_image,
+        } => (buffer, dedicated_image),
+        HardwareBufferAllocation::Export {
+            dedicated_image,
+            size,
+        } => {
+            let target = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated_image)) {
+                Some(img) => ExportTarget::Image {
+                    format: img.format,
+                    width: img.extent.width,
+                    height: img.extent.height,
+                    usage: kit_ahb::usage_of_image(img.usage, img.flags),
+                },
+                None if dedicated_image != vk::Image::null() => {
+                    // A dedicated image created without the handle type cannot be exported.
+                    return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+                }
+                None => ExportTarget::Blob { size },
+            };
+            match target.allocate() {
+                Ok(b) => (b, dedicated_image),
+                Err(e) => return Some(e),
+            }
+        }
+    };
+    let desc = *buffer.desc();
+    let (binds, needed) = if dedicated == vk::Image::null() {
+        (Vec::new(), desc.end().unwrap_or(desc.size))
+    } else {
+        let images = lock(&ahb.images);
+        let Some(img) = images.get(&vk::Handle::as_raw(dedicated)) else {
+            return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        };
+        match plan_binds(dev, dedicated, img, &desc) {
+            Ok(p) => p,
+            Err(e) => return Some(e),
+        }
+    };
+    let align = anb.import_alignment.max(rustix::param::page_size() as u64);
+    let Some(total) = needed
+        .checked_next_multiple_of(align)
+        .and_then(|t| usize::try_from(t).ok())
+    else {
+        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+    };
+    let gralloc = match buffer.import() {
+        Ok(g) => g,
+        Err(e) => {
+            log::warn!("AHardwareBuffer import: {e}");
+            return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        }
+    };
+    let mapping = match HostMapping::new(gralloc.fd(), desc.end().unwrap_or(0), total) {
+        Ok(m) => m,
+        Err(e) => {
+            log::warn!("AHardwareBuffer import: mapping the buffer failed: {e}");
+            return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        }
+    };
+    drop(gralloc);
+    let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
+        .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
+    import.p_host_pointer = mapping.base.as_ptr();
+    let mut type_index = info.memory_type_index;
+    if ahb.host_pointer_bits & (1 << type_index.min(31)) == 0 {
+        type_index = ahb.host_pointer_bits.trailing_zeros();
+    }
+    let host_info = vk::MemoryAllocateInfo::default()
+        .allocation_size(total as u64)
+        .memory_type_index(type_index)
+        .push_next(&mut import);
+    let mut memory = vk::DeviceMemory::null();
+    // SAFETY: the host's vkAllocateMemory importing our mapping, which outlives the memory (the
+    // record below is dropped after the host frees it).
+    let r = unsafe {
+        (dev.fns.fp_v1_0().allocate_memory)(dev.handle, &host_info, p_allocator, &mut memory)
+    };
+    if r != vk::Result::SUCCESS {
+        return Some(r);
+    }
+    lock(&ahb.memories).insert(
+        vk::Handle::as_raw(memory),
+        AhbMemory {
+            buffer,
+            binds,
+            _mapping: mapping,
+        },
+    );
+    // SAFETY: valid output pointer.
+    unsafe { *p_memory = memory };
+    Some(vk::Result::SUCCESS)
+}
+
+/// After the host freed `memory`: drops its buffer reference and mapping.
+pub(super) fn forget_memory(dev: &HostDevice, memory: vk::DeviceMemory) {
+    if let Some(ahb) = &dev.ahb {
+        drop(lock(&ahb.memories).remove(&vk::Handle::as_raw(memory)));
+    }
+}
+
+/// `vkGetMemoryAndroidHardwareBufferANDROID`.
+///
+/// # Safety
+/// Valid input structure and output pointer.
+pub(super) unsafe fn memory_buffer(
+    dev: &HostDevice,
+    info: &vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
+    out: *mut *mut vk::AHardwareBuffer,
+) -> vk::Result {
+    let found = dev.ahb.as_ref().and_then(|ahb| {
+        lock(&ahb.memories)
+            .get(&vk::Handle::as_raw(info.memory))
+            .map(|m| m.buffer.clone())
+    });
+    match (found, out.is_null()) {
+        (Some(b), false) => {
+            // SAFETY: non-null output pointer; the caller owns the new reference.
+            unsafe { *out = b.into_raw().cast() };
+            vk::Result::SUCCESS
+        }
+        _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+    }
+}
+
+/// Binds of images with the handle type, done as planned at allocation; `Err(others)` hands
+/// back the binds that are not ours.
+pub(super) fn bind_images<'a>(
+    dev: &HostDevice,
+    infos: &[vk::BindImageMemoryInfo<'a>],
+) -> Result<vk::Result, Vec<vk::BindImageMemoryInfo<'a>>> {
+    let Some(ahb) = &dev.ahb else {
+        return Err(infos.to_vec());
+    };
+    let mut others = Vec::new();
+    let mut host_binds: Vec<(vk::Image, vk::ImageAspectFlags, vk::DeviceMemory, u64)> = Vec::new();
+    {
+        let images = lock(&ahb.images);
+        let memories = lock(&ahb.memories);
+        for info in infos {
+            if !images.contains_key(&vk::Handle::as_raw(info.image)) {
+                others.push(*info);
+                continue;
+            }
+            let Some(m) = memories.get(&vk::Handle::as_raw(info.memory)) else {
+                log::warn!("AHardwareBuffer image bound to memory that is not a dedicated import");
+                return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+            };
+            let ours: Vec<_> = m
+                .binds
+                .iter()
+                .filter(|b| {
+                    b.0 == info.image
+                        || matches!(&images[&vk::Handle::as_raw(info.image)].layout,
+                            HostLayout::Planes(p) if p.iter().any(|(i, _)| *i == b.0))
+                })
+                .collect();
+            if ours.is_empty() {
+                log::warn!("AHardwareBuffer image bound to another image's dedicated memory");
+                return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+            }
+            host_binds.extend(ours.iter().map(|b| (b.0, b.1, info.memory, b.2)));
+        }
+    }
+    if host_binds.is_empty() {
+        return Err(others);
+    }
+    let mut plane_infos: Vec<vk::BindImagePlaneMemoryInfo<'_>> = host_binds
+        .iter()
+        .map(|b| vk::BindImagePlaneMemoryInfo::default().plane_aspect(b.1))
+        .collect();
+    let mut binds: Vec<vk::BindImageMemoryInfo<'_>> = Vec::new();
+    for (b, plane) in host_binds.iter().zip(plane_infos.iter_mut()) {
+        let mut info = vk::BindImageMemoryInfo::default()
+            .image(b.0)
+            .memory(b.2)
+            .memory_offset(b.3);
+        if !b.1.is_empty() {
+            info.p_next = ptr::from_mut(plane).cast();
+        }
+        binds.push(info);
+    }
+    binds.extend(others.iter().copied());
+    // SAFETY: the host's vkBindImageMemory2 with valid structures (plane infos outlive it).
+    Ok(unsafe {
+        (dev.fns.fp_v1_1().bind_image_memory2)(dev.handle, binds.len() as u32, binds.as_ptr())
+    })
+}
+
+/// `vkCreateImageView` on an emulated multi-planar image: a plane aspect becomes a view of that
+/// plane's image; `None` for other images.
+///
+/// # Safety
+/// Valid create info and output pointer.
+pub(super) unsafe fn create_image_view(
+    dev: &HostDevice,
+    ci: &vk::ImageViewCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_view: *mut vk::ImageView,
+) -> Option<vk::Result> {
+    let ahb = dev.ahb.as_ref()?;
+    let images = lock(&ahb.images);
+    let img = images.get(&vk::Handle::as_raw(ci.image))?;
+    let HostLayout::Planes(planes) = &img.layout else {
+        return None;
+    };
+    let aspect = ci.subresource_range.aspect_mask;
+    let Some(n) = PLANE_ASPECTS.iter().position(|&a| a == aspect) else {
+        log::warn!(
+            "AHardwareBuffer image {:?}: this host samples it only through plane views ({aspect:?} asked)",
+            img.format
+        );
+        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+    };
+    let Some(&(plane_image, plane_format)) = planes.get(n) else {
+        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+    };
+    let mut ci2 = *ci;
+    ci2.image = plane_image;
+    ci2.format = if ci.format == vk::Format::UNDEFINED {
+        plane_format
+    } else {
+        ci.format
+    };
+    ci2.subresource_range.aspect_mask = vk::ImageAspectFlags::COLOR;
+    // SAFETY: the host's vkCreateImageView with a valid create info.
+    Some(unsafe { (dev.fns.fp_v1_0().create_image_view)(dev.handle, &ci2, p_allocator, p_view) })
+}
+
+/// `vkCreateBuffer` with the handle type: created importable as host memory instead.
+///
+/// # Safety
+/// Valid create info and output pointer.
+pub(super) unsafe fn create_buffer(
+    dev: &HostDevice,
+    ci: &vk::BufferCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_buffer: *mut vk::Buffer,
+) -> vk::Result {
+    // SAFETY: valid chain.
+    let external = unsafe {
+        find_in_chain::<vk::ExternalMemoryBufferCreateInfo<'_>>(
+            ci.p_next,
+            vk::StructureType::EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        )
+    };
+    if !external.is_some_and(|e| e.handle_types.contains(HANDLE_TYPE)) {
+        // SAFETY: forwarded to the host.
+        return unsafe { (dev.fns.fp_v1_0().create_buffer)(dev.handle, ci, p_allocator, p_buffer) };
+    }
+    // SAFETY: the application's chain, valid during this call.
+    let chain = unsafe {
+        ChainEdit::without(
+            ci.p_next,
+            &[vk::StructureType::EXTERNAL_MEMORY_BUFFER_CREATE_INFO],
+        )
+    };
+    let host_external = vk::ExternalMemoryBufferCreateInfo {
+        p_next: chain.head(),
+        handle_types: vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+        ..Default::default()
+    };
+    let mut ci2 = *ci;
+    ci2.p_next = ptr::from_ref(&host_external).cast();
+    // SAFETY: the host's vkCreateBuffer with a valid create info.
+    unsafe { (dev.fns.fp_v1_0().create_buffer)(dev.handle, &ci2, p_allocator, p_buffer) }
+}
+
+/// `vkGetPhysicalDeviceImageFormatProperties2` with the handle type: the host's answer for a
+/// `LINEAR` host-allocation image (per plane for emulated formats), plus the extension's
+/// structures; `None` for other queries.
+///
+/// # Safety
+/// Valid input and output chains.
+pub(super) unsafe fn image_format_properties(
+    inst: &HostInstance,
+    pd: vk::PhysicalDevice,
+    info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
+    props: &mut vk::ImageFormatProperties2<'_>,
+) -> Option<vk::Result> {
+    // SAFETY: valid chain.
+    let external = unsafe {
+        find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
+            info.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+        )
+    }?;
+    if external.handle_type != HANDLE_TYPE {
+        return None;
+    }
+    let query = |format: vk::Format, flags: vk::ImageCreateFlags| {
+        let mut host_ext = vk::PhysicalDeviceExternalImageFormatInfo::default()
+            .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
+        let host_info = vk::PhysicalDeviceImageFormatInfo2::default()
+            .format(format)
+            .ty(info.ty)
+            .tiling(vk::ImageTiling::LINEAR)
+            .usage(info.usage)
+            .flags(flags)
+            .push_next(&mut host_ext);
+        let mut out = vk::ImageFormatProperties2::default();
+        // SAFETY: core 1.1 query on the host's physical device.
+        match unsafe {
+            (inst
+                .fns
+                .fp_v1_1()
+                .get_physical_device_image_format_properties2)(pd, &host_info, &mut out)
+        } {
+            vk::Result::SUCCESS => Ok(out.image_format_properties),
+            e => Err(e),
+        }
+    };
+    let r = match plane_formats(info.format) {
+        Some(planes) if !host_has_planar(inst, pd, info.format) => {
+            let flags = info.flags
+                & !(vk::ImageCreateFlags::MUTABLE_FORMAT
+                    | vk::ImageCreateFlags::DISJOINT
+                    | vk::ImageCreateFlags::EXTENDED_USAGE);
+            planes
+                .iter()
+                .try_fold(None, |acc: Option<vk::ImageFormatProperties>, &(pf, _)| {
+                    let p = query(pf, flags)?;
+                    Ok(Some(match acc {
+                        None => p,
+                        Some(a) => vk::ImageFormatProperties {
+                            max_extent: vk::Extent3D {
+                                width: a.max_extent.width.min(p.max_extent.width),
+                                height: a.max_extent.height.min(p.max_extent.height),
+                                depth: 1,
+                            },
+                            max_mip_levels: 1,
+                            max_array_layers: 1,
+                            sample_counts: vk::SampleCountFlags::TYPE_1,
+                            max_resource_size: a.max_resource_size.min(p.max_resource_size),
+                        },
+                    }))
+                })
+                .map(|p| p.unwrap_or_default())
+        }
+        _ => query(info.format, info.flags),
+    };
+    match r {
+        Ok(p) => {
+            props.image_format_properties = p;
+            // SAFETY: a valid output chain.
+            unsafe { kit_ahb::write_image_format_extras(info, props) };
+            Some(vk::Result::SUCCESS)
+        }
+        Err(e) => {
+            props.image_format_properties = Default::default();
+            Some(e)
+        }
+    }
+}
+
+/// The device extensions this module adds to what the host lists.
+pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::ExtensionProperties> {
+    use crate::util::extension_properties;
+    let mut out = Vec::new();
+    if !super::has_extension(host, super::MEMORY_HOST_NAME) {
+        return out;
+    }
+    out.push(extension_properties(
+        c"VK_ANDROID_external_memory_android_hardware_buffer",
+        5,
+    ));
+    if !super::has_extension(host, QUEUE_FAMILY_FOREIGN_NAME) {
+        // Only a queue family index for ownership transfers, which the host never sees
+        // (lavapipe ignores ownership transfers).
+        out.push(extension_properties(QUEUE_FAMILY_FOREIGN_NAME, 1));
+    }
+    out
+}
+
+/// `VK_EXT_queue_family_foreign`.
+pub(super) const QUEUE_FAMILY_FOREIGN_NAME: &std::ffi::CStr = c"VK_EXT_queue_family_foreign";
+/// The extension's name.
+pub(super) const NAME: &std::ffi::CStr = c"VK_ANDROID_external_memory_android_hardware_buffer";
