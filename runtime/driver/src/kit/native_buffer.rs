@@ -219,14 +219,24 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
 
 /// The gralloc buffer behind a `VkNativeBufferANDROID` (also for the deferred binds of spec 8,
 /// `vkBindImageMemory2` with the structure chained): the handle's header and counts checked,
-/// its fd dup'ed. A null or malformed handle is `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+/// its fd dup'ed. A null or malformed handle is `VK_ERROR_INVALID_EXTERNAL_HANDLE`, and so is
+/// a spec-11 `ahb` that is not the `AHardwareBuffer` of that same handle.
 ///
 /// # Safety
-/// `anb.handle` is null or the `native_handle_t` the loader passed.
+/// `anb.handle` is null or the `native_handle_t` the loader passed; `anb.ahb` null or its
+/// buffer (any other pointer is refused by the checks).
 pub unsafe fn native_buffer_of(anb: &vk::NativeBufferANDROID) -> Result<Buffer, vk::Result> {
     if anb.handle.is_null() {
         log::warn!("VkNativeBufferANDROID refused: null handle");
         return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    if !anb.ahb.is_null() {
+        // SAFETY: checked before use; the loader holds a reference during the call.
+        let ahb = unsafe { crate::hardware_buffer::HardwareBufferRef::acquire(anb.ahb.cast()) };
+        if !ahb.is_ok_and(|b| b.native_handle() == anb.handle.cast::<NativeHandle>()) {
+            log::warn!("VkNativeBufferANDROID refused: ahb is not the buffer of handle");
+            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        }
     }
     // SAFETY: parsing validates the native handle's header and counts, then dups its fd.
     unsafe { Buffer::import(anb.handle.cast::<NativeHandle>()) }.map_err(|e| {

@@ -596,8 +596,10 @@ fn native_buffer(buffer: &Buffer, p_next: *const c_void) -> vk::NativeBufferANDR
         usage: legacy,
         usage2: vk::NativeBufferUsage2ANDROID { consumer, producer },
         usage3: desc.usage,
-        // No AHardwareBuffer behind a Linux window buffer.
-        ahb: std::ptr::null_mut(),
+        // AOSP: `ANativeWindowBuffer_getHardwareBuffer(buffer)`, which is a cast: a window
+        // buffer is an AHardwareBuffer (on Linux hosts too: vkgen-window's buffers are the
+        // runtime's `HardwareBuffer`s). Valid only during the call, as spec 11 says.
+        ahb: buffer.as_ptr().cast(),
     }
 }
 

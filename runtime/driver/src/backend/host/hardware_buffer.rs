@@ -794,7 +794,9 @@ pub(super) unsafe fn image_format_properties(
             .usage(info.usage)
             .flags(flags)
             .push_next(&mut host_ext);
-        let mut out = vk::ImageFormatProperties2::default();
+        // Chained because lavapipe writes it unconditionally for an external query.
+        let mut host_external = vk::ExternalImageFormatProperties::default();
+        let mut out = vk::ImageFormatProperties2::default().push_next(&mut host_external);
         // SAFETY: core 1.1 query on the host's physical device.
         match unsafe {
             (inst
