@@ -74,6 +74,7 @@
 //!   eventfd and recycles the fence.
 
 mod hardware_buffer;
+mod sync_fd;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void, CStr};
@@ -522,6 +523,8 @@ struct HostDevice {
     anb: Option<AnbDevice>,
     /// Devices with `VK_ANDROID_external_memory_android_hardware_buffer`.
     ahb: Option<hardware_buffer::AhbDevice>,
+    /// Devices with a `SYNC_FD` extension the host lacks.
+    sync: Option<sync_fd::SyncEmulation>,
 }
 
 enum AnbImage {
@@ -890,6 +893,23 @@ impl AnbDevice {
     }
 }
 
+/// The host's device-level command `$name` as its `vk::$pfn`; when the host has none, the
+/// calling hook returns `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+macro_rules! host_device_fn {
+    ($dev:expr, $name:literal, $pfn:ident) => {{
+        let cname = concat!($name, "\0");
+        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
+        let f = unsafe { ($dev.gdpa)($dev.handle, cname.as_ptr().cast()) };
+        match f {
+            // SAFETY: the host returns the command of that name, of type `$pfn`.
+            Some(f) => unsafe { std::mem::transmute::<unsafe extern "system" fn(), vk::$pfn>(f) },
+            None => {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            }
+        }
+    }};
+}
+
 // ---------------------------------------------------------------------------------------------
 // The driver
 
@@ -925,6 +945,17 @@ const INTERCEPTED: &[CommandId] = &[
     CommandId::CREATE_BUFFER,
     CommandId::GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2,
     CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES,
+    CommandId::CREATE_SEMAPHORE,
+    CommandId::DESTROY_SEMAPHORE,
+    CommandId::CREATE_FENCE,
+    CommandId::GET_SEMAPHORE_FD_KHR,
+    CommandId::IMPORT_SEMAPHORE_FD_KHR,
+    CommandId::GET_FENCE_FD_KHR,
+    CommandId::IMPORT_FENCE_FD_KHR,
+    CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES,
+    CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES,
+    CommandId::QUEUE_SUBMIT,
+    CommandId::QUEUE_SUBMIT2,
 ];
 
 /// Gralloc usage for swapchain images of `usage`.
@@ -1109,6 +1140,8 @@ impl Driver for HostDriver {
             ExtensionId::ANDROID_NATIVE_BUFFER
                 | ExtensionId::ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER
                 | ExtensionId::EXT_QUEUE_FAMILY_FOREIGN
+                | ExtensionId::KHR_EXTERNAL_SEMAPHORE_FD
+                | ExtensionId::KHR_EXTERNAL_FENCE_FD
         ) {
             return true;
         }
@@ -1316,7 +1349,8 @@ impl Driver for HostDriver {
                 NATIVE_BUFFER_SPEC_VERSION,
             ));
         }
-        let added = hardware_buffer::added_extensions(&list);
+        let mut added = hardware_buffer::added_extensions(&list);
+        added.extend(sync_fd::added_extensions(&list));
         list.extend(added);
         // SAFETY: two-call idiom arguments.
         unsafe { write_array(&list, p_property_count, p_properties) }
@@ -1348,16 +1382,20 @@ impl Driver for HostDriver {
         let mut ci2 = *ci;
         let mut sync_fd = false;
         let mut host_names: Vec<*const c_char> = Vec::new();
-        if wants_anb || wants_ahb {
-            // SAFETY: `physical_device` belongs to `inst`.
-            let available = unsafe { device_extensions(&inst, physical_device) };
-            if !has_extension(&available, MEMORY_HOST_NAME) {
+        // SAFETY: `physical_device` belongs to `inst`.
+        let available = unsafe { device_extensions(&inst, physical_device) };
+        let emulate_sync = sync_fd::emulated(&available, &names);
+        let mut timeline_chain = None;
+        if wants_anb || wants_ahb || emulate_sync {
+            if (wants_anb || wants_ahb) && !has_extension(&available, MEMORY_HOST_NAME) {
                 return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
             }
             let ours = |n: &CStr| {
                 n == NATIVE_BUFFER_NAME
                     || n == hardware_buffer::NAME
-                    || (n == hardware_buffer::QUEUE_FAMILY_FOREIGN_NAME
+                    || ((n == hardware_buffer::QUEUE_FAMILY_FOREIGN_NAME
+                        || n == sync_fd::SEMAPHORE_FD_NAME
+                        || n == sync_fd::FENCE_FD_NAME)
                         && !has_extension(&available, n))
             };
             if has_extension(&available, FENCE_FD_NAME) {
@@ -1380,19 +1418,34 @@ impl Driver for HostDriver {
                     .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE);
             }
             host_names.extend(names.iter().filter(|&&n| !ours(n)).map(|n| n.as_ptr()));
-            for (needed, want) in [(MEMORY_HOST_NAME, true), (FENCE_FD_NAME, sync_fd)] {
+            let timeline_ext = c"VK_KHR_timeline_semaphore";
+            for (needed, want) in [
+                (MEMORY_HOST_NAME, wants_anb || wants_ahb),
+                (FENCE_FD_NAME, sync_fd),
+                (
+                    timeline_ext,
+                    emulate_sync && has_extension(&available, timeline_ext),
+                ),
+            ] {
                 if want && !names.contains(&needed) {
                     host_names.push(needed.as_ptr());
                 }
             }
             ci2.enabled_extension_count = host_names.len() as u32;
             ci2.pp_enabled_extension_names = host_names.as_ptr();
+            if emulate_sync {
+                // SAFETY: the application's valid chain.
+                let chain = unsafe { sync_fd::with_timeline_feature(ci.p_next) };
+                ci2.p_next = chain.head();
+                timeline_chain = Some(chain);
+            }
         }
         let mut device = vk::Device::null();
         // SAFETY: the host's vkCreateDevice with a valid create info (arrays outlive the call).
         let r = unsafe {
             (inst.fns.fp_v1_0().create_device)(physical_device, &ci2, p_allocator, &mut device)
         };
+        drop(timeline_chain);
         if r != vk::Result::SUCCESS {
             return r;
         }
@@ -1408,7 +1461,7 @@ impl Driver for HostDriver {
                 ))
             }
         };
-        let anb = (wants_anb || wants_ahb).then(|| {
+        let anb = (wants_anb || wants_ahb || emulate_sync).then(|| {
             let mut host_props = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut host_props);
             // SAFETY: core 1.1 query with valid structures.
@@ -1438,6 +1491,11 @@ impl Driver for HostDriver {
             (Some(a), true) => Some(unsafe { hardware_buffer::AhbDevice::new(&fns, a, device) }),
             _ => None,
         };
+        let sync = if emulate_sync {
+            sync_fd::SyncEmulation::new(&fns, load)
+        } else {
+            None
+        };
         let state = Arc::new(HostDevice {
             handle: device,
             fns,
@@ -1446,7 +1504,9 @@ impl Driver for HostDriver {
             physical: physical_device,
             anb,
             ahb,
+            sync,
         });
+        sync_fd::note_host_submit(&state);
         {
             let mut reg = registry_mut();
             reg.devices
@@ -1473,6 +1533,10 @@ impl Driver for HostDriver {
         let Some(dev) = state else {
             return;
         };
+        sync_fd::forget_device(&dev);
+        if let Some(sync) = &dev.sync {
+            sync.shut_down(&dev);
+        }
         if let Some(anb) = &dev.anb {
             // Let pending release fences complete and the worker exit.
             if let Some(w) = lock(&anb.worker).take() {
@@ -1857,6 +1921,270 @@ impl Driver for HostDriver {
                 physical_device,
                 p_external_buffer_info,
                 p_external_buffer_properties,
+            )
+        }
+    }
+
+    unsafe fn queue_submit(
+        queue: vk::Queue,
+        submit_count: u32,
+        p_submits: *const vk::SubmitInfo<'_>,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: the application's valid arguments, forwarded or rewritten.
+        unsafe { sync_fd::queue_submit(queue, submit_count, p_submits, fence) }
+    }
+
+    unsafe fn queue_submit2(
+        queue: vk::Queue,
+        submit_count: u32,
+        p_submits: *const vk::SubmitInfo2<'_>,
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: the application's valid arguments, forwarded or rewritten.
+        unsafe { sync_fd::queue_submit2(queue, submit_count, p_submits, fence) }
+    }
+
+    // --- SYNC_FD (emulated where the host has no fd extensions) ----------------------------
+
+    unsafe fn create_semaphore(
+        device: vk::Device,
+        p_create_info: *const vk::SemaphoreCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_semaphore: *mut vk::Semaphore,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        };
+        // SAFETY: valid create info and output pointer per valid usage.
+        unsafe {
+            if let Some(ci) = p_create_info.as_ref() {
+                if let Some(r) = sync_fd::create_semaphore(&dev, ci, p_allocator, p_semaphore) {
+                    return r;
+                }
+            }
+            (dev.fns.fp_v1_0().create_semaphore)(device, p_create_info, p_allocator, p_semaphore)
+        }
+    }
+
+    unsafe fn destroy_semaphore(
+        device: vk::Device,
+        semaphore: vk::Semaphore,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+    ) {
+        let Some(dev) = device_of(device) else {
+            return;
+        };
+        sync_fd::forget_semaphore(&dev, semaphore);
+        // SAFETY: forwarded; the application is done with the semaphore.
+        unsafe { (dev.fns.fp_v1_0().destroy_semaphore)(device, semaphore, p_allocator) };
+    }
+
+    unsafe fn create_fence(
+        device: vk::Device,
+        p_create_info: *const vk::FenceCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_fence: *mut vk::Fence,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        };
+        // SAFETY: valid create info and output pointer per valid usage.
+        unsafe {
+            if let Some(ci) = p_create_info.as_ref() {
+                if let Some(r) = sync_fd::create_fence(&dev, ci, p_allocator, p_fence) {
+                    return r;
+                }
+            }
+            (dev.fns.fp_v1_0().create_fence)(device, p_create_info, p_allocator, p_fence)
+        }
+    }
+
+    unsafe fn get_semaphore_fd_khr(
+        device: vk::Device,
+        p_get_fd_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
+        p_fd: *mut std::ffi::c_int,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        if dev.sync.is_none() {
+            let f = host_device_fn!(dev, "vkGetSemaphoreFdKHR", PFN_vkGetSemaphoreFdKHR);
+            // SAFETY: the host's own command with the application's arguments.
+            return unsafe { f(device, p_get_fd_info, p_fd) };
+        }
+        // SAFETY: valid input structure and output pointer per valid usage.
+        let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        match sync_fd::get_semaphore_fd(&dev, info) {
+            Ok(fence) => {
+                // SAFETY: non-null output pointer; the application owns the fd.
+                unsafe { *p_fd = fence.into_raw() };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn get_fence_fd_khr(
+        device: vk::Device,
+        p_get_fd_info: *const vk::FenceGetFdInfoKHR<'_>,
+        p_fd: *mut std::ffi::c_int,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        if dev.sync.is_none() {
+            let f = host_device_fn!(dev, "vkGetFenceFdKHR", PFN_vkGetFenceFdKHR);
+            // SAFETY: the host's own command with the application's arguments.
+            return unsafe { f(device, p_get_fd_info, p_fd) };
+        }
+        // SAFETY: valid input structure and output pointer per valid usage.
+        let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        match sync_fd::get_fence_fd(&dev, info) {
+            Ok(fence) => {
+                // SAFETY: non-null output pointer; the application owns the fd.
+                unsafe { *p_fd = fence.into_raw() };
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    unsafe fn import_semaphore_fd_khr(
+        device: vk::Device,
+        p_import_semaphore_fd_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        if dev.sync.is_none() {
+            let f = host_device_fn!(dev, "vkImportSemaphoreFdKHR", PFN_vkImportSemaphoreFdKHR);
+            // SAFETY: the host's own command with the application's arguments.
+            return unsafe { f(device, p_import_semaphore_fd_info) };
+        }
+        // SAFETY: valid input structure per valid usage.
+        let Some(info) = (unsafe { p_import_semaphore_fd_info.as_ref() }) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
+            || !info.flags.contains(vk::SemaphoreImportFlags::TEMPORARY)
+        {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        }
+        sync_fd::import(&dev, sync_fd::Target::Semaphore(info.semaphore), info.fd)
+    }
+
+    unsafe fn import_fence_fd_khr(
+        device: vk::Device,
+        p_import_fence_fd_info: *const vk::ImportFenceFdInfoKHR<'_>,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        if dev.sync.is_none() {
+            let f = host_device_fn!(dev, "vkImportFenceFdKHR", PFN_vkImportFenceFdKHR);
+            // SAFETY: the host's own command with the application's arguments.
+            return unsafe { f(device, p_import_fence_fd_info) };
+        }
+        // SAFETY: valid input structure per valid usage.
+        let Some(info) = (unsafe { p_import_fence_fd_info.as_ref() }) else {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        };
+        if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD
+            || !info.flags.contains(vk::FenceImportFlags::TEMPORARY)
+        {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        }
+        sync_fd::import(&dev, sync_fd::Target::Fence(info.fence), info.fd)
+    }
+
+    unsafe fn get_physical_device_external_semaphore_properties(
+        physical_device: vk::PhysicalDevice,
+        p_external_semaphore_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
+        p_external_semaphore_properties: *mut vk::ExternalSemaphoreProperties<'_>,
+    ) {
+        let Some(inst) = instance_of(physical_device) else {
+            return;
+        };
+        // SAFETY: valid structures per valid usage; `physical_device` belongs to `inst`.
+        unsafe {
+            if let (Some(info), Some(out)) = (
+                p_external_semaphore_info.as_ref(),
+                p_external_semaphore_properties.as_mut(),
+            ) {
+                let sync = vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD;
+                let timeline = find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
+                    info.p_next,
+                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
+                )
+                .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
+                if info.handle_type == sync
+                    && !has_extension(
+                        &device_extensions(&inst, physical_device),
+                        sync_fd::SEMAPHORE_FD_NAME,
+                    )
+                {
+                    let (features, _) = sync_fd::sync_fd_features();
+                    out.external_semaphore_features = if timeline {
+                        Default::default()
+                    } else {
+                        features
+                    };
+                    out.export_from_imported_handle_types =
+                        if timeline { Default::default() } else { sync };
+                    out.compatible_handle_types = if timeline { Default::default() } else { sync };
+                    return;
+                }
+            }
+            (inst
+                .fns
+                .fp_v1_1()
+                .get_physical_device_external_semaphore_properties)(
+                physical_device,
+                p_external_semaphore_info,
+                p_external_semaphore_properties,
+            )
+        }
+    }
+
+    unsafe fn get_physical_device_external_fence_properties(
+        physical_device: vk::PhysicalDevice,
+        p_external_fence_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
+        p_external_fence_properties: *mut vk::ExternalFenceProperties<'_>,
+    ) {
+        let Some(inst) = instance_of(physical_device) else {
+            return;
+        };
+        // SAFETY: valid structures per valid usage; `physical_device` belongs to `inst`.
+        unsafe {
+            if let (Some(info), Some(out)) = (
+                p_external_fence_info.as_ref(),
+                p_external_fence_properties.as_mut(),
+            ) {
+                let sync = vk::ExternalFenceHandleTypeFlags::SYNC_FD;
+                if info.handle_type == sync
+                    && !has_extension(
+                        &device_extensions(&inst, physical_device),
+                        sync_fd::FENCE_FD_NAME,
+                    )
+                {
+                    out.external_fence_features = sync_fd::sync_fd_features().1;
+                    out.export_from_imported_handle_types = sync;
+                    out.compatible_handle_types = sync;
+                    return;
+                }
+            }
+            (inst
+                .fns
+                .fp_v1_1()
+                .get_physical_device_external_fence_properties)(
+                physical_device,
+                p_external_fence_info,
+                p_external_fence_properties,
             )
         }
     }

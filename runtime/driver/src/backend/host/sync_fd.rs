@@ -1,0 +1,793 @@
+//! `SYNC_FD` fences and semaphores (`VK_KHR_external_fence_fd`, `VK_KHR_external_semaphore_fd`)
+//! emulated where the host ICD has neither (lavapipe 22.3). Where the host has them, the
+//! commands go to the host unchanged.
+//!
+//! A `SYNC_FD` here is what the runtime's native fences are: a pollable fd that becomes readable
+//! when the work is done (an eventfd the driver signals; `-1` = already signalled). The
+//! transference is copy, as the spec says for this handle type:
+//!
+//! * **Submissions** on an emulating device go through the driver (elsewhere, and on hosts with
+//!   the extensions, they go straight to the host). A batch that signals a semaphore created
+//!   exportable also signals the device's *tracker*, a host timeline semaphore, at the next
+//!   value; a wait on a semaphore with an imported fd becomes a wait on that import's *gate*.
+//!   No batch ever waits on a binary semaphore whose signal the host holds back (Mesa's queues
+//!   block such a submission until the signal is really submitted).
+//! * **Semaphore export** (`vkGetSemaphoreFdKHR`): a thread waits for the tracker value of the
+//!   semaphore's last signal and signals an eventfd. Nothing blocks. The spec's side effect (the
+//!   export consumes the signal, as a wait would) is applied to the host semaphore by the next
+//!   batch that signals it, which first waits on it.
+//! * **Import** (`vkImportSemaphoreFdKHR` / `vkImportFenceFdKHR`, temporary as `SYNC_FD`
+//!   requires): a *gate*, a host timeline semaphore from a per-device pool, stands for the fd;
+//!   a thread polls the fd, closes it and signals the gate's next value from the host
+//!   (`vkSignalSemaphore`); `-1` signals at once. The next batch waiting on the semaphore waits
+//!   on the gate instead (the temporary payload is consumed, the semaphore's own is untouched).
+//!   A fence import is a batch on the internal queue that waits on the gate and signals the
+//!   fence. The gate returns to the pool at its new value, so gates live as long as the device.
+//!   The host device is created with `timelineSemaphore` on for this.
+//! * **Fence export** (`vkGetFenceFdKHR`) waits for the fence on the calling thread, resets it
+//!   (the spec's side effect) and returns `-1`: the fence's pending signal cannot be detached
+//!   from a host fence, and a fence left pending after export would break the application's
+//!   next submission with it.
+//! * The external-property queries answer `SYNC_FD` importable and exportable for fences and
+//!   binary semaphores; `VkExport{Fence,Semaphore}CreateInfo` are removed before the host sees
+//!   them. Timeline semaphores and other handle types are `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+//!
+//! The internal queue is the device's first queue: the application must not submit to it from
+//! another thread during these calls (the host driver's native-buffer signalling has the same
+//! rule).
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::CStr;
+
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use vkgen_generated::vk;
+
+use super::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
+use crate::sync_fd::{FenceSignaller, NativeFence};
+use crate::util::{find_in_chain, ChainEdit};
+
+pub(super) const SEMAPHORE_FD_NAME: &CStr = c"VK_KHR_external_semaphore_fd";
+pub(super) const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
+
+/// What the emulation keeps per device.
+pub(super) struct SyncEmulation {
+    /// Signalled (at the next value) by every batch that signals an exportable semaphore.
+    tracker: vk::Semaphore,
+    tracker_value: Mutex<u64>,
+    /// Exportable binary semaphores: the tracker value of their last signal, and whether an
+    /// export consumed it (so the next signal must first wait).
+    exportable: Mutex<HashMap<u64, (u64, bool)>>,
+    /// Semaphores with an imported fd: the gate and value a wait on them becomes.
+    imported: Mutex<HashMap<u64, (vk::Semaphore, u64)>>,
+    /// `vkWaitSemaphores` (core or KHR).
+    wait: vk::PFN_vkWaitSemaphores,
+    /// Gates ready for reuse, with their current value.
+    gates: Arc<Mutex<Vec<(vk::Semaphore, u64)>>>,
+    /// `vkSignalSemaphore` (core or KHR).
+    signal: vk::PFN_vkSignalSemaphore,
+    timeline_semaphores: Mutex<HashSet<u64>>,
+    closing: Arc<AtomicBool>,
+    waiters: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// The fd extensions the host lacks among those `names` enables: emulated.
+pub(super) fn emulated(available: &[vk::ExtensionProperties], names: &[&CStr]) -> bool {
+    [SEMAPHORE_FD_NAME, FENCE_FD_NAME]
+        .iter()
+        .any(|n| names.contains(n) && !has_extension(available, n))
+}
+
+/// The extensions this module adds to the host's list.
+pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::ExtensionProperties> {
+    [(SEMAPHORE_FD_NAME, 1), (FENCE_FD_NAME, 1)]
+        .iter()
+        .filter(|(n, _)| !has_extension(host, n))
+        .map(|&(n, v)| crate::util::extension_properties(n, v))
+        .collect()
+}
+
+/// `pNext` of a host `VkDeviceCreateInfo` with `timelineSemaphore` turned on: the application's
+/// chain without its timeline-feature structures, behind copies of them with the feature set
+/// (or a new `VkPhysicalDeviceTimelineSemaphoreFeatures`). Keep the returned owner alive while
+/// the chain is used.
+///
+/// # Safety
+/// `p_next` is a valid create-info chain.
+pub(super) unsafe fn with_timeline_feature(p_next: *const std::ffi::c_void) -> Box<TimelineChain> {
+    // SAFETY: valid chain per the contract.
+    let (v12, tl) = unsafe {
+        (
+            find_in_chain::<vk::PhysicalDeviceVulkan12Features<'_>>(
+                p_next,
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+            )
+            .copied(),
+            find_in_chain::<vk::PhysicalDeviceTimelineSemaphoreFeatures<'_>>(
+                p_next,
+                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+            )
+            .copied(),
+        )
+    };
+    // SAFETY: as above.
+    let chain = unsafe {
+        ChainEdit::without(
+            p_next,
+            &[
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+            ],
+        )
+    };
+    let mut owner = Box::new(TimelineChain {
+        chain,
+        v12: v12.map(|mut f| {
+            f.timeline_semaphore = vk::TRUE;
+            f
+        }),
+        tl: if v12.is_some() {
+            None
+        } else {
+            Some(tl.unwrap_or_default().timeline_semaphore(true))
+        },
+        head: ptr::null_mut(),
+    });
+    let tail = owner.chain.head().cast_mut();
+    let head: *mut std::ffi::c_void = match (&mut owner.v12, &mut owner.tl) {
+        (Some(f), _) => {
+            f.p_next = tail;
+            ptr::from_mut(f).cast()
+        }
+        (None, Some(f)) => {
+            f.p_next = tail;
+            ptr::from_mut(f).cast()
+        }
+        (None, None) => tail,
+    };
+    owner.head = head;
+    owner
+}
+
+/// See [`with_timeline_feature`].
+pub(super) struct TimelineChain {
+    chain: ChainEdit,
+    v12: Option<vk::PhysicalDeviceVulkan12Features<'static>>,
+    tl: Option<vk::PhysicalDeviceTimelineSemaphoreFeatures<'static>>,
+    head: *mut std::ffi::c_void,
+}
+
+impl TimelineChain {
+    pub(super) fn head(&self) -> *const std::ffi::c_void {
+        self.head
+    }
+}
+
+impl SyncEmulation {
+    /// `None` when the host device has no timeline semaphores.
+    pub(super) fn new(
+        fns: &ash::Device,
+        mut load: impl FnMut(&CStr) -> *const std::ffi::c_void,
+    ) -> Option<Self> {
+        let mut find = |names: [&CStr; 2]| names.into_iter().map(&mut load).find(|p| !p.is_null());
+        let signal = find([c"vkSignalSemaphore", c"vkSignalSemaphoreKHR"])?;
+        let wait = find([c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"])?;
+        let mut ty = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        // SAFETY: the host device has timelineSemaphore on (the emulation enables it).
+        let tracker = unsafe {
+            fns.create_semaphore(&vk::SemaphoreCreateInfo::default().push_next(&mut ty), None)
+        }
+        .ok()?;
+        Some(Self {
+            tracker,
+            tracker_value: Mutex::new(0),
+            exportable: Mutex::new(HashMap::new()),
+            imported: Mutex::new(HashMap::new()),
+            // SAFETY: the host's vkWaitSemaphores, which has this signature.
+            wait: unsafe {
+                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkWaitSemaphores>(wait)
+            },
+            // SAFETY: the host's vkSignalSemaphore, which has this signature.
+            signal: unsafe {
+                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkSignalSemaphore>(signal)
+            },
+            gates: Arc::new(Mutex::new(Vec::new())),
+            timeline_semaphores: Mutex::new(HashSet::new()),
+            closing: Arc::new(AtomicBool::new(false)),
+            waiters: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Lets every waiter finish (signalling its gate) and destroys the gates.
+    pub(super) fn shut_down(&self, dev: &HostDevice) {
+        self.closing.store(true, Ordering::Release);
+        for w in std::mem::take(&mut *lock(&self.waiters)) {
+            if w.join().is_err() {
+                log::error!("a SYNC_FD waiter panicked");
+            }
+        }
+        // SAFETY: the device is being destroyed; wait for the gated batches first.
+        unsafe {
+            let _ = dev.fns.device_wait_idle();
+            for (g, _) in std::mem::take(&mut *lock(&self.gates)) {
+                dev.fns.destroy_semaphore(g, None);
+            }
+            dev.fns.destroy_semaphore(self.tracker, None);
+        }
+    }
+}
+
+fn emulation(dev: &HostDevice) -> Option<(&SyncEmulation, &AnbDevice)> {
+    Some((dev.sync.as_ref()?, dev.anb.as_ref()?))
+}
+
+/// Strips `VkExportSemaphoreCreateInfo` (the host knows no `SYNC_FD`) and remembers timeline
+/// semaphores; `None` when the device does not emulate.
+///
+/// # Safety
+/// Valid create info and output pointer.
+pub(super) unsafe fn create_semaphore(
+    dev: &HostDevice,
+    ci: &vk::SemaphoreCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Semaphore,
+) -> Option<vk::Result> {
+    let (sync, _) = emulation(dev)?;
+    // SAFETY: valid chain.
+    let timeline = unsafe {
+        find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
+            ci.p_next,
+            vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
+        )
+    }
+    .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
+    // SAFETY: valid chain.
+    let exportable = unsafe {
+        find_in_chain::<vk::ExportSemaphoreCreateInfo<'_>>(
+            ci.p_next,
+            vk::StructureType::EXPORT_SEMAPHORE_CREATE_INFO,
+        )
+    }
+    .is_some_and(|e| {
+        e.handle_types
+            .contains(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
+    });
+    // SAFETY: the application's chain, valid during this call.
+    let chain = unsafe {
+        ChainEdit::without(
+            ci.p_next,
+            &[vk::StructureType::EXPORT_SEMAPHORE_CREATE_INFO],
+        )
+    };
+    let mut ci2 = *ci;
+    ci2.p_next = chain.head();
+    // SAFETY: the host's function with a valid create info.
+    let r = unsafe { (dev.fns.fp_v1_0().create_semaphore)(dev.handle, &ci2, p_allocator, out) };
+    if r == vk::Result::SUCCESS {
+        // SAFETY: written on success.
+        let raw = vk::Handle::as_raw(unsafe { *out });
+        if timeline {
+            lock(&sync.timeline_semaphores).insert(raw);
+        } else if exportable {
+            lock(&sync.exportable).insert(raw, (0, false));
+        }
+    }
+    Some(r)
+}
+
+/// Strips `VkExportFenceCreateInfo`; `None` when the device does not emulate.
+///
+/// # Safety
+/// Valid create info and output pointer.
+pub(super) unsafe fn create_fence(
+    dev: &HostDevice,
+    ci: &vk::FenceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Fence,
+) -> Option<vk::Result> {
+    emulation(dev)?;
+    // SAFETY: the application's chain, valid during this call.
+    let chain =
+        unsafe { ChainEdit::without(ci.p_next, &[vk::StructureType::EXPORT_FENCE_CREATE_INFO]) };
+    let mut ci2 = *ci;
+    ci2.p_next = chain.head();
+    // SAFETY: the host's function with a valid create info.
+    Some(unsafe { (dev.fns.fp_v1_0().create_fence)(dev.handle, &ci2, p_allocator, out) })
+}
+
+pub(super) fn forget_semaphore(dev: &HostDevice, semaphore: vk::Semaphore) {
+    if let Some(sync) = &dev.sync {
+        let raw = vk::Handle::as_raw(semaphore);
+        lock(&sync.timeline_semaphores).remove(&raw);
+        lock(&sync.exportable).remove(&raw);
+        lock(&sync.imported).remove(&raw);
+    }
+}
+
+/// `vkGetSemaphoreFdKHR` (`SYNC_FD`): see the module docs.
+pub(super) fn get_semaphore_fd(
+    dev: &HostDevice,
+    info: &vk::SemaphoreGetFdInfoKHR<'_>,
+) -> Result<NativeFence, vk::Result> {
+    let (sync, _) = emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let value = {
+        let mut exportable = lock(&sync.exportable);
+        let Some(entry) = exportable.get_mut(&vk::Handle::as_raw(info.semaphore)) else {
+            // Not created exportable (or a timeline semaphore).
+            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        };
+        entry.1 = true;
+        entry.0
+    };
+    let signaller = FenceSignaller::new().map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
+    let fd = signaller
+        .fd()
+        .map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
+    let (wait, device, tracker, closing) =
+        (sync.wait, dev.handle, sync.tracker, sync.closing.clone());
+    let job = move || {
+        let sems = [tracker];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
+        loop {
+            // SAFETY: the device's tracker; the device joins this thread before it goes.
+            match unsafe { wait(device, &info, 100_000_000) } {
+                vk::Result::TIMEOUT if !closing.load(Ordering::Acquire) => continue,
+                _ => break,
+            }
+        }
+        if let Err(e) = signaller.signal() {
+            log::error!("signalling an exported SYNC_FD failed: {e}");
+        }
+    };
+    spawn_waiter(sync, job);
+    Ok(NativeFence::from_fd(fd))
+}
+
+/// Runs `job` on a waiter thread the device joins before it is destroyed (or here, if no thread
+/// can be started).
+fn spawn_waiter(sync: &SyncEmulation, job: impl FnOnce() + Send + 'static) {
+    let shared = Arc::new(Mutex::new(Some(job)));
+    let in_thread = shared.clone();
+    let spawned = std::thread::Builder::new()
+        .name("vkgen-sync-fd".into())
+        .spawn(move || {
+            let job = lock(&in_thread).take();
+            if let Some(f) = job {
+                f();
+            }
+        });
+    match spawned {
+        Ok(h) => {
+            let mut waiters = lock(&sync.waiters);
+            waiters.retain(|w| !w.is_finished());
+            waiters.push(h);
+        }
+        Err(e) => {
+            log::warn!("no thread for a SYNC_FD wait ({e}); waiting here");
+            let job = lock(&shared).take();
+            if let Some(f) = job {
+                f();
+            }
+        }
+    }
+}
+
+/// What a batch of an emulating device becomes: waits on imported semaphores turned into waits
+/// on their gates, a tracker signal added where it signals an exportable semaphore, and a wait
+/// on each exportable semaphore whose signal an export consumed before it is signalled again.
+/// `(semaphore, value, stage)` lists in, the same out.
+pub(super) fn rewrite_batch(
+    sync: &SyncEmulation,
+    waits: &mut Vec<(vk::Semaphore, u64, vk::PipelineStageFlags2)>,
+    signals: &mut Vec<(vk::Semaphore, u64, vk::PipelineStageFlags2)>,
+) {
+    {
+        let mut imported = lock(&sync.imported);
+        for w in waits.iter_mut() {
+            if let Some((gate, value)) = imported.remove(&vk::Handle::as_raw(w.0)) {
+                w.0 = gate;
+                w.1 = value;
+            }
+        }
+    }
+    let mut exportable = lock(&sync.exportable);
+    let mut tracked = false;
+    for sig in signals.iter() {
+        if let Some(entry) = exportable.get_mut(&vk::Handle::as_raw(sig.0)) {
+            if entry.1 {
+                waits.push((sig.0, 0, vk::PipelineStageFlags2::ALL_COMMANDS));
+                entry.1 = false;
+            }
+            tracked = true;
+        }
+    }
+    if tracked {
+        let mut v = lock(&sync.tracker_value);
+        *v += 1;
+        for sig in signals.iter() {
+            if let Some(entry) = exportable.get_mut(&vk::Handle::as_raw(sig.0)) {
+                entry.0 = *v;
+            }
+        }
+        signals.push((sync.tracker, *v, vk::PipelineStageFlags2::ALL_COMMANDS));
+    }
+}
+
+/// `vkGetFenceFdKHR` (`SYNC_FD`): waits, resets, answers `-1`.
+pub(super) fn get_fence_fd(
+    dev: &HostDevice,
+    info: &vk::FenceGetFdInfoKHR<'_>,
+) -> Result<NativeFence, vk::Result> {
+    emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    // SAFETY: a fence of the device, signalled or with a pending signal (valid usage).
+    unsafe {
+        dev.fns.wait_for_fences(&[info.fence], true, u64::MAX)?;
+        dev.fns.reset_fences(&[info.fence])?;
+    }
+    Ok(NativeFence::signalled())
+}
+
+/// What an import signals.
+#[derive(Clone, Copy)]
+pub(super) enum Target {
+    Semaphore(vk::Semaphore),
+    Fence(vk::Fence),
+}
+
+/// The import of `fd` into `target`: on success the fd is ours (closed once it fired); on
+/// failure it stays the caller's.
+pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
+    let Some((sync, anb)) = emulation(dev) else {
+        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+    };
+    if let Target::Semaphore(s) = target {
+        if lock(&sync.timeline_semaphores).contains(&vk::Handle::as_raw(s)) {
+            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        }
+    }
+    if fd >= 0
+        && rustix::io::fcntl_getfd(
+            // SAFETY: only inspected; an invalid fd is reported as EBADF.
+            unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) },
+        )
+        .is_err()
+    {
+        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+    }
+    let gate = if fd < 0 {
+        None
+    } else {
+        let reused = lock(&sync.gates).pop();
+        match reused {
+            Some(g) => Some(g),
+            None => {
+                let mut ty = vk::SemaphoreTypeCreateInfo::default()
+                    .semaphore_type(vk::SemaphoreType::TIMELINE)
+                    .initial_value(0);
+                let ci = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
+                // SAFETY: the host device has timelineSemaphore on (emulation enables it).
+                match unsafe { dev.fns.create_semaphore(&ci, None) } {
+                    Ok(s) => Some((s, 0)),
+                    Err(e) => return e,
+                }
+            }
+        }
+    };
+    match target {
+        Target::Semaphore(sem) => match gate {
+            Some((g, v)) => {
+                lock(&sync.imported).insert(vk::Handle::as_raw(sem), (g, v + 1));
+            }
+            None => {
+                // Already signalled: nothing to wait for.
+                lock(&sync.imported).remove(&vk::Handle::as_raw(sem));
+            }
+        },
+        Target::Fence(fence) => {
+            let waits: Vec<vk::Semaphore> = gate.iter().map(|g| g.0).collect();
+            let values: Vec<u64> = gate.iter().map(|g| g.1 + 1).collect();
+            let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+            let mut timeline_info =
+                vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&values);
+            let submit = vk::SubmitInfo::default()
+                .wait_semaphores(&waits)
+                .wait_dst_stage_mask(&stages)
+                .push_next(&mut timeline_info);
+            let r = {
+                let queue = lock(&anb.internal_queue);
+                // SAFETY: the internal queue under its lock; valid batch.
+                unsafe { dev.fns.queue_submit(*queue, &[submit], fence) }
+            };
+            if let Err(e) = r {
+                if let Some(g) = gate {
+                    lock(&sync.gates).push(g);
+                }
+                return e;
+            }
+        }
+    }
+    let Some((gate, value)) = gate else {
+        return vk::Result::SUCCESS;
+    };
+    let signal = sync.signal;
+    let device = dev.handle;
+    let gates = sync.gates.clone();
+    let closing = sync.closing.clone();
+    // Runs on the waiter thread, or here if no thread can be started.
+    let wait_then_open = move || {
+        // SAFETY: the import succeeded, so the fd is ours from here; it is closed with `fence`.
+        let fence = unsafe { NativeFence::from_raw(fd) };
+        loop {
+            match fence.wait(Some(Duration::from_millis(100))) {
+                Ok(true) | Err(_) => break,
+                Ok(false) if closing.load(Ordering::Acquire) => break,
+                Ok(false) => {}
+            }
+        }
+        drop(fence);
+        let info = vk::SemaphoreSignalInfo::default()
+            .semaphore(gate)
+            .value(value + 1);
+        // SAFETY: a gate of the live device (device destruction joins this thread first).
+        if unsafe { signal(device, &info) } != vk::Result::SUCCESS {
+            log::error!("signalling a SYNC_FD gate failed");
+        }
+        lock(&gates).push((gate, value + 1));
+    };
+    spawn_waiter(sync, wait_then_open);
+    vk::Result::SUCCESS
+}
+
+/// `VkExternalSemaphoreProperties` / fence properties for `SYNC_FD` where emulated.
+pub(super) fn sync_fd_features() -> (
+    vk::ExternalSemaphoreFeatureFlags,
+    vk::ExternalFenceFeatureFlags,
+) {
+    (
+        vk::ExternalSemaphoreFeatureFlags::EXPORTABLE
+            | vk::ExternalSemaphoreFeatureFlags::IMPORTABLE,
+        vk::ExternalFenceFeatureFlags::EXPORTABLE | vk::ExternalFenceFeatureFlags::IMPORTABLE,
+    )
+}
+
+/// Devices with the emulation on: while there are none, submissions skip the lookup.
+static EMULATING: AtomicUsize = AtomicUsize::new(0);
+/// The host's `vkQueueSubmit` / `vkQueueSubmit2` (an ICD's entry points dispatch on the queue).
+static HOST_SUBMIT: OnceLock<(vk::PFN_vkQueueSubmit, Option<vk::PFN_vkQueueSubmit2>)> =
+    OnceLock::new();
+
+/// Remembers the host's submit functions (every device creation).
+pub(super) fn note_host_submit(dev: &HostDevice) {
+    let submit2 = {
+        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
+        let f = unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2".as_ptr()) }
+            // SAFETY: as above.
+            .or_else(|| unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2KHR".as_ptr()) });
+        // SAFETY: the host's vkQueueSubmit2, which has this type.
+        f.map(|f| unsafe {
+            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkQueueSubmit2>(f)
+        })
+    };
+    let _ = HOST_SUBMIT.set((dev.fns.fp_v1_0().queue_submit, submit2));
+    if dev.sync.is_some() {
+        EMULATING.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// Undoes [`note_host_submit`]'s count.
+pub(super) fn forget_device(dev: &HostDevice) {
+    if dev.sync.is_some() {
+        EMULATING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The device to rewrite for, if `queue`'s emulates.
+fn emulating_device(queue: vk::Queue) -> Option<Arc<HostDevice>> {
+    if EMULATING.load(Ordering::Acquire) == 0 {
+        return None;
+    }
+    device_of_queue(queue).filter(|d| d.sync.is_some())
+}
+
+/// `vkQueueSubmit`: see the module docs.
+///
+/// # Safety
+/// The application's valid arguments.
+pub(super) unsafe fn queue_submit(
+    queue: vk::Queue,
+    count: u32,
+    p_submits: *const vk::SubmitInfo<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    let Some(dev) = emulating_device(queue) else {
+        return match HOST_SUBMIT.get() {
+            // SAFETY: forwarded to the host.
+            Some((f, _)) => unsafe { f(queue, count, p_submits, fence) },
+            None => vk::Result::ERROR_DEVICE_LOST,
+        };
+    };
+    let Some(sync) = dev.sync.as_ref() else {
+        return vk::Result::ERROR_DEVICE_LOST;
+    };
+    // SAFETY: `pSubmits` holds `count` valid batches.
+    let batches = unsafe { super::slice(p_submits, count) };
+    let stage2 =
+        |s: vk::PipelineStageFlags| vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()));
+    let stage1 = |s: vk::PipelineStageFlags2| vk::PipelineStageFlags::from_raw(s.as_raw() as u32);
+    struct Batch {
+        waits: Vec<vk::Semaphore>,
+        wait_values: Vec<u64>,
+        stages: Vec<vk::PipelineStageFlags>,
+        signals: Vec<vk::Semaphore>,
+        signal_values: Vec<u64>,
+        chain: ChainEdit,
+    }
+    let mut built = Vec::with_capacity(batches.len());
+    for b in batches {
+        // SAFETY: a valid batch: arrays of the stated lengths and a valid chain.
+        let (wsems, wstages, ssems, tl) = unsafe {
+            (
+                super::slice(b.p_wait_semaphores, b.wait_semaphore_count),
+                super::slice(b.p_wait_dst_stage_mask, b.wait_semaphore_count),
+                super::slice(b.p_signal_semaphores, b.signal_semaphore_count),
+                find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
+                    b.p_next,
+                    vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                ),
+            )
+        };
+        // SAFETY: the timeline values arrays are as long as their counts say.
+        let (wvals, svals) = tl.map_or((&[][..], &[][..]), |t| unsafe {
+            (
+                super::slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
+                super::slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count),
+            )
+        });
+        let mut waits: Vec<_> = wsems
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                (
+                    s,
+                    wvals.get(i).copied().unwrap_or(0),
+                    stage2(wstages.get(i).copied().unwrap_or_default()),
+                )
+            })
+            .collect();
+        let mut signals: Vec<_> = ssems
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                (
+                    s,
+                    svals.get(i).copied().unwrap_or(0),
+                    vk::PipelineStageFlags2::ALL_COMMANDS,
+                )
+            })
+            .collect();
+        rewrite_batch(sync, &mut waits, &mut signals);
+        // SAFETY: the application's chain, valid during this call.
+        let chain = unsafe {
+            ChainEdit::without(
+                b.p_next,
+                &[vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO],
+            )
+        };
+        built.push(Batch {
+            waits: waits.iter().map(|w| w.0).collect(),
+            wait_values: waits.iter().map(|w| w.1).collect(),
+            stages: waits.iter().map(|w| stage1(w.2)).collect(),
+            signals: signals.iter().map(|s| s.0).collect(),
+            signal_values: signals.iter().map(|s| s.1).collect(),
+            chain,
+        });
+    }
+    let timelines: Vec<vk::TimelineSemaphoreSubmitInfo<'_>> = built
+        .iter()
+        .map(|b| {
+            vk::TimelineSemaphoreSubmitInfo {
+                p_next: b.chain.head(),
+                ..Default::default()
+            }
+            .wait_semaphore_values(&b.wait_values)
+            .signal_semaphore_values(&b.signal_values)
+        })
+        .collect();
+    let submits: Vec<vk::SubmitInfo<'_>> = batches
+        .iter()
+        .zip(&built)
+        .zip(&timelines)
+        .map(|((orig, b), tl)| {
+            let mut s = *orig;
+            s.p_next = ptr::from_ref(tl).cast();
+            s.wait_semaphore_count = b.waits.len() as u32;
+            s.p_wait_semaphores = b.waits.as_ptr();
+            s.p_wait_dst_stage_mask = b.stages.as_ptr();
+            s.signal_semaphore_count = b.signals.len() as u32;
+            s.p_signal_semaphores = b.signals.as_ptr();
+            s
+        })
+        .collect();
+    // SAFETY: the host's vkQueueSubmit with the rewritten batches (storage outlives the call).
+    unsafe {
+        (dev.fns.fp_v1_0().queue_submit)(queue, submits.len() as u32, submits.as_ptr(), fence)
+    }
+}
+
+/// `vkQueueSubmit2`: see the module docs.
+///
+/// # Safety
+/// The application's valid arguments.
+pub(super) unsafe fn queue_submit2(
+    queue: vk::Queue,
+    count: u32,
+    p_submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    let Some(dev) = emulating_device(queue) else {
+        return match HOST_SUBMIT.get() {
+            // SAFETY: forwarded to the host.
+            Some((_, Some(f))) => unsafe { f(queue, count, p_submits, fence) },
+            _ => vk::Result::ERROR_DEVICE_LOST,
+        };
+    };
+    let (Some(sync), Some((_, Some(host)))) = (dev.sync.as_ref(), HOST_SUBMIT.get()) else {
+        return vk::Result::ERROR_DEVICE_LOST;
+    };
+    // SAFETY: `pSubmits` holds `count` valid batches.
+    let batches = unsafe { super::slice(p_submits, count) };
+    let mut lists = Vec::with_capacity(batches.len());
+    for b in batches {
+        // SAFETY: arrays of the stated lengths.
+        let (w, sg) = unsafe {
+            (
+                super::slice(b.p_wait_semaphore_infos, b.wait_semaphore_info_count),
+                super::slice(b.p_signal_semaphore_infos, b.signal_semaphore_info_count),
+            )
+        };
+        let mut waits: Vec<_> = w
+            .iter()
+            .map(|i| (i.semaphore, i.value, i.stage_mask))
+            .collect();
+        let mut signals: Vec<_> = sg
+            .iter()
+            .map(|i| (i.semaphore, i.value, i.stage_mask))
+            .collect();
+        rewrite_batch(sync, &mut waits, &mut signals);
+        let to_infos = |v: Vec<(vk::Semaphore, u64, vk::PipelineStageFlags2)>| -> Vec<vk::SemaphoreSubmitInfo<'static>> {
+            v.into_iter()
+                .map(|(s, value, stage)| vk::SemaphoreSubmitInfo::default().semaphore(s).value(value).stage_mask(stage))
+                .collect()
+        };
+        lists.push((to_infos(waits), to_infos(signals)));
+    }
+    let submits: Vec<vk::SubmitInfo2<'_>> = batches
+        .iter()
+        .zip(&lists)
+        .map(|(orig, (w, s))| {
+            let mut b = *orig;
+            b.wait_semaphore_info_count = w.len() as u32;
+            b.p_wait_semaphore_infos = w.as_ptr();
+            b.signal_semaphore_info_count = s.len() as u32;
+            b.p_signal_semaphore_infos = s.as_ptr();
+            b
+        })
+        .collect();
+    // SAFETY: the host's vkQueueSubmit2 with the rewritten batches (storage outlives the call).
+    unsafe { host(queue, submits.len() as u32, submits.as_ptr(), fence) }
+}

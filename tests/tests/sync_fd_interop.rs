@@ -1,0 +1,402 @@
+//! `SYNC_FD` semaphores and fences through our loader and `vulkan.host.so` on the host ICD
+//! (lavapipe in CI, which has no fd extensions: the host driver emulates them).
+//!
+//! * A semaphore signalled by a submission on one instance's device, exported as a `SYNC_FD`
+//!   and imported into a semaphore of a second instance's device: the second device's
+//!   submission waiting on it does not run before the first one's (held back by a timeline
+//!   semaphore the test signals from the CPU), and runs once it did.
+//! * Fence export after completion is `-1`; a fence imported from an fd is signalled exactly
+//!   when the fd is.
+//! * Other handle types, timeline semaphores and a closed fd are
+//!   `VK_ERROR_INVALID_EXTERNAL_HANDLE`, nothing crashes, and the process's fd count is the
+//!   same after 300 export → import cycles.
+//!
+//! `VKGEN_AHB_ICD` names another host ICD manifest (the GPU run uses NVIDIA's).
+
+mod wsi_support;
+
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+use vkgen_tests::env::in_child;
+use vkgen_tests::{paths, require};
+
+struct Dev {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+    queue: vk::Queue,
+    sem_fd: ash::khr::external_semaphore_fd::Device,
+    fence_fd: ash::khr::external_fence_fd::Device,
+    pool: vk::CommandPool,
+}
+
+impl Dev {
+    fn new(loader: &Path) -> Self {
+        let entry = require(vkgen_tests::compute::load_entry(loader));
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+        // SAFETY: plain Vulkan use with valid structures.
+        unsafe {
+            let instance = entry
+                .create_instance(
+                    &vk::InstanceCreateInfo::default().application_info(&app),
+                    None,
+                )
+                .unwrap();
+            let pd = instance.enumerate_physical_devices().unwrap()[0];
+            let family = instance
+                .get_physical_device_queue_family_properties(pd)
+                .iter()
+                .position(|f| f.queue_flags.contains(vk::QueueFlags::TRANSFER))
+                .unwrap() as u32;
+            let prio = [1.0];
+            let qci = [vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(family)
+                .queue_priorities(&prio)];
+            let names = [
+                ash::khr::external_semaphore_fd::NAME.as_ptr(),
+                ash::khr::external_fence_fd::NAME.as_ptr(),
+            ];
+            let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+            let device = instance
+                .create_device(
+                    pd,
+                    &vk::DeviceCreateInfo::default()
+                        .queue_create_infos(&qci)
+                        .enabled_extension_names(&names)
+                        .push_next(&mut v12),
+                    None,
+                )
+                .unwrap();
+            let pool = device
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(family),
+                    None,
+                )
+                .unwrap();
+            Self {
+                sem_fd: ash::khr::external_semaphore_fd::Device::new(&instance, &device),
+                fence_fd: ash::khr::external_fence_fd::Device::new(&instance, &device),
+                queue: device.get_device_queue(family, 0),
+                _entry: entry,
+                instance,
+                device,
+                pool,
+            }
+        }
+    }
+
+    fn semaphore(&self, timeline: bool) -> vk::Semaphore {
+        let mut export = vk::ExportSemaphoreCreateInfo::default()
+            .handle_types(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
+        let mut ty =
+            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
+        let mut ci = vk::SemaphoreCreateInfo::default();
+        ci = if timeline {
+            ci.push_next(&mut ty)
+        } else {
+            ci.push_next(&mut export)
+        };
+        // SAFETY: valid create info.
+        unsafe { self.device.create_semaphore(&ci, None) }.unwrap()
+    }
+
+    fn fence(&self) -> vk::Fence {
+        // SAFETY: valid create info.
+        unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }
+        .unwrap()
+    }
+
+    fn export(&self, s: vk::Semaphore) -> Result<i32, vk::Result> {
+        let info = vk::SemaphoreGetFdInfoKHR::default()
+            .semaphore(s)
+            .handle_type(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
+        // SAFETY: valid info.
+        unsafe { self.sem_fd.get_semaphore_fd(&info) }
+    }
+
+    fn import(
+        &self,
+        s: vk::Semaphore,
+        fd: i32,
+        ty: vk::ExternalSemaphoreHandleTypeFlags,
+    ) -> Result<(), vk::Result> {
+        let info = vk::ImportSemaphoreFdInfoKHR::default()
+            .semaphore(s)
+            .handle_type(ty)
+            .flags(vk::SemaphoreImportFlags::TEMPORARY)
+            .fd(fd);
+        // SAFETY: valid info (the fd is handed over on success).
+        unsafe { self.sem_fd.import_semaphore_fd(&info) }
+    }
+
+    /// Submits `cb` (if any) waiting on `waits` (binary, or timeline with value) and signalling
+    /// `signal`, with `fence`.
+    fn submit(
+        &self,
+        waits: &[(vk::Semaphore, u64)],
+        cb: Option<vk::CommandBuffer>,
+        signal: Option<vk::Semaphore>,
+        fence: vk::Fence,
+    ) {
+        let sems: Vec<_> = waits.iter().map(|w| w.0).collect();
+        let values: Vec<_> = waits.iter().map(|w| w.1).collect();
+        let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+        let signals: Vec<_> = signal.into_iter().collect();
+        let signal_values = vec![0; signals.len()];
+        let cbs: Vec<_> = cb.into_iter().collect();
+        let mut tl = vk::TimelineSemaphoreSubmitInfo::default()
+            .wait_semaphore_values(&values)
+            .signal_semaphore_values(&signal_values);
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&sems)
+            .wait_dst_stage_mask(&stages)
+            .command_buffers(&cbs)
+            .signal_semaphores(&signals)
+            .push_next(&mut tl);
+        // SAFETY: valid batch on the device's queue.
+        unsafe { self.device.queue_submit(self.queue, &[submit], fence) }.unwrap();
+    }
+
+    /// A command buffer that fills `buffer` with `value`.
+    fn fill(&self, buffer: vk::Buffer, value: u32) -> vk::CommandBuffer {
+        // SAFETY: plain recording.
+        unsafe {
+            let cb = self
+                .device
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(self.pool)
+                        .command_buffer_count(1),
+                )
+                .unwrap()[0];
+            self.device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            self.device
+                .cmd_fill_buffer(cb, buffer, 0, vk::WHOLE_SIZE, value);
+            self.device.end_command_buffer(cb).unwrap();
+            cb
+        }
+    }
+
+    fn host_buffer(&self) -> (vk::Buffer, vk::DeviceMemory, *mut u32) {
+        // SAFETY: plain allocation of a host-visible buffer.
+        unsafe {
+            let buffer = self
+                .device
+                .create_buffer(
+                    &vk::BufferCreateInfo::default()
+                        .size(256)
+                        .usage(vk::BufferUsageFlags::TRANSFER_DST),
+                    None,
+                )
+                .unwrap();
+            let reqs = self.device.get_buffer_memory_requirements(buffer);
+            let pd = self.instance.enumerate_physical_devices().unwrap()[0];
+            let mem = self.instance.get_physical_device_memory_properties(pd);
+            let ty = (0..mem.memory_type_count)
+                .find(|&i| {
+                    reqs.memory_type_bits & (1 << i) != 0
+                        && mem.memory_types[i as usize].property_flags.contains(
+                            vk::MemoryPropertyFlags::HOST_VISIBLE
+                                | vk::MemoryPropertyFlags::HOST_COHERENT,
+                        )
+                })
+                .unwrap();
+            let memory = self
+                .device
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(reqs.size)
+                        .memory_type_index(ty),
+                    None,
+                )
+                .unwrap();
+            self.device.bind_buffer_memory(buffer, memory, 0).unwrap();
+            let p = self
+                .device
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap()
+                .cast::<u32>();
+            (buffer, memory, p)
+        }
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        // SAFETY: idle device; the tests destroy what they create.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn host_env() -> (vkgen_tests::env::Env, tempfile::TempDir) {
+    let (env, root) = wsi_support::hal_env("host", "");
+    let env = match std::env::var_os("VKGEN_AHB_ICD") {
+        Some(icd) => env.set("VKGEN_HOST_ICD", icd),
+        None => env,
+    };
+    (env, root)
+}
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// Waits until the process's fd count is `want` (the driver's waiter threads close imported
+/// fds as they finish) or a few seconds passed; returns the last count.
+fn settle_fds(want: usize) -> usize {
+    let start = Instant::now();
+    loop {
+        let n = open_fds();
+        if n == want || start.elapsed() > Duration::from_secs(5) {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn semaphore_fd_orders_work_across_devices() {
+    let loader = require(paths::loader_under_test());
+    let (env, _root) = host_env();
+    in_child("semaphore_fd_orders_work_across_devices", &env, || {
+        let a = Dev::new(&loader);
+        let b = Dev::new(&loader);
+        let gate = a.semaphore(true);
+        let (buffer, memory, mapped) = b.host_buffer();
+        let fill = b.fill(buffer, 0xC0FFEE);
+        let mut checked = 0;
+        let mut warm = None;
+        for round in 0..300u64 {
+            if round == 5 {
+                warm = Some(open_fds());
+            }
+            let sa = a.semaphore(false);
+            // A's signal is held back by the gate, which the test signals from the CPU.
+            a.submit(&[(gate, round + 1)], None, Some(sa), vk::Fence::null());
+            let fd = a.export(sa).expect("export");
+            assert!(fd >= 0, "a pending signal exports a real fd");
+            let sb = b.semaphore(false);
+            b.import(sb, fd, vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
+                .expect("import");
+            let done = b.fence();
+            // SAFETY: mapped, host-coherent memory no work uses now.
+            unsafe { mapped.write_volatile(0) };
+            b.submit(&[(sb, 0)], Some(fill), None, done);
+            if round % 50 == 0 {
+                // Ordering: B's work does not run while A's signal is held back.
+                std::thread::sleep(Duration::from_millis(50));
+                // SAFETY: live fence; mapped memory.
+                unsafe {
+                    assert_eq!(b.device.get_fence_status(done), Ok(false), "round {round}");
+                    assert_eq!(mapped.read_volatile(), 0, "B's fill has not run");
+                }
+                checked += 1;
+            }
+            let info = vk::SemaphoreSignalInfo::default()
+                .semaphore(gate)
+                .value(round + 1);
+            // SAFETY: a timeline semaphore of A; valid waits.
+            unsafe {
+                a.device.signal_semaphore(&info).unwrap();
+                b.device
+                    .wait_for_fences(&[done], true, 5_000_000_000)
+                    .expect("B's work runs once A's signal is released");
+                assert_eq!(mapped.read_volatile(), 0xC0FFEE);
+                a.device.queue_wait_idle(a.queue).unwrap();
+                b.device.destroy_fence(done, None);
+                b.device.destroy_semaphore(sb, None);
+                a.device.destroy_semaphore(sa, None);
+            }
+        }
+        assert_eq!(checked, 6);
+        let warm = warm.unwrap();
+        let after = settle_fds(warm);
+        assert_eq!(after, warm, "fds level over 300 export → import cycles");
+        // SAFETY: idle devices.
+        unsafe {
+            b.device.destroy_buffer(buffer, None);
+            b.device.free_memory(memory, None);
+            a.device.destroy_semaphore(gate, None);
+        }
+        println!("300 cross-device SYNC_FD hand-overs, ordering checked 6 times, fds level");
+    });
+}
+
+#[test]
+fn fence_fds_and_refusals() {
+    let loader = require(paths::loader_under_test());
+    let (env, _root) = host_env();
+    in_child("fence_fds_and_refusals", &env, || {
+        let d = Dev::new(&loader);
+        let before = open_fds();
+        // Export after completion: -1 (signalled), and the fence is reset.
+        let f = d.fence();
+        d.submit(&[], None, None, f);
+        let info = vk::FenceGetFdInfoKHR::default()
+            .fence(f)
+            .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        // SAFETY: valid objects throughout.
+        unsafe {
+            let fd = d.fence_fd.get_fence_fd(&info).unwrap();
+            if fd >= 0 {
+                drop(OwnedFd::from_raw_fd(fd));
+            }
+            assert_eq!(
+                d.device.get_fence_status(f),
+                Ok(false),
+                "export resets the fence"
+            );
+            // Import an eventfd: signalled exactly when the eventfd is.
+            let efd = rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC).unwrap();
+            let signaller = efd.try_clone().unwrap();
+            let import = vk::ImportFenceFdInfoKHR::default()
+                .fence(f)
+                .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD)
+                .flags(vk::FenceImportFlags::TEMPORARY)
+                .fd(efd.into_raw_fd());
+            d.fence_fd.import_fence_fd(&import).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            assert_eq!(d.device.get_fence_status(f), Ok(false));
+            rustix::io::write(&signaller, &1u64.to_ne_bytes()).unwrap();
+            d.device.wait_for_fences(&[f], true, 5_000_000_000).unwrap();
+            drop(signaller);
+            d.device.destroy_fence(f, None);
+
+            // Refusals: another handle type, a timeline semaphore, a closed fd.
+            let s = d.semaphore(false);
+            let dup = OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
+            assert_eq!(
+                d.import(
+                    s,
+                    dup.as_raw_fd(),
+                    vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD
+                ),
+                Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)
+            );
+            drop(dup);
+            assert_eq!(
+                d.import(s, 1 << 20, vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD),
+                Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE),
+                "a closed fd"
+            );
+            let t = d.semaphore(true);
+            assert_eq!(d.export(t), Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE));
+            d.device.destroy_semaphore(t, None);
+            d.device.destroy_semaphore(s, None);
+        }
+        assert_eq!(settle_fds(before), before, "no fd leaked");
+    });
+}
