@@ -7,7 +7,8 @@
 //! * **Identity.** The version the generated tables describe (1.4 from vk-1.4.359;
 //!   `vkEnumerateInstanceVersion` 1.4.`HEADER`); instance extension
 //!   `VK_KHR_get_physical_device_properties2`; device extensions `VK_ANDROID_native_buffer` spec
-//!   11, `VK_KHR_external_fence_fd` and `VK_KHR_external_semaphore_fd` (`SYNC_FD`). One
+//!   11, `VK_KHR_external_fence_fd` and `VK_KHR_external_semaphore_fd` (`SYNC_FD`),
+//!   `VK_ANDROID_external_memory_android_hardware_buffer` and `VK_EXT_queue_family_foreign`. One
 //!   physical device ("vkgen null device", type OTHER, the tables' apiVersion, the spec's minimum
 //!   limits, one 256 MiB heap with one `DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT` type), one
 //!   queue family (graphics | compute | transfer) with one queue. Core features: only
@@ -22,6 +23,8 @@
 //!   roll back and null their outputs).
 //! * **Memory.** `vkAllocateMemory` returns real zeroed host memory (page aligned), so map /
 //!   write / read round trips work; more than the heap size is `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
+//!   With `VK_ANDROID_external_memory_android_hardware_buffer` (the kit's component) imported
+//!   and exported memory is the `AHardwareBuffer`'s own pages, shared with its other users.
 //! * **Synchronisation.** The kit's sync component ([`kit::sync`]): work completes at
 //!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
 //!   fence fds pending on its wait semaphores, then signals its semaphores, timeline values
