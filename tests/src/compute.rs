@@ -222,6 +222,53 @@ pub fn create_device(
     Ok(OwnedDevice { device })
 }
 
+/// A buffer of `size` bytes with `usage` bound to new host-visible, host-coherent memory, and
+/// that memory mapped. The caller destroys both.
+///
+/// # Safety
+/// `physical_device` is `device`'s, of `instance`.
+pub unsafe fn mapped_host_buffer(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    device: &ash::Device,
+    size: u64,
+    usage: vk::BufferUsageFlags,
+) -> Result<(vk::Buffer, vk::DeviceMemory, *mut u8), String> {
+    // SAFETY: plain allocation on the caller's live objects.
+    unsafe {
+        let buffer = device
+            .create_buffer(
+                &vk::BufferCreateInfo::default().size(size).usage(usage),
+                None,
+            )
+            .map_err(vk_err("vkCreateBuffer"))?;
+        let reqs = device.get_buffer_memory_requirements(buffer);
+        let mem = instance.get_physical_device_memory_properties(physical_device);
+        let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let ty = (0..mem.memory_type_count)
+            .find(|&i| {
+                reqs.memory_type_bits & (1 << i) != 0
+                    && mem.memory_types[i as usize].property_flags.contains(wanted)
+            })
+            .ok_or("no host-visible coherent memory type")?;
+        let memory = device
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(reqs.size)
+                    .memory_type_index(ty),
+                None,
+            )
+            .map_err(vk_err("vkAllocateMemory"))?;
+        device
+            .bind_buffer_memory(buffer, memory, 0)
+            .map_err(vk_err("vkBindBufferMemory"))?;
+        let p = device
+            .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .map_err(vk_err("vkMapMemory"))?;
+        Ok((buffer, memory, p.cast()))
+    }
+}
+
 /// Runs `fill.comp` over `n` elements with `multiplier` on the first compute-capable device
 /// of `entry`, returning what the GPU wrote. Compare with [`expected_fill`].
 pub fn run_fill_compute(entry: &ash::Entry, n: u32, multiplier: u32) -> Result<Vec<u32>, String> {

@@ -250,7 +250,16 @@ mod tests {
     fn shaders_are_compiled() {
         let mut names = shader_names();
         names.sort_unstable();
-        assert_eq!(names, ["fill.comp", "triangle.frag", "triangle.vert"]);
+        assert_eq!(
+            names,
+            [
+                "fill.comp",
+                "planes_to_rgba.comp",
+                "triangle.frag",
+                "triangle.vert",
+                "ycbcr_sample.comp"
+            ]
+        );
         for name in names {
             let words = shader(name);
             assert!(words.len() > 5, "{name}: only {} words", words.len());

@@ -324,43 +324,22 @@ impl Vk {
         unsafe { self.device.create_image(&ci, None) }.expect("external image")
     }
 
+    /// A mapped host-visible buffer (see `vkgen_tests::compute::mapped_host_buffer`).
     fn host_buffer(
         &self,
         size: u64,
         usage: vk::BufferUsageFlags,
-    ) -> (vk::Buffer, vk::DeviceMemory) {
-        // SAFETY: plain allocation of a host-visible buffer.
-        unsafe {
-            let buffer = self
-                .device
-                .create_buffer(
-                    &vk::BufferCreateInfo::default().size(size).usage(usage),
-                    None,
-                )
-                .unwrap();
-            let reqs = self.device.get_buffer_memory_requirements(buffer);
-            let mem = self.instance.get_physical_device_memory_properties(self.pd);
-            let ty = (0..mem.memory_type_count)
-                .find(|&i| {
-                    reqs.memory_type_bits & (1 << i) != 0
-                        && mem.memory_types[i as usize].property_flags.contains(
-                            vk::MemoryPropertyFlags::HOST_VISIBLE
-                                | vk::MemoryPropertyFlags::HOST_COHERENT,
-                        )
-                })
-                .unwrap();
-            let memory = self
-                .device
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(reqs.size)
-                        .memory_type_index(ty),
-                    None,
-                )
-                .unwrap();
-            self.device.bind_buffer_memory(buffer, memory, 0).unwrap();
-            (buffer, memory)
-        }
+    ) -> (vk::Buffer, vk::DeviceMemory, *mut u8) {
+        // SAFETY: our own instance, physical device and device.
+        require(unsafe {
+            vkgen_tests::compute::mapped_host_buffer(
+                &self.instance,
+                self.pd,
+                &self.device,
+                size,
+                usage,
+            )
+        })
     }
 
     /// Records with `record`, submits, waits.
@@ -445,15 +424,6 @@ impl Drop for Vk {
     }
 }
 
-fn host_env() -> (vkgen_tests::env::Env, tempfile::TempDir) {
-    let (env, root) = wsi_support::hal_env("host", "");
-    let env = match std::env::var_os("VKGEN_AHB_ICD") {
-        Some(icd) => env.set("VKGEN_HOST_ICD", icd),
-        None => env,
-    };
-    (env, root)
-}
-
 /// Converts a 4:2:0 image to RGBA on the device: a conversion sampler where the device has
 /// one, else plane views and the shader's own BT.601.
 fn convert(
@@ -465,7 +435,7 @@ fn convert(
 ) -> Vec<[u8; 3]> {
     let d = &vk.device;
     let size = u64::from(w * h * 4);
-    let (out, out_mem) = vk.host_buffer(size, vk::BufferUsageFlags::STORAGE_BUFFER);
+    let (out, out_mem, mapped) = vk.host_buffer(size, vk::BufferUsageFlags::STORAGE_BUFFER);
     // SAFETY: plain Vulkan objects, destroyed at the end of this function.
     unsafe {
         let mut conversion = vk::SamplerYcbcrConversion::null();
@@ -672,13 +642,8 @@ fn convert(
             d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
             d.cmd_dispatch(cb, w.div_ceil(8), h.div_ceil(8), 1);
         });
-        let p = d
-            .map_memory(out_mem, 0, size, vk::MemoryMapFlags::empty())
-            .unwrap()
-            .cast::<u8>();
-        let bytes = std::slice::from_raw_parts(p, size as usize);
+        let bytes = std::slice::from_raw_parts(mapped, size as usize);
         let pixels = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2]]).collect();
-        d.unmap_memory(out_mem);
         d.destroy_descriptor_pool(pool, None);
         d.destroy_pipeline(pipeline, None);
         d.destroy_shader_module(module, None);
@@ -713,7 +678,7 @@ fn assert_within_one_lsb(got: &[[u8; 3]], want: &[[u8; 3]], w: u32, what: &str) 
 #[test]
 fn camera_frames_convert_to_rgba_within_one_lsb() {
     let loader = require(paths::loader_under_test());
-    let (env, _root) = host_env();
+    let (env, _root) = wsi_support::host_env_for_interop();
     in_child("camera_frames_convert_to_rgba_within_one_lsb", &env, || {
         let dir = tempfile::tempdir().unwrap();
         let ndk = Ndk::load(dir.path());
@@ -768,7 +733,7 @@ fn camera_frames_convert_to_rgba_within_one_lsb() {
 #[test]
 fn exported_buffer_carries_the_image_to_another_instance() {
     let loader = require(paths::loader_under_test());
-    let (env, _root) = host_env();
+    let (env, _root) = wsi_support::host_env_for_interop();
     in_child(
         "exported_buffer_carries_the_image_to_another_instance",
         &env,
@@ -873,7 +838,7 @@ fn exported_buffer_carries_the_image_to_another_instance() {
             }
             ndk.release(ahb);
             let size = u64::from(w * h * 4);
-            let (buf, buf_mem) = b.host_buffer(size, vk::BufferUsageFlags::TRANSFER_DST);
+            let (buf, buf_mem, mapped) = b.host_buffer(size, vk::BufferUsageFlags::TRANSFER_DST);
             b.run(|cb| {
                 b.acquire_from_foreign(cb, image_b, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
                 let region = vk::BufferImageCopy::default()
@@ -900,12 +865,7 @@ fn exported_buffer_carries_the_image_to_another_instance() {
             });
             // SAFETY: finished work; host-visible memory.
             unsafe {
-                let p = b
-                    .device
-                    .map_memory(buf_mem, 0, size, vk::MemoryMapFlags::empty())
-                    .unwrap()
-                    .cast::<u8>();
-                let bytes = std::slice::from_raw_parts(p, size as usize);
+                let bytes = std::slice::from_raw_parts(mapped, size as usize);
                 for (i, px) in bytes.chunks_exact(4).enumerate() {
                     assert_eq!(
                         px,
@@ -913,7 +873,6 @@ fn exported_buffer_carries_the_image_to_another_instance() {
                         "pixel {i} on the importing instance"
                     );
                 }
-                b.device.unmap_memory(buf_mem);
                 b.device.destroy_buffer(buf, None);
                 b.device.free_memory(buf_mem, None);
                 b.device.destroy_image(image_b, None);
@@ -929,7 +888,7 @@ fn exported_buffer_carries_the_image_to_another_instance() {
 #[test]
 fn properties_refuse_what_is_not_an_importable_buffer() {
     let loader = require(paths::loader_under_test());
-    let (env, _root) = host_env();
+    let (env, _root) = wsi_support::host_env_for_interop();
     in_child(
         "properties_refuse_what_is_not_an_importable_buffer",
         &env,

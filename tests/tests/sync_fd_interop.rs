@@ -186,46 +186,18 @@ impl Dev {
     }
 
     fn host_buffer(&self) -> (vk::Buffer, vk::DeviceMemory, *mut u32) {
-        // SAFETY: plain allocation of a host-visible buffer.
-        unsafe {
-            let buffer = self
-                .device
-                .create_buffer(
-                    &vk::BufferCreateInfo::default()
-                        .size(256)
-                        .usage(vk::BufferUsageFlags::TRANSFER_DST),
-                    None,
-                )
-                .unwrap();
-            let reqs = self.device.get_buffer_memory_requirements(buffer);
+        // SAFETY: our own instance and device (one physical device).
+        let (b, m, p) = require(unsafe {
             let pd = self.instance.enumerate_physical_devices().unwrap()[0];
-            let mem = self.instance.get_physical_device_memory_properties(pd);
-            let ty = (0..mem.memory_type_count)
-                .find(|&i| {
-                    reqs.memory_type_bits & (1 << i) != 0
-                        && mem.memory_types[i as usize].property_flags.contains(
-                            vk::MemoryPropertyFlags::HOST_VISIBLE
-                                | vk::MemoryPropertyFlags::HOST_COHERENT,
-                        )
-                })
-                .unwrap();
-            let memory = self
-                .device
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(reqs.size)
-                        .memory_type_index(ty),
-                    None,
-                )
-                .unwrap();
-            self.device.bind_buffer_memory(buffer, memory, 0).unwrap();
-            let p = self
-                .device
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .unwrap()
-                .cast::<u32>();
-            (buffer, memory, p)
-        }
+            vkgen_tests::compute::mapped_host_buffer(
+                &self.instance,
+                pd,
+                &self.device,
+                256,
+                vk::BufferUsageFlags::TRANSFER_DST,
+            )
+        });
+        (b, m, p.cast())
     }
 }
 
@@ -239,15 +211,6 @@ impl Drop for Dev {
             self.instance.destroy_instance(None);
         }
     }
-}
-
-fn host_env() -> (vkgen_tests::env::Env, tempfile::TempDir) {
-    let (env, root) = wsi_support::hal_env("host", "");
-    let env = match std::env::var_os("VKGEN_AHB_ICD") {
-        Some(icd) => env.set("VKGEN_HOST_ICD", icd),
-        None => env,
-    };
-    (env, root)
 }
 
 fn open_fds() -> usize {
@@ -270,7 +233,7 @@ fn settle_fds(want: usize) -> usize {
 #[test]
 fn semaphore_fd_orders_work_across_devices() {
     let loader = require(paths::loader_under_test());
-    let (env, _root) = host_env();
+    let (env, _root) = wsi_support::host_env_for_interop();
     in_child("semaphore_fd_orders_work_across_devices", &env, || {
         let a = Dev::new(&loader);
         let b = Dev::new(&loader);
@@ -338,7 +301,7 @@ fn semaphore_fd_orders_work_across_devices() {
 #[test]
 fn fence_fds_and_refusals() {
     let loader = require(paths::loader_under_test());
-    let (env, _root) = host_env();
+    let (env, _root) = wsi_support::host_env_for_interop();
     in_child("fence_fds_and_refusals", &env, || {
         let d = Dev::new(&loader);
         let before = open_fds();

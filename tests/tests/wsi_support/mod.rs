@@ -28,6 +28,18 @@ pub fn hal_env(driver: &str, extra_properties: &str) -> (Env, TempDir) {
     hal_env_for(&lib, driver, extra_properties)
 }
 
+/// [`hal_env`] for `vulkan.host.so`, with `VKGEN_AHB_ICD` (when set) naming the host ICD's
+/// manifest instead of lavapipe's: the interop tests' GPU runs.
+#[allow(dead_code)]
+pub fn host_env_for_interop() -> (Env, TempDir) {
+    let (env, root) = hal_env("host", "");
+    let env = match std::env::var_os("VKGEN_AHB_ICD") {
+        Some(icd) => env.set("VKGEN_HOST_ICD", icd),
+        None => env,
+    };
+    (env, root)
+}
+
 /// [`hal_env`] for the driver library `lib`, installed as `vulkan.<driver>.so`.
 #[allow(dead_code)]
 pub fn hal_env_for(lib: &Path, driver: &str, extra_properties: &str) -> (Env, TempDir) {

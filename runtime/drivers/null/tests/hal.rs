@@ -195,7 +195,9 @@ fn vulkan_through_the_hal() {
             [
                 c"VK_ANDROID_native_buffer",
                 c"VK_KHR_external_semaphore_fd",
-                c"VK_KHR_external_fence_fd"
+                c"VK_KHR_external_fence_fd",
+                c"VK_EXT_queue_family_foreign",
+                c"VK_ANDROID_external_memory_android_hardware_buffer"
             ]
         );
         assert_eq!(dev_exts[0].spec_version, 11);
