@@ -9,8 +9,13 @@
 //!   its connection single-threaded as it expects.
 //! * **Presenting.** The presenter is the display: once per refresh period (60 Hz) it takes the
 //!   oldest queued frame (its acquire fence waited for by the BufferQueue), converts it from
-//!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it with `PutImage`, in row bands no
-//!   larger than the server's maximum request. The queue is Android's synchronous one, so the
+//!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it. With MIT-SHM (version 1.2, on a
+//!   local socket) the frame is written into a `memfd` segment the server maps read-only
+//!   (`ShmAttachFd`) and drawn with `ShmPutImage`: no pixel travels through the socket. The
+//!   segment is rewritten only after a round trip (the geometry poll below) since the last
+//!   `ShmPutImage`, so the server has finished reading it. Without MIT-SHM (a remote display, an
+//!   old server, a refused attach, or `VKGEN_X11_SHM=0`) frames go through core `PutImage`, in
+//!   row bands no larger than the server's maximum request. The queue is Android's synchronous one, so the
 //!   present mode is honoured as on Android: FIFO (swap interval 1) queues every frame and a
 //!   producer that runs out of buffers waits for the presenter — paced at the refresh rate;
 //!   MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
@@ -20,7 +25,8 @@
 //! * **Close.** When the window is gone (`GetGeometry` fails) the queue is abandoned, and the
 //!   swapchain and surface queries answer `VK_ERROR_SURFACE_LOST_KHR`.
 //!
-//! `VKGEN_LOG=info` says which presenter serves a surface, and why one was refused.
+//! `VKGEN_LOG=info` says which presenter (MIT-SHM or PutImage) serves a surface, why MIT-SHM was
+//! not used, and why a window was refused.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,6 +35,7 @@ use std::time::Duration;
 
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
@@ -40,6 +47,9 @@ static PRESENTERS: Mutex<Option<HashMap<u64, Presenter>>> = Mutex::new(None);
 
 /// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
 const REFRESH: Duration = Duration::from_nanos(16_666_667);
+
+/// `VKGEN_X11_SHM=0` makes the X11 presenter use core `PutImage` even where MIT-SHM works.
+pub const X11_SHM_ENV: &str = "VKGEN_X11_SHM";
 
 struct Presenter {
     /// The address of the surface it serves (identity only, never dereferenced).
@@ -81,7 +91,7 @@ unsafe fn create_x11_surface(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
-    let (queue, conn) = match connect(window) {
+    let (queue, conn, blit) = match connect(window) {
         Ok(v) => v,
         Err(e) => {
             log::error!("{command}: no presenter for the window: {e}");
@@ -104,16 +114,20 @@ unsafe fn create_x11_surface(
     }
     // SAFETY: written on success.
     let handle = vk::Handle::as_raw(unsafe { *out });
+    let how = match blit {
+        Blit::Shm(_) => "MIT-SHM",
+        Blit::PutImage => "PutImage",
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let (stop, queue) = (Arc::clone(&stop), Arc::clone(&queue));
         std::thread::Builder::new()
             .name("vkgen-x11-present".into())
-            .spawn(move || present_loop(conn, window, queue, stop))
+            .spawn(move || present_loop(conn, window, queue, blit, stop))
     };
     match thread {
         Ok(t) => {
-            log::info!("{command}: window {window:#x} presented by the X11 PutImage presenter");
+            log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
             let mut map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
             let surface = super::surface::SURFACES
                 .get(handle)
@@ -158,8 +172,8 @@ pub fn forget(surface: u64) {
     drop(presenter);
 }
 
-/// A connection to the display and a BufferQueue sized to `window`.
-fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection), RefuseReason> {
+/// A connection to the display, a BufferQueue sized to `window`, and how frames will be drawn.
+fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection, Blit), RefuseReason> {
     let (conn, screen) =
         RustConnection::connect(None).map_err(|e| RefuseReason::Connect(e.to_string()))?;
     let depth = conn.setup().roots[screen].root_depth;
@@ -180,12 +194,144 @@ fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection), RefuseReas
         )
     };
     let queue = BufferQueue::try_new(config).map_err(|e| RefuseReason::Queue(e.to_string()))?;
-    Ok((queue, conn))
+    let size = usize::from(geometry.width).max(1) * usize::from(geometry.height).max(1) * 4;
+    let blit = match ShmSegment::attach(&conn, size) {
+        Ok(seg) => Blit::Shm(seg),
+        Err(why) => {
+            log::info!("X11 presenter: window {window:#x}: no MIT-SHM ({why}); using PutImage");
+            Blit::PutImage
+        }
+    };
+    Ok((queue, conn, blit))
+}
+
+/// How the presenter draws frames.
+enum Blit {
+    /// MIT-SHM: through a shared-memory segment and `ShmPutImage`.
+    Shm(ShmSegment),
+    /// Core `PutImage`, in row bands.
+    PutImage,
+}
+
+/// A `memfd` segment mapped here and attached to the server (read-only there) with
+/// `ShmAttachFd`.
+struct ShmSegment {
+    /// The server's id of the segment (0 before it is attached).
+    seg: u32,
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by the segment and used by one thread at a time (the presenter's).
+unsafe impl Send for ShmSegment {}
+
+impl ShmSegment {
+    /// Maps a `len`-byte segment and attaches it to the server behind `conn`; the error says why
+    /// MIT-SHM cannot be used.
+    fn attach(conn: &RustConnection, len: usize) -> Result<Self, String> {
+        use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
+        use rustix::mm::{mmap, MapFlags, ProtFlags};
+        if std::env::var_os(X11_SHM_ENV).is_some_and(|v| v == "0") {
+            return Err(format!("{X11_SHM_ENV}=0"));
+        }
+        if !is_local_socket(conn) {
+            return Err("the display is not on a local socket".into());
+        }
+        let version = conn
+            .shm_query_version()
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|_| "the server has no MIT-SHM extension".to_owned())?;
+        if (version.major_version, version.minor_version) < (1, 2) {
+            return Err(format!(
+                "MIT-SHM {}.{} has no ShmAttachFd",
+                version.major_version, version.minor_version
+            ));
+        }
+        let len = len.max(4);
+        let fd = memfd_create(c"vkgen-x11-present", MemfdFlags::CLOEXEC)
+            .map_err(|e| format!("memfd_create: {e}"))?;
+        ftruncate(&fd, len as u64).map_err(|e| format!("ftruncate: {e}"))?;
+        // SAFETY: a new shared mapping of the whole file, which is `len` bytes long; nothing else
+        // in this process maps it.
+        let ptr = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| format!("mmap: {e}"))?;
+        let mut segment = ShmSegment {
+            seg: 0,
+            ptr: std::ptr::NonNull::new(ptr.cast()).ok_or("mmap returned NULL")?,
+            len,
+        };
+        let seg = conn.generate_id().map_err(|e| e.to_string())?;
+        conn.shm_attach_fd(seg, fd, true)
+            .map_err(|e| format!("ShmAttachFd: {e}"))?
+            .check()
+            .map_err(|e| format!("ShmAttachFd: {e}"))?;
+        segment.seg = seg;
+        Ok(segment)
+    }
+
+    /// The mapped bytes.
+    fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: `len` mapped bytes, ours while `self` lives; the server reads them only while
+        // it executes a `ShmPutImage`, and the presenter writes only after a round trip that
+        // followed the last one.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// Detaches the segment from the server (the mapping goes with `self`).
+    fn detach(self, conn: &RustConnection) {
+        if self.seg != 0 {
+            let _ = conn.shm_detach(self.seg);
+        }
+    }
+}
+
+impl Drop for ShmSegment {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `attach`, unmapped once, here; no slice of it outlives
+        // `self`.
+        let _ = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// Whether `conn` talks to the server over a Unix-domain socket (the only kind that passes
+/// file descriptors; a TCP display is remote or at least not sharing memory).
+fn is_local_socket(conn: &RustConnection) -> bool {
+    use std::os::fd::AsRawFd as _;
+    let fd = conn.stream().as_raw_fd();
+    let mut domain: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: a live socket of the connection; `domain` and `len` are valid for the writes.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_DOMAIN,
+            std::ptr::from_mut(&mut domain).cast(),
+            &mut len,
+        )
+    };
+    r == 0 && domain == libc::AF_UNIX
 }
 
 /// The presenter: shows each new frame, follows the window's size, abandons the queue when the
 /// window is gone.
-fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop: Arc<AtomicBool>) {
+fn present_loop(
+    conn: RustConnection,
+    window: u32,
+    queue: Arc<BufferQueue>,
+    mut blit: Blit,
+    stop: Arc<AtomicBool>,
+) {
     let Ok(gc) = conn.generate_id() else {
         queue.abandon();
         return;
@@ -202,6 +348,7 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
     let depth = conn.setup().roots[0].root_depth;
     let mut next = std::time::Instant::now();
     while !stop.load(Ordering::Acquire) {
+        // Also the round trip after which a shared-memory segment may be rewritten.
         match conn.get_geometry(window).map(|c| c.reply()) {
             Ok(Ok(g)) => {
                 if (g.width, g.height) != (width, height) {
@@ -219,12 +366,21 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
             _ => {
                 log::info!("X11 presenter: window {window:#x} closed; the surface is lost");
                 queue.abandon();
+                if let Blit::Shm(seg) = blit {
+                    seg.detach(&conn);
+                }
                 return;
             }
         }
         match queue.try_acquire_next() {
             Ok(Some(frame)) => {
-                put_frame(&conn, window, gc, depth, &frame);
+                blit = match blit {
+                    Blit::Shm(seg) => shm_put_frame(&conn, window, gc, depth, seg, &frame),
+                    Blit::PutImage => {
+                        put_frame(&conn, window, gc, depth, &frame);
+                        Blit::PutImage
+                    }
+                };
                 drop(frame);
             }
             Ok(None) => {}
@@ -239,8 +395,72 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
             next = now;
         }
     }
+    if let Blit::Shm(seg) = blit {
+        seg.detach(&conn);
+    }
     let _ = conn.free_gc(gc);
     let _ = conn.flush();
+}
+
+/// Writes `pixels` (RGBA) into `out` as BGRX.
+fn rgba_to_bgrx(pixels: &[u8], out: &mut [u8]) {
+    for (d, s) in out.chunks_exact_mut(4).zip(pixels.chunks_exact(4)) {
+        d.copy_from_slice(&[s[2], s[1], s[0], 0xff]);
+    }
+}
+
+/// Draws `frame` (RGBA) at the window's origin as BGRX through the shared-memory segment `seg`,
+/// replaced by a larger one when the frame does not fit; if that fails, the presenter goes on
+/// with `PutImage`. Returns how the next frame is to be drawn.
+fn shm_put_frame(
+    conn: &RustConnection,
+    window: u32,
+    gc: u32,
+    depth: u8,
+    mut seg: ShmSegment,
+    frame: &vkgen_window::Frame,
+) -> Blit {
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    if w == 0 || h == 0 || w > u16::MAX as usize || h > u16::MAX as usize {
+        return Blit::Shm(seg);
+    }
+    let size = w * h * 4;
+    if size > seg.len {
+        seg.detach(conn);
+        seg = match ShmSegment::attach(conn, size) {
+            Ok(seg) => seg,
+            Err(why) => {
+                log::warn!(
+                    "X11 presenter: window {window:#x}: MIT-SHM lost ({why}); using PutImage"
+                );
+                put_frame(conn, window, gc, depth, frame);
+                return Blit::PutImage;
+            }
+        };
+    }
+    rgba_to_bgrx(&frame.pixels, &mut seg.bytes()[..size]);
+    let r = conn.shm_put_image(
+        window,
+        gc,
+        w as u16,
+        h as u16,
+        0,
+        0,
+        w as u16,
+        h as u16,
+        0,
+        0,
+        depth,
+        ImageFormat::Z_PIXMAP.into(),
+        false,
+        seg.seg,
+        0,
+    );
+    if let Err(e) = r {
+        log::warn!("X11 presenter: ShmPutImage failed: {e}");
+    }
+    let _ = conn.flush();
+    Blit::Shm(seg)
 }
 
 /// Draws `frame` (RGBA) at the window's origin as BGRX, in bands within the request limit.
@@ -249,10 +469,8 @@ fn put_frame(conn: &RustConnection, window: u32, gc: u32, depth: u8, frame: &vkg
     if w == 0 || h == 0 || w > u16::MAX as usize || h > u16::MAX as usize {
         return;
     }
-    let mut bgrx = Vec::with_capacity(w * h * 4);
-    for px in frame.pixels.chunks_exact(4) {
-        bgrx.extend_from_slice(&[px[2], px[1], px[0], 0xff]);
-    }
+    let mut bgrx = vec![0; w * h * 4];
+    rgba_to_bgrx(&frame.pixels, &mut bgrx);
     let row = w * 4;
     let max = conn.maximum_request_bytes().saturating_sub(64).max(row);
     let rows_per_band = (max / row).max(1);
