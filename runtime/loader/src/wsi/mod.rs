@@ -463,6 +463,15 @@ pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
             to_void(desktop::create_xlib_surface as vk::PFN_vkCreateXlibSurfaceKHR)
         }
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkCreateWaylandSurfaceKHR" => {
+            to_void(desktop::create_wayland_surface as vk::PFN_vkCreateWaylandSurfaceKHR)
+        }
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkGetPhysicalDeviceWaylandPresentationSupportKHR" => to_void(
+            desktop::wayland_presentation_support
+                as vk::PFN_vkGetPhysicalDeviceWaylandPresentationSupportKHR,
+        ),
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
         b"vkGetPhysicalDeviceXcbPresentationSupportKHR" => to_void(
             desktop::xcb_presentation_support
                 as vk::PFN_vkGetPhysicalDeviceXcbPresentationSupportKHR,

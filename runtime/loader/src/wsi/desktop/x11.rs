@@ -1,7 +1,6 @@
-//! X11 surfaces on Linux hosts (`VK_KHR_xcb_surface`, `VK_KHR_xlib_surface`), presented through
-//! the one Android path: a desktop surface is an Android surface on an in-process BufferQueue
-//! (`vkgen_window`) whose consumer, a presenter thread, shows every queued buffer in the X
-//! window. Compiled out for Android targets, where these extensions stay blocked.
+//! X11 surfaces on Linux hosts (`VK_KHR_xcb_surface`, `VK_KHR_xlib_surface`): an X window
+//! becomes an Android surface on a BufferQueue whose consumer, a presenter thread, draws every
+//! frame into the window (see [`super`] for the shared design).
 //!
 //! * **Connection.** The presenter opens its own connection to the application's display (x11rb,
 //!   pure Rust: `$DISPLAY`, which is where the application's window lives): X window ids are
@@ -15,10 +14,8 @@
 //!   segment is rewritten only after a round trip (the geometry poll below) since the last
 //!   `ShmPutImage`, so the server has finished reading it. Without MIT-SHM (a remote display, an
 //!   old server, a refused attach, or `VKGEN_X11_SHM=0`) frames go through core `PutImage`, in
-//!   row bands no larger than the server's maximum request. The queue is Android's synchronous one, so the
-//!   present mode is honoured as on Android: FIFO (swap interval 1) queues every frame and a
-//!   producer that runs out of buffers waits for the presenter — paced at the refresh rate;
-//!   MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
+//!   row bands no larger than the server's maximum request. FIFO is thus paced at the refresh
+//!   rate.
 //! * **Resize.** The presenter polls the window's geometry; a new size becomes the queue's
 //!   default size, so the swapchain answers `VK_SUBOPTIMAL_KHR` / `VK_ERROR_OUT_OF_DATE_KHR` as it
 //!   does for any Android window whose size changed.
@@ -28,9 +25,8 @@
 //! `VKGEN_LOG=info` says which presenter (MIT-SHM or PutImage) serves a surface, why MIT-SHM was
 //! not used, and why a window was refused.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
@@ -39,33 +35,15 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+use super::{rgba_to_bgrx, Kind, SharedMemory};
 use crate::ffi::guard;
 use crate::vk;
-
-/// The presenter of each desktop surface, by surface handle.
-static PRESENTERS: Mutex<Option<HashMap<u64, Presenter>>> = Mutex::new(None);
 
 /// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
 const REFRESH: Duration = Duration::from_nanos(16_666_667);
 
 /// `VKGEN_X11_SHM=0` makes the X11 presenter use core `PutImage` even where MIT-SHM works.
 pub const X11_SHM_ENV: &str = "VKGEN_X11_SHM";
-
-struct Presenter {
-    /// The address of the surface it serves (identity only, never dereferenced).
-    surface: usize,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Presenter {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
 
 /// Why a window cannot be presented to.
 #[derive(Debug, thiserror::Error)]
@@ -103,73 +81,20 @@ unsafe fn create_x11_surface(
             };
         }
     };
-    let info = vk::AndroidSurfaceCreateInfoKHR {
-        window: queue.window().cast(),
-        ..Default::default()
-    };
-    // SAFETY: the Android path with a live window of ours; `out` per the contract.
-    let r = unsafe { super::surface::create_android_surface(instance, &info, allocator, out) };
-    if r != vk::Result::SUCCESS {
-        return r;
-    }
-    // SAFETY: written on success.
-    let handle = vk::Handle::as_raw(unsafe { *out });
     let how = match blit {
         Blit::Shm(_) => "MIT-SHM",
         Blit::PutImage => "PutImage",
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let thread = {
-        let (stop, queue) = (Arc::clone(&stop), Arc::clone(&queue));
-        std::thread::Builder::new()
-            .name("vkgen-x11-present".into())
-            .spawn(move || present_loop(conn, window, queue, blit, stop))
+    let body = {
+        let queue = Arc::clone(&queue);
+        move |stop| present_loop(conn, window, queue, blit, stop)
     };
-    match thread {
-        Ok(t) => {
-            log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
-            let mut map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
-            let surface = super::surface::SURFACES
-                .get(handle)
-                .map_or(0, |s| Arc::as_ptr(&s) as usize);
-            map.get_or_insert_with(HashMap::new).insert(
-                handle,
-                Presenter {
-                    surface,
-                    stop,
-                    thread: Some(t),
-                },
-            );
-            vk::Result::SUCCESS
-        }
-        Err(e) => {
-            log::error!("{command}: cannot start the presenter thread: {e}");
-            // SAFETY: the surface just created, unused.
-            unsafe {
-                super::surface::destroy_surface(instance, vk::Handle::from_raw(handle), allocator)
-            };
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        }
+    // SAFETY: per the contract.
+    let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
+    if r == vk::Result::SUCCESS {
+        log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
     }
-}
-
-/// Whether `surface` is a desktop (X11) surface.
-pub fn is_desktop(surface: &super::surface::Surface) -> bool {
-    let map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
-    map.as_ref().is_some_and(|m| {
-        m.values()
-            .any(|p| p.surface == std::ptr::from_ref(surface) as usize)
-    })
-}
-
-/// Stops the presenter of `surface`, if it has one (from `vkDestroySurfaceKHR`).
-pub fn forget(surface: u64) {
-    let presenter = PRESENTERS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_mut()
-        .and_then(|m| m.remove(&surface));
-    drop(presenter);
+    r
 }
 
 /// A connection to the display, a BufferQueue sized to `window`, and how frames will be drawn.
@@ -216,21 +141,15 @@ enum Blit {
 /// A `memfd` segment mapped here and attached to the server (read-only there) with
 /// `ShmAttachFd`.
 struct ShmSegment {
-    /// The server's id of the segment (0 before it is attached).
+    /// The server's id of the segment.
     seg: u32,
-    ptr: std::ptr::NonNull<u8>,
-    len: usize,
+    memory: SharedMemory,
 }
-
-// SAFETY: the mapping is owned by the segment and used by one thread at a time (the presenter's).
-unsafe impl Send for ShmSegment {}
 
 impl ShmSegment {
     /// Maps a `len`-byte segment and attaches it to the server behind `conn`; the error says why
     /// MIT-SHM cannot be used.
     fn attach(conn: &RustConnection, len: usize) -> Result<Self, String> {
-        use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
-        use rustix::mm::{mmap, MapFlags, ProtFlags};
         if std::env::var_os(X11_SHM_ENV).is_some_and(|v| v == "0") {
             return Err(format!("{X11_SHM_ENV}=0"));
         }
@@ -248,58 +167,19 @@ impl ShmSegment {
                 version.major_version, version.minor_version
             ));
         }
-        let len = len.max(4);
-        let fd = memfd_create(c"vkgen-x11-present", MemfdFlags::CLOEXEC)
-            .map_err(|e| format!("memfd_create: {e}"))?;
-        ftruncate(&fd, len as u64).map_err(|e| format!("ftruncate: {e}"))?;
-        // SAFETY: a new shared mapping of the whole file, which is `len` bytes long; nothing else
-        // in this process maps it.
-        let ptr = unsafe {
-            mmap(
-                std::ptr::null_mut(),
-                len,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::SHARED,
-                &fd,
-                0,
-            )
-        }
-        .map_err(|e| format!("mmap: {e}"))?;
-        let mut segment = ShmSegment {
-            seg: 0,
-            ptr: std::ptr::NonNull::new(ptr.cast()).ok_or("mmap returned NULL")?,
-            len,
-        };
+        let memory = SharedMemory::new(c"vkgen-x11-present", len)?;
+        let fd = memory.fd.try_clone().map_err(|e| format!("dup: {e}"))?;
         let seg = conn.generate_id().map_err(|e| e.to_string())?;
         conn.shm_attach_fd(seg, fd, true)
             .map_err(|e| format!("ShmAttachFd: {e}"))?
             .check()
             .map_err(|e| format!("ShmAttachFd: {e}"))?;
-        segment.seg = seg;
-        Ok(segment)
-    }
-
-    /// The mapped bytes.
-    fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: `len` mapped bytes, ours while `self` lives; the server reads them only while
-        // it executes a `ShmPutImage`, and the presenter writes only after a round trip that
-        // followed the last one.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+        Ok(ShmSegment { seg, memory })
     }
 
     /// Detaches the segment from the server (the mapping goes with `self`).
     fn detach(self, conn: &RustConnection) {
-        if self.seg != 0 {
-            let _ = conn.shm_detach(self.seg);
-        }
-    }
-}
-
-impl Drop for ShmSegment {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `attach`, unmapped once, here; no slice of it outlives
-        // `self`.
-        let _ = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast(), self.len) };
+        let _ = conn.shm_detach(self.seg);
     }
 }
 
@@ -402,13 +282,6 @@ fn present_loop(
     let _ = conn.flush();
 }
 
-/// Writes `pixels` (RGBA) into `out` as BGRX.
-fn rgba_to_bgrx(pixels: &[u8], out: &mut [u8]) {
-    for (d, s) in out.chunks_exact_mut(4).zip(pixels.chunks_exact(4)) {
-        d.copy_from_slice(&[s[2], s[1], s[0], 0xff]);
-    }
-}
-
 /// Draws `frame` (RGBA) at the window's origin as BGRX through the shared-memory segment `seg`,
 /// replaced by a larger one when the frame does not fit; if that fails, the presenter goes on
 /// with `PutImage`. Returns how the next frame is to be drawn.
@@ -425,7 +298,7 @@ fn shm_put_frame(
         return Blit::Shm(seg);
     }
     let size = w * h * 4;
-    if size > seg.len {
+    if size > seg.memory.len() {
         seg.detach(conn);
         seg = match ShmSegment::attach(conn, size) {
             Ok(seg) => seg,
@@ -438,7 +311,9 @@ fn shm_put_frame(
             }
         };
     }
-    rgba_to_bgrx(&frame.pixels, &mut seg.bytes()[..size]);
+    // The server finished reading the segment: the geometry poll's round trip followed the last
+    // ShmPutImage.
+    rgba_to_bgrx(&frame.pixels, &mut seg.memory.bytes()[..size]);
     let r = conn.shm_put_image(
         window,
         gc,
@@ -588,83 +463,4 @@ pub unsafe extern "system" fn xlib_presentation_support(
     _visual: vk::VisualID,
 ) -> vk::Bool32 {
     vk::TRUE
-}
-
-/// Desktop programs link these four directly (the Khronos loader exports them), so on Linux
-/// hosts `libvulkan.so` exports them too, beyond Android's 251: each goes through the instance's
-/// chain, as a trampoline would, by asking `vkGetInstanceProcAddr` for the head's function.
-mod exported {
-    use super::*;
-
-    /// The head of `instance`'s chain for `name`, as `F`.
-    ///
-    /// # Safety
-    /// `F` is the type of the command `name`; `instance` null or live.
-    unsafe fn head<F: Copy>(instance: vk::Instance, name: &std::ffi::CStr) -> Option<F> {
-        // SAFETY: per the contract.
-        let f = unsafe { crate::api::proc_addr::vkGetInstanceProcAddr(instance, name.as_ptr()) }?;
-        // SAFETY: `F` is the command's function-pointer type, per the contract.
-        Some(unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkCreateXcbSurfaceKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkCreateXcbSurfaceKHR(
-        instance: vk::Instance,
-        info: *const vk::XcbSurfaceCreateInfoKHR<'_>,
-        allocator: *const vk::AllocationCallbacks<'_>,
-        out: *mut vk::SurfaceKHR,
-    ) -> vk::Result {
-        // SAFETY: the command's own type.
-        match unsafe { head::<vk::PFN_vkCreateXcbSurfaceKHR>(instance, c"vkCreateXcbSurfaceKHR") } {
-            // SAFETY: forwarded.
-            Some(f) => unsafe { f(instance, info, allocator, out) },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        }
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkCreateXlibSurfaceKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkCreateXlibSurfaceKHR(
-        instance: vk::Instance,
-        info: *const vk::XlibSurfaceCreateInfoKHR<'_>,
-        allocator: *const vk::AllocationCallbacks<'_>,
-        out: *mut vk::SurfaceKHR,
-    ) -> vk::Result {
-        // SAFETY: the command's own type.
-        match unsafe { head::<vk::PFN_vkCreateXlibSurfaceKHR>(instance, c"vkCreateXlibSurfaceKHR") }
-        {
-            // SAFETY: forwarded.
-            Some(f) => unsafe { f(instance, info, allocator, out) },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        }
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkGetPhysicalDeviceXcbPresentationSupportKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkGetPhysicalDeviceXcbPresentationSupportKHR(
-        pd: vk::PhysicalDevice,
-        family: u32,
-        connection: *mut vk::xcb_connection_t,
-        visual: vk::xcb_visualid_t,
-    ) -> vk::Bool32 {
-        // SAFETY: forwarded; the answer does not depend on the device.
-        unsafe { xcb_presentation_support(pd, family, connection, visual) }
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkGetPhysicalDeviceXlibPresentationSupportKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkGetPhysicalDeviceXlibPresentationSupportKHR(
-        pd: vk::PhysicalDevice,
-        family: u32,
-        dpy: *mut vk::Display,
-        visual: vk::VisualID,
-    ) -> vk::Bool32 {
-        // SAFETY: forwarded; the answer does not depend on the device.
-        unsafe { xlib_presentation_support(pd, family, dpy, visual) }
-    }
 }
