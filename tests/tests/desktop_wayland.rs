@@ -5,7 +5,10 @@
 //! frames to the surface as `wl_shm` buffers. The compositor's own pixels are read back with
 //! `weston-screenshooter` (Weston runs with `--debug`, which allows it).
 //!
-//! Skips loudly (a message, no failure) only when Weston (Debian weston) is not installed.
+//! Debian's unmodified `vkcube-wayland` runs there through our loader too.
+//!
+//! Skips loudly (a message, no failure) only when Weston (Debian weston) or vkcube-wayland
+//! (Debian vulkan-tools) is not installed.
 
 mod desktop_support;
 mod wsi_support;
@@ -119,6 +122,75 @@ fn wayland_swapchain_pixels_pacing_and_resize_under_weston() {
     );
 }
 
+/// Debian's `vkcube-wayland` through our `libvulkan.so` and `vulkan.host.so` under headless
+/// Weston: it runs to completion, the loader's Wayland presenter serves it, and the compositor's
+/// output shows the cube (many colours) while it runs.
+#[test]
+fn vkcube_wayland_presents_through_our_loader_under_weston() {
+    let Some(vkcube) = which("vkcube-wayland") else {
+        eprintln!("SKIPPED: vkcube-wayland (Debian vulkan-tools) is not installed");
+        return;
+    };
+    let Some(weston) = Weston::start() else {
+        eprintln!("SKIPPED: weston (Debian weston) is not installed or could not be started");
+        return;
+    };
+    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
+    let (env, _root) = wsi_support::hal_env("host", "");
+    let work = tempfile::tempdir().unwrap();
+    let shim = work.path().join("lib");
+    std::fs::create_dir(&shim).unwrap();
+    for name in ["libvulkan.so", "libvulkan.so.1"] {
+        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
+    }
+    let mut cmd = vkgen_tests::env::controlled_command(&vkcube, &env);
+    cmd.args(["--c", "300"])
+        .env("XDG_RUNTIME_DIR", weston.runtime_dir.path())
+        .env("WAYLAND_DISPLAY", &weston.socket)
+        .env("LD_LIBRARY_PATH", &shim)
+        .env("VKGEN_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start vkcube-wayland");
+    let started = Instant::now();
+    let mut colours = 0;
+    while started.elapsed() < Duration::from_secs(60) && colours <= 50 {
+        std::thread::sleep(Duration::from_millis(300));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        colours = distinct_colours(&screenshot(weston.runtime_dir.path(), &weston.socket).2);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "vkcube-wayland failed ({}):\n{}\n{stderr}\n--- weston log ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        weston.log()
+    );
+    assert!(
+        stderr.contains("presented by the Wayland wl_shm presenter"),
+        "VKGEN_LOG does not name the presenter:\n{stderr}"
+    );
+    assert!(
+        colours > 50,
+        "no screenshot showed the cube ({colours} colours)"
+    );
+}
+
+fn distinct_colours(rgba: &[u8]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    for p in rgba.chunks_exact(4).step_by(7) {
+        seen.insert([p[0], p[1], p[2]]);
+        if seen.len() > 1000 {
+            break;
+        }
+    }
+    seen.len()
+}
+
 mod client {
     //! The test's Wayland client state: `xdg_wm_base` pings answered, configures acknowledged.
 
@@ -180,12 +252,14 @@ mod client {
     }
 }
 
-/// The compositor's output as RGBA (`weston-screenshooter` writes a PNG into its working
-/// directory).
-fn screenshot() -> (u32, u32, Vec<u8>) {
+/// The output of the compositor at `runtime_dir`/`socket` as RGBA (`weston-screenshooter`
+/// writes a PNG into its working directory).
+fn screenshot(runtime_dir: &Path, socket: &str) -> (u32, u32, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new("weston-screenshooter")
         .current_dir(dir.path())
+        .env("XDG_RUNTIME_DIR", runtime_dir)
+        .env("WAYLAND_DISPLAY", socket)
         .output()
         .expect("run weston-screenshooter");
     assert!(
@@ -242,7 +316,9 @@ fn assert_shown(w: u32, h: u32, frame: &[u8], what: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         std::thread::sleep(Duration::from_millis(100));
-        let shot = screenshot();
+        let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR").expect("XDG_RUNTIME_DIR");
+        let socket = std::env::var("WAYLAND_DISPLAY").expect("WAYLAND_DISPLAY");
+        let shot = screenshot(Path::new(&runtime_dir), &socket);
         if shows(&shot, w, h, frame) {
             return;
         }

@@ -11,7 +11,8 @@
 //! image count `min(max_buffers, min_undequeued + 2)` ..= `max_buffers` (1..=1 for a shared
 //! present mode named by `VkSurfacePresentModeEXT`); current extent = the window's default size
 //! (never swapped for rotation: pre-rotating apps swap it themselves), min 1×1, max 4096² raised
-//! to the current extent; one layer; the eight rotate/mirror transforms plus INHERIT, current =
+//! to the current extent (a Wayland surface on a Linux host: current `0xFFFFFFFF`, max 4096², the
+//! swapchain decides; its present rectangle is `0xFFFFFFFF` too); one layer; the eight rotate/mirror transforms plus INHERIT, current =
 //! the transform hint; composite alpha INHERIT only (composition is the window manager's); usage
 //! TRANSFER_SRC/DST, SAMPLED, STORAGE, COLOR_ATTACHMENT, INPUT_ATTACHMENT. Output chain:
 //! `VkSharedPresentSurfaceCapabilitiesKHR` (same usage), `VkSurfaceProtectedCapabilitiesKHR`
