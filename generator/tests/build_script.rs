@@ -399,13 +399,15 @@ fn loader_builds_from_a_registry_at_build_time() {
         );
         if registry == checked_in_registry {
             // Same registry as the checked-in crate: same exports as the release build of it,
-            // less the X11 surface entry points its default `desktop` feature adds.
+            // less the X11 and Wayland surface entry points its default `desktop` feature adds.
             let mut release = exported(&checked_in);
             for desktop in [
                 "vkCreateXcbSurfaceKHR",
                 "vkCreateXlibSurfaceKHR",
                 "vkGetPhysicalDeviceXcbPresentationSupportKHR",
                 "vkGetPhysicalDeviceXlibPresentationSupportKHR",
+                "vkCreateWaylandSurfaceKHR",
+                "vkGetPhysicalDeviceWaylandPresentationSupportKHR",
             ] {
                 release.remove(desktop);
             }

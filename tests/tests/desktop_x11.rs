@@ -7,6 +7,7 @@
 //! Skips loudly (a message, no failure) only when Xvfb or vkcube is not installed.
 //! `VKGEN_SCREENSHOT=<file.png>` saves the captured frame (how docs/vkcube-ours.png was made).
 
+mod desktop_support;
 mod wsi_support;
 
 use std::path::{Path, PathBuf};
@@ -146,7 +147,7 @@ fn vkcube_presents_through_our_loader_and_the_host_driver_under_xvfb() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(
-        stderr.contains("presented by the X11 PutImage presenter"),
+        stderr.contains("presented by the X11 MIT-SHM presenter"),
         "VKGEN_LOG does not name the presenter:\n{stderr}"
     );
     let (w, h, rgba) = best.expect("no frame with more than 50 colours reached the window");
@@ -470,6 +471,136 @@ fn x11_child(display: &str) {
         device.destroy_device(None);
         surface_fns.destroy_surface(surface, None);
     }
+}
+
+/// The X11 presenter's two paths show the same pixels: under Xvfb (a local socket, MIT-SHM 1.2)
+/// frames go through a shared-memory segment and `ShmPutImage`; `VKGEN_X11_SHM=0` forces core
+/// `PutImage`. Each run presents two different test patterns and then, after the window grew
+/// and the swapchain was recreated at the new size (a larger segment), a third; each must reach
+/// the window byte for byte (read back with `GetImage`). `VKGEN_LOG=info` names the path taken.
+#[test]
+fn x11_shm_and_put_image_show_the_same_pixels() {
+    const SCENARIO: &str = "x11_shm_and_put_image_show_the_same_pixels";
+    if vkgen_tests::env::child_scenario().is_some() {
+        x11_pattern_child(&std::env::var("DISPLAY").unwrap());
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
+        return;
+    };
+    let (env, _root) = wsi_support::hal_env("host", "");
+    let env = env.set("DISPLAY", &xvfb.display).set("VKGEN_LOG", "info");
+    for (force_put_image, expected) in [
+        (false, "presented by the X11 MIT-SHM presenter"),
+        (true, "presented by the X11 PutImage presenter"),
+    ] {
+        let env = if force_put_image {
+            env.clone().set("VKGEN_X11_SHM", "0")
+        } else {
+            env.clone()
+        };
+        let out = vkgen_tests::env::run_child(SCENARIO, &env);
+        require(vkgen_tests::env::check_child(SCENARIO, &out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(expected),
+            "VKGEN_X11_SHM={}: the log does not say {expected:?}:\n{stderr}",
+            if force_put_image { "0" } else { "(unset)" }
+        );
+    }
+}
+
+fn x11_pattern_child(display: &str) {
+    use ash::vk;
+    use x11rb::protocol::xproto::{ConfigureWindowAux, CreateWindowAux, WindowClass};
+    let (conn, screen) = x11rb::connect(Some(display)).unwrap();
+    let scr = &conn.setup().roots[screen];
+    let win = conn.generate_id().unwrap();
+    conn.create_window(
+        scr.root_depth,
+        win,
+        scr.root,
+        0,
+        0,
+        320,
+        240,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        scr.root_visual,
+        &CreateWindowAux::new().background_pixel(scr.black_pixel),
+    )
+    .unwrap();
+    conn.map_window(win).unwrap();
+    conn.flush().unwrap();
+
+    let loader = require(paths::loader_under_test());
+    let entry = require(vkgen_tests::compute::load_entry(&loader));
+    let instance = vkgen_tests::compute::create_instance(
+        &entry,
+        &[],
+        &[ash::khr::surface::NAME, ash::khr::xcb_surface::NAME],
+    )
+    .unwrap();
+    let xcb = ash::khr::xcb_surface::Instance::new(&entry, &instance);
+    let info = vk::XcbSurfaceCreateInfoKHR::default().window(win);
+    // SAFETY: a live instance and a valid create info.
+    let surface = unsafe { xcb.create_xcb_surface(&info, None) }.unwrap();
+    let mut rig = desktop_support::Rig::new(entry, instance, surface);
+
+    // The window's pixels as RGBA, once they equal `want` (or after 10 s).
+    let window_shows = |w: u16, h: u16, want: &[u8]| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            std::thread::sleep(Duration::from_millis(30));
+            let img = conn
+                .get_image(ImageFormat::Z_PIXMAP, win, 0, 0, w, h, !0)
+                .unwrap()
+                .reply()
+                .unwrap();
+            let rgba: Vec<u8> = img
+                .data
+                .chunks_exact(4)
+                .flat_map(|p| [p[2], p[1], p[0], 0xff])
+                .collect();
+            if rgba == want || Instant::now() > deadline {
+                let wrong = rgba
+                    .chunks_exact(4)
+                    .zip(want.chunks_exact(4))
+                    .filter(|(a, b)| a != b)
+                    .count();
+                assert_eq!(wrong, 0, "{wrong} of {} window pixels differ", w * h);
+                return;
+            }
+        }
+    };
+
+    let extent = rig.caps().unwrap().current_extent;
+    assert_eq!((extent.width, extent.height), (320, 240));
+    rig.create_swapchain(extent, vk::PresentModeKHR::FIFO);
+    for seed in [0, 77] {
+        let frame = desktop_support::pattern(320, 240, seed);
+        assert_eq!(rig.present_rgba(&frame), Ok(false));
+        window_shows(320, 240, &frame);
+    }
+
+    conn.configure_window(win, &ConfigureWindowAux::new().width(400).height(300))
+        .unwrap();
+    conn.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let extent = loop {
+        std::thread::sleep(Duration::from_millis(30));
+        let e = rig.caps().unwrap().current_extent;
+        if e.width == 400 || Instant::now() > deadline {
+            break e;
+        }
+    };
+    assert_eq!((extent.width, extent.height), (400, 300));
+    rig.create_swapchain(extent, vk::PresentModeKHR::FIFO);
+    let frame = desktop_support::pattern(400, 300, 200);
+    assert_eq!(rig.present_rgba(&frame), Ok(false));
+    window_shows(400, 300, &frame);
 }
 
 /// zink (Mesa's OpenGL on Vulkan) through our loader and `vulkan.host.so` under Xvfb:

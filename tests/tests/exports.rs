@@ -1,6 +1,7 @@
 //! The shape of `libvulkan.so`: soname `libvulkan.so.1`, and exactly the symbols of
 //! `generated/libvulkan.map` (the generated trampolines plus the loader's own entry points)
-//! exported, plus on Linux hosts the four X11 surface entry points desktop programs link.
+//! exported, plus on Linux hosts the six X11 and Wayland surface entry points desktop programs
+//! link.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -59,6 +60,8 @@ fn exported_symbols_are_exactly_the_map() {
             "vkCreateXlibSurfaceKHR",
             "vkGetPhysicalDeviceXcbPresentationSupportKHR",
             "vkGetPhysicalDeviceXlibPresentationSupportKHR",
+            "vkCreateWaylandSurfaceKHR",
+            "vkGetPhysicalDeviceWaylandPresentationSupportKHR",
         ]
         .map(String::from),
     );

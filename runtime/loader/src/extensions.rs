@@ -111,12 +111,14 @@ pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
     if !loader_wsi_enabled() {
         return Vec::new();
     }
+    #[allow(unused_mut)] // extended on Linux hosts only
     let mut out: Vec<vk::ExtensionProperties> = ext::EXTENSIONS
         .iter()
         .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Instance)
         .map(|e| properties(e.name, e.spec_version))
         .collect();
-    // Linux hosts: X11 windows through the same Android path (`wsi::desktop`).
+    // Linux hosts: X11 windows and Wayland surfaces through the same Android path
+    // (`wsi::desktop`).
     #[cfg(all(feature = "desktop", not(target_os = "android")))]
     out.extend(
         DESKTOP_SURFACE_EXTENSIONS
@@ -129,8 +131,11 @@ pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
 /// The desktop surface extensions the loader implements on Linux hosts, with their spec
 /// versions (blocked on Android, so never the driver's).
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
-pub const DESKTOP_SURFACE_EXTENSIONS: &[(&CStr, u32)] =
-    &[(c"VK_KHR_xcb_surface", 6), (c"VK_KHR_xlib_surface", 6)];
+pub const DESKTOP_SURFACE_EXTENSIONS: &[(&CStr, u32)] = &[
+    (c"VK_KHR_xcb_surface", 6),
+    (c"VK_KHR_xlib_surface", 6),
+    (c"VK_KHR_wayland_surface", 6),
+];
 
 /// `VK_EXT_debug_report` as the loader advertises it (always; see
 /// `terminator::debug_report`): the registry's spec version, clamped to the lowest a driver

@@ -1068,6 +1068,28 @@ impl BufferQueue {
         self.try_acquire(false)
     }
 
+    /// Waits up to `timeout` for a frame to acquire: true when one is queued (or the shared
+    /// buffer auto-refreshes), false after the timeout or once the queue is abandoned. For
+    /// consumers that sleep until the producer queues rather than poll.
+    pub fn wait_for_frame(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.lock();
+        loop {
+            if !st.pending.is_empty() || (st.last_shared.is_some() && st.p.auto_refresh) {
+                return true;
+            }
+            let now = Instant::now();
+            if st.abandoned || now >= deadline {
+                return false;
+            }
+            st = self
+                .available
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
     fn try_acquire(&self, latest: bool) -> Result<Option<Frame>, WindowError> {
         let item = {
             let mut st = self.lock();

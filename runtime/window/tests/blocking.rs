@@ -207,3 +207,33 @@ fn producers_and_a_consumer_on_several_threads() {
     assert_eq!(q.frame_count(), c.queues);
     assert!(c.allocations <= 8);
 }
+
+/// `wait_for_frame` sleeps until the producer queues (from another thread), times out when
+/// nothing comes, and returns at once when a frame is already there or the queue is abandoned.
+#[test]
+fn wait_for_frame_wakes_on_queue_and_times_out() {
+    let q = BufferQueue::new(WindowConfig::with_size(8, 8));
+    let win = Win::of(&q);
+    assert_eq!(win.connect(), 0);
+    let start = Instant::now();
+    assert!(!q.wait_for_frame(Duration::from_millis(50)));
+    assert!(start.elapsed() >= Duration::from_millis(50));
+    let producer = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(100));
+        let b = win.dequeue_ready();
+        assert_eq!(win.queue(b, -1), 0);
+    });
+    let start = Instant::now();
+    assert!(q.wait_for_frame(Duration::from_secs(10)));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    producer.join().unwrap();
+    assert!(
+        q.wait_for_frame(Duration::ZERO),
+        "a queued frame is there at once"
+    );
+    assert!(q.acquire_next().is_some());
+    q.abandon();
+    let start = Instant::now();
+    assert!(!q.wait_for_frame(Duration::from_secs(10)));
+    assert!(start.elapsed() < Duration::from_secs(5));
+}

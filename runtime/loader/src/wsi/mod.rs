@@ -25,7 +25,9 @@
 //! * [`timing`] — `VK_GOOGLE_display_timing`;
 //! * [`formats`] — the pure tables (formats, colour spaces, transforms, present modes, results);
 //! * [`layer_compat`] — Android surfaces for layers built without
-//!   `VK_KHR_android_surface` (desktop validation layers).
+//!   `VK_KHR_android_surface` (desktop validation layers);
+//! * `desktop` (Linux hosts only) — X11 and Wayland surfaces as Android surfaces on an
+//!   in-process BufferQueue, each shown by a presenter thread.
 //!
 //! **Handles.** `VkSurfaceKHR` and `VkSwapchainKHR` are counters (never reused), looked up in
 //! process-wide registries ([`Registry`]) that hold `Arc`s: a stale, foreign or NULL handle is
@@ -462,6 +464,15 @@ pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
         b"vkCreateXlibSurfaceKHR" => {
             to_void(desktop::create_xlib_surface as vk::PFN_vkCreateXlibSurfaceKHR)
         }
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkCreateWaylandSurfaceKHR" => {
+            to_void(desktop::create_wayland_surface as vk::PFN_vkCreateWaylandSurfaceKHR)
+        }
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        b"vkGetPhysicalDeviceWaylandPresentationSupportKHR" => to_void(
+            desktop::wayland_presentation_support
+                as vk::PFN_vkGetPhysicalDeviceWaylandPresentationSupportKHR,
+        ),
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
         b"vkGetPhysicalDeviceXcbPresentationSupportKHR" => to_void(
             desktop::xcb_presentation_support

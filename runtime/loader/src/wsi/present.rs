@@ -309,10 +309,11 @@ fn present_one(
         }
         Ok(_) => {}
     }
-    // A desktop window (Linux hosts) that no longer has the swapchain's size: the spec's
-    // SUBOPTIMAL (Android windows scale instead, so AOSP never reports a resize).
+    // An X window (Linux hosts) that no longer has the swapchain's size: the spec's SUBOPTIMAL
+    // (Android windows scale instead, so AOSP never reports a resize; a Wayland surface takes
+    // the swapchain's size).
     #[cfg(all(feature = "desktop", not(target_os = "android")))]
-    if super::desktop::is_desktop(sc.surface.as_ref()) {
+    if super::desktop::kind(sc.surface.as_ref()) == Some(super::desktop::Kind::X11) {
         let size = (
             window.query(nw::NATIVE_WINDOW_DEFAULT_WIDTH),
             window.query(nw::NATIVE_WINDOW_DEFAULT_HEIGHT),

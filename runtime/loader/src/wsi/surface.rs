@@ -11,7 +11,8 @@
 //! image count `min(max_buffers, min_undequeued + 2)` ..= `max_buffers` (1..=1 for a shared
 //! present mode named by `VkSurfacePresentModeEXT`); current extent = the window's default size
 //! (never swapped for rotation: pre-rotating apps swap it themselves), min 1×1, max 4096² raised
-//! to the current extent; one layer; the eight rotate/mirror transforms plus INHERIT, current =
+//! to the current extent (a Wayland surface on a Linux host: current `0xFFFFFFFF`, max 4096², the
+//! swapchain decides; its present rectangle is `0xFFFFFFFF` too); one layer; the eight rotate/mirror transforms plus INHERIT, current =
 //! the transform hint; composite alpha INHERIT only (composition is the window manager's); usage
 //! TRANSFER_SRC/DST, SAMPLED, STORAGE, COLOR_ATTACHMENT, INPUT_ATTACHMENT. Output chain:
 //! `VkSharedPresentSurfaceCapabilitiesKHR` (same usage), `VkSurfaceProtectedCapabilitiesKHR`
@@ -72,6 +73,9 @@ pub fn destroy_all_of_instance(instance: vk::Instance) {
     let raw = vk::Handle::as_raw(instance);
     for s in SURFACES.remove_where(|s| s.instance == raw) {
         log::warn!("vkDestroyInstance: a VkSurfaceKHR was not destroyed; destroying it now");
+        // A desktop surface's presenter stops with it.
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        super::desktop::forget_surface_at(Arc::as_ptr(&s) as usize);
         s.window.api_disconnect(nw::NATIVE_WINDOW_API_EGL);
     }
 }
@@ -276,6 +280,13 @@ fn query(window: &Window, what: c_int, name: &str) -> Result<c_int, vk::Result> 
     })
 }
 
+/// `0xFFFFFFFF` × `0xFFFFFFFF`: "the swapchain decides" (a Wayland surface's current extent and
+/// present rectangle).
+pub const UNDEFINED_EXTENT: vk::Extent2D = vk::Extent2D {
+    width: u32::MAX,
+    height: u32::MAX,
+};
+
 /// The capabilities of a surface (or of none, surfaceless), for `present_mode` when known.
 pub fn capabilities(
     surface: Option<&Surface>,
@@ -312,7 +323,23 @@ pub fn capabilities(
             )
         }
     };
-    let current = vk::Extent2D { width, height };
+    #[allow(unused_mut)]
+    let (mut current, mut max) = (
+        vk::Extent2D { width, height },
+        vk::Extent2D {
+            width: width.max(4096),
+            height: height.max(4096),
+        },
+    );
+    // A Wayland surface (Linux hosts) has no size of its own: the swapchain decides it.
+    #[cfg(all(feature = "desktop", not(target_os = "android")))]
+    if surface.and_then(super::desktop::kind) == Some(super::desktop::Kind::Wayland) {
+        current = UNDEFINED_EXTENT;
+        max = vk::Extent2D {
+            width: 4096,
+            height: 4096,
+        };
+    }
     Ok(vk::SurfaceCapabilitiesKHR {
         min_image_count: min_images,
         max_image_count: max_images,
@@ -321,10 +348,7 @@ pub fn capabilities(
             width: 1,
             height: 1,
         },
-        max_image_extent: vk::Extent2D {
-            width: width.max(4096),
-            height: height.max(4096),
-        },
+        max_image_extent: max,
         max_image_array_layers: 1,
         supported_transforms: SUPPORTED_TRANSFORMS,
         current_transform: formats::native_to_vulkan_transform(hint),
@@ -602,12 +626,19 @@ pub unsafe extern "system" fn present_rectangles(
                 )
             }
         };
+        #[allow(unused_mut)]
+        let mut extent = vk::Extent2D {
+            width: width.max(0) as u32,
+            height: height.max(0) as u32,
+        };
+        // A Wayland surface (Linux hosts): the usual "unknown" (Mesa's answer too).
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        if arg.live().and_then(super::desktop::kind) == Some(super::desktop::Kind::Wayland) {
+            extent = UNDEFINED_EXTENT;
+        }
         let rect = vk::Rect2D {
             offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D {
-                width: width.max(0) as u32,
-                height: height.max(0) as u32,
-            },
+            extent,
         };
         // SAFETY: the caller's two-call pointers.
         Ok(unsafe { fill_array(&[rect], count, out) })

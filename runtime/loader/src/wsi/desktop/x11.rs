@@ -1,7 +1,6 @@
-//! X11 surfaces on Linux hosts (`VK_KHR_xcb_surface`, `VK_KHR_xlib_surface`), presented through
-//! the one Android path: a desktop surface is an Android surface on an in-process BufferQueue
-//! (`vkgen_window`) whose consumer, a presenter thread, shows every queued buffer in the X
-//! window. Compiled out for Android targets, where these extensions stay blocked.
+//! X11 surfaces on Linux hosts (`VK_KHR_xcb_surface`, `VK_KHR_xlib_surface`): an X window
+//! becomes an Android surface on a BufferQueue whose consumer, a presenter thread, draws every
+//! frame into the window (see [`super`] for the shared design).
 //!
 //! * **Connection.** The presenter opens its own connection to the application's display (x11rb,
 //!   pure Rust: `$DISPLAY`, which is where the application's window lives): X window ids are
@@ -9,53 +8,42 @@
 //!   its connection single-threaded as it expects.
 //! * **Presenting.** The presenter is the display: once per refresh period (60 Hz) it takes the
 //!   oldest queued frame (its acquire fence waited for by the BufferQueue), converts it from
-//!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it with `PutImage`, in row bands no
-//!   larger than the server's maximum request. The queue is Android's synchronous one, so the
-//!   present mode is honoured as on Android: FIFO (swap interval 1) queues every frame and a
-//!   producer that runs out of buffers waits for the presenter — paced at the refresh rate;
-//!   MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
+//!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it. With MIT-SHM (version 1.2, on a
+//!   local socket) the frame is written into a `memfd` segment the server maps read-only
+//!   (`ShmAttachFd`) and drawn with `ShmPutImage`: no pixel travels through the socket. The
+//!   segment is rewritten only after a round trip (the geometry poll below) since the last
+//!   `ShmPutImage`, so the server has finished reading it. Without MIT-SHM (a remote display, an
+//!   old server, a refused attach, or `VKGEN_X11_SHM=0`) frames go through core `PutImage`, in
+//!   row bands no larger than the server's maximum request. FIFO is thus paced at the refresh
+//!   rate.
 //! * **Resize.** The presenter polls the window's geometry; a new size becomes the queue's
 //!   default size, so the swapchain answers `VK_SUBOPTIMAL_KHR` / `VK_ERROR_OUT_OF_DATE_KHR` as it
 //!   does for any Android window whose size changed.
 //! * **Close.** When the window is gone (`GetGeometry` fails) the queue is abandoned, and the
 //!   swapchain and surface queries answer `VK_ERROR_SURFACE_LOST_KHR`.
 //!
-//! `VKGEN_LOG=info` says which presenter serves a surface, and why one was refused.
+//! `VKGEN_LOG=info` says which presenter (MIT-SHM or PutImage) serves a surface, why MIT-SHM was
+//! not used, and why a window was refused.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+use super::{rgba_to_bgrx, Kind, SharedMemory};
 use crate::ffi::guard;
 use crate::vk;
-
-/// The presenter of each desktop surface, by surface handle.
-static PRESENTERS: Mutex<Option<HashMap<u64, Presenter>>> = Mutex::new(None);
 
 /// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
 const REFRESH: Duration = Duration::from_nanos(16_666_667);
 
-struct Presenter {
-    /// The address of the surface it serves (identity only, never dereferenced).
-    surface: usize,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Presenter {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
+/// `VKGEN_X11_SHM=0` makes the X11 presenter use core `PutImage` even where MIT-SHM works.
+pub const X11_SHM_ENV: &str = "VKGEN_X11_SHM";
 
 /// Why a window cannot be presented to.
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +69,7 @@ unsafe fn create_x11_surface(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
-    let (queue, conn) = match connect(window) {
+    let (queue, conn, blit) = match connect(window) {
         Ok(v) => v,
         Err(e) => {
             log::error!("{command}: no presenter for the window: {e}");
@@ -93,73 +81,24 @@ unsafe fn create_x11_surface(
             };
         }
     };
-    let info = vk::AndroidSurfaceCreateInfoKHR {
-        window: queue.window().cast(),
-        ..Default::default()
+    let how = match blit {
+        Blit::Shm(_) => "MIT-SHM",
+        Blit::PutImage => "PutImage",
     };
-    // SAFETY: the Android path with a live window of ours; `out` per the contract.
-    let r = unsafe { super::surface::create_android_surface(instance, &info, allocator, out) };
-    if r != vk::Result::SUCCESS {
-        return r;
-    }
-    // SAFETY: written on success.
-    let handle = vk::Handle::as_raw(unsafe { *out });
-    let stop = Arc::new(AtomicBool::new(false));
-    let thread = {
-        let (stop, queue) = (Arc::clone(&stop), Arc::clone(&queue));
-        std::thread::Builder::new()
-            .name("vkgen-x11-present".into())
-            .spawn(move || present_loop(conn, window, queue, stop))
+    let body = {
+        let queue = Arc::clone(&queue);
+        move |stop| present_loop(conn, window, queue, blit, stop)
     };
-    match thread {
-        Ok(t) => {
-            log::info!("{command}: window {window:#x} presented by the X11 PutImage presenter");
-            let mut map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
-            let surface = super::surface::SURFACES
-                .get(handle)
-                .map_or(0, |s| Arc::as_ptr(&s) as usize);
-            map.get_or_insert_with(HashMap::new).insert(
-                handle,
-                Presenter {
-                    surface,
-                    stop,
-                    thread: Some(t),
-                },
-            );
-            vk::Result::SUCCESS
-        }
-        Err(e) => {
-            log::error!("{command}: cannot start the presenter thread: {e}");
-            // SAFETY: the surface just created, unused.
-            unsafe {
-                super::surface::destroy_surface(instance, vk::Handle::from_raw(handle), allocator)
-            };
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        }
+    // SAFETY: per the contract.
+    let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
+    if r == vk::Result::SUCCESS {
+        log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
     }
+    r
 }
 
-/// Whether `surface` is a desktop (X11) surface.
-pub fn is_desktop(surface: &super::surface::Surface) -> bool {
-    let map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
-    map.as_ref().is_some_and(|m| {
-        m.values()
-            .any(|p| p.surface == std::ptr::from_ref(surface) as usize)
-    })
-}
-
-/// Stops the presenter of `surface`, if it has one (from `vkDestroySurfaceKHR`).
-pub fn forget(surface: u64) {
-    let presenter = PRESENTERS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_mut()
-        .and_then(|m| m.remove(&surface));
-    drop(presenter);
-}
-
-/// A connection to the display and a BufferQueue sized to `window`.
-fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection), RefuseReason> {
+/// A connection to the display, a BufferQueue sized to `window`, and how frames will be drawn.
+fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection, Blit), RefuseReason> {
     let (conn, screen) =
         RustConnection::connect(None).map_err(|e| RefuseReason::Connect(e.to_string()))?;
     let depth = conn.setup().roots[screen].root_depth;
@@ -180,12 +119,99 @@ fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection), RefuseReas
         )
     };
     let queue = BufferQueue::try_new(config).map_err(|e| RefuseReason::Queue(e.to_string()))?;
-    Ok((queue, conn))
+    let size = usize::from(geometry.width).max(1) * usize::from(geometry.height).max(1) * 4;
+    let blit = match ShmSegment::attach(&conn, size) {
+        Ok(seg) => Blit::Shm(seg),
+        Err(why) => {
+            log::info!("X11 presenter: window {window:#x}: no MIT-SHM ({why}); using PutImage");
+            Blit::PutImage
+        }
+    };
+    Ok((queue, conn, blit))
+}
+
+/// How the presenter draws frames.
+enum Blit {
+    /// MIT-SHM: through a shared-memory segment and `ShmPutImage`.
+    Shm(ShmSegment),
+    /// Core `PutImage`, in row bands.
+    PutImage,
+}
+
+/// A `memfd` segment mapped here and attached to the server (read-only there) with
+/// `ShmAttachFd`.
+struct ShmSegment {
+    /// The server's id of the segment.
+    seg: u32,
+    memory: SharedMemory,
+}
+
+impl ShmSegment {
+    /// Maps a `len`-byte segment and attaches it to the server behind `conn`; the error says why
+    /// MIT-SHM cannot be used.
+    fn attach(conn: &RustConnection, len: usize) -> Result<Self, String> {
+        if std::env::var_os(X11_SHM_ENV).is_some_and(|v| v == "0") {
+            return Err(format!("{X11_SHM_ENV}=0"));
+        }
+        if !is_local_socket(conn) {
+            return Err("the display is not on a local socket".into());
+        }
+        let version = conn
+            .shm_query_version()
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|_| "the server has no MIT-SHM extension".to_owned())?;
+        if (version.major_version, version.minor_version) < (1, 2) {
+            return Err(format!(
+                "MIT-SHM {}.{} has no ShmAttachFd",
+                version.major_version, version.minor_version
+            ));
+        }
+        let memory = SharedMemory::new(c"vkgen-x11-present", len)?;
+        let fd = memory.fd.try_clone().map_err(|e| format!("dup: {e}"))?;
+        let seg = conn.generate_id().map_err(|e| e.to_string())?;
+        conn.shm_attach_fd(seg, fd, true)
+            .map_err(|e| format!("ShmAttachFd: {e}"))?
+            .check()
+            .map_err(|e| format!("ShmAttachFd: {e}"))?;
+        Ok(ShmSegment { seg, memory })
+    }
+
+    /// Detaches the segment from the server (the mapping goes with `self`).
+    fn detach(self, conn: &RustConnection) {
+        let _ = conn.shm_detach(self.seg);
+    }
+}
+
+/// Whether `conn` talks to the server over a Unix-domain socket (the only kind that passes
+/// file descriptors; a TCP display is remote or at least not sharing memory).
+fn is_local_socket(conn: &RustConnection) -> bool {
+    use std::os::fd::AsRawFd as _;
+    let fd = conn.stream().as_raw_fd();
+    let mut domain: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: a live socket of the connection; `domain` and `len` are valid for the writes.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_DOMAIN,
+            std::ptr::from_mut(&mut domain).cast(),
+            &mut len,
+        )
+    };
+    r == 0 && domain == libc::AF_UNIX
 }
 
 /// The presenter: shows each new frame, follows the window's size, abandons the queue when the
 /// window is gone.
-fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop: Arc<AtomicBool>) {
+fn present_loop(
+    conn: RustConnection,
+    window: u32,
+    queue: Arc<BufferQueue>,
+    mut blit: Blit,
+    stop: Arc<AtomicBool>,
+) {
     let Ok(gc) = conn.generate_id() else {
         queue.abandon();
         return;
@@ -202,6 +228,7 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
     let depth = conn.setup().roots[0].root_depth;
     let mut next = std::time::Instant::now();
     while !stop.load(Ordering::Acquire) {
+        // Also the round trip after which a shared-memory segment may be rewritten.
         match conn.get_geometry(window).map(|c| c.reply()) {
             Ok(Ok(g)) => {
                 if (g.width, g.height) != (width, height) {
@@ -219,12 +246,21 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
             _ => {
                 log::info!("X11 presenter: window {window:#x} closed; the surface is lost");
                 queue.abandon();
+                if let Blit::Shm(seg) = blit {
+                    seg.detach(&conn);
+                }
                 return;
             }
         }
         match queue.try_acquire_next() {
             Ok(Some(frame)) => {
-                put_frame(&conn, window, gc, depth, &frame);
+                blit = match blit {
+                    Blit::Shm(seg) => shm_put_frame(&conn, window, gc, depth, seg, &frame),
+                    Blit::PutImage => {
+                        put_frame(&conn, window, gc, depth, &frame);
+                        Blit::PutImage
+                    }
+                };
                 drop(frame);
             }
             Ok(None) => {}
@@ -239,8 +275,67 @@ fn present_loop(conn: RustConnection, window: u32, queue: Arc<BufferQueue>, stop
             next = now;
         }
     }
+    if let Blit::Shm(seg) = blit {
+        seg.detach(&conn);
+    }
     let _ = conn.free_gc(gc);
     let _ = conn.flush();
+}
+
+/// Draws `frame` (RGBA) at the window's origin as BGRX through the shared-memory segment `seg`,
+/// replaced by a larger one when the frame does not fit; if that fails, the presenter goes on
+/// with `PutImage`. Returns how the next frame is to be drawn.
+fn shm_put_frame(
+    conn: &RustConnection,
+    window: u32,
+    gc: u32,
+    depth: u8,
+    mut seg: ShmSegment,
+    frame: &vkgen_window::Frame,
+) -> Blit {
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    if w == 0 || h == 0 || w > u16::MAX as usize || h > u16::MAX as usize {
+        return Blit::Shm(seg);
+    }
+    let size = w * h * 4;
+    if size > seg.memory.len() {
+        seg.detach(conn);
+        seg = match ShmSegment::attach(conn, size) {
+            Ok(seg) => seg,
+            Err(why) => {
+                log::warn!(
+                    "X11 presenter: window {window:#x}: MIT-SHM lost ({why}); using PutImage"
+                );
+                put_frame(conn, window, gc, depth, frame);
+                return Blit::PutImage;
+            }
+        };
+    }
+    // The server finished reading the segment: the geometry poll's round trip followed the last
+    // ShmPutImage.
+    rgba_to_bgrx(&frame.pixels, &mut seg.memory.bytes()[..size]);
+    let r = conn.shm_put_image(
+        window,
+        gc,
+        w as u16,
+        h as u16,
+        0,
+        0,
+        w as u16,
+        h as u16,
+        0,
+        0,
+        depth,
+        ImageFormat::Z_PIXMAP.into(),
+        false,
+        seg.seg,
+        0,
+    );
+    if let Err(e) = r {
+        log::warn!("X11 presenter: ShmPutImage failed: {e}");
+    }
+    let _ = conn.flush();
+    Blit::Shm(seg)
 }
 
 /// Draws `frame` (RGBA) at the window's origin as BGRX, in bands within the request limit.
@@ -249,10 +344,8 @@ fn put_frame(conn: &RustConnection, window: u32, gc: u32, depth: u8, frame: &vkg
     if w == 0 || h == 0 || w > u16::MAX as usize || h > u16::MAX as usize {
         return;
     }
-    let mut bgrx = Vec::with_capacity(w * h * 4);
-    for px in frame.pixels.chunks_exact(4) {
-        bgrx.extend_from_slice(&[px[2], px[1], px[0], 0xff]);
-    }
+    let mut bgrx = vec![0; w * h * 4];
+    rgba_to_bgrx(&frame.pixels, &mut bgrx);
     let row = w * 4;
     let max = conn.maximum_request_bytes().saturating_sub(64).max(row);
     let rows_per_band = (max / row).max(1);
@@ -370,83 +463,4 @@ pub unsafe extern "system" fn xlib_presentation_support(
     _visual: vk::VisualID,
 ) -> vk::Bool32 {
     vk::TRUE
-}
-
-/// Desktop programs link these four directly (the Khronos loader exports them), so on Linux
-/// hosts `libvulkan.so` exports them too, beyond Android's 251: each goes through the instance's
-/// chain, as a trampoline would, by asking `vkGetInstanceProcAddr` for the head's function.
-mod exported {
-    use super::*;
-
-    /// The head of `instance`'s chain for `name`, as `F`.
-    ///
-    /// # Safety
-    /// `F` is the type of the command `name`; `instance` null or live.
-    unsafe fn head<F: Copy>(instance: vk::Instance, name: &std::ffi::CStr) -> Option<F> {
-        // SAFETY: per the contract.
-        let f = unsafe { crate::api::proc_addr::vkGetInstanceProcAddr(instance, name.as_ptr()) }?;
-        // SAFETY: `F` is the command's function-pointer type, per the contract.
-        Some(unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkCreateXcbSurfaceKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkCreateXcbSurfaceKHR(
-        instance: vk::Instance,
-        info: *const vk::XcbSurfaceCreateInfoKHR<'_>,
-        allocator: *const vk::AllocationCallbacks<'_>,
-        out: *mut vk::SurfaceKHR,
-    ) -> vk::Result {
-        // SAFETY: the command's own type.
-        match unsafe { head::<vk::PFN_vkCreateXcbSurfaceKHR>(instance, c"vkCreateXcbSurfaceKHR") } {
-            // SAFETY: forwarded.
-            Some(f) => unsafe { f(instance, info, allocator, out) },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        }
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkCreateXlibSurfaceKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkCreateXlibSurfaceKHR(
-        instance: vk::Instance,
-        info: *const vk::XlibSurfaceCreateInfoKHR<'_>,
-        allocator: *const vk::AllocationCallbacks<'_>,
-        out: *mut vk::SurfaceKHR,
-    ) -> vk::Result {
-        // SAFETY: the command's own type.
-        match unsafe { head::<vk::PFN_vkCreateXlibSurfaceKHR>(instance, c"vkCreateXlibSurfaceKHR") }
-        {
-            // SAFETY: forwarded.
-            Some(f) => unsafe { f(instance, info, allocator, out) },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        }
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkGetPhysicalDeviceXcbPresentationSupportKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkGetPhysicalDeviceXcbPresentationSupportKHR(
-        pd: vk::PhysicalDevice,
-        family: u32,
-        connection: *mut vk::xcb_connection_t,
-        visual: vk::xcb_visualid_t,
-    ) -> vk::Bool32 {
-        // SAFETY: forwarded; the answer does not depend on the device.
-        unsafe { xcb_presentation_support(pd, family, connection, visual) }
-    }
-
-    /// # Safety
-    /// Vulkan's contract for `vkGetPhysicalDeviceXlibPresentationSupportKHR`.
-    #[no_mangle]
-    pub unsafe extern "system" fn vkGetPhysicalDeviceXlibPresentationSupportKHR(
-        pd: vk::PhysicalDevice,
-        family: u32,
-        dpy: *mut vk::Display,
-        visual: vk::VisualID,
-    ) -> vk::Bool32 {
-        // SAFETY: forwarded; the answer does not depend on the device.
-        unsafe { xlib_presentation_support(pd, family, dpy, visual) }
-    }
 }

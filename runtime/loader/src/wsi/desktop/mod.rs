@@ -1,0 +1,351 @@
+//! Desktop surfaces on Linux hosts — X11 (`VK_KHR_xcb_surface`, `VK_KHR_xlib_surface`, [`x11`])
+//! and Wayland (`VK_KHR_wayland_surface`, [`wayland`]) — presented through the one Android path:
+//! a desktop surface is an Android surface on an in-process BufferQueue (`vkgen_window`) whose
+//! consumer, a presenter thread, shows every queued buffer in the window. Swapchains, acquire,
+//! present modes and fences are the Android WSI's, unchanged; only the consumer differs.
+//! Compiled out for Android targets, where these extensions stay blocked.
+//!
+//! * **X11** ([`x11`]): the presenter has its own connection to `$DISPLAY` and is the display,
+//!   refreshing at 60 Hz: each refresh it draws the oldest queued frame with MIT-SHM
+//!   (`ShmPutImage` from a `memfd` segment) or, without it, core `PutImage`; the window's size is
+//!   the surface's current extent, and a closed window loses the surface.
+//! * **Wayland** ([`wayland`]): objects belong to one connection, so the presenter uses the
+//!   application's `wl_display*` (a guest `wayland-client` connection with its own event queue)
+//!   and attaches each frame to the application's `wl_surface` as a `wl_shm` buffer, paced by
+//!   `wl_surface.frame` callbacks; the current extent is undefined (`0xFFFFFFFF`): the swapchain
+//!   decides the size.
+//!
+//! The queue is Android's synchronous one, so present modes are honoured as on Android: FIFO
+//! (swap interval 1) queues every frame and a producer that runs out of buffers waits for the
+//! presenter; MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
+//! A presenter that panics abandons its queue (the swapchain then answers
+//! `VK_ERROR_OUT_OF_DATE_KHR` / `VK_ERROR_SURFACE_LOST_KHR`) rather than leaving the application
+//! blocked; `vkDestroySurfaceKHR` (or `vkDestroyInstance` for a surface left alive) stops and
+//! joins it.
+//!
+//! `VKGEN_LOG=info` says which presenter serves a surface, and why a window was refused.
+
+pub mod wayland;
+pub mod x11;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use vkgen_window::BufferQueue;
+
+use crate::vk;
+
+pub use wayland::{create_wayland_surface, wayland_presentation_support};
+pub use x11::{
+    create_xcb_surface, create_xlib_surface, xcb_presentation_support, xlib_presentation_support,
+};
+
+/// The presenter of each desktop surface, by surface handle.
+static PRESENTERS: Mutex<Option<HashMap<u64, Presenter>>> = Mutex::new(None);
+
+/// The window system a desktop surface presents to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An X window: the window's size is the surface's (`currentExtent`).
+    X11,
+    /// A `wl_surface`: the swapchain decides the size (`currentExtent` is `0xFFFFFFFF`).
+    Wayland,
+}
+
+struct Presenter {
+    /// The address of the surface it serves (identity only, never dereferenced).
+    surface: usize,
+    kind: Kind,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Presenter {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Makes the Android surface for `queue`'s window and starts its presenter thread, running
+/// `body` (which must return soon after the flag it is given is set); on failure the
+/// surface is destroyed again and `body` dropped unrun.
+///
+/// # Safety
+/// `instance` is a live instance of this loader; `out` valid for a write.
+unsafe fn adopt(
+    command: &str,
+    kind: Kind,
+    instance: vk::Instance,
+    queue: &Arc<BufferQueue>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SurfaceKHR,
+    body: impl FnOnce(Arc<AtomicBool>) + Send + 'static,
+) -> vk::Result {
+    let info = vk::AndroidSurfaceCreateInfoKHR {
+        window: queue.window().cast(),
+        ..Default::default()
+    };
+    // SAFETY: the Android path with a live window of ours; `out` per the contract.
+    let r = unsafe { super::surface::create_android_surface(instance, &info, allocator, out) };
+    if r != vk::Result::SUCCESS {
+        return r;
+    }
+    // SAFETY: written on success.
+    let handle = vk::Handle::as_raw(unsafe { *out });
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = {
+        let (stop, queue) = (Arc::clone(&stop), Arc::clone(queue));
+        let name = match kind {
+            Kind::X11 => "vkgen-x11-present",
+            Kind::Wayland => "vkgen-wl-present",
+        };
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let run = std::panic::AssertUnwindSafe(|| body(stop));
+                if std::panic::catch_unwind(run).is_err() {
+                    log::error!("desktop presenter panicked; the surface is lost");
+                    queue.abandon();
+                }
+            })
+    };
+    match thread {
+        Ok(t) => {
+            let mut map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
+            let surface = super::surface::SURFACES
+                .get(handle)
+                .map_or(0, |s| Arc::as_ptr(&s) as usize);
+            map.get_or_insert_with(HashMap::new).insert(
+                handle,
+                Presenter {
+                    surface,
+                    kind,
+                    stop,
+                    thread: Some(t),
+                },
+            );
+            vk::Result::SUCCESS
+        }
+        Err(e) => {
+            log::error!("{command}: cannot start the presenter thread: {e}");
+            // SAFETY: the surface just created, unused.
+            unsafe {
+                super::surface::destroy_surface(instance, vk::Handle::from_raw(handle), allocator)
+            };
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        }
+    }
+}
+
+/// The window system `surface` presents to, if it is a desktop surface.
+pub fn kind(surface: &super::surface::Surface) -> Option<Kind> {
+    let addr = std::ptr::from_ref(surface) as usize;
+    let map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
+    map.as_ref()?
+        .values()
+        .find(|p| p.surface == addr)
+        .map(|p| p.kind)
+}
+
+/// Stops the presenter of `surface`, if it has one (from `vkDestroySurfaceKHR`).
+pub fn forget(surface: u64) {
+    let presenter = PRESENTERS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .and_then(|m| m.remove(&surface));
+    drop(presenter);
+}
+
+/// Stops the presenter of the surface at `addr`, if it has one (from `vkDestroyInstance`, for a
+/// surface the application did not destroy).
+pub fn forget_surface_at(addr: usize) {
+    let presenter = {
+        let mut map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
+        let m = map.as_mut();
+        let handle = m
+            .as_ref()
+            .and_then(|m| m.iter().find(|(_, p)| p.surface == addr).map(|(h, _)| *h));
+        m.zip(handle).and_then(|(m, h)| m.remove(&h))
+    };
+    drop(presenter);
+}
+
+/// Writes `rgba` pixels into `out` as B, G, R, 0xff bytes: X11's 24-bit TrueColor `ZPixmap`
+/// and Wayland's `XRGB8888` alike (both little-endian `0xXXRRGGBB` words).
+pub(crate) fn rgba_to_bgrx(rgba: &[u8], out: &mut [u8]) {
+    for (d, s) in out.chunks_exact_mut(4).zip(rgba.chunks_exact(4)) {
+        d.copy_from_slice(&[s[2], s[1], s[0], 0xff]);
+    }
+}
+
+/// A shared, writable mapping of a new `memfd` of `len` bytes, unmapped on drop; the frame
+/// memory both presenters hand to the server (MIT-SHM) or compositor (`wl_shm`).
+pub(crate) struct SharedMemory {
+    pub fd: std::os::fd::OwnedFd,
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by the value and used by one thread at a time (a presenter's).
+unsafe impl Send for SharedMemory {}
+
+impl SharedMemory {
+    pub fn new(name: &std::ffi::CStr, len: usize) -> Result<Self, String> {
+        use rustix::fs::{ftruncate, memfd_create, MemfdFlags};
+        use rustix::mm::{mmap, MapFlags, ProtFlags};
+        let len = len.max(4);
+        let fd =
+            memfd_create(name, MemfdFlags::CLOEXEC).map_err(|e| format!("memfd_create: {e}"))?;
+        ftruncate(&fd, len as u64).map_err(|e| format!("ftruncate: {e}"))?;
+        // SAFETY: a new shared mapping of the whole file, which is `len` bytes long; nothing else
+        // in this process maps it.
+        let ptr = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| format!("mmap: {e}"))?;
+        let ptr = std::ptr::NonNull::new(ptr.cast()).ok_or("mmap returned NULL")?;
+        Ok(SharedMemory { fd, ptr, len })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The mapped bytes. The caller writes them only while the other side is not reading (see
+    /// each presenter for how it knows).
+    pub fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: `len` mapped bytes, ours while `self` lives, borrowed mutably once.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for SharedMemory {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once, here; no slice of it outlives
+        // `self`.
+        let _ = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// Desktop programs link these entry points directly (the Khronos loader exports them), so on
+/// Linux hosts `libvulkan.so` exports them too, beyond Android's 251: each goes through the
+/// instance's chain, as a trampoline would, by asking `vkGetInstanceProcAddr` for the head's
+/// function.
+mod exported {
+    use super::*;
+
+    /// The head of `instance`'s chain for `name`, as `F`.
+    ///
+    /// # Safety
+    /// `F` is the type of the command `name`; `instance` null or live.
+    unsafe fn head<F: Copy>(instance: vk::Instance, name: &std::ffi::CStr) -> Option<F> {
+        // SAFETY: per the contract.
+        let f = unsafe { crate::api::proc_addr::vkGetInstanceProcAddr(instance, name.as_ptr()) }?;
+        // SAFETY: `F` is the command's function-pointer type, per the contract.
+        Some(unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkCreateXcbSurfaceKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkCreateXcbSurfaceKHR(
+        instance: vk::Instance,
+        info: *const vk::XcbSurfaceCreateInfoKHR<'_>,
+        allocator: *const vk::AllocationCallbacks<'_>,
+        out: *mut vk::SurfaceKHR,
+    ) -> vk::Result {
+        // SAFETY: the command's own type.
+        match unsafe { head::<vk::PFN_vkCreateXcbSurfaceKHR>(instance, c"vkCreateXcbSurfaceKHR") } {
+            // SAFETY: forwarded.
+            Some(f) => unsafe { f(instance, info, allocator, out) },
+            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkCreateXlibSurfaceKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkCreateXlibSurfaceKHR(
+        instance: vk::Instance,
+        info: *const vk::XlibSurfaceCreateInfoKHR<'_>,
+        allocator: *const vk::AllocationCallbacks<'_>,
+        out: *mut vk::SurfaceKHR,
+    ) -> vk::Result {
+        // SAFETY: the command's own type.
+        match unsafe { head::<vk::PFN_vkCreateXlibSurfaceKHR>(instance, c"vkCreateXlibSurfaceKHR") }
+        {
+            // SAFETY: forwarded.
+            Some(f) => unsafe { f(instance, info, allocator, out) },
+            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkCreateWaylandSurfaceKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkCreateWaylandSurfaceKHR(
+        instance: vk::Instance,
+        info: *const vk::WaylandSurfaceCreateInfoKHR<'_>,
+        allocator: *const vk::AllocationCallbacks<'_>,
+        out: *mut vk::SurfaceKHR,
+    ) -> vk::Result {
+        // SAFETY: the command's own type.
+        match unsafe {
+            head::<vk::PFN_vkCreateWaylandSurfaceKHR>(instance, c"vkCreateWaylandSurfaceKHR")
+        } {
+            // SAFETY: forwarded.
+            Some(f) => unsafe { f(instance, info, allocator, out) },
+            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkGetPhysicalDeviceXcbPresentationSupportKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkGetPhysicalDeviceXcbPresentationSupportKHR(
+        pd: vk::PhysicalDevice,
+        family: u32,
+        connection: *mut vk::xcb_connection_t,
+        visual: vk::xcb_visualid_t,
+    ) -> vk::Bool32 {
+        // SAFETY: forwarded; the answer does not depend on the device.
+        unsafe { xcb_presentation_support(pd, family, connection, visual) }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkGetPhysicalDeviceXlibPresentationSupportKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkGetPhysicalDeviceXlibPresentationSupportKHR(
+        pd: vk::PhysicalDevice,
+        family: u32,
+        dpy: *mut vk::Display,
+        visual: vk::VisualID,
+    ) -> vk::Bool32 {
+        // SAFETY: forwarded; the answer does not depend on the device.
+        unsafe { xlib_presentation_support(pd, family, dpy, visual) }
+    }
+
+    /// # Safety
+    /// Vulkan's contract for `vkGetPhysicalDeviceWaylandPresentationSupportKHR`.
+    #[no_mangle]
+    pub unsafe extern "system" fn vkGetPhysicalDeviceWaylandPresentationSupportKHR(
+        pd: vk::PhysicalDevice,
+        family: u32,
+        display: *mut vk::wl_display,
+    ) -> vk::Bool32 {
+        // SAFETY: forwarded; the answer does not depend on the device.
+        unsafe { wayland_presentation_support(pd, family, display) }
+    }
+}
