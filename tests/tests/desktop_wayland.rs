@@ -93,7 +93,8 @@ fn which(name: &str) -> Option<PathBuf> {
 /// Wayland's undefined extent and presentation support; a frame reaches the compositor's output
 /// pixel for pixel; 60 FIFO presents succeed, paced by the compositor's frame callbacks (not
 /// faster than its refresh, not at the presenter's no-callback fallback); a swapchain recreated
-/// at another size shows that size's frame.
+/// at another size shows that size's frame; MAILBOX shows the last frame; a surface the
+/// compositor never shows (no frame callbacks) does not block FIFO presents for ever.
 #[test]
 fn wayland_swapchain_pixels_pacing_and_resize_under_weston() {
     const SCENARIO: &str = "wayland_swapchain_pixels_pacing_and_resize_under_weston";
@@ -459,5 +460,41 @@ fn wayland_child() {
     toplevel.destroy();
     xdg_surface.destroy();
     wl_surface.destroy();
+    conn.roundtrip().unwrap();
+
+    // A surface the compositor never shows (no role, so no frame callbacks): FIFO presents go
+    // on at the presenter's fallback pace instead of blocking the application for ever.
+    let hidden = compositor.create_surface(&qh, ());
+    let entry = require(vkgen_tests::compute::load_entry(&loader));
+    let instance = vkgen_tests::compute::create_instance(
+        &entry,
+        &[],
+        &[ash::khr::surface::NAME, ash::khr::wayland_surface::NAME],
+    )
+    .unwrap();
+    let wl = ash::khr::wayland_surface::Instance::new(&entry, &instance);
+    let info = vk::WaylandSurfaceCreateInfoKHR::default()
+        .display(display.cast())
+        .surface(hidden.id().as_ptr().cast());
+    // SAFETY: as above.
+    let surface = unsafe { wl.create_wayland_surface(&info, None) }.unwrap();
+    let mut rig = desktop_support::Rig::new(entry, instance, surface);
+    let (w, h) = (32, 32);
+    rig.create_swapchain(
+        vk::Extent2D::default().width(w).height(h),
+        vk::PresentModeKHR::FIFO,
+    );
+    let frame = desktop_support::pattern(w, h, 1);
+    let start = Instant::now();
+    for i in 0..10 {
+        assert_eq!(rig.present_rgba(&frame), Ok(false), "hidden frame {i}");
+    }
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(750) && took < Duration::from_secs(8),
+        "10 FIFO frames to a hidden surface in {took:?}: not the 250 ms fallback pace"
+    );
+    drop(rig);
+    hidden.destroy();
     conn.roundtrip().unwrap();
 }
