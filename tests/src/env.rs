@@ -33,6 +33,10 @@ pub const CHILD_VAR: &str = "VKGEN_TEST_CHILD";
 /// ran no test at all (a misspelt scenario name) fails instead of passing.
 pub const DONE_MARKER: &str = "VKGEN_TEST_CHILD_DONE";
 
+/// Set in the test run's environment, becomes `VKGEN_LOG` in every child (unless the test sets
+/// `VKGEN_LOG` itself).
+pub const CHILD_LOG_VAR: &str = "VKGEN_TEST_CHILD_LOG";
+
 /// How long a child (or vulkaninfo) may run before it is killed and the test fails.
 pub const CHILD_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -98,6 +102,11 @@ pub fn controlled_command(program: impl AsRef<OsStr>, env: &Env) -> Command {
     }
     for (key, value) in BASE_ENV {
         cmd.env(key, value);
+    }
+    // Diagnosing a failure elsewhere (the GPU machine) needs the stack's log in the child's
+    // output without changing the test: the one variable that reaches children on purpose.
+    if let Some(level) = std::env::var_os(CHILD_LOG_VAR) {
+        cmd.env("VKGEN_LOG", level);
     }
     for (key, value) in env.vars() {
         cmd.env(key, value);

@@ -103,11 +103,14 @@ impl Dev {
         unsafe { self.device.create_semaphore(&ci, None) }.unwrap()
     }
 
+    /// A fence exportable as `SYNC_FD` (the spec requires it of `vkGetFenceFdKHR`'s fence).
     fn fence(&self) -> vk::Fence {
+        let mut export = vk::ExportFenceCreateInfo::default()
+            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
         // SAFETY: valid create info.
         unsafe {
             self.device
-                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .create_fence(&vk::FenceCreateInfo::default().push_next(&mut export), None)
         }
         .unwrap()
     }
@@ -217,6 +220,22 @@ fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
 
+/// The process's fds as `fd -> target`, to name what leaked.
+fn fd_table() -> Vec<String> {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let target = std::fs::read_link(e.path()).ok()?;
+            Some(format!(
+                "{} -> {}",
+                e.file_name().to_string_lossy(),
+                target.display()
+            ))
+        })
+        .collect()
+}
+
 /// Waits until the process's fd count is `want` (the driver's waiter threads close imported
 /// fds as they finish) or a few seconds passed; returns the last count.
 fn settle_fds(want: usize) -> usize {
@@ -305,6 +324,7 @@ fn fence_fds_and_refusals() {
     in_child("fence_fds_and_refusals", &env, || {
         let d = Dev::new(&loader);
         let before = open_fds();
+        let table = fd_table();
         // Export after completion: -1 (signalled), and the fence is reset.
         let f = d.fence();
         d.submit(&[], None, None, f);
@@ -360,6 +380,11 @@ fn fence_fds_and_refusals() {
             d.device.destroy_semaphore(t, None);
             d.device.destroy_semaphore(s, None);
         }
-        assert_eq!(settle_fds(before), before, "no fd leaked");
+        let after = settle_fds(before);
+        let new: Vec<String> = fd_table()
+            .into_iter()
+            .filter(|e| !table.contains(e))
+            .collect();
+        assert_eq!(after, before, "no fd leaked; new: {new:?}");
     });
 }

@@ -145,7 +145,7 @@ pub fn ycbcr601_to_rgb8(y: u8, cb: u8, cr: u8) -> [u8; 3] {
     ]
 }
 
-/// 4:2:0 buffers: each pixel takes the chroma sample at `(x / 2, y / 2)` (co-sited, nearest);
+/// 4:2:0 buffers: each pixel takes the chroma sample of its 2×2 block, `(x / 2, y / 2)`;
 /// `raw` is the planes packed Y, Cb, Cr.
 fn yuv_to_rgba8(desc: &BufferDesc, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
     let planes = desc.planes();

@@ -6,8 +6,11 @@
 //!   `G8_B8R8_2PLANE_420_UNORM`, YV12 → `G8_B8_R8_3PLANE_420_UNORM`, the planes found through
 //!   the buffer's own plane offsets), or to `VK_FORMAT_UNDEFINED` with an external format where
 //!   Vulkan has no name (NV21). Every buffer gets a non-zero `externalFormat` (its HAL format).
-//!   The suggested Y′CbCr model for 4:2:0 buffers is BT.601, narrow range, co-sited chroma:
-//!   what Android's camera and codecs produce.
+//!   The suggested Y′CbCr model for 4:2:0 buffers is BT.601, narrow range, chroma at the
+//!   midpoint of its 2×2 block, as Mesa's drivers suggest: it is what the allocator's own CPU
+//!   conversion assumes (each chroma sample covers its block), and with `NEAREST` chroma
+//!   filtering it names one chroma sample per pixel. (`COSITED_EVEN` puts every odd pixel exactly
+//!   between two samples, where implementations round either way: NVIDIA does.)
 //! * **Usage** ([`usage_of_image`]): the spec's usage-equivalence table, both for
 //!   `VkAndroidHardwareBufferUsageANDROID` and for buffers allocated to export.
 //! * **Allocation** ([`HardwareBufferAllocation::parse`]): reads `VkMemoryAllocateInfo`'s chain
@@ -64,8 +67,8 @@ pub fn format_of(desc: &BufferDesc) -> HardwareBufferFormat {
         } else {
             vk::SamplerYcbcrRange::ITU_FULL
         },
-        x_chroma_offset: vk::ChromaLocation::COSITED_EVEN,
-        y_chroma_offset: vk::ChromaLocation::COSITED_EVEN,
+        x_chroma_offset: vk::ChromaLocation::MIDPOINT,
+        y_chroma_offset: vk::ChromaLocation::MIDPOINT,
     }
 }
 

@@ -8,8 +8,10 @@
 //! * **Images** created with the `AHardwareBuffer` handle type become `LINEAR` host images
 //!   importable as host memory (the buffer's layout is linear), recorded with what an export
 //!   needs (format, extent, usage). Their binding is decided when the memory is allocated (a
-//!   buffer import is always dedicated): each plane's host row pitch must equal the buffer's, or
-//!   the allocation fails with `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+//!   buffer import is always dedicated): where each plane's host row pitch equals the buffer's
+//!   the planes are bound on the pages (zero copy); otherwise
+//!   the image is *copy-backed* ([`copy_backed`]: its own memory, the planes copied at the
+//!   application's ownership transfers; NVIDIA's 256-byte `LINEAR` pitch needs this).
 //! * **Multi-planar formats** (NV12 → `G8_B8R8_2PLANE_420_UNORM`, YV12 →
 //!   `G8_B8_R8_3PLANE_420_UNORM`): where the host supports the format `LINEAR` and `DISJOINT`,
 //!   the image is created disjoint and each plane bound at the buffer's plane offset (which is
@@ -38,6 +40,7 @@ use std::sync::Mutex;
 
 use vkgen_generated::vk;
 
+use super::copy_backed::{self, CopyBacked};
 use super::{lock, AnbDevice, HostDevice, HostInstance, HostMapping};
 use crate::gralloc::{BufferDesc, PixelFormat, PlaneLayout};
 use crate::hardware_buffer::HardwareBufferRef;
@@ -62,6 +65,9 @@ struct AhbImage {
     usage: vk::ImageUsageFlags,
     flags: vk::ImageCreateFlags,
     layout: HostLayout,
+    /// Created in the application's tiling with no host-pointer import in mind: the host's
+    /// `LINEAR` layout is not the allocator's, so this image is always copy-backed.
+    copied: bool,
 }
 
 /// How the host holds the image's planes.
@@ -79,9 +85,29 @@ type PlaneBind = (vk::Image, vk::ImageAspectFlags, u64);
 /// Memory backed by a buffer's pages.
 struct AhbMemory {
     buffer: HardwareBufferRef,
-    /// The binds its dedicated image gets.
+    /// The binds its dedicated image gets (into this memory, or `copy`'s image memory).
     binds: Vec<PlaneBind>,
+    /// Where the dedicated image cannot sit on the pages ([`copy_backed`]).
+    copy: Option<CopyMemory>,
     _mapping: HostMapping,
+}
+
+/// The host objects of a copy-backed dedicated image.
+struct CopyMemory {
+    image: vk::Image,
+    /// Over the imported pages, the copies' source and destination.
+    staging: vk::Buffer,
+    /// The image's own memory.
+    image_memory: vk::DeviceMemory,
+    regions: Vec<vk::BufferImageCopy>,
+}
+
+/// How a dedicated image is placed on a buffer.
+enum Plan {
+    /// On the pages: host binds, and the bytes they need.
+    OnPages(Vec<PlaneBind>, u64),
+    /// The host's layout differs: its own memory, copied ([`copy_backed`]).
+    Copied,
 }
 
 /// The planes of a multi-planar format: each plane's compatible format and its size divisor.
@@ -333,6 +359,26 @@ pub(super) unsafe fn create_image(
             Err(e) => return Some(e),
         },
     };
+    // Where the allocator's layout cannot be the host's `LINEAR` one, the image is copy-backed
+    // anyway: then it may as well be the application's (`OPTIMAL`) image, which samples faster.
+    let copied = matches!(layout, HostLayout::Native { .. })
+        && (force_copy() || !allocator_layout_fits(dev, image, format, ci.extent, &layout));
+    let (image, layout) = if copied {
+        // SAFETY: never handed out.
+        unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, image, p_allocator) };
+        let mut ci2 = *ci;
+        ci2.p_next = chain.head();
+        ci2.format = format;
+        ci2.usage |= vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+        let mut own = vk::Image::null();
+        // SAFETY: the host's vkCreateImage with a valid create info.
+        match unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut own) } {
+            vk::Result::SUCCESS => (own, HostLayout::Native { disjoint: false }),
+            e => return Some(e),
+        }
+    } else {
+        (image, layout)
+    };
     drop(chain);
     lock(&ahb.images).insert(
         vk::Handle::as_raw(image),
@@ -342,6 +388,7 @@ pub(super) unsafe fn create_image(
             usage: ci.usage,
             flags: ci.flags,
             layout,
+            copied,
         },
     );
     // SAFETY: valid output pointer.
@@ -362,6 +409,7 @@ pub(super) fn destroy_image(
     let Some(img) = lock(&ahb.images).remove(&vk::Handle::as_raw(image)) else {
         return false;
     };
+    copy_backed::forget(image);
     let images = match img.layout {
         HostLayout::Native { .. } => vec![image],
         HostLayout::Planes(p) => p.into_iter().map(|(i, _)| i).collect(),
@@ -380,7 +428,7 @@ fn plan_binds(
     image: vk::Image,
     img: &AhbImage,
     desc: &BufferDesc,
-) -> Result<(Vec<PlaneBind>, u64), vk::Result> {
+) -> Result<Plan, vk::Result> {
     let extent_ok = img.extent.width == desc.width && img.extent.height == desc.height;
     let format_ok = img.format == desc.format.vk_format()
         || (img.format == vk::Format::R8G8B8A8_UNORM && desc.format == PixelFormat::Rgbx8888)
@@ -396,6 +444,9 @@ fn plan_binds(
             desc.height
         );
         return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    if img.copied {
+        return Ok(Plan::Copied);
     }
     let planes = vulkan_planes(desc);
     let targets: Vec<(vk::Image, vk::ImageAspectFlags, vk::ImageAspectFlags)> = match &img.layout {
@@ -458,6 +509,19 @@ fn plan_binds(
             || (layout.offset != 0 && bind_aspect.is_empty())
             || (reqs.alignment != 0 && !offset.is_multiple_of(reqs.alignment))
         {
+            if matches!(img.layout, HostLayout::Native { .. }) {
+                log::info!(
+                    "AHardwareBuffer {:?} {}x{}: host plane layout (pitch {}, offset {}, alignment {}) is not the buffer's (pitch {}, offset {offset}): copy-backed",
+                    img.format,
+                    img.extent.width,
+                    img.extent.height,
+                    layout.row_pitch,
+                    layout.offset,
+                    reqs.alignment,
+                    plane.row_stride
+                );
+                return Ok(Plan::Copied);
+            }
             log::warn!(
                 "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) does not match the buffer's (pitch {}, offset {offset})",
                 layout.row_pitch,
@@ -470,7 +534,192 @@ fn plan_binds(
         needed = needed.max(offset + reqs.size);
         binds.push((host_image, bind_aspect, offset));
     }
-    Ok((binds, needed))
+    Ok(Plan::OnPages(binds, needed))
+}
+
+/// Whether the runtime's allocator lays a `format` buffer of `extent` out as the host laid out
+/// `image` (its `LINEAR` host-pointer image): each plane's row pitch. Logs why not.
+fn allocator_layout_fits(
+    dev: &HostDevice,
+    image: vk::Image,
+    format: vk::Format,
+    extent: vk::Extent3D,
+    layout: &HostLayout,
+) -> bool {
+    let Some(pf) = PixelFormat::from_vk(format) else {
+        return true;
+    };
+    let Ok(desc) = BufferDesc::new(extent.width, extent.height, pf, 0) else {
+        return true;
+    };
+    let disjoint = matches!(layout, HostLayout::Native { disjoint: true });
+    for (n, plane) in vulkan_planes(&desc).iter().enumerate() {
+        let aspect = if disjoint {
+            PLANE_ASPECTS[n]
+        } else {
+            vk::ImageAspectFlags::COLOR
+        };
+        // SAFETY: a live host image of `dev`.
+        let host = unsafe {
+            dev.fns.get_image_subresource_layout(
+                image,
+                vk::ImageSubresource {
+                    aspect_mask: aspect,
+                    mip_level: 0,
+                    array_layer: 0,
+                },
+            )
+        };
+        if host.row_pitch != plane.row_stride {
+            log::info!(
+                "AHardwareBuffer image {format:?} {}x{}: the host pitches plane {n} {} bytes, the allocator {}: copy-backed",
+                extent.width,
+                extent.height,
+                host.row_pitch,
+                plane.row_stride
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// `VKGEN_HOST_AHB_COPY=1`: copy-back every image that could sit on the pages (tests the path
+/// NVIDIA takes on hosts whose layouts match).
+fn force_copy() -> bool {
+    static FORCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCE.get_or_init(|| std::env::var_os("VKGEN_HOST_AHB_COPY").is_some_and(|v| v == "1"))
+}
+
+/// One copy region per plane of `img` on `desc` (Vulkan plane order, the allocator's offsets
+/// and row pitches in the plane format's texels).
+fn copy_regions(img: &AhbImage, desc: &BufferDesc) -> Vec<vk::BufferImageCopy> {
+    let planes = vulkan_planes(desc);
+    let formats: Vec<(vk::ImageAspectFlags, u32, u32)> = match plane_formats(img.format) {
+        Some(p) => p
+            .iter()
+            .enumerate()
+            .map(|(n, &(pf, div))| {
+                let texel = if pf == vk::Format::R8G8_UNORM { 2 } else { 1 };
+                (PLANE_ASPECTS[n], texel, div)
+            })
+            .collect(),
+        None => vec![(
+            vk::ImageAspectFlags::COLOR,
+            desc.format.bytes_per_pixel(),
+            1,
+        )],
+    };
+    planes
+        .iter()
+        .zip(formats)
+        .map(|(plane, (aspect, texel, div))| vk::BufferImageCopy {
+            buffer_offset: desc.offset + plane.offset,
+            buffer_row_length: (plane.row_stride / u64::from(texel)) as u32,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: aspect,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: img.extent.width.div_ceil(div),
+                height: img.extent.height.div_ceil(div),
+                depth: 1,
+            },
+        })
+        .collect()
+}
+
+/// The host objects of a copy-backed image: a staging buffer on `memory` (the imported pages,
+/// `size` bytes) and the image's own memory, with the binds into it.
+fn make_copy_memory(
+    dev: &HostDevice,
+    image: vk::Image,
+    img: &AhbImage,
+    desc: &BufferDesc,
+    memory: vk::DeviceMemory,
+    size: u64,
+) -> Result<(CopyMemory, Vec<PlaneBind>), vk::Result> {
+    let mut external = vk::ExternalMemoryBufferCreateInfo::default()
+        .handle_types(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
+    let ci = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST)
+        .push_next(&mut external);
+    // SAFETY: valid create info on the live host device.
+    let staging = unsafe { dev.fns.create_buffer(&ci, None) }?;
+    // SAFETY: the imported memory covers `size` bytes.
+    if let Err(e) = unsafe { dev.fns.bind_buffer_memory(staging, memory, 0) } {
+        // SAFETY: never used.
+        unsafe { dev.fns.destroy_buffer(staging, None) };
+        return Err(e);
+    }
+    let disjoint = matches!(img.layout, HostLayout::Native { disjoint: true });
+    let aspects: Vec<vk::ImageAspectFlags> = if disjoint {
+        PLANE_ASPECTS[..vulkan_planes(desc).len()].to_vec()
+    } else {
+        vec![vk::ImageAspectFlags::empty()]
+    };
+    let mut binds = Vec::new();
+    let mut total = 0u64;
+    let mut type_bits = u32::MAX;
+    for aspect in aspects {
+        let mut plane_info = vk::ImagePlaneMemoryRequirementsInfo::default().plane_aspect(aspect);
+        let mut info = vk::ImageMemoryRequirementsInfo2::default().image(image);
+        if !aspect.is_empty() {
+            info = info.push_next(&mut plane_info);
+        }
+        let mut out = vk::MemoryRequirements2::default();
+        // SAFETY: a live host image of `dev` (a disjoint one's plane where an aspect is named).
+        unsafe { dev.fns.get_image_memory_requirements2(&info, &mut out) };
+        let r = out.memory_requirements;
+        let offset = total.next_multiple_of(r.alignment.max(1));
+        binds.push((image, aspect, offset));
+        total = offset + r.size;
+        type_bits &= r.memory_type_bits;
+    }
+    // SAFETY: a core query on the host's own physical device.
+    let props = unsafe {
+        dev.instance
+            .fns
+            .get_physical_device_memory_properties(dev.physical)
+    };
+    let types = &props.memory_types[..props.memory_type_count as usize];
+    let pick = |want: vk::MemoryPropertyFlags| {
+        (0..types.len() as u32)
+            .find(|&i| type_bits & (1 << i) != 0 && types[i as usize].property_flags.contains(want))
+    };
+    let Some(type_index) = pick(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+        .or_else(|| pick(vk::MemoryPropertyFlags::empty()))
+    else {
+        // SAFETY: never used.
+        unsafe { dev.fns.destroy_buffer(staging, None) };
+        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+    };
+    let info = vk::MemoryAllocateInfo::default()
+        .allocation_size(total)
+        .memory_type_index(type_index);
+    // SAFETY: valid allocate info on the live host device.
+    let image_memory = match unsafe { dev.fns.allocate_memory(&info, None) } {
+        Ok(m) => m,
+        Err(e) => {
+            // SAFETY: never used.
+            unsafe { dev.fns.destroy_buffer(staging, None) };
+            return Err(e);
+        }
+    };
+    Ok((
+        CopyMemory {
+            image,
+            staging,
+            image_memory,
+            regions: copy_regions(img, desc),
+        },
+        binds,
+    ))
 }
 
 /// `vkAllocateMemory` importing or exporting a buffer; `None` when the allocation involves none.
@@ -521,15 +770,16 @@ pub(super) unsafe fn allocate_memory(
         }
     };
     let desc = *buffer.desc();
-    let (binds, needed) = if dedicated == vk::Image::null() {
-        (Vec::new(), desc.end().unwrap_or(desc.size))
+    let (binds, needed, copied) = if dedicated == vk::Image::null() {
+        (Vec::new(), desc.end().unwrap_or(desc.size), false)
     } else {
         let images = lock(&ahb.images);
         let Some(img) = images.get(&vk::Handle::as_raw(dedicated)) else {
             return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
         };
         match plan_binds(dev, dedicated, img, &desc) {
-            Ok(p) => p,
+            Ok(Plan::OnPages(b, n)) => (b, n, false),
+            Ok(Plan::Copied) => (Vec::new(), desc.end().unwrap_or(desc.size), true),
             Err(e) => return Some(e),
         }
     };
@@ -575,11 +825,28 @@ pub(super) unsafe fn allocate_memory(
     if r != vk::Result::SUCCESS {
         return Some(r);
     }
+    let (binds, copy) = if copied {
+        let made = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated)) {
+            Some(img) => make_copy_memory(dev, dedicated, img, &desc, memory, total as u64),
+            None => Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE),
+        };
+        match made {
+            Ok((c, b)) => (b, Some(c)),
+            Err(e) => {
+                // SAFETY: never handed out.
+                unsafe { (dev.fns.fp_v1_0().free_memory)(dev.handle, memory, p_allocator) };
+                return Some(e);
+            }
+        }
+    } else {
+        (binds, None)
+    };
     lock(&ahb.memories).insert(
         vk::Handle::as_raw(memory),
         AhbMemory {
             buffer,
             binds,
+            copy,
             _mapping: mapping,
         },
     );
@@ -590,8 +857,20 @@ pub(super) unsafe fn allocate_memory(
 
 /// After the host freed `memory`: drops its buffer reference and mapping.
 pub(super) fn forget_memory(dev: &HostDevice, memory: vk::DeviceMemory) {
-    if let Some(ahb) = &dev.ahb {
-        drop(lock(&ahb.memories).remove(&vk::Handle::as_raw(memory)));
+    let Some(ahb) = &dev.ahb else {
+        return;
+    };
+    let Some(m) = lock(&ahb.memories).remove(&vk::Handle::as_raw(memory)) else {
+        return;
+    };
+    if let Some(c) = m.copy {
+        copy_backed::forget(c.image);
+        // SAFETY: the application freed the memory, so no command using the image or its
+        // staging is pending (valid usage of vkFreeMemory).
+        unsafe {
+            dev.fns.destroy_buffer(c.staging, None);
+            dev.fns.free_memory(c.image_memory, None);
+        }
     }
 }
 
@@ -630,6 +909,7 @@ pub(super) fn bind_images<'a>(
     };
     let mut others = Vec::new();
     let mut host_binds: Vec<(vk::Image, vk::ImageAspectFlags, vk::DeviceMemory, u64)> = Vec::new();
+    let mut copy_backed_images: Vec<(vk::Image, CopyBacked)> = Vec::new();
     {
         let images = lock(&ahb.images);
         let memories = lock(&ahb.memories);
@@ -655,7 +935,17 @@ pub(super) fn bind_images<'a>(
                 log::warn!("AHardwareBuffer image bound to another image's dedicated memory");
                 return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
             }
-            host_binds.extend(ours.iter().map(|b| (b.0, b.1, info.memory, b.2)));
+            let target = match &m.copy {
+                Some(c) => {
+                    copy_backed_images.push((
+                        info.image,
+                        CopyBacked::new(dev, c.staging, c.regions.clone()),
+                    ));
+                    c.image_memory
+                }
+                None => info.memory,
+            };
+            host_binds.extend(ours.iter().map(|b| (b.0, b.1, target, b.2)));
         }
     }
     if host_binds.is_empty() {
@@ -678,9 +968,15 @@ pub(super) fn bind_images<'a>(
     }
     binds.extend(others.iter().copied());
     // SAFETY: the host's vkBindImageMemory2 with valid structures (plane infos outlive it).
-    Ok(unsafe {
+    let r = unsafe {
         (dev.fns.fp_v1_1().bind_image_memory2)(dev.handle, binds.len() as u32, binds.as_ptr())
-    })
+    };
+    if r == vk::Result::SUCCESS {
+        for (image, backed) in copy_backed_images {
+            copy_backed::register(image, backed);
+        }
+    }
+    Ok(r)
 }
 
 /// `vkCreateImageView` on an emulated multi-planar image: a plane aspect becomes a view of that

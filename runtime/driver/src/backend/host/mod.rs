@@ -83,6 +83,7 @@
 //!   and the device's worker thread (started on first use) waits for the host fence, signals the
 //!   eventfd and recycles the fence.
 
+mod copy_backed;
 mod hardware_buffer;
 mod sync_fd;
 
@@ -905,6 +906,30 @@ impl AnbDevice {
 
 /// The host's device-level command `$name` as its `vk::$pfn`; when the host has none, the
 /// calling hook returns `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+/// What `vkGet{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
+const EXPORT_RESULTS: &[vk::Result] = &[
+    vk::Result::SUCCESS,
+    vk::Result::ERROR_TOO_MANY_OBJECTS,
+    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+];
+/// What `vkImport{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
+const IMPORT_RESULTS: &[vk::Result] = &[
+    vk::Result::SUCCESS,
+    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+];
+
+/// The host's result where the spec allows it for the command, else the command's last allowed
+/// error (NVIDIA answers an fd it cannot import with `VK_ERROR_INITIALIZATION_FAILED`).
+fn spec_result(r: vk::Result, allowed: &[vk::Result]) -> vk::Result {
+    if allowed.contains(&r) {
+        return r;
+    }
+    let mapped = allowed[allowed.len() - 1];
+    log::warn!("the host ICD answered {r:?}, which the spec does not allow here: {mapped:?}");
+    mapped
+}
+
 macro_rules! host_device_fn {
     ($dev:expr, $name:literal, $pfn:ident) => {{
         let cname = concat!($name, "\0");
@@ -965,6 +990,8 @@ const INTERCEPTED: &[CommandId] = &[
     CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES,
     CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES,
     CommandId::QUEUE_SUBMIT,
+    CommandId::CMD_PIPELINE_BARRIER,
+    CommandId::CMD_PIPELINE_BARRIER2,
     CommandId::QUEUE_SUBMIT2,
 ];
 
@@ -1372,162 +1399,8 @@ impl Driver for HostDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_device: *mut vk::Device,
     ) -> vk::Result {
-        let Some(inst) = instance_of(physical_device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: valid create info per valid usage.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
-        let names: Vec<&CStr> =
-            unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) }
-                .iter()
-                .filter(|p| !p.is_null())
-                // SAFETY: as above.
-                .map(|&p| unsafe { CStr::from_ptr(p) })
-                .collect();
-        let wants_anb = names.contains(&NATIVE_BUFFER_NAME);
-        let wants_ahb = names.contains(&hardware_buffer::NAME);
-        let mut ci2 = *ci;
-        let mut sync_fd = false;
-        let mut host_names: Vec<*const c_char> = Vec::new();
-        // SAFETY: `physical_device` belongs to `inst`.
-        let available = unsafe { device_extensions(&inst, physical_device) };
-        let emulate_sync = sync_fd::emulated(&available, &names);
-        let mut timeline_chain = None;
-        if wants_anb || wants_ahb || emulate_sync {
-            if (wants_anb || wants_ahb) && !has_extension(&available, MEMORY_HOST_NAME) {
-                return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
-            }
-            let ours = |n: &CStr| {
-                n == NATIVE_BUFFER_NAME
-                    || n == hardware_buffer::NAME
-                    || ((n == hardware_buffer::QUEUE_FAMILY_FOREIGN_NAME
-                        || n == sync_fd::SEMAPHORE_FD_NAME
-                        || n == sync_fd::FENCE_FD_NAME)
-                        && !has_extension(&available, n))
-            };
-            if has_extension(&available, FENCE_FD_NAME) {
-                let info = vk::PhysicalDeviceExternalFenceInfo::default()
-                    .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-                let mut props = vk::ExternalFenceProperties::default();
-                // SAFETY: core 1.1 query with valid structures.
-                unsafe {
-                    (inst
-                        .fns
-                        .fp_v1_1()
-                        .get_physical_device_external_fence_properties)(
-                        physical_device,
-                        &info,
-                        &mut props,
-                    )
-                };
-                sync_fd = props
-                    .external_fence_features
-                    .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE);
-            }
-            host_names.extend(names.iter().filter(|&&n| !ours(n)).map(|n| n.as_ptr()));
-            let timeline_ext = c"VK_KHR_timeline_semaphore";
-            for (needed, want) in [
-                (MEMORY_HOST_NAME, wants_anb || wants_ahb),
-                (FENCE_FD_NAME, sync_fd),
-                (
-                    timeline_ext,
-                    emulate_sync && has_extension(&available, timeline_ext),
-                ),
-            ] {
-                if want && !names.contains(&needed) {
-                    host_names.push(needed.as_ptr());
-                }
-            }
-            ci2.enabled_extension_count = host_names.len() as u32;
-            ci2.pp_enabled_extension_names = host_names.as_ptr();
-            if emulate_sync {
-                // SAFETY: the application's valid chain.
-                let chain = unsafe { sync_fd::with_timeline_feature(ci.p_next) };
-                ci2.p_next = chain.head();
-                timeline_chain = Some(chain);
-            }
-        }
-        let mut device = vk::Device::null();
-        // SAFETY: the host's vkCreateDevice with a valid create info (arrays outlive the call).
-        let r = unsafe {
-            (inst.fns.fp_v1_0().create_device)(physical_device, &ci2, p_allocator, &mut device)
-        };
-        drop(timeline_chain);
-        if r != vk::Result::SUCCESS {
-            return r;
-        }
-        let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
-        // SAFETY: a live host device.
-        let fns = unsafe { ash::Device::load(inst.fns.fp_v1_0(), device) };
-        let load = |name: &CStr| {
-            // SAFETY: the host's vkGetDeviceProcAddr; the result (maybe null) is what ash expects.
-            unsafe {
-                std::mem::transmute::<vk::PFN_vkVoidFunction, *const c_void>(gdpa(
-                    device,
-                    name.as_ptr(),
-                ))
-            }
-        };
-        let anb = (wants_anb || wants_ahb || emulate_sync).then(|| {
-            let mut host_props = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
-            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut host_props);
-            // SAFETY: core 1.1 query with valid structures.
-            unsafe {
-                (inst.fns.fp_v1_1().get_physical_device_properties2)(physical_device, &mut props2)
-            };
-            let import_alignment = host_props.min_imported_host_pointer_alignment.max(1);
-            // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
-            let family = unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) }
-                .first()
-                .map_or(0, |q| q.queue_family_index);
-            // SAFETY: queue 0 of a family the device was created with.
-            let queue = unsafe { fns.get_device_queue(family, 0) };
-            AnbDevice {
-                memory_host: ash::ext::external_memory_host::DeviceFn::load(load),
-                fence_fd: sync_fd.then(|| ash::khr::external_fence_fd::DeviceFn::load(load)),
-                import_alignment,
-                internal_queue: Mutex::new(queue),
-                images: Mutex::new(HashMap::new()),
-                fences: Arc::new(Mutex::new(Vec::new())),
-                worker: Mutex::new(None),
-            }
-        });
-        let internal_queue = anb.as_ref().map(|a| *lock(&a.internal_queue));
-        let ahb = match (&anb, wants_ahb) {
-            // SAFETY: a live device with VK_EXT_external_memory_host enabled.
-            (Some(a), true) => Some(unsafe { hardware_buffer::AhbDevice::new(&fns, a, device) }),
-            _ => None,
-        };
-        let sync = if emulate_sync {
-            sync_fd::SyncEmulation::new(&fns, load)
-        } else {
-            None
-        };
-        let state = Arc::new(HostDevice {
-            handle: device,
-            fns,
-            gdpa,
-            instance: inst.clone(),
-            physical: physical_device,
-            anb,
-            ahb,
-            sync,
-        });
-        sync_fd::note_host_submit(&state);
-        {
-            let mut reg = registry_mut();
-            reg.devices
-                .insert(vk::Handle::as_raw(device), state.clone());
-            if let Some(q) = internal_queue {
-                reg.queues.insert(vk::Handle::as_raw(q), state);
-            }
-        }
-        // SAFETY: valid output pointer.
-        unsafe { *p_device = device };
-        vk::Result::SUCCESS
+        // SAFETY: forwarded.
+        unsafe { create_host_device(physical_device, p_create_info, p_allocator, p_device, false) }
     }
 
     unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::AllocationCallbacks<'_>) {
@@ -1955,6 +1828,45 @@ impl Driver for HostDriver {
         unsafe { sync_fd::queue_submit2(queue, submit_count, p_submits, fence) }
     }
 
+    // --- AHardwareBuffer images copied at ownership transfers (copy_backed) ----------------
+
+    unsafe fn cmd_pipeline_barrier(
+        command_buffer: vk::CommandBuffer,
+        src_stage_mask: vk::PipelineStageFlags,
+        dst_stage_mask: vk::PipelineStageFlags,
+        dependency_flags: vk::DependencyFlags,
+        memory_barrier_count: u32,
+        p_memory_barriers: *const vk::MemoryBarrier<'_>,
+        buffer_memory_barrier_count: u32,
+        p_buffer_memory_barriers: *const vk::BufferMemoryBarrier<'_>,
+        image_memory_barrier_count: u32,
+        p_image_memory_barriers: *const vk::ImageMemoryBarrier<'_>,
+    ) {
+        // SAFETY: the application's valid arguments, forwarded or rewritten.
+        unsafe {
+            copy_backed::cmd_pipeline_barrier(
+                command_buffer,
+                src_stage_mask,
+                dst_stage_mask,
+                dependency_flags,
+                memory_barrier_count,
+                p_memory_barriers,
+                buffer_memory_barrier_count,
+                p_buffer_memory_barriers,
+                image_memory_barrier_count,
+                p_image_memory_barriers,
+            )
+        }
+    }
+
+    unsafe fn cmd_pipeline_barrier2(
+        command_buffer: vk::CommandBuffer,
+        p_dependency_info: *const vk::DependencyInfo<'_>,
+    ) {
+        // SAFETY: the application's valid arguments, forwarded or rewritten.
+        unsafe { copy_backed::cmd_pipeline_barrier2(command_buffer, p_dependency_info) }
+    }
+
     // --- SYNC_FD (emulated where the host has no fd extensions) ----------------------------
 
     unsafe fn create_semaphore(
@@ -2018,10 +1930,14 @@ impl Driver for HostDriver {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        if dev.sync.is_none() {
+        // SAFETY: a valid structure or null, per valid usage.
+        let sync_fd = unsafe { p_get_fd_info.as_ref() }
+            .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
+        // Other handle types are the host's even where SYNC_FD is emulated.
+        if dev.sync.is_none() || !sync_fd {
             let f = host_device_fn!(dev, "vkGetSemaphoreFdKHR", PFN_vkGetSemaphoreFdKHR);
             // SAFETY: the host's own command with the application's arguments.
-            return unsafe { f(device, p_get_fd_info, p_fd) };
+            return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
         }
         // SAFETY: valid input structure and output pointer per valid usage.
         let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
@@ -2045,10 +1961,14 @@ impl Driver for HostDriver {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        if dev.sync.is_none() {
+        // SAFETY: a valid structure or null, per valid usage.
+        let sync_fd = unsafe { p_get_fd_info.as_ref() }
+            .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        // Other handle types are the host's even where SYNC_FD is emulated.
+        if dev.sync.is_none() || !sync_fd {
             let f = host_device_fn!(dev, "vkGetFenceFdKHR", PFN_vkGetFenceFdKHR);
             // SAFETY: the host's own command with the application's arguments.
-            return unsafe { f(device, p_get_fd_info, p_fd) };
+            return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
         }
         // SAFETY: valid input structure and output pointer per valid usage.
         let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
@@ -2071,10 +1991,17 @@ impl Driver for HostDriver {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        if dev.sync.is_none() {
+        // SAFETY: a valid structure or null, per valid usage.
+        let sync_fd = unsafe { p_import_semaphore_fd_info.as_ref() }
+            .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
+        // Other handle types are the host's even where SYNC_FD is emulated.
+        if dev.sync.is_none() || !sync_fd {
             let f = host_device_fn!(dev, "vkImportSemaphoreFdKHR", PFN_vkImportSemaphoreFdKHR);
             // SAFETY: the host's own command with the application's arguments.
-            return unsafe { f(device, p_import_semaphore_fd_info) };
+            return spec_result(
+                unsafe { f(device, p_import_semaphore_fd_info) },
+                IMPORT_RESULTS,
+            );
         }
         // SAFETY: valid input structure per valid usage.
         let Some(info) = (unsafe { p_import_semaphore_fd_info.as_ref() }) else {
@@ -2095,10 +2022,14 @@ impl Driver for HostDriver {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        if dev.sync.is_none() {
+        // SAFETY: a valid structure or null, per valid usage.
+        let sync_fd = unsafe { p_import_fence_fd_info.as_ref() }
+            .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        // Other handle types are the host's even where SYNC_FD is emulated.
+        if dev.sync.is_none() || !sync_fd {
             let f = host_device_fn!(dev, "vkImportFenceFdKHR", PFN_vkImportFenceFdKHR);
             // SAFETY: the host's own command with the application's arguments.
-            return unsafe { f(device, p_import_fence_fd_info) };
+            return spec_result(unsafe { f(device, p_import_fence_fd_info) }, IMPORT_RESULTS);
         }
         // SAFETY: valid input structure per valid usage.
         let Some(info) = (unsafe { p_import_fence_fd_info.as_ref() }) else {
@@ -2132,12 +2063,9 @@ impl Driver for HostDriver {
                     vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
                 )
                 .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
-                if info.handle_type == sync
-                    && !has_extension(
-                        &device_extensions(&inst, physical_device),
-                        sync_fd::SEMAPHORE_FD_NAME,
-                    )
-                {
+                // Passed through or emulated, SYNC_FD always works (a host that lists it but
+                // fails its probe is emulated: `create_host_device`).
+                if info.handle_type == sync {
                     let (features, _) = sync_fd::sync_fd_features();
                     out.external_semaphore_features = if timeline {
                         Default::default()
@@ -2176,12 +2104,7 @@ impl Driver for HostDriver {
                 p_external_fence_properties.as_mut(),
             ) {
                 let sync = vk::ExternalFenceHandleTypeFlags::SYNC_FD;
-                if info.handle_type == sync
-                    && !has_extension(
-                        &device_extensions(&inst, physical_device),
-                        sync_fd::FENCE_FD_NAME,
-                    )
-                {
+                if info.handle_type == sync {
                     out.external_fence_features = sync_fd::sync_fd_features().1;
                     out.export_from_imported_handle_types = sync;
                     out.compatible_handle_types = sync;
@@ -2200,6 +2123,201 @@ impl Driver for HostDriver {
     }
 
     // --- VK_ANDROID_native_buffer ---------------------------------------------------------
+}
+
+/// `vkCreateDevice`. `force_emulate`: the host's own `SYNC_FD` failed its probe on a first
+/// try ([`sync_fd::host_sync_fd_works`]), so this device emulates it.
+///
+/// # Safety
+/// The application's valid arguments.
+unsafe fn create_host_device(
+    physical_device: vk::PhysicalDevice,
+    p_create_info: *const vk::DeviceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_device: *mut vk::Device,
+    force_emulate: bool,
+) -> vk::Result {
+    let Some(inst) = instance_of(physical_device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: valid create info per valid usage.
+    let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
+    let names: Vec<&CStr> =
+        unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) }
+            .iter()
+            .filter(|p| !p.is_null())
+            // SAFETY: as above.
+            .map(|&p| unsafe { CStr::from_ptr(p) })
+            .collect();
+    let wants_anb = names.contains(&NATIVE_BUFFER_NAME);
+    let wants_ahb = names.contains(&hardware_buffer::NAME);
+    let mut ci2 = *ci;
+    let mut sync_fd = false;
+    let mut host_names: Vec<*const c_char> = Vec::new();
+    // SAFETY: `physical_device` belongs to `inst`.
+    let available = unsafe { device_extensions(&inst, physical_device) };
+    let emulate_sync = force_emulate || sync_fd::emulated(&available, &names);
+    let mut timeline_chain = None;
+    if wants_anb || wants_ahb || emulate_sync {
+        if (wants_anb || wants_ahb) && !has_extension(&available, MEMORY_HOST_NAME) {
+            return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+        }
+        let ours = |n: &CStr| {
+            n == NATIVE_BUFFER_NAME
+                || n == hardware_buffer::NAME
+                || ((n == hardware_buffer::QUEUE_FAMILY_FOREIGN_NAME
+                    || n == sync_fd::SEMAPHORE_FD_NAME
+                    || n == sync_fd::FENCE_FD_NAME)
+                    && !has_extension(&available, n))
+        };
+        if has_extension(&available, FENCE_FD_NAME) {
+            let info = vk::PhysicalDeviceExternalFenceInfo::default()
+                .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+            let mut props = vk::ExternalFenceProperties::default();
+            // SAFETY: core 1.1 query with valid structures.
+            unsafe {
+                (inst
+                    .fns
+                    .fp_v1_1()
+                    .get_physical_device_external_fence_properties)(
+                    physical_device,
+                    &info,
+                    &mut props,
+                )
+            };
+            sync_fd = !force_emulate
+                && props
+                    .external_fence_features
+                    .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE);
+        }
+        host_names.extend(names.iter().filter(|&&n| !ours(n)).map(|n| n.as_ptr()));
+        let timeline_ext = c"VK_KHR_timeline_semaphore";
+        for (needed, want) in [
+            (MEMORY_HOST_NAME, wants_anb || wants_ahb),
+            (FENCE_FD_NAME, sync_fd),
+            (
+                timeline_ext,
+                emulate_sync && has_extension(&available, timeline_ext),
+            ),
+        ] {
+            if want && !names.contains(&needed) {
+                host_names.push(needed.as_ptr());
+            }
+        }
+        ci2.enabled_extension_count = host_names.len() as u32;
+        ci2.pp_enabled_extension_names = host_names.as_ptr();
+        if emulate_sync {
+            // SAFETY: the application's valid chain.
+            let chain = unsafe { sync_fd::with_timeline_feature(ci.p_next) };
+            ci2.p_next = chain.head();
+            timeline_chain = Some(chain);
+        }
+    }
+    let mut device = vk::Device::null();
+    // SAFETY: the host's vkCreateDevice with a valid create info (arrays outlive the call).
+    let r = unsafe {
+        (inst.fns.fp_v1_0().create_device)(physical_device, &ci2, p_allocator, &mut device)
+    };
+    drop(timeline_chain);
+    if r != vk::Result::SUCCESS {
+        return r;
+    }
+    let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
+    // SAFETY: a live host device.
+    let fns = unsafe { ash::Device::load(inst.fns.fp_v1_0(), device) };
+    let wants_sync =
+        [sync_fd::SEMAPHORE_FD_NAME, sync_fd::FENCE_FD_NAME].map(|n| names.contains(&n));
+    if !emulate_sync && (wants_sync[0] || wants_sync[1]) {
+        // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
+        let family = unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) }
+            .first()
+            .map_or(0, |q| q.queue_family_index);
+        // SAFETY: the new device, unknown to the application yet; queue 0 of a family it was
+        // created with.
+        let works = unsafe {
+            let queue = fns.get_device_queue(family, 0);
+            sync_fd::host_sync_fd_works(&fns, gdpa, device, queue, wants_sync[0], wants_sync[1])
+        };
+        if !works {
+            log::info!("the host's SYNC_FD does not work on this device: emulated");
+            // SAFETY: the device was never handed out; the probe waited for its work.
+            unsafe { fns.destroy_device(p_allocator.as_ref()) };
+            // SAFETY: forwarded.
+            return unsafe {
+                create_host_device(physical_device, p_create_info, p_allocator, p_device, true)
+            };
+        }
+    }
+    let load = |name: &CStr| {
+        // SAFETY: the host's vkGetDeviceProcAddr; the result (maybe null) is what ash expects.
+        unsafe {
+            std::mem::transmute::<vk::PFN_vkVoidFunction, *const c_void>(gdpa(
+                device,
+                name.as_ptr(),
+            ))
+        }
+    };
+    let anb = (wants_anb || wants_ahb || emulate_sync).then(|| {
+        let mut host_props = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut host_props);
+        // SAFETY: core 1.1 query with valid structures.
+        unsafe {
+            (inst.fns.fp_v1_1().get_physical_device_properties2)(physical_device, &mut props2)
+        };
+        let import_alignment = host_props.min_imported_host_pointer_alignment.max(1);
+        // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
+        let family = unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) }
+            .first()
+            .map_or(0, |q| q.queue_family_index);
+        // SAFETY: queue 0 of a family the device was created with.
+        let queue = unsafe { fns.get_device_queue(family, 0) };
+        AnbDevice {
+            memory_host: ash::ext::external_memory_host::DeviceFn::load(load),
+            fence_fd: sync_fd.then(|| ash::khr::external_fence_fd::DeviceFn::load(load)),
+            import_alignment,
+            internal_queue: Mutex::new(queue),
+            images: Mutex::new(HashMap::new()),
+            fences: Arc::new(Mutex::new(Vec::new())),
+            worker: Mutex::new(None),
+        }
+    });
+    let internal_queue = anb.as_ref().map(|a| *lock(&a.internal_queue));
+    let ahb = match (&anb, wants_ahb) {
+        // SAFETY: a live device with VK_EXT_external_memory_host enabled.
+        (Some(a), true) => Some(unsafe { hardware_buffer::AhbDevice::new(&fns, a, device) }),
+        _ => None,
+    };
+    let sync = if emulate_sync {
+        sync_fd::SyncEmulation::new(&fns, load)
+    } else {
+        None
+    };
+    let state = Arc::new(HostDevice {
+        handle: device,
+        fns,
+        gdpa,
+        instance: inst.clone(),
+        physical: physical_device,
+        anb,
+        ahb,
+        sync,
+    });
+    sync_fd::note_host_submit(&state);
+    copy_backed::note_host_barriers(&state);
+    {
+        let mut reg = registry_mut();
+        reg.devices
+            .insert(vk::Handle::as_raw(device), state.clone());
+        if let Some(q) = internal_queue {
+            reg.queues.insert(vk::Handle::as_raw(q), state);
+        }
+    }
+    // SAFETY: valid output pointer.
+    unsafe { *p_device = device };
+    vk::Result::SUCCESS
 }
 
 /// Waits for a submitted release fence on the calling thread and returns it to the pool.

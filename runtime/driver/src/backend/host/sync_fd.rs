@@ -1,6 +1,8 @@
 //! `SYNC_FD` fences and semaphores (`VK_KHR_external_fence_fd`, `VK_KHR_external_semaphore_fd`)
-//! emulated where the host ICD has neither (lavapipe 22.3). Where the host has them, the
-//! commands go to the host unchanged.
+//! emulated where the host ICD has neither (lavapipe 22.3), or lists them but its `SYNC_FD`
+//! fails a probe at device creation (NVIDIA without kernel sync-file support:
+//! [`host_sync_fd_works`]). Where the host's works, the commands go to the host unchanged; on an
+//! emulating device, other handle types (`OPAQUE_FD`) still go to the host.
 //!
 //! A `SYNC_FD` here is what the runtime's native fences are: a pollable fd that becomes readable
 //! when the work is done (an eventfd the driver signals; `-1` = already signalled). The
@@ -258,6 +260,16 @@ pub(super) unsafe fn create_semaphore(
         e.handle_types
             .contains(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
     });
+    // SAFETY: valid chain.
+    let other_types = unsafe {
+        find_in_chain::<vk::ExportSemaphoreCreateInfo<'_>>(
+            ci.p_next,
+            vk::StructureType::EXPORT_SEMAPHORE_CREATE_INFO,
+        )
+    }
+    .map_or(vk::ExternalSemaphoreHandleTypeFlags::empty(), |e| {
+        e.handle_types & !vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
+    });
     // SAFETY: the application's chain, valid during this call.
     let chain = unsafe {
         ChainEdit::without(
@@ -265,8 +277,18 @@ pub(super) unsafe fn create_semaphore(
             &[vk::StructureType::EXPORT_SEMAPHORE_CREATE_INFO],
         )
     };
+    // Handle types besides SYNC_FD stay the host's.
+    let host_export = vk::ExportSemaphoreCreateInfo {
+        p_next: chain.head(),
+        handle_types: other_types,
+        ..Default::default()
+    };
     let mut ci2 = *ci;
-    ci2.p_next = chain.head();
+    ci2.p_next = if other_types.is_empty() {
+        chain.head()
+    } else {
+        ptr::from_ref(&host_export).cast()
+    };
     // SAFETY: the host's function with a valid create info.
     let r = unsafe { (dev.fns.fp_v1_0().create_semaphore)(dev.handle, &ci2, p_allocator, out) };
     if r == vk::Result::SUCCESS {
@@ -292,11 +314,31 @@ pub(super) unsafe fn create_fence(
     out: *mut vk::Fence,
 ) -> Option<vk::Result> {
     emulation(dev)?;
+    // SAFETY: valid chain.
+    let other_types = unsafe {
+        find_in_chain::<vk::ExportFenceCreateInfo<'_>>(
+            ci.p_next,
+            vk::StructureType::EXPORT_FENCE_CREATE_INFO,
+        )
+    }
+    .map_or(vk::ExternalFenceHandleTypeFlags::empty(), |e| {
+        e.handle_types & !vk::ExternalFenceHandleTypeFlags::SYNC_FD
+    });
     // SAFETY: the application's chain, valid during this call.
     let chain =
         unsafe { ChainEdit::without(ci.p_next, &[vk::StructureType::EXPORT_FENCE_CREATE_INFO]) };
+    // Handle types besides SYNC_FD stay the host's.
+    let host_export = vk::ExportFenceCreateInfo {
+        p_next: chain.head(),
+        handle_types: other_types,
+        ..Default::default()
+    };
     let mut ci2 = *ci;
-    ci2.p_next = chain.head();
+    ci2.p_next = if other_types.is_empty() {
+        chain.head()
+    } else {
+        ptr::from_ref(&host_export).cast()
+    };
     // SAFETY: the host's function with a valid create info.
     Some(unsafe { (dev.fns.fp_v1_0().create_fence)(dev.handle, &ci2, p_allocator, out) })
 }
@@ -790,4 +832,104 @@ pub(super) unsafe fn queue_submit2(
         .collect();
     // SAFETY: the host's vkQueueSubmit2 with the rewritten batches (storage outlives the call).
     unsafe { host(queue, submits.len() as u32, submits.as_ptr(), fence) }
+}
+
+/// Whether the host's own `SYNC_FD` works on `device` (created with the fd extensions the
+/// application enabled). NVIDIA lists both extensions and reports the handle type, yet where the
+/// kernel has no sync-file support (no `nvidia-drm`, as in our GPU VM) an exportable semaphore
+/// fails to create (`VK_ERROR_INITIALIZATION_FAILED`) and a fence export answers
+/// `VK_ERROR_FEATURE_NOT_PRESENT`. So the device tries both once: an exportable semaphore
+/// signalled by an empty batch, and a signalled exportable fence, each exported.
+///
+/// # Safety
+/// `device` is a live host device, `queue` one of its queues not in use by another thread.
+pub(super) unsafe fn host_sync_fd_works(
+    fns: &ash::Device,
+    gdpa: vk::PFN_vkGetDeviceProcAddr,
+    device: vk::Device,
+    queue: vk::Queue,
+    semaphores: bool,
+    fences: bool,
+) -> bool {
+    let lookup = |name: &CStr| {
+        // SAFETY: the host's lookup with its own live device.
+        unsafe { gdpa(device, name.as_ptr()) }
+    };
+    if semaphores {
+        let Some(get_fd) = lookup(c"vkGetSemaphoreFdKHR") else {
+            return false;
+        };
+        // SAFETY: the host returns vkGetSemaphoreFdKHR under that name.
+        let get_fd = unsafe {
+            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkGetSemaphoreFdKHR>(get_fd)
+        };
+        let mut export = vk::ExportSemaphoreCreateInfo::default()
+            .handle_types(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
+        let ci = vk::SemaphoreCreateInfo::default().push_next(&mut export);
+        // SAFETY: valid create info.
+        let Ok(s) = (unsafe { fns.create_semaphore(&ci, None) }) else {
+            return false;
+        };
+        let sems = [s];
+        let submit = vk::SubmitInfo::default().signal_semaphores(&sems);
+        let info = vk::SemaphoreGetFdInfoKHR::default()
+            .semaphore(s)
+            .handle_type(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
+        let mut fd = -1;
+        // SAFETY: a batch on the device's queue signalling our semaphore, exported once
+        // (pending signal, as SYNC_FD export requires), then the queue drained before the
+        // semaphore goes.
+        let ok = unsafe {
+            let ok = fns
+                .queue_submit(queue, &[submit], vk::Fence::null())
+                .is_ok()
+                && get_fd(device, &info, &mut fd) == vk::Result::SUCCESS;
+            let _ = fns.queue_wait_idle(queue);
+            fns.destroy_semaphore(s, None);
+            ok
+        };
+        if fd >= 0 {
+            // SAFETY: the export's fd, ours.
+            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+        }
+        if !ok {
+            return false;
+        }
+    }
+    if fences {
+        let Some(get_fd) = lookup(c"vkGetFenceFdKHR") else {
+            return false;
+        };
+        // SAFETY: the host returns vkGetFenceFdKHR under that name.
+        let get_fd = unsafe {
+            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkGetFenceFdKHR>(get_fd)
+        };
+        let mut export = vk::ExportFenceCreateInfo::default()
+            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        let ci = vk::FenceCreateInfo::default()
+            .flags(vk::FenceCreateFlags::SIGNALED)
+            .push_next(&mut export);
+        // SAFETY: valid create info.
+        let Ok(f) = (unsafe { fns.create_fence(&ci, None) }) else {
+            return false;
+        };
+        let info = vk::FenceGetFdInfoKHR::default()
+            .fence(f)
+            .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        let mut fd = -1;
+        // SAFETY: a signalled exportable fence of the device, exported once, then destroyed.
+        let ok = unsafe {
+            let ok = get_fd(device, &info, &mut fd) == vk::Result::SUCCESS;
+            fns.destroy_fence(f, None);
+            ok
+        };
+        if fd >= 0 {
+            // SAFETY: the export's fd, ours.
+            drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+        }
+        if !ok {
+            return false;
+        }
+    }
+    true
 }
