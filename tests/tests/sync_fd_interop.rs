@@ -216,8 +216,21 @@ impl Drop for Dev {
     }
 }
 
+/// The process's fds, not counting GPU device nodes: a host ICD opens its own lazily (NVIDIA opens
+/// another `/dev/nvidia0` at its first semaphore import) and keeps them, while everything the
+/// runtime creates (eventfds, sync files, memfds) is an anonymous inode or a memfd, and the
+/// test's own `/dev/null` stays counted.
 fn open_fds() -> usize {
-    std::fs::read_dir("/proc/self/fd").unwrap().count()
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read_link(e.path()).map_or(true, |t| {
+                let t = t.to_string_lossy();
+                !t.starts_with("/dev/nvidia") && !t.starts_with("/dev/dri/")
+            })
+        })
+        .count()
 }
 
 /// The process's fds as `fd -> target`, to name what leaked.
