@@ -1,8 +1,9 @@
 //! `VK_ANDROID_external_memory_android_hardware_buffer` on the host ICD.
 //!
 //! An `AHardwareBuffer` is a memfd (the runtime's gralloc). As for native buffers, its pages are
-//! `mmap`ed and imported as host memory (`VK_EXT_external_memory_host`): zero copy, on lavapipe
-//! and NVIDIA. The host sees neither the handle type nor the external format; this module
+//! `mmap`ed and imported as host memory (`VK_EXT_external_memory_host`): zero copy where the
+//! host's `LINEAR` layout is the allocator's (lavapipe), copy-backed where it is not (NVIDIA).
+//! The host sees neither the handle type nor the external format; this module
 //! translates:
 //!
 //! * **Images** created with the `AHardwareBuffer` handle type become `LINEAR` host images
