@@ -5,7 +5,8 @@
 //! 1. A camera-like producer written in C against `android/hardware_buffer.h` (built here with
 //!    the system compiler against vkgen's header and `libnativewindow.so`) writes NV12 and YV12
 //!    frames into `AHardwareBuffer`s from the CPU; the Vulkan consumer imports each buffer
-//!    (dedicated, the format from `vkGetAndroidHardwareBufferPropertiesANDROID`), converts it
+//!    (dedicated, the format from `vkGetAndroidHardwareBufferPropertiesANDROID`; NV21 by its
+//!    external format, where the host can sample one), converts it
 //!    to RGBA — through a Y′CbCr conversion sampler with the suggested model, range and chroma
 //!    offsets where the device has `samplerYcbcrConversion`, else through per-plane views
 //!    (`R8`, `R8G8`) and a compute shader — and reads back: every pixel within 1 LSB of the CPU
@@ -61,15 +62,25 @@ fn camera_frames_convert_to_rgba_within_one_lsb() {
         for (ahb_format, format) in [
             (AHB_FORMAT_NV12, vk::Format::G8_B8R8_2PLANE_420_UNORM),
             (AHB_FORMAT_YV12, vk::Format::G8_B8_R8_3PLANE_420_UNORM),
+            // No Vulkan name: an external format, sampled only through a conversion.
+            (AHB_FORMAT_NV21, vk::Format::UNDEFINED),
         ] {
             for frame in 0..3 {
                 let b = ndk.produce(w, h, ahb_format, frame);
                 let (_, fmt) = vk.properties(b).unwrap();
+                assert_eq!(fmt.format, format);
+                assert_ne!(fmt.external_format, 0);
                 assert_eq!(
                     fmt.suggested_ycbcr_model,
                     vk::SamplerYcbcrModelConversion::YCBCR_601
                 );
                 assert_eq!(fmt.suggested_ycbcr_range, vk::SamplerYcbcrRange::ITU_NARROW);
+                if format == vk::Format::UNDEFINED && !vk.ycbcr {
+                    // Without the host's conversion an external format has no features.
+                    assert_eq!(fmt.format_features, vk::FormatFeatureFlags::empty());
+                    ndk.release(b);
+                    continue;
+                }
                 assert!(fmt
                     .format_features
                     .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE));
@@ -92,7 +103,14 @@ fn camera_frames_convert_to_rgba_within_one_lsb() {
                 }
             }
         }
-        println!("NV12 and YV12: 3 frames each, every pixel within 1 LSB of the CPU reference");
+        println!(
+            "NV12, YV12{}: 3 frames each, every pixel within 1 LSB of the CPU reference",
+            if vk.ycbcr {
+                " and NV21 (external format)"
+            } else {
+                " (NV21 reported without features: no host conversion)"
+            }
+        );
     });
 }
 

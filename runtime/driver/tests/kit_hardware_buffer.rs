@@ -429,6 +429,14 @@ fn null_driver_properties_and_their_errors() {
     assert_eq!(r, vk::Result::SUCCESS);
     assert_eq!(fmt.format, vk::Format::UNDEFINED, "NV21 has no Vulkan name");
     assert_eq!(fmt.external_format, u64::from(format::YCRCB_420_SP));
+    // Sampled as NV12's layout from its Cr sample: the conversion swaps Cb and Cr back.
+    assert_eq!(
+        (
+            fmt.sampler_ycbcr_conversion_components.r,
+            fmt.sampler_ycbcr_conversion_components.b
+        ),
+        (vk::ComponentSwizzle::B, vk::ComponentSwizzle::R)
+    );
 
     // Usage without GPU access, and pointers that are not buffers.
     let cpu_only = allocate(&desc(8, 8, format::R8G8B8A8_UNORM, CPU));

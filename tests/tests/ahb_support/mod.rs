@@ -15,6 +15,7 @@ use vkgen_tests::{paths, require};
 pub const AHB_FORMAT_RGBA8: u32 = 1;
 pub const AHB_FORMAT_NV12: u32 = 0x23;
 pub const AHB_FORMAT_YV12: u32 = 0x3231_5659;
+pub const AHB_FORMAT_NV21: u32 = 0x11;
 
 type Produce = unsafe extern "C" fn(u32, u32, u32, u32, *mut *mut c_void) -> i32;
 type Pixel = unsafe extern "C" fn(u32, u32, u32) -> u8;
@@ -264,7 +265,13 @@ impl Vk {
     ) -> (vk::Image, vk::DeviceMemory) {
         let (props, fmt) = self.properties(b).expect("properties");
         assert_eq!(fmt.format, format);
-        let image = self.external_image(format, (w, h), usage, flags);
+        // An external format (format UNDEFINED) is named by the buffer's.
+        let external = if format == vk::Format::UNDEFINED {
+            fmt.external_format
+        } else {
+            0
+        };
+        let image = self.external_image_of(format, external, (w, h), usage, flags);
         let mut import = vk::ImportAndroidHardwareBufferInfoANDROID::default().buffer(b.cast());
         let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().image(image);
         let info = vk::MemoryAllocateInfo::default()
@@ -283,12 +290,25 @@ impl Vk {
     pub fn external_image(
         &self,
         format: vk::Format,
+        extent: (u32, u32),
+        usage: vk::ImageUsageFlags,
+        flags: vk::ImageCreateFlags,
+    ) -> vk::Image {
+        self.external_image_of(format, 0, extent, usage, flags)
+    }
+
+    /// [`Vk::external_image`], with `VkExternalFormatANDROID` when `external` is not 0.
+    pub fn external_image_of(
+        &self,
+        format: vk::Format,
+        external: u64,
         (w, h): (u32, u32),
         usage: vk::ImageUsageFlags,
         flags: vk::ImageCreateFlags,
     ) -> vk::Image {
         let mut ext = vk::ExternalMemoryImageCreateInfo::default()
             .handle_types(vk::ExternalMemoryHandleTypeFlags::ANDROID_HARDWARE_BUFFER_ANDROID);
+        let mut external_format = vk::ExternalFormatANDROID::default().external_format(external);
         let ci = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
@@ -304,6 +324,11 @@ impl Vk {
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .push_next(&mut ext);
+        let ci = if external != 0 {
+            ci.push_next(&mut external_format)
+        } else {
+            ci
+        };
         // SAFETY: valid create info.
         unsafe { self.device.create_image(&ci, None) }.expect("external image")
     }
@@ -532,6 +557,13 @@ impl<'a> Converter<'a> {
                     .x_chroma_offset(fmt.suggested_x_chroma_offset)
                     .y_chroma_offset(fmt.suggested_y_chroma_offset)
                     .chroma_filter(vk::Filter::NEAREST);
+                let mut external =
+                    vk::ExternalFormatANDROID::default().external_format(fmt.external_format);
+                let ci = if format == vk::Format::UNDEFINED {
+                    ci.push_next(&mut external)
+                } else {
+                    ci
+                };
                 conversion = d.create_sampler_ycbcr_conversion(&ci, None).unwrap();
                 let mut info = vk::SamplerYcbcrConversionInfo::default().conversion(conversion);
                 sampler = d

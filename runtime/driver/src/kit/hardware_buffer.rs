@@ -49,6 +49,38 @@ pub struct HardwareBufferFormat {
     pub range: vk::SamplerYcbcrRange,
     pub x_chroma_offset: vk::ChromaLocation,
     pub y_chroma_offset: vk::ChromaLocation,
+    /// NV21: [`sampling_format`]'s Cb and Cr channels hold Cr and Cb, so
+    /// [`HardwareBufferFormat::components`] swaps them.
+    pub swap_chroma: bool,
+}
+
+impl HardwareBufferFormat {
+    /// `samplerYcbcrConversionComponents`: what the application passes to its conversion so
+    /// that [`sampling_format`]'s channels come out as Y′CbCr.
+    pub fn components(&self) -> vk::ComponentMapping {
+        if self.swap_chroma {
+            // The chroma plane's first byte is Cr, read as the format's B (Cb) channel.
+            vk::ComponentMapping {
+                r: vk::ComponentSwizzle::B,
+                g: vk::ComponentSwizzle::IDENTITY,
+                b: vk::ComponentSwizzle::R,
+                a: vk::ComponentSwizzle::IDENTITY,
+            }
+        } else {
+            vk::ComponentMapping::default()
+        }
+    }
+}
+
+/// The Vulkan format a driver samples a buffer of `format` as: its own Vulkan format, and for
+/// NV21 (an external format to the application) the NV12 layout `G8_B8R8_2PLANE_420_UNORM`,
+/// whose second plane then holds Cr, Cb; [`HardwareBufferFormat::components`] swaps them back.
+/// `UNDEFINED` for `BLOB`.
+pub const fn sampling_format(format: PixelFormat) -> vk::Format {
+    match format {
+        PixelFormat::Nv21 => vk::Format::G8_B8R8_2PLANE_420_UNORM,
+        f => f.vk_format(),
+    }
 }
 
 /// The Vulkan view of `desc`'s format. See the [module docs](self).
@@ -69,6 +101,7 @@ pub fn format_of(desc: &BufferDesc) -> HardwareBufferFormat {
         },
         x_chroma_offset: vk::ChromaLocation::MIDPOINT,
         y_chroma_offset: vk::ChromaLocation::MIDPOINT,
+        swap_chroma: desc.format == PixelFormat::Nv21,
     }
 }
 
@@ -315,7 +348,7 @@ pub unsafe fn write_properties(
     } else {
         features(&d, &f)
     };
-    let components = vk::ComponentMapping::default();
+    let components = f.components();
     // SAFETY: a valid output chain.
     unsafe {
         for_each_out(out.p_next, |s| match (*s).s_type {

@@ -32,8 +32,11 @@
 //!   features of the mapped format; image-format queries for the handle type ask the host about
 //!   `LINEAR` host-allocation images and add `VkAndroidHardwareBufferUsageANDROID`.
 //!
-//! NV21 (an external format) needs the host's `samplerYcbcrConversion` and a translated
-//! conversion; neither exists yet, so its format features are reported empty.
+//! * **NV21** (an external format) is sampled as `G8_B8R8_2PLANE_420_UNORM` with its chroma plane
+//!   bound at its Cr sample; the suggested components swap Cb and Cr back
+//!   (`kit_ahb::sampling_format`). Conversions and views of the external format get the
+//!   sampling format here. It needs the host's multi-planar format: where the host has none
+//!   (lavapipe) its features are reported empty.
 
 use std::collections::HashMap;
 use std::ptr;
@@ -136,8 +139,14 @@ const PLANE_ASPECTS: [vk::ImageAspectFlags; 3] = [
 /// plane's first byte. NV12's interleaved chroma plane starts at its Cb sample.
 fn vulkan_planes(desc: &BufferDesc) -> Vec<PlaneLayout> {
     let mut planes = desc.planes();
-    if desc.format == PixelFormat::Nv12 {
-        planes.truncate(2);
+    match desc.format {
+        PixelFormat::Nv12 => planes.truncate(2),
+        // Sampled as NV12 with Cb and Cr swapped (`kit_ahb::sampling_format`): its interleaved
+        // plane starts at its Cr sample.
+        PixelFormat::Nv21 => {
+            planes.swap_remove(1);
+        }
+        _ => {}
     }
     planes
 }
@@ -202,7 +211,15 @@ fn features_of(
     f: &kit_ahb::HardwareBufferFormat,
 ) -> vk::FormatFeatureFlags2 {
     let flags = if f.format == vk::Format::UNDEFINED {
-        vk::FormatFeatureFlags::empty()
+        // An external format (NV21): sampled through a Y′CbCr conversion as its sampling
+        // format, which the host must have as a real multi-planar format (plane views need a
+        // Vulkan format the application can name).
+        match kit_ahb::pixel_format_of_external(f.external_format).map(kit_ahb::sampling_format) {
+            Some(sf) if sf != vk::Format::UNDEFINED && host_has_planar(inst, pd, sf) => {
+                host_linear_features(inst, pd, sf)
+            }
+            _ => vk::FormatFeatureFlags::empty(),
+        }
     } else if let (Some(planes), false) =
         (plane_formats(f.format), host_has_planar(inst, pd, f.format))
     {
@@ -258,7 +275,7 @@ unsafe fn image_format(ci: &vk::ImageCreateInfo<'_>) -> vk::Format {
         )
     };
     ext.and_then(|e| kit_ahb::pixel_format_of_external(e.external_format))
-        .map_or(vk::Format::UNDEFINED, PixelFormat::vk_format)
+        .map_or(vk::Format::UNDEFINED, kit_ahb::sampling_format)
 }
 
 /// `vkCreateImage` for images with the handle type; `None` for other images.
@@ -321,6 +338,15 @@ pub(super) unsafe fn create_image(
         }
     };
     let planar = plane_formats(format);
+    if ci.format == vk::Format::UNDEFINED
+        && planar.is_some()
+        && !host_has_planar(&dev.instance, dev.physical, format)
+    {
+        log::warn!(
+            "AHardwareBuffer image: an external format needs the host's {format:?}, which it lacks"
+        );
+        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+    }
     let (image, layout) = match planar {
         Some(planes) if !host_has_planar(&dev.instance, dev.physical, format) => {
             // Emulated by its planes; the flags that only mean something for the planar image
@@ -431,7 +457,7 @@ fn plan_binds(
     desc: &BufferDesc,
 ) -> Result<Plan, vk::Result> {
     let extent_ok = img.extent.width == desc.width && img.extent.height == desc.height;
-    let format_ok = img.format == desc.format.vk_format()
+    let format_ok = img.format == kit_ahb::sampling_format(desc.format)
         || (img.format == vk::Format::R8G8B8A8_UNORM && desc.format == PixelFormat::Rgbx8888)
         || PixelFormat::from_vk(img.format) == Some(desc.format);
     if !extent_ok || !format_ok {
@@ -995,7 +1021,17 @@ pub(super) unsafe fn create_image_view(
     let images = lock(&ahb.images);
     let img = images.get(&vk::Handle::as_raw(ci.image))?;
     let HostLayout::Planes(planes) = &img.layout else {
-        return None;
+        if ci.format != vk::Format::UNDEFINED {
+            return None;
+        }
+        // A view of an external-format image (format UNDEFINED, with its conversion): the
+        // host's image has the sampling format.
+        let mut ci2 = *ci;
+        ci2.format = img.format;
+        // SAFETY: the host's vkCreateImageView with a valid create info.
+        return Some(unsafe {
+            (dev.fns.fp_v1_0().create_image_view)(dev.handle, &ci2, p_allocator, p_view)
+        });
     };
     let aspect = ci.subresource_range.aspect_mask;
     let Some(n) = PLANE_ASPECTS.iter().position(|&a| a == aspect) else {
@@ -1171,3 +1207,51 @@ pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::Exte
 pub(super) const QUEUE_FAMILY_FOREIGN_NAME: &std::ffi::CStr = c"VK_EXT_queue_family_foreign";
 /// The extension's name.
 pub(super) const NAME: &std::ffi::CStr = c"VK_ANDROID_external_memory_android_hardware_buffer";
+
+/// `vkCreateSamplerYcbcrConversion` for an external format (format `UNDEFINED` with a non-zero
+/// `VkExternalFormatANDROID`): the host's conversion of the sampling format (the
+/// application passes the components the properties query suggested); `None` otherwise.
+///
+/// # Safety
+/// Valid create info and output pointer.
+pub(super) unsafe fn create_sampler_ycbcr_conversion(
+    dev: &HostDevice,
+    ci: &vk::SamplerYcbcrConversionCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_conversion: *mut vk::SamplerYcbcrConversion,
+) -> Option<vk::Result> {
+    if ci.format != vk::Format::UNDEFINED {
+        return None;
+    }
+    // SAFETY: valid chain.
+    let ext = unsafe {
+        find_in_chain::<vk::ExternalFormatANDROID<'_>>(
+            ci.p_next,
+            vk::StructureType::EXTERNAL_FORMAT_ANDROID,
+        )
+    }?;
+    let format = kit_ahb::pixel_format_of_external(ext.external_format)
+        .map_or(vk::Format::UNDEFINED, kit_ahb::sampling_format);
+    if format == vk::Format::UNDEFINED {
+        log::warn!(
+            "vkCreateSamplerYcbcrConversion: external format {:#x} is not one this driver reported",
+            ext.external_format
+        );
+        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+    }
+    // SAFETY: the application's chain, valid during this call.
+    let chain =
+        unsafe { ChainEdit::without(ci.p_next, &[vk::StructureType::EXTERNAL_FORMAT_ANDROID]) };
+    let mut ci2 = *ci;
+    ci2.p_next = chain.head();
+    ci2.format = format;
+    // SAFETY: the host's command (core 1.1) with a valid create info.
+    Some(unsafe {
+        (dev.fns.fp_v1_1().create_sampler_ycbcr_conversion)(
+            dev.handle,
+            &ci2,
+            p_allocator,
+            p_conversion,
+        )
+    })
+}

@@ -991,6 +991,7 @@ const INTERCEPTED: &[CommandId] = &[
     CommandId::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES,
     CommandId::QUEUE_SUBMIT,
     CommandId::CMD_PIPELINE_BARRIER,
+    CommandId::CREATE_SAMPLER_YCBCR_CONVERSION,
     CommandId::CMD_PIPELINE_BARRIER2,
     CommandId::QUEUE_SUBMIT2,
 ];
@@ -1826,6 +1827,36 @@ impl Driver for HostDriver {
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
         unsafe { sync_fd::queue_submit2(queue, submit_count, p_submits, fence) }
+    }
+
+    unsafe fn create_sampler_ycbcr_conversion(
+        device: vk::Device,
+        p_create_info: *const vk::SamplerYcbcrConversionCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_ycbcr_conversion: *mut vk::SamplerYcbcrConversion,
+    ) -> vk::Result {
+        let Some(dev) = device_of(device) else {
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+        };
+        // SAFETY: valid create info and output pointer per valid usage.
+        unsafe {
+            if let Some(ci) = p_create_info.as_ref() {
+                if let Some(r) = hardware_buffer::create_sampler_ycbcr_conversion(
+                    &dev,
+                    ci,
+                    p_allocator,
+                    p_ycbcr_conversion,
+                ) {
+                    return r;
+                }
+            }
+            (dev.fns.fp_v1_1().create_sampler_ycbcr_conversion)(
+                device,
+                p_create_info,
+                p_allocator,
+                p_ycbcr_conversion,
+            )
+        }
     }
 
     // --- AHardwareBuffer images copied at ownership transfers (copy_backed) ----------------
