@@ -332,16 +332,7 @@ unsafe fn rgba_image(vk: &Vk, (w, h): (u32, u32)) -> (vk::Image, vk::DeviceMemor
     unsafe {
         let image = d.create_image(&ci, None).expect("RGBA image");
         let reqs = d.get_image_memory_requirements(image);
-        let types = vk.instance.get_physical_device_memory_properties(vk.pd);
-        let index = (0..types.memory_type_count)
-            .find(|&i| {
-                reqs.memory_type_bits & (1 << i) != 0
-                    && types.memory_types[i as usize]
-                        .property_flags
-                        .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            })
-            .or_else(|| (0..32).find(|&i| reqs.memory_type_bits & (1 << i) != 0))
-            .expect("a memory type for the image");
+        let index = vk.device_local_type(reqs.memory_type_bits);
         let memory = d
             .allocate_memory(
                 &vk::MemoryAllocateInfo::default()

@@ -120,6 +120,7 @@ fn exported_buffer_carries_the_image_to_another_instance() {
     export_import_round_trip(
         "exported_buffer_carries_the_image_to_another_instance",
         &env,
+        false,
     );
 }
 
@@ -133,16 +134,30 @@ fn copy_backed_images_carry_the_contents_at_ownership_transfers() {
     export_import_round_trip(
         "copy_backed_images_carry_the_contents_at_ownership_transfers",
         &env,
+        false,
     );
 }
 
-fn export_import_round_trip(scenario: &str, env: &vkgen_tests::env::Env) {
+/// The copy-backed round trip with the release and the acquire through
+/// `vkCmdPipelineBarrier2KHR` (the host driver rewrites both barrier generations).
+#[test]
+fn copy_backed_images_follow_synchronization2_barriers() {
+    let (env, _root) = wsi_support::host_env_for_interop();
+    let env = env.set("VKGEN_HOST_AHB_COPY", "1");
+    export_import_round_trip(
+        "copy_backed_images_follow_synchronization2_barriers",
+        &env,
+        true,
+    );
+}
+
+fn export_import_round_trip(scenario: &str, env: &vkgen_tests::env::Env, sync2: bool) {
     let loader = require(paths::loader_under_test());
     in_child(scenario, env, || {
         let dir = tempfile::tempdir().unwrap();
         let ndk = Ndk::load(dir.path());
-        let a = Vk::new(&loader);
-        let b = Vk::new(&loader);
+        let a = Vk::with_sync2(&loader, sync2);
+        let b = Vk::with_sync2(&loader, sync2);
         let (w, h) = (40, 24);
         let usage = vk::ImageUsageFlags::TRANSFER_DST
             | vk::ImageUsageFlags::TRANSFER_SRC
@@ -208,14 +223,13 @@ fn export_import_round_trip(scenario: &str, env: &vkgen_tests::env::Env) {
                     .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                     .image(image)
                     .subresource_range(range);
-                a.device.cmd_pipeline_barrier(
+                a.image_barrier(
                     cb,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &[release],
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    ),
+                    release,
                 );
             });
             let get = vk::MemoryGetAndroidHardwareBufferInfoANDROID::default().memory(memory);

@@ -137,10 +137,18 @@ pub struct Vk {
     pub family: u32,
     pub ahb: ash::android::external_memory_android_hardware_buffer::Device,
     pub ycbcr: bool,
+    /// `VK_KHR_synchronization2`'s commands, where [`Vk::with_sync2`] enabled it.
+    pub sync2: Option<ash::khr::synchronization2::Device>,
 }
 
 impl Vk {
     pub fn new(loader: &Path) -> Self {
+        Self::with_sync2(loader, false)
+    }
+
+    /// `sync2`: with `VK_KHR_synchronization2` (its barriers take the other path through the
+    /// host driver).
+    pub fn with_sync2(loader: &Path, sync2: bool) -> Self {
         let entry = require(vkgen_tests::compute::load_entry(loader));
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
         // SAFETY: plain Vulkan use with valid structures throughout.
@@ -186,16 +194,26 @@ impl Vk {
             let qci = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(family)
                 .queue_priorities(&prio)];
-            let names = [
+            let mut names = vec![
                 ash::android::external_memory_android_hardware_buffer::NAME.as_ptr(),
                 ash::ext::queue_family_foreign::NAME.as_ptr(),
             ];
+            if sync2 {
+                names.push(ash::khr::synchronization2::NAME.as_ptr());
+            }
             let mut enable = vk::PhysicalDeviceSamplerYcbcrConversionFeatures::default()
                 .sampler_ycbcr_conversion(ycbcr);
+            let mut enable_sync2 =
+                vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
             let ci = vk::DeviceCreateInfo::default()
                 .queue_create_infos(&qci)
                 .enabled_extension_names(&names)
                 .push_next(&mut enable);
+            let ci = if sync2 {
+                ci.push_next(&mut enable_sync2)
+            } else {
+                ci
+            };
             let device = instance.create_device(pd, &ci, None).unwrap();
             for cmd in [
                 c"vkGetAndroidHardwareBufferPropertiesANDROID",
@@ -209,6 +227,7 @@ impl Vk {
                 );
             }
             let queue = device.get_device_queue(family, 0);
+            let sync2 = sync2.then(|| ash::khr::synchronization2::Device::new(&instance, &device));
             Self {
                 ahb: ash::android::external_memory_android_hardware_buffer::Device::new(
                     &instance, &device,
@@ -220,6 +239,55 @@ impl Vk {
                 queue,
                 family,
                 ycbcr,
+                sync2,
+            }
+        }
+    }
+
+    /// An image barrier, through `vkCmdPipelineBarrier2KHR` where [`Vk::sync2`] is on.
+    pub fn image_barrier(
+        &self,
+        cb: vk::CommandBuffer,
+        (src_stage, dst_stage): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+        barrier: vk::ImageMemoryBarrier<'_>,
+    ) {
+        // SAFETY: a recording command buffer; a valid barrier.
+        unsafe {
+            match &self.sync2 {
+                Some(s2) => {
+                    let b2 = [vk::ImageMemoryBarrier2::default()
+                        .src_stage_mask(vk::PipelineStageFlags2::from_raw(u64::from(
+                            src_stage.as_raw(),
+                        )))
+                        .dst_stage_mask(vk::PipelineStageFlags2::from_raw(u64::from(
+                            dst_stage.as_raw(),
+                        )))
+                        .src_access_mask(vk::AccessFlags2::from_raw(u64::from(
+                            barrier.src_access_mask.as_raw(),
+                        )))
+                        .dst_access_mask(vk::AccessFlags2::from_raw(u64::from(
+                            barrier.dst_access_mask.as_raw(),
+                        )))
+                        .old_layout(barrier.old_layout)
+                        .new_layout(barrier.new_layout)
+                        .src_queue_family_index(barrier.src_queue_family_index)
+                        .dst_queue_family_index(barrier.dst_queue_family_index)
+                        .image(barrier.image)
+                        .subresource_range(barrier.subresource_range)];
+                    s2.cmd_pipeline_barrier2(
+                        cb,
+                        &vk::DependencyInfo::default().image_memory_barriers(&b2),
+                    );
+                }
+                None => self.device.cmd_pipeline_barrier(
+                    cb,
+                    src_stage,
+                    dst_stage,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[],
+                    &[barrier],
+                ),
             }
         }
     }
@@ -351,6 +419,20 @@ impl Vk {
         })
     }
 
+    /// A device-local memory type among `bits`, else the first of them.
+    pub fn device_local_type(&self, bits: u32) -> u32 {
+        // SAFETY: a core query on our own physical device.
+        let types = unsafe { self.instance.get_physical_device_memory_properties(self.pd) };
+        (0..types.memory_type_count)
+            .find(|&i| {
+                bits & (1 << i) != 0
+                    && types.memory_types[i as usize]
+                        .property_flags
+                        .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            })
+            .unwrap_or(bits.trailing_zeros())
+    }
+
     /// A device-local buffer (no mapping: the pointer is null).
     pub fn device_buffer(
         &self,
@@ -367,15 +449,7 @@ impl Vk {
                 )
                 .unwrap();
             let reqs = self.device.get_buffer_memory_requirements(buffer);
-            let types = self.instance.get_physical_device_memory_properties(self.pd);
-            let index = (0..types.memory_type_count)
-                .find(|&i| {
-                    reqs.memory_type_bits & (1 << i) != 0
-                        && types.memory_types[i as usize]
-                            .property_flags
-                            .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
-                })
-                .unwrap_or(reqs.memory_type_bits.trailing_zeros());
+            let index = self.device_local_type(reqs.memory_type_bits);
             let memory = self
                 .device
                 .allocate_memory(
@@ -447,18 +521,14 @@ impl Vk {
                 layer_count: 1,
                 ..Default::default()
             });
-        // SAFETY: a recording command buffer.
-        unsafe {
-            self.device.cmd_pipeline_barrier(
-                cb,
+        self.image_barrier(
+            cb,
+            (
                 vk::PipelineStageFlags::TOP_OF_PIPE,
                 vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[barrier],
-            );
-        }
+            ),
+            barrier,
+        );
     }
 }
 

@@ -116,20 +116,94 @@ struct Transfers {
     releases: Vec<(vk::Image, CopyBacked)>,
 }
 
-/// Classifies a barrier of `image` (families, layouts and access masks are rewritten in place
-/// through the closures' caller).
-fn classify(
-    table: &HashMap<u64, CopyBacked>,
-    image: vk::Image,
-    src_family: u32,
-    dst_family: u32,
-) -> Option<(bool, CopyBacked)> {
-    let backed = table.get(&vk::Handle::as_raw(image))?;
-    match (foreign(src_family), foreign(dst_family)) {
-        (true, false) => Some((true, backed.clone())),
-        (false, true) => Some((false, backed.clone())),
-        _ => None,
+/// An image barrier of either `vkCmdPipelineBarrier` generation, as [`plan`] rewrites it.
+trait OwnershipBarrier {
+    fn image(&self) -> vk::Image;
+    fn families(&self) -> (u32, u32);
+    fn range(&self) -> vk::ImageSubresourceRange;
+    /// Becomes the transition out of the staging copy's `TRANSFER_DST_OPTIMAL`, after it.
+    fn after_fill(&mut self);
+    /// Becomes the transition into `TRANSFER_SRC_OPTIMAL`, before the copy to staging.
+    fn before_drain(&mut self);
+    fn ignore_families(&mut self);
+}
+
+impl OwnershipBarrier for vk::ImageMemoryBarrier<'_> {
+    fn image(&self) -> vk::Image {
+        self.image
     }
+    fn families(&self) -> (u32, u32) {
+        (self.src_queue_family_index, self.dst_queue_family_index)
+    }
+    fn range(&self) -> vk::ImageSubresourceRange {
+        self.subresource_range
+    }
+    fn after_fill(&mut self) {
+        self.old_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+        self.src_access_mask = vk::AccessFlags::TRANSFER_WRITE;
+    }
+    fn before_drain(&mut self) {
+        self.new_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        self.dst_access_mask = vk::AccessFlags::TRANSFER_READ;
+    }
+    fn ignore_families(&mut self) {
+        self.src_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
+        self.dst_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
+    }
+}
+
+impl OwnershipBarrier for vk::ImageMemoryBarrier2<'_> {
+    fn image(&self) -> vk::Image {
+        self.image
+    }
+    fn families(&self) -> (u32, u32) {
+        (self.src_queue_family_index, self.dst_queue_family_index)
+    }
+    fn range(&self) -> vk::ImageSubresourceRange {
+        self.subresource_range
+    }
+    fn after_fill(&mut self) {
+        self.old_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+        self.src_stage_mask |= vk::PipelineStageFlags2::COPY;
+        self.src_access_mask = vk::AccessFlags2::TRANSFER_WRITE;
+    }
+    fn before_drain(&mut self) {
+        self.new_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        self.dst_stage_mask |= vk::PipelineStageFlags2::COPY;
+        self.dst_access_mask = vk::AccessFlags2::TRANSFER_READ;
+    }
+    fn ignore_families(&mut self) {
+        self.src_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
+        self.dst_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
+    }
+}
+
+/// Rewrites the ownership transfers of copy-backed images among `barriers` and says what to
+/// record around them.
+fn plan<B: OwnershipBarrier>(barriers: &mut [B]) -> Transfers {
+    let mut t = Transfers::default();
+    let table = lock(&IMAGES);
+    let Some(table) = table.as_ref() else {
+        return t;
+    };
+    for b in barriers {
+        let Some(backed) = table.get(&vk::Handle::as_raw(b.image())) else {
+            continue;
+        };
+        match b.families() {
+            (src, dst) if foreign(src) && !foreign(dst) => {
+                t.acquires.push((b.image(), b.range(), backed.clone()));
+                b.after_fill();
+            }
+            (src, dst) if foreign(dst) && !foreign(src) => {
+                t.releases.push((b.image(), backed.clone()));
+                b.before_drain();
+            }
+            _ => continue,
+        }
+        b.ignore_families();
+    }
+    t
 }
 
 /// Records the staging → image copies of `t.acquires`.
@@ -277,35 +351,7 @@ pub(super) unsafe fn cmd_pipeline_barrier(
     }
     // SAFETY: `pImageMemoryBarriers` holds `imageMemoryBarrierCount` barriers.
     let mut images = unsafe { super::slice(p_image, image_count) }.to_vec();
-    let mut t = Transfers::default();
-    {
-        let table = lock(&IMAGES);
-        let Some(table) = table.as_ref() else {
-            return forward(src_stage, dst_stage, image_count, p_image);
-        };
-        for b in &mut images {
-            match classify(
-                table,
-                b.image,
-                b.src_queue_family_index,
-                b.dst_queue_family_index,
-            ) {
-                Some((true, backed)) => {
-                    t.acquires.push((b.image, b.subresource_range, backed));
-                    b.old_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
-                    b.src_access_mask = vk::AccessFlags::TRANSFER_WRITE;
-                }
-                Some((false, backed)) => {
-                    t.releases.push((b.image, backed));
-                    b.new_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-                    b.dst_access_mask = vk::AccessFlags::TRANSFER_READ;
-                }
-                None => continue,
-            }
-            b.src_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
-            b.dst_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
-        }
-    }
+    let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
         return forward(src_stage, dst_stage, image_count, p_image);
     }
@@ -350,36 +396,7 @@ pub(super) unsafe fn cmd_pipeline_barrier2(
     let mut images =
         unsafe { super::slice(dep.p_image_memory_barriers, dep.image_memory_barrier_count) }
             .to_vec();
-    let mut t = Transfers::default();
-    {
-        let table = lock(&IMAGES);
-        if let Some(table) = table.as_ref() {
-            for b in &mut images {
-                match classify(
-                    table,
-                    b.image,
-                    b.src_queue_family_index,
-                    b.dst_queue_family_index,
-                ) {
-                    Some((true, backed)) => {
-                        t.acquires.push((b.image, b.subresource_range, backed));
-                        b.old_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
-                        b.src_stage_mask |= vk::PipelineStageFlags2::COPY;
-                        b.src_access_mask = vk::AccessFlags2::TRANSFER_WRITE;
-                    }
-                    Some((false, backed)) => {
-                        t.releases.push((b.image, backed));
-                        b.new_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-                        b.dst_stage_mask |= vk::PipelineStageFlags2::COPY;
-                        b.dst_access_mask = vk::AccessFlags2::TRANSFER_READ;
-                    }
-                    None => continue,
-                }
-                b.src_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
-                b.dst_queue_family_index = vk::QUEUE_FAMILY_IGNORED;
-            }
-        }
-    }
+    let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
         // SAFETY: forwarded.
         return unsafe { host2(cb, info) };
