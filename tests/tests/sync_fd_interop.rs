@@ -392,6 +392,34 @@ fn fence_fds_and_refusals() {
             assert_eq!(d.export(t), Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE));
             d.device.destroy_semaphore(t, None);
             d.device.destroy_semaphore(s, None);
+
+            // FFmpeg 5.1 asks for OPAQUE_FD export as soon as the fd extension is there,
+            // without querying whether it is exportable; creation still succeeds and SYNC_FD
+            // export works (the host is asked only for what it can export).
+            let mut both = vk::ExportSemaphoreCreateInfo::default().handle_types(
+                vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD
+                    | vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD,
+            );
+            let s = d
+                .device
+                .create_semaphore(
+                    &vk::SemaphoreCreateInfo::default().push_next(&mut both),
+                    None,
+                )
+                .expect("a semaphore asking for OPAQUE_FD and SYNC_FD export");
+            d.submit(&[], None, Some(s), vk::Fence::null());
+            let fd = d.export(s).expect("SYNC_FD export of that semaphore");
+            if fd >= 0 {
+                drop(OwnedFd::from_raw_fd(fd));
+            }
+            d.device.destroy_semaphore(s, None);
+            let mut opaque = vk::ExportFenceCreateInfo::default()
+                .handle_types(vk::ExternalFenceHandleTypeFlags::OPAQUE_FD);
+            let f = d
+                .device
+                .create_fence(&vk::FenceCreateInfo::default().push_next(&mut opaque), None)
+                .expect("a fence asking for OPAQUE_FD export");
+            d.device.destroy_fence(f, None);
         }
         let after = settle_fds(before);
         let new: Vec<String> = fd_table()

@@ -268,7 +268,11 @@ pub(super) unsafe fn create_semaphore(
         )
     }
     .map_or(vk::ExternalSemaphoreHandleTypeFlags::empty(), |e| {
-        e.handle_types & !vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
+        host_exportable_semaphore_types(
+            dev,
+            e.handle_types & !vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD,
+            timeline,
+        )
     });
     // SAFETY: the application's chain, valid during this call.
     let chain = unsafe {
@@ -322,7 +326,10 @@ pub(super) unsafe fn create_fence(
         )
     }
     .map_or(vk::ExternalFenceHandleTypeFlags::empty(), |e| {
-        e.handle_types & !vk::ExternalFenceHandleTypeFlags::SYNC_FD
+        host_exportable_fence_types(
+            dev,
+            e.handle_types & !vk::ExternalFenceHandleTypeFlags::SYNC_FD,
+        )
     });
     // SAFETY: the application's chain, valid during this call.
     let chain =
@@ -341,6 +348,98 @@ pub(super) unsafe fn create_fence(
     };
     // SAFETY: the host's function with a valid create info.
     Some(unsafe { (dev.fns.fp_v1_0().create_fence)(dev.handle, &ci2, p_allocator, out) })
+}
+
+/// The bits of `requested` (handle types besides `SYNC_FD`) the host can export. An emulating
+/// device advertises `VK_KHR_external_semaphore_fd` the host lacks, and applications (FFmpeg 5.1)
+/// then ask for `OPAQUE_FD` without querying its properties; that is invalid usage the host
+/// (Mesa's `vk_semaphore_create`) would refuse with `VK_ERROR_INVALID_EXTERNAL_HANDLE`, so the
+/// host is asked only for what it reports exportable and the rest is dropped with a warning —
+/// a later `vkGetSemaphoreFdKHR` for it fails as the spec allows.
+fn host_exportable_semaphore_types(
+    dev: &HostDevice,
+    requested: vk::ExternalSemaphoreHandleTypeFlags,
+    timeline: bool,
+) -> vk::ExternalSemaphoreHandleTypeFlags {
+    let kind = vk::SemaphoreTypeCreateInfo::default().semaphore_type(if timeline {
+        vk::SemaphoreType::TIMELINE
+    } else {
+        vk::SemaphoreType::BINARY
+    });
+    let exportable = single_bits(requested.as_raw())
+        .filter(|&bit| {
+            let handle_type = vk::ExternalSemaphoreHandleTypeFlags::from_raw(bit);
+            let info = vk::PhysicalDeviceExternalSemaphoreInfo {
+                p_next: ptr::from_ref(&kind).cast(),
+                handle_type,
+                ..Default::default()
+            };
+            let mut props = vk::ExternalSemaphoreProperties::default();
+            // SAFETY: the host's query on the device's own physical device, valid structures.
+            unsafe {
+                (dev.instance
+                    .fns
+                    .fp_v1_1()
+                    .get_physical_device_external_semaphore_properties)(
+                    dev.physical,
+                    &info,
+                    &mut props,
+                )
+            };
+            props
+                .external_semaphore_features
+                .contains(vk::ExternalSemaphoreFeatureFlags::EXPORTABLE)
+        })
+        .fold(0, |acc, bit| acc | bit);
+    let kept = vk::ExternalSemaphoreHandleTypeFlags::from_raw(exportable);
+    if kept != requested {
+        log::warn!(
+            "vkCreateSemaphore: the host cannot export handle types {:?}; not requested from it",
+            requested & !kept
+        );
+    }
+    kept
+}
+
+/// [`host_exportable_semaphore_types`] for fences.
+fn host_exportable_fence_types(
+    dev: &HostDevice,
+    requested: vk::ExternalFenceHandleTypeFlags,
+) -> vk::ExternalFenceHandleTypeFlags {
+    let exportable = single_bits(requested.as_raw())
+        .filter(|&bit| {
+            let info = vk::PhysicalDeviceExternalFenceInfo {
+                handle_type: vk::ExternalFenceHandleTypeFlags::from_raw(bit),
+                ..Default::default()
+            };
+            let mut props = vk::ExternalFenceProperties::default();
+            // SAFETY: the host's query on the device's own physical device, valid structures.
+            unsafe {
+                (dev.instance
+                    .fns
+                    .fp_v1_1()
+                    .get_physical_device_external_fence_properties)(
+                    dev.physical, &info, &mut props
+                )
+            };
+            props
+                .external_fence_features
+                .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE)
+        })
+        .fold(0, |acc, bit| acc | bit);
+    let kept = vk::ExternalFenceHandleTypeFlags::from_raw(exportable);
+    if kept != requested {
+        log::warn!(
+            "vkCreateFence: the host cannot export handle types {:?}; not requested from it",
+            requested & !kept
+        );
+    }
+    kept
+}
+
+/// Each set bit of `flags` on its own.
+fn single_bits(flags: u32) -> impl Iterator<Item = u32> {
+    (0..32).map(|i| 1u32 << i).filter(move |b| flags & b != 0)
 }
 
 pub(super) fn forget_semaphore(dev: &HostDevice, semaphore: vk::Semaphore) {
