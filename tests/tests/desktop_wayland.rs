@@ -5,7 +5,9 @@
 //! frames to the surface as `wl_shm` buffers. The compositor's own pixels are read back with
 //! `weston-screenshooter` (Weston runs with `--debug`, which allows it).
 //!
-//! Debian's unmodified `vkcube-wayland` runs there through our loader too.
+//! Debian's unmodified `vkcube-wayland` runs there through our loader too, on both paths:
+//! `vulkan.host.so` as the HAL module, and lavapipe as a Khronos ICD served through the
+//! loader's native-buffer adapter.
 //!
 //! Skips loudly (a message, no failure) only when Weston (Debian weston) or vkcube-wayland
 //! (Debian vulkan-tools) is not installed.
@@ -18,6 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use vkgen_tests::{paths, require};
+use wsi_support::DriverPath;
 
 /// A headless Weston on its own socket in its own `XDG_RUNTIME_DIR`, killed on drop.
 struct Weston {
@@ -128,6 +131,16 @@ fn wayland_swapchain_pixels_pacing_and_resize_under_weston() {
 /// output shows the cube (many colours) while it runs.
 #[test]
 fn vkcube_wayland_presents_through_our_loader_under_weston() {
+    vkcube_wayland(DriverPath::Hal);
+}
+
+/// The same with lavapipe as a Khronos ICD (served through the loader's native-buffer adapter).
+#[test]
+fn vkcube_wayland_presents_through_our_loader_and_lavapipe_as_an_icd() {
+    vkcube_wayland(DriverPath::Icd);
+}
+
+fn vkcube_wayland(path: DriverPath) {
     let Some(vkcube) = which("vkcube-wayland") else {
         eprintln!("SKIPPED: vkcube-wayland (Debian vulkan-tools) is not installed");
         return;
@@ -136,14 +149,9 @@ fn vkcube_wayland_presents_through_our_loader_under_weston() {
         eprintln!("SKIPPED: weston (Debian weston) is not installed or could not be started");
         return;
     };
-    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
-    let (env, _root) = wsi_support::hal_env("host", "");
+    let (env, _root) = path.env();
     let work = tempfile::tempdir().unwrap();
-    let shim = work.path().join("lib");
-    std::fs::create_dir(&shim).unwrap();
-    for name in ["libvulkan.so", "libvulkan.so.1"] {
-        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
-    }
+    let shim = wsi_support::loader_shim(work.path());
     let mut cmd = vkgen_tests::env::controlled_command(&vkcube, &env);
     cmd.args(["--c", "300"])
         .env("XDG_RUNTIME_DIR", weston.runtime_dir.path())
@@ -170,6 +178,10 @@ fn vkcube_wayland_presents_through_our_loader_under_weston() {
         out.status,
         String::from_utf8_lossy(&out.stdout),
         weston.log()
+    );
+    assert!(
+        stderr.contains(path.log_marker()),
+        "VKGEN_LOG does not show the {path:?} path:\n{stderr}"
     );
     assert!(
         stderr.contains("presented by the Wayland wl_shm presenter"),

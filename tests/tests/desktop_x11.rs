@@ -2,7 +2,9 @@
 //! unmodified `vkcube` runs under Xvfb through our `libvulkan.so` with lavapipe behind
 //! `vulkan.host.so` (HAL): `VK_KHR_xcb_surface` is the loader's, the swapchain is the Android
 //! one over the driver's `VK_ANDROID_native_buffer`, and the loader's X11 presenter draws the
-//! frames into vkcube's window, which the test reads back from the X server.
+//! frames into vkcube's window, which the test reads back from the X server. vkcube and zink
+//! also run with lavapipe as a Khronos ICD, which the loader serves through its native-buffer
+//! adapter (`driver/adapter.rs`), so the same Android swapchain path presents there.
 //!
 //! Skips loudly (a message, no failure) only when Xvfb or vkcube is not installed.
 //! `VKGEN_SCREENSHOT=<file.png>` saves the captured frame (how docs/vkcube-ours.png was made).
@@ -16,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use vkgen_tests::env::controlled_command;
 use vkgen_tests::{paths, require};
+use wsi_support::DriverPath;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 
@@ -99,6 +102,17 @@ fn capture(display: &str) -> (u16, u16, Vec<u8>) {
 
 #[test]
 fn vkcube_presents_through_our_loader_and_the_host_driver_under_xvfb() {
+    vkcube_under_xvfb(DriverPath::Hal);
+}
+
+/// lavapipe as a Khronos ICD: the loader serves it through its native-buffer adapter, so the
+/// swapchain is still the Android one.
+#[test]
+fn vkcube_presents_through_our_loader_and_lavapipe_as_an_icd_under_xvfb() {
+    vkcube_under_xvfb(DriverPath::Icd);
+}
+
+fn vkcube_under_xvfb(path: DriverPath) {
     let Some(vkcube) = which("vkcube") else {
         eprintln!("SKIPPED: vkcube (Debian vulkan-tools) is not installed");
         return;
@@ -107,14 +121,9 @@ fn vkcube_presents_through_our_loader_and_the_host_driver_under_xvfb() {
         eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
         return;
     };
-    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
-    let (env, _root) = wsi_support::hal_env("host", "");
+    let (env, _root) = path.env();
     let work = tempfile::tempdir().unwrap();
-    let shim = work.path().join("lib");
-    std::fs::create_dir(&shim).unwrap();
-    for name in ["libvulkan.so", "libvulkan.so.1"] {
-        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
-    }
+    let shim = wsi_support::loader_shim(work.path());
     let mut cmd = controlled_command(&vkcube, &env);
     cmd.args(["--c", "400"])
         .env("DISPLAY", &xvfb.display)
@@ -142,9 +151,13 @@ fn vkcube_presents_through_our_loader_and_the_host_driver_under_xvfb() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "vkcube failed ({}):\n{}\n{stderr}",
+        "vkcube ({path:?}) failed ({}):\n{}\n{stderr}",
         out.status,
         String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        stderr.contains(path.log_marker()),
+        "VKGEN_LOG does not show the {path:?} path:\n{stderr}"
     );
     assert!(
         stderr.contains("presented by the X11 MIT-SHM presenter"),
@@ -608,6 +621,16 @@ fn x11_pattern_child(display: &str) {
 /// dynamic linker's log shows our `libvulkan.so` was the Vulkan loader zink opened.
 #[test]
 fn zink_glxinfo_and_glxgears_through_our_loader() {
+    zink_under_xvfb(DriverPath::Hal);
+}
+
+/// The same with lavapipe as a Khronos ICD (served through the native-buffer adapter).
+#[test]
+fn zink_glxinfo_and_glxgears_through_our_loader_and_lavapipe_as_an_icd() {
+    zink_under_xvfb(DriverPath::Icd);
+}
+
+fn zink_under_xvfb(path: DriverPath) {
     let (Some(glxinfo), Some(glxgears)) = (which("glxinfo"), which("glxgears")) else {
         eprintln!("SKIPPED: glxinfo/glxgears (Debian mesa-utils) are not installed");
         return;
@@ -616,14 +639,9 @@ fn zink_glxinfo_and_glxgears_through_our_loader() {
         eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
         return;
     };
-    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
-    let (env, _root) = wsi_support::hal_env("host", "");
+    let (env, _root) = path.env();
     let work = tempfile::tempdir().unwrap();
-    let shim = work.path().join("lib");
-    std::fs::create_dir(&shim).unwrap();
-    for name in ["libvulkan.so", "libvulkan.so.1"] {
-        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
-    }
+    let shim = wsi_support::loader_shim(work.path());
     let run = |bin: &Path, args: &[&str], ld_log: &Path| {
         let mut cmd = controlled_command(bin, &env);
         cmd.args(args)

@@ -768,3 +768,47 @@ pub fn render_triangle_frames(
 pub fn set_hint(window: &Arc<BufferQueue>, hint: c_int) {
     window.set_transform_hint(hint);
 }
+
+/// The two ways a program reaches lavapipe through our loader (issue 12's "both paths").
+#[derive(Clone, Copy, Debug)]
+pub enum DriverPath {
+    /// `vulkan.host.so` as the Android HAL module, lavapipe behind it.
+    Hal,
+    /// lavapipe's Khronos manifest (`VK_DRIVER_FILES`), served through the loader's
+    /// native-buffer adapter.
+    Icd,
+}
+
+impl DriverPath {
+    /// The environment for this path (the temporary HAL root, if any, lives as long as the
+    /// returned guard).
+    pub fn env(self) -> (Env, Option<TempDir>) {
+        match self {
+            DriverPath::Hal => {
+                let (env, root) = hal_env("host", "");
+                (env, Some(root))
+            }
+            DriverPath::Icd => (require(paths::lavapipe_env()), None),
+        }
+    }
+
+    /// What `VKGEN_LOG=info` prints when the loader took this path.
+    pub fn log_marker(self) -> &'static str {
+        match self {
+            DriverPath::Hal => "driver HAL ",
+            DriverPath::Icd => "through the native-buffer adapter",
+        }
+    }
+}
+
+/// A directory holding `libvulkan.so` and `libvulkan.so.1` links to the loader under test,
+/// for `LD_LIBRARY_PATH` (unmodified programs open one name or the other).
+pub fn loader_shim(dir: &Path) -> PathBuf {
+    let loader = require(paths::loader_under_test()).canonicalize().unwrap();
+    let shim = dir.join("lib");
+    std::fs::create_dir_all(&shim).unwrap();
+    for name in ["libvulkan.so", "libvulkan.so.1"] {
+        std::os::unix::fs::symlink(&loader, shim.join(name)).unwrap();
+    }
+    shim
+}

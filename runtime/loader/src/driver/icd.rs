@@ -33,6 +33,9 @@ use vkgen_abi::icd::{
 use super::{as_fn, open_library, symbol_address, void_fn_as};
 use crate::{split_path_list, trusted_env, trusted_env_path};
 
+/// `0` turns the native-buffer adapter for ICDs off (see [`IcdSearchConfig::without_adapter`]).
+pub const ADAPTER_ENV: &str = "VKGEN_ICD_ADAPTER";
+
 /// The oldest ICD interface we accept: version 2 introduced the loader-magic word.
 pub const MIN_ICD_INTERFACE_VERSION: u32 = 2;
 
@@ -55,6 +58,9 @@ pub struct IcdSearchConfig {
     pub xdg_data_dirs: Option<OsString>,
     /// The system config dir (default `/etc`), for `/etc/vulkan/icd.d`.
     pub sysconf_dir: Option<PathBuf>,
+    /// `VKGEN_ICD_ADAPTER=0`: ICDs are used as they are, never through the native-buffer
+    /// adapter (`driver::adapter`, Linux hosts with the `desktop` feature).
+    pub without_adapter: bool,
 }
 
 impl IcdSearchConfig {
@@ -69,6 +75,7 @@ impl IcdSearchConfig {
             xdg_data_home: trusted_env_path("XDG_DATA_HOME"),
             xdg_data_dirs: trusted_env("XDG_DATA_DIRS"),
             sysconf_dir: None,
+            without_adapter: trusted_env(ADAPTER_ENV).is_some_and(|v| v == "0"),
         }
     }
 
@@ -379,6 +386,8 @@ pub struct IcdDriver {
     interface_version: u32,
     get_instance_proc_addr: PFN_vk_icdGetInstanceProcAddr,
     get_physical_device_proc_addr: Option<PFN_vk_icdGetPhysicalDeviceProcAddr>,
+    /// What serves the ICD's entry points instead of the ICD itself (the native-buffer adapter).
+    served_by: Option<&'static str>,
     /// Kept last so the entry points above stay mapped for the driver's lifetime.
     _library: Library,
 }
@@ -472,8 +481,27 @@ impl IcdDriver {
             interface_version: version,
             get_instance_proc_addr: gipa,
             get_physical_device_proc_addr: gpdpa,
+            served_by: None,
             _library: library,
         })
+    }
+
+    /// Routes the driver's entry points through `by` (which itself calls the ICD); the library
+    /// stays loaded for as long as `self` lives.
+    pub fn serve_through(
+        &mut self,
+        by: &'static str,
+        gipa: PFN_vk_icdGetInstanceProcAddr,
+        gpdpa: PFN_vk_icdGetPhysicalDeviceProcAddr,
+    ) {
+        self.served_by = Some(by);
+        self.get_instance_proc_addr = gipa;
+        self.get_physical_device_proc_addr = Some(gpdpa);
+    }
+
+    /// What serves the ICD's entry points when not the ICD itself.
+    pub fn served_by(&self) -> Option<&'static str> {
+        self.served_by
     }
 
     /// The manifest the driver was loaded from.

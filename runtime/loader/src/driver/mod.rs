@@ -15,6 +15,8 @@
 //!
 //! The small `dlopen`/`dlsym` helpers shared with layer discovery live here too.
 
+#[cfg(all(feature = "desktop", not(target_os = "android")))]
+pub mod adapter;
 pub mod hal;
 pub mod icd;
 mod image;
@@ -80,9 +82,11 @@ impl Driver {
             ),
             DriverSource::Icd(i) => (
                 format!(
-                    "ICD {} ({})",
+                    "ICD {} ({}){}",
                     i.manifest().library.display(),
-                    i.manifest().manifest_path.display()
+                    i.manifest().manifest_path.display(),
+                    i.served_by()
+                        .map_or(String::new(), |by| format!(" through {by}"))
                 ),
                 i.get_instance_proc_addr_fn(),
             ),
@@ -221,7 +225,13 @@ pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
     {
         let drivers: Vec<Driver> = icd::load_all(&config.icd)
             .into_iter()
-            .map(|icd| Driver::new(DriverSource::Icd(icd)))
+            .map(|mut icd| {
+                #[cfg(feature = "desktop")]
+                if !config.icd.without_adapter {
+                    adapter::adapt(&mut icd);
+                }
+                Driver::new(DriverSource::Icd(icd))
+            })
             .collect();
         if drivers.is_empty() {
             log::info!("no Vulkan driver found: reporting zero physical devices");

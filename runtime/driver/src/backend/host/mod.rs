@@ -158,6 +158,10 @@ pub enum HostError {
     Negotiation { path: PathBuf, result: vk::Result },
     #[error("no usable host ICD (tried: {tried:?})")]
     NoneFound { tried: Vec<PathBuf> },
+    #[error("{path} needs no native-buffer adapter: {reason}")]
+    NotAdaptable { path: PathBuf, reason: &'static str },
+    #[error("{path}: this process's host driver already serves {serving}")]
+    Taken { path: PathBuf, serving: String },
 }
 
 /// An opened host ICD.
@@ -488,6 +492,47 @@ pub fn discover() -> Result<HostIcd, HostError> {
 }
 
 static HOST: OnceLock<Option<HostIcd>> = OnceLock::new();
+
+/// Makes the ICD of `manifest` this process's host ICD, for a loader that serves a Khronos ICD
+/// through [`HostDriver`] so that the Android WSI path gets `VK_ANDROID_native_buffer` on it
+/// (Linux hosts). Only an ICD the host driver adds something to is adopted: Vulkan ≥ 1.1 (the
+/// entry points the runtime uses), a device with `VK_EXT_external_memory_host` (what native
+/// buffers are imported through), and no `VK_ANDROID_native_buffer` of its own — otherwise
+/// [`HostError::NotAdaptable`], and the caller uses the ICD as it is. The host ICD is one per
+/// process, so a second ICD gets [`HostError::Taken`].
+pub fn adopt(manifest: &Path) -> Result<&'static HostIcd, HostError> {
+    let taken = |serving: Option<&HostIcd>| HostError::Taken {
+        path: manifest.to_owned(),
+        serving: serving.map_or("no ICD".into(), |h| h.manifest.display().to_string()),
+    };
+    if let Some(current) = HOST.get() {
+        return match current {
+            Some(icd) if icd.manifest == manifest => Ok(icd),
+            other => Err(taken(other.as_ref())),
+        };
+    }
+    let icd = HostIcd::open(manifest)?;
+    let not = |reason| HostError::NotAdaptable {
+        path: manifest.to_owned(),
+        reason,
+    };
+    if icd.instance_version < vk::API_VERSION_1_1 {
+        return Err(not("a Vulkan 1.0 instance"));
+    }
+    let names = icd.device_extension_names();
+    if names.contains(NATIVE_BUFFER_NAME.to_bytes()) {
+        return Err(not("it has VK_ANDROID_native_buffer itself"));
+    }
+    if !names.contains(MEMORY_HOST_NAME.to_bytes()) {
+        return Err(not("no device has VK_EXT_external_memory_host"));
+    }
+    // Another thread may have won the race; then `icd` is dropped and that one answers.
+    let _ = HOST.set(Some(icd));
+    match HOST.get() {
+        Some(Some(icd)) if icd.manifest == manifest => Ok(icd),
+        other => Err(taken(other.and_then(Option::as_ref))),
+    }
+}
 
 /// The process's host ICD, opened on first use; `None` if there is none.
 pub fn host_icd() -> Option<&'static HostIcd> {
