@@ -614,6 +614,34 @@ fn x11_pattern_child(display: &str) {
     let frame = desktop_support::pattern(400, 300, 200);
     assert_eq!(rig.present_rgba(&frame), Ok(false));
     window_shows(400, 300, &frame);
+
+    // IMMEDIATE, offered on desktop surfaces only: frames are shown as they are queued, so 60
+    // presents take less than the 60 refreshes FIFO needs for them.
+    // SAFETY: live physical device and surface.
+    let modes = unsafe {
+        rig.surface_fns
+            .get_physical_device_surface_present_modes(rig.pd, rig.surface)
+    }
+    .unwrap();
+    assert!(
+        modes.contains(&vk::PresentModeKHR::IMMEDIATE),
+        "IMMEDIATE not offered on an X11 surface: {modes:?}"
+    );
+    rig.create_swapchain(extent, vk::PresentModeKHR::IMMEDIATE);
+    let frames: Vec<Vec<u8>> = (0..3)
+        .map(|i| desktop_support::pattern(400, 300, 10 + i))
+        .collect();
+    let started = Instant::now();
+    for i in 0..60 {
+        assert_eq!(rig.present_rgba(&frames[i % 3]), Ok(false));
+    }
+    let took = started.elapsed();
+    eprintln!("60 IMMEDIATE presents in {took:?}");
+    assert!(
+        took < Duration::from_millis(950),
+        "60 IMMEDIATE presents took {took:?}: paced like FIFO"
+    );
+    window_shows(400, 300, &frames[59 % 3]);
 }
 
 /// zink (Mesa's OpenGL on Vulkan) through our loader and `vulkan.host.so` under Xvfb:

@@ -52,7 +52,9 @@ fn addr(f: vk::PFN_vkVoidFunction) -> Option<usize> {
 #[test]
 fn proc_address_rules_on_lavapipe() {
     let root = tempfile::tempdir().unwrap();
-    let env = isolated_env(&root, &[require(paths::lavapipe_manifest())]);
+    // lavapipe's own functions, not the native-buffer adapter's (which is a driver on top).
+    let env =
+        isolated_env(&root, &[require(paths::lavapipe_manifest())]).set("VKGEN_ICD_ADAPTER", "0");
     in_child("proc_address_rules_on_lavapipe", &env, || {
         let loader = require(paths::loader_under_test());
         let entry = require(vkgen_tests::compute::load_entry(&loader));

@@ -35,18 +35,53 @@ fn fill_compute_our_loader() {
     });
 }
 
+/// The loader is transparent: with the native-buffer adapter off, lavapipe looks the same
+/// through ours as through Debian's.
 #[test]
 fn vulkaninfo_our_loader_matches_system_loader() {
     let ours = require(paths::loader_under_test());
     let system = require(paths::system_loader());
     let (env, _hal_root) = our_env();
-    let diff = scenarios::vulkaninfo_diff(&system, &ours, &env);
+    let diff = scenarios::vulkaninfo_diff(&system, &ours, &env.set("VKGEN_ICD_ADAPTER", "0"));
     assert!(
         diff.is_empty(),
         "vulkaninfo --json differs between Debian's loader (a) and {} (b) outside the \
          loader-owned paths:\n{}",
         ours.display(),
         diff.join("\n")
+    );
+}
+
+/// Through the native-buffer adapter (the default), lavapipe gains only the host driver's
+/// interop extensions besides the loader-owned WSI ones; everything else is lavapipe's.
+#[test]
+fn vulkaninfo_through_the_adapter_adds_only_the_host_drivers_extensions() {
+    let ours = require(paths::loader_under_test());
+    let system = require(paths::system_loader());
+    let (env, _hal_root) = our_env();
+    let diff = scenarios::vulkaninfo_diff(&system, &ours, &env);
+    let added = [
+        "VK_ANDROID_external_memory_android_hardware_buffer",
+        "VK_EXT_queue_family_foreign",
+        "VK_KHR_external_fence_fd",
+        "VK_KHR_external_semaphore_fd",
+    ];
+    let unexpected: Vec<&String> = diff
+        .iter()
+        .filter(|line| {
+            !added.iter().any(|e| {
+                line.starts_with(&format!("capabilities/device/extensions/{e}: only in b"))
+            })
+        })
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "vulkaninfo --json through the adapter differs beyond its extensions:\n{unexpected:#?}"
+    );
+    assert_eq!(
+        diff.len(),
+        added.len(),
+        "the adapter's extensions: {diff:#?}"
     );
 }
 

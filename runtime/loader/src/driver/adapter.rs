@@ -25,10 +25,19 @@ const ADAPTER: &str = "the native-buffer adapter (host driver)";
 /// Serves `icd` through the host backend when it can (see the module docs); logs why not.
 pub fn adapt(icd: &mut IcdDriver) {
     let manifest = icd.manifest().manifest_path.clone();
-    match host::adopt(&manifest) {
+    // The probe runs the ICD's code; whatever it does, loading goes on without the adapter.
+    let adopted = std::panic::catch_unwind(|| host::adopt(&manifest).map(|_| ()));
+    let Ok(adopted) = adopted else {
+        log::warn!(
+            "ICD {}: the native-buffer adapter's probe panicked; using the ICD as it is",
+            manifest.display()
+        );
+        return;
+    };
+    match adopted {
         Ok(_) => {
-            // SAFETY: negotiation only validates and answers the version through the pointer.
             let mut version = icd.interface_version();
+            // SAFETY: negotiation only validates and answers the version through the pointer.
             let negotiated = unsafe { entry::negotiate::<HostDriver>(&mut version) };
             if negotiated != ash::vk::Result::SUCCESS {
                 log::warn!(

@@ -591,7 +591,13 @@ pub unsafe extern "system" fn surface_present_modes(
         };
         // SAFETY: the resolved driver physical device.
         let shared = unsafe { super::shared_image_supported(r.driver, r.handle) };
-        let list = formats::present_modes(mailbox, shared);
+        #[allow(unused_mut)]
+        let mut list = formats::present_modes(mailbox, shared);
+        // Desktop surfaces (Linux hosts) also show frames unpaced.
+        #[cfg(all(feature = "desktop", not(target_os = "android")))]
+        if arg.live().and_then(super::desktop::kind).is_some() {
+            list.insert(0, vk::PresentModeKHR::IMMEDIATE);
+        }
         // SAFETY: the caller's two-call pointers.
         Ok(unsafe { fill_array(&list, count, out) })
     })

@@ -394,11 +394,17 @@ unsafe fn create_swapchain_impl(
         window.perform_i64(nw::NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT, -1),
         "perform(SET_DEQUEUE_TIMEOUT)",
     )?;
-    let mailbox = info.present_mode == vk::PresentModeKHR::MAILBOX;
+    // IMMEDIATE (desktop surfaces only) queues as MAILBOX does; its presenter does the rest.
+    let mailbox = matches!(
+        info.present_mode,
+        vk::PresentModeKHR::MAILBOX | vk::PresentModeKHR::IMMEDIATE
+    );
     step(
         window.set_swap_interval(if mailbox { 0 } else { 1 }),
         "setSwapInterval",
     )?;
+    #[cfg(all(feature = "desktop", not(target_os = "android")))]
+    super::desktop::set_immediate(&surface, info.present_mode == vk::PresentModeKHR::IMMEDIATE);
     step(
         window.perform_int(nw::NATIVE_WINDOW_SET_SHARED_BUFFER_MODE, 0),
         "native_window_set_shared_buffer_mode(false)",

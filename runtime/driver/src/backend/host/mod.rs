@@ -158,6 +158,8 @@ pub enum HostError {
     Negotiation { path: PathBuf, result: vk::Result },
     #[error("no usable host ICD (tried: {tried:?})")]
     NoneFound { tried: Vec<PathBuf> },
+    #[error("{path} has no {command}")]
+    Missing { path: PathBuf, command: String },
     #[error("{path} needs no native-buffer adapter: {reason}")]
     NotAdaptable { path: PathBuf, reason: &'static str },
     #[error("{path}: this process's host driver already serves {serving}")]
@@ -304,6 +306,19 @@ impl HostIcd {
                 }),
             }
         };
+        // ash's entry loads these on first use and panics where they are missing.
+        for name in [
+            c"vkCreateInstance",
+            c"vkEnumerateInstanceExtensionProperties",
+        ] {
+            // SAFETY: a global lookup through the ICD.
+            if unsafe { gipa(vk::Instance::null(), name.as_ptr()) }.is_none() {
+                return Err(HostError::Missing {
+                    path: library_path,
+                    command: name.to_string_lossy().into_owned(),
+                });
+            }
+        }
         // SAFETY: `gipa` is the ICD's global proc lookup, which is what a StaticFn holds.
         let entry = unsafe {
             ash::Entry::from_static_fn(ash::StaticFn {
@@ -363,7 +378,17 @@ impl HostIcd {
                 let Ok(instance) = self.entry.create_instance(&ci, None) else {
                     return names;
                 };
-                if let Ok(pds) = instance.enumerate_physical_devices() {
+                // ash's stubs for missing commands panic where no unwinding is possible.
+                let has = |name: &CStr| (self.gipa)(instance.handle(), name.as_ptr()).is_some();
+                if !has(c"vkDestroyInstance") {
+                    return names;
+                }
+                let complete = has(c"vkEnumeratePhysicalDevices")
+                    && has(c"vkEnumerateDeviceExtensionProperties");
+                if let Some(pds) = complete
+                    .then(|| instance.enumerate_physical_devices().ok())
+                    .flatten()
+                {
                     for pd in pds {
                         for e in instance
                             .enumerate_device_extension_properties(pd)

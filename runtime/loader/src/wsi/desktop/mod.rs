@@ -18,6 +18,9 @@
 //! The queue is Android's synchronous one, so present modes are honoured as on Android: FIFO
 //! (swap interval 1) queues every frame and a producer that runs out of buffers waits for the
 //! presenter; MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
+//! Desktop surfaces also offer IMMEDIATE (Android windows have no such mode): the queue runs
+//! as for MAILBOX and the presenter ([`Controls::immediate`]) shows each frame as soon as it is
+//! queued instead of at the next refresh or frame callback, so the application is not paced.
 //! A presenter that panics abandons its queue (the swapchain then answers
 //! `VK_ERROR_OUT_OF_DATE_KHR` / `VK_ERROR_SURFACE_LOST_KHR`) rather than leaving the application
 //! blocked; `vkDestroySurfaceKHR` (or `vkDestroyInstance` for a surface left alive) stops and
@@ -53,17 +56,27 @@ pub enum Kind {
     Wayland,
 }
 
+/// What a presenter thread is told while it runs.
+#[derive(Clone, Default)]
+pub struct Controls {
+    /// Set when the surface goes: the presenter returns soon after.
+    pub stop: Arc<AtomicBool>,
+    /// The surface's swapchain presents `IMMEDIATE`: each frame is shown as soon as it is
+    /// queued, not at the next refresh (X11) or frame callback (Wayland).
+    pub immediate: Arc<AtomicBool>,
+}
+
 struct Presenter {
     /// The address of the surface it serves (identity only, never dereferenced).
     surface: usize,
     kind: Kind,
-    stop: Arc<AtomicBool>,
+    controls: Controls,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Presenter {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
+        self.controls.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -71,7 +84,7 @@ impl Drop for Presenter {
 }
 
 /// Makes the Android surface for `queue`'s window and starts its presenter thread, running
-/// `body` (which must return soon after the flag it is given is set); on failure the
+/// `body` (which must return soon after its `stop` flag is set); on failure the
 /// surface is destroyed again and `body` dropped unrun.
 ///
 /// # Safety
@@ -83,7 +96,7 @@ unsafe fn adopt(
     queue: &Arc<BufferQueue>,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SurfaceKHR,
-    body: impl FnOnce(Arc<AtomicBool>) + Send + 'static,
+    body: impl FnOnce(Controls) + Send + 'static,
 ) -> vk::Result {
     let info = vk::AndroidSurfaceCreateInfoKHR {
         window: queue.window().cast(),
@@ -96,9 +109,9 @@ unsafe fn adopt(
     }
     // SAFETY: written on success.
     let handle = vk::Handle::as_raw(unsafe { *out });
-    let stop = Arc::new(AtomicBool::new(false));
+    let controls = Controls::default();
     let thread = {
-        let (stop, queue) = (Arc::clone(&stop), Arc::clone(queue));
+        let (for_body, queue) = (controls.clone(), Arc::clone(queue));
         let name = match kind {
             Kind::X11 => "vkgen-x11-present",
             Kind::Wayland => "vkgen-wl-present",
@@ -106,7 +119,7 @@ unsafe fn adopt(
         std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
-                let run = std::panic::AssertUnwindSafe(|| body(stop));
+                let run = std::panic::AssertUnwindSafe(|| body(for_body));
                 if std::panic::catch_unwind(run).is_err() {
                     log::error!("desktop presenter panicked; the surface is lost");
                     queue.abandon();
@@ -124,7 +137,7 @@ unsafe fn adopt(
                 Presenter {
                     surface,
                     kind,
-                    stop,
+                    controls,
                     thread: Some(t),
                 },
             );
@@ -149,6 +162,19 @@ pub fn kind(surface: &super::surface::Surface) -> Option<Kind> {
         .values()
         .find(|p| p.surface == addr)
         .map(|p| p.kind)
+}
+
+/// Tells the presenter of `surface` (if it is a desktop surface) whether its swapchain presents
+/// `IMMEDIATE` (from `vkCreateSwapchainKHR`).
+pub fn set_immediate(surface: &super::surface::Surface, on: bool) {
+    let addr = std::ptr::from_ref(surface) as usize;
+    let map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = map
+        .as_ref()
+        .and_then(|m| m.values().find(|p| p.surface == addr))
+    {
+        p.controls.immediate.store(on, Ordering::Release);
+    }
 }
 
 /// Stops the presenter of `surface`, if it has one (from `vkDestroySurfaceKHR`).

@@ -22,7 +22,7 @@
 //!   compositor's refresh, so FIFO runs at the display's rate. A compositor sends no callbacks
 //!   to a hidden surface; after [`CALLBACK_TIMEOUT`] without one the presenter goes on anyway
 //!   (so a hidden window renders at a few frames a second instead of blocking the application
-//!   forever in `vkAcquireNextImageKHR`).
+//!   forever in `vkAcquireNextImageKHR`). IMMEDIATE attaches each frame without waiting.
 //! * **Size.** A `wl_surface` has no size of its own: the surface's current extent is
 //!   `0xFFFFFFFF` (so is its present rectangle), the swapchain's extent is the buffers' size,
 //!   and the queue's default size follows the frames the swapchain queues.
@@ -243,7 +243,8 @@ impl ShmBuffer {
 }
 
 /// The presenter: attaches each frame when the compositor is ready for one.
-fn present_loop(mut client: Client, queue: Arc<BufferQueue>, stop: Arc<AtomicBool>) {
+fn present_loop(mut client: Client, queue: Arc<BufferQueue>, controls: super::Controls) {
+    let super::Controls { stop, immediate } = controls;
     let mut state = State::default();
     let mut buffers: Vec<ShmBuffer> = Vec::new();
     // The serial of the last commit, and when it was made.
@@ -258,8 +259,12 @@ fn present_loop(mut client: Client, queue: Arc<BufferQueue>, stop: Arc<AtomicBoo
             log::warn!("Wayland presenter: the connection failed: {e}; the surface is lost");
             break true;
         }
-        // The compositor has not shown the last frame yet: wait for its callback.
-        if state.done_serial < serial && committed.elapsed() < CALLBACK_TIMEOUT {
+        // The compositor has not shown the last frame yet: wait for its callback (IMMEDIATE
+        // does not wait; a frame with no released buffer is dropped).
+        if !immediate.load(Ordering::Acquire)
+            && state.done_serial < serial
+            && committed.elapsed() < CALLBACK_TIMEOUT
+        {
             let wait = CALLBACK_TIMEOUT
                 .saturating_sub(committed.elapsed())
                 .min(IDLE_POLL);
@@ -457,7 +462,7 @@ pub unsafe extern "system" fn create_wayland_surface(
         let surface_id = client.surface.id().protocol_id();
         let body = {
             let queue = Arc::clone(&queue);
-            move |stop| present_loop(client, queue, stop)
+            move |controls| present_loop(client, queue, controls)
         };
         // SAFETY: per the contract.
         let r = unsafe {

@@ -25,7 +25,7 @@
 //! `VKGEN_LOG=info` says which presenter (MIT-SHM or PutImage) serves a surface, why MIT-SHM was
 //! not used, and why a window was refused.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -87,7 +87,7 @@ unsafe fn create_x11_surface(
     };
     let body = {
         let queue = Arc::clone(&queue);
-        move |stop| present_loop(conn, window, queue, blit, stop)
+        move |controls| present_loop(conn, window, queue, blit, controls)
     };
     // SAFETY: per the contract.
     let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
@@ -210,8 +210,9 @@ fn present_loop(
     window: u32,
     queue: Arc<BufferQueue>,
     mut blit: Blit,
-    stop: Arc<AtomicBool>,
+    controls: super::Controls,
 ) {
+    let stop = controls.stop;
     let Ok(gc) = conn.generate_id() else {
         queue.abandon();
         return;
@@ -265,6 +266,13 @@ fn present_loop(
             }
             Ok(None) => {}
             Err(e) => log::warn!("X11 presenter: acquire failed: {e}"),
+        }
+        if controls.immediate.load(Ordering::Acquire) {
+            // IMMEDIATE: the next frame as soon as it is queued; the refresh period only bounds
+            // how long the window's geometry goes unread.
+            queue.wait_for_frame(REFRESH);
+            next = std::time::Instant::now();
+            continue;
         }
         // The next refresh; a presenter that fell behind starts counting again from now.
         next += REFRESH;
