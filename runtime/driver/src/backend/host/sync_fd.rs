@@ -33,6 +33,8 @@
 //! * The external-property queries answer `SYNC_FD` importable and exportable for fences and
 //!   binary semaphores; `VkExport{Fence,Semaphore}CreateInfo` are removed before the host sees
 //!   them. Timeline semaphores and other handle types are `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
+//!   A semaphore create asking for other types keeps only those the host can export
+//!   ([`host_exportable`]).
 //!
 //! The internal queue is the device's first queue: the application must not submit to it from
 //! another thread during these calls (the host driver's native-buffer signalling has the same
@@ -270,6 +272,7 @@ pub(super) unsafe fn create_semaphore(
     .map_or(vk::ExternalSemaphoreHandleTypeFlags::empty(), |e| {
         e.handle_types & !vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
     });
+    let other_types = host_exportable(dev, other_types, timeline);
     // SAFETY: the application's chain, valid during this call.
     let chain = unsafe {
         ChainEdit::without(
@@ -301,6 +304,51 @@ pub(super) unsafe fn create_semaphore(
         }
     }
     Some(r)
+}
+
+/// The handle types of `types` the host can export from a semaphore of this type. Applications
+/// ask for `OPAQUE_FD` wherever `VK_KHR_external_semaphore_fd` is enabled without querying
+/// (FFmpeg 5.1's frames), and on an emulating device the host may have no fd export at all
+/// (lavapipe refuses the create with `VK_ERROR_INVALID_EXTERNAL_HANDLE`); the types it cannot
+/// export are dropped, so only a later `vkGetSemaphoreFdKHR` for them fails.
+fn host_exportable(
+    dev: &HostDevice,
+    types: vk::ExternalSemaphoreHandleTypeFlags,
+    timeline: bool,
+) -> vk::ExternalSemaphoreHandleTypeFlags {
+    let mut kept = vk::ExternalSemaphoreHandleTypeFlags::empty();
+    for bit in (0..32)
+        .map(|i| vk::ExternalSemaphoreHandleTypeFlags::from_raw(1 << i))
+        .filter(|&b| types.contains(b))
+    {
+        let mut ty = vk::SemaphoreTypeCreateInfo::default().semaphore_type(if timeline {
+            vk::SemaphoreType::TIMELINE
+        } else {
+            vk::SemaphoreType::BINARY
+        });
+        let info = vk::PhysicalDeviceExternalSemaphoreInfo::default()
+            .handle_type(bit)
+            .push_next(&mut ty);
+        let mut props = vk::ExternalSemaphoreProperties::default();
+        // SAFETY: core 1.1 query on the device's own physical device, with valid structures.
+        unsafe {
+            (dev.instance
+                .fns
+                .fp_v1_1()
+                .get_physical_device_external_semaphore_properties)(
+                dev.physical, &info, &mut props
+            )
+        };
+        if props
+            .external_semaphore_features
+            .contains(vk::ExternalSemaphoreFeatureFlags::EXPORTABLE)
+        {
+            kept |= bit;
+        } else {
+            log::debug!("semaphore export of {bit:?} dropped: the host cannot export it");
+        }
+    }
+    kept
 }
 
 /// Strips `VkExportFenceCreateInfo`; `None` when the device does not emulate.
