@@ -7,6 +7,7 @@
 //! Skips loudly (a message, no failure) only when Xvfb or vkcube is not installed.
 //! `VKGEN_SCREENSHOT=<file.png>` saves the captured frame (how docs/vkcube-ours.png was made).
 
+mod client_support;
 mod desktop_support;
 mod wsi_support;
 
@@ -691,5 +692,38 @@ fn zink_glxinfo_and_glxgears_through_our_loader() {
     assert!(
         loaded_ours(&gears_log),
         "zink did not open our libvulkan.so"
+    );
+}
+
+/// zink through our loader with lavapipe as a Khronos ICD (no HAL module): `glxinfo -B` makes a
+/// context current and queries it, which needs no presentation. (Swapchains through our loader
+/// need the driver's `VK_ANDROID_native_buffer`, which lavapipe as an ICD lacks, so glxgears'
+/// frames are not checked on this path.)
+#[test]
+fn zink_glxinfo_through_our_loader_on_lavapipe_as_icd() {
+    let Some(glxinfo) = which("glxinfo") else {
+        eprintln!("SKIPPED: glxinfo (Debian mesa-utils) is not installed");
+        return;
+    };
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
+        return;
+    };
+    let client = client_support::ClientEnv::new(client_support::Stack::OursIcd);
+    let extra = vkgen_tests::env::Env::new()
+        .set("DISPLAY", &xvfb.display)
+        .set("LIBGL_ALWAYS_SOFTWARE", "1")
+        .set("GALLIUM_DRIVER", "zink");
+    let mut cmd = client.command(&glxinfo, &extra);
+    cmd.arg("-B");
+    let (out, _) = client.run("glxinfo -B", cmd, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("OpenGL renderer string: zink (llvmpipe"),
+        "not zink on lavapipe:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("OpenGL core profile version string: 4.6"),
+        "zink on lavapipe offers OpenGL 4.6 core:\n{stdout}"
     );
 }
