@@ -9,6 +9,10 @@
 //! * ncnn: convolution + ReLU + max-pool on integer-valued data equals ncnn's CPU path and
 //!   numpy bit for bit (fp16/bf16 storage and Winograd off, so every sum is exact).
 //!
+//! ncnn's own loader (simplevk) opens the driver a set `VK_DRIVER_FILES` or `VK_ICD_FILENAMES`
+//! names directly, skipping `libvulkan.so`; the linker-log check caught that, and the ICD path
+//! therefore puts lavapipe's manifest in the standard search path instead (`client_support`).
+//!
 //! The versions are pinned in `tests/clients/requirements.txt`; `.ci/setup` installs them into
 //! `target/py-venv`. A test skips loudly only when that venv or its package is missing.
 
