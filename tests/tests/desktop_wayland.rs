@@ -12,6 +12,7 @@
 //! Skips loudly (a message, no failure) only when Weston (Debian weston) or vkcube-wayland
 //! (Debian vulkan-tools) is not installed.
 
+mod client_support;
 mod desktop_support;
 mod wsi_support;
 
@@ -19,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use client_support::{ClientEnv, Stack};
 use vkgen_tests::{paths, require};
-use wsi_support::DriverPath;
 
 /// A headless Weston on its own socket in its own `XDG_RUNTIME_DIR`, killed on drop.
 struct Weston {
@@ -131,16 +132,16 @@ fn wayland_swapchain_pixels_pacing_and_resize_under_weston() {
 /// output shows the cube (many colours) while it runs.
 #[test]
 fn vkcube_wayland_presents_through_our_loader_under_weston() {
-    vkcube_wayland(DriverPath::Hal);
+    vkcube_wayland(Stack::OursHal);
 }
 
 /// The same with lavapipe as a Khronos ICD (served through the loader's native-buffer adapter).
 #[test]
 fn vkcube_wayland_presents_through_our_loader_and_lavapipe_as_an_icd() {
-    vkcube_wayland(DriverPath::Icd);
+    vkcube_wayland(Stack::OursIcd);
 }
 
-fn vkcube_wayland(path: DriverPath) {
+fn vkcube_wayland(path: Stack) {
     let Some(vkcube) = which("vkcube-wayland") else {
         eprintln!("SKIPPED: vkcube-wayland (Debian vulkan-tools) is not installed");
         return;
@@ -149,14 +150,11 @@ fn vkcube_wayland(path: DriverPath) {
         eprintln!("SKIPPED: weston (Debian weston) is not installed or could not be started");
         return;
     };
-    let (env, _root) = path.env();
-    let work = tempfile::tempdir().unwrap();
-    let shim = wsi_support::loader_shim(work.path());
-    let mut cmd = vkgen_tests::env::controlled_command(&vkcube, &env);
+    let client = ClientEnv::new(path);
+    let mut cmd = client.command(&vkcube, &vkgen_tests::env::Env::new());
     cmd.args(["--c", "300"])
         .env("XDG_RUNTIME_DIR", weston.runtime_dir.path())
         .env("WAYLAND_DISPLAY", &weston.socket)
-        .env("LD_LIBRARY_PATH", &shim)
         .env("VKGEN_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -9,6 +9,7 @@
 //! Skips loudly (a message, no failure) only when Xvfb or vkcube is not installed.
 //! `VKGEN_SCREENSHOT=<file.png>` saves the captured frame (how docs/vkcube-ours.png was made).
 
+mod client_support;
 mod desktop_support;
 mod wsi_support;
 
@@ -16,9 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use vkgen_tests::env::controlled_command;
+use client_support::{ClientEnv, Stack};
 use vkgen_tests::{paths, require};
-use wsi_support::DriverPath;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 
@@ -102,17 +102,17 @@ fn capture(display: &str) -> (u16, u16, Vec<u8>) {
 
 #[test]
 fn vkcube_presents_through_our_loader_and_the_host_driver_under_xvfb() {
-    vkcube_under_xvfb(DriverPath::Hal);
+    vkcube_under_xvfb(Stack::OursHal);
 }
 
 /// lavapipe as a Khronos ICD: the loader serves it through its native-buffer adapter, so the
 /// swapchain is still the Android one.
 #[test]
 fn vkcube_presents_through_our_loader_and_lavapipe_as_an_icd_under_xvfb() {
-    vkcube_under_xvfb(DriverPath::Icd);
+    vkcube_under_xvfb(Stack::OursIcd);
 }
 
-fn vkcube_under_xvfb(path: DriverPath) {
+fn vkcube_under_xvfb(path: Stack) {
     let Some(vkcube) = which("vkcube") else {
         eprintln!("SKIPPED: vkcube (Debian vulkan-tools) is not installed");
         return;
@@ -121,13 +121,10 @@ fn vkcube_under_xvfb(path: DriverPath) {
         eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
         return;
     };
-    let (env, _root) = path.env();
-    let work = tempfile::tempdir().unwrap();
-    let shim = wsi_support::loader_shim(work.path());
-    let mut cmd = controlled_command(&vkcube, &env);
+    let client = ClientEnv::new(path);
+    let mut cmd = client.command(&vkcube, &vkgen_tests::env::Env::new());
     cmd.args(["--c", "400"])
         .env("DISPLAY", &xvfb.display)
-        .env("LD_LIBRARY_PATH", &shim)
         .env("VKGEN_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -649,16 +646,16 @@ fn x11_pattern_child(display: &str) {
 /// dynamic linker's log shows our `libvulkan.so` was the Vulkan loader zink opened.
 #[test]
 fn zink_glxinfo_and_glxgears_through_our_loader() {
-    zink_under_xvfb(DriverPath::Hal);
+    zink_under_xvfb(Stack::OursHal);
 }
 
 /// The same with lavapipe as a Khronos ICD (served through the native-buffer adapter).
 #[test]
 fn zink_glxinfo_and_glxgears_through_our_loader_and_lavapipe_as_an_icd() {
-    zink_under_xvfb(DriverPath::Icd);
+    zink_under_xvfb(Stack::OursIcd);
 }
 
-fn zink_under_xvfb(path: DriverPath) {
+fn zink_under_xvfb(path: Stack) {
     let (Some(glxinfo), Some(glxgears)) = (which("glxinfo"), which("glxgears")) else {
         eprintln!("SKIPPED: glxinfo/glxgears (Debian mesa-utils) are not installed");
         return;
@@ -667,60 +664,25 @@ fn zink_under_xvfb(path: DriverPath) {
         eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
         return;
     };
-    let (env, _root) = path.env();
-    let work = tempfile::tempdir().unwrap();
-    let shim = wsi_support::loader_shim(work.path());
-    let run = |bin: &Path, args: &[&str], ld_log: &Path| {
-        let mut cmd = controlled_command(bin, &env);
-        cmd.args(args)
-            .env("DISPLAY", &xvfb.display)
-            .env("LD_LIBRARY_PATH", &shim)
-            .env("LIBGL_ALWAYS_SOFTWARE", "1")
-            .env("GALLIUM_DRIVER", "zink")
-            .env("LD_DEBUG", "libs")
-            .env("LD_DEBUG_OUTPUT", ld_log);
-        vkgen_tests::env::output_with_timeout(&mut cmd, Duration::from_secs(60)).unwrap()
-    };
-    let ours = format!("calling init: {}", shim.join("libvulkan.so.1").display());
-    let loaded_ours = |prefix: &Path| {
-        std::fs::read_dir(work.path())
-            .unwrap()
-            .flatten()
-            .filter(|e| {
-                e.path()
-                    .to_string_lossy()
-                    .starts_with(&*prefix.to_string_lossy())
-            })
-            .any(|e| {
-                std::fs::read_to_string(e.path())
-                    .unwrap_or_default()
-                    .contains(&ours)
-            })
-    };
-
-    let info_log = work.path().join("ld-glxinfo");
-    let out = run(&glxinfo, &["-B"], &info_log);
+    let client = ClientEnv::new(path);
+    let zink = vkgen_tests::env::Env::new()
+        .set("DISPLAY", &xvfb.display)
+        .set("LIBGL_ALWAYS_SOFTWARE", "1")
+        .set("GALLIUM_DRIVER", "zink");
+    // glxinfo under the linker's log: our loader and the path's driver were initialised.
+    let mut cmd = client.command(&glxinfo, &zink);
+    cmd.arg("-B");
+    let (out, _) = client.run("glxinfo -B", cmd, Duration::from_secs(60));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success(),
-        "glxinfo -B: {}\n{stdout}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+        stdout.contains("OpenGL renderer string: zink (llvmpipe"),
+        "not zink on lavapipe:\n{stdout}"
     );
-    assert!(
-        stdout.contains("OpenGL renderer string: zink"),
-        "not zink:\n{stdout}"
-    );
-    assert!(loaded_ours(&info_log), "zink did not open our libvulkan.so");
 
     // glxgears runs until killed; it reports frames every 5 s.
-    let gears_log = work.path().join("ld-glxgears");
-    let mut cmd = controlled_command(&glxgears, &env);
-    cmd.env("DISPLAY", &xvfb.display)
-        .env("LD_LIBRARY_PATH", &shim)
-        .env("LIBGL_ALWAYS_SOFTWARE", "1")
-        .env("GALLIUM_DRIVER", "zink")
-        .env("LD_DEBUG", "libs")
+    let gears_log = client.work_dir().join("ld-glxgears");
+    let mut cmd = client.command(&glxgears, &zink);
+    cmd.env("LD_DEBUG", "libs")
         .env("LD_DEBUG_OUTPUT", &gears_log)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -734,8 +696,18 @@ fn zink_under_xvfb(path: DriverPath) {
         "glxgears drew no frames:\n{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        loaded_ours(&gears_log),
-        "zink did not open our libvulkan.so"
+    let ours = format!(
+        "calling init: {}",
+        client.shim().unwrap().join("libvulkan.so.1").display()
     );
+    let loaded_ours = std::fs::read_dir(client.work_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("ld-glxgears"))
+        .any(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap_or_default()
+                .contains(&ours)
+        });
+    assert!(loaded_ours, "zink did not open our libvulkan.so");
 }

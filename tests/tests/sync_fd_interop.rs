@@ -391,6 +391,31 @@ fn fence_fds_and_refusals() {
             let t = d.semaphore(true);
             assert_eq!(d.export(t), Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE));
             d.device.destroy_semaphore(t, None);
+
+            // FFmpeg 5.1's frame semaphores: timeline, exportable as OPAQUE_FD without asking
+            // whether it can be. Created (lavapipe cannot export it: the type is dropped), a
+            // working timeline; the export itself fails where the host cannot do it.
+            let mut export = vk::ExportSemaphoreCreateInfo::default()
+                .handle_types(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
+            let mut ty = vk::SemaphoreTypeCreateInfo::default()
+                .semaphore_type(vk::SemaphoreType::TIMELINE)
+                .initial_value(1);
+            let ci = vk::SemaphoreCreateInfo::default()
+                .push_next(&mut export)
+                .push_next(&mut ty);
+            let t = d.device.create_semaphore(&ci, None).unwrap();
+            d.device
+                .signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(t).value(3))
+                .unwrap();
+            assert_eq!(d.device.get_semaphore_counter_value(t), Ok(3));
+            let info = vk::SemaphoreGetFdInfoKHR::default()
+                .semaphore(t)
+                .handle_type(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
+            match d.sem_fd.get_semaphore_fd(&info) {
+                Ok(fd) => drop(OwnedFd::from_raw_fd(fd)),
+                Err(e) => assert_eq!(e, vk::Result::ERROR_INVALID_EXTERNAL_HANDLE),
+            }
+            d.device.destroy_semaphore(t, None);
             d.device.destroy_semaphore(s, None);
 
             // FFmpeg 5.1 asks for OPAQUE_FD export as soon as the fd extension is there,
