@@ -426,10 +426,10 @@ fn null_error_cases_never_crash() {
             wsi.create_surface(&win).err(),
             Some(vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR)
         );
-        // An unknown colour space.
+        // An unknown colour space (DOLBYVISION is known: AOSP maps it to BT2020_PQ).
         let info = wsi
             .swapchain_info(surface)
-            .image_color_space(vk::ColorSpaceKHR::DOLBYVISION_EXT);
+            .image_color_space(vk::ColorSpaceKHR::DISPLAY_NATIVE_AMD);
         assert_eq!(
             wsi.create_swapchain(&info).err(),
             Some(vk::Result::ERROR_INITIALIZATION_FAILED)
