@@ -48,10 +48,10 @@ const AOSP_COLOR_SPACES: [vk::ColorSpaceKHR; 12] = [
     vk::ColorSpaceKHR::DISPLAY_P3_LINEAR_EXT,
 ];
 
-/// AOSP's `GetPhysicalDeviceSurfaceFormatsKHR` on an allocator with RGB565, FP16, RGBA_1010102
-/// and R8 but not RGBA_10101010 (vkgen's gralloc), every colour space of the table mapping to
-/// a dataspace.
-fn aosp_formats(colorspace_ext: bool) -> Vec<vk::SurfaceFormatKHR> {
+/// AOSP's `GetPhysicalDeviceSurfaceFormatsKHR` on vkgen's gralloc (it allocates RGB565, FP16,
+/// RGBA_1010102, R8 and RGBA_10101010), every colour space of the table mapping to a dataspace;
+/// `rgba10x6_ext`: the driver lists `VK_EXT_rgba10x6_formats`.
+fn aosp_formats(colorspace_ext: bool, rgba10x6_ext: bool) -> Vec<vk::SurfaceFormatKHR> {
     use vk::ColorSpaceKHR as C;
     use vk::Format as F;
     let sf = |format, color_space| vk::SurfaceFormatKHR {
@@ -85,6 +85,13 @@ fn aosp_formats(colorspace_ext: bool) -> Vec<vk::SurfaceFormatKHR> {
     if colorspace_ext {
         out.push(sf(F::R8_UNORM, C::PASS_THROUGH_EXT));
     }
+    if rgba10x6_ext {
+        let format = F::R10X6G10X6B10X6A10X6_UNORM_4PACK16;
+        out.push(sf(format, C::SRGB_NONLINEAR));
+        if colorspace_ext {
+            out.extend(AOSP_COLOR_SPACES.map(|cs| sf(format, cs)));
+        }
+    }
     out
 }
 
@@ -108,7 +115,7 @@ fn surface_formats_follow_aosp_order() {
                     .get_physical_device_surface_formats(wsi.pd, surface)
             }
             .unwrap();
-            let expected = aosp_formats(colorspace_ext);
+            let expected = aosp_formats(colorspace_ext, false);
             assert_eq!(
                 formats, expected,
                 "VK_EXT_swapchain_colorspace {colorspace_ext}"
@@ -149,9 +156,7 @@ fn formats_are_offered_as_ahardwarebuffer_is_supported_decides() {
             let has = |f: vk::Format| formats.iter().any(|s| s.format == f);
             assert!(has(vk::Format::R8_UNORM), "the allocator has R_8");
             assert!(has(vk::Format::R5G6B5_UNORM_PACK16));
-            // The R10X6 rule: VK_EXT_rgba10x6_formats in the driver's list and RGBA_10101010 in
-            // the allocator; vkgen's gralloc has no RGBA_10101010 and the null driver no
-            // extension, so it is never offered here.
+            // The R10X6 rule also needs VK_EXT_rgba10x6_formats, which the null driver lacks.
             assert!(!has(vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16));
             // A swapchain of an offered optional format gets the allocator's pixel format.
             let info = wsi
@@ -434,6 +439,70 @@ fn swapchain_compression_reaches_gralloc_usage_and_the_image() {
         let env = common::hal_env(&root, &lib, "")
             .set("VKGEN_TEST_FIXTURE", &lib)
             .set("VKGEN_TEST_GRALLOC", gralloc.to_string());
+        let out = vkgen_tests::env::run_child(SCENARIO, &env);
+        require(vkgen_tests::env::check_child(SCENARIO, &out));
+    }
+}
+
+#[test]
+fn r10x6_needs_rgba10x6_formats_and_the_allocators_rgba_10101010() {
+    const SCENARIO: &str = "r10x6_needs_rgba10x6_formats_and_the_allocators_rgba_10101010";
+    if let Some(s) = vkgen_tests::env::child_scenario() {
+        if s == SCENARIO {
+            let lib = PathBuf::from(std::env::var_os("VKGEN_TEST_FIXTURE").unwrap());
+            let ext = std::env::var("VKGEN_TEST_RGBA10X6").unwrap() == "1";
+            let r10x6 = vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16;
+            for colorspace_ext in [false, true] {
+                let exts: &[&std::ffi::CStr] = if colorspace_ext {
+                    &[ash::ext::swapchain_colorspace::NAME]
+                } else {
+                    &[]
+                };
+                let wsi = Wsi::new(&loader(), exts, &[], &[]).unwrap();
+                let win = window(16, 16);
+                let surface = wsi.create_surface(&win).unwrap();
+                // SAFETY: a live surface.
+                let formats = unsafe {
+                    wsi.surface_fns
+                        .get_physical_device_surface_formats(wsi.pd, surface)
+                }
+                .unwrap();
+                assert_eq!(formats, aosp_formats(colorspace_ext, ext));
+                let offered = formats.iter().filter(|f| f.format == r10x6).count();
+                assert_eq!(
+                    offered,
+                    match (ext, colorspace_ext) {
+                        (false, _) => 0,
+                        (true, false) => 1,
+                        (true, true) => 13,
+                    }
+                );
+                if ext {
+                    // The allocator's RGBA_10101010 buffers back an R10X6 swapchain.
+                    let before = counter(&lib, "r10x6_images");
+                    let info = wsi.swapchain_info(surface).image_format(r10x6);
+                    let sc = wsi.create_swapchain(&info).unwrap();
+                    assert_eq!(win.producer_state().format, 0x3b /* RGBA_10101010 */);
+                    assert!(counter(&lib, "r10x6_images") > before);
+                    wsi.destroy_swapchain(sc);
+                }
+                wsi.destroy_surface(surface);
+            }
+            println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        }
+        return;
+    }
+    for ext in [false, true] {
+        let defines: &[&str] = if ext {
+            &["GRALLOC4", "RGBA10X6"]
+        } else {
+            &["GRALLOC4"]
+        };
+        let lib = wsi_driver(defines);
+        let root = tempfile::tempdir().unwrap();
+        let env = common::hal_env(&root, &lib, "")
+            .set("VKGEN_TEST_FIXTURE", &lib)
+            .set("VKGEN_TEST_RGBA10X6", if ext { "1" } else { "0" });
         let out = vkgen_tests::env::run_child(SCENARIO, &env);
         require(vkgen_tests::env::check_child(SCENARIO, &out));
     }

@@ -18,7 +18,8 @@ use crate::common::{compile_fixture, fixture_counter};
 /// GrallocUsage3/4 queries map a chained `VkImageCompressionControlEXT` to vendor usage bits as
 /// a vendor driver does: `DISABLED` → `1 << 29`, `FIXED_RATE_DEFAULT` → `1 << 28`,
 /// `FIXED_RATE_EXPLICIT` → the first plane's rate bits `<< 48`; `vkCreateImage` records the
-/// structure it receives).
+/// structure it receives), `RGBA10X6` (`VK_EXT_rgba10x6_formats` in the device extension list;
+/// `vkCreateImage` counts `R10X6G10X6B10X6A10X6_UNORM_4PACK16` images).
 pub const WSI_DRIVER: &str = r#"
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -34,7 +35,7 @@ STAT(imports) STAT(import_temporary) STAT(import_sync_fd) STAT(import_fd_valid)
 STAT(gralloc_version) STAT(saw_anb) STAT(saw_fence_fd) STAT(saw_maintenance1) STAT(fds_closed)
 STAT(gpdifp2_calls) STAT(release_waits) STAT(mutable_images) STAT(format_list_formats)
 STAT(compressed_images) STAT(image_compression_flags) STAT(image_compression_rate)
-STAT(gralloc_compression_flags) STAT(gpdifp2_compression_flags)
+STAT(gralloc_compression_flags) STAT(gpdifp2_compression_flags) STAT(r10x6_images)
 #ifndef ANB_SPEC
 #define ANB_SPEC 8
 #endif
@@ -151,12 +152,15 @@ static void GetPhysicalDeviceExternalFenceProperties(VkPhysicalDevice pd, const 
 }
 static VkResult EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char* l, uint32_t* c, VkExtensionProperties* p) {
     (void)pd; (void)l;
-    VkExtensionProperties all[2];
+    VkExtensionProperties all[3];
     uint32_t n = 0;
     memset(all, 0, sizeof all);
     strcpy(all[n].extensionName, "VK_ANDROID_native_buffer"); all[n++].specVersion = ANB_SPEC;
 #ifdef FENCE_FD
     strcpy(all[n].extensionName, "VK_KHR_external_fence_fd"); all[n++].specVersion = 1;
+#endif
+#ifdef RGBA10X6
+    strcpy(all[n].extensionName, "VK_EXT_rgba10x6_formats"); all[n++].specVersion = 1;
 #endif
     if (!p) { *c = n; return VK_SUCCESS; }
     uint32_t w = *c < n ? *c : n;
@@ -203,6 +207,7 @@ static VkResult CreateImage(VkDevice d, const VkImageCreateInfo* info, const VkA
     }
     if ((info->flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT) && (info->flags & VK_IMAGE_CREATE_EXTENDED_USAGE_BIT))
         mutable_images++;
+    if (info->format == VK_FORMAT_R10X6G10X6B10X6A10X6_UNORM_4PACK16) r10x6_images++;
     images_created++;
     *out = (VkImage)(++next_handle);
     return VK_SUCCESS;
