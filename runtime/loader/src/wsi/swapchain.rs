@@ -21,9 +21,13 @@
 //!    (sRGB asked as UNORM; shared adds `FRONT_BUFFER`); if that fails, the first of
 //!    `vkGetSwapchainGrallocUsage4/3/2/ANDROID` the driver has (a driver error there is
 //!    `VK_ERROR_SURFACE_LOST_KHR`); the window's usage = consumer | producer (| `PROTECTED`);
-//!    then the transform hint and refresh duration are read;
+//!    then the transform hint and refresh duration are read. An application
+//!    `VkImageCompressionControlEXT` goes (unchained) into each of these queries, so the driver
+//!    can turn fixed-rate compression into its gralloc usage bits — AOSP leaves that mapping to
+//!    the driver;
 //! 7. images: every buffer is dequeued and a `VkImage` created for it with
-//!    `VkNativeBufferANDROID` → `VkSwapchainImageCreateInfoANDROID` in the chain (2D, one mip,
+//!    `VkNativeBufferANDROID` → `VkSwapchainImageCreateInfoANDROID` (→ the application's
+//!    `VkImageCompressionControlEXT`, → the mutable-format list) in the chain (2D, one mip,
 //!    one layer, OPTIMAL, `PROTECTED` if asked); then every buffer is cancelled back (a shared
 //!    swapchain keeps its one buffer dequeued). A `dequeueBuffer` failure is
 //!    `VK_ERROR_OUT_OF_DEVICE_MEMORY` for `-ENOMEM`, else `VK_ERROR_SURFACE_LOST_KHR`. With
