@@ -426,10 +426,10 @@ fn null_error_cases_never_crash() {
             wsi.create_surface(&win).err(),
             Some(vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR)
         );
-        // An unknown colour space.
+        // An unknown colour space (DOLBYVISION is known: AOSP maps it to BT2020_PQ).
         let info = wsi
             .swapchain_info(surface)
-            .image_color_space(vk::ColorSpaceKHR::DOLBYVISION_EXT);
+            .image_color_space(vk::ColorSpaceKHR::DISPLAY_NATIVE_AMD);
         assert_eq!(
             wsi.create_swapchain(&info).err(),
             Some(vk::Result::ERROR_INITIALIZATION_FAILED)
@@ -1066,6 +1066,29 @@ fn null_extension_lists() {
         assert!(
             has("VK_EXT_swapchain_maintenance1"),
             "the null driver imports SYNC_FD fences (the kit's sync component)"
+        );
+        // The loader's extensions first, in AOSP's order; image compression control because
+        // the null driver has native buffer spec 11 and the feature (its own copies of the two
+        // extensions are not listed again).
+        let names: Vec<&str> = device_exts.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names[..7],
+            [
+                "VK_KHR_incremental_present",
+                "VK_KHR_shared_presentable_image",
+                "VK_GOOGLE_display_timing",
+                "VK_EXT_image_compression_control",
+                "VK_EXT_image_compression_control_swapchain",
+                "VK_EXT_swapchain_maintenance1",
+                "VK_KHR_swapchain_mutable_format",
+            ]
+        );
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| n.starts_with("VK_EXT_image_compression_control"))
+                .count(),
+            2
         );
         println!("instance {instance_exts:?}\ndevice {device_exts:?}");
     });

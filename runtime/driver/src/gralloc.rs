@@ -19,10 +19,10 @@ use rustix::mm::{MapFlags, ProtFlags};
 use vkgen_abi::native_window::{
     android_native_make_constant, ANativeWindowBuffer, NativeHandle,
     ANATIVEWINDOWBUFFER_RESERVED_PROC, ANDROID_NATIVE_BUFFER_MAGIC, HAL_PIXEL_FORMAT_BGRA_8888,
-    HAL_PIXEL_FORMAT_BLOB, HAL_PIXEL_FORMAT_RGBA_1010102, HAL_PIXEL_FORMAT_RGBA_8888,
-    HAL_PIXEL_FORMAT_RGBA_FP16, HAL_PIXEL_FORMAT_RGBX_8888, HAL_PIXEL_FORMAT_RGB_565,
-    HAL_PIXEL_FORMAT_R_8, HAL_PIXEL_FORMAT_YCBCR_420_888, HAL_PIXEL_FORMAT_YCRCB_420_SP,
-    HAL_PIXEL_FORMAT_YV12, NATIVE_HANDLE_VERSION,
+    HAL_PIXEL_FORMAT_BLOB, HAL_PIXEL_FORMAT_RGBA_10101010, HAL_PIXEL_FORMAT_RGBA_1010102,
+    HAL_PIXEL_FORMAT_RGBA_8888, HAL_PIXEL_FORMAT_RGBA_FP16, HAL_PIXEL_FORMAT_RGBX_8888,
+    HAL_PIXEL_FORMAT_RGB_565, HAL_PIXEL_FORMAT_R_8, HAL_PIXEL_FORMAT_YCBCR_420_888,
+    HAL_PIXEL_FORMAT_YCRCB_420_SP, HAL_PIXEL_FORMAT_YV12, NATIVE_HANDLE_VERSION,
 };
 
 /// First int of every handle this module creates: tells our handles from another gralloc's.
@@ -83,6 +83,10 @@ pub enum PixelFormat {
     Rgb565,
     RgbaFp16,
     Rgba1010102,
+    /// `HAL_PIXEL_FORMAT_RGBA_10101010` (`AHARDWAREBUFFER_FORMAT_R10G10B10A10_UNORM`): four
+    /// 16-bit little-endian words, each component in the top 10 bits (Vulkan's
+    /// `R10X6G10X6B10X6A10X6_UNORM_4PACK16`).
+    Rgba10101010,
     R8,
     /// `HAL_PIXEL_FORMAT_BLOB`: `width` bytes of untyped data, `height` 1.
     Blob,
@@ -110,13 +114,14 @@ pub struct PlaneLayout {
 
 impl PixelFormat {
     /// The colour formats (one plane of whole pixels): what a window may be configured with.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Rgba8888,
         Self::Rgbx8888,
         Self::Bgra8888,
         Self::Rgb565,
         Self::RgbaFp16,
         Self::Rgba1010102,
+        Self::Rgba10101010,
         Self::R8,
     ];
     /// The 4:2:0 formats.
@@ -131,6 +136,7 @@ impl PixelFormat {
             HAL_PIXEL_FORMAT_RGB_565 => Self::Rgb565,
             HAL_PIXEL_FORMAT_RGBA_FP16 => Self::RgbaFp16,
             HAL_PIXEL_FORMAT_RGBA_1010102 => Self::Rgba1010102,
+            HAL_PIXEL_FORMAT_RGBA_10101010 => Self::Rgba10101010,
             HAL_PIXEL_FORMAT_R_8 => Self::R8,
             HAL_PIXEL_FORMAT_BLOB => Self::Blob,
             HAL_PIXEL_FORMAT_YCBCR_420_888 => Self::Nv12,
@@ -149,6 +155,7 @@ impl PixelFormat {
             Self::Rgb565 => HAL_PIXEL_FORMAT_RGB_565,
             Self::RgbaFp16 => HAL_PIXEL_FORMAT_RGBA_FP16,
             Self::Rgba1010102 => HAL_PIXEL_FORMAT_RGBA_1010102,
+            Self::Rgba10101010 => HAL_PIXEL_FORMAT_RGBA_10101010,
             Self::R8 => HAL_PIXEL_FORMAT_R_8,
             Self::Blob => HAL_PIXEL_FORMAT_BLOB,
             Self::Nv12 => HAL_PIXEL_FORMAT_YCBCR_420_888,
@@ -169,7 +176,7 @@ impl PixelFormat {
             Self::R8 | Self::Blob | Self::Nv12 | Self::Nv21 | Self::Yv12 => 1,
             Self::Rgb565 => 2,
             Self::Rgba8888 | Self::Rgbx8888 | Self::Bgra8888 | Self::Rgba1010102 => 4,
-            Self::RgbaFp16 => 8,
+            Self::RgbaFp16 | Self::Rgba10101010 => 8,
         }
     }
 
@@ -191,6 +198,7 @@ impl PixelFormat {
             Self::Rgb565 => vk::Format::R5G6B5_UNORM_PACK16,
             Self::RgbaFp16 => vk::Format::R16G16B16A16_SFLOAT,
             Self::Rgba1010102 => vk::Format::A2B10G10R10_UNORM_PACK32,
+            Self::Rgba10101010 => vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16,
             Self::R8 => vk::Format::R8_UNORM,
             Self::Nv12 => vk::Format::G8_B8R8_2PLANE_420_UNORM,
             Self::Yv12 => vk::Format::G8_B8_R8_3PLANE_420_UNORM,
@@ -207,6 +215,7 @@ impl PixelFormat {
             vk::Format::R5G6B5_UNORM_PACK16 => Self::Rgb565,
             vk::Format::R16G16B16A16_SFLOAT => Self::RgbaFp16,
             vk::Format::A2B10G10R10_UNORM_PACK32 => Self::Rgba1010102,
+            vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16 => Self::Rgba10101010,
             vk::Format::R8_UNORM => Self::R8,
             vk::Format::G8_B8R8_2PLANE_420_UNORM => Self::Nv12,
             vk::Format::G8_B8_R8_3PLANE_420_UNORM => Self::Yv12,

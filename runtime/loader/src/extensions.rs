@@ -51,6 +51,26 @@ pub struct LoaderDeviceSupport {
     /// The driver device's `apiVersion` (patch cleared): `VK_KHR_swapchain_mutable_format`
     /// needs 1.2 (image format lists and extended usage in core).
     pub device_api_version: u32,
+    /// The driver's `imageCompressionControl` feature. With `VK_ANDROID_native_buffer` spec ≥ 9
+    /// it offers both `VK_EXT_image_compression_control` and, through AOSP's quirk (its own
+    /// `vkGetPhysicalDeviceFeatures2` reports `imageCompressionControlSwapchain` as the driver's
+    /// `imageCompressionControl`), `VK_EXT_image_compression_control_swapchain`.
+    pub image_compression_control: bool,
+}
+
+/// `VK_ANDROID_native_buffer` spec version from which the loader offers image compression
+/// control (spec 9 added the plumbing: `VkGrallocUsageInfoANDROID` and its `pNext`).
+pub const NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION: u32 = 9;
+
+impl LoaderDeviceSupport {
+    /// `VK_EXT_image_compression_control` and `_swapchain` are offered (AOSP: native buffer
+    /// spec ≥ 9 and the feature, see [`Self::image_compression_control`]).
+    pub fn image_compression_control_offered(&self) -> bool {
+        self.image_compression_control
+            && self
+                .native_buffer_spec
+                .is_some_and(|s| s >= NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION)
+    }
 }
 
 /// Device extensions whose driver copies are always hidden: the loader's swapchain (on
@@ -177,7 +197,9 @@ pub fn visible_instance_extensions(
 /// The device extensions the loader implements on top of a driver (Android's order):
 /// `VK_KHR_incremental_present` always, `VK_KHR_shared_presentable_image` when the driver
 /// supports shared images, `VK_GOOGLE_display_timing` when the platform reports present
-/// timestamps, `VK_EXT_swapchain_maintenance1` when the driver imports `SYNC_FD` fences. None
+/// timestamps, `VK_EXT_image_compression_control` and `_swapchain` on a native-buffer spec ≥ 9
+/// driver with `imageCompressionControl`, `VK_EXT_swapchain_maintenance1` when the driver
+/// imports `SYNC_FD` fences, `VK_KHR_swapchain_mutable_format` on 1.2 devices. None
 /// without `VK_ANDROID_native_buffer` (no swapchain), or without the loader's WSI.
 pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::ExtensionProperties> {
     if !loader_wsi_enabled() || support.native_buffer_spec.is_none() {
@@ -197,6 +219,10 @@ pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::Extens
     }
     if support.present_timestamp {
         out.push(of(ExtensionId::GOOGLE_DISPLAY_TIMING));
+    }
+    if support.image_compression_control_offered() {
+        out.push(of(ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL));
+        out.push(of(ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN));
     }
     if support.sync_fd_fence_import {
         out.push(of(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1));
@@ -490,7 +516,9 @@ mod tests {
             present_timestamp: true,
             hdr_display: true,
             device_api_version: vk::API_VERSION_1_3,
+            image_compression_control: true,
         };
+        // Image compression control needs native buffer spec 9: not offered on spec 8.
         let list = visible_device_extensions(&device, "test", &all);
         assert_eq!(
             names(&list),
@@ -506,6 +534,23 @@ mod tests {
             ]
         );
         assert_eq!(list[6].spec_version, 70);
+        let anb9 = LoaderDeviceSupport {
+            native_buffer_spec: Some(9),
+            ..all
+        };
+        assert_eq!(
+            names(&loader_device_extensions(&anb9))[3..6],
+            [
+                c"VK_GOOGLE_display_timing",
+                c"VK_EXT_image_compression_control",
+                c"VK_EXT_image_compression_control_swapchain",
+            ]
+        );
+        let no_feature = LoaderDeviceSupport {
+            image_compression_control: false,
+            ..anb9
+        };
+        assert_eq!(loader_device_extensions(&no_feature).len(), 6);
         let instance = loader_instance_extensions();
         let instance = names(&instance);
         for n in [

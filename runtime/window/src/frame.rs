@@ -200,6 +200,13 @@ fn pixel_to_rgba8(format: PixelFormat, px: &[u8]) -> [u8; 4] {
             let c = |shift: u32| (((v >> shift) & 0x3ff) * 255 + 511) / 1023;
             [c(0) as u8, c(10) as u8, c(20) as u8, ((v >> 30) * 85) as u8]
         }
+        PixelFormat::Rgba10101010 => {
+            let c = |i: usize| {
+                let v = u32::from(u16::from_le_bytes([px[2 * i], px[2 * i + 1]]) >> 6);
+                ((v * 255 + 511) / 1023) as u8
+            };
+            [c(0), c(1), c(2), c(3)]
+        }
         PixelFormat::R8 | PixelFormat::Blob => [px[0], 0, 0, 255],
         // Whole buffers only (`yuv_to_rgba8`).
         PixelFormat::Nv12 | PixelFormat::Nv21 | PixelFormat::Yv12 => [px[0], px[0], px[0], 255],
@@ -246,7 +253,7 @@ mod tests {
     #[test]
     fn every_format_converts() {
         use PixelFormat::*;
-        let cases: [(PixelFormat, &[u8], [u8; 4]); 9] = [
+        let cases: [(PixelFormat, &[u8], [u8; 4]); 10] = [
             (Rgba8888, &[1, 2, 3, 4], [1, 2, 3, 4]),
             (Rgbx8888, &[1, 2, 3, 4], [1, 2, 3, 255]),
             (Bgra8888, &[1, 2, 3, 4], [3, 2, 1, 4]),
@@ -266,6 +273,11 @@ mod tests {
                 Rgba1010102,
                 &(0x3ffu32 << 20 | 3 << 30).to_le_bytes(),
                 [0, 0, 255, 255],
+            ),
+            (
+                Rgba10101010,
+                &[0xc0, 0xff, 0x00, 0x00, 0x00, 0x00, 0xc0, 0xff],
+                [255, 0, 0, 255],
             ),
             (R8, &[7], [7, 0, 0, 255]),
         ];

@@ -8,7 +8,11 @@
 //!   `vkEnumerateInstanceVersion` 1.4.`HEADER`); instance extension
 //!   `VK_KHR_get_physical_device_properties2`; device extensions `VK_ANDROID_native_buffer` spec
 //!   11, `VK_KHR_external_fence_fd` and `VK_KHR_external_semaphore_fd` (`SYNC_FD`),
-//!   `VK_ANDROID_external_memory_android_hardware_buffer` and `VK_EXT_queue_family_foreign`. One
+//!   `VK_ANDROID_external_memory_android_hardware_buffer`, `VK_EXT_queue_family_foreign` and
+//!   `VK_EXT_image_compression_control(_swapchain)` with both features (so the loader's
+//!   native-buffer-spec-9 rule has a driver to be tested on; `VKGEN_NULL_IMAGE_COMPRESSION=0`
+//!   takes them away: the negative case). Its `VkImageCompressionPropertiesEXT`: fixed rates
+//!   2 and 4 BPC (`FIXED_RATE_EXPLICIT`) for any fixed-rate request, `DISABLED` for disabled. One
 //!   physical device ("vkgen null device", type OTHER, the tables' apiVersion, the spec's minimum
 //!   limits, one 256 MiB heap with one `DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT` type), one
 //!   queue family (graphics | compute | transfer) with one queue. Core features: only
@@ -76,6 +80,23 @@ pub const HEAP_SIZE: u64 = crate::kit::defaults::HEAP_SIZE;
 pub const INSTANCE_VERSION: u32 = vkgen_generated::API_VERSION | vkgen_generated::HEADER_VERSION;
 /// `VK_ANDROID_native_buffer`'s spec version.
 pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
+
+/// Set to `0` to take image compression control away (no `VK_EXT_image_compression_control`
+/// or `_swapchain`, features off): the loader's negative case.
+pub const IMAGE_COMPRESSION_ENV: &str = "VKGEN_NULL_IMAGE_COMPRESSION";
+
+/// The fixed rates the null device "compresses" every format at, when asked for a fixed rate.
+pub const COMPRESSION_FIXED_RATES: vk::ImageCompressionFixedRateFlagsEXT =
+    vk::ImageCompressionFixedRateFlagsEXT::from_raw(
+        vk::ImageCompressionFixedRateFlagsEXT::TYPE_2BPC.as_raw()
+            | vk::ImageCompressionFixedRateFlagsEXT::TYPE_4BPC.as_raw(),
+    );
+
+/// Whether the null device offers image compression control (unless
+/// [`IMAGE_COMPRESSION_ENV`] is `0`).
+fn image_compression_enabled() -> bool {
+    std::env::var_os(IMAGE_COMPRESSION_ENV).is_none_or(|v| v != "0")
+}
 
 /// Page alignment of device memory (and `minMemoryMapAlignment` is far below it).
 const MEMORY_ALIGNMENT: usize = 4096;
@@ -425,13 +446,63 @@ impl Kit for NullDriver {
             ExtensionId::KHR_EXTERNAL_SEMAPHORE_FD,
             ExtensionId::EXT_QUEUE_FAMILY_FOREIGN,
             ExtensionId::ANDROID_EXTERNAL_MEMORY_ANDROID_HARDWARE_BUFFER,
+            ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL,
+            ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN,
         ]
+    }
+
+    fn image_compression_properties(
+        physical: &kit::PhysicalDevice<Self>,
+        info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
+    ) -> (
+        vk::ImageCompressionFlagsEXT,
+        vk::ImageCompressionFixedRateFlagsEXT,
+    ) {
+        if !physical
+            .extensions
+            .contains(ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL)
+        {
+            return Default::default();
+        }
+        // SAFETY: the application's valid input chain.
+        let control = unsafe {
+            crate::util::find_in_chain::<vk::ImageCompressionControlEXT<'_>>(
+                info.p_next,
+                vk::StructureType::IMAGE_COMPRESSION_CONTROL_EXT,
+            )
+        };
+        match control.map(|c| c.flags) {
+            Some(vk::ImageCompressionFlagsEXT::DISABLED) => (
+                vk::ImageCompressionFlagsEXT::DISABLED,
+                vk::ImageCompressionFixedRateFlagsEXT::NONE,
+            ),
+            Some(
+                vk::ImageCompressionFlagsEXT::FIXED_RATE_DEFAULT
+                | vk::ImageCompressionFlagsEXT::FIXED_RATE_EXPLICIT,
+            ) => (
+                vk::ImageCompressionFlagsEXT::FIXED_RATE_EXPLICIT,
+                COMPRESSION_FIXED_RATES,
+            ),
+            _ => Default::default(),
+        }
     }
 
     fn physical_devices(
         _instance: &kit::Instance<Self>,
     ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
         let mut d = PhysicalDeviceDesc::new(DEVICE_NAME, ());
+        let compression = image_compression_enabled();
+        if !compression {
+            d.extensions.retain(|e| {
+                ![
+                    ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL,
+                    ExtensionId::EXT_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN,
+                ]
+                .contains(e)
+            });
+        }
+        d.features.image_compression_control = compression;
+        d.features.image_compression_control_swapchain = compression;
         let p = &mut d.properties;
         p.pipeline_cache_uuid = *b"vkgen-null-cache";
         p.device_uuid = *b"vkgen-null-dev-0";

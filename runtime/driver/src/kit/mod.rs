@@ -241,6 +241,21 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     ) -> Result<vk::ImageFormatProperties, vk::Result> {
         defaults::image_format_properties(Self::format_properties(physical, info.format), info)
     }
+
+    /// `VkImageCompressionPropertiesEXT` of a successful
+    /// `vkGetPhysicalDeviceImageFormatProperties2` (`VK_EXT_image_compression_control`; the
+    /// application's `VkImageCompressionControlEXT`, if any, is in `info`'s chain). Default:
+    /// no compression control (`DEFAULT`, no fixed rates).
+    fn image_compression_properties(
+        physical: &PhysicalDevice<Self>,
+        info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
+    ) -> (
+        vk::ImageCompressionFlagsEXT,
+        vk::ImageCompressionFixedRateFlagsEXT,
+    ) {
+        let _ = (physical, info);
+        Default::default()
+    }
 }
 
 /// Every extension a kit driver exposes commands of: the kit's, the vendor's instance and

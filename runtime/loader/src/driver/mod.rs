@@ -225,11 +225,15 @@ pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
     {
         let drivers: Vec<Driver> = icd::load_all(&config.icd)
             .into_iter()
-            .map(|mut icd| {
+            .map(|icd| {
                 #[cfg(feature = "desktop")]
-                if !config.icd.without_adapter {
-                    adapter::adapt(&mut icd);
-                }
+                let icd = {
+                    let mut icd = icd;
+                    if !config.icd.without_adapter {
+                        adapter::adapt(&mut icd);
+                    }
+                    icd
+                };
                 Driver::new(DriverSource::Icd(icd))
             })
             .collect();

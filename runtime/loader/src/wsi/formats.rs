@@ -1,15 +1,15 @@
 //! Surface formats, colour spaces, transforms and present modes: the pure tables of AOSP's
 //! `swapchain.cpp`.
 //!
-//! * **Formats** ([`surface_formats`]): `R8G8B8A8_UNORM` and `_SRGB` in `SRGB_NONLINEAR` always;
-//!   `R5G6B5_UNORM_PACK16`, `R16G16B16A16_SFLOAT`, `A2B10G10R10_UNORM_PACK32` when supported, and
-//!   `R8_UNORM` (only as `PASS_THROUGH`) and `R10X6G10X6B10X6A10X6_UNORM_4PACK16` (with
-//!   `VK_EXT_rgba10x6_formats`) with `VK_EXT_swapchain_colorspace`. Android asks gralloc
-//!   (`AHardwareBuffer_isSupported`); a Linux host has no such query in the window ABI, so
-//!   "supported" is the driver's optimal-tiling `COLOR_ATTACHMENT | SAMPLED_IMAGE` for the format
-//!   (the caller decides). With `VK_EXT_swapchain_colorspace`, every format is repeated with
-//!   every colour space that maps to an Android dataspace ([`dataspace`]); the extended-sRGB
-//!   spaces only for `R16G16B16A16_SFLOAT`.
+//! * **Formats** ([`surface_formats`]) are AOSP's list, entry for entry and in its order,
+//!   because applications and ANGLE pick "the first format that fits" and must pick on vkgen
+//!   what they pick on a phone. Whether an optional format is offered is the allocator's call
+//!   (`AHardwareBuffer_isSupported` on Android; on Linux hosts the same rules of the runtime's
+//!   gralloc, asked in-process), not the driver's: the window's buffers come from the
+//!   allocator, and AOSP asks nothing else. The one driver condition is AOSP's:
+//!   `R10X6G10X6B10X6A10X6_UNORM_4PACK16` needs `VK_EXT_rgba10x6_formats` in the driver's list.
+//!   AOSP's colour-space table repeats `DISPLAY_P3_LINEAR` (its `DCI_P3_LINEAR` alias); the
+//!   duplicate is kept, so an application sees the same list as on Android.
 //! * **Pixel formats** ([`native_pixel_format`]) and **dataspaces** ([`dataspace`]): Vulkan →
 //!   `HAL_PIXEL_FORMAT_*` / `HAL_DATASPACE_*`. An unknown colour space is
 //!   `HAL_DATASPACE_UNKNOWN`, which `vkCreateSwapchainKHR` refuses with
@@ -123,7 +123,15 @@ const BT2020_LINEAR_EXTENDED: c_int = nw::HAL_DATASPACE_STANDARD_BT2020
     | nw::HAL_DATASPACE_TRANSFER_LINEAR
     | nw::HAL_DATASPACE_RANGE_EXTENDED;
 
+/// AIDL `Dataspace::ADOBE_RGB_LINEAR` (not in the ABI mirror).
+pub const ADOBE_RGB_LINEAR: c_int = nw::HAL_DATASPACE_STANDARD_ADOBE_RGB
+    | nw::HAL_DATASPACE_TRANSFER_LINEAR
+    | nw::HAL_DATASPACE_RANGE_FULL;
+
 /// `GetNativeDataspace`: `HAL_DATASPACE_UNKNOWN` for colour spaces Android cannot express.
+/// `DOLBYVISION_EXT` is `BT2020_PQ`, as AOSP maps it (never offered as a surface format, but a
+/// swapchain may ask for it). `DISPLAY_P3_LINEAR_EXT` is the value of AOSP's
+/// `DCI_P3_LINEAR_EXT` case (`DCI_P3_LINEAR`, the same bits as `DISPLAY_P3_LINEAR`).
 pub fn dataspace(cs: vk::ColorSpaceKHR, format: vk::Format) -> c_int {
     use vk::ColorSpaceKHR as C;
     match cs {
@@ -137,17 +145,19 @@ pub fn dataspace(cs: vk::ColorSpaceKHR, format: vk::Format) -> c_int {
         C::BT709_NONLINEAR_EXT => nw::HAL_DATASPACE_V0_SRGB,
         C::BT2020_LINEAR_EXT if format == vk::Format::R16G16B16A16_SFLOAT => BT2020_LINEAR_EXTENDED,
         C::BT2020_LINEAR_EXT => nw::HAL_DATASPACE_BT2020_LINEAR,
-        C::HDR10_ST2084_EXT => nw::HAL_DATASPACE_BT2020_PQ,
+        C::HDR10_ST2084_EXT | C::DOLBYVISION_EXT => nw::HAL_DATASPACE_BT2020_PQ,
         C::HDR10_HLG_EXT => nw::HAL_DATASPACE_BT2020_HLG,
+        C::ADOBERGB_LINEAR_EXT => ADOBE_RGB_LINEAR,
         C::ADOBERGB_NONLINEAR_EXT => nw::HAL_DATASPACE_ADOBE_RGB,
         C::PASS_THROUGH_EXT => nw::HAL_DATASPACE_ARBITRARY,
         _ => nw::HAL_DATASPACE_UNKNOWN,
     }
 }
 
-/// The colour spaces `VK_EXT_swapchain_colorspace` adds to every format (those with an
-/// Android dataspace), in report order.
-const EXTENDED_COLOR_SPACES: &[vk::ColorSpaceKHR] = &[
+/// AOSP's `colorSpaceSupportedByVkEXTSwapchainColorspace`, in its order. Its last entry,
+/// `VK_COLOR_SPACE_DCI_P3_LINEAR_EXT`, is the deprecated alias of `DISPLAY_P3_LINEAR_EXT`
+/// (the second entry), so AOSP — and this loader — report that colour space twice per format.
+pub const EXTENDED_COLOR_SPACES: [vk::ColorSpaceKHR; 12] = [
     vk::ColorSpaceKHR::DISPLAY_P3_NONLINEAR_EXT,
     vk::ColorSpaceKHR::DISPLAY_P3_LINEAR_EXT,
     vk::ColorSpaceKHR::DCI_P3_NONLINEAR_EXT,
@@ -156,67 +166,101 @@ const EXTENDED_COLOR_SPACES: &[vk::ColorSpaceKHR] = &[
     vk::ColorSpaceKHR::BT2020_LINEAR_EXT,
     vk::ColorSpaceKHR::HDR10_ST2084_EXT,
     vk::ColorSpaceKHR::HDR10_HLG_EXT,
+    vk::ColorSpaceKHR::ADOBERGB_LINEAR_EXT,
     vk::ColorSpaceKHR::ADOBERGB_NONLINEAR_EXT,
     vk::ColorSpaceKHR::PASS_THROUGH_EXT,
+    // VK_COLOR_SPACE_DCI_P3_LINEAR_EXT (= DISPLAY_P3_LINEAR_EXT).
+    vk::ColorSpaceKHR::DISPLAY_P3_LINEAR_EXT,
 ];
 
-/// The optional formats, in report order, with whether they need `VK_EXT_rgba10x6_formats`.
-pub const OPTIONAL_FORMATS: &[vk::Format] = &[
-    vk::Format::R5G6B5_UNORM_PACK16,
-    vk::Format::R16G16B16A16_SFLOAT,
-    vk::Format::A2B10G10R10_UNORM_PACK32,
-    vk::Format::R8_UNORM,
-    vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16,
+/// AOSP's `colorSpaceSupportedByVkEXTSwapchainColorspaceOnFP16SurfaceOnly`.
+pub const FP16_ONLY_COLOR_SPACES: [vk::ColorSpaceKHR; 2] = [
+    vk::ColorSpaceKHR::EXTENDED_SRGB_LINEAR_EXT,
+    vk::ColorSpaceKHR::EXTENDED_SRGB_NONLINEAR_EXT,
 ];
 
-/// The surface formats of a surface, given which optional formats the platform supports
-/// (`supported(format)`, asked only for [`OPTIONAL_FORMATS`]) and whether the instance enabled
-/// `VK_EXT_swapchain_colorspace`.
+/// The optional formats, in report order, each with the `AHARDWAREBUFFER_FORMAT_*` that
+/// `AHardwareBuffer_isSupported` is asked about.
+pub const OPTIONAL_FORMATS: [(vk::Format, u32); 5] = [
+    (
+        vk::Format::R5G6B5_UNORM_PACK16,
+        nw::HAL_PIXEL_FORMAT_RGB_565 as u32,
+    ),
+    (
+        vk::Format::R16G16B16A16_SFLOAT,
+        nw::HAL_PIXEL_FORMAT_RGBA_FP16 as u32,
+    ),
+    (
+        vk::Format::A2B10G10R10_UNORM_PACK32,
+        nw::HAL_PIXEL_FORMAT_RGBA_1010102 as u32,
+    ),
+    (vk::Format::R8_UNORM, nw::HAL_PIXEL_FORMAT_R_8 as u32),
+    (
+        vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16,
+        nw::HAL_PIXEL_FORMAT_RGBA_10101010 as u32,
+    ),
+];
+
+/// The surface formats of a surface, exactly as AOSP's `GetPhysicalDeviceSurfaceFormatsKHR`
+/// builds them: RGBA8 UNORM and SRGB in `SRGB_NONLINEAR`; with `colorspace_ext` each of
+/// [`EXTENDED_COLOR_SPACES`] for UNORM then SRGB in turn; then each optional format the
+/// allocator supports (`allocator_supports(AHARDWAREBUFFER_FORMAT_*)`, AOSP's
+/// `AHardwareBuffer_isSupported`) in `SRGB_NONLINEAR` followed, with `colorspace_ext`, by the
+/// extended colour spaces (FP16 also by [`FP16_ONLY_COLOR_SPACES`]); `R8_UNORM` only as
+/// `PASS_THROUGH` and only with `colorspace_ext`; the R10X6 format only when the driver lists
+/// `VK_EXT_rgba10x6_formats` (`rgba10x6_ext`). Every colour space listed has a dataspace.
 pub fn surface_formats(
     colorspace_ext: bool,
     rgba10x6_ext: bool,
-    mut supported: impl FnMut(vk::Format) -> bool,
+    mut allocator_supports: impl FnMut(u32) -> bool,
 ) -> Vec<vk::SurfaceFormatKHR> {
     let pair = |format, color_space| vk::SurfaceFormatKHR {
         format,
         color_space,
     };
-    let mut formats = Vec::new();
-    let add = |formats: &mut Vec<vk::SurfaceFormatKHR>, format: vk::Format| {
-        let srgb_only_pass_through = format == vk::Format::R8_UNORM;
-        if !srgb_only_pass_through {
-            formats.push(pair(format, vk::ColorSpaceKHR::SRGB_NONLINEAR));
-        }
-        if !colorspace_ext {
-            return;
-        }
-        if srgb_only_pass_through {
-            formats.push(pair(format, vk::ColorSpaceKHR::PASS_THROUGH_EXT));
-            return;
-        }
-        if format == vk::Format::R16G16B16A16_SFLOAT {
-            formats.push(pair(format, vk::ColorSpaceKHR::EXTENDED_SRGB_LINEAR_EXT));
-            formats.push(pair(format, vk::ColorSpaceKHR::EXTENDED_SRGB_NONLINEAR_EXT));
-        }
-        for &cs in EXTENDED_COLOR_SPACES {
-            formats.push(pair(format, cs));
-        }
+    let srgb = vk::ColorSpaceKHR::SRGB_NONLINEAR;
+    let mut formats = vec![
+        pair(vk::Format::R8G8B8A8_UNORM, srgb),
+        pair(vk::Format::R8G8B8A8_SRGB, srgb),
+    ];
+    let mappable = |format: vk::Format, cs: vk::ColorSpaceKHR| {
+        dataspace(cs, format) != nw::HAL_DATASPACE_UNKNOWN
     };
-    add(&mut formats, vk::Format::R8G8B8A8_UNORM);
-    add(&mut formats, vk::Format::R8G8B8A8_SRGB);
-    for &format in OPTIONAL_FORMATS {
-        let needs_colorspace = matches!(
-            format,
-            vk::Format::R8_UNORM | vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16
-        );
-        if needs_colorspace && !colorspace_ext {
+    if colorspace_ext {
+        for cs in EXTENDED_COLOR_SPACES {
+            for format in [vk::Format::R8G8B8A8_UNORM, vk::Format::R8G8B8A8_SRGB] {
+                if mappable(format, cs) {
+                    formats.push(pair(format, cs));
+                }
+            }
+        }
+    }
+    for (format, ahb_format) in OPTIONAL_FORMATS {
+        if !allocator_supports(ahb_format) {
+            continue;
+        }
+        if format == vk::Format::R8_UNORM {
+            if colorspace_ext {
+                formats.push(pair(format, vk::ColorSpaceKHR::PASS_THROUGH_EXT));
+            }
             continue;
         }
         if format == vk::Format::R10X6G10X6B10X6A10X6_UNORM_4PACK16 && !rgba10x6_ext {
             continue;
         }
-        if supported(format) {
-            add(&mut formats, format);
+        formats.push(pair(format, srgb));
+        if !colorspace_ext {
+            continue;
+        }
+        let fp16_only: &[vk::ColorSpaceKHR] = if format == vk::Format::R16G16B16A16_SFLOAT {
+            &FP16_ONLY_COLOR_SPACES
+        } else {
+            &[]
+        };
+        for &cs in EXTENDED_COLOR_SPACES.iter().chain(fp16_only) {
+            if mappable(format, cs) {
+                formats.push(pair(format, cs));
+            }
         }
     }
     formats
@@ -407,26 +451,59 @@ mod tests {
         assert_eq!(worst_present_result(R::SUCCESS, R::SUCCESS), R::SUCCESS);
     }
 
+    fn sf(format: vk::Format, color_space: vk::ColorSpaceKHR) -> vk::SurfaceFormatKHR {
+        vk::SurfaceFormatKHR {
+            format,
+            color_space,
+        }
+    }
+
     #[test]
-    fn formats_follow_android() {
+    fn formats_follow_aosp_order() {
+        use vk::ColorSpaceKHR as C;
+        use vk::Format as F;
         let base = surface_formats(false, false, |_| false);
         assert_eq!(
             base,
             [
-                vk::SurfaceFormatKHR {
-                    format: vk::Format::R8G8B8A8_UNORM,
-                    color_space: vk::ColorSpaceKHR::SRGB_NONLINEAR
-                },
-                vk::SurfaceFormatKHR {
-                    format: vk::Format::R8G8B8A8_SRGB,
-                    color_space: vk::ColorSpaceKHR::SRGB_NONLINEAR
-                },
+                sf(F::R8G8B8A8_UNORM, C::SRGB_NONLINEAR),
+                sf(F::R8G8B8A8_SRGB, C::SRGB_NONLINEAR)
             ]
         );
-        let all = surface_formats(false, false, |_| true);
-        assert_eq!(all.len(), 5, "{all:?}");
-        assert!(!all.iter().any(|f| f.format == vk::Format::R8_UNORM));
+        // Without the colour-space extension: no R8, and R10X6 only with the driver extension.
+        let all = surface_formats(false, true, |_| true);
+        assert_eq!(
+            all.iter().map(|f| f.format).collect::<Vec<_>>(),
+            [
+                F::R8G8B8A8_UNORM,
+                F::R8G8B8A8_SRGB,
+                F::R5G6B5_UNORM_PACK16,
+                F::R16G16B16A16_SFLOAT,
+                F::A2B10G10R10_UNORM_PACK32,
+                F::R10X6G10X6B10X6A10X6_UNORM_4PACK16
+            ]
+        );
+        assert_eq!(surface_formats(false, false, |_| true).len(), 5);
+        // With it: UNORM/SRGB interleaved per colour space, AOSP's duplicate P3 linear entry.
         let ext = surface_formats(true, true, |_| true);
+        assert_eq!(ext[2], sf(F::R8G8B8A8_UNORM, C::DISPLAY_P3_NONLINEAR_EXT));
+        assert_eq!(ext[3], sf(F::R8G8B8A8_SRGB, C::DISPLAY_P3_NONLINEAR_EXT));
+        assert_eq!(ext[18], sf(F::R8G8B8A8_UNORM, C::ADOBERGB_LINEAR_EXT));
+        assert_eq!(ext[25], sf(F::R8G8B8A8_SRGB, C::DISPLAY_P3_LINEAR_EXT));
+        // 2 + 2·12 RGBA8, 13 R5G6B5, 15 FP16 (extended sRGB last), 13 A2B10G10R10, 1 R8,
+        // 13 R10X6.
+        assert_eq!(ext.len(), 26 + 13 + 15 + 13 + 1 + 13);
+        assert_eq!(ext[26], sf(F::R5G6B5_UNORM_PACK16, C::SRGB_NONLINEAR));
+        assert_eq!(ext[39], sf(F::R16G16B16A16_SFLOAT, C::SRGB_NONLINEAR));
+        assert_eq!(
+            ext[52],
+            sf(F::R16G16B16A16_SFLOAT, C::EXTENDED_SRGB_LINEAR_EXT)
+        );
+        assert_eq!(
+            ext[53],
+            sf(F::R16G16B16A16_SFLOAT, C::EXTENDED_SRGB_NONLINEAR_EXT)
+        );
+        assert_eq!(ext[67], sf(F::R8_UNORM, C::PASS_THROUGH_EXT));
         for f in &ext {
             assert_ne!(
                 dataspace(f.color_space, f.format),
@@ -434,39 +511,43 @@ mod tests {
                 "{f:?}"
             );
         }
-        assert!(ext.contains(&vk::SurfaceFormatKHR {
-            format: vk::Format::R8_UNORM,
-            color_space: vk::ColorSpaceKHR::PASS_THROUGH_EXT
-        }));
-        assert!(ext.contains(&vk::SurfaceFormatKHR {
-            format: vk::Format::R16G16B16A16_SFLOAT,
-            color_space: vk::ColorSpaceKHR::EXTENDED_SRGB_LINEAR_EXT
-        }));
-        assert!(!ext.contains(&vk::SurfaceFormatKHR {
-            format: vk::Format::R8G8B8A8_UNORM,
-            color_space: vk::ColorSpaceKHR::EXTENDED_SRGB_LINEAR_EXT
-        }));
+        assert!(!ext.contains(&sf(F::R8G8B8A8_UNORM, C::EXTENDED_SRGB_LINEAR_EXT)));
+        assert!(!ext.contains(&sf(F::R8G8B8A8_UNORM, C::DOLBYVISION_EXT)));
+        // The allocator decides: it is asked with AHARDWAREBUFFER_FORMAT_* values.
+        let mut asked = Vec::new();
+        let none = surface_formats(true, true, |f| {
+            asked.push(f);
+            false
+        });
+        assert_eq!(none.len(), 26);
+        assert_eq!(
+            asked,
+            [
+                nw::HAL_PIXEL_FORMAT_RGB_565 as u32,
+                nw::HAL_PIXEL_FORMAT_RGBA_FP16 as u32,
+                nw::HAL_PIXEL_FORMAT_RGBA_1010102 as u32,
+                nw::HAL_PIXEL_FORMAT_R_8 as u32,
+                nw::HAL_PIXEL_FORMAT_RGBA_10101010 as u32
+            ]
+        );
     }
 
     #[test]
-    fn unknown_colour_spaces_have_no_dataspace() {
+    fn dataspaces_follow_aosp() {
+        use vk::ColorSpaceKHR as C;
+        let rgba8 = vk::Format::R8G8B8A8_UNORM;
         assert_eq!(
-            dataspace(
-                vk::ColorSpaceKHR::DOLBYVISION_EXT,
-                vk::Format::R8G8B8A8_UNORM
-            ),
-            nw::HAL_DATASPACE_UNKNOWN
+            dataspace(C::DOLBYVISION_EXT, rgba8),
+            nw::HAL_DATASPACE_BT2020_PQ
+        );
+        assert_eq!(dataspace(C::ADOBERGB_LINEAR_EXT, rgba8), ADOBE_RGB_LINEAR);
+        assert_eq!(
+            dataspace(C::BT2020_LINEAR_EXT, vk::Format::R16G16B16A16_SFLOAT),
+            BT2020_LINEAR_EXTENDED
         );
         assert_eq!(
-            dataspace(
-                vk::ColorSpaceKHR::from_raw(12345),
-                vk::Format::R8G8B8A8_UNORM
-            ),
-            nw::HAL_DATASPACE_UNKNOWN
-        );
-        assert_eq!(
-            dataspace(vk::ColorSpaceKHR::SRGB_NONLINEAR, vk::Format::R8G8B8A8_SRGB),
-            nw::HAL_DATASPACE_V0_SRGB
+            dataspace(C::PASS_THROUGH_EXT, rgba8),
+            nw::HAL_DATASPACE_ARBITRARY
         );
     }
 

@@ -63,6 +63,7 @@ use vkgen_generated::pfn;
 
 use crate::extensions::LoaderDeviceSupport;
 use crate::ffi::to_void;
+use crate::terminator::physical_device::Resolved;
 use crate::terminator::DriverInstance;
 use crate::{driver, vk};
 
@@ -443,7 +444,35 @@ pub unsafe fn device_support(
             .get_bool(HDR_DISPLAY_PROPERTY, false),
         // SAFETY: per the contract.
         device_api_version: unsafe { device_api_version(driver, pd) },
+        image_compression_control: spec >= crate::extensions::NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION
+            // SAFETY: per the contract.
+            && unsafe { driver_image_compression_control(driver, pd) },
     }
+}
+
+/// The driver's `VkPhysicalDeviceImageCompressionControlFeaturesEXT::imageCompressionControl`
+/// (false without `vkGetPhysicalDeviceFeatures2` or its KHR alias).
+///
+/// # Safety
+/// `pd` must be a live physical device of `driver`.
+pub unsafe fn driver_image_compression_control(
+    driver: &DriverInstance,
+    pd: vk::PhysicalDevice,
+) -> bool {
+    let Some(slot) = crate::terminator::instance::slot_of(c"vkGetPhysicalDeviceFeatures2") else {
+        return false;
+    };
+    if !driver.table.is_present(slot) {
+        return false;
+    }
+    let mut compression = vk::PhysicalDeviceImageCompressionControlFeaturesEXT::default();
+    let mut features = vk::PhysicalDeviceFeatures2 {
+        p_next: std::ptr::addr_of_mut!(compression).cast(),
+        ..Default::default()
+    };
+    // SAFETY: the driver's query with a valid chain.
+    unsafe { (driver.table.get_physical_device_features2)(pd, &mut features) };
+    compression.image_compression_control == vk::TRUE
 }
 
 /// SurfaceFlinger's HDR-display flag: `VK_EXT_hdr_metadata` is offered only with it (AOSP).
@@ -562,7 +591,8 @@ pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
 /// `vkGetPhysicalDeviceFeatures2{,KHR}`: the driver's features, plus
 /// `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT::swapchainMaintenance1 = TRUE` where the
 /// loader offers `VK_EXT_swapchain_maintenance1` (drivers do not know the structure: the loader
-/// implements the extension).
+/// implements the extension), and `imageCompressionControlSwapchain` as AOSP reports it
+/// ([`image_compression_swapchain_feature`]).
 ///
 /// # Safety
 /// Vulkan's contract for the command, with a physical device of this loader.
@@ -594,6 +624,8 @@ pub unsafe extern "system" fn physical_device_features2(
         if features.is_null() {
             return;
         }
+        // SAFETY: the application's valid output chain, filled by the driver.
+        unsafe { image_compression_swapchain_feature(&r, (*features).p_next) };
         let mut wants = false;
         // SAFETY: the application's valid output chain.
         unsafe {
@@ -626,6 +658,48 @@ pub unsafe extern "system" fn physical_device_features2(
             })
         };
     });
+}
+
+/// AOSP's `GetPhysicalDeviceFeatures2` quirk, kept because the extension list depends on it:
+/// `imageCompressionControlSwapchain` is reported as the driver's `imageCompressionControl`
+/// (from the chain, or asked separately when the chain lacks it), whatever the driver said
+/// about the swapchain feature itself.
+///
+/// # Safety
+/// `p_next` must be the application's valid output chain, already filled by the driver.
+unsafe fn image_compression_swapchain_feature(r: &Resolved<'_>, p_next: *mut c_void) {
+    let mut swapchain_in_chain = false;
+    let mut control = None;
+    // SAFETY: per the contract; the sType names the structure.
+    unsafe {
+        for_each_out(p_next, |s| match (*s).s_type {
+            vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN_FEATURES_EXT => {
+                swapchain_in_chain = true;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_FEATURES_EXT => {
+                let p = s.cast::<vk::PhysicalDeviceImageCompressionControlFeaturesEXT<'_>>();
+                control = Some((*p).image_compression_control == vk::TRUE);
+            }
+            _ => {}
+        })
+    };
+    if !swapchain_in_chain {
+        return;
+    }
+    // SAFETY: the resolved driver physical device.
+    let control =
+        control.unwrap_or_else(|| unsafe { driver_image_compression_control(r.driver, r.handle) });
+    // SAFETY: as above.
+    unsafe {
+        for_each_out(p_next, |s| {
+            if (*s).s_type
+                == vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN_FEATURES_EXT
+            {
+                let p = s.cast::<vk::PhysicalDeviceImageCompressionControlSwapchainFeaturesEXT<'_>>();
+                (*p).image_compression_control_swapchain = vk::Bool32::from(control);
+            }
+        })
+    };
 }
 
 /// The `vkBindImageMemory2` hook (see [`swapchain::bind_image_memory2`]).

@@ -463,25 +463,65 @@ pub fn compatible_modes(mode: Option<vk::PresentModeKHR>) -> Vec<vk::PresentMode
     }
 }
 
-/// The surface formats of `surface` on the driver's physical device.
-fn formats_of(r: &Resolved<'_>) -> Vec<vk::SurfaceFormatKHR> {
+/// AOSP's stand-in consumer usage for a NULL surface (`VK_GOOGLE_surfaceless_query`): "the
+/// values seen on Pixel".
+const SURFACELESS_CONSUMER_USAGE: u64 = nw::buffer_usage::COMPOSER_OVERLAY;
+
+/// `AHardwareBuffer_isSupported` for a 1×1 single-layer buffer of `format` and `usage`: the
+/// platform allocator on Android; on Linux hosts the runtime's gralloc rules, asked
+/// in-process (they are what `libnativewindow.so` and the window's buffers use; `desktop`
+/// feature).
+fn allocator_supports(format: u32, usage: u64) -> bool {
+    let desc = vkgen_abi::hardware_buffer::AHardwareBufferDesc {
+        width: 1,
+        height: 1,
+        layers: 1,
+        format,
+        usage,
+        ..Default::default()
+    };
+    #[cfg(target_os = "android")]
+    {
+        #[link(name = "nativewindow")]
+        extern "C" {
+            fn AHardwareBuffer_isSupported(
+                desc: *const vkgen_abi::hardware_buffer::AHardwareBufferDesc,
+            ) -> c_int;
+        }
+        // SAFETY: a valid descriptor on the stack; the NDK function only reads it.
+        unsafe { AHardwareBuffer_isSupported(&desc) == 1 }
+    }
+    #[cfg(all(not(target_os = "android"), feature = "desktop"))]
+    {
+        vkgen_driver::hardware_buffer::check_supported(&desc).is_ok()
+    }
+    // A host loader built without the runtime (`--no-default-features`, e.g. from another
+    // registry) has no allocator to ask: the driver alone decides.
+    #[cfg(all(not(target_os = "android"), not(feature = "desktop")))]
+    {
+        let _ = desc;
+        true
+    }
+}
+
+/// The surface formats of `surface` on the driver's physical device (AOSP's list: see
+/// [`formats::surface_formats`]).
+fn formats_of(r: &Resolved<'_>, surface: &SurfaceArg) -> Vec<vk::SurfaceFormatKHR> {
     let colorspace = r
         .data
         .term
         .enabled_extensions
         .contains(ExtensionId::EXT_SWAPCHAIN_COLORSPACE);
-    let rgba10x6 = colorspace && {
-        // SAFETY: the resolved driver physical device.
+    // SAFETY: the resolved driver physical device.
+    let rgba10x6 =
         unsafe { crate::terminator::physical_device::driver_device_extensions(r.driver, r.handle) }
-            .is_ok_and(|l| crate::extensions::contains(&l, c"VK_EXT_rgba10x6_formats"))
-    };
-    let get_format = r.driver.table.get_physical_device_format_properties;
-    let needed = vk::FormatFeatureFlags::COLOR_ATTACHMENT | vk::FormatFeatureFlags::SAMPLED_IMAGE;
+            .is_ok_and(|l| crate::extensions::contains(&l, c"VK_EXT_rgba10x6_formats"));
+    let consumer = surface
+        .live()
+        .map_or(SURFACELESS_CONSUMER_USAGE, |s| s.consumer_usage);
+    let usage = consumer | nw::buffer_usage::GPU_TEXTURE | nw::buffer_usage::GPU_RENDER_TARGET;
     formats::surface_formats(colorspace, rgba10x6, |format| {
-        let mut props = vk::FormatProperties::default();
-        // SAFETY: the driver's query for its own physical device with a valid out-pointer.
-        unsafe { get_format(r.handle, format, &mut props) };
-        props.optimal_tiling_features.contains(needed)
+        allocator_supports(format, usage)
     })
 }
 
@@ -498,15 +538,16 @@ pub unsafe extern "system" fn surface_formats(
     run("vkGetPhysicalDeviceSurfaceFormatsKHR", || {
         // SAFETY: per the contract.
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceFormatsKHR") }?;
-        surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfaceFormatsKHR")?;
-        let list = formats_of(&r);
+        let surface = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfaceFormatsKHR")?;
+        let list = formats_of(&r, &surface);
         // SAFETY: the caller's two-call pointers.
         Ok(unsafe { fill_array(&list, count, out) })
     })
 }
 
 /// `vkGetPhysicalDeviceSurfaceFormats2KHR`: the v1 list in `surfaceFormat` of each element
-/// (their `sType`/`pNext` stay the application's).
+/// (their `sType`/`pNext` stay the application's), with `VkImageCompressionPropertiesEXT` in an
+/// element's chain filled from the driver ([`compression_properties`]).
 ///
 /// # Safety
 /// Vulkan's contract for the command.
@@ -523,12 +564,12 @@ pub unsafe extern "system" fn surface_formats2(
         let (Some(info), Some(n)) = (unsafe { info.as_ref() }, unsafe { count.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
-        surface_arg(
+        let surface = surface_arg(
             r.data,
             info.surface,
             "vkGetPhysicalDeviceSurfaceFormats2KHR",
         )?;
-        let list = formats_of(&r);
+        let list = formats_of(&r, &surface);
         if out.is_null() {
             *n = list.len() as u32;
             return Ok(vk::Result::SUCCESS);
@@ -536,7 +577,10 @@ pub unsafe extern "system" fn surface_formats2(
         let written = (*n as usize).min(list.len());
         for (i, f) in list.iter().take(written).enumerate() {
             // SAFETY: the caller's array holds `*n >= written` initialised structures.
-            unsafe { (*out.add(i)).surface_format = *f };
+            let element = unsafe { &mut *out.add(i) };
+            element.surface_format = *f;
+            // SAFETY: the element's valid output chain.
+            unsafe { compression_properties(&r, f.format, element.p_next) }?;
         }
         *n = written as u32;
         Ok(if written < list.len() {
@@ -545,6 +589,79 @@ pub unsafe extern "system" fn surface_formats2(
             vk::Result::SUCCESS
         })
     })
+}
+
+/// Fills each `VkImageCompressionPropertiesEXT` of a `VkSurfaceFormat2KHR`'s chain as AOSP
+/// does: the driver's `vkGetPhysicalDeviceImageFormatProperties2` for the format (2D,
+/// `COLOR_ATTACHMENT`, optimal tiling) with `VkImageCompressionControlEXT(FIXED_RATE_DEFAULT)`;
+/// its answer is copied on success, out-of-memory errors are returned, any other failure
+/// leaves the structure as the application gave it.
+///
+/// # Safety
+/// `p_next` must be a valid output chain; `r` a resolved physical device.
+unsafe fn compression_properties(
+    r: &Resolved<'_>,
+    format: vk::Format,
+    p_next: *mut std::ffi::c_void,
+) -> Result<(), vk::Result> {
+    let mut targets = Vec::new();
+    // SAFETY: per the contract.
+    unsafe {
+        for_each_out(p_next, |s| {
+            if (*s).s_type == vk::StructureType::IMAGE_COMPRESSION_PROPERTIES_EXT {
+                targets.push(s.cast::<vk::ImageCompressionPropertiesEXT<'_>>());
+            }
+        })
+    };
+    if targets.is_empty() {
+        return Ok(());
+    }
+    let Some(slot) =
+        crate::terminator::instance::slot_of(c"vkGetPhysicalDeviceImageFormatProperties2")
+    else {
+        return Ok(());
+    };
+    if !r.driver.table.is_present(slot) {
+        return Ok(());
+    }
+    let control = vk::ImageCompressionControlEXT {
+        flags: vk::ImageCompressionFlagsEXT::FIXED_RATE_DEFAULT,
+        ..Default::default()
+    };
+    let info = vk::PhysicalDeviceImageFormatInfo2 {
+        p_next: std::ptr::addr_of!(control).cast(),
+        format,
+        ty: vk::ImageType::TYPE_2D,
+        tiling: vk::ImageTiling::OPTIMAL,
+        usage: vk::ImageUsageFlags::COLOR_ATTACHMENT,
+        ..Default::default()
+    };
+    let mut answer = vk::ImageCompressionPropertiesEXT::default();
+    let mut props = vk::ImageFormatProperties2 {
+        p_next: std::ptr::addr_of_mut!(answer).cast(),
+        ..Default::default()
+    };
+    // SAFETY: the driver's query for its own physical device with valid structures.
+    let result = unsafe {
+        (r.driver.table.get_physical_device_image_format_properties2)(r.handle, &info, &mut props)
+    };
+    match result {
+        vk::Result::SUCCESS => {
+            for t in targets {
+                // SAFETY: an IMAGE_COMPRESSION_PROPERTIES_EXT structure of the chain.
+                unsafe {
+                    (*t).image_compression_flags = answer.image_compression_flags;
+                    (*t).image_compression_fixed_rate_flags =
+                        answer.image_compression_fixed_rate_flags;
+                }
+            }
+            Ok(())
+        }
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY | vk::Result::ERROR_OUT_OF_DEVICE_MEMORY => {
+            Err(result)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `vkGetPhysicalDeviceSurfacePresentModesKHR`.

@@ -21,9 +21,13 @@
 //!    (sRGB asked as UNORM; shared adds `FRONT_BUFFER`); if that fails, the first of
 //!    `vkGetSwapchainGrallocUsage4/3/2/ANDROID` the driver has (a driver error there is
 //!    `VK_ERROR_SURFACE_LOST_KHR`); the window's usage = consumer | producer (| `PROTECTED`);
-//!    then the transform hint and refresh duration are read;
+//!    then the transform hint and refresh duration are read. An application
+//!    `VkImageCompressionControlEXT` goes (unchained) into each of these queries, so the driver
+//!    can turn fixed-rate compression into its gralloc usage bits — AOSP leaves that mapping to
+//!    the driver;
 //! 7. images: every buffer is dequeued and a `VkImage` created for it with
-//!    `VkNativeBufferANDROID` → `VkSwapchainImageCreateInfoANDROID` in the chain (2D, one mip,
+//!    `VkNativeBufferANDROID` → `VkSwapchainImageCreateInfoANDROID` (→ the application's
+//!    `VkImageCompressionControlEXT`, → the mutable-format list) in the chain (2D, one mip,
 //!    one layer, OPTIMAL, `PROTECTED` if asked); then every buffer is cancelled back (a shared
 //!    swapchain keeps its one buffer dequeued). A `dequeueBuffer` failure is
 //!    `VK_ERROR_OUT_OF_DEVICE_MEMORY` for `-ENOMEM`, else `VK_ERROR_SURFACE_LOST_KHR`. With
@@ -487,8 +491,11 @@ unsafe fn create_swapchain_impl(
 
     // 6. Usage, hint, refresh.
     let protected = info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED);
+    // SAFETY: the application's valid create info and chain.
+    let compression = unsafe { image_compression(info) };
     // SAFETY: the device's driver functions with a valid create info.
-    let producer = unsafe { producer_usage(&wsi.fns, info, swapchain_usage) }?;
+    let producer =
+        unsafe { producer_usage(&wsi.fns, info, swapchain_usage, compression.as_ref()) }?;
     let mut usage = surface.consumer_usage | producer;
     if protected {
         usage |= buffer_usage::PROTECTED;
@@ -571,7 +578,13 @@ unsafe fn create_swapchain_impl(
             if deferred {
                 create_deferred_images(&sc, &mut st, &mut image_info)
             } else {
-                create_images(&sc, &mut st, &mut image_info, swapchain_usage)
+                create_images(
+                    &sc,
+                    &mut st,
+                    &mut image_info,
+                    swapchain_usage,
+                    compression.as_ref(),
+                )
             }
         };
         drop(st);
@@ -671,6 +684,7 @@ unsafe fn create_images(
     st: &mut State,
     image_info: &mut vk::ImageCreateInfo<'_>,
     swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
+    compression: Option<&vk::ImageCompressionControlEXT<'_>>,
 ) -> Result<(), vk::Result> {
     let window = sc.window();
     // VK_KHR_swapchain_mutable_format: the application's format list goes to the driver with
@@ -683,12 +697,20 @@ unsafe fn create_images(
             p_view_formats: formats.as_ptr(),
             ..Default::default()
         });
+    let format_list_ptr: *const c_void = format_list
+        .as_ref()
+        .map_or(std::ptr::null(), |l| std::ptr::from_ref(l).cast());
+    // The application's VkImageCompressionControlEXT (AOSP: after the swapchain image info).
+    let compression = compression.map(|c| vk::ImageCompressionControlEXT {
+        p_next: format_list_ptr,
+        ..*c
+    });
     #[allow(clippy::needless_update)] // complete for vkgen's copy, not for ash's
     let swapchain_image = vk::SwapchainImageCreateInfoANDROID {
         s_type: vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
-        p_next: format_list
+        p_next: compression
             .as_ref()
-            .map_or(std::ptr::null(), |l| std::ptr::from_ref(l).cast()),
+            .map_or(format_list_ptr, |c| std::ptr::from_ref(c).cast()),
         usage: swapchain_usage,
         // (ash's own copy of the structure, from newer registries, has a lifetime marker.)
         ..Default::default()
@@ -778,6 +800,31 @@ unsafe fn create_deferred_images(
     result
 }
 
+/// A copy of the create info's `VkImageCompressionControlEXT`, unchained (AOSP copies it
+/// whenever present; its `pFixedRateFlags` stay the application's, valid during the call).
+///
+/// # Safety
+/// `info`'s chain is valid.
+unsafe fn image_compression<'a>(
+    info: &'a vk::SwapchainCreateInfoKHR<'_>,
+) -> Option<vk::ImageCompressionControlEXT<'a>> {
+    // SAFETY: per the contract.
+    let found = unsafe {
+        find_in_chain::<vk::ImageCompressionControlEXT<'_>>(
+            info.p_next,
+            vk::StructureType::IMAGE_COMPRESSION_CONTROL_EXT,
+        )
+    }?;
+    Some(vk::ImageCompressionControlEXT {
+        s_type: vk::StructureType::IMAGE_COMPRESSION_CONTROL_EXT,
+        p_next: std::ptr::null(),
+        flags: found.flags,
+        compression_control_plane_count: found.compression_control_plane_count,
+        p_fixed_rate_flags: found.p_fixed_rate_flags,
+        _marker: std::marker::PhantomData,
+    })
+}
+
 /// The producer (gralloc) usage of the swapchain's buffers (AOSP `getProducerUsage`).
 ///
 /// # Safety
@@ -786,9 +833,14 @@ unsafe fn producer_usage(
     fns: &DeviceFns,
     info: &vk::SwapchainCreateInfoKHR<'_>,
     swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
+    compression: Option<&vk::ImageCompressionControlEXT<'_>>,
 ) -> Result<u64, vk::Result> {
+    // Every query gets the application's VkImageCompressionControlEXT in its chain (AOSP).
+    let compression_ptr: *const c_void =
+        compression.map_or(std::ptr::null(), |c| std::ptr::from_ref(c).cast());
     if let Some(gpdifp2) = fns.image_format_properties2 {
         let external = vk::PhysicalDeviceExternalImageFormatInfo {
+            p_next: compression_ptr,
             handle_type: vk::ExternalMemoryHandleTypeFlags::ANDROID_HARDWARE_BUFFER_ANDROID,
             ..Default::default()
         };
@@ -839,7 +891,7 @@ unsafe fn producer_usage(
     if let Some(f) = fns.gralloc_usage4 {
         let usage_info = vk::GrallocUsageInfo2ANDROID {
             s_type: vk::StructureType::GRALLOC_USAGE_INFO_2_ANDROID,
-            p_next: std::ptr::null(),
+            p_next: compression_ptr,
             format: info.image_format,
             image_usage: info.image_usage,
             swapchain_image_usage: swapchain_usage,
@@ -856,7 +908,7 @@ unsafe fn producer_usage(
     if let Some(f) = fns.gralloc_usage3 {
         let usage_info = vk::GrallocUsageInfoANDROID {
             s_type: vk::StructureType::GRALLOC_USAGE_INFO_ANDROID,
-            p_next: std::ptr::null(),
+            p_next: compression_ptr,
             format: info.image_format,
             image_usage: info.image_usage,
         };

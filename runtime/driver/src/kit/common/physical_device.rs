@@ -238,6 +238,19 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
                     // SAFETY: a valid output chain.
                     unsafe { hardware_buffer::write_image_format_extras(info, out) };
                 }
+                if r.is_ok() {
+                    let (flags, rates) = D::image_compression_properties(p, info);
+                    // SAFETY: a valid output chain; the sType names the structure.
+                    unsafe {
+                        for_each_out(out.p_next, |s| {
+                            if (*s).s_type == vk::StructureType::IMAGE_COMPRESSION_PROPERTIES_EXT {
+                                let c = s.cast::<vk::ImageCompressionPropertiesEXT<'_>>();
+                                (*c).image_compression_flags = flags;
+                                (*c).image_compression_fixed_rate_flags = rates;
+                            }
+                        })
+                    };
+                }
             }
             from_result(r.map(drop))
         },
