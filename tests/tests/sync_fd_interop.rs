@@ -437,6 +437,8 @@ fn fence_fds_and_refusals() {
             if fd >= 0 {
                 drop(OwnedFd::from_raw_fd(fd));
             }
+            // The batch that signals it must complete before the semaphore goes.
+            d.device.device_wait_idle().unwrap();
             d.device.destroy_semaphore(s, None);
             let mut opaque = vk::ExportFenceCreateInfo::default()
                 .handle_types(vk::ExternalFenceHandleTypeFlags::OPAQUE_FD);

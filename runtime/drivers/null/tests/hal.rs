@@ -197,7 +197,9 @@ fn vulkan_through_the_hal() {
                 c"VK_KHR_external_semaphore_fd",
                 c"VK_KHR_external_fence_fd",
                 c"VK_EXT_queue_family_foreign",
-                c"VK_ANDROID_external_memory_android_hardware_buffer"
+                c"VK_ANDROID_external_memory_android_hardware_buffer",
+                c"VK_EXT_image_compression_control",
+                c"VK_EXT_image_compression_control_swapchain"
             ]
         );
         assert_eq!(dev_exts[0].spec_version, 11);
