@@ -25,6 +25,8 @@
 //! * `VKGEN_GPU_SYSTEM_LOADER`: Debian's loader (default `/usr/lib/<arch>-linux-gnu/libvulkan.so.1`);
 //! * `VKGEN_GPU_SPIRV`: the compiled `ALU_GLSL` (default: compiled now with `glslangValidator`);
 //! * `VKGEN_BENCH_ROUNDS`: child processes per loader (default 3);
+//! * `VKGEN_GPU_OURS_PATH=icd`: our loader takes the ICD through its manifest (the native-buffer
+//!   adapter) rather than `vulkan.host.so` as the HAL module;
 //! * `VKGEN_GPU_LOG` / `VKGEN_GPU_LOADER_DEBUG`: passed to the children as `VKGEN_LOG` (ours) /
 //!   `VK_LOADER_DEBUG` (Khronos).
 //!
@@ -131,11 +133,21 @@ fn parent() {
     std::fs::write(&props, "ro.hardware.vulkan=host\n").expect("build.prop");
     let no_icds = dir.path().join("no-icds");
     std::fs::create_dir_all(&no_icds).expect("empty ICD dir");
-    let ours_env = Env::new()
-        .set("VKGEN_HAL_ROOT", dir.path())
-        .set("VKGEN_PROPERTIES", &props)
-        .set("VK_DRIVER_FILES", &no_icds)
-        .set("VKGEN_HOST_ICD", &icd)
+    // `VKGEN_GPU_OURS_PATH=icd`: our loader opens the ICD through its manifest instead (no HAL
+    // module), i.e. through the native-buffer adapter.
+    let icd_path = std::env::var("VKGEN_GPU_OURS_PATH").is_ok_and(|v| v == "icd");
+    let ours_env = if icd_path {
+        Env::new()
+            .set("VKGEN_HAL_ROOT", &no_icds)
+            .set("VK_DRIVER_FILES", &icd)
+    } else {
+        Env::new()
+            .set("VKGEN_HAL_ROOT", dir.path())
+            .set("VKGEN_PROPERTIES", &props)
+            .set("VK_DRIVER_FILES", &no_icds)
+            .set("VKGEN_HOST_ICD", &icd)
+    };
+    let ours_env = ours_env
         .set(CHILD_VAR, "ours")
         .set(LIB_VAR, &ours)
         .set(SPIRV_VAR, &spirv);
@@ -156,9 +168,13 @@ fn parent() {
     }
     probe_icd(&icd);
     eprintln!(
-        "gpu bench: {rounds} rounds; ours = {} + HAL {}; Khronos = {}; ICD manifest {}",
+        "gpu bench: {rounds} rounds; ours = {} + {}; Khronos = {}; ICD manifest {}",
         ours.display(),
-        host.display(),
+        if icd_path {
+            "the ICD through the native-buffer adapter".to_string()
+        } else {
+            format!("HAL {}", host.display())
+        },
         khronos.display(),
         icd.display()
     );
