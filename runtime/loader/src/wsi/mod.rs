@@ -459,19 +459,19 @@ pub unsafe fn driver_image_compression_control(
     driver: &DriverInstance,
     pd: vk::PhysicalDevice,
 ) -> bool {
-    let Some(slot) = crate::terminator::instance::slot_of(c"vkGetPhysicalDeviceFeatures2") else {
+    let Some(features2) = instance_fn::<vk::PFN_vkGetPhysicalDeviceFeatures2>(
+        driver,
+        c"vkGetPhysicalDeviceFeatures2",
+    ) else {
         return false;
     };
-    if !driver.table.is_present(slot) {
-        return false;
-    }
     let mut compression = vk::PhysicalDeviceImageCompressionControlFeaturesEXT::default();
     let mut features = vk::PhysicalDeviceFeatures2 {
         p_next: std::ptr::addr_of_mut!(compression).cast(),
         ..Default::default()
     };
     // SAFETY: the driver's query with a valid chain.
-    unsafe { (driver.table.get_physical_device_features2)(pd, &mut features) };
+    unsafe { features2(pd, &mut features) };
     compression.image_compression_control == vk::TRUE
 }
 
@@ -668,13 +668,15 @@ pub unsafe extern "system" fn physical_device_features2(
 /// # Safety
 /// `p_next` must be the application's valid output chain, already filled by the driver.
 unsafe fn image_compression_swapchain_feature(r: &Resolved<'_>, p_next: *mut c_void) {
-    let mut swapchain_in_chain = false;
+    let mut swapchain = None;
     let mut control = None;
     // SAFETY: per the contract; the sType names the structure.
     unsafe {
         for_each_out(p_next, |s| match (*s).s_type {
             vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN_FEATURES_EXT => {
-                swapchain_in_chain = true;
+                swapchain = Some(
+                    s.cast::<vk::PhysicalDeviceImageCompressionControlSwapchainFeaturesEXT<'_>>(),
+                );
             }
             vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_FEATURES_EXT => {
                 let p = s.cast::<vk::PhysicalDeviceImageCompressionControlFeaturesEXT<'_>>();
@@ -683,23 +685,14 @@ unsafe fn image_compression_swapchain_feature(r: &Resolved<'_>, p_next: *mut c_v
             _ => {}
         })
     };
-    if !swapchain_in_chain {
+    let Some(swapchain) = swapchain else {
         return;
-    }
+    };
     // SAFETY: the resolved driver physical device.
     let control =
         control.unwrap_or_else(|| unsafe { driver_image_compression_control(r.driver, r.handle) });
-    // SAFETY: as above.
-    unsafe {
-        for_each_out(p_next, |s| {
-            if (*s).s_type
-                == vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN_FEATURES_EXT
-            {
-                let p = s.cast::<vk::PhysicalDeviceImageCompressionControlSwapchainFeaturesEXT<'_>>();
-                (*p).image_compression_control_swapchain = vk::Bool32::from(control);
-            }
-        })
-    };
+    // SAFETY: a structure of the application's chain, found above.
+    unsafe { (*swapchain).image_compression_control_swapchain = vk::Bool32::from(control) };
 }
 
 /// The `vkBindImageMemory2` hook (see [`swapchain::bind_image_memory2`]).

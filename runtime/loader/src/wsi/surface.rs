@@ -616,14 +616,13 @@ unsafe fn compression_properties(
     if targets.is_empty() {
         return Ok(());
     }
-    let Some(slot) =
-        crate::terminator::instance::slot_of(c"vkGetPhysicalDeviceImageFormatProperties2")
-    else {
+    let Some(image_format_properties2) = super::instance_fn::<
+        vk::PFN_vkGetPhysicalDeviceImageFormatProperties2,
+    >(
+        r.driver, c"vkGetPhysicalDeviceImageFormatProperties2"
+    ) else {
         return Ok(());
     };
-    if !r.driver.table.is_present(slot) {
-        return Ok(());
-    }
     let control = vk::ImageCompressionControlEXT {
         flags: vk::ImageCompressionFlagsEXT::FIXED_RATE_DEFAULT,
         ..Default::default()
@@ -642,9 +641,7 @@ unsafe fn compression_properties(
         ..Default::default()
     };
     // SAFETY: the driver's query for its own physical device with valid structures.
-    let result = unsafe {
-        (r.driver.table.get_physical_device_image_format_properties2)(r.handle, &info, &mut props)
-    };
+    let result = unsafe { image_format_properties2(r.handle, &info, &mut props) };
     match result {
         vk::Result::SUCCESS => {
             for t in targets {

@@ -816,12 +816,8 @@ unsafe fn image_compression<'a>(
         )
     }?;
     Some(vk::ImageCompressionControlEXT {
-        s_type: vk::StructureType::IMAGE_COMPRESSION_CONTROL_EXT,
         p_next: std::ptr::null(),
-        flags: found.flags,
-        compression_control_plane_count: found.compression_control_plane_count,
-        p_fixed_rate_flags: found.p_fixed_rate_flags,
-        _marker: std::marker::PhantomData,
+        ..*found
     })
 }
 

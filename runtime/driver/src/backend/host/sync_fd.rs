@@ -366,39 +366,27 @@ fn host_exportable_semaphore_types(
     } else {
         vk::SemaphoreType::BINARY
     });
-    let exportable = single_bits(requested.as_raw())
-        .filter(|&bit| {
-            let handle_type = vk::ExternalSemaphoreHandleTypeFlags::from_raw(bit);
-            let info = vk::PhysicalDeviceExternalSemaphoreInfo {
-                p_next: ptr::from_ref(&kind).cast(),
-                handle_type,
-                ..Default::default()
-            };
-            let mut props = vk::ExternalSemaphoreProperties::default();
-            // SAFETY: the host's query on the device's own physical device, valid structures.
-            unsafe {
-                (dev.instance
-                    .fns
-                    .fp_v1_1()
-                    .get_physical_device_external_semaphore_properties)(
-                    dev.physical,
-                    &info,
-                    &mut props,
-                )
-            };
-            props
-                .external_semaphore_features
-                .contains(vk::ExternalSemaphoreFeatureFlags::EXPORTABLE)
-        })
-        .fold(0, |acc, bit| acc | bit);
-    let kept = vk::ExternalSemaphoreHandleTypeFlags::from_raw(exportable);
-    if kept != requested {
-        log::warn!(
-            "vkCreateSemaphore: the host cannot export handle types {:?}; not requested from it",
-            requested & !kept
-        );
-    }
-    kept
+    let kept = keep_exportable("vkCreateSemaphore", requested.as_raw(), |bit| {
+        let info = vk::PhysicalDeviceExternalSemaphoreInfo {
+            p_next: ptr::from_ref(&kind).cast(),
+            handle_type: vk::ExternalSemaphoreHandleTypeFlags::from_raw(bit),
+            ..Default::default()
+        };
+        let mut props = vk::ExternalSemaphoreProperties::default();
+        // SAFETY: the host's query on the device's own physical device, valid structures.
+        unsafe {
+            (dev.instance
+                .fns
+                .fp_v1_1()
+                .get_physical_device_external_semaphore_properties)(
+                dev.physical, &info, &mut props
+            )
+        };
+        props
+            .external_semaphore_features
+            .contains(vk::ExternalSemaphoreFeatureFlags::EXPORTABLE)
+    });
+    vk::ExternalSemaphoreHandleTypeFlags::from_raw(kept)
 }
 
 /// [`host_exportable_semaphore_types`] for fences.
@@ -406,40 +394,42 @@ fn host_exportable_fence_types(
     dev: &HostDevice,
     requested: vk::ExternalFenceHandleTypeFlags,
 ) -> vk::ExternalFenceHandleTypeFlags {
-    let exportable = single_bits(requested.as_raw())
-        .filter(|&bit| {
-            let info = vk::PhysicalDeviceExternalFenceInfo {
-                handle_type: vk::ExternalFenceHandleTypeFlags::from_raw(bit),
-                ..Default::default()
-            };
-            let mut props = vk::ExternalFenceProperties::default();
-            // SAFETY: the host's query on the device's own physical device, valid structures.
-            unsafe {
-                (dev.instance
-                    .fns
-                    .fp_v1_1()
-                    .get_physical_device_external_fence_properties)(
-                    dev.physical, &info, &mut props
-                )
-            };
-            props
-                .external_fence_features
-                .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE)
-        })
+    let kept = keep_exportable("vkCreateFence", requested.as_raw(), |bit| {
+        let info = vk::PhysicalDeviceExternalFenceInfo {
+            handle_type: vk::ExternalFenceHandleTypeFlags::from_raw(bit),
+            ..Default::default()
+        };
+        let mut props = vk::ExternalFenceProperties::default();
+        // SAFETY: the host's query on the device's own physical device, valid structures.
+        unsafe {
+            (dev.instance
+                .fns
+                .fp_v1_1()
+                .get_physical_device_external_fence_properties)(
+                dev.physical, &info, &mut props
+            )
+        };
+        props
+            .external_fence_features
+            .contains(vk::ExternalFenceFeatureFlags::EXPORTABLE)
+    });
+    vk::ExternalFenceHandleTypeFlags::from_raw(kept)
+}
+
+/// The set bits of `requested` for which `exportable(bit)` holds; the others are logged as not
+/// requested from the host by `command`.
+fn keep_exportable(command: &str, requested: u32, exportable: impl Fn(u32) -> bool) -> u32 {
+    let kept = (0..32)
+        .map(|i| 1u32 << i)
+        .filter(|&bit| requested & bit != 0 && exportable(bit))
         .fold(0, |acc, bit| acc | bit);
-    let kept = vk::ExternalFenceHandleTypeFlags::from_raw(exportable);
     if kept != requested {
         log::warn!(
-            "vkCreateFence: the host cannot export handle types {:?}; not requested from it",
+            "{command}: the host cannot export handle types {:#x}; not requested from it",
             requested & !kept
         );
     }
     kept
-}
-
-/// Each set bit of `flags` on its own.
-fn single_bits(flags: u32) -> impl Iterator<Item = u32> {
-    (0..32).map(|i| 1u32 << i).filter(move |b| flags & b != 0)
 }
 
 pub(super) fn forget_semaphore(dev: &HostDevice, semaphore: vk::Semaphore) {
