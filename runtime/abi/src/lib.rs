@@ -2,6 +2,8 @@
 //! `hwvulkan.h`), the Khronos loader–ICD and loader–layer interfaces (`vk_icd.h`, `vk_layer.h`) and
 //! Android's `ANativeWindow` (`system/window.h`, `nativebase.h`). Hand-written, layouts locked by tests.
 
+pub mod adapter;
+pub mod guard;
 pub mod hal;
 pub mod hardware_buffer;
 pub mod icd;

@@ -6,12 +6,8 @@
 //! hand-written pieces the generated driver code builds on; the ABI structs themselves live in
 //! `vkgen-abi`, the per-command hooks and entry points in `vkgen-generated`'s `driver` module.
 //!
-//! * [`sync_fd`]: native fences (`-1` or a pollable fd), and eventfd fences the runtime signals
-//!   itself where the backend cannot export `SYNC_FD`.
-//! * [`gralloc`]: memfd-backed gralloc-like buffers with real `native_handle_t`s, so the
-//!   native-buffer path runs on a Linux host.
-//! * [`hardware_buffer`]: the NDK's `AHardwareBuffer` over that gralloc (the object, the C
-//!   functions `libnativewindow.so` exports, and counted references to any buffer for drivers).
+//! * [`sync_fd`], [`gralloc`], [`hardware_buffer`]: the platform services (`vkgen-platform`,
+//!   shared with the loader and the window), re-exported under their old paths.
 //! * [`handles`]: dispatchable objects (loader slot in word 0), non-dispatchable handles, and
 //!   host memory that honours `VkAllocationCallbacks`.
 //! * [`export`]: [`export_driver!`] turns a `Driver` into a `cdylib` exporting `HMI` and the
@@ -31,13 +27,12 @@ extern crate self as vkgen_driver;
 
 pub mod backend;
 pub mod export;
-pub mod gralloc;
 pub mod handles;
-pub mod hardware_buffer;
 pub mod kit;
-pub mod sync_fd;
 pub mod testing;
 pub mod util;
+
+pub use vkgen_platform::{gralloc, hardware_buffer, sync_fd};
 
 /// The `ash` the runtime is built on (its `vk` types are the generated crate's).
 pub use ash;

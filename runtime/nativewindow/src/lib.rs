@@ -1,14 +1,14 @@
 //! `libnativewindow.so` for Linux hosts: exports the NDK's `AHardwareBuffer_*` functions (and
 //! the `ANativeWindowBuffer` ⇄ `AHardwareBuffer` casts) under their C names, so code written
 //! against `android/hardware_buffer.h` (the header in `include/`) links and runs unchanged. The
-//! functions themselves are [`vkgen_driver::hardware_buffer::ndk`]; this crate only gives them
+//! functions themselves are [`vkgen_platform::hardware_buffer::ndk`]; this crate only gives them
 //! their unmangled names, once, here (a `#[no_mangle]` in the runtime would export them from
 //! every driver as well).
 
 use std::ffi::{c_int, c_void};
 
-use vkgen_driver::abi::native_window::{ANativeWindowBuffer, NativeHandle};
-use vkgen_driver::hardware_buffer::{
+use vkgen_platform::abi::native_window::{ANativeWindowBuffer, NativeHandle};
+use vkgen_platform::hardware_buffer::{
     ndk, AHardwareBuffer, AHardwareBufferDesc, AHardwareBufferPlanes, ARect,
 };
 

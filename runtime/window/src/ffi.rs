@@ -17,7 +17,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use vkgen_abi::native_window::*;
-use vkgen_driver::sync_fd::NativeFence;
+use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{vkgen_window_perform, AndroidNativeRect, PerformArgs};
 use crate::queue::{
@@ -80,7 +80,7 @@ impl WindowObject {
 
 /// A window's buffer is an `AHardwareBuffer` (`ANativeWindowBuffer` first, `Arc`-owned), the
 /// same object the NDK functions and the drivers' `AHardwareBuffer` import take.
-pub(crate) type WindowBuffer = vkgen_driver::hardware_buffer::HardwareBuffer;
+pub(crate) type WindowBuffer = vkgen_platform::hardware_buffer::HardwareBuffer;
 
 /// Runs an entry point's body, turning a panic into [`INTERNAL_ERROR`].
 fn guard(what: &str, body: impl FnOnce() -> c_int) -> c_int {

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use vkgen_driver::gralloc::{BufferDesc, PixelFormat};
+use vkgen_platform::gralloc::{BufferDesc, PixelFormat};
 
 use crate::c_abi::{AndroidNativeRect, Cta8613Metadata, Smpte2086Metadata};
 use crate::queue::FrameToken;
@@ -101,7 +101,7 @@ impl Frame {
 impl Drop for Frame {
     fn drop(&mut self) {
         if let Some(token) = self.token.take() {
-            token.release(vkgen_driver::sync_fd::NativeFence::signalled());
+            token.release(vkgen_platform::sync_fd::NativeFence::signalled());
         }
     }
 }

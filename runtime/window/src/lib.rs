@@ -13,9 +13,9 @@
 //!   `ANativeWindow`, so the `ANativeWindow*` handed to C *is* the queue: `common.incRef`/`decRef`
 //!   are `Arc` strong-count increments/decrements on it, and the last reference (Rust `Arc` or C
 //!   `decRef`) frees it. Buffers work the same way: each `ANativeWindowBuffer*` is the head of an
-//!   `Arc`-owned `AHardwareBuffer` ([`HardwareBuffer`](vkgen_driver::hardware_buffer::HardwareBuffer))
+//!   `Arc`-owned `AHardwareBuffer` ([`HardwareBuffer`](vkgen_platform::hardware_buffer::HardwareBuffer))
 //!   that also holds the gralloc
-//!   [`Buffer`](vkgen_driver::gralloc::Buffer) (sealed memfd + real `native_handle_t`), so a buffer
+//!   [`Buffer`](vkgen_platform::gralloc::Buffer) (sealed memfd + real `native_handle_t`), so a buffer
 //!   the loader still references survives its slot being reallocated or the producer
 //!   disconnecting.
 //! * **Android's producer rules** (`BufferQueueProducer`/`Surface`), in `queue.rs`: up to
@@ -30,7 +30,7 @@
 //!   finds every other buffer queued or with the consumer waits up to the dequeue timeout
 //!   (`SET_DEQUEUE_TIMEOUT`; negative = forever, 0 = not at all), then fails with `-ETIMEDOUT`
 //!   (`TIMED_OUT`). Those are the two codes libvulkan turns into `VK_TIMEOUT`/`VK_NOT_READY`.
-//! * **Fences** are the driver runtime's [`NativeFence`](vkgen_driver::sync_fd::NativeFence)s:
+//! * **Fences** are the driver runtime's [`NativeFence`](vkgen_platform::sync_fd::NativeFence)s:
 //!   `queueBuffer`/`cancelBuffer` take ownership of the fd first thing, so it is closed on every
 //!   path, errors included; `dequeueBuffer` hands the caller the slot's release fence (from the
 //!   consumer's release, a cancel, or a frame that was replaced) or `-1`.
@@ -160,9 +160,9 @@ pub enum WindowError {
     #[error("invalid window configuration: {0}")]
     InvalidConfig(String),
     #[error(transparent)]
-    Gralloc(#[from] vkgen_driver::gralloc::GrallocError),
+    Gralloc(#[from] vkgen_platform::gralloc::GrallocError),
     #[error(transparent)]
-    Fence(#[from] vkgen_driver::sync_fd::FenceError),
+    Fence(#[from] vkgen_platform::sync_fd::FenceError),
     #[error("the acquire fence of frame {frame_number} did not signal within {timeout:?}")]
     FenceTimeout {
         frame_number: u64,

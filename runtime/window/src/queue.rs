@@ -14,8 +14,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use vkgen_abi::native_window::*;
-use vkgen_driver::gralloc::{Allocator, GrallocError, PixelFormat, MAX_DIMENSION};
-use vkgen_driver::sync_fd::NativeFence;
+use vkgen_platform::gralloc::{Allocator, GrallocError, PixelFormat, MAX_DIMENSION};
+use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{AndroidNativeRect, Cta8613Metadata, Smpte2086Metadata};
 use crate::ffi::{WindowBuffer, WindowObject};

@@ -8,7 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::*;
-use vkgen_driver::sync_fd::NativeFence;
+use vkgen_platform::sync_fd::NativeFence;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 
 /// Connected, buffer count 3 with 1 undequeued: after the first queue the producer may hold 2.

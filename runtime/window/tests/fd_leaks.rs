@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use common::*;
 use vkgen_abi::native_window::*;
-use vkgen_driver::sync_fd::{FenceSignaller, NativeFence};
+use vkgen_platform::sync_fd::{FenceSignaller, NativeFence};
 use vkgen_window::c_abi::helpers as nw;
 use vkgen_window::{BufferQueue, WindowConfig};
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use vkgen_abi::native_window::*;
-use vkgen_driver::sync_fd::{FenceSignaller, NativeFence};
+use vkgen_platform::sync_fd::{FenceSignaller, NativeFence};
 use vkgen_window::c_abi::helpers as nw;
 use vkgen_window::{AndroidNativeRect, BufferQueue, Cta8613Metadata, QueueMode, WindowConfig};
 

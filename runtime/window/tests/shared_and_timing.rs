@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use vkgen_abi::native_window::*;
-use vkgen_driver::sync_fd::{FenceSignaller, NativeFence};
+use vkgen_platform::sync_fd::{FenceSignaller, NativeFence};
 use vkgen_window::c_abi::helpers as nw;
 use vkgen_window::timing::now_ns;
 use vkgen_window::{BufferQueue, FrameTimestamps, WindowConfig};

@@ -1,8 +1,23 @@
 //! `vulkan_host`: passthrough to the host's Vulkan ICD
 //! ([`vkgen_driver::backend::host::HostDriver`]) plus `VK_ANDROID_native_buffer`, as a `cdylib`
-//! exporting the Android HAL module `HMI` and the Khronos `vk_icd*` entry points. Everything else
-//! lives in `vkgen-driver`; this crate will be produced by `vkgen driver`.
+//! exporting the Android HAL module `HMI` and the Khronos `vk_icd*` entry points, and the
+//! loader's native-buffer adapter entry point `vkgen_host_adapt_icd` (`vkgen_abi::adapter`).
+//! Everything else lives in `vkgen-driver`; this crate will be produced by `vkgen driver`.
 
 pub mod vkgen;
 
 vkgen_driver::export_driver!(vkgen_driver::backend::host::HostDriver);
+
+/// The loader hands this library the Khronos ICDs it found (Linux hosts): see
+/// `vkgen_abi::adapter` for the contract.
+///
+/// # Safety
+/// As `vkgen_driver::backend::host::adapter::adapt_icd`.
+#[no_mangle]
+pub unsafe extern "C" fn vkgen_host_adapt_icd(
+    info: *const vkgen_driver::abi::adapter::HostIcdInfo,
+    out: *mut vkgen_driver::abi::adapter::HostIcdEntry,
+) -> vkgen_driver::ash::vk::Result {
+    // SAFETY: forwarded; the loader meets the contract.
+    unsafe { vkgen_driver::backend::host::adapter::adapt_icd(info, out) }
+}

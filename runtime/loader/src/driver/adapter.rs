@@ -1,65 +1,169 @@
-//! The native-buffer adapter: Khronos ICDs behind the host driver's backend (Linux hosts).
+//! The native-buffer adapter: Khronos ICDs served by `vulkan.host.so` (Linux hosts).
 //!
 //! The loader builds every swapchain on the driver's `VK_ANDROID_native_buffer`, as Android's
 //! does, so a desktop ICD (lavapipe, NVIDIA) loaded through its manifest would have no
-//! `VK_KHR_swapchain` and no desktop program could present on it. The host driver
-//! (`vkgen_driver::backend::host`, also shipped as `vulkan.host.so`) is exactly an ICD plus
-//! native buffers: a passthrough whose commands are the ICD's own functions except the few it
-//! intercepts (native-buffer images over host-pointer imports, acquire/release fences, `SYNC_FD`
-//! where the ICD lacks it). So an ICD it can serve is served through it, in process: the
-//! driver's `vk_icdGetInstanceProcAddr` / `vk_icdGetPhysicalDeviceProcAddr` become the host
-//! backend's, which calls the ICD. Which ICDs (`host::adopt`): a Vulkan ≥ 1.1 instance, a device
-//! with `VK_EXT_external_memory_host`, no native buffer of its own, and not a vkgen driver
-//! (those export `HMI` and have their own). The host backend serves one ICD per process: with
-//! several, the first adaptable one is served and the others stay as they are (no swapchain).
-//! `VKGEN_ICD_ADAPTER=0` turns the adapter off. Android builds have no ICDs and no adapter.
+//! `VK_KHR_swapchain` and no desktop program could present on it. The host driver is exactly
+//! an ICD plus native buffers: a passthrough whose commands are the ICD's own functions except
+//! the few it intercepts (native-buffer images over host-pointer imports, acquire/release
+//! fences, `SYNC_FD` where the ICD lacks it).
+//!
+//! The loader links no driver code: it opens the host driver library it ships beside itself
+//! (`libvulkan_host.so`, or `vulkan.host.so`; `VKGEN_HOST_DRIVER` names another, ignored in
+//! setuid processes) and hands it each ICD it has already scanned and negotiated through the
+//! C entry point `vkgen_host_adapt_icd` (`vkgen_abi::adapter`). The ICD is scanned once, by
+//! the loader's rules; the host driver never opens it again. Which ICDs the host driver takes
+//! is its decision (a Vulkan ≥ 1.1 instance, a device with `VK_EXT_external_memory_host`, no
+//! native buffer of its own); every other answer leaves the ICD as it is, and so does a
+//! missing or broken host driver library. Each adapted ICD gets entry points of its own, so
+//! several ICDs are served at once. `VKGEN_ICD_ADAPTER=0` turns the adapter off. Android builds
+//! have no ICDs and no adapter.
 
-use vkgen_driver::backend::host::{self, HostDriver, HostError};
-use vkgen_driver::export::entry;
+use std::ffi::{CString, OsStr};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use ash::vk;
+use libloading::os::unix::Library;
+use vkgen_abi::adapter::{
+    HostIcdEntry, HostIcdInfo, PFN_vkgen_host_adapt_icd, ADAPT_ICD_NAME, HOST_ICD_INFO_VERSION,
+};
 
 use super::icd::IcdDriver;
 
 /// What the driver's name says in logs.
 const ADAPTER: &str = "the native-buffer adapter (host driver)";
+/// Names another host driver library than the one beside the loader.
+pub const HOST_DRIVER_ENV: &str = "VKGEN_HOST_DRIVER";
+/// The host driver's file names, tried in order beside the loader.
+const HOST_DRIVER_NAMES: [&str; 2] = ["libvulkan_host.so", "vulkan.host.so"];
 
-/// Serves `icd` through the host backend when it can (see the module docs); logs why not.
-pub fn adapt(icd: &mut IcdDriver) {
-    let manifest = icd.manifest().manifest_path.clone();
-    // The probe runs the ICD's code; whatever it does, loading goes on without the adapter.
-    let adopted = std::panic::catch_unwind(|| host::adopt(&manifest).map(|_| ()));
-    let Ok(adopted) = adopted else {
-        log::warn!(
-            "ICD {}: the native-buffer adapter's probe panicked; using the ICD as it is",
-            manifest.display()
+/// The opened host driver: its library (kept for the life of the process, since adapted ICDs'
+/// entry points live in it) and its adapt function.
+struct HostDriverLibrary {
+    path: PathBuf,
+    adapt: PFN_vkgen_host_adapt_icd,
+    _library: Library,
+}
+
+/// Where the host driver library is: `$VKGEN_HOST_DRIVER`, else beside the loader.
+fn host_driver_candidates() -> Vec<PathBuf> {
+    if let Some(p) = crate::trusted_env_path(HOST_DRIVER_ENV).filter(|p| !p.as_os_str().is_empty())
+    {
+        return vec![p];
+    }
+    let Some(own) = super::icd::own_object_path() else {
+        return Vec::new();
+    };
+    // The loader may be reached through a link (`libvulkan.so.1` in a test's directory); the
+    // host driver is installed beside the real file.
+    let own = std::fs::canonicalize(own).unwrap_or_else(|_| own.to_path_buf());
+    let Some(dir) = own.parent() else {
+        return Vec::new();
+    };
+    HOST_DRIVER_NAMES.iter().map(|n| dir.join(n)).collect()
+}
+
+/// Opens the host driver once per process; `None` (logged once) where there is none.
+fn host_driver() -> Option<&'static HostDriverLibrary> {
+    static HOST: OnceLock<Option<HostDriverLibrary>> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let candidates = host_driver_candidates();
+        for path in &candidates {
+            if !path.is_file() {
+                continue;
+            }
+            let library = match super::open_library(path) {
+                Ok(l) => l,
+                Err(e) => {
+                    log::warn!("{ADAPTER}: cannot open {}: {e}", path.display());
+                    continue;
+                }
+            };
+            let Some(adapt) = super::symbol_address(&library, ADAPT_ICD_NAME) else {
+                log::warn!(
+                    "{ADAPTER}: {} has no {}; ICDs are used as they are",
+                    path.display(),
+                    ADAPT_ICD_NAME.to_string_lossy()
+                );
+                continue;
+            };
+            // SAFETY: the symbol is `vkgen_host_adapt_icd`, whose type `vkgen_abi::adapter`
+            // declares for both sides.
+            let adapt: PFN_vkgen_host_adapt_icd = unsafe { super::as_fn(adapt) };
+            log::info!("{ADAPTER}: {}", path.display());
+            return Some(HostDriverLibrary {
+                path: path.clone(),
+                adapt,
+                _library: library,
+            });
+        }
+        log::info!(
+            "{ADAPTER}: no host driver library (tried {}); ICDs are used as they are",
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
+        None
+    })
+    .as_ref()
+}
+
+fn c_path(p: &Path) -> CString {
+    let bytes: &OsStr = p.as_os_str();
+    CString::new(bytes.as_bytes()).unwrap_or_default()
+}
+
+/// Serves `icd` through the host driver when it takes it (see the module docs); logs why not.
+pub fn adapt(icd: &mut IcdDriver) {
+    let Some(host) = host_driver() else {
         return;
     };
-    match adopted {
-        Ok(_) => {
-            let mut version = icd.interface_version();
-            // SAFETY: negotiation only validates and answers the version through the pointer.
-            let negotiated = unsafe { entry::negotiate::<HostDriver>(&mut version) };
-            if negotiated != ash::vk::Result::SUCCESS {
-                log::warn!(
-                    "ICD {}: the native-buffer adapter refused interface {version} \
-                     ({negotiated:?}); using the ICD as it is",
-                    manifest.display()
-                );
-                return;
-            }
-            icd.serve_through(
-                ADAPTER,
-                entry::icd_get_instance_proc_addr::<HostDriver>,
-                entry::icd_get_physical_device_proc_addr::<HostDriver>,
-            );
+    let manifest_path = icd.manifest().manifest_path.clone();
+    let manifest = c_path(&manifest_path);
+    let library = c_path(&icd.manifest().library);
+    let info = HostIcdInfo {
+        struct_version: HOST_ICD_INFO_VERSION,
+        interface_version: icd.interface_version(),
+        manifest_path: manifest.as_ptr(),
+        library_path: library.as_ptr(),
+        get_instance_proc_addr: Some(icd.get_instance_proc_addr_fn()),
+        get_physical_device_proc_addr: icd.get_physical_device_proc_addr_fn(),
+    };
+    let mut entry = HostIcdEntry {
+        get_instance_proc_addr: None,
+        get_physical_device_proc_addr: None,
+    };
+    // SAFETY: the host driver's adapt function with a valid info (its strings live until the
+    // end of this function, the ICD's entry points for the process) and a valid out-pointer.
+    // Its entry point guards panics itself.
+    let r = unsafe { (host.adapt)(&info, &mut entry) };
+    match (
+        r,
+        entry.get_instance_proc_addr,
+        entry.get_physical_device_proc_addr,
+    ) {
+        (vk::Result::SUCCESS, Some(gipa), Some(gpdpa)) => {
+            icd.serve_through(ADAPTER, gipa, gpdpa);
             log::info!(
-                "ICD {}: served through {ADAPTER}, which adds VK_ANDROID_native_buffer",
-                manifest.display()
+                "ICD {}: served through {ADAPTER} ({}), which adds VK_ANDROID_native_buffer",
+                manifest_path.display(),
+                host.path.display()
             );
         }
-        Err(e @ (HostError::NotAdaptable { .. } | HostError::Taken { .. })) => {
-            log::info!("{e}; using the ICD as it is");
-        }
-        Err(e) => log::warn!("native-buffer adapter: {e}; using the ICD as it is"),
+        (vk::Result::SUCCESS, ..) => log::warn!(
+            "ICD {}: {ADAPTER} answered VK_SUCCESS without entry points; using the ICD as it is",
+            manifest_path.display()
+        ),
+        (vk::Result::ERROR_INCOMPATIBLE_DRIVER, ..) => log::info!(
+            "ICD {}: {ADAPTER} adds nothing to it; using the ICD as it is",
+            manifest_path.display()
+        ),
+        (other, ..) => log::warn!(
+            "ICD {}: {ADAPTER} refused it ({other:?}); using the ICD as it is",
+            manifest_path.display()
+        ),
     }
 }

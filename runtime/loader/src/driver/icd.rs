@@ -578,7 +578,7 @@ fn is_loader_library(library: &Path) -> bool {
 }
 
 /// The file this code was loaded from (`libvulkan.so`, or a test binary), via `dladdr`.
-fn own_object_path() -> Option<&'static Path> {
+pub(crate) fn own_object_path() -> Option<&'static Path> {
     static OWN: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     OWN.get_or_init(|| {
         // SAFETY: Dl_info is plain data; all-zero is a valid initial value.

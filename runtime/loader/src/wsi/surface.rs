@@ -493,7 +493,7 @@ fn allocator_supports(format: u32, usage: u64) -> bool {
     }
     #[cfg(all(not(target_os = "android"), feature = "desktop"))]
     {
-        vkgen_driver::hardware_buffer::check_supported(&desc).is_ok()
+        vkgen_platform::hardware_buffer::check_supported(&desc).is_ok()
     }
     // A host loader built without the runtime (`--no-default-features`, e.g. from another
     // registry) has no allocator to ask: the driver alone decides.

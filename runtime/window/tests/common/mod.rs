@@ -7,8 +7,8 @@ use std::ffi::c_int;
 use std::os::fd::RawFd;
 
 use vkgen_abi::native_window::*;
-use vkgen_driver::gralloc::Buffer;
-use vkgen_driver::sync_fd::FenceSignaller;
+use vkgen_platform::gralloc::Buffer;
+use vkgen_platform::sync_fd::FenceSignaller;
 use vkgen_window::c_abi::helpers as nw;
 use vkgen_window::BufferQueue;
 
@@ -77,7 +77,7 @@ impl Win {
     pub fn dequeue_ready(&self) -> *mut ANativeWindowBuffer {
         let (b, fd) = self.dequeue().expect("dequeueBuffer");
         // SAFETY: the fd is ours.
-        let fence = unsafe { vkgen_driver::sync_fd::NativeFence::from_raw(fd) };
+        let fence = unsafe { vkgen_platform::sync_fd::NativeFence::from_raw(fd) };
         assert!(fence
             .wait(Some(std::time::Duration::from_secs(10)))
             .unwrap());

@@ -60,11 +60,13 @@ impl CopyBacked {
 static IMAGES: Mutex<Option<HashMap<u64, CopyBacked>>> = Mutex::new(None);
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 /// The host's `vkCmdPipelineBarrier` / `vkCmdPipelineBarrier2` (ICD entry points dispatch on the
-/// command buffer, so any device's serve every command buffer).
-static HOST: OnceLock<(
+/// command buffer, so any device's serve every command buffer of that ICD), per slot.
+type HostBarriers = (
     vk::PFN_vkCmdPipelineBarrier,
     Option<vk::PFN_vkCmdPipelineBarrier2>,
-)> = OnceLock::new();
+);
+static HOST: [OnceLock<HostBarriers>; super::ADAPTER_SLOTS + 1] =
+    [const { OnceLock::new() }; super::ADAPTER_SLOTS + 1];
 
 /// Remembers the host's barrier commands (every device creation).
 pub(super) fn note_host_barriers(dev: &HostDevice) {
@@ -78,7 +80,7 @@ pub(super) fn note_host_barriers(dev: &HostDevice) {
             std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCmdPipelineBarrier2>(f)
         })
     };
-    let _ = HOST.set((dev.fns.fp_v1_0().cmd_pipeline_barrier, v2));
+    let _ = HOST[dev.instance.slot].set((dev.fns.fp_v1_0().cmd_pipeline_barrier, v2));
 }
 
 /// `image` (bound) is copy-backed from now on.
@@ -315,6 +317,7 @@ unsafe fn record_releases(
 /// The application's valid arguments.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn cmd_pipeline_barrier(
+    slot: usize,
     cb: vk::CommandBuffer,
     src_stage: vk::PipelineStageFlags,
     dst_stage: vk::PipelineStageFlags,
@@ -326,7 +329,7 @@ pub(super) unsafe fn cmd_pipeline_barrier(
     image_count: u32,
     p_image: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    let Some(&(host, _)) = HOST.get() else {
+    let Some(&(host, _)) = HOST[slot].get() else {
         return;
     };
     let forward = |src, dst, n, p| {
@@ -378,10 +381,11 @@ pub(super) unsafe fn cmd_pipeline_barrier(
 /// # Safety
 /// The application's valid arguments.
 pub(super) unsafe fn cmd_pipeline_barrier2(
+    slot: usize,
     cb: vk::CommandBuffer,
     info: *const vk::DependencyInfo<'_>,
 ) {
-    let Some(&(host, Some(host2))) = HOST.get() else {
+    let Some(&(host, Some(host2))) = HOST[slot].get() else {
         return;
     };
     // SAFETY: a valid structure per valid usage.

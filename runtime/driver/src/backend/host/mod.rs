@@ -83,6 +83,7 @@
 //!   and the device's worker thread (started on first use) waits for the host fence, signals the
 //!   eventfd and recycles the fence.
 
+pub mod adapter;
 mod copy_backed;
 mod hardware_buffer;
 mod sync_fd;
@@ -130,8 +131,28 @@ const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
 const MAX_API_VERSION: u32 = vkgen_generated::API_VERSION | vkgen_generated::HEADER_VERSION;
 
 /// The host driver. See the [module docs](self).
+///
+/// `SLOT` says which ICD it serves: slot 0 the one it finds itself ([`host_icd`]:
+/// `vulkan.host.so` loaded as a HAL module or ICD), slots 1 ..= [`ADAPTER_SLOTS`] the ICDs a
+/// loader hands it ([`adapter`]). Every hook is the same code; the slot only picks the ICD, so
+/// that global commands (`vkCreateInstance`, which carry no handle) reach the right one and
+/// several ICDs are served in one process.
 #[derive(Debug)]
-pub struct HostDriver;
+pub struct HostDriver<const SLOT: usize = 0>;
+
+impl<const SLOT: usize> HostDriver<SLOT> {
+    /// The ICD this slot serves.
+    fn icd() -> Option<&'static HostIcd> {
+        if SLOT == 0 {
+            host_icd()
+        } else {
+            SLOTS
+                .get(SLOT)
+                .and_then(OnceLock::get)
+                .and_then(Option::as_ref)
+        }
+    }
+}
 
 /// Why a host ICD could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -162,13 +183,12 @@ pub enum HostError {
     Missing { path: PathBuf, command: String },
     #[error("{path} needs no native-buffer adapter: {reason}")]
     NotAdaptable { path: PathBuf, reason: &'static str },
-    #[error("{path}: this process's host driver already serves {serving}")]
-    Taken { path: PathBuf, serving: String },
 }
 
 /// An opened host ICD.
 pub struct HostIcd {
-    _library: libloading::os::unix::Library,
+    /// The library when the host driver opened it itself (slot 0); a loader keeps its own.
+    _library: Option<libloading::os::unix::Library>,
     manifest: PathBuf,
     library_path: PathBuf,
     interface_version: u32,
@@ -306,6 +326,26 @@ impl HostIcd {
                 }),
             }
         };
+        Self::from_entry_points(
+            Some(library),
+            manifest,
+            library_path,
+            interface_version,
+            gipa,
+            gpdpa,
+        )
+    }
+
+    /// An ICD someone else opened and negotiated (the loader, through [`adapter`]): its
+    /// entry points stay valid for the process, and nothing is opened again.
+    pub fn from_entry_points(
+        library: Option<libloading::os::unix::Library>,
+        manifest: &Path,
+        library_path: PathBuf,
+        interface_version: u32,
+        gipa: vk::PFN_vkGetInstanceProcAddr,
+        gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr>,
+    ) -> Result<Self, HostError> {
         // ash's entry loads these on first use and panics where they are missing.
         for name in [
             c"vkCreateInstance",
@@ -343,9 +383,12 @@ impl HostIcd {
                 }
             }
         };
-        // SAFETY: a global query through the ICD.
-        let instance_extensions =
-            unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap_or_default();
+        // The ICD's count is not trusted: bounded, with a bounded number of retries.
+        let instance_extensions = {
+            let f = entry.fp_v1_0().enumerate_instance_extension_properties;
+            // SAFETY: a global query through the ICD with the two-call idiom's arguments.
+            bounded_enumerate(|n, p| unsafe { f(ptr::null(), n, p) }).unwrap_or_default()
+        };
         Ok(Self {
             _library: library,
             manifest: manifest.to_owned(),
@@ -378,6 +421,13 @@ impl HostIcd {
                 let Ok(instance) = self.entry.create_instance(&ci, None) else {
                     return names;
                 };
+                if vk::Handle::as_raw(instance.handle()) == 0 {
+                    log::warn!(
+                        "{}: vkCreateInstance gave a null handle",
+                        self.manifest.display()
+                    );
+                    return names;
+                }
                 // ash's stubs for missing commands panic where no unwinding is possible.
                 let has = |name: &CStr| (self.gipa)(instance.handle(), name.as_ptr()).is_some();
                 if !has(c"vkDestroyInstance") {
@@ -385,15 +435,20 @@ impl HostIcd {
                 }
                 let complete = has(c"vkEnumeratePhysicalDevices")
                     && has(c"vkEnumerateDeviceExtensionProperties");
-                if let Some(pds) = complete
-                    .then(|| instance.enumerate_physical_devices().ok())
-                    .flatten()
-                {
-                    for pd in pds {
-                        for e in instance
-                            .enumerate_device_extension_properties(pd)
-                            .unwrap_or_default()
-                        {
+                if complete {
+                    let fp = instance.fp_v1_0();
+                    // The ICD's counts are not trusted (bounded, retried a bounded number of
+                    // times), nor its handles.
+                    let pds = bounded_enumerate(|n, p| {
+                        (fp.enumerate_physical_devices)(instance.handle(), n, p)
+                    })
+                    .unwrap_or_default();
+                    for pd in pds.into_iter().filter(|pd| vk::Handle::as_raw(*pd) != 0) {
+                        let exts = bounded_enumerate(|n, p| {
+                            (fp.enumerate_device_extension_properties)(pd, ptr::null(), n, p)
+                        })
+                        .unwrap_or_default();
+                        for e in exts {
                             names.insert(cstr_from_array(&e.extension_name).to_vec());
                         }
                     }
@@ -516,62 +571,27 @@ pub fn discover() -> Result<HostIcd, HostError> {
     Err(HostError::NoneFound { tried })
 }
 
-static HOST: OnceLock<Option<HostIcd>> = OnceLock::new();
+/// How many ICDs a loader can hand the host driver ([`adapter`]).
+pub const ADAPTER_SLOTS: usize = 4;
 
-/// Makes the ICD of `manifest` this process's host ICD, for a loader that serves a Khronos ICD
-/// through [`HostDriver`] so that the Android WSI path gets `VK_ANDROID_native_buffer` on it
-/// (Linux hosts). Only an ICD the host driver adds something to is adopted: Vulkan ≥ 1.1 (the
-/// entry points the runtime uses), a device with `VK_EXT_external_memory_host` (what native
-/// buffers are imported through), and no `VK_ANDROID_native_buffer` of its own — otherwise
-/// [`HostError::NotAdaptable`], and the caller uses the ICD as it is. The host ICD is one per
-/// process, so a second ICD gets [`HostError::Taken`].
-pub fn adopt(manifest: &Path) -> Result<&'static HostIcd, HostError> {
-    let taken = |serving: Option<&HostIcd>| HostError::Taken {
-        path: manifest.to_owned(),
-        serving: serving.map_or("no ICD".into(), |h| h.manifest.display().to_string()),
-    };
-    if let Some(current) = HOST.get() {
-        return match current {
-            Some(icd) if icd.manifest == manifest => Ok(icd),
-            other => Err(taken(other.as_ref())),
-        };
-    }
-    let icd = HostIcd::open(manifest)?;
-    let not = |reason| HostError::NotAdaptable {
-        path: manifest.to_owned(),
-        reason,
-    };
-    if icd.instance_version < vk::API_VERSION_1_1 {
-        return Err(not("a Vulkan 1.0 instance"));
-    }
-    let names = icd.device_extension_names();
-    if names.contains(NATIVE_BUFFER_NAME.to_bytes()) {
-        return Err(not("it has VK_ANDROID_native_buffer itself"));
-    }
-    if !names.contains(MEMORY_HOST_NAME.to_bytes()) {
-        return Err(not("no device has VK_EXT_external_memory_host"));
-    }
-    // Another thread may have won the race; then `icd` is dropped and that one answers.
-    let _ = HOST.set(Some(icd));
-    match HOST.get() {
-        Some(Some(icd)) if icd.manifest == manifest => Ok(icd),
-        other => Err(taken(other.and_then(Option::as_ref))),
-    }
-}
+/// Slot 0: the ICD found by [`discover`]; the others: ICDs adopted through [`adapter`].
+static SLOTS: [OnceLock<Option<HostIcd>>; ADAPTER_SLOTS + 1] =
+    [const { OnceLock::new() }; ADAPTER_SLOTS + 1];
 
 /// The process's host ICD, opened on first use; `None` if there is none.
 pub fn host_icd() -> Option<&'static HostIcd> {
-    HOST.get_or_init(|| match discover() {
-        Ok(icd) => {
-            log::info!("host ICD: {}", icd.library_path.display());
-            Some(icd)
-        }
-        Err(e) => {
-            log::warn!("{e}");
-            None
-        }
-    })
-    .as_ref()
+    SLOTS[0]
+        .get_or_init(|| match discover() {
+            Ok(icd) => {
+                log::info!("host ICD: {}", icd.library_path.display());
+                Some(icd)
+            }
+            Err(e) => {
+                log::warn!("{e}");
+                None
+            }
+        })
+        .as_ref()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -579,6 +599,8 @@ pub fn host_icd() -> Option<&'static HostIcd> {
 
 struct HostInstance {
     fns: ash::Instance,
+    /// The [`HostDriver`] slot (so the ICD) the instance belongs to.
+    slot: usize,
 }
 
 /// State of a device with `VK_ANDROID_native_buffer` enabled.
@@ -691,6 +713,41 @@ unsafe fn device_extensions(
 ) -> Vec<vk::ExtensionProperties> {
     // SAFETY: caller contract.
     unsafe { inst.fns.enumerate_device_extension_properties(pd) }.unwrap_or_default()
+}
+
+/// The most entries the host driver takes from one ICD enumeration, and how often it asks
+/// again after `VK_INCOMPLETE`: an ICD's count sizes no allocation beyond this.
+const MAX_ENUMERATED: u32 = 4096;
+const MAX_ENUMERATE_TRIES: usize = 8;
+
+/// The two-call idiom against an untrusted ICD: counts are capped at [`MAX_ENUMERATED`], a
+/// count that keeps growing (`VK_INCOMPLETE` forever) gives up after [`MAX_ENUMERATE_TRIES`],
+/// and only the entries the ICD says it wrote are kept. `None` on an error or a lie.
+fn bounded_enumerate<T: Default + Clone>(
+    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+) -> Option<Vec<T>> {
+    for _ in 0..MAX_ENUMERATE_TRIES {
+        let mut count = 0u32;
+        if call(&mut count, ptr::null_mut()) != vk::Result::SUCCESS {
+            return None;
+        }
+        if count > MAX_ENUMERATED {
+            log::warn!("host ICD: an enumeration reported {count} entries; ignored");
+            return None;
+        }
+        let mut items = vec![T::default(); count as usize];
+        let mut written = count;
+        match call(&mut written, items.as_mut_ptr()) {
+            vk::Result::SUCCESS if written <= count => {
+                items.truncate(written as usize);
+                return Some(items);
+            }
+            vk::Result::INCOMPLETE => continue,
+            _ => return None,
+        }
+    }
+    log::warn!("host ICD: an enumeration stayed VK_INCOMPLETE; ignored");
+    None
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -1093,7 +1150,7 @@ const GRALLOC_USAGE: GrallocUsage = GrallocUsage {
 
 /// `VK_ANDROID_native_buffer`'s gralloc queries and native fences through the kit's component;
 /// the host-specific part is signalling through an empty submit and exporting the release fence.
-impl NativeBuffers for HostDriver {
+impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
     const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
     const NATIVE_FENCES: bool = true;
 
@@ -1223,11 +1280,11 @@ impl NativeBuffers for HostDriver {
     }
 }
 
-impl DriverModule for HostDriver {
+impl<const SLOT: usize> DriverModule for HostDriver<SLOT> {
     const NAME: &'static CStr = c"vkgen host passthrough Vulkan driver";
 
     fn max_icd_interface_version() -> u32 {
-        host_icd().map_or(
+        Self::icd().map_or(
             crate::export::MAX_ICD_INTERFACE_VERSION,
             HostIcd::interface_version,
         )
@@ -1235,7 +1292,7 @@ impl DriverModule for HostDriver {
 }
 
 #[crate::driver]
-impl Driver for HostDriver {
+impl<const SLOT: usize> Driver for HostDriver<SLOT> {
     fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         crate::kit::native_buffer::entry::<Self>(cmd)
     }
@@ -1253,7 +1310,7 @@ impl Driver for HostDriver {
         ) {
             return true;
         }
-        let Some(host) = host_icd() else {
+        let Some(host) = Self::icd() else {
             return false;
         };
         let name = extensions::info(ext).name.to_bytes();
@@ -1266,7 +1323,7 @@ impl Driver for HostDriver {
     }
 
     unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
-        let host = host_icd()?;
+        let host = Self::icd()?;
         match level {
             Level::Device => {
                 let dev = registry().devices.get(&handle).cloned()?;
@@ -1298,7 +1355,7 @@ impl Driver for HostDriver {
     // --- global ---------------------------------------------------------------------------
 
     unsafe fn enumerate_instance_version(p_api_version: *mut u32) -> vk::Result {
-        let v = host_icd().map_or(MAX_API_VERSION, |h| h.instance_version.min(MAX_API_VERSION));
+        let v = Self::icd().map_or(MAX_API_VERSION, |h| h.instance_version.min(MAX_API_VERSION));
         // SAFETY: valid output pointer (null tolerated).
         if let Some(out) = unsafe { p_api_version.as_mut() } {
             *out = v;
@@ -1311,7 +1368,7 @@ impl Driver for HostDriver {
         p_property_count: *mut u32,
         p_properties: *mut vk::ExtensionProperties,
     ) -> vk::Result {
-        match host_icd() {
+        match Self::icd() {
             // SAFETY: forwarded to the host's function.
             Some(h) => unsafe {
                 (h.entry.fp_v1_0().enumerate_instance_extension_properties)(
@@ -1342,7 +1399,7 @@ impl Driver for HostDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_instance: *mut vk::Instance,
     ) -> vk::Result {
-        let Some(host) = host_icd() else {
+        let Some(host) = Self::icd() else {
             return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
         };
         // SAFETY: valid create info per valid usage.
@@ -1364,9 +1421,10 @@ impl Driver for HostDriver {
         }
         // SAFETY: a live host instance.
         let fns = unsafe { ash::Instance::load(host.entry.static_fn(), instance) };
-        registry_mut()
-            .instances
-            .insert(vk::Handle::as_raw(instance), Arc::new(HostInstance { fns }));
+        registry_mut().instances.insert(
+            vk::Handle::as_raw(instance),
+            Arc::new(HostInstance { fns, slot: SLOT }),
+        );
         // SAFETY: valid output pointer.
         unsafe { *p_instance = instance };
         vk::Result::SUCCESS
@@ -1886,7 +1944,7 @@ impl Driver for HostDriver {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { sync_fd::queue_submit(queue, submit_count, p_submits, fence) }
+        unsafe { sync_fd::queue_submit(SLOT, queue, submit_count, p_submits, fence) }
     }
 
     unsafe fn queue_submit2(
@@ -1896,7 +1954,7 @@ impl Driver for HostDriver {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { sync_fd::queue_submit2(queue, submit_count, p_submits, fence) }
+        unsafe { sync_fd::queue_submit2(SLOT, queue, submit_count, p_submits, fence) }
     }
 
     unsafe fn create_sampler_ycbcr_conversion(
@@ -1946,6 +2004,7 @@ impl Driver for HostDriver {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
         unsafe {
             copy_backed::cmd_pipeline_barrier(
+                SLOT,
                 command_buffer,
                 src_stage_mask,
                 dst_stage_mask,
@@ -1965,7 +2024,7 @@ impl Driver for HostDriver {
         p_dependency_info: *const vk::DependencyInfo<'_>,
     ) {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { copy_backed::cmd_pipeline_barrier2(command_buffer, p_dependency_info) }
+        unsafe { copy_backed::cmd_pipeline_barrier2(SLOT, command_buffer, p_dependency_info) }
     }
 
     // --- SYNC_FD (emulated where the host has no fd extensions) ----------------------------

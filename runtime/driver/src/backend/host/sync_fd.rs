@@ -698,9 +698,11 @@ pub(super) fn sync_fd_features() -> (
 
 /// Devices with the emulation on: while there are none, submissions skip the lookup.
 static EMULATING: AtomicUsize = AtomicUsize::new(0);
-/// The host's `vkQueueSubmit` / `vkQueueSubmit2` (an ICD's entry points dispatch on the queue).
-static HOST_SUBMIT: OnceLock<(vk::PFN_vkQueueSubmit, Option<vk::PFN_vkQueueSubmit2>)> =
-    OnceLock::new();
+/// Each slot's host `vkQueueSubmit` / `vkQueueSubmit2` (an ICD's entry points dispatch on the
+/// queue, so any device of that ICD serves every queue of it).
+type HostSubmit = (vk::PFN_vkQueueSubmit, Option<vk::PFN_vkQueueSubmit2>);
+static HOST_SUBMIT: [OnceLock<HostSubmit>; super::ADAPTER_SLOTS + 1] =
+    [const { OnceLock::new() }; super::ADAPTER_SLOTS + 1];
 
 /// Remembers the host's submit functions (every device creation).
 pub(super) fn note_host_submit(dev: &HostDevice) {
@@ -714,7 +716,7 @@ pub(super) fn note_host_submit(dev: &HostDevice) {
             std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkQueueSubmit2>(f)
         })
     };
-    let _ = HOST_SUBMIT.set((dev.fns.fp_v1_0().queue_submit, submit2));
+    let _ = HOST_SUBMIT[dev.instance.slot].set((dev.fns.fp_v1_0().queue_submit, submit2));
     if dev.sync.is_some() {
         EMULATING.fetch_add(1, Ordering::AcqRel);
     }
@@ -740,13 +742,14 @@ fn emulating_device(queue: vk::Queue) -> Option<Arc<HostDevice>> {
 /// # Safety
 /// The application's valid arguments.
 pub(super) unsafe fn queue_submit(
+    slot: usize,
     queue: vk::Queue,
     count: u32,
     p_submits: *const vk::SubmitInfo<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
     let Some(dev) = emulating_device(queue) else {
-        return match HOST_SUBMIT.get() {
+        return match HOST_SUBMIT[slot].get() {
             // SAFETY: forwarded to the host.
             Some((f, _)) => unsafe { f(queue, count, p_submits, fence) },
             None => vk::Result::ERROR_DEVICE_LOST,
@@ -865,19 +868,20 @@ pub(super) unsafe fn queue_submit(
 /// # Safety
 /// The application's valid arguments.
 pub(super) unsafe fn queue_submit2(
+    slot: usize,
     queue: vk::Queue,
     count: u32,
     p_submits: *const vk::SubmitInfo2<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
     let Some(dev) = emulating_device(queue) else {
-        return match HOST_SUBMIT.get() {
+        return match HOST_SUBMIT[slot].get() {
             // SAFETY: forwarded to the host.
             Some((_, Some(f))) => unsafe { f(queue, count, p_submits, fence) },
             _ => vk::Result::ERROR_DEVICE_LOST,
         };
     };
-    let (Some(sync), Some((_, Some(host)))) = (dev.sync.as_ref(), HOST_SUBMIT.get()) else {
+    let (Some(sync), Some((_, Some(host)))) = (dev.sync.as_ref(), HOST_SUBMIT[slot].get()) else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
     // SAFETY: `pSubmits` holds `count` valid batches.
