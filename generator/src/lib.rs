@@ -164,10 +164,20 @@ pub fn generate_loaded(
 
     // The emitters are independent; formatting dominates, so they run on all cores.
     type Emitter = fn(&emit::Ctx) -> Result<String>;
-    let emitters: [(&str, Emitter); 9] = [
+    let emitters: [(&str, Emitter); 11] = [
         ("src/vk.rs", emit::types::emit),
         ("src/pfn.rs", emit::pfn::emit),
         ("src/phf.rs", |_| emit::phf::runtime_file()),
+        ("src/dispatch_table.rs", |_| {
+            Ok(emit::runtime_files::copy(
+                emit::runtime_files::DISPATCH_TABLE,
+            ))
+        }),
+        ("src/driver_resolve.rs", |_| {
+            Ok(emit::runtime_files::copy(
+                emit::runtime_files::DRIVER_RESOLVE,
+            ))
+        }),
         ("src/commands.rs", emit::commands::emit),
         ("src/extensions.rs", emit::extensions::emit),
         ("src/dispatch.rs", emit::dispatch::emit),
@@ -242,7 +252,6 @@ pub fn generate_loaded(
             },
         )?,
     });
-    let slots = emit::commands::slots(&cx);
     let instance_slots = sel
         .canonical_commands()
         .filter(|c| c.level.is_instance_table())
@@ -254,7 +263,6 @@ pub fn generate_loaded(
         .contents;
     let emitted_types =
         vk_rs.matches("\npub struct ").count() + vk_rs.matches("\npub union ").count();
-    let _ = slots;
     files.push(OutputFile {
         path: "README.md".into(),
         contents: render(
@@ -285,6 +293,13 @@ pub fn generate_loaded(
             },
         )?,
     });
+    // Every Rust file says how it is regenerated, under the preamble.
+    let preamble_line = format!("// {preamble}\n");
+    for f in files.iter_mut().filter(|f| f.path.ends_with(".rs")) {
+        if let Some(rest) = f.contents.strip_prefix(&preamble_line) {
+            f.contents = format!("{preamble_line}// Regenerate with: {regenerate}\n{rest}");
+        }
+    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Generated {
         files,
@@ -350,7 +365,9 @@ struct GeneratedReadme<'a> {
 pub(crate) const MODULES: &[(&str, bool)] = &[
     ("commands", true),
     ("dispatch", true),
+    ("dispatch_table", false),
     ("driver", true),
+    ("driver_resolve", false),
     ("extensions", true),
     ("features", true),
     ("pfn", true),

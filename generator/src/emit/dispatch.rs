@@ -27,22 +27,8 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         use core::ffi::CStr;
         use crate::{pfn, vk};
-
-        /// The first name `gpa` resolves, in order.
-        fn first(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction, names: &[&CStr]) -> vk::PFN_vkVoidFunction {
-            names.iter().find_map(|n| gpa(n))
-        }
-
-        /// Where the stubs of exported extension commands report being called without their
-        /// extension enabled, as `(extension, command)` (the loader installs its logger).
-        pub static DISABLED_REPORT: std::sync::OnceLock<fn(&'static CStr, &'static CStr)> =
-            std::sync::OnceLock::new();
-
-        fn disabled(extension: &'static CStr, command: &'static CStr) {
-            if let Some(report) = DISABLED_REPORT.get() {
-                report(extension, command);
-            }
-        }
+        use crate::dispatch_table::{first, disabled, SlotTable};
+        pub use crate::dispatch_table::DISABLED_REPORT;
 
         #inst
         #dev
@@ -55,7 +41,11 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     for (marker, items) in fills {
         out = text::fill(&out, &marker, &items);
     }
-    Ok(out)
+    Ok(text::fill(
+        &out,
+        "__vkgen_set_body!",
+        "// SAFETY: the caller vouches for `f`'s signature, which is `SlotTable::set`'s contract.\nunsafe { SlotTable::set(self, slot, f) }\n",
+    ))
 }
 
 /// The extension an exported, non-core command belongs to: its stub is AOSP's "disabled"
@@ -165,7 +155,7 @@ fn table(
         format_ident!("{}", m_inits),
         format_ident!("{}", m_loads),
     );
-    let fills = vec![
+    let mut fills = vec![
         (m_fields, fields),
         (m_stubs, stubs),
         (m_inits, inits),
@@ -174,6 +164,21 @@ fn table(
     let n = Literal::usize_unsuffixed(cmds.len());
     let words = Literal::usize_unsuffixed(cmds.len().div_ceil(64).max(1));
     let doc = format!("Every {what} command of the selection, in registry order.");
+    let m_impl = format!("__vkgen_slot_table_{snake}");
+    let impl_id = format_ident!("{}", m_impl);
+    fills.push((
+        m_impl,
+        format!(
+            "// SAFETY: `{name}` is repr(C) and starts with its LEN function-pointer fields (the\n\
+             // generator writes one per slot, `present` last).\n\
+             unsafe impl SlotTable for {name} {{\n    \
+             const LEN: usize = {n};\n    \
+             fn present(&self) -> &[u64] {{\n        &self.present\n    }}\n    \
+             fn present_mut(&mut self) -> &mut [u64] {{\n        &mut self.present\n    }}\n\
+             }}\n",
+            n = cmds.len()
+        ),
+    ));
     let tokens = quote! {
         #[doc = #doc]
         #[repr(C)]
@@ -187,6 +192,8 @@ fn table(
         mod #stub_mod {
             #s_id!();
         }
+
+        #impl_id!();
 
         impl #tname {
             /// Number of entries (slots).
@@ -209,17 +216,12 @@ fn table(
 
             /// Whether `slot` holds the provider's function (not a stub).
             pub fn is_present(&self, slot: usize) -> bool {
-                slot < Self::LEN && self.present[slot / 64] & (1 << (slot % 64)) != 0
+                SlotTable::is_present(self, slot)
             }
 
             /// The entry at `slot` (see `commands::CommandInfo::slot`), stubs included.
             pub fn get(&self, slot: usize) -> vk::PFN_vkVoidFunction {
-                if slot >= Self::LEN {
-                    return None;
-                }
-                // SAFETY: the struct is repr(C) and starts with LEN function pointers, which have
-                // the size and alignment of `unsafe extern "system" fn()`.
-                unsafe { Some(*(self as *const Self as *const unsafe extern "system" fn()).add(slot)) }
+                SlotTable::get(self, slot)
             }
 
             /// Replaces the entry at `slot` (the loader installs its own hooks this way).
@@ -227,12 +229,7 @@ fn table(
             /// # Safety
             /// `f` must have the signature of the command at `slot`.
             pub unsafe fn set(&mut self, slot: usize, f: unsafe extern "system" fn()) {
-                if slot >= Self::LEN {
-                    return;
-                }
-                // SAFETY: as in `get`; the caller vouches for the signature.
-                unsafe { *(self as *mut Self as *mut unsafe extern "system" fn()).add(slot) = f };
-                self.present[slot / 64] |= 1 << (slot % 64);
+                __vkgen_set_body!();
             }
         }
 

@@ -67,7 +67,8 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         .write_open(&mut entries, "");
         entries.push_str("    // SAFETY: the caller passes arguments valid for this command; the hook's contract.\n");
         entries.push_str(&format!(
-            "    guard({fail}, || unsafe {{ D::{field}({args}) }})\n}}\n"
+            "    guard(\"{}\", {fail}, || unsafe {{ D::{field}({args}) }})\n}}\n",
+            c.name
         ));
 
         let mut ids = vec![id.to_string()];
@@ -92,10 +93,15 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     arms.push_str("    _ => None,\n}\n");
     let tokens: TokenStream = quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unused_unit, unused_unsafe)]
-        use core::ffi::{c_char, CStr};
-        use crate::commands::{self, CommandId, Level, Origin};
+        use core::ffi::CStr;
+        use crate::commands::{CommandId, Level};
         use crate::extensions::ExtensionId;
         use crate::vk;
+        use crate::driver_resolve::guard;
+        pub use crate::driver_resolve::{
+            canonical, exposes, get_device_proc_addr, get_instance_proc_addr,
+            get_physical_device_proc_addr, provider, Provider, PANIC_REPORT,
+        };
 
         /// A Vulkan driver: one hook per command. Only the hooks a driver implements get proc
         /// addresses; the rest are absent (NULL from every get-proc-addr path), unless
@@ -164,15 +170,6 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             const __VKGEN_HOOKS: () = ();
         }
 
-        /// Runs `f`; a panic becomes `fail` instead of unwinding into C.
-        #[inline(always)]
-        fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-                Ok(r) => r,
-                Err(_) => fail,
-            }
-        }
-
         /// The `extern "system"` entry points, one per command, generic over the driver.
         pub mod entry {
             use super::*;
@@ -184,140 +181,10 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             __vkgen_entry_point!()
         }
 
-        /// A core command (not an extension alias of one) of a version the driver implements.
-        fn is_core<D: Driver>(info: &'static commands::CommandInfo) -> bool {
-            matches!((info.origin, info.canonical().origin), (Origin::Core(_), Origin::Core(v)) if v <= D::API_VERSION)
-        }
-
-        /// Whether the driver exposes `cmd`: core up to its API version, or one of its extensions.
-        pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
-            let info = commands::info(cmd);
-            if is_core::<D>(info) {
-                return true;
-            }
-            info.extensions.iter().any(|&e| D::supports_extension(e))
-        }
-
-        /// Core commands up to the driver's version, or a command of an extension enabled on `device`.
-        fn enabled_on_device<D: Driver>(device: u64, cmd: CommandId) -> bool {
-            let info = commands::info(cmd);
-            if is_core::<D>(info) {
-                return true;
-            }
-            // SAFETY: `device` came to the driver's own vkGetDeviceProcAddr.
-            info.extensions.iter().any(|&e| unsafe { D::is_enabled_on_device(device, e) })
-        }
-
-        unsafe fn resolve<D: Driver>(level: Level, handle: u64, name: *const c_char, allowed: &[Level]) -> vk::PFN_vkVoidFunction {
-            if name.is_null() {
-                return None;
-            }
-            // SAFETY: Vulkan passes a NUL-terminated name.
-            let name = unsafe { CStr::from_ptr(name) };
-            let Some(id) = commands::lookup(name) else {
-                // SAFETY: forwarded.
-                return unsafe { D::passthrough(level, handle, name) };
-            };
-            let info = commands::info(id);
-            if !allowed.contains(&info.level) || !exposes::<D>(id) {
-                return None;
-            }
-            if !D::intercepts(id) {
-                // The driver underneath decides: its absence is the answer (NULL).
-                // SAFETY: forwarded.
-                return unsafe { D::passthrough(level, handle, name) };
-            }
-            if level == Level::Device && handle != 0 && !enabled_on_device::<D>(handle, id) {
-                return None;
-            }
-            let canonical = canonical(id);
-            if D::implements(canonical) || is_proc_addr(canonical) {
-                return entry_point::<D>(id);
-            }
-            if let Some(f) = D::fallback(canonical) {
-                return Some(f);
-            }
-            if D::STUB_UNIMPLEMENTED {
-                return entry_point::<D>(id);
-            }
-            None
-        }
-
-        /// The command an alias names (itself for a command).
-        pub fn canonical(mut id: CommandId) -> CommandId {
-            while let Some(a) = commands::info(id).alias_of {
-                id = a;
-            }
-            id
-        }
-
-        /// The two get-proc-addr commands: always the driver's (their defaults are the resolvers).
-        fn is_proc_addr(id: CommandId) -> bool {
-            id == CommandId::GET_INSTANCE_PROC_ADDR || id == CommandId::GET_DEVICE_PROC_ADDR
-        }
-
-        /// Whether `cmd`'s proc address is the driver's hook, a fallback, or absent (for tests
-        /// and tools; the resolvers apply the version, extension and level rules first).
-        pub fn provider<D: Driver>(cmd: CommandId) -> Provider {
-            let c = canonical(cmd);
-            if D::implements(c) || is_proc_addr(c) {
-                Provider::Hook
-            } else if D::fallback(c).is_some() {
-                Provider::Fallback
-            } else if D::STUB_UNIMPLEMENTED {
-                Provider::Stub
-            } else {
-                Provider::Absent
-            }
-        }
-
-        /// Who answers a command (see [`provider`]).
-        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-        pub enum Provider {
-            /// The driver's own hook.
-            Hook,
-            /// [`Driver::fallback`].
-            Fallback,
-            /// A stub answering [`Driver::unimplemented`].
-            Stub,
-            /// No proc address.
-            Absent,
-        }
-
-        /// The driver's `vkGetInstanceProcAddr` (also `vk_icdGetInstanceProcAddr` and the HAL's):
-        /// with a null instance only global commands; otherwise every level.
-        pub unsafe extern "system" fn get_instance_proc_addr<D: Driver>(instance: vk::Instance, name: *const c_char) -> vk::PFN_vkVoidFunction {
-            let handle = vk::Handle::as_raw(instance);
-            let allowed: &[Level] = if handle == 0 {
-                &[Level::Global]
-            } else {
-                &[Level::Global, Level::Instance, Level::PhysicalDevice, Level::Device]
-            };
-            // SAFETY: forwarded.
-            guard(None, || unsafe { resolve::<D>(Level::Instance, handle, name, allowed) })
-        }
-
-        /// The driver's `vkGetDeviceProcAddr`: device-level commands only.
-        pub unsafe extern "system" fn get_device_proc_addr<D: Driver>(device: vk::Device, name: *const c_char) -> vk::PFN_vkVoidFunction {
-            let handle = vk::Handle::as_raw(device);
-            if handle == 0 {
-                return None;
-            }
-            // SAFETY: forwarded.
-            guard(None, || unsafe { resolve::<D>(Level::Device, handle, name, &[Level::Device]) })
-        }
-
-        /// `vk_icdGetPhysicalDeviceProcAddr`: physical-device-level commands only.
-        pub unsafe extern "system" fn get_physical_device_proc_addr<D: Driver>(instance: vk::Instance, name: *const c_char) -> vk::PFN_vkVoidFunction {
-            let handle = vk::Handle::as_raw(instance);
-            // SAFETY: forwarded.
-            guard(None, || unsafe { resolve::<D>(Level::PhysicalDevice, handle, name, &[Level::PhysicalDevice]) })
-        }
-
     };
     let out = super::format_file(
         "driver.rs",
-        "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints, and the driver-side get-proc-addr functions.",
+        "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints and the command → entry-point table; the get-proc-addr rules are `driver_resolve.rs`.",
         tokens,
     )?;
     let out = text::fill(&out, "__VKGEN_HOOKS", &hooks);

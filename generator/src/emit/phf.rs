@@ -2,23 +2,10 @@
 //! pass over the name, one mix, and one string compare — no chain of compares, no collisions.
 //! The same functions run here (to build the tables) and in the generated crate (`src/phf.rs`).
 
-use quote::quote;
-
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-pub fn mix(h: u64, d: u32) -> u64 {
-    let mut z = h ^ (d as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+/// The hash itself, one file compiled here and copied into every generated crate.
+#[path = "runtime/phf.rs"]
+mod probe;
+pub(crate) use probe::{fnv1a, mix};
 
 pub struct Table {
     /// Displacement per bucket.
@@ -112,44 +99,9 @@ pub fn table_text(t: &Table) -> String {
     out
 }
 
-/// The generated crate's `src/phf.rs`.
+/// The generated crate's `src/phf.rs`: [`probe`]'s file as it is.
 pub fn runtime_file() -> crate::error::Result<String> {
-    let tokens = quote! {
-        /// FNV-1a, 64 bit.
-        #[inline]
-        pub(crate) const fn fnv1a(bytes: &[u8]) -> u64 {
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-            let mut i = 0;
-            while i < bytes.len() {
-                h ^= bytes[i] as u64;
-                h = h.wrapping_mul(0x0100_0000_01b3);
-                i += 1;
-            }
-            h
-        }
-
-        #[inline]
-        pub(crate) const fn mix(h: u64, d: u32) -> u64 {
-            let mut z = h ^ (d as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        /// The only slot `bytes` can occupy; the caller compares the key stored there.
-        #[inline]
-        pub(crate) fn slot(bytes: &[u8], disp: &[u32], slots: &[u16]) -> Option<u16> {
-            let h = fnv1a(bytes);
-            let d = disp[(h % disp.len() as u64) as usize];
-            let s = slots[(mix(h, d) as usize) & (slots.len() - 1)];
-            if s == u16::MAX { None } else { Some(s) }
-        }
-    };
-    super::format_file(
-        "phf.rs",
-        "Perfect-hash probing shared by the command and extension lookups.",
-        tokens,
-    )
+    Ok(super::runtime_files::copy(include_str!("runtime/phf.rs")))
 }
 
 #[cfg(test)]

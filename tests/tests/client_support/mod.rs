@@ -191,9 +191,22 @@ impl ClientEnv {
                 self.stack.name()
             ),
         }
+        // On the ICD path our loader hands lavapipe to the host driver it ships beside itself
+        // (the native-buffer adapter, through its C entry point): that library is expected.
+        let adapter = (self.stack == Stack::OursIcd).then(|| {
+            paths::our_loader()
+                .with_file_name("libvulkan_host.so")
+                .canonicalize()
+                .ok()
+        });
+        let is_adapter = |l: &&&str| {
+            adapter
+                .as_ref()
+                .is_some_and(|a| Path::new(l).canonicalize().ok() == *a)
+        };
         let others: Vec<&&str> = inits
             .iter()
-            .filter(|l| l.contains("/libvulkan_") && !l.ends_with(LAVAPIPE))
+            .filter(|l| l.contains("/libvulkan_") && !l.ends_with(LAVAPIPE) && !is_adapter(l))
             .collect();
         assert!(
             others.is_empty(),
@@ -201,8 +214,10 @@ impl ClientEnv {
             self.stack.name()
         );
         let mut drivers = vec![LAVAPIPE];
-        if self.stack == Stack::OursHal {
-            drivers.push("vulkan.host.so");
+        match self.stack {
+            Stack::OursHal => drivers.push("vulkan.host.so"),
+            Stack::OursIcd => drivers.push("/libvulkan_host.so"),
+            Stack::Debian => {}
         }
         for driver in drivers {
             assert!(

@@ -1,0 +1,210 @@
+//! The driver side of `vkGet*ProcAddr`: which commands a [`Driver`] exposes, and the panic
+//! guard around every generated entry point.
+//!
+//! Hand-written (vkgen's `generator/src/emit/runtime/driver_resolve.rs`) and copied verbatim
+//! into each generated crate, so that it is compiled, linted and reviewed as Rust; `driver.rs`
+//! beside it holds what the generator writes per command (the hooks, the entry points, the
+//! command → entry-point table).
+//!
+//! The rules are the spec's: a command is exposed when it is core up to the driver's API
+//! version or belongs to an extension the driver supports; device-level lookups also need the
+//! extension enabled on that device (Android 15+); a command the driver neither implements
+//! nor has a fallback for is NULL, unless the driver asks for stubs.
+
+use core::ffi::{c_char, CStr};
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use crate::commands::{self, CommandId, Level, Origin};
+use crate::driver::{entry_point, Driver};
+use crate::vk;
+
+/// Where a panic caught at an entry point is reported, as `(command, payload)`; the driver
+/// runtime installs its logger here (vkgen-driver: the one boundary guard's report).
+pub static PANIC_REPORT: OnceLock<fn(&'static str, &(dyn Any + Send))> = OnceLock::new();
+
+/// Runs `f`; a panic is reported (see [`PANIC_REPORT`]) and becomes `fail` instead of
+/// unwinding into C.
+#[inline(always)]
+pub(crate) fn guard<R>(command: &'static str, fail: R, f: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            if let Some(report) = PANIC_REPORT.get() {
+                report(command, payload.as_ref());
+            }
+            fail
+        }
+    }
+}
+
+/// A core command (not an extension alias of one) of a version the driver implements.
+fn is_core<D: Driver>(info: &'static commands::CommandInfo) -> bool {
+    matches!(
+        (info.origin, info.canonical().origin),
+        (Origin::Core(_), Origin::Core(v)) if v <= D::API_VERSION
+    )
+}
+
+/// Whether the driver exposes `cmd`: core up to its API version, or one of its extensions.
+pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
+    let info = commands::info(cmd);
+    if is_core::<D>(info) {
+        return true;
+    }
+    info.extensions.iter().any(|&e| D::supports_extension(e))
+}
+
+/// Core commands up to the driver's version, or a command of an extension enabled on `device`.
+fn enabled_on_device<D: Driver>(device: u64, cmd: CommandId) -> bool {
+    let info = commands::info(cmd);
+    if is_core::<D>(info) {
+        return true;
+    }
+    info.extensions
+        .iter()
+        // SAFETY: `device` is the handle the application passed to this driver's own
+        // vkGetDeviceProcAddr, so it is a device this driver created.
+        .any(|&e| unsafe { D::is_enabled_on_device(device, e) })
+}
+
+/// The proc address of `name` at `level` for `handle`, by the rules in the module docs.
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string; `handle` is null or a handle of this driver
+/// of the kind `level` says.
+unsafe fn resolve<D: Driver>(
+    level: Level,
+    handle: u64,
+    name: *const c_char,
+    allowed: &[Level],
+) -> vk::PFN_vkVoidFunction {
+    if name.is_null() {
+        return None;
+    }
+    // SAFETY: non-null, and NUL-terminated per the caller's contract (Vulkan's pName rule).
+    let name = unsafe { CStr::from_ptr(name) };
+    let Some(id) = commands::lookup(name) else {
+        // SAFETY: `level` and `handle` are the caller's, which `passthrough` takes as they are.
+        return unsafe { D::passthrough(level, handle, name) };
+    };
+    let info = commands::info(id);
+    if !allowed.contains(&info.level) || !exposes::<D>(id) {
+        return None;
+    }
+    if !D::intercepts(id) {
+        // The driver underneath decides: its absence is the answer (NULL).
+        // SAFETY: as for the unknown-name case above.
+        return unsafe { D::passthrough(level, handle, name) };
+    }
+    if level == Level::Device && handle != 0 && !enabled_on_device::<D>(handle, id) {
+        return None;
+    }
+    let canonical = canonical(id);
+    if D::implements(canonical) || is_proc_addr(canonical) {
+        return entry_point::<D>(id);
+    }
+    if let Some(f) = D::fallback(canonical) {
+        return Some(f);
+    }
+    if D::STUB_UNIMPLEMENTED {
+        return entry_point::<D>(id);
+    }
+    None
+}
+
+/// The command an alias names (itself for a command).
+pub fn canonical(mut id: CommandId) -> CommandId {
+    while let Some(a) = commands::info(id).alias_of {
+        id = a;
+    }
+    id
+}
+
+/// The two get-proc-addr commands: always the driver's (their defaults are the resolvers).
+fn is_proc_addr(id: CommandId) -> bool {
+    id == CommandId::GET_INSTANCE_PROC_ADDR || id == CommandId::GET_DEVICE_PROC_ADDR
+}
+
+/// Whether `cmd`'s proc address is the driver's hook, a fallback, or absent (for tests and
+/// tools; the resolvers apply the version, extension and level rules first).
+pub fn provider<D: Driver>(cmd: CommandId) -> Provider {
+    let c = canonical(cmd);
+    if D::implements(c) || is_proc_addr(c) {
+        Provider::Hook
+    } else if D::fallback(c).is_some() {
+        Provider::Fallback
+    } else if D::STUB_UNIMPLEMENTED {
+        Provider::Stub
+    } else {
+        Provider::Absent
+    }
+}
+
+/// Who answers a command (see [`provider`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Provider {
+    /// The driver's own hook.
+    Hook,
+    /// [`Driver::fallback`].
+    Fallback,
+    /// A stub answering [`Driver::unimplemented`].
+    Stub,
+    /// No proc address.
+    Absent,
+}
+
+/// The driver's `vkGetInstanceProcAddr` (also `vk_icdGetInstanceProcAddr` and the HAL's):
+/// with a null instance only global commands; otherwise every level.
+///
+/// # Safety
+/// `instance` is null or an instance of this driver; `name` is null or a C string.
+pub unsafe extern "system" fn get_instance_proc_addr<D: Driver>(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    let handle = vk::Handle::as_raw(instance);
+    let allowed: &[Level] = if handle == 0 {
+        &[Level::Global]
+    } else {
+        &[Level::Global, Level::Instance, Level::PhysicalDevice, Level::Device]
+    };
+    // SAFETY: the function's own contract is `resolve`'s, for an instance-level lookup.
+    guard("vkGetInstanceProcAddr", None, || unsafe {
+        resolve::<D>(Level::Instance, handle, name, allowed)
+    })
+}
+
+/// The driver's `vkGetDeviceProcAddr`: device-level commands only.
+///
+/// # Safety
+/// `device` is null or a device of this driver; `name` is null or a C string.
+pub unsafe extern "system" fn get_device_proc_addr<D: Driver>(
+    device: vk::Device,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    let handle = vk::Handle::as_raw(device);
+    if handle == 0 {
+        return None;
+    }
+    // SAFETY: the function's own contract is `resolve`'s, for a device-level lookup.
+    guard("vkGetDeviceProcAddr", None, || unsafe {
+        resolve::<D>(Level::Device, handle, name, &[Level::Device])
+    })
+}
+
+/// `vk_icdGetPhysicalDeviceProcAddr`: physical-device-level commands only.
+///
+/// # Safety
+/// `instance` is null or an instance of this driver; `name` is null or a C string.
+pub unsafe extern "system" fn get_physical_device_proc_addr<D: Driver>(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    let handle = vk::Handle::as_raw(instance);
+    // SAFETY: the function's own contract is `resolve`'s, for a physical-device lookup.
+    guard("vk_icdGetPhysicalDeviceProcAddr", None, || unsafe {
+        resolve::<D>(Level::PhysicalDevice, handle, name, &[Level::PhysicalDevice])
+    })
+}
