@@ -18,7 +18,7 @@
 //! ```
 //!
 //! Every child starts from the parent's environment minus all `VK_*` and `VKGEN_*`
-//! variables (except [`crate::paths::LOADER_OVERRIDE_VAR`]) and minus `DISPLAY` /
+//! variables (except [`LOADER_OVERRIDE_VAR`]) and minus `DISPLAY` /
 //! `WAYLAND_DISPLAY`; then [`BASE_ENV`] and the test's own variables are applied.
 
 use std::ffi::{OsStr, OsString};
@@ -44,6 +44,11 @@ pub const CHILD_TIMEOUT: Duration = Duration::from_secs(300);
 /// layers (on Debian, `VK_LAYER_MESA_device_select`) out, since an Android-style loader has
 /// none. Loaders that do not know the variable ignore it.
 pub const BASE_ENV: &[(&str, &str)] = &[("VK_LOADER_LAYERS_DISABLE", "~implicit~")];
+
+/// Environment variable that points [`crate::paths::loader_under_test`] at another loader
+/// library instead of ours (for instance Debian's `libvulkan.so.1`, to check the tests
+/// themselves); the one `VKGEN_*` variable every child keeps.
+pub const LOADER_OVERRIDE_VAR: &str = "VKGEN_TEST_LOADER";
 
 /// Variables removed from every child besides the `VK_*` / `VKGEN_*` families.
 const REMOVED_VARS: &[&str] = &["DISPLAY", "WAYLAND_DISPLAY"];
@@ -86,7 +91,7 @@ fn removed_from_children(name: &OsStr) -> bool {
     let Some(name) = name.to_str() else {
         return false;
     };
-    if name == crate::paths::LOADER_OVERRIDE_VAR {
+    if name == LOADER_OVERRIDE_VAR {
         return false;
     }
     name.starts_with("VK_") || name.starts_with("VKGEN_") || REMOVED_VARS.contains(&name)
@@ -302,9 +307,7 @@ mod tests {
         assert!(removed_from_children(OsStr::new("VKGEN_HAL_ROOT")));
         assert!(removed_from_children(OsStr::new(CHILD_VAR)));
         assert!(removed_from_children(OsStr::new("DISPLAY")));
-        assert!(!removed_from_children(OsStr::new(
-            crate::paths::LOADER_OVERRIDE_VAR
-        )));
+        assert!(!removed_from_children(OsStr::new(LOADER_OVERRIDE_VAR)));
         assert!(!removed_from_children(OsStr::new("PATH")));
         assert!(!removed_from_children(OsStr::new("LD_LIBRARY_PATH")));
     }

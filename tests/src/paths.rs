@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 
 /// Environment variable that points [`loader_under_test`] at another loader library instead
-/// of ours (for instance Debian's `libvulkan.so.1`, to check the tests themselves).
-pub const LOADER_OVERRIDE_VAR: &str = "VKGEN_TEST_LOADER";
+/// of ours (for instance Debian's `libvulkan.so.1`, to check the tests themselves). It lives in
+/// [`crate::env`], which passes it on to children.
+pub use crate::env::LOADER_OVERRIDE_VAR;
 
 /// The workspace root (the directory holding the root `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {

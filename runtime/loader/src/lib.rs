@@ -19,16 +19,19 @@
 //! dirs, ICD manifests) without touching process-global state.
 //!
 //! The loader core (what makes `libvulkan.so` a loader):
-//! * [`exports`]: the exported symbols: the generated trampolines plus the loader's own entry
-//!   points, and the name → function table `vkGetInstanceProcAddr` answers exported names from.
 //! * [`api`]: the application-facing entry points the loader implements itself
 //!   (`commands::LOADER_INTERCEPTED`): global queries, instance and device creation with their
-//!   layer chains, and `vkGet{Instance,Device}ProcAddr`.
+//!   layer chains, and `vkGet{Instance,Device}ProcAddr`; and [`exports`] (`api::exports`): the
+//!   exported symbols, the generated trampolines plus those entry points, and the name →
+//!   function table `vkGetInstanceProcAddr` answers exported names from.
 //! * [`terminator`]: the bottom of every call chain ("driver level"): creates one driver
 //!   instance per driver, stamps the loader's data into dispatchable objects, filters
 //!   extensions and hands out the drivers' own functions.
 //! * [`dispatch_data`]: the per-instance and per-device data whose address is word 0 of every
-//!   dispatchable object, and the `vkSet*LoaderData` callbacks.
+//!   dispatchable object (the terminator's and the WSI's parts included), and the
+//!   `vkSet*LoaderData` callbacks.
+//! * `driver_handles`: loader handles resolved to the drivers' (physical device → driver
+//!   instance and handle, command → dispatch-table slot), shared by the terminator and the WSI.
 //! * [`chain`]: the `VkLayer{Instance,Device}CreateInfo` chain structs handed to layers.
 //! * [`extensions`]: which extensions are shown, hidden, renamed or passed to drivers.
 //! * [`init`]: the once-per-process state (drivers, layer registry): Android's
@@ -50,7 +53,8 @@ pub mod api;
 pub mod chain;
 pub mod dispatch_data;
 pub mod driver;
-pub mod exports;
+pub(crate) mod driver_handles;
+pub use api::exports;
 pub mod extensions;
 pub(crate) mod ffi;
 pub mod init;

@@ -1,15 +1,14 @@
-//! The `ANativeWindow` / `ANativeWindowBuffer` objects and every `extern "C"` entry point.
+//! Every `extern "C"` entry point of the `ANativeWindow` / `ANativeWindowBuffer` objects, the
+//! window's function table made of them, and the [`BufferQueue`] constructors that install it.
 //!
 //! Each entry point validates its pointers, turns the C arguments into typed values, calls
 //! [`BufferQueue`]'s safe producer methods and writes results back, inside `catch_unwind` (a
 //! panic answers [`INTERNAL_ERROR`]). Fence fds handed to `queueBuffer`/`cancelBuffer` become
 //! [`NativeFence`]s before anything else, so they are closed on every path.
 //!
-//! Window and buffer objects are `#[repr(C)]` with the ABI struct first, owned by an `Arc`:
-//! `incRef`/`decRef` are strong-count operations on the raw pointer C holds, which carries the
-//! provenance of the whole `Arc` allocation (it comes from `Arc::as_ptr`/`Weak::as_ptr`).
+//! The objects themselves ([`WindowObject`], the buffer type) are in [`crate::object`];
+//! `incRef`/`decRef` here are strong-count operations on the raw pointer C holds.
 
-use std::cell::UnsafeCell;
 use std::ffi::c_int;
 use std::mem::size_of;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,67 +19,75 @@ use vkgen_abi::native_window::*;
 use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{vkgen_window_perform, AndroidNativeRect, PerformArgs};
+use crate::object::WindowObject;
 use crate::queue::{
     AbiResult, BufferQueue, FrameRate, Perform, PerformOut, MAX_DAMAGE_RECTS, MAX_HDR10_PLUS_BYTES,
 };
-use crate::INTERNAL_ERROR;
+use crate::{WindowConfig, WindowError, INTERNAL_ERROR};
 
 const EINVAL: c_int = -libc::EINVAL;
 
-/// Tells our window objects from other implementations' (checked after the function table).
-const WINDOW_COOKIE: u64 = u64::from_be_bytes(*b"vkgenwin");
-
-/// The `ANativeWindow` at the head of a [`BufferQueue`].
-#[repr(C)]
-pub(crate) struct WindowObject {
-    /// In an `UnsafeCell`: C receives a `*mut ANativeWindow`.
-    anw: UnsafeCell<ANativeWindow>,
-    cookie: u64,
+/// The `ANativeWindow` every queue starts with: the header, and this module's entry points as
+/// its function table.
+fn window_object(dpi: f32) -> WindowObject {
+    WindowObject::new(ANativeWindow {
+        common: AndroidNativeBase {
+            magic: ANDROID_NATIVE_WINDOW_MAGIC,
+            version: size_of::<ANativeWindow>() as c_int,
+            reserved: [ptr::null_mut(); 4],
+            inc_ref: Some(window_inc_ref),
+            dec_ref: Some(window_dec_ref),
+        },
+        flags: 0,
+        min_swap_interval: 0,
+        max_swap_interval: 1,
+        xdpi: dpi,
+        ydpi: dpi,
+        oem: [0; 4],
+        set_swap_interval: Some(set_swap_interval),
+        dequeue_buffer_deprecated: Some(dequeue_buffer_deprecated),
+        lock_buffer_deprecated: Some(buffer_op_deprecated),
+        queue_buffer_deprecated: Some(buffer_op_deprecated),
+        query: Some(query),
+        perform: Some(vkgen_window_perform),
+        cancel_buffer_deprecated: Some(buffer_op_deprecated),
+        dequeue_buffer: Some(dequeue_buffer),
+        queue_buffer: Some(queue_buffer),
+        cancel_buffer: Some(cancel_buffer),
+    })
 }
 
-// SAFETY: the cell holds plain data (ints, function pointers, null reserved pointers) that Rust
-// never writes after construction; sharing it between threads is what the C ABI does anyway.
-unsafe impl Send for WindowObject {}
-// SAFETY: see `Send`.
-unsafe impl Sync for WindowObject {}
+/// The constructors live here because a queue's first field is its C object, whose function
+/// table is this module's entry points.
+impl BufferQueue {
+    /// A new queue (not connected to any producer).
+    ///
+    /// # Panics
+    /// If `config` is invalid; [`BufferQueue::try_new`] reports that as an error instead.
+    pub fn new(config: WindowConfig) -> Arc<Self> {
+        Self::try_new(config).unwrap_or_else(|e| panic!("BufferQueue::new: {e}"))
+    }
 
-impl WindowObject {
-    pub(crate) fn new(dpi: f32) -> Self {
-        let anw = ANativeWindow {
-            common: AndroidNativeBase {
-                magic: ANDROID_NATIVE_WINDOW_MAGIC,
-                version: size_of::<ANativeWindow>() as c_int,
-                reserved: [ptr::null_mut(); 4],
-                inc_ref: Some(window_inc_ref),
-                dec_ref: Some(window_dec_ref),
-            },
-            flags: 0,
-            min_swap_interval: 0,
-            max_swap_interval: 1,
-            xdpi: dpi,
-            ydpi: dpi,
-            oem: [0; 4],
-            set_swap_interval: Some(set_swap_interval),
-            dequeue_buffer_deprecated: Some(dequeue_buffer_deprecated),
-            lock_buffer_deprecated: Some(buffer_op_deprecated),
-            queue_buffer_deprecated: Some(buffer_op_deprecated),
-            query: Some(query),
-            perform: Some(vkgen_window_perform),
-            cancel_buffer_deprecated: Some(buffer_op_deprecated),
-            dequeue_buffer: Some(dequeue_buffer),
-            queue_buffer: Some(queue_buffer),
-            cancel_buffer: Some(cancel_buffer),
-        };
-        Self {
-            anw: UnsafeCell::new(anw),
-            cookie: WINDOW_COOKIE,
-        }
+    /// A new queue, or why `config` is invalid (size outside 1..=32768, unsupported format,
+    /// `max_buffer_count` outside 1..=64 or not above `min_undequeued`, zero `refresh_ns`).
+    pub fn try_new(config: WindowConfig) -> Result<Arc<Self>, WindowError> {
+        install_perform_dispatch();
+        let window = window_object(config.dpi);
+        Self::with_window(config, window)
+    }
+
+    /// The queue behind a window this crate made, with a new strong reference; `None` for a
+    /// null pointer or another implementation's window.
+    ///
+    /// # Safety
+    /// `window` must be null or point to a live `ANativeWindow` (of any implementation): its
+    /// header and, if the function table is this crate's, the queue behind it must be readable.
+    pub unsafe fn from_window(window: *const ANativeWindow) -> Option<Arc<Self>> {
+        // SAFETY: forwarded caller contract.
+        let q = unsafe { queue_from_window(window) }?;
+        q.strong()
     }
 }
-
-/// A window's buffer is an `AHardwareBuffer` (`ANativeWindowBuffer` first, `Arc`-owned), the
-/// same object the NDK functions and the drivers' `AHardwareBuffer` import take.
-pub(crate) type WindowBuffer = vkgen_platform::hardware_buffer::HardwareBuffer;
 
 /// Runs an entry point's body, turning a panic into [`INTERNAL_ERROR`].
 fn guard(what: &str, body: impl FnOnce() -> c_int) -> c_int {
@@ -118,10 +125,12 @@ pub(crate) unsafe fn queue_from_window<'a>(
         return None;
     }
     let q = window.cast::<BufferQueue>();
-    // SAFETY: it is one of ours, so a whole `BufferQueue` lives there for 'a.
-    let cookie = unsafe { ptr::addr_of!((*q).window.cookie).read() };
-    // SAFETY: as above.
-    (cookie == WINDOW_COOKIE).then(|| unsafe { &*q })
+    // SAFETY: it is one of ours, so a whole `BufferQueue` (its `WindowObject` first) lives there
+    // for 'a.
+    let ours = unsafe { WindowObject::has_cookie(ptr::addr_of!((*q).window)) };
+    // SAFETY: the function table and the cookie say a `BufferQueue` lives at `q`, and the caller
+    // keeps it alive for 'a.
+    ours.then(|| unsafe { &*q })
 }
 
 unsafe extern "C" fn window_inc_ref(base: *mut AndroidNativeBase) {
@@ -477,6 +486,5 @@ mod tests {
     #[test]
     fn objects_start_with_their_abi_struct() {
         assert_eq!(std::mem::offset_of!(BufferQueue, window), 0);
-        assert_eq!(std::mem::offset_of!(WindowObject, anw), 0);
     }
 }

@@ -5,12 +5,38 @@ use std::ffi::c_int;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
+use std::sync::{Arc, Weak};
 
 use vkgen_platform::gralloc::{BufferDesc, PixelFormat};
+use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{AndroidNativeRect, Cta8613Metadata, Smpte2086Metadata};
-use crate::queue::FrameToken;
+use crate::object::WindowBuffer;
 use crate::WindowError;
+
+/// Where an acquired frame's buffer goes back to: the [`BufferQueue`](crate::BufferQueue) that
+/// handed it out, which implements this so that a frame need not know the queue's type.
+pub(crate) trait FrameOwner: Send + Sync {
+    /// Takes the buffer behind `token` back; its next dequeue hands out `fence`.
+    fn release_token(&self, token: FrameToken, fence: NativeFence);
+}
+
+/// What a [`Frame`] needs to find its buffer again at release.
+#[derive(Debug)]
+pub(crate) struct FrameToken {
+    pub(crate) owner: Weak<dyn FrameOwner>,
+    pub(crate) buffer: Arc<WindowBuffer>,
+    pub(crate) slot: Option<usize>,
+}
+
+impl FrameToken {
+    /// Gives the buffer back to its queue, if the queue still exists.
+    pub(crate) fn release(self, fence: NativeFence) {
+        if let Some(owner) = self.owner.upgrade() {
+            owner.release_token(self, fence);
+        }
+    }
+}
 
 /// HDR metadata the producer set (`SET_BUFFERS_*_METADATA`); attached to each queued frame.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -101,7 +127,7 @@ impl Frame {
 impl Drop for Frame {
     fn drop(&mut self) {
         if let Some(token) = self.token.take() {
-            token.release(vkgen_platform::sync_fd::NativeFence::signalled());
+            token.release(NativeFence::signalled());
         }
     }
 }

@@ -59,6 +59,7 @@
 pub mod c_abi;
 mod ffi;
 pub mod frame;
+mod object;
 mod queue;
 pub mod timing;
 

@@ -18,8 +18,8 @@ use vkgen_platform::gralloc::{Allocator, GrallocError, PixelFormat, MAX_DIMENSIO
 use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{AndroidNativeRect, Cta8613Metadata, Smpte2086Metadata};
-use crate::ffi::{WindowBuffer, WindowObject};
-use crate::frame::{to_rgba8, Frame, HdrMetadata};
+use crate::frame::{to_rgba8, Frame, FrameOwner, FrameToken, HdrMetadata};
+use crate::object::{WindowBuffer, WindowObject};
 use crate::timing::{now_ns, FrameTimestamps, Timeline};
 use crate::{QueueMode, WindowConfig, WindowError, NUM_BUFFER_SLOTS};
 
@@ -214,22 +214,6 @@ struct PendingFrame {
     /// A later queue may replace it before the consumer takes it.
     droppable: bool,
     meta: FrameMeta,
-}
-
-/// What a [`Frame`] needs to find its buffer again at release.
-#[derive(Debug)]
-pub(crate) struct FrameToken {
-    queue: Weak<BufferQueue>,
-    buffer: Arc<WindowBuffer>,
-    slot: Option<usize>,
-}
-
-impl FrameToken {
-    pub(crate) fn release(self, fence: NativeFence) {
-        if let Some(queue) = self.queue.upgrade() {
-            queue.release_token(self, fence);
-        }
-    }
 }
 
 #[derive(Debug)]
@@ -541,18 +525,12 @@ fn check_transform(t: c_int) -> AbiResult<c_int> {
 }
 
 impl BufferQueue {
-    /// A new queue (not connected to any producer).
-    ///
-    /// # Panics
-    /// If `config` is invalid; [`BufferQueue::try_new`] reports that as an error instead.
-    pub fn new(config: WindowConfig) -> Arc<Self> {
-        Self::try_new(config).unwrap_or_else(|e| panic!("BufferQueue::new: {e}"))
-    }
-
-    /// A new queue, or why `config` is invalid (size outside 1..=32768, unsupported format,
-    /// `max_buffer_count` outside 1..=64 or not above `min_undequeued`, zero `refresh_ns`).
-    pub fn try_new(config: WindowConfig) -> Result<Arc<Self>, WindowError> {
-        crate::ffi::install_perform_dispatch();
+    /// A new queue whose head is `window` (built by `ffi.rs`, which owns the function table and
+    /// the public constructors), or why `config` is invalid.
+    pub(crate) fn with_window(
+        config: WindowConfig,
+        window: WindowObject,
+    ) -> Result<Arc<Self>, WindowError> {
         check_dims(config.width, config.height)?;
         check_counts(config.min_undequeued, config.max_buffer_count)?;
         PixelFormat::from_hal(config.format)?;
@@ -586,7 +564,7 @@ impl BufferQueue {
             counters: Counters::default(),
         };
         Ok(Arc::new_cyclic(|weak| Self {
-            window: WindowObject::new(config.dpi),
+            window,
             weak_self: weak.clone(),
             state: Mutex::new(state),
             available: Condvar::new(),
@@ -604,16 +582,9 @@ impl BufferQueue {
         self.weak_self.as_ptr().cast_mut().cast::<ANativeWindow>()
     }
 
-    /// The queue behind a window this crate made, with a new strong reference; `None` for a
-    /// null pointer or another implementation's window.
-    ///
-    /// # Safety
-    /// `window` must be null or point to a live `ANativeWindow` (of any implementation): its
-    /// header and, if the function table is this crate's, the queue behind it must be readable.
-    pub unsafe fn from_window(window: *const ANativeWindow) -> Option<Arc<Self>> {
-        // SAFETY: forwarded caller contract.
-        let q = unsafe { crate::ffi::queue_from_window(window) }?;
-        q.weak_self.upgrade()
+    /// A new strong reference to this queue (`None` while it is being dropped).
+    pub(crate) fn strong(&self) -> Option<Arc<Self>> {
+        self.weak_self.upgrade()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -1132,7 +1103,7 @@ impl BufferQueue {
             ..
         } = item;
         let token = FrameToken {
-            queue: self.weak_self.clone(),
+            owner: self.weak_self.clone(),
             buffer: buffer.clone(),
             slot,
         };
@@ -1200,7 +1171,7 @@ impl BufferQueue {
     /// one whose buffer the producer no longer has (it disconnected), is just dropped.
     pub fn release(&self, mut frame: Frame, release_fence: NativeFence) {
         if let Some(token) = frame.token.take() {
-            if token.queue.as_ptr() == self.weak_self.as_ptr() {
+            if token.owner.as_ptr().cast::<()>() == self.weak_self.as_ptr().cast::<()>() {
                 self.release_token(token, release_fence);
             } else {
                 log::warn!(
@@ -1210,22 +1181,6 @@ impl BufferQueue {
                 token.release(release_fence);
             }
         }
-    }
-
-    fn release_token(&self, token: FrameToken, fence: NativeFence) {
-        let mut st = self.lock();
-        st.counters.releases += 1;
-        let Some(i) = token.slot.filter(|&i| st.slots[i].holds(&token.buffer)) else {
-            return;
-        };
-        match st.slots[i].state {
-            SlotState::Acquired => st.free_slot(i, fence),
-            // The shared buffer (still with the producer): the fence guards its next dequeue.
-            SlotState::Dequeued => st.slots[i].fence = fence,
-            SlotState::Free | SlotState::Queued => {}
-        }
-        drop(st);
-        self.available.notify_all();
     }
 
     /// Frames queued so far (the number of the last one; frame numbers start at 1).
@@ -1323,6 +1278,24 @@ impl BufferQueue {
         let mut st = self.lock();
         st.abandoned = true;
         st.free_all(false);
+        drop(st);
+        self.available.notify_all();
+    }
+}
+
+impl FrameOwner for BufferQueue {
+    fn release_token(&self, token: FrameToken, fence: NativeFence) {
+        let mut st = self.lock();
+        st.counters.releases += 1;
+        let Some(i) = token.slot.filter(|&i| st.slots[i].holds(&token.buffer)) else {
+            return;
+        };
+        match st.slots[i].state {
+            SlotState::Acquired => st.free_slot(i, fence),
+            // The shared buffer (still with the producer): the fence guards its next dequeue.
+            SlotState::Dequeued => st.slots[i].fence = fence,
+            SlotState::Free | SlotState::Queued => {}
+        }
         drop(st);
         self.available.notify_all();
     }

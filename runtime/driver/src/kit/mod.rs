@@ -23,8 +23,11 @@
 //!   copies and render-pass commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`]
 //!   map/unmap, index-buffer, subresource-layout, descriptor-set, push-constant and
 //!   push-descriptor commands to and from their Vulkan 1.4 forms), the null driver's object
-//!   commands while [`Kit::NULL_OBJECTS`] is on
-//!   (bring-up), and otherwise nothing — a NULL proc address, never a stub.
+//!   commands while [`Kit::NULL_OBJECTS`] is on (bring-up), and otherwise nothing — a NULL
+//!   proc address, never a stub.
+//! * [`null`] is that null driver, a kit driver itself (AOSP `nulldrv`): it lives here, below
+//!   the backends, because the kit's bring-up falls back to it; [`crate::backend::null`]
+//!   re-exports it as the backend it also is.
 //!
 //! Why tables and not hooks for queries: a device that answers `vkGetPhysicalDeviceFeatures2`
 //! by hand has to know every feature structure of every registry it is built against; a table
@@ -51,6 +54,7 @@ pub mod defaults;
 pub mod extensions;
 pub mod hardware_buffer;
 pub mod native_buffer;
+pub mod null;
 pub mod objects;
 pub mod routes;
 pub mod routes_1_4;
@@ -297,7 +301,7 @@ pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         // native-buffer component or route (these take raw handles, so they serve this driver's
         // objects too), else its stub. Never its kit commons: those would read this driver's
         // base objects as the null driver's.
-        type Null = crate::backend::null::NullDriver;
+        type Null = null::NullDriver;
         if Null::implements(cmd) {
             return entry_point::<Null>(cmd);
         }

@@ -8,12 +8,20 @@
 //! * [`device`]: `vkCreateDevice` (the device chain from the instance's global layers),
 //!   `vkDestroyDevice` and the device enumeration commands;
 //! * [`proc_addr`]: `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` with the spec's and
-//!   Android's rules.
+//!   Android's rules;
+//! * [`exports`]: the exported symbols (the generated trampolines plus the functions above) and
+//!   the name → function table `vkGetInstanceProcAddr` answers exported names from (also
+//!   `vkgen_loader::exports`);
+//! * `desktop` (Linux hosts): the desktop WSI entry points the Khronos loader exports, each
+//!   through the instance's chain.
 //!
 //! Every entry point runs its body under [`crate::ffi::guard`], so a panic becomes the command's
 //! failure value instead of unwinding into the application.
 
+#[cfg(all(feature = "desktop", not(target_os = "android")))]
+mod desktop;
 pub mod device;
+pub mod exports;
 pub mod global;
 pub mod instance;
 pub mod proc_addr;

@@ -26,8 +26,8 @@ use std::ffi::{c_char, CStr};
 
 use vkgen_generated::commands::{self, CommandInfo, Level, Origin};
 
+use super::exports::exported_function;
 use crate::dispatch_data::{device_data, instance_data, ApiDevice};
-use crate::exports::exported_function;
 use crate::ffi::{cstr, guard};
 use crate::{terminator, vk};
 

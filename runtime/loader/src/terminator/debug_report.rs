@@ -14,30 +14,15 @@
 //! * the loader's own errors about an instance ([`report`]) reach its callbacks.
 
 use std::ffi::{c_char, CStr};
-use std::sync::Mutex;
 
 use vkgen_generated::extensions::ExtensionId;
 
-use super::instance::{DriverInstance, TermInstance};
 use crate::dispatch_data::instance_data;
+pub use crate::dispatch_data::term::Callbacks;
+use crate::dispatch_data::term::Node;
+use crate::dispatch_data::{DriverInstance, TermInstance};
 use crate::ffi::{guard, to_void};
 use crate::vk;
-
-/// One application callback.
-struct Node {
-    flags: vk::DebugReportFlagsEXT,
-    callback: vk::PFN_vkDebugReportCallbackEXT,
-    user: usize,
-    /// `(driver index, driver callback)` for each driver instance with the extension.
-    drivers: Vec<(usize, u64)>,
-}
-
-/// The callbacks of one instance.
-#[derive(Default)]
-pub struct Callbacks {
-    nodes: Mutex<Vec<(u64, Node)>>,
-    next: std::sync::atomic::AtomicU64,
-}
 
 impl Callbacks {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Node)>> {

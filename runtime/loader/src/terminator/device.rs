@@ -14,44 +14,15 @@ use std::sync::OnceLock;
 
 use vkgen_abi::layer::LOADER_DEVICE_CREATE_INFO;
 
-use super::physical_device::{driver_device_extensions, resolve, Resolved};
 use crate::dispatch::DeviceDispatchTable;
+pub use crate::dispatch_data::TermDevice;
 use crate::dispatch_data::{
     checked_device_data, device_data, install, register_device, unregister_device, DeviceData,
     InstanceData,
 };
+use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{guard, guard_result, name_list};
 use crate::{chain, driver, extensions, vk};
-
-/// The terminator's part of [`DeviceData`]: the driver functions the hooks call.
-pub struct TermDevice {
-    /// The parent instance's loader data.
-    pub instance: *const InstanceData,
-    /// Index of the driver instance in the parent's `TermInstance::drivers`.
-    pub driver_index: usize,
-    /// The driver's physical device.
-    pub physical_device: vk::PhysicalDevice,
-    /// `VkPhysicalDeviceProperties::apiVersion` of the driver's physical device.
-    pub physical_device_api_version: u32,
-    /// The driver's `vkGetDeviceProcAddr`.
-    pub gdpa: vk::PFN_vkGetDeviceProcAddr,
-    /// The driver's `vkDestroyDevice`.
-    pub destroy_device: vk::PFN_vkDestroyDevice,
-    /// The driver's `vkGetDeviceQueue`.
-    pub get_device_queue: vk::PFN_vkGetDeviceQueue,
-    /// The driver's `vkGetDeviceQueue2`, if it has one for this device.
-    pub get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
-    /// The driver's `vkAllocateCommandBuffers`.
-    pub allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers,
-    /// The driver's `vkFreeCommandBuffers`.
-    pub free_command_buffers: vk::PFN_vkFreeCommandBuffers,
-    /// The loader's WSI for this device: present when the driver device was created with
-    /// `VK_ANDROID_native_buffer` (the application enabled `VK_KHR_swapchain`).
-    pub wsi: Option<crate::wsi::DeviceWsi>,
-    /// The device extensions requested at the terminator (the application's and any a layer
-    /// added): the loader's device hooks are handed out only for these.
-    pub enabled_extensions: crate::extensions::ExtensionSet,
-}
 
 /// `vkCreateDevice` at the bottom of the chain.
 ///

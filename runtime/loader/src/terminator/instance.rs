@@ -16,12 +16,15 @@ use std::sync::OnceLock;
 use vkgen_abi::layer::LOADER_INSTANCE_CREATE_INFO;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
-use super::physical_device::{self, PhysicalDeviceWrapper};
+use super::physical_device;
 use crate::dispatch::InstanceDispatchTable;
+use crate::dispatch_data::term::LoaderObject;
 use crate::dispatch_data::{
     checked_instance_data, install, instance_data, register_instance, unregister_instance,
     InstanceData,
 };
+pub use crate::dispatch_data::{DriverInstance, TermInstance};
+use crate::driver_handles::slot_of;
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{
     app_api_version, cstr, enumerate, fill_array, guard, guard_result, name_list, to_void,
@@ -39,67 +42,6 @@ const REQUIRED_INSTANCE_PROCS: &[&CStr] = &[
     c"vkCreateDevice",
     c"vkGetDeviceProcAddr",
 ];
-
-/// The terminator's part of [`InstanceData`].
-pub struct TermInstance {
-    /// One driver instance per driver that accepted the instance.
-    pub drivers: Vec<DriverInstance>,
-    /// Exactly one driver instance: its handles are handed up unwrapped.
-    pub passthrough: bool,
-    /// The `VkInstance` the terminator handed up (the driver's in passthrough mode, else
-    /// `own_object`).
-    pub handle: vk::Instance,
-    /// The instance extensions requested at the terminator (the application's and any a layer
-    /// added).
-    pub enabled_extensions: ExtensionSet,
-    /// The loader's own dispatchable `VkInstance` object (its address is `handle` when not
-    /// passthrough); only owned here.
-    _own_object: Box<LoaderObject>,
-    /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration;
-    /// never modified afterwards, so their addresses (the handles) are stable.
-    physical_devices: OnceLock<Vec<PhysicalDeviceWrapper>>,
-    /// The loader's `VK_EXT_debug_report` callbacks ([`super::debug_report`]).
-    pub debug_report: super::debug_report::Callbacks,
-}
-
-/// A dispatchable object owned by the loader: just word 0.
-#[repr(C)]
-struct LoaderObject {
-    loader_data: usize,
-}
-
-/// One driver's instance inside a loader instance.
-pub struct DriverInstance {
-    /// The driver.
-    pub driver: &'static DriverEntry,
-    /// The driver's `VkInstance`.
-    pub handle: vk::Instance,
-    /// The driver's functions for this instance (physical-device stubs jump through it).
-    pub table: Box<InstanceDispatchTable>,
-    /// The driver's `vkGetInstanceProcAddr`.
-    pub gipa: vk::PFN_vkGetInstanceProcAddr,
-    /// The driver's `vkGetDeviceProcAddr`.
-    pub gdpa: vk::PFN_vkGetDeviceProcAddr,
-    /// The `apiVersion` the driver instance was created with.
-    pub api_version: u32,
-    /// The extensions the driver instance was created with.
-    pub enabled_extensions: ExtensionSet,
-}
-
-impl DriverInstance {
-    /// The driver's name, for logs.
-    pub fn name(&self) -> &str {
-        self.driver.driver.name()
-    }
-}
-
-impl TermInstance {
-    /// The wrapped physical devices (not passthrough), enumerated from every driver once.
-    pub(crate) fn wrapped_physical_devices(&self, data: &InstanceData) -> &[PhysicalDeviceWrapper] {
-        self.physical_devices
-            .get_or_init(|| physical_device::wrap_all(data))
-    }
-}
 
 /// `vkCreateInstance` at the bottom of the chain.
 ///
@@ -615,11 +557,6 @@ unsafe fn driver_groups(
             group
         })
         .collect())
-}
-
-/// The dispatch-table slot of a command.
-pub(crate) fn slot_of(name: &CStr) -> Option<usize> {
-    vkgen_generated::commands::lookup(name).and_then(|id| vkgen_generated::commands::info(id).slot)
 }
 
 /// The debug-extension hooks of a loader-owned instance (several or no drivers): each call goes

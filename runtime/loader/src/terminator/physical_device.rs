@@ -1,12 +1,14 @@
-//! Physical devices at the bottom of the chain: which driver a `VkPhysicalDevice` belongs to,
-//! the loader's wrappers for several drivers, and the extension list applications see.
+//! Physical devices at the bottom of the chain: the loader's wrappers for several drivers and
+//! their stubs, and the extension list applications see. Which driver a `VkPhysicalDevice`
+//! belongs to ([`crate::driver_handles`]) and the wrapper's data ([`PhysicalDeviceWrapper`], in
+//! `dispatch_data`) are shared with the WSI, so they live below both.
 //!
 //! **One driver** (passthrough): the driver's physical devices go up unwrapped, word 0 pointing
 //! at the instance's loader data; their commands are the driver's own functions.
 //!
 //! **Several (or no) drivers**: each physical device goes up as a [`PhysicalDeviceWrapper`]
 //! `{word 0 = loader data, driver handle, driver table}`. Its commands are per-slot stubs (one
-//! per [`InstanceDispatchTable`] slot) that replace the first argument with the driver's handle
+//! per [`InstanceDispatchTable`](crate::dispatch::InstanceDispatchTable) slot) that replace the first argument with the driver's handle
 //! and tail-jump to the driver's function in that slot, without touching any other argument, so
 //! one stub serves every signature. Such stubs cannot be written in Rust (they must not have a
 //! frame); they are naked functions for x86-64 and AArch64. On other architectures
@@ -14,131 +16,18 @@
 
 use std::ffi::{c_char, CStr};
 
-use crate::dispatch::InstanceDispatchTable;
-use crate::dispatch_data::{instance_data, InstanceData};
+use crate::dispatch_data::instance_data;
+pub use crate::dispatch_data::PhysicalDeviceWrapper;
+use crate::driver_handles::{driver_device_extensions, resolve};
 use crate::extensions;
-use crate::ffi::{cstr, enumerate, fill_array, guard};
-use crate::terminator::DriverInstance;
+use crate::ffi::{cstr, fill_array, guard};
 use crate::vk;
-
-/// A physical device as handed up when several drivers are loaded.
-#[repr(C)]
-pub struct PhysicalDeviceWrapper {
-    /// Word 0: the instance's loader data.
-    loader_data: usize,
-    /// The driver's own handle.
-    driver_handle: vk::PhysicalDevice,
-    /// The driver's function table for its instance.
-    driver_table: *const InstanceDispatchTable,
-    /// Index of the driver instance in [`super::TermInstance::drivers`].
-    driver_index: usize,
-}
 
 /// Offset of the driver handle (read by the stubs).
 const HANDLE_OFFSET: usize = std::mem::offset_of!(PhysicalDeviceWrapper, driver_handle);
 /// Offset of the driver table pointer (read by the stubs).
 const TABLE_OFFSET: usize = std::mem::offset_of!(PhysicalDeviceWrapper, driver_table);
 const _: () = assert!(std::mem::offset_of!(PhysicalDeviceWrapper, loader_data) == 0);
-
-impl PhysicalDeviceWrapper {
-    /// The handle applications and layers see.
-    pub fn handle(&self) -> vk::PhysicalDevice {
-        vk::Handle::from_raw(std::ptr::from_ref(self) as u64)
-    }
-
-    /// The driver's handle.
-    pub fn driver_handle(&self) -> vk::PhysicalDevice {
-        self.driver_handle
-    }
-
-    /// The driver instance it belongs to.
-    pub fn driver_index(&self) -> usize {
-        self.driver_index
-    }
-}
-
-/// Enumerates every driver instance's physical devices and wraps them (drivers whose
-/// enumeration fails are skipped with a log line).
-pub(crate) fn wrap_all(data: &InstanceData) -> Vec<PhysicalDeviceWrapper> {
-    let mut out = Vec::new();
-    for (index, driver) in data.term.drivers.iter().enumerate() {
-        let devices = enumerate(|c, o| {
-            // SAFETY: the driver's live instance and `enumerate`'s valid pointers.
-            unsafe { (driver.table.enumerate_physical_devices)(driver.handle, c, o) }
-        });
-        match devices {
-            Ok(devices) => out.extend(devices.into_iter().map(|pd| PhysicalDeviceWrapper {
-                loader_data: std::ptr::from_ref(data) as usize,
-                driver_handle: pd,
-                driver_table: std::ptr::from_ref(&*driver.table),
-                driver_index: index,
-            })),
-            Err(e) => log::error!(
-                "driver {}: vkEnumeratePhysicalDevices failed ({e:?}); its devices are skipped",
-                driver.name()
-            ),
-        }
-    }
-    out
-}
-
-/// A physical device resolved to its driver.
-pub(crate) struct Resolved<'a> {
-    /// The instance's loader data.
-    pub data: &'a InstanceData,
-    /// The driver instance the device belongs to.
-    pub driver: &'a DriverInstance,
-    /// The driver's own handle.
-    pub handle: vk::PhysicalDevice,
-}
-
-/// Finds the driver of a physical device handed up by the terminator.
-///
-/// # Safety
-/// `pd` must be null or a live physical device of this loader; the result must not outlive
-/// its instance.
-pub(crate) unsafe fn resolve<'a>(pd: vk::PhysicalDevice) -> Option<Resolved<'a>> {
-    let raw = vk::Handle::as_raw(pd) as usize;
-    // SAFETY: per the contract.
-    let data: &'a InstanceData = unsafe { instance_data(raw) }?;
-    let term = &data.term;
-    if term.passthrough {
-        return Some(Resolved {
-            data,
-            driver: &term.drivers[0],
-            handle: pd,
-        });
-    }
-    let wrapper = term
-        .wrapped_physical_devices(data)
-        .iter()
-        .find(|w| w.handle() == pd)?;
-    Some(Resolved {
-        data,
-        driver: &term.drivers[wrapper.driver_index],
-        handle: wrapper.driver_handle,
-    })
-}
-
-/// The driver's raw device extension list for its physical device `pd`.
-///
-/// # Safety
-/// `pd` must be the driver's live physical device.
-pub(crate) unsafe fn driver_device_extensions(
-    driver: &DriverInstance,
-    pd: vk::PhysicalDevice,
-) -> Result<Vec<vk::ExtensionProperties>, vk::Result> {
-    enumerate(|c, o| {
-        // SAFETY: per the contract, with `enumerate`'s valid pointers.
-        unsafe { (driver.table.enumerate_device_extension_properties)(pd, std::ptr::null(), c, o) }
-    })
-    .inspect_err(|e| {
-        log::error!(
-            "driver {}: vkEnumerateDeviceExtensionProperties failed: {e:?}",
-            driver.name()
-        )
-    })
-}
 
 /// `vkEnumerateDeviceExtensionProperties` at the bottom of the chain: the driver's list as
 /// applications see it ([`extensions::visible_device_extensions`]).
@@ -243,7 +132,6 @@ mod stubs {
     //! on CPUs or processes without CET/BTI). They are `.hidden`: never exported.
 
     use super::{HANDLE_OFFSET, TABLE_OFFSET};
-    use crate::dispatch::InstanceDispatchTable;
 
     const _: () = assert!(HANDLE_OFFSET == 8 && TABLE_OFFSET == 16);
     const _: () = assert!(std::mem::size_of::<unsafe extern "system" fn()>() == 8);
@@ -327,7 +215,7 @@ mod stubs {
 
     /// Every slot of the generated table has a stub (regenerating with more commands than this
     /// needs more stubs above).
-    const _: () = assert!(InstanceDispatchTable::LEN <= 64);
+    const _: () = assert!(crate::dispatch::InstanceDispatchTable::LEN <= 64);
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -339,6 +227,7 @@ mod stubs {
 #[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests {
     use super::*;
+    use crate::dispatch::InstanceDispatchTable;
 
     static mut SEEN: (u64, u32, u64) = (0, 0, 0);
 

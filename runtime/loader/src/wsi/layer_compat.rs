@@ -83,7 +83,7 @@ pub unsafe fn patch_table(
     if !(android_is_ours && headless_layered) {
         return;
     }
-    let Some(slot) = crate::terminator::instance::slot_of(c"vkCreateAndroidSurfaceKHR") else {
+    let Some(slot) = crate::driver_handles::slot_of(c"vkCreateAndroidSurfaceKHR") else {
         return;
     };
     log::info!(

@@ -53,18 +53,19 @@ pub mod swapchain;
 pub mod timing;
 pub mod window;
 
+pub use crate::dispatch_data::term::{DeviceFns, DeviceWsi};
+
 use std::collections::BTreeMap;
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use vkgen_generated::extensions::{self as ext, ExtensionId};
-use vkgen_generated::pfn;
 
+use crate::dispatch_data::DriverInstance;
+use crate::driver_handles::{driver_device_extensions, resolve, slot_of, Resolved};
 use crate::extensions::LoaderDeviceSupport;
 use crate::ffi::to_void;
-use crate::terminator::physical_device::Resolved;
-use crate::terminator::DriverInstance;
 use crate::{driver, vk};
 
 /// Property that says the platform's compositor reports present timestamps (gates
@@ -210,52 +211,6 @@ impl Drop for AppAllocation {
     }
 }
 
-/// The driver functions the WSI calls for one device.
-#[derive(Clone, Copy)]
-pub struct DeviceFns {
-    /// The driver's device (the same handle the application has: devices are not wrapped).
-    pub device: vk::Device,
-    /// The driver's physical device.
-    pub physical_device: vk::PhysicalDevice,
-    pub create_image: vk::PFN_vkCreateImage,
-    pub destroy_image: vk::PFN_vkDestroyImage,
-    pub bind_image_memory2: Option<vk::PFN_vkBindImageMemory2>,
-    pub acquire_image: pfn::PFN_vkAcquireImageANDROID,
-    pub signal_release_image: pfn::PFN_vkQueueSignalReleaseImageANDROID,
-    pub gralloc_usage: Option<pfn::PFN_vkGetSwapchainGrallocUsageANDROID>,
-    pub gralloc_usage2: Option<pfn::PFN_vkGetSwapchainGrallocUsage2ANDROID>,
-    pub gralloc_usage3: Option<pfn::PFN_vkGetSwapchainGrallocUsage3ANDROID>,
-    pub gralloc_usage4: Option<pfn::PFN_vkGetSwapchainGrallocUsage4ANDROID>,
-    pub import_fence_fd: Option<vk::PFN_vkImportFenceFdKHR>,
-    /// The driver instance's `vkGetPhysicalDeviceImageFormatProperties2{,KHR}`.
-    pub image_format_properties2: Option<vk::PFN_vkGetPhysicalDeviceImageFormatProperties2>,
-}
-
-impl std::fmt::Debug for DeviceFns {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceFns")
-            .field("device", &self.device)
-            .field("gralloc_usage4", &self.gralloc_usage4.is_some())
-            .field("gralloc_usage3", &self.gralloc_usage3.is_some())
-            .field("gralloc_usage2", &self.gralloc_usage2.is_some())
-            .field("gralloc_usage", &self.gralloc_usage.is_some())
-            .field("import_fence_fd", &self.import_fence_fd.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-/// A device's WSI state: present when the driver device was created with
-/// `VK_ANDROID_native_buffer` (the application enabled `VK_KHR_swapchain`).
-#[derive(Debug)]
-pub struct DeviceWsi {
-    pub fns: DeviceFns,
-    /// The application enabled `VK_EXT_swapchain_maintenance1` (present fences, present-mode
-    /// changes, deferred allocation, image release).
-    pub maintenance1: bool,
-    /// The application enabled `VK_KHR_shared_presentable_image`.
-    pub shared_presentable_image: bool,
-}
-
 impl DeviceWsi {
     /// Loads the driver functions for a device created with `VK_ANDROID_native_buffer`.
     /// `Err(VK_ERROR_INCOMPATIBLE_DRIVER)` when the ANB entry points are missing, or none of
@@ -334,7 +289,7 @@ impl DeviceWsi {
 
 /// A driver instance-level function by its core name (falling back to the `KHR` alias).
 fn instance_fn<F: Copy>(driver: &DriverInstance, core: &CStr) -> Option<F> {
-    let slot = crate::terminator::instance::slot_of(core)?;
+    let slot = slot_of(core)?;
     if !driver.table.is_present(slot) {
         return None;
     }
@@ -602,14 +557,13 @@ pub unsafe extern "system" fn physical_device_features2(
 ) {
     crate::ffi::guard("vkGetPhysicalDeviceFeatures2", (), || {
         // SAFETY: per the contract.
-        let Some(r) = (unsafe { crate::terminator::physical_device::resolve(pd) }) else {
+        let Some(r) = (unsafe { resolve(pd) }) else {
             log::error!(
                 "vkGetPhysicalDeviceFeatures2: {pd:?} is not a physical device of this loader"
             );
             return;
         };
-        let Some(slot) = crate::terminator::instance::slot_of(c"vkGetPhysicalDeviceFeatures2")
-        else {
+        let Some(slot) = slot_of(c"vkGetPhysicalDeviceFeatures2") else {
             return;
         };
         if !r.driver.table.is_present(slot) {
@@ -638,10 +592,7 @@ pub unsafe extern "system" fn physical_device_features2(
             return;
         }
         // SAFETY: the resolved driver handle.
-        let offered = unsafe {
-            crate::terminator::physical_device::driver_device_extensions(r.driver, r.handle)
-        }
-        .is_ok_and(|exts| {
+        let offered = unsafe { driver_device_extensions(r.driver, r.handle) }.is_ok_and(|exts| {
             // SAFETY: as above.
             let support = unsafe { device_support(r.driver, r.handle, &exts) };
             support.native_buffer_spec.is_some() && support.sync_fd_fence_import

@@ -40,8 +40,8 @@ use super::formats::{self, SUPPORTED_TRANSFORMS};
 use super::window::{strerror, Window};
 use super::{find_in_chain, for_each_out, AppAllocation, Registry};
 use crate::dispatch_data::InstanceData;
+use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{fill_array, guard};
-use crate::terminator::physical_device::{resolve, Resolved};
 use crate::vk;
 
 /// The live surfaces.
@@ -513,9 +513,8 @@ fn formats_of(r: &Resolved<'_>, surface: &SurfaceArg) -> Vec<vk::SurfaceFormatKH
         .enabled_extensions
         .contains(ExtensionId::EXT_SWAPCHAIN_COLORSPACE);
     // SAFETY: the resolved driver physical device.
-    let rgba10x6 =
-        unsafe { crate::terminator::physical_device::driver_device_extensions(r.driver, r.handle) }
-            .is_ok_and(|l| crate::extensions::contains(&l, c"VK_EXT_rgba10x6_formats"));
+    let rgba10x6 = unsafe { driver_device_extensions(r.driver, r.handle) }
+        .is_ok_and(|l| crate::extensions::contains(&l, c"VK_EXT_rgba10x6_formats"));
     let consumer = surface
         .live()
         .map_or(SURFACELESS_CONSUMER_USAGE, |s| s.consumer_usage);

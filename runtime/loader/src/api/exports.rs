@@ -4,7 +4,8 @@
 //! Exactly the commands of `generated/libvulkan.map` are exported: the generated trampolines
 //! (every exported command the loader does not implement itself), included here from
 //! `generated/src/trampolines.rs`, plus the loader's own implementations in [`crate::api`]
-//! (`commands::LOADER_INTERCEPTED`). A trampoline reads word 0 of its dispatchable first
+//! (`commands::LOADER_INTERCEPTED`). The table and `vkGetInstanceProcAddr` name each other, so
+//! this module is part of the api level (and re-exported as `vkgen_loader::exports`). A trampoline reads word 0 of its dispatchable first
 //! argument as a pointer to the [`crate::dispatch_data`] struct whose first field is the
 //! dispatch table, and tail-calls the entry.
 //!
@@ -35,19 +36,19 @@ mod trampolines {
 }
 
 #[allow(unused_imports)]
-use crate::api::device::{
+use super::device::{
     vkCreateDevice, vkDestroyDevice, vkEnumerateDeviceExtensionProperties,
     vkEnumerateDeviceLayerProperties,
 };
 #[allow(unused_imports)]
-use crate::api::global::{
+use super::global::{
     vkEnumerateInstanceExtensionProperties, vkEnumerateInstanceLayerProperties,
     vkEnumerateInstanceVersion,
 };
 #[allow(unused_imports)]
-use crate::api::instance::{vkCreateInstance, vkDestroyInstance};
+use super::instance::{vkCreateInstance, vkDestroyInstance};
 #[allow(unused_imports)]
-use crate::api::proc_addr::{vkGetDeviceProcAddr, vkGetInstanceProcAddr};
+use super::proc_addr::{vkGetDeviceProcAddr, vkGetInstanceProcAddr};
 #[allow(unused_imports, clippy::wildcard_imports)]
 use trampolines::*;
 

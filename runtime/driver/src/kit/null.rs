@@ -41,6 +41,9 @@
 //!   fds and returns `-1`.
 //! * **Everything else** is a no-op: `unimplemented()` answers `VK_SUCCESS`, and queries with
 //!   outputs write zero counts or neutral values.
+//!
+//! It is also the kit's bring-up fallback (see [`Kit::NULL_OBJECTS`]), which is why it lives in
+//! the kit; the backends re-export it as `backend::null`.
 
 use std::alloc::Layout;
 use std::collections::HashMap;

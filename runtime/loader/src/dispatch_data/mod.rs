@@ -10,7 +10,8 @@
 //! use as their dispatch key (all objects of one instance, or one device, share the pointer).
 //! The table is filled from the head of the layer chain once the chain has created the object;
 //! the rest of each struct holds the api level's data ([`ApiInstance`], [`ApiDevice`], set once)
-//! and the terminator's ([`TermInstance`], [`TermDevice`]).
+//! and the terminator's ([`TermInstance`], [`TermDevice`], defined in [`term`] so that every
+//! level reading them sits above this module).
 //!
 //! **Who writes word 0.** Drivers create their dispatchable objects with the magic
 //! `0x01CDC0DE` (`ICD_LOADER_MAGIC` = `HWVULKAN_DISPATCH_MAGIC`) in word 0. The terminator
@@ -37,8 +38,11 @@ use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
 use crate::ffi::guard;
 use crate::layers::Layer;
-use crate::terminator::{TermDevice, TermInstance};
 use crate::vk;
+
+pub mod term;
+
+pub use term::{DriverInstance, PhysicalDeviceWrapper, TermDevice, TermInstance};
 
 /// The magic drivers put in word 0 of every dispatchable object they create.
 pub const LOADER_MAGIC: usize = vkgen_abi::icd::ICD_LOADER_MAGIC;
