@@ -2037,3 +2037,44 @@ pub fn enum_value(group: &EnumGroup, v: &EnumVal, depth: u32) -> Option<i64> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_counts_lf_crlf_and_lone_cr() {
+        let text = "a\nbc\r\nd\re\u{e9}f";
+        let ix = LineIndex::new(text);
+        assert_eq!(ix.line_col(0), (1, 1));
+        assert_eq!(ix.line_col(3), (2, 2));
+        assert_eq!(ix.line_col(6), (3, 1));
+        assert_eq!(ix.line_col(8), (4, 1));
+        // After a two-byte character the column counts characters, not bytes.
+        assert_eq!(ix.line_col(text.len() - 1), (4, 3));
+    }
+
+    #[test]
+    fn line_index_columns_do_not_rescan_the_line() {
+        // One 1 MB line of multi-byte characters: every lookup counts at most one block from its
+        // checkpoint, so 10,000 lookups touch ~40 MB, not 10,000 × 1 MB.
+        let text = "\u{e9}".repeat(1 << 19);
+        let ix = LineIndex::new(&text);
+        for k in 0..10_000usize {
+            let at = (k * 104) & !1;
+            assert_eq!(ix.line_col(at), (1, (at / 2 + 1) as u32));
+        }
+        assert_eq!(ix.block_chars.len(), text.len().div_ceil(LineIndex::BLOCK) + 1);
+    }
+
+    #[test]
+    fn attribute_bomb_is_found_in_one_pass() {
+        let many: String = (0..=MAX_ATTRIBUTES).map(|i| format!(" a{i}='='")).collect();
+        let text = format!("<?xml version=\"1.0\"?><!-- a=b --><r x=\"1\"><e{many}/></r>");
+        assert_eq!(attribute_bomb(text.as_bytes()), text.find("<e"));
+        let few: String = (0..MAX_ATTRIBUTES)
+            .map(|i| format!(" a{i}=\">\""))
+            .collect();
+        assert_eq!(attribute_bomb(format!("<r{few}/>").as_bytes()), None);
+    }
+}
