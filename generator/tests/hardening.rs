@@ -1224,3 +1224,75 @@ proptest! {
         }
     }
 }
+
+/// Issue 25's classes: a second definition of something (identical, which is accepted, or
+/// different, which must be a located error naming the first), and overlays that reach beyond
+/// VK_ANDROID_native_buffer. Returns the registry, the overlay (if any), and the file and words
+/// of the expected error (`None`: must generate).
+#[allow(clippy::type_complexity)]
+fn redefinitions(
+) -> impl Strategy<Value = (String, Option<String>, Option<(&'static str, &'static str)>)> {
+    let s1 = "<type category=\"struct\" name=\"VkHardenThingEXT\"><member><type>uint32_t</type> <name>x</name></member><member><type>uint32_t</type> <name>arr</name>[<enum>VK_HARDEN_SIZE</enum>]</member></type>";
+    (0usize..15, 0usize..4, 0usize..3).prop_map(move |(class, pad, twice)| {
+        // Comments and blank lines move the second definition around.
+        let pad = "<!-- pad -->\n".repeat(pad);
+        let vk = "vk.xml";
+        let (ins, anchor, over, expect): (String, &str, Option<String>, Option<(&str, &str)>) = match class {
+            0 => (format!("{DRAW}{pad}{DRAW}"), "</commands>", None, None),
+            1 => (format!("{DRAW}{pad}{DRAW_INDEXED}"), "</commands>", None, Some((vk, "defined again"))),
+            2 => (format!("{pad}{}", s1.replace("uint32_t</type> <name>x", "uint64_t</type> <name>x")), "</types>", None, Some((vk, "defined again"))),
+            3 => (format!("{pad}{s1}"), "</types>", None, None),
+            4 => (format!("{pad}<enums name=\"API Constants\"><enum type=\"uint32_t\" value=\"5\" name=\"VK_HARDEN_SIZE\"/></enums>"), "<commands>", None, Some((vk, "defined again"))),
+            5 => (format!("{pad}<enums name=\"VkFormat\" type=\"enum\"><enum value=\"1\" name=\"VK_FORMAT_UNDEFINED\"/></enums>"), "<commands>", None, Some((vk, "defined again"))),
+            6 => (format!("<extensions>{pad}{}</extensions>", extension("VK_EXT_a", 2, "<enum bitpos=\"1\" extends=\"VkImageUsageFlagBits\" name=\"VK_IMAGE_USAGE_TRANSFER_SRC_BIT\"/>")), "</registry>", None, Some((vk, "defined again"))),
+            7 => (format!("<extensions>{}{pad}{}</extensions>", extension("VK_EXT_a", 2, ""), extension("VK_EXT_a", 2, "")), "</registry>", None, Some((vk, "defined again"))),
+            8 => (format!("{pad}<type category=\"struct\" name=\"VkTwiceEXT\"><member><type>uint32_t</type> <name>x</name></member>{}</type>", "<member><type>uint32_t</type> <name>x</name></member>".repeat(twice + 1)), "</types>", None, Some((vk, "declared twice"))),
+            9 => (format!("{pad}<command><proto><type>void</type> <name>vkTwiceEXT</name></proto>{}</command>", "<param><type>VkDevice</type> <name>device</name></param>".repeat(twice + 2)), "</commands>", None, Some((vk, "declared twice"))),
+            10 => (format!("{pad}<type category=\"handle\" parent=\"VkDevice\" objtypeenum=\"VK_OBJECT_TYPE_QUEUE\"><type>VK_DEFINE_HANDLE</type>(<name>VkQueue</name>)</type>"), "</types>", None, Some((vk, "defined again"))),
+            11 => (String::new(), "</types>", Some(format!("<registry>{pad}<types><type category=\"basetype\">typedef <type>uint64_t</type> <name>VkDevice</name>;</type></types></registry>")), Some(("over.xml", "may only define"))),
+            12 => (String::new(), "</types>", Some(format!("<registry>{pad}<commands>{DRAW}</commands></registry>")), Some(("over.xml", "may only define"))),
+            13 => (String::new(), "</types>", Some(format!("<registry>{pad}<extensions>{}</extensions></registry>", extension("VK_ANDROID_native_buffer", 11, "<enum value=\"3\" extends=\"VkResult\" name=\"VK_SUCCESS\"/>"))), Some(("over.xml", "defined again"))),
+            _ => (String::new(), "</types>", Some(format!("<registry>{pad}<types><type category=\"struct\" name=\"VkAnbThingEXT\"><member><type>uint32_t</type> <name>x</name></member></type></types><extensions>{}</extensions></registry>", extension("VK_ANDROID_native_buffer", 11, "<type name=\"VkAnbThingEXT\"/>"))), None),
+        };
+        (with(anchor, &ins), over, expect)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A second, different definition of anything (or an overlay reaching beyond its extension)
+    /// is a located error in the right file with `--out` untouched; an identical one generates.
+    #[test]
+    fn structured_redefinitions_give_a_located_error_or_generate((text, over, expect) in redefinitions()) {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("OLD"), "old tree").unwrap();
+        let r = std::panic::catch_unwind(|| {
+            let loaded = vkgen::load_bytes(
+                text.as_bytes(),
+                Path::new("vk.xml"),
+                over.as_ref().map(|o| (o.as_bytes(), Path::new("over.xml"))),
+            )?;
+            let source = vkgen::registry::Source { path: "vk.xml".into(), how: "test" };
+            vkgen::generate_loaded(loaded, source, &vkgen::Options::default())
+        });
+        let r = r.unwrap_or_else(|_| panic!("panicked on:\n{text}\n{over:?}"));
+        match (r, expect) {
+            (Ok(g), None) => {
+                assert_rust(&g);
+                vkgen::write(&g.files, &out).unwrap();
+            }
+            (Ok(_), Some((_, words))) => prop_assert!(false, "accepted ({}):\n{}\n{:?}", words, text, over),
+            (Err(e), None) => prop_assert!(false, "refused: {}", e),
+            (Err(e), Some((file, words))) => {
+                let msg = e.to_string();
+                prop_assert_eq!(e.exit_code(), 2, "{}", msg);
+                prop_assert!(location(&msg, file).is_some(), "not located in {}: {}", file, msg);
+                prop_assert!(msg.contains(words), "`{}` not in {}", words, msg);
+                prop_assert_eq!(snapshot(&out), vec![("OLD".to_owned(), "old tree".to_owned())]);
+            }
+        }
+    }
+}

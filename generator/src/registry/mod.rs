@@ -2064,7 +2064,10 @@ mod tests {
             let at = (k * 104) & !1;
             assert_eq!(ix.line_col(at), (1, (at / 2 + 1) as u32));
         }
-        assert_eq!(ix.block_chars.len(), text.len().div_ceil(LineIndex::BLOCK) + 1);
+        assert_eq!(
+            ix.block_chars.len(),
+            text.len().div_ceil(LineIndex::BLOCK) + 1
+        );
     }
 
     #[test]
