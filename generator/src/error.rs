@@ -37,6 +37,9 @@ pub enum Error {
         what: &'static str,
         name: String,
     },
+    /// Input the generator cannot represent (a lookup table over its limit).
+    #[error("input exceeds a generator limit: {0}")]
+    Limit(String),
     #[error("invalid option: {0}")]
     Options(String),
     #[error("formatting generated {file}: {message}")]
@@ -59,6 +62,7 @@ impl Error {
             Error::Xml { .. }
             | Error::Schema { .. }
             | Error::Dangling { .. }
+            | Error::Limit(_)
             | Error::Options(_) => 2,
             Error::Io { .. } => 2,
             Error::Format { .. } | Error::Template(..) => 1,

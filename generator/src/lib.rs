@@ -85,7 +85,7 @@ pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
     let loaded = match &opts.android_ext {
         Some(p) => registry::load(&source.path, Some(p))?,
         None => {
-            let bytes = std::fs::read(&source.path).map_err(|e| Error::io(&source.path, e))?;
+            let bytes = registry::read_registry(&source.path)?;
             load_bytes(&bytes, &source.path, None)?
         }
     };
@@ -500,6 +500,7 @@ pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
         }
     }
     // A symlinked --out is replaced where it points, not turned into a directory.
+    let user_dir = dir;
     let resolved;
     let dir = if dir.is_symlink() {
         resolved = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
@@ -507,28 +508,120 @@ pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
     } else {
         dir
     };
-    let changed = files.iter().any(|f| {
-        std::fs::read_to_string(dir.join(&f.path)).ok().as_deref() != Some(f.contents.as_str())
-    });
-    if !changed {
-        return Ok(());
-    }
     let name = dir
         .file_name()
-        .ok_or_else(|| Error::Options(format!("--out {} has no file name", dir.display())))?
+        .ok_or_else(|| Error::Options(format!("--out {} has no file name", user_dir.display())))?
         .to_string_lossy()
         .into_owned();
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => PathBuf::from("."),
     };
+    // A generated path through a symlink inside --out counts as changed: the symlink is replaced.
+    let changed = |dir: &Path| {
+        files.iter().any(|f| {
+            through_symlink(dir, Path::new(&f.path))
+                || std::fs::read_to_string(dir.join(&f.path)).ok().as_deref()
+                    != Some(f.contents.as_str())
+        })
+    };
+    if !changed(dir) {
+        return Ok(());
+    }
     std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
-    let staging = parent.join(format!(".{name}.vkgen-{}", std::process::id()));
+    // Runs writing next to each other take turns: the parent directory itself is locked (no lock
+    // file is left behind), and whoever comes second sees the first one's tree.
+    let _lock = lock_dir(&parent)?;
+    if !changed(dir) {
+        return Ok(());
+    }
+    check_writable(user_dir, dir, &parent)?;
+    static STAGING: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let staging = parent.join(format!(
+        ".{name}.vkgen-{}-{}",
+        std::process::id(),
+        STAGING.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     let result = stage_and_swap(files, dir, &staging);
     // Whatever happened, the staging directory (the new tree on failure, the old one after a
     // swap) goes; `dir` is complete either way.
-    let _ = std::fs::remove_dir_all(&staging);
-    result
+    let cleanup = match std::fs::remove_dir_all(&staging) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&staging, e)),
+        _ => Ok(()),
+    };
+    // Messages name the user's --out, not the staging directory the error happened in.
+    result.map_err(|e| match e {
+        Error::Io { path, source } => match path.strip_prefix(&staging) {
+            Ok(rel) => Error::io(user_dir.join(rel), source),
+            Err(_) if path == dir => Error::io(user_dir, source),
+            Err(_) => Error::Io { path, source },
+        },
+        other => other,
+    })?;
+    cleanup
+}
+
+/// Whether `rel` under `root`, or a directory on the way to it, is a symlink.
+fn through_symlink(root: &Path, rel: &Path) -> bool {
+    let mut at = root.to_owned();
+    rel.components().any(|c| {
+        at.push(c);
+        std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
+/// An exclusive `flock` on a directory, released when the returned handle drops.
+fn lock_dir(dir: &Path) -> Result<std::fs::File> {
+    let f = std::fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
+    #[cfg(unix)]
+    rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| Error::io(dir, e.into()))?;
+    Ok(f)
+}
+
+/// Refuses, before anything is written, an `--out` (or a directory in it, or its parent) that is
+/// read-only: its mode has no write bit (even for root, who could write it anyway), or this
+/// process may not write it (a read-only file system too). Replacing such a tree would leave the
+/// old one behind, undeletable, next to it.
+fn check_writable(user_dir: &Path, dir: &Path, parent: &Path) -> Result<()> {
+    let refuse = |what: String| {
+        Err(Error::Options(format!(
+            "--out {}: {what} is read-only; refusing to replace it",
+            user_dir.display()
+        )))
+    };
+    let writable = |p: &Path| -> bool {
+        let mode_ok = std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly());
+        #[cfg(unix)]
+        let access_ok = rustix::fs::access(p, rustix::fs::Access::WRITE_OK).is_ok();
+        #[cfg(not(unix))]
+        let access_ok = true;
+        mode_ok && access_ok
+    };
+    if !writable(parent) {
+        return refuse(format!("its parent directory {}", parent.display()));
+    }
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        if !writable(&d) {
+            return refuse(if d == dir {
+                "it".to_owned()
+            } else {
+                format!("{}", d.display())
+            });
+        }
+        for entry in std::fs::read_dir(&d).map_err(|e| Error::io(&d, e))? {
+            let entry = entry.map_err(|e| Error::io(&d, e))?;
+            // Only real directories: symlinks in the tree are replaced, never followed.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(entry.path());
+            }
+        }
+    }
+    Ok(())
 }
 
 fn stage_and_swap(files: &[OutputFile], dir: &Path, staging: &Path) -> Result<()> {
@@ -541,24 +634,59 @@ fn stage_and_swap(files: &[OutputFile], dir: &Path, staging: &Path) -> Result<()
     }
     for f in files {
         let path = staging.join(&f.path);
-        if std::fs::read_to_string(&path).ok().as_deref() == Some(f.contents.as_str()) {
+        if let Some(rel_parent) = Path::new(&f.path).parent() {
+            real_dirs(staging, rel_parent)?;
+        }
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+            && std::fs::read_to_string(&path).ok().as_deref() == Some(f.contents.as_str())
+        {
             continue;
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        }
-        // Never write through a hard link into the old tree.
+        // Never write through a hard link into the old tree, nor through a symlink.
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io(&path, e)),
         }
-        std::fs::write(&path, &f.contents).map_err(|e| Error::io(&path, e))?;
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut w| w.write_all(f.contents.as_bytes()))
+            .map_err(|e| Error::io(&path, e))?;
     }
     if !exists {
         return std::fs::rename(staging, dir).map_err(|e| Error::io(dir, e));
     }
     swap(staging, dir)
+}
+
+/// Makes every directory of `rel` under `root` a real directory: a symlink where a directory
+/// belongs is replaced by an empty directory, so that nothing is written through it to somewhere
+/// outside `--out`.
+fn real_dirs(root: &Path, rel: &Path) -> Result<()> {
+    let mut at = root.to_owned();
+    for c in rel.components() {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => continue,
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::remove_file(&at).map_err(|e| Error::io(&at, e))?
+            }
+            // A file where a directory belongs is the user's: an error, not something to delete.
+            Ok(_) => {
+                return Err(Error::io(
+                    &at,
+                    std::io::Error::new(std::io::ErrorKind::AlreadyExists, "not a directory"),
+                ))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&at, e)),
+        }
+        std::fs::create_dir(&at).map_err(|e| Error::io(&at, e))?;
+    }
+    Ok(())
 }
 
 /// Exchanges two directories atomically where the OS can.

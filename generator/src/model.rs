@@ -222,6 +222,9 @@ pub struct EnumGroup {
     pub bitmask: bool,
     pub width64: bool,
     pub values: Vec<EnumValue>,
+    /// Position of the `<enums>` element in its file (0 for groups vkgen made up).
+    pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]

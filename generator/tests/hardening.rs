@@ -602,6 +602,506 @@ fn driver_name_1abc_is_refused() {
     assert!(!out.exists());
 }
 
+// ---------------------------------------------------------------------------------------------
+// Issue 25: duplicate and conflicting definitions, the overlay's reach, hash limits, linear
+// loading, `--out` safety, messages. Same style: tiny registries, exit code 2, a located error.
+
+/// `BASE` with `xml` inserted before `</tag>` (the first one).
+fn with(before: &str, xml: &str) -> String {
+    let at = BASE.find(before).expect("anchor in BASE");
+    format!("{}{xml}{}", &BASE[..at], &BASE[at..])
+}
+
+/// The error names both definitions: it is located at the second, and the message gives the
+/// first's `FILE:LINE:COL`.
+#[track_caller]
+fn assert_redefined(text: &str, first: &str, second: &str) {
+    let line = assert_located(load(text), "defined again");
+    let e = load(text).unwrap_err().to_string();
+    assert_eq!(line, line_of_nth(text, second, 1), "{e}");
+    assert!(
+        e.contains(&format!("vk.xml:{}:", line_of_nth(text, first, 0))),
+        "first definition not named: {e}"
+    );
+}
+
+/// Line of the `n`th (0-based) occurrence of `needle`.
+fn line_of_nth(text: &str, needle: &str, n: usize) -> u32 {
+    let (at, _) = text.match_indices(needle).nth(n).expect("needle in text");
+    text[..at].matches('\n').count() as u32 + 1
+}
+
+const DRAW: &str = "<command><proto><type>void</type> <name>vkCmdDraw</name></proto><param><type>VkQueue</type> <name>queue</name></param><param><type>uint32_t</type> <name>vertexCount</name></param></command>\n";
+const DRAW_INDEXED: &str = "<command><proto><type>void</type> <name>vkCmdDraw</name></proto><param><type>VkQueue</type> <name>queue</name></param><param><type>uint32_t</type> <name>indexCount</name></param><param><type>int</type> <name>vertexOffset</name></param></command>\n";
+
+#[test]
+fn second_different_command_definition_is_a_located_error() {
+    // One extra line made the exported vkCmdDraw call vkCmdDrawIndexed.
+    let text = with("</commands>", &format!("{DRAW}{DRAW_INDEXED}"));
+    assert_redefined(&text, "<name>vkCmdDraw</name>", "<name>vkCmdDraw</name>");
+    // An identical repetition is the same definition, not a conflict.
+    load(&with("</commands>", &format!("{DRAW}{DRAW}"))).unwrap();
+}
+
+#[test]
+fn second_different_struct_constant_or_enum_definition_is_a_located_error() {
+    let s = "<type category=\"struct\" name=\"VkHardenThingEXT\"><member><type>uint64_t</type> <name>x</name></member></type>\n";
+    assert_redefined(
+        &with("</types>", s),
+        "name=\"VkHardenThingEXT\"",
+        "name=\"VkHardenThingEXT\"",
+    );
+    // API constants.
+    let k = "<enums name=\"API Constants\"><enum type=\"uint32_t\" value=\"8\" name=\"VK_HARDEN_SIZE\"/></enums>\n";
+    assert_redefined(
+        &with("<commands>", k),
+        "name=\"VK_HARDEN_SIZE\"",
+        "name=\"VK_HARDEN_SIZE\"",
+    );
+    // A second <enums> block for a group.
+    let g =
+        "<enums name=\"VkResult\" type=\"enum\"><enum value=\"1\" name=\"VK_SUCCESS\"/></enums>\n";
+    assert_redefined(
+        &with("<commands>", g),
+        "<enums name=\"VkResult\"",
+        "<enums name=\"VkResult\"",
+    );
+    // The same enumerant twice in one block.
+    let text = BASE.replace(
+        "<enum value=\"0\" name=\"VK_SUCCESS\"/>",
+        "<enum value=\"0\" name=\"VK_SUCCESS\"/>\n<enum value=\"5\" name=\"VK_SUCCESS\"/>",
+    );
+    assert_redefined(&text, "name=\"VK_SUCCESS\"", "name=\"VK_SUCCESS\"");
+    // Identical repetitions are accepted.
+    load(&with("<commands>", "<enums name=\"API Constants\"><enum type=\"uint32_t\" value=\"4\" name=\"VK_HARDEN_SIZE\"/></enums>\n")).unwrap();
+}
+
+/// An extension with `body` in its `<require>`.
+fn extension(name: &str, number: u32, body: &str) -> String {
+    format!("<extension name=\"{name}\" number=\"{number}\" type=\"device\" supported=\"vulkan\"><require>{body}</require></extension>\n")
+}
+
+#[test]
+fn conflicting_core_and_extension_enumerants_are_located_errors() {
+    // An extension gives a core enumerant another value.
+    let x = extension(
+        "VK_EXT_a",
+        2,
+        "<enum value=\"7\" extends=\"VkResult\" name=\"VK_SUCCESS\"/>",
+    );
+    let text = with("</registry>", &format!("<extensions>\n{x}</extensions>\n"));
+    assert_located(load(&text), "defined again");
+    // Two extensions give one enumerant different values.
+    let a = extension(
+        "VK_EXT_a",
+        2,
+        "<enum offset=\"0\" extends=\"VkResult\" name=\"VK_HARDEN_X\"/>",
+    );
+    let b = extension(
+        "VK_EXT_b",
+        3,
+        "<enum offset=\"0\" extends=\"VkResult\" name=\"VK_HARDEN_X\"/>",
+    );
+    let text = with(
+        "</registry>",
+        &format!("<extensions>\n{a}{b}</extensions>\n"),
+    );
+    assert_redefined(&text, "name=\"VK_HARDEN_X\"", "name=\"VK_HARDEN_X\"");
+    // vk.xml repeats enumerants in several extensions with the same value: accepted.
+    let b = extension(
+        "VK_EXT_b",
+        3,
+        "<enum offset=\"0\" extnumber=\"2\" extends=\"VkResult\" name=\"VK_HARDEN_X\"/>",
+    );
+    load(&with(
+        "</registry>",
+        &format!("<extensions>\n{a}{b}</extensions>\n"),
+    ))
+    .unwrap();
+    // An extension's own constant (spec version) defined twice differently.
+    let a = extension(
+        "VK_EXT_a",
+        2,
+        "<enum value=\"1\" name=\"VK_EXT_A_SPEC_VERSION\"/>",
+    );
+    let b = extension(
+        "VK_EXT_b",
+        3,
+        "<enum value=\"2\" name=\"VK_EXT_A_SPEC_VERSION\"/>",
+    );
+    let text = with(
+        "</registry>",
+        &format!("<extensions>\n{a}{b}</extensions>\n"),
+    );
+    assert_located(load(&text), "defined again");
+}
+
+#[test]
+fn handle_parent_conflicts_are_located_errors() {
+    let h = |parent: &str| {
+        format!("<type category=\"handle\" parent=\"{parent}\" objtypeenum=\"VK_OBJECT_TYPE_FENCE\"><type>VK_DEFINE_NON_DISPATCHABLE_HANDLE</type>(<name>VkFence</name>)</type>\n")
+    };
+    // A second VkFence with a parent the first did not have.
+    assert_redefined(
+        &with("</types>", &h("VkDevice")),
+        "<name>VkFence</name>",
+        "<name>VkFence</name>",
+    );
+    // A parent that is not a handle.
+    let text = BASE.replace(
+        "<type category=\"handle\" objtypeenum=\"VK_OBJECT_TYPE_FENCE\">",
+        "<type category=\"handle\" parent=\"VkHardenThingEXT\" objtypeenum=\"VK_OBJECT_TYPE_FENCE\">",
+    );
+    assert_located(load(&text), "parent");
+}
+
+#[test]
+fn duplicate_extension_name_is_a_located_error_not_unbounded_growth() {
+    // This made `vkgen generate` grow to 8.2 GB: the perfect hash cannot separate equal names.
+    let a = extension("VK_EXT_a", 2, "");
+    let text = with(
+        "</registry>",
+        &format!("<extensions>\n{a}{a}</extensions>\n"),
+    );
+    assert_redefined(&text, "name=\"VK_EXT_a\"", "name=\"VK_EXT_a\"");
+    // Also across two <extensions> blocks.
+    let text = with(
+        "</registry>",
+        &format!("<extensions>\n{a}</extensions>\n<extensions>\n{a}</extensions>\n"),
+    );
+    assert_located(load(&text), "defined again");
+    // And a second feature of one name.
+    let f = "<feature api=\"vulkan\" name=\"VK_VERSION_1_0\" number=\"1.0\"><require/></feature>\n";
+    assert_located(load(&with("</registry>", f)), "defined again");
+}
+
+#[test]
+fn overlay_may_only_define_vk_android_native_buffer() {
+    let over = |xml: &str| {
+        vkgen::load_bytes(
+            BASE.as_bytes(),
+            Path::new("vk.xml"),
+            Some((xml.as_bytes(), Path::new("over.xml"))),
+        )
+    };
+    // VkDevice became a u64.
+    let o = "<registry>\n<types>\n<type category=\"basetype\">typedef <type>uint64_t</type> <name>VkDevice</name>;</type>\n</types>\n</registry>\n";
+    let e = over(o).unwrap_err().to_string();
+    assert_eq!(location(&e, "over.xml"), Some((3, 1)), "{e}");
+    assert!(
+        e.contains("VkDevice")
+            && e.contains(&format!(
+                "vk.xml:{}:",
+                line_of(BASE, "<name>VkDevice</name>")
+            )),
+        "{e}"
+    );
+    // Commands, enumerant groups and constants it does not require.
+    let o = format!("<registry>\n<commands>\n{DRAW}</commands>\n</registry>\n");
+    assert!(over(&o).unwrap_err().to_string().starts_with("over.xml:3:"));
+    let o = "<registry>\n<enums name=\"VkResult\" type=\"enum\"><enum value=\"1\" name=\"VK_SUCCESS\"/></enums>\n</registry>\n";
+    assert!(over(o).unwrap_err().to_string().starts_with("over.xml:2:"));
+    let o = "<registry>\n<enums name=\"API Constants\"><enum type=\"uint32_t\" value=\"8\" name=\"VK_HARDEN_SIZE\"/></enums>\n</registry>\n";
+    assert!(over(o).unwrap_err().to_string().starts_with("over.xml:2:"));
+    // Another extension, or a feature.
+    let o = format!(
+        "<registry>\n<extensions>\n{}</extensions>\n</registry>\n",
+        extension("VK_EXT_other", 2, "")
+    );
+    assert!(over(&o).unwrap_err().to_string().starts_with("over.xml:3:"));
+    let o = "<registry>\n<feature api=\"vulkan\" name=\"VK_VERSION_1_1\" number=\"1.1\"/>\n</registry>\n";
+    assert!(over(o).unwrap_err().to_string().starts_with("over.xml:2:"));
+    // An overlay enumerant may not give a core enumerant another value.
+    let o = format!(
+        "<registry>\n<extensions>\n{}</extensions>\n</registry>\n",
+        extension(
+            "VK_ANDROID_native_buffer",
+            11,
+            "<enum value=\"9\" extends=\"VkResult\" name=\"VK_SUCCESS\"/>"
+        )
+    );
+    assert!(
+        over(&o).unwrap_err().to_string().starts_with("over.xml:3:"),
+        "{}",
+        over(&o).unwrap_err()
+    );
+    // What the extension requires may be added or replaced; identical copies are harmless.
+    let o = format!(
+        "<registry>\n<types><type category=\"struct\" name=\"VkHardenAnbEXT\"><member><type>uint32_t</type> <name>x</name></member></type>{}</types>\n<extensions>\n{}</extensions>\n</registry>\n",
+        "<type name=\"void\"/>",
+        extension("VK_ANDROID_native_buffer", 11, "<type name=\"VkHardenAnbEXT\"/>")
+    );
+    over(&o).unwrap();
+    // The built-in overlay loads over the base (and, in tests/matrix.rs, over all five registries).
+    load(BASE).unwrap();
+}
+
+#[test]
+fn self_containing_structs_are_located_errors() {
+    let direct = "<type category=\"struct\" name=\"VkSelfEXT\"><member><type>VkSelfEXT</type> <name>inner</name></member></type>\n";
+    let line = assert_located(load(&with("</types>", direct)), "contains itself");
+    assert_eq!(
+        line,
+        line_of(&with("</types>", direct), "name=\"VkSelfEXT\"")
+    );
+    let indirect = "<type category=\"struct\" name=\"VkAEXT\"><member><type>VkBEXT</type> <name>b</name></member></type>\n<type category=\"union\" name=\"VkBEXT\"><member><type>VkAEXT</type> <name>a</name>[2]</member></type>\n";
+    assert_located(load(&with("</types>", indirect)), "contains itself");
+    // Through a pointer it is an ordinary linked structure.
+    let linked = "<type category=\"struct\" name=\"VkSelfEXT\"><member>const <type>VkSelfEXT</type>* <name>next</name></member></type>\n";
+    load(&with("</types>", linked)).unwrap();
+}
+
+#[test]
+fn duplicate_members_and_parameters_are_located_errors() {
+    let m = "<type category=\"struct\" name=\"VkTwiceEXT\"><member><type>uint32_t</type> <name>x</name></member>\n<member><type>uint64_t</type> <name>x</name></member></type>\n";
+    let text = with("</types>", m);
+    let line = assert_located(load(&text), "declared twice");
+    assert_eq!(line, line_of(&text, "<type>uint64_t</type> <name>x</name>"));
+    let p = "<command><proto><type>void</type> <name>vkTwiceEXT</name></proto><param><type>VkDevice</type> <name>device</name></param>\n<param><type>uint32_t</type> <name>device</name></param></command>\n";
+    assert_located(load(&with("</commands>", p)), "declared twice");
+    let f = "<type category=\"funcpointer\" name=\"PFN_vkTwice\"><proto><type>void</type> <name>PFN_vkTwice</name></proto><param><type>uint32_t</type> <name>a</name></param>\n<param><type>uint32_t</type> <name>a</name></param></type>\n";
+    assert_located(load(&with("</types>", f)), "declared twice");
+}
+
+/// `n` commands after the base's one.
+fn many_commands(n: usize) -> String {
+    let mut cmds = String::with_capacity(n * 80);
+    for i in 0..n {
+        cmds.push_str(&format!(
+            "<command><proto><type>void</type> <name>vkMany{i}</name></proto></command>\n"
+        ));
+    }
+    with("</commands>", &cmds)
+}
+
+#[test]
+fn more_names_than_the_perfect_hash_holds_is_a_located_error() {
+    let max = vkgen::emit::phf::MAX_KEYS;
+    // With the base's command this is one more than fits.
+    let text = many_commands(max);
+    let line = assert_located(load(&text), "at most");
+    assert_eq!(
+        line,
+        line_of(&text, &format!("<name>vkMany{}</name>", max - 1))
+    );
+    let mut exts = String::new();
+    for i in 0..=max {
+        exts.push_str(&format!(
+            "<extension name=\"VK_EXT_m{i}\" number=\"{}\" supported=\"disabled\"/>\n",
+            i + 2
+        ));
+    }
+    let text = with(
+        "</registry>",
+        &format!("<extensions>\n{exts}</extensions>\n"),
+    );
+    assert_located(load(&text), "at most");
+}
+
+#[test]
+fn loading_is_linear_in_line_length() {
+    // A 5 MB registry on one line (this was quadratic: 63 MB did not load in 900 s). The check
+    // is that it finishes at all; the algorithm is pinned by `line_index_*` unit tests.
+    let mut one_line = many_commands(60_000).replace('\n', " ");
+    one_line = one_line.replace(
+        "<name>vkMany59999</name></proto>",
+        "<name>vkMany59999</name></proto><param>x-</param>",
+    );
+    let e = load(&one_line).unwrap_err().to_string();
+    let col = one_line[..one_line.find("<param>x-").unwrap()]
+        .chars()
+        .count() as u32
+        + 1;
+    assert_eq!(location(&e, "vk.xml"), Some((1, col)), "{e}");
+    // 100,000 attributes on one element: refused before roxmltree compares each with the rest.
+    let attrs: String = (0..100_000).map(|i| format!(" a{i}=\"\"")).collect();
+    let text = BASE.replace(
+        "<type name=\"void\"/>",
+        &format!("\n<type name=\"void\"{attrs}/>"),
+    );
+    let line = assert_located(load(&text), "attributes");
+    assert_eq!(line, line_of(&text, "<type name=\"void\""));
+}
+
+#[test]
+fn cr_only_and_crlf_line_ends_report_the_right_line() {
+    let bad = BASE.replace("value=\"0x7FFFFFFF\"", "value=\"0xZZ\"");
+    let want = line_of(&bad, "0xZZ");
+    for eol in ["\r", "\r\n"] {
+        let text = bad.replace('\n', eol);
+        let e = load(&text).unwrap_err().to_string();
+        let (line, col) = location(&e, "vk.xml").unwrap_or_else(|| panic!("{e}"));
+        assert_eq!(line, want, "{eol:?}: {e}");
+        assert!(col < 200, "{eol:?}: {e}");
+        // Not well-formed XML: roxmltree's own positions count CR too.
+        let broken = text.replace("<commands>", "<commands><<");
+        let e = load(&broken).unwrap_err().to_string();
+        assert_eq!(
+            location(&e, "vk.xml").map(|p| p.0),
+            Some(line_of(&bad, "<commands>")),
+            "{eol:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn messages_show_the_inputs_text() {
+    let text = BASE.replace(
+        "<type>uint32_t</type> <name>x</name>",
+        "<type>uint32_t</type> - <name>x</name>",
+    );
+    let e = load(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("unexpected '-'") && !e.contains("Punct") && !e.contains("Some("),
+        "{e}"
+    );
+    let text = BASE.replace("[<enum>VK_HARDEN_SIZE</enum>]", "[]");
+    let e = load(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("unexpected array length ']'") && !e.contains("Some("),
+        "{e}"
+    );
+}
+
+#[test]
+fn registry_over_64_mib_is_refused_without_reading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("vk.xml");
+    // Sparse: refused from its size, so the test reads (and allocates) nothing.
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(vkgen::registry::MAX_REGISTRY_BYTES as u64 + 1)
+        .unwrap();
+    let e = vkgen::registry::read_registry(&big).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}:1:1:", big.display())),
+        "{e}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_vkgen"))
+        .args(["info", "--registry"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn symlinked_directory_inside_out_is_replaced_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, elsewhere) = (dir.path().join("out"), dir.path().join("elsewhere"));
+    let g = generate(BASE).unwrap();
+    vkgen::write(&g.files, &out).unwrap();
+    // src/ becomes a symlink to a directory outside --out holding the same files.
+    std::fs::rename(out.join("src"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join("src")).unwrap();
+    let before = snapshot(&elsewhere);
+    let mut files = g.files.clone();
+    let i = files.iter().position(|f| f.path == "src/vk.rs").unwrap();
+    files[i].contents.push_str("// new\n");
+    vkgen::write(&files, &out).unwrap();
+    assert_eq!(snapshot(&elsewhere), before, "written through a symlink");
+    assert!(!out.join("src").is_symlink() && out.join("src").is_dir());
+    assert!(std::fs::read_to_string(out.join("src/vk.rs"))
+        .unwrap()
+        .ends_with("// new\n"));
+    // Unchanged contents behind a symlink still get the symlink replaced.
+    std::fs::remove_dir_all(out.join("src")).unwrap();
+    let copy = dir.path().join("copy");
+    vkgen::write(&files, &copy).unwrap();
+    std::os::unix::fs::symlink(copy.join("src"), out.join("src")).unwrap();
+    vkgen::write(&files, &out).unwrap();
+    assert!(!out.join("src").is_symlink());
+    // A failed write leaves the symlink's target alone too.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 3, "staging left behind: {left:?}");
+}
+
+#[test]
+fn read_only_out_is_refused_before_anything_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let g = generate(BASE).unwrap();
+    vkgen::write(&g.files, &out).unwrap();
+    let mut files = g.files.clone();
+    files[0].contents.push_str("// changed\n");
+    let old = snapshot(&out);
+    for ro in [out.clone(), out.join("src")] {
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let e = vkgen::write(&files, &out).unwrap_err();
+        assert!(e.to_string().contains("read-only"), "{e}");
+        assert!(e.to_string().contains(&out.display().to_string()), "{e}");
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(snapshot(&out), old);
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            left,
+            vec![std::ffi::OsString::from("out")],
+            "hidden tree left behind"
+        );
+    }
+    // Nothing to change: nothing to refuse.
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
+    vkgen::write(&g.files, &out).unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn concurrent_first_time_runs_all_succeed() {
+    // Was 3 failures in 20 rounds: the second rename found the first one's tree.
+    let g = generate(BASE).unwrap();
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| vkgen::write(&g.files, &out)))
+                .collect();
+            for h in hs {
+                h.join().unwrap().unwrap();
+            }
+        });
+        assert!(vkgen::check(&g.files, &out).is_fresh());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("out")]);
+    }
+}
+
+#[test]
+fn write_errors_name_the_users_out_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let g = generate(BASE).unwrap();
+    vkgen::write(&g.files, &out).unwrap();
+    std::fs::write(out.join("KEEP.md"), "user file").unwrap();
+    let mut files = g.files.clone();
+    files.push(vkgen::OutputFile {
+        path: "KEEP.md/x.rs".into(),
+        contents: "x".into(),
+    });
+    let e = vkgen::write(&files, &out).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&out.join("KEEP.md").display().to_string()),
+        "{e}"
+    );
+    assert!(!e.contains(".vkgen-"), "staging path in: {e}");
+}
+
 /// The mutation classes of issue 11, applied to the base registry.
 fn mutations() -> impl Strategy<Value = (String, &'static str)> {
     let literal = prop::sample::select(vec![
@@ -719,6 +1219,78 @@ proptest! {
                 let msg = e.to_string();
                 prop_assert_eq!(e.exit_code(), 2, "{}", msg);
                 prop_assert!(location(&msg, "vk.xml").is_some(), "not located: {}", msg);
+                prop_assert_eq!(snapshot(&out), vec![("OLD".to_owned(), "old tree".to_owned())]);
+            }
+        }
+    }
+}
+
+/// Issue 25's classes: a second definition of something (identical, which is accepted, or
+/// different, which must be a located error naming the first), and overlays that reach beyond
+/// VK_ANDROID_native_buffer. Returns the registry, the overlay (if any), and the file and words
+/// of the expected error (`None`: must generate).
+#[allow(clippy::type_complexity)]
+fn redefinitions(
+) -> impl Strategy<Value = (String, Option<String>, Option<(&'static str, &'static str)>)> {
+    let s1 = "<type category=\"struct\" name=\"VkHardenThingEXT\"><member><type>uint32_t</type> <name>x</name></member><member><type>uint32_t</type> <name>arr</name>[<enum>VK_HARDEN_SIZE</enum>]</member></type>";
+    (0usize..15, 0usize..4, 0usize..3).prop_map(move |(class, pad, twice)| {
+        // Comments and blank lines move the second definition around.
+        let pad = "<!-- pad -->\n".repeat(pad);
+        let vk = "vk.xml";
+        let (ins, anchor, over, expect): (String, &str, Option<String>, Option<(&str, &str)>) = match class {
+            0 => (format!("{DRAW}{pad}{DRAW}"), "</commands>", None, None),
+            1 => (format!("{DRAW}{pad}{DRAW_INDEXED}"), "</commands>", None, Some((vk, "defined again"))),
+            2 => (format!("{pad}{}", s1.replace("uint32_t</type> <name>x", "uint64_t</type> <name>x")), "</types>", None, Some((vk, "defined again"))),
+            3 => (format!("{pad}{s1}"), "</types>", None, None),
+            4 => (format!("{pad}<enums name=\"API Constants\"><enum type=\"uint32_t\" value=\"5\" name=\"VK_HARDEN_SIZE\"/></enums>"), "<commands>", None, Some((vk, "defined again"))),
+            5 => (format!("{pad}<enums name=\"VkFormat\" type=\"enum\"><enum value=\"1\" name=\"VK_FORMAT_UNDEFINED\"/></enums>"), "<commands>", None, Some((vk, "defined again"))),
+            6 => (format!("<extensions>{pad}{}</extensions>", extension("VK_EXT_a", 2, "<enum bitpos=\"1\" extends=\"VkImageUsageFlagBits\" name=\"VK_IMAGE_USAGE_TRANSFER_SRC_BIT\"/>")), "</registry>", None, Some((vk, "defined again"))),
+            7 => (format!("<extensions>{}{pad}{}</extensions>", extension("VK_EXT_a", 2, ""), extension("VK_EXT_a", 2, "")), "</registry>", None, Some((vk, "defined again"))),
+            8 => (format!("{pad}<type category=\"struct\" name=\"VkTwiceEXT\"><member><type>uint32_t</type> <name>x</name></member>{}</type>", "<member><type>uint32_t</type> <name>x</name></member>".repeat(twice + 1)), "</types>", None, Some((vk, "declared twice"))),
+            9 => (format!("{pad}<command><proto><type>void</type> <name>vkTwiceEXT</name></proto>{}</command>", "<param><type>VkDevice</type> <name>device</name></param>".repeat(twice + 2)), "</commands>", None, Some((vk, "declared twice"))),
+            10 => (format!("{pad}<type category=\"handle\" parent=\"VkDevice\" objtypeenum=\"VK_OBJECT_TYPE_QUEUE\"><type>VK_DEFINE_HANDLE</type>(<name>VkQueue</name>)</type>"), "</types>", None, Some((vk, "defined again"))),
+            11 => (String::new(), "</types>", Some(format!("<registry>{pad}<types><type category=\"basetype\">typedef <type>uint64_t</type> <name>VkDevice</name>;</type></types></registry>")), Some(("over.xml", "may only define"))),
+            12 => (String::new(), "</types>", Some(format!("<registry>{pad}<commands>{DRAW}</commands></registry>")), Some(("over.xml", "may only define"))),
+            13 => (String::new(), "</types>", Some(format!("<registry>{pad}<extensions>{}</extensions></registry>", extension("VK_ANDROID_native_buffer", 11, "<enum value=\"3\" extends=\"VkResult\" name=\"VK_SUCCESS\"/>"))), Some(("over.xml", "defined again"))),
+            _ => (String::new(), "</types>", Some(format!("<registry>{pad}<types><type category=\"struct\" name=\"VkAnbThingEXT\"><member><type>uint32_t</type> <name>x</name></member></type></types><extensions>{}</extensions></registry>", extension("VK_ANDROID_native_buffer", 11, "<type name=\"VkAnbThingEXT\"/>"))), None),
+        };
+        (with(anchor, &ins), over, expect)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A second, different definition of anything (or an overlay reaching beyond its extension)
+    /// is a located error in the right file with `--out` untouched; an identical one generates.
+    #[test]
+    fn structured_redefinitions_give_a_located_error_or_generate((text, over, expect) in redefinitions()) {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("OLD"), "old tree").unwrap();
+        let r = std::panic::catch_unwind(|| {
+            let loaded = vkgen::load_bytes(
+                text.as_bytes(),
+                Path::new("vk.xml"),
+                over.as_ref().map(|o| (o.as_bytes(), Path::new("over.xml"))),
+            )?;
+            let source = vkgen::registry::Source { path: "vk.xml".into(), how: "test" };
+            vkgen::generate_loaded(loaded, source, &vkgen::Options::default())
+        });
+        let r = r.unwrap_or_else(|_| panic!("panicked on:\n{text}\n{over:?}"));
+        match (r, expect) {
+            (Ok(g), None) => {
+                assert_rust(&g);
+                vkgen::write(&g.files, &out).unwrap();
+            }
+            (Ok(_), Some((_, words))) => prop_assert!(false, "accepted ({}):\n{}\n{:?}", words, text, over),
+            (Err(e), None) => prop_assert!(false, "refused: {}", e),
+            (Err(e), Some((file, words))) => {
+                let msg = e.to_string();
+                prop_assert_eq!(e.exit_code(), 2, "{}", msg);
+                prop_assert!(location(&msg, file).is_some(), "not located in {}: {}", file, msg);
+                prop_assert!(msg.contains(words), "`{}` not in {}", words, msg);
                 prop_assert_eq!(snapshot(&out), vec![("OLD".to_owned(), "old tree".to_owned())]);
             }
         }

@@ -20,6 +20,17 @@ use crate::model::{Registry, TypeKind};
 /// Extra zeroed bytes after every buffer a driver writes into.
 const SLACK_WORDS: usize = 64;
 
+/// Smallest buffer handed to a driver for one structure. The driver writes the structure as the
+/// headers it was built with define it, whatever the registry vkjson was given says: a hostile or
+/// wrong registry may declare `VkPhysicalDeviceVulkan12Properties` with one member. Vulkan
+/// structures never change size once released, and the largest one a query fills
+/// (`VkPhysicalDeviceLayeredApiVulkanPropertiesKHR`, which embeds `VkPhysicalDeviceProperties2`)
+/// is under 1 KiB, so every buffer is at least 4 KiB plus the slack.
+pub const MIN_STRUCT_BUFFER: usize = 4096;
+
+/// Most queue families read from a driver (a count is the driver's word; real devices have < 16).
+const MAX_QUEUE_FAMILIES: u32 = 1024;
+
 /// Decoded structures of one query, by structure name, in chain order.
 type Decoded = Vec<(String, Map<String, Value>)>;
 
@@ -32,7 +43,10 @@ struct Buf(Vec<u64>);
 
 impl Buf {
     fn new(size: usize) -> Self {
-        Buf(vec![0; size.div_ceil(8) + SLACK_WORDS])
+        Buf(vec![
+            0;
+            size.max(MIN_STRUCT_BUFFER).div_ceil(8) + SLACK_WORDS
+        ])
     }
     fn ptr(&mut self) -> *mut c_void {
         self.0.as_mut_ptr().cast()
@@ -632,6 +646,9 @@ impl<'r> Session<'r> {
         let mut count = 0u32;
         // SAFETY: the count query of the two-call idiom.
         unsafe { f(dev.handle, &mut count, std::ptr::null_mut()) };
+        // The second call writes at most `count` elements (the driver answers VK_INCOMPLETE when
+        // it has more), so a hostile count cannot size an absurd allocation.
+        let mut count = count.min(MAX_QUEUE_FAMILIES);
         let mut b = Buf::new(l.size * count as usize);
         // SAFETY: the buffer holds `count` zeroed elements of the ABI's size.
         unsafe {
@@ -641,7 +658,7 @@ impl<'r> Session<'r> {
                 b.ptr().cast::<vk::QueueFamilyProperties>(),
             )
         };
-        Ok((0..count as usize)
+        Ok((0..count.min(MAX_QUEUE_FAMILIES) as usize)
             .map(|i| decode(self.reg, &l, &b.bytes()[i * l.size..]))
             .collect())
     }
@@ -788,5 +805,28 @@ impl<'r> Session<'r> {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_buffer_holds_any_structure_a_driver_writes() {
+        // Registry layouts can be wrong (a one-member VkPhysicalDeviceProperties2): the buffer
+        // must still hold what a driver writes for the structure.
+        let largest = [
+            std::mem::size_of::<vk::PhysicalDeviceProperties2>(),
+            std::mem::size_of::<vk::PhysicalDeviceVulkan12Properties>(),
+            std::mem::size_of::<vk::PhysicalDeviceMemoryProperties2>(),
+            std::mem::size_of::<vk::PhysicalDeviceDriverProperties>(),
+        ];
+        for size in [0, 1, 8, 24] {
+            let b = Buf::new(size);
+            for l in largest {
+                assert!(b.bytes().len() >= l + SLACK_WORDS * 8, "{size}: {l}");
+            }
+        }
     }
 }

@@ -80,7 +80,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     }
     infos.push_str("];\n");
     let keys: Vec<&str> = cx.sel.commands.iter().map(|c| c.name.as_str()).collect();
-    let table = phf::table_text(&phf::build(&keys));
+    let table = phf::table_text(
+        &phf::build(&keys).map_err(|m| crate::error::Error::Limit(format!("commands: {m}")))?,
+    );
     let intercepted = policy::LOADER_INTERCEPTED_COMMANDS
         .iter()
         .filter(|c| cx.sel.command(c).is_some())

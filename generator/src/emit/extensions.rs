@@ -58,7 +58,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     }
     infos.push_str("];\n");
     let keys: Vec<&str> = cx.sel.extensions.iter().map(|e| e.name.as_str()).collect();
-    let table = phf::table_text(&phf::build(&keys));
+    let table = phf::table_text(
+        &phf::build(&keys).map_err(|m| crate::error::Error::Limit(format!("extensions: {m}")))?,
+    );
     let blocked = policy::BLOCKED_EXTENSIONS
         .iter()
         .map(|b| Literal::c_string(&std::ffi::CString::new(*b).expect("no NUL")));

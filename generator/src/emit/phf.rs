@@ -7,6 +7,7 @@
 mod probe;
 pub(crate) use probe::{fnv1a, mix};
 
+#[derive(Debug)]
 pub struct Table {
     /// Displacement per bucket.
     pub disp: Vec<u32>,
@@ -14,8 +15,32 @@ pub struct Table {
     pub slots: Vec<u16>,
 }
 
-/// Builds a perfect hash for `keys` (distinct). Deterministic for a given key list.
-pub fn build(keys: &[&str]) -> Table {
+/// Most keys a table holds: slots store key indices as `u16`, and `u16::MAX` marks an empty slot.
+pub const MAX_KEYS: usize = u16::MAX as usize - 1;
+
+/// Largest slot count tried before giving up (distinct 64-bit hashes fit long before).
+const MAX_SLOTS: usize = 1 << 24;
+
+/// Builds a perfect hash for `keys`. Deterministic for a given key list. Duplicate keys, more than
+/// [`MAX_KEYS`] keys, or two keys with the same 64-bit hash (which no displacement can separate,
+/// so the table would grow without bound) are errors, never a table that loses a name.
+pub fn build(keys: &[&str]) -> Result<Table, String> {
+    if keys.len() > MAX_KEYS {
+        return Err(format!(
+            "{} names do not fit a lookup table (at most {MAX_KEYS})",
+            keys.len()
+        ));
+    }
+    let mut seen: std::collections::HashMap<u64, &str> = std::collections::HashMap::new();
+    for k in keys {
+        if let Some(other) = seen.insert(fnv1a(k.as_bytes()), k) {
+            return Err(if other == *k {
+                format!("name `{k}` appears twice in a lookup table")
+            } else {
+                format!("names `{other}` and `{k}` have the same hash")
+            });
+        }
+    }
     let n = keys.len().max(1);
     let mut m = (2 * n).next_power_of_two();
     loop {
@@ -57,9 +82,12 @@ pub fn build(keys: &[&str]) -> Table {
             break;
         }
         if ok {
-            return Table { disp, slots };
+            return Ok(Table { disp, slots });
         }
         m *= 2;
+        if m > MAX_SLOTS {
+            return Err(format!("no perfect hash for {} names", keys.len()));
+        }
     }
 }
 
@@ -112,7 +140,7 @@ mod tests {
     fn every_key_has_its_own_slot() {
         let keys: Vec<String> = (0..900).map(|i| format!("vkCommand{i}")).collect();
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let t = build(&refs);
+        let t = build(&refs).unwrap();
         for (i, k) in refs.iter().enumerate() {
             let h = fnv1a(k.as_bytes());
             let d = t.disp[(h % t.disp.len() as u64) as usize];
@@ -121,5 +149,19 @@ mod tests {
                 i as u16
             );
         }
+    }
+
+    #[test]
+    fn duplicate_keys_and_overflow_are_errors() {
+        assert!(build(&["vkA", "vkB", "vkA"]).unwrap_err().contains("twice"));
+        let keys: Vec<String> = (0..=MAX_KEYS).map(|i| format!("vkCommand{i}")).collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        assert!(build(&refs).unwrap_err().contains("do not fit"));
+        // The largest table that fits still gives every key its own slot.
+        let t = build(&refs[..MAX_KEYS]).unwrap();
+        assert!(t
+            .slots
+            .iter()
+            .all(|&s| s == u16::MAX || (s as usize) < MAX_KEYS));
     }
 }

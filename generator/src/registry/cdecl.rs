@@ -18,6 +18,26 @@ pub enum Token {
     Punct(char),
 }
 
+/// A token as the registry wrote it, for messages: `'-'`, `` `foo` ``, `<type>Foo</type>`, or the
+/// end of the declaration (never Rust's `Some(Punct('-'))`).
+pub fn describe(t: Option<&Token>) -> String {
+    fn clip(s: &str) -> String {
+        match s.char_indices().nth(80) {
+            Some((i, _)) => format!("{}…", &s[..i]),
+            None => s.to_owned(),
+        }
+    }
+    match t {
+        None => "end of declaration".to_owned(),
+        Some(Token::Punct(c)) => format!("'{c}'"),
+        Some(Token::Number(n)) => n.to_string(),
+        Some(Token::Word(w)) => format!("`{}`", clip(w)),
+        Some(Token::Type(w)) => format!("<type>{}</type>", clip(w)),
+        Some(Token::Name(w)) => format!("<name>{}</name>", clip(w)),
+        Some(Token::Enum(w)) => format!("<enum>{}</enum>", clip(w)),
+    }
+}
+
 /// Turns the children of an element into tokens; `<comment>` children are dropped.
 pub fn tokenize(node: roxmltree::Node) -> Vec<Token> {
     let mut out = Vec::new();
@@ -108,7 +128,7 @@ pub fn parse_decl(tokens: &[Token]) -> Result<(String, CType), String> {
                 let len = match tokens.get(i + 1) {
                     Some(Token::Number(n)) => ArrayLen::Literal(*n),
                     Some(Token::Enum(e)) | Some(Token::Word(e)) => ArrayLen::Constant(e.clone()),
-                    other => return Err(format!("unexpected array length {other:?}")),
+                    other => return Err(format!("unexpected array length {}", describe(other))),
                 };
                 if tokens.get(i + 2) != Some(&Token::Punct(']')) {
                     return Err("unterminated array length".into());
@@ -121,10 +141,10 @@ pub fn parse_decl(tokens: &[Token]) -> Result<(String, CType), String> {
                     ty.bitfield = Some(*n as u8);
                     i += 1;
                 }
-                other => return Err(format!("bad bitfield width {other:?}")),
+                other => return Err(format!("bad bitfield width {}", describe(other))),
             },
             Token::Punct(';') | Token::Punct(',') => {}
-            other => return Err(format!("unexpected {other:?}")),
+            other => return Err(format!("unexpected {}", describe(Some(other)))),
         }
         i += 1;
     }
@@ -153,7 +173,12 @@ pub fn parse_old_funcpointer(tokens: &[Token]) -> Result<(String, CType, Vec<Fie
             Token::Word(w) if w == "const" => ret.base_const = true,
             Token::Type(t) | Token::Word(t) => ret.base = t.clone(),
             Token::Punct('*') => ret.pointers.push(false),
-            other => return Err(format!("unexpected {other:?} in return type")),
+            other => {
+                return Err(format!(
+                    "unexpected {} in return type",
+                    describe(Some(other))
+                ))
+            }
         }
     }
     let name = tokens

@@ -8,6 +8,10 @@
 
 pub mod cdecl;
 pub mod depends;
+pub mod text;
+
+use text::{attribute_bomb, normalize_newlines};
+pub use text::{LineIndex, MAX_ATTRIBUTES};
 
 use std::path::{Path, PathBuf};
 
@@ -26,11 +30,11 @@ pub struct Loaded {
 
 /// Reads and parses `vk_xml`, then lays `overlay` (our Android native-buffer description) over it.
 pub fn load(vk_xml: &Path, overlay: Option<&Path>) -> Result<Loaded> {
-    let bytes = std::fs::read(vk_xml).map_err(|e| Error::io(vk_xml, e))?;
+    let bytes = read_registry(vk_xml)?;
     let mut warnings = Vec::new();
     let mut registry = parse_str(decode(&bytes, vk_xml)?, vk_xml, &mut warnings)?;
     if let Some(path) = overlay {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = read_registry(path)?;
         let over = parse_str(decode(&bytes, path)?, path, &mut warnings)?;
         overlay_from(&mut registry, over, vk_xml, path)?;
     } else {
@@ -51,6 +55,38 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Largest registry file vkgen reads (vk.xml 1.4 is about 3.3 MB).
 pub const MAX_REGISTRY_BYTES: usize = 64 << 20;
 
+/// Reads a registry file of at most [`MAX_REGISTRY_BYTES`]: a larger one (or an endless one such
+/// as `/dev/zero`) is refused after reading one byte past the limit, never read whole.
+pub fn read_registry(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    // The size from the metadata is only a hint (a FIFO has none; a file may grow): the bounded
+    // read below is what enforces the limit.
+    let hint = file.metadata().map_or(0, |m| m.len());
+    if hint > MAX_REGISTRY_BYTES as u64 {
+        return Err(too_big(path, hint));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    file.take(MAX_REGISTRY_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() > MAX_REGISTRY_BYTES {
+        return Err(too_big(path, bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+fn too_big(path: &Path, len: u64) -> Error {
+    Error::Xml {
+        path: path.to_owned(),
+        line: 1,
+        col: 1,
+        message: format!(
+            "file is at least {len} bytes; registries over {MAX_REGISTRY_BYTES} bytes are refused"
+        ),
+    }
+}
+
 /// The registry text, or `FILE:LINE:COL` of the first byte that is not UTF-8.
 pub fn decode<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str> {
     if bytes.len() > MAX_REGISTRY_BYTES {
@@ -66,14 +102,15 @@ pub fn decode<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str> {
     }
     std::str::from_utf8(bytes).map_err(|e| {
         let good = &bytes[..e.valid_up_to()];
-        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        // The prefix is valid UTF-8, so counting characters is exact.
-        let col = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+        // The prefix is valid UTF-8; lines end at LF, CR LF or a lone CR, as XML reads them.
+        let (line, col) = match std::str::from_utf8(good) {
+            Ok(t) => LineIndex::new(t).line_col(good.len()),
+            Err(_) => (1, 1),
+        };
         Error::Xml {
             path: path.to_owned(),
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            col: u32::try_from(col).unwrap_or(u32::MAX),
+            line,
+            col,
             message: format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()]),
         }
     })
@@ -102,13 +139,28 @@ pub fn overlay_from(
         constants: over.constants.keys().cloned().collect(),
         features: over.features.iter().map(|f| f.name.clone()).collect(),
     };
+    check_overlay(base, &over, base_path, over_path)?;
     apply_overlay(base, over);
     base.overlay_origin = Some(origin);
     finish(base, base_path)
 }
 
-/// Parses registry text without overlay or validation.
+/// Parses registry text without overlay or validation. A second definition of a type, command,
+/// API constant, `<enums>` block, enumerant, feature or extension is an error naming both places,
+/// unless it is identical to the first (vk.xml repeats some definitions verbatim).
 pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Registry> {
+    let source_sha256 = sha256_hex(text.as_bytes());
+    let text = &*normalize_newlines(text);
+    let index = LineIndex::new(text);
+    if let Some(at) = attribute_bomb(text.as_bytes()) {
+        let (line, col) = index.line_col(at);
+        return Err(Error::Xml {
+            path: path.to_owned(),
+            line,
+            col,
+            message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
+        });
+    }
     let doc = Document::parse_with_options(
         text,
         roxmltree::ParsingOptions {
@@ -126,19 +178,7 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
         }
     })?;
     let root = doc.root_element();
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        )
-        .collect();
-    let cx = Cx {
-        path,
-        text,
-        line_starts,
-    };
+    let cx = Cx { path, index };
     if root.tag_name().name() != "registry" {
         return Err(cx.schema(
             root,
@@ -149,9 +189,13 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
         ));
     }
     let mut reg = Registry {
-        source_sha256: sha256_hex(text.as_bytes()),
+        source_sha256,
         ..Registry::default()
     };
+    // Extensions by name, so that a second definition is found without a quadratic scan.
+    let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
+        std::collections::HashMap::new();
+    let mut feature_at = extension_at.clone();
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {
@@ -161,6 +205,12 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                             continue;
                         }
                         let ty = cx.parse_type(t, warnings)?;
+                        if let Some(old) = reg.types.get(&ty.name) {
+                            if !same(old, &ty, |t| (t.line, t.col) = (0, 0)) {
+                                return Err(cx.redefined(t, "type", &ty.name, (old.line, old.col)));
+                            }
+                            continue;
+                        }
                         if ty.name == "VK_HEADER_VERSION" {
                             reg.header_version = header_version(t)
                                 .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
@@ -176,20 +226,33 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                         continue;
                     }
                     let cmd = cx.parse_command(c)?;
-                    if !reg.commands.contains_key(&cmd.name) {
-                        reg.command_order.push(cmd.name.clone());
+                    if let Some(old) = reg.commands.get(&cmd.name) {
+                        if !same(old, &cmd, |c| (c.line, c.col) = (0, 0)) {
+                            return Err(cx.redefined(c, "command", &cmd.name, (old.line, old.col)));
+                        }
+                        continue;
                     }
+                    reg.command_order.push(cmd.name.clone());
                     reg.commands.insert(cmd.name.clone(), cmd);
                 }
             }
             "feature" => {
                 if let Some(f) = cx.parse_feature(child, warnings)? {
+                    if let Some(&first) = feature_at.get(&f.name) {
+                        return Err(cx.redefined(child, "feature", &f.name, first));
+                    }
+                    feature_at.insert(f.name.clone(), (f.line, f.col));
                     reg.features.push(f);
                 }
             }
             "extensions" => {
                 for e in child.children().filter(|n| n.has_tag_name("extension")) {
-                    reg.extensions.push(cx.parse_extension(e, warnings)?);
+                    let x = cx.parse_extension(e, warnings)?;
+                    if let Some(&first) = extension_at.get(&x.name) {
+                        return Err(cx.redefined(e, "extension", &x.name, first));
+                    }
+                    extension_at.insert(x.name.clone(), (x.line, x.col));
+                    reg.extensions.push(x);
                 }
             }
             "comment" | "platforms" | "tags" | "formats" | "spirvextensions"
@@ -202,6 +265,179 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
         }
     }
     Ok(reg)
+}
+
+/// The member or parameter names of one declaration seen so far, with where each was declared:
+/// two fields of one name would make a struct or function the generated crate cannot compile.
+#[derive(Default)]
+struct FieldNames(std::collections::HashMap<String, (u32, u32)>);
+
+impl FieldNames {
+    fn check(&mut self, cx: &Cx, n: Node, owner: &str, what: &str, name: &str) -> Result<()> {
+        let at = cx.pos(n);
+        match self.0.insert(name.to_owned(), at) {
+            None => Ok(()),
+            Some((line, col)) => Err(cx.schema(
+                n,
+                format!(
+                    "{what} `{}` of `{}` is declared twice; the first is at {}:{line}:{col}",
+                    clip(name),
+                    clip(owner),
+                    cx.path.display()
+                ),
+            )),
+        }
+    }
+}
+
+/// Whether two definitions are the same once `strip` has cleared where each was written.
+fn same<T: Clone + PartialEq>(a: &T, b: &T, strip: impl Fn(&mut T)) -> bool {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    strip(&mut a);
+    strip(&mut b);
+    a == b
+}
+
+/// The extension the overlay describes: the only one it may define.
+pub const OVERLAY_EXTENSION: &str = "VK_ANDROID_native_buffer";
+
+/// The overlay may only add or replace what [`OVERLAY_EXTENSION`] defines: the extension itself,
+/// the types, commands and `<enums>` blocks its `<require>` blocks name, and new types those
+/// reference. Anything else it defines must be new and referenced, or identical to vk.xml's; the
+/// one exception is an opaque platform type (`AHardwareBuffer`) that the overlay declares as
+/// external where vk.xml declares it as an opaque `struct`. Errors are located in the overlay and
+/// name the vk.xml definition it would have replaced.
+fn check_overlay(
+    base: &Registry,
+    over: &Registry,
+    base_path: &Path,
+    over_path: &Path,
+) -> Result<()> {
+    use std::collections::BTreeSet;
+    let err = |(line, col): (u32, u32), message: String| Error::Schema {
+        path: over_path.to_owned(),
+        line,
+        col,
+        message,
+    };
+    let replaces = |what: &str, name: &str, first: Option<(u32, u32)>| {
+        match first {
+        Some((l, c)) => format!(
+            "the overlay may only define what {OVERLAY_EXTENSION} defines, but {what} `{}` replaces the one at {}:{l}:{c}",
+            clip(name),
+            base_path.display()
+        ),
+        None => format!(
+            "the overlay may only define what {OVERLAY_EXTENSION} defines, but {what} `{}` is not part of it",
+            clip(name)
+        ),
+    }
+    };
+    if let Some(f) = over.features.first() {
+        return Err(err((f.line, f.col), replaces("feature", &f.name, None)));
+    }
+    let mut req_types: BTreeSet<&str> = BTreeSet::new();
+    let mut req_commands: BTreeSet<&str> = BTreeSet::new();
+    for x in &over.extensions {
+        if x.name != OVERLAY_EXTENSION {
+            let first = base.extension(&x.name).map(|b| (b.line, b.col));
+            return Err(err((x.line, x.col), replaces("extension", &x.name, first)));
+        }
+        for r in &x.requires {
+            req_types.extend(r.types.iter().map(String::as_str));
+            req_commands.extend(r.commands.iter().map(String::as_str));
+        }
+    }
+    // Types the overlay's own extension types and commands mention.
+    let mut referenced: BTreeSet<&str> = BTreeSet::new();
+    for t in over
+        .types
+        .values()
+        .filter(|t| req_types.contains(t.name.as_str()))
+    {
+        if let TypeKind::Struct(a) | TypeKind::Union(a) = &t.kind {
+            referenced.extend(a.members.iter().map(|m| m.ty.base.as_str()));
+        }
+    }
+    for c in over
+        .commands
+        .values()
+        .filter(|c| req_commands.contains(c.name.as_str()))
+    {
+        referenced.extend(c.params.iter().map(|p| p.ty.base.as_str()));
+        referenced.insert(&c.ret.base);
+    }
+    let opaque = |k: &TypeKind| {
+        matches!(
+            k,
+            TypeKind::External
+                | TypeKind::Define
+                | TypeKind::Basetype {
+                    underlying: None,
+                    pointer: false
+                }
+        )
+    };
+    for t in over.types.values() {
+        if req_types.contains(t.name.as_str()) {
+            continue;
+        }
+        let ok = match base.types.get(&t.name) {
+            None => referenced.contains(t.name.as_str()),
+            Some(b) => {
+                same(b, t, |t| (t.line, t.col) = (0, 0))
+                    || (b.alias.is_none()
+                        && t.alias.is_none()
+                        && opaque(&b.kind)
+                        && t.kind == TypeKind::External
+                        && referenced.contains(t.name.as_str()))
+            }
+        };
+        if !ok {
+            let first = base.types.get(&t.name).map(|b| (b.line, b.col));
+            return Err(err((t.line, t.col), replaces("type", &t.name, first)));
+        }
+    }
+    for c in over.commands.values() {
+        let ok = req_commands.contains(c.name.as_str())
+            || base
+                .commands
+                .get(&c.name)
+                .is_some_and(|b| same(b, c, |c| (c.line, c.col) = (0, 0)));
+        if !ok {
+            let first = base.commands.get(&c.name).map(|b| (b.line, b.col));
+            return Err(err((c.line, c.col), replaces("command", &c.name, first)));
+        }
+    }
+    for g in over.enums.values() {
+        let ok = req_types.contains(g.name.as_str())
+            || base.enums.get(&g.name).is_some_and(|b| {
+                same(b, g, |g| {
+                    (g.line, g.col) = (0, 0);
+                    for v in &mut g.values {
+                        (v.line, v.col) = (0, 0);
+                    }
+                })
+            });
+        if !ok {
+            let first = base.enums.get(&g.name).map(|b| (b.line, b.col));
+            return Err(err(
+                (g.line, g.col),
+                replaces("<enums> block", &g.name, first),
+            ));
+        }
+    }
+    for k in over.constants.values() {
+        let ok = base
+            .constants
+            .get(&k.name)
+            .is_some_and(|b| same(b, k, |k| (k.line, k.col) = (0, 0)));
+        if !ok {
+            let first = base.constants.get(&k.name).map(|b| (b.line, b.col));
+            return Err(err((k.line, k.col), replaces("constant", &k.name, first)));
+        }
+    }
+    Ok(())
 }
 
 /// Replaces vk.xml's elements by the overlay's elements of the same name and adds new ones.
@@ -236,8 +472,21 @@ fn apply_overlay(base: &mut Registry, over: Registry) {
     base.features.extend(over.features);
 }
 
-/// Merges values that features and extensions add to enum groups, then checks references.
+/// Merges values that features and extensions add to enum groups, then checks references. A value
+/// added under a name its group already has must be the same value (vk.xml repeats some in several
+/// extensions' `<require>` blocks); a different one is an error naming both places.
 fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
+    let origin = reg.overlay_origin.clone();
+    // The file an extension (or, for `None`, a feature or `<enums>` block) was read from.
+    let file_of = |ext: Option<&String>, group: &str| -> PathBuf {
+        origin
+            .as_ref()
+            .filter(|o| match ext {
+                Some(x) => o.extensions.contains(x),
+                None => o.enums.contains(group),
+            })
+            .map_or_else(|| path.to_owned(), |o| o.path.clone())
+    };
     // Features add values with no owning extension; extensions tag theirs.
     let owners = reg
         .features
@@ -245,6 +494,9 @@ fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
         .map(|f| (None, &f.requires))
         .chain(reg.extensions.iter().map(|x| (Some(&x.name), &x.requires)));
     let mut additions: Vec<(String, EnumValue)> = Vec::new();
+    // Values that features and extensions define outside any group (spec versions, names).
+    let mut literals: std::collections::HashMap<&str, (&str, Option<&String>, u32, u32)> =
+        std::collections::HashMap::new();
     for (owner, requires) in owners {
         for e in requires.iter().flat_map(|r| &r.enums) {
             if let (Some(group), Some(v)) = (&e.extends, &e.value) {
@@ -256,23 +508,77 @@ fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
                     col: e.col,
                 };
                 additions.push((group.clone(), value));
+            } else if let (None, Some(lit)) = (&e.extends, &e.literal) {
+                match literals.get(e.name.as_str()) {
+                    Some(&(first, first_owner, line, col)) if first != lit => {
+                        return Err(Error::Schema {
+                            path: file_of(owner, ""),
+                            line: e.line,
+                            col: e.col,
+                            message: format!(
+                                "enum `{}` is defined again, differently; the first definition is at {}:{line}:{col}",
+                                clip(&e.name),
+                                file_of(first_owner, "").display()
+                            ),
+                        });
+                    }
+                    Some(_) => {}
+                    None => {
+                        literals.insert(&e.name, (lit, owner, e.line, e.col));
+                    }
+                }
             }
         }
     }
     // Names already in each group, so that merging stays linear in the registry's size.
-    let mut present: std::collections::HashMap<String, std::collections::HashSet<String>> =
+    let mut present: std::collections::HashMap<String, std::collections::HashMap<String, usize>> =
         std::collections::HashMap::new();
     for (group, value) in additions {
         if let Some(g) = reg.enums.get_mut(&group) {
-            let names = present
-                .entry(group)
-                .or_insert_with(|| g.values.iter().map(|v| v.name.clone()).collect());
-            if names.insert(value.name.clone()) {
-                g.values.push(value);
+            let names = present.entry(group).or_insert_with(|| {
+                g.values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v.name.clone(), i))
+                    .collect()
+            });
+            match names.get(&value.name) {
+                None => {
+                    names.insert(value.name.clone(), g.values.len());
+                    g.values.push(value);
+                }
+                Some(&i) => {
+                    let old = &g.values[i];
+                    if !same_enum_value(&old.value, &value.value) {
+                        return Err(Error::Schema {
+                            path: file_of(value.extension.as_ref(), &g.name),
+                            line: value.line,
+                            col: value.col,
+                            message: format!(
+                                "enum `{}` of {} is defined again, differently; the first definition is at {}:{}:{}",
+                                clip(&value.name),
+                                g.name,
+                                file_of(old.extension.as_ref(), &g.name).display(),
+                                old.line,
+                                old.col
+                            ),
+                        });
+                    }
+                }
             }
         }
     }
     validate(reg, path)
+}
+
+/// Two spellings of one enumerant value: equal, or `bitpos="b"` and `value="1<<b"`.
+fn same_enum_value(a: &EnumVal, b: &EnumVal) -> bool {
+    let bits = |v: &EnumVal| match v {
+        EnumVal::Value(x) => Some(*x),
+        EnumVal::Bitpos(p) => 1i64.checked_shl(*p),
+        EnumVal::Alias(_) => None,
+    };
+    a == b || matches!((bits(a), bits(b)), (Some(x), Some(y)) if x == y)
 }
 
 fn validate(reg: &Registry, path: &Path) -> Result<()> {
@@ -304,6 +610,24 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
         name: name.to_owned(),
     };
     check_aliases(reg, path)?;
+    // The generated lookups hash every command and extension name into `u16` slots.
+    let max = crate::emit::phf::MAX_KEYS;
+    if let Some(c) = reg.command_order.get(max).and_then(|n| reg.commands.get(n)) {
+        return Err(schema(
+            command_file(&c.name),
+            c.line,
+            c.col,
+            format!("more than {max} commands: the generated lookup holds at most {max}"),
+        ));
+    }
+    if let Some(x) = reg.extensions.get(max) {
+        return Err(schema(
+            file(|o| &o.extensions, &x.name),
+            x.line,
+            x.col,
+            format!("more than {max} extensions: the generated lookup holds at most {max}"),
+        ));
+    }
     let known_type = |n: &str| reg.types.contains_key(n) || reg.enums.contains_key(n);
     for ty in reg.types.values() {
         if let Some(a) = &ty.alias {
@@ -451,7 +775,93 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
                 .map_err(|m| schema(file(|o| &o.enums, &g.name), v.line, v.col, m))?;
         }
     }
+    for ty in reg.types.values() {
+        if let TypeKind::Handle {
+            parent: Some(parents),
+            ..
+        } = &ty.kind
+        {
+            for p in parents.split(',').map(str::trim) {
+                if !matches!(
+                    reg.resolve_type(p).map(|t| &t.kind),
+                    Some(TypeKind::Handle { .. })
+                ) {
+                    return Err(dangling(
+                        type_file(&ty.name),
+                        (ty.line, ty.col),
+                        format!("<type name=\"{}\"> parent", ty.name),
+                        "handle",
+                        p,
+                    ));
+                }
+            }
+        }
+    }
+    if let Some((ty, cycle)) = containment_cycle(reg) {
+        return Err(schema(
+            type_file(&ty.name),
+            ty.line,
+            ty.col,
+            format!(
+                "`{}` contains itself by value ({}); it would have infinite size",
+                ty.name,
+                cycle.join(" → ")
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// A struct or union that contains itself through members that are not pointers (directly or
+/// through other structures), with the chain of type names; iterative (hostile nesting is deep).
+fn containment_cycle(reg: &Registry) -> Option<(&Type, Vec<String>)> {
+    let inner = |t: &Type| -> Vec<&str> {
+        match &t.kind {
+            TypeKind::Struct(a) | TypeKind::Union(a) => a
+                .members
+                .iter()
+                .filter(|m| m.ty.pointers.is_empty())
+                .filter_map(|m| reg.resolve_type(&m.ty.base))
+                .filter(|t| matches!(t.kind, TypeKind::Struct(_) | TypeKind::Union(_)))
+                .map(|t| t.name.as_str())
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    // 0 = unvisited, 1 = on the current path, 2 = done.
+    let mut state: std::collections::HashMap<&str, u8> = std::collections::HashMap::new();
+    for start in reg.types.values().filter(|t| t.alias.is_none()) {
+        if state.contains_key(start.name.as_str()) {
+            continue;
+        }
+        let mut path: Vec<(&str, Vec<&str>)> = vec![(start.name.as_str(), inner(start))];
+        state.insert(&start.name, 1);
+        while let Some((name, todo)) = path.last_mut() {
+            let name: &str = name;
+            match todo.pop() {
+                None => {
+                    state.insert(name, 2);
+                    path.pop();
+                }
+                Some(next) => match state.get(next) {
+                    Some(1) => {
+                        let from = path.iter().position(|(n, _)| *n == next).unwrap_or(0);
+                        let mut cycle: Vec<String> =
+                            path[from..].iter().map(|(n, _)| (*n).to_owned()).collect();
+                        cycle.push(next.to_owned());
+                        return reg.types.get(next).map(|t| (t, cycle));
+                    }
+                    Some(_) => {}
+                    None => {
+                        state.insert(next, 1);
+                        let t = reg.types.get(next).map(&inner).unwrap_or_default();
+                        path.push((next, t));
+                    }
+                },
+            }
+        }
+    }
+    None
 }
 
 /// An enumerant must be representable in its group: `int` for enums, 32 or 64 bits for flags.
@@ -469,7 +879,12 @@ fn check_enum_range(g: &EnumGroup, name: &str, v: &EnumVal) -> std::result::Resu
         Ok(())
     } else {
         Err(format!(
-            "{name}: value {v:?} does not fit {} {}",
+            "{name}: value {} does not fit {} {}",
+            match v {
+                EnumVal::Value(x) => x.to_string(),
+                EnumVal::Bitpos(b) => format!("bitpos {b}"),
+                EnumVal::Alias(a) => format!("alias {}", clip(a)),
+            },
             if g.bitmask { "flags" } else { "enum" },
             g.name
         ))
@@ -575,15 +990,26 @@ fn header_version(n: Node) -> Option<u32> {
 
 struct Cx<'a> {
     path: &'a Path,
-    text: &'a str,
-    /// Byte offset of each line start: roxmltree's `text_pos_at` rescans from the top each call.
-    line_starts: Vec<usize>,
+    /// Positions: roxmltree's `text_pos_at` rescans from the top of the text each call.
+    index: LineIndex<'a>,
 }
 
 impl Cx<'_> {
     fn line(&self, n: Node) -> u32 {
-        let pos = n.range().start;
-        self.line_starts.partition_point(|&s| s <= pos) as u32
+        self.index.line(n.range().start)
+    }
+
+    /// `element `name` is defined again differently; first defined at FILE:LINE:COL`, located at
+    /// the second definition.
+    fn redefined(&self, n: Node, what: &str, name: &str, (line, col): (u32, u32)) -> Error {
+        self.schema(
+            n,
+            format!(
+                "{what} `{}` is defined again, differently; the first definition is at {}:{line}:{col}",
+                clip(name),
+                self.path.display()
+            ),
+        )
     }
 
     /// Literal array dimensions must be in `1..=MAX_ARRAY_LEN`; named ones are checked once the
@@ -601,14 +1027,7 @@ impl Cx<'_> {
 
     /// `(line, column)` of the node's start; the column counts characters, as roxmltree's do.
     fn pos(&self, n: Node) -> (u32, u32) {
-        let at = n.range().start;
-        let line = self.line_starts.partition_point(|&s| s <= at);
-        let start = self.line_starts[line.saturating_sub(1)];
-        let col = self
-            .text
-            .get(start..at)
-            .map_or(1, |t| t.chars().count() + 1);
-        (line as u32, u32::try_from(col).unwrap_or(u32::MAX))
+        self.index.line_col(n.range().start)
     }
 
     fn schema(&self, n: Node, message: String) -> Error {
@@ -717,11 +1136,14 @@ impl Cx<'_> {
             Some("enum") => TypeKind::Enum,
             Some(c @ ("struct" | "union")) => {
                 let mut members = Vec::new();
+                let mut seen = FieldNames::default();
                 for m in t.children().filter(|n| n.has_tag_name("member")) {
                     if !api_matches(m) {
                         continue;
                     }
-                    members.push(self.parse_field(m)?);
+                    let field = self.parse_field(m)?;
+                    seen.check(self, m, &name, "member", &field.name)?;
+                    members.push(field);
                 }
                 let agg = Aggregate {
                     members,
@@ -742,16 +1164,21 @@ impl Cx<'_> {
                     let (_, ret) = cdecl::parse_proto(&cdecl::tokenize(proto))
                         .map_err(|m| self.schema(proto, m))?;
                     let mut params = Vec::new();
+                    let mut seen = FieldNames::default();
                     for p in t.children().filter(|c| c.has_tag_name("param")) {
-                        params.push(self.parse_field(p)?);
+                        let field = self.parse_field(p)?;
+                        seen.check(self, p, &name, "parameter", &field.name)?;
+                        params.push(field);
                     }
                     TypeKind::Funcpointer { ret, params }
                 } else {
                     let (_, ret, params) = cdecl::parse_old_funcpointer(&cdecl::tokenize(t))
                         .map_err(|m| self.schema(t, m))?;
+                    let mut seen = FieldNames::default();
                     for p in &params {
                         self.check_name(t, "parameter", &p.name, &names::field_name(&p.name))?;
                         self.check_array(t, &p.name, &p.ty)?;
+                        seen.check(self, t, &name, "parameter", &p.name)?;
                     }
                     TypeKind::Funcpointer { ret, params }
                 }
@@ -800,17 +1227,21 @@ impl Cx<'_> {
                 let cname = self.name_of(e)?;
                 self.check_name(e, "constant", &cname, &names::constant_name(&cname))?;
                 let (line, col) = self.pos(e);
-                reg.constants.insert(
-                    cname.clone(),
-                    Constant {
-                        name: cname,
-                        ty: e.attribute("type").unwrap_or("uint32_t").to_owned(),
-                        value: e.attribute("value").unwrap_or("").to_owned(),
-                        alias: e.attribute("alias").map(str::to_owned),
-                        line,
-                        col,
-                    },
-                );
+                let k = Constant {
+                    name: cname.clone(),
+                    ty: e.attribute("type").unwrap_or("uint32_t").to_owned(),
+                    value: e.attribute("value").unwrap_or("").to_owned(),
+                    alias: e.attribute("alias").map(str::to_owned),
+                    line,
+                    col,
+                };
+                if let Some(old) = reg.constants.get(&cname) {
+                    if !same(old, &k, |k| (k.line, k.col) = (0, 0)) {
+                        return Err(self.redefined(e, "constant", &cname, (old.line, old.col)));
+                    }
+                    continue;
+                }
+                reg.constants.insert(cname, k);
             }
             return Ok(());
         }
@@ -827,7 +1258,8 @@ impl Cx<'_> {
                 false
             }
         };
-        let mut values = Vec::new();
+        let mut values: Vec<EnumValue> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for e in n.children().filter(|c| c.has_tag_name("enum")) {
             if !api_matches(e) {
                 continue;
@@ -838,6 +1270,14 @@ impl Cx<'_> {
                 .enum_val(e, None)?
                 .ok_or_else(|| self.schema(e, format!("enum {vname} has no value")))?;
             let (line, col) = self.pos(e);
+            if let Some(&i) = index.get(&vname) {
+                let old = &values[i];
+                if old.value != value {
+                    return Err(self.redefined(e, "enum", &vname, (old.line, old.col)));
+                }
+                continue;
+            }
+            index.insert(vname.clone(), values.len());
             values.push(EnumValue {
                 name: vname,
                 value,
@@ -846,15 +1286,28 @@ impl Cx<'_> {
                 col,
             });
         }
-        reg.enums.insert(
-            name.to_owned(),
-            EnumGroup {
-                name: name.to_owned(),
-                bitmask,
-                width64: n.attribute("bitwidth") == Some("64"),
-                values,
-            },
-        );
+        let (line, col) = self.pos(n);
+        let group = EnumGroup {
+            name: name.to_owned(),
+            bitmask,
+            width64: n.attribute("bitwidth") == Some("64"),
+            values,
+            line,
+            col,
+        };
+        if let Some(old) = reg.enums.get(name) {
+            let strip = |g: &mut EnumGroup| {
+                (g.line, g.col) = (0, 0);
+                for v in &mut g.values {
+                    (v.line, v.col) = (0, 0);
+                }
+            };
+            if !same(old, &group, strip) {
+                return Err(self.redefined(n, "<enums> block", name, (old.line, old.col)));
+            }
+            return Ok(());
+        }
+        reg.enums.insert(name.to_owned(), group);
         Ok(())
     }
 
@@ -948,11 +1401,14 @@ impl Cx<'_> {
             cdecl::parse_proto(&cdecl::tokenize(proto)).map_err(|m| self.schema(proto, m))?;
         self.check_name(proto, "command", &name, &names::command_field(&name))?;
         let mut params = Vec::new();
+        let mut seen = FieldNames::default();
         for p in c.children().filter(|n| n.has_tag_name("param")) {
             if !api_matches(p) {
                 continue;
             }
-            params.push(self.parse_field(p)?);
+            let field = self.parse_field(p)?;
+            seen.check(self, p, &name, "parameter", &field.name)?;
+            params.push(field);
         }
         let codes = |a: &str| -> Vec<String> {
             c.attribute(a)

@@ -1,0 +1,188 @@
+//! Positions in registry text, computed in time linear in its size: line and column lookups that
+//! never rescan a line, XML end-of-line normalisation, and the attribute-count check that runs
+//! before roxmltree (whose duplicate-attribute check is quadratic per element).
+
+/// Line and column of byte offsets in a text, in `O(log lines + BLOCK)` per lookup after one
+/// linear pass: line starts are a sorted table (binary search), and columns count characters from
+/// the nearest [`LineIndex::BLOCK`]-byte checkpoint instead of from the start of a (possibly
+/// 60 MB long) line. Lines end at LF, CR LF or a lone CR (XML's end-of-line handling).
+pub struct LineIndex<'a> {
+    text: &'a [u8],
+    /// Byte offset of each line start.
+    line_starts: Vec<usize>,
+    /// Characters in `text[..k * BLOCK]`, for every `k`.
+    block_chars: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Bytes between character-count checkpoints.
+    pub const BLOCK: usize = 4096;
+
+    pub fn new(text: &'a str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        for (i, &b) in bytes.iter().enumerate() {
+            let ends = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            if ends {
+                line_starts.push(i + 1);
+            }
+        }
+        let mut block_chars = Vec::with_capacity(bytes.len() / Self::BLOCK + 1);
+        let mut chars = 0;
+        for block in bytes.chunks(Self::BLOCK) {
+            block_chars.push(chars);
+            chars += count_chars(block);
+        }
+        block_chars.push(chars);
+        LineIndex {
+            text: bytes,
+            line_starts,
+            block_chars,
+        }
+    }
+
+    /// Characters before byte `at` (clamped to the text).
+    fn chars_before(&self, at: usize) -> usize {
+        let at = at.min(self.text.len());
+        let block = at / Self::BLOCK;
+        self.block_chars[block] + count_chars(&self.text[block * Self::BLOCK..at])
+    }
+
+    /// 1-based line of byte `at`.
+    pub fn line(&self, at: usize) -> u32 {
+        let line = self.line_starts.partition_point(|&s| s <= at);
+        u32::try_from(line).unwrap_or(u32::MAX)
+    }
+
+    /// 1-based `(line, column)` of byte `at`; the column counts characters, as roxmltree's do.
+    pub fn line_col(&self, at: usize) -> (u32, u32) {
+        let line = self.line_starts.partition_point(|&s| s <= at);
+        let start = self.line_starts[line.saturating_sub(1)];
+        let col = self.chars_before(at) - self.chars_before(start) + 1;
+        (
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(col).unwrap_or(u32::MAX),
+        )
+    }
+}
+
+/// Characters in a slice of UTF-8 text that may start or end inside a character: the bytes that
+/// are not continuation bytes.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xc0 != 0x80).count()
+}
+
+/// XML end-of-line handling done before parsing (CR LF and lone CR become LF), so that roxmltree's
+/// own error positions count CR-only lines too. vk.xml uses LF only and is borrowed unchanged.
+pub(super) fn normalize_newlines(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        text.into()
+    }
+}
+
+/// Most attributes one element may have (vk.xml's elements have at most a dozen). roxmltree checks
+/// each new attribute against all earlier ones of its element, so an element with 100,000
+/// attributes takes minutes to parse: this is checked first, in one linear scan.
+pub const MAX_ATTRIBUTES: usize = 256;
+
+/// The byte offset of the first tag with more than [`MAX_ATTRIBUTES`] attributes (counted as `=`
+/// outside quoted values), if any. A DTD's internal subset counts as one tag, since the entities
+/// it declares may expand to elements. Linear in the text; malformed text is left to roxmltree.
+pub(super) fn attribute_bomb(text: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(off) = text[i..].iter().position(|&b| b == b'<') {
+        let start = i + off;
+        let rest = &text[start..];
+        let skip_to = |end: &[u8]| {
+            rest.windows(end.len())
+                .position(|w| w == end)
+                .map_or(text.len(), |p| start + p + end.len())
+        };
+        if rest.starts_with(b"<!--") {
+            i = skip_to(b"-->");
+        } else if rest.starts_with(b"<![CDATA[") {
+            i = skip_to(b"]]>");
+        } else if rest.starts_with(b"<?") {
+            i = skip_to(b"?>");
+        } else {
+            // A start tag, end tag or declaration: up to the first `>` outside quotes (and, in a
+            // `<!DOCTYPE … [ … ]>`, outside the brackets).
+            let (mut quote, mut depth, mut equals) = (None, 0usize, 0usize);
+            let mut j = start + 1;
+            while j < text.len() {
+                let b = text[j];
+                match quote {
+                    Some(q) if b == q => quote = None,
+                    Some(_) => {}
+                    None => match b {
+                        b'"' | b'\'' => quote = Some(b),
+                        b'[' => depth += 1,
+                        b']' => depth = depth.saturating_sub(1),
+                        b'=' => equals += 1,
+                        b'>' if depth == 0 => break,
+                        _ => {}
+                    },
+                }
+                if quote.is_some() && b == b'=' && rest.starts_with(b"<!") {
+                    // Entity values may hold markup with attributes.
+                    equals += 1;
+                }
+                j += 1;
+            }
+            if equals > MAX_ATTRIBUTES {
+                return Some(start);
+            }
+            i = j + 1;
+        }
+        if i >= text.len() {
+            break;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_counts_lf_crlf_and_lone_cr() {
+        let text = "a\nbc\r\nd\re\u{e9}f";
+        let ix = LineIndex::new(text);
+        assert_eq!(ix.line_col(0), (1, 1));
+        assert_eq!(ix.line_col(3), (2, 2));
+        assert_eq!(ix.line_col(6), (3, 1));
+        assert_eq!(ix.line_col(8), (4, 1));
+        // After a two-byte character the column counts characters, not bytes.
+        assert_eq!(ix.line_col(text.len() - 1), (4, 3));
+    }
+
+    #[test]
+    fn line_index_columns_do_not_rescan_the_line() {
+        // One 1 MB line of multi-byte characters: every lookup counts at most one block from its
+        // checkpoint, so 10,000 lookups touch ~40 MB, not 10,000 × 1 MB.
+        let text = "\u{e9}".repeat(1 << 19);
+        let ix = LineIndex::new(&text);
+        for k in 0..10_000usize {
+            let at = (k * 104) & !1;
+            assert_eq!(ix.line_col(at), (1, (at / 2 + 1) as u32));
+        }
+        assert_eq!(
+            ix.block_chars.len(),
+            text.len().div_ceil(LineIndex::BLOCK) + 1
+        );
+    }
+
+    #[test]
+    fn attribute_bomb_is_found_in_one_pass() {
+        let many: String = (0..=MAX_ATTRIBUTES).map(|i| format!(" a{i}='='")).collect();
+        let text = format!("<?xml version=\"1.0\"?><!-- a=b --><r x=\"1\"><e{many}/></r>");
+        assert_eq!(attribute_bomb(text.as_bytes()), text.find("<e"));
+        let few: String = (0..MAX_ATTRIBUTES)
+            .map(|i| format!(" a{i}=\">\""))
+            .collect();
+        assert_eq!(attribute_bomb(format!("<r{few}/>").as_bytes()), None);
+    }
+}
