@@ -9,7 +9,7 @@
     clippy::unused_unit,
     unused_unsafe
 )]
-use core::ffi::{c_char, CStr};
+use core::ffi::CStr;
 use crate::commands::{CommandId, Level};
 use crate::extensions::ExtensionId;
 use crate::vk;

@@ -837,7 +837,7 @@ fn child(which: &str) {
     let push: [u32; 3] = [alu_n, iters, seed];
     let push_bytes: Vec<u8> = push.iter().flat_map(|w| w.to_ne_bytes()).collect();
 
-    // SAFETY (this whole block): every handle is created from `device` here, used by this
+    // SAFETY: (this whole block) every handle is created from `device` here, used by this
     // thread only, and destroyed at the end of the block after the device is idle; create infos
     // and the arrays they point to outlive their calls.
     let (alu_gpu_ms, alu_wall_ms, alu_ok, submit) = unsafe {

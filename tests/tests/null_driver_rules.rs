@@ -36,16 +36,16 @@ fn loader_rules_on_the_null_hal_driver() {
         // VK_INCOMPLETE with a short array.
         let enumerate = instance.fp_v1_0().enumerate_physical_devices;
         let mut count = 0u32;
-        // SAFETY: count query.
         assert_eq!(
+            // SAFETY: count query.
             unsafe { enumerate(instance.handle(), &mut count, std::ptr::null_mut()) },
             vk::Result::SUCCESS
         );
         assert_eq!(count, 1, "the null driver has one physical device");
         let mut zero = 0u32;
         let mut none = [vk::PhysicalDevice::null(); 1];
-        // SAFETY: a zero-capacity array.
         assert_eq!(
+            // SAFETY: a zero-capacity array.
             unsafe { enumerate(instance.handle(), &mut zero, none.as_mut_ptr()) },
             vk::Result::INCOMPLETE
         );

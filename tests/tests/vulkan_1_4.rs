@@ -153,8 +153,8 @@ fn vulkan_1_4_commands_through_the_trampolines_on_a_1_4_device() {
                 device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
             }
             .unwrap();
-            // SAFETY: offset 64 of the same allocation.
             assert_eq!(
+                // SAFETY: offset 64 of the same allocation.
                 unsafe { p0.cast::<u8>().add(64).cast::<u32>().read_unaligned() },
                 0xA11CE
             );

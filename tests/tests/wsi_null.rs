@@ -591,8 +591,8 @@ fn null_shared_presentable_image() {
                 let (i, _) = wsi.acquire(sc, fence, u64::MAX).unwrap();
                 assert_eq!(i, 0);
                 assert_eq!(wsi.present(sc, 0), vk::Result::SUCCESS);
-                // SAFETY: a live swapchain of this device.
                 assert_eq!(
+                    // SAFETY: a live swapchain of this device.
                     unsafe { status_fn(wsi.device.handle(), sc) },
                     vk::Result::SUCCESS
                 );
@@ -693,8 +693,8 @@ fn null_display_timing() {
         let b = wsi
             .create_swapchain(&wsi.swapchain_info(surface).old_swapchain(sc))
             .unwrap();
-        // SAFETY: as above.
         assert_eq!(
+            // SAFETY: a live swapchain.
             unsafe { timing.get_past_presentation_timing(sc) }.err(),
             Some(vk::Result::ERROR_OUT_OF_DATE_KHR)
         );

@@ -23,7 +23,7 @@
 //! that no panic crosses `extern` boundaries.
 
 use std::ffi::{c_char, c_int, CStr};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use vkgen_abi::guard::guard;
 
 use ash::vk;
 use vkgen_abi::hal::{
@@ -85,8 +85,8 @@ pub unsafe fn hal_open(
     out: *mut *mut HwDevice,
     device: *const HwvulkanDevice,
 ) -> c_int {
-    let r = catch_unwind(AssertUnwindSafe(|| {
-        init_logging();
+    init_logging();
+    guard("hw_module_methods_t::open", -libc::EIO, || {
         if out.is_null() || id.is_null() {
             return -libc::EINVAL;
         }
@@ -101,8 +101,7 @@ pub unsafe fn hal_open(
             unsafe { *out = std::ptr::null_mut() };
             -libc::ENOENT
         }
-    }));
-    r.unwrap_or(-libc::EIO)
+    })
 }
 
 /// Installs a stderr logger when `VKGEN_LOG` is set (env_logger filter syntax), once per driver
@@ -111,12 +110,22 @@ pub unsafe fn hal_open(
 pub fn init_logging() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        // The generated entry points' guard reports through this, as every other guard does.
+        let _ = gen::PANIC_REPORT.set(report_panic);
         if std::env::var_os("VKGEN_LOG").is_some() {
             // Fails only when the process installed a logger first; that one then gets our records.
             let _ = env_logger::Builder::from_env(env_logger::Env::new().filter("VKGEN_LOG"))
                 .try_init();
         }
     });
+}
+
+/// A panic caught at a generated entry point: logged as the boundary guard logs its own.
+fn report_panic(command: &'static str, payload: &(dyn std::any::Any + Send)) {
+    log::error!(
+        "panic in {command}: {}",
+        vkgen_abi::guard::panic_message(payload)
+    );
 }
 
 /// The `extern` functions behind the exports, generic over the driver.
@@ -184,23 +193,26 @@ pub mod entry {
     /// # Safety
     /// `p_version` is null or valid for reads and writes.
     pub unsafe extern "system" fn negotiate<D: DriverModule>(p_version: *mut u32) -> vk::Result {
-        let r = catch_unwind(AssertUnwindSafe(|| {
-            init_logging();
-            if p_version.is_null() {
-                return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
-            }
-            // SAFETY: non-null in/out pointer from the loader.
-            let loader = unsafe { *p_version };
-            let ours = D::max_icd_interface_version()
-                .clamp(MIN_ICD_INTERFACE_VERSION, MAX_ICD_INTERFACE_VERSION);
-            if loader < MIN_ICD_INTERFACE_VERSION {
-                return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
-            }
-            // SAFETY: as above.
-            unsafe { *p_version = loader.min(ours) };
-            vk::Result::SUCCESS
-        }));
-        r.unwrap_or(vk::Result::ERROR_INCOMPATIBLE_DRIVER)
+        init_logging();
+        guard(
+            "vk_icdNegotiateLoaderICDInterfaceVersion",
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            || {
+                if p_version.is_null() {
+                    return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+                }
+                // SAFETY: non-null in/out pointer from the loader.
+                let loader = unsafe { *p_version };
+                let ours = D::max_icd_interface_version()
+                    .clamp(MIN_ICD_INTERFACE_VERSION, MAX_ICD_INTERFACE_VERSION);
+                if loader < MIN_ICD_INTERFACE_VERSION {
+                    return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+                }
+                // SAFETY: as above.
+                unsafe { *p_version = loader.min(ours) };
+                vk::Result::SUCCESS
+            },
+        )
     }
 
     /// `vk_icdGetInstanceProcAddr`: the interface-7 names, then the generated lookup.
@@ -214,7 +226,7 @@ pub mod entry {
         if p_name.is_null() {
             return None;
         }
-        let special = catch_unwind(AssertUnwindSafe(|| {
+        let special = guard("vk_icdGetInstanceProcAddr", None, || {
             // SAFETY: non-null C string from the loader.
             let name = unsafe { CStr::from_ptr(p_name) };
             if name == NEGOTIATE_LOADER_ICD_INTERFACE_VERSION_NAME {
@@ -241,8 +253,7 @@ pub mod entry {
             } else {
                 None
             }
-        }))
-        .unwrap_or(None);
+        });
         if special.is_some() {
             return special;
         }

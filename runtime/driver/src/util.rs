@@ -295,9 +295,10 @@ pub fn fence_error_result(e: &FenceError) -> vk::Result {
     }
 }
 
-/// Runs `f`; a panic becomes `fail`, so no unwind crosses an `extern "system"` boundary.
-pub fn guard<R>(fail: R, f: impl FnOnce() -> R) -> R {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fail)
+/// Runs `f`; a panic is logged with `command` and its payload and becomes `fail`, so no unwind
+/// crosses an `extern "system"` boundary (the one boundary guard, `vkgen_abi::guard`).
+pub fn guard<R>(command: &str, fail: R, f: impl FnOnce() -> R) -> R {
+    vkgen_abi::guard::guard(command, fail, f)
 }
 
 /// A slice from a Vulkan array argument (empty for null or a zero count).

@@ -100,8 +100,8 @@ fn buffer_cycles_do_not_leak() {
         // Claim more bytes than the memfd holds.
         words[11] = words[11].wrapping_mul(4);
         let forged = words.as_ptr().cast::<NativeHandle>();
-        // SAFETY: `words` is a full-size handle whose fd (owned by `b`) is open.
         assert!(matches!(
+            // SAFETY: `words` is a full-size handle whose fd (owned by `b`) is open.
             unsafe { Buffer::import(forged) },
             Err(GrallocError::FdTooSmall { .. })
         ));

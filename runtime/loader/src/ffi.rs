@@ -8,25 +8,12 @@
 //! * [`cstr`] / [`name_list`]: borrowing C strings the application handed us.
 
 use std::ffi::{c_char, CStr};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::vk;
 
-/// Runs `body`, returning `failure` (and logging) if it panics.
-pub(crate) fn guard<R>(command: &'static str, failure: R, body: impl FnOnce() -> R) -> R {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(value) => value,
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "non-string panic payload".to_owned());
-            log::error!("{command}: internal error ({message}); the call fails");
-            failure
-        }
-    }
-}
+/// Runs `body`, returning `failure` (and logging the command and the payload) if it panics:
+/// the one boundary guard, `vkgen_abi::guard`.
+pub(crate) use vkgen_abi::guard::guard;
 
 /// [`guard`] for bodies written with `?`: `Ok(())` is `VK_SUCCESS`, `Err(e)` returns `e`.
 pub(crate) fn guard_result(

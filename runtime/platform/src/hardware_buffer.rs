@@ -473,10 +473,7 @@ pub mod ndk {
     }
 
     fn guard(body: impl FnOnce() -> c_int) -> c_int {
-        catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
-            log::error!("AHardwareBuffer: panic caught at the C boundary");
-            BAD_VALUE
-        })
+        vkgen_abi::guard::guard("AHardwareBuffer", BAD_VALUE, body)
     }
 
     fn errno(e: &HardwareBufferError) -> c_int {

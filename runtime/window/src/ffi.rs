@@ -11,7 +11,6 @@
 
 use std::ffi::c_int;
 use std::mem::size_of;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 use std::sync::Arc;
 
@@ -91,10 +90,7 @@ impl BufferQueue {
 
 /// Runs an entry point's body, turning a panic into [`INTERNAL_ERROR`].
 fn guard(what: &str, body: impl FnOnce() -> c_int) -> c_int {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
-        log::error!("{what}: panic caught at the C boundary");
-        INTERNAL_ERROR
-    })
+    vkgen_abi::guard::guard(what, INTERNAL_ERROR, body)
 }
 
 fn status(r: AbiResult<()>) -> c_int {

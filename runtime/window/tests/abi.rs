@@ -551,8 +551,8 @@ fn invalid_perform_arguments() {
         1000,
         -1,
     ] {
-        // SAFETY: valid window; the shim reads no arguments for these codes.
         assert_eq!(
+            // SAFETY: valid window; the shim reads no arguments for these codes.
             unsafe { nw::vkgen_native_window_perform_no_args(w, op) },
             EINVAL,
             "perform code {op}"
@@ -561,8 +561,8 @@ fn invalid_perform_arguments() {
     // The raw variadic pointer is callable from Rust too, as C calls it.
     // SAFETY: valid window; SET_BUFFERS_FORMAT takes one int.
     let perform = unsafe { w.read() }.perform.unwrap();
-    // SAFETY: as above.
     assert_eq!(
+        // SAFETY: valid window; SET_BUFFERS_FORMAT takes one int.
         unsafe { perform(w, NATIVE_WINDOW_SET_BUFFERS_FORMAT, HAL_PIXEL_FORMAT_R_8) },
         0
     );
@@ -604,8 +604,8 @@ fn abandoned_consumer() {
     assert_eq!(win.query(NATIVE_WINDOW_WIDTH), Err(ENODEV));
     assert_eq!(win.q(NATIVE_WINDOW_IS_VALID), 0);
     let mut usage = 0u64;
-    // SAFETY: valid window and out-pointer.
     assert_eq!(
+        // SAFETY: valid window and out-pointer.
         unsafe { nw::vkgen_native_window_get_consumer_usage(win.0, &mut usage) },
         ENODEV
     );

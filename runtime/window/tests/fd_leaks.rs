@@ -52,8 +52,8 @@ fn cycle(q: &BufferQueue, win: Win, i: usize) {
     assert_eq!(win.cancel(b2, signalled_fence()), 0);
     assert_eq!(win.cancel(b2, signalled_fence()), EINVAL);
     // Bad perform arguments.
-    // SAFETY: valid window; null is what is being rejected.
     assert_eq!(
+        // SAFETY: valid window; null is what is being rejected.
         unsafe { nw::vkgen_native_window_get_next_frame_id(win.0, std::ptr::null_mut()) },
         EINVAL
     );

@@ -142,8 +142,8 @@ fn timed_queue() -> (Arc<BufferQueue>, Win) {
     });
     let win = Win::of(&q);
     assert_eq!(win.connect(), 0);
-    // SAFETY: valid window.
     assert_eq!(
+        // SAFETY: valid window.
         unsafe { nw::vkgen_native_window_enable_frame_timestamps(win.0, true) },
         0
     );
@@ -157,8 +157,8 @@ fn frame_timestamps_are_plausible() {
     let mut ids = Vec::new();
     for _ in 0..6 {
         let mut id = 0u64;
-        // SAFETY: valid window and out-pointer.
         assert_eq!(
+            // SAFETY: valid window and out-pointer.
             unsafe { nw::vkgen_native_window_get_next_frame_id(win.0, &mut id) },
             0
         );
@@ -221,8 +221,8 @@ fn desired_present_time_and_late_fences() {
     let (_q, win) = timed_queue();
     // A desired present time four refreshes out is honoured.
     let desired = now_ns() + 4 * REFRESH;
-    // SAFETY: valid window.
     assert_eq!(
+        // SAFETY: valid window.
         unsafe { nw::vkgen_native_window_set_buffers_timestamp(win.0, desired) },
         0
     );
@@ -285,9 +285,9 @@ fn swap_interval_zero_reports_dropped_frames_invalid() {
             assert_eq!(win.queue(b, -1), 0);
             let b = win.dequeue_ready();
             assert_eq!(win.queue(b, -1), 0);
-            // SAFETY: valid window and out-pointer.
             let mut next = 0;
             assert_eq!(
+                // SAFETY: valid window and out-pointer.
                 unsafe { nw::vkgen_native_window_get_next_frame_id(win.0, &mut next) },
                 0
             );

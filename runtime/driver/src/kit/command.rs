@@ -92,31 +92,35 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_command_pool: *mut vk::CommandPool,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a live device and a valid create info per valid usage.
-        let (Some(dev), Some(ci)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
-            p_create_info.as_ref()
-        }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let pool = CommandPool::<D> {
-            device: NonNull::from(dev),
-            flags: ci.flags,
-            queue_family_index: ci.queue_family_index,
-            // SAFETY: the application's callbacks or null; its command buffers use them too.
-            allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
-            buffers: Mutex::new(Vec::new()),
-        };
-        // SAFETY: as above.
-        match unsafe { create_object(pool, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: valid output pointer per valid usage.
-                unsafe { *p_command_pool = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
+    guard(
+        "vkCreateCommandPool",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a live device and a valid create info per valid usage.
+            let (Some(dev), Some(ci)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
+                p_create_info.as_ref()
+            }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let pool = CommandPool::<D> {
+                device: NonNull::from(dev),
+                flags: ci.flags,
+                queue_family_index: ci.queue_family_index,
+                // SAFETY: the application's callbacks or null; its command buffers use them too.
+                allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
+                buffers: Mutex::new(Vec::new()),
+            };
+            // SAFETY: as above.
+            match unsafe { create_object(pool, p_allocator) } {
+                Ok(h) => {
+                    // SAFETY: valid output pointer per valid usage.
+                    unsafe { *p_command_pool = vk::Handle::from_raw(h) };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 /// [`vkDestroyCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyCommandPool.html):
@@ -126,7 +130,7 @@ pub unsafe extern "system" fn destroy_command_pool<D: Kit>(
     command_pool: vk::CommandPool,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard((), || {
+    guard("vkDestroyCommandPool", (), || {
         // SAFETY: null or a live pool the application is done with, with its buffers.
         unsafe {
             if let Some(pool) = CommandPool::<D>::from_handle(command_pool) {
@@ -146,57 +150,61 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
     p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
     p_command_buffers: *mut vk::CommandBuffer,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: valid input with a live pool per valid usage.
-        let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: as above.
-        let Some(pool) = (unsafe { CommandPool::<D>::from_handle(info.command_pool) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let n = info.command_buffer_count as usize;
-        let mut made: Vec<u64> = Vec::with_capacity(n);
-        let mut failure = None;
-        for _ in 0..n {
-            let made_one = D::command_buffer_data(pool.device(), info.level).and_then(|data| {
-                let cb = CommandBuffer::<D> {
-                    pool: vk::Handle::as_raw(info.command_pool),
-                    level: info.level,
-                    data,
-                };
-                HostBox::try_new(
-                    Dispatchable::new(cb),
-                    pool.allocator,
-                    vk::SystemAllocationScope::OBJECT,
-                )
-            });
-            match made_one {
-                Ok(b) => made.push(HostBox::into_raw(b).as_ptr() as u64),
-                Err(e) => {
-                    failure = Some(e);
-                    break;
+    guard(
+        "vkAllocateCommandBuffers",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid input with a live pool per valid usage.
+            let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: as above.
+            let Some(pool) = (unsafe { CommandPool::<D>::from_handle(info.command_pool) }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let n = info.command_buffer_count as usize;
+            let mut made: Vec<u64> = Vec::with_capacity(n);
+            let mut failure = None;
+            for _ in 0..n {
+                let made_one = D::command_buffer_data(pool.device(), info.level).and_then(|data| {
+                    let cb = CommandBuffer::<D> {
+                        pool: vk::Handle::as_raw(info.command_pool),
+                        level: info.level,
+                        data,
+                    };
+                    HostBox::try_new(
+                        Dispatchable::new(cb),
+                        pool.allocator,
+                        vk::SystemAllocationScope::OBJECT,
+                    )
+                });
+                match made_one {
+                    Ok(b) => made.push(HostBox::into_raw(b).as_ptr() as u64),
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
                 }
             }
-        }
-        if let Some(e) = failure {
-            for h in made {
-                // SAFETY: made just above, never handed out.
-                unsafe { destroy_dispatchable::<CommandBuffer<D>>(h) };
+            if let Some(e) = failure {
+                for h in made {
+                    // SAFETY: made just above, never handed out.
+                    unsafe { destroy_dispatchable::<CommandBuffer<D>>(h) };
+                }
+                for i in 0..n {
+                    // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+                    unsafe { p_command_buffers.add(i).write(vk::CommandBuffer::null()) };
+                }
+                return e;
             }
-            for i in 0..n {
+            lock(&pool.buffers).extend_from_slice(&made);
+            for (i, h) in made.into_iter().enumerate() {
                 // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
-                unsafe { p_command_buffers.add(i).write(vk::CommandBuffer::null()) };
+                unsafe { p_command_buffers.add(i).write(vk::Handle::from_raw(h)) };
             }
-            return e;
-        }
-        lock(&pool.buffers).extend_from_slice(&made);
-        for (i, h) in made.into_iter().enumerate() {
-            // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
-            unsafe { p_command_buffers.add(i).write(vk::Handle::from_raw(h)) };
-        }
-        vk::Result::SUCCESS
-    })
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 /// [`vkFreeCommandBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeCommandBuffers.html):
@@ -207,7 +215,7 @@ pub unsafe extern "system" fn free_command_buffers<D: Kit>(
     count: u32,
     p_command_buffers: *const vk::CommandBuffer,
 ) {
-    guard((), || {
+    guard("vkFreeCommandBuffers", (), || {
         // SAFETY: a live pool per valid usage.
         let Some(pool) = (unsafe { CommandPool::<D>::from_handle(command_pool) }) else {
             return;

@@ -431,22 +431,26 @@ unsafe extern "system" fn get_android_hardware_buffer_properties<D: Kit>(
     buffer: *const vk::AHardwareBuffer,
     p_properties: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, || {
-        // SAFETY: a device of this driver.
-        let Some(dev) = (unsafe { super::Device::<D>::from_raw(vk::Handle::as_raw(device)) })
-        else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        let pd = dev.physical();
-        let bits = D::hardware_buffer_memory_type_bits(pd);
-        // SAFETY: any pointer is checked; valid output chain per valid usage.
-        unsafe {
-            write_properties(buffer.cast(), p_properties, bits, |_, f| {
-                let p = D::format_properties(pd, f.format);
-                vk::FormatFeatureFlags2::from_raw(u64::from(p.optimal_tiling_features.as_raw()))
-            })
-        }
-    })
+    guard(
+        "vkGetAndroidHardwareBufferPropertiesANDROID",
+        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+        || {
+            // SAFETY: a device of this driver.
+            let Some(dev) = (unsafe { super::Device::<D>::from_raw(vk::Handle::as_raw(device)) })
+            else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            let pd = dev.physical();
+            let bits = D::hardware_buffer_memory_type_bits(pd);
+            // SAFETY: any pointer is checked; valid output chain per valid usage.
+            unsafe {
+                write_properties(buffer.cast(), p_properties, bits, |_, f| {
+                    let p = D::format_properties(pd, f.format);
+                    vk::FormatFeatureFlags2::from_raw(u64::from(p.optimal_tiling_features.as_raw()))
+                })
+            }
+        },
+    )
 }
 
 /// [`vkGetMemoryAndroidHardwareBufferANDROID`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetMemoryAndroidHardwareBufferANDROID.html):
@@ -456,21 +460,25 @@ unsafe extern "system" fn get_memory_android_hardware_buffer<D: Kit>(
     p_info: *const vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
     p_buffer: *mut *mut vk::AHardwareBuffer,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: valid input structure per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        match (
-            D::memory_hardware_buffer(device, info.memory),
-            p_buffer.is_null(),
-        ) {
-            (Some(b), false) => {
-                // SAFETY: non-null output pointer.
-                unsafe { *p_buffer = b.into_raw().cast() };
-                vk::Result::SUCCESS
+    guard(
+        "vkGetMemoryAndroidHardwareBufferANDROID",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid input structure per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+            };
+            match (
+                D::memory_hardware_buffer(device, info.memory),
+                p_buffer.is_null(),
+            ) {
+                (Some(b), false) => {
+                    // SAFETY: non-null output pointer.
+                    unsafe { *p_buffer = b.into_raw().cast() };
+                    vk::Result::SUCCESS
+                }
+                _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
             }
-            _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        }
-    })
+        },
+    )
 }

@@ -198,23 +198,27 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
             vk::StructureType::NATIVE_BUFFER_ANDROID,
         )
     }?;
-    Some(guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: `anb` is from `ci`'s valid chain.
-        let import = match unsafe { validate(ci, anb) } {
-            Ok(i) => i,
-            Err(e) => return e,
-        };
-        // SAFETY: null or valid callbacks per valid usage.
-        let allocator = unsafe { p_allocator.as_ref() };
-        match D::import_native_buffer(device, import, allocator) {
-            Ok(image) => {
-                // SAFETY: valid output pointer per the contract.
-                unsafe { put(p_image, image) };
-                vk::Result::SUCCESS
+    Some(guard(
+        concat!(module_path!(), "::create_native_buffer_image"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `anb` is from `ci`'s valid chain.
+            let import = match unsafe { validate(ci, anb) } {
+                Ok(i) => i,
+                Err(e) => return e,
+            };
+            // SAFETY: null or valid callbacks per valid usage.
+            let allocator = unsafe { p_allocator.as_ref() };
+            match D::import_native_buffer(device, import, allocator) {
+                Ok(image) => {
+                    // SAFETY: valid output pointer per the contract.
+                    unsafe { put(p_image, image) };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    }))
+        },
+    ))
 }
 
 /// The gralloc buffer behind a `VkNativeBufferANDROID` (also for the deferred binds of spec 8,
@@ -421,32 +425,36 @@ unsafe extern "system" fn acquire_image<D: NativeBuffers>(
         Ok(f) => f,
         Err(e) => return e,
     };
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, move || {
-        if device == vk::Device::null() {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        }
-        let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
-        // Both copies before any state changes: a failure leaves both objects untouched.
-        let for_semaphore = match (semaphore != vk::Semaphore::null())
-            .then(|| dup(&native))
-            .transpose()
-        {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        let for_fence = match (fence != vk::Fence::null())
-            .then(|| dup(&native))
-            .transpose()
-        {
-            Ok(f) => f,
-            Err(e) => return e,
-        };
-        drop(native);
-        match D::signal_on_native_fence(device, semaphore, for_semaphore, fence, for_fence) {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        }
-    })
+    guard(
+        "vkAcquireImageANDROID",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        move || {
+            if device == vk::Device::null() {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
+            // Both copies before any state changes: a failure leaves both objects untouched.
+            let for_semaphore = match (semaphore != vk::Semaphore::null())
+                .then(|| dup(&native))
+                .transpose()
+            {
+                Ok(f) => f,
+                Err(e) => return e,
+            };
+            let for_fence = match (fence != vk::Fence::null())
+                .then(|| dup(&native))
+                .transpose()
+            {
+                Ok(f) => f,
+                Err(e) => return e,
+            };
+            drop(native);
+            match D::signal_on_native_fence(device, semaphore, for_semaphore, fence, for_fence) {
+                Ok(()) => vk::Result::SUCCESS,
+                Err(e) => e,
+            }
+        },
+    )
 }
 
 /// `vkQueueSignalReleaseImageANDROID`: `-1` is written first; the vendor's fence fd, owned by
@@ -460,19 +468,23 @@ unsafe extern "system" fn queue_signal_release_image<D: NativeBuffers>(
 ) -> vk::Result {
     // SAFETY: a valid output pointer per valid usage.
     unsafe { put(p_native_fence_fd, -1) };
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        if queue == vk::Queue::null() {
-            return vk::Result::ERROR_DEVICE_LOST;
-        }
-        // SAFETY: `waitSemaphoreCount` semaphores per valid usage.
-        let wait = unsafe { slice(p_wait, wait_count) };
-        match D::release_native_fence(queue, wait, image) {
-            Ok(f) => {
-                // SAFETY: as above; the caller owns the fd from here.
-                unsafe { put(p_native_fence_fd, f.into_raw()) };
-                vk::Result::SUCCESS
+    guard(
+        "vkQueueSignalReleaseImageANDROID",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            if queue == vk::Queue::null() {
+                return vk::Result::ERROR_DEVICE_LOST;
             }
-            Err(e) => e,
-        }
-    })
+            // SAFETY: `waitSemaphoreCount` semaphores per valid usage.
+            let wait = unsafe { slice(p_wait, wait_count) };
+            match D::release_native_fence(queue, wait, image) {
+                Ok(f) => {
+                    // SAFETY: as above; the caller owns the fd from here.
+                    unsafe { put(p_native_fence_fd, f.into_raw()) };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
+            }
+        },
+    )
 }

@@ -90,121 +90,128 @@ unsafe extern "system" fn queue_submit<D: Kit>(
     p_submits: *const vk::SubmitInfo<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: `count` valid submit infos per valid usage.
-        let submits = unsafe { slice(p_submits, count) };
-        let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(submits.len());
-        let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> = Vec::with_capacity(submits.len());
-        let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(submits.len());
-        let mut flags = Vec::with_capacity(submits.len());
-        for s in submits {
-            // SAFETY: a valid input chain.
-            let (timeline, group, protected) = unsafe {
-                (
-                    find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
-                        s.p_next,
-                        vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                    ),
-                    find_in_chain::<vk::DeviceGroupSubmitInfo<'_>>(
-                        s.p_next,
-                        vk::StructureType::DEVICE_GROUP_SUBMIT_INFO,
-                    ),
-                    find_in_chain::<vk::ProtectedSubmitInfo<'_>>(
-                        s.p_next,
-                        vk::StructureType::PROTECTED_SUBMIT_INFO,
-                    ),
-                )
-            };
-            // SAFETY: the arrays hold the counts the structures give (valid usage).
-            let (wait_values, signal_values, wait_indices, masks, signal_indices) = unsafe {
-                (
-                    timeline.map_or(&[][..], |t| {
-                        slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count)
-                    }),
-                    timeline.map_or(&[][..], |t| {
-                        slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count)
-                    }),
-                    group.map_or(&[][..], |g| {
-                        slice(g.p_wait_semaphore_device_indices, g.wait_semaphore_count)
-                    }),
-                    group.map_or(&[][..], |g| {
-                        slice(g.p_command_buffer_device_masks, g.command_buffer_count)
-                    }),
-                    group.map_or(&[][..], |g| {
-                        slice(
-                            g.p_signal_semaphore_device_indices,
-                            g.signal_semaphore_count,
-                        )
-                    }),
-                )
-            };
-            // SAFETY: as above.
-            let (wait_sems, stages, cmd_bufs, signal_sems) = unsafe {
-                (
-                    slice(s.p_wait_semaphores, s.wait_semaphore_count),
-                    slice(s.p_wait_dst_stage_mask, s.wait_semaphore_count),
-                    slice(s.p_command_buffers, s.command_buffer_count),
-                    slice(s.p_signal_semaphores, s.signal_semaphore_count),
-                )
-            };
-            waits.push(
-                wait_sems
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
-                        semaphore,
-                        value: wait_values.get(i).copied().unwrap_or(0),
-                        stage_mask: stages
-                            .get(i)
-                            .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
-                        device_index: wait_indices.get(i).copied().unwrap_or(0),
-                        ..Default::default()
-                    })
-                    .collect(),
-            );
-            cbs.push(
-                cmd_bufs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &command_buffer)| vk::CommandBufferSubmitInfo {
-                        command_buffer,
-                        device_mask: masks.get(i).copied().unwrap_or(0),
-                        ..Default::default()
-                    })
-                    .collect(),
-            );
-            signals.push(
-                signal_sems
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
-                        semaphore,
-                        value: signal_values.get(i).copied().unwrap_or(0),
-                        stage_mask: vk::PipelineStageFlags2::ALL_COMMANDS,
-                        device_index: signal_indices.get(i).copied().unwrap_or(0),
-                        ..Default::default()
-                    })
-                    .collect(),
-            );
-            flags.push(if protected.is_some_and(|p| p.protected_submit != 0) {
-                vk::SubmitFlags::PROTECTED
-            } else {
-                vk::SubmitFlags::empty()
-            });
-        }
-        let infos: Vec<vk::SubmitInfo2<'_>> = (0..submits.len())
-            .map(|i| {
-                vk::SubmitInfo2::default()
-                    .flags(flags[i])
-                    .wait_semaphore_infos(&waits[i])
-                    .command_buffer_infos(&cbs[i])
-                    .signal_semaphore_infos(&signals[i])
-            })
-            .collect();
-        let n = u32::try_from(infos.len()).unwrap_or(u32::MAX);
-        // SAFETY: the vendor's hook with structures built from valid 1.0 arguments.
-        unsafe { D::queue_submit2(queue, n, infos.as_ptr(), fence) }
-    })
+    guard(
+        "vkQueueSubmit",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `count` valid submit infos per valid usage.
+            let submits = unsafe { slice(p_submits, count) };
+            let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
+                Vec::with_capacity(submits.len());
+            let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> =
+                Vec::with_capacity(submits.len());
+            let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
+                Vec::with_capacity(submits.len());
+            let mut flags = Vec::with_capacity(submits.len());
+            for s in submits {
+                // SAFETY: a valid input chain.
+                let (timeline, group, protected) = unsafe {
+                    (
+                        find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
+                            s.p_next,
+                            vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                        ),
+                        find_in_chain::<vk::DeviceGroupSubmitInfo<'_>>(
+                            s.p_next,
+                            vk::StructureType::DEVICE_GROUP_SUBMIT_INFO,
+                        ),
+                        find_in_chain::<vk::ProtectedSubmitInfo<'_>>(
+                            s.p_next,
+                            vk::StructureType::PROTECTED_SUBMIT_INFO,
+                        ),
+                    )
+                };
+                // SAFETY: the arrays hold the counts the structures give (valid usage).
+                let (wait_values, signal_values, wait_indices, masks, signal_indices) = unsafe {
+                    (
+                        timeline.map_or(&[][..], |t| {
+                            slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count)
+                        }),
+                        timeline.map_or(&[][..], |t| {
+                            slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count)
+                        }),
+                        group.map_or(&[][..], |g| {
+                            slice(g.p_wait_semaphore_device_indices, g.wait_semaphore_count)
+                        }),
+                        group.map_or(&[][..], |g| {
+                            slice(g.p_command_buffer_device_masks, g.command_buffer_count)
+                        }),
+                        group.map_or(&[][..], |g| {
+                            slice(
+                                g.p_signal_semaphore_device_indices,
+                                g.signal_semaphore_count,
+                            )
+                        }),
+                    )
+                };
+                // SAFETY: as above.
+                let (wait_sems, stages, cmd_bufs, signal_sems) = unsafe {
+                    (
+                        slice(s.p_wait_semaphores, s.wait_semaphore_count),
+                        slice(s.p_wait_dst_stage_mask, s.wait_semaphore_count),
+                        slice(s.p_command_buffers, s.command_buffer_count),
+                        slice(s.p_signal_semaphores, s.signal_semaphore_count),
+                    )
+                };
+                waits.push(
+                    wait_sems
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
+                            semaphore,
+                            value: wait_values.get(i).copied().unwrap_or(0),
+                            stage_mask: stages
+                                .get(i)
+                                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
+                            device_index: wait_indices.get(i).copied().unwrap_or(0),
+                            ..Default::default()
+                        })
+                        .collect(),
+                );
+                cbs.push(
+                    cmd_bufs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &command_buffer)| vk::CommandBufferSubmitInfo {
+                            command_buffer,
+                            device_mask: masks.get(i).copied().unwrap_or(0),
+                            ..Default::default()
+                        })
+                        .collect(),
+                );
+                signals.push(
+                    signal_sems
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
+                            semaphore,
+                            value: signal_values.get(i).copied().unwrap_or(0),
+                            stage_mask: vk::PipelineStageFlags2::ALL_COMMANDS,
+                            device_index: signal_indices.get(i).copied().unwrap_or(0),
+                            ..Default::default()
+                        })
+                        .collect(),
+                );
+                flags.push(if protected.is_some_and(|p| p.protected_submit != 0) {
+                    vk::SubmitFlags::PROTECTED
+                } else {
+                    vk::SubmitFlags::empty()
+                });
+            }
+            let infos: Vec<vk::SubmitInfo2<'_>> = (0..submits.len())
+                .map(|i| {
+                    vk::SubmitInfo2::default()
+                        .flags(flags[i])
+                        .wait_semaphore_infos(&waits[i])
+                        .command_buffer_infos(&cbs[i])
+                        .signal_semaphore_infos(&signals[i])
+                })
+                .collect();
+            let n = u32::try_from(infos.len()).unwrap_or(u32::MAX);
+            // SAFETY: the vendor's hook with structures built from valid 1.0 arguments.
+            unsafe { D::queue_submit2(queue, n, infos.as_ptr(), fence) }
+        },
+    )
 }
 
 /// The `VkDependencyInfo` of a 1.0 barrier command: the stage masks go into every barrier.
@@ -305,7 +312,7 @@ unsafe extern "system" fn cmd_pipeline_barrier<D: Kit>(
     image_count: u32,
     images: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    guard((), || {
+    guard("vkCmdPipelineBarrier", (), || {
         // SAFETY: the application's arrays with their counts.
         let dep = unsafe {
             Dependency::new(
@@ -339,7 +346,7 @@ unsafe extern "system" fn cmd_wait_events<D: Kit>(
     image_count: u32,
     images: *const vk::ImageMemoryBarrier<'_>,
 ) {
-    guard((), || {
+    guard("vkCmdWaitEvents", (), || {
         // SAFETY: the application's arrays with their counts.
         let mut dep = unsafe {
             Dependency::new(
@@ -374,7 +381,7 @@ unsafe extern "system" fn cmd_set_event<D: Kit>(
     event: vk::Event,
     stage_mask: vk::PipelineStageFlags,
 ) {
-    guard((), || {
+    guard("vkCmdSetEvent", (), || {
         let barrier = [vk::MemoryBarrier2 {
             src_stage_mask: stage2(stage_mask),
             dst_stage_mask: stage2(stage_mask),
@@ -393,7 +400,7 @@ unsafe extern "system" fn cmd_reset_event<D: Kit>(
     stage_mask: vk::PipelineStageFlags,
 ) {
     // SAFETY: the vendor's hook with the converted mask.
-    guard((), || unsafe {
+    guard("vkCmdResetEvent", (), || unsafe {
         D::cmd_reset_event2(cb, event, stage2(stage_mask))
     })
 }
@@ -406,7 +413,7 @@ unsafe extern "system" fn cmd_write_timestamp<D: Kit>(
     query: u32,
 ) {
     // SAFETY: the vendor's hook with the converted stage.
-    guard((), || unsafe {
+    guard("vkCmdWriteTimestamp", (), || unsafe {
         D::cmd_write_timestamp2(cb, stage2(stage), pool, query)
     })
 }
@@ -430,7 +437,7 @@ unsafe extern "system" fn cmd_copy_buffer<D: Kit>(
     n: u32,
     p: *const vk::BufferCopy,
 ) {
-    guard((), || {
+    guard("vkCmdCopyBuffer", (), || {
         let r = regions!(p, n, |r| vk::BufferCopy2 {
             src_offset: r.src_offset,
             dst_offset: r.dst_offset,
@@ -456,7 +463,7 @@ unsafe extern "system" fn cmd_copy_image<D: Kit>(
     n: u32,
     p: *const vk::ImageCopy,
 ) {
-    guard((), || {
+    guard("vkCmdCopyImage", (), || {
         let r = regions!(p, n, |r| vk::ImageCopy2 {
             src_subresource: r.src_subresource,
             src_offset: r.src_offset,
@@ -488,7 +495,7 @@ unsafe extern "system" fn cmd_blit_image<D: Kit>(
     p: *const vk::ImageBlit,
     filter: vk::Filter,
 ) {
-    guard((), || {
+    guard("vkCmdBlitImage", (), || {
         let r = regions!(p, n, |r| vk::ImageBlit2 {
             src_subresource: r.src_subresource,
             src_offsets: r.src_offsets,
@@ -529,7 +536,7 @@ unsafe extern "system" fn cmd_copy_buffer_to_image<D: Kit>(
     n: u32,
     p: *const vk::BufferImageCopy,
 ) {
-    guard((), || {
+    guard("vkCmdCopyBufferToImage", (), || {
         let r = regions!(p, n, |r| buffer_image_copy2(r));
         let info = vk::CopyBufferToImageInfo2::default()
             .src_buffer(src)
@@ -550,7 +557,7 @@ unsafe extern "system" fn cmd_copy_image_to_buffer<D: Kit>(
     n: u32,
     p: *const vk::BufferImageCopy,
 ) {
-    guard((), || {
+    guard("vkCmdCopyImageToBuffer", (), || {
         let r = regions!(p, n, |r| buffer_image_copy2(r));
         let info = vk::CopyImageToBufferInfo2::default()
             .src_image(src)
@@ -572,7 +579,7 @@ unsafe extern "system" fn cmd_resolve_image<D: Kit>(
     n: u32,
     p: *const vk::ImageResolve,
 ) {
-    guard((), || {
+    guard("vkCmdResolveImage", (), || {
         let r = regions!(p, n, |r| vk::ImageResolve2 {
             src_subresource: r.src_subresource,
             src_offset: r.src_offset,
@@ -600,7 +607,9 @@ unsafe extern "system" fn cmd_begin_render_pass<D: Kit>(
 ) {
     let sub = vk::SubpassBeginInfo::default().contents(contents);
     // SAFETY: the vendor's hook; `begin` is the application's valid structure.
-    guard((), || unsafe { D::cmd_begin_render_pass2(cb, begin, &sub) })
+    guard("vkCmdBeginRenderPass", (), || unsafe {
+        D::cmd_begin_render_pass2(cb, begin, &sub)
+    })
 }
 
 /// `vkCmdNextSubpass` as `vkCmdNextSubpass2`.
@@ -611,12 +620,16 @@ unsafe extern "system" fn cmd_next_subpass<D: Kit>(
     let begin = vk::SubpassBeginInfo::default().contents(contents);
     let end = vk::SubpassEndInfo::default();
     // SAFETY: the vendor's hook with valid structures.
-    guard((), || unsafe { D::cmd_next_subpass2(cb, &begin, &end) })
+    guard("vkCmdNextSubpass", (), || unsafe {
+        D::cmd_next_subpass2(cb, &begin, &end)
+    })
 }
 
 /// `vkCmdEndRenderPass` as `vkCmdEndRenderPass2`.
 unsafe extern "system" fn cmd_end_render_pass<D: Kit>(cb: vk::CommandBuffer) {
     let end = vk::SubpassEndInfo::default();
     // SAFETY: the vendor's hook with a valid structure.
-    guard((), || unsafe { D::cmd_end_render_pass2(cb, &end) })
+    guard("vkCmdEndRenderPass", (), || unsafe {
+        D::cmd_end_render_pass2(cb, &end)
+    })
 }

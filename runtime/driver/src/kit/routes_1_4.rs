@@ -148,17 +148,21 @@ unsafe extern "system" fn map_memory_via_2<D: Kit>(
     flags: vk::MemoryMapFlags,
     pp_data: *mut *mut std::ffi::c_void,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        let info = vk::MemoryMapInfo {
-            flags,
-            memory,
-            offset,
-            size,
-            ..Default::default()
-        };
-        // SAFETY: the vendor's hook with a valid structure and the caller's output pointer.
-        unsafe { D::map_memory2(device, &info, pp_data) }
-    })
+    guard(
+        concat!(module_path!(), "::map_memory_via_2"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            let info = vk::MemoryMapInfo {
+                flags,
+                memory,
+                offset,
+                size,
+                ..Default::default()
+            };
+            // SAFETY: the vendor's hook with a valid structure and the caller's output pointer.
+            unsafe { D::map_memory2(device, &info, pp_data) }
+        },
+    )
 }
 
 unsafe extern "system" fn map_memory2_via_1<D: Kit>(
@@ -166,27 +170,31 @@ unsafe extern "system" fn map_memory2_via_1<D: Kit>(
     p_info: *const vk::MemoryMapInfo,
     pp_data: *mut *mut std::ffi::c_void,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: valid structure pointer per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
-        };
-        // SAFETY: the vendor's hook with the caller's arguments.
-        unsafe {
-            D::map_memory(
-                device,
-                info.memory,
-                info.offset,
-                info.size,
-                info.flags,
-                pp_data,
-            )
-        }
-    })
+    guard(
+        concat!(module_path!(), "::map_memory2_via_1"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid structure pointer per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+            };
+            // SAFETY: the vendor's hook with the caller's arguments.
+            unsafe {
+                D::map_memory(
+                    device,
+                    info.memory,
+                    info.offset,
+                    info.size,
+                    info.flags,
+                    pp_data,
+                )
+            }
+        },
+    )
 }
 
 unsafe extern "system" fn unmap_memory_via_2<D: Kit>(device: vk::Device, memory: vk::DeviceMemory) {
-    guard((), || {
+    guard(concat!(module_path!(), "::unmap_memory_via_2"), (), || {
         let info = vk::MemoryUnmapInfo {
             memory,
             ..Default::default()
@@ -201,19 +209,23 @@ unsafe extern "system" fn unmap_memory2_via_1<D: Kit>(
     device: vk::Device,
     p_info: *const vk::MemoryUnmapInfo,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_MEMORY_MAP_FAILED, || {
-        // SAFETY: valid structure pointer per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
-        };
-        if info.flags.as_raw() != 0 {
-            // RESERVE keeps the range reserved: a plain unmap cannot do that.
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
-        }
-        // SAFETY: the vendor's hook with the caller's arguments.
-        unsafe { D::unmap_memory(device, info.memory) };
-        vk::Result::SUCCESS
-    })
+    guard(
+        concat!(module_path!(), "::unmap_memory2_via_1"),
+        vk::Result::ERROR_MEMORY_MAP_FAILED,
+        || {
+            // SAFETY: valid structure pointer per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+            };
+            if info.flags.as_raw() != 0 {
+                // RESERVE keeps the range reserved: a plain unmap cannot do that.
+                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+            }
+            // SAFETY: the vendor's hook with the caller's arguments.
+            unsafe { D::unmap_memory(device, info.memory) };
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 unsafe extern "system" fn bind_index_buffer_via_2<D: Kit>(
@@ -222,10 +234,14 @@ unsafe extern "system" fn bind_index_buffer_via_2<D: Kit>(
     offset: vk::DeviceSize,
     index_type: vk::IndexType,
 ) {
-    guard((), || {
-        // SAFETY: the vendor's hook; WHOLE_SIZE is what the 1.0 form means.
-        unsafe { D::cmd_bind_index_buffer2(cb, buffer, offset, vk::WHOLE_SIZE, index_type) }
-    })
+    guard(
+        concat!(module_path!(), "::bind_index_buffer_via_2"),
+        (),
+        || {
+            // SAFETY: the vendor's hook; WHOLE_SIZE is what the 1.0 form means.
+            unsafe { D::cmd_bind_index_buffer2(cb, buffer, offset, vk::WHOLE_SIZE, index_type) }
+        },
+    )
 }
 
 unsafe extern "system" fn subresource_layout_via_2<D: Kit>(
@@ -234,22 +250,26 @@ unsafe extern "system" fn subresource_layout_via_2<D: Kit>(
     p_subresource: *const vk::ImageSubresource,
     p_layout: *mut vk::SubresourceLayout,
 ) {
-    guard((), || {
-        // SAFETY: valid pointers per valid usage.
-        let (Some(sub), Some(out)) = (unsafe { p_subresource.as_ref() }, unsafe {
-            p_layout.as_mut()
-        }) else {
-            return;
-        };
-        let sub2 = vk::ImageSubresource2 {
-            image_subresource: *sub,
-            ..Default::default()
-        };
-        let mut layout2 = vk::SubresourceLayout2::default();
-        // SAFETY: the vendor's hook with valid, chain-less structures.
-        unsafe { D::get_image_subresource_layout2(device, image, &sub2, &mut layout2) };
-        *out = layout2.subresource_layout;
-    })
+    guard(
+        concat!(module_path!(), "::subresource_layout_via_2"),
+        (),
+        || {
+            // SAFETY: valid pointers per valid usage.
+            let (Some(sub), Some(out)) = (unsafe { p_subresource.as_ref() }, unsafe {
+                p_layout.as_mut()
+            }) else {
+                return;
+            };
+            let sub2 = vk::ImageSubresource2 {
+                image_subresource: *sub,
+                ..Default::default()
+            };
+            let mut layout2 = vk::SubresourceLayout2::default();
+            // SAFETY: the vendor's hook with valid, chain-less structures.
+            unsafe { D::get_image_subresource_layout2(device, image, &sub2, &mut layout2) };
+            *out = layout2.subresource_layout;
+        },
+    )
 }
 
 unsafe extern "system" fn subresource_layout2_via_1<D: Kit>(
@@ -258,24 +278,28 @@ unsafe extern "system" fn subresource_layout2_via_1<D: Kit>(
     p_subresource: *const vk::ImageSubresource2,
     p_layout: *mut vk::SubresourceLayout2,
 ) {
-    guard((), || {
-        // SAFETY: valid pointers per valid usage.
-        let (Some(sub), Some(out)) = (unsafe { p_subresource.as_ref() }, unsafe {
-            p_layout.as_mut()
-        }) else {
-            return;
-        };
-        // SAFETY: the vendor's hook with the caller's structures; the output chain
-        // (VkSubresourceHostMemcpySize, VkImageCompressionPropertiesEXT) is left as it is.
-        unsafe {
-            D::get_image_subresource_layout(
-                device,
-                image,
-                &sub.image_subresource,
-                &mut out.subresource_layout,
-            )
-        };
-    })
+    guard(
+        concat!(module_path!(), "::subresource_layout2_via_1"),
+        (),
+        || {
+            // SAFETY: valid pointers per valid usage.
+            let (Some(sub), Some(out)) = (unsafe { p_subresource.as_ref() }, unsafe {
+                p_layout.as_mut()
+            }) else {
+                return;
+            };
+            // SAFETY: the vendor's hook with the caller's structures; the output chain
+            // (VkSubresourceHostMemcpySize, VkImageCompressionPropertiesEXT) is left as it is.
+            unsafe {
+                D::get_image_subresource_layout(
+                    device,
+                    image,
+                    &sub.image_subresource,
+                    &mut out.subresource_layout,
+                )
+            };
+        },
+    )
 }
 
 unsafe extern "system" fn bind_descriptor_sets_via_2<D: Kit>(
@@ -288,47 +312,55 @@ unsafe extern "system" fn bind_descriptor_sets_via_2<D: Kit>(
     dynamic_offset_count: u32,
     p_dynamic_offsets: *const u32,
 ) {
-    guard((), || {
-        let info = vk::BindDescriptorSetsInfo {
-            stage_flags: stages_of(point),
-            layout,
-            first_set,
-            descriptor_set_count: set_count,
-            p_descriptor_sets: p_sets,
-            dynamic_offset_count,
-            p_dynamic_offsets,
-            ..Default::default()
-        };
-        // SAFETY: the vendor's hook; the arrays are the caller's.
-        unsafe { D::cmd_bind_descriptor_sets2(cb, &info) }
-    })
+    guard(
+        concat!(module_path!(), "::bind_descriptor_sets_via_2"),
+        (),
+        || {
+            let info = vk::BindDescriptorSetsInfo {
+                stage_flags: stages_of(point),
+                layout,
+                first_set,
+                descriptor_set_count: set_count,
+                p_descriptor_sets: p_sets,
+                dynamic_offset_count,
+                p_dynamic_offsets,
+                ..Default::default()
+            };
+            // SAFETY: the vendor's hook; the arrays are the caller's.
+            unsafe { D::cmd_bind_descriptor_sets2(cb, &info) }
+        },
+    )
 }
 
 unsafe extern "system" fn bind_descriptor_sets2_via_1<D: Kit>(
     cb: vk::CommandBuffer,
     p_info: *const vk::BindDescriptorSetsInfo,
 ) {
-    guard((), || {
-        // SAFETY: valid structure pointer per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return;
-        };
-        for point in bind_points(info.stage_flags) {
-            // SAFETY: the vendor's hook with the caller's arrays.
-            unsafe {
-                D::cmd_bind_descriptor_sets(
-                    cb,
-                    point,
-                    info.layout,
-                    info.first_set,
-                    info.descriptor_set_count,
-                    info.p_descriptor_sets,
-                    info.dynamic_offset_count,
-                    info.p_dynamic_offsets,
-                )
+    guard(
+        concat!(module_path!(), "::bind_descriptor_sets2_via_1"),
+        (),
+        || {
+            // SAFETY: valid structure pointer per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return;
+            };
+            for point in bind_points(info.stage_flags) {
+                // SAFETY: the vendor's hook with the caller's arrays.
+                unsafe {
+                    D::cmd_bind_descriptor_sets(
+                        cb,
+                        point,
+                        info.layout,
+                        info.first_set,
+                        info.descriptor_set_count,
+                        info.p_descriptor_sets,
+                        info.dynamic_offset_count,
+                        info.p_dynamic_offsets,
+                    )
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 unsafe extern "system" fn push_constants_via_2<D: Kit>(
@@ -339,41 +371,49 @@ unsafe extern "system" fn push_constants_via_2<D: Kit>(
     size: u32,
     p_values: *const std::ffi::c_void,
 ) {
-    guard((), || {
-        let info = vk::PushConstantsInfo {
-            layout,
-            stage_flags,
-            offset,
-            size,
-            p_values,
-            ..Default::default()
-        };
-        // SAFETY: the vendor's hook; the values are the caller's.
-        unsafe { D::cmd_push_constants2(cb, &info) }
-    })
+    guard(
+        concat!(module_path!(), "::push_constants_via_2"),
+        (),
+        || {
+            let info = vk::PushConstantsInfo {
+                layout,
+                stage_flags,
+                offset,
+                size,
+                p_values,
+                ..Default::default()
+            };
+            // SAFETY: the vendor's hook; the values are the caller's.
+            unsafe { D::cmd_push_constants2(cb, &info) }
+        },
+    )
 }
 
 unsafe extern "system" fn push_constants2_via_1<D: Kit>(
     cb: vk::CommandBuffer,
     p_info: *const vk::PushConstantsInfo,
 ) {
-    guard((), || {
-        // SAFETY: valid structure pointer per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return;
-        };
-        // SAFETY: the vendor's hook with the caller's values.
-        unsafe {
-            D::cmd_push_constants(
-                cb,
-                info.layout,
-                info.stage_flags,
-                info.offset,
-                info.size,
-                info.p_values,
-            )
-        }
-    })
+    guard(
+        concat!(module_path!(), "::push_constants2_via_1"),
+        (),
+        || {
+            // SAFETY: valid structure pointer per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return;
+            };
+            // SAFETY: the vendor's hook with the caller's values.
+            unsafe {
+                D::cmd_push_constants(
+                    cb,
+                    info.layout,
+                    info.stage_flags,
+                    info.offset,
+                    info.size,
+                    info.p_values,
+                )
+            }
+        },
+    )
 }
 
 unsafe extern "system" fn push_descriptor_set_via_2<D: Kit>(
@@ -384,43 +424,51 @@ unsafe extern "system" fn push_descriptor_set_via_2<D: Kit>(
     write_count: u32,
     p_writes: *const vk::WriteDescriptorSet<'_>,
 ) {
-    guard((), || {
-        let info = vk::PushDescriptorSetInfo {
-            stage_flags: stages_of(point),
-            layout,
-            set,
-            descriptor_write_count: write_count,
-            p_descriptor_writes: p_writes.cast(),
-            ..Default::default()
-        };
-        // SAFETY: the vendor's hook; the writes are the caller's.
-        unsafe { D::cmd_push_descriptor_set2(cb, &info) }
-    })
+    guard(
+        concat!(module_path!(), "::push_descriptor_set_via_2"),
+        (),
+        || {
+            let info = vk::PushDescriptorSetInfo {
+                stage_flags: stages_of(point),
+                layout,
+                set,
+                descriptor_write_count: write_count,
+                p_descriptor_writes: p_writes.cast(),
+                ..Default::default()
+            };
+            // SAFETY: the vendor's hook; the writes are the caller's.
+            unsafe { D::cmd_push_descriptor_set2(cb, &info) }
+        },
+    )
 }
 
 unsafe extern "system" fn push_descriptor_set2_via_1<D: Kit>(
     cb: vk::CommandBuffer,
     p_info: *const vk::PushDescriptorSetInfo,
 ) {
-    guard((), || {
-        // SAFETY: valid structure pointer per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return;
-        };
-        for point in bind_points(info.stage_flags) {
-            // SAFETY: the vendor's hook with the caller's writes.
-            unsafe {
-                D::cmd_push_descriptor_set(
-                    cb,
-                    point,
-                    info.layout,
-                    info.set,
-                    info.descriptor_write_count,
-                    info.p_descriptor_writes,
-                )
+    guard(
+        concat!(module_path!(), "::push_descriptor_set2_via_1"),
+        (),
+        || {
+            // SAFETY: valid structure pointer per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return;
+            };
+            for point in bind_points(info.stage_flags) {
+                // SAFETY: the vendor's hook with the caller's writes.
+                unsafe {
+                    D::cmd_push_descriptor_set(
+                        cb,
+                        point,
+                        info.layout,
+                        info.set,
+                        info.descriptor_write_count,
+                        info.p_descriptor_writes,
+                    )
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 unsafe extern "system" fn push_template_via_2<D: Kit>(
@@ -430,7 +478,7 @@ unsafe extern "system" fn push_template_via_2<D: Kit>(
     set: u32,
     p_data: *const std::ffi::c_void,
 ) {
-    guard((), || {
+    guard(concat!(module_path!(), "::push_template_via_2"), (), || {
         let info = vk::PushDescriptorSetWithTemplateInfo {
             descriptor_update_template: template,
             layout,
@@ -447,20 +495,24 @@ unsafe extern "system" fn push_template2_via_1<D: Kit>(
     cb: vk::CommandBuffer,
     p_info: *const vk::PushDescriptorSetWithTemplateInfo,
 ) {
-    guard((), || {
-        // SAFETY: valid structure pointer per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return;
-        };
-        // SAFETY: the vendor's hook with the caller's data.
-        unsafe {
-            D::cmd_push_descriptor_set_with_template(
-                cb,
-                info.descriptor_update_template,
-                info.layout,
-                info.set,
-                info.p_data,
-            )
-        }
-    })
+    guard(
+        concat!(module_path!(), "::push_template2_via_1"),
+        (),
+        || {
+            // SAFETY: valid structure pointer per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return;
+            };
+            // SAFETY: the vendor's hook with the caller's data.
+            unsafe {
+                D::cmd_push_descriptor_set_with_template(
+                    cb,
+                    info.descriptor_update_template,
+                    info.layout,
+                    info.set,
+                    info.p_data,
+                )
+            }
+        },
+    )
 }

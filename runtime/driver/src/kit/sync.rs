@@ -366,19 +366,23 @@ unsafe extern "system" fn create_fence(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_fence: *mut vk::Fence,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: valid input structure.
-        let signalled = unsafe { p_create_info.as_ref() }
-            .is_some_and(|ci| ci.flags.contains(vk::FenceCreateFlags::SIGNALED));
-        let fence = Fence {
-            state: Mutex::new(FenceState {
-                signalled,
-                ..FenceState::default()
-            }),
-        };
-        // SAFETY: per valid usage.
-        unsafe { create(fence, p_allocator, p_fence) }
-    })
+    guard(
+        "vkCreateFence",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid input structure.
+            let signalled = unsafe { p_create_info.as_ref() }
+                .is_some_and(|ci| ci.flags.contains(vk::FenceCreateFlags::SIGNALED));
+            let fence = Fence {
+                state: Mutex::new(FenceState {
+                    signalled,
+                    ..FenceState::default()
+                }),
+            };
+            // SAFETY: per valid usage.
+            unsafe { create(fence, p_allocator, p_fence) }
+        },
+    )
 }
 
 /// `vkDestroyFence` / `vkDestroySemaphore`: null or mistyped handles are ignored.
@@ -388,7 +392,7 @@ unsafe extern "system" fn destroy<T: ObjectKind, H: vk::Handle>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     // SAFETY: null or a live object the application is done with (its fds are closed with it).
-    guard((), || unsafe {
+    guard(concat!(module_path!(), "::destroy"), (), || unsafe {
         destroy_object::<T>(handle.as_raw());
     })
 }
@@ -398,20 +402,24 @@ unsafe extern "system" fn reset_fences(
     count: u32,
     p_fences: *const vk::Fence,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: `pFences` holds `fenceCount` live fences.
-        for &f in unsafe { slice(p_fences, count) } {
-            // SAFETY: as above.
-            if let Some(f) = unsafe { fence(f) } {
-                f.reset();
+    guard(
+        "vkResetFences",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `pFences` holds `fenceCount` live fences.
+            for &f in unsafe { slice(p_fences, count) } {
+                // SAFETY: as above.
+                if let Some(f) = unsafe { fence(f) } {
+                    f.reset();
+                }
             }
-        }
-        vk::Result::SUCCESS
-    })
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 unsafe extern "system" fn get_fence_status(_device: vk::Device, f: vk::Fence) -> vk::Result {
-    guard(vk::Result::ERROR_DEVICE_LOST, || {
+    guard("vkGetFenceStatus", vk::Result::ERROR_DEVICE_LOST, || {
         // SAFETY: a live fence.
         let Some(f) = (unsafe { fence(f) }) else {
             return vk::Result::ERROR_DEVICE_LOST;
@@ -431,7 +439,7 @@ unsafe extern "system" fn wait_for_fences(
     wait_all: vk::Bool32,
     timeout: u64,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_DEVICE_LOST, || {
+    guard("vkWaitForFences", vk::Result::ERROR_DEVICE_LOST, || {
         // SAFETY: `pFences` holds `fenceCount` live fences.
         let fences: Vec<&Fence> = unsafe { slice(p_fences, count) }
             .iter()
@@ -484,24 +492,28 @@ unsafe extern "system" fn create_semaphore(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_semaphore: *mut vk::Semaphore,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: valid input structure and chain.
-        let ty = unsafe {
-            p_create_info.as_ref().and_then(|ci| {
-                find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
-                    ci.p_next,
-                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
-                )
-            })
-        };
-        let sem = Semaphore {
-            timeline: ty.is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE),
-            pending: Mutex::new(None),
-            value: AtomicU64::new(ty.map_or(0, |t| t.initial_value)),
-        };
-        // SAFETY: per valid usage.
-        unsafe { create(sem, p_allocator, p_semaphore) }
-    })
+    guard(
+        "vkCreateSemaphore",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid input structure and chain.
+            let ty = unsafe {
+                p_create_info.as_ref().and_then(|ci| {
+                    find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
+                        ci.p_next,
+                        vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
+                    )
+                })
+            };
+            let sem = Semaphore {
+                timeline: ty.is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE),
+                pending: Mutex::new(None),
+                value: AtomicU64::new(ty.map_or(0, |t| t.initial_value)),
+            };
+            // SAFETY: per valid usage.
+            unsafe { create(sem, p_allocator, p_semaphore) }
+        },
+    )
 }
 
 unsafe extern "system" fn get_semaphore_counter_value(
@@ -509,29 +521,37 @@ unsafe extern "system" fn get_semaphore_counter_value(
     s: vk::Semaphore,
     p_value: *mut u64,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_DEVICE_LOST, || {
-        // SAFETY: a live semaphore; valid output pointer.
-        if let (Some(s), Some(out)) = unsafe { (semaphore(s), p_value.as_mut()) } {
-            *out = s.value();
-        }
-        vk::Result::SUCCESS
-    })
+    guard(
+        "vkGetSemaphoreCounterValue",
+        vk::Result::ERROR_DEVICE_LOST,
+        || {
+            // SAFETY: a live semaphore; valid output pointer.
+            if let (Some(s), Some(out)) = unsafe { (semaphore(s), p_value.as_mut()) } {
+                *out = s.value();
+            }
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 unsafe extern "system" fn signal_semaphore(
     _device: vk::Device,
     p_info: *const vk::SemaphoreSignalInfo<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: valid input structure with a live semaphore.
-        if let Some(info) = unsafe { p_info.as_ref() } {
-            // SAFETY: as above.
-            if let Some(s) = unsafe { semaphore(info.semaphore) } {
-                s.signal(Some(info.value));
+    guard(
+        "vkSignalSemaphore",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: valid input structure with a live semaphore.
+            if let Some(info) = unsafe { p_info.as_ref() } {
+                // SAFETY: as above.
+                if let Some(s) = unsafe { semaphore(info.semaphore) } {
+                    s.signal(Some(info.value));
+                }
             }
-        }
-        vk::Result::SUCCESS
-    })
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 unsafe extern "system" fn wait_semaphores(
@@ -539,7 +559,7 @@ unsafe extern "system" fn wait_semaphores(
     p_info: *const vk::SemaphoreWaitInfo<'_>,
     timeout: u64,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_DEVICE_LOST, || {
+    guard("vkWaitSemaphores", vk::Result::ERROR_DEVICE_LOST, || {
         // SAFETY: valid input structure; its arrays hold `semaphoreCount` elements.
         let Some(info) = (unsafe { p_info.as_ref() }) else {
             return vk::Result::SUCCESS;
@@ -595,52 +615,61 @@ unsafe extern "system" fn get_fence_fd(
     p_info: *const vk::FenceGetFdInfoKHR<'_>,
     p_fd: *mut c_int,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a valid input structure per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        // SAFETY: a live fence.
-        let Some(f) = (unsafe { fence(info.fence) }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        match f.export() {
-            // SAFETY: a valid output pointer per valid usage.
-            Ok(fd) => unsafe { hand_out(fd, p_fd) },
-            Err(e) => e,
-        }
-    })
+    guard(
+        "vkGetFenceFdKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a valid input structure per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            }
+            // SAFETY: a live fence.
+            let Some(f) = (unsafe { fence(info.fence) }) else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            match f.export() {
+                // SAFETY: a valid output pointer per valid usage.
+                Ok(fd) => unsafe { hand_out(fd, p_fd) },
+                Err(e) => e,
+            }
+        },
+    )
 }
 
 unsafe extern "system" fn import_fence_fd(
     _device: vk::Device,
     p_info: *const vk::ImportFenceFdInfoKHR<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a valid input structure per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a live fence.
-        let target = unsafe { fence(info.fence) };
-        let (Some(target), vk::ExternalFenceHandleTypeFlags::SYNC_FD) = (target, info.handle_type)
-        else {
-            // Not ours to take: the fd stays the application's.
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
-        // fd is refused without being taken.
-        match unsafe { take_native_fence(info.fd) } {
-            Ok(f) => {
-                target.import(f);
-                vk::Result::SUCCESS
+    guard(
+        "vkImportFenceFdKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a valid input structure per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            // SAFETY: a live fence.
+            let target = unsafe { fence(info.fence) };
+            let (Some(target), vk::ExternalFenceHandleTypeFlags::SYNC_FD) =
+                (target, info.handle_type)
+            else {
+                // Not ours to take: the fd stays the application's.
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
+            // fd is refused without being taken.
+            match unsafe { take_native_fence(info.fd) } {
+                Ok(f) => {
+                    target.import(f);
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 unsafe extern "system" fn get_semaphore_fd(
@@ -648,56 +677,66 @@ unsafe extern "system" fn get_semaphore_fd(
     p_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
     p_fd: *mut c_int,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a valid input structure per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a live semaphore.
-        let sem = unsafe { semaphore(info.semaphore) };
-        let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) = (sem, info.handle_type)
-        else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if sem.timeline {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        // Copy transference: the export is a wait, so the payload moves to the caller.
-        let payload = lock(&sem.pending)
-            .take()
-            .unwrap_or_else(NativeFence::signalled);
-        // SAFETY: a valid output pointer per valid usage.
-        unsafe { hand_out(payload, p_fd) }
-    })
+    guard(
+        "vkGetSemaphoreFdKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a valid input structure per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            // SAFETY: a live semaphore.
+            let sem = unsafe { semaphore(info.semaphore) };
+            let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) =
+                (sem, info.handle_type)
+            else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            if sem.timeline {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            }
+            // Copy transference: the export is a wait, so the payload moves to the caller.
+            let payload = lock(&sem.pending)
+                .take()
+                .unwrap_or_else(NativeFence::signalled);
+            // SAFETY: a valid output pointer per valid usage.
+            unsafe { hand_out(payload, p_fd) }
+        },
+    )
 }
 
 unsafe extern "system" fn import_semaphore_fd(
     _device: vk::Device,
     p_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a valid input structure per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a live semaphore.
-        let sem = unsafe { semaphore(info.semaphore) };
-        let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) = (sem, info.handle_type)
-        else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if sem.timeline {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        // SAFETY: as for fences.
-        match unsafe { take_native_fence(info.fd) } {
-            Ok(f) => {
-                *lock(&sem.pending) = (!f.is_trivially_signalled()).then_some(f);
-                vk::Result::SUCCESS
+    guard(
+        "vkImportSemaphoreFdKHR",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a valid input structure per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            // SAFETY: a live semaphore.
+            let sem = unsafe { semaphore(info.semaphore) };
+            let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) =
+                (sem, info.handle_type)
+            else {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            };
+            if sem.timeline {
+                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
             }
-            Err(e) => e,
-        }
-    })
+            // SAFETY: as for fences.
+            match unsafe { take_native_fence(info.fd) } {
+                Ok(f) => {
+                    *lock(&sem.pending) = (!f.is_trivially_signalled()).then_some(f);
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
+            }
+        },
+    )
 }
 
 unsafe extern "system" fn external_fence_properties(
@@ -705,21 +744,26 @@ unsafe extern "system" fn external_fence_properties(
     p_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
     p_props: *mut vk::ExternalFenceProperties<'_>,
 ) {
-    guard((), || {
-        // SAFETY: valid structures per valid usage.
-        let (Some(info), Some(out)) = (unsafe { (p_info.as_ref(), p_props.as_mut()) }) else {
-            return;
-        };
-        let sync_fd = vk::ExternalFenceHandleTypeFlags::SYNC_FD;
-        let ours = info.handle_type == sync_fd;
-        out.export_from_imported_handle_types = if ours { sync_fd } else { Default::default() };
-        out.compatible_handle_types = out.export_from_imported_handle_types;
-        out.external_fence_features = if ours {
-            vk::ExternalFenceFeatureFlags::EXPORTABLE | vk::ExternalFenceFeatureFlags::IMPORTABLE
-        } else {
-            Default::default()
-        };
-    })
+    guard(
+        concat!(module_path!(), "::external_fence_properties"),
+        (),
+        || {
+            // SAFETY: valid structures per valid usage.
+            let (Some(info), Some(out)) = (unsafe { (p_info.as_ref(), p_props.as_mut()) }) else {
+                return;
+            };
+            let sync_fd = vk::ExternalFenceHandleTypeFlags::SYNC_FD;
+            let ours = info.handle_type == sync_fd;
+            out.export_from_imported_handle_types = if ours { sync_fd } else { Default::default() };
+            out.compatible_handle_types = out.export_from_imported_handle_types;
+            out.external_fence_features = if ours {
+                vk::ExternalFenceFeatureFlags::EXPORTABLE
+                    | vk::ExternalFenceFeatureFlags::IMPORTABLE
+            } else {
+                Default::default()
+            };
+        },
+    )
 }
 
 unsafe extern "system" fn external_semaphore_properties(
@@ -727,28 +771,32 @@ unsafe extern "system" fn external_semaphore_properties(
     p_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
     p_props: *mut vk::ExternalSemaphoreProperties<'_>,
 ) {
-    guard((), || {
-        // SAFETY: valid structures per valid usage.
-        let (Some(info), Some(out)) = (unsafe { (p_info.as_ref(), p_props.as_mut()) }) else {
-            return;
-        };
-        // SAFETY: a valid input chain.
-        let timeline = unsafe {
-            find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
-                info.p_next,
-                vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
-            )
-        }
-        .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
-        let sync_fd = vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD;
-        let ours = info.handle_type == sync_fd && !timeline;
-        out.export_from_imported_handle_types = if ours { sync_fd } else { Default::default() };
-        out.compatible_handle_types = out.export_from_imported_handle_types;
-        out.external_semaphore_features = if ours {
-            vk::ExternalSemaphoreFeatureFlags::EXPORTABLE
-                | vk::ExternalSemaphoreFeatureFlags::IMPORTABLE
-        } else {
-            Default::default()
-        };
-    })
+    guard(
+        concat!(module_path!(), "::external_semaphore_properties"),
+        (),
+        || {
+            // SAFETY: valid structures per valid usage.
+            let (Some(info), Some(out)) = (unsafe { (p_info.as_ref(), p_props.as_mut()) }) else {
+                return;
+            };
+            // SAFETY: a valid input chain.
+            let timeline = unsafe {
+                find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
+                    info.p_next,
+                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
+                )
+            }
+            .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
+            let sync_fd = vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD;
+            let ours = info.handle_type == sync_fd && !timeline;
+            out.export_from_imported_handle_types = if ours { sync_fd } else { Default::default() };
+            out.compatible_handle_types = out.export_from_imported_handle_types;
+            out.external_semaphore_features = if ours {
+                vk::ExternalSemaphoreFeatureFlags::EXPORTABLE
+                    | vk::ExternalSemaphoreFeatureFlags::IMPORTABLE
+            } else {
+                Default::default()
+            };
+        },
+    )
 }

@@ -84,8 +84,8 @@ fn adopt(info: &HostIcdInfo, manifest: &Path, library: PathBuf) -> Result<usize,
     // same ICD twice.
     static ADOPTING: Mutex<()> = Mutex::new(());
     let _guard = lock(&ADOPTING);
-    for slot in 1..=ADAPTER_SLOTS {
-        if let Some(Some(icd)) = SLOTS[slot].get() {
+    for (slot, held) in SLOTS.iter().enumerate().skip(1) {
+        if let Some(Some(icd)) = held.get() {
             if icd.gipa as usize == gipa as usize {
                 return Ok(slot);
             }

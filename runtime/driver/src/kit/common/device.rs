@@ -14,21 +14,25 @@ pub unsafe extern "system" fn create_device<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_device: *mut vk::Device,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_INITIALIZATION_FAILED, || {
-        // SAFETY: a live physical-device handle per valid usage.
-        let Some(pd) = (unsafe { PhysicalDevice::<D>::from_handle(physical_device) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: forwarded arguments.
-        match unsafe { create_device_impl::<D>(pd, p_create_info, p_allocator) } {
-            Ok(handle) => {
-                // SAFETY: a valid output pointer per valid usage.
-                unsafe { *p_device = handle };
-                vk::Result::SUCCESS
+    guard(
+        "vkCreateDevice",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: a live physical-device handle per valid usage.
+            let Some(pd) = (unsafe { PhysicalDevice::<D>::from_handle(physical_device) }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: forwarded arguments.
+            match unsafe { create_device_impl::<D>(pd, p_create_info, p_allocator) } {
+                Ok(handle) => {
+                    // SAFETY: a valid output pointer per valid usage.
+                    unsafe { *p_device = handle };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 unsafe fn create_device_impl<D: Kit>(
@@ -137,7 +141,7 @@ pub unsafe extern "system" fn destroy_device<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     // SAFETY: null or a live device the application is done with.
-    guard((), || unsafe {
+    guard("vkDestroyDevice", (), || unsafe {
         destroy_dispatchable::<Device<D>>(vk::Handle::as_raw(device));
     })
 }
@@ -165,7 +169,7 @@ pub unsafe extern "system" fn get_device_queue2<D: Kit>(
     p_queue_info: *const vk::DeviceQueueInfo2<'_>,
     p_queue: *mut vk::Queue,
 ) {
-    guard((), || {
+    guard("vkGetDeviceQueue2", (), || {
         // SAFETY: live handle and valid info per valid usage.
         let (Some(dev), Some(info)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
             p_queue_info.as_ref()

@@ -12,13 +12,17 @@ use super::*;
 pub unsafe extern "system" fn enumerate_instance_version<D: Kit>(
     p_api_version: *mut u32,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a valid output pointer per valid usage (null tolerated).
-        if let Some(v) = unsafe { p_api_version.as_mut() } {
-            *v = D::instance_version();
-        }
-        vk::Result::SUCCESS
-    })
+    guard(
+        "vkEnumerateInstanceVersion",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a valid output pointer per valid usage (null tolerated).
+            if let Some(v) = unsafe { p_api_version.as_mut() } {
+                *v = D::instance_version();
+            }
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 /// The instance extensions a kit driver supports.
@@ -32,13 +36,17 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties<D: Kit>(
     p_property_count: *mut u32,
     p_properties: *mut vk::ExtensionProperties,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        if !p_layer_name.is_null() {
-            return vk::Result::ERROR_LAYER_NOT_PRESENT;
-        }
-        // SAFETY: two-call idiom arguments.
-        unsafe { instance_extensions::<D>().write_properties(p_property_count, p_properties) }
-    })
+    guard(
+        "vkEnumerateInstanceExtensionProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            if !p_layer_name.is_null() {
+                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+            }
+            // SAFETY: two-call idiom arguments.
+            unsafe { instance_extensions::<D>().write_properties(p_property_count, p_properties) }
+        },
+    )
 }
 
 /// [`vkEnumerateInstanceLayerProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceLayerProperties.html)
@@ -47,9 +55,11 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties<D: Kit>(
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
     // SAFETY: two-call idiom arguments.
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
-        write_array::<vk::LayerProperties>(&[], p_property_count, p_properties)
-    })
+    guard(
+        "vkEnumerateInstanceLayerProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) },
+    )
 }
 
 /// [`vkCreateInstance`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateInstance.html)
@@ -58,17 +68,21 @@ pub unsafe extern "system" fn create_instance<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_INITIALIZATION_FAILED, || {
-        // SAFETY: forwarded arguments.
-        match unsafe { create_instance_impl::<D>(p_create_info, p_allocator) } {
-            Ok(handle) => {
-                // SAFETY: a valid output pointer per valid usage.
-                unsafe { *p_instance = handle };
-                vk::Result::SUCCESS
+    guard(
+        "vkCreateInstance",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: forwarded arguments.
+            match unsafe { create_instance_impl::<D>(p_create_info, p_allocator) } {
+                Ok(handle) => {
+                    // SAFETY: a valid output pointer per valid usage.
+                    unsafe { *p_instance = handle };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 unsafe fn create_instance_impl<D: Kit>(
@@ -167,7 +181,7 @@ pub unsafe extern "system" fn destroy_instance<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     // SAFETY: null or a live instance the application is done with.
-    guard((), || unsafe {
+    guard("vkDestroyInstance", (), || unsafe {
         destroy_dispatchable::<Instance<D>>(vk::Handle::as_raw(instance));
     })
 }
@@ -178,16 +192,20 @@ pub unsafe extern "system" fn enumerate_physical_devices<D: Kit>(
     p_count: *mut u32,
     p_devices: *mut vk::PhysicalDevice,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_INITIALIZATION_FAILED, || {
-        // SAFETY: a live instance handle.
-        let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let list: Vec<vk::PhysicalDevice> =
-            inst.physical_devices().iter().map(|p| p.handle()).collect();
-        // SAFETY: two-call idiom arguments.
-        unsafe { write_array(&list, p_count, p_devices) }
-    })
+    guard(
+        "vkEnumeratePhysicalDevices",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: a live instance handle.
+            let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let list: Vec<vk::PhysicalDevice> =
+                inst.physical_devices().iter().map(|p| p.handle()).collect();
+            // SAFETY: two-call idiom arguments.
+            unsafe { write_array(&list, p_count, p_devices) }
+        },
+    )
 }
 
 /// [`vkEnumeratePhysicalDeviceGroups`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumeratePhysicalDeviceGroups.html):
@@ -197,22 +215,26 @@ pub unsafe extern "system" fn enumerate_physical_device_groups<D: Kit>(
     p_count: *mut u32,
     p_groups: *mut vk::PhysicalDeviceGroupProperties<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_INITIALIZATION_FAILED, || {
-        // SAFETY: a live instance handle.
-        let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let list = inst.physical_devices();
-        // SAFETY: two-call idiom arguments; elements initialised by the application.
-        unsafe {
-            write_array_with(list.len(), p_count, p_groups, |i, g| {
-                g.physical_device_count = 1;
-                g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
-                g.physical_devices[0] = list[i].handle();
-                g.subset_allocation = vk::FALSE;
-            })
-        }
-    })
+    guard(
+        "vkEnumeratePhysicalDeviceGroups",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            // SAFETY: a live instance handle.
+            let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let list = inst.physical_devices();
+            // SAFETY: two-call idiom arguments; elements initialised by the application.
+            unsafe {
+                write_array_with(list.len(), p_count, p_groups, |i, g| {
+                    g.physical_device_count = 1;
+                    g.physical_devices = [vk::PhysicalDevice::null(); vk::MAX_DEVICE_GROUP_SIZE];
+                    g.physical_devices[0] = list[i].handle();
+                    g.subset_allocation = vk::FALSE;
+                })
+            }
+        },
+    )
 }
 
 /// [`vkCreateDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDebugReportCallbackEXT.html)
@@ -240,18 +262,24 @@ unsafe fn add_callback<D: Kit, C, H: vk::Handle>(
     out: *mut H,
     add: impl FnOnce(&super::super::debug::Callbacks, &C) -> u64,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: live handle and valid create info per valid usage.
-        let (Some(inst), Some(ci)) = (unsafe { Instance::<D>::from_handle(instance) }, unsafe {
-            ci.as_ref()
-        }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        let h = add(&inst.debug, ci);
-        // SAFETY: valid output pointer per valid usage.
-        unsafe { *out = H::from_raw(h) };
-        vk::Result::SUCCESS
-    })
+    guard(
+        concat!(module_path!(), "::add_callback"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: live handle and valid create info per valid usage.
+            let (Some(inst), Some(ci)) =
+                (unsafe { Instance::<D>::from_handle(instance) }, unsafe {
+                    ci.as_ref()
+                })
+            else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            let h = add(&inst.debug, ci);
+            // SAFETY: valid output pointer per valid usage.
+            unsafe { *out = H::from_raw(h) };
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 /// [`vkDestroyDebugReportCallbackEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyDebugReportCallbackEXT.html)
@@ -260,7 +288,7 @@ pub unsafe extern "system" fn destroy_debug_report_callback_ext<D: Kit>(
     callback: vk::DebugReportCallbackEXT,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard((), || {
+    guard("vkDestroyDebugReportCallbackEXT", (), || {
         // SAFETY: a live instance handle.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             inst.debug.remove_report(vk::Handle::as_raw(callback));
@@ -279,7 +307,7 @@ pub unsafe extern "system" fn debug_report_message_ext<D: Kit>(
     p_layer_prefix: *const c_char,
     p_message: *const c_char,
 ) {
-    guard((), || {
+    guard("vkDebugReportMessageEXT", (), || {
         // SAFETY: a live instance handle; C strings per valid usage.
         let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
             return;
@@ -319,7 +347,7 @@ pub unsafe extern "system" fn destroy_debug_utils_messenger_ext<D: Kit>(
     messenger: vk::DebugUtilsMessengerEXT,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    guard((), || {
+    guard("vkDestroyDebugUtilsMessengerEXT", (), || {
         // SAFETY: a live instance handle.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             inst.debug.remove_messenger(vk::Handle::as_raw(messenger));
@@ -334,7 +362,7 @@ pub unsafe extern "system" fn submit_debug_utils_message_ext<D: Kit>(
     types: vk::DebugUtilsMessageTypeFlagsEXT,
     p_callback_data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
 ) {
-    guard((), || {
+    guard("vkSubmitDebugUtilsMessageEXT", (), || {
         // SAFETY: a live instance handle; valid callback data per valid usage.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             // SAFETY: valid callback data per valid usage.

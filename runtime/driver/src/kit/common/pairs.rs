@@ -12,7 +12,7 @@ pub(super) unsafe extern "system" fn features_via_2<D: Kit>(
     pd: vk::PhysicalDevice,
     p_features: *mut vk::PhysicalDeviceFeatures,
 ) {
-    guard((), || {
+    guard(concat!(module_path!(), "::features_via_2"), (), || {
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_features2(pd, &mut f2) };
@@ -28,7 +28,7 @@ pub(super) unsafe extern "system" fn properties_via_2<D: Kit>(
     pd: vk::PhysicalDevice,
     p_properties: *mut vk::PhysicalDeviceProperties,
 ) {
-    guard((), || {
+    guard(concat!(module_path!(), "::properties_via_2"), (), || {
         let mut p2 = vk::PhysicalDeviceProperties2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_properties2(pd, &mut p2) };
@@ -45,28 +45,32 @@ pub(super) unsafe extern "system" fn queue_families_via_2<D: Kit>(
     p_count: *mut u32,
     p_properties: *mut vk::QueueFamilyProperties,
 ) {
-    guard((), || {
-        if p_properties.is_null() {
-            // SAFETY: forwarded count query.
-            unsafe {
-                D::get_physical_device_queue_family_properties2(pd, p_count, ptr::null_mut())
+    guard(
+        concat!(module_path!(), "::queue_families_via_2"),
+        (),
+        || {
+            if p_properties.is_null() {
+                // SAFETY: forwarded count query.
+                unsafe {
+                    D::get_physical_device_queue_family_properties2(pd, p_count, ptr::null_mut())
+                };
+                return;
+            }
+            // SAFETY: valid count pointer per valid usage.
+            let Some(&n) = (unsafe { p_count.as_ref() }) else {
+                return;
             };
-            return;
-        }
-        // SAFETY: valid count pointer per valid usage.
-        let Some(&n) = (unsafe { p_count.as_ref() }) else {
-            return;
-        };
-        let mut v = vec![vk::QueueFamilyProperties2::default(); n as usize];
-        // SAFETY: `v` holds `*p_count` initialised structures.
-        unsafe { D::get_physical_device_queue_family_properties2(pd, p_count, v.as_mut_ptr()) };
-        // SAFETY: the vendor wrote at most `n` back into `*p_count`; `p_properties` holds `n`.
-        let written = unsafe { *p_count }.min(n) as usize;
-        for (i, q) in v.iter().take(written).enumerate() {
-            // SAFETY: `i < n`.
-            unsafe { *p_properties.add(i) = q.queue_family_properties };
-        }
-    })
+            let mut v = vec![vk::QueueFamilyProperties2::default(); n as usize];
+            // SAFETY: `v` holds `*p_count` initialised structures.
+            unsafe { D::get_physical_device_queue_family_properties2(pd, p_count, v.as_mut_ptr()) };
+            // SAFETY: the vendor wrote at most `n` back into `*p_count`; `p_properties` holds `n`.
+            let written = unsafe { *p_count }.min(n) as usize;
+            for (i, q) in v.iter().take(written).enumerate() {
+                // SAFETY: `i < n`.
+                unsafe { *p_properties.add(i) = q.queue_family_properties };
+            }
+        },
+    )
 }
 
 /// `vkGetPhysicalDeviceMemoryProperties` through the vendor's `…2`.
@@ -74,7 +78,7 @@ pub(super) unsafe extern "system" fn memory_via_2<D: Kit>(
     pd: vk::PhysicalDevice,
     p_properties: *mut vk::PhysicalDeviceMemoryProperties,
 ) {
-    guard((), || {
+    guard(concat!(module_path!(), "::memory_via_2"), (), || {
         let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_memory_properties2(pd, &mut m2) };
@@ -91,7 +95,7 @@ pub(super) unsafe extern "system" fn format_via_2<D: Kit>(
     format: vk::Format,
     p_properties: *mut vk::FormatProperties,
 ) {
-    guard((), || {
+    guard(concat!(module_path!(), "::format_via_2"), (), || {
         let mut f2 = vk::FormatProperties2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_format_properties2(pd, format, &mut f2) };
@@ -112,24 +116,28 @@ pub(super) unsafe extern "system" fn image_format_via_2<D: Kit>(
     flags: vk::ImageCreateFlags,
     p_properties: *mut vk::ImageFormatProperties,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_FORMAT_NOT_SUPPORTED, || {
-        let info = vk::PhysicalDeviceImageFormatInfo2 {
-            format,
-            ty,
-            tiling,
-            usage,
-            flags,
-            ..Default::default()
-        };
-        let mut p2 = vk::ImageFormatProperties2::default();
-        // SAFETY: the vendor's hook with valid, chain-less structures.
-        let r = unsafe { D::get_physical_device_image_format_properties2(pd, &info, &mut p2) };
-        // SAFETY: valid output pointer per valid usage.
-        if let Some(out) = unsafe { p_properties.as_mut() } {
-            *out = p2.image_format_properties;
-        }
-        r
-    })
+    guard(
+        concat!(module_path!(), "::image_format_via_2"),
+        vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+        || {
+            let info = vk::PhysicalDeviceImageFormatInfo2 {
+                format,
+                ty,
+                tiling,
+                usage,
+                flags,
+                ..Default::default()
+            };
+            let mut p2 = vk::ImageFormatProperties2::default();
+            // SAFETY: the vendor's hook with valid, chain-less structures.
+            let r = unsafe { D::get_physical_device_image_format_properties2(pd, &info, &mut p2) };
+            // SAFETY: valid output pointer per valid usage.
+            if let Some(out) = unsafe { p_properties.as_mut() } {
+                *out = p2.image_format_properties;
+            }
+            r
+        },
+    )
 }
 
 /// `vkGetPhysicalDeviceSparseImageFormatProperties` through the vendor's `…2`.
@@ -144,7 +152,7 @@ pub(super) unsafe extern "system" fn sparse_format_via_2<D: Kit>(
     p_count: *mut u32,
     p_properties: *mut vk::SparseImageFormatProperties,
 ) {
-    guard((), || {
+    guard(concat!(module_path!(), "::sparse_format_via_2"), (), || {
         let info = vk::PhysicalDeviceSparseImageFormatInfo2 {
             format,
             ty,
@@ -202,9 +210,11 @@ pub(super) unsafe extern "system" fn bind_buffer_memory_via_2<D: Kit>(
         ..Default::default()
     };
     // SAFETY: the vendor's hook with one valid bind info.
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
-        D::bind_buffer_memory2(device, 1, &info)
-    })
+    guard(
+        concat!(module_path!(), "::bind_buffer_memory_via_2"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || unsafe { D::bind_buffer_memory2(device, 1, &info) },
+    )
 }
 
 /// `vkBindBufferMemory2` as one `vkBindBufferMemory` per bind (chains are not carried: a
@@ -214,17 +224,22 @@ pub(super) unsafe extern "system" fn bind_buffer_memory2_via_1<D: Kit>(
     count: u32,
     p_infos: *const vk::BindBufferMemoryInfo<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: `count` bind infos per valid usage.
-        for b in unsafe { slice(p_infos, count) } {
-            // SAFETY: the vendor's hook with the application's arguments.
-            let r = unsafe { D::bind_buffer_memory(device, b.buffer, b.memory, b.memory_offset) };
-            if r != vk::Result::SUCCESS {
-                return r;
+    guard(
+        concat!(module_path!(), "::bind_buffer_memory2_via_1"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `count` bind infos per valid usage.
+            for b in unsafe { slice(p_infos, count) } {
+                // SAFETY: the vendor's hook with the application's arguments.
+                let r =
+                    unsafe { D::bind_buffer_memory(device, b.buffer, b.memory, b.memory_offset) };
+                if r != vk::Result::SUCCESS {
+                    return r;
+                }
             }
-        }
-        vk::Result::SUCCESS
-    })
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 /// `vkBindImageMemory` as one `vkBindImageMemory2` bind.
@@ -241,9 +256,11 @@ pub(super) unsafe extern "system" fn bind_image_memory_via_2<D: Kit>(
         ..Default::default()
     };
     // SAFETY: the vendor's hook with one valid bind info.
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
-        D::bind_image_memory2(device, 1, &info)
-    })
+    guard(
+        concat!(module_path!(), "::bind_image_memory_via_2"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || unsafe { D::bind_image_memory2(device, 1, &info) },
+    )
 }
 
 /// `vkBindImageMemory2` as one `vkBindImageMemory` per bind.
@@ -252,17 +269,21 @@ pub(super) unsafe extern "system" fn bind_image_memory2_via_1<D: Kit>(
     count: u32,
     p_infos: *const vk::BindImageMemoryInfo<'_>,
 ) -> vk::Result {
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: `count` bind infos per valid usage.
-        for b in unsafe { slice(p_infos, count) } {
-            // SAFETY: the vendor's hook with the application's arguments.
-            let r = unsafe { D::bind_image_memory(device, b.image, b.memory, b.memory_offset) };
-            if r != vk::Result::SUCCESS {
-                return r;
+    guard(
+        concat!(module_path!(), "::bind_image_memory2_via_1"),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `count` bind infos per valid usage.
+            for b in unsafe { slice(p_infos, count) } {
+                // SAFETY: the vendor's hook with the application's arguments.
+                let r = unsafe { D::bind_image_memory(device, b.image, b.memory, b.memory_offset) };
+                if r != vk::Result::SUCCESS {
+                    return r;
+                }
             }
-        }
-        vk::Result::SUCCESS
-    })
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 /// `vkGetBufferMemoryRequirements` through the vendor's `…2`.
@@ -271,19 +292,23 @@ pub(super) unsafe extern "system" fn buffer_requirements_via_2<D: Kit>(
     buffer: vk::Buffer,
     p_requirements: *mut vk::MemoryRequirements,
 ) {
-    guard((), || {
-        let info = vk::BufferMemoryRequirementsInfo2 {
-            buffer,
-            ..Default::default()
-        };
-        let mut r2 = vk::MemoryRequirements2::default();
-        // SAFETY: the vendor's hook with valid structures.
-        unsafe { D::get_buffer_memory_requirements2(device, &info, &mut r2) };
-        // SAFETY: valid output pointer per valid usage.
-        if let Some(out) = unsafe { p_requirements.as_mut() } {
-            *out = r2.memory_requirements;
-        }
-    })
+    guard(
+        concat!(module_path!(), "::buffer_requirements_via_2"),
+        (),
+        || {
+            let info = vk::BufferMemoryRequirementsInfo2 {
+                buffer,
+                ..Default::default()
+            };
+            let mut r2 = vk::MemoryRequirements2::default();
+            // SAFETY: the vendor's hook with valid structures.
+            unsafe { D::get_buffer_memory_requirements2(device, &info, &mut r2) };
+            // SAFETY: valid output pointer per valid usage.
+            if let Some(out) = unsafe { p_requirements.as_mut() } {
+                *out = r2.memory_requirements;
+            }
+        },
+    )
 }
 
 /// `vkGetBufferMemoryRequirements2` through the vendor's 1.0 query (no dedicated allocation).
@@ -292,20 +317,24 @@ pub(super) unsafe extern "system" fn buffer_requirements2_via_1<D: Kit>(
     p_info: *const vk::BufferMemoryRequirementsInfo2<'_>,
     p_requirements: *mut vk::MemoryRequirements2<'_>,
 ) {
-    guard((), || {
-        // SAFETY: valid input and output per valid usage.
-        let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe {
-            p_requirements.as_mut()
-        }) else {
-            return;
-        };
-        // SAFETY: the vendor's hook with the application's arguments.
-        unsafe {
-            D::get_buffer_memory_requirements(device, info.buffer, &mut out.memory_requirements)
-        };
-        // SAFETY: a valid output chain.
-        unsafe { no_dedicated(out.p_next) };
-    })
+    guard(
+        concat!(module_path!(), "::buffer_requirements2_via_1"),
+        (),
+        || {
+            // SAFETY: valid input and output per valid usage.
+            let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe {
+                p_requirements.as_mut()
+            }) else {
+                return;
+            };
+            // SAFETY: the vendor's hook with the application's arguments.
+            unsafe {
+                D::get_buffer_memory_requirements(device, info.buffer, &mut out.memory_requirements)
+            };
+            // SAFETY: a valid output chain.
+            unsafe { no_dedicated(out.p_next) };
+        },
+    )
 }
 
 /// `vkGetImageMemoryRequirements` through the vendor's `…2`.
@@ -314,19 +343,23 @@ pub(super) unsafe extern "system" fn image_requirements_via_2<D: Kit>(
     image: vk::Image,
     p_requirements: *mut vk::MemoryRequirements,
 ) {
-    guard((), || {
-        let info = vk::ImageMemoryRequirementsInfo2 {
-            image,
-            ..Default::default()
-        };
-        let mut r2 = vk::MemoryRequirements2::default();
-        // SAFETY: the vendor's hook with valid structures.
-        unsafe { D::get_image_memory_requirements2(device, &info, &mut r2) };
-        // SAFETY: valid output pointer per valid usage.
-        if let Some(out) = unsafe { p_requirements.as_mut() } {
-            *out = r2.memory_requirements;
-        }
-    })
+    guard(
+        concat!(module_path!(), "::image_requirements_via_2"),
+        (),
+        || {
+            let info = vk::ImageMemoryRequirementsInfo2 {
+                image,
+                ..Default::default()
+            };
+            let mut r2 = vk::MemoryRequirements2::default();
+            // SAFETY: the vendor's hook with valid structures.
+            unsafe { D::get_image_memory_requirements2(device, &info, &mut r2) };
+            // SAFETY: valid output pointer per valid usage.
+            if let Some(out) = unsafe { p_requirements.as_mut() } {
+                *out = r2.memory_requirements;
+            }
+        },
+    )
 }
 
 /// `vkGetImageMemoryRequirements2` through the vendor's 1.0 query (no dedicated allocation).
@@ -335,20 +368,24 @@ pub(super) unsafe extern "system" fn image_requirements2_via_1<D: Kit>(
     p_info: *const vk::ImageMemoryRequirementsInfo2<'_>,
     p_requirements: *mut vk::MemoryRequirements2<'_>,
 ) {
-    guard((), || {
-        // SAFETY: valid input and output per valid usage.
-        let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe {
-            p_requirements.as_mut()
-        }) else {
-            return;
-        };
-        // SAFETY: the vendor's hook with the application's arguments.
-        unsafe {
-            D::get_image_memory_requirements(device, info.image, &mut out.memory_requirements)
-        };
-        // SAFETY: a valid output chain.
-        unsafe { no_dedicated(out.p_next) };
-    })
+    guard(
+        concat!(module_path!(), "::image_requirements2_via_1"),
+        (),
+        || {
+            // SAFETY: valid input and output per valid usage.
+            let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe {
+                p_requirements.as_mut()
+            }) else {
+                return;
+            };
+            // SAFETY: the vendor's hook with the application's arguments.
+            unsafe {
+                D::get_image_memory_requirements(device, info.image, &mut out.memory_requirements)
+            };
+            // SAFETY: a valid output chain.
+            unsafe { no_dedicated(out.p_next) };
+        },
+    )
 }
 
 /// `VkMemoryDedicatedRequirements` in an output chain: neither preferred nor required.
@@ -375,32 +412,43 @@ pub(super) unsafe extern "system" fn sparse_requirements_via_2<D: Kit>(
     p_count: *mut u32,
     p_requirements: *mut vk::SparseImageMemoryRequirements,
 ) {
-    guard((), || {
-        let info = vk::ImageSparseMemoryRequirementsInfo2 {
-            image,
-            ..Default::default()
-        };
-        if p_requirements.is_null() {
-            // SAFETY: forwarded count query.
-            unsafe {
-                D::get_image_sparse_memory_requirements2(device, &info, p_count, ptr::null_mut())
+    guard(
+        concat!(module_path!(), "::sparse_requirements_via_2"),
+        (),
+        || {
+            let info = vk::ImageSparseMemoryRequirementsInfo2 {
+                image,
+                ..Default::default()
             };
-            return;
-        }
-        // SAFETY: valid count pointer per valid usage.
-        let Some(&n) = (unsafe { p_count.as_ref() }) else {
-            return;
-        };
-        let mut v = vec![vk::SparseImageMemoryRequirements2::default(); n as usize];
-        // SAFETY: `v` holds `n` initialised structures.
-        unsafe { D::get_image_sparse_memory_requirements2(device, &info, p_count, v.as_mut_ptr()) };
-        // SAFETY: at most `n` written; `p_requirements` holds `n`.
-        let written = unsafe { *p_count }.min(n) as usize;
-        for (i, s) in v.iter().take(written).enumerate() {
-            // SAFETY: `i < n`.
-            unsafe { *p_requirements.add(i) = s.memory_requirements };
-        }
-    })
+            if p_requirements.is_null() {
+                // SAFETY: forwarded count query.
+                unsafe {
+                    D::get_image_sparse_memory_requirements2(
+                        device,
+                        &info,
+                        p_count,
+                        ptr::null_mut(),
+                    )
+                };
+                return;
+            }
+            // SAFETY: valid count pointer per valid usage.
+            let Some(&n) = (unsafe { p_count.as_ref() }) else {
+                return;
+            };
+            let mut v = vec![vk::SparseImageMemoryRequirements2::default(); n as usize];
+            // SAFETY: `v` holds `n` initialised structures.
+            unsafe {
+                D::get_image_sparse_memory_requirements2(device, &info, p_count, v.as_mut_ptr())
+            };
+            // SAFETY: at most `n` written; `p_requirements` holds `n`.
+            let written = unsafe { *p_count }.min(n) as usize;
+            for (i, s) in v.iter().take(written).enumerate() {
+                // SAFETY: `i < n`.
+                unsafe { *p_requirements.add(i) = s.memory_requirements };
+            }
+        },
+    )
 }
 
 /// `vkGetImageSparseMemoryRequirements2` through the vendor's 1.0 query.
@@ -410,37 +458,41 @@ pub(super) unsafe extern "system" fn sparse_requirements2_via_1<D: Kit>(
     p_count: *mut u32,
     p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
 ) {
-    guard((), || {
-        // SAFETY: valid input per valid usage.
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return;
-        };
-        if p_requirements.is_null() {
-            // SAFETY: forwarded count query.
-            unsafe {
-                D::get_image_sparse_memory_requirements(
-                    device,
-                    info.image,
-                    p_count,
-                    ptr::null_mut(),
-                )
+    guard(
+        concat!(module_path!(), "::sparse_requirements2_via_1"),
+        (),
+        || {
+            // SAFETY: valid input per valid usage.
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return;
             };
-            return;
-        }
-        // SAFETY: valid count pointer per valid usage.
-        let Some(&n) = (unsafe { p_count.as_ref() }) else {
-            return;
-        };
-        let mut v = vec![vk::SparseImageMemoryRequirements::default(); n as usize];
-        // SAFETY: `v` holds `n` elements.
-        unsafe {
-            D::get_image_sparse_memory_requirements(device, info.image, p_count, v.as_mut_ptr())
-        };
-        // SAFETY: at most `n` written; `p_requirements` holds `n` initialised structures.
-        let written = unsafe { *p_count }.min(n) as usize;
-        for (i, s) in v.iter().take(written).enumerate() {
-            // SAFETY: `i < n`.
-            unsafe { (*p_requirements.add(i)).memory_requirements = *s };
-        }
-    })
+            if p_requirements.is_null() {
+                // SAFETY: forwarded count query.
+                unsafe {
+                    D::get_image_sparse_memory_requirements(
+                        device,
+                        info.image,
+                        p_count,
+                        ptr::null_mut(),
+                    )
+                };
+                return;
+            }
+            // SAFETY: valid count pointer per valid usage.
+            let Some(&n) = (unsafe { p_count.as_ref() }) else {
+                return;
+            };
+            let mut v = vec![vk::SparseImageMemoryRequirements::default(); n as usize];
+            // SAFETY: `v` holds `n` elements.
+            unsafe {
+                D::get_image_sparse_memory_requirements(device, info.image, p_count, v.as_mut_ptr())
+            };
+            // SAFETY: at most `n` written; `p_requirements` holds `n` initialised structures.
+            let written = unsafe { *p_count }.min(n) as usize;
+            for (i, s) in v.iter().take(written).enumerate() {
+                // SAFETY: `i < n`.
+                unsafe { (*p_requirements.add(i)).memory_requirements = *s };
+            }
+        },
+    )
 }

@@ -14,7 +14,7 @@ fn with_pd<D: Kit, R: Copy>(
     fail: R,
     f: impl FnOnce(&PhysicalDevice<D>) -> R,
 ) -> R {
-    guard(fail, || {
+    guard(concat!(module_path!(), "::with_pd"), fail, || {
         // SAFETY: a live physical-device handle per valid usage; bad ones are rejected.
         match unsafe { PhysicalDevice::<D>::from_handle(pd) } {
             Some(p) => f(p),
@@ -270,9 +270,13 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
     p_properties: *mut vk::SparseImageFormatProperties,
 ) {
     // SAFETY: two-call idiom arguments.
-    guard((), || unsafe {
-        let _ = write_array::<vk::SparseImageFormatProperties>(&[], p_count, p_properties);
-    })
+    guard(
+        "vkGetPhysicalDeviceSparseImageFormatProperties",
+        (),
+        || unsafe {
+            let _ = write_array::<vk::SparseImageFormatProperties>(&[], p_count, p_properties);
+        },
+    )
 }
 
 /// [`vkGetPhysicalDeviceSparseImageFormatProperties2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceSparseImageFormatProperties2.html):
@@ -284,9 +288,13 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
     p_properties: *mut vk::SparseImageFormatProperties2<'_>,
 ) {
     // SAFETY: two-call idiom arguments.
-    guard((), || unsafe {
-        let _ = write_array_with(0, p_count, p_properties, |_, _| {});
-    })
+    guard(
+        "vkGetPhysicalDeviceSparseImageFormatProperties2",
+        (),
+        || unsafe {
+            let _ = write_array_with(0, p_count, p_properties, |_, _| {});
+        },
+    )
 }
 
 /// [`vkGetPhysicalDeviceExternalBufferProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceExternalBufferProperties.html):
@@ -296,7 +304,7 @@ pub unsafe extern "system" fn get_physical_device_external_buffer_properties<D: 
     p_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
     p_properties: *mut vk::ExternalBufferProperties<'_>,
 ) {
-    guard((), || {
+    guard("vkGetPhysicalDeviceExternalBufferProperties", (), || {
         // SAFETY: valid input and output pointers per valid usage.
         let (info, out) = unsafe { (p_info.as_ref(), p_properties.as_mut()) };
         if let Some(out) = out {
@@ -318,7 +326,7 @@ pub unsafe extern "system" fn get_physical_device_external_fence_properties<D: K
     _p_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
     p_properties: *mut vk::ExternalFenceProperties<'_>,
 ) {
-    guard((), || {
+    guard("vkGetPhysicalDeviceExternalFenceProperties", (), || {
         // SAFETY: valid output pointer per valid usage.
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.export_from_imported_handle_types = Default::default();
@@ -335,7 +343,7 @@ pub unsafe extern "system" fn get_physical_device_external_semaphore_properties<
     _p_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
     p_properties: *mut vk::ExternalSemaphoreProperties<'_>,
 ) {
-    guard((), || {
+    guard("vkGetPhysicalDeviceExternalSemaphoreProperties", (), || {
         // SAFETY: valid output pointer per valid usage.
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.export_from_imported_handle_types = Default::default();
@@ -353,9 +361,11 @@ pub unsafe extern "system" fn get_physical_device_tool_properties<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
 ) -> vk::Result {
     // SAFETY: two-call idiom arguments.
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
-        write_array_with(0, p_count, p_properties, |_, _| {})
-    })
+    guard(
+        "vkGetPhysicalDeviceToolProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || unsafe { write_array_with(0, p_count, p_properties, |_, _| {}) },
+    )
 }
 
 /// [`vkEnumerateDeviceExtensionProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateDeviceExtensionProperties.html)
@@ -385,7 +395,9 @@ pub unsafe extern "system" fn enumerate_device_layer_properties<D: Kit>(
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
     // SAFETY: two-call idiom arguments.
-    guard(vk::Result::ERROR_OUT_OF_HOST_MEMORY, || unsafe {
-        write_array::<vk::LayerProperties>(&[], p_count, p_properties)
-    })
+    guard(
+        "vkEnumerateDeviceLayerProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || unsafe { write_array::<vk::LayerProperties>(&[], p_count, p_properties) },
+    )
 }
