@@ -1,9 +1,11 @@
 //! Build script of `libvulkan.so`:
 //! * gives the cdylib the soname `libvulkan.so.1` (what applications link against);
-//! * turns the generated linker map (`generated/libvulkan.map`, the exact list of exported
-//!   commands) into `$OUT_DIR/exported_functions.rs`: the name → function table that
+//! * turns the generated linker map (`generated/libvulkan.map`: AOSP's exported commands for
+//!   the registry) into `$OUT_DIR/exported_functions.rs`: the name → function table that
 //!   `vkGetInstanceProcAddr` answers exported commands from. Deriving it from the map keeps the
-//!   table and the export list identical by construction.
+//!   table and AOSP's export list identical by construction. Linux-host builds (the `desktop`
+//!   feature) export the desktop surface commands besides (`src/api/desktop.rs`); they are not
+//!   in the map, since AOSP has none.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

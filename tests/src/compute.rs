@@ -298,6 +298,42 @@ pub fn run_fill_compute(entry: &ash::Entry, n: u32, multiplier: u32) -> Result<V
     result
 }
 
+/// Runs `fill.comp` on `physical_device` (of `instance`) with its first compute queue family,
+/// returning what the device wrote: the round trip of [`run_fill_compute`] on a chosen device.
+pub fn run_fill_compute_on(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    n: u32,
+    multiplier: u32,
+) -> Result<Vec<u32>, String> {
+    if n == 0 {
+        return Err("run_fill_compute_on: n must be at least 1".to_owned());
+    }
+    // SAFETY: a physical device of the live `instance`.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical_device) };
+    let queue_family = families
+        .iter()
+        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+        .ok_or("the device has no compute queue")? as u32;
+    let device = create_device(instance, physical_device, queue_family)?;
+    let result = {
+        let mut objects = FillObjects::new(&device);
+        fill_on_device(
+            instance,
+            physical_device,
+            &device,
+            queue_family,
+            &mut objects,
+            n,
+            multiplier,
+        )
+    };
+    // SAFETY: `device` is live; all its objects were destroyed above.
+    unsafe { device.device_wait_idle() }
+        .map_err(|e| format!("vkDeviceWaitIdle failed after the dispatch: {e:?}"))?;
+    result
+}
+
 /// The device objects of one fill run; destroyed on drop in reverse creation order.
 struct FillObjects<'a> {
     device: &'a ash::Device,

@@ -171,6 +171,23 @@ pub fn lavapipe_manifest() -> Result<PathBuf, String> {
     Ok(manifest)
 }
 
+/// The lavapipe driver library its manifest names.
+pub fn lavapipe_library() -> Result<PathBuf, String> {
+    let manifest = lavapipe_manifest()?;
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not JSON: {e}", manifest.display()))?;
+    let library = json
+        .pointer("/ICD/library_path")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| format!("{} has no ICD.library_path", manifest.display()))?;
+    Ok(manifest
+        .parent()
+        .expect("manifest has a parent")
+        .join(library))
+}
+
 /// The environment that makes a Khronos loader (and, by the same variable, ours) see
 /// lavapipe as its only driver: `VK_DRIVER_FILES=<lavapipe manifest>`.
 pub fn lavapipe_env() -> Result<crate::env::Env, String> {

@@ -5,7 +5,8 @@
 //! `android_native_base_t` header with magic, version and refcounting, the function-pointer table,
 //! the `query`/`perform` codes), so the same loader code serves a real Android `Surface`. This
 //! crate is the other end: a window whose producer side speaks exactly that ABI and whose consumer
-//! side is a Rust API for tests.
+//! side is a Rust API, used by the loader's desktop presenters (X11, Wayland: each shows the
+//! frames a swapchain queues) and by tests.
 //!
 //! # Design
 //!
