@@ -68,7 +68,6 @@ pub mod wsi;
 /// of the loader build on.
 pub use vkgen_generated::{dispatch, vk};
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub use properties::Properties;
@@ -105,6 +104,9 @@ pub struct LoaderConfig {
     pub updatable_driver_dir: Option<PathBuf>,
     /// Where Khronos ICD manifests are looked for on non-Android hosts.
     pub icd: driver::icd::IcdSearchConfig,
+    /// `VKGEN_ICD_ADAPTER=0`: ICDs are used as they are, never through the native-buffer
+    /// adapter (`driver::adapter`, Linux hosts with the `desktop` feature).
+    pub without_adapter: bool,
 }
 
 impl Default for LoaderConfig {
@@ -119,6 +121,7 @@ impl Default for LoaderConfig {
             gpu_debug: layers::GpuDebug::default(),
             updatable_driver_dir: None,
             icd: driver::icd::IcdSearchConfig::default(),
+            without_adapter: false,
         }
     }
 }
@@ -158,6 +161,7 @@ impl LoaderConfig {
                 .map(|v| split_path_list(&v))
                 .unwrap_or_default(),
             icd: driver::icd::IcdSearchConfig::from_env(),
+            without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
             properties,
         }
     }
@@ -176,39 +180,9 @@ fn process_is_dumpable() -> bool {
     false
 }
 
-/// Reads an environment variable that steers which code the loader `dlopen`s. Like the Khronos
-/// loader's `loader_secure_getenv`, it refuses in setuid/setgid processes: the loader runs inside
-/// them too, and honouring such a variable there would let any user inject code into a privileged
-/// process. Empty values count as unset.
-pub(crate) fn trusted_env(name: &str) -> Option<OsString> {
-    // SAFETY: the four id getters take no arguments and cannot fail.
-    let elevated =
-        unsafe { libc::getuid() != libc::geteuid() || libc::getgid() != libc::getegid() };
-    if elevated {
-        if std::env::var_os(name).is_some() {
-            log::warn!("{name} ignored: the process runs with elevated privileges");
-        }
-        return None;
-    }
-    std::env::var_os(name).filter(|v| !v.is_empty())
-}
-
-/// [`trusted_env`] for a single path.
-pub(crate) fn trusted_env_path(name: &str) -> Option<PathBuf> {
-    trusted_env(name).map(PathBuf::from)
-}
-
-/// Splits a `:`-separated list, dropping empty entries (`a::b`, a trailing `:`), which would
-/// otherwise mean "the current directory" to naive code.
-pub(crate) fn split_path_list(value: &std::ffi::OsStr) -> Vec<PathBuf> {
-    use std::os::unix::ffi::OsStrExt;
-    value
-        .as_bytes()
-        .split(|&b| b == b':')
-        .filter(|part| !part.is_empty())
-        .map(|part| PathBuf::from(std::ffi::OsStr::from_bytes(part)))
-        .collect()
-}
+/// Variables that steer which code the loader `dlopen`s are read setuid-safely, and `:` lists
+/// split without empty entries: the platform's rules, shared with the host driver.
+pub(crate) use vkgen_platform::env::{split_path_list, trusted_env, trusted_env_path};
 
 /// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.
 #[cfg(test)]
@@ -283,13 +257,6 @@ typedef struct { char extensionName[256]; uint32_t specVersion; } VkExtensionPro
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn path_lists_drop_empty_entries() {
-        let parts = split_path_list(std::ffi::OsStr::new("/a::/b/c:"));
-        assert_eq!(parts, vec![PathBuf::from("/a"), PathBuf::from("/b/c")]);
-        assert!(split_path_list(std::ffi::OsStr::new("")).is_empty());
-    }
 
     #[test]
     fn default_config_is_a_release_device() {

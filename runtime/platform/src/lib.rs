@@ -11,13 +11,18 @@
 //!   native-buffer path runs on a Linux host.
 //! * [`hardware_buffer`]: the NDK's `AHardwareBuffer` over that gralloc (the object, the C
 //!   functions `libnativewindow.so` exports, and counted references to any buffer).
+//! * [`env`]: setuid-safe environment variables (the Khronos loader's `secure_getenv` rule).
+//! * [`icd_manifest`]: Khronos ICD manifests, found and parsed by the Khronos loader's rules
+//!   (one scan for the loader and the host driver alike).
 //! * [`sync_fd`]: native fences (`-1` or a pollable fd), and eventfd fences signalled in process
 //!   where a driver cannot export `SYNC_FD`.
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod env;
 pub mod gralloc;
 pub mod hardware_buffer;
+pub mod icd_manifest;
 pub mod sync_fd;
 
 /// The C ABI crate the platform types are declared in.

@@ -15,6 +15,9 @@
 //!
 //! The small `dlopen`/`dlsym` helpers shared with layer discovery live here too.
 
+/// `0` turns the native-buffer adapter for ICDs off (`LoaderConfig::without_adapter`).
+pub const ADAPTER_ENV: &str = "VKGEN_ICD_ADAPTER";
+
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
 pub mod adapter;
 pub mod hal;
@@ -229,7 +232,7 @@ pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
                 #[cfg(feature = "desktop")]
                 let icd = {
                     let mut icd = icd;
-                    if !config.icd.without_adapter {
+                    if !config.without_adapter {
                         adapter::adapt(&mut icd);
                     }
                     icd

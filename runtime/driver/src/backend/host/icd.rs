@@ -1,0 +1,422 @@
+//! The ICDs the host driver serves: opened on its own (slot 0) or handed over by a loader
+//! (the adapter slots), with every answer the ICD gives bounded and checked.
+
+use super::*;
+
+/// Why a host ICD could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("ICD manifest {path} is not valid: {reason}")]
+    BadManifest { path: PathBuf, reason: String },
+    #[error("cannot load {path}: {source}")]
+    Load {
+        path: PathBuf,
+        source: libloading::Error,
+    },
+    #[error("{path} is a vkgen driver (exports HMI), not a host ICD")]
+    OwnDriver { path: PathBuf },
+    #[error("{path} has no vk_icdGetInstanceProcAddr")]
+    NoGetInstanceProcAddr { path: PathBuf },
+    #[error("{path} negotiated loader interface {version}, at least 2 is needed")]
+    OldInterface { path: PathBuf, version: u32 },
+    #[error("{path}: interface negotiation failed: {result:?}")]
+    Negotiation { path: PathBuf, result: vk::Result },
+    #[error("no usable host ICD (tried: {tried:?})")]
+    NoneFound { tried: Vec<PathBuf> },
+    #[error("{path} has no {command}")]
+    Missing { path: PathBuf, command: String },
+    #[error("{path} needs no native-buffer adapter: {reason}")]
+    NotAdaptable { path: PathBuf, reason: &'static str },
+}
+
+/// An opened host ICD.
+pub struct HostIcd {
+    /// The library when the host driver opened it itself (slot 0); a loader keeps its own.
+    pub(super) _library: Option<libloading::os::unix::Library>,
+    pub(super) manifest: PathBuf,
+    pub(super) library_path: PathBuf,
+    pub(super) interface_version: u32,
+    pub(super) gipa: vk::PFN_vkGetInstanceProcAddr,
+    pub(super) gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr>,
+    pub(super) entry: ash::Entry,
+    pub(super) instance_version: u32,
+    pub(super) instance_extensions: Vec<vk::ExtensionProperties>,
+    pub(super) device_extensions: OnceLock<HashSet<Vec<u8>>>,
+}
+
+impl std::fmt::Debug for HostIcd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostIcd")
+            .field("manifest", &self.manifest)
+            .field("library_path", &self.library_path)
+            .field("interface_version", &self.interface_version)
+            .field("instance_version", &self.instance_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostIcd {
+    /// The manifest it was found through.
+    pub fn manifest(&self) -> &Path {
+        &self.manifest
+    }
+
+    /// The library the manifest names.
+    pub fn library_path(&self) -> &Path {
+        &self.library_path
+    }
+
+    /// The negotiated loader–ICD interface version.
+    pub fn interface_version(&self) -> u32 {
+        self.interface_version
+    }
+
+    /// The host's `vkEnumerateInstanceVersion` (1.0 where it has none).
+    pub fn instance_version(&self) -> u32 {
+        self.instance_version
+    }
+
+    /// The host's `vk_icdGetInstanceProcAddr`.
+    pub fn get_instance_proc_addr(&self) -> vk::PFN_vkGetInstanceProcAddr {
+        self.gipa
+    }
+
+    /// Opens the ICD a manifest describes.
+    pub fn open(manifest: &Path) -> Result<Self, HostError> {
+        let library_path = IcdManifest::read(manifest)
+            .map_err(|e| HostError::BadManifest {
+                path: manifest.to_owned(),
+                reason: e.to_string(),
+            })?
+            .library;
+        // SAFETY: loading a Vulkan ICD runs its initialisers, which is what an ICD is for; the
+        // library stays loaded for as long as this value (in practice, the process).
+        let library = unsafe {
+            libloading::os::unix::Library::open(
+                Some(&library_path),
+                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL,
+            )
+        }
+        .map_err(|source| HostError::Load {
+            path: library_path.clone(),
+            source,
+        })?;
+        // SAFETY: looking a data symbol up only; it is never read.
+        if unsafe { library.get::<*const c_void>(b"HMI\0") }.is_ok() {
+            return Err(HostError::OwnDriver { path: library_path });
+        }
+        // SAFETY: the symbol, if present, is the ICD's `vk_icdGetInstanceProcAddr`.
+        let gipa: vk::PFN_vkGetInstanceProcAddr = match unsafe {
+            library.get::<vk::PFN_vkGetInstanceProcAddr>(b"vk_icdGetInstanceProcAddr\0")
+        } {
+            Ok(sym) => *sym,
+            Err(_) => return Err(HostError::NoGetInstanceProcAddr { path: library_path }),
+        };
+        // SAFETY: as above, for the negotiation entry point; else the v7 lookup through GIPA,
+        // whose result has that type.
+        let negotiate: Option<PFN_vk_icdNegotiateLoaderICDInterfaceVersion> = unsafe {
+            match library.get::<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>(
+                b"vk_icdNegotiateLoaderICDInterfaceVersion\0",
+            ) {
+                Ok(sym) => Some(*sym),
+                Err(_) => gipa(
+                    vk::Instance::null(),
+                    c"vk_icdNegotiateLoaderICDInterfaceVersion".as_ptr(),
+                )
+                .map(|f| {
+                    std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
+                    >(f)
+                }),
+            }
+        };
+        let interface_version = match negotiate {
+            // An ICD with GIPA but no negotiation speaks interface 1.
+            None => 1,
+            Some(negotiate) => {
+                let mut v = vkgen_abi::icd::CURRENT_LOADER_ICD_INTERFACE_VERSION;
+                // SAFETY: the ICD's negotiation function with a valid in/out pointer.
+                let r = unsafe { negotiate(&mut v) };
+                if r != vk::Result::SUCCESS {
+                    return Err(HostError::Negotiation {
+                        path: library_path,
+                        result: r,
+                    });
+                }
+                v
+            }
+        };
+        if interface_version < 2 {
+            return Err(HostError::OldInterface {
+                path: library_path,
+                version: interface_version,
+            });
+        }
+        // SAFETY: as for negotiation.
+        let gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr> = unsafe {
+            match library
+                .get::<PFN_vk_icdGetPhysicalDeviceProcAddr>(b"vk_icdGetPhysicalDeviceProcAddr\0")
+            {
+                Ok(sym) => Some(*sym),
+                Err(_) => gipa(
+                    vk::Instance::null(),
+                    c"vk_icdGetPhysicalDeviceProcAddr".as_ptr(),
+                )
+                .map(|f| {
+                    std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        PFN_vk_icdGetPhysicalDeviceProcAddr,
+                    >(f)
+                }),
+            }
+        };
+        Self::from_entry_points(
+            Some(library),
+            manifest,
+            library_path,
+            interface_version,
+            gipa,
+            gpdpa,
+        )
+    }
+
+    /// An ICD someone else opened and negotiated (the loader, through [`adapter`]): its
+    /// entry points stay valid for the process, and nothing is opened again.
+    pub fn from_entry_points(
+        library: Option<libloading::os::unix::Library>,
+        manifest: &Path,
+        library_path: PathBuf,
+        interface_version: u32,
+        gipa: vk::PFN_vkGetInstanceProcAddr,
+        gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr>,
+    ) -> Result<Self, HostError> {
+        // ash's entry loads these on first use and panics where they are missing.
+        for name in [
+            c"vkCreateInstance",
+            c"vkEnumerateInstanceExtensionProperties",
+        ] {
+            // SAFETY: a global lookup through the ICD.
+            if unsafe { gipa(vk::Instance::null(), name.as_ptr()) }.is_none() {
+                return Err(HostError::Missing {
+                    path: library_path,
+                    command: name.to_string_lossy().into_owned(),
+                });
+            }
+        }
+        // SAFETY: `gipa` is the ICD's global proc lookup, which is what a StaticFn holds.
+        let entry = unsafe {
+            ash::Entry::from_static_fn(ash::StaticFn {
+                get_instance_proc_addr: gipa,
+            })
+        };
+        // SAFETY: global queries through the ICD's own functions.
+        let instance_version = unsafe {
+            match gipa(vk::Instance::null(), c"vkEnumerateInstanceVersion".as_ptr()) {
+                None => vk::API_VERSION_1_0,
+                Some(f) => {
+                    let f = std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        vk::PFN_vkEnumerateInstanceVersion,
+                    >(f);
+                    let mut v = 0;
+                    if f(&mut v) == vk::Result::SUCCESS {
+                        v
+                    } else {
+                        vk::API_VERSION_1_0
+                    }
+                }
+            }
+        };
+        // The ICD's count is not trusted: bounded, with a bounded number of retries.
+        let instance_extensions = {
+            let f = entry.fp_v1_0().enumerate_instance_extension_properties;
+            // SAFETY: a global query through the ICD with the two-call idiom's arguments.
+            bounded_enumerate(|n, p| unsafe { f(ptr::null(), n, p) }).unwrap_or_default()
+        };
+        Ok(Self {
+            _library: library,
+            manifest: manifest.to_owned(),
+            library_path,
+            interface_version,
+            gipa,
+            gpdpa,
+            entry,
+            instance_version,
+            instance_extensions,
+            device_extensions: OnceLock::new(),
+        })
+    }
+
+    pub(super) fn has_instance_extension(&self, name: &[u8]) -> bool {
+        self.instance_extensions
+            .iter()
+            .any(|e| cstr_from_array(&e.extension_name) == name)
+    }
+
+    /// The union of every physical device's extensions, probed once with a throw-away instance.
+    pub(super) fn device_extension_names(&self) -> &HashSet<Vec<u8>> {
+        self.device_extensions.get_or_init(|| {
+            let mut names = HashSet::new();
+            let app = vk::ApplicationInfo::default().api_version(self.host_api_version(0));
+            let ci = vk::InstanceCreateInfo::default().application_info(&app);
+            // SAFETY: plain instance creation and queries through the host ICD; the instance is
+            // destroyed before returning.
+            unsafe {
+                let Ok(instance) = self.entry.create_instance(&ci, None) else {
+                    return names;
+                };
+                if vk::Handle::as_raw(instance.handle()) == 0 {
+                    log::warn!(
+                        "{}: vkCreateInstance gave a null handle",
+                        self.manifest.display()
+                    );
+                    return names;
+                }
+                // ash's stubs for missing commands panic where no unwinding is possible.
+                let has = |name: &CStr| (self.gipa)(instance.handle(), name.as_ptr()).is_some();
+                if !has(c"vkDestroyInstance") {
+                    return names;
+                }
+                let complete = has(c"vkEnumeratePhysicalDevices")
+                    && has(c"vkEnumerateDeviceExtensionProperties");
+                if complete {
+                    let fp = instance.fp_v1_0();
+                    // The ICD's counts are not trusted (bounded, retried a bounded number of
+                    // times), nor its handles.
+                    let pds = bounded_enumerate(|n, p| {
+                        (fp.enumerate_physical_devices)(instance.handle(), n, p)
+                    })
+                    .unwrap_or_default();
+                    for pd in pds.into_iter().filter(|pd| vk::Handle::as_raw(*pd) != 0) {
+                        let exts = bounded_enumerate(|n, p| {
+                            (fp.enumerate_device_extension_properties)(pd, ptr::null(), n, p)
+                        })
+                        .unwrap_or_default();
+                        for e in exts {
+                            names.insert(cstr_from_array(&e.extension_name).to_vec());
+                        }
+                    }
+                }
+                instance.destroy_instance(None);
+            }
+            names
+        })
+    }
+
+    /// The apiVersion the host instance is created with for an application asking `requested`:
+    /// at least 1.1 (for the entry points the runtime uses) where the host has it.
+    pub(super) fn host_api_version(&self, requested: u32) -> u32 {
+        if self.instance_version >= vk::API_VERSION_1_1 {
+            requested.max(vk::API_VERSION_1_1)
+        } else {
+            requested
+        }
+    }
+}
+
+/// Candidate manifests, NVIDIA first, then lavapipe, then the rest (each group in search
+/// order). The search is the platform's, the Khronos loader's rules
+/// ([`IcdSearchConfig`]: `$XDG_CONFIG_HOME` … `$XDG_DATA_DIRS`, setuid-safe), plus NVIDIA's
+/// container location; `VK_DRIVER_FILES` / `VK_ICD_FILENAMES` are the *loader's* driver list
+/// and do not steer the host driver (its override is [`HOST_ICD_ENV`]).
+pub fn candidate_manifests() -> Vec<PathBuf> {
+    let mut search = IcdSearchConfig::from_env();
+    search.driver_files = None;
+    search.icd_filenames = None;
+    search
+        .extra_dirs
+        .push(PathBuf::from("/usr/local/nvidia/share/vulkan/icd.d"));
+    let mut found = search.manifest_files();
+    let rank = |p: &PathBuf| {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        if name.contains("nvidia") {
+            0
+        } else if name.contains("lvp") || name.contains("lavapipe") {
+            1
+        } else {
+            2
+        }
+    };
+    found.sort_by_key(rank);
+    found
+}
+
+/// Finds and opens the host ICD (see the module docs).
+pub fn discover() -> Result<HostIcd, HostError> {
+    if let Some(m) = std::env::var_os(HOST_ICD_ENV).filter(|v| !v.is_empty()) {
+        return HostIcd::open(Path::new(&m));
+    }
+    let mut tried = Vec::new();
+    for m in candidate_manifests() {
+        match HostIcd::open(&m) {
+            Ok(icd) => return Ok(icd),
+            Err(e) => {
+                log::debug!("host ICD candidate skipped: {e}");
+                tried.push(m);
+            }
+        }
+    }
+    Err(HostError::NoneFound { tried })
+}
+
+/// How many ICDs a loader can hand the host driver ([`adapter`]).
+pub const ADAPTER_SLOTS: usize = 4;
+
+/// Slot 0: the ICD found by [`discover`]; the others: ICDs adopted through [`adapter`].
+pub(super) static SLOTS: [OnceLock<Option<HostIcd>>; ADAPTER_SLOTS + 1] =
+    [const { OnceLock::new() }; ADAPTER_SLOTS + 1];
+
+/// The process's host ICD, opened on first use; `None` if there is none.
+pub fn host_icd() -> Option<&'static HostIcd> {
+    SLOTS[0]
+        .get_or_init(|| match discover() {
+            Ok(icd) => {
+                log::info!("host ICD: {}", icd.library_path.display());
+                Some(icd)
+            }
+            Err(e) => {
+                log::warn!("{e}");
+                None
+            }
+        })
+        .as_ref()
+}
+
+/// The most entries the host driver takes from one ICD enumeration, and how often it asks
+/// again after `VK_INCOMPLETE`: an ICD's count sizes no allocation beyond this.
+pub(super) const MAX_ENUMERATED: u32 = 4096;
+pub(super) const MAX_ENUMERATE_TRIES: usize = 8;
+
+/// The two-call idiom against an untrusted ICD: counts are capped at [`MAX_ENUMERATED`], a
+/// count that keeps growing (`VK_INCOMPLETE` forever) gives up after [`MAX_ENUMERATE_TRIES`],
+/// and only the entries the ICD says it wrote are kept. `None` on an error or a lie.
+pub(super) fn bounded_enumerate<T: Default + Clone>(
+    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+) -> Option<Vec<T>> {
+    for _ in 0..MAX_ENUMERATE_TRIES {
+        let mut count = 0u32;
+        if call(&mut count, ptr::null_mut()) != vk::Result::SUCCESS {
+            return None;
+        }
+        if count > MAX_ENUMERATED {
+            log::warn!("host ICD: an enumeration reported {count} entries; ignored");
+            return None;
+        }
+        let mut items = vec![T::default(); count as usize];
+        let mut written = count;
+        match call(&mut written, items.as_mut_ptr()) {
+            vk::Result::SUCCESS if written <= count => {
+                items.truncate(written as usize);
+                return Some(items);
+            }
+            vk::Result::INCOMPLETE => continue,
+            _ => return None,
+        }
+    }
+    log::warn!("host ICD: an enumeration stayed VK_INCOMPLETE; ignored");
+    None
+}

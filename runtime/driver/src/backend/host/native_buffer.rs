@@ -1,0 +1,383 @@
+//! `VK_ANDROID_native_buffer` on the host: gralloc buffers imported as host memory, and the
+//! native fences of acquire and release (the release worker).
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Native buffer import
+
+/// The memfd of a gralloc buffer mapped for import as host memory: an anonymous reservation of
+/// `len` bytes with the file mapped over its start.
+pub(super) struct HostMapping {
+    pub(super) base: NonNull<c_void>,
+    pub(super) len: usize,
+}
+
+// SAFETY: plain memory owned by this value; GPU/CPU access ordering is the application's.
+unsafe impl Send for HostMapping {}
+// SAFETY: see `Send`.
+unsafe impl Sync for HostMapping {}
+
+impl HostMapping {
+    pub(super) fn new(fd: BorrowedFd<'_>, file_len: u64, len: usize) -> rustix::io::Result<Self> {
+        use rustix::mm::{MapFlags, ProtFlags};
+        let page = rustix::param::page_size();
+        let file_len = usize::try_from(file_len).map_err(|_| rustix::io::Errno::NOMEM)?;
+        let len = len.max(file_len).next_multiple_of(page);
+        let prot = ProtFlags::READ | ProtFlags::WRITE;
+        // SAFETY: a fresh anonymous mapping at an address the kernel picks aliases nothing.
+        let base = unsafe {
+            rustix::mm::mmap_anonymous(
+                ptr::null_mut(),
+                len,
+                prot,
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
+        }?;
+        let this = Self {
+            base: NonNull::new(base).ok_or(rustix::io::Errno::NOMEM)?,
+            len,
+        };
+        let file_pages = file_len.next_multiple_of(page);
+        if file_pages > 0 {
+            // SAFETY: replaces the start of our own reservation (nothing else refers to it) with
+            // the file's pages; `file_pages <= len`. Only whole pages overlapping the file are
+            // mapped, so no access can SIGBUS.
+            unsafe {
+                rustix::mm::mmap(
+                    base,
+                    file_pages,
+                    prot,
+                    MapFlags::SHARED | MapFlags::FIXED,
+                    fd,
+                    0,
+                )
+            }?;
+        }
+        Ok(this)
+    }
+}
+
+impl Drop for HostMapping {
+    fn drop(&mut self) {
+        // SAFETY: exactly the range `new` mapped; the memory imported from it was freed first.
+        if let Err(e) = unsafe { rustix::mm::munmap(self.base.as_ptr(), self.len) } {
+            log::error!("munmap of a native-buffer import failed: {e}");
+        }
+    }
+}
+
+/// A host image for a native buffer: LINEAR, importable as host memory, with the
+/// native-buffer structures taken out of the chain (the host knows none of them).
+///
+/// # Safety
+/// `ci` is a valid create info (chain included) for `dev`.
+pub(super) unsafe fn create_importable_image(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<vk::Image, vk::Result> {
+    // SAFETY: the application's chain, valid and not used elsewhere during this call.
+    let chain = unsafe {
+        ChainEdit::without(
+            ci.p_next,
+            &[
+                vk::StructureType::NATIVE_BUFFER_ANDROID,
+                vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
+                vk::StructureType::IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
+                vk::StructureType::EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+            ],
+        )
+    };
+    let external = vk::ExternalMemoryImageCreateInfo {
+        p_next: chain.head(),
+        handle_types: vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+        ..Default::default()
+    };
+    let mut ci2 = *ci;
+    ci2.p_next = ptr::from_ref(&external).cast();
+    ci2.tiling = vk::ImageTiling::LINEAR;
+    let mut image = vk::Image::null();
+    // SAFETY: the host's vkCreateImage with a valid create info.
+    let r = unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut image) };
+    match r {
+        vk::Result::SUCCESS => Ok(image),
+        e => Err(e),
+    }
+}
+
+/// Imports the gralloc buffer `buffer` and binds `image` to it.
+///
+/// # Safety
+/// `image` is a fresh, unbound host image of `dev`, created LINEAR and importable as host
+/// memory; `buffer` is the gralloc buffer the kit parsed from the `VkNativeBufferANDROID`.
+pub(super) unsafe fn bind_native_buffer(
+    dev: &HostDevice,
+    anb: &AnbDevice,
+    image: vk::Image,
+    buffer: Buffer,
+) -> Result<AnbImage, vk::Result> {
+    let desc = *buffer.desc();
+    // SAFETY: `image` is a live image of `dev`.
+    let (reqs, layout) = unsafe {
+        (
+            dev.fns.get_image_memory_requirements(image),
+            dev.fns.get_image_subresource_layout(
+                image,
+                vk::ImageSubresource {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    array_layer: 0,
+                },
+            ),
+        )
+    };
+    if layout.row_pitch != desc.row_bytes() || layout.offset != 0 {
+        log::warn!(
+            "VkNativeBufferANDROID: host row pitch {} (offset {}) does not match the buffer's {}",
+            layout.row_pitch,
+            layout.offset,
+            desc.row_bytes()
+        );
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    if reqs.alignment != 0 && !desc.offset.is_multiple_of(reqs.alignment) {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let align = anb.import_alignment.max(rustix::param::page_size() as u64);
+    let total = desc
+        .offset
+        .checked_add(reqs.size)
+        .map(|t| t.next_multiple_of(align))
+        .and_then(|t| usize::try_from(t).ok())
+        .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+    let end = desc
+        .end()
+        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let mapping = HostMapping::new(buffer.fd(), end, total).map_err(|e| {
+        log::warn!("VkNativeBufferANDROID: mapping the buffer failed: {e}");
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+    })?;
+    drop(buffer);
+    let mut host_props = vk::MemoryHostPointerPropertiesEXT::default();
+    // SAFETY: the host's function with a live device and our mapping.
+    let r = unsafe {
+        (anb.memory_host.get_memory_host_pointer_properties_ext)(
+            dev.handle,
+            vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT,
+            mapping.base.as_ptr(),
+            &mut host_props,
+        )
+    };
+    if r != vk::Result::SUCCESS {
+        return Err(r);
+    }
+    let bits = host_props.memory_type_bits & reqs.memory_type_bits;
+    if bits == 0 {
+        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+    }
+    let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
+        .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
+    import.p_host_pointer = mapping.base.as_ptr();
+    let info = vk::MemoryAllocateInfo::default()
+        .allocation_size(total as u64)
+        .memory_type_index(bits.trailing_zeros())
+        .push_next(&mut import);
+    // SAFETY: valid allocation info importing our mapping, which outlives the memory (both are
+    // owned by the returned `AnbImage`, and the memory is freed first).
+    let memory = unsafe { dev.fns.allocate_memory(&info, None) }?;
+    // SAFETY: `image` is unbound; the memory covers offset + size.
+    if let Err(e) = unsafe { dev.fns.bind_image_memory(image, memory, desc.offset) } {
+        // SAFETY: nothing uses the memory.
+        unsafe { dev.fns.free_memory(memory, None) };
+        return Err(e);
+    }
+    Ok(AnbImage::Bound {
+        memory,
+        _mapping: mapping,
+    })
+}
+
+/// Frees what an [`AnbImage`] holds (after its image was destroyed).
+pub(super) fn release_anb_image(dev: &HostDevice, img: AnbImage) {
+    if let AnbImage::Bound { memory, _mapping } = img {
+        // SAFETY: the image bound to it is gone; the mapping is unmapped after the memory.
+        unsafe { dev.fns.free_memory(memory, None) };
+        drop(_mapping);
+    }
+}
+
+/// Gralloc usage for swapchain images of `usage`.
+/// Gralloc usage of the host's swapchain images (what the memfd gralloc allocates for).
+pub(super) const GRALLOC_USAGE: GrallocUsage = GrallocUsage {
+    base: 0,
+    per_image_usage: &[
+        (
+            vk::ImageUsageFlags::from_raw(
+                vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw()
+                    | vk::ImageUsageFlags::TRANSFER_DST.as_raw()
+                    | vk::ImageUsageFlags::STORAGE.as_raw(),
+            ),
+            buffer_usage::GPU_RENDER_TARGET,
+        ),
+        (
+            vk::ImageUsageFlags::from_raw(
+                vk::ImageUsageFlags::SAMPLED.as_raw()
+                    | vk::ImageUsageFlags::INPUT_ATTACHMENT.as_raw()
+                    | vk::ImageUsageFlags::TRANSFER_SRC.as_raw(),
+            ),
+            buffer_usage::GPU_TEXTURE,
+        ),
+    ],
+    shared: buffer_usage::FRONT_BUFFER,
+};
+
+/// `VK_ANDROID_native_buffer`'s gralloc queries and native fences through the kit's component;
+/// the host-specific part is signalling through an empty submit and exporting the release fence.
+impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
+    const NATIVE_FENCES: bool = true;
+
+    /// A LINEAR host image bound to the buffer's pages imported as host memory (zero copy).
+    fn import_native_buffer(
+        device: vk::Device,
+        import: NativeBufferImport<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> Result<vk::Image, vk::Result> {
+        let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
+        let dev = device_of(device).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        let anb = dev
+            .anb
+            .as_ref()
+            .ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        // SAFETY: a create info the kit validated, for this device.
+        let image = unsafe { create_importable_image(&dev, import.create_info, allocator) }?;
+        // SAFETY: a fresh LINEAR importable image of this device.
+        match unsafe { bind_native_buffer(&dev, anb, image, import.buffer) } {
+            Ok(state) => {
+                lock(&anb.images).insert(vk::Handle::as_raw(image), state);
+                Ok(image)
+            }
+            Err(e) => {
+                // SAFETY: the image was never handed out.
+                unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, allocator) };
+                Err(e)
+            }
+        }
+    }
+
+    fn gralloc_usage() -> GrallocUsage {
+        GRALLOC_USAGE
+    }
+
+    fn signal_on_native_fence(
+        device: vk::Device,
+        semaphore: vk::Semaphore,
+        semaphore_fence: Option<NativeFence>,
+        fence: vk::Fence,
+        fence_fence: Option<NativeFence>,
+    ) -> Result<(), vk::Result> {
+        // Wait on the calling thread (both copies are the same fence), then signal on the host.
+        for f in semaphore_fence.iter().chain(&fence_fence) {
+            f.wait(None).map_err(|e| fence_error_result(&e))?;
+        }
+        drop((semaphore_fence, fence_fence));
+        if semaphore == vk::Semaphore::null() && fence == vk::Fence::null() {
+            return Ok(());
+        }
+        let dev = device_of(device).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
+        let anb = dev
+            .anb
+            .as_ref()
+            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        match anb.signal(&dev, semaphore, fence) {
+            vk::Result::SUCCESS => Ok(()),
+            e => Err(e),
+        }
+    }
+
+    fn release_native_fence(
+        queue: vk::Queue,
+        waits: &[vk::Semaphore],
+        _image: vk::Image,
+    ) -> Result<NativeFence, vk::Result> {
+        let dev = device_of_queue(queue).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
+        let anb = dev
+            .anb
+            .as_ref()
+            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+        let fence = anb.fence(&dev)?;
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(waits)
+            .wait_dst_stage_mask(&stages);
+        // SAFETY: the application's queue (externally synchronised by it for this call).
+        if let Err(e) = unsafe { dev.fns.queue_submit(queue, &[submit], fence) } {
+            lock(&anb.fences).push(fence);
+            return Err(e);
+        }
+        if let Some(fence_fd) = &anb.fence_fd {
+            let info = vk::FenceGetFdInfoKHR::default()
+                .fence(fence)
+                .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+            let mut fd = -1;
+            // SAFETY: a fence with a pending signal, exportable as SYNC_FD.
+            if unsafe { (fence_fd.get_fence_fd_khr)(dev.handle, &info, &mut fd) }
+                == vk::Result::SUCCESS
+            {
+                // Exporting SYNC_FD resets the fence (copy transference), so it can be reused.
+                lock(&anb.fences).push(fence);
+                // SAFETY: the driver hands over the fd it just exported.
+                return Ok(unsafe { NativeFence::from_raw(fd) });
+            }
+        }
+        let eventfd = FenceSignaller::new().and_then(|s| Ok((s.fd()?, s)));
+        let mut worker = lock(&anb.worker);
+        if worker.is_none() {
+            match Worker::start(dev.fns.clone(), anb.fences.clone()) {
+                Ok(w) => *worker = Some(w),
+                Err(e) => log::error!("cannot start the release worker: {e}"),
+            }
+        }
+        let waited = |r: vk::Result| match r {
+            vk::Result::SUCCESS => Ok(NativeFence::signalled()),
+            e => Err(e),
+        };
+        match (eventfd, worker.as_ref()) {
+            (Ok((fd, signaller)), Some(w)) => {
+                if let Err(mpsc::SendError(job)) = w.sender.send(Job { fence, signaller }) {
+                    // The worker is gone: wait here instead; -1 then means "done".
+                    drop(job.signaller);
+                    return waited(wait_and_recycle(&dev, anb, fence));
+                }
+                Ok(NativeFence::from_fd(fd))
+            }
+            (Err(e), _) => {
+                let r = wait_and_recycle(&dev, anb, fence);
+                if r == vk::Result::SUCCESS {
+                    log::warn!("no eventfd for a release fence ({e}); waited instead");
+                }
+                waited(r)
+            }
+            (Ok(_), None) => waited(wait_and_recycle(&dev, anb, fence)),
+        }
+    }
+}
+
+/// Waits for a submitted release fence on the calling thread and returns it to the pool.
+pub(super) fn wait_and_recycle(dev: &HostDevice, anb: &AnbDevice, fence: vk::Fence) -> vk::Result {
+    // SAFETY: a fence of the device with a pending signal.
+    unsafe {
+        match dev.fns.wait_for_fences(&[fence], true, u64::MAX) {
+            Ok(()) if dev.fns.reset_fences(&[fence]).is_ok() => {
+                lock(&anb.fences).push(fence);
+                vk::Result::SUCCESS
+            }
+            Ok(()) => {
+                dev.fns.destroy_fence(fence, None);
+                vk::Result::SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Bookkeeping: the host instances and devices the driver created, found again from the
+//! handles the application passes.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Bookkeeping
+
+pub(super) struct HostInstance {
+    pub(super) fns: ash::Instance,
+    /// The [`HostDriver`] slot (so the ICD) the instance belongs to.
+    pub(super) slot: usize,
+}
+
+/// State of a device with `VK_ANDROID_native_buffer` enabled.
+pub(super) struct AnbDevice {
+    pub(super) memory_host: ash::ext::external_memory_host::DeviceFn,
+    pub(super) fence_fd: Option<ash::khr::external_fence_fd::DeviceFn>,
+    pub(super) import_alignment: u64,
+    /// The queue `vkAcquireImageANDROID` signals on, with the lock serialising our use of it.
+    pub(super) internal_queue: Mutex<vk::Queue>,
+    pub(super) images: Mutex<HashMap<u64, AnbImage>>,
+    pub(super) fences: Arc<Mutex<Vec<vk::Fence>>>,
+    pub(super) worker: Mutex<Option<Worker>>,
+}
+
+pub(super) struct HostDevice {
+    pub(super) handle: vk::Device,
+    pub(super) fns: ash::Device,
+    pub(super) gdpa: vk::PFN_vkGetDeviceProcAddr,
+    pub(super) instance: Arc<HostInstance>,
+    pub(super) physical: vk::PhysicalDevice,
+    /// Host-memory import and native-fence state: devices with `VK_ANDROID_native_buffer` or
+    /// `VK_ANDROID_external_memory_android_hardware_buffer`.
+    pub(super) anb: Option<AnbDevice>,
+    /// Devices with `VK_ANDROID_external_memory_android_hardware_buffer`.
+    pub(super) ahb: Option<hardware_buffer::AhbDevice>,
+    /// Devices with a `SYNC_FD` extension the host lacks.
+    pub(super) sync: Option<sync_fd::SyncEmulation>,
+}
+
+pub(super) enum AnbImage {
+    /// Created for a swapchain; the buffer arrives with `vkBindImageMemory2`.
+    Pending,
+    Bound {
+        memory: vk::DeviceMemory,
+        _mapping: HostMapping,
+    },
+}
+
+#[derive(Default)]
+pub(super) struct Registry {
+    pub(super) instances: HashMap<u64, Arc<HostInstance>>,
+    pub(super) physical: HashMap<u64, Arc<HostInstance>>,
+    pub(super) devices: HashMap<u64, Arc<HostDevice>>,
+    pub(super) queues: HashMap<u64, Arc<HostDevice>>,
+}
+
+pub(super) static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(RwLock::default);
+
+pub(super) fn registry() -> std::sync::RwLockReadGuard<'static, Registry> {
+    REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(super) fn registry_mut() -> std::sync::RwLockWriteGuard<'static, Registry> {
+    REGISTRY.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(super) fn instance_of(pd: vk::PhysicalDevice) -> Option<Arc<HostInstance>> {
+    let raw = vk::Handle::as_raw(pd);
+    if let Some(i) = registry().physical.get(&raw) {
+        return Some(i.clone());
+    }
+    // Not seen yet (enumeration is not intercepted): ask every live instance.
+    let instances: Vec<Arc<HostInstance>> = registry().instances.values().cloned().collect();
+    let mut reg_updates = Vec::new();
+    for inst in instances {
+        // SAFETY: a live host instance.
+        if let Ok(pds) = unsafe { inst.fns.enumerate_physical_devices() } {
+            for p in pds {
+                reg_updates.push((vk::Handle::as_raw(p), inst.clone()));
+            }
+        }
+    }
+    let mut reg = registry_mut();
+    reg.physical.extend(reg_updates);
+    reg.physical.get(&raw).cloned()
+}
+
+pub(super) fn device_of(device: vk::Device) -> Option<Arc<HostDevice>> {
+    registry().devices.get(&vk::Handle::as_raw(device)).cloned()
+}
+
+pub(super) fn device_of_queue(queue: vk::Queue) -> Option<Arc<HostDevice>> {
+    registry().queues.get(&vk::Handle::as_raw(queue)).cloned()
+}
+
+/// Slice of a possibly null `(pointer, count)` pair.
+///
+/// # Safety
+/// A non-null `p` must be valid for `n` reads.
+pub(super) unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: caller contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+/// The host's device extensions of `pd`.
+///
+/// # Safety
+/// `pd` belongs to `inst`.
+pub(super) unsafe fn device_extensions(
+    inst: &HostInstance,
+    pd: vk::PhysicalDevice,
+) -> Vec<vk::ExtensionProperties> {
+    // SAFETY: caller contract.
+    unsafe { inst.fns.enumerate_device_extension_properties(pd) }.unwrap_or_default()
+}
+
+pub(super) fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter()
+        .any(|e| cstr_from_array(&e.extension_name) == name.to_bytes())
+}
