@@ -104,7 +104,7 @@ fn new_float_controls_reuse_ash() {
 fn layout_differences_that_count() {
     let base = new_members(OLD);
     let member = "<member><type>VkBool32</type> <name>shaderDenormPreserveFloat16</name></member>";
-    let name = "VkPhysicalDeviceFloatControlsPropertiesKHR".to_owned();
+    let name = "VkPhysicalDeviceFloatControlsPropertiesKHR";
     for (what, replacement) in [
         (
             "a renamed member",
@@ -134,11 +134,11 @@ fn layout_differences_that_count() {
     ] {
         let text = base.replace(member, replacement);
         assert_ne!(text, base);
-        assert_eq!(not_reused(&text), [name.clone()], "{what}");
+        assert_eq!(not_reused(&text), [name], "{what}");
     }
     // A different sType value is a different structure to ash's `Default`.
     let text = base.replace("number=\"198\"", "number=\"199\"");
-    assert_eq!(not_reused(&text), [name.clone()], "sType value");
+    assert_eq!(not_reused(&text), [name], "sType value");
     // pNext's const-ness is a direction hint, walked through base-structure casts either way.
     let text = base.replace(
         "<member><type>void</type>* <name>pNext</name></member>",
