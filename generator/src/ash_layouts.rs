@@ -11,10 +11,16 @@
 //! time each structure of the registry is compared with it: member names, C types (base type,
 //! `const`, pointer depth, array lengths with constants resolved, bitfield widths), order, and the
 //! fixed `sType` value (by number: promotion renames it). The one const-ness not compared is
-//! `pNext`'s (`void*` or `const void*`, see [`both_next_pointers`]). Type names compare after following aliases on both sides (`VkFooKHR` and
-//! `VkFoo` are one Rust type in ash). A structure that differs is emitted from the registry, and
-//! so is every reused structure (or function pointer) that refers to an emitted one, by value or
-//! through a pointer, so that no ash type is left pointing at ash's namesake of an emitted type.
+//! `pNext`'s (`void*` or `const void*`, see [`both_next_pointers`]). Type names compare after
+//! following aliases on both sides (`VkFooKHR` and `VkFoo` are one Rust type in ash). A structure
+//! that differs is emitted from the registry, and so is every reused structure (or function
+//! pointer) that refers to an emitted one, by value or through a pointer, so that no ash type is
+//! left pointing at ash's namesake of an emitted type.
+//!
+//! Why a table made from the registry rather than from ash's `definitions.rs`: ash's generator
+//! rewrites some members (bitfields packed into `Packed24_8`, `*const c_char` names), so its Rust
+//! source does not spell what the registry says; the registry it was generated from does, and
+//! comparing registry with registry keeps both sides in one language.
 
 use std::collections::{BTreeSet, HashMap};
 
