@@ -5725,7 +5725,7 @@ mod device_dispatch_table_stubs {
     pub(super) unsafe extern "system" fn get_device_fault_info_ext(
         _a0: crate::vk::Device,
         _a1: *mut crate::vk::DeviceFaultCountsEXT<'_>,
-        _a2: *mut crate::vk::DeviceFaultInfoEXT<'_>,
+        _a2: *mut crate::vk::DeviceFaultInfoEXT,
     ) -> crate::vk::Result {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }

@@ -6003,7 +6003,7 @@ pub trait Driver: Sized + 'static {
     unsafe fn get_device_fault_info_ext(
         device: crate::vk::Device,
         p_fault_counts: *mut crate::vk::DeviceFaultCountsEXT<'_>,
-        p_fault_info: *mut crate::vk::DeviceFaultInfoEXT<'_>,
+        p_fault_info: *mut crate::vk::DeviceFaultInfoEXT,
     ) -> crate::vk::Result {
         Self::unimplemented(CommandId(614))
     }
@@ -12846,7 +12846,7 @@ pub mod entry {
     pub unsafe extern "system" fn get_device_fault_info_ext<D: Driver>(
         device: crate::vk::Device,
         p_fault_counts: *mut crate::vk::DeviceFaultCountsEXT<'_>,
-        p_fault_info: *mut crate::vk::DeviceFaultInfoEXT<'_>,
+        p_fault_info: *mut crate::vk::DeviceFaultInfoEXT,
     ) -> crate::vk::Result {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
         guard("vkGetDeviceFaultInfoEXT", crate::vk::Result::ERROR_FEATURE_NOT_PRESENT, || unsafe { D::get_device_fault_info_ext(device, p_fault_counts, p_fault_info) })

@@ -7557,7 +7557,7 @@ static PROPERTY_SLOTS: &[(i32, &[Slot<Properties>])] = &[
         bool pipeline_binary_compressed_data;
     )),
     // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_NV
-    (1000490001, slots!(crate::vk::PhysicalDeviceRayTracingInvocationReorderPropertiesNV<'static>, Properties;
+    (1000490001, slots!(crate::vk::PhysicalDeviceRayTracingInvocationReorderPropertiesNV, Properties;
         copy ray_tracing_invocation_reorder_reordering_hint;
     )),
     // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_PROPERTIES_NV

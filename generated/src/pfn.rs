@@ -4162,7 +4162,7 @@ pub type PFN_vkCmdOpticalFlowExecuteNV = unsafe extern "system" fn(
 pub type PFN_vkGetDeviceFaultInfoEXT = unsafe extern "system" fn(
     device: crate::vk::Device,
     p_fault_counts: *mut crate::vk::DeviceFaultCountsEXT<'_>,
-    p_fault_info: *mut crate::vk::DeviceFaultInfoEXT<'_>,
+    p_fault_info: *mut crate::vk::DeviceFaultInfoEXT,
 ) -> crate::vk::Result;
 
 /// [`vkGetDeviceFaultReportsKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceFaultReportsKHR.html)

@@ -2350,6 +2350,25 @@ impl Default for DecompressMemoryRegionEXT {
     }
 }
 
+/// [`VkDecompressMemoryRegionNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDecompressMemoryRegionNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DecompressMemoryRegionNV {
+    pub src_address: crate::vk::DeviceAddress,
+    pub dst_address: crate::vk::DeviceAddress,
+    pub compressed_size: crate::vk::DeviceSize,
+    pub decompressed_size: crate::vk::DeviceSize,
+    pub decompression_method: crate::vk::MemoryDecompressionMethodFlagsEXT,
+}
+impl Default for DecompressMemoryRegionNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let s: Self = unsafe { core::mem::zeroed() };
+        s
+    }
+}
+
 /// [`VkDefaultVertexAttributeValueKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDefaultVertexAttributeValueKHR.html)
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
@@ -2769,6 +2788,27 @@ impl DeviceFaultFlagsKHR {
     pub const FLAG_WATCHDOG_TIMEOUT: Self = Self(0x10);
     /// `VK_DEVICE_FAULT_FLAG_OVERFLOW_KHR`
     pub const FLAG_OVERFLOW: Self = Self(0x20);
+}
+
+/// [`VkDeviceFaultInfoEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultInfoEXT.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DeviceFaultInfoEXT {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub description: [core::ffi::c_char; 256],
+    pub p_address_infos: *mut crate::vk::DeviceFaultAddressInfoKHR,
+    pub p_vendor_infos: *mut crate::vk::DeviceFaultVendorInfoKHR,
+    pub p_vendor_binary_data: *mut core::ffi::c_void,
+}
+impl Default for DeviceFaultInfoEXT {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000341002);
+        s
+    }
 }
 
 /// [`VkDeviceFaultInfoKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkDeviceFaultInfoKHR.html)
@@ -7403,6 +7443,24 @@ impl Default for PhysicalDeviceRayTracingInvocationReorderPropertiesEXT {
         // pointers, `None` function pointers, zero numbers, enums and flags).
         let mut s: Self = unsafe { core::mem::zeroed() };
         s.s_type = crate::vk::StructureType::from_raw(1000581001);
+        s
+    }
+}
+
+/// [`VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV.html)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PhysicalDeviceRayTracingInvocationReorderPropertiesNV {
+    pub s_type: crate::vk::StructureType,
+    pub p_next: *mut core::ffi::c_void,
+    pub ray_tracing_invocation_reorder_reordering_hint: crate::vk::RayTracingInvocationReorderModeEXT,
+}
+impl Default for PhysicalDeviceRayTracingInvocationReorderPropertiesNV {
+    fn default() -> Self {
+        // SAFETY: all-zero is a valid value of every Vulkan structure member (null
+        // pointers, `None` function pointers, zero numbers, enums and flags).
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        s.s_type = crate::vk::StructureType::from_raw(1000490001);
         s
     }
 }

@@ -1,8 +1,12 @@
 //! What ash 0.38 already defines, so that generated code uses `ash::vk` types where they exist and
 //! emits only the rest. The list is `registry/ash-0.38-types.txt` (made by
-//! `registry/extract-ash-types.sh` from ash's sources), embedded at build time.
+//! `registry/extract-ash-types.sh` from ash's sources), embedded at build time. A name alone does
+//! not make a type reusable: [`AshTypes::for_registry`] drops the structures whose members differ
+//! from the registry's (see [`crate::ash_layouts`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+
+use crate::model::Registry;
 
 const LIST: &str = include_str!("../../registry/ash-0.38-types.txt");
 
@@ -11,6 +15,9 @@ pub struct AshTypes {
     /// Rust name (`InstanceCreateInfo`, `native::StdVideoH264SpsFlags`, `StructureType::NATIVE_BUFFER_ANDROID`)
     /// → whether the type takes a lifetime.
     names: HashMap<&'static str, bool>,
+    /// vk names ash has a namesake of that this registry defines differently (or that refer to
+    /// such a type): emitted from the registry instead.
+    not_reused: BTreeSet<String>,
 }
 
 impl AshTypes {
@@ -23,7 +30,29 @@ impl AshTypes {
                 Some((it.next()?, it.next() == Some("'a")))
             })
             .collect();
-        AshTypes { names }
+        AshTypes {
+            names,
+            not_reused: BTreeSet::new(),
+        }
+    }
+
+    /// ash's types as far as `reg` can reuse them: names whose registry definition differs from
+    /// ash's (member names, types, order, array lengths, sType) are taken out, so every emitter
+    /// treats them as types ash lacks and emits them from the registry.
+    pub fn for_registry(reg: &Registry) -> Self {
+        let mut ash = Self::load();
+        let table = crate::ash_layouts::Table::builtin();
+        let not_reused = crate::ash_layouts::not_reused(reg, table, |n| ash.has(n));
+        for vk in &not_reused {
+            ash.names.remove(crate::names::type_name(vk).as_str());
+        }
+        ash.not_reused = not_reused;
+        ash
+    }
+
+    /// The vk names [`AshTypes::for_registry`] took out.
+    pub fn not_reused(&self) -> &BTreeSet<String> {
+        &self.not_reused
     }
 
     /// Whether ash has this Rust-side name (a type, or `Type::CONST`).

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::ExtensionKind;
+use crate::model::{ExtensionKind, TypeKind};
 use crate::{ash_types, select, Options, Result};
 
 #[derive(Debug, Serialize)]
@@ -16,6 +16,20 @@ pub struct Report {
     pub commands: usize,
     pub types: usize,
     pub extensions: ExtensionCounts,
+    pub ash: AshReuse,
+}
+
+/// How the selection's structures and unions are provided: taken from ash 0.38, or emitted from
+/// the registry (ash lacks them, or ash's layout differs; see `ash_layouts`).
+#[derive(Debug, Serialize)]
+pub struct AshReuse {
+    pub reused: usize,
+    pub emitted: usize,
+    /// Emitted although ash has a type of that name: its members differ from the registry's
+    /// (or it refers to a type that does). Vk names, sorted.
+    pub differ_from_ash: Vec<String>,
+    /// For each of those, how it differs (the first differing member, or the type it refers to).
+    pub differences: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -70,7 +84,36 @@ pub fn report(opts: &Options) -> Result<Report> {
     let highest = opts
         .api_version
         .unwrap_or_else(|| select::highest_version(reg));
-    let sel = select::select(reg, highest, &ash_types::AshTypes::load());
+    let ash = ash_types::AshTypes::for_registry(reg);
+    let sel = select::select(reg, highest, &ash);
+    let mut reuse = AshReuse {
+        reused: 0,
+        emitted: 0,
+        differ_from_ash: Vec::new(),
+        differences: Vec::new(),
+    };
+    let table = crate::ash_layouts::Table::builtin();
+    for name in &sel.types {
+        let Some(ty) = reg.types.get(name) else {
+            continue;
+        };
+        if ty.alias.is_some() || !matches!(ty.kind, TypeKind::Struct(_) | TypeKind::Union(_)) {
+            continue;
+        }
+        if reg.overlay_changed.contains(name) || !ash.has(&crate::names::type_name(name)) {
+            reuse.emitted += 1;
+            if ash.not_reused().contains(name) {
+                reuse.differ_from_ash.push(name.clone());
+                reuse.differences.push(
+                    table
+                        .difference(reg, name)
+                        .unwrap_or_else(|| "refers to a type emitted from the registry".into()),
+                );
+            }
+        } else {
+            reuse.reused += 1;
+        }
+    }
     let vulkan: Vec<_> = reg
         .extensions
         .iter()
@@ -97,6 +140,7 @@ pub fn report(opts: &Options) -> Result<Report> {
             selected: sel.extensions.len(),
             dropped: sel.dropped.clone(),
         },
+        ash: reuse,
     })
 }
 
@@ -123,5 +167,14 @@ pub fn table(r: &Report) -> String {
         r.extensions.selected,
         r.extensions.dropped.len()
     ));
+    s.push_str(&format!(
+        "structures and unions: {} reused from ash 0.38, {} emitted from the registry ({} of them because ash's layout differs)\n",
+        r.ash.reused,
+        r.ash.emitted,
+        r.ash.differ_from_ash.len()
+    ));
+    for (name, why) in r.ash.differ_from_ash.iter().zip(&r.ash.differences) {
+        s.push_str(&format!("  {name}: {why}\n"));
+    }
     s
 }

@@ -6,6 +6,7 @@
 //! and extension set; each `emit::*` module writes one file from the selection. [`generate`] is the
 //! library entry point (for build scripts); the `vkgen` binary wraps it.
 
+pub mod ash_layouts;
 pub mod ash_types;
 pub mod build;
 pub mod device;
@@ -139,7 +140,7 @@ pub fn generate_loaded(
             version.0, version.1, highest.0, highest.1
         )));
     }
-    let ash = ash_types::AshTypes::load();
+    let ash = ash_types::AshTypes::for_registry(reg);
     let sel = select::select(reg, version, &ash);
     let cx = emit::Ctx {
         sel: &sel,

@@ -1,5 +1,5 @@
-//! The `vkgen` command line: `generate`, `driver`, `info`, `diff`, and the device tools `features`,
-//! `vkjson` and `profile check`.
+//! The `vkgen` command line: `generate`, `driver`, `info`, `diff`, `ash-layouts`, and the device
+//! tools `features`, `vkjson` and `profile check`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -106,6 +106,19 @@ enum Command {
         /// Write to FILE instead of stdout
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+    },
+    /// Writes the table of ash 0.38's structure layouts (registry/ash-0.38-layouts.txt) from the
+    /// vk.xml ash was generated from (1.3.281); generation reuses an ash type only where it matches.
+    AshLayouts {
+        /// vk.xml 1.3.281 (vk-1.3.281.xml of the registry matrix)
+        #[arg(long, value_name = "FILE")]
+        registry: PathBuf,
+        /// Where to write the table [default: stdout]
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Write nothing; exit 1 when --out differs from what would be written
+        #[arg(long, requires = "out")]
+        check: bool,
     },
     /// Khronos profiles (profiles-schema JSON).
     Profile {
@@ -321,6 +334,34 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 );
             } else {
                 print!("{}", vkgen::info::table(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::AshLayouts {
+            registry,
+            out,
+            check,
+        } => {
+            let text = vkgen::ash_layouts::table_file(&registry)?;
+            match out {
+                None => print!("{text}"),
+                Some(out) if check => {
+                    let existing = std::fs::read_to_string(&out).unwrap_or_default();
+                    if existing.replace("\r\n", "\n") != text {
+                        println!("stale: {}", out.display());
+                        println!(
+                            "regenerate with: cargo run -p vkgen -- ash-layouts --registry {} --out {}",
+                            registry.display(),
+                            out.display()
+                        );
+                        return Ok(ExitCode::from(1));
+                    }
+                    eprintln!("vkgen: {} is up to date", out.display());
+                }
+                Some(out) => {
+                    std::fs::write(&out, text).map_err(|e| vkgen::Error::io(&out, e))?;
+                    eprintln!("vkgen: wrote {}", out.display());
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
