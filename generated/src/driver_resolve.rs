@@ -170,7 +170,12 @@ pub unsafe extern "system" fn get_instance_proc_addr<D: Driver>(
     let allowed: &[Level] = if handle == 0 {
         &[Level::Global]
     } else {
-        &[Level::Global, Level::Instance, Level::PhysicalDevice, Level::Device]
+        &[
+            Level::Global,
+            Level::Instance,
+            Level::PhysicalDevice,
+            Level::Device,
+        ]
     };
     // SAFETY: the function's own contract is `resolve`'s, for an instance-level lookup.
     guard("vkGetInstanceProcAddr", None, || unsafe {
@@ -207,6 +212,11 @@ pub unsafe extern "system" fn get_physical_device_proc_addr<D: Driver>(
     let handle = vk::Handle::as_raw(instance);
     // SAFETY: the function's own contract is `resolve`'s, for a physical-device lookup.
     guard("vk_icdGetPhysicalDeviceProcAddr", None, || unsafe {
-        resolve::<D>(Level::PhysicalDevice, handle, name, &[Level::PhysicalDevice])
+        resolve::<D>(
+            Level::PhysicalDevice,
+            handle,
+            name,
+            &[Level::PhysicalDevice],
+        )
     })
 }

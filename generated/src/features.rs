@@ -12,6 +12,9 @@
 
 use crate::vk;
 
+// The slot machinery of `features.rs` (hand-written: vkgen's
+// `generator/src/emit/runtime/feature_slots.rs`), copied verbatim into the generated file after
+// its header, where it is compiled and linted with the tables the generator writes below it.
 /// The largest number of pNext structures followed: a cycle in an application's chain ends here.
 pub const MAX_CHAIN: usize = 1 << 12;
 
@@ -112,10 +115,17 @@ unsafe fn write_slots<F>(flat: &F, dst: *mut u8, slots: &[Slot<F>]) {
                     .add(d)
                     .cast::<u32>()
                     .write(u32::from(src.add(s).cast::<bool>().read())),
-                Slot::Bytes { dst: d, src: s, len } => {
-                    core::ptr::copy_nonoverlapping(src.add(s), dst.add(d), len)
-                }
-                Slot::List { array, count, header, get } => {
+                Slot::Bytes {
+                    dst: d,
+                    src: s,
+                    len,
+                } => core::ptr::copy_nonoverlapping(src.add(s), dst.add(d), len),
+                Slot::List {
+                    array,
+                    count,
+                    header,
+                    get,
+                } => {
                     let (data, len, size) = get(flat);
                     let out = dst.add(array).cast::<*mut u8>().read();
                     write_list(data, len, size, out, dst.add(count).cast::<u32>(), header);
@@ -132,7 +142,14 @@ unsafe fn write_slots<F>(flat: &F, dst: *mut u8, slots: &[Slot<F>]) {
 /// # Safety
 /// `count` is writable; `out` is NULL or has room for `*count` elements of `size` bytes; `data`
 /// holds `len` of them.
-unsafe fn write_list(data: *const u8, len: usize, size: usize, out: *mut u8, count: *mut u32, header: bool) {
+unsafe fn write_list(
+    data: *const u8,
+    len: usize,
+    size: usize,
+    out: *mut u8,
+    count: *mut u32,
+    header: bool,
+) {
     // SAFETY: within the bounds the caller's contract gives.
     unsafe {
         if out.is_null() {
