@@ -105,6 +105,8 @@ pub struct LoaderConfig {
     pub updatable_driver_dir: Option<PathBuf>,
     /// Where Khronos ICD manifests are looked for on non-Android hosts.
     pub icd: driver::icd::IcdSearchConfig,
+    /// Khronos layer manifests and `VK_INSTANCE_LAYERS` on non-Android hosts.
+    pub host_layers: layers::HostLayers,
 }
 
 impl Default for LoaderConfig {
@@ -119,6 +121,7 @@ impl Default for LoaderConfig {
             gpu_debug: layers::GpuDebug::default(),
             updatable_driver_dir: None,
             icd: driver::icd::IcdSearchConfig::default(),
+            host_layers: layers::HostLayers::default(),
         }
     }
 }
@@ -158,6 +161,7 @@ impl LoaderConfig {
                 .map(|v| split_path_list(&v))
                 .unwrap_or_default(),
             icd: driver::icd::IcdSearchConfig::from_env(),
+            host_layers: layers::HostLayers::from_env(),
             properties,
         }
     }
