@@ -49,7 +49,12 @@ pub fn instance_layer_names(entry: &ash::Entry) -> Result<Vec<String>, String> {
 /// Tries to create an instance that enables [`VALIDATION_LAYER`], returning the result code
 /// only (the instance, when created, is destroyed at once).
 pub fn try_enable_validation_layer(entry: &ash::Entry) -> vk::Result {
-    match create_instance(entry, &[VALIDATION_LAYER], &[]) {
+    try_enable_validation_layer_naming(entry, &[VALIDATION_LAYER])
+}
+
+/// [`try_enable_validation_layer`] with the application naming `app_layers`.
+pub fn try_enable_validation_layer_naming(entry: &ash::Entry, app_layers: &[&CStr]) -> vk::Result {
+    match create_instance(entry, app_layers, &[]) {
         Ok(_instance) => vk::Result::SUCCESS,
         Err(e) => e,
     }
@@ -110,6 +115,15 @@ impl Drop for Messenger {
 /// collects ERROR messages, a device, a valid buffer (no errors expected), then a buffer of
 /// size 0 (an error expected), and destroys everything.
 pub fn run_validation_misuse(entry: &ash::Entry) -> Result<ValidationOutcome, String> {
+    run_validation_misuse_naming(entry, &[VALIDATION_LAYER])
+}
+
+/// [`run_validation_misuse`] with the application naming `app_layers` (none: the layer comes
+/// from the environment, `VK_INSTANCE_LAYERS`).
+pub fn run_validation_misuse_naming(
+    entry: &ash::Entry,
+    app_layers: &[&CStr],
+) -> Result<ValidationOutcome, String> {
     let layers = instance_layer_names(entry)?;
     let layer_name = VALIDATION_LAYER.to_string_lossy();
     if !layers.iter().any(|l| *l == layer_name) {
@@ -119,8 +133,8 @@ pub fn run_validation_misuse(entry: &ash::Entry) -> Result<ValidationOutcome, St
     }
     // Declared before the instance so it outlives the messenger that points at it.
     let collected: Box<Collected> = Box::new(Mutex::new(Vec::new()));
-    let instance = create_instance(entry, &[VALIDATION_LAYER], &[ash::ext::debug_utils::NAME])
-        .map_err(|e| {
+    let instance =
+        create_instance(entry, app_layers, &[ash::ext::debug_utils::NAME]).map_err(|e| {
             format!("vkCreateInstance with {layer_name} and VK_EXT_debug_utils failed: {e:?}")
         })?;
     let loader = ash::ext::debug_utils::Instance::new(entry, &instance);

@@ -483,6 +483,270 @@ fn x11_child(display: &str) {
     }
 }
 
+/// Desktop surfaces answer as desktop WSI does (issue 24): capabilities include
+/// `VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR`, the formats are exactly 8-bit BGRA and RGBA, UNORM and
+/// SRGB (no 10-bit or FP16 format the presenter would round to 8 bits), and a BGRA8 or RGBA8
+/// swapchain created with OPAQUE presents its colours exactly: each is cleared to a colour with
+/// distinct red, green and blue, and the window read back from the X server must show exactly
+/// that colour (BGRA mapped to RGBA would swap red and blue).
+#[test]
+fn x11_bgra_and_rgba_opaque_swapchains_present_exact_colours() {
+    const SCENARIO: &str = "x11_bgra_and_rgba_opaque_swapchains_present_exact_colours";
+    if vkgen_tests::env::child_scenario().is_some() {
+        x11_colours_child(&std::env::var("DISPLAY").unwrap());
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
+        return;
+    };
+    let (env, _root) = wsi_support::hal_env("host", "");
+    let out = vkgen_tests::env::run_child(SCENARIO, &env.set("DISPLAY", &xvfb.display));
+    require(vkgen_tests::env::check_child(SCENARIO, &out));
+}
+
+fn x11_colours_child(display: &str) {
+    use ash::vk;
+    use x11rb::protocol::xproto::{CreateWindowAux, WindowClass};
+    const W: u16 = 40;
+    const H: u16 = 30;
+    let (conn, screen) = x11rb::connect(Some(display)).unwrap();
+    let scr = &conn.setup().roots[screen];
+    let win = conn.generate_id().unwrap();
+    conn.create_window(
+        scr.root_depth,
+        win,
+        scr.root,
+        0,
+        0,
+        W,
+        H,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        scr.root_visual,
+        &CreateWindowAux::new().background_pixel(scr.black_pixel),
+    )
+    .unwrap();
+    conn.map_window(win).unwrap();
+    conn.flush().unwrap();
+
+    let loader = require(paths::loader_under_test());
+    let entry = require(vkgen_tests::compute::load_entry(&loader));
+    let instance = vkgen_tests::compute::create_instance(
+        &entry,
+        &[],
+        &[ash::khr::surface::NAME, ash::khr::xcb_surface::NAME],
+    )
+    .unwrap();
+    let xcb = ash::khr::xcb_surface::Instance::new(&entry, &instance);
+    let surface_fns = ash::khr::surface::Instance::new(&entry, &instance);
+    let info = vk::XcbSurfaceCreateInfoKHR::default().window(win);
+    // SAFETY: a live instance and a valid create info.
+    let surface = unsafe { xcb.create_xcb_surface(&info, None) }.unwrap();
+    let (pd, family) = require(vkgen_tests::compute::pick_compute_device(&instance));
+    let prio = [1.0f32];
+    let q = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(family)
+        .queue_priorities(&prio)];
+    let names = [ash::khr::swapchain::NAME.as_ptr()];
+    // SAFETY: plain Vulkan use of live objects from here on.
+    unsafe {
+        let caps = surface_fns
+            .get_physical_device_surface_capabilities(pd, surface)
+            .unwrap();
+        assert!(
+            caps.supported_composite_alpha
+                .contains(vk::CompositeAlphaFlagsKHR::OPAQUE),
+            "desktop surfaces offer OPAQUE: {:?}",
+            caps.supported_composite_alpha
+        );
+        let formats = surface_fns
+            .get_physical_device_surface_formats(pd, surface)
+            .unwrap();
+        let srgb = vk::ColorSpaceKHR::SRGB_NONLINEAR;
+        let expected: Vec<_> = [
+            vk::Format::B8G8R8A8_SRGB,
+            vk::Format::B8G8R8A8_UNORM,
+            vk::Format::R8G8B8A8_SRGB,
+            vk::Format::R8G8B8A8_UNORM,
+        ]
+        .map(|format| vk::SurfaceFormatKHR {
+            format,
+            color_space: srgb,
+        })
+        .to_vec();
+        assert_eq!(formats, expected, "desktop surface formats");
+
+        let device = instance
+            .create_device(
+                pd,
+                &vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&q)
+                    .enabled_extension_names(&names),
+                None,
+            )
+            .unwrap();
+        let queue = device.get_device_queue(family, 0);
+        let sc_fns = ash::khr::swapchain::Device::new(&instance, &device);
+        let pool = device
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(family)
+                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                None,
+            )
+            .unwrap();
+        let cb = device
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        let fence = device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        // (format, clear colour, what the window must show as RGB): UNORM values that are
+        // exact in 8 bits; SRGB with 0 and 1 only (exact through the sRGB encode).
+        let cases = [
+            (vk::Format::B8G8R8A8_UNORM, [1.0, 0.2, 0.0], [255, 51, 0]),
+            (vk::Format::R8G8B8A8_UNORM, [0.0, 0.2, 1.0], [0, 51, 255]),
+            (vk::Format::B8G8R8A8_SRGB, [0.0, 1.0, 1.0], [0, 255, 255]),
+            (vk::Format::R8G8B8A8_SRGB, [1.0, 1.0, 0.0], [255, 255, 0]),
+        ];
+        for (format, clear, want) in cases {
+            let sci = vk::SwapchainCreateInfoKHR::default()
+                .surface(surface)
+                .min_image_count(caps.min_image_count)
+                .image_format(format)
+                .image_color_space(srgb)
+                .image_extent(caps.current_extent)
+                .image_array_layers(1)
+                .image_usage(
+                    vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::COLOR_ATTACHMENT,
+                )
+                .pre_transform(caps.current_transform)
+                .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
+                .present_mode(vk::PresentModeKHR::FIFO)
+                .clipped(true);
+            let sc = sc_fns.create_swapchain(&sci, None).unwrap();
+            let images = sc_fns.get_swapchain_images(sc).unwrap();
+            let (index, _) = sc_fns
+                .acquire_next_image(sc, u64::MAX, vk::Semaphore::null(), fence)
+                .unwrap();
+            device.wait_for_fences(&[fence], true, u64::MAX).unwrap();
+            device.reset_fences(&[fence]).unwrap();
+            let range = vk::ImageSubresourceRange::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .level_count(1)
+                .layer_count(1);
+            let barrier = |old, new, src, dst| {
+                vk::ImageMemoryBarrier::default()
+                    .old_layout(old)
+                    .new_layout(new)
+                    .src_access_mask(src)
+                    .dst_access_mask(dst)
+                    .image(images[index as usize])
+                    .subresource_range(range)
+            };
+            device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            device.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[barrier(
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    vk::AccessFlags::empty(),
+                    vk::AccessFlags::TRANSFER_WRITE,
+                )],
+            );
+            device.cmd_clear_color_image(
+                cb,
+                images[index as usize],
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &vk::ClearColorValue {
+                    float32: [clear[0], clear[1], clear[2], 1.0],
+                },
+                &[range],
+            );
+            device.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[barrier(
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    vk::ImageLayout::PRESENT_SRC_KHR,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                    vk::AccessFlags::empty(),
+                )],
+            );
+            device.end_command_buffer(cb).unwrap();
+            let cbs = [cb];
+            device
+                .queue_submit(
+                    queue,
+                    &[vk::SubmitInfo::default().command_buffers(&cbs)],
+                    fence,
+                )
+                .unwrap();
+            device.wait_for_fences(&[fence], true, u64::MAX).unwrap();
+            device.reset_fences(&[fence]).unwrap();
+            let scs = [sc];
+            let idx = [index];
+            sc_fns
+                .queue_present(
+                    queue,
+                    &vk::PresentInfoKHR::default()
+                        .swapchains(&scs)
+                        .image_indices(&idx),
+                )
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let pixels = loop {
+                std::thread::sleep(Duration::from_millis(50));
+                let img = conn
+                    .get_image(ImageFormat::Z_PIXMAP, win, 0, 0, W, H, !0)
+                    .unwrap()
+                    .reply()
+                    .unwrap();
+                // Xvfb's 24-bit TrueColor is BGRX in memory.
+                let rgb: Vec<[u8; 3]> = img
+                    .data
+                    .chunks_exact(4)
+                    .map(|p| [p[2], p[1], p[0]])
+                    .collect();
+                if rgb.iter().all(|p| *p == want) || Instant::now() > deadline {
+                    break rgb;
+                }
+            };
+            let wrong: Vec<_> = pixels.iter().filter(|p| **p != want).collect();
+            assert!(
+                wrong.is_empty(),
+                "{format:?}: {} of {} window pixels are not {want:?}, e.g. {:?}",
+                wrong.len(),
+                pixels.len(),
+                wrong[0]
+            );
+            device.queue_wait_idle(queue).unwrap();
+            sc_fns.destroy_swapchain(sc, None);
+        }
+        device.destroy_fence(fence, None);
+        device.destroy_command_pool(pool, None);
+        device.destroy_device(None);
+        surface_fns.destroy_surface(surface, None);
+    }
+}
+
 /// The X11 presenter's two paths show the same pixels: under Xvfb (a local socket, MIT-SHM 1.2)
 /// frames go through a shared-memory segment and `ShmPutImage`; `VKGEN_X11_SHM=0` forces core
 /// `PutImage`. Each run presents two different test patterns and then, after the window grew

@@ -8,7 +8,9 @@
 //! * `vkEnumerateInstanceExtensionProperties(NULL)` lists the settings' layers' extensions and
 //!   leaves out the property-enabled layers';
 //! * `vkEnumerateDeviceLayerProperties` lists the instance's active layers;
-//! * `debug.vulkan.*` is read at every `vkCreateInstance`, not once per process.
+//! * `debug.vulkan.*` is read at every `vkCreateInstance`, not once per process;
+//! * Linux hosts: Khronos manifests (`VK_LAYER_PATH`) and `VK_INSTANCE_LAYERS` enable the layer
+//!   without the application naming it (issue 24).
 
 use std::ffi::CStr;
 use std::path::Path;
@@ -271,4 +273,40 @@ fn initialisation_is_once_per_process_id() {
             Some(vk::Result::ERROR_LAYER_NOT_PRESENT)
         );
     });
+}
+
+/// Linux hosts (issue 24): the validation layer found through Debian's own manifest dir
+/// (`VK_LAYER_PATH`; its `library_path` is a bare name for `dlopen`'s search) and enabled by
+/// `VK_INSTANCE_LAYERS` alone reports a deliberate error.
+#[test]
+fn khronos_manifest_and_vk_instance_layers_enable_validation() {
+    let manifest = require(paths::validation_layer_manifest());
+    let env = require(paths::lavapipe_env())
+        .set("VK_LAYER_PATH", manifest.parent().unwrap())
+        .set("VK_INSTANCE_LAYERS", VALIDATION);
+    in_child(
+        "khronos_manifest_and_vk_instance_layers_enable_validation",
+        &env,
+        || {
+            let outcome = validation::run_validation_misuse_naming(&entry(), &[]).unwrap();
+            require(validation::check_validation_outcome(&outcome));
+        },
+    );
+}
+
+/// Without `VK_LAYER_PATH` no manifest layer exists, so `VK_INSTANCE_LAYERS` naming one fails
+/// instance creation as a missing layer does.
+#[test]
+fn vk_instance_layers_without_a_manifest_is_a_missing_layer() {
+    let env = require(paths::lavapipe_env()).set("VK_INSTANCE_LAYERS", VALIDATION);
+    in_child(
+        "vk_instance_layers_without_a_manifest_is_a_missing_layer",
+        &env,
+        || {
+            assert_eq!(
+                validation::try_enable_validation_layer_naming(&entry(), &[]),
+                vk::Result::ERROR_LAYER_NOT_PRESENT
+            );
+        },
+    );
 }

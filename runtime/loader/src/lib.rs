@@ -107,6 +107,8 @@ pub struct LoaderConfig {
     /// `VKGEN_ICD_ADAPTER=0`: ICDs are used as they are, never through the native-buffer
     /// adapter (`driver::adapter`, Linux hosts with the `desktop` feature).
     pub without_adapter: bool,
+    /// Khronos layer manifests and `VK_INSTANCE_LAYERS` on non-Android hosts.
+    pub host_layers: layers::HostLayers,
 }
 
 impl Default for LoaderConfig {
@@ -122,6 +124,7 @@ impl Default for LoaderConfig {
             updatable_driver_dir: None,
             icd: driver::icd::IcdSearchConfig::default(),
             without_adapter: false,
+            host_layers: layers::HostLayers::default(),
         }
     }
 }
@@ -162,6 +165,7 @@ impl LoaderConfig {
                 .unwrap_or_default(),
             icd: driver::icd::IcdSearchConfig::from_env(),
             without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
+            host_layers: layers::HostLayers::from_env(),
             properties,
         }
     }

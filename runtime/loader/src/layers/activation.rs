@@ -62,8 +62,8 @@ pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
 }
 
 /// All layer names to activate, in order: the settings' layers, or when they name none the
-/// `properties`' (the current `debug.vulkan.*` values), then the app's; duplicates dropped (the
-/// first occurrence keeps its place).
+/// `properties`' (the current `debug.vulkan.*` values), then `VK_INSTANCE_LAYERS` (Linux hosts),
+/// then the app's; duplicates dropped (the first occurrence keeps its place).
 pub fn requested_layer_names(
     config: &LoaderConfig,
     properties: &Properties,
@@ -76,8 +76,10 @@ pub fn requested_layer_names(
     };
     let mut seen: HashSet<CString> = HashSet::with_capacity(implicit.len() + app_layers.len());
     let mut names = Vec::with_capacity(implicit.len() + app_layers.len());
+    // Linux hosts: `VK_INSTANCE_LAYERS` between those and the application's.
     for name in implicit
         .iter()
+        .chain(&config.host_layers.instance_layers)
         .map(CString::as_c_str)
         .chain(app_layers.iter().copied())
     {

@@ -126,6 +126,8 @@ impl LayerRegistry {
                 Err(e) => log::warn!("rejected {e}"),
             }
         }
+        // Linux hosts: Khronos manifests (`VK_LAYER_PATH`, `VK_ADD_LAYER_PATH`) after Android's.
+        super::manifest::discover(&config.host_layers, &mut layers);
         Self { layers }
     }
 }

@@ -15,6 +15,7 @@
 pub mod activation;
 pub mod discovery;
 pub mod gpu_debug;
+pub mod manifest;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
 pub use activation::{activate, property_layer_names, requested_layer_names};
 pub use discovery::{layer_files, load_layer_library, search_dirs};
 pub use gpu_debug::{AppIdentity, GpuDebug};
+pub use manifest::HostLayers;
 
 /// Why a layer library was rejected during discovery, or a layer could not be activated. All
 /// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.

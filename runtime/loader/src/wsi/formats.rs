@@ -266,6 +266,42 @@ pub fn surface_formats(
     formats
 }
 
+/// The surface formats of a desktop surface (Linux hosts' X11 and Wayland windows): those its
+/// presenter shows exactly, 8-bit BGRA and RGBA, UNORM and SRGB, in `SRGB_NONLINEAR`, BGRA
+/// first as desktop WSI lists them. The presenter shows 8 bits a channel in sRGB, so wider
+/// formats (10-bit, FP16) and other colour spaces are not offered: an application would pick
+/// one and get it rounded. BGRA needs the allocator's `HAL_PIXEL_FORMAT_BGRA_8888`
+/// (`allocator_supports`).
+pub fn desktop_surface_formats(
+    mut allocator_supports: impl FnMut(u32) -> bool,
+) -> Vec<vk::SurfaceFormatKHR> {
+    let srgb = vk::ColorSpaceKHR::SRGB_NONLINEAR;
+    let bgra = allocator_supports(nw::HAL_PIXEL_FORMAT_BGRA_8888 as u32);
+    [
+        (vk::Format::B8G8R8A8_SRGB, bgra),
+        (vk::Format::B8G8R8A8_UNORM, bgra),
+        (vk::Format::R8G8B8A8_SRGB, true),
+        (vk::Format::R8G8B8A8_UNORM, true),
+    ]
+    .into_iter()
+    .filter(|&(_, offered)| offered)
+    .map(|(format, _)| vk::SurfaceFormatKHR {
+        format,
+        color_space: srgb,
+    })
+    .collect()
+}
+
+/// [`native_pixel_format`] for a desktop surface's swapchain: BGRA8 stays BGRA
+/// (`HAL_PIXEL_FORMAT_BGRA_8888`, which the presenter reads as BGRA) instead of AOSP's
+/// fallback to `RGBA_8888`, which would swap red and blue.
+pub fn desktop_pixel_format(format: vk::Format) -> c_int {
+    match format {
+        vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB => nw::HAL_PIXEL_FORMAT_BGRA_8888,
+        other => native_pixel_format(other),
+    }
+}
+
 /// Whether a present mode is one of the shared-presentable-image modes.
 pub fn is_shared(mode: vk::PresentModeKHR) -> bool {
     mode == vk::PresentModeKHR::SHARED_DEMAND_REFRESH
@@ -548,6 +584,41 @@ mod tests {
         assert_eq!(
             dataspace(C::PASS_THROUGH_EXT, rgba8),
             nw::HAL_DATASPACE_ARBITRARY
+        );
+    }
+
+    #[test]
+    fn desktop_formats_are_8_bit_bgra_and_rgba() {
+        let srgb = vk::ColorSpaceKHR::SRGB_NONLINEAR;
+        assert_eq!(
+            desktop_surface_formats(|_| true),
+            vec![
+                sf(vk::Format::B8G8R8A8_SRGB, srgb),
+                sf(vk::Format::B8G8R8A8_UNORM, srgb),
+                sf(vk::Format::R8G8B8A8_SRGB, srgb),
+                sf(vk::Format::R8G8B8A8_UNORM, srgb),
+            ]
+        );
+        assert_eq!(
+            desktop_surface_formats(|f| f != nw::HAL_PIXEL_FORMAT_BGRA_8888 as u32).len(),
+            2
+        );
+        assert_eq!(
+            desktop_pixel_format(vk::Format::B8G8R8A8_UNORM),
+            nw::HAL_PIXEL_FORMAT_BGRA_8888
+        );
+        assert_eq!(
+            desktop_pixel_format(vk::Format::B8G8R8A8_SRGB),
+            nw::HAL_PIXEL_FORMAT_BGRA_8888
+        );
+        assert_eq!(
+            desktop_pixel_format(vk::Format::R8G8B8A8_SRGB),
+            nw::HAL_PIXEL_FORMAT_RGBA_8888
+        );
+        // Android surfaces keep AOSP's mapping.
+        assert_eq!(
+            native_pixel_format(vk::Format::B8G8R8A8_UNORM),
+            nw::HAL_PIXEL_FORMAT_RGBA_8888
         );
     }
 

@@ -13,7 +13,8 @@
 //! (never swapped for rotation: pre-rotating apps swap it themselves), min 1×1, max 4096² raised
 //! to the current extent (a Wayland surface on a Linux host: current `0xFFFFFFFF`, max 4096², the
 //! swapchain decides; its present rectangle is `0xFFFFFFFF` too); one layer; the eight rotate/mirror transforms plus INHERIT, current =
-//! the transform hint; composite alpha INHERIT only (composition is the window manager's); usage
+//! the transform hint; composite alpha INHERIT only (composition is the window manager's; a desktop
+//! surface on a Linux host: OPAQUE and INHERIT, as desktop WSI); usage
 //! TRANSFER_SRC/DST, SAMPLED, STORAGE, COLOR_ATTACHMENT, INPUT_ATTACHMENT. Output chain:
 //! `VkSharedPresentSurfaceCapabilitiesKHR` (same usage), `VkSurfaceProtectedCapabilitiesKHR`
 //! (`supportsProtected = TRUE`), `VkSurfacePresentScalingCapabilitiesEXT` (STRETCH, no gravity),
@@ -352,7 +353,7 @@ pub fn capabilities(
         max_image_array_layers: 1,
         supported_transforms: SUPPORTED_TRANSFORMS,
         current_transform: formats::native_to_vulkan_transform(hint),
-        supported_composite_alpha: vk::CompositeAlphaFlagsKHR::INHERIT,
+        supported_composite_alpha: composite_alphas(surface),
         supported_usage_flags: SUPPORTED_USAGE,
     })
 }
@@ -504,8 +505,47 @@ fn allocator_supports(format: u32, usage: u64) -> bool {
     }
 }
 
+/// Whether `surface` is a desktop surface (an X11 or Wayland window on a Linux host), whose
+/// presenter answers some queries differently from an Android window.
+pub(crate) fn is_desktop(surface: Option<&Surface>) -> bool {
+    #[cfg(all(feature = "desktop", not(target_os = "android")))]
+    {
+        surface.and_then(super::desktop::kind).is_some()
+    }
+    #[cfg(not(all(feature = "desktop", not(target_os = "android"))))]
+    {
+        let _ = surface;
+        false
+    }
+}
+
+/// The composite alphas `surface` offers: INHERIT (AOSP); a desktop surface also OPAQUE, desktop
+/// WSI's answer, which programs written for it require. Either way the frame is shown opaque.
+fn composite_alphas(surface: Option<&Surface>) -> vk::CompositeAlphaFlagsKHR {
+    if is_desktop(surface) {
+        vk::CompositeAlphaFlagsKHR::OPAQUE | vk::CompositeAlphaFlagsKHR::INHERIT
+    } else {
+        vk::CompositeAlphaFlagsKHR::INHERIT
+    }
+}
+
+/// For a swapchain of `format` on `surface`: its buffers' `HAL_PIXEL_FORMAT_*` (a desktop
+/// surface keeps BGRA buffers BGRA: [`formats::desktop_pixel_format`]) and the composite alphas
+/// the surface offers.
+pub(crate) fn buffer_format(
+    surface: &Surface,
+    format: vk::Format,
+) -> (c_int, vk::CompositeAlphaFlagsKHR) {
+    let pixel_format = if is_desktop(Some(surface)) {
+        formats::desktop_pixel_format(format)
+    } else {
+        formats::native_pixel_format(format)
+    };
+    (pixel_format, composite_alphas(Some(surface)))
+}
+
 /// The surface formats of `surface` on the driver's physical device (AOSP's list: see
-/// [`formats::surface_formats`]).
+/// [`formats::surface_formats`]; a desktop surface's: [`formats::desktop_surface_formats`]).
 fn formats_of(r: &Resolved<'_>, surface: &SurfaceArg) -> Vec<vk::SurfaceFormatKHR> {
     let colorspace = r
         .data
@@ -519,6 +559,9 @@ fn formats_of(r: &Resolved<'_>, surface: &SurfaceArg) -> Vec<vk::SurfaceFormatKH
         .live()
         .map_or(SURFACELESS_CONSUMER_USAGE, |s| s.consumer_usage);
     let usage = consumer | nw::buffer_usage::GPU_TEXTURE | nw::buffer_usage::GPU_RENDER_TARGET;
+    if is_desktop(surface.live()) {
+        return formats::desktop_surface_formats(|format| allocator_supports(format, usage));
+    }
     formats::surface_formats(colorspace, rgba10x6, |format| {
         allocator_supports(format, usage)
     })

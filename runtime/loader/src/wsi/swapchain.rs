@@ -335,7 +335,6 @@ unsafe fn create_swapchain_impl(
         vk::Handle::as_raw(info.old_swapchain),
     );
     // 1. Format and colour space.
-    let pixel_format = formats::native_pixel_format(info.image_format);
     let dataspace = formats::dataspace(info.image_color_space, info.image_format);
     if dataspace == nw::HAL_DATASPACE_UNKNOWN {
         log::error!(
@@ -350,12 +349,6 @@ unsafe fn create_swapchain_impl(
             info.image_array_layers
         );
     }
-    if info.composite_alpha != vk::CompositeAlphaFlagsKHR::INHERIT {
-        log::error!(
-            "vkCreateSwapchainKHR: compositeAlpha {:?} not supported (INHERIT only)",
-            info.composite_alpha
-        );
-    }
     let Some(surface) = SURFACES.get(vk::Handle::as_raw(info.surface)) else {
         log::error!(
             "vkCreateSwapchainKHR: {:#x} is not a live VkSurfaceKHR",
@@ -363,6 +356,14 @@ unsafe fn create_swapchain_impl(
         );
         return Err(vk::Result::ERROR_SURFACE_LOST_KHR);
     };
+    let (pixel_format, composite_alphas) =
+        super::surface::buffer_format(&surface, info.image_format);
+    if !composite_alphas.contains(info.composite_alpha) || info.composite_alpha.is_empty() {
+        log::error!(
+            "vkCreateSwapchainKHR: compositeAlpha {:?} not supported ({composite_alphas:?} only)",
+            info.composite_alpha
+        );
+    }
     let _surface_lock = surface.lock.lock().unwrap_or_else(|p| p.into_inner());
 
     // 2. One live swapchain per window; retire the old one.
