@@ -589,7 +589,7 @@ mod instance_dispatch_table_stubs {
         _a0: crate::vk::PhysicalDevice,
         _a1: crate::vk::DescriptorType,
     ) -> crate::vk::DeviceSize {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn get_physical_device_queue_family_data_graph_engine_operation_properties_arm(
         _a0: crate::vk::PhysicalDevice,
@@ -4504,7 +4504,7 @@ mod device_dispatch_table_stubs {
         _a2: u32,
         _a3: crate::vk::ShaderGroupShaderKHR,
     ) -> crate::vk::DeviceSize {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn cmd_set_ray_tracing_pipeline_stack_size_khr(
         _a0: crate::vk::CommandBuffer,
@@ -4532,13 +4532,13 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: *const crate::vk::BufferDeviceAddressInfo<'_>,
     ) -> u64 {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn get_buffer_device_address(
         _a0: crate::vk::Device,
         _a1: *const crate::vk::BufferDeviceAddressInfo<'_>,
     ) -> crate::vk::DeviceAddress {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn initialize_performance_api_intel(
         _a0: crate::vk::Device,
@@ -4597,7 +4597,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: *const crate::vk::DeviceMemoryOpaqueCaptureAddressInfo<'_>,
     ) -> u64 {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn get_pipeline_executable_properties_khr(
         _a0: crate::vk::Device,
@@ -4669,7 +4669,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: *const crate::vk::AccelerationStructureDeviceAddressInfoKHR<'_>,
     ) -> crate::vk::DeviceAddress {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn create_deferred_operation_khr(
         _a0: crate::vk::Device,
@@ -4689,7 +4689,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: crate::vk::DeferredOperationKHR,
     ) -> u32 {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn get_deferred_operation_result_khr(
         _a0: crate::vk::Device,
@@ -4714,7 +4714,7 @@ mod device_dispatch_table_stubs {
         _a0: crate::vk::Device,
         _a1: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
     ) -> crate::vk::DeviceAddress {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
     pub(super) unsafe extern "system" fn anti_lag_update_amd(
         _a0: crate::vk::Device,

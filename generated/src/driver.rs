@@ -13,8 +13,10 @@ use core::ffi::CStr;
 use crate::commands::{CommandId, Level};
 use crate::extensions::ExtensionId;
 use crate::vk;
-use crate::driver_resolve::guard;
-pub use crate::driver_resolve::{
+#[path = "driver_resolve.rs"]
+mod resolve;
+use resolve::guard;
+pub use resolve::{
     canonical, exposes, get_device_proc_addr, get_instance_proc_addr,
     get_physical_device_proc_addr, provider, Provider, PANIC_REPORT,
 };
@@ -129,6 +131,8 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_name: *const core::ffi::c_char,
     ) -> crate::vk::PFN_vkVoidFunction {
+        // SAFETY: the hook's contract is the resolver's: a null or live device of this
+        // driver, a null or NUL-terminated name.
         unsafe { get_device_proc_addr::<Self>(device, p_name) }
     }
 
@@ -139,6 +143,8 @@ pub trait Driver: Sized + 'static {
         instance: crate::vk::Instance,
         p_name: *const core::ffi::c_char,
     ) -> crate::vk::PFN_vkVoidFunction {
+        // SAFETY: the hook's contract is the resolver's: a null or live instance of
+        // this driver, a null or NUL-terminated name.
         unsafe { get_instance_proc_addr::<Self>(instance, p_name) }
     }
 
@@ -3985,7 +3991,7 @@ pub trait Driver: Sized + 'static {
         group: u32,
         group_shader: crate::vk::ShaderGroupShaderKHR,
     ) -> crate::vk::DeviceSize {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkCmdSetRayTracingPipelineStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRayTracingPipelineStackSizeKHR.html)
@@ -4057,7 +4063,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_info: *const crate::vk::BufferDeviceAddressInfo<'_>,
     ) -> u64 {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
@@ -4067,7 +4073,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_info: *const crate::vk::BufferDeviceAddressInfo<'_>,
     ) -> crate::vk::DeviceAddress {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkInitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInitializePerformanceApiINTEL.html)
@@ -4166,7 +4172,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_info: *const crate::vk::DeviceMemoryOpaqueCaptureAddressInfo<'_>,
     ) -> u64 {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkGetPipelineExecutablePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutablePropertiesKHR.html)
@@ -4285,7 +4291,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_info: *const crate::vk::AccelerationStructureDeviceAddressInfoKHR<'_>,
     ) -> crate::vk::DeviceAddress {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkCreateDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDeferredOperationKHR.html)
@@ -4317,7 +4323,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         operation: crate::vk::DeferredOperationKHR,
     ) -> u32 {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkGetDeferredOperationResultKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationResultKHR.html)
@@ -4358,7 +4364,7 @@ pub trait Driver: Sized + 'static {
         device: crate::vk::Device,
         p_info: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
     ) -> crate::vk::DeviceAddress {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkAntiLagUpdateAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAntiLagUpdateAMD.html)
@@ -7095,7 +7101,7 @@ pub trait Driver: Sized + 'static {
         physical_device: crate::vk::PhysicalDevice,
         descriptor_type: crate::vk::DescriptorType,
     ) -> crate::vk::DeviceSize {
-        unsafe { core::mem::zeroed() }
+        Default::default()
     }
 
     /// [`vkGetTensorOpaqueCaptureDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDataARM.html)
@@ -11007,7 +11013,7 @@ pub mod entry {
         group_shader: crate::vk::ShaderGroupShaderKHR,
     ) -> crate::vk::DeviceSize {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetRayTracingShaderGroupStackSizeKHR", unsafe { core::mem::zeroed() }, || unsafe { D::get_ray_tracing_shader_group_stack_size_khr(device, pipeline, group, group_shader) })
+        guard("vkGetRayTracingShaderGroupStackSizeKHR", Default::default(), || unsafe { D::get_ray_tracing_shader_group_stack_size_khr(device, pipeline, group, group_shader) })
     }
 
     /// [`vkCmdSetRayTracingPipelineStackSizeKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetRayTracingPipelineStackSizeKHR.html)
@@ -11072,7 +11078,7 @@ pub mod entry {
         p_info: *const crate::vk::BufferDeviceAddressInfo<'_>,
     ) -> u64 {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetBufferOpaqueCaptureAddress", unsafe { core::mem::zeroed() }, || unsafe { D::get_buffer_opaque_capture_address(device, p_info) })
+        guard("vkGetBufferOpaqueCaptureAddress", Default::default(), || unsafe { D::get_buffer_opaque_capture_address(device, p_info) })
     }
 
     /// [`vkGetBufferDeviceAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetBufferDeviceAddress.html)
@@ -11081,7 +11087,7 @@ pub mod entry {
         p_info: *const crate::vk::BufferDeviceAddressInfo<'_>,
     ) -> crate::vk::DeviceAddress {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetBufferDeviceAddress", unsafe { core::mem::zeroed() }, || unsafe { D::get_buffer_device_address(device, p_info) })
+        guard("vkGetBufferDeviceAddress", Default::default(), || unsafe { D::get_buffer_device_address(device, p_info) })
     }
 
     /// [`vkInitializePerformanceApiINTEL`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkInitializePerformanceApiINTEL.html)
@@ -11172,7 +11178,7 @@ pub mod entry {
         p_info: *const crate::vk::DeviceMemoryOpaqueCaptureAddressInfo<'_>,
     ) -> u64 {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetDeviceMemoryOpaqueCaptureAddress", unsafe { core::mem::zeroed() }, || unsafe { D::get_device_memory_opaque_capture_address(device, p_info) })
+        guard("vkGetDeviceMemoryOpaqueCaptureAddress", Default::default(), || unsafe { D::get_device_memory_opaque_capture_address(device, p_info) })
     }
 
     /// [`vkGetPipelineExecutablePropertiesKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPipelineExecutablePropertiesKHR.html)
@@ -11281,7 +11287,7 @@ pub mod entry {
         p_info: *const crate::vk::AccelerationStructureDeviceAddressInfoKHR<'_>,
     ) -> crate::vk::DeviceAddress {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetAccelerationStructureDeviceAddressKHR", unsafe { core::mem::zeroed() }, || unsafe { D::get_acceleration_structure_device_address_khr(device, p_info) })
+        guard("vkGetAccelerationStructureDeviceAddressKHR", Default::default(), || unsafe { D::get_acceleration_structure_device_address_khr(device, p_info) })
     }
 
     /// [`vkCreateDeferredOperationKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDeferredOperationKHR.html)
@@ -11310,7 +11316,7 @@ pub mod entry {
         operation: crate::vk::DeferredOperationKHR,
     ) -> u32 {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetDeferredOperationMaxConcurrencyKHR", unsafe { core::mem::zeroed() }, || unsafe { D::get_deferred_operation_max_concurrency_khr(device, operation) })
+        guard("vkGetDeferredOperationMaxConcurrencyKHR", Default::default(), || unsafe { D::get_deferred_operation_max_concurrency_khr(device, operation) })
     }
 
     /// [`vkGetDeferredOperationResultKHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeferredOperationResultKHR.html)
@@ -11347,7 +11353,7 @@ pub mod entry {
         p_info: *const crate::vk::PipelineIndirectDeviceAddressInfoNV<'_>,
     ) -> crate::vk::DeviceAddress {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetPipelineIndirectDeviceAddressNV", unsafe { core::mem::zeroed() }, || unsafe { D::get_pipeline_indirect_device_address_nv(device, p_info) })
+        guard("vkGetPipelineIndirectDeviceAddressNV", Default::default(), || unsafe { D::get_pipeline_indirect_device_address_nv(device, p_info) })
     }
 
     /// [`vkAntiLagUpdateAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAntiLagUpdateAMD.html)
@@ -13852,7 +13858,7 @@ pub mod entry {
         descriptor_type: crate::vk::DescriptorType,
     ) -> crate::vk::DeviceSize {
         // SAFETY: the caller passes arguments valid for this command; the hook's contract.
-        guard("vkGetPhysicalDeviceDescriptorSizeEXT", unsafe { core::mem::zeroed() }, || unsafe { D::get_physical_device_descriptor_size_ext(physical_device, descriptor_type) })
+        guard("vkGetPhysicalDeviceDescriptorSizeEXT", Default::default(), || unsafe { D::get_physical_device_descriptor_size_ext(physical_device, descriptor_type) })
     }
 
     /// [`vkGetTensorOpaqueCaptureDataARM`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetTensorOpaqueCaptureDataARM.html)

@@ -4,9 +4,9 @@
 //! guard around every generated entry point.
 //!
 //! Hand-written (vkgen's `generator/src/emit/runtime/driver_resolve.rs`) and copied verbatim
-//! into each generated crate, so that it is compiled, linted and reviewed as Rust; `driver.rs`
-//! beside it holds what the generator writes per command (the hooks, the entry points, the
-//! command → entry-point table).
+//! into each generated crate as `driver`'s child module, so that it is compiled, linted and
+//! reviewed as Rust; `driver.rs` holds what the generator writes per command (the hooks, the
+//! entry points, the command → entry-point table).
 //!
 //! The rules are the spec's: a command is exposed when it is core up to the driver's API
 //! version or belongs to an extension the driver supports; device-level lookups also need the
@@ -19,7 +19,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use crate::commands::{self, CommandId, Level, Origin};
-use crate::driver::{entry_point, Driver};
+use super::{entry_point, Driver};
 use crate::vk;
 
 /// Where a panic caught at an entry point is reported, as `(command, payload)`; the driver

@@ -18,9 +18,6 @@ mod dispatch_table;
 pub mod driver;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
-mod driver_resolve;
-#[cfg(not(feature = "regenerate"))]
-#[rustfmt::skip]
 pub mod extensions;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]

@@ -3329,7 +3329,7 @@ pub unsafe extern "system" fn vkGetBufferOpaqueCaptureAddress(
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
-        return unsafe { core::mem::zeroed() };
+        return Default::default();
     }
     // SAFETY: a valid dispatchable handle's first word points at the loader's data for
     // it, which starts with this level's dispatch table (the API contract of libvulkan).
@@ -3345,7 +3345,7 @@ pub unsafe extern "system" fn vkGetBufferDeviceAddress(
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
-        return unsafe { core::mem::zeroed() };
+        return Default::default();
     }
     // SAFETY: a valid dispatchable handle's first word points at the loader's data for
     // it, which starts with this level's dispatch table (the API contract of libvulkan).
@@ -3361,7 +3361,7 @@ pub unsafe extern "system" fn vkGetDeviceMemoryOpaqueCaptureAddress(
     let table = crate::vk::Handle::as_raw(device) as usize
         as *const *const crate::dispatch::DeviceDispatchTable;
     if table.is_null() {
-        return unsafe { core::mem::zeroed() };
+        return Default::default();
     }
     // SAFETY: a valid dispatchable handle's first word points at the loader's data for
     // it, which starts with this level's dispatch table (the API contract of libvulkan).

@@ -3211,7 +3211,8 @@ impl Default for ExternalComputeQueueNV {
 }
 // SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.
 unsafe impl Send for ExternalComputeQueueNV {}
-// SAFETY: as above; external synchronisation is the application's duty.
+// SAFETY: an opaque pointer; Vulkan's external-synchronisation rules, which the application
+// follows, order every use of the object from several threads.
 unsafe impl Sync for ExternalComputeQueueNV {}
 impl Handle for ExternalComputeQueueNV {
     const TYPE: ObjectType = ObjectType::EXTERNAL_COMPUTE_QUEUE_NV;

@@ -369,8 +369,12 @@ fn is_aggregate_or_pfn(reg: &Registry, name: &str) -> bool {
 /// The file `registry/ash-0.38-layouts.txt` should hold, made from `vk_xml` (the vk.xml ash 0.38
 /// was generated from: Vulkan-Headers 1.3.281, `vk-1.3.281.xml` of the registry matrix), read
 /// without vkgen's overlay. Refuses any other header version: the table describes ash, not the
-/// registry at hand.
-pub fn table_file(vk_xml: &std::path::Path) -> crate::Result<String> {
+/// registry at hand. `ash_has` says whether ash 0.38 has a type of a name (`AshTypes::has`),
+/// given by the caller so that this module stays below `ash_types`, which reads its tables.
+pub fn table_file(
+    vk_xml: &std::path::Path,
+    ash_has: impl Fn(&str) -> bool,
+) -> crate::Result<String> {
     let loaded = crate::registry::load(vk_xml, None)?;
     let reg = &loaded.registry;
     if reg.header_version != ASH_HEADER_VERSION {
@@ -380,7 +384,6 @@ pub fn table_file(vk_xml: &std::path::Path) -> crate::Result<String> {
             reg.header_version
         )));
     }
-    let ash = crate::ash_types::AshTypes::load();
     let header = format!(
         "Layouts of the structures and unions ash 0.38.0+1.3.281 defines, from the vk.xml it was\n\
          generated from: header {}, SHA-256 {}.\n\
@@ -391,7 +394,7 @@ pub fn table_file(vk_xml: &std::path::Path) -> crate::Result<String> {
          line per member; `alias NAME TARGET` for ash's aliases.",
         reg.header_version, reg.source_sha256
     );
-    Ok(render_table(reg, |n| ash.has(n), &header))
+    Ok(render_table(reg, ash_has, &header))
 }
 
 /// `VK_HEADER_VERSION` of the vk.xml ash 0.38 was generated from.

@@ -368,7 +368,6 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("dispatch", true),
     ("dispatch_table", false),
     ("driver", true),
-    ("driver_resolve", false),
     ("extensions", true),
     ("features", true),
     ("pfn", true),

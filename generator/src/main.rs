@@ -231,6 +231,9 @@ fn main() -> ExitCode {
     }
 }
 
+/// Runs one subcommand.
+///
+/// Long: one arm per subcommand, each a few lines turning its arguments into a library call.
 fn run(cli: Cli) -> vkgen::Result<ExitCode> {
     match cli.command {
         Command::Generate {
@@ -342,7 +345,8 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             out,
             check,
         } => {
-            let text = vkgen::ash_layouts::table_file(&registry)?;
+            let ash = vkgen::ash_types::AshTypes::load();
+            let text = vkgen::ash_layouts::table_file(&registry, |n| ash.has(n))?;
             match out {
                 None => print!("{text}"),
                 Some(out) if check => {

@@ -353,3 +353,7 @@ pub const MAX_MINOR: u32 = 0x3ff;
 pub fn api_version(v: (u32, u32)) -> u32 {
     (v.0 << 22) | (v.1 << 12)
 }
+
+/// Most names (commands, extensions) one generated lookup holds: its perfect hash stores key
+/// indices as `u16`, and `u16::MAX` marks an empty slot. The registry refuses more at load.
+pub const MAX_LOOKUP_NAMES: usize = u16::MAX as usize - 1;

@@ -30,10 +30,16 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         let fail = text::failure_str(&cmd.ret);
         let id = index[c.name.as_str()];
         let default_body = match c.name.as_str() {
-            "vkGetInstanceProcAddr" => {
-                format!("unsafe {{ get_instance_proc_addr::<Self>({args}) }}")
-            }
-            "vkGetDeviceProcAddr" => format!("unsafe {{ get_device_proc_addr::<Self>({args}) }}"),
+            "vkGetInstanceProcAddr" => format!(
+                "// SAFETY: the hook's contract is the resolver's: a null or live instance of\n    \
+                 // this driver, a null or NUL-terminated name.\n    \
+                 unsafe {{ get_instance_proc_addr::<Self>({args}) }}"
+            ),
+            "vkGetDeviceProcAddr" => format!(
+                "// SAFETY: the hook's contract is the resolver's: a null or live device of this\n    \
+                 // driver, a null or NUL-terminated name.\n    \
+                 unsafe {{ get_device_proc_addr::<Self>({args}) }}"
+            ),
             _ if cmd.ret.base == "VkResult" && !cmd.ret.is_pointer() => {
                 format!("Self::unimplemented(CommandId({id}))")
             }
@@ -97,8 +103,11 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         use crate::commands::{CommandId, Level};
         use crate::extensions::ExtensionId;
         use crate::vk;
-        use crate::driver_resolve::guard;
-        pub use crate::driver_resolve::{
+        // The get-proc-addr rules and the entry-point guard: hand-written, copied beside this file.
+        #[path = "driver_resolve.rs"]
+        mod resolve;
+        use resolve::guard;
+        pub use resolve::{
             canonical, exposes, get_device_proc_addr, get_instance_proc_addr,
             get_physical_device_proc_addr, provider, Provider, PANIC_REPORT,
         };

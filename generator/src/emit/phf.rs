@@ -15,8 +15,8 @@ pub struct Table {
     pub slots: Vec<u16>,
 }
 
-/// Most keys a table holds: slots store key indices as `u16`, and `u16::MAX` marks an empty slot.
-pub const MAX_KEYS: usize = u16::MAX as usize - 1;
+/// Most keys a table holds (the registry refuses more names when it loads).
+pub use crate::model::MAX_LOOKUP_NAMES as MAX_KEYS;
 
 /// Largest slot count tried before giving up (distinct 64-bit hashes fit long before).
 const MAX_SLOTS: usize = 1 << 24;

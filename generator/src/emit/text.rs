@@ -89,7 +89,9 @@ pub fn failure_str(ret: &CType) -> &'static str {
     } else if ret.base == "PFN_vkVoidFunction" {
         "None"
     } else {
-        "unsafe { core::mem::zeroed() }"
+        // The remaining returns are integers (`uint32_t`, `uint64_t`, `VkBool32`, `VkDeviceSize`,
+        // `VkDeviceAddress`): zero.
+        "Default::default()"
     }
 }
 

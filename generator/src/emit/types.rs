@@ -162,7 +162,7 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
                     "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]\npub struct {rust}(pub *mut u8);\n\
                      impl Default for {rust} {{\n    fn default() -> Self {{\n        Self(core::ptr::null_mut())\n    }}\n}}\n\
                      // SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.\nunsafe impl Send for {rust} {{}}\n\
-                     // SAFETY: as above; external synchronisation is the application's duty.\nunsafe impl Sync for {rust} {{}}\n\
+                     // SAFETY: an opaque pointer; Vulkan's external-synchronisation rules, which the application\n// follows, order every use of the object from several threads.\nunsafe impl Sync for {rust} {{}}\n\
                      impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0 as u64\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x as *mut u8)\n    }}\n}}\n"
                 );
             } else {

@@ -611,7 +611,7 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
     };
     check_aliases(reg, path)?;
     // The generated lookups hash every command and extension name into `u16` slots.
-    let max = crate::emit::phf::MAX_KEYS;
+    let max = crate::model::MAX_LOOKUP_NAMES;
     if let Some(c) = reg.command_order.get(max).and_then(|n| reg.commands.get(n)) {
         return Err(schema(
             command_file(&c.name),

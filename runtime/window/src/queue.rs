@@ -833,6 +833,9 @@ impl BufferQueue {
         Ok(())
     }
 
+    /// Applies one decoded `perform` call to the queue's state.
+    ///
+    /// Long: one short arm per `NATIVE_WINDOW_*` operation, all under one lock.
     pub(crate) fn perform(&self, op: Perform) -> AbiResult<PerformOut> {
         use Perform as P;
         let mut st = self.lock();

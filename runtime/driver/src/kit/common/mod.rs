@@ -37,6 +37,9 @@ fn from_result(r: Result<(), vk::Result>) -> vk::Result {
 }
 
 /// The kit's entry point for `cmd` (canonical), given what the vendor implements.
+///
+/// Long: a table, one arm per command the kit's commons answer; splitting it would only
+/// scatter the table (a generated command table is the planned replacement).
 pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
     macro_rules! pfn {
         ($f:ident, $t:ident) => {{
