@@ -12,6 +12,10 @@
 
 use std::ffi::{c_int, CStr, CString};
 
+/// The `log` filter (env_logger syntax) when `VKGEN_LOG` is unset: warnings and errors, what
+/// AOSP's libvulkan always logs (`ALOGW`, `ALOGE`).
+pub const DEFAULT_FILTER: &str = "warn";
+
 /// `android_LogPriority` values of `<android/log.h>` used for `log` levels.
 pub mod priority {
     use std::ffi::c_int;

@@ -133,9 +133,11 @@ mod android_log {
     /// The tag when the library's file name cannot be had.
     const FALLBACK_TAG: &CStr = c"vkgen-driver";
 
-    /// Installs the logcat logger with this library's tag and `VKGEN_LOG`'s filter (else `warn`).
+    /// Installs the logcat logger with this library's tag and `VKGEN_LOG`'s filter (else
+    /// [`vkgen_abi::logcat::DEFAULT_FILTER`]).
     pub(super) fn init() {
-        let filter = std::env::var("VKGEN_LOG").unwrap_or_else(|_| "warn".to_owned());
+        let filter = std::env::var("VKGEN_LOG")
+            .unwrap_or_else(|_| vkgen_abi::logcat::DEFAULT_FILTER.to_owned());
         // env_logger only parses the filter here (same syntax as on hosts); liblog writes.
         let filter = env_logger::Builder::new().parse_filters(&filter).build();
         let max_level = filter.filter();

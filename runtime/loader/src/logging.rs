@@ -50,13 +50,10 @@ fn init_stderr() {
     }
 }
 
-/// What logcat gets from the loader when `VKGEN_LOG` is unset: what AOSP's libvulkan always logs.
-#[cfg(target_os = "android")]
-pub const ANDROID_DEFAULT_FILTER: &str = "warn";
-
 #[cfg(target_os = "android")]
 fn init_logcat() {
-    let filter = std::env::var(LOG_ENV).unwrap_or_else(|_| ANDROID_DEFAULT_FILTER.to_owned());
+    let filter =
+        std::env::var(LOG_ENV).unwrap_or_else(|_| vkgen_abi::logcat::DEFAULT_FILTER.to_owned());
     // env_logger only parses the filter here (same syntax as on hosts); liblog writes.
     let filter = env_logger::Builder::new().parse_filters(&filter).build();
     let max_level = filter.filter();
