@@ -1,5 +1,6 @@
 //! Build script of `libvulkan.so`:
-//! * gives the cdylib the soname `libvulkan.so.1` (what applications link against);
+//! * gives the cdylib the soname `libvulkan.so.1` (what applications link against; on Android
+//!   `libvulkan.so`, the NDK's);
 //! * turns the generated linker map (`generated/libvulkan.map`: AOSP's exported commands for
 //!   the registry) into `$OUT_DIR/exported_functions.rs`: the name → function table that
 //!   `vkGetInstanceProcAddr` answers exported commands from. Deriving it from the map keeps the
@@ -11,7 +12,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 fn main() {
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libvulkan.so.1");
+    // Android's libvulkan.so has no version suffix: apps link the NDK's `libvulkan.so`.
+    let soname = match std::env::var("CARGO_CFG_TARGET_OS").as_deref() {
+        Ok("android") => "libvulkan.so",
+        _ => "libvulkan.so.1",
+    };
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     // Where the generated crate's files are (`links = "vkgen_generated"`): its checked-in
     // `libvulkan.map` and `src/trampolines.rs`, or, with its `regenerate` feature, the ones it
     // generated at build time.

@@ -104,20 +104,69 @@ pub unsafe fn hal_open(
     })
 }
 
-/// Installs a stderr logger when `VKGEN_LOG` is set (env_logger filter syntax), once per driver
-/// library: a driver is its own shared object with its own `log` state, so the loader's logger
-/// does not reach it. Every way into the driver (HAL open, ICD negotiation) calls this first.
+/// Installs the driver's logger once per driver library: a driver is its own shared object with
+/// its own `log` state, so the loader's logger does not reach it. On Linux hosts that is a stderr
+/// logger when `VKGEN_LOG` is set (env_logger filter syntax); on Android the logcat logger
+/// ([`vkgen_abi::logcat`]) tagged with the driver library's name (`vulkan.null` for
+/// `vulkan.null.so`), warnings and errors unless `VKGEN_LOG` says otherwise, as the loader does.
+/// Every way into the driver (HAL open, ICD negotiation) calls this first.
 pub fn init_logging() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // The generated entry points' guard reports through this, as every other guard does.
         let _ = gen::PANIC_REPORT.set(report_panic);
+        #[cfg(not(target_os = "android"))]
         if std::env::var_os("VKGEN_LOG").is_some() {
             // Fails only when the process installed a logger first; that one then gets our records.
             let _ = env_logger::Builder::from_env(env_logger::Env::new().filter("VKGEN_LOG"))
                 .try_init();
         }
+        #[cfg(target_os = "android")]
+        android_log::init();
     });
+}
+
+#[cfg(target_os = "android")]
+mod android_log {
+    use std::ffi::{CStr, CString};
+
+    /// The tag when the library's file name cannot be had.
+    const FALLBACK_TAG: &CStr = c"vkgen-driver";
+
+    /// Installs the logcat logger with this library's tag and `VKGEN_LOG`'s filter (else
+    /// [`vkgen_abi::logcat::DEFAULT_FILTER`]).
+    pub(super) fn init() {
+        let filter = std::env::var("VKGEN_LOG")
+            .unwrap_or_else(|_| vkgen_abi::logcat::DEFAULT_FILTER.to_owned());
+        // env_logger only parses the filter here (same syntax as on hosts); liblog writes.
+        let filter = env_logger::Builder::new().parse_filters(&filter).build();
+        let max_level = filter.filter();
+        let enabled = move |m: &log::Metadata<'_>| log::Log::enabled(&filter, m);
+        let tag = library_tag();
+        // Fails only when a logger is already installed in this library; that one gets our records.
+        let _ =
+            vkgen_abi::logcat::install(tag.as_deref().unwrap_or(FALLBACK_TAG), max_level, enabled);
+    }
+
+    /// The name of the shared object this code is in, without directories and `.so`:
+    /// `/vendor/lib64/hw/vulkan.pastel.so` logs as `vulkan.pastel`.
+    fn library_tag() -> Option<CString> {
+        // SAFETY: all-zero is a valid `Dl_info` (null pointers), filled in by `dladdr`.
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        let addr = library_tag as fn() -> Option<CString> as *const libc::c_void;
+        // SAFETY: `addr` is an address in this library's text; `info` is writable.
+        if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        // SAFETY: `dladdr` succeeded, so `dli_fname` is the library's NUL-terminated path, which
+        // stays valid while the library is loaded (it is: this code runs from it).
+        let path = unsafe { CStr::from_ptr(info.dli_fname) }.to_bytes();
+        let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        let name = name.strip_suffix(b".so").unwrap_or(name);
+        (!name.is_empty())
+            .then(|| CString::new(name).ok())
+            .flatten()
+    }
 }
 
 /// A panic caught at a generated entry point: logged as the boundary guard logs its own.

@@ -229,15 +229,15 @@ mod android {
     /// One property from bionic; `None` when unset or empty (bionic cannot tell them apart).
     pub(super) fn get(key: &str) -> Option<String> {
         let key = CString::new(key).ok()?;
-        let mut buf = [0 as c_char; PROP_VALUE_MAX];
+        // Bytes, not `c_char`: that is `u8` on aarch64 and `i8` on x86_64 Android.
+        let mut buf = [0u8; PROP_VALUE_MAX];
         // SAFETY: `key` is NUL-terminated and `buf` has the PROP_VALUE_MAX bytes bionic may write,
         // including the terminating NUL.
-        let len = unsafe { __system_property_get(key.as_ptr(), buf.as_mut_ptr()) };
+        let len = unsafe { __system_property_get(key.as_ptr(), buf.as_mut_ptr().cast::<c_char>()) };
         let len = usize::try_from(len)
             .ok()
             .filter(|&l| l > 0 && l < PROP_VALUE_MAX)?;
-        let bytes: Vec<u8> = buf[..len].iter().map(|&c| c as u8).collect();
-        Some(String::from_utf8_lossy(&bytes).into_owned())
+        Some(String::from_utf8_lossy(&buf[..len]).into_owned())
     }
 }
 
