@@ -14,8 +14,8 @@ mod desktop_support;
 mod wsi_support;
 mod x11_support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use client_support::{which, ClientEnv, Stack};

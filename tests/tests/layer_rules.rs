@@ -339,6 +339,7 @@ fn validation_library_mapped() -> bool {
 /// Linux hosts: an implicit layer is listed with its manifest's properties without its library
 /// being opened; active (its extensions reported by `vkEnumerateInstanceExtensionProperties(NULL)`,
 /// its library loaded by `vkCreateInstance`) only while its `enable_environment` is set.
+#[test]
 fn implicit_manifest_layer_inactive_without_its_enable_environment() {
     implicit_manifest_scenario(
         "implicit_manifest_layer_inactive_without_its_enable_environment",
