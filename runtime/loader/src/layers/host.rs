@@ -130,7 +130,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
     let procs = negotiated.filter(|n| n.loader_layer_interface_version >= 2);
     let gipa: Option<vk::PFN_vkGetInstanceProcAddr> = procs
         .and_then(|n| n.pfn_get_instance_proc_addr)
-        // SAFETY: as above.
+        // SAFETY: the symbol (standard or renamed) is the layer's vkGetInstanceProcAddr.
         .or_else(|| unsafe {
             renamed(
                 &library,
@@ -140,7 +140,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
         });
     let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> = procs
         .and_then(|n| n.pfn_get_device_proc_addr)
-        // SAFETY: as above.
+        // SAFETY: the symbol (standard or renamed) is the layer's vkGetDeviceProcAddr.
         .or_else(|| unsafe {
             renamed(
                 &library,
