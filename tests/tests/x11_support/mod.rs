@@ -71,7 +71,17 @@ pub fn which(name: &str) -> Option<PathBuf> {
 
 /// The root window's pixels as RGBA (Xvfb's 24-bit TrueColor is BGRX in memory).
 pub fn capture(display: &str) -> (u16, u16, Vec<u8>) {
-    let (conn, screen) = x11rb::connect(Some(display)).expect("connect to Xvfb");
+    // A connection attempt can be cut off while a client is being killed (seen with mpv):
+    // retried a few times before it counts as a failure.
+    let mut attempt = 0;
+    let (conn, screen) = loop {
+        match x11rb::connect(Some(display)) {
+            Ok(c) => break c,
+            Err(e) if attempt >= 5 => panic!("connect to Xvfb: {e:?}"),
+            Err(_) => attempt += 1,
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
     let root = conn.setup().roots[screen].root;
     let g = conn.get_geometry(root).unwrap().reply().unwrap();
     let img = conn
