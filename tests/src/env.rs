@@ -40,10 +40,19 @@ pub const CHILD_LOG_VAR: &str = "VKGEN_TEST_CHILD_LOG";
 /// How long a child (or vulkaninfo) may run before it is killed and the test fails.
 pub const CHILD_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// Set in every child unless the test overrides it: keep the Khronos loader's implicit
-/// layers (on Debian, `VK_LAYER_MESA_device_select`) out, since an Android-style loader has
-/// none. Loaders that do not know the variable ignore it.
-pub const BASE_ENV: &[(&str, &str)] = &[("VK_LOADER_LAYERS_DISABLE", "~implicit~")];
+/// Set in every child unless the test overrides it, for Debian's loader and ours alike (both
+/// read the host's Khronos layer manifests): keep the implicit layers of the machine's standard
+/// dirs (on Debian, `VK_LAYER_MESA_device_select`; vkBasalt where installed) out, and replace the
+/// standard explicit dirs (Debian's validation, overlay and nullhw layers) by a dir that does not
+/// exist, so a child sees no explicit layer manifest unless its test sets `VK_LAYER_PATH` (or
+/// `VK_ADD_LAYER_PATH`) itself. A test that wants the machine's layers sets these variables.
+pub const BASE_ENV: &[(&str, &str)] = &[
+    ("VK_LOADER_LAYERS_DISABLE", "~implicit~"),
+    ("VK_LAYER_PATH", NO_LAYER_MANIFESTS),
+];
+
+/// The `VK_LAYER_PATH` of [`BASE_ENV`]: a path that never exists.
+pub const NO_LAYER_MANIFESTS: &str = "/nonexistent/vkgen-tests/no-layer-manifests";
 
 /// Environment variable that points [`crate::paths::loader_under_test`] at another loader
 /// library instead of ours (for instance Debian's `libvulkan.so.1`, to check the tests

@@ -310,3 +310,77 @@ fn vk_instance_layers_without_a_manifest_is_a_missing_layer() {
         },
     );
 }
+
+/// An implicit manifest (Debian's validation manifest with an `enable_environment` added, in a
+/// `VK_IMPLICIT_LAYER_PATH` dir) and the child's environment for it: `enabled` sets the
+/// variable; the test env's `VK_LOADER_LAYERS_DISABLE=~implicit~` is replaced by a filter
+/// naming another layer.
+fn implicit_validation_env(enabled: bool) -> (Env, TempDir) {
+    let text = std::fs::read_to_string(require(paths::validation_layer_manifest())).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["layer"]["enable_environment"] = serde_json::json!({ "VKGEN_TEST_IMPLICIT": "1" });
+    json["layer"]["disable_environment"] = serde_json::json!({ "VKGEN_TEST_NO_IMPLICIT": "1" });
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("implicit.json"), json.to_string()).unwrap();
+    let env = require(paths::lavapipe_env())
+        .set("VK_IMPLICIT_LAYER_PATH", dir.path())
+        .set("VK_LOADER_LAYERS_DISABLE", "VK_LAYER_other")
+        .set("VKGEN_TEST_IMPLICIT", if enabled { "1" } else { "0" });
+    (env, dir)
+}
+
+/// Whether the process has `libVkLayer_khronos_validation.so` mapped.
+fn validation_library_mapped() -> bool {
+    std::fs::read_to_string("/proc/self/maps")
+        .unwrap()
+        .contains("libVkLayer_khronos_validation.so")
+}
+
+/// Linux hosts: an implicit layer is listed with its manifest's properties without its library
+/// being opened; active (its extensions reported by `vkEnumerateInstanceExtensionProperties(NULL)`,
+/// its library loaded by `vkCreateInstance`) only while its `enable_environment` is set.
+#[test]
+fn implicit_manifest_layer_inactive_without_its_enable_environment() {
+    implicit_manifest_scenario(
+        "implicit_manifest_layer_inactive_without_its_enable_environment",
+        false,
+    );
+}
+
+#[test]
+fn implicit_manifest_layer_active_and_loaded_with_its_enable_environment() {
+    implicit_manifest_scenario(
+        "implicit_manifest_layer_active_and_loaded_with_its_enable_environment",
+        true,
+    );
+}
+
+fn implicit_manifest_scenario(scenario: &str, enabled: bool) {
+    let (env, _dir) = implicit_validation_env(enabled);
+    in_child(scenario, &env, || {
+        let entry = entry();
+        // SAFETY: plain global queries and instance creation on a loaded entry.
+        unsafe {
+            let layers = entry.enumerate_instance_layer_properties().unwrap();
+            let listed = layers
+                .iter()
+                .any(|l| l.layer_name_as_c_str() == Ok(c"VK_LAYER_KHRONOS_validation"));
+            assert!(listed, "the implicit layer is listed whether active or not");
+            let exts = entry.enumerate_instance_extension_properties(None).unwrap();
+            let has = exts
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(c"VK_EXT_validation_features"));
+            let active = std::env::var("VKGEN_TEST_IMPLICIT").as_deref() == Ok("1");
+            assert_eq!(
+                has, active,
+                "the active implicit layer's extensions are listed"
+            );
+            assert!(!validation_library_mapped(), "opened before activation");
+            let instance = entry
+                .create_instance(&vk::InstanceCreateInfo::default(), None)
+                .unwrap();
+            assert_eq!(validation_library_mapped(), active);
+            instance.destroy_instance(None);
+        }
+    });
+}

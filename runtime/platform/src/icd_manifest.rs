@@ -77,6 +77,16 @@ impl IcdSearchConfig {
 
     /// The standard manifest dirs, in search order.
     pub fn standard_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = self.standard_vulkan_dirs("vulkan/icd.d");
+        dirs.extend(self.extra_dirs.iter().cloned());
+        dirs
+    }
+
+    /// `<base>/<sub>` for every standard base dir (`$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,
+    /// `/etc`, `$XDG_DATA_HOME`, `$XDG_DATA_DIRS`), in search order: the Khronos loader's order
+    /// for ICD manifests (`vulkan/icd.d`) and layer manifests (`vulkan/explicit_layer.d`,
+    /// `vulkan/implicit_layer.d`) alike. [`Self::extra_dirs`] are not included.
+    pub fn standard_vulkan_dirs(&self, sub: &str) -> Vec<PathBuf> {
         let home_rel = |rel: &str| self.home.as_ref().map(|h| h.join(rel));
         // Per the XDG spec, relative entries are invalid and ignored.
         let absolute = |list: Vec<PathBuf>| -> Vec<PathBuf> {
@@ -111,8 +121,7 @@ impl IcdSearchConfig {
         bases
             .into_iter()
             .filter(|b| b.is_absolute())
-            .map(|b| b.join("vulkan/icd.d"))
-            .chain(self.extra_dirs.iter().cloned())
+            .map(|b| b.join(sub))
             .collect()
     }
 

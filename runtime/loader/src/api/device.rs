@@ -231,17 +231,12 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
         || {
             // SAFETY: null or a C string per the contract.
             if let Some(name) = unsafe { cstr(p_layer_name) } {
-                let Some(layer) = init::loader().layers.find(name) else {
+                let Some(list) = init::loader().layers.device_extensions_of(name) else {
                     log::warn!("vkEnumerateDeviceExtensionProperties: layer {name:?} not present");
                     return vk::Result::ERROR_LAYER_NOT_PRESENT;
                 };
-                let list = if layer.is_global() {
-                    layer.device_extensions()
-                } else {
-                    &[]
-                };
                 // SAFETY: the caller's valid pointers.
-                return unsafe { fill_array(list, p_property_count, p_properties) };
+                return unsafe { fill_array(&list, p_property_count, p_properties) };
             }
             // SAFETY: per the contract, a physical device of this loader.
             let Some(data) =
@@ -251,17 +246,45 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
             let down = data.dispatch().enumerate_device_extension_properties;
-            // SAFETY: the instance chain's command with the caller's arguments.
-            unsafe {
-                down(
-                    physical_device,
-                    std::ptr::null(),
-                    p_property_count,
-                    p_properties,
-                )
+            let implicit = host_implicit_device_extensions(data);
+            if implicit.is_empty() {
+                // SAFETY: the instance chain's command with the caller's arguments.
+                return unsafe {
+                    down(
+                        physical_device,
+                        std::ptr::null(),
+                        p_property_count,
+                        p_properties,
+                    )
+                };
             }
+            let below = match enumerate(|c, p| {
+                // SAFETY: the instance chain's command; `enumerate` passes valid pointers.
+                unsafe { down(physical_device, std::ptr::null(), c, p) }
+            }) {
+                Ok(list) => list,
+                Err(e) => return e,
+            };
+            let list = extensions::dedup(below.into_iter().chain(implicit).collect());
+            // SAFETY: the caller's valid pointers.
+            unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )
+}
+
+/// The device extensions of the instance's active implicit Khronos manifest layers (Linux
+/// hosts), which the Khronos loader adds to `vkEnumerateDeviceExtensionProperties(NULL)`.
+fn host_implicit_device_extensions(data: &InstanceData) -> Vec<vk::ExtensionProperties> {
+    data.api
+        .get()
+        .map(|api| {
+            api.layers
+                .iter()
+                .filter(|l| l.is_host_implicit())
+                .flat_map(|l| l.device_extensions().iter().copied())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `vkEnumerateDeviceLayerProperties`: the instance's active layers, all of them (AOSP's

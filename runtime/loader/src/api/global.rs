@@ -3,9 +3,11 @@
 //! * `vkEnumerateInstanceVersion` reports the loader's version (`vkgen_generated::API_VERSION`)
 //!   without asking any driver, as Android does; it initialises the loader (Android's zygote
 //!   preloads the driver this way).
-//! * `vkEnumerateInstanceLayerProperties` lists every discovered layer.
+//! * `vkEnumerateInstanceLayerProperties` lists every discovered layer (on Linux hosts, then the
+//!   Khronos manifest layers `VK_LOADER_LAYERS_DISABLE` leaves).
 //! * `vkEnumerateInstanceExtensionProperties(NULL)` lists the extensions of the implicitly
-//!   enabled layers (the `debug.vulkan.*` ones, on debuggable configs) first, then the loader's
+//!   enabled layers (the GPU debug settings' ones; on Linux hosts the active implicit manifest
+//!   layers') first, then the loader's
 //!   and the drivers' visible ones, duplicates dropped (the first wins); with a layer name, that
 //!   layer's extensions, or `VK_ERROR_LAYER_NOT_PRESENT`.
 
@@ -53,12 +55,7 @@ pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            let properties: Vec<vk::LayerProperties> = init::loader()
-                .layers
-                .layers()
-                .iter()
-                .map(|l| *l.properties())
-                .collect();
+            let properties = init::loader().layers.properties();
             // SAFETY: the caller's valid pointers.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },
@@ -83,8 +80,8 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
             // SAFETY: null or a C string per the contract.
             let list = match unsafe { cstr(p_layer_name) } {
                 Some(name) => {
-                    match loader.layers.find(name) {
-                        Some(layer) => layer.instance_extensions().to_vec(),
+                    match loader.layers.instance_extensions_of(name) {
+                        Some(list) => list,
                         None => {
                             log::warn!("vkEnumerateInstanceExtensionProperties: layer {name:?} not present");
                             return vk::Result::ERROR_LAYER_NOT_PRESENT;
@@ -96,7 +93,7 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
                     if let Some(e) = loader.extensions_failure() {
                         return e;
                     }
-                    available_instance_extensions(loader, &implicit_layers(loader))
+                    available_instance_extensions(loader, implicit_layer_extensions(loader))
                 }
             };
             // SAFETY: the caller's valid pointers.
@@ -105,30 +102,44 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
     )
 }
 
-/// The layers the GPU debug settings enable, whose instance extensions
+/// The instance extensions of the implicitly enabled layers, which
 /// `vkEnumerateInstanceExtensionProperties(NULL)` lists (absent ones are skipped here;
-/// `vkCreateInstance` reports them). As AOSP (`api.cpp`, b/143293104), the `debug.vulkan.*`
-/// properties' layers are not consulted: their extensions are left out.
-pub(crate) fn implicit_layers(loader: &Loader) -> Vec<Arc<Layer>> {
-    loader
+/// `vkCreateInstance` reports them): the GPU debug settings' layers and, on Linux hosts, the
+/// active implicit manifest layers (from their manifests; no library is opened). As AOSP
+/// (`api.cpp`, b/143293104), the `debug.vulkan.*` properties' layers are not consulted: their
+/// extensions are left out.
+pub(crate) fn implicit_layer_extensions(loader: &Loader) -> Vec<vk::ExtensionProperties> {
+    let android = loader
         .config
         .gpu_debug
         .layers
         .iter()
-        .filter_map(|name| loader.layers.find(name).cloned())
+        .filter_map(|name| loader.layers.find(name))
+        .flat_map(|l| l.instance_extensions().iter().copied());
+    let host_implicit = loader
+        .layers
+        .active_implicit_host(&loader.config.host_layers);
+    let host = host_implicit
+        .iter()
+        .flat_map(|l| l.instance_extensions().iter().copied());
+    android.chain(host).collect()
+}
+
+/// The extensions of `active` layers, nearest the application first.
+pub(crate) fn layer_extensions(active: &[Arc<Layer>]) -> Vec<vk::ExtensionProperties> {
+    active
+        .iter()
+        .flat_map(|l| l.instance_extensions().iter().copied())
         .collect()
 }
 
-/// The instance extensions an instance with `active` layers can enable: the layers' (nearest
-/// the application first), then the loader's and the drivers' visible ones.
+/// The instance extensions an instance whose layers provide `layer_extensions` can enable: the
+/// layers' (nearest the application first), then the loader's and the drivers' visible ones.
 pub(crate) fn available_instance_extensions(
     loader: &Loader,
-    active: &[Arc<Layer>],
+    layer_extensions: Vec<vk::ExtensionProperties>,
 ) -> Vec<vk::ExtensionProperties> {
-    let mut list: Vec<vk::ExtensionProperties> = active
-        .iter()
-        .flat_map(|l| l.instance_extensions().iter().copied())
-        .collect();
+    let mut list = layer_extensions;
     list.extend(driver_instance_extensions(loader.driver_list()));
     extensions::dedup(list)
 }

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::api::global::available_instance_extensions;
+use crate::api::global::{available_instance_extensions, layer_extensions};
 use crate::chain::InstanceChain;
 use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::{checked_instance_data, ApiInstance};
@@ -97,7 +97,7 @@ unsafe fn create_instance(
     if appended_debug_report {
         requested.push(DEBUG_REPORT);
     }
-    let available = available_instance_extensions(loader, &active);
+    let available = available_instance_extensions(loader, layer_extensions(&active));
     for name in &requested {
         if !extensions::contains(&available, name) {
             log::error!(

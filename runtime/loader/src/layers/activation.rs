@@ -11,13 +11,17 @@
 //!
 //! Only discovered layers can be activated: a name that is not in the registry, or that contains a
 //! `/` (an attempt to load by path), fails with `VK_ERROR_LAYER_NOT_PRESENT`. Nothing else (no
-//! `LD_LIBRARY_PATH`, no implicit manifests) ever adds a layer.
+//! `LD_LIBRARY_PATH`) ever adds a layer. On Linux hosts the Khronos manifest layers join in the
+//! Khronos loader's order ([`super::host`]): active implicit layers after Android's implicit
+//! ones, `VK_INSTANCE_LAYERS` and the explicit layers `VK_LOADER_LAYERS_ENABLE` names before the
+//! app's; a manifest layer's library is opened here, when first activated, and one that cannot
+//! be loaded fails the instance as a missing layer does.
 
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
-use super::{Layer, LayerError, LayerRegistry};
+use super::{HostLayer, Layer, LayerError, LayerRegistry};
 use crate::{LoaderConfig, Properties};
 
 /// `PROPERTY_VALUE_MAX`: `debug.vulkan.layers` priorities start at its negation.
@@ -69,6 +73,19 @@ pub fn requested_layer_names(
     properties: &Properties,
     app_layers: &[&CStr],
 ) -> Vec<CString> {
+    ordered_names(config, properties, &[], &[], app_layers)
+}
+
+/// [`requested_layer_names`] with the Linux host's manifest layers: the active implicit ones
+/// right after Android's implicit layers, the explicit ones `VK_LOADER_LAYERS_ENABLE` names
+/// right after `VK_INSTANCE_LAYERS` (the Khronos loader's order: implicit, environment, app).
+fn ordered_names(
+    config: &LoaderConfig,
+    properties: &Properties,
+    host_implicit: &[CString],
+    host_enabled: &[CString],
+    app_layers: &[&CStr],
+) -> Vec<CString> {
     let implicit = if config.gpu_debug.layers.is_empty() {
         property_layer_names(properties)
     } else {
@@ -76,10 +93,11 @@ pub fn requested_layer_names(
     };
     let mut seen: HashSet<CString> = HashSet::with_capacity(implicit.len() + app_layers.len());
     let mut names = Vec::with_capacity(implicit.len() + app_layers.len());
-    // Linux hosts: `VK_INSTANCE_LAYERS` between those and the application's.
     for name in implicit
         .iter()
+        .chain(host_implicit)
         .chain(&config.host_layers.instance_layers)
+        .chain(host_enabled)
         .map(CString::as_c_str)
         .chain(app_layers.iter().copied())
     {
@@ -90,6 +108,46 @@ pub fn requested_layer_names(
     names
 }
 
+/// The names of the host's active implicit layers and of the explicit layers
+/// `VK_LOADER_LAYERS_ENABLE` names.
+fn host_names(registry: &LayerRegistry, config: &LoaderConfig) -> (Vec<CString>, Vec<CString>) {
+    let host = &config.host_layers;
+    let name_of = |l: &Arc<HostLayer>| CString::new(l.name()).ok();
+    let implicit = registry
+        .active_implicit_host(host)
+        .into_iter()
+        .filter_map(name_of)
+        .collect();
+    let enabled = registry
+        .host_layers()
+        .iter()
+        .filter(|l| !l.is_implicit() && host.filters.enabled(l.name()))
+        .filter_map(name_of)
+        .collect();
+    (implicit, enabled)
+}
+
+/// Resolves one requested name: Android's layer, else a manifest layer (loaded now); `Ok(None)`
+/// for a manifest layer `VK_LOADER_LAYERS_DISABLE` disables (dropped, as the Khronos loader
+/// does).
+fn resolve(registry: &LayerRegistry, name: &CStr) -> Result<Option<Arc<Layer>>, LayerError> {
+    let display = name.to_string_lossy().into_owned();
+    if name.to_bytes().contains(&b'/') {
+        return Err(LayerError::PathInName { name: display });
+    }
+    if let Some(layer) = registry.find(name) {
+        return Ok(Some(Arc::clone(layer)));
+    }
+    let Some(host) = registry.find_host(name) else {
+        return Err(LayerError::NotPresent { name: display });
+    };
+    if let Some(why) = host.disabled_reason() {
+        log::warn!("layer {display} requested but not activated: {why}");
+        return Ok(None);
+    }
+    host.load().map(Some)
+}
+
 /// Resolves [`requested_layer_names`] against the registry. Fails on the first name that is
 /// absent or contains a path separator (`VK_ERROR_LAYER_NOT_PRESENT`).
 pub fn activate(
@@ -98,19 +156,25 @@ pub fn activate(
     properties: &Properties,
     app_layers: &[&CStr],
 ) -> Result<Vec<Arc<Layer>>, LayerError> {
-    let names = requested_layer_names(config, properties, app_layers);
+    let (host_implicit, host_enabled) = host_names(registry, config);
+    let names = ordered_names(
+        config,
+        properties,
+        &host_implicit,
+        &host_enabled,
+        app_layers,
+    );
     let mut active = Vec::with_capacity(names.len());
     for name in names {
-        let display = name.to_string_lossy().into_owned();
-        if name.to_bytes().contains(&b'/') {
-            let e = LayerError::PathInName { name: display };
-            log::warn!("{e}");
-            return Err(e);
-        }
-        match registry.find(&name) {
-            Some(layer) => active.push(Arc::clone(layer)),
-            None => {
-                let e = LayerError::NotPresent { name: display };
+        match resolve(registry, &name) {
+            Ok(Some(layer)) => active.push(layer),
+            Ok(None) => {}
+            // An implicit layer nobody asked for by name must not break the instance: the
+            // Khronos loader skips one whose library cannot be loaded.
+            Err(e @ LayerError::HostLoad { .. }) if host_implicit.contains(&name) => {
+                log::warn!("implicit {e}; skipped");
+            }
+            Err(e) => {
                 log::warn!("{e}");
                 return Err(e);
             }

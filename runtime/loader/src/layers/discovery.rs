@@ -126,9 +126,10 @@ impl LayerRegistry {
                 Err(e) => log::warn!("rejected {e}"),
             }
         }
-        // Linux hosts: Khronos manifests (`VK_LAYER_PATH`, `VK_ADD_LAYER_PATH`) after Android's.
-        super::manifest::discover(&config.host_layers, &mut layers);
-        Self { layers }
+        // Linux hosts: Khronos manifests after Android's (which win on a name clash); their
+        // libraries are opened only when an instance activates them.
+        let host = super::host::discover(&config.host_layers, &layers);
+        Self { layers, host }
     }
 }
 
@@ -189,7 +190,7 @@ fn same_properties(a: &vk::LayerProperties, b: &vk::LayerProperties) -> bool {
 ///
 /// # Safety
 /// `F` must be the type the layer interface gives `name`.
-unsafe fn typed<F: Copy>(library: &Library, name: &CStr) -> Option<F> {
+pub(super) unsafe fn typed<F: Copy>(library: &Library, name: &CStr) -> Option<F> {
     // SAFETY: forwarded to the caller.
     symbol_address(library, name).map(|p| unsafe { as_fn(p) })
 }
@@ -204,6 +205,28 @@ unsafe fn typed_with_suffix<F: Copy>(library: &Library, name: &CStr, suffix: &st
     let symbol = CString::new(bytes).ok()?;
     // SAFETY: forwarded to the caller.
     unsafe { typed(library, &symbol) }
+}
+
+/// Calls the layer's `vkNegotiateLoaderLayerInterfaceVersion`, offering interface 2.
+pub(super) fn negotiate_interface(
+    path: &Path,
+    negotiate: PFN_vkNegotiateLoaderLayerInterfaceVersion,
+) -> Result<NegotiateLayerInterface, LayerError> {
+    let mut info = NegotiateLayerInterface {
+        loader_layer_interface_version: LAYER_INTERFACE_VERSION,
+        ..NegotiateLayerInterface::default()
+    };
+    // SAFETY: `info` is a valid, initialised negotiation struct the layer may write.
+    let result = unsafe { negotiate(&mut info) };
+    let version = info.loader_layer_interface_version;
+    if result != vk::Result::SUCCESS || version == 0 || version > LAYER_INTERFACE_VERSION {
+        return Err(LayerError::Negotiation {
+            path: path.to_path_buf(),
+            result,
+            version,
+        });
+    }
+    Ok(info)
 }
 
 /// Opens one layer library and returns the layers it provides.
@@ -237,23 +260,7 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
 
     let negotiated = match negotiate {
         None => None,
-        Some(negotiate) => {
-            let mut info = NegotiateLayerInterface {
-                loader_layer_interface_version: LAYER_INTERFACE_VERSION,
-                ..NegotiateLayerInterface::default()
-            };
-            // SAFETY: `info` is a valid, initialised negotiation struct the layer may write.
-            let result = unsafe { negotiate(&mut info) };
-            let version = info.loader_layer_interface_version;
-            if result != vk::Result::SUCCESS || version == 0 || version > LAYER_INTERFACE_VERSION {
-                return Err(LayerError::Negotiation {
-                    path: path.to_path_buf(),
-                    result,
-                    version,
-                });
-            }
-            Some(info)
-        }
+        Some(negotiate) => Some(negotiate_interface(path, negotiate)?),
     };
     // Only interface 2 hands back entry points; a version-1 answer means "use the exports".
     let negotiated_procs = negotiated.filter(|n| n.loader_layer_interface_version >= 2);
@@ -378,6 +385,7 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
             get_physical_device_proc_addr: negotiated_procs
                 .and_then(|n| n.pfn_get_physical_device_proc_addr),
             library: Arc::clone(&shared),
+            host_implicit: false,
         });
     }
     Ok(layers)

@@ -14,7 +14,9 @@
 
 pub mod activation;
 pub mod discovery;
+pub mod filters;
 pub mod gpu_debug;
+pub mod host;
 pub mod manifest;
 
 use std::ffi::CStr;
@@ -28,6 +30,7 @@ use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
 pub use activation::{activate, property_layer_names, requested_layer_names};
 pub use discovery::{layer_files, load_layer_library, search_dirs};
 pub use gpu_debug::{AppIdentity, GpuDebug};
+pub use host::HostLayer;
 pub use manifest::HostLayers;
 
 /// Why a layer library was rejected during discovery, or a layer could not be activated. All
@@ -75,6 +78,9 @@ pub enum LayerError {
     /// could never be put in a chain.
     #[error("layer {layer} in {}: no GetInstanceProcAddr", .path.display())]
     NoGetInstanceProcAddr { path: PathBuf, layer: String },
+    /// A Khronos manifest layer's library could not be loaded when an instance activated it.
+    #[error("layer {name} could not be loaded: {reason}")]
+    HostLoad { name: String, reason: String },
     /// Activation: a requested layer was not discovered.
     #[error("layer {name} not present")]
     NotPresent { name: String },
@@ -132,6 +138,9 @@ pub struct Layer {
     get_device_proc_addr: Option<vk::PFN_vkGetDeviceProcAddr>,
     get_physical_device_proc_addr: Option<PFN_GetPhysicalDeviceProcAddr>,
     library: Arc<LayerLibrary>,
+    /// An implicit Khronos manifest layer: its device extensions are added to the instance's
+    /// `vkEnumerateDeviceExtensionProperties(NULL)` answers, as the Khronos loader does.
+    host_implicit: bool,
 }
 
 impl Layer {
@@ -184,33 +193,108 @@ impl Layer {
     pub fn library(&self) -> &Arc<LayerLibrary> {
         &self.library
     }
+
+    /// Whether it is an implicit Khronos manifest layer (Linux hosts).
+    pub fn is_host_implicit(&self) -> bool {
+        self.host_implicit
+    }
 }
 
-/// Every layer discovery found, in discovery order (search dir order, then file name order, then
-/// the library's own order).
+/// Every layer discovery found: Android's, in discovery order (search dir order, then file name
+/// order, then the library's own order), then on Linux hosts the Khronos manifests' (not loaded
+/// until activated).
 #[derive(Debug, Default, Clone)]
 pub struct LayerRegistry {
     layers: Vec<Arc<Layer>>,
+    host: Vec<Arc<HostLayer>>,
 }
 
 impl LayerRegistry {
-    /// All layers.
+    /// Android's layers (loaded at discovery).
     pub fn layers(&self) -> &[Arc<Layer>] {
         &self.layers
     }
 
-    /// The layer named `name`, if discovered.
+    /// The Khronos manifest layers, including those `VK_LOADER_LAYERS_DISABLE` disables.
+    pub fn host_layers(&self) -> &[Arc<HostLayer>] {
+        &self.host
+    }
+
+    /// The Android layer named `name`, if discovered.
     pub fn find(&self, name: &CStr) -> Option<&Arc<Layer>> {
         self.layers.iter().find(|l| l.name() == name)
     }
 
-    /// Number of layers.
-    pub fn len(&self) -> usize {
-        self.layers.len()
+    /// The manifest layer named `name` (disabled or not), if there is one and no Android layer
+    /// shadows it.
+    pub fn find_host(&self, name: &CStr) -> Option<&Arc<HostLayer>> {
+        self.host
+            .iter()
+            .find(|l| l.name().as_bytes() == name.to_bytes())
     }
 
-    /// Whether no layer was found.
+    /// What `vkEnumerateInstanceLayerProperties` lists: Android's layers, then the manifest
+    /// layers that are not disabled.
+    pub fn properties(&self) -> Vec<vk::LayerProperties> {
+        let android = self.layers.iter().map(|l| *l.properties());
+        let host = self.available_host().map(|l| *l.properties());
+        android.chain(host).collect()
+    }
+
+    fn available_host(&self) -> impl Iterator<Item = &Arc<HostLayer>> {
+        self.host.iter().filter(|l| l.disabled_reason().is_none())
+    }
+
+    /// The instance extensions of the listed layer `name`, `None` if it is not listed.
+    pub fn instance_extensions_of(&self, name: &CStr) -> Option<Vec<vk::ExtensionProperties>> {
+        if let Some(l) = self.find(name) {
+            return Some(l.instance_extensions().to_vec());
+        }
+        let host = self
+            .find_host(name)
+            .filter(|l| l.disabled_reason().is_none())?;
+        Some(host.instance_extensions().to_vec())
+    }
+
+    /// The device extensions of the listed layer `name` (none for an Android layer that is not
+    /// global), `None` if it is not listed.
+    pub fn device_extensions_of(&self, name: &CStr) -> Option<Vec<vk::ExtensionProperties>> {
+        if let Some(l) = self.find(name) {
+            let list = if l.is_global() {
+                l.device_extensions()
+            } else {
+                &[]
+            };
+            return Some(list.to_vec());
+        }
+        let host = self
+            .find_host(name)
+            .filter(|l| l.disabled_reason().is_none())?;
+        Some(host.device_extensions().to_vec())
+    }
+
+    /// The implicit manifest layers active now (their environment and the filters allow them),
+    /// in discovery order; each inactive one is logged with its reason.
+    pub fn active_implicit_host(&self, config: &HostLayers) -> Vec<&Arc<HostLayer>> {
+        self.available_host()
+            .filter(|l| l.is_implicit())
+            .filter(|l| match l.implicit_inactive_reason(config) {
+                None => true,
+                Some(why) => {
+                    log::debug!("implicit layer {} inactive: {why}", l.name());
+                    false
+                }
+            })
+            .collect()
+    }
+
+    /// Number of layers listed.
+    pub fn len(&self) -> usize {
+        self.layers.len() + self.available_host().count()
+    }
+
+    /// Whether no layer is listed.
     pub fn is_empty(&self) -> bool {
-        self.layers.is_empty()
+        self.len() == 0
     }
 }
