@@ -94,6 +94,7 @@ mod icd;
 mod native_buffer;
 mod registry;
 mod sync_fd;
+mod sync_waiter;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_void, CStr};
