@@ -270,11 +270,17 @@ fn reserved_fields_and_out_of_bounds_lock_rectangles_are_bad_values() {
     let good = desc(16, 8, format::R8G8B8A8_UNORM, CPU);
     for bad in [
         AHardwareBufferDesc { rfu0: 1, ..good },
-        AHardwareBufferDesc { rfu1: 1 << 40, ..good },
+        AHardwareBufferDesc {
+            rfu1: 1 << 40,
+            ..good
+        },
     ] {
         let mut b = ptr::null_mut();
         // SAFETY: valid description and output pointer.
-        assert_eq!(unsafe { AHardwareBuffer_allocate(&bad, &mut b) }, -libc::EINVAL);
+        assert_eq!(
+            unsafe { AHardwareBuffer_allocate(&bad, &mut b) },
+            -libc::EINVAL
+        );
         assert!(b.is_null());
         // SAFETY: a valid description.
         assert_eq!(unsafe { AHardwareBuffer_isSupported(&bad) }, 0);

@@ -204,10 +204,9 @@ impl SyncEmulation {
             signal,
             // SAFETY: the host's vkGetSemaphoreCounterValue, which has this signature.
             counter: unsafe {
-                std::mem::transmute::<
-                    *const std::ffi::c_void,
-                    vk::PFN_vkGetSemaphoreCounterValue,
-                >(counter)
+                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkGetSemaphoreCounterValue>(
+                    counter,
+                )
             },
             tracker,
             gates: gates.clone(),

@@ -130,7 +130,9 @@ fn fire(host: &HostSide, job: Job) {
     match job {
         Job::Import { fd, gate, value } => {
             drop(fd);
-            let info = vk::SemaphoreSignalInfo::default().semaphore(gate).value(value);
+            let info = vk::SemaphoreSignalInfo::default()
+                .semaphore(gate)
+                .value(value);
             // SAFETY: a gate of the live device (device destruction joins this thread first).
             if unsafe { (host.signal)(host.device, &info) } != vk::Result::SUCCESS {
                 log::error!("signalling a SYNC_FD gate failed");
@@ -168,7 +170,10 @@ fn run(host: &HostSide, shared: &Shared) {
         }
         let closing = shared.closing.load(Ordering::Acquire);
         if closing {
-            imports.drain(..).chain(exports.drain(..)).for_each(|j| fire(host, j));
+            imports
+                .drain(..)
+                .chain(exports.drain(..))
+                .for_each(|j| fire(host, j));
             return;
         }
         if !exports.is_empty() {
