@@ -295,10 +295,10 @@ fn check_host_instance(
     if let Some(destroy) = unsafe { (host.gipa)(instance, c"vkDestroyInstance".as_ptr()) } {
         // SAFETY: the ICD's vkDestroyInstance for its own instance, never handed out.
         unsafe {
-            let destroy =
-                std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkDestroyInstance>(
-                    destroy,
-                );
+            let destroy = std::mem::transmute::<
+                unsafe extern "system" fn(),
+                vk::PFN_vkDestroyInstance,
+            >(destroy);
             destroy(instance, p_allocator);
         }
     }
