@@ -353,8 +353,8 @@ mod tests {
 
     #[test]
     fn oversized_manifest_is_refused_without_reading_it_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("huge.json");
+        let path =
+            std::env::temp_dir().join(format!("vkgen-huge-manifest-{}.json", std::process::id()));
         let json = br#"{"file_format_version": "1.0.0", "ICD": {"library_path": "libx.so"}}"#;
         let file = std::fs::File::create(&path).unwrap();
         // A sparse 2 GiB file: refused after reading the cap, not 2 GiB.
@@ -380,5 +380,6 @@ mod tests {
             IcdManifest::read(&path),
             Err(ManifestError::TooLarge { .. })
         ));
+        let _ = std::fs::remove_file(&path);
     }
 }
