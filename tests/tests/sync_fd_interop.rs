@@ -456,3 +456,136 @@ fn fence_fds_and_refusals() {
         assert_eq!(after, before, "no fd leaked; new: {new:?}");
     });
 }
+
+/// The process's thread count.
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").unwrap().count()
+}
+
+/// Issue 25's SYNC_FD hazards, on the device `d`:
+/// * importing `-1` (already signalled) into a semaphore and waiting on it completes;
+/// * a fence's exported sync file (`-1` from the emulation) imported into a semaphore, waited
+///   on, completes;
+/// * exporting a fence that was never submitted answers at once (an error), never waits;
+/// * a regular file, a pipe and a socket are refused on import (and stay the caller's);
+/// * 2,000 pending imports take no thread each, and all complete once signalled.
+fn sync_fd_hazards(d: &Dev) {
+    let done = |fence: vk::Fence| {
+        // SAFETY: a fence of the device.
+        unsafe { d.device.wait_for_fences(&[fence], true, 10_000_000_000) }
+    };
+    // SAFETY: valid objects throughout.
+    unsafe {
+        let f = d.fence();
+        let s = d.semaphore(false);
+        d.import(s, -1, vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
+            .expect("importing -1");
+        d.submit(&[(s, 0)], None, None, f);
+        done(f).expect("a wait on an imported -1 completes");
+
+        // Export the (signalled) fence: -1; import that into the semaphore; wait.
+        let info = vk::FenceGetFdInfoKHR::default()
+            .fence(f)
+            .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        let fd = d
+            .fence_fd
+            .get_fence_fd(&info)
+            .expect("export a signalled fence");
+        d.import(s, fd, vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
+            .expect("import the fence's sync file");
+        d.submit(&[(s, 0)], None, None, f);
+        done(f).expect("a wait on the fence's sync file completes");
+        d.device.reset_fences(&[f]).unwrap();
+
+        // Never submitted: answered at once.
+        let g = d.fence();
+        let started = Instant::now();
+        let info = vk::FenceGetFdInfoKHR::default()
+            .fence(g)
+            .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        match d.fence_fd.get_fence_fd(&info) {
+            Ok(fd) if fd >= 0 => drop(OwnedFd::from_raw_fd(fd)),
+            Ok(_) => {}
+            Err(e) => assert!(e.as_raw() < 0, "{e:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(5));
+        d.device.destroy_fence(g, None);
+
+        // Not sync files.
+        let file = tempfile::tempfile().unwrap();
+        let (pipe_r, _pipe_w) = rustix::pipe::pipe().unwrap();
+        let (sock, _peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        for fd in [file.as_raw_fd(), pipe_r.as_raw_fd(), sock.as_raw_fd()] {
+            assert_eq!(
+                d.import(s, fd, vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD),
+                Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE),
+                "fd {fd} is no sync file"
+            );
+            assert!(rustix::io::fcntl_getfd(rustix::fd::BorrowedFd::borrow_raw(fd)).is_ok());
+        }
+
+        // Many pending imports, one waiter thread (each import holds two fds here: room for them).
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        let _ = rustix::process::setrlimit(
+            rustix::process::Resource::Nofile,
+            rustix::process::Rlimit {
+                current: limit.maximum,
+                ..limit
+            },
+        );
+        let base = threads();
+        let mut pending = Vec::new();
+        for _ in 0..2000 {
+            let efd = rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC).unwrap();
+            let signaller = efd.try_clone().unwrap();
+            let sem = d.semaphore(false);
+            d.import(
+                sem,
+                efd.into_raw_fd(),
+                vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD,
+            )
+            .expect("import an eventfd");
+            pending.push((sem, signaller));
+        }
+        assert!(
+            threads() <= base + 4,
+            "2,000 pending imports took {} threads",
+            threads() - base
+        );
+        for (_, signaller) in &pending {
+            rustix::io::write(signaller, &1u64.to_ne_bytes()).unwrap();
+        }
+        let waits: Vec<(vk::Semaphore, u64)> = pending.iter().map(|p| (p.0, 0)).collect();
+        for chunk in waits.chunks(500) {
+            d.submit(chunk, None, None, f);
+            done(f).expect("waits on signalled imports complete");
+            d.device.reset_fences(&[f]).unwrap();
+        }
+        for (sem, _) in pending {
+            d.device.destroy_semaphore(sem, None);
+        }
+        d.device.destroy_semaphore(s, None);
+        d.device.destroy_fence(f, None);
+    }
+}
+
+#[test]
+fn sync_fd_hazards_through_the_host_driver() {
+    let loader = require(paths::loader_under_test());
+    let (env, _root) = wsi_support::host_env_for_interop();
+    in_child("sync_fd_hazards_through_the_host_driver", &env, || {
+        sync_fd_hazards(&Dev::new(&loader));
+    });
+}
+
+#[test]
+fn sync_fd_hazards_through_the_adapter() {
+    let manifest = require(paths::lavapipe_manifest());
+    let root = tempfile::tempdir().unwrap();
+    let env = vkgen_tests::env::Env::new()
+        .set("VKGEN_HAL_ROOT", root.path())
+        .set("VK_DRIVER_FILES", &manifest);
+    in_child("sync_fd_hazards_through_the_adapter", &env, || {
+        sync_fd_hazards(&Dev::new(&paths::our_loader()));
+    });
+}

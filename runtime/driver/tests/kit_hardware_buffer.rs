@@ -17,7 +17,7 @@ use ash::vk;
 use vkgen_driver::backend::null::NullDriver;
 use vkgen_driver::hardware_buffer::ndk::*;
 use vkgen_driver::hardware_buffer::{
-    format, usage, AHardwareBuffer, AHardwareBufferDesc, AHardwareBufferPlanes,
+    format, usage, AHardwareBuffer, AHardwareBufferDesc, AHardwareBufferPlanes, ARect,
 };
 use vkgen_generated::driver::get_instance_proc_addr;
 
@@ -260,6 +260,71 @@ fn unsupported_descriptions_and_bad_pointers_are_refused() {
     }
     release(b);
     assert_eq!(open_fds(), before);
+}
+
+/// Issue 25: as AOSP, a descriptor with non-zero reserved fields is refused (allocate answers
+/// BAD_VALUE, isSupported 0), and so is a lock rectangle outside the buffer.
+#[test]
+fn reserved_fields_and_out_of_bounds_lock_rectangles_are_bad_values() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let good = desc(16, 8, format::R8G8B8A8_UNORM, CPU);
+    for bad in [
+        AHardwareBufferDesc { rfu0: 1, ..good },
+        AHardwareBufferDesc {
+            rfu1: 1 << 40,
+            ..good
+        },
+    ] {
+        let mut b = ptr::null_mut();
+        // SAFETY: valid description and output pointer.
+        assert_eq!(
+            unsafe { AHardwareBuffer_allocate(&bad, &mut b) },
+            -libc::EINVAL
+        );
+        assert!(b.is_null());
+        // SAFETY: a valid description.
+        assert_eq!(unsafe { AHardwareBuffer_isSupported(&bad) }, 0);
+    }
+    let b = allocate(&good);
+    let rect = |left, top, right, bottom| ARect {
+        left,
+        top,
+        right,
+        bottom,
+    };
+    for r in [
+        rect(-1, 0, 4, 4),
+        rect(0, -1, 4, 4),
+        rect(0, 0, 17, 8),
+        rect(0, 0, 16, 9),
+        rect(0, 0, i32::MAX, i32::MAX),
+    ] {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live buffer, a readable rectangle, a writable output.
+        let res = unsafe { AHardwareBuffer_lock(b, usage::CPU_READ_OFTEN, -1, &r, &mut out) };
+        assert_eq!(res, -libc::EINVAL, "{r:?}");
+        let mut planes = AHardwareBufferPlanes {
+            plane_count: 0,
+            planes: [vkgen_driver::hardware_buffer::AHardwareBufferPlane {
+                data: ptr::null_mut(),
+                pixel_stride: 0,
+                row_stride: 0,
+            }; 4],
+        };
+        // SAFETY: as above.
+        let res =
+            unsafe { AHardwareBuffer_lockPlanes(b, usage::CPU_READ_OFTEN, -1, &r, &mut planes) };
+        assert_eq!(res, -libc::EINVAL, "{r:?}");
+    }
+    for r in [rect(0, 0, 16, 8), rect(2, 3, 5, 4)] {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live buffer, a readable rectangle, a writable output.
+        let res = unsafe { AHardwareBuffer_lock(b, usage::CPU_READ_OFTEN, -1, &r, &mut out) };
+        assert_eq!(res, 0, "{r:?}");
+        // SAFETY: locked above.
+        assert_eq!(unsafe { AHardwareBuffer_unlock(b, ptr::null_mut()) }, 0);
+    }
+    release(b);
 }
 
 struct Null {

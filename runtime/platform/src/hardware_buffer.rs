@@ -428,6 +428,12 @@ pub fn check_supported(desc: &AHardwareBufferDesc) -> Result<(), GrallocError> {
     let format =
         c_int::try_from(desc.format).map_err(|_| GrallocError::UnsupportedFormat(c_int::MAX))?;
     let format = PixelFormat::from_hal(format)?;
+    // AOSP's AHardwareBuffer_isValidDescription: "rfu fields must be 0".
+    if desc.rfu0 != 0 || desc.rfu1 != 0 {
+        return Err(GrallocError::InvalidHandle(
+            "the reserved fields (rfu0, rfu1) must be 0",
+        ));
+    }
     if desc.layers != 1 {
         return Err(GrallocError::InvalidHandle("only one layer is supported"));
     }
@@ -621,6 +627,7 @@ pub mod ndk {
         buffer: *mut AHardwareBuffer,
         cpu_usage: u64,
         fence: c_int,
+        rect: *const ARect,
     ) -> Result<(*mut u8, BufferDesc), c_int> {
         // SAFETY: the caller hands the fd over; it is closed when `fence` drops.
         let fence = unsafe { NativeFence::from_raw(fence) };
@@ -636,6 +643,17 @@ pub mod ndk {
             || (wants_write && d.usage & usage::CPU_WRITE_MASK == 0)
         {
             return Err(BAD_VALUE);
+        }
+        // SAFETY: caller contract (null or readable).
+        if let Some(rect) = unsafe { rect.as_ref() } {
+            // AOSP's GraphicBuffer::lockAsync: "locking pixels outside of buffer".
+            let inside = rect.left >= 0
+                && rect.top >= 0
+                && i64::from(rect.right) <= i64::from(d.width)
+                && i64::from(rect.bottom) <= i64::from(d.height);
+            if !inside {
+                return Err(BAD_VALUE);
+            }
         }
         fence.wait(None).map_err(|_| BAD_VALUE)?;
         let mapping = r
@@ -655,7 +673,8 @@ pub mod ndk {
         Ok((base, d))
     }
 
-    /// `AHardwareBuffer_lock`: the address of the first pixel (the rectangle is a hint).
+    /// `AHardwareBuffer_lock`: the address of the first pixel (the rectangle is a hint, but one
+    /// outside the buffer is refused, as AOSP does).
     ///
     /// # Safety
     /// As for [`AHardwareBuffer_acquire`]; `fence` `-1` or an fd handed over; `out` writable.
@@ -663,7 +682,7 @@ pub mod ndk {
         buffer: *mut AHardwareBuffer,
         usage: u64,
         fence: i32,
-        _rect: *const ARect,
+        rect: *const ARect,
         out: *mut *mut c_void,
     ) -> c_int {
         guard(|| {
@@ -673,7 +692,7 @@ pub mod ndk {
                 return BAD_VALUE;
             }
             // SAFETY: caller contract.
-            match unsafe { lock_mapping(buffer, usage, fence) } {
+            match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((p, _)) => {
                     // SAFETY: non-null, writable.
                     unsafe { out.write(p.cast()) };
@@ -729,7 +748,7 @@ pub mod ndk {
         buffer: *mut AHardwareBuffer,
         usage: u64,
         fence: i32,
-        _rect: *const ARect,
+        rect: *const ARect,
         out: *mut AHardwareBufferPlanes,
     ) -> c_int {
         guard(|| {
@@ -739,7 +758,7 @@ pub mod ndk {
                 return BAD_VALUE;
             }
             // SAFETY: caller contract.
-            match unsafe { lock_mapping(buffer, usage, fence) } {
+            match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((base, d)) => {
                     let empty = AHardwareBufferPlane {
                         data: ptr::null_mut(),

@@ -197,7 +197,14 @@ pub enum ManifestError {
     /// `ICD.library_arch` names a different word size than this process.
     #[error("ICD manifest {}: library_arch {arch:?} does not match this {}-bit process", .path.display(), usize::BITS)]
     WrongArch { path: PathBuf, arch: String },
+    /// The file is larger than [`MAX_MANIFEST_BYTES`]; it is refused without being read whole.
+    #[error("ICD manifest {}: larger than {} bytes; refused", .path.display(), MAX_MANIFEST_BYTES)]
+    TooLarge { path: PathBuf },
 }
+
+/// The largest ICD manifest read: real ones are a few hundred bytes, and every application
+/// reads every manifest, so a huge file must not cost each of them its size in time and memory.
+pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 impl ManifestError {
     /// Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
@@ -253,12 +260,24 @@ fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
 }
 
 impl IcdManifest {
-    /// Reads and parses a manifest file.
+    /// Reads and parses a manifest file; at most [`MAX_MANIFEST_BYTES`] are read.
     pub fn read(path: &Path) -> Result<Self, ManifestError> {
-        let text = std::fs::read(path).map_err(|source| ManifestError::Read {
+        use std::io::Read;
+        let read_error = |source| ManifestError::Read {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(read_error)?;
+        let mut text = Vec::new();
+        // One byte more than the cap tells an over-long file from one exactly at it.
+        file.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_end(&mut text)
+            .map_err(read_error)?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(ManifestError::TooLarge {
+                path: path.to_path_buf(),
+            });
+        }
         Self::parse(path, &text)
     }
 
@@ -339,5 +358,37 @@ mod tests {
         assert_eq!(parse_version("1..2"), None);
         assert_eq!(parse_version("-1.0.0"), None);
         assert_eq!(parse_version(""), None);
+    }
+
+    #[test]
+    fn oversized_manifest_is_refused_without_reading_it_whole() {
+        let path =
+            std::env::temp_dir().join(format!("vkgen-huge-manifest-{}.json", std::process::id()));
+        let json = br#"{"file_format_version": "1.0.0", "ICD": {"library_path": "libx.so"}}"#;
+        let file = std::fs::File::create(&path).unwrap();
+        // A sparse 2 GiB file: refused after reading the cap, not 2 GiB.
+        file.set_len(2 << 30).unwrap();
+        drop(file);
+        let started = std::time::Instant::now();
+        assert!(matches!(
+            IcdManifest::read(&path),
+            Err(ManifestError::TooLarge { .. })
+        ));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        // Exactly at the cap (JSON padded with whitespace) is still read.
+        let mut text = json.to_vec();
+        text.resize(MAX_MANIFEST_BYTES as usize, b' ');
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(
+            IcdManifest::read(&path).unwrap().library,
+            PathBuf::from("libx.so")
+        );
+        text.push(b' ');
+        std::fs::write(&path, &text).unwrap();
+        assert!(matches!(
+            IcdManifest::read(&path),
+            Err(ManifestError::TooLarge { .. })
+        ));
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -44,6 +44,15 @@ const PRELUDE: &str = r#"
 /// `VK_KHR_get_physical_device_properties2`. `fixture_live_instances()` /
 /// `fixture_live_devices()` count what is alive; `fixture_last_*` and
 /// `fixture_saw_loader_struct()` tell what the last create calls received.
+///
+/// Lies (issue 25, `tests/lying_icd.rs`): `LIE_PD_HUGE` (a count of 0xFFFFFFFF),
+/// `LIE_PD_INCOMPLETE` (`VK_INCOMPLETE` forever, the count growing), `LIE_EXT_COUNT=N` /
+/// `LIE_EXT_HUGE` / `LIE_EXT_INCOMPLETE` (the same for device extensions), `LIE_QF_COUNT=N`
+/// (queue families), `LIE_NULL_INSTANCE` / `LIE_NULL_DEVICE` (success with a null handle),
+/// `LIE_NULL_PROPS` (GIPA has no `vkGetPhysicalDeviceProperties{,2}`), `LIE_NULL_DEVICE_CMDS`
+/// (GDPA has no `vkGetDeviceQueue`, `vkCreateFence`, …). `ADAPTABLE` makes it an ICD the
+/// native-buffer adapter takes (`VK_EXT_external_memory_host`, the 1.1 queries, stub device
+/// commands).
 const DRIVER_SOURCE: &str = r#"
 #ifdef BAD_MAGIC
 #define OBJECT_MAGIC 0x1234
@@ -107,6 +116,10 @@ static VkResult CreateInstance(const VkInstanceCreateInfo* info, const VkAllocat
     (void)out;
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
 #else
+#ifdef LIE_NULL_INSTANCE
+    *out = NULL;
+    return VK_SUCCESS;
+#endif
     Instance* i = calloc(1, sizeof *i);
     i->loader_data = OBJECT_MAGIC;
     i->physical_device.loader_data = OBJECT_MAGIC;
@@ -120,6 +133,13 @@ static void DestroyInstance(VkInstance i, const VkAllocationCallbacks* a) {
     if (i) { free(i); live_instances--; }
 }
 static VkResult EnumeratePhysicalDevices(VkInstance i, uint32_t* c, VkPhysicalDevice* out) {
+#ifdef LIE_PD_HUGE
+    if (!out) { *c = 0xFFFFFFFFu; return VK_SUCCESS; }
+#endif
+#ifdef LIE_PD_INCOMPLETE
+    { static uint32_t grow = 1; if (out && *c) out[0] = (VkPhysicalDevice)&((Instance*)i)->physical_device;
+      *c = ++grow; return out ? VK_INCOMPLETE : VK_SUCCESS; }
+#endif
     if (!out) { *c = 1; return VK_SUCCESS; }
     if (*c < 1) return VK_INCOMPLETE;
     out[0] = (VkPhysicalDevice)&((Instance*)i)->physical_device;
@@ -148,11 +168,40 @@ static void GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice pd, uint32_t
     memset(p, 0, sizeof *p);
     p->queueFlags = VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT;
     p->queueCount = 1;
+#ifdef LIE_QF_COUNT
+    *c = (uint32_t)LIE_QF_COUNT;
+#else
     *c = 1;
+#endif
 }
 static VkResult EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char* l, uint32_t* c, VkExtensionProperties* p) {
-    (void)pd; (void)l; (void)p; *c = 0; return VK_SUCCESS;
+    (void)pd; (void)l;
+#ifdef LIE_EXT_HUGE
+    if (!p) { *c = 0xFFFFFFFFu; return VK_SUCCESS; }
+#endif
+#ifdef LIE_EXT_INCOMPLETE
+    { static uint32_t grow = 1; *c = ++grow; return p ? VK_INCOMPLETE : VK_SUCCESS; }
+#endif
+#ifdef ADAPTABLE
+    if (!p) { *c = 1; return VK_SUCCESS; }
+    if (*c < 1) return VK_INCOMPLETE;
+    memset(p, 0, sizeof *p);
+    strcpy(p->extensionName, "VK_EXT_external_memory_host");
+    p->specVersion = 1;
+    *c = 1;
+#else
+    (void)p; *c = 0;
+#endif
+#ifdef LIE_EXT_COUNT
+    if (p) *c = (uint32_t)LIE_EXT_COUNT;
+#endif
+    return VK_SUCCESS;
 }
+/* Zeroing stubs for the 1.1 queries and device commands an adapted ICD must have. */
+static void ZeroProps2(VkPhysicalDevice pd, void* a, VkBaseOutStructure* out) { (void)pd; (void)a; (void)out; }
+static void FormatProps(VkPhysicalDevice pd, VkFormat f, VkFormatProperties* p) { (void)pd; (void)f; memset(p, 0, sizeof *p); }
+static void MemoryProps(VkPhysicalDevice pd, VkPhysicalDeviceMemoryProperties* p) { (void)pd; memset(p, 0, sizeof *p); }
+static VkResult DeviceStub(void) { return VK_SUCCESS; }
 static void DestroyDevice(VkDevice d, const VkAllocationCallbacks* a) {
     (void)a;
     if (d) { free(d); live_devices--; }
@@ -178,13 +227,30 @@ static PFN_vkVoidFunction GetDeviceProcAddr(VkDevice d, const char* name);
 static PFN_vkVoidFunction GetDeviceProcAddr(VkDevice d, const char* name) {
     (void)d;
 #define P(n) if (!strcmp(name, "vk" #n)) return (PFN_vkVoidFunction)n;
-    P(GetDeviceProcAddr) P(DestroyDevice) P(GetDeviceQueue) P(AllocateCommandBuffers) P(FreeCommandBuffers)
+    P(GetDeviceProcAddr) P(DestroyDevice) P(AllocateCommandBuffers) P(FreeCommandBuffers)
+#ifndef LIE_NULL_DEVICE_CMDS
+    P(GetDeviceQueue)
+#ifdef ADAPTABLE
+    static const char* const stubs[] = { "vkQueueSubmit", "vkQueueWaitIdle", "vkDeviceWaitIdle",
+        "vkAllocateMemory", "vkFreeMemory", "vkBindBufferMemory", "vkBindImageMemory",
+        "vkGetImageMemoryRequirements", "vkCreateFence", "vkDestroyFence", "vkResetFences",
+        "vkGetFenceStatus", "vkWaitForFences", "vkCreateSemaphore", "vkDestroySemaphore",
+        "vkCreateBuffer", "vkDestroyBuffer", "vkCreateImage", "vkDestroyImage",
+        "vkGetImageSubresourceLayout", "vkCreateImageView", "vkDestroyImageView" };
+    for (size_t k = 0; k < sizeof stubs / sizeof *stubs; k++)
+        if (!strcmp(name, stubs[k])) return (PFN_vkVoidFunction)DeviceStub;
+#endif
+#endif
     return NULL;
 }
 static VkResult CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* info, const VkAllocationCallbacks* a, VkDevice* out) {
     (void)pd; (void)a;
     last_device_layer_count = (int)info->enabledLayerCount;
     note_chain(info->pNext);
+#ifdef LIE_NULL_DEVICE
+    *out = NULL;
+    return VK_SUCCESS;
+#endif
     Device* d = calloc(1, sizeof *d);
     d->loader_data = OBJECT_MAGIC;
     d->queue.loader_data = OBJECT_MAGIC;
@@ -207,7 +273,21 @@ static PFN_vkVoidFunction GetInstanceProcAddr(VkInstance i, const char* name) {
     P(GetPhysicalDeviceProperties2KHR)
 #endif
     P(EnumerateInstanceExtensionProperties) P(DestroyInstance)
-    P(GetPhysicalDeviceProperties) P(GetPhysicalDeviceQueueFamilyProperties)
+#ifndef LIE_NULL_PROPS
+    P(GetPhysicalDeviceProperties)
+#ifdef ADAPTABLE
+    if (!strcmp(name, "vkGetPhysicalDeviceProperties2")) return (PFN_vkVoidFunction)GetPhysicalDeviceProperties2KHR;
+#endif
+#endif
+#ifdef ADAPTABLE
+    if (!strcmp(name, "vkGetPhysicalDeviceFormatProperties")) return (PFN_vkVoidFunction)FormatProps;
+    if (!strcmp(name, "vkGetPhysicalDeviceMemoryProperties")) return (PFN_vkVoidFunction)MemoryProps;
+    if (!strcmp(name, "vkGetPhysicalDeviceImageFormatProperties2") ||
+        !strcmp(name, "vkGetPhysicalDeviceExternalBufferProperties") ||
+        !strcmp(name, "vkGetPhysicalDeviceExternalSemaphoreProperties") ||
+        !strcmp(name, "vkGetPhysicalDeviceExternalFenceProperties")) return (PFN_vkVoidFunction)ZeroProps2;
+#endif
+    P(GetPhysicalDeviceQueueFamilyProperties)
     P(EnumerateDeviceExtensionProperties) P(CreateDevice) P(GetDeviceProcAddr) P(GetInstanceProcAddr)
     if (!strcmp(name, "vk_icdNegotiateLoaderICDInterfaceVersion")) return (PFN_vkVoidFunction)Negotiate;
     return NULL;

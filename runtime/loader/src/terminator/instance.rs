@@ -341,6 +341,9 @@ pub unsafe extern "system" fn destroy_instance(
     });
 }
 
+/// The most physical devices one driver's count query may report to the application.
+const MAX_DRIVER_PHYSICAL_DEVICES: u32 = 4096;
+
 /// `vkEnumeratePhysicalDevices` at the bottom of the chain.
 ///
 /// # Safety
@@ -368,8 +371,22 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                 // SAFETY: `count` is non-null and valid per the contract.
                 let capacity = unsafe { *count };
                 // SAFETY: the driver's live instance and the caller's valid pointers.
-                let mut result =
+                let result =
                     unsafe { (driver.table.enumerate_physical_devices)(driver.handle, count, out) };
+                if out.is_null() && result == vk::Result::SUCCESS {
+                    // Issue 25: a count no application can allocate (0xFFFFFFFF) is capped.
+                    // SAFETY: `count` is valid per the contract.
+                    let claimed = unsafe { *count };
+                    if claimed > MAX_DRIVER_PHYSICAL_DEVICES {
+                        log::warn!(
+                            "driver {} claimed {claimed} physical devices; capped at \
+                             {MAX_DRIVER_PHYSICAL_DEVICES}",
+                            driver.name()
+                        );
+                        // SAFETY: as above.
+                        unsafe { *count = MAX_DRIVER_PHYSICAL_DEVICES };
+                    }
+                }
                 if out.is_null()
                     || (result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE)
                 {
@@ -387,7 +404,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                     );
                     // SAFETY: as above.
                     unsafe { *count = capacity };
-                    result = vk::Result::INCOMPLETE;
+                    // The driver's own answer stands: turning its SUCCESS into INCOMPLETE
+                    // made applications ask again forever (issue 25).
                 }
                 // SAFETY: the driver wrote `*count` (at most `capacity`) handles to `out`.
                 let written = unsafe { std::slice::from_raw_parts(out, *count as usize) };

@@ -104,6 +104,32 @@ pub(super) unsafe fn create_host_device(
         return r;
     }
     let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
+    // Issue 25: a null handle, or a missing command ash would call (its stubs panic where
+    // no unwinding is possible), is refused.
+    if vk::Handle::as_raw(device) == 0 {
+        log::warn!("vkCreateDevice succeeded with a null handle; refused");
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    // SAFETY: lookups through the ICD with its live device.
+    let lookup = |name: &CStr| unsafe { gdpa(device, name.as_ptr()) }.is_some();
+    if let Some(missing) = first_missing(DEVICE_COMMANDS, lookup) {
+        log::warn!(
+            "the host device has no {}; refused",
+            missing.to_string_lossy()
+        );
+        // SAFETY: as above.
+        if let Some(destroy) = unsafe { gdpa(device, c"vkDestroyDevice".as_ptr()) } {
+            // SAFETY: the ICD's vkDestroyDevice for its own device, never handed out.
+            unsafe {
+                let destroy = std::mem::transmute::<
+                    unsafe extern "system" fn(),
+                    vk::PFN_vkDestroyDevice,
+                >(destroy);
+                destroy(device, p_allocator);
+            }
+        }
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
     // SAFETY: a live host device.
     let fns = unsafe { ash::Device::load(inst.fns.fp_v1_0(), device) };
     let wants_sync =

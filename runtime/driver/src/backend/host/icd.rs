@@ -420,3 +420,59 @@ pub(super) fn bounded_enumerate<T: Default + Clone>(
     log::warn!("host ICD: an enumeration stayed VK_INCOMPLETE; ignored");
     None
 }
+
+/// The instance commands the host driver calls through ash (whose stubs for missing commands
+/// panic where no unwinding is possible): an instance whose ICD lacks one is refused.
+pub(super) const INSTANCE_COMMANDS: &[&CStr] = &[
+    c"vkDestroyInstance",
+    c"vkEnumeratePhysicalDevices",
+    c"vkEnumerateDeviceExtensionProperties",
+    c"vkGetPhysicalDeviceProperties",
+    c"vkGetPhysicalDeviceFormatProperties",
+    c"vkGetPhysicalDeviceMemoryProperties",
+    c"vkCreateDevice",
+    c"vkGetDeviceProcAddr",
+];
+
+/// [`INSTANCE_COMMANDS`] of Vulkan 1.1 (the host instance is created at 1.1 where it has it).
+pub(super) const INSTANCE_COMMANDS_1_1: &[&CStr] = &[
+    c"vkGetPhysicalDeviceProperties2",
+    c"vkGetPhysicalDeviceImageFormatProperties2",
+    c"vkGetPhysicalDeviceExternalBufferProperties",
+    c"vkGetPhysicalDeviceExternalSemaphoreProperties",
+    c"vkGetPhysicalDeviceExternalFenceProperties",
+];
+
+/// The core device commands the host driver calls through ash or hooks.
+pub(super) const DEVICE_COMMANDS: &[&CStr] = &[
+    c"vkDestroyDevice",
+    c"vkGetDeviceQueue",
+    c"vkQueueSubmit",
+    c"vkQueueWaitIdle",
+    c"vkDeviceWaitIdle",
+    c"vkAllocateMemory",
+    c"vkFreeMemory",
+    c"vkBindBufferMemory",
+    c"vkBindImageMemory",
+    c"vkGetImageMemoryRequirements",
+    c"vkCreateFence",
+    c"vkDestroyFence",
+    c"vkResetFences",
+    c"vkGetFenceStatus",
+    c"vkWaitForFences",
+    c"vkCreateSemaphore",
+    c"vkDestroySemaphore",
+    c"vkCreateBuffer",
+    c"vkDestroyBuffer",
+    c"vkCreateImage",
+    c"vkDestroyImage",
+    c"vkGetImageSubresourceLayout",
+];
+
+/// The first of `names` that `lookup` does not resolve.
+pub(super) fn first_missing<'a>(
+    names: &[&'a CStr],
+    lookup: impl Fn(&CStr) -> bool,
+) -> Option<&'a CStr> {
+    names.iter().copied().find(|n| !lookup(n))
+}

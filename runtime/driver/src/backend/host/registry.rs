@@ -79,8 +79,11 @@ pub(super) fn instance_of(pd: vk::PhysicalDevice) -> Option<Arc<HostInstance>> {
     let instances: Vec<Arc<HostInstance>> = registry().instances.values().cloned().collect();
     let mut reg_updates = Vec::new();
     for inst in instances {
-        // SAFETY: a live host instance.
-        if let Ok(pds) = unsafe { inst.fns.enumerate_physical_devices() } {
+        let f = inst.fns.fp_v1_0().enumerate_physical_devices;
+        let handle = inst.fns.handle();
+        // SAFETY: a live host instance (whose command was checked at creation); the ICD's
+        // count is not trusted.
+        if let Some(pds) = bounded_enumerate(|n, p| unsafe { f(handle, n, p) }) {
             for p in pds {
                 reg_updates.push((vk::Handle::as_raw(p), inst.clone()));
             }
@@ -120,8 +123,9 @@ pub(super) unsafe fn device_extensions(
     inst: &HostInstance,
     pd: vk::PhysicalDevice,
 ) -> Vec<vk::ExtensionProperties> {
-    // SAFETY: caller contract.
-    unsafe { inst.fns.enumerate_device_extension_properties(pd) }.unwrap_or_default()
+    let f = inst.fns.fp_v1_0().enumerate_device_extension_properties;
+    // SAFETY: caller contract; the ICD's count is not trusted.
+    bounded_enumerate(|n, p| unsafe { f(pd, ptr::null(), n, p) }).unwrap_or_default()
 }
 
 pub(super) fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {

@@ -14,19 +14,25 @@
 //!   value; a wait on a semaphore with an imported fd becomes a wait on that import's *gate*.
 //!   No batch ever waits on a binary semaphore whose signal the host holds back (Mesa's queues
 //!   block such a submission until the signal is really submitted).
-//! * **Semaphore export** (`vkGetSemaphoreFdKHR`): a thread waits for the tracker value of the
-//!   semaphore's last signal and signals an eventfd. Nothing blocks. The spec's side effect (the
+//! * **Semaphore export** (`vkGetSemaphoreFdKHR`): the device's waiter thread
+//!   ([`super::sync_waiter`]) signals an eventfd once the tracker reaches the value of the
+//!   semaphore's last signal. Nothing blocks. The spec's side effect (the
 //!   export consumes the signal, as a wait would) is applied to the host semaphore by the next
 //!   batch that signals it, which first waits on it.
 //! * **Import** (`vkImportSemaphoreFdKHR` / `vkImportFenceFdKHR`, temporary as `SYNC_FD`
 //!   requires): a *gate*, a host timeline semaphore from a per-device pool, stands for the fd;
-//!   a thread polls the fd, closes it and signals the gate's next value from the host
-//!   (`vkSignalSemaphore`); `-1` signals at once. The next batch waiting on the semaphore waits
+//!   the device's one waiter thread polls the fd (with every other pending one), closes it and
+//!   signals the gate's next value from the host (`vkSignalSemaphore`). `-1` is already
+//!   signalled: the wait becomes one on the tracker at 0, which never blocks (issue 25: it used
+//!   to be dropped, leaving a wait on the semaphore's own payload that no one signals). Only
+//!   sync files and eventfds are taken (`VK_ERROR_INVALID_EXTERNAL_HANDLE` otherwise). The next batch waiting on the semaphore waits
 //!   on the gate instead (the temporary payload is consumed, the semaphore's own is untouched).
 //!   A fence import is a batch on the internal queue that waits on the gate and signals the
 //!   fence. The gate returns to the pool at its new value, so gates live as long as the device.
 //!   The host device is created with `timelineSemaphore` on for this.
-//! * **Fence export** (`vkGetFenceFdKHR`) waits for the fence on the calling thread, resets it
+//! * **Fence export** (`vkGetFenceFdKHR`) waits for the fence on the calling thread (only where
+//!   a batch signals it: a fence neither signalled nor submitted is refused with
+//!   `VK_ERROR_INVALID_EXTERNAL_HANDLE` instead of being waited for forever), resets it
 //!   (the spec's side effect) and returns `-1`: the fence's pending signal cannot be detached
 //!   from a host fence, and a fence left pending after export would break the application's
 //!   next submission with it.
@@ -42,13 +48,12 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::CStr;
 
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::JoinHandle;
-use std::time::Duration;
 
 use vkgen_generated::vk;
 
+use super::sync_waiter::{HostSide, Job, Waiter};
 use super::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
 use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{find_in_chain, ChainEdit};
@@ -66,15 +71,15 @@ pub(super) struct SyncEmulation {
     exportable: Mutex<HashMap<u64, (u64, bool)>>,
     /// Semaphores with an imported fd: the gate and value a wait on them becomes.
     imported: Mutex<HashMap<u64, (vk::Semaphore, u64)>>,
-    /// `vkWaitSemaphores` (core or KHR).
-    wait: vk::PFN_vkWaitSemaphores,
     /// Gates ready for reuse, with their current value.
     gates: Arc<Mutex<Vec<(vk::Semaphore, u64)>>>,
-    /// `vkSignalSemaphore` (core or KHR).
-    signal: vk::PFN_vkSignalSemaphore,
     timeline_semaphores: Mutex<HashSet<u64>>,
-    closing: Arc<AtomicBool>,
-    waiters: Mutex<Vec<JoinHandle<()>>>,
+    /// Fences a batch (or a fence import) of the device signals: the ones an export may wait
+    /// for. An export of any other unsignalled fence is invalid usage and is refused rather
+    /// than waited for forever.
+    pending_fences: Mutex<HashSet<u64>>,
+    /// The one thread that waits for imports and exports.
+    waiter: Waiter,
 }
 
 /// The fd extensions the host lacks among those `names` enables: emulated.
@@ -177,7 +182,10 @@ impl SyncEmulation {
     ) -> Option<Self> {
         let mut find = |names: [&CStr; 2]| names.into_iter().map(&mut load).find(|p| !p.is_null());
         let signal = find([c"vkSignalSemaphore", c"vkSignalSemaphoreKHR"])?;
-        let wait = find([c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"])?;
+        let counter = find([
+            c"vkGetSemaphoreCounterValue",
+            c"vkGetSemaphoreCounterValueKHR",
+        ])?;
         let mut ty = vk::SemaphoreTypeCreateInfo::default()
             .semaphore_type(vk::SemaphoreType::TIMELINE)
             .initial_value(0);
@@ -186,34 +194,43 @@ impl SyncEmulation {
             fns.create_semaphore(&vk::SemaphoreCreateInfo::default().push_next(&mut ty), None)
         }
         .ok()?;
+        // SAFETY: the host's vkSignalSemaphore, which has this signature.
+        let signal = unsafe {
+            std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkSignalSemaphore>(signal)
+        };
+        let gates = Arc::new(Mutex::new(Vec::new()));
+        let waiter = Waiter::new(HostSide {
+            device: fns.handle(),
+            signal,
+            // SAFETY: the host's vkGetSemaphoreCounterValue, which has this signature.
+            counter: unsafe {
+                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkGetSemaphoreCounterValue>(
+                    counter,
+                )
+            },
+            tracker,
+            gates: gates.clone(),
+        });
+        let Some(waiter) = waiter else {
+            // SAFETY: created above, unused.
+            unsafe { fns.destroy_semaphore(tracker, None) };
+            return None;
+        };
         Some(Self {
             tracker,
             tracker_value: Mutex::new(0),
             exportable: Mutex::new(HashMap::new()),
             imported: Mutex::new(HashMap::new()),
-            // SAFETY: the host's vkWaitSemaphores, which has this signature.
-            wait: unsafe {
-                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkWaitSemaphores>(wait)
-            },
-            // SAFETY: the host's vkSignalSemaphore, which has this signature.
-            signal: unsafe {
-                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkSignalSemaphore>(signal)
-            },
-            gates: Arc::new(Mutex::new(Vec::new())),
+            gates,
             timeline_semaphores: Mutex::new(HashSet::new()),
-            closing: Arc::new(AtomicBool::new(false)),
-            waiters: Mutex::new(Vec::new()),
+            pending_fences: Mutex::new(HashSet::new()),
+            waiter,
         })
     }
 
     /// Lets every waiter finish (signalling its gate) and destroys the gates.
     pub(super) fn shut_down(&self, dev: &HostDevice) {
-        self.closing.store(true, Ordering::Release);
-        for w in std::mem::take(&mut *lock(&self.waiters)) {
-            if w.join().is_err() {
-                log::error!("a SYNC_FD waiter panicked");
-            }
-        }
+        self.waiter.shut_down();
         // SAFETY: the device is being destroyed; wait for the gated batches first.
         unsafe {
             let _ = dev.fns.device_wait_idle();
@@ -463,56 +480,10 @@ pub(super) fn get_semaphore_fd(
     let fd = signaller
         .fd()
         .map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
-    let (wait, device, tracker, closing) =
-        (sync.wait, dev.handle, sync.tracker, sync.closing.clone());
-    let job = move || {
-        let sems = [tracker];
-        let values = [value];
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&sems)
-            .values(&values);
-        loop {
-            // SAFETY: the device's tracker; the device joins this thread before it goes.
-            match unsafe { wait(device, &info, 100_000_000) } {
-                vk::Result::TIMEOUT if !closing.load(Ordering::Acquire) => continue,
-                _ => break,
-            }
-        }
-        if let Err(e) = signaller.signal() {
-            log::error!("signalling an exported SYNC_FD failed: {e}");
-        }
-    };
-    spawn_waiter(sync, job);
+    sync.waiter
+        .submit(Job::Export { value, signaller })
+        .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
     Ok(NativeFence::from_fd(fd))
-}
-
-/// Runs `job` on a waiter thread the device joins before it is destroyed (or here, if no thread
-/// can be started).
-fn spawn_waiter(sync: &SyncEmulation, job: impl FnOnce() + Send + 'static) {
-    let shared = Arc::new(Mutex::new(Some(job)));
-    let in_thread = shared.clone();
-    let spawned = std::thread::Builder::new()
-        .name("vkgen-sync-fd".into())
-        .spawn(move || {
-            let job = lock(&in_thread).take();
-            if let Some(f) = job {
-                f();
-            }
-        });
-    match spawned {
-        Ok(h) => {
-            let mut waiters = lock(&sync.waiters);
-            waiters.retain(|w| !w.is_finished());
-            waiters.push(h);
-        }
-        Err(e) => {
-            log::warn!("no thread for a SYNC_FD wait ({e}); waiting here");
-            let job = lock(&shared).take();
-            if let Some(f) = job {
-                f();
-            }
-        }
-    }
 }
 
 /// What a batch of an emulating device becomes: waits on imported semaphores turned into waits
@@ -561,15 +532,28 @@ pub(super) fn get_fence_fd(
     dev: &HostDevice,
     info: &vk::FenceGetFdInfoKHR<'_>,
 ) -> Result<NativeFence, vk::Result> {
-    emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let (sync, _) = emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
     if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
         return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     }
-    // SAFETY: a fence of the device, signalled or with a pending signal (valid usage).
-    unsafe {
-        dev.fns.wait_for_fences(&[info.fence], true, u64::MAX)?;
-        dev.fns.reset_fences(&[info.fence])?;
+    let raw = vk::Handle::as_raw(info.fence);
+    // SAFETY: a fence of the device.
+    match unsafe { (dev.fns.fp_v1_0().get_fence_status)(dev.handle, info.fence) } {
+        vk::Result::SUCCESS => {}
+        vk::Result::NOT_READY if lock(&sync.pending_fences).contains(&raw) => {
+            // SAFETY: a fence of the device with a pending signal.
+            unsafe { dev.fns.wait_for_fences(&[info.fence], true, u64::MAX)? };
+        }
+        vk::Result::NOT_READY => {
+            // Neither signalled nor submitted: invalid usage, and a wait would never end.
+            log::warn!("vkGetFenceFdKHR: the fence is unsignalled and no batch signals it");
+            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        }
+        e => return Err(e),
     }
+    // SAFETY: a signalled fence of the device.
+    unsafe { dev.fns.reset_fences(&[info.fence])? };
+    lock(&sync.pending_fences).remove(&raw);
     Ok(NativeFence::signalled())
 }
 
@@ -580,8 +564,48 @@ pub(super) enum Target {
     Fence(vk::Fence),
 }
 
-/// The import of `fd` into `target`: on success the fd is ours (closed once it fired); on
-/// failure it stays the caller's.
+/// Whether `fd` is something a `SYNC_FD` import takes: a kernel sync file, or an eventfd (the
+/// runtime's own native fences, what this emulation exports). Regular files, pipes, sockets and
+/// closed fds are not.
+fn is_sync_file(fd: i32) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    if let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{fd}")) {
+        let target = target.as_os_str().as_bytes();
+        return target == b"anon_inode:sync_file" || target == b"anon_inode:[eventfd]";
+    }
+    // Without /proc: anything but a file, directory, pipe, socket or device node.
+    // SAFETY: only inspected; an invalid fd is reported as EBADF.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    rustix::fs::fstat(borrowed).is_ok_and(|st| {
+        use rustix::fs::FileType as T;
+        !matches!(
+            T::from_raw_mode(st.st_mode),
+            T::RegularFile
+                | T::Directory
+                | T::Fifo
+                | T::Socket
+                | T::BlockDevice
+                | T::CharacterDevice
+                | T::Symlink
+        )
+    })
+}
+
+/// A gate from the pool, or a new one.
+fn take_gate(dev: &HostDevice, sync: &SyncEmulation) -> Result<(vk::Semaphore, u64), vk::Result> {
+    if let Some(g) = lock(&sync.gates).pop() {
+        return Ok(g);
+    }
+    let mut ty = vk::SemaphoreTypeCreateInfo::default()
+        .semaphore_type(vk::SemaphoreType::TIMELINE)
+        .initial_value(0);
+    let ci = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
+    // SAFETY: the host device has timelineSemaphore on (emulation enables it).
+    unsafe { dev.fns.create_semaphore(&ci, None) }.map(|s| (s, 0))
+}
+
+/// The import of `fd` into `target`: on success the fd is ours (closed here; the waiter
+/// thread polls a duplicate); on failure it stays the caller's.
 pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
     let Some((sync, anb)) = emulation(dev) else {
         return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
@@ -591,48 +615,40 @@ pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         }
     }
-    if fd >= 0
-        && rustix::io::fcntl_getfd(
-            // SAFETY: only inspected; an invalid fd is reported as EBADF.
-            unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) },
-        )
-        .is_err()
-    {
+    if fd >= 0 && !is_sync_file(fd) {
         return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
     }
-    let gate = if fd < 0 {
-        None
-    } else {
-        let reused = lock(&sync.gates).pop();
-        match reused {
-            Some(g) => Some(g),
-            None => {
-                let mut ty = vk::SemaphoreTypeCreateInfo::default()
-                    .semaphore_type(vk::SemaphoreType::TIMELINE)
-                    .initial_value(0);
-                let ci = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
-                // SAFETY: the host device has timelineSemaphore on (emulation enables it).
-                match unsafe { dev.fns.create_semaphore(&ci, None) } {
-                    Ok(s) => Some((s, 0)),
-                    Err(e) => return e,
-                }
-            }
+    // `-1` is already signalled: the tracker at 0 stands for it (a wait on it returns at once).
+    let mut gate = (sync.tracker, 0);
+    if fd >= 0 {
+        // SAFETY: checked open above; only duplicated.
+        let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        let Ok(dup) = borrowed.try_clone_to_owned() else {
+            return vk::Result::ERROR_TOO_MANY_OBJECTS;
+        };
+        let (g, v) = match take_gate(dev, sync) {
+            Ok(g) => g,
+            Err(e) => return e,
+        };
+        let job = Job::Import {
+            fd: dup,
+            gate: g,
+            value: v + 1,
+        };
+        if sync.waiter.submit(job).is_err() {
+            lock(&sync.gates).push((g, v));
+            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         }
-    };
+        gate = (g, v + 1);
+    }
     match target {
-        Target::Semaphore(sem) => match gate {
-            Some((g, v)) => {
-                lock(&sync.imported).insert(vk::Handle::as_raw(sem), (g, v + 1));
-            }
-            None => {
-                // Already signalled: nothing to wait for.
-                lock(&sync.imported).remove(&vk::Handle::as_raw(sem));
-            }
-        },
+        Target::Semaphore(sem) => {
+            lock(&sync.imported).insert(vk::Handle::as_raw(sem), gate);
+        }
         Target::Fence(fence) => {
-            let waits: Vec<vk::Semaphore> = gate.iter().map(|g| g.0).collect();
-            let values: Vec<u64> = gate.iter().map(|g| g.1 + 1).collect();
-            let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+            let waits = [gate.0];
+            let values = [gate.1];
+            let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
             let mut timeline_info =
                 vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&values);
             let submit = vk::SubmitInfo::default()
@@ -645,42 +661,16 @@ pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
                 unsafe { dev.fns.queue_submit(*queue, &[submit], fence) }
             };
             if let Err(e) = r {
-                if let Some(g) = gate {
-                    lock(&sync.gates).push(g);
-                }
+                // The waiter still fires the gate (through its duplicate) and returns it.
                 return e;
             }
+            lock(&sync.pending_fences).insert(vk::Handle::as_raw(fence));
         }
     }
-    let Some((gate, value)) = gate else {
-        return vk::Result::SUCCESS;
-    };
-    let signal = sync.signal;
-    let device = dev.handle;
-    let gates = sync.gates.clone();
-    let closing = sync.closing.clone();
-    // Runs on the waiter thread, or here if no thread can be started.
-    let wait_then_open = move || {
-        // SAFETY: the import succeeded, so the fd is ours from here; it is closed with `fence`.
-        let fence = unsafe { NativeFence::from_raw(fd) };
-        loop {
-            match fence.wait(Some(Duration::from_millis(100))) {
-                Ok(true) | Err(_) => break,
-                Ok(false) if closing.load(Ordering::Acquire) => break,
-                Ok(false) => {}
-            }
-        }
-        drop(fence);
-        let info = vk::SemaphoreSignalInfo::default()
-            .semaphore(gate)
-            .value(value + 1);
-        // SAFETY: a gate of the live device (device destruction joins this thread first).
-        if unsafe { signal(device, &info) } != vk::Result::SUCCESS {
-            log::error!("signalling a SYNC_FD gate failed");
-        }
-        lock(&gates).push((gate, value + 1));
-    };
-    spawn_waiter(sync, wait_then_open);
+    if fd >= 0 {
+        // SAFETY: the import succeeded, so the fd is ours to close.
+        drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+    }
     vk::Result::SUCCESS
 }
 
@@ -737,6 +727,13 @@ fn emulating_device(queue: vk::Queue) -> Option<Arc<HostDevice>> {
     device_of_queue(queue).filter(|d| d.sync.is_some())
 }
 
+/// Remembers that a batch signals `fence` (see [`SyncEmulation::pending_fences`]).
+fn note_pending_fence(sync: &SyncEmulation, fence: vk::Fence) {
+    if fence != vk::Fence::null() {
+        lock(&sync.pending_fences).insert(vk::Handle::as_raw(fence));
+    }
+}
+
 /// `vkQueueSubmit`: see the module docs.
 ///
 /// # Safety
@@ -758,6 +755,7 @@ pub(super) unsafe fn queue_submit(
     let Some(sync) = dev.sync.as_ref() else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
+    note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
     let batches = unsafe { super::slice(p_submits, count) };
     let stage2 =
@@ -884,6 +882,7 @@ pub(super) unsafe fn queue_submit2(
     let (Some(sync), Some((_, Some(host)))) = (dev.sync.as_ref(), HOST_SUBMIT[slot].get()) else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
+    note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
     let batches = unsafe { super::slice(p_submits, count) };
     let mut lists = Vec::with_capacity(batches.len());
