@@ -276,8 +276,8 @@ fn reserved_fields_and_out_of_bounds_lock_rectangles_are_bad_values() {
         },
     ] {
         let mut b = ptr::null_mut();
-        // SAFETY: valid description and output pointer.
         assert_eq!(
+            // SAFETY: valid description and output pointer.
             unsafe { AHardwareBuffer_allocate(&bad, &mut b) },
             -libc::EINVAL
         );
