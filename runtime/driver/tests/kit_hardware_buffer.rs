@@ -311,7 +311,7 @@ fn reserved_fields_and_out_of_bounds_lock_rectangles_are_bad_values() {
                 row_stride: 0,
             }; 4],
         };
-        // SAFETY: as above.
+        // SAFETY: a live buffer, a rectangle and an output on the stack.
         let res =
             unsafe { AHardwareBuffer_lockPlanes(b, usage::CPU_READ_OFTEN, -1, &r, &mut planes) };
         assert_eq!(res, -libc::EINVAL, "{r:?}");

@@ -375,7 +375,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                     unsafe { (driver.table.enumerate_physical_devices)(driver.handle, count, out) };
                 if out.is_null() && result == vk::Result::SUCCESS {
                     // Issue 25: a count no application can allocate (0xFFFFFFFF) is capped.
-                    // SAFETY: `count` is valid per the contract.
+                    // SAFETY: `count` is the application's non-null count pointer (checked
+                    // above), which the driver just wrote.
                     let claimed = unsafe { *count };
                     if claimed > MAX_DRIVER_PHYSICAL_DEVICES {
                         log::warn!(
@@ -383,7 +384,7 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                              {MAX_DRIVER_PHYSICAL_DEVICES}",
                             driver.name()
                         );
-                        // SAFETY: as above.
+                        // SAFETY: the same writable count pointer.
                         unsafe { *count = MAX_DRIVER_PHYSICAL_DEVICES };
                     }
                 }

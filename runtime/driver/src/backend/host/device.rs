@@ -104,31 +104,9 @@ pub(super) unsafe fn create_host_device(
         return r;
     }
     let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
-    // Issue 25: a null handle, or a missing command ash would call (its stubs panic where
-    // no unwinding is possible), is refused.
-    if vk::Handle::as_raw(device) == 0 {
-        log::warn!("vkCreateDevice succeeded with a null handle; refused");
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    }
-    // SAFETY: lookups through the ICD with its live device.
-    let lookup = |name: &CStr| unsafe { gdpa(device, name.as_ptr()) }.is_some();
-    if let Some(missing) = first_missing(DEVICE_COMMANDS, lookup) {
-        log::warn!(
-            "the host device has no {}; refused",
-            missing.to_string_lossy()
-        );
-        // SAFETY: as above.
-        if let Some(destroy) = unsafe { gdpa(device, c"vkDestroyDevice".as_ptr()) } {
-            // SAFETY: the ICD's vkDestroyDevice for its own device, never handed out.
-            unsafe {
-                let destroy = std::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    vk::PFN_vkDestroyDevice,
-                >(destroy);
-                destroy(device, p_allocator);
-            }
-        }
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    // SAFETY: the device the ICD just created, with the application's allocator.
+    if let Err(r) = unsafe { check_new_device(gdpa, device, p_allocator) } {
+        return r;
     }
     // SAFETY: a live host device.
     let fns = unsafe { ash::Device::load(inst.fns.fp_v1_0(), device) };
@@ -222,4 +200,41 @@ pub(super) unsafe fn create_host_device(
     // SAFETY: valid output pointer.
     unsafe { *p_device = device };
     vk::Result::SUCCESS
+}
+
+/// Refuses a device the ICD created that the driver cannot use (issue 25): a null handle, or a
+/// missing command the driver calls through ash (whose stubs panic where no unwinding is
+/// possible). A refused device is destroyed where the ICD has `vkDestroyDevice`.
+///
+/// # Safety
+/// `device` is what the ICD's `vkCreateDevice` returned with `p_allocator`.
+unsafe fn check_new_device(
+    gdpa: vk::PFN_vkGetDeviceProcAddr,
+    device: vk::Device,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(), vk::Result> {
+    if vk::Handle::as_raw(device) == 0 {
+        log::warn!("vkCreateDevice succeeded with a null handle; refused");
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    // SAFETY: lookups through the ICD with its live device.
+    let lookup = |name: &CStr| unsafe { gdpa(device, name.as_ptr()) }.is_some();
+    let Some(missing) = first_missing(DEVICE_COMMANDS, lookup) else {
+        return Ok(());
+    };
+    log::warn!(
+        "the host device has no {}; refused",
+        missing.to_string_lossy()
+    );
+    // SAFETY: the ICD's vkGetDeviceProcAddr with the live device it just created.
+    if let Some(destroy) = unsafe { gdpa(device, c"vkDestroyDevice".as_ptr()) } {
+        // SAFETY: the ICD's vkDestroyDevice for its own device, never handed out.
+        unsafe {
+            let destroy = std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkDestroyDevice>(
+                destroy,
+            );
+            destroy(device, p_allocator);
+        }
+    }
+    Err(vk::Result::ERROR_INITIALIZATION_FAILED)
 }

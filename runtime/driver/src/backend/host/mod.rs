@@ -259,52 +259,6 @@ const IMPORT_RESULTS: &[vk::Result] = &[
 
 /// The host's result where the spec allows it for the command, else the command's last allowed
 /// error (NVIDIA answers an fd it cannot import with `VK_ERROR_INITIALIZATION_FAILED`).
-/// Refuses a host instance the driver cannot use safely (issue 25): a null handle from a
-/// successful `vkCreateInstance`, or a missing command the driver calls (ash's stubs for those
-/// panic, and no unwinding is possible here). What can be destroyed is.
-fn check_host_instance(
-    host: &HostIcd,
-    instance: vk::Instance,
-    api_version: u32,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) -> Result<(), vk::Result> {
-    if vk::Handle::as_raw(instance) == 0 {
-        log::warn!(
-            "{}: vkCreateInstance succeeded with a null handle; refused",
-            host.manifest.display()
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-    }
-    // SAFETY: lookups through the ICD with its live instance.
-    let lookup = |name: &CStr| unsafe { (host.gipa)(instance, name.as_ptr()) }.is_some();
-    let v1_1: &[&CStr] = if api_version >= vk::API_VERSION_1_1 {
-        INSTANCE_COMMANDS_1_1
-    } else {
-        &[]
-    };
-    let missing = first_missing(INSTANCE_COMMANDS, lookup).or(first_missing(v1_1, lookup));
-    let Some(missing) = missing else {
-        return Ok(());
-    };
-    log::warn!(
-        "{}: the instance has no {}; refused",
-        host.manifest.display(),
-        missing.to_string_lossy()
-    );
-    // SAFETY: as above.
-    if let Some(destroy) = unsafe { (host.gipa)(instance, c"vkDestroyInstance".as_ptr()) } {
-        // SAFETY: the ICD's vkDestroyInstance for its own instance, never handed out.
-        unsafe {
-            let destroy = std::mem::transmute::<
-                unsafe extern "system" fn(),
-                vk::PFN_vkDestroyInstance,
-            >(destroy);
-            destroy(instance, p_allocator);
-        }
-    }
-    Err(vk::Result::ERROR_INITIALIZATION_FAILED)
-}
-
 fn spec_result(r: vk::Result, allowed: &[vk::Result]) -> vk::Result {
     if allowed.contains(&r) {
         return r;
