@@ -357,9 +357,16 @@ mod tests {
             lines.contains(&"VK_LOADER_LAYERS_DISABLE=~implicit~"),
             "{text}"
         );
+        for (name, value) in BASE_ENV {
+            assert!(
+                lines.contains(&format!("{name}={value}").as_str()),
+                "{text}"
+            );
+        }
         for line in &lines {
             let name = line.split('=').next().unwrap();
-            if name != "VK_LOADER_LAYERS_DISABLE" && name != "VKGEN_SOMETHING" {
+            let base = BASE_ENV.iter().any(|(n, _)| *n == name);
+            if !base && name != "VKGEN_SOMETHING" {
                 assert!(!removed_from_children(OsStr::new(name)), "{line} leaked");
             }
         }

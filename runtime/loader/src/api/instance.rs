@@ -75,13 +75,7 @@ unsafe fn create_instance(
     // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
     // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
     let properties = crate::Properties::current();
-    let active: Vec<Arc<Layer>> =
-        layers::activate(&loader.layers, &loader.config, &properties, &app_layers).map_err(
-            |e| {
-                log::error!("vkCreateInstance: {e}");
-                e.vk_result()
-            },
-        )?;
+    let active = activate_layers(loader, &properties, &app_layers)?;
     // SAFETY: as above.
     let mut requested = unsafe {
         name_list(
@@ -307,4 +301,25 @@ unsafe fn destroy_logging_callback(
         // SAFETY: the loader's callback on its live instance.
         unsafe { destroy(instance, callback, std::ptr::null()) };
     }
+}
+
+/// The layers of a new instance ([`layers::activate`]); one that cannot be activated fails
+/// `vkCreateInstance` with its result, logged.
+fn activate_layers(
+    loader: &init::Loader,
+    properties: &crate::Properties,
+    app_layers: &[&std::ffi::CStr],
+) -> Result<Vec<Arc<Layer>>, vk::Result> {
+    let no_drivers = loader.drivers.as_ref().map_or(true, |d| d.is_empty());
+    layers::activate(
+        &loader.layers,
+        &loader.config,
+        properties,
+        app_layers,
+        no_drivers,
+    )
+    .map_err(|e| {
+        log::error!("vkCreateInstance: {e}");
+        e.vk_result()
+    })
 }

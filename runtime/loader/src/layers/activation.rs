@@ -150,13 +150,23 @@ fn resolve(registry: &LayerRegistry, name: &CStr) -> Result<Option<Arc<Layer>>, 
 
 /// Resolves [`requested_layer_names`] against the registry. Fails on the first name that is
 /// absent or contains a path separator (`VK_ERROR_LAYER_NOT_PRESENT`).
+///
+/// `no_drivers`: the loader found no driver, so the instance will have no physical device.
+/// The host's implicit manifest layers are then left out: the Khronos loader never creates such
+/// an instance (it fails `vkCreateInstance` first), so implicit layers are not written for one,
+/// and Mesa's `VK_LAYER_MESA_device_select` crashes in `vkEnumeratePhysicalDevices` there.
 pub fn activate(
     registry: &LayerRegistry,
     config: &LoaderConfig,
     properties: &Properties,
     app_layers: &[&CStr],
+    no_drivers: bool,
 ) -> Result<Vec<Arc<Layer>>, LayerError> {
-    let (host_implicit, host_enabled) = host_names(registry, config);
+    let (mut host_implicit, host_enabled) = host_names(registry, config);
+    if no_drivers && !host_implicit.is_empty() {
+        log::info!("no driver: implicit manifest layers {host_implicit:?} are not activated");
+        host_implicit.clear();
+    }
     let names = ordered_names(
         config,
         properties,
@@ -291,28 +301,35 @@ mod tests {
         let registry = LayerRegistry::discover(&config);
         assert_eq!(registry.len(), 4);
         let props = config.properties.clone();
-        let active = activate(&registry, &config, &props, &[c"VK_LAYER_a", c"VK_LAYER_c"]).unwrap();
+        let active = activate(
+            &registry,
+            &config,
+            &props,
+            &[c"VK_LAYER_a", c"VK_LAYER_c"],
+            false,
+        )
+        .unwrap();
         let names: Vec<&CStr> = active.iter().map(|l| l.name()).collect();
         assert_eq!(names, [c"VK_LAYER_b", c"VK_LAYER_c", c"VK_LAYER_a"]);
 
-        let e = activate(&registry, &config, &props, &[c"VK_LAYER_missing"]).unwrap_err();
+        let e = activate(&registry, &config, &props, &[c"VK_LAYER_missing"], false).unwrap_err();
         assert!(matches!(&e, LayerError::NotPresent { name } if name == "VK_LAYER_missing"));
         assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
 
         let lib_path = dir.path().join("libVkLayer_four.so");
         let by_path = CString::new(lib_path.to_str().unwrap()).unwrap();
-        let e = activate(&registry, &config, &props, &[by_path.as_c_str()]).unwrap_err();
+        let e = activate(&registry, &config, &props, &[by_path.as_c_str()], false).unwrap_err();
         assert!(matches!(e, LayerError::PathInName { .. }), "{e}");
         assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
 
         // A property naming an absent layer fails too, on any build.
         let bad_prop = Properties::from_pairs([("debug.vulkan.layer.0", "VK_LAYER_gone")]);
-        assert!(activate(&registry, &config, &bad_prop, &[]).is_err());
+        assert!(activate(&registry, &config, &bad_prop, &[], false).is_err());
         let release = LoaderConfig {
             debuggable: false,
             ..config.clone()
         };
-        assert!(activate(&registry, &release, &bad_prop, &[]).is_err());
+        assert!(activate(&registry, &release, &bad_prop, &[], false).is_err());
     }
 
     #[test]
