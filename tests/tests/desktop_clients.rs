@@ -151,7 +151,8 @@ fn vkbasalt_on(stack: Stack) {
             .set("VKBASALT_CONFIG_FILE", &conf)
             .set("VKGEN_LOG", "info");
         let mut cmd = client.command(&vkcube, &env);
-        cmd.args(["--c", "300"]);
+        // Enough frames to outlast the capture loop (which kills it) however fast they come.
+        cmd.args(["--c", "100000"]);
         if ld_debug {
             cmd.env("LD_DEBUG", "libs")
                 .env("LD_DEBUG_OUTPUT", ld.join("ld"));

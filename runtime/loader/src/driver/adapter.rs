@@ -118,6 +118,14 @@ fn c_path(p: &Path) -> CString {
 
 /// Serves `icd` through the host driver when it takes it (see the module docs); logs why not.
 pub fn adapt(icd: &mut IcdDriver) {
+    // A vkgen driver brings its own native buffers: the host driver is not even opened for it.
+    if icd.is_vkgen_driver() {
+        log::info!(
+            "ICD {}: a vkgen driver (exports HMI); no adapter needed",
+            icd.manifest().manifest_path.display()
+        );
+        return;
+    }
     let Some(host) = host_driver() else {
         return;
     };

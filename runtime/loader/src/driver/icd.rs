@@ -204,6 +204,12 @@ impl IcdDriver {
         &self.manifest
     }
 
+    /// Whether the library is a vkgen driver (it exports the HAL module `HMI` too): such a
+    /// driver has `VK_ANDROID_native_buffer` of its own and needs no adapter.
+    pub fn is_vkgen_driver(&self) -> bool {
+        super::symbol_address(&self._library, c"HMI").is_some()
+    }
+
     /// The negotiated loader–ICD interface version (2..=7).
     pub fn interface_version(&self) -> u32 {
         self.interface_version
