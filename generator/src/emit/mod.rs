@@ -10,6 +10,7 @@ pub mod driver;
 pub mod extensions;
 pub mod features;
 pub mod pfn;
+pub mod requirements;
 pub mod phf;
 pub mod runtime_files;
 pub mod text;
