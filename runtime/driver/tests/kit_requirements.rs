@@ -64,11 +64,7 @@ fn default_devices_of_every_version_miss_nothing() {
 
 #[test]
 fn a_required_feature_turned_off_is_reported() {
-    for api in [
-        vk::API_VERSION_1_2,
-        vk::API_VERSION_1_3,
-        V14,
-    ] {
+    for api in [vk::API_VERSION_1_2, vk::API_VERSION_1_3, V14] {
         let (p, mut f) = default_device(api, &[]);
         f.timeline_semaphore = false;
         assert_eq!(
