@@ -71,7 +71,11 @@ fn required_features(cx: &Ctx, t: &Table) -> String {
         .iter()
         .filter(|f| f.version <= cx.sel.version)
         .map(|f| (f.name.as_str(), &f.requires));
-    let extensions = cx.sel.extensions.iter().map(|e| (e.name.as_str(), &e.requires));
+    let extensions = cx
+        .sel
+        .extensions
+        .iter()
+        .map(|e| (e.name.as_str(), &e.requires));
     let mut seen = BTreeSet::new();
     let mut rows = String::new();
     for (by, requires) in versions.chain(extensions) {

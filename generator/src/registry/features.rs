@@ -13,7 +13,12 @@ pub(super) fn require_block(depends: Option<String>, r: Node) -> Require {
     let features = r
         .children()
         .filter(|n| n.is_element() && n.tag_name().name() == "feature" && api_matches(*n))
-        .filter_map(|n| Some((n.attribute("struct")?.to_owned(), n.attribute("name")?.to_owned())))
+        .filter_map(|n| {
+            Some((
+                n.attribute("struct")?.to_owned(),
+                n.attribute("name")?.to_owned(),
+            ))
+        })
         .collect();
     Require {
         depends,
