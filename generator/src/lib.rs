@@ -184,7 +184,7 @@ pub fn generate_loaded(
         ("src/dispatch.rs", emit::dispatch::emit),
         ("src/trampolines.rs", emit::trampolines::emit),
         ("src/driver.rs", emit::driver::emit),
-        ("src/features.rs", emit::features::emit),
+        ("src/features.rs", emit::requirements::emit),
     ];
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters

@@ -282,6 +282,8 @@ pub struct Require {
     pub commands: Vec<String>,
     /// Enum values this block adds to an enum group (`extends=`) or defines (spec version, name).
     pub enums: Vec<RequiredEnum>,
+    /// Device features the block requires (`<feature name="…" struct="…"/>`): `(struct, member)`.
+    pub features: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

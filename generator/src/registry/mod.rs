@@ -8,6 +8,7 @@
 
 pub mod cdecl;
 pub mod depends;
+mod features;
 pub mod text;
 
 use text::{attribute_bomb, normalize_newlines};
@@ -1458,11 +1459,7 @@ impl Cx<'_> {
         if let Some(d) = &depends {
             depends::Expr::parse(d).map_err(|m| self.schema(r, m))?;
         }
-        let mut req = Require {
-            depends,
-            api: api_list(r),
-            ..Default::default()
-        };
+        let mut req = features::require_block(depends, r);
         for item in r.children().filter(Node::is_element) {
             if !api_matches(item) {
                 continue;

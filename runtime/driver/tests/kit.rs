@@ -411,7 +411,7 @@ fn creation_refuses_with_the_exact_result() {
         device(&inst, &[], Some(&f), None, 1).err(),
         Some(vk::Result::ERROR_FEATURE_NOT_PRESENT)
     );
-    let mut v11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
+    let mut v11 = vk::PhysicalDeviceVulkan11Features::default().multiview_geometry_shader(true);
     assert_eq!(
         device(&inst, &[], None, Some(&mut v11), 1).err(),
         Some(vk::Result::ERROR_FEATURE_NOT_PRESENT),
@@ -459,7 +459,9 @@ fn one_hook_per_concept_and_tables() {
             vk::TRUE,
             "alias structures agree"
         );
-        assert_eq!(v11.multiview, vk::FALSE);
+        // Required of every 1.1 device (vk.xml), so on by default; the optional rest is off.
+        assert_eq!(v11.multiview, vk::TRUE);
+        assert_eq!(v11.multiview_geometry_shader, vk::FALSE);
         let exts = inst.enumerate_device_extension_properties(pd).unwrap();
         let names: Vec<&CStr> = exts
             .iter()

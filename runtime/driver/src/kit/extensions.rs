@@ -165,28 +165,36 @@ pub unsafe fn parse_enabled(
 /// includes; an unknown name is false (it cannot be enabled through this driver). The
 /// expression comes from the generator's validated registry; a malformed one is false.
 pub fn depends_hold(expr: &str, enabled: &ExtensionSet, api_version: u32) -> bool {
+    eval_depends(expr, &|name| operand_holds(name, enabled, api_version))
+}
+
+/// One extension or `VK_VERSION_X_Y` operand of a `depends=` expression (see [`depends_hold`]).
+pub(crate) fn operand_holds(name: &str, enabled: &ExtensionSet, api_version: u32) -> bool {
+    if let Some(v) = name.strip_prefix("VK_VERSION_") {
+        let mut it = v.split('_').map(str::parse::<u32>);
+        return match (it.next(), it.next()) {
+            (Some(Ok(major)), Some(Ok(minor))) => {
+                vk::make_api_version(0, major, minor, 0) <= api_version
+            }
+            _ => false,
+        };
+    }
+    let Ok(c) = std::ffi::CString::new(name) else {
+        return false;
+    };
+    // An extension promoted to core is met by that core version (older registries write
+    // `depends="VK_KHR_get_physical_device_properties2"` without the `,VK_VERSION_1_1`).
+    exts::lookup(&c).is_some_and(|id| {
+        enabled.contains(id) || exts::info(id).promoted_to.is_some_and(|v| v <= api_version)
+    })
+}
+
+/// Evaluates a `depends=` expression with `operand` answering each name. Empty is true; a
+/// malformed expression is false.
+pub(crate) fn eval_depends(expr: &str, operand: &dyn Fn(&str) -> bool) -> bool {
     if expr.trim().is_empty() {
         return true;
     }
-    let operand = |name: &str| -> bool {
-        if let Some(v) = name.strip_prefix("VK_VERSION_") {
-            let mut it = v.split('_').map(str::parse::<u32>);
-            return match (it.next(), it.next()) {
-                (Some(Ok(major)), Some(Ok(minor))) => {
-                    vk::make_api_version(0, major, minor, 0) <= api_version
-                }
-                _ => false,
-            };
-        }
-        let Ok(c) = std::ffi::CString::new(name) else {
-            return false;
-        };
-        // An extension promoted to core is met by that core version (older registries write
-        // `depends="VK_KHR_get_physical_device_properties2"` without the `,VK_VERSION_1_1`).
-        exts::lookup(&c).is_some_and(|id| {
-            enabled.contains(id) || exts::info(id).promoted_to.is_some_and(|v| v <= api_version)
-        })
-    };
     // Shunting-free evaluation: a stack of (accumulated-or, current-and) pairs per paren level.
     let mut stack: Vec<(bool, bool)> = vec![(false, true)];
     let mut token = String::new();

@@ -56,6 +56,7 @@ pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
 pub mod objects;
+pub mod requirements;
 pub mod routes;
 pub mod routes_1_4;
 pub mod sync;
@@ -99,14 +100,25 @@ pub struct PhysicalDeviceDesc<D: Kit> {
 }
 
 impl<D: Kit> PhysicalDeviceDesc<D> {
-    /// A `vulkaninfo`-clean device named `name` at the driver's API version.
+    /// A `vulkaninfo`-clean device named `name` at the driver's API version: a valid device of
+    /// that version ([`requirements`]: every feature the version and the driver's device
+    /// extensions require, every minimum limit).
     pub fn new(name: &core::ffi::CStr, data: D::PhysicalDevice) -> Self {
+        let extensions = D::device_extensions().to_vec();
+        let features = requirements::with_required_features(
+            D::API_VERSION,
+            &ExtensionSet::from_ids(&extensions),
+            defaults::features(),
+        );
         Self {
-            properties: defaults::properties(name, D::API_VERSION),
-            features: defaults::features(),
+            properties: requirements::with_required_limits(defaults::properties(
+                name,
+                D::API_VERSION,
+            )),
+            features,
             queue_families: vec![defaults::queue_family()],
             memory: defaults::memory_properties(defaults::HEAP_SIZE),
-            extensions: D::device_extensions().to_vec(),
+            extensions,
             data,
         }
     }
