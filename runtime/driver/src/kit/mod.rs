@@ -105,11 +105,7 @@ impl<D: Kit> PhysicalDeviceDesc<D> {
     /// extensions require, every minimum limit).
     pub fn new(name: &core::ffi::CStr, data: D::PhysicalDevice) -> Self {
         let extensions = D::device_extensions().to_vec();
-        let features = requirements::with_required_features(
-            D::API_VERSION,
-            &ExtensionSet::from_ids(&extensions),
-            defaults::features(),
-        );
+        let features = requirements::default_features(D::API_VERSION, &extensions);
         Self {
             properties: requirements::with_required_limits(defaults::properties(
                 name,

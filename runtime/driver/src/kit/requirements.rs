@@ -93,6 +93,29 @@ pub fn with_required_features(
     }
 }
 
+/// [`with_required_features`] of the kit's default features for `api_version` and the device
+/// extensions `extensions`, computed once per pair: a driver describes its devices anew at every
+/// `vkCreateInstance`, and the fixpoint over vk.xml's rows costs about 100 µs, which would
+/// otherwise be most of an instance's creation.
+pub fn default_features(api_version: u32, extensions: &[ExtensionId]) -> Features {
+    type Key = (u32, Vec<ExtensionId>);
+    static CACHE: std::sync::Mutex<Vec<(Key, Features)>> = std::sync::Mutex::new(Vec::new());
+    let key = (api_version, extensions.to_vec());
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, f)) = cache.iter().find(|(k, _)| *k == key) {
+        return f.clone();
+    }
+    let f = with_required_features(
+        api_version,
+        &ExtensionSet::from_ids(extensions),
+        super::defaults::features(),
+    );
+    cache.push((key, f.clone()));
+    f
+}
+
 /// A minimum limit of a core version.
 pub struct Limit {
     /// The version that requires it (`VK_VERSION_1_2`).
