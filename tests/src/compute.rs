@@ -272,30 +272,10 @@ pub unsafe fn mapped_host_buffer(
 /// Runs `fill.comp` over `n` elements with `multiplier` on the first compute-capable device
 /// of `entry`, returning what the GPU wrote. Compare with [`expected_fill`].
 pub fn run_fill_compute(entry: &ash::Entry, n: u32, multiplier: u32) -> Result<Vec<u32>, String> {
-    if n == 0 {
-        return Err("run_fill_compute: n must be at least 1".to_owned());
-    }
     let instance = create_instance(entry, &[], &[])
         .map_err(|e| format!("vkCreateInstance (apiVersion 1.1) failed: {e:?}"))?;
-    let (physical_device, queue_family) = pick_compute_device(&instance)?;
-    let device = create_device(&instance, physical_device, queue_family)?;
-    let result = {
-        let mut objects = FillObjects::new(&device);
-        fill_on_device(
-            &instance,
-            physical_device,
-            &device,
-            queue_family,
-            &mut objects,
-            n,
-            multiplier,
-        )
-        // `objects` drops here, before `device` and `instance`.
-    };
-    // SAFETY: `device` is live; all its objects were destroyed above.
-    unsafe { device.device_wait_idle() }
-        .map_err(|e| format!("vkDeviceWaitIdle failed after the dispatch: {e:?}"))?;
-    result
+    let (physical_device, _) = pick_compute_device(&instance)?;
+    run_fill_compute_on(&instance, physical_device, n, multiplier)
 }
 
 /// Runs `fill.comp` on `physical_device` (of `instance`) with its first compute queue family,

@@ -150,7 +150,23 @@ pub fn lavapipe_manifest() -> Result<PathBuf, String> {
         "the lavapipe ICD manifest",
         HINT,
     )?;
-    let text = std::fs::read_to_string(&manifest)
+    existing(
+        library_of_manifest(&manifest)?,
+        "the lavapipe driver named by its manifest",
+        HINT,
+    )?;
+    Ok(manifest)
+}
+
+/// The lavapipe driver library its manifest names.
+pub fn lavapipe_library() -> Result<PathBuf, String> {
+    library_of_manifest(&lavapipe_manifest()?)
+}
+
+/// The library an ICD manifest names (`ICD.library_path`, relative paths against the manifest's
+/// directory).
+fn library_of_manifest(manifest: &Path) -> Result<PathBuf, String> {
+    let text = std::fs::read_to_string(manifest)
         .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not JSON: {e}", manifest.display()))?;
@@ -159,33 +175,14 @@ pub fn lavapipe_manifest() -> Result<PathBuf, String> {
         .and_then(|v| v.as_str())
         .ok_or_else(|| format!("{} has no ICD.library_path", manifest.display()))?;
     let library = Path::new(library);
-    let library = if library.is_absolute() {
+    Ok(if library.is_absolute() {
         library.to_path_buf()
     } else {
         manifest
             .parent()
             .expect("manifest has a parent")
             .join(library)
-    };
-    existing(library, "the lavapipe driver named by its manifest", HINT)?;
-    Ok(manifest)
-}
-
-/// The lavapipe driver library its manifest names.
-pub fn lavapipe_library() -> Result<PathBuf, String> {
-    let manifest = lavapipe_manifest()?;
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not JSON: {e}", manifest.display()))?;
-    let library = json
-        .pointer("/ICD/library_path")
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| format!("{} has no ICD.library_path", manifest.display()))?;
-    Ok(manifest
-        .parent()
-        .expect("manifest has a parent")
-        .join(library))
+    })
 }
 
 /// The environment that makes a Khronos loader (and, by the same variable, ours) see

@@ -130,9 +130,23 @@ fn x11_swapchain_pixels_resize_and_close() {
     require(vkgen_tests::env::check_child(SCENARIO, &out));
 }
 
-fn x11_child(display: &str) {
+/// An X window of `w`×`h` on `display` behind a Vulkan xcb surface of an instance of the loader
+/// under test, and the compute-capable device the swapchain children use: their shared setup.
+struct XcbSurface {
+    conn: x11rb::rust_connection::RustConnection,
+    win: u32,
+    _entry: ash::Entry,
+    instance: vkgen_tests::compute::OwnedInstance,
+    surface_fns: ash::khr::surface::Instance,
+    surface: ash::vk::SurfaceKHR,
+    pd: ash::vk::PhysicalDevice,
+    family: u32,
+}
+
+fn xcb_surface(display: &str, w: u16, h: u16) -> XcbSurface {
     use ash::vk;
-    use x11rb::protocol::xproto::{ConfigureWindowAux, CreateWindowAux, WindowClass};
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, WindowClass};
     let (conn, screen) = x11rb::connect(Some(display)).unwrap();
     let scr = &conn.setup().roots[screen];
     let win = conn.generate_id().unwrap();
@@ -142,8 +156,8 @@ fn x11_child(display: &str) {
         scr.root,
         0,
         0,
-        64,
-        48,
+        w,
+        h,
         0,
         WindowClass::INPUT_OUTPUT,
         scr.root_visual,
@@ -152,7 +166,6 @@ fn x11_child(display: &str) {
     .unwrap();
     conn.map_window(win).unwrap();
     conn.flush().unwrap();
-
     let loader = require(paths::loader_under_test());
     let entry = require(vkgen_tests::compute::load_entry(&loader));
     let instance = vkgen_tests::compute::create_instance(
@@ -168,22 +181,59 @@ fn x11_child(display: &str) {
     // SAFETY: a live instance and a valid create info.
     let surface = unsafe { xcb.create_xcb_surface(&info, None) }.unwrap();
     let (pd, family) = require(vkgen_tests::compute::pick_compute_device(&instance));
+    XcbSurface {
+        conn,
+        win,
+        _entry: entry,
+        instance,
+        surface_fns,
+        surface,
+        pd,
+        family,
+    }
+}
+
+/// A device on `pd` with one queue of `family` and `VK_KHR_swapchain`.
+fn swapchain_device(
+    instance: &ash::Instance,
+    pd: ash::vk::PhysicalDevice,
+    family: u32,
+) -> ash::Device {
+    use ash::vk;
     let prio = [1.0f32];
     let q = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(family)
         .queue_priorities(&prio)];
     let names = [ash::khr::swapchain::NAME.as_ptr()];
+    // SAFETY: `pd` is `instance`'s; the create info and its arrays outlive the call.
+    unsafe {
+        instance.create_device(
+            pd,
+            &vk::DeviceCreateInfo::default()
+                .queue_create_infos(&q)
+                .enabled_extension_names(&names),
+            None,
+        )
+    }
+    .unwrap()
+}
+
+fn x11_child(display: &str) {
+    use ash::vk;
+    use x11rb::protocol::xproto::ConfigureWindowAux;
+    let XcbSurface {
+        conn,
+        win,
+        _entry,
+        instance,
+        surface_fns,
+        surface,
+        pd,
+        family,
+    } = xcb_surface(display, 64, 48);
     // SAFETY: plain Vulkan use of live objects from here on.
     unsafe {
-        let device = instance
-            .create_device(
-                pd,
-                &vk::DeviceCreateInfo::default()
-                    .queue_create_infos(&q)
-                    .enabled_extension_names(&names),
-                None,
-            )
-            .unwrap();
+        let device = swapchain_device(&instance, pd, family);
         let queue = device.get_device_queue(family, 0);
         let sc_fns = ash::khr::swapchain::Device::new(&instance, &device);
         let caps = surface_fns
@@ -432,48 +482,18 @@ fn x11_bgra_and_rgba_opaque_swapchains_present_exact_colours() {
 
 fn x11_colours_child(display: &str) {
     use ash::vk;
-    use x11rb::protocol::xproto::{CreateWindowAux, WindowClass};
     const W: u16 = 40;
     const H: u16 = 30;
-    let (conn, screen) = x11rb::connect(Some(display)).unwrap();
-    let scr = &conn.setup().roots[screen];
-    let win = conn.generate_id().unwrap();
-    conn.create_window(
-        scr.root_depth,
+    let XcbSurface {
+        conn,
         win,
-        scr.root,
-        0,
-        0,
-        W,
-        H,
-        0,
-        WindowClass::INPUT_OUTPUT,
-        scr.root_visual,
-        &CreateWindowAux::new().background_pixel(scr.black_pixel),
-    )
-    .unwrap();
-    conn.map_window(win).unwrap();
-    conn.flush().unwrap();
-
-    let loader = require(paths::loader_under_test());
-    let entry = require(vkgen_tests::compute::load_entry(&loader));
-    let instance = vkgen_tests::compute::create_instance(
-        &entry,
-        &[],
-        &[ash::khr::surface::NAME, ash::khr::xcb_surface::NAME],
-    )
-    .unwrap();
-    let xcb = ash::khr::xcb_surface::Instance::new(&entry, &instance);
-    let surface_fns = ash::khr::surface::Instance::new(&entry, &instance);
-    let info = vk::XcbSurfaceCreateInfoKHR::default().window(win);
-    // SAFETY: a live instance and a valid create info.
-    let surface = unsafe { xcb.create_xcb_surface(&info, None) }.unwrap();
-    let (pd, family) = require(vkgen_tests::compute::pick_compute_device(&instance));
-    let prio = [1.0f32];
-    let q = [vk::DeviceQueueCreateInfo::default()
-        .queue_family_index(family)
-        .queue_priorities(&prio)];
-    let names = [ash::khr::swapchain::NAME.as_ptr()];
+        _entry,
+        instance,
+        surface_fns,
+        surface,
+        pd,
+        family,
+    } = xcb_surface(display, W, H);
     // SAFETY: plain Vulkan use of live objects from here on.
     unsafe {
         let caps = surface_fns
@@ -502,15 +522,7 @@ fn x11_colours_child(display: &str) {
         .to_vec();
         assert_eq!(formats, expected, "desktop surface formats");
 
-        let device = instance
-            .create_device(
-                pd,
-                &vk::DeviceCreateInfo::default()
-                    .queue_create_infos(&q)
-                    .enabled_extension_names(&names),
-                None,
-            )
-            .unwrap();
+        let device = swapchain_device(&instance, pd, family);
         let queue = device.get_device_queue(family, 0);
         let sc_fns = ash::khr::swapchain::Device::new(&instance, &device);
         let pool = device

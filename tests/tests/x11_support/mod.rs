@@ -9,16 +9,26 @@ use std::process::{Child, Command, Stdio};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
 
-/// An Xvfb server on a free display, killed on drop.
+/// An Xvfb server on a free display, killed on drop. One at a time per test binary: with two
+/// servers started side by side, vkcube's libxcb at times could not connect to either
+/// ("Cannot connect to XCB"), though each had accepted x11rb's connection.
 pub struct Xvfb {
     child: Child,
     pub display: String,
+    _one_at_a_time: std::sync::MutexGuard<'static, ()>,
 }
+
+/// Serialises the Xvfb users of one test binary.
+static ONE_XVFB: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Xvfb {
     /// Starts Xvfb on a display it picks itself (`-displayfd`), so parallel tests never share.
     pub fn start() -> Option<Xvfb> {
         use std::io::BufRead as _;
+        // A test that panicked while holding it poisoned nothing it shares.
+        let one_at_a_time = ONE_XVFB
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let bin = which("Xvfb")?;
         let mut child = Command::new(&bin)
             .args([
@@ -48,6 +58,7 @@ impl Xvfb {
         let xvfb = Xvfb {
             child,
             display: format!(":{n}"),
+            _one_at_a_time: one_at_a_time,
         };
         x11rb::connect(Some(&xvfb.display)).ok()?;
         Some(xvfb)
