@@ -1,25 +1,31 @@
-//! `VK_LOADER_LAYERS_ENABLE` / `VK_LOADER_LAYERS_DISABLE` (Linux hosts), as the Khronos loader
-//! reads them (`LoaderInterfaceArchitecture.md`): comma-separated globs over layer names, plus
-//! `~all~`, `~implicit~` and `~explicit~` in the disable list. They apply to the layers Khronos
+//! `VK_LOADER_LAYERS_ENABLE` / `VK_LOADER_LAYERS_DISABLE` / `VK_LOADER_LAYERS_ALLOW` (Linux
+//! hosts), as the Khronos loader reads them (`LoaderInterfaceArchitecture.md`): comma-separated
+//! globs over layer names, plus `~all~`, `~implicit~` and `~explicit~` in the disable list. They apply to the layers Khronos
 //! manifests describe; Android's layers (found by file name) are not subject to them.
 //!
 //! * A disabled layer is not listed, an implicit one is not activated, and a request for it
 //!   (application, `VK_INSTANCE_LAYERS`) is dropped with a warning, as the Khronos loader does.
 //! * An enabled layer is never disabled, and an explicit one is activated as if named by
 //!   `VK_INSTANCE_LAYERS`; an implicit one is activated whatever its `enable_environment` says.
+//! * An allowed layer is not disabled by the disable list, but nothing more: an explicit one still
+//!   has to be requested, an implicit one still follows its `enable_environment`.
 
 /// `VK_LOADER_LAYERS_ENABLE`.
 pub const ENABLE_ENV: &str = "VK_LOADER_LAYERS_ENABLE";
 /// `VK_LOADER_LAYERS_DISABLE`.
 pub const DISABLE_ENV: &str = "VK_LOADER_LAYERS_DISABLE";
+/// `VK_LOADER_LAYERS_ALLOW`.
+pub const ALLOW_ENV: &str = "VK_LOADER_LAYERS_ALLOW";
 
-/// The two filter lists.
+/// The three filter lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LayerFilters {
     /// `VK_LOADER_LAYERS_ENABLE`'s globs.
     pub enable: Vec<String>,
     /// `VK_LOADER_LAYERS_DISABLE`'s globs (without the `~...~` keywords).
     pub disable: Vec<String>,
+    /// `VK_LOADER_LAYERS_ALLOW`'s globs (plain globs: the keywords are the disable list's).
+    pub allow: Vec<String>,
     /// `~all~` was in the disable list.
     pub disable_all: bool,
     /// `~implicit~` was in the disable list.
@@ -52,16 +58,20 @@ pub fn glob_matches(glob: &str, name: &str) -> bool {
     true
 }
 
+fn globs(value: Option<&str>) -> Vec<String> {
+    value
+        .map(split)
+        .into_iter()
+        .flatten()
+        .map(str::to_owned)
+        .collect()
+}
+
 impl LayerFilters {
-    /// From the variables' values.
+    /// From the enable and disable variables' values.
     pub fn parse(enable: Option<&str>, disable: Option<&str>) -> Self {
         let mut filters = Self {
-            enable: enable
-                .map(split)
-                .into_iter()
-                .flatten()
-                .map(str::to_owned)
-                .collect(),
+            enable: globs(enable),
             ..Self::default()
         };
         for glob in disable.map(split).into_iter().flatten() {
@@ -75,10 +85,22 @@ impl LayerFilters {
         filters
     }
 
+    /// With `VK_LOADER_LAYERS_ALLOW`'s value.
+    pub fn with_allow(mut self, allow: Option<&str>) -> Self {
+        self.allow = globs(allow);
+        self
+    }
+
     /// From the environment (setuid-safe).
     pub fn from_env() -> Self {
         let read = |name| crate::trusted_env(name).map(|v| v.to_string_lossy().into_owned());
         Self::parse(read(ENABLE_ENV).as_deref(), read(DISABLE_ENV).as_deref())
+            .with_allow(read(ALLOW_ENV).as_deref())
+    }
+
+    /// Whether `VK_LOADER_LAYERS_ALLOW` names `name`.
+    pub fn allowed(&self, name: &str) -> bool {
+        self.allow.iter().any(|g| glob_matches(g, name))
     }
 
     /// Whether `VK_LOADER_LAYERS_ENABLE` names `name`.
@@ -88,7 +110,7 @@ impl LayerFilters {
 
     /// Why the layer is disabled, or `None` when it is available.
     pub fn disabled_reason(&self, name: &str, implicit: bool) -> Option<&'static str> {
-        if self.enabled(name) {
+        if self.enabled(name) || self.allowed(name) {
             return None;
         }
         if self.disable_all {
@@ -140,5 +162,33 @@ mod tests {
         assert!(all.disabled_reason("VK_LAYER_x", false).is_some());
         assert!(all.enabled("VK_LAYER_KHRONOS_validation"));
         assert_eq!(LayerFilters::parse(None, None), LayerFilters::default());
+    }
+
+    #[test]
+    fn allow_overrides_disable_without_enabling() {
+        let f = LayerFilters::parse(None, Some("~all~"))
+            .with_allow(Some(" *validation , VK_LAYER_MESA_*"));
+        assert_eq!(f.allow, ["*validation", "VK_LAYER_MESA_*"]);
+        assert!(f
+            .disabled_reason("VK_LAYER_KHRONOS_validation", false)
+            .is_none());
+        assert!(f
+            .disabled_reason("VK_LAYER_MESA_device_select", true)
+            .is_none());
+        assert!(f.disabled_reason("VK_LAYER_x", false).is_some());
+        assert!(!f.enabled("VK_LAYER_KHRONOS_validation"));
+        let implicit =
+            LayerFilters::parse(None, Some("~implicit~,*overlay")).with_allow(Some("*overlay"));
+        assert!(implicit
+            .disabled_reason("VK_LAYER_MESA_overlay", true)
+            .is_none());
+        assert!(implicit.disabled_reason("VK_LAYER_other", true).is_some());
+        // Keywords are the disable list's only: `~all~` in the allow list is a glob matching nothing.
+        let keyword = LayerFilters::parse(None, Some("~all~")).with_allow(Some("~all~"));
+        assert!(keyword.disabled_reason("VK_LAYER_x", false).is_some());
+        assert_eq!(
+            LayerFilters::default().with_allow(None),
+            LayerFilters::default()
+        );
     }
 }
