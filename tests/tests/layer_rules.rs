@@ -10,7 +10,7 @@
 //! * `vkEnumerateDeviceLayerProperties` lists the instance's active layers;
 //! * `debug.vulkan.*` is read at every `vkCreateInstance`, not once per process;
 //! * Linux hosts: Khronos manifests (`VK_LAYER_PATH`) and `VK_INSTANCE_LAYERS` enable the layer
-//!   without the application naming it (issue 24).
+//!   without the application naming it (issue 24), read at every `vkCreateInstance`.
 
 use std::ffi::CStr;
 use std::path::Path;
@@ -383,4 +383,49 @@ fn implicit_manifest_scenario(scenario: &str, enabled: bool) {
             instance.destroy_instance(None);
         }
     });
+}
+
+/// Linux hosts: `VK_INSTANCE_LAYERS` and the `VK_LOADER_LAYERS_*` filters are read at every
+/// `vkCreateInstance` (and global query), not once per process, as the Khronos loader does: the
+/// child changes its own environment between instances.
+#[test]
+fn layer_variables_are_read_at_every_vk_create_instance() {
+    let manifest = require(paths::validation_layer_manifest());
+    let env = require(paths::lavapipe_env()).set("VK_LAYER_PATH", manifest.parent().unwrap());
+    in_child(
+        "layer_variables_are_read_at_every_vk_create_instance",
+        &env,
+        || {
+            assert!(std::env::var_os("VK_INSTANCE_LAYERS").is_none());
+            let entry = entry();
+            // SAFETY: instance creation and destruction on a loaded entry.
+            unsafe {
+                let instance = entry
+                    .create_instance(&vk::InstanceCreateInfo::default(), None)
+                    .unwrap();
+                instance.destroy_instance(None);
+            }
+            assert!(
+                !validation_library_mapped(),
+                "no layer requested, none opened"
+            );
+            std::env::set_var("VK_INSTANCE_LAYERS", VALIDATION);
+            let outcome = validation::run_validation_misuse_naming(&entry, &[]).unwrap();
+            require(validation::check_validation_outcome(&outcome));
+            assert!(validation_library_mapped());
+            // The filters too: `~explicit~` hides the layer, `VK_LOADER_LAYERS_ALLOW` brings it
+            // back (without enabling anything).
+            let listed = || {
+                validation::instance_layer_names(&entry)
+                    .unwrap()
+                    .iter()
+                    .any(|l| l == VALIDATION)
+            };
+            assert!(listed());
+            std::env::set_var("VK_LOADER_LAYERS_DISABLE", "~explicit~");
+            assert!(!listed(), "VK_LOADER_LAYERS_DISABLE read at the query");
+            std::env::set_var("VK_LOADER_LAYERS_ALLOW", "*_validation");
+            assert!(listed(), "VK_LOADER_LAYERS_ALLOW read at the query");
+        },
+    );
 }

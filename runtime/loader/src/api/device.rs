@@ -231,7 +231,10 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
         || {
             // SAFETY: null or a C string per the contract.
             if let Some(name) = unsafe { cstr(p_layer_name) } {
-                let Some(list) = init::loader().layers.device_extensions_of(name) else {
+                let Some(list) = init::loader()
+                    .layers
+                    .device_extensions_of(name, &crate::layers::LayerEnv::current().filters)
+                else {
                     log::warn!("vkEnumerateDeviceExtensionProperties: layer {name:?} not present");
                     return vk::Result::ERROR_LAYER_NOT_PRESENT;
                 };

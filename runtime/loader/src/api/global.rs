@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::ffi::{cstr, fill_array, guard};
 use crate::init::{self, Loader};
-use crate::layers::Layer;
+use crate::layers::{Layer, LayerEnv};
 use crate::terminator::instance::driver_instance_extensions;
 use crate::{extensions, vk};
 
@@ -55,7 +55,9 @@ pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            let properties = init::loader().layers.properties();
+            let properties = init::loader()
+                .layers
+                .properties(&LayerEnv::current().filters);
             // SAFETY: the caller's valid pointers.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },
@@ -80,7 +82,10 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
             // SAFETY: null or a C string per the contract.
             let list = match unsafe { cstr(p_layer_name) } {
                 Some(name) => {
-                    match loader.layers.instance_extensions_of(name) {
+                    match loader
+                        .layers
+                        .instance_extensions_of(name, &LayerEnv::current().filters)
+                    {
                         Some(list) => list,
                         None => {
                             log::warn!("vkEnumerateInstanceExtensionProperties: layer {name:?} not present");
@@ -116,9 +121,8 @@ pub(crate) fn implicit_layer_extensions(loader: &Loader) -> Vec<vk::ExtensionPro
         .iter()
         .filter_map(|name| loader.layers.find(name))
         .flat_map(|l| l.instance_extensions().iter().copied());
-    let host_implicit = loader
-        .layers
-        .active_implicit_host(&loader.config.host_layers);
+    let filters = LayerEnv::current().filters;
+    let host_implicit = loader.layers.active_implicit_host(&filters);
     let host = host_implicit
         .iter()
         .flat_map(|l| l.instance_extensions().iter().copied());

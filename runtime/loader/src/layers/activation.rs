@@ -15,13 +15,15 @@
 //! Khronos loader's order ([`super::host`]): active implicit layers after Android's implicit
 //! ones, `VK_INSTANCE_LAYERS` and the explicit layers `VK_LOADER_LAYERS_ENABLE` names before the
 //! app's; a manifest layer's library is opened here, when first activated, and one that cannot
-//! be loaded fails the instance as a missing layer does.
+//! be loaded fails the instance as a missing layer does. `VK_INSTANCE_LAYERS` and the
+//! `VK_LOADER_LAYERS_*` filters ([`LayerEnv`]) are read afresh at every `vkCreateInstance` too.
 
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
-use super::{HostLayer, Layer, LayerError, LayerRegistry};
+use super::filters::LayerFilters;
+use super::{HostLayer, Layer, LayerEnv, LayerError, LayerRegistry};
 use crate::{LoaderConfig, Properties};
 
 /// `PROPERTY_VALUE_MAX`: `debug.vulkan.layers` priorities start at its negation.
@@ -73,7 +75,15 @@ pub fn requested_layer_names(
     properties: &Properties,
     app_layers: &[&CStr],
 ) -> Vec<CString> {
-    ordered_names(config, properties, &[], &[], app_layers)
+    let env = LayerEnv::current();
+    ordered_names(
+        config,
+        properties,
+        &env.instance_layers,
+        &[],
+        &[],
+        app_layers,
+    )
 }
 
 /// [`requested_layer_names`] with the Linux host's manifest layers: the active implicit ones
@@ -82,6 +92,7 @@ pub fn requested_layer_names(
 fn ordered_names(
     config: &LoaderConfig,
     properties: &Properties,
+    instance_layers: &[CString],
     host_implicit: &[CString],
     host_enabled: &[CString],
     app_layers: &[&CStr],
@@ -96,7 +107,7 @@ fn ordered_names(
     for name in implicit
         .iter()
         .chain(host_implicit)
-        .chain(&config.host_layers.instance_layers)
+        .chain(instance_layers)
         .chain(host_enabled)
         .map(CString::as_c_str)
         .chain(app_layers.iter().copied())
@@ -110,18 +121,17 @@ fn ordered_names(
 
 /// The names of the host's active implicit layers and of the explicit layers
 /// `VK_LOADER_LAYERS_ENABLE` names.
-fn host_names(registry: &LayerRegistry, config: &LoaderConfig) -> (Vec<CString>, Vec<CString>) {
-    let host = &config.host_layers;
+fn host_names(registry: &LayerRegistry, filters: &LayerFilters) -> (Vec<CString>, Vec<CString>) {
     let name_of = |l: &Arc<HostLayer>| CString::new(l.name()).ok();
     let implicit = registry
-        .active_implicit_host(host)
+        .active_implicit_host(filters)
         .into_iter()
         .filter_map(name_of)
         .collect();
     let enabled = registry
         .host_layers()
         .iter()
-        .filter(|l| !l.is_implicit() && host.filters.enabled(l.name()))
+        .filter(|l| !l.is_implicit() && filters.enabled(l.name()))
         .filter_map(name_of)
         .collect();
     (implicit, enabled)
@@ -130,7 +140,11 @@ fn host_names(registry: &LayerRegistry, config: &LoaderConfig) -> (Vec<CString>,
 /// Resolves one requested name: Android's layer, else a manifest layer (loaded now); `Ok(None)`
 /// for a manifest layer `VK_LOADER_LAYERS_DISABLE` disables (dropped, as the Khronos loader
 /// does).
-fn resolve(registry: &LayerRegistry, name: &CStr) -> Result<Option<Arc<Layer>>, LayerError> {
+fn resolve(
+    registry: &LayerRegistry,
+    filters: &LayerFilters,
+    name: &CStr,
+) -> Result<Option<Arc<Layer>>, LayerError> {
     let display = name.to_string_lossy().into_owned();
     if name.to_bytes().contains(&b'/') {
         return Err(LayerError::PathInName { name: display });
@@ -141,7 +155,7 @@ fn resolve(registry: &LayerRegistry, name: &CStr) -> Result<Option<Arc<Layer>>, 
     let Some(host) = registry.find_host(name) else {
         return Err(LayerError::NotPresent { name: display });
     };
-    if let Some(why) = host.disabled_reason() {
+    if let Some(why) = host.disabled_reason(filters) {
         log::warn!("layer {display} requested but not activated: {why}");
         return Ok(None);
     }
@@ -162,7 +176,9 @@ pub fn activate(
     app_layers: &[&CStr],
     no_drivers: bool,
 ) -> Result<Vec<Arc<Layer>>, LayerError> {
-    let (mut host_implicit, host_enabled) = host_names(registry, config);
+    // Read now, as the Khronos loader does: a process may change them between instances.
+    let env = LayerEnv::current();
+    let (mut host_implicit, host_enabled) = host_names(registry, &env.filters);
     if no_drivers && !host_implicit.is_empty() {
         log::info!("no driver: implicit manifest layers {host_implicit:?} are not activated");
         host_implicit.clear();
@@ -170,13 +186,14 @@ pub fn activate(
     let names = ordered_names(
         config,
         properties,
+        &env.instance_layers,
         &host_implicit,
         &host_enabled,
         app_layers,
     );
     let mut active = Vec::with_capacity(names.len());
     for name in names {
-        match resolve(registry, &name) {
+        match resolve(registry, &env.filters, &name) {
             Ok(Some(layer)) => active.push(layer),
             Ok(None) => {}
             // An implicit layer nobody asked for by name must not break the instance: the

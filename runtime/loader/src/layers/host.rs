@@ -22,6 +22,7 @@ use libloading::os::unix::Library;
 use vkgen_abi::layer::PFN_vkNegotiateLoaderLayerInterfaceVersion;
 
 use super::discovery::{negotiate_interface, typed};
+use super::filters::LayerFilters;
 use super::manifest::{manifest_files, parse, HostLayers, ManifestLayer};
 use super::{Layer, LayerError, LayerLibrary};
 use crate::driver::open_library;
@@ -32,8 +33,6 @@ pub struct HostLayer {
     manifest: PathBuf,
     layer: ManifestLayer,
     implicit: bool,
-    /// `VK_LOADER_LAYERS_DISABLE`'s verdict at loader start.
-    disabled: Option<&'static str>,
     loaded: OnceLock<Result<Arc<Layer>, String>>,
 }
 
@@ -53,9 +52,9 @@ impl HostLayer {
         self.implicit
     }
 
-    /// Why `VK_LOADER_LAYERS_DISABLE` disables it, if it does.
-    pub fn disabled_reason(&self) -> Option<&'static str> {
-        self.disabled
+    /// Why `filters` (the `VK_LOADER_LAYERS_*` values of the moment) disable it, if they do.
+    pub fn disabled_reason(&self, filters: &LayerFilters) -> Option<&'static str> {
+        filters.disabled_reason(&self.layer.name, self.implicit)
     }
 
     /// The layer's properties, from its manifest.
@@ -75,9 +74,9 @@ impl HostLayer {
 
     /// For an implicit layer that is not disabled: `None` when its environment activates it
     /// (read now, through [`crate::trusted_env`]), else why not.
-    pub fn implicit_inactive_reason(&self, config: &HostLayers) -> Option<String> {
+    pub fn implicit_inactive_reason(&self, filters: &LayerFilters) -> Option<String> {
         self.layer
-            .implicit_inactive_reason(&config.filters, &crate::trusted_env)
+            .implicit_inactive_reason(filters, &crate::trusted_env)
     }
 
     /// The loaded layer: the library is opened at the first call, and the outcome (layer or
@@ -212,24 +211,18 @@ pub fn discover(config: &HostLayers, android: &[Arc<Layer>]) -> Vec<Arc<HostLaye
                     skip("an implicit layer without disable_environment");
                     continue;
                 }
-                // A disabled layer is kept (unlisted) so a request for it is dropped, not failed.
-                let disabled = config.filters.disabled_reason(&layer.name, implicit);
-                if let Some(why) = disabled {
-                    skip(why);
-                } else {
-                    log::debug!(
-                        "{} layer {} found through manifest {} (library {}, opened on activation)",
-                        if implicit { "implicit" } else { "explicit" },
-                        layer.name,
-                        manifest.display(),
-                        layer.library.display()
-                    );
-                }
+                // The `VK_LOADER_LAYERS_*` filters apply per query and per instance, not here.
+                log::debug!(
+                    "{} layer {} found through manifest {} (library {}, opened on activation)",
+                    if implicit { "implicit" } else { "explicit" },
+                    layer.name,
+                    manifest.display(),
+                    layer.library.display()
+                );
                 found.push(Arc::new(HostLayer {
                     manifest: manifest.clone(),
                     layer,
                     implicit,
-                    disabled,
                     loaded: OnceLock::new(),
                 }));
             }

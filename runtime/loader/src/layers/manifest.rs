@@ -38,17 +38,46 @@ pub const ADD_IMPLICIT_LAYER_PATH_ENV: &str = "VK_ADD_IMPLICIT_LAYER_PATH";
 /// `VK_INSTANCE_LAYERS`: explicit layers every instance enables.
 pub const INSTANCE_LAYERS_ENV: &str = "VK_INSTANCE_LAYERS";
 
-/// What the host's Khronos layer variables say (empty on Android).
+/// Where the host's Khronos layer manifests are (empty on Android): read once, at loader start.
 #[derive(Debug, Clone, Default)]
 pub struct HostLayers {
     /// Where explicit layer manifests are looked for, in order.
     pub manifest_paths: Vec<PathBuf>,
     /// Where implicit layer manifests are looked for, in order.
     pub implicit_paths: Vec<PathBuf>,
+}
+
+/// The host's layer variables that every `vkCreateInstance` (and every global query) reads
+/// afresh, as the Khronos loader does (empty on Android).
+#[derive(Debug, Clone, Default)]
+pub struct LayerEnv {
     /// The layers every instance enables (`VK_INSTANCE_LAYERS`), in order.
     pub instance_layers: Vec<CString>,
-    /// `VK_LOADER_LAYERS_ENABLE` / `VK_LOADER_LAYERS_DISABLE`.
+    /// `VK_LOADER_LAYERS_ENABLE` / `VK_LOADER_LAYERS_DISABLE` / `VK_LOADER_LAYERS_ALLOW`.
     pub filters: LayerFilters,
+}
+
+impl LayerEnv {
+    /// The variables' values now (setuid-safe; nothing on Android).
+    pub fn current() -> Self {
+        if cfg!(target_os = "android") {
+            return Self::default();
+        }
+        let instance_layers = crate::trusted_env(INSTANCE_LAYERS_ENV)
+            .map(|v| {
+                v.to_string_lossy()
+                    .split(':')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .filter_map(|n| CString::new(n).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Self {
+            instance_layers,
+            filters: LayerFilters::from_env(),
+        }
+    }
 }
 
 /// `replacing` (if set) else `standard`, then `adding`'s entries.
@@ -70,16 +99,6 @@ impl HostLayers {
             return Self::default();
         }
         let standard = IcdSearchConfig::from_env();
-        let instance_layers = crate::trusted_env(INSTANCE_LAYERS_ENV)
-            .map(|v| {
-                v.to_string_lossy()
-                    .split(':')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .filter_map(|n| CString::new(n).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
         Self {
             manifest_paths: search_paths(
                 LAYER_PATH_ENV,
@@ -91,8 +110,6 @@ impl HostLayers {
                 ADD_IMPLICIT_LAYER_PATH_ENV,
                 standard.standard_vulkan_dirs("vulkan/implicit_layer.d"),
             ),
-            instance_layers,
-            filters: LayerFilters::from_env(),
         }
     }
 }

@@ -29,9 +29,10 @@ use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
 
 pub use activation::{activate, property_layer_names, requested_layer_names};
 pub use discovery::{layer_files, load_layer_library, search_dirs};
+use filters::LayerFilters;
 pub use gpu_debug::{AppIdentity, GpuDebug};
 pub use host::HostLayer;
-pub use manifest::HostLayers;
+pub use manifest::{HostLayers, LayerEnv};
 
 /// Why a layer library was rejected during discovery, or a layer could not be activated. All
 /// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.
@@ -234,31 +235,44 @@ impl LayerRegistry {
     }
 
     /// What `vkEnumerateInstanceLayerProperties` lists: Android's layers, then the manifest
-    /// layers that are not disabled.
-    pub fn properties(&self) -> Vec<vk::LayerProperties> {
+    /// layers `filters` do not disable.
+    pub fn properties(&self, filters: &LayerFilters) -> Vec<vk::LayerProperties> {
         let android = self.layers.iter().map(|l| *l.properties());
-        let host = self.available_host().map(|l| *l.properties());
+        let host = self.available_host(filters).map(|l| *l.properties());
         android.chain(host).collect()
     }
 
-    fn available_host(&self) -> impl Iterator<Item = &Arc<HostLayer>> {
-        self.host.iter().filter(|l| l.disabled_reason().is_none())
+    fn available_host<'a>(
+        &'a self,
+        filters: &'a LayerFilters,
+    ) -> impl Iterator<Item = &'a Arc<HostLayer>> + 'a {
+        self.host
+            .iter()
+            .filter(|l| l.disabled_reason(filters).is_none())
     }
 
     /// The instance extensions of the listed layer `name`, `None` if it is not listed.
-    pub fn instance_extensions_of(&self, name: &CStr) -> Option<Vec<vk::ExtensionProperties>> {
+    pub fn instance_extensions_of(
+        &self,
+        name: &CStr,
+        filters: &LayerFilters,
+    ) -> Option<Vec<vk::ExtensionProperties>> {
         if let Some(l) = self.find(name) {
             return Some(l.instance_extensions().to_vec());
         }
         let host = self
             .find_host(name)
-            .filter(|l| l.disabled_reason().is_none())?;
+            .filter(|l| l.disabled_reason(filters).is_none())?;
         Some(host.instance_extensions().to_vec())
     }
 
     /// The device extensions of the listed layer `name` (none for an Android layer that is not
     /// global), `None` if it is not listed.
-    pub fn device_extensions_of(&self, name: &CStr) -> Option<Vec<vk::ExtensionProperties>> {
+    pub fn device_extensions_of(
+        &self,
+        name: &CStr,
+        filters: &LayerFilters,
+    ) -> Option<Vec<vk::ExtensionProperties>> {
         if let Some(l) = self.find(name) {
             let list = if l.is_global() {
                 l.device_extensions()
@@ -269,16 +283,19 @@ impl LayerRegistry {
         }
         let host = self
             .find_host(name)
-            .filter(|l| l.disabled_reason().is_none())?;
+            .filter(|l| l.disabled_reason(filters).is_none())?;
         Some(host.device_extensions().to_vec())
     }
 
     /// The implicit manifest layers active now (their environment and the filters allow them),
     /// in discovery order; each inactive one is logged with its reason.
-    pub fn active_implicit_host(&self, config: &HostLayers) -> Vec<&Arc<HostLayer>> {
-        self.available_host()
+    pub fn active_implicit_host<'a>(
+        &'a self,
+        filters: &'a LayerFilters,
+    ) -> Vec<&'a Arc<HostLayer>> {
+        self.available_host(filters)
             .filter(|l| l.is_implicit())
-            .filter(|l| match l.implicit_inactive_reason(config) {
+            .filter(|l| match l.implicit_inactive_reason(filters) {
                 None => true,
                 Some(why) => {
                     log::debug!("implicit layer {} inactive: {why}", l.name());
@@ -288,9 +305,9 @@ impl LayerRegistry {
             .collect()
     }
 
-    /// Number of layers listed.
+    /// Number of layers discovered (manifest layers the filters disable included).
     pub fn len(&self) -> usize {
-        self.layers.len() + self.available_host().count()
+        self.layers.len() + self.host.len()
     }
 
     /// Whether no layer is listed.
