@@ -462,22 +462,52 @@ fn x11_child(display: &str) {
 /// SRGB (no 10-bit or FP16 format the presenter would round to 8 bits), and a BGRA8 or RGBA8
 /// swapchain created with OPAQUE presents its colours exactly: each is cleared to a colour with
 /// distinct red, green and blue, and the window read back from the X server must show exactly
-/// that colour (BGRA mapped to RGBA would swap red and blue).
+/// that colour (BGRA mapped to RGBA would swap red and blue). On `vulkan.host.so` (HAL).
 #[test]
 fn x11_bgra_and_rgba_opaque_swapchains_present_exact_colours() {
-    const SCENARIO: &str = "x11_bgra_and_rgba_opaque_swapchains_present_exact_colours";
+    x11_colours_on(
+        "x11_bgra_and_rgba_opaque_swapchains_present_exact_colours",
+        Stack::OursHal,
+    );
+}
+
+/// The same with lavapipe as a Khronos ICD, served through the native-buffer adapter.
+#[test]
+fn x11_bgra_and_rgba_opaque_swapchains_present_exact_colours_through_the_adapter() {
+    x11_colours_on(
+        "x11_bgra_and_rgba_opaque_swapchains_present_exact_colours_through_the_adapter",
+        Stack::OursIcd,
+    );
+}
+
+/// Runs [`x11_colours_child`] in a child on `stack` (its loader log must show that path).
+fn x11_colours_on(scenario: &str, stack: Stack) {
     if vkgen_tests::env::child_scenario().is_some() {
         x11_colours_child(&std::env::var("DISPLAY").unwrap());
-        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        println!("\n{} {scenario}", vkgen_tests::env::DONE_MARKER);
         return;
     }
     let Some(xvfb) = Xvfb::start() else {
         eprintln!("SKIPPED: Xvfb (Debian xvfb) could not be started");
         return;
     };
-    let (env, _root) = wsi_support::hal_env("host", "");
-    let out = vkgen_tests::env::run_child(SCENARIO, &env.set("DISPLAY", &xvfb.display));
-    require(vkgen_tests::env::check_child(SCENARIO, &out));
+    let (env, _root) = match stack {
+        Stack::OursHal => wsi_support::hal_env("host", ""),
+        _ => {
+            // An empty Android root: no HAL module, so the ICD is used.
+            let root = require(vkgen_tests::validation::empty_dir());
+            let env = require(paths::lavapipe_env()).set("VKGEN_HAL_ROOT", root.path());
+            (env, root)
+        }
+    };
+    let env = env.set("DISPLAY", &xvfb.display).set("VKGEN_LOG", "info");
+    let out = vkgen_tests::env::run_child(scenario, &env);
+    require(vkgen_tests::env::check_child(scenario, &out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(stack.log_marker()),
+        "{scenario}: the loader did not take the {stack:?} path:\n{stderr}"
+    );
 }
 
 fn x11_colours_child(display: &str) {
