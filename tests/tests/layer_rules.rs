@@ -429,3 +429,106 @@ fn layer_variables_are_read_at_every_vk_create_instance() {
         },
     );
 }
+
+/// A layer library with pre-instance functions: `PreVersion` reports 1.9.7 after calling down,
+/// `PreExtensions` adds one to the count query's answer; both check their chain link's header.
+const PRE_INSTANCE_LAYER_C: &str = r#"
+#include <stdint.h>
+#define EXPORT __attribute__((visibility("default")))
+typedef int32_t VkResult;
+typedef void (*PFN_vkVoidFunction)(void);
+typedef struct { char extensionName[256]; uint32_t specVersion; } VkExtensionProperties;
+typedef struct { uint32_t type, version, size; } VkChainHeader;
+typedef struct VersionChain {
+    VkChainHeader header;
+    VkResult (*pfnNextLayer)(const struct VersionChain*, uint32_t*);
+    const struct VersionChain* pNextLink;
+} VersionChain;
+typedef struct ExtChain {
+    VkChainHeader header;
+    VkResult (*pfnNextLayer)(const struct ExtChain*, const char*, uint32_t*, VkExtensionProperties*);
+    const struct ExtChain* pNextLink;
+} ExtChain;
+EXPORT PFN_vkVoidFunction vkGetInstanceProcAddr(void* i, const char* n) { (void)i; (void)n; return 0; }
+EXPORT VkResult PreVersion(const VersionChain* c, uint32_t* v) {
+    if (c->header.type != 3 || c->header.version != 1 || c->header.size != sizeof *c) return -3;
+    VkResult r = c->pfnNextLayer(c->pNextLink, v);
+    *v = (1u << 22) | (9u << 12) | 7u;
+    return r;
+}
+EXPORT VkResult PreExtensions(const ExtChain* c, const char* l, uint32_t* n, VkExtensionProperties* p) {
+    if (c->header.type != 1 || c->header.version != 1 || c->header.size != sizeof *c) return -3;
+    VkResult r = c->pfnNextLayer(c->pNextLink, l, n, p);
+    if (!p && r == 0) *n += 1;
+    return r;
+}
+"#;
+
+/// Linux hosts: an active implicit layer's `pre_instance_functions` (manifest 1.1.2) intercept
+/// `vkEnumerateInstanceVersion` and `vkEnumerateInstanceExtensionProperties` through their
+/// chains, and only while its `enable_environment` is set (read at each call).
+#[test]
+fn implicit_layer_pre_instance_functions_intercept_the_global_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("pre.c");
+    std::fs::write(&src, PRE_INSTANCE_LAYER_C).unwrap();
+    let lib = dir.path().join("libVkLayer_pre.so");
+    let cc = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .output()
+        .expect("run cc");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let manifest = serde_json::json!({
+        "file_format_version": "1.1.2",
+        "layer": {
+            "name": "VK_LAYER_VKGEN_pre_instance", "type": "GLOBAL",
+            "library_path": lib, "api_version": "1.3.0", "implementation_version": "1",
+            "description": "pre-instance test layer",
+            "enable_environment": { "VKGEN_TEST_PRE": "1" },
+            "disable_environment": { "VKGEN_TEST_NO_PRE": "1" },
+            "pre_instance_functions": {
+                "vkEnumerateInstanceVersion": "PreVersion",
+                "vkEnumerateInstanceExtensionProperties": "PreExtensions"
+            }
+        }
+    });
+    std::fs::write(dir.path().join("pre.json"), manifest.to_string()).unwrap();
+    let env = require(paths::lavapipe_env())
+        .set("VK_IMPLICIT_LAYER_PATH", dir.path())
+        .set("VK_LOADER_LAYERS_DISABLE", "VK_LAYER_other");
+    in_child(
+        "implicit_layer_pre_instance_functions_intercept_the_global_commands",
+        &env,
+        || {
+            let entry = entry();
+            let count = || {
+                let mut n = 0u32;
+                // SAFETY: the count query of a global command, a valid pointer.
+                let r = unsafe {
+                    (entry.fp_v1_0().enumerate_instance_extension_properties)(
+                        std::ptr::null(),
+                        &mut n,
+                        std::ptr::null_mut(),
+                    )
+                };
+                assert_eq!(r, vk::Result::SUCCESS);
+                n
+            };
+            // SAFETY: a global query on a loaded entry.
+            let version = || unsafe { entry.try_enumerate_instance_version() }.unwrap();
+            let (plain_version, plain_count) = (version(), count());
+            assert_ne!(plain_version, Some(vk::make_api_version(0, 1, 9, 7)));
+            std::env::set_var("VKGEN_TEST_PRE", "1");
+            assert_eq!(version(), Some(vk::make_api_version(0, 1, 9, 7)));
+            assert_eq!(count(), plain_count + 1);
+            std::env::set_var("VKGEN_TEST_NO_PRE", "1");
+            assert_eq!((version(), count()), (plain_version, plain_count));
+        },
+    );
+}

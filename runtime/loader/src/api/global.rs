@@ -10,15 +10,39 @@
 //!   layers') first, then the loader's
 //!   and the drivers' visible ones, duplicates dropped (the first wins); with a layer name, that
 //!   layer's extensions, or `VK_ERROR_LAYER_NOT_PRESENT`.
+//! * On Linux hosts the three go through the pre-instance functions of the active implicit
+//!   manifest layers that have them ([`pre_instance`]); the answers above are the chain's end.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
 use crate::ffi::{cstr, fill_array, guard};
 use crate::init::{self, Loader};
+use crate::layers::manifest::PreInstanceFunctions;
+use crate::layers::pre_instance::{self, ExtensionsChain, LayersChain, Link, VersionChain};
 use crate::layers::{Layer, LayerEnv};
 use crate::terminator::instance::driver_instance_extensions;
 use crate::{extensions, vk};
+
+/// Calls the pre-instance chain ([`pre_instance`]) of the active implicit manifest layers whose
+/// manifests name the command `pick` chooses, ending in `terminator`; without such layers,
+/// `terminator` alone (with no link).
+///
+/// # Safety
+/// `L` must be the chain of the command `pick` chooses; `call` calls a link's function with the
+/// caller's arguments.
+unsafe fn chained<L: Link>(
+    pick: fn(&PreInstanceFunctions) -> Option<&CStr>,
+    terminator: L::F,
+    call: impl FnOnce(L::F, *const L) -> vk::Result,
+) -> vk::Result {
+    let filters = LayerEnv::current().filters;
+    // SAFETY: forwarded to the caller: `L::F` is the chain function type of `pick`'s command.
+    let layers: Vec<L::F> = unsafe { init::loader().layers.pre_instance_functions(&filters, pick) };
+    let links = pre_instance::build::<L>(&layers, terminator);
+    let (first, next) = links[0].head();
+    call(first, next)
+}
 
 /// `vkEnumerateInstanceVersion`.
 ///
@@ -26,6 +50,27 @@ use crate::{extensions, vk};
 /// `p_api_version` must be valid for a write.
 #[no_mangle]
 pub unsafe extern "system" fn vkEnumerateInstanceVersion(p_api_version: *mut u32) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceVersion",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the version chain for vkEnumerateInstanceVersion; the links outlive the call.
+            unsafe {
+                chained::<VersionChain>(
+                    |p| p.enumerate_instance_version.as_deref(),
+                    version_terminator,
+                    |f, next| f(next, p_api_version),
+                )
+            }
+        },
+    )
+}
+
+/// The loader's `vkEnumerateInstanceVersion`, at the end of the pre-instance chain.
+unsafe extern "system" fn version_terminator(
+    _: *const VersionChain,
+    p_api_version: *mut u32,
+) -> vk::Result {
     guard(
         "vkEnumerateInstanceVersion",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -55,6 +100,29 @@ pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            // SAFETY: the layer chain for vkEnumerateInstanceLayerProperties; the links outlive
+            // the call.
+            unsafe {
+                chained::<LayersChain>(
+                    |p| p.enumerate_instance_layer_properties.as_deref(),
+                    layers_terminator,
+                    |f, next| f(next, p_property_count, p_properties),
+                )
+            }
+        },
+    )
+}
+
+/// The loader's `vkEnumerateInstanceLayerProperties`, at the end of the pre-instance chain.
+unsafe extern "system" fn layers_terminator(
+    _: *const LayersChain,
+    p_property_count: *mut u32,
+    p_properties: *mut vk::LayerProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceLayerProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
             let properties = init::loader()
                 .layers
                 .properties(&LayerEnv::current().filters);
@@ -70,6 +138,30 @@ pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
 /// Vulkan's two-call contract; `p_layer_name` null or a C string.
 #[no_mangle]
 pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
+    p_layer_name: *const c_char,
+    p_property_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    guard(
+        "vkEnumerateInstanceExtensionProperties",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the extension chain for vkEnumerateInstanceExtensionProperties; the links
+            // outlive the call.
+            unsafe {
+                chained::<ExtensionsChain>(
+                    |p| p.enumerate_instance_extension_properties.as_deref(),
+                    extensions_terminator,
+                    |f, next| f(next, p_layer_name, p_property_count, p_properties),
+                )
+            }
+        },
+    )
+}
+
+/// The loader's `vkEnumerateInstanceExtensionProperties`, at the end of the pre-instance chain.
+unsafe extern "system" fn extensions_terminator(
+    _: *const ExtensionsChain,
     p_layer_name: *const c_char,
     p_property_count: *mut u32,
     p_properties: *mut vk::ExtensionProperties,

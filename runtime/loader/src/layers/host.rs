@@ -23,7 +23,7 @@ use vkgen_abi::layer::PFN_vkNegotiateLoaderLayerInterfaceVersion;
 
 use super::discovery::{negotiate_interface, typed};
 use super::filters::LayerFilters;
-use super::manifest::{manifest_files, parse, HostLayers, ManifestLayer};
+use super::manifest::{manifest_files, parse, HostLayers, ManifestLayer, PreInstanceFunctions};
 use super::{Layer, LayerError, LayerLibrary};
 use crate::driver::open_library;
 
@@ -77,6 +77,35 @@ impl HostLayer {
     pub fn implicit_inactive_reason(&self, filters: &LayerFilters) -> Option<String> {
         self.layer
             .implicit_inactive_reason(filters, &crate::trusted_env)
+    }
+
+    /// The pre-instance function `pick` chooses from the manifest's `pre_instance_functions`, as
+    /// `F`, the library loaded for it (once per process, kept loaded); `None` when the manifest
+    /// names none or the library cannot be loaded or lacks the symbol (logged).
+    ///
+    /// # Safety
+    /// `F` must be the chain function type of the command `pick` chooses.
+    pub unsafe fn pre_instance<F: Copy>(
+        &self,
+        pick: fn(&PreInstanceFunctions) -> Option<&CStr>,
+    ) -> Option<F> {
+        let symbol = pick(&self.layer.pre_instance)?;
+        let layer = match self.load() {
+            Ok(layer) => layer,
+            Err(e) => {
+                log::warn!("{e}: its pre-instance function {symbol:?} is skipped");
+                return None;
+            }
+        };
+        // SAFETY: forwarded to the caller; the library stays loaded for the process's lifetime.
+        let f = unsafe { super::pre_instance::symbol_as::<F>(&layer.library._library, symbol) };
+        if f.is_none() {
+            log::warn!(
+                "layer {}: pre-instance function {symbol:?} not exported",
+                self.name()
+            );
+        }
+        f
     }
 
     /// The loaded layer: the library is opened at the first call, and the outcome (layer or

@@ -125,6 +125,18 @@ pub struct Functions {
     pub negotiate: Option<CString>,
 }
 
+/// A manifest's `pre_instance_functions` (format 1.1.2+, implicit layers): the symbols the
+/// loader calls, through a chain, for the three pre-instance commands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PreInstanceFunctions {
+    /// `vkEnumerateInstanceExtensionProperties`'s symbol.
+    pub enumerate_instance_extension_properties: Option<CString>,
+    /// `vkEnumerateInstanceLayerProperties`'s symbol.
+    pub enumerate_instance_layer_properties: Option<CString>,
+    /// `vkEnumerateInstanceVersion`'s symbol.
+    pub enumerate_instance_version: Option<CString>,
+}
+
 /// One layer a manifest describes.
 #[derive(Debug, Clone)]
 pub struct ManifestLayer {
@@ -140,6 +152,9 @@ pub struct ManifestLayer {
     pub device_extensions: Vec<vk::ExtensionProperties>,
     /// `functions`.
     pub functions: Functions,
+    /// `pre_instance_functions` (kept only for format 1.1.2+; the loader calls them only for
+    /// implicit layers, as the Khronos loader does).
+    pub pre_instance: PreInstanceFunctions,
     /// `enable_environment`: (variable, value).
     pub enable_environment: Option<(String, String)>,
     /// `disable_environment`: (variable, value).
@@ -248,11 +263,36 @@ fn env_pair(entry: &Value, key: &str) -> Option<(String, String)> {
 }
 
 fn function(entry: &Value, key: &str) -> Option<CString> {
-    CString::new(entry.get("functions")?.get(key)?.as_str()?).ok()
+    named(entry, "functions", key)
 }
 
-/// One `layer` entry of a manifest in `dir`.
-fn parse_layer(dir: &Path, e: &Value) -> Result<ManifestLayer, String> {
+fn named(entry: &Value, object: &str, key: &str) -> Option<CString> {
+    CString::new(entry.get(object)?.get(key)?.as_str()?).ok()
+}
+
+/// `pre_instance_functions`, ignored (with a warning) before format 1.1.2.
+fn pre_instance(e: &Value, version: [u32; 3]) -> PreInstanceFunctions {
+    const KEY: &str = "pre_instance_functions";
+    if e.get(KEY).is_none() {
+        return PreInstanceFunctions::default();
+    }
+    if version < [1, 1, 2] {
+        log::warn!("{KEY} needs manifest format 1.1.2 or later: ignored");
+        return PreInstanceFunctions::default();
+    }
+    PreInstanceFunctions {
+        enumerate_instance_extension_properties: named(
+            e,
+            KEY,
+            "vkEnumerateInstanceExtensionProperties",
+        ),
+        enumerate_instance_layer_properties: named(e, KEY, "vkEnumerateInstanceLayerProperties"),
+        enumerate_instance_version: named(e, KEY, "vkEnumerateInstanceVersion"),
+    }
+}
+
+/// One `layer` entry of a manifest in `dir`, of format `version`.
+fn parse_layer(dir: &Path, e: &Value, version: [u32; 3]) -> Result<ManifestLayer, String> {
     let field = |key: &str| {
         e.get(key)
             .and_then(Value::as_str)
@@ -298,6 +338,7 @@ fn parse_layer(dir: &Path, e: &Value) -> Result<ManifestLayer, String> {
             get_device_proc_addr: function(e, "vkGetDeviceProcAddr"),
             negotiate: function(e, "vkNegotiateLoaderLayerInterfaceVersion"),
         },
+        pre_instance: pre_instance(e, version),
         enable_environment: env_pair(e, "enable_environment"),
         disable_environment: env_pair(e, "disable_environment"),
     })
@@ -311,21 +352,24 @@ pub fn parse(manifest: &Path, text: &str) -> Result<Vec<ManifestLayer>, String> 
         .get("file_format_version")
         .and_then(Value::as_str)
         .ok_or("no \"file_format_version\" string")?;
-    match version_parts(version) {
-        Some([1, minor, _]) if minor <= 2 => {}
+    let version = match version_parts(version) {
+        Some(parts @ [1, minor, _]) if minor <= 2 => parts,
         _ => {
             return Err(format!(
                 "file_format_version {version} is not supported (1.0.0 to 1.2.x)"
             ))
         }
-    }
+    };
     let entries: Vec<&Value> = match (json.get("layer"), json.get("layers")) {
         (Some(one), _) => vec![one],
         (None, Some(Value::Array(many))) => many.iter().collect(),
         _ => return Err("neither \"layer\" nor a \"layers\" array".into()),
     };
     let dir = manifest.parent().unwrap_or(Path::new("."));
-    entries.into_iter().map(|e| parse_layer(dir, e)).collect()
+    entries
+        .into_iter()
+        .map(|e| parse_layer(dir, e, version))
+        .collect()
 }
 
 #[cfg(test)]
@@ -419,5 +463,29 @@ mod tests {
         assert!(layer.implicit_inactive_reason(&none, &both).is_some());
         let forced = LayerFilters::parse(Some("VK_LAYER_i"), None);
         assert!(layer.implicit_inactive_reason(&forced, &both).is_none());
+    }
+
+    #[test]
+    fn pre_instance_functions_need_format_1_1_2() {
+        let m = Path::new("/m/pre.json");
+        let text = |version: &str| {
+            format!(
+                r#"{{"file_format_version":"{version}","layer":{{"name":"p","library_path":"p.so",
+                "pre_instance_functions":{{"vkEnumerateInstanceVersion":"PreVersion",
+                "vkEnumerateInstanceLayerProperties":"PreLayers"}}}}}}"#
+            )
+        };
+        let new = &parse(m, &text("1.1.2")).unwrap()[0].pre_instance;
+        assert_eq!(
+            new.enumerate_instance_version.as_deref(),
+            Some(c"PreVersion")
+        );
+        assert_eq!(
+            new.enumerate_instance_layer_properties.as_deref(),
+            Some(c"PreLayers")
+        );
+        assert_eq!(new.enumerate_instance_extension_properties, None);
+        let old = &parse(m, &text("1.1.1")).unwrap()[0].pre_instance;
+        assert_eq!(*old, PreInstanceFunctions::default());
     }
 }

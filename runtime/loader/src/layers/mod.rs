@@ -18,6 +18,7 @@ pub mod filters;
 pub mod gpu_debug;
 pub mod host;
 pub mod manifest;
+pub mod pre_instance;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -302,6 +303,23 @@ impl LayerRegistry {
                     false
                 }
             })
+            .collect()
+    }
+
+    /// The pre-instance functions `pick` chooses of the implicit manifest layers active under
+    /// `filters`, nearest the application first ([`pre_instance`]).
+    ///
+    /// # Safety
+    /// `F` must be the chain function type of the command `pick` chooses.
+    pub unsafe fn pre_instance_functions<F: Copy>(
+        &self,
+        filters: &LayerFilters,
+        pick: fn(&manifest::PreInstanceFunctions) -> Option<&CStr>,
+    ) -> Vec<F> {
+        self.active_implicit_host(filters)
+            .into_iter()
+            // SAFETY: forwarded to the caller.
+            .filter_map(|l| unsafe { l.pre_instance::<F>(pick) })
             .collect()
     }
 
