@@ -92,6 +92,7 @@ mod device;
 mod hardware_buffer;
 mod icd;
 mod native_buffer;
+mod queue_family;
 mod registry;
 mod sync_fd;
 mod sync_waiter;
@@ -378,27 +379,23 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
 
     unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
         let host = Self::icd()?;
-        match level {
+        let f = match level {
             Level::Device => {
                 let dev = registry().devices.get(&handle).cloned()?;
                 // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
                 unsafe { (dev.gdpa)(dev.handle, name.as_ptr()) }
             }
             Level::PhysicalDevice => {
-                let instance = vk::Handle::from_raw(handle);
-                // SAFETY: the host's lookups with its own instance handle (or null).
-                unsafe {
-                    match host.gpdpa {
-                        Some(gpdpa) => gpdpa(instance, name.as_ptr()),
-                        None => (host.gipa)(instance, name.as_ptr()),
-                    }
-                }
+                let lookup = host.gpdpa.unwrap_or(host.gipa);
+                // SAFETY: the host's lookup with its own instance handle (or null).
+                unsafe { lookup(vk::Handle::from_raw(handle), name.as_ptr()) }
             }
             // SAFETY: the host's lookup with its own instance handle (or null).
             Level::Global | Level::Instance => unsafe {
                 (host.gipa)(vk::Handle::from_raw(handle), name.as_ptr())
             },
-        }
+        };
+        queue_family::wrap(name, f)
     }
 
     fn unimplemented(_cmd: CommandId) -> vk::Result {
