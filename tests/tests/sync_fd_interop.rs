@@ -510,6 +510,7 @@ fn sync_fd_hazards(d: &Dev) {
         }
         assert!(started.elapsed() < Duration::from_secs(5));
         d.device.destroy_fence(g, None);
+        reset_fence_export_is_answered(d);
 
         // Not sync files.
         let file = tempfile::tempfile().unwrap();
@@ -567,6 +568,39 @@ fn sync_fd_hazards(d: &Dev) {
         d.device.destroy_semaphore(s, None);
         d.device.destroy_fence(f, None);
     }
+}
+
+/// A fence a batch signalled, then reset by the application (`vkResetFences`) and exported
+/// without a new batch: answered at once, not waited for forever (issue 25).
+fn reset_fence_export_is_answered(d: &Dev) {
+    let f = d.fence();
+    d.submit(&[], None, None, f);
+    // SAFETY: a fence of the device, signalled by the batch just submitted.
+    unsafe {
+        d.device
+            .wait_for_fences(&[f], true, 10_000_000_000)
+            .unwrap();
+        d.device.reset_fences(&[f]).unwrap();
+    }
+    let fence_fd = d.fence_fd.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // The export runs on a thread of its own: a regression waits forever.
+    std::thread::spawn(move || {
+        let info = vk::FenceGetFdInfoKHR::default()
+            .fence(f)
+            .handle_type(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        // SAFETY: a live exportable fence of the device (destroyed only after the answer).
+        let _ = tx.send(unsafe { fence_fd.get_fence_fd(&info) });
+    });
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        // SAFETY: an fd the export handed over.
+        Ok(Ok(fd)) if fd >= 0 => drop(unsafe { OwnedFd::from_raw_fd(fd) }),
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => assert!(e.as_raw() < 0, "{e:?}"),
+        Err(_) => panic!("exporting a reset fence did not return"),
+    }
+    // SAFETY: the fence is no longer in use.
+    unsafe { d.device.destroy_fence(f, None) };
 }
 
 #[test]

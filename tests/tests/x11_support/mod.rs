@@ -65,6 +65,14 @@ impl Xvfb {
     }
 }
 
+impl Xvfb {
+    /// Kills the server now (a display server that dies under its clients).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();

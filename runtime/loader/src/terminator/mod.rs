@@ -35,6 +35,7 @@ pub mod device;
 pub mod fan_out;
 pub mod instance;
 pub mod physical_device;
+mod queue_family;
 
 use std::ffi::{c_char, CStr};
 
@@ -88,7 +89,8 @@ unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFu
     if term.passthrough {
         let driver = &term.drivers[0];
         // SAFETY: the driver's live instance and a C string.
-        return unsafe { (driver.gipa)(driver.handle, name.as_ptr()) };
+        let f = unsafe { (driver.gipa)(driver.handle, name.as_ptr()) };
+        return queue_family::wrap(name, f);
     }
     if let Some(f) = instance::fan_out_hook(term, name) {
         return f;
@@ -96,7 +98,7 @@ unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFu
     let info = commands::lookup(name).map(commands::info);
     match info {
         Some(info) if info.level == Level::PhysicalDevice => {
-            physical_device::unwrap_stub(info.slot?)
+            queue_family::wrap(name, physical_device::unwrap_stub(info.slot?))
         }
         _ => {
             log::debug!(

@@ -238,3 +238,42 @@ unsafe fn check_new_device(
     }
     Err(vk::Result::ERROR_INITIALIZATION_FAILED)
 }
+
+/// The host's result where the spec allows it for the command, else the command's last allowed
+/// error (NVIDIA answers an fd it cannot import with `VK_ERROR_INITIALIZATION_FAILED`).
+pub(super) fn spec_result(r: vk::Result, allowed: &[vk::Result]) -> vk::Result {
+    if allowed.contains(&r) {
+        return r;
+    }
+    let mapped = allowed[allowed.len() - 1];
+    log::warn!("the host ICD answered {r:?}, which the spec does not allow here: {mapped:?}");
+    mapped
+}
+
+/// `vkResetFences`: forwarded; a reset fence is no longer one a batch signals, so a `SYNC_FD`
+/// export of it before the next submission is refused instead of waited for forever (issue 25).
+///
+/// # Safety
+/// The application's valid arguments.
+pub(super) unsafe fn reset_fences(
+    device: vk::Device,
+    count: u32,
+    p_fences: *const vk::Fence,
+) -> vk::Result {
+    let Some(dev) = device_of(device) else {
+        return vk::Result::ERROR_DEVICE_LOST;
+    };
+    // SAFETY: forwarded with the application's valid arguments.
+    let r = unsafe { (dev.fns.fp_v1_0().reset_fences)(device, count, p_fences) };
+    if r == vk::Result::SUCCESS {
+        // SAFETY: `count` fences per the command's contract.
+        let fences = unsafe { crate::util::slice(p_fences, count) };
+        if let Some((sync, _)) = sync_fd::emulation(&dev) {
+            let mut pending = lock(&sync.pending_fences);
+            for fence in fences {
+                pending.remove(&vk::Handle::as_raw(*fence));
+            }
+        }
+    }
+    r
+}

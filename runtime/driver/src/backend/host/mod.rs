@@ -92,6 +92,7 @@ mod device;
 mod hardware_buffer;
 mod icd;
 mod native_buffer;
+mod queue_family;
 mod registry;
 mod sync_fd;
 mod sync_waiter;
@@ -257,17 +258,6 @@ const IMPORT_RESULTS: &[vk::Result] = &[
     vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
 ];
 
-/// The host's result where the spec allows it for the command, else the command's last allowed
-/// error (NVIDIA answers an fd it cannot import with `VK_ERROR_INITIALIZATION_FAILED`).
-fn spec_result(r: vk::Result, allowed: &[vk::Result]) -> vk::Result {
-    if allowed.contains(&r) {
-        return r;
-    }
-    let mapped = allowed[allowed.len() - 1];
-    log::warn!("the host ICD answered {r:?}, which the spec does not allow here: {mapped:?}");
-    mapped
-}
-
 macro_rules! host_device_fn {
     ($dev:expr, $name:literal, $pfn:ident) => {{
         let cname = concat!($name, "\0");
@@ -321,6 +311,7 @@ const INTERCEPTED: &[CommandId] = &[
     CommandId::CREATE_SEMAPHORE,
     CommandId::DESTROY_SEMAPHORE,
     CommandId::CREATE_FENCE,
+    CommandId::RESET_FENCES,
     CommandId::GET_SEMAPHORE_FD_KHR,
     CommandId::IMPORT_SEMAPHORE_FD_KHR,
     CommandId::GET_FENCE_FD_KHR,
@@ -378,27 +369,23 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
 
     unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
         let host = Self::icd()?;
-        match level {
+        let f = match level {
             Level::Device => {
                 let dev = registry().devices.get(&handle).cloned()?;
                 // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
                 unsafe { (dev.gdpa)(dev.handle, name.as_ptr()) }
             }
             Level::PhysicalDevice => {
-                let instance = vk::Handle::from_raw(handle);
-                // SAFETY: the host's lookups with its own instance handle (or null).
-                unsafe {
-                    match host.gpdpa {
-                        Some(gpdpa) => gpdpa(instance, name.as_ptr()),
-                        None => (host.gipa)(instance, name.as_ptr()),
-                    }
-                }
+                let lookup = host.gpdpa.unwrap_or(host.gipa);
+                // SAFETY: the host's lookup with its own instance handle (or null).
+                unsafe { lookup(vk::Handle::from_raw(handle), name.as_ptr()) }
             }
             // SAFETY: the host's lookup with its own instance handle (or null).
             Level::Global | Level::Instance => unsafe {
                 (host.gipa)(vk::Handle::from_raw(handle), name.as_ptr())
             },
-        }
+        };
+        queue_family::wrap(name, f)
     }
 
     fn unimplemented(_cmd: CommandId) -> vk::Result {
@@ -1137,6 +1124,15 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             }
             (dev.fns.fp_v1_0().create_fence)(device, p_create_info, p_allocator, p_fence)
         }
+    }
+
+    unsafe fn reset_fences(
+        device: vk::Device,
+        count: u32,
+        p_fences: *const vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: the application's arguments, valid per the command's contract.
+        unsafe { device::reset_fences(device, count, p_fences) }
     }
 
     unsafe fn get_semaphore_fd_khr(

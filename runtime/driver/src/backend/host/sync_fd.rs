@@ -77,7 +77,7 @@ pub(super) struct SyncEmulation {
     /// Fences a batch (or a fence import) of the device signals: the ones an export may wait
     /// for. An export of any other unsignalled fence is invalid usage and is refused rather
     /// than waited for forever.
-    pending_fences: Mutex<HashSet<u64>>,
+    pub(super) pending_fences: Mutex<HashSet<u64>>,
     /// The one thread that waits for imports and exports.
     waiter: Waiter,
 }
@@ -242,7 +242,7 @@ impl SyncEmulation {
     }
 }
 
-fn emulation(dev: &HostDevice) -> Option<(&SyncEmulation, &AnbDevice)> {
+pub(super) fn emulation(dev: &HostDevice) -> Option<(&SyncEmulation, &AnbDevice)> {
     Some((dev.sync.as_ref()?, dev.anb.as_ref()?))
 }
 

@@ -119,6 +119,7 @@ unsafe fn adopt(
         std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
+                block_sigpipe();
                 let run = std::panic::AssertUnwindSafe(|| body(for_body));
                 if std::panic::catch_unwind(run).is_err() {
                     log::error!("desktop presenter panicked; the surface is lost");
@@ -151,6 +152,24 @@ unsafe fn adopt(
             };
             vk::Result::ERROR_OUT_OF_HOST_MEMORY
         }
+    }
+}
+
+/// Blocks `SIGPIPE` in the calling presenter thread only (issue 25): a write to a display
+/// server that died fails with `EPIPE`, the presenter abandons its queue (the surface is lost)
+/// and the application, whose signal disposition is left alone, lives on. A `SIGPIPE` raised by
+/// the presenter's own write is directed at this thread and dies with it.
+fn block_sigpipe() {
+    // SAFETY: `set` is initialised by `sigemptyset` before it is read; `pthread_sigmask` changes
+    // only the calling thread's mask.
+    let r = unsafe {
+        let mut set = std::mem::zeroed::<libc::sigset_t>();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut())
+    };
+    if r != 0 {
+        log::warn!("desktop presenter: cannot block SIGPIPE (error {r})");
     }
 }
 
