@@ -5,8 +5,8 @@
 //! present modes and fences are the Android WSI's, unchanged; only the consumer differs.
 //! Compiled out for Android targets, where these extensions stay blocked.
 //!
-//! * **X11** ([`x11`]): the presenter has its own connection to `$DISPLAY` and is the display,
-//!   refreshing at 60 Hz: each refresh it draws the oldest queued frame with MIT-SHM
+//! * **X11** ([`x11`]): the presenter has its own connection to the application's display
+//!   (not necessarily `$DISPLAY`) and is the display, refreshing at 60 Hz: each refresh it draws the oldest queued frame with MIT-SHM
 //!   (`ShmPutImage` from a `memfd` segment) or, without it, core `PutImage`; the window's size is
 //!   the surface's current extent, and a closed window loses the surface.
 //! * **Wayland** ([`wayland`]): objects belong to one connection, so the presenter uses the
@@ -30,6 +30,7 @@
 
 pub mod wayland;
 pub mod x11;
+mod x11_display;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

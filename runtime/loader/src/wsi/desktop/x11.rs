@@ -2,10 +2,11 @@
 //! becomes an Android surface on a BufferQueue whose consumer, a presenter thread, draws every
 //! frame into the window (see [`super`] for the shared design).
 //!
-//! * **Connection.** The presenter opens its own connection to the application's display (x11rb,
-//!   pure Rust: `$DISPLAY`, which is where the application's window lives): X window ids are
-//!   server-wide, and never touching the application's `xcb_connection_t*` / `Display*` keeps
-//!   its connection single-threaded as it expects.
+//! * **Connection.** The presenter opens its own connection (x11rb, pure Rust) to the display
+//!   the application's `xcb_connection_t*` / `Display*` is connected to ([`super::x11_display`]
+//!   names it; `$DISPLAY` only when the application passes none or it cannot be named), on the
+//!   screen whose root is the window's: X window ids are server-wide, and never using the
+//!   application's connection itself keeps it single-threaded as it expects.
 //! * **Presenting.** The presenter is the display: once per refresh period (60 Hz) it takes the
 //!   oldest queued frame (its acquire fence waited for by the BufferQueue), converts it from
 //!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it. With MIT-SHM (version 1.2, on a
@@ -35,7 +36,7 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
-use super::{rgba_to_bgrx, Kind, SharedMemory};
+use super::{rgba_to_bgrx, x11_display, Kind, SharedMemory};
 use crate::ffi::guard;
 use crate::vk;
 
@@ -66,10 +67,15 @@ unsafe fn create_x11_surface(
     command: &str,
     instance: vk::Instance,
     window: u32,
+    display: Option<String>,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
-    let (queue, conn, blit) = match connect(window) {
+    match &display {
+        Some(name) => log::info!("{command}: presenting on the application's display {name:?}"),
+        None => log::info!("{command}: application's display unknown; presenting on $DISPLAY"),
+    }
+    let (queue, conn, blit) = match connect(window, display.as_deref()) {
         Ok(v) => v,
         Err(e) => {
             log::error!("{command}: no presenter for the window: {e}");
@@ -97,19 +103,28 @@ unsafe fn create_x11_surface(
     r
 }
 
-/// A connection to the display, a BufferQueue sized to `window`, and how frames will be drawn.
-fn connect(window: u32) -> Result<(Arc<BufferQueue>, RustConnection, Blit), RefuseReason> {
-    let (conn, screen) =
-        RustConnection::connect(None).map_err(|e| RefuseReason::Connect(e.to_string()))?;
-    let depth = conn.setup().roots[screen].root_depth;
-    if depth != 24 && depth != 32 {
-        return Err(RefuseReason::Depth(depth));
-    }
+/// A connection to `display` (`None`: `$DISPLAY`), a BufferQueue sized to `window`, and how
+/// frames will be drawn.
+fn connect(
+    window: u32,
+    display: Option<&str>,
+) -> Result<(Arc<BufferQueue>, RustConnection, Blit), RefuseReason> {
+    let (conn, default_screen) =
+        RustConnection::connect(display).map_err(|e| RefuseReason::Connect(e.to_string()))?;
     let geometry = conn
         .get_geometry(window)
         .map_err(|e| RefuseReason::Window(window, e.to_string()))?
         .reply()
         .map_err(|e| RefuseReason::Window(window, e.to_string()))?;
+    let roots = &conn.setup().roots;
+    let screen = roots
+        .iter()
+        .position(|s| s.root == geometry.root)
+        .unwrap_or(default_screen);
+    let depth = roots.get(screen).map_or(0, |s| s.root_depth);
+    if depth != 24 && depth != 32 {
+        return Err(RefuseReason::Depth(depth));
+    }
     let config = WindowConfig {
         queue_mode: QueueMode::Fifo,
         refresh_ns: REFRESH.as_nanos() as u64,
@@ -399,12 +414,15 @@ pub unsafe extern "system" fn create_xcb_surface(
             let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: per the contract.
+            // SAFETY: `info.connection` is null or the application's live `xcb_connection_t*`
+            // (the command's contract), and `instance` / `out` are as the command requires.
             unsafe {
+                let display = x11_display::from_xcb(info.connection.cast());
                 create_x11_surface(
                     "vkCreateXcbSurfaceKHR",
                     instance,
                     info.window,
+                    display,
                     allocator,
                     out,
                 )
@@ -438,9 +456,18 @@ pub unsafe extern "system" fn create_xlib_surface(
                 );
                 return vk::Result::ERROR_SURFACE_LOST_KHR;
             };
-            // SAFETY: per the contract.
+            // SAFETY: `info.dpy` is null or the application's live `Display*` (the command's
+            // contract), and `instance` / `out` are as the command requires.
             unsafe {
-                create_x11_surface("vkCreateXlibSurfaceKHR", instance, window, allocator, out)
+                let display = x11_display::from_xlib(info.dpy.cast());
+                create_x11_surface(
+                    "vkCreateXlibSurfaceKHR",
+                    instance,
+                    window,
+                    display,
+                    allocator,
+                    out,
+                )
             }
         },
     )
