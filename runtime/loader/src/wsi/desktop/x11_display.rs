@@ -25,7 +25,8 @@ pub(super) unsafe fn from_xcb(conn: *mut c_void) -> Option<String> {
     }
     // SAFETY: libxcb's `int xcb_get_file_descriptor(xcb_connection_t *)`.
     let get_fd: unsafe extern "C" fn(*mut c_void) -> c_int = unsafe { std::mem::transmute(sym) };
-    // SAFETY: `conn` is a live connection per the contract; the call only reads its fd.
+    // SAFETY: `conn` is non-null (checked above) and live (this function's contract); the call
+    // only reads its fd.
     let fd = unsafe { get_fd(conn) };
     if fd < 0 {
         return None;
@@ -46,7 +47,8 @@ pub(super) unsafe fn from_xlib(dpy: *mut c_void) -> Option<String> {
         // SAFETY: libX11's `int XConnectionNumber(Display *)`.
         let number: unsafe extern "C" fn(*mut c_void) -> c_int =
             unsafe { std::mem::transmute(sym) };
-        // SAFETY: `dpy` is a live display per the contract; the call reads its fd.
+        // SAFETY: `dpy` is non-null (checked above) and live (this function's contract); the
+        // call only reads its fd.
         let fd = unsafe { number(dpy) };
         if let Some(name) = (fd >= 0).then(|| peer_display(fd)).flatten() {
             return Some(name);
