@@ -32,6 +32,22 @@ fn open_fds() -> Vec<String> {
     fds
 }
 
+/// [`open_fds`] once the set stops changing (two samples 50 ms apart agree; 3 s at most): the
+/// host driver's release fences are eventfds its worker closes a moment after the frame, so a
+/// sample taken right after a frame may still hold the last one.
+fn settled_fds() -> Vec<String> {
+    let start = std::time::Instant::now();
+    let mut last = open_fds();
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let now = open_fds();
+        if now == last || start.elapsed() > std::time::Duration::from_secs(3) {
+            return now;
+        }
+        last = now;
+    }
+}
+
 /// Total cycles of the null run.
 const CYCLES: u32 = 100_000;
 
@@ -186,9 +202,9 @@ fn host_frames_leak_no_fds() {
         let win = window(64, 64);
         // A first run creates the host driver's worker thread and pools.
         render_triangle_frames(&wsi, &win, 10, |_, _, _, _| {}).unwrap();
-        let before = open_fds();
+        let before = settled_fds();
         render_triangle_frames(&wsi, &win, 200, |_, _, _, _| {}).unwrap();
-        let after = open_fds();
+        let after = settled_fds();
         assert_eq!(
             before, after,
             "file descriptors changed over 200 host frames"
