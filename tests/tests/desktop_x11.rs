@@ -193,6 +193,37 @@ fn xcb_surface(display: &str, w: u16, h: u16) -> XcbSurface {
     }
 }
 
+/// A command pool of `family` (resettable buffers), one command buffer from it and an
+/// unsignalled fence: what each swapchain child records and waits with.
+fn recording_objects(
+    device: &ash::Device,
+    family: u32,
+) -> (ash::vk::CommandPool, ash::vk::CommandBuffer, ash::vk::Fence) {
+    use ash::vk;
+    // SAFETY: a live device; the create infos outlive the calls.
+    unsafe {
+        let pool = device
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(family)
+                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                None,
+            )
+            .unwrap();
+        let cb = device
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        let fence = device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        (pool, cb, fence)
+    }
+}
+
 /// A device on `pd` with one queue of `family` and `VK_KHR_swapchain`.
 fn swapchain_device(
     instance: &ash::Instance,
@@ -261,24 +292,7 @@ fn x11_child(display: &str) {
             .clipped(true);
         let sc = sc_fns.create_swapchain(&sci, None).unwrap();
         let images = sc_fns.get_swapchain_images(sc).unwrap();
-        let pool = device
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(family)
-                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                None,
-            )
-            .unwrap();
-        let cb = device
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        let fence = device
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
+        let (pool, cb, fence) = recording_objects(&device, family);
         let done = device
             .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
             .unwrap();
@@ -555,24 +569,7 @@ fn x11_colours_child(display: &str) {
         let device = swapchain_device(&instance, pd, family);
         let queue = device.get_device_queue(family, 0);
         let sc_fns = ash::khr::swapchain::Device::new(&instance, &device);
-        let pool = device
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(family)
-                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                None,
-            )
-            .unwrap();
-        let cb = device
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        let fence = device
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
+        let (pool, cb, fence) = recording_objects(&device, family);
         // (format, clear colour, what the window must show as RGB): UNORM values that are
         // exact in 8 bits; SRGB with 0 and 1 only (exact through the sRGB encode).
         let cases = [
