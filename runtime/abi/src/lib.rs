@@ -4,6 +4,7 @@
 //! Hand-written, layouts locked by tests.
 
 pub mod adapter;
+pub mod error;
 pub mod guard;
 pub mod hal;
 pub mod hardware_buffer;
