@@ -18,6 +18,9 @@ mod dispatch_table;
 pub mod driver;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
+pub mod entries;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 pub mod extensions;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]

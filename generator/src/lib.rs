@@ -165,7 +165,7 @@ pub fn generate_loaded(
 
     // The emitters are independent; formatting dominates, so they run on all cores.
     type Emitter = fn(&emit::Ctx) -> Result<String>;
-    let emitters: [(&str, Emitter); 11] = [
+    let emitters: [(&str, Emitter); 12] = [
         ("src/vk.rs", emit::types::emit),
         ("src/pfn.rs", emit::pfn::emit),
         ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -184,6 +184,7 @@ pub fn generate_loaded(
         ("src/dispatch.rs", emit::dispatch::emit),
         ("src/trampolines.rs", emit::trampolines::emit),
         ("src/driver.rs", emit::driver::emit),
+        ("src/entries.rs", emit::entries::emit),
         ("src/features.rs", emit::requirements::emit),
     ];
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
@@ -368,6 +369,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("dispatch", true),
     ("dispatch_table", false),
     ("driver", true),
+    ("entries", true),
     ("extensions", true),
     ("features", true),
     ("pfn", true),

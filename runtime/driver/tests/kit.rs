@@ -493,7 +493,7 @@ fn one_hook_per_concept_and_tables() {
 /// a command whose twin the vendor lacks too gets no route.
 #[test]
 fn vulkan_1_4_forms_route_both_ways() {
-    use vkgen_driver::generated::{commands::CommandId, pfn, vk as gvk};
+    use vkgen_driver::generated::{commands::CommandId, vk as gvk};
     let entry = entry();
     let inst = instance(&entry, &[]).unwrap();
     let dev = device(&inst, &[], None, None, 1).unwrap();
@@ -503,12 +503,10 @@ fn vulkan_1_4_forms_route_both_ways() {
     assert_eq!(p as usize, 0x1000);
     assert_eq!(*MAPPED2.lock().unwrap(), Some((7, 16, 64)));
 
-    let route = kit::routes_1_4::entry::<Fixture>(CommandId::CMD_PUSH_CONSTANTS2)
+    let routes = kit::routes_1_4::entries::<Fixture>();
+    let push2 = routes
+        .cmd_push_constants2
         .expect("vkCmdPushConstants2 routes to the vendor's vkCmdPushConstants");
-    // SAFETY: the route for CMD_PUSH_CONSTANTS2 has that command's type.
-    let push2 = unsafe {
-        std::mem::transmute::<unsafe extern "system" fn(), pfn::PFN_vkCmdPushConstants2>(route)
-    };
     let values = [0xC0FFEEu32, 1];
     let info = gvk::PushConstantsInfo {
         stage_flags: vk::ShaderStageFlags::COMPUTE,
@@ -525,8 +523,8 @@ fn vulkan_1_4_forms_route_both_ways() {
     );
     // Neither vkCmdBindIndexBuffer nor vkCmdBindIndexBuffer2: no route; the vendor's own hook
     // (vkMapMemory2) is not routed over itself.
-    assert!(kit::routes_1_4::entry::<Fixture>(CommandId::CMD_BIND_INDEX_BUFFER).is_none());
-    assert!(kit::routes_1_4::entry::<Fixture>(CommandId::MAP_MEMORY2).is_none());
+    assert!(routes.cmd_bind_index_buffer.is_none());
+    assert!(routes.get(CommandId::MAP_MEMORY2).is_none());
     // SAFETY: objects of this test.
     unsafe {
         dev.destroy_device(None);

@@ -26,7 +26,7 @@
 //!   queries from [`entry`] when [`Kit::HARDWARE_BUFFERS`] is on; they keep the buffer with the
 //!   memory and return it from [`Kit::memory_hardware_buffer`].
 
-use vkgen_generated::commands::CommandId as C;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use crate::gralloc::{BufferDesc, PixelFormat};
@@ -406,21 +406,18 @@ pub unsafe fn write_image_format_extras(
     }
 }
 
-/// The two commands, for kit drivers with [`Kit::HARDWARE_BUFFERS`] on.
-pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
+/// The two commands as a table (see [`super::entries`]), for kit drivers with
+/// [`Kit::HARDWARE_BUFFERS`] on.
+pub fn entries<D: Kit>() -> EntryTable {
     if !D::HARDWARE_BUFFERS {
-        return None;
+        return EntryTable::EMPTY;
     }
-    match cmd {
-        C::GET_ANDROID_HARDWARE_BUFFER_PROPERTIES_ANDROID => kit_fn!(
+    EntryTable {
+        get_android_hardware_buffer_properties_android: Some(
             get_android_hardware_buffer_properties::<D>,
-            PFN_vkGetAndroidHardwareBufferPropertiesANDROID
         ),
-        C::GET_MEMORY_ANDROID_HARDWARE_BUFFER_ANDROID => kit_fn!(
-            get_memory_android_hardware_buffer::<D>,
-            PFN_vkGetMemoryAndroidHardwareBufferANDROID
-        ),
-        _ => None,
+        get_memory_android_hardware_buffer_android: Some(get_memory_android_hardware_buffer::<D>),
+        ..EntryTable::EMPTY
     }
 }
 

@@ -15,16 +15,19 @@
 //!   twin, instance and device creation with the spec's checks (unknown or unsupported extension
 //!   → `VK_ERROR_EXTENSION_NOT_PRESENT`, unmet `depends=` likewise, unsupported feature →
 //!   `VK_ERROR_FEATURE_NOT_PRESENT`), queues, `VK_EXT_debug_report` and `VK_EXT_debug_utils`.
-//! * [`fallback`] is how they reach the get-proc-addr functions: `#[vkgen_driver::driver(kit)]`
-//!   makes it the driver's [`Driver::fallback`], so a command answers with, in order, the
-//!   vendor's hook, the kit's common implementation (including "one hook per concept" routing:
-//!   `vkBindBufferMemory` through the vendor's `vkBindBufferMemory2` and back, the 1.0 queries
-//!   through the `…2` ones, and in [`routes`] `vkQueueSubmit`, barriers, events, timestamps,
-//!   copies and render-pass commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`]
-//!   map/unmap, index-buffer, subresource-layout, descriptor-set, push-constant and
-//!   push-descriptor commands to and from their Vulkan 1.4 forms), the null driver's object
-//!   commands while [`Kit::NULL_OBJECTS`] is on (bring-up), and otherwise nothing — a NULL
-//!   proc address, never a stub.
+//! * [`entries`] is the driver's command map below its hooks, and [`fallback`] how the
+//!   get-proc-addr functions reach it (`#[vkgen_driver::driver(kit)]` makes it the driver's
+//!   [`Driver::fallback`]). Each component states what it implements as an [`EntryTable`] — a
+//!   struct generated from the registry with one slot per command, typed as the command — and
+//!   the tables merge from the highest priority down, as Mesa's
+//!   `vk_device_dispatch_table_from_entrypoints`: the vendor's hook, then the kit's common
+//!   implementation (including "one hook per concept" routing: `vkBindBufferMemory` through
+//!   the vendor's `vkBindBufferMemory2` and back, the 1.0 queries through the `…2` ones, and
+//!   in [`routes`] `vkQueueSubmit`, barriers, events, timestamps, copies and render-pass
+//!   commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`] map/unmap,
+//!   index-buffer, subresource-layout, descriptor-set, push-constant and push-descriptor
+//!   commands to and from their Vulkan 1.4 forms), then the null driver's bring-up table while
+//!   [`Kit::NULL_OBJECTS`] is on, and otherwise nothing — a NULL proc address, never a stub.
 //! * [`null`] is that null driver, a kit driver itself (AOSP `nulldrv`): it lives here, below
 //!   the backends, because the kit's bring-up falls back to it; [`crate::backend::null`]
 //!   re-exports it as the backend it also is.
@@ -34,17 +37,18 @@
 //! generated from the registry fills any chain in any order, and regenerating on a spec bump
 //! adds the new structures without touching the driver.
 
-/// A kit function as the `PFN_vkVoidFunction` of the command it implements; `$f` is checked
-/// against that command's type `$t` first.
-macro_rules! kit_fn {
-    ($f:expr, $t:ident) => {{
-        let f: vkgen_generated::pfn::$t = $f;
-        // SAFETY: every function pointer has the same representation; callers cast back to
-        // `$t`, the type of the command they asked for.
-        Some(unsafe {
-            std::mem::transmute::<vkgen_generated::pfn::$t, unsafe extern "system" fn()>(f)
-        })
-    }};
+/// Fills `$table.$field` with `$f::<D>` for each `$field` whose twin command `$twin` the
+/// vendor implements ("one hook per concept": a command routed to the form the vendor wrote).
+macro_rules! route {
+    ($table:ident, $D:ident: $($field:ident => $twin:ident via $f:ident),+ $(,)?) => {
+        $(
+            if <$D as vkgen_generated::driver::Driver>::implements(
+                vkgen_generated::commands::CommandId::$twin,
+            ) {
+                $table.$field = Some($f::<$D>);
+            }
+        )+
+    };
 }
 
 pub mod command;
@@ -63,7 +67,8 @@ pub mod sync;
 mod tables;
 
 use vkgen_generated::commands::CommandId;
-use vkgen_generated::driver::{entry_point, Driver};
+use vkgen_generated::driver::Driver;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
@@ -290,37 +295,55 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
     }
 }
 
-/// [`Driver::fallback`] of a kit driver: the kit's common implementation of `cmd`, or the null
-/// driver's while [`Kit::NULL_OBJECTS`] is on.
+/// A kit driver's command map below the vendor's hooks (Mesa's
+/// `vk_device_dispatch_table_from_entrypoints`): the kit's components from the highest
+/// priority down — the sync component first (with it on it also answers the external fence
+/// and semaphore queries the commons answer with "nothing"), the commons, the `…2` routes of
+/// 1.3 and 1.4, native buffers, hardware buffers — then, while [`Kit::NULL_OBJECTS`] is on,
+/// the null driver's bring-up table minus the commands that take the kit's base objects.
+pub fn entries<D: Kit>() -> EntryTable {
+    let mut table = sync::entries::<D>()
+        .or(&common::entries::<D>())
+        .or(&routes::entries::<D>())
+        .or(&routes_1_4::entries::<D>())
+        .or(&native_buffer::entries::<D>())
+        .or(&hardware_buffer::entries::<D>());
+    if D::NULL_OBJECTS {
+        let mut bring_up = null::bring_up_entries();
+        bring_up.retain(|cmd| !common::kit_owned(cmd));
+        table = table.or(&bring_up);
+    }
+    table
+}
+
+/// [`Driver::fallback`] of a kit driver: `cmd`'s entry in [`entries`], built once per driver.
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-    // The sync component first: with it on, it also answers the external fence and semaphore
-    // property queries that the commons answer with "nothing" otherwise.
-    if let Some(f) = sync::entry::<D>(cmd)
-        .or_else(|| common::entry::<D>(cmd))
-        .or_else(|| routes::entry::<D>(cmd))
-        .or_else(|| routes_1_4::entry::<D>(cmd))
-        .or_else(|| native_buffer::entry::<D>(cmd))
-        .or_else(|| hardware_buffer::entry::<D>(cmd))
-    {
-        return Some(f);
+    cached_entries::<D>(entries::<D>).get(cmd)
+}
+
+/// The table `build` makes for driver `D`, built on first use and kept for the process
+/// (a driver's command map never changes). Keyed by type because a generic driver
+/// (`HostDriver<SLOT>`) has one map per instantiation, which a `static` in a generic function
+/// could not tell apart.
+pub fn cached_entries<D: 'static>(build: fn() -> EntryTable) -> &'static EntryTable {
+    use std::any::TypeId;
+    use std::sync::RwLock;
+    static TABLES: RwLock<Vec<(TypeId, &'static EntryTable)>> = RwLock::new(Vec::new());
+    let key = TypeId::of::<D>();
+    let find =
+        |v: &[(TypeId, &'static EntryTable)]| v.iter().find(|(k, _)| *k == key).map(|(_, t)| *t);
+    if let Some(t) = find(&TABLES.read().unwrap_or_else(|e| e.into_inner())) {
+        return t;
     }
-    if D::NULL_OBJECTS && !common::kit_owned(cmd) {
-        // The null driver's answer for `cmd` as its own resolver gives it: its hook, its
-        // native-buffer component or route (these take raw handles, so they serve this driver's
-        // objects too), else its stub. Never its kit commons: those would read this driver's
-        // base objects as the null driver's.
-        type Null = null::NullDriver;
-        if Null::implements(cmd) {
-            return entry_point::<Null>(cmd);
-        }
-        if let Some(f) = native_buffer::entry::<Null>(cmd)
-            .or_else(|| routes::entry::<Null>(cmd))
-            .or_else(|| routes_1_4::entry::<Null>(cmd))
-            .or_else(|| sync::entry::<Null>(cmd))
-        {
-            return Some(f);
-        }
-        return entry_point::<Null>(cmd);
+    // Built outside the lock: a build may itself ask for another driver's table (the null
+    // driver's bring-up table). Two threads racing here build twice and keep the first.
+    let built = build();
+    let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = find(&tables) {
+        return t;
     }
-    None
+    // Leaked on purpose: one small table per driver type, alive as long as its code.
+    let t: &'static EntryTable = Box::leak(Box::new(built));
+    tables.push((key, t));
+    t
 }

@@ -26,7 +26,7 @@
 
 use std::ffi::c_int;
 
-use vkgen_generated::commands::CommandId as C;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use vkgen_generated::driver::Driver;
@@ -300,40 +300,20 @@ unsafe fn validate<'a>(
     })
 }
 
-/// The component's entry point for a native-buffer command, per the driver's
-/// [`GrallocQueries`] and [`NativeBuffers::NATIVE_FENCES`].
-pub fn entry<D: NativeBuffers>(cmd: C) -> vk::PFN_vkVoidFunction {
-    macro_rules! pfn {
-        ($on:expr, $f:ident, $t:ident) => {{
-            if !$on {
-                return None;
-            }
-            kit_fn!($f::<D>, $t)
-        }};
-    }
+/// The component as a table (see [`crate::kit::entries`]): the gralloc usage queries the
+/// driver's [`GrallocQueries`] select, and image acquire/release with
+/// [`NativeBuffers::NATIVE_FENCES`].
+pub fn entries<D: NativeBuffers>() -> EntryTable {
     let q = D::GRALLOC_QUERIES;
-    match cmd {
-        C::GET_SWAPCHAIN_GRALLOC_USAGE_ANDROID => {
-            pfn!(q.v1, usage1, PFN_vkGetSwapchainGrallocUsageANDROID)
-        }
-        C::GET_SWAPCHAIN_GRALLOC_USAGE2_ANDROID => {
-            pfn!(q.v2, usage2, PFN_vkGetSwapchainGrallocUsage2ANDROID)
-        }
-        C::GET_SWAPCHAIN_GRALLOC_USAGE3_ANDROID => {
-            pfn!(q.v3, usage3, PFN_vkGetSwapchainGrallocUsage3ANDROID)
-        }
-        C::GET_SWAPCHAIN_GRALLOC_USAGE4_ANDROID => {
-            pfn!(q.v4, usage4, PFN_vkGetSwapchainGrallocUsage4ANDROID)
-        }
-        C::ACQUIRE_IMAGE_ANDROID => {
-            pfn!(D::NATIVE_FENCES, acquire_image, PFN_vkAcquireImageANDROID)
-        }
-        C::QUEUE_SIGNAL_RELEASE_IMAGE_ANDROID => pfn!(
-            D::NATIVE_FENCES,
-            queue_signal_release_image,
-            PFN_vkQueueSignalReleaseImageANDROID
-        ),
-        _ => None,
+    let fences = D::NATIVE_FENCES;
+    EntryTable {
+        get_swapchain_gralloc_usage_android: q.v1.then_some(usage1::<D>),
+        get_swapchain_gralloc_usage2_android: q.v2.then_some(usage2::<D>),
+        get_swapchain_gralloc_usage3_android: q.v3.then_some(usage3::<D>),
+        get_swapchain_gralloc_usage4_android: q.v4.then_some(usage4::<D>),
+        acquire_image_android: fences.then_some(acquire_image::<D>),
+        queue_signal_release_image_android: fences.then_some(queue_signal_release_image::<D>),
+        ..EntryTable::EMPTY
     }
 }
 

@@ -54,6 +54,7 @@ use std::sync::Mutex;
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
@@ -600,6 +601,25 @@ impl NativeBuffers for NullDriver {
         let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
         new_image(import.create_info, Some(import.buffer), allocator)
     }
+}
+
+/// The null driver's command map as the kit's bring-up table ([`Kit::NULL_OBJECTS`]): its
+/// hooks; its native-buffer component and `…2` routes (these take raw handles, so they serve
+/// another kit driver's objects too); its sync component; then its stubs. Never its kit
+/// commons: those would read the other driver's base objects as the null driver's.
+pub fn bring_up_entries() -> EntryTable {
+    /// The key the bring-up table is cached under (the null driver's own map is another).
+    struct BringUp;
+    *kit::cached_entries::<BringUp>(|| {
+        let mut hooks = EntryTable::entry_points::<NullDriver>();
+        hooks.retain(<NullDriver as Driver>::implements);
+        hooks
+            .or(&kit::native_buffer::entries::<NullDriver>())
+            .or(&kit::routes::entries::<NullDriver>())
+            .or(&kit::routes_1_4::entries::<NullDriver>())
+            .or(&kit::sync::entries::<NullDriver>())
+            .or(&EntryTable::entry_points::<NullDriver>())
+    })
 }
 
 #[crate::driver(kit)]

@@ -10,7 +10,7 @@
 //! (carried by a 1.0 structure's chain: timeline values, device-group masks, protected submit)
 //! are folded into the `…2` fields that replace them.
 
-use vkgen_generated::commands::CommandId as C;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::Kit;
@@ -25,60 +25,28 @@ fn access2(a: vk::AccessFlags) -> vk::AccessFlags2 {
     vk::AccessFlags2::from_raw(u64::from(a.as_raw()))
 }
 
-/// The route of `cmd` (canonical), if the vendor implements its `…2` form.
-pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
-    macro_rules! route {
-        ($twin:ident, $f:ident, $t:ident) => {{
-            if !D::implements(C::$twin) {
-                return None;
-            }
-            kit_fn!($f::<D>, $t)
-        }};
-    }
-    match cmd {
-        C::QUEUE_SUBMIT => route!(QUEUE_SUBMIT2, queue_submit, PFN_vkQueueSubmit),
-        C::CMD_PIPELINE_BARRIER => route!(
-            CMD_PIPELINE_BARRIER2,
-            cmd_pipeline_barrier,
-            PFN_vkCmdPipelineBarrier
-        ),
-        C::CMD_SET_EVENT => route!(CMD_SET_EVENT2, cmd_set_event, PFN_vkCmdSetEvent),
-        C::CMD_RESET_EVENT => route!(CMD_RESET_EVENT2, cmd_reset_event, PFN_vkCmdResetEvent),
-        C::CMD_WAIT_EVENTS => route!(CMD_WAIT_EVENTS2, cmd_wait_events, PFN_vkCmdWaitEvents),
-        C::CMD_WRITE_TIMESTAMP => route!(
-            CMD_WRITE_TIMESTAMP2,
-            cmd_write_timestamp,
-            PFN_vkCmdWriteTimestamp
-        ),
-        C::CMD_COPY_BUFFER => route!(CMD_COPY_BUFFER2, cmd_copy_buffer, PFN_vkCmdCopyBuffer),
-        C::CMD_COPY_IMAGE => route!(CMD_COPY_IMAGE2, cmd_copy_image, PFN_vkCmdCopyImage),
-        C::CMD_BLIT_IMAGE => route!(CMD_BLIT_IMAGE2, cmd_blit_image, PFN_vkCmdBlitImage),
-        C::CMD_COPY_BUFFER_TO_IMAGE => route!(
-            CMD_COPY_BUFFER_TO_IMAGE2,
-            cmd_copy_buffer_to_image,
-            PFN_vkCmdCopyBufferToImage
-        ),
-        C::CMD_COPY_IMAGE_TO_BUFFER => route!(
-            CMD_COPY_IMAGE_TO_BUFFER2,
-            cmd_copy_image_to_buffer,
-            PFN_vkCmdCopyImageToBuffer
-        ),
-        C::CMD_RESOLVE_IMAGE => {
-            route!(CMD_RESOLVE_IMAGE2, cmd_resolve_image, PFN_vkCmdResolveImage)
-        }
-        C::CMD_BEGIN_RENDER_PASS => route!(
-            CMD_BEGIN_RENDER_PASS2,
-            cmd_begin_render_pass,
-            PFN_vkCmdBeginRenderPass
-        ),
-        C::CMD_NEXT_SUBPASS => route!(CMD_NEXT_SUBPASS2, cmd_next_subpass, PFN_vkCmdNextSubpass),
-        C::CMD_END_RENDER_PASS => route!(
-            CMD_END_RENDER_PASS2,
-            cmd_end_render_pass,
-            PFN_vkCmdEndRenderPass
-        ),
-        _ => None,
-    }
+/// The routes of this module as a component table (see [`super::entries`]): each command
+/// whose `…2` form the vendor implements, routed to it.
+pub fn entries<D: Kit>() -> EntryTable {
+    let mut table = EntryTable::EMPTY;
+    route!(table, D:
+        queue_submit => QUEUE_SUBMIT2 via queue_submit,
+        cmd_pipeline_barrier => CMD_PIPELINE_BARRIER2 via cmd_pipeline_barrier,
+        cmd_set_event => CMD_SET_EVENT2 via cmd_set_event,
+        cmd_reset_event => CMD_RESET_EVENT2 via cmd_reset_event,
+        cmd_wait_events => CMD_WAIT_EVENTS2 via cmd_wait_events,
+        cmd_write_timestamp => CMD_WRITE_TIMESTAMP2 via cmd_write_timestamp,
+        cmd_copy_buffer => CMD_COPY_BUFFER2 via cmd_copy_buffer,
+        cmd_copy_image => CMD_COPY_IMAGE2 via cmd_copy_image,
+        cmd_blit_image => CMD_BLIT_IMAGE2 via cmd_blit_image,
+        cmd_copy_buffer_to_image => CMD_COPY_BUFFER_TO_IMAGE2 via cmd_copy_buffer_to_image,
+        cmd_copy_image_to_buffer => CMD_COPY_IMAGE_TO_BUFFER2 via cmd_copy_image_to_buffer,
+        cmd_resolve_image => CMD_RESOLVE_IMAGE2 via cmd_resolve_image,
+        cmd_begin_render_pass => CMD_BEGIN_RENDER_PASS2 via cmd_begin_render_pass,
+        cmd_next_subpass => CMD_NEXT_SUBPASS2 via cmd_next_subpass,
+        cmd_end_render_pass => CMD_END_RENDER_PASS2 via cmd_end_render_pass,
+    );
+    table
 }
 
 /// `vkQueueSubmit` as `vkQueueSubmit2`: wait stages per semaphore, timeline values

@@ -10,84 +10,34 @@
 //! support behind a plain unmap) returns `VK_ERROR_MEMORY_MAP_FAILED`, the only error the
 //! command has.
 
-use vkgen_generated::commands::CommandId as C;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::Kit;
 use crate::util::guard;
 
-/// The route of `cmd` (canonical), if the vendor implements its twin and not `cmd` itself.
-pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
-    macro_rules! route {
-        ($twin:ident, $f:ident, $t:ident) => {{
-            if !D::implements(C::$twin) {
-                return None;
-            }
-            kit_fn!($f::<D>, $t)
-        }};
-    }
-    match cmd {
-        C::MAP_MEMORY => route!(MAP_MEMORY2, map_memory_via_2, PFN_vkMapMemory),
-        C::MAP_MEMORY2 => route!(MAP_MEMORY, map_memory2_via_1, PFN_vkMapMemory2),
-        C::UNMAP_MEMORY => route!(UNMAP_MEMORY2, unmap_memory_via_2, PFN_vkUnmapMemory),
-        C::UNMAP_MEMORY2 => route!(UNMAP_MEMORY, unmap_memory2_via_1, PFN_vkUnmapMemory2),
-        C::CMD_BIND_INDEX_BUFFER => route!(
-            CMD_BIND_INDEX_BUFFER2,
-            bind_index_buffer_via_2,
-            PFN_vkCmdBindIndexBuffer
-        ),
-        C::GET_IMAGE_SUBRESOURCE_LAYOUT => route!(
-            GET_IMAGE_SUBRESOURCE_LAYOUT2,
-            subresource_layout_via_2,
-            PFN_vkGetImageSubresourceLayout
-        ),
-        C::GET_IMAGE_SUBRESOURCE_LAYOUT2 => route!(
-            GET_IMAGE_SUBRESOURCE_LAYOUT,
-            subresource_layout2_via_1,
-            PFN_vkGetImageSubresourceLayout2
-        ),
-        C::CMD_BIND_DESCRIPTOR_SETS => route!(
-            CMD_BIND_DESCRIPTOR_SETS2,
-            bind_descriptor_sets_via_2,
-            PFN_vkCmdBindDescriptorSets
-        ),
-        C::CMD_BIND_DESCRIPTOR_SETS2 => route!(
-            CMD_BIND_DESCRIPTOR_SETS,
-            bind_descriptor_sets2_via_1,
-            PFN_vkCmdBindDescriptorSets2
-        ),
-        C::CMD_PUSH_CONSTANTS => route!(
-            CMD_PUSH_CONSTANTS2,
-            push_constants_via_2,
-            PFN_vkCmdPushConstants
-        ),
-        C::CMD_PUSH_CONSTANTS2 => route!(
-            CMD_PUSH_CONSTANTS,
-            push_constants2_via_1,
-            PFN_vkCmdPushConstants2
-        ),
-        C::CMD_PUSH_DESCRIPTOR_SET => route!(
-            CMD_PUSH_DESCRIPTOR_SET2,
-            push_descriptor_set_via_2,
-            PFN_vkCmdPushDescriptorSet
-        ),
-        C::CMD_PUSH_DESCRIPTOR_SET2 => route!(
-            CMD_PUSH_DESCRIPTOR_SET,
-            push_descriptor_set2_via_1,
-            PFN_vkCmdPushDescriptorSet2
-        ),
-        C::CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE => route!(
-            CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE2,
-            push_template_via_2,
-            PFN_vkCmdPushDescriptorSetWithTemplate
-        ),
-        C::CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE2 => route!(
-            CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE,
-            push_template2_via_1,
-            PFN_vkCmdPushDescriptorSetWithTemplate2
-        ),
-        _ => None,
-    }
+/// The routes of this module as a component table (see [`super::entries`]): each command
+/// routed to its Vulkan 1.4 twin (or back) when the vendor implements only the twin.
+pub fn entries<D: Kit>() -> EntryTable {
+    let mut table = EntryTable::EMPTY;
+    route!(table, D:
+        map_memory => MAP_MEMORY2 via map_memory_via_2,
+        map_memory2 => MAP_MEMORY via map_memory2_via_1,
+        unmap_memory => UNMAP_MEMORY2 via unmap_memory_via_2,
+        unmap_memory2 => UNMAP_MEMORY via unmap_memory2_via_1,
+        cmd_bind_index_buffer => CMD_BIND_INDEX_BUFFER2 via bind_index_buffer_via_2,
+        get_image_subresource_layout => GET_IMAGE_SUBRESOURCE_LAYOUT2 via subresource_layout_via_2,
+        get_image_subresource_layout2 => GET_IMAGE_SUBRESOURCE_LAYOUT via subresource_layout2_via_1,
+        cmd_bind_descriptor_sets => CMD_BIND_DESCRIPTOR_SETS2 via bind_descriptor_sets_via_2,
+        cmd_bind_descriptor_sets2 => CMD_BIND_DESCRIPTOR_SETS via bind_descriptor_sets2_via_1,
+        cmd_push_constants => CMD_PUSH_CONSTANTS2 via push_constants_via_2,
+        cmd_push_constants2 => CMD_PUSH_CONSTANTS via push_constants2_via_1,
+        cmd_push_descriptor_set => CMD_PUSH_DESCRIPTOR_SET2 via push_descriptor_set_via_2,
+        cmd_push_descriptor_set2 => CMD_PUSH_DESCRIPTOR_SET via push_descriptor_set2_via_1,
+        cmd_push_descriptor_set_with_template => CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE2 via push_template_via_2,
+        cmd_push_descriptor_set_with_template2 => CMD_PUSH_DESCRIPTOR_SET_WITH_TEMPLATE via push_template2_via_1,
+    );
+    table
 }
 
 /// The bind points whose shader stages `stages` names, for the `…2` → 1.0 routes (Mesa's

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use vkgen_generated::commands::CommandId as C;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::Kit;
@@ -298,39 +298,29 @@ pub fn release_native_fence(wait: &[vk::Semaphore]) -> Result<NativeFence, vk::R
     Ok(NativeFence::signalled())
 }
 
-/// The component's entry point for `cmd`, when the driver opted in.
-pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
+/// The component as a table (see [`super::entries`]), empty unless the driver opted in.
+pub fn entries<D: Kit>() -> EntryTable {
     if !D::SYNC_OBJECTS {
-        return None;
+        return EntryTable::EMPTY;
     }
-    match cmd {
-        C::CREATE_FENCE => kit_fn!(create_fence, PFN_vkCreateFence),
-        C::DESTROY_FENCE => kit_fn!(destroy::<Fence, vk::Fence>, PFN_vkDestroyFence),
-        C::RESET_FENCES => kit_fn!(reset_fences, PFN_vkResetFences),
-        C::GET_FENCE_STATUS => kit_fn!(get_fence_status, PFN_vkGetFenceStatus),
-        C::WAIT_FOR_FENCES => kit_fn!(wait_for_fences, PFN_vkWaitForFences),
-        C::CREATE_SEMAPHORE => kit_fn!(create_semaphore, PFN_vkCreateSemaphore),
-        C::DESTROY_SEMAPHORE => {
-            kit_fn!(destroy::<Semaphore, vk::Semaphore>, PFN_vkDestroySemaphore)
-        }
-        C::GET_SEMAPHORE_COUNTER_VALUE => {
-            kit_fn!(get_semaphore_counter_value, PFN_vkGetSemaphoreCounterValue)
-        }
-        C::SIGNAL_SEMAPHORE => kit_fn!(signal_semaphore, PFN_vkSignalSemaphore),
-        C::WAIT_SEMAPHORES => kit_fn!(wait_semaphores, PFN_vkWaitSemaphores),
-        C::GET_FENCE_FD_KHR => kit_fn!(get_fence_fd, PFN_vkGetFenceFdKHR),
-        C::IMPORT_FENCE_FD_KHR => kit_fn!(import_fence_fd, PFN_vkImportFenceFdKHR),
-        C::GET_SEMAPHORE_FD_KHR => kit_fn!(get_semaphore_fd, PFN_vkGetSemaphoreFdKHR),
-        C::IMPORT_SEMAPHORE_FD_KHR => kit_fn!(import_semaphore_fd, PFN_vkImportSemaphoreFdKHR),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES => kit_fn!(
-            external_fence_properties,
-            PFN_vkGetPhysicalDeviceExternalFenceProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES => kit_fn!(
-            external_semaphore_properties,
-            PFN_vkGetPhysicalDeviceExternalSemaphoreProperties
-        ),
-        _ => None,
+    EntryTable {
+        create_fence: Some(create_fence),
+        destroy_fence: Some(destroy::<Fence, vk::Fence>),
+        reset_fences: Some(reset_fences),
+        get_fence_status: Some(get_fence_status),
+        wait_for_fences: Some(wait_for_fences),
+        create_semaphore: Some(create_semaphore),
+        destroy_semaphore: Some(destroy::<Semaphore, vk::Semaphore>),
+        get_semaphore_counter_value: Some(get_semaphore_counter_value),
+        signal_semaphore: Some(signal_semaphore),
+        wait_semaphores: Some(wait_semaphores),
+        get_fence_fd_khr: Some(get_fence_fd),
+        import_fence_fd_khr: Some(import_fence_fd),
+        get_semaphore_fd_khr: Some(get_semaphore_fd),
+        import_semaphore_fd_khr: Some(import_semaphore_fd),
+        get_physical_device_external_fence_properties: Some(external_fence_properties),
+        get_physical_device_external_semaphore_properties: Some(external_semaphore_properties),
+        ..EntryTable::EMPTY
     }
 }
 

@@ -339,7 +339,7 @@ impl<const SLOT: usize> DriverModule for HostDriver<SLOT> {
 #[crate::driver]
 impl<const SLOT: usize> Driver for HostDriver<SLOT> {
     fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-        crate::kit::native_buffer::entry::<Self>(cmd)
+        crate::kit::cached_entries::<Self>(crate::kit::native_buffer::entries::<Self>).get(cmd)
     }
 
     const API_VERSION: u32 = vkgen_generated::API_VERSION;

@@ -19,6 +19,7 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr::{self, NonNull};
 
 use vkgen_generated::commands::{self, CommandId as C, Level};
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::extensions::ExtensionKind;
 use vkgen_generated::vk;
 
@@ -36,255 +37,100 @@ fn from_result(r: Result<(), vk::Result>) -> vk::Result {
     r.err().unwrap_or(vk::Result::SUCCESS)
 }
 
-/// The kit's entry point for `cmd` (canonical), given what the vendor implements.
-///
-/// Long: a table, one arm per command the kit's commons answer; splitting it would only
-/// scatter the table (a generated command table is the planned replacement).
-pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
-    macro_rules! pfn {
-        ($f:ident, $t:ident) => {{
-            kit_fn!($f::<D>, $t)
-        }};
-    }
-    /// The table-driven answer, or the route through the vendor's twin when it has one.
-    macro_rules! pair {
-        ($twin:ident, $routed:ident, $table:ident, $t:ident) => {
-            if D::implements(C::$twin) {
-                pfn!($routed, $t)
-            } else {
-                pfn!($table, $t)
-            }
-        };
-    }
-    /// Only as a route to the vendor's twin.
-    macro_rules! route {
-        ($twin:ident, $routed:ident, $t:ident) => {
-            if D::implements(C::$twin) {
-                pfn!($routed, $t)
-            } else {
-                None
-            }
-        };
-    }
-    match cmd {
-        C::ENUMERATE_INSTANCE_VERSION => {
-            pfn!(enumerate_instance_version, PFN_vkEnumerateInstanceVersion)
-        }
-        C::ENUMERATE_INSTANCE_EXTENSION_PROPERTIES => pfn!(
-            enumerate_instance_extension_properties,
-            PFN_vkEnumerateInstanceExtensionProperties
+/// The kit's commons as a component table (see [`super::entries`]), given what the vendor
+/// implements: the table-driven answers, and each command of a pair routed to the vendor's
+/// twin when the vendor wrote that one instead.
+pub fn entries<D: Kit>() -> EntryTable {
+    let mut table = EntryTable {
+        enumerate_instance_version: Some(enumerate_instance_version::<D>),
+        enumerate_instance_extension_properties: Some(enumerate_instance_extension_properties::<D>),
+        enumerate_instance_layer_properties: Some(enumerate_instance_layer_properties::<D>),
+        create_instance: Some(create_instance::<D>),
+        destroy_instance: Some(destroy_instance::<D>),
+        enumerate_physical_devices: Some(enumerate_physical_devices::<D>),
+        enumerate_physical_device_groups: Some(enumerate_physical_device_groups::<D>),
+        create_debug_report_callback_ext: Some(create_debug_report_callback_ext::<D>),
+        destroy_debug_report_callback_ext: Some(destroy_debug_report_callback_ext::<D>),
+        debug_report_message_ext: Some(debug_report_message_ext::<D>),
+        create_debug_utils_messenger_ext: Some(create_debug_utils_messenger_ext::<D>),
+        destroy_debug_utils_messenger_ext: Some(destroy_debug_utils_messenger_ext::<D>),
+        submit_debug_utils_message_ext: Some(submit_debug_utils_message_ext::<D>),
+        set_debug_utils_object_name_ext: Some(set_debug_utils_object_name_ext::<D>),
+        set_debug_utils_object_tag_ext: Some(set_debug_utils_object_tag_ext::<D>),
+        queue_begin_debug_utils_label_ext: Some(queue_label::<D>),
+        queue_insert_debug_utils_label_ext: Some(queue_label::<D>),
+        queue_end_debug_utils_label_ext: Some(queue_end_label::<D>),
+        cmd_begin_debug_utils_label_ext: Some(cmd_label::<D>),
+        cmd_insert_debug_utils_label_ext: Some(cmd_label::<D>),
+        cmd_end_debug_utils_label_ext: Some(cmd_end_label::<D>),
+        get_physical_device_features: Some(get_physical_device_features::<D>),
+        get_physical_device_features2: Some(get_physical_device_features2::<D>),
+        get_physical_device_properties: Some(get_physical_device_properties::<D>),
+        get_physical_device_properties2: Some(get_physical_device_properties2::<D>),
+        get_physical_device_queue_family_properties: Some(
+            get_physical_device_queue_family_properties::<D>,
         ),
-        C::ENUMERATE_INSTANCE_LAYER_PROPERTIES => pfn!(
-            enumerate_instance_layer_properties,
-            PFN_vkEnumerateInstanceLayerProperties
+        get_physical_device_queue_family_properties2: Some(
+            get_physical_device_queue_family_properties2::<D>,
         ),
-        C::CREATE_INSTANCE => pfn!(create_instance, PFN_vkCreateInstance),
-        C::DESTROY_INSTANCE => pfn!(destroy_instance, PFN_vkDestroyInstance),
-        C::ENUMERATE_PHYSICAL_DEVICES => {
-            pfn!(enumerate_physical_devices, PFN_vkEnumeratePhysicalDevices)
-        }
-        C::ENUMERATE_PHYSICAL_DEVICE_GROUPS => pfn!(
-            enumerate_physical_device_groups,
-            PFN_vkEnumeratePhysicalDeviceGroups
+        get_physical_device_memory_properties: Some(get_physical_device_memory_properties::<D>),
+        get_physical_device_memory_properties2: Some(get_physical_device_memory_properties2::<D>),
+        get_physical_device_format_properties: Some(get_physical_device_format_properties::<D>),
+        get_physical_device_format_properties2: Some(get_physical_device_format_properties2::<D>),
+        get_physical_device_image_format_properties: Some(
+            get_physical_device_image_format_properties::<D>,
         ),
-        C::CREATE_DEBUG_REPORT_CALLBACK_EXT => pfn!(
-            create_debug_report_callback_ext,
-            PFN_vkCreateDebugReportCallbackEXT
+        get_physical_device_image_format_properties2: Some(
+            get_physical_device_image_format_properties2::<D>,
         ),
-        C::DESTROY_DEBUG_REPORT_CALLBACK_EXT => pfn!(
-            destroy_debug_report_callback_ext,
-            PFN_vkDestroyDebugReportCallbackEXT
+        get_physical_device_sparse_image_format_properties: Some(
+            get_physical_device_sparse_image_format_properties::<D>,
         ),
-        C::DEBUG_REPORT_MESSAGE_EXT => pfn!(debug_report_message_ext, PFN_vkDebugReportMessageEXT),
-        C::CREATE_DEBUG_UTILS_MESSENGER_EXT => pfn!(
-            create_debug_utils_messenger_ext,
-            PFN_vkCreateDebugUtilsMessengerEXT
+        get_physical_device_sparse_image_format_properties2: Some(
+            get_physical_device_sparse_image_format_properties2::<D>,
         ),
-        C::DESTROY_DEBUG_UTILS_MESSENGER_EXT => pfn!(
-            destroy_debug_utils_messenger_ext,
-            PFN_vkDestroyDebugUtilsMessengerEXT
+        get_physical_device_external_buffer_properties: Some(
+            get_physical_device_external_buffer_properties::<D>,
         ),
-        C::SUBMIT_DEBUG_UTILS_MESSAGE_EXT => pfn!(
-            submit_debug_utils_message_ext,
-            PFN_vkSubmitDebugUtilsMessageEXT
+        get_physical_device_external_fence_properties: Some(
+            get_physical_device_external_fence_properties::<D>,
         ),
-        C::SET_DEBUG_UTILS_OBJECT_NAME_EXT => pfn!(
-            set_debug_utils_object_name_ext,
-            PFN_vkSetDebugUtilsObjectNameEXT
+        get_physical_device_external_semaphore_properties: Some(
+            get_physical_device_external_semaphore_properties::<D>,
         ),
-        C::SET_DEBUG_UTILS_OBJECT_TAG_EXT => pfn!(
-            set_debug_utils_object_tag_ext,
-            PFN_vkSetDebugUtilsObjectTagEXT
-        ),
-        C::QUEUE_BEGIN_DEBUG_UTILS_LABEL_EXT => {
-            pfn!(queue_label, PFN_vkQueueBeginDebugUtilsLabelEXT)
-        }
-        C::QUEUE_INSERT_DEBUG_UTILS_LABEL_EXT => {
-            pfn!(queue_label, PFN_vkQueueInsertDebugUtilsLabelEXT)
-        }
-        C::QUEUE_END_DEBUG_UTILS_LABEL_EXT => {
-            pfn!(queue_end_label, PFN_vkQueueEndDebugUtilsLabelEXT)
-        }
-        C::CMD_BEGIN_DEBUG_UTILS_LABEL_EXT => pfn!(cmd_label, PFN_vkCmdBeginDebugUtilsLabelEXT),
-        C::CMD_INSERT_DEBUG_UTILS_LABEL_EXT => pfn!(cmd_label, PFN_vkCmdInsertDebugUtilsLabelEXT),
-        C::CMD_END_DEBUG_UTILS_LABEL_EXT => pfn!(cmd_end_label, PFN_vkCmdEndDebugUtilsLabelEXT),
-
-        C::GET_PHYSICAL_DEVICE_FEATURES => pair!(
-            GET_PHYSICAL_DEVICE_FEATURES2,
-            features_via_2,
-            get_physical_device_features,
-            PFN_vkGetPhysicalDeviceFeatures
-        ),
-        C::GET_PHYSICAL_DEVICE_FEATURES2 => pfn!(
-            get_physical_device_features2,
-            PFN_vkGetPhysicalDeviceFeatures2
-        ),
-        C::GET_PHYSICAL_DEVICE_PROPERTIES => pair!(
-            GET_PHYSICAL_DEVICE_PROPERTIES2,
-            properties_via_2,
-            get_physical_device_properties,
-            PFN_vkGetPhysicalDeviceProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_PROPERTIES2 => pfn!(
-            get_physical_device_properties2,
-            PFN_vkGetPhysicalDeviceProperties2
-        ),
-        C::GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES => pair!(
-            GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2,
-            queue_families_via_2,
-            get_physical_device_queue_family_properties,
-            PFN_vkGetPhysicalDeviceQueueFamilyProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2 => pfn!(
-            get_physical_device_queue_family_properties2,
-            PFN_vkGetPhysicalDeviceQueueFamilyProperties2
-        ),
-        C::GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES => pair!(
-            GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2,
-            memory_via_2,
-            get_physical_device_memory_properties,
-            PFN_vkGetPhysicalDeviceMemoryProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2 => pfn!(
-            get_physical_device_memory_properties2,
-            PFN_vkGetPhysicalDeviceMemoryProperties2
-        ),
-        C::GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES => pair!(
-            GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2,
-            format_via_2,
-            get_physical_device_format_properties,
-            PFN_vkGetPhysicalDeviceFormatProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2 => pfn!(
-            get_physical_device_format_properties2,
-            PFN_vkGetPhysicalDeviceFormatProperties2
-        ),
-        C::GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES => pair!(
-            GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2,
-            image_format_via_2,
-            get_physical_device_image_format_properties,
-            PFN_vkGetPhysicalDeviceImageFormatProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2 => pfn!(
-            get_physical_device_image_format_properties2,
-            PFN_vkGetPhysicalDeviceImageFormatProperties2
-        ),
-        C::GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES => pair!(
-            GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2,
-            sparse_format_via_2,
-            get_physical_device_sparse_image_format_properties,
-            PFN_vkGetPhysicalDeviceSparseImageFormatProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2 => pfn!(
-            get_physical_device_sparse_image_format_properties2,
-            PFN_vkGetPhysicalDeviceSparseImageFormatProperties2
-        ),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_BUFFER_PROPERTIES => pfn!(
-            get_physical_device_external_buffer_properties,
-            PFN_vkGetPhysicalDeviceExternalBufferProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_FENCE_PROPERTIES => pfn!(
-            get_physical_device_external_fence_properties,
-            PFN_vkGetPhysicalDeviceExternalFenceProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_PROPERTIES => pfn!(
-            get_physical_device_external_semaphore_properties,
-            PFN_vkGetPhysicalDeviceExternalSemaphoreProperties
-        ),
-        C::GET_PHYSICAL_DEVICE_TOOL_PROPERTIES => pfn!(
-            get_physical_device_tool_properties,
-            PFN_vkGetPhysicalDeviceToolProperties
-        ),
-        C::ENUMERATE_DEVICE_EXTENSION_PROPERTIES => pfn!(
-            enumerate_device_extension_properties,
-            PFN_vkEnumerateDeviceExtensionProperties
-        ),
-        C::ENUMERATE_DEVICE_LAYER_PROPERTIES => pfn!(
-            enumerate_device_layer_properties,
-            PFN_vkEnumerateDeviceLayerProperties
-        ),
-        C::CREATE_DEVICE => pfn!(create_device, PFN_vkCreateDevice),
-        C::DESTROY_DEVICE => pfn!(destroy_device, PFN_vkDestroyDevice),
-        C::GET_DEVICE_QUEUE => pfn!(get_device_queue, PFN_vkGetDeviceQueue),
-        C::GET_DEVICE_QUEUE2 => pfn!(get_device_queue2, PFN_vkGetDeviceQueue2),
-
-        C::CREATE_COMMAND_POOL => pfn!(create_command_pool, PFN_vkCreateCommandPool),
-        C::DESTROY_COMMAND_POOL => pfn!(destroy_command_pool, PFN_vkDestroyCommandPool),
-        C::ALLOCATE_COMMAND_BUFFERS => pfn!(allocate_command_buffers, PFN_vkAllocateCommandBuffers),
-        C::FREE_COMMAND_BUFFERS => pfn!(free_command_buffers, PFN_vkFreeCommandBuffers),
-
-        C::BIND_BUFFER_MEMORY => route!(
-            BIND_BUFFER_MEMORY2,
-            bind_buffer_memory_via_2,
-            PFN_vkBindBufferMemory
-        ),
-        C::BIND_BUFFER_MEMORY2 => route!(
-            BIND_BUFFER_MEMORY,
-            bind_buffer_memory2_via_1,
-            PFN_vkBindBufferMemory2
-        ),
-        C::BIND_IMAGE_MEMORY => route!(
-            BIND_IMAGE_MEMORY2,
-            bind_image_memory_via_2,
-            PFN_vkBindImageMemory
-        ),
-        C::BIND_IMAGE_MEMORY2 => route!(
-            BIND_IMAGE_MEMORY,
-            bind_image_memory2_via_1,
-            PFN_vkBindImageMemory2
-        ),
-        C::GET_BUFFER_MEMORY_REQUIREMENTS => route!(
-            GET_BUFFER_MEMORY_REQUIREMENTS2,
-            buffer_requirements_via_2,
-            PFN_vkGetBufferMemoryRequirements
-        ),
-        C::GET_BUFFER_MEMORY_REQUIREMENTS2 => route!(
-            GET_BUFFER_MEMORY_REQUIREMENTS,
-            buffer_requirements2_via_1,
-            PFN_vkGetBufferMemoryRequirements2
-        ),
-        C::GET_IMAGE_MEMORY_REQUIREMENTS => route!(
-            GET_IMAGE_MEMORY_REQUIREMENTS2,
-            image_requirements_via_2,
-            PFN_vkGetImageMemoryRequirements
-        ),
-        C::GET_IMAGE_MEMORY_REQUIREMENTS2 => route!(
-            GET_IMAGE_MEMORY_REQUIREMENTS,
-            image_requirements2_via_1,
-            PFN_vkGetImageMemoryRequirements2
-        ),
-        C::GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS => route!(
-            GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2,
-            sparse_requirements_via_2,
-            PFN_vkGetImageSparseMemoryRequirements
-        ),
-        C::GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2 => route!(
-            GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS,
-            sparse_requirements2_via_1,
-            PFN_vkGetImageSparseMemoryRequirements2
-        ),
-        _ => None,
-    }
+        get_physical_device_tool_properties: Some(get_physical_device_tool_properties::<D>),
+        enumerate_device_extension_properties: Some(enumerate_device_extension_properties::<D>),
+        enumerate_device_layer_properties: Some(enumerate_device_layer_properties::<D>),
+        create_device: Some(create_device::<D>),
+        destroy_device: Some(destroy_device::<D>),
+        get_device_queue: Some(get_device_queue::<D>),
+        get_device_queue2: Some(get_device_queue2::<D>),
+        create_command_pool: Some(create_command_pool::<D>),
+        destroy_command_pool: Some(destroy_command_pool::<D>),
+        allocate_command_buffers: Some(allocate_command_buffers::<D>),
+        free_command_buffers: Some(free_command_buffers::<D>),
+        ..EntryTable::EMPTY
+    };
+    route!(table, D:
+        get_physical_device_features => GET_PHYSICAL_DEVICE_FEATURES2 via features_via_2,
+        get_physical_device_properties => GET_PHYSICAL_DEVICE_PROPERTIES2 via properties_via_2,
+        get_physical_device_queue_family_properties => GET_PHYSICAL_DEVICE_QUEUE_FAMILY_PROPERTIES2 via queue_families_via_2,
+        get_physical_device_memory_properties => GET_PHYSICAL_DEVICE_MEMORY_PROPERTIES2 via memory_via_2,
+        get_physical_device_format_properties => GET_PHYSICAL_DEVICE_FORMAT_PROPERTIES2 via format_via_2,
+        get_physical_device_image_format_properties => GET_PHYSICAL_DEVICE_IMAGE_FORMAT_PROPERTIES2 via image_format_via_2,
+        get_physical_device_sparse_image_format_properties => GET_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_PROPERTIES2 via sparse_format_via_2,
+        bind_buffer_memory => BIND_BUFFER_MEMORY2 via bind_buffer_memory_via_2,
+        bind_buffer_memory2 => BIND_BUFFER_MEMORY via bind_buffer_memory2_via_1,
+        bind_image_memory => BIND_IMAGE_MEMORY2 via bind_image_memory_via_2,
+        bind_image_memory2 => BIND_IMAGE_MEMORY via bind_image_memory2_via_1,
+        get_buffer_memory_requirements => GET_BUFFER_MEMORY_REQUIREMENTS2 via buffer_requirements_via_2,
+        get_buffer_memory_requirements2 => GET_BUFFER_MEMORY_REQUIREMENTS via buffer_requirements2_via_1,
+        get_image_memory_requirements => GET_IMAGE_MEMORY_REQUIREMENTS2 via image_requirements_via_2,
+        get_image_memory_requirements2 => GET_IMAGE_MEMORY_REQUIREMENTS via image_requirements2_via_1,
+        get_image_sparse_memory_requirements => GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS2 via sparse_requirements_via_2,
+        get_image_sparse_memory_requirements2 => GET_IMAGE_SPARSE_MEMORY_REQUIREMENTS via sparse_requirements2_via_1,
+    );
+    table
 }
 
 /// Commands that take the kit's base objects: never answered by anything but the kit or the
