@@ -257,7 +257,7 @@ fn build_mode_equals_the_checked_in_crate() {
     }
     files.sort();
     assert_eq!(compared, files);
-    assert_eq!(compared.len(), 11, "{compared:?}");
+    assert_eq!(compared.len(), 12, "{compared:?}");
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("libvulkan.map")).unwrap(),
         std::fs::read_to_string(generated.join("libvulkan.map")).unwrap()
