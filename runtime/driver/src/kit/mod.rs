@@ -61,6 +61,7 @@ pub mod native_buffer;
 pub mod null;
 pub mod objects;
 pub mod requirements;
+pub mod resources;
 pub mod routes;
 pub mod routes_1_4;
 pub mod sync;
@@ -147,6 +148,31 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// with `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with
     /// their own sync objects leave it off.
     const SYNC_OBJECTS: bool = false;
+
+    /// The kit's resource objects ([`resources`], Mesa's `vk_device_memory`, `vk_buffer`,
+    /// `vk_image`, …): device memory (host memory, charged to its heap, mappable when
+    /// host-visible), buffers, images, image views, samplers, query pools and private data
+    /// slots, with every command that follows from their state. Drivers with their own objects
+    /// leave it off.
+    const RESOURCE_OBJECTS: bool = false;
+
+    /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
+    /// [`resources::default_buffer_requirements`].
+    fn buffer_requirements(
+        physical: &PhysicalDevice<Self>,
+        desc: &resources::BufferDesc,
+    ) -> vk::MemoryRequirements {
+        resources::default_buffer_requirements(&physical.memory, desc)
+    }
+
+    /// The memory requirements of an image (with [`Kit::RESOURCE_OBJECTS`]). Default:
+    /// [`resources::default_image_requirements`], the packed linear layout.
+    fn image_requirements(
+        physical: &PhysicalDevice<Self>,
+        desc: &resources::ImageDesc,
+    ) -> vk::MemoryRequirements {
+        resources::default_image_requirements(&physical.memory, desc)
+    }
 
     /// The kit's `AHardwareBuffer` component ([`hardware_buffer`]):
     /// `vkGetAndroidHardwareBufferPropertiesANDROID`, `vkGetMemoryAndroidHardwareBufferANDROID`
@@ -298,11 +324,13 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// A kit driver's command map below the vendor's hooks (Mesa's
 /// `vk_device_dispatch_table_from_entrypoints`): the kit's components from the highest
 /// priority down — the sync component first (with it on it also answers the external fence
-/// and semaphore queries the commons answer with "nothing"), the commons, the `…2` routes of
+/// and semaphore queries the commons answer with "nothing"), the resource objects (with them
+/// on the kit answers both forms of each bind and requirements query itself), the commons, the `…2` routes of
 /// 1.3 and 1.4, native buffers, hardware buffers — then, while [`Kit::NULL_OBJECTS`] is on,
 /// the null driver's bring-up table minus the commands that take the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = sync::entries::<D>()
+        .or(&resources::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>())
         .or(&routes_1_4::entries::<D>())

@@ -71,6 +71,8 @@ pub struct Device<D: Kit> {
     pub enabled_features: Features,
     pub allocator: HostAllocator,
     pub(super) queues: OnceLock<Vec<Dispatchable<Queue<D>>>>,
+    /// Bytes allocated per memory heap ([`super::resources`]).
+    pub heaps: super::resources::HeapUsage,
     pub data: D::Device,
 }
 

@@ -1,0 +1,617 @@
+//! `VkImage`, `VkImageView` and `VkSampler`: create infos kept, images bound to memory with
+//! the packed linear layout of [`linear_layout`] (what a CPU device reads and writes, and what
+//! `vkGetImageSubresourceLayout` reports for every tiling), requirements with and without an
+//! object.
+
+use std::sync::OnceLock;
+
+use vkgen_abi::vk_error;
+use vkgen_generated::entries::EntryTable;
+use vkgen_generated::vk;
+
+use super::super::{Device, Kit};
+use super::buffer::write_requirements2;
+use super::{DeviceMemory, ImageDesc, VendorData};
+use crate::handles::{create_object, destroy_object, Object, ObjectKind};
+use crate::util::{guard, slice};
+
+/// Alignment of an image's memory and of each of its subresources.
+pub(super) const ALIGNMENT: u64 = 256;
+
+/// Bytes per block and the block's extent in texels: exact for the core formats; 16 bytes per
+/// texel (the largest core uncompressed texel a shader can sample) for extension formats,
+/// which over-allocates but never under-allocates.
+fn block(format: vk::Format) -> (u64, u32, u32) {
+    let f = format.as_raw();
+    let texel = |b| (b, 1, 1);
+    match f {
+        1 | 9..=15 | 127 => texel(1),
+        2..=8 | 16..=22 | 70..=76 | 124 => texel(2),
+        23..=36 | 128 => texel(3),
+        37..=69 | 77..=83 | 98..=100 | 122 | 123 | 125 | 126 | 129 => texel(4),
+        84..=90 => texel(6),
+        91..=97 | 101..=103 | 110..=112 | 130 => texel(8),
+        104..=106 => texel(12),
+        107..=109 | 113..=115 => texel(16),
+        116..=118 => texel(24),
+        119..=121 => texel(32),
+        // BC1, BC4, ETC2 RGB8/RGB8A1, EAC R11: 8 bytes per 4x4 block; the other BC, ETC2
+        // RGBA8 and EAC RG11: 16.
+        131..=134 | 139 | 140 | 147..=150 | 153 | 154 => (8, 4, 4),
+        135..=138 | 141..=146 | 151 | 152 | 155 | 156 => (16, 4, 4),
+        // ASTC: 16 bytes per block, UNORM/SRGB pairs in this block-extent order.
+        157..=184 => {
+            const EXTENTS: [(u32, u32); 14] = [
+                (4, 4),
+                (5, 4),
+                (5, 5),
+                (6, 5),
+                (6, 6),
+                (8, 5),
+                (8, 6),
+                (8, 8),
+                (10, 5),
+                (10, 6),
+                (10, 8),
+                (10, 10),
+                (12, 10),
+                (12, 12),
+            ];
+            let (w, h) = EXTENTS[((f - 157) / 2) as usize];
+            (16, w, h)
+        }
+        _ => texel(16),
+    }
+}
+
+/// One mip level's place in a layer of the linear layout.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LevelLayout {
+    pub offset: u64,
+    pub size: u64,
+    pub row_pitch: u64,
+    pub depth_pitch: u64,
+}
+
+/// The packed linear layout: each array layer holds its mip levels in order, each level's
+/// rows tightly packed; layers and levels start on [`ALIGNMENT`].
+#[derive(Clone, Debug, Default)]
+pub struct LinearLayout {
+    pub levels: Vec<LevelLayout>,
+    pub array_pitch: u64,
+    pub total: u64,
+}
+
+/// The linear layout of an image `desc` describes.
+pub fn linear_layout(desc: &ImageDesc) -> LinearLayout {
+    let (bytes, bw, bh) = block(desc.format);
+    let samples = u64::from(desc.samples.as_raw().max(1));
+    let mut levels = Vec::with_capacity(desc.mip_levels as usize);
+    let mut offset = 0u64;
+    for level in 0..desc.mip_levels.clamp(1, 32) {
+        let dim = |d: u32| (d >> level).max(1);
+        let (w, h, d) = (
+            dim(desc.extent.width),
+            dim(desc.extent.height),
+            dim(desc.extent.depth),
+        );
+        let row_pitch = u64::from(w.div_ceil(bw)) * bytes * samples;
+        let depth_pitch = row_pitch * u64::from(h.div_ceil(bh));
+        let size = depth_pitch * u64::from(d);
+        levels.push(LevelLayout {
+            offset,
+            size,
+            row_pitch,
+            depth_pitch,
+        });
+        offset = (offset + size).next_multiple_of(ALIGNMENT);
+    }
+    let array_pitch = offset.max(ALIGNMENT);
+    LinearLayout {
+        levels,
+        array_pitch,
+        total: array_pitch * u64::from(desc.array_layers.max(1)),
+    }
+}
+
+/// A `VkImage` of the kit.
+pub struct Image {
+    pub desc: ImageDesc,
+    pub layout: LinearLayout,
+    pub requirements: vk::MemoryRequirements,
+    binding: OnceLock<(vk::DeviceMemory, u64)>,
+    pub vendor: VendorData,
+}
+
+impl ObjectKind for Image {
+    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::IMAGE;
+}
+
+impl Image {
+    /// The image behind `h`.
+    ///
+    /// # Safety
+    /// `h` is null or a live `VkImage` of a driver with the component on.
+    pub unsafe fn from_handle<'a>(h: vk::Image) -> Option<&'a Image> {
+        // SAFETY: the caller promises a null or live handle; `from_handle` checks the type.
+        unsafe { Object::<Image>::from_handle(h) }.map(|o| &**o)
+    }
+
+    /// `(memory, offset)` the image is bound to.
+    pub fn binding(&self) -> Option<(vk::DeviceMemory, u64)> {
+        self.binding.get().copied()
+    }
+
+    /// The host address of the image's first byte (its [`LinearLayout`] starts there), once
+    /// bound.
+    pub fn host_ptr(&self) -> Option<*mut u8> {
+        let (memory, offset) = self.binding()?;
+        // SAFETY: an image's memory outlives its use by the API's rules; checked at bind time.
+        let m = unsafe { DeviceMemory::from_handle(memory) }?;
+        // SAFETY: bind checked `offset + total <= memory size`.
+        Some(unsafe { m.host_ptr().add(offset as usize) })
+    }
+
+    /// The layout of one subresource.
+    pub fn subresource(&self, mip_level: u32, array_layer: u32) -> vk::SubresourceLayout {
+        let l = self
+            .layout
+            .levels
+            .get(mip_level as usize)
+            .copied()
+            .unwrap_or_default();
+        vk::SubresourceLayout {
+            offset: u64::from(array_layer) * self.layout.array_pitch + l.offset,
+            size: l.size,
+            row_pitch: l.row_pitch,
+            array_pitch: self.layout.array_pitch,
+            depth_pitch: l.depth_pitch,
+        }
+    }
+}
+
+fn describe(i: &vk::ImageCreateInfo<'_>) -> ImageDesc {
+    ImageDesc {
+        flags: i.flags,
+        image_type: i.image_type,
+        format: i.format,
+        extent: i.extent,
+        mip_levels: i.mip_levels,
+        array_layers: i.array_layers,
+        samples: i.samples,
+        tiling: i.tiling,
+        usage: i.usage,
+    }
+}
+
+/// [`vkCreateImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImage.html)
+unsafe extern "system" fn create_image<D: Kit>(
+    device: vk::Device,
+    p_info: *const vk::ImageCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_image: *mut vk::Image,
+) -> vk::Result {
+    guard(
+        "vkCreateImage",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
+            let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "not a device of this driver"
+                );
+            };
+            // SAFETY: `pCreateInfo` is a valid structure (VUID-vkCreateImage-pCreateInfo-parameter).
+            let Some(desc) = (unsafe { p_info.as_ref() }).map(describe) else {
+                return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pCreateInfo");
+            };
+            let image = Image {
+                desc,
+                layout: linear_layout(&desc),
+                requirements: D::image_requirements(dev.physical(), &desc),
+                binding: OnceLock::new(),
+                vendor: VendorData::default(),
+            };
+            // SAFETY: `pAllocator` is null or valid callbacks (VUID-vkCreateImage-pAllocator-parameter).
+            match unsafe { create_object(image, p_allocator) } {
+                Ok(h) => {
+                    // SAFETY: `pImage` is valid for a write (VUID-vkCreateImage-pImage-parameter).
+                    unsafe { p_image.write(vk::Handle::from_raw(h)) };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
+            }
+        },
+    )
+}
+
+/// [`vkDestroyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyImage.html)
+unsafe extern "system" fn destroy_image(
+    _device: vk::Device,
+    image: vk::Image,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkDestroyImage", (), || {
+        // SAFETY: `image` is null or an image no pending work uses (VUID-vkDestroyImage-image-01000).
+        unsafe { destroy_object::<Image>(vk::Handle::as_raw(image)) };
+    });
+}
+
+/// [`vkGetImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements.html)
+unsafe extern "system" fn get_image_memory_requirements(
+    _device: vk::Device,
+    image: vk::Image,
+    p_req: *mut vk::MemoryRequirements,
+) {
+    guard("vkGetImageMemoryRequirements", (), || {
+        // SAFETY: the application's handle; checked by type.
+        if let Some(i) = unsafe { Image::from_handle(image) } {
+            // SAFETY: `pMemoryRequirements` is valid for a write
+            // (VUID-vkGetImageMemoryRequirements-pMemoryRequirements-parameter).
+            unsafe { p_req.write(i.requirements) };
+        }
+    });
+}
+
+/// [`vkGetImageMemoryRequirements2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageMemoryRequirements2.html)
+unsafe extern "system" fn get_image_memory_requirements2(
+    _device: vk::Device,
+    p_info: *const vk::ImageMemoryRequirementsInfo2<'_>,
+    p_req: *mut vk::MemoryRequirements2<'_>,
+) {
+    guard("vkGetImageMemoryRequirements2", (), || {
+        // SAFETY: `pInfo` is a valid structure; its image handle is checked by type.
+        let i = unsafe { p_info.as_ref() }.and_then(|i| unsafe { Image::from_handle(i.image) });
+        if let Some(i) = i {
+            // SAFETY: `pMemoryRequirements` is a valid output structure with a valid chain.
+            unsafe { write_requirements2(p_req, i.requirements) };
+        }
+    });
+}
+
+/// [`vkGetDeviceImageMemoryRequirements`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageMemoryRequirements.html)
+unsafe extern "system" fn get_device_image_memory_requirements<D: Kit>(
+    device: vk::Device,
+    p_info: *const vk::DeviceImageMemoryRequirements<'_>,
+    p_req: *mut vk::MemoryRequirements2<'_>,
+) {
+    guard("vkGetDeviceImageMemoryRequirements", (), || {
+        // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
+        let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+            return;
+        };
+        // SAFETY: `pInfo` and its `pCreateInfo` are valid structures.
+        let desc = unsafe { p_info.as_ref().and_then(|i| i.p_create_info.as_ref()) }.map(describe);
+        if let Some(desc) = desc {
+            // SAFETY: `pMemoryRequirements` is a valid output structure with a valid chain.
+            unsafe { write_requirements2(p_req, D::image_requirements(dev.physical(), &desc)) };
+        }
+    });
+}
+
+/// `vkGetImageSparseMemoryRequirements{,2}` and the device form: no sparse residency, so
+/// zero requirements.
+unsafe extern "system" fn sparse_requirements(
+    _device: vk::Device,
+    _image: vk::Image,
+    p_count: *mut u32,
+    _p_req: *mut vk::SparseImageMemoryRequirements,
+) {
+    // SAFETY: `pSparseMemoryRequirementCount` is valid for a write
+    // (VUID-vkGetImageSparseMemoryRequirements-pSparseMemoryRequirementCount-parameter).
+    unsafe { p_count.write(0) };
+}
+
+unsafe extern "system" fn sparse_requirements2(
+    _device: vk::Device,
+    _p_info: *const vk::ImageSparseMemoryRequirementsInfo2<'_>,
+    p_count: *mut u32,
+    _p_req: *mut vk::SparseImageMemoryRequirements2<'_>,
+) {
+    // SAFETY: the count pointer is valid for a write (the command's -parameter VUID).
+    unsafe { p_count.write(0) };
+}
+
+unsafe extern "system" fn device_sparse_requirements(
+    _device: vk::Device,
+    _p_info: *const vk::DeviceImageMemoryRequirements<'_>,
+    p_count: *mut u32,
+    _p_req: *mut vk::SparseImageMemoryRequirements2<'_>,
+) {
+    // SAFETY: the count pointer is valid for a write (the command's -parameter VUID).
+    unsafe { p_count.write(0) };
+}
+
+fn bind(image: vk::Image, memory: vk::DeviceMemory, offset: u64) -> vk::Result {
+    // SAFETY: the application's handles; both checked by type.
+    let (i, m) = unsafe { (Image::from_handle(image), DeviceMemory::from_handle(memory)) };
+    let (Some(i), Some(m)) = (i, m) else {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "not an image and memory of this driver"
+        );
+    };
+    let req = i.requirements;
+    if !offset.is_multiple_of(req.alignment.max(1))
+        || offset > m.size
+        || req.size > m.size - offset
+        || req.memory_type_bits & (1 << m.type_index) == 0
+    {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "image of {} bytes does not fit memory type {} of {} bytes at {offset}",
+            req.size,
+            m.type_index,
+            m.size
+        );
+    }
+    if i.binding.set((memory, offset)).is_err() {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "image already bound"
+        );
+    }
+    vk::Result::SUCCESS
+}
+
+/// [`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
+unsafe extern "system" fn bind_image_memory(
+    _device: vk::Device,
+    image: vk::Image,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+) -> vk::Result {
+    guard(
+        "vkBindImageMemory",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || bind(image, memory, offset),
+    )
+}
+
+/// [`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
+unsafe extern "system" fn bind_image_memory2(
+    _device: vk::Device,
+    count: u32,
+    p_infos: *const vk::BindImageMemoryInfo<'_>,
+) -> vk::Result {
+    guard(
+        "vkBindImageMemory2",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            let mut first = vk::Result::SUCCESS;
+            // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
+            for i in unsafe { slice(p_infos, count) } {
+                let r = bind(i.image, i.memory, i.memory_offset);
+                if first == vk::Result::SUCCESS {
+                    first = r;
+                }
+            }
+            first
+        },
+    )
+}
+
+/// [`vkGetImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout.html)
+unsafe extern "system" fn get_image_subresource_layout(
+    _device: vk::Device,
+    image: vk::Image,
+    p_sub: *const vk::ImageSubresource,
+    p_layout: *mut vk::SubresourceLayout,
+) {
+    guard("vkGetImageSubresourceLayout", (), || {
+        // SAFETY: the application's handle (checked by type) and valid structures
+        // (VUID-vkGetImageSubresourceLayout-pSubresource-parameter, -pLayout-parameter).
+        let (Some(i), Some(s)) = (unsafe { Image::from_handle(image) }, unsafe {
+            p_sub.as_ref()
+        }) else {
+            return;
+        };
+        // SAFETY: `pLayout` is valid for a write.
+        unsafe { p_layout.write(i.subresource(s.mip_level, s.array_layer)) };
+    });
+}
+
+/// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+unsafe extern "system" fn get_image_subresource_layout2(
+    _device: vk::Device,
+    image: vk::Image,
+    p_sub: *const vk::ImageSubresource2,
+    p_layout: *mut vk::SubresourceLayout2,
+) {
+    guard("vkGetImageSubresourceLayout2", (), || {
+        // SAFETY: the application's handle (checked by type) and valid structures.
+        let (Some(i), Some(s), Some(out)) = (
+            unsafe { Image::from_handle(image) },
+            unsafe { p_sub.as_ref() },
+            unsafe { p_layout.as_mut() },
+        ) else {
+            return;
+        };
+        let s = s.image_subresource;
+        out.subresource_layout = i.subresource(s.mip_level, s.array_layer);
+    });
+}
+
+/// A `VkImageView` of the kit: what it views.
+pub struct ImageView {
+    pub image: vk::Image,
+    pub view_type: vk::ImageViewType,
+    pub format: vk::Format,
+    pub components: vk::ComponentMapping,
+    pub subresource_range: vk::ImageSubresourceRange,
+    pub vendor: VendorData,
+}
+
+impl ObjectKind for ImageView {
+    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::IMAGE_VIEW;
+}
+
+impl ImageView {
+    /// The view behind `h`.
+    ///
+    /// # Safety
+    /// `h` is null or a live `VkImageView` of a driver with the component on.
+    pub unsafe fn from_handle<'a>(h: vk::ImageView) -> Option<&'a ImageView> {
+        // SAFETY: the caller promises a null or live handle; `from_handle` checks the type.
+        unsafe { Object::<ImageView>::from_handle(h) }.map(|o| &**o)
+    }
+}
+
+/// A `VkSampler` of the kit: its create info (without the chain).
+pub struct Sampler {
+    pub info: vk::SamplerCreateInfo<'static>,
+    pub vendor: VendorData,
+}
+
+// SAFETY: `info.p_next` is null (set so in `create_sampler`); the rest is plain data.
+unsafe impl Send for Sampler {}
+// SAFETY: see `Send`.
+unsafe impl Sync for Sampler {}
+
+impl ObjectKind for Sampler {
+    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::SAMPLER;
+}
+
+impl Sampler {
+    /// The sampler behind `h`.
+    ///
+    /// # Safety
+    /// `h` is null or a live `VkSampler` of a driver with the component on.
+    pub unsafe fn from_handle<'a>(h: vk::Sampler) -> Option<&'a Sampler> {
+        // SAFETY: the caller promises a null or live handle; `from_handle` checks the type.
+        unsafe { Object::<Sampler>::from_handle(h) }.map(|o| &**o)
+    }
+}
+
+/// Stores `value` as a new object and its handle through `out`.
+///
+/// # Safety
+/// `p_allocator` is null or valid callbacks; `out` is valid for a write.
+unsafe fn create<T: ObjectKind, H: vk::Handle>(
+    value: T,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+) -> vk::Result {
+    // SAFETY: the caller's allocator.
+    match unsafe { create_object(value, p_allocator) } {
+        Ok(h) => {
+            // SAFETY: the caller's output pointer.
+            unsafe { out.write(H::from_raw(h)) };
+            vk::Result::SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
+/// [`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
+unsafe extern "system" fn create_image_view(
+    _device: vk::Device,
+    p_info: *const vk::ImageViewCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_view: *mut vk::ImageView,
+) -> vk::Result {
+    guard(
+        "vkCreateImageView",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `pCreateInfo` is a valid structure (VUID-vkCreateImageView-pCreateInfo-parameter).
+            let Some(i) = (unsafe { p_info.as_ref() }) else {
+                return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pCreateInfo");
+            };
+            let view = ImageView {
+                image: i.image,
+                view_type: i.view_type,
+                format: i.format,
+                components: i.components,
+                subresource_range: i.subresource_range,
+                vendor: VendorData::default(),
+            };
+            // SAFETY: the application's allocator and output pointer (-pAllocator-, -pView-parameter).
+            unsafe { create(view, p_allocator, p_view) }
+        },
+    )
+}
+
+/// [`vkCreateSampler`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateSampler.html)
+unsafe extern "system" fn create_sampler(
+    _device: vk::Device,
+    p_info: *const vk::SamplerCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_sampler: *mut vk::Sampler,
+) -> vk::Result {
+    guard(
+        "vkCreateSampler",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `pCreateInfo` is a valid structure (VUID-vkCreateSampler-pCreateInfo-parameter).
+            let Some(i) = (unsafe { p_info.as_ref() }) else {
+                return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pCreateInfo");
+            };
+            let info = vk::SamplerCreateInfo {
+                p_next: std::ptr::null(),
+                ..*i
+            };
+            // SAFETY: with `pNext` null nothing in the structure borrows from the application:
+            // the lifetime parameter only guards `pNext`.
+            let info = unsafe {
+                std::mem::transmute::<vk::SamplerCreateInfo<'_>, vk::SamplerCreateInfo<'static>>(
+                    info,
+                )
+            };
+            let sampler = Sampler {
+                info,
+                vendor: VendorData::default(),
+            };
+            // SAFETY: the application's allocator and output pointer (-pAllocator-, -pSampler-parameter).
+            unsafe { create(sampler, p_allocator, p_sampler) }
+        },
+    )
+}
+
+macro_rules! destroy_fn {
+    ($name:ident, $ty:ty, $handle:ty, $cmd:literal) => {
+        #[doc = concat!("`", $cmd, "`: null or mistyped handles are ignored.")]
+        unsafe extern "system" fn $name(
+            _device: vk::Device,
+            h: $handle,
+            _p_allocator: *const vk::AllocationCallbacks<'_>,
+        ) {
+            guard($cmd, (), || {
+                // SAFETY: the handle is null or an object no pending work uses (the command's
+                // VUIDs); a wrong type is ignored.
+                unsafe { destroy_object::<$ty>(vk::Handle::as_raw(h)) };
+            });
+        }
+    };
+}
+
+destroy_fn!(
+    destroy_image_view,
+    ImageView,
+    vk::ImageView,
+    "vkDestroyImageView"
+);
+destroy_fn!(destroy_sampler, Sampler, vk::Sampler, "vkDestroySampler");
+
+pub(super) fn entries<D: Kit>() -> EntryTable {
+    EntryTable {
+        create_image: Some(create_image::<D>),
+        destroy_image: Some(destroy_image),
+        get_image_memory_requirements: Some(get_image_memory_requirements),
+        get_image_memory_requirements2: Some(get_image_memory_requirements2),
+        get_device_image_memory_requirements: Some(get_device_image_memory_requirements::<D>),
+        get_image_sparse_memory_requirements: Some(sparse_requirements),
+        get_image_sparse_memory_requirements2: Some(sparse_requirements2),
+        get_device_image_sparse_memory_requirements: Some(device_sparse_requirements),
+        bind_image_memory: Some(bind_image_memory),
+        bind_image_memory2: Some(bind_image_memory2),
+        get_image_subresource_layout: Some(get_image_subresource_layout),
+        get_image_subresource_layout2: Some(get_image_subresource_layout2),
+        create_image_view: Some(create_image_view),
+        destroy_image_view: Some(destroy_image_view),
+        create_sampler: Some(create_sampler),
+        destroy_sampler: Some(destroy_sampler),
+        ..EntryTable::EMPTY
+    }
+}

@@ -1,0 +1,340 @@
+//! `VkDeviceMemory` as host memory: allocation charged to its heap, mapping of host-visible
+//! types, and the `…2` map commands read the same state, so the 1.0 and 1.4 forms agree.
+
+use std::alloc::Layout;
+use std::ffi::c_void;
+use std::ptr::NonNull;
+use std::sync::Mutex;
+
+use vkgen_abi::vk_error;
+use vkgen_generated::entries::EntryTable;
+use vkgen_generated::vk;
+
+use super::super::{Device, Kit};
+use super::VendorData;
+use crate::handles::{create_object, destroy_object, Object, ObjectKind};
+use crate::util::{guard, lock};
+
+/// The alignment of every allocation: `minMemoryMapAlignment` of the kit's defaults (64)
+/// and any buffer or image alignment the default requirements ask for.
+const ALIGNMENT: usize = 256;
+
+/// A `VkDeviceMemory` of the kit.
+pub struct DeviceMemory {
+    pub size: u64,
+    pub type_index: u32,
+    pub heap_index: u32,
+    pub property_flags: vk::MemoryPropertyFlags,
+    base: NonNull<u8>,
+    layout: Layout,
+    /// The device the allocation is charged to (released on free).
+    heaps: NonNull<super::HeapUsage>,
+    /// `(offset, size)` while mapped.
+    mapped: Mutex<Option<(u64, u64)>>,
+    pub vendor: VendorData,
+}
+
+// SAFETY: `base` is this object's own allocation (written only through pointers the
+// application or the vendor's engine synchronises, as device memory is); `heaps` points into
+// the device, which outlives its memory by the API's rules.
+unsafe impl Send for DeviceMemory {}
+// SAFETY: see `Send`; the mapping state is behind a mutex.
+unsafe impl Sync for DeviceMemory {}
+
+impl ObjectKind for DeviceMemory {
+    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::DEVICE_MEMORY;
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `allocate_memory` with `self.layout`, freed only here.
+        unsafe { std::alloc::dealloc(self.base.as_ptr(), self.layout) };
+        // SAFETY: the device outlives its memory (VUID-vkDestroyDevice-device-05137).
+        unsafe { self.heaps.as_ref() }.release(self.heap_index as usize, self.size);
+    }
+}
+
+impl DeviceMemory {
+    /// The memory behind `h`.
+    ///
+    /// # Safety
+    /// `h` is null or a live `VkDeviceMemory` of a driver with the component on.
+    pub unsafe fn from_handle<'a>(h: vk::DeviceMemory) -> Option<&'a DeviceMemory> {
+        // SAFETY: the caller promises a null or live handle; `from_handle` checks the type.
+        unsafe { Object::<DeviceMemory>::from_handle(h) }.map(|o| &**o)
+    }
+
+    /// The first byte of the allocation (what an engine reads and writes; valid for
+    /// [`size`](Self::size) bytes while the memory lives).
+    pub fn host_ptr(&self) -> *mut u8 {
+        self.base.as_ptr()
+    }
+}
+
+/// [`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
+unsafe extern "system" fn allocate_memory<D: Kit>(
+    device: vk::Device,
+    p_info: *const vk::MemoryAllocateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_memory: *mut vk::DeviceMemory,
+) -> vk::Result {
+    guard(
+        "vkAllocateMemory",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
+            let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "not a device of this driver"
+                );
+            };
+            // SAFETY: `pAllocateInfo` is a valid structure (VUID-vkAllocateMemory-pAllocateInfo-parameter).
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pAllocateInfo");
+            };
+            match allocate(dev, info.allocation_size, info.memory_type_index) {
+                // SAFETY: `pAllocator` is null or valid callbacks (VUID-vkAllocateMemory-pAllocator-parameter).
+                Ok(memory) => match unsafe { create_object(memory, p_allocator) } {
+                    Ok(h) => {
+                        // SAFETY: `pMemory` is valid for a write (VUID-vkAllocateMemory-pMemory-parameter).
+                        unsafe { p_memory.write(vk::Handle::from_raw(h)) };
+                        vk::Result::SUCCESS
+                    }
+                    Err(e) => e,
+                },
+                Err(e) => e,
+            }
+        },
+    )
+}
+
+/// A zeroed allocation of `size` bytes from memory type `type_index` of `dev`, charged to its
+/// heap.
+fn allocate<D: Kit>(
+    dev: &Device<D>,
+    size: u64,
+    type_index: u32,
+) -> Result<DeviceMemory, vk::Result> {
+    let props = &dev.physical().memory;
+    if type_index >= props.memory_type_count {
+        return Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "memory type {type_index} of {}",
+            props.memory_type_count
+        ));
+    }
+    let ty = props.memory_types[type_index as usize];
+    let heap = props.memory_heaps[ty.heap_index as usize];
+    if size == 0 {
+        return Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "allocationSize 0 (VUID-VkMemoryAllocateInfo-allocationSize-07897)"
+        ));
+    }
+    if !dev.heaps.charge(ty.heap_index as usize, size, heap.size) {
+        return Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "{size} bytes more than heap {} holds ({} of {} in use)",
+            ty.heap_index,
+            dev.heaps.used(ty.heap_index as usize),
+            heap.size
+        ));
+    }
+    let layout = usize::try_from(size)
+        .ok()
+        .and_then(|s| Layout::from_size_align(s, ALIGNMENT).ok());
+    // SAFETY: a non-zero size (checked above) and a valid alignment.
+    let base = layout.and_then(|l| NonNull::new(unsafe { std::alloc::alloc_zeroed(l) }));
+    let (Some(layout), Some(base)) = (layout, base) else {
+        dev.heaps.release(ty.heap_index as usize, size);
+        return Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "no host memory for {size} bytes"
+        ));
+    };
+    Ok(DeviceMemory {
+        size,
+        type_index,
+        heap_index: ty.heap_index,
+        property_flags: ty.property_flags,
+        base,
+        layout,
+        heaps: NonNull::from(&dev.heaps),
+        mapped: Mutex::new(None),
+        vendor: VendorData::default(),
+    })
+}
+
+/// [`vkFreeMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFreeMemory.html)
+unsafe extern "system" fn free_memory(
+    _device: vk::Device,
+    memory: vk::DeviceMemory,
+    _p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    guard("vkFreeMemory", (), || {
+        // SAFETY: `memory` is null or a live allocation nothing uses any more
+        // (VUID-vkFreeMemory-memory-00677); a wrong type is ignored.
+        unsafe { destroy_object::<DeviceMemory>(vk::Handle::as_raw(memory)) };
+    });
+}
+
+/// The host address of `memory` at `offset`, recorded as mapped; the spec's checks first.
+fn map(memory: &DeviceMemory, offset: u64, size: u64) -> Result<*mut c_void, vk::Result> {
+    if !memory
+        .property_flags
+        .contains(vk::MemoryPropertyFlags::HOST_VISIBLE)
+    {
+        return Err(vk_error!(
+            vk::Result::ERROR_MEMORY_MAP_FAILED,
+            "memory type {} is not host-visible",
+            memory.type_index
+        ));
+    }
+    let size = if size == vk::WHOLE_SIZE {
+        memory.size.saturating_sub(offset)
+    } else {
+        size
+    };
+    if offset >= memory.size || size > memory.size - offset {
+        return Err(vk_error!(
+            vk::Result::ERROR_MEMORY_MAP_FAILED,
+            "range {offset}+{size} outside {} bytes",
+            memory.size
+        ));
+    }
+    let mut mapped = lock(&memory.mapped);
+    if mapped.is_some() {
+        return Err(vk_error!(
+            vk::Result::ERROR_MEMORY_MAP_FAILED,
+            "already mapped (VUID-vkMapMemory-memory-00678)"
+        ));
+    }
+    *mapped = Some((offset, size));
+    // SAFETY: `offset < size` of this allocation (checked above).
+    Ok(unsafe { memory.base.as_ptr().add(offset as usize) }.cast())
+}
+
+/// [`vkMapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory.html)
+unsafe extern "system" fn map_memory(
+    _device: vk::Device,
+    memory: vk::DeviceMemory,
+    offset: vk::DeviceSize,
+    size: vk::DeviceSize,
+    _flags: vk::MemoryMapFlags,
+    pp_data: *mut *mut c_void,
+) -> vk::Result {
+    guard("vkMapMemory", vk::Result::ERROR_MEMORY_MAP_FAILED, || {
+        // SAFETY: the application's handle (VUID-vkMapMemory-memory-parameter); checked by type.
+        let Some(m) = (unsafe { DeviceMemory::from_handle(memory) }) else {
+            return vk_error!(
+                vk::Result::ERROR_MEMORY_MAP_FAILED,
+                "not memory of this driver"
+            );
+        };
+        let (r, p) = match map(m, offset, size) {
+            Ok(p) => (vk::Result::SUCCESS, p),
+            Err(e) => (e, std::ptr::null_mut()),
+        };
+        // SAFETY: `ppData` is valid for a write (VUID-vkMapMemory-ppData-parameter).
+        unsafe { pp_data.write(p) };
+        r
+    })
+}
+
+/// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+unsafe extern "system" fn map_memory2(
+    device: vk::Device,
+    p_info: *const vk::MemoryMapInfo,
+    pp_data: *mut *mut c_void,
+) -> vk::Result {
+    // SAFETY: `pMemoryMapInfo` is a valid structure (VUID-vkMapMemory2-pMemoryMapInfo-parameter).
+    let Some(i) = (unsafe { p_info.as_ref() }) else {
+        return vk_error!(vk::Result::ERROR_MEMORY_MAP_FAILED, "null pMemoryMapInfo");
+    };
+    // SAFETY: the same arguments `vkMapMemory` takes, from the application's structure.
+    unsafe {
+        map_memory(
+            device,
+            i.memory,
+            i.offset,
+            i.size,
+            vk::MemoryMapFlags::empty(),
+            pp_data,
+        )
+    }
+}
+
+/// [`vkUnmapMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory.html)
+unsafe extern "system" fn unmap_memory(_device: vk::Device, memory: vk::DeviceMemory) {
+    guard("vkUnmapMemory", (), || {
+        // SAFETY: the application's handle (VUID-vkUnmapMemory-memory-parameter); checked by type.
+        if let Some(m) = unsafe { DeviceMemory::from_handle(memory) } {
+            *lock(&m.mapped) = None;
+        }
+    });
+}
+
+/// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+unsafe extern "system" fn unmap_memory2(
+    device: vk::Device,
+    p_info: *const vk::MemoryUnmapInfo,
+) -> vk::Result {
+    // SAFETY: `pMemoryUnmapInfo` is a valid structure (VUID-vkUnmapMemory2-pMemoryUnmapInfo-parameter).
+    if let Some(i) = unsafe { p_info.as_ref() } {
+        // SAFETY: the memory handle of the application's structure.
+        unsafe { unmap_memory(device, i.memory) };
+    }
+    vk::Result::SUCCESS
+}
+
+/// [`vkFlushMappedMemoryRanges`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkFlushMappedMemoryRanges.html)
+/// and `vkInvalidateMappedMemoryRanges`: host memory is coherent with itself.
+unsafe extern "system" fn flush_ranges(
+    _device: vk::Device,
+    _count: u32,
+    _p_ranges: *const vk::MappedMemoryRange<'_>,
+) -> vk::Result {
+    vk::Result::SUCCESS
+}
+
+/// [`vkGetDeviceMemoryCommitment`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryCommitment.html):
+/// host memory is committed whole.
+unsafe extern "system" fn get_device_memory_commitment(
+    _device: vk::Device,
+    memory: vk::DeviceMemory,
+    p_committed: *mut vk::DeviceSize,
+) {
+    guard("vkGetDeviceMemoryCommitment", (), || {
+        // SAFETY: the application's handle; checked by type.
+        let size = unsafe { DeviceMemory::from_handle(memory) }.map_or(0, |m| m.size);
+        // SAFETY: `pCommittedMemoryInBytes` is valid for a write
+        // (VUID-vkGetDeviceMemoryCommitment-pCommittedMemoryInBytes-parameter).
+        unsafe { p_committed.write(size) };
+    });
+}
+
+/// [`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html):
+/// no capture/replay addresses (`bufferDeviceAddressCaptureReplay` stays off).
+unsafe extern "system" fn get_device_memory_opaque_capture_address(
+    _device: vk::Device,
+    _p_info: *const vk::DeviceMemoryOpaqueCaptureAddressInfo<'_>,
+) -> u64 {
+    0
+}
+
+pub(super) fn entries<D: Kit>() -> EntryTable {
+    EntryTable {
+        allocate_memory: Some(allocate_memory::<D>),
+        free_memory: Some(free_memory),
+        map_memory: Some(map_memory),
+        map_memory2: Some(map_memory2),
+        unmap_memory: Some(unmap_memory),
+        unmap_memory2: Some(unmap_memory2),
+        flush_mapped_memory_ranges: Some(flush_ranges),
+        invalidate_mapped_memory_ranges: Some(flush_ranges),
+        get_device_memory_commitment: Some(get_device_memory_commitment),
+        get_device_memory_opaque_capture_address: Some(get_device_memory_opaque_capture_address),
+        ..EntryTable::EMPTY
+    }
+}

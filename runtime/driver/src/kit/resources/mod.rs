@@ -1,0 +1,150 @@
+//! The kit's resource objects (Mesa's `vk_device_memory`, `vk_buffer`, `vk_image`,
+//! `vk_image_view`, `vk_sampler`, `vk_query_pool` and `vk_private_data`), for drivers that
+//! turn [`Kit::RESOURCE_OBJECTS`] on.
+//!
+//! Each object keeps what its create info said (validated), its binding, and a slot for the
+//! vendor's own data ([`VendorData`]); the kit answers every command that follows from that
+//! state: creation and destruction, memory requirements (also without an object:
+//! `vkGetDevice{Buffer,Image}MemoryRequirements`, and `VkMemoryDedicatedRequirements`),
+//! binding (1.0 and `…2` forms), mapping, subresource layouts of linear images, query results
+//! and private data. What the vendor's hardware decides comes from two [`Kit`] methods with
+//! defaults: [`Kit::buffer_requirements`] and [`Kit::image_requirements`].
+//!
+//! Device memory is host memory (zeroed, 256-byte aligned): right for a CPU device, a
+//! bring-up device and a unified-memory device, and what makes a CPU engine short — it reads
+//! and writes a buffer's bytes through [`Buffer::host_ptr`]. Allocations are charged to their
+//! heap, and an allocation that would overrun the heap's size fails with
+//! `VK_ERROR_OUT_OF_DEVICE_MEMORY`, as on hardware.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use vkgen_generated::entries::EntryTable;
+use vkgen_generated::vk;
+
+use super::Kit;
+
+mod buffer;
+mod image;
+mod memory;
+mod query;
+
+pub use buffer::Buffer;
+pub use image::{Image, ImageView, Sampler};
+pub use memory::DeviceMemory;
+pub use query::{PrivateDataSlot, QueryPool};
+
+/// The vendor's data on a resource object: set once (usually right after creation, from the
+/// vendor's own code), read back by type.
+#[derive(Default)]
+pub struct VendorData(OnceLock<Box<dyn Any + Send + Sync>>);
+
+impl VendorData {
+    /// Attaches `data`; `false` (and `data` dropped) if data was attached already.
+    pub fn set<T: Any + Send + Sync>(&self, data: T) -> bool {
+        self.0.set(Box::new(data)).is_ok()
+    }
+
+    /// The attached data, if it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.get().and_then(|b| b.downcast_ref())
+    }
+}
+
+/// Bytes allocated per memory heap of a device (`VK_MAX_MEMORY_HEAPS` counters).
+#[derive(Default)]
+pub struct HeapUsage([AtomicU64; vk::MAX_MEMORY_HEAPS]);
+
+impl HeapUsage {
+    /// Charges `size` bytes to `heap` if that keeps it within `limit`.
+    fn charge(&self, heap: usize, size: u64, limit: u64) -> bool {
+        let Some(used) = self.0.get(heap) else {
+            return false;
+        };
+        used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
+            u.checked_add(size).filter(|&n| n <= limit)
+        })
+        .is_ok()
+    }
+
+    fn release(&self, heap: usize, size: u64) {
+        if let Some(used) = self.0.get(heap) {
+            used.fetch_sub(size, Ordering::AcqRel);
+        }
+    }
+
+    /// Bytes allocated from `heap` now (what `VK_EXT_memory_budget` reports as usage).
+    pub fn used(&self, heap: usize) -> u64 {
+        self.0.get(heap).map_or(0, |u| u.load(Ordering::Acquire))
+    }
+}
+
+/// What `vkCreateBuffer` (or `vkGetDeviceBufferMemoryRequirements`) describes.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferDesc {
+    pub size: u64,
+    /// `VkBufferUsageFlags`, or `VkBufferUsageFlags2CreateInfo`'s 64-bit flags when chained.
+    pub usage: u64,
+    pub flags: vk::BufferCreateFlags,
+}
+
+/// What `vkCreateImage` (or `vkGetDeviceImageMemoryRequirements`) describes.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageDesc {
+    pub flags: vk::ImageCreateFlags,
+    pub image_type: vk::ImageType,
+    pub format: vk::Format,
+    pub extent: vk::Extent3D,
+    pub mip_levels: u32,
+    pub array_layers: u32,
+    pub samples: vk::SampleCountFlags,
+    pub tiling: vk::ImageTiling,
+    pub usage: vk::ImageUsageFlags,
+}
+
+/// The kit's default [`Kit::buffer_requirements`]: the size rounded up to a 256-byte alignment
+/// (at least every minimum offset alignment a 1.x device may report), any memory type.
+pub fn default_buffer_requirements(
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    desc: &BufferDesc,
+) -> vk::MemoryRequirements {
+    const ALIGNMENT: u64 = 256;
+    vk::MemoryRequirements {
+        size: desc.size.div_ceil(ALIGNMENT).saturating_mul(ALIGNMENT),
+        alignment: ALIGNMENT,
+        memory_type_bits: all_types(memory),
+    }
+}
+
+/// The kit's default [`Kit::image_requirements`]: the packed linear layout of
+/// [`image::linear_layout`] (every tiling: a CPU device has no other), any memory type.
+pub fn default_image_requirements(
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    desc: &ImageDesc,
+) -> vk::MemoryRequirements {
+    vk::MemoryRequirements {
+        size: image::linear_layout(desc).total,
+        alignment: image::ALIGNMENT,
+        memory_type_bits: all_types(memory),
+    }
+}
+
+fn all_types(memory: &vk::PhysicalDeviceMemoryProperties) -> u32 {
+    match memory.memory_type_count {
+        0 => 0,
+        n if n >= 32 => u32::MAX,
+        n => (1u32 << n) - 1,
+    }
+}
+
+/// The component as a table (see [`super::entries`]), empty unless the driver opted in.
+pub fn entries<D: Kit>() -> EntryTable {
+    if !D::RESOURCE_OBJECTS {
+        return EntryTable::EMPTY;
+    }
+    memory::entries::<D>()
+        .or(&buffer::entries::<D>())
+        .or(&image::entries::<D>())
+        .or(&query::entries())
+}
