@@ -453,3 +453,28 @@ fn private_data_is_per_slot_and_object() {
         d.destroy_private_data_slot(b, None);
     }
 }
+
+#[test]
+fn memory_budget_reports_the_kits_allocations() {
+    let s = setup();
+    let d = &s.device;
+    // SAFETY: a live instance of this driver.
+    let pd = unsafe { s.instance.enumerate_physical_devices() }.unwrap()[0];
+    let budget_now = || {
+        let mut budget = vk::PhysicalDeviceMemoryBudgetPropertiesEXT::default();
+        let mut props = vk::PhysicalDeviceMemoryProperties2::default().push_next(&mut budget);
+        // SAFETY: a physical device of the instance and a valid output chain.
+        unsafe {
+            s.instance
+                .get_physical_device_memory_properties2(pd, &mut props)
+        };
+        (budget.heap_budget, budget.heap_usage)
+    };
+    let m = allocate(d, 4096, 0).unwrap();
+    let (budget, usage) = budget_now();
+    assert_eq!((budget[0], budget[1], budget[2]), (LOCAL_HEAP, 64 << 20, 0));
+    assert_eq!((usage[0], usage[1]), (4096, 0));
+    // SAFETY: an allocation of this test, unused.
+    unsafe { d.free_memory(m, None) };
+    assert_eq!(budget_now().1[0], 0);
+}

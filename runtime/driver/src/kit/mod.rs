@@ -174,6 +174,19 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         resources::default_image_requirements(&physical.memory, desc)
     }
 
+    /// Fills an output structure of a `vkGetPhysicalDeviceProperties2` or
+    /// `vkGetPhysicalDeviceMemoryProperties2` chain that the flat tables cannot hold (its
+    /// members are per heap, per queue family, or live state rather than one value). Called
+    /// for every structure of those chains after the tables wrote theirs; leave structures you
+    /// do not know untouched. Default: [`resources::fill_memory_budget`] for
+    /// `VkPhysicalDeviceMemoryBudgetPropertiesEXT` (`VK_EXT_memory_budget`: the heap sizes as
+    /// the budget, the kit's allocations as the usage). An extension you advertise whose
+    /// output structure is not in the tables needs this hook (docs/writing-a-driver.md lists
+    /// them).
+    fn fill_extension_structure(physical: &PhysicalDevice<Self>, s: &mut vk::BaseOutStructure<'_>) {
+        resources::fill_memory_budget(physical, s);
+    }
+
     /// The kit's `AHardwareBuffer` component ([`hardware_buffer`]):
     /// `vkGetAndroidHardwareBufferPropertiesANDROID`, `vkGetMemoryAndroidHardwareBufferANDROID`
     /// (through [`Kit::memory_hardware_buffer`]) and the handle type in the external-memory

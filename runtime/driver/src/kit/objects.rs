@@ -59,6 +59,9 @@ pub struct PhysicalDevice<D: Kit> {
     pub features: Features,
     pub queue_families: Vec<vk::QueueFamilyProperties>,
     pub memory: vk::PhysicalDeviceMemoryProperties,
+    /// Bytes the process has allocated per memory heap ([`super::resources`]): what
+    /// `VK_EXT_memory_budget` reports as usage, and what a new allocation must fit beside.
+    pub heaps: super::resources::HeapUsage,
     pub extensions: ExtensionSet,
     pub data: D::PhysicalDevice,
 }
@@ -71,8 +74,6 @@ pub struct Device<D: Kit> {
     pub enabled_features: Features,
     pub allocator: HostAllocator,
     pub(super) queues: OnceLock<Vec<Dispatchable<Queue<D>>>>,
-    /// Bytes allocated per memory heap ([`super::resources`]).
-    pub heaps: super::resources::HeapUsage,
     pub data: D::Device,
 }
 

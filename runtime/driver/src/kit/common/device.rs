@@ -104,7 +104,6 @@ unsafe fn create_device_impl<D: Kit>(
         // SAFETY: the application's callbacks or null.
         allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
         queues: Default::default(),
-        heaps: Default::default(),
         data,
     };
     // SAFETY: the application's callbacks or null.

@@ -164,6 +164,7 @@ unsafe fn create_instance_impl<D: Kit>(
                 features: d.features,
                 queue_families: d.queue_families,
                 memory: d.memory,
+                heaps: Default::default(),
                 extensions: ExtensionSet::from_ids(&d.extensions),
                 data: d.data,
             })

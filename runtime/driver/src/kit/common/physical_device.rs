@@ -65,8 +65,21 @@ pub unsafe extern "system" fn get_physical_device_properties2<D: Kit>(
 ) {
     // SAFETY: valid output chain per valid usage.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
-        p.properties.write_chain(p_properties)
+        p.properties.write_chain(p_properties);
+        if let Some(out) = p_properties.as_mut() {
+            fill_extension_structures(p, out.p_next);
+        }
     })
+}
+
+/// Hands every structure of an output chain to [`Kit::fill_extension_structure`], after the
+/// tables wrote what they hold.
+///
+/// # Safety
+/// `p_next` is the application's valid output chain.
+unsafe fn fill_extension_structures<D: Kit>(p: &PhysicalDevice<D>, p_next: *mut c_void) {
+    // SAFETY: the caller's valid output chain; each element is a live structure.
+    unsafe { for_each_out(p_next, |s| D::fill_extension_structure(p, &mut *s)) };
 }
 
 /// [`vkGetPhysicalDeviceQueueFamilyProperties`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetPhysicalDeviceQueueFamilyProperties.html)
@@ -120,6 +133,8 @@ pub unsafe extern "system" fn get_physical_device_memory_properties2<D: Kit>(
         // SAFETY: valid output pointer per valid usage.
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.memory_properties = p.memory;
+            // SAFETY: the application's valid output chain (VUID-VkPhysicalDeviceMemoryProperties2-pNext-pNext).
+            unsafe { fill_extension_structures(p, out.p_next) };
         }
     })
 }

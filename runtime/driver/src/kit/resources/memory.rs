@@ -27,7 +27,7 @@ pub struct DeviceMemory {
     pub property_flags: vk::MemoryPropertyFlags,
     base: NonNull<u8>,
     layout: Layout,
-    /// The device the allocation is charged to (released on free).
+    /// The physical device's heap usage the allocation is charged to (released on free).
     heaps: NonNull<super::HeapUsage>,
     /// `(offset, size)` while mapped.
     mapped: Mutex<Option<(u64, u64)>>,
@@ -36,7 +36,7 @@ pub struct DeviceMemory {
 
 // SAFETY: `base` is this object's own allocation (written only through pointers the
 // application or the vendor's engine synchronises, as device memory is); `heaps` points into
-// the device, which outlives its memory by the API's rules.
+// the physical device, which outlives the memory by the API's rules.
 unsafe impl Send for DeviceMemory {}
 // SAFETY: see `Send`; the mapping state is behind a mutex.
 unsafe impl Sync for DeviceMemory {}
@@ -49,7 +49,8 @@ impl Drop for DeviceMemory {
     fn drop(&mut self) {
         // SAFETY: allocated in `allocate_memory` with `self.layout`, freed only here.
         unsafe { std::alloc::dealloc(self.base.as_ptr(), self.layout) };
-        // SAFETY: the device outlives its memory (VUID-vkDestroyDevice-device-05137).
+        // SAFETY: the physical device (alive as long as its instance) outlives the device,
+        // which outlives its memory (VUID-vkDestroyDevice-device-05137).
         unsafe { self.heaps.as_ref() }.release(self.heap_index as usize, self.size);
     }
 }
@@ -132,12 +133,16 @@ fn allocate<D: Kit>(
             "allocationSize 0 (VUID-VkMemoryAllocateInfo-allocationSize-07897)"
         ));
     }
-    if !dev.heaps.charge(ty.heap_index as usize, size, heap.size) {
+    if !dev
+        .physical()
+        .heaps
+        .charge(ty.heap_index as usize, size, heap.size)
+    {
         return Err(vk_error!(
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
             "{size} bytes more than heap {} holds ({} of {} in use)",
             ty.heap_index,
-            dev.heaps.used(ty.heap_index as usize),
+            dev.physical().heaps.used(ty.heap_index as usize),
             heap.size
         ));
     }
@@ -147,7 +152,7 @@ fn allocate<D: Kit>(
     // SAFETY: a non-zero size (checked above) and a valid alignment.
     let base = layout.and_then(|l| NonNull::new(unsafe { std::alloc::alloc_zeroed(l) }));
     let (Some(layout), Some(base)) = (layout, base) else {
-        dev.heaps.release(ty.heap_index as usize, size);
+        dev.physical().heaps.release(ty.heap_index as usize, size);
         return Err(vk_error!(
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
             "no host memory for {size} bytes"
@@ -160,7 +165,7 @@ fn allocate<D: Kit>(
         property_flags: ty.property_flags,
         base,
         layout,
-        heaps: NonNull::from(&dev.heaps),
+        heaps: NonNull::from(&dev.physical().heaps),
         mapped: Mutex::new(None),
         vendor: VendorData::default(),
     })

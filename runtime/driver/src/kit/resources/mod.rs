@@ -52,7 +52,7 @@ impl VendorData {
     }
 }
 
-/// Bytes allocated per memory heap of a device (`VK_MAX_MEMORY_HEAPS` counters).
+/// Bytes allocated per memory heap of a physical device (`VK_MAX_MEMORY_HEAPS` counters).
 #[derive(Default)]
 pub struct HeapUsage([AtomicU64; vk::MAX_MEMORY_HEAPS]);
 
@@ -135,6 +135,34 @@ fn all_types(memory: &vk::PhysicalDeviceMemoryProperties) -> u32 {
         0 => 0,
         n if n >= 32 => u32::MAX,
         n => (1u32 << n) - 1,
+    }
+}
+
+/// Fills `s` if it is a `VkPhysicalDeviceMemoryBudgetPropertiesEXT`: each heap's size as its
+/// budget, the bytes the process allocated from it through the kit as its usage (zero for a
+/// driver with its own memory objects: override [`Kit::fill_extension_structure`] then).
+pub fn fill_memory_budget<D: Kit>(
+    physical: &super::PhysicalDevice<D>,
+    s: &mut vk::BaseOutStructure<'_>,
+) {
+    if s.s_type != vk::StructureType::PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT {
+        return;
+    }
+    let budget = std::ptr::from_mut(s).cast::<vk::PhysicalDeviceMemoryBudgetPropertiesEXT<'_>>();
+    // SAFETY: the sType says this structure is a `VkPhysicalDeviceMemoryBudgetPropertiesEXT`,
+    // which starts with the same two members as `VkBaseOutStructure`.
+    let budget = unsafe { &mut *budget };
+    let heaps = physical
+        .memory
+        .memory_heap_count
+        .min(vk::MAX_MEMORY_HEAPS as u32) as usize;
+    for i in 0..heaps {
+        budget.heap_budget[i] = physical.memory.memory_heaps[i].size;
+        budget.heap_usage[i] = physical.heaps.used(i);
+    }
+    for i in heaps..vk::MAX_MEMORY_HEAPS {
+        budget.heap_budget[i] = 0;
+        budget.heap_usage[i] = 0;
     }
 }
 
