@@ -132,3 +132,76 @@ fn an_extension_without_its_dependency_is_reported() {
     assert_eq!(check(&p, &f, &both), []);
     assert_eq!(f.get("accelerationStructure"), Some(true));
 }
+
+/// Two drivers that advertise `VK_KHR_push_descriptor` at 1.1 and write only `vkCreateBuffer`:
+/// one in bring-up (`NULL_OBJECTS`), one past it.
+macro_rules! cliff_fixture {
+    ($name:ident, $null_objects:expr) => {
+        struct $name;
+        impl vkgen_driver::export::DriverModule for $name {
+            const NAME: &'static std::ffi::CStr = c"cliff fixture";
+        }
+        impl vkgen_driver::kit::Kit for $name {
+            type Instance = ();
+            type PhysicalDevice = ();
+            type Device = ();
+            type Queue = ();
+            type CommandBuffer = ();
+            const NULL_OBJECTS: bool = $null_objects;
+            fn device_extensions() -> &'static [ExtensionId] {
+                &[ExtensionId::KHR_PUSH_DESCRIPTOR]
+            }
+        }
+        impl vkgen_driver::kit::native_buffer::NativeBuffers for $name {}
+        #[vkgen_driver::driver(kit)]
+        impl vkgen_driver::generated::driver::Driver for $name {
+            const API_VERSION: u32 = vk::API_VERSION_1_1;
+            unsafe fn create_buffer(
+                _device: vk::Device,
+                _info: *const vk::BufferCreateInfo<'_>,
+                _allocator: *const vk::AllocationCallbacks<'_>,
+                _buffer: *mut vk::Buffer,
+            ) -> vk::Result {
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+            }
+        }
+    };
+}
+
+cliff_fixture!(PastBringUp, false);
+cliff_fixture!(InBringUp, true);
+
+#[test]
+fn commands_a_driver_promises_but_lacks_are_named_before_the_cliff() {
+    use vkgen_driver::kit::{requirements::missing, PhysicalDeviceDesc};
+    let desc = PhysicalDeviceDesc::<PastBringUp>::new(c"cliff", ());
+    let got = missing(&desc);
+    let command = |command: &'static str, by: &'static str| Missing::Command { command, by };
+    // The cliff: an advertised extension's command, and a 1.0 command, both NULL.
+    assert!(got.contains(&command(
+        "vkCmdPushDescriptorSetKHR",
+        "VK_KHR_push_descriptor"
+    )));
+    assert!(got.contains(&command("vkCreateImage", "VK_VERSION_1_0")));
+    assert!(got.contains(&command("vkTrimCommandPool", "VK_VERSION_1_1")));
+    // The vendor's hook, the kit's commons, a later version's commands: not missing.
+    for present in [
+        "vkCreateBuffer",
+        "vkCreateDevice",
+        "vkGetPhysicalDeviceFeatures2",
+        "vkResetQueryPool",
+    ] {
+        assert!(
+            !got.iter()
+                .any(|m| matches!(m, Missing::Command { command, .. } if *command == present)),
+            "{present}"
+        );
+    }
+    assert!(
+        got.iter().all(|m| matches!(m, Missing::Command { .. })),
+        "the description itself is valid: {got:?}"
+    );
+    // In bring-up the null driver answers all of them.
+    let bring_up = PhysicalDeviceDesc::<InBringUp>::new(c"cliff", ());
+    assert_eq!(missing(&bring_up), []);
+}

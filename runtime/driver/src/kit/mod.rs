@@ -359,7 +359,35 @@ pub fn entries<D: Kit>() -> EntryTable {
 
 /// [`Driver::fallback`] of a kit driver: `cmd`'s entry in [`entries`], built once per driver.
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-    cached_entries::<D>(entries::<D>).get(cmd)
+    cached_entries::<D>(entries_reported::<D>).get(cmd)
+}
+
+/// [`entries`], and the load-time report: the first lookup of a driver whose command map
+/// leaves a command of its version or of an advertised extension NULL says so in the log
+/// (the count and the first names as a warning, every one at debug level), so turning
+/// [`Kit::NULL_OBJECTS`] off is never a silent cliff.
+fn entries_reported<D: Kit>() -> EntryTable {
+    let table = entries::<D>();
+    let absent = requirements::absent_commands::<D>(&table, D::API_VERSION, D::device_extensions());
+    if !absent.is_empty() {
+        let first: Vec<String> = absent.iter().take(8).map(ToString::to_string).collect();
+        log::warn!(
+            "{}: {} commands of its version or advertised extensions have no implementation \
+             (NULL from vkGet*ProcAddr): {}{}",
+            std::any::type_name::<D>(),
+            absent.len(),
+            first.join("; "),
+            if absent.len() > first.len() {
+                "; …"
+            } else {
+                ""
+            }
+        );
+        for m in &absent {
+            log::debug!("{}: {m}", std::any::type_name::<D>());
+        }
+    }
+    table
 }
 
 /// The table `build` makes for driver `D`, built on first use and kept for the process

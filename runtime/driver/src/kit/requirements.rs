@@ -38,6 +38,14 @@ pub enum Missing {
         extension: &'static str,
         depends: &'static str,
     },
+    /// A command of the version or of an advertised extension (`by`) that would get no proc
+    /// address: no hook, no kit implementation, no bring-up answer. An application that
+    /// trusts the version or the extension would call NULL.
+    #[error("{by} requires {command}, which has no implementation")]
+    Command {
+        command: &'static str,
+        by: &'static str,
+    },
 }
 
 /// Whether a requirement's condition holds: versions against `api_version`, extensions against
@@ -270,9 +278,80 @@ pub fn check(
     out
 }
 
-/// [`check`] of a vendor's physical-device description: empty when the device is a valid device
-/// of the version it claims. Vendors call it from a test:
+/// [`check`] of a vendor's physical-device description plus [`absent_commands`] of the driver
+/// for it: empty when the device is a valid device of the version it claims and every command
+/// it promises has an implementation. Vendors call it from a test:
 /// `assert_eq!(missing(&desc), [])`.
 pub fn missing<D: Kit>(desc: &PhysicalDeviceDesc<D>) -> Vec<Missing> {
-    check(&desc.properties, &desc.features, &desc.extensions)
+    let mut out = check(&desc.properties, &desc.features, &desc.extensions);
+    let table = super::cached_entries::<D>(super::entries::<D>);
+    out.extend(absent_commands::<D>(
+        table,
+        desc.properties.api_version,
+        &desc.extensions,
+    ));
+    out
+}
+
+/// `VK_VERSION_1_x` of a `VK_MAKE_API_VERSION` value.
+fn version_name(v: u32) -> &'static str {
+    const NAMES: [&str; 10] = [
+        "VK_VERSION_1_0",
+        "VK_VERSION_1_1",
+        "VK_VERSION_1_2",
+        "VK_VERSION_1_3",
+        "VK_VERSION_1_4",
+        "VK_VERSION_1_5",
+        "VK_VERSION_1_6",
+        "VK_VERSION_1_7",
+        "VK_VERSION_1_8",
+        "VK_VERSION_1_9",
+    ];
+    NAMES
+        .get(vk::api_version_minor(v) as usize)
+        .copied()
+        .unwrap_or("VK_VERSION_1_x")
+}
+
+/// Every command core up to `api_version` or of an advertised extension (the device
+/// extensions given, and the driver's instance extensions) that driver `D` answers with NULL,
+/// given `table`, its command map below the hooks ([`super::entries`]). The get-proc-addr
+/// commands are always answered; commands of extensions the loader implements (WSI) are not
+/// the driver's unless it advertises them.
+pub fn absent_commands<D: Kit>(
+    table: &vkgen_generated::entries::EntryTable,
+    api_version: u32,
+    device_extensions: &[ExtensionId],
+) -> Vec<Missing> {
+    use vkgen_generated::commands::{self, CommandId, Origin};
+    let mut advertised = ExtensionSet::from_ids(device_extensions);
+    advertised = advertised.union(&ExtensionSet::from_ids(D::instance_extensions()));
+    let mut out = Vec::new();
+    for i in 0..commands::COMMANDS.len() {
+        let id = CommandId(i as u16);
+        let info = commands::info(id);
+        let canonical = vkgen_generated::driver::canonical(id);
+        if canonical == CommandId::GET_INSTANCE_PROC_ADDR
+            || canonical == CommandId::GET_DEVICE_PROC_ADDR
+        {
+            continue;
+        }
+        // An alias counts by its own origin (`vkCmdPushDescriptorSetKHR` is promised by
+        // `VK_KHR_push_descriptor`, its 1.4 command by the version) and is answered by its
+        // command's implementation.
+        let by = match info.origin {
+            Origin::Core(v) if v <= api_version => version_name(v),
+            _ => match info.extensions.iter().find(|&&e| advertised.contains(e)) {
+                Some(&e) => exts::info(e).name.to_str().unwrap_or("?"),
+                None => continue,
+            },
+        };
+        if !D::implements(canonical) && table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
+            out.push(Missing::Command {
+                command: info.name.to_str().unwrap_or("?"),
+                by,
+            });
+        }
+    }
+    out
 }
