@@ -56,6 +56,7 @@ pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
 pub mod objects;
+pub mod queue;
 pub mod requirements;
 pub mod routes;
 pub mod routes_1_4;
@@ -138,10 +139,28 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
-    /// The kit's sync component ([`sync`]): fences and semaphores the driver signals on the CPU,
-    /// with `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with
-    /// their own sync objects leave it off.
+    /// The kit's queue and sync core ([`queue`], [`sync`]): `vkQueueSubmit{,2}` held until
+    /// their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
+    /// semaphores the kit signals when the vendor's work completes, the host waits, queue and
+    /// device idle, and `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`).
+    /// Drivers with their own queues and sync objects leave it off.
     const SYNC_OBJECTS: bool = false;
+
+    /// Runs one batch of a `vkQueueSubmit{,2}` on `queue`; the kit calls it only once every
+    /// wait of the batch is satisfied, in submission order per queue, on the submitting thread
+    /// or the queue's submit thread ([`queue`]). The batch is complete when `completion` is
+    /// dropped: a CPU vendor runs the work and returns; a vendor with asynchronous hardware
+    /// keeps `completion` until the hardware is done (or hands it a hardware payload with
+    /// [`queue::Completion::after`]). An error, [`queue::Completion::fail`] or a panic marks
+    /// the batch failed: the queue is lost (`VK_ERROR_DEVICE_LOST`). Default: nothing to run.
+    fn driver_submit(
+        queue: &Queue<Self>,
+        batch: &queue::Batch,
+        completion: queue::Completion,
+    ) -> Result<(), vk::Result> {
+        let _ = (queue, batch, completion);
+        Ok(())
+    }
 
     /// The kit's `AHardwareBuffer` component ([`hardware_buffer`]):
     /// `vkGetAndroidHardwareBufferPropertiesANDROID`, `vkGetMemoryAndroidHardwareBufferANDROID`
@@ -296,6 +315,7 @@ pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
     // The sync component first: with it on, it also answers the external fence and semaphore
     // property queries that the commons answer with "nothing" otherwise.
     if let Some(f) = sync::entry::<D>(cmd)
+        .or_else(|| queue::entry::<D>(cmd))
         .or_else(|| common::entry::<D>(cmd))
         .or_else(|| routes::entry::<D>(cmd))
         .or_else(|| routes_1_4::entry::<D>(cmd))

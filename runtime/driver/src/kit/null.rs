@@ -68,7 +68,7 @@ use crate::kit::native_buffer::{
 };
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
-use crate::util::{copy_cstr, for_each_out, lock, slice, write_array_with};
+use crate::util::{copy_cstr, for_each_out, lock, write_array_with};
 
 /// The null driver. See the [module docs](self).
 #[derive(Debug)]
@@ -418,7 +418,7 @@ impl Kit for NullDriver {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
-    // Fences and semaphores are the kit's: work completes at submission (`complete_submit2`).
+    // Queues, fences and semaphores are the kit's; `driver_submit` (the default) has no work.
     const SYNC_OBJECTS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory.
     const HARDWARE_BUFFERS: bool = true;
@@ -583,12 +583,12 @@ impl NativeBuffers for NullDriver {
     }
 
     fn release_native_fence(
-        _queue: vk::Queue,
+        queue: vk::Queue,
         wait: &[vk::Semaphore],
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
-        // Work completes at submission: once the semaphores' fds fire, the image is released.
-        kit::sync::release_native_fence(wait)
+        // The queue core releases the image once the waits resolve (no rendering to wait for).
+        kit::queue::release_native_fence::<Self>(queue, wait)
     }
 
     fn import_native_buffer(
@@ -617,16 +617,6 @@ impl Driver for NullDriver {
     // --- instance -------------------------------------------------------------------------
 
     // --- device ---------------------------------------------------------------------------
-
-    unsafe fn queue_submit2(
-        _queue: vk::Queue,
-        submit_count: u32,
-        p_submits: *const vk::SubmitInfo2<'_>,
-        fence: vk::Fence,
-    ) -> vk::Result {
-        // SAFETY: `pSubmits` holds `submitCount` valid structures (arrays inside likewise).
-        unsafe { kit::sync::complete_submit2(slice(p_submits, submit_count), fence) }
-    }
 
     unsafe fn queue_bind_sparse(
         _queue: vk::Queue,

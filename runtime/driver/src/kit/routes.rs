@@ -36,6 +36,8 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
         }};
     }
     match cmd {
+        // The queue core's `vkQueueSubmit2` serves as the vendor's when it has none.
+        C::QUEUE_SUBMIT if D::SYNC_OBJECTS => kit_fn!(queue_submit::<D>, PFN_vkQueueSubmit),
         C::QUEUE_SUBMIT => route!(QUEUE_SUBMIT2, queue_submit, PFN_vkQueueSubmit),
         C::CMD_PIPELINE_BARRIER => route!(
             CMD_PIPELINE_BARRIER2,
@@ -78,6 +80,26 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
             PFN_vkCmdEndRenderPass
         ),
         _ => None,
+    }
+}
+
+/// The `vkQueueSubmit2` that `vkQueueSubmit` reaches: the vendor's hook, else the queue core's.
+///
+/// # Safety
+/// The valid usage of `vkQueueSubmit2`.
+unsafe fn submit2<D: Kit>(
+    queue: vk::Queue,
+    count: u32,
+    p_submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: the caller's arguments are valid for `vkQueueSubmit2`, which both implement.
+    unsafe {
+        if D::implements(C::QUEUE_SUBMIT2) {
+            D::queue_submit2(queue, count, p_submits, fence)
+        } else {
+            super::queue::queue_submit2::<D>(queue, count, p_submits, fence)
+        }
     }
 }
 
@@ -208,8 +230,9 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                 })
                 .collect();
             let n = u32::try_from(infos.len()).unwrap_or(u32::MAX);
-            // SAFETY: the vendor's hook with structures built from valid 1.0 arguments.
-            unsafe { D::queue_submit2(queue, n, infos.as_ptr(), fence) }
+            // SAFETY: the vendor's hook (or the queue core) with structures built from the
+            // application's valid 1.0 arguments, alive for the call.
+            unsafe { submit2::<D>(queue, n, infos.as_ptr(), fence) }
         },
     )
 }
