@@ -533,10 +533,9 @@ pub fn release_native_fence<D: Kit>(
     };
     {
         let st = lock(&q.core.shared.state);
-        if st.queued.is_empty() && !st.busy && st.completed >= st.submitted {
-            if sub.ready(&mut false)? {
-                return Ok(NativeFence::signalled());
-            }
+        let idle = st.queued.is_empty() && !st.busy && st.completed >= st.submitted;
+        if idle && sub.ready(&mut false)? {
+            return Ok(NativeFence::signalled());
         }
     }
     let signaller = FenceSignaller::new().map_err(|e| fence_error_result(&e))?;

@@ -103,6 +103,28 @@ unsafe fn submit2<D: Kit>(
     }
 }
 
+/// The `…2` semaphore infos of a 1.0 submission's semaphores: the value, stage (all commands
+/// where `stages` has none, as for signals) and device index of each, where given.
+fn semaphore_infos<'a>(
+    sems: &[vk::Semaphore],
+    values: &[u64],
+    stages: &[vk::PipelineStageFlags],
+    indices: &[u32],
+) -> Vec<vk::SemaphoreSubmitInfo<'a>> {
+    sems.iter()
+        .enumerate()
+        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
+            semaphore,
+            value: values.get(i).copied().unwrap_or(0),
+            stage_mask: stages
+                .get(i)
+                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
+            device_index: indices.get(i).copied().unwrap_or(0),
+            ..Default::default()
+        })
+        .collect()
+}
+
 /// `vkQueueSubmit` as `vkQueueSubmit2`: wait stages per semaphore, timeline values
 /// (`VkTimelineSemaphoreSubmitInfo`), device indices and masks (`VkDeviceGroupSubmitInfo`) and
 /// `VkProtectedSubmitInfo` carried into the `…2` fields.
@@ -116,7 +138,7 @@ unsafe extern "system" fn queue_submit<D: Kit>(
         "vkQueueSubmit",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: `count` valid submit infos per valid usage.
+            // SAFETY: `pSubmits` holds `submitCount` submit infos (the command's valid usage).
             let submits = unsafe { slice(p_submits, count) };
             let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
                 Vec::with_capacity(submits.len());
@@ -166,7 +188,7 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                         }),
                     )
                 };
-                // SAFETY: as above.
+                // SAFETY: the submit info's arrays hold the counts it gives (valid usage).
                 let (wait_sems, stages, cmd_bufs, signal_sems) = unsafe {
                     (
                         slice(s.p_wait_semaphores, s.wait_semaphore_count),
@@ -175,21 +197,12 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                         slice(s.p_signal_semaphores, s.signal_semaphore_count),
                     )
                 };
-                waits.push(
-                    wait_sems
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
-                            semaphore,
-                            value: wait_values.get(i).copied().unwrap_or(0),
-                            stage_mask: stages
-                                .get(i)
-                                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
-                            device_index: wait_indices.get(i).copied().unwrap_or(0),
-                            ..Default::default()
-                        })
-                        .collect(),
-                );
+                waits.push(semaphore_infos(
+                    wait_sems,
+                    wait_values,
+                    stages,
+                    wait_indices,
+                ));
                 cbs.push(
                     cmd_bufs
                         .iter()
@@ -201,19 +214,12 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                         })
                         .collect(),
                 );
-                signals.push(
-                    signal_sems
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
-                            semaphore,
-                            value: signal_values.get(i).copied().unwrap_or(0),
-                            stage_mask: vk::PipelineStageFlags2::ALL_COMMANDS,
-                            device_index: signal_indices.get(i).copied().unwrap_or(0),
-                            ..Default::default()
-                        })
-                        .collect(),
-                );
+                signals.push(semaphore_infos(
+                    signal_sems,
+                    signal_values,
+                    &[],
+                    signal_indices,
+                ));
                 flags.push(if protected.is_some_and(|p| p.protected_submit != 0) {
                     vk::SubmitFlags::PROTECTED
                 } else {
