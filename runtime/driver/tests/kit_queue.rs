@@ -7,7 +7,7 @@
 //! Covered: timeline wait-before-signal across queues, a binary semaphore signalled on one
 //! queue and waited on the other (10 rounds, the signal still pending when the wait is
 //! submitted), a host `vkSignalSemaphore` releasing a held batch, `vkWaitSemaphores` and
-//! `vkWaitForFences` any/all with timeouts, `vkQueueWaitIdle` / `vkDeviceWaitIdle` over held
+//! `vkWaitForFences` any/all with timeouts, a completion on a vendor's "hardware" payload, `vkQueueWaitIdle` / `vkDeviceWaitIdle` over held
 //! batches, device destruction with held work, and a vendor completion reporting failure
 //! (`VK_ERROR_DEVICE_LOST`).
 
@@ -28,9 +28,15 @@ use vkgen_driver::generated::driver::{get_instance_proc_addr, Driver};
 use vkgen_driver::kit::command::CommandBuffer;
 use vkgen_driver::kit::queue::{Batch, Completion};
 use vkgen_driver::kit::{self, Kit, PhysicalDeviceDesc};
+use vkgen_driver::sync_fd::{FenceSignaller, NativeFence};
 
 /// A fill with this word fails on the device (the vendor reports the batch lost).
 const POISON: u32 = 0xDEAD;
+
+/// A fill with this word completes when [`HARDWARE_DONE`] fires (queue 0 hands the kit its
+/// "hardware" payload through `Completion::after` instead of completing on return).
+const HARDWARE: u32 = 0xA11;
+static HARDWARE_DONE: Mutex<Option<NativeFence>> = Mutex::new(None);
 
 /// The engine's memory: one word per buffer.
 static MEMORY: Mutex<Option<HashMap<u64, u32>>> = Mutex::new(None);
@@ -154,7 +160,15 @@ impl Kit for Engine {
                 ops.extend(cb.data.lock().unwrap().iter().copied());
             }
         }
+        let hardware = ops.iter().any(|op| matches!(op, Op::Fill(_, HARDWARE)));
         match &queue.data {
+            None if hardware => {
+                run(&ops)?;
+                let done = HARDWARE_DONE.lock().unwrap().take();
+                let done = done.ok_or(vk::Result::ERROR_DEVICE_LOST)?;
+                completion.after(std::sync::Arc::new(done), 0);
+                Ok(())
+            }
             None => run(&ops),
             Some(w) => {
                 let jobs = w.jobs.lock().unwrap();
@@ -705,4 +719,24 @@ fn a_failed_completion_is_device_lost() {
         ),
         Err(lost)
     );
+}
+
+#[test]
+fn a_hardware_payload_completes_the_batch() {
+    let e = Client::new();
+    let a = e.buffer();
+    let done = e.fence();
+    let hw = FenceSignaller::new().unwrap();
+    *HARDWARE_DONE.lock().unwrap() = Some(hw.fence().unwrap());
+    e.submit(0, &[], &[Op::Fill(a.as_raw(), HARDWARE)], &[], done)
+        .unwrap();
+    settle();
+    assert_eq!(
+        e.status(done),
+        vk::Result::NOT_READY,
+        "completed before the hardware"
+    );
+    hw.signal().unwrap();
+    assert_eq!(e.wait_fences(&[done], true, SECONDS_5), vk::Result::SUCCESS);
+    assert_eq!(word(a), Some(HARDWARE));
 }
