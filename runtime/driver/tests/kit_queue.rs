@@ -740,3 +740,25 @@ fn a_hardware_payload_completes_the_batch() {
     assert_eq!(e.wait_fences(&[done], true, SECONDS_5), vk::Result::SUCCESS);
     assert_eq!(word(a), Some(HARDWARE));
 }
+
+/// `kit::queue::release_native_fence` (the `vkQueueSignalReleaseImageANDROID` hook): `-1` on an
+/// idle queue with its waits resolved, else a sync file that fires after the held batch that
+/// signals the semaphore.
+#[test]
+fn release_fence_follows_the_held_signal() {
+    let readable = |fd: &NativeFence| fd.is_signalled().unwrap();
+    let e = Client::new();
+    let gate = e.semaphore(true);
+    let s = e.semaphore(false);
+    e.submit(0, &[], &[], &[(s, 0)], vk::Fence::null()).unwrap();
+    let q = e.queues[0];
+    let released = kit::queue::release_native_fence::<Engine>(q, &[s]).unwrap();
+    assert!(released.is_trivially_signalled());
+    e.submit(0, &[(gate, 1)], &[], &[(s, 0)], vk::Fence::null())
+        .unwrap();
+    let released = kit::queue::release_native_fence::<Engine>(q, &[s]).unwrap();
+    settle();
+    assert!(!readable(&released), "released before the signal");
+    e.host_signal(gate, 1);
+    assert!(released.wait(Some(Duration::from_secs(5))).unwrap());
+}

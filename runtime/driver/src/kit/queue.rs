@@ -171,6 +171,12 @@ impl Completion {
     pub fn after(self, payload: Arc<dyn Payload>, value: u64) {
         let queue = Arc::clone(&self.0.queue);
         let mut st = lock(&queue.state);
+        if st.shutdown {
+            // The device is going: nobody will watch, and the work is abandoned.
+            drop(st);
+            self.fail(vk::Result::ERROR_DEVICE_LOST);
+            return;
+        }
         st.hardware.push(((payload, value), self));
         if st.watching {
             drop(st);
@@ -371,7 +377,13 @@ fn enqueue<D: Kit>(queue: &Queue<D>, sub: Submission) -> Result<(), vk::Result> 
     }
     st.queued.push_back(sub);
     drop(st);
-    ensure_thread(queue)?;
+    if let Err(e) = ensure_thread(queue) {
+        // Nobody would run it: take it back so that idle waits do not wait for it.
+        let mut st = lock(&shared.state);
+        st.queued.pop_back();
+        st.submitted -= 1;
+        return Err(e);
+    }
     NOTIFIER.notify();
     Ok(())
 }
@@ -545,10 +557,63 @@ pub fn release_native_fence<D: Kit>(
     Ok(fd)
 }
 
-/// The queue core's entry point for `cmd`, when the driver opted into the sync component and
-/// has no hook of its own (a driver with its own `vkQueueSubmit2` keeps its own queue).
+/// Whether the queue core serves `D`: it opted into the sync component, or it is in bring-up
+/// on the null driver's objects, whose fences and semaphores are the sync component's (and
+/// the null driver's queue commands cannot be lent: they would read `D`'s queues as the null
+/// driver's).
+pub fn serves<D: Kit>() -> bool {
+    D::SYNC_OBJECTS || D::NULL_OBJECTS
+}
+
+/// Every wait of a release as one payload.
+struct AllOf(Vec<WaitPoint>);
+
+impl Payload for AllOf {
+    fn reached(&self, _value: u64) -> Result<bool, vk::Result> {
+        for (payload, value) in &self.0 {
+            if !payload.reached(*value)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn notifies(&self) -> bool {
+        self.0.iter().all(|(p, _)| p.notifies())
+    }
+}
+
+/// The completions of no queue (their counters are never read).
+static DETACHED: std::sync::LazyLock<Arc<Shared>> = std::sync::LazyLock::new(Arc::default);
+
+/// `NativeBuffers::release_native_fence` for a driver whose queues run no work of their own
+/// (the null driver, whose hook also serves drivers in bring-up on it — so it takes no typed
+/// queue): a sync file that fires once the semaphores in `wait` resolve, `-1` if they have.
+pub fn release_after_waits(wait: &[vk::Semaphore]) -> Result<NativeFence, vk::Result> {
+    let all = AllOf(
+        wait.iter()
+            // SAFETY: the HAL passes live semaphores of the sync component.
+            .filter_map(|&s| unsafe { semaphore(s) }.map(|s| s.wait_point(0)))
+            .collect(),
+    );
+    if all.reached(0)? {
+        return Ok(NativeFence::signalled());
+    }
+    let signaller = FenceSignaller::new().map_err(|e| fence_error_result(&e))?;
+    let fd = signaller.fence().map_err(|e| fence_error_result(&e))?;
+    let completion = Completion(Arc::new(CompletionInner {
+        queue: Arc::clone(&DETACHED),
+        signals: vec![Signal::Native(signaller)],
+        failed: Mutex::new(None),
+    }));
+    completion.after(Arc::new(all), 0);
+    Ok(fd)
+}
+
+/// The queue core's entry point for `cmd`, when it [`serves`] the driver and the driver has no
+/// hook of its own (a driver with its own `vkQueueSubmit2` keeps its own queue).
 pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
-    if !D::SYNC_OBJECTS {
+    if !serves::<D>() {
         return None;
     }
     match cmd {

@@ -37,7 +37,9 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
     }
     match cmd {
         // The queue core's `vkQueueSubmit2` serves as the vendor's when it has none.
-        C::QUEUE_SUBMIT if D::SYNC_OBJECTS => kit_fn!(queue_submit::<D>, PFN_vkQueueSubmit),
+        C::QUEUE_SUBMIT if super::queue::serves::<D>() => {
+            kit_fn!(queue_submit::<D>, PFN_vkQueueSubmit)
+        }
         C::QUEUE_SUBMIT => route!(QUEUE_SUBMIT2, queue_submit, PFN_vkQueueSubmit),
         C::CMD_PIPELINE_BARRIER => route!(
             CMD_PIPELINE_BARRIER2,
