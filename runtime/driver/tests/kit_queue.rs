@@ -504,12 +504,20 @@ fn binary_semaphore_across_queues_ten_rounds() {
         .unwrap();
         e.submit(1, &[(s, 0)], &[Op::Copy(a.as_raw(), b.as_raw())], &[], done)
             .unwrap();
+        // SAFETY: a live semaphore of the sync component.
+        let core = unsafe { kit::sync::semaphore(s) }.unwrap();
+        assert_eq!(
+            core.is_pending(),
+            Ok(true),
+            "round {round}: the held signal"
+        );
         if round % 2 == 0 {
             settle();
             assert_eq!(e.status(done), vk::Result::NOT_READY, "round {round}");
         }
         e.host_signal(gate, u64::from(round));
         assert_eq!(e.wait_fences(&[done], true, SECONDS_5), vk::Result::SUCCESS);
+        assert_eq!(core.is_pending(), Ok(false), "round {round}");
         assert_eq!(
             word(b),
             Some(round),

@@ -25,6 +25,10 @@
 //!   push-descriptor commands to and from their Vulkan 1.4 forms), the null driver's object
 //!   commands while [`Kit::NULL_OBJECTS`] is on (bring-up), and otherwise nothing — a NULL
 //!   proc address, never a stub.
+//! * [`queue`] and [`sync`] are the queue and sync core ([`Kit::SYNC_OBJECTS`], Mesa's
+//!   `vk_queue` and `vk_sync`): batches held until their waits resolve and handed to
+//!   [`Kit::driver_submit`], fences and binary/timeline semaphores the kit signals, host waits,
+//!   queue and device idle, `SYNC_FD` interop.
 //! * [`null`] is that null driver, a kit driver itself (AOSP `nulldrv`): it lives here, below
 //!   the backends, because the kit's bring-up falls back to it; [`crate::backend::null`]
 //!   re-exports it as the backend it also is.

@@ -151,8 +151,9 @@ impl Payload for FenceCore {
 }
 
 #[derive(Default)]
-struct BinaryState {
-    /// Signal operations submitted so far: the `n`-th raises the payload to `n`.
+struct SignalState {
+    /// Binary: signal operations submitted so far (the `n`-th raises the payload to `n`).
+    /// Timeline: the highest value a submitted signal operation will set.
     submitted: u64,
     /// A temporarily imported sync file (or an acquire's native fence), which the next wait
     /// takes instead of the permanent payload (the spec's temporary import).
@@ -163,7 +164,7 @@ struct BinaryState {
 pub struct SemaphoreCore {
     pub timeline: bool,
     payload: Arc<CpuPayload>,
-    binary: Mutex<BinaryState>,
+    signals: Mutex<SignalState>,
 }
 
 /// A `VkSemaphore` of the sync component.
@@ -174,7 +175,7 @@ impl Semaphore {
         Self(Arc::new(SemaphoreCore {
             timeline,
             payload: Arc::new(CpuPayload::new(if timeline { initial } else { 0 })),
-            binary: Mutex::new(BinaryState::default()),
+            signals: Mutex::new(SignalState::default()),
         }))
     }
 
@@ -201,7 +202,7 @@ impl SemaphoreCore {
         if self.timeline {
             return (self.payload.clone(), value);
         }
-        let mut st = lock(&self.binary);
+        let mut st = lock(&self.signals);
         match st.temporary.take() {
             Some(f) => (Arc::new(f), 0),
             None => (self.payload.clone(), st.submitted),
@@ -210,12 +211,24 @@ impl SemaphoreCore {
 
     /// Registers a signal operation submitted now: the value its completion signals.
     pub fn signal_point(&self, value: u64) -> u64 {
+        let mut st = lock(&self.signals);
+        st.submitted = if self.timeline {
+            st.submitted.max(value)
+        } else {
+            st.submitted + 1
+        };
         if self.timeline {
-            return value;
+            value
+        } else {
+            st.submitted
         }
-        let mut st = lock(&self.binary);
-        st.submitted += 1;
-        st.submitted
+    }
+
+    /// Whether a signal operation was submitted that has not completed yet (the semaphore's
+    /// pending state).
+    pub fn is_pending(&self) -> Result<bool, vk::Result> {
+        let submitted = lock(&self.signals).submitted;
+        Ok(self.payload.value()? < submitted)
     }
 
     /// Completes a signal operation (a batch's, or `vkSignalSemaphore`).
@@ -235,14 +248,14 @@ impl SemaphoreCore {
 
     /// Makes `f` the payload the next wait takes (temporary import, acquire).
     pub fn set_temporary(&self, f: NativeFence) {
-        lock(&self.binary).temporary = Some(f);
+        lock(&self.signals).temporary = Some(f);
         NOTIFIER.notify();
     }
 
     /// The copy-transference `SYNC_FD` export of a binary semaphore, which is a wait: the
     /// temporary payload, or a sync file that fires with the last signal operation submitted.
     pub(super) fn export(&self) -> Result<NativeFence, vk::Result> {
-        let mut st = lock(&self.binary);
+        let mut st = lock(&self.signals);
         match st.temporary.take() {
             Some(f) => Ok(f),
             None => self.payload.export_at(st.submitted),
