@@ -770,3 +770,86 @@ fn release_fence_follows_the_held_signal() {
     e.host_signal(gate, 1);
     assert!(released.wait(Some(Duration::from_secs(5))).unwrap());
 }
+
+/// A driver in bring-up (`NULL_OBJECTS`, no `SYNC_OBJECTS`): the null driver's fences and
+/// semaphores, the queue core's queues (the scaffold's starting point).
+struct BringUp;
+
+impl DriverModule for BringUp {
+    const NAME: &'static CStr = c"kit queue bring-up";
+}
+
+impl Kit for BringUp {
+    type Instance = ();
+    type PhysicalDevice = ();
+    type Device = ();
+    type Queue = ();
+    type CommandBuffer = ();
+    const NULL_OBJECTS: bool = true;
+}
+
+impl kit::native_buffer::NativeBuffers for BringUp {}
+
+#[vkgen_driver::driver(kit)]
+impl Driver for BringUp {
+    const API_VERSION: u32 = vk::API_VERSION_1_3;
+}
+
+#[test]
+fn a_bring_up_driver_submits_through_the_queue_core() {
+    // SAFETY: the bring-up driver's generated GIPA is a valid static entry point; plain Vulkan
+    // use of its 1.3 device follows.
+    unsafe {
+        let entry = ash::Entry::from_static_fn(ash::StaticFn {
+            get_instance_proc_addr: get_instance_proc_addr::<BringUp>,
+        });
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let instance = entry
+            .create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+            .unwrap();
+        let pd = instance.enumerate_physical_devices().unwrap()[0];
+        let prio = [1.0];
+        let qci = [vk::DeviceQueueCreateInfo::default().queue_priorities(&prio)];
+        let device = instance
+            .create_device(
+                pd,
+                &vk::DeviceCreateInfo::default().queue_create_infos(&qci),
+                None,
+            )
+            .unwrap();
+        let queue = device.get_device_queue(0, 0);
+        let mut ty =
+            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
+        let t = device
+            .create_semaphore(&vk::SemaphoreCreateInfo::default().push_next(&mut ty), None)
+            .unwrap();
+        let fence = device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        // The 1.0 submit, waiting on a value the host signals later.
+        let values = [1u64];
+        let mut timeline =
+            vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&values);
+        let sems = [t];
+        let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&sems)
+            .wait_dst_stage_mask(&stages)
+            .push_next(&mut timeline);
+        device.queue_submit(queue, &[submit], fence).unwrap();
+        settle();
+        assert_eq!(device.get_fence_status(fence), Ok(false));
+        device
+            .signal_semaphore(&vk::SemaphoreSignalInfo::default().semaphore(t).value(1))
+            .unwrap();
+        device.wait_for_fences(&[fence], true, SECONDS_5).unwrap();
+        device.queue_wait_idle(queue).unwrap();
+        device.destroy_fence(fence, None);
+        device.destroy_semaphore(t, None);
+        device.destroy_device(None);
+        instance.destroy_instance(None);
+    }
+}
