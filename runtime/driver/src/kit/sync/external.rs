@@ -23,7 +23,10 @@ unsafe fn hand_out(f: NativeFence, p_fd: *mut c_int) -> vk::Result {
             *out = f.into_raw();
             vk::Result::SUCCESS
         }
-        None => vk::Result::ERROR_INITIALIZATION_FAILED,
+        None => vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "no output pointer for the fd"
+        ),
     }
 }
 
@@ -38,14 +41,24 @@ pub(super) unsafe extern "system" fn get_fence_fd(
         || {
             // SAFETY: null or the application's structure, which the command requires be valid.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "no VkFenceGetFdInfoKHR"
+                );
             };
             if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "fence export as {:?}: only SYNC_FD",
+                    info.handle_type
+                );
             }
             // SAFETY: the info names a live fence of this device; the lookup checks the type.
             let Some(f) = (unsafe { fence(info.fence) }) else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "not a fence of the sync component"
+                );
             };
             match f.export() {
                 // SAFETY: `pFd` is the application's writable output slot (the command requires it).
@@ -66,7 +79,10 @@ pub(super) unsafe extern "system" fn import_fence_fd(
         || {
             // SAFETY: null or the application's structure, which the command requires be valid.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "no VkImportFenceFdInfoKHR"
+                );
             };
             // SAFETY: the info names a live fence of this device; the lookup checks the type.
             let target = unsafe { fence(info.fence) };
@@ -74,7 +90,11 @@ pub(super) unsafe extern "system" fn import_fence_fd(
                 (target, info.handle_type)
             else {
                 // Not ours to take: the fd stays the application's.
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "fence import as {:?} (or not a fence): only SYNC_FD",
+                    info.handle_type
+                );
             };
             // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
             // fd is refused without being taken.
@@ -100,17 +120,27 @@ pub(super) unsafe extern "system" fn get_semaphore_fd(
         || {
             // SAFETY: null or the application's structure, which the command requires be valid.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "no VkSemaphoreGetFdInfoKHR"
+                );
             };
             // SAFETY: the info names a live semaphore of this device; the lookup checks the type.
             let sem = unsafe { semaphore(info.semaphore) };
             let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) =
                 (sem, info.handle_type)
             else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "semaphore export as {:?} (or not a semaphore): only SYNC_FD",
+                    info.handle_type
+                );
             };
             if sem.timeline {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "SYNC_FD export of a timeline semaphore"
+                );
             }
             // Copy transference: the export is a wait, so the payload moves to the caller.
             let payload = match sem.export() {
@@ -133,17 +163,27 @@ pub(super) unsafe extern "system" fn import_semaphore_fd(
         || {
             // SAFETY: null or the application's structure, which the command requires be valid.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "no VkImportSemaphoreFdInfoKHR"
+                );
             };
             // SAFETY: the info names a live semaphore of this device; the lookup checks the type.
             let sem = unsafe { semaphore(info.semaphore) };
             let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) =
                 (sem, info.handle_type)
             else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "semaphore import as {:?} (or not a semaphore): only SYNC_FD",
+                    info.handle_type
+                );
             };
             if sem.timeline {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "SYNC_FD import into a timeline semaphore"
+                );
             }
             // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
             // fd is refused without being taken.
