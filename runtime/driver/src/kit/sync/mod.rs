@@ -43,7 +43,6 @@ use vkgen_generated::vk;
 use super::Kit;
 use crate::sync_fd::NativeFence;
 pub use object::{fence, semaphore, Fence, FenceCore, Semaphore, SemaphoreCore, WaitPoint};
-use object::{Fence as F, Semaphore as S};
 
 /// `NativeBuffers::signal_on_native_fence` over the component's objects: each copy becomes the
 /// (temporary) payload of its object.
@@ -71,14 +70,14 @@ pub fn entry<D: Kit>(cmd: C) -> vk::PFN_vkVoidFunction {
     }
     match cmd {
         C::CREATE_FENCE => kit_fn!(commands::create_fence, PFN_vkCreateFence),
-        C::DESTROY_FENCE => kit_fn!(commands::destroy::<F, vk::Fence>, PFN_vkDestroyFence),
+        C::DESTROY_FENCE => kit_fn!(commands::destroy::<Fence, vk::Fence>, PFN_vkDestroyFence),
         C::RESET_FENCES => kit_fn!(commands::reset_fences, PFN_vkResetFences),
         C::GET_FENCE_STATUS => kit_fn!(commands::get_fence_status, PFN_vkGetFenceStatus),
         C::WAIT_FOR_FENCES => kit_fn!(commands::wait_for_fences, PFN_vkWaitForFences),
         C::CREATE_SEMAPHORE => kit_fn!(commands::create_semaphore, PFN_vkCreateSemaphore),
         C::DESTROY_SEMAPHORE => {
             kit_fn!(
-                commands::destroy::<S, vk::Semaphore>,
+                commands::destroy::<Semaphore, vk::Semaphore>,
                 PFN_vkDestroySemaphore
             )
         }
