@@ -1,7 +1,7 @@
 //! The kit's sync component on the null driver (which opts in with `Kit::SYNC_OBJECTS`):
 //! `VK_KHR_external_fence_fd` / `VK_KHR_external_semaphore_fd` with `SYNC_FD` — copy-transference
 //! export (with its reset / wait side effect), temporary import (`-1` = signalled), ordering
-//! through an imported fd, exact errors for other handle types, closed fds and timeline
+//! through an imported fd (the queue core holds the batch until it fires), exact errors for other handle types, closed fds and timeline
 //! semaphores (the fd then stays the caller's), the external property queries, and fd counts
 //! level over 10 000 export/import cycles including the error paths. Also the native-buffer
 //! image import the kit validates before the driver's `import_native_buffer`.
@@ -283,9 +283,12 @@ fn semaphore_fd_from_one_submit_orders_another() {
         std::thread::sleep(std::time::Duration::from_millis(50));
         fire(&keep);
     });
+    // The queue holds the batch (the submission itself does not block) until the fd fires.
     o.submit(Some(b), fence);
+    assert_eq!(o.status(fence), vk::Result::NOT_READY);
+    // SAFETY: a live fence, waiting up to 5 s.
+    unsafe { o.device.wait_for_fences(&[fence], true, 5_000_000_000) }.unwrap();
     assert!(start.elapsed() >= std::time::Duration::from_millis(45));
-    assert_eq!(o.status(fence), vk::Result::SUCCESS);
     firer.join().unwrap();
     // A semaphore with nothing pending exports -1.
     assert_eq!(o.export_semaphore(a, SEM_SYNC), Ok(-1));

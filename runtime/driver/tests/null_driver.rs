@@ -480,7 +480,8 @@ fn acquire_signals_exactly_when_the_fd_fires() {
         );
         assert_eq!(out, -1);
 
-        // A semaphore wait blocks until the fd fires.
+        // A semaphore wait holds the batch (not the submitting thread) until the fd fires.
+        d.reset_fences(&[fence]).unwrap();
         let s = FenceSignaller::new().unwrap();
         let fd = s.fence().unwrap().into_raw();
         assert_eq!(
@@ -498,9 +499,11 @@ fn acquire_signals_exactly_when_the_fd_fires() {
             &[vk::SubmitInfo::default()
                 .wait_semaphores(&sems)
                 .wait_dst_stage_mask(&waits)],
-            vk::Fence::null(),
+            fence,
         )
         .unwrap();
+        assert_eq!(d.get_fence_status(fence), Ok(false));
+        d.wait_for_fences(&[fence], true, u64::MAX).unwrap();
         assert!(start.elapsed() >= Duration::from_millis(45));
         t.join().unwrap();
 

@@ -28,6 +28,10 @@
 //!   index-buffer, subresource-layout, descriptor-set, push-constant and push-descriptor
 //!   commands to and from their Vulkan 1.4 forms), then the null driver's bring-up table while
 //!   [`Kit::NULL_OBJECTS`] is on, and otherwise nothing — a NULL proc address, never a stub.
+//! * [`queue`] and [`sync`] are the queue and sync core ([`Kit::SYNC_OBJECTS`], Mesa's
+//!   `vk_queue` and `vk_sync`): batches held until their waits resolve and handed to
+//!   [`Kit::driver_submit`], fences and binary/timeline semaphores the kit signals, host waits,
+//!   queue and device idle, `SYNC_FD` interop.
 //! * [`null`] is that null driver, a kit driver itself (AOSP `nulldrv`): it lives here, below
 //!   the backends, because the kit's bring-up falls back to it; [`crate::backend::null`]
 //!   re-exports it as the backend it also is.
@@ -60,6 +64,7 @@ pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
 pub mod objects;
+pub mod queue;
 pub mod requirements;
 pub mod resources;
 pub mod routes;
@@ -144,9 +149,11 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
-    /// The kit's sync component ([`sync`]): fences and semaphores the driver signals on the CPU,
-    /// with `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with
-    /// their own sync objects leave it off.
+    /// The kit's queue and sync core ([`queue`], [`sync`]): `vkQueueSubmit{,2}` held until
+    /// their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
+    /// semaphores the kit signals when the vendor's work completes, the host waits, queue and
+    /// device idle, and `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`).
+    /// Drivers with their own queues and sync objects leave it off.
     const SYNC_OBJECTS: bool = false;
 
     /// The kit's resource objects ([`resources`], Mesa's `vk_device_memory`, `vk_buffer`,
@@ -185,6 +192,22 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// them).
     fn fill_extension_structure(physical: &PhysicalDevice<Self>, s: &mut vk::BaseOutStructure<'_>) {
         resources::fill_memory_budget(physical, s);
+    }
+
+    /// Runs one batch of a `vkQueueSubmit{,2}` on `queue`; the kit calls it only once every
+    /// wait of the batch is satisfied, in submission order per queue, on the submitting thread
+    /// or the queue's submit thread ([`queue`]). The batch is complete when `completion` is
+    /// dropped: a CPU vendor runs the work and returns; a vendor with asynchronous hardware
+    /// keeps `completion` until the hardware is done (or hands it a hardware payload with
+    /// [`queue::Completion::after`]). An error, [`queue::Completion::fail`] or a panic marks
+    /// the batch failed: the queue is lost (`VK_ERROR_DEVICE_LOST`). Default: nothing to run.
+    fn driver_submit(
+        queue: &Queue<Self>,
+        batch: &queue::Batch,
+        completion: queue::Completion,
+    ) -> Result<(), vk::Result> {
+        let _ = (queue, batch, completion);
+        Ok(())
     }
 
     /// The kit's `AHardwareBuffer` component ([`hardware_buffer`]):
@@ -337,12 +360,14 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// A kit driver's command map below the vendor's hooks (Mesa's
 /// `vk_device_dispatch_table_from_entrypoints`): the kit's components from the highest
 /// priority down — the sync component first (with it on it also answers the external fence
-/// and semaphore queries the commons answer with "nothing"), the resource objects (with them
+/// and semaphore queries the commons answer with "nothing"), the queue core, the resource
+/// objects (with them
 /// on the kit answers both forms of each bind and requirements query itself), the commons, the `…2` routes of
 /// 1.3 and 1.4, native buffers, hardware buffers — then, while [`Kit::NULL_OBJECTS`] is on,
 /// the null driver's bring-up table minus the commands that take the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = sync::entries::<D>()
+        .or(&queue::entries::<D>())
         .or(&resources::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>())

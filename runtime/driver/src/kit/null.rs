@@ -69,7 +69,7 @@ use crate::kit::native_buffer::{
 };
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
-use crate::util::{copy_cstr, for_each_out, lock, slice, write_array_with};
+use crate::util::{copy_cstr, for_each_out, lock, write_array_with};
 
 /// The null driver. See the [module docs](self).
 #[derive(Debug)]
@@ -419,7 +419,7 @@ impl Kit for NullDriver {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
-    // Fences and semaphores are the kit's: work completes at submission (`complete_submit2`).
+    // Queues, fences and semaphores are the kit's; `driver_submit` (the default) has no work.
     const SYNC_OBJECTS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory.
     const HARDWARE_BUFFERS: bool = true;
@@ -588,8 +588,9 @@ impl NativeBuffers for NullDriver {
         wait: &[vk::Semaphore],
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
-        // Work completes at submission: once the semaphores' fds fire, the image is released.
-        kit::sync::release_native_fence(wait)
+        // No rendering to wait for: the image is released once the waits resolve. Not through
+        // the typed queue core: drivers in bring-up reach this hook with their own queues.
+        kit::queue::release_after_waits(wait)
     }
 
     fn import_native_buffer(
@@ -637,16 +638,6 @@ impl Driver for NullDriver {
     // --- instance -------------------------------------------------------------------------
 
     // --- device ---------------------------------------------------------------------------
-
-    unsafe fn queue_submit2(
-        _queue: vk::Queue,
-        submit_count: u32,
-        p_submits: *const vk::SubmitInfo2<'_>,
-        fence: vk::Fence,
-    ) -> vk::Result {
-        // SAFETY: `pSubmits` holds `submitCount` valid structures (arrays inside likewise).
-        unsafe { kit::sync::complete_submit2(slice(p_submits, submit_count), fence) }
-    }
 
     unsafe fn queue_bind_sparse(
         _queue: vk::Queue,

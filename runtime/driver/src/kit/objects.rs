@@ -83,6 +83,9 @@ pub struct Queue<D: Kit> {
     pub family: u32,
     pub index: u32,
     pub flags: vk::DeviceQueueCreateFlags,
+    /// The kit's queue core (submissions held until their waits resolve, the submit thread).
+    /// Before `data`: dropping it stops the thread, which may still be using `data`.
+    pub core: super::queue::QueueCore,
     pub data: D::Queue,
 }
 

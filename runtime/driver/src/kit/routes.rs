@@ -29,6 +29,10 @@ fn access2(a: vk::AccessFlags) -> vk::AccessFlags2 {
 /// whose `…2` form the vendor implements, routed to it.
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = EntryTable::EMPTY;
+    // The queue core's `vkQueueSubmit2` serves as the vendor's when it has none.
+    if super::queue::serves::<D>() {
+        table.queue_submit = Some(queue_submit::<D>);
+    }
     route!(table, D:
         queue_submit => QUEUE_SUBMIT2 via queue_submit,
         cmd_pipeline_barrier => CMD_PIPELINE_BARRIER2 via cmd_pipeline_barrier,
@@ -49,6 +53,48 @@ pub fn entries<D: Kit>() -> EntryTable {
     table
 }
 
+/// The `vkQueueSubmit2` that `vkQueueSubmit` reaches: the vendor's hook, else the queue core's.
+///
+/// # Safety
+/// The valid usage of `vkQueueSubmit2`.
+unsafe fn submit2<D: Kit>(
+    queue: vk::Queue,
+    count: u32,
+    p_submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: the caller's arguments are valid for `vkQueueSubmit2`, which both implement.
+    unsafe {
+        if D::implements(vkgen_generated::commands::CommandId::QUEUE_SUBMIT2) {
+            D::queue_submit2(queue, count, p_submits, fence)
+        } else {
+            super::queue::queue_submit2::<D>(queue, count, p_submits, fence)
+        }
+    }
+}
+
+/// The `…2` semaphore infos of a 1.0 submission's semaphores: the value, stage (all commands
+/// where `stages` has none, as for signals) and device index of each, where given.
+fn semaphore_infos<'a>(
+    sems: &[vk::Semaphore],
+    values: &[u64],
+    stages: &[vk::PipelineStageFlags],
+    indices: &[u32],
+) -> Vec<vk::SemaphoreSubmitInfo<'a>> {
+    sems.iter()
+        .enumerate()
+        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
+            semaphore,
+            value: values.get(i).copied().unwrap_or(0),
+            stage_mask: stages
+                .get(i)
+                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
+            device_index: indices.get(i).copied().unwrap_or(0),
+            ..Default::default()
+        })
+        .collect()
+}
+
 /// `vkQueueSubmit` as `vkQueueSubmit2`: wait stages per semaphore, timeline values
 /// (`VkTimelineSemaphoreSubmitInfo`), device indices and masks (`VkDeviceGroupSubmitInfo`) and
 /// `VkProtectedSubmitInfo` carried into the `…2` fields.
@@ -62,7 +108,7 @@ unsafe extern "system" fn queue_submit<D: Kit>(
         "vkQueueSubmit",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: `count` valid submit infos per valid usage.
+            // SAFETY: `pSubmits` holds `submitCount` submit infos (the command's valid usage).
             let submits = unsafe { slice(p_submits, count) };
             let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
                 Vec::with_capacity(submits.len());
@@ -112,7 +158,7 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                         }),
                     )
                 };
-                // SAFETY: as above.
+                // SAFETY: the submit info's arrays hold the counts it gives (valid usage).
                 let (wait_sems, stages, cmd_bufs, signal_sems) = unsafe {
                     (
                         slice(s.p_wait_semaphores, s.wait_semaphore_count),
@@ -121,21 +167,12 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                         slice(s.p_signal_semaphores, s.signal_semaphore_count),
                     )
                 };
-                waits.push(
-                    wait_sems
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
-                            semaphore,
-                            value: wait_values.get(i).copied().unwrap_or(0),
-                            stage_mask: stages
-                                .get(i)
-                                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
-                            device_index: wait_indices.get(i).copied().unwrap_or(0),
-                            ..Default::default()
-                        })
-                        .collect(),
-                );
+                waits.push(semaphore_infos(
+                    wait_sems,
+                    wait_values,
+                    stages,
+                    wait_indices,
+                ));
                 cbs.push(
                     cmd_bufs
                         .iter()
@@ -147,19 +184,12 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                         })
                         .collect(),
                 );
-                signals.push(
-                    signal_sems
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &semaphore)| vk::SemaphoreSubmitInfo {
-                            semaphore,
-                            value: signal_values.get(i).copied().unwrap_or(0),
-                            stage_mask: vk::PipelineStageFlags2::ALL_COMMANDS,
-                            device_index: signal_indices.get(i).copied().unwrap_or(0),
-                            ..Default::default()
-                        })
-                        .collect(),
-                );
+                signals.push(semaphore_infos(
+                    signal_sems,
+                    signal_values,
+                    &[],
+                    signal_indices,
+                ));
                 flags.push(if protected.is_some_and(|p| p.protected_submit != 0) {
                     vk::SubmitFlags::PROTECTED
                 } else {
@@ -176,8 +206,9 @@ unsafe extern "system" fn queue_submit<D: Kit>(
                 })
                 .collect();
             let n = u32::try_from(infos.len()).unwrap_or(u32::MAX);
-            // SAFETY: the vendor's hook with structures built from valid 1.0 arguments.
-            unsafe { D::queue_submit2(queue, n, infos.as_ptr(), fence) }
+            // SAFETY: the vendor's hook (or the queue core) with structures built from the
+            // application's valid 1.0 arguments, alive for the call.
+            unsafe { submit2::<D>(queue, n, infos.as_ptr(), fence) }
         },
     )
 }

@@ -120,6 +120,7 @@ unsafe fn create_device_impl<D: Kit>(
                     family,
                     index,
                     flags,
+                    core: Default::default(),
                     data,
                 })),
                 Err(e) => {
@@ -140,9 +141,16 @@ pub unsafe extern "system" fn destroy_device<D: Kit>(
     device: vk::Device,
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    // SAFETY: null or a live device the application is done with.
-    guard("vkDestroyDevice", (), || unsafe {
-        destroy_dispatchable::<Device<D>>(vk::Handle::as_raw(device));
+    guard("vkDestroyDevice", (), || {
+        // SAFETY: null or a live device of this driver; the lookup checks the type.
+        if let Some(d) = unsafe { Device::<D>::from_handle(device) } {
+            // Submit threads first, while the device and the vendor's data they may use live.
+            for q in d.queues() {
+                q.core.shutdown();
+            }
+        }
+        // SAFETY: null or a live device the application is done with.
+        unsafe { destroy_dispatchable::<Device<D>>(vk::Handle::as_raw(device)) };
     })
 }
 
