@@ -54,7 +54,9 @@ pub unsafe extern "system" fn vkCreateDevice(
     guard_result(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: the four arguments are the application's, unchanged: `physical_device` one of
+        // this loader's (checked against the registry there), `p_create_info` and `p_device` null
+        // (checked there) or valid per VUID-vkCreateDevice-*-parameter.
         || unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) },
     )
 }
@@ -67,7 +69,8 @@ unsafe fn create_device(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Device,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pCreateInfo: null (checked here) or a valid create info
+    // that lives for this call (VUID-vkCreateDevice-pCreateInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
         log::error!("vkCreateDevice: null pCreateInfo");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
@@ -76,7 +79,9 @@ unsafe fn create_device(
         log::error!("vkCreateDevice: null pDevice");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
-    // SAFETY: per the contract, a physical device of a live instance (checked).
+    // SAFETY: `pd` is the application's physical device
+    // (VUID-vkCreateDevice-physicalDevice-parameter); `checked_instance_data` refuses one whose
+    // word 0 is not a registered instance.
     let Some(instance) =
         (unsafe { checked_instance_data(vk::Handle::as_raw(pd) as usize, "vkCreateDevice") })
     else {
@@ -97,7 +102,8 @@ unsafe fn create_device(
              global layers {chained_names:?}"
         );
     }
-    // SAFETY: as above.
+    // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {
         name_list(
             info.enabled_extension_count,
@@ -185,7 +191,8 @@ unsafe fn create_device(
         log::error!("vkCreateDevice: the chain returned a device that already exists");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
-    // SAFETY: non-null and valid per the contract.
+    // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
+    // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
     Ok(())
 }
@@ -204,7 +211,9 @@ pub unsafe extern "system" fn vkDestroyDevice(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract, a live device (checked against the registry).
+        // SAFETY: `raw` is non-null (checked above) and the application's live device
+        // (VUID-vkDestroyDevice-device-parameter); `checked_device_data` verifies word 0 against
+        // the registry.
         let destroy = match unsafe { checked_device_data(raw, "vkDestroyDevice") } {
             Some(data) => data.dispatch().destroy_device,
             None => return,
@@ -229,7 +238,8 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
         "vkEnumerateDeviceExtensionProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or a C string per the contract.
+            // SAFETY: `p_layer_name` is the application's: null or a NUL-terminated string for this
+            // call (VUID-vkEnumerateDeviceExtensionProperties-pLayerName-parameter).
             if let Some(name) = unsafe { cstr(p_layer_name) } {
                 let Some(list) = init::loader()
                     .layers
@@ -241,7 +251,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                 // SAFETY: the caller's valid pointers.
                 return unsafe { fill_array(&list, p_property_count, p_properties) };
             }
-            // SAFETY: per the contract, a physical device of this loader.
+            // SAFETY: `physical_device` is the application's, one this loader handed out
+            // (VUID-vkEnumerateDeviceExtensionProperties-physicalDevice-parameter); its word 0
+            // points at its instance's data.
             let Some(data) =
                 (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
             else {
@@ -305,7 +317,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
         "vkEnumerateDeviceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract, a physical device of this loader.
+            // SAFETY: `physical_device` is the application's, one this loader handed out
+            // (VUID-vkEnumerateDeviceLayerProperties-physicalDevice-parameter); its word 0 points
+            // at its instance's data.
             let Some(data) =
                 (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
             else {

@@ -37,7 +37,8 @@ unsafe fn chained<L: Link>(
     call: impl FnOnce(L::F, *const L) -> vk::Result,
 ) -> vk::Result {
     let filters = LayerEnv::current().filters;
-    // SAFETY: forwarded to the caller: `L::F` is the chain function type of `pick`'s command.
+    // SAFETY: the caller guarantees `L` is the chain of `pick`'s command, so `L::F` is the type of
+    // the functions the layers export under that name.
     let layers: Vec<L::F> = unsafe { init::loader().layers.pre_instance_functions(&filters, pick) };
     let links = pre_instance::build::<L>(&layers, terminator);
     let (first, next) = links[0].head();
@@ -80,7 +81,8 @@ unsafe extern "system" fn version_terminator(
                 log::error!("vkEnumerateInstanceVersion: null pApiVersion");
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             }
-            // SAFETY: non-null and valid per the contract.
+            // SAFETY: `p_api_version` was checked non-null above and is the application's, writable
+            // for this call (VUID-vkEnumerateInstanceVersion-pApiVersion-parameter).
             unsafe { *p_api_version = vkgen_generated::API_VERSION };
             vk::Result::SUCCESS
         },
@@ -171,7 +173,8 @@ unsafe extern "system" fn extensions_terminator(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let loader = init::loader();
-            // SAFETY: null or a C string per the contract.
+            // SAFETY: `p_layer_name` is the application's: null or a NUL-terminated string for this
+            // call (VUID-vkEnumerateInstanceExtensionProperties-pLayerName-parameter).
             let list = match unsafe { cstr(p_layer_name) } {
                 Some(name) => {
                     match loader

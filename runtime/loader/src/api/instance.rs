@@ -40,7 +40,9 @@ pub unsafe extern "system" fn vkCreateInstance(
     guard_result(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: the three pointers are the application's, unchanged: `p_create_info` null
+        // (checked there) or valid per VUID-vkCreateInstance-pCreateInfo-parameter, `p_allocator`
+        // null or valid, `p_instance` null (checked there) or writable.
         || unsafe { create_instance(p_create_info, p_allocator, p_instance) },
     )
 }
@@ -52,7 +54,8 @@ unsafe fn create_instance(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pCreateInfo: null (checked here) or a valid create info
+    // that lives for this call (VUID-vkCreateInstance-pCreateInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
         log::error!("vkCreateInstance: null pCreateInfo");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
@@ -76,7 +79,8 @@ unsafe fn create_instance(
     // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
     let properties = crate::Properties::current();
     let active = activate_layers(loader, &properties, &app_layers)?;
-    // SAFETY: as above.
+    // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
+    // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
         name_list(
             info.enabled_extension_count,
@@ -179,7 +183,9 @@ unsafe fn create_instance(
         handle: instance,
         head_gipa,
         layers: active,
-        // SAFETY: valid per the contract.
+        // SAFETY: `p_application_info` is null or a valid VkApplicationInfo
+        // (VUID-VkInstanceCreateInfo-pApplicationInfo-parameter); it is read before this call
+        // returns.
         api_version: unsafe { app_api_version(info.p_application_info) },
         enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
         logging_callback,
@@ -188,7 +194,8 @@ unsafe fn create_instance(
         log::error!("vkCreateInstance: the chain returned an instance that already exists");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
-    // SAFETY: non-null and valid per the contract.
+    // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
+    // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = instance };
     Ok(())
 }
@@ -207,7 +214,9 @@ pub unsafe extern "system" fn vkDestroyInstance(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract, a live instance (checked against the registry).
+        // SAFETY: `raw` is non-null (checked above) and the application's live instance
+        // (VUID-vkDestroyInstance-instance-parameter); `checked_instance_data` verifies word 0
+        // against the registry.
         let destroy = match unsafe { checked_instance_data(raw, "vkDestroyInstance") } {
             Some(data) => {
                 if let Some((callback, api)) = data
@@ -268,7 +277,8 @@ unsafe fn create_logging_callback(
     instance: vk::Instance,
     head: vk::PFN_vkGetInstanceProcAddr,
 ) -> Option<vk::DebugReportCallbackEXT> {
-    // SAFETY: per the contract; the name's command has this type.
+    // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
+    // vkCreateDebugReportCallbackEXT's type for that name.
     let create: vk::PFN_vkCreateDebugReportCallbackEXT =
         unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) }?;
     let info = vk::DebugReportCallbackCreateInfoEXT::default()
@@ -294,7 +304,8 @@ unsafe fn destroy_logging_callback(
     head: vk::PFN_vkGetInstanceProcAddr,
     callback: vk::DebugReportCallbackEXT,
 ) {
-    // SAFETY: per the contract; the name's command has this type.
+    // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
+    // vkDestroyDebugReportCallbackEXT's type for that name.
     let destroy: Option<vk::PFN_vkDestroyDebugReportCallbackEXT> =
         unsafe { driver::void_fn_as(head(instance, c"vkDestroyDebugReportCallbackEXT".as_ptr())) };
     if let Some(destroy) = destroy {

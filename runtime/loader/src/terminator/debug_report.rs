@@ -126,7 +126,9 @@ unsafe extern "system" fn create(
         "vkCreateDebugReportCallbackEXT (loader)",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: a handle of this loader and a valid create info, per the contract.
+            // SAFETY: the application's `instance` is a live instance of this loader (terminators
+            // are reached only through its dispatch); `info` is null or its valid create info,
+            // VUID-vkCreateDebugReportCallbackEXT-pCreateInfo-parameter.
             let (Some(data), Some(ci)) = (
                 unsafe { instance_data(vk::Handle::as_raw(instance) as usize) },
                 unsafe { info.as_ref() },
@@ -190,7 +192,8 @@ unsafe extern "system" fn destroy(
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugReportCallbackEXT (loader)", (), || {
-        // SAFETY: a handle of this loader, per the contract.
+        // SAFETY: the application's `instance` is a live instance of this loader, reached through
+        // its dispatch (VUID-vkDestroyDebugReportCallbackEXT-instance-parameter).
         let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }) else {
             return;
         };
@@ -234,7 +237,8 @@ unsafe extern "system" fn message(
     text: *const c_char,
 ) {
     guard("vkDebugReportMessageEXT (loader)", (), || {
-        // SAFETY: a handle of this loader, per the contract.
+        // SAFETY: the application's `instance` is a live instance of this loader, reached through
+        // its dispatch (VUID-vkDebugReportMessageEXT-instance-parameter).
         let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }) else {
             return;
         };

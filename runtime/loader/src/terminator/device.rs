@@ -38,7 +38,9 @@ pub unsafe extern "system" fn create_device(
     guard_result(
         "vkCreateDevice (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: `pd`, `info`, `allocator` and `out` come unchanged from the chain's
+        // vkCreateDevice call, whose VUIDs give `create_device_impl` what it needs (null pointers
+        // are checked there).
         || unsafe { create_device_impl(pd, info, allocator, out) },
     )
 }
@@ -51,7 +53,8 @@ unsafe fn create_device_impl(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Device,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the pointer passed down to vkCreateDevice: null (checked here) or a valid
+    // create info for this call, VUID-vkCreateDevice-pCreateInfo-parameter.
     let Some(info) = (unsafe { info.as_ref() }) else {
         log::error!("vkCreateDevice: null create info");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
@@ -60,7 +63,9 @@ unsafe fn create_device_impl(
         log::error!("vkCreateDevice: null pDevice");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
-    // SAFETY: per the contract.
+    // SAFETY: `pd` is the application's physical device, one this loader's instance handed out
+    // (VUID-vkCreateDevice-physicalDevice-parameter); its instance outlives the device created
+    // here.
     let Some(Resolved {
         data,
         driver,
@@ -84,7 +89,8 @@ unsafe fn create_device_impl(
     let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
     // SAFETY: a valid pNext chain.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
-    // SAFETY: as above.
+    // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
+    // `skip_loader_structs` returned above.
     if unsafe { chain::has_loader_struct(p_next, LOADER_DEVICE_CREATE_INFO) } {
         log::warn!(
             "vkCreateDevice: a loader chain struct after the leading ones reaches the driver"
@@ -132,7 +138,8 @@ unsafe fn create_device_impl(
         );
         return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     };
-    // SAFETY: as above.
+    // SAFETY: the driver's GetDeviceProcAddr returns each named command's own type
+    // (vkGetDeviceQueue, vkGetDeviceQueue2, ...) for that name.
     let procs = unsafe {
         (
             driver::void_fn_as::<vk::PFN_vkGetDeviceQueue>(lookup(c"vkGetDeviceQueue")),
@@ -219,7 +226,8 @@ unsafe fn create_device_impl(
         "driver {name}: device {device:?} created with {} extension(s)",
         names.len()
     );
-    // SAFETY: non-null and valid per the contract.
+    // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
+    // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
     Ok(())
 }
@@ -315,7 +323,9 @@ pub unsafe extern "system" fn destroy_device(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract.
+        // SAFETY: `raw` is non-null (checked above) and the application's live device
+        // (VUID-vkDestroyDevice-device-parameter); `checked_device_data` verifies word 0 against
+        // the registry before use.
         let Some(data) = (unsafe { checked_device_data(raw, "vkDestroyDevice") }) else {
             return;
         };
@@ -345,7 +355,8 @@ unsafe fn stamp_queue(data: &DeviceData, queue: *mut vk::Queue, command: &str) {
     if queue.is_null() {
         return;
     }
-    // SAFETY: valid per the contract.
+    // SAFETY: `queue` is non-null (checked above) and the caller guarantees it is readable and
+    // writable.
     let handle = unsafe { *queue };
     if handle == vk::Queue::null() {
         return;
@@ -361,7 +372,8 @@ unsafe fn stamp_queue(data: &DeviceData, queue: *mut vk::Queue, command: &str) {
     .is_err()
     {
         log::error!("{command}: the driver's queue cannot carry the loader's data; returning VK_NULL_HANDLE");
-        // SAFETY: valid per the contract.
+        // SAFETY: `queue` is non-null (checked at the top) and the caller guarantees it is
+        // writable.
         unsafe { *queue = vk::Queue::null() };
     }
 }
@@ -377,13 +389,15 @@ pub unsafe extern "system" fn get_device_queue(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: the application's `device` is a live device of this loader, reached through its
+        // dispatch (VUID-vkGetDeviceQueue-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
             return;
         };
         // SAFETY: the driver's device and the caller's out-pointer.
         unsafe { (data.term.get_device_queue)(device, family, index, queue) };
-        // SAFETY: as above.
+        // SAFETY: `queue` is the application's pQueue, null or writable for this call
+        // (VUID-vkGetDeviceQueue-pQueue-parameter), which is what `stamp_queue` needs.
         unsafe { stamp_queue(data, queue, "vkGetDeviceQueue") };
     });
 }
@@ -398,7 +412,8 @@ pub unsafe extern "system" fn get_device_queue2(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue2", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: the application's `device` is a live device of this loader, reached through its
+        // dispatch (VUID-vkGetDeviceQueue2-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
             return;
         };
@@ -412,7 +427,8 @@ pub unsafe extern "system" fn get_device_queue2(
         };
         // SAFETY: the driver's device and the caller's pointers.
         unsafe { get(device, info, queue) };
-        // SAFETY: as above.
+        // SAFETY: `queue` is the application's pQueue, null or writable for this call
+        // (VUID-vkGetDeviceQueue2-pQueue-parameter), which is what `stamp_queue` needs.
         unsafe { stamp_queue(data, queue, "vkGetDeviceQueue2") };
     });
 }
@@ -430,7 +446,8 @@ pub unsafe extern "system" fn allocate_command_buffers(
         "vkAllocateCommandBuffers",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: the application's `device` is a live device of this loader, reached through
+            // its dispatch (VUID-vkAllocateCommandBuffers-device-parameter).
             let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
@@ -439,7 +456,8 @@ pub unsafe extern "system" fn allocate_command_buffers(
             if result != vk::Result::SUCCESS || info.is_null() || out.is_null() {
                 return result;
             }
-            // SAFETY: valid per the contract.
+            // SAFETY: `info` is non-null (checked above) and the application's valid allocate info
+            // (VUID-vkAllocateCommandBuffers-pAllocateInfo-parameter).
             let info = unsafe { &*info };
             let count = info.command_buffer_count as usize;
             // SAFETY: the driver wrote `count` handles.

@@ -56,7 +56,9 @@ pub unsafe extern "system" fn create_instance(
     guard_result(
         "vkCreateInstance (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: `info`, `allocator` and `out` come unchanged from the chain's vkCreateInstance
+        // call, whose VUIDs give `create_instance_impl` what it needs (null pointers are checked
+        // there).
         || unsafe { create_instance_impl(info, allocator, out) },
     )
 }
@@ -68,7 +70,9 @@ unsafe fn create_instance_impl(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the pointer the application (or the layer below it) passed to
+    // vkCreateInstance: null (checked here) or a valid create info for this call,
+    // VUID-vkCreateInstance-pCreateInfo-parameter.
     let Some(info) = (unsafe { info.as_ref() }) else {
         log::error!("vkCreateInstance: null create info");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
@@ -89,11 +93,13 @@ unsafe fn create_instance_impl(
             info.pp_enabled_extension_names,
         )
     };
-    // SAFETY: as above.
+    // SAFETY: `info.p_application_info` is null or a valid VkApplicationInfo,
+    // VUID-VkInstanceCreateInfo-pApplicationInfo-parameter.
     let app_version = unsafe { app_api_version(info.p_application_info) };
     // SAFETY: a valid pNext chain.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_INSTANCE_CREATE_INFO) };
-    // SAFETY: as above.
+    // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
+    // `skip_loader_structs` returned above.
     if unsafe { chain::has_loader_struct(p_next, LOADER_INSTANCE_CREATE_INFO) } {
         log::warn!(
             "vkCreateInstance: a loader chain struct after the leading ones reaches the driver"
@@ -175,7 +181,8 @@ unsafe fn create_instance_impl(
         return Err(e);
     }
     register_instance(data);
-    // SAFETY: `out` is non-null and valid per the contract.
+    // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
+    // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = handle };
     Ok(())
 }
@@ -218,7 +225,8 @@ unsafe fn create_driver_instance(
     }
     let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
     let api_version = extensions::sanitize_api_version(app_version, driver_version);
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `p_application_info` is null or a valid VkApplicationInfo,
+    // VUID-VkInstanceCreateInfo-pApplicationInfo-parameter; it is copied before the call returns.
     let app_info = unsafe { info.p_application_info.as_ref() }.map(|app| {
         let mut app = *app;
         if api_version != app_version {
@@ -262,7 +270,7 @@ unsafe fn create_driver_instance(
     // SAFETY: the driver returns vkDestroyInstance's type for its name.
     let destroy: Option<vk::PFN_vkDestroyInstance> =
         unsafe { driver::void_fn_as(lookup(c"vkDestroyInstance")) };
-    // SAFETY: as above.
+    // SAFETY: the driver's GetInstanceProcAddr returns vkGetDeviceProcAddr's type for that name.
     let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
         unsafe { driver::void_fn_as(lookup(c"vkGetDeviceProcAddr")) };
     let (true, Some(gdpa)) = (missing.is_empty(), gdpa) else {
@@ -304,7 +312,8 @@ unsafe fn destroy_driver_instances(
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     for driver in &term.drivers {
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees each driver instance is live and was created with
+        // `allocator`; each is destroyed once, here.
         unsafe { (driver.table.destroy_instance)(driver.handle, allocator) };
     }
 }
@@ -323,7 +332,9 @@ pub unsafe extern "system" fn destroy_instance(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract.
+        // SAFETY: `raw` is non-null (checked above) and the application's live instance
+        // (VUID-vkDestroyInstance-instance-parameter); `checked_instance_data` verifies word 0
+        // against the registry before use.
         let Some(data) = (unsafe { checked_instance_data(raw, "vkDestroyInstance") }) else {
             return;
         };
@@ -357,7 +368,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
         "vkEnumeratePhysicalDevices (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: the application's `instance` is a live instance of this loader, reached
+            // through its dispatch (VUID-vkEnumeratePhysicalDevices-instance-parameter).
             let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
             else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -368,7 +380,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
             let term = &data.term;
             if term.passthrough {
                 let driver = &term.drivers[0];
-                // SAFETY: `count` is non-null and valid per the contract.
+                // SAFETY: `count` was checked non-null above and is the application's
+                // pPhysicalDeviceCount, readable and writable for this call.
                 let capacity = unsafe { *count };
                 // SAFETY: the driver's live instance and the caller's valid pointers.
                 let result =
@@ -395,7 +408,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                 }
                 // Never trust the driver's count past the application's array: a driver that
                 // claims more than it was given room for wrote at most `capacity` handles.
-                // SAFETY: `count` is valid per the contract.
+                // SAFETY: `count` was checked non-null above; the driver wrote it and it is still
+                // the application's pPhysicalDeviceCount.
                 let claimed = unsafe { *count };
                 if claimed > capacity {
                     log::warn!(
@@ -403,7 +417,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                          clamped",
                         driver.name()
                     );
-                    // SAFETY: as above.
+                    // SAFETY: `count` was checked non-null above and is the application's writable
+                    // pPhysicalDeviceCount.
                     unsafe { *count = capacity };
                     // The driver's own answer stands: turning its SUCCESS into INCOMPLETE
                     // made applications ask again forever (issue 25).
@@ -449,7 +464,9 @@ pub unsafe extern "system" fn enumerate_physical_device_groups(
     guard(
         "vkEnumeratePhysicalDeviceGroups (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the contract.
+        // SAFETY: the application's `instance`, `count` and `out` are forwarded unchanged to
+        // `enumerate_groups_impl`, whose contract is this command's
+        // (VUID-vkEnumeratePhysicalDeviceGroups-*-parameter).
         || match unsafe { enumerate_groups_impl(instance, count, out) } {
             Ok(r) | Err(r) => r,
         },
@@ -463,7 +480,8 @@ unsafe fn enumerate_groups_impl(
     count: *mut u32,
     out: *mut vk::PhysicalDeviceGroupProperties<'_>,
 ) -> Result<vk::Result, vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: the application's `instance` is a live instance of this loader, reached through its
+    // dispatch (VUID-vkEnumeratePhysicalDeviceGroups-instance-parameter).
     let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }
         .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
     if count.is_null() {
@@ -511,11 +529,13 @@ unsafe fn enumerate_groups_impl(
     }
     let total = groups.len() as u32;
     if out.is_null() {
-        // SAFETY: checked non-null above; valid per the contract.
+        // SAFETY: `count` was checked non-null at the top and is the application's writable
+        // pPhysicalDeviceGroupCount.
         unsafe { *count = total };
         return Ok(vk::Result::SUCCESS);
     }
-    // SAFETY: as above.
+    // SAFETY: `count` was checked non-null at the top and is the application's readable
+    // pPhysicalDeviceGroupCount.
     let capacity = unsafe { *count };
     let written = capacity.min(total);
     for (i, (n, devices, subset)) in groups.iter().take(written as usize).enumerate() {
@@ -526,7 +546,8 @@ unsafe fn enumerate_groups_impl(
         slot.physical_devices = *devices;
         slot.subset_allocation = *subset;
     }
-    // SAFETY: as above.
+    // SAFETY: `count` was checked non-null at the top and is the application's writable
+    // pPhysicalDeviceGroupCount.
     unsafe { *count = written };
     Ok(if written < total {
         vk::Result::INCOMPLETE
@@ -562,7 +583,8 @@ unsafe fn driver_groups(
         });
     }
     let devices = enumerate(|c, o| {
-        // SAFETY: as above.
+        // SAFETY: the caller guarantees `driver.handle` is live, and `enumerate` passes a valid
+        // count pointer and an array of the size it read back.
         unsafe { (driver.table.enumerate_physical_devices)(driver.handle, c, o) }
     })?;
     Ok(devices
@@ -668,7 +690,8 @@ pub unsafe extern "system" fn enumerate_instance_version(version: *mut u32) -> v
             if version.is_null() {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             }
-            // SAFETY: non-null and valid per the contract.
+            // SAFETY: `version` was checked non-null just above and is the application's
+            // pApiVersion, writable for this call.
             unsafe { *version = vkgen_generated::API_VERSION };
             vk::Result::SUCCESS
         },

@@ -51,7 +51,9 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                 );
                 return vk::Result::ERROR_LAYER_NOT_PRESENT;
             }
-            // SAFETY: per the contract.
+            // SAFETY: `pd` is the application's physical device, one this loader's instance handed
+            // out (VUID-vkEnumerateDeviceExtensionProperties-physicalDevice-parameter); its
+            // instance outlives this call.
             let Some(resolved) = (unsafe { resolve(pd) }) else {
                 log::error!("vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader");
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -99,7 +101,7 @@ pub(crate) unsafe fn unknown_physical_device_proc(
     instance: vk::Instance,
     name: &CStr,
 ) -> vk::PFN_vkVoidFunction {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `instance` is null or a live instance of this loader.
     let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
     if !data.term.passthrough {
         return None;
