@@ -160,7 +160,8 @@ impl Driver {
         instance: vk::Instance,
         name: &CStr,
     ) -> vk::PFN_vkVoidFunction {
-        // SAFETY: forwarded to the caller; `name` is a valid NUL-terminated string.
+        // SAFETY: the caller guarantees `instance` is null or a live instance of this driver, whose
+        // GIPA `self` holds while its library is mapped; `name` is a `&CStr`, so NUL-terminated.
         unsafe { (self.get_instance_proc_addr_fn())(instance, name.as_ptr()) }
     }
 
@@ -181,7 +182,8 @@ unsafe fn query_instance_version(
     gipa: vk::PFN_vkGetInstanceProcAddr,
     name: &str,
 ) -> Result<u32, vk::Result> {
-    // SAFETY: per the function contract.
+    // SAFETY: the caller guarantees `gipa` is a live driver entry point that accepts a null
+    // instance, and the name is a NUL-terminated literal.
     let Some(f) = (unsafe { gipa(vk::Instance::null(), c"vkEnumerateInstanceVersion".as_ptr()) })
     else {
         return Ok(vk::API_VERSION_1_0);
@@ -280,7 +282,8 @@ pub(crate) unsafe fn as_fn<F: Copy>(address: NonNull<c_void>) -> F {
 /// As [`as_fn`].
 pub(crate) unsafe fn void_fn_as<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
     let address = NonNull::new(f? as *mut c_void)?;
-    // SAFETY: forwarded to the caller.
+    // SAFETY: `address` is non-null (checked above) and the caller guarantees `F` is the function
+    // pointer type of what the lookup returned, which is `as_fn`'s requirement.
     Some(unsafe { as_fn(address) })
 }
 

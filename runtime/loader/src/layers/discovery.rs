@@ -191,7 +191,8 @@ fn same_properties(a: &vk::LayerProperties, b: &vk::LayerProperties) -> bool {
 /// # Safety
 /// `F` must be the type the layer interface gives `name`.
 pub(super) unsafe fn typed<F: Copy>(library: &Library, name: &CStr) -> Option<F> {
-    // SAFETY: forwarded to the caller.
+    // SAFETY: the caller guarantees `F` is the type the layer interface gives `name`, the symbol
+    // `symbol_address` found; `library` stays loaded while the borrow lasts.
     symbol_address(library, name).map(|p| unsafe { as_fn(p) })
 }
 
@@ -203,7 +204,8 @@ unsafe fn typed_with_suffix<F: Copy>(library: &Library, name: &CStr, suffix: &st
     let mut bytes = name.to_bytes().to_vec();
     bytes.extend_from_slice(suffix.as_bytes());
     let symbol = CString::new(bytes).ok()?;
-    // SAFETY: forwarded to the caller.
+    // SAFETY: `symbol` is `name` plus `suffix`, and the caller guarantees `F` is the type the layer
+    // interface gives that symbol.
     unsafe { typed(library, &symbol) }
 }
 
@@ -246,16 +248,19 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
         // SAFETY: the layer interface fixes this symbol's type by its name.
         unsafe { as_fn(required(c"vkEnumerateInstanceLayerProperties")?) };
     let enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties =
-        // SAFETY: as above.
+        // SAFETY: the layer interface fixes vkEnumerateInstanceExtensionProperties's type by its
+        // name.
         unsafe { as_fn(required(c"vkEnumerateInstanceExtensionProperties")?) };
     let enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties> =
-        // SAFETY: as above.
+        // SAFETY: the layer interface fixes vkEnumerateDeviceLayerProperties's type by its name.
         unsafe { typed(&library, c"vkEnumerateDeviceLayerProperties") };
     let enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties> =
-        // SAFETY: as above.
+        // SAFETY: the layer interface fixes vkEnumerateDeviceExtensionProperties's type by its
+        // name.
         unsafe { typed(&library, c"vkEnumerateDeviceExtensionProperties") };
     let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =
-        // SAFETY: as above.
+        // SAFETY: the layer interface fixes vkNegotiateLoaderLayerInterfaceVersion's type by its
+        // name.
         unsafe { typed(&library, c"vkNegotiateLoaderLayerInterfaceVersion") };
 
     let negotiated = match negotiate {
@@ -280,7 +285,8 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
         }
     });
     let enumerate_device_extensions = enumerate_device_extensions.or_else(|| {
-        // SAFETY: as above.
+        // SAFETY: the negotiated GIPA returns vkEnumerateDeviceExtensionProperties's type for that
+        // name.
         unsafe {
             crate::driver::void_fn_as(from_negotiated_gipa(
                 c"vkEnumerateDeviceExtensionProperties",
@@ -300,7 +306,8 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     }
     let device_layers: Vec<vk::LayerProperties> = match enumerate_device_layers {
         Some(f) => enumerate(path, "vkEnumerateDeviceLayerProperties", |c, p| {
-            // SAFETY: as above; a null physical device asks for the library's device layers.
+            // SAFETY: `enumerate` passes a valid count pointer and a null or `*c`-sized array; a
+            // null physical device asks for the library's device layers.
             unsafe { f(vk::PhysicalDevice::null(), c, p) }
         })?,
         None => Vec::new(),
@@ -336,7 +343,8 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
         let gipa: Option<vk::PFN_vkGetInstanceProcAddr> =
             unsafe { typed_with_suffix(library, name, "GetInstanceProcAddr") }
                 .or(negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr))
-                // SAFETY: as above.
+                // SAFETY: the library-wide `vkGetInstanceProcAddr` export has
+                // vkGetInstanceProcAddr's signature.
                 .or_else(|| unsafe { typed(library, c"vkGetInstanceProcAddr") });
         let Some(gipa) = gipa else {
             let e = LayerError::NoGetInstanceProcAddr {
@@ -351,7 +359,8 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
         let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
             unsafe { typed_with_suffix(library, name, "GetDeviceProcAddr") }
                 .or(negotiated_procs.and_then(|n| n.pfn_get_device_proc_addr))
-                // SAFETY: as above.
+                // SAFETY: the library-wide `vkGetDeviceProcAddr` export has vkGetDeviceProcAddr's
+                // signature.
                 .or_else(|| unsafe { typed(library, c"vkGetDeviceProcAddr") });
 
         let mut is_global = device_layers

@@ -116,7 +116,8 @@ pub unsafe extern "system" fn create_android_surface_through_layers(
         "vkCreateAndroidSurfaceKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract, a live instance of this loader.
+            // SAFETY: the application's `instance` is a live instance of this loader, reached
+            // through its dispatch (VUID-vkCreateAndroidSurfaceKHR-instance-parameter).
             let Some(api) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
                 .and_then(|d| d.api.get())
             else {
@@ -130,7 +131,9 @@ pub unsafe extern "system" fn create_android_surface_through_layers(
                 ))
             };
             let Some(headless) = headless else {
-                // SAFETY: forwarded under the same contract.
+                // SAFETY: `instance`, `info`, `allocator` and `out` are the application's,
+                // unchanged, valid per VUID-vkCreateAndroidSurfaceKHR-*-parameter, which is
+                // `create_android_surface`'s contract.
                 return unsafe {
                     super::surface::create_android_surface(instance, info, allocator, out)
                 };

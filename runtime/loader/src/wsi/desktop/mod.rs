@@ -103,7 +103,8 @@ unsafe fn adopt(
         window: queue.window().cast(),
         ..Default::default()
     };
-    // SAFETY: the Android path with a live window of ours; `out` per the contract.
+    // SAFETY: `info.window` is `queue`'s window, which `queue` keeps alive; the caller guarantees
+    // `instance` is a live instance of this loader and `out` writable.
     let r = unsafe { super::surface::create_android_surface(instance, &info, allocator, out) };
     if r != vk::Result::SUCCESS {
         return r;

@@ -95,7 +95,8 @@ unsafe fn create_x11_surface(
         let queue = Arc::clone(&queue);
         move |controls| present_loop(conn, window, queue, blit, controls)
     };
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `instance` is a live instance of this loader and `out`
+    // writable, which is all `adopt` needs beyond the queue it gets here.
     let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
     if r == vk::Result::SUCCESS {
         log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
@@ -410,7 +411,8 @@ pub unsafe extern "system" fn create_xcb_surface(
         "vkCreateXcbSurfaceKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid
+            // create info for this call (VUID-vkCreateXcbSurfaceKHR-pCreateInfo-parameter).
             let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
@@ -445,7 +447,8 @@ pub unsafe extern "system" fn create_xlib_surface(
         "vkCreateXlibSurfaceKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid
+            // create info for this call (VUID-vkCreateXlibSurfaceKHR-pCreateInfo-parameter).
             let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
