@@ -172,7 +172,8 @@ impl AppAllocation {
         size: usize,
         align: usize,
     ) -> Result<Self, vk::Result> {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: the caller guarantees `allocator` is null or valid callbacks for the allocation's
+        // lifetime.
         let Some(cb) = (unsafe { allocator.as_ref() }) else {
             return Ok(Self {
                 callbacks: None,
@@ -385,9 +386,11 @@ pub unsafe fn device_support(
     };
     LoaderDeviceSupport {
         native_buffer_spec: Some(spec),
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
+        // the query needs.
         shared_image: unsafe { shared_image_supported(driver, pd) },
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver` and
+        // `device_extensions` its raw list.
         sync_fd_fence_import: unsafe { sync_fd_fence_import(driver, pd, device_extensions) },
         present_timestamp: crate::init::loader()
             .config
@@ -397,10 +400,12 @@ pub unsafe fn device_support(
             .config
             .properties
             .get_bool(HDR_DISPLAY_PROPERTY, false),
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
+        // the query needs.
         device_api_version: unsafe { device_api_version(driver, pd) },
         image_compression_control: spec >= crate::extensions::NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION
-            // SAFETY: per the contract.
+            // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is
+            // all the query needs.
             && unsafe { driver_image_compression_control(driver, pd) },
     }
 }
@@ -556,7 +561,8 @@ pub unsafe extern "system" fn physical_device_features2(
     features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
     crate::ffi::guard("vkGetPhysicalDeviceFeatures2", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceFeatures2-physicalDevice-parameter).
         let Some(r) = (unsafe { resolve(pd) }) else {
             log::error!(
                 "vkGetPhysicalDeviceFeatures2: {pd:?} is not a physical device of this loader"
@@ -593,11 +599,14 @@ pub unsafe extern "system" fn physical_device_features2(
         }
         // SAFETY: the resolved driver handle.
         let offered = unsafe { driver_device_extensions(r.driver, r.handle) }.is_ok_and(|exts| {
-            // SAFETY: as above.
+            // SAFETY: `r.handle` is the driver's own physical device that `resolve` found and
+            // `exts` its raw extension list.
             let support = unsafe { device_support(r.driver, r.handle, &exts) };
             support.native_buffer_spec.is_some() && support.sync_fd_fence_import
         });
-        // SAFETY: as above; the sType names the structure.
+        // SAFETY: `features` is non-null (checked above) and the application's, its pNext chain
+        // valid and writable (VUID-VkPhysicalDeviceFeatures2-pNext-pNext); each struct is cast only
+        // for the sType it carries.
         unsafe {
             for_each_out((*features).p_next, |s| {
                 if (*s).s_type
@@ -621,7 +630,8 @@ pub unsafe extern "system" fn physical_device_features2(
 unsafe fn image_compression_swapchain_feature(r: &Resolved<'_>, p_next: *mut c_void) {
     let mut swapchain = None;
     let mut control = None;
-    // SAFETY: per the contract; the sType names the structure.
+    // SAFETY: the caller guarantees `p_next` is the application's valid output chain; each struct
+    // is cast only for the sType it carries.
     unsafe {
         for_each_out(p_next, |s| match (*s).s_type {
             vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN_FEATURES_EXT => {

@@ -129,7 +129,8 @@ pub fn surface_arg(
 /// # Safety
 /// `pd` must be null or a physical device of this loader.
 unsafe fn physical<'a>(pd: vk::PhysicalDevice, what: &str) -> Result<Resolved<'a>, vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `pd` is null or a physical device of this loader, which is
+    // `resolve`'s requirement.
     unsafe { resolve(pd) }.ok_or_else(|| {
         log::error!("{what}: {pd:?} is not a physical device of this loader");
         vk::Result::ERROR_INITIALIZATION_FAILED
@@ -156,12 +157,15 @@ pub unsafe extern "system" fn create_android_surface(
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
     run("vkCreateAndroidSurfaceKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` is the application's pCreateInfo, null (refused here) or a valid create
+        // info for this call (VUID-vkCreateAndroidSurfaceKHR-pCreateInfo-parameter).
         let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
             log::error!("vkCreateAndroidSurfaceKHR: null pCreateInfo or pSurface");
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
-        // SAFETY: null or valid callbacks per the contract.
+        // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+        // (VUID-vkCreateAndroidSurfaceKHR-pAllocator-parameter) that stay valid until the surface
+        // is destroyed with compatible ones.
         let allocation = unsafe {
             AppAllocation::new(
                 allocator,
@@ -254,7 +258,8 @@ pub unsafe extern "system" fn surface_support(
     supported: *mut vk::Bool32,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceSupportKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `supported` is the application's pSupported: null (refused here) or writable for
+        // this call (VUID-vkGetPhysicalDeviceSurfaceSupportKHR-pSupported-parameter).
         let Some(out) = (unsafe { supported.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
@@ -368,10 +373,13 @@ pub unsafe extern "system" fn surface_capabilities(
     out: *mut vk::SurfaceCapabilitiesKHR,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceCapabilitiesKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `out` is the application's pSurfaceCapabilities: null (refused here) or writable
+        // for this call
+        // (VUID-vkGetPhysicalDeviceSurfaceCapabilitiesKHR-pSurfaceCapabilities-parameter).
         let Some(out) = (unsafe { out.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
@@ -390,9 +398,12 @@ pub unsafe extern "system" fn surface_capabilities2(
     out: *mut vk::SurfaceCapabilities2KHR<'_>,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceCapabilities2KHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceCapabilities2KHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceCapabilities2KHR") }?;
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` and `out` are the application's: each null (refused here) or valid for
+        // this call (VUID-vkGetPhysicalDeviceSurfaceCapabilities2KHR-pSurfaceInfo-parameter,
+        // -pSurfaceCapabilities-parameter).
         let (Some(info), Some(out)) = (unsafe { info.as_ref() }, unsafe { out.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
@@ -578,7 +589,8 @@ pub unsafe extern "system" fn surface_formats(
     out: *mut vk::SurfaceFormatKHR,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceFormatsKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceFormatsKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceFormatsKHR") }?;
         let surface = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfaceFormatsKHR")?;
         let list = formats_of(&r, &surface);
@@ -600,9 +612,12 @@ pub unsafe extern "system" fn surface_formats2(
     out: *mut vk::SurfaceFormat2KHR<'_>,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceFormats2KHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceFormats2KHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceFormats2KHR") }?;
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` and `count` are the application's: each null (refused here) or valid for
+        // this call (VUID-vkGetPhysicalDeviceSurfaceFormats2KHR-pSurfaceInfo-parameter,
+        // -pSurfaceFormatCount-parameter).
         let (Some(info), Some(n)) = (unsafe { info.as_ref() }, unsafe { count.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
@@ -647,7 +662,8 @@ unsafe fn compression_properties(
     p_next: *mut std::ffi::c_void,
 ) -> Result<(), vk::Result> {
     let mut targets = Vec::new();
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `p_next` is null or a valid output chain of the application's,
+    // each struct writable for this call.
     unsafe {
         for_each_out(p_next, |s| {
             if (*s).s_type == vk::StructureType::IMAGE_COMPRESSION_PROPERTIES_EXT {
@@ -714,7 +730,8 @@ pub unsafe extern "system" fn surface_present_modes(
     out: *mut vk::PresentModeKHR,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfacePresentModesKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfacePresentModesKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfacePresentModesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfacePresentModesKHR")?;
         let mailbox = match arg.live() {
@@ -770,7 +787,8 @@ pub unsafe extern "system" fn present_rectangles(
     out: *mut vk::Rect2D,
 ) -> vk::Result {
     run("vkGetPhysicalDevicePresentRectanglesKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDevicePresentRectanglesKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDevicePresentRectanglesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDevicePresentRectanglesKHR")?;
         let (width, height) = match arg.live() {
@@ -816,7 +834,8 @@ pub unsafe extern "system" fn device_group_present_capabilities(
     out: *mut vk::DeviceGroupPresentCapabilitiesKHR<'_>,
 ) -> vk::Result {
     run("vkGetDeviceGroupPresentCapabilitiesKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `out` is the application's pDeviceGroupPresentCapabilities: null (refused here)
+        // or writable for this call.
         let Some(out) = (unsafe { out.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };
@@ -837,7 +856,8 @@ pub unsafe extern "system" fn device_group_surface_present_modes(
     modes: *mut vk::DeviceGroupPresentModeFlagsKHR,
 ) -> vk::Result {
     run("vkGetDeviceGroupSurfacePresentModesKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `modes` is the application's pModes: null (refused here) or writable for this
+        // call.
         let Some(out) = (unsafe { modes.as_mut() }) else {
             return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
         };

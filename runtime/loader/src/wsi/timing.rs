@@ -165,7 +165,8 @@ pub unsafe extern "system" fn refresh_cycle_duration(
             let Some(sc) = lookup(swapchain, "vkGetRefreshCycleDurationGOOGLE") else {
                 return vk::Result::ERROR_SURFACE_LOST_KHR;
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `out` is the application's pDisplayTimingProperties: null (refused here) or
+            // writable for this call.
             let Some(out) = (unsafe { out.as_mut() }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
@@ -204,7 +205,8 @@ pub unsafe extern "system" fn past_presentation_timing(
             let Some(sc) = lookup(swapchain, "vkGetPastPresentationTimingGOOGLE") else {
                 return vk::Result::ERROR_SURFACE_LOST_KHR;
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `count` is the application's pPresentationTimingCount: null (refused here) or
+            // readable and writable for this call.
             let Some(count) = (unsafe { count.as_mut() }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
