@@ -45,7 +45,8 @@ pub(super) unsafe fn array<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     if ptr.is_null() || count == 0 {
         &[]
     } else {
-        // SAFETY: per the contract.
+        // SAFETY: `ptr` is non-null and `count` non-zero in this branch, and the caller guarantees
+        // `count` elements that outlive `'a`.
         unsafe { std::slice::from_raw_parts(ptr, count as usize) }
     }
 }
@@ -71,20 +72,24 @@ pub unsafe extern "system" fn queue_present(
         "vkQueuePresentKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract, a queue of this loader.
+            // SAFETY: `queue` is the application's queue of this loader's device
+            // (VUID-vkQueuePresentKHR-queue-parameter); `device_wsi` reads its word 0.
             let wsi = match unsafe {
                 device_wsi(vk::Handle::as_raw(queue) as usize, "vkQueuePresentKHR")
             } {
                 Ok(w) => w,
                 Err(e) => return e,
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pPresentInfo: null (refused here) or a valid
+            // present info for this call (VUID-vkQueuePresentKHR-pPresentInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
             // SAFETY: the application's valid chain and arrays.
             let extras = unsafe { extras(info) };
-            // SAFETY: as above.
+            // SAFETY: `pSwapchains`, `pImageIndices` and `pWaitSemaphores` hold `swapchainCount`
+            // and `waitSemaphoreCount` entries (VUID-VkPresentInfoKHR-*-parameter) that live for
+            // this call.
             let (swapchains, indices, waits) = unsafe {
                 (
                     array(info.p_swapchains, info.swapchain_count),
@@ -99,7 +104,8 @@ pub unsafe extern "system" fn queue_present(
                     Some(sc) => present_one(wsi, queue, &sc, index, waits, &extras, i),
                 };
                 if !info.p_results.is_null() {
-                    // SAFETY: `pResults` holds `swapchainCount` entries per the contract.
+                    // SAFETY: `pResults` is non-null here and then holds `swapchainCount` entries
+                    // (VUID-VkPresentInfoKHR-pResults-parameter); `i` < `swapchainCount`.
                     unsafe { *info.p_results.add(i) = result };
                 }
                 final_result = worst_present_result(final_result, result);

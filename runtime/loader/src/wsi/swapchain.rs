@@ -266,7 +266,8 @@ pub(crate) unsafe fn device_wsi<'a>(
     object: usize,
     what: &str,
 ) -> Result<&'a DeviceWsi, vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `object` is null or a device (or queue) of this loader, which
+    // is `device_data`'s requirement.
     let data = unsafe { device_data(object) }.ok_or_else(|| {
         log::error!("{what}: not a device of this loader");
         vk::Result::ERROR_INITIALIZATION_FAILED
@@ -300,7 +301,9 @@ pub unsafe extern "system" fn create_swapchain(
     guard_result(
         "vkCreateSwapchainKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        // SAFETY: per the function contract.
+        // SAFETY: `device`, `info`, `allocator` and `out` are the application's, unchanged: valid
+        // per VUID-vkCreateSwapchainKHR-*-parameter, with null `info` and `out` refused in
+        // `create_swapchain_impl`.
         || unsafe { create_swapchain_impl(device, info, allocator, out) },
     )
 }
@@ -313,9 +316,11 @@ unsafe fn create_swapchain_impl(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SwapchainKHR,
 ) -> Result<(), vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: `device` is the application's device of this loader
+    // (VUID-vkCreateSwapchainKHR-device-parameter); `device_wsi` reads its word 0.
     let wsi = unsafe { device_wsi(vk::Handle::as_raw(device) as usize, "vkCreateSwapchainKHR") }?;
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid create info
+    // for this call (VUID-vkCreateSwapchainKHR-pCreateInfo-parameter).
     let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
         log::error!("vkCreateSwapchainKHR: null pCreateInfo or pSwapchain");
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
@@ -517,7 +522,9 @@ unsafe fn create_swapchain_impl(
     })?;
 
     // 7. The swapchain and its images.
-    // SAFETY: null or valid callbacks per the contract.
+    // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+    // (VUID-vkCreateSwapchainKHR-pAllocator-parameter) that stay valid until the swapchain is
+    // destroyed.
     let allocation = unsafe {
         AppAllocation::new(
             allocator,
@@ -653,7 +660,8 @@ unsafe fn mutable_format_list(info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<V
     {
         return None;
     }
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `info.p_next` is a valid chain; the struct is cast only for its
+    // sType.
     let list = unsafe {
         find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(
             info.p_next,
@@ -662,7 +670,8 @@ unsafe fn mutable_format_list(info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<V
     };
     match list {
         Some(l) => {
-            // SAFETY: `viewFormatCount` formats per valid usage.
+            // SAFETY: `p_view_formats` holds `view_format_count` formats
+            // (VUID-VkImageFormatListCreateInfo-pViewFormats-parameter) that live for this call.
             let formats = unsafe { super::present::array(l.p_view_formats, l.view_format_count) };
             Some(formats.to_vec())
         }
@@ -809,7 +818,8 @@ unsafe fn create_deferred_images(
 unsafe fn image_compression<'a>(
     info: &'a vk::SwapchainCreateInfoKHR<'_>,
 ) -> Option<vk::ImageCompressionControlEXT<'a>> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `info.p_next` is a valid chain; the struct is cast only for its
+    // sType.
     let found = unsafe {
         find_in_chain::<vk::ImageCompressionControlEXT<'_>>(
             info.p_next,
@@ -910,7 +920,8 @@ unsafe fn producer_usage(
             image_usage: info.image_usage,
         };
         let mut usage = 0u64;
-        // SAFETY: as above.
+        // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsage3ANDROID for its live `fns.device`;
+        // `usage_info` and `usage` are locals that outlive the call.
         let r = unsafe { f(fns.device, &usage_info, &mut usage) };
         return if r == vk::Result::SUCCESS {
             Ok(usage)
@@ -920,7 +931,8 @@ unsafe fn producer_usage(
     }
     if let Some(f) = fns.gralloc_usage2 {
         let (mut consumer, mut producer) = (0u64, 0u64);
-        // SAFETY: as above.
+        // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsage2ANDROID for its live `fns.device`;
+        // the usage outputs are locals that outlive the call.
         let r = unsafe {
             f(
                 fns.device,
@@ -939,7 +951,8 @@ unsafe fn producer_usage(
     }
     if let Some(f) = fns.gralloc_usage {
         let mut legacy: c_int = 0;
-        // SAFETY: as above.
+        // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsageANDROID for its live `fns.device`;
+        // `legacy` is a local that outlives the call.
         let r = unsafe { f(fns.device, info.image_format, info.image_usage, &mut legacy) };
         return if r == vk::Result::SUCCESS {
             Ok(u64::from(legacy as u32))
@@ -1041,7 +1054,8 @@ pub unsafe extern "system" fn acquire_next_image(
             let Some(sc) = lookup(swapchain, "vkAcquireNextImageKHR") else {
                 return vk::Result::ERROR_SURFACE_LOST_KHR;
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `index` is the application's pImageIndex: null (refused here) or writable for
+            // this call (VUID-vkAcquireNextImageKHR-pImageIndex-parameter).
             let Some(index) = (unsafe { index.as_mut() }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
@@ -1059,11 +1073,13 @@ pub unsafe extern "system" fn acquire_next_image2(
     info: *const vk::AcquireNextImageInfoKHR<'_>,
     index: *mut u32,
 ) -> vk::Result {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pAcquireInfo: null (refused here) or valid for this call
+    // (VUID-vkAcquireNextImage2KHR-pAcquireInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: forwarded under the same contract.
+    // SAFETY: `device` and `index` are the application's, unchanged, and `info`'s members were read
+    // from its valid acquire info: vkAcquireNextImageKHR's contract holds.
     unsafe {
         acquire_next_image(
             device,
@@ -1243,7 +1259,8 @@ pub unsafe extern "system" fn release_swapchain_images(
         "vkReleaseSwapchainImagesEXT",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pReleaseInfo: null (refused here) or valid for
+            // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
@@ -1300,7 +1317,8 @@ pub unsafe extern "system" fn bind_image_memory2(
         "vkBindImageMemory2",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: `device` is the application's device of this loader
+            // (VUID-vkBindImageMemory2-device-parameter); `device_wsi` reads its word 0.
             let wsi = match unsafe {
                 device_wsi(vk::Handle::as_raw(device) as usize, "vkBindImageMemory2")
             } {
@@ -1326,7 +1344,9 @@ pub unsafe extern "system" fn bind_image_memory2(
                 }
             };
             if !list.iter().any(|i| swapchain_info(i).is_some()) {
-                // SAFETY: forwarded unchanged.
+                // SAFETY: no info names a swapchain, so the application's `device`, `count` and
+                // `infos` go unchanged to the driver's vkBindImageMemory2 for its own device, under
+                // that command's VUIDs.
                 return unsafe { bind2(device, count, infos) };
             }
             let mut edited: Vec<vk::BindImageMemoryInfo<'_>> = list.to_vec();
