@@ -50,6 +50,7 @@ pub mod layer_compat;
 pub mod present;
 pub mod surface;
 pub mod swapchain;
+mod swapchain_create;
 pub mod timing;
 pub mod window;
 
@@ -510,7 +511,9 @@ pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
 pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
     use swapchain as sc;
     let f = match name.to_bytes() {
-        b"vkCreateSwapchainKHR" => to_void(sc::create_swapchain as vk::PFN_vkCreateSwapchainKHR),
+        b"vkCreateSwapchainKHR" => {
+            to_void(swapchain_create::create_swapchain as vk::PFN_vkCreateSwapchainKHR)
+        }
         b"vkDestroySwapchainKHR" => to_void(sc::destroy_swapchain as vk::PFN_vkDestroySwapchainKHR),
         b"vkGetSwapchainImagesKHR" => {
             to_void(sc::get_swapchain_images as vk::PFN_vkGetSwapchainImagesKHR)
