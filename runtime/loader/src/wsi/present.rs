@@ -25,15 +25,16 @@
 //!    ([`super::formats::worst_present_result`]).
 
 use std::ffi::c_int;
-use std::os::fd::{AsRawFd, IntoRawFd};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd};
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 
 use super::formats::{is_shared, worst_present_result};
-use super::swapchain::{device_wsi, lookup, release_image, Swapchain};
+use super::swapchain::{device_wsi, lookup, release_image, Image, State, Swapchain};
 use super::timing::{TimingInfo, MAX_TIMING_INFOS};
-use super::window::{dup_fd, strerror, take_fd, NativeRect, OK};
-use super::{find_in_chain, DeviceWsi};
+use super::window::{dup_fd, strerror, take_fd, NativeRect, Window, OK};
+use super::{find_in_chain, DeviceFns, DeviceWsi};
 use crate::ffi::guard;
 use crate::vk;
 
@@ -149,7 +150,8 @@ unsafe fn extras<'a>(info: &'a vk::PresentInfoKHR<'a>) -> Extras<'a> {
     e
 }
 
-/// Presents image `index` of one swapchain; returns its result.
+/// Presents image `index` of one swapchain; returns its result (steps 1 to 3 of the module
+/// notes).
 fn present_one(
     wsi: &DeviceWsi,
     queue: vk::Queue,
@@ -161,11 +163,11 @@ fn present_one(
 ) -> vk::Result {
     let fns = &sc.fns;
     let mut st = sc.lock();
-    let shared = sc.shared;
-    let mailbox = st.present_mode == vk::PresentModeKHR::MAILBOX;
     let Some(img) = st.images.get(index as usize) else {
-        log::error!("vkQueuePresentKHR: image index {index} out of range");
-        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "vkQueuePresentKHR: image index {index} out of range"
+        );
     };
     let image = img.image;
     let mut result = vk::Result::SUCCESS;
@@ -187,116 +189,19 @@ fn present_one(
     if !sc.is_current() {
         release_image(
             fns,
-            shared,
+            sc.shared,
             None,
             fence,
             &mut st.images[index as usize],
             true,
         );
-        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "vkQueuePresentKHR: the swapchain is retired"
+        );
     }
-    let window = sc.window();
     if result == vk::Result::SUCCESS {
-        if let (Some(&present_fence), Some(import)) = (extras.fences.get(i), fns.import_fence_fd) {
-            if present_fence != vk::Fence::null() && wsi.maintenance1 {
-                let copy = fence
-                    .as_ref()
-                    .and_then(|f| dup_fd(f).ok())
-                    .map_or(-1, IntoRawFd::into_raw_fd);
-                let import_info = vk::ImportFenceFdInfoKHR {
-                    fence: present_fence,
-                    flags: vk::FenceImportFlags::TEMPORARY,
-                    handle_type: vk::ExternalFenceHandleTypeFlags::SYNC_FD,
-                    fd: copy,
-                    ..Default::default()
-                };
-                // SAFETY: the driver's function with the application's fence.
-                let r = unsafe { import(fns.device, &import_info) };
-                if r != vk::Result::SUCCESS {
-                    log::error!("vkImportFenceFdKHR for a present fence failed: {r:?}");
-                    // The import takes the fd only when it succeeds.
-                    // SAFETY: `copy` is ours again.
-                    drop(unsafe { take_fd(copy) });
-                }
-            }
-        }
-        if let Some(region) = extras.regions.get(i).filter(|_| !mailbox) {
-            // SAFETY: the application's rectangle array.
-            let rects = unsafe { array(region.p_rectangles, region.rectangle_count) };
-            let native: Vec<NativeRect> = rects.iter().map(damage_rect).collect();
-            let err = window.set_surface_damage(&native);
-            if err != OK {
-                log::warn!("native_window_set_surface_damage failed: {}", strerror(err));
-            }
-        }
-        if let Some(time) = extras.times.get(i) {
-            if !st.frame_timestamps_enabled {
-                window.perform_int(nw::NATIVE_WINDOW_ENABLE_FRAME_TIMESTAMPS, 1);
-                st.frame_timestamps_enabled = true;
-            }
-            let frame_id = window.next_frame_id().unwrap_or_else(|e| {
-                log::error!("native_window_get_next_frame_id failed: {}", strerror(e));
-                0
-            });
-            st.timing.push_back(TimingInfo::new(time, frame_id));
-            while st.timing.len() > MAX_TIMING_INFOS {
-                st.timing.pop_front();
-            }
-            if time.desired_present_time != 0 {
-                window.perform_i64(
-                    nw::NATIVE_WINDOW_SET_BUFFERS_TIMESTAMP,
-                    time.desired_present_time as i64,
-                );
-            }
-        }
-        if let Some(&mode) = extras.modes.get(i) {
-            if mode != st.present_mode {
-                if is_shared(mode) && is_shared(st.present_mode) {
-                    let err = window.perform_int(
-                        nw::NATIVE_WINDOW_SET_AUTO_REFRESH,
-                        c_int::from(mode == vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH),
-                    );
-                    if err != OK {
-                        log::warn!("native_window_set_auto_refresh failed: {}", strerror(err));
-                    }
-                    st.present_mode = mode;
-                } else {
-                    log::error!(
-                        "vkQueuePresentKHR: present mode {mode:?} is not compatible with {:?}",
-                        st.present_mode
-                    );
-                }
-            }
-        }
-        let img = &mut st.images[index as usize];
-        let err = match &img.buffer {
-            Some(buffer) => window.queue_buffer(buffer, fence.take()),
-            None => -libc::EINVAL,
-        };
-        if err != OK {
-            log::error!("queueBuffer failed: {}", strerror(err));
-            result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
-        } else {
-            img.dequeue_fence = None;
-            img.dequeued = false;
-        }
-        if shared && result == vk::Result::SUCCESS {
-            match window.dequeue_buffer() {
-                Err(err) => {
-                    log::error!("dequeueBuffer (shared) failed: {}", strerror(err));
-                    result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
-                }
-                Ok((buffer, f)) => {
-                    if img.buffer.as_ref().map(|b| b.as_ptr()) == Some(buffer.as_ptr()) {
-                        img.dequeue_fence = f;
-                        img.dequeued = true;
-                    } else {
-                        log::error!("got a different buffer back for a shared swapchain");
-                        result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
-                    }
-                }
-            }
-        }
+        result = queue_image(wsi, sc, &mut st, index as usize, &mut fence, extras, i);
     }
     // An fd the window never got (driver failure) is closed here.
     if let Some(f) = fence.take() {
@@ -305,10 +210,185 @@ fn present_one(
     if result != vk::Result::SUCCESS {
         sc.orphan(&mut st);
     }
+    window_result(sc, result)
+}
+
+/// Step 2 for a current swapchain whose image the driver released: the present's extras for
+/// swapchain `i`, then the buffer to the window (`fence` goes with it).
+fn queue_image(
+    wsi: &DeviceWsi,
+    sc: &Swapchain,
+    st: &mut State,
+    index: usize,
+    fence: &mut Option<OwnedFd>,
+    extras: &Extras<'_>,
+    i: usize,
+) -> vk::Result {
+    let window = sc.window();
+    if let Some(&present_fence) = extras.fences.get(i) {
+        if wsi.maintenance1 {
+            signal_present_fence(&sc.fns, present_fence, fence.as_ref());
+        }
+    }
+    let mailbox = st.present_mode == vk::PresentModeKHR::MAILBOX;
+    if let Some(region) = extras.regions.get(i).filter(|_| !mailbox) {
+        // SAFETY: `p_rectangles` holds `rectangle_count` rectangles
+        // (VUID-VkPresentRegionKHR-pRectangles-parameter) that live for this call.
+        let rects = unsafe { array(region.p_rectangles, region.rectangle_count) };
+        let native: Vec<NativeRect> = rects.iter().map(damage_rect).collect();
+        let err = window.set_surface_damage(&native);
+        if err != OK {
+            log::warn!("native_window_set_surface_damage failed: {}", strerror(err));
+        }
+    }
+    if let Some(time) = extras.times.get(i) {
+        record_present_time(window, st, time);
+    }
+    if let Some(&mode) = extras.modes.get(i) {
+        change_present_mode(window, st, mode);
+    }
+    queue_buffer(window, sc.shared, &mut st.images[index], fence)
+}
+
+/// A `VkSwapchainPresentFenceInfoEXT` fence: signalled by a `dup` of the release fence.
+fn signal_present_fence(fns: &DeviceFns, present_fence: vk::Fence, fence: Option<&OwnedFd>) {
+    let Some(import) = fns.import_fence_fd else {
+        return;
+    };
+    if present_fence == vk::Fence::null() {
+        return;
+    }
+    let copy = fence
+        .and_then(|f| dup_fd(f).ok())
+        .map_or(-1, IntoRawFd::into_raw_fd);
+    let import_info = vk::ImportFenceFdInfoKHR {
+        fence: present_fence,
+        flags: vk::FenceImportFlags::TEMPORARY,
+        handle_type: vk::ExternalFenceHandleTypeFlags::SYNC_FD,
+        fd: copy,
+        ..Default::default()
+    };
+    // SAFETY: the driver's vkImportFenceFdKHR for its live device, with the application's fence
+    // (VUID-VkSwapchainPresentFenceInfoEXT-pFences-parameter) and an fd that is ours.
+    let r = unsafe { import(fns.device, &import_info) };
+    if r != vk::Result::SUCCESS {
+        log::error!("vkImportFenceFdKHR for a present fence failed: {r:?}");
+        // The import takes the fd only when it succeeds.
+        // SAFETY: `copy` is our `dup` (or −1), which the failed import left to us.
+        drop(unsafe { take_fd(copy) });
+    }
+}
+
+/// A `VkPresentTimeGOOGLE`: frame timestamps on, the frame recorded for
+/// `vkGetPastPresentationTimingGOOGLE`, the desired present time to the window.
+fn record_present_time(window: &Window, st: &mut State, time: &vk::PresentTimeGOOGLE) {
+    if !st.frame_timestamps_enabled {
+        window.perform_int(nw::NATIVE_WINDOW_ENABLE_FRAME_TIMESTAMPS, 1);
+        st.frame_timestamps_enabled = true;
+    }
+    let frame_id = window.next_frame_id().unwrap_or_else(|e| {
+        log::error!("native_window_get_next_frame_id failed: {}", strerror(e));
+        0
+    });
+    st.timing.push_back(TimingInfo::new(time, frame_id));
+    while st.timing.len() > MAX_TIMING_INFOS {
+        st.timing.pop_front();
+    }
+    if time.desired_present_time != 0 {
+        window.perform_i64(
+            nw::NATIVE_WINDOW_SET_BUFFERS_TIMESTAMP,
+            time.desired_present_time as i64,
+        );
+    }
+}
+
+/// A `VkSwapchainPresentModeInfoEXT` mode: only a change between the two shared modes is
+/// possible (it toggles auto-refresh).
+fn change_present_mode(window: &Window, st: &mut State, mode: vk::PresentModeKHR) {
+    if mode == st.present_mode {
+        return;
+    }
+    if is_shared(mode) && is_shared(st.present_mode) {
+        let err = window.perform_int(
+            nw::NATIVE_WINDOW_SET_AUTO_REFRESH,
+            c_int::from(mode == vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH),
+        );
+        if err != OK {
+            log::warn!("native_window_set_auto_refresh failed: {}", strerror(err));
+        }
+        st.present_mode = mode;
+    } else {
+        log::error!(
+            "vkQueuePresentKHR: present mode {mode:?} is not compatible with {:?}",
+            st.present_mode
+        );
+    }
+}
+
+/// `queueBuffer` of the image's buffer with `fence`; a shared swapchain dequeues its buffer
+/// again at once.
+fn queue_buffer(
+    window: &Window,
+    shared: bool,
+    img: &mut Image,
+    fence: &mut Option<OwnedFd>,
+) -> vk::Result {
+    let mut result = vk::Result::SUCCESS;
+    let err = match &img.buffer {
+        Some(buffer) => window.queue_buffer(buffer, fence.take()),
+        None => -libc::EINVAL,
+    };
+    if err != OK {
+        let lost = vk_error!(
+            vk::Result::ERROR_SURFACE_LOST_KHR,
+            "queueBuffer failed: {}",
+            strerror(err)
+        );
+        result = worst_present_result(result, lost);
+    } else {
+        img.dequeue_fence = None;
+        img.dequeued = false;
+    }
+    if shared && result == vk::Result::SUCCESS {
+        match window.dequeue_buffer() {
+            Err(err) => {
+                let lost = vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "dequeueBuffer (shared) failed: {}",
+                    strerror(err)
+                );
+                result = worst_present_result(result, lost);
+            }
+            Ok((buffer, f)) => {
+                if img.buffer.as_ref().map(|b| b.as_ptr()) == Some(buffer.as_ptr()) {
+                    img.dequeue_fence = f;
+                    img.dequeued = true;
+                } else {
+                    let lost = vk_error!(
+                        vk::Result::ERROR_SURFACE_LOST_KHR,
+                        "got a different buffer back for a shared swapchain"
+                    );
+                    result = worst_present_result(result, lost);
+                }
+            }
+        }
+    }
+    result
+}
+
+/// Step 3's window checks after a present: a transform hint other than `preTransform` (and on
+/// a Linux host's X window, a size other than the swapchain's) is `VK_SUBOPTIMAL_KHR`, a
+/// failed query `VK_ERROR_SURFACE_LOST_KHR`; the worse of that and `result`.
+fn window_result(sc: &Swapchain, mut result: vk::Result) -> vk::Result {
+    let window = sc.window();
     match window.query(nw::NATIVE_WINDOW_TRANSFORM_HINT) {
         Err(e) => {
-            log::error!("NATIVE_WINDOW_TRANSFORM_HINT query failed: {}", strerror(e));
-            result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
+            let lost = vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "NATIVE_WINDOW_TRANSFORM_HINT query failed: {}",
+                strerror(e)
+            );
+            result = worst_present_result(result, lost);
         }
         Ok(hint) if hint != sc.pre_transform => {
             result = worst_present_result(result, vk::Result::SUBOPTIMAL_KHR);
