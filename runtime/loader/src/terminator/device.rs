@@ -13,12 +13,13 @@ use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
 
 use vkgen_abi::layer::LOADER_DEVICE_CREATE_INFO;
+use vkgen_abi::vk_error;
 
 use crate::dispatch::DeviceDispatchTable;
 pub use crate::dispatch_data::TermDevice;
 use crate::dispatch_data::{
     checked_device_data, device_data, install, register_device, unregister_device, DeviceData,
-    InstanceData,
+    DriverInstance, InstanceData,
 };
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{guard, guard_result, name_list};
@@ -56,12 +57,16 @@ unsafe fn create_device_impl(
     // SAFETY: `info` is the pointer passed down to vkCreateDevice: null (checked here) or a valid
     // create info for this call, VUID-vkCreateDevice-pCreateInfo-parameter.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateDevice: null create info");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null create info"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateDevice: null pDevice");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null pDevice"
+        ));
     }
     // SAFETY: `pd` is the application's physical device, one this loader's instance handed out
     // (VUID-vkCreateDevice-physicalDevice-parameter); its instance outlives the device created
@@ -72,13 +77,16 @@ unsafe fn create_device_impl(
         handle: driver_pd,
     }) = (unsafe { resolve(pd) })
     else {
-        log::error!("vkCreateDevice: {pd:?} is not a physical device of this loader");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: {pd:?} is not a physical device of this loader"
+        ));
     };
     let name = driver.name();
-    // SAFETY: the resolved driver handle.
+    // SAFETY: `driver_pd` is the driver's own live physical device `resolve` found.
     let available = unsafe { driver_device_extensions(driver, driver_pd) }?;
-    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {
         name_list(
             info.enabled_extension_count,
@@ -86,95 +94,22 @@ unsafe fn create_device_impl(
         )
     };
     let names = extensions::device_extensions_for_driver(&requested, &available, name);
-    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
-    // SAFETY: a valid pNext chain.
-    let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
-    // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
-    // `skip_loader_structs` returned above.
-    if unsafe { chain::has_loader_struct(p_next, LOADER_DEVICE_CREATE_INFO) } {
-        log::warn!(
-            "vkCreateDevice: a loader chain struct after the leading ones reaches the driver"
-        );
-    }
-    let mut driver_info = *info;
-    driver_info.p_next = p_next;
-    #[allow(deprecated)] // drivers get no (deprecated) device layers
-    {
-        driver_info.enabled_layer_count = 0;
-        driver_info.pp_enabled_layer_names = std::ptr::null();
-    }
-    driver_info.enabled_extension_count = name_ptrs.len() as u32;
-    driver_info.pp_enabled_extension_names = if name_ptrs.is_empty() {
-        std::ptr::null()
-    } else {
-        name_ptrs.as_ptr()
-    };
-    let driver_index = data
-        .term
-        .drivers
-        .iter()
-        .position(|d| std::ptr::eq(d, driver))
-        .unwrap_or(0);
-    // Wrapped physical devices inside a device-group struct must reach the driver unwrapped.
-    // SAFETY: a valid pNext chain whose structs outlive the call.
-    let patch = unsafe { DeviceGroupPatch::apply(data, p_next) }?;
-    let mut device = vk::Device::null();
-    // SAFETY: the driver's physical device and a valid create info.
-    let result =
-        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) };
-    drop(patch);
-    if result != vk::Result::SUCCESS {
-        return Err(result);
-    }
-    let gdpa = driver.gdpa;
-    // SAFETY: the driver's live device and C strings.
-    let lookup = |n: &CStr| unsafe { gdpa(device, n.as_ptr()) };
-    // SAFETY: the driver returns each command's own type for its name.
-    let destroy: Option<vk::PFN_vkDestroyDevice> =
-        unsafe { driver::void_fn_as(lookup(c"vkDestroyDevice")) };
-    let Some(destroy) = destroy else {
-        log::error!(
-            "driver {name}: no vkDestroyDevice: VK_ERROR_INCOMPATIBLE_DRIVER (its device leaks)"
-        );
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
-    };
-    // SAFETY: the driver's GetDeviceProcAddr returns each named command's own type
-    // (vkGetDeviceQueue, vkGetDeviceQueue2, ...) for that name.
-    let procs = unsafe {
-        (
-            driver::void_fn_as::<vk::PFN_vkGetDeviceQueue>(lookup(c"vkGetDeviceQueue")),
-            driver::void_fn_as::<vk::PFN_vkGetDeviceQueue2>(lookup(c"vkGetDeviceQueue2")),
-            driver::void_fn_as::<vk::PFN_vkAllocateCommandBuffers>(lookup(
-                c"vkAllocateCommandBuffers",
-            )),
-            driver::void_fn_as::<vk::PFN_vkFreeCommandBuffers>(lookup(c"vkFreeCommandBuffers")),
-        )
-    };
-    let (
-        Some(get_device_queue),
-        get_device_queue2,
-        Some(allocate_command_buffers),
-        Some(free_command_buffers),
-    ) = procs
-    else {
-        log::error!(
-            "driver {name}: device lacks vkGetDeviceQueue / vkAllocateCommandBuffers / \
-             vkFreeCommandBuffers: VK_ERROR_INCOMPATIBLE_DRIVER"
-        );
-        // SAFETY: the device was created above with `allocator`.
-        unsafe { destroy(device, allocator) };
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
-    };
+    // SAFETY: `driver_pd` is the driver's live physical device of `data`; `info` is valid for
+    // this call and `allocator` null or the application's valid callbacks.
+    let device = unsafe { create_driver_device(data, driver, driver_pd, info, &names, allocator) }?;
+    // SAFETY: `device` is the driver's new device, created with `allocator`.
+    let procs = unsafe { DeviceProcs::load(driver, device, allocator) }?;
+    let destroy = procs.destroy;
     let anb = vkgen_generated::extensions::info(
         vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
     )
     .name;
     let wsi = if names.contains(&anb) {
-        // SAFETY: the driver's new device of `driver_pd`.
+        // SAFETY: `device` is the driver's new device of `driver_pd`.
         match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {
             Ok(w) => Some(w),
             Err(e) => {
-                // SAFETY: the device was created above with `allocator`.
+                // SAFETY: the device was created above with `allocator` and is not published.
                 unsafe { destroy(device, allocator) };
                 return Err(e);
             }
@@ -183,29 +118,34 @@ unsafe fn create_device_impl(
         None
     };
     let mut properties = vk::PhysicalDeviceProperties::default();
-    // SAFETY: the driver's physical device and a valid out-pointer.
+    // SAFETY: `driver_pd` is the driver's live physical device; `properties` a local out-struct.
     unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
     let device_data = Box::into_raw(Box::new(DeviceData {
         dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
         api: OnceLock::new(),
         term: TermDevice {
             instance: std::ptr::from_ref(data),
-            driver_index,
+            driver_index: data
+                .term
+                .drivers
+                .iter()
+                .position(|d| std::ptr::eq(d, driver))
+                .unwrap_or(0),
             physical_device: driver_pd,
             physical_device_api_version: properties.api_version,
-            gdpa,
+            gdpa: driver.gdpa,
             destroy_device: destroy,
-            get_device_queue,
-            get_device_queue2,
-            allocate_command_buffers,
-            free_command_buffers,
+            get_device_queue: procs.get_device_queue,
+            get_device_queue2: procs.get_device_queue2,
+            allocate_command_buffers: procs.allocate_command_buffers,
+            free_command_buffers: procs.free_command_buffers,
             wsi,
             enabled_extensions: crate::extensions::ExtensionSet::from_names(
                 requested.iter().copied(),
             ),
         },
     }));
-    // SAFETY: the driver's new device.
+    // SAFETY: `device` is the driver's new, live dispatchable device.
     if let Err(e) = unsafe {
         install(
             vk::Handle::as_raw(device) as usize,
@@ -230,6 +170,132 @@ unsafe fn create_device_impl(
     // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
     Ok(())
+}
+
+/// The driver's `vkCreateDevice` with what the driver should see of the create info: its own
+/// extensions `names`, no layers, no loader chain nodes, unwrapped physical devices.
+///
+/// # Safety
+/// `driver_pd` must be a live physical device of `driver`, an instance of `data`; `info` a valid
+/// create info whose chain outlives the call; `allocator` null or valid callbacks.
+unsafe fn create_driver_device(
+    data: &InstanceData,
+    driver: &DriverInstance,
+    driver_pd: vk::PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+    names: &[&CStr],
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<vk::Device, vk::Result> {
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    // SAFETY: the caller guarantees `info.p_next` is a valid chain.
+    let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
+    // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
+    // `skip_loader_structs` returned above.
+    if unsafe { chain::has_loader_struct(p_next, LOADER_DEVICE_CREATE_INFO) } {
+        log::warn!(
+            "vkCreateDevice: a loader chain struct after the leading ones reaches the driver"
+        );
+    }
+    let mut driver_info = *info;
+    driver_info.p_next = p_next;
+    #[allow(deprecated)] // drivers get no (deprecated) device layers
+    {
+        driver_info.enabled_layer_count = 0;
+        driver_info.pp_enabled_layer_names = std::ptr::null();
+    }
+    driver_info.enabled_extension_count = name_ptrs.len() as u32;
+    driver_info.pp_enabled_extension_names = if name_ptrs.is_empty() {
+        std::ptr::null()
+    } else {
+        name_ptrs.as_ptr()
+    };
+    // Wrapped physical devices inside a device-group struct must reach the driver unwrapped.
+    // SAFETY: the caller guarantees the chain's structs outlive the call; the patch is dropped
+    // (restoring the application's pointer) before this function returns.
+    let patch = unsafe { DeviceGroupPatch::apply(data, p_next) }?;
+    let mut device = vk::Device::null();
+    // SAFETY: `driver_pd` is the driver's live physical device, `driver_info` a valid create info
+    // whose arrays (`name_ptrs`, the chain) outlive the call, `allocator` the caller's.
+    let result =
+        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) };
+    drop(patch);
+    if result != vk::Result::SUCCESS {
+        return Err(result);
+    }
+    Ok(device)
+}
+
+/// The driver device functions the terminator's hooks call.
+struct DeviceProcs {
+    destroy: vk::PFN_vkDestroyDevice,
+    get_device_queue: vk::PFN_vkGetDeviceQueue,
+    get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
+    allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers,
+    free_command_buffers: vk::PFN_vkFreeCommandBuffers,
+}
+
+impl DeviceProcs {
+    /// Looks the functions up on the driver's new `device`; a driver without them is
+    /// incompatible (the device is destroyed, or leaks without `vkDestroyDevice`).
+    ///
+    /// # Safety
+    /// `device` must be a live device of `driver`, created with `allocator` and not yet handed
+    /// to anyone.
+    unsafe fn load(
+        driver: &DriverInstance,
+        device: vk::Device,
+        allocator: *const vk::AllocationCallbacks<'_>,
+    ) -> Result<Self, vk::Result> {
+        let name = driver.name();
+        let gdpa = driver.gdpa;
+        // SAFETY: `device` is the driver's live device (the caller's guarantee) and each name a
+        // NUL-terminated literal.
+        let lookup = |n: &CStr| unsafe { gdpa(device, n.as_ptr()) };
+        // SAFETY: the driver's GetDeviceProcAddr returns vkDestroyDevice's type for that name.
+        let destroy: Option<vk::PFN_vkDestroyDevice> =
+            unsafe { driver::void_fn_as(lookup(c"vkDestroyDevice")) };
+        let Some(destroy) = destroy else {
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                "driver {name}: no vkDestroyDevice (its device leaks)"
+            ));
+        };
+        // SAFETY: the driver's GetDeviceProcAddr returns each named command's own type
+        // (vkGetDeviceQueue, vkGetDeviceQueue2, ...) for that name.
+        let procs = unsafe {
+            (
+                driver::void_fn_as::<vk::PFN_vkGetDeviceQueue>(lookup(c"vkGetDeviceQueue")),
+                driver::void_fn_as::<vk::PFN_vkGetDeviceQueue2>(lookup(c"vkGetDeviceQueue2")),
+                driver::void_fn_as::<vk::PFN_vkAllocateCommandBuffers>(lookup(
+                    c"vkAllocateCommandBuffers",
+                )),
+                driver::void_fn_as::<vk::PFN_vkFreeCommandBuffers>(lookup(c"vkFreeCommandBuffers")),
+            )
+        };
+        let (
+            Some(get_device_queue),
+            get_device_queue2,
+            Some(allocate_command_buffers),
+            Some(free_command_buffers),
+        ) = procs
+        else {
+            // SAFETY: the caller guarantees the device was created with `allocator` and is not
+            // yet handed to anyone.
+            unsafe { destroy(device, allocator) };
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                "driver {name}: device lacks vkGetDeviceQueue / vkAllocateCommandBuffers / \
+                 vkFreeCommandBuffers"
+            ));
+        };
+        Ok(Self {
+            destroy,
+            get_device_queue,
+            get_device_queue2,
+            allocate_command_buffers,
+            free_command_buffers,
+        })
+    }
 }
 
 /// Temporarily replaces wrapped physical devices in a `VkDeviceGroupDeviceCreateInfo` of the
