@@ -120,7 +120,7 @@ unsafe fn create_device_impl(
     let mut properties = vk::PhysicalDeviceProperties::default();
     // SAFETY: `driver_pd` is the driver's live physical device; `properties` a local out-struct.
     unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
-    let device_data = Box::into_raw(Box::new(DeviceData {
+    let device_data = Box::new(DeviceData {
         dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
         api: OnceLock::new(),
         term: TermDevice {
@@ -144,24 +144,10 @@ unsafe fn create_device_impl(
                 requested.iter().copied(),
             ),
         },
-    }));
-    // SAFETY: `device` is the driver's new, live dispatchable device.
-    if let Err(e) = unsafe {
-        install(
-            vk::Handle::as_raw(device) as usize,
-            device_data as usize,
-            "VkDevice",
-        )
-    } {
-        // SAFETY: `device_data` was leaked above and is not registered; the device was created
-        // with `allocator`.
-        unsafe {
-            drop(Box::from_raw(device_data));
-            destroy(device, allocator);
-        }
-        return Err(e);
-    }
-    register_device(device_data);
+    });
+    // SAFETY: `device` is the driver's new, live device, created with `allocator`, and
+    // `destroy` its vkDestroyDevice.
+    unsafe { publish(device, device_data, destroy, allocator) }?;
     log::debug!(
         "driver {name}: device {device:?} created with {} extension(s)",
         names.len()
@@ -169,6 +155,39 @@ unsafe fn create_device_impl(
     // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
     // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
+    Ok(())
+}
+
+/// Stamps `device_data` into word 0 of the driver's new `device` and registers it; a device
+/// that cannot carry it is destroyed.
+///
+/// # Safety
+/// `device` must be a live device, created with `allocator` and not yet handed to anyone;
+/// `destroy` its driver's vkDestroyDevice.
+unsafe fn publish(
+    device: vk::Device,
+    device_data: Box<DeviceData>,
+    destroy: vk::PFN_vkDestroyDevice,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(), vk::Result> {
+    let device_data = Box::into_raw(device_data);
+    // SAFETY: the caller guarantees `device` is a live dispatchable device.
+    if let Err(e) = unsafe {
+        install(
+            vk::Handle::as_raw(device) as usize,
+            device_data as usize,
+            "VkDevice",
+        )
+    } {
+        // SAFETY: `device_data` was leaked above and is not registered; the caller guarantees the
+        // device was created with `allocator` and is not yet handed to anyone.
+        unsafe {
+            drop(Box::from_raw(device_data));
+            destroy(device, allocator);
+        }
+        return Err(e);
+    }
+    register_device(device_data);
     Ok(())
 }
 
