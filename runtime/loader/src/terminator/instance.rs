@@ -14,6 +14,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
 
 use vkgen_abi::layer::LOADER_INSTANCE_CREATE_INFO;
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use super::physical_device;
@@ -82,10 +83,10 @@ unsafe fn create_instance_impl(
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
     let loader = init::loader();
-    let drivers = loader.drivers.as_ref().map_err(|f| {
-        log::error!("vkCreateInstance: {}", f.message);
-        f.result
-    })?;
+    let drivers = loader
+        .drivers
+        .as_ref()
+        .map_err(|f| vk_error!(f.result, "vkCreateInstance: {}", f.message))?;
     // SAFETY: the create info's arrays are valid per the Vulkan contract.
     let requested = unsafe {
         name_list(
@@ -105,45 +106,11 @@ unsafe fn create_instance_impl(
             "vkCreateInstance: a loader chain struct after the leading ones reaches the driver"
         );
     }
-    let candidates: &'static [DriverEntry] =
-        if drivers.len() > 1 && !physical_device::WRAPPING_SUPPORTED {
-            log::warn!(
-                "several drivers, but physical-device wrapping is not built for this \
-                 architecture: only {} is used",
-                drivers[0].driver.name()
-            );
-            &drivers[..1]
-        } else {
-            drivers
-        };
-    let mut created = Vec::with_capacity(candidates.len());
-    let mut first_error = None;
-    for driver in candidates {
-        // SAFETY: `info` and its chain are valid; `p_next` is a suffix of it.
-        match unsafe {
-            create_driver_instance(driver, info, p_next, &requested, app_version, allocator)
-        } {
-            Ok(instance) => created.push(instance),
-            Err(e) => {
-                log::warn!(
-                    "driver {}: instance creation failed with {e:?}",
-                    driver.driver.name()
-                );
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    if created.is_empty() {
-        if let Some(e) = first_error {
-            return Err(e);
-        }
-        log::info!("vkCreateInstance: no driver; the instance has no physical devices");
-    } else if first_error.is_some() {
-        log::warn!(
-            "vkCreateInstance: continuing with the {} driver(s) that created an instance",
-            created.len()
-        );
-    }
+    // SAFETY: `info` is valid for this call and `p_next` a suffix of its chain; `allocator` is
+    // null or the application's valid callbacks.
+    let created = unsafe {
+        create_driver_instances(drivers, info, p_next, &requested, app_version, allocator)
+    }?;
     let passthrough = created.len() == 1;
     let mut own_object = Box::new(LoaderObject {
         loader_data: crate::dispatch_data::LOADER_MAGIC,
@@ -185,6 +152,62 @@ unsafe fn create_instance_impl(
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = handle };
     Ok(())
+}
+
+/// One instance per driver (the first only where physical devices cannot be wrapped); the
+/// drivers that fail are skipped while one succeeds, else the first failure is returned.
+///
+/// # Safety
+/// As [`create_driver_instance`].
+unsafe fn create_driver_instances(
+    drivers: &'static [DriverEntry],
+    info: &vk::InstanceCreateInfo<'_>,
+    p_next: *const std::ffi::c_void,
+    requested: &[&CStr],
+    app_version: u32,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<Vec<DriverInstance>, vk::Result> {
+    let candidates: &'static [DriverEntry] =
+        if drivers.len() > 1 && !physical_device::WRAPPING_SUPPORTED {
+            log::warn!(
+                "several drivers, but physical-device wrapping is not built for this \
+                 architecture: only {} is used",
+                drivers[0].driver.name()
+            );
+            &drivers[..1]
+        } else {
+            drivers
+        };
+    let mut created = Vec::with_capacity(candidates.len());
+    let mut first_error = None;
+    for driver in candidates {
+        // SAFETY: the caller guarantees `info` and its chain are valid, `p_next` a suffix of it,
+        // and `allocator` null or valid.
+        match unsafe {
+            create_driver_instance(driver, info, p_next, requested, app_version, allocator)
+        } {
+            Ok(instance) => created.push(instance),
+            Err(e) => {
+                log::warn!(
+                    "driver {}: instance creation failed with {e:?}",
+                    driver.driver.name()
+                );
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if created.is_empty() {
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        log::info!("vkCreateInstance: no driver; the instance has no physical devices");
+    } else if first_error.is_some() {
+        log::warn!(
+            "vkCreateInstance: continuing with the {} driver(s) that created an instance",
+            created.len()
+        );
+    }
+    Ok(created)
 }
 
 /// Creates the instance of one driver.
