@@ -16,6 +16,8 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
+use vkgen_abi::vk_error;
+
 use crate::chain::DeviceChain;
 use crate::dispatch::DeviceDispatchTable;
 use crate::dispatch_data::{
@@ -72,12 +74,16 @@ unsafe fn create_device(
     // SAFETY: `info` is the application's pCreateInfo: null (checked here) or a valid create info
     // that lives for this call (VUID-vkCreateDevice-pCreateInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateDevice: null pCreateInfo");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null pCreateInfo"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateDevice: null pDevice");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null pDevice"
+        ));
     }
     // SAFETY: `pd` is the application's physical device
     // (VUID-vkCreateDevice-physicalDevice-parameter); `checked_instance_data` refuses one whose
@@ -88,12 +94,15 @@ unsafe fn create_device(
         return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
     };
     let Some(api) = instance.api.get() else {
-        log::error!("vkCreateDevice: the instance is still being created");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the instance is still being created"
+        ));
     };
     let layers = global_layers(instance);
     #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
-    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
     let chained_names: Vec<&std::ffi::CStr> = layers.iter().map(|l| l.name()).collect();
     if !app_layers.is_empty() && app_layers != chained_names {
@@ -110,34 +119,9 @@ unsafe fn create_device(
             info.pp_enabled_extension_names,
         )
     };
-    if !requested.is_empty() {
-        let enumerate_down = instance.dispatch().enumerate_device_extension_properties;
-        let mut available = enumerate(|c, o| {
-            // SAFETY: the instance chain's command with the caller's physical device.
-            unsafe { enumerate_down(pd, std::ptr::null(), c, o) }
-        })?;
-        available.extend(
-            layers
-                .iter()
-                .flat_map(|l| l.device_extensions().iter().copied()),
-        );
-        for name in &requested {
-            if !extensions::contains(&available, name) {
-                let msg = format!(
-                    "vkCreateDevice: extension {name:?} is provided neither by the physical device \
-                     nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
-                );
-                log::error!("{msg}");
-                // Loader errors reach the application's debug-report callbacks (AOSP).
-                crate::terminator::debug_report::report(
-                    &instance.term,
-                    vk::DebugReportFlagsEXT::ERROR,
-                    &msg,
-                );
-                return Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT);
-            }
-        }
-    }
+    // SAFETY: `pd` is the application's physical device of `instance`
+    // (VUID-vkCreateDevice-physicalDevice-parameter).
+    unsafe { check_extensions(instance, pd, &layers, &requested) }?;
 
     let mut chain = DeviceChain::new(
         &layers,
@@ -150,8 +134,10 @@ unsafe fn create_device(
     let create: Option<vk::PFN_vkCreateDevice> =
         unsafe { driver::void_fn_as(head_gipa(api.handle, c"vkCreateDevice".as_ptr())) };
     let Some(create) = create else {
-        log::error!("vkCreateDevice: the head of the layer chain has no vkCreateDevice");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the head of the layer chain has no vkCreateDevice"
+        ));
     };
     let chained = chain.attach(info);
     let mut device = vk::Device::null();
@@ -166,11 +152,11 @@ unsafe fn create_device(
     let Some(data) =
         (unsafe { checked_device_data(vk::Handle::as_raw(device) as usize, "vkCreateDevice") })
     else {
-        log::error!(
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "vkCreateDevice: the device returned by the layer chain carries no loader data \
              (a layer returned its own object without vkSetDeviceLoaderData)"
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     };
     // SAFETY: the head of the chain returns functions of the types their names say.
     let table = unsafe { DeviceDispatchTable::load(&mut |name| head_gdpa(device, name.as_ptr())) };
@@ -188,12 +174,57 @@ unsafe fn create_device(
         instance_extensions: api.enabled_extensions.clone(),
     };
     if data.api.set(device_api).is_err() {
-        log::error!("vkCreateDevice: the chain returned a device that already exists");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the chain returned a device that already exists"
+        ));
     }
     // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
     // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
+    Ok(())
+}
+
+/// Every requested device extension must come from the physical device (down the instance
+/// chain) or a global layer: `VK_ERROR_EXTENSION_NOT_PRESENT` otherwise, also reported to the
+/// application's debug-report callbacks.
+///
+/// # Safety
+/// `pd` must be a live physical device of `instance`.
+unsafe fn check_extensions(
+    instance: &InstanceData,
+    pd: vk::PhysicalDevice,
+    layers: &[Arc<Layer>],
+    requested: &[&std::ffi::CStr],
+) -> Result<(), vk::Result> {
+    if requested.is_empty() {
+        return Ok(());
+    }
+    let enumerate_down = instance.dispatch().enumerate_device_extension_properties;
+    let mut available = enumerate(|c, o| {
+        // SAFETY: the instance chain's command with the caller's physical device.
+        unsafe { enumerate_down(pd, std::ptr::null(), c, o) }
+    })?;
+    available.extend(
+        layers
+            .iter()
+            .flat_map(|l| l.device_extensions().iter().copied()),
+    );
+    for name in requested {
+        if !extensions::contains(&available, name) {
+            let msg = format!(
+                "vkCreateDevice: extension {name:?} is provided neither by the physical device \
+                 nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
+            );
+            // Loader errors reach the application's debug-report callbacks (AOSP).
+            crate::terminator::debug_report::report(
+                &instance.term,
+                vk::DebugReportFlagsEXT::ERROR,
+                &msg,
+            );
+            return Err(vk_error!(vk::Result::ERROR_EXTENSION_NOT_PRESENT, "{msg}"));
+        }
+    }
     Ok(())
 }
 
