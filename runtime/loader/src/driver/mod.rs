@@ -21,6 +21,7 @@ pub const ADAPTER_ENV: &str = "VKGEN_ICD_ADAPTER";
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
 pub mod adapter;
 pub mod hal;
+mod hal_search;
 pub mod icd;
 mod image;
 
