@@ -115,15 +115,6 @@ fn display_paths(paths: &[PathBuf]) -> String {
 }
 
 impl HalError {
-    /// The `VkResult` this failure surfaces as (see each variant).
-    pub fn vk_result(&self) -> vk::Result {
-        if self.is_fatal() {
-            vk::Result::ERROR_INITIALIZATION_FAILED
-        } else {
-            vk::Result::ERROR_INCOMPATIBLE_DRIVER
-        }
-    }
-
     /// Whether the failure happened after the module was accepted, i.e. the HAL exists but its
     /// device is broken. Android then fails instance creation instead of using the stub HAL.
     pub fn is_fatal(&self) -> bool {
@@ -136,6 +127,29 @@ impl HalError {
                 | HalError::NullProcs { .. }
                 | HalError::BadDevicePointer { .. }
         )
+    }
+}
+
+/// The HAL's error mapper (wgpu-hal's `map_*_err`): a [`HalError`] (the search, `dlopen`, the
+/// module checks, the `open("vk0")` status, the device checks) as the `VkResult`
+/// `vkCreateInstance` gives:
+///
+/// * `VK_ERROR_INCOMPATIBLE_DRIVER` when no usable module was found: nothing to `dlopen`
+///   (`NotFound`, Android's `-ENOENT`), not a HAL module (`NoHmi`, `BadModuleTag`,
+///   `BadModuleId`, `NoOpenMethod`), a malformed one (`BadModulePointer`, `HmiNotWritable`).
+///   The loader goes on without a HAL driver.
+/// * `VK_ERROR_INITIALIZATION_FAILED` when the module was accepted but its device is unusable:
+///   a non-zero `open()` status (`OpenFailed`), `NullDevice`, `BadDeviceTag`,
+///   `BadDevicePointer`, `NullProcs`; and a configured updatable driver that does not load
+///   (`UpdatableDriverMissing`). Android fails instance creation there (`OpenHAL`).
+///
+/// It does not log: [`load`] logs the rejection with the module's path, and the command that
+/// returns the result logs it with `vk_error!`.
+pub fn map_hal_err(err: &HalError) -> vk::Result {
+    if err.is_fatal() {
+        vk::Result::ERROR_INITIALIZATION_FAILED
+    } else {
+        vk::Result::ERROR_INCOMPATIBLE_DRIVER
     }
 }
 
@@ -672,7 +686,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             "{err}"
         );
         assert!(err.is_fatal());
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INITIALIZATION_FAILED);
         std::fs::copy(&in_hw, updatable.join("vulkan.u.so")).unwrap();
         assert_eq!(load(&config).unwrap().path(), updatable.join("vulkan.u.so"));
     }
@@ -698,7 +712,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             "{err}"
         );
         assert!(!err.is_fatal());
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     }
 
     #[test]
@@ -764,7 +778,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             ),
             "{err}"
         );
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     }
 
     #[test]
@@ -809,11 +823,11 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             "{err}"
         );
         assert!(err.is_fatal());
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INITIALIZATION_FAILED);
         assert!(err.to_string().contains("Input/output error"), "{err}");
         // The driver-set policy turns it into an error, not a silent fallback.
         let e = super::super::load_drivers(&config_for(root.path(), "openfail")).unwrap_err();
-        assert_eq!(e.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert_eq!(map_hal_err(&e), vk::Result::ERROR_INITIALIZATION_FAILED);
     }
 
     #[test]

@@ -66,11 +66,11 @@ pub enum DriverError {
 }
 
 impl DriverError {
-    /// The `VkResult` `vkCreateInstance` reports: whatever [`HalError::vk_result`] says
+    /// The `VkResult` `vkCreateInstance` reports: whatever [`hal::map_hal_err`] says
     /// (`VK_ERROR_INITIALIZATION_FAILED` for device failures, as Android's `OpenHAL` failure).
     pub fn vk_result(&self) -> vk::Result {
         match self {
-            DriverError::Hal(e) => e.vk_result(),
+            DriverError::Hal(e) => hal::map_hal_err(e),
         }
     }
 }
@@ -215,7 +215,7 @@ pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
         Err(e) if e.is_fatal() => {
             log::error!(
                 "HAL driver unusable: instance creation will fail with {:?}",
-                e.vk_result()
+                hal::map_hal_err(&e)
             );
             return Err(e.into());
         }
@@ -257,6 +257,16 @@ pub(crate) fn open_library(path: &Path) -> Result<Library, libloading::Error> {
     // SAFETY: loading a library runs its initialisers; that is the point of loading a driver or
     // layer, and which files are eligible is decided by the caller's search rules.
     unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+}
+
+/// The library-loading error mapper (wgpu-hal's `map_*_err`): a driver library that
+/// [`open_library`] could not load (a missing file or dependency, the wrong architecture, a
+/// symbol `RTLD_NOW` cannot resolve, a failing initialiser) as a `VkResult`: always
+/// `VK_ERROR_INCOMPATIBLE_DRIVER`, a driver the loader does not have. (A layer library that does
+/// not load is a layer that is not there: [`crate::layers::LayerError`] says
+/// `VK_ERROR_LAYER_NOT_PRESENT`.) It does not log: the caller names the library.
+pub(crate) fn map_library_err(_err: &libloading::Error) -> vk::Result {
+    vk::Result::ERROR_INCOMPATIBLE_DRIVER
 }
 
 /// The address a symbol resolves to, or `None` when it is absent or resolves to null (a weak
