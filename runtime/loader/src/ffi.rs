@@ -8,6 +8,7 @@
 //! * [`cstr`] / [`name_list`]: borrowing C strings the application handed us.
 
 use std::ffi::{c_char, CStr};
+use vkgen_abi::vk_error;
 
 use crate::vk;
 
@@ -35,8 +36,10 @@ pub(crate) fn guard_result(
 /// `*count` writes.
 pub(crate) unsafe fn fill_array<T: Copy>(items: &[T], count: *mut u32, out: *mut T) -> vk::Result {
     if count.is_null() {
-        log::error!("enumeration called with a null count pointer");
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "enumeration called with a null count pointer"
+        );
     }
     let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
     if out.is_null() {
@@ -72,8 +75,10 @@ pub(crate) fn enumerate<T: Copy + Default>(
             return Err(result);
         }
         if count > MAX_COUNT {
-            log::error!("enumeration reported {count} entries; treated as a failure");
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "enumeration reported {count} entries; treated as a failure"
+            ));
         }
         let mut items = vec![T::default(); count as usize];
         let mut written = count;

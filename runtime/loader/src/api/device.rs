@@ -91,7 +91,10 @@ unsafe fn create_device(
     let Some(instance) =
         (unsafe { checked_instance_data(vk::Handle::as_raw(pd) as usize, "vkCreateDevice") })
     else {
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: not a physical device of this loader"
+        ));
     };
     let Some(api) = instance.api.get() else {
         return Err(vk_error!(
@@ -276,8 +279,10 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                     .layers
                     .device_extensions_of(name, &crate::layers::LayerEnv::current().filters)
                 else {
-                    log::warn!("vkEnumerateDeviceExtensionProperties: layer {name:?} not present");
-                    return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                    return vk_error!(
+                        vk::Result::ERROR_LAYER_NOT_PRESENT,
+                        "vkEnumerateDeviceExtensionProperties: layer {name:?} not present"
+                    );
                 };
                 // SAFETY: the caller's valid pointers.
                 return unsafe { fill_array(&list, p_property_count, p_properties) };
@@ -288,8 +293,10 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
             let Some(data) =
                 (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
             else {
-                log::error!("vkEnumerateDeviceExtensionProperties: null physical device");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateDeviceExtensionProperties: null physical device"
+                );
             };
             let down = data.dispatch().enumerate_device_extension_properties;
             let implicit = host_implicit_device_extensions(data);
@@ -354,8 +361,10 @@ pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
             let Some(data) =
                 (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
             else {
-                log::error!("vkEnumerateDeviceLayerProperties: null physical device");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateDeviceLayerProperties: null physical device"
+                );
             };
             let properties: Vec<vk::LayerProperties> = data
                 .api

@@ -15,6 +15,7 @@
 
 use std::ffi::{c_char, CStr};
 use std::sync::Arc;
+use vkgen_abi::vk_error;
 
 use crate::ffi::{cstr, fill_array, guard};
 use crate::init::{self, Loader};
@@ -78,8 +79,10 @@ unsafe extern "system" fn version_terminator(
         || {
             let _ = init::loader();
             if p_api_version.is_null() {
-                log::error!("vkEnumerateInstanceVersion: null pApiVersion");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateInstanceVersion: null pApiVersion"
+                );
             }
             // SAFETY: `p_api_version` was checked non-null above and is the application's, writable
             // for this call (VUID-vkEnumerateInstanceVersion-pApiVersion-parameter).
@@ -183,8 +186,10 @@ unsafe extern "system" fn extensions_terminator(
                     {
                         Some(list) => list,
                         None => {
-                            log::warn!("vkEnumerateInstanceExtensionProperties: layer {name:?} not present");
-                            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                            return vk_error!(
+                                vk::Result::ERROR_LAYER_NOT_PRESENT,
+                                "vkEnumerateInstanceExtensionProperties: layer {name:?} not present"
+                            );
                         }
                     }
                 }

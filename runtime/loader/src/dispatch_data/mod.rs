@@ -33,6 +33,7 @@ use std::collections::BTreeSet;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use vkgen_abi::vk_error;
 
 use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
@@ -225,8 +226,10 @@ pub unsafe fn loader_word(object: usize) -> usize {
 /// `object` must be null or a live dispatchable object.
 pub unsafe fn install(object: usize, data: usize, what: &str) -> Result<(), vk::Result> {
     if object == 0 {
-        log::error!("{what}: null dispatchable handle; cannot store the loader's data");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: null dispatchable handle; cannot store the loader's data"
+        ));
     }
     // SAFETY: `object` is non-zero (checked above) and the caller guarantees it is live.
     let word = unsafe { word0(object) };
@@ -235,20 +238,20 @@ pub unsafe fn install(object: usize, data: usize, what: &str) -> Result<(), vk::
         return Ok(());
     }
     if current & 0xffff_ffff != LOADER_MAGIC {
-        log::error!(
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "{what} {object:#x}: invalid dispatchable object magic {current:#x} (expected \
              {LOADER_MAGIC:#x} or the loader's data); the driver or layer does not leave word 0 \
              to the loader"
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     }
     match word.compare_exchange(current, data, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => Ok(()),
         Err(now) if now == data => Ok(()),
-        Err(now) => {
-            log::error!("{what} {object:#x}: word 0 changed concurrently to {now:#x}");
-            Err(vk::Result::ERROR_INITIALIZATION_FAILED)
-        }
+        Err(now) => Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what} {object:#x}: word 0 changed concurrently to {now:#x}"
+        )),
     }
 }
 
@@ -333,7 +336,10 @@ pub unsafe extern "system" fn set_instance_loader_data(
             // SAFETY: layers pass a handle of this loader's instance (validated below).
             let Some(data) = (unsafe { checked_instance_data(handle, "vkSetInstanceLoaderData") })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkSetInstanceLoaderData: not an instance of this loader"
+                );
             };
             // SAFETY: the layer passes one of its live dispatchable objects.
             match unsafe { install(object as usize, data as *const _ as usize, "layer object") } {
@@ -360,7 +366,10 @@ pub unsafe extern "system" fn set_device_loader_data(
             // SAFETY: layers pass a handle of this loader's device (validated below).
             let Some(data) = (unsafe { checked_device_data(handle, "vkSetDeviceLoaderData") })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkSetDeviceLoaderData: not a device of this loader"
+                );
             };
             // SAFETY: the layer passes one of its live dispatchable objects.
             match unsafe { install(object as usize, data as *const _ as usize, "layer object") } {

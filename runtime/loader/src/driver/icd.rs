@@ -450,7 +450,10 @@ GIPA_LINKAGE PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance i, const ch
             )),
             ManifestError::WrongArch { .. }
         ));
-        assert_eq!(map_icd_err(&err("{")), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(
+            map_icd_err(&IcdError::Manifest(err("{"))),
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! * the loader's own errors about an instance ([`report`]) reach its callbacks.
 
 use std::ffi::{c_char, CStr};
+use vkgen_abi::vk_error;
 
 use vkgen_generated::extensions::ExtensionId;
 
@@ -133,7 +134,10 @@ unsafe extern "system" fn create(
                 unsafe { instance_data(vk::Handle::as_raw(instance) as usize) },
                 unsafe { info.as_ref() },
             ) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateDebugReportCallbackEXT: not an instance of this loader, or a null pCreateInfo"
+                );
             };
             let term = &data.term;
             let mut drivers = Vec::new();

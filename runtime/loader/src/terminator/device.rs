@@ -366,8 +366,10 @@ impl DeviceGroupPatch {
                             .find(|w| w.handle() == m)
                             .map(|w| w.driver_handle())
                             .ok_or_else(|| {
-                                log::error!("vkCreateDevice: device group member {m:?} is not a physical device of this instance");
-                                vk::Result::ERROR_INITIALIZATION_FAILED
+                                vk_error!(
+                                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                                    "vkCreateDevice: device group member {m:?} is not a physical device of this instance"
+                                )
                             })
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -534,7 +536,10 @@ pub unsafe extern "system" fn allocate_command_buffers(
             // SAFETY: the application's `device` is a live device of this loader, reached through
             // its dispatch (VUID-vkAllocateCommandBuffers-device-parameter).
             let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers: not a device of this loader"
+                );
             };
             // SAFETY: the driver's device and the caller's pointers.
             let result = unsafe { (data.term.allocate_command_buffers)(device, info, out) };
@@ -554,7 +559,6 @@ pub unsafe extern "system" fn allocate_command_buffers(
                     .is_ok()
             });
             if !stamped {
-                log::error!("vkAllocateCommandBuffers: a command buffer cannot carry the loader's data; all are freed");
                 // SAFETY: freeing exactly what the driver just allocated from this pool.
                 unsafe {
                     (data.term.free_command_buffers)(
@@ -565,7 +569,11 @@ pub unsafe extern "system" fn allocate_command_buffers(
                     )
                 };
                 buffers.fill(vk::CommandBuffer::null());
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers: a command buffer cannot carry the loader's data; \
+                     all are freed"
+                );
             }
             vk::Result::SUCCESS
         },

@@ -5,6 +5,7 @@
 //! handles), destroyed with the drivers' handles. With a single driver none of this is used:
 //! the driver's own functions are returned, with its own handles.
 
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::instance_data;
@@ -107,7 +108,10 @@ pub unsafe extern "system" fn create_debug_utils_messenger(
             // SAFETY: the application's `instance` is a live instance of this loader, reached
             // through its dispatch (VUID-vkCreateDebugUtilsMessengerEXT-instance-parameter).
             let Some((_, drivers)) = (unsafe { drivers_with(instance, debug_utils()) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateDebugUtilsMessengerEXT: not an instance of this loader, or no driver enabled VK_EXT_debug_utils"
+                );
             };
             let created = create_all(
                 &drivers,

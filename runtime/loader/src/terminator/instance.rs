@@ -75,12 +75,16 @@ unsafe fn create_instance_impl(
     // vkCreateInstance: null (checked here) or a valid create info for this call,
     // VUID-vkCreateInstance-pCreateInfo-parameter.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateInstance: null create info");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: null create info"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateInstance: null pInstance");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: null pInstance"
+        ));
     }
     let loader = init::loader();
     let drivers = loader
@@ -224,8 +228,10 @@ unsafe fn create_driver_instance(
 ) -> Result<DriverInstance, vk::Result> {
     let name = driver.driver.name();
     let Some(create) = driver.create_instance else {
-        log::error!("driver {name}: no vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "driver {name}: no vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER"
+        ));
     };
     if let Some(failure) = driver.driver.version_failure() {
         log::error!("driver {name}: vkEnumerateInstanceVersion failed: vkCreateInstance returns {failure:?}");
@@ -297,20 +303,20 @@ unsafe fn create_driver_instance(
     let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
         unsafe { driver::void_fn_as(lookup(c"vkGetDeviceProcAddr")) };
     let (true, Some(gdpa)) = (missing.is_empty(), gdpa) else {
-        log::error!(
-            "driver {name}: required instance procs missing ({}): VK_ERROR_INCOMPATIBLE_DRIVER",
-            missing
-                .iter()
-                .map(|n| n.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
         match destroy {
             // SAFETY: the instance was created above with `allocator`.
             Some(destroy) => unsafe { destroy(handle, allocator) },
             None => log::error!("driver {name}: cannot destroy its instance; it leaks"),
         }
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "driver {name}: required instance procs missing ({})",
+            missing
+                .iter()
+                .map(|n| n.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     };
     // SAFETY: the driver returns functions of the types their names say.
     let table = Box::new(unsafe { InstanceDispatchTable::load(&mut |n| lookup(n)) });
@@ -395,10 +401,16 @@ pub unsafe extern "system" fn enumerate_physical_devices(
             // through its dispatch (VUID-vkEnumeratePhysicalDevices-instance-parameter).
             let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumeratePhysicalDevices: not an instance of this loader"
+                );
             };
             if count.is_null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumeratePhysicalDevices: null pPhysicalDeviceCount"
+                );
             }
             let term = &data.term;
             if term.passthrough {
@@ -505,10 +517,18 @@ unsafe fn enumerate_groups_impl(
 ) -> Result<vk::Result, vk::Result> {
     // SAFETY: the application's `instance` is a live instance of this loader, reached through its
     // dispatch (VUID-vkEnumeratePhysicalDeviceGroups-instance-parameter).
-    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }
-        .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    let data =
+        unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }.ok_or_else(|| {
+            vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkEnumeratePhysicalDeviceGroups: not an instance of this loader"
+            )
+        })?;
     if count.is_null() {
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkEnumeratePhysicalDeviceGroups: null pPhysicalDeviceGroupCount"
+        ));
     }
     let term = &data.term;
     let data_word = std::ptr::from_ref(data) as usize;
@@ -539,11 +559,11 @@ unsafe fn enumerate_groups_impl(
                         .find(|w| w.driver_index() == index && w.driver_handle() == pd)
                         .map(|w| w.handle())
                         .ok_or_else(|| {
-                            log::error!(
+                            vk_error!(
+                                vk::Result::ERROR_INITIALIZATION_FAILED,
                                 "driver {}: group member {pd:?} was never enumerated",
                                 driver.name()
-                            );
-                            vk::Result::ERROR_INITIALIZATION_FAILED
+                            )
                         })?
                 };
             }
@@ -661,7 +681,10 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
         || {
             // SAFETY: a C string or null.
             if unsafe { cstr(layer_name) }.is_some() {
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                return vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
+                    "vkEnumerateInstanceExtensionProperties: no layer of that name below the chain"
+                );
             }
             let list = driver_instance_extensions(init::loader().driver_list());
             // SAFETY: the caller's valid pointers.
@@ -711,7 +734,10 @@ pub unsafe extern "system" fn enumerate_instance_version(version: *mut u32) -> v
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             if version.is_null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateInstanceVersion: null pApiVersion"
+                );
             }
             // SAFETY: `version` was checked non-null just above and is the application's
             // pApiVersion, writable for this call.

@@ -15,6 +15,7 @@
 //! [`WRAPPING_SUPPORTED`] is false and only the first driver is used.
 
 use std::ffi::{c_char, CStr};
+use vkgen_abi::vk_error;
 
 use crate::dispatch_data::instance_data;
 pub use crate::dispatch_data::PhysicalDeviceWrapper;
@@ -46,17 +47,19 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         || {
             // SAFETY: a C string or null.
             if let Some(layer) = unsafe { cstr(layer_name) } {
-                log::debug!(
+                return vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
                     "vkEnumerateDeviceExtensionProperties: no layer {layer:?} below the chain"
                 );
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
             }
             // SAFETY: `pd` is the application's physical device, one this loader's instance handed
             // out (VUID-vkEnumerateDeviceExtensionProperties-physicalDevice-parameter); its
             // instance outlives this call.
             let Some(resolved) = (unsafe { resolve(pd) }) else {
-                log::error!("vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader"
+                );
             };
             // SAFETY: the resolved driver handle.
             let raw = match unsafe { driver_device_extensions(resolved.driver, resolved.handle) } {

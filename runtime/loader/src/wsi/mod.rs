@@ -55,6 +55,7 @@ pub mod timing;
 pub mod window;
 
 pub use crate::dispatch_data::term::{DeviceFns, DeviceWsi};
+use vkgen_abi::vk_error;
 
 use std::collections::BTreeMap;
 use std::ffi::{c_void, CStr};
@@ -182,8 +183,10 @@ impl AppAllocation {
             });
         };
         let (Some(alloc), Some(free)) = (cb.pfn_allocation, cb.pfn_free) else {
-            log::error!("VkAllocationCallbacks without pfnAllocation/pfnFree");
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "VkAllocationCallbacks without pfnAllocation/pfnFree"
+            ));
         };
         // SAFETY: the application's allocation callback with its own user data.
         let memory = unsafe {
@@ -195,7 +198,10 @@ impl AppAllocation {
             )
         };
         if memory.is_null() {
-            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            return Err(vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "the application's pfnAllocation returned null"
+            ));
         }
         Ok(Self {
             callbacks: Some((Some(free), cb.p_user_data)),
@@ -241,12 +247,12 @@ impl DeviceWsi {
             load!(c"vkAcquireImageANDROID"),
             load!(c"vkQueueSignalReleaseImageANDROID"),
         ) else {
-            log::error!(
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
                 "driver {}: VK_ANDROID_native_buffer device lacks vkCreateImage / \
                  vkDestroyImage / vkAcquireImageANDROID / vkQueueSignalReleaseImageANDROID",
                 driver.name()
-            );
-            return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+            ));
         };
         let bind2: Option<vk::PFN_vkBindImageMemory2> =
             load!(c"vkBindImageMemory2").or_else(|| load!(c"vkBindImageMemory2KHR"));
@@ -273,12 +279,12 @@ impl DeviceWsi {
             && fns.gralloc_usage3.is_none()
             && fns.gralloc_usage4.is_none()
         {
-            log::error!(
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
                 "driver {}: VK_ANDROID_native_buffer without any \
                  vkGetSwapchainGrallocUsage*ANDROID: VK_ERROR_INCOMPATIBLE_DRIVER",
                 driver.name()
-            );
-            return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+            ));
         }
         let has = |id: ExtensionId| app_extensions.contains(&ext::info(id).name);
         Ok(Self {

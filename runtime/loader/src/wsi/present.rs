@@ -84,7 +84,10 @@ pub unsafe extern "system" fn queue_present(
             // SAFETY: `info` is the application's pPresentInfo: null (refused here) or a valid
             // present info for this call (VUID-vkQueuePresentKHR-pPresentInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkQueuePresentKHR: null pPresentInfo"
+                );
             };
             // SAFETY: the application's valid chain and arrays.
             let extras = unsafe { extras(info) };
@@ -101,7 +104,10 @@ pub unsafe extern "system" fn queue_present(
             let mut final_result = vk::Result::SUCCESS;
             for (i, (&handle, &index)) in swapchains.iter().zip(indices).enumerate() {
                 let result = match lookup(handle, "vkQueuePresentKHR") {
-                    None => vk::Result::ERROR_SURFACE_LOST_KHR,
+                    None => vk_error!(
+                        vk::Result::ERROR_SURFACE_LOST_KHR,
+                        "vkQueuePresentKHR: unknown swapchain"
+                    ),
                     Some(sc) => present_one(wsi, queue, &sc, index, waits, &extras, i),
                 };
                 if !info.p_results.is_null() {

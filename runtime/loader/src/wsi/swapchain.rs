@@ -34,6 +34,7 @@ use std::ffi::{c_int, c_void};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
+use vkgen_abi::vk_error;
 
 use vkgen_abi::native_window as nw;
 
@@ -235,12 +236,16 @@ pub(crate) unsafe fn device_wsi<'a>(
     // SAFETY: the caller guarantees `object` is null or a device (or queue) of this loader, which
     // is `device_data`'s requirement.
     let data = unsafe { device_data(object) }.ok_or_else(|| {
-        log::error!("{what}: not a device of this loader");
-        vk::Result::ERROR_INITIALIZATION_FAILED
+        vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: not a device of this loader"
+        )
     })?;
     data.term.wsi.as_ref().ok_or_else(|| {
-        log::error!("{what}: the device was created without VK_KHR_swapchain");
-        vk::Result::ERROR_INITIALIZATION_FAILED
+        vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: the device was created without VK_KHR_swapchain"
+        )
     })
 }
 
@@ -316,7 +321,10 @@ pub unsafe extern "system" fn get_swapchain_images(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let Some(sc) = lookup(swapchain, "vkGetSwapchainImagesKHR") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkGetSwapchainImagesKHR: unknown swapchain"
+                );
             };
             if !sc.is_current() {
                 log::warn!(
@@ -354,12 +362,18 @@ pub unsafe extern "system" fn acquire_next_image(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let Some(sc) = lookup(swapchain, "vkAcquireNextImageKHR") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkAcquireNextImageKHR: unknown swapchain"
+                );
             };
             // SAFETY: `index` is the application's pImageIndex: null (refused here) or writable for
             // this call (VUID-vkAcquireNextImageKHR-pImageIndex-parameter).
             let Some(index) = (unsafe { index.as_mut() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAcquireNextImageKHR: null pImageIndex"
+                );
             };
             acquire(&sc, timeout, semaphore, fence, index)
         },
@@ -378,7 +392,10 @@ pub unsafe extern "system" fn acquire_next_image2(
     // SAFETY: `info` is the application's pAcquireInfo: null (refused here) or valid for this call
     // (VUID-vkAcquireNextImage2KHR-pAcquireInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkAcquireNextImage2KHR: null pAcquireInfo"
+        );
     };
     // SAFETY: `device` and `index` are the application's, unchanged, and `info`'s members were read
     // from its valid acquire info: vkAcquireNextImageKHR's contract holds.
@@ -403,7 +420,10 @@ fn acquire(
     index: &mut u32,
 ) -> vk::Result {
     if !sc.is_current() {
-        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "vkAcquireNextImageKHR: the swapchain is retired"
+        );
     }
     let fns = &sc.fns;
     let mut st = sc.lock();
@@ -418,8 +438,11 @@ fn acquire(
     if wanted != st.dequeue_timeout {
         let err = window.perform_i64(nw::NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT, wanted);
         if err != OK {
-            log::error!("perform(SET_DEQUEUE_TIMEOUT) failed: {}", strerror(err));
-            return vk::Result::ERROR_SURFACE_LOST_KHR;
+            return vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "perform(SET_DEQUEUE_TIMEOUT) failed: {}",
+                strerror(err)
+            );
         }
         st.dequeue_timeout = wanted;
     }
@@ -434,8 +457,11 @@ fn acquire(
             };
         }
         Err(err) => {
-            log::error!("dequeueBuffer failed: {}", strerror(err));
-            return vk::Result::ERROR_SURFACE_LOST_KHR;
+            return vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "dequeueBuffer failed: {}",
+                strerror(err)
+            );
         }
     };
     let slot = st.images.iter().position(|i| {
@@ -451,21 +477,23 @@ fn acquire(
                 // SAFETY: the slot's unbound image and a buffer the window just handed out.
                 let r = unsafe { bind_deferred(sc, idx as u32, st.images[idx].image, &buffer) };
                 if r != vk::Result::SUCCESS {
-                    log::error!("binding a deferred swapchain image failed: {r:?}");
                     window.cancel_buffer(&buffer, dequeue_fence);
-                    return vk::Result::ERROR_OUT_OF_DATE_KHR;
+                    return vk_error!(
+                        vk::Result::ERROR_OUT_OF_DATE_KHR,
+                        "binding a deferred swapchain image failed: {r:?}"
+                    );
                 }
                 st.images[idx].buffer = Some(buffer);
                 idx
             }
             None => {
-                log::error!(
-                    "dequeueBuffer returned an unknown buffer {:p}: the window was reconfigured \
-                     behind the swapchain",
-                    buffer.as_ptr()
-                );
+                let unknown = buffer.as_ptr();
                 window.cancel_buffer(&buffer, dequeue_fence);
-                return vk::Result::ERROR_OUT_OF_DATE_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_DATE_KHR,
+                    "dequeueBuffer returned an unknown buffer {unknown:p}: the window was \
+                     reconfigured behind the swapchain"
+                );
             }
         },
     };
@@ -511,7 +539,10 @@ unsafe fn bind_deferred(
     buffer: &Buffer,
 ) -> vk::Result {
     let Some(bind2) = sc.fns.bind_image_memory2 else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "binding a deferred swapchain image: the driver has no vkBindImageMemory2"
+        );
     };
     let swapchain_info = vk::BindImageMemorySwapchainInfoKHR {
         swapchain: vk::Handle::from_raw(sc.handle),
@@ -542,8 +573,14 @@ pub unsafe extern "system" fn get_swapchain_status(
         "vkGetSwapchainStatusKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || match lookup(swapchain, "vkGetSwapchainStatusKHR") {
-            None => vk::Result::ERROR_SURFACE_LOST_KHR,
-            Some(sc) if !sc.is_current() => vk::Result::ERROR_OUT_OF_DATE_KHR,
+            None => vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "vkGetSwapchainStatusKHR: unknown swapchain"
+            ),
+            Some(sc) if !sc.is_current() => vk_error!(
+                vk::Result::ERROR_OUT_OF_DATE_KHR,
+                "vkGetSwapchainStatusKHR: the swapchain is retired"
+            ),
             Some(_) => vk::Result::SUCCESS,
         },
     )
@@ -564,10 +601,16 @@ pub unsafe extern "system" fn release_swapchain_images(
             // SAFETY: `info` is the application's pReleaseInfo: null (refused here) or valid for
             // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkReleaseSwapchainImagesEXT: null pReleaseInfo"
+                );
             };
             let Some(sc) = lookup(info.swapchain, "vkReleaseSwapchainImagesEXT") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkReleaseSwapchainImagesEXT: unknown swapchain"
+                );
             };
             if sc.shared {
                 return vk::Result::SUCCESS;
@@ -628,7 +671,10 @@ pub unsafe extern "system" fn bind_image_memory2(
                 Err(e) => return e,
             };
             let Some(bind2) = wsi.fns.bind_image_memory2 else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkBindImageMemory2: the driver has no vkBindImageMemory2"
+                );
             };
             let list = if infos.is_null() || count == 0 {
                 &[][..]
@@ -659,7 +705,10 @@ pub unsafe extern "system" fn bind_image_memory2(
                     continue;
                 };
                 let Some(sc) = lookup(si.swapchain, "vkBindImageMemory2") else {
-                    return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+                    return vk_error!(
+                        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                        "vkBindImageMemory2: a VkBindImageMemorySwapchainInfoKHR names an unknown swapchain"
+                    );
                 };
                 let st = sc.lock();
                 let Some(buffer) = st
@@ -667,11 +716,11 @@ pub unsafe extern "system" fn bind_image_memory2(
                     .get(si.image_index as usize)
                     .and_then(|i| i.buffer.as_ref())
                 else {
-                    log::error!(
+                    return vk_error!(
+                        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
                         "vkBindImageMemory2: swapchain image {} has no buffer (yet)",
                         si.image_index
                     );
-                    return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
                 };
                 natives.push(native_buffer(buffer, bind.p_next));
                 let nb = natives.last().expect("just pushed");

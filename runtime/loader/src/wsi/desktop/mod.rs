@@ -147,12 +147,15 @@ unsafe fn adopt(
             vk::Result::SUCCESS
         }
         Err(e) => {
-            log::error!("{command}: cannot start the presenter thread: {e}");
             // SAFETY: the surface just created, unused.
             unsafe {
                 super::surface::destroy_surface(instance, vk::Handle::from_raw(handle), allocator)
             };
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+            vkgen_abi::error::map_io_err(
+                &format!("{command}: cannot start the presenter thread"),
+                &e,
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            )
         }
     }
 }

@@ -33,6 +33,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use vkgen_abi::vk_error;
 
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use wayland_backend::client::{Backend, ObjectId};
@@ -436,18 +437,21 @@ pub unsafe extern "system" fn create_wayland_surface(
         // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid create
         // info for this call (VUID-vkCreateWaylandSurfaceKHR-pCreateInfo-parameter).
         let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkCreateWaylandSurfaceKHR: null pCreateInfo or pSurface"
+            );
         };
         // SAFETY: `info.display` and `info.surface` are the application's live Wayland objects,
         // which the spec requires to outlive the VkSurfaceKHR and so the presenter `join` starts.
         let client = match unsafe { join(info.display, info.surface) } {
             Ok(c) => c,
             Err(e) => {
-                log::error!("{COMMAND}: no presenter for the surface: {e}");
-                return match e {
+                let result = match e {
                     RefuseReason::Compositor(_) => vk::Result::ERROR_SURFACE_LOST_KHR,
                     _ => vk::Result::ERROR_INITIALIZATION_FAILED,
                 };
+                return vk_error!(result, "{COMMAND}: no presenter for the surface: {e}");
             }
         };
         // The size is the swapchain's; until one queues, any will do.
@@ -459,8 +463,11 @@ pub unsafe extern "system" fn create_wayland_surface(
         let queue = match BufferQueue::try_new(config) {
             Ok(q) => q,
             Err(e) => {
-                log::error!("{COMMAND}: {}", RefuseReason::Queue(e.to_string()));
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "{COMMAND}: {}",
+                    RefuseReason::Queue(e.to_string())
+                );
             }
         };
         let surface_id = client.surface.id().protocol_id();
