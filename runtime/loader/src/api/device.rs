@@ -21,7 +21,7 @@ use vkgen_abi::vk_error;
 use crate::chain::DeviceChain;
 use crate::dispatch::DeviceDispatchTable;
 use crate::dispatch_data::{
-    checked_device_data, checked_instance_data, instance_data, ApiDevice, InstanceData,
+    checked_device_data, checked_instance_data, instance_data, ApiDevice, ApiInstance, InstanceData,
 };
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
@@ -126,31 +126,9 @@ unsafe fn create_device(
     // (VUID-vkCreateDevice-physicalDevice-parameter).
     unsafe { check_extensions(instance, pd, &layers, &requested) }?;
 
-    let mut chain = DeviceChain::new(
-        &layers,
-        terminator::get_instance_proc_addr,
-        terminator::get_device_proc_addr,
-    );
-    let head_gipa = chain.head_gipa();
-    let head_gdpa = chain.head_gdpa();
-    // SAFETY: the head's GIPA with the instance it created; the name fixes the type.
-    let create: Option<vk::PFN_vkCreateDevice> =
-        unsafe { driver::void_fn_as(head_gipa(api.handle, c"vkCreateDevice".as_ptr())) };
-    let Some(create) = create else {
-        return Err(vk_error!(
-            vk::Result::ERROR_INITIALIZATION_FAILED,
-            "vkCreateDevice: the head of the layer chain has no vkCreateDevice"
-        ));
-    };
-    let chained = chain.attach(info);
-    let mut device = vk::Device::null();
-    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
-    // call) and out-pointer.
-    let result = unsafe { create(pd, &chained, allocator, &mut device) };
-    if result != vk::Result::SUCCESS {
-        log::warn!("vkCreateDevice: failed in the chain with {result:?}");
-        return Err(result);
-    }
+    // SAFETY: `pd` is the application's physical device of the instance `api` describes, `info`
+    // its valid create info and `allocator` null or its valid callbacks.
+    let (device, head_gdpa) = unsafe { create_through_chain(api, &layers, pd, info, allocator) }?;
     // SAFETY: the chain returned a live dispatchable object.
     let Some(data) =
         (unsafe { checked_device_data(vk::Handle::as_raw(device) as usize, "vkCreateDevice") })
@@ -186,6 +164,47 @@ unsafe fn create_device(
     // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
     Ok(())
+}
+
+/// The device chain over the terminator for `layers`, and its `vkCreateDevice`; gives the new
+/// device and the chain head's `vkGetDeviceProcAddr`.
+///
+/// # Safety
+/// `pd` must be a live physical device of the instance `api` describes; `info` a valid create
+/// info for this call; `allocator` null or valid callbacks.
+unsafe fn create_through_chain(
+    api: &ApiInstance,
+    layers: &[Arc<Layer>],
+    pd: vk::PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(vk::Device, vk::PFN_vkGetDeviceProcAddr), vk::Result> {
+    let mut chain = DeviceChain::new(
+        layers,
+        terminator::get_instance_proc_addr,
+        terminator::get_device_proc_addr,
+    );
+    let head_gipa = chain.head_gipa();
+    let head_gdpa = chain.head_gdpa();
+    // SAFETY: the head's GIPA with the instance it created; the name fixes the type.
+    let create: Option<vk::PFN_vkCreateDevice> =
+        unsafe { driver::void_fn_as(head_gipa(api.handle, c"vkCreateDevice".as_ptr())) };
+    let Some(create) = create else {
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the head of the layer chain has no vkCreateDevice"
+        ));
+    };
+    let chained = chain.attach(info);
+    let mut device = vk::Device::null();
+    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
+    // call) and out-pointer.
+    let result = unsafe { create(pd, &chained, allocator, &mut device) };
+    if result != vk::Result::SUCCESS {
+        log::warn!("vkCreateDevice: failed in the chain with {result:?}");
+        return Err(result);
+    }
+    Ok((device, head_gdpa))
 }
 
 /// Every requested device extension must come from the physical device (down the instance
