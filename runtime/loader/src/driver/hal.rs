@@ -14,7 +14,7 @@
 //! pass those checks but are still wrong (readable garbage, an address inside the wrong
 //! function) can crash the process, as on Android.
 //!
-//! **Where** is [`super::hal_search`]'s: the namespaces, module names and dirs `Hal::Open` tries.
+//! **Where** is `hal_search.rs`'s: the namespaces, module names and dirs `Hal::Open` tries.
 //!
 //! The filesystem root is configurable ([`crate::LoaderConfig::hal_root`], env `VKGEN_HAL_ROOT`)
 //! so a Linux host can carry an Android-style tree; on a real device it is `/`.

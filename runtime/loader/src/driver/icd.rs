@@ -74,7 +74,7 @@ pub enum IcdError {
 /// * an unusable manifest (`Manifest`: unreadable, too large, not JSON, an unknown
 ///   `file_format_version`, a bad `api_version`, an empty `library_path`, another
 ///   `library_arch`) or a library that is a loader (`LoaderRecursion`);
-/// * a library that does not load: [`map_library_err`](super::map_library_err) (`Open`);
+/// * a library that does not load: `map_library_err` (`Open`);
 /// * a failed or out-of-range interface negotiation (`NoNegotiate`, `NegotiationFailed`,
 ///   `InterfaceVersion`) or a missing `vk_icdGetInstanceProcAddr` (`NoGetInstanceProcAddr`).
 ///

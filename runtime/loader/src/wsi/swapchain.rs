@@ -1,7 +1,7 @@
 //! `VkSwapchainKHR` on a surface's window (AOSP `CreateSwapchainKHR`, `AcquireNextImageKHR`,
 //! `DestroySwapchainKHR`, `ReleaseSwapchainImage`, `OrphanSwapchain`).
 //!
-//! Creation lives in [`super::swapchain_create`], which documents its order.
+//! Creation lives in `swapchain_create.rs`, which documents its order.
 //!
 //! **Acquire**: retired → `VK_ERROR_OUT_OF_DATE_KHR`. Shared: index 0 and
 //! `vkAcquireImageANDROID(fd −1)`. Otherwise the dequeue timeout is set when it changed
