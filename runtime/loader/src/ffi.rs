@@ -8,6 +8,7 @@
 //! * [`cstr`] / [`name_list`]: borrowing C strings the application handed us.
 
 use std::ffi::{c_char, CStr};
+
 use vkgen_abi::vk_error;
 
 use crate::vk;

@@ -15,6 +15,7 @@
 
 use std::ffi::{c_char, CStr};
 use std::sync::Arc;
+
 use vkgen_abi::vk_error;
 
 use crate::ffi::{cstr, fill_array, guard};

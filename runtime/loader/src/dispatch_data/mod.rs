@@ -33,6 +33,7 @@ use std::collections::BTreeSet;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
 use vkgen_abi::vk_error;
 
 use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};

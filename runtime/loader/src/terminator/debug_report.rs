@@ -14,8 +14,8 @@
 //! * the loader's own errors about an instance ([`report`]) reach its callbacks.
 
 use std::ffi::{c_char, CStr};
-use vkgen_abi::vk_error;
 
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::ExtensionId;
 
 use crate::dispatch_data::instance_data;

@@ -15,6 +15,7 @@
 //! [`WRAPPING_SUPPORTED`] is false and only the first driver is used.
 
 use std::ffi::{c_char, CStr};
+
 use vkgen_abi::vk_error;
 
 use crate::dispatch_data::instance_data;

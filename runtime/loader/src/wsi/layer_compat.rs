@@ -25,6 +25,7 @@
 
 use std::cell::Cell;
 use std::ffi::CStr;
+
 use vkgen_abi::vk_error;
 
 use crate::dispatch::InstanceDispatchTable;

@@ -55,13 +55,13 @@ pub mod timing;
 pub mod window;
 
 pub use crate::dispatch_data::term::{DeviceFns, DeviceWsi};
-use vkgen_abi::vk_error;
 
 use std::collections::BTreeMap;
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::DriverInstance;

@@ -33,9 +33,9 @@
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
-use vkgen_abi::vk_error;
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::ExtensionId;
 
 use super::formats::{self, SUPPORTED_TRANSFORMS};

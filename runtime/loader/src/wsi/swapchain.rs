@@ -34,9 +34,9 @@ use std::ffi::{c_int, c_void};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-use vkgen_abi::vk_error;
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 
 use super::formats::gralloc0_to_gralloc1;
 use super::surface::Surface;

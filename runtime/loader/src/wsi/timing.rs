@@ -16,9 +16,9 @@
 //!   dropped. An `INVALID` timestamp zeroes the record's times.
 
 use std::collections::VecDeque;
-use vkgen_abi::vk_error;
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 
 use super::swapchain::{lookup, Swapchain};
 use super::window::strerror;

@@ -33,8 +33,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vkgen_abi::vk_error;
 
+use vkgen_abi::vk_error;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use wayland_backend::client::{Backend, ObjectId};
 use wayland_client::globals::{registry_queue_init, GlobalListContents};

@@ -29,8 +29,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-use vkgen_abi::vk_error;
 
+use vkgen_abi::vk_error;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::shm::ConnectionExt as _;
