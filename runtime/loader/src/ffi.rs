@@ -174,7 +174,7 @@ mod tests {
     fn fill_array_reports_incomplete() {
         let items = [1u32, 2, 3];
         let mut count = 0;
-        // SAFETY: valid pointers.
+        // SAFETY: `count` is a local and the array pointer null (a count query).
         let r = unsafe { fill_array(&items, &mut count, std::ptr::null_mut()) };
         assert_eq!((r, count), (vk::Result::SUCCESS, 3));
         let mut out = [0u32; 2];

@@ -303,7 +303,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                         "vkEnumerateDeviceExtensionProperties: layer {name:?} not present"
                     );
                 };
-                // SAFETY: the caller's valid pointers.
+                // SAFETY: `p_property_count` and `p_properties` are the application's count (null
+                // is refused by `fill_array`) and array (null, or holding `*count` elements), valid
+                // for this call per the command's VUIDs.
                 return unsafe { fill_array(&list, p_property_count, p_properties) };
             }
             // SAFETY: `physical_device` is the application's, one this loader handed out
@@ -338,7 +340,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                 Err(e) => return e,
             };
             let list = extensions::dedup(below.into_iter().chain(implicit).collect());
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )
@@ -390,7 +394,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
                 .get()
                 .map(|api| api.layers.iter().map(|l| *l.properties()).collect())
                 .unwrap_or_default();
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },
     )

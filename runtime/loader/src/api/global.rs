@@ -132,7 +132,9 @@ unsafe extern "system" fn layers_terminator(
             let properties = init::loader()
                 .layers
                 .properties(&LayerEnv::current().filters);
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },
     )
@@ -202,7 +204,9 @@ unsafe extern "system" fn extensions_terminator(
                     available_instance_extensions(loader, implicit_layer_extensions(loader))
                 }
             };
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )

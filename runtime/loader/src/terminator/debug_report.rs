@@ -179,7 +179,8 @@ unsafe extern "system" fn create(
                     drivers,
                 },
             ));
-            // SAFETY: the caller's valid out-pointer.
+            // SAFETY: `out` is the application's pCallback, writable for this call
+            // (VUID-vkCreateDebugReportCallbackEXT-pCallback-parameter).
             unsafe { *out = vk::Handle::from_raw(handle) };
             vk::Result::SUCCESS
         },

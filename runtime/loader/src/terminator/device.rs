@@ -507,7 +507,8 @@ pub unsafe extern "system" fn get_device_queue2(
         let Some(get) = data.term.get_device_queue2 else {
             log::error!("vkGetDeviceQueue2: the driver has no vkGetDeviceQueue2 for this device");
             if !queue.is_null() {
-                // SAFETY: the caller's out-pointer.
+                // SAFETY: `queue` is non-null (checked just above) and the application's pQueue,
+                // writable for this call.
                 unsafe { *queue = vk::Queue::null() };
             }
             return;

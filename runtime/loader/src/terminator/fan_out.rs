@@ -138,7 +138,8 @@ pub unsafe extern "system" fn create_debug_utils_messenger(
             );
             match created {
                 Ok(h) => {
-                    // SAFETY: the caller's valid out-pointer.
+                    // SAFETY: `out` is the application's pMessenger, writable for this call
+                    // (VUID-vkCreateDebugUtilsMessengerEXT-pMessenger-parameter).
                     unsafe { *out = vk::Handle::from_raw(h) };
                     vk::Result::SUCCESS
                 }

@@ -101,7 +101,8 @@ unsafe fn create_instance_impl(
     // SAFETY: `info.p_application_info` is null or a valid VkApplicationInfo,
     // VUID-VkInstanceCreateInfo-pApplicationInfo-parameter.
     let app_version = unsafe { app_api_version(info.p_application_info) };
-    // SAFETY: a valid pNext chain.
+    // SAFETY: the caller guarantees `info` is a valid create info, so its pNext chain is valid for
+    // this call.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_INSTANCE_CREATE_INFO) };
     // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
     // `skip_loader_structs` returned above.
@@ -479,7 +480,9 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                 .iter()
                 .map(|w| w.handle())
                 .collect();
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `count` and `out` are the application's count (null is refused by
+            // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
+            // the command's VUIDs.
             unsafe { fill_array(&handles, count, out) }
         },
     )
@@ -687,7 +690,9 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
                 );
             }
             let list = driver_instance_extensions(init::loader().driver_list());
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `count` and `out` are the application's count (null is refused by
+            // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
+            // the command's VUIDs.
             unsafe { fill_array(&list, count, out) }
         },
     )
@@ -716,7 +721,8 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties(
     count: *mut u32,
     out: *mut vk::LayerProperties,
 ) -> vk::Result {
-    // SAFETY: the caller's valid pointers.
+    // SAFETY: `count` and `out` are the application's count (null is refused by `fill_array`) and
+    // array (null, or holding `*count` elements), valid for this call per the command's VUIDs.
     guard(
         "vkEnumerateInstanceLayerProperties (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,

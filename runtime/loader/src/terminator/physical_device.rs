@@ -62,17 +62,21 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                     "vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader"
                 );
             };
-            // SAFETY: the resolved driver handle.
+            // SAFETY: `resolved.handle` is the driver's own live physical device that `resolve`
+            // found, of `resolved.driver`.
             let raw = match unsafe { driver_device_extensions(resolved.driver, resolved.handle) } {
                 Ok(list) => list,
                 Err(e) => return e,
             };
-            // SAFETY: the resolved driver handle.
+            // SAFETY: `resolved.handle` is the driver's own live physical device of
+            // `resolved.driver` and `raw` its raw extension list.
             let support =
                 unsafe { crate::wsi::device_support(resolved.driver, resolved.handle, &raw) };
             let visible =
                 extensions::visible_device_extensions(&raw, resolved.driver.name(), &support);
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `count` and `out` are the application's count (null is refused by
+            // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
+            // the command's VUIDs.
             unsafe { fill_array(&visible, count, out) }
         },
     )
@@ -90,7 +94,9 @@ pub unsafe extern "system" fn enumerate_device_layer_properties(
     guard(
         "vkEnumerateDeviceLayerProperties (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the caller's valid pointers.
+        // SAFETY: `count` and `out` are the application's count (null is refused by `fill_array`)
+        // and array (null, or holding `*count` elements), valid for this call per the command's
+        // VUIDs.
         || unsafe { fill_array::<vk::LayerProperties>(&[], count, out) },
     )
 }

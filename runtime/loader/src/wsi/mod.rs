@@ -606,7 +606,8 @@ pub unsafe extern "system" fn physical_device_features2(
         if !wants {
             return;
         }
-        // SAFETY: the resolved driver handle.
+        // SAFETY: `r.handle` is the driver's own live physical device that `resolve` found, of
+        // `r.driver`.
         let offered = unsafe { driver_device_extensions(r.driver, r.handle) }.is_ok_and(|exts| {
             // SAFETY: `r.handle` is the driver's own physical device that `resolve` found and
             // `exts` its raw extension list.

@@ -109,7 +109,8 @@ unsafe fn adopt(
     if r != vk::Result::SUCCESS {
         return r;
     }
-    // SAFETY: written on success.
+    // SAFETY: `create_android_surface` succeeded, so it wrote the new handle to `out`, which the
+    // caller guarantees is readable too.
     let handle = vk::Handle::as_raw(unsafe { *out });
     let controls = Controls::default();
     let thread = {
