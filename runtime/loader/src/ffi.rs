@@ -9,6 +9,8 @@
 
 use std::ffi::{c_char, CStr};
 
+use vkgen_abi::vk_error;
+
 use crate::vk;
 
 /// Runs `body`, returning `failure` (and logging the command and the payload) if it panics:
@@ -35,21 +37,23 @@ pub(crate) fn guard_result(
 /// `*count` writes.
 pub(crate) unsafe fn fill_array<T: Copy>(items: &[T], count: *mut u32, out: *mut T) -> vk::Result {
     if count.is_null() {
-        log::error!("enumeration called with a null count pointer");
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "enumeration called with a null count pointer"
+        );
     }
     let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
     if out.is_null() {
-        // SAFETY: `count` is non-null and valid per the contract.
+        // SAFETY: `count` was checked non-null above and the caller guarantees it is writable.
         unsafe { *count = total };
         return vk::Result::SUCCESS;
     }
-    // SAFETY: as above.
+    // SAFETY: `count` was checked non-null at the top and the caller guarantees it is readable.
     let capacity = unsafe { *count };
     let written = capacity.min(total);
     // SAFETY: `out` holds at least `capacity >= written` elements; `items` has `written`.
     unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), out, written as usize) };
-    // SAFETY: as above.
+    // SAFETY: `count` was checked non-null at the top and the caller guarantees it is writable.
     unsafe { *count = written };
     if written < total {
         vk::Result::INCOMPLETE
@@ -72,8 +76,10 @@ pub(crate) fn enumerate<T: Copy + Default>(
             return Err(result);
         }
         if count > MAX_COUNT {
-            log::error!("enumeration reported {count} entries; treated as a failure");
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "enumeration reported {count} entries; treated as a failure"
+            ));
         }
         let mut items = vec![T::default(); count as usize];
         let mut written = count;
@@ -97,7 +103,8 @@ pub(crate) unsafe fn cstr<'a>(ptr: *const c_char) -> Option<&'a CStr> {
     if ptr.is_null() {
         None
     } else {
-        // SAFETY: non-null and NUL-terminated per the contract.
+        // SAFETY: `ptr` is non-null (this branch) and the caller guarantees it is NUL-terminated
+        // and outlives `'a`.
         Some(unsafe { CStr::from_ptr(ptr) })
     }
 }
@@ -111,11 +118,13 @@ pub(crate) unsafe fn name_list<'a>(count: u32, names: *const *const c_char) -> V
     if names.is_null() || count == 0 {
         return Vec::new();
     }
-    // SAFETY: `names` points at `count` pointers per the contract.
+    // SAFETY: `names` is non-null (checked above) and the caller guarantees it points at `count`
+    // pointers outliving `'a`.
     let raw = unsafe { std::slice::from_raw_parts(names, count as usize) };
     raw.iter()
         .filter_map(|&p| {
-            // SAFETY: each entry is null or a valid C string per the contract.
+            // SAFETY: the caller guarantees each entry of `names` is null or a NUL-terminated
+            // string outliving `'a`, which is `cstr`'s requirement.
             let name = unsafe { cstr(p) };
             if name.is_none() {
                 log::warn!("a null name in an enabled-name array was ignored");
@@ -131,7 +140,7 @@ pub(crate) unsafe fn name_list<'a>(count: u32, names: *const *const c_char) -> V
 /// # Safety
 /// `info` must be null or a valid `VkApplicationInfo`.
 pub(crate) unsafe fn app_api_version(info: *const vk::ApplicationInfo<'_>) -> u32 {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: the caller guarantees `info` is null or a valid `VkApplicationInfo` for this call.
     match unsafe { info.as_ref() } {
         Some(app) if app.api_version != 0 => app.api_version,
         _ => vk::API_VERSION_1_0,
@@ -165,7 +174,7 @@ mod tests {
     fn fill_array_reports_incomplete() {
         let items = [1u32, 2, 3];
         let mut count = 0;
-        // SAFETY: valid pointers.
+        // SAFETY: `count` is a local and the array pointer null (a count query).
         let r = unsafe { fill_array(&items, &mut count, std::ptr::null_mut()) };
         assert_eq!((r, count), (vk::Result::SUCCESS, 3));
         let mut out = [0u32; 2];
@@ -175,7 +184,7 @@ mod tests {
         assert_eq!((r, count, out), (vk::Result::INCOMPLETE, 2, [1, 2]));
         let mut out = [0u32; 4];
         count = 4;
-        // SAFETY: as above.
+        // SAFETY: `out` is a local array of 4 elements and `count` says 4.
         let r = unsafe { fill_array(&items, &mut count, out.as_mut_ptr()) };
         assert_eq!((r, count), (vk::Result::SUCCESS, 3));
         // SAFETY: a null count pointer is rejected before any access.

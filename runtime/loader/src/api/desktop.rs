@@ -116,7 +116,9 @@ macro_rules! trampolines {
                 // SAFETY: `$first` is null or a live handle of this loader (the command's
                 // contract) and `$pfn` is the command's own type.
                 match unsafe { $level::<$pfn>(vk::Handle::as_raw($first), NAME) } {
-                    // SAFETY: forwarded under the same contract.
+                    // SAFETY: the chain returned `f` for this command's name under `$pfn`, its own
+                    // type, and the arguments are the application's, unchanged, valid per the
+                    // command's VUIDs.
                     Some(f) => unsafe { f($first $(, $arg)*) },
                     None => {
                         log::debug!("{}: nothing in the chain has it", stringify!($name));
@@ -253,7 +255,8 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceXcbPresentationSupportKHR(
     connection: *mut vk::xcb_connection_t,
     visual: vk::xcb_visualid_t,
 ) -> vk::Bool32 {
-    // SAFETY: forwarded; the answer does not depend on the device.
+    // SAFETY: `xcb_presentation_support` dereferences none of its arguments, so any values are
+    // sound.
     unsafe { xcb_presentation_support(pd, family, connection, visual) }
 }
 
@@ -266,7 +269,8 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceXlibPresentationSupportKHR(
     dpy: *mut vk::Display,
     visual: vk::VisualID,
 ) -> vk::Bool32 {
-    // SAFETY: forwarded; the answer does not depend on the device.
+    // SAFETY: `xlib_presentation_support` dereferences none of its arguments, so any values are
+    // sound.
     unsafe { xlib_presentation_support(pd, family, dpy, visual) }
 }
 
@@ -278,6 +282,7 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceWaylandPresentationSupportKHR(
     family: u32,
     display: *mut vk::wl_display,
 ) -> vk::Bool32 {
-    // SAFETY: forwarded; the answer does not depend on the device.
+    // SAFETY: `wayland_presentation_support` dereferences none of its arguments, so any values are
+    // sound.
     unsafe { wayland_presentation_support(pd, family, display) }
 }

@@ -16,10 +16,12 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
+use vkgen_abi::vk_error;
+
 use crate::chain::DeviceChain;
 use crate::dispatch::DeviceDispatchTable;
 use crate::dispatch_data::{
-    checked_device_data, checked_instance_data, instance_data, ApiDevice, InstanceData,
+    checked_device_data, checked_instance_data, instance_data, ApiDevice, ApiInstance, InstanceData,
 };
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
@@ -54,7 +56,9 @@ pub unsafe extern "system" fn vkCreateDevice(
     guard_result(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: the four arguments are the application's, unchanged: `physical_device` one of
+        // this loader's (checked against the registry there), `p_create_info` and `p_device` null
+        // (checked there) or valid per VUID-vkCreateDevice-*-parameter.
         || unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) },
     )
 }
@@ -67,28 +71,41 @@ unsafe fn create_device(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Device,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pCreateInfo: null (checked here) or a valid create info
+    // that lives for this call (VUID-vkCreateDevice-pCreateInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateDevice: null pCreateInfo");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null pCreateInfo"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateDevice: null pDevice");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null pDevice"
+        ));
     }
-    // SAFETY: per the contract, a physical device of a live instance (checked).
+    // SAFETY: `pd` is the application's physical device
+    // (VUID-vkCreateDevice-physicalDevice-parameter); `checked_instance_data` refuses one whose
+    // word 0 is not a registered instance.
     let Some(instance) =
         (unsafe { checked_instance_data(vk::Handle::as_raw(pd) as usize, "vkCreateDevice") })
     else {
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: not a physical device of this loader"
+        ));
     };
     let Some(api) = instance.api.get() else {
-        log::error!("vkCreateDevice: the instance is still being created");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the instance is still being created"
+        ));
     };
     let layers = global_layers(instance);
     #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
-    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
     let chained_names: Vec<&std::ffi::CStr> = layers.iter().map(|l| l.name()).collect();
     if !app_layers.is_empty() && app_layers != chained_names {
@@ -97,74 +114,30 @@ unsafe fn create_device(
              global layers {chained_names:?}"
         );
     }
-    // SAFETY: as above.
+    // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {
         name_list(
             info.enabled_extension_count,
             info.pp_enabled_extension_names,
         )
     };
-    if !requested.is_empty() {
-        let enumerate_down = instance.dispatch().enumerate_device_extension_properties;
-        let mut available = enumerate(|c, o| {
-            // SAFETY: the instance chain's command with the caller's physical device.
-            unsafe { enumerate_down(pd, std::ptr::null(), c, o) }
-        })?;
-        available.extend(
-            layers
-                .iter()
-                .flat_map(|l| l.device_extensions().iter().copied()),
-        );
-        for name in &requested {
-            if !extensions::contains(&available, name) {
-                let msg = format!(
-                    "vkCreateDevice: extension {name:?} is provided neither by the physical device \
-                     nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
-                );
-                log::error!("{msg}");
-                // Loader errors reach the application's debug-report callbacks (AOSP).
-                crate::terminator::debug_report::report(
-                    &instance.term,
-                    vk::DebugReportFlagsEXT::ERROR,
-                    &msg,
-                );
-                return Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT);
-            }
-        }
-    }
+    // SAFETY: `pd` is the application's physical device of `instance`
+    // (VUID-vkCreateDevice-physicalDevice-parameter).
+    unsafe { check_extensions(instance, pd, &layers, &requested) }?;
 
-    let mut chain = DeviceChain::new(
-        &layers,
-        terminator::get_instance_proc_addr,
-        terminator::get_device_proc_addr,
-    );
-    let head_gipa = chain.head_gipa();
-    let head_gdpa = chain.head_gdpa();
-    // SAFETY: the head's GIPA with the instance it created; the name fixes the type.
-    let create: Option<vk::PFN_vkCreateDevice> =
-        unsafe { driver::void_fn_as(head_gipa(api.handle, c"vkCreateDevice".as_ptr())) };
-    let Some(create) = create else {
-        log::error!("vkCreateDevice: the head of the layer chain has no vkCreateDevice");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-    };
-    let chained = chain.attach(info);
-    let mut device = vk::Device::null();
-    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
-    // call) and out-pointer.
-    let result = unsafe { create(pd, &chained, allocator, &mut device) };
-    if result != vk::Result::SUCCESS {
-        log::warn!("vkCreateDevice: failed in the chain with {result:?}");
-        return Err(result);
-    }
+    // SAFETY: `pd` is the application's physical device of the instance `api` describes, `info`
+    // its valid create info and `allocator` null or its valid callbacks.
+    let (device, head_gdpa) = unsafe { create_through_chain(api, &layers, pd, info, allocator) }?;
     // SAFETY: the chain returned a live dispatchable object.
     let Some(data) =
         (unsafe { checked_device_data(vk::Handle::as_raw(device) as usize, "vkCreateDevice") })
     else {
-        log::error!(
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "vkCreateDevice: the device returned by the layer chain carries no loader data \
              (a layer returned its own object without vkSetDeviceLoaderData)"
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     };
     // SAFETY: the head of the chain returns functions of the types their names say.
     let table = unsafe { DeviceDispatchTable::load(&mut |name| head_gdpa(device, name.as_ptr())) };
@@ -182,11 +155,98 @@ unsafe fn create_device(
         instance_extensions: api.enabled_extensions.clone(),
     };
     if data.api.set(device_api).is_err() {
-        log::error!("vkCreateDevice: the chain returned a device that already exists");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the chain returned a device that already exists"
+        ));
     }
-    // SAFETY: non-null and valid per the contract.
+    // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
+    // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
+    Ok(())
+}
+
+/// The device chain over the terminator for `layers`, and its `vkCreateDevice`; gives the new
+/// device and the chain head's `vkGetDeviceProcAddr`.
+///
+/// # Safety
+/// `pd` must be a live physical device of the instance `api` describes; `info` a valid create
+/// info for this call; `allocator` null or valid callbacks.
+unsafe fn create_through_chain(
+    api: &ApiInstance,
+    layers: &[Arc<Layer>],
+    pd: vk::PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(vk::Device, vk::PFN_vkGetDeviceProcAddr), vk::Result> {
+    let mut chain = DeviceChain::new(
+        layers,
+        terminator::get_instance_proc_addr,
+        terminator::get_device_proc_addr,
+    );
+    let head_gipa = chain.head_gipa();
+    let head_gdpa = chain.head_gdpa();
+    // SAFETY: the head's GIPA with the instance it created; the name fixes the type.
+    let create: Option<vk::PFN_vkCreateDevice> =
+        unsafe { driver::void_fn_as(head_gipa(api.handle, c"vkCreateDevice".as_ptr())) };
+    let Some(create) = create else {
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: the head of the layer chain has no vkCreateDevice"
+        ));
+    };
+    let chained = chain.attach(info);
+    let mut device = vk::Device::null();
+    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
+    // call) and out-pointer.
+    let result = unsafe { create(pd, &chained, allocator, &mut device) };
+    if result != vk::Result::SUCCESS {
+        log::warn!("vkCreateDevice: failed in the chain with {result:?}");
+        return Err(result);
+    }
+    Ok((device, head_gdpa))
+}
+
+/// Every requested device extension must come from the physical device (down the instance
+/// chain) or a global layer: `VK_ERROR_EXTENSION_NOT_PRESENT` otherwise, also reported to the
+/// application's debug-report callbacks.
+///
+/// # Safety
+/// `pd` must be a live physical device of `instance`.
+unsafe fn check_extensions(
+    instance: &InstanceData,
+    pd: vk::PhysicalDevice,
+    layers: &[Arc<Layer>],
+    requested: &[&std::ffi::CStr],
+) -> Result<(), vk::Result> {
+    if requested.is_empty() {
+        return Ok(());
+    }
+    let enumerate_down = instance.dispatch().enumerate_device_extension_properties;
+    let mut available = enumerate(|c, o| {
+        // SAFETY: the instance chain's command with the caller's physical device.
+        unsafe { enumerate_down(pd, std::ptr::null(), c, o) }
+    })?;
+    available.extend(
+        layers
+            .iter()
+            .flat_map(|l| l.device_extensions().iter().copied()),
+    );
+    for name in requested {
+        if !extensions::contains(&available, name) {
+            let msg = format!(
+                "vkCreateDevice: extension {name:?} is provided neither by the physical device \
+                 nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
+            );
+            // Loader errors reach the application's debug-report callbacks (AOSP).
+            crate::terminator::debug_report::report(
+                &instance.term,
+                vk::DebugReportFlagsEXT::ERROR,
+                &msg,
+            );
+            return Err(vk_error!(vk::Result::ERROR_EXTENSION_NOT_PRESENT, "{msg}"));
+        }
+    }
     Ok(())
 }
 
@@ -204,7 +264,9 @@ pub unsafe extern "system" fn vkDestroyDevice(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract, a live device (checked against the registry).
+        // SAFETY: `raw` is non-null (checked above) and the application's live device
+        // (VUID-vkDestroyDevice-device-parameter); `checked_device_data` verifies word 0 against
+        // the registry.
         let destroy = match unsafe { checked_device_data(raw, "vkDestroyDevice") } {
             Some(data) => data.dispatch().destroy_device,
             None => return,
@@ -229,24 +291,33 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
         "vkEnumerateDeviceExtensionProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or a C string per the contract.
+            // SAFETY: `p_layer_name` is the application's: null or a NUL-terminated string for this
+            // call (VUID-vkEnumerateDeviceExtensionProperties-pLayerName-parameter).
             if let Some(name) = unsafe { cstr(p_layer_name) } {
                 let Some(list) = init::loader()
                     .layers
                     .device_extensions_of(name, &crate::layers::LayerEnv::current().filters)
                 else {
-                    log::warn!("vkEnumerateDeviceExtensionProperties: layer {name:?} not present");
-                    return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                    return vk_error!(
+                        vk::Result::ERROR_LAYER_NOT_PRESENT,
+                        "vkEnumerateDeviceExtensionProperties: layer {name:?} not present"
+                    );
                 };
-                // SAFETY: the caller's valid pointers.
+                // SAFETY: `p_property_count` and `p_properties` are the application's count (null
+                // is refused by `fill_array`) and array (null, or holding `*count` elements), valid
+                // for this call per the command's VUIDs.
                 return unsafe { fill_array(&list, p_property_count, p_properties) };
             }
-            // SAFETY: per the contract, a physical device of this loader.
+            // SAFETY: `physical_device` is the application's, one this loader handed out
+            // (VUID-vkEnumerateDeviceExtensionProperties-physicalDevice-parameter); its word 0
+            // points at its instance's data.
             let Some(data) =
                 (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
             else {
-                log::error!("vkEnumerateDeviceExtensionProperties: null physical device");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateDeviceExtensionProperties: null physical device"
+                );
             };
             let down = data.dispatch().enumerate_device_extension_properties;
             let implicit = host_implicit_device_extensions(data);
@@ -269,7 +340,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                 Err(e) => return e,
             };
             let list = extensions::dedup(below.into_iter().chain(implicit).collect());
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )
@@ -305,19 +378,25 @@ pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
         "vkEnumerateDeviceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract, a physical device of this loader.
+            // SAFETY: `physical_device` is the application's, one this loader handed out
+            // (VUID-vkEnumerateDeviceLayerProperties-physicalDevice-parameter); its word 0 points
+            // at its instance's data.
             let Some(data) =
                 (unsafe { instance_data(vk::Handle::as_raw(physical_device) as usize) })
             else {
-                log::error!("vkEnumerateDeviceLayerProperties: null physical device");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateDeviceLayerProperties: null physical device"
+                );
             };
             let properties: Vec<vk::LayerProperties> = data
                 .api
                 .get()
                 .map(|api| api.layers.iter().map(|l| *l.properties()).collect())
                 .unwrap_or_default();
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },
     )

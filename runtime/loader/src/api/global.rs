@@ -16,6 +16,8 @@
 use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
+use vkgen_abi::vk_error;
+
 use crate::ffi::{cstr, fill_array, guard};
 use crate::init::{self, Loader};
 use crate::layers::manifest::PreInstanceFunctions;
@@ -37,7 +39,8 @@ unsafe fn chained<L: Link>(
     call: impl FnOnce(L::F, *const L) -> vk::Result,
 ) -> vk::Result {
     let filters = LayerEnv::current().filters;
-    // SAFETY: forwarded to the caller: `L::F` is the chain function type of `pick`'s command.
+    // SAFETY: the caller guarantees `L` is the chain of `pick`'s command, so `L::F` is the type of
+    // the functions the layers export under that name.
     let layers: Vec<L::F> = unsafe { init::loader().layers.pre_instance_functions(&filters, pick) };
     let links = pre_instance::build::<L>(&layers, terminator);
     let (first, next) = links[0].head();
@@ -77,10 +80,13 @@ unsafe extern "system" fn version_terminator(
         || {
             let _ = init::loader();
             if p_api_version.is_null() {
-                log::error!("vkEnumerateInstanceVersion: null pApiVersion");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateInstanceVersion: null pApiVersion"
+                );
             }
-            // SAFETY: non-null and valid per the contract.
+            // SAFETY: `p_api_version` was checked non-null above and is the application's, writable
+            // for this call (VUID-vkEnumerateInstanceVersion-pApiVersion-parameter).
             unsafe { *p_api_version = vkgen_generated::API_VERSION };
             vk::Result::SUCCESS
         },
@@ -126,7 +132,9 @@ unsafe extern "system" fn layers_terminator(
             let properties = init::loader()
                 .layers
                 .properties(&LayerEnv::current().filters);
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&properties, p_property_count, p_properties) }
         },
     )
@@ -171,7 +179,8 @@ unsafe extern "system" fn extensions_terminator(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let loader = init::loader();
-            // SAFETY: null or a C string per the contract.
+            // SAFETY: `p_layer_name` is the application's: null or a NUL-terminated string for this
+            // call (VUID-vkEnumerateInstanceExtensionProperties-pLayerName-parameter).
             let list = match unsafe { cstr(p_layer_name) } {
                 Some(name) => {
                     match loader
@@ -180,8 +189,10 @@ unsafe extern "system" fn extensions_terminator(
                     {
                         Some(list) => list,
                         None => {
-                            log::warn!("vkEnumerateInstanceExtensionProperties: layer {name:?} not present");
-                            return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                            return vk_error!(
+                                vk::Result::ERROR_LAYER_NOT_PRESENT,
+                                "vkEnumerateInstanceExtensionProperties: layer {name:?} not present"
+                            );
                         }
                     }
                 }
@@ -193,7 +204,9 @@ unsafe extern "system" fn extensions_terminator(
                     available_instance_extensions(loader, implicit_layer_extensions(loader))
                 }
             };
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
+            // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
+            // this call per the command's VUIDs.
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )

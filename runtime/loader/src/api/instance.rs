@@ -18,6 +18,8 @@
 
 use std::sync::Arc;
 
+use vkgen_abi::vk_error;
+
 use crate::api::global::{available_instance_extensions, layer_extensions};
 use crate::chain::InstanceChain;
 use crate::dispatch::InstanceDispatchTable;
@@ -40,7 +42,9 @@ pub unsafe extern "system" fn vkCreateInstance(
     guard_result(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: the three pointers are the application's, unchanged: `p_create_info` null
+        // (checked there) or valid per VUID-vkCreateInstance-pCreateInfo-parameter, `p_allocator`
+        // null or valid, `p_instance` null (checked there) or writable.
         || unsafe { create_instance(p_create_info, p_allocator, p_instance) },
     )
 }
@@ -52,31 +56,43 @@ unsafe fn create_instance(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pCreateInfo: null (checked here) or a valid create info
+    // that lives for this call (VUID-vkCreateInstance-pCreateInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateInstance: null pCreateInfo");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: null pCreateInfo"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateInstance: null pInstance");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: null pInstance"
+        ));
     }
     let loader = init::loader();
     if let Err(failure) = &loader.drivers {
-        log::error!("vkCreateInstance: {}", failure.message);
-        return Err(failure.result);
+        return Err(vk_error!(
+            failure.result,
+            "vkCreateInstance: {}",
+            failure.message
+        ));
     }
     if let Some(e) = loader.extensions_failure() {
-        log::error!("vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed");
-        return Err(e);
+        return Err(vk_error!(
+            e,
+            "vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed"
+        ));
     }
-    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
+    // (VUID-VkInstanceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
     // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
     // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
     let properties = crate::Properties::current();
     let active = activate_layers(loader, &properties, &app_layers)?;
-    // SAFETY: as above.
+    // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
+    // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
         name_list(
             info.enabled_extension_count,
@@ -92,18 +108,54 @@ unsafe fn create_instance(
         requested.push(DEBUG_REPORT);
     }
     let available = available_instance_extensions(loader, layer_extensions(&active));
-    for name in &requested {
-        if !extensions::contains(&available, name) {
-            log::error!(
-                "vkCreateInstance: extension {name:?} is provided by no driver and no active layer: \
-                 VK_ERROR_EXTENSION_NOT_PRESENT"
-            );
-            return Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT);
-        }
+    if let Some(name) = requested
+        .iter()
+        .find(|name| !extensions::contains(&available, name))
+    {
+        return Err(vk_error!(
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+            "vkCreateInstance: extension {name:?} is provided by no driver and no active layer"
+        ));
     }
+    // SAFETY: `info` is the application's valid create info and `allocator` its pAllocator, null
+    // or valid callbacks (VUID-vkCreateInstance-pAllocator-parameter).
+    let created = unsafe {
+        create_through_chain(&active, info, allocator, &requested, appended_debug_report)
+    }?;
+    // SAFETY: `p_application_info` is null or a valid VkApplicationInfo
+    // (VUID-VkInstanceCreateInfo-pApplicationInfo-parameter) that lives for this call.
+    let api_version = unsafe { app_api_version(info.p_application_info) };
+    let instance = created.instance;
+    // SAFETY: `created` is the live instance the chain just returned, with its chain's head.
+    unsafe { record_instance(created, active, api_version, &requested, enable_callback) }?;
+    // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
+    // for this call (VUID-vkCreateInstance-pInstance-parameter).
+    unsafe { *out = instance };
+    Ok(())
+}
 
+/// An instance the chain created (step 4 of the module notes).
+struct Created {
+    instance: vk::Instance,
+    head_gipa: vk::PFN_vkGetInstanceProcAddr,
+    /// The layers saw Android surfaces as headless ones ([`crate::wsi::layer_compat`]).
+    layer_compat: bool,
+}
+
+/// Step 4: the instance chain over the terminator, and its `vkCreateInstance` with the
+/// extensions the layers should see.
+///
+/// # Safety
+/// `info` must be a valid create info for this call; `allocator` null or valid callbacks.
+unsafe fn create_through_chain(
+    active: &[Arc<Layer>],
+    info: &vk::InstanceCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    requested: &[&std::ffi::CStr],
+    appended_debug_report: bool,
+) -> Result<Created, vk::Result> {
     let mut chain = InstanceChain::new(
-        &active,
+        active,
         terminator::get_instance_proc_addr,
         terminator::get_physical_device_proc_addr,
     );
@@ -117,13 +169,15 @@ unsafe fn create_instance(
         ))
     };
     let Some(create) = create else {
-        log::error!("vkCreateInstance: the head of the layer chain has no vkCreateInstance");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: the head of the layer chain has no vkCreateInstance"
+        ));
     };
     let mut chained = chain.attach(info);
     // Layers built without VK_KHR_android_surface see Android surfaces as headless ones.
     let layer_extensions =
-        crate::wsi::layer_compat::layer_extensions(&requested, !active.is_empty());
+        crate::wsi::layer_compat::layer_extensions(requested, !active.is_empty());
     let layer_extension_ptrs: Vec<*const std::ffi::c_char> = layer_extensions
         .iter()
         .flatten()
@@ -139,26 +193,51 @@ unsafe fn create_instance(
         chained.pp_enabled_extension_names = appended_ptrs.as_ptr();
     }
     let mut instance = vk::Instance::null();
-    // SAFETY: a valid create info (the application's plus the chain nodes, which outlive the
-    // call) and out-pointer.
+    // SAFETY: a valid create info (the application's plus the chain nodes and name arrays, which
+    // outlive the call), the caller's allocator and a local out-pointer.
     let result = unsafe { create(&chained, allocator, &mut instance) };
     if result != vk::Result::SUCCESS {
         log::warn!("vkCreateInstance: failed in the chain with {result:?}");
         return Err(result);
     }
+    Ok(Created {
+        instance,
+        head_gipa,
+        layer_compat: layer_extensions.is_some(),
+    })
+}
+
+/// Step 5: the loader data behind the new instance gets its dispatch table (from the head of
+/// the chain) and the api-level data.
+///
+/// # Safety
+/// `created.instance` must be the live instance the chain just created, `created.head_gipa`
+/// its chain's head.
+unsafe fn record_instance(
+    created: Created,
+    active: Vec<Arc<Layer>>,
+    api_version: u32,
+    requested: &[&std::ffi::CStr],
+    enable_callback: bool,
+) -> Result<(), vk::Result> {
+    let Created {
+        instance,
+        head_gipa,
+        layer_compat,
+    } = created;
     let raw = vk::Handle::as_raw(instance) as usize;
-    // SAFETY: the chain returned a live dispatchable object.
+    // SAFETY: the caller guarantees the chain returned this live dispatchable object.
     let Some(data) = (unsafe { checked_instance_data(raw, "vkCreateInstance") }) else {
-        log::error!(
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "vkCreateInstance: the instance returned by the layer chain carries no loader data \
              (a layer returned its own object without vkSetInstanceLoaderData)"
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     };
     // SAFETY: the head of the chain returns functions of the types their names say.
     let mut table =
         unsafe { InstanceDispatchTable::load(&mut |name| head_gipa(instance, name.as_ptr())) };
-    if layer_extensions.is_some() {
+    if layer_compat {
         // SAFETY: the live instance being created, with its chain's head.
         unsafe { crate::wsi::layer_compat::patch_table(&mut table, instance, head_gipa) };
     }
@@ -179,17 +258,16 @@ unsafe fn create_instance(
         handle: instance,
         head_gipa,
         layers: active,
-        // SAFETY: valid per the contract.
-        api_version: unsafe { app_api_version(info.p_application_info) },
+        api_version,
         enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
         logging_callback,
     };
     if data.api.set(api).is_err() {
-        log::error!("vkCreateInstance: the chain returned an instance that already exists");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: the chain returned an instance that already exists"
+        ));
     }
-    // SAFETY: non-null and valid per the contract.
-    unsafe { *out = instance };
     Ok(())
 }
 
@@ -207,7 +285,9 @@ pub unsafe extern "system" fn vkDestroyInstance(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract, a live instance (checked against the registry).
+        // SAFETY: `raw` is non-null (checked above) and the application's live instance
+        // (VUID-vkDestroyInstance-instance-parameter); `checked_instance_data` verifies word 0
+        // against the registry.
         let destroy = match unsafe { checked_instance_data(raw, "vkDestroyInstance") } {
             Some(data) => {
                 if let Some((callback, api)) = data
@@ -268,7 +348,8 @@ unsafe fn create_logging_callback(
     instance: vk::Instance,
     head: vk::PFN_vkGetInstanceProcAddr,
 ) -> Option<vk::DebugReportCallbackEXT> {
-    // SAFETY: per the contract; the name's command has this type.
+    // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
+    // vkCreateDebugReportCallbackEXT's type for that name.
     let create: vk::PFN_vkCreateDebugReportCallbackEXT =
         unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) }?;
     let info = vk::DebugReportCallbackCreateInfoEXT::default()
@@ -294,7 +375,8 @@ unsafe fn destroy_logging_callback(
     head: vk::PFN_vkGetInstanceProcAddr,
     callback: vk::DebugReportCallbackEXT,
 ) {
-    // SAFETY: per the contract; the name's command has this type.
+    // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
+    // vkDestroyDebugReportCallbackEXT's type for that name.
     let destroy: Option<vk::PFN_vkDestroyDebugReportCallbackEXT> =
         unsafe { driver::void_fn_as(head(instance, c"vkDestroyDebugReportCallbackEXT".as_ptr())) };
     if let Some(destroy) = destroy {

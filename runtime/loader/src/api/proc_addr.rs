@@ -41,9 +41,11 @@ pub unsafe extern "system" fn vkGetInstanceProcAddr(
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
     guard("vkGetInstanceProcAddr", None, || {
-        // SAFETY: null or a C string per the contract.
+        // SAFETY: `p_name` is the application's pName: null (then `cstr` gives `None`) or a
+        // NUL-terminated string for this call (VUID-vkGetInstanceProcAddr-pName-parameter).
         let name = unsafe { cstr(p_name) }?;
-        // SAFETY: per the contract.
+        // SAFETY: `instance` is the application's: null or a live instance of this loader
+        // (VUID-vkGetInstanceProcAddr-instance-parameter), as `instance_proc_addr` needs.
         unsafe { instance_proc_addr(instance, name) }
     })
 }
@@ -75,7 +77,8 @@ unsafe fn instance_proc_addr(instance: vk::Instance, name: &CStr) -> vk::PFN_vkV
         Some(info) if info.exported => return exported_function(name),
         _ => {}
     }
-    // SAFETY: per the contract, a live instance of this loader.
+    // SAFETY: `raw` is non-null here (null returned above) and the application's live instance of
+    // this loader (VUID-vkGetInstanceProcAddr-instance-parameter).
     let data = unsafe { instance_data(raw) }?;
     let (handle, head) = match data.api.get() {
         Some(api) => (api.handle, api.head_gipa),
@@ -99,9 +102,11 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
     guard("vkGetDeviceProcAddr", None, || {
-        // SAFETY: null or a C string per the contract.
+        // SAFETY: `p_name` is the application's pName: null (then `cstr` gives `None`) or a
+        // NUL-terminated string for this call (VUID-vkGetDeviceProcAddr-pName-parameter).
         let name = unsafe { cstr(p_name) }?;
-        // SAFETY: per the contract.
+        // SAFETY: `device` is the application's: null or a live device of this loader
+        // (VUID-vkGetDeviceProcAddr-device-parameter).
         let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
         let info = commands::lookup(name).map(commands::info);
         if let Some(info) = info {

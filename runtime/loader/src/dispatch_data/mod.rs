@@ -34,6 +34,8 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use vkgen_abi::vk_error;
+
 use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
 use crate::ffi::guard;
@@ -78,7 +80,8 @@ impl InstanceData {
     /// Only while creating the instance, before any other thread can reach this data and while
     /// no reference from [`InstanceData::dispatch`] is alive.
     pub(crate) unsafe fn set_dispatch(&self, table: InstanceDispatchTable) {
-        // SAFETY: exclusive per the contract.
+        // SAFETY: the caller is creating this instance, so no other thread holds the handle yet and
+        // no `dispatch()` reference is alive: this write is the cell's only access.
         unsafe { *self.dispatch.get() = table };
     }
 }
@@ -95,7 +98,8 @@ impl DeviceData {
     /// # Safety
     /// As [`InstanceData::set_dispatch`], while creating the device.
     pub(crate) unsafe fn set_dispatch(&self, table: DeviceDispatchTable) {
-        // SAFETY: exclusive per the contract.
+        // SAFETY: the caller is creating this device, so no other thread holds the handle yet and
+        // no `dispatch()` reference is alive: this write is the cell's only access.
         unsafe { *self.dispatch.get() = table };
     }
 
@@ -199,8 +203,8 @@ pub fn is_live_device(data: *const DeviceData) -> bool {
 /// `object` must be non-null and point at a live dispatchable object (pointer-aligned, first
 /// word readable and writable) for `'a`.
 unsafe fn word0<'a>(object: usize) -> &'a AtomicUsize {
-    // SAFETY: per the contract the address is valid and aligned for a usize; every access to
-    // the word from the loader goes through atomics.
+    // SAFETY: the caller guarantees `object` is a live dispatchable object, whose first word is
+    // pointer-aligned and readable and writable; every loader access to it is atomic.
     unsafe { AtomicUsize::from_ptr(object as *mut usize) }
 }
 
@@ -212,7 +216,7 @@ pub unsafe fn loader_word(object: usize) -> usize {
     if object == 0 {
         return 0;
     }
-    // SAFETY: non-null and live per the contract.
+    // SAFETY: `object` is non-zero (checked above) and the caller guarantees it is live.
     unsafe { word0(object) }.load(Ordering::Acquire)
 }
 
@@ -223,30 +227,32 @@ pub unsafe fn loader_word(object: usize) -> usize {
 /// `object` must be null or a live dispatchable object.
 pub unsafe fn install(object: usize, data: usize, what: &str) -> Result<(), vk::Result> {
     if object == 0 {
-        log::error!("{what}: null dispatchable handle; cannot store the loader's data");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: null dispatchable handle; cannot store the loader's data"
+        ));
     }
-    // SAFETY: non-null and live per the contract.
+    // SAFETY: `object` is non-zero (checked above) and the caller guarantees it is live.
     let word = unsafe { word0(object) };
     let current = word.load(Ordering::Acquire);
     if current == data {
         return Ok(());
     }
     if current & 0xffff_ffff != LOADER_MAGIC {
-        log::error!(
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "{what} {object:#x}: invalid dispatchable object magic {current:#x} (expected \
              {LOADER_MAGIC:#x} or the loader's data); the driver or layer does not leave word 0 \
              to the loader"
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     }
     match word.compare_exchange(current, data, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => Ok(()),
         Err(now) if now == data => Ok(()),
-        Err(now) => {
-            log::error!("{what} {object:#x}: word 0 changed concurrently to {now:#x}");
-            Err(vk::Result::ERROR_INITIALIZATION_FAILED)
-        }
+        Err(now) => Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what} {object:#x}: word 0 changed concurrently to {now:#x}"
+        )),
     }
 }
 
@@ -257,7 +263,8 @@ pub unsafe fn install(object: usize, data: usize, what: &str) -> Result<(), vk::
 /// `object` must be null or a live `VkInstance`/`VkPhysicalDevice` of this loader; the
 /// reference must not outlive the instance.
 pub unsafe fn instance_data<'a>(object: usize) -> Option<&'a InstanceData> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `object` is null or a live dispatchable object of this loader,
+    // which is what `loader_word` reads.
     let data = unsafe { loader_word(object) } as *const InstanceData;
     // SAFETY: a live instance's word 0 points at its live InstanceData.
     unsafe { data.as_ref() }
@@ -270,7 +277,8 @@ pub unsafe fn instance_data<'a>(object: usize) -> Option<&'a InstanceData> {
 /// `object` must be null or a live dispatchable object; the reference must not outlive the
 /// instance.
 pub unsafe fn checked_instance_data<'a>(object: usize, what: &str) -> Option<&'a InstanceData> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `object` is null or a live dispatchable object, which is what
+    // `loader_word` reads; what word 0 holds is checked against the registry below.
     let data = unsafe { loader_word(object) } as *const InstanceData;
     if data.is_null() || !is_live_instance(data) {
         log::error!("{what}: {object:#x} is not an instance (or physical device) of this loader");
@@ -286,7 +294,8 @@ pub unsafe fn checked_instance_data<'a>(object: usize, what: &str) -> Option<&'a
 /// `object` must be null or a live `VkDevice`/`VkQueue`/`VkCommandBuffer` of this loader; the
 /// reference must not outlive the device.
 pub unsafe fn device_data<'a>(object: usize) -> Option<&'a DeviceData> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `object` is null or a live dispatchable object of this loader,
+    // which is what `loader_word` reads.
     let data = unsafe { loader_word(object) } as *const DeviceData;
     // SAFETY: a live device's word 0 points at its live DeviceData.
     unsafe { data.as_ref() }
@@ -297,7 +306,8 @@ pub unsafe fn device_data<'a>(object: usize) -> Option<&'a DeviceData> {
 /// # Safety
 /// As [`checked_instance_data`].
 pub unsafe fn checked_device_data<'a>(object: usize, what: &str) -> Option<&'a DeviceData> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `object` is null or a live dispatchable object, which is what
+    // `loader_word` reads; what word 0 holds is checked against the registry below.
     let data = unsafe { loader_word(object) } as *const DeviceData;
     if data.is_null() || !is_live_device(data) {
         log::error!(
@@ -327,7 +337,10 @@ pub unsafe extern "system" fn set_instance_loader_data(
             // SAFETY: layers pass a handle of this loader's instance (validated below).
             let Some(data) = (unsafe { checked_instance_data(handle, "vkSetInstanceLoaderData") })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkSetInstanceLoaderData: not an instance of this loader"
+                );
             };
             // SAFETY: the layer passes one of its live dispatchable objects.
             match unsafe { install(object as usize, data as *const _ as usize, "layer object") } {
@@ -354,7 +367,10 @@ pub unsafe extern "system" fn set_device_loader_data(
             // SAFETY: layers pass a handle of this loader's device (validated below).
             let Some(data) = (unsafe { checked_device_data(handle, "vkSetDeviceLoaderData") })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkSetDeviceLoaderData: not a device of this loader"
+                );
             };
             // SAFETY: the layer passes one of its live dispatchable objects.
             match unsafe { install(object as usize, data as *const _ as usize, "layer object") } {
@@ -392,12 +408,12 @@ mod tests {
         }
         // A driver that stores the magic in the low half of a 64-bit word with junk above.
         let mut object = [(0xABCD_usize << 32) | LOADER_MAGIC];
-        // SAFETY: as above.
+        // SAFETY: `object` is a live, aligned one-word array standing in for a dispatchable object.
         unsafe {
             assert_eq!(install(object.as_mut_ptr() as usize, 8, "test"), Ok(()));
         }
         let mut bad = [0x1234usize];
-        // SAFETY: as above.
+        // SAFETY: `bad` is a live, aligned one-word array standing in for a dispatchable object.
         unsafe {
             assert!(install(bad.as_mut_ptr() as usize, 8, "test").is_err());
         }
@@ -414,7 +430,8 @@ mod tests {
         assert_eq!(r, vk::Result::ERROR_INITIALIZATION_FAILED);
         assert_eq!(object[0], LOADER_MAGIC);
         let device = vk::Handle::from_raw(instance_like.as_mut_ptr() as u64);
-        // SAFETY: as above.
+        // SAFETY: `instance_like` and `object` are live words; the handle's word 0 is not live
+        // data.
         let r = unsafe { set_device_loader_data(device, object.as_mut_ptr().cast()) };
         assert_eq!(r, vk::Result::ERROR_INITIALIZATION_FAILED);
     }

@@ -14,74 +14,31 @@
 //! pass those checks but are still wrong (readable garbage, an address inside the wrong
 //! function) can crash the process, as on Android.
 //!
-//! **Where** (`Hal::Open`): three namespaces in order, each tried only when the one before found
-//! nothing (`-ENOENT`): the updatable driver's (`GraphicsEnv::getDriverNamespace()`; host
-//! stand-in: the dir in `VKGEN_UPDATABLE_DRIVER_DIR`), the APEX's (`ro.vulkan.apex`, `.` → `_`;
-//! stand-in: `<root>/apex/<ro.vulkan.apex>/lib64`), then the sphal namespace, whose search path
-//! is `/odm/lib64`, `/vendor/lib64`, `/vendor/lib64/egl`, `/vendor/lib64/hw` (`lib` for 32-bit
-//! processes). In each, every property value is tried in turn, and for one value every dir of
-//! the namespace. An updatable driver that is configured but cannot be loaded is fatal
-//! (AOSP aborts the process with `LOG_ALWAYS_FATAL`; vkgen never crashes, so
-//! `vkCreateInstance` fails with `VK_ERROR_INITIALIZATION_FAILED` instead).
+//! **Where** is `hal_search.rs`'s: the namespaces, module names and dirs `Hal::Open` tries.
 //!
 //! The filesystem root is configurable ([`crate::LoaderConfig::hal_root`], env `VKGEN_HAL_ROOT`)
 //! so a Linux host can carry an Android-style tree; on a real device it is `/`.
 
-use std::ffi::{c_char, c_void, CStr};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
 use ash::vk;
 use libloading::os::unix::Library;
 use vkgen_abi::hal::{
-    HwDevice, HwModule, HwModuleMethods, HwvulkanDevice, PfnHwDeviceClose,
+    HwDevice, HwModule, HwModuleMethods, HwvulkanDevice, PfnHwDeviceClose, PfnHwModuleOpen,
     HAL_MODULE_INFO_SYM_AS_STR, HARDWARE_DEVICE_TAG, HARDWARE_MODULE_TAG, HWVULKAN_DEVICE_0,
     HWVULKAN_HARDWARE_MODULE_ID,
 };
 
-use super::image::{is_code, is_readable, Image, PF_R, PF_X};
+use super::image::{is_code, is_readable, store_word, Image, PF_R, PF_X};
 use super::{open_library, symbol_address};
 use crate::LoaderConfig;
 
-/// Properties naming the driver, in lookup order (`HAL_SUBNAME_KEY_PROPERTIES`).
-pub const HAL_SUBNAME_KEY_PROPERTIES: [&str; 2] = ["ro.hardware.vulkan", "ro.board.platform"];
-
-/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
-#[cfg(target_pointer_width = "64")]
-pub const HAL_DIR: &str = "vendor/lib64/hw";
-/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
-#[cfg(not(target_pointer_width = "64"))]
-pub const HAL_DIR: &str = "vendor/lib/hw";
-
-#[cfg(target_pointer_width = "64")]
-const LIB: &str = "lib64";
-#[cfg(not(target_pointer_width = "64"))]
-const LIB: &str = "lib";
-
-/// The sphal namespace's search path relative to the root, in order (the last is [`HAL_DIR`]).
-pub fn sphal_dirs() -> [String; 4] {
-    [
-        format!("odm/{LIB}"),
-        format!("vendor/{LIB}"),
-        format!("vendor/{LIB}/egl"),
-        format!("vendor/{LIB}/hw"),
-    ]
-}
-
-/// Host stand-in for `GraphicsEnv::getDriverNamespace()`: the updatable driver's dir.
-pub const UPDATABLE_DRIVER_ENV: &str = "VKGEN_UPDATABLE_DRIVER_DIR";
-
-/// One of `Hal::Open`'s namespaces: where it searches and whether finding nothing is fatal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Namespace {
-    /// For logs: "updatable", "apex <name>", "sphal".
-    pub name: String,
-    /// Its search path.
-    pub dirs: Vec<PathBuf>,
-    /// An updatable driver namespace that yields no driver is fatal.
-    pub required: bool,
-}
+pub use super::hal_search::{
+    candidates, module_names, namespaces, sphal_dirs, Namespace, HAL_DIR,
+    HAL_SUBNAME_KEY_PROPERTIES, UPDATABLE_DRIVER_ENV,
+};
 
 /// Why a HAL driver could not be used. Every variant names the module path.
 #[derive(Debug, thiserror::Error)]
@@ -158,15 +115,6 @@ fn display_paths(paths: &[PathBuf]) -> String {
 }
 
 impl HalError {
-    /// The `VkResult` this failure surfaces as (see each variant).
-    pub fn vk_result(&self) -> vk::Result {
-        if self.is_fatal() {
-            vk::Result::ERROR_INITIALIZATION_FAILED
-        } else {
-            vk::Result::ERROR_INCOMPATIBLE_DRIVER
-        }
-    }
-
     /// Whether the failure happened after the module was accepted, i.e. the HAL exists but its
     /// device is broken. Android then fails instance creation instead of using the stub HAL.
     pub fn is_fatal(&self) -> bool {
@@ -179,6 +127,29 @@ impl HalError {
                 | HalError::NullProcs { .. }
                 | HalError::BadDevicePointer { .. }
         )
+    }
+}
+
+/// The HAL's error mapper (wgpu-hal's `map_*_err`): a [`HalError`] (the search, `dlopen`, the
+/// module checks, the `open("vk0")` status, the device checks) as the `VkResult`
+/// `vkCreateInstance` gives:
+///
+/// * `VK_ERROR_INCOMPATIBLE_DRIVER` when no usable module was found: nothing to `dlopen`
+///   (`NotFound`, Android's `-ENOENT`), not a HAL module (`NoHmi`, `BadModuleTag`,
+///   `BadModuleId`, `NoOpenMethod`), a malformed one (`BadModulePointer`, `HmiNotWritable`).
+///   The loader goes on without a HAL driver.
+/// * `VK_ERROR_INITIALIZATION_FAILED` when the module was accepted but its device is unusable:
+///   a non-zero `open()` status (`OpenFailed`), `NullDevice`, `BadDeviceTag`,
+///   `BadDevicePointer`, `NullProcs`; and a configured updatable driver that does not load
+///   (`UpdatableDriverMissing`). Android fails instance creation there (`OpenHAL`).
+///
+/// It does not log: [`load`] logs the rejection with the module's path, and the command that
+/// returns the result logs it with `vk_error!`.
+pub fn map_hal_err(err: &HalError) -> vk::Result {
+    if err.is_fatal() {
+        vk::Result::ERROR_INITIALIZATION_FAILED
+    } else {
+        vk::Result::ERROR_INCOMPATIBLE_DRIVER
     }
 }
 
@@ -252,71 +223,6 @@ impl Drop for HalDriver {
     }
 }
 
-/// The module file names to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
-/// `vulkan.<ro.board.platform>.so`. Empty values are skipped, as in Android; values containing
-/// `/` are skipped too, since they would escape the namespace's dirs.
-pub fn module_names(config: &LoaderConfig) -> Vec<String> {
-    HAL_SUBNAME_KEY_PROPERTIES
-        .iter()
-        .filter_map(|key| {
-            let value = config.properties.get(key)?.trim();
-            if value.is_empty() {
-                return None;
-            }
-            if value.contains('/') || value == ".." {
-                log::warn!("{key}={value:?} ignored: not a plain module name");
-                return None;
-            }
-            Some(format!("vulkan.{value}.so"))
-        })
-        .collect()
-}
-
-/// `Hal::Open`'s namespaces for this configuration, in order (see the module docs).
-pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
-    let mut list = Vec::new();
-    if let Some(dir) = &config.updatable_driver_dir {
-        list.push(Namespace {
-            name: "updatable".into(),
-            dirs: vec![dir.clone()],
-            required: true,
-        });
-    }
-    if let Some(apex) = config.properties.get("ro.vulkan.apex").map(str::trim) {
-        if !apex.is_empty() && !apex.contains('/') && apex != ".." {
-            // Android's namespace name is the APEX name with `.` → `_`; its files live under
-            // /apex/<name>/lib64.
-            list.push(Namespace {
-                name: format!("apex {}", apex.replace('.', "_")),
-                dirs: vec![config.hal_root.join("apex").join(apex).join(LIB)],
-                required: false,
-            });
-        }
-    }
-    list.push(Namespace {
-        name: "sphal".into(),
-        dirs: sphal_dirs()
-            .iter()
-            .map(|d| config.hal_root.join(d))
-            .collect(),
-        required: false,
-    });
-    list
-}
-
-/// The module files to try, in order: per namespace, per module name, per dir.
-pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
-    let names = module_names(config);
-    namespaces(config)
-        .iter()
-        .flat_map(|ns| {
-            names
-                .iter()
-                .flat_map(move |n| ns.dirs.iter().map(move |d| d.join(n)))
-        })
-        .collect()
-}
-
 /// Finds and opens the HAL driver.
 ///
 /// A candidate that does not exist or fails to `dlopen` is skipped (logged), like Android's
@@ -387,9 +293,32 @@ fn load_module(path: &Path, library: Library) -> Result<HalDriver, HalError> {
 }
 
 fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalError> {
-    let path_buf = || path.to_path_buf();
     // On any early return `library` is dropped, which dlcloses it: no handle leaks.
-    let hmi = match symbol_address(&library, HAL_MODULE_INFO_SYM_AS_STR) {
+    let (hmi, open) = checked_module(path, &library)?;
+    // libhardware's contract: the module learns its own dlopen handle through `dso`.
+    let handle = library.into_raw();
+    // SAFETY: `handle` came from `into_raw` just above and is owned by nobody else.
+    let library = unsafe { Library::from_raw(handle) };
+    // SAFETY: `hmi` points into the mapped module (checked by `checked_module`); the offset
+    // stays inside the struct.
+    let dso_slot = unsafe { hmi.cast::<u8>().add(std::mem::offset_of!(HwModule, dso)) };
+    if let Err(source) = store_word(dso_slot.cast(), handle as usize) {
+        return Err(HalError::HmiNotWritable {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    open_device(path, hmi, open, library)
+}
+
+/// The module's `HMI` and its `open` method, once every pointer on the way lies in the
+/// module's own mapped image and the tag and id say it is a Vulkan HAL module.
+fn checked_module(
+    path: &Path,
+    library: &Library,
+) -> Result<(*mut HwModule, PfnHwModuleOpen), HalError> {
+    let path_buf = || path.to_path_buf();
+    let hmi = match symbol_address(library, HAL_MODULE_INFO_SYM_AS_STR) {
         Some(p) => p.cast::<HwModule>().as_ptr(),
         None => {
             // Ask again through libloading to report dlerror's wording.
@@ -459,20 +388,18 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
     if !image.contains(open as usize, 1, PF_X) {
         return Err(bad("HMI.methods->open"));
     }
+    Ok((hmi, open))
+}
 
-    // libhardware's contract: the module learns its own dlopen handle through `dso`.
-    let handle = library.into_raw();
-    // SAFETY: `handle` came from `into_raw` just above and is owned by nobody else.
-    let library = unsafe { Library::from_raw(handle) };
-    // SAFETY: `hmi` points into the mapped module; the offset stays inside the struct.
-    let dso_slot = unsafe { hmi.cast::<u8>().add(std::mem::offset_of!(HwModule, dso)) };
-    if let Err(source) = store_word(dso_slot.cast(), handle as usize) {
-        return Err(HalError::HmiNotWritable {
-            path: path_buf(),
-            source,
-        });
-    }
-
+/// `open(HMI, "vk0")` and the device it returns, checked: readable, tagged, its `close` and
+/// entry points code, none of the three entry points null.
+fn open_device(
+    path: &Path,
+    hmi: *mut HwModule,
+    open: PfnHwModuleOpen,
+    library: Library,
+) -> Result<HalDriver, HalError> {
+    let path_buf = || path.to_path_buf();
     let mut raw_device: *mut HwDevice = std::ptr::null_mut();
     // SAFETY: `open` is the module's own method, called with its module, the device id the HAL
     // ABI defines and a valid out-pointer; the library stays loaded for the call.
@@ -535,16 +462,14 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
         device.get_instance_proc_addr,
     );
     let (Some(enumerate), Some(create), Some(gipa)) = procs else {
-        let mut missing = Vec::new();
-        if procs.0.is_none() {
-            missing.push("EnumerateInstanceExtensionProperties");
-        }
-        if procs.1.is_none() {
-            missing.push("CreateInstance");
-        }
-        if procs.2.is_none() {
-            missing.push("GetInstanceProcAddr");
-        }
+        let missing = [
+            (procs.0.is_none(), "EnumerateInstanceExtensionProperties"),
+            (procs.1.is_none(), "CreateInstance"),
+            (procs.2.is_none(), "GetInstanceProcAddr"),
+        ]
+        .into_iter()
+        .filter_map(|(absent, name)| absent.then_some(name))
+        .collect();
         if let Some(close) = device.common.close {
             // SAFETY: the device header is valid (tag checked); closing releases what `open`
             // allocated before we drop the library.
@@ -566,47 +491,10 @@ fn load_module_inner(path: &Path, library: Library) -> Result<HalDriver, HalErro
     })
 }
 
-/// Stores `value` at `slot` without risking a segfault if `slot` is read-only: the word goes
-/// through a pipe and `read(2)` writes it, so the kernel checks the destination and answers
-/// `EFAULT` instead of raising SIGSEGV.
-fn store_word(slot: *mut c_char, value: usize) -> std::io::Result<()> {
-    let bytes = value.to_ne_bytes();
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: pipe2 succeeded, so both descriptors are fresh and owned only by us; OwnedFd closes
-    // them on every return path.
-    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // SAFETY: `bytes` is valid for `bytes.len()` bytes; a pipe takes up to PIPE_BUF bytes
-    // atomically, so the write is complete or fails.
-    let written = unsafe { libc::write(writer.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
-    if written != bytes.len() as isize {
-        return Err(std::io::Error::last_os_error());
-    }
-    loop {
-        // SAFETY: the kernel validates `slot` itself and fails with EFAULT if it is not
-        // writable; no Rust reference to the memory is created.
-        let read = unsafe { libc::read(reader.as_raw_fd(), slot.cast(), bytes.len()) };
-        if read == bytes.len() as isize {
-            return Ok(());
-        }
-        let err = std::io::Error::last_os_error();
-        if read < 0 && err.kind() == std::io::ErrorKind::Interrupted {
-            continue;
-        }
-        return Err(if read < 0 {
-            err
-        } else {
-            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "short read from pipe")
-        });
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::driver::hal_search::LIB;
     use crate::testutil::{compile_so, isolated_config, VK_DECLS};
     use crate::Properties;
 
@@ -798,7 +686,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             "{err}"
         );
         assert!(err.is_fatal());
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INITIALIZATION_FAILED);
         std::fs::copy(&in_hw, updatable.join("vulkan.u.so")).unwrap();
         assert_eq!(load(&config).unwrap().path(), updatable.join("vulkan.u.so"));
     }
@@ -824,7 +712,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             "{err}"
         );
         assert!(!err.is_fatal());
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     }
 
     #[test]
@@ -890,7 +778,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             ),
             "{err}"
         );
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     }
 
     #[test]
@@ -935,7 +823,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
             "{err}"
         );
         assert!(err.is_fatal());
-        assert_eq!(err.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert_eq!(map_hal_err(&err), vk::Result::ERROR_INITIALIZATION_FAILED);
         assert!(err.to_string().contains("Input/output error"), "{err}");
         // The driver-set policy turns it into an error, not a silent fallback.
         let e = super::super::load_drivers(&config_for(root.path(), "openfail")).unwrap_err();

@@ -67,11 +67,27 @@ pub enum IcdError {
     NoGetInstanceProcAddr { library: PathBuf },
 }
 
-impl IcdError {
-    /// Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`, the code `vkCreateInstance` reports when no
-    /// usable driver exists.
-    pub fn vk_result(&self) -> vk::Result {
-        vk::Result::ERROR_INCOMPATIBLE_DRIVER
+/// The ICD error mapper (wgpu-hal's `map_*_err`): why an ICD could not be loaded, as a
+/// `VkResult`. Every cause gives `VK_ERROR_INCOMPATIBLE_DRIVER`, the code `vkCreateInstance`
+/// reports when no usable driver exists:
+///
+/// * an unusable manifest (`Manifest`: unreadable, too large, not JSON, an unknown
+///   `file_format_version`, a bad `api_version`, an empty `library_path`, another
+///   `library_arch`) or a library that is a loader (`LoaderRecursion`);
+/// * a library that does not load: `map_library_err` (`Open`);
+/// * a failed or out-of-range interface negotiation (`NoNegotiate`, `NegotiationFailed`,
+///   `InterfaceVersion`) or a missing `vk_icdGetInstanceProcAddr` (`NoGetInstanceProcAddr`).
+///
+/// It does not log: [`load_all`] logs each skipped ICD with its manifest.
+pub fn map_icd_err(err: &IcdError) -> vk::Result {
+    match err {
+        IcdError::Open { source, .. } => super::map_library_err(source),
+        IcdError::Manifest(_)
+        | IcdError::LoaderRecursion { .. }
+        | IcdError::NoNegotiate { .. }
+        | IcdError::NegotiationFailed { .. }
+        | IcdError::InterfaceVersion { .. }
+        | IcdError::NoGetInstanceProcAddr { .. } => vk::Result::ERROR_INCOMPATIBLE_DRIVER,
     }
 }
 
@@ -434,7 +450,10 @@ GIPA_LINKAGE PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance i, const ch
             )),
             ManifestError::WrongArch { .. }
         ));
-        assert_eq!(err("{").vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(
+            map_icd_err(&IcdError::Manifest(err("{"))),
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER
+        );
     }
 
     #[test]
@@ -600,7 +619,7 @@ GIPA_LINKAGE PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance i, const ch
         let m = write_manifest(dir.path(), "nogipa.json", "./libicd_nogipa.so", "1.0.0");
         let e = IcdDriver::load(IcdManifest::read(&m).unwrap()).unwrap_err();
         assert!(matches!(e, IcdError::NoGetInstanceProcAddr { .. }), "{e}");
-        assert_eq!(e.vk_result(), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        assert_eq!(map_icd_err(&e), vk::Result::ERROR_INCOMPATIBLE_DRIVER);
     }
 
     #[test]

@@ -10,10 +10,11 @@
 //! object. What it cannot guarantee: that readable memory holds what it claims (a pointer into the
 //! wrong data still reads garbage, caught only by the tag and id checks), that an executable
 //! address is the start of the right function, or anything about memory the module unmaps or
-//! rewrites later. A module that lies within those limits can still crash the process, as on
+//! rewrites later. `HMI.dso` is written through the kernel too ([`store_word`]), so a read-only
+//! `HMI` is an `EFAULT`, not a crash. A module that lies within those limits can still crash the process, as on
 //! Android, which checks none of this.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// `PF_X` / `PF_R` of `p_flags`.
@@ -138,6 +139,44 @@ pub(crate) fn is_readable(ptr: *const u8, len: usize) -> bool {
     // reference to it is created.
     let n = unsafe { libc::write(writer.as_raw_fd(), ptr.cast(), len) };
     n == len as isize
+}
+
+/// Stores `value` at `slot` without risking a segfault if `slot` is read-only: the word goes
+/// through a pipe and `read(2)` writes it, so the kernel checks the destination and answers
+/// `EFAULT` instead of raising SIGSEGV.
+pub(crate) fn store_word(slot: *mut c_char, value: usize) -> std::io::Result<()> {
+    let bytes = value.to_ne_bytes();
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 succeeded, so both descriptors are fresh and owned only by us; OwnedFd closes
+    // them on every return path.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: `bytes` is valid for `bytes.len()` bytes; a pipe takes up to PIPE_BUF bytes
+    // atomically, so the write is complete or fails.
+    let written = unsafe { libc::write(writer.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    if written != bytes.len() as isize {
+        return Err(std::io::Error::last_os_error());
+    }
+    loop {
+        // SAFETY: the kernel validates `slot` itself and fails with EFAULT if it is not
+        // writable; no Rust reference to the memory is created.
+        let read = unsafe { libc::read(reader.as_raw_fd(), slot.cast(), bytes.len()) };
+        if read == bytes.len() as isize {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if read < 0 && err.kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return Err(if read < 0 {
+            err
+        } else {
+            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "short read from pipe")
+        });
+    }
 }
 
 #[cfg(test)]

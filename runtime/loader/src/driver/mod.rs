@@ -21,6 +21,7 @@ pub const ADAPTER_ENV: &str = "VKGEN_ICD_ADAPTER";
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
 pub mod adapter;
 pub mod hal;
+mod hal_search;
 pub mod icd;
 mod image;
 
@@ -65,11 +66,11 @@ pub enum DriverError {
 }
 
 impl DriverError {
-    /// The `VkResult` `vkCreateInstance` reports: whatever [`HalError::vk_result`] says
+    /// The `VkResult` `vkCreateInstance` reports: whatever [`hal::map_hal_err`] says
     /// (`VK_ERROR_INITIALIZATION_FAILED` for device failures, as Android's `OpenHAL` failure).
     pub fn vk_result(&self) -> vk::Result {
         match self {
-            DriverError::Hal(e) => e.vk_result(),
+            DriverError::Hal(e) => hal::map_hal_err(e),
         }
     }
 }
@@ -160,7 +161,8 @@ impl Driver {
         instance: vk::Instance,
         name: &CStr,
     ) -> vk::PFN_vkVoidFunction {
-        // SAFETY: forwarded to the caller; `name` is a valid NUL-terminated string.
+        // SAFETY: the caller guarantees `instance` is null or a live instance of this driver, whose
+        // GIPA `self` holds while its library is mapped; `name` is a `&CStr`, so NUL-terminated.
         unsafe { (self.get_instance_proc_addr_fn())(instance, name.as_ptr()) }
     }
 
@@ -181,7 +183,8 @@ unsafe fn query_instance_version(
     gipa: vk::PFN_vkGetInstanceProcAddr,
     name: &str,
 ) -> Result<u32, vk::Result> {
-    // SAFETY: per the function contract.
+    // SAFETY: the caller guarantees `gipa` is a live driver entry point that accepts a null
+    // instance, and the name is a NUL-terminated literal.
     let Some(f) = (unsafe { gipa(vk::Instance::null(), c"vkEnumerateInstanceVersion".as_ptr()) })
     else {
         return Ok(vk::API_VERSION_1_0);
@@ -212,7 +215,7 @@ pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
         Err(e) if e.is_fatal() => {
             log::error!(
                 "HAL driver unusable: instance creation will fail with {:?}",
-                e.vk_result()
+                hal::map_hal_err(&e)
             );
             return Err(e.into());
         }
@@ -256,6 +259,16 @@ pub(crate) fn open_library(path: &Path) -> Result<Library, libloading::Error> {
     unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
 }
 
+/// The library-loading error mapper (wgpu-hal's `map_*_err`): a driver library that
+/// [`open_library`] could not load (a missing file or dependency, the wrong architecture, a
+/// symbol `RTLD_NOW` cannot resolve, a failing initialiser) as a `VkResult`: always
+/// `VK_ERROR_INCOMPATIBLE_DRIVER`, a driver the loader does not have. (A layer library that does
+/// not load is a layer that is not there: [`crate::layers::LayerError`] says
+/// `VK_ERROR_LAYER_NOT_PRESENT`.) It does not log: the caller names the library.
+pub(crate) fn map_library_err(_err: &libloading::Error) -> vk::Result {
+    vk::Result::ERROR_INCOMPATIBLE_DRIVER
+}
+
 /// The address a symbol resolves to, or `None` when it is absent or resolves to null (a weak
 /// undefined symbol), so callers never turn a null into a function pointer.
 pub(crate) fn symbol_address(library: &Library, name: &CStr) -> Option<NonNull<c_void>> {
@@ -280,7 +293,8 @@ pub(crate) unsafe fn as_fn<F: Copy>(address: NonNull<c_void>) -> F {
 /// As [`as_fn`].
 pub(crate) unsafe fn void_fn_as<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
     let address = NonNull::new(f? as *mut c_void)?;
-    // SAFETY: forwarded to the caller.
+    // SAFETY: `address` is non-null (checked above) and the caller guarantees `F` is the function
+    // pointer type of what the lookup returned, which is `as_fn`'s requirement.
     Some(unsafe { as_fn(address) })
 }
 

@@ -191,7 +191,8 @@ fn same_properties(a: &vk::LayerProperties, b: &vk::LayerProperties) -> bool {
 /// # Safety
 /// `F` must be the type the layer interface gives `name`.
 pub(super) unsafe fn typed<F: Copy>(library: &Library, name: &CStr) -> Option<F> {
-    // SAFETY: forwarded to the caller.
+    // SAFETY: the caller guarantees `F` is the type the layer interface gives `name`, the symbol
+    // `symbol_address` found; `library` stays loaded while the borrow lasts.
     symbol_address(library, name).map(|p| unsafe { as_fn(p) })
 }
 
@@ -203,7 +204,8 @@ unsafe fn typed_with_suffix<F: Copy>(library: &Library, name: &CStr, suffix: &st
     let mut bytes = name.to_bytes().to_vec();
     bytes.extend_from_slice(suffix.as_bytes());
     let symbol = CString::new(bytes).ok()?;
-    // SAFETY: forwarded to the caller.
+    // SAFETY: `symbol` is `name` plus `suffix`, and the caller guarantees `F` is the type the layer
+    // interface gives that symbol.
     unsafe { typed(library, &symbol) }
 }
 
@@ -229,6 +231,99 @@ pub(super) fn negotiate_interface(
     Ok(info)
 }
 
+/// A layer library's entry points for discovery: its exports, or where a layer that negotiated
+/// interface 2 does not export the device enumeration functions, what its negotiated
+/// `vkGetInstanceProcAddr` answers for them.
+struct EntryPoints {
+    enumerate_instance_layers: vk::PFN_vkEnumerateInstanceLayerProperties,
+    enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties,
+    enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties>,
+    enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties>,
+    /// The negotiation's answer, if the library negotiates.
+    negotiated: Option<NegotiateLayerInterface>,
+}
+
+impl EntryPoints {
+    /// The negotiated entry points (interface 2 only: a version-1 answer means "use the
+    /// exports").
+    fn negotiated_procs(&self) -> Option<NegotiateLayerInterface> {
+        self.negotiated
+            .filter(|n| n.loader_layer_interface_version >= 2)
+    }
+
+    /// Finds the entry points of `library` (at `path`, for errors) and negotiates its interface.
+    fn find(path: &Path, library: &Library) -> Result<Self, LayerError> {
+        let required = |symbol: &'static CStr| {
+            symbol_address(library, symbol).ok_or_else(|| LayerError::MissingExport {
+                path: path.to_path_buf(),
+                symbol: symbol.to_str().unwrap_or("?"),
+            })
+        };
+        let enumerate_instance_layers: vk::PFN_vkEnumerateInstanceLayerProperties =
+            // SAFETY: the layer interface fixes vkEnumerateInstanceLayerProperties's type by its
+            // name.
+            unsafe { as_fn(required(c"vkEnumerateInstanceLayerProperties")?) };
+        let enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties =
+            // SAFETY: the layer interface fixes vkEnumerateInstanceExtensionProperties's type by
+            // its name.
+            unsafe { as_fn(required(c"vkEnumerateInstanceExtensionProperties")?) };
+        let enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties> =
+            // SAFETY: the layer interface fixes vkEnumerateDeviceLayerProperties's type by its
+            // name.
+            unsafe { typed(library, c"vkEnumerateDeviceLayerProperties") };
+        let enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties> =
+            // SAFETY: the layer interface fixes vkEnumerateDeviceExtensionProperties's type by its
+            // name.
+            unsafe { typed(library, c"vkEnumerateDeviceExtensionProperties") };
+        let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =
+            // SAFETY: the layer interface fixes vkNegotiateLoaderLayerInterfaceVersion's type by
+            // its name.
+            unsafe { typed(library, c"vkNegotiateLoaderLayerInterfaceVersion") };
+        let negotiated = match negotiate {
+            None => None,
+            Some(negotiate) => Some(negotiate_interface(path, negotiate)?),
+        };
+        let mut found = Self {
+            enumerate_instance_layers,
+            enumerate_instance_extensions,
+            enumerate_device_layers,
+            enumerate_device_extensions,
+            negotiated,
+        };
+        found.fill_from_negotiated_gipa();
+        Ok(found)
+    }
+
+    /// Khronos-style layers (interface 2) need not export the device enumeration functions
+    /// (Debian's validation layer does not); such a layer answers them through its negotiated
+    /// `vkGetInstanceProcAddr` with a null instance, so Android's "listed as a device layer"
+    /// rule can still be applied to it.
+    fn fill_from_negotiated_gipa(&mut self) {
+        let Some(gipa) = self
+            .negotiated_procs()
+            .and_then(|n| n.pfn_get_instance_proc_addr)
+        else {
+            return;
+        };
+        // SAFETY: a negotiated layer GIPA answers global queries with a null instance; the names
+        // are NUL-terminated literals.
+        let query = |name: &CStr| unsafe { gipa(vk::Instance::null(), name.as_ptr()) };
+        if self.enumerate_device_layers.is_none() {
+            // SAFETY: the negotiated GIPA returns vkEnumerateDeviceLayerProperties's type for that
+            // name.
+            self.enumerate_device_layers =
+                unsafe { crate::driver::void_fn_as(query(c"vkEnumerateDeviceLayerProperties")) };
+        }
+        if self.enumerate_device_extensions.is_none() {
+            // SAFETY: the negotiated GIPA returns vkEnumerateDeviceExtensionProperties's type for
+            // that name.
+            self.enumerate_device_extensions = unsafe {
+                crate::driver::void_fn_as(query(c"vkEnumerateDeviceExtensionProperties"))
+            };
+        }
+    }
+}
+
 /// Opens one layer library and returns the layers it provides.
 pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     let library = open_library(path).map_err(|source| LayerError::Open {
@@ -236,58 +331,8 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
         source,
     })?;
     // Every early return below drops `library` (dlclose).
-    let required = |symbol: &'static CStr| {
-        symbol_address(&library, symbol).ok_or_else(|| LayerError::MissingExport {
-            path: path.to_path_buf(),
-            symbol: symbol.to_str().unwrap_or("?"),
-        })
-    };
-    let enumerate_instance_layers: vk::PFN_vkEnumerateInstanceLayerProperties =
-        // SAFETY: the layer interface fixes this symbol's type by its name.
-        unsafe { as_fn(required(c"vkEnumerateInstanceLayerProperties")?) };
-    let enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties =
-        // SAFETY: as above.
-        unsafe { as_fn(required(c"vkEnumerateInstanceExtensionProperties")?) };
-    let enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties> =
-        // SAFETY: as above.
-        unsafe { typed(&library, c"vkEnumerateDeviceLayerProperties") };
-    let enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties> =
-        // SAFETY: as above.
-        unsafe { typed(&library, c"vkEnumerateDeviceExtensionProperties") };
-    let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =
-        // SAFETY: as above.
-        unsafe { typed(&library, c"vkNegotiateLoaderLayerInterfaceVersion") };
-
-    let negotiated = match negotiate {
-        None => None,
-        Some(negotiate) => Some(negotiate_interface(path, negotiate)?),
-    };
-    // Only interface 2 hands back entry points; a version-1 answer means "use the exports".
-    let negotiated_procs = negotiated.filter(|n| n.loader_layer_interface_version >= 2);
-    // Khronos-style layers (interface 2) need not export the device enumeration functions
-    // (Debian's validation layer does not); such a layer answers them through its negotiated
-    // `vkGetInstanceProcAddr` with a null instance, so Android's "listed as a device layer"
-    // rule can still be applied to it.
-    let from_negotiated_gipa = |name: &CStr| -> vk::PFN_vkVoidFunction {
-        let gipa = negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr)?;
-        // SAFETY: a negotiated layer GIPA answers global queries with a null instance.
-        unsafe { gipa(vk::Instance::null(), name.as_ptr()) }
-    };
-    let enumerate_device_layers = enumerate_device_layers.or_else(|| {
-        // SAFETY: the layer returns this command's type for its name.
-        unsafe {
-            crate::driver::void_fn_as(from_negotiated_gipa(c"vkEnumerateDeviceLayerProperties"))
-        }
-    });
-    let enumerate_device_extensions = enumerate_device_extensions.or_else(|| {
-        // SAFETY: as above.
-        unsafe {
-            crate::driver::void_fn_as(from_negotiated_gipa(
-                c"vkEnumerateDeviceExtensionProperties",
-            ))
-        }
-    });
-
+    let entry = EntryPoints::find(path, &library)?;
+    let enumerate_instance_layers = entry.enumerate_instance_layers;
     let instance_layers: Vec<vk::LayerProperties> =
         enumerate(path, "vkEnumerateInstanceLayerProperties", |c, p| {
             // SAFETY: `enumerate` passes a valid count pointer and a null or `*c`-sized array.
@@ -298,9 +343,10 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
             path: path.to_path_buf(),
         });
     }
-    let device_layers: Vec<vk::LayerProperties> = match enumerate_device_layers {
+    let device_layers: Vec<vk::LayerProperties> = match entry.enumerate_device_layers {
         Some(f) => enumerate(path, "vkEnumerateDeviceLayerProperties", |c, p| {
-            // SAFETY: as above; a null physical device asks for the library's device layers.
+            // SAFETY: `enumerate` passes a valid count pointer and a null or `*c`-sized array; a
+            // null physical device asks for the library's device layers.
             unsafe { f(vk::PhysicalDevice::null(), c, p) }
         })?,
         None => Vec::new(),
@@ -308,87 +354,106 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
 
     let shared = Arc::new(LayerLibrary {
         path: path.to_path_buf(),
-        interface_version: negotiated.map(|n| n.loader_layer_interface_version),
+        interface_version: entry.negotiated.map(|n| n.loader_layer_interface_version),
         _library: library,
     });
-    let library = &shared._library;
     let mut layers = Vec::with_capacity(instance_layers.len());
     for properties in instance_layers {
-        let Ok(name) = properties.layer_name_as_c_str() else {
-            return Err(LayerError::BadLayerName {
-                path: path.to_path_buf(),
-            });
-        };
-        let name_str = name.to_string_lossy();
-        let instance_extensions = enumerate(
-            path,
-            &format!("vkEnumerateInstanceExtensionProperties({name_str})"),
-            |c, p| {
-                // SAFETY: a NUL-terminated layer name plus `enumerate`'s valid pointers.
-                unsafe { enumerate_instance_extensions(name.as_ptr(), c, p) }
-            },
-        )?;
-
-        // Per-layer export first (Android), then what negotiation returned, then the library-wide
-        // export (Android's fallback).
-        // SAFETY: `<layer>GetInstanceProcAddr` and `vkGetInstanceProcAddr` both have
-        // vkGetInstanceProcAddr's signature.
-        let gipa: Option<vk::PFN_vkGetInstanceProcAddr> =
-            unsafe { typed_with_suffix(library, name, "GetInstanceProcAddr") }
-                .or(negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr))
-                // SAFETY: as above.
-                .or_else(|| unsafe { typed(library, c"vkGetInstanceProcAddr") });
-        let Some(gipa) = gipa else {
-            let e = LayerError::NoGetInstanceProcAddr {
-                path: path.to_path_buf(),
-                layer: name_str.into_owned(),
-            };
-            log::warn!("rejected {e}");
-            continue;
-        };
-        // SAFETY: `<layer>GetDeviceProcAddr` and `vkGetDeviceProcAddr` both have
-        // vkGetDeviceProcAddr's signature.
-        let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
-            unsafe { typed_with_suffix(library, name, "GetDeviceProcAddr") }
-                .or(negotiated_procs.and_then(|n| n.pfn_get_device_proc_addr))
-                // SAFETY: as above.
-                .or_else(|| unsafe { typed(library, c"vkGetDeviceProcAddr") });
-
-        let mut is_global = device_layers
-            .iter()
-            .any(|d| same_properties(d, &properties));
-        if is_global && gdpa.is_none() {
-            log::warn!(
-                "layer {name_str} in {}: listed as a device layer but has no GetDeviceProcAddr; instance-only",
-                path.display()
-            );
-            is_global = false;
+        if let Some(layer) = layer_of(&shared, &entry, properties, &device_layers)? {
+            layers.push(layer);
         }
-        let device_extensions = match (is_global, enumerate_device_extensions) {
-            (true, Some(f)) => enumerate(
-                path,
-                &format!("vkEnumerateDeviceExtensionProperties({name_str})"),
-                |c, p| {
-                    // SAFETY: null physical device plus a valid layer name, as Android calls it.
-                    unsafe { f(vk::PhysicalDevice::null(), name.as_ptr(), c, p) }
-                },
-            )?,
-            _ => Vec::new(),
-        };
-        layers.push(Layer {
-            properties,
-            instance_extensions,
-            device_extensions,
-            is_global,
-            get_instance_proc_addr: gipa,
-            get_device_proc_addr: gdpa,
-            get_physical_device_proc_addr: negotiated_procs
-                .and_then(|n| n.pfn_get_physical_device_proc_addr),
-            library: Arc::clone(&shared),
-            host_implicit: false,
-        });
     }
     Ok(layers)
+}
+
+/// The layer `properties` names in `library`: its instance extensions, whether it is global
+/// (then its device extensions) and its GIPA/GDPA. `None` for a layer without a usable GIPA
+/// (logged); an error rejects the whole library.
+fn layer_of(
+    library: &Arc<LayerLibrary>,
+    entry: &EntryPoints,
+    properties: vk::LayerProperties,
+    device_layers: &[vk::LayerProperties],
+) -> Result<Option<Layer>, LayerError> {
+    let path = library.path.as_path();
+    let Ok(name) = properties.layer_name_as_c_str() else {
+        return Err(LayerError::BadLayerName {
+            path: path.to_path_buf(),
+        });
+    };
+    let name_str = name.to_string_lossy();
+    let enumerate_instance_extensions = entry.enumerate_instance_extensions;
+    let instance_extensions = enumerate(
+        path,
+        &format!("vkEnumerateInstanceExtensionProperties({name_str})"),
+        |c, p| {
+            // SAFETY: a NUL-terminated layer name plus `enumerate`'s valid pointers.
+            unsafe { enumerate_instance_extensions(name.as_ptr(), c, p) }
+        },
+    )?;
+
+    let negotiated_procs = entry.negotiated_procs();
+    let lib = &library._library;
+    // Per-layer export first (Android), then what negotiation returned, then the library-wide
+    // export (Android's fallback).
+    // SAFETY: `<layer>GetInstanceProcAddr` and `vkGetInstanceProcAddr` both have
+    // vkGetInstanceProcAddr's signature.
+    let gipa: Option<vk::PFN_vkGetInstanceProcAddr> =
+        unsafe { typed_with_suffix(lib, name, "GetInstanceProcAddr") }
+            .or(negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr))
+            // SAFETY: the library-wide `vkGetInstanceProcAddr` export has
+            // vkGetInstanceProcAddr's signature.
+            .or_else(|| unsafe { typed(lib, c"vkGetInstanceProcAddr") });
+    let Some(gipa) = gipa else {
+        let e = LayerError::NoGetInstanceProcAddr {
+            path: path.to_path_buf(),
+            layer: name_str.into_owned(),
+        };
+        log::warn!("rejected {e}");
+        return Ok(None);
+    };
+    // SAFETY: `<layer>GetDeviceProcAddr` and `vkGetDeviceProcAddr` both have
+    // vkGetDeviceProcAddr's signature.
+    let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
+        unsafe { typed_with_suffix(lib, name, "GetDeviceProcAddr") }
+            .or(negotiated_procs.and_then(|n| n.pfn_get_device_proc_addr))
+            // SAFETY: the library-wide `vkGetDeviceProcAddr` export has vkGetDeviceProcAddr's
+            // signature.
+            .or_else(|| unsafe { typed(lib, c"vkGetDeviceProcAddr") });
+
+    let mut is_global = device_layers
+        .iter()
+        .any(|d| same_properties(d, &properties));
+    if is_global && gdpa.is_none() {
+        log::warn!(
+            "layer {name_str} in {}: listed as a device layer but has no GetDeviceProcAddr; instance-only",
+            path.display()
+        );
+        is_global = false;
+    }
+    let device_extensions = match (is_global, entry.enumerate_device_extensions) {
+        (true, Some(f)) => enumerate(
+            path,
+            &format!("vkEnumerateDeviceExtensionProperties({name_str})"),
+            |c, p| {
+                // SAFETY: null physical device plus a valid layer name, as Android calls it.
+                unsafe { f(vk::PhysicalDevice::null(), name.as_ptr(), c, p) }
+            },
+        )?,
+        _ => Vec::new(),
+    };
+    Ok(Some(Layer {
+        properties,
+        instance_extensions,
+        device_extensions,
+        is_global,
+        get_instance_proc_addr: gipa,
+        get_device_proc_addr: gdpa,
+        get_physical_device_proc_addr: negotiated_procs
+            .and_then(|n| n.pfn_get_physical_device_proc_addr),
+        library: Arc::clone(library),
+        host_implicit: false,
+    }))
 }
 
 #[cfg(test)]

@@ -97,7 +97,9 @@ impl HostLayer {
                 return None;
             }
         };
-        // SAFETY: forwarded to the caller; the library stays loaded for the process's lifetime.
+        // SAFETY: the caller guarantees `F` is the pre-instance function type `symbol` names;
+        // `layer.library` is kept loaded for the process's lifetime, so the function outlives every
+        // call.
         let f = unsafe { super::pre_instance::symbol_as::<F>(&layer.library._library, symbol) };
         if f.is_none() {
             log::warn!(
@@ -136,7 +138,8 @@ impl HostLayer {
 /// # Safety
 /// `F` must be the type the layer interface gives `standard`.
 unsafe fn renamed<F: Copy>(library: &Library, rename: Option<&CStr>, standard: &CStr) -> Option<F> {
-    // SAFETY: forwarded to the caller; a rename has the standard function's type.
+    // SAFETY: the caller guarantees `F` is `standard`'s type, and a manifest rename names a
+    // function of the standard one's type (the layer manifest's `functions` contract).
     unsafe { typed(library, rename.unwrap_or(standard)) }
 }
 

@@ -318,7 +318,8 @@ impl LayerRegistry {
     ) -> Vec<F> {
         self.active_implicit_host(filters)
             .into_iter()
-            // SAFETY: forwarded to the caller.
+            // SAFETY: the caller guarantees `F` is the chain function type of `pick`'s command,
+            // which is what `pre_instance` requires.
             .filter_map(|l| unsafe { l.pre_instance::<F>(pick) })
             .collect()
     }

@@ -135,7 +135,8 @@ pub(super) unsafe fn symbol_as<F: Copy>(
     library: &libloading::os::unix::Library,
     symbol: &CStr,
 ) -> Option<F> {
-    // SAFETY: forwarded to the caller: the symbol is a function of type `F`.
+    // SAFETY: the caller guarantees `F` is the pre-instance function type of `symbol`, which is
+    // what `typed` requires.
     unsafe { super::discovery::typed(library, symbol) }
 }
 

@@ -15,6 +15,7 @@
 
 use std::ffi::{c_char, CStr};
 
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::ExtensionId;
 
 use crate::dispatch_data::instance_data;
@@ -126,12 +127,17 @@ unsafe extern "system" fn create(
         "vkCreateDebugReportCallbackEXT (loader)",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: a handle of this loader and a valid create info, per the contract.
+            // SAFETY: the application's `instance` is a live instance of this loader (terminators
+            // are reached only through its dispatch); `info` is null or its valid create info,
+            // VUID-vkCreateDebugReportCallbackEXT-pCreateInfo-parameter.
             let (Some(data), Some(ci)) = (
                 unsafe { instance_data(vk::Handle::as_raw(instance) as usize) },
                 unsafe { info.as_ref() },
             ) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateDebugReportCallbackEXT: not an instance of this loader, or a null pCreateInfo"
+                );
             };
             let term = &data.term;
             let mut drivers = Vec::new();
@@ -173,7 +179,8 @@ unsafe extern "system" fn create(
                     drivers,
                 },
             ));
-            // SAFETY: the caller's valid out-pointer.
+            // SAFETY: `out` is the application's pCallback, writable for this call
+            // (VUID-vkCreateDebugReportCallbackEXT-pCallback-parameter).
             unsafe { *out = vk::Handle::from_raw(handle) };
             vk::Result::SUCCESS
         },
@@ -190,7 +197,8 @@ unsafe extern "system" fn destroy(
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugReportCallbackEXT (loader)", (), || {
-        // SAFETY: a handle of this loader, per the contract.
+        // SAFETY: the application's `instance` is a live instance of this loader, reached through
+        // its dispatch (VUID-vkDestroyDebugReportCallbackEXT-instance-parameter).
         let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }) else {
             return;
         };
@@ -234,7 +242,8 @@ unsafe extern "system" fn message(
     text: *const c_char,
 ) {
     guard("vkDebugReportMessageEXT (loader)", (), || {
-        // SAFETY: a handle of this loader, per the contract.
+        // SAFETY: the application's `instance` is a live instance of this loader, reached through
+        // its dispatch (VUID-vkDebugReportMessageEXT-instance-parameter).
         let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }) else {
             return;
         };

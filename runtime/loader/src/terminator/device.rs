@@ -13,12 +13,13 @@ use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
 
 use vkgen_abi::layer::LOADER_DEVICE_CREATE_INFO;
+use vkgen_abi::vk_error;
 
 use crate::dispatch::DeviceDispatchTable;
 pub use crate::dispatch_data::TermDevice;
 use crate::dispatch_data::{
     checked_device_data, device_data, install, register_device, unregister_device, DeviceData,
-    InstanceData,
+    DriverInstance, InstanceData,
 };
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{guard, guard_result, name_list};
@@ -38,7 +39,9 @@ pub unsafe extern "system" fn create_device(
     guard_result(
         "vkCreateDevice (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: `pd`, `info`, `allocator` and `out` come unchanged from the chain's
+        // vkCreateDevice call, whose VUIDs give `create_device_impl` what it needs (null pointers
+        // are checked there).
         || unsafe { create_device_impl(pd, info, allocator, out) },
     )
 }
@@ -51,29 +54,39 @@ unsafe fn create_device_impl(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Device,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the pointer passed down to vkCreateDevice: null (checked here) or a valid
+    // create info for this call, VUID-vkCreateDevice-pCreateInfo-parameter.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateDevice: null create info");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null create info"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateDevice: null pDevice");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: null pDevice"
+        ));
     }
-    // SAFETY: per the contract.
+    // SAFETY: `pd` is the application's physical device, one this loader's instance handed out
+    // (VUID-vkCreateDevice-physicalDevice-parameter); its instance outlives the device created
+    // here.
     let Some(Resolved {
         data,
         driver,
         handle: driver_pd,
     }) = (unsafe { resolve(pd) })
     else {
-        log::error!("vkCreateDevice: {pd:?} is not a physical device of this loader");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateDevice: {pd:?} is not a physical device of this loader"
+        ));
     };
     let name = driver.name();
-    // SAFETY: the resolved driver handle.
+    // SAFETY: `driver_pd` is the driver's own live physical device `resolve` found.
     let available = unsafe { driver_device_extensions(driver, driver_pd) }?;
-    // SAFETY: the create info's arrays are valid per the Vulkan contract.
+    // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {
         name_list(
             info.enabled_extension_count,
@@ -81,10 +94,122 @@ unsafe fn create_device_impl(
         )
     };
     let names = extensions::device_extensions_for_driver(&requested, &available, name);
+    // SAFETY: `driver_pd` is the driver's live physical device of `data`; `info` is valid for
+    // this call and `allocator` null or the application's valid callbacks.
+    let device = unsafe { create_driver_device(data, driver, driver_pd, info, &names, allocator) }?;
+    // SAFETY: `device` is the driver's new device, created with `allocator`.
+    let procs = unsafe { DeviceProcs::load(driver, device, allocator) }?;
+    let destroy = procs.destroy;
+    let anb = vkgen_generated::extensions::info(
+        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
+    )
+    .name;
+    let wsi = if names.contains(&anb) {
+        // SAFETY: `device` is the driver's new device of `driver_pd`.
+        match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {
+            Ok(w) => Some(w),
+            Err(e) => {
+                // SAFETY: the device was created above with `allocator` and is not published.
+                unsafe { destroy(device, allocator) };
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
+    let mut properties = vk::PhysicalDeviceProperties::default();
+    // SAFETY: `driver_pd` is the driver's live physical device; `properties` a local out-struct.
+    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
+    let device_data = Box::new(DeviceData {
+        dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
+        api: OnceLock::new(),
+        term: TermDevice {
+            instance: std::ptr::from_ref(data),
+            driver_index: data
+                .term
+                .drivers
+                .iter()
+                .position(|d| std::ptr::eq(d, driver))
+                .unwrap_or(0),
+            physical_device: driver_pd,
+            physical_device_api_version: properties.api_version,
+            gdpa: driver.gdpa,
+            destroy_device: destroy,
+            get_device_queue: procs.get_device_queue,
+            get_device_queue2: procs.get_device_queue2,
+            allocate_command_buffers: procs.allocate_command_buffers,
+            free_command_buffers: procs.free_command_buffers,
+            wsi,
+            enabled_extensions: crate::extensions::ExtensionSet::from_names(
+                requested.iter().copied(),
+            ),
+        },
+    });
+    // SAFETY: `device` is the driver's new, live device, created with `allocator`, and
+    // `destroy` its vkDestroyDevice.
+    unsafe { publish(device, device_data, destroy, allocator) }?;
+    log::debug!(
+        "driver {name}: device {device:?} created with {} extension(s)",
+        names.len()
+    );
+    // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
+    // this call (VUID-vkCreateDevice-pDevice-parameter).
+    unsafe { *out = device };
+    Ok(())
+}
+
+/// Stamps `device_data` into word 0 of the driver's new `device` and registers it; a device
+/// that cannot carry it is destroyed.
+///
+/// # Safety
+/// `device` must be a live device, created with `allocator` and not yet handed to anyone;
+/// `destroy` its driver's vkDestroyDevice.
+unsafe fn publish(
+    device: vk::Device,
+    device_data: Box<DeviceData>,
+    destroy: vk::PFN_vkDestroyDevice,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(), vk::Result> {
+    let device_data = Box::into_raw(device_data);
+    // SAFETY: the caller guarantees `device` is a live dispatchable device.
+    if let Err(e) = unsafe {
+        install(
+            vk::Handle::as_raw(device) as usize,
+            device_data as usize,
+            "VkDevice",
+        )
+    } {
+        // SAFETY: `device_data` was leaked above and is not registered; the caller guarantees the
+        // device was created with `allocator` and is not yet handed to anyone.
+        unsafe {
+            drop(Box::from_raw(device_data));
+            destroy(device, allocator);
+        }
+        return Err(e);
+    }
+    register_device(device_data);
+    Ok(())
+}
+
+/// The driver's `vkCreateDevice` with what the driver should see of the create info: its own
+/// extensions `names`, no layers, no loader chain nodes, unwrapped physical devices.
+///
+/// # Safety
+/// `driver_pd` must be a live physical device of `driver`, an instance of `data`; `info` a valid
+/// create info whose chain outlives the call; `allocator` null or valid callbacks.
+unsafe fn create_driver_device(
+    data: &InstanceData,
+    driver: &DriverInstance,
+    driver_pd: vk::PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+    names: &[&CStr],
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<vk::Device, vk::Result> {
     let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
-    // SAFETY: a valid pNext chain.
+    // SAFETY: the caller guarantees `info.p_next` is a valid chain.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
-    // SAFETY: as above.
+    // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
+    // `skip_loader_structs` returned above.
     if unsafe { chain::has_loader_struct(p_next, LOADER_DEVICE_CREATE_INFO) } {
         log::warn!(
             "vkCreateDevice: a loader chain struct after the leading ones reaches the driver"
@@ -103,125 +228,93 @@ unsafe fn create_device_impl(
     } else {
         name_ptrs.as_ptr()
     };
-    let driver_index = data
-        .term
-        .drivers
-        .iter()
-        .position(|d| std::ptr::eq(d, driver))
-        .unwrap_or(0);
     // Wrapped physical devices inside a device-group struct must reach the driver unwrapped.
-    // SAFETY: a valid pNext chain whose structs outlive the call.
+    // SAFETY: the caller guarantees the chain's structs outlive the call; the patch is dropped
+    // (restoring the application's pointer) before this function returns.
     let patch = unsafe { DeviceGroupPatch::apply(data, p_next) }?;
     let mut device = vk::Device::null();
-    // SAFETY: the driver's physical device and a valid create info.
+    // SAFETY: `driver_pd` is the driver's live physical device, `driver_info` a valid create info
+    // whose arrays (`name_ptrs`, the chain) outlive the call, `allocator` the caller's.
     let result =
         unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) };
     drop(patch);
     if result != vk::Result::SUCCESS {
         return Err(result);
     }
-    let gdpa = driver.gdpa;
-    // SAFETY: the driver's live device and C strings.
-    let lookup = |n: &CStr| unsafe { gdpa(device, n.as_ptr()) };
-    // SAFETY: the driver returns each command's own type for its name.
-    let destroy: Option<vk::PFN_vkDestroyDevice> =
-        unsafe { driver::void_fn_as(lookup(c"vkDestroyDevice")) };
-    let Some(destroy) = destroy else {
-        log::error!(
-            "driver {name}: no vkDestroyDevice: VK_ERROR_INCOMPATIBLE_DRIVER (its device leaks)"
-        );
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
-    };
-    // SAFETY: as above.
-    let procs = unsafe {
-        (
-            driver::void_fn_as::<vk::PFN_vkGetDeviceQueue>(lookup(c"vkGetDeviceQueue")),
-            driver::void_fn_as::<vk::PFN_vkGetDeviceQueue2>(lookup(c"vkGetDeviceQueue2")),
-            driver::void_fn_as::<vk::PFN_vkAllocateCommandBuffers>(lookup(
-                c"vkAllocateCommandBuffers",
-            )),
-            driver::void_fn_as::<vk::PFN_vkFreeCommandBuffers>(lookup(c"vkFreeCommandBuffers")),
-        )
-    };
-    let (
-        Some(get_device_queue),
-        get_device_queue2,
-        Some(allocate_command_buffers),
-        Some(free_command_buffers),
-    ) = procs
-    else {
-        log::error!(
-            "driver {name}: device lacks vkGetDeviceQueue / vkAllocateCommandBuffers / \
-             vkFreeCommandBuffers: VK_ERROR_INCOMPATIBLE_DRIVER"
-        );
-        // SAFETY: the device was created above with `allocator`.
-        unsafe { destroy(device, allocator) };
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
-    };
-    let anb = vkgen_generated::extensions::info(
-        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
-    )
-    .name;
-    let wsi = if names.contains(&anb) {
-        // SAFETY: the driver's new device of `driver_pd`.
-        match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {
-            Ok(w) => Some(w),
-            Err(e) => {
-                // SAFETY: the device was created above with `allocator`.
-                unsafe { destroy(device, allocator) };
-                return Err(e);
-            }
-        }
-    } else {
-        None
-    };
-    let mut properties = vk::PhysicalDeviceProperties::default();
-    // SAFETY: the driver's physical device and a valid out-pointer.
-    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
-    let device_data = Box::into_raw(Box::new(DeviceData {
-        dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
-        api: OnceLock::new(),
-        term: TermDevice {
-            instance: std::ptr::from_ref(data),
-            driver_index,
-            physical_device: driver_pd,
-            physical_device_api_version: properties.api_version,
-            gdpa,
-            destroy_device: destroy,
+    Ok(device)
+}
+
+/// The driver device functions the terminator's hooks call.
+struct DeviceProcs {
+    destroy: vk::PFN_vkDestroyDevice,
+    get_device_queue: vk::PFN_vkGetDeviceQueue,
+    get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
+    allocate_command_buffers: vk::PFN_vkAllocateCommandBuffers,
+    free_command_buffers: vk::PFN_vkFreeCommandBuffers,
+}
+
+impl DeviceProcs {
+    /// Looks the functions up on the driver's new `device`; a driver without them is
+    /// incompatible (the device is destroyed, or leaks without `vkDestroyDevice`).
+    ///
+    /// # Safety
+    /// `device` must be a live device of `driver`, created with `allocator` and not yet handed
+    /// to anyone.
+    unsafe fn load(
+        driver: &DriverInstance,
+        device: vk::Device,
+        allocator: *const vk::AllocationCallbacks<'_>,
+    ) -> Result<Self, vk::Result> {
+        let name = driver.name();
+        let gdpa = driver.gdpa;
+        // SAFETY: `device` is the driver's live device (the caller's guarantee) and each name a
+        // NUL-terminated literal.
+        let lookup = |n: &CStr| unsafe { gdpa(device, n.as_ptr()) };
+        // SAFETY: the driver's GetDeviceProcAddr returns vkDestroyDevice's type for that name.
+        let destroy: Option<vk::PFN_vkDestroyDevice> =
+            unsafe { driver::void_fn_as(lookup(c"vkDestroyDevice")) };
+        let Some(destroy) = destroy else {
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                "driver {name}: no vkDestroyDevice (its device leaks)"
+            ));
+        };
+        // SAFETY: the driver's GetDeviceProcAddr returns each named command's own type
+        // (vkGetDeviceQueue, vkGetDeviceQueue2, ...) for that name.
+        let procs = unsafe {
+            (
+                driver::void_fn_as::<vk::PFN_vkGetDeviceQueue>(lookup(c"vkGetDeviceQueue")),
+                driver::void_fn_as::<vk::PFN_vkGetDeviceQueue2>(lookup(c"vkGetDeviceQueue2")),
+                driver::void_fn_as::<vk::PFN_vkAllocateCommandBuffers>(lookup(
+                    c"vkAllocateCommandBuffers",
+                )),
+                driver::void_fn_as::<vk::PFN_vkFreeCommandBuffers>(lookup(c"vkFreeCommandBuffers")),
+            )
+        };
+        let (
+            Some(get_device_queue),
+            get_device_queue2,
+            Some(allocate_command_buffers),
+            Some(free_command_buffers),
+        ) = procs
+        else {
+            // SAFETY: the caller guarantees the device was created with `allocator` and is not
+            // yet handed to anyone.
+            unsafe { destroy(device, allocator) };
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                "driver {name}: device lacks vkGetDeviceQueue / vkAllocateCommandBuffers / \
+                 vkFreeCommandBuffers"
+            ));
+        };
+        Ok(Self {
+            destroy,
             get_device_queue,
             get_device_queue2,
             allocate_command_buffers,
             free_command_buffers,
-            wsi,
-            enabled_extensions: crate::extensions::ExtensionSet::from_names(
-                requested.iter().copied(),
-            ),
-        },
-    }));
-    // SAFETY: the driver's new device.
-    if let Err(e) = unsafe {
-        install(
-            vk::Handle::as_raw(device) as usize,
-            device_data as usize,
-            "VkDevice",
-        )
-    } {
-        // SAFETY: `device_data` was leaked above and is not registered; the device was created
-        // with `allocator`.
-        unsafe {
-            drop(Box::from_raw(device_data));
-            destroy(device, allocator);
-        }
-        return Err(e);
+        })
     }
-    register_device(device_data);
-    log::debug!(
-        "driver {name}: device {device:?} created with {} extension(s)",
-        names.len()
-    );
-    // SAFETY: non-null and valid per the contract.
-    unsafe { *out = device };
-    Ok(())
 }
 
 /// Temporarily replaces wrapped physical devices in a `VkDeviceGroupDeviceCreateInfo` of the
@@ -273,8 +366,10 @@ impl DeviceGroupPatch {
                             .find(|w| w.handle() == m)
                             .map(|w| w.driver_handle())
                             .ok_or_else(|| {
-                                log::error!("vkCreateDevice: device group member {m:?} is not a physical device of this instance");
-                                vk::Result::ERROR_INITIALIZATION_FAILED
+                                vk_error!(
+                                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                                    "vkCreateDevice: device group member {m:?} is not a physical device of this instance"
+                                )
                             })
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -315,7 +410,9 @@ pub unsafe extern "system" fn destroy_device(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract.
+        // SAFETY: `raw` is non-null (checked above) and the application's live device
+        // (VUID-vkDestroyDevice-device-parameter); `checked_device_data` verifies word 0 against
+        // the registry before use.
         let Some(data) = (unsafe { checked_device_data(raw, "vkDestroyDevice") }) else {
             return;
         };
@@ -345,7 +442,8 @@ unsafe fn stamp_queue(data: &DeviceData, queue: *mut vk::Queue, command: &str) {
     if queue.is_null() {
         return;
     }
-    // SAFETY: valid per the contract.
+    // SAFETY: `queue` is non-null (checked above) and the caller guarantees it is readable and
+    // writable.
     let handle = unsafe { *queue };
     if handle == vk::Queue::null() {
         return;
@@ -361,7 +459,8 @@ unsafe fn stamp_queue(data: &DeviceData, queue: *mut vk::Queue, command: &str) {
     .is_err()
     {
         log::error!("{command}: the driver's queue cannot carry the loader's data; returning VK_NULL_HANDLE");
-        // SAFETY: valid per the contract.
+        // SAFETY: `queue` is non-null (checked at the top) and the caller guarantees it is
+        // writable.
         unsafe { *queue = vk::Queue::null() };
     }
 }
@@ -377,13 +476,15 @@ pub unsafe extern "system" fn get_device_queue(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: the application's `device` is a live device of this loader, reached through its
+        // dispatch (VUID-vkGetDeviceQueue-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
             return;
         };
         // SAFETY: the driver's device and the caller's out-pointer.
         unsafe { (data.term.get_device_queue)(device, family, index, queue) };
-        // SAFETY: as above.
+        // SAFETY: `queue` is the application's pQueue, null or writable for this call
+        // (VUID-vkGetDeviceQueue-pQueue-parameter), which is what `stamp_queue` needs.
         unsafe { stamp_queue(data, queue, "vkGetDeviceQueue") };
     });
 }
@@ -398,21 +499,24 @@ pub unsafe extern "system" fn get_device_queue2(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue2", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: the application's `device` is a live device of this loader, reached through its
+        // dispatch (VUID-vkGetDeviceQueue2-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
             return;
         };
         let Some(get) = data.term.get_device_queue2 else {
             log::error!("vkGetDeviceQueue2: the driver has no vkGetDeviceQueue2 for this device");
             if !queue.is_null() {
-                // SAFETY: the caller's out-pointer.
+                // SAFETY: `queue` is non-null (checked just above) and the application's pQueue,
+                // writable for this call.
                 unsafe { *queue = vk::Queue::null() };
             }
             return;
         };
         // SAFETY: the driver's device and the caller's pointers.
         unsafe { get(device, info, queue) };
-        // SAFETY: as above.
+        // SAFETY: `queue` is the application's pQueue, null or writable for this call
+        // (VUID-vkGetDeviceQueue2-pQueue-parameter), which is what `stamp_queue` needs.
         unsafe { stamp_queue(data, queue, "vkGetDeviceQueue2") };
     });
 }
@@ -430,16 +534,21 @@ pub unsafe extern "system" fn allocate_command_buffers(
         "vkAllocateCommandBuffers",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: the application's `device` is a live device of this loader, reached through
+            // its dispatch (VUID-vkAllocateCommandBuffers-device-parameter).
             let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers: not a device of this loader"
+                );
             };
             // SAFETY: the driver's device and the caller's pointers.
             let result = unsafe { (data.term.allocate_command_buffers)(device, info, out) };
             if result != vk::Result::SUCCESS || info.is_null() || out.is_null() {
                 return result;
             }
-            // SAFETY: valid per the contract.
+            // SAFETY: `info` is non-null (checked above) and the application's valid allocate info
+            // (VUID-vkAllocateCommandBuffers-pAllocateInfo-parameter).
             let info = unsafe { &*info };
             let count = info.command_buffer_count as usize;
             // SAFETY: the driver wrote `count` handles.
@@ -451,7 +560,6 @@ pub unsafe extern "system" fn allocate_command_buffers(
                     .is_ok()
             });
             if !stamped {
-                log::error!("vkAllocateCommandBuffers: a command buffer cannot carry the loader's data; all are freed");
                 // SAFETY: freeing exactly what the driver just allocated from this pool.
                 unsafe {
                     (data.term.free_command_buffers)(
@@ -462,7 +570,11 @@ pub unsafe extern "system" fn allocate_command_buffers(
                     )
                 };
                 buffers.fill(vk::CommandBuffer::null());
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers: a command buffer cannot carry the loader's data; \
+                     all are freed"
+                );
             }
             vk::Result::SUCCESS
         },

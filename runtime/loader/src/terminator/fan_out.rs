@@ -5,6 +5,7 @@
 //! handles), destroyed with the drivers' handles. With a single driver none of this is used:
 //! the driver's own functions are returned, with its own handles.
 
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::instance_data;
@@ -25,7 +26,8 @@ unsafe fn drivers_with<'a>(
     instance: vk::Instance,
     extension: Option<ExtensionId>,
 ) -> Option<(&'a TermInstance, Vec<(usize, &'a DriverInstance)>)> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `instance` is a live instance of this loader, so its word 0
+    // holds its registered data.
     let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
     let extension = extension?;
     let drivers = data
@@ -78,7 +80,9 @@ unsafe fn destroy_all(
     if handle == 0 {
         return;
     }
-    // SAFETY: per the contract, a box leaked by `create_all` and destroyed once.
+    // SAFETY: `handle` is non-zero (checked above) and, as the caller guarantees, a `FannedOut` box
+    // `create_all` leaked for this object; the application destroys each object once
+    // (VUID-vkDestroyDebugUtilsMessengerEXT-messenger-parameter).
     let fanned = unsafe { Box::from_raw(handle as usize as *mut FannedOut) };
     for (index, h) in fanned.handles {
         if let Some(driver) = term.drivers.get(index) {
@@ -101,9 +105,13 @@ pub unsafe extern "system" fn create_debug_utils_messenger(
         "vkCreateDebugUtilsMessengerEXT (terminator)",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: the application's `instance` is a live instance of this loader, reached
+            // through its dispatch (VUID-vkCreateDebugUtilsMessengerEXT-instance-parameter).
             let Some((_, drivers)) = (unsafe { drivers_with(instance, debug_utils()) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateDebugUtilsMessengerEXT: not an instance of this loader, or no driver enabled VK_EXT_debug_utils"
+                );
             };
             let created = create_all(
                 &drivers,
@@ -130,7 +138,8 @@ pub unsafe extern "system" fn create_debug_utils_messenger(
             );
             match created {
                 Ok(h) => {
-                    // SAFETY: the caller's valid out-pointer.
+                    // SAFETY: `out` is the application's pMessenger, writable for this call
+                    // (VUID-vkCreateDebugUtilsMessengerEXT-pMessenger-parameter).
                     unsafe { *out = vk::Handle::from_raw(h) };
                     vk::Result::SUCCESS
                 }
@@ -150,7 +159,8 @@ pub unsafe extern "system" fn destroy_debug_utils_messenger(
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugUtilsMessengerEXT (terminator)", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: the application's `instance` is a live instance of this loader, reached through
+        // its dispatch (VUID-vkDestroyDebugUtilsMessengerEXT-instance-parameter).
         let Some((term, _)) = (unsafe { drivers_with(instance, debug_utils()) }) else {
             return;
         };
@@ -178,7 +188,8 @@ pub unsafe extern "system" fn submit_debug_utils_message(
     data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
 ) {
     guard("vkSubmitDebugUtilsMessageEXT (terminator)", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: the application's `instance` is a live instance of this loader, reached through
+        // its dispatch (VUID-vkSubmitDebugUtilsMessageEXT-instance-parameter).
         let Some((_, drivers)) = (unsafe { drivers_with(instance, debug_utils()) }) else {
             return;
         };

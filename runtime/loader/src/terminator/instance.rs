@@ -14,6 +14,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
 
 use vkgen_abi::layer::LOADER_INSTANCE_CREATE_INFO;
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use super::physical_device;
@@ -56,7 +57,9 @@ pub unsafe extern "system" fn create_instance(
     guard_result(
         "vkCreateInstance (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the function contract.
+        // SAFETY: `info`, `allocator` and `out` come unchanged from the chain's vkCreateInstance
+        // call, whose VUIDs give `create_instance_impl` what it needs (null pointers are checked
+        // there).
         || unsafe { create_instance_impl(info, allocator, out) },
     )
 }
@@ -68,20 +71,26 @@ unsafe fn create_instance_impl(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> Result<(), vk::Result> {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the pointer the application (or the layer below it) passed to
+    // vkCreateInstance: null (checked here) or a valid create info for this call,
+    // VUID-vkCreateInstance-pCreateInfo-parameter.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        log::error!("vkCreateInstance: null create info");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: null create info"
+        ));
     };
     if out.is_null() {
-        log::error!("vkCreateInstance: null pInstance");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance: null pInstance"
+        ));
     }
     let loader = init::loader();
-    let drivers = loader.drivers.as_ref().map_err(|f| {
-        log::error!("vkCreateInstance: {}", f.message);
-        f.result
-    })?;
+    let drivers = loader
+        .drivers
+        .as_ref()
+        .map_err(|f| vk_error!(f.result, "vkCreateInstance: {}", f.message))?;
     // SAFETY: the create info's arrays are valid per the Vulkan contract.
     let requested = unsafe {
         name_list(
@@ -89,55 +98,24 @@ unsafe fn create_instance_impl(
             info.pp_enabled_extension_names,
         )
     };
-    // SAFETY: as above.
+    // SAFETY: `info.p_application_info` is null or a valid VkApplicationInfo,
+    // VUID-VkInstanceCreateInfo-pApplicationInfo-parameter.
     let app_version = unsafe { app_api_version(info.p_application_info) };
-    // SAFETY: a valid pNext chain.
+    // SAFETY: the caller guarantees `info` is a valid create info, so its pNext chain is valid for
+    // this call.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_INSTANCE_CREATE_INFO) };
-    // SAFETY: as above.
+    // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
+    // `skip_loader_structs` returned above.
     if unsafe { chain::has_loader_struct(p_next, LOADER_INSTANCE_CREATE_INFO) } {
         log::warn!(
             "vkCreateInstance: a loader chain struct after the leading ones reaches the driver"
         );
     }
-    let candidates: &'static [DriverEntry] =
-        if drivers.len() > 1 && !physical_device::WRAPPING_SUPPORTED {
-            log::warn!(
-                "several drivers, but physical-device wrapping is not built for this \
-                 architecture: only {} is used",
-                drivers[0].driver.name()
-            );
-            &drivers[..1]
-        } else {
-            drivers
-        };
-    let mut created = Vec::with_capacity(candidates.len());
-    let mut first_error = None;
-    for driver in candidates {
-        // SAFETY: `info` and its chain are valid; `p_next` is a suffix of it.
-        match unsafe {
-            create_driver_instance(driver, info, p_next, &requested, app_version, allocator)
-        } {
-            Ok(instance) => created.push(instance),
-            Err(e) => {
-                log::warn!(
-                    "driver {}: instance creation failed with {e:?}",
-                    driver.driver.name()
-                );
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    if created.is_empty() {
-        if let Some(e) = first_error {
-            return Err(e);
-        }
-        log::info!("vkCreateInstance: no driver; the instance has no physical devices");
-    } else if first_error.is_some() {
-        log::warn!(
-            "vkCreateInstance: continuing with the {} driver(s) that created an instance",
-            created.len()
-        );
-    }
+    // SAFETY: `info` is valid for this call and `p_next` a suffix of its chain; `allocator` is
+    // null or the application's valid callbacks.
+    let created = unsafe {
+        create_driver_instances(drivers, info, p_next, &requested, app_version, allocator)
+    }?;
     let passthrough = created.len() == 1;
     let mut own_object = Box::new(LoaderObject {
         loader_data: crate::dispatch_data::LOADER_MAGIC,
@@ -175,9 +153,66 @@ unsafe fn create_instance_impl(
         return Err(e);
     }
     register_instance(data);
-    // SAFETY: `out` is non-null and valid per the contract.
+    // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
+    // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = handle };
     Ok(())
+}
+
+/// One instance per driver (the first only where physical devices cannot be wrapped); the
+/// drivers that fail are skipped while one succeeds, else the first failure is returned.
+///
+/// # Safety
+/// As [`create_driver_instance`].
+unsafe fn create_driver_instances(
+    drivers: &'static [DriverEntry],
+    info: &vk::InstanceCreateInfo<'_>,
+    p_next: *const std::ffi::c_void,
+    requested: &[&CStr],
+    app_version: u32,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<Vec<DriverInstance>, vk::Result> {
+    let candidates: &'static [DriverEntry] =
+        if drivers.len() > 1 && !physical_device::WRAPPING_SUPPORTED {
+            log::warn!(
+                "several drivers, but physical-device wrapping is not built for this \
+                 architecture: only {} is used",
+                drivers[0].driver.name()
+            );
+            &drivers[..1]
+        } else {
+            drivers
+        };
+    let mut created = Vec::with_capacity(candidates.len());
+    let mut first_error = None;
+    for driver in candidates {
+        // SAFETY: the caller guarantees `info` and its chain are valid, `p_next` a suffix of it,
+        // and `allocator` null or valid.
+        match unsafe {
+            create_driver_instance(driver, info, p_next, requested, app_version, allocator)
+        } {
+            Ok(instance) => created.push(instance),
+            Err(e) => {
+                log::warn!(
+                    "driver {}: instance creation failed with {e:?}",
+                    driver.driver.name()
+                );
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if created.is_empty() {
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        log::info!("vkCreateInstance: no driver; the instance has no physical devices");
+    } else if first_error.is_some() {
+        log::warn!(
+            "vkCreateInstance: continuing with the {} driver(s) that created an instance",
+            created.len()
+        );
+    }
+    Ok(created)
 }
 
 /// Creates the instance of one driver.
@@ -194,8 +229,10 @@ unsafe fn create_driver_instance(
 ) -> Result<DriverInstance, vk::Result> {
     let name = driver.driver.name();
     let Some(create) = driver.create_instance else {
-        log::error!("driver {name}: no vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "driver {name}: no vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER"
+        ));
     };
     if let Some(failure) = driver.driver.version_failure() {
         log::error!("driver {name}: vkEnumerateInstanceVersion failed: vkCreateInstance returns {failure:?}");
@@ -218,7 +255,8 @@ unsafe fn create_driver_instance(
     }
     let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
     let api_version = extensions::sanitize_api_version(app_version, driver_version);
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `p_application_info` is null or a valid VkApplicationInfo,
+    // VUID-VkInstanceCreateInfo-pApplicationInfo-parameter; it is copied before the call returns.
     let app_info = unsafe { info.p_application_info.as_ref() }.map(|app| {
         let mut app = *app;
         if api_version != app_version {
@@ -262,24 +300,24 @@ unsafe fn create_driver_instance(
     // SAFETY: the driver returns vkDestroyInstance's type for its name.
     let destroy: Option<vk::PFN_vkDestroyInstance> =
         unsafe { driver::void_fn_as(lookup(c"vkDestroyInstance")) };
-    // SAFETY: as above.
+    // SAFETY: the driver's GetInstanceProcAddr returns vkGetDeviceProcAddr's type for that name.
     let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
         unsafe { driver::void_fn_as(lookup(c"vkGetDeviceProcAddr")) };
     let (true, Some(gdpa)) = (missing.is_empty(), gdpa) else {
-        log::error!(
-            "driver {name}: required instance procs missing ({}): VK_ERROR_INCOMPATIBLE_DRIVER",
-            missing
-                .iter()
-                .map(|n| n.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
         match destroy {
             // SAFETY: the instance was created above with `allocator`.
             Some(destroy) => unsafe { destroy(handle, allocator) },
             None => log::error!("driver {name}: cannot destroy its instance; it leaks"),
         }
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "driver {name}: required instance procs missing ({})",
+            missing
+                .iter()
+                .map(|n| n.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     };
     // SAFETY: the driver returns functions of the types their names say.
     let table = Box::new(unsafe { InstanceDispatchTable::load(&mut |n| lookup(n)) });
@@ -304,7 +342,8 @@ unsafe fn destroy_driver_instances(
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     for driver in &term.drivers {
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees each driver instance is live and was created with
+        // `allocator`; each is destroyed once, here.
         unsafe { (driver.table.destroy_instance)(driver.handle, allocator) };
     }
 }
@@ -323,7 +362,9 @@ pub unsafe extern "system" fn destroy_instance(
         if raw == 0 {
             return;
         }
-        // SAFETY: per the contract.
+        // SAFETY: `raw` is non-null (checked above) and the application's live instance
+        // (VUID-vkDestroyInstance-instance-parameter); `checked_instance_data` verifies word 0
+        // against the registry before use.
         let Some(data) = (unsafe { checked_instance_data(raw, "vkDestroyInstance") }) else {
             return;
         };
@@ -357,18 +398,26 @@ pub unsafe extern "system" fn enumerate_physical_devices(
         "vkEnumeratePhysicalDevices (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: the application's `instance` is a live instance of this loader, reached
+            // through its dispatch (VUID-vkEnumeratePhysicalDevices-instance-parameter).
             let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumeratePhysicalDevices: not an instance of this loader"
+                );
             };
             if count.is_null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumeratePhysicalDevices: null pPhysicalDeviceCount"
+                );
             }
             let term = &data.term;
             if term.passthrough {
                 let driver = &term.drivers[0];
-                // SAFETY: `count` is non-null and valid per the contract.
+                // SAFETY: `count` was checked non-null above and is the application's
+                // pPhysicalDeviceCount, readable and writable for this call.
                 let capacity = unsafe { *count };
                 // SAFETY: the driver's live instance and the caller's valid pointers.
                 let result =
@@ -395,7 +444,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                 }
                 // Never trust the driver's count past the application's array: a driver that
                 // claims more than it was given room for wrote at most `capacity` handles.
-                // SAFETY: `count` is valid per the contract.
+                // SAFETY: `count` was checked non-null above; the driver wrote it and it is still
+                // the application's pPhysicalDeviceCount.
                 let claimed = unsafe { *count };
                 if claimed > capacity {
                     log::warn!(
@@ -403,7 +453,8 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                          clamped",
                         driver.name()
                     );
-                    // SAFETY: as above.
+                    // SAFETY: `count` was checked non-null above and is the application's writable
+                    // pPhysicalDeviceCount.
                     unsafe { *count = capacity };
                     // The driver's own answer stands: turning its SUCCESS into INCOMPLETE
                     // made applications ask again forever (issue 25).
@@ -429,7 +480,9 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                 .iter()
                 .map(|w| w.handle())
                 .collect();
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `count` and `out` are the application's count (null is refused by
+            // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
+            // the command's VUIDs.
             unsafe { fill_array(&handles, count, out) }
         },
     )
@@ -449,7 +502,9 @@ pub unsafe extern "system" fn enumerate_physical_device_groups(
     guard(
         "vkEnumeratePhysicalDeviceGroups (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: per the contract.
+        // SAFETY: the application's `instance`, `count` and `out` are forwarded unchanged to
+        // `enumerate_groups_impl`, whose contract is this command's
+        // (VUID-vkEnumeratePhysicalDeviceGroups-*-parameter).
         || match unsafe { enumerate_groups_impl(instance, count, out) } {
             Ok(r) | Err(r) => r,
         },
@@ -463,11 +518,20 @@ unsafe fn enumerate_groups_impl(
     count: *mut u32,
     out: *mut vk::PhysicalDeviceGroupProperties<'_>,
 ) -> Result<vk::Result, vk::Result> {
-    // SAFETY: per the contract.
-    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }
-        .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    // SAFETY: the application's `instance` is a live instance of this loader, reached through its
+    // dispatch (VUID-vkEnumeratePhysicalDeviceGroups-instance-parameter).
+    let data =
+        unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }.ok_or_else(|| {
+            vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkEnumeratePhysicalDeviceGroups: not an instance of this loader"
+            )
+        })?;
     if count.is_null() {
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkEnumeratePhysicalDeviceGroups: null pPhysicalDeviceGroupCount"
+        ));
     }
     let term = &data.term;
     let data_word = std::ptr::from_ref(data) as usize;
@@ -498,11 +562,11 @@ unsafe fn enumerate_groups_impl(
                         .find(|w| w.driver_index() == index && w.driver_handle() == pd)
                         .map(|w| w.handle())
                         .ok_or_else(|| {
-                            log::error!(
+                            vk_error!(
+                                vk::Result::ERROR_INITIALIZATION_FAILED,
                                 "driver {}: group member {pd:?} was never enumerated",
                                 driver.name()
-                            );
-                            vk::Result::ERROR_INITIALIZATION_FAILED
+                            )
                         })?
                 };
             }
@@ -511,11 +575,13 @@ unsafe fn enumerate_groups_impl(
     }
     let total = groups.len() as u32;
     if out.is_null() {
-        // SAFETY: checked non-null above; valid per the contract.
+        // SAFETY: `count` was checked non-null at the top and is the application's writable
+        // pPhysicalDeviceGroupCount.
         unsafe { *count = total };
         return Ok(vk::Result::SUCCESS);
     }
-    // SAFETY: as above.
+    // SAFETY: `count` was checked non-null at the top and is the application's readable
+    // pPhysicalDeviceGroupCount.
     let capacity = unsafe { *count };
     let written = capacity.min(total);
     for (i, (n, devices, subset)) in groups.iter().take(written as usize).enumerate() {
@@ -526,7 +592,8 @@ unsafe fn enumerate_groups_impl(
         slot.physical_devices = *devices;
         slot.subset_allocation = *subset;
     }
-    // SAFETY: as above.
+    // SAFETY: `count` was checked non-null at the top and is the application's writable
+    // pPhysicalDeviceGroupCount.
     unsafe { *count = written };
     Ok(if written < total {
         vk::Result::INCOMPLETE
@@ -562,7 +629,8 @@ unsafe fn driver_groups(
         });
     }
     let devices = enumerate(|c, o| {
-        // SAFETY: as above.
+        // SAFETY: the caller guarantees `driver.handle` is live, and `enumerate` passes a valid
+        // count pointer and an array of the size it read back.
         unsafe { (driver.table.enumerate_physical_devices)(driver.handle, c, o) }
     })?;
     Ok(devices
@@ -616,10 +684,15 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
         || {
             // SAFETY: a C string or null.
             if unsafe { cstr(layer_name) }.is_some() {
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                return vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
+                    "vkEnumerateInstanceExtensionProperties: no layer of that name below the chain"
+                );
             }
             let list = driver_instance_extensions(init::loader().driver_list());
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `count` and `out` are the application's count (null is refused by
+            // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
+            // the command's VUIDs.
             unsafe { fill_array(&list, count, out) }
         },
     )
@@ -648,7 +721,8 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties(
     count: *mut u32,
     out: *mut vk::LayerProperties,
 ) -> vk::Result {
-    // SAFETY: the caller's valid pointers.
+    // SAFETY: `count` and `out` are the application's count (null is refused by `fill_array`) and
+    // array (null, or holding `*count` elements), valid for this call per the command's VUIDs.
     guard(
         "vkEnumerateInstanceLayerProperties (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
@@ -666,9 +740,13 @@ pub unsafe extern "system" fn enumerate_instance_version(version: *mut u32) -> v
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             if version.is_null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateInstanceVersion: null pApiVersion"
+                );
             }
-            // SAFETY: non-null and valid per the contract.
+            // SAFETY: `version` was checked non-null just above and is the application's
+            // pApiVersion, writable for this call.
             unsafe { *version = vkgen_generated::API_VERSION };
             vk::Result::SUCCESS
         },

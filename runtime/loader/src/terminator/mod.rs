@@ -60,7 +60,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     guard("vkGetInstanceProcAddr (terminator)", None, || {
         // SAFETY: the caller passes a C string.
         let name = unsafe { cstr(name) }?;
-        // SAFETY: per the function contract.
+        // SAFETY: `instance` is what the loader's chain passes down: null for a global query or an
+        // instance (or physical device) of this loader, as `instance_proc` needs.
         unsafe { instance_proc(instance, name) }
     })
 }
@@ -68,7 +69,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
 /// # Safety
 /// As [`get_instance_proc_addr`].
 unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFunction {
-    // SAFETY: per the contract, a handle of this loader (or null).
+    // SAFETY: `instance` is null (a global query) or a live instance of this loader:
+    // `get_instance_proc_addr`'s caller, the loader's own chain, passes only those.
     let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) };
     if let Some(hook) = hook(name) {
         if let Some(data) = data {
@@ -125,12 +127,16 @@ pub unsafe extern "system" fn get_physical_device_proc_addr(
             // SAFETY: the caller passes a C string.
             let name = unsafe { cstr(name) }?;
             match commands::lookup(name).map(commands::info) {
-                // SAFETY: per the function contract.
+                // SAFETY: `instance` comes from a layer's vk_layerGetPhysicalDeviceProcAddr and is
+                // null or an instance of this loader, as the layer interface requires; `name` was
+                // read above.
                 Some(info) if info.level == Level::PhysicalDevice => unsafe {
                     instance_proc(instance, name)
                 },
                 Some(_) => None,
-                // SAFETY: per the function contract.
+                // SAFETY: `instance` comes from a layer's vk_layerGetPhysicalDeviceProcAddr and is
+                // null or an instance of this loader, as the layer interface requires; `name` was
+                // read above.
                 None => unsafe { physical_device::unknown_physical_device_proc(instance, name) },
             }
         },
@@ -148,7 +154,9 @@ pub unsafe extern "system" fn get_device_proc_addr(
     guard("vkGetDeviceProcAddr (terminator)", None, || {
         // SAFETY: the caller passes a C string.
         let name = unsafe { cstr(name) }?;
-        // SAFETY: per the contract.
+        // SAFETY: `device` is null or a live device of this loader: the terminator's GDPA is
+        // reached only through a device chain the loader built
+        // (VUID-vkGetDeviceProcAddr-device-parameter).
         let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) };
         if name == c"vkGetDeviceQueue2" {
             // Only where the driver has it: the hook needs the driver's function.
@@ -170,7 +178,8 @@ pub unsafe extern "system" fn get_device_proc_addr(
                 return unsafe { (data.term.gdpa)(device, name.as_ptr()) }
                     .and(crate::wsi::bind_image_memory2_hook());
             }
-            // SAFETY: as above.
+            // SAFETY: `device` is the driver's live device (the terminator sits directly above the
+            // driver) and `name` a NUL-terminated string borrowed for this call.
             return unsafe { (data.term.gdpa)(device, name.as_ptr()) };
         }
         if let Some(hook) = device_hook(name) {

@@ -16,6 +16,8 @@
 
 use std::ffi::{c_char, CStr};
 
+use vkgen_abi::vk_error;
+
 use crate::dispatch_data::instance_data;
 pub use crate::dispatch_data::PhysicalDeviceWrapper;
 use crate::driver_handles::{driver_device_extensions, resolve};
@@ -46,27 +48,35 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         || {
             // SAFETY: a C string or null.
             if let Some(layer) = unsafe { cstr(layer_name) } {
-                log::debug!(
+                return vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
                     "vkEnumerateDeviceExtensionProperties: no layer {layer:?} below the chain"
                 );
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
             }
-            // SAFETY: per the contract.
+            // SAFETY: `pd` is the application's physical device, one this loader's instance handed
+            // out (VUID-vkEnumerateDeviceExtensionProperties-physicalDevice-parameter); its
+            // instance outlives this call.
             let Some(resolved) = (unsafe { resolve(pd) }) else {
-                log::error!("vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader");
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkEnumerateDeviceExtensionProperties: {pd:?} is not a physical device of this loader"
+                );
             };
-            // SAFETY: the resolved driver handle.
+            // SAFETY: `resolved.handle` is the driver's own live physical device that `resolve`
+            // found, of `resolved.driver`.
             let raw = match unsafe { driver_device_extensions(resolved.driver, resolved.handle) } {
                 Ok(list) => list,
                 Err(e) => return e,
             };
-            // SAFETY: the resolved driver handle.
+            // SAFETY: `resolved.handle` is the driver's own live physical device of
+            // `resolved.driver` and `raw` its raw extension list.
             let support =
                 unsafe { crate::wsi::device_support(resolved.driver, resolved.handle, &raw) };
             let visible =
                 extensions::visible_device_extensions(&raw, resolved.driver.name(), &support);
-            // SAFETY: the caller's valid pointers.
+            // SAFETY: `count` and `out` are the application's count (null is refused by
+            // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
+            // the command's VUIDs.
             unsafe { fill_array(&visible, count, out) }
         },
     )
@@ -84,7 +94,9 @@ pub unsafe extern "system" fn enumerate_device_layer_properties(
     guard(
         "vkEnumerateDeviceLayerProperties (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the caller's valid pointers.
+        // SAFETY: `count` and `out` are the application's count (null is refused by `fill_array`)
+        // and array (null, or holding `*count` elements), valid for this call per the command's
+        // VUIDs.
         || unsafe { fill_array::<vk::LayerProperties>(&[], count, out) },
     )
 }
@@ -99,7 +111,7 @@ pub(crate) unsafe fn unknown_physical_device_proc(
     instance: vk::Instance,
     name: &CStr,
 ) -> vk::PFN_vkVoidFunction {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `instance` is null or a live instance of this loader.
     let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
     if !data.term.passthrough {
         return None;

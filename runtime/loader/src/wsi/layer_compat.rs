@@ -26,6 +26,8 @@
 use std::cell::Cell;
 use std::ffi::CStr;
 
+use vkgen_abi::vk_error;
+
 use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::instance_data;
 use crate::ffi::{guard, to_void};
@@ -116,11 +118,15 @@ pub unsafe extern "system" fn create_android_surface_through_layers(
         "vkCreateAndroidSurfaceKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract, a live instance of this loader.
+            // SAFETY: the application's `instance` is a live instance of this loader, reached
+            // through its dispatch (VUID-vkCreateAndroidSurfaceKHR-instance-parameter).
             let Some(api) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
                 .and_then(|d| d.api.get())
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateAndroidSurfaceKHR: not a (fully created) instance of this loader"
+                );
             };
             // SAFETY: the head of the chain with its instance and a C string.
             let headless: Option<vk::PFN_vkCreateHeadlessSurfaceEXT> = unsafe {
@@ -130,7 +136,9 @@ pub unsafe extern "system" fn create_android_surface_through_layers(
                 ))
             };
             let Some(headless) = headless else {
-                // SAFETY: forwarded under the same contract.
+                // SAFETY: `instance`, `info`, `allocator` and `out` are the application's,
+                // unchanged, valid per VUID-vkCreateAndroidSurfaceKHR-*-parameter, which is
+                // `create_android_surface`'s contract.
                 return unsafe {
                     super::surface::create_android_surface(instance, info, allocator, out)
                 };
@@ -158,8 +166,10 @@ pub unsafe extern "system" fn create_headless_surface(
 ) -> vk::Result {
     let parked = PARKED.with(|p| p.replace(std::ptr::null()));
     if parked.is_null() {
-        log::error!("vkCreateHeadlessSurfaceEXT: headless surfaces are not supported on Android");
-        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+        return vk_error!(
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+            "vkCreateHeadlessSurfaceEXT: headless surfaces are not supported on Android"
+        );
     }
     // SAFETY: the application's create info parked for this very call.
     unsafe { super::surface::create_android_surface(instance, parked, allocator, out) }

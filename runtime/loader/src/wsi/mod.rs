@@ -50,6 +50,7 @@ pub mod layer_compat;
 pub mod present;
 pub mod surface;
 pub mod swapchain;
+mod swapchain_create;
 pub mod timing;
 pub mod window;
 
@@ -60,6 +61,7 @@ use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::DriverInstance;
@@ -172,7 +174,8 @@ impl AppAllocation {
         size: usize,
         align: usize,
     ) -> Result<Self, vk::Result> {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: the caller guarantees `allocator` is null or valid callbacks for the allocation's
+        // lifetime.
         let Some(cb) = (unsafe { allocator.as_ref() }) else {
             return Ok(Self {
                 callbacks: None,
@@ -180,8 +183,10 @@ impl AppAllocation {
             });
         };
         let (Some(alloc), Some(free)) = (cb.pfn_allocation, cb.pfn_free) else {
-            log::error!("VkAllocationCallbacks without pfnAllocation/pfnFree");
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "VkAllocationCallbacks without pfnAllocation/pfnFree"
+            ));
         };
         // SAFETY: the application's allocation callback with its own user data.
         let memory = unsafe {
@@ -193,7 +198,10 @@ impl AppAllocation {
             )
         };
         if memory.is_null() {
-            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            return Err(vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "the application's pfnAllocation returned null"
+            ));
         }
         Ok(Self {
             callbacks: Some((Some(free), cb.p_user_data)),
@@ -239,12 +247,12 @@ impl DeviceWsi {
             load!(c"vkAcquireImageANDROID"),
             load!(c"vkQueueSignalReleaseImageANDROID"),
         ) else {
-            log::error!(
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
                 "driver {}: VK_ANDROID_native_buffer device lacks vkCreateImage / \
                  vkDestroyImage / vkAcquireImageANDROID / vkQueueSignalReleaseImageANDROID",
                 driver.name()
-            );
-            return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+            ));
         };
         let bind2: Option<vk::PFN_vkBindImageMemory2> =
             load!(c"vkBindImageMemory2").or_else(|| load!(c"vkBindImageMemory2KHR"));
@@ -271,12 +279,12 @@ impl DeviceWsi {
             && fns.gralloc_usage3.is_none()
             && fns.gralloc_usage4.is_none()
         {
-            log::error!(
+            return Err(vk_error!(
+                vk::Result::ERROR_INCOMPATIBLE_DRIVER,
                 "driver {}: VK_ANDROID_native_buffer without any \
                  vkGetSwapchainGrallocUsage*ANDROID: VK_ERROR_INCOMPATIBLE_DRIVER",
                 driver.name()
-            );
-            return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+            ));
         }
         let has = |id: ExtensionId| app_extensions.contains(&ext::info(id).name);
         Ok(Self {
@@ -385,9 +393,11 @@ pub unsafe fn device_support(
     };
     LoaderDeviceSupport {
         native_buffer_spec: Some(spec),
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
+        // the query needs.
         shared_image: unsafe { shared_image_supported(driver, pd) },
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver` and
+        // `device_extensions` its raw list.
         sync_fd_fence_import: unsafe { sync_fd_fence_import(driver, pd, device_extensions) },
         present_timestamp: crate::init::loader()
             .config
@@ -397,10 +407,12 @@ pub unsafe fn device_support(
             .config
             .properties
             .get_bool(HDR_DISPLAY_PROPERTY, false),
-        // SAFETY: per the contract.
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
+        // the query needs.
         device_api_version: unsafe { device_api_version(driver, pd) },
         image_compression_control: spec >= crate::extensions::NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION
-            // SAFETY: per the contract.
+            // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is
+            // all the query needs.
             && unsafe { driver_image_compression_control(driver, pd) },
     }
 }
@@ -505,7 +517,9 @@ pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
 pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
     use swapchain as sc;
     let f = match name.to_bytes() {
-        b"vkCreateSwapchainKHR" => to_void(sc::create_swapchain as vk::PFN_vkCreateSwapchainKHR),
+        b"vkCreateSwapchainKHR" => {
+            to_void(swapchain_create::create_swapchain as vk::PFN_vkCreateSwapchainKHR)
+        }
         b"vkDestroySwapchainKHR" => to_void(sc::destroy_swapchain as vk::PFN_vkDestroySwapchainKHR),
         b"vkGetSwapchainImagesKHR" => {
             to_void(sc::get_swapchain_images as vk::PFN_vkGetSwapchainImagesKHR)
@@ -556,7 +570,8 @@ pub unsafe extern "system" fn physical_device_features2(
     features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
     crate::ffi::guard("vkGetPhysicalDeviceFeatures2", (), || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceFeatures2-physicalDevice-parameter).
         let Some(r) = (unsafe { resolve(pd) }) else {
             log::error!(
                 "vkGetPhysicalDeviceFeatures2: {pd:?} is not a physical device of this loader"
@@ -591,13 +606,17 @@ pub unsafe extern "system" fn physical_device_features2(
         if !wants {
             return;
         }
-        // SAFETY: the resolved driver handle.
+        // SAFETY: `r.handle` is the driver's own live physical device that `resolve` found, of
+        // `r.driver`.
         let offered = unsafe { driver_device_extensions(r.driver, r.handle) }.is_ok_and(|exts| {
-            // SAFETY: as above.
+            // SAFETY: `r.handle` is the driver's own physical device that `resolve` found and
+            // `exts` its raw extension list.
             let support = unsafe { device_support(r.driver, r.handle, &exts) };
             support.native_buffer_spec.is_some() && support.sync_fd_fence_import
         });
-        // SAFETY: as above; the sType names the structure.
+        // SAFETY: `features` is non-null (checked above) and the application's, its pNext chain
+        // valid and writable (VUID-VkPhysicalDeviceFeatures2-pNext-pNext); each struct is cast only
+        // for the sType it carries.
         unsafe {
             for_each_out((*features).p_next, |s| {
                 if (*s).s_type
@@ -621,7 +640,8 @@ pub unsafe extern "system" fn physical_device_features2(
 unsafe fn image_compression_swapchain_feature(r: &Resolved<'_>, p_next: *mut c_void) {
     let mut swapchain = None;
     let mut control = None;
-    // SAFETY: per the contract; the sType names the structure.
+    // SAFETY: the caller guarantees `p_next` is the application's valid output chain; each struct
+    // is cast only for the sType it carries.
     unsafe {
         for_each_out(p_next, |s| match (*s).s_type {
             vk::StructureType::PHYSICAL_DEVICE_IMAGE_COMPRESSION_CONTROL_SWAPCHAIN_FEATURES_EXT => {

@@ -25,15 +25,16 @@
 //!    ([`super::formats::worst_present_result`]).
 
 use std::ffi::c_int;
-use std::os::fd::{AsRawFd, IntoRawFd};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd};
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 
 use super::formats::{is_shared, worst_present_result};
-use super::swapchain::{device_wsi, lookup, release_image, Swapchain};
+use super::swapchain::{device_wsi, lookup, release_image, Image, State, Swapchain};
 use super::timing::{TimingInfo, MAX_TIMING_INFOS};
-use super::window::{dup_fd, strerror, take_fd, NativeRect, OK};
-use super::{find_in_chain, DeviceWsi};
+use super::window::{dup_fd, strerror, take_fd, NativeRect, Window, OK};
+use super::{find_in_chain, DeviceFns, DeviceWsi};
 use crate::ffi::guard;
 use crate::vk;
 
@@ -45,7 +46,8 @@ pub(super) unsafe fn array<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     if ptr.is_null() || count == 0 {
         &[]
     } else {
-        // SAFETY: per the contract.
+        // SAFETY: `ptr` is non-null and `count` non-zero in this branch, and the caller guarantees
+        // `count` elements that outlive `'a`.
         unsafe { std::slice::from_raw_parts(ptr, count as usize) }
     }
 }
@@ -71,20 +73,27 @@ pub unsafe extern "system" fn queue_present(
         "vkQueuePresentKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract, a queue of this loader.
+            // SAFETY: `queue` is the application's queue of this loader's device
+            // (VUID-vkQueuePresentKHR-queue-parameter); `device_wsi` reads its word 0.
             let wsi = match unsafe {
                 device_wsi(vk::Handle::as_raw(queue) as usize, "vkQueuePresentKHR")
             } {
                 Ok(w) => w,
                 Err(e) => return e,
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pPresentInfo: null (refused here) or a valid
+            // present info for this call (VUID-vkQueuePresentKHR-pPresentInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkQueuePresentKHR: null pPresentInfo"
+                );
             };
             // SAFETY: the application's valid chain and arrays.
             let extras = unsafe { extras(info) };
-            // SAFETY: as above.
+            // SAFETY: `pSwapchains`, `pImageIndices` and `pWaitSemaphores` hold `swapchainCount`
+            // and `waitSemaphoreCount` entries (VUID-VkPresentInfoKHR-*-parameter) that live for
+            // this call.
             let (swapchains, indices, waits) = unsafe {
                 (
                     array(info.p_swapchains, info.swapchain_count),
@@ -95,11 +104,15 @@ pub unsafe extern "system" fn queue_present(
             let mut final_result = vk::Result::SUCCESS;
             for (i, (&handle, &index)) in swapchains.iter().zip(indices).enumerate() {
                 let result = match lookup(handle, "vkQueuePresentKHR") {
-                    None => vk::Result::ERROR_SURFACE_LOST_KHR,
+                    None => vk_error!(
+                        vk::Result::ERROR_SURFACE_LOST_KHR,
+                        "vkQueuePresentKHR: unknown swapchain"
+                    ),
                     Some(sc) => present_one(wsi, queue, &sc, index, waits, &extras, i),
                 };
                 if !info.p_results.is_null() {
-                    // SAFETY: `pResults` holds `swapchainCount` entries per the contract.
+                    // SAFETY: `pResults` is non-null here and then holds `swapchainCount` entries
+                    // (VUID-VkPresentInfoKHR-pResults-parameter); `i` < `swapchainCount`.
                     unsafe { *info.p_results.add(i) = result };
                 }
                 final_result = worst_present_result(final_result, result);
@@ -143,7 +156,8 @@ unsafe fn extras<'a>(info: &'a vk::PresentInfoKHR<'a>) -> Extras<'a> {
     e
 }
 
-/// Presents image `index` of one swapchain; returns its result.
+/// Presents image `index` of one swapchain; returns its result (steps 1 to 3 of the module
+/// notes).
 fn present_one(
     wsi: &DeviceWsi,
     queue: vk::Queue,
@@ -155,11 +169,11 @@ fn present_one(
 ) -> vk::Result {
     let fns = &sc.fns;
     let mut st = sc.lock();
-    let shared = sc.shared;
-    let mailbox = st.present_mode == vk::PresentModeKHR::MAILBOX;
     let Some(img) = st.images.get(index as usize) else {
-        log::error!("vkQueuePresentKHR: image index {index} out of range");
-        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "vkQueuePresentKHR: image index {index} out of range"
+        );
     };
     let image = img.image;
     let mut result = vk::Result::SUCCESS;
@@ -181,116 +195,19 @@ fn present_one(
     if !sc.is_current() {
         release_image(
             fns,
-            shared,
+            sc.shared,
             None,
             fence,
             &mut st.images[index as usize],
             true,
         );
-        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "vkQueuePresentKHR: the swapchain is retired"
+        );
     }
-    let window = sc.window();
     if result == vk::Result::SUCCESS {
-        if let (Some(&present_fence), Some(import)) = (extras.fences.get(i), fns.import_fence_fd) {
-            if present_fence != vk::Fence::null() && wsi.maintenance1 {
-                let copy = fence
-                    .as_ref()
-                    .and_then(|f| dup_fd(f).ok())
-                    .map_or(-1, IntoRawFd::into_raw_fd);
-                let import_info = vk::ImportFenceFdInfoKHR {
-                    fence: present_fence,
-                    flags: vk::FenceImportFlags::TEMPORARY,
-                    handle_type: vk::ExternalFenceHandleTypeFlags::SYNC_FD,
-                    fd: copy,
-                    ..Default::default()
-                };
-                // SAFETY: the driver's function with the application's fence.
-                let r = unsafe { import(fns.device, &import_info) };
-                if r != vk::Result::SUCCESS {
-                    log::error!("vkImportFenceFdKHR for a present fence failed: {r:?}");
-                    // The import takes the fd only when it succeeds.
-                    // SAFETY: `copy` is ours again.
-                    drop(unsafe { take_fd(copy) });
-                }
-            }
-        }
-        if let Some(region) = extras.regions.get(i).filter(|_| !mailbox) {
-            // SAFETY: the application's rectangle array.
-            let rects = unsafe { array(region.p_rectangles, region.rectangle_count) };
-            let native: Vec<NativeRect> = rects.iter().map(damage_rect).collect();
-            let err = window.set_surface_damage(&native);
-            if err != OK {
-                log::warn!("native_window_set_surface_damage failed: {}", strerror(err));
-            }
-        }
-        if let Some(time) = extras.times.get(i) {
-            if !st.frame_timestamps_enabled {
-                window.perform_int(nw::NATIVE_WINDOW_ENABLE_FRAME_TIMESTAMPS, 1);
-                st.frame_timestamps_enabled = true;
-            }
-            let frame_id = window.next_frame_id().unwrap_or_else(|e| {
-                log::error!("native_window_get_next_frame_id failed: {}", strerror(e));
-                0
-            });
-            st.timing.push_back(TimingInfo::new(time, frame_id));
-            while st.timing.len() > MAX_TIMING_INFOS {
-                st.timing.pop_front();
-            }
-            if time.desired_present_time != 0 {
-                window.perform_i64(
-                    nw::NATIVE_WINDOW_SET_BUFFERS_TIMESTAMP,
-                    time.desired_present_time as i64,
-                );
-            }
-        }
-        if let Some(&mode) = extras.modes.get(i) {
-            if mode != st.present_mode {
-                if is_shared(mode) && is_shared(st.present_mode) {
-                    let err = window.perform_int(
-                        nw::NATIVE_WINDOW_SET_AUTO_REFRESH,
-                        c_int::from(mode == vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH),
-                    );
-                    if err != OK {
-                        log::warn!("native_window_set_auto_refresh failed: {}", strerror(err));
-                    }
-                    st.present_mode = mode;
-                } else {
-                    log::error!(
-                        "vkQueuePresentKHR: present mode {mode:?} is not compatible with {:?}",
-                        st.present_mode
-                    );
-                }
-            }
-        }
-        let img = &mut st.images[index as usize];
-        let err = match &img.buffer {
-            Some(buffer) => window.queue_buffer(buffer, fence.take()),
-            None => -libc::EINVAL,
-        };
-        if err != OK {
-            log::error!("queueBuffer failed: {}", strerror(err));
-            result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
-        } else {
-            img.dequeue_fence = None;
-            img.dequeued = false;
-        }
-        if shared && result == vk::Result::SUCCESS {
-            match window.dequeue_buffer() {
-                Err(err) => {
-                    log::error!("dequeueBuffer (shared) failed: {}", strerror(err));
-                    result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
-                }
-                Ok((buffer, f)) => {
-                    if img.buffer.as_ref().map(|b| b.as_ptr()) == Some(buffer.as_ptr()) {
-                        img.dequeue_fence = f;
-                        img.dequeued = true;
-                    } else {
-                        log::error!("got a different buffer back for a shared swapchain");
-                        result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
-                    }
-                }
-            }
-        }
+        result = queue_image(wsi, sc, &mut st, index as usize, &mut fence, extras, i);
     }
     // An fd the window never got (driver failure) is closed here.
     if let Some(f) = fence.take() {
@@ -299,10 +216,185 @@ fn present_one(
     if result != vk::Result::SUCCESS {
         sc.orphan(&mut st);
     }
+    window_result(sc, result)
+}
+
+/// Step 2 for a current swapchain whose image the driver released: the present's extras for
+/// swapchain `i`, then the buffer to the window (`fence` goes with it).
+fn queue_image(
+    wsi: &DeviceWsi,
+    sc: &Swapchain,
+    st: &mut State,
+    index: usize,
+    fence: &mut Option<OwnedFd>,
+    extras: &Extras<'_>,
+    i: usize,
+) -> vk::Result {
+    let window = sc.window();
+    if let Some(&present_fence) = extras.fences.get(i) {
+        if wsi.maintenance1 {
+            signal_present_fence(&sc.fns, present_fence, fence.as_ref());
+        }
+    }
+    let mailbox = st.present_mode == vk::PresentModeKHR::MAILBOX;
+    if let Some(region) = extras.regions.get(i).filter(|_| !mailbox) {
+        // SAFETY: `p_rectangles` holds `rectangle_count` rectangles
+        // (VUID-VkPresentRegionKHR-pRectangles-parameter) that live for this call.
+        let rects = unsafe { array(region.p_rectangles, region.rectangle_count) };
+        let native: Vec<NativeRect> = rects.iter().map(damage_rect).collect();
+        let err = window.set_surface_damage(&native);
+        if err != OK {
+            log::warn!("native_window_set_surface_damage failed: {}", strerror(err));
+        }
+    }
+    if let Some(time) = extras.times.get(i) {
+        record_present_time(window, st, time);
+    }
+    if let Some(&mode) = extras.modes.get(i) {
+        change_present_mode(window, st, mode);
+    }
+    queue_buffer(window, sc.shared, &mut st.images[index], fence)
+}
+
+/// A `VkSwapchainPresentFenceInfoEXT` fence: signalled by a `dup` of the release fence.
+fn signal_present_fence(fns: &DeviceFns, present_fence: vk::Fence, fence: Option<&OwnedFd>) {
+    let Some(import) = fns.import_fence_fd else {
+        return;
+    };
+    if present_fence == vk::Fence::null() {
+        return;
+    }
+    let copy = fence
+        .and_then(|f| dup_fd(f).ok())
+        .map_or(-1, IntoRawFd::into_raw_fd);
+    let import_info = vk::ImportFenceFdInfoKHR {
+        fence: present_fence,
+        flags: vk::FenceImportFlags::TEMPORARY,
+        handle_type: vk::ExternalFenceHandleTypeFlags::SYNC_FD,
+        fd: copy,
+        ..Default::default()
+    };
+    // SAFETY: the driver's vkImportFenceFdKHR for its live device, with the application's fence
+    // (VUID-VkSwapchainPresentFenceInfoEXT-pFences-parameter) and an fd that is ours.
+    let r = unsafe { import(fns.device, &import_info) };
+    if r != vk::Result::SUCCESS {
+        log::error!("vkImportFenceFdKHR for a present fence failed: {r:?}");
+        // The import takes the fd only when it succeeds.
+        // SAFETY: `copy` is our `dup` (or −1), which the failed import left to us.
+        drop(unsafe { take_fd(copy) });
+    }
+}
+
+/// A `VkPresentTimeGOOGLE`: frame timestamps on, the frame recorded for
+/// `vkGetPastPresentationTimingGOOGLE`, the desired present time to the window.
+fn record_present_time(window: &Window, st: &mut State, time: &vk::PresentTimeGOOGLE) {
+    if !st.frame_timestamps_enabled {
+        window.perform_int(nw::NATIVE_WINDOW_ENABLE_FRAME_TIMESTAMPS, 1);
+        st.frame_timestamps_enabled = true;
+    }
+    let frame_id = window.next_frame_id().unwrap_or_else(|e| {
+        log::error!("native_window_get_next_frame_id failed: {}", strerror(e));
+        0
+    });
+    st.timing.push_back(TimingInfo::new(time, frame_id));
+    while st.timing.len() > MAX_TIMING_INFOS {
+        st.timing.pop_front();
+    }
+    if time.desired_present_time != 0 {
+        window.perform_i64(
+            nw::NATIVE_WINDOW_SET_BUFFERS_TIMESTAMP,
+            time.desired_present_time as i64,
+        );
+    }
+}
+
+/// A `VkSwapchainPresentModeInfoEXT` mode: only a change between the two shared modes is
+/// possible (it toggles auto-refresh).
+fn change_present_mode(window: &Window, st: &mut State, mode: vk::PresentModeKHR) {
+    if mode == st.present_mode {
+        return;
+    }
+    if is_shared(mode) && is_shared(st.present_mode) {
+        let err = window.perform_int(
+            nw::NATIVE_WINDOW_SET_AUTO_REFRESH,
+            c_int::from(mode == vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH),
+        );
+        if err != OK {
+            log::warn!("native_window_set_auto_refresh failed: {}", strerror(err));
+        }
+        st.present_mode = mode;
+    } else {
+        log::error!(
+            "vkQueuePresentKHR: present mode {mode:?} is not compatible with {:?}",
+            st.present_mode
+        );
+    }
+}
+
+/// `queueBuffer` of the image's buffer with `fence`; a shared swapchain dequeues its buffer
+/// again at once.
+fn queue_buffer(
+    window: &Window,
+    shared: bool,
+    img: &mut Image,
+    fence: &mut Option<OwnedFd>,
+) -> vk::Result {
+    let mut result = vk::Result::SUCCESS;
+    let err = match &img.buffer {
+        Some(buffer) => window.queue_buffer(buffer, fence.take()),
+        None => -libc::EINVAL,
+    };
+    if err != OK {
+        let lost = vk_error!(
+            vk::Result::ERROR_SURFACE_LOST_KHR,
+            "queueBuffer failed: {}",
+            strerror(err)
+        );
+        result = worst_present_result(result, lost);
+    } else {
+        img.dequeue_fence = None;
+        img.dequeued = false;
+    }
+    if shared && result == vk::Result::SUCCESS {
+        match window.dequeue_buffer() {
+            Err(err) => {
+                let lost = vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "dequeueBuffer (shared) failed: {}",
+                    strerror(err)
+                );
+                result = worst_present_result(result, lost);
+            }
+            Ok((buffer, f)) => {
+                if img.buffer.as_ref().map(|b| b.as_ptr()) == Some(buffer.as_ptr()) {
+                    img.dequeue_fence = f;
+                    img.dequeued = true;
+                } else {
+                    let lost = vk_error!(
+                        vk::Result::ERROR_SURFACE_LOST_KHR,
+                        "got a different buffer back for a shared swapchain"
+                    );
+                    result = worst_present_result(result, lost);
+                }
+            }
+        }
+    }
+    result
+}
+
+/// Step 3's window checks after a present: a transform hint other than `preTransform` (and on
+/// a Linux host's X window, a size other than the swapchain's) is `VK_SUBOPTIMAL_KHR`, a
+/// failed query `VK_ERROR_SURFACE_LOST_KHR`; the worse of that and `result`.
+fn window_result(sc: &Swapchain, mut result: vk::Result) -> vk::Result {
+    let window = sc.window();
     match window.query(nw::NATIVE_WINDOW_TRANSFORM_HINT) {
         Err(e) => {
-            log::error!("NATIVE_WINDOW_TRANSFORM_HINT query failed: {}", strerror(e));
-            result = worst_present_result(result, vk::Result::ERROR_SURFACE_LOST_KHR);
+            let lost = vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "NATIVE_WINDOW_TRANSFORM_HINT query failed: {}",
+                strerror(e)
+            );
+            result = worst_present_result(result, lost);
         }
         Ok(hint) if hint != sc.pre_transform => {
             result = worst_present_result(result, vk::Result::SUBOPTIMAL_KHR);

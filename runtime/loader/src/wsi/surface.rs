@@ -35,6 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 use vkgen_generated::extensions::ExtensionId;
 
 use super::formats::{self, SUPPORTED_TRANSFORMS};
@@ -115,12 +116,16 @@ pub fn surface_arg(
         {
             return Ok(SurfaceArg::Surfaceless);
         }
-        log::error!("{what}: VK_NULL_HANDLE surface needs VK_GOOGLE_surfaceless_query");
-        return Err(vk::Result::ERROR_SURFACE_LOST_KHR);
+        return Err(vk_error!(
+            vk::Result::ERROR_SURFACE_LOST_KHR,
+            "{what}: VK_NULL_HANDLE surface needs VK_GOOGLE_surfaceless_query"
+        ));
     }
     SURFACES.get(raw).map(SurfaceArg::Live).ok_or_else(|| {
-        log::error!("{what}: {raw:#x} is not a live VkSurfaceKHR");
-        vk::Result::ERROR_SURFACE_LOST_KHR
+        vk_error!(
+            vk::Result::ERROR_SURFACE_LOST_KHR,
+            "{what}: {raw:#x} is not a live VkSurfaceKHR"
+        )
     })
 }
 
@@ -129,10 +134,13 @@ pub fn surface_arg(
 /// # Safety
 /// `pd` must be null or a physical device of this loader.
 unsafe fn physical<'a>(pd: vk::PhysicalDevice, what: &str) -> Result<Resolved<'a>, vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `pd` is null or a physical device of this loader, which is
+    // `resolve`'s requirement.
     unsafe { resolve(pd) }.ok_or_else(|| {
-        log::error!("{what}: {pd:?} is not a physical device of this loader");
-        vk::Result::ERROR_INITIALIZATION_FAILED
+        vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: {pd:?} is not a physical device of this loader"
+        )
     })
 }
 
@@ -156,12 +164,17 @@ pub unsafe extern "system" fn create_android_surface(
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
     run("vkCreateAndroidSurfaceKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` is the application's pCreateInfo, null (refused here) or a valid create
+        // info for this call (VUID-vkCreateAndroidSurfaceKHR-pCreateInfo-parameter).
         let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
-            log::error!("vkCreateAndroidSurfaceKHR: null pCreateInfo or pSurface");
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkCreateAndroidSurfaceKHR: null pCreateInfo or pSurface"
+            ));
         };
-        // SAFETY: null or valid callbacks per the contract.
+        // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+        // (VUID-vkCreateAndroidSurfaceKHR-pAllocator-parameter) that stay valid until the surface
+        // is destroyed with compatible ones.
         let allocation = unsafe {
             AppAllocation::new(
                 allocator,
@@ -171,23 +184,25 @@ pub unsafe extern "system" fn create_android_surface(
         }?;
         // SAFETY: the application's window (or null, refused).
         let window = unsafe { Window::retain(info.window.cast()) }.map_err(|e| {
-            log::error!("vkCreateAndroidSurfaceKHR: not an ANativeWindow ({e:?})");
-            vk::Result::ERROR_SURFACE_LOST_KHR
+            vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "vkCreateAndroidSurfaceKHR: not an ANativeWindow ({e:?})"
+            )
         })?;
         let consumer_usage = window.consumer_usage().map_err(|e| {
-            log::error!(
+            vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
                 "vkCreateAndroidSurfaceKHR: native_window_get_consumer_usage failed: {}",
                 strerror(e)
-            );
-            vk::Result::ERROR_SURFACE_LOST_KHR
+            )
         })?;
         let err = window.api_connect(nw::NATIVE_WINDOW_API_EGL);
         if err != super::window::OK {
-            log::error!(
+            return Err(vk_error!(
+                vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR,
                 "vkCreateAndroidSurfaceKHR: native_window_api_connect failed: {}",
                 strerror(err)
-            );
-            return Err(vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR);
+            ));
         }
         let handle = SURFACES.reserve();
         SURFACES.insert(
@@ -254,9 +269,13 @@ pub unsafe extern "system" fn surface_support(
     supported: *mut vk::Bool32,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceSupportKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `supported` is the application's pSupported: null (refused here) or writable for
+        // this call (VUID-vkGetPhysicalDeviceSurfaceSupportKHR-pSupported-parameter).
         let Some(out) = (unsafe { supported.as_mut() }) else {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkGetPhysicalDeviceSurfaceSupportKHR: null pSupported"
+            ));
         };
         *out = vk::TRUE;
         Ok(vk::Result::SUCCESS)
@@ -276,8 +295,11 @@ pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 /// Queries a window attribute for the capabilities: failure is a lost surface.
 fn query(window: &Window, what: c_int, name: &str) -> Result<c_int, vk::Result> {
     window.query(what).map_err(|e| {
-        log::error!("NATIVE_WINDOW_{name} query failed: {}", strerror(e));
-        vk::Result::ERROR_SURFACE_LOST_KHR
+        vk_error!(
+            vk::Result::ERROR_SURFACE_LOST_KHR,
+            "NATIVE_WINDOW_{name} query failed: {}",
+            strerror(e)
+        )
     })
 }
 
@@ -368,12 +390,18 @@ pub unsafe extern "system" fn surface_capabilities(
     out: *mut vk::SurfaceCapabilitiesKHR,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceCapabilitiesKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `out` is the application's pSurfaceCapabilities: null (refused here) or writable
+        // for this call
+        // (VUID-vkGetPhysicalDeviceSurfaceCapabilitiesKHR-pSurfaceCapabilities-parameter).
         let Some(out) = (unsafe { out.as_mut() }) else {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkGetPhysicalDeviceSurfaceCapabilitiesKHR: null pSurfaceCapabilities"
+            ));
         };
         *out = capabilities(arg.live(), None)?;
         Ok(vk::Result::SUCCESS)
@@ -390,11 +418,17 @@ pub unsafe extern "system" fn surface_capabilities2(
     out: *mut vk::SurfaceCapabilities2KHR<'_>,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceCapabilities2KHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceCapabilities2KHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceCapabilities2KHR") }?;
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` and `out` are the application's: each null (refused here) or valid for
+        // this call (VUID-vkGetPhysicalDeviceSurfaceCapabilities2KHR-pSurfaceInfo-parameter,
+        // -pSurfaceCapabilities-parameter).
         let (Some(info), Some(out)) = (unsafe { info.as_ref() }, unsafe { out.as_mut() }) else {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkGetPhysicalDeviceSurfaceCapabilities2KHR: null pSurfaceInfo or pSurfaceCapabilities"
+            ));
         };
         let arg = surface_arg(
             r.data,
@@ -578,7 +612,8 @@ pub unsafe extern "system" fn surface_formats(
     out: *mut vk::SurfaceFormatKHR,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceFormatsKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceFormatsKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceFormatsKHR") }?;
         let surface = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfaceFormatsKHR")?;
         let list = formats_of(&r, &surface);
@@ -600,11 +635,17 @@ pub unsafe extern "system" fn surface_formats2(
     out: *mut vk::SurfaceFormat2KHR<'_>,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfaceFormats2KHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfaceFormats2KHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfaceFormats2KHR") }?;
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` and `count` are the application's: each null (refused here) or valid for
+        // this call (VUID-vkGetPhysicalDeviceSurfaceFormats2KHR-pSurfaceInfo-parameter,
+        // -pSurfaceFormatCount-parameter).
         let (Some(info), Some(n)) = (unsafe { info.as_ref() }, unsafe { count.as_mut() }) else {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkGetPhysicalDeviceSurfaceFormats2KHR: null pSurfaceInfo or pSurfaceFormatCount"
+            ));
         };
         let surface = surface_arg(
             r.data,
@@ -647,7 +688,8 @@ unsafe fn compression_properties(
     p_next: *mut std::ffi::c_void,
 ) -> Result<(), vk::Result> {
     let mut targets = Vec::new();
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `p_next` is null or a valid output chain of the application's,
+    // each struct writable for this call.
     unsafe {
         for_each_out(p_next, |s| {
             if (*s).s_type == vk::StructureType::IMAGE_COMPRESSION_PROPERTIES_EXT {
@@ -714,7 +756,8 @@ pub unsafe extern "system" fn surface_present_modes(
     out: *mut vk::PresentModeKHR,
 ) -> vk::Result {
     run("vkGetPhysicalDeviceSurfacePresentModesKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDeviceSurfacePresentModesKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDeviceSurfacePresentModesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDeviceSurfacePresentModesKHR")?;
         let mailbox = match arg.live() {
@@ -726,21 +769,21 @@ pub unsafe extern "system" fn surface_present_modes(
                     .window
                     .query_non_negative(nw::NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS)
                     .map_err(|e| {
-                        log::error!(
+                        vk_error!(
+                            vk::Result::ERROR_SURFACE_LOST_KHR,
                             "NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS query failed: {}",
                             strerror(e)
-                        );
-                        vk::Result::ERROR_SURFACE_LOST_KHR
+                        )
                     })?;
                 let max_buffers = s
                     .window
                     .query_non_negative(nw::NATIVE_WINDOW_MAX_BUFFER_COUNT)
                     .map_err(|e| {
-                        log::error!(
+                        vk_error!(
+                            vk::Result::ERROR_SURFACE_LOST_KHR,
                             "NATIVE_WINDOW_MAX_BUFFER_COUNT query failed: {}",
                             strerror(e)
-                        );
-                        vk::Result::ERROR_SURFACE_LOST_KHR
+                        )
                     })?;
                 min_undequeued + 1 < max_buffers
             }
@@ -770,7 +813,8 @@ pub unsafe extern "system" fn present_rectangles(
     out: *mut vk::Rect2D,
 ) -> vk::Result {
     run("vkGetPhysicalDevicePresentRectanglesKHR", || {
-        // SAFETY: per the contract.
+        // SAFETY: `pd` is the application's physical device, one this loader handed out
+        // (VUID-vkGetPhysicalDevicePresentRectanglesKHR-physicalDevice-parameter).
         let r = unsafe { physical(pd, "vkGetPhysicalDevicePresentRectanglesKHR") }?;
         let arg = surface_arg(r.data, surface, "vkGetPhysicalDevicePresentRectanglesKHR")?;
         let (width, height) = match arg.live() {
@@ -816,9 +860,13 @@ pub unsafe extern "system" fn device_group_present_capabilities(
     out: *mut vk::DeviceGroupPresentCapabilitiesKHR<'_>,
 ) -> vk::Result {
     run("vkGetDeviceGroupPresentCapabilitiesKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `out` is the application's pDeviceGroupPresentCapabilities: null (refused here)
+        // or writable for this call.
         let Some(out) = (unsafe { out.as_mut() }) else {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkGetDeviceGroupPresentCapabilitiesKHR: null pDeviceGroupPresentCapabilities"
+            ));
         };
         out.present_mask = [0; vk::MAX_DEVICE_GROUP_SIZE];
         out.present_mask[0] = 1;
@@ -837,9 +885,13 @@ pub unsafe extern "system" fn device_group_surface_present_modes(
     modes: *mut vk::DeviceGroupPresentModeFlagsKHR,
 ) -> vk::Result {
     run("vkGetDeviceGroupSurfacePresentModesKHR", || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `modes` is the application's pModes: null (refused here) or writable for this
+        // call.
         let Some(out) = (unsafe { modes.as_mut() }) else {
-            return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkGetDeviceGroupSurfacePresentModesKHR: null pModes"
+            ));
         };
         *out = vk::DeviceGroupPresentModeFlagsKHR::LOCAL;
         Ok(vk::Result::SUCCESS)

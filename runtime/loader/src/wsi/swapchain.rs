@@ -1,40 +1,7 @@
 //! `VkSwapchainKHR` on a surface's window (AOSP `CreateSwapchainKHR`, `AcquireNextImageKHR`,
 //! `DestroySwapchainKHR`, `ReleaseSwapchainImage`, `OrphanSwapchain`).
 //!
-//! **Creation order** (each window failure is `VK_ERROR_SURFACE_LOST_KHR` unless noted):
-//! 1. the format and colour space must map to a pixel format and a dataspace (unknown colour
-//!    space → `VK_ERROR_INITIALIZATION_FAILED`);
-//! 2. the surface's current swapchain must be `oldSwapchain`, else
-//!    `VK_ERROR_NATIVE_WINDOW_IN_USE_KHR`; the old swapchain is retired ("orphaned": its
-//!    images the application does not hold are released, and it is no longer current);
-//! 3. reset the window: if a swapchain used it before, disconnect and reconnect the EGL API
-//!    (frees every buffer, so all can be dequeued again); dequeue timeout −1;
-//!    `setSwapInterval(MAILBOX ? 0 : 1)`; shared-buffer mode and auto-refresh off;
-//! 4. configure it: buffers format, dataspace (unless `PASS_THROUGH`), dimensions, transform =
-//!    the **inverse** of `preTransform`, scaling `SCALE_TO_WINDOW`; shared present modes turn on
-//!    shared-buffer mode (and auto-refresh for `CONTINUOUS`) and add
-//!    `VK_SWAPCHAIN_IMAGE_USAGE_SHARED_BIT_ANDROID`;
-//! 5. image count = `minImageCount` clamped to the surface capabilities for the present mode;
-//!    the window gets `max(min_undequeued + 1, count)` buffers;
-//! 6. gralloc usage: the driver's `vkGetPhysicalDeviceImageFormatProperties2` with
-//!    `VkPhysicalDeviceExternalImageFormatInfo(AHB)` → `VkAndroidHardwareBufferUsageANDROID`
-//!    (sRGB asked as UNORM; shared adds `FRONT_BUFFER`); if that fails, the first of
-//!    `vkGetSwapchainGrallocUsage4/3/2/ANDROID` the driver has (a driver error there is
-//!    `VK_ERROR_SURFACE_LOST_KHR`); the window's usage = consumer | producer (| `PROTECTED`);
-//!    then the transform hint and refresh duration are read. An application
-//!    `VkImageCompressionControlEXT` goes (unchained) into each of these queries, so the driver
-//!    can turn fixed-rate compression into its gralloc usage bits — AOSP leaves that mapping to
-//!    the driver;
-//! 7. images: every buffer is dequeued and a `VkImage` created for it with
-//!    `VkNativeBufferANDROID` → `VkSwapchainImageCreateInfoANDROID` (→ the application's
-//!    `VkImageCompressionControlEXT`, → the mutable-format list) in the chain (2D, one mip,
-//!    one layer, OPTIMAL, `PROTECTED` if asked); then every buffer is cancelled back (a shared
-//!    swapchain keeps its one buffer dequeued). A `dequeueBuffer` failure is
-//!    `VK_ERROR_OUT_OF_DEVICE_MEMORY` for `-ENOMEM`, else `VK_ERROR_SURFACE_LOST_KHR`. With
-//!    `VK_SWAPCHAIN_CREATE_DEFERRED_MEMORY_ALLOCATION_BIT_EXT` (not shared) the images are
-//!    created unbound (`VkImageSwapchainCreateInfoKHR`) and bound at first acquire with
-//!    `vkBindImageMemory2(VkNativeBufferANDROID → VkBindImageMemorySwapchainInfoKHR)`.
-//!    Any failure destroys what was made.
+//! Creation lives in `swapchain_create.rs`, which documents its order.
 //!
 //! **Acquire**: retired → `VK_ERROR_OUT_OF_DATE_KHR`. Shared: index 0 and
 //! `vkAcquireImageANDROID(fd −1)`. Otherwise the dequeue timeout is set when it changed
@@ -68,19 +35,19 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use vkgen_abi::native_window::{self as nw, buffer_usage};
+use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 
-use super::formats::{self, gralloc0_to_gralloc1, gralloc1_to_buffer_usage};
-use super::surface::{capabilities, Surface, SURFACES};
+use super::formats::gralloc0_to_gralloc1;
+use super::surface::Surface;
 use super::timing::TimingInfo;
 use super::window::{
     dup_fd, strerror, sync_wait, Buffer, Window, INVALID_OPERATION, OK, TIMED_OUT,
 };
 use super::{find_in_chain, AppAllocation, DeviceFns, DeviceWsi, Registry};
 use crate::dispatch_data::device_data;
-use crate::ffi::{guard, guard_result};
+use crate::ffi::guard;
 use crate::vk;
-use vkgen_generated::vk::StructureTypeExt as _;
 
 /// The live swapchains.
 pub static SWAPCHAINS: Registry<Swapchain> = Registry::new(0x5357);
@@ -131,8 +98,8 @@ pub struct Swapchain {
     /// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR`: the view formats of the create info's
     /// `VkImageFormatListCreateInfo`, handed to the driver with every image.
     pub format_list: Option<Vec<vk::Format>>,
-    state: Mutex<State>,
-    _allocation: AppAllocation,
+    pub(super) state: Mutex<State>,
+    pub(super) _allocation: AppAllocation,
 }
 
 impl Swapchain {
@@ -238,7 +205,7 @@ pub fn release_image(
 
 /// `DestroySwapchainInternal`: releases every image (cancelling through the window only if the
 /// swapchain is current) and retires it.
-fn destroy_internal(sc: &Swapchain) {
+pub(super) fn destroy_internal(sc: &Swapchain) {
     let active = sc.is_current();
     let window = active.then(|| sc.window());
     let mut st = sc.lock();
@@ -266,344 +233,24 @@ pub(crate) unsafe fn device_wsi<'a>(
     object: usize,
     what: &str,
 ) -> Result<&'a DeviceWsi, vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `object` is null or a device (or queue) of this loader, which
+    // is `device_data`'s requirement.
     let data = unsafe { device_data(object) }.ok_or_else(|| {
-        log::error!("{what}: not a device of this loader");
-        vk::Result::ERROR_INITIALIZATION_FAILED
+        vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: not a device of this loader"
+        )
     })?;
     data.term.wsi.as_ref().ok_or_else(|| {
-        log::error!("{what}: the device was created without VK_KHR_swapchain");
-        vk::Result::ERROR_INITIALIZATION_FAILED
+        vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{what}: the device was created without VK_KHR_swapchain"
+        )
     })
 }
 
-/// Logs a window failure of a creation step and maps it to `VK_ERROR_SURFACE_LOST_KHR`.
-fn step(err: c_int, what: &str) -> Result<(), vk::Result> {
-    if err == OK {
-        Ok(())
-    } else {
-        log::error!("vkCreateSwapchainKHR: {what} failed: {}", strerror(err));
-        Err(vk::Result::ERROR_SURFACE_LOST_KHR)
-    }
-}
-
-/// `vkCreateSwapchainKHR`.
-///
-/// # Safety
-/// Vulkan's contract for the command.
-pub unsafe extern "system" fn create_swapchain(
-    device: vk::Device,
-    info: *const vk::SwapchainCreateInfoKHR<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::SwapchainKHR,
-) -> vk::Result {
-    guard_result(
-        "vkCreateSwapchainKHR",
-        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        // SAFETY: per the function contract.
-        || unsafe { create_swapchain_impl(device, info, allocator, out) },
-    )
-}
-
-/// # Safety
-/// As [`create_swapchain`].
-unsafe fn create_swapchain_impl(
-    device: vk::Device,
-    info: *const vk::SwapchainCreateInfoKHR<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::SwapchainKHR,
-) -> Result<(), vk::Result> {
-    // SAFETY: per the contract.
-    let wsi = unsafe { device_wsi(vk::Handle::as_raw(device) as usize, "vkCreateSwapchainKHR") }?;
-    // SAFETY: null or valid per the contract.
-    let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
-        log::error!("vkCreateSwapchainKHR: null pCreateInfo or pSwapchain");
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-    };
-    log::debug!(
-        "vkCreateSwapchainKHR: surface={:#x} minImageCount={} format={:?} colorSpace={:?} \
-         extent={}x{} usage={:?} preTransform={:?} presentMode={:?} oldSwapchain={:#x}",
-        vk::Handle::as_raw(info.surface),
-        info.min_image_count,
-        info.image_format,
-        info.image_color_space,
-        info.image_extent.width,
-        info.image_extent.height,
-        info.image_usage,
-        info.pre_transform,
-        info.present_mode,
-        vk::Handle::as_raw(info.old_swapchain),
-    );
-    // 1. Format and colour space.
-    let dataspace = formats::dataspace(info.image_color_space, info.image_format);
-    if dataspace == nw::HAL_DATASPACE_UNKNOWN {
-        log::error!(
-            "vkCreateSwapchainKHR: unsupported colour space {:?}",
-            info.image_color_space
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-    }
-    if info.image_array_layers != 1 {
-        log::warn!(
-            "vkCreateSwapchainKHR: imageArrayLayers {} not supported; using 1",
-            info.image_array_layers
-        );
-    }
-    let Some(surface) = SURFACES.get(vk::Handle::as_raw(info.surface)) else {
-        log::error!(
-            "vkCreateSwapchainKHR: {:#x} is not a live VkSurfaceKHR",
-            vk::Handle::as_raw(info.surface)
-        );
-        return Err(vk::Result::ERROR_SURFACE_LOST_KHR);
-    };
-    let (pixel_format, composite_alphas) =
-        super::surface::buffer_format(&surface, info.image_format);
-    if !composite_alphas.contains(info.composite_alpha) || info.composite_alpha.is_empty() {
-        log::error!(
-            "vkCreateSwapchainKHR: compositeAlpha {:?} not supported ({composite_alphas:?} only)",
-            info.composite_alpha
-        );
-    }
-    let _surface_lock = surface.lock.lock().unwrap_or_else(|p| p.into_inner());
-
-    // 2. One live swapchain per window; retire the old one.
-    let old = vk::Handle::as_raw(info.old_swapchain);
-    let current = surface.current.load(Ordering::Acquire);
-    if current != old {
-        log::error!(
-            "vkCreateSwapchainKHR: the surface already has swapchain {current:#x}, but \
-             oldSwapchain is {old:#x}: VK_ERROR_NATIVE_WINDOW_IN_USE_KHR"
-        );
-        return Err(vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR);
-    }
-    if old != 0 {
-        if let Some(old_sc) = SWAPCHAINS.get(old) {
-            let mut st = old_sc.lock();
-            old_sc.orphan(&mut st);
-        }
-    }
-
-    // 3. Reset the window.
-    let window = &surface.window;
-    if surface.used_by_swapchain.swap(true, Ordering::AcqRel) {
-        let err = window.api_disconnect(nw::NATIVE_WINDOW_API_EGL);
-        if err != OK {
-            log::warn!("native_window_api_disconnect failed: {}", strerror(err));
-        }
-        let err = window.api_connect(nw::NATIVE_WINDOW_API_EGL);
-        if err != OK {
-            log::warn!("native_window_api_connect failed: {}", strerror(err));
-        }
-    }
-    step(
-        window.perform_i64(nw::NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT, -1),
-        "perform(SET_DEQUEUE_TIMEOUT)",
-    )?;
-    // IMMEDIATE (desktop surfaces only) queues as MAILBOX does; its presenter does the rest.
-    let mailbox = matches!(
-        info.present_mode,
-        vk::PresentModeKHR::MAILBOX | vk::PresentModeKHR::IMMEDIATE
-    );
-    step(
-        window.set_swap_interval(if mailbox { 0 } else { 1 }),
-        "setSwapInterval",
-    )?;
-    #[cfg(all(feature = "desktop", not(target_os = "android")))]
-    super::desktop::set_immediate(&surface, info.present_mode == vk::PresentModeKHR::IMMEDIATE);
-    step(
-        window.perform_int(nw::NATIVE_WINDOW_SET_SHARED_BUFFER_MODE, 0),
-        "native_window_set_shared_buffer_mode(false)",
-    )?;
-    step(
-        window.perform_int(nw::NATIVE_WINDOW_SET_AUTO_REFRESH, 0),
-        "native_window_set_auto_refresh(false)",
-    )?;
-
-    // 4. Configure it.
-    step(
-        window.perform_int(nw::NATIVE_WINDOW_SET_BUFFERS_FORMAT, pixel_format),
-        "native_window_set_buffers_format",
-    )?;
-    if dataspace != nw::HAL_DATASPACE_ARBITRARY {
-        step(
-            window.perform_int(nw::NATIVE_WINDOW_SET_BUFFERS_DATASPACE, dataspace),
-            "native_window_set_buffers_data_space",
-        )?;
-    }
-    let (width, height) = (
-        c_int::try_from(info.image_extent.width).unwrap_or(c_int::MAX),
-        c_int::try_from(info.image_extent.height).unwrap_or(c_int::MAX),
-    );
-    step(
-        window.set_buffers_dimensions(width, height),
-        "native_window_set_buffers_dimensions",
-    )?;
-    step(
-        window.perform_int(
-            nw::NATIVE_WINDOW_SET_BUFFERS_TRANSFORM,
-            formats::invert_transform_to_native(info.pre_transform),
-        ),
-        "native_window_set_buffers_transform",
-    )?;
-    step(
-        window.perform_int(
-            nw::NATIVE_WINDOW_SET_SCALING_MODE,
-            nw::NATIVE_WINDOW_SCALING_MODE_SCALE_TO_WINDOW,
-        ),
-        "native_window_set_scaling_mode",
-    )?;
-    let shared = formats::is_shared(info.present_mode);
-    let mut swapchain_usage = vk::SwapchainImageUsageFlagsANDROID::empty();
-    if shared {
-        swapchain_usage |= vk::SwapchainImageUsageFlagsANDROID::SHARED;
-        step(
-            window.perform_int(nw::NATIVE_WINDOW_SET_SHARED_BUFFER_MODE, 1),
-            "native_window_set_shared_buffer_mode(true)",
-        )?;
-    }
-    if info.present_mode == vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH {
-        step(
-            window.perform_int(nw::NATIVE_WINDOW_SET_AUTO_REFRESH, 1),
-            "native_window_set_auto_refresh(true)",
-        )?;
-    }
-
-    // 5. Image and buffer counts.
-    let min_undequeued = window
-        .query_non_negative(nw::NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS)
-        .map_err(|e| {
-            log::error!(
-                "NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS query failed: {}",
-                strerror(e)
-            );
-            vk::Result::ERROR_SURFACE_LOST_KHR
-        })?;
-    let caps = capabilities(Some(&*surface), Some(info.present_mode))?;
-    let num_images = info
-        .min_image_count
-        .max(caps.min_image_count)
-        .min(caps.max_image_count.max(caps.min_image_count))
-        .max(1);
-    let buffer_count = (min_undequeued + 1).max(num_images);
-    step(
-        window.set_buffer_count(buffer_count as usize),
-        "native_window_set_buffer_count",
-    )?;
-
-    // 6. Usage, hint, refresh.
-    let protected = info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED);
-    // SAFETY: the application's valid create info and chain.
-    let compression = unsafe { image_compression(info) };
-    // SAFETY: the device's driver functions with a valid create info.
-    let producer =
-        unsafe { producer_usage(&wsi.fns, info, swapchain_usage, compression.as_ref()) }?;
-    let mut usage = surface.consumer_usage | producer;
-    if protected {
-        usage |= buffer_usage::PROTECTED;
-    }
-    step(window.set_usage(usage), "native_window_set_usage")?;
-    window
-        .query(nw::NATIVE_WINDOW_TRANSFORM_HINT)
-        .map_err(|e| {
-            log::error!("NATIVE_WINDOW_TRANSFORM_HINT query failed: {}", strerror(e));
-            vk::Result::ERROR_SURFACE_LOST_KHR
-        })?;
-    let refresh_duration = window.refresh_cycle_duration().map_err(|e| {
-        log::error!(
-            "native_window_get_refresh_cycle_duration failed: {}",
-            strerror(e)
-        );
-        vk::Result::ERROR_SURFACE_LOST_KHR
-    })?;
-
-    // 7. The swapchain and its images.
-    // SAFETY: null or valid callbacks per the contract.
-    let allocation = unsafe {
-        AppAllocation::new(
-            allocator,
-            std::mem::size_of::<Swapchain>(),
-            std::mem::align_of::<Swapchain>(),
-        )
-    }?;
-    let handle = SWAPCHAINS.reserve();
-    let image_count = if shared { 1 } else { num_images as usize };
-    let sc = Swapchain {
-        handle,
-        surface: surface.clone(),
-        fns: wsi.fns,
-        shared,
-        pre_transform: formats::vulkan_to_native_transform(info.pre_transform),
-        maintenance1: wsi.maintenance1,
-        extent: info.image_extent,
-        // SAFETY: the application's valid create info and chain.
-        format_list: unsafe { mutable_format_list(info) },
-        state: Mutex::new(State {
-            images: (0..image_count).map(|_| Image::default()).collect(),
-            present_mode: info.present_mode,
-            dequeue_timeout: -1,
-            frame_timestamps_enabled: false,
-            refresh_duration,
-            timing: VecDeque::new(),
-        }),
-        _allocation: allocation,
-    };
-    let mut image_info = vk::ImageCreateInfo {
-        flags: image_flags(info),
-        image_type: vk::ImageType::TYPE_2D,
-        format: info.image_format,
-        extent: vk::Extent3D {
-            width: info.image_extent.width,
-            height: info.image_extent.height,
-            depth: 1,
-        },
-        mip_levels: 1,
-        array_layers: 1,
-        samples: vk::SampleCountFlags::TYPE_1,
-        tiling: vk::ImageTiling::OPTIMAL,
-        usage: info.image_usage,
-        sharing_mode: info.image_sharing_mode,
-        queue_family_index_count: info.queue_family_index_count,
-        p_queue_family_indices: info.p_queue_family_indices,
-        initial_layout: vk::ImageLayout::UNDEFINED,
-        ..Default::default()
-    };
-    let deferred = wsi.maintenance1
-        && info
-            .flags
-            .contains(vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT)
-        && !shared;
-    let result = {
-        let mut st = sc.lock();
-        // SAFETY: the device's driver, a create info whose pointers outlive the calls.
-        let r = unsafe {
-            if deferred {
-                create_deferred_images(&sc, &mut st, &mut image_info)
-            } else {
-                create_images(
-                    &sc,
-                    &mut st,
-                    &mut image_info,
-                    swapchain_usage,
-                    compression.as_ref(),
-                )
-            }
-        };
-        drop(st);
-        r
-    };
-    if let Err(e) = result {
-        destroy_internal(&sc);
-        return Err(e);
-    }
-    surface.current.store(handle, Ordering::Release);
-    SWAPCHAINS.insert(handle, Arc::new(sc));
-    // SAFETY: non-null per the check above.
-    unsafe { *out = vk::Handle::from_raw(handle) };
-    Ok(())
-}
-
 /// A `VkNativeBufferANDROID` describing `buffer`, with `p_next` after it.
-fn native_buffer(buffer: &Buffer, p_next: *const c_void) -> vk::NativeBufferANDROID {
+pub(super) fn native_buffer(buffer: &Buffer, p_next: *const c_void) -> vk::NativeBufferANDROID {
     let desc = buffer.desc();
     let legacy = desc.usage as c_int;
     let (producer, consumer) = gralloc0_to_gralloc1(legacy);
@@ -621,333 +268,6 @@ fn native_buffer(buffer: &Buffer, p_next: *const c_void) -> vk::NativeBufferANDR
         // runtime's `HardwareBuffer`s). Valid only during the call, as spec 11 says.
         ahb: buffer.as_ptr().cast(),
     }
-}
-
-/// The swapchain images' create flags: `PROTECTED` for a protected swapchain, and for
-/// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR` `MUTABLE_FORMAT | EXTENDED_USAGE` (AOSP: views
-/// of another format may need usages the image's own format lacks).
-fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
-    let mut flags = vk::ImageCreateFlags::empty();
-    if info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED) {
-        flags |= vk::ImageCreateFlags::PROTECTED;
-    }
-    if info
-        .flags
-        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
-    {
-        flags |= vk::ImageCreateFlags::MUTABLE_FORMAT | vk::ImageCreateFlags::EXTENDED_USAGE;
-    }
-    flags
-}
-
-/// The view formats of a mutable-format swapchain (`None` for others). The spec requires a
-/// `VkImageFormatListCreateInfo` with such a swapchain; without one the images are created
-/// mutable with no list, and the omission is logged.
-///
-/// # Safety
-/// `info`'s chain is valid.
-unsafe fn mutable_format_list(info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<Vec<vk::Format>> {
-    if !info
-        .flags
-        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
-    {
-        return None;
-    }
-    // SAFETY: per the contract.
-    let list = unsafe {
-        find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(
-            info.p_next,
-            vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO,
-        )
-    };
-    match list {
-        Some(l) => {
-            // SAFETY: `viewFormatCount` formats per valid usage.
-            let formats = unsafe { super::present::array(l.p_view_formats, l.view_format_count) };
-            Some(formats.to_vec())
-        }
-        None => {
-            log::error!(
-                "vkCreateSwapchainKHR: MUTABLE_FORMAT without VkImageFormatListCreateInfo \
-                 (VUID-VkSwapchainCreateInfoKHR-flags-03168)"
-            );
-            Some(Vec::new())
-        }
-    }
-}
-
-/// Step 7: dequeue every buffer, create its image, cancel them all (but a shared one).
-///
-/// # Safety
-/// `image_info`'s pointers must be valid; `sc.fns` the device's driver functions.
-unsafe fn create_images(
-    sc: &Swapchain,
-    st: &mut State,
-    image_info: &mut vk::ImageCreateInfo<'_>,
-    swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    compression: Option<&vk::ImageCompressionControlEXT<'_>>,
-) -> Result<(), vk::Result> {
-    let window = sc.window();
-    // VK_KHR_swapchain_mutable_format: the application's format list goes to the driver with
-    // every image (AOSP; the image is MUTABLE_FORMAT | EXTENDED_USAGE, see `image_flags`).
-    let format_list = sc
-        .format_list
-        .as_ref()
-        .map(|formats| vk::ImageFormatListCreateInfo {
-            view_format_count: formats.len() as u32,
-            p_view_formats: formats.as_ptr(),
-            ..Default::default()
-        });
-    let format_list_ptr: *const c_void = format_list
-        .as_ref()
-        .map_or(std::ptr::null(), |l| std::ptr::from_ref(l).cast());
-    // The application's VkImageCompressionControlEXT (AOSP: after the swapchain image info).
-    let compression = compression.map(|c| vk::ImageCompressionControlEXT {
-        p_next: format_list_ptr,
-        ..*c
-    });
-    #[allow(clippy::needless_update)] // complete for vkgen's copy, not for ash's
-    let swapchain_image = vk::SwapchainImageCreateInfoANDROID {
-        s_type: vk::StructureType::SWAPCHAIN_IMAGE_CREATE_INFO_ANDROID,
-        p_next: compression
-            .as_ref()
-            .map_or(format_list_ptr, |c| std::ptr::from_ref(c).cast()),
-        usage: swapchain_usage,
-        // (ash's own copy of the structure, from newer registries, has a lifetime marker.)
-        ..Default::default()
-    };
-    let mut result = Ok(());
-    for (i, img) in st.images.iter_mut().enumerate() {
-        let (buffer, fence) = match window.dequeue_buffer() {
-            Ok(b) => b,
-            Err(err) => {
-                log::error!(
-                    "vkCreateSwapchainKHR: dequeueBuffer[{i}] failed: {}",
-                    strerror(err)
-                );
-                result = Err(if err == -libc::ENOMEM {
-                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-                } else {
-                    vk::Result::ERROR_SURFACE_LOST_KHR
-                });
-                break;
-            }
-        };
-        let nb = native_buffer(&buffer, std::ptr::addr_of!(swapchain_image).cast());
-        img.buffer = Some(buffer);
-        img.dequeue_fence = fence;
-        img.dequeued = true;
-        image_info.p_next = std::ptr::addr_of!(nb).cast();
-        // SAFETY: the driver's vkCreateImage with a valid create info (the chain lives on this
-        // frame).
-        let r = unsafe {
-            (sc.fns.create_image)(sc.fns.device, image_info, std::ptr::null(), &mut img.image)
-        };
-        image_info.p_next = std::ptr::null();
-        if r != vk::Result::SUCCESS {
-            log::error!("vkCreateSwapchainKHR: vkCreateImage with a native buffer failed: {r:?}");
-            img.image = vk::Image::null();
-            result = Err(r);
-            break;
-        }
-    }
-    // Return the buffers to the window (the swapchain keeps its references); a shared buffer
-    // stays dequeued for good.
-    for img in st.images.iter_mut().filter(|i| i.dequeued) {
-        if !sc.shared {
-            if let Some(buffer) = &img.buffer {
-                let err = window.cancel_buffer(buffer, img.dequeue_fence.take());
-                if err != OK {
-                    log::warn!(
-                        "vkCreateSwapchainKHR: cancelBuffer failed: {}",
-                        strerror(err)
-                    );
-                }
-            }
-            img.dequeued = false;
-        }
-    }
-    result
-}
-
-/// Deferred allocation: unbound images, bound to buffers at first acquire.
-///
-/// # Safety
-/// As [`create_images`].
-unsafe fn create_deferred_images(
-    sc: &Swapchain,
-    st: &mut State,
-    image_info: &mut vk::ImageCreateInfo<'_>,
-) -> Result<(), vk::Result> {
-    let swapchain_info = vk::ImageSwapchainCreateInfoKHR {
-        swapchain: vk::Handle::from_raw(sc.handle),
-        ..Default::default()
-    };
-    image_info.p_next = std::ptr::addr_of!(swapchain_info).cast();
-    let mut result = Ok(());
-    for img in st.images.iter_mut() {
-        // SAFETY: the driver's vkCreateImage with a valid create info.
-        let r = unsafe {
-            (sc.fns.create_image)(sc.fns.device, image_info, std::ptr::null(), &mut img.image)
-        };
-        if r != vk::Result::SUCCESS {
-            log::error!("vkCreateSwapchainKHR: vkCreateImage for a deferred image failed: {r:?}");
-            img.image = vk::Image::null();
-            result = Err(r);
-            break;
-        }
-    }
-    image_info.p_next = std::ptr::null();
-    result
-}
-
-/// A copy of the create info's `VkImageCompressionControlEXT`, unchained (AOSP copies it
-/// whenever present; its `pFixedRateFlags` stay the application's, valid during the call).
-///
-/// # Safety
-/// `info`'s chain is valid.
-unsafe fn image_compression<'a>(
-    info: &'a vk::SwapchainCreateInfoKHR<'_>,
-) -> Option<vk::ImageCompressionControlEXT<'a>> {
-    // SAFETY: per the contract.
-    let found = unsafe {
-        find_in_chain::<vk::ImageCompressionControlEXT<'_>>(
-            info.p_next,
-            vk::StructureType::IMAGE_COMPRESSION_CONTROL_EXT,
-        )
-    }?;
-    Some(vk::ImageCompressionControlEXT {
-        p_next: std::ptr::null(),
-        ..*found
-    })
-}
-
-/// The producer (gralloc) usage of the swapchain's buffers (AOSP `getProducerUsage`).
-///
-/// # Safety
-/// `fns` must be a live device's driver functions.
-unsafe fn producer_usage(
-    fns: &DeviceFns,
-    info: &vk::SwapchainCreateInfoKHR<'_>,
-    swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    compression: Option<&vk::ImageCompressionControlEXT<'_>>,
-) -> Result<u64, vk::Result> {
-    // Every query gets the application's VkImageCompressionControlEXT in its chain (AOSP).
-    let compression_ptr: *const c_void =
-        compression.map_or(std::ptr::null(), |c| std::ptr::from_ref(c).cast());
-    if let Some(gpdifp2) = fns.image_format_properties2 {
-        let external = vk::PhysicalDeviceExternalImageFormatInfo {
-            p_next: compression_ptr,
-            handle_type: vk::ExternalMemoryHandleTypeFlags::ANDROID_HARDWARE_BUFFER_ANDROID,
-            ..Default::default()
-        };
-        // AHardwareBuffer has no sRGB format.
-        let format = if info.image_format == vk::Format::R8G8B8A8_SRGB {
-            vk::Format::R8G8B8A8_UNORM
-        } else {
-            info.image_format
-        };
-        let format_info = vk::PhysicalDeviceImageFormatInfo2 {
-            p_next: std::ptr::addr_of!(external).cast(),
-            format,
-            ty: vk::ImageType::TYPE_2D,
-            tiling: vk::ImageTiling::OPTIMAL,
-            usage: info.image_usage,
-            flags: image_flags(info),
-            ..Default::default()
-        };
-        let mut ahb_usage = vk::AndroidHardwareBufferUsageANDROID::default();
-        // Not needed by the loader, but some drivers (lavapipe) write it unconditionally when
-        // the input has an external-format info.
-        let mut external_props = vk::ExternalImageFormatProperties {
-            p_next: std::ptr::addr_of_mut!(ahb_usage).cast(),
-            ..Default::default()
-        };
-        let mut props = vk::ImageFormatProperties2 {
-            p_next: std::ptr::addr_of_mut!(external_props).cast(),
-            ..Default::default()
-        };
-        // SAFETY: the driver's query with valid structures.
-        let r = unsafe { gpdifp2(fns.physical_device, &format_info, &mut props) };
-        if r == vk::Result::SUCCESS {
-            let mut usage = ahb_usage.android_hardware_buffer_usage;
-            if swapchain_usage.contains(vk::SwapchainImageUsageFlagsANDROID::SHARED) {
-                usage |= buffer_usage::FRONT_BUFFER;
-            }
-            return Ok(usage);
-        }
-        log::debug!(
-            "vkGetPhysicalDeviceImageFormatProperties2 (AHB usage) failed with {r:?}; falling \
-             back to vkGetSwapchainGrallocUsage*ANDROID"
-        );
-    }
-    let failed = |r: vk::Result, which: &str| {
-        log::error!("vkGetSwapchainGrallocUsage{which}ANDROID failed: {r:?}");
-        vk::Result::ERROR_SURFACE_LOST_KHR
-    };
-    if let Some(f) = fns.gralloc_usage4 {
-        let usage_info = vk::GrallocUsageInfo2ANDROID {
-            s_type: vk::StructureType::GRALLOC_USAGE_INFO_2_ANDROID,
-            p_next: compression_ptr,
-            format: info.image_format,
-            image_usage: info.image_usage,
-            swapchain_image_usage: swapchain_usage,
-        };
-        let mut usage = 0u64;
-        // SAFETY: the driver's function with valid structures.
-        let r = unsafe { f(fns.device, &usage_info, &mut usage) };
-        return if r == vk::Result::SUCCESS {
-            Ok(usage)
-        } else {
-            Err(failed(r, "4"))
-        };
-    }
-    if let Some(f) = fns.gralloc_usage3 {
-        let usage_info = vk::GrallocUsageInfoANDROID {
-            s_type: vk::StructureType::GRALLOC_USAGE_INFO_ANDROID,
-            p_next: compression_ptr,
-            format: info.image_format,
-            image_usage: info.image_usage,
-        };
-        let mut usage = 0u64;
-        // SAFETY: as above.
-        let r = unsafe { f(fns.device, &usage_info, &mut usage) };
-        return if r == vk::Result::SUCCESS {
-            Ok(usage)
-        } else {
-            Err(failed(r, "3"))
-        };
-    }
-    if let Some(f) = fns.gralloc_usage2 {
-        let (mut consumer, mut producer) = (0u64, 0u64);
-        // SAFETY: as above.
-        let r = unsafe {
-            f(
-                fns.device,
-                info.image_format,
-                info.image_usage,
-                swapchain_usage,
-                &mut consumer,
-                &mut producer,
-            )
-        };
-        return if r == vk::Result::SUCCESS {
-            Ok(gralloc1_to_buffer_usage(producer, consumer))
-        } else {
-            Err(failed(r, "2"))
-        };
-    }
-    if let Some(f) = fns.gralloc_usage {
-        let mut legacy: c_int = 0;
-        // SAFETY: as above.
-        let r = unsafe { f(fns.device, info.image_format, info.image_usage, &mut legacy) };
-        return if r == vk::Result::SUCCESS {
-            Ok(u64::from(legacy as u32))
-        } else {
-            Err(failed(r, ""))
-        };
-    }
-    Ok(0)
 }
 
 /// `vkDestroySwapchainKHR`: NULL and unknown handles are ignored.
@@ -1001,7 +321,10 @@ pub unsafe extern "system" fn get_swapchain_images(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let Some(sc) = lookup(swapchain, "vkGetSwapchainImagesKHR") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkGetSwapchainImagesKHR: unknown swapchain"
+                );
             };
             if !sc.is_current() {
                 log::warn!(
@@ -1039,11 +362,18 @@ pub unsafe extern "system" fn acquire_next_image(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let Some(sc) = lookup(swapchain, "vkAcquireNextImageKHR") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkAcquireNextImageKHR: unknown swapchain"
+                );
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `index` is the application's pImageIndex: null (refused here) or writable for
+            // this call (VUID-vkAcquireNextImageKHR-pImageIndex-parameter).
             let Some(index) = (unsafe { index.as_mut() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAcquireNextImageKHR: null pImageIndex"
+                );
             };
             acquire(&sc, timeout, semaphore, fence, index)
         },
@@ -1059,11 +389,16 @@ pub unsafe extern "system" fn acquire_next_image2(
     info: *const vk::AcquireNextImageInfoKHR<'_>,
     index: *mut u32,
 ) -> vk::Result {
-    // SAFETY: null or valid per the contract.
+    // SAFETY: `info` is the application's pAcquireInfo: null (refused here) or valid for this call
+    // (VUID-vkAcquireNextImage2KHR-pAcquireInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkAcquireNextImage2KHR: null pAcquireInfo"
+        );
     };
-    // SAFETY: forwarded under the same contract.
+    // SAFETY: `device` and `index` are the application's, unchanged, and `info`'s members were read
+    // from its valid acquire info: vkAcquireNextImageKHR's contract holds.
     unsafe {
         acquire_next_image(
             device,
@@ -1085,7 +420,10 @@ fn acquire(
     index: &mut u32,
 ) -> vk::Result {
     if !sc.is_current() {
-        return vk::Result::ERROR_OUT_OF_DATE_KHR;
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DATE_KHR,
+            "vkAcquireNextImageKHR: the swapchain is retired"
+        );
     }
     let fns = &sc.fns;
     let mut st = sc.lock();
@@ -1100,8 +438,11 @@ fn acquire(
     if wanted != st.dequeue_timeout {
         let err = window.perform_i64(nw::NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT, wanted);
         if err != OK {
-            log::error!("perform(SET_DEQUEUE_TIMEOUT) failed: {}", strerror(err));
-            return vk::Result::ERROR_SURFACE_LOST_KHR;
+            return vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "perform(SET_DEQUEUE_TIMEOUT) failed: {}",
+                strerror(err)
+            );
         }
         st.dequeue_timeout = wanted;
     }
@@ -1116,8 +457,11 @@ fn acquire(
             };
         }
         Err(err) => {
-            log::error!("dequeueBuffer failed: {}", strerror(err));
-            return vk::Result::ERROR_SURFACE_LOST_KHR;
+            return vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "dequeueBuffer failed: {}",
+                strerror(err)
+            );
         }
     };
     let slot = st.images.iter().position(|i| {
@@ -1133,21 +477,23 @@ fn acquire(
                 // SAFETY: the slot's unbound image and a buffer the window just handed out.
                 let r = unsafe { bind_deferred(sc, idx as u32, st.images[idx].image, &buffer) };
                 if r != vk::Result::SUCCESS {
-                    log::error!("binding a deferred swapchain image failed: {r:?}");
                     window.cancel_buffer(&buffer, dequeue_fence);
-                    return vk::Result::ERROR_OUT_OF_DATE_KHR;
+                    return vk_error!(
+                        vk::Result::ERROR_OUT_OF_DATE_KHR,
+                        "binding a deferred swapchain image failed: {r:?}"
+                    );
                 }
                 st.images[idx].buffer = Some(buffer);
                 idx
             }
             None => {
-                log::error!(
-                    "dequeueBuffer returned an unknown buffer {:p}: the window was reconfigured \
-                     behind the swapchain",
-                    buffer.as_ptr()
-                );
+                let unknown = buffer.as_ptr();
                 window.cancel_buffer(&buffer, dequeue_fence);
-                return vk::Result::ERROR_OUT_OF_DATE_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_DATE_KHR,
+                    "dequeueBuffer returned an unknown buffer {unknown:p}: the window was \
+                     reconfigured behind the swapchain"
+                );
             }
         },
     };
@@ -1193,7 +539,10 @@ unsafe fn bind_deferred(
     buffer: &Buffer,
 ) -> vk::Result {
     let Some(bind2) = sc.fns.bind_image_memory2 else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "binding a deferred swapchain image: the driver has no vkBindImageMemory2"
+        );
     };
     let swapchain_info = vk::BindImageMemorySwapchainInfoKHR {
         swapchain: vk::Handle::from_raw(sc.handle),
@@ -1224,8 +573,14 @@ pub unsafe extern "system" fn get_swapchain_status(
         "vkGetSwapchainStatusKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || match lookup(swapchain, "vkGetSwapchainStatusKHR") {
-            None => vk::Result::ERROR_SURFACE_LOST_KHR,
-            Some(sc) if !sc.is_current() => vk::Result::ERROR_OUT_OF_DATE_KHR,
+            None => vk_error!(
+                vk::Result::ERROR_SURFACE_LOST_KHR,
+                "vkGetSwapchainStatusKHR: unknown swapchain"
+            ),
+            Some(sc) if !sc.is_current() => vk_error!(
+                vk::Result::ERROR_OUT_OF_DATE_KHR,
+                "vkGetSwapchainStatusKHR: the swapchain is retired"
+            ),
             Some(_) => vk::Result::SUCCESS,
         },
     )
@@ -1243,12 +598,19 @@ pub unsafe extern "system" fn release_swapchain_images(
         "vkReleaseSwapchainImagesEXT",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pReleaseInfo: null (refused here) or valid for
+            // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkReleaseSwapchainImagesEXT: null pReleaseInfo"
+                );
             };
             let Some(sc) = lookup(info.swapchain, "vkReleaseSwapchainImagesEXT") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkReleaseSwapchainImagesEXT: unknown swapchain"
+                );
             };
             if sc.shared {
                 return vk::Result::SUCCESS;
@@ -1300,7 +662,8 @@ pub unsafe extern "system" fn bind_image_memory2(
         "vkBindImageMemory2",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: per the contract.
+            // SAFETY: `device` is the application's device of this loader
+            // (VUID-vkBindImageMemory2-device-parameter); `device_wsi` reads its word 0.
             let wsi = match unsafe {
                 device_wsi(vk::Handle::as_raw(device) as usize, "vkBindImageMemory2")
             } {
@@ -1308,7 +671,10 @@ pub unsafe extern "system" fn bind_image_memory2(
                 Err(e) => return e,
             };
             let Some(bind2) = wsi.fns.bind_image_memory2 else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkBindImageMemory2: the driver has no vkBindImageMemory2"
+                );
             };
             let list = if infos.is_null() || count == 0 {
                 &[][..]
@@ -1326,7 +692,9 @@ pub unsafe extern "system" fn bind_image_memory2(
                 }
             };
             if !list.iter().any(|i| swapchain_info(i).is_some()) {
-                // SAFETY: forwarded unchanged.
+                // SAFETY: no info names a swapchain, so the application's `device`, `count` and
+                // `infos` go unchanged to the driver's vkBindImageMemory2 for its own device, under
+                // that command's VUIDs.
                 return unsafe { bind2(device, count, infos) };
             }
             let mut edited: Vec<vk::BindImageMemoryInfo<'_>> = list.to_vec();
@@ -1337,7 +705,10 @@ pub unsafe extern "system" fn bind_image_memory2(
                     continue;
                 };
                 let Some(sc) = lookup(si.swapchain, "vkBindImageMemory2") else {
-                    return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+                    return vk_error!(
+                        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                        "vkBindImageMemory2: a VkBindImageMemorySwapchainInfoKHR names an unknown swapchain"
+                    );
                 };
                 let st = sc.lock();
                 let Some(buffer) = st
@@ -1345,11 +716,11 @@ pub unsafe extern "system" fn bind_image_memory2(
                     .get(si.image_index as usize)
                     .and_then(|i| i.buffer.as_ref())
                 else {
-                    log::error!(
+                    return vk_error!(
+                        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
                         "vkBindImageMemory2: swapchain image {} has no buffer (yet)",
                         si.image_index
                     );
-                    return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
                 };
                 natives.push(native_buffer(buffer, bind.p_next));
                 let nb = natives.last().expect("just pushed");

@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 
 use vkgen_abi::native_window as nw;
+use vkgen_abi::vk_error;
 
 use super::swapchain::{lookup, Swapchain};
 use super::window::strerror;
@@ -163,11 +164,18 @@ pub unsafe extern "system" fn refresh_cycle_duration(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let Some(sc) = lookup(swapchain, "vkGetRefreshCycleDurationGOOGLE") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkGetRefreshCycleDurationGOOGLE: unknown swapchain"
+                );
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `out` is the application's pDisplayTimingProperties: null (refused here) or
+            // writable for this call.
             let Some(out) = (unsafe { out.as_mut() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkGetRefreshCycleDurationGOOGLE: null pDisplayTimingProperties"
+                );
             };
             match sc.window().refresh_cycle_duration() {
                 Ok(ns) => {
@@ -176,11 +184,11 @@ pub unsafe extern "system" fn refresh_cycle_duration(
                     vk::Result::SUCCESS
                 }
                 Err(e) => {
-                    log::error!(
+                    vk_error!(
+                        vk::Result::ERROR_SURFACE_LOST_KHR,
                         "native_window_get_refresh_cycle_duration failed: {}",
                         strerror(e)
-                    );
-                    vk::Result::ERROR_SURFACE_LOST_KHR
+                    )
                 }
             }
         },
@@ -202,14 +210,24 @@ pub unsafe extern "system" fn past_presentation_timing(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let Some(sc) = lookup(swapchain, "vkGetPastPresentationTimingGOOGLE") else {
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
+                    "vkGetPastPresentationTimingGOOGLE: unknown swapchain"
+                );
             };
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `count` is the application's pPresentationTimingCount: null (refused here) or
+            // readable and writable for this call.
             let Some(count) = (unsafe { count.as_mut() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkGetPastPresentationTimingGOOGLE: null pPresentationTimingCount"
+                );
             };
             if !sc.is_current() {
-                return vk::Result::ERROR_OUT_OF_DATE_KHR;
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_DATE_KHR,
+                    "vkGetPastPresentationTimingGOOGLE: the swapchain is retired"
+                );
             }
             let mut st = sc.lock();
             if !st.frame_timestamps_enabled {

@@ -66,7 +66,8 @@ impl Window {
     /// `ptr` must be null or point at a live `ANativeWindow` (readable header).
     pub unsafe fn retain(ptr: *mut ANativeWindow) -> Result<Self, BadWindow> {
         let ptr = NonNull::new(ptr).ok_or(BadWindow::Null)?;
-        // SAFETY: a live window per the contract; the header is plain data.
+        // SAFETY: `ptr` is non-null (checked above) and the caller guarantees it is a live
+        // `ANativeWindow`, whose header is plain data readable by copy.
         let common = unsafe { (*ptr.as_ptr()).common };
         if common.magic != nw::ANDROID_NATIVE_WINDOW_MAGIC {
             return Err(BadWindow::Magic(common.magic));
@@ -388,7 +389,8 @@ impl Buffer {
     /// `ptr` must be null or a live `ANativeWindowBuffer`.
     unsafe fn retain(ptr: *mut ANativeWindowBuffer) -> Option<Self> {
         let ptr = NonNull::new(ptr)?;
-        // SAFETY: live per the contract.
+        // SAFETY: `ptr` is non-null (checked above) and the caller guarantees it is a live
+        // `ANativeWindowBuffer`, so its `common` header and `inc_ref` hook are readable.
         unsafe {
             let base = std::ptr::addr_of_mut!((*ptr.as_ptr()).common);
             if let Some(inc) = (*base).inc_ref {
@@ -427,7 +429,8 @@ impl Drop for Buffer {
 /// # Safety
 /// `fd` must be negative or an open fd nobody else will close.
 pub unsafe fn take_fd(fd: RawFd) -> Option<OwnedFd> {
-    // SAFETY: per the contract.
+    // SAFETY: `fd` is non-negative in this branch and the caller guarantees it is open and owned by
+    // nobody else, so `OwnedFd` may close it.
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }
 

@@ -103,12 +103,14 @@ unsafe fn adopt(
         window: queue.window().cast(),
         ..Default::default()
     };
-    // SAFETY: the Android path with a live window of ours; `out` per the contract.
+    // SAFETY: `info.window` is `queue`'s window, which `queue` keeps alive; the caller guarantees
+    // `instance` is a live instance of this loader and `out` writable.
     let r = unsafe { super::surface::create_android_surface(instance, &info, allocator, out) };
     if r != vk::Result::SUCCESS {
         return r;
     }
-    // SAFETY: written on success.
+    // SAFETY: `create_android_surface` succeeded, so it wrote the new handle to `out`, which the
+    // caller guarantees is readable too.
     let handle = vk::Handle::as_raw(unsafe { *out });
     let controls = Controls::default();
     let thread = {
@@ -146,12 +148,15 @@ unsafe fn adopt(
             vk::Result::SUCCESS
         }
         Err(e) => {
-            log::error!("{command}: cannot start the presenter thread: {e}");
             // SAFETY: the surface just created, unused.
             unsafe {
                 super::surface::destroy_surface(instance, vk::Handle::from_raw(handle), allocator)
             };
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+            vkgen_abi::error::map_io_err(
+                &format!("{command}: cannot start the presenter thread"),
+                &e,
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            )
         }
     }
 }

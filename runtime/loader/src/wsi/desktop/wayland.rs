@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use vkgen_abi::vk_error;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use wayland_backend::client::{Backend, ObjectId};
 use wayland_client::globals::{registry_queue_init, GlobalListContents};
@@ -170,10 +171,12 @@ unsafe fn join(
     if display.is_null() || surface.is_null() {
         return Err(RefuseReason::Null);
     }
-    // SAFETY: a live display, per the contract, outliving the backend.
+    // SAFETY: `display` is non-null (checked above) and the caller guarantees it is the
+    // application's live wl_display, which outlives the surface and so this backend.
     let backend = unsafe { Backend::from_foreign_display(display.cast()) };
     let conn = Connection::from_backend(backend);
-    // SAFETY: a live proxy of that display, per the contract; its class is checked.
+    // SAFETY: `surface` is non-null (checked above) and the caller guarantees it is a live
+    // wl_surface of `display`; `from_ptr` checks its interface.
     let id = unsafe { ObjectId::from_ptr(WlSurface::interface(), surface.cast()) }
         .map_err(|_| RefuseReason::NotASurface)?;
     let surface = WlSurface::from_id(&conn, id).map_err(|_| RefuseReason::NotASurface)?;
@@ -431,19 +434,24 @@ pub unsafe extern "system" fn create_wayland_surface(
 ) -> vk::Result {
     const COMMAND: &str = "vkCreateWaylandSurfaceKHR";
     guard(COMMAND, vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: null or valid per the contract.
+        // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid create
+        // info for this call (VUID-vkCreateWaylandSurfaceKHR-pCreateInfo-parameter).
         let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkCreateWaylandSurfaceKHR: null pCreateInfo or pSurface"
+            );
         };
-        // SAFETY: the application's display and surface, live per the contract.
+        // SAFETY: `info.display` and `info.surface` are the application's live Wayland objects,
+        // which the spec requires to outlive the VkSurfaceKHR and so the presenter `join` starts.
         let client = match unsafe { join(info.display, info.surface) } {
             Ok(c) => c,
             Err(e) => {
-                log::error!("{COMMAND}: no presenter for the surface: {e}");
-                return match e {
+                let result = match e {
                     RefuseReason::Compositor(_) => vk::Result::ERROR_SURFACE_LOST_KHR,
                     _ => vk::Result::ERROR_INITIALIZATION_FAILED,
                 };
+                return vk_error!(result, "{COMMAND}: no presenter for the surface: {e}");
             }
         };
         // The size is the swapchain's; until one queues, any will do.
@@ -455,8 +463,11 @@ pub unsafe extern "system" fn create_wayland_surface(
         let queue = match BufferQueue::try_new(config) {
             Ok(q) => q,
             Err(e) => {
-                log::error!("{COMMAND}: {}", RefuseReason::Queue(e.to_string()));
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "{COMMAND}: {}",
+                    RefuseReason::Queue(e.to_string())
+                );
             }
         };
         let surface_id = client.surface.id().protocol_id();
@@ -464,7 +475,8 @@ pub unsafe extern "system" fn create_wayland_surface(
             let queue = Arc::clone(&queue);
             move |controls| present_loop(client, queue, controls)
         };
-        // SAFETY: per the contract.
+        // SAFETY: `instance` is the application's live instance of this loader
+        // (VUID-vkCreateWaylandSurfaceKHR-instance-parameter) and `out` was checked non-null above.
         let r = unsafe {
             super::adopt(
                 COMMAND,

@@ -30,6 +30,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use vkgen_abi::vk_error;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::shm::ConnectionExt as _;
@@ -78,13 +79,13 @@ unsafe fn create_x11_surface(
     let (queue, conn, blit) = match connect(window, display.as_deref()) {
         Ok(v) => v,
         Err(e) => {
-            log::error!("{command}: no presenter for the window: {e}");
-            return match e {
+            let result = match e {
                 RefuseReason::Connect(_) | RefuseReason::Window(..) => {
                     vk::Result::ERROR_SURFACE_LOST_KHR
                 }
                 _ => vk::Result::ERROR_INITIALIZATION_FAILED,
             };
+            return vk_error!(result, "{command}: no presenter for the window: {e}");
         }
     };
     let how = match blit {
@@ -95,7 +96,8 @@ unsafe fn create_x11_surface(
         let queue = Arc::clone(&queue);
         move |controls| present_loop(conn, window, queue, blit, controls)
     };
-    // SAFETY: per the contract.
+    // SAFETY: the caller guarantees `instance` is a live instance of this loader and `out`
+    // writable, which is all `adopt` needs beyond the queue it gets here.
     let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
     if r == vk::Result::SUCCESS {
         log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
@@ -410,9 +412,13 @@ pub unsafe extern "system" fn create_xcb_surface(
         "vkCreateXcbSurfaceKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid
+            // create info for this call (VUID-vkCreateXcbSurfaceKHR-pCreateInfo-parameter).
             let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateXcbSurfaceKHR: null pCreateInfo or pSurface"
+                );
             };
             // SAFETY: `info.connection` is null or the application's live `xcb_connection_t*`
             // (the command's contract), and `instance` / `out` are as the command requires.
@@ -445,16 +451,20 @@ pub unsafe extern "system" fn create_xlib_surface(
         "vkCreateXlibSurfaceKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: null or valid per the contract.
+            // SAFETY: `info` is the application's pCreateInfo: null (refused here) or a valid
+            // create info for this call (VUID-vkCreateXlibSurfaceKHR-pCreateInfo-parameter).
             let (Some(info), false) = (unsafe { info.as_ref() }, out.is_null()) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateXlibSurfaceKHR: null pCreateInfo or pSurface"
+                );
             };
             let Ok(window) = u32::try_from(info.window) else {
-                log::error!(
+                return vk_error!(
+                    vk::Result::ERROR_SURFACE_LOST_KHR,
                     "vkCreateXlibSurfaceKHR: window {:#x} is not an X id",
                     info.window
                 );
-                return vk::Result::ERROR_SURFACE_LOST_KHR;
             };
             // SAFETY: `info.dpy` is null or the application's live `Display*` (the command's
             // contract), and `instance` / `out` are as the command requires.

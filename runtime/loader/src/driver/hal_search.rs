@@ -1,0 +1,120 @@
+//! Where the HAL driver is looked for (`driver.cpp`'s `Hal::Open` search); [`super::hal`]
+//! opens what is found.
+//!
+//! **Where** (`Hal::Open`): three namespaces in order, each tried only when the one before found
+//! nothing (`-ENOENT`): the updatable driver's (`GraphicsEnv::getDriverNamespace()`; host
+//! stand-in: the dir in `VKGEN_UPDATABLE_DRIVER_DIR`), the APEX's (`ro.vulkan.apex`, `.` → `_`;
+//! stand-in: `<root>/apex/<ro.vulkan.apex>/lib64`), then the sphal namespace, whose search path
+//! is `/odm/lib64`, `/vendor/lib64`, `/vendor/lib64/egl`, `/vendor/lib64/hw` (`lib` for 32-bit
+//! processes). In each, every property value is tried in turn, and for one value every dir of
+//! the namespace. An updatable driver that is configured but cannot be loaded is fatal
+//! (AOSP aborts the process with `LOG_ALWAYS_FATAL`; vkgen never crashes, so
+//! `vkCreateInstance` fails with `VK_ERROR_INITIALIZATION_FAILED` instead).
+
+use std::path::PathBuf;
+
+use crate::LoaderConfig;
+
+/// Properties naming the driver, in lookup order (`HAL_SUBNAME_KEY_PROPERTIES`).
+pub const HAL_SUBNAME_KEY_PROPERTIES: [&str; 2] = ["ro.hardware.vulkan", "ro.board.platform"];
+
+/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
+#[cfg(target_pointer_width = "64")]
+pub const HAL_DIR: &str = "vendor/lib64/hw";
+/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
+#[cfg(not(target_pointer_width = "64"))]
+pub const HAL_DIR: &str = "vendor/lib/hw";
+
+#[cfg(target_pointer_width = "64")]
+pub(super) const LIB: &str = "lib64";
+#[cfg(not(target_pointer_width = "64"))]
+pub(super) const LIB: &str = "lib";
+
+/// The sphal namespace's search path relative to the root, in order (the last is [`HAL_DIR`]).
+pub fn sphal_dirs() -> [String; 4] {
+    [
+        format!("odm/{LIB}"),
+        format!("vendor/{LIB}"),
+        format!("vendor/{LIB}/egl"),
+        format!("vendor/{LIB}/hw"),
+    ]
+}
+
+/// Host stand-in for `GraphicsEnv::getDriverNamespace()`: the updatable driver's dir.
+pub const UPDATABLE_DRIVER_ENV: &str = "VKGEN_UPDATABLE_DRIVER_DIR";
+
+/// One of `Hal::Open`'s namespaces: where it searches and whether finding nothing is fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace {
+    /// For logs: "updatable", "apex <name>", "sphal".
+    pub name: String,
+    /// Its search path.
+    pub dirs: Vec<PathBuf>,
+    /// An updatable driver namespace that yields no driver is fatal.
+    pub required: bool,
+}
+
+/// The module file names to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
+/// `vulkan.<ro.board.platform>.so`. Empty values are skipped, as in Android; values containing
+/// `/` are skipped too, since they would escape the namespace's dirs.
+pub fn module_names(config: &LoaderConfig) -> Vec<String> {
+    HAL_SUBNAME_KEY_PROPERTIES
+        .iter()
+        .filter_map(|key| {
+            let value = config.properties.get(key)?.trim();
+            if value.is_empty() {
+                return None;
+            }
+            if value.contains('/') || value == ".." {
+                log::warn!("{key}={value:?} ignored: not a plain module name");
+                return None;
+            }
+            Some(format!("vulkan.{value}.so"))
+        })
+        .collect()
+}
+
+/// `Hal::Open`'s namespaces for this configuration, in order (see the module docs).
+pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
+    let mut list = Vec::new();
+    if let Some(dir) = &config.updatable_driver_dir {
+        list.push(Namespace {
+            name: "updatable".into(),
+            dirs: vec![dir.clone()],
+            required: true,
+        });
+    }
+    if let Some(apex) = config.properties.get("ro.vulkan.apex").map(str::trim) {
+        if !apex.is_empty() && !apex.contains('/') && apex != ".." {
+            // Android's namespace name is the APEX name with `.` → `_`; its files live under
+            // /apex/<name>/lib64.
+            list.push(Namespace {
+                name: format!("apex {}", apex.replace('.', "_")),
+                dirs: vec![config.hal_root.join("apex").join(apex).join(LIB)],
+                required: false,
+            });
+        }
+    }
+    list.push(Namespace {
+        name: "sphal".into(),
+        dirs: sphal_dirs()
+            .iter()
+            .map(|d| config.hal_root.join(d))
+            .collect(),
+        required: false,
+    });
+    list
+}
+
+/// The module files to try, in order: per namespace, per module name, per dir.
+pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
+    let names = module_names(config);
+    namespaces(config)
+        .iter()
+        .flat_map(|ns| {
+            names
+                .iter()
+                .flat_map(move |n| ns.dirs.iter().map(move |d| d.join(n)))
+        })
+        .collect()
+}
