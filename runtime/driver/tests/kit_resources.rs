@@ -176,7 +176,7 @@ fn a_heap_holds_what_its_size_says_and_free_gives_it_back() {
     // SAFETY: allocations of this test, unused.
     unsafe { d.free_memory(a, None) };
     let c = allocate(d, LOCAL_HEAP / 2, 0).unwrap();
-    // SAFETY: as above.
+    // SAFETY: the two allocations left, freed once and no longer used.
     unsafe {
         d.free_memory(b, None);
         d.free_memory(c, None);

@@ -238,8 +238,8 @@ unsafe extern "system" fn get_query_pool_results(
                 let out = unsafe { p_data.cast::<u8>().add(at) };
                 let shown = if write_values { values } else { &[][..] };
                 if write_values || with_availability {
-                    // SAFETY: as above; without values only the availability word is written, at
-                    // its place after the values.
+                    // SAFETY: `at + needed <= dataSize` was checked; without values only the
+                    // availability word is written, at its place after the values.
                     unsafe {
                         let at_availability = if write_values {
                             out
