@@ -10,8 +10,8 @@ use vkgen_generated::vk;
 use vkgen_generated::vk::StructureTypeExt as _;
 
 use super::super::{Device, Kit};
-use super::{BufferDesc, DeviceMemory, VendorData};
-use crate::handles::{create_object, destroy_object, Object, ObjectKind};
+use super::{bind_checked, bound_host_ptr, store, BufferDesc, VendorData};
+use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{find_in_chain, for_each_out, guard, slice};
 
 /// A `VkBuffer` of the kit.
@@ -45,12 +45,7 @@ impl Buffer {
     /// The host address of the buffer's first byte (valid for `desc.size` bytes while the
     /// buffer and its memory live), once bound.
     pub fn host_ptr(&self) -> Option<*mut u8> {
-        let (memory, offset) = self.binding()?;
-        // SAFETY: a buffer's memory outlives its use by the API's rules
-        // (VUID-vkFreeMemory-memory-00677); the handle was checked at bind time.
-        let m = unsafe { DeviceMemory::from_handle(memory) }?;
-        // SAFETY: bind checked `offset + size <= memory size`.
-        Some(unsafe { m.host_ptr().add(offset as usize) })
+        bound_host_ptr(&self.binding)
     }
 }
 
@@ -107,15 +102,9 @@ unsafe extern "system" fn create_buffer<D: Kit>(
                 binding: OnceLock::new(),
                 vendor: VendorData::default(),
             };
-            // SAFETY: `pAllocator` is null or valid callbacks (VUID-vkCreateBuffer-pAllocator-parameter).
-            match unsafe { create_object(buffer, p_allocator) } {
-                Ok(h) => {
-                    // SAFETY: `pBuffer` is valid for a write (VUID-vkCreateBuffer-pBuffer-parameter).
-                    unsafe { p_buffer.write(vk::Handle::from_raw(h)) };
-                    vk::Result::SUCCESS
-                }
-                Err(e) => e,
-            }
+            // SAFETY: the application's allocator and output pointer (the command's
+            // -pAllocator- and output -parameter VUIDs).
+            unsafe { store(buffer, p_allocator, p_buffer) }
         },
     )
 }
@@ -214,43 +203,20 @@ unsafe extern "system" fn get_device_buffer_memory_requirements<D: Kit>(
 
 /// Binds `buffer` to `memory` at `offset` after the spec's checks.
 fn bind(buffer: vk::Buffer, memory: vk::DeviceMemory, offset: u64) -> vk::Result {
-    // SAFETY: the application's handles (VUID-VkBindBufferMemoryInfo-buffer-parameter,
-    // -memory-parameter); both checked by type.
-    let (b, m) = unsafe {
-        (
-            Buffer::from_handle(buffer),
-            DeviceMemory::from_handle(memory),
-        )
-    };
-    let (Some(b), Some(m)) = (b, m) else {
+    // SAFETY: the application's buffer handle (VUID-VkBindBufferMemoryInfo-buffer-parameter);
+    // checked by type.
+    let Some(b) = (unsafe { Buffer::from_handle(buffer) }) else {
         return vk_error!(
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "not a buffer and memory of this driver"
+            "not a buffer of this driver"
         );
     };
-    let req = b.requirements;
-    if !offset.is_multiple_of(req.alignment.max(1))
-        || offset > m.size
-        || b.desc.size > m.size - offset
-        || req.memory_type_bits & (1 << m.type_index) == 0
-    {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "buffer of {} bytes (alignment {}, types {:#x}) does not fit memory type {} of {} bytes at {offset}",
-            b.desc.size,
-            req.alignment,
-            req.memory_type_bits,
-            m.type_index,
-            m.size
-        );
-    }
-    if b.binding.set((memory, offset)).is_err() {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "buffer already bound (VUID-vkBindBufferMemory-buffer-07459)"
-        );
-    }
-    vk::Result::SUCCESS
+    // The buffer's own size must fit, not its rounded-up requirement.
+    let req = vk::MemoryRequirements {
+        size: b.desc.size,
+        ..b.requirements
+    };
+    bind_checked(&b.binding, &req, "buffer", memory, offset)
 }
 
 /// [`vkBindBufferMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindBufferMemory.html)

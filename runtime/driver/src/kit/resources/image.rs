@@ -11,8 +11,8 @@ use vkgen_generated::vk;
 
 use super::super::{Device, Kit};
 use super::buffer::write_requirements2;
-use super::{DeviceMemory, ImageDesc, VendorData};
-use crate::handles::{create_object, destroy_object, Object, ObjectKind};
+use super::{bind_checked, bound_host_ptr, store, ImageDesc, VendorData};
+use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, slice};
 
 /// Alignment of an image's memory and of each of its subresources.
@@ -145,11 +145,7 @@ impl Image {
     /// The host address of the image's first byte (its [`LinearLayout`] starts there), once
     /// bound.
     pub fn host_ptr(&self) -> Option<*mut u8> {
-        let (memory, offset) = self.binding()?;
-        // SAFETY: an image's memory outlives its use by the API's rules; checked at bind time.
-        let m = unsafe { DeviceMemory::from_handle(memory) }?;
-        // SAFETY: bind checked `offset + total <= memory size`.
-        Some(unsafe { m.host_ptr().add(offset as usize) })
+        bound_host_ptr(&self.binding)
     }
 
     /// The layout of one subresource.
@@ -213,15 +209,9 @@ unsafe extern "system" fn create_image<D: Kit>(
                 binding: OnceLock::new(),
                 vendor: VendorData::default(),
             };
-            // SAFETY: `pAllocator` is null or valid callbacks (VUID-vkCreateImage-pAllocator-parameter).
-            match unsafe { create_object(image, p_allocator) } {
-                Ok(h) => {
-                    // SAFETY: `pImage` is valid for a write (VUID-vkCreateImage-pImage-parameter).
-                    unsafe { p_image.write(vk::Handle::from_raw(h)) };
-                    vk::Result::SUCCESS
-                }
-                Err(e) => e,
-            }
+            // SAFETY: the application's allocator and output pointer (the command's
+            // -pAllocator- and output -parameter VUIDs).
+            unsafe { store(image, p_allocator, p_image) }
         },
     )
 }
@@ -324,35 +314,15 @@ unsafe extern "system" fn device_sparse_requirements(
 }
 
 fn bind(image: vk::Image, memory: vk::DeviceMemory, offset: u64) -> vk::Result {
-    // SAFETY: the application's handles; both checked by type.
-    let (i, m) = unsafe { (Image::from_handle(image), DeviceMemory::from_handle(memory)) };
-    let (Some(i), Some(m)) = (i, m) else {
+    // SAFETY: the application's image handle (VUID-VkBindImageMemoryInfo-image-parameter);
+    // checked by type.
+    let Some(i) = (unsafe { Image::from_handle(image) }) else {
         return vk_error!(
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "not an image and memory of this driver"
+            "not an image of this driver"
         );
     };
-    let req = i.requirements;
-    if !offset.is_multiple_of(req.alignment.max(1))
-        || offset > m.size
-        || req.size > m.size - offset
-        || req.memory_type_bits & (1 << m.type_index) == 0
-    {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "image of {} bytes does not fit memory type {} of {} bytes at {offset}",
-            req.size,
-            m.type_index,
-            m.size
-        );
-    }
-    if i.binding.set((memory, offset)).is_err() {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "image already bound"
-        );
-    }
-    vk::Result::SUCCESS
+    bind_checked(&i.binding, &i.requirements, "image", memory, offset)
 }
 
 /// [`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
@@ -484,26 +454,6 @@ impl Sampler {
     }
 }
 
-/// Stores `value` as a new object and its handle through `out`.
-///
-/// # Safety
-/// `p_allocator` is null or valid callbacks; `out` is valid for a write.
-unsafe fn create<T: ObjectKind, H: vk::Handle>(
-    value: T,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut H,
-) -> vk::Result {
-    // SAFETY: the caller's allocator.
-    match unsafe { create_object(value, p_allocator) } {
-        Ok(h) => {
-            // SAFETY: the caller's output pointer.
-            unsafe { out.write(H::from_raw(h)) };
-            vk::Result::SUCCESS
-        }
-        Err(e) => e,
-    }
-}
-
 /// [`vkCreateImageView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateImageView.html)
 unsafe extern "system" fn create_image_view(
     _device: vk::Device,
@@ -528,7 +478,7 @@ unsafe extern "system" fn create_image_view(
                 vendor: VendorData::default(),
             };
             // SAFETY: the application's allocator and output pointer (-pAllocator-, -pView-parameter).
-            unsafe { create(view, p_allocator, p_view) }
+            unsafe { store(view, p_allocator, p_view) }
         },
     )
 }
@@ -564,7 +514,7 @@ unsafe extern "system" fn create_sampler(
                 vendor: VendorData::default(),
             };
             // SAFETY: the application's allocator and output pointer (-pAllocator-, -pSampler-parameter).
-            unsafe { create(sampler, p_allocator, p_sampler) }
+            unsafe { store(sampler, p_allocator, p_sampler) }
         },
     )
 }

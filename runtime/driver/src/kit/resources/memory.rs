@@ -12,7 +12,7 @@ use vkgen_generated::vk;
 
 use super::super::{Device, Kit};
 use super::VendorData;
-use crate::handles::{create_object, destroy_object, Object, ObjectKind};
+use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, lock};
 
 /// The alignment of every allocation: `minMemoryMapAlignment` of the kit's defaults (64)
@@ -95,15 +95,9 @@ unsafe extern "system" fn allocate_memory<D: Kit>(
                 return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pAllocateInfo");
             };
             match allocate(dev, info.allocation_size, info.memory_type_index) {
-                // SAFETY: `pAllocator` is null or valid callbacks (VUID-vkAllocateMemory-pAllocator-parameter).
-                Ok(memory) => match unsafe { create_object(memory, p_allocator) } {
-                    Ok(h) => {
-                        // SAFETY: `pMemory` is valid for a write (VUID-vkAllocateMemory-pMemory-parameter).
-                        unsafe { p_memory.write(vk::Handle::from_raw(h)) };
-                        vk::Result::SUCCESS
-                    }
-                    Err(e) => e,
-                },
+                // SAFETY: the application's allocator and output pointer
+                // (VUID-vkAllocateMemory-pAllocator-parameter, -pMemory-parameter).
+                Ok(memory) => unsafe { super::store(memory, p_allocator, p_memory) },
                 Err(e) => e,
             }
         },

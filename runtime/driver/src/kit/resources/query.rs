@@ -11,7 +11,7 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::VendorData;
-use crate::handles::{create_object, destroy_object, Object, ObjectKind};
+use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, lock};
 
 /// How long `VK_QUERY_RESULT_WAIT_BIT` waits for a query nobody ends before the device is
@@ -112,15 +112,9 @@ unsafe extern "system" fn create_query_pool(
                 ready: Condvar::new(),
                 vendor: VendorData::default(),
             };
-            // SAFETY: `pAllocator` is null or valid callbacks (VUID-vkCreateQueryPool-pAllocator-parameter).
-            match unsafe { create_object(pool, p_allocator) } {
-                Ok(h) => {
-                    // SAFETY: `pQueryPool` is valid for a write (VUID-vkCreateQueryPool-pQueryPool-parameter).
-                    unsafe { p_pool.write(vk::Handle::from_raw(h)) };
-                    vk::Result::SUCCESS
-                }
-                Err(e) => e,
-            }
+            // SAFETY: the application's allocator and output pointer (the command's
+            // -pAllocator- and output -parameter VUIDs).
+            unsafe { super::store(pool, p_allocator, p_pool) }
         },
     )
 }
@@ -283,15 +277,9 @@ unsafe extern "system" fn create_private_data_slot(
             let slot = PrivateDataSlot {
                 values: Mutex::new(HashMap::new()),
             };
-            // SAFETY: `pAllocator` is null or valid callbacks (the command's -pAllocator-parameter).
-            match unsafe { create_object(slot, p_allocator) } {
-                Ok(h) => {
-                    // SAFETY: `pPrivateDataSlot` is valid for a write (-pPrivateDataSlot-parameter).
-                    unsafe { p_slot.write(vk::Handle::from_raw(h)) };
-                    vk::Result::SUCCESS
-                }
-                Err(e) => e,
-            }
+            // SAFETY: the application's allocator and output pointer (the command's
+            // -pAllocator- and output -parameter VUIDs).
+            unsafe { super::store(slot, p_allocator, p_slot) }
         },
     )
 }
