@@ -20,6 +20,7 @@ pub mod policy;
 pub mod registry;
 pub mod scaffold;
 pub mod select;
+pub mod vendor;
 
 use std::path::{Path, PathBuf};
 

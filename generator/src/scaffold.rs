@@ -5,9 +5,13 @@
 //! registry, rewritten on every run and compared by `--check`. So a spec bump is a re-run, and a
 //! vendor's edits survive it.
 //!
-//! The crate depends on the kit by path: `--vkgen-root` (as written, relative to `--out` or
-//! absolute), by default the checkout this `vkgen` was built from. A crate outside that
-//! checkout is its own workspace; inside it, a member (vkgen's reference drivers).
+//! Where the kit comes from depends on where the crate lives. A crate outside the vkgen
+//! checkout (a vendor's repository) is its own workspace and builds on a vendored copy of the
+//! runtime in `vendor/vkgen/` ([`crate::vendor`]), by a relative path — no absolute path, no
+//! vkgen checkout and no network needed to build it; the copy is vkgen's, refreshed by every
+//! run and compared by `--check`. A crate inside the checkout (vkgen's reference drivers) is a
+//! member of vkgen's workspace and depends on the checkout's `runtime/driver` by a relative
+//! path. `--vkgen-root` names the checkout (default: the one this `vkgen` was built from).
 
 use std::path::{Path, PathBuf};
 
@@ -130,6 +134,12 @@ pub fn driver_files(
         regenerate_args.push_str(&format!(" --api-version {major}.{minor}"));
     }
 
+    // Relative from the crate: the vendored copy, or the checkout it lives in.
+    let dependency_root = if standalone {
+        crate::vendor::DIR.to_owned()
+    } else {
+        relative_path(out, &resolved)
+    };
     let mut files = vec![OutputFile {
         path: "src/vkgen.rs".into(),
         contents: render(&VkgenRs {
@@ -148,7 +158,7 @@ pub fn driver_files(
             contents: render(&CargoToml {
                 name,
                 crate_name: &crate_name,
-                root: &root.display().to_string().replace('\\', "/"),
+                root: &dependency_root,
                 standalone,
             })?,
         });
@@ -163,7 +173,37 @@ pub fn driver_files(
             })?,
         });
     }
+    if standalone {
+        files.extend(crate::vendor::files(&resolved)?);
+    }
     Ok(files)
+}
+
+/// `to` as a path relative to `from` (a directory that may not exist yet), `/`-separated.
+fn relative_path(from: &Path, to: &Path) -> String {
+    let abs = |p: &Path| {
+        std::path::absolute(p)
+            .map(|a| a.components().collect::<PathBuf>())
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let (from, to) = (abs(from), abs(to));
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let ups = from.components().count() - common;
+    let mut parts: Vec<String> = vec!["..".to_owned(); ups];
+    parts.extend(
+        to.components()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
 }
 
 /// Whether `dir` (which may not exist yet) lies inside `root`.
