@@ -259,7 +259,29 @@ fn struct_fields<'r>(reg: &'r Registry, name: &str) -> Option<&'r [Field]> {
 pub fn tables(cx: &Ctx, kind: Kind) -> Table {
     let reg = cx.reg();
     let facts = Facts::new(reg);
-    // Chain structures: canonical names of selected structs extending the `…2` structure.
+    let mut structs = chain_structs(cx, &facts, kind);
+    let mut skipped = Vec::new();
+    let mut raws: Vec<Raw> = Vec::new();
+    for (si, s) in structs.iter().enumerate() {
+        let flattened = flattened_members(reg, kind, si, s);
+        struct_candidates(reg, kind, si, s, &flattened, &mut skipped, &mut raws);
+    }
+    let (by_name, class_of) = linked_classes(&raws, &structs, &facts);
+    let class_name = class_names(&raws, &structs, &facts, &by_name, &class_of);
+    let fields = flat_fields(&raws, &mut structs, &class_of, &class_name);
+    Table {
+        kind,
+        structs,
+        fields,
+        skipped,
+    }
+}
+
+/// The chain structures: `kind`'s base structure, then the canonical names of selected structs
+/// extending its `…2` structure (the Vulkan 1.x roll-ups first, then core, then by name), each
+/// with its aliases and sType; a structure without an sType cannot be chained and is left out.
+fn chain_structs(cx: &Ctx, facts: &Facts, kind: Kind) -> Vec<ChainStruct> {
+    let reg = cx.reg();
     let mut canon: BTreeSet<&str> = BTreeSet::new();
     for t in &cx.sel.types {
         let Some(ty) = reg.resolve_type(t) else {
@@ -308,106 +330,148 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
     }
     structs.retain(|s| s.s_type.is_some() || s.name == kind.base());
 
-    // Candidate members.
-    let mut skipped = Vec::new();
-    let mut raws: Vec<Raw> = Vec::new();
-    for (si, s) in structs.iter().enumerate() {
-        let members = struct_fields(reg, &s.name).unwrap_or(&[]);
-        let mut flattened: Vec<(Vec<String>, &Field)> = Vec::new();
-        for m in members {
-            if m.name == "sType" || m.name == "pNext" {
-                continue;
-            }
-            // The 1.0 properties' nested structures (`limits`, `sparseProperties`) are flattened.
-            let nested = (si == 0 && kind == Kind::Properties && !m.ty.is_pointer())
-                .then(|| struct_fields(reg, &m.ty.base))
-                .flatten();
-            match nested {
-                Some(inner) => {
-                    for i in inner {
-                        flattened.push((vec![m.name.clone(), i.name.clone()], i));
-                    }
-                }
-                None => flattened.push((vec![m.name.clone()], m)),
-            }
+    structs
+}
+
+/// A structure's members with `sType`/`pNext` left out, each with its path; the 1.0 properties'
+/// nested structures (`limits`, `sparseProperties`) are flattened.
+fn flattened_members<'r>(
+    reg: &'r Registry,
+    kind: Kind,
+    si: usize,
+    s: &ChainStruct,
+) -> Vec<(Vec<String>, &'r Field)> {
+    let members = struct_fields(reg, &s.name).unwrap_or(&[]);
+    let mut flattened: Vec<(Vec<String>, &Field)> = Vec::new();
+    for m in members {
+        if m.name == "sType" || m.name == "pNext" {
+            continue;
         }
-        let counts: BTreeSet<&str> = flattened
-            .iter()
-            .filter(|(_, f)| f.ty.is_pointer())
-            .filter_map(|(_, f)| f.len.as_deref())
-            .collect();
-        for (path, f) in &flattened {
-            let member = path.last().expect("non-empty").clone();
-            if counts.contains(member.as_str()) && !f.ty.is_pointer() {
-                continue; // written with its array
-            }
-            let is_bool = f.ty.base == "VkBool32" && !f.ty.is_pointer() && f.ty.array.is_empty();
-            if kind == Kind::Features && !is_bool {
-                skipped.push(format!("{}::{}: not a VkBool32", s.name, f.name));
-                continue;
-            }
-            let (ty, fkind, count, flat) = if f.ty.is_pointer() {
-                let count = f.len.as_deref().filter(|l| {
-                    flattened
-                        .iter()
-                        .any(|(p, c)| p.len() == 1 && p[0] == *l && !c.ty.is_pointer())
-                });
-                let count_is_u32 = |c: &&str| {
-                    flattened.iter().any(|(p, m)| {
-                        p.len() == 1 && p[0] == *c && m.ty == CType::named("uint32_t")
-                    })
-                };
-                let Some(count) = count
-                    .filter(count_is_u32)
-                    .filter(|_| f.ty.pointers.len() == 1 && f.ty.array.is_empty())
-                else {
-                    skipped.push(format!(
-                        "{}::{}: a pointer without a uint32_t count member",
-                        s.name, f.name
-                    ));
-                    continue;
-                };
-                let mut elem = f.ty.clone();
-                elem.pointers.clear();
-                elem.base_const = false;
-                let has_header = struct_fields(reg, &elem.base)
-                    .is_some_and(|m| m.iter().any(|x| x.name == "pNext"));
-                let stripped = f.name.strip_prefix('p').unwrap_or(&f.name);
-                let mut flat = stripped.to_owned();
-                if let Some(c) = flat.get_mut(..1) {
-                    c.make_ascii_lowercase();
+        let nested = (si == 0 && kind == Kind::Properties && !m.ty.is_pointer())
+            .then(|| struct_fields(reg, &m.ty.base))
+            .flatten();
+        match nested {
+            Some(inner) => {
+                for i in inner {
+                    flattened.push((vec![m.name.clone(), i.name.clone()], i));
                 }
-                (
-                    elem,
-                    FieldKind::List { has_header },
-                    Some(count.to_owned()),
-                    flat,
-                )
-            } else {
-                let flat = PROMOTED_RENAMES
-                    .iter()
-                    .find(|(st, m, _)| *st == s.name && *m == f.name)
-                    .map(|(_, _, r)| (*r).to_owned())
-                    .unwrap_or_else(|| f.name.clone());
-                let k = if is_bool {
-                    FieldKind::Bool
-                } else {
-                    FieldKind::Value
-                };
-                (f.ty.clone(), k, None, flat)
-            };
-            raws.push(Raw {
-                strukt: si,
-                path: path.clone(),
-                member,
-                flat,
-                ty,
-                kind: fkind,
-                count,
-            });
+            }
+            None => flattened.push((vec![m.name.clone()], m)),
         }
     }
+    flattened
+}
 
+/// The candidate flat members of structure `si`: every bool (features), or every value and
+/// output array (properties); what cannot be mapped is added to `skipped` with why.
+fn struct_candidates(
+    reg: &Registry,
+    kind: Kind,
+    si: usize,
+    s: &ChainStruct,
+    flattened: &[(Vec<String>, &Field)],
+    skipped: &mut Vec<String>,
+    raws: &mut Vec<Raw>,
+) {
+    let counts: BTreeSet<&str> = flattened
+        .iter()
+        .filter(|(_, f)| f.ty.is_pointer())
+        .filter_map(|(_, f)| f.len.as_deref())
+        .collect();
+    for (path, f) in flattened {
+        let member = path.last().expect("non-empty").clone();
+        if counts.contains(member.as_str()) && !f.ty.is_pointer() {
+            continue; // written with its array
+        }
+        let is_bool = f.ty.base == "VkBool32" && !f.ty.is_pointer() && f.ty.array.is_empty();
+        if kind == Kind::Features && !is_bool {
+            skipped.push(format!("{}::{}: not a VkBool32", s.name, f.name));
+            continue;
+        }
+        let (ty, fkind, count, flat) = if f.ty.is_pointer() {
+            let Some(list) = list_member(reg, &s.name, f, &flattened, skipped) else {
+                continue;
+            };
+            list
+        } else {
+            let flat = PROMOTED_RENAMES
+                .iter()
+                .find(|(st, m, _)| *st == s.name && *m == f.name)
+                .map(|(_, _, r)| (*r).to_owned())
+                .unwrap_or_else(|| f.name.clone());
+            let k = if is_bool {
+                FieldKind::Bool
+            } else {
+                FieldKind::Value
+            };
+            (f.ty.clone(), k, None, flat)
+        };
+        raws.push(Raw {
+            strukt: si,
+            path: path.clone(),
+            member,
+            flat,
+            ty,
+            kind: fkind,
+            count,
+        });
+    }
+}
+
+/// An output array member: its element type, kind, count member and flat name, or `None` (and
+/// a `skipped` line) when it has no `uint32_t` count member to write with it.
+fn list_member(
+    reg: &Registry,
+    struct_name: &str,
+    f: &Field,
+    flattened: &[(Vec<String>, &Field)],
+    skipped: &mut Vec<String>,
+) -> Option<(CType, FieldKind, Option<String>, String)> {
+    let count = f.len.as_deref().filter(|l| {
+        flattened
+            .iter()
+            .any(|(p, c)| p.len() == 1 && p[0] == *l && !c.ty.is_pointer())
+    });
+    let count_is_u32 = |c: &&str| {
+        flattened
+            .iter()
+            .any(|(p, m)| p.len() == 1 && p[0] == *c && m.ty == CType::named("uint32_t"))
+    };
+    let Some(count) = count
+        .filter(count_is_u32)
+        .filter(|_| f.ty.pointers.len() == 1 && f.ty.array.is_empty())
+    else {
+        skipped.push(format!(
+            "{}::{}: a pointer without a uint32_t count member",
+            struct_name, f.name
+        ));
+        return None;
+    };
+    let mut elem = f.ty.clone();
+    elem.pointers.clear();
+    elem.base_const = false;
+    let has_header =
+        struct_fields(reg, &elem.base).is_some_and(|m| m.iter().any(|x| x.name == "pNext"));
+    let stripped = f.name.strip_prefix('p').unwrap_or(&f.name);
+    let mut flat = stripped.to_owned();
+    if let Some(c) = flat.get_mut(..1) {
+        c.make_ascii_lowercase();
+    }
+    Some((
+        elem,
+        FieldKind::List { has_header },
+        Some(count.to_owned()),
+        flat,
+    ))
+}
+
+/// Candidates grouped by flat name, and a class per candidate: same-named candidates of one type
+/// whose structures are linked share a class (union-find, the class is its smallest member).
+fn linked_classes<'a>(
+    raws: &'a [Raw],
+    structs: &[ChainStruct],
+    facts: &Facts,
+) -> (BTreeMap<&'a str, Vec<usize>>, Vec<usize>) {
     let links: Vec<Link> = structs.iter().map(|s| facts.link(s)).collect();
     // Group by flat name, then split into linked classes.
     let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -441,10 +505,21 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
     for i in 0..raws.len() {
         find(&mut class_of, i);
     }
-    // Names: within each flat name, the best class keeps it.
+    (by_name, class_of)
+}
+
+/// The flat name of each class: within each flat name the best-ranked class keeps it, the others
+/// get their structure's vendor suffix or name stem, with a note saying why.
+fn class_names(
+    raws: &[Raw],
+    structs: &[ChainStruct],
+    facts: &Facts,
+    by_name: &BTreeMap<&str, Vec<usize>>,
+    class_of: &[usize],
+) -> BTreeMap<usize, (String, Option<String>)> {
     let mut class_name: BTreeMap<usize, (String, Option<String>)> = BTreeMap::new();
     let mut taken: BTreeSet<String> = by_name.keys().map(|s| s.to_string()).collect();
-    for (name, idx) in &by_name {
+    for (name, idx) in by_name {
         let mut classes: Vec<usize> = idx.iter().map(|&i| class_of[i]).collect();
         classes.sort_unstable();
         classes.dedup();
@@ -484,7 +559,17 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
             );
         }
     }
-    // Fields in order of first appearance.
+    class_name
+}
+
+/// One flat field per class, in order of first appearance; each chain structure's members are
+/// pointed at their field.
+fn flat_fields(
+    raws: &[Raw],
+    structs: &mut [ChainStruct],
+    class_of: &[usize],
+    class_name: &BTreeMap<usize, (String, Option<String>)>,
+) -> Vec<FlatField> {
     let mut fields: Vec<FlatField> = Vec::new();
     let mut field_of_class: BTreeMap<usize, usize> = BTreeMap::new();
     let mut rust_taken: BTreeSet<String> = BTreeSet::new();
@@ -515,12 +600,7 @@ pub fn tables(cx: &Ctx, kind: Kind) -> Table {
             field: fi,
         });
     }
-    Table {
-        kind,
-        structs,
-        fields,
-        skipped,
-    }
+    fields
 }
 
 fn vendor_of(name: &str) -> String {
@@ -721,8 +801,14 @@ pub struct Features {
         let _ = writeln!(out, "        {:?},", f.flat);
     }
     out.push_str("    ];\n");
-    out.push_str(
-        r#"
+    out.push_str(FEATURES_METHODS);
+    out.push_str("}\n");
+}
+
+/// The methods of `impl Features` after `NAMES`: the slice views and the chain readers and
+/// writers, the same text for every selection (the per-selection part is the slot tables they
+/// walk). The caller closes the `impl`.
+const FEATURES_METHODS: &str = r#"
     /// The fields in [`Self::NAMES`] order.
     pub fn as_slice(&self) -> &[bool] {
         // SAFETY: `Features` is `#[repr(C)]` with only `bool` fields (size and alignment 1), so it
@@ -881,10 +967,7 @@ pub struct Features {
         }
         out
     }
-}
-"#,
-    );
-}
+"#;
 
 /// How a field prints in `Debug` (the generated crate builds ash without its `debug` feature):
 /// numbers and arrays of them as themselves, enums and flags as their raw value, anything else
