@@ -149,7 +149,6 @@ pub fn generate_loaded(
     let regenerate = regenerate_command(highest, version, reg.header_version);
 
     // The emitters are independent; formatting dominates, so they run on all cores.
-    type Emitter = fn(&emit::Ctx) -> Result<String>;
     let emitters: [(&str, Emitter); 11] = [
         ("src/vk.rs", emit::types::emit),
         ("src/pfn.rs", emit::pfn::emit),
@@ -248,12 +247,12 @@ fn regenerate_command(highest: (u32, u32), version: (u32, u32), header_version: 
     )
 }
 
+/// One generated file's text from the selection.
+type Emitter = fn(&emit::Ctx) -> Result<String>;
+
 /// Runs the emitters, one thread each: they are independent and formatting dominates. A
 /// panicking emitter is an error, not a crash of the whole run.
-fn run_emitters(
-    emitters: &[(&str, fn(&emit::Ctx) -> Result<String>)],
-    cx: &emit::Ctx,
-) -> Result<Vec<OutputFile>> {
+fn run_emitters(emitters: &[(&str, Emitter)], cx: &emit::Ctx) -> Result<Vec<OutputFile>> {
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters
             .iter()
@@ -341,7 +340,7 @@ fn push_crate_files(
                 major,
                 minor,
                 header_version: reg.header_version,
-                summary: &emit::selection_summary(&sel),
+                summary: &emit::selection_summary(sel),
                 regenerate: meta.regenerate,
                 emitted_types,
                 commands: sel.commands.len(),

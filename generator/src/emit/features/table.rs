@@ -361,7 +361,7 @@ fn struct_candidates(
             continue;
         }
         let (ty, fkind, count, flat) = if f.ty.is_pointer() {
-            let Some(list) = list_member(reg, &s.name, f, &flattened, skipped) else {
+            let Some(list) = list_member(reg, &s.name, f, flattened, skipped) else {
                 continue;
             };
             list
