@@ -5,6 +5,11 @@
 //! have never seen must still generate), unknown values of attributes whose meaning we rely on
 //! (`category`, extension `type`) are errors, and references to things nothing defines are errors
 //! naming the referring element.
+//!
+//! The parts: `parse.rs` walks the document and reads declarations (types, commands),
+//! `interface.rs` reads enumerants and the `<require>` blocks of features and extensions,
+//! `overlay.rs` lays the overlay over vk.xml, `validate.rs` checks the finished registry as a
+//! whole, and `values.rs` evaluates the integers vk.xml writes as C text.
 
 pub mod cdecl;
 pub mod depends;
