@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::model::{Command, Registry, TypeKind};
+use crate::model::{Command, Extension, Registry, TypeKind};
 use crate::select::{self, Level, Selection};
 use crate::{ash_types, names, Options, Result};
 
@@ -234,17 +234,50 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             .map(|n| type_item(old, &old_idx, n))
             .collect(),
     };
-    let old_exts: BTreeMap<&str, _> = old
-        .extensions
+    let (mut became_aliases, changed_commands) = command_redefinitions(old, new);
+    let (type_aliases, changed_structs) = type_redefinitions(old, new);
+    became_aliases.extend(type_aliases);
+    became_aliases.sort_by(|a, b| a.name.cmp(&b.name));
+    let (loader, driver) = build_effects(old, new);
+    let new_versions = new_idx
+        .versions
+        .iter()
+        .filter(|(v, _)| !old_idx.versions.contains_key(*v))
+        .map(|(v, (c, t))| VersionInfo {
+            version: ver(*v),
+            commands: *c,
+            types: *t,
+        })
+        .collect();
+
+    Diff {
+        old: registry_info(old, old_path),
+        new: registry_info(new, new_path),
+        new_versions,
+        commands,
+        types,
+        extensions: extension_changes(old, new),
+        promotions: promotions(old, new, &new_idx),
+        became_aliases,
+        changed_commands,
+        changed_structs,
+        new_dispatchable_handles: new_dispatchable_handles(old, new, &new_idx),
+        loader,
+        driver,
+    }
+}
+
+fn extensions_by_name(reg: &Registry) -> BTreeMap<&str, &Extension> {
+    reg.extensions
         .iter()
         .map(|e| (e.name.as_str(), e))
-        .collect();
-    let new_exts: BTreeMap<&str, _> = new
-        .extensions
-        .iter()
-        .map(|e| (e.name.as_str(), e))
-        .collect();
-    let ext_item = |e: &crate::model::Extension| ExtensionItem {
+        .collect()
+}
+
+fn extension_changes(old: &Registry, new: &Registry) -> Changes<ExtensionItem> {
+    let old_exts = extensions_by_name(old);
+    let new_exts = extensions_by_name(new);
+    let ext_item = |e: &Extension| ExtensionItem {
         name: e.name.clone(),
         number: e.number,
         kind: match e.kind {
@@ -254,7 +287,7 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
         },
         promoted_to: e.promoted_to.clone(),
     };
-    let extensions = Changes {
+    Changes {
         added: new_exts
             .iter()
             .filter(|(n, _)| !old_exts.contains_key(*n))
@@ -265,10 +298,14 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             .filter(|(n, _)| !new_exts.contains_key(*n))
             .map(|(_, e)| ext_item(e))
             .collect(),
-    };
+    }
+}
 
+/// Extensions whose `promotedto=` is new or changed, with the core names they became.
+fn promotions(old: &Registry, new: &Registry, new_idx: &Index) -> Vec<Promotion> {
+    let old_exts = extensions_by_name(old);
     let mut promotions = Vec::new();
-    for (name, e) in &new_exts {
+    for (name, e) in extensions_by_name(new) {
         let Some(to) = &e.promoted_to else { continue };
         let before = old_exts.get(name);
         if before.and_then(|o| o.promoted_to.as_ref()) == Some(to) {
@@ -295,7 +332,7 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             }
         }
         promotions.push(Promotion {
-            extension: (*name).to_owned(),
+            extension: name.to_owned(),
             promoted_to: to.clone(),
             core_version: core_version.map(ver),
             new_extension: before.is_none(),
@@ -303,7 +340,14 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             core_types: core_types.into_iter().collect(),
         });
     }
+    promotions
+}
 
+/// Commands in both registries that became aliases, and those whose signature changed.
+fn command_redefinitions(
+    old: &Registry,
+    new: &Registry,
+) -> (Vec<BecameAlias>, Vec<SignatureChange>) {
     let mut became_aliases = Vec::new();
     let mut changed_commands = Vec::new();
     for (name, o) in &old.commands {
@@ -329,6 +373,12 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             _ => {}
         }
     }
+    (became_aliases, changed_commands)
+}
+
+/// Types in both registries that became aliases, and structs whose members changed.
+fn type_redefinitions(old: &Registry, new: &Registry) -> (Vec<BecameAlias>, Vec<StructChange>) {
+    let mut became_aliases = Vec::new();
     let mut changed_structs = Vec::new();
     for (name, o) in &old.types {
         let Some(n) = new.types.get(name) else {
@@ -350,8 +400,10 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             _ => {}
         }
     }
-    became_aliases.sort_by(|a, b| a.name.cmp(&b.name));
+    (became_aliases, changed_structs)
+}
 
+fn new_dispatchable_handles(old: &Registry, new: &Registry, new_idx: &Index) -> Vec<HandleItem> {
     let is_dispatchable = |reg: &Registry, n: &str| {
         matches!(
             reg.types.get(n).map(|t| &t.kind),
@@ -361,8 +413,7 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             })
         ) && reg.types.get(n).is_some_and(|t| t.alias.is_none())
     };
-    let new_dispatchable_handles = new
-        .types
+    new.types
         .iter()
         .filter(|(n, _)| is_dispatchable(new, n) && !is_dispatchable(old, n))
         .map(|(n, t)| HandleItem {
@@ -373,8 +424,12 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             },
             provided_by: new_idx.type_providers(n),
         })
-        .collect();
+        .collect()
+}
 
+/// Both registries' Android selections at their highest version, compared as the loader and
+/// the driver skeleton built from them would differ.
+fn build_effects(old: &Registry, new: &Registry) -> (LoaderEffect, DriverEffect) {
     let ash = ash_types::AshTypes::load();
     let old_v = select::highest_version(old);
     let new_v = select::highest_version(new);
@@ -402,12 +457,16 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
         selected_extensions_added: new_se.difference(&old_se).cloned().collect(),
         selected_extensions_removed: old_se.difference(&new_se).cloned().collect(),
     };
+    (loader, driver_effect(&old_sel, &new_sel))
+}
+
+fn driver_effect(old_sel: &Selection, new_sel: &Selection) -> DriverEffect {
     let hooks = |s: &Selection| -> BTreeMap<String, Level> {
         s.canonical_commands()
             .map(|c| (c.name.clone(), c.level))
             .collect()
     };
-    let (old_h, new_h) = (hooks(&old_sel), hooks(&new_sel));
+    let (old_h, new_h) = (hooks(old_sel), hooks(new_sel));
     let hook = |(n, l): (&String, &Level)| Hook {
         command: n.clone(),
         hook: names::command_field(n),
@@ -424,7 +483,7 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             })
             .count()
     };
-    let driver = DriverEffect {
+    DriverEffect {
         hooks_before: old_h.len(),
         hooks_after: new_h.len(),
         hooks_added: new_h
@@ -437,37 +496,10 @@ pub fn diff(old: &Registry, old_path: &str, new: &Registry, new_path: &str) -> D
             .filter(|(n, _)| !new_h.contains_key(*n))
             .map(hook)
             .collect(),
-        instance_slots_before: slots(&old_sel, false),
-        instance_slots_after: slots(&new_sel, false),
-        device_slots_before: slots(&old_sel, true),
-        device_slots_after: slots(&new_sel, true),
-    };
-
-    let new_versions = new_idx
-        .versions
-        .iter()
-        .filter(|(v, _)| !old_idx.versions.contains_key(*v))
-        .map(|(v, (c, t))| VersionInfo {
-            version: ver(*v),
-            commands: *c,
-            types: *t,
-        })
-        .collect();
-
-    Diff {
-        old: registry_info(old, old_path),
-        new: registry_info(new, new_path),
-        new_versions,
-        commands,
-        types,
-        extensions,
-        promotions,
-        became_aliases,
-        changed_commands,
-        changed_structs,
-        new_dispatchable_handles,
-        loader,
-        driver,
+        instance_slots_before: slots(old_sel, false),
+        instance_slots_after: slots(new_sel, false),
+        device_slots_before: slots(old_sel, true),
+        device_slots_after: slots(new_sel, true),
     }
 }
 
@@ -663,6 +695,18 @@ fn struct_change(
 /// The readable report: a summary table, then each list.
 pub fn table(d: &Diff) -> String {
     let mut s = String::new();
+    summary(&mut s, d);
+    details(&mut s, d);
+    lists(&mut s, d);
+    let mut out: String = s.lines().map(|l| l.trim_end().to_owned() + "\n").collect();
+    if out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// The counts: one row per kind of change, then the loader's and the driver's totals.
+fn summary(s: &mut String, d: &Diff) {
     let _ = writeln!(
         s,
         "old: {} (header {}, Vulkan {})\nnew: {} (header {}, Vulkan {})\n",
@@ -678,32 +722,32 @@ pub fn table(d: &Diff) -> String {
         let _ = writeln!(s, "{what:<34} {a:>7} {r:>7}");
     };
     row(
-        &mut s,
+        s,
         "commands",
         d.commands.added.len(),
         d.commands.removed.len(),
     );
-    row(&mut s, "types", d.types.added.len(), d.types.removed.len());
+    row(s, "types", d.types.added.len(), d.types.removed.len());
     row(
-        &mut s,
+        s,
         "extensions",
         d.extensions.added.len(),
         d.extensions.removed.len(),
     );
     row(
-        &mut s,
+        s,
         "loader exports",
         d.loader.exports_added.len(),
         d.loader.exports_removed.len(),
     );
     row(
-        &mut s,
+        s,
         "driver hooks",
         d.driver.hooks_added.len(),
         d.driver.hooks_removed.len(),
     );
     row(
-        &mut s,
+        s,
         "Android-selected extensions",
         d.loader.selected_extensions_added.len(),
         d.loader.selected_extensions_removed.len(),
@@ -741,7 +785,10 @@ pub fn table(d: &Diff) -> String {
         d.driver.device_slots_before,
         d.driver.device_slots_after
     );
+}
 
+/// The changes a reader checks one by one: versions, promotions, handles, signatures, structs.
+fn details(s: &mut String, d: &Diff) {
     if !d.new_versions.is_empty() {
         let _ = writeln!(s, "\nnew core versions");
         for v in &d.new_versions {
@@ -808,6 +855,10 @@ pub fn table(d: &Diff) -> String {
             let _ = writeln!(s, "  {:<7} {:<56} → {}", a.what, a.name, a.alias_of);
         }
     }
+}
+
+/// The name lists: exports, hooks, extensions, commands and types added or removed.
+fn lists(s: &mut String, d: &Diff) {
     let list = |s: &mut String, title: &str, items: &[String]| {
         if !items.is_empty() {
             let _ = writeln!(s, "\n{title} ({})", items.len());
@@ -816,19 +867,15 @@ pub fn table(d: &Diff) -> String {
             }
         }
     };
-    list(&mut s, "loader exports added", &d.loader.exports_added);
-    list(&mut s, "loader exports removed", &d.loader.exports_removed);
+    list(s, "loader exports added", &d.loader.exports_added);
+    list(s, "loader exports removed", &d.loader.exports_removed);
     let hooks = |h: &[Hook]| -> Vec<String> {
         h.iter()
             .map(|h| format!("{:<56} {:<15} {}", h.command, h.level, h.hook))
             .collect()
     };
-    list(&mut s, "driver hooks added", &hooks(&d.driver.hooks_added));
-    list(
-        &mut s,
-        "driver hooks removed",
-        &hooks(&d.driver.hooks_removed),
-    );
+    list(s, "driver hooks added", &hooks(&d.driver.hooks_added));
+    list(s, "driver hooks removed", &hooks(&d.driver.hooks_removed));
     let exts = |e: &[ExtensionItem]| -> Vec<String> {
         e.iter()
             .map(|e| {
@@ -847,8 +894,8 @@ pub fn table(d: &Diff) -> String {
             })
             .collect()
     };
-    list(&mut s, "extensions added", &exts(&d.extensions.added));
-    list(&mut s, "extensions removed", &exts(&d.extensions.removed));
+    list(s, "extensions added", &exts(&d.extensions.added));
+    list(s, "extensions removed", &exts(&d.extensions.removed));
     let items = |i: &[Item]| -> Vec<String> {
         i.iter()
             .map(|c| {
@@ -863,8 +910,8 @@ pub fn table(d: &Diff) -> String {
             })
             .collect()
     };
-    list(&mut s, "commands added", &items(&d.commands.added));
-    list(&mut s, "commands removed", &items(&d.commands.removed));
+    list(s, "commands added", &items(&d.commands.added));
+    list(s, "commands removed", &items(&d.commands.removed));
     let types = |i: &[TypeItem]| -> Vec<String> {
         i.iter()
             .map(|t| {
@@ -885,11 +932,6 @@ pub fn table(d: &Diff) -> String {
             })
             .collect()
     };
-    list(&mut s, "types added", &types(&d.types.added));
-    list(&mut s, "types removed", &types(&d.types.removed));
-    let mut out: String = s.lines().map(|l| l.trim_end().to_owned() + "\n").collect();
-    if out.is_empty() {
-        out.push('\n');
-    }
-    out
+    list(s, "types added", &types(&d.types.added));
+    list(s, "types removed", &types(&d.types.removed));
 }

@@ -135,12 +135,7 @@ pub fn generate_loaded(
     let reg = &loaded.registry;
     let highest = select::highest_version(reg);
     let version = opts.api_version.unwrap_or(highest);
-    if version > highest || version < (1, 0) {
-        return Err(Error::Options(format!(
-            "--api-version {}.{} is not in this registry (highest is {}.{})",
-            version.0, version.1, highest.0, highest.1
-        )));
-    }
+    check_api_version(version, highest)?;
     let ash = ash_types::AshTypes::for_registry(reg);
     let sel = select::select(reg, version, &ash);
     let cx = emit::Ctx {
@@ -152,20 +147,9 @@ pub fn generate_loaded(
         .clone()
         .unwrap_or_else(|| "vkgen-generated".to_owned());
     let registry_name = format!("vk.xml {}.{}.{}", highest.0, highest.1, reg.header_version);
-    let regenerate = format!(
-        "cargo run -p vkgen -- generate --registry <vk.xml {}.{}.{}>{} --out <dir>",
-        highest.0,
-        highest.1,
-        reg.header_version,
-        if version != highest {
-            format!(" --api-version {}.{}", version.0, version.1)
-        } else {
-            String::new()
-        }
-    );
+    let regenerate = regenerate_command(highest, version, reg.header_version);
 
     // The emitters are independent; formatting dominates, so they run on all cores.
-    type Emitter = fn(&emit::Ctx) -> Result<String>;
     let emitters: [(&str, Emitter); 12] = [
         ("src/vk.rs", emit::types::emit),
         ("src/pfn.rs", emit::pfn::emit),
@@ -188,11 +172,93 @@ pub fn generate_loaded(
         ("src/entries.rs", emit::entries::emit),
         ("src/features.rs", emit::requirements::emit),
     ];
+    let mut files = run_emitters(&emitters, &cx)?;
+    files.push(OutputFile {
+        path: "src/lib.rs".into(),
+        contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
+    });
+    if opts.self_regenerating.is_some() {
+        files.push(OutputFile {
+            path: "build.rs".into(),
+            contents: build::crate_build_rs(),
+        });
+    }
+
+    let symbols = emit::trampolines::exported_symbols(&cx);
+    let preamble = emit::PREAMBLE;
+    let meta = CrateMeta {
+        package: &package,
+        registry_name: &registry_name,
+        regenerate: &regenerate,
+        version,
+        symbols: &symbols,
+    };
+    push_crate_files(&mut files, &sel, &meta, opts)?;
+    // Every Rust file says how it is regenerated, under the preamble.
+    let preamble_line = format!("// {preamble}\n");
+    for f in files.iter_mut().filter(|f| f.path.ends_with(".rs")) {
+        if let Some(rest) = f.contents.strip_prefix(&preamble_line) {
+            f.contents = format!("{preamble_line}// Regenerate with: {regenerate}\n{rest}");
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Generated {
+        files,
+        registry: source,
+        warnings: loaded.warnings,
+        summary: emit::selection_summary(&sel),
+        provenance: (
+            format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
+            reg.source_sha256.clone(),
+        ),
+    })
+}
+
+/// What the crate's metadata files (Cargo.toml, the version script, README.md) say about it.
+struct CrateMeta<'a> {
+    package: &'a str,
+    registry_name: &'a str,
+    regenerate: &'a str,
+    version: (u32, u32),
+    symbols: &'a [String],
+}
+
+/// An `--api-version` above what the registry defines (or below 1.0) has nothing to generate.
+fn check_api_version(version: (u32, u32), highest: (u32, u32)) -> Result<()> {
+    if version > highest || version < (1, 0) {
+        return Err(Error::Options(format!(
+            "--api-version {}.{} is not in this registry (highest is {}.{})",
+            version.0, version.1, highest.0, highest.1
+        )));
+    }
+    Ok(())
+}
+
+/// The command the generated files name for regenerating them.
+fn regenerate_command(highest: (u32, u32), version: (u32, u32), header_version: u32) -> String {
+    format!(
+        "cargo run -p vkgen -- generate --registry <vk.xml {}.{}.{}>{} --out <dir>",
+        highest.0,
+        highest.1,
+        header_version,
+        if version != highest {
+            format!(" --api-version {}.{}", version.0, version.1)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// One generated file's text from the selection.
+type Emitter = fn(&emit::Ctx) -> Result<String>;
+
+/// Runs the emitters, one thread each: they are independent and formatting dominates. A
+/// panicking emitter is an error, not a crash of the whole run.
+fn run_emitters(emitters: &[(&str, Emitter)], cx: &emit::Ctx) -> Result<Vec<OutputFile>> {
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters
             .iter()
             .map(|(path, f)| {
-                let cx = &cx;
                 s.spawn(move || {
                     f(cx).map(|contents| OutputFile {
                         path: (*path).to_owned(),
@@ -213,20 +279,18 @@ pub fn generate_loaded(
             })
             .collect()
     });
-    let mut files = results.into_iter().collect::<Result<Vec<_>>>()?;
-    files.push(OutputFile {
-        path: "src/lib.rs".into(),
-        contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
-    });
-    if opts.self_regenerating.is_some() {
-        files.push(OutputFile {
-            path: "build.rs".into(),
-            contents: build::crate_build_rs(),
-        });
-    }
+    results.into_iter().collect()
+}
 
-    let symbols = emit::trampolines::exported_symbols(&cx);
-    let (major, minor) = version;
+/// Cargo.toml, the version script `libvulkan.map` and README.md, rendered from their templates.
+fn push_crate_files(
+    files: &mut Vec<OutputFile>,
+    sel: &select::Selection,
+    meta: &CrateMeta,
+    opts: &Options,
+) -> Result<()> {
+    let (major, minor) = meta.version;
+    let reg = sel.reg;
     let preamble = emit::PREAMBLE;
     files.push(OutputFile {
         path: "Cargo.toml".into(),
@@ -234,9 +298,9 @@ pub fn generate_loaded(
             "Cargo.toml",
             CargoToml {
                 preamble,
-                regenerate: &regenerate,
+                regenerate: meta.regenerate,
                 self_regenerating: opts.self_regenerating.as_deref(),
-                package: &package,
+                package: meta.package,
                 major,
                 minor,
                 header_version: reg.header_version,
@@ -251,7 +315,7 @@ pub fn generate_loaded(
                 preamble,
                 major,
                 minor,
-                symbols: &symbols,
+                symbols: meta.symbols,
             },
         )?,
     });
@@ -272,14 +336,14 @@ pub fn generate_loaded(
             "README.md",
             GeneratedReadme {
                 preamble,
-                package: &package,
-                registry: &registry_name,
+                package: meta.package,
+                registry: meta.registry_name,
                 sha256: &reg.source_sha256,
                 major,
                 minor,
                 header_version: reg.header_version,
-                summary: &emit::selection_summary(&sel),
-                regenerate: &regenerate,
+                summary: &emit::selection_summary(sel),
+                regenerate: meta.regenerate,
                 emitted_types,
                 commands: sel.commands.len(),
                 extensions: sel.extensions.len(),
@@ -288,32 +352,16 @@ pub fn generate_loaded(
                     .canonical_commands()
                     .filter(|c| c.level == select::Level::Device)
                     .count(),
-                trampolines: symbols
+                trampolines: meta
+                    .symbols
                     .iter()
                     .filter(|s| !policy::is_loader_intercepted_command(s))
                     .count(),
-                exported: symbols.len(),
+                exported: meta.symbols.len(),
             },
         )?,
     });
-    // Every Rust file says how it is regenerated, under the preamble.
-    let preamble_line = format!("// {preamble}\n");
-    for f in files.iter_mut().filter(|f| f.path.ends_with(".rs")) {
-        if let Some(rest) = f.contents.strip_prefix(&preamble_line) {
-            f.contents = format!("{preamble_line}// Regenerate with: {regenerate}\n{rest}");
-        }
-    }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Generated {
-        files,
-        registry: source,
-        warnings: loaded.warnings,
-        summary: emit::selection_summary(&sel),
-        provenance: (
-            format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
-            reg.source_sha256.clone(),
-        ),
-    })
+    Ok(())
 }
 
 fn render(name: &str, t: impl Template) -> Result<String> {

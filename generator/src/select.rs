@@ -169,7 +169,29 @@ fn depends_hold(depends: Option<&str>, version: (u32, u32), names: &BTreeSet<&st
 
 pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Selection<'r> {
     let mut dropped = Vec::new();
-    // Candidates by static policy.
+    let mut chosen = policy_candidates(reg, &mut dropped);
+    drop_inexpressible(reg, ash, &mut chosen, &mut dropped);
+    drop_unmet_dependencies(version, &mut chosen, &mut dropped);
+    let mut seeds: BTreeSet<String> = BTreeSet::new();
+    let mut commands = selected_commands(reg, version, &chosen, &mut seeds);
+    add_alias_targets(&mut commands);
+    let types = type_closure(reg, seeds);
+    Selection {
+        reg,
+        version,
+        extensions: chosen,
+        commands,
+        types,
+        dropped,
+    }
+}
+
+/// The extensions Android's static policy allows (Vulkan, not blocked, not provisional, a
+/// platform Android has, a type); the others land in `dropped` with the reason.
+fn policy_candidates<'r>(
+    reg: &'r Registry,
+    dropped: &mut Vec<(String, String)>,
+) -> Vec<&'r Extension> {
     let mut chosen: Vec<&Extension> = Vec::new();
     for e in &reg.extensions {
         let why = if !e.supports_vulkan() {
@@ -198,8 +220,16 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
             None => chosen.push(e),
         }
     }
+    chosen
+}
 
-    // Types that cannot be expressed (external headers ash does not carry) remove their extension.
+/// Types that cannot be expressed (external headers ash does not carry) remove their extension.
+fn drop_inexpressible(
+    reg: &Registry,
+    ash: &AshTypes,
+    chosen: &mut Vec<&Extension>,
+    dropped: &mut Vec<(String, String)>,
+) {
     chosen.retain(|e| {
         let mut seeds = BTreeSet::new();
         for r in &e.requires {
@@ -221,8 +251,14 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
             true
         }
     });
+}
 
-    // Dependencies must hold within the selection; repeat until nothing more drops.
+/// Dependencies must hold within the selection; repeat until nothing more drops.
+fn drop_unmet_dependencies(
+    version: (u32, u32),
+    chosen: &mut Vec<&Extension>,
+    dropped: &mut Vec<(String, String)>,
+) {
     loop {
         let names: BTreeSet<&str> = chosen.iter().map(|e| e.name.as_str()).collect();
         let before = chosen.len();
@@ -243,12 +279,19 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
             break;
         }
     }
+}
+
+/// The commands the core versions up to `version` and the chosen extensions require, in
+/// registry order; the types their `<require>` blocks and signatures name go into `seeds`.
+fn selected_commands(
+    reg: &Registry,
+    version: (u32, u32),
+    chosen: &[&Extension],
+    seeds: &mut BTreeSet<String>,
+) -> Vec<SelCommand> {
     let names: BTreeSet<&str> = chosen.iter().map(|e| e.name.as_str()).collect();
     let cond_true = |r: &Require| depends_hold(r.depends.as_deref(), version, &names);
-
-    // Commands and types.
     let mut core: BTreeMap<String, (u32, u32)> = BTreeMap::new();
-    let mut seeds: BTreeSet<String> = BTreeSet::new();
     let mut removed: BTreeSet<String> = BTreeSet::new();
     for f in reg.features.iter().filter(|f| f.version <= version) {
         for r in f.requires.iter().filter(|r| cond_true(r)) {
@@ -266,7 +309,7 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         core.remove(c);
     }
     let mut ext_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for e in &chosen {
+    for e in chosen {
         for r in e.requires.iter().filter(|r| cond_true(r)) {
             for c in &r.commands {
                 let v = ext_of.entry(c.clone()).or_default();
@@ -298,10 +341,14 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
             exported,
         });
     }
-    // An alias is only usable when its target is selected too; make sure the target is present.
+    commands
+}
+
+/// An alias is only usable when its target is selected too; make sure the target is present.
+fn add_alias_targets(commands: &mut Vec<SelCommand>) {
     let present: BTreeSet<String> = commands.iter().map(|c| c.name.clone()).collect();
     let mut extra = Vec::new();
-    for c in &commands {
+    for c in commands.iter() {
         if !present.contains(&c.canonical)
             && !extra.iter().any(|x: &SelCommand| x.name == c.canonical)
         {
@@ -316,16 +363,6 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         }
     }
     commands.extend(extra);
-
-    let types = type_closure(reg, seeds);
-    Selection {
-        reg,
-        version,
-        extensions: chosen,
-        commands,
-        types,
-        dropped,
-    }
 }
 
 /// The types a command's signature names.

@@ -399,7 +399,9 @@ fn every_property_bool_maps_to_its_members() {
         let mut p = Properties::default();
         set_property(&mut p, i);
         let mut c = chain(PROPERTY_LAYOUTS, vk::StructureType::PHYSICAL_DEVICE_PROPERTIES_2.as_raw(), head, i as u64);
-        // SAFETY: as above.
+        // SAFETY: `chain` built a `VkPhysicalDeviceProperties2` head of `head` zeroed bytes
+        // linked to zeroed buffers of each property structure's size with its sType, and `c`
+        // keeps them alive across the call.
         unsafe { p.write_chain(c.bufs[0].as_mut_ptr().cast()) };
         for (si, s) in PROPERTY_LAYOUTS.iter().enumerate() {
             let b = c.bytes(si, if si == 0 { base } else { 0 });

@@ -27,10 +27,8 @@
 //! their core definitions. A structure the device cannot be asked about (its version or extension
 //! is missing) fails every member it lists, with the reason.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -40,204 +38,18 @@ use super::session::{Availability, Device, Session};
 use super::{version_string, DeviceError};
 use crate::model::Registry;
 
+mod file;
+mod rules;
+
+pub use file::{parse_api_version, ProfileDef, ProfileFile};
+use rules::fallback_limittype;
+pub use rules::{satisfies, Limittypes};
+
 /// Where a group of requirements comes from, and why the device cannot be asked (if so).
 struct Site<'a> {
     capability: &'a str,
     kind: &'static str,
     unavailable: Option<&'a str>,
-}
-
-/// `limittype=` of struct members in vk.xml, keyed by (struct, member).
-#[derive(Debug, Default, Clone)]
-pub struct Limittypes(BTreeMap<(String, String), String>);
-
-impl Limittypes {
-    /// Reads the `limittype` attributes of `vk_xml` (the model does not keep them).
-    pub fn read(vk_xml: &Path) -> Result<Self, DeviceError> {
-        let text = std::fs::read_to_string(vk_xml).map_err(|e| DeviceError::Io {
-            path: vk_xml.to_owned(),
-            source: e,
-        })?;
-        Self::parse(&text).map_err(|message| DeviceError::BadInput {
-            path: vk_xml.to_owned(),
-            message,
-        })
-    }
-
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let doc = roxmltree::Document::parse(text).map_err(|e| e.to_string())?;
-        let mut map = BTreeMap::new();
-        for t in doc
-            .descendants()
-            .filter(|n| n.has_tag_name("type") && n.attribute("category") == Some("struct"))
-        {
-            let Some(sname) = t.attribute("name") else {
-                continue;
-            };
-            for m in t.children().filter(|n| n.has_tag_name("member")) {
-                let (Some(lt), Some(name)) = (
-                    m.attribute("limittype"),
-                    m.children()
-                        .find(|n| n.has_tag_name("name"))
-                        .and_then(|n| n.text()),
-                ) else {
-                    continue;
-                };
-                // Members that differ per API (`api="vulkansc"`) keep the first, Vulkan, entry.
-                map.entry((sname.to_owned(), name.to_owned()))
-                    .or_insert_with(|| lt.to_owned());
-            }
-        }
-        Ok(Limittypes(map))
-    }
-
-    pub fn get(&self, structure: &str, member: &str) -> Option<&str> {
-        self.0
-            .get(&(structure.to_owned(), member.to_owned()))
-            .map(String::as_str)
-    }
-}
-
-/// One profile of a profiles file.
-#[derive(Debug, Clone)]
-pub struct ProfileDef {
-    pub name: String,
-    pub label: String,
-    pub api_version: Option<String>,
-    /// Each entry: one capability name, or alternatives.
-    pub capabilities: Vec<Vec<String>>,
-    /// Other profiles this one requires (`profiles`).
-    pub requires: Vec<String>,
-}
-
-/// A parsed profiles file.
-#[derive(Debug, Clone)]
-pub struct ProfileFile {
-    pub path: PathBuf,
-    pub capabilities: BTreeMap<String, Map<String, Value>>,
-    pub profiles: BTreeMap<String, ProfileDef>,
-}
-
-impl ProfileFile {
-    pub fn read(path: &Path) -> Result<Self, DeviceError> {
-        let text = std::fs::read_to_string(path).map_err(|e| DeviceError::Io {
-            path: path.to_owned(),
-            source: e,
-        })?;
-        Self::parse(&text, path)
-    }
-
-    pub fn parse(text: &str, path: &Path) -> Result<Self, DeviceError> {
-        let bad = |message: String| DeviceError::BadInput {
-            path: path.to_owned(),
-            message,
-        };
-        let root: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
-        let root = root
-            .as_object()
-            .ok_or_else(|| bad("the top level is not an object".into()))?;
-        let mut capabilities = BTreeMap::new();
-        match root.get("capabilities") {
-            Some(Value::Object(m)) => {
-                for (k, v) in m {
-                    let o = v
-                        .as_object()
-                        .ok_or_else(|| bad(format!("capability `{k}` is not an object")))?;
-                    capabilities.insert(k.clone(), o.clone());
-                }
-            }
-            // The first schema revisions: a list of objects with a `name`.
-            Some(Value::Array(a)) => {
-                for v in a {
-                    let o = v
-                        .as_object()
-                        .ok_or_else(|| bad("a capability is not an object".into()))?;
-                    let name = o
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| bad("a capability has no `name`".into()))?;
-                    capabilities.insert(name.to_owned(), o.clone());
-                }
-            }
-            _ => return Err(bad("no `capabilities` object".into())),
-        }
-        let profiles_v = root
-            .get("profiles")
-            .and_then(Value::as_object)
-            .ok_or_else(|| bad("no `profiles` object".into()))?;
-        let mut profiles = BTreeMap::new();
-        for (name, p) in profiles_v {
-            let p = p
-                .as_object()
-                .ok_or_else(|| bad(format!("profile `{name}` is not an object")))?;
-            let mut caps = Vec::new();
-            for c in p
-                .get("capabilities")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let alts: Vec<String> = match c {
-                    Value::String(s) => vec![s.clone()],
-                    Value::Array(a) => a
-                        .iter()
-                        .map(|x| {
-                            x.as_str().map(str::to_owned).ok_or_else(|| {
-                                bad(format!(
-                                    "profile `{name}`: a capability alternative is not a string"
-                                ))
-                            })
-                        })
-                        .collect::<Result<_, _>>()?,
-                    _ => {
-                        return Err(bad(format!(
-                            "profile `{name}`: a capability entry is not a string or a list"
-                        )))
-                    }
-                };
-                for a in &alts {
-                    if !capabilities.contains_key(a) {
-                        return Err(bad(format!(
-                            "profile `{name}` names undefined capability `{a}`"
-                        )));
-                    }
-                }
-                caps.push(alts);
-            }
-            let requires = p
-                .get("profiles")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect();
-            profiles.insert(
-                name.clone(),
-                ProfileDef {
-                    name: name.clone(),
-                    label: p
-                        .get("label")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    api_version: p
-                        .get("api-version")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    capabilities: caps,
-                    requires,
-                },
-            );
-        }
-        if profiles.is_empty() {
-            return Err(bad("the file defines no profile".into()));
-        }
-        Ok(ProfileFile {
-            path: path.to_owned(),
-            capabilities,
-            profiles,
-        })
-    }
 }
 
 /// One checked requirement.
@@ -278,17 +90,6 @@ pub struct ProfileReport {
     pub results: Vec<Requirement>,
 }
 
-/// `"1.3.204"` → `VK_MAKE_API_VERSION(0, 1, 3, 204)`.
-pub fn parse_api_version(s: &str) -> Option<u32> {
-    let mut it = s.split('.').map(|p| p.parse::<u32>().ok());
-    let (ma, mi) = (it.next()??, it.next()??);
-    let pa = it.next().flatten().unwrap_or(0);
-    if it.next().is_some() || ma > 127 || mi > 1023 || pa > 4095 {
-        return None;
-    }
-    Some(ash::vk::make_api_version(0, ma, mi, pa))
-}
-
 struct Checker<'a, 'r> {
     s: &'a Session<'r>,
     dev: &'a Device,
@@ -306,140 +107,6 @@ fn reg_of<'r>(c: &Checker<'_, 'r>) -> &'r Registry {
 fn canonical(reg: &Registry, name: &str) -> String {
     reg.resolve_type(name)
         .map_or(name.to_owned(), |t| t.name.clone())
-}
-
-fn num_cmp(d: &Value, r: &Value) -> Option<Ordering> {
-    let int = |v: &Value| -> Option<i128> {
-        v.as_i64()
-            .map(i128::from)
-            .or_else(|| v.as_u64().map(i128::from))
-    };
-    match (int(d), int(r)) {
-        (Some(a), Some(b)) => Some(a.cmp(&b)),
-        _ => d.as_f64()?.partial_cmp(&r.as_f64()?),
-    }
-}
-
-/// Whether `r` is an integer multiple of `d` (granularities are floats: 1.0 of 0.125).
-fn is_multiple(r: &Value, d: &Value) -> bool {
-    if let (Some(r), Some(d)) = (r.as_u64(), d.as_u64()) {
-        return d != 0 && r % d == 0;
-    }
-    match (r.as_f64(), d.as_f64()) {
-        (Some(r), Some(d)) if d > 0.0 => {
-            let q = r / d;
-            (q - q.round()).abs() < 1e-6
-        }
-        _ => false,
-    }
-}
-
-/// The rule a member without `limittype` gets.
-fn fallback_limittype(member: &str, scalar: &Scalar) -> &'static str {
-    match scalar {
-        Scalar::Bool32 | Scalar::Bitmask { .. } => "bitmask",
-        Scalar::Int { .. } | Scalar::Float { .. } => {
-            if member.starts_with("max") {
-                "max"
-            } else if member.starts_with("min") {
-                "min"
-            } else if member.ends_with("Bits") {
-                "bits"
-            } else if member.ends_with("Range") {
-                "range"
-            } else {
-                "exact"
-            }
-        }
-        _ => "exact",
-    }
-}
-
-/// Compares one leaf (`required` from the profile, `device` decoded) under `limittype`.
-pub fn satisfies(
-    reg: &Registry,
-    limittype: &str,
-    scalar: &Scalar,
-    required: &Value,
-    device: &Value,
-) -> Result<bool, String> {
-    match scalar {
-        Scalar::Bool32 => {
-            let r = required
-                .as_bool()
-                .ok_or_else(|| format!("{required} is not a boolean"))?;
-            let d = device.as_bool().unwrap_or(false);
-            Ok(if limittype == "exact" || limittype == "noauto" {
-                r == d
-            } else {
-                !r || d
-            })
-        }
-        Scalar::Bitmask { bits, .. } => {
-            let arr = |v: &Value| -> Result<Vec<Value>, String> {
-                match v {
-                    Value::Array(a) => Ok(a.clone()),
-                    Value::String(_) => Ok(vec![v.clone()]),
-                    _ => Err(format!("{v} is not a list of flag names")),
-                }
-            };
-            let r = layout::flags_value(reg, bits.as_deref(), &arr(required)?)?;
-            let d = layout::flags_value(reg, bits.as_deref(), &arr(device)?)?;
-            Ok(if limittype == "exact" || limittype == "noauto" {
-                r == d
-            } else {
-                r & d == r
-            })
-        }
-        Scalar::Enum { group, .. } => {
-            let val = |v: &Value| -> Result<i64, String> {
-                match v {
-                    Value::String(s) => layout::enum_named(reg, group, s)
-                        .ok_or_else(|| format!("{s} is not a value of {group}")),
-                    Value::Number(n) => n.as_i64().ok_or_else(|| format!("{n} is not an integer")),
-                    _ => Err(format!("{v} is not a {group} value")),
-                }
-            };
-            Ok(val(required)? == val(device)?)
-        }
-        Scalar::Int { .. } | Scalar::Float { .. } => {
-            if let (Value::Array(r), Value::Array(d)) = (required, device) {
-                if r.len() != d.len() {
-                    return Err(format!(
-                        "the profile lists {} values, the device {}",
-                        r.len(),
-                        d.len()
-                    ));
-                }
-                if limittype == "range" {
-                    let (Some(rl), Some(rh), Some(dl), Some(dh)) =
-                        (r.first(), r.last(), d.first(), d.last())
-                    else {
-                        return Err("empty range".into());
-                    };
-                    return Ok(num_cmp(dl, rl).is_some_and(Ordering::is_le)
-                        && num_cmp(dh, rh).is_some_and(Ordering::is_ge));
-                }
-                for (rv, dv) in r.iter().zip(d) {
-                    if !satisfies(reg, limittype, scalar, rv, dv)? {
-                        return Ok(false);
-                    }
-                }
-                return Ok(true);
-            }
-            if !required.is_number() {
-                return Err(format!("{required} is not a number"));
-            }
-            let ord = num_cmp(device, required).ok_or("not comparable")?;
-            Ok(match limittype {
-                "max" | "bits" | "max,pot" | "max,mul" => ord.is_ge(),
-                "min" | "min,pot" => ord.is_le(),
-                "min,mul" => ord.is_le() && is_multiple(required, device),
-                _ => ord.is_eq(),
-            })
-        }
-        Scalar::Char | Scalar::Struct(_) | Scalar::Opaque => Ok(required == device),
-    }
 }
 
 impl Checker<'_, '_> {
@@ -967,6 +634,8 @@ pub fn table(reports: &[ProfileReport], only_failed: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use serde_json::json;
 
     use super::*;

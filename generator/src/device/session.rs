@@ -181,75 +181,60 @@ fn layer_infos(v: Vec<vk::LayerProperties>) -> Vec<LayerInfo> {
     out
 }
 
-impl<'r> Session<'r> {
-    /// Loads `loader`, creates an instance at the loader's instance version and enumerates the
-    /// physical devices. No device is an error ([`DeviceError::NoDevice`]).
-    pub fn open(reg: &'r Registry, loader: LoaderChoice) -> Result<Self, DeviceError> {
-        let name = loader.display();
-        let fail = |call: &'static str, result: vk::Result| DeviceError::Vulkan {
-            call,
-            result,
-            loader: name.clone(),
-        };
-        // SAFETY: loading a Vulkan loader runs its initialisers; that is what the user asked for
-        // (`--loader`, or our own loader). The entry is kept until the instance is destroyed.
-        let entry =
-            unsafe { ash::Entry::load_from(&loader.library) }.map_err(|e| DeviceError::Loader {
-                loader: name.clone(),
-                message: e.to_string(),
-            })?;
-        // SAFETY: `entry` holds valid global commands of the loaded library.
-        let instance_version = unsafe { entry.try_enumerate_instance_version() }
-            .map_err(|r| fail("vkEnumerateInstanceVersion", r))?
-            .unwrap_or(vk::API_VERSION_1_0);
-        // SAFETY: as above.
-        let instance_extensions = extension_infos(
-            unsafe { entry.enumerate_instance_extension_properties(None) }
-                .map_err(|r| fail("vkEnumerateInstanceExtensionProperties", r))?,
-        );
-        // SAFETY: as above.
-        let instance_layers = layer_infos(
-            unsafe { entry.enumerate_instance_layer_properties() }
-                .map_err(|r| fail("vkEnumerateInstanceLayerProperties", r))?,
-        );
-        let has = |n: &str| instance_extensions.iter().any(|e| e.extension_name == n);
-        let mut enable: Vec<&CStr> = Vec::new();
-        let pre11 = vk::api_version_minor(instance_version) == 0
-            && vk::api_version_major(instance_version) == 1;
-        if pre11 {
-            for e in [
-                c"VK_KHR_get_physical_device_properties2",
-                c"VK_KHR_external_fence_capabilities",
-                c"VK_KHR_external_semaphore_capabilities",
-            ] {
-                if has(e.to_str().unwrap_or_default()) {
-                    enable.push(e);
-                }
+fn vulkan_error(loader: &str, call: &'static str, result: vk::Result) -> DeviceError {
+    DeviceError::Vulkan {
+        call,
+        result,
+        loader: loader.to_owned(),
+    }
+}
+
+/// The instance extensions to enable, the create flags they need, and whether the instance is
+/// 1.0 (whose `…2` queries come from the KHR extensions enabled here).
+fn instance_extensions_to_enable(
+    instance_version: u32,
+    available: &[ExtensionInfo],
+) -> (Vec<&'static CStr>, vk::InstanceCreateFlags, bool) {
+    let has = |n: &str| available.iter().any(|e| e.extension_name == n);
+    let mut enable: Vec<&CStr> = Vec::new();
+    let pre11 = vk::api_version_minor(instance_version) == 0
+        && vk::api_version_major(instance_version) == 1;
+    if pre11 {
+        for e in [
+            c"VK_KHR_get_physical_device_properties2",
+            c"VK_KHR_external_fence_capabilities",
+            c"VK_KHR_external_semaphore_capabilities",
+        ] {
+            if has(e.to_str().unwrap_or_default()) {
+                enable.push(e);
             }
         }
-        let mut flags = vk::InstanceCreateFlags::empty();
-        if has("VK_KHR_portability_enumeration") {
-            enable.push(c"VK_KHR_portability_enumeration");
-            flags |= vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
-        }
-        let instance_api = vk::make_api_version(
-            0,
-            vk::api_version_major(instance_version),
-            vk::api_version_minor(instance_version),
-            0,
-        );
-        let app = vk::ApplicationInfo::default()
-            .application_name(c"vkgen")
-            .engine_name(c"vkgen")
-            .api_version(instance_api);
-        let ptrs: Vec<*const c_char> = enable.iter().map(|e| e.as_ptr()).collect();
-        let ci = vk::InstanceCreateInfo::default()
-            .application_info(&app)
-            .enabled_extension_names(&ptrs)
-            .flags(flags);
-        // SAFETY: valid create info whose pointers outlive the call.
-        let instance =
-            unsafe { entry.create_instance(&ci, None) }.map_err(|r| fail("vkCreateInstance", r))?;
+    }
+    let mut flags = vk::InstanceCreateFlags::empty();
+    if has("VK_KHR_portability_enumeration") {
+        enable.push(c"VK_KHR_portability_enumeration");
+        flags |= vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
+    }
+    (enable, flags, pre11)
+}
+
+/// The physical-device queries beyond 1.0 that a session calls through raw pointers: core names
+/// from 1.1, the KHR names on a 1.0 instance that enabled their extension, else none.
+struct Queries {
+    features2: Option<PfnChain>,
+    properties2: Option<PfnChain>,
+    format_properties2: Option<PfnFormat2>,
+    external_fence: Option<PfnExternal>,
+    external_semaphore: Option<PfnExternal>,
+}
+
+impl Queries {
+    fn resolve(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        enable: &[&CStr],
+        pre11: bool,
+    ) -> Self {
         let gipa = |n: &CStr| {
             // SAFETY: a valid instance and a NUL-terminated name.
             unsafe { entry.get_instance_proc_addr(instance.handle(), n.as_ptr()) }
@@ -298,6 +283,66 @@ impl<'r> Session<'r> {
         )
         // SAFETY: the command's real signature, with structure pointers as `void*` (same ABI).
         .map(|f| unsafe { std::mem::transmute::<unsafe extern "system" fn(), PfnExternal>(f) });
+        Queries {
+            features2,
+            properties2,
+            format_properties2,
+            external_fence,
+            external_semaphore,
+        }
+    }
+}
+
+impl<'r> Session<'r> {
+    /// Loads `loader`, creates an instance at the loader's instance version and enumerates the
+    /// physical devices. No device is an error ([`DeviceError::NoDevice`]).
+    pub fn open(reg: &'r Registry, loader: LoaderChoice) -> Result<Self, DeviceError> {
+        let name = loader.display();
+        let fail = |call, result| vulkan_error(&name, call, result);
+        // SAFETY: loading a Vulkan loader runs its initialisers; that is what the user asked for
+        // (`--loader`, or our own loader). The entry is kept until the instance is destroyed.
+        let entry =
+            unsafe { ash::Entry::load_from(&loader.library) }.map_err(|e| DeviceError::Loader {
+                loader: name.clone(),
+                message: e.to_string(),
+            })?;
+        // SAFETY: `entry` holds valid global commands of the loaded library.
+        let instance_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(|r| fail("vkEnumerateInstanceVersion", r))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        // SAFETY: a global command of the library `entry` loaded, which stays loaded for the
+        // call; `None` asks about the implementation, so no layer name has to outlive it.
+        let instance_extensions = extension_infos(
+            unsafe { entry.enumerate_instance_extension_properties(None) }
+                .map_err(|r| fail("vkEnumerateInstanceExtensionProperties", r))?,
+        );
+        // SAFETY: a global command of the library `entry` loaded; ash sizes the array it fills
+        // from the count the same command returned.
+        let instance_layers = layer_infos(
+            unsafe { entry.enumerate_instance_layer_properties() }
+                .map_err(|r| fail("vkEnumerateInstanceLayerProperties", r))?,
+        );
+        let (enable, flags, pre11) =
+            instance_extensions_to_enable(instance_version, &instance_extensions);
+        let instance_api = vk::make_api_version(
+            0,
+            vk::api_version_major(instance_version),
+            vk::api_version_minor(instance_version),
+            0,
+        );
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"vkgen")
+            .engine_name(c"vkgen")
+            .api_version(instance_api);
+        let ptrs: Vec<*const c_char> = enable.iter().map(|e| e.as_ptr()).collect();
+        let ci = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_extension_names(&ptrs)
+            .flags(flags);
+        // SAFETY: valid create info whose pointers outlive the call.
+        let instance =
+            unsafe { entry.create_instance(&ci, None) }.map_err(|r| fail("vkCreateInstance", r))?;
+        let queries = Queries::resolve(&entry, &instance, &enable, pre11);
         let enabled_instance_extensions = enable
             .iter()
             .map(|e| e.to_string_lossy().into_owned())
@@ -312,70 +357,89 @@ impl<'r> Session<'r> {
             instance_layers,
             enabled_instance_extensions,
             devices: Vec::new(),
-            features2,
-            properties2,
-            format_properties2,
-            external_fence,
-            external_semaphore,
+            features2: queries.features2,
+            properties2: queries.properties2,
+            format_properties2: queries.format_properties2,
+            external_fence: queries.external_fence,
+            external_semaphore: queries.external_semaphore,
             instance,
             _entry: entry,
         };
-        // SAFETY: valid instance.
-        let handles = unsafe { session.instance.enumerate_physical_devices() }
-            .map_err(|r| fail("vkEnumeratePhysicalDevices", r))?;
+        session.enumerate_devices(&name)?;
+        Ok(session)
+    }
+
+    /// Fills `devices` with every physical device of the instance; none is an error.
+    fn enumerate_devices(&mut self, name: &str) -> Result<(), DeviceError> {
+        // SAFETY: the instance this session created and has not destroyed.
+        let handles = unsafe { self.instance.enumerate_physical_devices() }
+            .map_err(|r| vulkan_error(name, "vkEnumeratePhysicalDevices", r))?;
         if handles.is_empty() {
-            return Err(DeviceError::NoDevice { loader: name });
-        }
-        let props_layout = layout::layout(reg, "VkPhysicalDeviceProperties")?;
-        for (index, handle) in handles.into_iter().enumerate() {
-            let mut buf = Buf::new(
-                props_layout
-                    .size
-                    .max(std::mem::size_of::<vk::PhysicalDeviceProperties>()),
-            );
-            // SAFETY: a physical device of this instance; the buffer is zeroed, aligned and at
-            // least as large as the structure.
-            unsafe {
-                (session.instance.fp_v1_0().get_physical_device_properties)(
-                    handle,
-                    buf.ptr().cast::<vk::PhysicalDeviceProperties>(),
-                )
-            };
-            let properties = decode(reg, &props_layout, buf.bytes());
-            let api_version = properties
-                .get("apiVersion")
-                .and_then(Value::as_u64)
-                .unwrap_or(0) as u32;
-            let name = properties
-                .get("deviceName")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            // SAFETY: a physical device of this instance.
-            let extensions = extension_infos(
-                unsafe {
-                    session
-                        .instance
-                        .enumerate_device_extension_properties(handle)
-                }
-                .map_err(|r| fail("vkEnumerateDeviceExtensionProperties", r))?,
-            );
-            // SAFETY: as above.
-            let layers = layer_infos(
-                unsafe { session.instance.enumerate_device_layer_properties(handle) }
-                    .map_err(|r| fail("vkEnumerateDeviceLayerProperties", r))?,
-            );
-            session.devices.push(Device {
-                handle,
-                index,
-                properties,
-                api_version,
-                name,
-                extensions,
-                layers,
+            return Err(DeviceError::NoDevice {
+                loader: name.to_owned(),
             });
         }
-        Ok(session)
+        let props_layout = layout::layout(self.reg, "VkPhysicalDeviceProperties")?;
+        for (index, handle) in handles.into_iter().enumerate() {
+            let device = self.read_device(name, &props_layout, index, handle)?;
+            self.devices.push(device);
+        }
+        Ok(())
+    }
+
+    /// The properties, extensions and layers of physical device `handle`.
+    fn read_device(
+        &self,
+        loader: &str,
+        props_layout: &Layout,
+        index: usize,
+        handle: vk::PhysicalDevice,
+    ) -> Result<Device, DeviceError> {
+        let reg = self.reg;
+        let fail = |call, result| vulkan_error(loader, call, result);
+        let mut buf = Buf::new(
+            props_layout
+                .size
+                .max(std::mem::size_of::<vk::PhysicalDeviceProperties>()),
+        );
+        // SAFETY: a physical device of this instance; the buffer is zeroed, aligned and at
+        // least as large as the structure.
+        unsafe {
+            (self.instance.fp_v1_0().get_physical_device_properties)(
+                handle,
+                buf.ptr().cast::<vk::PhysicalDeviceProperties>(),
+            )
+        };
+        let properties = decode(reg, props_layout, buf.bytes());
+        let api_version = properties
+            .get("apiVersion")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as u32;
+        let name = properties
+            .get("deviceName")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        // SAFETY: a physical device of this instance.
+        let extensions = extension_infos(
+            unsafe { self.instance.enumerate_device_extension_properties(handle) }
+                .map_err(|r| fail("vkEnumerateDeviceExtensionProperties", r))?,
+        );
+        // SAFETY: `handle` came from this instance's `vkEnumeratePhysicalDevices` and the
+        // instance is alive; ash sizes the array from the count the command returned.
+        let layers = layer_infos(
+            unsafe { self.instance.enumerate_device_layer_properties(handle) }
+                .map_err(|r| fail("vkEnumerateDeviceLayerProperties", r))?,
+        );
+        Ok(Device {
+            handle,
+            index,
+            properties,
+            api_version,
+            name,
+            extensions,
+            layers,
+        })
     }
 
     /// The device at `index`, or a clear error.

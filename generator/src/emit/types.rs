@@ -128,7 +128,6 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
         }
         return;
     }
-    let reg = cx.reg();
     match &ty.kind {
         TypeKind::Basetype {
             underlying,
@@ -150,120 +149,147 @@ fn emit_type(cx: &Ctx, ty: &Type, rust: &str, out: &mut String) {
             dispatchable,
             object_type,
             ..
-        } => {
-            let obj = object_type
-                .as_deref()
-                .map(|o| ident(&names::variant_name("VkObjectType", o)).to_string())
-                .unwrap_or_else(|| "UNKNOWN".to_owned());
-            out.push_str(&doc);
-            if *dispatchable {
-                let _ = write!(
-                    out,
-                    "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]\npub struct {rust}(pub *mut u8);\n\
-                     impl Default for {rust} {{\n    fn default() -> Self {{\n        Self(core::ptr::null_mut())\n    }}\n}}\n\
-                     // SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.\nunsafe impl Send for {rust} {{}}\n\
-                     // SAFETY: an opaque pointer; Vulkan's external-synchronisation rules, which the application\n// follows, order every use of the object from several threads.\nunsafe impl Sync for {rust} {{}}\n\
-                     impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0 as u64\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x as *mut u8)\n    }}\n}}\n"
-                );
-            } else {
-                let _ = write!(
-                    out,
-                    "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]\npub struct {rust}(pub u64);\n\
-                     impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x)\n    }}\n}}\n"
-                );
-            }
-        }
-        TypeKind::Enum | TypeKind::Bitmask { .. } => {
-            let (group_name, width64, bitmask) = match &ty.kind {
-                TypeKind::Bitmask { bits, width64 } => (bits.clone(), *width64, true),
-                _ => (
-                    Some(ty.name.clone()),
-                    false,
-                    reg.enums.get(&ty.name).is_some_and(|g| g.bitmask),
-                ),
-            };
-            let group = group_name.as_deref().and_then(|g| reg.enums.get(g));
-            let width64 = width64 || group.is_some_and(|g| g.width64);
-            let repr = match (bitmask, width64) {
-                (true, true) => "u64",
-                (true, false) => "u32",
-                (false, _) => "i32",
-            };
-            out.push_str(&doc);
-            let _ = write!(
-                out,
-                "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]\npub struct {rust}(pub {repr});\n\
-                 impl {rust} {{\n    pub const fn from_raw(x: {repr}) -> Self {{\n        Self(x)\n    }}\n    pub const fn as_raw(self) -> {repr} {{\n        self.0\n    }}\n"
-            );
-            if let Some(g) = group {
-                for (cname, vk_name, value) in group_values(cx, g) {
-                    let _ = writeln!(
-                        out,
-                        "    /// `{vk_name}`\n    pub const {cname}: Self = Self({});",
-                        value_literal(g, value)
-                    );
-                }
-            }
-            out.push_str("}\n");
-        }
+        } => emit_handle(*dispatchable, object_type.as_deref(), rust, &doc, out),
+        TypeKind::Enum | TypeKind::Bitmask { .. } => emit_enum_or_flags(cx, ty, rust, &doc, out),
         TypeKind::Struct(agg) | TypeKind::Union(agg) => {
-            let keyword = if matches!(ty.kind, TypeKind::Union(_)) {
-                "union"
-            } else {
-                "struct"
-            };
-            out.push_str(&doc);
-            let _ = writeln!(
-                out,
-                "#[repr(C)]\n#[derive(Clone, Copy)]\npub {keyword} {rust} {{"
-            );
-            for (name, t) in fields(cx, &agg.members) {
-                let _ = writeln!(out, "    pub {name}: {t},");
-            }
-            out.push_str("}\n");
-            // As ash's structures: all zero, with the fixed sType, so code written with
-            // `..Default::default()` builds whether a structure is ash's or vkgen's.
-            let s_type = agg
-                .members
-                .iter()
-                .find(|m| m.name == "sType")
-                .and_then(|m| m.values.as_deref())
-                .and_then(|v| crate::device::layout::enum_named(reg, "VkStructureType", v));
-            let set = s_type
-                .map(|v| format!("        s.s_type = crate::vk::StructureType::from_raw({v});\n"))
-                .unwrap_or_default();
-            let binding = if set.is_empty() { "s" } else { "mut s" };
-            let _ = write!(
-                out,
-                "impl Default for {rust} {{\n    fn default() -> Self {{\n        \
-                 // SAFETY: all-zero is a valid value of every Vulkan structure member (null\n        \
-                 // pointers, `None` function pointers, zero numbers, enums and flags).\n        \
-                 let {binding}: Self = unsafe {{ core::mem::zeroed() }};\n{set}        s\n    }}\n}}\n"
-            );
+            emit_aggregate(cx, ty, agg, rust, &doc, out)
         }
-        TypeKind::Funcpointer { ret, params } => {
-            let ret = text::ret_str(cx, ret)
-                .map(|r| format!(" -> {r}"))
-                .unwrap_or_default();
-            let ps: Vec<String> = params
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{}: {}",
-                        super::param_name(&p.name),
-                        text::type_str(cx, &p.ty, Place::Signature)
-                    )
-                })
-                .collect();
-            out.push_str(&doc);
-            let _ = writeln!(
-                out,
-                "pub type {rust} = Option<unsafe extern \"system\" fn({}){ret}>;",
-                ps.join(", ")
-            );
-        }
+        TypeKind::Funcpointer { ret, params } => emit_funcpointer(cx, ret, params, rust, &doc, out),
         TypeKind::Define | TypeKind::Include | TypeKind::External => {}
     }
+}
+
+/// A handle: a pointer newtype for a dispatchable one (`VK_DEFINE_HANDLE`), a `u64` otherwise.
+fn emit_handle(
+    dispatchable: bool,
+    object_type: Option<&str>,
+    rust: &str,
+    doc: &str,
+    out: &mut String,
+) {
+    let obj = object_type
+        .map(|o| ident(&names::variant_name("VkObjectType", o)).to_string())
+        .unwrap_or_else(|| "UNKNOWN".to_owned());
+    out.push_str(doc);
+    if dispatchable {
+        let _ = write!(
+            out,
+            "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]\npub struct {rust}(pub *mut u8);\n\
+             impl Default for {rust} {{\n    fn default() -> Self {{\n        Self(core::ptr::null_mut())\n    }}\n}}\n\
+             // SAFETY: a dispatchable handle is an opaque pointer Vulkan lets any thread use.\nunsafe impl Send for {rust} {{}}\n\
+             // SAFETY: an opaque pointer; Vulkan's external-synchronisation rules, which the application\n// follows, order every use of the object from several threads.\nunsafe impl Sync for {rust} {{}}\n\
+             impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0 as u64\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x as *mut u8)\n    }}\n}}\n"
+        );
+    } else {
+        let _ = write!(
+            out,
+            "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]\npub struct {rust}(pub u64);\n\
+             impl Handle for {rust} {{\n    const TYPE: ObjectType = ObjectType::{obj};\n    fn as_raw(self) -> u64 {{\n        self.0\n    }}\n    fn from_raw(x: u64) -> Self {{\n        Self(x)\n    }}\n}}\n"
+        );
+    }
+}
+
+/// An enum or a flags type: a transparent integer newtype with its values as constants.
+fn emit_enum_or_flags(cx: &Ctx, ty: &Type, rust: &str, doc: &str, out: &mut String) {
+    let reg = cx.reg();
+    let (group_name, width64, bitmask) = match &ty.kind {
+        TypeKind::Bitmask { bits, width64 } => (bits.clone(), *width64, true),
+        _ => (
+            Some(ty.name.clone()),
+            false,
+            reg.enums.get(&ty.name).is_some_and(|g| g.bitmask),
+        ),
+    };
+    let group = group_name.as_deref().and_then(|g| reg.enums.get(g));
+    let width64 = width64 || group.is_some_and(|g| g.width64);
+    let repr = match (bitmask, width64) {
+        (true, true) => "u64",
+        (true, false) => "u32",
+        (false, _) => "i32",
+    };
+    out.push_str(doc);
+    let _ = write!(
+        out,
+        "#[repr(transparent)]\n#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]\npub struct {rust}(pub {repr});\n\
+         impl {rust} {{\n    pub const fn from_raw(x: {repr}) -> Self {{\n        Self(x)\n    }}\n    pub const fn as_raw(self) -> {repr} {{\n        self.0\n    }}\n"
+    );
+    if let Some(g) = group {
+        for (cname, vk_name, value) in group_values(cx, g) {
+            let _ = writeln!(
+                out,
+                "    /// `{vk_name}`\n    pub const {cname}: Self = Self({});",
+                value_literal(g, value)
+            );
+        }
+    }
+    let _ = writeln!(out, "}}");
+}
+
+/// A struct or union of C layout, with a `Default` that sets `sType` as ash's do.
+fn emit_aggregate(cx: &Ctx, ty: &Type, agg: &Aggregate, rust: &str, doc: &str, out: &mut String) {
+    let reg = cx.reg();
+    let keyword = if matches!(ty.kind, TypeKind::Union(_)) {
+        "union"
+    } else {
+        "struct"
+    };
+    out.push_str(doc);
+    let _ = writeln!(
+        out,
+        "#[repr(C)]\n#[derive(Clone, Copy)]\npub {keyword} {rust} {{"
+    );
+    for (name, t) in fields(cx, &agg.members) {
+        let _ = writeln!(out, "    pub {name}: {t},");
+    }
+    let _ = writeln!(out, "}}");
+    // As ash's structures: all zero, with the fixed sType, so code written with
+    // `..Default::default()` builds whether a structure is ash's or vkgen's.
+    let s_type = agg
+        .members
+        .iter()
+        .find(|m| m.name == "sType")
+        .and_then(|m| m.values.as_deref())
+        .and_then(|v| crate::device::layout::enum_named(reg, "VkStructureType", v));
+    let set = s_type
+        .map(|v| format!("        s.s_type = crate::vk::StructureType::from_raw({v});\n"))
+        .unwrap_or_default();
+    let binding = if set.is_empty() { "s" } else { "mut s" };
+    let _ = write!(
+        out,
+        "impl Default for {rust} {{\n    fn default() -> Self {{\n        \
+         // SAFETY: all-zero is a valid value of every Vulkan structure member (null\n        \
+         // pointers, `None` function pointers, zero numbers, enums and flags).\n        \
+         let {binding}: Self = unsafe {{ core::mem::zeroed() }};\n{set}        s\n    }}\n}}\n"
+    );
+}
+
+fn emit_funcpointer(
+    cx: &Ctx,
+    ret: &CType,
+    params: &[Field],
+    rust: &str,
+    doc: &str,
+    out: &mut String,
+) {
+    let ret = text::ret_str(cx, ret)
+        .map(|r| format!(" -> {r}"))
+        .unwrap_or_default();
+    let ps: Vec<String> = params
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: {}",
+                super::param_name(&p.name),
+                text::type_str(cx, &p.ty, Place::Signature)
+            )
+        })
+        .collect();
+    out.push_str(doc);
+    let _ = writeln!(
+        out,
+        "pub type {rust} = Option<unsafe extern \"system\" fn({}){ret}>;",
+        ps.join(", ")
+    );
 }
 
 /// Struct fields as (name, type); runs of C bitfields share one storage word, named after the

@@ -4,7 +4,7 @@
 
 use roxmltree::Node;
 
-use super::{api_list, api_matches};
+use super::parse::{api_list, api_matches};
 use crate::model::Require;
 
 /// A `Require` for block `r` with its condition, `api=` list and required features; the caller

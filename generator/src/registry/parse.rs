@@ -1,0 +1,485 @@
+//! The document walk: `<registry>`'s children in order, and the declarations (types, their
+//! members, commands) each read into the model. Enumerants and the `<require>` blocks of features
+//! and extensions are in `interface.rs`; this file keeps the element cursor (`Cx`) they share.
+
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+
+use super::text::{attribute_bomb, normalize_newlines};
+use super::{array_len, cdecl, clip, same, sha256_hex, LineIndex, MAX_ATTRIBUTES};
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::names;
+
+/// Parses registry text without overlay or validation. A second definition of a type, command,
+/// API constant, `<enums>` block, enumerant, feature or extension is an error naming both places,
+/// unless it is identical to the first (vk.xml repeats some definitions verbatim).
+pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Registry> {
+    let source_sha256 = sha256_hex(text.as_bytes());
+    let text = &*normalize_newlines(text);
+    let index = LineIndex::new(text);
+    if let Some(at) = attribute_bomb(text.as_bytes()) {
+        let (line, col) = index.line_col(at);
+        return Err(Error::Xml {
+            path: path.to_owned(),
+            line,
+            col,
+            message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
+        });
+    }
+    let doc = Document::parse_with_options(
+        text,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| {
+        let pos = e.pos();
+        Error::Xml {
+            path: path.to_owned(),
+            line: pos.row,
+            col: pos.col,
+            message: e.to_string(),
+        }
+    })?;
+    let root = doc.root_element();
+    let cx = Cx { path, index };
+    if root.tag_name().name() != "registry" {
+        return Err(cx.schema(
+            root,
+            format!(
+                "root element is <{}>, expected <registry>",
+                root.tag_name().name()
+            ),
+        ));
+    }
+    let mut reg = Registry {
+        source_sha256,
+        ..Registry::default()
+    };
+    // Extensions by name, so that a second definition is found without a quadratic scan.
+    let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
+        std::collections::HashMap::new();
+    let mut feature_at = extension_at.clone();
+    for child in root.children().filter(Node::is_element) {
+        match child.tag_name().name() {
+            "types" => {
+                for t in child.children().filter(Node::is_element) {
+                    if t.tag_name().name() == "type" {
+                        if !api_matches(t) {
+                            continue;
+                        }
+                        let ty = cx.parse_type(t, warnings)?;
+                        if let Some(old) = reg.types.get(&ty.name) {
+                            if !same(old, &ty, |t| (t.line, t.col) = (0, 0)) {
+                                return Err(cx.redefined(t, "type", &ty.name, (old.line, old.col)));
+                            }
+                            continue;
+                        }
+                        if ty.name == "VK_HEADER_VERSION" {
+                            reg.header_version = header_version(t)
+                                .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
+                        }
+                        reg.types.insert(ty.name.clone(), ty);
+                    }
+                }
+            }
+            "enums" => cx.parse_enums(child, &mut reg, warnings)?,
+            "commands" => {
+                for c in child.children().filter(|n| n.has_tag_name("command")) {
+                    if !api_matches(c) {
+                        continue;
+                    }
+                    let cmd = cx.parse_command(c)?;
+                    if let Some(old) = reg.commands.get(&cmd.name) {
+                        if !same(old, &cmd, |c| (c.line, c.col) = (0, 0)) {
+                            return Err(cx.redefined(c, "command", &cmd.name, (old.line, old.col)));
+                        }
+                        continue;
+                    }
+                    reg.command_order.push(cmd.name.clone());
+                    reg.commands.insert(cmd.name.clone(), cmd);
+                }
+            }
+            "feature" => {
+                if let Some(f) = cx.parse_feature(child, warnings)? {
+                    if let Some(&first) = feature_at.get(&f.name) {
+                        return Err(cx.redefined(child, "feature", &f.name, first));
+                    }
+                    feature_at.insert(f.name.clone(), (f.line, f.col));
+                    reg.features.push(f);
+                }
+            }
+            "extensions" => {
+                for e in child.children().filter(|n| n.has_tag_name("extension")) {
+                    let x = cx.parse_extension(e, warnings)?;
+                    if let Some(&first) = extension_at.get(&x.name) {
+                        return Err(cx.redefined(e, "extension", &x.name, first));
+                    }
+                    extension_at.insert(x.name.clone(), (x.line, x.col));
+                    reg.extensions.push(x);
+                }
+            }
+            "comment" | "platforms" | "tags" | "formats" | "spirvextensions"
+            | "spirvcapabilities" | "sync" | "videocodecs" => {}
+            other => warnings.push(format!(
+                "{}:{}: ignored unknown element <{other}>",
+                path.display(),
+                cx.line(child)
+            )),
+        }
+    }
+    Ok(reg)
+}
+
+/// The member or parameter names of one declaration seen so far, with where each was declared:
+/// two fields of one name would make a struct or function the generated crate cannot compile.
+#[derive(Default)]
+struct FieldNames(std::collections::HashMap<String, (u32, u32)>);
+
+impl FieldNames {
+    pub(super) fn check(
+        &mut self,
+        cx: &Cx,
+        n: Node,
+        owner: &str,
+        what: &str,
+        name: &str,
+    ) -> Result<()> {
+        let at = cx.pos(n);
+        match self.0.insert(name.to_owned(), at) {
+            None => Ok(()),
+            Some((line, col)) => Err(cx.schema(
+                n,
+                format!(
+                    "{what} `{}` of `{}` is declared twice; the first is at {}:{line}:{col}",
+                    clip(name),
+                    clip(owner),
+                    cx.path.display()
+                ),
+            )),
+        }
+    }
+}
+
+/// `api="vulkan,vulkanbase"` keeps the element for Vulkan; absent means every API.
+pub(super) fn api_matches(n: Node) -> bool {
+    match n.attribute("api") {
+        None => true,
+        Some(a) => a.split(',').any(|t| t.trim() == "vulkan"),
+    }
+}
+
+pub(super) fn api_list(n: Node) -> Vec<String> {
+    n.attribute("api")
+        .map(|a| a.split(',').map(|s| s.trim().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+fn header_version(n: Node) -> Option<u32> {
+    let text: String = n
+        .descendants()
+        .filter(|d| d.is_text())
+        .filter_map(|d| d.text())
+        .collect();
+    text.split_whitespace().last()?.parse().ok()
+}
+
+pub(super) struct Cx<'a> {
+    pub(super) path: &'a Path,
+    /// Positions: roxmltree's `text_pos_at` rescans from the top of the text each call.
+    pub(super) index: LineIndex<'a>,
+}
+
+impl Cx<'_> {
+    pub(super) fn line(&self, n: Node) -> u32 {
+        self.index.line(n.range().start)
+    }
+
+    /// `element `name` is defined again differently; first defined at FILE:LINE:COL`, located at
+    /// the second definition.
+    pub(super) fn redefined(
+        &self,
+        n: Node,
+        what: &str,
+        name: &str,
+        (line, col): (u32, u32),
+    ) -> Error {
+        self.schema(
+            n,
+            format!(
+                "{what} `{}` is defined again, differently; the first definition is at {}:{line}:{col}",
+                clip(name),
+                self.path.display()
+            ),
+        )
+    }
+
+    /// Literal array dimensions must be in `1..=MAX_ARRAY_LEN`; named ones are checked once the
+    /// constants are known (`validate`).
+    pub(super) fn check_array(&self, n: Node, name: &str, ty: &CType) -> Result<()> {
+        for a in &ty.array {
+            if let ArrayLen::Literal(_) = a {
+                // A constant-free registry suffices for a literal.
+                array_len(&Registry::default(), a)
+                    .map_err(|m| self.schema(n, format!("{}: {m}", clip(name))))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `(line, column)` of the node's start; the column counts characters, as roxmltree's do.
+    pub(super) fn pos(&self, n: Node) -> (u32, u32) {
+        self.index.line_col(n.range().start)
+    }
+
+    pub(super) fn schema(&self, n: Node, message: String) -> Error {
+        let (line, col) = self.pos(n);
+        Error::Schema {
+            path: self.path.to_owned(),
+            line,
+            col,
+            message,
+        }
+    }
+
+    /// A name that becomes a Rust identifier (or a linker symbol) must be a C identifier that
+    /// vkgen can spell in Rust: `self` becomes `self_` where it is a member or parameter, and
+    /// `Self`, `crate`, `super`, `_` and anything that is not a C identifier are refused here.
+    pub(super) fn check_name(&self, n: Node, what: &str, name: &str, rendered: &str) -> Result<()> {
+        if let Err(why) = names::check_identifier(name, rendered) {
+            return Err(self.schema(n, format!("{what} `{}`: {why}", clip(name))));
+        }
+        Ok(())
+    }
+
+    pub(super) fn name_of(&self, n: Node) -> Result<String> {
+        if let Some(name) = n.attribute("name") {
+            return Ok(name.to_owned());
+        }
+        n.children()
+            .find(|c| c.has_tag_name("name"))
+            .and_then(|c| c.text())
+            .map(|s| s.trim().to_owned())
+            .or_else(|| {
+                n.children()
+                    .find(|c| c.has_tag_name("proto"))
+                    .and_then(|p| {
+                        p.children()
+                            .find(|c| c.has_tag_name("name"))
+                            .and_then(|c| c.text())
+                            .map(|s| s.trim().to_owned())
+                    })
+            })
+            .ok_or_else(|| self.schema(n, format!("<{}> without a name", n.tag_name().name())))
+    }
+
+    pub(super) fn parse_type(&self, t: Node, warnings: &mut Vec<String>) -> Result<Type> {
+        let name = self.name_of(t)?;
+        let (line, col) = self.pos(t);
+        let category = t.attribute("category");
+        if category != Some("include") {
+            self.check_name(t, "type", &name, &names::type_name(&name))?;
+        }
+        let alias = t.attribute("alias").map(str::to_owned);
+        let requires = t.attribute("requires").map(str::to_owned);
+        let kind = match category {
+            _ if alias.is_some() => alias_kind(category),
+            None => TypeKind::External,
+            Some("include") => TypeKind::Include,
+            Some("define") => TypeKind::Define,
+            Some("basetype") => {
+                let toks = cdecl::tokenize(t);
+                let underlying = toks.iter().find_map(|k| match k {
+                    cdecl::Token::Type(s) => Some(s.clone()),
+                    _ => None,
+                });
+                let pointer = toks.contains(&cdecl::Token::Punct('*'));
+                TypeKind::Basetype {
+                    underlying,
+                    pointer,
+                }
+            }
+            Some("bitmask") => {
+                let toks = cdecl::tokenize(t);
+                let width64 = toks
+                    .iter()
+                    .any(|k| matches!(k, cdecl::Token::Type(s) if s == "VkFlags64"));
+                let bits = t
+                    .attribute("bitvalues")
+                    .or(t.attribute("requires"))
+                    .map(str::to_owned);
+                TypeKind::Bitmask { bits, width64 }
+            }
+            Some("handle") => {
+                let toks = cdecl::tokenize(t);
+                let dispatchable = toks
+                    .iter()
+                    .any(|k| matches!(k, cdecl::Token::Type(s) if s == "VK_DEFINE_HANDLE"));
+                TypeKind::Handle {
+                    dispatchable,
+                    parent: t.attribute("parent").map(str::to_owned),
+                    object_type: t.attribute("objtypeenum").map(str::to_owned),
+                }
+            }
+            Some("enum") => TypeKind::Enum,
+            Some(c @ ("struct" | "union")) => self.aggregate_kind(t, &name, c == "struct")?,
+            Some("funcpointer") => self.funcpointer_kind(t, &name)?,
+            Some(other) => {
+                return Err(self.schema(t, format!("unknown type category `{other}` for {name}")))
+            }
+        };
+        let _ = warnings;
+        Ok(Type {
+            name,
+            alias,
+            kind,
+            requires,
+            line,
+            col,
+        })
+    }
+
+    /// The members of a `struct` or `union` type; a member name given twice is an error.
+    fn aggregate_kind(&self, t: Node, name: &str, is_struct: bool) -> Result<TypeKind> {
+        let mut members = Vec::new();
+        let mut seen = FieldNames::default();
+        for m in t.children().filter(|n| n.has_tag_name("member")) {
+            if !api_matches(m) {
+                continue;
+            }
+            let field = self.parse_field(m)?;
+            seen.check(self, m, name, "member", &field.name)?;
+            members.push(field);
+        }
+        let agg = Aggregate {
+            members,
+            returned_only: t.attribute("returnedonly") == Some("true"),
+            extends: t
+                .attribute("structextends")
+                .map(|s| s.split(',').map(str::to_owned).collect())
+                .unwrap_or_default(),
+        };
+        Ok(if is_struct {
+            TypeKind::Struct(agg)
+        } else {
+            TypeKind::Union(agg)
+        })
+    }
+
+    /// A function pointer type, written with `<proto>`/`<param>` children (1.3.2xx on) or as one
+    /// C declaration (older registries).
+    fn funcpointer_kind(&self, t: Node, name: &str) -> Result<TypeKind> {
+        if let Some(proto) = t.children().find(|c| c.has_tag_name("proto")) {
+            let (_, ret) =
+                cdecl::parse_proto(&cdecl::tokenize(proto)).map_err(|m| self.schema(proto, m))?;
+            let mut params = Vec::new();
+            let mut seen = FieldNames::default();
+            for p in t.children().filter(|c| c.has_tag_name("param")) {
+                let field = self.parse_field(p)?;
+                seen.check(self, p, name, "parameter", &field.name)?;
+                params.push(field);
+            }
+            Ok(TypeKind::Funcpointer { ret, params })
+        } else {
+            let (_, ret, params) =
+                cdecl::parse_old_funcpointer(&cdecl::tokenize(t)).map_err(|m| self.schema(t, m))?;
+            let mut seen = FieldNames::default();
+            for p in &params {
+                self.check_name(t, "parameter", &p.name, &names::field_name(&p.name))?;
+                self.check_array(t, &p.name, &p.ty)?;
+                seen.check(self, t, name, "parameter", &p.name)?;
+            }
+            Ok(TypeKind::Funcpointer { ret, params })
+        }
+    }
+
+    pub(super) fn parse_field(&self, m: Node) -> Result<Field> {
+        let (name, ty) =
+            cdecl::parse_decl(&cdecl::tokenize(m)).map_err(|msg| self.schema(m, msg))?;
+        self.check_name(m, "member", &name, &names::field_name(&name))?;
+        self.check_array(m, &name, &ty)?;
+        Ok(Field {
+            name,
+            ty,
+            len: m.attribute("len").map(str::to_owned),
+            optional: m
+                .attribute("optional")
+                .is_some_and(|o| o.starts_with("true")),
+            values: m.attribute("values").map(str::to_owned),
+        })
+    }
+
+    pub(super) fn parse_command(&self, c: Node) -> Result<Command> {
+        let (line, col) = self.pos(c);
+        if let Some(alias) = c.attribute("alias") {
+            let name = c
+                .attribute("name")
+                .ok_or_else(|| self.schema(c, "aliased <command> without name".into()))?;
+            self.check_name(c, "command", name, &names::command_field(name))?;
+            return Ok(Command {
+                name: name.to_owned(),
+                alias: Some(alias.to_owned()),
+                ret: CType::default(),
+                params: Vec::new(),
+                success_codes: Vec::new(),
+                error_codes: Vec::new(),
+                line,
+                col,
+            });
+        }
+        let proto = c
+            .children()
+            .find(|n| n.has_tag_name("proto"))
+            .ok_or_else(|| self.schema(c, "<command> without <proto>".into()))?;
+        let (name, ret) =
+            cdecl::parse_proto(&cdecl::tokenize(proto)).map_err(|m| self.schema(proto, m))?;
+        self.check_name(proto, "command", &name, &names::command_field(&name))?;
+        let mut params = Vec::new();
+        let mut seen = FieldNames::default();
+        for p in c.children().filter(|n| n.has_tag_name("param")) {
+            if !api_matches(p) {
+                continue;
+            }
+            let field = self.parse_field(p)?;
+            seen.check(self, p, &name, "parameter", &field.name)?;
+            params.push(field);
+        }
+        let codes = |a: &str| -> Vec<String> {
+            c.attribute(a)
+                .map(|s| s.split(',').map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        Ok(Command {
+            name,
+            alias: None,
+            ret,
+            params,
+            success_codes: codes("successcodes"),
+            error_codes: codes("errorcodes"),
+            line,
+            col,
+        })
+    }
+}
+
+/// The kind of an `alias=` type: the category with no body (the alias target has the body).
+fn alias_kind(category: Option<&str>) -> TypeKind {
+    match category {
+        Some("struct") => TypeKind::Struct(Aggregate::default()),
+        Some("union") => TypeKind::Union(Aggregate::default()),
+        Some("handle") => TypeKind::Handle {
+            dispatchable: false,
+            parent: None,
+            object_type: None,
+        },
+        Some("enum") => TypeKind::Enum,
+        Some("bitmask") => TypeKind::Bitmask {
+            bits: None,
+            width64: false,
+        },
+        _ => TypeKind::External,
+    }
+}
