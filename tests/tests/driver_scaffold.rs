@@ -44,6 +44,20 @@ fn vkgen(args: &[&str], out: &Path) -> std::process::Output {
         .expect("run vkgen")
 }
 
+/// Copies the files of `from` to `to` (a scaffolded crate: sources and its vendored runtime).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
 /// Scaffolds and builds `acme` once per test process.
 fn scaffold() -> &'static Scaffold {
     static S: OnceLock<Scaffold> = OnceLock::new();
@@ -255,12 +269,44 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
     let s = scaffold();
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("acme");
-    std::fs::create_dir_all(copy.join("src")).unwrap();
-    for f in ["Cargo.toml", "src/lib.rs", "src/vkgen.rs"] {
-        std::fs::copy(s.crate_dir.join(f), copy.join(f)).unwrap();
-    }
+    copy_tree(&s.crate_dir, &copy);
     let ok = vkgen(&["driver", "--name", "acme", "--check"], &copy);
     assert!(ok.status.success(), "fresh scaffold reported stale");
+
+    // Distribution: the crate names the runtime by a relative path into its vendored copy,
+    // whose manifests stand alone (nothing inherited from vkgen's workspace).
+    let manifest = std::fs::read_to_string(copy.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(r#"vkgen-driver = { path = "vendor/vkgen/runtime/driver" }"#),
+        "{manifest}"
+    );
+    let root = paths::workspace_root().to_string_lossy().into_owned();
+    for m in [
+        "Cargo.toml",
+        "vendor/vkgen/runtime/driver/Cargo.toml",
+        "vendor/vkgen/runtime/abi/Cargo.toml",
+        "vendor/vkgen/runtime/platform/Cargo.toml",
+        "vendor/vkgen/runtime/driver-macros/Cargo.toml",
+        "vendor/vkgen/generated/Cargo.toml",
+    ] {
+        let text = std::fs::read_to_string(copy.join(m)).unwrap();
+        assert!(!text.contains(&root), "{m} names the checkout: {text}");
+        assert!(
+            !text.contains("workspace = true") && !text.contains(".workspace"),
+            "{m}: {text}"
+        );
+    }
+    // The copy is vkgen's: an edit is stale, and a re-run restores it.
+    let vendored = copy.join("vendor/vkgen/runtime/driver/src/lib.rs");
+    let original = std::fs::read(&vendored).unwrap();
+    std::fs::write(&vendored, "// edited\n").unwrap();
+    let stale = vkgen(&["driver", "--name", "acme", "--check"], &copy);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&stale.stdout).contains("vendor/vkgen/runtime/driver/src/lib.rs")
+    );
+    assert!(vkgen(&["driver", "--name", "acme"], &copy).status.success());
+    assert_eq!(std::fs::read(&vendored).unwrap(), original);
 
     // The vendor's edits survive a re-run; the generated file is rewritten.
     for f in ["Cargo.toml", "src/lib.rs"] {
