@@ -97,7 +97,8 @@ pub unsafe fn hal_open(
             unsafe { *out = device.cast_mut().cast::<HwDevice>() };
             0
         } else {
-            // SAFETY: as above.
+            // SAFETY: `out` was checked non-null above and is the caller's writable output (the
+            // HAL's `open` contract).
             unsafe { *out = std::ptr::null_mut() };
             -libc::ENOENT
         }
@@ -257,7 +258,8 @@ pub mod entry {
                 if loader < MIN_ICD_INTERFACE_VERSION {
                     return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
                 }
-                // SAFETY: as above.
+                // SAFETY: `p_version` was checked non-null above and is the loader's in/out
+                // version, which it reads back after this call.
                 unsafe { *p_version = loader.min(ours) };
                 vk::Result::SUCCESS
             },
@@ -292,7 +294,9 @@ pub mod entry {
             } else if name == ICD_GET_PHYSICAL_DEVICE_PROC_ADDR_NAME {
                 let f: vkgen_abi::icd::PFN_vk_icdGetPhysicalDeviceProcAddr =
                     icd_get_physical_device_proc_addr::<D>;
-                // SAFETY: as above.
+                // SAFETY: function pointers of any signature have the same representation; the
+                // loader casts this one back to `PFN_vk_icdGetPhysicalDeviceProcAddr`, the type it
+                // asked for by this name.
                 Some(unsafe {
                     std::mem::transmute::<
                         vkgen_abi::icd::PFN_vk_icdGetPhysicalDeviceProcAddr,

@@ -166,7 +166,8 @@ impl<T: ObjectKind> Dispatchable<T> {
     /// # Safety
     /// As for [`Dispatchable::from_raw`].
     pub unsafe fn from_handle<'a, H: vk::Handle>(handle: H) -> Option<&'a Self> {
-        // SAFETY: forwarded contract.
+        // SAFETY: `handle` is null or a live handle of this driver (this function's contract),
+        // which is `from_raw`'s contract for its raw value.
         unsafe { Self::from_raw(handle.as_raw()) }
     }
 }
@@ -235,7 +236,8 @@ impl<T: ObjectKind> Object<T> {
     /// # Safety
     /// As for [`Object::from_raw`].
     pub unsafe fn from_handle<'a, H: vk::Handle>(handle: H) -> Option<&'a Self> {
-        // SAFETY: forwarded contract.
+        // SAFETY: `handle` is null or a live handle of this driver (this function's contract),
+        // which is `from_raw`'s contract for its raw value.
         unsafe { Self::from_raw(handle.as_raw()) }
     }
 }
@@ -500,7 +502,8 @@ pub unsafe fn create_dispatchable<T: ObjectKind>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     scope: vk::SystemAllocationScope,
 ) -> Result<NonNull<Dispatchable<T>>, vk::Result> {
-    // SAFETY: forwarded contract.
+    // SAFETY: `p_allocator` is null or valid callbacks that outlive the object (this function's
+    // contract, the one `from_ptr` asks for).
     let allocator = unsafe { HostAllocator::from_ptr(p_allocator) };
     HostBox::try_new(Dispatchable::new(value), allocator, scope).map(HostBox::into_raw)
 }
@@ -511,7 +514,8 @@ pub unsafe fn create_dispatchable<T: ObjectKind>(
 /// # Safety
 /// `raw` is null or a live handle of this driver that nothing uses any more.
 pub unsafe fn destroy_dispatchable<T: ObjectKind>(raw: u64) -> bool {
-    // SAFETY: forwarded contract.
+    // SAFETY: `raw` is null or a live handle of this driver (this function's contract); `from_raw`
+    // checks its signature before the object is dropped.
     match unsafe { Dispatchable::<T>::from_raw(raw) } {
         None => false,
         Some(obj) => {
@@ -531,7 +535,8 @@ pub unsafe fn create_object<T: ObjectKind>(
     value: T,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<u64, vk::Result> {
-    // SAFETY: forwarded contract.
+    // SAFETY: `p_allocator` is null or valid callbacks that outlive the object (this function's
+    // contract, the one `from_ptr` asks for).
     let allocator = unsafe { HostAllocator::from_ptr(p_allocator) };
     let b = HostBox::try_new(
         Object::new(value),
@@ -547,7 +552,8 @@ pub unsafe fn create_object<T: ObjectKind>(
 /// # Safety
 /// `raw` is null or a live handle of this driver that nothing uses any more.
 pub unsafe fn destroy_object<T: ObjectKind>(raw: u64) -> bool {
-    // SAFETY: forwarded contract.
+    // SAFETY: `raw` is null or a live handle of this driver (this function's contract); `from_raw`
+    // checks its signature before the object is dropped.
     match unsafe { Object::<T>::from_raw(raw) } {
         None => false,
         Some(obj) => {
@@ -669,7 +675,8 @@ mod tests {
         assert_eq!(LIVE.load(Ordering::SeqCst), 0);
         assert_eq!(drops.load(Ordering::SeqCst), 1);
         BUDGET.store(0, Ordering::SeqCst);
-        // SAFETY: as above.
+        // SAFETY: `cb` is still valid (it lives for the whole test); with no budget left the
+        // allocation fails and nothing is made.
         let r = unsafe { create_object(Dropped(&drops), &cb) };
         BUDGET.store(usize::MAX, Ordering::SeqCst);
         assert_eq!(r, Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY));

@@ -149,7 +149,8 @@ impl HalLibrary {
     /// # Safety
     /// `T` must be the symbol's real type.
     pub unsafe fn symbol<T: Copy>(&self, name: &CStr) -> Option<T> {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller promises `T` is the symbol's real type, all `libloading` needs; `name`
+        // is NUL-terminated and the value is copied out while the library is loaded.
         unsafe { self.library.get::<T>(name.to_bytes_with_nul()) }
             .ok()
             .map(|s| *s)

@@ -16,7 +16,9 @@ use crate::sync_fd::{FenceError, NativeFence};
 /// `p_count` is null or valid for reads and writes; `p_out` is null or valid for `*p_count`
 /// writes of `T`.
 pub unsafe fn write_array<T: Copy>(src: &[T], p_count: *mut u32, p_out: *mut T) -> vk::Result {
-    // SAFETY: forwarded contract; copying a `T: Copy` is a plain write.
+    // SAFETY: `p_count` and `p_out` are null or valid for `*p_count` elements (this function's
+    // contract, the one `write_array_with` asks for), and every `T: Copy` is an initialised value
+    // to overwrite.
     unsafe { write_array_with(src.len(), p_count, p_out, |i, out| *out = src[i]) }
 }
 
@@ -47,7 +49,8 @@ pub unsafe fn write_array_with<T>(
         // SAFETY: `i < *p_count`, and `p_out` holds `*p_count` initialised elements.
         fill(i, unsafe { &mut *p_out.add(i) });
     }
-    // SAFETY: as above.
+    // SAFETY: `p_count` is non-null (checked at the top) and valid for writes (the caller's
+    // contract).
     unsafe { *p_count = n };
     if n < total {
         vk::Result::INCOMPLETE
@@ -111,7 +114,9 @@ pub unsafe fn find_in_chain<'a, T>(
     p_next: *const c_void,
     s_type: vk::StructureType,
 ) -> Option<&'a T> {
-    // SAFETY: forwarded contract; the sType identifies the structure's real type.
+    // SAFETY: `p_next` is null or a valid read-only chain (this function's contract, `chain`'s
+    // too); the cast is sound because the caller's `T` is the structure `s_type` denotes, the sType
+    // just compared.
     unsafe { chain(p_next) }
         .find(|s| s.s_type == s_type)
         .map(|s| unsafe { &*std::ptr::from_ref(s).cast::<T>() })
@@ -183,7 +188,8 @@ impl ChainEdit {
     /// `p_next` is null or a valid chain that outlives the returned value and is not used by
     /// anyone else meanwhile (a node may be relinked in place, see the type docs).
     pub unsafe fn without(p_next: *const c_void, remove: &[vk::StructureType]) -> Self {
-        // SAFETY: forwarded contract.
+        // SAFETY: `p_next` is null or a valid chain (this function's contract, `chain`'s too),
+        // which outlives the collected node pointers.
         let nodes: Vec<*const vk::BaseInStructure<'_>> =
             unsafe { chain(p_next) }.map(std::ptr::from_ref).collect();
         let mut edit = Self {
@@ -339,7 +345,7 @@ mod tests {
         assert_eq!((r, count, out), (vk::Result::INCOMPLETE, 2, [1, 2, 0]));
         count = 5;
         let mut big = [0u32; 5];
-        // SAFETY: as above.
+        // SAFETY: `big` holds 5 elements, at least `count`.
         let r = unsafe { write_array(&src, &mut count, big.as_mut_ptr()) };
         assert_eq!((r, count, &big[..3]), (vk::Result::SUCCESS, 3, &src[..]));
         count = 0;
@@ -392,7 +398,7 @@ mod tests {
             "known nodes are copied, not edited"
         );
         // Nothing to remove: the chain is reused as is.
-        // SAFETY: as above.
+        // SAFETY: `head` is the test's chain, intact again and alive on this stack frame.
         let edit = unsafe { ChainEdit::without(head, &[vk::StructureType::BIND_SPARSE_INFO]) };
         assert_eq!(edit.head(), head);
     }

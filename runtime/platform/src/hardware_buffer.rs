@@ -153,7 +153,8 @@ impl HardwareBuffer {
     /// # Safety
     /// `ahb` is null or an `AHardwareBuffer` the caller holds a reference to.
     pub unsafe fn from_ahb(ahb: *const AHardwareBuffer) -> Option<Arc<Self>> {
-        // SAFETY: forwarded contract; `is_ours` only reads what it has checked is readable.
+        // SAFETY: `ahb` is null or a buffer the caller holds a reference to (this function's
+        // contract); `is_ours` reads only memory it has checked is readable.
         if !unsafe { is_ours(ahb.cast()) } {
             return None;
         }
@@ -278,7 +279,8 @@ impl HardwareBufferRef {
     /// If `ahb` is an `AHardwareBuffer`, the caller holds a reference to it for the duration of
     /// the call. Any other pointer is answered with an error (see the module docs).
     pub unsafe fn acquire(ahb: *const AHardwareBuffer) -> Result<Self> {
-        // SAFETY: forwarded contract.
+        // SAFETY: `ahb` is referenced by the caller for this call if it is a buffer (this
+        // function's contract), and `inspect` answers any other pointer with an error.
         let (header, desc) = unsafe { inspect(ahb) }?;
         let (Some(inc_ref), Some(dec_ref)) = (header.common.inc_ref, header.common.dec_ref) else {
             return Err(HardwareBufferError::NoRefcount);
@@ -509,7 +511,8 @@ pub mod ndk {
             }
             match HardwareBuffer::allocate(desc) {
                 Ok(b) => {
-                    // SAFETY: non-null, writable per the contract.
+                    // SAFETY: `out` was checked non-null above and is the caller's writable output
+                    // (`AHardwareBuffer_allocate`'s contract).
                     unsafe { out.write(HardwareBuffer::into_raw(b)) };
                     0
                 }
@@ -564,7 +567,8 @@ pub mod ndk {
         guard(|| {
             // SAFETY: caller contract.
             if let (Ok((_, d)), false) = (unsafe { inspect(buffer) }, out.is_null()) {
-                // SAFETY: non-null and writable per the contract.
+                // SAFETY: `out` was checked non-null in the condition, and the caller passes it
+                // writable (`AHardwareBuffer_describe`'s contract).
                 unsafe { out.write(describe_desc(&d)) };
             }
             0
@@ -716,13 +720,15 @@ pub mod ndk {
         bytes_per_pixel: *mut i32,
         bytes_per_stride: *mut i32,
     ) -> c_int {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's arguments, under the contract `AHardwareBuffer_lock` has (this
+        // function's own contract is that one plus the info pointers).
         let r = unsafe { AHardwareBuffer_lock(buffer, usage, fence, rect, out) };
         if r == 0 {
             // SAFETY: locked, so the buffer is valid.
             if let Ok((_, d)) = unsafe { inspect(buffer) } {
                 let bpp = d.format.bytes_per_pixel() as i32;
-                // SAFETY: null or writable per the contract.
+                // SAFETY: `bytes_per_pixel` and `bytes_per_stride` are null or writable (this
+                // function's contract); `as_mut` skips null ones.
                 unsafe {
                     if let Some(p) = bytes_per_pixel.as_mut() {
                         *p = if d.format.is_yuv() { -1 } else { bpp };
@@ -807,7 +813,8 @@ pub mod ndk {
             }
             drop(locks);
             drop(locked.mapping);
-            // SAFETY: null or writable per the contract.
+            // SAFETY: `fence` is null or writable (`AHardwareBuffer_unlock`'s contract); `as_mut`
+            // skips null.
             if let Some(f) = unsafe { fence.as_mut() } {
                 *f = -1;
             }

@@ -239,7 +239,7 @@ mod tests {
         assert!(f.is_signalled().unwrap());
         assert!(f.wait(None).unwrap());
         assert_eq!(f.into_raw(), -1);
-        // SAFETY: as above; -2 must not be mistaken for a descriptor.
+        // SAFETY: negative values carry no fd; -2 must not be mistaken for a descriptor.
         let g = unsafe { NativeFence::from_raw(-2) };
         assert_eq!(g.into_raw(), -1);
         assert_eq!(NativeFence::signalled().try_clone().unwrap().into_raw(), -1);

@@ -308,7 +308,8 @@ unsafe extern "C" fn perform_dispatch(
 /// # Safety
 /// `p` must be null or point to a readable `T`.
 unsafe fn read_opt<T: Copy>(p: *const T) -> Option<T> {
-    // SAFETY: forwarded contract; unaligned reads accept any C caller's pointer.
+    // SAFETY: `p` was checked non-null and points to a readable `T` (this function's contract); an
+    // unaligned read accepts any C caller's pointer.
     (!p.is_null()).then(|| unsafe { p.read_unaligned() })
 }
 

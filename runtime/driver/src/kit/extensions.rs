@@ -69,7 +69,8 @@ impl ExtensionSet {
                 extension_properties(info.name, info.spec_version)
             })
             .collect();
-        // SAFETY: forwarded contract.
+        // SAFETY: `p_count` and `p_properties` are the caller's two-call idiom pointers, null or
+        // valid for `*p_count` elements (this function's contract, the one `write_array` asks for).
         unsafe { write_array(&list, p_count, p_properties) }
     }
 }

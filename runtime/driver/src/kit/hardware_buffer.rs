@@ -229,7 +229,8 @@ impl HardwareBufferAllocation {
     /// # Safety
     /// `info` is a valid `VkMemoryAllocateInfo` (chain included).
     pub unsafe fn parse(info: &vk::MemoryAllocateInfo<'_>) -> Result<Option<Self>, vk::Result> {
-        // SAFETY: a valid chain per the contract.
+        // SAFETY: `info` is a valid `VkMemoryAllocateInfo` with its chain (this function's
+        // contract), so each structure found by its sType is that structure.
         let (import, export, dedicated) = unsafe {
             (
                 find_in_chain::<vk::ImportAndroidHardwareBufferInfoANDROID<'_>>(
@@ -336,7 +337,8 @@ pub unsafe fn write_properties(
         );
         return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
     }
-    // SAFETY: valid output structure per valid usage.
+    // SAFETY: `props` is the application's vkGetAndroidHardwareBufferPropertiesANDROID output
+    // chain, null or valid for this call; `as_mut` turns null into the refusal below.
     let Some(out) = (unsafe { props.as_mut() }) else {
         return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
     };
@@ -442,7 +444,9 @@ unsafe extern "system" fn get_android_hardware_buffer_properties<D: Kit>(
             };
             let pd = dev.physical();
             let bits = D::hardware_buffer_memory_type_bits(pd);
-            // SAFETY: any pointer is checked; valid output chain per valid usage.
+            // SAFETY: `write_properties` reads `buffer` only after checking it is one of our
+            // AHardwareBuffers, and `p_properties` is the application's output chain, null (refused
+            // there) or valid for this call.
             unsafe {
                 write_properties(buffer.cast(), p_properties, bits, |_, f| {
                     let p = D::format_properties(pd, f.format);
@@ -464,7 +468,8 @@ unsafe extern "system" fn get_memory_android_hardware_buffer<D: Kit>(
         "vkGetMemoryAndroidHardwareBufferANDROID",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: valid input structure per valid usage.
+            // SAFETY: `p_info` is the application's vkGetMemoryAndroidHardwareBufferANDROID input,
+            // null or valid for this call; `as_ref` turns null into the refusal below.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
             };

@@ -189,9 +189,11 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_image: *mut vk::Image,
 ) -> Option<vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: `p_create_info` is null or the vendor's vkCreateImage create info, valid for this
+    // call (this function's contract); `?` answers null with `None`.
     let ci = unsafe { p_create_info.as_ref() }?;
-    // SAFETY: a valid chain per the contract.
+    // SAFETY: `ci.p_next` is that create info's chain, valid for this call (this function's
+    // contract), so a structure found by its sType is that structure.
     let anb = unsafe {
         find_in_chain::<vk::NativeBufferANDROID>(
             ci.p_next,
@@ -207,11 +209,12 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
                 Ok(i) => i,
                 Err(e) => return e,
             };
-            // SAFETY: null or valid callbacks per valid usage.
+            // SAFETY: `p_allocator` is the application's vkCreateImage allocator, null or valid
+            // callbacks for this call.
             let allocator = unsafe { p_allocator.as_ref() };
             match D::import_native_buffer(device, import, allocator) {
                 Ok(image) => {
-                    // SAFETY: valid output pointer per the contract.
+                    // SAFETY: `p_image` is valid for a write (this function's contract).
                     unsafe { put(p_image, image) };
                     vk::Result::SUCCESS
                 }
@@ -268,7 +271,8 @@ unsafe fn validate<'a>(
     {
         return Err(refuse("not a single-level, single-layer 2D image"));
     }
-    // SAFETY: per the contract.
+    // SAFETY: `anb` comes from `ci`'s valid chain and its handle is null or what the loader passed
+    // (this function's contract), which `native_buffer_of` checks before reading.
     let buffer = unsafe { native_buffer_of(anb) }?;
     let desc = buffer.desc();
     if ci.extent.width > desc.width || ci.extent.height > desc.height {
@@ -356,7 +360,8 @@ unsafe extern "system" fn usage1<D: NativeBuffers>(
 ) -> vk::Result {
     let u = D::gralloc_usage().usage(image_usage, vk::SwapchainImageUsageFlagsANDROID::empty());
     // The 32-bit query carries the low half (gralloc0's usage).
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `out` is the application's vkGetSwapchainGrallocUsageANDROID output; `put` skips a
+    // null one.
     unsafe { put(out, u as u32 as c_int) };
     vk::Result::SUCCESS
 }
@@ -370,7 +375,8 @@ unsafe extern "system" fn usage2<D: NativeBuffers>(
     producer: *mut u64,
 ) -> vk::Result {
     let u = D::gralloc_usage().usage(image_usage, swapchain_usage);
-    // SAFETY: valid output pointers per valid usage.
+    // SAFETY: `consumer` and `producer` are the application's vkGetSwapchainGrallocUsage2ANDROID
+    // outputs; `put` skips a null one.
     unsafe {
         put(consumer, 0);
         put(producer, u);
@@ -383,7 +389,8 @@ unsafe extern "system" fn usage3<D: NativeBuffers>(
     info: *const vk::GrallocUsageInfoANDROID,
     out: *mut u64,
 ) -> vk::Result {
-    // SAFETY: a valid input structure per valid usage.
+    // SAFETY: `info` is the application's vkGetSwapchainGrallocUsage3ANDROID input, null or valid
+    // for this call; `as_ref` turns null into the refusal below.
     let Some(info) = (unsafe { info.as_ref() }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -391,7 +398,8 @@ unsafe extern "system" fn usage3<D: NativeBuffers>(
         info.image_usage,
         vk::SwapchainImageUsageFlagsANDROID::empty(),
     );
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `out` is the application's vkGetSwapchainGrallocUsage3ANDROID output; `put` skips a
+    // null one.
     unsafe { put(out, u) };
     vk::Result::SUCCESS
 }
@@ -401,12 +409,14 @@ unsafe extern "system" fn usage4<D: NativeBuffers>(
     info: *const vk::GrallocUsageInfo2ANDROID,
     out: *mut u64,
 ) -> vk::Result {
-    // SAFETY: a valid input structure per valid usage.
+    // SAFETY: `info` is the application's vkGetSwapchainGrallocUsage4ANDROID input, null or valid
+    // for this call; `as_ref` turns null into the refusal below.
     let Some(info) = (unsafe { info.as_ref() }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     let u = D::gralloc_usage().usage(info.image_usage, info.swapchain_image_usage);
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `out` is the application's vkGetSwapchainGrallocUsage4ANDROID output; `put` skips a
+    // null one.
     unsafe { put(out, u) };
     vk::Result::SUCCESS
 }
@@ -466,7 +476,8 @@ unsafe extern "system" fn queue_signal_release_image<D: NativeBuffers>(
     image: vk::Image,
     p_native_fence_fd: *mut c_int,
 ) -> vk::Result {
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `p_native_fence_fd` is the application's vkQueueSignalReleaseImageANDROID output;
+    // `put` skips a null one. -1 goes there first so every failure below leaves no fd.
     unsafe { put(p_native_fence_fd, -1) };
     guard(
         "vkQueueSignalReleaseImageANDROID",
@@ -475,11 +486,14 @@ unsafe extern "system" fn queue_signal_release_image<D: NativeBuffers>(
             if queue == vk::Queue::null() {
                 return vk::Result::ERROR_DEVICE_LOST;
             }
-            // SAFETY: `waitSemaphoreCount` semaphores per valid usage.
+            // SAFETY: `p_wait` holds `waitSemaphoreCount` semaphores
+            // (vkQueueSignalReleaseImageANDROID's valid usage); `slice` takes null or zero as
+            // empty.
             let wait = unsafe { slice(p_wait, wait_count) };
             match D::release_native_fence(queue, wait, image) {
                 Ok(f) => {
-                    // SAFETY: as above; the caller owns the fd from here.
+                    // SAFETY: `p_native_fence_fd` is the application's output (`put` skips null);
+                    // the application owns the fd from here.
                     unsafe { put(p_native_fence_fd, f.into_raw()) };
                     vk::Result::SUCCESS
                 }

@@ -210,7 +210,8 @@ fn new_image(
         size: image_size(ci),
         _buffer: buffer,
     };
-    // SAFETY: forwarded allocator, null or valid per valid usage.
+    // SAFETY: `p_allocator` is what the application passed to vkCreateImage (both callers hand
+    // theirs on), null or callbacks valid until the image is destroyed.
     unsafe { create_object(image, p_allocator) }.map(vk::Handle::from_raw)
 }
 struct PrivateDataSlot {
@@ -240,7 +241,8 @@ impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
 /// # Safety
 /// `h` is null or a live handle of this driver.
 unsafe fn obj<'a, T: ObjectKind, H: vk::Handle>(h: H) -> Option<&'a T> {
-    // SAFETY: forwarded contract.
+    // SAFETY: `h` is null or a live handle of this driver (this function's contract); `from_handle`
+    // checks its signature before the object is borrowed.
     unsafe { Object::<T>::from_handle(h) }.map(|o| &**o)
 }
 
@@ -345,7 +347,8 @@ unsafe fn create_plain_array<const TYPE: i32, H: vk::Handle>(
         return vk::Result::SUCCESS;
     }
     for i in 0..n as usize {
-        // SAFETY: forwarded allocator contract.
+        // SAFETY: `p_allocator` is null or callbacks valid for the objects' lifetime (this
+        // function's contract, the one `create_object` asks for).
         match unsafe { create_object(Plain::<TYPE>, p_allocator) } {
             // SAFETY: `out` is valid for `n` writes.
             Ok(h) => unsafe { out.add(i).write(H::from_raw(h)) },
@@ -375,7 +378,8 @@ unsafe fn create_plain<const TYPE: i32, H: vk::Handle>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut H,
 ) -> vk::Result {
-    // SAFETY: forwarded contract.
+    // SAFETY: `out` is null or valid for one write, which `create_plain_array` with `n = 1` needs
+    // (it skips null); `p_allocator` is passed on under the same contract.
     unsafe { create_plain_array::<TYPE, H>(1, p_allocator, out) }
 }
 
@@ -388,7 +392,9 @@ macro_rules! plain_objects {
             p_allocator: *const vk::AllocationCallbacks<'_>,
             p_out: *mut $handle,
         ) -> vk::Result {
-            // SAFETY: Vulkan arguments, valid per the application's valid usage.
+            // SAFETY: `p_allocator` and `p_out` are the application's arguments of this create
+            // command: null or valid callbacks, and an output valid for a write (or null, which
+            // `create_plain` skips).
             unsafe {
                 create_plain::<{ vk::ObjectType::$kind.as_raw() }, $handle>(p_allocator, p_out)
             }
@@ -656,7 +662,8 @@ impl Driver for NullDriver {
         if info.memory_type_index != 0 {
             return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
         }
-        // SAFETY: a valid chain per valid usage.
+        // SAFETY: `info` is the application's allocate info (checked non-null above) with a chain
+        // valid for this call, which is all `parse` reads.
         let memory = match unsafe { HardwareBufferAllocation::parse(info) } {
             Err(e) => Err(e),
             Ok(Some(HardwareBufferAllocation::Import { buffer, .. })) => {
@@ -688,7 +695,8 @@ impl Driver for NullDriver {
             Err(e) => return e,
         };
         // On failure `create_object` drops the `Memory`, which frees its pages.
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkAllocateMemory allocator, null or valid
+        // until the memory is freed.
         match unsafe { create_object(memory, p_allocator) } {
             Ok(h) => {
                 // SAFETY: valid output pointer.
@@ -756,7 +764,8 @@ impl Driver for NullDriver {
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkCreateBuffer allocator, null or valid until
+        // the buffer is destroyed.
         match unsafe { create_object(Buffer { size: ci.size }, p_allocator) } {
             Ok(h) => {
                 // SAFETY: valid output pointer.
@@ -808,7 +817,9 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_image: *mut vk::Image,
     ) -> vk::Result {
-        // SAFETY: per valid usage; a `VkNativeBufferANDROID` goes through the kit's import.
+        // SAFETY: the application's vkCreateImage arguments: a create info (with chain) valid for
+        // this call and `p_image` valid for a write; a `VkNativeBufferANDROID` goes through the
+        // kit's import.
         if let Some(r) = unsafe {
             create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
         } {
@@ -932,7 +943,8 @@ impl Driver for NullDriver {
         let event = Event {
             set: AtomicBool::new(false),
         };
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkCreateEvent allocator, null or valid until
+        // the event is destroyed.
         match unsafe { create_object(event, p_allocator) } {
             Ok(h) => {
                 // SAFETY: valid output pointer.
@@ -1134,7 +1146,8 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_render_pass: *mut vk::RenderPass,
     ) -> vk::Result {
-        // SAFETY: valid output pointer; forwarded allocator.
+        // SAFETY: `p_render_pass` is the application's vkCreateRenderPass2 output (null skipped)
+        // and `p_allocator` its allocator, null or valid until the render pass is destroyed.
         unsafe {
             create_plain::<{ vk::ObjectType::RENDER_PASS.as_raw() }, _>(p_allocator, p_render_pass)
         }
@@ -1151,7 +1164,8 @@ impl Driver for NullDriver {
         let slot = PrivateDataSlot {
             data: Mutex::new(HashMap::new()),
         };
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkCreatePrivateDataSlot allocator, null or
+        // valid until the slot is destroyed.
         match unsafe { create_object(slot, p_allocator) } {
             Ok(h) => {
                 // SAFETY: valid output pointer.

@@ -108,7 +108,8 @@ macro_rules! kinds {
             /// # Safety
             /// A non-null `raw` is a handle this driver returned that has not been destroyed.
             pub unsafe fn from_raw<'a>(raw: u64) -> Option<&'a Dispatchable<Self>> {
-                // SAFETY: forwarded contract.
+                // SAFETY: a non-null `raw` is a live handle of this driver (this function's
+                // contract), and `Dispatchable::from_raw` checks the signature behind it.
                 unsafe { Dispatchable::<Self>::from_raw(raw) }
             }
 
@@ -117,7 +118,8 @@ macro_rules! kinds {
             /// # Safety
             /// As for `from_raw`.
             pub unsafe fn from_handle<'a>(h: vk::$handle) -> Option<&'a Dispatchable<Self>> {
-                // SAFETY: forwarded contract.
+                // SAFETY: `h` is null or a live handle of this driver (this function's contract),
+                // which is `from_raw`'s contract for its raw value.
                 unsafe { Self::from_raw(vk::Handle::as_raw(h)) }
             }
         }

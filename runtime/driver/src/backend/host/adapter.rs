@@ -143,7 +143,9 @@ pub unsafe extern "C" fn adapt_icd(info: *const HostIcdInfo, out: *mut HostIcdEn
             {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             }
-            // SAFETY: C strings per the contract, or null.
+            // SAFETY: `manifest_path` and `library_path` of the caller's `HostIcdInfo` are null or
+            // NUL-terminated paths alive for this call (the contract of `vkgen_host_adapt_icd`);
+            // `path_arg` takes null as none.
             let (manifest, library) =
                 unsafe { (path_arg(info.manifest_path), path_arg(info.library_path)) };
             let slot = match adopt(info, &manifest, library) {
@@ -153,7 +155,8 @@ pub unsafe extern "C" fn adapt_icd(info: *const HostIcdInfo, out: *mut HostIcdEn
             let Some(entry) = entry_of_slot(slot) else {
                 return vk::Result::ERROR_TOO_MANY_OBJECTS;
             };
-            // SAFETY: non-null (checked) and writable per the contract.
+            // SAFETY: `out` was checked non-null above and is the caller's `HostIcdEntry` to fill
+            // (the contract of `vkgen_host_adapt_icd`).
             unsafe { out.write(entry) };
             log::info!(
                 "{}: served by the host driver (adapter slot {slot})",

@@ -251,7 +251,8 @@ pub(super) unsafe fn properties(
         return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
     };
     let inst = &dev.instance;
-    // SAFETY: forwarded.
+    // SAFETY: `props` is the application's output chain, valid for this call; `write_properties`
+    // checks that `buffer` is one of our AHardwareBuffers before reading it.
     unsafe {
         kit_ahb::write_properties(buffer.cast(), props, ahb.host_pointer_bits, |_, f| {
             features_of(inst, dev.physical, f)
@@ -288,7 +289,8 @@ pub(super) unsafe fn create_image(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_image: *mut vk::Image,
 ) -> Option<vk::Result> {
-    // SAFETY: valid chain.
+    // SAFETY: `ci.p_next` is the application's create-info chain, valid for this call (the
+    // caller's promise); a structure found by its sType is that structure.
     let external = unsafe {
         find_in_chain::<vk::ExternalMemoryImageCreateInfo<'_>>(
             ci.p_next,
@@ -299,15 +301,22 @@ pub(super) unsafe fn create_image(
         return None;
     }
     let Some(ahb) = &dev.ahb else {
-        return Some(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "an AHardwareBuffer image on a device without the extension"
+        ));
     };
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose `pNext` chain is valid for this
+    // call (the caller's promise).
     let format = unsafe { image_format(ci) };
     if format == vk::Format::UNDEFINED {
-        log::warn!("AHardwareBuffer image: an external format this host cannot sample");
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            "AHardwareBuffer image: an external format this host cannot sample"
+        ));
     }
-    // SAFETY: the application's chain, valid during this call.
+    // SAFETY: `ci.p_next` is the application's chain, valid during this call; `chain` is
+    // dropped before the function returns.
     let chain = unsafe {
         ChainEdit::without(
             ci.p_next,
@@ -330,75 +339,42 @@ pub(super) unsafe fn create_image(
         ci2.extent = extent;
         ci2.flags = flags;
         let mut image = vk::Image::null();
-        // SAFETY: the host's vkCreateImage with a valid create info.
+        // SAFETY: the host's vkCreateImage on its own device; `ci2` is the application's valid
+        // create info with `host_external` (alive in this frame) heading its chain.
         match unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut image) }
         {
             vk::Result::SUCCESS => Ok(image),
             e => Err(e),
         }
     };
-    let planar = plane_formats(format);
     if ci.format == vk::Format::UNDEFINED
-        && planar.is_some()
+        && plane_formats(format).is_some()
         && !host_has_planar(&dev.instance, dev.physical, format)
     {
-        log::warn!(
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
             "AHardwareBuffer image: an external format needs the host's {format:?}, which it lacks"
-        );
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        ));
     }
-    let (image, layout) = match planar {
-        Some(planes) if !host_has_planar(&dev.instance, dev.physical, format) => {
-            // Emulated by its planes; the flags that only mean something for the planar image
-            // (mutable format for the plane views, disjoint) are the emulation's own.
-            let flags = ci.flags
-                & !(vk::ImageCreateFlags::MUTABLE_FORMAT
-                    | vk::ImageCreateFlags::DISJOINT
-                    | vk::ImageCreateFlags::EXTENDED_USAGE);
-            let mut made: Vec<(vk::Image, vk::Format)> = Vec::new();
-            for &(pf, div) in planes {
-                let extent = vk::Extent3D {
-                    width: ci.extent.width.div_ceil(div),
-                    height: ci.extent.height.div_ceil(div),
-                    depth: 1,
-                };
-                match create(pf, extent, flags) {
-                    Ok(i) => made.push((i, pf)),
-                    Err(e) => {
-                        for (i, _) in made {
-                            // SAFETY: never handed out.
-                            unsafe {
-                                (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator)
-                            };
-                        }
-                        return Some(e);
-                    }
-                }
-            }
-            (made[0].0, HostLayout::Planes(made))
-        }
-        Some(_) => match create(format, ci.extent, ci.flags | vk::ImageCreateFlags::DISJOINT) {
-            Ok(i) => (i, HostLayout::Native { disjoint: true }),
-            Err(e) => return Some(e),
-        },
-        None => match create(format, ci.extent, ci.flags) {
-            Ok(i) => (i, HostLayout::Native { disjoint: false }),
-            Err(e) => return Some(e),
-        },
+    let (image, layout) = match create_host_images(dev, ci, format, &create, p_allocator) {
+        Ok(made) => made,
+        Err(e) => return Some(e),
     };
     // Where the allocator's layout cannot be the host's `LINEAR` one, the image is copy-backed
     // anyway: then it may as well be the application's (`OPTIMAL`) image, which samples faster.
     let copied = matches!(layout, HostLayout::Native { .. })
         && (force_copy() || !allocator_layout_fits(dev, image, format, ci.extent, &layout));
     let (image, layout) = if copied {
-        // SAFETY: never handed out.
+        // SAFETY: the host image made just above, never handed out nor bound, with the
+        // allocator it was created with.
         unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, image, p_allocator) };
         let mut ci2 = *ci;
         ci2.p_next = chain.head();
         ci2.format = format;
         ci2.usage |= vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
         let mut own = vk::Image::null();
-        // SAFETY: the host's vkCreateImage with a valid create info.
+        // SAFETY: the host's vkCreateImage on its own device with the application's create
+        // info, whose chain (less the handle-type structures, kept alive by `chain`) is valid.
         match unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut own) } {
             vk::Result::SUCCESS => (own, HostLayout::Native { disjoint: false }),
             e => return Some(e),
@@ -418,9 +394,80 @@ pub(super) unsafe fn create_image(
             copied,
         },
     );
-    // SAFETY: valid output pointer.
+    // SAFETY: `pImage` is the application's output pointer, valid for a write.
     unsafe { *p_image = image };
     Some(vk::Result::SUCCESS)
+}
+
+/// The host image(s) of an image with the handle type, by `format`: one image for a
+/// single-plane format, a `DISJOINT` one for a multi-planar format the host has, else one
+/// image per plane ([`create_plane_images`]).
+fn create_host_images(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    format: vk::Format,
+    create: &dyn Fn(
+        vk::Format,
+        vk::Extent3D,
+        vk::ImageCreateFlags,
+    ) -> Result<vk::Image, vk::Result>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(vk::Image, HostLayout), vk::Result> {
+    Ok(match plane_formats(format) {
+        Some(planes) if !host_has_planar(&dev.instance, dev.physical, format) => {
+            let made = create_plane_images(dev, ci, planes, create, p_allocator)?;
+            (made[0].0, HostLayout::Planes(made))
+        }
+        Some(_) => (
+            create(format, ci.extent, ci.flags | vk::ImageCreateFlags::DISJOINT)?,
+            HostLayout::Native { disjoint: true },
+        ),
+        None => (
+            create(format, ci.extent, ci.flags)?,
+            HostLayout::Native { disjoint: false },
+        ),
+    })
+}
+
+/// The host images that emulate a multi-planar image the host lacks: one per plane, in the
+/// plane's compatible format and extent. The flags that only mean something for the planar
+/// image (mutable format for the plane views, disjoint) are the emulation's own, so they are
+/// left off. On a failure the planes made so far are destroyed.
+fn create_plane_images(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    planes: &[(vk::Format, u32)],
+    create: &dyn Fn(
+        vk::Format,
+        vk::Extent3D,
+        vk::ImageCreateFlags,
+    ) -> Result<vk::Image, vk::Result>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<Vec<(vk::Image, vk::Format)>, vk::Result> {
+    let flags = ci.flags
+        & !(vk::ImageCreateFlags::MUTABLE_FORMAT
+            | vk::ImageCreateFlags::DISJOINT
+            | vk::ImageCreateFlags::EXTENDED_USAGE);
+    let mut made: Vec<(vk::Image, vk::Format)> = Vec::new();
+    for &(pf, div) in planes {
+        let extent = vk::Extent3D {
+            width: ci.extent.width.div_ceil(div),
+            height: ci.extent.height.div_ceil(div),
+            depth: 1,
+        };
+        match create(pf, extent, flags) {
+            Ok(i) => made.push((i, pf)),
+            Err(e) => {
+                for (i, _) in made {
+                    // SAFETY: a plane image `create` just made on `dev`, never handed out nor
+                    // bound, destroyed with the allocator it was created with.
+                    unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator) };
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(made)
 }
 
 /// `vkDestroyImage` for images with the handle type (the plane images of an emulated one);
@@ -518,7 +565,8 @@ fn plan_binds(
             )
         };
         let reqs = if bind_aspect.is_empty() {
-            // SAFETY: as above.
+            // SAFETY: `host_image` is a live host image of `dev` (the application's, or one of its
+            // plane images), not disjoint here, so the whole image's requirements are defined.
             unsafe { dev.fns.get_image_memory_requirements(host_image) }
         } else {
             let mut plane_info =
@@ -527,7 +575,9 @@ fn plan_binds(
                 .image(host_image)
                 .push_next(&mut plane_info);
             let mut out = vk::MemoryRequirements2::default();
-            // SAFETY: as above; a disjoint image's plane.
+            // SAFETY: `host_image` is a live disjoint host image of `dev`, and `bind_aspect` one of
+            // its planes, as a disjoint image's plane query needs; `plane_info` lives in this
+            // frame.
             unsafe { dev.fns.get_image_memory_requirements2(&info, &mut out) };
             out.memory_requirements
         };
@@ -759,76 +809,55 @@ pub(super) unsafe fn allocate_memory(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_memory: *mut vk::DeviceMemory,
 ) -> Option<vk::Result> {
-    // SAFETY: valid chain.
+    // SAFETY: `info` is the application's allocate info, whose chain is valid for this call
+    // (the caller's promise).
     let parsed = match unsafe { HardwareBufferAllocation::parse(info) } {
         Ok(None) => return None,
         Ok(Some(p)) => p,
         Err(e) => return Some(e),
     };
     let (Some(ahb), Some(anb)) = (&dev.ahb, &dev.anb) else {
-        return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "AHardwareBuffer memory on a device without the extension"
+        ));
     };
-    let (buffer, dedicated) = match parsed {
-        HardwareBufferAllocation::Import {
-            buffer,
-            dedicated_image,
-        } => (buffer, dedicated_image),
-        HardwareBufferAllocation::Export {
-            dedicated_image,
-            size,
-        } => {
-            let target = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated_image)) {
-                Some(img) => ExportTarget::Image {
-                    format: img.format,
-                    width: img.extent.width,
-                    height: img.extent.height,
-                    usage: kit_ahb::usage_of_image(img.usage, img.flags),
-                },
-                None if dedicated_image != vk::Image::null() => {
-                    // A dedicated image created without the handle type cannot be exported.
-                    return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-                }
-                None => ExportTarget::Blob { size },
-            };
-            match target.allocate() {
-                Ok(b) => (b, dedicated_image),
-                Err(e) => return Some(e),
-            }
-        }
+    let (buffer, dedicated) = match allocation_buffer(ahb, parsed) {
+        Ok(b) => b,
+        Err(e) => return Some(e),
     };
     let desc = *buffer.desc();
-    let (binds, needed, copied) = if dedicated == vk::Image::null() {
-        (Vec::new(), desc.end().unwrap_or(desc.size), false)
-    } else {
-        let images = lock(&ahb.images);
-        let Some(img) = images.get(&vk::Handle::as_raw(dedicated)) else {
-            return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-        };
-        match plan_binds(dev, dedicated, img, &desc) {
-            Ok(Plan::OnPages(b, n)) => (b, n, false),
-            Ok(Plan::Copied) => (Vec::new(), desc.end().unwrap_or(desc.size), true),
-            Err(e) => return Some(e),
-        }
+    let (binds, needed, copied) = match placement(dev, ahb, dedicated, &desc) {
+        Ok(p) => p,
+        Err(e) => return Some(e),
     };
     let align = anb.import_alignment.max(rustix::param::page_size() as u64);
     let Some(total) = needed
         .checked_next_multiple_of(align)
         .and_then(|t| usize::try_from(t).ok())
     else {
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            "AHardwareBuffer import: {needed} bytes do not fit this process's address space"
+        ));
     };
     let gralloc = match buffer.import() {
         Ok(g) => g,
         Err(e) => {
-            log::warn!("AHardwareBuffer import: {e}");
-            return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Some(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "AHardwareBuffer import: {e}"
+            ));
         }
     };
     let mapping = match HostMapping::new(gralloc.fd(), desc.end().unwrap_or(0), total) {
         Ok(m) => m,
         Err(e) => {
-            log::warn!("AHardwareBuffer import: mapping the buffer failed: {e}");
-            return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            return Some(vkgen_abi::error::map_io_err(
+                "AHardwareBuffer import: mapping the buffer",
+                &e.into(),
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            ));
         }
     };
     drop(gralloc);
@@ -844,8 +873,9 @@ pub(super) unsafe fn allocate_memory(
         .memory_type_index(type_index)
         .push_next(&mut import);
     let mut memory = vk::DeviceMemory::null();
-    // SAFETY: the host's vkAllocateMemory importing our mapping, which outlives the memory (the
-    // record below is dropped after the host frees it).
+    // SAFETY: the host's vkAllocateMemory on its own device importing our mapping (`import`
+    // lives in this frame), which outlives the memory: the record below is dropped only after
+    // the host frees it.
     let r = unsafe {
         (dev.fns.fp_v1_0().allocate_memory)(dev.handle, &host_info, p_allocator, &mut memory)
     };
@@ -855,12 +885,16 @@ pub(super) unsafe fn allocate_memory(
     let (binds, copy) = if copied {
         let made = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated)) {
             Some(img) => make_copy_memory(dev, dedicated, img, &desc, memory, total as u64),
-            None => Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE),
+            None => Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "AHardwareBuffer memory: its dedicated image was destroyed meanwhile"
+            )),
         };
         match made {
             Ok((c, b)) => (b, Some(c)),
             Err(e) => {
-                // SAFETY: never handed out.
+                // SAFETY: the host memory allocated just above, never handed out nor bound,
+                // freed with the allocator it was allocated with.
                 unsafe { (dev.fns.fp_v1_0().free_memory)(dev.handle, memory, p_allocator) };
                 return Some(e);
             }
@@ -877,9 +911,71 @@ pub(super) unsafe fn allocate_memory(
             _mapping: mapping,
         },
     );
-    // SAFETY: valid output pointer.
+    // SAFETY: `pMemory` is the application's output pointer, valid for a write.
     unsafe { *p_memory = memory };
     Some(vk::Result::SUCCESS)
+}
+
+/// The buffer an allocation imports, or a new one it exports (described like its dedicated
+/// image, or a `BLOB`), with the dedicated image (null: none).
+fn allocation_buffer(
+    ahb: &AhbDevice,
+    parsed: HardwareBufferAllocation,
+) -> Result<(HardwareBufferRef, vk::Image), vk::Result> {
+    match parsed {
+        HardwareBufferAllocation::Import {
+            buffer,
+            dedicated_image,
+        } => Ok((buffer, dedicated_image)),
+        HardwareBufferAllocation::Export {
+            dedicated_image,
+            size,
+        } => {
+            let target = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated_image)) {
+                Some(img) => ExportTarget::Image {
+                    format: img.format,
+                    width: img.extent.width,
+                    height: img.extent.height,
+                    usage: kit_ahb::usage_of_image(img.usage, img.flags),
+                },
+                None if dedicated_image != vk::Image::null() => {
+                    return Err(vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                        "AHardwareBuffer export: dedicated image {dedicated_image:?} was \
+                         created without the handle type"
+                    ));
+                }
+                None => ExportTarget::Blob { size },
+            };
+            Ok((target.allocate()?, dedicated_image))
+        }
+    }
+}
+
+/// Where the dedicated image (null: none) sits on `desc`'s pages: its binds, the bytes the
+/// import covers, and whether it is copy-backed instead.
+fn placement(
+    dev: &HostDevice,
+    ahb: &AhbDevice,
+    dedicated: vk::Image,
+    desc: &BufferDesc,
+) -> Result<(Vec<PlaneBind>, u64, bool), vk::Result> {
+    let whole = desc.end().unwrap_or(desc.size);
+    if dedicated == vk::Image::null() {
+        return Ok((Vec::new(), whole, false));
+    }
+    let images = lock(&ahb.images);
+    let Some(img) = images.get(&vk::Handle::as_raw(dedicated)) else {
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "AHardwareBuffer memory: dedicated image {dedicated:?} was not created with the \
+             handle type"
+        ));
+    };
+    Ok(match plan_binds(dev, dedicated, img, desc)? {
+        Plan::OnPages(b, n) => (b, n, false),
+        Plan::Copied => (Vec::new(), whole, true),
+    })
 }
 
 /// After the host freed `memory`: drops its buffer reference and mapping.

@@ -112,8 +112,9 @@ impl HostIcd {
             Ok(sym) => *sym,
             Err(_) => return Err(HostError::NoGetInstanceProcAddr { path: library_path }),
         };
-        // SAFETY: as above, for the negotiation entry point; else the v7 lookup through GIPA,
-        // whose result has that type.
+        // SAFETY: a symbol of the ICD library just loaded,
+        // `vk_icdNegotiateLoaderICDInterfaceVersion`, whose type the loader-ICD interface fixes;
+        // else the v7 lookup through GIPA, whose result has that type.
         let negotiate: Option<PFN_vk_icdNegotiateLoaderICDInterfaceVersion> = unsafe {
             match library.get::<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>(
                 b"vk_icdNegotiateLoaderICDInterfaceVersion\0",

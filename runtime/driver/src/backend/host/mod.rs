@@ -197,7 +197,8 @@ impl Worker {
                     if let Err(e) = job.signaller.signal() {
                         log::error!("signalling a release fence failed: {e}");
                     }
-                    // SAFETY: as above; the fence is signalled (or the device lost) and unused.
+                    // SAFETY: the same device's fence, which the wait above saw signalled (or the
+                    // device lost), so no batch uses it any more and it can be reset or destroyed.
                     unsafe {
                         if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
                             lock(&pool).push(job.fence);
@@ -443,11 +444,12 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(host) = Self::icd() else {
             return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
         };
-        // SAFETY: valid create info per valid usage.
+        // SAFETY: `pCreateInfo` is the application's pointer, null or to a create info valid for
+        // this call; `as_ref` turns null into the refusal below.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // SAFETY: as above.
+        // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
         let mut app = unsafe { ci.p_application_info.as_ref() }
             .copied()
             .unwrap_or_default();
@@ -572,7 +574,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_device: *mut vk::Device,
     ) -> vk::Result {
-        // SAFETY: forwarded.
+        // SAFETY: the application's arguments, passed on unchanged to the one function that creates
+        // host devices (`create_host_device` has the same contract as this hook).
         unsafe { create_host_device(physical_device, p_create_info, p_allocator, p_device, false) }
     }
 
@@ -668,8 +671,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // SAFETY: per valid usage; a `VkNativeBufferANDROID` goes through the kit's import
-        // (validated there, then `import_native_buffer` below).
+        // SAFETY: the application's create info and output pointer, valid for this call; a
+        // `VkNativeBufferANDROID` in the chain goes through the kit's import (validated there, then
+        // `import_native_buffer` below).
         if let Some(r) = unsafe {
             create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
         } {
@@ -830,7 +834,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         };
-        // SAFETY: valid allocate info and output pointer per valid usage.
+        // SAFETY: `pAllocateInfo` is null or the application's allocate info with a chain valid for
+        // this call, and `pMemory` its output pointer; both are passed to helpers with that
+        // contract.
         unsafe {
             if let Some(info) = p_allocate_info.as_ref() {
                 if let Some(r) = hardware_buffer::allocate_memory(&dev, info, p_allocator, p_memory)
@@ -864,7 +870,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         };
-        // SAFETY: valid create info and output pointer per valid usage.
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pView` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = hardware_buffer::create_image_view(&dev, ci, p_allocator, p_view) {
@@ -884,7 +892,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         };
-        // SAFETY: valid create info and output pointer per valid usage.
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pBuffer` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             match p_create_info.as_ref() {
                 Some(ci) => hardware_buffer::create_buffer(&dev, ci, p_allocator, p_buffer),
@@ -899,7 +909,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_properties: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
     ) -> vk::Result {
         match device_of(device) {
-            // SAFETY: any buffer pointer is checked; valid output chain per valid usage.
+            // SAFETY: `properties` reads `buffer` only after checking it is one of our
+            // AHardwareBuffers, and `pProperties` is the application's output chain, valid for this
+            // call.
             Some(dev) => unsafe { hardware_buffer::properties(&dev, buffer, p_properties) },
             None => vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
         }
@@ -910,7 +922,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_info: *const vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
         p_buffer: *mut *mut vk::AHardwareBuffer,
     ) -> vk::Result {
-        // SAFETY: valid input structure and output pointer per valid usage.
+        // SAFETY: `pInfo` is null or the application's input structure, and `pBuffer` its output
+        // pointer, both valid for this call; `memory_buffer` checks the output pointer for null.
         unsafe {
             match (device_of(device), p_info.as_ref()) {
                 (Some(dev), Some(info)) => hardware_buffer::memory_buffer(&dev, info, p_buffer),
@@ -927,7 +940,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(inst) = instance_of(physical_device) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
-        // SAFETY: valid input and output structures per valid usage.
+        // SAFETY: `pImageFormatInfo` and `pImageFormatProperties` are the application's input and
+        // output chains for this call (null ones are passed on untouched); `physical_device` is of
+        // `inst`.
         unsafe {
             if let (Some(info), Some(props)) = (
                 p_image_format_info.as_ref(),
@@ -958,7 +973,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(inst) = instance_of(physical_device) else {
             return;
         };
-        // SAFETY: valid input and output structures per valid usage.
+        // SAFETY: `pExternalBufferInfo` and `pExternalBufferProperties` are the application's input
+        // and output structures for this call (null ones are passed on untouched);
+        // `physical_device` is of `inst`.
         unsafe {
             if let (Some(info), Some(out)) = (
                 p_external_buffer_info.as_ref(),
@@ -1010,7 +1027,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         };
-        // SAFETY: valid create info and output pointer per valid usage.
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pYcbcrConversion` its output pointer; both are passed to a helper with
+        // that contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = hardware_buffer::create_sampler_ycbcr_conversion(
@@ -1082,7 +1101,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         };
-        // SAFETY: valid create info and output pointer per valid usage.
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pSemaphore` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = sync_fd::create_semaphore(&dev, ci, p_allocator, p_semaphore) {
@@ -1115,7 +1136,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
         };
-        // SAFETY: valid create info and output pointer per valid usage.
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pFence` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = sync_fd::create_fence(&dev, ci, p_allocator, p_fence) {
@@ -1143,7 +1166,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        // SAFETY: a valid structure or null, per valid usage.
+        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call; only
+        // its handle type is read.
         let sync_fd = unsafe { p_get_fd_info.as_ref() }
             .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
         // Other handle types are the host's even where SYNC_FD is emulated.
@@ -1152,7 +1176,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             // SAFETY: the host's own command with the application's arguments.
             return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
         }
-        // SAFETY: valid input structure and output pointer per valid usage.
+        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call;
+        // `as_ref` and the null check on `pFd` turn either missing pointer into the refusal below.
         let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
@@ -1174,7 +1199,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        // SAFETY: a valid structure or null, per valid usage.
+        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call; only
+        // its handle type is read.
         let sync_fd = unsafe { p_get_fd_info.as_ref() }
             .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
         // Other handle types are the host's even where SYNC_FD is emulated.
@@ -1183,7 +1209,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             // SAFETY: the host's own command with the application's arguments.
             return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
         }
-        // SAFETY: valid input structure and output pointer per valid usage.
+        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call;
+        // `as_ref` and the null check on `pFd` turn either missing pointer into the refusal below.
         let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
@@ -1204,7 +1231,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        // SAFETY: a valid structure or null, per valid usage.
+        // SAFETY: `pImportSemaphoreFdInfo` is null or the application's structure, valid for this
+        // call; only its handle type is read.
         let sync_fd = unsafe { p_import_semaphore_fd_info.as_ref() }
             .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
         // Other handle types are the host's even where SYNC_FD is emulated.
@@ -1216,7 +1244,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                 IMPORT_RESULTS,
             );
         }
-        // SAFETY: valid input structure per valid usage.
+        // SAFETY: `pImportSemaphoreFdInfo` is null or the application's structure, valid for this
+        // call; null is refused below.
         let Some(info) = (unsafe { p_import_semaphore_fd_info.as_ref() }) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
@@ -1235,7 +1264,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
-        // SAFETY: a valid structure or null, per valid usage.
+        // SAFETY: `pImportFenceFdInfo` is null or the application's structure, valid for this call;
+        // only its handle type is read.
         let sync_fd = unsafe { p_import_fence_fd_info.as_ref() }
             .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
         // Other handle types are the host's even where SYNC_FD is emulated.
@@ -1244,7 +1274,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             // SAFETY: the host's own command with the application's arguments.
             return spec_result(unsafe { f(device, p_import_fence_fd_info) }, IMPORT_RESULTS);
         }
-        // SAFETY: valid input structure per valid usage.
+        // SAFETY: `pImportFenceFdInfo` is null or the application's structure, valid for this call;
+        // null is refused below.
         let Some(info) = (unsafe { p_import_fence_fd_info.as_ref() }) else {
             return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
         };
@@ -1264,7 +1295,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(inst) = instance_of(physical_device) else {
             return;
         };
-        // SAFETY: valid structures per valid usage; `physical_device` belongs to `inst`.
+        // SAFETY: the input and output structures are the application's, null or valid for this
+        // call (null ones are passed to the host untouched), the input's chain included;
+        // `physical_device` was found in `inst` just above, so the host's 1.1 query takes it.
         unsafe {
             if let (Some(info), Some(out)) = (
                 p_external_semaphore_info.as_ref(),
@@ -1310,7 +1343,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(inst) = instance_of(physical_device) else {
             return;
         };
-        // SAFETY: valid structures per valid usage; `physical_device` belongs to `inst`.
+        // SAFETY: the input and output structures are the application's, null or valid for this
+        // call (null ones are passed to the host untouched); `physical_device` was found in `inst`
+        // just above, so the host's 1.1 query takes it.
         unsafe {
             if let (Some(info), Some(out)) = (
                 p_external_fence_info.as_ref(),

@@ -106,7 +106,8 @@ pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::Exte
 /// # Safety
 /// `p_next` is a valid create-info chain.
 pub(super) unsafe fn with_timeline_feature(p_next: *const std::ffi::c_void) -> Box<TimelineChain> {
-    // SAFETY: valid chain per the contract.
+    // SAFETY: `p_next` is a valid create-info chain (this function's contract), so each structure
+    // found by its sType is that structure; both are copied out.
     let (v12, tl) = unsafe {
         (
             find_in_chain::<vk::PhysicalDeviceVulkan12Features<'_>>(
@@ -121,7 +122,9 @@ pub(super) unsafe fn with_timeline_feature(p_next: *const std::ffi::c_void) -> B
             .copied(),
         )
     };
-    // SAFETY: as above.
+    // SAFETY: the same valid chain, the application's create info's, which outlives the
+    // returned owner (the caller drops it right after the host's vkCreateDevice) and which no
+    // one else walks during that call.
     let chain = unsafe {
         ChainEdit::without(
             p_next,
@@ -699,7 +702,8 @@ pub(super) fn note_host_submit(dev: &HostDevice) {
     let submit2 = {
         // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
         let f = unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2".as_ptr()) }
-            // SAFETY: as above.
+            // SAFETY: the same live device and its own vkGetDeviceProcAddr, asked for the KHR alias
+            // instead.
             .or_else(|| unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2KHR".as_ptr()) });
         // SAFETY: the host's vkQueueSubmit2, which has this type.
         f.map(|f| unsafe {
@@ -758,77 +762,12 @@ pub(super) unsafe fn queue_submit(
     note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
     let batches = unsafe { super::slice(p_submits, count) };
-    let stage2 =
-        |s: vk::PipelineStageFlags| vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()));
-    let stage1 = |s: vk::PipelineStageFlags2| vk::PipelineStageFlags::from_raw(s.as_raw() as u32);
-    struct Batch {
-        waits: Vec<vk::Semaphore>,
-        wait_values: Vec<u64>,
-        stages: Vec<vk::PipelineStageFlags>,
-        signals: Vec<vk::Semaphore>,
-        signal_values: Vec<u64>,
-        chain: ChainEdit,
-    }
-    let mut built = Vec::with_capacity(batches.len());
-    for b in batches {
-        // SAFETY: a valid batch: arrays of the stated lengths and a valid chain.
-        let (wsems, wstages, ssems, tl) = unsafe {
-            (
-                super::slice(b.p_wait_semaphores, b.wait_semaphore_count),
-                super::slice(b.p_wait_dst_stage_mask, b.wait_semaphore_count),
-                super::slice(b.p_signal_semaphores, b.signal_semaphore_count),
-                find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
-                    b.p_next,
-                    vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                ),
-            )
-        };
-        // SAFETY: the timeline values arrays are as long as their counts say.
-        let (wvals, svals) = tl.map_or((&[][..], &[][..]), |t| unsafe {
-            (
-                super::slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
-                super::slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count),
-            )
-        });
-        let mut waits: Vec<_> = wsems
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| {
-                (
-                    s,
-                    wvals.get(i).copied().unwrap_or(0),
-                    stage2(wstages.get(i).copied().unwrap_or_default()),
-                )
-            })
-            .collect();
-        let mut signals: Vec<_> = ssems
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| {
-                (
-                    s,
-                    svals.get(i).copied().unwrap_or(0),
-                    vk::PipelineStageFlags2::ALL_COMMANDS,
-                )
-            })
-            .collect();
-        rewrite_batch(sync, &mut waits, &mut signals);
-        // SAFETY: the application's chain, valid during this call.
-        let chain = unsafe {
-            ChainEdit::without(
-                b.p_next,
-                &[vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO],
-            )
-        };
-        built.push(Batch {
-            waits: waits.iter().map(|w| w.0).collect(),
-            wait_values: waits.iter().map(|w| w.1).collect(),
-            stages: waits.iter().map(|w| stage1(w.2)).collect(),
-            signals: signals.iter().map(|s| s.0).collect(),
-            signal_values: signals.iter().map(|s| s.1).collect(),
-            chain,
-        });
-    }
+    let built: Vec<Batch> = batches
+        .iter()
+        // SAFETY: each of the application's batches, with arrays of their stated lengths and
+        // a chain valid for this call.
+        .map(|b| unsafe { rewrite_submit_info(sync, b) })
+        .collect();
     let timelines: Vec<vk::TimelineSemaphoreSubmitInfo<'_>> = built
         .iter()
         .map(|b| {
@@ -858,6 +797,90 @@ pub(super) unsafe fn queue_submit(
     // SAFETY: the host's vkQueueSubmit with the rewritten batches (storage outlives the call).
     unsafe {
         (dev.fns.fp_v1_0().queue_submit)(queue, submits.len() as u32, submits.as_ptr(), fence)
+    }
+}
+
+/// One `VkSubmitInfo`'s semaphores after [`rewrite_batch`], with the arrays the host's
+/// batch points at.
+struct Batch {
+    waits: Vec<vk::Semaphore>,
+    wait_values: Vec<u64>,
+    stages: Vec<vk::PipelineStageFlags>,
+    signals: Vec<vk::Semaphore>,
+    signal_values: Vec<u64>,
+    /// The batch's chain without its `VkTimelineSemaphoreSubmitInfo` (the host's gets a new
+    /// one with the rewritten values).
+    chain: ChainEdit,
+}
+
+/// The semaphores of one application batch, rewritten for the emulation.
+///
+/// # Safety
+/// `b` is a valid `VkSubmitInfo`: arrays of the lengths it states and a valid chain, alive
+/// while the returned batch is used.
+unsafe fn rewrite_submit_info(sync: &SyncEmulation, b: &vk::SubmitInfo<'_>) -> Batch {
+    let stage2 =
+        |s: vk::PipelineStageFlags| vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()));
+    let stage1 = |s: vk::PipelineStageFlags2| vk::PipelineStageFlags::from_raw(s.as_raw() as u32);
+    // SAFETY: `b`'s semaphore and stage arrays are as long as its counts say, and its chain is
+    // valid (the caller's promise).
+    let (wsems, wstages, ssems, tl) = unsafe {
+        (
+            super::slice(b.p_wait_semaphores, b.wait_semaphore_count),
+            super::slice(b.p_wait_dst_stage_mask, b.wait_semaphore_count),
+            super::slice(b.p_signal_semaphores, b.signal_semaphore_count),
+            find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
+                b.p_next,
+                vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
+            ),
+        )
+    };
+    // SAFETY: a `VkTimelineSemaphoreSubmitInfo` of the application's valid chain, whose value
+    // arrays are as long as its counts say.
+    let (wvals, svals) = tl.map_or((&[][..], &[][..]), |t| unsafe {
+        (
+            super::slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
+            super::slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count),
+        )
+    });
+    let mut waits: Vec<_> = wsems
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            (
+                s,
+                wvals.get(i).copied().unwrap_or(0),
+                stage2(wstages.get(i).copied().unwrap_or_default()),
+            )
+        })
+        .collect();
+    let mut signals: Vec<_> = ssems
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            (
+                s,
+                svals.get(i).copied().unwrap_or(0),
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+            )
+        })
+        .collect();
+    rewrite_batch(sync, &mut waits, &mut signals);
+    // SAFETY: `b.p_next` is the application's chain, valid while the batch is used (the
+    // caller's promise).
+    let chain = unsafe {
+        ChainEdit::without(
+            b.p_next,
+            &[vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO],
+        )
+    };
+    Batch {
+        waits: waits.iter().map(|w| w.0).collect(),
+        wait_values: waits.iter().map(|w| w.1).collect(),
+        stages: waits.iter().map(|w| stage1(w.2)).collect(),
+        signals: signals.iter().map(|s| s.0).collect(),
+        signal_values: signals.iter().map(|s| s.1).collect(),
+        chain,
     }
 }
 

@@ -18,14 +18,16 @@ pub unsafe extern "system" fn create_device<D: Kit>(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: a live physical-device handle per valid usage.
+            // SAFETY: `physical_device` is a handle this driver enumerated (vkCreateDevice's valid
+            // usage); `from_handle` checks its signature.
             let Some(pd) = (unsafe { PhysicalDevice::<D>::from_handle(physical_device) }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
             // SAFETY: forwarded arguments.
             match unsafe { create_device_impl::<D>(pd, p_create_info, p_allocator) } {
                 Ok(handle) => {
-                    // SAFETY: a valid output pointer per valid usage.
+                    // SAFETY: `pDevice` is the application's output pointer, valid for a write
+                    // (vkCreateDevice's valid usage).
                     unsafe { *p_device = handle };
                     vk::Result::SUCCESS
                 }
@@ -51,7 +53,8 @@ unsafe fn create_device_impl<D: Kit>(
         );
         r
     };
-    // SAFETY: valid create info per valid usage.
+    // SAFETY: `p_create_info` is the application's pointer, null or valid for this call; null is
+    // refused.
     let ci = unsafe { p_create_info.as_ref() }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
     let mut queues = Vec::new();
     // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
@@ -81,7 +84,8 @@ unsafe fn create_device_impl<D: Kit>(
         )
     }
     .map_err(|e| refuse(e.result(), &e.to_string()))?;
-    // SAFETY: valid create info per valid usage.
+    // SAFETY: `p_create_info` was read just above, so it is non-null and valid with its chain for
+    // this call, which is what the feature walk reads.
     let features = unsafe { Features::from_device_create_info(p_create_info) };
     if let Some(missing) = pd.features.first_missing(&features) {
         return Err(refuse(
@@ -170,7 +174,8 @@ pub unsafe extern "system" fn get_device_queue2<D: Kit>(
     p_queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue2", (), || {
-        // SAFETY: live handle and valid info per valid usage.
+        // SAFETY: `device` is a live device of this driver (vkGetDeviceQueue2's valid usage) and
+        // `from_handle` checks its signature; `pQueueInfo` is null or valid for this call.
         let (Some(dev), Some(info)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
             p_queue_info.as_ref()
         }) else {
@@ -179,7 +184,7 @@ pub unsafe extern "system" fn get_device_queue2<D: Kit>(
         let q = dev
             .queue(info.queue_family_index, info.queue_index, info.flags)
             .map_or(vk::Queue::null(), |q| q.handle());
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `pQueue` is the application's output pointer, null or valid for a write.
         if let Some(out) = unsafe { p_queue.as_mut() } {
             *out = q;
         }

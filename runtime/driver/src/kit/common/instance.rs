@@ -16,7 +16,8 @@ pub unsafe extern "system" fn enumerate_instance_version<D: Kit>(
         "vkEnumerateInstanceVersion",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: a valid output pointer per valid usage (null tolerated).
+            // SAFETY: `p_api_version` is the application's vkEnumerateInstanceVersion output, null
+            // or valid for one write; `as_mut` skips a null one.
             if let Some(v) = unsafe { p_api_version.as_mut() } {
                 *v = D::instance_version();
             }
@@ -75,7 +76,8 @@ pub unsafe extern "system" fn create_instance<D: Kit>(
             // SAFETY: forwarded arguments.
             match unsafe { create_instance_impl::<D>(p_create_info, p_allocator) } {
                 Ok(handle) => {
-                    // SAFETY: a valid output pointer per valid usage.
+                    // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for
+                    // a write.
                     unsafe { *p_instance = handle };
                     vk::Result::SUCCESS
                 }
@@ -89,12 +91,13 @@ unsafe fn create_instance_impl<D: Kit>(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<vk::Instance, vk::Result> {
-    // SAFETY: valid create info per valid usage.
+    // SAFETY: `p_create_info` is the application's vkCreateInstance create info, null or valid for
+    // this call; null is refused.
     let ci = unsafe { p_create_info.as_ref() }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
     if ci.enabled_layer_count > 0 {
         return Err(vk::Result::ERROR_LAYER_NOT_PRESENT);
     }
-    // SAFETY: as above.
+    // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
     let app = unsafe { ci.p_application_info.as_ref() };
     let api_version = app
         .map(|a| a.api_version)
@@ -124,10 +127,12 @@ unsafe fn create_instance_impl<D: Kit>(
     })?;
     let info = InstanceInfo {
         api_version,
-        // SAFETY: C strings per valid usage.
+        // SAFETY: `pApplicationName` of the application's `VkApplicationInfo`: null or a
+        // NUL-terminated string valid for this call; it is copied.
         application_name: app.and_then(|a| unsafe { owned_cstr(a.p_application_name) }),
         application_version: app.map_or(0, |a| a.application_version),
-        // SAFETY: as above.
+        // SAFETY: `pEngineName` of the same `VkApplicationInfo`: null or a NUL-terminated string
+        // valid for this call; it is copied.
         engine_name: app.and_then(|a| unsafe { owned_cstr(a.p_engine_name) }),
         engine_version: app.map_or(0, |a| a.engine_version),
         enabled_extensions: enabled,
@@ -266,7 +271,9 @@ unsafe fn add_callback<D: Kit, C, H: vk::Handle>(
         concat!(module_path!(), "::add_callback"),
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: live handle and valid create info per valid usage.
+            // SAFETY: `instance` is null or a live instance of this driver (this function's
+            // contract), checked by `from_handle`'s signature test; `ci` is null or the
+            // application's valid create info.
             let (Some(inst), Some(ci)) =
                 (unsafe { Instance::<D>::from_handle(instance) }, unsafe {
                     ci.as_ref()
@@ -275,7 +282,8 @@ unsafe fn add_callback<D: Kit, C, H: vk::Handle>(
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
             let h = add(&inst.debug, ci);
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `out` is the application's output handle pointer, valid for a write (this
+            // function's contract).
             unsafe { *out = H::from_raw(h) };
             vk::Result::SUCCESS
         },
@@ -308,13 +316,16 @@ pub unsafe extern "system" fn debug_report_message_ext<D: Kit>(
     p_message: *const c_char,
 ) {
     guard("vkDebugReportMessageEXT", (), || {
-        // SAFETY: a live instance handle; C strings per valid usage.
+        // SAFETY: `instance` is a live instance of this driver (vkDebugReportMessageEXT's valid
+        // usage), and `from_handle` checks its signature.
         let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
             return;
         };
-        // SAFETY: as above.
+        // SAFETY: `p_layer_prefix` is null or the application's NUL-terminated string, valid for
+        // this call; it is copied.
         let prefix = unsafe { owned_cstr(p_layer_prefix) }.unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `p_message` is null or the application's NUL-terminated string, valid for this
+        // call; it is copied.
         let message = unsafe { owned_cstr(p_message) }.unwrap_or_default();
         inst.debug.report(
             flags,
@@ -363,9 +374,11 @@ pub unsafe extern "system" fn submit_debug_utils_message_ext<D: Kit>(
     p_callback_data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
 ) {
     guard("vkSubmitDebugUtilsMessageEXT", (), || {
-        // SAFETY: a live instance handle; valid callback data per valid usage.
+        // SAFETY: `instance` is a live instance of this driver (vkSubmitDebugUtilsMessageEXT's
+        // valid usage), and `from_handle` checks its signature.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
-            // SAFETY: valid callback data per valid usage.
+            // SAFETY: `p_callback_data` is the application's valid
+            // `VkDebugUtilsMessengerCallbackDataEXT` for this call, the structure `submit` reads.
             unsafe { inst.debug.submit(severity, types, p_callback_data) };
         }
     })

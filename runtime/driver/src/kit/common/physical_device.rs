@@ -15,7 +15,8 @@ fn with_pd<D: Kit, R: Copy>(
     f: impl FnOnce(&PhysicalDevice<D>) -> R,
 ) -> R {
     guard(concat!(module_path!(), "::with_pd"), fail, || {
-        // SAFETY: a live physical-device handle per valid usage; bad ones are rejected.
+        // SAFETY: `pd` is a handle this driver enumerated (the calling command's valid usage), and
+        // `from_handle` checks its signature, so a bad one gets `fail`.
         match unsafe { PhysicalDevice::<D>::from_handle(pd) } {
             Some(p) => f(p),
             None => fail,
@@ -28,7 +29,8 @@ pub unsafe extern "system" fn get_physical_device_features<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_features: *mut vk::PhysicalDeviceFeatures,
 ) {
-    // SAFETY: valid output pointer per valid usage.
+    // SAFETY: `p_features` is the application's vkGetPhysicalDeviceFeatures output, null or valid
+    // for one write, which `write_features10` checks for null.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
         p.features.write_features10(p_features)
     })
@@ -39,7 +41,8 @@ pub unsafe extern "system" fn get_physical_device_features2<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
-    // SAFETY: valid output chain per valid usage.
+    // SAFETY: `p_features` is the application's vkGetPhysicalDeviceFeatures2 output chain, null or
+    // valid for this call, which `write_chain` walks.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
         p.features.write_chain(p_features)
     })
@@ -51,7 +54,8 @@ pub unsafe extern "system" fn get_physical_device_properties<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceProperties output, null or
+        // valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = p.properties.properties10();
         }
@@ -63,7 +67,8 @@ pub unsafe extern "system" fn get_physical_device_properties2<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
 ) {
-    // SAFETY: valid output chain per valid usage.
+    // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceProperties2 output chain, null
+    // or valid for this call, which `write_chain` walks.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
         p.properties.write_chain(p_properties)
     })
@@ -104,7 +109,8 @@ pub unsafe extern "system" fn get_physical_device_memory_properties<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceMemoryProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceMemoryProperties output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = p.memory;
         }
@@ -117,7 +123,8 @@ pub unsafe extern "system" fn get_physical_device_memory_properties2<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceMemoryProperties2 output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.memory_properties = p.memory;
         }
@@ -131,7 +138,8 @@ pub unsafe extern "system" fn get_physical_device_format_properties<D: Kit>(
     p_properties: *mut vk::FormatProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceFormatProperties output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = D::format_properties(p, format);
         }
@@ -146,7 +154,8 @@ pub unsafe extern "system" fn get_physical_device_format_properties2<D: Kit>(
     p_properties: *mut vk::FormatProperties2<'_>,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output chain per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceFormatProperties2 output
+        // chain, null or valid for this call; `as_mut` turns null into the early return.
         let Some(out) = (unsafe { p_properties.as_mut() }) else {
             return;
         };
@@ -192,7 +201,8 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties<D: Kit
                 ..Default::default()
             };
             let r = D::image_format_properties(p, &info);
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceImageFormatProperties
+            // output, null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 *out = r.unwrap_or_default();
             }
@@ -213,7 +223,8 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
         physical_device,
         vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
         |p| {
-            // SAFETY: valid input per valid usage.
+            // SAFETY: `p_info` is the application's vkGetPhysicalDeviceImageFormatProperties2
+            // input, null or valid for this call (`as_ref` makes null the early return).
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
             };
@@ -231,7 +242,8 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
             } else {
                 D::image_format_properties(p, info)
             };
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceImageFormatProperties2
+            // output, null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 out.image_format_properties = r.unwrap_or_default();
                 if ahb && r.is_ok() {
@@ -305,7 +317,9 @@ pub unsafe extern "system" fn get_physical_device_external_buffer_properties<D: 
     p_properties: *mut vk::ExternalBufferProperties<'_>,
 ) {
     guard("vkGetPhysicalDeviceExternalBufferProperties", (), || {
-        // SAFETY: valid input and output pointers per valid usage.
+        // SAFETY: `p_info` and `p_properties` are the application's
+        // vkGetPhysicalDeviceExternalBufferProperties input and output, each null or valid for this
+        // call; both are used only where `as_ref`/`as_mut` found them non-null.
         let (info, out) = unsafe { (p_info.as_ref(), p_properties.as_mut()) };
         if let Some(out) = out {
             let ahb = D::HARDWARE_BUFFERS
@@ -327,7 +341,8 @@ pub unsafe extern "system" fn get_physical_device_external_fence_properties<D: K
     p_properties: *mut vk::ExternalFenceProperties<'_>,
 ) {
     guard("vkGetPhysicalDeviceExternalFenceProperties", (), || {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceExternalFenceProperties
+        // output, null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.export_from_imported_handle_types = Default::default();
             out.compatible_handle_types = Default::default();
@@ -344,7 +359,9 @@ pub unsafe extern "system" fn get_physical_device_external_semaphore_properties<
     p_properties: *mut vk::ExternalSemaphoreProperties<'_>,
 ) {
     guard("vkGetPhysicalDeviceExternalSemaphoreProperties", (), || {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's
+        // vkGetPhysicalDeviceExternalSemaphoreProperties output, null or valid for one write
+        // (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.export_from_imported_handle_types = Default::default();
             out.compatible_handle_types = Default::default();
