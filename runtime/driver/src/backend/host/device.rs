@@ -1,5 +1,6 @@
-//! `vkCreateDevice` on the host: what the device needs for native buffers, `AHardwareBuffer`
-//! memory and `SYNC_FD`, set up beside the host's own device.
+//! `vkCreateInstance` and `vkCreateDevice` on the host: what the device needs for native
+//! buffers, `AHardwareBuffer` memory and `SYNC_FD`, set up beside the host's own device; and
+//! its teardown.
 
 use super::*;
 
@@ -391,4 +392,100 @@ pub(super) unsafe fn reset_fences(
         }
     }
     r
+}
+
+/// The body of the `destroy_device` hook.
+///
+/// # Safety
+/// The hook's: the application's valid arguments of the command.
+pub(super) unsafe fn destroy_device(
+    device: vk::Device,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let raw = vk::Handle::as_raw(device);
+    let state = {
+        let mut reg = registry_mut();
+        let state = reg.devices.remove(&raw);
+        if let Some(s) = &state {
+            reg.queues.retain(|_, v| !Arc::ptr_eq(v, s));
+        }
+        state
+    };
+    let Some(dev) = state else {
+        return;
+    };
+    sync_fd::forget_device(&dev);
+    if let Some(sync) = &dev.sync {
+        sync.shut_down(&dev);
+    }
+    if let Some(anb) = &dev.anb {
+        // Let pending release fences complete and the worker exit.
+        if let Some(w) = lock(&anb.worker).take() {
+            drop(w.sender);
+            if w.thread.join().is_err() {
+                log::error!("the release worker panicked");
+            }
+        }
+        for f in std::mem::take(&mut *lock(&anb.fences)) {
+            // SAFETY: pooled fences are unsignalled and unused.
+            unsafe { dev.fns.destroy_fence(f, None) };
+        }
+        // Images the application did not destroy: their imports go with the device.
+        for (_, img) in std::mem::take(&mut *lock(&anb.images)) {
+            release_anb_image(&dev, img);
+        }
+    }
+    // SAFETY: the application is done with the device.
+    unsafe { (dev.fns.fp_v1_0().destroy_device)(device, p_allocator) };
+}
+
+/// `vkCreateInstance` on the ICD of adapter slot `slot` (`host`: none where that slot has no
+/// ICD): the host's instance, at the API version the host can give, checked for every command
+/// the driver calls, and registered.
+///
+/// # Safety
+/// The application's valid arguments of `vkCreateInstance`.
+pub(super) unsafe fn create_host_instance(
+    host: Option<&'static HostIcd>,
+    slot: usize,
+    p_create_info: *const vk::InstanceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_instance: *mut vk::Instance,
+) -> vk::Result {
+    let Some(host) = host else {
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "vkCreateInstance: no host ICD (slot {slot})"
+        );
+    };
+    // SAFETY: `pCreateInfo` is the application's pointer, null or to a create info valid for
+    // this call; `as_ref` turns null into the refusal below.
+    let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
+    let mut app = unsafe { ci.p_application_info.as_ref() }
+        .copied()
+        .unwrap_or_default();
+    app.api_version = host.host_api_version(app.api_version);
+    let mut ci2 = *ci;
+    ci2.p_application_info = &app;
+    let mut instance = vk::Instance::null();
+    // SAFETY: the host's vkCreateInstance with a valid create info.
+    let r = unsafe { (host.entry.fp_v1_0().create_instance)(&ci2, p_allocator, &mut instance) };
+    if r != vk::Result::SUCCESS {
+        return r;
+    }
+    if let Err(r) = check_host_instance(host, instance, app.api_version, p_allocator) {
+        return r;
+    }
+    // SAFETY: a live host instance with every command the driver calls (checked above).
+    let fns = unsafe { ash::Instance::load(host.entry.static_fn(), instance) };
+    registry_mut().instances.insert(
+        vk::Handle::as_raw(instance),
+        Arc::new(HostInstance { fns, slot }),
+    );
+    // SAFETY: valid output pointer.
+    unsafe { *p_instance = instance };
+    vk::Result::SUCCESS
 }

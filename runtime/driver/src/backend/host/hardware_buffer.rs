@@ -54,8 +54,8 @@ use crate::kit::hardware_buffer::{
 use crate::util::{find_in_chain, ChainEdit};
 
 mod memory;
-use memory::{allocator_layout_fits, force_copy};
 pub(super) use memory::{allocate_memory, bind_images, forget_memory, memory_buffer};
+use memory::{allocator_layout_fits, force_copy};
 
 /// Per-device state of the extension.
 pub(super) struct AhbDevice {

@@ -89,6 +89,7 @@
 pub mod adapter;
 mod copy_backed;
 mod device;
+mod external_fd;
 mod hardware_buffer;
 mod icd;
 mod native_buffer;
@@ -169,109 +170,6 @@ impl<const SLOT: usize> HostDriver<SLOT> {
                 .and_then(Option::as_ref)
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Release fences
-
-struct Job {
-    fence: vk::Fence,
-    signaller: FenceSignaller,
-}
-
-struct Worker {
-    sender: mpsc::Sender<Job>,
-    thread: JoinHandle<()>,
-}
-
-impl Worker {
-    fn start(fns: ash::Device, pool: Arc<Mutex<Vec<vk::Fence>>>) -> std::io::Result<Self> {
-        let (sender, rx) = mpsc::channel::<Job>();
-        let thread = std::thread::Builder::new()
-            .name("vkgen-release".into())
-            .spawn(move || {
-                for job in rx {
-                    // SAFETY: the fence belongs to the device, which outlives this thread
-                    // (`vkDestroyDevice` joins it first).
-                    let r = unsafe { fns.wait_for_fences(&[job.fence], true, u64::MAX) };
-                    if let Err(e) = job.signaller.signal() {
-                        log::error!("signalling a release fence failed: {e}");
-                    }
-                    // SAFETY: the same device's fence, which the wait above saw signalled (or the
-                    // device lost), so no batch uses it any more and it can be reset or destroyed.
-                    unsafe {
-                        if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
-                            lock(&pool).push(job.fence);
-                        } else {
-                            fns.destroy_fence(job.fence, None);
-                        }
-                    }
-                }
-            })?;
-        Ok(Self { sender, thread })
-    }
-}
-
-impl AnbDevice {
-    /// An unsignalled fence from the pool, or a new one.
-    fn fence(&self, dev: &HostDevice) -> Result<vk::Fence, vk::Result> {
-        if let Some(f) = lock(&self.fences).pop() {
-            return Ok(f);
-        }
-        let mut export = vk::ExportFenceCreateInfo::default()
-            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-        let mut ci = vk::FenceCreateInfo::default();
-        if self.fence_fd.is_some() {
-            ci = ci.push_next(&mut export);
-        }
-        // SAFETY: valid create info for a live device.
-        unsafe { dev.fns.create_fence(&ci, None) }
-    }
-
-    /// Signals `semaphore` and/or `fence` from the internal queue.
-    fn signal(&self, dev: &HostDevice, semaphore: vk::Semaphore, fence: vk::Fence) -> vk::Result {
-        let sems = [semaphore];
-        let mut submit = vk::SubmitInfo::default();
-        if semaphore != vk::Semaphore::null() {
-            submit = submit.signal_semaphores(&sems);
-        }
-        let queue = lock(&self.internal_queue);
-        // SAFETY: a queue of the device, used under our lock, with a valid batch.
-        match unsafe { dev.fns.queue_submit(*queue, &[submit], fence) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        }
-    }
-}
-
-/// The host's device-level command `$name` as its `vk::$pfn`; when the host has none, the
-/// calling hook returns `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
-/// What `vkGet{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
-const EXPORT_RESULTS: &[vk::Result] = &[
-    vk::Result::SUCCESS,
-    vk::Result::ERROR_TOO_MANY_OBJECTS,
-    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-];
-/// What `vkImport{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
-const IMPORT_RESULTS: &[vk::Result] = &[
-    vk::Result::SUCCESS,
-    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-];
-
-macro_rules! host_device_fn {
-    ($dev:expr, $name:literal, $pfn:ident) => {{
-        let cname = concat!($name, "\0");
-        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-        let f = unsafe { ($dev.gdpa)($dev.handle, cname.as_ptr().cast()) };
-        match f {
-            // SAFETY: the host returns the command of that name, of type `$pfn`.
-            Some(f) => unsafe { std::mem::transmute::<unsafe extern "system" fn(), vk::$pfn>(f) },
-            None => {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-            }
-        }
-    }};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -441,39 +339,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_instance: *mut vk::Instance,
     ) -> vk::Result {
-        let Some(host) = Self::icd() else {
-            return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
-        };
-        // SAFETY: `pCreateInfo` is the application's pointer, null or to a create info valid for
-        // this call; `as_ref` turns null into the refusal below.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
-        let mut app = unsafe { ci.p_application_info.as_ref() }
-            .copied()
-            .unwrap_or_default();
-        app.api_version = host.host_api_version(app.api_version);
-        let mut ci2 = *ci;
-        ci2.p_application_info = &app;
-        let mut instance = vk::Instance::null();
-        // SAFETY: the host's vkCreateInstance with a valid create info.
-        let r = unsafe { (host.entry.fp_v1_0().create_instance)(&ci2, p_allocator, &mut instance) };
-        if r != vk::Result::SUCCESS {
-            return r;
-        }
-        if let Err(r) = check_host_instance(host, instance, app.api_version, p_allocator) {
-            return r;
-        }
-        // SAFETY: a live host instance with every command the driver calls (checked above).
-        let fns = unsafe { ash::Instance::load(host.entry.static_fn(), instance) };
-        registry_mut().instances.insert(
-            vk::Handle::as_raw(instance),
-            Arc::new(HostInstance { fns, slot: SLOT }),
-        );
-        // SAFETY: valid output pointer.
-        unsafe { *p_instance = instance };
-        vk::Result::SUCCESS
+        // SAFETY: the application's vkCreateInstance arguments, unchanged, for the function
+        // with this hook's contract; `Self::icd()` and `SLOT` pick this slot's ICD.
+        unsafe { create_host_instance(Self::icd(), SLOT, p_create_info, p_allocator, p_instance) }
     }
 
     unsafe fn destroy_instance(
@@ -580,41 +448,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
     }
 
     unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::AllocationCallbacks<'_>) {
-        let raw = vk::Handle::as_raw(device);
-        let state = {
-            let mut reg = registry_mut();
-            let state = reg.devices.remove(&raw);
-            if let Some(s) = &state {
-                reg.queues.retain(|_, v| !Arc::ptr_eq(v, s));
-            }
-            state
-        };
-        let Some(dev) = state else {
-            return;
-        };
-        sync_fd::forget_device(&dev);
-        if let Some(sync) = &dev.sync {
-            sync.shut_down(&dev);
-        }
-        if let Some(anb) = &dev.anb {
-            // Let pending release fences complete and the worker exit.
-            if let Some(w) = lock(&anb.worker).take() {
-                drop(w.sender);
-                if w.thread.join().is_err() {
-                    log::error!("the release worker panicked");
-                }
-            }
-            for f in std::mem::take(&mut *lock(&anb.fences)) {
-                // SAFETY: pooled fences are unsignalled and unused.
-                unsafe { dev.fns.destroy_fence(f, None) };
-            }
-            // Images the application did not destroy: their imports go with the device.
-            for (_, img) in std::mem::take(&mut *lock(&anb.images)) {
-                release_anb_image(&dev, img);
-            }
-        }
-        // SAFETY: the application is done with the device.
-        unsafe { (dev.fns.fp_v1_0().destroy_device)(device, p_allocator) };
+        // SAFETY: `device::destroy_device` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
+        unsafe { device::destroy_device(device, p_allocator) }
     }
 
     // --- device ---------------------------------------------------------------------------
@@ -632,12 +468,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         unsafe {
             (dev.fns.fp_v1_0().get_device_queue)(device, queue_family_index, queue_index, p_queue)
         };
-        // SAFETY: valid output pointer, written by the host.
-        if let Some(&q) = unsafe { p_queue.as_ref() } {
-            if q != vk::Queue::null() {
-                registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
-            }
-        }
+        // SAFETY: `pQueue` is the application's output pointer, null or just written by the host.
+        unsafe { note_queue(dev, p_queue) };
     }
 
     unsafe fn get_device_queue2(
@@ -650,12 +482,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         };
         // SAFETY: forwarded to the host with valid arguments.
         unsafe { (dev.fns.fp_v1_1().get_device_queue2)(device, p_queue_info, p_queue) };
-        // SAFETY: valid output pointer, written by the host.
-        if let Some(&q) = unsafe { p_queue.as_ref() } {
-            if q != vk::Queue::null() {
-                registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
-            }
-        }
+        // SAFETY: `pQueue` is the application's output pointer, null or just written by the host.
+        unsafe { note_queue(dev, p_queue) };
     }
 
     unsafe fn create_image(
@@ -736,77 +564,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         bind_info_count: u32,
         p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
-        let all = unsafe { slice(p_bind_infos, bind_info_count) };
-        let rest = match hardware_buffer::bind_images(&dev, all) {
-            Ok(r) => return r,
-            Err(rest) => rest,
-        };
-        let infos = &rest[..];
-        let native = |i: &vk::BindImageMemoryInfo<'_>| {
-            // SAFETY: valid input chain.
-            unsafe {
-                find_in_chain::<vk::NativeBufferANDROID>(
-                    i.p_next,
-                    vk::StructureType::NATIVE_BUFFER_ANDROID,
-                )
-            }
-        };
-        let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
-            // SAFETY: forwarded to the host.
-            return unsafe {
-                (dev.fns.fp_v1_1().bind_image_memory2)(device, infos.len() as u32, infos.as_ptr())
-            };
-        };
-        let mut others = Vec::new();
-        let mut chains = Vec::new();
-        for info in infos {
-            match native(info) {
-                Some(nb) => {
-                    let raw = vk::Handle::as_raw(info.image);
-                    if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
-                        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-                    }
-                    // SAFETY: the loader's handle; parsed and dup'ed by the kit.
-                    let buffer = match unsafe { native_buffer_of(nb) } {
-                        Ok(b) => b,
-                        Err(e) => return e,
-                    };
-                    // SAFETY: a pending swapchain image of this device, created importable.
-                    match unsafe { bind_native_buffer(&dev, anb, info.image, buffer) } {
-                        Ok(state) => {
-                            lock(&anb.images).insert(raw, state);
-                        }
-                        Err(e) => return e,
-                    }
-                }
-                None => {
-                    // SAFETY: the application's chain, valid during this call.
-                    let chain = unsafe {
-                        ChainEdit::without(
-                            info.p_next,
-                            &[vk::StructureType::BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR],
-                        )
-                    };
-                    let mut copy = *info;
-                    copy.p_next = chain.head();
-                    chains.push(chain);
-                    others.push(copy);
-                }
-            }
-        }
-        if others.is_empty() {
-            return vk::Result::SUCCESS;
-        }
-        // SAFETY: forwarded to the host; the edited chains live until after the call.
-        let r = unsafe {
-            (dev.fns.fp_v1_1().bind_image_memory2)(device, others.len() as u32, others.as_ptr())
-        };
-        drop(chains);
-        r
+        // SAFETY: `native_buffer::bind_image_memory2` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
+        unsafe { native_buffer::bind_image_memory2(device, bind_info_count, p_bind_infos) }
     }
 
     unsafe fn bind_image_memory(
@@ -1163,32 +923,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_get_fd_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
         p_fd: *mut std::ffi::c_int,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call; only
-        // its handle type is read.
-        let sync_fd = unsafe { p_get_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkGetSemaphoreFdKHR", PFN_vkGetSemaphoreFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
-        }
-        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call;
-        // `as_ref` and the null check on `pFd` turn either missing pointer into the refusal below.
-        let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        match sync_fd::get_semaphore_fd(&dev, info) {
-            Ok(fence) => {
-                // SAFETY: non-null output pointer; the application owns the fd.
-                unsafe { *p_fd = fence.into_raw() };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
+        // SAFETY: `external_fd::get_semaphore_fd_khr` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
+        unsafe { external_fd::get_semaphore_fd_khr(device, p_get_fd_info, p_fd) }
     }
 
     unsafe fn get_fence_fd_khr(
@@ -1196,95 +933,27 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_get_fd_info: *const vk::FenceGetFdInfoKHR<'_>,
         p_fd: *mut std::ffi::c_int,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call; only
-        // its handle type is read.
-        let sync_fd = unsafe { p_get_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkGetFenceFdKHR", PFN_vkGetFenceFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
-        }
-        // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call;
-        // `as_ref` and the null check on `pFd` turn either missing pointer into the refusal below.
-        let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        match sync_fd::get_fence_fd(&dev, info) {
-            Ok(fence) => {
-                // SAFETY: non-null output pointer; the application owns the fd.
-                unsafe { *p_fd = fence.into_raw() };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
+        // SAFETY: `external_fd::get_fence_fd_khr` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
+        unsafe { external_fd::get_fence_fd_khr(device, p_get_fd_info, p_fd) }
     }
 
     unsafe fn import_semaphore_fd_khr(
         device: vk::Device,
         p_import_semaphore_fd_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: `pImportSemaphoreFdInfo` is null or the application's structure, valid for this
-        // call; only its handle type is read.
-        let sync_fd = unsafe { p_import_semaphore_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkImportSemaphoreFdKHR", PFN_vkImportSemaphoreFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(
-                unsafe { f(device, p_import_semaphore_fd_info) },
-                IMPORT_RESULTS,
-            );
-        }
-        // SAFETY: `pImportSemaphoreFdInfo` is null or the application's structure, valid for this
-        // call; null is refused below.
-        let Some(info) = (unsafe { p_import_semaphore_fd_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
-            || !info.flags.contains(vk::SemaphoreImportFlags::TEMPORARY)
-        {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        sync_fd::import(&dev, sync_fd::Target::Semaphore(info.semaphore), info.fd)
+        // SAFETY: `external_fd::import_semaphore_fd_khr` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
+        unsafe { external_fd::import_semaphore_fd_khr(device, p_import_semaphore_fd_info) }
     }
 
     unsafe fn import_fence_fd_khr(
         device: vk::Device,
         p_import_fence_fd_info: *const vk::ImportFenceFdInfoKHR<'_>,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: `pImportFenceFdInfo` is null or the application's structure, valid for this call;
-        // only its handle type is read.
-        let sync_fd = unsafe { p_import_fence_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkImportFenceFdKHR", PFN_vkImportFenceFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(unsafe { f(device, p_import_fence_fd_info) }, IMPORT_RESULTS);
-        }
-        // SAFETY: `pImportFenceFdInfo` is null or the application's structure, valid for this call;
-        // null is refused below.
-        let Some(info) = (unsafe { p_import_fence_fd_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD
-            || !info.flags.contains(vk::FenceImportFlags::TEMPORARY)
-        {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        sync_fd::import(&dev, sync_fd::Target::Fence(info.fence), info.fd)
+        // SAFETY: `external_fd::import_fence_fd_khr` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
+        unsafe { external_fd::import_fence_fd_khr(device, p_import_fence_fd_info) }
     }
 
     unsafe fn get_physical_device_external_semaphore_properties(
@@ -1292,42 +961,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_semaphore_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
         p_external_semaphore_properties: *mut vk::ExternalSemaphoreProperties<'_>,
     ) {
-        let Some(inst) = instance_of(physical_device) else {
-            return;
-        };
-        // SAFETY: the input and output structures are the application's, null or valid for this
-        // call (null ones are passed to the host untouched), the input's chain included;
-        // `physical_device` was found in `inst` just above, so the host's 1.1 query takes it.
+        // SAFETY: `external_fd::get_physical_device_external_semaphore_properties` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
         unsafe {
-            if let (Some(info), Some(out)) = (
-                p_external_semaphore_info.as_ref(),
-                p_external_semaphore_properties.as_mut(),
-            ) {
-                let sync = vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD;
-                let timeline = find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
-                    info.p_next,
-                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
-                )
-                .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
-                // Passed through or emulated, SYNC_FD always works (a host that lists it but
-                // fails its probe is emulated: `create_host_device`).
-                if info.handle_type == sync {
-                    let (features, _) = sync_fd::sync_fd_features();
-                    out.external_semaphore_features = if timeline {
-                        Default::default()
-                    } else {
-                        features
-                    };
-                    out.export_from_imported_handle_types =
-                        if timeline { Default::default() } else { sync };
-                    out.compatible_handle_types = if timeline { Default::default() } else { sync };
-                    return;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_external_semaphore_properties)(
+            external_fd::get_physical_device_external_semaphore_properties(
                 physical_device,
                 p_external_semaphore_info,
                 p_external_semaphore_properties,
@@ -1340,29 +977,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_fence_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
         p_external_fence_properties: *mut vk::ExternalFenceProperties<'_>,
     ) {
-        let Some(inst) = instance_of(physical_device) else {
-            return;
-        };
-        // SAFETY: the input and output structures are the application's, null or valid for this
-        // call (null ones are passed to the host untouched); `physical_device` was found in `inst`
-        // just above, so the host's 1.1 query takes it.
+        // SAFETY: `external_fd::get_physical_device_external_fence_properties` is this hook's body, moved beside the code it uses with
+        // this hook's contract; the arguments are the application's, unchanged.
         unsafe {
-            if let (Some(info), Some(out)) = (
-                p_external_fence_info.as_ref(),
-                p_external_fence_properties.as_mut(),
-            ) {
-                let sync = vk::ExternalFenceHandleTypeFlags::SYNC_FD;
-                if info.handle_type == sync {
-                    out.external_fence_features = sync_fd::sync_fd_features().1;
-                    out.export_from_imported_handle_types = sync;
-                    out.compatible_handle_types = sync;
-                    return;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_external_fence_properties)(
+            external_fd::get_physical_device_external_fence_properties(
                 physical_device,
                 p_external_fence_info,
                 p_external_fence_properties,

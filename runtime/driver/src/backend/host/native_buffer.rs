@@ -381,3 +381,158 @@ pub(super) fn wait_and_recycle(dev: &HostDevice, anb: &AnbDevice, fence: vk::Fen
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Release fences
+
+pub(super) struct Job {
+    fence: vk::Fence,
+    signaller: FenceSignaller,
+}
+
+pub(super) struct Worker {
+    pub(super) sender: mpsc::Sender<Job>,
+    pub(super) thread: JoinHandle<()>,
+}
+
+impl Worker {
+    fn start(fns: ash::Device, pool: Arc<Mutex<Vec<vk::Fence>>>) -> std::io::Result<Self> {
+        let (sender, rx) = mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("vkgen-release".into())
+            .spawn(move || {
+                for job in rx {
+                    // SAFETY: the fence belongs to the device, which outlives this thread
+                    // (`vkDestroyDevice` joins it first).
+                    let r = unsafe { fns.wait_for_fences(&[job.fence], true, u64::MAX) };
+                    if let Err(e) = job.signaller.signal() {
+                        log::error!("signalling a release fence failed: {e}");
+                    }
+                    // SAFETY: the same device's fence, which the wait above saw signalled (or the
+                    // device lost), so no batch uses it any more and it can be reset or destroyed.
+                    unsafe {
+                        if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
+                            lock(&pool).push(job.fence);
+                        } else {
+                            fns.destroy_fence(job.fence, None);
+                        }
+                    }
+                }
+            })?;
+        Ok(Self { sender, thread })
+    }
+}
+
+impl AnbDevice {
+    /// An unsignalled fence from the pool, or a new one.
+    fn fence(&self, dev: &HostDevice) -> Result<vk::Fence, vk::Result> {
+        if let Some(f) = lock(&self.fences).pop() {
+            return Ok(f);
+        }
+        let mut export = vk::ExportFenceCreateInfo::default()
+            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        let mut ci = vk::FenceCreateInfo::default();
+        if self.fence_fd.is_some() {
+            ci = ci.push_next(&mut export);
+        }
+        // SAFETY: valid create info for a live device.
+        unsafe { dev.fns.create_fence(&ci, None) }
+    }
+
+    /// Signals `semaphore` and/or `fence` from the internal queue.
+    fn signal(&self, dev: &HostDevice, semaphore: vk::Semaphore, fence: vk::Fence) -> vk::Result {
+        let sems = [semaphore];
+        let mut submit = vk::SubmitInfo::default();
+        if semaphore != vk::Semaphore::null() {
+            submit = submit.signal_semaphores(&sems);
+        }
+        let queue = lock(&self.internal_queue);
+        // SAFETY: a queue of the device, used under our lock, with a valid batch.
+        match unsafe { dev.fns.queue_submit(*queue, &[submit], fence) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        }
+    }
+}
+
+/// The body of the `bind_image_memory2` hook.
+///
+/// # Safety
+/// The hook's: the application's valid arguments of the command.
+pub(super) unsafe fn bind_image_memory2(
+    device: vk::Device,
+    bind_info_count: u32,
+    p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
+) -> vk::Result {
+    let Some(dev) = device_of(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
+    let all = unsafe { slice(p_bind_infos, bind_info_count) };
+    let rest = match hardware_buffer::bind_images(&dev, all) {
+        Ok(r) => return r,
+        Err(rest) => rest,
+    };
+    let infos = &rest[..];
+    let native = |i: &vk::BindImageMemoryInfo<'_>| {
+        // SAFETY: valid input chain.
+        unsafe {
+            find_in_chain::<vk::NativeBufferANDROID>(
+                i.p_next,
+                vk::StructureType::NATIVE_BUFFER_ANDROID,
+            )
+        }
+    };
+    let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
+        // SAFETY: forwarded to the host.
+        return unsafe {
+            (dev.fns.fp_v1_1().bind_image_memory2)(device, infos.len() as u32, infos.as_ptr())
+        };
+    };
+    let mut others = Vec::new();
+    let mut chains = Vec::new();
+    for info in infos {
+        match native(info) {
+            Some(nb) => {
+                let raw = vk::Handle::as_raw(info.image);
+                if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
+                    return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                }
+                // SAFETY: the loader's handle; parsed and dup'ed by the kit.
+                let buffer = match unsafe { native_buffer_of(nb) } {
+                    Ok(b) => b,
+                    Err(e) => return e,
+                };
+                // SAFETY: a pending swapchain image of this device, created importable.
+                match unsafe { bind_native_buffer(&dev, anb, info.image, buffer) } {
+                    Ok(state) => {
+                        lock(&anb.images).insert(raw, state);
+                    }
+                    Err(e) => return e,
+                }
+            }
+            None => {
+                // SAFETY: the application's chain, valid during this call.
+                let chain = unsafe {
+                    ChainEdit::without(
+                        info.p_next,
+                        &[vk::StructureType::BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR],
+                    )
+                };
+                let mut copy = *info;
+                copy.p_next = chain.head();
+                chains.push(chain);
+                others.push(copy);
+            }
+        }
+    }
+    if others.is_empty() {
+        return vk::Result::SUCCESS;
+    }
+    // SAFETY: forwarded to the host; the edited chains live until after the call.
+    let r = unsafe {
+        (dev.fns.fp_v1_1().bind_image_memory2)(device, others.len() as u32, others.as_ptr())
+    };
+    drop(chains);
+    r
+}

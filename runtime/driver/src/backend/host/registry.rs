@@ -132,3 +132,17 @@ pub(super) fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bo
     list.iter()
         .any(|e| cstr_from_array(&e.extension_name) == name.to_bytes())
 }
+
+/// Makes the queue the host wrote to `p_queue` (if any) one of `dev`'s, so that submissions
+/// to it find their device.
+///
+/// # Safety
+/// `p_queue` is null or valid for a read.
+pub(super) unsafe fn note_queue(dev: Arc<HostDevice>, p_queue: *const vk::Queue) {
+    // SAFETY: null or valid for a read (the caller's promise); `as_ref` skips null.
+    if let Some(&q) = unsafe { p_queue.as_ref() } {
+        if q != vk::Queue::null() {
+            registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
+        }
+    }
+}

@@ -212,7 +212,10 @@ pub(super) fn image_requirements(size: u64) -> vk::MemoryRequirements {
 ///
 /// # Safety
 /// `out` is a valid output structure.
-pub(super) unsafe fn write_requirements2(out: *mut vk::MemoryRequirements2<'_>, r: vk::MemoryRequirements) {
+pub(super) unsafe fn write_requirements2(
+    out: *mut vk::MemoryRequirements2<'_>,
+    r: vk::MemoryRequirements,
+) {
     if out.is_null() {
         return;
     }

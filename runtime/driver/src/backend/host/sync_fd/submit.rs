@@ -155,7 +155,10 @@ unsafe fn rewrite_submit_info(sync: &SyncEmulation, b: &vk::SubmitInfo<'_>) -> B
     let (wvals, svals) = tl.map_or((&[][..], &[][..]), |t| unsafe {
         (
             crate::backend::host::slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
-            crate::backend::host::slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count),
+            crate::backend::host::slice(
+                t.p_signal_semaphore_values,
+                t.signal_semaphore_value_count,
+            ),
         )
     });
     let mut waits: Vec<_> = wsems
@@ -229,7 +232,10 @@ pub(in crate::backend::host) unsafe fn queue_submit2(
         let (w, sg) = unsafe {
             (
                 crate::backend::host::slice(b.p_wait_semaphore_infos, b.wait_semaphore_info_count),
-                crate::backend::host::slice(b.p_signal_semaphore_infos, b.signal_semaphore_info_count),
+                crate::backend::host::slice(
+                    b.p_signal_semaphore_infos,
+                    b.signal_semaphore_info_count,
+                ),
             )
         };
         let mut waits: Vec<_> = w
