@@ -272,33 +272,11 @@ pub unsafe fn take_native_fence(fd: RawFd) -> Result<NativeFence, vk::Result> {
     Ok(unsafe { NativeFence::from_raw(fd) })
 }
 
-/// The `VkResult` for a failed fence operation: descriptor exhaustion and memory failures are
-/// `VK_ERROR_OUT_OF_HOST_MEMORY`; a fence fd in an error state can never signal, which is
-/// `VK_ERROR_DEVICE_LOST`.
+/// The `VkResult` for a failed fence operation, logged:
+/// [`map_fence_err`](crate::sync_fd::map_fence_err), the sync-fd source's one mapper, under a
+/// generic description (callers that can say what failed call the mapper themselves).
 pub fn fence_error_result(e: &FenceError) -> vk::Result {
-    use rustix::io::Errno;
-    let oom = |errno: &Errno| {
-        matches!(
-            *errno,
-            Errno::NOMEM | Errno::MFILE | Errno::NFILE | Errno::NOBUFS
-        )
-    };
-    match e {
-        FenceError::Create(errno) | FenceError::Poll(errno) if oom(errno) => {
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        }
-        FenceError::Dup(io)
-            if io
-                .raw_os_error()
-                .is_some_and(|c| c == libc::EMFILE || c == libc::ENFILE || c == libc::ENOMEM) =>
-        {
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        }
-        FenceError::Create(_) | FenceError::Dup(_) => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        FenceError::Poll(_) | FenceError::Broken { .. } | FenceError::Signal(_) => {
-            vk::Result::ERROR_DEVICE_LOST
-        }
-    }
+    crate::sync_fd::map_fence_err("a native fence operation", e)
 }
 
 /// Runs `f`; a panic is logged with `command` and its payload and becomes `fail`, so no unwind

@@ -74,6 +74,35 @@ pub enum GrallocError {
 /// Result alias of this module.
 pub type Result<T, E = GrallocError> = std::result::Result<T, E>;
 
+/// What a driver was doing with a gralloc buffer (an `AHardwareBuffer` is one) when it failed:
+/// the failure's `VkResult` depends on it (see [`map_gralloc_err`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferOp {
+    /// Taking a buffer the application or the loader handed over (`VkNativeBufferANDROID`,
+    /// `VkImportAndroidHardwareBufferInfoANDROID`, a properties query), or mapping it.
+    Import,
+    /// Allocating a buffer to export (`VkExportMemoryAllocateInfo` with the handle type).
+    Allocate,
+}
+
+/// A gralloc or `AHardwareBuffer` failure ([`GrallocError`],
+/// [`HardwareBufferError`](crate::hardware_buffer::HardwareBufferError)) as a `VkResult`, the
+/// one mapper of this source; logged here with `what` (the operation that failed):
+///
+/// * [`BufferOp::Import`] → `VK_ERROR_INVALID_EXTERNAL_HANDLE`: the handle is not a buffer
+///   this runtime can use, whatever the cause;
+/// * [`BufferOp::Allocate`] → `VK_ERROR_OUT_OF_DEVICE_MEMORY`: no buffer could be made for the
+///   export (the memory it would live in is what ran out, or the description is one the
+///   allocator refuses).
+pub fn map_gralloc_err(what: &str, err: &dyn std::fmt::Display, op: BufferOp) -> vk::Result {
+    let result = match op {
+        BufferOp::Import => vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+        BufferOp::Allocate => vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+    };
+    log::log!(vkgen_abi::error::level(result), "{result:?}: {what}: {err}");
+    result
+}
+
 /// The HAL pixel formats this allocator supports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PixelFormat {

@@ -258,18 +258,17 @@ impl HardwareBufferAllocation {
                 })?;
             let d = *buffer.desc();
             if info.allocation_size != 0 && info.allocation_size != allocation_size(&d) {
-                log::warn!(
+                return Err(vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
                     "AHardwareBuffer import: allocationSize {} is not the buffer's {}",
                     info.allocation_size,
                     allocation_size(&d)
-                );
-                return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+                ));
             }
             if dedicated_image == vk::Image::null()
                 && (d.format != PixelFormat::Blob || d.usage & usage::GPU_DATA_BUFFER == 0)
             {
-                log::warn!("AHardwareBuffer import without a dedicated image must be a GPU_DATA_BUFFER BLOB");
-                return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+                return Err(vkgen_abi::vk_error!(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, "AHardwareBuffer import without a dedicated image must be a GPU_DATA_BUFFER BLOB"));
             }
             return Ok(Some(Self::Import {
                 buffer,
@@ -325,17 +324,19 @@ pub unsafe fn write_properties(
     let r = match unsafe { HardwareBufferRef::acquire(buffer) } {
         Ok(r) => r,
         Err(e) => {
-            log::warn!("vkGetAndroidHardwareBufferPropertiesANDROID: {e}");
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "vkGetAndroidHardwareBufferPropertiesANDROID: {e}"
+            );
         }
     };
     let d = *r.desc();
     if d.usage & usage::GPU_ANY == 0 {
-        log::warn!(
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
             "vkGetAndroidHardwareBufferPropertiesANDROID: usage {:#x} has no GPU usage",
             d.usage
         );
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
     }
     // SAFETY: `props` is the application's vkGetAndroidHardwareBufferPropertiesANDROID output
     // chain, null or valid for this call; `as_mut` turns null into the refusal below.

@@ -234,15 +234,19 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
 /// buffer (any other pointer is refused by the checks).
 pub unsafe fn native_buffer_of(anb: &vk::NativeBufferANDROID) -> Result<Buffer, vk::Result> {
     if anb.handle.is_null() {
-        log::warn!("VkNativeBufferANDROID refused: null handle");
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID refused: null handle"
+        ));
     }
     if !anb.ahb.is_null() {
         // SAFETY: checked before use; the loader holds a reference during the call.
         let ahb = unsafe { crate::hardware_buffer::HardwareBufferRef::acquire(anb.ahb.cast()) };
         if !ahb.is_ok_and(|b| b.native_handle() == anb.handle.cast::<NativeHandle>()) {
-            log::warn!("VkNativeBufferANDROID refused: ahb is not the buffer of handle");
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "VkNativeBufferANDROID refused: ahb is not the buffer of handle"
+            ));
         }
     }
     // SAFETY: parsing validates the native handle's header and counts, then dups its fd.

@@ -47,9 +47,7 @@ pub(super) unsafe fn get_semaphore_fd_khr(
     p_get_fd_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
     p_fd: *mut std::ffi::c_int,
 ) -> vk::Result {
-    let Some(dev) = device_of(device) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-    };
+    let dev = device_or!(device, vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call; only
     // its handle type is read.
     let sync_fd = unsafe { p_get_fd_info.as_ref() }
@@ -84,9 +82,7 @@ pub(super) unsafe fn get_fence_fd_khr(
     p_get_fd_info: *const vk::FenceGetFdInfoKHR<'_>,
     p_fd: *mut std::ffi::c_int,
 ) -> vk::Result {
-    let Some(dev) = device_of(device) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-    };
+    let dev = device_or!(device, vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call; only
     // its handle type is read.
     let sync_fd = unsafe { p_get_fd_info.as_ref() }
@@ -120,9 +116,7 @@ pub(super) unsafe fn import_semaphore_fd_khr(
     device: vk::Device,
     p_import_semaphore_fd_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
 ) -> vk::Result {
-    let Some(dev) = device_of(device) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-    };
+    let dev = device_or!(device, vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     // SAFETY: `pImportSemaphoreFdInfo` is null or the application's structure, valid for this
     // call; only its handle type is read.
     let sync_fd = unsafe { p_import_semaphore_fd_info.as_ref() }
@@ -157,9 +151,7 @@ pub(super) unsafe fn import_fence_fd_khr(
     device: vk::Device,
     p_import_fence_fd_info: *const vk::ImportFenceFdInfoKHR<'_>,
 ) -> vk::Result {
-    let Some(dev) = device_of(device) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-    };
+    let dev = device_or!(device, vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
     // SAFETY: `pImportFenceFdInfo` is null or the application's structure, valid for this call;
     // only its handle type is read.
     let sync_fd = unsafe { p_import_fence_fd_info.as_ref() }

@@ -528,11 +528,8 @@ pub(super) unsafe fn create_image_view(
     };
     let aspect = ci.subresource_range.aspect_mask;
     let Some(n) = PLANE_ASPECTS.iter().position(|&a| a == aspect) else {
-        log::warn!(
-            "AHardwareBuffer image {:?}: this host samples it only through plane views ({aspect:?} asked)",
-            img.format
-        );
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        return Some(vkgen_abi::vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "AHardwareBuffer image {:?}: this host samples it only through plane views ({aspect:?} asked)",
+            img.format));
     };
     let Some(&(plane_image, plane_format)) = planes.get(n) else {
         return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
@@ -726,11 +723,11 @@ pub(super) unsafe fn create_sampler_ycbcr_conversion(
     let format = kit_ahb::pixel_format_of_external(ext.external_format)
         .map_or(vk::Format::UNDEFINED, kit_ahb::sampling_format);
     if format == vk::Format::UNDEFINED {
-        log::warn!(
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
             "vkCreateSamplerYcbcrConversion: external format {:#x} is not one this driver reported",
             ext.external_format
-        );
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        ));
     }
     // SAFETY: the application's chain, valid during this call.
     let chain =

@@ -29,6 +29,14 @@ pub enum HostError {
     NotAdaptable { path: PathBuf, reason: &'static str },
 }
 
+/// A host ICD that cannot be driven ([`HostError`]: not found, not loadable, too old, not
+/// one to adapt) as a `VkResult`, the one mapper of that source; logged here with `what`:
+/// always `VK_ERROR_INCOMPATIBLE_DRIVER`, the answer that makes a loader move on to its other
+/// drivers (and the one `vkCreateInstance` gives with no host ICD).
+pub(super) fn map_host_err(what: &str, err: &HostError) -> vk::Result {
+    vkgen_abi::vk_error!(vk::Result::ERROR_INCOMPATIBLE_DRIVER, "{what}: {err}")
+}
+
 /// An opened host ICD.
 pub struct HostIcd {
     /// The library when the host driver opened it itself (slot 0); a loader keeps its own.
@@ -488,11 +496,11 @@ pub(super) fn check_host_instance(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<(), vk::Result> {
     if vk::Handle::as_raw(instance) == 0 {
-        log::warn!(
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "{}: vkCreateInstance succeeded with a null handle; refused",
             host.manifest.display()
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     }
     // SAFETY: lookups through the ICD with its live instance.
     let lookup = |name: &CStr| unsafe { (host.gipa)(instance, name.as_ptr()) }.is_some();

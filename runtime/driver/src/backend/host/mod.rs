@@ -86,6 +86,8 @@
 //!   and the device's worker thread (started on first use) waits for the host fence, signals the
 //!   eventfd and recycles the fence.
 
+#[macro_use]
+mod registry;
 pub mod adapter;
 mod copy_backed;
 mod device;
@@ -94,7 +96,6 @@ mod hardware_buffer;
 mod icd;
 mod native_buffer;
 mod queue_family;
-mod registry;
 mod sync_fd;
 mod sync_waiter;
 
@@ -407,9 +408,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_property_count: *mut u32,
         p_properties: *mut vk::ExtensionProperties,
     ) -> vk::Result {
-        let Some(inst) = instance_of(physical_device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
+        let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
         if !p_layer_name.is_null() {
             // SAFETY: forwarded to the host.
             return unsafe {
@@ -492,9 +491,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_image: *mut vk::Image,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_INITIALIZATION_FAILED);
         // SAFETY: valid create info.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
             return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -591,9 +588,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_memory: *mut vk::DeviceMemory,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         // SAFETY: `pAllocateInfo` is null or the application's allocate info with a chain valid for
         // this call, and `pMemory` its output pointer; both are passed to helpers with that
         // contract.
@@ -627,9 +622,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_view: *mut vk::ImageView,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
         // this call, and `pView` its output pointer; both are passed to a helper with that
         // contract.
@@ -649,9 +642,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_buffer: *mut vk::Buffer,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
         // this call, and `pBuffer` its output pointer; both are passed to a helper with that
         // contract.
@@ -697,9 +688,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
         p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
     ) -> vk::Result {
-        let Some(inst) = instance_of(physical_device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
+        let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
         // SAFETY: `pImageFormatInfo` and `pImageFormatProperties` are the application's input and
         // output chains for this call (null ones are passed on untouched); `physical_device` is of
         // `inst`.
@@ -784,9 +773,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_ycbcr_conversion: *mut vk::SamplerYcbcrConversion,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
         // this call, and `pYcbcrConversion` its output pointer; both are passed to a helper with
         // that contract.
@@ -858,9 +845,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_semaphore: *mut vk::Semaphore,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
         // this call, and `pSemaphore` its output pointer; both are passed to a helper with that
         // contract.
@@ -893,9 +878,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_fence: *mut vk::Fence,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
         // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
         // this call, and `pFence` its output pointer; both are passed to a helper with that
         // contract.

@@ -133,16 +133,21 @@ pub(super) unsafe fn bind_native_buffer(
         )
     };
     if layout.row_pitch != desc.row_bytes() || layout.offset != 0 {
-        log::warn!(
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
             "VkNativeBufferANDROID: host row pitch {} (offset {}) does not match the buffer's {}",
             layout.row_pitch,
             layout.offset,
             desc.row_bytes()
-        );
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        ));
     }
     if reqs.alignment != 0 && !desc.offset.is_multiple_of(reqs.alignment) {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID: buffer offset {} is not aligned to the host's {}",
+            desc.offset,
+            reqs.alignment
+        ));
     }
     let align = anb.import_alignment.max(rustix::param::page_size() as u64);
     let total = desc
@@ -150,13 +155,25 @@ pub(super) unsafe fn bind_native_buffer(
         .checked_add(reqs.size)
         .map(|t| t.next_multiple_of(align))
         .and_then(|t| usize::try_from(t).ok())
-        .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
-    let end = desc
-        .end()
-        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        .ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "VkNativeBufferANDROID: the import's size overflows"
+            )
+        })?;
+    let end = desc.end().map_err(|e| {
+        vkgen_platform::gralloc::map_gralloc_err(
+            "VkNativeBufferANDROID: the buffer's extent",
+            &e,
+            vkgen_platform::gralloc::BufferOp::Import,
+        )
+    })?;
     let mapping = HostMapping::new(buffer.fd(), end, total).map_err(|e| {
-        log::warn!("VkNativeBufferANDROID: mapping the buffer failed: {e}");
-        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        vkgen_abi::error::map_io_err(
+            "VkNativeBufferANDROID: mapping the buffer",
+            &e.into(),
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        )
     })?;
     drop(buffer);
     let mut host_props = vk::MemoryHostPointerPropertiesEXT::default();
@@ -174,7 +191,10 @@ pub(super) unsafe fn bind_native_buffer(
     }
     let bits = host_props.memory_type_bits & reqs.memory_type_bits;
     if bits == 0 {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID: no host memory type takes both the mapping and the image"
+        ));
     }
     let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
         .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
@@ -245,11 +265,18 @@ impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> Result<vk::Image, vk::Result> {
         let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
-        let dev = device_of(device).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
-        let anb = dev
-            .anb
-            .as_ref()
-            .ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        let dev = device_of(device).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "{device:?} is no live device of the host driver"
+            )
+        })?;
+        let anb = dev.anb.as_ref().ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "VkNativeBufferANDROID on a device without the extension"
+            )
+        })?;
         // SAFETY: a create info the kit validated, for this device.
         let image = unsafe { create_importable_image(&dev, import.create_info, allocator) }?;
         // SAFETY: a fresh LINEAR importable image of this device.
@@ -285,11 +312,18 @@ impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
         if semaphore == vk::Semaphore::null() && fence == vk::Fence::null() {
             return Ok(());
         }
-        let dev = device_of(device).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
-        let anb = dev
-            .anb
-            .as_ref()
-            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        let dev = device_of(device).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "{device:?} is no live device of the host driver"
+            )
+        })?;
+        let anb = dev.anb.as_ref().ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+                "vkAcquireImageANDROID on a device without VK_ANDROID_native_buffer"
+            )
+        })?;
         match anb.signal(&dev, semaphore, fence) {
             vk::Result::SUCCESS => Ok(()),
             e => Err(e),
@@ -301,11 +335,18 @@ impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
         waits: &[vk::Semaphore],
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
-        let dev = device_of_queue(queue).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
-        let anb = dev
-            .anb
-            .as_ref()
-            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        let dev = device_of_queue(queue).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "{queue:?} is no queue of a host device"
+            )
+        })?;
+        let anb = dev.anb.as_ref().ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+                "vkQueueSignalReleaseImageANDROID on a device without VK_ANDROID_native_buffer"
+            )
+        })?;
         let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
         let fence = anb.fence(&dev)?;
         let submit = vk::SubmitInfo::default()
@@ -464,9 +505,7 @@ pub(super) unsafe fn bind_image_memory2(
     bind_info_count: u32,
     p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
 ) -> vk::Result {
-    let Some(dev) = device_of(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
+    let dev = device_or!(device, vk::Result::ERROR_INITIALIZATION_FAILED);
     // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
     let all = unsafe { slice(p_bind_infos, bind_info_count) };
     let rest = match hardware_buffer::bind_images(&dev, all) {
@@ -496,7 +535,11 @@ pub(super) unsafe fn bind_image_memory2(
             Some(nb) => {
                 let raw = vk::Handle::as_raw(info.image);
                 if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
-                    return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                    return vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                        "a VkNativeBufferANDROID bind of {:?}, no pending swapchain image",
+                        info.image
+                    );
                 }
                 // SAFETY: the loader's handle; parsed and dup'ed by the kit.
                 let buffer = match unsafe { native_buffer_of(nb) } {

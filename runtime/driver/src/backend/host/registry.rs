@@ -3,6 +3,39 @@
 
 use super::*;
 
+/// The host device behind `$device`; for a handle this driver never made (or already
+/// destroyed), `return`s `$err`, the command's failure result, logged where it is made.
+macro_rules! device_or {
+    ($device:expr, $err:expr) => {
+        match device_of($device) {
+            Some(dev) => dev,
+            None => {
+                return vkgen_abi::vk_error!(
+                    $err,
+                    "{:?} is no live device of the host driver",
+                    $device
+                )
+            }
+        }
+    };
+}
+
+/// The host instance of `$physical_device`, as [`device_or`] for devices.
+macro_rules! instance_or {
+    ($physical_device:expr, $err:expr) => {
+        match instance_of($physical_device) {
+            Some(inst) => inst,
+            None => {
+                return vkgen_abi::vk_error!(
+                    $err,
+                    "{:?} is no physical device of a host instance",
+                    $physical_device
+                )
+            }
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bookkeeping
 

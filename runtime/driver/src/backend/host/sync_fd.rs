@@ -55,7 +55,7 @@ use vkgen_generated::vk;
 
 use super::sync_waiter::{HostSide, Job, Waiter};
 use super::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
-use crate::sync_fd::{FenceSignaller, NativeFence};
+use crate::sync_fd::{FenceError, FenceSignaller, NativeFence};
 use crate::util::{find_in_chain, ChainEdit};
 
 mod submit;
@@ -469,26 +469,49 @@ pub(super) fn get_semaphore_fd(
     dev: &HostDevice,
     info: &vk::SemaphoreGetFdInfoKHR<'_>,
 ) -> Result<NativeFence, vk::Result> {
-    let (sync, _) = emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let (sync, _) = emulation(dev).ok_or_else(|| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetSemaphoreFdKHR: the device does not emulate SYNC_FD"
+        )
+    })?;
     if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetSemaphoreFdKHR: handle type {:?} is not SYNC_FD",
+            info.handle_type
+        ));
     }
     let value = {
         let mut exportable = lock(&sync.exportable);
         let Some(entry) = exportable.get_mut(&vk::Handle::as_raw(info.semaphore)) else {
-            // Not created exportable (or a timeline semaphore).
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "vkGetSemaphoreFdKHR: {:?} was not created exportable (or is a timeline)",
+                info.semaphore
+            ));
         };
         entry.1 = true;
         entry.0
     };
-    let signaller = FenceSignaller::new().map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
-    let fd = signaller
-        .fd()
-        .map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
+    // Out of descriptors is what an eventfd that cannot be made or duplicated means here, so
+    // both answer `VK_ERROR_TOO_MANY_OBJECTS` rather than `map_fence_err`'s memory error.
+    let no_fd = |e: FenceError| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_TOO_MANY_OBJECTS,
+            "vkGetSemaphoreFdKHR: {e}"
+        )
+    };
+    let signaller = FenceSignaller::new().map_err(no_fd)?;
+    let fd = signaller.fd().map_err(no_fd)?;
     sync.waiter
         .submit(Job::Export { value, signaller })
-        .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        .map_err(|_| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "vkGetSemaphoreFdKHR: the waiter thread is gone"
+            )
+        })?;
     Ok(NativeFence::from_fd(fd))
 }
 
@@ -538,9 +561,18 @@ pub(super) fn get_fence_fd(
     dev: &HostDevice,
     info: &vk::FenceGetFdInfoKHR<'_>,
 ) -> Result<NativeFence, vk::Result> {
-    let (sync, _) = emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let (sync, _) = emulation(dev).ok_or_else(|| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetFenceFdKHR: the device does not emulate SYNC_FD"
+        )
+    })?;
     if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetFenceFdKHR: handle type {:?} is not SYNC_FD",
+            info.handle_type
+        ));
     }
     let raw = vk::Handle::as_raw(info.fence);
     // SAFETY: a fence of the device.
@@ -552,8 +584,10 @@ pub(super) fn get_fence_fd(
         }
         vk::Result::NOT_READY => {
             // Neither signalled nor submitted: invalid usage, and a wait would never end.
-            log::warn!("vkGetFenceFdKHR: the fence is unsignalled and no batch signals it");
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "vkGetFenceFdKHR: the fence is unsignalled and no batch signals it"
+            ));
         }
         e => return Err(e),
     }
@@ -614,23 +648,39 @@ fn take_gate(dev: &HostDevice, sync: &SyncEmulation) -> Result<(vk::Semaphore, u
 /// thread polls a duplicate); on failure it stays the caller's.
 pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
     let Some((sync, anb)) = emulation(dev) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "SYNC_FD import: the device does not emulate SYNC_FD"
+        );
     };
     if let Target::Semaphore(s) = target {
         if lock(&sync.timeline_semaphores).contains(&vk::Handle::as_raw(s)) {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "SYNC_FD import into timeline semaphore {s:?}"
+            );
         }
     }
     if fd >= 0 && !is_sync_file(fd) {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "SYNC_FD import: fd {fd} is neither a sync file nor an eventfd"
+        );
     }
     // `-1` is already signalled: the tracker at 0 stands for it (a wait on it returns at once).
     let mut gate = (sync.tracker, 0);
     if fd >= 0 {
         // SAFETY: checked open above; only duplicated.
         let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-        let Ok(dup) = borrowed.try_clone_to_owned() else {
-            return vk::Result::ERROR_TOO_MANY_OBJECTS;
+        let dup = match borrowed.try_clone_to_owned() {
+            Ok(dup) => dup,
+            Err(e) => {
+                return vkgen_abi::error::map_io_err(
+                    "SYNC_FD import: duplicating the fd",
+                    &e,
+                    vk::Result::ERROR_TOO_MANY_OBJECTS,
+                )
+            }
         };
         let (g, v) = match take_gate(dev, sync) {
             Ok(g) => g,
@@ -643,7 +693,10 @@ pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
         };
         if sync.waiter.submit(job).is_err() {
             lock(&sync.gates).push((g, v));
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "SYNC_FD import: the waiter thread is gone"
+            );
         }
         gate = (g, v + 1);
     }

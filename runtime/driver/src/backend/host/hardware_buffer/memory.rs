@@ -17,7 +17,8 @@ fn plan_binds(
         || (img.format == vk::Format::R8G8B8A8_UNORM && desc.format == PixelFormat::Rgbx8888)
         || PixelFormat::from_vk(img.format) == Some(desc.format);
     if !extent_ok || !format_ok {
-        log::warn!(
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
             "AHardwareBuffer import: image {:?} {}x{} does not match buffer {:?} {}x{}",
             img.format,
             img.extent.width,
@@ -25,8 +26,7 @@ fn plan_binds(
             desc.format,
             desc.width,
             desc.height
-        );
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        ));
     }
     if img.copied {
         return Ok(Plan::Copied);
@@ -108,14 +108,11 @@ fn plan_binds(
                 );
                 return Ok(Plan::Copied);
             }
-            log::warn!(
-                "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) does not match the buffer's (pitch {}, offset {offset})",
+            return Err(vkgen_abi::vk_error!(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) does not match the buffer's (pitch {}, offset {offset})",
                 layout.row_pitch,
                 layout.offset,
                 reqs.alignment,
-                plane.row_stride
-            );
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+                plane.row_stride));
         }
         needed = needed.max(offset + reqs.size);
         binds.push((host_image, bind_aspect, offset));
@@ -551,8 +548,10 @@ pub(in crate::backend::host) fn bind_images<'a>(
                 continue;
             }
             let Some(m) = memories.get(&vk::Handle::as_raw(info.memory)) else {
-                log::warn!("AHardwareBuffer image bound to memory that is not a dedicated import");
-                return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+                return Ok(vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "AHardwareBuffer image bound to memory that is not a dedicated import"
+                ));
             };
             let ours: Vec<_> = m
                 .binds
@@ -564,8 +563,10 @@ pub(in crate::backend::host) fn bind_images<'a>(
                 })
                 .collect();
             if ours.is_empty() {
-                log::warn!("AHardwareBuffer image bound to another image's dedicated memory");
-                return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+                return Ok(vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "AHardwareBuffer image bound to another image's dedicated memory"
+                ));
             }
             let target = match &m.copy {
                 Some(c) => {

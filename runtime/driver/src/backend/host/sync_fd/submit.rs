@@ -66,13 +66,20 @@ pub(in crate::backend::host) unsafe fn queue_submit(
 ) -> vk::Result {
     let Some(dev) = emulating_device(queue) else {
         return match HOST_SUBMIT[slot].get() {
-            // SAFETY: forwarded to the host.
+            // SAFETY: the host's vkQueueSubmit of this slot's ICD, which dispatches on
+            // `queue`; no rewrite is needed, so the application's arguments go unchanged.
             Some((f, _)) => unsafe { f(queue, count, p_submits, fence) },
-            None => vk::Result::ERROR_DEVICE_LOST,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "vkQueueSubmit before any host device of slot {slot} exists"
+            ),
         };
     };
     let Some(sync) = dev.sync.as_ref() else {
-        return vk::Result::ERROR_DEVICE_LOST;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_DEVICE_LOST,
+            "vkQueueSubmit: the device stopped emulating SYNC_FD"
+        );
     };
     note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
@@ -215,13 +222,20 @@ pub(in crate::backend::host) unsafe fn queue_submit2(
 ) -> vk::Result {
     let Some(dev) = emulating_device(queue) else {
         return match HOST_SUBMIT[slot].get() {
-            // SAFETY: forwarded to the host.
+            // SAFETY: the host's vkQueueSubmit2 of this slot's ICD, which dispatches on
+            // `queue`; no rewrite is needed, so the application's arguments go unchanged.
             Some((_, Some(f))) => unsafe { f(queue, count, p_submits, fence) },
-            _ => vk::Result::ERROR_DEVICE_LOST,
+            _ => vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "vkQueueSubmit2: the host of slot {slot} has no vkQueueSubmit2"
+            ),
         };
     };
     let (Some(sync), Some((_, Some(host)))) = (dev.sync.as_ref(), HOST_SUBMIT[slot].get()) else {
-        return vk::Result::ERROR_DEVICE_LOST;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_DEVICE_LOST,
+            "vkQueueSubmit2: no SYNC_FD emulation or no host vkQueueSubmit2 on this device"
+        );
     };
     note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
