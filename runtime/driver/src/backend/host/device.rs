@@ -461,7 +461,10 @@ pub(super) unsafe fn create_host_instance(
     // SAFETY: `pCreateInfo` is the application's pointer, null or to a create info valid for
     // this call; `as_ref` turns null into the refusal below.
     let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance without a create info"
+        );
     };
     // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
     let mut app = unsafe { ci.p_application_info.as_ref() }

@@ -61,7 +61,10 @@ pub(super) unsafe fn get_semaphore_fd_khr(
     // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call;
     // `as_ref` and the null check on `pFd` turn either missing pointer into the refusal below.
     let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "a SYNC_FD export without its info or output pointer"
+        );
     };
     match sync_fd::get_semaphore_fd(&dev, info) {
         Ok(fence) => {
@@ -96,7 +99,10 @@ pub(super) unsafe fn get_fence_fd_khr(
     // SAFETY: `pGetFdInfo` is null or the application's structure, valid for this call;
     // `as_ref` and the null check on `pFd` turn either missing pointer into the refusal below.
     let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "a SYNC_FD export without its info or output pointer"
+        );
     };
     match sync_fd::get_fence_fd(&dev, info) {
         Ok(fence) => {
@@ -133,12 +139,18 @@ pub(super) unsafe fn import_semaphore_fd_khr(
     // SAFETY: `pImportSemaphoreFdInfo` is null or the application's structure, valid for this
     // call; null is refused below.
     let Some(info) = (unsafe { p_import_semaphore_fd_info.as_ref() }) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkImportSemaphoreFdKHR without an import info"
+        );
     };
     if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
         || !info.flags.contains(vk::SemaphoreImportFlags::TEMPORARY)
     {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkImportSemaphoreFdKHR: a SYNC_FD import must be TEMPORARY"
+        );
     }
     sync_fd::import(&dev, sync_fd::Target::Semaphore(info.semaphore), info.fd)
 }
@@ -165,12 +177,18 @@ pub(super) unsafe fn import_fence_fd_khr(
     // SAFETY: `pImportFenceFdInfo` is null or the application's structure, valid for this call;
     // null is refused below.
     let Some(info) = (unsafe { p_import_fence_fd_info.as_ref() }) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkImportFenceFdKHR without an import info"
+        );
     };
     if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD
         || !info.flags.contains(vk::FenceImportFlags::TEMPORARY)
     {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkImportFenceFdKHR: a SYNC_FD import must be TEMPORARY"
+        );
     }
     sync_fd::import(&dev, sync_fd::Target::Fence(info.fence), info.fd)
 }

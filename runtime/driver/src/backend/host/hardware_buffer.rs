@@ -252,7 +252,10 @@ pub(super) unsafe fn properties(
     props: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
 ) -> vk::Result {
     let Some(ahb) = &dev.ahb else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetAndroidHardwareBufferPropertiesANDROID on a device without the extension"
+        );
     };
     let inst = &dev.instance;
     // SAFETY: `props` is the application's output chain, valid for this call; `write_properties`

@@ -529,5 +529,9 @@ pub(super) fn check_host_instance(
             destroy(instance, p_allocator);
         }
     }
-    Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+    Err(vkgen_abi::vk_error!(
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        "{}: the host instance lacks a command the driver calls; refused",
+        host.manifest.display()
+    ))
 }

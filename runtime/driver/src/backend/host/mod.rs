@@ -288,9 +288,12 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         queue_family::wrap(name, f)
     }
 
-    fn unimplemented(_cmd: CommandId) -> vk::Result {
+    fn unimplemented(cmd: CommandId) -> vk::Result {
         // Reached only for commands the host does not provide.
-        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+            "{cmd:?}: not on the host"
+        )
     }
 
     // --- global ---------------------------------------------------------------------------
@@ -492,9 +495,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_image: *mut vk::Image,
     ) -> vk::Result {
         let dev = device_or!(device, vk::Result::ERROR_INITIALIZATION_FAILED);
-        // SAFETY: valid create info.
+        // SAFETY: `pCreateInfo` is the application's, null or valid for this call.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
         };
         // SAFETY: the application's create info and output pointer, valid for this call; a
         // `VkNativeBufferANDROID` in the chain goes through the kit's import (validated there, then
@@ -521,7 +524,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             return unsafe { (dev.fns.fp_v1_0().create_image)(device, ci, p_allocator, p_image) };
         }
         let Some(anb) = &dev.anb else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            let why = "a swapchain image on a device without VK_ANDROID_native_buffer";
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, "{why}");
         };
         // A swapchain image whose buffer comes at bind time (spec 8's deferred allocation).
         // SAFETY: the application's valid create info.
@@ -649,7 +653,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         unsafe {
             match p_create_info.as_ref() {
                 Some(ci) => hardware_buffer::create_buffer(&dev, ci, p_allocator, p_buffer),
-                None => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                None => {
+                    vkgen_abi::vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "no create info")
+                }
             }
         }
     }
@@ -664,7 +670,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             // AHardwareBuffers, and `pProperties` is the application's output chain, valid for this
             // call.
             Some(dev) => unsafe { hardware_buffer::properties(&dev, buffer, p_properties) },
-            None => vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "{device:?} is no live device of the host driver"
+            ),
         }
     }
 
@@ -678,7 +687,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         unsafe {
             match (device_of(device), p_info.as_ref()) {
                 (Some(dev), Some(info)) => hardware_buffer::memory_buffer(&dev, info, p_buffer),
-                _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                _ => {
+                    vkgen_abi::vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "no device or info")
+                }
             }
         }
     }

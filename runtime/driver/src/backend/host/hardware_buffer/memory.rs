@@ -55,7 +55,12 @@ fn plan_binds(
         }
     };
     if targets.len() != planes.len() {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "AHardwareBuffer import: {} host planes for a {}-plane buffer",
+            targets.len(),
+            planes.len()
+        ));
     }
     let mut binds = Vec::new();
     let mut needed = desc
@@ -278,9 +283,13 @@ fn make_copy_memory(
     let Some(type_index) = pick(vk::MemoryPropertyFlags::DEVICE_LOCAL)
         .or_else(|| pick(vk::MemoryPropertyFlags::empty()))
     else {
-        // SAFETY: never used.
+        // SAFETY: the staging buffer created above on `dev`, never handed out nor used by a
+        // command.
         unsafe { dev.fns.destroy_buffer(staging, None) };
-        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "copy-backed AHardwareBuffer image: no host memory type fits it (bits {type_bits:#x})"
+        ));
     };
     let info = vk::MemoryAllocateInfo::default()
         .allocation_size(total)
@@ -523,7 +532,15 @@ pub(in crate::backend::host) unsafe fn memory_buffer(
             unsafe { *out = b.into_raw().cast() };
             vk::Result::SUCCESS
         }
-        _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        (found, _) => vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            "vkGetMemoryAndroidHardwareBufferANDROID: {}",
+            if found.is_some() {
+                "no output pointer"
+            } else {
+                "the memory has no AHardwareBuffer"
+            }
+        ),
     }
 }
 
