@@ -103,7 +103,10 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
             let (Some(dev), Some(ci)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
                 p_create_info.as_ref()
             }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateCommandPool: {device:?} is no device of this driver, or no create info"
+                );
             };
             let pool = CommandPool::<D> {
                 device: NonNull::from(dev),
@@ -162,12 +165,19 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
             // SAFETY: `pAllocateInfo` is null or the application's structure, valid for this call;
             // null is refused below.
             let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers without an allocate info"
+                );
             };
             // SAFETY: `info.commandPool` is a live pool of this driver (vkAllocateCommandBuffers'
             // valid usage); `from_handle` checks its signature.
             let Some(pool) = (unsafe { CommandPool::<D>::from_handle(info.command_pool) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers: {:?} is no pool of this driver",
+                    info.command_pool
+                );
             };
             let n = info.command_buffer_count as usize;
             let mut made: Vec<u64> = Vec::with_capacity(n);

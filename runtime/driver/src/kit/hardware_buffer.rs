@@ -29,7 +29,7 @@
 use vkgen_generated::commands::CommandId as C;
 use vkgen_generated::vk;
 
-use crate::gralloc::{BufferDesc, PixelFormat};
+use crate::gralloc::{map_gralloc_err, BufferDesc, BufferOp, PixelFormat};
 use crate::hardware_buffer::{usage, AHardwareBufferDesc, HardwareBuffer, HardwareBufferRef};
 use crate::util::{find_in_chain, for_each_out, guard};
 
@@ -175,7 +175,12 @@ impl ExportTarget {
                 height,
                 layers: 1,
                 format: PixelFormat::from_vk(format)
-                    .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?
+                    .ok_or_else(|| {
+                        vkgen_abi::vk_error!(
+                            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                            "AHardwareBuffer export: {format:?} has no buffer format"
+                        )
+                    })?
                     .hal() as u32,
                 usage: u,
                 ..Default::default()
@@ -190,15 +195,21 @@ impl ExportTarget {
             },
         };
         let b = HardwareBuffer::allocate(&desc).map_err(|e| {
-            log::warn!("allocating an AHardwareBuffer to export ({desc:?}): {e}");
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+            let what = format!("allocating an AHardwareBuffer to export ({desc:?})");
+            map_gralloc_err(&what, &e, BufferOp::Allocate)
         })?;
         let raw = HardwareBuffer::into_raw(b);
         // SAFETY: a buffer we just allocated, holding the reference `into_raw` handed us.
         let r = unsafe { HardwareBufferRef::acquire(raw) };
         // SAFETY: gives back the `into_raw` reference; `r` keeps its own.
         unsafe { crate::hardware_buffer::ndk::AHardwareBuffer_release(raw) };
-        r.map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+        r.map_err(|e| {
+            map_gralloc_err(
+                "taking the exported AHardwareBuffer",
+                &e,
+                BufferOp::Allocate,
+            )
+        })
     }
 }
 
@@ -253,8 +264,11 @@ impl HardwareBufferAllocation {
             // other pointer is refused by the checks.
             let buffer =
                 unsafe { HardwareBufferRef::acquire(import.buffer.cast()) }.map_err(|e| {
-                    log::warn!("VkImportAndroidHardwareBufferInfoANDROID: {e}");
-                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+                    map_gralloc_err(
+                        "VkImportAndroidHardwareBufferInfoANDROID",
+                        &e,
+                        BufferOp::Import,
+                    )
                 })?;
             let d = *buffer.desc();
             if info.allocation_size != 0 && info.allocation_size != allocation_size(&d) {
@@ -324,9 +338,10 @@ pub unsafe fn write_properties(
     let r = match unsafe { HardwareBufferRef::acquire(buffer) } {
         Ok(r) => r,
         Err(e) => {
-            return vkgen_abi::vk_error!(
-                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-                "vkGetAndroidHardwareBufferPropertiesANDROID: {e}"
+            return map_gralloc_err(
+                "vkGetAndroidHardwareBufferPropertiesANDROID",
+                &e,
+                BufferOp::Import,
             );
         }
     };
@@ -341,7 +356,10 @@ pub unsafe fn write_properties(
     // SAFETY: `props` is the application's vkGetAndroidHardwareBufferPropertiesANDROID output
     // chain, null or valid for this call; `as_mut` turns null into the refusal below.
     let Some(out) = (unsafe { props.as_mut() }) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetAndroidHardwareBufferPropertiesANDROID without an output structure"
+        );
     };
     out.allocation_size = allocation_size(&d);
     out.memory_type_bits = memory_type_bits;
@@ -438,10 +456,14 @@ unsafe extern "system" fn get_android_hardware_buffer_properties<D: Kit>(
         "vkGetAndroidHardwareBufferPropertiesANDROID",
         vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
         || {
-            // SAFETY: a device of this driver.
+            // SAFETY: `device` is a live device of this driver (the command's valid usage);
+            // `from_raw` checks its signature.
             let Some(dev) = (unsafe { super::Device::<D>::from_raw(vk::Handle::as_raw(device)) })
             else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "{device:?} is no device of this driver"
+                );
             };
             let pd = dev.physical();
             let bits = D::hardware_buffer_memory_type_bits(pd);
@@ -472,18 +494,31 @@ unsafe extern "system" fn get_memory_android_hardware_buffer<D: Kit>(
             // SAFETY: `p_info` is the application's vkGetMemoryAndroidHardwareBufferANDROID input,
             // null or valid for this call; `as_ref` turns null into the refusal below.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "vkGetMemoryAndroidHardwareBufferANDROID without an info"
+                );
             };
             match (
                 D::memory_hardware_buffer(device, info.memory),
                 p_buffer.is_null(),
             ) {
                 (Some(b), false) => {
-                    // SAFETY: non-null output pointer.
+                    // SAFETY: `p_buffer` was checked non-null and is the application's output,
+                    // valid for a write; the reference `into_raw` hands over is now the
+                    // application's.
                     unsafe { *p_buffer = b.into_raw().cast() };
                     vk::Result::SUCCESS
                 }
-                _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                (found, _) => vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "vkGetMemoryAndroidHardwareBufferANDROID: {}",
+                    if found.is_some() {
+                        "no output pointer"
+                    } else {
+                        "the memory has no AHardwareBuffer"
+                    }
+                ),
             }
         },
     )

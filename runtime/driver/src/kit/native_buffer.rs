@@ -251,8 +251,11 @@ pub unsafe fn native_buffer_of(anb: &vk::NativeBufferANDROID) -> Result<Buffer, 
     }
     // SAFETY: parsing validates the native handle's header and counts, then dups its fd.
     unsafe { Buffer::import(anb.handle.cast::<NativeHandle>()) }.map_err(|e| {
-        log::warn!("VkNativeBufferANDROID refused: gralloc handle: {e}");
-        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+        crate::gralloc::map_gralloc_err(
+            "VkNativeBufferANDROID refused: gralloc handle",
+            &e,
+            crate::gralloc::BufferOp::Import,
+        )
     })
 }
 

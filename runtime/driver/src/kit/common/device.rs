@@ -21,7 +21,10 @@ pub unsafe extern "system" fn create_device<D: Kit>(
             // SAFETY: `physical_device` is a handle this driver enumerated (vkCreateDevice's valid
             // usage); `from_handle` checks its signature.
             let Some(pd) = (unsafe { PhysicalDevice::<D>::from_handle(physical_device) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateDevice: {physical_device:?} is no physical device of this driver"
+                );
             };
             // SAFETY: forwarded arguments.
             match unsafe { create_device_impl::<D>(pd, p_create_info, p_allocator) } {
@@ -43,19 +46,20 @@ unsafe fn create_device_impl<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<vk::Device, vk::Result> {
     let instance = pd.instance();
+    // Every refusal is made here: logged, and told to the application's debug messengers.
     let refuse = |r: vk::Result, why: &str| {
-        log::warn!("vkCreateDevice: {why}");
         let msg = CString::new(format!("vkCreateDevice: {why}")).unwrap_or_default();
         instance.log(
             Severity::Error,
             (vk::ObjectType::PHYSICAL_DEVICE, pd.raw_handle()),
             &msg,
         );
-        r
+        vkgen_abi::vk_error!(r, "vkCreateDevice: {why}")
     };
     // SAFETY: `p_create_info` is the application's pointer, null or valid for this call; null is
     // refused.
-    let ci = unsafe { p_create_info.as_ref() }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    let ci = unsafe { p_create_info.as_ref() }
+        .ok_or_else(|| refuse(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info"))?;
     let mut queues = Vec::new();
     // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
     for q in unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) } {

@@ -42,7 +42,10 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties<D: Kit>(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             if !p_layer_name.is_null() {
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
+                    "vkEnumerateInstanceExtensionProperties: a driver has no layers"
+                );
             }
             // SAFETY: two-call idiom arguments.
             unsafe { instance_extensions::<D>().write_properties(p_property_count, p_properties) }
@@ -93,9 +96,18 @@ unsafe fn create_instance_impl<D: Kit>(
 ) -> Result<vk::Instance, vk::Result> {
     // SAFETY: `p_create_info` is the application's vkCreateInstance create info, null or valid for
     // this call; null is refused.
-    let ci = unsafe { p_create_info.as_ref() }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    let ci = unsafe { p_create_info.as_ref() }.ok_or_else(|| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance without a create info"
+        )
+    })?;
     if ci.enabled_layer_count > 0 {
-        return Err(vk::Result::ERROR_LAYER_NOT_PRESENT);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_LAYER_NOT_PRESENT,
+            "vkCreateInstance: {} layer(s) asked of a driver, which has none",
+            ci.enabled_layer_count
+        ));
     }
     // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
     let app = unsafe { ci.p_application_info.as_ref() };
@@ -108,7 +120,12 @@ unsafe fn create_instance_impl<D: Kit>(
         && vk::api_version_major(D::instance_version()) == 1
         && vk::api_version_minor(api_version) > 0
     {
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "vkCreateInstance: a 1.0 driver asked for apiVersion {}.{}",
+            vk::api_version_major(api_version),
+            vk::api_version_minor(api_version)
+        ));
     }
     // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
     let enabled = unsafe {
@@ -121,10 +138,7 @@ unsafe fn create_instance_impl<D: Kit>(
             api_version,
         )
     }
-    .map_err(|e| {
-        log::warn!("vkCreateInstance: {e}");
-        e.result()
-    })?;
+    .map_err(|e| vkgen_abi::vk_error!(e.result(), "vkCreateInstance: {e}"))?;
     let info = InstanceInfo {
         api_version,
         // SAFETY: `pApplicationName` of the application's `VkApplicationInfo`: null or a
@@ -201,9 +215,13 @@ pub unsafe extern "system" fn enumerate_physical_devices<D: Kit>(
         "vkEnumeratePhysicalDevices",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: a live instance handle.
+            // SAFETY: `instance` is a live instance of this driver (the command's valid usage);
+            // `from_handle` checks its signature.
             let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "{instance:?} is no instance of this driver"
+                );
             };
             let list: Vec<vk::PhysicalDevice> =
                 inst.physical_devices().iter().map(|p| p.handle()).collect();
@@ -224,9 +242,13 @@ pub unsafe extern "system" fn enumerate_physical_device_groups<D: Kit>(
         "vkEnumeratePhysicalDeviceGroups",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: a live instance handle.
+            // SAFETY: `instance` is a live instance of this driver (the command's valid usage);
+            // `from_handle` checks its signature.
             let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "{instance:?} is no instance of this driver"
+                );
             };
             let list = inst.physical_devices();
             // SAFETY: two-call idiom arguments; elements initialised by the application.
@@ -279,7 +301,10 @@ unsafe fn add_callback<D: Kit, C, H: vk::Handle>(
                     ci.as_ref()
                 })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "debug callback: {instance:?} is no instance of this driver, or no create info"
+                );
             };
             let h = add(&inst.debug, ci);
             // SAFETY: `out` is the application's output handle pointer, valid for a write (this

@@ -226,7 +226,10 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
             // SAFETY: `p_info` is the application's vkGetPhysicalDeviceImageFormatProperties2
             // input, null or valid for this call (`as_ref` makes null the early return).
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+                    "vkGetPhysicalDeviceImageFormatProperties2 without a format info"
+                );
             };
             // SAFETY: a valid input chain.
             let external = unsafe {
@@ -397,7 +400,10 @@ pub unsafe extern "system" fn enumerate_device_extension_properties<D: Kit>(
         vk::Result::ERROR_INITIALIZATION_FAILED,
         |p| {
             if !p_layer_name.is_null() {
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
+                    "vkEnumerateDeviceExtensionProperties: a driver has no layers"
+                );
             }
             // SAFETY: two-call idiom arguments.
             unsafe { p.extensions.write_properties(p_count, p_properties) }

@@ -56,10 +56,18 @@ impl Memory {
             .import()
             .and_then(|b| b.into_mapping().map_err(Into::into))
             .map_err(|e| {
-                log::warn!("null: mapping an AHardwareBuffer failed: {e}");
-                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+                crate::gralloc::map_gralloc_err(
+                    "null: mapping an AHardwareBuffer",
+                    &e,
+                    crate::gralloc::BufferOp::Import,
+                )
             })?;
-        let ptr = NonNull::new(mapping.as_ptr()).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let ptr = NonNull::new(mapping.as_ptr()).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "null: an AHardwareBuffer mapped at null"
+            )
+        })?;
         Ok(Self {
             ptr,
             len: mapping.len(),

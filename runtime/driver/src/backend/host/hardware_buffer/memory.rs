@@ -359,9 +359,10 @@ pub(in crate::backend::host) unsafe fn allocate_memory(
     let gralloc = match buffer.import() {
         Ok(g) => g,
         Err(e) => {
-            return Some(vkgen_abi::vk_error!(
-                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-                "AHardwareBuffer import: {e}"
+            return Some(crate::gralloc::map_gralloc_err(
+                "AHardwareBuffer import",
+                &e,
+                crate::gralloc::BufferOp::Import,
             ));
         }
     };
