@@ -234,7 +234,10 @@ pub mod entry {
         match global::<D, vkgen_generated::pfn::PFN_vkCreateInstance>(c"vkCreateInstance") {
             // SAFETY: forwarded arguments.
             Some(f) => unsafe { f(p_create_info, p_allocator, p_instance) },
-            None => vk::Result::ERROR_INITIALIZATION_FAILED,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "the driver resolves no vkCreateInstance"
+            ),
         }
     }
 
@@ -249,14 +252,20 @@ pub mod entry {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER,
             || {
                 if p_version.is_null() {
-                    return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+                    return vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                        "interface negotiation without a version pointer"
+                    );
                 }
                 // SAFETY: non-null in/out pointer from the loader.
                 let loader = unsafe { *p_version };
                 let ours = D::max_icd_interface_version()
                     .clamp(MIN_ICD_INTERFACE_VERSION, MAX_ICD_INTERFACE_VERSION);
                 if loader < MIN_ICD_INTERFACE_VERSION {
-                    return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+                    return vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                        "the loader's interface {loader} is older than {MIN_ICD_INTERFACE_VERSION}"
+                    );
                 }
                 // SAFETY: `p_version` was checked non-null above and is the loader's in/out
                 // version, which it reads back after this call.

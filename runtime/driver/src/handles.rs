@@ -424,7 +424,11 @@ impl<T> HostBox<T> {
         let layout = Layout::new::<HostBoxInner<T>>();
         let Some(p) = allocator.allocate(layout, scope) else {
             drop(value);
-            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "no host memory for a {}-byte object ({scope:?})",
+                layout.size()
+            ));
         };
         let inner = p.cast::<HostBoxInner<T>>();
         // SAFETY: `inner` is fresh, suitably sized and aligned memory.

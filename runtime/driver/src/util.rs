@@ -266,7 +266,10 @@ pub unsafe fn take_native_fence(fd: RawFd) -> Result<NativeFence, vk::Result> {
     }
     // SAFETY: `fcntl(F_GETFD)` on any integer is defined; it only reports whether it is open.
     if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "native fence fd {fd} is not open"
+        ));
     }
     // SAFETY: the fd is open and, per the caller, ours to own.
     Ok(unsafe { NativeFence::from_raw(fd) })

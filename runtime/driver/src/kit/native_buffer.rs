@@ -150,7 +150,10 @@ pub trait NativeBuffers: Driver {
         fence_fence: Option<NativeFence>,
     ) -> Result<(), vk::Result> {
         let _ = (device, semaphore, semaphore_fence, fence, fence_fence);
-        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+        Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkAcquireImageANDROID: this driver has no native fences"
+        ))
     }
 
     /// `vkCreateImage` with a `VkNativeBufferANDROID`, already validated: create the image on
@@ -162,7 +165,10 @@ pub trait NativeBuffers: Driver {
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> Result<vk::Image, vk::Result> {
         let _ = (device, import, allocator);
-        Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)
+        Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID: this driver imports no native buffers"
+        ))
     }
 
     /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
@@ -173,7 +179,10 @@ pub trait NativeBuffers: Driver {
         image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
         let _ = (queue, wait, image);
-        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+        Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkQueueSignalReleaseImageANDROID: this driver has no native fences"
+        ))
     }
 }
 
@@ -268,8 +277,10 @@ unsafe fn validate<'a>(
     anb: &vk::NativeBufferANDROID,
 ) -> Result<NativeBufferImport<'a>, vk::Result> {
     let refuse = |why: &str| {
-        log::warn!("VkNativeBufferANDROID refused: {why}");
-        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID refused: {why}"
+        )
     };
     if ci.image_type != vk::ImageType::TYPE_2D
         || ci.mip_levels != 1
@@ -399,7 +410,10 @@ unsafe extern "system" fn usage3<D: NativeBuffers>(
     // SAFETY: `info` is the application's vkGetSwapchainGrallocUsage3ANDROID input, null or valid
     // for this call; `as_ref` turns null into the refusal below.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkGetSwapchainGrallocUsage3ANDROID without a usage info"
+        );
     };
     let u = D::gralloc_usage().usage(
         info.image_usage,
@@ -419,7 +433,10 @@ unsafe extern "system" fn usage4<D: NativeBuffers>(
     // SAFETY: `info` is the application's vkGetSwapchainGrallocUsage4ANDROID input, null or valid
     // for this call; `as_ref` turns null into the refusal below.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkGetSwapchainGrallocUsage4ANDROID without a usage info"
+        );
     };
     let u = D::gralloc_usage().usage(info.image_usage, info.swapchain_image_usage);
     // SAFETY: `out` is the application's vkGetSwapchainGrallocUsage4ANDROID output; `put` skips a
@@ -447,7 +464,10 @@ unsafe extern "system" fn acquire_image<D: NativeBuffers>(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         move || {
             if device == vk::Device::null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAcquireImageANDROID with a null device"
+                );
             }
             let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
             // Both copies before any state changes: a failure leaves both objects untouched.
@@ -491,7 +511,10 @@ unsafe extern "system" fn queue_signal_release_image<D: NativeBuffers>(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             if queue == vk::Queue::null() {
-                return vk::Result::ERROR_DEVICE_LOST;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_DEVICE_LOST,
+                    "vkQueueSignalReleaseImageANDROID with a null queue"
+                );
             }
             // SAFETY: `p_wait` holds `waitSemaphoreCount` semaphores
             // (vkQueueSignalReleaseImageANDROID's valid usage); `slice` takes null or zero as

@@ -355,12 +355,19 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_memory: *mut vk::DeviceMemory,
     ) -> vk::Result {
-        // SAFETY: valid input structure.
+        // SAFETY: `p_allocate_info` is the application's, null or valid for this call.
         let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "no allocate info"
+            );
         };
         if info.memory_type_index != 0 {
-            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+            let index = info.memory_type_index;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "memory type {index}: the null device has one"
+            );
         }
         // SAFETY: `info` is the application's allocate info (checked non-null above) with a chain
         // valid for this call, which is all `parse` reads.
@@ -386,7 +393,11 @@ impl Driver for NullDriver {
                 target.allocate().and_then(Memory::hardware_buffer)
             }
             Ok(None) if info.allocation_size == 0 || info.allocation_size > HEAP_SIZE => {
-                Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+                Err(vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "{} bytes: not in 1..={HEAP_SIZE}",
+                    info.allocation_size
+                ))
             }
             Ok(None) => Memory::heap(info.allocation_size),
         };
@@ -426,14 +437,18 @@ impl Driver for NullDriver {
     ) -> vk::Result {
         // SAFETY: a live memory handle.
         let Some(m) = (unsafe { obj::<Memory, _>(memory) }) else {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_MEMORY_MAP_FAILED,
+                "{memory:?} is no memory of the null driver"
+            );
         };
-        let Ok(offset) = usize::try_from(offset) else {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+        let offset = match usize::try_from(offset) {
+            Ok(o) if o < m.len && !pp_data.is_null() => o,
+            _ => {
+                let why = format!("offset {offset} of {} bytes, or no ppData", m.len);
+                return vkgen_abi::vk_error!(vk::Result::ERROR_MEMORY_MAP_FAILED, "{why}");
+            }
         };
-        if offset >= m.len || pp_data.is_null() {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
-        }
         // SAFETY: `offset` is inside the allocation; `pp_data` is writable.
         unsafe { *pp_data = m.ptr.as_ptr().add(offset).cast() };
         vk::Result::SUCCESS
@@ -460,9 +475,9 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_buffer: *mut vk::Buffer,
     ) -> vk::Result {
-        // SAFETY: valid input structure.
+        // SAFETY: `p_create_info` is the application's, null or valid for this call.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
         };
         // SAFETY: `p_allocator` is the application's vkCreateBuffer allocator, null or valid until
         // the buffer is destroyed.
@@ -525,9 +540,9 @@ impl Driver for NullDriver {
         } {
             return r;
         }
-        // SAFETY: valid input structure.
+        // SAFETY: `p_create_info` is the application's, null or valid for this call.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
         };
         match new_image(ci, None, p_allocator) {
             Ok(image) => {
@@ -669,7 +684,10 @@ impl Driver for NullDriver {
         match unsafe { obj::<Event, _>(event) } {
             Some(e) if e.set.load(Ordering::Acquire) => vk::Result::EVENT_SET,
             Some(_) => vk::Result::EVENT_RESET,
-            None => vk::Result::ERROR_DEVICE_LOST,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "{event:?} is no event of the null driver"
+            ),
         }
     }
 
@@ -898,7 +916,10 @@ impl Driver for NullDriver {
                 lock(&s.data).insert((object_type.as_raw(), object_handle), data);
                 vk::Result::SUCCESS
             }
-            None => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "no such private-data slot"
+            ),
         }
     }
 

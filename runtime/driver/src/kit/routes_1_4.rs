@@ -177,7 +177,10 @@ unsafe extern "system" fn map_memory2_via_1<D: Kit>(
             // SAFETY: `p_info` is the application's vkMapMemory2 structure, null or valid for this
             // call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_MEMORY_MAP_FAILED,
+                    "vkMapMemory2 without a map info"
+                );
             };
             // SAFETY: the vendor's hook with the caller's arguments.
             unsafe {
@@ -217,11 +220,18 @@ unsafe extern "system" fn unmap_memory2_via_1<D: Kit>(
             // SAFETY: `p_info` is the application's vkUnmapMemory2 structure, null or valid for
             // this call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_MEMORY_MAP_FAILED,
+                    "vkUnmapMemory2 without an unmap info"
+                );
             };
             if info.flags.as_raw() != 0 {
                 // RESERVE keeps the range reserved: a plain unmap cannot do that.
-                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_MEMORY_MAP_FAILED,
+                    "vkUnmapMemory2 flags {:#x} through a driver with only vkUnmapMemory",
+                    info.flags.as_raw()
+                );
             }
             // SAFETY: the vendor's hook with the caller's arguments.
             unsafe { D::unmap_memory(device, info.memory) };

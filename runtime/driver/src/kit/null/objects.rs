@@ -39,10 +39,19 @@ impl Memory {
         let layout = usize::try_from(size)
             .ok()
             .and_then(|s| Layout::from_size_align(s, MEMORY_ALIGNMENT).ok())
-            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+            .ok_or_else(|| {
+                vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "{size} bytes have no layout"
+                )
+            })?;
         // SAFETY: non-zero size (checked by the caller).
-        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
-            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
+        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "the host has no {size} bytes for device memory"
+            )
+        })?;
         Ok(Self {
             ptr,
             len: layout.size(),
