@@ -212,7 +212,8 @@ pub mod entry {
         match global::<D, vkgen_generated::pfn::PFN_vkEnumerateInstanceExtensionProperties>(
             c"vkEnumerateInstanceExtensionProperties",
         ) {
-            // SAFETY: forwarded arguments.
+            // SAFETY: the driver's own vkEnumerateInstanceExtensionProperties, called with the HAL
+            // caller's layer name and two-call idiom pointers unchanged.
             Some(f) => unsafe { f(p_layer_name, p_count, p_properties) },
             // SAFETY: two-call idiom arguments.
             None => unsafe {
@@ -232,7 +233,8 @@ pub mod entry {
         p_instance: *mut vk::Instance,
     ) -> vk::Result {
         match global::<D, vkgen_generated::pfn::PFN_vkCreateInstance>(c"vkCreateInstance") {
-            // SAFETY: forwarded arguments.
+            // SAFETY: the driver's own vkCreateInstance, called with the HAL caller's create info,
+            // allocator and output pointer unchanged.
             Some(f) => unsafe { f(p_create_info, p_allocator, p_instance) },
             None => vkgen_abi::vk_error!(
                 vk::Result::ERROR_INITIALIZATION_FAILED,
@@ -383,7 +385,8 @@ macro_rules! export_driver {
             pub unsafe extern "system" fn vk_icdNegotiateLoaderICDInterfaceVersion(
                 p_version: *mut u32,
             ) -> $crate::ash::vk::Result {
-                // SAFETY: forwarded loader arguments.
+                // SAFETY: the loader's `p_version` (null or valid for reads and writes, the
+                // interface's contract) goes to `negotiate`, which has that contract.
                 unsafe { $crate::export::entry::negotiate::<$driver>(p_version) }
             }
 
@@ -393,7 +396,8 @@ macro_rules! export_driver {
                 instance: $crate::ash::vk::Instance,
                 p_name: *const ::core::ffi::c_char,
             ) -> $crate::ash::vk::PFN_vkVoidFunction {
-                // SAFETY: forwarded loader arguments.
+                // SAFETY: the loader's instance and name (null or live, null or NUL-terminated: the
+                // interface's contract) go to the function with that contract.
                 unsafe {
                     $crate::export::entry::icd_get_instance_proc_addr::<$driver>(instance, p_name)
                 }
@@ -405,7 +409,8 @@ macro_rules! export_driver {
                 instance: $crate::ash::vk::Instance,
                 p_name: *const ::core::ffi::c_char,
             ) -> $crate::ash::vk::PFN_vkVoidFunction {
-                // SAFETY: forwarded loader arguments.
+                // SAFETY: the loader's instance and name (null or live, null or NUL-terminated: the
+                // interface's contract) go to the function with that contract.
                 unsafe {
                     $crate::export::entry::icd_get_physical_device_proc_addr::<$driver>(
                         instance, p_name,

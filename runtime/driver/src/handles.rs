@@ -331,7 +331,8 @@ impl HostAllocator {
     /// `p` is null or points to a valid `VkAllocationCallbacks` whose functions stay callable for
     /// as long as objects allocated with them live (the Vulkan rule).
     pub unsafe fn from_ptr(p: *const vk::AllocationCallbacks<'_>) -> Self {
-        // SAFETY: caller contract: null or valid.
+        // SAFETY: `p` is null or valid callbacks (this function's contract); `as_ref` turns null
+        // into the system allocator.
         let Some(cb) = (unsafe { p.as_ref() }) else {
             return Self::system();
         };
@@ -386,9 +387,11 @@ impl HostAllocator {
     /// `p` must come from `self.allocate(layout, _)` and not have been freed.
     pub unsafe fn free(&self, p: NonNull<u8>, layout: Layout) {
         match self.callbacks {
-            // SAFETY: caller contract.
+            // SAFETY: `p` came from `self.allocate(layout, _)`, which with no callbacks is the
+            // global allocator with this `layout`, and was not freed (this function's contract).
             None => unsafe { std::alloc::dealloc(p.as_ptr(), layout) },
-            // SAFETY: caller contract; the callbacks are valid per `from_ptr`.
+            // SAFETY: `p` came from these callbacks' `pfnAllocation` and was not freed (this
+            // function's contract); the callbacks are still callable (`from_ptr`'s contract).
             Some(cb) => unsafe { (cb.free)(cb.user_data, p.as_ptr().cast()) },
         }
     }
@@ -410,7 +413,8 @@ pub struct HostBox<T> {
 
 // SAFETY: a HostBox owns its value like a Box; the allocator is Send/Sync.
 unsafe impl<T: Send> Send for HostBox<T> {}
-// SAFETY: see `Send`.
+// SAFETY: a `&HostBox<T>` gives only `&T` (which `T: Sync` allows to share) and the allocator,
+// which is `Sync`.
 unsafe impl<T: Sync> Sync for HostBox<T> {}
 
 impl<T> HostBox<T> {

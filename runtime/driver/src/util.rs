@@ -296,7 +296,8 @@ pub unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     if p.is_null() || n == 0 {
         &[]
     } else {
-        // SAFETY: per the caller.
+        // SAFETY: `p` is non-null here and holds `n` initialised elements that outlive `'a` (this
+        // function's contract).
         unsafe { std::slice::from_raw_parts(p, n as usize) }
     }
 }

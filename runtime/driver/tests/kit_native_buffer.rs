@@ -95,7 +95,8 @@ impl Driver for Anb {
 /// # Safety
 /// `fd` is open and owned by the caller.
 unsafe fn close(fd: c_int) {
-    // SAFETY: per the caller.
+    // SAFETY: `fd` is open and owned by the caller (this function's contract), so wrapping it to
+    // close it closes nothing else.
     drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
 }
 

@@ -379,7 +379,8 @@ impl BufferDesc {
     /// only read after the header has been checked to announce exactly our one fd and
     /// [`HANDLE_NUM_INTS`] ints, so it must be readable whenever the header says so.
     pub unsafe fn from_native_handle(handle: *const NativeHandle) -> Result<Self> {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `handle` is null or a readable header (this function's contract), and
+        // `parse_handle` reads the trailing data only after the header announces it.
         unsafe { parse_handle(handle) }.map(|(desc, _fd)| desc)
     }
 
@@ -575,7 +576,8 @@ impl Buffer {
     /// this runs. CPU access to the memory through other buffers or processes must be ordered with
     /// fences by the caller, as with any gralloc buffer.
     pub unsafe fn import(handle: *const NativeHandle) -> Result<Self> {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `handle` is null or a readable header (this function's contract), and
+        // `parse_handle` reads the trailing data only after the header announces it.
         let (desc, raw) = unsafe { parse_handle(handle)? };
         // SAFETY: the caller guarantees the handle's fd is open for the duration of this call,
         // and the borrow does not outlive it.

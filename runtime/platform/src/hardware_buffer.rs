@@ -93,7 +93,8 @@ pub struct HardwareBuffer {
 // `handle` points into the gralloc buffer's own immutable allocation. The gralloc buffer is
 // `Send` and behind a `Mutex`.
 unsafe impl Send for HardwareBuffer {}
-// SAFETY: see `Send`.
+// SAFETY: a `&HardwareBuffer` gives only reads of data written before the `Arc` was shared, and the
+// gralloc buffer behind a `Mutex`.
 unsafe impl Sync for HardwareBuffer {}
 
 impl std::fmt::Debug for HardwareBuffer {
@@ -217,9 +218,11 @@ unsafe extern "C" fn inc_ref(base: *mut AndroidNativeBase) {
 
 unsafe extern "C" fn dec_ref(base: *mut AndroidNativeBase) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: as in `inc_ref`.
+        // SAFETY: only our buffers point here, and the caller holds a reference; `is_ours` reads
+        // only memory it checked is readable.
         if unsafe { is_ours(base) } {
-            // SAFETY: as in `inc_ref`; this may drop the last reference.
+            // SAFETY: `base` is a `HardwareBuffer` inside an `Arc` with at least the caller's
+            // strong reference, which the caller gives up here; this may drop the last one.
             unsafe { Arc::decrement_strong_count(base.cast_const().cast::<HardwareBuffer>()) };
         }
     }));
@@ -269,7 +272,8 @@ pub struct HardwareBufferRef {
 // SAFETY: the reference is counted by the buffer's own (thread-safe) refcount; the copied
 // fields are plain data; the handle is only read through checked reads.
 unsafe impl Send for HardwareBufferRef {}
-// SAFETY: see `Send`.
+// SAFETY: a `&HardwareBufferRef` gives only its copied plain fields and checked reads of the
+// handle; the refcount it holds is thread-safe.
 unsafe impl Sync for HardwareBufferRef {}
 
 impl HardwareBufferRef {
@@ -334,7 +338,8 @@ impl HardwareBufferRef {
 
     /// `AHardwareBuffer_getId`: the memfd's inode, the same in every process and importer.
     pub fn id(&self) -> u64 {
-        // SAFETY: as in `import`; the fd index was validated.
+        // SAFETY: `inspect` validated the handle and its fd index when this reference was taken,
+        // and the buffer keeps the handle alive at least as long as our reference.
         let fd = unsafe { NativeHandle::data_ptr(self.handle).read() };
         // SAFETY: the buffer keeps the fd open while we hold our reference.
         let fd = unsafe { BorrowedFd::borrow_raw(fd) };
@@ -502,7 +507,8 @@ pub mod ndk {
         out: *mut *mut AHardwareBuffer,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `desc` is null or readable (this function's contract); `as_ref` turns null
+            // into BAD_VALUE.
             let Some(desc) = (unsafe { desc.as_ref() }) else {
                 return BAD_VALUE;
             };
@@ -530,7 +536,9 @@ pub mod ndk {
     /// `buffer` is an `AHardwareBuffer` the caller holds a reference to.
     pub unsafe extern "C" fn AHardwareBuffer_acquire(buffer: *mut AHardwareBuffer) {
         guard(|| {
-            // SAFETY: caller contract; the new reference is kept (forgotten) for the caller.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `acquire` refuses anything else; the new reference is kept
+            // (forgotten) for the caller.
             if let Ok(r) = unsafe { HardwareBufferRef::acquire(buffer) } {
                 let _ = r.into_raw();
             }
@@ -544,8 +552,9 @@ pub mod ndk {
     /// `buffer` is an `AHardwareBuffer` whose reference the caller gives up.
     pub unsafe extern "C" fn AHardwareBuffer_release(buffer: *mut AHardwareBuffer) {
         guard(|| {
-            // SAFETY: caller contract; dropping the checked reference and one more gives back
-            // the caller's.
+            // SAFETY: `buffer` is referenced by the caller (this function's contract), and
+            // `acquire` refuses anything else; dropping the checked reference and one more gives
+            // back the caller's.
             if let Ok(r) = unsafe { HardwareBufferRef::acquire(buffer) } {
                 let dec = r.dec_ref;
                 drop(r);
@@ -565,7 +574,8 @@ pub mod ndk {
         out: *mut AHardwareBufferDesc,
     ) {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `inspect` answers any other pointer with an error.
             if let (Ok((_, d)), false) = (unsafe { inspect(buffer) }, out.is_null()) {
                 // SAFETY: `out` was checked non-null in the condition, and the caller passes it
                 // writable (`AHardwareBuffer_describe`'s contract).
@@ -583,7 +593,8 @@ pub mod ndk {
         desc: *const AHardwareBufferDesc,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `desc` is null or readable (this function's contract); `as_ref` turns null
+            // into 0.
             unsafe { desc.as_ref() }.is_some_and(|d| check_supported(d).is_ok()) as c_int
         })
     }
@@ -596,7 +607,8 @@ pub mod ndk {
         buffer: *const AHardwareBuffer,
     ) -> *const NativeHandle {
         catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `inspect` answers any other pointer with an error.
             unsafe { inspect(buffer) }.map_or(ptr::null(), |(h, _)| h.handle)
         }))
         .unwrap_or(ptr::null())
@@ -611,7 +623,8 @@ pub mod ndk {
         out: *mut u64,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `acquire` refuses anything else.
             match (unsafe { HardwareBufferRef::acquire(buffer) }, out.is_null()) {
                 (Ok(r), false) => {
                     // SAFETY: non-null, writable.
@@ -638,7 +651,8 @@ pub mod ndk {
         if cpu_usage & !(usage::CPU_READ_MASK | usage::CPU_WRITE_MASK) != 0 || cpu_usage == 0 {
             return Err(BAD_VALUE);
         }
-        // SAFETY: caller contract.
+        // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this function's
+        // contract), and `acquire` refuses anything else.
         let r = unsafe { HardwareBufferRef::acquire(buffer) }.map_err(|e| errno(&e))?;
         let d = *r.desc();
         let wants_read = cpu_usage & usage::CPU_READ_MASK != 0;
@@ -648,7 +662,8 @@ pub mod ndk {
         {
             return Err(BAD_VALUE);
         }
-        // SAFETY: caller contract (null or readable).
+        // SAFETY: `rect` is null or readable (this function's contract); `as_ref` turns null into
+        // the whole buffer.
         if let Some(rect) = unsafe { rect.as_ref() } {
             // AOSP's GraphicBuffer::lockAsync: "locking pixels outside of buffer".
             let inside = rect.left >= 0
@@ -695,7 +710,8 @@ pub mod ndk {
                 drop(unsafe { NativeFence::from_raw(fence) });
                 return BAD_VALUE;
             }
-            // SAFETY: caller contract.
+            // SAFETY: the caller's buffer, usage, fence and rect under `AHardwareBuffer_lock`'s
+            // contract, which is `lock_mapping`'s; `out` was checked non-null above.
             match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((p, _)) => {
                     // SAFETY: non-null, writable.
@@ -763,7 +779,9 @@ pub mod ndk {
                 drop(unsafe { NativeFence::from_raw(fence) });
                 return BAD_VALUE;
             }
-            // SAFETY: caller contract.
+            // SAFETY: the caller's buffer, usage, fence and rect under
+            // `AHardwareBuffer_lockPlanes`' contract, which is `lock_mapping`'s; `out` was checked
+            // non-null above.
             match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((base, d)) => {
                     let empty = AHardwareBufferPlane {
@@ -834,14 +852,16 @@ pub mod ndk {
         out: *mut *mut AHardwareBuffer,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `desc` is null or readable (this function's contract); `as_ref` turns null
+            // into BAD_VALUE.
             let Some(desc) = (unsafe { desc.as_ref() }) else {
                 return BAD_VALUE;
             };
             if out.is_null() {
                 return BAD_VALUE;
             }
-            // SAFETY: caller contract.
+            // SAFETY: `handle` is null or a readable native handle whose fd is open for this call
+            // (this function's contract), what `Buffer::import` needs.
             let Ok(buffer) = (unsafe { gralloc::Buffer::import(handle) }) else {
                 return BAD_VALUE;
             };

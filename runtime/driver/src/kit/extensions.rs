@@ -99,7 +99,9 @@ pub enum ExtensionError {
 }
 
 impl ExtensionError {
-    /// The `VkResult` creation returns.
+    /// The `VkResult` creation returns, the one mapper of these refusals: every one is
+    /// `VK_ERROR_EXTENSION_NOT_PRESENT`. Not logged here: the creating command logs it with
+    /// its own context (`vkgen_abi::vk_error!`).
     pub fn result(&self) -> vk::Result {
         vk::Result::ERROR_EXTENSION_NOT_PRESENT
     }

@@ -334,7 +334,8 @@ pub unsafe fn write_properties(
     memory_type_bits: u32,
     features: impl Fn(&BufferDesc, &HardwareBufferFormat) -> vk::FormatFeatureFlags2,
 ) -> vk::Result {
-    // SAFETY: forwarded; any pointer is checked.
+    // SAFETY: `acquire` reads `buffer` only after checking it is one of our AHardwareBuffers (this
+    // function's contract allows any pointer).
     let r = match unsafe { HardwareBufferRef::acquire(buffer) } {
         Ok(r) => r,
         Err(e) => {

@@ -364,7 +364,7 @@ pub fn entry<D: NativeBuffers>(cmd: C) -> vk::PFN_vkVoidFunction {
 /// # Safety
 /// `out` is null or valid for a write.
 unsafe fn put<T>(out: *mut T, value: T) {
-    // SAFETY: per the caller.
+    // SAFETY: `out` is null or valid for a write (this function's contract); `as_mut` skips null.
     if let Some(o) = unsafe { out.as_mut() } {
         *o = value;
     }

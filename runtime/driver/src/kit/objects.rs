@@ -86,15 +86,20 @@ pub struct Queue<D: Kit> {
 // SAFETY: the back-pointers point at parents that outlive the child (API lifetime rules) and
 // are only read; everything else is `Send + Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Send for PhysicalDevice<D> {}
-// SAFETY: see `Send`.
+// SAFETY: the back-pointers are only read, and the parents they point at outlive the child;
+// everything else is `Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Sync for PhysicalDevice<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a device's back-pointer (to its physical device) is only read and the parent outlives it;
+// its other fields are `Send` by the `Kit` bounds.
 unsafe impl<D: Kit> Send for Device<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a device's back-pointer is only read and the parent outlives it; its other fields are
+// `Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Sync for Device<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a queue's back-pointer (to its device) is only read and the device outlives it; its other
+// fields are `Send` by the `Kit` bounds.
 unsafe impl<D: Kit> Send for Queue<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a queue's back-pointer is only read and the device outlives it; its other fields are
+// `Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Sync for Queue<D> {}
 
 macro_rules! kinds {

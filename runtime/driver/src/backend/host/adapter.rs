@@ -69,7 +69,8 @@ unsafe fn path_arg(p: *const std::ffi::c_char) -> PathBuf {
         return PathBuf::new();
     }
     use std::os::unix::ffi::OsStrExt;
-    // SAFETY: caller contract.
+    // SAFETY: `p` was checked non-null above and is a NUL-terminated path (this function's
+    // contract), alive for this call.
     let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
     PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
 }

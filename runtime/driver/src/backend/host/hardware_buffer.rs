@@ -567,7 +567,9 @@ pub(super) unsafe fn create_buffer(
         )
     };
     if !external.is_some_and(|e| e.handle_types.contains(HANDLE_TYPE)) {
-        // SAFETY: forwarded to the host.
+        // SAFETY: a buffer without the AHardwareBuffer handle type: the host's vkCreateBuffer on
+        // its own device with the application's create info, allocator and output pointer,
+        // unchanged.
         return unsafe { (dev.fns.fp_v1_0().create_buffer)(dev.handle, ci, p_allocator, p_buffer) };
     }
     // SAFETY: the application's chain, valid during this call.

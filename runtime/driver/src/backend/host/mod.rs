@@ -313,7 +313,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_properties: *mut vk::ExtensionProperties,
     ) -> vk::Result {
         match Self::icd() {
-            // SAFETY: forwarded to the host's function.
+            // SAFETY: the host ICD's global vkEnumerateInstanceExtensionProperties with the
+            // application's layer name and two-call idiom pointers, unchanged.
             Some(h) => unsafe {
                 (h.entry.fp_v1_0().enumerate_instance_extension_properties)(
                     p_layer_name,
@@ -321,7 +322,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                     p_properties,
                 )
             },
-            None if !p_layer_name.is_null() => vk::Result::ERROR_LAYER_NOT_PRESENT,
+            None if !p_layer_name.is_null() => {
+                vkgen_abi::vk_error!(vk::Result::ERROR_LAYER_NOT_PRESENT, "no host, no layers")
+            }
             // SAFETY: two-call idiom arguments.
             None => unsafe {
                 write_array::<vk::ExtensionProperties>(&[], p_property_count, p_properties)
@@ -413,7 +416,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
     ) -> vk::Result {
         let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
         if !p_layer_name.is_null() {
-            // SAFETY: forwarded to the host.
+            // SAFETY: a layer's extensions are the host's to answer: its
+            // vkEnumerateDeviceExtensionProperties for a physical device of `inst`, with the
+            // application's pointers unchanged.
             return unsafe {
                 (inst.fns.fp_v1_0().enumerate_device_extension_properties)(
                     physical_device,
@@ -466,7 +471,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return;
         };
-        // SAFETY: forwarded to the host with valid arguments.
+        // SAFETY: the host's vkGetDeviceQueue for its own device `dev`, with the application's
+        // indices and output pointer unchanged.
         unsafe {
             (dev.fns.fp_v1_0().get_device_queue)(device, queue_family_index, queue_index, p_queue)
         };
@@ -482,7 +488,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return;
         };
-        // SAFETY: forwarded to the host with valid arguments.
+        // SAFETY: the host's vkGetDeviceQueue2 for its own device `dev`, with the application's
+        // queue info and output pointer unchanged.
         unsafe { (dev.fns.fp_v1_1().get_device_queue2)(device, p_queue_info, p_queue) };
         // SAFETY: `pQueue` is the application's output pointer, null or just written by the host.
         unsafe { note_queue(dev, p_queue) };
@@ -520,7 +527,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         }
         .is_some();
         if !for_swapchain {
-            // SAFETY: forwarded to the host.
+            // SAFETY: an image neither native-buffer, AHardwareBuffer nor swapchain: the host's
+            // vkCreateImage on its own device with the application's arguments unchanged.
             return unsafe { (dev.fns.fp_v1_0().create_image)(device, ci, p_allocator, p_image) };
         }
         let Some(anb) = &dev.anb else {
@@ -550,7 +558,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         if hardware_buffer::destroy_image(&dev, image, p_allocator) {
             return;
         }
-        // SAFETY: forwarded to the host; the application is done with the image.
+        // SAFETY: the host's vkDestroyImage for an image of its own device that the application is
+        // done with (vkDestroyImage's valid usage).
         unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, p_allocator) };
         if let Some(anb) = &dev.anb {
             let img = lock(&anb.images).remove(&vk::Handle::as_raw(image));
@@ -615,7 +624,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return;
         };
-        // SAFETY: forwarded; the application is done with the memory.
+        // SAFETY: the host's vkFreeMemory for memory of its own device that the application is done
+        // with (vkFreeMemory's valid usage); our record of it goes right after.
         unsafe { (dev.fns.fp_v1_0().free_memory)(device, memory, p_allocator) };
         hardware_buffer::forget_memory(&dev, memory);
     }
@@ -879,7 +889,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             return;
         };
         sync_fd::forget_semaphore(&dev, semaphore);
-        // SAFETY: forwarded; the application is done with the semaphore.
+        // SAFETY: the host's vkDestroySemaphore for a semaphore of its own device that the
+        // application is done with (vkDestroySemaphore's valid usage).
         unsafe { (dev.fns.fp_v1_0().destroy_semaphore)(device, semaphore, p_allocator) };
     }
 

@@ -15,7 +15,8 @@ pub(super) struct HostMapping {
 
 // SAFETY: plain memory owned by this value; GPU/CPU access ordering is the application's.
 unsafe impl Send for HostMapping {}
-// SAFETY: see `Send`.
+// SAFETY: a mapping is plain memory owned by this value and never aliased by Rust references, so
+// sharing it is as sound as sending it; access ordering is the application's.
 unsafe impl Sync for HostMapping {}
 
 impl HostMapping {
@@ -523,7 +524,9 @@ pub(super) unsafe fn bind_image_memory2(
         }
     };
     let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
-        // SAFETY: forwarded to the host.
+        // SAFETY: no bind carries a native buffer, so the host's vkBindImageMemory2 gets the
+        // application's binds (less the AHardwareBuffer ones, in `infos`, alive for the call)
+        // unchanged.
         return unsafe {
             (dev.fns.fp_v1_1().bind_image_memory2)(device, infos.len() as u32, infos.as_ptr())
         };
@@ -572,7 +575,8 @@ pub(super) unsafe fn bind_image_memory2(
     if others.is_empty() {
         return vk::Result::SUCCESS;
     }
-    // SAFETY: forwarded to the host; the edited chains live until after the call.
+    // SAFETY: the host's vkBindImageMemory2 on its own device with the application's other binds,
+    // whose edited chains (`chains`) live until after the call.
     let r = unsafe {
         (dev.fns.fp_v1_1().bind_image_memory2)(device, others.len() as u32, others.as_ptr())
     };

@@ -143,7 +143,7 @@ pub(super) unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     if p.is_null() || n == 0 {
         &[]
     } else {
-        // SAFETY: caller contract.
+        // SAFETY: `p` is non-null here and valid for `n` reads (this function's contract).
         unsafe { std::slice::from_raw_parts(p, n as usize) }
     }
 }
@@ -157,7 +157,8 @@ pub(super) unsafe fn device_extensions(
     pd: vk::PhysicalDevice,
 ) -> Vec<vk::ExtensionProperties> {
     let f = inst.fns.fp_v1_0().enumerate_device_extension_properties;
-    // SAFETY: caller contract; the ICD's count is not trusted.
+    // SAFETY: `pd` belongs to `inst` (this function's contract), so the instance's own query takes
+    // it; `bounded_enumerate` does not trust the ICD's count.
     bounded_enumerate(|n, p| unsafe { f(pd, ptr::null(), n, p) }).unwrap_or_default()
 }
 

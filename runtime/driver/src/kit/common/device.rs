@@ -26,7 +26,8 @@ pub unsafe extern "system" fn create_device<D: Kit>(
                     "vkCreateDevice: {physical_device:?} is no physical device of this driver"
                 );
             };
-            // SAFETY: forwarded arguments.
+            // SAFETY: the application's vkCreateDevice create info and allocator, unchanged, for
+            // `create_device_impl`, whose contract is the command's; `pd` was checked just above.
             match unsafe { create_device_impl::<D>(pd, p_create_info, p_allocator) } {
                 Ok(handle) => {
                     // SAFETY: `pDevice` is the application's output pointer, valid for a write
@@ -167,7 +168,8 @@ pub unsafe extern "system" fn get_device_queue<D: Kit>(
         queue_index: index,
         ..Default::default()
     };
-    // SAFETY: forwarded arguments.
+    // SAFETY: `device` and `p_queue` are the application's vkGetDeviceQueue arguments, unchanged;
+    // `info` lives on this stack frame for the call.
     unsafe { get_device_queue2::<D>(device, &info, p_queue) }
 }
 

@@ -76,7 +76,8 @@ pub unsafe extern "system" fn create_instance<D: Kit>(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: forwarded arguments.
+            // SAFETY: the application's vkCreateInstance create info and allocator, unchanged, for
+            // `create_instance_impl`, whose contract is the command's.
             match unsafe { create_instance_impl::<D>(p_create_info, p_allocator) } {
                 Ok(handle) => {
                     // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for
@@ -271,7 +272,8 @@ pub unsafe extern "system" fn create_debug_report_callback_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_callback: *mut vk::DebugReportCallbackEXT,
 ) -> vk::Result {
-    // SAFETY: forwarded arguments.
+    // SAFETY: the application's vkCreateDebugReportCallbackEXT arguments, unchanged, for
+    // `add_callback`, whose contract is the command's.
     unsafe {
         add_callback::<D, _, _>(instance, p_create_info, p_callback, |d, ci| {
             d.add_report(ci)
@@ -369,7 +371,8 @@ pub unsafe extern "system" fn create_debug_utils_messenger_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_messenger: *mut vk::DebugUtilsMessengerEXT,
 ) -> vk::Result {
-    // SAFETY: forwarded arguments.
+    // SAFETY: the application's vkCreateDebugUtilsMessengerEXT arguments, unchanged, for
+    // `add_callback`, whose contract is the command's.
     unsafe {
         add_callback::<D, _, _>(instance, p_create_info, p_messenger, |d, ci| {
             d.add_messenger(ci)

@@ -52,7 +52,8 @@ pub(super) unsafe extern "system" fn queue_families_via_2<D: Kit>(
         (),
         || {
             if p_properties.is_null() {
-                // SAFETY: forwarded count query.
+                // SAFETY: a count query (null properties): the application's `p_count`, null or
+                // valid, goes to the vendor's hook unchanged.
                 unsafe {
                     D::get_physical_device_queue_family_properties2(pd, p_count, ptr::null_mut())
                 };
@@ -168,7 +169,8 @@ pub(super) unsafe extern "system" fn sparse_format_via_2<D: Kit>(
             ..Default::default()
         };
         if p_properties.is_null() {
-            // SAFETY: forwarded count query.
+            // SAFETY: a count query (null properties): the application's `p_count`, null or valid,
+            // goes to the vendor's hook unchanged; `info` lives on this stack frame.
             unsafe {
                 D::get_physical_device_sparse_image_format_properties2(
                     pd,
@@ -438,7 +440,8 @@ pub(super) unsafe extern "system" fn sparse_requirements_via_2<D: Kit>(
                 ..Default::default()
             };
             if p_requirements.is_null() {
-                // SAFETY: forwarded count query.
+                // SAFETY: a count query (null requirements): the application's `p_count`, null or
+                // valid, goes to the vendor's hook unchanged; `info` lives on this stack frame.
                 unsafe {
                     D::get_image_sparse_memory_requirements2(
                         device,
@@ -486,7 +489,8 @@ pub(super) unsafe extern "system" fn sparse_requirements2_via_1<D: Kit>(
                 return;
             };
             if p_requirements.is_null() {
-                // SAFETY: forwarded count query.
+                // SAFETY: a count query (null requirements): the application's `p_count` and
+                // `info`, both valid for this call, go to the vendor's hook unchanged.
                 unsafe {
                     D::get_image_sparse_memory_requirements(
                         device,

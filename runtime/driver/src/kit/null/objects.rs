@@ -23,7 +23,8 @@ pub(super) enum Backing {
 // SAFETY: the memory is owned by this value; concurrent access through mappings is the
 // application's to synchronise, as with any VkDeviceMemory.
 unsafe impl Send for Memory {}
-// SAFETY: see `Send`.
+// SAFETY: a `&Memory` gives only its pointer and length; writes through mappings are the
+// application's to order, as with any VkDeviceMemory, so sharing is as sound as sending.
 unsafe impl Sync for Memory {}
 impl Drop for Memory {
     fn drop(&mut self) {
