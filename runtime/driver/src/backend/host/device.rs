@@ -394,10 +394,10 @@ pub(super) unsafe fn reset_fences(
     r
 }
 
-/// The body of the `destroy_device` hook.
+/// `vkDestroyDevice`: forgets the device, stops its SYNC_FD emulation and release worker, releases its pooled fences and the imports of images the application did not destroy, then destroys the host device.
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkDestroyDevice`.
 pub(super) unsafe fn destroy_device(
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks<'_>,

@@ -38,10 +38,10 @@ macro_rules! host_device_fn {
     }};
 }
 
-/// The body of the `get_semaphore_fd_khr` hook.
+/// `vkGetSemaphoreFdKHR`: `SYNC_FD` from the emulation where the device has it; any other handle type, or a device without the emulation, is the host's (its result kept to what the spec allows).
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkGetSemaphoreFdKHR`.
 pub(super) unsafe fn get_semaphore_fd_khr(
     device: vk::Device,
     p_get_fd_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
@@ -76,10 +76,10 @@ pub(super) unsafe fn get_semaphore_fd_khr(
     }
 }
 
-/// The body of the `get_fence_fd_khr` hook.
+/// `vkGetFenceFdKHR`: `SYNC_FD` from the emulation where the device has it; anything else is the host's (its result kept to what the spec allows).
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkGetFenceFdKHR`.
 pub(super) unsafe fn get_fence_fd_khr(
     device: vk::Device,
     p_get_fd_info: *const vk::FenceGetFdInfoKHR<'_>,
@@ -114,10 +114,10 @@ pub(super) unsafe fn get_fence_fd_khr(
     }
 }
 
-/// The body of the `import_semaphore_fd_khr` hook.
+/// `vkImportSemaphoreFdKHR`: a `SYNC_FD` import (temporary only) into the emulation where the device has it; anything else is the host's.
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkImportSemaphoreFdKHR`.
 pub(super) unsafe fn import_semaphore_fd_khr(
     device: vk::Device,
     p_import_semaphore_fd_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
@@ -155,10 +155,10 @@ pub(super) unsafe fn import_semaphore_fd_khr(
     sync_fd::import(&dev, sync_fd::Target::Semaphore(info.semaphore), info.fd)
 }
 
-/// The body of the `import_fence_fd_khr` hook.
+/// `vkImportFenceFdKHR`: a `SYNC_FD` import (temporary only) into the emulation where the device has it; anything else is the host's.
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkImportFenceFdKHR`.
 pub(super) unsafe fn import_fence_fd_khr(
     device: vk::Device,
     p_import_fence_fd_info: *const vk::ImportFenceFdInfoKHR<'_>,
@@ -193,10 +193,10 @@ pub(super) unsafe fn import_fence_fd_khr(
     sync_fd::import(&dev, sync_fd::Target::Fence(info.fence), info.fd)
 }
 
-/// The body of the `get_physical_device_external_semaphore_properties` hook.
+/// `vkGetPhysicalDeviceExternalSemaphoreProperties`: `SYNC_FD` always works (passed through or emulated), except for timeline semaphores; other handle types are the host's answer.
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkGetPhysicalDeviceExternalSemaphoreProperties`.
 pub(super) unsafe fn get_physical_device_external_semaphore_properties(
     physical_device: vk::PhysicalDevice,
     p_external_semaphore_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
@@ -245,10 +245,10 @@ pub(super) unsafe fn get_physical_device_external_semaphore_properties(
     }
 }
 
-/// The body of the `get_physical_device_external_fence_properties` hook.
+/// `vkGetPhysicalDeviceExternalFenceProperties`: `SYNC_FD` always works (passed through or emulated); other handle types are the host's answer.
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkGetPhysicalDeviceExternalFenceProperties`.
 pub(super) unsafe fn get_physical_device_external_fence_properties(
     physical_device: vk::PhysicalDevice,
     p_external_fence_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,

@@ -455,8 +455,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
     }
 
     unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::AllocationCallbacks<'_>) {
-        // SAFETY: `device::destroy_device` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `device::destroy_device` has this hook's contract; the arguments go unchanged.
         unsafe { device::destroy_device(device, p_allocator) }
     }
 
@@ -574,8 +573,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         bind_info_count: u32,
         p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
     ) -> vk::Result {
-        // SAFETY: `native_buffer::bind_image_memory2` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `native_buffer::bind_image_memory2` has this hook's contract; the arguments go
+        // unchanged.
         unsafe { native_buffer::bind_image_memory2(device, bind_info_count, p_bind_infos) }
     }
 
@@ -928,8 +927,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_get_fd_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
         p_fd: *mut std::ffi::c_int,
     ) -> vk::Result {
-        // SAFETY: `external_fd::get_semaphore_fd_khr` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `external_fd::get_semaphore_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
         unsafe { external_fd::get_semaphore_fd_khr(device, p_get_fd_info, p_fd) }
     }
 
@@ -938,8 +937,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_get_fd_info: *const vk::FenceGetFdInfoKHR<'_>,
         p_fd: *mut std::ffi::c_int,
     ) -> vk::Result {
-        // SAFETY: `external_fd::get_fence_fd_khr` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `external_fd::get_fence_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
         unsafe { external_fd::get_fence_fd_khr(device, p_get_fd_info, p_fd) }
     }
 
@@ -947,8 +946,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         device: vk::Device,
         p_import_semaphore_fd_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
     ) -> vk::Result {
-        // SAFETY: `external_fd::import_semaphore_fd_khr` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `external_fd::import_semaphore_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
         unsafe { external_fd::import_semaphore_fd_khr(device, p_import_semaphore_fd_info) }
     }
 
@@ -956,8 +955,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         device: vk::Device,
         p_import_fence_fd_info: *const vk::ImportFenceFdInfoKHR<'_>,
     ) -> vk::Result {
-        // SAFETY: `external_fd::import_fence_fd_khr` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `external_fd::import_fence_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
         unsafe { external_fd::import_fence_fd_khr(device, p_import_fence_fd_info) }
     }
 
@@ -966,8 +965,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_semaphore_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
         p_external_semaphore_properties: *mut vk::ExternalSemaphoreProperties<'_>,
     ) {
-        // SAFETY: `external_fd::get_physical_device_external_semaphore_properties` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `external_fd::get_physical_device_external_semaphore_properties` is this hook's
+        // body, moved beside the code it uses with this hook's contract; the arguments are the
+        // application's, unchanged.
         unsafe {
             external_fd::get_physical_device_external_semaphore_properties(
                 physical_device,
@@ -982,8 +982,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_fence_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
         p_external_fence_properties: *mut vk::ExternalFenceProperties<'_>,
     ) {
-        // SAFETY: `external_fd::get_physical_device_external_fence_properties` is this hook's body, moved beside the code it uses with
-        // this hook's contract; the arguments are the application's, unchanged.
+        // SAFETY: `external_fd::get_physical_device_external_fence_properties` has this hook's
+        // contract; the arguments go unchanged.
         unsafe {
             external_fd::get_physical_device_external_fence_properties(
                 physical_device,

@@ -497,10 +497,10 @@ impl AnbDevice {
     }
 }
 
-/// The body of the `bind_image_memory2` hook.
+/// `vkBindImageMemory2`: AHardwareBuffer images bound as planned at allocation; a pending swapchain image bound to the native buffer chained to its bind; everything else the host's.
 ///
 /// # Safety
-/// The hook's: the application's valid arguments of the command.
+/// The application's valid arguments of `vkBindImageMemory2`.
 pub(super) unsafe fn bind_image_memory2(
     device: vk::Device,
     bind_info_count: u32,
