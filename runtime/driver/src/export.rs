@@ -215,7 +215,8 @@ pub mod entry {
             // SAFETY: the driver's own vkEnumerateInstanceExtensionProperties, called with the HAL
             // caller's layer name and two-call idiom pointers unchanged.
             Some(f) => unsafe { f(p_layer_name, p_count, p_properties) },
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: no driver function: the HAL caller's two-call idiom pointers, null or valid;
+            // no extensions are written.
             None => unsafe {
                 crate::util::write_array::<vk::ExtensionProperties>(&[], p_count, p_properties)
             },

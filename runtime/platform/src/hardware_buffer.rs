@@ -627,7 +627,8 @@ pub mod ndk {
             // function's contract), and `acquire` refuses anything else.
             match (unsafe { HardwareBufferRef::acquire(buffer) }, out.is_null()) {
                 (Ok(r), false) => {
-                    // SAFETY: non-null, writable.
+                    // SAFETY: `out` was checked non-null in the match and is the caller's writable
+                    // output (`AHardwareBuffer_getId`'s contract).
                     unsafe { out.write(r.id()) };
                     0
                 }
@@ -714,7 +715,8 @@ pub mod ndk {
             // contract, which is `lock_mapping`'s; `out` was checked non-null above.
             match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((p, _)) => {
-                    // SAFETY: non-null, writable.
+                    // SAFETY: `out` was checked non-null above and is the caller's writable output
+                    // (`AHardwareBuffer_lock`'s contract).
                     unsafe { out.write(p.cast()) };
                     0
                 }
@@ -801,7 +803,8 @@ pub mod ndk {
                         };
                         planes.plane_count += 1;
                     }
-                    // SAFETY: non-null, writable.
+                    // SAFETY: `out` was checked non-null above and is the caller's writable output
+                    // (`AHardwareBuffer_lockPlanes`' contract).
                     unsafe { out.write(planes) };
                     0
                 }
@@ -870,7 +873,8 @@ pub mod ndk {
             {
                 return BAD_VALUE;
             }
-            // SAFETY: non-null, writable.
+            // SAFETY: `out` was checked non-null above and is the caller's writable output
+            // (`AHardwareBuffer_createFromHandle`'s contract).
             unsafe { out.write(HardwareBuffer::into_raw(HardwareBuffer::new(buffer))) };
             0
         })

@@ -209,14 +209,17 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
                     unsafe { destroy_dispatchable::<CommandBuffer<D>>(h) };
                 }
                 for i in 0..n {
-                    // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+                    // SAFETY: `pCommandBuffers` holds `commandBufferCount` (= `n`) elements
+                    // (vkAllocateCommandBuffers' valid usage) and `i < n`; on failure every one is
+                    // nulled, as the spec asks.
                     unsafe { p_command_buffers.add(i).write(vk::CommandBuffer::null()) };
                 }
                 return e;
             }
             lock(&pool.buffers).extend_from_slice(&made);
             for (i, h) in made.into_iter().enumerate() {
-                // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+                // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements and `made` has at
+                // most that many (one per allocated buffer), so index `i` is in bounds.
                 unsafe { p_command_buffers.add(i).write(vk::Handle::from_raw(h)) };
             }
             vk::Result::SUCCESS

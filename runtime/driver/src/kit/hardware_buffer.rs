@@ -371,7 +371,8 @@ pub unsafe fn write_properties(
         features(&d, &f)
     };
     let components = f.components();
-    // SAFETY: a valid output chain.
+    // SAFETY: `out` is the application's properties structure, whose output chain is valid for this
+    // call (this function's contract); each node is written as the type its sType names.
     unsafe {
         for_each_out(out.p_next, |s| match (*s).s_type {
             vk::StructureType::ANDROID_HARDWARE_BUFFER_FORMAT_PROPERTIES_ANDROID => {
@@ -412,7 +413,8 @@ pub unsafe fn write_image_format_extras(
     props: &mut vk::ImageFormatProperties2<'_>,
 ) {
     let ahb_usage = usage_of_image(info.usage, info.flags);
-    // SAFETY: a valid output chain.
+    // SAFETY: `props` is the application's output structure, whose chain is valid for this call
+    // (this function's contract); each node is written as the type its sType names.
     unsafe {
         for_each_out(props.p_next, |s| match (*s).s_type {
             vk::StructureType::ANDROID_HARDWARE_BUFFER_USAGE_ANDROID => {

@@ -410,7 +410,8 @@ impl Driver for NullDriver {
         // until the memory is freed.
         match unsafe { create_object(memory, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_memory` is the application's vkAllocateMemory output, valid for a
+                // write.
                 unsafe { *p_memory = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -435,7 +436,8 @@ impl Driver for NullDriver {
         _flags: vk::MemoryMapFlags,
         pp_data: *mut *mut c_void,
     ) -> vk::Result {
-        // SAFETY: a live memory handle.
+        // SAFETY: `memory` is null or a live memory of this driver (vkMapMemory's valid usage);
+        // `obj` checks its signature.
         let Some(m) = (unsafe { obj::<Memory, _>(memory) }) else {
             return vkgen_abi::vk_error!(
                 vk::Result::ERROR_MEMORY_MAP_FAILED,
@@ -483,7 +485,7 @@ impl Driver for NullDriver {
         // the buffer is destroyed.
         match unsafe { create_object(Buffer { size: ci.size }, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_buffer` is the application's vkCreateBuffer output, valid for a write.
                 unsafe { *p_buffer = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -546,7 +548,7 @@ impl Driver for NullDriver {
         };
         match new_image(ci, None, p_allocator) {
             Ok(image) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_image` is the application's vkCreateImage output, valid for a write.
                 unsafe { *p_image = image };
                 vk::Result::SUCCESS
             }
@@ -595,7 +597,8 @@ impl Driver for NullDriver {
         p_count: *mut u32,
         p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
     ) {
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_count` and `p_requirements` are the application's two-call idiom pointers of
+        // vkGetImageSparseMemoryRequirements2, null or valid; zero elements are written.
         let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
     }
 
@@ -605,7 +608,8 @@ impl Driver for NullDriver {
         p_count: *mut u32,
         p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
     ) {
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_count` and `p_requirements` are the application's two-call idiom pointers of
+        // vkGetDeviceImageSparseMemoryRequirements, null or valid; zero elements are written.
         let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
     }
 
@@ -662,7 +666,7 @@ impl Driver for NullDriver {
         // the event is destroyed.
         match unsafe { create_object(event, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_event` is the application's vkCreateEvent output, valid for a write.
                 unsafe { *p_event = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -680,7 +684,8 @@ impl Driver for NullDriver {
     }
 
     unsafe fn get_event_status(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: a live event.
+        // SAFETY: `event` is null or a live event of this driver (vkGetEventStatus' valid usage);
+        // `obj` checks its signature.
         match unsafe { obj::<Event, _>(event) } {
             Some(e) if e.set.load(Ordering::Acquire) => vk::Result::EVENT_SET,
             Some(_) => vk::Result::EVENT_RESET,
@@ -692,7 +697,8 @@ impl Driver for NullDriver {
     }
 
     unsafe fn set_event(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: a live event.
+        // SAFETY: `event` is null or a live event of this driver (vkSetEvent's valid usage); `obj`
+        // checks its signature.
         if let Some(e) = unsafe { obj::<Event, _>(event) } {
             e.set.store(true, Ordering::Release);
         }
@@ -700,7 +706,8 @@ impl Driver for NullDriver {
     }
 
     unsafe fn reset_event(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: a live event.
+        // SAFETY: `event` is null or a live event of this driver (vkResetEvent's valid usage);
+        // `obj` checks its signature.
         if let Some(e) = unsafe { obj::<Event, _>(event) } {
             e.set.store(false, Ordering::Release);
         }
@@ -741,7 +748,8 @@ impl Driver for NullDriver {
         _p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
         p_support: *mut vk::DescriptorSetLayoutSupport<'_>,
     ) {
-        // SAFETY: valid output structure.
+        // SAFETY: `p_support` is the application's vkGetDescriptorSetLayoutSupport output, null or
+        // valid for this call; `as_mut` skips null.
         if let Some(s) = unsafe { p_support.as_mut() } {
             s.supported = vk::TRUE;
         }
@@ -804,7 +812,8 @@ impl Driver for NullDriver {
         p_data_size: *mut usize,
         _p_data: *mut c_void,
     ) -> vk::Result {
-        // SAFETY: valid output pointer.
+        // SAFETY: `p_data_size` is the application's vkGetPipelineCacheData in/out size, null or
+        // valid; `as_mut` skips null.
         if let Some(size) = unsafe { p_data_size.as_mut() } {
             *size = 0;
         }
@@ -822,7 +831,8 @@ impl Driver for NullDriver {
         _flags: vk::QueryResultFlags,
     ) -> vk::Result {
         if !p_data.is_null() {
-            // SAFETY: `pData` holds `dataSize` bytes.
+            // SAFETY: `p_data` is non-null here and holds `dataSize` bytes (vkGetQueryPoolResults'
+            // valid usage).
             unsafe { ptr::write_bytes(p_data.cast::<u8>(), 0, data_size) };
         }
         vk::Result::SUCCESS
@@ -833,7 +843,8 @@ impl Driver for NullDriver {
         _render_pass: vk::RenderPass,
         p_granularity: *mut vk::Extent2D,
     ) {
-        // SAFETY: valid output pointer.
+        // SAFETY: `p_granularity` is the application's vkGetRenderAreaGranularity output, null or
+        // valid for a write; `as_mut` skips null.
         if let Some(g) = unsafe { p_granularity.as_mut() } {
             *g = vk::Extent2D {
                 width: 1,
@@ -886,7 +897,8 @@ impl Driver for NullDriver {
         // valid until the slot is destroyed.
         match unsafe { create_object(slot, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_private_data_slot` is the application's vkCreatePrivateDataSlot
+                // output, valid for a write.
                 unsafe { *p_private_data_slot = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -910,7 +922,8 @@ impl Driver for NullDriver {
         private_data_slot: vk::PrivateDataSlot,
         data: u64,
     ) -> vk::Result {
-        // SAFETY: a live slot.
+        // SAFETY: `private_data_slot` is null or a live slot of this driver (vkSetPrivateData's
+        // valid usage); `obj` checks its signature.
         match unsafe { obj::<PrivateDataSlot, _>(private_data_slot) } {
             Some(s) => {
                 lock(&s.data).insert((object_type.as_raw(), object_handle), data);

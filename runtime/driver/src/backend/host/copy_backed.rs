@@ -353,7 +353,8 @@ pub(super) unsafe fn cmd_pipeline_barrier(
     if COUNT.load(Ordering::Acquire) == 0 {
         return forward(src_stage, dst_stage, image_count, p_image);
     }
-    // SAFETY: `pImageMemoryBarriers` holds `imageMemoryBarrierCount` barriers.
+    // SAFETY: `p_image` holds `image_count` barriers (vkCmdPipelineBarrier's valid usage, passed on
+    // by the hook); `slice` takes null or zero as empty.
     let mut images = unsafe { super::slice(p_image, image_count) }.to_vec();
     let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
@@ -401,7 +402,8 @@ pub(super) unsafe fn cmd_pipeline_barrier2(
         // vkCmdPipelineBarrier2 unchanged.
         return unsafe { host2(cb, info) };
     }
-    // SAFETY: `pImageMemoryBarriers` holds `imageMemoryBarrierCount` barriers.
+    // SAFETY: `dep` is the application's valid `VkDependencyInfo`, whose `pImageMemoryBarriers`
+    // holds `imageMemoryBarrierCount` barriers.
     let mut images =
         unsafe { super::slice(dep.p_image_memory_barriers, dep.image_memory_barrier_count) }
             .to_vec();

@@ -488,7 +488,7 @@ pub(super) unsafe fn create_host_instance(
         vk::Handle::as_raw(instance),
         Arc::new(HostInstance { fns, slot }),
     );
-    // SAFETY: valid output pointer.
+    // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for a write.
     unsafe { *p_instance = instance };
     vk::Result::SUCCESS
 }

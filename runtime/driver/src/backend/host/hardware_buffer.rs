@@ -275,7 +275,8 @@ unsafe fn image_format(ci: &vk::ImageCreateInfo<'_>) -> vk::Format {
     if ci.format != vk::Format::UNDEFINED {
         return ci.format;
     }
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let ext = unsafe {
         find_in_chain::<vk::ExternalFormatANDROID<'_>>(
             ci.p_next,
@@ -559,7 +560,8 @@ pub(super) unsafe fn create_buffer(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_buffer: *mut vk::Buffer,
 ) -> vk::Result {
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let external = unsafe {
         find_in_chain::<vk::ExternalMemoryBufferCreateInfo<'_>>(
             ci.p_next,
@@ -602,7 +604,8 @@ pub(super) unsafe fn image_format_properties(
     info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
     props: &mut vk::ImageFormatProperties2<'_>,
 ) -> Option<vk::Result> {
-    // SAFETY: valid chain.
+    // SAFETY: `info` is the application's format info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let external = unsafe {
         find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
             info.p_next,
@@ -668,7 +671,8 @@ pub(super) unsafe fn image_format_properties(
     match r {
         Ok(p) => {
             props.image_format_properties = p;
-            // SAFETY: a valid output chain.
+            // SAFETY: `props` is the application's output structure with its chain and `info` its
+            // input, both valid for this call (this function's contract).
             unsafe { kit_ahb::write_image_format_extras(info, props) };
             Some(vk::Result::SUCCESS)
         }
@@ -718,7 +722,8 @@ pub(super) unsafe fn create_sampler_ycbcr_conversion(
     if ci.format != vk::Format::UNDEFINED {
         return None;
     }
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let ext = unsafe {
         find_in_chain::<vk::ExternalFormatANDROID<'_>>(
             ci.p_next,

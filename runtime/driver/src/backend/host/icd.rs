@@ -162,7 +162,8 @@ impl HostIcd {
                 version: interface_version,
             });
         }
-        // SAFETY: as for negotiation.
+        // SAFETY: a symbol of the ICD library just loaded, `vk_icdGetPhysicalDeviceProcAddr`, whose
+        // type the loader-ICD interface fixes (read only when present).
         let gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr> = unsafe {
             match library
                 .get::<PFN_vk_icdGetPhysicalDeviceProcAddr>(b"vk_icdGetPhysicalDeviceProcAddr\0")

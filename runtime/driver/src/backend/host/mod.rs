@@ -325,7 +325,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             None if !p_layer_name.is_null() => {
                 vkgen_abi::vk_error!(vk::Result::ERROR_LAYER_NOT_PRESENT, "no host, no layers")
             }
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: no host: the application's two-call idiom pointers of
+            // vkEnumerateInstanceExtensionProperties, null or valid; no extensions are written.
             None => unsafe {
                 write_array::<vk::ExtensionProperties>(&[], p_property_count, p_properties)
             },
@@ -337,7 +338,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_properties: *mut vk::LayerProperties,
     ) -> vk::Result {
         // Only reached without a host (otherwise the host's function is returned).
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: the application's two-call idiom pointers of vkEnumerateInstanceLayerProperties,
+        // null or valid; no layers are written.
         unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
     }
 
@@ -376,7 +378,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_physical_devices: *mut vk::PhysicalDevice,
     ) -> vk::Result {
         // Only reached without a host: no devices.
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: the application's two-call idiom pointers of vkEnumeratePhysicalDevices, null or
+        // valid; no devices are written.
         unsafe {
             write_array::<vk::PhysicalDevice>(&[], p_physical_device_count, p_physical_devices)
         }
@@ -428,7 +431,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                 )
             };
         }
-        // SAFETY: `physical_device` belongs to `inst`.
+        // SAFETY: `physical_device` was found in `inst` by `instance_or!` above.
         let mut list = unsafe { device_extensions(&inst, physical_device) };
         if has_extension(&list, MEMORY_HOST_NAME) && !has_extension(&list, NATIVE_BUFFER_NAME) {
             list.push(extension_properties(
@@ -439,7 +442,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let mut added = hardware_buffer::added_extensions(&list);
         added.extend(sync_fd::added_extensions(&list));
         list.extend(added);
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_property_count` and `p_properties` are the application's two-call idiom
+        // pointers of vkEnumerateDeviceExtensionProperties, null or valid for `*p_property_count`
+        // elements.
         unsafe { write_array(&list, p_property_count, p_properties) }
     }
 
@@ -517,7 +522,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         if let Some(r) = unsafe { hardware_buffer::create_image(&dev, ci, p_allocator, p_image) } {
             return r;
         }
-        // SAFETY: valid input chain.
+        // SAFETY: `ci` is the application's create info (checked non-null above) with a chain valid
+        // for this call.
         let for_swapchain = unsafe {
             find_in_chain::<vk::BaseInStructure<'_>>(
                 ci.p_next,
@@ -541,7 +547,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             Err(e) => return e,
         };
         lock(&anb.images).insert(vk::Handle::as_raw(image), AnbImage::Pending);
-        // SAFETY: valid output pointer.
+        // SAFETY: `p_image` is the application's vkCreateImage output, valid for a write.
         unsafe { *p_image = image };
         vk::Result::SUCCESS
     }
@@ -588,7 +594,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             .image(image)
             .memory(memory)
             .memory_offset(memory_offset);
-        // SAFETY: one valid bind.
+        // SAFETY: `info` is one bind on this stack frame, of the application's image and memory,
+        // unchanged.
         unsafe { Self::bind_image_memory2(device, 1, &info) }
     }
 

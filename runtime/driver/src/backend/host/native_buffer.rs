@@ -209,7 +209,8 @@ pub(super) unsafe fn bind_native_buffer(
     let memory = unsafe { dev.fns.allocate_memory(&info, None) }?;
     // SAFETY: `image` is unbound; the memory covers offset + size.
     if let Err(e) = unsafe { dev.fns.bind_image_memory(image, memory, desc.offset) } {
-        // SAFETY: nothing uses the memory.
+        // SAFETY: the memory allocated just above, bound to nothing (the bind failed) and used by
+        // no command.
         unsafe { dev.fns.free_memory(memory, None) };
         return Err(e);
     }
@@ -515,7 +516,7 @@ pub(super) unsafe fn bind_image_memory2(
     };
     let infos = &rest[..];
     let native = |i: &vk::BindImageMemoryInfo<'_>| {
-        // SAFETY: valid input chain.
+        // SAFETY: `i` is one of the application's binds, whose chain is valid for this call.
         unsafe {
             find_in_chain::<vk::NativeBufferANDROID>(
                 i.p_next,

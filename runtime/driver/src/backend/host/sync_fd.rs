@@ -218,7 +218,8 @@ impl SyncEmulation {
             gates: gates.clone(),
         });
         let Some(waiter) = waiter else {
-            // SAFETY: created above, unused.
+            // SAFETY: the tracker semaphore created just above on this device, never handed out nor
+            // used by a batch.
             unsafe { fns.destroy_semaphore(tracker, None) };
             return None;
         };
@@ -264,7 +265,8 @@ pub(super) unsafe fn create_semaphore(
     out: *mut vk::Semaphore,
 ) -> Option<vk::Result> {
     let (sync, _) = emulation(dev)?;
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (the
+    // caller's promise), so a structure found by its sType is that structure.
     let timeline = unsafe {
         find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
             ci.p_next,
@@ -272,7 +274,7 @@ pub(super) unsafe fn create_semaphore(
         )
     }
     .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
-    // SAFETY: valid chain.
+    // SAFETY: the same application chain, valid for this call.
     let exportable = unsafe {
         find_in_chain::<vk::ExportSemaphoreCreateInfo<'_>>(
             ci.p_next,
@@ -283,7 +285,7 @@ pub(super) unsafe fn create_semaphore(
         e.handle_types
             .contains(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
     });
-    // SAFETY: valid chain.
+    // SAFETY: the same application chain, valid for this call.
     let other_types = unsafe {
         find_in_chain::<vk::ExportSemaphoreCreateInfo<'_>>(
             ci.p_next,
@@ -319,7 +321,8 @@ pub(super) unsafe fn create_semaphore(
     // SAFETY: the host's function with a valid create info.
     let r = unsafe { (dev.fns.fp_v1_0().create_semaphore)(dev.handle, &ci2, p_allocator, out) };
     if r == vk::Result::SUCCESS {
-        // SAFETY: written on success.
+        // SAFETY: the host's vkCreateSemaphore succeeded, so it wrote a handle through the
+        // application's valid `out`.
         let raw = vk::Handle::as_raw(unsafe { *out });
         if timeline {
             lock(&sync.timeline_semaphores).insert(raw);
@@ -341,7 +344,8 @@ pub(super) unsafe fn create_fence(
     out: *mut vk::Fence,
 ) -> Option<vk::Result> {
     emulation(dev)?;
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (the
+    // caller's promise), so a structure found by its sType is that structure.
     let other_types = unsafe {
         find_in_chain::<vk::ExportFenceCreateInfo<'_>>(
             ci.p_next,
@@ -777,7 +781,8 @@ pub(super) unsafe fn host_sync_fd_works(
         let mut export = vk::ExportSemaphoreCreateInfo::default()
             .handle_types(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
         let ci = vk::SemaphoreCreateInfo::default().push_next(&mut export);
-        // SAFETY: valid create info.
+        // SAFETY: the probe's own create info, chaining `export` on this stack frame, for the live
+        // new device.
         let Ok(s) = (unsafe { fns.create_semaphore(&ci, None) }) else {
             return false;
         };
@@ -800,7 +805,8 @@ pub(super) unsafe fn host_sync_fd_works(
             ok
         };
         if fd >= 0 {
-            // SAFETY: the export's fd, ours.
+            // SAFETY: `fd` is the new sync file the host exported to us just above, owned by nobody
+            // else.
             drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
         }
         if !ok {
@@ -820,7 +826,8 @@ pub(super) unsafe fn host_sync_fd_works(
         let ci = vk::FenceCreateInfo::default()
             .flags(vk::FenceCreateFlags::SIGNALED)
             .push_next(&mut export);
-        // SAFETY: valid create info.
+        // SAFETY: the probe's own create info, chaining `export` on this stack frame, for the live
+        // new device.
         let Ok(f) = (unsafe { fns.create_fence(&ci, None) }) else {
             return false;
         };
@@ -835,7 +842,8 @@ pub(super) unsafe fn host_sync_fd_works(
             ok
         };
         if fd >= 0 {
-            // SAFETY: the export's fd, ours.
+            // SAFETY: `fd` is the new sync file the host exported to us just above, owned by nobody
+            // else.
             drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
         }
         if !ok {

@@ -62,7 +62,8 @@ unsafe fn create_device_impl<D: Kit>(
     let ci = unsafe { p_create_info.as_ref() }
         .ok_or_else(|| refuse(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info"))?;
     let mut queues = Vec::new();
-    // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
+    // SAFETY: `ci` is the application's create info (checked non-null above), whose
+    // `pQueueCreateInfos` holds `queueCreateInfoCount` structures; `slice` takes null as empty.
     for q in unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) } {
         let fam = pd.queue_families.get(q.queue_family_index as usize);
         if q.queue_count == 0 || fam.is_none_or(|f| q.queue_count > f.queue_count) {

@@ -47,7 +47,9 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties<D: Kit>(
                     "vkEnumerateInstanceExtensionProperties: a driver has no layers"
                 );
             }
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: `p_property_count` and `p_properties` are the application's two-call idiom
+            // pointers of vkEnumerateInstanceExtensionProperties, null or valid for
+            // `*p_property_count` elements.
             unsafe { instance_extensions::<D>().write_properties(p_property_count, p_properties) }
         },
     )
@@ -58,7 +60,8 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties<D: Kit>(
     p_property_count: *mut u32,
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_property_count` and `p_properties` are the application's two-call idiom pointers
+    // of vkEnumerateInstanceLayerProperties, null or valid; no layers are written.
     guard(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -226,7 +229,8 @@ pub unsafe extern "system" fn enumerate_physical_devices<D: Kit>(
             };
             let list: Vec<vk::PhysicalDevice> =
                 inst.physical_devices().iter().map(|p| p.handle()).collect();
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: `p_count` and `p_devices` are the application's two-call idiom pointers of
+            // vkEnumeratePhysicalDevices, null or valid for `*p_count` elements.
             unsafe { write_array(&list, p_count, p_devices) }
         },
     )
@@ -324,7 +328,8 @@ pub unsafe extern "system" fn destroy_debug_report_callback_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugReportCallbackEXT", (), || {
-        // SAFETY: a live instance handle.
+        // SAFETY: `instance` is a live instance of this driver (vkDestroyDebugReportCallbackEXT's
+        // valid usage); `from_handle` checks its signature.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             inst.debug.remove_report(vk::Handle::as_raw(callback));
         }
@@ -387,7 +392,8 @@ pub unsafe extern "system" fn destroy_debug_utils_messenger_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugUtilsMessengerEXT", (), || {
-        // SAFETY: a live instance handle.
+        // SAFETY: `instance` is a live instance of this driver (vkDestroyDebugUtilsMessengerEXT's
+        // valid usage); `from_handle` checks its signature.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             inst.debug.remove_messenger(vk::Handle::as_raw(messenger));
         }

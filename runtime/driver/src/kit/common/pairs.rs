@@ -70,7 +70,8 @@ pub(super) unsafe extern "system" fn queue_families_via_2<D: Kit>(
             // SAFETY: the vendor wrote at most `n` back into `*p_count`; `p_properties` holds `n`.
             let written = unsafe { *p_count }.min(n) as usize;
             for (i, q) in v.iter().take(written).enumerate() {
-                // SAFETY: `i < n`.
+                // SAFETY: `i < written <= n`, and `p_properties` holds `n` elements (checked
+                // non-null above, the application's count).
                 unsafe { *p_properties.add(i) = q.queue_family_properties };
             }
         },
@@ -199,7 +200,8 @@ pub(super) unsafe extern "system" fn sparse_format_via_2<D: Kit>(
         // SAFETY: at most `n` written; `p_properties` holds `n`.
         let written = unsafe { *p_count }.min(n) as usize;
         for (i, s) in v.iter().take(written).enumerate() {
-            // SAFETY: `i < n`.
+            // SAFETY: `i < written <= n`, and `p_properties` holds `n` elements (checked non-null
+            // above, the application's count).
             unsafe { *p_properties.add(i) = s.properties };
         }
     })
@@ -346,7 +348,9 @@ pub(super) unsafe extern "system" fn buffer_requirements2_via_1<D: Kit>(
             unsafe {
                 D::get_buffer_memory_requirements(device, info.buffer, &mut out.memory_requirements)
             };
-            // SAFETY: a valid output chain.
+            // SAFETY: `out` is the application's `VkMemoryRequirements2` with its output chain,
+            // valid for this call; `no_dedicated` writes only `VkMemoryDedicatedRequirements` in
+            // it.
             unsafe { no_dedicated(out.p_next) };
         },
     )
@@ -401,7 +405,9 @@ pub(super) unsafe extern "system" fn image_requirements2_via_1<D: Kit>(
             unsafe {
                 D::get_image_memory_requirements(device, info.image, &mut out.memory_requirements)
             };
-            // SAFETY: a valid output chain.
+            // SAFETY: `out` is the application's `VkMemoryRequirements2` with its output chain,
+            // valid for this call; `no_dedicated` writes only `VkMemoryDedicatedRequirements` in
+            // it.
             unsafe { no_dedicated(out.p_next) };
         },
     )
@@ -465,7 +471,8 @@ pub(super) unsafe extern "system" fn sparse_requirements_via_2<D: Kit>(
             // SAFETY: at most `n` written; `p_requirements` holds `n`.
             let written = unsafe { *p_count }.min(n) as usize;
             for (i, s) in v.iter().take(written).enumerate() {
-                // SAFETY: `i < n`.
+                // SAFETY: `i < written <= n`, and `p_requirements` holds `n` elements (checked
+                // non-null above, the application's count).
                 unsafe { *p_requirements.add(i) = s.memory_requirements };
             }
         },
@@ -507,14 +514,16 @@ pub(super) unsafe extern "system" fn sparse_requirements2_via_1<D: Kit>(
                 return;
             };
             let mut v = vec![vk::SparseImageMemoryRequirements::default(); n as usize];
-            // SAFETY: `v` holds `n` elements.
+            // SAFETY: `v` holds `n` elements and `p_count` (the application's, holding `n`) tells
+            // the vendor so.
             unsafe {
                 D::get_image_sparse_memory_requirements(device, info.image, p_count, v.as_mut_ptr())
             };
             // SAFETY: at most `n` written; `p_requirements` holds `n` initialised structures.
             let written = unsafe { *p_count }.min(n) as usize;
             for (i, s) in v.iter().take(written).enumerate() {
-                // SAFETY: `i < n`.
+                // SAFETY: `i < written <= n`, and `p_requirements` holds `n` initialised structures
+                // (checked non-null above, the application's count).
                 unsafe { (*p_requirements.add(i)).memory_requirements = *s };
             }
         },

@@ -81,7 +81,8 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties<D: Kit
     p_properties: *mut vk::QueueFamilyProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+        // vkGetPhysicalDeviceQueueFamilyProperties, null or valid for `*p_count` elements.
         let _ = unsafe { write_array(&p.queue_families, p_count, p_properties) };
     })
 }
@@ -231,7 +232,8 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
                     "vkGetPhysicalDeviceImageFormatProperties2 without a format info"
                 );
             };
-            // SAFETY: a valid input chain.
+            // SAFETY: `info` is the application's format info with a chain valid for this call, so
+            // a structure found by its sType is that structure.
             let external = unsafe {
                 find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
                     info.p_next,
@@ -250,7 +252,9 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 out.image_format_properties = r.unwrap_or_default();
                 if ahb && r.is_ok() {
-                    // SAFETY: a valid output chain.
+                    // SAFETY: `out` is the application's output structure with its chain, valid for
+                    // this call, and `info` its input; the extras are written only into structures
+                    // of the chain.
                     unsafe { hardware_buffer::write_image_format_extras(info, out) };
                 }
                 if r.is_ok() {
@@ -284,7 +288,8 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
     p_count: *mut u32,
     p_properties: *mut vk::SparseImageFormatProperties,
 ) {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkGetPhysicalDeviceSparseImageFormatProperties, null or valid; zero elements are written.
     guard(
         "vkGetPhysicalDeviceSparseImageFormatProperties",
         (),
@@ -302,7 +307,8 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
     p_count: *mut u32,
     p_properties: *mut vk::SparseImageFormatProperties2<'_>,
 ) {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkGetPhysicalDeviceSparseImageFormatProperties2, null or valid; zero elements are written.
     guard(
         "vkGetPhysicalDeviceSparseImageFormatProperties2",
         (),
@@ -380,7 +386,8 @@ pub unsafe extern "system" fn get_physical_device_tool_properties<D: Kit>(
     p_count: *mut u32,
     p_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
 ) -> vk::Result {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkGetPhysicalDeviceToolProperties, null or valid; no tools are written.
     guard(
         "vkGetPhysicalDeviceToolProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -405,7 +412,8 @@ pub unsafe extern "system" fn enumerate_device_extension_properties<D: Kit>(
                     "vkEnumerateDeviceExtensionProperties: a driver has no layers"
                 );
             }
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+            // vkEnumerateDeviceExtensionProperties, null or valid for `*p_count` elements.
             unsafe { p.extensions.write_properties(p_count, p_properties) }
         },
     )
@@ -417,7 +425,8 @@ pub unsafe extern "system" fn enumerate_device_layer_properties<D: Kit>(
     p_count: *mut u32,
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkEnumerateDeviceLayerProperties, null or valid; no layers are written.
     guard(
         "vkEnumerateDeviceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,

@@ -241,7 +241,8 @@ fn make_copy_memory(
     let staging = unsafe { dev.fns.create_buffer(&ci, None) }?;
     // SAFETY: the imported memory covers `size` bytes.
     if let Err(e) = unsafe { dev.fns.bind_buffer_memory(staging, memory, 0) } {
-        // SAFETY: never used.
+        // SAFETY: the staging buffer created just above on `dev`, never bound nor used by a
+        // command.
         unsafe { dev.fns.destroy_buffer(staging, None) };
         return Err(e);
     }
@@ -298,7 +299,8 @@ fn make_copy_memory(
     let image_memory = match unsafe { dev.fns.allocate_memory(&info, None) } {
         Ok(m) => m,
         Err(e) => {
-            // SAFETY: never used.
+            // SAFETY: the staging buffer created above on `dev`, bound to the import but not yet
+            // used by a command.
             unsafe { dev.fns.destroy_buffer(staging, None) };
             return Err(e);
         }
