@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use vkgen_generated::vk;
 
 use super::copy_backed::{self, CopyBacked};
-use super::{lock, AnbDevice, HostDevice, HostInstance, HostMapping};
+use super::{instance_of, lock, AnbDevice, HostDevice, HostInstance, HostMapping};
 use crate::gralloc::{BufferDesc, PixelFormat, PlaneLayout};
 use crate::hardware_buffer::HardwareBufferRef;
 use crate::kit::hardware_buffer::{
@@ -754,4 +754,74 @@ pub(super) unsafe fn create_sampler_ycbcr_conversion(
             p_conversion,
         )
     })
+}
+
+/// `vkGetPhysicalDeviceImageFormatProperties2`: the AHardwareBuffer handle type answered here ([`image_format_properties`]), everything else by the host.
+///
+/// # Safety
+/// The application's valid arguments of `vkGetPhysicalDeviceImageFormatProperties2`.
+pub(super) unsafe fn get_physical_device_image_format_properties2(
+    physical_device: vk::PhysicalDevice,
+    p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+    p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
+) -> vk::Result {
+    let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
+    // SAFETY: `pImageFormatInfo` and `pImageFormatProperties` are the application's input and
+    // output chains for this call (null ones are passed on untouched); `physical_device` is of
+    // `inst`.
+    unsafe {
+        if let (Some(info), Some(props)) = (
+            p_image_format_info.as_ref(),
+            p_image_format_properties.as_mut(),
+        ) {
+            if let Some(r) = image_format_properties(&inst, physical_device, info, props) {
+                return r;
+            }
+        }
+        (inst
+            .fns
+            .fp_v1_1()
+            .get_physical_device_image_format_properties2)(
+            physical_device,
+            p_image_format_info,
+            p_image_format_properties,
+        )
+    }
+}
+
+/// `vkGetPhysicalDeviceExternalBufferProperties`: the AHardwareBuffer handle type answered here, everything else by the host.
+///
+/// # Safety
+/// The application's valid arguments of `vkGetPhysicalDeviceExternalBufferProperties`.
+pub(super) unsafe fn get_physical_device_external_buffer_properties(
+    physical_device: vk::PhysicalDevice,
+    p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
+    p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
+) {
+    let Some(inst) = instance_of(physical_device) else {
+        return;
+    };
+    // SAFETY: `pExternalBufferInfo` and `pExternalBufferProperties` are the application's input
+    // and output structures for this call (null ones are passed on untouched);
+    // `physical_device` is of `inst`.
+    unsafe {
+        if let (Some(info), Some(out)) = (
+            p_external_buffer_info.as_ref(),
+            p_external_buffer_properties.as_mut(),
+        ) {
+            if info.handle_type == crate::kit::hardware_buffer::HANDLE_TYPE {
+                out.external_memory_properties =
+                    crate::kit::hardware_buffer::external_memory_properties(false);
+                return;
+            }
+        }
+        (inst
+            .fns
+            .fp_v1_1()
+            .get_physical_device_external_buffer_properties)(
+            physical_device,
+            p_external_buffer_info,
+            p_external_buffer_properties,
+        )
+    }
 }

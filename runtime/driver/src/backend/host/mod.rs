@@ -715,25 +715,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
         p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
     ) -> vk::Result {
-        let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
-        // SAFETY: `pImageFormatInfo` and `pImageFormatProperties` are the application's input and
-        // output chains for this call (null ones are passed on untouched); `physical_device` is of
-        // `inst`.
+        // SAFETY: `hardware_buffer::get_physical_device_image_format_properties2` has this hook's contract; the arguments go
+        // unchanged.
         unsafe {
-            if let (Some(info), Some(props)) = (
-                p_image_format_info.as_ref(),
-                p_image_format_properties.as_mut(),
-            ) {
-                if let Some(r) =
-                    hardware_buffer::image_format_properties(&inst, physical_device, info, props)
-                {
-                    return r;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_image_format_properties2)(
+            hardware_buffer::get_physical_device_image_format_properties2(
                 physical_device,
                 p_image_format_info,
                 p_image_format_properties,
@@ -746,27 +731,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
         p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
     ) {
-        let Some(inst) = instance_of(physical_device) else {
-            return;
-        };
-        // SAFETY: `pExternalBufferInfo` and `pExternalBufferProperties` are the application's input
-        // and output structures for this call (null ones are passed on untouched);
-        // `physical_device` is of `inst`.
+        // SAFETY: `hardware_buffer::get_physical_device_external_buffer_properties` has this hook's contract; the arguments go
+        // unchanged.
         unsafe {
-            if let (Some(info), Some(out)) = (
-                p_external_buffer_info.as_ref(),
-                p_external_buffer_properties.as_mut(),
-            ) {
-                if info.handle_type == crate::kit::hardware_buffer::HANDLE_TYPE {
-                    out.external_memory_properties =
-                        crate::kit::hardware_buffer::external_memory_properties(false);
-                    return;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_external_buffer_properties)(
+            hardware_buffer::get_physical_device_external_buffer_properties(
                 physical_device,
                 p_external_buffer_info,
                 p_external_buffer_properties,
