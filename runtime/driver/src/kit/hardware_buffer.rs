@@ -186,7 +186,12 @@ impl ExportTarget {
                 ..Default::default()
             },
             ExportTarget::Blob { size } => AHardwareBufferDesc {
-                width: u32::try_from(size).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?,
+                width: u32::try_from(size).map_err(|_| {
+                    vkgen_abi::vk_error!(
+                        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                        "AHardwareBuffer export: a {size}-byte BLOB is too large"
+                    )
+                })?,
                 height: 1,
                 layers: 1,
                 format: crate::hardware_buffer::format::BLOB,

@@ -3,6 +3,7 @@
 //! buffer, and the binds planned at allocation.
 
 use super::*;
+use crate::gralloc::{map_gralloc_err, BufferOp};
 
 /// The binds that put `img` (host handle `image`) on `desc`'s pages, after checking each
 /// plane's row pitch; and the bytes those binds need.
@@ -63,9 +64,13 @@ fn plan_binds(
         ));
     }
     let mut binds = Vec::new();
-    let mut needed = desc
-        .end()
-        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let mut needed = desc.end().map_err(|e| {
+        map_gralloc_err(
+            "AHardwareBuffer import: the buffer's extent",
+            &e,
+            BufferOp::Import,
+        )
+    })?;
     for ((host_image, bind_aspect, layout_aspect), plane) in targets.into_iter().zip(planes) {
         // SAFETY: a live host image of `dev`.
         let layout = unsafe {
@@ -361,10 +366,10 @@ pub(in crate::backend::host) unsafe fn allocate_memory(
     let gralloc = match buffer.import() {
         Ok(g) => g,
         Err(e) => {
-            return Some(crate::gralloc::map_gralloc_err(
+            return Some(map_gralloc_err(
                 "AHardwareBuffer import",
                 &e,
-                crate::gralloc::BufferOp::Import,
+                BufferOp::Import,
             ));
         }
     };
