@@ -33,28 +33,7 @@ fn plan_binds(
         return Ok(Plan::Copied);
     }
     let planes = vulkan_planes(desc);
-    let targets: Vec<(vk::Image, vk::ImageAspectFlags, vk::ImageAspectFlags)> = match &img.layout {
-        HostLayout::Planes(p) => p
-            .iter()
-            .map(|&(i, _)| {
-                (
-                    i,
-                    vk::ImageAspectFlags::empty(),
-                    vk::ImageAspectFlags::COLOR,
-                )
-            })
-            .collect(),
-        HostLayout::Native { disjoint: true } => (0..planes.len())
-            .map(|n| (image, PLANE_ASPECTS[n], PLANE_ASPECTS[n]))
-            .collect(),
-        HostLayout::Native { disjoint: false } => {
-            vec![(
-                image,
-                vk::ImageAspectFlags::empty(),
-                vk::ImageAspectFlags::COLOR,
-            )]
-        }
-    };
+    let targets = bind_targets(image, &img.layout, planes.len());
     if targets.len() != planes.len() {
         return Err(vkgen_abi::vk_error!(
             vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
@@ -72,7 +51,8 @@ fn plan_binds(
         )
     })?;
     for ((host_image, bind_aspect, layout_aspect), plane) in targets.into_iter().zip(planes) {
-        // SAFETY: a live host image of `dev`.
+        // SAFETY: `host_image` is a live host image of `dev` (the application's image or one of
+        // its plane images, made by `create_image`) and `layout_aspect` one of its aspects.
         let layout = unsafe {
             dev.fns.get_image_subresource_layout(
                 host_image,
@@ -118,16 +98,43 @@ fn plan_binds(
                 );
                 return Ok(Plan::Copied);
             }
-            return Err(vkgen_abi::vk_error!(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) does not match the buffer's (pitch {}, offset {offset})",
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) \
+                 does not match the buffer's (pitch {}, offset {offset})",
                 layout.row_pitch,
                 layout.offset,
                 reqs.alignment,
-                plane.row_stride));
+                plane.row_stride
+            ));
         }
         needed = needed.max(offset + reqs.size);
         binds.push((host_image, bind_aspect, offset));
     }
     Ok(Plan::OnPages(binds, needed))
+}
+
+/// What each of a buffer's `planes` planes binds on the host, by `layout`: the host image, the
+/// aspect bound (empty: the whole image) and the aspect whose layout is queried.
+fn bind_targets(
+    image: vk::Image,
+    layout: &HostLayout,
+    planes: usize,
+) -> Vec<(vk::Image, vk::ImageAspectFlags, vk::ImageAspectFlags)> {
+    let whole = |i| {
+        (
+            i,
+            vk::ImageAspectFlags::empty(),
+            vk::ImageAspectFlags::COLOR,
+        )
+    };
+    match layout {
+        HostLayout::Planes(p) => p.iter().map(|&(i, _)| whole(i)).collect(),
+        HostLayout::Native { disjoint: true } => (0..planes)
+            .map(|n| (image, PLANE_ASPECTS[n], PLANE_ASPECTS[n]))
+            .collect(),
+        HostLayout::Native { disjoint: false } => vec![whole(image)],
+    }
 }
 
 /// Whether the runtime's allocator lays a `format` buffer of `extent` out as the host laid out
