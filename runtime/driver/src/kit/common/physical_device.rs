@@ -19,7 +19,11 @@ fn with_pd<D: Kit, R: Copy>(
         // `from_handle` checks its signature, so a bad one gets `fail`.
         match unsafe { PhysicalDevice::<D>::from_handle(pd) } {
             Some(p) => f(p),
-            None => fail,
+            None => {
+                // The failure result (an error, or nothing for a void query) is made here.
+                log::warn!("{pd:?} is no physical device of this driver");
+                fail
+            }
         }
     })
 }
