@@ -96,7 +96,8 @@ pub struct HwModule {
 // module load, before any other thread can observe the module. Sharing is therefore sound, and it
 // lets a driver keep its module in a `static`.
 unsafe impl Sync for HwModule {}
-// SAFETY: same reasoning as `Sync`: the pointed-to data is 'static and never freed.
+// SAFETY: the module holds only 'static, never-freed data (the `Sync` note above), so moving it to
+// another thread cannot outlive or free anything.
 unsafe impl Send for HwModule {}
 
 impl HwModule {
@@ -140,7 +141,8 @@ pub struct HwDevice {
 // SAFETY: `module` points at the driver's 'static module record; a device is immutable once
 // `open` has returned it, so concurrent reads are fine and it may live in a `static`.
 unsafe impl Sync for HwDevice {}
-// SAFETY: see `Sync`.
+// SAFETY: a device holds only its 'static module pointer and function pointers, none of them tied
+// to a thread, so it may move between threads.
 unsafe impl Send for HwDevice {}
 
 /// `hwvulkan_module_t`, the type of the exported `HMI` symbol of a Vulkan HAL driver.
@@ -189,7 +191,8 @@ pub struct HwvulkanDevice {
 
 // SAFETY: plain function pointers plus the `HwDevice` header, which is `Sync` (see there).
 unsafe impl Sync for HwvulkanDevice {}
-// SAFETY: see `Sync`.
+// SAFETY: plain function pointers plus the `HwDevice` header, none of them tied to a thread, so the
+// device may move between threads.
 unsafe impl Send for HwvulkanDevice {}
 
 /// `hwvulkan_dispatch_t`: the first word of every dispatchable object (`VkInstance`,

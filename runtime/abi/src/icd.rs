@@ -109,7 +109,8 @@ mod tests {
             assert!(valid_loader_magic_value(p));
         }
         // Only the low 32 bits are compared, as in vk_icd.h.
-        // SAFETY: as above; writing through `p` keeps it the live pointer to `word`.
+        // SAFETY: `p` still points at the live, aligned `word` (the writes above went through it
+        // and `word` has not moved).
         unsafe {
             assert_eq!(p.cast::<usize>().read(), ICD_LOADER_MAGIC);
             p.cast::<usize>()

@@ -97,7 +97,8 @@ pub unsafe fn hal_open(
             unsafe { *out = device.cast_mut().cast::<HwDevice>() };
             0
         } else {
-            // SAFETY: as above.
+            // SAFETY: `out` was checked non-null above and is the caller's writable output (the
+            // HAL's `open` contract).
             unsafe { *out = std::ptr::null_mut() };
             -libc::ENOENT
         }
@@ -211,9 +212,11 @@ pub mod entry {
         match global::<D, vkgen_generated::pfn::PFN_vkEnumerateInstanceExtensionProperties>(
             c"vkEnumerateInstanceExtensionProperties",
         ) {
-            // SAFETY: forwarded arguments.
+            // SAFETY: the driver's own vkEnumerateInstanceExtensionProperties, called with the HAL
+            // caller's layer name and two-call idiom pointers unchanged.
             Some(f) => unsafe { f(p_layer_name, p_count, p_properties) },
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: no driver function: the HAL caller's two-call idiom pointers, null or valid;
+            // no extensions are written.
             None => unsafe {
                 crate::util::write_array::<vk::ExtensionProperties>(&[], p_count, p_properties)
             },
@@ -231,9 +234,13 @@ pub mod entry {
         p_instance: *mut vk::Instance,
     ) -> vk::Result {
         match global::<D, vkgen_generated::pfn::PFN_vkCreateInstance>(c"vkCreateInstance") {
-            // SAFETY: forwarded arguments.
+            // SAFETY: the driver's own vkCreateInstance, called with the HAL caller's create info,
+            // allocator and output pointer unchanged.
             Some(f) => unsafe { f(p_create_info, p_allocator, p_instance) },
-            None => vk::Result::ERROR_INITIALIZATION_FAILED,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "the driver resolves no vkCreateInstance"
+            ),
         }
     }
 
@@ -248,16 +255,23 @@ pub mod entry {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER,
             || {
                 if p_version.is_null() {
-                    return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+                    return vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                        "interface negotiation without a version pointer"
+                    );
                 }
                 // SAFETY: non-null in/out pointer from the loader.
                 let loader = unsafe { *p_version };
                 let ours = D::max_icd_interface_version()
                     .clamp(MIN_ICD_INTERFACE_VERSION, MAX_ICD_INTERFACE_VERSION);
                 if loader < MIN_ICD_INTERFACE_VERSION {
-                    return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+                    return vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+                        "the loader's interface {loader} is older than {MIN_ICD_INTERFACE_VERSION}"
+                    );
                 }
-                // SAFETY: as above.
+                // SAFETY: `p_version` was checked non-null above and is the loader's in/out
+                // version, which it reads back after this call.
                 unsafe { *p_version = loader.min(ours) };
                 vk::Result::SUCCESS
             },
@@ -292,7 +306,9 @@ pub mod entry {
             } else if name == ICD_GET_PHYSICAL_DEVICE_PROC_ADDR_NAME {
                 let f: vkgen_abi::icd::PFN_vk_icdGetPhysicalDeviceProcAddr =
                     icd_get_physical_device_proc_addr::<D>;
-                // SAFETY: as above.
+                // SAFETY: function pointers of any signature have the same representation; the
+                // loader casts this one back to `PFN_vk_icdGetPhysicalDeviceProcAddr`, the type it
+                // asked for by this name.
                 Some(unsafe {
                     std::mem::transmute::<
                         vkgen_abi::icd::PFN_vk_icdGetPhysicalDeviceProcAddr,
@@ -370,7 +386,8 @@ macro_rules! export_driver {
             pub unsafe extern "system" fn vk_icdNegotiateLoaderICDInterfaceVersion(
                 p_version: *mut u32,
             ) -> $crate::ash::vk::Result {
-                // SAFETY: forwarded loader arguments.
+                // SAFETY: the loader's `p_version` (null or valid for reads and writes, the
+                // interface's contract) goes to `negotiate`, which has that contract.
                 unsafe { $crate::export::entry::negotiate::<$driver>(p_version) }
             }
 
@@ -380,7 +397,8 @@ macro_rules! export_driver {
                 instance: $crate::ash::vk::Instance,
                 p_name: *const ::core::ffi::c_char,
             ) -> $crate::ash::vk::PFN_vkVoidFunction {
-                // SAFETY: forwarded loader arguments.
+                // SAFETY: the loader's instance and name (null or live, null or NUL-terminated: the
+                // interface's contract) go to the function with that contract.
                 unsafe {
                     $crate::export::entry::icd_get_instance_proc_addr::<$driver>(instance, p_name)
                 }
@@ -392,7 +410,8 @@ macro_rules! export_driver {
                 instance: $crate::ash::vk::Instance,
                 p_name: *const ::core::ffi::c_char,
             ) -> $crate::ash::vk::PFN_vkVoidFunction {
-                // SAFETY: forwarded loader arguments.
+                // SAFETY: the loader's instance and name (null or live, null or NUL-terminated: the
+                // interface's contract) go to the function with that contract.
                 unsafe {
                     $crate::export::entry::icd_get_physical_device_proc_addr::<$driver>(
                         instance, p_name,

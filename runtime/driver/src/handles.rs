@@ -166,7 +166,8 @@ impl<T: ObjectKind> Dispatchable<T> {
     /// # Safety
     /// As for [`Dispatchable::from_raw`].
     pub unsafe fn from_handle<'a, H: vk::Handle>(handle: H) -> Option<&'a Self> {
-        // SAFETY: forwarded contract.
+        // SAFETY: `handle` is null or a live handle of this driver (this function's contract),
+        // which is `from_raw`'s contract for its raw value.
         unsafe { Self::from_raw(handle.as_raw()) }
     }
 }
@@ -235,7 +236,8 @@ impl<T: ObjectKind> Object<T> {
     /// # Safety
     /// As for [`Object::from_raw`].
     pub unsafe fn from_handle<'a, H: vk::Handle>(handle: H) -> Option<&'a Self> {
-        // SAFETY: forwarded contract.
+        // SAFETY: `handle` is null or a live handle of this driver (this function's contract),
+        // which is `from_raw`'s contract for its raw value.
         unsafe { Self::from_raw(handle.as_raw()) }
     }
 }
@@ -329,7 +331,8 @@ impl HostAllocator {
     /// `p` is null or points to a valid `VkAllocationCallbacks` whose functions stay callable for
     /// as long as objects allocated with them live (the Vulkan rule).
     pub unsafe fn from_ptr(p: *const vk::AllocationCallbacks<'_>) -> Self {
-        // SAFETY: caller contract: null or valid.
+        // SAFETY: `p` is null or valid callbacks (this function's contract); `as_ref` turns null
+        // into the system allocator.
         let Some(cb) = (unsafe { p.as_ref() }) else {
             return Self::system();
         };
@@ -384,9 +387,11 @@ impl HostAllocator {
     /// `p` must come from `self.allocate(layout, _)` and not have been freed.
     pub unsafe fn free(&self, p: NonNull<u8>, layout: Layout) {
         match self.callbacks {
-            // SAFETY: caller contract.
+            // SAFETY: `p` came from `self.allocate(layout, _)`, which with no callbacks is the
+            // global allocator with this `layout`, and was not freed (this function's contract).
             None => unsafe { std::alloc::dealloc(p.as_ptr(), layout) },
-            // SAFETY: caller contract; the callbacks are valid per `from_ptr`.
+            // SAFETY: `p` came from these callbacks' `pfnAllocation` and was not freed (this
+            // function's contract); the callbacks are still callable (`from_ptr`'s contract).
             Some(cb) => unsafe { (cb.free)(cb.user_data, p.as_ptr().cast()) },
         }
     }
@@ -408,7 +413,8 @@ pub struct HostBox<T> {
 
 // SAFETY: a HostBox owns its value like a Box; the allocator is Send/Sync.
 unsafe impl<T: Send> Send for HostBox<T> {}
-// SAFETY: see `Send`.
+// SAFETY: a `&HostBox<T>` gives only `&T` (which `T: Sync` allows to share) and the allocator,
+// which is `Sync`.
 unsafe impl<T: Sync> Sync for HostBox<T> {}
 
 impl<T> HostBox<T> {
@@ -422,7 +428,11 @@ impl<T> HostBox<T> {
         let layout = Layout::new::<HostBoxInner<T>>();
         let Some(p) = allocator.allocate(layout, scope) else {
             drop(value);
-            return Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "no host memory for a {}-byte object ({scope:?})",
+                layout.size()
+            ));
         };
         let inner = p.cast::<HostBoxInner<T>>();
         // SAFETY: `inner` is fresh, suitably sized and aligned memory.
@@ -500,7 +510,8 @@ pub unsafe fn create_dispatchable<T: ObjectKind>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     scope: vk::SystemAllocationScope,
 ) -> Result<NonNull<Dispatchable<T>>, vk::Result> {
-    // SAFETY: forwarded contract.
+    // SAFETY: `p_allocator` is null or valid callbacks that outlive the object (this function's
+    // contract, the one `from_ptr` asks for).
     let allocator = unsafe { HostAllocator::from_ptr(p_allocator) };
     HostBox::try_new(Dispatchable::new(value), allocator, scope).map(HostBox::into_raw)
 }
@@ -511,7 +522,8 @@ pub unsafe fn create_dispatchable<T: ObjectKind>(
 /// # Safety
 /// `raw` is null or a live handle of this driver that nothing uses any more.
 pub unsafe fn destroy_dispatchable<T: ObjectKind>(raw: u64) -> bool {
-    // SAFETY: forwarded contract.
+    // SAFETY: `raw` is null or a live handle of this driver (this function's contract); `from_raw`
+    // checks its signature before the object is dropped.
     match unsafe { Dispatchable::<T>::from_raw(raw) } {
         None => false,
         Some(obj) => {
@@ -531,7 +543,8 @@ pub unsafe fn create_object<T: ObjectKind>(
     value: T,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<u64, vk::Result> {
-    // SAFETY: forwarded contract.
+    // SAFETY: `p_allocator` is null or valid callbacks that outlive the object (this function's
+    // contract, the one `from_ptr` asks for).
     let allocator = unsafe { HostAllocator::from_ptr(p_allocator) };
     let b = HostBox::try_new(
         Object::new(value),
@@ -547,7 +560,8 @@ pub unsafe fn create_object<T: ObjectKind>(
 /// # Safety
 /// `raw` is null or a live handle of this driver that nothing uses any more.
 pub unsafe fn destroy_object<T: ObjectKind>(raw: u64) -> bool {
-    // SAFETY: forwarded contract.
+    // SAFETY: `raw` is null or a live handle of this driver (this function's contract); `from_raw`
+    // checks its signature before the object is dropped.
     match unsafe { Object::<T>::from_raw(raw) } {
         None => false,
         Some(obj) => {
@@ -669,7 +683,8 @@ mod tests {
         assert_eq!(LIVE.load(Ordering::SeqCst), 0);
         assert_eq!(drops.load(Ordering::SeqCst), 1);
         BUDGET.store(0, Ordering::SeqCst);
-        // SAFETY: as above.
+        // SAFETY: `cb` is still valid (it lives for the whole test); with no budget left the
+        // allocation fails and nothing is made.
         let r = unsafe { create_object(Dropped(&drops), &cb) };
         BUDGET.store(usize::MAX, Ordering::SeqCst);
         assert_eq!(r, Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY));

@@ -77,7 +77,8 @@ impl HalLibrary {
         }
         // Android's loader writes the handle here: this faults if HMI is read-only.
         common.dso = handle;
-        // SAFETY: `methods` is non-null (checked).
+        // SAFETY: `methods` was checked non-null above and points at the module's 'static method
+        // table.
         let open =
             unsafe { (*common.methods).open }.ok_or_else(|| fail("no open method".into()))?;
         let mut dev: *mut HwDevice = ptr::null_mut();
@@ -87,7 +88,8 @@ impl HalLibrary {
             return Err(fail(format!("open(vk0) = {rc}")));
         }
         let device = dev.cast::<HwvulkanDevice>().cast_const();
-        // SAFETY: `open` returned a `hwvulkan_device_t`.
+        // SAFETY: `open` returned 0, so `dev` is the module's `hwvulkan_device_t` (the HAL
+        // contract), alive for the module's lifetime.
         let d = unsafe { &*device };
         if d.common.tag != HARDWARE_DEVICE_TAG
             || d.common.version != HWVULKAN_DEVICE_API_VERSION_0_1
@@ -149,7 +151,8 @@ impl HalLibrary {
     /// # Safety
     /// `T` must be the symbol's real type.
     pub unsafe fn symbol<T: Copy>(&self, name: &CStr) -> Option<T> {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller promises `T` is the symbol's real type, all `libloading` needs; `name`
+        // is NUL-terminated and the value is copied out while the library is loaded.
         unsafe { self.library.get::<T>(name.to_bytes_with_nul()) }
             .ok()
             .map(|s| *s)

@@ -16,7 +16,9 @@ use crate::sync_fd::{FenceError, NativeFence};
 /// `p_count` is null or valid for reads and writes; `p_out` is null or valid for `*p_count`
 /// writes of `T`.
 pub unsafe fn write_array<T: Copy>(src: &[T], p_count: *mut u32, p_out: *mut T) -> vk::Result {
-    // SAFETY: forwarded contract; copying a `T: Copy` is a plain write.
+    // SAFETY: `p_count` and `p_out` are null or valid for `*p_count` elements (this function's
+    // contract, the one `write_array_with` asks for), and every `T: Copy` is an initialised value
+    // to overwrite.
     unsafe { write_array_with(src.len(), p_count, p_out, |i, out| *out = src[i]) }
 }
 
@@ -47,7 +49,8 @@ pub unsafe fn write_array_with<T>(
         // SAFETY: `i < *p_count`, and `p_out` holds `*p_count` initialised elements.
         fill(i, unsafe { &mut *p_out.add(i) });
     }
-    // SAFETY: as above.
+    // SAFETY: `p_count` is non-null (checked at the top) and valid for writes (the caller's
+    // contract).
     unsafe { *p_count = n };
     if n < total {
         vk::Result::INCOMPLETE
@@ -111,7 +114,9 @@ pub unsafe fn find_in_chain<'a, T>(
     p_next: *const c_void,
     s_type: vk::StructureType,
 ) -> Option<&'a T> {
-    // SAFETY: forwarded contract; the sType identifies the structure's real type.
+    // SAFETY: `p_next` is null or a valid read-only chain (this function's contract, `chain`'s
+    // too); the cast is sound because the caller's `T` is the structure `s_type` denotes, the sType
+    // just compared.
     unsafe { chain(p_next) }
         .find(|s| s.s_type == s_type)
         .map(|s| unsafe { &*std::ptr::from_ref(s).cast::<T>() })
@@ -183,7 +188,8 @@ impl ChainEdit {
     /// `p_next` is null or a valid chain that outlives the returned value and is not used by
     /// anyone else meanwhile (a node may be relinked in place, see the type docs).
     pub unsafe fn without(p_next: *const c_void, remove: &[vk::StructureType]) -> Self {
-        // SAFETY: forwarded contract.
+        // SAFETY: `p_next` is null or a valid chain (this function's contract, `chain`'s too),
+        // which outlives the collected node pointers.
         let nodes: Vec<*const vk::BaseInStructure<'_>> =
             unsafe { chain(p_next) }.map(std::ptr::from_ref).collect();
         let mut edit = Self {
@@ -260,39 +266,20 @@ pub unsafe fn take_native_fence(fd: RawFd) -> Result<NativeFence, vk::Result> {
     }
     // SAFETY: `fcntl(F_GETFD)` on any integer is defined; it only reports whether it is open.
     if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "native fence fd {fd} is not open"
+        ));
     }
     // SAFETY: the fd is open and, per the caller, ours to own.
     Ok(unsafe { NativeFence::from_raw(fd) })
 }
 
-/// The `VkResult` for a failed fence operation: descriptor exhaustion and memory failures are
-/// `VK_ERROR_OUT_OF_HOST_MEMORY`; a fence fd in an error state can never signal, which is
-/// `VK_ERROR_DEVICE_LOST`.
+/// The `VkResult` for a failed fence operation, logged:
+/// [`map_fence_err`](crate::sync_fd::map_fence_err), the sync-fd source's one mapper, under a
+/// generic description (callers that can say what failed call the mapper themselves).
 pub fn fence_error_result(e: &FenceError) -> vk::Result {
-    use rustix::io::Errno;
-    let oom = |errno: &Errno| {
-        matches!(
-            *errno,
-            Errno::NOMEM | Errno::MFILE | Errno::NFILE | Errno::NOBUFS
-        )
-    };
-    match e {
-        FenceError::Create(errno) | FenceError::Poll(errno) if oom(errno) => {
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        }
-        FenceError::Dup(io)
-            if io
-                .raw_os_error()
-                .is_some_and(|c| c == libc::EMFILE || c == libc::ENFILE || c == libc::ENOMEM) =>
-        {
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        }
-        FenceError::Create(_) | FenceError::Dup(_) => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        FenceError::Poll(_) | FenceError::Broken { .. } | FenceError::Signal(_) => {
-            vk::Result::ERROR_DEVICE_LOST
-        }
-    }
+    crate::sync_fd::map_fence_err("a native fence operation", e)
 }
 
 /// Runs `f`; a panic is logged with `command` and its payload and becomes `fail`, so no unwind
@@ -309,7 +296,8 @@ pub unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     if p.is_null() || n == 0 {
         &[]
     } else {
-        // SAFETY: per the caller.
+        // SAFETY: `p` is non-null here and holds `n` initialised elements that outlive `'a` (this
+        // function's contract).
         unsafe { std::slice::from_raw_parts(p, n as usize) }
     }
 }
@@ -339,7 +327,7 @@ mod tests {
         assert_eq!((r, count, out), (vk::Result::INCOMPLETE, 2, [1, 2, 0]));
         count = 5;
         let mut big = [0u32; 5];
-        // SAFETY: as above.
+        // SAFETY: `big` holds 5 elements, at least `count`.
         let r = unsafe { write_array(&src, &mut count, big.as_mut_ptr()) };
         assert_eq!((r, count, &big[..3]), (vk::Result::SUCCESS, 3, &src[..]));
         count = 0;
@@ -392,7 +380,7 @@ mod tests {
             "known nodes are copied, not edited"
         );
         // Nothing to remove: the chain is reused as is.
-        // SAFETY: as above.
+        // SAFETY: `head` is the test's chain, intact again and alive on this stack frame.
         let edit = unsafe { ChainEdit::without(head, &[vk::StructureType::BIND_SPARSE_INFO]) };
         assert_eq!(edit.head(), head);
     }

@@ -108,9 +108,10 @@ fn buffer_cycles_do_not_leak() {
         // Wrong magic. The pointer is taken again after the write so it stays valid.
         words[4] = 0;
         let forged = words.as_ptr().cast::<NativeHandle>();
-        // SAFETY: as above.
+        // SAFETY: `forged` points at `words`, a full-size handle taken again after the write, whose
+        // fd (owned by `b`) is open.
         assert!(unsafe { BufferDesc::from_native_handle(forged) }.is_err());
-        // SAFETY: as above.
+        // SAFETY: the same `forged` handle, still pointing at the live `words` with `b`'s fd open.
         assert!(unsafe { Buffer::import(forged) }.is_err());
     }
     assert_eq!(open_fds(), before, "buffer fds leaked");

@@ -88,7 +88,8 @@ impl Driver for Fixture {
         _allocator: *const vk::AllocationCallbacks<'_>,
         buffer: *mut vk::Buffer,
     ) -> vk::Result {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: the kit calls this hook with the application's `pBuffer`, which the test passes
+        // valid for a write.
         unsafe { *buffer = vk::Handle::from_raw(0x42) };
         vk::Result::SUCCESS
     }
@@ -107,7 +108,8 @@ impl Driver for Fixture {
         info: *const vkgen_driver::generated::vk::MemoryMapInfo,
         pp_data: *mut *mut c_void,
     ) -> vk::Result {
-        // SAFETY: valid pointers per valid usage.
+        // SAFETY: the kit's route passes a `VkMemoryMapInfo` built on its stack and the
+        // application's `ppData`, both valid for this call.
         unsafe {
             let info = &*info;
             *MAPPED2.lock().unwrap() = Some((info.memory.as_raw(), info.offset, info.size));
@@ -137,7 +139,8 @@ impl Driver for Fixture {
         consumer: *mut u64,
         producer: *mut u64,
     ) -> vk::Result {
-        // SAFETY: valid output pointers per valid usage.
+        // SAFETY: the kit passes the application's two output pointers, both valid for a write in
+        // the test's calls.
         unsafe {
             *consumer = 0;
             *producer = 0x300;
@@ -186,7 +189,8 @@ impl Driver for Fixture {
     unsafe fn cmd_copy_buffer2(_cb: vk::CommandBuffer, info: *const vk::CopyBufferInfo2<'_>) {
         // SAFETY: the route passes a valid structure with its regions.
         let info = unsafe { &*info };
-        // SAFETY: as above.
+        // SAFETY: `info` is the route's valid `VkCopyBufferInfo2`, whose `pRegions` holds
+        // `regionCount` regions.
         for r in unsafe { std::slice::from_raw_parts(info.p_regions, info.region_count as usize) } {
             seen(|x| x.copies.push((r.src_offset, r.dst_offset, r.size)));
         }
@@ -195,7 +199,8 @@ impl Driver for Fixture {
     unsafe fn cmd_pipeline_barrier2(_cb: vk::CommandBuffer, dep: *const vk::DependencyInfo<'_>) {
         // SAFETY: the route passes a valid structure with its barriers.
         let dep = unsafe { &*dep };
-        // SAFETY: as above.
+        // SAFETY: `dep` is the route's valid `VkDependencyInfo`, whose `pImageMemoryBarriers` holds
+        // `imageMemoryBarrierCount` barriers.
         for b in unsafe {
             std::slice::from_raw_parts(
                 dep.p_image_memory_barriers,
@@ -238,7 +243,8 @@ fn gipa(instance: vk::Instance, name: &CStr) -> bool {
 }
 
 fn icd_gipa(instance: vk::Instance, name: &CStr) -> bool {
-    // SAFETY: as above, through the Khronos ICD entry point.
+    // SAFETY: a lookup with a NUL-terminated name and a null or live instance, through the Khronos
+    // ICD entry point.
     unsafe { icd_get_instance_proc_addr::<Fixture>(instance, name.as_ptr()) }.is_some()
 }
 

@@ -95,7 +95,8 @@ impl Driver for Anb {
 /// # Safety
 /// `fd` is open and owned by the caller.
 unsafe fn close(fd: c_int) {
-    // SAFETY: per the caller.
+    // SAFETY: `fd` is open and owned by the caller (this function's contract), so wrapping it to
+    // close it closes nothing else.
     drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
 }
 
@@ -147,7 +148,7 @@ fn only_usage2_and_fd_counts_level_over_10k_cycles() {
             )
             .unwrap()
     };
-    // SAFETY: as above.
+    // SAFETY: `instance` is the live instance just created from the fixture's entry.
     let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
     let prio = [1.0f32];
     let q = [vk::DeviceQueueCreateInfo::default()
@@ -157,7 +158,8 @@ fn only_usage2_and_fd_counts_level_over_10k_cycles() {
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&q)
         .enabled_extension_names(&exts);
-    // SAFETY: as above.
+    // SAFETY: `pd` is that instance's physical device, and `info` with its queue and extension
+    // arrays lives on this stack frame for the call.
     let device = unsafe { instance.create_device(pd, &info, None) }.unwrap();
     // SAFETY: queue 0 of family 0 exists.
     let queue = unsafe { device.get_device_queue(0, 0) };

@@ -99,7 +99,8 @@ impl Objects {
     fn status(&self, fence: vk::Fence) -> vk::Result {
         // SAFETY: a live fence.
         let f = self.device.fp_v1_0().get_fence_status;
-        // SAFETY: as above.
+        // SAFETY: `get_fence_status` of the test's live device, called with that device and a fence
+        // the test created on it.
         unsafe { f(self.device.handle(), fence) }
     }
 
@@ -184,7 +185,7 @@ fn eventfd() -> OwnedFd {
     // SAFETY: eventfd takes no pointers; a non-negative result is a new fd we own.
     let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
     assert!(fd >= 0);
-    // SAFETY: as above.
+    // SAFETY: `fd` was checked non-negative just above: a new eventfd that nothing else owns.
     unsafe { OwnedFd::from_raw_fd(fd) }
 }
 
@@ -252,7 +253,8 @@ fn imported_fence_fd_orders_the_wait() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         fire(&keep);
     });
-    // SAFETY: as above, waiting up to 5 s.
+    // SAFETY: `fence` is a live fence of the test's device; the wait is bounded (5 s) so a bug
+    // fails the test instead of hanging it.
     unsafe { o.device.wait_for_fences(&[fence], true, 5_000_000_000) }.unwrap();
     firer.join().unwrap();
     // -1 imports a signalled payload.

@@ -203,7 +203,8 @@ fn enumeration_two_call_idiom() {
         );
     }
     let o = Objects::new(&entry, None).unwrap();
-    // SAFETY: as above.
+    // SAFETY: `o.instance` is live (dropped after this block) and every count and array passed
+    // below is a local that outlives its call.
     unsafe {
         let pd = o.instance.enumerate_physical_devices().unwrap()[0];
         let f = o.instance.fp_v1_0().enumerate_physical_devices;

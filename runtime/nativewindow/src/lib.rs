@@ -26,7 +26,8 @@ macro_rules! export {
         /// As for the NDK function of this name.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-            // SAFETY: forwarded; the caller meets the NDK contract.
+            // SAFETY: the caller's arguments under the NDK contract of this function's name, which
+            // is the contract of the `ndk` implementation it calls.
             unsafe { ndk::$name($($arg),*) }
         }
     )*};

@@ -93,7 +93,8 @@ pub struct HardwareBuffer {
 // `handle` points into the gralloc buffer's own immutable allocation. The gralloc buffer is
 // `Send` and behind a `Mutex`.
 unsafe impl Send for HardwareBuffer {}
-// SAFETY: see `Send`.
+// SAFETY: a `&HardwareBuffer` gives only reads of data written before the `Arc` was shared, and the
+// gralloc buffer behind a `Mutex`.
 unsafe impl Sync for HardwareBuffer {}
 
 impl std::fmt::Debug for HardwareBuffer {
@@ -153,7 +154,8 @@ impl HardwareBuffer {
     /// # Safety
     /// `ahb` is null or an `AHardwareBuffer` the caller holds a reference to.
     pub unsafe fn from_ahb(ahb: *const AHardwareBuffer) -> Option<Arc<Self>> {
-        // SAFETY: forwarded contract; `is_ours` only reads what it has checked is readable.
+        // SAFETY: `ahb` is null or a buffer the caller holds a reference to (this function's
+        // contract); `is_ours` reads only memory it has checked is readable.
         if !unsafe { is_ours(ahb.cast()) } {
             return None;
         }
@@ -216,9 +218,11 @@ unsafe extern "C" fn inc_ref(base: *mut AndroidNativeBase) {
 
 unsafe extern "C" fn dec_ref(base: *mut AndroidNativeBase) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: as in `inc_ref`.
+        // SAFETY: only our buffers point here, and the caller holds a reference; `is_ours` reads
+        // only memory it checked is readable.
         if unsafe { is_ours(base) } {
-            // SAFETY: as in `inc_ref`; this may drop the last reference.
+            // SAFETY: `base` is a `HardwareBuffer` inside an `Arc` with at least the caller's
+            // strong reference, which the caller gives up here; this may drop the last one.
             unsafe { Arc::decrement_strong_count(base.cast_const().cast::<HardwareBuffer>()) };
         }
     }));
@@ -268,7 +272,8 @@ pub struct HardwareBufferRef {
 // SAFETY: the reference is counted by the buffer's own (thread-safe) refcount; the copied
 // fields are plain data; the handle is only read through checked reads.
 unsafe impl Send for HardwareBufferRef {}
-// SAFETY: see `Send`.
+// SAFETY: a `&HardwareBufferRef` gives only its copied plain fields and checked reads of the
+// handle; the refcount it holds is thread-safe.
 unsafe impl Sync for HardwareBufferRef {}
 
 impl HardwareBufferRef {
@@ -278,7 +283,8 @@ impl HardwareBufferRef {
     /// If `ahb` is an `AHardwareBuffer`, the caller holds a reference to it for the duration of
     /// the call. Any other pointer is answered with an error (see the module docs).
     pub unsafe fn acquire(ahb: *const AHardwareBuffer) -> Result<Self> {
-        // SAFETY: forwarded contract.
+        // SAFETY: `ahb` is referenced by the caller for this call if it is a buffer (this
+        // function's contract), and `inspect` answers any other pointer with an error.
         let (header, desc) = unsafe { inspect(ahb) }?;
         let (Some(inc_ref), Some(dec_ref)) = (header.common.inc_ref, header.common.dec_ref) else {
             return Err(HardwareBufferError::NoRefcount);
@@ -332,7 +338,8 @@ impl HardwareBufferRef {
 
     /// `AHardwareBuffer_getId`: the memfd's inode, the same in every process and importer.
     pub fn id(&self) -> u64 {
-        // SAFETY: as in `import`; the fd index was validated.
+        // SAFETY: `inspect` validated the handle and its fd index when this reference was taken,
+        // and the buffer keeps the handle alive at least as long as our reference.
         let fd = unsafe { NativeHandle::data_ptr(self.handle).read() };
         // SAFETY: the buffer keeps the fd open while we hold our reference.
         let fd = unsafe { BorrowedFd::borrow_raw(fd) };
@@ -500,7 +507,8 @@ pub mod ndk {
         out: *mut *mut AHardwareBuffer,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `desc` is null or readable (this function's contract); `as_ref` turns null
+            // into BAD_VALUE.
             let Some(desc) = (unsafe { desc.as_ref() }) else {
                 return BAD_VALUE;
             };
@@ -509,7 +517,8 @@ pub mod ndk {
             }
             match HardwareBuffer::allocate(desc) {
                 Ok(b) => {
-                    // SAFETY: non-null, writable per the contract.
+                    // SAFETY: `out` was checked non-null above and is the caller's writable output
+                    // (`AHardwareBuffer_allocate`'s contract).
                     unsafe { out.write(HardwareBuffer::into_raw(b)) };
                     0
                 }
@@ -527,7 +536,9 @@ pub mod ndk {
     /// `buffer` is an `AHardwareBuffer` the caller holds a reference to.
     pub unsafe extern "C" fn AHardwareBuffer_acquire(buffer: *mut AHardwareBuffer) {
         guard(|| {
-            // SAFETY: caller contract; the new reference is kept (forgotten) for the caller.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `acquire` refuses anything else; the new reference is kept
+            // (forgotten) for the caller.
             if let Ok(r) = unsafe { HardwareBufferRef::acquire(buffer) } {
                 let _ = r.into_raw();
             }
@@ -541,8 +552,9 @@ pub mod ndk {
     /// `buffer` is an `AHardwareBuffer` whose reference the caller gives up.
     pub unsafe extern "C" fn AHardwareBuffer_release(buffer: *mut AHardwareBuffer) {
         guard(|| {
-            // SAFETY: caller contract; dropping the checked reference and one more gives back
-            // the caller's.
+            // SAFETY: `buffer` is referenced by the caller (this function's contract), and
+            // `acquire` refuses anything else; dropping the checked reference and one more gives
+            // back the caller's.
             if let Ok(r) = unsafe { HardwareBufferRef::acquire(buffer) } {
                 let dec = r.dec_ref;
                 drop(r);
@@ -562,9 +574,11 @@ pub mod ndk {
         out: *mut AHardwareBufferDesc,
     ) {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `inspect` answers any other pointer with an error.
             if let (Ok((_, d)), false) = (unsafe { inspect(buffer) }, out.is_null()) {
-                // SAFETY: non-null and writable per the contract.
+                // SAFETY: `out` was checked non-null in the condition, and the caller passes it
+                // writable (`AHardwareBuffer_describe`'s contract).
                 unsafe { out.write(describe_desc(&d)) };
             }
             0
@@ -579,7 +593,8 @@ pub mod ndk {
         desc: *const AHardwareBufferDesc,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `desc` is null or readable (this function's contract); `as_ref` turns null
+            // into 0.
             unsafe { desc.as_ref() }.is_some_and(|d| check_supported(d).is_ok()) as c_int
         })
     }
@@ -592,7 +607,8 @@ pub mod ndk {
         buffer: *const AHardwareBuffer,
     ) -> *const NativeHandle {
         catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `inspect` answers any other pointer with an error.
             unsafe { inspect(buffer) }.map_or(ptr::null(), |(h, _)| h.handle)
         }))
         .unwrap_or(ptr::null())
@@ -607,10 +623,12 @@ pub mod ndk {
         out: *mut u64,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this
+            // function's contract), and `acquire` refuses anything else.
             match (unsafe { HardwareBufferRef::acquire(buffer) }, out.is_null()) {
                 (Ok(r), false) => {
-                    // SAFETY: non-null, writable.
+                    // SAFETY: `out` was checked non-null in the match and is the caller's writable
+                    // output (`AHardwareBuffer_getId`'s contract).
                     unsafe { out.write(r.id()) };
                     0
                 }
@@ -634,7 +652,8 @@ pub mod ndk {
         if cpu_usage & !(usage::CPU_READ_MASK | usage::CPU_WRITE_MASK) != 0 || cpu_usage == 0 {
             return Err(BAD_VALUE);
         }
-        // SAFETY: caller contract.
+        // SAFETY: `buffer` is referenced by the caller if it is an AHardwareBuffer (this function's
+        // contract), and `acquire` refuses anything else.
         let r = unsafe { HardwareBufferRef::acquire(buffer) }.map_err(|e| errno(&e))?;
         let d = *r.desc();
         let wants_read = cpu_usage & usage::CPU_READ_MASK != 0;
@@ -644,7 +663,8 @@ pub mod ndk {
         {
             return Err(BAD_VALUE);
         }
-        // SAFETY: caller contract (null or readable).
+        // SAFETY: `rect` is null or readable (this function's contract); `as_ref` turns null into
+        // the whole buffer.
         if let Some(rect) = unsafe { rect.as_ref() } {
             // AOSP's GraphicBuffer::lockAsync: "locking pixels outside of buffer".
             let inside = rect.left >= 0
@@ -691,10 +711,12 @@ pub mod ndk {
                 drop(unsafe { NativeFence::from_raw(fence) });
                 return BAD_VALUE;
             }
-            // SAFETY: caller contract.
+            // SAFETY: the caller's buffer, usage, fence and rect under `AHardwareBuffer_lock`'s
+            // contract, which is `lock_mapping`'s; `out` was checked non-null above.
             match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((p, _)) => {
-                    // SAFETY: non-null, writable.
+                    // SAFETY: `out` was checked non-null above and is the caller's writable output
+                    // (`AHardwareBuffer_lock`'s contract).
                     unsafe { out.write(p.cast()) };
                     0
                 }
@@ -716,13 +738,15 @@ pub mod ndk {
         bytes_per_pixel: *mut i32,
         bytes_per_stride: *mut i32,
     ) -> c_int {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's arguments, under the contract `AHardwareBuffer_lock` has (this
+        // function's own contract is that one plus the info pointers).
         let r = unsafe { AHardwareBuffer_lock(buffer, usage, fence, rect, out) };
         if r == 0 {
             // SAFETY: locked, so the buffer is valid.
             if let Ok((_, d)) = unsafe { inspect(buffer) } {
                 let bpp = d.format.bytes_per_pixel() as i32;
-                // SAFETY: null or writable per the contract.
+                // SAFETY: `bytes_per_pixel` and `bytes_per_stride` are null or writable (this
+                // function's contract); `as_mut` skips null ones.
                 unsafe {
                     if let Some(p) = bytes_per_pixel.as_mut() {
                         *p = if d.format.is_yuv() { -1 } else { bpp };
@@ -757,7 +781,9 @@ pub mod ndk {
                 drop(unsafe { NativeFence::from_raw(fence) });
                 return BAD_VALUE;
             }
-            // SAFETY: caller contract.
+            // SAFETY: the caller's buffer, usage, fence and rect under
+            // `AHardwareBuffer_lockPlanes`' contract, which is `lock_mapping`'s; `out` was checked
+            // non-null above.
             match unsafe { lock_mapping(buffer, usage, fence, rect) } {
                 Ok((base, d)) => {
                     let empty = AHardwareBufferPlane {
@@ -777,7 +803,8 @@ pub mod ndk {
                         };
                         planes.plane_count += 1;
                     }
-                    // SAFETY: non-null, writable.
+                    // SAFETY: `out` was checked non-null above and is the caller's writable output
+                    // (`AHardwareBuffer_lockPlanes`' contract).
                     unsafe { out.write(planes) };
                     0
                 }
@@ -807,7 +834,8 @@ pub mod ndk {
             }
             drop(locks);
             drop(locked.mapping);
-            // SAFETY: null or writable per the contract.
+            // SAFETY: `fence` is null or writable (`AHardwareBuffer_unlock`'s contract); `as_mut`
+            // skips null.
             if let Some(f) = unsafe { fence.as_mut() } {
                 *f = -1;
             }
@@ -827,14 +855,16 @@ pub mod ndk {
         out: *mut *mut AHardwareBuffer,
     ) -> c_int {
         guard(|| {
-            // SAFETY: caller contract.
+            // SAFETY: `desc` is null or readable (this function's contract); `as_ref` turns null
+            // into BAD_VALUE.
             let Some(desc) = (unsafe { desc.as_ref() }) else {
                 return BAD_VALUE;
             };
             if out.is_null() {
                 return BAD_VALUE;
             }
-            // SAFETY: caller contract.
+            // SAFETY: `handle` is null or a readable native handle whose fd is open for this call
+            // (this function's contract), what `Buffer::import` needs.
             let Ok(buffer) = (unsafe { gralloc::Buffer::import(handle) }) else {
                 return BAD_VALUE;
             };
@@ -843,7 +873,8 @@ pub mod ndk {
             {
                 return BAD_VALUE;
             }
-            // SAFETY: non-null, writable.
+            // SAFETY: `out` was checked non-null above and is the caller's writable output
+            // (`AHardwareBuffer_createFromHandle`'s contract).
             unsafe { out.write(HardwareBuffer::into_raw(HardwareBuffer::new(buffer))) };
             0
         })

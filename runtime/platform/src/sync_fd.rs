@@ -31,6 +31,32 @@ pub enum FenceError {
 /// Result alias of this module.
 pub type Result<T, E = FenceError> = std::result::Result<T, E>;
 
+/// A failed fence operation as a `VkResult`, the one mapper of the sync-fd source; logged here
+/// with `what` (the operation that failed):
+///
+/// * `VK_ERROR_OUT_OF_HOST_MEMORY`: creating or duplicating a fence fd failed (descriptors or
+///   memory exhausted, or any other cause), or a poll ran out of memory;
+/// * `VK_ERROR_DEVICE_LOST`: any other poll failure, a fence fd in an error state, or a failed
+///   signal: such a fence can never signal.
+pub fn map_fence_err(what: &str, err: &FenceError) -> ash::vk::Result {
+    use ash::vk::Result as R;
+    let oom = |errno: &Errno| {
+        matches!(
+            *errno,
+            Errno::NOMEM | Errno::MFILE | Errno::NFILE | Errno::NOBUFS
+        )
+    };
+    let result = match err {
+        FenceError::Create(_) | FenceError::Dup(_) => R::ERROR_OUT_OF_HOST_MEMORY,
+        FenceError::Poll(errno) if oom(errno) => R::ERROR_OUT_OF_HOST_MEMORY,
+        FenceError::Poll(_) | FenceError::Broken { .. } | FenceError::Signal(_) => {
+            R::ERROR_DEVICE_LOST
+        }
+    };
+    log::log!(vkgen_abi::error::level(result), "{result:?}: {what}: {err}");
+    result
+}
+
 /// A native fence: either nothing (already signalled, `-1` on the wire) or an owned pollable fd.
 ///
 /// Dropping it closes the fd, which is what the HAL contract asks of whoever received it.
@@ -239,7 +265,7 @@ mod tests {
         assert!(f.is_signalled().unwrap());
         assert!(f.wait(None).unwrap());
         assert_eq!(f.into_raw(), -1);
-        // SAFETY: as above; -2 must not be mistaken for a descriptor.
+        // SAFETY: negative values carry no fd; -2 must not be mistaken for a descriptor.
         let g = unsafe { NativeFence::from_raw(-2) };
         assert_eq!(g.into_raw(), -1);
         assert_eq!(NativeFence::signalled().try_clone().unwrap().into_raw(), -1);

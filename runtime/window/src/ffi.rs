@@ -82,7 +82,8 @@ impl BufferQueue {
     /// `window` must be null or point to a live `ANativeWindow` (of any implementation): its
     /// header and, if the function table is this crate's, the queue behind it must be readable.
     pub unsafe fn from_window(window: *const ANativeWindow) -> Option<Arc<Self>> {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `window` is null or a live `ANativeWindow` whose header (and queue, if the table
+        // is ours) is readable (this function's contract), what `queue_from_window` reads.
         let q = unsafe { queue_from_window(window) }?;
         q.strong()
     }
@@ -143,10 +144,12 @@ unsafe extern "C" fn window_inc_ref(base: *mut AndroidNativeBase) {
 
 unsafe extern "C" fn window_dec_ref(base: *mut AndroidNativeBase) {
     guard("ANativeWindow::decRef", || {
-        // SAFETY: as in `window_inc_ref`.
+        // SAFETY: only our windows point here, and the caller holds a reference, so
+        // `queue_from_window` reads a live header.
         if unsafe { queue_from_window(base.cast()) }.is_some() {
-            // SAFETY: as in `window_inc_ref`; the caller gives up its reference, which may be
-            // the last one (the queue is then dropped here).
+            // SAFETY: `base` is a `BufferQueue` inside an `Arc` with at least the caller's strong
+            // reference, which the caller gives up here; it may be the last one (the queue is then
+            // dropped here).
             unsafe { Arc::decrement_strong_count(base.cast_const().cast::<BufferQueue>()) };
         }
         0
@@ -308,7 +311,8 @@ unsafe extern "C" fn perform_dispatch(
 /// # Safety
 /// `p` must be null or point to a readable `T`.
 unsafe fn read_opt<T: Copy>(p: *const T) -> Option<T> {
-    // SAFETY: forwarded contract; unaligned reads accept any C caller's pointer.
+    // SAFETY: `p` was checked non-null and points to a readable `T` (this function's contract); an
+    // unaligned read accepts any C caller's pointer.
     (!p.is_null()).then(|| unsafe { p.read_unaligned() })
 }
 

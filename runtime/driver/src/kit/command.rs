@@ -58,7 +58,8 @@ impl<D: Kit> CommandPool<D> {
     /// # Safety
     /// A non-null `h` is a handle this driver returned that has not been destroyed.
     pub unsafe fn from_handle<'a>(h: vk::CommandPool) -> Option<&'a Object<Self>> {
-        // SAFETY: forwarded contract.
+        // SAFETY: a non-null `h` is a live pool handle of this driver (this function's contract),
+        // and `Object::from_raw` checks the signature behind it.
         unsafe { Object::<Self>::from_raw(vk::Handle::as_raw(h)) }
     }
 
@@ -74,7 +75,8 @@ impl<D: Kit> CommandBuffer<D> {
     /// # Safety
     /// A non-null `h` is a handle this driver returned that has not been freed.
     pub unsafe fn from_handle<'a>(h: vk::CommandBuffer) -> Option<&'a Dispatchable<Self>> {
-        // SAFETY: forwarded contract.
+        // SAFETY: a non-null `h` is a live command-buffer handle of this driver (this function's
+        // contract), and `Dispatchable::from_raw` checks the signature behind it.
         unsafe { Dispatchable::<Self>::from_raw(vk::Handle::as_raw(h)) }
     }
 
@@ -96,11 +98,15 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
         "vkCreateCommandPool",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: a live device and a valid create info per valid usage.
+            // SAFETY: `device` is a live device of this driver (vkCreateCommandPool's valid usage)
+            // and `from_handle` checks its signature; `pCreateInfo` is null or valid for this call.
             let (Some(dev), Some(ci)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
                 p_create_info.as_ref()
             }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateCommandPool: {device:?} is no device of this driver, or no create info"
+                );
             };
             let pool = CommandPool::<D> {
                 device: NonNull::from(dev),
@@ -110,10 +116,12 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
                 allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
                 buffers: Mutex::new(Vec::new()),
             };
-            // SAFETY: as above.
+            // SAFETY: `p_allocator` is the application's callbacks or null, valid until the pool is
+            // destroyed (vkCreateCommandPool's valid usage), as `create_object` needs.
             match unsafe { create_object(pool, p_allocator) } {
                 Ok(h) => {
-                    // SAFETY: valid output pointer per valid usage.
+                    // SAFETY: `pCommandPool` is the application's output pointer, valid for a write
+                    // (vkCreateCommandPool's valid usage).
                     unsafe { *p_command_pool = vk::Handle::from_raw(h) };
                     vk::Result::SUCCESS
                 }
@@ -154,13 +162,22 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
         "vkAllocateCommandBuffers",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: valid input with a live pool per valid usage.
+            // SAFETY: `pAllocateInfo` is null or the application's structure, valid for this call;
+            // null is refused below.
             let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers without an allocate info"
+                );
             };
-            // SAFETY: as above.
+            // SAFETY: `info.commandPool` is a live pool of this driver (vkAllocateCommandBuffers'
+            // valid usage); `from_handle` checks its signature.
             let Some(pool) = (unsafe { CommandPool::<D>::from_handle(info.command_pool) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAllocateCommandBuffers: {:?} is no pool of this driver",
+                    info.command_pool
+                );
             };
             let n = info.command_buffer_count as usize;
             let mut made: Vec<u64> = Vec::with_capacity(n);
@@ -192,14 +209,17 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
                     unsafe { destroy_dispatchable::<CommandBuffer<D>>(h) };
                 }
                 for i in 0..n {
-                    // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+                    // SAFETY: `pCommandBuffers` holds `commandBufferCount` (= `n`) elements
+                    // (vkAllocateCommandBuffers' valid usage) and `i < n`; on failure every one is
+                    // nulled, as the spec asks.
                     unsafe { p_command_buffers.add(i).write(vk::CommandBuffer::null()) };
                 }
                 return e;
             }
             lock(&pool.buffers).extend_from_slice(&made);
             for (i, h) in made.into_iter().enumerate() {
-                // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements.
+                // SAFETY: `pCommandBuffers` holds `commandBufferCount` elements and `made` has at
+                // most that many (one per allocated buffer), so index `i` is in bounds.
                 unsafe { p_command_buffers.add(i).write(vk::Handle::from_raw(h)) };
             }
             vk::Result::SUCCESS
@@ -216,7 +236,8 @@ pub unsafe extern "system" fn free_command_buffers<D: Kit>(
     p_command_buffers: *const vk::CommandBuffer,
 ) {
     guard("vkFreeCommandBuffers", (), || {
-        // SAFETY: a live pool per valid usage.
+        // SAFETY: `command_pool` is a live pool of this driver (vkFreeCommandBuffers' valid usage);
+        // `from_handle` checks its signature.
         let Some(pool) = (unsafe { CommandPool::<D>::from_handle(command_pool) }) else {
             return;
         };

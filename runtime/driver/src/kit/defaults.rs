@@ -229,7 +229,11 @@ pub fn image_format_properties(
             .iter()
             .any(|&(u, f)| usage.contains(u) && !features.contains(f))
     {
-        return Err(vk::Result::ERROR_FORMAT_NOT_SUPPORTED);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+            "{:?} has no {tiling:?} features for usage {usage:?}",
+            info.format
+        ));
     }
     let (extent, mips, layers) = match ty {
         vk::ImageType::TYPE_1D => ((4096, 1, 1), 13, 256),

@@ -69,7 +69,8 @@ impl ExtensionSet {
                 extension_properties(info.name, info.spec_version)
             })
             .collect();
-        // SAFETY: forwarded contract.
+        // SAFETY: `p_count` and `p_properties` are the caller's two-call idiom pointers, null or
+        // valid for `*p_count` elements (this function's contract, the one `write_array` asks for).
         unsafe { write_array(&list, p_count, p_properties) }
     }
 }
@@ -98,7 +99,9 @@ pub enum ExtensionError {
 }
 
 impl ExtensionError {
-    /// The `VkResult` creation returns.
+    /// The `VkResult` creation returns, the one mapper of these refusals: every one is
+    /// `VK_ERROR_EXTENSION_NOT_PRESENT`. Not logged here: the creating command logs it with
+    /// its own context (`vkgen_abi::vk_error!`).
     pub fn result(&self) -> vk::Result {
         vk::Result::ERROR_EXTENSION_NOT_PRESENT
     }

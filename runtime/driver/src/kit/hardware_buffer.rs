@@ -29,7 +29,7 @@
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use crate::gralloc::{BufferDesc, PixelFormat};
+use crate::gralloc::{map_gralloc_err, BufferDesc, BufferOp, PixelFormat};
 use crate::hardware_buffer::{usage, AHardwareBufferDesc, HardwareBuffer, HardwareBufferRef};
 use crate::util::{find_in_chain, for_each_out, guard};
 
@@ -175,13 +175,23 @@ impl ExportTarget {
                 height,
                 layers: 1,
                 format: PixelFormat::from_vk(format)
-                    .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?
+                    .ok_or_else(|| {
+                        vkgen_abi::vk_error!(
+                            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                            "AHardwareBuffer export: {format:?} has no buffer format"
+                        )
+                    })?
                     .hal() as u32,
                 usage: u,
                 ..Default::default()
             },
             ExportTarget::Blob { size } => AHardwareBufferDesc {
-                width: u32::try_from(size).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?,
+                width: u32::try_from(size).map_err(|_| {
+                    vkgen_abi::vk_error!(
+                        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                        "AHardwareBuffer export: a {size}-byte BLOB is too large"
+                    )
+                })?,
                 height: 1,
                 layers: 1,
                 format: crate::hardware_buffer::format::BLOB,
@@ -190,15 +200,21 @@ impl ExportTarget {
             },
         };
         let b = HardwareBuffer::allocate(&desc).map_err(|e| {
-            log::warn!("allocating an AHardwareBuffer to export ({desc:?}): {e}");
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+            let what = format!("allocating an AHardwareBuffer to export ({desc:?})");
+            map_gralloc_err(&what, &e, BufferOp::Allocate)
         })?;
         let raw = HardwareBuffer::into_raw(b);
         // SAFETY: a buffer we just allocated, holding the reference `into_raw` handed us.
         let r = unsafe { HardwareBufferRef::acquire(raw) };
         // SAFETY: gives back the `into_raw` reference; `r` keeps its own.
         unsafe { crate::hardware_buffer::ndk::AHardwareBuffer_release(raw) };
-        r.map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+        r.map_err(|e| {
+            map_gralloc_err(
+                "taking the exported AHardwareBuffer",
+                &e,
+                BufferOp::Allocate,
+            )
+        })
     }
 }
 
@@ -229,7 +245,8 @@ impl HardwareBufferAllocation {
     /// # Safety
     /// `info` is a valid `VkMemoryAllocateInfo` (chain included).
     pub unsafe fn parse(info: &vk::MemoryAllocateInfo<'_>) -> Result<Option<Self>, vk::Result> {
-        // SAFETY: a valid chain per the contract.
+        // SAFETY: `info` is a valid `VkMemoryAllocateInfo` with its chain (this function's
+        // contract), so each structure found by its sType is that structure.
         let (import, export, dedicated) = unsafe {
             (
                 find_in_chain::<vk::ImportAndroidHardwareBufferInfoANDROID<'_>>(
@@ -252,23 +269,25 @@ impl HardwareBufferAllocation {
             // other pointer is refused by the checks.
             let buffer =
                 unsafe { HardwareBufferRef::acquire(import.buffer.cast()) }.map_err(|e| {
-                    log::warn!("VkImportAndroidHardwareBufferInfoANDROID: {e}");
-                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+                    map_gralloc_err(
+                        "VkImportAndroidHardwareBufferInfoANDROID",
+                        &e,
+                        BufferOp::Import,
+                    )
                 })?;
             let d = *buffer.desc();
             if info.allocation_size != 0 && info.allocation_size != allocation_size(&d) {
-                log::warn!(
+                return Err(vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
                     "AHardwareBuffer import: allocationSize {} is not the buffer's {}",
                     info.allocation_size,
                     allocation_size(&d)
-                );
-                return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+                ));
             }
             if dedicated_image == vk::Image::null()
                 && (d.format != PixelFormat::Blob || d.usage & usage::GPU_DATA_BUFFER == 0)
             {
-                log::warn!("AHardwareBuffer import without a dedicated image must be a GPU_DATA_BUFFER BLOB");
-                return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+                return Err(vkgen_abi::vk_error!(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, "AHardwareBuffer import without a dedicated image must be a GPU_DATA_BUFFER BLOB"));
             }
             return Ok(Some(Self::Import {
                 buffer,
@@ -320,25 +339,33 @@ pub unsafe fn write_properties(
     memory_type_bits: u32,
     features: impl Fn(&BufferDesc, &HardwareBufferFormat) -> vk::FormatFeatureFlags2,
 ) -> vk::Result {
-    // SAFETY: forwarded; any pointer is checked.
+    // SAFETY: `acquire` reads `buffer` only after checking it is one of our AHardwareBuffers (this
+    // function's contract allows any pointer).
     let r = match unsafe { HardwareBufferRef::acquire(buffer) } {
         Ok(r) => r,
         Err(e) => {
-            log::warn!("vkGetAndroidHardwareBufferPropertiesANDROID: {e}");
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            return map_gralloc_err(
+                "vkGetAndroidHardwareBufferPropertiesANDROID",
+                &e,
+                BufferOp::Import,
+            );
         }
     };
     let d = *r.desc();
     if d.usage & usage::GPU_ANY == 0 {
-        log::warn!(
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
             "vkGetAndroidHardwareBufferPropertiesANDROID: usage {:#x} has no GPU usage",
             d.usage
         );
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
     }
-    // SAFETY: valid output structure per valid usage.
+    // SAFETY: `props` is the application's vkGetAndroidHardwareBufferPropertiesANDROID output
+    // chain, null or valid for this call; `as_mut` turns null into the refusal below.
     let Some(out) = (unsafe { props.as_mut() }) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetAndroidHardwareBufferPropertiesANDROID without an output structure"
+        );
     };
     out.allocation_size = allocation_size(&d);
     out.memory_type_bits = memory_type_bits;
@@ -349,7 +376,8 @@ pub unsafe fn write_properties(
         features(&d, &f)
     };
     let components = f.components();
-    // SAFETY: a valid output chain.
+    // SAFETY: `out` is the application's properties structure, whose output chain is valid for this
+    // call (this function's contract); each node is written as the type its sType names.
     unsafe {
         for_each_out(out.p_next, |s| match (*s).s_type {
             vk::StructureType::ANDROID_HARDWARE_BUFFER_FORMAT_PROPERTIES_ANDROID => {
@@ -390,7 +418,8 @@ pub unsafe fn write_image_format_extras(
     props: &mut vk::ImageFormatProperties2<'_>,
 ) {
     let ahb_usage = usage_of_image(info.usage, info.flags);
-    // SAFETY: a valid output chain.
+    // SAFETY: `props` is the application's output structure, whose chain is valid for this call
+    // (this function's contract); each node is written as the type its sType names.
     unsafe {
         for_each_out(props.p_next, |s| match (*s).s_type {
             vk::StructureType::ANDROID_HARDWARE_BUFFER_USAGE_ANDROID => {
@@ -432,14 +461,20 @@ unsafe extern "system" fn get_android_hardware_buffer_properties<D: Kit>(
         "vkGetAndroidHardwareBufferPropertiesANDROID",
         vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
         || {
-            // SAFETY: a device of this driver.
+            // SAFETY: `device` is a live device of this driver (the command's valid usage);
+            // `from_raw` checks its signature.
             let Some(dev) = (unsafe { super::Device::<D>::from_raw(vk::Handle::as_raw(device)) })
             else {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                    "{device:?} is no device of this driver"
+                );
             };
             let pd = dev.physical();
             let bits = D::hardware_buffer_memory_type_bits(pd);
-            // SAFETY: any pointer is checked; valid output chain per valid usage.
+            // SAFETY: `write_properties` reads `buffer` only after checking it is one of our
+            // AHardwareBuffers, and `p_properties` is the application's output chain, null (refused
+            // there) or valid for this call.
             unsafe {
                 write_properties(buffer.cast(), p_properties, bits, |_, f| {
                     let p = D::format_properties(pd, f.format);
@@ -461,20 +496,34 @@ unsafe extern "system" fn get_memory_android_hardware_buffer<D: Kit>(
         "vkGetMemoryAndroidHardwareBufferANDROID",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: valid input structure per valid usage.
+            // SAFETY: `p_info` is the application's vkGetMemoryAndroidHardwareBufferANDROID input,
+            // null or valid for this call; `as_ref` turns null into the refusal below.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "vkGetMemoryAndroidHardwareBufferANDROID without an info"
+                );
             };
             match (
                 D::memory_hardware_buffer(device, info.memory),
                 p_buffer.is_null(),
             ) {
                 (Some(b), false) => {
-                    // SAFETY: non-null output pointer.
+                    // SAFETY: `p_buffer` was checked non-null and is the application's output,
+                    // valid for a write; the reference `into_raw` hands over is now the
+                    // application's.
                     unsafe { *p_buffer = b.into_raw().cast() };
                     vk::Result::SUCCESS
                 }
-                _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                (found, _) => vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "vkGetMemoryAndroidHardwareBufferANDROID: {}",
+                    if found.is_some() {
+                        "no output pointer"
+                    } else {
+                        "the memory has no AHardwareBuffer"
+                    }
+                ),
             }
         },
     )

@@ -348,7 +348,8 @@ pub fn supports_extension<D: Kit>(ext: ExtensionId) -> bool {
 /// # Safety
 /// `device` is a device handle this driver created.
 pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> bool {
-    // SAFETY: forwarded contract.
+    // SAFETY: `device` is a device handle this driver created (this function's contract);
+    // `from_raw` checks its signature.
     match unsafe { objects::Device::<D>::from_raw(device) } {
         Some(d) => {
             d.enabled_extensions.contains(ext) || d.instance().enabled_extensions.contains(ext)

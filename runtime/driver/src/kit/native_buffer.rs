@@ -150,7 +150,10 @@ pub trait NativeBuffers: Driver {
         fence_fence: Option<NativeFence>,
     ) -> Result<(), vk::Result> {
         let _ = (device, semaphore, semaphore_fence, fence, fence_fence);
-        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+        Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkAcquireImageANDROID: this driver has no native fences"
+        ))
     }
 
     /// `vkCreateImage` with a `VkNativeBufferANDROID`, already validated: create the image on
@@ -162,7 +165,10 @@ pub trait NativeBuffers: Driver {
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> Result<vk::Image, vk::Result> {
         let _ = (device, import, allocator);
-        Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)
+        Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID: this driver imports no native buffers"
+        ))
     }
 
     /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
@@ -173,7 +179,10 @@ pub trait NativeBuffers: Driver {
         image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
         let _ = (queue, wait, image);
-        Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+        Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkQueueSignalReleaseImageANDROID: this driver has no native fences"
+        ))
     }
 }
 
@@ -189,9 +198,11 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_image: *mut vk::Image,
 ) -> Option<vk::Result> {
-    // SAFETY: per the contract.
+    // SAFETY: `p_create_info` is null or the vendor's vkCreateImage create info, valid for this
+    // call (this function's contract); `?` answers null with `None`.
     let ci = unsafe { p_create_info.as_ref() }?;
-    // SAFETY: a valid chain per the contract.
+    // SAFETY: `ci.p_next` is that create info's chain, valid for this call (this function's
+    // contract), so a structure found by its sType is that structure.
     let anb = unsafe {
         find_in_chain::<vk::NativeBufferANDROID>(
             ci.p_next,
@@ -207,11 +218,12 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
                 Ok(i) => i,
                 Err(e) => return e,
             };
-            // SAFETY: null or valid callbacks per valid usage.
+            // SAFETY: `p_allocator` is the application's vkCreateImage allocator, null or valid
+            // callbacks for this call.
             let allocator = unsafe { p_allocator.as_ref() };
             match D::import_native_buffer(device, import, allocator) {
                 Ok(image) => {
-                    // SAFETY: valid output pointer per the contract.
+                    // SAFETY: `p_image` is valid for a write (this function's contract).
                     unsafe { put(p_image, image) };
                     vk::Result::SUCCESS
                 }
@@ -231,21 +243,28 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
 /// buffer (any other pointer is refused by the checks).
 pub unsafe fn native_buffer_of(anb: &vk::NativeBufferANDROID) -> Result<Buffer, vk::Result> {
     if anb.handle.is_null() {
-        log::warn!("VkNativeBufferANDROID refused: null handle");
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID refused: null handle"
+        ));
     }
     if !anb.ahb.is_null() {
         // SAFETY: checked before use; the loader holds a reference during the call.
         let ahb = unsafe { crate::hardware_buffer::HardwareBufferRef::acquire(anb.ahb.cast()) };
         if !ahb.is_ok_and(|b| b.native_handle() == anb.handle.cast::<NativeHandle>()) {
-            log::warn!("VkNativeBufferANDROID refused: ahb is not the buffer of handle");
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "VkNativeBufferANDROID refused: ahb is not the buffer of handle"
+            ));
         }
     }
     // SAFETY: parsing validates the native handle's header and counts, then dups its fd.
     unsafe { Buffer::import(anb.handle.cast::<NativeHandle>()) }.map_err(|e| {
-        log::warn!("VkNativeBufferANDROID refused: gralloc handle: {e}");
-        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+        crate::gralloc::map_gralloc_err(
+            "VkNativeBufferANDROID refused: gralloc handle",
+            &e,
+            crate::gralloc::BufferOp::Import,
+        )
     })
 }
 
@@ -258,8 +277,10 @@ unsafe fn validate<'a>(
     anb: &vk::NativeBufferANDROID,
 ) -> Result<NativeBufferImport<'a>, vk::Result> {
     let refuse = |why: &str| {
-        log::warn!("VkNativeBufferANDROID refused: {why}");
-        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID refused: {why}"
+        )
     };
     if ci.image_type != vk::ImageType::TYPE_2D
         || ci.mip_levels != 1
@@ -268,7 +289,8 @@ unsafe fn validate<'a>(
     {
         return Err(refuse("not a single-level, single-layer 2D image"));
     }
-    // SAFETY: per the contract.
+    // SAFETY: `anb` comes from `ci`'s valid chain and its handle is null or what the loader passed
+    // (this function's contract), which `native_buffer_of` checks before reading.
     let buffer = unsafe { native_buffer_of(anb) }?;
     let desc = buffer.desc();
     if ci.extent.width > desc.width || ci.extent.height > desc.height {
@@ -322,7 +344,7 @@ pub fn entries<D: NativeBuffers>() -> EntryTable {
 /// # Safety
 /// `out` is null or valid for a write.
 unsafe fn put<T>(out: *mut T, value: T) {
-    // SAFETY: per the caller.
+    // SAFETY: `out` is null or valid for a write (this function's contract); `as_mut` skips null.
     if let Some(o) = unsafe { out.as_mut() } {
         *o = value;
     }
@@ -336,7 +358,8 @@ unsafe extern "system" fn usage1<D: NativeBuffers>(
 ) -> vk::Result {
     let u = D::gralloc_usage().usage(image_usage, vk::SwapchainImageUsageFlagsANDROID::empty());
     // The 32-bit query carries the low half (gralloc0's usage).
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `out` is the application's vkGetSwapchainGrallocUsageANDROID output; `put` skips a
+    // null one.
     unsafe { put(out, u as u32 as c_int) };
     vk::Result::SUCCESS
 }
@@ -350,7 +373,8 @@ unsafe extern "system" fn usage2<D: NativeBuffers>(
     producer: *mut u64,
 ) -> vk::Result {
     let u = D::gralloc_usage().usage(image_usage, swapchain_usage);
-    // SAFETY: valid output pointers per valid usage.
+    // SAFETY: `consumer` and `producer` are the application's vkGetSwapchainGrallocUsage2ANDROID
+    // outputs; `put` skips a null one.
     unsafe {
         put(consumer, 0);
         put(producer, u);
@@ -363,15 +387,20 @@ unsafe extern "system" fn usage3<D: NativeBuffers>(
     info: *const vk::GrallocUsageInfoANDROID,
     out: *mut u64,
 ) -> vk::Result {
-    // SAFETY: a valid input structure per valid usage.
+    // SAFETY: `info` is the application's vkGetSwapchainGrallocUsage3ANDROID input, null or valid
+    // for this call; `as_ref` turns null into the refusal below.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkGetSwapchainGrallocUsage3ANDROID without a usage info"
+        );
     };
     let u = D::gralloc_usage().usage(
         info.image_usage,
         vk::SwapchainImageUsageFlagsANDROID::empty(),
     );
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `out` is the application's vkGetSwapchainGrallocUsage3ANDROID output; `put` skips a
+    // null one.
     unsafe { put(out, u) };
     vk::Result::SUCCESS
 }
@@ -381,12 +410,17 @@ unsafe extern "system" fn usage4<D: NativeBuffers>(
     info: *const vk::GrallocUsageInfo2ANDROID,
     out: *mut u64,
 ) -> vk::Result {
-    // SAFETY: a valid input structure per valid usage.
+    // SAFETY: `info` is the application's vkGetSwapchainGrallocUsage4ANDROID input, null or valid
+    // for this call; `as_ref` turns null into the refusal below.
     let Some(info) = (unsafe { info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkGetSwapchainGrallocUsage4ANDROID without a usage info"
+        );
     };
     let u = D::gralloc_usage().usage(info.image_usage, info.swapchain_image_usage);
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `out` is the application's vkGetSwapchainGrallocUsage4ANDROID output; `put` skips a
+    // null one.
     unsafe { put(out, u) };
     vk::Result::SUCCESS
 }
@@ -410,7 +444,10 @@ unsafe extern "system" fn acquire_image<D: NativeBuffers>(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         move || {
             if device == vk::Device::null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkAcquireImageANDROID with a null device"
+                );
             }
             let dup = |f: &NativeFence| f.try_clone().map_err(|e| fence_error_result(&e));
             // Both copies before any state changes: a failure leaves both objects untouched.
@@ -446,20 +483,27 @@ unsafe extern "system" fn queue_signal_release_image<D: NativeBuffers>(
     image: vk::Image,
     p_native_fence_fd: *mut c_int,
 ) -> vk::Result {
-    // SAFETY: a valid output pointer per valid usage.
+    // SAFETY: `p_native_fence_fd` is the application's vkQueueSignalReleaseImageANDROID output;
+    // `put` skips a null one. -1 goes there first so every failure below leaves no fd.
     unsafe { put(p_native_fence_fd, -1) };
     guard(
         "vkQueueSignalReleaseImageANDROID",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             if queue == vk::Queue::null() {
-                return vk::Result::ERROR_DEVICE_LOST;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_DEVICE_LOST,
+                    "vkQueueSignalReleaseImageANDROID with a null queue"
+                );
             }
-            // SAFETY: `waitSemaphoreCount` semaphores per valid usage.
+            // SAFETY: `p_wait` holds `waitSemaphoreCount` semaphores
+            // (vkQueueSignalReleaseImageANDROID's valid usage); `slice` takes null or zero as
+            // empty.
             let wait = unsafe { slice(p_wait, wait_count) };
             match D::release_native_fence(queue, wait, image) {
                 Ok(f) => {
-                    // SAFETY: as above; the caller owns the fd from here.
+                    // SAFETY: `p_native_fence_fd` is the application's output (`put` skips null);
+                    // the application owns the fd from here.
                     unsafe { put(p_native_fence_fd, f.into_raw()) };
                     vk::Result::SUCCESS
                 }

@@ -109,303 +109,9 @@ const DESCRIPTOR_SET_KIND: u8 = 1;
 
 static COUNTER: HandleCounter = HandleCounter::new();
 
-// ---------------------------------------------------------------------------------------------
-// Objects
-
-/// Host memory standing in for device memory: the heap's, or the pages of an
-/// `AHardwareBuffer` (imported, or allocated to export), which the memory keeps a reference to.
-struct Memory {
-    ptr: NonNull<u8>,
-    len: usize,
-    backing: Backing,
-}
-enum Backing {
-    Heap(Layout),
-    HardwareBuffer {
-        _mapping: SharedMapping,
-        buffer: HardwareBufferRef,
-    },
-}
-// SAFETY: the memory is owned by this value; concurrent access through mappings is the
-// application's to synchronise, as with any VkDeviceMemory.
-unsafe impl Send for Memory {}
-// SAFETY: see `Send`.
-unsafe impl Sync for Memory {}
-impl Drop for Memory {
-    fn drop(&mut self) {
-        if let Backing::Heap(layout) = self.backing {
-            // SAFETY: allocated in `allocate_memory` with exactly this layout.
-            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
-        }
-    }
-}
-
-impl Memory {
-    fn heap(size: u64) -> Result<Self, vk::Result> {
-        let layout = usize::try_from(size)
-            .ok()
-            .and_then(|s| Layout::from_size_align(s, MEMORY_ALIGNMENT).ok())
-            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        // SAFETY: non-zero size (checked by the caller).
-        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
-            .ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        Ok(Self {
-            ptr,
-            len: layout.size(),
-            backing: Backing::Heap(layout),
-        })
-    }
-
-    /// The buffer's pages, from byte 0 of its memory (what `allocationSize` covers).
-    fn hardware_buffer(buffer: HardwareBufferRef) -> Result<Self, vk::Result> {
-        let mapping = buffer
-            .import()
-            .and_then(|b| b.into_mapping().map_err(Into::into))
-            .map_err(|e| {
-                log::warn!("null: mapping an AHardwareBuffer failed: {e}");
-                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE
-            })?;
-        let ptr = NonNull::new(mapping.as_ptr()).ok_or(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
-        Ok(Self {
-            ptr,
-            len: mapping.len(),
-            backing: Backing::HardwareBuffer {
-                _mapping: mapping,
-                buffer,
-            },
-        })
-    }
-}
-
-struct Event {
-    set: AtomicBool,
-}
-struct Buffer {
-    size: u64,
-}
-struct Image {
-    format: vk::Format,
-    extent: vk::Extent3D,
-    usage: vk::ImageUsageFlags,
-    flags: vk::ImageCreateFlags,
-    mip_levels: u32,
-    array_layers: u32,
-    size: u64,
-    /// The gralloc buffer of a native-buffer image (its fd dup lives as long as the image).
-    _buffer: Option<GrallocBuffer>,
-}
-
-/// A null image for `ci`, on `buffer` for a native-buffer image.
-fn new_image(
-    ci: &vk::ImageCreateInfo<'_>,
-    buffer: Option<GrallocBuffer>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) -> Result<vk::Image, vk::Result> {
-    let image = Image {
-        format: ci.format,
-        extent: ci.extent,
-        usage: ci.usage,
-        flags: ci.flags,
-        mip_levels: ci.mip_levels.max(1),
-        array_layers: ci.array_layers.max(1),
-        size: image_size(ci),
-        _buffer: buffer,
-    };
-    // SAFETY: forwarded allocator, null or valid per valid usage.
-    unsafe { create_object(image, p_allocator) }.map(vk::Handle::from_raw)
-}
-struct PrivateDataSlot {
-    data: Mutex<HashMap<(i32, u64), u64>>,
-}
-/// Objects without state; the parameter is the `VkObjectType`.
-struct Plain<const TYPE: i32>;
-
-macro_rules! kinds {
-    ($($t:ty => $k:ident),* $(,)?) => {$(
-        impl ObjectKind for $t {
-            const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::$k;
-        }
-    )*};
-}
-kinds! {
-    Memory => DEVICE_MEMORY,
-    Event => EVENT, Buffer => BUFFER, Image => IMAGE,
-    PrivateDataSlot => PRIVATE_DATA_SLOT,
-}
-impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
-    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::from_raw(TYPE);
-}
-
-/// The object behind a non-dispatchable handle.
-///
-/// # Safety
-/// `h` is null or a live handle of this driver.
-unsafe fn obj<'a, T: ObjectKind, H: vk::Handle>(h: H) -> Option<&'a T> {
-    // SAFETY: forwarded contract.
-    unsafe { Object::<T>::from_handle(h) }.map(|o| &**o)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Physical device description
-
-/// Bytes per texel (per block for compressed formats, divided evenly), for sizing images.
-fn texel_bytes(format: vk::Format) -> u64 {
-    match format.as_raw() {
-        1 => 1,
-        2..=8 => 2,
-        9..=15 => 1,
-        16..=22 => 2,
-        23..=36 => 3,
-        37..=69 => 4,
-        70..=76 => 2,
-        77..=83 => 4,
-        84..=90 => 6,
-        91..=97 => 8,
-        98..=100 => 4,
-        101..=103 => 8,
-        104..=106 => 12,
-        107..=109 => 16,
-        110..=112 => 8,
-        113..=115 => 16,
-        116..=118 => 24,
-        119..=121 => 32,
-        122 | 123 => 4,
-        124 => 2,
-        125 | 126 => 4,
-        127 => 1,
-        128 => 3,
-        129 => 4,
-        130 => 8,
-        131..=184 => 1,
-        _ => 4,
-    }
-}
-
-fn buffer_requirements(size: u64) -> vk::MemoryRequirements {
-    vk::MemoryRequirements {
-        size: size.max(1).next_multiple_of(256),
-        alignment: 256,
-        memory_type_bits: 1,
-    }
-}
-
-fn image_size(ci: &vk::ImageCreateInfo<'_>) -> u64 {
-    let texel = texel_bytes(ci.format);
-    let mut total = 0u64;
-    for level in 0..ci.mip_levels.max(1) {
-        let w = u64::from((ci.extent.width >> level).max(1));
-        let h = u64::from((ci.extent.height >> level).max(1));
-        let d = u64::from((ci.extent.depth >> level).max(1));
-        total = total.saturating_add(w.saturating_mul(h).saturating_mul(d).saturating_mul(texel));
-    }
-    total
-        .saturating_mul(u64::from(ci.array_layers.max(1)))
-        .saturating_mul(u64::from(ci.samples.as_raw().max(1)))
-}
-
-fn image_requirements(size: u64) -> vk::MemoryRequirements {
-    vk::MemoryRequirements {
-        size: size.max(1).next_multiple_of(4096),
-        alignment: 4096,
-        memory_type_bits: 1,
-    }
-}
-
-/// Writes the requirements of the buffer or image behind `handle` into a `VkMemoryRequirements2`
-/// and its dedicated-allocation chain.
-///
-/// # Safety
-/// `out` is a valid output structure.
-unsafe fn write_requirements2(out: *mut vk::MemoryRequirements2<'_>, r: vk::MemoryRequirements) {
-    if out.is_null() {
-        return;
-    }
-    // SAFETY: `out` and its chain are valid output structures per the caller.
-    unsafe {
-        (*out).memory_requirements = r;
-        for_each_out((*out).p_next.cast(), |s| {
-            if (*s).s_type == vk::StructureType::MEMORY_DEDICATED_REQUIREMENTS {
-                let d = s.cast::<vk::MemoryDedicatedRequirements<'_>>();
-                (*d).prefers_dedicated_allocation = vk::FALSE;
-                (*d).requires_dedicated_allocation = vk::FALSE;
-            }
-        });
-    }
-}
-
-/// Creates `n` stateless objects of one type into `out`, rolling back on failure.
-///
-/// # Safety
-/// `out` is valid for `n` writes; `p_allocator` as for [`HostAllocator::from_ptr`].
-unsafe fn create_plain_array<const TYPE: i32, H: vk::Handle>(
-    n: u32,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut H,
-) -> vk::Result {
-    if out.is_null() {
-        return vk::Result::SUCCESS;
-    }
-    for i in 0..n as usize {
-        // SAFETY: forwarded allocator contract.
-        match unsafe { create_object(Plain::<TYPE>, p_allocator) } {
-            // SAFETY: `out` is valid for `n` writes.
-            Ok(h) => unsafe { out.add(i).write(H::from_raw(h)) },
-            Err(e) => {
-                for j in 0..n as usize {
-                    // SAFETY: entries before `i` are live handles made above; every entry is
-                    // then overwritten with null, as the spec requires on failure.
-                    unsafe {
-                        if j < i {
-                            destroy_object::<Plain<TYPE>>(out.add(j).read().as_raw());
-                        }
-                        out.add(j).write(H::from_raw(0));
-                    }
-                }
-                return e;
-            }
-        }
-    }
-    vk::Result::SUCCESS
-}
-
-/// Creates one stateless object into `out`.
-///
-/// # Safety
-/// `out` is null or writable; `p_allocator` as for [`HostAllocator::from_ptr`].
-unsafe fn create_plain<const TYPE: i32, H: vk::Handle>(
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut H,
-) -> vk::Result {
-    // SAFETY: forwarded contract.
-    unsafe { create_plain_array::<TYPE, H>(1, p_allocator, out) }
-}
-
-/// Generates the create/destroy hook pairs of stateless object types.
-macro_rules! plain_objects {
-    ($($create:ident / $destroy:ident ($info:ty) -> $handle:ty : $kind:ident;)*) => {$(
-        unsafe fn $create(
-            _device: vk::Device,
-            _p_create_info: *const $info,
-            p_allocator: *const vk::AllocationCallbacks<'_>,
-            p_out: *mut $handle,
-        ) -> vk::Result {
-            // SAFETY: Vulkan arguments, valid per the application's valid usage.
-            unsafe {
-                create_plain::<{ vk::ObjectType::$kind.as_raw() }, $handle>(p_allocator, p_out)
-            }
-        }
-        unsafe fn $destroy(
-            _device: vk::Device,
-            object: $handle,
-            _p_allocator: *const vk::AllocationCallbacks<'_>,
-        ) {
-            // SAFETY: `object` is null or a live handle the application no longer uses.
-            unsafe {
-                destroy_object::<Plain<{ vk::ObjectType::$kind.as_raw() }>>(vk::Handle::as_raw(object))
-            };
-        }
-    )*};
-}
+#[macro_use]
+mod objects;
+use objects::*;
 
 impl DriverModule for NullDriver {
     const NAME: &'static CStr = c"vkgen null Vulkan driver";
@@ -660,14 +366,22 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_memory: *mut vk::DeviceMemory,
     ) -> vk::Result {
-        // SAFETY: valid input structure.
+        // SAFETY: `p_allocate_info` is the application's, null or valid for this call.
         let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "no allocate info"
+            );
         };
         if info.memory_type_index != 0 {
-            return vk::Result::ERROR_OUT_OF_DEVICE_MEMORY;
+            let index = info.memory_type_index;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "memory type {index}: the null device has one"
+            );
         }
-        // SAFETY: a valid chain per valid usage.
+        // SAFETY: `info` is the application's allocate info (checked non-null above) with a chain
+        // valid for this call, which is all `parse` reads.
         let memory = match unsafe { HardwareBufferAllocation::parse(info) } {
             Err(e) => Err(e),
             Ok(Some(HardwareBufferAllocation::Import { buffer, .. })) => {
@@ -690,7 +404,11 @@ impl Driver for NullDriver {
                 target.allocate().and_then(Memory::hardware_buffer)
             }
             Ok(None) if info.allocation_size == 0 || info.allocation_size > HEAP_SIZE => {
-                Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)
+                Err(vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "{} bytes: not in 1..={HEAP_SIZE}",
+                    info.allocation_size
+                ))
             }
             Ok(None) => Memory::heap(info.allocation_size),
         };
@@ -699,10 +417,12 @@ impl Driver for NullDriver {
             Err(e) => return e,
         };
         // On failure `create_object` drops the `Memory`, which frees its pages.
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkAllocateMemory allocator, null or valid
+        // until the memory is freed.
         match unsafe { create_object(memory, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_memory` is the application's vkAllocateMemory output, valid for a
+                // write.
                 unsafe { *p_memory = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -727,16 +447,21 @@ impl Driver for NullDriver {
         _flags: vk::MemoryMapFlags,
         pp_data: *mut *mut c_void,
     ) -> vk::Result {
-        // SAFETY: a live memory handle.
+        // SAFETY: `memory` is null or a live memory of this driver (vkMapMemory's valid usage);
+        // `obj` checks its signature.
         let Some(m) = (unsafe { obj::<Memory, _>(memory) }) else {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_MEMORY_MAP_FAILED,
+                "{memory:?} is no memory of the null driver"
+            );
         };
-        let Ok(offset) = usize::try_from(offset) else {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
+        let offset = match usize::try_from(offset) {
+            Ok(o) if o < m.len && !pp_data.is_null() => o,
+            _ => {
+                let why = format!("offset {offset} of {} bytes, or no ppData", m.len);
+                return vkgen_abi::vk_error!(vk::Result::ERROR_MEMORY_MAP_FAILED, "{why}");
+            }
         };
-        if offset >= m.len || pp_data.is_null() {
-            return vk::Result::ERROR_MEMORY_MAP_FAILED;
-        }
         // SAFETY: `offset` is inside the allocation; `pp_data` is writable.
         unsafe { *pp_data = m.ptr.as_ptr().add(offset).cast() };
         vk::Result::SUCCESS
@@ -763,14 +488,15 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_buffer: *mut vk::Buffer,
     ) -> vk::Result {
-        // SAFETY: valid input structure.
+        // SAFETY: `p_create_info` is the application's, null or valid for this call.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
         };
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkCreateBuffer allocator, null or valid until
+        // the buffer is destroyed.
         match unsafe { create_object(Buffer { size: ci.size }, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_buffer` is the application's vkCreateBuffer output, valid for a write.
                 unsafe { *p_buffer = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -819,19 +545,21 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_image: *mut vk::Image,
     ) -> vk::Result {
-        // SAFETY: per valid usage; a `VkNativeBufferANDROID` goes through the kit's import.
+        // SAFETY: the application's vkCreateImage arguments: a create info (with chain) valid for
+        // this call and `p_image` valid for a write; a `VkNativeBufferANDROID` goes through the
+        // kit's import.
         if let Some(r) = unsafe {
             create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
         } {
             return r;
         }
-        // SAFETY: valid input structure.
+        // SAFETY: `p_create_info` is the application's, null or valid for this call.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
         };
         match new_image(ci, None, p_allocator) {
             Ok(image) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_image` is the application's vkCreateImage output, valid for a write.
                 unsafe { *p_image = image };
                 vk::Result::SUCCESS
             }
@@ -880,7 +608,8 @@ impl Driver for NullDriver {
         p_count: *mut u32,
         p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
     ) {
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_count` and `p_requirements` are the application's two-call idiom pointers of
+        // vkGetImageSparseMemoryRequirements2, null or valid; zero elements are written.
         let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
     }
 
@@ -890,7 +619,8 @@ impl Driver for NullDriver {
         p_count: *mut u32,
         p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
     ) {
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_count` and `p_requirements` are the application's two-call idiom pointers of
+        // vkGetDeviceImageSparseMemoryRequirements, null or valid; zero elements are written.
         let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
     }
 
@@ -943,10 +673,11 @@ impl Driver for NullDriver {
         let event = Event {
             set: AtomicBool::new(false),
         };
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkCreateEvent allocator, null or valid until
+        // the event is destroyed.
         match unsafe { create_object(event, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_event` is the application's vkCreateEvent output, valid for a write.
                 unsafe { *p_event = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -964,16 +695,21 @@ impl Driver for NullDriver {
     }
 
     unsafe fn get_event_status(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: a live event.
+        // SAFETY: `event` is null or a live event of this driver (vkGetEventStatus' valid usage);
+        // `obj` checks its signature.
         match unsafe { obj::<Event, _>(event) } {
             Some(e) if e.set.load(Ordering::Acquire) => vk::Result::EVENT_SET,
             Some(_) => vk::Result::EVENT_RESET,
-            None => vk::Result::ERROR_DEVICE_LOST,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "{event:?} is no event of the null driver"
+            ),
         }
     }
 
     unsafe fn set_event(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: a live event.
+        // SAFETY: `event` is null or a live event of this driver (vkSetEvent's valid usage); `obj`
+        // checks its signature.
         if let Some(e) = unsafe { obj::<Event, _>(event) } {
             e.set.store(true, Ordering::Release);
         }
@@ -981,7 +717,8 @@ impl Driver for NullDriver {
     }
 
     unsafe fn reset_event(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: a live event.
+        // SAFETY: `event` is null or a live event of this driver (vkResetEvent's valid usage);
+        // `obj` checks its signature.
         if let Some(e) = unsafe { obj::<Event, _>(event) } {
             e.set.store(false, Ordering::Release);
         }
@@ -1022,7 +759,8 @@ impl Driver for NullDriver {
         _p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
         p_support: *mut vk::DescriptorSetLayoutSupport<'_>,
     ) {
-        // SAFETY: valid output structure.
+        // SAFETY: `p_support` is the application's vkGetDescriptorSetLayoutSupport output, null or
+        // valid for this call; `as_mut` skips null.
         if let Some(s) = unsafe { p_support.as_mut() } {
             s.supported = vk::TRUE;
         }
@@ -1085,7 +823,8 @@ impl Driver for NullDriver {
         p_data_size: *mut usize,
         _p_data: *mut c_void,
     ) -> vk::Result {
-        // SAFETY: valid output pointer.
+        // SAFETY: `p_data_size` is the application's vkGetPipelineCacheData in/out size, null or
+        // valid; `as_mut` skips null.
         if let Some(size) = unsafe { p_data_size.as_mut() } {
             *size = 0;
         }
@@ -1103,7 +842,8 @@ impl Driver for NullDriver {
         _flags: vk::QueryResultFlags,
     ) -> vk::Result {
         if !p_data.is_null() {
-            // SAFETY: `pData` holds `dataSize` bytes.
+            // SAFETY: `p_data` is non-null here and holds `dataSize` bytes (vkGetQueryPoolResults'
+            // valid usage).
             unsafe { ptr::write_bytes(p_data.cast::<u8>(), 0, data_size) };
         }
         vk::Result::SUCCESS
@@ -1114,7 +854,8 @@ impl Driver for NullDriver {
         _render_pass: vk::RenderPass,
         p_granularity: *mut vk::Extent2D,
     ) {
-        // SAFETY: valid output pointer.
+        // SAFETY: `p_granularity` is the application's vkGetRenderAreaGranularity output, null or
+        // valid for a write; `as_mut` skips null.
         if let Some(g) = unsafe { p_granularity.as_mut() } {
             *g = vk::Extent2D {
                 width: 1,
@@ -1145,7 +886,8 @@ impl Driver for NullDriver {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_render_pass: *mut vk::RenderPass,
     ) -> vk::Result {
-        // SAFETY: valid output pointer; forwarded allocator.
+        // SAFETY: `p_render_pass` is the application's vkCreateRenderPass2 output (null skipped)
+        // and `p_allocator` its allocator, null or valid until the render pass is destroyed.
         unsafe {
             create_plain::<{ vk::ObjectType::RENDER_PASS.as_raw() }, _>(p_allocator, p_render_pass)
         }
@@ -1162,10 +904,12 @@ impl Driver for NullDriver {
         let slot = PrivateDataSlot {
             data: Mutex::new(HashMap::new()),
         };
-        // SAFETY: forwarded allocator.
+        // SAFETY: `p_allocator` is the application's vkCreatePrivateDataSlot allocator, null or
+        // valid until the slot is destroyed.
         match unsafe { create_object(slot, p_allocator) } {
             Ok(h) => {
-                // SAFETY: valid output pointer.
+                // SAFETY: `p_private_data_slot` is the application's vkCreatePrivateDataSlot
+                // output, valid for a write.
                 unsafe { *p_private_data_slot = vk::Handle::from_raw(h) };
                 vk::Result::SUCCESS
             }
@@ -1189,13 +933,17 @@ impl Driver for NullDriver {
         private_data_slot: vk::PrivateDataSlot,
         data: u64,
     ) -> vk::Result {
-        // SAFETY: a live slot.
+        // SAFETY: `private_data_slot` is null or a live slot of this driver (vkSetPrivateData's
+        // valid usage); `obj` checks its signature.
         match unsafe { obj::<PrivateDataSlot, _>(private_data_slot) } {
             Some(s) => {
                 lock(&s.data).insert((object_type.as_raw(), object_handle), data);
                 vk::Result::SUCCESS
             }
-            None => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "no such private-data slot"
+            ),
         }
     }
 

@@ -92,15 +92,20 @@ pub struct Queue<D: Kit> {
 // SAFETY: the back-pointers point at parents that outlive the child (API lifetime rules) and
 // are only read; everything else is `Send + Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Send for PhysicalDevice<D> {}
-// SAFETY: see `Send`.
+// SAFETY: the back-pointers are only read, and the parents they point at outlive the child;
+// everything else is `Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Sync for PhysicalDevice<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a device's back-pointer (to its physical device) is only read and the parent outlives it;
+// its other fields are `Send` by the `Kit` bounds.
 unsafe impl<D: Kit> Send for Device<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a device's back-pointer is only read and the parent outlives it; its other fields are
+// `Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Sync for Device<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a queue's back-pointer (to its device) is only read and the device outlives it; its other
+// fields are `Send` by the `Kit` bounds.
 unsafe impl<D: Kit> Send for Queue<D> {}
-// SAFETY: see `PhysicalDevice`.
+// SAFETY: a queue's back-pointer is only read and the device outlives it; its other fields are
+// `Sync` by the `Kit` bounds.
 unsafe impl<D: Kit> Sync for Queue<D> {}
 
 macro_rules! kinds {
@@ -114,7 +119,8 @@ macro_rules! kinds {
             /// # Safety
             /// A non-null `raw` is a handle this driver returned that has not been destroyed.
             pub unsafe fn from_raw<'a>(raw: u64) -> Option<&'a Dispatchable<Self>> {
-                // SAFETY: forwarded contract.
+                // SAFETY: a non-null `raw` is a live handle of this driver (this function's
+                // contract), and `Dispatchable::from_raw` checks the signature behind it.
                 unsafe { Dispatchable::<Self>::from_raw(raw) }
             }
 
@@ -123,7 +129,8 @@ macro_rules! kinds {
             /// # Safety
             /// As for `from_raw`.
             pub unsafe fn from_handle<'a>(h: vk::$handle) -> Option<&'a Dispatchable<Self>> {
-                // SAFETY: forwarded contract.
+                // SAFETY: `h` is null or a live handle of this driver (this function's contract),
+                // which is `from_raw`'s contract for its raw value.
                 unsafe { Self::from_raw(vk::Handle::as_raw(h)) }
             }
         }

@@ -124,9 +124,13 @@ unsafe extern "system" fn map_memory2_via_1<D: Kit>(
         concat!(module_path!(), "::map_memory2_via_1"),
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: valid structure pointer per valid usage.
+            // SAFETY: `p_info` is the application's vkMapMemory2 structure, null or valid for this
+            // call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_MEMORY_MAP_FAILED,
+                    "vkMapMemory2 without a map info"
+                );
             };
             // SAFETY: the vendor's hook with the caller's arguments.
             unsafe {
@@ -163,13 +167,21 @@ unsafe extern "system" fn unmap_memory2_via_1<D: Kit>(
         concat!(module_path!(), "::unmap_memory2_via_1"),
         vk::Result::ERROR_MEMORY_MAP_FAILED,
         || {
-            // SAFETY: valid structure pointer per valid usage.
+            // SAFETY: `p_info` is the application's vkUnmapMemory2 structure, null or valid for
+            // this call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_MEMORY_MAP_FAILED,
+                    "vkUnmapMemory2 without an unmap info"
+                );
             };
             if info.flags.as_raw() != 0 {
                 // RESERVE keeps the range reserved: a plain unmap cannot do that.
-                return vk::Result::ERROR_MEMORY_MAP_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_MEMORY_MAP_FAILED,
+                    "vkUnmapMemory2 flags {:#x} through a driver with only vkUnmapMemory",
+                    info.flags.as_raw()
+                );
             }
             // SAFETY: the vendor's hook with the caller's arguments.
             unsafe { D::unmap_memory(device, info.memory) };
@@ -204,7 +216,9 @@ unsafe extern "system" fn subresource_layout_via_2<D: Kit>(
         concat!(module_path!(), "::subresource_layout_via_2"),
         (),
         || {
-            // SAFETY: valid pointers per valid usage.
+            // SAFETY: `pSubresource` and `pLayout` are the application's
+            // vkGetImageSubresourceLayout input and output, each null or valid for this call;
+            // `as_ref`/`as_mut` turn null into the early return.
             let (Some(sub), Some(out)) = (unsafe { p_subresource.as_ref() }, unsafe {
                 p_layout.as_mut()
             }) else {
@@ -232,7 +246,9 @@ unsafe extern "system" fn subresource_layout2_via_1<D: Kit>(
         concat!(module_path!(), "::subresource_layout2_via_1"),
         (),
         || {
-            // SAFETY: valid pointers per valid usage.
+            // SAFETY: `pSubresource` and `pLayout` are the application's
+            // vkGetImageSubresourceLayout2 input and output, each null or valid for this call;
+            // `as_ref`/`as_mut` turn null into the early return.
             let (Some(sub), Some(out)) = (unsafe { p_subresource.as_ref() }, unsafe {
                 p_layout.as_mut()
             }) else {
@@ -290,7 +306,8 @@ unsafe extern "system" fn bind_descriptor_sets2_via_1<D: Kit>(
         concat!(module_path!(), "::bind_descriptor_sets2_via_1"),
         (),
         || {
-            // SAFETY: valid structure pointer per valid usage.
+            // SAFETY: `p_info` is the application's vkCmdBindDescriptorSets2 structure, null or
+            // valid for this call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return;
             };
@@ -347,7 +364,8 @@ unsafe extern "system" fn push_constants2_via_1<D: Kit>(
         concat!(module_path!(), "::push_constants2_via_1"),
         (),
         || {
-            // SAFETY: valid structure pointer per valid usage.
+            // SAFETY: `p_info` is the application's vkCmdPushConstants2 structure, null or valid
+            // for this call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return;
             };
@@ -400,7 +418,8 @@ unsafe extern "system" fn push_descriptor_set2_via_1<D: Kit>(
         concat!(module_path!(), "::push_descriptor_set2_via_1"),
         (),
         || {
-            // SAFETY: valid structure pointer per valid usage.
+            // SAFETY: `p_info` is the application's vkCmdPushDescriptorSet2 structure, null or
+            // valid for this call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return;
             };
@@ -449,7 +468,8 @@ unsafe extern "system" fn push_template2_via_1<D: Kit>(
         concat!(module_path!(), "::push_template2_via_1"),
         (),
         || {
-            // SAFETY: valid structure pointer per valid usage.
+            // SAFETY: `p_info` is the application's vkCmdPushDescriptorSetWithTemplate2 structure,
+            // null or valid for this call; `as_ref` turns null into the early return.
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return;
             };

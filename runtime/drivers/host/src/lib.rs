@@ -24,6 +24,7 @@ pub unsafe extern "C" fn vkgen_host_adapt_icd(
     info: *const vkgen_driver::abi::adapter::HostIcdInfo,
     out: *mut vkgen_driver::abi::adapter::HostIcdEntry,
 ) -> vkgen_driver::ash::vk::Result {
-    // SAFETY: forwarded; the loader meets the contract.
+    // SAFETY: the loader's `info` and `out` (null or valid, the adapter interface's contract) go
+    // unchanged to `adapt_icd`, which checks them under that contract.
     unsafe { vkgen_driver::backend::host::adapter::adapt_icd(info, out) }
 }

@@ -210,7 +210,8 @@ fn missing_host_icd_is_incompatible_driver() {
         // Through Debian's loader: no devices, no crash.
         let loader = vkgen_tests::require(vkgen_tests::paths::system_loader());
         let entry = vkgen_tests::require(vkgen_tests::compute::load_entry(&loader));
-        // SAFETY: as above.
+        // SAFETY: a creation through the system loader's entry with a default create info on this
+        // stack frame; it must fail cleanly.
         let r = unsafe { entry.create_instance(&vk::InstanceCreateInfo::default(), None) };
         match r {
             Err(e) => assert_eq!(e, vk::Result::ERROR_INCOMPATIBLE_DRIVER),

@@ -25,7 +25,8 @@ pub struct Win(pub *mut ANativeWindow);
 // SAFETY: the window's entry points may be called from any thread (that is part of what the
 // tests check); the tests keep the queue alive while any thread uses it.
 unsafe impl Send for Win {}
-// SAFETY: see `Send`.
+// SAFETY: a `&Win` gives only the window pointer, whose entry points may be called from any thread
+// (what the tests check); the tests keep the queue alive meanwhile.
 unsafe impl Sync for Win {}
 
 impl Win {

@@ -17,8 +17,8 @@ use std::sync::Mutex;
 use vkgen_abi::adapter::{HostIcdEntry, HostIcdInfo, HOST_ICD_INFO_VERSION};
 
 use super::{
-    lock, HostDriver, HostError, HostIcd, ADAPTER_SLOTS, MEMORY_HOST_NAME, NATIVE_BUFFER_NAME,
-    SLOTS,
+    lock, map_host_err, HostDriver, HostError, HostIcd, ADAPTER_SLOTS, MEMORY_HOST_NAME,
+    NATIVE_BUFFER_NAME, SLOTS,
 };
 use crate::export::entry;
 use vkgen_generated::vk;
@@ -69,7 +69,8 @@ unsafe fn path_arg(p: *const std::ffi::c_char) -> PathBuf {
         return PathBuf::new();
     }
     use std::os::unix::ffi::OsStrExt;
-    // SAFETY: caller contract.
+    // SAFETY: `p` was checked non-null above and is a NUL-terminated path (this function's
+    // contract), alive for this call.
     let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
     PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
 }
@@ -78,7 +79,11 @@ unsafe fn path_arg(p: *const std::ffi::c_char) -> PathBuf {
 /// it). See the module docs for the answers.
 fn adopt(info: &HostIcdInfo, manifest: &Path, library: PathBuf) -> Result<usize, vk::Result> {
     let Some(gipa) = info.get_instance_proc_addr else {
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "{}: the loader passed no vk_icdGetInstanceProcAddr",
+            manifest.display()
+        ));
     };
     // One adoption at a time, so that two threads cannot take the same slot or adopt the
     // same ICD twice.
@@ -92,11 +97,11 @@ fn adopt(info: &HostIcdInfo, manifest: &Path, library: PathBuf) -> Result<usize,
         }
     }
     let Some(slot) = (1..=ADAPTER_SLOTS).find(|&s| SLOTS[s].get().is_none()) else {
-        log::warn!(
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_TOO_MANY_OBJECTS,
             "{}: every one of the host driver's {ADAPTER_SLOTS} adapter slots is taken",
             manifest.display()
-        );
-        return Err(vk::Result::ERROR_TOO_MANY_OBJECTS);
+        ));
     };
     let icd = HostIcd::from_entry_points(
         None,
@@ -106,17 +111,13 @@ fn adopt(info: &HostIcdInfo, manifest: &Path, library: PathBuf) -> Result<usize,
         gipa,
         info.get_physical_device_proc_addr,
     )
-    .map_err(|e| {
-        log::warn!("native-buffer adapter: {e}");
-        vk::Result::ERROR_INCOMPATIBLE_DRIVER
-    })?;
+    .map_err(|e| map_host_err("native-buffer adapter", &e))?;
     if let Some(reason) = refusal(&icd) {
         let e = HostError::NotAdaptable {
             path: manifest.to_owned(),
             reason,
         };
-        log::info!("{e}");
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(map_host_err("native-buffer adapter", &e));
     }
     let _ = SLOTS[slot].set(Some(icd));
     Ok(slot)
@@ -133,17 +134,29 @@ pub unsafe extern "C" fn adapt_icd(info: *const HostIcdInfo, out: *mut HostIcdEn
         "vkgen_host_adapt_icd",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: caller contract.
+            // SAFETY: `info` is null or the loader's `HostIcdInfo`, valid for this call (the
+            // contract of `vkgen_host_adapt_icd`); `as_ref` turns null into the refusal below.
             let Some(info) = (unsafe { info.as_ref() }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkgen_host_adapt_icd without an ICD description"
+                );
             };
             if out.is_null()
                 || info.struct_version != HOST_ICD_INFO_VERSION
                 || info.interface_version < crate::export::MIN_ICD_INTERFACE_VERSION
             {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkgen_host_adapt_icd: no output, or struct version {} / interface {} not \
+                     taken",
+                    info.struct_version,
+                    info.interface_version
+                );
             }
-            // SAFETY: C strings per the contract, or null.
+            // SAFETY: `manifest_path` and `library_path` of the caller's `HostIcdInfo` are null or
+            // NUL-terminated paths alive for this call (the contract of `vkgen_host_adapt_icd`);
+            // `path_arg` takes null as none.
             let (manifest, library) =
                 unsafe { (path_arg(info.manifest_path), path_arg(info.library_path)) };
             let slot = match adopt(info, &manifest, library) {
@@ -151,9 +164,13 @@ pub unsafe extern "C" fn adapt_icd(info: *const HostIcdInfo, out: *mut HostIcdEn
                 Err(r) => return r,
             };
             let Some(entry) = entry_of_slot(slot) else {
-                return vk::Result::ERROR_TOO_MANY_OBJECTS;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_TOO_MANY_OBJECTS,
+                    "vkgen_host_adapt_icd: adapter slot {slot} has no entry points"
+                );
             };
-            // SAFETY: non-null (checked) and writable per the contract.
+            // SAFETY: `out` was checked non-null above and is the caller's `HostIcdEntry` to fill
+            // (the contract of `vkgen_host_adapt_icd`).
             unsafe { out.write(entry) };
             log::info!(
                 "{}: served by the host driver (adapter slot {slot})",

@@ -73,7 +73,8 @@ pub(super) fn note_host_barriers(dev: &HostDevice) {
     let v2 = {
         // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
         let f = unsafe { (dev.gdpa)(dev.handle, c"vkCmdPipelineBarrier2".as_ptr()) }
-            // SAFETY: as above.
+            // SAFETY: the same live device and its own vkGetDeviceProcAddr, asked for the KHR alias
+            // instead.
             .or_else(|| unsafe { (dev.gdpa)(dev.handle, c"vkCmdPipelineBarrier2KHR".as_ptr()) });
         // SAFETY: the host's vkCmdPipelineBarrier2, which has this type.
         f.map(|f| unsafe {
@@ -352,7 +353,8 @@ pub(super) unsafe fn cmd_pipeline_barrier(
     if COUNT.load(Ordering::Acquire) == 0 {
         return forward(src_stage, dst_stage, image_count, p_image);
     }
-    // SAFETY: `pImageMemoryBarriers` holds `imageMemoryBarrierCount` barriers.
+    // SAFETY: `p_image` holds `image_count` barriers (vkCmdPipelineBarrier's valid usage, passed on
+    // by the hook); `slice` takes null or zero as empty.
     let mut images = unsafe { super::slice(p_image, image_count) }.to_vec();
     let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
@@ -368,7 +370,9 @@ pub(super) unsafe fn cmd_pipeline_barrier(
     } else {
         dst_stage | vk::PipelineStageFlags::TRANSFER
     };
-    // SAFETY: a recording command buffer (valid usage of the application's call).
+    // SAFETY: `cb` is the application's command buffer in the recording state
+    // (vkCmdPipelineBarrier's valid usage), and `images` (alive in this frame) holds `images.len()`
+    // barriers.
     unsafe {
         record_acquires(host, cb, &t);
         forward(src, dst, images.len() as u32, images.as_ptr());
@@ -388,27 +392,33 @@ pub(super) unsafe fn cmd_pipeline_barrier2(
     let Some(&(host, Some(host2))) = HOST[slot].get() else {
         return;
     };
-    // SAFETY: a valid structure per valid usage.
+    // SAFETY: `info` is the application's `VkDependencyInfo`, null or valid for this call; `as_ref`
+    // turns null into doing nothing.
     let Some(dep) = (unsafe { info.as_ref() }) else {
         return;
     };
     if COUNT.load(Ordering::Acquire) == 0 {
-        // SAFETY: forwarded.
+        // SAFETY: no image is copy-backed, so the application's own arguments go to the host's
+        // vkCmdPipelineBarrier2 unchanged.
         return unsafe { host2(cb, info) };
     }
-    // SAFETY: `pImageMemoryBarriers` holds `imageMemoryBarrierCount` barriers.
+    // SAFETY: `dep` is the application's valid `VkDependencyInfo`, whose `pImageMemoryBarriers`
+    // holds `imageMemoryBarrierCount` barriers.
     let mut images =
         unsafe { super::slice(dep.p_image_memory_barriers, dep.image_memory_barrier_count) }
             .to_vec();
     let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
-        // SAFETY: forwarded.
+        // SAFETY: none of this barrier's images is copy-backed, so the application's own arguments
+        // go to the host's vkCmdPipelineBarrier2 unchanged.
         return unsafe { host2(cb, info) };
     }
     let mut dep2 = *dep;
     dep2.image_memory_barrier_count = images.len() as u32;
     dep2.p_image_memory_barriers = images.as_ptr();
-    // SAFETY: a recording command buffer (valid usage of the application's call).
+    // SAFETY: `cb` is the application's command buffer in the recording state
+    // (vkCmdPipelineBarrier2's valid usage); `dep2` is its dependency info with `images` (alive in
+    // this frame) in place of its image barriers.
     unsafe {
         record_acquires(host, cb, &t);
         host2(cb, &dep2);

@@ -45,13 +45,17 @@ use std::sync::Mutex;
 use vkgen_generated::vk;
 
 use super::copy_backed::{self, CopyBacked};
-use super::{lock, AnbDevice, HostDevice, HostInstance, HostMapping};
+use super::{instance_of, lock, AnbDevice, HostDevice, HostInstance, HostMapping};
 use crate::gralloc::{BufferDesc, PixelFormat, PlaneLayout};
 use crate::hardware_buffer::HardwareBufferRef;
 use crate::kit::hardware_buffer::{
     self as kit_ahb, ExportTarget, HardwareBufferAllocation, HANDLE_TYPE,
 };
 use crate::util::{find_in_chain, ChainEdit};
+
+mod memory;
+pub(super) use memory::{allocate_memory, bind_images, forget_memory, memory_buffer};
+use memory::{allocator_layout_fits, force_copy};
 
 /// Per-device state of the extension.
 pub(super) struct AhbDevice {
@@ -248,10 +252,14 @@ pub(super) unsafe fn properties(
     props: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
 ) -> vk::Result {
     let Some(ahb) = &dev.ahb else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetAndroidHardwareBufferPropertiesANDROID on a device without the extension"
+        );
     };
     let inst = &dev.instance;
-    // SAFETY: forwarded.
+    // SAFETY: `props` is the application's output chain, valid for this call; `write_properties`
+    // checks that `buffer` is one of our AHardwareBuffers before reading it.
     unsafe {
         kit_ahb::write_properties(buffer.cast(), props, ahb.host_pointer_bits, |_, f| {
             features_of(inst, dev.physical, f)
@@ -267,7 +275,8 @@ unsafe fn image_format(ci: &vk::ImageCreateInfo<'_>) -> vk::Format {
     if ci.format != vk::Format::UNDEFINED {
         return ci.format;
     }
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let ext = unsafe {
         find_in_chain::<vk::ExternalFormatANDROID<'_>>(
             ci.p_next,
@@ -288,7 +297,8 @@ pub(super) unsafe fn create_image(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_image: *mut vk::Image,
 ) -> Option<vk::Result> {
-    // SAFETY: valid chain.
+    // SAFETY: `ci.p_next` is the application's create-info chain, valid for this call (the
+    // caller's promise); a structure found by its sType is that structure.
     let external = unsafe {
         find_in_chain::<vk::ExternalMemoryImageCreateInfo<'_>>(
             ci.p_next,
@@ -299,15 +309,22 @@ pub(super) unsafe fn create_image(
         return None;
     }
     let Some(ahb) = &dev.ahb else {
-        return Some(vk::Result::ERROR_INITIALIZATION_FAILED);
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "an AHardwareBuffer image on a device without the extension"
+        ));
     };
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose `pNext` chain is valid for this
+    // call (the caller's promise).
     let format = unsafe { image_format(ci) };
     if format == vk::Format::UNDEFINED {
-        log::warn!("AHardwareBuffer image: an external format this host cannot sample");
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            "AHardwareBuffer image: an external format this host cannot sample"
+        ));
     }
-    // SAFETY: the application's chain, valid during this call.
+    // SAFETY: `ci.p_next` is the application's chain, valid during this call; `chain` is
+    // dropped before the function returns.
     let chain = unsafe {
         ChainEdit::without(
             ci.p_next,
@@ -330,75 +347,42 @@ pub(super) unsafe fn create_image(
         ci2.extent = extent;
         ci2.flags = flags;
         let mut image = vk::Image::null();
-        // SAFETY: the host's vkCreateImage with a valid create info.
+        // SAFETY: the host's vkCreateImage on its own device; `ci2` is the application's valid
+        // create info with `host_external` (alive in this frame) heading its chain.
         match unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut image) }
         {
             vk::Result::SUCCESS => Ok(image),
             e => Err(e),
         }
     };
-    let planar = plane_formats(format);
     if ci.format == vk::Format::UNDEFINED
-        && planar.is_some()
+        && plane_formats(format).is_some()
         && !host_has_planar(&dev.instance, dev.physical, format)
     {
-        log::warn!(
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
             "AHardwareBuffer image: an external format needs the host's {format:?}, which it lacks"
-        );
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        ));
     }
-    let (image, layout) = match planar {
-        Some(planes) if !host_has_planar(&dev.instance, dev.physical, format) => {
-            // Emulated by its planes; the flags that only mean something for the planar image
-            // (mutable format for the plane views, disjoint) are the emulation's own.
-            let flags = ci.flags
-                & !(vk::ImageCreateFlags::MUTABLE_FORMAT
-                    | vk::ImageCreateFlags::DISJOINT
-                    | vk::ImageCreateFlags::EXTENDED_USAGE);
-            let mut made: Vec<(vk::Image, vk::Format)> = Vec::new();
-            for &(pf, div) in planes {
-                let extent = vk::Extent3D {
-                    width: ci.extent.width.div_ceil(div),
-                    height: ci.extent.height.div_ceil(div),
-                    depth: 1,
-                };
-                match create(pf, extent, flags) {
-                    Ok(i) => made.push((i, pf)),
-                    Err(e) => {
-                        for (i, _) in made {
-                            // SAFETY: never handed out.
-                            unsafe {
-                                (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator)
-                            };
-                        }
-                        return Some(e);
-                    }
-                }
-            }
-            (made[0].0, HostLayout::Planes(made))
-        }
-        Some(_) => match create(format, ci.extent, ci.flags | vk::ImageCreateFlags::DISJOINT) {
-            Ok(i) => (i, HostLayout::Native { disjoint: true }),
-            Err(e) => return Some(e),
-        },
-        None => match create(format, ci.extent, ci.flags) {
-            Ok(i) => (i, HostLayout::Native { disjoint: false }),
-            Err(e) => return Some(e),
-        },
+    let (image, layout) = match create_host_images(dev, ci, format, &create, p_allocator) {
+        Ok(made) => made,
+        Err(e) => return Some(e),
     };
     // Where the allocator's layout cannot be the host's `LINEAR` one, the image is copy-backed
     // anyway: then it may as well be the application's (`OPTIMAL`) image, which samples faster.
     let copied = matches!(layout, HostLayout::Native { .. })
         && (force_copy() || !allocator_layout_fits(dev, image, format, ci.extent, &layout));
     let (image, layout) = if copied {
-        // SAFETY: never handed out.
+        // SAFETY: the host image made just above, never handed out nor bound, with the
+        // allocator it was created with.
         unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, image, p_allocator) };
         let mut ci2 = *ci;
         ci2.p_next = chain.head();
         ci2.format = format;
         ci2.usage |= vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
         let mut own = vk::Image::null();
-        // SAFETY: the host's vkCreateImage with a valid create info.
+        // SAFETY: the host's vkCreateImage on its own device with the application's create
+        // info, whose chain (less the handle-type structures, kept alive by `chain`) is valid.
         match unsafe { (dev.fns.fp_v1_0().create_image)(dev.handle, &ci2, p_allocator, &mut own) } {
             vk::Result::SUCCESS => (own, HostLayout::Native { disjoint: false }),
             e => return Some(e),
@@ -418,9 +402,80 @@ pub(super) unsafe fn create_image(
             copied,
         },
     );
-    // SAFETY: valid output pointer.
+    // SAFETY: `pImage` is the application's output pointer, valid for a write.
     unsafe { *p_image = image };
     Some(vk::Result::SUCCESS)
+}
+
+/// The host image(s) of an image with the handle type, by `format`: one image for a
+/// single-plane format, a `DISJOINT` one for a multi-planar format the host has, else one
+/// image per plane ([`create_plane_images`]).
+fn create_host_images(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    format: vk::Format,
+    create: &dyn Fn(
+        vk::Format,
+        vk::Extent3D,
+        vk::ImageCreateFlags,
+    ) -> Result<vk::Image, vk::Result>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(vk::Image, HostLayout), vk::Result> {
+    Ok(match plane_formats(format) {
+        Some(planes) if !host_has_planar(&dev.instance, dev.physical, format) => {
+            let made = create_plane_images(dev, ci, planes, create, p_allocator)?;
+            (made[0].0, HostLayout::Planes(made))
+        }
+        Some(_) => (
+            create(format, ci.extent, ci.flags | vk::ImageCreateFlags::DISJOINT)?,
+            HostLayout::Native { disjoint: true },
+        ),
+        None => (
+            create(format, ci.extent, ci.flags)?,
+            HostLayout::Native { disjoint: false },
+        ),
+    })
+}
+
+/// The host images that emulate a multi-planar image the host lacks: one per plane, in the
+/// plane's compatible format and extent. The flags that only mean something for the planar
+/// image (mutable format for the plane views, disjoint) are the emulation's own, so they are
+/// left off. On a failure the planes made so far are destroyed.
+fn create_plane_images(
+    dev: &HostDevice,
+    ci: &vk::ImageCreateInfo<'_>,
+    planes: &[(vk::Format, u32)],
+    create: &dyn Fn(
+        vk::Format,
+        vk::Extent3D,
+        vk::ImageCreateFlags,
+    ) -> Result<vk::Image, vk::Result>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<Vec<(vk::Image, vk::Format)>, vk::Result> {
+    let flags = ci.flags
+        & !(vk::ImageCreateFlags::MUTABLE_FORMAT
+            | vk::ImageCreateFlags::DISJOINT
+            | vk::ImageCreateFlags::EXTENDED_USAGE);
+    let mut made: Vec<(vk::Image, vk::Format)> = Vec::new();
+    for &(pf, div) in planes {
+        let extent = vk::Extent3D {
+            width: ci.extent.width.div_ceil(div),
+            height: ci.extent.height.div_ceil(div),
+            depth: 1,
+        };
+        match create(pf, extent, flags) {
+            Ok(i) => made.push((i, pf)),
+            Err(e) => {
+                for (i, _) in made {
+                    // SAFETY: a plane image `create` just made on `dev`, never handed out nor
+                    // bound, destroyed with the allocator it was created with.
+                    unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator) };
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(made)
 }
 
 /// `vkDestroyImage` for images with the handle type (the plane images of an emulated one);
@@ -446,564 +501,6 @@ pub(super) fn destroy_image(
         unsafe { (dev.fns.fp_v1_0().destroy_image)(dev.handle, i, p_allocator) };
     }
     true
-}
-
-/// The binds that put `img` (host handle `image`) on `desc`'s pages, after checking each
-/// plane's row pitch; and the bytes those binds need.
-fn plan_binds(
-    dev: &HostDevice,
-    image: vk::Image,
-    img: &AhbImage,
-    desc: &BufferDesc,
-) -> Result<Plan, vk::Result> {
-    let extent_ok = img.extent.width == desc.width && img.extent.height == desc.height;
-    let format_ok = img.format == kit_ahb::sampling_format(desc.format)
-        || (img.format == vk::Format::R8G8B8A8_UNORM && desc.format == PixelFormat::Rgbx8888)
-        || PixelFormat::from_vk(img.format) == Some(desc.format);
-    if !extent_ok || !format_ok {
-        log::warn!(
-            "AHardwareBuffer import: image {:?} {}x{} does not match buffer {:?} {}x{}",
-            img.format,
-            img.extent.width,
-            img.extent.height,
-            desc.format,
-            desc.width,
-            desc.height
-        );
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-    }
-    if img.copied {
-        return Ok(Plan::Copied);
-    }
-    let planes = vulkan_planes(desc);
-    let targets: Vec<(vk::Image, vk::ImageAspectFlags, vk::ImageAspectFlags)> = match &img.layout {
-        HostLayout::Planes(p) => p
-            .iter()
-            .map(|&(i, _)| {
-                (
-                    i,
-                    vk::ImageAspectFlags::empty(),
-                    vk::ImageAspectFlags::COLOR,
-                )
-            })
-            .collect(),
-        HostLayout::Native { disjoint: true } => (0..planes.len())
-            .map(|n| (image, PLANE_ASPECTS[n], PLANE_ASPECTS[n]))
-            .collect(),
-        HostLayout::Native { disjoint: false } => {
-            vec![(
-                image,
-                vk::ImageAspectFlags::empty(),
-                vk::ImageAspectFlags::COLOR,
-            )]
-        }
-    };
-    if targets.len() != planes.len() {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-    }
-    let mut binds = Vec::new();
-    let mut needed = desc
-        .end()
-        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
-    for ((host_image, bind_aspect, layout_aspect), plane) in targets.into_iter().zip(planes) {
-        // SAFETY: a live host image of `dev`.
-        let layout = unsafe {
-            dev.fns.get_image_subresource_layout(
-                host_image,
-                vk::ImageSubresource {
-                    aspect_mask: layout_aspect,
-                    mip_level: 0,
-                    array_layer: 0,
-                },
-            )
-        };
-        let reqs = if bind_aspect.is_empty() {
-            // SAFETY: as above.
-            unsafe { dev.fns.get_image_memory_requirements(host_image) }
-        } else {
-            let mut plane_info =
-                vk::ImagePlaneMemoryRequirementsInfo::default().plane_aspect(bind_aspect);
-            let info = vk::ImageMemoryRequirementsInfo2::default()
-                .image(host_image)
-                .push_next(&mut plane_info);
-            let mut out = vk::MemoryRequirements2::default();
-            // SAFETY: as above; a disjoint image's plane.
-            unsafe { dev.fns.get_image_memory_requirements2(&info, &mut out) };
-            out.memory_requirements
-        };
-        let offset = desc.offset + plane.offset;
-        if layout.row_pitch != plane.row_stride
-            || (layout.offset != 0 && bind_aspect.is_empty())
-            || (reqs.alignment != 0 && !offset.is_multiple_of(reqs.alignment))
-        {
-            if matches!(img.layout, HostLayout::Native { .. }) {
-                log::info!(
-                    "AHardwareBuffer {:?} {}x{}: host plane layout (pitch {}, offset {}, alignment {}) is not the buffer's (pitch {}, offset {offset}): copy-backed",
-                    img.format,
-                    img.extent.width,
-                    img.extent.height,
-                    layout.row_pitch,
-                    layout.offset,
-                    reqs.alignment,
-                    plane.row_stride
-                );
-                return Ok(Plan::Copied);
-            }
-            log::warn!(
-                "AHardwareBuffer import: host plane layout (pitch {}, offset {}, alignment {}) does not match the buffer's (pitch {}, offset {offset})",
-                layout.row_pitch,
-                layout.offset,
-                reqs.alignment,
-                plane.row_stride
-            );
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-        }
-        needed = needed.max(offset + reqs.size);
-        binds.push((host_image, bind_aspect, offset));
-    }
-    Ok(Plan::OnPages(binds, needed))
-}
-
-/// Whether the runtime's allocator lays a `format` buffer of `extent` out as the host laid out
-/// `image` (its `LINEAR` host-pointer image): each plane's row pitch. Logs why not.
-fn allocator_layout_fits(
-    dev: &HostDevice,
-    image: vk::Image,
-    format: vk::Format,
-    extent: vk::Extent3D,
-    layout: &HostLayout,
-) -> bool {
-    let Some(pf) = PixelFormat::from_vk(format) else {
-        return true;
-    };
-    let Ok(desc) = BufferDesc::new(extent.width, extent.height, pf, 0) else {
-        return true;
-    };
-    let disjoint = matches!(layout, HostLayout::Native { disjoint: true });
-    for (n, plane) in vulkan_planes(&desc).iter().enumerate() {
-        let aspect = if disjoint {
-            PLANE_ASPECTS[n]
-        } else {
-            vk::ImageAspectFlags::COLOR
-        };
-        // SAFETY: a live host image of `dev`.
-        let host = unsafe {
-            dev.fns.get_image_subresource_layout(
-                image,
-                vk::ImageSubresource {
-                    aspect_mask: aspect,
-                    mip_level: 0,
-                    array_layer: 0,
-                },
-            )
-        };
-        if host.row_pitch != plane.row_stride {
-            log::info!(
-                "AHardwareBuffer image {format:?} {}x{}: the host pitches plane {n} {} bytes, the allocator {}: copy-backed",
-                extent.width,
-                extent.height,
-                host.row_pitch,
-                plane.row_stride
-            );
-            return false;
-        }
-    }
-    true
-}
-
-/// `VKGEN_HOST_AHB_COPY=1`: copy-back every image that could sit on the pages (tests the path
-/// NVIDIA takes on hosts whose layouts match).
-fn force_copy() -> bool {
-    static FORCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FORCE.get_or_init(|| std::env::var_os("VKGEN_HOST_AHB_COPY").is_some_and(|v| v == "1"))
-}
-
-/// One copy region per plane of `img` on `desc` (Vulkan plane order, the allocator's offsets
-/// and row pitches in the plane format's texels).
-fn copy_regions(img: &AhbImage, desc: &BufferDesc) -> Vec<vk::BufferImageCopy> {
-    let planes = vulkan_planes(desc);
-    let formats: Vec<(vk::ImageAspectFlags, u32, u32)> = match plane_formats(img.format) {
-        Some(p) => p
-            .iter()
-            .enumerate()
-            .map(|(n, &(pf, div))| {
-                let texel = if pf == vk::Format::R8G8_UNORM { 2 } else { 1 };
-                (PLANE_ASPECTS[n], texel, div)
-            })
-            .collect(),
-        None => vec![(
-            vk::ImageAspectFlags::COLOR,
-            desc.format.bytes_per_pixel(),
-            1,
-        )],
-    };
-    planes
-        .iter()
-        .zip(formats)
-        .map(|(plane, (aspect, texel, div))| vk::BufferImageCopy {
-            buffer_offset: desc.offset + plane.offset,
-            buffer_row_length: (plane.row_stride / u64::from(texel)) as u32,
-            buffer_image_height: 0,
-            image_subresource: vk::ImageSubresourceLayers {
-                aspect_mask: aspect,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: 1,
-            },
-            image_offset: vk::Offset3D::default(),
-            image_extent: vk::Extent3D {
-                width: img.extent.width.div_ceil(div),
-                height: img.extent.height.div_ceil(div),
-                depth: 1,
-            },
-        })
-        .collect()
-}
-
-/// The host objects of a copy-backed image: a staging buffer on `memory` (the imported pages,
-/// `size` bytes) and the image's own memory, with the binds into it.
-fn make_copy_memory(
-    dev: &HostDevice,
-    image: vk::Image,
-    img: &AhbImage,
-    desc: &BufferDesc,
-    memory: vk::DeviceMemory,
-    size: u64,
-) -> Result<(CopyMemory, Vec<PlaneBind>), vk::Result> {
-    let mut external = vk::ExternalMemoryBufferCreateInfo::default()
-        .handle_types(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
-    let ci = vk::BufferCreateInfo::default()
-        .size(size)
-        .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST)
-        .push_next(&mut external);
-    // SAFETY: valid create info on the live host device.
-    let staging = unsafe { dev.fns.create_buffer(&ci, None) }?;
-    // SAFETY: the imported memory covers `size` bytes.
-    if let Err(e) = unsafe { dev.fns.bind_buffer_memory(staging, memory, 0) } {
-        // SAFETY: never used.
-        unsafe { dev.fns.destroy_buffer(staging, None) };
-        return Err(e);
-    }
-    let disjoint = matches!(img.layout, HostLayout::Native { disjoint: true });
-    let aspects: Vec<vk::ImageAspectFlags> = if disjoint {
-        PLANE_ASPECTS[..vulkan_planes(desc).len()].to_vec()
-    } else {
-        vec![vk::ImageAspectFlags::empty()]
-    };
-    let mut binds = Vec::new();
-    let mut total = 0u64;
-    let mut type_bits = u32::MAX;
-    for aspect in aspects {
-        let mut plane_info = vk::ImagePlaneMemoryRequirementsInfo::default().plane_aspect(aspect);
-        let mut info = vk::ImageMemoryRequirementsInfo2::default().image(image);
-        if !aspect.is_empty() {
-            info = info.push_next(&mut plane_info);
-        }
-        let mut out = vk::MemoryRequirements2::default();
-        // SAFETY: a live host image of `dev` (a disjoint one's plane where an aspect is named).
-        unsafe { dev.fns.get_image_memory_requirements2(&info, &mut out) };
-        let r = out.memory_requirements;
-        let offset = total.next_multiple_of(r.alignment.max(1));
-        binds.push((image, aspect, offset));
-        total = offset + r.size;
-        type_bits &= r.memory_type_bits;
-    }
-    // SAFETY: a core query on the host's own physical device.
-    let props = unsafe {
-        dev.instance
-            .fns
-            .get_physical_device_memory_properties(dev.physical)
-    };
-    let types = &props.memory_types[..props.memory_type_count as usize];
-    let pick = |want: vk::MemoryPropertyFlags| {
-        (0..types.len() as u32)
-            .find(|&i| type_bits & (1 << i) != 0 && types[i as usize].property_flags.contains(want))
-    };
-    let Some(type_index) = pick(vk::MemoryPropertyFlags::DEVICE_LOCAL)
-        .or_else(|| pick(vk::MemoryPropertyFlags::empty()))
-    else {
-        // SAFETY: never used.
-        unsafe { dev.fns.destroy_buffer(staging, None) };
-        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-    };
-    let info = vk::MemoryAllocateInfo::default()
-        .allocation_size(total)
-        .memory_type_index(type_index);
-    // SAFETY: valid allocate info on the live host device.
-    let image_memory = match unsafe { dev.fns.allocate_memory(&info, None) } {
-        Ok(m) => m,
-        Err(e) => {
-            // SAFETY: never used.
-            unsafe { dev.fns.destroy_buffer(staging, None) };
-            return Err(e);
-        }
-    };
-    Ok((
-        CopyMemory {
-            image,
-            staging,
-            image_memory,
-            regions: copy_regions(img, desc),
-        },
-        binds,
-    ))
-}
-
-/// `vkAllocateMemory` importing or exporting a buffer; `None` when the allocation involves none.
-///
-/// # Safety
-/// Valid allocate info (chain included); valid output pointer.
-pub(super) unsafe fn allocate_memory(
-    dev: &HostDevice,
-    info: &vk::MemoryAllocateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_memory: *mut vk::DeviceMemory,
-) -> Option<vk::Result> {
-    // SAFETY: valid chain.
-    let parsed = match unsafe { HardwareBufferAllocation::parse(info) } {
-        Ok(None) => return None,
-        Ok(Some(p)) => p,
-        Err(e) => return Some(e),
-    };
-    let (Some(ahb), Some(anb)) = (&dev.ahb, &dev.anb) else {
-        return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-    };
-    let (buffer, dedicated) = match parsed {
-        HardwareBufferAllocation::Import {
-            buffer,
-            dedicated_image,
-        } => (buffer, dedicated_image),
-        HardwareBufferAllocation::Export {
-            dedicated_image,
-            size,
-        } => {
-            let target = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated_image)) {
-                Some(img) => ExportTarget::Image {
-                    format: img.format,
-                    width: img.extent.width,
-                    height: img.extent.height,
-                    usage: kit_ahb::usage_of_image(img.usage, img.flags),
-                },
-                None if dedicated_image != vk::Image::null() => {
-                    // A dedicated image created without the handle type cannot be exported.
-                    return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-                }
-                None => ExportTarget::Blob { size },
-            };
-            match target.allocate() {
-                Ok(b) => (b, dedicated_image),
-                Err(e) => return Some(e),
-            }
-        }
-    };
-    let desc = *buffer.desc();
-    let (binds, needed, copied) = if dedicated == vk::Image::null() {
-        (Vec::new(), desc.end().unwrap_or(desc.size), false)
-    } else {
-        let images = lock(&ahb.images);
-        let Some(img) = images.get(&vk::Handle::as_raw(dedicated)) else {
-            return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-        };
-        match plan_binds(dev, dedicated, img, &desc) {
-            Ok(Plan::OnPages(b, n)) => (b, n, false),
-            Ok(Plan::Copied) => (Vec::new(), desc.end().unwrap_or(desc.size), true),
-            Err(e) => return Some(e),
-        }
-    };
-    let align = anb.import_alignment.max(rustix::param::page_size() as u64);
-    let Some(total) = needed
-        .checked_next_multiple_of(align)
-        .and_then(|t| usize::try_from(t).ok())
-    else {
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
-    };
-    let gralloc = match buffer.import() {
-        Ok(g) => g,
-        Err(e) => {
-            log::warn!("AHardwareBuffer import: {e}");
-            return Some(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
-        }
-    };
-    let mapping = match HostMapping::new(gralloc.fd(), desc.end().unwrap_or(0), total) {
-        Ok(m) => m,
-        Err(e) => {
-            log::warn!("AHardwareBuffer import: mapping the buffer failed: {e}");
-            return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
-        }
-    };
-    drop(gralloc);
-    let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
-        .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
-    import.p_host_pointer = mapping.base.as_ptr();
-    let mut type_index = info.memory_type_index;
-    if ahb.host_pointer_bits & (1 << type_index.min(31)) == 0 {
-        type_index = ahb.host_pointer_bits.trailing_zeros();
-    }
-    let host_info = vk::MemoryAllocateInfo::default()
-        .allocation_size(total as u64)
-        .memory_type_index(type_index)
-        .push_next(&mut import);
-    let mut memory = vk::DeviceMemory::null();
-    // SAFETY: the host's vkAllocateMemory importing our mapping, which outlives the memory (the
-    // record below is dropped after the host frees it).
-    let r = unsafe {
-        (dev.fns.fp_v1_0().allocate_memory)(dev.handle, &host_info, p_allocator, &mut memory)
-    };
-    if r != vk::Result::SUCCESS {
-        return Some(r);
-    }
-    let (binds, copy) = if copied {
-        let made = match lock(&ahb.images).get(&vk::Handle::as_raw(dedicated)) {
-            Some(img) => make_copy_memory(dev, dedicated, img, &desc, memory, total as u64),
-            None => Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE),
-        };
-        match made {
-            Ok((c, b)) => (b, Some(c)),
-            Err(e) => {
-                // SAFETY: never handed out.
-                unsafe { (dev.fns.fp_v1_0().free_memory)(dev.handle, memory, p_allocator) };
-                return Some(e);
-            }
-        }
-    } else {
-        (binds, None)
-    };
-    lock(&ahb.memories).insert(
-        vk::Handle::as_raw(memory),
-        AhbMemory {
-            buffer,
-            binds,
-            copy,
-            _mapping: mapping,
-        },
-    );
-    // SAFETY: valid output pointer.
-    unsafe { *p_memory = memory };
-    Some(vk::Result::SUCCESS)
-}
-
-/// After the host freed `memory`: drops its buffer reference and mapping.
-pub(super) fn forget_memory(dev: &HostDevice, memory: vk::DeviceMemory) {
-    let Some(ahb) = &dev.ahb else {
-        return;
-    };
-    let Some(m) = lock(&ahb.memories).remove(&vk::Handle::as_raw(memory)) else {
-        return;
-    };
-    if let Some(c) = m.copy {
-        copy_backed::forget(c.image);
-        // SAFETY: the application freed the memory, so no command using the image or its
-        // staging is pending (valid usage of vkFreeMemory).
-        unsafe {
-            dev.fns.destroy_buffer(c.staging, None);
-            dev.fns.free_memory(c.image_memory, None);
-        }
-    }
-}
-
-/// `vkGetMemoryAndroidHardwareBufferANDROID`.
-///
-/// # Safety
-/// Valid input structure and output pointer.
-pub(super) unsafe fn memory_buffer(
-    dev: &HostDevice,
-    info: &vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
-    out: *mut *mut vk::AHardwareBuffer,
-) -> vk::Result {
-    let found = dev.ahb.as_ref().and_then(|ahb| {
-        lock(&ahb.memories)
-            .get(&vk::Handle::as_raw(info.memory))
-            .map(|m| m.buffer.clone())
-    });
-    match (found, out.is_null()) {
-        (Some(b), false) => {
-            // SAFETY: non-null output pointer; the caller owns the new reference.
-            unsafe { *out = b.into_raw().cast() };
-            vk::Result::SUCCESS
-        }
-        _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-    }
-}
-
-/// Binds of images with the handle type, done as planned at allocation; `Err(others)` hands
-/// back the binds that are not ours.
-pub(super) fn bind_images<'a>(
-    dev: &HostDevice,
-    infos: &[vk::BindImageMemoryInfo<'a>],
-) -> Result<vk::Result, Vec<vk::BindImageMemoryInfo<'a>>> {
-    let Some(ahb) = &dev.ahb else {
-        return Err(infos.to_vec());
-    };
-    let mut others = Vec::new();
-    let mut host_binds: Vec<(vk::Image, vk::ImageAspectFlags, vk::DeviceMemory, u64)> = Vec::new();
-    let mut copy_backed_images: Vec<(vk::Image, CopyBacked)> = Vec::new();
-    {
-        let images = lock(&ahb.images);
-        let memories = lock(&ahb.memories);
-        for info in infos {
-            if !images.contains_key(&vk::Handle::as_raw(info.image)) {
-                others.push(*info);
-                continue;
-            }
-            let Some(m) = memories.get(&vk::Handle::as_raw(info.memory)) else {
-                log::warn!("AHardwareBuffer image bound to memory that is not a dedicated import");
-                return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-            };
-            let ours: Vec<_> = m
-                .binds
-                .iter()
-                .filter(|b| {
-                    b.0 == info.image
-                        || matches!(&images[&vk::Handle::as_raw(info.image)].layout,
-                            HostLayout::Planes(p) if p.iter().any(|(i, _)| *i == b.0))
-                })
-                .collect();
-            if ours.is_empty() {
-                log::warn!("AHardwareBuffer image bound to another image's dedicated memory");
-                return Ok(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-            }
-            let target = match &m.copy {
-                Some(c) => {
-                    copy_backed_images.push((
-                        info.image,
-                        CopyBacked::new(dev, c.staging, c.regions.clone()),
-                    ));
-                    c.image_memory
-                }
-                None => info.memory,
-            };
-            host_binds.extend(ours.iter().map(|b| (b.0, b.1, target, b.2)));
-        }
-    }
-    if host_binds.is_empty() {
-        return Err(others);
-    }
-    let mut plane_infos: Vec<vk::BindImagePlaneMemoryInfo<'_>> = host_binds
-        .iter()
-        .map(|b| vk::BindImagePlaneMemoryInfo::default().plane_aspect(b.1))
-        .collect();
-    let mut binds: Vec<vk::BindImageMemoryInfo<'_>> = Vec::new();
-    for (b, plane) in host_binds.iter().zip(plane_infos.iter_mut()) {
-        let mut info = vk::BindImageMemoryInfo::default()
-            .image(b.0)
-            .memory(b.2)
-            .memory_offset(b.3);
-        if !b.1.is_empty() {
-            info.p_next = ptr::from_mut(plane).cast();
-        }
-        binds.push(info);
-    }
-    binds.extend(others.iter().copied());
-    // SAFETY: the host's vkBindImageMemory2 with valid structures (plane infos outlive it).
-    let r = unsafe {
-        (dev.fns.fp_v1_1().bind_image_memory2)(dev.handle, binds.len() as u32, binds.as_ptr())
-    };
-    if r == vk::Result::SUCCESS {
-        for (image, backed) in copy_backed_images {
-            copy_backed::register(image, backed);
-        }
-    }
-    Ok(r)
 }
 
 /// `vkCreateImageView` on an emulated multi-planar image: a plane aspect becomes a view of that
@@ -1035,11 +532,8 @@ pub(super) unsafe fn create_image_view(
     };
     let aspect = ci.subresource_range.aspect_mask;
     let Some(n) = PLANE_ASPECTS.iter().position(|&a| a == aspect) else {
-        log::warn!(
-            "AHardwareBuffer image {:?}: this host samples it only through plane views ({aspect:?} asked)",
-            img.format
-        );
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        return Some(vkgen_abi::vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "AHardwareBuffer image {:?}: this host samples it only through plane views ({aspect:?} asked)",
+            img.format));
     };
     let Some(&(plane_image, plane_format)) = planes.get(n) else {
         return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
@@ -1066,7 +560,8 @@ pub(super) unsafe fn create_buffer(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_buffer: *mut vk::Buffer,
 ) -> vk::Result {
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let external = unsafe {
         find_in_chain::<vk::ExternalMemoryBufferCreateInfo<'_>>(
             ci.p_next,
@@ -1074,7 +569,9 @@ pub(super) unsafe fn create_buffer(
         )
     };
     if !external.is_some_and(|e| e.handle_types.contains(HANDLE_TYPE)) {
-        // SAFETY: forwarded to the host.
+        // SAFETY: a buffer without the AHardwareBuffer handle type: the host's vkCreateBuffer on
+        // its own device with the application's create info, allocator and output pointer,
+        // unchanged.
         return unsafe { (dev.fns.fp_v1_0().create_buffer)(dev.handle, ci, p_allocator, p_buffer) };
     }
     // SAFETY: the application's chain, valid during this call.
@@ -1107,7 +604,8 @@ pub(super) unsafe fn image_format_properties(
     info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
     props: &mut vk::ImageFormatProperties2<'_>,
 ) -> Option<vk::Result> {
-    // SAFETY: valid chain.
+    // SAFETY: `info` is the application's format info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let external = unsafe {
         find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
             info.p_next,
@@ -1173,7 +671,8 @@ pub(super) unsafe fn image_format_properties(
     match r {
         Ok(p) => {
             props.image_format_properties = p;
-            // SAFETY: a valid output chain.
+            // SAFETY: `props` is the application's output structure with its chain and `info` its
+            // input, both valid for this call (this function's contract).
             unsafe { kit_ahb::write_image_format_extras(info, props) };
             Some(vk::Result::SUCCESS)
         }
@@ -1223,7 +722,8 @@ pub(super) unsafe fn create_sampler_ycbcr_conversion(
     if ci.format != vk::Format::UNDEFINED {
         return None;
     }
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (this
+    // function's contract), so a structure found by its sType is that structure.
     let ext = unsafe {
         find_in_chain::<vk::ExternalFormatANDROID<'_>>(
             ci.p_next,
@@ -1233,11 +733,11 @@ pub(super) unsafe fn create_sampler_ycbcr_conversion(
     let format = kit_ahb::pixel_format_of_external(ext.external_format)
         .map_or(vk::Format::UNDEFINED, kit_ahb::sampling_format);
     if format == vk::Format::UNDEFINED {
-        log::warn!(
+        return Some(vkgen_abi::vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
             "vkCreateSamplerYcbcrConversion: external format {:#x} is not one this driver reported",
             ext.external_format
-        );
-        return Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        ));
     }
     // SAFETY: the application's chain, valid during this call.
     let chain =
@@ -1254,4 +754,74 @@ pub(super) unsafe fn create_sampler_ycbcr_conversion(
             p_conversion,
         )
     })
+}
+
+/// `vkGetPhysicalDeviceImageFormatProperties2`: the AHardwareBuffer handle type answered here ([`image_format_properties`]), everything else by the host.
+///
+/// # Safety
+/// The application's valid arguments of `vkGetPhysicalDeviceImageFormatProperties2`.
+pub(super) unsafe fn get_physical_device_image_format_properties2(
+    physical_device: vk::PhysicalDevice,
+    p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
+    p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
+) -> vk::Result {
+    let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
+    // SAFETY: `pImageFormatInfo` and `pImageFormatProperties` are the application's input and
+    // output chains for this call (null ones are passed on untouched); `physical_device` is of
+    // `inst`.
+    unsafe {
+        if let (Some(info), Some(props)) = (
+            p_image_format_info.as_ref(),
+            p_image_format_properties.as_mut(),
+        ) {
+            if let Some(r) = image_format_properties(&inst, physical_device, info, props) {
+                return r;
+            }
+        }
+        (inst
+            .fns
+            .fp_v1_1()
+            .get_physical_device_image_format_properties2)(
+            physical_device,
+            p_image_format_info,
+            p_image_format_properties,
+        )
+    }
+}
+
+/// `vkGetPhysicalDeviceExternalBufferProperties`: the AHardwareBuffer handle type answered here, everything else by the host.
+///
+/// # Safety
+/// The application's valid arguments of `vkGetPhysicalDeviceExternalBufferProperties`.
+pub(super) unsafe fn get_physical_device_external_buffer_properties(
+    physical_device: vk::PhysicalDevice,
+    p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
+    p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
+) {
+    let Some(inst) = instance_of(physical_device) else {
+        return;
+    };
+    // SAFETY: `pExternalBufferInfo` and `pExternalBufferProperties` are the application's input
+    // and output structures for this call (null ones are passed on untouched);
+    // `physical_device` is of `inst`.
+    unsafe {
+        if let (Some(info), Some(out)) = (
+            p_external_buffer_info.as_ref(),
+            p_external_buffer_properties.as_mut(),
+        ) {
+            if info.handle_type == crate::kit::hardware_buffer::HANDLE_TYPE {
+                out.external_memory_properties =
+                    crate::kit::hardware_buffer::external_memory_properties(false);
+                return;
+            }
+        }
+        (inst
+            .fns
+            .fp_v1_1()
+            .get_physical_device_external_buffer_properties)(
+            physical_device,
+            p_external_buffer_info,
+            p_external_buffer_properties,
+        )
+    }
 }

@@ -29,6 +29,14 @@ pub enum HostError {
     NotAdaptable { path: PathBuf, reason: &'static str },
 }
 
+/// A host ICD that cannot be driven ([`HostError`]: not found, not loadable, too old, not
+/// one to adapt) as a `VkResult`, the one mapper of that source; logged here with `what`:
+/// always `VK_ERROR_INCOMPATIBLE_DRIVER`, the answer that makes a loader move on to its other
+/// drivers (and the one `vkCreateInstance` gives with no host ICD).
+pub(super) fn map_host_err(what: &str, err: &HostError) -> vk::Result {
+    vkgen_abi::vk_error!(vk::Result::ERROR_INCOMPATIBLE_DRIVER, "{what}: {err}")
+}
+
 /// An opened host ICD.
 pub struct HostIcd {
     /// The library when the host driver opened it itself (slot 0); a loader keeps its own.
@@ -112,8 +120,9 @@ impl HostIcd {
             Ok(sym) => *sym,
             Err(_) => return Err(HostError::NoGetInstanceProcAddr { path: library_path }),
         };
-        // SAFETY: as above, for the negotiation entry point; else the v7 lookup through GIPA,
-        // whose result has that type.
+        // SAFETY: a symbol of the ICD library just loaded,
+        // `vk_icdNegotiateLoaderICDInterfaceVersion`, whose type the loader-ICD interface fixes;
+        // else the v7 lookup through GIPA, whose result has that type.
         let negotiate: Option<PFN_vk_icdNegotiateLoaderICDInterfaceVersion> = unsafe {
             match library.get::<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>(
                 b"vk_icdNegotiateLoaderICDInterfaceVersion\0",
@@ -153,7 +162,8 @@ impl HostIcd {
                 version: interface_version,
             });
         }
-        // SAFETY: as for negotiation.
+        // SAFETY: a symbol of the ICD library just loaded, `vk_icdGetPhysicalDeviceProcAddr`, whose
+        // type the loader-ICD interface fixes (read only when present).
         let gpdpa: Option<PFN_vk_icdGetPhysicalDeviceProcAddr> = unsafe {
             match library
                 .get::<PFN_vk_icdGetPhysicalDeviceProcAddr>(b"vk_icdGetPhysicalDeviceProcAddr\0")
@@ -487,11 +497,11 @@ pub(super) fn check_host_instance(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<(), vk::Result> {
     if vk::Handle::as_raw(instance) == 0 {
-        log::warn!(
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
             "{}: vkCreateInstance succeeded with a null handle; refused",
             host.manifest.display()
-        );
-        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+        ));
     }
     // SAFETY: lookups through the ICD with its live instance.
     let lookup = |name: &CStr| unsafe { (host.gipa)(instance, name.as_ptr()) }.is_some();
@@ -520,5 +530,9 @@ pub(super) fn check_host_instance(
             destroy(instance, p_allocator);
         }
     }
-    Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+    Err(vkgen_abi::vk_error!(
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        "{}: the host instance lacks a command the driver calls; refused",
+        host.manifest.display()
+    ))
 }

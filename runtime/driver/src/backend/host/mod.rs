@@ -86,14 +86,16 @@
 //!   and the device's worker thread (started on first use) waits for the host fence, signals the
 //!   eventfd and recycles the fence.
 
+#[macro_use]
+mod registry;
 pub mod adapter;
 mod copy_backed;
 mod device;
+mod external_fd;
 mod hardware_buffer;
 mod icd;
 mod native_buffer;
 mod queue_family;
-mod registry;
 mod sync_fd;
 mod sync_waiter;
 
@@ -169,108 +171,6 @@ impl<const SLOT: usize> HostDriver<SLOT> {
                 .and_then(Option::as_ref)
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Release fences
-
-struct Job {
-    fence: vk::Fence,
-    signaller: FenceSignaller,
-}
-
-struct Worker {
-    sender: mpsc::Sender<Job>,
-    thread: JoinHandle<()>,
-}
-
-impl Worker {
-    fn start(fns: ash::Device, pool: Arc<Mutex<Vec<vk::Fence>>>) -> std::io::Result<Self> {
-        let (sender, rx) = mpsc::channel::<Job>();
-        let thread = std::thread::Builder::new()
-            .name("vkgen-release".into())
-            .spawn(move || {
-                for job in rx {
-                    // SAFETY: the fence belongs to the device, which outlives this thread
-                    // (`vkDestroyDevice` joins it first).
-                    let r = unsafe { fns.wait_for_fences(&[job.fence], true, u64::MAX) };
-                    if let Err(e) = job.signaller.signal() {
-                        log::error!("signalling a release fence failed: {e}");
-                    }
-                    // SAFETY: as above; the fence is signalled (or the device lost) and unused.
-                    unsafe {
-                        if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
-                            lock(&pool).push(job.fence);
-                        } else {
-                            fns.destroy_fence(job.fence, None);
-                        }
-                    }
-                }
-            })?;
-        Ok(Self { sender, thread })
-    }
-}
-
-impl AnbDevice {
-    /// An unsignalled fence from the pool, or a new one.
-    fn fence(&self, dev: &HostDevice) -> Result<vk::Fence, vk::Result> {
-        if let Some(f) = lock(&self.fences).pop() {
-            return Ok(f);
-        }
-        let mut export = vk::ExportFenceCreateInfo::default()
-            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-        let mut ci = vk::FenceCreateInfo::default();
-        if self.fence_fd.is_some() {
-            ci = ci.push_next(&mut export);
-        }
-        // SAFETY: valid create info for a live device.
-        unsafe { dev.fns.create_fence(&ci, None) }
-    }
-
-    /// Signals `semaphore` and/or `fence` from the internal queue.
-    fn signal(&self, dev: &HostDevice, semaphore: vk::Semaphore, fence: vk::Fence) -> vk::Result {
-        let sems = [semaphore];
-        let mut submit = vk::SubmitInfo::default();
-        if semaphore != vk::Semaphore::null() {
-            submit = submit.signal_semaphores(&sems);
-        }
-        let queue = lock(&self.internal_queue);
-        // SAFETY: a queue of the device, used under our lock, with a valid batch.
-        match unsafe { dev.fns.queue_submit(*queue, &[submit], fence) } {
-            Ok(()) => vk::Result::SUCCESS,
-            Err(e) => e,
-        }
-    }
-}
-
-/// The host's device-level command `$name` as its `vk::$pfn`; when the host has none, the
-/// calling hook returns `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
-/// What `vkGet{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
-const EXPORT_RESULTS: &[vk::Result] = &[
-    vk::Result::SUCCESS,
-    vk::Result::ERROR_TOO_MANY_OBJECTS,
-    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-];
-/// What `vkImport{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
-const IMPORT_RESULTS: &[vk::Result] = &[
-    vk::Result::SUCCESS,
-    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-];
-
-macro_rules! host_device_fn {
-    ($dev:expr, $name:literal, $pfn:ident) => {{
-        let cname = concat!($name, "\0");
-        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-        let f = unsafe { ($dev.gdpa)($dev.handle, cname.as_ptr().cast()) };
-        match f {
-            // SAFETY: the host returns the command of that name, of type `$pfn`.
-            Some(f) => unsafe { std::mem::transmute::<unsafe extern "system" fn(), vk::$pfn>(f) },
-            None => {
-                return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-            }
-        }
-    }};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,9 +288,12 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         queue_family::wrap(name, f)
     }
 
-    fn unimplemented(_cmd: CommandId) -> vk::Result {
+    fn unimplemented(cmd: CommandId) -> vk::Result {
         // Reached only for commands the host does not provide.
-        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+            "{cmd:?}: not on the host"
+        )
     }
 
     // --- global ---------------------------------------------------------------------------
@@ -410,7 +313,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_properties: *mut vk::ExtensionProperties,
     ) -> vk::Result {
         match Self::icd() {
-            // SAFETY: forwarded to the host's function.
+            // SAFETY: the host ICD's global vkEnumerateInstanceExtensionProperties with the
+            // application's layer name and two-call idiom pointers, unchanged.
             Some(h) => unsafe {
                 (h.entry.fp_v1_0().enumerate_instance_extension_properties)(
                     p_layer_name,
@@ -418,8 +322,11 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                     p_properties,
                 )
             },
-            None if !p_layer_name.is_null() => vk::Result::ERROR_LAYER_NOT_PRESENT,
-            // SAFETY: two-call idiom arguments.
+            None if !p_layer_name.is_null() => {
+                vkgen_abi::vk_error!(vk::Result::ERROR_LAYER_NOT_PRESENT, "no host, no layers")
+            }
+            // SAFETY: no host: the application's two-call idiom pointers of
+            // vkEnumerateInstanceExtensionProperties, null or valid; no extensions are written.
             None => unsafe {
                 write_array::<vk::ExtensionProperties>(&[], p_property_count, p_properties)
             },
@@ -431,7 +338,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_properties: *mut vk::LayerProperties,
     ) -> vk::Result {
         // Only reached without a host (otherwise the host's function is returned).
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: the application's two-call idiom pointers of vkEnumerateInstanceLayerProperties,
+        // null or valid; no layers are written.
         unsafe { write_array::<vk::LayerProperties>(&[], p_property_count, p_properties) }
     }
 
@@ -440,38 +348,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_instance: *mut vk::Instance,
     ) -> vk::Result {
-        let Some(host) = Self::icd() else {
-            return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
-        };
-        // SAFETY: valid create info per valid usage.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: as above.
-        let mut app = unsafe { ci.p_application_info.as_ref() }
-            .copied()
-            .unwrap_or_default();
-        app.api_version = host.host_api_version(app.api_version);
-        let mut ci2 = *ci;
-        ci2.p_application_info = &app;
-        let mut instance = vk::Instance::null();
-        // SAFETY: the host's vkCreateInstance with a valid create info.
-        let r = unsafe { (host.entry.fp_v1_0().create_instance)(&ci2, p_allocator, &mut instance) };
-        if r != vk::Result::SUCCESS {
-            return r;
-        }
-        if let Err(r) = check_host_instance(host, instance, app.api_version, p_allocator) {
-            return r;
-        }
-        // SAFETY: a live host instance with every command the driver calls (checked above).
-        let fns = unsafe { ash::Instance::load(host.entry.static_fn(), instance) };
-        registry_mut().instances.insert(
-            vk::Handle::as_raw(instance),
-            Arc::new(HostInstance { fns, slot: SLOT }),
-        );
-        // SAFETY: valid output pointer.
-        unsafe { *p_instance = instance };
-        vk::Result::SUCCESS
+        // SAFETY: the application's vkCreateInstance arguments, unchanged, for the function
+        // with this hook's contract; `Self::icd()` and `SLOT` pick this slot's ICD.
+        unsafe { create_host_instance(Self::icd(), SLOT, p_create_info, p_allocator, p_instance) }
     }
 
     unsafe fn destroy_instance(
@@ -499,7 +378,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_physical_devices: *mut vk::PhysicalDevice,
     ) -> vk::Result {
         // Only reached without a host: no devices.
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: the application's two-call idiom pointers of vkEnumeratePhysicalDevices, null or
+        // valid; no devices are written.
         unsafe {
             write_array::<vk::PhysicalDevice>(&[], p_physical_device_count, p_physical_devices)
         }
@@ -537,11 +417,11 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_property_count: *mut u32,
         p_properties: *mut vk::ExtensionProperties,
     ) -> vk::Result {
-        let Some(inst) = instance_of(physical_device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
+        let inst = instance_or!(physical_device, vk::Result::ERROR_INITIALIZATION_FAILED);
         if !p_layer_name.is_null() {
-            // SAFETY: forwarded to the host.
+            // SAFETY: a layer's extensions are the host's to answer: its
+            // vkEnumerateDeviceExtensionProperties for a physical device of `inst`, with the
+            // application's pointers unchanged.
             return unsafe {
                 (inst.fns.fp_v1_0().enumerate_device_extension_properties)(
                     physical_device,
@@ -551,7 +431,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                 )
             };
         }
-        // SAFETY: `physical_device` belongs to `inst`.
+        // SAFETY: `physical_device` was found in `inst` by `instance_or!` above.
         let mut list = unsafe { device_extensions(&inst, physical_device) };
         if has_extension(&list, MEMORY_HOST_NAME) && !has_extension(&list, NATIVE_BUFFER_NAME) {
             list.push(extension_properties(
@@ -562,7 +442,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let mut added = hardware_buffer::added_extensions(&list);
         added.extend(sync_fd::added_extensions(&list));
         list.extend(added);
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_property_count` and `p_properties` are the application's two-call idiom
+        // pointers of vkEnumerateDeviceExtensionProperties, null or valid for `*p_property_count`
+        // elements.
         unsafe { write_array(&list, p_property_count, p_properties) }
     }
 
@@ -572,46 +454,14 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_device: *mut vk::Device,
     ) -> vk::Result {
-        // SAFETY: forwarded.
+        // SAFETY: the application's arguments, passed on unchanged to the one function that creates
+        // host devices (`create_host_device` has the same contract as this hook).
         unsafe { create_host_device(physical_device, p_create_info, p_allocator, p_device, false) }
     }
 
     unsafe fn destroy_device(device: vk::Device, p_allocator: *const vk::AllocationCallbacks<'_>) {
-        let raw = vk::Handle::as_raw(device);
-        let state = {
-            let mut reg = registry_mut();
-            let state = reg.devices.remove(&raw);
-            if let Some(s) = &state {
-                reg.queues.retain(|_, v| !Arc::ptr_eq(v, s));
-            }
-            state
-        };
-        let Some(dev) = state else {
-            return;
-        };
-        sync_fd::forget_device(&dev);
-        if let Some(sync) = &dev.sync {
-            sync.shut_down(&dev);
-        }
-        if let Some(anb) = &dev.anb {
-            // Let pending release fences complete and the worker exit.
-            if let Some(w) = lock(&anb.worker).take() {
-                drop(w.sender);
-                if w.thread.join().is_err() {
-                    log::error!("the release worker panicked");
-                }
-            }
-            for f in std::mem::take(&mut *lock(&anb.fences)) {
-                // SAFETY: pooled fences are unsignalled and unused.
-                unsafe { dev.fns.destroy_fence(f, None) };
-            }
-            // Images the application did not destroy: their imports go with the device.
-            for (_, img) in std::mem::take(&mut *lock(&anb.images)) {
-                release_anb_image(&dev, img);
-            }
-        }
-        // SAFETY: the application is done with the device.
-        unsafe { (dev.fns.fp_v1_0().destroy_device)(device, p_allocator) };
+        // SAFETY: `device::destroy_device` has this hook's contract; the arguments go unchanged.
+        unsafe { device::destroy_device(device, p_allocator) }
     }
 
     // --- device ---------------------------------------------------------------------------
@@ -625,16 +475,13 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return;
         };
-        // SAFETY: forwarded to the host with valid arguments.
+        // SAFETY: the host's vkGetDeviceQueue for its own device `dev`, with the application's
+        // indices and output pointer unchanged.
         unsafe {
             (dev.fns.fp_v1_0().get_device_queue)(device, queue_family_index, queue_index, p_queue)
         };
-        // SAFETY: valid output pointer, written by the host.
-        if let Some(&q) = unsafe { p_queue.as_ref() } {
-            if q != vk::Queue::null() {
-                registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
-            }
-        }
+        // SAFETY: `pQueue` is the application's output pointer, null or just written by the host.
+        unsafe { note_queue(dev, p_queue) };
     }
 
     unsafe fn get_device_queue2(
@@ -645,14 +492,11 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return;
         };
-        // SAFETY: forwarded to the host with valid arguments.
+        // SAFETY: the host's vkGetDeviceQueue2 for its own device `dev`, with the application's
+        // queue info and output pointer unchanged.
         unsafe { (dev.fns.fp_v1_1().get_device_queue2)(device, p_queue_info, p_queue) };
-        // SAFETY: valid output pointer, written by the host.
-        if let Some(&q) = unsafe { p_queue.as_ref() } {
-            if q != vk::Queue::null() {
-                registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
-            }
-        }
+        // SAFETY: `pQueue` is the application's output pointer, null or just written by the host.
+        unsafe { note_queue(dev, p_queue) };
     }
 
     unsafe fn create_image(
@@ -661,15 +505,14 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_image: *mut vk::Image,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: valid create info.
+        let dev = device_or!(device, vk::Result::ERROR_INITIALIZATION_FAILED);
+        // SAFETY: `pCreateInfo` is the application's, null or valid for this call.
         let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
         };
-        // SAFETY: per valid usage; a `VkNativeBufferANDROID` goes through the kit's import
-        // (validated there, then `import_native_buffer` below).
+        // SAFETY: the application's create info and output pointer, valid for this call; a
+        // `VkNativeBufferANDROID` in the chain goes through the kit's import (validated there, then
+        // `import_native_buffer` below).
         if let Some(r) = unsafe {
             create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
         } {
@@ -679,7 +522,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         if let Some(r) = unsafe { hardware_buffer::create_image(&dev, ci, p_allocator, p_image) } {
             return r;
         }
-        // SAFETY: valid input chain.
+        // SAFETY: `ci` is the application's create info (checked non-null above) with a chain valid
+        // for this call.
         let for_swapchain = unsafe {
             find_in_chain::<vk::BaseInStructure<'_>>(
                 ci.p_next,
@@ -688,11 +532,13 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         }
         .is_some();
         if !for_swapchain {
-            // SAFETY: forwarded to the host.
+            // SAFETY: an image neither native-buffer, AHardwareBuffer nor swapchain: the host's
+            // vkCreateImage on its own device with the application's arguments unchanged.
             return unsafe { (dev.fns.fp_v1_0().create_image)(device, ci, p_allocator, p_image) };
         }
         let Some(anb) = &dev.anb else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            let why = "a swapchain image on a device without VK_ANDROID_native_buffer";
+            return vkgen_abi::vk_error!(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE, "{why}");
         };
         // A swapchain image whose buffer comes at bind time (spec 8's deferred allocation).
         // SAFETY: the application's valid create info.
@@ -701,7 +547,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             Err(e) => return e,
         };
         lock(&anb.images).insert(vk::Handle::as_raw(image), AnbImage::Pending);
-        // SAFETY: valid output pointer.
+        // SAFETY: `p_image` is the application's vkCreateImage output, valid for a write.
         unsafe { *p_image = image };
         vk::Result::SUCCESS
     }
@@ -717,7 +563,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         if hardware_buffer::destroy_image(&dev, image, p_allocator) {
             return;
         }
-        // SAFETY: forwarded to the host; the application is done with the image.
+        // SAFETY: the host's vkDestroyImage for an image of its own device that the application is
+        // done with (vkDestroyImage's valid usage).
         unsafe { (dev.fns.fp_v1_0().destroy_image)(device, image, p_allocator) };
         if let Some(anb) = &dev.anb {
             let img = lock(&anb.images).remove(&vk::Handle::as_raw(image));
@@ -732,77 +579,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         bind_info_count: u32,
         p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
-        let all = unsafe { slice(p_bind_infos, bind_info_count) };
-        let rest = match hardware_buffer::bind_images(&dev, all) {
-            Ok(r) => return r,
-            Err(rest) => rest,
-        };
-        let infos = &rest[..];
-        let native = |i: &vk::BindImageMemoryInfo<'_>| {
-            // SAFETY: valid input chain.
-            unsafe {
-                find_in_chain::<vk::NativeBufferANDROID>(
-                    i.p_next,
-                    vk::StructureType::NATIVE_BUFFER_ANDROID,
-                )
-            }
-        };
-        let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
-            // SAFETY: forwarded to the host.
-            return unsafe {
-                (dev.fns.fp_v1_1().bind_image_memory2)(device, infos.len() as u32, infos.as_ptr())
-            };
-        };
-        let mut others = Vec::new();
-        let mut chains = Vec::new();
-        for info in infos {
-            match native(info) {
-                Some(nb) => {
-                    let raw = vk::Handle::as_raw(info.image);
-                    if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
-                        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-                    }
-                    // SAFETY: the loader's handle; parsed and dup'ed by the kit.
-                    let buffer = match unsafe { native_buffer_of(nb) } {
-                        Ok(b) => b,
-                        Err(e) => return e,
-                    };
-                    // SAFETY: a pending swapchain image of this device, created importable.
-                    match unsafe { bind_native_buffer(&dev, anb, info.image, buffer) } {
-                        Ok(state) => {
-                            lock(&anb.images).insert(raw, state);
-                        }
-                        Err(e) => return e,
-                    }
-                }
-                None => {
-                    // SAFETY: the application's chain, valid during this call.
-                    let chain = unsafe {
-                        ChainEdit::without(
-                            info.p_next,
-                            &[vk::StructureType::BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR],
-                        )
-                    };
-                    let mut copy = *info;
-                    copy.p_next = chain.head();
-                    chains.push(chain);
-                    others.push(copy);
-                }
-            }
-        }
-        if others.is_empty() {
-            return vk::Result::SUCCESS;
-        }
-        // SAFETY: forwarded to the host; the edited chains live until after the call.
-        let r = unsafe {
-            (dev.fns.fp_v1_1().bind_image_memory2)(device, others.len() as u32, others.as_ptr())
-        };
-        drop(chains);
-        r
+        // SAFETY: `native_buffer::bind_image_memory2` has this hook's contract; the arguments go
+        // unchanged.
+        unsafe { native_buffer::bind_image_memory2(device, bind_info_count, p_bind_infos) }
     }
 
     unsafe fn bind_image_memory(
@@ -815,7 +594,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             .image(image)
             .memory(memory)
             .memory_offset(memory_offset);
-        // SAFETY: one valid bind.
+        // SAFETY: `info` is one bind on this stack frame, of the application's image and memory,
+        // unchanged.
         unsafe { Self::bind_image_memory2(device, 1, &info) }
     }
 
@@ -827,10 +607,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_memory: *mut vk::DeviceMemory,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        // SAFETY: valid allocate info and output pointer per valid usage.
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        // SAFETY: `pAllocateInfo` is null or the application's allocate info with a chain valid for
+        // this call, and `pMemory` its output pointer; both are passed to helpers with that
+        // contract.
         unsafe {
             if let Some(info) = p_allocate_info.as_ref() {
                 if let Some(r) = hardware_buffer::allocate_memory(&dev, info, p_allocator, p_memory)
@@ -850,7 +630,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(dev) = device_of(device) else {
             return;
         };
-        // SAFETY: forwarded; the application is done with the memory.
+        // SAFETY: the host's vkFreeMemory for memory of its own device that the application is done
+        // with (vkFreeMemory's valid usage); our record of it goes right after.
         unsafe { (dev.fns.fp_v1_0().free_memory)(device, memory, p_allocator) };
         hardware_buffer::forget_memory(&dev, memory);
     }
@@ -861,10 +642,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_view: *mut vk::ImageView,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        // SAFETY: valid create info and output pointer per valid usage.
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pView` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = hardware_buffer::create_image_view(&dev, ci, p_allocator, p_view) {
@@ -881,14 +662,16 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_buffer: *mut vk::Buffer,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        // SAFETY: valid create info and output pointer per valid usage.
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pBuffer` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             match p_create_info.as_ref() {
                 Some(ci) => hardware_buffer::create_buffer(&dev, ci, p_allocator, p_buffer),
-                None => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                None => {
+                    vkgen_abi::vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "no create info")
+                }
             }
         }
     }
@@ -899,9 +682,14 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_properties: *mut vk::AndroidHardwareBufferPropertiesANDROID<'_>,
     ) -> vk::Result {
         match device_of(device) {
-            // SAFETY: any buffer pointer is checked; valid output chain per valid usage.
+            // SAFETY: `properties` reads `buffer` only after checking it is one of our
+            // AHardwareBuffers, and `pProperties` is the application's output chain, valid for this
+            // call.
             Some(dev) => unsafe { hardware_buffer::properties(&dev, buffer, p_properties) },
-            None => vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            None => vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "{device:?} is no live device of the host driver"
+            ),
         }
     }
 
@@ -910,11 +698,14 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_info: *const vk::MemoryGetAndroidHardwareBufferInfoANDROID<'_>,
         p_buffer: *mut *mut vk::AHardwareBuffer,
     ) -> vk::Result {
-        // SAFETY: valid input structure and output pointer per valid usage.
+        // SAFETY: `pInfo` is null or the application's input structure, and `pBuffer` its output
+        // pointer, both valid for this call; `memory_buffer` checks the output pointer for null.
         unsafe {
             match (device_of(device), p_info.as_ref()) {
                 (Some(dev), Some(info)) => hardware_buffer::memory_buffer(&dev, info, p_buffer),
-                _ => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                _ => {
+                    vkgen_abi::vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "no device or info")
+                }
             }
         }
     }
@@ -924,25 +715,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_image_format_info: *const vk::PhysicalDeviceImageFormatInfo2<'_>,
         p_image_format_properties: *mut vk::ImageFormatProperties2<'_>,
     ) -> vk::Result {
-        let Some(inst) = instance_of(physical_device) else {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        };
-        // SAFETY: valid input and output structures per valid usage.
+        // SAFETY: `hardware_buffer::get_physical_device_image_format_properties2` has this hook's contract; the arguments go
+        // unchanged.
         unsafe {
-            if let (Some(info), Some(props)) = (
-                p_image_format_info.as_ref(),
-                p_image_format_properties.as_mut(),
-            ) {
-                if let Some(r) =
-                    hardware_buffer::image_format_properties(&inst, physical_device, info, props)
-                {
-                    return r;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_image_format_properties2)(
+            hardware_buffer::get_physical_device_image_format_properties2(
                 physical_device,
                 p_image_format_info,
                 p_image_format_properties,
@@ -955,25 +731,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_buffer_info: *const vk::PhysicalDeviceExternalBufferInfo<'_>,
         p_external_buffer_properties: *mut vk::ExternalBufferProperties<'_>,
     ) {
-        let Some(inst) = instance_of(physical_device) else {
-            return;
-        };
-        // SAFETY: valid input and output structures per valid usage.
+        // SAFETY: `hardware_buffer::get_physical_device_external_buffer_properties` has this hook's contract; the arguments go
+        // unchanged.
         unsafe {
-            if let (Some(info), Some(out)) = (
-                p_external_buffer_info.as_ref(),
-                p_external_buffer_properties.as_mut(),
-            ) {
-                if info.handle_type == crate::kit::hardware_buffer::HANDLE_TYPE {
-                    out.external_memory_properties =
-                        crate::kit::hardware_buffer::external_memory_properties(false);
-                    return;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_external_buffer_properties)(
+            hardware_buffer::get_physical_device_external_buffer_properties(
                 physical_device,
                 p_external_buffer_info,
                 p_external_buffer_properties,
@@ -1007,10 +768,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_ycbcr_conversion: *mut vk::SamplerYcbcrConversion,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        // SAFETY: valid create info and output pointer per valid usage.
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pYcbcrConversion` its output pointer; both are passed to a helper with
+        // that contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = hardware_buffer::create_sampler_ycbcr_conversion(
@@ -1079,10 +840,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_semaphore: *mut vk::Semaphore,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        // SAFETY: valid create info and output pointer per valid usage.
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pSemaphore` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = sync_fd::create_semaphore(&dev, ci, p_allocator, p_semaphore) {
@@ -1102,7 +863,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
             return;
         };
         sync_fd::forget_semaphore(&dev, semaphore);
-        // SAFETY: forwarded; the application is done with the semaphore.
+        // SAFETY: the host's vkDestroySemaphore for a semaphore of its own device that the
+        // application is done with (vkDestroySemaphore's valid usage).
         unsafe { (dev.fns.fp_v1_0().destroy_semaphore)(device, semaphore, p_allocator) };
     }
 
@@ -1112,10 +874,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_allocator: *const vk::AllocationCallbacks<'_>,
         p_fence: *mut vk::Fence,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-        };
-        // SAFETY: valid create info and output pointer per valid usage.
+        let dev = device_or!(device, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+        // SAFETY: `pCreateInfo` is null or the application's create info with a chain valid for
+        // this call, and `pFence` its output pointer; both are passed to a helper with that
+        // contract.
         unsafe {
             if let Some(ci) = p_create_info.as_ref() {
                 if let Some(r) = sync_fd::create_fence(&dev, ci, p_allocator, p_fence) {
@@ -1140,30 +902,9 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_get_fd_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
         p_fd: *mut std::ffi::c_int,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a valid structure or null, per valid usage.
-        let sync_fd = unsafe { p_get_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkGetSemaphoreFdKHR", PFN_vkGetSemaphoreFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
-        }
-        // SAFETY: valid input structure and output pointer per valid usage.
-        let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        match sync_fd::get_semaphore_fd(&dev, info) {
-            Ok(fence) => {
-                // SAFETY: non-null output pointer; the application owns the fd.
-                unsafe { *p_fd = fence.into_raw() };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
+        // SAFETY: `external_fd::get_semaphore_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
+        unsafe { external_fd::get_semaphore_fd_khr(device, p_get_fd_info, p_fd) }
     }
 
     unsafe fn get_fence_fd_khr(
@@ -1171,89 +912,27 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_get_fd_info: *const vk::FenceGetFdInfoKHR<'_>,
         p_fd: *mut std::ffi::c_int,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a valid structure or null, per valid usage.
-        let sync_fd = unsafe { p_get_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkGetFenceFdKHR", PFN_vkGetFenceFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(unsafe { f(device, p_get_fd_info, p_fd) }, EXPORT_RESULTS);
-        }
-        // SAFETY: valid input structure and output pointer per valid usage.
-        let (Some(info), false) = (unsafe { p_get_fd_info.as_ref() }, p_fd.is_null()) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        match sync_fd::get_fence_fd(&dev, info) {
-            Ok(fence) => {
-                // SAFETY: non-null output pointer; the application owns the fd.
-                unsafe { *p_fd = fence.into_raw() };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
+        // SAFETY: `external_fd::get_fence_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
+        unsafe { external_fd::get_fence_fd_khr(device, p_get_fd_info, p_fd) }
     }
 
     unsafe fn import_semaphore_fd_khr(
         device: vk::Device,
         p_import_semaphore_fd_info: *const vk::ImportSemaphoreFdInfoKHR<'_>,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a valid structure or null, per valid usage.
-        let sync_fd = unsafe { p_import_semaphore_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkImportSemaphoreFdKHR", PFN_vkImportSemaphoreFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(
-                unsafe { f(device, p_import_semaphore_fd_info) },
-                IMPORT_RESULTS,
-            );
-        }
-        // SAFETY: valid input structure per valid usage.
-        let Some(info) = (unsafe { p_import_semaphore_fd_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD
-            || !info.flags.contains(vk::SemaphoreImportFlags::TEMPORARY)
-        {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        sync_fd::import(&dev, sync_fd::Target::Semaphore(info.semaphore), info.fd)
+        // SAFETY: `external_fd::import_semaphore_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
+        unsafe { external_fd::import_semaphore_fd_khr(device, p_import_semaphore_fd_info) }
     }
 
     unsafe fn import_fence_fd_khr(
         device: vk::Device,
         p_import_fence_fd_info: *const vk::ImportFenceFdInfoKHR<'_>,
     ) -> vk::Result {
-        let Some(dev) = device_of(device) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        // SAFETY: a valid structure or null, per valid usage.
-        let sync_fd = unsafe { p_import_fence_fd_info.as_ref() }
-            .is_some_and(|i| i.handle_type == vk::ExternalFenceHandleTypeFlags::SYNC_FD);
-        // Other handle types are the host's even where SYNC_FD is emulated.
-        if dev.sync.is_none() || !sync_fd {
-            let f = host_device_fn!(dev, "vkImportFenceFdKHR", PFN_vkImportFenceFdKHR);
-            // SAFETY: the host's own command with the application's arguments.
-            return spec_result(unsafe { f(device, p_import_fence_fd_info) }, IMPORT_RESULTS);
-        }
-        // SAFETY: valid input structure per valid usage.
-        let Some(info) = (unsafe { p_import_fence_fd_info.as_ref() }) else {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        };
-        if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD
-            || !info.flags.contains(vk::FenceImportFlags::TEMPORARY)
-        {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
-        }
-        sync_fd::import(&dev, sync_fd::Target::Fence(info.fence), info.fd)
+        // SAFETY: `external_fd::import_fence_fd_khr` has this hook's contract; the arguments go
+        // unchanged.
+        unsafe { external_fd::import_fence_fd_khr(device, p_import_fence_fd_info) }
     }
 
     unsafe fn get_physical_device_external_semaphore_properties(
@@ -1261,40 +940,11 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_semaphore_info: *const vk::PhysicalDeviceExternalSemaphoreInfo<'_>,
         p_external_semaphore_properties: *mut vk::ExternalSemaphoreProperties<'_>,
     ) {
-        let Some(inst) = instance_of(physical_device) else {
-            return;
-        };
-        // SAFETY: valid structures per valid usage; `physical_device` belongs to `inst`.
+        // SAFETY: `external_fd::get_physical_device_external_semaphore_properties` is this hook's
+        // body, moved beside the code it uses with this hook's contract; the arguments are the
+        // application's, unchanged.
         unsafe {
-            if let (Some(info), Some(out)) = (
-                p_external_semaphore_info.as_ref(),
-                p_external_semaphore_properties.as_mut(),
-            ) {
-                let sync = vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD;
-                let timeline = find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
-                    info.p_next,
-                    vk::StructureType::SEMAPHORE_TYPE_CREATE_INFO,
-                )
-                .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
-                // Passed through or emulated, SYNC_FD always works (a host that lists it but
-                // fails its probe is emulated: `create_host_device`).
-                if info.handle_type == sync {
-                    let (features, _) = sync_fd::sync_fd_features();
-                    out.external_semaphore_features = if timeline {
-                        Default::default()
-                    } else {
-                        features
-                    };
-                    out.export_from_imported_handle_types =
-                        if timeline { Default::default() } else { sync };
-                    out.compatible_handle_types = if timeline { Default::default() } else { sync };
-                    return;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_external_semaphore_properties)(
+            external_fd::get_physical_device_external_semaphore_properties(
                 physical_device,
                 p_external_semaphore_info,
                 p_external_semaphore_properties,
@@ -1307,27 +957,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         p_external_fence_info: *const vk::PhysicalDeviceExternalFenceInfo<'_>,
         p_external_fence_properties: *mut vk::ExternalFenceProperties<'_>,
     ) {
-        let Some(inst) = instance_of(physical_device) else {
-            return;
-        };
-        // SAFETY: valid structures per valid usage; `physical_device` belongs to `inst`.
+        // SAFETY: `external_fd::get_physical_device_external_fence_properties` has this hook's
+        // contract; the arguments go unchanged.
         unsafe {
-            if let (Some(info), Some(out)) = (
-                p_external_fence_info.as_ref(),
-                p_external_fence_properties.as_mut(),
-            ) {
-                let sync = vk::ExternalFenceHandleTypeFlags::SYNC_FD;
-                if info.handle_type == sync {
-                    out.external_fence_features = sync_fd::sync_fd_features().1;
-                    out.export_from_imported_handle_types = sync;
-                    out.compatible_handle_types = sync;
-                    return;
-                }
-            }
-            (inst
-                .fns
-                .fp_v1_1()
-                .get_physical_device_external_fence_properties)(
+            external_fd::get_physical_device_external_fence_properties(
                 physical_device,
                 p_external_fence_info,
                 p_external_fence_properties,

@@ -15,7 +15,8 @@ pub(super) struct HostMapping {
 
 // SAFETY: plain memory owned by this value; GPU/CPU access ordering is the application's.
 unsafe impl Send for HostMapping {}
-// SAFETY: see `Send`.
+// SAFETY: a mapping is plain memory owned by this value and never aliased by Rust references, so
+// sharing it is as sound as sending it; access ordering is the application's.
 unsafe impl Sync for HostMapping {}
 
 impl HostMapping {
@@ -133,16 +134,21 @@ pub(super) unsafe fn bind_native_buffer(
         )
     };
     if layout.row_pitch != desc.row_bytes() || layout.offset != 0 {
-        log::warn!(
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
             "VkNativeBufferANDROID: host row pitch {} (offset {}) does not match the buffer's {}",
             layout.row_pitch,
             layout.offset,
             desc.row_bytes()
-        );
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        ));
     }
     if reqs.alignment != 0 && !desc.offset.is_multiple_of(reqs.alignment) {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID: buffer offset {} is not aligned to the host's {}",
+            desc.offset,
+            reqs.alignment
+        ));
     }
     let align = anb.import_alignment.max(rustix::param::page_size() as u64);
     let total = desc
@@ -150,13 +156,25 @@ pub(super) unsafe fn bind_native_buffer(
         .checked_add(reqs.size)
         .map(|t| t.next_multiple_of(align))
         .and_then(|t| usize::try_from(t).ok())
-        .ok_or(vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
-    let end = desc
-        .end()
-        .map_err(|_| vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        .ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "VkNativeBufferANDROID: the import's size overflows"
+            )
+        })?;
+    let end = desc.end().map_err(|e| {
+        vkgen_platform::gralloc::map_gralloc_err(
+            "VkNativeBufferANDROID: the buffer's extent",
+            &e,
+            vkgen_platform::gralloc::BufferOp::Import,
+        )
+    })?;
     let mapping = HostMapping::new(buffer.fd(), end, total).map_err(|e| {
-        log::warn!("VkNativeBufferANDROID: mapping the buffer failed: {e}");
-        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        vkgen_abi::error::map_io_err(
+            "VkNativeBufferANDROID: mapping the buffer",
+            &e.into(),
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        )
     })?;
     drop(buffer);
     let mut host_props = vk::MemoryHostPointerPropertiesEXT::default();
@@ -174,7 +192,10 @@ pub(super) unsafe fn bind_native_buffer(
     }
     let bits = host_props.memory_type_bits & reqs.memory_type_bits;
     if bits == 0 {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "VkNativeBufferANDROID: no host memory type takes both the mapping and the image"
+        ));
     }
     let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
         .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
@@ -188,7 +209,8 @@ pub(super) unsafe fn bind_native_buffer(
     let memory = unsafe { dev.fns.allocate_memory(&info, None) }?;
     // SAFETY: `image` is unbound; the memory covers offset + size.
     if let Err(e) = unsafe { dev.fns.bind_image_memory(image, memory, desc.offset) } {
-        // SAFETY: nothing uses the memory.
+        // SAFETY: the memory allocated just above, bound to nothing (the bind failed) and used by
+        // no command.
         unsafe { dev.fns.free_memory(memory, None) };
         return Err(e);
     }
@@ -245,11 +267,18 @@ impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> Result<vk::Image, vk::Result> {
         let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
-        let dev = device_of(device).ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
-        let anb = dev
-            .anb
-            .as_ref()
-            .ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+        let dev = device_of(device).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "{device:?} is no live device of the host driver"
+            )
+        })?;
+        let anb = dev.anb.as_ref().ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "VkNativeBufferANDROID on a device without the extension"
+            )
+        })?;
         // SAFETY: a create info the kit validated, for this device.
         let image = unsafe { create_importable_image(&dev, import.create_info, allocator) }?;
         // SAFETY: a fresh LINEAR importable image of this device.
@@ -285,11 +314,18 @@ impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
         if semaphore == vk::Semaphore::null() && fence == vk::Fence::null() {
             return Ok(());
         }
-        let dev = device_of(device).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
-        let anb = dev
-            .anb
-            .as_ref()
-            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        let dev = device_of(device).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "{device:?} is no live device of the host driver"
+            )
+        })?;
+        let anb = dev.anb.as_ref().ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+                "vkAcquireImageANDROID on a device without VK_ANDROID_native_buffer"
+            )
+        })?;
         match anb.signal(&dev, semaphore, fence) {
             vk::Result::SUCCESS => Ok(()),
             e => Err(e),
@@ -301,11 +337,18 @@ impl<const SLOT: usize> NativeBuffers for HostDriver<SLOT> {
         waits: &[vk::Semaphore],
         _image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
-        let dev = device_of_queue(queue).ok_or(vk::Result::ERROR_DEVICE_LOST)?;
-        let anb = dev
-            .anb
-            .as_ref()
-            .ok_or(vk::Result::ERROR_EXTENSION_NOT_PRESENT)?;
+        let dev = device_of_queue(queue).ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_DEVICE_LOST,
+                "{queue:?} is no queue of a host device"
+            )
+        })?;
+        let anb = dev.anb.as_ref().ok_or_else(|| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+                "vkQueueSignalReleaseImageANDROID on a device without VK_ANDROID_native_buffer"
+            )
+        })?;
         let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
         let fence = anb.fence(&dev)?;
         let submit = vk::SubmitInfo::default()
@@ -380,4 +423,164 @@ pub(super) fn wait_and_recycle(dev: &HostDevice, anb: &AnbDevice, fence: vk::Fen
             Err(e) => e,
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Release fences
+
+pub(super) struct Job {
+    fence: vk::Fence,
+    signaller: FenceSignaller,
+}
+
+pub(super) struct Worker {
+    pub(super) sender: mpsc::Sender<Job>,
+    pub(super) thread: JoinHandle<()>,
+}
+
+impl Worker {
+    fn start(fns: ash::Device, pool: Arc<Mutex<Vec<vk::Fence>>>) -> std::io::Result<Self> {
+        let (sender, rx) = mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("vkgen-release".into())
+            .spawn(move || {
+                for job in rx {
+                    // SAFETY: the fence belongs to the device, which outlives this thread
+                    // (`vkDestroyDevice` joins it first).
+                    let r = unsafe { fns.wait_for_fences(&[job.fence], true, u64::MAX) };
+                    if let Err(e) = job.signaller.signal() {
+                        log::error!("signalling a release fence failed: {e}");
+                    }
+                    // SAFETY: the same device's fence, which the wait above saw signalled (or the
+                    // device lost), so no batch uses it any more and it can be reset or destroyed.
+                    unsafe {
+                        if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
+                            lock(&pool).push(job.fence);
+                        } else {
+                            fns.destroy_fence(job.fence, None);
+                        }
+                    }
+                }
+            })?;
+        Ok(Self { sender, thread })
+    }
+}
+
+impl AnbDevice {
+    /// An unsignalled fence from the pool, or a new one.
+    fn fence(&self, dev: &HostDevice) -> Result<vk::Fence, vk::Result> {
+        if let Some(f) = lock(&self.fences).pop() {
+            return Ok(f);
+        }
+        let mut export = vk::ExportFenceCreateInfo::default()
+            .handle_types(vk::ExternalFenceHandleTypeFlags::SYNC_FD);
+        let mut ci = vk::FenceCreateInfo::default();
+        if self.fence_fd.is_some() {
+            ci = ci.push_next(&mut export);
+        }
+        // SAFETY: valid create info for a live device.
+        unsafe { dev.fns.create_fence(&ci, None) }
+    }
+
+    /// Signals `semaphore` and/or `fence` from the internal queue.
+    fn signal(&self, dev: &HostDevice, semaphore: vk::Semaphore, fence: vk::Fence) -> vk::Result {
+        let sems = [semaphore];
+        let mut submit = vk::SubmitInfo::default();
+        if semaphore != vk::Semaphore::null() {
+            submit = submit.signal_semaphores(&sems);
+        }
+        let queue = lock(&self.internal_queue);
+        // SAFETY: a queue of the device, used under our lock, with a valid batch.
+        match unsafe { dev.fns.queue_submit(*queue, &[submit], fence) } {
+            Ok(()) => vk::Result::SUCCESS,
+            Err(e) => e,
+        }
+    }
+}
+
+/// `vkBindImageMemory2`: AHardwareBuffer images bound as planned at allocation; a pending swapchain image bound to the native buffer chained to its bind; everything else the host's.
+///
+/// # Safety
+/// The application's valid arguments of `vkBindImageMemory2`.
+pub(super) unsafe fn bind_image_memory2(
+    device: vk::Device,
+    bind_info_count: u32,
+    p_bind_infos: *const vk::BindImageMemoryInfo<'_>,
+) -> vk::Result {
+    let dev = device_or!(device, vk::Result::ERROR_INITIALIZATION_FAILED);
+    // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
+    let all = unsafe { slice(p_bind_infos, bind_info_count) };
+    let rest = match hardware_buffer::bind_images(&dev, all) {
+        Ok(r) => return r,
+        Err(rest) => rest,
+    };
+    let infos = &rest[..];
+    let native = |i: &vk::BindImageMemoryInfo<'_>| {
+        // SAFETY: `i` is one of the application's binds, whose chain is valid for this call.
+        unsafe {
+            find_in_chain::<vk::NativeBufferANDROID>(
+                i.p_next,
+                vk::StructureType::NATIVE_BUFFER_ANDROID,
+            )
+        }
+    };
+    let (Some(anb), true) = (&dev.anb, infos.iter().any(|i| native(i).is_some())) else {
+        // SAFETY: no bind carries a native buffer, so the host's vkBindImageMemory2 gets the
+        // application's binds (less the AHardwareBuffer ones, in `infos`, alive for the call)
+        // unchanged.
+        return unsafe {
+            (dev.fns.fp_v1_1().bind_image_memory2)(device, infos.len() as u32, infos.as_ptr())
+        };
+    };
+    let mut others = Vec::new();
+    let mut chains = Vec::new();
+    for info in infos {
+        match native(info) {
+            Some(nb) => {
+                let raw = vk::Handle::as_raw(info.image);
+                if !matches!(lock(&anb.images).get(&raw), Some(AnbImage::Pending)) {
+                    return vkgen_abi::vk_error!(
+                        vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                        "a VkNativeBufferANDROID bind of {:?}, no pending swapchain image",
+                        info.image
+                    );
+                }
+                // SAFETY: the loader's handle; parsed and dup'ed by the kit.
+                let buffer = match unsafe { native_buffer_of(nb) } {
+                    Ok(b) => b,
+                    Err(e) => return e,
+                };
+                // SAFETY: a pending swapchain image of this device, created importable.
+                match unsafe { bind_native_buffer(&dev, anb, info.image, buffer) } {
+                    Ok(state) => {
+                        lock(&anb.images).insert(raw, state);
+                    }
+                    Err(e) => return e,
+                }
+            }
+            None => {
+                // SAFETY: the application's chain, valid during this call.
+                let chain = unsafe {
+                    ChainEdit::without(
+                        info.p_next,
+                        &[vk::StructureType::BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR],
+                    )
+                };
+                let mut copy = *info;
+                copy.p_next = chain.head();
+                chains.push(chain);
+                others.push(copy);
+            }
+        }
+    }
+    if others.is_empty() {
+        return vk::Result::SUCCESS;
+    }
+    // SAFETY: the host's vkBindImageMemory2 on its own device with the application's other binds,
+    // whose edited chains (`chains`) live until after the call.
+    let r = unsafe {
+        (dev.fns.fp_v1_1().bind_image_memory2)(device, others.len() as u32, others.as_ptr())
+    };
+    drop(chains);
+    r
 }

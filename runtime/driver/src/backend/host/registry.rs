@@ -3,6 +3,39 @@
 
 use super::*;
 
+/// The host device behind `$device`; for a handle this driver never made (or already
+/// destroyed), `return`s `$err`, the command's failure result, logged where it is made.
+macro_rules! device_or {
+    ($device:expr, $err:expr) => {
+        match device_of($device) {
+            Some(dev) => dev,
+            None => {
+                return vkgen_abi::vk_error!(
+                    $err,
+                    "{:?} is no live device of the host driver",
+                    $device
+                )
+            }
+        }
+    };
+}
+
+/// The host instance of `$physical_device`, as [`device_or`] for devices.
+macro_rules! instance_or {
+    ($physical_device:expr, $err:expr) => {
+        match instance_of($physical_device) {
+            Some(inst) => inst,
+            None => {
+                return vkgen_abi::vk_error!(
+                    $err,
+                    "{:?} is no physical device of a host instance",
+                    $physical_device
+                )
+            }
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bookkeeping
 
@@ -110,7 +143,7 @@ pub(super) unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     if p.is_null() || n == 0 {
         &[]
     } else {
-        // SAFETY: caller contract.
+        // SAFETY: `p` is non-null here and valid for `n` reads (this function's contract).
         unsafe { std::slice::from_raw_parts(p, n as usize) }
     }
 }
@@ -124,11 +157,26 @@ pub(super) unsafe fn device_extensions(
     pd: vk::PhysicalDevice,
 ) -> Vec<vk::ExtensionProperties> {
     let f = inst.fns.fp_v1_0().enumerate_device_extension_properties;
-    // SAFETY: caller contract; the ICD's count is not trusted.
+    // SAFETY: `pd` belongs to `inst` (this function's contract), so the instance's own query takes
+    // it; `bounded_enumerate` does not trust the ICD's count.
     bounded_enumerate(|n, p| unsafe { f(pd, ptr::null(), n, p) }).unwrap_or_default()
 }
 
 pub(super) fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
     list.iter()
         .any(|e| cstr_from_array(&e.extension_name) == name.to_bytes())
+}
+
+/// Makes the queue the host wrote to `p_queue` (if any) one of `dev`'s, so that submissions
+/// to it find their device.
+///
+/// # Safety
+/// `p_queue` is null or valid for a read.
+pub(super) unsafe fn note_queue(dev: Arc<HostDevice>, p_queue: *const vk::Queue) {
+    // SAFETY: null or valid for a read (the caller's promise); `as_ref` skips null.
+    if let Some(&q) = unsafe { p_queue.as_ref() } {
+        if q != vk::Queue::null() {
+            registry_mut().queues.insert(vk::Handle::as_raw(q), dev);
+        }
+    }
 }

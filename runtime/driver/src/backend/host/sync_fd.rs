@@ -55,8 +55,11 @@ use vkgen_generated::vk;
 
 use super::sync_waiter::{HostSide, Job, Waiter};
 use super::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
-use crate::sync_fd::{FenceSignaller, NativeFence};
+use crate::sync_fd::{FenceError, FenceSignaller, NativeFence};
 use crate::util::{find_in_chain, ChainEdit};
+
+mod submit;
+pub(super) use submit::{forget_device, note_host_submit, queue_submit, queue_submit2};
 
 pub(super) const SEMAPHORE_FD_NAME: &CStr = c"VK_KHR_external_semaphore_fd";
 pub(super) const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
@@ -106,7 +109,8 @@ pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::Exte
 /// # Safety
 /// `p_next` is a valid create-info chain.
 pub(super) unsafe fn with_timeline_feature(p_next: *const std::ffi::c_void) -> Box<TimelineChain> {
-    // SAFETY: valid chain per the contract.
+    // SAFETY: `p_next` is a valid create-info chain (this function's contract), so each structure
+    // found by its sType is that structure; both are copied out.
     let (v12, tl) = unsafe {
         (
             find_in_chain::<vk::PhysicalDeviceVulkan12Features<'_>>(
@@ -121,7 +125,9 @@ pub(super) unsafe fn with_timeline_feature(p_next: *const std::ffi::c_void) -> B
             .copied(),
         )
     };
-    // SAFETY: as above.
+    // SAFETY: the same valid chain, the application's create info's, which outlives the
+    // returned owner (the caller drops it right after the host's vkCreateDevice) and which no
+    // one else walks during that call.
     let chain = unsafe {
         ChainEdit::without(
             p_next,
@@ -212,7 +218,8 @@ impl SyncEmulation {
             gates: gates.clone(),
         });
         let Some(waiter) = waiter else {
-            // SAFETY: created above, unused.
+            // SAFETY: the tracker semaphore created just above on this device, never handed out nor
+            // used by a batch.
             unsafe { fns.destroy_semaphore(tracker, None) };
             return None;
         };
@@ -258,7 +265,8 @@ pub(super) unsafe fn create_semaphore(
     out: *mut vk::Semaphore,
 ) -> Option<vk::Result> {
     let (sync, _) = emulation(dev)?;
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (the
+    // caller's promise), so a structure found by its sType is that structure.
     let timeline = unsafe {
         find_in_chain::<vk::SemaphoreTypeCreateInfo<'_>>(
             ci.p_next,
@@ -266,7 +274,7 @@ pub(super) unsafe fn create_semaphore(
         )
     }
     .is_some_and(|t| t.semaphore_type == vk::SemaphoreType::TIMELINE);
-    // SAFETY: valid chain.
+    // SAFETY: the same application chain, valid for this call.
     let exportable = unsafe {
         find_in_chain::<vk::ExportSemaphoreCreateInfo<'_>>(
             ci.p_next,
@@ -277,7 +285,7 @@ pub(super) unsafe fn create_semaphore(
         e.handle_types
             .contains(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD)
     });
-    // SAFETY: valid chain.
+    // SAFETY: the same application chain, valid for this call.
     let other_types = unsafe {
         find_in_chain::<vk::ExportSemaphoreCreateInfo<'_>>(
             ci.p_next,
@@ -313,7 +321,8 @@ pub(super) unsafe fn create_semaphore(
     // SAFETY: the host's function with a valid create info.
     let r = unsafe { (dev.fns.fp_v1_0().create_semaphore)(dev.handle, &ci2, p_allocator, out) };
     if r == vk::Result::SUCCESS {
-        // SAFETY: written on success.
+        // SAFETY: the host's vkCreateSemaphore succeeded, so it wrote a handle through the
+        // application's valid `out`.
         let raw = vk::Handle::as_raw(unsafe { *out });
         if timeline {
             lock(&sync.timeline_semaphores).insert(raw);
@@ -335,7 +344,8 @@ pub(super) unsafe fn create_fence(
     out: *mut vk::Fence,
 ) -> Option<vk::Result> {
     emulation(dev)?;
-    // SAFETY: valid chain.
+    // SAFETY: `ci` is the application's create info, whose chain is valid for this call (the
+    // caller's promise), so a structure found by its sType is that structure.
     let other_types = unsafe {
         find_in_chain::<vk::ExportFenceCreateInfo<'_>>(
             ci.p_next,
@@ -463,26 +473,49 @@ pub(super) fn get_semaphore_fd(
     dev: &HostDevice,
     info: &vk::SemaphoreGetFdInfoKHR<'_>,
 ) -> Result<NativeFence, vk::Result> {
-    let (sync, _) = emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let (sync, _) = emulation(dev).ok_or_else(|| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetSemaphoreFdKHR: the device does not emulate SYNC_FD"
+        )
+    })?;
     if info.handle_type != vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetSemaphoreFdKHR: handle type {:?} is not SYNC_FD",
+            info.handle_type
+        ));
     }
     let value = {
         let mut exportable = lock(&sync.exportable);
         let Some(entry) = exportable.get_mut(&vk::Handle::as_raw(info.semaphore)) else {
-            // Not created exportable (or a timeline semaphore).
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "vkGetSemaphoreFdKHR: {:?} was not created exportable (or is a timeline)",
+                info.semaphore
+            ));
         };
         entry.1 = true;
         entry.0
     };
-    let signaller = FenceSignaller::new().map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
-    let fd = signaller
-        .fd()
-        .map_err(|_| vk::Result::ERROR_TOO_MANY_OBJECTS)?;
+    // Out of descriptors is what an eventfd that cannot be made or duplicated means here, so
+    // both answer `VK_ERROR_TOO_MANY_OBJECTS` rather than `map_fence_err`'s memory error.
+    let no_fd = |e: FenceError| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_TOO_MANY_OBJECTS,
+            "vkGetSemaphoreFdKHR: {e}"
+        )
+    };
+    let signaller = FenceSignaller::new().map_err(no_fd)?;
+    let fd = signaller.fd().map_err(no_fd)?;
     sync.waiter
         .submit(Job::Export { value, signaller })
-        .map_err(|_| vk::Result::ERROR_OUT_OF_HOST_MEMORY)?;
+        .map_err(|_| {
+            vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "vkGetSemaphoreFdKHR: the waiter thread is gone"
+            )
+        })?;
     Ok(NativeFence::from_fd(fd))
 }
 
@@ -532,9 +565,18 @@ pub(super) fn get_fence_fd(
     dev: &HostDevice,
     info: &vk::FenceGetFdInfoKHR<'_>,
 ) -> Result<NativeFence, vk::Result> {
-    let (sync, _) = emulation(dev).ok_or(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE)?;
+    let (sync, _) = emulation(dev).ok_or_else(|| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetFenceFdKHR: the device does not emulate SYNC_FD"
+        )
+    })?;
     if info.handle_type != vk::ExternalFenceHandleTypeFlags::SYNC_FD {
-        return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "vkGetFenceFdKHR: handle type {:?} is not SYNC_FD",
+            info.handle_type
+        ));
     }
     let raw = vk::Handle::as_raw(info.fence);
     // SAFETY: a fence of the device.
@@ -546,8 +588,10 @@ pub(super) fn get_fence_fd(
         }
         vk::Result::NOT_READY => {
             // Neither signalled nor submitted: invalid usage, and a wait would never end.
-            log::warn!("vkGetFenceFdKHR: the fence is unsignalled and no batch signals it");
-            return Err(vk::Result::ERROR_INVALID_EXTERNAL_HANDLE);
+            return Err(vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "vkGetFenceFdKHR: the fence is unsignalled and no batch signals it"
+            ));
         }
         e => return Err(e),
     }
@@ -608,23 +652,39 @@ fn take_gate(dev: &HostDevice, sync: &SyncEmulation) -> Result<(vk::Semaphore, u
 /// thread polls a duplicate); on failure it stays the caller's.
 pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
     let Some((sync, anb)) = emulation(dev) else {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "SYNC_FD import: the device does not emulate SYNC_FD"
+        );
     };
     if let Target::Semaphore(s) = target {
         if lock(&sync.timeline_semaphores).contains(&vk::Handle::as_raw(s)) {
-            return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "SYNC_FD import into timeline semaphore {s:?}"
+            );
         }
     }
     if fd >= 0 && !is_sync_file(fd) {
-        return vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+        return vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "SYNC_FD import: fd {fd} is neither a sync file nor an eventfd"
+        );
     }
     // `-1` is already signalled: the tracker at 0 stands for it (a wait on it returns at once).
     let mut gate = (sync.tracker, 0);
     if fd >= 0 {
         // SAFETY: checked open above; only duplicated.
         let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-        let Ok(dup) = borrowed.try_clone_to_owned() else {
-            return vk::Result::ERROR_TOO_MANY_OBJECTS;
+        let dup = match borrowed.try_clone_to_owned() {
+            Ok(dup) => dup,
+            Err(e) => {
+                return vkgen_abi::error::map_io_err(
+                    "SYNC_FD import: duplicating the fd",
+                    &e,
+                    vk::Result::ERROR_TOO_MANY_OBJECTS,
+                )
+            }
         };
         let (g, v) = match take_gate(dev, sync) {
             Ok(g) => g,
@@ -637,7 +697,10 @@ pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
         };
         if sync.waiter.submit(job).is_err() {
             lock(&sync.gates).push((g, v));
-            return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+            return vkgen_abi::vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "SYNC_FD import: the waiter thread is gone"
+            );
         }
         gate = (g, v + 1);
     }
@@ -686,246 +749,6 @@ pub(super) fn sync_fd_features() -> (
     )
 }
 
-/// Devices with the emulation on: while there are none, submissions skip the lookup.
-static EMULATING: AtomicUsize = AtomicUsize::new(0);
-/// Each slot's host `vkQueueSubmit` / `vkQueueSubmit2` (an ICD's entry points dispatch on the
-/// queue, so any device of that ICD serves every queue of it).
-type HostSubmit = (vk::PFN_vkQueueSubmit, Option<vk::PFN_vkQueueSubmit2>);
-static HOST_SUBMIT: [OnceLock<HostSubmit>; super::ADAPTER_SLOTS + 1] =
-    [const { OnceLock::new() }; super::ADAPTER_SLOTS + 1];
-
-/// Remembers the host's submit functions (every device creation).
-pub(super) fn note_host_submit(dev: &HostDevice) {
-    let submit2 = {
-        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-        let f = unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2".as_ptr()) }
-            // SAFETY: as above.
-            .or_else(|| unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2KHR".as_ptr()) });
-        // SAFETY: the host's vkQueueSubmit2, which has this type.
-        f.map(|f| unsafe {
-            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkQueueSubmit2>(f)
-        })
-    };
-    let _ = HOST_SUBMIT[dev.instance.slot].set((dev.fns.fp_v1_0().queue_submit, submit2));
-    if dev.sync.is_some() {
-        EMULATING.fetch_add(1, Ordering::AcqRel);
-    }
-}
-
-/// Undoes [`note_host_submit`]'s count.
-pub(super) fn forget_device(dev: &HostDevice) {
-    if dev.sync.is_some() {
-        EMULATING.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// The device to rewrite for, if `queue`'s emulates.
-fn emulating_device(queue: vk::Queue) -> Option<Arc<HostDevice>> {
-    if EMULATING.load(Ordering::Acquire) == 0 {
-        return None;
-    }
-    device_of_queue(queue).filter(|d| d.sync.is_some())
-}
-
-/// Remembers that a batch signals `fence` (see [`SyncEmulation::pending_fences`]).
-fn note_pending_fence(sync: &SyncEmulation, fence: vk::Fence) {
-    if fence != vk::Fence::null() {
-        lock(&sync.pending_fences).insert(vk::Handle::as_raw(fence));
-    }
-}
-
-/// `vkQueueSubmit`: see the module docs.
-///
-/// # Safety
-/// The application's valid arguments.
-pub(super) unsafe fn queue_submit(
-    slot: usize,
-    queue: vk::Queue,
-    count: u32,
-    p_submits: *const vk::SubmitInfo<'_>,
-    fence: vk::Fence,
-) -> vk::Result {
-    let Some(dev) = emulating_device(queue) else {
-        return match HOST_SUBMIT[slot].get() {
-            // SAFETY: forwarded to the host.
-            Some((f, _)) => unsafe { f(queue, count, p_submits, fence) },
-            None => vk::Result::ERROR_DEVICE_LOST,
-        };
-    };
-    let Some(sync) = dev.sync.as_ref() else {
-        return vk::Result::ERROR_DEVICE_LOST;
-    };
-    note_pending_fence(sync, fence);
-    // SAFETY: `pSubmits` holds `count` valid batches.
-    let batches = unsafe { super::slice(p_submits, count) };
-    let stage2 =
-        |s: vk::PipelineStageFlags| vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()));
-    let stage1 = |s: vk::PipelineStageFlags2| vk::PipelineStageFlags::from_raw(s.as_raw() as u32);
-    struct Batch {
-        waits: Vec<vk::Semaphore>,
-        wait_values: Vec<u64>,
-        stages: Vec<vk::PipelineStageFlags>,
-        signals: Vec<vk::Semaphore>,
-        signal_values: Vec<u64>,
-        chain: ChainEdit,
-    }
-    let mut built = Vec::with_capacity(batches.len());
-    for b in batches {
-        // SAFETY: a valid batch: arrays of the stated lengths and a valid chain.
-        let (wsems, wstages, ssems, tl) = unsafe {
-            (
-                super::slice(b.p_wait_semaphores, b.wait_semaphore_count),
-                super::slice(b.p_wait_dst_stage_mask, b.wait_semaphore_count),
-                super::slice(b.p_signal_semaphores, b.signal_semaphore_count),
-                find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
-                    b.p_next,
-                    vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                ),
-            )
-        };
-        // SAFETY: the timeline values arrays are as long as their counts say.
-        let (wvals, svals) = tl.map_or((&[][..], &[][..]), |t| unsafe {
-            (
-                super::slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
-                super::slice(t.p_signal_semaphore_values, t.signal_semaphore_value_count),
-            )
-        });
-        let mut waits: Vec<_> = wsems
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| {
-                (
-                    s,
-                    wvals.get(i).copied().unwrap_or(0),
-                    stage2(wstages.get(i).copied().unwrap_or_default()),
-                )
-            })
-            .collect();
-        let mut signals: Vec<_> = ssems
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| {
-                (
-                    s,
-                    svals.get(i).copied().unwrap_or(0),
-                    vk::PipelineStageFlags2::ALL_COMMANDS,
-                )
-            })
-            .collect();
-        rewrite_batch(sync, &mut waits, &mut signals);
-        // SAFETY: the application's chain, valid during this call.
-        let chain = unsafe {
-            ChainEdit::without(
-                b.p_next,
-                &[vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO],
-            )
-        };
-        built.push(Batch {
-            waits: waits.iter().map(|w| w.0).collect(),
-            wait_values: waits.iter().map(|w| w.1).collect(),
-            stages: waits.iter().map(|w| stage1(w.2)).collect(),
-            signals: signals.iter().map(|s| s.0).collect(),
-            signal_values: signals.iter().map(|s| s.1).collect(),
-            chain,
-        });
-    }
-    let timelines: Vec<vk::TimelineSemaphoreSubmitInfo<'_>> = built
-        .iter()
-        .map(|b| {
-            vk::TimelineSemaphoreSubmitInfo {
-                p_next: b.chain.head(),
-                ..Default::default()
-            }
-            .wait_semaphore_values(&b.wait_values)
-            .signal_semaphore_values(&b.signal_values)
-        })
-        .collect();
-    let submits: Vec<vk::SubmitInfo<'_>> = batches
-        .iter()
-        .zip(&built)
-        .zip(&timelines)
-        .map(|((orig, b), tl)| {
-            let mut s = *orig;
-            s.p_next = ptr::from_ref(tl).cast();
-            s.wait_semaphore_count = b.waits.len() as u32;
-            s.p_wait_semaphores = b.waits.as_ptr();
-            s.p_wait_dst_stage_mask = b.stages.as_ptr();
-            s.signal_semaphore_count = b.signals.len() as u32;
-            s.p_signal_semaphores = b.signals.as_ptr();
-            s
-        })
-        .collect();
-    // SAFETY: the host's vkQueueSubmit with the rewritten batches (storage outlives the call).
-    unsafe {
-        (dev.fns.fp_v1_0().queue_submit)(queue, submits.len() as u32, submits.as_ptr(), fence)
-    }
-}
-
-/// `vkQueueSubmit2`: see the module docs.
-///
-/// # Safety
-/// The application's valid arguments.
-pub(super) unsafe fn queue_submit2(
-    slot: usize,
-    queue: vk::Queue,
-    count: u32,
-    p_submits: *const vk::SubmitInfo2<'_>,
-    fence: vk::Fence,
-) -> vk::Result {
-    let Some(dev) = emulating_device(queue) else {
-        return match HOST_SUBMIT[slot].get() {
-            // SAFETY: forwarded to the host.
-            Some((_, Some(f))) => unsafe { f(queue, count, p_submits, fence) },
-            _ => vk::Result::ERROR_DEVICE_LOST,
-        };
-    };
-    let (Some(sync), Some((_, Some(host)))) = (dev.sync.as_ref(), HOST_SUBMIT[slot].get()) else {
-        return vk::Result::ERROR_DEVICE_LOST;
-    };
-    note_pending_fence(sync, fence);
-    // SAFETY: `pSubmits` holds `count` valid batches.
-    let batches = unsafe { super::slice(p_submits, count) };
-    let mut lists = Vec::with_capacity(batches.len());
-    for b in batches {
-        // SAFETY: arrays of the stated lengths.
-        let (w, sg) = unsafe {
-            (
-                super::slice(b.p_wait_semaphore_infos, b.wait_semaphore_info_count),
-                super::slice(b.p_signal_semaphore_infos, b.signal_semaphore_info_count),
-            )
-        };
-        let mut waits: Vec<_> = w
-            .iter()
-            .map(|i| (i.semaphore, i.value, i.stage_mask))
-            .collect();
-        let mut signals: Vec<_> = sg
-            .iter()
-            .map(|i| (i.semaphore, i.value, i.stage_mask))
-            .collect();
-        rewrite_batch(sync, &mut waits, &mut signals);
-        let to_infos = |v: Vec<(vk::Semaphore, u64, vk::PipelineStageFlags2)>| -> Vec<vk::SemaphoreSubmitInfo<'static>> {
-            v.into_iter()
-                .map(|(s, value, stage)| vk::SemaphoreSubmitInfo::default().semaphore(s).value(value).stage_mask(stage))
-                .collect()
-        };
-        lists.push((to_infos(waits), to_infos(signals)));
-    }
-    let submits: Vec<vk::SubmitInfo2<'_>> = batches
-        .iter()
-        .zip(&lists)
-        .map(|(orig, (w, s))| {
-            let mut b = *orig;
-            b.wait_semaphore_info_count = w.len() as u32;
-            b.p_wait_semaphore_infos = w.as_ptr();
-            b.signal_semaphore_info_count = s.len() as u32;
-            b.p_signal_semaphore_infos = s.as_ptr();
-            b
-        })
-        .collect();
-    // SAFETY: the host's vkQueueSubmit2 with the rewritten batches (storage outlives the call).
-    unsafe { host(queue, submits.len() as u32, submits.as_ptr(), fence) }
-}
-
 /// Whether the host's own `SYNC_FD` works on `device` (created with the fd extensions the
 /// application enabled). NVIDIA lists both extensions and reports the handle type, yet where the
 /// kernel has no sync-file support (no `nvidia-drm`, as in our GPU VM) an exportable semaphore
@@ -958,7 +781,8 @@ pub(super) unsafe fn host_sync_fd_works(
         let mut export = vk::ExportSemaphoreCreateInfo::default()
             .handle_types(vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD);
         let ci = vk::SemaphoreCreateInfo::default().push_next(&mut export);
-        // SAFETY: valid create info.
+        // SAFETY: the probe's own create info, chaining `export` on this stack frame, for the live
+        // new device.
         let Ok(s) = (unsafe { fns.create_semaphore(&ci, None) }) else {
             return false;
         };
@@ -981,7 +805,8 @@ pub(super) unsafe fn host_sync_fd_works(
             ok
         };
         if fd >= 0 {
-            // SAFETY: the export's fd, ours.
+            // SAFETY: `fd` is the new sync file the host exported to us just above, owned by nobody
+            // else.
             drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
         }
         if !ok {
@@ -1001,7 +826,8 @@ pub(super) unsafe fn host_sync_fd_works(
         let ci = vk::FenceCreateInfo::default()
             .flags(vk::FenceCreateFlags::SIGNALED)
             .push_next(&mut export);
-        // SAFETY: valid create info.
+        // SAFETY: the probe's own create info, chaining `export` on this stack frame, for the live
+        // new device.
         let Ok(f) = (unsafe { fns.create_fence(&ci, None) }) else {
             return false;
         };
@@ -1016,7 +842,8 @@ pub(super) unsafe fn host_sync_fd_works(
             ok
         };
         if fd >= 0 {
-            // SAFETY: the export's fd, ours.
+            // SAFETY: `fd` is the new sync file the host exported to us just above, owned by nobody
+            // else.
             drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
         }
         if !ok {

@@ -18,14 +18,20 @@ pub unsafe extern "system" fn create_device<D: Kit>(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: a live physical-device handle per valid usage.
+            // SAFETY: `physical_device` is a handle this driver enumerated (vkCreateDevice's valid
+            // usage); `from_handle` checks its signature.
             let Some(pd) = (unsafe { PhysicalDevice::<D>::from_handle(physical_device) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "vkCreateDevice: {physical_device:?} is no physical device of this driver"
+                );
             };
-            // SAFETY: forwarded arguments.
+            // SAFETY: the application's vkCreateDevice create info and allocator, unchanged, for
+            // `create_device_impl`, whose contract is the command's; `pd` was checked just above.
             match unsafe { create_device_impl::<D>(pd, p_create_info, p_allocator) } {
                 Ok(handle) => {
-                    // SAFETY: a valid output pointer per valid usage.
+                    // SAFETY: `pDevice` is the application's output pointer, valid for a write
+                    // (vkCreateDevice's valid usage).
                     unsafe { *p_device = handle };
                     vk::Result::SUCCESS
                 }
@@ -41,20 +47,23 @@ unsafe fn create_device_impl<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<vk::Device, vk::Result> {
     let instance = pd.instance();
+    // Every refusal is made here: logged, and told to the application's debug messengers.
     let refuse = |r: vk::Result, why: &str| {
-        log::warn!("vkCreateDevice: {why}");
         let msg = CString::new(format!("vkCreateDevice: {why}")).unwrap_or_default();
         instance.log(
             Severity::Error,
             (vk::ObjectType::PHYSICAL_DEVICE, pd.raw_handle()),
             &msg,
         );
-        r
+        vkgen_abi::vk_error!(r, "vkCreateDevice: {why}")
     };
-    // SAFETY: valid create info per valid usage.
-    let ci = unsafe { p_create_info.as_ref() }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    // SAFETY: `p_create_info` is the application's pointer, null or valid for this call; null is
+    // refused.
+    let ci = unsafe { p_create_info.as_ref() }
+        .ok_or_else(|| refuse(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info"))?;
     let mut queues = Vec::new();
-    // SAFETY: `pQueueCreateInfos` holds `queueCreateInfoCount` structures.
+    // SAFETY: `ci` is the application's create info (checked non-null above), whose
+    // `pQueueCreateInfos` holds `queueCreateInfoCount` structures; `slice` takes null as empty.
     for q in unsafe { slice(ci.p_queue_create_infos, ci.queue_create_info_count) } {
         let fam = pd.queue_families.get(q.queue_family_index as usize);
         if q.queue_count == 0 || fam.is_none_or(|f| q.queue_count > f.queue_count) {
@@ -81,7 +90,8 @@ unsafe fn create_device_impl<D: Kit>(
         )
     }
     .map_err(|e| refuse(e.result(), &e.to_string()))?;
-    // SAFETY: valid create info per valid usage.
+    // SAFETY: `p_create_info` was read just above, so it is non-null and valid with its chain for
+    // this call, which is what the feature walk reads.
     let features = unsafe { Features::from_device_create_info(p_create_info) };
     if let Some(missing) = pd.features.first_missing(&features) {
         return Err(refuse(
@@ -167,7 +177,8 @@ pub unsafe extern "system" fn get_device_queue<D: Kit>(
         queue_index: index,
         ..Default::default()
     };
-    // SAFETY: forwarded arguments.
+    // SAFETY: `device` and `p_queue` are the application's vkGetDeviceQueue arguments, unchanged;
+    // `info` lives on this stack frame for the call.
     unsafe { get_device_queue2::<D>(device, &info, p_queue) }
 }
 
@@ -178,7 +189,8 @@ pub unsafe extern "system" fn get_device_queue2<D: Kit>(
     p_queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue2", (), || {
-        // SAFETY: live handle and valid info per valid usage.
+        // SAFETY: `device` is a live device of this driver (vkGetDeviceQueue2's valid usage) and
+        // `from_handle` checks its signature; `pQueueInfo` is null or valid for this call.
         let (Some(dev), Some(info)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
             p_queue_info.as_ref()
         }) else {
@@ -187,7 +199,7 @@ pub unsafe extern "system" fn get_device_queue2<D: Kit>(
         let q = dev
             .queue(info.queue_family_index, info.queue_index, info.flags)
             .map_or(vk::Queue::null(), |q| q.handle());
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `pQueue` is the application's output pointer, null or valid for a write.
         if let Some(out) = unsafe { p_queue.as_mut() } {
             *out = q;
         }

@@ -16,7 +16,8 @@ pub unsafe extern "system" fn enumerate_instance_version<D: Kit>(
         "vkEnumerateInstanceVersion",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: a valid output pointer per valid usage (null tolerated).
+            // SAFETY: `p_api_version` is the application's vkEnumerateInstanceVersion output, null
+            // or valid for one write; `as_mut` skips a null one.
             if let Some(v) = unsafe { p_api_version.as_mut() } {
                 *v = D::instance_version();
             }
@@ -41,9 +42,14 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties<D: Kit>(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             if !p_layer_name.is_null() {
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
+                    "vkEnumerateInstanceExtensionProperties: a driver has no layers"
+                );
             }
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: `p_property_count` and `p_properties` are the application's two-call idiom
+            // pointers of vkEnumerateInstanceExtensionProperties, null or valid for
+            // `*p_property_count` elements.
             unsafe { instance_extensions::<D>().write_properties(p_property_count, p_properties) }
         },
     )
@@ -54,7 +60,8 @@ pub unsafe extern "system" fn enumerate_instance_layer_properties<D: Kit>(
     p_property_count: *mut u32,
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_property_count` and `p_properties` are the application's two-call idiom pointers
+    // of vkEnumerateInstanceLayerProperties, null or valid; no layers are written.
     guard(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -72,10 +79,12 @@ pub unsafe extern "system" fn create_instance<D: Kit>(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: forwarded arguments.
+            // SAFETY: the application's vkCreateInstance create info and allocator, unchanged, for
+            // `create_instance_impl`, whose contract is the command's.
             match unsafe { create_instance_impl::<D>(p_create_info, p_allocator) } {
                 Ok(handle) => {
-                    // SAFETY: a valid output pointer per valid usage.
+                    // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for
+                    // a write.
                     unsafe { *p_instance = handle };
                     vk::Result::SUCCESS
                 }
@@ -89,12 +98,22 @@ unsafe fn create_instance_impl<D: Kit>(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<vk::Instance, vk::Result> {
-    // SAFETY: valid create info per valid usage.
-    let ci = unsafe { p_create_info.as_ref() }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+    // SAFETY: `p_create_info` is the application's vkCreateInstance create info, null or valid for
+    // this call; null is refused.
+    let ci = unsafe { p_create_info.as_ref() }.ok_or_else(|| {
+        vkgen_abi::vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "vkCreateInstance without a create info"
+        )
+    })?;
     if ci.enabled_layer_count > 0 {
-        return Err(vk::Result::ERROR_LAYER_NOT_PRESENT);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_LAYER_NOT_PRESENT,
+            "vkCreateInstance: {} layer(s) asked of a driver, which has none",
+            ci.enabled_layer_count
+        ));
     }
-    // SAFETY: as above.
+    // SAFETY: `pApplicationInfo` of that create info, null or valid for this call.
     let app = unsafe { ci.p_application_info.as_ref() };
     let api_version = app
         .map(|a| a.api_version)
@@ -105,7 +124,12 @@ unsafe fn create_instance_impl<D: Kit>(
         && vk::api_version_major(D::instance_version()) == 1
         && vk::api_version_minor(api_version) > 0
     {
-        return Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+            "vkCreateInstance: a 1.0 driver asked for apiVersion {}.{}",
+            vk::api_version_major(api_version),
+            vk::api_version_minor(api_version)
+        ));
     }
     // SAFETY: `ppEnabledExtensionNames` holds `enabledExtensionCount` C strings.
     let enabled = unsafe {
@@ -118,16 +142,15 @@ unsafe fn create_instance_impl<D: Kit>(
             api_version,
         )
     }
-    .map_err(|e| {
-        log::warn!("vkCreateInstance: {e}");
-        e.result()
-    })?;
+    .map_err(|e| vkgen_abi::vk_error!(e.result(), "vkCreateInstance: {e}"))?;
     let info = InstanceInfo {
         api_version,
-        // SAFETY: C strings per valid usage.
+        // SAFETY: `pApplicationName` of the application's `VkApplicationInfo`: null or a
+        // NUL-terminated string valid for this call; it is copied.
         application_name: app.and_then(|a| unsafe { owned_cstr(a.p_application_name) }),
         application_version: app.map_or(0, |a| a.application_version),
-        // SAFETY: as above.
+        // SAFETY: `pEngineName` of the same `VkApplicationInfo`: null or a NUL-terminated string
+        // valid for this call; it is copied.
         engine_name: app.and_then(|a| unsafe { owned_cstr(a.p_engine_name) }),
         engine_version: app.map_or(0, |a| a.engine_version),
         enabled_extensions: enabled,
@@ -197,13 +220,18 @@ pub unsafe extern "system" fn enumerate_physical_devices<D: Kit>(
         "vkEnumeratePhysicalDevices",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: a live instance handle.
+            // SAFETY: `instance` is a live instance of this driver (the command's valid usage);
+            // `from_handle` checks its signature.
             let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "{instance:?} is no instance of this driver"
+                );
             };
             let list: Vec<vk::PhysicalDevice> =
                 inst.physical_devices().iter().map(|p| p.handle()).collect();
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: `p_count` and `p_devices` are the application's two-call idiom pointers of
+            // vkEnumeratePhysicalDevices, null or valid for `*p_count` elements.
             unsafe { write_array(&list, p_count, p_devices) }
         },
     )
@@ -220,9 +248,13 @@ pub unsafe extern "system" fn enumerate_physical_device_groups<D: Kit>(
         "vkEnumeratePhysicalDeviceGroups",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            // SAFETY: a live instance handle.
+            // SAFETY: `instance` is a live instance of this driver (the command's valid usage);
+            // `from_handle` checks its signature.
             let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "{instance:?} is no instance of this driver"
+                );
             };
             let list = inst.physical_devices();
             // SAFETY: two-call idiom arguments; elements initialised by the application.
@@ -245,7 +277,8 @@ pub unsafe extern "system" fn create_debug_report_callback_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_callback: *mut vk::DebugReportCallbackEXT,
 ) -> vk::Result {
-    // SAFETY: forwarded arguments.
+    // SAFETY: the application's vkCreateDebugReportCallbackEXT arguments, unchanged, for
+    // `add_callback`, whose contract is the command's.
     unsafe {
         add_callback::<D, _, _>(instance, p_create_info, p_callback, |d, ci| {
             d.add_report(ci)
@@ -267,16 +300,22 @@ unsafe fn add_callback<D: Kit, C, H: vk::Handle>(
         concat!(module_path!(), "::add_callback"),
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: live handle and valid create info per valid usage.
+            // SAFETY: `instance` is null or a live instance of this driver (this function's
+            // contract), checked by `from_handle`'s signature test; `ci` is null or the
+            // application's valid create info.
             let (Some(inst), Some(ci)) =
                 (unsafe { Instance::<D>::from_handle(instance) }, unsafe {
                     ci.as_ref()
                 })
             else {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_INITIALIZATION_FAILED,
+                    "debug callback: {instance:?} is no instance of this driver, or no create info"
+                );
             };
             let h = add(&inst.debug, ci);
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `out` is the application's output handle pointer, valid for a write (this
+            // function's contract).
             unsafe { *out = H::from_raw(h) };
             vk::Result::SUCCESS
         },
@@ -290,7 +329,8 @@ pub unsafe extern "system" fn destroy_debug_report_callback_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugReportCallbackEXT", (), || {
-        // SAFETY: a live instance handle.
+        // SAFETY: `instance` is a live instance of this driver (vkDestroyDebugReportCallbackEXT's
+        // valid usage); `from_handle` checks its signature.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             inst.debug.remove_report(vk::Handle::as_raw(callback));
         }
@@ -309,13 +349,16 @@ pub unsafe extern "system" fn debug_report_message_ext<D: Kit>(
     p_message: *const c_char,
 ) {
     guard("vkDebugReportMessageEXT", (), || {
-        // SAFETY: a live instance handle; C strings per valid usage.
+        // SAFETY: `instance` is a live instance of this driver (vkDebugReportMessageEXT's valid
+        // usage), and `from_handle` checks its signature.
         let Some(inst) = (unsafe { Instance::<D>::from_handle(instance) }) else {
             return;
         };
-        // SAFETY: as above.
+        // SAFETY: `p_layer_prefix` is null or the application's NUL-terminated string, valid for
+        // this call; it is copied.
         let prefix = unsafe { owned_cstr(p_layer_prefix) }.unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `p_message` is null or the application's NUL-terminated string, valid for this
+        // call; it is copied.
         let message = unsafe { owned_cstr(p_message) }.unwrap_or_default();
         inst.debug.report(
             flags,
@@ -334,7 +377,8 @@ pub unsafe extern "system" fn create_debug_utils_messenger_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
     p_messenger: *mut vk::DebugUtilsMessengerEXT,
 ) -> vk::Result {
-    // SAFETY: forwarded arguments.
+    // SAFETY: the application's vkCreateDebugUtilsMessengerEXT arguments, unchanged, for
+    // `add_callback`, whose contract is the command's.
     unsafe {
         add_callback::<D, _, _>(instance, p_create_info, p_messenger, |d, ci| {
             d.add_messenger(ci)
@@ -349,7 +393,8 @@ pub unsafe extern "system" fn destroy_debug_utils_messenger_ext<D: Kit>(
     _p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDebugUtilsMessengerEXT", (), || {
-        // SAFETY: a live instance handle.
+        // SAFETY: `instance` is a live instance of this driver (vkDestroyDebugUtilsMessengerEXT's
+        // valid usage); `from_handle` checks its signature.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
             inst.debug.remove_messenger(vk::Handle::as_raw(messenger));
         }
@@ -364,9 +409,11 @@ pub unsafe extern "system" fn submit_debug_utils_message_ext<D: Kit>(
     p_callback_data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
 ) {
     guard("vkSubmitDebugUtilsMessageEXT", (), || {
-        // SAFETY: a live instance handle; valid callback data per valid usage.
+        // SAFETY: `instance` is a live instance of this driver (vkSubmitDebugUtilsMessageEXT's
+        // valid usage), and `from_handle` checks its signature.
         if let Some(inst) = unsafe { Instance::<D>::from_handle(instance) } {
-            // SAFETY: valid callback data per valid usage.
+            // SAFETY: `p_callback_data` is the application's valid
+            // `VkDebugUtilsMessengerCallbackDataEXT` for this call, the structure `submit` reads.
             unsafe { inst.debug.submit(severity, types, p_callback_data) };
         }
     })

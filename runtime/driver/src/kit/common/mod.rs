@@ -148,7 +148,8 @@ pub fn kit_owned(cmd: C) -> bool {
 /// # Safety
 /// `p` is null or a C string.
 unsafe fn owned_cstr(p: *const c_char) -> Option<CString> {
-    // SAFETY: per the caller.
+    // SAFETY: `p` was checked non-null and is a NUL-terminated string (this function's contract);
+    // it is copied before the borrow ends.
     (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_owned())
 }
 

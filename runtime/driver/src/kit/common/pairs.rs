@@ -16,7 +16,8 @@ pub(super) unsafe extern "system" fn features_via_2<D: Kit>(
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_features2(pd, &mut f2) };
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_features` is the application's vkGetPhysicalDeviceFeatures output, null or
+        // valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_features.as_mut() } {
             *out = f2.features;
         }
@@ -32,7 +33,8 @@ pub(super) unsafe extern "system" fn properties_via_2<D: Kit>(
         let mut p2 = vk::PhysicalDeviceProperties2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_properties2(pd, &mut p2) };
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceProperties output, null or
+        // valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = p2.properties;
         }
@@ -50,13 +52,15 @@ pub(super) unsafe extern "system" fn queue_families_via_2<D: Kit>(
         (),
         || {
             if p_properties.is_null() {
-                // SAFETY: forwarded count query.
+                // SAFETY: a count query (null properties): the application's `p_count`, null or
+                // valid, goes to the vendor's hook unchanged.
                 unsafe {
                     D::get_physical_device_queue_family_properties2(pd, p_count, ptr::null_mut())
                 };
                 return;
             }
-            // SAFETY: valid count pointer per valid usage.
+            // SAFETY: `p_count` is the application's vkGetPhysicalDeviceQueueFamilyProperties
+            // input, null or valid for this call (`as_ref` makes null the early return).
             let Some(&n) = (unsafe { p_count.as_ref() }) else {
                 return;
             };
@@ -66,7 +70,8 @@ pub(super) unsafe extern "system" fn queue_families_via_2<D: Kit>(
             // SAFETY: the vendor wrote at most `n` back into `*p_count`; `p_properties` holds `n`.
             let written = unsafe { *p_count }.min(n) as usize;
             for (i, q) in v.iter().take(written).enumerate() {
-                // SAFETY: `i < n`.
+                // SAFETY: `i < written <= n`, and `p_properties` holds `n` elements (checked
+                // non-null above, the application's count).
                 unsafe { *p_properties.add(i) = q.queue_family_properties };
             }
         },
@@ -82,7 +87,8 @@ pub(super) unsafe extern "system" fn memory_via_2<D: Kit>(
         let mut m2 = vk::PhysicalDeviceMemoryProperties2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_memory_properties2(pd, &mut m2) };
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceMemoryProperties output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = m2.memory_properties;
         }
@@ -99,7 +105,8 @@ pub(super) unsafe extern "system" fn format_via_2<D: Kit>(
         let mut f2 = vk::FormatProperties2::default();
         // SAFETY: the vendor's hook with a valid, chain-less structure.
         unsafe { D::get_physical_device_format_properties2(pd, format, &mut f2) };
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceFormatProperties output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = f2.format_properties;
         }
@@ -131,7 +138,8 @@ pub(super) unsafe extern "system" fn image_format_via_2<D: Kit>(
             let mut p2 = vk::ImageFormatProperties2::default();
             // SAFETY: the vendor's hook with valid, chain-less structures.
             let r = unsafe { D::get_physical_device_image_format_properties2(pd, &info, &mut p2) };
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceImageFormatProperties
+            // output, null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 *out = p2.image_format_properties;
             }
@@ -162,7 +170,8 @@ pub(super) unsafe extern "system" fn sparse_format_via_2<D: Kit>(
             ..Default::default()
         };
         if p_properties.is_null() {
-            // SAFETY: forwarded count query.
+            // SAFETY: a count query (null properties): the application's `p_count`, null or valid,
+            // goes to the vendor's hook unchanged; `info` lives on this stack frame.
             unsafe {
                 D::get_physical_device_sparse_image_format_properties2(
                     pd,
@@ -173,7 +182,8 @@ pub(super) unsafe extern "system" fn sparse_format_via_2<D: Kit>(
             };
             return;
         }
-        // SAFETY: valid count pointer per valid usage.
+        // SAFETY: `p_count` is the application's vkGetPhysicalDeviceSparseImageFormatProperties
+        // input, null or valid for this call (`as_ref` makes null the early return).
         let Some(&n) = (unsafe { p_count.as_ref() }) else {
             return;
         };
@@ -190,7 +200,8 @@ pub(super) unsafe extern "system" fn sparse_format_via_2<D: Kit>(
         // SAFETY: at most `n` written; `p_properties` holds `n`.
         let written = unsafe { *p_count }.min(n) as usize;
         for (i, s) in v.iter().take(written).enumerate() {
-            // SAFETY: `i < n`.
+            // SAFETY: `i < written <= n`, and `p_properties` holds `n` elements (checked non-null
+            // above, the application's count).
             unsafe { *p_properties.add(i) = s.properties };
         }
     })
@@ -228,7 +239,8 @@ pub(super) unsafe extern "system" fn bind_buffer_memory2_via_1<D: Kit>(
         concat!(module_path!(), "::bind_buffer_memory2_via_1"),
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: `count` bind infos per valid usage.
+            // SAFETY: `p_infos` holds `count` bind infos (vkBindBufferMemory2's valid usage);
+            // `slice` takes null or zero as empty.
             for b in unsafe { slice(p_infos, count) } {
                 // SAFETY: the vendor's hook with the application's arguments.
                 let r =
@@ -273,7 +285,8 @@ pub(super) unsafe extern "system" fn bind_image_memory2_via_1<D: Kit>(
         concat!(module_path!(), "::bind_image_memory2_via_1"),
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: `count` bind infos per valid usage.
+            // SAFETY: `p_infos` holds `count` bind infos (vkBindImageMemory2's valid usage);
+            // `slice` takes null or zero as empty.
             for b in unsafe { slice(p_infos, count) } {
                 // SAFETY: the vendor's hook with the application's arguments.
                 let r = unsafe { D::bind_image_memory(device, b.image, b.memory, b.memory_offset) };
@@ -303,7 +316,8 @@ pub(super) unsafe extern "system" fn buffer_requirements_via_2<D: Kit>(
             let mut r2 = vk::MemoryRequirements2::default();
             // SAFETY: the vendor's hook with valid structures.
             unsafe { D::get_buffer_memory_requirements2(device, &info, &mut r2) };
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_requirements` is the application's vkGetBufferMemoryRequirements output,
+            // null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_requirements.as_mut() } {
                 *out = r2.memory_requirements;
             }
@@ -321,7 +335,10 @@ pub(super) unsafe extern "system" fn buffer_requirements2_via_1<D: Kit>(
         concat!(module_path!(), "::buffer_requirements2_via_1"),
         (),
         || {
-            // SAFETY: valid input and output per valid usage.
+            // SAFETY: `p_info` is the application's vkGetBufferMemoryRequirements2 input, null or
+            // valid for this call (`as_ref` makes null the early return); `p_requirements` is the
+            // application's vkGetBufferMemoryRequirements2 output, null or valid for one write
+            // (`as_mut` skips null).
             let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe {
                 p_requirements.as_mut()
             }) else {
@@ -331,7 +348,9 @@ pub(super) unsafe extern "system" fn buffer_requirements2_via_1<D: Kit>(
             unsafe {
                 D::get_buffer_memory_requirements(device, info.buffer, &mut out.memory_requirements)
             };
-            // SAFETY: a valid output chain.
+            // SAFETY: `out` is the application's `VkMemoryRequirements2` with its output chain,
+            // valid for this call; `no_dedicated` writes only `VkMemoryDedicatedRequirements` in
+            // it.
             unsafe { no_dedicated(out.p_next) };
         },
     )
@@ -354,7 +373,8 @@ pub(super) unsafe extern "system" fn image_requirements_via_2<D: Kit>(
             let mut r2 = vk::MemoryRequirements2::default();
             // SAFETY: the vendor's hook with valid structures.
             unsafe { D::get_image_memory_requirements2(device, &info, &mut r2) };
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_requirements` is the application's vkGetImageMemoryRequirements output,
+            // null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_requirements.as_mut() } {
                 *out = r2.memory_requirements;
             }
@@ -372,7 +392,10 @@ pub(super) unsafe extern "system" fn image_requirements2_via_1<D: Kit>(
         concat!(module_path!(), "::image_requirements2_via_1"),
         (),
         || {
-            // SAFETY: valid input and output per valid usage.
+            // SAFETY: `p_info` is the application's vkGetImageMemoryRequirements2 input, null or
+            // valid for this call (`as_ref` makes null the early return); `p_requirements` is the
+            // application's vkGetImageMemoryRequirements2 output, null or valid for one write
+            // (`as_mut` skips null).
             let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe {
                 p_requirements.as_mut()
             }) else {
@@ -382,7 +405,9 @@ pub(super) unsafe extern "system" fn image_requirements2_via_1<D: Kit>(
             unsafe {
                 D::get_image_memory_requirements(device, info.image, &mut out.memory_requirements)
             };
-            // SAFETY: a valid output chain.
+            // SAFETY: `out` is the application's `VkMemoryRequirements2` with its output chain,
+            // valid for this call; `no_dedicated` writes only `VkMemoryDedicatedRequirements` in
+            // it.
             unsafe { no_dedicated(out.p_next) };
         },
     )
@@ -421,7 +446,8 @@ pub(super) unsafe extern "system" fn sparse_requirements_via_2<D: Kit>(
                 ..Default::default()
             };
             if p_requirements.is_null() {
-                // SAFETY: forwarded count query.
+                // SAFETY: a count query (null requirements): the application's `p_count`, null or
+                // valid, goes to the vendor's hook unchanged; `info` lives on this stack frame.
                 unsafe {
                     D::get_image_sparse_memory_requirements2(
                         device,
@@ -432,7 +458,8 @@ pub(super) unsafe extern "system" fn sparse_requirements_via_2<D: Kit>(
                 };
                 return;
             }
-            // SAFETY: valid count pointer per valid usage.
+            // SAFETY: `p_count` is the application's vkGetImageSparseMemoryRequirements input, null
+            // or valid for this call (`as_ref` makes null the early return).
             let Some(&n) = (unsafe { p_count.as_ref() }) else {
                 return;
             };
@@ -444,7 +471,8 @@ pub(super) unsafe extern "system" fn sparse_requirements_via_2<D: Kit>(
             // SAFETY: at most `n` written; `p_requirements` holds `n`.
             let written = unsafe { *p_count }.min(n) as usize;
             for (i, s) in v.iter().take(written).enumerate() {
-                // SAFETY: `i < n`.
+                // SAFETY: `i < written <= n`, and `p_requirements` holds `n` elements (checked
+                // non-null above, the application's count).
                 unsafe { *p_requirements.add(i) = s.memory_requirements };
             }
         },
@@ -462,12 +490,14 @@ pub(super) unsafe extern "system" fn sparse_requirements2_via_1<D: Kit>(
         concat!(module_path!(), "::sparse_requirements2_via_1"),
         (),
         || {
-            // SAFETY: valid input per valid usage.
+            // SAFETY: `p_info` is the application's vkGetImageSparseMemoryRequirements2 input, null
+            // or valid for this call (`as_ref` makes null the early return).
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return;
             };
             if p_requirements.is_null() {
-                // SAFETY: forwarded count query.
+                // SAFETY: a count query (null requirements): the application's `p_count` and
+                // `info`, both valid for this call, go to the vendor's hook unchanged.
                 unsafe {
                     D::get_image_sparse_memory_requirements(
                         device,
@@ -478,19 +508,22 @@ pub(super) unsafe extern "system" fn sparse_requirements2_via_1<D: Kit>(
                 };
                 return;
             }
-            // SAFETY: valid count pointer per valid usage.
+            // SAFETY: `p_count` is the application's vkGetImageSparseMemoryRequirements2 input,
+            // null or valid for this call (`as_ref` makes null the early return).
             let Some(&n) = (unsafe { p_count.as_ref() }) else {
                 return;
             };
             let mut v = vec![vk::SparseImageMemoryRequirements::default(); n as usize];
-            // SAFETY: `v` holds `n` elements.
+            // SAFETY: `v` holds `n` elements and `p_count` (the application's, holding `n`) tells
+            // the vendor so.
             unsafe {
                 D::get_image_sparse_memory_requirements(device, info.image, p_count, v.as_mut_ptr())
             };
             // SAFETY: at most `n` written; `p_requirements` holds `n` initialised structures.
             let written = unsafe { *p_count }.min(n) as usize;
             for (i, s) in v.iter().take(written).enumerate() {
-                // SAFETY: `i < n`.
+                // SAFETY: `i < written <= n`, and `p_requirements` holds `n` initialised structures
+                // (checked non-null above, the application's count).
                 unsafe { (*p_requirements.add(i)).memory_requirements = *s };
             }
         },

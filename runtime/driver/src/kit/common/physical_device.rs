@@ -15,10 +15,15 @@ fn with_pd<D: Kit, R: Copy>(
     f: impl FnOnce(&PhysicalDevice<D>) -> R,
 ) -> R {
     guard(concat!(module_path!(), "::with_pd"), fail, || {
-        // SAFETY: a live physical-device handle per valid usage; bad ones are rejected.
+        // SAFETY: `pd` is a handle this driver enumerated (the calling command's valid usage), and
+        // `from_handle` checks its signature, so a bad one gets `fail`.
         match unsafe { PhysicalDevice::<D>::from_handle(pd) } {
             Some(p) => f(p),
-            None => fail,
+            None => {
+                // The failure result (an error, or nothing for a void query) is made here.
+                log::warn!("{pd:?} is no physical device of this driver");
+                fail
+            }
         }
     })
 }
@@ -28,7 +33,8 @@ pub unsafe extern "system" fn get_physical_device_features<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_features: *mut vk::PhysicalDeviceFeatures,
 ) {
-    // SAFETY: valid output pointer per valid usage.
+    // SAFETY: `p_features` is the application's vkGetPhysicalDeviceFeatures output, null or valid
+    // for one write, which `write_features10` checks for null.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
         p.features.write_features10(p_features)
     })
@@ -39,7 +45,8 @@ pub unsafe extern "system" fn get_physical_device_features2<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
-    // SAFETY: valid output chain per valid usage.
+    // SAFETY: `p_features` is the application's vkGetPhysicalDeviceFeatures2 output chain, null or
+    // valid for this call, which `write_chain` walks.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
         p.features.write_chain(p_features)
     })
@@ -51,7 +58,8 @@ pub unsafe extern "system" fn get_physical_device_properties<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceProperties output, null or
+        // valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = p.properties.properties10();
         }
@@ -63,7 +71,8 @@ pub unsafe extern "system" fn get_physical_device_properties2<D: Kit>(
     physical_device: vk::PhysicalDevice,
     p_properties: *mut vk::PhysicalDeviceProperties2<'_>,
 ) {
-    // SAFETY: valid output chain per valid usage.
+    // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceProperties2 output chain, null
+    // or valid for this call, which `write_chain` walks.
     with_pd::<D, _>(physical_device, (), |p| unsafe {
         p.properties.write_chain(p_properties);
         if let Some(out) = p_properties.as_mut() {
@@ -89,7 +98,8 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties<D: Kit
     p_properties: *mut vk::QueueFamilyProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: two-call idiom arguments.
+        // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+        // vkGetPhysicalDeviceQueueFamilyProperties, null or valid for `*p_count` elements.
         let _ = unsafe { write_array(&p.queue_families, p_count, p_properties) };
     })
 }
@@ -117,7 +127,8 @@ pub unsafe extern "system" fn get_physical_device_memory_properties<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceMemoryProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceMemoryProperties output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = p.memory;
         }
@@ -130,7 +141,8 @@ pub unsafe extern "system" fn get_physical_device_memory_properties2<D: Kit>(
     p_properties: *mut vk::PhysicalDeviceMemoryProperties2<'_>,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceMemoryProperties2 output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.memory_properties = p.memory;
             // SAFETY: the application's valid output chain (VUID-VkPhysicalDeviceMemoryProperties2-pNext-pNext).
@@ -146,7 +158,8 @@ pub unsafe extern "system" fn get_physical_device_format_properties<D: Kit>(
     p_properties: *mut vk::FormatProperties,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceFormatProperties output,
+        // null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             *out = D::format_properties(p, format);
         }
@@ -161,7 +174,8 @@ pub unsafe extern "system" fn get_physical_device_format_properties2<D: Kit>(
     p_properties: *mut vk::FormatProperties2<'_>,
 ) {
     with_pd::<D, _>(physical_device, (), |p| {
-        // SAFETY: valid output chain per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceFormatProperties2 output
+        // chain, null or valid for this call; `as_mut` turns null into the early return.
         let Some(out) = (unsafe { p_properties.as_mut() }) else {
             return;
         };
@@ -207,7 +221,8 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties<D: Kit
                 ..Default::default()
             };
             let r = D::image_format_properties(p, &info);
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceImageFormatProperties
+            // output, null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 *out = r.unwrap_or_default();
             }
@@ -228,11 +243,16 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
         physical_device,
         vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
         |p| {
-            // SAFETY: valid input per valid usage.
+            // SAFETY: `p_info` is the application's vkGetPhysicalDeviceImageFormatProperties2
+            // input, null or valid for this call (`as_ref` makes null the early return).
             let Some(info) = (unsafe { p_info.as_ref() }) else {
-                return vk::Result::ERROR_FORMAT_NOT_SUPPORTED;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+                    "vkGetPhysicalDeviceImageFormatProperties2 without a format info"
+                );
             };
-            // SAFETY: a valid input chain.
+            // SAFETY: `info` is the application's format info with a chain valid for this call, so
+            // a structure found by its sType is that structure.
             let external = unsafe {
                 find_in_chain::<vk::PhysicalDeviceExternalImageFormatInfo<'_>>(
                     info.p_next,
@@ -246,11 +266,14 @@ pub unsafe extern "system" fn get_physical_device_image_format_properties2<D: Ki
             } else {
                 D::image_format_properties(p, info)
             };
-            // SAFETY: valid output pointer per valid usage.
+            // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceImageFormatProperties2
+            // output, null or valid for one write (`as_mut` skips null).
             if let Some(out) = unsafe { p_properties.as_mut() } {
                 out.image_format_properties = r.unwrap_or_default();
                 if ahb && r.is_ok() {
-                    // SAFETY: a valid output chain.
+                    // SAFETY: `out` is the application's output structure with its chain, valid for
+                    // this call, and `info` its input; the extras are written only into structures
+                    // of the chain.
                     unsafe { hardware_buffer::write_image_format_extras(info, out) };
                 }
                 if r.is_ok() {
@@ -284,7 +307,8 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
     p_count: *mut u32,
     p_properties: *mut vk::SparseImageFormatProperties,
 ) {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkGetPhysicalDeviceSparseImageFormatProperties, null or valid; zero elements are written.
     guard(
         "vkGetPhysicalDeviceSparseImageFormatProperties",
         (),
@@ -302,7 +326,8 @@ pub unsafe extern "system" fn get_physical_device_sparse_image_format_properties
     p_count: *mut u32,
     p_properties: *mut vk::SparseImageFormatProperties2<'_>,
 ) {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkGetPhysicalDeviceSparseImageFormatProperties2, null or valid; zero elements are written.
     guard(
         "vkGetPhysicalDeviceSparseImageFormatProperties2",
         (),
@@ -320,7 +345,9 @@ pub unsafe extern "system" fn get_physical_device_external_buffer_properties<D: 
     p_properties: *mut vk::ExternalBufferProperties<'_>,
 ) {
     guard("vkGetPhysicalDeviceExternalBufferProperties", (), || {
-        // SAFETY: valid input and output pointers per valid usage.
+        // SAFETY: `p_info` and `p_properties` are the application's
+        // vkGetPhysicalDeviceExternalBufferProperties input and output, each null or valid for this
+        // call; both are used only where `as_ref`/`as_mut` found them non-null.
         let (info, out) = unsafe { (p_info.as_ref(), p_properties.as_mut()) };
         if let Some(out) = out {
             let ahb = D::HARDWARE_BUFFERS
@@ -342,7 +369,8 @@ pub unsafe extern "system" fn get_physical_device_external_fence_properties<D: K
     p_properties: *mut vk::ExternalFenceProperties<'_>,
 ) {
     guard("vkGetPhysicalDeviceExternalFenceProperties", (), || {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's vkGetPhysicalDeviceExternalFenceProperties
+        // output, null or valid for one write (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.export_from_imported_handle_types = Default::default();
             out.compatible_handle_types = Default::default();
@@ -359,7 +387,9 @@ pub unsafe extern "system" fn get_physical_device_external_semaphore_properties<
     p_properties: *mut vk::ExternalSemaphoreProperties<'_>,
 ) {
     guard("vkGetPhysicalDeviceExternalSemaphoreProperties", (), || {
-        // SAFETY: valid output pointer per valid usage.
+        // SAFETY: `p_properties` is the application's
+        // vkGetPhysicalDeviceExternalSemaphoreProperties output, null or valid for one write
+        // (`as_mut` skips null).
         if let Some(out) = unsafe { p_properties.as_mut() } {
             out.export_from_imported_handle_types = Default::default();
             out.compatible_handle_types = Default::default();
@@ -375,7 +405,8 @@ pub unsafe extern "system" fn get_physical_device_tool_properties<D: Kit>(
     p_count: *mut u32,
     p_properties: *mut vk::PhysicalDeviceToolProperties<'_>,
 ) -> vk::Result {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkGetPhysicalDeviceToolProperties, null or valid; no tools are written.
     guard(
         "vkGetPhysicalDeviceToolProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -395,9 +426,13 @@ pub unsafe extern "system" fn enumerate_device_extension_properties<D: Kit>(
         vk::Result::ERROR_INITIALIZATION_FAILED,
         |p| {
             if !p_layer_name.is_null() {
-                return vk::Result::ERROR_LAYER_NOT_PRESENT;
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_LAYER_NOT_PRESENT,
+                    "vkEnumerateDeviceExtensionProperties: a driver has no layers"
+                );
             }
-            // SAFETY: two-call idiom arguments.
+            // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+            // vkEnumerateDeviceExtensionProperties, null or valid for `*p_count` elements.
             unsafe { p.extensions.write_properties(p_count, p_properties) }
         },
     )
@@ -409,7 +444,8 @@ pub unsafe extern "system" fn enumerate_device_layer_properties<D: Kit>(
     p_count: *mut u32,
     p_properties: *mut vk::LayerProperties,
 ) -> vk::Result {
-    // SAFETY: two-call idiom arguments.
+    // SAFETY: `p_count` and `p_properties` are the application's two-call idiom pointers of
+    // vkEnumerateDeviceLayerProperties, null or valid; no layers are written.
     guard(
         "vkEnumerateDeviceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
