@@ -670,7 +670,7 @@ impl Buf {
     /// # Safety
     /// The device must be idle with respect to this buffer.
     unsafe fn destroy(self, device: &ash::Device) {
-        // SAFETY: per the contract, created from `device` and unused.
+        // SAFETY: the caller promises these objects were created from `device` and are unused.
         unsafe {
             device.destroy_buffer(self.buffer, None);
             device.free_memory(self.memory, None);
@@ -1332,7 +1332,7 @@ fn pair_child() {
     let is_cpu = {
         // SAFETY: a live instance; its first device is the one in use.
         let pds = unsafe { ours.instance.enumerate_physical_devices() }.expect("devices");
-        // SAFETY: as above.
+        // SAFETY: a physical device the live instance just enumerated.
         let props = unsafe { ours.instance.get_physical_device_properties(pds[0]) };
         props.device_type == vk::PhysicalDeviceType::CPU
     };

@@ -328,7 +328,7 @@ unsafe fn rgba_image(vk: &Vk, (w, h): (u32, u32)) -> (vk::Image, vk::DeviceMemor
         .samples(vk::SampleCountFlags::TYPE_1)
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
-    // SAFETY: per the contract.
+    // SAFETY: `d` is a live device and `ci` a valid create info; the image is destroyed below.
     unsafe {
         let image = d.create_image(&ci, None).expect("RGBA image");
         let reqs = d.get_image_memory_requirements(image);

@@ -531,7 +531,7 @@ fn per_iteration(mut body: impl FnMut(u64)) -> f64 {
 unsafe fn line_width_loop(f: vk::PFN_vkCmdSetLineWidth, cb: vk::CommandBuffer, n: u64) {
     let f = black_box(f);
     for _ in 0..n {
-        // SAFETY: per the contract.
+        // SAFETY: the caller passes `vkCmdSetLineWidth` and a command buffer in the recording state.
         unsafe { f(cb, 1.0) };
     }
 }
@@ -549,7 +549,7 @@ unsafe fn fence_status_loop(
 ) {
     let f = black_box(f);
     for _ in 0..n {
-        // SAFETY: per the contract.
+        // SAFETY: the caller passes `vkGetFenceStatus` and a live fence of `device`.
         let _ = black_box(unsafe { f(device, fence) });
     }
 }
@@ -641,13 +641,13 @@ fn child(which: &str) {
     let (lw_e, lw_d, lw_o) = paired(
         // SAFETY: a recording command buffer of a live device; 1.0 is always a valid width.
         |n| unsafe { line_width_loop(set_line_width, cb, n) },
-        // SAFETY: as above, through the driver's own function.
+        // SAFETY: the driver's own `vkCmdSetLineWidth` and the same recording command buffer.
         |n| unsafe { line_width_loop(direct_line_width, cb, n) },
     );
     let (fs_e, fs_d, fs_o) = paired(
         // SAFETY: a live fence of a live device.
         |n| unsafe { fence_status_loop(get_fence_status, dev, fence, n) },
-        // SAFETY: as above, through the driver's own function.
+        // SAFETY: the driver's own `vkGetFenceStatus` and the same live device and fence.
         |n| unsafe { fence_status_loop(direct_fence_status, dev, fence, n) },
     );
 

@@ -298,7 +298,7 @@ fn host_wsi_us(wsi: &Wsi) -> f64 {
             }
             .unwrap();
             total += t0.elapsed();
-            // SAFETY: as above.
+            // SAFETY: the live device and swapchain of this rig; the image index was just acquired.
             unsafe {
                 wsi.device
                     .wait_for_fences(&[fence], true, u64::MAX)

@@ -87,7 +87,7 @@ unsafe extern "system" fn collect_errors(
     let id = unsafe { data.message_id_name_as_c_str() }
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // SAFETY: as above.
+    // SAFETY: `pMessage` is null or a C string the layer keeps alive for the callback.
     let message = unsafe { data.message_as_c_str() }
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();

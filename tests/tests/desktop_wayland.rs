@@ -486,7 +486,7 @@ fn wayland_child() {
     let info = vk::WaylandSurfaceCreateInfoKHR::default()
         .display(display.cast())
         .surface(hidden.id().as_ptr().cast());
-    // SAFETY: as above.
+    // SAFETY: a live instance with VK_KHR_wayland_surface and a live wl_display/wl_surface.
     let surface = unsafe { wl.create_wayland_surface(&info, None) }.unwrap();
     let mut rig = desktop_support::Rig::new(entry, instance, surface);
     let (w, h) = (32, 32);

@@ -248,7 +248,7 @@ fn unknown_layer_and_extension_are_refused() {
             // hosts)...
             let names = [c"VK_KHR_display".as_ptr()];
             let info = vk::InstanceCreateInfo::default().enabled_extension_names(&names);
-            // SAFETY: as above.
+            // SAFETY: a valid create info whose name array outlives the call.
             let r = unsafe { entry.create_instance(&info, None) };
             assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
             // ...while the loader's own WSI is always there, whatever the driver.
@@ -257,7 +257,7 @@ fn unknown_layer_and_extension_are_refused() {
                 c"VK_KHR_android_surface".as_ptr(),
             ];
             let info = vk::InstanceCreateInfo::default().enabled_extension_names(&names);
-            // SAFETY: as above; the instance is destroyed at once.
+            // SAFETY: a valid create info whose name array outlives the call; the instance is destroyed at once.
             unsafe {
                 let instance = entry
                     .create_instance(&info, None)

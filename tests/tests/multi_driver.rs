@@ -58,11 +58,11 @@ fn lavapipe_and_fixture_enumerate_together() {
                 unsafe { instance.get_physical_device_queue_family_properties(devices[1]) };
             assert_eq!(families.len(), 1);
             assert_eq!(families[0].queue_count, 1);
-            // SAFETY: as above.
+            // SAFETY: a physical device the live instance just enumerated.
             let lvp_ext =
                 unsafe { instance.enumerate_device_extension_properties(devices[0]) }.unwrap();
             assert!(lvp_ext.len() > 20);
-            // SAFETY: as above.
+            // SAFETY: a physical device the live instance just enumerated.
             let fixture_ext =
                 unsafe { instance.enumerate_device_extension_properties(devices[1]) }.unwrap();
             assert!(fixture_ext.is_empty());

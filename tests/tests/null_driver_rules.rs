@@ -256,7 +256,7 @@ fn disabled_extension_hooks_are_null_and_exported_stubs_do_nothing() {
             };
             let sci = vk::SwapchainCreateInfoKHR::default();
             let mut swapchain = vk::SwapchainKHR::from_raw(0xbeef);
-            // SAFETY: as above.
+            // SAFETY: the driver's own entry point with a live device, a valid create info and an output handle.
             let r = unsafe {
                 create_swapchain(device.handle(), &sci, std::ptr::null(), &mut swapchain)
             };

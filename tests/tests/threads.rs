@@ -76,7 +76,7 @@ impl Trampolines {
         // SAFETY: the fence was just created on `device`.
         let status = unsafe { (self.get_fence_status)(device, fence) };
         assert_eq!(status, vk::Result::NOT_READY);
-        // SAFETY: as above; unused.
+        // SAFETY: a fence of `device` this thread created and nothing else uses.
         unsafe { (self.destroy_fence)(device, fence, std::ptr::null()) };
         queue
     }

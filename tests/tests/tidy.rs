@@ -138,7 +138,12 @@ fn every_unsafe_block_says_why() {
 }
 
 /// SAFETY notes that say nothing about the block they stand above.
-const STOCK_PHRASES: &[&str] = &["as above", "per the contract", "per valid usage"];
+const STOCK_PHRASES: &[&str] = &[
+    "as above",
+    "per the contract",
+    "per valid usage",
+    "forwarded contract",
+];
 
 /// Today's stock-phrase count per file (a ceiling; see the module docs).
 const STOCK_PHRASE_CEILINGS: &[(&str, usize)] = &include!("tidy/stock_phrase_ceilings.in");

@@ -58,7 +58,7 @@ impl Library {
         let p = unsafe { libc::dlsym(self.0, name.as_ptr()) };
         assert!(!p.is_null(), "{name:?} is not exported");
         assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
-        // SAFETY: per the contract, `F` is a function-pointer type of the symbol.
+        // SAFETY: the caller names `F` as the function-pointer type of this symbol; sizes are checked above.
         unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
     }
 }

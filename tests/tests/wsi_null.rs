@@ -180,7 +180,7 @@ fn null_capabilities_formats_and_present_modes() {
         win.set_max_buffer_count(3).unwrap();
         let caps = wsi.caps(surface);
         assert_eq!((caps.min_image_count, caps.max_image_count), (3, 3));
-        // SAFETY: as above.
+        // SAFETY: the live physical device and surface of this rig.
         let modes = unsafe {
             wsi.surface_fns
                 .get_physical_device_surface_present_modes(wsi.pd, surface)
@@ -686,7 +686,7 @@ fn null_display_timing() {
             "present times span {span} ns within {elapsed} ns"
         );
         // Reported timings are consumed.
-        // SAFETY: as above.
+        // SAFETY: a live swapchain of the rig's device, which enabled VK_GOOGLE_display_timing.
         let again = unsafe { timing.get_past_presentation_timing(sc) }.unwrap();
         assert!(again.iter().all(|p| p.present_id > last_id), "{again:?}");
         // Retired swapchains are out of date.
@@ -1284,7 +1284,7 @@ fn hdr_child(hdr: bool) {
     let instance = vkgen_tests::compute::create_instance(&entry, &[], &[]).unwrap();
     // SAFETY: plain Vulkan use of a live instance.
     let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
-    // SAFETY: as above.
+    // SAFETY: a physical device the live instance just enumerated.
     let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap();
     let has = exts
         .iter()

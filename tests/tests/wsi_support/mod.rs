@@ -257,7 +257,7 @@ impl Wsi {
             .image_indices(&indices);
         // SAFETY: a valid present info for this device's queue.
         let qp = self.swapchain_fns.fp().queue_present_khr;
-        // SAFETY: as above.
+        // SAFETY: the rig's live queue and a present info whose arrays outlive the call.
         unsafe { qp(self.queue, &info) }
     }
 
