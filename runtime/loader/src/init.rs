@@ -193,7 +193,7 @@ impl Loader {
             )),
             Err(e) => {
                 let failure = DriverFailure {
-                    result: e.vk_result(),
+                    result: driver::map_driver_err(&e),
                     message: e.to_string(),
                 };
                 log::error!(

@@ -206,11 +206,11 @@ pub enum ManifestError {
 /// reads every manifest, so a huge file must not cost each of them its size in time and memory.
 pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
-impl ManifestError {
-    /// Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
-    pub fn vk_result(&self) -> vk::Result {
-        vk::Result::ERROR_INCOMPATIBLE_DRIVER
-    }
+/// The one mapper of ICD-manifest errors: every [`ManifestError`] (unreadable, malformed,
+/// wrong architecture, too large) is `VK_ERROR_INCOMPATIBLE_DRIVER` — the manifest names no
+/// driver this process can use. Logged here.
+pub fn map_manifest_err(err: &ManifestError) -> vk::Result {
+    vkgen_abi::vk_error!(vk::Result::ERROR_INCOMPATIBLE_DRIVER, "{err}")
 }
 
 /// A parsed ICD manifest.

@@ -400,8 +400,5 @@ fn activate_layers(
         app_layers,
         no_drivers,
     )
-    .map_err(|e| {
-        log::error!("vkCreateInstance: {e}");
-        e.vk_result()
-    })
+    .map_err(|e| crate::layers::map_layer_err(&e))
 }

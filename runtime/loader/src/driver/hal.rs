@@ -827,7 +827,10 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
         assert!(err.to_string().contains("Input/output error"), "{err}");
         // The driver-set policy turns it into an error, not a silent fallback.
         let e = super::super::load_drivers(&config_for(root.path(), "openfail")).unwrap_err();
-        assert_eq!(e.vk_result(), vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert_eq!(
+            crate::driver::map_driver_err(&e),
+            vk::Result::ERROR_INITIALIZATION_FAILED
+        );
     }
 
     #[test]

@@ -65,13 +65,12 @@ pub enum DriverError {
     Hal(#[from] HalError),
 }
 
-impl DriverError {
-    /// The `VkResult` `vkCreateInstance` reports: whatever [`hal::map_hal_err`] says
-    /// (`VK_ERROR_INITIALIZATION_FAILED` for device failures, as Android's `OpenHAL` failure).
-    pub fn vk_result(&self) -> vk::Result {
-        match self {
-            DriverError::Hal(e) => hal::map_hal_err(e),
-        }
+/// The one mapper of driver-loading errors: the `VkResult` `vkCreateInstance` reports,
+/// whatever [`hal::map_hal_err`] says (`VK_ERROR_INITIALIZATION_FAILED` for device failures,
+/// as Android's `OpenHAL` failure).
+pub fn map_driver_err(err: &DriverError) -> vk::Result {
+    match err {
+        DriverError::Hal(e) => hal::map_hal_err(e),
     }
 }
 

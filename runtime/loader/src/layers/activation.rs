@@ -331,13 +331,19 @@ mod tests {
 
         let e = activate(&registry, &config, &props, &[c"VK_LAYER_missing"], false).unwrap_err();
         assert!(matches!(&e, LayerError::NotPresent { name } if name == "VK_LAYER_missing"));
-        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+        assert_eq!(
+            crate::layers::map_layer_err(&e),
+            vk::Result::ERROR_LAYER_NOT_PRESENT
+        );
 
         let lib_path = dir.path().join("libVkLayer_four.so");
         let by_path = CString::new(lib_path.to_str().unwrap()).unwrap();
         let e = activate(&registry, &config, &props, &[by_path.as_c_str()], false).unwrap_err();
         assert!(matches!(e, LayerError::PathInName { .. }), "{e}");
-        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+        assert_eq!(
+            crate::layers::map_layer_err(&e),
+            vk::Result::ERROR_LAYER_NOT_PRESENT
+        );
 
         // A property naming an absent layer fails too, on any build.
         let bad_prop = Properties::from_pairs([("debug.vulkan.layer.0", "VK_LAYER_gone")]);

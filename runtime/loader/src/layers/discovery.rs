@@ -718,7 +718,10 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             }
             other => panic!("unexpected {other}"),
         }
-        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+        assert_eq!(
+            crate::layers::map_layer_err(&e),
+            vk::Result::ERROR_LAYER_NOT_PRESENT
+        );
         // A layer without any GIPA is dropped; an empty library is rejected; neither appears.
         build_layer(
             dir.path(),

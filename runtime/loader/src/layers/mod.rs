@@ -92,11 +92,12 @@ pub enum LayerError {
     PathInName { name: String },
 }
 
-impl LayerError {
-    /// Maps to `VK_ERROR_LAYER_NOT_PRESENT`.
-    pub fn vk_result(&self) -> vk::Result {
-        vk::Result::ERROR_LAYER_NOT_PRESENT
-    }
+/// The one mapper of layer errors: every [`LayerError`] (a library that fails to load or lacks
+/// its entry points, a name not discovered, a name with a path in it) is
+/// `VK_ERROR_LAYER_NOT_PRESENT` — the layer the application asked for is not there to chain.
+/// Logged here.
+pub fn map_layer_err(err: &LayerError) -> vk::Result {
+    vkgen_abi::vk_error!(vk::Result::ERROR_LAYER_NOT_PRESENT, "{err}")
 }
 
 /// An opened layer library, shared by the layers it contains.
