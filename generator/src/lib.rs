@@ -165,7 +165,7 @@ pub fn generate_loaded(
 
     // The emitters are independent; formatting dominates, so they run on all cores.
     type Emitter = fn(&emit::Ctx) -> Result<String>;
-    let emitters: [(&str, Emitter); 11] = [
+    let emitters: [(&str, Emitter); 13] = [
         ("src/vk.rs", emit::types::emit),
         ("src/pfn.rs", emit::pfn::emit),
         ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -185,6 +185,12 @@ pub fn generate_loaded(
         ("src/trampolines.rs", emit::trampolines::emit),
         ("src/driver.rs", emit::driver::emit),
         ("src/features.rs", emit::requirements::emit),
+        ("src/recorder.rs", emit::recorder::emit),
+        ("src/recorder_runtime.rs", |_| {
+            Ok(emit::runtime_files::copy(
+                emit::runtime_files::RECORDER_RUNTIME,
+            ))
+        }),
     ];
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters
@@ -372,6 +378,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("features", true),
     ("pfn", true),
     ("phf", false),
+    ("recorder", true),
     ("vk", true),
 ];
 

@@ -418,6 +418,7 @@ impl Kit for NullDriver {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    type CommandPool = ();
     // Fences and semaphores are the kit's: work completes at submission (`complete_submit2`).
     const SYNC_OBJECTS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory.
