@@ -2,7 +2,7 @@
 // Regenerate with: cargo run -p vkgen -- generate --registry <vk.xml 1.4.359> --out <dir>
 //! The command recorder: a record per `vkCmd*` command with deep copies of its arguments,
 //! the recording entry points and the replay through the vendor's [`Execute`] trait. The
-//! arena and the recording are `recorder_runtime.rs`. 260 commands, 187 structures copied.
+//! arena and the recording are `recorder_runtime.rs`. 260 commands, 178 structures copied.
 //!
 //! Kept as the application's pointer (not copied): output pointers, `void*` without a
 //! length (`vkCmdPushDescriptorSetWithTemplate`'s data), pointers inside unions, and
@@ -3288,10 +3288,7 @@ fn known_structure(s_type: i32) -> Option<(usize, Fix)> {
     match s_type {
         1000429009 => Some((core::mem::size_of::<crate::vk::AccelerationStructureGeometryLinearSweptSpheresDataNV>(), fix_AccelerationStructureGeometryLinearSweptSpheresDataNV as Fix)),
         1000623002 => Some((core::mem::size_of::<crate::vk::AccelerationStructureGeometryMicromapDataKHR>(), fix_AccelerationStructureGeometryMicromapDataKHR as Fix)),
-        1000327000 => Some((core::mem::size_of::<crate::vk::AccelerationStructureGeometryMotionTrianglesDataNV<'static>>(), fix_AccelerationStructureGeometryMotionTrianglesDataNV as Fix)),
         1000429010 => Some((core::mem::size_of::<crate::vk::AccelerationStructureGeometrySpheresDataNV>(), fix_AccelerationStructureGeometrySpheresDataNV as Fix)),
-        1000396009 => Some((core::mem::size_of::<crate::vk::AccelerationStructureTrianglesOpacityMicromapEXT<'static>>(), fix_AccelerationStructureTrianglesOpacityMicromapEXT as Fix)),
-        1000623003 => Some((core::mem::size_of::<crate::vk::AccelerationStructureTrianglesOpacityMicromapKHR>(), fix_AccelerationStructureTrianglesOpacityMicromapKHR as Fix)),
         1000527001 => Some((core::mem::size_of::<crate::vk::AttachmentFeedbackLoopInfoEXT>(), fix_AttachmentFeedbackLoopInfoEXT as Fix)),
         1000519002 => Some((core::mem::size_of::<crate::vk::BlitImageCubicWeightsInfoQCOM<'static>>(), fix_BlitImageCubicWeightsInfoQCOM as Fix)),
         1000470006 => Some((core::mem::size_of::<crate::vk::BufferUsageFlags2CreateInfo>(), fix_BufferUsageFlags2CreateInfo as Fix)),
@@ -3377,28 +3374,6 @@ unsafe fn fix_AccelerationStructureBuildGeometryInfoKHR(a: &mut Arena, p: *mut u
     }
 }
 
-/// Copies what a `VkAccelerationStructureGeometryAabbsDataKHR` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_AccelerationStructureGeometryAabbsDataKHR(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkAccelerationStructureGeometryAabbsDataKHR` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryAabbsDataKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
-/// Copies what a `VkAccelerationStructureGeometryInstancesDataKHR` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_AccelerationStructureGeometryInstancesDataKHR(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkAccelerationStructureGeometryInstancesDataKHR` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryInstancesDataKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
 /// Copies what a `VkAccelerationStructureGeometryKHR` copied into the arena points at.
 #[allow(non_snake_case)]
 unsafe fn fix_AccelerationStructureGeometryKHR(a: &mut Arena, p: *mut u8) {
@@ -3434,17 +3409,6 @@ unsafe fn fix_AccelerationStructureGeometryMicromapDataKHR(a: &mut Arena, p: *mu
     }
 }
 
-/// Copies what a `VkAccelerationStructureGeometryMotionTrianglesDataNV` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_AccelerationStructureGeometryMotionTrianglesDataNV(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkAccelerationStructureGeometryMotionTrianglesDataNV` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryMotionTrianglesDataNV<'static>>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
 /// Copies what a `VkAccelerationStructureGeometrySpheresDataNV` copied into the arena points at.
 #[allow(non_snake_case)]
 unsafe fn fix_AccelerationStructureGeometrySpheresDataNV(a: &mut Arena, p: *mut u8) {
@@ -3452,17 +3416,6 @@ unsafe fn fix_AccelerationStructureGeometrySpheresDataNV(a: &mut Arena, p: *mut 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometrySpheresDataNV>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
-/// Copies what a `VkAccelerationStructureGeometryTrianglesDataKHR` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_AccelerationStructureGeometryTrianglesDataKHR(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkAccelerationStructureGeometryTrianglesDataKHR` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryTrianglesDataKHR<'static>>();
         s.p_next = a.chain(s.p_next);
     }
 }
@@ -3476,30 +3429,6 @@ unsafe fn fix_AccelerationStructureInfoNV(a: &mut Arena, p: *mut u8) {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureInfoNV<'static>>();
         s.p_next = a.chain(s.p_next);
         s.p_geometries = a.slice(s.p_geometries, s.geometry_count as usize, Some(fix_GeometryNV as Fix));
-    }
-}
-
-/// Copies what a `VkAccelerationStructureTrianglesOpacityMicromapEXT` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_AccelerationStructureTrianglesOpacityMicromapEXT(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkAccelerationStructureTrianglesOpacityMicromapEXT` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::AccelerationStructureTrianglesOpacityMicromapEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
-        s.p_usage_counts = a.slice(s.p_usage_counts, s.usage_counts_count as usize, None);
-        s.pp_usage_counts = a.pointers(s.pp_usage_counts, s.usage_counts_count as usize, |a, i, p| { let _ = i; a.slice(p, 1, None).cast_const() });
-    }
-}
-
-/// Copies what a `VkAccelerationStructureTrianglesOpacityMicromapKHR` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_AccelerationStructureTrianglesOpacityMicromapKHR(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkAccelerationStructureTrianglesOpacityMicromapKHR` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::AccelerationStructureTrianglesOpacityMicromapKHR>();
-        s.p_next = a.chain(s.p_next);
     }
 }
 
@@ -3694,17 +3623,6 @@ unsafe fn fix_BuildPartitionedAccelerationStructureInfoNV(a: &mut Arena, p: *mut
     }
 }
 
-/// Copies what a `VkClusterAccelerationStructureClustersBottomLevelInputNV` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_ClusterAccelerationStructureClustersBottomLevelInputNV(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkClusterAccelerationStructureClustersBottomLevelInputNV` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::ClusterAccelerationStructureClustersBottomLevelInputNV>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
 /// Copies what a `VkClusterAccelerationStructureCommandsInfoNV` copied into the arena points at.
 #[allow(non_snake_case)]
 unsafe fn fix_ClusterAccelerationStructureCommandsInfoNV(a: &mut Arena, p: *mut u8) {
@@ -3724,28 +3642,6 @@ unsafe fn fix_ClusterAccelerationStructureInputInfoNV(a: &mut Arena, p: *mut u8)
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ClusterAccelerationStructureInputInfoNV>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
-/// Copies what a `VkClusterAccelerationStructureMoveObjectsInputNV` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_ClusterAccelerationStructureMoveObjectsInputNV(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkClusterAccelerationStructureMoveObjectsInputNV` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::ClusterAccelerationStructureMoveObjectsInputNV>();
-        s.p_next = a.chain(s.p_next);
-    }
-}
-
-/// Copies what a `VkClusterAccelerationStructureTriangleClusterInputNV` copied into the arena points at.
-#[allow(non_snake_case)]
-unsafe fn fix_ClusterAccelerationStructureTriangleClusterInputNV(a: &mut Arena, p: *mut u8) {
-    // SAFETY: `p` is a fresh arena copy of a `VkClusterAccelerationStructureTriangleClusterInputNV` (the caller made it), whose pointers
-    // are still the application's, valid for the `vkCmd*` call being recorded.
-    unsafe {
-        let s = &mut *p.cast::<crate::vk::ClusterAccelerationStructureTriangleClusterInputNV>();
         s.p_next = a.chain(s.p_next);
     }
 }
@@ -10022,7 +9918,7 @@ pub mod entry {
             unsafe {
                 R::record(command_buffer, |r| {
                 let a = &mut r.arena;
-                let p_sample_mask = a.slice(p_sample_mask, ((samples.as_raw() as usize + 31) / 32), None);
+                let p_sample_mask = a.slice(p_sample_mask, (samples.as_raw() as usize + 31) / 32, None);
                 r.push(Cmd::SetSampleMaskEXT { samples, p_sample_mask: p_sample_mask.cast() });
                 })
             };
