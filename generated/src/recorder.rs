@@ -7025,10 +7025,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindPipeline { pipeline_bind_point, pipeline });
+                    r.push(Cmd::BindPipeline { pipeline_bind_point, pipeline });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7042,10 +7041,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetPrimitiveRestartIndexEXT { primitive_restart_index });
+                    r.push(Cmd::SetPrimitiveRestartIndexEXT { primitive_restart_index });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7059,10 +7057,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetAttachmentFeedbackLoopEnableEXT { aspect_mask });
+                    r.push(Cmd::SetAttachmentFeedbackLoopEnableEXT { aspect_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7078,12 +7075,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_viewports = a.slice(p_viewports, viewport_count as usize, None);
-                r.push(Cmd::SetViewport { first_viewport, viewport_count, p_viewports: p_viewports.cast() });
+                    let a = &mut r.arena;
+                    let p_viewports = a.slice(p_viewports, viewport_count as usize, None);
+                    r.push(Cmd::SetViewport { first_viewport, viewport_count, p_viewports: p_viewports.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7099,12 +7095,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_scissors = a.slice(p_scissors, scissor_count as usize, None);
-                r.push(Cmd::SetScissor { first_scissor, scissor_count, p_scissors: p_scissors.cast() });
+                    let a = &mut r.arena;
+                    let p_scissors = a.slice(p_scissors, scissor_count as usize, None);
+                    r.push(Cmd::SetScissor { first_scissor, scissor_count, p_scissors: p_scissors.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7118,10 +7113,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetLineWidth { line_width });
+                    r.push(Cmd::SetLineWidth { line_width });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7137,10 +7131,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthBias { depth_bias_constant_factor, depth_bias_clamp, depth_bias_slope_factor });
+                    r.push(Cmd::SetDepthBias { depth_bias_constant_factor, depth_bias_clamp, depth_bias_slope_factor });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7154,12 +7147,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let blend_constants = a.slice(blend_constants, 4, None);
-                r.push(Cmd::SetBlendConstants { blend_constants: blend_constants.cast() });
+                    let a = &mut r.arena;
+                    let blend_constants = a.slice(blend_constants, 4, None);
+                    r.push(Cmd::SetBlendConstants { blend_constants: blend_constants.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7174,10 +7166,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthBounds { min_depth_bounds, max_depth_bounds });
+                    r.push(Cmd::SetDepthBounds { min_depth_bounds, max_depth_bounds });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7192,10 +7183,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetStencilCompareMask { face_mask, compare_mask });
+                    r.push(Cmd::SetStencilCompareMask { face_mask, compare_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7210,10 +7200,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetStencilWriteMask { face_mask, write_mask });
+                    r.push(Cmd::SetStencilWriteMask { face_mask, write_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7228,10 +7217,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetStencilReference { face_mask, reference });
+                    r.push(Cmd::SetStencilReference { face_mask, reference });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7251,13 +7239,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_descriptor_sets = a.slice(p_descriptor_sets, descriptor_set_count as usize, None);
-                let p_dynamic_offsets = a.slice(p_dynamic_offsets, dynamic_offset_count as usize, None);
-                r.push(Cmd::BindDescriptorSets { pipeline_bind_point, layout, first_set, descriptor_set_count, p_descriptor_sets: p_descriptor_sets.cast(), dynamic_offset_count, p_dynamic_offsets: p_dynamic_offsets.cast() });
+                    let a = &mut r.arena;
+                    let p_descriptor_sets = a.slice(p_descriptor_sets, descriptor_set_count as usize, None);
+                    let p_dynamic_offsets = a.slice(p_dynamic_offsets, dynamic_offset_count as usize, None);
+                    r.push(Cmd::BindDescriptorSets { pipeline_bind_point, layout, first_set, descriptor_set_count, p_descriptor_sets: p_descriptor_sets.cast(), dynamic_offset_count, p_dynamic_offsets: p_dynamic_offsets.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7273,10 +7260,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindIndexBuffer { buffer, offset, index_type });
+                    r.push(Cmd::BindIndexBuffer { buffer, offset, index_type });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7293,13 +7279,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_buffers = a.slice(p_buffers, binding_count as usize, None);
-                let p_offsets = a.slice(p_offsets, binding_count as usize, None);
-                r.push(Cmd::BindVertexBuffers { first_binding, binding_count, p_buffers: p_buffers.cast(), p_offsets: p_offsets.cast() });
+                    let a = &mut r.arena;
+                    let p_buffers = a.slice(p_buffers, binding_count as usize, None);
+                    let p_offsets = a.slice(p_offsets, binding_count as usize, None);
+                    r.push(Cmd::BindVertexBuffers { first_binding, binding_count, p_buffers: p_buffers.cast(), p_offsets: p_offsets.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7316,10 +7301,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::Draw { vertex_count, instance_count, first_vertex, first_instance });
+                    r.push(Cmd::Draw { vertex_count, instance_count, first_vertex, first_instance });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7337,10 +7321,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawIndexed { index_count, instance_count, first_index, vertex_offset, first_instance });
+                    r.push(Cmd::DrawIndexed { index_count, instance_count, first_index, vertex_offset, first_instance });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7358,12 +7341,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_vertex_info = a.strided(p_vertex_info, draw_count as usize, stride as usize);
-                r.push(Cmd::DrawMultiEXT { draw_count, p_vertex_info: p_vertex_info.cast(), instance_count, first_instance, stride });
+                    let a = &mut r.arena;
+                    let p_vertex_info = a.strided(p_vertex_info, draw_count as usize, stride as usize);
+                    r.push(Cmd::DrawMultiEXT { draw_count, p_vertex_info: p_vertex_info.cast(), instance_count, first_instance, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7382,13 +7364,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_index_info = a.strided(p_index_info, draw_count as usize, stride as usize);
-                let p_vertex_offset = a.slice(p_vertex_offset, 1, None);
-                r.push(Cmd::DrawMultiIndexedEXT { draw_count, p_index_info: p_index_info.cast(), instance_count, first_instance, stride, p_vertex_offset: p_vertex_offset.cast() });
+                    let a = &mut r.arena;
+                    let p_index_info = a.strided(p_index_info, draw_count as usize, stride as usize);
+                    let p_vertex_offset = a.slice(p_vertex_offset, 1, None);
+                    r.push(Cmd::DrawMultiIndexedEXT { draw_count, p_index_info: p_index_info.cast(), instance_count, first_instance, stride, p_vertex_offset: p_vertex_offset.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7405,10 +7386,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawIndirect { buffer, offset, draw_count, stride });
+                    r.push(Cmd::DrawIndirect { buffer, offset, draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7425,10 +7405,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawIndexedIndirect { buffer, offset, draw_count, stride });
+                    r.push(Cmd::DrawIndexedIndirect { buffer, offset, draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7444,10 +7423,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::Dispatch { group_count_x, group_count_y, group_count_z });
+                    r.push(Cmd::Dispatch { group_count_x, group_count_y, group_count_z });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7462,10 +7440,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DispatchIndirect { buffer, offset });
+                    r.push(Cmd::DispatchIndirect { buffer, offset });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7481,10 +7458,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawClusterHUAWEI { group_count_x, group_count_y, group_count_z });
+                    r.push(Cmd::DrawClusterHUAWEI { group_count_x, group_count_y, group_count_z });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7499,10 +7475,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawClusterIndirectHUAWEI { buffer, offset });
+                    r.push(Cmd::DrawClusterIndirectHUAWEI { buffer, offset });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7517,10 +7492,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::UpdatePipelineIndirectBufferNV { pipeline_bind_point, pipeline });
+                    r.push(Cmd::UpdatePipelineIndirectBufferNV { pipeline_bind_point, pipeline });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7537,12 +7511,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_regions = a.slice(p_regions, region_count as usize, None);
-                r.push(Cmd::CopyBuffer { src_buffer, dst_buffer, region_count, p_regions: p_regions.cast() });
+                    let a = &mut r.arena;
+                    let p_regions = a.slice(p_regions, region_count as usize, None);
+                    r.push(Cmd::CopyBuffer { src_buffer, dst_buffer, region_count, p_regions: p_regions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7561,12 +7534,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_regions = a.slice(p_regions, region_count as usize, None);
-                r.push(Cmd::CopyImage { src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast() });
+                    let a = &mut r.arena;
+                    let p_regions = a.slice(p_regions, region_count as usize, None);
+                    r.push(Cmd::CopyImage { src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7586,12 +7558,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_regions = a.slice(p_regions, region_count as usize, None);
-                r.push(Cmd::BlitImage { src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast(), filter });
+                    let a = &mut r.arena;
+                    let p_regions = a.slice(p_regions, region_count as usize, None);
+                    r.push(Cmd::BlitImage { src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast(), filter });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7609,12 +7580,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_regions = a.slice(p_regions, region_count as usize, None);
-                r.push(Cmd::CopyBufferToImage { src_buffer, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast() });
+                    let a = &mut r.arena;
+                    let p_regions = a.slice(p_regions, region_count as usize, None);
+                    r.push(Cmd::CopyBufferToImage { src_buffer, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7632,12 +7602,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_regions = a.slice(p_regions, region_count as usize, None);
-                r.push(Cmd::CopyImageToBuffer { src_image, src_image_layout, dst_buffer, region_count, p_regions: p_regions.cast() });
+                    let a = &mut r.arena;
+                    let p_regions = a.slice(p_regions, region_count as usize, None);
+                    r.push(Cmd::CopyImageToBuffer { src_image, src_image_layout, dst_buffer, region_count, p_regions: p_regions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7653,10 +7622,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::CopyMemoryIndirectNV { copy_buffer_address, copy_count, stride });
+                    r.push(Cmd::CopyMemoryIndirectNV { copy_buffer_address, copy_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7670,12 +7638,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_memory_indirect_info = a.slice(p_copy_memory_indirect_info, 1, Some(fix_CopyMemoryIndirectInfoKHR as Fix));
-                r.push(Cmd::CopyMemoryIndirectKHR { p_copy_memory_indirect_info: p_copy_memory_indirect_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_memory_indirect_info = a.slice(p_copy_memory_indirect_info, 1, Some(fix_CopyMemoryIndirectInfoKHR as Fix));
+                    r.push(Cmd::CopyMemoryIndirectKHR { p_copy_memory_indirect_info: p_copy_memory_indirect_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7694,12 +7661,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_image_subresources = a.strided(p_image_subresources, copy_count as usize, stride as usize);
-                r.push(Cmd::CopyMemoryToImageIndirectNV { copy_buffer_address, copy_count, stride, dst_image, dst_image_layout, p_image_subresources: p_image_subresources.cast() });
+                    let a = &mut r.arena;
+                    let p_image_subresources = a.strided(p_image_subresources, copy_count as usize, stride as usize);
+                    r.push(Cmd::CopyMemoryToImageIndirectNV { copy_buffer_address, copy_count, stride, dst_image, dst_image_layout, p_image_subresources: p_image_subresources.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7713,12 +7679,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_memory_to_image_indirect_info = a.slice(p_copy_memory_to_image_indirect_info, 1, Some(fix_CopyMemoryToImageIndirectInfoKHR as Fix));
-                r.push(Cmd::CopyMemoryToImageIndirectKHR { p_copy_memory_to_image_indirect_info: p_copy_memory_to_image_indirect_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_memory_to_image_indirect_info = a.slice(p_copy_memory_to_image_indirect_info, 1, Some(fix_CopyMemoryToImageIndirectInfoKHR as Fix));
+                    r.push(Cmd::CopyMemoryToImageIndirectKHR { p_copy_memory_to_image_indirect_info: p_copy_memory_to_image_indirect_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7735,12 +7700,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_data = a.bytes(p_data, data_size as usize);
-                r.push(Cmd::UpdateBuffer { dst_buffer, dst_offset, data_size, p_data: p_data.cast() });
+                    let a = &mut r.arena;
+                    let p_data = a.bytes(p_data, data_size as usize);
+                    r.push(Cmd::UpdateBuffer { dst_buffer, dst_offset, data_size, p_data: p_data.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7757,10 +7721,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::FillBuffer { dst_buffer, dst_offset, size, data });
+                    r.push(Cmd::FillBuffer { dst_buffer, dst_offset, size, data });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7778,13 +7741,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_color = a.slice(p_color, 1, None);
-                let p_ranges = a.slice(p_ranges, range_count as usize, None);
-                r.push(Cmd::ClearColorImage { image, image_layout, p_color: p_color.cast(), range_count, p_ranges: p_ranges.cast() });
+                    let a = &mut r.arena;
+                    let p_color = a.slice(p_color, 1, None);
+                    let p_ranges = a.slice(p_ranges, range_count as usize, None);
+                    r.push(Cmd::ClearColorImage { image, image_layout, p_color: p_color.cast(), range_count, p_ranges: p_ranges.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7802,13 +7764,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_depth_stencil = a.slice(p_depth_stencil, 1, None);
-                let p_ranges = a.slice(p_ranges, range_count as usize, None);
-                r.push(Cmd::ClearDepthStencilImage { image, image_layout, p_depth_stencil: p_depth_stencil.cast(), range_count, p_ranges: p_ranges.cast() });
+                    let a = &mut r.arena;
+                    let p_depth_stencil = a.slice(p_depth_stencil, 1, None);
+                    let p_ranges = a.slice(p_ranges, range_count as usize, None);
+                    r.push(Cmd::ClearDepthStencilImage { image, image_layout, p_depth_stencil: p_depth_stencil.cast(), range_count, p_ranges: p_ranges.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7825,13 +7786,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_attachments = a.slice(p_attachments, attachment_count as usize, None);
-                let p_rects = a.slice(p_rects, rect_count as usize, None);
-                r.push(Cmd::ClearAttachments { attachment_count, p_attachments: p_attachments.cast(), rect_count, p_rects: p_rects.cast() });
+                    let a = &mut r.arena;
+                    let p_attachments = a.slice(p_attachments, attachment_count as usize, None);
+                    let p_rects = a.slice(p_rects, rect_count as usize, None);
+                    r.push(Cmd::ClearAttachments { attachment_count, p_attachments: p_attachments.cast(), rect_count, p_rects: p_rects.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7850,12 +7810,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_regions = a.slice(p_regions, region_count as usize, None);
-                r.push(Cmd::ResolveImage { src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast() });
+                    let a = &mut r.arena;
+                    let p_regions = a.slice(p_regions, region_count as usize, None);
+                    r.push(Cmd::ResolveImage { src_image, src_image_layout, dst_image, dst_image_layout, region_count, p_regions: p_regions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7870,10 +7829,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetEvent { event, stage_mask });
+                    r.push(Cmd::SetEvent { event, stage_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7888,10 +7846,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::ResetEvent { event, stage_mask });
+                    r.push(Cmd::ResetEvent { event, stage_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7914,15 +7871,14 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_events = a.slice(p_events, event_count as usize, None);
-                let p_memory_barriers = a.slice(p_memory_barriers, memory_barrier_count as usize, Some(fix_MemoryBarrier as Fix));
-                let p_buffer_memory_barriers = a.slice(p_buffer_memory_barriers, buffer_memory_barrier_count as usize, Some(fix_BufferMemoryBarrier as Fix));
-                let p_image_memory_barriers = a.slice(p_image_memory_barriers, image_memory_barrier_count as usize, Some(fix_ImageMemoryBarrier as Fix));
-                r.push(Cmd::WaitEvents { event_count, p_events: p_events.cast(), src_stage_mask, dst_stage_mask, memory_barrier_count, p_memory_barriers: p_memory_barriers.cast(), buffer_memory_barrier_count, p_buffer_memory_barriers: p_buffer_memory_barriers.cast(), image_memory_barrier_count, p_image_memory_barriers: p_image_memory_barriers.cast() });
+                    let a = &mut r.arena;
+                    let p_events = a.slice(p_events, event_count as usize, None);
+                    let p_memory_barriers = a.slice(p_memory_barriers, memory_barrier_count as usize, Some(fix_MemoryBarrier as Fix));
+                    let p_buffer_memory_barriers = a.slice(p_buffer_memory_barriers, buffer_memory_barrier_count as usize, Some(fix_BufferMemoryBarrier as Fix));
+                    let p_image_memory_barriers = a.slice(p_image_memory_barriers, image_memory_barrier_count as usize, Some(fix_ImageMemoryBarrier as Fix));
+                    r.push(Cmd::WaitEvents { event_count, p_events: p_events.cast(), src_stage_mask, dst_stage_mask, memory_barrier_count, p_memory_barriers: p_memory_barriers.cast(), buffer_memory_barrier_count, p_buffer_memory_barriers: p_buffer_memory_barriers.cast(), image_memory_barrier_count, p_image_memory_barriers: p_image_memory_barriers.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7944,14 +7900,13 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_memory_barriers = a.slice(p_memory_barriers, memory_barrier_count as usize, Some(fix_MemoryBarrier as Fix));
-                let p_buffer_memory_barriers = a.slice(p_buffer_memory_barriers, buffer_memory_barrier_count as usize, Some(fix_BufferMemoryBarrier as Fix));
-                let p_image_memory_barriers = a.slice(p_image_memory_barriers, image_memory_barrier_count as usize, Some(fix_ImageMemoryBarrier as Fix));
-                r.push(Cmd::PipelineBarrier { src_stage_mask, dst_stage_mask, dependency_flags, memory_barrier_count, p_memory_barriers: p_memory_barriers.cast(), buffer_memory_barrier_count, p_buffer_memory_barriers: p_buffer_memory_barriers.cast(), image_memory_barrier_count, p_image_memory_barriers: p_image_memory_barriers.cast() });
+                    let a = &mut r.arena;
+                    let p_memory_barriers = a.slice(p_memory_barriers, memory_barrier_count as usize, Some(fix_MemoryBarrier as Fix));
+                    let p_buffer_memory_barriers = a.slice(p_buffer_memory_barriers, buffer_memory_barrier_count as usize, Some(fix_BufferMemoryBarrier as Fix));
+                    let p_image_memory_barriers = a.slice(p_image_memory_barriers, image_memory_barrier_count as usize, Some(fix_ImageMemoryBarrier as Fix));
+                    r.push(Cmd::PipelineBarrier { src_stage_mask, dst_stage_mask, dependency_flags, memory_barrier_count, p_memory_barriers: p_memory_barriers.cast(), buffer_memory_barrier_count, p_buffer_memory_barriers: p_buffer_memory_barriers.cast(), image_memory_barrier_count, p_image_memory_barriers: p_image_memory_barriers.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7967,10 +7922,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BeginQuery { query_pool, query, flags });
+                    r.push(Cmd::BeginQuery { query_pool, query, flags });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -7985,10 +7939,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndQuery { query_pool, query });
+                    r.push(Cmd::EndQuery { query_pool, query });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8002,12 +7955,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_conditional_rendering_begin = a.slice(p_conditional_rendering_begin, 1, Some(fix_ConditionalRenderingBeginInfoEXT as Fix));
-                r.push(Cmd::BeginConditionalRenderingEXT { p_conditional_rendering_begin: p_conditional_rendering_begin.cast() });
+                    let a = &mut r.arena;
+                    let p_conditional_rendering_begin = a.slice(p_conditional_rendering_begin, 1, Some(fix_ConditionalRenderingBeginInfoEXT as Fix));
+                    r.push(Cmd::BeginConditionalRenderingEXT { p_conditional_rendering_begin: p_conditional_rendering_begin.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8020,10 +7972,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndConditionalRenderingEXT);
+                    r.push(Cmd::EndConditionalRenderingEXT);
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8037,12 +7988,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_begin_custom_resolve_info = a.slice(p_begin_custom_resolve_info, 1, Some(fix_BeginCustomResolveInfoEXT as Fix));
-                r.push(Cmd::BeginCustomResolveEXT { p_begin_custom_resolve_info: p_begin_custom_resolve_info.cast() });
+                    let a = &mut r.arena;
+                    let p_begin_custom_resolve_info = a.slice(p_begin_custom_resolve_info, 1, Some(fix_BeginCustomResolveInfoEXT as Fix));
+                    r.push(Cmd::BeginCustomResolveEXT { p_begin_custom_resolve_info: p_begin_custom_resolve_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8058,10 +8008,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::ResetQueryPool { query_pool, first_query, query_count });
+                    r.push(Cmd::ResetQueryPool { query_pool, first_query, query_count });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8077,10 +8026,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::WriteTimestamp { pipeline_stage, query_pool, query });
+                    r.push(Cmd::WriteTimestamp { pipeline_stage, query_pool, query });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8100,10 +8048,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::CopyQueryPoolResults { query_pool, first_query, query_count, dst_buffer, dst_offset, stride, flags });
+                    r.push(Cmd::CopyQueryPoolResults { query_pool, first_query, query_count, dst_buffer, dst_offset, stride, flags });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8121,12 +8068,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_values = a.bytes(p_values, size as usize);
-                r.push(Cmd::PushConstants { layout, stage_flags, offset, size, p_values: p_values.cast() });
+                    let a = &mut r.arena;
+                    let p_values = a.bytes(p_values, size as usize);
+                    r.push(Cmd::PushConstants { layout, stage_flags, offset, size, p_values: p_values.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8141,12 +8087,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_render_pass_begin = a.slice(p_render_pass_begin, 1, Some(fix_RenderPassBeginInfo as Fix));
-                r.push(Cmd::BeginRenderPass { p_render_pass_begin: p_render_pass_begin.cast(), contents });
+                    let a = &mut r.arena;
+                    let p_render_pass_begin = a.slice(p_render_pass_begin, 1, Some(fix_RenderPassBeginInfo as Fix));
+                    r.push(Cmd::BeginRenderPass { p_render_pass_begin: p_render_pass_begin.cast(), contents });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8160,10 +8105,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::NextSubpass { contents });
+                    r.push(Cmd::NextSubpass { contents });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8176,10 +8120,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndRenderPass);
+                    r.push(Cmd::EndRenderPass);
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8194,12 +8137,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_command_buffers = a.slice(p_command_buffers, command_buffer_count as usize, None);
-                r.push(Cmd::ExecuteCommands { command_buffer_count, p_command_buffers: p_command_buffers.cast() });
+                    let a = &mut r.arena;
+                    let p_command_buffers = a.slice(p_command_buffers, command_buffer_count as usize, None);
+                    r.push(Cmd::ExecuteCommands { command_buffer_count, p_command_buffers: p_command_buffers.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8213,12 +8155,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_marker_info = a.slice(p_marker_info, 1, Some(fix_DebugMarkerMarkerInfoEXT as Fix));
-                r.push(Cmd::DebugMarkerBeginEXT { p_marker_info: p_marker_info.cast() });
+                    let a = &mut r.arena;
+                    let p_marker_info = a.slice(p_marker_info, 1, Some(fix_DebugMarkerMarkerInfoEXT as Fix));
+                    r.push(Cmd::DebugMarkerBeginEXT { p_marker_info: p_marker_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8231,10 +8172,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DebugMarkerEndEXT);
+                    r.push(Cmd::DebugMarkerEndEXT);
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8248,12 +8188,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_marker_info = a.slice(p_marker_info, 1, Some(fix_DebugMarkerMarkerInfoEXT as Fix));
-                r.push(Cmd::DebugMarkerInsertEXT { p_marker_info: p_marker_info.cast() });
+                    let a = &mut r.arena;
+                    let p_marker_info = a.slice(p_marker_info, 1, Some(fix_DebugMarkerMarkerInfoEXT as Fix));
+                    r.push(Cmd::DebugMarkerInsertEXT { p_marker_info: p_marker_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8268,12 +8207,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoNV as Fix));
-                r.push(Cmd::ExecuteGeneratedCommandsNV { is_preprocessed, p_generated_commands_info: p_generated_commands_info.cast() });
+                    let a = &mut r.arena;
+                    let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoNV as Fix));
+                    r.push(Cmd::ExecuteGeneratedCommandsNV { is_preprocessed, p_generated_commands_info: p_generated_commands_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8287,12 +8225,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoNV as Fix));
-                r.push(Cmd::PreprocessGeneratedCommandsNV { p_generated_commands_info: p_generated_commands_info.cast() });
+                    let a = &mut r.arena;
+                    let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoNV as Fix));
+                    r.push(Cmd::PreprocessGeneratedCommandsNV { p_generated_commands_info: p_generated_commands_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8308,10 +8245,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindPipelineShaderGroupNV { pipeline_bind_point, pipeline, group_index });
+                    r.push(Cmd::BindPipelineShaderGroupNV { pipeline_bind_point, pipeline, group_index });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8326,12 +8262,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoEXT as Fix));
-                r.push(Cmd::ExecuteGeneratedCommandsEXT { is_preprocessed, p_generated_commands_info: p_generated_commands_info.cast() });
+                    let a = &mut r.arena;
+                    let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoEXT as Fix));
+                    r.push(Cmd::ExecuteGeneratedCommandsEXT { is_preprocessed, p_generated_commands_info: p_generated_commands_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8346,12 +8281,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoEXT as Fix));
-                r.push(Cmd::PreprocessGeneratedCommandsEXT { p_generated_commands_info: p_generated_commands_info.cast(), state_command_buffer });
+                    let a = &mut r.arena;
+                    let p_generated_commands_info = a.slice(p_generated_commands_info, 1, Some(fix_GeneratedCommandsInfoEXT as Fix));
+                    r.push(Cmd::PreprocessGeneratedCommandsEXT { p_generated_commands_info: p_generated_commands_info.cast(), state_command_buffer });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8369,12 +8303,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_descriptor_writes = a.slice(p_descriptor_writes, descriptor_write_count as usize, Some(fix_WriteDescriptorSet as Fix));
-                r.push(Cmd::PushDescriptorSet { pipeline_bind_point, layout, set, descriptor_write_count, p_descriptor_writes: p_descriptor_writes.cast() });
+                    let a = &mut r.arena;
+                    let p_descriptor_writes = a.slice(p_descriptor_writes, descriptor_write_count as usize, Some(fix_WriteDescriptorSet as Fix));
+                    r.push(Cmd::PushDescriptorSet { pipeline_bind_point, layout, set, descriptor_write_count, p_descriptor_writes: p_descriptor_writes.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8388,10 +8321,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDeviceMask { device_mask });
+                    r.push(Cmd::SetDeviceMask { device_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8410,10 +8342,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DispatchBase { base_group_x, base_group_y, base_group_z, group_count_x, group_count_y, group_count_z });
+                    r.push(Cmd::DispatchBase { base_group_x, base_group_y, base_group_z, group_count_x, group_count_y, group_count_z });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8430,10 +8361,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::PushDescriptorSetWithTemplate { descriptor_update_template, layout, set, p_data: p_data.cast() });
+                    r.push(Cmd::PushDescriptorSetWithTemplate { descriptor_update_template, layout, set, p_data: p_data.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8449,12 +8379,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_viewport_w_scalings = a.slice(p_viewport_w_scalings, viewport_count as usize, None);
-                r.push(Cmd::SetViewportWScalingNV { first_viewport, viewport_count, p_viewport_w_scalings: p_viewport_w_scalings.cast() });
+                    let a = &mut r.arena;
+                    let p_viewport_w_scalings = a.slice(p_viewport_w_scalings, viewport_count as usize, None);
+                    r.push(Cmd::SetViewportWScalingNV { first_viewport, viewport_count, p_viewport_w_scalings: p_viewport_w_scalings.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8470,12 +8399,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_discard_rectangles = a.slice(p_discard_rectangles, discard_rectangle_count as usize, None);
-                r.push(Cmd::SetDiscardRectangleEXT { first_discard_rectangle, discard_rectangle_count, p_discard_rectangles: p_discard_rectangles.cast() });
+                    let a = &mut r.arena;
+                    let p_discard_rectangles = a.slice(p_discard_rectangles, discard_rectangle_count as usize, None);
+                    r.push(Cmd::SetDiscardRectangleEXT { first_discard_rectangle, discard_rectangle_count, p_discard_rectangles: p_discard_rectangles.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8489,10 +8417,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDiscardRectangleEnableEXT { discard_rectangle_enable });
+                    r.push(Cmd::SetDiscardRectangleEnableEXT { discard_rectangle_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8506,10 +8433,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDiscardRectangleModeEXT { discard_rectangle_mode });
+                    r.push(Cmd::SetDiscardRectangleModeEXT { discard_rectangle_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8523,12 +8449,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_sample_locations_info = a.slice(p_sample_locations_info, 1, Some(fix_SampleLocationsInfoEXT as Fix));
-                r.push(Cmd::SetSampleLocationsEXT { p_sample_locations_info: p_sample_locations_info.cast() });
+                    let a = &mut r.arena;
+                    let p_sample_locations_info = a.slice(p_sample_locations_info, 1, Some(fix_SampleLocationsInfoEXT as Fix));
+                    r.push(Cmd::SetSampleLocationsEXT { p_sample_locations_info: p_sample_locations_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8542,12 +8467,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_label_info = a.slice(p_label_info, 1, Some(fix_DebugUtilsLabelEXT as Fix));
-                r.push(Cmd::BeginDebugUtilsLabelEXT { p_label_info: p_label_info.cast() });
+                    let a = &mut r.arena;
+                    let p_label_info = a.slice(p_label_info, 1, Some(fix_DebugUtilsLabelEXT as Fix));
+                    r.push(Cmd::BeginDebugUtilsLabelEXT { p_label_info: p_label_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8560,10 +8484,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndDebugUtilsLabelEXT);
+                    r.push(Cmd::EndDebugUtilsLabelEXT);
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8577,12 +8500,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_label_info = a.slice(p_label_info, 1, Some(fix_DebugUtilsLabelEXT as Fix));
-                r.push(Cmd::InsertDebugUtilsLabelEXT { p_label_info: p_label_info.cast() });
+                    let a = &mut r.arena;
+                    let p_label_info = a.slice(p_label_info, 1, Some(fix_DebugUtilsLabelEXT as Fix));
+                    r.push(Cmd::InsertDebugUtilsLabelEXT { p_label_info: p_label_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8599,10 +8521,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::WriteBufferMarkerAMD { pipeline_stage, dst_buffer, dst_offset, marker });
+                    r.push(Cmd::WriteBufferMarkerAMD { pipeline_stage, dst_buffer, dst_offset, marker });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8617,13 +8538,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_render_pass_begin = a.slice(p_render_pass_begin, 1, Some(fix_RenderPassBeginInfo as Fix));
-                let p_subpass_begin_info = a.slice(p_subpass_begin_info, 1, Some(fix_SubpassBeginInfo as Fix));
-                r.push(Cmd::BeginRenderPass2 { p_render_pass_begin: p_render_pass_begin.cast(), p_subpass_begin_info: p_subpass_begin_info.cast() });
+                    let a = &mut r.arena;
+                    let p_render_pass_begin = a.slice(p_render_pass_begin, 1, Some(fix_RenderPassBeginInfo as Fix));
+                    let p_subpass_begin_info = a.slice(p_subpass_begin_info, 1, Some(fix_SubpassBeginInfo as Fix));
+                    r.push(Cmd::BeginRenderPass2 { p_render_pass_begin: p_render_pass_begin.cast(), p_subpass_begin_info: p_subpass_begin_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8638,13 +8558,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_subpass_begin_info = a.slice(p_subpass_begin_info, 1, Some(fix_SubpassBeginInfo as Fix));
-                let p_subpass_end_info = a.slice(p_subpass_end_info, 1, Some(fix_SubpassEndInfo as Fix));
-                r.push(Cmd::NextSubpass2 { p_subpass_begin_info: p_subpass_begin_info.cast(), p_subpass_end_info: p_subpass_end_info.cast() });
+                    let a = &mut r.arena;
+                    let p_subpass_begin_info = a.slice(p_subpass_begin_info, 1, Some(fix_SubpassBeginInfo as Fix));
+                    let p_subpass_end_info = a.slice(p_subpass_end_info, 1, Some(fix_SubpassEndInfo as Fix));
+                    r.push(Cmd::NextSubpass2 { p_subpass_begin_info: p_subpass_begin_info.cast(), p_subpass_end_info: p_subpass_end_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8658,12 +8577,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_subpass_end_info = a.slice(p_subpass_end_info, 1, Some(fix_SubpassEndInfo as Fix));
-                r.push(Cmd::EndRenderPass2 { p_subpass_end_info: p_subpass_end_info.cast() });
+                    let a = &mut r.arena;
+                    let p_subpass_end_info = a.slice(p_subpass_end_info, 1, Some(fix_SubpassEndInfo as Fix));
+                    r.push(Cmd::EndRenderPass2 { p_subpass_end_info: p_subpass_end_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8682,10 +8600,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawIndirectCount { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
+                    r.push(Cmd::DrawIndirectCount { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8704,10 +8621,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawIndexedIndirectCount { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
+                    r.push(Cmd::DrawIndexedIndirectCount { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8721,10 +8637,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetCheckpointNV { p_checkpoint_marker: p_checkpoint_marker.cast() });
+                    r.push(Cmd::SetCheckpointNV { p_checkpoint_marker: p_checkpoint_marker.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8742,14 +8657,13 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_buffers = a.slice(p_buffers, binding_count as usize, None);
-                let p_offsets = a.slice(p_offsets, binding_count as usize, None);
-                let p_sizes = a.slice(p_sizes, binding_count as usize, None);
-                r.push(Cmd::BindTransformFeedbackBuffersEXT { first_binding, binding_count, p_buffers: p_buffers.cast(), p_offsets: p_offsets.cast(), p_sizes: p_sizes.cast() });
+                    let a = &mut r.arena;
+                    let p_buffers = a.slice(p_buffers, binding_count as usize, None);
+                    let p_offsets = a.slice(p_offsets, binding_count as usize, None);
+                    let p_sizes = a.slice(p_sizes, binding_count as usize, None);
+                    r.push(Cmd::BindTransformFeedbackBuffersEXT { first_binding, binding_count, p_buffers: p_buffers.cast(), p_offsets: p_offsets.cast(), p_sizes: p_sizes.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8766,13 +8680,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_counter_buffers = a.slice(p_counter_buffers, counter_buffer_count as usize, None);
-                let p_counter_buffer_offsets = a.slice(p_counter_buffer_offsets, counter_buffer_count as usize, None);
-                r.push(Cmd::BeginTransformFeedbackEXT { first_counter_buffer, counter_buffer_count, p_counter_buffers: p_counter_buffers.cast(), p_counter_buffer_offsets: p_counter_buffer_offsets.cast() });
+                    let a = &mut r.arena;
+                    let p_counter_buffers = a.slice(p_counter_buffers, counter_buffer_count as usize, None);
+                    let p_counter_buffer_offsets = a.slice(p_counter_buffer_offsets, counter_buffer_count as usize, None);
+                    r.push(Cmd::BeginTransformFeedbackEXT { first_counter_buffer, counter_buffer_count, p_counter_buffers: p_counter_buffers.cast(), p_counter_buffer_offsets: p_counter_buffer_offsets.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8789,13 +8702,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_counter_buffers = a.slice(p_counter_buffers, counter_buffer_count as usize, None);
-                let p_counter_buffer_offsets = a.slice(p_counter_buffer_offsets, counter_buffer_count as usize, None);
-                r.push(Cmd::EndTransformFeedbackEXT { first_counter_buffer, counter_buffer_count, p_counter_buffers: p_counter_buffers.cast(), p_counter_buffer_offsets: p_counter_buffer_offsets.cast() });
+                    let a = &mut r.arena;
+                    let p_counter_buffers = a.slice(p_counter_buffers, counter_buffer_count as usize, None);
+                    let p_counter_buffer_offsets = a.slice(p_counter_buffer_offsets, counter_buffer_count as usize, None);
+                    r.push(Cmd::EndTransformFeedbackEXT { first_counter_buffer, counter_buffer_count, p_counter_buffers: p_counter_buffers.cast(), p_counter_buffer_offsets: p_counter_buffer_offsets.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8812,10 +8724,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BeginQueryIndexedEXT { query_pool, query, flags, index });
+                    r.push(Cmd::BeginQueryIndexedEXT { query_pool, query, flags, index });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8831,10 +8742,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndQueryIndexedEXT { query_pool, query, index });
+                    r.push(Cmd::EndQueryIndexedEXT { query_pool, query, index });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8853,10 +8763,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawIndirectByteCountEXT { instance_count, first_instance, counter_buffer, counter_buffer_offset, counter_offset, vertex_stride });
+                    r.push(Cmd::DrawIndirectByteCountEXT { instance_count, first_instance, counter_buffer, counter_buffer_offset, counter_offset, vertex_stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8872,12 +8781,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_exclusive_scissors = a.slice(p_exclusive_scissors, exclusive_scissor_count as usize, None);
-                r.push(Cmd::SetExclusiveScissorNV { first_exclusive_scissor, exclusive_scissor_count, p_exclusive_scissors: p_exclusive_scissors.cast() });
+                    let a = &mut r.arena;
+                    let p_exclusive_scissors = a.slice(p_exclusive_scissors, exclusive_scissor_count as usize, None);
+                    r.push(Cmd::SetExclusiveScissorNV { first_exclusive_scissor, exclusive_scissor_count, p_exclusive_scissors: p_exclusive_scissors.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8893,12 +8801,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_exclusive_scissor_enables = a.slice(p_exclusive_scissor_enables, exclusive_scissor_count as usize, None);
-                r.push(Cmd::SetExclusiveScissorEnableNV { first_exclusive_scissor, exclusive_scissor_count, p_exclusive_scissor_enables: p_exclusive_scissor_enables.cast() });
+                    let a = &mut r.arena;
+                    let p_exclusive_scissor_enables = a.slice(p_exclusive_scissor_enables, exclusive_scissor_count as usize, None);
+                    r.push(Cmd::SetExclusiveScissorEnableNV { first_exclusive_scissor, exclusive_scissor_count, p_exclusive_scissor_enables: p_exclusive_scissor_enables.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8913,10 +8820,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindShadingRateImageNV { image_view, image_layout });
+                    r.push(Cmd::BindShadingRateImageNV { image_view, image_layout });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8932,12 +8838,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_shading_rate_palettes = a.slice(p_shading_rate_palettes, viewport_count as usize, Some(fix_ShadingRatePaletteNV as Fix));
-                r.push(Cmd::SetViewportShadingRatePaletteNV { first_viewport, viewport_count, p_shading_rate_palettes: p_shading_rate_palettes.cast() });
+                    let a = &mut r.arena;
+                    let p_shading_rate_palettes = a.slice(p_shading_rate_palettes, viewport_count as usize, Some(fix_ShadingRatePaletteNV as Fix));
+                    r.push(Cmd::SetViewportShadingRatePaletteNV { first_viewport, viewport_count, p_shading_rate_palettes: p_shading_rate_palettes.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8953,12 +8858,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_custom_sample_orders = a.slice(p_custom_sample_orders, custom_sample_order_count as usize, Some(fix_CoarseSampleOrderCustomNV as Fix));
-                r.push(Cmd::SetCoarseSampleOrderNV { sample_order_type, custom_sample_order_count, p_custom_sample_orders: p_custom_sample_orders.cast() });
+                    let a = &mut r.arena;
+                    let p_custom_sample_orders = a.slice(p_custom_sample_orders, custom_sample_order_count as usize, Some(fix_CoarseSampleOrderCustomNV as Fix));
+                    r.push(Cmd::SetCoarseSampleOrderNV { sample_order_type, custom_sample_order_count, p_custom_sample_orders: p_custom_sample_orders.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8973,10 +8877,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawMeshTasksNV { task_count, first_task });
+                    r.push(Cmd::DrawMeshTasksNV { task_count, first_task });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -8993,10 +8896,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawMeshTasksIndirectNV { buffer, offset, draw_count, stride });
+                    r.push(Cmd::DrawMeshTasksIndirectNV { buffer, offset, draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9015,10 +8917,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawMeshTasksIndirectCountNV { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
+                    r.push(Cmd::DrawMeshTasksIndirectCountNV { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9034,10 +8935,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawMeshTasksEXT { group_count_x, group_count_y, group_count_z });
+                    r.push(Cmd::DrawMeshTasksEXT { group_count_x, group_count_y, group_count_z });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9054,10 +8954,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawMeshTasksIndirectEXT { buffer, offset, draw_count, stride });
+                    r.push(Cmd::DrawMeshTasksIndirectEXT { buffer, offset, draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9076,10 +8975,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DrawMeshTasksIndirectCountEXT { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
+                    r.push(Cmd::DrawMeshTasksIndirectCountEXT { buffer, offset, count_buffer, count_buffer_offset, max_draw_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9094,10 +8992,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindInvocationMaskHUAWEI { image_view, image_layout });
+                    r.push(Cmd::BindInvocationMaskHUAWEI { image_view, image_layout });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9113,10 +9010,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::CopyAccelerationStructureNV { dst, src, mode });
+                    r.push(Cmd::CopyAccelerationStructureNV { dst, src, mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9130,12 +9026,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_CopyAccelerationStructureInfoKHR as Fix));
-                r.push(Cmd::CopyAccelerationStructureKHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_CopyAccelerationStructureInfoKHR as Fix));
+                    r.push(Cmd::CopyAccelerationStructureKHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9149,12 +9044,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_CopyAccelerationStructureToMemoryInfoKHR as Fix));
-                r.push(Cmd::CopyAccelerationStructureToMemoryKHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_CopyAccelerationStructureToMemoryInfoKHR as Fix));
+                    r.push(Cmd::CopyAccelerationStructureToMemoryKHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9168,12 +9062,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_CopyMemoryToAccelerationStructureInfoKHR as Fix));
-                r.push(Cmd::CopyMemoryToAccelerationStructureKHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_CopyMemoryToAccelerationStructureInfoKHR as Fix));
+                    r.push(Cmd::CopyMemoryToAccelerationStructureKHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9191,12 +9084,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_acceleration_structures = a.slice(p_acceleration_structures, acceleration_structure_count as usize, None);
-                r.push(Cmd::WriteAccelerationStructuresPropertiesKHR { acceleration_structure_count, p_acceleration_structures: p_acceleration_structures.cast(), query_type, query_pool, first_query });
+                    let a = &mut r.arena;
+                    let p_acceleration_structures = a.slice(p_acceleration_structures, acceleration_structure_count as usize, None);
+                    r.push(Cmd::WriteAccelerationStructuresPropertiesKHR { acceleration_structure_count, p_acceleration_structures: p_acceleration_structures.cast(), query_type, query_pool, first_query });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9214,12 +9106,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_acceleration_structures = a.slice(p_acceleration_structures, acceleration_structure_count as usize, None);
-                r.push(Cmd::WriteAccelerationStructuresPropertiesNV { acceleration_structure_count, p_acceleration_structures: p_acceleration_structures.cast(), query_type, query_pool, first_query });
+                    let a = &mut r.arena;
+                    let p_acceleration_structures = a.slice(p_acceleration_structures, acceleration_structure_count as usize, None);
+                    r.push(Cmd::WriteAccelerationStructuresPropertiesNV { acceleration_structure_count, p_acceleration_structures: p_acceleration_structures.cast(), query_type, query_pool, first_query });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9240,12 +9131,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_AccelerationStructureInfoNV as Fix));
-                r.push(Cmd::BuildAccelerationStructureNV { p_info: p_info.cast(), instance_data, instance_offset, update, dst, src, scratch, scratch_offset });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_AccelerationStructureInfoNV as Fix));
+                    r.push(Cmd::BuildAccelerationStructureNV { p_info: p_info.cast(), instance_data, instance_offset, update, dst, src, scratch, scratch_offset });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9265,15 +9155,14 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_raygen_shader_binding_table = a.slice(p_raygen_shader_binding_table, 1, None);
-                let p_miss_shader_binding_table = a.slice(p_miss_shader_binding_table, 1, None);
-                let p_hit_shader_binding_table = a.slice(p_hit_shader_binding_table, 1, None);
-                let p_callable_shader_binding_table = a.slice(p_callable_shader_binding_table, 1, None);
-                r.push(Cmd::TraceRaysKHR { p_raygen_shader_binding_table: p_raygen_shader_binding_table.cast(), p_miss_shader_binding_table: p_miss_shader_binding_table.cast(), p_hit_shader_binding_table: p_hit_shader_binding_table.cast(), p_callable_shader_binding_table: p_callable_shader_binding_table.cast(), width, height, depth });
+                    let a = &mut r.arena;
+                    let p_raygen_shader_binding_table = a.slice(p_raygen_shader_binding_table, 1, None);
+                    let p_miss_shader_binding_table = a.slice(p_miss_shader_binding_table, 1, None);
+                    let p_hit_shader_binding_table = a.slice(p_hit_shader_binding_table, 1, None);
+                    let p_callable_shader_binding_table = a.slice(p_callable_shader_binding_table, 1, None);
+                    r.push(Cmd::TraceRaysKHR { p_raygen_shader_binding_table: p_raygen_shader_binding_table.cast(), p_miss_shader_binding_table: p_miss_shader_binding_table.cast(), p_hit_shader_binding_table: p_hit_shader_binding_table.cast(), p_callable_shader_binding_table: p_callable_shader_binding_table.cast(), width, height, depth });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9300,10 +9189,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::TraceRaysNV { raygen_shader_binding_table_buffer, raygen_shader_binding_offset, miss_shader_binding_table_buffer, miss_shader_binding_offset, miss_shader_binding_stride, hit_shader_binding_table_buffer, hit_shader_binding_offset, hit_shader_binding_stride, callable_shader_binding_table_buffer, callable_shader_binding_offset, callable_shader_binding_stride, width, height, depth });
+                    r.push(Cmd::TraceRaysNV { raygen_shader_binding_table_buffer, raygen_shader_binding_offset, miss_shader_binding_table_buffer, miss_shader_binding_offset, miss_shader_binding_stride, hit_shader_binding_table_buffer, hit_shader_binding_offset, hit_shader_binding_stride, callable_shader_binding_table_buffer, callable_shader_binding_offset, callable_shader_binding_stride, width, height, depth });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9321,15 +9209,14 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_raygen_shader_binding_table = a.slice(p_raygen_shader_binding_table, 1, None);
-                let p_miss_shader_binding_table = a.slice(p_miss_shader_binding_table, 1, None);
-                let p_hit_shader_binding_table = a.slice(p_hit_shader_binding_table, 1, None);
-                let p_callable_shader_binding_table = a.slice(p_callable_shader_binding_table, 1, None);
-                r.push(Cmd::TraceRaysIndirectKHR { p_raygen_shader_binding_table: p_raygen_shader_binding_table.cast(), p_miss_shader_binding_table: p_miss_shader_binding_table.cast(), p_hit_shader_binding_table: p_hit_shader_binding_table.cast(), p_callable_shader_binding_table: p_callable_shader_binding_table.cast(), indirect_device_address });
+                    let a = &mut r.arena;
+                    let p_raygen_shader_binding_table = a.slice(p_raygen_shader_binding_table, 1, None);
+                    let p_miss_shader_binding_table = a.slice(p_miss_shader_binding_table, 1, None);
+                    let p_hit_shader_binding_table = a.slice(p_hit_shader_binding_table, 1, None);
+                    let p_callable_shader_binding_table = a.slice(p_callable_shader_binding_table, 1, None);
+                    r.push(Cmd::TraceRaysIndirectKHR { p_raygen_shader_binding_table: p_raygen_shader_binding_table.cast(), p_miss_shader_binding_table: p_miss_shader_binding_table.cast(), p_hit_shader_binding_table: p_hit_shader_binding_table.cast(), p_callable_shader_binding_table: p_callable_shader_binding_table.cast(), indirect_device_address });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9343,10 +9230,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::TraceRaysIndirect2KHR { indirect_device_address });
+                    r.push(Cmd::TraceRaysIndirect2KHR { indirect_device_address });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9360,12 +9246,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_command_infos = a.slice(p_command_infos, 1, Some(fix_ClusterAccelerationStructureCommandsInfoNV as Fix));
-                r.push(Cmd::BuildClusterAccelerationStructureIndirectNV { p_command_infos: p_command_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_command_infos = a.slice(p_command_infos, 1, Some(fix_ClusterAccelerationStructureCommandsInfoNV as Fix));
+                    r.push(Cmd::BuildClusterAccelerationStructureIndirectNV { p_command_infos: p_command_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9379,10 +9264,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetRayTracingPipelineStackSizeKHR { pipeline_stack_size });
+                    r.push(Cmd::SetRayTracingPipelineStackSizeKHR { pipeline_stack_size });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9396,9 +9280,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_marker_info = a.slice(p_marker_info, 1, Some(fix_PerformanceMarkerInfoINTEL as Fix));
-                r.push(Cmd::SetPerformanceMarkerINTEL { p_marker_info: p_marker_info.cast() });
+                    let a = &mut r.arena;
+                    let p_marker_info = a.slice(p_marker_info, 1, Some(fix_PerformanceMarkerInfoINTEL as Fix));
+                    r.push(Cmd::SetPerformanceMarkerINTEL { p_marker_info: p_marker_info.cast() });
                 })
             };
             crate::vk::Result::SUCCESS
@@ -9415,9 +9299,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_marker_info = a.slice(p_marker_info, 1, Some(fix_PerformanceStreamMarkerInfoINTEL as Fix));
-                r.push(Cmd::SetPerformanceStreamMarkerINTEL { p_marker_info: p_marker_info.cast() });
+                    let a = &mut r.arena;
+                    let p_marker_info = a.slice(p_marker_info, 1, Some(fix_PerformanceStreamMarkerInfoINTEL as Fix));
+                    r.push(Cmd::SetPerformanceStreamMarkerINTEL { p_marker_info: p_marker_info.cast() });
                 })
             };
             crate::vk::Result::SUCCESS
@@ -9434,9 +9318,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_override_info = a.slice(p_override_info, 1, Some(fix_PerformanceOverrideInfoINTEL as Fix));
-                r.push(Cmd::SetPerformanceOverrideINTEL { p_override_info: p_override_info.cast() });
+                    let a = &mut r.arena;
+                    let p_override_info = a.slice(p_override_info, 1, Some(fix_PerformanceOverrideInfoINTEL as Fix));
+                    r.push(Cmd::SetPerformanceOverrideINTEL { p_override_info: p_override_info.cast() });
                 })
             };
             crate::vk::Result::SUCCESS
@@ -9454,10 +9338,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetLineStipple { line_stipple_factor, line_stipple_pattern });
+                    r.push(Cmd::SetLineStipple { line_stipple_factor, line_stipple_pattern });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9473,13 +9356,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_infos = a.slice(p_infos, info_count as usize, Some(fix_AccelerationStructureBuildGeometryInfoKHR as Fix));
-                let pp_build_range_infos = a.pointers(pp_build_range_infos, info_count as usize, |a, i, p| { let _ = i; a.slice(p, (*p_infos.add(i)).geometry_count as usize, None).cast_const() });
-                r.push(Cmd::BuildAccelerationStructuresKHR { info_count, p_infos: p_infos.cast(), pp_build_range_infos: pp_build_range_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_infos = a.slice(p_infos, info_count as usize, Some(fix_AccelerationStructureBuildGeometryInfoKHR as Fix));
+                    let pp_build_range_infos = a.pointers(pp_build_range_infos, info_count as usize, |a, i, p| { let _ = i; if p_infos.is_null() { core::ptr::null() } else { a.slice(p, (*p_infos.add(i)).geometry_count as usize, None).cast_const() } });
+                    r.push(Cmd::BuildAccelerationStructuresKHR { info_count, p_infos: p_infos.cast(), pp_build_range_infos: pp_build_range_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9497,15 +9379,14 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_infos = a.slice(p_infos, info_count as usize, Some(fix_AccelerationStructureBuildGeometryInfoKHR as Fix));
-                let p_indirect_device_addresses = a.slice(p_indirect_device_addresses, info_count as usize, None);
-                let p_indirect_strides = a.slice(p_indirect_strides, info_count as usize, None);
-                let pp_max_primitive_counts = a.pointers(pp_max_primitive_counts, info_count as usize, |a, i, p| { let _ = i; a.slice(p, (*p_infos.add(i)).geometry_count as usize, None).cast_const() });
-                r.push(Cmd::BuildAccelerationStructuresIndirectKHR { info_count, p_infos: p_infos.cast(), p_indirect_device_addresses: p_indirect_device_addresses.cast(), p_indirect_strides: p_indirect_strides.cast(), pp_max_primitive_counts: pp_max_primitive_counts.cast() });
+                    let a = &mut r.arena;
+                    let p_infos = a.slice(p_infos, info_count as usize, Some(fix_AccelerationStructureBuildGeometryInfoKHR as Fix));
+                    let p_indirect_device_addresses = a.slice(p_indirect_device_addresses, info_count as usize, None);
+                    let p_indirect_strides = a.slice(p_indirect_strides, info_count as usize, None);
+                    let pp_max_primitive_counts = a.pointers(pp_max_primitive_counts, info_count as usize, |a, i, p| { let _ = i; if p_infos.is_null() { core::ptr::null() } else { a.slice(p, (*p_infos.add(i)).geometry_count as usize, None).cast_const() } });
+                    r.push(Cmd::BuildAccelerationStructuresIndirectKHR { info_count, p_infos: p_infos.cast(), p_indirect_device_addresses: p_indirect_device_addresses.cast(), p_indirect_strides: p_indirect_strides.cast(), pp_max_primitive_counts: pp_max_primitive_counts.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9519,10 +9400,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetCullMode { cull_mode });
+                    r.push(Cmd::SetCullMode { cull_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9536,10 +9416,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetFrontFace { front_face });
+                    r.push(Cmd::SetFrontFace { front_face });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9553,10 +9432,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetPrimitiveTopology { primitive_topology });
+                    r.push(Cmd::SetPrimitiveTopology { primitive_topology });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9571,12 +9449,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_viewports = a.slice(p_viewports, viewport_count as usize, None);
-                r.push(Cmd::SetViewportWithCount { viewport_count, p_viewports: p_viewports.cast() });
+                    let a = &mut r.arena;
+                    let p_viewports = a.slice(p_viewports, viewport_count as usize, None);
+                    r.push(Cmd::SetViewportWithCount { viewport_count, p_viewports: p_viewports.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9591,12 +9468,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_scissors = a.slice(p_scissors, scissor_count as usize, None);
-                r.push(Cmd::SetScissorWithCount { scissor_count, p_scissors: p_scissors.cast() });
+                    let a = &mut r.arena;
+                    let p_scissors = a.slice(p_scissors, scissor_count as usize, None);
+                    r.push(Cmd::SetScissorWithCount { scissor_count, p_scissors: p_scissors.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9613,10 +9489,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindIndexBuffer2 { buffer, offset, size, index_type });
+                    r.push(Cmd::BindIndexBuffer2 { buffer, offset, size, index_type });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9635,15 +9510,14 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_buffers = a.slice(p_buffers, binding_count as usize, None);
-                let p_offsets = a.slice(p_offsets, binding_count as usize, None);
-                let p_sizes = a.slice(p_sizes, binding_count as usize, None);
-                let p_strides = a.slice(p_strides, binding_count as usize, None);
-                r.push(Cmd::BindVertexBuffers2 { first_binding, binding_count, p_buffers: p_buffers.cast(), p_offsets: p_offsets.cast(), p_sizes: p_sizes.cast(), p_strides: p_strides.cast() });
+                    let a = &mut r.arena;
+                    let p_buffers = a.slice(p_buffers, binding_count as usize, None);
+                    let p_offsets = a.slice(p_offsets, binding_count as usize, None);
+                    let p_sizes = a.slice(p_sizes, binding_count as usize, None);
+                    let p_strides = a.slice(p_strides, binding_count as usize, None);
+                    r.push(Cmd::BindVertexBuffers2 { first_binding, binding_count, p_buffers: p_buffers.cast(), p_offsets: p_offsets.cast(), p_sizes: p_sizes.cast(), p_strides: p_strides.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9657,10 +9531,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthTestEnable { depth_test_enable });
+                    r.push(Cmd::SetDepthTestEnable { depth_test_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9674,10 +9547,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthWriteEnable { depth_write_enable });
+                    r.push(Cmd::SetDepthWriteEnable { depth_write_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9691,10 +9563,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthCompareOp { depth_compare_op });
+                    r.push(Cmd::SetDepthCompareOp { depth_compare_op });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9708,10 +9579,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthBoundsTestEnable { depth_bounds_test_enable });
+                    r.push(Cmd::SetDepthBoundsTestEnable { depth_bounds_test_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9725,10 +9595,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetStencilTestEnable { stencil_test_enable });
+                    r.push(Cmd::SetStencilTestEnable { stencil_test_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9746,10 +9615,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetStencilOp { face_mask, fail_op, pass_op, depth_fail_op, compare_op });
+                    r.push(Cmd::SetStencilOp { face_mask, fail_op, pass_op, depth_fail_op, compare_op });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9763,10 +9631,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetPatchControlPointsEXT { patch_control_points });
+                    r.push(Cmd::SetPatchControlPointsEXT { patch_control_points });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9780,10 +9647,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetRasterizerDiscardEnable { rasterizer_discard_enable });
+                    r.push(Cmd::SetRasterizerDiscardEnable { rasterizer_discard_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9797,10 +9663,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthBiasEnable { depth_bias_enable });
+                    r.push(Cmd::SetDepthBiasEnable { depth_bias_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9814,10 +9679,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetLogicOpEXT { logic_op });
+                    r.push(Cmd::SetLogicOpEXT { logic_op });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9831,10 +9695,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetPrimitiveRestartEnable { primitive_restart_enable });
+                    r.push(Cmd::SetPrimitiveRestartEnable { primitive_restart_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9848,10 +9711,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetTessellationDomainOriginEXT { domain_origin });
+                    r.push(Cmd::SetTessellationDomainOriginEXT { domain_origin });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9865,10 +9727,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthClampEnableEXT { depth_clamp_enable });
+                    r.push(Cmd::SetDepthClampEnableEXT { depth_clamp_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9882,10 +9743,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetPolygonModeEXT { polygon_mode });
+                    r.push(Cmd::SetPolygonModeEXT { polygon_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9899,10 +9759,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetRasterizationSamplesEXT { rasterization_samples });
+                    r.push(Cmd::SetRasterizationSamplesEXT { rasterization_samples });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9917,12 +9776,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_sample_mask = a.slice(p_sample_mask, (samples.as_raw() as usize + 31) / 32, None);
-                r.push(Cmd::SetSampleMaskEXT { samples, p_sample_mask: p_sample_mask.cast() });
+                    let a = &mut r.arena;
+                    let p_sample_mask = a.slice(p_sample_mask, (samples.as_raw() as usize + 31) / 32, None);
+                    r.push(Cmd::SetSampleMaskEXT { samples, p_sample_mask: p_sample_mask.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9936,10 +9794,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetAlphaToCoverageEnableEXT { alpha_to_coverage_enable });
+                    r.push(Cmd::SetAlphaToCoverageEnableEXT { alpha_to_coverage_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9953,10 +9810,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetAlphaToOneEnableEXT { alpha_to_one_enable });
+                    r.push(Cmd::SetAlphaToOneEnableEXT { alpha_to_one_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9970,10 +9826,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetLogicOpEnableEXT { logic_op_enable });
+                    r.push(Cmd::SetLogicOpEnableEXT { logic_op_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -9989,12 +9844,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_color_blend_enables = a.slice(p_color_blend_enables, attachment_count as usize, None);
-                r.push(Cmd::SetColorBlendEnableEXT { first_attachment, attachment_count, p_color_blend_enables: p_color_blend_enables.cast() });
+                    let a = &mut r.arena;
+                    let p_color_blend_enables = a.slice(p_color_blend_enables, attachment_count as usize, None);
+                    r.push(Cmd::SetColorBlendEnableEXT { first_attachment, attachment_count, p_color_blend_enables: p_color_blend_enables.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10010,12 +9864,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_color_blend_equations = a.slice(p_color_blend_equations, attachment_count as usize, None);
-                r.push(Cmd::SetColorBlendEquationEXT { first_attachment, attachment_count, p_color_blend_equations: p_color_blend_equations.cast() });
+                    let a = &mut r.arena;
+                    let p_color_blend_equations = a.slice(p_color_blend_equations, attachment_count as usize, None);
+                    r.push(Cmd::SetColorBlendEquationEXT { first_attachment, attachment_count, p_color_blend_equations: p_color_blend_equations.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10031,12 +9884,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_color_write_masks = a.slice(p_color_write_masks, attachment_count as usize, None);
-                r.push(Cmd::SetColorWriteMaskEXT { first_attachment, attachment_count, p_color_write_masks: p_color_write_masks.cast() });
+                    let a = &mut r.arena;
+                    let p_color_write_masks = a.slice(p_color_write_masks, attachment_count as usize, None);
+                    r.push(Cmd::SetColorWriteMaskEXT { first_attachment, attachment_count, p_color_write_masks: p_color_write_masks.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10050,10 +9902,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetRasterizationStreamEXT { rasterization_stream });
+                    r.push(Cmd::SetRasterizationStreamEXT { rasterization_stream });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10067,10 +9918,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetConservativeRasterizationModeEXT { conservative_rasterization_mode });
+                    r.push(Cmd::SetConservativeRasterizationModeEXT { conservative_rasterization_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10084,10 +9934,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetExtraPrimitiveOverestimationSizeEXT { extra_primitive_overestimation_size });
+                    r.push(Cmd::SetExtraPrimitiveOverestimationSizeEXT { extra_primitive_overestimation_size });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10101,10 +9950,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthClipEnableEXT { depth_clip_enable });
+                    r.push(Cmd::SetDepthClipEnableEXT { depth_clip_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10118,10 +9966,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetSampleLocationsEnableEXT { sample_locations_enable });
+                    r.push(Cmd::SetSampleLocationsEnableEXT { sample_locations_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10137,12 +9984,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_color_blend_advanced = a.slice(p_color_blend_advanced, attachment_count as usize, None);
-                r.push(Cmd::SetColorBlendAdvancedEXT { first_attachment, attachment_count, p_color_blend_advanced: p_color_blend_advanced.cast() });
+                    let a = &mut r.arena;
+                    let p_color_blend_advanced = a.slice(p_color_blend_advanced, attachment_count as usize, None);
+                    r.push(Cmd::SetColorBlendAdvancedEXT { first_attachment, attachment_count, p_color_blend_advanced: p_color_blend_advanced.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10156,10 +10002,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetProvokingVertexModeEXT { provoking_vertex_mode });
+                    r.push(Cmd::SetProvokingVertexModeEXT { provoking_vertex_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10173,10 +10018,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetLineRasterizationModeEXT { line_rasterization_mode });
+                    r.push(Cmd::SetLineRasterizationModeEXT { line_rasterization_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10190,10 +10034,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetLineStippleEnableEXT { stippled_line_enable });
+                    r.push(Cmd::SetLineStippleEnableEXT { stippled_line_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10207,10 +10050,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetDepthClipNegativeOneToOneEXT { negative_one_to_one });
+                    r.push(Cmd::SetDepthClipNegativeOneToOneEXT { negative_one_to_one });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10224,10 +10066,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetViewportWScalingEnableNV { viewport_w_scaling_enable });
+                    r.push(Cmd::SetViewportWScalingEnableNV { viewport_w_scaling_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10243,12 +10084,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_viewport_swizzles = a.slice(p_viewport_swizzles, viewport_count as usize, None);
-                r.push(Cmd::SetViewportSwizzleNV { first_viewport, viewport_count, p_viewport_swizzles: p_viewport_swizzles.cast() });
+                    let a = &mut r.arena;
+                    let p_viewport_swizzles = a.slice(p_viewport_swizzles, viewport_count as usize, None);
+                    r.push(Cmd::SetViewportSwizzleNV { first_viewport, viewport_count, p_viewport_swizzles: p_viewport_swizzles.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10262,10 +10102,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetCoverageToColorEnableNV { coverage_to_color_enable });
+                    r.push(Cmd::SetCoverageToColorEnableNV { coverage_to_color_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10279,10 +10118,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetCoverageToColorLocationNV { coverage_to_color_location });
+                    r.push(Cmd::SetCoverageToColorLocationNV { coverage_to_color_location });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10296,10 +10134,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetCoverageModulationModeNV { coverage_modulation_mode });
+                    r.push(Cmd::SetCoverageModulationModeNV { coverage_modulation_mode });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10313,10 +10150,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetCoverageModulationTableEnableNV { coverage_modulation_table_enable });
+                    r.push(Cmd::SetCoverageModulationTableEnableNV { coverage_modulation_table_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10331,12 +10167,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_coverage_modulation_table = a.slice(p_coverage_modulation_table, coverage_modulation_table_count as usize, None);
-                r.push(Cmd::SetCoverageModulationTableNV { coverage_modulation_table_count, p_coverage_modulation_table: p_coverage_modulation_table.cast() });
+                    let a = &mut r.arena;
+                    let p_coverage_modulation_table = a.slice(p_coverage_modulation_table, coverage_modulation_table_count as usize, None);
+                    r.push(Cmd::SetCoverageModulationTableNV { coverage_modulation_table_count, p_coverage_modulation_table: p_coverage_modulation_table.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10350,10 +10185,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetShadingRateImageEnableNV { shading_rate_image_enable });
+                    r.push(Cmd::SetShadingRateImageEnableNV { shading_rate_image_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10367,10 +10201,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::SetRepresentativeFragmentTestEnableNV { representative_fragment_test_enable });
+                    r.push(Cmd::SetRepresentativeFragmentTestEnableNV { representative_fragment_test_enable });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10384,12 +10217,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_buffer_info = a.slice(p_copy_buffer_info, 1, Some(fix_CopyBufferInfo2 as Fix));
-                r.push(Cmd::CopyBuffer2 { p_copy_buffer_info: p_copy_buffer_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_buffer_info = a.slice(p_copy_buffer_info, 1, Some(fix_CopyBufferInfo2 as Fix));
+                    r.push(Cmd::CopyBuffer2 { p_copy_buffer_info: p_copy_buffer_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10403,12 +10235,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_image_info = a.slice(p_copy_image_info, 1, Some(fix_CopyImageInfo2 as Fix));
-                r.push(Cmd::CopyImage2 { p_copy_image_info: p_copy_image_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_image_info = a.slice(p_copy_image_info, 1, Some(fix_CopyImageInfo2 as Fix));
+                    r.push(Cmd::CopyImage2 { p_copy_image_info: p_copy_image_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10422,12 +10253,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_blit_image_info = a.slice(p_blit_image_info, 1, Some(fix_BlitImageInfo2 as Fix));
-                r.push(Cmd::BlitImage2 { p_blit_image_info: p_blit_image_info.cast() });
+                    let a = &mut r.arena;
+                    let p_blit_image_info = a.slice(p_blit_image_info, 1, Some(fix_BlitImageInfo2 as Fix));
+                    r.push(Cmd::BlitImage2 { p_blit_image_info: p_blit_image_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10441,12 +10271,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_buffer_to_image_info = a.slice(p_copy_buffer_to_image_info, 1, Some(fix_CopyBufferToImageInfo2 as Fix));
-                r.push(Cmd::CopyBufferToImage2 { p_copy_buffer_to_image_info: p_copy_buffer_to_image_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_buffer_to_image_info = a.slice(p_copy_buffer_to_image_info, 1, Some(fix_CopyBufferToImageInfo2 as Fix));
+                    r.push(Cmd::CopyBufferToImage2 { p_copy_buffer_to_image_info: p_copy_buffer_to_image_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10460,12 +10289,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_image_to_buffer_info = a.slice(p_copy_image_to_buffer_info, 1, Some(fix_CopyImageToBufferInfo2 as Fix));
-                r.push(Cmd::CopyImageToBuffer2 { p_copy_image_to_buffer_info: p_copy_image_to_buffer_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_image_to_buffer_info = a.slice(p_copy_image_to_buffer_info, 1, Some(fix_CopyImageToBufferInfo2 as Fix));
+                    r.push(Cmd::CopyImageToBuffer2 { p_copy_image_to_buffer_info: p_copy_image_to_buffer_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10479,12 +10307,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_resolve_image_info = a.slice(p_resolve_image_info, 1, Some(fix_ResolveImageInfo2 as Fix));
-                r.push(Cmd::ResolveImage2 { p_resolve_image_info: p_resolve_image_info.cast() });
+                    let a = &mut r.arena;
+                    let p_resolve_image_info = a.slice(p_resolve_image_info, 1, Some(fix_ResolveImageInfo2 as Fix));
+                    r.push(Cmd::ResolveImage2 { p_resolve_image_info: p_resolve_image_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10499,13 +10326,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_fragment_size = a.slice(p_fragment_size, 1, None);
-                let combiner_ops = a.slice(combiner_ops, 2, None);
-                r.push(Cmd::SetFragmentShadingRateKHR { p_fragment_size: p_fragment_size.cast(), combiner_ops: combiner_ops.cast() });
+                    let a = &mut r.arena;
+                    let p_fragment_size = a.slice(p_fragment_size, 1, None);
+                    let combiner_ops = a.slice(combiner_ops, 2, None);
+                    r.push(Cmd::SetFragmentShadingRateKHR { p_fragment_size: p_fragment_size.cast(), combiner_ops: combiner_ops.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10520,12 +10346,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let combiner_ops = a.slice(combiner_ops, 2, None);
-                r.push(Cmd::SetFragmentShadingRateEnumNV { shading_rate, combiner_ops: combiner_ops.cast() });
+                    let a = &mut r.arena;
+                    let combiner_ops = a.slice(combiner_ops, 2, None);
+                    r.push(Cmd::SetFragmentShadingRateEnumNV { shading_rate, combiner_ops: combiner_ops.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10542,13 +10367,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_vertex_binding_descriptions = a.slice(p_vertex_binding_descriptions, vertex_binding_description_count as usize, Some(fix_VertexInputBindingDescription2EXT as Fix));
-                let p_vertex_attribute_descriptions = a.slice(p_vertex_attribute_descriptions, vertex_attribute_description_count as usize, Some(fix_VertexInputAttributeDescription2EXT as Fix));
-                r.push(Cmd::SetVertexInputEXT { vertex_binding_description_count, p_vertex_binding_descriptions: p_vertex_binding_descriptions.cast(), vertex_attribute_description_count, p_vertex_attribute_descriptions: p_vertex_attribute_descriptions.cast() });
+                    let a = &mut r.arena;
+                    let p_vertex_binding_descriptions = a.slice(p_vertex_binding_descriptions, vertex_binding_description_count as usize, Some(fix_VertexInputBindingDescription2EXT as Fix));
+                    let p_vertex_attribute_descriptions = a.slice(p_vertex_attribute_descriptions, vertex_attribute_description_count as usize, Some(fix_VertexInputAttributeDescription2EXT as Fix));
+                    r.push(Cmd::SetVertexInputEXT { vertex_binding_description_count, p_vertex_binding_descriptions: p_vertex_binding_descriptions.cast(), vertex_attribute_description_count, p_vertex_attribute_descriptions: p_vertex_attribute_descriptions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10563,12 +10387,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_color_write_enables = a.slice(p_color_write_enables, attachment_count as usize, None);
-                r.push(Cmd::SetColorWriteEnableEXT { attachment_count, p_color_write_enables: p_color_write_enables.cast() });
+                    let a = &mut r.arena;
+                    let p_color_write_enables = a.slice(p_color_write_enables, attachment_count as usize, None);
+                    r.push(Cmd::SetColorWriteEnableEXT { attachment_count, p_color_write_enables: p_color_write_enables.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10583,12 +10406,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dependency_info = a.slice(p_dependency_info, 1, Some(fix_DependencyInfo as Fix));
-                r.push(Cmd::SetEvent2 { event, p_dependency_info: p_dependency_info.cast() });
+                    let a = &mut r.arena;
+                    let p_dependency_info = a.slice(p_dependency_info, 1, Some(fix_DependencyInfo as Fix));
+                    r.push(Cmd::SetEvent2 { event, p_dependency_info: p_dependency_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10603,10 +10425,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::ResetEvent2 { event, stage_mask });
+                    r.push(Cmd::ResetEvent2 { event, stage_mask });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10622,13 +10443,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_events = a.slice(p_events, event_count as usize, None);
-                let p_dependency_infos = a.slice(p_dependency_infos, event_count as usize, Some(fix_DependencyInfo as Fix));
-                r.push(Cmd::WaitEvents2 { event_count, p_events: p_events.cast(), p_dependency_infos: p_dependency_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_events = a.slice(p_events, event_count as usize, None);
+                    let p_dependency_infos = a.slice(p_dependency_infos, event_count as usize, Some(fix_DependencyInfo as Fix));
+                    r.push(Cmd::WaitEvents2 { event_count, p_events: p_events.cast(), p_dependency_infos: p_dependency_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10642,12 +10462,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dependency_info = a.slice(p_dependency_info, 1, Some(fix_DependencyInfo as Fix));
-                r.push(Cmd::PipelineBarrier2 { p_dependency_info: p_dependency_info.cast() });
+                    let a = &mut r.arena;
+                    let p_dependency_info = a.slice(p_dependency_info, 1, Some(fix_DependencyInfo as Fix));
+                    r.push(Cmd::PipelineBarrier2 { p_dependency_info: p_dependency_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10663,10 +10482,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::WriteTimestamp2 { stage, query_pool, query });
+                    r.push(Cmd::WriteTimestamp2 { stage, query_pool, query });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10683,10 +10501,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::WriteBufferMarker2AMD { stage, dst_buffer, dst_offset, marker });
+                    r.push(Cmd::WriteBufferMarker2AMD { stage, dst_buffer, dst_offset, marker });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10700,12 +10517,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_decode_info = a.slice(p_decode_info, 1, Some(fix_VideoDecodeInfoKHR as Fix));
-                r.push(Cmd::DecodeVideoKHR { p_decode_info: p_decode_info.cast() });
+                    let a = &mut r.arena;
+                    let p_decode_info = a.slice(p_decode_info, 1, Some(fix_VideoDecodeInfoKHR as Fix));
+                    r.push(Cmd::DecodeVideoKHR { p_decode_info: p_decode_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10719,12 +10535,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_begin_info = a.slice(p_begin_info, 1, Some(fix_VideoBeginCodingInfoKHR as Fix));
-                r.push(Cmd::BeginVideoCodingKHR { p_begin_info: p_begin_info.cast() });
+                    let a = &mut r.arena;
+                    let p_begin_info = a.slice(p_begin_info, 1, Some(fix_VideoBeginCodingInfoKHR as Fix));
+                    r.push(Cmd::BeginVideoCodingKHR { p_begin_info: p_begin_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10738,12 +10553,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_coding_control_info = a.slice(p_coding_control_info, 1, Some(fix_VideoCodingControlInfoKHR as Fix));
-                r.push(Cmd::ControlVideoCodingKHR { p_coding_control_info: p_coding_control_info.cast() });
+                    let a = &mut r.arena;
+                    let p_coding_control_info = a.slice(p_coding_control_info, 1, Some(fix_VideoCodingControlInfoKHR as Fix));
+                    r.push(Cmd::ControlVideoCodingKHR { p_coding_control_info: p_coding_control_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10757,12 +10571,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_end_coding_info = a.slice(p_end_coding_info, 1, Some(fix_VideoEndCodingInfoKHR as Fix));
-                r.push(Cmd::EndVideoCodingKHR { p_end_coding_info: p_end_coding_info.cast() });
+                    let a = &mut r.arena;
+                    let p_end_coding_info = a.slice(p_end_coding_info, 1, Some(fix_VideoEndCodingInfoKHR as Fix));
+                    r.push(Cmd::EndVideoCodingKHR { p_end_coding_info: p_end_coding_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10776,12 +10589,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_encode_info = a.slice(p_encode_info, 1, Some(fix_VideoEncodeInfoKHR as Fix));
-                r.push(Cmd::EncodeVideoKHR { p_encode_info: p_encode_info.cast() });
+                    let a = &mut r.arena;
+                    let p_encode_info = a.slice(p_encode_info, 1, Some(fix_VideoEncodeInfoKHR as Fix));
+                    r.push(Cmd::EncodeVideoKHR { p_encode_info: p_encode_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10796,12 +10608,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_decompress_memory_regions = a.slice(p_decompress_memory_regions, decompress_region_count as usize, None);
-                r.push(Cmd::DecompressMemoryNV { decompress_region_count, p_decompress_memory_regions: p_decompress_memory_regions.cast() });
+                    let a = &mut r.arena;
+                    let p_decompress_memory_regions = a.slice(p_decompress_memory_regions, decompress_region_count as usize, None);
+                    r.push(Cmd::DecompressMemoryNV { decompress_region_count, p_decompress_memory_regions: p_decompress_memory_regions.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10817,10 +10628,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DecompressMemoryIndirectCountNV { indirect_commands_address, indirect_commands_count_address, stride });
+                    r.push(Cmd::DecompressMemoryIndirectCountNV { indirect_commands_address, indirect_commands_count_address, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10834,12 +10644,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_build_info = a.slice(p_build_info, 1, Some(fix_BuildPartitionedAccelerationStructureInfoNV as Fix));
-                r.push(Cmd::BuildPartitionedAccelerationStructuresNV { p_build_info: p_build_info.cast() });
+                    let a = &mut r.arena;
+                    let p_build_info = a.slice(p_build_info, 1, Some(fix_BuildPartitionedAccelerationStructureInfoNV as Fix));
+                    r.push(Cmd::BuildPartitionedAccelerationStructuresNV { p_build_info: p_build_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10853,12 +10662,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_decompress_memory_info_ext = a.slice(p_decompress_memory_info_ext, 1, Some(fix_DecompressMemoryInfoEXT as Fix));
-                r.push(Cmd::DecompressMemoryEXT { p_decompress_memory_info_ext: p_decompress_memory_info_ext.cast() });
+                    let a = &mut r.arena;
+                    let p_decompress_memory_info_ext = a.slice(p_decompress_memory_info_ext, 1, Some(fix_DecompressMemoryInfoEXT as Fix));
+                    r.push(Cmd::DecompressMemoryEXT { p_decompress_memory_info_ext: p_decompress_memory_info_ext.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10876,10 +10684,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::DecompressMemoryIndirectCountEXT { decompression_method, indirect_commands_address, indirect_commands_count_address, max_decompression_count, stride });
+                    r.push(Cmd::DecompressMemoryIndirectCountEXT { decompression_method, indirect_commands_address, indirect_commands_count_address, max_decompression_count, stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10893,12 +10700,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_launch_info = a.slice(p_launch_info, 1, Some(fix_CuLaunchInfoNVX as Fix));
-                r.push(Cmd::CuLaunchKernelNVX { p_launch_info: p_launch_info.cast() });
+                    let a = &mut r.arena;
+                    let p_launch_info = a.slice(p_launch_info, 1, Some(fix_CuLaunchInfoNVX as Fix));
+                    r.push(Cmd::CuLaunchKernelNVX { p_launch_info: p_launch_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10913,12 +10719,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_binding_infos = a.slice(p_binding_infos, buffer_count as usize, Some(fix_DescriptorBufferBindingInfoEXT as Fix));
-                r.push(Cmd::BindDescriptorBuffersEXT { buffer_count, p_binding_infos: p_binding_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_binding_infos = a.slice(p_binding_infos, buffer_count as usize, Some(fix_DescriptorBufferBindingInfoEXT as Fix));
+                    r.push(Cmd::BindDescriptorBuffersEXT { buffer_count, p_binding_infos: p_binding_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10937,13 +10742,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_buffer_indices = a.slice(p_buffer_indices, set_count as usize, None);
-                let p_offsets = a.slice(p_offsets, set_count as usize, None);
-                r.push(Cmd::SetDescriptorBufferOffsetsEXT { pipeline_bind_point, layout, first_set, set_count, p_buffer_indices: p_buffer_indices.cast(), p_offsets: p_offsets.cast() });
+                    let a = &mut r.arena;
+                    let p_buffer_indices = a.slice(p_buffer_indices, set_count as usize, None);
+                    let p_offsets = a.slice(p_offsets, set_count as usize, None);
+                    r.push(Cmd::SetDescriptorBufferOffsetsEXT { pipeline_bind_point, layout, first_set, set_count, p_buffer_indices: p_buffer_indices.cast(), p_offsets: p_offsets.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10959,10 +10763,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BindDescriptorBufferEmbeddedSamplersEXT { pipeline_bind_point, layout, set });
+                    r.push(Cmd::BindDescriptorBufferEmbeddedSamplersEXT { pipeline_bind_point, layout, set });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10976,12 +10779,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_rendering_info = a.slice(p_rendering_info, 1, Some(fix_RenderingInfo as Fix));
-                r.push(Cmd::BeginRendering { p_rendering_info: p_rendering_info.cast() });
+                    let a = &mut r.arena;
+                    let p_rendering_info = a.slice(p_rendering_info, 1, Some(fix_RenderingInfo as Fix));
+                    r.push(Cmd::BeginRendering { p_rendering_info: p_rendering_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -10994,10 +10796,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndRendering);
+                    r.push(Cmd::EndRendering);
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11011,12 +10812,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_rendering_end_info = a.slice(p_rendering_end_info, 1, Some(fix_RenderingEndInfoKHR as Fix));
-                r.push(Cmd::EndRendering2KHR { p_rendering_end_info: p_rendering_end_info.cast() });
+                    let a = &mut r.arena;
+                    let p_rendering_end_info = a.slice(p_rendering_end_info, 1, Some(fix_RenderingEndInfoKHR as Fix));
+                    r.push(Cmd::EndRendering2KHR { p_rendering_end_info: p_rendering_end_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11031,12 +10831,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_infos = a.slice(p_infos, info_count as usize, Some(fix_MicromapBuildInfoEXT as Fix));
-                r.push(Cmd::BuildMicromapsEXT { info_count, p_infos: p_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_infos = a.slice(p_infos, info_count as usize, Some(fix_MicromapBuildInfoEXT as Fix));
+                    r.push(Cmd::BuildMicromapsEXT { info_count, p_infos: p_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11050,12 +10849,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_CopyMicromapInfoEXT as Fix));
-                r.push(Cmd::CopyMicromapEXT { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_CopyMicromapInfoEXT as Fix));
+                    r.push(Cmd::CopyMicromapEXT { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11069,12 +10867,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_CopyMicromapToMemoryInfoEXT as Fix));
-                r.push(Cmd::CopyMicromapToMemoryEXT { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_CopyMicromapToMemoryInfoEXT as Fix));
+                    r.push(Cmd::CopyMicromapToMemoryEXT { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11088,12 +10885,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_CopyMemoryToMicromapInfoEXT as Fix));
-                r.push(Cmd::CopyMemoryToMicromapEXT { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_CopyMemoryToMicromapInfoEXT as Fix));
+                    r.push(Cmd::CopyMemoryToMicromapEXT { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11111,12 +10907,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_micromaps = a.slice(p_micromaps, micromap_count as usize, None);
-                r.push(Cmd::WriteMicromapsPropertiesEXT { micromap_count, p_micromaps: p_micromaps.cast(), query_type, query_pool, first_query });
+                    let a = &mut r.arena;
+                    let p_micromaps = a.slice(p_micromaps, micromap_count as usize, None);
+                    r.push(Cmd::WriteMicromapsPropertiesEXT { micromap_count, p_micromaps: p_micromaps.cast(), query_type, query_pool, first_query });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11130,12 +10925,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_tile_memory_bind_info = a.slice(p_tile_memory_bind_info, 1, Some(fix_TileMemoryBindInfoQCOM as Fix));
-                r.push(Cmd::BindTileMemoryQCOM { p_tile_memory_bind_info: p_tile_memory_bind_info.cast() });
+                    let a = &mut r.arena;
+                    let p_tile_memory_bind_info = a.slice(p_tile_memory_bind_info, 1, Some(fix_TileMemoryBindInfoQCOM as Fix));
+                    r.push(Cmd::BindTileMemoryQCOM { p_tile_memory_bind_info: p_tile_memory_bind_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11150,12 +10944,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_execute_info = a.slice(p_execute_info, 1, Some(fix_OpticalFlowExecuteInfoNV as Fix));
-                r.push(Cmd::OpticalFlowExecuteNV { session, p_execute_info: p_execute_info.cast() });
+                    let a = &mut r.arena;
+                    let p_execute_info = a.slice(p_execute_info, 1, Some(fix_OpticalFlowExecuteInfoNV as Fix));
+                    r.push(Cmd::OpticalFlowExecuteNV { session, p_execute_info: p_execute_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11169,12 +10962,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_depth_bias_info = a.slice(p_depth_bias_info, 1, Some(fix_DepthBiasInfoEXT as Fix));
-                r.push(Cmd::SetDepthBias2EXT { p_depth_bias_info: p_depth_bias_info.cast() });
+                    let a = &mut r.arena;
+                    let p_depth_bias_info = a.slice(p_depth_bias_info, 1, Some(fix_DepthBiasInfoEXT as Fix));
+                    r.push(Cmd::SetDepthBias2EXT { p_depth_bias_info: p_depth_bias_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11190,13 +10982,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_stages = a.slice(p_stages, stage_count as usize, None);
-                let p_shaders = a.slice(p_shaders, stage_count as usize, None);
-                r.push(Cmd::BindShadersEXT { stage_count, p_stages: p_stages.cast(), p_shaders: p_shaders.cast() });
+                    let a = &mut r.arena;
+                    let p_stages = a.slice(p_stages, stage_count as usize, None);
+                    let p_shaders = a.slice(p_shaders, stage_count as usize, None);
+                    r.push(Cmd::BindShadersEXT { stage_count, p_stages: p_stages.cast(), p_shaders: p_shaders.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11210,7 +11001,7 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BeginGpaSessionAMD { gpa_session });
+                    r.push(Cmd::BeginGpaSessionAMD { gpa_session });
                 })
             };
             crate::vk::Result::SUCCESS
@@ -11227,7 +11018,7 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndGpaSessionAMD { gpa_session });
+                    r.push(Cmd::EndGpaSessionAMD { gpa_session });
                 })
             };
             crate::vk::Result::SUCCESS
@@ -11246,9 +11037,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_gpa_sample_begin_info = a.slice(p_gpa_sample_begin_info, 1, Some(fix_GpaSampleBeginInfoAMD as Fix));
-                r.push(Cmd::BeginGpaSampleAMD { gpa_session, p_gpa_sample_begin_info: p_gpa_sample_begin_info.cast(), p_sample_id: p_sample_id.cast() });
+                    let a = &mut r.arena;
+                    let p_gpa_sample_begin_info = a.slice(p_gpa_sample_begin_info, 1, Some(fix_GpaSampleBeginInfoAMD as Fix));
+                    r.push(Cmd::BeginGpaSampleAMD { gpa_session, p_gpa_sample_begin_info: p_gpa_sample_begin_info.cast(), p_sample_id: p_sample_id.cast() });
                 })
             };
             crate::vk::Result::SUCCESS
@@ -11266,10 +11057,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndGpaSampleAMD { gpa_session, sample_id });
+                    r.push(Cmd::EndGpaSampleAMD { gpa_session, sample_id });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11283,10 +11073,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::CopyGpaSessionResultsAMD { gpa_session });
+                    r.push(Cmd::CopyGpaSessionResultsAMD { gpa_session });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11300,12 +11089,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_bind_descriptor_sets_info = a.slice(p_bind_descriptor_sets_info, 1, Some(fix_BindDescriptorSetsInfo as Fix));
-                r.push(Cmd::BindDescriptorSets2 { p_bind_descriptor_sets_info: p_bind_descriptor_sets_info.cast() });
+                    let a = &mut r.arena;
+                    let p_bind_descriptor_sets_info = a.slice(p_bind_descriptor_sets_info, 1, Some(fix_BindDescriptorSetsInfo as Fix));
+                    r.push(Cmd::BindDescriptorSets2 { p_bind_descriptor_sets_info: p_bind_descriptor_sets_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11319,12 +11107,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_push_constants_info = a.slice(p_push_constants_info, 1, Some(fix_PushConstantsInfo as Fix));
-                r.push(Cmd::PushConstants2 { p_push_constants_info: p_push_constants_info.cast() });
+                    let a = &mut r.arena;
+                    let p_push_constants_info = a.slice(p_push_constants_info, 1, Some(fix_PushConstantsInfo as Fix));
+                    r.push(Cmd::PushConstants2 { p_push_constants_info: p_push_constants_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11338,12 +11125,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_push_descriptor_set_info = a.slice(p_push_descriptor_set_info, 1, Some(fix_PushDescriptorSetInfo as Fix));
-                r.push(Cmd::PushDescriptorSet2 { p_push_descriptor_set_info: p_push_descriptor_set_info.cast() });
+                    let a = &mut r.arena;
+                    let p_push_descriptor_set_info = a.slice(p_push_descriptor_set_info, 1, Some(fix_PushDescriptorSetInfo as Fix));
+                    r.push(Cmd::PushDescriptorSet2 { p_push_descriptor_set_info: p_push_descriptor_set_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11357,12 +11143,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_push_descriptor_set_with_template_info = a.slice(p_push_descriptor_set_with_template_info, 1, Some(fix_PushDescriptorSetWithTemplateInfo as Fix));
-                r.push(Cmd::PushDescriptorSetWithTemplate2 { p_push_descriptor_set_with_template_info: p_push_descriptor_set_with_template_info.cast() });
+                    let a = &mut r.arena;
+                    let p_push_descriptor_set_with_template_info = a.slice(p_push_descriptor_set_with_template_info, 1, Some(fix_PushDescriptorSetWithTemplateInfo as Fix));
+                    r.push(Cmd::PushDescriptorSetWithTemplate2 { p_push_descriptor_set_with_template_info: p_push_descriptor_set_with_template_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11376,12 +11161,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_set_descriptor_buffer_offsets_info = a.slice(p_set_descriptor_buffer_offsets_info, 1, Some(fix_SetDescriptorBufferOffsetsInfoEXT as Fix));
-                r.push(Cmd::SetDescriptorBufferOffsets2EXT { p_set_descriptor_buffer_offsets_info: p_set_descriptor_buffer_offsets_info.cast() });
+                    let a = &mut r.arena;
+                    let p_set_descriptor_buffer_offsets_info = a.slice(p_set_descriptor_buffer_offsets_info, 1, Some(fix_SetDescriptorBufferOffsetsInfoEXT as Fix));
+                    r.push(Cmd::SetDescriptorBufferOffsets2EXT { p_set_descriptor_buffer_offsets_info: p_set_descriptor_buffer_offsets_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11395,12 +11179,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_bind_descriptor_buffer_embedded_samplers_info = a.slice(p_bind_descriptor_buffer_embedded_samplers_info, 1, Some(fix_BindDescriptorBufferEmbeddedSamplersInfoEXT as Fix));
-                r.push(Cmd::BindDescriptorBufferEmbeddedSamplers2EXT { p_bind_descriptor_buffer_embedded_samplers_info: p_bind_descriptor_buffer_embedded_samplers_info.cast() });
+                    let a = &mut r.arena;
+                    let p_bind_descriptor_buffer_embedded_samplers_info = a.slice(p_bind_descriptor_buffer_embedded_samplers_info, 1, Some(fix_BindDescriptorBufferEmbeddedSamplersInfoEXT as Fix));
+                    r.push(Cmd::BindDescriptorBufferEmbeddedSamplers2EXT { p_bind_descriptor_buffer_embedded_samplers_info: p_bind_descriptor_buffer_embedded_samplers_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11414,12 +11197,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_location_info = a.slice(p_location_info, 1, Some(fix_RenderingAttachmentLocationInfo as Fix));
-                r.push(Cmd::SetRenderingAttachmentLocations { p_location_info: p_location_info.cast() });
+                    let a = &mut r.arena;
+                    let p_location_info = a.slice(p_location_info, 1, Some(fix_RenderingAttachmentLocationInfo as Fix));
+                    r.push(Cmd::SetRenderingAttachmentLocations { p_location_info: p_location_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11433,12 +11215,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_input_attachment_index_info = a.slice(p_input_attachment_index_info, 1, Some(fix_RenderingInputAttachmentIndexInfo as Fix));
-                r.push(Cmd::SetRenderingInputAttachmentIndices { p_input_attachment_index_info: p_input_attachment_index_info.cast() });
+                    let a = &mut r.arena;
+                    let p_input_attachment_index_info = a.slice(p_input_attachment_index_info, 1, Some(fix_RenderingInputAttachmentIndexInfo as Fix));
+                    r.push(Cmd::SetRenderingInputAttachmentIndices { p_input_attachment_index_info: p_input_attachment_index_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11453,12 +11234,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_depth_clamp_range = a.slice(p_depth_clamp_range, 1, None);
-                r.push(Cmd::SetDepthClampRangeEXT { depth_clamp_mode, p_depth_clamp_range: p_depth_clamp_range.cast() });
+                    let a = &mut r.arena;
+                    let p_depth_clamp_range = a.slice(p_depth_clamp_range, 1, None);
+                    r.push(Cmd::SetDepthClampRangeEXT { depth_clamp_mode, p_depth_clamp_range: p_depth_clamp_range.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11473,12 +11253,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_infos = a.slice(p_infos, info_count as usize, Some(fix_ConvertCooperativeVectorMatrixInfoNV as Fix));
-                r.push(Cmd::ConvertCooperativeVectorMatrixNV { info_count, p_infos: p_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_infos = a.slice(p_infos, info_count as usize, Some(fix_ConvertCooperativeVectorMatrixInfoNV as Fix));
+                    r.push(Cmd::ConvertCooperativeVectorMatrixNV { info_count, p_infos: p_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11492,12 +11271,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dispatch_tile_info = a.slice(p_dispatch_tile_info, 1, Some(fix_DispatchTileInfoQCOM as Fix));
-                r.push(Cmd::DispatchTileQCOM { p_dispatch_tile_info: p_dispatch_tile_info.cast() });
+                    let a = &mut r.arena;
+                    let p_dispatch_tile_info = a.slice(p_dispatch_tile_info, 1, Some(fix_DispatchTileInfoQCOM as Fix));
+                    r.push(Cmd::DispatchTileQCOM { p_dispatch_tile_info: p_dispatch_tile_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11511,12 +11289,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_per_tile_begin_info = a.slice(p_per_tile_begin_info, 1, Some(fix_PerTileBeginInfoQCOM as Fix));
-                r.push(Cmd::BeginPerTileExecutionQCOM { p_per_tile_begin_info: p_per_tile_begin_info.cast() });
+                    let a = &mut r.arena;
+                    let p_per_tile_begin_info = a.slice(p_per_tile_begin_info, 1, Some(fix_PerTileBeginInfoQCOM as Fix));
+                    r.push(Cmd::BeginPerTileExecutionQCOM { p_per_tile_begin_info: p_per_tile_begin_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11530,12 +11307,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_per_tile_end_info = a.slice(p_per_tile_end_info, 1, Some(fix_PerTileEndInfoQCOM as Fix));
-                r.push(Cmd::EndPerTileExecutionQCOM { p_per_tile_end_info: p_per_tile_end_info.cast() });
+                    let a = &mut r.arena;
+                    let p_per_tile_end_info = a.slice(p_per_tile_end_info, 1, Some(fix_PerTileEndInfoQCOM as Fix));
+                    r.push(Cmd::EndPerTileExecutionQCOM { p_per_tile_end_info: p_per_tile_end_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11549,10 +11325,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::BeginShaderInstrumentationARM { instrumentation });
+                    r.push(Cmd::BeginShaderInstrumentationARM { instrumentation });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11565,10 +11340,9 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                r.push(Cmd::EndShaderInstrumentationARM);
+                    r.push(Cmd::EndShaderInstrumentationARM);
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11582,12 +11356,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_tensor_info = a.slice(p_copy_tensor_info, 1, Some(fix_CopyTensorInfoARM as Fix));
-                r.push(Cmd::CopyTensorARM { p_copy_tensor_info: p_copy_tensor_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_tensor_info = a.slice(p_copy_tensor_info, 1, Some(fix_CopyTensorInfoARM as Fix));
+                    r.push(Cmd::CopyTensorARM { p_copy_tensor_info: p_copy_tensor_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11602,12 +11375,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DataGraphPipelineDispatchInfoARM as Fix));
-                r.push(Cmd::DispatchDataGraphARM { session, p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DataGraphPipelineDispatchInfoARM as Fix));
+                    r.push(Cmd::DispatchDataGraphARM { session, p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11621,12 +11393,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_parameters = a.slice(p_parameters, 1, Some(fix_ComputeOccupancyPriorityParametersNV as Fix));
-                r.push(Cmd::SetComputeOccupancyPriorityNV { p_parameters: p_parameters.cast() });
+                    let a = &mut r.arena;
+                    let p_parameters = a.slice(p_parameters, 1, Some(fix_ComputeOccupancyPriorityParametersNV as Fix));
+                    r.push(Cmd::SetComputeOccupancyPriorityNV { p_parameters: p_parameters.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11640,12 +11411,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_bind_info = a.slice(p_bind_info, 1, Some(fix_BindHeapInfoEXT as Fix));
-                r.push(Cmd::BindSamplerHeapEXT { p_bind_info: p_bind_info.cast() });
+                    let a = &mut r.arena;
+                    let p_bind_info = a.slice(p_bind_info, 1, Some(fix_BindHeapInfoEXT as Fix));
+                    r.push(Cmd::BindSamplerHeapEXT { p_bind_info: p_bind_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11659,12 +11429,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_bind_info = a.slice(p_bind_info, 1, Some(fix_BindHeapInfoEXT as Fix));
-                r.push(Cmd::BindResourceHeapEXT { p_bind_info: p_bind_info.cast() });
+                    let a = &mut r.arena;
+                    let p_bind_info = a.slice(p_bind_info, 1, Some(fix_BindHeapInfoEXT as Fix));
+                    r.push(Cmd::BindResourceHeapEXT { p_bind_info: p_bind_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11678,12 +11447,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_push_data_info = a.slice(p_push_data_info, 1, Some(fix_PushDataInfoEXT as Fix));
-                r.push(Cmd::PushDataEXT { p_push_data_info: p_push_data_info.cast() });
+                    let a = &mut r.arena;
+                    let p_push_data_info = a.slice(p_push_data_info, 1, Some(fix_PushDataInfoEXT as Fix));
+                    r.push(Cmd::PushDataEXT { p_push_data_info: p_push_data_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11697,12 +11465,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_memory_info = a.slice(p_copy_memory_info, 1, Some(fix_CopyDeviceMemoryInfoKHR as Fix));
-                r.push(Cmd::CopyMemoryKHR { p_copy_memory_info: p_copy_memory_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_memory_info = a.slice(p_copy_memory_info, 1, Some(fix_CopyDeviceMemoryInfoKHR as Fix));
+                    r.push(Cmd::CopyMemoryKHR { p_copy_memory_info: p_copy_memory_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11716,12 +11483,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_memory_info = a.slice(p_copy_memory_info, 1, Some(fix_CopyDeviceMemoryImageInfoKHR as Fix));
-                r.push(Cmd::CopyMemoryToImageKHR { p_copy_memory_info: p_copy_memory_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_memory_info = a.slice(p_copy_memory_info, 1, Some(fix_CopyDeviceMemoryImageInfoKHR as Fix));
+                    r.push(Cmd::CopyMemoryToImageKHR { p_copy_memory_info: p_copy_memory_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11735,12 +11501,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_copy_memory_info = a.slice(p_copy_memory_info, 1, Some(fix_CopyDeviceMemoryImageInfoKHR as Fix));
-                r.push(Cmd::CopyImageToMemoryKHR { p_copy_memory_info: p_copy_memory_info.cast() });
+                    let a = &mut r.arena;
+                    let p_copy_memory_info = a.slice(p_copy_memory_info, 1, Some(fix_CopyDeviceMemoryImageInfoKHR as Fix));
+                    r.push(Cmd::CopyImageToMemoryKHR { p_copy_memory_info: p_copy_memory_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11757,13 +11522,12 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dst_range = a.slice(p_dst_range, 1, None);
-                let p_data = a.bytes(p_data, data_size as usize);
-                r.push(Cmd::UpdateMemoryKHR { p_dst_range: p_dst_range.cast(), dst_flags, data_size, p_data: p_data.cast() });
+                    let a = &mut r.arena;
+                    let p_dst_range = a.slice(p_dst_range, 1, None);
+                    let p_data = a.bytes(p_data, data_size as usize);
+                    r.push(Cmd::UpdateMemoryKHR { p_dst_range: p_dst_range.cast(), dst_flags, data_size, p_data: p_data.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11779,12 +11543,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dst_range = a.slice(p_dst_range, 1, None);
-                r.push(Cmd::FillMemoryKHR { p_dst_range: p_dst_range.cast(), dst_flags, data });
+                    let a = &mut r.arena;
+                    let p_dst_range = a.slice(p_dst_range, 1, None);
+                    r.push(Cmd::FillMemoryKHR { p_dst_range: p_dst_range.cast(), dst_flags, data });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11803,12 +11566,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dst_range = a.slice(p_dst_range, 1, None);
-                r.push(Cmd::CopyQueryPoolResultsToMemoryKHR { query_pool, first_query, query_count, p_dst_range: p_dst_range.cast(), dst_flags, query_result_flags });
+                    let a = &mut r.arena;
+                    let p_dst_range = a.slice(p_dst_range, 1, None);
+                    r.push(Cmd::CopyQueryPoolResultsToMemoryKHR { query_pool, first_query, query_count, p_dst_range: p_dst_range.cast(), dst_flags, query_result_flags });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11822,12 +11584,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_conditional_rendering_begin = a.slice(p_conditional_rendering_begin, 1, Some(fix_ConditionalRenderingBeginInfo2EXT as Fix));
-                r.push(Cmd::BeginConditionalRendering2EXT { p_conditional_rendering_begin: p_conditional_rendering_begin.cast() });
+                    let a = &mut r.arena;
+                    let p_conditional_rendering_begin = a.slice(p_conditional_rendering_begin, 1, Some(fix_ConditionalRenderingBeginInfo2EXT as Fix));
+                    r.push(Cmd::BeginConditionalRendering2EXT { p_conditional_rendering_begin: p_conditional_rendering_begin.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11843,12 +11604,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_binding_infos = a.slice(p_binding_infos, binding_count as usize, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
-                r.push(Cmd::BindTransformFeedbackBuffers2EXT { first_binding, binding_count, p_binding_infos: p_binding_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_binding_infos = a.slice(p_binding_infos, binding_count as usize, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
+                    r.push(Cmd::BindTransformFeedbackBuffers2EXT { first_binding, binding_count, p_binding_infos: p_binding_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11864,12 +11624,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_counter_infos = a.slice(p_counter_infos, counter_range_count as usize, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
-                r.push(Cmd::BeginTransformFeedback2EXT { first_counter_range, counter_range_count, p_counter_infos: p_counter_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_counter_infos = a.slice(p_counter_infos, counter_range_count as usize, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
+                    r.push(Cmd::BeginTransformFeedback2EXT { first_counter_range, counter_range_count, p_counter_infos: p_counter_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11885,12 +11644,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_counter_infos = a.slice(p_counter_infos, counter_range_count as usize, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
-                r.push(Cmd::EndTransformFeedback2EXT { first_counter_range, counter_range_count, p_counter_infos: p_counter_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_counter_infos = a.slice(p_counter_infos, counter_range_count as usize, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
+                    r.push(Cmd::EndTransformFeedback2EXT { first_counter_range, counter_range_count, p_counter_infos: p_counter_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11908,12 +11666,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_counter_info = a.slice(p_counter_info, 1, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
-                r.push(Cmd::DrawIndirectByteCount2EXT { instance_count, first_instance, p_counter_info: p_counter_info.cast(), counter_offset, vertex_stride });
+                    let a = &mut r.arena;
+                    let p_counter_info = a.slice(p_counter_info, 1, Some(fix_BindTransformFeedbackBuffer2InfoEXT as Fix));
+                    r.push(Cmd::DrawIndirectByteCount2EXT { instance_count, first_instance, p_counter_info: p_counter_info.cast(), counter_offset, vertex_stride });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11927,12 +11684,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_MemoryMarkerInfoAMD as Fix));
-                r.push(Cmd::WriteMarkerToMemoryAMD { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_MemoryMarkerInfoAMD as Fix));
+                    r.push(Cmd::WriteMarkerToMemoryAMD { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11946,12 +11702,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_BindIndexBuffer3InfoKHR as Fix));
-                r.push(Cmd::BindIndexBuffer3KHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_BindIndexBuffer3InfoKHR as Fix));
+                    r.push(Cmd::BindIndexBuffer3KHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11967,12 +11722,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_binding_infos = a.slice(p_binding_infos, binding_count as usize, Some(fix_BindVertexBuffer3InfoKHR as Fix));
-                r.push(Cmd::BindVertexBuffers3KHR { first_binding, binding_count, p_binding_infos: p_binding_infos.cast() });
+                    let a = &mut r.arena;
+                    let p_binding_infos = a.slice(p_binding_infos, binding_count as usize, Some(fix_BindVertexBuffer3InfoKHR as Fix));
+                    r.push(Cmd::BindVertexBuffers3KHR { first_binding, binding_count, p_binding_infos: p_binding_infos.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -11986,12 +11740,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DrawIndirect2InfoKHR as Fix));
-                r.push(Cmd::DrawIndirect2KHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DrawIndirect2InfoKHR as Fix));
+                    r.push(Cmd::DrawIndirect2KHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12005,12 +11758,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DrawIndirect2InfoKHR as Fix));
-                r.push(Cmd::DrawIndexedIndirect2KHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DrawIndirect2InfoKHR as Fix));
+                    r.push(Cmd::DrawIndexedIndirect2KHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12024,12 +11776,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DrawIndirectCount2InfoKHR as Fix));
-                r.push(Cmd::DrawIndirectCount2KHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DrawIndirectCount2InfoKHR as Fix));
+                    r.push(Cmd::DrawIndirectCount2KHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12043,12 +11794,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DrawIndirectCount2InfoKHR as Fix));
-                r.push(Cmd::DrawIndexedIndirectCount2KHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DrawIndirectCount2InfoKHR as Fix));
+                    r.push(Cmd::DrawIndexedIndirectCount2KHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12062,12 +11812,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DrawIndirect2InfoKHR as Fix));
-                r.push(Cmd::DrawMeshTasksIndirect2EXT { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DrawIndirect2InfoKHR as Fix));
+                    r.push(Cmd::DrawMeshTasksIndirect2EXT { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12081,12 +11830,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DrawIndirectCount2InfoKHR as Fix));
-                r.push(Cmd::DrawMeshTasksIndirectCount2EXT { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DrawIndirectCount2InfoKHR as Fix));
+                    r.push(Cmd::DrawMeshTasksIndirectCount2EXT { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12100,12 +11848,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_info = a.slice(p_info, 1, Some(fix_DispatchIndirect2InfoKHR as Fix));
-                r.push(Cmd::DispatchIndirect2KHR { p_info: p_info.cast() });
+                    let a = &mut r.arena;
+                    let p_info = a.slice(p_info, 1, Some(fix_DispatchIndirect2InfoKHR as Fix));
+                    r.push(Cmd::DispatchIndirect2KHR { p_info: p_info.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 
@@ -12119,12 +11866,11 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
-                let a = &mut r.arena;
-                let p_dispatch_parameters = a.slice(p_dispatch_parameters, 1, Some(fix_DispatchParametersARM as Fix));
-                r.push(Cmd::SetDispatchParametersARM { p_dispatch_parameters: p_dispatch_parameters.cast() });
+                    let a = &mut r.arena;
+                    let p_dispatch_parameters = a.slice(p_dispatch_parameters, 1, Some(fix_DispatchParametersARM as Fix));
+                    r.push(Cmd::SetDispatchParametersARM { p_dispatch_parameters: p_dispatch_parameters.cast() });
                 })
-            };
-            ()
+            }
         })
     }
 }

@@ -197,9 +197,10 @@ impl Copier<'_, '_, '_> {
             None => {
                 let &(_, array, member) = INNER_COUNTS.iter().find(|c| c.0 == f.name)?;
                 self.siblings.iter().find(|s| s.name == array)?;
+                // The counts are read from the copy made just before (null if that failed).
+                let counts = self.access(array);
                 format!(
-                    "a.slice(p, (*{}.add(i)).{} as usize, {}).cast_const()",
-                    self.access(array),
+                    "if {counts}.is_null() {{ core::ptr::null() }} else {{ a.slice(p, (*{counts}.add(i)).{} as usize, {}).cast_const() }}",
                     names::field_name(member),
                     self.fix_of(base)
                 )
@@ -516,7 +517,7 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
         let is_struct = aggregate(cx, &p.ty.base).is_some();
         match c.copy(p, stride && is_struct && p.ty.is_pointer()) {
             Some(expr) => {
-                let _ = writeln!(copies, "            let {n} = {expr};");
+                let _ = writeln!(copies, "                let {n} = {expr};");
                 inits.push(format!("{n}: {n}.cast()"));
             }
             None if p.ty.is_pointer() => inits.push(format!("{n}: {n}.cast()")),
@@ -527,13 +528,18 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
         true => format!("Cmd::{}", variant_name(&cmd.name)),
         false => format!("Cmd::{} {{ {} }}", variant_name(&cmd.name), inits.join(", ")),
     };
-    let arena = if copies.is_empty() { "" } else { "            let a = &mut r.arena;\n" };
+    let arena = if copies.is_empty() { "" } else { "                let a = &mut r.arena;\n" };
+    // A void command's closure ends with the recording; others answer success after it.
+    let (semi, tail) = match ok {
+        "()" => ("", String::new()),
+        ok => (";", format!("        {ok}\n")),
+    };
     let _ = write!(
         out,
         "    guard(\"{}\", {fail}, || {{\n        \
          // SAFETY: the caller passes this command's valid arguments: every pointer the copies\n        \
          // read is the application's, valid for this call; `command_buffer` is its handle.\n        \
-         unsafe {{\n            R::record(command_buffer, |r| {{\n{arena}{copies}            r.push({record});\n            }})\n        }};\n        {ok}\n    }})\n}}\n",
+         unsafe {{\n            R::record(command_buffer, |r| {{\n{arena}{copies}                r.push({record});\n            }})\n        }}{semi}\n{tail}    }})\n}}\n",
         cmd.name
     );
 }

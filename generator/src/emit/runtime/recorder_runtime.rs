@@ -162,7 +162,7 @@ impl Arena {
     ///
     /// # Safety
     /// A non-null `src` points at `n` elements laid out `stride` bytes apart.
-    pub(crate) unsafe fn strided<T>(&mut self, src: *const T, n: usize, stride: usize) -> *mut T {
+    pub unsafe fn strided<T>(&mut self, src: *const T, n: usize, stride: usize) -> *mut T {
         let bytes = match n {
             0 => 0,
             n => (n - 1).saturating_mul(stride) + core::mem::size_of::<T>(),
@@ -175,7 +175,7 @@ impl Arena {
     ///
     /// # Safety
     /// A non-null `src` is a NUL-terminated string.
-    pub(crate) unsafe fn cstr(&mut self, src: *const c_char) -> *mut c_char {
+    pub unsafe fn cstr(&mut self, src: *const c_char) -> *mut c_char {
         if src.is_null() {
             return ptr::null_mut();
         }
@@ -190,7 +190,7 @@ impl Arena {
     ///
     /// # Safety
     /// A non-null `src` points at `n` pointers that `inner` may read through.
-    pub(crate) unsafe fn pointers<T>(
+    pub unsafe fn pointers<T>(
         &mut self,
         src: *const *const T,
         n: usize,
