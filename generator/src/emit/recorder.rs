@@ -132,7 +132,9 @@ impl Copier<'_, '_, '_> {
     /// `Some(fix_X as Fix)` for a structure with a fix-up, else `None`.
     fn fix_of(&self, base: &str) -> String {
         match self.cx.reg().resolve_type(base) {
-            Some(t) if self.fixed.contains(&t.name) => format!("Some({} as Fix)", fix_name(&t.name)),
+            Some(t) if self.fixed.contains(&t.name) => {
+                format!("Some({} as Fix)", fix_name(&t.name))
+            }
             _ => "None".to_owned(),
         }
     }
@@ -207,7 +209,9 @@ impl Copier<'_, '_, '_> {
             }
             Some(_) => return None,
         };
-        Some(format!("a.pointers({src}, {n}, |a, i, p| {{ let _ = i; {inner} }})"))
+        Some(format!(
+            "a.pointers({src}, {n}, |a, i, p| {{ let _ = i; {inner} }})"
+        ))
     }
 
     /// Whether `base` has a size the generated crate knows (a selected type, a primitive or a
@@ -299,14 +303,20 @@ fn write_fix(cx: &Ctx, fixed: &BTreeSet<String>, name: &str, out: &mut String) {
             }
             continue;
         }
-        let Some(inner) = cx.reg().resolve_type(&m.ty.base).filter(|t| fixed.contains(&t.name))
+        let Some(inner) = cx
+            .reg()
+            .resolve_type(&m.ty.base)
+            .filter(|t| fixed.contains(&t.name))
         else {
             continue;
         };
         let f = fix_name(&inner.name);
         match m.ty.array.first() {
             None => {
-                let _ = writeln!(body, "        {f}(a, core::ptr::addr_of_mut!({field}).cast());");
+                let _ = writeln!(
+                    body,
+                    "        {f}(a, core::ptr::addr_of_mut!({field}).cast());"
+                );
             }
             Some(n) => {
                 let _ = writeln!(
@@ -431,7 +441,13 @@ fn write_execute(cx: &Ctx, commands: &[&Command], out: &mut String) {
         ps.extend(params[1..].iter().cloned());
         let sig: Vec<String> = ps
             .iter()
-            .map(|(n, t)| if t.is_empty() { n.clone() } else { format!("{n}: {t}") })
+            .map(|(n, t)| {
+                if t.is_empty() {
+                    n.clone()
+                } else {
+                    format!("{n}: {t}")
+                }
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -526,9 +542,17 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
     }
     let record = match inits.is_empty() {
         true => format!("Cmd::{}", variant_name(&cmd.name)),
-        false => format!("Cmd::{} {{ {} }}", variant_name(&cmd.name), inits.join(", ")),
+        false => format!(
+            "Cmd::{} {{ {} }}",
+            variant_name(&cmd.name),
+            inits.join(", ")
+        ),
     };
-    let arena = if copies.is_empty() { "" } else { "                let a = &mut r.arena;\n" };
+    let arena = if copies.is_empty() {
+        ""
+    } else {
+        "                let a = &mut r.arena;\n"
+    };
     // A void command's closure ends with the recording; others answer success after it.
     let (semi, tail) = match ok {
         "()" => ("", String::new()),

@@ -78,7 +78,10 @@ impl Execute for Engine {
     ) {
         // SAFETY: the replay passes the recorded copy of `count` regions.
         let r = unsafe { std::slice::from_raw_parts(regions, count as usize) };
-        let r: Vec<_> = r.iter().map(|r| (r.src_offset, r.dst_offset, r.size)).collect();
+        let r: Vec<_> = r
+            .iter()
+            .map(|r| (r.src_offset, r.dst_offset, r.size))
+            .collect();
         self.log
             .push(format!("copy {} {} {r:?}", src.as_raw(), dst.as_raw()));
     }
@@ -88,7 +91,10 @@ impl Execute for Engine {
         let info = unsafe { &*info };
         // SAFETY: `color_attachment_count` attachments, copied with the structure.
         let colors = unsafe {
-            std::slice::from_raw_parts(info.p_color_attachments, info.color_attachment_count as usize)
+            std::slice::from_raw_parts(
+                info.p_color_attachments,
+                info.color_attachment_count as usize,
+            )
         };
         let views: Vec<u64> = colors.iter().map(|c| c.image_view.as_raw()).collect();
         let mut chain = Vec::new();
@@ -138,7 +144,10 @@ impl Fixture {
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
         // SAFETY: a valid create info.
         let instance = unsafe {
-            entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None)
+            entry.create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
         }
         .unwrap();
         // SAFETY: a live instance.
@@ -147,7 +156,11 @@ impl Fixture {
         let q = [vk::DeviceQueueCreateInfo::default().queue_priorities(&prio)];
         // SAFETY: a physical device of the instance and a valid create info.
         let device = unsafe {
-            instance.create_device(pd, &vk::DeviceCreateInfo::default().queue_create_infos(&q), None)
+            instance.create_device(
+                pd,
+                &vk::DeviceCreateInfo::default().queue_create_infos(&q),
+                None,
+            )
         }
         .unwrap();
         let info = vk::CommandPoolCreateInfo::default().flags(pool_flags);
@@ -221,8 +234,16 @@ fn fill_update_copy_replay_with_the_recorded_arguments() {
     let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
     let mut data = [1u8, 2, 3, 4, 5, 6, 7, 8];
     let mut regions = [
-        vk::BufferCopy { src_offset: 0, dst_offset: 16, size: 4 },
-        vk::BufferCopy { src_offset: 8, dst_offset: 32, size: 12 },
+        vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 16,
+            size: 4,
+        },
+        vk::BufferCopy {
+            src_offset: 8,
+            dst_offset: 32,
+            size: 12,
+        },
     ];
     f.begin(cb);
     // SAFETY: a recording command buffer; the arguments are valid for each call.
@@ -259,8 +280,20 @@ fn pnext_chains_are_deep_copied_and_unknown_structures_dropped() {
         vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::from_raw(12)),
     ];
     let mut areas = [
-        vk::Rect2D { extent: vk::Extent2D { width: 5, height: 5 }, ..Default::default() },
-        vk::Rect2D { extent: vk::Extent2D { width: 6, height: 6 }, ..Default::default() },
+        vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 5,
+                height: 5,
+            },
+            ..Default::default()
+        },
+        vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 6,
+                height: 6,
+            },
+            ..Default::default()
+        },
     ];
     // An extension structure no registry has: its size is unknowable, so it is dropped.
     let mut unknown = vk::BaseInStructure {
@@ -273,7 +306,13 @@ fn pnext_chains_are_deep_copied_and_unknown_structures_dropped() {
     group.p_device_render_areas = areas.as_ptr();
     group.p_next = std::ptr::from_ref(&unknown).cast();
     let mut info = vk::RenderingInfo::default()
-        .render_area(vk::Rect2D { extent: vk::Extent2D { width: 64, height: 32 }, ..Default::default() })
+        .render_area(vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 64,
+                height: 32,
+            },
+            ..Default::default()
+        })
         .layer_count(1);
     info.color_attachment_count = 2;
     info.p_color_attachments = colors.as_ptr();
@@ -310,7 +349,8 @@ fn secondaries_replay_inline_through_execute_commands() {
         // SAFETY: a secondary of this fixture, recorded once.
         unsafe {
             f.device.begin_command_buffer(s, &begin).unwrap();
-            f.device.cmd_fill_buffer(s, buf(20 + i as u64), 0, 4, i as u32);
+            f.device
+                .cmd_fill_buffer(s, buf(20 + i as u64), 0, 4, i as u32);
         }
         f.end(s);
     }
@@ -324,7 +364,12 @@ fn secondaries_replay_inline_through_execute_commands() {
     f.end(primary);
     assert_eq!(
         replay(primary),
-        ["fill 1 0 4 0xa", "fill 20 0 4 0x0", "fill 21 0 4 0x1", "fill 2 0 4 0xb"]
+        [
+            "fill 1 0 4 0xa",
+            "fill 20 0 4 0x0",
+            "fill 21 0 4 0x1",
+            "fill 2 0 4 0xb"
+        ]
     );
 }
 
@@ -340,21 +385,30 @@ fn pool_reset_buffer_reset_rerecord_and_trim() {
         f.end(cb);
         assert_eq!(replay(cb).len(), 1);
     }
-    // SAFETY: live command buffers of this fixture.
-    let held = |cb: vk::CommandBuffer| unsafe { CommandBuffer::<Rec>::from_handle(cb) }
-        .unwrap()
-        .recording()
-        .capacity();
+    let held = |cb: vk::CommandBuffer| {
+        // SAFETY: the closure is only called with live command buffers of this fixture.
+        unsafe { CommandBuffer::<Rec>::from_handle(cb) }
+            .unwrap()
+            .recording()
+            .capacity()
+    };
     assert!(held(cbs[0]) >= 60_000);
 
     // Pool reset: every buffer back to initial, memory kept (no RELEASE_RESOURCES) ...
     // SAFETY: a live pool whose buffers are not pending.
-    unsafe { f.device.reset_command_pool(f.pool, vk::CommandPoolResetFlags::empty()) }.unwrap();
+    unsafe {
+        f.device
+            .reset_command_pool(f.pool, vk::CommandPoolResetFlags::empty())
+    }
+    .unwrap();
     assert!(cbs.iter().all(|&cb| replay(cb).is_empty()));
     assert!(held(cbs[0]) >= 60_000);
     // ... and given back by a trim.
     // SAFETY: a live pool.
-    unsafe { f.device.trim_command_pool(f.pool, vk::CommandPoolTrimFlags::empty()) };
+    unsafe {
+        f.device
+            .trim_command_pool(f.pool, vk::CommandPoolTrimFlags::empty())
+    };
     assert_eq!(held(cbs[0]), 0);
 
     // Re-record after the pool reset.
@@ -417,8 +471,12 @@ fn every_vkcmd_has_a_recording_entry_point() {
     }
     assert!(recorded > 250, "{recorded} vkCmd* commands");
     // Core commands through the real proc-addr path.
-    for name in [c"vkCmdFillBuffer", c"vkCmdCopyBuffer2", c"vkCmdBeginRendering", c"vkCmdPushConstants2"]
-    {
+    for name in [
+        c"vkCmdFillBuffer",
+        c"vkCmdCopyBuffer2",
+        c"vkCmdBeginRendering",
+        c"vkCmdPushConstants2",
+    ] {
         // SAFETY: a live device of the fixture and a NUL-terminated name.
         let f = unsafe { get_device_proc_addr::<Rec>(f.device.handle(), name.as_ptr()) };
         assert!(f.is_some(), "{name:?}");

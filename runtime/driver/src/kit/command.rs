@@ -355,16 +355,18 @@ pub unsafe extern "system" fn begin_command_buffer<D: Kit>(
         || {
             // SAFETY: the application passes a command buffer of this driver (a wrongly typed
             // handle is refused by its signature) and a begin info or null.
-            let (Some(cb), Some(info)) = (unsafe { CommandBuffer::<D>::from_handle(command_buffer) }, unsafe {
-                p_begin_info.as_ref()
-            }) else {
+            let (Some(cb), Some(info)) = (
+                unsafe { CommandBuffer::<D>::from_handle(command_buffer) },
+                unsafe { p_begin_info.as_ref() },
+            ) else {
                 return vkgen_abi::vk_error!(
                     vk::Result::ERROR_OUT_OF_HOST_MEMORY,
                     "vkBeginCommandBuffer: no command buffer of this driver or no begin info"
                 );
             };
             if cb.pool().is_some_and(|p| {
-                !p.flags.contains(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+                !p.flags
+                    .contains(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
             }) && !cb.recording().is_empty()
             {
                 log::warn!(
@@ -401,7 +403,10 @@ pub unsafe extern "system" fn end_command_buffer<D: Kit>(
             };
             let recorded = cb.recording().result();
             if recorded != vk::Result::SUCCESS {
-                return vkgen_abi::vk_error!(recorded, "vkEndCommandBuffer: a command could not be recorded");
+                return vkgen_abi::vk_error!(
+                    recorded,
+                    "vkEndCommandBuffer: a command could not be recorded"
+                );
             }
             match D::command_buffer_end(cb) {
                 Ok(()) => vk::Result::SUCCESS,
@@ -429,7 +434,8 @@ pub unsafe extern "system" fn reset_command_buffer<D: Kit>(
                 );
             };
             if cb.pool().is_some_and(|p| {
-                !p.flags.contains(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+                !p.flags
+                    .contains(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
             }) {
                 log::warn!(
                     "vkResetCommandBuffer: the pool lacks VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT"
