@@ -125,6 +125,38 @@ pub fn generate(opts: &Options) -> Result<Generated> {
     generate_loaded(loaded, source, opts)
 }
 
+/// One generated file's emitter.
+type Emitter = fn(&emit::Ctx) -> Result<String>;
+
+/// Every file of `src/` but `lib.rs`, with its emitter (hand-written runtime files are copied).
+const EMITTERS: [(&str, Emitter); 13] = [
+    ("src/vk.rs", emit::types::emit),
+    ("src/pfn.rs", emit::pfn::emit),
+    ("src/phf.rs", |_| emit::phf::runtime_file()),
+    ("src/dispatch_table.rs", |_| {
+        Ok(emit::runtime_files::copy(
+            emit::runtime_files::DISPATCH_TABLE,
+        ))
+    }),
+    ("src/driver_resolve.rs", |_| {
+        Ok(emit::runtime_files::copy(
+            emit::runtime_files::DRIVER_RESOLVE,
+        ))
+    }),
+    ("src/commands.rs", emit::commands::emit),
+    ("src/extensions.rs", emit::extensions::emit),
+    ("src/dispatch.rs", emit::dispatch::emit),
+    ("src/trampolines.rs", emit::trampolines::emit),
+    ("src/driver.rs", emit::driver::emit),
+    ("src/features.rs", emit::requirements::emit),
+    ("src/recorder.rs", emit::recorder::emit),
+    ("src/recorder_runtime.rs", |_| {
+        Ok(emit::runtime_files::copy(
+            emit::runtime_files::RECORDER_RUNTIME,
+        ))
+    }),
+];
+
 /// [`generate`] for a registry already loaded (the fuzz target and tests use this).
 pub fn generate_loaded(
     loaded: registry::Loaded,
@@ -164,36 +196,8 @@ pub fn generate_loaded(
     );
 
     // The emitters are independent; formatting dominates, so they run on all cores.
-    type Emitter = fn(&emit::Ctx) -> Result<String>;
-    let emitters: [(&str, Emitter); 13] = [
-        ("src/vk.rs", emit::types::emit),
-        ("src/pfn.rs", emit::pfn::emit),
-        ("src/phf.rs", |_| emit::phf::runtime_file()),
-        ("src/dispatch_table.rs", |_| {
-            Ok(emit::runtime_files::copy(
-                emit::runtime_files::DISPATCH_TABLE,
-            ))
-        }),
-        ("src/driver_resolve.rs", |_| {
-            Ok(emit::runtime_files::copy(
-                emit::runtime_files::DRIVER_RESOLVE,
-            ))
-        }),
-        ("src/commands.rs", emit::commands::emit),
-        ("src/extensions.rs", emit::extensions::emit),
-        ("src/dispatch.rs", emit::dispatch::emit),
-        ("src/trampolines.rs", emit::trampolines::emit),
-        ("src/driver.rs", emit::driver::emit),
-        ("src/features.rs", emit::requirements::emit),
-        ("src/recorder.rs", emit::recorder::emit),
-        ("src/recorder_runtime.rs", |_| {
-            Ok(emit::runtime_files::copy(
-                emit::runtime_files::RECORDER_RUNTIME,
-            ))
-        }),
-    ];
     let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
-        let handles: Vec<_> = emitters
+        let handles: Vec<_> = EMITTERS
             .iter()
             .map(|(path, f)| {
                 let cx = &cx;

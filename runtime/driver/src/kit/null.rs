@@ -58,8 +58,7 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
-use crate::gralloc::Buffer as GrallocBuffer;
-use crate::gralloc::SharedMapping;
+use crate::gralloc::{Buffer as GrallocBuffer, SharedMapping};
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
 use crate::hardware_buffer::HardwareBufferRef;
 use crate::kit::hardware_buffer::{ExportTarget, HardwareBufferAllocation};
