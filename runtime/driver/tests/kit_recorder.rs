@@ -491,4 +491,10 @@ fn the_execute_macro_reports_the_methods_an_engine_defines() {
     let missing: Vec<CommandId> = command::unimplemented::<Engine>().collect();
     assert_eq!(missing.len(), command::COMMANDS.len() - 4);
     assert!(missing.contains(&CommandId::CMD_DRAW));
+    // What the fixture advertises and nothing runs: core commands, not unsupported extensions'.
+    let advertised = command::unimplemented_advertised::<Rec, Engine>();
+    assert!(advertised.contains(&CommandId::CMD_DRAW));
+    assert!(advertised.contains(&CommandId::CMD_COPY_BUFFER2));
+    assert!(!advertised.contains(&CommandId::CMD_FILL_BUFFER));
+    assert!(!advertised.contains(&CommandId::CMD_DRAW_MULTI_EXT));
 }

@@ -169,6 +169,19 @@ impl<D: Kit> vkgen_generated::recorder::Target for Recorder<D> {
     }
 }
 
+/// The `vkCmd*` commands `D` advertises (core up to its API version, or of its extensions)
+/// that neither a hook of its `Driver` block nor a method of its engine `E` implements: they
+/// are recorded but replay into [`Execute::unimplemented`]. For the requirements report.
+pub fn unimplemented_advertised<D: Kit, E: Execute>() -> Vec<CommandId> {
+    COMMANDS
+        .iter()
+        .copied()
+        .filter(|&c| {
+            vkgen_generated::driver::exposes::<D>(c) && !D::implements(c) && !E::implements(c)
+        })
+        .collect()
+}
+
 /// The kit's command-buffer commands for `D`: begin, end and reset, pool reset and trim, and,
 /// with [`Kit::RECORD_COMMANDS`], the recording entry point of every `vkCmd*`.
 pub fn entry<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
