@@ -15,7 +15,7 @@ use crate::extensions::ExtensionId;
 use crate::vk;
 #[path = "driver_resolve.rs"]
 mod resolve;
-use resolve::guard;
+pub(crate) use resolve::guard;
 pub use resolve::{
     canonical, exposes, get_device_proc_addr, get_instance_proc_addr,
     get_physical_device_proc_addr, provider, Provider, PANIC_REPORT,

@@ -33,6 +33,9 @@ pub mod pfn;
 mod phf;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
+pub mod recorder;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 pub mod vk;
 #[cfg(all(feature = "exports", not(feature = "regenerate")))]
 #[rustfmt::skip]

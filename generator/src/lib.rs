@@ -126,6 +126,39 @@ pub fn generate(opts: &Options) -> Result<Generated> {
     generate_loaded(loaded, source, opts)
 }
 
+/// One generated file's emitter.
+type Emitter = fn(&emit::Ctx) -> Result<String>;
+
+/// Every file of `src/` but `lib.rs`, with its emitter (hand-written runtime files are copied).
+const EMITTERS: [(&str, Emitter); 14] = [
+    ("src/vk.rs", emit::types::emit),
+    ("src/pfn.rs", emit::pfn::emit),
+    ("src/phf.rs", |_| emit::phf::runtime_file()),
+    ("src/dispatch_table.rs", |_| {
+        Ok(emit::runtime_files::copy(
+            emit::runtime_files::DISPATCH_TABLE,
+        ))
+    }),
+    ("src/driver_resolve.rs", |_| {
+        Ok(emit::runtime_files::copy(
+            emit::runtime_files::DRIVER_RESOLVE,
+        ))
+    }),
+    ("src/commands.rs", emit::commands::emit),
+    ("src/extensions.rs", emit::extensions::emit),
+    ("src/dispatch.rs", emit::dispatch::emit),
+    ("src/trampolines.rs", emit::trampolines::emit),
+    ("src/driver.rs", emit::driver::emit),
+    ("src/entries.rs", emit::entries::emit),
+    ("src/features.rs", emit::requirements::emit),
+    ("src/recorder.rs", emit::recorder::emit),
+    ("src/recorder_runtime.rs", |_| {
+        Ok(emit::runtime_files::copy(
+            emit::runtime_files::RECORDER_RUNTIME,
+        ))
+    }),
+];
+
 /// [`generate`] for a registry already loaded (the fuzz target and tests use this).
 pub fn generate_loaded(
     loaded: registry::Loaded,
@@ -150,29 +183,7 @@ pub fn generate_loaded(
     let regenerate = regenerate_command(highest, version, reg.header_version);
 
     // The emitters are independent; formatting dominates, so they run on all cores.
-    let emitters: [(&str, Emitter); 12] = [
-        ("src/vk.rs", emit::types::emit),
-        ("src/pfn.rs", emit::pfn::emit),
-        ("src/phf.rs", |_| emit::phf::runtime_file()),
-        ("src/dispatch_table.rs", |_| {
-            Ok(emit::runtime_files::copy(
-                emit::runtime_files::DISPATCH_TABLE,
-            ))
-        }),
-        ("src/driver_resolve.rs", |_| {
-            Ok(emit::runtime_files::copy(
-                emit::runtime_files::DRIVER_RESOLVE,
-            ))
-        }),
-        ("src/commands.rs", emit::commands::emit),
-        ("src/extensions.rs", emit::extensions::emit),
-        ("src/dispatch.rs", emit::dispatch::emit),
-        ("src/trampolines.rs", emit::trampolines::emit),
-        ("src/driver.rs", emit::driver::emit),
-        ("src/entries.rs", emit::entries::emit),
-        ("src/features.rs", emit::requirements::emit),
-    ];
-    let mut files = run_emitters(&emitters, &cx)?;
+    let mut files = run_emitters(&EMITTERS, &cx)?;
     files.push(OutputFile {
         path: "src/lib.rs".into(),
         contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
@@ -248,9 +259,6 @@ fn regenerate_command(highest: (u32, u32), version: (u32, u32), header_version: 
         }
     )
 }
-
-/// One generated file's text from the selection.
-type Emitter = fn(&emit::Ctx) -> Result<String>;
 
 /// Runs the emitters, one thread each: they are independent and formatting dominates. A
 /// panicking emitter is an error, not a crash of the whole run.
@@ -423,6 +431,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("features", true),
     ("pfn", true),
     ("phf", false),
+    ("recorder", true),
     ("vk", true),
 ];
 

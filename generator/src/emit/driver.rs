@@ -106,7 +106,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         // The get-proc-addr rules and the entry-point guard: hand-written, copied beside this file.
         #[path = "driver_resolve.rs"]
         mod resolve;
-        use resolve::guard;
+        pub(crate) use resolve::guard;
         pub use resolve::{
             canonical, exposes, get_device_proc_addr, get_instance_proc_addr,
             get_physical_device_proc_addr, provider, Provider, PANIC_REPORT,

@@ -12,6 +12,7 @@ pub mod extensions;
 pub mod features;
 pub mod pfn;
 pub mod phf;
+pub mod recorder;
 pub mod requirements;
 pub mod runtime_files;
 pub mod text;

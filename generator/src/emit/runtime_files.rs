@@ -9,6 +9,8 @@ use super::PREAMBLE;
 pub const DISPATCH_TABLE: &str = include_str!("runtime/dispatch_table.rs");
 /// `src/driver_resolve.rs`: the driver-side get-proc-addr rules and the entry-point guard.
 pub const DRIVER_RESOLVE: &str = include_str!("runtime/driver_resolve.rs");
+/// `src/recorder_runtime.rs`: the command recorder's arena, recording and chain walk.
+pub const RECORDER_RUNTIME: &str = include_str!("runtime/recorder_runtime.rs");
 
 /// `text` with the generated-file preamble (the regenerate line is added with every file's).
 pub fn copy(text: &str) -> String {

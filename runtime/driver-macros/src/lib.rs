@@ -8,6 +8,11 @@
 //! extensions from the kit's tables, for types that implement `kit::Kit`. Items the block
 //! defines itself are left alone.
 //!
+//! `#[vkgen_driver::execute]`: put it on `impl Execute for E { … }` (the command recorder's
+//! replay engine) and the block gains `fn implements(cmd)` answering true exactly for the
+//! `cmd_*` methods it defines, so the requirements report can name every advertised command
+//! the engine does not run.
+//!
 //! Why a macro: a trait cannot tell whether an impl overrode a default method, and a list kept
 //! by hand drifts from the code. The hook → command mapping is by name: hook `create_buffer` is
 //! `CommandId::CREATE_BUFFER` in the generated crate, so a name that is no hook fails to compile.
@@ -96,5 +101,44 @@ pub fn driver(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         });
     }
+    quote!(#imp).into()
+}
+
+/// The `Execute` trait's methods that are not commands.
+const NOT_COMMANDS: &[&str] = &["implements", "unimplemented"];
+
+#[proc_macro_attribute]
+pub fn execute(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        return syn::Error::new(proc_macro2::Span::call_site(), "expected no arguments")
+            .to_compile_error()
+            .into();
+    }
+    let mut imp = parse_macro_input!(item as ItemImpl);
+    let mut defined = std::collections::BTreeSet::new();
+    for it in &imp.items {
+        if let ImplItem::Fn(f) = it {
+            defined.insert(f.sig.ident.to_string());
+        }
+    }
+    if defined.contains("implements") {
+        return quote!(#imp).into();
+    }
+    let commands: Vec<_> = defined
+        .iter()
+        .filter(|n| !NOT_COMMANDS.contains(&n.as_str()))
+        .map(|n| format_ident!("{}", n.trim_start_matches("r#").to_uppercase()))
+        .collect();
+    let id = quote!(::vkgen_driver::generated::commands::CommandId);
+    let body = if commands.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(cmd, #(#id::#commands)|*))
+    };
+    imp.items.push(syn::parse_quote! {
+        fn implements(cmd: #id) -> bool {
+            #body
+        }
+    });
     quote!(#imp).into()
 }

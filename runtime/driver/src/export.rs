@@ -116,6 +116,8 @@ pub fn init_logging() {
     ONCE.call_once(|| {
         // The generated entry points' guard reports through this, as every other guard does.
         let _ = gen::PANIC_REPORT.set(report_panic);
+        // What the command recorder cannot copy (an unknown `pNext` structure) is logged too.
+        let _ = vkgen_generated::recorder::WARN.set(|args| log::warn!("{args}"));
         #[cfg(not(target_os = "android"))]
         if std::env::var_os("VKGEN_LOG").is_some() {
             // Fails only when the process installed a logger first; that one then gets our records.

@@ -42,5 +42,8 @@ pub use vkgen_abi as abi;
 /// `#[vkgen_driver::driver]` on `impl Driver for X`: writes `implements` from the hooks the
 /// block defines (and, with `(kit)`, routes the rest to [`kit::fallback`]).
 pub use vkgen_driver_macros::driver;
+/// `#[vkgen_driver::execute]` on `impl Execute for E` (the command recorder's replay engine):
+/// writes `implements` from the `cmd_*` methods the block defines.
+pub use vkgen_driver_macros::execute;
 /// The generated crate (`Driver` trait, entry points, command metadata).
 pub use vkgen_generated as generated;

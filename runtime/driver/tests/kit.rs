@@ -58,6 +58,7 @@ impl Kit for Fixture {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    type CommandPool = ();
 
     fn device_extensions() -> &'static [ExtensionId] {
         &[

@@ -37,6 +37,7 @@ macro_rules! fixture {
             type Device = ();
             type Queue = ();
             type CommandBuffer = ();
+            type CommandPool = ();
             const NULL_OBJECTS: bool = $null_objects;
 
             fn physical_devices(

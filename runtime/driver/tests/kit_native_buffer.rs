@@ -39,6 +39,7 @@ impl Kit for Anb {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    type CommandPool = ();
 
     fn device_extensions() -> &'static [ExtensionId] {
         &[ExtensionId::ANDROID_NATIVE_BUFFER]

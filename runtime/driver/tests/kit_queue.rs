@@ -129,6 +129,7 @@ impl Kit for Engine {
     type Device = ();
     type Queue = Option<Worker>;
     type CommandBuffer = Mutex<Vec<Op>>;
+    type CommandPool = ();
     const SYNC_OBJECTS: bool = true;
 
     fn physical_devices(
@@ -785,6 +786,7 @@ impl Kit for BringUp {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    type CommandPool = ();
     const NULL_OBJECTS: bool = true;
 }
 

@@ -27,6 +27,7 @@ impl Kit for Fixture {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    type CommandPool = ();
     const RESOURCE_OBJECTS: bool = true;
 
     fn physical_devices(

@@ -1,18 +1,29 @@
 //! Command pools and command buffers as kit objects (Mesa's `vk_command_pool` /
 //! `vk_command_buffer`): the pool owns its buffers, so `vkDestroyCommandPool` frees the ones the
 //! application did not; buffers are dispatchable (loader slot in word 0) and carry the
-//! vendor's recording state in `data` ([`Kit::CommandBuffer`], made by
-//! [`Kit::command_buffer_data`]). Recording itself (`vkBeginCommandBuffer`, `vkCmd*`) is the
-//! vendor's.
+//! vendor's state in `data` ([`Kit::CommandBuffer`], made by [`Kit::command_buffer_data`]),
+//! pools theirs in [`CommandPool::data`] ([`Kit::CommandPool`]).
+//!
+//! The kit answers `vkBeginCommandBuffer`, `vkEndCommandBuffer`, `vkResetCommandBuffer`,
+//! `vkResetCommandPool` and `vkTrimCommandPool` (vendor hooks: [`Kit::command_buffer_begin`],
+//! [`Kit::command_buffer_reset`]). With [`Kit::RECORD_COMMANDS`], every `vkCmd*` the vendor does
+//! not hook is recorded by the generated recorder (Mesa's `vk_cmd_queue`): deep copies of the
+//! arguments in the buffer's own arena, replayed at submission through the vendor's
+//! [`Execute`] engine with [`CommandBuffer::replay`].
 
 // The `unsafe` entry points are Vulkan commands: their safety contract is the command's valid
 // usage in the specification, which each one links to.
 #![allow(clippy::missing_safety_doc)]
 
+use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
+use vkgen_generated::commands::CommandId;
+use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
+
+pub use vkgen_generated::recorder::{unimplemented, Cmd, Execute, Recording, COMMANDS};
 
 use super::objects::Device;
 use super::Kit;
@@ -30,6 +41,8 @@ pub struct CommandPool<D: Kit> {
     allocator: HostAllocator,
     /// Live command buffers (handles), freed with the pool.
     buffers: Mutex<Vec<u64>>,
+    /// The vendor's pool state ([`Kit::command_pool_data`]).
+    pub data: D::CommandPool,
 }
 
 /// `VkCommandBuffer`.
@@ -37,6 +50,10 @@ pub struct CommandBuffer<D: Kit> {
     pool: u64,
     pub level: vk::CommandBufferLevel,
     pub data: D::CommandBuffer,
+    /// The recorded commands ([`Kit::RECORD_COMMANDS`]); empty otherwise.
+    recording: Mutex<Recording>,
+    /// `VkCommandBufferBeginInfo::flags` of the current recording.
+    usage: Mutex<vk::CommandBufferUsageFlags>,
 }
 
 // SAFETY: the device outlives its pools (API lifetime rules) and is only read.
@@ -64,8 +81,21 @@ impl<D: Kit> CommandPool<D> {
     }
 
     pub fn device(&self) -> &Dispatchable<Device<D>> {
-        // SAFETY: the device outlives its pools.
+        // SAFETY: `device` was the live device that created this pool, and a device outlives
+        // its pools (the application destroys them first).
         unsafe { self.device.as_ref() }
+    }
+
+    /// Runs `f` on every command buffer allocated from the pool and not freed, in allocation
+    /// order (the pool's buffer list is locked meanwhile: `f` must not allocate or free).
+    pub fn for_each_buffer(&self, mut f: impl FnMut(&Dispatchable<CommandBuffer<D>>)) {
+        for &h in lock(&self.buffers).iter() {
+            // SAFETY: the list holds exactly the live buffers of this pool (allocation adds,
+            // freeing removes before destroying), and the lock keeps them so during `f`.
+            if let Some(cb) = unsafe { Dispatchable::<CommandBuffer<D>>::from_raw(h) } {
+                f(cb);
+            }
+        }
     }
 }
 
@@ -82,8 +112,94 @@ impl<D: Kit> CommandBuffer<D> {
 
     /// The pool that allocated it.
     pub fn pool(&self) -> Option<&Object<CommandPool<D>>> {
-        // SAFETY: a pool outlives its command buffers.
+        // SAFETY: `pool` is the handle of the live pool that allocated this buffer, and
+        // destroying a pool destroys its buffers first.
         unsafe { Object::<CommandPool<D>>::from_raw(self.pool) }
+    }
+
+    /// The recorded commands, locked.
+    pub fn recording(&self) -> MutexGuard<'_, Recording> {
+        lock(&self.recording)
+    }
+
+    /// `VkCommandBufferBeginInfo::flags` of the current recording.
+    pub fn usage(&self) -> vk::CommandBufferUsageFlags {
+        *lock(&self.usage)
+    }
+
+    /// Runs the recorded commands on `engine` (at `driver_submit` time): one [`Execute`]
+    /// method per command, in order; the secondaries of a `vkCmdExecuteCommands` are replayed
+    /// inline unless the engine defines `cmd_execute_commands`.
+    pub fn replay<E: Execute>(&self, engine: &mut E) {
+        lock(&self.recording).replay(engine, &mut |secondary, engine| {
+            // SAFETY: the handle was recorded from a `vkCmdExecuteCommands` of this driver; a
+            // secondary stays allocated while a primary that executes it is pending (valid
+            // usage of vkFreeCommandBuffers), so it is live or garbage `from_handle` refuses.
+            match unsafe { CommandBuffer::<D>::from_handle(secondary) } {
+                Some(cb) if cb.level == vk::CommandBufferLevel::SECONDARY => cb.replay(engine),
+                _ => log::warn!("recorder: vkCmdExecuteCommands names no secondary of this driver"),
+            }
+        });
+    }
+
+    /// Back to the initial state: the recording emptied (its memory freed when `release`),
+    /// then the vendor's [`Kit::command_buffer_reset`].
+    pub fn reset(&self, release: bool) {
+        {
+            let mut r = lock(&self.recording);
+            if release {
+                r.release();
+            } else {
+                r.reset();
+            }
+        }
+        *lock(&self.usage) = vk::CommandBufferUsageFlags::empty();
+        D::command_buffer_reset(self, release);
+    }
+}
+
+/// Where the generated recording entry points find a kit command buffer's recording.
+pub struct Recorder<D>(PhantomData<D>);
+
+impl<D: Kit> vkgen_generated::recorder::Target for Recorder<D> {
+    unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording)) {
+        // SAFETY: the caller passes the handle of a `vkCmd*` call, which valid usage makes a
+        // command buffer of this driver in the recording state (or garbage `from_handle`
+        // refuses by its type signature).
+        if let Some(cb) = unsafe { CommandBuffer::<D>::from_handle(command_buffer) } {
+            f(&mut lock(&cb.recording));
+        }
+    }
+}
+
+/// The `vkCmd*` commands `D` advertises (core up to its API version, or of its extensions)
+/// that neither a hook of its `Driver` block nor a method of its engine `E` implements: they
+/// are recorded but replay into [`Execute::unimplemented`]. For the requirements report.
+pub fn unimplemented_advertised<D: Kit, E: Execute>() -> Vec<CommandId> {
+    COMMANDS
+        .iter()
+        .copied()
+        .filter(|&c| {
+            vkgen_generated::driver::exposes::<D>(c) && !D::implements(c) && !E::implements(c)
+        })
+        .collect()
+}
+
+/// The component as a table (see [`super::entries`]): begin, end and the resets, and with
+/// [`Kit::RECORD_COMMANDS`] the generated recording entry point of every `vkCmd*`.
+pub fn entries<D: Kit>() -> EntryTable {
+    let table = EntryTable {
+        begin_command_buffer: Some(begin_command_buffer::<D>),
+        end_command_buffer: Some(end_command_buffer::<D>),
+        reset_command_buffer: Some(reset_command_buffer::<D>),
+        reset_command_pool: Some(reset_command_pool::<D>),
+        trim_command_pool: Some(trim_command_pool::<D>),
+        ..EntryTable::EMPTY
+    };
+    if D::RECORD_COMMANDS {
+        table.or(&vkgen_generated::recorder::entries::<Recorder<D>>())
+    } else {
+        table
     }
 }
 
@@ -108,6 +224,10 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
                     "vkCreateCommandPool: {device:?} is no device of this driver, or no create info"
                 );
             };
+            let data = match D::command_pool_data(dev, ci) {
+                Ok(d) => d,
+                Err(e) => return e,
+            };
             let pool = CommandPool::<D> {
                 device: NonNull::from(dev),
                 flags: ci.flags,
@@ -115,6 +235,7 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
                 // SAFETY: the application's callbacks or null; its command buffers use them too.
                 allocator: unsafe { HostAllocator::from_ptr(p_allocator) },
                 buffers: Mutex::new(Vec::new()),
+                data,
             };
             // SAFETY: `p_allocator` is the application's callbacks or null, valid until the pool is
             // destroyed (vkCreateCommandPool's valid usage), as `create_object` needs.
@@ -188,6 +309,8 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
                         pool: vk::Handle::as_raw(info.command_pool),
                         level: info.level,
                         data,
+                        recording: Mutex::new(Recording::new()),
+                        usage: Mutex::new(vk::CommandBufferUsageFlags::empty()),
                     };
                     HostBox::try_new(
                         Dispatchable::new(cb),
@@ -254,6 +377,154 @@ pub unsafe extern "system" fn free_command_buffers<D: Kit>(
                 // SAFETY: a live buffer of this pool that the application is done with.
                 unsafe { destroy_dispatchable::<CommandBuffer<D>>(raw) };
             }
+        }
+    })
+}
+
+/// [`vkBeginCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBeginCommandBuffer.html):
+/// an implicit reset (keeping the memory), then the vendor's [`Kit::command_buffer_begin`].
+pub unsafe extern "system" fn begin_command_buffer<D: Kit>(
+    command_buffer: vk::CommandBuffer,
+    p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
+) -> vk::Result {
+    guard(
+        "vkBeginCommandBuffer",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the application passes a command buffer of this driver (a wrongly typed
+            // handle is refused by its signature) and a begin info or null.
+            let (Some(cb), Some(info)) = (
+                unsafe { CommandBuffer::<D>::from_handle(command_buffer) },
+                unsafe { p_begin_info.as_ref() },
+            ) else {
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "vkBeginCommandBuffer: no command buffer of this driver or no begin info"
+                );
+            };
+            if cb.pool().is_some_and(|p| {
+                !p.flags
+                    .contains(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+            }) && !cb.recording().is_empty()
+            {
+                log::warn!(
+                    "vkBeginCommandBuffer: implicit reset of a buffer whose pool lacks \
+                     VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT"
+                );
+            }
+            cb.reset(false);
+            *lock(&cb.usage) = info.flags;
+            match D::command_buffer_begin(cb, info) {
+                Ok(()) => vk::Result::SUCCESS,
+                Err(e) => e,
+            }
+        },
+    )
+}
+
+/// [`vkEndCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEndCommandBuffer.html):
+/// `VK_ERROR_OUT_OF_HOST_MEMORY` when a command could not be recorded, as the spec asks.
+pub unsafe extern "system" fn end_command_buffer<D: Kit>(
+    command_buffer: vk::CommandBuffer,
+) -> vk::Result {
+    guard(
+        "vkEndCommandBuffer",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the application passes a command buffer of this driver, or garbage that
+            // `from_handle` refuses by its type signature.
+            let Some(cb) = (unsafe { CommandBuffer::<D>::from_handle(command_buffer) }) else {
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "vkEndCommandBuffer: no command buffer of this driver"
+                );
+            };
+            let recorded = cb.recording().result();
+            if recorded != vk::Result::SUCCESS {
+                return vkgen_abi::vk_error!(
+                    recorded,
+                    "vkEndCommandBuffer: a command could not be recorded"
+                );
+            }
+            match D::command_buffer_end(cb) {
+                Ok(()) => vk::Result::SUCCESS,
+                Err(e) => e,
+            }
+        },
+    )
+}
+
+/// [`vkResetCommandBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandBuffer.html)
+pub unsafe extern "system" fn reset_command_buffer<D: Kit>(
+    command_buffer: vk::CommandBuffer,
+    flags: vk::CommandBufferResetFlags,
+) -> vk::Result {
+    guard(
+        "vkResetCommandBuffer",
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+        || {
+            // SAFETY: the application passes a command buffer of this driver, or garbage that
+            // `from_handle` refuses by its type signature.
+            let Some(cb) = (unsafe { CommandBuffer::<D>::from_handle(command_buffer) }) else {
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "vkResetCommandBuffer: no command buffer of this driver"
+                );
+            };
+            if cb.pool().is_some_and(|p| {
+                !p.flags
+                    .contains(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+            }) {
+                log::warn!(
+                    "vkResetCommandBuffer: the pool lacks VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT"
+                );
+            }
+            cb.reset(flags.contains(vk::CommandBufferResetFlags::RELEASE_RESOURCES));
+            vk::Result::SUCCESS
+        },
+    )
+}
+
+/// [`vkResetCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkResetCommandPool.html):
+/// every buffer of the pool back to the initial state.
+pub unsafe extern "system" fn reset_command_pool<D: Kit>(
+    _device: vk::Device,
+    command_pool: vk::CommandPool,
+    flags: vk::CommandPoolResetFlags,
+) -> vk::Result {
+    guard(
+        "vkResetCommandPool",
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+        || {
+            // SAFETY: the application passes a pool of this driver, or garbage that
+            // `from_handle` refuses by its type signature.
+            let Some(pool) = (unsafe { CommandPool::<D>::from_handle(command_pool) }) else {
+                return vkgen_abi::vk_error!(
+                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                    "vkResetCommandPool: no command pool of this driver"
+                );
+            };
+            let release = flags.contains(vk::CommandPoolResetFlags::RELEASE_RESOURCES);
+            pool.for_each_buffer(|cb| cb.reset(release));
+            vk::Result::SUCCESS
+        },
+    )
+}
+
+/// [`vkTrimCommandPool`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTrimCommandPool.html):
+/// each buffer's recording gives back the memory it does not use, then the vendor's
+/// [`Kit::command_pool_trim`].
+pub unsafe extern "system" fn trim_command_pool<D: Kit>(
+    _device: vk::Device,
+    command_pool: vk::CommandPool,
+    _flags: vk::CommandPoolTrimFlags,
+) {
+    guard("vkTrimCommandPool", (), || {
+        // SAFETY: the application passes a pool of this driver, or garbage that `from_handle`
+        // refuses by its type signature.
+        if let Some(pool) = unsafe { CommandPool::<D>::from_handle(command_pool) } {
+            pool.for_each_buffer(|cb| cb.recording().trim());
+            D::command_pool_trim(pool);
         }
     })
 }

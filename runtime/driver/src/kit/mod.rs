@@ -143,6 +143,14 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     type Queue: Default + Send + Sync + 'static;
     /// The vendor's recording state in each [`command::CommandBuffer`].
     type CommandBuffer: Default + Send + Sync + 'static;
+    /// The vendor's data in each [`command::CommandPool`] (`()` when it needs none).
+    type CommandPool: Default + Send + Sync + 'static;
+
+    /// The kit's command recorder ([`command`]): every `vkCmd*` the driver does not hook is
+    /// recorded (deep copies of its arguments in the command buffer) and replayed at
+    /// submission through the driver's [`command::Execute`] engine
+    /// ([`command::CommandBuffer::replay`]).
+    const RECORD_COMMANDS: bool = false;
 
     /// Bring-up aid: commands neither the vendor nor the kit implements answer as the null
     /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
@@ -301,6 +309,42 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         Ok(Default::default())
     }
 
+    /// The vendor's data for a command pool being created (`vkCreateCommandPool`).
+    fn command_pool_data(
+        device: &Device<Self>,
+        info: &vk::CommandPoolCreateInfo<'_>,
+    ) -> Result<Self::CommandPool, vk::Result> {
+        let _ = (device, info);
+        Ok(Default::default())
+    }
+
+    /// `vkBeginCommandBuffer`, after the kit reset the buffer (recording emptied).
+    fn command_buffer_begin(
+        cb: &command::CommandBuffer<Self>,
+        info: &vk::CommandBufferBeginInfo<'_>,
+    ) -> Result<(), vk::Result> {
+        let _ = (cb, info);
+        Ok(())
+    }
+
+    /// `vkEndCommandBuffer`, after the recording succeeded.
+    fn command_buffer_end(cb: &command::CommandBuffer<Self>) -> Result<(), vk::Result> {
+        let _ = cb;
+        Ok(())
+    }
+
+    /// A command buffer goes back to the initial state (`vkResetCommandBuffer`,
+    /// `vkResetCommandPool`, the implicit reset of `vkBeginCommandBuffer`); `release` asks
+    /// for its memory to be freed (`…_RELEASE_RESOURCES_BIT`).
+    fn command_buffer_reset(cb: &command::CommandBuffer<Self>, release: bool) {
+        let _ = (cb, release);
+    }
+
+    /// `vkTrimCommandPool`, after the kit trimmed the pool's recordings.
+    fn command_pool_trim(pool: &command::CommandPool<Self>) {
+        let _ = pool;
+    }
+
     /// `vkGetPhysicalDeviceFormatProperties` (the `…2` and `VkFormatProperties3` answers are
     /// derived from it). Default: the null driver's table.
     fn format_properties(
@@ -361,14 +405,16 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// A kit driver's command map below the vendor's hooks (Mesa's
 /// `vk_device_dispatch_table_from_entrypoints`): the kit's components from the highest
 /// priority down — the sync component first (with it on it also answers the external fence
-/// and semaphore queries the commons answer with "nothing"), the queue core, the resource
-/// objects (with them
-/// on the kit answers both forms of each bind and requirements query itself), the commons, the `…2` routes of
-/// 1.3 and 1.4, native buffers, hardware buffers — then, while [`Kit::NULL_OBJECTS`] is on,
-/// the null driver's bring-up table minus the commands that take the kit's base objects.
+/// and semaphore queries the commons answer with "nothing"), the queue core, command
+/// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
+/// them on the kit answers both forms of each bind and requirements query itself), the
+/// commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
+/// [`Kit::NULL_OBJECTS`] is on, the null driver's bring-up table minus the commands that take
+/// the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = sync::entries::<D>()
         .or(&queue::entries::<D>())
+        .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>())

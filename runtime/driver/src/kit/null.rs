@@ -59,8 +59,7 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
-use crate::gralloc::Buffer as GrallocBuffer;
-use crate::gralloc::SharedMapping;
+use crate::gralloc::{Buffer as GrallocBuffer, SharedMapping};
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
 use crate::hardware_buffer::HardwareBufferRef;
 use crate::kit::hardware_buffer::{ExportTarget, HardwareBufferAllocation};
@@ -125,6 +124,7 @@ impl Kit for NullDriver {
     type Device = ();
     type Queue = ();
     type CommandBuffer = ();
+    type CommandPool = ();
     // Queues, fences and semaphores are the kit's; `driver_submit` (the default) has no work.
     const SYNC_OBJECTS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory.

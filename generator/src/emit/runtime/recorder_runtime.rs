@@ -1,0 +1,334 @@
+//! The command recorder's storage (Mesa's `vk_cmd_queue` arena, in Rust): a [`Recording`] owns
+//! the recorded commands and an [`Arena`] of stable chunks that holds the deep copies of their
+//! arguments, so a recorded pointer stays valid until the recording is reset or dropped, whatever
+//! the application does with its own memory after the `vkCmd*` call returns.
+//!
+//! Hand-written (vkgen's `generator/src/emit/runtime/recorder_runtime.rs`) and copied verbatim
+//! into each generated crate as `recorder`'s child module; `recorder.rs` holds what the
+//! generator writes per command and per structure (the records, the copies, the entry points,
+//! the [`Execute`](super::Execute) trait and the replay).
+
+use core::ffi::{c_char, c_void};
+use core::ptr::{self, NonNull};
+use std::sync::OnceLock;
+
+use crate::vk;
+
+/// Where the recorder reports what it cannot copy (an unknown `sType` in a `pNext` chain, which
+/// it drops); the driver runtime installs its logger here, as it does for the panic report.
+pub static WARN: OnceLock<fn(core::fmt::Arguments<'_>)> = OnceLock::new();
+
+pub(crate) fn warn(args: core::fmt::Arguments<'_>) {
+    if let Some(w) = WARN.get() {
+        w(args);
+    }
+}
+
+/// Fixes up the pointers of one structure already copied into the arena (its nested arrays,
+/// strings and `pNext` chain are copied and re-pointed), given the copy's address.
+pub(crate) type Fix = unsafe fn(&mut Arena, *mut u8);
+
+/// 4 KiB: most command buffers of a frame fit in one chunk.
+const CHUNK_WORDS: usize = 512;
+
+/// A bump allocator over chunks that never move: a pointer it returned stays valid until
+/// [`reset`](Arena::reset), [`release`](Arena::release) or drop. Chunks are 8-byte aligned, the
+/// largest alignment of any Vulkan structure.
+#[derive(Default)]
+pub struct Arena {
+    /// Every chunk, as `Box<[u64]>::into_raw` gave it; freed in `release`.
+    chunks: Vec<(NonNull<u64>, usize)>,
+    /// The chunk being filled; later ones are kept from before a reset, for reuse.
+    current: usize,
+    /// Words used in `chunks[current]`.
+    used: usize,
+    /// An allocation failed since the last reset: the recording is incomplete.
+    failed: bool,
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+impl Arena {
+    /// `bytes` (rounded up to 8) of fresh storage, or `None` when the host is out of memory.
+    fn alloc(&mut self, bytes: usize) -> Option<NonNull<u8>> {
+        let words = bytes.div_ceil(8).max(1);
+        if let Some(&(chunk, len)) = self.chunks.get(self.current) {
+            if len - self.used >= words {
+                // SAFETY: `used + words <= len`: the result lies inside the chunk.
+                let p = unsafe { chunk.as_ptr().add(self.used) };
+                self.used += words;
+                return NonNull::new(p.cast());
+            }
+        }
+        // The next kept chunk if it is big enough, else a new one in front of it.
+        let next = if self.chunks.is_empty() { 0 } else { self.current + 1 };
+        if self.chunks.get(next).is_none_or(|&(_, len)| len < words) {
+            let len = words.max(CHUNK_WORDS);
+            let mut v: Vec<u64> = Vec::new();
+            if v.try_reserve_exact(len).is_err() {
+                self.failed = true;
+                return None;
+            }
+            v.resize(len, 0);
+            let raw = Box::into_raw(v.into_boxed_slice());
+            // SAFETY: `Box::into_raw` never returns null.
+            let chunk = unsafe { NonNull::new_unchecked(raw.cast::<u64>()) };
+            self.chunks.insert(next, (chunk, len));
+        }
+        self.current = next;
+        self.used = words;
+        Some(self.chunks[next].0.cast())
+    }
+
+    /// Forgets every allocation but keeps the chunks for the next recording.
+    pub fn reset(&mut self) {
+        self.current = 0;
+        self.used = 0;
+        self.failed = false;
+    }
+
+    /// Frees every chunk.
+    pub fn release(&mut self) {
+        for (chunk, len) in self.chunks.drain(..) {
+            // SAFETY: made by `Box::into_raw` of a `[u64]` of exactly `len` words in `alloc`,
+            // freed once: `drain` removes it from the list.
+            drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(chunk.as_ptr(), len)) });
+        }
+        self.reset();
+    }
+
+    /// Frees the chunks the current recording does not use (`vkTrimCommandPool`).
+    pub fn trim(&mut self) {
+        let keep = if self.used == 0 && self.current == 0 {
+            0
+        } else {
+            self.current + 1
+        };
+        for (chunk, len) in self.chunks.drain(keep..) {
+            // SAFETY: made by `Box::into_raw` in `alloc` and not in use (past `current`).
+            drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(chunk.as_ptr(), len)) });
+        }
+    }
+
+    /// Bytes of storage held (in use or kept).
+    pub fn capacity(&self) -> usize {
+        self.chunks.iter().map(|&(_, len)| len * 8).sum()
+    }
+
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// A copy of `bytes` bytes at `src`; null for a null `src` or no bytes.
+    ///
+    /// # Safety
+    /// A non-null `src` is readable for `bytes` bytes.
+    pub unsafe fn bytes<T>(&mut self, src: *const T, bytes: usize) -> *mut T {
+        if src.is_null() || bytes == 0 {
+            return ptr::null_mut();
+        }
+        let Some(dst) = self.alloc(bytes) else {
+            return ptr::null_mut();
+        };
+        // SAFETY: `src` is readable for `bytes` (caller); `dst` is fresh storage of at least
+        // `bytes`, so the two cannot overlap.
+        unsafe { ptr::copy_nonoverlapping(src.cast::<u8>(), dst.as_ptr(), bytes) };
+        dst.as_ptr().cast()
+    }
+
+    /// A copy of the `n` elements at `src`, each then fixed up by `fix` when given.
+    ///
+    /// # Safety
+    /// A non-null `src` points at `n` valid elements; `fix` is the fix-up of `T`.
+    pub(crate) unsafe fn slice<T>(&mut self, src: *const T, n: usize, fix: Option<Fix>) -> *mut T {
+        debug_assert!(core::mem::align_of::<T>() <= 8);
+        let size = core::mem::size_of::<T>();
+        // SAFETY: `n` elements of `T` are `n * size` readable bytes (caller).
+        let dst = unsafe { self.bytes(src, n.saturating_mul(size)) };
+        if let (Some(fix), false) = (fix, dst.is_null()) {
+            for i in 0..n {
+                // SAFETY: element `i` of the copy just made.
+                unsafe { fix(self, dst.add(i).cast()) };
+            }
+        }
+        dst
+    }
+
+    /// A copy of `n` elements `stride` bytes apart (`vkCmdDrawMulti*EXT`), the stride kept.
+    ///
+    /// # Safety
+    /// A non-null `src` points at `n` elements laid out `stride` bytes apart.
+    pub unsafe fn strided<T>(&mut self, src: *const T, n: usize, stride: usize) -> *mut T {
+        let bytes = match n {
+            0 => 0,
+            n => (n - 1).saturating_mul(stride) + core::mem::size_of::<T>(),
+        };
+        // SAFETY: the last element ends `bytes` after `src` (caller).
+        unsafe { self.bytes(src, bytes) }
+    }
+
+    /// A copy of the NUL-terminated string at `src`, terminator included.
+    ///
+    /// # Safety
+    /// A non-null `src` is a NUL-terminated string.
+    pub unsafe fn cstr(&mut self, src: *const c_char) -> *mut c_char {
+        if src.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: NUL-terminated (caller).
+        let len = unsafe { core::ffi::CStr::from_ptr(src) }.to_bytes_with_nul().len();
+        // SAFETY: `len` bytes up to and including the terminator are readable.
+        unsafe { self.bytes(src, len) }
+    }
+
+    /// A copy of the array of `n` pointers at `src`, each pointer replaced by `inner`'s copy of
+    /// what it points at (`inner` gets the index and the application's pointer).
+    ///
+    /// # Safety
+    /// A non-null `src` points at `n` pointers that `inner` may read through.
+    pub unsafe fn pointers<T>(
+        &mut self,
+        src: *const *const T,
+        n: usize,
+        mut inner: impl FnMut(&mut Self, usize, *const T) -> *const T,
+    ) -> *mut *const T {
+        // SAFETY: `n` readable pointers (caller).
+        let dst = unsafe { self.slice(src, n, None) };
+        if !dst.is_null() {
+            for i in 0..n {
+                // SAFETY: element `i` of the copy just made, holding the application's pointer.
+                unsafe { *dst.add(i) = inner(self, i, *dst.add(i)) };
+            }
+        }
+        dst
+    }
+
+    /// A deep copy of the `pNext` chain at `src`: every structure the generated table knows is
+    /// copied by its size and fixed up; an unknown `sType` is dropped from the copy, with a
+    /// warning, since its size (and so a copy) is unknowable.
+    ///
+    /// # Safety
+    /// A non-null `src` is a valid `pNext` chain: each element starts with `sType` and `pNext`.
+    pub(crate) unsafe fn chain(&mut self, src: *const c_void) -> *mut c_void {
+        let mut head: *mut c_void = ptr::null_mut();
+        let mut tail: *mut vk::BaseOutStructure<'static> = ptr::null_mut();
+        let mut cur = src.cast::<vk::BaseInStructure<'static>>();
+        while !cur.is_null() {
+            // SAFETY: every chain element starts with the base-structure header (caller).
+            let (s_type, next) = unsafe { ((*cur).s_type, (*cur).p_next) };
+            match super::known_structure(s_type.as_raw()) {
+                Some((size, fix)) => {
+                    // SAFETY: an element of type `s_type` is `size` bytes long.
+                    let copy = unsafe { self.bytes(cur, size) }.cast::<vk::BaseOutStructure>();
+                    if copy.is_null() {
+                        return head;
+                    }
+                    // SAFETY: `copy` is that element's fresh copy, unlinked first so that its
+                    // fix-up copies only its own pointers (this walk links the rest); `tail`
+                    // is the previous copy or null.
+                    unsafe {
+                        (*copy).p_next = ptr::null_mut();
+                        fix(self, copy.cast());
+                        match tail.is_null() {
+                            true => head = copy.cast(),
+                            false => (*tail).p_next = copy,
+                        }
+                    }
+                    tail = copy;
+                }
+                None => warn(format_args!(
+                    "recorder: dropped an unknown structure (sType {}) from a pNext chain",
+                    s_type.as_raw()
+                )),
+            }
+            cur = next;
+        }
+        head
+    }
+}
+
+/// One command buffer's recording: the commands in order and the arena their arguments live in.
+#[derive(Default)]
+pub struct Recording {
+    pub(crate) arena: Arena,
+    pub(crate) commands: Vec<super::Cmd>,
+}
+
+// SAFETY: every pointer inside the recorded commands points into this recording's own arena
+// (or is the application's opaque value, which is never dereferenced here); moving the
+// recording to another thread moves the arena with it.
+unsafe impl Send for Recording {}
+// SAFETY: a shared recording is only read (replayed); writes take `&mut`.
+unsafe impl Sync for Recording {}
+
+impl Recording {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// `VK_SUCCESS`, or `VK_ERROR_OUT_OF_HOST_MEMORY` when a command could not be recorded
+    /// (what `vkEndCommandBuffer` returns, as the spec asks).
+    pub fn result(&self) -> vk::Result {
+        if self.arena.failed {
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        } else {
+            vk::Result::SUCCESS
+        }
+    }
+
+    /// Back to empty, keeping the memory for the next recording.
+    pub fn reset(&mut self) {
+        self.commands.clear();
+        self.arena.reset();
+    }
+
+    /// Back to empty, freeing the memory (`VK_COMMAND_BUFFER_RESET_RELEASE_RESOURCES_BIT`).
+    pub fn release(&mut self) {
+        self.commands = Vec::new();
+        self.arena.release();
+    }
+
+    /// Frees the memory the recording does not use (`vkTrimCommandPool`).
+    pub fn trim(&mut self) {
+        self.commands.shrink_to_fit();
+        self.arena.trim();
+    }
+
+    /// Bytes of argument storage held.
+    pub fn capacity(&self) -> usize {
+        self.arena.capacity()
+    }
+
+    /// Appends `cmd`; a command whose copies could not be made is not recorded (the recording
+    /// then reports `VK_ERROR_OUT_OF_HOST_MEMORY`).
+    pub(crate) fn push(&mut self, cmd: super::Cmd) {
+        if self.arena.failed || self.commands.try_reserve(1).is_err() {
+            self.arena.failed = true;
+            return;
+        }
+        self.commands.push(cmd);
+    }
+}
+
+/// Where recording entry points find the recording of a command buffer: the driver kit's
+/// command buffers implement it.
+pub trait Target {
+    /// Runs `f` on the recording of `command_buffer`, if it is one of this target's.
+    ///
+    /// # Safety
+    /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
+    unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
+}

@@ -1,0 +1,502 @@
+//! The generated command recorder on a kit driver that opts in with one line
+//! (`RECORD_COMMANDS = true`) and runs nothing but its `Execute` engine: commands go through
+//! the real entry points (`vkGetDeviceProcAddr`), are replayed with their exact arguments after
+//! the application overwrote its memory (arrays, blobs and `pNext` chains deep-copied; an
+//! unknown structure dropped), secondaries run inline through `vkCmdExecuteCommands`, and
+//! pools and buffers reset, re-record and trim.
+
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+use std::ffi::CStr;
+
+use ash::vk;
+use ash::vk::Handle as _;
+use vkgen_driver::export::DriverModule;
+use vkgen_driver::generated::commands::{self, CommandId};
+use vkgen_driver::generated::driver::{get_device_proc_addr, get_instance_proc_addr, Driver};
+use vkgen_driver::kit::command::{self, CommandBuffer, Execute, Recorder};
+use vkgen_driver::kit::{self, Kit};
+
+struct Rec;
+
+impl DriverModule for Rec {
+    const NAME: &'static CStr = c"recorder fixture";
+}
+
+impl Kit for Rec {
+    type Instance = ();
+    type PhysicalDevice = ();
+    type Device = ();
+    type Queue = ();
+    type CommandBuffer = ();
+    type CommandPool = ();
+    const RECORD_COMMANDS: bool = true;
+}
+
+impl kit::native_buffer::NativeBuffers for Rec {}
+
+#[vkgen_driver::driver(kit)]
+impl Driver for Rec {}
+
+/// The engine: what it was asked to run, as text.
+#[derive(Default)]
+struct Engine {
+    log: Vec<String>,
+}
+
+#[vkgen_driver::execute]
+impl Execute for Engine {
+    fn unimplemented(&mut self, cmd: CommandId) {
+        let name = commands::info(cmd).name.to_string_lossy();
+        self.log.push(format!("unimplemented {name}"));
+    }
+
+    unsafe fn cmd_fill_buffer(&mut self, dst: vk::Buffer, offset: u64, size: u64, data: u32) {
+        self.log
+            .push(format!("fill {} {offset} {size} {data:#x}", dst.as_raw()));
+    }
+
+    unsafe fn cmd_update_buffer(
+        &mut self,
+        dst: vk::Buffer,
+        offset: u64,
+        size: u64,
+        data: *const std::ffi::c_void,
+    ) {
+        // SAFETY: the replay passes the recorded copy of `size` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) };
+        self.log
+            .push(format!("update {} {offset} {bytes:?}", dst.as_raw()));
+    }
+
+    unsafe fn cmd_copy_buffer(
+        &mut self,
+        src: vk::Buffer,
+        dst: vk::Buffer,
+        count: u32,
+        regions: *const vk::BufferCopy,
+    ) {
+        // SAFETY: the replay passes the recorded copy of `count` regions.
+        let r = unsafe { std::slice::from_raw_parts(regions, count as usize) };
+        let r: Vec<_> = r
+            .iter()
+            .map(|r| (r.src_offset, r.dst_offset, r.size))
+            .collect();
+        self.log
+            .push(format!("copy {} {} {r:?}", src.as_raw(), dst.as_raw()));
+    }
+
+    unsafe fn cmd_begin_rendering(&mut self, info: *const vk::RenderingInfo<'_>) {
+        // SAFETY: the replay passes the recorded copy: its arrays and chain are the arena's.
+        let info = unsafe { &*info };
+        // SAFETY: `color_attachment_count` attachments, copied with the structure.
+        let colors = unsafe {
+            std::slice::from_raw_parts(
+                info.p_color_attachments,
+                info.color_attachment_count as usize,
+            )
+        };
+        let views: Vec<u64> = colors.iter().map(|c| c.image_view.as_raw()).collect();
+        let mut chain = Vec::new();
+        let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
+        while !next.is_null() {
+            // SAFETY: every element of the recorded chain is a known structure the recorder
+            // copied whole.
+            let s = unsafe { &*next };
+            if s.s_type == vk::StructureType::DEVICE_GROUP_RENDER_PASS_BEGIN_INFO {
+                // SAFETY: the element's type says what it is.
+                let g = unsafe { &*next.cast::<vk::DeviceGroupRenderPassBeginInfo<'_>>() };
+                // SAFETY: `device_render_area_count` areas, copied with the structure.
+                let areas = unsafe {
+                    std::slice::from_raw_parts(
+                        g.p_device_render_areas,
+                        g.device_render_area_count as usize,
+                    )
+                };
+                let w: Vec<u32> = areas.iter().map(|a| a.extent.width).collect();
+                chain.push(format!("group {:#x} {w:?}", g.device_mask));
+            } else {
+                chain.push(format!("{:?}", s.s_type));
+            }
+            next = s.p_next;
+        }
+        self.log.push(format!(
+            "rendering {}x{} {views:?} {chain:?}",
+            info.render_area.extent.width, info.render_area.extent.height
+        ));
+    }
+}
+
+struct Fixture {
+    instance: ash::Instance,
+    device: ash::Device,
+    pool: vk::CommandPool,
+}
+
+impl Fixture {
+    fn new(pool_flags: vk::CommandPoolCreateFlags) -> Self {
+        // SAFETY: the generated GIPA of the fixture driver is a valid static entry point.
+        let entry = unsafe {
+            ash::Entry::from_static_fn(ash::StaticFn {
+                get_instance_proc_addr: get_instance_proc_addr::<Rec>,
+            })
+        };
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        // SAFETY: a valid create info.
+        let instance = unsafe {
+            entry.create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+        }
+        .unwrap();
+        // SAFETY: a live instance.
+        let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+        let prio = [1.0f32];
+        let q = [vk::DeviceQueueCreateInfo::default().queue_priorities(&prio)];
+        // SAFETY: a physical device of the instance and a valid create info.
+        let device = unsafe {
+            instance.create_device(
+                pd,
+                &vk::DeviceCreateInfo::default().queue_create_infos(&q),
+                None,
+            )
+        }
+        .unwrap();
+        let info = vk::CommandPoolCreateInfo::default().flags(pool_flags);
+        // SAFETY: a live device and a valid create info.
+        let pool = unsafe { device.create_command_pool(&info, None) }.unwrap();
+        Self {
+            instance,
+            device,
+            pool,
+        }
+    }
+
+    fn buffers(&self, level: vk::CommandBufferLevel, n: u32) -> Vec<vk::CommandBuffer> {
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(level)
+            .command_buffer_count(n);
+        // SAFETY: a live pool of the device.
+        unsafe { self.device.allocate_command_buffers(&info) }.unwrap()
+    }
+
+    fn begin(&self, cb: vk::CommandBuffer) {
+        // SAFETY: a command buffer of this fixture, not pending.
+        unsafe {
+            self.device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+        }
+        .unwrap();
+    }
+
+    fn end(&self, cb: vk::CommandBuffer) {
+        // SAFETY: a command buffer of this fixture in the recording state.
+        unsafe { self.device.end_command_buffer(cb) }.unwrap();
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        // SAFETY: objects of this fixture, children first.
+        unsafe {
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// Overwrites the application's memory after recording (volatile: the write must happen even
+/// though the test never reads the value again).
+fn scribble<T>(place: &mut T, value: T) {
+    // SAFETY: a valid, exclusively borrowed place.
+    unsafe { std::ptr::write_volatile(place, value) };
+}
+
+fn buf(raw: u64) -> vk::Buffer {
+    vk::Buffer::from_raw(raw)
+}
+
+/// What `cb`'s replay asks the engine to run.
+fn replay(cb: vk::CommandBuffer) -> Vec<String> {
+    let mut e = Engine::default();
+    // SAFETY: a live command buffer of the fixture driver.
+    let cb = unsafe { CommandBuffer::<Rec>::from_handle(cb) }.expect("a kit command buffer");
+    cb.replay(&mut e);
+    e.log
+}
+
+#[test]
+fn fill_update_copy_replay_with_the_recorded_arguments() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let mut data = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    let mut regions = [
+        vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 16,
+            size: 4,
+        },
+        vk::BufferCopy {
+            src_offset: 8,
+            dst_offset: 32,
+            size: 12,
+        },
+    ];
+    f.begin(cb);
+    // SAFETY: a recording command buffer; the arguments are valid for each call.
+    unsafe {
+        f.device.cmd_fill_buffer(cb, buf(7), 4, 64, 0xdead_beef);
+        f.device.cmd_update_buffer(cb, buf(8), 12, &data);
+        f.device.cmd_copy_buffer(cb, buf(7), buf(8), &regions);
+        f.device.cmd_draw(cb, 3, 1, 0, 0);
+    }
+    f.end(cb);
+    // The application reuses its memory right after recording.
+    scribble(&mut data, [0xee; 8]);
+    scribble(&mut regions[1].size, 999);
+    scribble(&mut regions[0], vk::BufferCopy::default());
+    assert_eq!(
+        replay(cb),
+        [
+            "fill 7 4 64 0xdeadbeef",
+            "update 8 12 [1, 2, 3, 4, 5, 6, 7, 8]",
+            "copy 7 8 [(0, 16, 4), (8, 32, 12)]",
+            "unimplemented vkCmdDraw",
+        ]
+    );
+    // Replays are repeatable (a buffer may be submitted again).
+    assert_eq!(replay(cb).len(), 4);
+}
+
+#[test]
+fn pnext_chains_are_deep_copied_and_unknown_structures_dropped() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let mut colors = [
+        vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::from_raw(11)),
+        vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::from_raw(12)),
+    ];
+    let mut areas = [
+        vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 5,
+                height: 5,
+            },
+            ..Default::default()
+        },
+        vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 6,
+                height: 6,
+            },
+            ..Default::default()
+        },
+    ];
+    // An extension structure no registry has: its size is unknowable, so it is dropped.
+    let mut unknown = vk::BaseInStructure {
+        s_type: vk::StructureType::from_raw(1_999_999_000),
+        ..Default::default()
+    };
+    // Raw pointers (not the builders' borrows), so the test may overwrite the memory after.
+    let mut group = vk::DeviceGroupRenderPassBeginInfo::default().device_mask(0b11);
+    group.device_render_area_count = 2;
+    group.p_device_render_areas = areas.as_ptr();
+    group.p_next = std::ptr::from_ref(&unknown).cast();
+    let mut info = vk::RenderingInfo::default()
+        .render_area(vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 64,
+                height: 32,
+            },
+            ..Default::default()
+        })
+        .layer_count(1);
+    info.color_attachment_count = 2;
+    info.p_color_attachments = colors.as_ptr();
+    info.p_next = std::ptr::from_ref(&group).cast();
+    f.begin(cb);
+    // SAFETY: a recording command buffer and a valid rendering info.
+    unsafe {
+        f.device.cmd_begin_rendering(cb, &info);
+        f.device.cmd_end_rendering(cb);
+    }
+    f.end(cb);
+    scribble(&mut colors[0].image_view, vk::ImageView::null());
+    scribble(&mut areas[1].extent.width, 0);
+    scribble(&mut group.device_mask, 0);
+    scribble(&mut unknown.s_type, vk::StructureType::APPLICATION_INFO);
+    scribble(&mut info.render_area.extent.width, 1);
+    assert_eq!(
+        replay(cb),
+        [
+            "rendering 64x32 [11, 12] [\"group 0x3 [5, 6]\"]",
+            "unimplemented vkCmdEndRendering",
+        ]
+    );
+}
+
+#[test]
+fn secondaries_replay_inline_through_execute_commands() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let primary = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let secondaries = f.buffers(vk::CommandBufferLevel::SECONDARY, 2);
+    for (i, &s) in secondaries.iter().enumerate() {
+        let inheritance = vk::CommandBufferInheritanceInfo::default();
+        let begin = vk::CommandBufferBeginInfo::default().inheritance_info(&inheritance);
+        // SAFETY: a secondary of this fixture, recorded once.
+        unsafe {
+            f.device.begin_command_buffer(s, &begin).unwrap();
+            f.device
+                .cmd_fill_buffer(s, buf(20 + i as u64), 0, 4, i as u32);
+        }
+        f.end(s);
+    }
+    f.begin(primary);
+    // SAFETY: a recording primary and two executable secondaries of the same pool.
+    unsafe {
+        f.device.cmd_fill_buffer(primary, buf(1), 0, 4, 0xa);
+        f.device.cmd_execute_commands(primary, &secondaries);
+        f.device.cmd_fill_buffer(primary, buf(2), 0, 4, 0xb);
+    }
+    f.end(primary);
+    assert_eq!(
+        replay(primary),
+        [
+            "fill 1 0 4 0xa",
+            "fill 20 0 4 0x0",
+            "fill 21 0 4 0x1",
+            "fill 2 0 4 0xb"
+        ]
+    );
+}
+
+#[test]
+fn pool_reset_buffer_reset_rerecord_and_trim() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+    let cbs = f.buffers(vk::CommandBufferLevel::PRIMARY, 2);
+    let big = vec![7u8; 60_000];
+    for &cb in &cbs {
+        f.begin(cb);
+        // SAFETY: a recording command buffer; 60 000 bytes fit an update (≤ 65 536).
+        unsafe { f.device.cmd_update_buffer(cb, buf(3), 0, &big) };
+        f.end(cb);
+        assert_eq!(replay(cb).len(), 1);
+    }
+    let held = |cb: vk::CommandBuffer| {
+        // SAFETY: the closure is only called with live command buffers of this fixture.
+        unsafe { CommandBuffer::<Rec>::from_handle(cb) }
+            .unwrap()
+            .recording()
+            .capacity()
+    };
+    assert!(held(cbs[0]) >= 60_000);
+
+    // Pool reset: every buffer back to initial, memory kept (no RELEASE_RESOURCES) ...
+    // SAFETY: a live pool whose buffers are not pending.
+    unsafe {
+        f.device
+            .reset_command_pool(f.pool, vk::CommandPoolResetFlags::empty())
+    }
+    .unwrap();
+    assert!(cbs.iter().all(|&cb| replay(cb).is_empty()));
+    assert!(held(cbs[0]) >= 60_000);
+    // ... and given back by a trim.
+    // SAFETY: a live pool.
+    unsafe {
+        f.device
+            .trim_command_pool(f.pool, vk::CommandPoolTrimFlags::empty())
+    };
+    assert_eq!(held(cbs[0]), 0);
+
+    // Re-record after the pool reset.
+    f.begin(cbs[0]);
+    // SAFETY: a recording command buffer.
+    unsafe { f.device.cmd_fill_buffer(cbs[0], buf(4), 0, 4, 1) };
+    f.end(cbs[0]);
+    assert_eq!(replay(cbs[0]), ["fill 4 0 4 0x1"]);
+
+    // A buffer reset (the pool allows it) touches only that buffer; RELEASE frees its memory.
+    f.begin(cbs[1]);
+    // SAFETY: a recording command buffer.
+    unsafe { f.device.cmd_fill_buffer(cbs[1], buf(5), 0, 4, 2) };
+    f.end(cbs[1]);
+    // SAFETY: an executable, not pending command buffer of a RESET_COMMAND_BUFFER pool.
+    unsafe {
+        f.device
+            .reset_command_buffer(cbs[1], vk::CommandBufferResetFlags::RELEASE_RESOURCES)
+    }
+    .unwrap();
+    assert!(replay(cbs[1]).is_empty());
+    assert_eq!(held(cbs[1]), 0);
+    assert_eq!(replay(cbs[0]), ["fill 4 0 4 0x1"]);
+
+    // Beginning again resets implicitly.
+    f.begin(cbs[0]);
+    f.end(cbs[0]);
+    assert!(replay(cbs[0]).is_empty());
+
+    // The pool's buffers, in allocation order.
+    // SAFETY: a live pool of this fixture.
+    let pool = unsafe { command::CommandPool::<Rec>::from_handle(f.pool) }.unwrap();
+    let mut seen = Vec::new();
+    pool.for_each_buffer(|cb| seen.push(std::ptr::from_ref(cb) as u64));
+    assert_eq!(seen, cbs.iter().map(|c| c.as_raw()).collect::<Vec<_>>());
+}
+
+#[test]
+fn every_vkcmd_has_a_recording_entry_point() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let mut recorded = 0;
+    for i in 0..commands::COMMANDS.len() {
+        let id = CommandId(i as u16);
+        let info = commands::info(id);
+        if !info.name.to_bytes().starts_with(b"vkCmd") {
+            continue;
+        }
+        recorded += 1;
+        assert!(
+            vkgen_driver::generated::recorder::entries::<Recorder<Rec>>()
+                .get(id)
+                .is_some(),
+            "{:?} has no recording entry point",
+            info.name
+        );
+        let canonical = vkgen_driver::generated::driver::canonical(id);
+        assert!(
+            Rec::fallback(canonical).is_some(),
+            "{:?} is not handed out by the kit",
+            info.name
+        );
+    }
+    assert!(recorded > 250, "{recorded} vkCmd* commands");
+    // Core commands through the real proc-addr path.
+    for name in [
+        c"vkCmdFillBuffer",
+        c"vkCmdCopyBuffer2",
+        c"vkCmdBeginRendering",
+        c"vkCmdPushConstants2",
+    ] {
+        // SAFETY: a live device of the fixture and a NUL-terminated name.
+        let f = unsafe { get_device_proc_addr::<Rec>(f.device.handle(), name.as_ptr()) };
+        assert!(f.is_some(), "{name:?}");
+    }
+}
+
+#[test]
+fn the_execute_macro_reports_the_methods_an_engine_defines() {
+    assert!(Engine::implements(CommandId::CMD_FILL_BUFFER));
+    assert!(Engine::implements(CommandId::CMD_BEGIN_RENDERING));
+    assert!(!Engine::implements(CommandId::CMD_DRAW));
+    let missing: Vec<CommandId> = command::unimplemented::<Engine>().collect();
+    assert_eq!(missing.len(), command::COMMANDS.len() - 4);
+    assert!(missing.contains(&CommandId::CMD_DRAW));
+    // What the fixture advertises and nothing runs: core commands, not unsupported extensions'.
+    let advertised = command::unimplemented_advertised::<Rec, Engine>();
+    assert!(advertised.contains(&CommandId::CMD_DRAW));
+    assert!(advertised.contains(&CommandId::CMD_COPY_BUFFER2));
+    assert!(!advertised.contains(&CommandId::CMD_FILL_BUFFER));
+    assert!(!advertised.contains(&CommandId::CMD_DRAW_MULTI_EXT));
+}
