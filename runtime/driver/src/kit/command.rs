@@ -74,7 +74,8 @@ impl<D: Kit> CommandPool<D> {
     /// # Safety
     /// A non-null `h` is a handle this driver returned that has not been destroyed.
     pub unsafe fn from_handle<'a>(h: vk::CommandPool) -> Option<&'a Object<Self>> {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract: `h` is null or a live pool of this driver, which
+        // `from_raw` checks by its type signature.
         unsafe { Object::<Self>::from_raw(vk::Handle::as_raw(h)) }
     }
 
@@ -103,7 +104,8 @@ impl<D: Kit> CommandBuffer<D> {
     /// # Safety
     /// A non-null `h` is a handle this driver returned that has not been freed.
     pub unsafe fn from_handle<'a>(h: vk::CommandBuffer) -> Option<&'a Dispatchable<Self>> {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract: `h` is null or a live command buffer of this driver,
+        // which `from_raw` checks by its type signature.
         unsafe { Dispatchable::<Self>::from_raw(vk::Handle::as_raw(h)) }
     }
 
@@ -208,7 +210,8 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
         "vkCreateCommandPool",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: a live device and a valid create info per valid usage.
+            // SAFETY: `device` is a device of this driver (or garbage `from_handle` refuses by its
+            // type signature); `pCreateInfo` is the application's create info, read for this call.
             let (Some(dev), Some(ci)) = (unsafe { Device::<D>::from_handle(device) }, unsafe {
                 p_create_info.as_ref()
             }) else {
@@ -227,10 +230,11 @@ pub unsafe extern "system" fn create_command_pool<D: Kit>(
                 buffers: Mutex::new(Vec::new()),
                 data,
             };
-            // SAFETY: as above.
+            // SAFETY: `p_allocator` is null or the application's callbacks, valid for the
+            // pool's lifetime as the spec requires of allocators passed to a create.
             match unsafe { create_object(pool, p_allocator) } {
                 Ok(h) => {
-                    // SAFETY: valid output pointer per valid usage.
+                    // SAFETY: `pCommandPool` is the application's output slot for one handle.
                     unsafe { *p_command_pool = vk::Handle::from_raw(h) };
                     vk::Result::SUCCESS
                 }
@@ -271,11 +275,12 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
         "vkAllocateCommandBuffers",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            // SAFETY: valid input with a live pool per valid usage.
+            // SAFETY: `pAllocateInfo` is the application's allocate info, read for this call.
             let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: as above.
+            // SAFETY: `commandPool` of the allocate info is a pool of this driver (or garbage
+            // that `from_handle` refuses by its type signature).
             let Some(pool) = (unsafe { CommandPool::<D>::from_handle(info.command_pool) }) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
@@ -335,7 +340,8 @@ pub unsafe extern "system" fn free_command_buffers<D: Kit>(
     p_command_buffers: *const vk::CommandBuffer,
 ) {
     guard("vkFreeCommandBuffers", (), || {
-        // SAFETY: a live pool per valid usage.
+        // SAFETY: the application passes a pool of this driver, or garbage that `from_handle`
+        // refuses by its type signature.
         let Some(pool) = (unsafe { CommandPool::<D>::from_handle(command_pool) }) else {
             return;
         };
