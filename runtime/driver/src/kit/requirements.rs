@@ -260,10 +260,10 @@ pub fn check(
     ));
     for id in exts.iter() {
         let info = exts::info(id);
-        if !super::extensions::depends_hold(info.depends, &with_instance, api) {
+        if !super::extensions::depends_hold(info.depends(), &with_instance, api) {
             out.push(Missing::Dependency {
-                extension: info.name.to_str().unwrap_or("?"),
-                depends: info.depends,
+                extension: info.name().to_str().unwrap_or("?"),
+                depends: info.depends(),
             });
         }
     }
