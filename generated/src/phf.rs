@@ -90,8 +90,8 @@ impl BlobStr {
     pub(crate) fn c_str(self, blob: &'static str) -> &'static core::ffi::CStr {
         let at = self.at as usize;
         // The generator ends every string with one NUL and names hold none, so the check only
-        // fails for a table this file's generator did not write (`every_name_is_a_c_string_that_finds_its_row`
-        // in the generated crate's tests walks every entry).
+        // fails for a table this file's generator did not write (the generated tables' test
+        // `every_name_is_a_c_string_that_finds_its_row` walks every row).
         match blob.as_bytes().get(at..=at + self.len as usize) {
             Some(bytes) => core::ffi::CStr::from_bytes_with_nul(bytes).unwrap_or(c""),
             None => c"",
