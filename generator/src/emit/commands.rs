@@ -143,6 +143,7 @@ fn tokens(cx: &Ctx) -> proc_macro2::TokenStream {
         .iter()
         .filter(|c| cx.sel.command(c).is_some())
         .map(|c| Literal::c_string(&std::ffi::CString::new(*c).expect("no NUL")));
+    let debug_and_tests = debug_and_tests();
     quote! {
         use core::ffi::CStr;
         use crate::extensions::ExtensionId;
@@ -238,6 +239,14 @@ fn tokens(cx: &Ctx) -> proc_macro2::TokenStream {
             }
         }
 
+        #debug_and_tests
+    }
+}
+
+/// `Debug` of the rows (through the methods: the fields are blob offsets) and the test that
+/// every stored name reads back and finds its own row.
+fn debug_and_tests() -> proc_macro2::TokenStream {
+    quote! {
         impl core::fmt::Debug for CommandInfo {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct("CommandInfo")

@@ -101,6 +101,7 @@ fn tokens() -> proc_macro2::TokenStream {
     let blocked = policy::BLOCKED_EXTENSIONS
         .iter()
         .map(|b| Literal::c_string(&std::ffi::CString::new(*b).expect("no NUL")));
+    let debug_and_tests = debug_and_tests();
     quote! {
         use core::ffi::CStr;
         use crate::phf::BlobStr;
@@ -202,6 +203,14 @@ fn tokens() -> proc_macro2::TokenStream {
             }
         }
 
+        #debug_and_tests
+    }
+}
+
+/// `Debug` of the rows (through the methods: the fields are blob offsets) and the test that
+/// every stored name reads back and finds its own row.
+fn debug_and_tests() -> proc_macro2::TokenStream {
+    quote! {
         impl core::fmt::Debug for ExtensionInfo {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct("ExtensionInfo")
