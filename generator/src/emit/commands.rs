@@ -85,7 +85,8 @@ fn rows(cx: &Ctx) -> Result<Rows> {
             .unwrap_or_else(|| "None".to_owned());
         let name = out.names.add(&c.name)?;
         out.infos.push_str(&format!(
-            "    CommandInfo {{\n        name: {name}, // {}\n        level: Level::{},\n        origin: {origin},\n        extensions: ({exts_at}, {}),\n        exported: {},\n        alias_of: {alias},\n        slot: {slot},\n    }},\n",
+            "    CommandInfo {{\n        name: {name}, {} {}\n        level: Level::{},\n        origin: {origin},\n        extensions: ({exts_at}, {}),\n        exported: {},\n        alias_of: {alias},\n        slot: {slot},\n    }},\n",
+            phf::NAME_NOTE,
             c.name,
             c.level.name(),
             exts.len(),

@@ -53,7 +53,8 @@ fn rows(cx: &Ctx) -> Result<Rows> {
         let depends = s.add(e.depends.as_deref().unwrap_or_default())?;
         let platform = s.add_opt(e.platform.as_deref())?;
         out.infos.push_str(&format!(
-            "    ExtensionInfo {{\n        name: {name}, // {}\n        number: {},\n        spec_version: {},\n        kind: ExtensionKind::{kind},\n        promoted_to: {promoted},\n        promoted_to_extension: {promoted_ext},\n        deprecated_by: {deprecated_by},\n        depends: {depends},\n        platform: {platform},\n        policy: Policy {{\n            blocked: {},\n            exported: {},\n            loader_implemented: {},\n            intercepted: {},\n            internal: {},\n        }},\n    }},\n",
+            "    ExtensionInfo {{\n        name: {name}, {} {}\n        number: {},\n        spec_version: {},\n        kind: ExtensionKind::{kind},\n        promoted_to: {promoted},\n        promoted_to_extension: {promoted_ext},\n        deprecated_by: {deprecated_by},\n        depends: {depends},\n        platform: {platform},\n        policy: Policy {{\n            blocked: {},\n            exported: {},\n            loader_implemented: {},\n            intercepted: {},\n            internal: {},\n        }},\n    }},\n",
+            phf::NAME_NOTE,
             e.name,
             e.number,
             e.spec_version,
