@@ -4,6 +4,7 @@
 
 use core::ffi::CStr;
 use crate::extensions::ExtensionId;
+use crate::phf::BlobStr;
 /// How a command dispatches, from its first parameter.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Level {
@@ -27,19 +28,21 @@ pub enum Origin {
 /// Index into [`COMMANDS`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct CommandId(pub u16);
-#[derive(Debug)]
+/// A row of [`COMMANDS`]. Names and extension lists are offsets into `NAMES` and
+/// `COMMAND_EXTENSIONS` (read through the methods): a table of small integers needs no
+/// load-time relocation in `libvulkan.so`, where a `&'static` per row costs 40 bytes.
+#[derive(Clone, Copy)]
 pub struct CommandInfo {
-    pub name: &'static CStr,
+    name: BlobStr,
     pub level: Level,
     pub origin: Origin,
-    /// Every selected extension that provides this name.
-    pub extensions: &'static [ExtensionId],
+    /// `(start, count)` in `COMMAND_EXTENSIONS`.
+    extensions: (u16, u16),
     /// Exported from libvulkan.so (core, or one of Android's exported extensions).
     pub exported: bool,
     /// The command this name aliases.
     pub alias_of: Option<CommandId>,
-    /// Index of the defining command in its level's dispatch table.
-    pub slot: Option<usize>,
+    slot: Option<u16>,
 }
 impl CommandId {
     /// `vkCreateInstance`
@@ -1553,6787 +1556,6787 @@ impl CommandId {
 }
 pub static COMMANDS: [CommandInfo; 754] = [
     CommandInfo {
-        name: c"vkCreateInstance",
+        name: BlobStr::new(0, 16), // vkCreateInstance
         level: Level::Global,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: None,
     },
     CommandInfo {
-        name: c"vkDestroyInstance",
+        name: BlobStr::new(17, 17), // vkDestroyInstance
         level: Level::Instance,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(0),
     },
     CommandInfo {
-        name: c"vkEnumeratePhysicalDevices",
+        name: BlobStr::new(35, 26), // vkEnumeratePhysicalDevices
         level: Level::Instance,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(1),
     },
     CommandInfo {
-        name: c"vkGetDeviceProcAddr",
+        name: BlobStr::new(62, 19), // vkGetDeviceProcAddr
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(0),
     },
     CommandInfo {
-        name: c"vkGetInstanceProcAddr",
+        name: BlobStr::new(82, 21), // vkGetInstanceProcAddr
         level: Level::Global,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: None,
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceProperties",
+        name: BlobStr::new(104, 29), // vkGetPhysicalDeviceProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(2),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyProperties",
+        name: BlobStr::new(134, 40), // vkGetPhysicalDeviceQueueFamilyProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(3),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceMemoryProperties",
+        name: BlobStr::new(175, 35), // vkGetPhysicalDeviceMemoryProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(4),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFeatures",
+        name: BlobStr::new(211, 27), // vkGetPhysicalDeviceFeatures
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(5),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFormatProperties",
+        name: BlobStr::new(239, 35), // vkGetPhysicalDeviceFormatProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(6),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceImageFormatProperties",
+        name: BlobStr::new(275, 40), // vkGetPhysicalDeviceImageFormatProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(7),
     },
     CommandInfo {
-        name: c"vkCreateDevice",
+        name: BlobStr::new(316, 14), // vkCreateDevice
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(8),
     },
     CommandInfo {
-        name: c"vkDestroyDevice",
+        name: BlobStr::new(331, 15), // vkDestroyDevice
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(1),
     },
     CommandInfo {
-        name: c"vkEnumerateInstanceVersion",
+        name: BlobStr::new(347, 26), // vkEnumerateInstanceVersion
         level: Level::Global,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: None,
     },
     CommandInfo {
-        name: c"vkEnumerateInstanceLayerProperties",
+        name: BlobStr::new(374, 34), // vkEnumerateInstanceLayerProperties
         level: Level::Global,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: None,
     },
     CommandInfo {
-        name: c"vkEnumerateInstanceExtensionProperties",
+        name: BlobStr::new(409, 38), // vkEnumerateInstanceExtensionProperties
         level: Level::Global,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: None,
     },
     CommandInfo {
-        name: c"vkEnumerateDeviceLayerProperties",
+        name: BlobStr::new(448, 32), // vkEnumerateDeviceLayerProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(9),
     },
     CommandInfo {
-        name: c"vkEnumerateDeviceExtensionProperties",
+        name: BlobStr::new(481, 36), // vkEnumerateDeviceExtensionProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(10),
     },
     CommandInfo {
-        name: c"vkGetDeviceQueue",
+        name: BlobStr::new(518, 16), // vkGetDeviceQueue
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(2),
     },
     CommandInfo {
-        name: c"vkQueueSubmit",
+        name: BlobStr::new(535, 13), // vkQueueSubmit
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(3),
     },
     CommandInfo {
-        name: c"vkQueueWaitIdle",
+        name: BlobStr::new(549, 15), // vkQueueWaitIdle
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(4),
     },
     CommandInfo {
-        name: c"vkDeviceWaitIdle",
+        name: BlobStr::new(565, 16), // vkDeviceWaitIdle
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(5),
     },
     CommandInfo {
-        name: c"vkAllocateMemory",
+        name: BlobStr::new(582, 16), // vkAllocateMemory
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(6),
     },
     CommandInfo {
-        name: c"vkFreeMemory",
+        name: BlobStr::new(599, 12), // vkFreeMemory
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(7),
     },
     CommandInfo {
-        name: c"vkMapMemory",
+        name: BlobStr::new(612, 11), // vkMapMemory
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(8),
     },
     CommandInfo {
-        name: c"vkUnmapMemory",
+        name: BlobStr::new(624, 13), // vkUnmapMemory
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(9),
     },
     CommandInfo {
-        name: c"vkFlushMappedMemoryRanges",
+        name: BlobStr::new(638, 25), // vkFlushMappedMemoryRanges
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(10),
     },
     CommandInfo {
-        name: c"vkInvalidateMappedMemoryRanges",
+        name: BlobStr::new(664, 30), // vkInvalidateMappedMemoryRanges
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(11),
     },
     CommandInfo {
-        name: c"vkGetDeviceMemoryCommitment",
+        name: BlobStr::new(695, 27), // vkGetDeviceMemoryCommitment
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(12),
     },
     CommandInfo {
-        name: c"vkGetBufferMemoryRequirements",
+        name: BlobStr::new(723, 29), // vkGetBufferMemoryRequirements
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(13),
     },
     CommandInfo {
-        name: c"vkBindBufferMemory",
+        name: BlobStr::new(753, 18), // vkBindBufferMemory
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(14),
     },
     CommandInfo {
-        name: c"vkGetImageMemoryRequirements",
+        name: BlobStr::new(772, 28), // vkGetImageMemoryRequirements
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(15),
     },
     CommandInfo {
-        name: c"vkBindImageMemory",
+        name: BlobStr::new(801, 17), // vkBindImageMemory
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(16),
     },
     CommandInfo {
-        name: c"vkGetImageSparseMemoryRequirements",
+        name: BlobStr::new(819, 34), // vkGetImageSparseMemoryRequirements
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(17),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSparseImageFormatProperties",
+        name: BlobStr::new(854, 46), // vkGetPhysicalDeviceSparseImageFormatProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(11),
     },
     CommandInfo {
-        name: c"vkQueueBindSparse",
+        name: BlobStr::new(901, 17), // vkQueueBindSparse
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(18),
     },
     CommandInfo {
-        name: c"vkCreateFence",
+        name: BlobStr::new(919, 13), // vkCreateFence
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(19),
     },
     CommandInfo {
-        name: c"vkDestroyFence",
+        name: BlobStr::new(933, 14), // vkDestroyFence
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(20),
     },
     CommandInfo {
-        name: c"vkResetFences",
+        name: BlobStr::new(948, 13), // vkResetFences
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(21),
     },
     CommandInfo {
-        name: c"vkGetFenceStatus",
+        name: BlobStr::new(962, 16), // vkGetFenceStatus
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(22),
     },
     CommandInfo {
-        name: c"vkWaitForFences",
+        name: BlobStr::new(979, 15), // vkWaitForFences
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(23),
     },
     CommandInfo {
-        name: c"vkCreateSemaphore",
+        name: BlobStr::new(995, 17), // vkCreateSemaphore
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(24),
     },
     CommandInfo {
-        name: c"vkDestroySemaphore",
+        name: BlobStr::new(1013, 18), // vkDestroySemaphore
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(25),
     },
     CommandInfo {
-        name: c"vkCreateEvent",
+        name: BlobStr::new(1032, 13), // vkCreateEvent
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(26),
     },
     CommandInfo {
-        name: c"vkDestroyEvent",
+        name: BlobStr::new(1046, 14), // vkDestroyEvent
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(27),
     },
     CommandInfo {
-        name: c"vkGetEventStatus",
+        name: BlobStr::new(1061, 16), // vkGetEventStatus
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(28),
     },
     CommandInfo {
-        name: c"vkSetEvent",
+        name: BlobStr::new(1078, 10), // vkSetEvent
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(29),
     },
     CommandInfo {
-        name: c"vkResetEvent",
+        name: BlobStr::new(1089, 12), // vkResetEvent
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(30),
     },
     CommandInfo {
-        name: c"vkCreateQueryPool",
+        name: BlobStr::new(1102, 17), // vkCreateQueryPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(31),
     },
     CommandInfo {
-        name: c"vkDestroyQueryPool",
+        name: BlobStr::new(1120, 18), // vkDestroyQueryPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(32),
     },
     CommandInfo {
-        name: c"vkGetQueryPoolResults",
+        name: BlobStr::new(1139, 21), // vkGetQueryPoolResults
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(33),
     },
     CommandInfo {
-        name: c"vkResetQueryPool",
+        name: BlobStr::new(1161, 16), // vkResetQueryPool
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(34),
     },
     CommandInfo {
-        name: c"vkResetQueryPoolEXT",
+        name: BlobStr::new(1178, 19), // vkResetQueryPoolEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(189)),
-        extensions: &[ExtensionId(189)],
+        extensions: (0, 1),
         exported: false,
         alias_of: Some(CommandId(51)),
         slot: Some(34),
     },
     CommandInfo {
-        name: c"vkCreateBuffer",
+        name: BlobStr::new(1198, 14), // vkCreateBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(35),
     },
     CommandInfo {
-        name: c"vkDestroyBuffer",
+        name: BlobStr::new(1213, 15), // vkDestroyBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(36),
     },
     CommandInfo {
-        name: c"vkCreateBufferView",
+        name: BlobStr::new(1229, 18), // vkCreateBufferView
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(37),
     },
     CommandInfo {
-        name: c"vkDestroyBufferView",
+        name: BlobStr::new(1248, 19), // vkDestroyBufferView
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(38),
     },
     CommandInfo {
-        name: c"vkCreateImage",
+        name: BlobStr::new(1268, 13), // vkCreateImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(39),
     },
     CommandInfo {
-        name: c"vkDestroyImage",
+        name: BlobStr::new(1282, 14), // vkDestroyImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(40),
     },
     CommandInfo {
-        name: c"vkGetImageSubresourceLayout",
+        name: BlobStr::new(1297, 27), // vkGetImageSubresourceLayout
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(41),
     },
     CommandInfo {
-        name: c"vkCreateImageView",
+        name: BlobStr::new(1325, 17), // vkCreateImageView
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(42),
     },
     CommandInfo {
-        name: c"vkDestroyImageView",
+        name: BlobStr::new(1343, 18), // vkDestroyImageView
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(43),
     },
     CommandInfo {
-        name: c"vkCreateShaderModule",
+        name: BlobStr::new(1362, 20), // vkCreateShaderModule
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(44),
     },
     CommandInfo {
-        name: c"vkDestroyShaderModule",
+        name: BlobStr::new(1383, 21), // vkDestroyShaderModule
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(45),
     },
     CommandInfo {
-        name: c"vkCreatePipelineCache",
+        name: BlobStr::new(1405, 21), // vkCreatePipelineCache
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(46),
     },
     CommandInfo {
-        name: c"vkDestroyPipelineCache",
+        name: BlobStr::new(1427, 22), // vkDestroyPipelineCache
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(47),
     },
     CommandInfo {
-        name: c"vkGetPipelineCacheData",
+        name: BlobStr::new(1450, 22), // vkGetPipelineCacheData
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(48),
     },
     CommandInfo {
-        name: c"vkMergePipelineCaches",
+        name: BlobStr::new(1473, 21), // vkMergePipelineCaches
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(49),
     },
     CommandInfo {
-        name: c"vkCreatePipelineBinariesKHR",
+        name: BlobStr::new(1495, 27), // vkCreatePipelineBinariesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(317)),
-        extensions: &[ExtensionId(317)],
+        extensions: (1, 1),
         exported: false,
         alias_of: None,
         slot: Some(50),
     },
     CommandInfo {
-        name: c"vkDestroyPipelineBinaryKHR",
+        name: BlobStr::new(1523, 26), // vkDestroyPipelineBinaryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(317)),
-        extensions: &[ExtensionId(317)],
+        extensions: (1, 1),
         exported: false,
         alias_of: None,
         slot: Some(51),
     },
     CommandInfo {
-        name: c"vkGetPipelineKeyKHR",
+        name: BlobStr::new(1550, 19), // vkGetPipelineKeyKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(317)),
-        extensions: &[ExtensionId(317)],
+        extensions: (1, 1),
         exported: false,
         alias_of: None,
         slot: Some(52),
     },
     CommandInfo {
-        name: c"vkGetPipelineBinaryDataKHR",
+        name: BlobStr::new(1570, 26), // vkGetPipelineBinaryDataKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(317)),
-        extensions: &[ExtensionId(317)],
+        extensions: (1, 1),
         exported: false,
         alias_of: None,
         slot: Some(53),
     },
     CommandInfo {
-        name: c"vkReleaseCapturedPipelineDataKHR",
+        name: BlobStr::new(1597, 32), // vkReleaseCapturedPipelineDataKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(317)),
-        extensions: &[ExtensionId(317)],
+        extensions: (1, 1),
         exported: false,
         alias_of: None,
         slot: Some(54),
     },
     CommandInfo {
-        name: c"vkCreateGraphicsPipelines",
+        name: BlobStr::new(1630, 25), // vkCreateGraphicsPipelines
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(55),
     },
     CommandInfo {
-        name: c"vkCreateComputePipelines",
+        name: BlobStr::new(1656, 24), // vkCreateComputePipelines
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(56),
     },
     CommandInfo {
-        name: c"vkDestroyPipeline",
+        name: BlobStr::new(1681, 17), // vkDestroyPipeline
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(57),
     },
     CommandInfo {
-        name: c"vkCreatePipelineLayout",
+        name: BlobStr::new(1699, 22), // vkCreatePipelineLayout
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(58),
     },
     CommandInfo {
-        name: c"vkDestroyPipelineLayout",
+        name: BlobStr::new(1722, 23), // vkDestroyPipelineLayout
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(59),
     },
     CommandInfo {
-        name: c"vkCreateSampler",
+        name: BlobStr::new(1746, 15), // vkCreateSampler
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(60),
     },
     CommandInfo {
-        name: c"vkDestroySampler",
+        name: BlobStr::new(1762, 16), // vkDestroySampler
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(61),
     },
     CommandInfo {
-        name: c"vkCreateDescriptorSetLayout",
+        name: BlobStr::new(1779, 27), // vkCreateDescriptorSetLayout
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(62),
     },
     CommandInfo {
-        name: c"vkDestroyDescriptorSetLayout",
+        name: BlobStr::new(1807, 28), // vkDestroyDescriptorSetLayout
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(63),
     },
     CommandInfo {
-        name: c"vkCreateDescriptorPool",
+        name: BlobStr::new(1836, 22), // vkCreateDescriptorPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(64),
     },
     CommandInfo {
-        name: c"vkDestroyDescriptorPool",
+        name: BlobStr::new(1859, 23), // vkDestroyDescriptorPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(65),
     },
     CommandInfo {
-        name: c"vkResetDescriptorPool",
+        name: BlobStr::new(1883, 21), // vkResetDescriptorPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(66),
     },
     CommandInfo {
-        name: c"vkAllocateDescriptorSets",
+        name: BlobStr::new(1905, 24), // vkAllocateDescriptorSets
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(67),
     },
     CommandInfo {
-        name: c"vkFreeDescriptorSets",
+        name: BlobStr::new(1930, 20), // vkFreeDescriptorSets
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(68),
     },
     CommandInfo {
-        name: c"vkUpdateDescriptorSets",
+        name: BlobStr::new(1951, 22), // vkUpdateDescriptorSets
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(69),
     },
     CommandInfo {
-        name: c"vkCreateFramebuffer",
+        name: BlobStr::new(1974, 19), // vkCreateFramebuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(70),
     },
     CommandInfo {
-        name: c"vkDestroyFramebuffer",
+        name: BlobStr::new(1994, 20), // vkDestroyFramebuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(71),
     },
     CommandInfo {
-        name: c"vkCreateRenderPass",
+        name: BlobStr::new(2015, 18), // vkCreateRenderPass
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(72),
     },
     CommandInfo {
-        name: c"vkDestroyRenderPass",
+        name: BlobStr::new(2034, 19), // vkDestroyRenderPass
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(73),
     },
     CommandInfo {
-        name: c"vkGetRenderAreaGranularity",
+        name: BlobStr::new(2054, 26), // vkGetRenderAreaGranularity
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(74),
     },
     CommandInfo {
-        name: c"vkGetRenderingAreaGranularity",
+        name: BlobStr::new(2081, 29), // vkGetRenderingAreaGranularity
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(75),
     },
     CommandInfo {
-        name: c"vkGetRenderingAreaGranularityKHR",
+        name: BlobStr::new(2111, 32), // vkGetRenderingAreaGranularityKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(311)),
-        extensions: &[ExtensionId(311)],
+        extensions: (2, 1),
         exported: false,
         alias_of: Some(CommandId(93)),
         slot: Some(75),
     },
     CommandInfo {
-        name: c"vkCreateCommandPool",
+        name: BlobStr::new(2144, 19), // vkCreateCommandPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(76),
     },
     CommandInfo {
-        name: c"vkDestroyCommandPool",
+        name: BlobStr::new(2164, 20), // vkDestroyCommandPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(77),
     },
     CommandInfo {
-        name: c"vkResetCommandPool",
+        name: BlobStr::new(2185, 18), // vkResetCommandPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(78),
     },
     CommandInfo {
-        name: c"vkAllocateCommandBuffers",
+        name: BlobStr::new(2204, 24), // vkAllocateCommandBuffers
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(79),
     },
     CommandInfo {
-        name: c"vkFreeCommandBuffers",
+        name: BlobStr::new(2229, 20), // vkFreeCommandBuffers
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(80),
     },
     CommandInfo {
-        name: c"vkBeginCommandBuffer",
+        name: BlobStr::new(2250, 20), // vkBeginCommandBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(81),
     },
     CommandInfo {
-        name: c"vkEndCommandBuffer",
+        name: BlobStr::new(2271, 18), // vkEndCommandBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(82),
     },
     CommandInfo {
-        name: c"vkResetCommandBuffer",
+        name: BlobStr::new(2290, 20), // vkResetCommandBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(83),
     },
     CommandInfo {
-        name: c"vkCmdBindPipeline",
+        name: BlobStr::new(2311, 17), // vkCmdBindPipeline
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(84),
     },
     CommandInfo {
-        name: c"vkCmdSetPrimitiveRestartIndexEXT",
+        name: BlobStr::new(2329, 32), // vkCmdSetPrimitiveRestartIndexEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(420)),
-        extensions: &[ExtensionId(420)],
+        extensions: (3, 1),
         exported: false,
         alias_of: None,
         slot: Some(85),
     },
     CommandInfo {
-        name: c"vkCmdSetAttachmentFeedbackLoopEnableEXT",
+        name: BlobStr::new(2362, 39), // vkCmdSetAttachmentFeedbackLoopEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(346)),
-        extensions: &[ExtensionId(346)],
+        extensions: (4, 1),
         exported: false,
         alias_of: None,
         slot: Some(86),
     },
     CommandInfo {
-        name: c"vkCmdSetViewport",
+        name: BlobStr::new(2402, 16), // vkCmdSetViewport
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(87),
     },
     CommandInfo {
-        name: c"vkCmdSetScissor",
+        name: BlobStr::new(2419, 15), // vkCmdSetScissor
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(88),
     },
     CommandInfo {
-        name: c"vkCmdSetLineWidth",
+        name: BlobStr::new(2435, 17), // vkCmdSetLineWidth
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(89),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBias",
+        name: BlobStr::new(2453, 17), // vkCmdSetDepthBias
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(90),
     },
     CommandInfo {
-        name: c"vkCmdSetBlendConstants",
+        name: BlobStr::new(2471, 22), // vkCmdSetBlendConstants
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(91),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBounds",
+        name: BlobStr::new(2494, 19), // vkCmdSetDepthBounds
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(92),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilCompareMask",
+        name: BlobStr::new(2514, 26), // vkCmdSetStencilCompareMask
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(93),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilWriteMask",
+        name: BlobStr::new(2541, 24), // vkCmdSetStencilWriteMask
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(94),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilReference",
+        name: BlobStr::new(2566, 24), // vkCmdSetStencilReference
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(95),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorSets",
+        name: BlobStr::new(2591, 23), // vkCmdBindDescriptorSets
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(96),
     },
     CommandInfo {
-        name: c"vkCmdBindIndexBuffer",
+        name: BlobStr::new(2615, 20), // vkCmdBindIndexBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(97),
     },
     CommandInfo {
-        name: c"vkCmdBindVertexBuffers",
+        name: BlobStr::new(2636, 22), // vkCmdBindVertexBuffers
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(98),
     },
     CommandInfo {
-        name: c"vkCmdDraw",
+        name: BlobStr::new(2659, 9), // vkCmdDraw
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(99),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexed",
+        name: BlobStr::new(2669, 16), // vkCmdDrawIndexed
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(100),
     },
     CommandInfo {
-        name: c"vkCmdDrawMultiEXT",
+        name: BlobStr::new(2686, 17), // vkCmdDrawMultiEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(271)),
-        extensions: &[ExtensionId(271)],
+        extensions: (5, 1),
         exported: false,
         alias_of: None,
         slot: Some(101),
     },
     CommandInfo {
-        name: c"vkCmdDrawMultiIndexedEXT",
+        name: BlobStr::new(2704, 24), // vkCmdDrawMultiIndexedEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(271)),
-        extensions: &[ExtensionId(271)],
+        extensions: (5, 1),
         exported: false,
         alias_of: None,
         slot: Some(102),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirect",
+        name: BlobStr::new(2729, 17), // vkCmdDrawIndirect
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(103),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirect",
+        name: BlobStr::new(2747, 24), // vkCmdDrawIndexedIndirect
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(104),
     },
     CommandInfo {
-        name: c"vkCmdDispatch",
+        name: BlobStr::new(2772, 13), // vkCmdDispatch
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(105),
     },
     CommandInfo {
-        name: c"vkCmdDispatchIndirect",
+        name: BlobStr::new(2786, 21), // vkCmdDispatchIndirect
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(106),
     },
     CommandInfo {
-        name: c"vkCmdDrawClusterHUAWEI",
+        name: BlobStr::new(2808, 22), // vkCmdDrawClusterHUAWEI
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(277)),
-        extensions: &[ExtensionId(277)],
+        extensions: (6, 1),
         exported: false,
         alias_of: None,
         slot: Some(107),
     },
     CommandInfo {
-        name: c"vkCmdDrawClusterIndirectHUAWEI",
+        name: BlobStr::new(2831, 30), // vkCmdDrawClusterIndirectHUAWEI
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(277)),
-        extensions: &[ExtensionId(277)],
+        extensions: (6, 1),
         exported: false,
         alias_of: None,
         slot: Some(108),
     },
     CommandInfo {
-        name: c"vkCmdUpdatePipelineIndirectBufferNV",
+        name: BlobStr::new(2862, 35), // vkCmdUpdatePipelineIndirectBufferNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(292)),
-        extensions: &[ExtensionId(292)],
+        extensions: (7, 1),
         exported: false,
         alias_of: None,
         slot: Some(109),
     },
     CommandInfo {
-        name: c"vkCmdCopyBuffer",
+        name: BlobStr::new(2898, 15), // vkCmdCopyBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(110),
     },
     CommandInfo {
-        name: c"vkCmdCopyImage",
+        name: BlobStr::new(2914, 14), // vkCmdCopyImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(111),
     },
     CommandInfo {
-        name: c"vkCmdBlitImage",
+        name: BlobStr::new(2929, 14), // vkCmdBlitImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(112),
     },
     CommandInfo {
-        name: c"vkCmdCopyBufferToImage",
+        name: BlobStr::new(2944, 22), // vkCmdCopyBufferToImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(113),
     },
     CommandInfo {
-        name: c"vkCmdCopyImageToBuffer",
+        name: BlobStr::new(2967, 22), // vkCmdCopyImageToBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(114),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryIndirectNV",
+        name: BlobStr::new(2990, 25), // vkCmdCopyMemoryIndirectNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(290)),
-        extensions: &[ExtensionId(290)],
+        extensions: (8, 1),
         exported: false,
         alias_of: None,
         slot: Some(115),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryIndirectKHR",
+        name: BlobStr::new(3016, 26), // vkCmdCopyMemoryIndirectKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(359)),
-        extensions: &[ExtensionId(359)],
+        extensions: (9, 1),
         exported: false,
         alias_of: None,
         slot: Some(116),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryToImageIndirectNV",
+        name: BlobStr::new(3043, 32), // vkCmdCopyMemoryToImageIndirectNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(290)),
-        extensions: &[ExtensionId(290)],
+        extensions: (8, 1),
         exported: false,
         alias_of: None,
         slot: Some(117),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryToImageIndirectKHR",
+        name: BlobStr::new(3076, 33), // vkCmdCopyMemoryToImageIndirectKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(359)),
-        extensions: &[ExtensionId(359)],
+        extensions: (9, 1),
         exported: false,
         alias_of: None,
         slot: Some(118),
     },
     CommandInfo {
-        name: c"vkCmdUpdateBuffer",
+        name: BlobStr::new(3110, 17), // vkCmdUpdateBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(119),
     },
     CommandInfo {
-        name: c"vkCmdFillBuffer",
+        name: BlobStr::new(3128, 15), // vkCmdFillBuffer
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(120),
     },
     CommandInfo {
-        name: c"vkCmdClearColorImage",
+        name: BlobStr::new(3144, 20), // vkCmdClearColorImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(121),
     },
     CommandInfo {
-        name: c"vkCmdClearDepthStencilImage",
+        name: BlobStr::new(3165, 27), // vkCmdClearDepthStencilImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(122),
     },
     CommandInfo {
-        name: c"vkCmdClearAttachments",
+        name: BlobStr::new(3193, 21), // vkCmdClearAttachments
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(123),
     },
     CommandInfo {
-        name: c"vkCmdResolveImage",
+        name: BlobStr::new(3215, 17), // vkCmdResolveImage
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(124),
     },
     CommandInfo {
-        name: c"vkCmdSetEvent",
+        name: BlobStr::new(3233, 13), // vkCmdSetEvent
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(125),
     },
     CommandInfo {
-        name: c"vkCmdResetEvent",
+        name: BlobStr::new(3247, 15), // vkCmdResetEvent
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(126),
     },
     CommandInfo {
-        name: c"vkCmdWaitEvents",
+        name: BlobStr::new(3263, 15), // vkCmdWaitEvents
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(127),
     },
     CommandInfo {
-        name: c"vkCmdPipelineBarrier",
+        name: BlobStr::new(3279, 20), // vkCmdPipelineBarrier
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(128),
     },
     CommandInfo {
-        name: c"vkCmdBeginQuery",
+        name: BlobStr::new(3300, 15), // vkCmdBeginQuery
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(129),
     },
     CommandInfo {
-        name: c"vkCmdEndQuery",
+        name: BlobStr::new(3316, 13), // vkCmdEndQuery
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(130),
     },
     CommandInfo {
-        name: c"vkCmdBeginConditionalRenderingEXT",
+        name: BlobStr::new(3330, 33), // vkCmdBeginConditionalRenderingEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(53)),
-        extensions: &[ExtensionId(53)],
+        extensions: (10, 1),
         exported: false,
         alias_of: None,
         slot: Some(131),
     },
     CommandInfo {
-        name: c"vkCmdEndConditionalRenderingEXT",
+        name: BlobStr::new(3364, 31), // vkCmdEndConditionalRenderingEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(53)),
-        extensions: &[ExtensionId(53)],
+        extensions: (10, 1),
         exported: false,
         alias_of: None,
         slot: Some(132),
     },
     CommandInfo {
-        name: c"vkCmdBeginCustomResolveEXT",
+        name: BlobStr::new(3396, 26), // vkCmdBeginCustomResolveEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(404)),
-        extensions: &[ExtensionId(404)],
+        extensions: (11, 1),
         exported: false,
         alias_of: None,
         slot: Some(133),
     },
     CommandInfo {
-        name: c"vkCmdResetQueryPool",
+        name: BlobStr::new(3423, 19), // vkCmdResetQueryPool
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(134),
     },
     CommandInfo {
-        name: c"vkCmdWriteTimestamp",
+        name: BlobStr::new(3443, 19), // vkCmdWriteTimestamp
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(135),
     },
     CommandInfo {
-        name: c"vkCmdCopyQueryPoolResults",
+        name: BlobStr::new(3463, 25), // vkCmdCopyQueryPoolResults
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(136),
     },
     CommandInfo {
-        name: c"vkCmdPushConstants",
+        name: BlobStr::new(3489, 18), // vkCmdPushConstants
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(137),
     },
     CommandInfo {
-        name: c"vkCmdBeginRenderPass",
+        name: BlobStr::new(3508, 20), // vkCmdBeginRenderPass
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(138),
     },
     CommandInfo {
-        name: c"vkCmdNextSubpass",
+        name: BlobStr::new(3529, 16), // vkCmdNextSubpass
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(139),
     },
     CommandInfo {
-        name: c"vkCmdEndRenderPass",
+        name: BlobStr::new(3546, 18), // vkCmdEndRenderPass
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(140),
     },
     CommandInfo {
-        name: c"vkCmdExecuteCommands",
+        name: BlobStr::new(3565, 20), // vkCmdExecuteCommands
         level: Level::Device,
         origin: Origin::Core(4194304),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(141),
     },
     CommandInfo {
-        name: c"vkCreateAndroidSurfaceKHR",
+        name: BlobStr::new(3586, 25), // vkCreateAndroidSurfaceKHR
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(2)),
-        extensions: &[ExtensionId(2)],
+        extensions: (12, 1),
         exported: true,
         alias_of: None,
         slot: Some(12),
     },
     CommandInfo {
-        name: c"vkDestroySurfaceKHR",
+        name: BlobStr::new(3612, 19), // vkDestroySurfaceKHR
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(0)),
-        extensions: &[ExtensionId(0)],
+        extensions: (13, 1),
         exported: true,
         alias_of: None,
         slot: Some(13),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSurfaceSupportKHR",
+        name: BlobStr::new(3632, 36), // vkGetPhysicalDeviceSurfaceSupportKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(0)),
-        extensions: &[ExtensionId(0)],
+        extensions: (13, 1),
         exported: true,
         alias_of: None,
         slot: Some(14),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
+        name: BlobStr::new(3669, 41), // vkGetPhysicalDeviceSurfaceCapabilitiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(0)),
-        extensions: &[ExtensionId(0)],
+        extensions: (13, 1),
         exported: true,
         alias_of: None,
         slot: Some(15),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSurfaceFormatsKHR",
+        name: BlobStr::new(3711, 36), // vkGetPhysicalDeviceSurfaceFormatsKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(0)),
-        extensions: &[ExtensionId(0)],
+        extensions: (13, 1),
         exported: true,
         alias_of: None,
         slot: Some(16),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSurfacePresentModesKHR",
+        name: BlobStr::new(3748, 41), // vkGetPhysicalDeviceSurfacePresentModesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(0)),
-        extensions: &[ExtensionId(0)],
+        extensions: (13, 1),
         exported: true,
         alias_of: None,
         slot: Some(17),
     },
     CommandInfo {
-        name: c"vkCreateSwapchainKHR",
+        name: BlobStr::new(3790, 20), // vkCreateSwapchainKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1)],
+        extensions: (14, 1),
         exported: true,
         alias_of: None,
         slot: Some(142),
     },
     CommandInfo {
-        name: c"vkDestroySwapchainKHR",
+        name: BlobStr::new(3811, 21), // vkDestroySwapchainKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1)],
+        extensions: (14, 1),
         exported: true,
         alias_of: None,
         slot: Some(143),
     },
     CommandInfo {
-        name: c"vkGetSwapchainImagesKHR",
+        name: BlobStr::new(3833, 23), // vkGetSwapchainImagesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1)],
+        extensions: (14, 1),
         exported: true,
         alias_of: None,
         slot: Some(144),
     },
     CommandInfo {
-        name: c"vkAcquireNextImageKHR",
+        name: BlobStr::new(3857, 21), // vkAcquireNextImageKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1)],
+        extensions: (14, 1),
         exported: true,
         alias_of: None,
         slot: Some(145),
     },
     CommandInfo {
-        name: c"vkQueuePresentKHR",
+        name: BlobStr::new(3879, 17), // vkQueuePresentKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1)],
+        extensions: (14, 1),
         exported: true,
         alias_of: None,
         slot: Some(146),
     },
     CommandInfo {
-        name: c"vkCreateDebugReportCallbackEXT",
+        name: BlobStr::new(3897, 30), // vkCreateDebugReportCallbackEXT
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(4)),
-        extensions: &[ExtensionId(4)],
+        extensions: (15, 1),
         exported: false,
         alias_of: None,
         slot: Some(18),
     },
     CommandInfo {
-        name: c"vkDestroyDebugReportCallbackEXT",
+        name: BlobStr::new(3928, 31), // vkDestroyDebugReportCallbackEXT
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(4)),
-        extensions: &[ExtensionId(4)],
+        extensions: (15, 1),
         exported: false,
         alias_of: None,
         slot: Some(19),
     },
     CommandInfo {
-        name: c"vkDebugReportMessageEXT",
+        name: BlobStr::new(3960, 23), // vkDebugReportMessageEXT
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(4)),
-        extensions: &[ExtensionId(4)],
+        extensions: (15, 1),
         exported: false,
         alias_of: None,
         slot: Some(20),
     },
     CommandInfo {
-        name: c"vkDebugMarkerSetObjectNameEXT",
+        name: BlobStr::new(3984, 29), // vkDebugMarkerSetObjectNameEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(12)),
-        extensions: &[ExtensionId(12)],
+        extensions: (16, 1),
         exported: false,
         alias_of: None,
         slot: Some(147),
     },
     CommandInfo {
-        name: c"vkDebugMarkerSetObjectTagEXT",
+        name: BlobStr::new(4014, 28), // vkDebugMarkerSetObjectTagEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(12)),
-        extensions: &[ExtensionId(12)],
+        extensions: (16, 1),
         exported: false,
         alias_of: None,
         slot: Some(148),
     },
     CommandInfo {
-        name: c"vkCmdDebugMarkerBeginEXT",
+        name: BlobStr::new(4043, 24), // vkCmdDebugMarkerBeginEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(12)),
-        extensions: &[ExtensionId(12)],
+        extensions: (16, 1),
         exported: false,
         alias_of: None,
         slot: Some(149),
     },
     CommandInfo {
-        name: c"vkCmdDebugMarkerEndEXT",
+        name: BlobStr::new(4068, 22), // vkCmdDebugMarkerEndEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(12)),
-        extensions: &[ExtensionId(12)],
+        extensions: (16, 1),
         exported: false,
         alias_of: None,
         slot: Some(150),
     },
     CommandInfo {
-        name: c"vkCmdDebugMarkerInsertEXT",
+        name: BlobStr::new(4091, 25), // vkCmdDebugMarkerInsertEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(12)),
-        extensions: &[ExtensionId(12)],
+        extensions: (16, 1),
         exported: false,
         alias_of: None,
         slot: Some(151),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalImageFormatPropertiesNV",
+        name: BlobStr::new(4117, 50), // vkGetPhysicalDeviceExternalImageFormatPropertiesNV
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(33)),
-        extensions: &[ExtensionId(33)],
+        extensions: (17, 1),
         exported: false,
         alias_of: None,
         slot: Some(21),
     },
     CommandInfo {
-        name: c"vkCmdExecuteGeneratedCommandsNV",
+        name: BlobStr::new(4168, 31), // vkCmdExecuteGeneratedCommandsNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(201)),
-        extensions: &[ExtensionId(201)],
+        extensions: (18, 1),
         exported: false,
         alias_of: None,
         slot: Some(152),
     },
     CommandInfo {
-        name: c"vkCmdPreprocessGeneratedCommandsNV",
+        name: BlobStr::new(4200, 34), // vkCmdPreprocessGeneratedCommandsNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(201)),
-        extensions: &[ExtensionId(201)],
+        extensions: (18, 1),
         exported: false,
         alias_of: None,
         slot: Some(153),
     },
     CommandInfo {
-        name: c"vkCmdBindPipelineShaderGroupNV",
+        name: BlobStr::new(4235, 30), // vkCmdBindPipelineShaderGroupNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(201)),
-        extensions: &[ExtensionId(201)],
+        extensions: (18, 1),
         exported: false,
         alias_of: None,
         slot: Some(154),
     },
     CommandInfo {
-        name: c"vkGetGeneratedCommandsMemoryRequirementsNV",
+        name: BlobStr::new(4266, 42), // vkGetGeneratedCommandsMemoryRequirementsNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(201)),
-        extensions: &[ExtensionId(201)],
+        extensions: (18, 1),
         exported: false,
         alias_of: None,
         slot: Some(155),
     },
     CommandInfo {
-        name: c"vkCreateIndirectCommandsLayoutNV",
+        name: BlobStr::new(4309, 32), // vkCreateIndirectCommandsLayoutNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(201)),
-        extensions: &[ExtensionId(201)],
+        extensions: (18, 1),
         exported: false,
         alias_of: None,
         slot: Some(156),
     },
     CommandInfo {
-        name: c"vkDestroyIndirectCommandsLayoutNV",
+        name: BlobStr::new(4342, 33), // vkDestroyIndirectCommandsLayoutNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(201)),
-        extensions: &[ExtensionId(201)],
+        extensions: (18, 1),
         exported: false,
         alias_of: None,
         slot: Some(157),
     },
     CommandInfo {
-        name: c"vkCmdExecuteGeneratedCommandsEXT",
+        name: BlobStr::new(4376, 32), // vkCmdExecuteGeneratedCommandsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(158),
     },
     CommandInfo {
-        name: c"vkCmdPreprocessGeneratedCommandsEXT",
+        name: BlobStr::new(4409, 35), // vkCmdPreprocessGeneratedCommandsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(159),
     },
     CommandInfo {
-        name: c"vkGetGeneratedCommandsMemoryRequirementsEXT",
+        name: BlobStr::new(4445, 43), // vkGetGeneratedCommandsMemoryRequirementsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(160),
     },
     CommandInfo {
-        name: c"vkCreateIndirectCommandsLayoutEXT",
+        name: BlobStr::new(4489, 33), // vkCreateIndirectCommandsLayoutEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(161),
     },
     CommandInfo {
-        name: c"vkDestroyIndirectCommandsLayoutEXT",
+        name: BlobStr::new(4523, 34), // vkDestroyIndirectCommandsLayoutEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(162),
     },
     CommandInfo {
-        name: c"vkCreateIndirectExecutionSetEXT",
+        name: BlobStr::new(4558, 31), // vkCreateIndirectExecutionSetEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(163),
     },
     CommandInfo {
-        name: c"vkDestroyIndirectExecutionSetEXT",
+        name: BlobStr::new(4590, 32), // vkDestroyIndirectExecutionSetEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(164),
     },
     CommandInfo {
-        name: c"vkUpdateIndirectExecutionSetPipelineEXT",
+        name: BlobStr::new(4623, 39), // vkUpdateIndirectExecutionSetPipelineEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(165),
     },
     CommandInfo {
-        name: c"vkUpdateIndirectExecutionSetShaderEXT",
+        name: BlobStr::new(4663, 37), // vkUpdateIndirectExecutionSetShaderEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(375)),
-        extensions: &[ExtensionId(375)],
+        extensions: (19, 1),
         exported: false,
         alias_of: None,
         slot: Some(166),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFeatures2",
+        name: BlobStr::new(4701, 28), // vkGetPhysicalDeviceFeatures2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(22),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFeatures2KHR",
+        name: BlobStr::new(4730, 31), // vkGetPhysicalDeviceFeatures2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(196)),
         slot: Some(22),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceProperties2",
+        name: BlobStr::new(4762, 30), // vkGetPhysicalDeviceProperties2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(23),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceProperties2KHR",
+        name: BlobStr::new(4793, 33), // vkGetPhysicalDeviceProperties2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(198)),
         slot: Some(23),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFormatProperties2",
+        name: BlobStr::new(4827, 36), // vkGetPhysicalDeviceFormatProperties2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(24),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFormatProperties2KHR",
+        name: BlobStr::new(4864, 39), // vkGetPhysicalDeviceFormatProperties2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(200)),
         slot: Some(24),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceImageFormatProperties2",
+        name: BlobStr::new(4904, 41), // vkGetPhysicalDeviceImageFormatProperties2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(25),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceImageFormatProperties2KHR",
+        name: BlobStr::new(4946, 44), // vkGetPhysicalDeviceImageFormatProperties2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(202)),
         slot: Some(25),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyProperties2",
+        name: BlobStr::new(4991, 41), // vkGetPhysicalDeviceQueueFamilyProperties2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(26),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyProperties2KHR",
+        name: BlobStr::new(5033, 44), // vkGetPhysicalDeviceQueueFamilyProperties2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(204)),
         slot: Some(26),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceMemoryProperties2",
+        name: BlobStr::new(5078, 36), // vkGetPhysicalDeviceMemoryProperties2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(27),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceMemoryProperties2KHR",
+        name: BlobStr::new(5115, 39), // vkGetPhysicalDeviceMemoryProperties2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(206)),
         slot: Some(27),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSparseImageFormatProperties2",
+        name: BlobStr::new(5155, 47), // vkGetPhysicalDeviceSparseImageFormatProperties2
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(28),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSparseImageFormatProperties2KHR",
+        name: BlobStr::new(5203, 50), // vkGetPhysicalDeviceSparseImageFormatProperties2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(35)),
-        extensions: &[ExtensionId(35)],
+        extensions: (20, 1),
         exported: false,
         alias_of: Some(CommandId(208)),
         slot: Some(28),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSet",
+        name: BlobStr::new(5254, 22), // vkCmdPushDescriptorSet
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(167),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSetKHR",
+        name: BlobStr::new(5277, 25), // vkCmdPushDescriptorSetKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(52)),
-        extensions: &[ExtensionId(52)],
+        extensions: (21, 1),
         exported: false,
         alias_of: Some(CommandId(210)),
         slot: Some(167),
     },
     CommandInfo {
-        name: c"vkTrimCommandPool",
+        name: BlobStr::new(5303, 17), // vkTrimCommandPool
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(168),
     },
     CommandInfo {
-        name: c"vkTrimCommandPoolKHR",
+        name: BlobStr::new(5321, 20), // vkTrimCommandPoolKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(44)),
-        extensions: &[ExtensionId(44)],
+        extensions: (22, 1),
         exported: false,
         alias_of: Some(CommandId(212)),
         slot: Some(168),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalBufferProperties",
+        name: BlobStr::new(5342, 43), // vkGetPhysicalDeviceExternalBufferProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(29),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalBufferPropertiesKHR",
+        name: BlobStr::new(5386, 46), // vkGetPhysicalDeviceExternalBufferPropertiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(46)),
-        extensions: &[ExtensionId(46)],
+        extensions: (23, 1),
         exported: false,
         alias_of: Some(CommandId(214)),
         slot: Some(29),
     },
     CommandInfo {
-        name: c"vkGetMemoryFdKHR",
+        name: BlobStr::new(5433, 16), // vkGetMemoryFdKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(48)),
-        extensions: &[ExtensionId(48)],
+        extensions: (24, 1),
         exported: false,
         alias_of: None,
         slot: Some(169),
     },
     CommandInfo {
-        name: c"vkGetMemoryFdPropertiesKHR",
+        name: BlobStr::new(5450, 26), // vkGetMemoryFdPropertiesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(48)),
-        extensions: &[ExtensionId(48)],
+        extensions: (24, 1),
         exported: false,
         alias_of: None,
         slot: Some(170),
     },
     CommandInfo {
-        name: c"vkGetMemoryRemoteAddressNV",
+        name: BlobStr::new(5477, 26), // vkGetMemoryRemoteAddressNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(259)),
-        extensions: &[ExtensionId(259)],
+        extensions: (25, 1),
         exported: false,
         alias_of: None,
         slot: Some(171),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalSemaphoreProperties",
+        name: BlobStr::new(5504, 46), // vkGetPhysicalDeviceExternalSemaphoreProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(30),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalSemaphorePropertiesKHR",
+        name: BlobStr::new(5551, 49), // vkGetPhysicalDeviceExternalSemaphorePropertiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(49)),
-        extensions: &[ExtensionId(49)],
+        extensions: (26, 1),
         exported: false,
         alias_of: Some(CommandId(219)),
         slot: Some(30),
     },
     CommandInfo {
-        name: c"vkGetSemaphoreFdKHR",
+        name: BlobStr::new(5601, 19), // vkGetSemaphoreFdKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(51)),
-        extensions: &[ExtensionId(51)],
+        extensions: (27, 1),
         exported: false,
         alias_of: None,
         slot: Some(172),
     },
     CommandInfo {
-        name: c"vkImportSemaphoreFdKHR",
+        name: BlobStr::new(5621, 22), // vkImportSemaphoreFdKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(51)),
-        extensions: &[ExtensionId(51)],
+        extensions: (27, 1),
         exported: false,
         alias_of: None,
         slot: Some(173),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalFenceProperties",
+        name: BlobStr::new(5644, 42), // vkGetPhysicalDeviceExternalFenceProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(31),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalFencePropertiesKHR",
+        name: BlobStr::new(5687, 45), // vkGetPhysicalDeviceExternalFencePropertiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(74)),
-        extensions: &[ExtensionId(74)],
+        extensions: (28, 1),
         exported: false,
         alias_of: Some(CommandId(223)),
         slot: Some(31),
     },
     CommandInfo {
-        name: c"vkGetFenceFdKHR",
+        name: BlobStr::new(5733, 15), // vkGetFenceFdKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(76)),
-        extensions: &[ExtensionId(76)],
+        extensions: (29, 1),
         exported: false,
         alias_of: None,
         slot: Some(174),
     },
     CommandInfo {
-        name: c"vkImportFenceFdKHR",
+        name: BlobStr::new(5749, 18), // vkImportFenceFdKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(76)),
-        extensions: &[ExtensionId(76)],
+        extensions: (29, 1),
         exported: false,
         alias_of: None,
         slot: Some(175),
     },
     CommandInfo {
-        name: c"vkEnumeratePhysicalDeviceGroups",
+        name: BlobStr::new(5768, 31), // vkEnumeratePhysicalDeviceGroups
         level: Level::Instance,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(32),
     },
     CommandInfo {
-        name: c"vkEnumeratePhysicalDeviceGroupsKHR",
+        name: BlobStr::new(5800, 34), // vkEnumeratePhysicalDeviceGroupsKHR
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(45)),
-        extensions: &[ExtensionId(45)],
+        extensions: (30, 1),
         exported: false,
         alias_of: Some(CommandId(227)),
         slot: Some(32),
     },
     CommandInfo {
-        name: c"vkGetDeviceGroupPeerMemoryFeatures",
+        name: BlobStr::new(5835, 34), // vkGetDeviceGroupPeerMemoryFeatures
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(176),
     },
     CommandInfo {
-        name: c"vkGetDeviceGroupPeerMemoryFeaturesKHR",
+        name: BlobStr::new(5870, 37), // vkGetDeviceGroupPeerMemoryFeaturesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(36)),
-        extensions: &[ExtensionId(36)],
+        extensions: (31, 1),
         exported: false,
         alias_of: Some(CommandId(229)),
         slot: Some(176),
     },
     CommandInfo {
-        name: c"vkBindBufferMemory2",
+        name: BlobStr::new(5908, 19), // vkBindBufferMemory2
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(177),
     },
     CommandInfo {
-        name: c"vkBindBufferMemory2KHR",
+        name: BlobStr::new(5928, 22), // vkBindBufferMemory2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        extensions: (32, 1),
         exported: false,
         alias_of: Some(CommandId(231)),
         slot: Some(177),
     },
     CommandInfo {
-        name: c"vkBindImageMemory2",
+        name: BlobStr::new(5951, 18), // vkBindImageMemory2
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(178),
     },
     CommandInfo {
-        name: c"vkBindImageMemory2KHR",
+        name: BlobStr::new(5970, 21), // vkBindImageMemory2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(110)),
-        extensions: &[ExtensionId(110)],
+        extensions: (32, 1),
         exported: false,
         alias_of: Some(CommandId(233)),
         slot: Some(178),
     },
     CommandInfo {
-        name: c"vkCmdSetDeviceMask",
+        name: BlobStr::new(5992, 18), // vkCmdSetDeviceMask
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(179),
     },
     CommandInfo {
-        name: c"vkCmdSetDeviceMaskKHR",
+        name: BlobStr::new(6011, 21), // vkCmdSetDeviceMaskKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(36)),
-        extensions: &[ExtensionId(36)],
+        extensions: (31, 1),
         exported: false,
         alias_of: Some(CommandId(235)),
         slot: Some(179),
     },
     CommandInfo {
-        name: c"vkGetDeviceGroupPresentCapabilitiesKHR",
+        name: BlobStr::new(6033, 38), // vkGetDeviceGroupPresentCapabilitiesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(36)],
+        extensions: (33, 2),
         exported: true,
         alias_of: None,
         slot: Some(180),
     },
     CommandInfo {
-        name: c"vkGetDeviceGroupSurfacePresentModesKHR",
+        name: BlobStr::new(6072, 38), // vkGetDeviceGroupSurfacePresentModesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(36)],
+        extensions: (33, 2),
         exported: true,
         alias_of: None,
         slot: Some(181),
     },
     CommandInfo {
-        name: c"vkAcquireNextImage2KHR",
+        name: BlobStr::new(6111, 22), // vkAcquireNextImage2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(36)],
+        extensions: (33, 2),
         exported: true,
         alias_of: None,
         slot: Some(182),
     },
     CommandInfo {
-        name: c"vkCmdDispatchBase",
+        name: BlobStr::new(6134, 17), // vkCmdDispatchBase
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(183),
     },
     CommandInfo {
-        name: c"vkCmdDispatchBaseKHR",
+        name: BlobStr::new(6152, 20), // vkCmdDispatchBaseKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(36)),
-        extensions: &[ExtensionId(36)],
+        extensions: (31, 1),
         exported: false,
         alias_of: Some(CommandId(240)),
         slot: Some(183),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDevicePresentRectanglesKHR",
+        name: BlobStr::new(6173, 39), // vkGetPhysicalDevicePresentRectanglesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(1)),
-        extensions: &[ExtensionId(1), ExtensionId(36)],
+        extensions: (33, 2),
         exported: true,
         alias_of: None,
         slot: Some(33),
     },
     CommandInfo {
-        name: c"vkCreateDescriptorUpdateTemplate",
+        name: BlobStr::new(6213, 32), // vkCreateDescriptorUpdateTemplate
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(184),
     },
     CommandInfo {
-        name: c"vkCreateDescriptorUpdateTemplateKHR",
+        name: BlobStr::new(6246, 35), // vkCreateDescriptorUpdateTemplateKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(57)),
-        extensions: &[ExtensionId(57)],
+        extensions: (35, 1),
         exported: false,
         alias_of: Some(CommandId(243)),
         slot: Some(184),
     },
     CommandInfo {
-        name: c"vkDestroyDescriptorUpdateTemplate",
+        name: BlobStr::new(6282, 33), // vkDestroyDescriptorUpdateTemplate
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(185),
     },
     CommandInfo {
-        name: c"vkDestroyDescriptorUpdateTemplateKHR",
+        name: BlobStr::new(6316, 36), // vkDestroyDescriptorUpdateTemplateKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(57)),
-        extensions: &[ExtensionId(57)],
+        extensions: (35, 1),
         exported: false,
         alias_of: Some(CommandId(245)),
         slot: Some(185),
     },
     CommandInfo {
-        name: c"vkUpdateDescriptorSetWithTemplate",
+        name: BlobStr::new(6353, 33), // vkUpdateDescriptorSetWithTemplate
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(186),
     },
     CommandInfo {
-        name: c"vkUpdateDescriptorSetWithTemplateKHR",
+        name: BlobStr::new(6387, 36), // vkUpdateDescriptorSetWithTemplateKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(57)),
-        extensions: &[ExtensionId(57)],
+        extensions: (35, 1),
         exported: false,
         alias_of: Some(CommandId(247)),
         slot: Some(186),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSetWithTemplate",
+        name: BlobStr::new(6424, 34), // vkCmdPushDescriptorSetWithTemplate
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(187),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSetWithTemplateKHR",
+        name: BlobStr::new(6459, 37), // vkCmdPushDescriptorSetWithTemplateKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(52)),
-        extensions: &[ExtensionId(52), ExtensionId(57)],
+        extensions: (36, 2),
         exported: false,
         alias_of: Some(CommandId(249)),
         slot: Some(187),
     },
     CommandInfo {
-        name: c"vkSetHdrMetadataEXT",
+        name: BlobStr::new(6497, 19), // vkSetHdrMetadataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(69)),
-        extensions: &[ExtensionId(69)],
+        extensions: (38, 1),
         exported: false,
         alias_of: None,
         slot: Some(188),
     },
     CommandInfo {
-        name: c"vkGetSwapchainStatusKHR",
+        name: BlobStr::new(6517, 23), // vkGetSwapchainStatusKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(73)),
-        extensions: &[ExtensionId(73)],
+        extensions: (39, 1),
         exported: false,
         alias_of: None,
         slot: Some(189),
     },
     CommandInfo {
-        name: c"vkGetRefreshCycleDurationGOOGLE",
+        name: BlobStr::new(6541, 31), // vkGetRefreshCycleDurationGOOGLE
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(59)),
-        extensions: &[ExtensionId(59)],
+        extensions: (40, 1),
         exported: false,
         alias_of: None,
         slot: Some(190),
     },
     CommandInfo {
-        name: c"vkGetPastPresentationTimingGOOGLE",
+        name: BlobStr::new(6573, 33), // vkGetPastPresentationTimingGOOGLE
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(59)),
-        extensions: &[ExtensionId(59)],
+        extensions: (40, 1),
         exported: false,
         alias_of: None,
         slot: Some(191),
     },
     CommandInfo {
-        name: c"vkCmdSetViewportWScalingNV",
+        name: BlobStr::new(6607, 26), // vkCmdSetViewportWScalingNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(58)),
-        extensions: &[ExtensionId(58)],
+        extensions: (41, 1),
         exported: false,
         alias_of: None,
         slot: Some(192),
     },
     CommandInfo {
-        name: c"vkCmdSetDiscardRectangleEXT",
+        name: BlobStr::new(6634, 27), // vkCmdSetDiscardRectangleEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(65)),
-        extensions: &[ExtensionId(65)],
+        extensions: (42, 1),
         exported: false,
         alias_of: None,
         slot: Some(193),
     },
     CommandInfo {
-        name: c"vkCmdSetDiscardRectangleEnableEXT",
+        name: BlobStr::new(6662, 33), // vkCmdSetDiscardRectangleEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(65)),
-        extensions: &[ExtensionId(65)],
+        extensions: (42, 1),
         exported: false,
         alias_of: None,
         slot: Some(194),
     },
     CommandInfo {
-        name: c"vkCmdSetDiscardRectangleModeEXT",
+        name: BlobStr::new(6696, 31), // vkCmdSetDiscardRectangleModeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(65)),
-        extensions: &[ExtensionId(65)],
+        extensions: (42, 1),
         exported: false,
         alias_of: None,
         slot: Some(195),
     },
     CommandInfo {
-        name: c"vkCmdSetSampleLocationsEXT",
+        name: BlobStr::new(6728, 26), // vkCmdSetSampleLocationsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        extensions: (43, 1),
         exported: false,
         alias_of: None,
         slot: Some(196),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceMultisamplePropertiesEXT",
+        name: BlobStr::new(6755, 43), // vkGetPhysicalDeviceMultisamplePropertiesEXT
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(96)),
-        extensions: &[ExtensionId(96)],
+        extensions: (43, 1),
         exported: false,
         alias_of: None,
         slot: Some(34),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSurfaceCapabilities2KHR",
+        name: BlobStr::new(6799, 42), // vkGetPhysicalDeviceSurfaceCapabilities2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(79)),
-        extensions: &[ExtensionId(79)],
+        extensions: (44, 1),
         exported: false,
         alias_of: None,
         slot: Some(35),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceSurfaceFormats2KHR",
+        name: BlobStr::new(6842, 37), // vkGetPhysicalDeviceSurfaceFormats2KHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(79)),
-        extensions: &[ExtensionId(79)],
+        extensions: (44, 1),
         exported: false,
         alias_of: None,
         slot: Some(36),
     },
     CommandInfo {
-        name: c"vkGetBufferMemoryRequirements2",
+        name: BlobStr::new(6880, 30), // vkGetBufferMemoryRequirements2
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(197),
     },
     CommandInfo {
-        name: c"vkGetBufferMemoryRequirements2KHR",
+        name: BlobStr::new(6911, 33), // vkGetBufferMemoryRequirements2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(98)),
-        extensions: &[ExtensionId(98)],
+        extensions: (45, 1),
         exported: false,
         alias_of: Some(CommandId(263)),
         slot: Some(197),
     },
     CommandInfo {
-        name: c"vkGetImageMemoryRequirements2",
+        name: BlobStr::new(6945, 29), // vkGetImageMemoryRequirements2
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(198),
     },
     CommandInfo {
-        name: c"vkGetImageMemoryRequirements2KHR",
+        name: BlobStr::new(6975, 32), // vkGetImageMemoryRequirements2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(98)),
-        extensions: &[ExtensionId(98)],
+        extensions: (45, 1),
         exported: false,
         alias_of: Some(CommandId(265)),
         slot: Some(198),
     },
     CommandInfo {
-        name: c"vkGetImageSparseMemoryRequirements2",
+        name: BlobStr::new(7008, 35), // vkGetImageSparseMemoryRequirements2
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(199),
     },
     CommandInfo {
-        name: c"vkGetImageSparseMemoryRequirements2KHR",
+        name: BlobStr::new(7044, 38), // vkGetImageSparseMemoryRequirements2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(98)),
-        extensions: &[ExtensionId(98)],
+        extensions: (45, 1),
         exported: false,
         alias_of: Some(CommandId(267)),
         slot: Some(199),
     },
     CommandInfo {
-        name: c"vkGetDeviceBufferMemoryRequirements",
+        name: BlobStr::new(7083, 35), // vkGetDeviceBufferMemoryRequirements
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(200),
     },
     CommandInfo {
-        name: c"vkGetDeviceBufferMemoryRequirementsKHR",
+        name: BlobStr::new(7119, 38), // vkGetDeviceBufferMemoryRequirementsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(280)),
-        extensions: &[ExtensionId(280)],
+        extensions: (46, 1),
         exported: false,
         alias_of: Some(CommandId(269)),
         slot: Some(200),
     },
     CommandInfo {
-        name: c"vkGetDeviceImageMemoryRequirements",
+        name: BlobStr::new(7158, 34), // vkGetDeviceImageMemoryRequirements
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(201),
     },
     CommandInfo {
-        name: c"vkGetDeviceImageMemoryRequirementsKHR",
+        name: BlobStr::new(7193, 37), // vkGetDeviceImageMemoryRequirementsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(280)),
-        extensions: &[ExtensionId(280)],
+        extensions: (46, 1),
         exported: false,
         alias_of: Some(CommandId(271)),
         slot: Some(201),
     },
     CommandInfo {
-        name: c"vkGetDeviceImageSparseMemoryRequirements",
+        name: BlobStr::new(7231, 40), // vkGetDeviceImageSparseMemoryRequirements
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(202),
     },
     CommandInfo {
-        name: c"vkGetDeviceImageSparseMemoryRequirementsKHR",
+        name: BlobStr::new(7272, 43), // vkGetDeviceImageSparseMemoryRequirementsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(280)),
-        extensions: &[ExtensionId(280)],
+        extensions: (46, 1),
         exported: false,
         alias_of: Some(CommandId(273)),
         slot: Some(202),
     },
     CommandInfo {
-        name: c"vkCreateSamplerYcbcrConversion",
+        name: BlobStr::new(7316, 30), // vkCreateSamplerYcbcrConversion
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(203),
     },
     CommandInfo {
-        name: c"vkCreateSamplerYcbcrConversionKHR",
+        name: BlobStr::new(7347, 33), // vkCreateSamplerYcbcrConversionKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(109)),
-        extensions: &[ExtensionId(109)],
+        extensions: (47, 1),
         exported: false,
         alias_of: Some(CommandId(275)),
         slot: Some(203),
     },
     CommandInfo {
-        name: c"vkDestroySamplerYcbcrConversion",
+        name: BlobStr::new(7381, 31), // vkDestroySamplerYcbcrConversion
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(204),
     },
     CommandInfo {
-        name: c"vkDestroySamplerYcbcrConversionKHR",
+        name: BlobStr::new(7413, 34), // vkDestroySamplerYcbcrConversionKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(109)),
-        extensions: &[ExtensionId(109)],
+        extensions: (47, 1),
         exported: false,
         alias_of: Some(CommandId(277)),
         slot: Some(204),
     },
     CommandInfo {
-        name: c"vkGetDeviceQueue2",
+        name: BlobStr::new(7448, 17), // vkGetDeviceQueue2
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(205),
     },
     CommandInfo {
-        name: c"vkCreateValidationCacheEXT",
+        name: BlobStr::new(7466, 26), // vkCreateValidationCacheEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(112)),
-        extensions: &[ExtensionId(112)],
+        extensions: (48, 1),
         exported: false,
         alias_of: None,
         slot: Some(206),
     },
     CommandInfo {
-        name: c"vkDestroyValidationCacheEXT",
+        name: BlobStr::new(7493, 27), // vkDestroyValidationCacheEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(112)),
-        extensions: &[ExtensionId(112)],
+        extensions: (48, 1),
         exported: false,
         alias_of: None,
         slot: Some(207),
     },
     CommandInfo {
-        name: c"vkGetValidationCacheDataEXT",
+        name: BlobStr::new(7521, 27), // vkGetValidationCacheDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(112)),
-        extensions: &[ExtensionId(112)],
+        extensions: (48, 1),
         exported: false,
         alias_of: None,
         slot: Some(208),
     },
     CommandInfo {
-        name: c"vkMergeValidationCachesEXT",
+        name: BlobStr::new(7549, 26), // vkMergeValidationCachesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(112)),
-        extensions: &[ExtensionId(112)],
+        extensions: (48, 1),
         exported: false,
         alias_of: None,
         slot: Some(209),
     },
     CommandInfo {
-        name: c"vkGetDescriptorSetLayoutSupport",
+        name: BlobStr::new(7576, 31), // vkGetDescriptorSetLayoutSupport
         level: Level::Device,
         origin: Origin::Core(4198400),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(210),
     },
     CommandInfo {
-        name: c"vkGetDescriptorSetLayoutSupportKHR",
+        name: BlobStr::new(7608, 34), // vkGetDescriptorSetLayoutSupportKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(118)),
-        extensions: &[ExtensionId(118)],
+        extensions: (49, 1),
         exported: false,
         alias_of: Some(CommandId(284)),
         slot: Some(210),
     },
     CommandInfo {
-        name: c"vkGetSwapchainGrallocUsageANDROID",
+        name: BlobStr::new(7643, 33), // vkGetSwapchainGrallocUsageANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(3)),
-        extensions: &[ExtensionId(3)],
+        extensions: (50, 1),
         exported: false,
         alias_of: None,
         slot: Some(211),
     },
     CommandInfo {
-        name: c"vkGetSwapchainGrallocUsage2ANDROID",
+        name: BlobStr::new(7677, 34), // vkGetSwapchainGrallocUsage2ANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(3)),
-        extensions: &[ExtensionId(3)],
+        extensions: (50, 1),
         exported: false,
         alias_of: None,
         slot: Some(212),
     },
     CommandInfo {
-        name: c"vkAcquireImageANDROID",
+        name: BlobStr::new(7712, 21), // vkAcquireImageANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(3)),
-        extensions: &[ExtensionId(3)],
+        extensions: (50, 1),
         exported: false,
         alias_of: None,
         slot: Some(213),
     },
     CommandInfo {
-        name: c"vkQueueSignalReleaseImageANDROID",
+        name: BlobStr::new(7734, 32), // vkQueueSignalReleaseImageANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(3)),
-        extensions: &[ExtensionId(3)],
+        extensions: (50, 1),
         exported: false,
         alias_of: None,
         slot: Some(214),
     },
     CommandInfo {
-        name: c"vkGetShaderInfoAMD",
+        name: BlobStr::new(7767, 18), // vkGetShaderInfoAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(27)),
-        extensions: &[ExtensionId(27)],
+        extensions: (51, 1),
         exported: false,
         alias_of: None,
         slot: Some(215),
     },
     CommandInfo {
-        name: c"vkSetLocalDimmingAMD",
+        name: BlobStr::new(7786, 20), // vkSetLocalDimmingAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(156)),
-        extensions: &[ExtensionId(156)],
+        extensions: (52, 1),
         exported: false,
         alias_of: None,
         slot: Some(216),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
+        name: BlobStr::new(7807, 46), // vkGetPhysicalDeviceCalibrateableTimeDomainsKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(354)),
-        extensions: &[ExtensionId(354)],
+        extensions: (53, 1),
         exported: false,
         alias_of: None,
         slot: Some(37),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",
+        name: BlobStr::new(7854, 46), // vkGetPhysicalDeviceCalibrateableTimeDomainsEXT
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(132)),
-        extensions: &[ExtensionId(132)],
+        extensions: (54, 1),
         exported: false,
         alias_of: Some(CommandId(292)),
         slot: Some(37),
     },
     CommandInfo {
-        name: c"vkGetCalibratedTimestampsKHR",
+        name: BlobStr::new(7901, 28), // vkGetCalibratedTimestampsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(354)),
-        extensions: &[ExtensionId(354)],
+        extensions: (53, 1),
         exported: false,
         alias_of: None,
         slot: Some(217),
     },
     CommandInfo {
-        name: c"vkGetCalibratedTimestampsEXT",
+        name: BlobStr::new(7930, 28), // vkGetCalibratedTimestampsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(132)),
-        extensions: &[ExtensionId(132)],
+        extensions: (54, 1),
         exported: false,
         alias_of: Some(CommandId(294)),
         slot: Some(217),
     },
     CommandInfo {
-        name: c"vkSetDebugUtilsObjectNameEXT",
+        name: BlobStr::new(7959, 28), // vkSetDebugUtilsObjectNameEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(218),
     },
     CommandInfo {
-        name: c"vkSetDebugUtilsObjectTagEXT",
+        name: BlobStr::new(7988, 27), // vkSetDebugUtilsObjectTagEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(219),
     },
     CommandInfo {
-        name: c"vkQueueBeginDebugUtilsLabelEXT",
+        name: BlobStr::new(8016, 30), // vkQueueBeginDebugUtilsLabelEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(220),
     },
     CommandInfo {
-        name: c"vkQueueEndDebugUtilsLabelEXT",
+        name: BlobStr::new(8047, 28), // vkQueueEndDebugUtilsLabelEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(221),
     },
     CommandInfo {
-        name: c"vkQueueInsertDebugUtilsLabelEXT",
+        name: BlobStr::new(8076, 31), // vkQueueInsertDebugUtilsLabelEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(222),
     },
     CommandInfo {
-        name: c"vkCmdBeginDebugUtilsLabelEXT",
+        name: BlobStr::new(8108, 28), // vkCmdBeginDebugUtilsLabelEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(223),
     },
     CommandInfo {
-        name: c"vkCmdEndDebugUtilsLabelEXT",
+        name: BlobStr::new(8137, 26), // vkCmdEndDebugUtilsLabelEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(224),
     },
     CommandInfo {
-        name: c"vkCmdInsertDebugUtilsLabelEXT",
+        name: BlobStr::new(8164, 29), // vkCmdInsertDebugUtilsLabelEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(225),
     },
     CommandInfo {
-        name: c"vkCreateDebugUtilsMessengerEXT",
+        name: BlobStr::new(8194, 30), // vkCreateDebugUtilsMessengerEXT
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(38),
     },
     CommandInfo {
-        name: c"vkDestroyDebugUtilsMessengerEXT",
+        name: BlobStr::new(8225, 31), // vkDestroyDebugUtilsMessengerEXT
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(39),
     },
     CommandInfo {
-        name: c"vkSubmitDebugUtilsMessageEXT",
+        name: BlobStr::new(8257, 28), // vkSubmitDebugUtilsMessageEXT
         level: Level::Instance,
         origin: Origin::Extension(ExtensionId(84)),
-        extensions: &[ExtensionId(84)],
+        extensions: (55, 1),
         exported: false,
         alias_of: None,
         slot: Some(40),
     },
     CommandInfo {
-        name: c"vkGetMemoryHostPointerPropertiesEXT",
+        name: BlobStr::new(8286, 35), // vkGetMemoryHostPointerPropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(127)),
-        extensions: &[ExtensionId(127)],
+        extensions: (56, 1),
         exported: false,
         alias_of: None,
         slot: Some(226),
     },
     CommandInfo {
-        name: c"vkCmdWriteBufferMarkerAMD",
+        name: BlobStr::new(8322, 25), // vkCmdWriteBufferMarkerAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(128)),
-        extensions: &[ExtensionId(128)],
+        extensions: (57, 1),
         exported: false,
         alias_of: None,
         slot: Some(227),
     },
     CommandInfo {
-        name: c"vkCreateRenderPass2",
+        name: BlobStr::new(8348, 19), // vkCreateRenderPass2
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(228),
     },
     CommandInfo {
-        name: c"vkCreateRenderPass2KHR",
+        name: BlobStr::new(8368, 22), // vkCreateRenderPass2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(71)),
-        extensions: &[ExtensionId(71)],
+        extensions: (58, 1),
         exported: false,
         alias_of: Some(CommandId(309)),
         slot: Some(228),
     },
     CommandInfo {
-        name: c"vkCmdBeginRenderPass2",
+        name: BlobStr::new(8391, 21), // vkCmdBeginRenderPass2
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(229),
     },
     CommandInfo {
-        name: c"vkCmdBeginRenderPass2KHR",
+        name: BlobStr::new(8413, 24), // vkCmdBeginRenderPass2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(71)),
-        extensions: &[ExtensionId(71)],
+        extensions: (58, 1),
         exported: false,
         alias_of: Some(CommandId(311)),
         slot: Some(229),
     },
     CommandInfo {
-        name: c"vkCmdNextSubpass2",
+        name: BlobStr::new(8438, 17), // vkCmdNextSubpass2
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(230),
     },
     CommandInfo {
-        name: c"vkCmdNextSubpass2KHR",
+        name: BlobStr::new(8456, 20), // vkCmdNextSubpass2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(71)),
-        extensions: &[ExtensionId(71)],
+        extensions: (58, 1),
         exported: false,
         alias_of: Some(CommandId(313)),
         slot: Some(230),
     },
     CommandInfo {
-        name: c"vkCmdEndRenderPass2",
+        name: BlobStr::new(8477, 19), // vkCmdEndRenderPass2
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(231),
     },
     CommandInfo {
-        name: c"vkCmdEndRenderPass2KHR",
+        name: BlobStr::new(8497, 22), // vkCmdEndRenderPass2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(71)),
-        extensions: &[ExtensionId(71)],
+        extensions: (58, 1),
         exported: false,
         alias_of: Some(CommandId(315)),
         slot: Some(231),
     },
     CommandInfo {
-        name: c"vkGetSemaphoreCounterValue",
+        name: BlobStr::new(8520, 26), // vkGetSemaphoreCounterValue
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(232),
     },
     CommandInfo {
-        name: c"vkGetSemaphoreCounterValueKHR",
+        name: BlobStr::new(8547, 29), // vkGetSemaphoreCounterValueKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(150)),
-        extensions: &[ExtensionId(150)],
+        extensions: (59, 1),
         exported: false,
         alias_of: Some(CommandId(317)),
         slot: Some(232),
     },
     CommandInfo {
-        name: c"vkWaitSemaphores",
+        name: BlobStr::new(8577, 16), // vkWaitSemaphores
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(233),
     },
     CommandInfo {
-        name: c"vkWaitSemaphoresKHR",
+        name: BlobStr::new(8594, 19), // vkWaitSemaphoresKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(150)),
-        extensions: &[ExtensionId(150)],
+        extensions: (59, 1),
         exported: false,
         alias_of: Some(CommandId(319)),
         slot: Some(233),
     },
     CommandInfo {
-        name: c"vkSignalSemaphore",
+        name: BlobStr::new(8614, 17), // vkSignalSemaphore
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(234),
     },
     CommandInfo {
-        name: c"vkSignalSemaphoreKHR",
+        name: BlobStr::new(8632, 20), // vkSignalSemaphoreKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(150)),
-        extensions: &[ExtensionId(150)],
+        extensions: (59, 1),
         exported: false,
         alias_of: Some(CommandId(321)),
         slot: Some(234),
     },
     CommandInfo {
-        name: c"vkGetAndroidHardwareBufferPropertiesANDROID",
+        name: BlobStr::new(8653, 43), // vkGetAndroidHardwareBufferPropertiesANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(85)),
-        extensions: &[ExtensionId(85)],
+        extensions: (60, 1),
         exported: true,
         alias_of: None,
         slot: Some(235),
     },
     CommandInfo {
-        name: c"vkGetMemoryAndroidHardwareBufferANDROID",
+        name: BlobStr::new(8697, 39), // vkGetMemoryAndroidHardwareBufferANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(85)),
-        extensions: &[ExtensionId(85)],
+        extensions: (60, 1),
         exported: true,
         alias_of: None,
         slot: Some(236),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirectCount",
+        name: BlobStr::new(8737, 22), // vkCmdDrawIndirectCount
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(237),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirectCountKHR",
+        name: BlobStr::new(8760, 25), // vkCmdDrawIndirectCountKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(119)),
-        extensions: &[ExtensionId(119)],
+        extensions: (61, 1),
         exported: false,
         alias_of: Some(CommandId(325)),
         slot: Some(237),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirectCountAMD",
+        name: BlobStr::new(8786, 25), // vkCmdDrawIndirectCountAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(19)),
-        extensions: &[ExtensionId(19)],
+        extensions: (62, 1),
         exported: false,
         alias_of: Some(CommandId(325)),
         slot: Some(237),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirectCount",
+        name: BlobStr::new(8812, 29), // vkCmdDrawIndexedIndirectCount
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(238),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirectCountKHR",
+        name: BlobStr::new(8842, 32), // vkCmdDrawIndexedIndirectCountKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(119)),
-        extensions: &[ExtensionId(119)],
+        extensions: (61, 1),
         exported: false,
         alias_of: Some(CommandId(328)),
         slot: Some(238),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirectCountAMD",
+        name: BlobStr::new(8875, 32), // vkCmdDrawIndexedIndirectCountAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(19)),
-        extensions: &[ExtensionId(19)],
+        extensions: (62, 1),
         exported: false,
         alias_of: Some(CommandId(328)),
         slot: Some(238),
     },
     CommandInfo {
-        name: c"vkCmdSetCheckpointNV",
+        name: BlobStr::new(8908, 20), // vkCmdSetCheckpointNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(149)),
-        extensions: &[ExtensionId(149)],
+        extensions: (63, 1),
         exported: false,
         alias_of: None,
         slot: Some(239),
     },
     CommandInfo {
-        name: c"vkGetQueueCheckpointDataNV",
+        name: BlobStr::new(8929, 26), // vkGetQueueCheckpointDataNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(149)),
-        extensions: &[ExtensionId(149)],
+        extensions: (63, 1),
         exported: false,
         alias_of: None,
         slot: Some(240),
     },
     CommandInfo {
-        name: c"vkCmdBindTransformFeedbackBuffersEXT",
+        name: BlobStr::new(8956, 36), // vkCmdBindTransformFeedbackBuffersEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(17)),
-        extensions: &[ExtensionId(17)],
+        extensions: (64, 1),
         exported: false,
         alias_of: None,
         slot: Some(241),
     },
     CommandInfo {
-        name: c"vkCmdBeginTransformFeedbackEXT",
+        name: BlobStr::new(8993, 30), // vkCmdBeginTransformFeedbackEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(17)),
-        extensions: &[ExtensionId(17)],
+        extensions: (64, 1),
         exported: false,
         alias_of: None,
         slot: Some(242),
     },
     CommandInfo {
-        name: c"vkCmdEndTransformFeedbackEXT",
+        name: BlobStr::new(9024, 28), // vkCmdEndTransformFeedbackEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(17)),
-        extensions: &[ExtensionId(17)],
+        extensions: (64, 1),
         exported: false,
         alias_of: None,
         slot: Some(243),
     },
     CommandInfo {
-        name: c"vkCmdBeginQueryIndexedEXT",
+        name: BlobStr::new(9053, 25), // vkCmdBeginQueryIndexedEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(17)),
-        extensions: &[ExtensionId(17)],
+        extensions: (64, 1),
         exported: false,
         alias_of: None,
         slot: Some(244),
     },
     CommandInfo {
-        name: c"vkCmdEndQueryIndexedEXT",
+        name: BlobStr::new(9079, 23), // vkCmdEndQueryIndexedEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(17)),
-        extensions: &[ExtensionId(17)],
+        extensions: (64, 1),
         exported: false,
         alias_of: None,
         slot: Some(245),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirectByteCountEXT",
+        name: BlobStr::new(9103, 29), // vkCmdDrawIndirectByteCountEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(17)),
-        extensions: &[ExtensionId(17)],
+        extensions: (64, 1),
         exported: false,
         alias_of: None,
         slot: Some(246),
     },
     CommandInfo {
-        name: c"vkCmdSetExclusiveScissorNV",
+        name: BlobStr::new(9133, 26), // vkCmdSetExclusiveScissorNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(148)),
-        extensions: &[ExtensionId(148)],
+        extensions: (65, 1),
         exported: false,
         alias_of: None,
         slot: Some(247),
     },
     CommandInfo {
-        name: c"vkCmdSetExclusiveScissorEnableNV",
+        name: BlobStr::new(9160, 32), // vkCmdSetExclusiveScissorEnableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(148)),
-        extensions: &[ExtensionId(148)],
+        extensions: (65, 1),
         exported: false,
         alias_of: None,
         slot: Some(248),
     },
     CommandInfo {
-        name: c"vkCmdBindShadingRateImageNV",
+        name: BlobStr::new(9193, 27), // vkCmdBindShadingRateImageNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(115)),
-        extensions: &[ExtensionId(115)],
+        extensions: (66, 1),
         exported: false,
         alias_of: None,
         slot: Some(249),
     },
     CommandInfo {
-        name: c"vkCmdSetViewportShadingRatePaletteNV",
+        name: BlobStr::new(9221, 36), // vkCmdSetViewportShadingRatePaletteNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(115)),
-        extensions: &[ExtensionId(115)],
+        extensions: (66, 1),
         exported: false,
         alias_of: None,
         slot: Some(250),
     },
     CommandInfo {
-        name: c"vkCmdSetCoarseSampleOrderNV",
+        name: BlobStr::new(9258, 27), // vkCmdSetCoarseSampleOrderNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(115)),
-        extensions: &[ExtensionId(115)],
+        extensions: (66, 1),
         exported: false,
         alias_of: None,
         slot: Some(251),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksNV",
+        name: BlobStr::new(9286, 20), // vkCmdDrawMeshTasksNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(145)),
-        extensions: &[ExtensionId(145)],
+        extensions: (67, 1),
         exported: false,
         alias_of: None,
         slot: Some(252),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectNV",
+        name: BlobStr::new(9307, 28), // vkCmdDrawMeshTasksIndirectNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(145)),
-        extensions: &[ExtensionId(145)],
+        extensions: (67, 1),
         exported: false,
         alias_of: None,
         slot: Some(253),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectCountNV",
+        name: BlobStr::new(9336, 33), // vkCmdDrawMeshTasksIndirectCountNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(145)),
-        extensions: &[ExtensionId(145)],
+        extensions: (67, 1),
         exported: false,
         alias_of: None,
         slot: Some(254),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksEXT",
+        name: BlobStr::new(9370, 21), // vkCmdDrawMeshTasksEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(237)),
-        extensions: &[ExtensionId(237)],
+        extensions: (68, 1),
         exported: false,
         alias_of: None,
         slot: Some(255),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectEXT",
+        name: BlobStr::new(9392, 29), // vkCmdDrawMeshTasksIndirectEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(237)),
-        extensions: &[ExtensionId(237)],
+        extensions: (68, 1),
         exported: false,
         alias_of: None,
         slot: Some(256),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectCountEXT",
+        name: BlobStr::new(9422, 34), // vkCmdDrawMeshTasksIndirectCountEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(237)),
-        extensions: &[ExtensionId(237)],
+        extensions: (68, 1),
         exported: false,
         alias_of: None,
         slot: Some(257),
     },
     CommandInfo {
-        name: c"vkCompileDeferredNV",
+        name: BlobStr::new(9457, 19), // vkCompileDeferredNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(258),
     },
     CommandInfo {
-        name: c"vkCreateAccelerationStructureNV",
+        name: BlobStr::new(9477, 31), // vkCreateAccelerationStructureNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(259),
     },
     CommandInfo {
-        name: c"vkCmdBindInvocationMaskHUAWEI",
+        name: BlobStr::new(9509, 29), // vkCmdBindInvocationMaskHUAWEI
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(258)),
-        extensions: &[ExtensionId(258)],
+        extensions: (70, 1),
         exported: false,
         alias_of: None,
         slot: Some(260),
     },
     CommandInfo {
-        name: c"vkDestroyAccelerationStructureKHR",
+        name: BlobStr::new(9539, 33), // vkDestroyAccelerationStructureKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(261),
     },
     CommandInfo {
-        name: c"vkDestroyAccelerationStructureNV",
+        name: BlobStr::new(9573, 32), // vkDestroyAccelerationStructureNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(262),
     },
     CommandInfo {
-        name: c"vkGetAccelerationStructureMemoryRequirementsNV",
+        name: BlobStr::new(9606, 46), // vkGetAccelerationStructureMemoryRequirementsNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(263),
     },
     CommandInfo {
-        name: c"vkBindAccelerationStructureMemoryNV",
+        name: BlobStr::new(9653, 35), // vkBindAccelerationStructureMemoryNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(264),
     },
     CommandInfo {
-        name: c"vkCmdCopyAccelerationStructureNV",
+        name: BlobStr::new(9689, 32), // vkCmdCopyAccelerationStructureNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(265),
     },
     CommandInfo {
-        name: c"vkCmdCopyAccelerationStructureKHR",
+        name: BlobStr::new(9722, 33), // vkCmdCopyAccelerationStructureKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(266),
     },
     CommandInfo {
-        name: c"vkCopyAccelerationStructureKHR",
+        name: BlobStr::new(9756, 30), // vkCopyAccelerationStructureKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(267),
     },
     CommandInfo {
-        name: c"vkCmdCopyAccelerationStructureToMemoryKHR",
+        name: BlobStr::new(9787, 41), // vkCmdCopyAccelerationStructureToMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(268),
     },
     CommandInfo {
-        name: c"vkCopyAccelerationStructureToMemoryKHR",
+        name: BlobStr::new(9829, 38), // vkCopyAccelerationStructureToMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(269),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryToAccelerationStructureKHR",
+        name: BlobStr::new(9868, 41), // vkCmdCopyMemoryToAccelerationStructureKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(270),
     },
     CommandInfo {
-        name: c"vkCopyMemoryToAccelerationStructureKHR",
+        name: BlobStr::new(9910, 38), // vkCopyMemoryToAccelerationStructureKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(271),
     },
     CommandInfo {
-        name: c"vkCmdWriteAccelerationStructuresPropertiesKHR",
+        name: BlobStr::new(9949, 45), // vkCmdWriteAccelerationStructuresPropertiesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(272),
     },
     CommandInfo {
-        name: c"vkCmdWriteAccelerationStructuresPropertiesNV",
+        name: BlobStr::new(9995, 44), // vkCmdWriteAccelerationStructuresPropertiesNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(273),
     },
     CommandInfo {
-        name: c"vkCmdBuildAccelerationStructureNV",
+        name: BlobStr::new(10040, 33), // vkCmdBuildAccelerationStructureNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(274),
     },
     CommandInfo {
-        name: c"vkWriteAccelerationStructuresPropertiesKHR",
+        name: BlobStr::new(10074, 42), // vkWriteAccelerationStructuresPropertiesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(275),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysKHR",
+        name: BlobStr::new(10117, 17), // vkCmdTraceRaysKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(276),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysNV",
+        name: BlobStr::new(10135, 16), // vkCmdTraceRaysNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(277),
     },
     CommandInfo {
-        name: c"vkGetRayTracingShaderGroupHandlesKHR",
+        name: BlobStr::new(10152, 36), // vkGetRayTracingShaderGroupHandlesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(278),
     },
     CommandInfo {
-        name: c"vkGetRayTracingShaderGroupHandlesNV",
+        name: BlobStr::new(10189, 35), // vkGetRayTracingShaderGroupHandlesNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: Some(CommandId(370)),
         slot: Some(278),
     },
     CommandInfo {
-        name: c"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR",
+        name: BlobStr::new(10225, 49), // vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(279),
     },
     CommandInfo {
-        name: c"vkGetAccelerationStructureHandleNV",
+        name: BlobStr::new(10275, 34), // vkGetAccelerationStructureHandleNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(280),
     },
     CommandInfo {
-        name: c"vkCreateRayTracingPipelinesNV",
+        name: BlobStr::new(10310, 29), // vkCreateRayTracingPipelinesNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(116)),
-        extensions: &[ExtensionId(116)],
+        extensions: (69, 1),
         exported: false,
         alias_of: None,
         slot: Some(281),
     },
     CommandInfo {
-        name: c"vkCreateRayTracingPipelinesKHR",
+        name: BlobStr::new(10340, 30), // vkCreateRayTracingPipelinesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(282),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysIndirectKHR",
+        name: BlobStr::new(10371, 25), // vkCmdTraceRaysIndirectKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(283),
     },
     CommandInfo {
-        name: c"vkCmdTraceRaysIndirect2KHR",
+        name: BlobStr::new(10397, 26), // vkCmdTraceRaysIndirect2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(266)),
-        extensions: &[ExtensionId(266)],
+        extensions: (73, 1),
         exported: false,
         alias_of: None,
         slot: Some(284),
     },
     CommandInfo {
-        name: c"vkGetClusterAccelerationStructureBuildSizesNV",
+        name: BlobStr::new(10424, 45), // vkGetClusterAccelerationStructureBuildSizesNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(373)),
-        extensions: &[ExtensionId(373)],
+        extensions: (74, 1),
         exported: false,
         alias_of: None,
         slot: Some(285),
     },
     CommandInfo {
-        name: c"vkCmdBuildClusterAccelerationStructureIndirectNV",
+        name: BlobStr::new(10470, 48), // vkCmdBuildClusterAccelerationStructureIndirectNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(373)),
-        extensions: &[ExtensionId(373)],
+        extensions: (74, 1),
         exported: false,
         alias_of: None,
         slot: Some(286),
     },
     CommandInfo {
-        name: c"vkGetDeviceAccelerationStructureCompatibilityKHR",
+        name: BlobStr::new(10519, 48), // vkGetDeviceAccelerationStructureCompatibilityKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(287),
     },
     CommandInfo {
-        name: c"vkGetRayTracingShaderGroupStackSizeKHR",
+        name: BlobStr::new(10568, 38), // vkGetRayTracingShaderGroupStackSizeKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(288),
     },
     CommandInfo {
-        name: c"vkCmdSetRayTracingPipelineStackSizeKHR",
+        name: BlobStr::new(10607, 38), // vkCmdSetRayTracingPipelineStackSizeKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(103)),
-        extensions: &[ExtensionId(103)],
+        extensions: (72, 1),
         exported: false,
         alias_of: None,
         slot: Some(289),
     },
     CommandInfo {
-        name: c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR",
+        name: BlobStr::new(10646, 63), // vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(77)),
-        extensions: &[ExtensionId(77)],
+        extensions: (75, 1),
         exported: false,
         alias_of: None,
         slot: Some(41),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR",
+        name: BlobStr::new(10710, 55), // vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(77)),
-        extensions: &[ExtensionId(77)],
+        extensions: (75, 1),
         exported: false,
         alias_of: None,
         slot: Some(42),
     },
     CommandInfo {
-        name: c"vkAcquireProfilingLockKHR",
+        name: BlobStr::new(10766, 25), // vkAcquireProfilingLockKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(77)),
-        extensions: &[ExtensionId(77)],
+        extensions: (75, 1),
         exported: false,
         alias_of: None,
         slot: Some(290),
     },
     CommandInfo {
-        name: c"vkReleaseProfilingLockKHR",
+        name: BlobStr::new(10792, 25), // vkReleaseProfilingLockKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(77)),
-        extensions: &[ExtensionId(77)],
+        extensions: (75, 1),
         exported: false,
         alias_of: None,
         slot: Some(291),
     },
     CommandInfo {
-        name: c"vkGetImageDrmFormatModifierPropertiesEXT",
+        name: BlobStr::new(10818, 40), // vkGetImageDrmFormatModifierPropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(111)),
-        extensions: &[ExtensionId(111)],
+        extensions: (76, 1),
         exported: false,
         alias_of: None,
         slot: Some(292),
     },
     CommandInfo {
-        name: c"vkGetBufferOpaqueCaptureAddress",
+        name: BlobStr::new(10859, 31), // vkGetBufferOpaqueCaptureAddress
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(293),
     },
     CommandInfo {
-        name: c"vkGetBufferOpaqueCaptureAddressKHR",
+        name: BlobStr::new(10891, 34), // vkGetBufferOpaqueCaptureAddressKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(186)),
-        extensions: &[ExtensionId(186)],
+        extensions: (77, 1),
         exported: false,
         alias_of: Some(CommandId(388)),
         slot: Some(293),
     },
     CommandInfo {
-        name: c"vkGetBufferDeviceAddress",
+        name: BlobStr::new(10926, 24), // vkGetBufferDeviceAddress
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(294),
     },
     CommandInfo {
-        name: c"vkGetBufferDeviceAddressKHR",
+        name: BlobStr::new(10951, 27), // vkGetBufferDeviceAddressKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(186)),
-        extensions: &[ExtensionId(186)],
+        extensions: (77, 1),
         exported: false,
         alias_of: Some(CommandId(390)),
         slot: Some(294),
     },
     CommandInfo {
-        name: c"vkGetBufferDeviceAddressEXT",
+        name: BlobStr::new(10979, 27), // vkGetBufferDeviceAddressEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(177)),
-        extensions: &[ExtensionId(177)],
+        extensions: (78, 1),
         exported: false,
         alias_of: Some(CommandId(390)),
         slot: Some(294),
     },
     CommandInfo {
-        name: c"vkInitializePerformanceApiINTEL",
+        name: BlobStr::new(11007, 31), // vkInitializePerformanceApiINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(295),
     },
     CommandInfo {
-        name: c"vkUninitializePerformanceApiINTEL",
+        name: BlobStr::new(11039, 33), // vkUninitializePerformanceApiINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(296),
     },
     CommandInfo {
-        name: c"vkCmdSetPerformanceMarkerINTEL",
+        name: BlobStr::new(11073, 30), // vkCmdSetPerformanceMarkerINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(297),
     },
     CommandInfo {
-        name: c"vkCmdSetPerformanceStreamMarkerINTEL",
+        name: BlobStr::new(11104, 36), // vkCmdSetPerformanceStreamMarkerINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(298),
     },
     CommandInfo {
-        name: c"vkCmdSetPerformanceOverrideINTEL",
+        name: BlobStr::new(11141, 32), // vkCmdSetPerformanceOverrideINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(299),
     },
     CommandInfo {
-        name: c"vkAcquirePerformanceConfigurationINTEL",
+        name: BlobStr::new(11174, 38), // vkAcquirePerformanceConfigurationINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(300),
     },
     CommandInfo {
-        name: c"vkReleasePerformanceConfigurationINTEL",
+        name: BlobStr::new(11213, 38), // vkReleasePerformanceConfigurationINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(301),
     },
     CommandInfo {
-        name: c"vkQueueSetPerformanceConfigurationINTEL",
+        name: BlobStr::new(11252, 39), // vkQueueSetPerformanceConfigurationINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(302),
     },
     CommandInfo {
-        name: c"vkGetPerformanceParameterINTEL",
+        name: BlobStr::new(11292, 30), // vkGetPerformanceParameterINTEL
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(153)),
-        extensions: &[ExtensionId(153)],
+        extensions: (79, 1),
         exported: false,
         alias_of: None,
         slot: Some(303),
     },
     CommandInfo {
-        name: c"vkGetDeviceMemoryOpaqueCaptureAddress",
+        name: BlobStr::new(11323, 37), // vkGetDeviceMemoryOpaqueCaptureAddress
         level: Level::Device,
         origin: Origin::Core(4202496),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(304),
     },
     CommandInfo {
-        name: c"vkGetDeviceMemoryOpaqueCaptureAddressKHR",
+        name: BlobStr::new(11361, 40), // vkGetDeviceMemoryOpaqueCaptureAddressKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(186)),
-        extensions: &[ExtensionId(186)],
+        extensions: (77, 1),
         exported: false,
         alias_of: Some(CommandId(402)),
         slot: Some(304),
     },
     CommandInfo {
-        name: c"vkGetPipelineExecutablePropertiesKHR",
+        name: BlobStr::new(11402, 36), // vkGetPipelineExecutablePropertiesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(193)),
-        extensions: &[ExtensionId(193)],
+        extensions: (80, 1),
         exported: false,
         alias_of: None,
         slot: Some(305),
     },
     CommandInfo {
-        name: c"vkGetPipelineExecutableStatisticsKHR",
+        name: BlobStr::new(11439, 36), // vkGetPipelineExecutableStatisticsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(193)),
-        extensions: &[ExtensionId(193)],
+        extensions: (80, 1),
         exported: false,
         alias_of: None,
         slot: Some(306),
     },
     CommandInfo {
-        name: c"vkGetPipelineExecutableInternalRepresentationsKHR",
+        name: BlobStr::new(11476, 49), // vkGetPipelineExecutableInternalRepresentationsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(193)),
-        extensions: &[ExtensionId(193)],
+        extensions: (80, 1),
         exported: false,
         alias_of: None,
         slot: Some(307),
     },
     CommandInfo {
-        name: c"vkCmdSetLineStipple",
+        name: BlobStr::new(11526, 19), // vkCmdSetLineStipple
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(308),
     },
     CommandInfo {
-        name: c"vkCmdSetLineStippleKHR",
+        name: BlobStr::new(11546, 22), // vkCmdSetLineStippleKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(353)),
-        extensions: &[ExtensionId(353)],
+        extensions: (81, 1),
         exported: false,
         alias_of: Some(CommandId(407)),
         slot: Some(308),
     },
     CommandInfo {
-        name: c"vkCmdSetLineStippleEXT",
+        name: BlobStr::new(11569, 22), // vkCmdSetLineStippleEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(187)),
-        extensions: &[ExtensionId(187)],
+        extensions: (82, 1),
         exported: false,
         alias_of: Some(CommandId(407)),
         slot: Some(308),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceToolProperties",
+        name: BlobStr::new(11592, 33), // vkGetPhysicalDeviceToolProperties
         level: Level::PhysicalDevice,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(43),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceToolPropertiesEXT",
+        name: BlobStr::new(11626, 36), // vkGetPhysicalDeviceToolPropertiesEXT
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(178)),
-        extensions: &[ExtensionId(178)],
+        extensions: (83, 1),
         exported: false,
         alias_of: Some(CommandId(410)),
         slot: Some(43),
     },
     CommandInfo {
-        name: c"vkCreateAccelerationStructureKHR",
+        name: BlobStr::new(11663, 32), // vkCreateAccelerationStructureKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(309),
     },
     CommandInfo {
-        name: c"vkCmdBuildAccelerationStructuresKHR",
+        name: BlobStr::new(11696, 35), // vkCmdBuildAccelerationStructuresKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(310),
     },
     CommandInfo {
-        name: c"vkCmdBuildAccelerationStructuresIndirectKHR",
+        name: BlobStr::new(11732, 43), // vkCmdBuildAccelerationStructuresIndirectKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(311),
     },
     CommandInfo {
-        name: c"vkBuildAccelerationStructuresKHR",
+        name: BlobStr::new(11776, 32), // vkBuildAccelerationStructuresKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(312),
     },
     CommandInfo {
-        name: c"vkGetAccelerationStructureDeviceAddressKHR",
+        name: BlobStr::new(11809, 42), // vkGetAccelerationStructureDeviceAddressKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(313),
     },
     CommandInfo {
-        name: c"vkCreateDeferredOperationKHR",
+        name: BlobStr::new(11852, 28), // vkCreateDeferredOperationKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(192)),
-        extensions: &[ExtensionId(192)],
+        extensions: (84, 1),
         exported: false,
         alias_of: None,
         slot: Some(314),
     },
     CommandInfo {
-        name: c"vkDestroyDeferredOperationKHR",
+        name: BlobStr::new(11881, 29), // vkDestroyDeferredOperationKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(192)),
-        extensions: &[ExtensionId(192)],
+        extensions: (84, 1),
         exported: false,
         alias_of: None,
         slot: Some(315),
     },
     CommandInfo {
-        name: c"vkGetDeferredOperationMaxConcurrencyKHR",
+        name: BlobStr::new(11911, 39), // vkGetDeferredOperationMaxConcurrencyKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(192)),
-        extensions: &[ExtensionId(192)],
+        extensions: (84, 1),
         exported: false,
         alias_of: None,
         slot: Some(316),
     },
     CommandInfo {
-        name: c"vkGetDeferredOperationResultKHR",
+        name: BlobStr::new(11951, 31), // vkGetDeferredOperationResultKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(192)),
-        extensions: &[ExtensionId(192)],
+        extensions: (84, 1),
         exported: false,
         alias_of: None,
         slot: Some(317),
     },
     CommandInfo {
-        name: c"vkDeferredOperationJoinKHR",
+        name: BlobStr::new(11983, 26), // vkDeferredOperationJoinKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(192)),
-        extensions: &[ExtensionId(192)],
+        extensions: (84, 1),
         exported: false,
         alias_of: None,
         slot: Some(318),
     },
     CommandInfo {
-        name: c"vkGetPipelineIndirectMemoryRequirementsNV",
+        name: BlobStr::new(12010, 41), // vkGetPipelineIndirectMemoryRequirementsNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(292)),
-        extensions: &[ExtensionId(292)],
+        extensions: (7, 1),
         exported: false,
         alias_of: None,
         slot: Some(319),
     },
     CommandInfo {
-        name: c"vkGetPipelineIndirectDeviceAddressNV",
+        name: BlobStr::new(12052, 36), // vkGetPipelineIndirectDeviceAddressNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(292)),
-        extensions: &[ExtensionId(292)],
+        extensions: (7, 1),
         exported: false,
         alias_of: None,
         slot: Some(320),
     },
     CommandInfo {
-        name: c"vkAntiLagUpdateAMD",
+        name: BlobStr::new(12089, 18), // vkAntiLagUpdateAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(312)),
-        extensions: &[ExtensionId(312)],
+        extensions: (85, 1),
         exported: false,
         alias_of: None,
         slot: Some(321),
     },
     CommandInfo {
-        name: c"vkCmdSetCullMode",
+        name: BlobStr::new(12108, 16), // vkCmdSetCullMode
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(322),
     },
     CommandInfo {
-        name: c"vkCmdSetCullModeEXT",
+        name: BlobStr::new(12125, 19), // vkCmdSetCullModeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(425)),
         slot: Some(322),
     },
     CommandInfo {
-        name: c"vkCmdSetFrontFace",
+        name: BlobStr::new(12145, 17), // vkCmdSetFrontFace
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(323),
     },
     CommandInfo {
-        name: c"vkCmdSetFrontFaceEXT",
+        name: BlobStr::new(12163, 20), // vkCmdSetFrontFaceEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(427)),
         slot: Some(323),
     },
     CommandInfo {
-        name: c"vkCmdSetPrimitiveTopology",
+        name: BlobStr::new(12184, 25), // vkCmdSetPrimitiveTopology
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(324),
     },
     CommandInfo {
-        name: c"vkCmdSetPrimitiveTopologyEXT",
+        name: BlobStr::new(12210, 28), // vkCmdSetPrimitiveTopologyEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(429)),
         slot: Some(324),
     },
     CommandInfo {
-        name: c"vkCmdSetViewportWithCount",
+        name: BlobStr::new(12239, 25), // vkCmdSetViewportWithCount
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(325),
     },
     CommandInfo {
-        name: c"vkCmdSetViewportWithCountEXT",
+        name: BlobStr::new(12265, 28), // vkCmdSetViewportWithCountEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(431)),
         slot: Some(325),
     },
     CommandInfo {
-        name: c"vkCmdSetScissorWithCount",
+        name: BlobStr::new(12294, 24), // vkCmdSetScissorWithCount
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(326),
     },
     CommandInfo {
-        name: c"vkCmdSetScissorWithCountEXT",
+        name: BlobStr::new(12319, 27), // vkCmdSetScissorWithCountEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(433)),
         slot: Some(326),
     },
     CommandInfo {
-        name: c"vkCmdBindIndexBuffer2",
+        name: BlobStr::new(12347, 21), // vkCmdBindIndexBuffer2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(327),
     },
     CommandInfo {
-        name: c"vkCmdBindIndexBuffer2KHR",
+        name: BlobStr::new(12369, 24), // vkCmdBindIndexBuffer2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(311)),
-        extensions: &[ExtensionId(311)],
+        extensions: (2, 1),
         exported: false,
         alias_of: Some(CommandId(435)),
         slot: Some(327),
     },
     CommandInfo {
-        name: c"vkCmdBindVertexBuffers2",
+        name: BlobStr::new(12394, 23), // vkCmdBindVertexBuffers2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(328),
     },
     CommandInfo {
-        name: c"vkCmdBindVertexBuffers2EXT",
+        name: BlobStr::new(12418, 26), // vkCmdBindVertexBuffers2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(437)),
         slot: Some(328),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthTestEnable",
+        name: BlobStr::new(12445, 23), // vkCmdSetDepthTestEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(329),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthTestEnableEXT",
+        name: BlobStr::new(12469, 26), // vkCmdSetDepthTestEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(439)),
         slot: Some(329),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthWriteEnable",
+        name: BlobStr::new(12496, 24), // vkCmdSetDepthWriteEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(330),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthWriteEnableEXT",
+        name: BlobStr::new(12521, 27), // vkCmdSetDepthWriteEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(441)),
         slot: Some(330),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthCompareOp",
+        name: BlobStr::new(12549, 22), // vkCmdSetDepthCompareOp
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(331),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthCompareOpEXT",
+        name: BlobStr::new(12572, 25), // vkCmdSetDepthCompareOpEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(443)),
         slot: Some(331),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBoundsTestEnable",
+        name: BlobStr::new(12598, 29), // vkCmdSetDepthBoundsTestEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(332),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBoundsTestEnableEXT",
+        name: BlobStr::new(12628, 32), // vkCmdSetDepthBoundsTestEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(445)),
         slot: Some(332),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilTestEnable",
+        name: BlobStr::new(12661, 25), // vkCmdSetStencilTestEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(333),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilTestEnableEXT",
+        name: BlobStr::new(12687, 28), // vkCmdSetStencilTestEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(447)),
         slot: Some(333),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilOp",
+        name: BlobStr::new(12716, 17), // vkCmdSetStencilOp
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(334),
     },
     CommandInfo {
-        name: c"vkCmdSetStencilOpEXT",
+        name: BlobStr::new(12734, 20), // vkCmdSetStencilOpEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(191)),
-        extensions: &[ExtensionId(191), ExtensionId(316)],
+        extensions: (86, 2),
         exported: false,
         alias_of: Some(CommandId(449)),
         slot: Some(334),
     },
     CommandInfo {
-        name: c"vkCmdSetPatchControlPointsEXT",
+        name: BlobStr::new(12755, 29), // vkCmdSetPatchControlPointsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263), ExtensionId(316)],
+        extensions: (88, 2),
         exported: false,
         alias_of: None,
         slot: Some(335),
     },
     CommandInfo {
-        name: c"vkCmdSetRasterizerDiscardEnable",
+        name: BlobStr::new(12785, 31), // vkCmdSetRasterizerDiscardEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(336),
     },
     CommandInfo {
-        name: c"vkCmdSetRasterizerDiscardEnableEXT",
+        name: BlobStr::new(12817, 34), // vkCmdSetRasterizerDiscardEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263), ExtensionId(316)],
+        extensions: (88, 2),
         exported: false,
         alias_of: Some(CommandId(452)),
         slot: Some(336),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBiasEnable",
+        name: BlobStr::new(12852, 23), // vkCmdSetDepthBiasEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(337),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBiasEnableEXT",
+        name: BlobStr::new(12876, 26), // vkCmdSetDepthBiasEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263), ExtensionId(316)],
+        extensions: (88, 2),
         exported: false,
         alias_of: Some(CommandId(454)),
         slot: Some(337),
     },
     CommandInfo {
-        name: c"vkCmdSetLogicOpEXT",
+        name: BlobStr::new(12903, 18), // vkCmdSetLogicOpEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263), ExtensionId(316)],
+        extensions: (88, 2),
         exported: false,
         alias_of: None,
         slot: Some(338),
     },
     CommandInfo {
-        name: c"vkCmdSetPrimitiveRestartEnable",
+        name: BlobStr::new(12922, 30), // vkCmdSetPrimitiveRestartEnable
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(339),
     },
     CommandInfo {
-        name: c"vkCmdSetPrimitiveRestartEnableEXT",
+        name: BlobStr::new(12953, 33), // vkCmdSetPrimitiveRestartEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(263)),
-        extensions: &[ExtensionId(263), ExtensionId(316)],
+        extensions: (88, 2),
         exported: false,
         alias_of: Some(CommandId(457)),
         slot: Some(339),
     },
     CommandInfo {
-        name: c"vkCmdSetTessellationDomainOriginEXT",
+        name: BlobStr::new(12987, 35), // vkCmdSetTessellationDomainOriginEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(340),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthClampEnableEXT",
+        name: BlobStr::new(13023, 27), // vkCmdSetDepthClampEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(341),
     },
     CommandInfo {
-        name: c"vkCmdSetPolygonModeEXT",
+        name: BlobStr::new(13051, 22), // vkCmdSetPolygonModeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(342),
     },
     CommandInfo {
-        name: c"vkCmdSetRasterizationSamplesEXT",
+        name: BlobStr::new(13074, 31), // vkCmdSetRasterizationSamplesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(343),
     },
     CommandInfo {
-        name: c"vkCmdSetSampleMaskEXT",
+        name: BlobStr::new(13106, 21), // vkCmdSetSampleMaskEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(344),
     },
     CommandInfo {
-        name: c"vkCmdSetAlphaToCoverageEnableEXT",
+        name: BlobStr::new(13128, 32), // vkCmdSetAlphaToCoverageEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(345),
     },
     CommandInfo {
-        name: c"vkCmdSetAlphaToOneEnableEXT",
+        name: BlobStr::new(13161, 27), // vkCmdSetAlphaToOneEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(346),
     },
     CommandInfo {
-        name: c"vkCmdSetLogicOpEnableEXT",
+        name: BlobStr::new(13189, 24), // vkCmdSetLogicOpEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(347),
     },
     CommandInfo {
-        name: c"vkCmdSetColorBlendEnableEXT",
+        name: BlobStr::new(13214, 27), // vkCmdSetColorBlendEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(348),
     },
     CommandInfo {
-        name: c"vkCmdSetColorBlendEquationEXT",
+        name: BlobStr::new(13242, 29), // vkCmdSetColorBlendEquationEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(349),
     },
     CommandInfo {
-        name: c"vkCmdSetColorWriteMaskEXT",
+        name: BlobStr::new(13272, 25), // vkCmdSetColorWriteMaskEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(350),
     },
     CommandInfo {
-        name: c"vkCmdSetRasterizationStreamEXT",
+        name: BlobStr::new(13298, 30), // vkCmdSetRasterizationStreamEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(351),
     },
     CommandInfo {
-        name: c"vkCmdSetConservativeRasterizationModeEXT",
+        name: BlobStr::new(13329, 40), // vkCmdSetConservativeRasterizationModeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(352),
     },
     CommandInfo {
-        name: c"vkCmdSetExtraPrimitiveOverestimationSizeEXT",
+        name: BlobStr::new(13370, 43), // vkCmdSetExtraPrimitiveOverestimationSizeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(353),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthClipEnableEXT",
+        name: BlobStr::new(13414, 26), // vkCmdSetDepthClipEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(354),
     },
     CommandInfo {
-        name: c"vkCmdSetSampleLocationsEnableEXT",
+        name: BlobStr::new(13441, 32), // vkCmdSetSampleLocationsEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(355),
     },
     CommandInfo {
-        name: c"vkCmdSetColorBlendAdvancedEXT",
+        name: BlobStr::new(13474, 29), // vkCmdSetColorBlendAdvancedEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(356),
     },
     CommandInfo {
-        name: c"vkCmdSetProvokingVertexModeEXT",
+        name: BlobStr::new(13504, 30), // vkCmdSetProvokingVertexModeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(357),
     },
     CommandInfo {
-        name: c"vkCmdSetLineRasterizationModeEXT",
+        name: BlobStr::new(13535, 32), // vkCmdSetLineRasterizationModeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(358),
     },
     CommandInfo {
-        name: c"vkCmdSetLineStippleEnableEXT",
+        name: BlobStr::new(13568, 28), // vkCmdSetLineStippleEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(359),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthClipNegativeOneToOneEXT",
+        name: BlobStr::new(13597, 36), // vkCmdSetDepthClipNegativeOneToOneEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(360),
     },
     CommandInfo {
-        name: c"vkCmdSetViewportWScalingEnableNV",
+        name: BlobStr::new(13634, 32), // vkCmdSetViewportWScalingEnableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(361),
     },
     CommandInfo {
-        name: c"vkCmdSetViewportSwizzleNV",
+        name: BlobStr::new(13667, 25), // vkCmdSetViewportSwizzleNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(362),
     },
     CommandInfo {
-        name: c"vkCmdSetCoverageToColorEnableNV",
+        name: BlobStr::new(13693, 31), // vkCmdSetCoverageToColorEnableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(363),
     },
     CommandInfo {
-        name: c"vkCmdSetCoverageToColorLocationNV",
+        name: BlobStr::new(13725, 33), // vkCmdSetCoverageToColorLocationNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(364),
     },
     CommandInfo {
-        name: c"vkCmdSetCoverageModulationModeNV",
+        name: BlobStr::new(13759, 32), // vkCmdSetCoverageModulationModeNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(365),
     },
     CommandInfo {
-        name: c"vkCmdSetCoverageModulationTableEnableNV",
+        name: BlobStr::new(13792, 39), // vkCmdSetCoverageModulationTableEnableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(366),
     },
     CommandInfo {
-        name: c"vkCmdSetCoverageModulationTableNV",
+        name: BlobStr::new(13832, 33), // vkCmdSetCoverageModulationTableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(367),
     },
     CommandInfo {
-        name: c"vkCmdSetShadingRateImageEnableNV",
+        name: BlobStr::new(13866, 32), // vkCmdSetShadingRateImageEnableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(368),
     },
     CommandInfo {
-        name: c"vkCmdSetRepresentativeFragmentTestEnableNV",
+        name: BlobStr::new(13899, 42), // vkCmdSetRepresentativeFragmentTestEnableNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(301)),
-        extensions: &[ExtensionId(301), ExtensionId(316)],
+        extensions: (90, 2),
         exported: false,
         alias_of: None,
         slot: Some(369),
     },
     CommandInfo {
-        name: c"vkCreatePrivateDataSlot",
+        name: BlobStr::new(13942, 23), // vkCreatePrivateDataSlot
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(370),
     },
     CommandInfo {
-        name: c"vkCreatePrivateDataSlotEXT",
+        name: BlobStr::new(13966, 26), // vkCreatePrivateDataSlotEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(216)),
-        extensions: &[ExtensionId(216)],
+        extensions: (92, 1),
         exported: false,
         alias_of: Some(CommandId(489)),
         slot: Some(370),
     },
     CommandInfo {
-        name: c"vkDestroyPrivateDataSlot",
+        name: BlobStr::new(13993, 24), // vkDestroyPrivateDataSlot
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(371),
     },
     CommandInfo {
-        name: c"vkDestroyPrivateDataSlotEXT",
+        name: BlobStr::new(14018, 27), // vkDestroyPrivateDataSlotEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(216)),
-        extensions: &[ExtensionId(216)],
+        extensions: (92, 1),
         exported: false,
         alias_of: Some(CommandId(491)),
         slot: Some(371),
     },
     CommandInfo {
-        name: c"vkSetPrivateData",
+        name: BlobStr::new(14046, 16), // vkSetPrivateData
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(372),
     },
     CommandInfo {
-        name: c"vkSetPrivateDataEXT",
+        name: BlobStr::new(14063, 19), // vkSetPrivateDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(216)),
-        extensions: &[ExtensionId(216)],
+        extensions: (92, 1),
         exported: false,
         alias_of: Some(CommandId(493)),
         slot: Some(372),
     },
     CommandInfo {
-        name: c"vkGetPrivateData",
+        name: BlobStr::new(14083, 16), // vkGetPrivateData
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(373),
     },
     CommandInfo {
-        name: c"vkGetPrivateDataEXT",
+        name: BlobStr::new(14100, 19), // vkGetPrivateDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(216)),
-        extensions: &[ExtensionId(216)],
+        extensions: (92, 1),
         exported: false,
         alias_of: Some(CommandId(495)),
         slot: Some(373),
     },
     CommandInfo {
-        name: c"vkCmdCopyBuffer2",
+        name: BlobStr::new(14120, 16), // vkCmdCopyBuffer2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(374),
     },
     CommandInfo {
-        name: c"vkCmdCopyBuffer2KHR",
+        name: BlobStr::new(14137, 19), // vkCmdCopyBuffer2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(243)),
-        extensions: &[ExtensionId(243)],
+        extensions: (93, 1),
         exported: false,
         alias_of: Some(CommandId(497)),
         slot: Some(374),
     },
     CommandInfo {
-        name: c"vkCmdCopyImage2",
+        name: BlobStr::new(14157, 15), // vkCmdCopyImage2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(375),
     },
     CommandInfo {
-        name: c"vkCmdCopyImage2KHR",
+        name: BlobStr::new(14173, 18), // vkCmdCopyImage2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(243)),
-        extensions: &[ExtensionId(243)],
+        extensions: (93, 1),
         exported: false,
         alias_of: Some(CommandId(499)),
         slot: Some(375),
     },
     CommandInfo {
-        name: c"vkCmdBlitImage2",
+        name: BlobStr::new(14192, 15), // vkCmdBlitImage2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(376),
     },
     CommandInfo {
-        name: c"vkCmdBlitImage2KHR",
+        name: BlobStr::new(14208, 18), // vkCmdBlitImage2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(243)),
-        extensions: &[ExtensionId(243)],
+        extensions: (93, 1),
         exported: false,
         alias_of: Some(CommandId(501)),
         slot: Some(376),
     },
     CommandInfo {
-        name: c"vkCmdCopyBufferToImage2",
+        name: BlobStr::new(14227, 23), // vkCmdCopyBufferToImage2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(377),
     },
     CommandInfo {
-        name: c"vkCmdCopyBufferToImage2KHR",
+        name: BlobStr::new(14251, 26), // vkCmdCopyBufferToImage2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(243)),
-        extensions: &[ExtensionId(243)],
+        extensions: (93, 1),
         exported: false,
         alias_of: Some(CommandId(503)),
         slot: Some(377),
     },
     CommandInfo {
-        name: c"vkCmdCopyImageToBuffer2",
+        name: BlobStr::new(14278, 23), // vkCmdCopyImageToBuffer2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(378),
     },
     CommandInfo {
-        name: c"vkCmdCopyImageToBuffer2KHR",
+        name: BlobStr::new(14302, 26), // vkCmdCopyImageToBuffer2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(243)),
-        extensions: &[ExtensionId(243)],
+        extensions: (93, 1),
         exported: false,
         alias_of: Some(CommandId(505)),
         slot: Some(378),
     },
     CommandInfo {
-        name: c"vkCmdResolveImage2",
+        name: BlobStr::new(14329, 18), // vkCmdResolveImage2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(379),
     },
     CommandInfo {
-        name: c"vkCmdResolveImage2KHR",
+        name: BlobStr::new(14348, 21), // vkCmdResolveImage2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(243)),
-        extensions: &[ExtensionId(243)],
+        extensions: (93, 1),
         exported: false,
         alias_of: Some(CommandId(507)),
         slot: Some(379),
     },
     CommandInfo {
-        name: c"vkCmdSetFragmentShadingRateKHR",
+        name: BlobStr::new(14370, 30), // vkCmdSetFragmentShadingRateKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(163)),
-        extensions: &[ExtensionId(163)],
+        extensions: (94, 1),
         exported: false,
         alias_of: None,
         slot: Some(380),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceFragmentShadingRatesKHR",
+        name: BlobStr::new(14401, 42), // vkGetPhysicalDeviceFragmentShadingRatesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(163)),
-        extensions: &[ExtensionId(163)],
+        extensions: (94, 1),
         exported: false,
         alias_of: None,
         slot: Some(44),
     },
     CommandInfo {
-        name: c"vkCmdSetFragmentShadingRateEnumNV",
+        name: BlobStr::new(14444, 33), // vkCmdSetFragmentShadingRateEnumNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(235)),
-        extensions: &[ExtensionId(235)],
+        extensions: (95, 1),
         exported: false,
         alias_of: None,
         slot: Some(381),
     },
     CommandInfo {
-        name: c"vkGetAccelerationStructureBuildSizesKHR",
+        name: BlobStr::new(14478, 39), // vkGetAccelerationStructureBuildSizesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(102)),
-        extensions: &[ExtensionId(102)],
+        extensions: (71, 1),
         exported: false,
         alias_of: None,
         slot: Some(382),
     },
     CommandInfo {
-        name: c"vkCmdSetVertexInputEXT",
+        name: BlobStr::new(14518, 22), // vkCmdSetVertexInputEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(251)),
-        extensions: &[ExtensionId(251), ExtensionId(316)],
+        extensions: (96, 2),
         exported: false,
         alias_of: None,
         slot: Some(383),
     },
     CommandInfo {
-        name: c"vkCmdSetColorWriteEnableEXT",
+        name: BlobStr::new(14541, 27), // vkCmdSetColorWriteEnableEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(264)),
-        extensions: &[ExtensionId(264)],
+        extensions: (98, 1),
         exported: false,
         alias_of: None,
         slot: Some(384),
     },
     CommandInfo {
-        name: c"vkCmdSetEvent2",
+        name: BlobStr::new(14569, 14), // vkCmdSetEvent2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(385),
     },
     CommandInfo {
-        name: c"vkCmdSetEvent2KHR",
+        name: BlobStr::new(14584, 17), // vkCmdSetEvent2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(227)),
-        extensions: &[ExtensionId(227)],
+        extensions: (99, 1),
         exported: false,
         alias_of: Some(CommandId(515)),
         slot: Some(385),
     },
     CommandInfo {
-        name: c"vkCmdResetEvent2",
+        name: BlobStr::new(14602, 16), // vkCmdResetEvent2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(386),
     },
     CommandInfo {
-        name: c"vkCmdResetEvent2KHR",
+        name: BlobStr::new(14619, 19), // vkCmdResetEvent2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(227)),
-        extensions: &[ExtensionId(227)],
+        extensions: (99, 1),
         exported: false,
         alias_of: Some(CommandId(517)),
         slot: Some(386),
     },
     CommandInfo {
-        name: c"vkCmdWaitEvents2",
+        name: BlobStr::new(14639, 16), // vkCmdWaitEvents2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(387),
     },
     CommandInfo {
-        name: c"vkCmdWaitEvents2KHR",
+        name: BlobStr::new(14656, 19), // vkCmdWaitEvents2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(227)),
-        extensions: &[ExtensionId(227)],
+        extensions: (99, 1),
         exported: false,
         alias_of: Some(CommandId(519)),
         slot: Some(387),
     },
     CommandInfo {
-        name: c"vkCmdPipelineBarrier2",
+        name: BlobStr::new(14676, 21), // vkCmdPipelineBarrier2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(388),
     },
     CommandInfo {
-        name: c"vkCmdPipelineBarrier2KHR",
+        name: BlobStr::new(14698, 24), // vkCmdPipelineBarrier2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(227)),
-        extensions: &[ExtensionId(227)],
+        extensions: (99, 1),
         exported: false,
         alias_of: Some(CommandId(521)),
         slot: Some(388),
     },
     CommandInfo {
-        name: c"vkQueueSubmit2",
+        name: BlobStr::new(14723, 14), // vkQueueSubmit2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(389),
     },
     CommandInfo {
-        name: c"vkQueueSubmit2KHR",
+        name: BlobStr::new(14738, 17), // vkQueueSubmit2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(227)),
-        extensions: &[ExtensionId(227)],
+        extensions: (99, 1),
         exported: false,
         alias_of: Some(CommandId(523)),
         slot: Some(389),
     },
     CommandInfo {
-        name: c"vkCmdWriteTimestamp2",
+        name: BlobStr::new(14756, 20), // vkCmdWriteTimestamp2
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(390),
     },
     CommandInfo {
-        name: c"vkCmdWriteTimestamp2KHR",
+        name: BlobStr::new(14777, 23), // vkCmdWriteTimestamp2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(227)),
-        extensions: &[ExtensionId(227)],
+        extensions: (99, 1),
         exported: false,
         alias_of: Some(CommandId(525)),
         slot: Some(390),
     },
     CommandInfo {
-        name: c"vkCmdWriteBufferMarker2AMD",
+        name: BlobStr::new(14801, 26), // vkCmdWriteBufferMarker2AMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(128)),
-        extensions: &[ExtensionId(128)],
+        extensions: (57, 1),
         exported: false,
         alias_of: None,
         slot: Some(391),
     },
     CommandInfo {
-        name: c"vkGetQueueCheckpointData2NV",
+        name: BlobStr::new(14828, 27), // vkGetQueueCheckpointData2NV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(149)),
-        extensions: &[ExtensionId(149)],
+        extensions: (63, 1),
         exported: false,
         alias_of: None,
         slot: Some(392),
     },
     CommandInfo {
-        name: c"vkCopyMemoryToImage",
+        name: BlobStr::new(14856, 19), // vkCopyMemoryToImage
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(393),
     },
     CommandInfo {
-        name: c"vkCopyMemoryToImageEXT",
+        name: BlobStr::new(14876, 22), // vkCopyMemoryToImageEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(194)),
-        extensions: &[ExtensionId(194)],
+        extensions: (100, 1),
         exported: false,
         alias_of: Some(CommandId(529)),
         slot: Some(393),
     },
     CommandInfo {
-        name: c"vkCopyImageToMemory",
+        name: BlobStr::new(14899, 19), // vkCopyImageToMemory
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(394),
     },
     CommandInfo {
-        name: c"vkCopyImageToMemoryEXT",
+        name: BlobStr::new(14919, 22), // vkCopyImageToMemoryEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(194)),
-        extensions: &[ExtensionId(194)],
+        extensions: (100, 1),
         exported: false,
         alias_of: Some(CommandId(531)),
         slot: Some(394),
     },
     CommandInfo {
-        name: c"vkCopyImageToImage",
+        name: BlobStr::new(14942, 18), // vkCopyImageToImage
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(395),
     },
     CommandInfo {
-        name: c"vkCopyImageToImageEXT",
+        name: BlobStr::new(14961, 21), // vkCopyImageToImageEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(194)),
-        extensions: &[ExtensionId(194)],
+        extensions: (100, 1),
         exported: false,
         alias_of: Some(CommandId(533)),
         slot: Some(395),
     },
     CommandInfo {
-        name: c"vkTransitionImageLayout",
+        name: BlobStr::new(14983, 23), // vkTransitionImageLayout
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(396),
     },
     CommandInfo {
-        name: c"vkTransitionImageLayoutEXT",
+        name: BlobStr::new(15007, 26), // vkTransitionImageLayoutEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(194)),
-        extensions: &[ExtensionId(194)],
+        extensions: (100, 1),
         exported: false,
         alias_of: Some(CommandId(535)),
         slot: Some(396),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceVideoCapabilitiesKHR",
+        name: BlobStr::new(15034, 39), // vkGetPhysicalDeviceVideoCapabilitiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(45),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceVideoFormatPropertiesKHR",
+        name: BlobStr::new(15074, 43), // vkGetPhysicalDeviceVideoFormatPropertiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(46),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR",
+        name: BlobStr::new(15118, 55), // vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(218)),
-        extensions: &[ExtensionId(218)],
+        extensions: (102, 1),
         exported: false,
         alias_of: None,
         slot: Some(47),
     },
     CommandInfo {
-        name: c"vkCreateVideoSessionKHR",
+        name: BlobStr::new(15174, 23), // vkCreateVideoSessionKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(397),
     },
     CommandInfo {
-        name: c"vkDestroyVideoSessionKHR",
+        name: BlobStr::new(15198, 24), // vkDestroyVideoSessionKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(398),
     },
     CommandInfo {
-        name: c"vkCreateVideoSessionParametersKHR",
+        name: BlobStr::new(15223, 33), // vkCreateVideoSessionParametersKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(399),
     },
     CommandInfo {
-        name: c"vkUpdateVideoSessionParametersKHR",
+        name: BlobStr::new(15257, 33), // vkUpdateVideoSessionParametersKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(400),
     },
     CommandInfo {
-        name: c"vkGetEncodedVideoSessionParametersKHR",
+        name: BlobStr::new(15291, 37), // vkGetEncodedVideoSessionParametersKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(218)),
-        extensions: &[ExtensionId(218)],
+        extensions: (102, 1),
         exported: false,
         alias_of: None,
         slot: Some(401),
     },
     CommandInfo {
-        name: c"vkDestroyVideoSessionParametersKHR",
+        name: BlobStr::new(15329, 34), // vkDestroyVideoSessionParametersKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(402),
     },
     CommandInfo {
-        name: c"vkGetVideoSessionMemoryRequirementsKHR",
+        name: BlobStr::new(15364, 38), // vkGetVideoSessionMemoryRequirementsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(403),
     },
     CommandInfo {
-        name: c"vkBindVideoSessionMemoryKHR",
+        name: BlobStr::new(15403, 27), // vkBindVideoSessionMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(404),
     },
     CommandInfo {
-        name: c"vkCmdDecodeVideoKHR",
+        name: BlobStr::new(15431, 19), // vkCmdDecodeVideoKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(14)),
-        extensions: &[ExtensionId(14)],
+        extensions: (103, 1),
         exported: false,
         alias_of: None,
         slot: Some(405),
     },
     CommandInfo {
-        name: c"vkCmdBeginVideoCodingKHR",
+        name: BlobStr::new(15451, 24), // vkCmdBeginVideoCodingKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(406),
     },
     CommandInfo {
-        name: c"vkCmdControlVideoCodingKHR",
+        name: BlobStr::new(15476, 26), // vkCmdControlVideoCodingKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(407),
     },
     CommandInfo {
-        name: c"vkCmdEndVideoCodingKHR",
+        name: BlobStr::new(15503, 22), // vkCmdEndVideoCodingKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(13)),
-        extensions: &[ExtensionId(13)],
+        extensions: (101, 1),
         exported: false,
         alias_of: None,
         slot: Some(408),
     },
     CommandInfo {
-        name: c"vkCmdEncodeVideoKHR",
+        name: BlobStr::new(15526, 19), // vkCmdEncodeVideoKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(218)),
-        extensions: &[ExtensionId(218)],
+        extensions: (102, 1),
         exported: false,
         alias_of: None,
         slot: Some(409),
     },
     CommandInfo {
-        name: c"vkCmdDecompressMemoryNV",
+        name: BlobStr::new(15546, 23), // vkCmdDecompressMemoryNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(291)),
-        extensions: &[ExtensionId(291)],
+        extensions: (104, 1),
         exported: false,
         alias_of: None,
         slot: Some(410),
     },
     CommandInfo {
-        name: c"vkCmdDecompressMemoryIndirectCountNV",
+        name: BlobStr::new(15570, 36), // vkCmdDecompressMemoryIndirectCountNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(291)),
-        extensions: &[ExtensionId(291)],
+        extensions: (104, 1),
         exported: false,
         alias_of: None,
         slot: Some(411),
     },
     CommandInfo {
-        name: c"vkGetPartitionedAccelerationStructuresBuildSizesNV",
+        name: BlobStr::new(15607, 50), // vkGetPartitionedAccelerationStructuresBuildSizesNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(374)),
-        extensions: &[ExtensionId(374)],
+        extensions: (105, 1),
         exported: false,
         alias_of: None,
         slot: Some(412),
     },
     CommandInfo {
-        name: c"vkCmdBuildPartitionedAccelerationStructuresNV",
+        name: BlobStr::new(15658, 45), // vkCmdBuildPartitionedAccelerationStructuresNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(374)),
-        extensions: &[ExtensionId(374)],
+        extensions: (105, 1),
         exported: false,
         alias_of: None,
         slot: Some(413),
     },
     CommandInfo {
-        name: c"vkCmdDecompressMemoryEXT",
+        name: BlobStr::new(15704, 24), // vkCmdDecompressMemoryEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(360)),
-        extensions: &[ExtensionId(360)],
+        extensions: (106, 1),
         exported: false,
         alias_of: None,
         slot: Some(414),
     },
     CommandInfo {
-        name: c"vkCmdDecompressMemoryIndirectCountEXT",
+        name: BlobStr::new(15729, 37), // vkCmdDecompressMemoryIndirectCountEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(360)),
-        extensions: &[ExtensionId(360)],
+        extensions: (106, 1),
         exported: false,
         alias_of: None,
         slot: Some(415),
     },
     CommandInfo {
-        name: c"vkCreateCuModuleNVX",
+        name: BlobStr::new(15767, 19), // vkCreateCuModuleNVX
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(18)),
-        extensions: &[ExtensionId(18)],
+        extensions: (107, 1),
         exported: false,
         alias_of: None,
         slot: Some(416),
     },
     CommandInfo {
-        name: c"vkCreateCuFunctionNVX",
+        name: BlobStr::new(15787, 21), // vkCreateCuFunctionNVX
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(18)),
-        extensions: &[ExtensionId(18)],
+        extensions: (107, 1),
         exported: false,
         alias_of: None,
         slot: Some(417),
     },
     CommandInfo {
-        name: c"vkDestroyCuModuleNVX",
+        name: BlobStr::new(15809, 20), // vkDestroyCuModuleNVX
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(18)),
-        extensions: &[ExtensionId(18)],
+        extensions: (107, 1),
         exported: false,
         alias_of: None,
         slot: Some(418),
     },
     CommandInfo {
-        name: c"vkDestroyCuFunctionNVX",
+        name: BlobStr::new(15830, 22), // vkDestroyCuFunctionNVX
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(18)),
-        extensions: &[ExtensionId(18)],
+        extensions: (107, 1),
         exported: false,
         alias_of: None,
         slot: Some(419),
     },
     CommandInfo {
-        name: c"vkCmdCuLaunchKernelNVX",
+        name: BlobStr::new(15853, 22), // vkCmdCuLaunchKernelNVX
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(18)),
-        extensions: &[ExtensionId(18)],
+        extensions: (107, 1),
         exported: false,
         alias_of: None,
         slot: Some(420),
     },
     CommandInfo {
-        name: c"vkGetDescriptorSetLayoutSizeEXT",
+        name: BlobStr::new(15876, 31), // vkGetDescriptorSetLayoutSizeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(421),
     },
     CommandInfo {
-        name: c"vkGetDescriptorSetLayoutBindingOffsetEXT",
+        name: BlobStr::new(15908, 40), // vkGetDescriptorSetLayoutBindingOffsetEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(422),
     },
     CommandInfo {
-        name: c"vkGetDescriptorEXT",
+        name: BlobStr::new(15949, 18), // vkGetDescriptorEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(423),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorBuffersEXT",
+        name: BlobStr::new(15968, 29), // vkCmdBindDescriptorBuffersEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(424),
     },
     CommandInfo {
-        name: c"vkCmdSetDescriptorBufferOffsetsEXT",
+        name: BlobStr::new(15998, 34), // vkCmdSetDescriptorBufferOffsetsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(425),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorBufferEmbeddedSamplersEXT",
+        name: BlobStr::new(16033, 44), // vkCmdBindDescriptorBufferEmbeddedSamplersEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(426),
     },
     CommandInfo {
-        name: c"vkGetBufferOpaqueCaptureDescriptorDataEXT",
+        name: BlobStr::new(16078, 41), // vkGetBufferOpaqueCaptureDescriptorDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(427),
     },
     CommandInfo {
-        name: c"vkGetImageOpaqueCaptureDescriptorDataEXT",
+        name: BlobStr::new(16120, 40), // vkGetImageOpaqueCaptureDescriptorDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(428),
     },
     CommandInfo {
-        name: c"vkGetImageViewOpaqueCaptureDescriptorDataEXT",
+        name: BlobStr::new(16161, 44), // vkGetImageViewOpaqueCaptureDescriptorDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(429),
     },
     CommandInfo {
-        name: c"vkGetSamplerOpaqueCaptureDescriptorDataEXT",
+        name: BlobStr::new(16206, 42), // vkGetSamplerOpaqueCaptureDescriptorDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(430),
     },
     CommandInfo {
-        name: c"vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT",
+        name: BlobStr::new(16249, 56), // vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(228)),
-        extensions: &[ExtensionId(228)],
+        extensions: (108, 1),
         exported: false,
         alias_of: None,
         slot: Some(431),
     },
     CommandInfo {
-        name: c"vkSetDeviceMemoryPriorityEXT",
+        name: BlobStr::new(16306, 28), // vkSetDeviceMemoryPriorityEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(279)),
-        extensions: &[ExtensionId(279)],
+        extensions: (109, 1),
         exported: false,
         alias_of: None,
         slot: Some(432),
     },
     CommandInfo {
-        name: c"vkWaitForPresent2KHR",
+        name: BlobStr::new(16335, 20), // vkWaitForPresent2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(314)),
-        extensions: &[ExtensionId(314)],
+        extensions: (110, 1),
         exported: false,
         alias_of: None,
         slot: Some(433),
     },
     CommandInfo {
-        name: c"vkWaitForPresentKHR",
+        name: BlobStr::new(16356, 19), // vkWaitForPresentKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(181)),
-        extensions: &[ExtensionId(181)],
+        extensions: (111, 1),
         exported: false,
         alias_of: None,
         slot: Some(434),
     },
     CommandInfo {
-        name: c"vkCmdBeginRendering",
+        name: BlobStr::new(16376, 19), // vkCmdBeginRendering
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(435),
     },
     CommandInfo {
-        name: c"vkCmdBeginRenderingKHR",
+        name: BlobStr::new(16396, 22), // vkCmdBeginRenderingKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(28)),
-        extensions: &[ExtensionId(28)],
+        extensions: (112, 1),
         exported: false,
         alias_of: Some(CommandId(578)),
         slot: Some(435),
     },
     CommandInfo {
-        name: c"vkCmdEndRendering",
+        name: BlobStr::new(16419, 17), // vkCmdEndRendering
         level: Level::Device,
         origin: Origin::Core(4206592),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(436),
     },
     CommandInfo {
-        name: c"vkCmdEndRendering2KHR",
+        name: BlobStr::new(16437, 21), // vkCmdEndRendering2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(406)),
-        extensions: &[ExtensionId(406)],
+        extensions: (113, 1),
         exported: false,
         alias_of: None,
         slot: Some(437),
     },
     CommandInfo {
-        name: c"vkCmdEndRendering2EXT",
+        name: BlobStr::new(16459, 21), // vkCmdEndRendering2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(399)),
-        extensions: &[ExtensionId(399)],
+        extensions: (114, 1),
         exported: false,
         alias_of: Some(CommandId(581)),
         slot: Some(437),
     },
     CommandInfo {
-        name: c"vkCmdEndRenderingKHR",
+        name: BlobStr::new(16481, 20), // vkCmdEndRenderingKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(28)),
-        extensions: &[ExtensionId(28)],
+        extensions: (112, 1),
         exported: false,
         alias_of: Some(CommandId(580)),
         slot: Some(436),
     },
     CommandInfo {
-        name: c"vkGetDescriptorSetLayoutHostMappingInfoVALVE",
+        name: BlobStr::new(16502, 44), // vkGetDescriptorSetLayoutHostMappingInfoVALVE
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(285)),
-        extensions: &[ExtensionId(285)],
+        extensions: (115, 1),
         exported: false,
         alias_of: None,
         slot: Some(438),
     },
     CommandInfo {
-        name: c"vkGetDescriptorSetHostMappingVALVE",
+        name: BlobStr::new(16547, 34), // vkGetDescriptorSetHostMappingVALVE
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(285)),
-        extensions: &[ExtensionId(285)],
+        extensions: (115, 1),
         exported: false,
         alias_of: None,
         slot: Some(439),
     },
     CommandInfo {
-        name: c"vkCreateMicromapEXT",
+        name: BlobStr::new(16582, 19), // vkCreateMicromapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(440),
     },
     CommandInfo {
-        name: c"vkCmdBuildMicromapsEXT",
+        name: BlobStr::new(16602, 22), // vkCmdBuildMicromapsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(441),
     },
     CommandInfo {
-        name: c"vkBuildMicromapsEXT",
+        name: BlobStr::new(16625, 19), // vkBuildMicromapsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(442),
     },
     CommandInfo {
-        name: c"vkDestroyMicromapEXT",
+        name: BlobStr::new(16645, 20), // vkDestroyMicromapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(443),
     },
     CommandInfo {
-        name: c"vkCmdCopyMicromapEXT",
+        name: BlobStr::new(16666, 20), // vkCmdCopyMicromapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(444),
     },
     CommandInfo {
-        name: c"vkCopyMicromapEXT",
+        name: BlobStr::new(16687, 17), // vkCopyMicromapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(445),
     },
     CommandInfo {
-        name: c"vkCmdCopyMicromapToMemoryEXT",
+        name: BlobStr::new(16705, 28), // vkCmdCopyMicromapToMemoryEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(446),
     },
     CommandInfo {
-        name: c"vkCopyMicromapToMemoryEXT",
+        name: BlobStr::new(16734, 25), // vkCopyMicromapToMemoryEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(447),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryToMicromapEXT",
+        name: BlobStr::new(16760, 28), // vkCmdCopyMemoryToMicromapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(448),
     },
     CommandInfo {
-        name: c"vkCopyMemoryToMicromapEXT",
+        name: BlobStr::new(16789, 25), // vkCopyMemoryToMicromapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(449),
     },
     CommandInfo {
-        name: c"vkCmdWriteMicromapsPropertiesEXT",
+        name: BlobStr::new(16815, 32), // vkCmdWriteMicromapsPropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(450),
     },
     CommandInfo {
-        name: c"vkWriteMicromapsPropertiesEXT",
+        name: BlobStr::new(16848, 29), // vkWriteMicromapsPropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(451),
     },
     CommandInfo {
-        name: c"vkGetDeviceMicromapCompatibilityEXT",
+        name: BlobStr::new(16878, 35), // vkGetDeviceMicromapCompatibilityEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(452),
     },
     CommandInfo {
-        name: c"vkGetMicromapBuildSizesEXT",
+        name: BlobStr::new(16914, 26), // vkGetMicromapBuildSizesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(275)),
-        extensions: &[ExtensionId(275)],
+        extensions: (116, 1),
         exported: false,
         alias_of: None,
         slot: Some(453),
     },
     CommandInfo {
-        name: c"vkGetShaderModuleIdentifierEXT",
+        name: BlobStr::new(16941, 30), // vkGetShaderModuleIdentifierEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(305)),
-        extensions: &[ExtensionId(305)],
+        extensions: (117, 1),
         exported: false,
         alias_of: None,
         slot: Some(454),
     },
     CommandInfo {
-        name: c"vkGetShaderModuleCreateInfoIdentifierEXT",
+        name: BlobStr::new(16972, 40), // vkGetShaderModuleCreateInfoIdentifierEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(305)),
-        extensions: &[ExtensionId(305)],
+        extensions: (117, 1),
         exported: false,
         alias_of: None,
         slot: Some(455),
     },
     CommandInfo {
-        name: c"vkGetImageSubresourceLayout2",
+        name: BlobStr::new(17013, 28), // vkGetImageSubresourceLayout2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(456),
     },
     CommandInfo {
-        name: c"vkGetImageSubresourceLayout2KHR",
+        name: BlobStr::new(17042, 31), // vkGetImageSubresourceLayout2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(311)),
-        extensions: &[ExtensionId(311)],
+        extensions: (2, 1),
         exported: false,
         alias_of: Some(CommandId(602)),
         slot: Some(456),
     },
     CommandInfo {
-        name: c"vkGetImageSubresourceLayout2EXT",
+        name: BlobStr::new(17074, 31), // vkGetImageSubresourceLayout2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(194)),
-        extensions: &[ExtensionId(194), ExtensionId(244)],
+        extensions: (118, 2),
         exported: false,
         alias_of: Some(CommandId(602)),
         slot: Some(456),
     },
     CommandInfo {
-        name: c"vkGetPipelinePropertiesEXT",
+        name: BlobStr::new(17106, 26), // vkGetPipelinePropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(260)),
-        extensions: &[ExtensionId(260)],
+        extensions: (120, 1),
         exported: false,
         alias_of: None,
         slot: Some(457),
     },
     CommandInfo {
-        name: c"vkCmdBindTileMemoryQCOM",
+        name: BlobStr::new(17133, 23), // vkCmdBindTileMemoryQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(358)),
-        extensions: &[ExtensionId(358)],
+        extensions: (121, 1),
         exported: false,
         alias_of: None,
         slot: Some(458),
     },
     CommandInfo {
-        name: c"vkGetFramebufferTilePropertiesQCOM",
+        name: BlobStr::new(17157, 34), // vkGetFramebufferTilePropertiesQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(318)),
-        extensions: &[ExtensionId(318)],
+        extensions: (122, 1),
         exported: false,
         alias_of: None,
         slot: Some(459),
     },
     CommandInfo {
-        name: c"vkGetDynamicRenderingTilePropertiesQCOM",
+        name: BlobStr::new(17192, 39), // vkGetDynamicRenderingTilePropertiesQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(318)),
-        extensions: &[ExtensionId(318)],
+        extensions: (122, 1),
         exported: false,
         alias_of: None,
         slot: Some(460),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceOpticalFlowImageFormatsNV",
+        name: BlobStr::new(17232, 44), // vkGetPhysicalDeviceOpticalFlowImageFormatsNV
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(307)),
-        extensions: &[ExtensionId(307)],
+        extensions: (123, 1),
         exported: false,
         alias_of: None,
         slot: Some(48),
     },
     CommandInfo {
-        name: c"vkCreateOpticalFlowSessionNV",
+        name: BlobStr::new(17277, 28), // vkCreateOpticalFlowSessionNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(307)),
-        extensions: &[ExtensionId(307)],
+        extensions: (123, 1),
         exported: false,
         alias_of: None,
         slot: Some(461),
     },
     CommandInfo {
-        name: c"vkDestroyOpticalFlowSessionNV",
+        name: BlobStr::new(17306, 29), // vkDestroyOpticalFlowSessionNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(307)),
-        extensions: &[ExtensionId(307)],
+        extensions: (123, 1),
         exported: false,
         alias_of: None,
         slot: Some(462),
     },
     CommandInfo {
-        name: c"vkBindOpticalFlowSessionImageNV",
+        name: BlobStr::new(17336, 31), // vkBindOpticalFlowSessionImageNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(307)),
-        extensions: &[ExtensionId(307)],
+        extensions: (123, 1),
         exported: false,
         alias_of: None,
         slot: Some(463),
     },
     CommandInfo {
-        name: c"vkCmdOpticalFlowExecuteNV",
+        name: BlobStr::new(17368, 25), // vkCmdOpticalFlowExecuteNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(307)),
-        extensions: &[ExtensionId(307)],
+        extensions: (123, 1),
         exported: false,
         alias_of: None,
         slot: Some(464),
     },
     CommandInfo {
-        name: c"vkGetDeviceFaultInfoEXT",
+        name: BlobStr::new(17394, 23), // vkGetDeviceFaultInfoEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(247)),
-        extensions: &[ExtensionId(247)],
+        extensions: (124, 1),
         exported: false,
         alias_of: None,
         slot: Some(465),
     },
     CommandInfo {
-        name: c"vkGetDeviceFaultReportsKHR",
+        name: BlobStr::new(17418, 26), // vkGetDeviceFaultReportsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(376)),
-        extensions: &[ExtensionId(376)],
+        extensions: (125, 1),
         exported: false,
         alias_of: None,
         slot: Some(466),
     },
     CommandInfo {
-        name: c"vkGetDeviceFaultDebugInfoKHR",
+        name: BlobStr::new(17445, 28), // vkGetDeviceFaultDebugInfoKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(376)),
-        extensions: &[ExtensionId(376)],
+        extensions: (125, 1),
         exported: false,
         alias_of: None,
         slot: Some(467),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthBias2EXT",
+        name: BlobStr::new(17474, 21), // vkCmdSetDepthBias2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(206)),
-        extensions: &[ExtensionId(206)],
+        extensions: (126, 1),
         exported: false,
         alias_of: None,
         slot: Some(468),
     },
     CommandInfo {
-        name: c"vkReleaseSwapchainImagesKHR",
+        name: BlobStr::new(17496, 27), // vkReleaseSwapchainImagesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(321)),
-        extensions: &[ExtensionId(321)],
+        extensions: (127, 1),
         exported: false,
         alias_of: None,
         slot: Some(469),
     },
     CommandInfo {
-        name: c"vkReleaseSwapchainImagesEXT",
+        name: BlobStr::new(17524, 27), // vkReleaseSwapchainImagesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(199)),
-        extensions: &[ExtensionId(199)],
+        extensions: (128, 1),
         exported: false,
         alias_of: Some(CommandId(618)),
         slot: Some(469),
     },
     CommandInfo {
-        name: c"vkGetDeviceImageSubresourceLayout",
+        name: BlobStr::new(17552, 33), // vkGetDeviceImageSubresourceLayout
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(470),
     },
     CommandInfo {
-        name: c"vkGetDeviceImageSubresourceLayoutKHR",
+        name: BlobStr::new(17586, 36), // vkGetDeviceImageSubresourceLayoutKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(311)),
-        extensions: &[ExtensionId(311)],
+        extensions: (2, 1),
         exported: false,
         alias_of: Some(CommandId(620)),
         slot: Some(470),
     },
     CommandInfo {
-        name: c"vkMapMemory2",
+        name: BlobStr::new(17623, 12), // vkMapMemory2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(471),
     },
     CommandInfo {
-        name: c"vkMapMemory2KHR",
+        name: BlobStr::new(17636, 15), // vkMapMemory2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(195)),
-        extensions: &[ExtensionId(195)],
+        extensions: (129, 1),
         exported: false,
         alias_of: Some(CommandId(622)),
         slot: Some(471),
     },
     CommandInfo {
-        name: c"vkUnmapMemory2",
+        name: BlobStr::new(17652, 14), // vkUnmapMemory2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(472),
     },
     CommandInfo {
-        name: c"vkUnmapMemory2KHR",
+        name: BlobStr::new(17667, 17), // vkUnmapMemory2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(195)),
-        extensions: &[ExtensionId(195)],
+        extensions: (129, 1),
         exported: false,
         alias_of: Some(CommandId(624)),
         slot: Some(472),
     },
     CommandInfo {
-        name: c"vkCreateShadersEXT",
+        name: BlobStr::new(17685, 18), // vkCreateShadersEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(316)),
-        extensions: &[ExtensionId(316)],
+        extensions: (87, 1),
         exported: false,
         alias_of: None,
         slot: Some(473),
     },
     CommandInfo {
-        name: c"vkDestroyShaderEXT",
+        name: BlobStr::new(17704, 18), // vkDestroyShaderEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(316)),
-        extensions: &[ExtensionId(316)],
+        extensions: (87, 1),
         exported: false,
         alias_of: None,
         slot: Some(474),
     },
     CommandInfo {
-        name: c"vkGetShaderBinaryDataEXT",
+        name: BlobStr::new(17723, 24), // vkGetShaderBinaryDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(316)),
-        extensions: &[ExtensionId(316)],
+        extensions: (87, 1),
         exported: false,
         alias_of: None,
         slot: Some(475),
     },
     CommandInfo {
-        name: c"vkCmdBindShadersEXT",
+        name: BlobStr::new(17748, 19), // vkCmdBindShadersEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(316)),
-        extensions: &[ExtensionId(316)],
+        extensions: (87, 1),
         exported: false,
         alias_of: None,
         slot: Some(476),
     },
     CommandInfo {
-        name: c"vkSetSwapchainPresentTimingQueueSizeEXT",
+        name: BlobStr::new(17768, 39), // vkSetSwapchainPresentTimingQueueSizeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(151)),
-        extensions: &[ExtensionId(151)],
+        extensions: (130, 1),
         exported: false,
         alias_of: None,
         slot: Some(477),
     },
     CommandInfo {
-        name: c"vkGetSwapchainTimingPropertiesEXT",
+        name: BlobStr::new(17808, 33), // vkGetSwapchainTimingPropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(151)),
-        extensions: &[ExtensionId(151)],
+        extensions: (130, 1),
         exported: false,
         alias_of: None,
         slot: Some(478),
     },
     CommandInfo {
-        name: c"vkGetSwapchainTimeDomainPropertiesEXT",
+        name: BlobStr::new(17842, 37), // vkGetSwapchainTimeDomainPropertiesEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(151)),
-        extensions: &[ExtensionId(151)],
+        extensions: (130, 1),
         exported: false,
         alias_of: None,
         slot: Some(479),
     },
     CommandInfo {
-        name: c"vkGetPastPresentationTimingEXT",
+        name: BlobStr::new(17880, 30), // vkGetPastPresentationTimingEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(151)),
-        extensions: &[ExtensionId(151)],
+        extensions: (130, 1),
         exported: false,
         alias_of: None,
         slot: Some(480),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
+        name: BlobStr::new(17911, 49), // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(334)),
-        extensions: &[ExtensionId(334)],
+        extensions: (131, 1),
         exported: false,
         alias_of: None,
         slot: Some(49),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCooperativeMatrixProperties2EXT",
+        name: BlobStr::new(17961, 50), // vkGetPhysicalDeviceCooperativeMatrixProperties2EXT
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(413)),
-        extensions: &[ExtensionId(413)],
+        extensions: (132, 1),
         exported: false,
         alias_of: None,
         slot: Some(50),
     },
     CommandInfo {
-        name: c"vkCreateGpaSessionAMD",
+        name: BlobStr::new(18012, 21), // vkCreateGpaSessionAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(481),
     },
     CommandInfo {
-        name: c"vkDestroyGpaSessionAMD",
+        name: BlobStr::new(18034, 22), // vkDestroyGpaSessionAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(482),
     },
     CommandInfo {
-        name: c"vkSetGpaDeviceClockModeAMD",
+        name: BlobStr::new(18057, 26), // vkSetGpaDeviceClockModeAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(483),
     },
     CommandInfo {
-        name: c"vkGetGpaDeviceClockInfoAMD",
+        name: BlobStr::new(18084, 26), // vkGetGpaDeviceClockInfoAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(484),
     },
     CommandInfo {
-        name: c"vkCmdBeginGpaSessionAMD",
+        name: BlobStr::new(18111, 23), // vkCmdBeginGpaSessionAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(485),
     },
     CommandInfo {
-        name: c"vkCmdEndGpaSessionAMD",
+        name: BlobStr::new(18135, 21), // vkCmdEndGpaSessionAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(486),
     },
     CommandInfo {
-        name: c"vkCmdBeginGpaSampleAMD",
+        name: BlobStr::new(18157, 22), // vkCmdBeginGpaSampleAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(487),
     },
     CommandInfo {
-        name: c"vkCmdEndGpaSampleAMD",
+        name: BlobStr::new(18180, 20), // vkCmdEndGpaSampleAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(488),
     },
     CommandInfo {
-        name: c"vkGetGpaSessionStatusAMD",
+        name: BlobStr::new(18201, 24), // vkGetGpaSessionStatusAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(489),
     },
     CommandInfo {
-        name: c"vkGetGpaSessionResultsAMD",
+        name: BlobStr::new(18226, 25), // vkGetGpaSessionResultsAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(490),
     },
     CommandInfo {
-        name: c"vkResetGpaSessionAMD",
+        name: BlobStr::new(18252, 20), // vkResetGpaSessionAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(491),
     },
     CommandInfo {
-        name: c"vkCmdCopyGpaSessionResultsAMD",
+        name: BlobStr::new(18273, 29), // vkCmdCopyGpaSessionResultsAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(89)),
-        extensions: &[ExtensionId(89)],
+        extensions: (133, 1),
         exported: false,
         alias_of: None,
         slot: Some(492),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorSets2",
+        name: BlobStr::new(18303, 24), // vkCmdBindDescriptorSets2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(493),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorSets2KHR",
+        name: BlobStr::new(18328, 27), // vkCmdBindDescriptorSets2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(356)),
-        extensions: &[ExtensionId(356)],
+        extensions: (134, 1),
         exported: false,
         alias_of: Some(CommandId(648)),
         slot: Some(493),
     },
     CommandInfo {
-        name: c"vkCmdPushConstants2",
+        name: BlobStr::new(18356, 19), // vkCmdPushConstants2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(494),
     },
     CommandInfo {
-        name: c"vkCmdPushConstants2KHR",
+        name: BlobStr::new(18376, 22), // vkCmdPushConstants2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(356)),
-        extensions: &[ExtensionId(356)],
+        extensions: (134, 1),
         exported: false,
         alias_of: Some(CommandId(650)),
         slot: Some(494),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSet2",
+        name: BlobStr::new(18399, 23), // vkCmdPushDescriptorSet2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(495),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSet2KHR",
+        name: BlobStr::new(18423, 26), // vkCmdPushDescriptorSet2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(356)),
-        extensions: &[ExtensionId(356)],
+        extensions: (134, 1),
         exported: false,
         alias_of: Some(CommandId(652)),
         slot: Some(495),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSetWithTemplate2",
+        name: BlobStr::new(18450, 35), // vkCmdPushDescriptorSetWithTemplate2
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(496),
     },
     CommandInfo {
-        name: c"vkCmdPushDescriptorSetWithTemplate2KHR",
+        name: BlobStr::new(18486, 38), // vkCmdPushDescriptorSetWithTemplate2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(356)),
-        extensions: &[ExtensionId(356)],
+        extensions: (134, 1),
         exported: false,
         alias_of: Some(CommandId(654)),
         slot: Some(496),
     },
     CommandInfo {
-        name: c"vkCmdSetDescriptorBufferOffsets2EXT",
+        name: BlobStr::new(18525, 35), // vkCmdSetDescriptorBufferOffsets2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(356)),
-        extensions: &[ExtensionId(356)],
+        extensions: (134, 1),
         exported: false,
         alias_of: None,
         slot: Some(497),
     },
     CommandInfo {
-        name: c"vkCmdBindDescriptorBufferEmbeddedSamplers2EXT",
+        name: BlobStr::new(18561, 45), // vkCmdBindDescriptorBufferEmbeddedSamplers2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(356)),
-        extensions: &[ExtensionId(356)],
+        extensions: (134, 1),
         exported: false,
         alias_of: None,
         slot: Some(498),
     },
     CommandInfo {
-        name: c"vkSetLatencySleepModeNV",
+        name: BlobStr::new(18607, 23), // vkSetLatencySleepModeNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(333)),
-        extensions: &[ExtensionId(333)],
+        extensions: (135, 1),
         exported: false,
         alias_of: None,
         slot: Some(499),
     },
     CommandInfo {
-        name: c"vkLatencySleepNV",
+        name: BlobStr::new(18631, 16), // vkLatencySleepNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(333)),
-        extensions: &[ExtensionId(333)],
+        extensions: (135, 1),
         exported: false,
         alias_of: None,
         slot: Some(500),
     },
     CommandInfo {
-        name: c"vkSetLatencyMarkerNV",
+        name: BlobStr::new(18648, 20), // vkSetLatencyMarkerNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(333)),
-        extensions: &[ExtensionId(333)],
+        extensions: (135, 1),
         exported: false,
         alias_of: None,
         slot: Some(501),
     },
     CommandInfo {
-        name: c"vkGetLatencyTimingsNV",
+        name: BlobStr::new(18669, 21), // vkGetLatencyTimingsNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(333)),
-        extensions: &[ExtensionId(333)],
+        extensions: (135, 1),
         exported: false,
         alias_of: None,
         slot: Some(502),
     },
     CommandInfo {
-        name: c"vkQueueNotifyOutOfBandNV",
+        name: BlobStr::new(18691, 24), // vkQueueNotifyOutOfBandNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(333)),
-        extensions: &[ExtensionId(333)],
+        extensions: (135, 1),
         exported: false,
         alias_of: None,
         slot: Some(503),
     },
     CommandInfo {
-        name: c"vkSetLatencySleepModeLegacyNV",
+        name: BlobStr::new(18716, 29), // vkSetLatencySleepModeLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(504),
     },
     CommandInfo {
-        name: c"vkLatencySleepLegacyNV",
+        name: BlobStr::new(18746, 22), // vkLatencySleepLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(505),
     },
     CommandInfo {
-        name: c"vkSetLatencyMarkerLegacyNV",
+        name: BlobStr::new(18769, 26), // vkSetLatencyMarkerLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(506),
     },
     CommandInfo {
-        name: c"vkGetLatencyTimingsLegacyNV",
+        name: BlobStr::new(18796, 27), // vkGetLatencyTimingsLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(507),
     },
     CommandInfo {
-        name: c"vkQueueNotifyOutOfBandLegacyNV",
+        name: BlobStr::new(18824, 30), // vkQueueNotifyOutOfBandLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(508),
     },
     CommandInfo {
-        name: c"vkGetSleepStatusLegacyNV",
+        name: BlobStr::new(18855, 24), // vkGetSleepStatusLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(509),
     },
     CommandInfo {
-        name: c"vkShutdownLatencyDeviceLegacyNV",
+        name: BlobStr::new(18880, 31), // vkShutdownLatencyDeviceLegacyNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(226)),
-        extensions: &[ExtensionId(226)],
+        extensions: (136, 1),
         exported: false,
         alias_of: None,
         slot: Some(510),
     },
     CommandInfo {
-        name: c"vkCmdSetRenderingAttachmentLocations",
+        name: BlobStr::new(18912, 36), // vkCmdSetRenderingAttachmentLocations
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(511),
     },
     CommandInfo {
-        name: c"vkCmdSetRenderingAttachmentLocationsKHR",
+        name: BlobStr::new(18949, 39), // vkCmdSetRenderingAttachmentLocationsKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(167)),
-        extensions: &[ExtensionId(167)],
+        extensions: (137, 1),
         exported: false,
         alias_of: Some(CommandId(670)),
         slot: Some(511),
     },
     CommandInfo {
-        name: c"vkCmdSetRenderingInputAttachmentIndices",
+        name: BlobStr::new(18989, 39), // vkCmdSetRenderingInputAttachmentIndices
         level: Level::Device,
         origin: Origin::Core(4210688),
-        extensions: &[],
+        extensions: (0, 0),
         exported: true,
         alias_of: None,
         slot: Some(512),
     },
     CommandInfo {
-        name: c"vkCmdSetRenderingInputAttachmentIndicesKHR",
+        name: BlobStr::new(19029, 42), // vkCmdSetRenderingInputAttachmentIndicesKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(167)),
-        extensions: &[ExtensionId(167)],
+        extensions: (137, 1),
         exported: false,
         alias_of: Some(CommandId(672)),
         slot: Some(512),
     },
     CommandInfo {
-        name: c"vkCmdSetDepthClampRangeEXT",
+        name: BlobStr::new(19072, 26), // vkCmdSetDepthClampRangeEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(316)),
-        extensions: &[ExtensionId(316), ExtensionId(382)],
+        extensions: (138, 2),
         exported: false,
         alias_of: None,
         slot: Some(513),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV",
+        name: BlobStr::new(19099, 66), // vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(386)),
-        extensions: &[ExtensionId(386)],
+        extensions: (140, 1),
         exported: false,
         alias_of: None,
         slot: Some(51),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceCooperativeVectorPropertiesNV",
+        name: BlobStr::new(19166, 48), // vkGetPhysicalDeviceCooperativeVectorPropertiesNV
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(324)),
-        extensions: &[ExtensionId(324)],
+        extensions: (141, 1),
         exported: false,
         alias_of: None,
         slot: Some(52),
     },
     CommandInfo {
-        name: c"vkConvertCooperativeVectorMatrixNV",
+        name: BlobStr::new(19215, 34), // vkConvertCooperativeVectorMatrixNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(324)),
-        extensions: &[ExtensionId(324)],
+        extensions: (141, 1),
         exported: false,
         alias_of: None,
         slot: Some(514),
     },
     CommandInfo {
-        name: c"vkCmdConvertCooperativeVectorMatrixNV",
+        name: BlobStr::new(19250, 37), // vkCmdConvertCooperativeVectorMatrixNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(324)),
-        extensions: &[ExtensionId(324)],
+        extensions: (141, 1),
         exported: false,
         alias_of: None,
         slot: Some(515),
     },
     CommandInfo {
-        name: c"vkCmdDispatchTileQCOM",
+        name: BlobStr::new(19288, 21), // vkCmdDispatchTileQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(225)),
-        extensions: &[ExtensionId(225)],
+        extensions: (142, 1),
         exported: false,
         alias_of: None,
         slot: Some(516),
     },
     CommandInfo {
-        name: c"vkCmdBeginPerTileExecutionQCOM",
+        name: BlobStr::new(19310, 30), // vkCmdBeginPerTileExecutionQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(225)),
-        extensions: &[ExtensionId(225)],
+        extensions: (142, 1),
         exported: false,
         alias_of: None,
         slot: Some(517),
     },
     CommandInfo {
-        name: c"vkCmdEndPerTileExecutionQCOM",
+        name: BlobStr::new(19341, 28), // vkCmdEndPerTileExecutionQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(225)),
-        extensions: &[ExtensionId(225)],
+        extensions: (142, 1),
         exported: false,
         alias_of: None,
         slot: Some(518),
     },
     CommandInfo {
-        name: c"vkCreateExternalComputeQueueNV",
+        name: BlobStr::new(19370, 30), // vkCreateExternalComputeQueueNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(364)),
-        extensions: &[ExtensionId(364)],
+        extensions: (143, 1),
         exported: false,
         alias_of: None,
         slot: Some(519),
     },
     CommandInfo {
-        name: c"vkDestroyExternalComputeQueueNV",
+        name: BlobStr::new(19401, 31), // vkDestroyExternalComputeQueueNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(364)),
-        extensions: &[ExtensionId(364)],
+        extensions: (143, 1),
         exported: false,
         alias_of: None,
         slot: Some(520),
     },
     CommandInfo {
-        name: c"vkGetExternalComputeQueueDataNV",
+        name: BlobStr::new(19433, 31), // vkGetExternalComputeQueueDataNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(364)),
-        extensions: &[ExtensionId(364)],
+        extensions: (143, 1),
         exported: false,
         alias_of: None,
         slot: Some(521),
     },
     CommandInfo {
-        name: c"vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM",
+        name: BlobStr::new(19465, 56), // vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(53),
     },
     CommandInfo {
-        name: c"vkCreateShaderInstrumentationARM",
+        name: BlobStr::new(19522, 32), // vkCreateShaderInstrumentationARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(522),
     },
     CommandInfo {
-        name: c"vkDestroyShaderInstrumentationARM",
+        name: BlobStr::new(19555, 33), // vkDestroyShaderInstrumentationARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(523),
     },
     CommandInfo {
-        name: c"vkCmdBeginShaderInstrumentationARM",
+        name: BlobStr::new(19589, 34), // vkCmdBeginShaderInstrumentationARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(524),
     },
     CommandInfo {
-        name: c"vkCmdEndShaderInstrumentationARM",
+        name: BlobStr::new(19624, 32), // vkCmdEndShaderInstrumentationARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(525),
     },
     CommandInfo {
-        name: c"vkGetShaderInstrumentationValuesARM",
+        name: BlobStr::new(19657, 35), // vkGetShaderInstrumentationValuesARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(526),
     },
     CommandInfo {
-        name: c"vkClearShaderInstrumentationMetricsARM",
+        name: BlobStr::new(19693, 38), // vkClearShaderInstrumentationMetricsARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(392)),
-        extensions: &[ExtensionId(392)],
+        extensions: (144, 1),
         exported: false,
         alias_of: None,
         slot: Some(527),
     },
     CommandInfo {
-        name: c"vkCreateTensorARM",
+        name: BlobStr::new(19732, 17), // vkCreateTensorARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(528),
     },
     CommandInfo {
-        name: c"vkDestroyTensorARM",
+        name: BlobStr::new(19750, 18), // vkDestroyTensorARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(529),
     },
     CommandInfo {
-        name: c"vkCreateTensorViewARM",
+        name: BlobStr::new(19769, 21), // vkCreateTensorViewARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(530),
     },
     CommandInfo {
-        name: c"vkDestroyTensorViewARM",
+        name: BlobStr::new(19791, 22), // vkDestroyTensorViewARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(531),
     },
     CommandInfo {
-        name: c"vkGetTensorMemoryRequirementsARM",
+        name: BlobStr::new(19814, 32), // vkGetTensorMemoryRequirementsARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(532),
     },
     CommandInfo {
-        name: c"vkBindTensorMemoryARM",
+        name: BlobStr::new(19847, 21), // vkBindTensorMemoryARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(533),
     },
     CommandInfo {
-        name: c"vkGetDeviceTensorMemoryRequirementsARM",
+        name: BlobStr::new(19869, 38), // vkGetDeviceTensorMemoryRequirementsARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(534),
     },
     CommandInfo {
-        name: c"vkCmdCopyTensorARM",
+        name: BlobStr::new(19908, 18), // vkCmdCopyTensorARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(535),
     },
     CommandInfo {
-        name: c"vkGetTensorOpaqueCaptureDescriptorDataARM",
+        name: BlobStr::new(19927, 41), // vkGetTensorOpaqueCaptureDescriptorDataARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(536),
     },
     CommandInfo {
-        name: c"vkGetTensorViewOpaqueCaptureDescriptorDataARM",
+        name: BlobStr::new(19969, 45), // vkGetTensorViewOpaqueCaptureDescriptorDataARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(537),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceExternalTensorPropertiesARM",
+        name: BlobStr::new(20015, 46), // vkGetPhysicalDeviceExternalTensorPropertiesARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(304)),
-        extensions: &[ExtensionId(304)],
+        extensions: (145, 1),
         exported: false,
         alias_of: None,
         slot: Some(54),
     },
     CommandInfo {
-        name: c"vkCreateDataGraphPipelinesARM",
+        name: BlobStr::new(20062, 29), // vkCreateDataGraphPipelinesARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(538),
     },
     CommandInfo {
-        name: c"vkCreateDataGraphPipelineSessionARM",
+        name: BlobStr::new(20092, 35), // vkCreateDataGraphPipelineSessionARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(539),
     },
     CommandInfo {
-        name: c"vkGetDataGraphPipelineSessionBindPointRequirementsARM",
+        name: BlobStr::new(20128, 53), // vkGetDataGraphPipelineSessionBindPointRequirementsARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(540),
     },
     CommandInfo {
-        name: c"vkGetDataGraphPipelineSessionMemoryRequirementsARM",
+        name: BlobStr::new(20182, 50), // vkGetDataGraphPipelineSessionMemoryRequirementsARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(541),
     },
     CommandInfo {
-        name: c"vkBindDataGraphPipelineSessionMemoryARM",
+        name: BlobStr::new(20233, 39), // vkBindDataGraphPipelineSessionMemoryARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(542),
     },
     CommandInfo {
-        name: c"vkDestroyDataGraphPipelineSessionARM",
+        name: BlobStr::new(20273, 36), // vkDestroyDataGraphPipelineSessionARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(543),
     },
     CommandInfo {
-        name: c"vkCmdDispatchDataGraphARM",
+        name: BlobStr::new(20310, 25), // vkCmdDispatchDataGraphARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(544),
     },
     CommandInfo {
-        name: c"vkGetDataGraphPipelineAvailablePropertiesARM",
+        name: BlobStr::new(20336, 44), // vkGetDataGraphPipelineAvailablePropertiesARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(545),
     },
     CommandInfo {
-        name: c"vkGetDataGraphPipelinePropertiesARM",
+        name: BlobStr::new(20381, 35), // vkGetDataGraphPipelinePropertiesARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(546),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM",
+        name: BlobStr::new(20417, 52), // vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(55),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+        name: BlobStr::new(20470, 68), // vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(335)),
-        extensions: &[ExtensionId(335)],
+        extensions: (146, 1),
         exported: false,
         alias_of: None,
         slot: Some(56),
     },
     CommandInfo {
-        name: c"vkQueueSetPerfHintQCOM",
+        name: BlobStr::new(20539, 22), // vkQueueSetPerfHintQCOM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(221)),
-        extensions: &[ExtensionId(221)],
+        extensions: (147, 1),
         exported: false,
         alias_of: None,
         slot: Some(547),
     },
     CommandInfo {
-        name: c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM",
+        name: BlobStr::new(20562, 66), // vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(391)),
-        extensions: &[ExtensionId(391)],
+        extensions: (148, 1),
         exported: false,
         alias_of: None,
         slot: Some(57),
     },
     CommandInfo {
-        name: c"vkCmdSetComputeOccupancyPriorityNV",
+        name: BlobStr::new(20629, 34), // vkCmdSetComputeOccupancyPriorityNV
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(411)),
-        extensions: &[ExtensionId(411)],
+        extensions: (149, 1),
         exported: false,
         alias_of: None,
         slot: Some(548),
     },
     CommandInfo {
-        name: c"vkWriteSamplerDescriptorsEXT",
+        name: BlobStr::new(20664, 28), // vkWriteSamplerDescriptorsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(549),
     },
     CommandInfo {
-        name: c"vkWriteResourceDescriptorsEXT",
+        name: BlobStr::new(20693, 29), // vkWriteResourceDescriptorsEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(550),
     },
     CommandInfo {
-        name: c"vkCmdBindSamplerHeapEXT",
+        name: BlobStr::new(20723, 23), // vkCmdBindSamplerHeapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(551),
     },
     CommandInfo {
-        name: c"vkCmdBindResourceHeapEXT",
+        name: BlobStr::new(20747, 24), // vkCmdBindResourceHeapEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(552),
     },
     CommandInfo {
-        name: c"vkCmdPushDataEXT",
+        name: BlobStr::new(20772, 16), // vkCmdPushDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(553),
     },
     CommandInfo {
-        name: c"vkRegisterCustomBorderColorEXT",
+        name: BlobStr::new(20789, 30), // vkRegisterCustomBorderColorEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(554),
     },
     CommandInfo {
-        name: c"vkUnregisterCustomBorderColorEXT",
+        name: BlobStr::new(20820, 32), // vkUnregisterCustomBorderColorEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(555),
     },
     CommandInfo {
-        name: c"vkGetImageOpaqueCaptureDataEXT",
+        name: BlobStr::new(20853, 30), // vkGetImageOpaqueCaptureDataEXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(556),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceDescriptorSizeEXT",
+        name: BlobStr::new(20884, 36), // vkGetPhysicalDeviceDescriptorSizeEXT
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(58),
     },
     CommandInfo {
-        name: c"vkGetTensorOpaqueCaptureDataARM",
+        name: BlobStr::new(20921, 31), // vkGetTensorOpaqueCaptureDataARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(90)),
-        extensions: &[ExtensionId(90)],
+        extensions: (150, 1),
         exported: false,
         alias_of: None,
         slot: Some(557),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryKHR",
+        name: BlobStr::new(20953, 18), // vkCmdCopyMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(558),
     },
     CommandInfo {
-        name: c"vkCmdCopyMemoryToImageKHR",
+        name: BlobStr::new(20972, 25), // vkCmdCopyMemoryToImageKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(559),
     },
     CommandInfo {
-        name: c"vkCmdCopyImageToMemoryKHR",
+        name: BlobStr::new(20998, 25), // vkCmdCopyImageToMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(560),
     },
     CommandInfo {
-        name: c"vkCmdUpdateMemoryKHR",
+        name: BlobStr::new(21024, 20), // vkCmdUpdateMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(561),
     },
     CommandInfo {
-        name: c"vkCmdFillMemoryKHR",
+        name: BlobStr::new(21045, 18), // vkCmdFillMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(562),
     },
     CommandInfo {
-        name: c"vkCmdCopyQueryPoolResultsToMemoryKHR",
+        name: BlobStr::new(21064, 36), // vkCmdCopyQueryPoolResultsToMemoryKHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(563),
     },
     CommandInfo {
-        name: c"vkCmdBeginConditionalRendering2EXT",
+        name: BlobStr::new(21101, 34), // vkCmdBeginConditionalRendering2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(564),
     },
     CommandInfo {
-        name: c"vkCmdBindTransformFeedbackBuffers2EXT",
+        name: BlobStr::new(21136, 37), // vkCmdBindTransformFeedbackBuffers2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(565),
     },
     CommandInfo {
-        name: c"vkCmdBeginTransformFeedback2EXT",
+        name: BlobStr::new(21174, 31), // vkCmdBeginTransformFeedback2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(566),
     },
     CommandInfo {
-        name: c"vkCmdEndTransformFeedback2EXT",
+        name: BlobStr::new(21206, 29), // vkCmdEndTransformFeedback2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(567),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirectByteCount2EXT",
+        name: BlobStr::new(21236, 30), // vkCmdDrawIndirectByteCount2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(568),
     },
     CommandInfo {
-        name: c"vkCmdWriteMarkerToMemoryAMD",
+        name: BlobStr::new(21267, 27), // vkCmdWriteMarkerToMemoryAMD
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(569),
     },
     CommandInfo {
-        name: c"vkCmdBindIndexBuffer3KHR",
+        name: BlobStr::new(21295, 24), // vkCmdBindIndexBuffer3KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(570),
     },
     CommandInfo {
-        name: c"vkCmdBindVertexBuffers3KHR",
+        name: BlobStr::new(21320, 26), // vkCmdBindVertexBuffers3KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(571),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirect2KHR",
+        name: BlobStr::new(21347, 21), // vkCmdDrawIndirect2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(572),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirect2KHR",
+        name: BlobStr::new(21369, 28), // vkCmdDrawIndexedIndirect2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(573),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndirectCount2KHR",
+        name: BlobStr::new(21398, 26), // vkCmdDrawIndirectCount2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(574),
     },
     CommandInfo {
-        name: c"vkCmdDrawIndexedIndirectCount2KHR",
+        name: BlobStr::new(21425, 33), // vkCmdDrawIndexedIndirectCount2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(575),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirect2EXT",
+        name: BlobStr::new(21459, 30), // vkCmdDrawMeshTasksIndirect2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(576),
     },
     CommandInfo {
-        name: c"vkCmdDrawMeshTasksIndirectCount2EXT",
+        name: BlobStr::new(21490, 35), // vkCmdDrawMeshTasksIndirectCount2EXT
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(577),
     },
     CommandInfo {
-        name: c"vkCmdDispatchIndirect2KHR",
+        name: BlobStr::new(21526, 25), // vkCmdDispatchIndirect2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(578),
     },
     CommandInfo {
-        name: c"vkCreateAccelerationStructure2KHR",
+        name: BlobStr::new(21552, 33), // vkCreateAccelerationStructure2KHR
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(229)),
-        extensions: &[ExtensionId(229)],
+        extensions: (151, 1),
         exported: false,
         alias_of: None,
         slot: Some(579),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+        name: BlobStr::new(21586, 67), // vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(336)),
-        extensions: &[ExtensionId(336), ExtensionId(407)],
+        extensions: (152, 2),
         exported: false,
         alias_of: None,
         slot: Some(59),
     },
     CommandInfo {
-        name: c"vkCmdSetDispatchParametersARM",
+        name: BlobStr::new(21654, 29), // vkCmdSetDispatchParametersARM
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(283)),
-        extensions: &[ExtensionId(283)],
+        extensions: (154, 1),
         exported: false,
         alias_of: None,
         slot: Some(580),
     },
     CommandInfo {
-        name: c"vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+        name: BlobStr::new(21684, 65), // vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM
         level: Level::PhysicalDevice,
         origin: Origin::Extension(ExtensionId(407)),
-        extensions: &[ExtensionId(407)],
+        extensions: (153, 1),
         exported: false,
         alias_of: None,
         slot: Some(60),
     },
     CommandInfo {
-        name: c"vkGetSwapchainGrallocUsage3ANDROID",
+        name: BlobStr::new(21750, 34), // vkGetSwapchainGrallocUsage3ANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(3)),
-        extensions: &[ExtensionId(3)],
+        extensions: (50, 1),
         exported: false,
         alias_of: None,
         slot: Some(581),
     },
     CommandInfo {
-        name: c"vkGetSwapchainGrallocUsage4ANDROID",
+        name: BlobStr::new(21785, 34), // vkGetSwapchainGrallocUsage4ANDROID
         level: Level::Device,
         origin: Origin::Extension(ExtensionId(3)),
-        extensions: &[ExtensionId(3)],
+        extensions: (50, 1),
         exported: false,
         alias_of: None,
         slot: Some(582),
@@ -8352,6 +8355,786 @@ pub const LOADER_INTERCEPTED: &[&CStr] = &[
     c"vkDestroyDevice",
     c"vkEnumerateDeviceExtensionProperties",
     c"vkEnumerateDeviceLayerProperties",
+];
+/// Every command name, each followed by a NUL.
+const NAMES: &str = "\
+    vkCreateInstance\0\
+    vkDestroyInstance\0\
+    vkEnumeratePhysicalDevices\0\
+    vkGetDeviceProcAddr\0\
+    vkGetInstanceProcAddr\0\
+    vkGetPhysicalDeviceProperties\0\
+    vkGetPhysicalDeviceQueueFamilyProperties\0\
+    vkGetPhysicalDeviceMemoryProperties\0\
+    vkGetPhysicalDeviceFeatures\0\
+    vkGetPhysicalDeviceFormatProperties\0\
+    vkGetPhysicalDeviceImageFormatProperties\0\
+    vkCreateDevice\0\
+    vkDestroyDevice\0\
+    vkEnumerateInstanceVersion\0\
+    vkEnumerateInstanceLayerProperties\0\
+    vkEnumerateInstanceExtensionProperties\0\
+    vkEnumerateDeviceLayerProperties\0\
+    vkEnumerateDeviceExtensionProperties\0\
+    vkGetDeviceQueue\0\
+    vkQueueSubmit\0\
+    vkQueueWaitIdle\0\
+    vkDeviceWaitIdle\0\
+    vkAllocateMemory\0\
+    vkFreeMemory\0\
+    vkMapMemory\0\
+    vkUnmapMemory\0\
+    vkFlushMappedMemoryRanges\0\
+    vkInvalidateMappedMemoryRanges\0\
+    vkGetDeviceMemoryCommitment\0\
+    vkGetBufferMemoryRequirements\0\
+    vkBindBufferMemory\0\
+    vkGetImageMemoryRequirements\0\
+    vkBindImageMemory\0\
+    vkGetImageSparseMemoryRequirements\0\
+    vkGetPhysicalDeviceSparseImageFormatProperties\0\
+    vkQueueBindSparse\0\
+    vkCreateFence\0\
+    vkDestroyFence\0\
+    vkResetFences\0\
+    vkGetFenceStatus\0\
+    vkWaitForFences\0\
+    vkCreateSemaphore\0\
+    vkDestroySemaphore\0\
+    vkCreateEvent\0\
+    vkDestroyEvent\0\
+    vkGetEventStatus\0\
+    vkSetEvent\0\
+    vkResetEvent\0\
+    vkCreateQueryPool\0\
+    vkDestroyQueryPool\0\
+    vkGetQueryPoolResults\0\
+    vkResetQueryPool\0\
+    vkResetQueryPoolEXT\0\
+    vkCreateBuffer\0\
+    vkDestroyBuffer\0\
+    vkCreateBufferView\0\
+    vkDestroyBufferView\0\
+    vkCreateImage\0\
+    vkDestroyImage\0\
+    vkGetImageSubresourceLayout\0\
+    vkCreateImageView\0\
+    vkDestroyImageView\0\
+    vkCreateShaderModule\0\
+    vkDestroyShaderModule\0\
+    vkCreatePipelineCache\0\
+    vkDestroyPipelineCache\0\
+    vkGetPipelineCacheData\0\
+    vkMergePipelineCaches\0\
+    vkCreatePipelineBinariesKHR\0\
+    vkDestroyPipelineBinaryKHR\0\
+    vkGetPipelineKeyKHR\0\
+    vkGetPipelineBinaryDataKHR\0\
+    vkReleaseCapturedPipelineDataKHR\0\
+    vkCreateGraphicsPipelines\0\
+    vkCreateComputePipelines\0\
+    vkDestroyPipeline\0\
+    vkCreatePipelineLayout\0\
+    vkDestroyPipelineLayout\0\
+    vkCreateSampler\0\
+    vkDestroySampler\0\
+    vkCreateDescriptorSetLayout\0\
+    vkDestroyDescriptorSetLayout\0\
+    vkCreateDescriptorPool\0\
+    vkDestroyDescriptorPool\0\
+    vkResetDescriptorPool\0\
+    vkAllocateDescriptorSets\0\
+    vkFreeDescriptorSets\0\
+    vkUpdateDescriptorSets\0\
+    vkCreateFramebuffer\0\
+    vkDestroyFramebuffer\0\
+    vkCreateRenderPass\0\
+    vkDestroyRenderPass\0\
+    vkGetRenderAreaGranularity\0\
+    vkGetRenderingAreaGranularity\0\
+    vkGetRenderingAreaGranularityKHR\0\
+    vkCreateCommandPool\0\
+    vkDestroyCommandPool\0\
+    vkResetCommandPool\0\
+    vkAllocateCommandBuffers\0\
+    vkFreeCommandBuffers\0\
+    vkBeginCommandBuffer\0\
+    vkEndCommandBuffer\0\
+    vkResetCommandBuffer\0\
+    vkCmdBindPipeline\0\
+    vkCmdSetPrimitiveRestartIndexEXT\0\
+    vkCmdSetAttachmentFeedbackLoopEnableEXT\0\
+    vkCmdSetViewport\0\
+    vkCmdSetScissor\0\
+    vkCmdSetLineWidth\0\
+    vkCmdSetDepthBias\0\
+    vkCmdSetBlendConstants\0\
+    vkCmdSetDepthBounds\0\
+    vkCmdSetStencilCompareMask\0\
+    vkCmdSetStencilWriteMask\0\
+    vkCmdSetStencilReference\0\
+    vkCmdBindDescriptorSets\0\
+    vkCmdBindIndexBuffer\0\
+    vkCmdBindVertexBuffers\0\
+    vkCmdDraw\0\
+    vkCmdDrawIndexed\0\
+    vkCmdDrawMultiEXT\0\
+    vkCmdDrawMultiIndexedEXT\0\
+    vkCmdDrawIndirect\0\
+    vkCmdDrawIndexedIndirect\0\
+    vkCmdDispatch\0\
+    vkCmdDispatchIndirect\0\
+    vkCmdDrawClusterHUAWEI\0\
+    vkCmdDrawClusterIndirectHUAWEI\0\
+    vkCmdUpdatePipelineIndirectBufferNV\0\
+    vkCmdCopyBuffer\0\
+    vkCmdCopyImage\0\
+    vkCmdBlitImage\0\
+    vkCmdCopyBufferToImage\0\
+    vkCmdCopyImageToBuffer\0\
+    vkCmdCopyMemoryIndirectNV\0\
+    vkCmdCopyMemoryIndirectKHR\0\
+    vkCmdCopyMemoryToImageIndirectNV\0\
+    vkCmdCopyMemoryToImageIndirectKHR\0\
+    vkCmdUpdateBuffer\0\
+    vkCmdFillBuffer\0\
+    vkCmdClearColorImage\0\
+    vkCmdClearDepthStencilImage\0\
+    vkCmdClearAttachments\0\
+    vkCmdResolveImage\0\
+    vkCmdSetEvent\0\
+    vkCmdResetEvent\0\
+    vkCmdWaitEvents\0\
+    vkCmdPipelineBarrier\0\
+    vkCmdBeginQuery\0\
+    vkCmdEndQuery\0\
+    vkCmdBeginConditionalRenderingEXT\0\
+    vkCmdEndConditionalRenderingEXT\0\
+    vkCmdBeginCustomResolveEXT\0\
+    vkCmdResetQueryPool\0\
+    vkCmdWriteTimestamp\0\
+    vkCmdCopyQueryPoolResults\0\
+    vkCmdPushConstants\0\
+    vkCmdBeginRenderPass\0\
+    vkCmdNextSubpass\0\
+    vkCmdEndRenderPass\0\
+    vkCmdExecuteCommands\0\
+    vkCreateAndroidSurfaceKHR\0\
+    vkDestroySurfaceKHR\0\
+    vkGetPhysicalDeviceSurfaceSupportKHR\0\
+    vkGetPhysicalDeviceSurfaceCapabilitiesKHR\0\
+    vkGetPhysicalDeviceSurfaceFormatsKHR\0\
+    vkGetPhysicalDeviceSurfacePresentModesKHR\0\
+    vkCreateSwapchainKHR\0\
+    vkDestroySwapchainKHR\0\
+    vkGetSwapchainImagesKHR\0\
+    vkAcquireNextImageKHR\0\
+    vkQueuePresentKHR\0\
+    vkCreateDebugReportCallbackEXT\0\
+    vkDestroyDebugReportCallbackEXT\0\
+    vkDebugReportMessageEXT\0\
+    vkDebugMarkerSetObjectNameEXT\0\
+    vkDebugMarkerSetObjectTagEXT\0\
+    vkCmdDebugMarkerBeginEXT\0\
+    vkCmdDebugMarkerEndEXT\0\
+    vkCmdDebugMarkerInsertEXT\0\
+    vkGetPhysicalDeviceExternalImageFormatPropertiesNV\0\
+    vkCmdExecuteGeneratedCommandsNV\0\
+    vkCmdPreprocessGeneratedCommandsNV\0\
+    vkCmdBindPipelineShaderGroupNV\0\
+    vkGetGeneratedCommandsMemoryRequirementsNV\0\
+    vkCreateIndirectCommandsLayoutNV\0\
+    vkDestroyIndirectCommandsLayoutNV\0\
+    vkCmdExecuteGeneratedCommandsEXT\0\
+    vkCmdPreprocessGeneratedCommandsEXT\0\
+    vkGetGeneratedCommandsMemoryRequirementsEXT\0\
+    vkCreateIndirectCommandsLayoutEXT\0\
+    vkDestroyIndirectCommandsLayoutEXT\0\
+    vkCreateIndirectExecutionSetEXT\0\
+    vkDestroyIndirectExecutionSetEXT\0\
+    vkUpdateIndirectExecutionSetPipelineEXT\0\
+    vkUpdateIndirectExecutionSetShaderEXT\0\
+    vkGetPhysicalDeviceFeatures2\0\
+    vkGetPhysicalDeviceFeatures2KHR\0\
+    vkGetPhysicalDeviceProperties2\0\
+    vkGetPhysicalDeviceProperties2KHR\0\
+    vkGetPhysicalDeviceFormatProperties2\0\
+    vkGetPhysicalDeviceFormatProperties2KHR\0\
+    vkGetPhysicalDeviceImageFormatProperties2\0\
+    vkGetPhysicalDeviceImageFormatProperties2KHR\0\
+    vkGetPhysicalDeviceQueueFamilyProperties2\0\
+    vkGetPhysicalDeviceQueueFamilyProperties2KHR\0\
+    vkGetPhysicalDeviceMemoryProperties2\0\
+    vkGetPhysicalDeviceMemoryProperties2KHR\0\
+    vkGetPhysicalDeviceSparseImageFormatProperties2\0\
+    vkGetPhysicalDeviceSparseImageFormatProperties2KHR\0\
+    vkCmdPushDescriptorSet\0\
+    vkCmdPushDescriptorSetKHR\0\
+    vkTrimCommandPool\0\
+    vkTrimCommandPoolKHR\0\
+    vkGetPhysicalDeviceExternalBufferProperties\0\
+    vkGetPhysicalDeviceExternalBufferPropertiesKHR\0\
+    vkGetMemoryFdKHR\0\
+    vkGetMemoryFdPropertiesKHR\0\
+    vkGetMemoryRemoteAddressNV\0\
+    vkGetPhysicalDeviceExternalSemaphoreProperties\0\
+    vkGetPhysicalDeviceExternalSemaphorePropertiesKHR\0\
+    vkGetSemaphoreFdKHR\0\
+    vkImportSemaphoreFdKHR\0\
+    vkGetPhysicalDeviceExternalFenceProperties\0\
+    vkGetPhysicalDeviceExternalFencePropertiesKHR\0\
+    vkGetFenceFdKHR\0\
+    vkImportFenceFdKHR\0\
+    vkEnumeratePhysicalDeviceGroups\0\
+    vkEnumeratePhysicalDeviceGroupsKHR\0\
+    vkGetDeviceGroupPeerMemoryFeatures\0\
+    vkGetDeviceGroupPeerMemoryFeaturesKHR\0\
+    vkBindBufferMemory2\0\
+    vkBindBufferMemory2KHR\0\
+    vkBindImageMemory2\0\
+    vkBindImageMemory2KHR\0\
+    vkCmdSetDeviceMask\0\
+    vkCmdSetDeviceMaskKHR\0\
+    vkGetDeviceGroupPresentCapabilitiesKHR\0\
+    vkGetDeviceGroupSurfacePresentModesKHR\0\
+    vkAcquireNextImage2KHR\0\
+    vkCmdDispatchBase\0\
+    vkCmdDispatchBaseKHR\0\
+    vkGetPhysicalDevicePresentRectanglesKHR\0\
+    vkCreateDescriptorUpdateTemplate\0\
+    vkCreateDescriptorUpdateTemplateKHR\0\
+    vkDestroyDescriptorUpdateTemplate\0\
+    vkDestroyDescriptorUpdateTemplateKHR\0\
+    vkUpdateDescriptorSetWithTemplate\0\
+    vkUpdateDescriptorSetWithTemplateKHR\0\
+    vkCmdPushDescriptorSetWithTemplate\0\
+    vkCmdPushDescriptorSetWithTemplateKHR\0\
+    vkSetHdrMetadataEXT\0\
+    vkGetSwapchainStatusKHR\0\
+    vkGetRefreshCycleDurationGOOGLE\0\
+    vkGetPastPresentationTimingGOOGLE\0\
+    vkCmdSetViewportWScalingNV\0\
+    vkCmdSetDiscardRectangleEXT\0\
+    vkCmdSetDiscardRectangleEnableEXT\0\
+    vkCmdSetDiscardRectangleModeEXT\0\
+    vkCmdSetSampleLocationsEXT\0\
+    vkGetPhysicalDeviceMultisamplePropertiesEXT\0\
+    vkGetPhysicalDeviceSurfaceCapabilities2KHR\0\
+    vkGetPhysicalDeviceSurfaceFormats2KHR\0\
+    vkGetBufferMemoryRequirements2\0\
+    vkGetBufferMemoryRequirements2KHR\0\
+    vkGetImageMemoryRequirements2\0\
+    vkGetImageMemoryRequirements2KHR\0\
+    vkGetImageSparseMemoryRequirements2\0\
+    vkGetImageSparseMemoryRequirements2KHR\0\
+    vkGetDeviceBufferMemoryRequirements\0\
+    vkGetDeviceBufferMemoryRequirementsKHR\0\
+    vkGetDeviceImageMemoryRequirements\0\
+    vkGetDeviceImageMemoryRequirementsKHR\0\
+    vkGetDeviceImageSparseMemoryRequirements\0\
+    vkGetDeviceImageSparseMemoryRequirementsKHR\0\
+    vkCreateSamplerYcbcrConversion\0\
+    vkCreateSamplerYcbcrConversionKHR\0\
+    vkDestroySamplerYcbcrConversion\0\
+    vkDestroySamplerYcbcrConversionKHR\0\
+    vkGetDeviceQueue2\0\
+    vkCreateValidationCacheEXT\0\
+    vkDestroyValidationCacheEXT\0\
+    vkGetValidationCacheDataEXT\0\
+    vkMergeValidationCachesEXT\0\
+    vkGetDescriptorSetLayoutSupport\0\
+    vkGetDescriptorSetLayoutSupportKHR\0\
+    vkGetSwapchainGrallocUsageANDROID\0\
+    vkGetSwapchainGrallocUsage2ANDROID\0\
+    vkAcquireImageANDROID\0\
+    vkQueueSignalReleaseImageANDROID\0\
+    vkGetShaderInfoAMD\0\
+    vkSetLocalDimmingAMD\0\
+    vkGetPhysicalDeviceCalibrateableTimeDomainsKHR\0\
+    vkGetPhysicalDeviceCalibrateableTimeDomainsEXT\0\
+    vkGetCalibratedTimestampsKHR\0\
+    vkGetCalibratedTimestampsEXT\0\
+    vkSetDebugUtilsObjectNameEXT\0\
+    vkSetDebugUtilsObjectTagEXT\0\
+    vkQueueBeginDebugUtilsLabelEXT\0\
+    vkQueueEndDebugUtilsLabelEXT\0\
+    vkQueueInsertDebugUtilsLabelEXT\0\
+    vkCmdBeginDebugUtilsLabelEXT\0\
+    vkCmdEndDebugUtilsLabelEXT\0\
+    vkCmdInsertDebugUtilsLabelEXT\0\
+    vkCreateDebugUtilsMessengerEXT\0\
+    vkDestroyDebugUtilsMessengerEXT\0\
+    vkSubmitDebugUtilsMessageEXT\0\
+    vkGetMemoryHostPointerPropertiesEXT\0\
+    vkCmdWriteBufferMarkerAMD\0\
+    vkCreateRenderPass2\0\
+    vkCreateRenderPass2KHR\0\
+    vkCmdBeginRenderPass2\0\
+    vkCmdBeginRenderPass2KHR\0\
+    vkCmdNextSubpass2\0\
+    vkCmdNextSubpass2KHR\0\
+    vkCmdEndRenderPass2\0\
+    vkCmdEndRenderPass2KHR\0\
+    vkGetSemaphoreCounterValue\0\
+    vkGetSemaphoreCounterValueKHR\0\
+    vkWaitSemaphores\0\
+    vkWaitSemaphoresKHR\0\
+    vkSignalSemaphore\0\
+    vkSignalSemaphoreKHR\0\
+    vkGetAndroidHardwareBufferPropertiesANDROID\0\
+    vkGetMemoryAndroidHardwareBufferANDROID\0\
+    vkCmdDrawIndirectCount\0\
+    vkCmdDrawIndirectCountKHR\0\
+    vkCmdDrawIndirectCountAMD\0\
+    vkCmdDrawIndexedIndirectCount\0\
+    vkCmdDrawIndexedIndirectCountKHR\0\
+    vkCmdDrawIndexedIndirectCountAMD\0\
+    vkCmdSetCheckpointNV\0\
+    vkGetQueueCheckpointDataNV\0\
+    vkCmdBindTransformFeedbackBuffersEXT\0\
+    vkCmdBeginTransformFeedbackEXT\0\
+    vkCmdEndTransformFeedbackEXT\0\
+    vkCmdBeginQueryIndexedEXT\0\
+    vkCmdEndQueryIndexedEXT\0\
+    vkCmdDrawIndirectByteCountEXT\0\
+    vkCmdSetExclusiveScissorNV\0\
+    vkCmdSetExclusiveScissorEnableNV\0\
+    vkCmdBindShadingRateImageNV\0\
+    vkCmdSetViewportShadingRatePaletteNV\0\
+    vkCmdSetCoarseSampleOrderNV\0\
+    vkCmdDrawMeshTasksNV\0\
+    vkCmdDrawMeshTasksIndirectNV\0\
+    vkCmdDrawMeshTasksIndirectCountNV\0\
+    vkCmdDrawMeshTasksEXT\0\
+    vkCmdDrawMeshTasksIndirectEXT\0\
+    vkCmdDrawMeshTasksIndirectCountEXT\0\
+    vkCompileDeferredNV\0\
+    vkCreateAccelerationStructureNV\0\
+    vkCmdBindInvocationMaskHUAWEI\0\
+    vkDestroyAccelerationStructureKHR\0\
+    vkDestroyAccelerationStructureNV\0\
+    vkGetAccelerationStructureMemoryRequirementsNV\0\
+    vkBindAccelerationStructureMemoryNV\0\
+    vkCmdCopyAccelerationStructureNV\0\
+    vkCmdCopyAccelerationStructureKHR\0\
+    vkCopyAccelerationStructureKHR\0\
+    vkCmdCopyAccelerationStructureToMemoryKHR\0\
+    vkCopyAccelerationStructureToMemoryKHR\0\
+    vkCmdCopyMemoryToAccelerationStructureKHR\0\
+    vkCopyMemoryToAccelerationStructureKHR\0\
+    vkCmdWriteAccelerationStructuresPropertiesKHR\0\
+    vkCmdWriteAccelerationStructuresPropertiesNV\0\
+    vkCmdBuildAccelerationStructureNV\0\
+    vkWriteAccelerationStructuresPropertiesKHR\0\
+    vkCmdTraceRaysKHR\0\
+    vkCmdTraceRaysNV\0\
+    vkGetRayTracingShaderGroupHandlesKHR\0\
+    vkGetRayTracingShaderGroupHandlesNV\0\
+    vkGetRayTracingCaptureReplayShaderGroupHandlesKHR\0\
+    vkGetAccelerationStructureHandleNV\0\
+    vkCreateRayTracingPipelinesNV\0\
+    vkCreateRayTracingPipelinesKHR\0\
+    vkCmdTraceRaysIndirectKHR\0\
+    vkCmdTraceRaysIndirect2KHR\0\
+    vkGetClusterAccelerationStructureBuildSizesNV\0\
+    vkCmdBuildClusterAccelerationStructureIndirectNV\0\
+    vkGetDeviceAccelerationStructureCompatibilityKHR\0\
+    vkGetRayTracingShaderGroupStackSizeKHR\0\
+    vkCmdSetRayTracingPipelineStackSizeKHR\0\
+    vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR\0\
+    vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR\0\
+    vkAcquireProfilingLockKHR\0\
+    vkReleaseProfilingLockKHR\0\
+    vkGetImageDrmFormatModifierPropertiesEXT\0\
+    vkGetBufferOpaqueCaptureAddress\0\
+    vkGetBufferOpaqueCaptureAddressKHR\0\
+    vkGetBufferDeviceAddress\0\
+    vkGetBufferDeviceAddressKHR\0\
+    vkGetBufferDeviceAddressEXT\0\
+    vkInitializePerformanceApiINTEL\0\
+    vkUninitializePerformanceApiINTEL\0\
+    vkCmdSetPerformanceMarkerINTEL\0\
+    vkCmdSetPerformanceStreamMarkerINTEL\0\
+    vkCmdSetPerformanceOverrideINTEL\0\
+    vkAcquirePerformanceConfigurationINTEL\0\
+    vkReleasePerformanceConfigurationINTEL\0\
+    vkQueueSetPerformanceConfigurationINTEL\0\
+    vkGetPerformanceParameterINTEL\0\
+    vkGetDeviceMemoryOpaqueCaptureAddress\0\
+    vkGetDeviceMemoryOpaqueCaptureAddressKHR\0\
+    vkGetPipelineExecutablePropertiesKHR\0\
+    vkGetPipelineExecutableStatisticsKHR\0\
+    vkGetPipelineExecutableInternalRepresentationsKHR\0\
+    vkCmdSetLineStipple\0\
+    vkCmdSetLineStippleKHR\0\
+    vkCmdSetLineStippleEXT\0\
+    vkGetPhysicalDeviceToolProperties\0\
+    vkGetPhysicalDeviceToolPropertiesEXT\0\
+    vkCreateAccelerationStructureKHR\0\
+    vkCmdBuildAccelerationStructuresKHR\0\
+    vkCmdBuildAccelerationStructuresIndirectKHR\0\
+    vkBuildAccelerationStructuresKHR\0\
+    vkGetAccelerationStructureDeviceAddressKHR\0\
+    vkCreateDeferredOperationKHR\0\
+    vkDestroyDeferredOperationKHR\0\
+    vkGetDeferredOperationMaxConcurrencyKHR\0\
+    vkGetDeferredOperationResultKHR\0\
+    vkDeferredOperationJoinKHR\0\
+    vkGetPipelineIndirectMemoryRequirementsNV\0\
+    vkGetPipelineIndirectDeviceAddressNV\0\
+    vkAntiLagUpdateAMD\0\
+    vkCmdSetCullMode\0\
+    vkCmdSetCullModeEXT\0\
+    vkCmdSetFrontFace\0\
+    vkCmdSetFrontFaceEXT\0\
+    vkCmdSetPrimitiveTopology\0\
+    vkCmdSetPrimitiveTopologyEXT\0\
+    vkCmdSetViewportWithCount\0\
+    vkCmdSetViewportWithCountEXT\0\
+    vkCmdSetScissorWithCount\0\
+    vkCmdSetScissorWithCountEXT\0\
+    vkCmdBindIndexBuffer2\0\
+    vkCmdBindIndexBuffer2KHR\0\
+    vkCmdBindVertexBuffers2\0\
+    vkCmdBindVertexBuffers2EXT\0\
+    vkCmdSetDepthTestEnable\0\
+    vkCmdSetDepthTestEnableEXT\0\
+    vkCmdSetDepthWriteEnable\0\
+    vkCmdSetDepthWriteEnableEXT\0\
+    vkCmdSetDepthCompareOp\0\
+    vkCmdSetDepthCompareOpEXT\0\
+    vkCmdSetDepthBoundsTestEnable\0\
+    vkCmdSetDepthBoundsTestEnableEXT\0\
+    vkCmdSetStencilTestEnable\0\
+    vkCmdSetStencilTestEnableEXT\0\
+    vkCmdSetStencilOp\0\
+    vkCmdSetStencilOpEXT\0\
+    vkCmdSetPatchControlPointsEXT\0\
+    vkCmdSetRasterizerDiscardEnable\0\
+    vkCmdSetRasterizerDiscardEnableEXT\0\
+    vkCmdSetDepthBiasEnable\0\
+    vkCmdSetDepthBiasEnableEXT\0\
+    vkCmdSetLogicOpEXT\0\
+    vkCmdSetPrimitiveRestartEnable\0\
+    vkCmdSetPrimitiveRestartEnableEXT\0\
+    vkCmdSetTessellationDomainOriginEXT\0\
+    vkCmdSetDepthClampEnableEXT\0\
+    vkCmdSetPolygonModeEXT\0\
+    vkCmdSetRasterizationSamplesEXT\0\
+    vkCmdSetSampleMaskEXT\0\
+    vkCmdSetAlphaToCoverageEnableEXT\0\
+    vkCmdSetAlphaToOneEnableEXT\0\
+    vkCmdSetLogicOpEnableEXT\0\
+    vkCmdSetColorBlendEnableEXT\0\
+    vkCmdSetColorBlendEquationEXT\0\
+    vkCmdSetColorWriteMaskEXT\0\
+    vkCmdSetRasterizationStreamEXT\0\
+    vkCmdSetConservativeRasterizationModeEXT\0\
+    vkCmdSetExtraPrimitiveOverestimationSizeEXT\0\
+    vkCmdSetDepthClipEnableEXT\0\
+    vkCmdSetSampleLocationsEnableEXT\0\
+    vkCmdSetColorBlendAdvancedEXT\0\
+    vkCmdSetProvokingVertexModeEXT\0\
+    vkCmdSetLineRasterizationModeEXT\0\
+    vkCmdSetLineStippleEnableEXT\0\
+    vkCmdSetDepthClipNegativeOneToOneEXT\0\
+    vkCmdSetViewportWScalingEnableNV\0\
+    vkCmdSetViewportSwizzleNV\0\
+    vkCmdSetCoverageToColorEnableNV\0\
+    vkCmdSetCoverageToColorLocationNV\0\
+    vkCmdSetCoverageModulationModeNV\0\
+    vkCmdSetCoverageModulationTableEnableNV\0\
+    vkCmdSetCoverageModulationTableNV\0\
+    vkCmdSetShadingRateImageEnableNV\0\
+    vkCmdSetRepresentativeFragmentTestEnableNV\0\
+    vkCreatePrivateDataSlot\0\
+    vkCreatePrivateDataSlotEXT\0\
+    vkDestroyPrivateDataSlot\0\
+    vkDestroyPrivateDataSlotEXT\0\
+    vkSetPrivateData\0\
+    vkSetPrivateDataEXT\0\
+    vkGetPrivateData\0\
+    vkGetPrivateDataEXT\0\
+    vkCmdCopyBuffer2\0\
+    vkCmdCopyBuffer2KHR\0\
+    vkCmdCopyImage2\0\
+    vkCmdCopyImage2KHR\0\
+    vkCmdBlitImage2\0\
+    vkCmdBlitImage2KHR\0\
+    vkCmdCopyBufferToImage2\0\
+    vkCmdCopyBufferToImage2KHR\0\
+    vkCmdCopyImageToBuffer2\0\
+    vkCmdCopyImageToBuffer2KHR\0\
+    vkCmdResolveImage2\0\
+    vkCmdResolveImage2KHR\0\
+    vkCmdSetFragmentShadingRateKHR\0\
+    vkGetPhysicalDeviceFragmentShadingRatesKHR\0\
+    vkCmdSetFragmentShadingRateEnumNV\0\
+    vkGetAccelerationStructureBuildSizesKHR\0\
+    vkCmdSetVertexInputEXT\0\
+    vkCmdSetColorWriteEnableEXT\0\
+    vkCmdSetEvent2\0\
+    vkCmdSetEvent2KHR\0\
+    vkCmdResetEvent2\0\
+    vkCmdResetEvent2KHR\0\
+    vkCmdWaitEvents2\0\
+    vkCmdWaitEvents2KHR\0\
+    vkCmdPipelineBarrier2\0\
+    vkCmdPipelineBarrier2KHR\0\
+    vkQueueSubmit2\0\
+    vkQueueSubmit2KHR\0\
+    vkCmdWriteTimestamp2\0\
+    vkCmdWriteTimestamp2KHR\0\
+    vkCmdWriteBufferMarker2AMD\0\
+    vkGetQueueCheckpointData2NV\0\
+    vkCopyMemoryToImage\0\
+    vkCopyMemoryToImageEXT\0\
+    vkCopyImageToMemory\0\
+    vkCopyImageToMemoryEXT\0\
+    vkCopyImageToImage\0\
+    vkCopyImageToImageEXT\0\
+    vkTransitionImageLayout\0\
+    vkTransitionImageLayoutEXT\0\
+    vkGetPhysicalDeviceVideoCapabilitiesKHR\0\
+    vkGetPhysicalDeviceVideoFormatPropertiesKHR\0\
+    vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR\0\
+    vkCreateVideoSessionKHR\0\
+    vkDestroyVideoSessionKHR\0\
+    vkCreateVideoSessionParametersKHR\0\
+    vkUpdateVideoSessionParametersKHR\0\
+    vkGetEncodedVideoSessionParametersKHR\0\
+    vkDestroyVideoSessionParametersKHR\0\
+    vkGetVideoSessionMemoryRequirementsKHR\0\
+    vkBindVideoSessionMemoryKHR\0\
+    vkCmdDecodeVideoKHR\0\
+    vkCmdBeginVideoCodingKHR\0\
+    vkCmdControlVideoCodingKHR\0\
+    vkCmdEndVideoCodingKHR\0\
+    vkCmdEncodeVideoKHR\0\
+    vkCmdDecompressMemoryNV\0\
+    vkCmdDecompressMemoryIndirectCountNV\0\
+    vkGetPartitionedAccelerationStructuresBuildSizesNV\0\
+    vkCmdBuildPartitionedAccelerationStructuresNV\0\
+    vkCmdDecompressMemoryEXT\0\
+    vkCmdDecompressMemoryIndirectCountEXT\0\
+    vkCreateCuModuleNVX\0\
+    vkCreateCuFunctionNVX\0\
+    vkDestroyCuModuleNVX\0\
+    vkDestroyCuFunctionNVX\0\
+    vkCmdCuLaunchKernelNVX\0\
+    vkGetDescriptorSetLayoutSizeEXT\0\
+    vkGetDescriptorSetLayoutBindingOffsetEXT\0\
+    vkGetDescriptorEXT\0\
+    vkCmdBindDescriptorBuffersEXT\0\
+    vkCmdSetDescriptorBufferOffsetsEXT\0\
+    vkCmdBindDescriptorBufferEmbeddedSamplersEXT\0\
+    vkGetBufferOpaqueCaptureDescriptorDataEXT\0\
+    vkGetImageOpaqueCaptureDescriptorDataEXT\0\
+    vkGetImageViewOpaqueCaptureDescriptorDataEXT\0\
+    vkGetSamplerOpaqueCaptureDescriptorDataEXT\0\
+    vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT\0\
+    vkSetDeviceMemoryPriorityEXT\0\
+    vkWaitForPresent2KHR\0\
+    vkWaitForPresentKHR\0\
+    vkCmdBeginRendering\0\
+    vkCmdBeginRenderingKHR\0\
+    vkCmdEndRendering\0\
+    vkCmdEndRendering2KHR\0\
+    vkCmdEndRendering2EXT\0\
+    vkCmdEndRenderingKHR\0\
+    vkGetDescriptorSetLayoutHostMappingInfoVALVE\0\
+    vkGetDescriptorSetHostMappingVALVE\0\
+    vkCreateMicromapEXT\0\
+    vkCmdBuildMicromapsEXT\0\
+    vkBuildMicromapsEXT\0\
+    vkDestroyMicromapEXT\0\
+    vkCmdCopyMicromapEXT\0\
+    vkCopyMicromapEXT\0\
+    vkCmdCopyMicromapToMemoryEXT\0\
+    vkCopyMicromapToMemoryEXT\0\
+    vkCmdCopyMemoryToMicromapEXT\0\
+    vkCopyMemoryToMicromapEXT\0\
+    vkCmdWriteMicromapsPropertiesEXT\0\
+    vkWriteMicromapsPropertiesEXT\0\
+    vkGetDeviceMicromapCompatibilityEXT\0\
+    vkGetMicromapBuildSizesEXT\0\
+    vkGetShaderModuleIdentifierEXT\0\
+    vkGetShaderModuleCreateInfoIdentifierEXT\0\
+    vkGetImageSubresourceLayout2\0\
+    vkGetImageSubresourceLayout2KHR\0\
+    vkGetImageSubresourceLayout2EXT\0\
+    vkGetPipelinePropertiesEXT\0\
+    vkCmdBindTileMemoryQCOM\0\
+    vkGetFramebufferTilePropertiesQCOM\0\
+    vkGetDynamicRenderingTilePropertiesQCOM\0\
+    vkGetPhysicalDeviceOpticalFlowImageFormatsNV\0\
+    vkCreateOpticalFlowSessionNV\0\
+    vkDestroyOpticalFlowSessionNV\0\
+    vkBindOpticalFlowSessionImageNV\0\
+    vkCmdOpticalFlowExecuteNV\0\
+    vkGetDeviceFaultInfoEXT\0\
+    vkGetDeviceFaultReportsKHR\0\
+    vkGetDeviceFaultDebugInfoKHR\0\
+    vkCmdSetDepthBias2EXT\0\
+    vkReleaseSwapchainImagesKHR\0\
+    vkReleaseSwapchainImagesEXT\0\
+    vkGetDeviceImageSubresourceLayout\0\
+    vkGetDeviceImageSubresourceLayoutKHR\0\
+    vkMapMemory2\0\
+    vkMapMemory2KHR\0\
+    vkUnmapMemory2\0\
+    vkUnmapMemory2KHR\0\
+    vkCreateShadersEXT\0\
+    vkDestroyShaderEXT\0\
+    vkGetShaderBinaryDataEXT\0\
+    vkCmdBindShadersEXT\0\
+    vkSetSwapchainPresentTimingQueueSizeEXT\0\
+    vkGetSwapchainTimingPropertiesEXT\0\
+    vkGetSwapchainTimeDomainPropertiesEXT\0\
+    vkGetPastPresentationTimingEXT\0\
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR\0\
+    vkGetPhysicalDeviceCooperativeMatrixProperties2EXT\0\
+    vkCreateGpaSessionAMD\0\
+    vkDestroyGpaSessionAMD\0\
+    vkSetGpaDeviceClockModeAMD\0\
+    vkGetGpaDeviceClockInfoAMD\0\
+    vkCmdBeginGpaSessionAMD\0\
+    vkCmdEndGpaSessionAMD\0\
+    vkCmdBeginGpaSampleAMD\0\
+    vkCmdEndGpaSampleAMD\0\
+    vkGetGpaSessionStatusAMD\0\
+    vkGetGpaSessionResultsAMD\0\
+    vkResetGpaSessionAMD\0\
+    vkCmdCopyGpaSessionResultsAMD\0\
+    vkCmdBindDescriptorSets2\0\
+    vkCmdBindDescriptorSets2KHR\0\
+    vkCmdPushConstants2\0\
+    vkCmdPushConstants2KHR\0\
+    vkCmdPushDescriptorSet2\0\
+    vkCmdPushDescriptorSet2KHR\0\
+    vkCmdPushDescriptorSetWithTemplate2\0\
+    vkCmdPushDescriptorSetWithTemplate2KHR\0\
+    vkCmdSetDescriptorBufferOffsets2EXT\0\
+    vkCmdBindDescriptorBufferEmbeddedSamplers2EXT\0\
+    vkSetLatencySleepModeNV\0\
+    vkLatencySleepNV\0\
+    vkSetLatencyMarkerNV\0\
+    vkGetLatencyTimingsNV\0\
+    vkQueueNotifyOutOfBandNV\0\
+    vkSetLatencySleepModeLegacyNV\0\
+    vkLatencySleepLegacyNV\0\
+    vkSetLatencyMarkerLegacyNV\0\
+    vkGetLatencyTimingsLegacyNV\0\
+    vkQueueNotifyOutOfBandLegacyNV\0\
+    vkGetSleepStatusLegacyNV\0\
+    vkShutdownLatencyDeviceLegacyNV\0\
+    vkCmdSetRenderingAttachmentLocations\0\
+    vkCmdSetRenderingAttachmentLocationsKHR\0\
+    vkCmdSetRenderingInputAttachmentIndices\0\
+    vkCmdSetRenderingInputAttachmentIndicesKHR\0\
+    vkCmdSetDepthClampRangeEXT\0\
+    vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV\0\
+    vkGetPhysicalDeviceCooperativeVectorPropertiesNV\0\
+    vkConvertCooperativeVectorMatrixNV\0\
+    vkCmdConvertCooperativeVectorMatrixNV\0\
+    vkCmdDispatchTileQCOM\0\
+    vkCmdBeginPerTileExecutionQCOM\0\
+    vkCmdEndPerTileExecutionQCOM\0\
+    vkCreateExternalComputeQueueNV\0\
+    vkDestroyExternalComputeQueueNV\0\
+    vkGetExternalComputeQueueDataNV\0\
+    vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM\0\
+    vkCreateShaderInstrumentationARM\0\
+    vkDestroyShaderInstrumentationARM\0\
+    vkCmdBeginShaderInstrumentationARM\0\
+    vkCmdEndShaderInstrumentationARM\0\
+    vkGetShaderInstrumentationValuesARM\0\
+    vkClearShaderInstrumentationMetricsARM\0\
+    vkCreateTensorARM\0\
+    vkDestroyTensorARM\0\
+    vkCreateTensorViewARM\0\
+    vkDestroyTensorViewARM\0\
+    vkGetTensorMemoryRequirementsARM\0\
+    vkBindTensorMemoryARM\0\
+    vkGetDeviceTensorMemoryRequirementsARM\0\
+    vkCmdCopyTensorARM\0\
+    vkGetTensorOpaqueCaptureDescriptorDataARM\0\
+    vkGetTensorViewOpaqueCaptureDescriptorDataARM\0\
+    vkGetPhysicalDeviceExternalTensorPropertiesARM\0\
+    vkCreateDataGraphPipelinesARM\0\
+    vkCreateDataGraphPipelineSessionARM\0\
+    vkGetDataGraphPipelineSessionBindPointRequirementsARM\0\
+    vkGetDataGraphPipelineSessionMemoryRequirementsARM\0\
+    vkBindDataGraphPipelineSessionMemoryARM\0\
+    vkDestroyDataGraphPipelineSessionARM\0\
+    vkCmdDispatchDataGraphARM\0\
+    vkGetDataGraphPipelineAvailablePropertiesARM\0\
+    vkGetDataGraphPipelinePropertiesARM\0\
+    vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM\0\
+    vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM\0\
+    vkQueueSetPerfHintQCOM\0\
+    vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM\0\
+    vkCmdSetComputeOccupancyPriorityNV\0\
+    vkWriteSamplerDescriptorsEXT\0\
+    vkWriteResourceDescriptorsEXT\0\
+    vkCmdBindSamplerHeapEXT\0\
+    vkCmdBindResourceHeapEXT\0\
+    vkCmdPushDataEXT\0\
+    vkRegisterCustomBorderColorEXT\0\
+    vkUnregisterCustomBorderColorEXT\0\
+    vkGetImageOpaqueCaptureDataEXT\0\
+    vkGetPhysicalDeviceDescriptorSizeEXT\0\
+    vkGetTensorOpaqueCaptureDataARM\0\
+    vkCmdCopyMemoryKHR\0\
+    vkCmdCopyMemoryToImageKHR\0\
+    vkCmdCopyImageToMemoryKHR\0\
+    vkCmdUpdateMemoryKHR\0\
+    vkCmdFillMemoryKHR\0\
+    vkCmdCopyQueryPoolResultsToMemoryKHR\0\
+    vkCmdBeginConditionalRendering2EXT\0\
+    vkCmdBindTransformFeedbackBuffers2EXT\0\
+    vkCmdBeginTransformFeedback2EXT\0\
+    vkCmdEndTransformFeedback2EXT\0\
+    vkCmdDrawIndirectByteCount2EXT\0\
+    vkCmdWriteMarkerToMemoryAMD\0\
+    vkCmdBindIndexBuffer3KHR\0\
+    vkCmdBindVertexBuffers3KHR\0\
+    vkCmdDrawIndirect2KHR\0\
+    vkCmdDrawIndexedIndirect2KHR\0\
+    vkCmdDrawIndirectCount2KHR\0\
+    vkCmdDrawIndexedIndirectCount2KHR\0\
+    vkCmdDrawMeshTasksIndirect2EXT\0\
+    vkCmdDrawMeshTasksIndirectCount2EXT\0\
+    vkCmdDispatchIndirect2KHR\0\
+    vkCreateAccelerationStructure2KHR\0\
+    vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM\0\
+    vkCmdSetDispatchParametersARM\0\
+    vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM\0\
+    vkGetSwapchainGrallocUsage3ANDROID\0\
+    vkGetSwapchainGrallocUsage4ANDROID\0\
+";
+/// The extension lists of [`COMMANDS`], one after another (see `CommandInfo::extensions`).
+static COMMAND_EXTENSIONS: [ExtensionId; 155] = [
+    ExtensionId(189), ExtensionId(317), ExtensionId(311), ExtensionId(420), ExtensionId(346), ExtensionId(271), ExtensionId(277), ExtensionId(292),
+    ExtensionId(290), ExtensionId(359), ExtensionId(53), ExtensionId(404), ExtensionId(2), ExtensionId(0), ExtensionId(1), ExtensionId(4),
+    ExtensionId(12), ExtensionId(33), ExtensionId(201), ExtensionId(375), ExtensionId(35), ExtensionId(52), ExtensionId(44), ExtensionId(46),
+    ExtensionId(48), ExtensionId(259), ExtensionId(49), ExtensionId(51), ExtensionId(74), ExtensionId(76), ExtensionId(45), ExtensionId(36),
+    ExtensionId(110), ExtensionId(1), ExtensionId(36), ExtensionId(57), ExtensionId(52), ExtensionId(57), ExtensionId(69), ExtensionId(73),
+    ExtensionId(59), ExtensionId(58), ExtensionId(65), ExtensionId(96), ExtensionId(79), ExtensionId(98), ExtensionId(280), ExtensionId(109),
+    ExtensionId(112), ExtensionId(118), ExtensionId(3), ExtensionId(27), ExtensionId(156), ExtensionId(354), ExtensionId(132), ExtensionId(84),
+    ExtensionId(127), ExtensionId(128), ExtensionId(71), ExtensionId(150), ExtensionId(85), ExtensionId(119), ExtensionId(19), ExtensionId(149),
+    ExtensionId(17), ExtensionId(148), ExtensionId(115), ExtensionId(145), ExtensionId(237), ExtensionId(116), ExtensionId(258), ExtensionId(102),
+    ExtensionId(103), ExtensionId(266), ExtensionId(373), ExtensionId(77), ExtensionId(111), ExtensionId(186), ExtensionId(177), ExtensionId(153),
+    ExtensionId(193), ExtensionId(353), ExtensionId(187), ExtensionId(178), ExtensionId(192), ExtensionId(312), ExtensionId(191), ExtensionId(316),
+    ExtensionId(263), ExtensionId(316), ExtensionId(301), ExtensionId(316), ExtensionId(216), ExtensionId(243), ExtensionId(163), ExtensionId(235),
+    ExtensionId(251), ExtensionId(316), ExtensionId(264), ExtensionId(227), ExtensionId(194), ExtensionId(13), ExtensionId(218), ExtensionId(14),
+    ExtensionId(291), ExtensionId(374), ExtensionId(360), ExtensionId(18), ExtensionId(228), ExtensionId(279), ExtensionId(314), ExtensionId(181),
+    ExtensionId(28), ExtensionId(406), ExtensionId(399), ExtensionId(285), ExtensionId(275), ExtensionId(305), ExtensionId(194), ExtensionId(244),
+    ExtensionId(260), ExtensionId(358), ExtensionId(318), ExtensionId(307), ExtensionId(247), ExtensionId(376), ExtensionId(206), ExtensionId(321),
+    ExtensionId(199), ExtensionId(195), ExtensionId(151), ExtensionId(334), ExtensionId(413), ExtensionId(89), ExtensionId(356), ExtensionId(333),
+    ExtensionId(226), ExtensionId(167), ExtensionId(316), ExtensionId(382), ExtensionId(386), ExtensionId(324), ExtensionId(225), ExtensionId(364),
+    ExtensionId(392), ExtensionId(304), ExtensionId(335), ExtensionId(221), ExtensionId(391), ExtensionId(411), ExtensionId(90), ExtensionId(229),
+    ExtensionId(336), ExtensionId(407), ExtensionId(283),
 ];
 const DISP: [u32; 252] = [
     0, 0, 0, 3, 3, 3, 0, 1, 0, 0, 0, 4, 1, 6, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0,
@@ -8505,18 +9288,57 @@ const SLOTS: [u16; 2048] = [
 pub fn lookup(name: &CStr) -> Option<CommandId> {
     let bytes = name.to_bytes();
     let i = crate::phf::slot(bytes, &DISP, &SLOTS)?;
-    (COMMANDS[i as usize].name.to_bytes() == bytes).then_some(CommandId(i))
+    (COMMANDS[i as usize].name.bytes(NAMES) == bytes).then_some(CommandId(i))
 }
 #[inline]
 pub fn info(id: CommandId) -> &'static CommandInfo {
     &COMMANDS[id.0 as usize]
 }
 impl CommandInfo {
+    /// The command's name.
+    pub fn name(&self) -> &'static CStr {
+        self.name.c_str(NAMES)
+    }
+    /// Every selected extension that provides this name.
+    pub fn extensions(&self) -> &'static [ExtensionId] {
+        let (at, n) = (self.extensions.0 as usize, self.extensions.1 as usize);
+        COMMAND_EXTENSIONS.get(at..at + n).unwrap_or(&[])
+    }
+    /// Index of the defining command in its level's dispatch table.
+    pub fn slot(&self) -> Option<usize> {
+        self.slot.map(usize::from)
+    }
     /// The defining command (itself unless an alias).
     pub fn canonical(&'static self) -> &'static CommandInfo {
         match self.alias_of {
             Some(a) => info(a),
             None => self,
+        }
+    }
+}
+impl core::fmt::Debug for CommandInfo {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CommandInfo")
+            .field("name", &self.name())
+            .field("level", &self.level)
+            .field("origin", &self.origin)
+            .field("extensions", &self.extensions())
+            .field("exported", &self.exported)
+            .field("alias_of", &self.alias_of)
+            .field("slot", &self.slot())
+            .finish()
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn every_name_is_a_c_string_that_finds_its_row() {
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert_eq!(c.name().to_bytes(), c.name.bytes(NAMES));
+            assert!(c.name().to_bytes().starts_with(b"vk"), "{c:?}");
+            assert_eq!(lookup(c.name()), Some(CommandId(i as u16)));
+            assert_eq!(c.extensions().len(), c.extensions.1 as usize);
         }
     }
 }

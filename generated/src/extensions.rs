@@ -3,6 +3,7 @@
 //! Extension table with Android policy flags and a perfect-hash lookup.
 
 use core::ffi::CStr;
+use crate::phf::BlobStr;
 /// Index into [`EXTENSIONS`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct ExtensionId(pub u16);
@@ -25,20 +26,21 @@ pub struct Policy {
     /// Private between loader and driver (`VK_ANDROID_native_buffer`); never shown to apps.
     pub internal: bool,
 }
-#[derive(Debug)]
+/// A row of [`EXTENSIONS`]. Its strings are offsets into `STRINGS` (read through the
+/// methods): a table of small integers needs no load-time relocation in
+/// `libvulkan.so`, where a `&'static str` per field costs 40 bytes.
+#[derive(Clone, Copy)]
 pub struct ExtensionInfo {
-    pub name: &'static CStr,
+    name: BlobStr,
     pub number: u32,
     pub spec_version: u32,
     pub kind: ExtensionKind,
     /// The core version it was promoted to.
     pub promoted_to: Option<u32>,
-    /// The extension it was promoted to, where it was promoted to one.
-    pub promoted_to_extension: Option<&'static str>,
-    pub deprecated_by: Option<&'static str>,
-    /// The registry's dependency expression (`+` and, `,` or).
-    pub depends: &'static str,
-    pub platform: Option<&'static str>,
+    promoted_to_extension: BlobStr,
+    deprecated_by: BlobStr,
+    depends: BlobStr,
+    platform: BlobStr,
     pub policy: Policy,
 }
 impl ExtensionId {
@@ -891,15 +893,15 @@ impl ExtensionId {
 }
 pub static EXTENSIONS: [ExtensionInfo; 423] = [
     ExtensionInfo {
-        name: c"VK_KHR_surface",
+        name: BlobStr::new(0, 14), // VK_KHR_surface
         number: 1,
         spec_version: 25,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: true,
@@ -909,15 +911,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_swapchain",
+        name: BlobStr::new(15, 16), // VK_KHR_swapchain
         number: 2,
         spec_version: 70,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_surface",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(0, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: true,
@@ -927,15 +929,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_android_surface",
+        name: BlobStr::new(32, 22), // VK_KHR_android_surface
         number: 9,
         spec_version: 6,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_surface",
-        platform: Some("android"),
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(0, 14),
+        platform: BlobStr::new(12128, 7),
         policy: Policy {
             blocked: false,
             exported: true,
@@ -945,15 +947,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ANDROID_native_buffer",
+        name: BlobStr::new(55, 24), // VK_ANDROID_native_buffer
         number: 11,
         spec_version: 11,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: Some("android"),
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::new(12128, 7),
         policy: Policy {
             blocked: false,
             exported: false,
@@ -963,15 +965,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_debug_report",
+        name: BlobStr::new(80, 19), // VK_EXT_debug_report
         number: 12,
         spec_version: 10,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_EXT_debug_utils"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(2251, 18),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -981,15 +983,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_glsl_shader",
+        name: BlobStr::new(100, 17), // VK_NV_glsl_shader
         number: 13,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -999,15 +1001,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_depth_range_unrestricted",
+        name: BlobStr::new(118, 31), // VK_EXT_depth_range_unrestricted
         number: 14,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1017,15 +1019,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_sampler_mirror_clamp_to_edge",
+        name: BlobStr::new(150, 35), // VK_KHR_sampler_mirror_clamp_to_edge
         number: 15,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1035,15 +1037,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_IMG_filter_cubic",
+        name: BlobStr::new(186, 19), // VK_IMG_filter_cubic
         number: 16,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1053,15 +1055,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_rasterization_order",
+        name: BlobStr::new(206, 26), // VK_AMD_rasterization_order
         number: 19,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1071,15 +1073,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_trinary_minmax",
+        name: BlobStr::new(233, 28), // VK_AMD_shader_trinary_minmax
         number: 21,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1089,15 +1091,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_explicit_vertex_parameter",
+        name: BlobStr::new(262, 39), // VK_AMD_shader_explicit_vertex_parameter
         number: 22,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1107,15 +1109,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_debug_marker",
+        name: BlobStr::new(302, 19), // VK_EXT_debug_marker
         number: 23,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_debug_utils"),
-        deprecated_by: None,
-        depends: "VK_EXT_debug_report",
-        platform: None,
+        promoted_to_extension: BlobStr::new(2251, 18),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(80, 19),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1125,15 +1127,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_queue",
+        name: BlobStr::new(322, 18), // VK_KHR_video_queue
         number: 24,
         spec_version: 8,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_VERSION_1_1+VK_KHR_synchronization2),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12136, 55),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1143,15 +1145,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_decode_queue",
+        name: BlobStr::new(341, 25), // VK_KHR_video_decode_queue
         number: 25,
         spec_version: 8,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_queue+(VK_KHR_synchronization2,VK_VERSION_1_3)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12192, 59),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1161,15 +1163,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_gcn_shader",
+        name: BlobStr::new(367, 17), // VK_AMD_gcn_shader
         number: 26,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1179,15 +1181,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_dedicated_allocation",
+        name: BlobStr::new(385, 26), // VK_NV_dedicated_allocation
         number: 27,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_dedicated_allocation"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(2223, 27),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1197,15 +1199,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_transform_feedback",
+        name: BlobStr::new(412, 25), // VK_EXT_transform_feedback
         number: 29,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1215,15 +1217,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NVX_binary_import",
+        name: BlobStr::new(438, 20), // VK_NVX_binary_import
         number: 30,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1233,15 +1235,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_draw_indirect_count",
+        name: BlobStr::new(459, 26), // VK_AMD_draw_indirect_count
         number: 34,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_draw_indirect_count"),
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::new(3217, 26),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1251,15 +1253,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_negative_viewport_height",
+        name: BlobStr::new(486, 31), // VK_AMD_negative_viewport_height
         number: 36,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1269,15 +1271,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_gpu_shader_half_float",
+        name: BlobStr::new(518, 28), // VK_AMD_gpu_shader_half_float
         number: 37,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_shader_float16_int8"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(1412, 26),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1287,15 +1289,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_ballot",
+        name: BlobStr::new(547, 20), // VK_AMD_shader_ballot
         number: 38,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1305,15 +1307,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_encode_h264",
+        name: BlobStr::new(568, 24), // VK_KHR_video_encode_h264
         number: 39,
         spec_version: 14,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_encode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(6021, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1323,15 +1325,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_encode_h265",
+        name: BlobStr::new(593, 24), // VK_KHR_video_encode_h265
         number: 40,
         spec_version: 14,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_encode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(6021, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1341,15 +1343,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_decode_h264",
+        name: BlobStr::new(618, 24), // VK_KHR_video_decode_h264
         number: 41,
         spec_version: 9,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_decode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(341, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1359,15 +1361,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_texture_gather_bias_lod",
+        name: BlobStr::new(643, 30), // VK_AMD_texture_gather_bias_lod
         number: 42,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1377,15 +1379,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_info",
+        name: BlobStr::new(674, 18), // VK_AMD_shader_info
         number: 43,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1395,15 +1397,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_dynamic_rendering",
+        name: BlobStr::new(693, 24), // VK_KHR_dynamic_rendering
         number: 45,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_depth_stencil_resolve),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12306, 101),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1413,15 +1415,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_image_load_store_lod",
+        name: BlobStr::new(718, 34), // VK_AMD_shader_image_load_store_lod
         number: 47,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1431,15 +1433,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_corner_sampled_image",
+        name: BlobStr::new(753, 26), // VK_NV_corner_sampled_image
         number: 51,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1449,15 +1451,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_multiview",
+        name: BlobStr::new(780, 16), // VK_KHR_multiview
         number: 54,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1467,15 +1469,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_IMG_format_pvrtc",
+        name: BlobStr::new(797, 19), // VK_IMG_format_pvrtc
         number: 55,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1485,15 +1487,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_external_memory_capabilities",
+        name: BlobStr::new(817, 34), // VK_NV_external_memory_capabilities
         number: 56,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_external_memory_capabilities"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(1181, 35),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1503,15 +1505,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_external_memory",
+        name: BlobStr::new(852, 21), // VK_NV_external_memory
         number: 57,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_external_memory"),
-        depends: "VK_NV_external_memory_capabilities",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(1217, 22),
+        depends: BlobStr::new(817, 34),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1521,15 +1523,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_get_physical_device_properties2",
+        name: BlobStr::new(874, 38), // VK_KHR_get_physical_device_properties2
         number: 60,
         spec_version: 2,
         kind: ExtensionKind::Instance,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1539,15 +1541,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_device_group",
+        name: BlobStr::new(913, 19), // VK_KHR_device_group
         number: 61,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_device_group_creation",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(1152, 28),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1557,15 +1559,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_validation_flags",
+        name: BlobStr::new(933, 23), // VK_EXT_validation_flags
         number: 62,
         spec_version: 3,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_EXT_layer_settings"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(9297, 21),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1575,15 +1577,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_draw_parameters",
+        name: BlobStr::new(957, 29), // VK_KHR_shader_draw_parameters
         number: 64,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1593,15 +1595,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_subgroup_ballot",
+        name: BlobStr::new(987, 29), // VK_EXT_shader_subgroup_ballot
         number: 65,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_VERSION_1_2"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(12408, 14),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1611,15 +1613,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_subgroup_vote",
+        name: BlobStr::new(1017, 27), // VK_EXT_shader_subgroup_vote
         number: 66,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_VERSION_1_1"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(12423, 14),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1629,15 +1631,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_texture_compression_astc_hdr",
+        name: BlobStr::new(1045, 35), // VK_EXT_texture_compression_astc_hdr
         number: 67,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1647,15 +1649,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_astc_decode_mode",
+        name: BlobStr::new(1081, 23), // VK_EXT_astc_decode_mode
         number: 68,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1665,15 +1667,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pipeline_robustness",
+        name: BlobStr::new(1105, 26), // VK_EXT_pipeline_robustness
         number: 69,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1683,15 +1685,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance1",
+        name: BlobStr::new(1132, 19), // VK_KHR_maintenance1
         number: 70,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1701,15 +1703,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_device_group_creation",
+        name: BlobStr::new(1152, 28), // VK_KHR_device_group_creation
         number: 71,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1719,15 +1721,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_memory_capabilities",
+        name: BlobStr::new(1181, 35), // VK_KHR_external_memory_capabilities
         number: 72,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1737,15 +1739,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_memory",
+        name: BlobStr::new(1217, 22), // VK_KHR_external_memory
         number: 73,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory_capabilities,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12438, 50),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1755,15 +1757,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_memory_fd",
+        name: BlobStr::new(1240, 25), // VK_KHR_external_memory_fd
         number: 75,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12489, 37),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1773,15 +1775,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_semaphore_capabilities",
+        name: BlobStr::new(1266, 38), // VK_KHR_external_semaphore_capabilities
         number: 77,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1791,15 +1793,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_semaphore",
+        name: BlobStr::new(1305, 25), // VK_KHR_external_semaphore
         number: 78,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_semaphore_capabilities",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(1266, 38),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1809,15 +1811,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_semaphore_fd",
+        name: BlobStr::new(1331, 28), // VK_KHR_external_semaphore_fd
         number: 80,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_semaphore,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12527, 40),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1827,15 +1829,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_push_descriptor",
+        name: BlobStr::new(1360, 22), // VK_KHR_push_descriptor
         number: 81,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1845,15 +1847,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_conditional_rendering",
+        name: BlobStr::new(1383, 28), // VK_EXT_conditional_rendering
         number: 82,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1863,15 +1865,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_float16_int8",
+        name: BlobStr::new(1412, 26), // VK_KHR_shader_float16_int8
         number: 83,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1881,15 +1883,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_16bit_storage",
+        name: BlobStr::new(1439, 20), // VK_KHR_16bit_storage
         number: 84,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12568, 91),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1899,15 +1901,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_incremental_present",
+        name: BlobStr::new(1460, 26), // VK_KHR_incremental_present
         number: 85,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15, 16),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1917,15 +1919,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_descriptor_update_template",
+        name: BlobStr::new(1487, 33), // VK_KHR_descriptor_update_template
         number: 86,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1935,15 +1937,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_clip_space_w_scaling",
+        name: BlobStr::new(1521, 26), // VK_NV_clip_space_w_scaling
         number: 88,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1953,15 +1955,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_GOOGLE_display_timing",
+        name: BlobStr::new(1548, 24), // VK_GOOGLE_display_timing
         number: 93,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15, 16),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1971,15 +1973,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_sample_mask_override_coverage",
+        name: BlobStr::new(1573, 35), // VK_NV_sample_mask_override_coverage
         number: 95,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -1989,15 +1991,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_geometry_shader_passthrough",
+        name: BlobStr::new(1609, 33), // VK_NV_geometry_shader_passthrough
         number: 96,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2007,15 +2009,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_viewport_array2",
+        name: BlobStr::new(1643, 21), // VK_NV_viewport_array2
         number: 97,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2025,15 +2027,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NVX_multiview_per_view_attributes",
+        name: BlobStr::new(1665, 36), // VK_NVX_multiview_per_view_attributes
         number: 98,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_multiview,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12660, 31),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2043,15 +2045,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_viewport_swizzle",
+        name: BlobStr::new(1702, 22), // VK_NV_viewport_swizzle
         number: 99,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2061,15 +2063,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_discard_rectangles",
+        name: BlobStr::new(1725, 25), // VK_EXT_discard_rectangles
         number: 100,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2079,15 +2081,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_conservative_rasterization",
+        name: BlobStr::new(1751, 33), // VK_EXT_conservative_rasterization
         number: 102,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2097,15 +2099,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_depth_clip_enable",
+        name: BlobStr::new(1785, 24), // VK_EXT_depth_clip_enable
         number: 103,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2115,15 +2117,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_swapchain_colorspace",
+        name: BlobStr::new(1810, 27), // VK_EXT_swapchain_colorspace
         number: 105,
         spec_version: 5,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_surface",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(0, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2133,15 +2135,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_hdr_metadata",
+        name: BlobStr::new(1838, 19), // VK_EXT_hdr_metadata
         number: 106,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15, 16),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2151,15 +2153,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_imageless_framebuffer",
+        name: BlobStr::new(1858, 28), // VK_KHR_imageless_framebuffer
         number: 109,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(((VK_KHR_get_physical_device_properties2+VK_KHR_maintenance2),VK_VERSION_1_1)+VK_KHR_image_format_list),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12692, 119),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2169,15 +2171,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_create_renderpass2",
+        name: BlobStr::new(1887, 25), // VK_KHR_create_renderpass2
         number: 110,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_multiview+VK_KHR_maintenance2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12812, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2187,15 +2189,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_IMG_relaxed_line_rasterization",
+        name: BlobStr::new(1913, 33), // VK_IMG_relaxed_line_rasterization
         number: 111,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2205,15 +2207,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shared_presentable_image",
+        name: BlobStr::new(1947, 31), // VK_KHR_shared_presentable_image
         number: 112,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+VK_KHR_get_surface_capabilities2+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12866, 105),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2223,15 +2225,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_fence_capabilities",
+        name: BlobStr::new(1979, 34), // VK_KHR_external_fence_capabilities
         number: 113,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2241,15 +2243,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_fence",
+        name: BlobStr::new(2014, 21), // VK_KHR_external_fence
         number: 114,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_fence_capabilities",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(1979, 34),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2259,15 +2261,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_external_fence_fd",
+        name: BlobStr::new(2036, 24), // VK_KHR_external_fence_fd
         number: 116,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_fence,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12972, 36),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2277,15 +2279,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_performance_query",
+        name: BlobStr::new(2061, 24), // VK_KHR_performance_query
         number: 117,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2295,15 +2297,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance2",
+        name: BlobStr::new(2086, 19), // VK_KHR_maintenance2
         number: 118,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2313,15 +2315,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_get_surface_capabilities2",
+        name: BlobStr::new(2106, 32), // VK_KHR_get_surface_capabilities2
         number: 120,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_surface",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(0, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2331,15 +2333,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_variable_pointers",
+        name: BlobStr::new(2139, 24), // VK_KHR_variable_pointers
         number: 121,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12568, 91),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2349,15 +2351,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_external_memory_dma_buf",
+        name: BlobStr::new(2164, 30), // VK_EXT_external_memory_dma_buf
         number: 126,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory_fd",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(1240, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2367,15 +2369,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_queue_family_foreign",
+        name: BlobStr::new(2195, 27), // VK_EXT_queue_family_foreign
         number: 127,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12489, 37),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2385,15 +2387,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_dedicated_allocation",
+        name: BlobStr::new(2223, 27), // VK_KHR_dedicated_allocation
         number: 128,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_memory_requirements2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13009, 46),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2403,15 +2405,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_debug_utils",
+        name: BlobStr::new(2251, 18), // VK_EXT_debug_utils
         number: 129,
         spec_version: 2,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2421,15 +2423,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ANDROID_external_memory_android_hardware_buffer",
+        name: BlobStr::new(2270, 50), // VK_ANDROID_external_memory_android_hardware_buffer
         number: 130,
         spec_version: 5,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_sampler_ycbcr_conversion+VK_KHR_external_memory+VK_KHR_dedicated_allocation),VK_VERSION_1_1)+VK_EXT_queue_family_foreign",
-        platform: Some("android"),
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13056, 129),
+        platform: BlobStr::new(12128, 7),
         policy: Policy {
             blocked: false,
             exported: true,
@@ -2439,15 +2441,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_sampler_filter_minmax",
+        name: BlobStr::new(2321, 28), // VK_EXT_sampler_filter_minmax
         number: 131,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2457,15 +2459,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_storage_buffer_storage_class",
+        name: BlobStr::new(2350, 35), // VK_KHR_storage_buffer_storage_class
         number: 132,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2475,15 +2477,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_gpu_shader_int16",
+        name: BlobStr::new(2386, 23), // VK_AMD_gpu_shader_int16
         number: 133,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_shader_float16_int8"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(1412, 26),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2493,15 +2495,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_gpa_interface",
+        name: BlobStr::new(2410, 20), // VK_AMD_gpa_interface
         number: 134,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2511,15 +2513,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_descriptor_heap",
+        name: BlobStr::new(2431, 22), // VK_EXT_descriptor_heap
         number: 136,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_extended_flags,VK_KHR_maintenance5)+(VK_KHR_buffer_device_address,VK_VERSION_1_2),VK_VERSION_1_4)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13186, 106),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2529,15 +2531,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_mixed_attachment_samples",
+        name: BlobStr::new(2454, 31), // VK_AMD_mixed_attachment_samples
         number: 137,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2547,15 +2549,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_fragment_mask",
+        name: BlobStr::new(2486, 27), // VK_AMD_shader_fragment_mask
         number: 138,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2565,15 +2567,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_inline_uniform_block",
+        name: BlobStr::new(2514, 27), // VK_EXT_inline_uniform_block
         number: 139,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_maintenance1),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13293, 75),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2583,15 +2585,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_stencil_export",
+        name: BlobStr::new(2542, 28), // VK_EXT_shader_stencil_export
         number: 141,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2601,15 +2603,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_bfloat16",
+        name: BlobStr::new(2571, 22), // VK_KHR_shader_bfloat16
         number: 142,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2619,15 +2621,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_sample_locations",
+        name: BlobStr::new(2594, 23), // VK_EXT_sample_locations
         number: 144,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2637,15 +2639,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_relaxed_block_layout",
+        name: BlobStr::new(2618, 27), // VK_KHR_relaxed_block_layout
         number: 145,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2655,15 +2657,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_get_memory_requirements2",
+        name: BlobStr::new(2646, 31), // VK_KHR_get_memory_requirements2
         number: 147,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2673,15 +2675,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_image_format_list",
+        name: BlobStr::new(2678, 24), // VK_KHR_image_format_list
         number: 148,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2691,15 +2693,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_blend_operation_advanced",
+        name: BlobStr::new(2703, 31), // VK_EXT_blend_operation_advanced
         number: 149,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2709,15 +2711,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_fragment_coverage_to_color",
+        name: BlobStr::new(2735, 32), // VK_NV_fragment_coverage_to_color
         number: 150,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2727,15 +2729,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_acceleration_structure",
+        name: BlobStr::new(2768, 29), // VK_KHR_acceleration_structure
         number: 151,
         spec_version: 13,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_VERSION_1_1+VK_EXT_descriptor_indexing+VK_KHR_buffer_device_address),VK_VERSION_1_2)+VK_KHR_deferred_host_operations",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13369, 121),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2745,15 +2747,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_ray_tracing_pipeline",
+        name: BlobStr::new(2798, 27), // VK_KHR_ray_tracing_pipeline
         number: 348,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_spirv_1_4,VK_VERSION_1_2)+VK_KHR_acceleration_structure",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13491, 63),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2763,15 +2765,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_ray_query",
+        name: BlobStr::new(2826, 16), // VK_KHR_ray_query
         number: 349,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_spirv_1_4,VK_VERSION_1_2)+VK_KHR_acceleration_structure",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13491, 63),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2781,15 +2783,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_framebuffer_mixed_samples",
+        name: BlobStr::new(2843, 31), // VK_NV_framebuffer_mixed_samples
         number: 153,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2799,15 +2801,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_fill_rectangle",
+        name: BlobStr::new(2875, 20), // VK_NV_fill_rectangle
         number: 154,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2817,15 +2819,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_shader_sm_builtins",
+        name: BlobStr::new(2896, 24), // VK_NV_shader_sm_builtins
         number: 155,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2835,15 +2837,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_post_depth_coverage",
+        name: BlobStr::new(2921, 26), // VK_EXT_post_depth_coverage
         number: 156,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2853,15 +2855,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_sampler_ycbcr_conversion",
+        name: BlobStr::new(2948, 31), // VK_KHR_sampler_ycbcr_conversion
         number: 157,
         spec_version: 14,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_maintenance1+VK_KHR_bind_memory2+VK_KHR_get_memory_requirements2+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13555, 127),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2871,15 +2873,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_bind_memory2",
+        name: BlobStr::new(2980, 19), // VK_KHR_bind_memory2
         number: 158,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2889,15 +2891,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_drm_format_modifier",
+        name: BlobStr::new(3000, 32), // VK_EXT_image_drm_format_modifier
         number: 159,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(((VK_KHR_bind_memory2+VK_KHR_get_physical_device_properties2+VK_KHR_sampler_ycbcr_conversion),VK_VERSION_1_1)+VK_KHR_image_format_list),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13683, 151),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2907,15 +2909,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_validation_cache",
+        name: BlobStr::new(3033, 23), // VK_EXT_validation_cache
         number: 161,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2925,15 +2927,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_descriptor_indexing",
+        name: BlobStr::new(3057, 26), // VK_EXT_descriptor_indexing
         number: 162,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_maintenance3),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13835, 75),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2943,15 +2945,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_viewport_index_layer",
+        name: BlobStr::new(3084, 34), // VK_EXT_shader_viewport_index_layer
         number: 163,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2961,15 +2963,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_shading_rate_image",
+        name: BlobStr::new(3119, 24), // VK_NV_shading_rate_image
         number: 165,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2979,15 +2981,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_ray_tracing",
+        name: BlobStr::new(3144, 17), // VK_NV_ray_tracing
         number: 166,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_ray_tracing_pipeline"),
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_get_memory_requirements2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(2798, 27),
+        depends: BlobStr::new(13911, 87),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -2997,15 +2999,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_representative_fragment_test",
+        name: BlobStr::new(3162, 34), // VK_NV_representative_fragment_test
         number: 167,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3015,15 +3017,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance3",
+        name: BlobStr::new(3197, 19), // VK_KHR_maintenance3
         number: 169,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4198400),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3033,15 +3035,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_draw_indirect_count",
+        name: BlobStr::new(3217, 26), // VK_KHR_draw_indirect_count
         number: 170,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3051,15 +3053,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_filter_cubic",
+        name: BlobStr::new(3244, 19), // VK_EXT_filter_cubic
         number: 171,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3069,15 +3071,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_render_pass_shader_resolve",
+        name: BlobStr::new(3264, 34), // VK_QCOM_render_pass_shader_resolve
         number: 172,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_custom_resolve"),
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11526, 21),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3087,15 +3089,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_cooperative_matrix_conversion",
+        name: BlobStr::new(3299, 37), // VK_QCOM_cooperative_matrix_conversion
         number: 173,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_cooperative_matrix",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9486, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3105,15 +3107,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_elapsed_timer_query",
+        name: BlobStr::new(3337, 27), // VK_QCOM_elapsed_timer_query
         number: 174,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3123,15 +3125,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_global_priority",
+        name: BlobStr::new(3365, 22), // VK_EXT_global_priority
         number: 175,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_global_priority"),
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::new(3659, 22),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3141,15 +3143,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_subgroup_extended_types",
+        name: BlobStr::new(3388, 37), // VK_KHR_shader_subgroup_extended_types
         number: 176,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3159,15 +3161,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_8bit_storage",
+        name: BlobStr::new(3426, 19), // VK_KHR_8bit_storage
         number: 178,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12568, 91),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3177,15 +3179,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_external_memory_host",
+        name: BlobStr::new(3446, 27), // VK_EXT_external_memory_host
         number: 179,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12489, 37),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3195,15 +3197,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_buffer_marker",
+        name: BlobStr::new(3474, 20), // VK_AMD_buffer_marker
         number: 180,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3213,15 +3215,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_atomic_int64",
+        name: BlobStr::new(3495, 26), // VK_KHR_shader_atomic_int64
         number: 181,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3231,15 +3233,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_clock",
+        name: BlobStr::new(3522, 19), // VK_KHR_shader_clock
         number: 182,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3249,15 +3251,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_pipeline_compiler_control",
+        name: BlobStr::new(3542, 32), // VK_AMD_pipeline_compiler_control
         number: 184,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3267,15 +3269,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_calibrated_timestamps",
+        name: BlobStr::new(3575, 28), // VK_EXT_calibrated_timestamps
         number: 185,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_calibrated_timestamps"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10064, 28),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3285,15 +3287,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_core_properties",
+        name: BlobStr::new(3604, 29), // VK_AMD_shader_core_properties
         number: 186,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3303,15 +3305,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_decode_h265",
+        name: BlobStr::new(3634, 24), // VK_KHR_video_decode_h265
         number: 188,
         spec_version: 8,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_decode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(341, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3321,15 +3323,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_global_priority",
+        name: BlobStr::new(3659, 22), // VK_KHR_global_priority
         number: 189,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3339,15 +3341,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_memory_overallocation_behavior",
+        name: BlobStr::new(3682, 37), // VK_AMD_memory_overallocation_behavior
         number: 190,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3357,15 +3359,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_vertex_attribute_divisor",
+        name: BlobStr::new(3720, 31), // VK_EXT_vertex_attribute_divisor
         number: 191,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_vertex_attribute_divisor"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(9874, 31),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3375,15 +3377,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pipeline_creation_feedback",
+        name: BlobStr::new(3752, 33), // VK_EXT_pipeline_creation_feedback
         number: 193,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3393,15 +3395,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_driver_properties",
+        name: BlobStr::new(3786, 24), // VK_KHR_driver_properties
         number: 197,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3411,15 +3413,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_float_controls",
+        name: BlobStr::new(3811, 28), // VK_KHR_shader_float_controls
         number: 198,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3429,15 +3431,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_shader_subgroup_partitioned",
+        name: BlobStr::new(3840, 33), // VK_NV_shader_subgroup_partitioned
         number: 199,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_shader_subgroup_partitioned"),
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11826, 34),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3447,15 +3449,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_depth_stencil_resolve",
+        name: BlobStr::new(3874, 28), // VK_KHR_depth_stencil_resolve
         number: 200,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_create_renderpass2,VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(13999, 40),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3465,15 +3467,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_swapchain_mutable_format",
+        name: BlobStr::new(3903, 31), // VK_KHR_swapchain_mutable_format
         number: 201,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+(VK_KHR_maintenance2,VK_VERSION_1_1)+(VK_KHR_image_format_list,VK_VERSION_1_2)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14040, 95),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3483,15 +3485,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_compute_shader_derivatives",
+        name: BlobStr::new(3935, 32), // VK_NV_compute_shader_derivatives
         number: 202,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_compute_shader_derivatives"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(9609, 33),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3501,15 +3503,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_mesh_shader",
+        name: BlobStr::new(3968, 17), // VK_NV_mesh_shader
         number: 203,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3519,15 +3521,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_fragment_shader_barycentric",
+        name: BlobStr::new(3986, 33), // VK_NV_fragment_shader_barycentric
         number: 204,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_fragment_shader_barycentric"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(6419, 34),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3537,15 +3539,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_shader_image_footprint",
+        name: BlobStr::new(4020, 28), // VK_NV_shader_image_footprint
         number: 205,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3555,15 +3557,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_scissor_exclusive",
+        name: BlobStr::new(4049, 23), // VK_NV_scissor_exclusive
         number: 206,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3573,15 +3575,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_device_diagnostic_checkpoints",
+        name: BlobStr::new(4073, 35), // VK_NV_device_diagnostic_checkpoints
         number: 207,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3591,15 +3593,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_timeline_semaphore",
+        name: BlobStr::new(4109, 25), // VK_KHR_timeline_semaphore
         number: 208,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3609,15 +3611,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_present_timing",
+        name: BlobStr::new(4135, 21), // VK_EXT_present_timing
         number: 209,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+VK_KHR_present_id2+VK_KHR_get_surface_capabilities2+VK_KHR_calibrated_timestamps",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14136, 97),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3627,15 +3629,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_INTEL_shader_integer_functions2",
+        name: BlobStr::new(4157, 34), // VK_INTEL_shader_integer_functions2
         number: 210,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3645,15 +3647,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_INTEL_performance_query",
+        name: BlobStr::new(4192, 26), // VK_INTEL_performance_query
         number: 211,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3663,15 +3665,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_vulkan_memory_model",
+        name: BlobStr::new(4219, 26), // VK_KHR_vulkan_memory_model
         number: 212,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3681,15 +3683,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pci_bus_info",
+        name: BlobStr::new(4246, 19), // VK_EXT_pci_bus_info
         number: 213,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3699,15 +3701,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_display_native_hdr",
+        name: BlobStr::new(4266, 25), // VK_AMD_display_native_hdr
         number: 214,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_get_surface_capabilities2+VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14234, 105),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3717,15 +3719,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_terminate_invocation",
+        name: BlobStr::new(4292, 34), // VK_KHR_shader_terminate_invocation
         number: 216,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3735,15 +3737,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_fragment_density_map",
+        name: BlobStr::new(4327, 27), // VK_EXT_fragment_density_map
         number: 219,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3753,15 +3755,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_scalar_block_layout",
+        name: BlobStr::new(4355, 26), // VK_EXT_scalar_block_layout
         number: 222,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3771,15 +3773,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_GOOGLE_hlsl_functionality1",
+        name: BlobStr::new(4382, 29), // VK_GOOGLE_hlsl_functionality1
         number: 224,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3789,15 +3791,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_GOOGLE_decorate_string",
+        name: BlobStr::new(4412, 25), // VK_GOOGLE_decorate_string
         number: 225,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3807,15 +3809,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_subgroup_size_control",
+        name: BlobStr::new(4438, 28), // VK_EXT_subgroup_size_control
         number: 226,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3825,15 +3827,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_fragment_shading_rate",
+        name: BlobStr::new(4467, 28), // VK_KHR_fragment_shading_rate
         number: 227,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_create_renderpass2),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14340, 98),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3843,15 +3845,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_core_properties2",
+        name: BlobStr::new(4496, 30), // VK_AMD_shader_core_properties2
         number: 228,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_AMD_shader_core_properties",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(3604, 29),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3861,15 +3863,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_device_coherent_memory",
+        name: BlobStr::new(4527, 29), // VK_AMD_device_coherent_memory
         number: 230,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3879,15 +3881,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_constant_data",
+        name: BlobStr::new(4557, 27), // VK_KHR_shader_constant_data
         number: 232,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3897,15 +3899,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_dynamic_rendering_local_read",
+        name: BlobStr::new(4585, 35), // VK_KHR_dynamic_rendering_local_read
         number: 233,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_dynamic_rendering,VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14439, 39),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3915,15 +3917,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_abort",
+        name: BlobStr::new(4621, 19), // VK_KHR_shader_abort
         number: 234,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_device_fault+VK_KHR_shader_constant_data",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14479, 47),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3933,15 +3935,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_image_atomic_int64",
+        name: BlobStr::new(4641, 32), // VK_EXT_shader_image_atomic_int64
         number: 235,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3951,15 +3953,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_quad_control",
+        name: BlobStr::new(4674, 26), // VK_KHR_shader_quad_control
         number: 236,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_VERSION_1_1+VK_KHR_vulkan_memory_model),VK_VERSION_1_2)+VK_KHR_shader_maximal_reconvergence",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14527, 96),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3969,15 +3971,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_spirv_1_4",
+        name: BlobStr::new(4701, 16), // VK_KHR_spirv_1_4
         number: 237,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1+VK_KHR_shader_float_controls",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14624, 43),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -3987,15 +3989,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_memory_budget",
+        name: BlobStr::new(4718, 20), // VK_EXT_memory_budget
         number: 238,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4005,15 +4007,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_memory_priority",
+        name: BlobStr::new(4739, 22), // VK_EXT_memory_priority
         number: 239,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4023,15 +4025,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_surface_protected_capabilities",
+        name: BlobStr::new(4762, 37), // VK_KHR_surface_protected_capabilities
         number: 240,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1+VK_KHR_get_surface_capabilities2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14668, 47),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4041,15 +4043,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_dedicated_allocation_image_aliasing",
+        name: BlobStr::new(4800, 41), // VK_NV_dedicated_allocation_image_aliasing
         number: 241,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_dedicated_allocation+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14716, 83),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4059,15 +4061,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_separate_depth_stencil_layouts",
+        name: BlobStr::new(4842, 37), // VK_KHR_separate_depth_stencil_layouts
         number: 242,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_create_renderpass2),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14340, 98),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4077,15 +4079,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_buffer_device_address",
+        name: BlobStr::new(4880, 28), // VK_EXT_buffer_device_address
         number: 245,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_KHR_buffer_device_address"),
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(5127, 28),
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4095,15 +4097,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_tooling_info",
+        name: BlobStr::new(4909, 19), // VK_EXT_tooling_info
         number: 246,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4113,15 +4115,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_separate_stencil_usage",
+        name: BlobStr::new(4929, 29), // VK_EXT_separate_stencil_usage
         number: 247,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4131,15 +4133,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_validation_features",
+        name: BlobStr::new(4959, 26), // VK_EXT_validation_features
         number: 248,
         spec_version: 6,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_EXT_layer_settings"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(9297, 21),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4149,15 +4151,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_present_wait",
+        name: BlobStr::new(4986, 19), // VK_KHR_present_wait
         number: 249,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+VK_KHR_present_id",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14800, 34),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4167,15 +4169,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_fragment_shader_interlock",
+        name: BlobStr::new(5006, 32), // VK_EXT_fragment_shader_interlock
         number: 252,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4185,15 +4187,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_ycbcr_image_arrays",
+        name: BlobStr::new(5039, 25), // VK_EXT_ycbcr_image_arrays
         number: 253,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14835, 46),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4203,15 +4205,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_uniform_buffer_standard_layout",
+        name: BlobStr::new(5065, 37), // VK_KHR_uniform_buffer_standard_layout
         number: 254,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4221,15 +4223,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_provoking_vertex",
+        name: BlobStr::new(5103, 23), // VK_EXT_provoking_vertex
         number: 255,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4239,15 +4241,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_buffer_device_address",
+        name: BlobStr::new(5127, 28), // VK_KHR_buffer_device_address
         number: 258,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_device_group),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14882, 75),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4257,15 +4259,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_line_rasterization",
+        name: BlobStr::new(5156, 25), // VK_EXT_line_rasterization
         number: 260,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_line_rasterization"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10038, 25),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4275,15 +4277,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_atomic_float",
+        name: BlobStr::new(5182, 26), // VK_EXT_shader_atomic_float
         number: 261,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4293,15 +4295,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_host_query_reset",
+        name: BlobStr::new(5209, 23), // VK_EXT_host_query_reset
         number: 262,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4202496),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4311,15 +4313,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_index_type_uint8",
+        name: BlobStr::new(5233, 23), // VK_EXT_index_type_uint8
         number: 266,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_index_type_uint8"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10014, 23),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4329,15 +4331,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_extended_dynamic_state",
+        name: BlobStr::new(5257, 29), // VK_EXT_extended_dynamic_state
         number: 268,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4347,15 +4349,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_deferred_host_operations",
+        name: BlobStr::new(5287, 31), // VK_KHR_deferred_host_operations
         number: 269,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4365,15 +4367,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_pipeline_executable_properties",
+        name: BlobStr::new(5319, 37), // VK_KHR_pipeline_executable_properties
         number: 270,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4383,15 +4385,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_host_image_copy",
+        name: BlobStr::new(5357, 22), // VK_EXT_host_image_copy
         number: 271,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_copy_commands2+VK_KHR_format_feature_flags2),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14958, 123),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4401,15 +4403,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_map_memory2",
+        name: BlobStr::new(5380, 18), // VK_KHR_map_memory2
         number: 272,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4419,15 +4421,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_map_memory_placed",
+        name: BlobStr::new(5399, 24), // VK_EXT_map_memory_placed
         number: 273,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_map_memory2,VK_VERSION_1_4",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15082, 33),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4437,15 +4439,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_atomic_float2",
+        name: BlobStr::new(5424, 27), // VK_EXT_shader_atomic_float2
         number: 274,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_shader_atomic_float",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(5182, 26),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4455,15 +4457,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_surface_maintenance1",
+        name: BlobStr::new(5452, 27), // VK_EXT_surface_maintenance1
         number: 275,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_surface_maintenance1"),
-        deprecated_by: None,
-        depends: "VK_KHR_surface+VK_KHR_get_surface_capabilities2",
-        platform: None,
+        promoted_to_extension: BlobStr::new(9041, 27),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15116, 47),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4473,15 +4475,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_swapchain_maintenance1",
+        name: BlobStr::new(5480, 29), // VK_EXT_swapchain_maintenance1
         number: 276,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_swapchain_maintenance1"),
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+VK_EXT_surface_maintenance1+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
-        platform: None,
+        promoted_to_extension: BlobStr::new(9069, 29),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15164, 100),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4491,15 +4493,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_demote_to_helper_invocation",
+        name: BlobStr::new(5510, 41), // VK_EXT_shader_demote_to_helper_invocation
         number: 277,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4509,15 +4511,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_device_generated_commands",
+        name: BlobStr::new(5552, 31), // VK_NV_device_generated_commands
         number: 278,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_VERSION_1_1+VK_KHR_buffer_device_address),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15265, 60),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4527,15 +4529,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_inherited_viewport_scissor",
+        name: BlobStr::new(5584, 32), // VK_NV_inherited_viewport_scissor
         number: 279,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4545,15 +4547,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_integer_dot_product",
+        name: BlobStr::new(5617, 33), // VK_KHR_shader_integer_dot_product
         number: 281,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4563,15 +4565,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_texel_buffer_alignment",
+        name: BlobStr::new(5651, 29), // VK_EXT_texel_buffer_alignment
         number: 282,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4581,15 +4583,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_render_pass_transform",
+        name: BlobStr::new(5681, 29), // VK_QCOM_render_pass_transform
         number: 283,
         spec_version: 5,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4599,15 +4601,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_depth_bias_control",
+        name: BlobStr::new(5711, 25), // VK_EXT_depth_bias_control
         number: 284,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4617,15 +4619,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_device_memory_report",
+        name: BlobStr::new(5737, 27), // VK_EXT_device_memory_report
         number: 285,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4635,15 +4637,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_robustness2",
+        name: BlobStr::new(5765, 18), // VK_EXT_robustness2
         number: 287,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_robustness2"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11281, 18),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4653,15 +4655,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_custom_border_color",
+        name: BlobStr::new(5784, 26), // VK_EXT_custom_border_color
         number: 288,
         spec_version: 12,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4671,15 +4673,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_texture_compression_astc_3d",
+        name: BlobStr::new(5811, 34), // VK_EXT_texture_compression_astc_3d
         number: 289,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4689,15 +4691,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_GOOGLE_user_type",
+        name: BlobStr::new(5846, 19), // VK_GOOGLE_user_type
         number: 290,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4707,15 +4709,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_pipeline_library",
+        name: BlobStr::new(5866, 23), // VK_KHR_pipeline_library
         number: 291,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4725,15 +4727,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_present_barrier",
+        name: BlobStr::new(5890, 21), // VK_NV_present_barrier
         number: 293,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_surface+VK_KHR_get_surface_capabilities2+VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15326, 120),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4743,15 +4745,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_non_semantic_info",
+        name: BlobStr::new(5912, 31), // VK_KHR_shader_non_semantic_info
         number: 294,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4761,15 +4763,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_present_id",
+        name: BlobStr::new(5944, 17), // VK_KHR_present_id
         number: 295,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15447, 72),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4779,15 +4781,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_private_data",
+        name: BlobStr::new(5962, 19), // VK_EXT_private_data
         number: 296,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4797,15 +4799,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pipeline_creation_cache_control",
+        name: BlobStr::new(5982, 38), // VK_EXT_pipeline_creation_cache_control
         number: 298,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4815,15 +4817,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_encode_queue",
+        name: BlobStr::new(6021, 25), // VK_KHR_video_encode_queue
         number: 300,
         spec_version: 12,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_queue+(VK_KHR_synchronization2,VK_VERSION_1_3)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12192, 59),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4833,15 +4835,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_device_diagnostics_config",
+        name: BlobStr::new(6047, 31), // VK_NV_device_diagnostics_config
         number: 301,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4851,15 +4853,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_render_pass_store_ops",
+        name: BlobStr::new(6079, 29), // VK_QCOM_render_pass_store_ops
         number: 302,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4869,15 +4871,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_queue_perf_hint",
+        name: BlobStr::new(6109, 23), // VK_QCOM_queue_perf_hint
         number: 303,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4887,15 +4889,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_image_processing3",
+        name: BlobStr::new(6133, 25), // VK_QCOM_image_processing3
         number: 304,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4905,15 +4907,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_shader_multiple_wait_queues",
+        name: BlobStr::new(6159, 35), // VK_QCOM_shader_multiple_wait_queues
         number: 305,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4923,15 +4925,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_split_barrier",
+        name: BlobStr::new(6195, 27), // VK_EXT_shader_split_barrier
         number: 306,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4941,15 +4943,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_tile_shading",
+        name: BlobStr::new(6223, 20), // VK_QCOM_tile_shading
         number: 310,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_QCOM_tile_properties",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(8994, 23),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4959,15 +4961,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_low_latency",
+        name: BlobStr::new(6244, 17), // VK_NV_low_latency
         number: 311,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_NV_low_latency2"),
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(9467, 18),
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4977,15 +4979,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_synchronization2",
+        name: BlobStr::new(6262, 23), // VK_KHR_synchronization2
         number: 315,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -4995,15 +4997,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_descriptor_buffer",
+        name: BlobStr::new(6286, 24), // VK_EXT_descriptor_buffer
         number: 317,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_EXT_descriptor_heap"),
-        depends: "((((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address+VK_EXT_descriptor_indexing),VK_VERSION_1_2)+VK_KHR_synchronization2),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(2431, 22),
+        depends: BlobStr::new(15520, 171),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5013,15 +5015,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_device_address_commands",
+        name: BlobStr::new(6311, 30), // VK_KHR_device_address_commands
         number: 319,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2)+VK_KHR_synchronization2+VK_EXT_extended_dynamic_state),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15692, 174),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5031,15 +5033,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_graphics_pipeline_library",
+        name: BlobStr::new(6342, 32), // VK_EXT_graphics_pipeline_library
         number: 321,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_pipeline_library",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15867, 79),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5049,15 +5051,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_shader_early_and_late_fragment_tests",
+        name: BlobStr::new(6375, 43), // VK_AMD_shader_early_and_late_fragment_tests
         number: 322,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5067,15 +5069,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_fragment_shader_barycentric",
+        name: BlobStr::new(6419, 34), // VK_KHR_fragment_shader_barycentric
         number: 323,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5085,15 +5087,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_subgroup_uniform_control_flow",
+        name: BlobStr::new(6454, 43), // VK_KHR_shader_subgroup_uniform_control_flow
         number: 324,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5103,15 +5105,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_zero_initialize_workgroup_memory",
+        name: BlobStr::new(6498, 39), // VK_KHR_zero_initialize_workgroup_memory
         number: 326,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5121,15 +5123,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_fragment_shading_rate_enums",
+        name: BlobStr::new(6538, 33), // VK_NV_fragment_shading_rate_enums
         number: 327,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_fragment_shading_rate",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(4467, 28),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5139,15 +5141,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_ray_tracing_motion_blur",
+        name: BlobStr::new(6572, 29), // VK_NV_ray_tracing_motion_blur
         number: 328,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_ray_tracing_pipeline",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2798, 27),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5157,15 +5159,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_mesh_shader",
+        name: BlobStr::new(6602, 18), // VK_EXT_mesh_shader
         number: 329,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_spirv_1_4,VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15947, 31),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5175,15 +5177,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_ycbcr_2plane_444_formats",
+        name: BlobStr::new(6621, 31), // VK_EXT_ycbcr_2plane_444_formats
         number: 331,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14835, 46),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5193,15 +5195,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_fragment_density_map2",
+        name: BlobStr::new(6653, 28), // VK_EXT_fragment_density_map2
         number: 333,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_fragment_density_map",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(4327, 27),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5211,15 +5213,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_rotated_copy_commands",
+        name: BlobStr::new(6682, 29), // VK_QCOM_rotated_copy_commands
         number: 334,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_copy_commands2,VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15979, 36),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5229,15 +5231,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_robustness",
+        name: BlobStr::new(6712, 23), // VK_EXT_image_robustness
         number: 336,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5247,15 +5249,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_workgroup_memory_explicit_layout",
+        name: BlobStr::new(6736, 39), // VK_KHR_workgroup_memory_explicit_layout
         number: 337,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5265,15 +5267,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_copy_commands2",
+        name: BlobStr::new(6776, 21), // VK_KHR_copy_commands2
         number: 338,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5283,15 +5285,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_compression_control",
+        name: BlobStr::new(6798, 32), // VK_EXT_image_compression_control
         number: 339,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5301,15 +5303,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_attachment_feedback_loop_layout",
+        name: BlobStr::new(6831, 38), // VK_EXT_attachment_feedback_loop_layout
         number: 340,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5319,15 +5321,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_4444_formats",
+        name: BlobStr::new(6870, 19), // VK_EXT_4444_formats
         number: 341,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5337,15 +5339,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_device_fault",
+        name: BlobStr::new(6890, 19), // VK_EXT_device_fault
         number: 342,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_device_fault"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10734, 19),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5355,15 +5357,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_rasterization_order_attachment_access",
+        name: BlobStr::new(6910, 44), // VK_ARM_rasterization_order_attachment_access
         number: 343,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_rasterization_order_attachment_access"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(8684, 44),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5373,15 +5375,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_rgba10x6_formats",
+        name: BlobStr::new(6955, 23), // VK_EXT_rgba10x6_formats
         number: 345,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14835, 46),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5391,15 +5393,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_VALVE_mutable_descriptor_type",
+        name: BlobStr::new(6979, 32), // VK_VALVE_mutable_descriptor_type
         number: 352,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_mutable_descriptor_type"),
-        deprecated_by: None,
-        depends: "VK_KHR_maintenance3",
-        platform: None,
+        promoted_to_extension: BlobStr::new(9234, 30),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(3197, 19),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5409,15 +5411,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_vertex_input_dynamic_state",
+        name: BlobStr::new(7012, 33), // VK_EXT_vertex_input_dynamic_state
         number: 353,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5427,15 +5429,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_physical_device_drm",
+        name: BlobStr::new(7046, 26), // VK_EXT_physical_device_drm
         number: 354,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5445,15 +5447,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_device_address_binding_report",
+        name: BlobStr::new(7073, 36), // VK_EXT_device_address_binding_report
         number: 355,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_debug_utils",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16016, 74),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5463,15 +5465,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_depth_clip_control",
+        name: BlobStr::new(7110, 25), // VK_EXT_depth_clip_control
         number: 356,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5481,15 +5483,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_primitive_topology_list_restart",
+        name: BlobStr::new(7136, 38), // VK_EXT_primitive_topology_list_restart
         number: 357,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5499,15 +5501,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_format_feature_flags2",
+        name: BlobStr::new(7175, 28), // VK_KHR_format_feature_flags2
         number: 361,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5517,15 +5519,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_present_mode_fifo_latest_ready",
+        name: BlobStr::new(7204, 37), // VK_EXT_present_mode_fifo_latest_ready
         number: 362,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_present_mode_fifo_latest_ready"),
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11435, 37),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15, 16),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5535,15 +5537,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_HUAWEI_invocation_mask",
+        name: BlobStr::new(7242, 25), // VK_HUAWEI_invocation_mask
         number: 371,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_ray_tracing_pipeline+(VK_KHR_synchronization2,VK_VERSION_1_3)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16091, 68),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5553,15 +5555,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_external_memory_rdma",
+        name: BlobStr::new(7268, 26), // VK_NV_external_memory_rdma
         number: 372,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12489, 37),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5571,15 +5573,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pipeline_properties",
+        name: BlobStr::new(7295, 26), // VK_EXT_pipeline_properties
         number: 373,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5589,15 +5591,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_frame_boundary",
+        name: BlobStr::new(7322, 21), // VK_EXT_frame_boundary
         number: 376,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5607,15 +5609,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_multisampled_render_to_single_sampled",
+        name: BlobStr::new(7344, 44), // VK_EXT_multisampled_render_to_single_sampled
         number: 377,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_create_renderpass2+VK_KHR_depth_stencil_resolve),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16160, 71),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5625,15 +5627,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_extended_dynamic_state2",
+        name: BlobStr::new(7389, 30), // VK_EXT_extended_dynamic_state2
         number: 378,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5643,15 +5645,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_color_write_enable",
+        name: BlobStr::new(7420, 25), // VK_EXT_color_write_enable
         number: 382,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5661,15 +5663,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_primitives_generated_query",
+        name: BlobStr::new(7446, 33), // VK_EXT_primitives_generated_query
         number: 383,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_transform_feedback",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(412, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5679,15 +5681,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_ray_tracing_maintenance1",
+        name: BlobStr::new(7480, 31), // VK_KHR_ray_tracing_maintenance1
         number: 387,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_acceleration_structure",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2768, 29),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5697,15 +5699,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_untyped_pointers",
+        name: BlobStr::new(7512, 30), // VK_KHR_shader_untyped_pointers
         number: 388,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(874, 38),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5715,15 +5717,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_global_priority_query",
+        name: BlobStr::new(7543, 28), // VK_EXT_global_priority_query
         number: 389,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_global_priority"),
-        deprecated_by: None,
-        depends: "VK_EXT_global_priority+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
-        platform: None,
+        promoted_to_extension: BlobStr::new(3659, 22),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16232, 78),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5733,15 +5735,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_VALVE_video_encode_rgb_conversion",
+        name: BlobStr::new(7572, 36), // VK_VALVE_video_encode_rgb_conversion
         number: 391,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_encode_queue+(VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16311, 74),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5751,15 +5753,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_view_min_lod",
+        name: BlobStr::new(7609, 25), // VK_EXT_image_view_min_lod
         number: 392,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5769,15 +5771,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_multi_draw",
+        name: BlobStr::new(7635, 17), // VK_EXT_multi_draw
         number: 393,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5787,15 +5789,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_2d_view_of_3d",
+        name: BlobStr::new(7653, 26), // VK_EXT_image_2d_view_of_3d
         number: 394,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_maintenance1+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16386, 75),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5805,15 +5807,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_portability_enumeration",
+        name: BlobStr::new(7680, 30), // VK_KHR_portability_enumeration
         number: 395,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5823,15 +5825,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_tile_image",
+        name: BlobStr::new(7711, 24), // VK_EXT_shader_tile_image
         number: 396,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16462, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5841,15 +5843,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_opacity_micromap",
+        name: BlobStr::new(7736, 23), // VK_EXT_opacity_micromap
         number: 397,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_opacity_micromap"),
-        deprecated_by: None,
-        depends: "VK_KHR_acceleration_structure+(VK_KHR_synchronization2,VK_VERSION_1_3)",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11473, 23),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16477, 70),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5859,15 +5861,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_load_store_op_none",
+        name: BlobStr::new(7760, 25), // VK_EXT_load_store_op_none
         number: 401,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_load_store_op_none"),
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::new(9906, 25),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5877,15 +5879,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_HUAWEI_cluster_culling_shader",
+        name: BlobStr::new(7786, 32), // VK_HUAWEI_cluster_culling_shader
         number: 405,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5895,15 +5897,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_border_color_swizzle",
+        name: BlobStr::new(7819, 27), // VK_EXT_border_color_swizzle
         number: 412,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_custom_border_color",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(5784, 26),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5913,15 +5915,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pageable_device_local_memory",
+        name: BlobStr::new(7847, 35), // VK_EXT_pageable_device_local_memory
         number: 413,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_memory_priority",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(4739, 22),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5931,15 +5933,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance4",
+        name: BlobStr::new(7883, 19), // VK_KHR_maintenance4
         number: 414,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4206592),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5949,15 +5951,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_shader_core_properties",
+        name: BlobStr::new(7903, 29), // VK_ARM_shader_core_properties
         number: 416,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5967,15 +5969,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_subgroup_rotate",
+        name: BlobStr::new(7933, 29), // VK_KHR_shader_subgroup_rotate
         number: 417,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -5985,15 +5987,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_scheduling_controls",
+        name: BlobStr::new(7963, 26), // VK_ARM_scheduling_controls
         number: 418,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_ARM_shader_core_builtins",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9319, 27),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6003,15 +6005,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_sliced_view_of_3d",
+        name: BlobStr::new(7990, 30), // VK_EXT_image_sliced_view_of_3d
         number: 419,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_maintenance1+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16386, 75),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6021,15 +6023,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_VALVE_descriptor_set_host_mapping",
+        name: BlobStr::new(8021, 36), // VK_VALVE_descriptor_set_host_mapping
         number: 421,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6039,15 +6041,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_depth_clamp_zero_one",
+        name: BlobStr::new(8058, 27), // VK_EXT_depth_clamp_zero_one
         number: 422,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_depth_clamp_zero_one"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11093, 27),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6057,15 +6059,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_non_seamless_cube_map",
+        name: BlobStr::new(8086, 28), // VK_EXT_non_seamless_cube_map
         number: 423,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6075,15 +6077,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_render_pass_striped",
+        name: BlobStr::new(8115, 26), // VK_ARM_render_pass_striped
         number: 425,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_synchronization2),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16548, 96),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6093,15 +6095,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_fragment_density_map_offset",
+        name: BlobStr::new(8142, 35), // VK_QCOM_fragment_density_map_offset
         number: 426,
         spec_version: 3,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_fragment_density_map_offset"),
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_fragment_density_map",
-        platform: None,
+        promoted_to_extension: BlobStr::new(11363, 34),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16645, 83),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6111,15 +6113,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_copy_memory_indirect",
+        name: BlobStr::new(8178, 26), // VK_NV_copy_memory_indirect
         number: 427,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_copy_memory_indirect"),
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10203, 27),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16729, 101),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6129,15 +6131,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_memory_decompression",
+        name: BlobStr::new(8205, 26), // VK_NV_memory_decompression
         number: 428,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_memory_decompression"),
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10231, 27),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16729, 101),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6147,15 +6149,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_device_generated_commands_compute",
+        name: BlobStr::new(8232, 39), // VK_NV_device_generated_commands_compute
         number: 429,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_NV_device_generated_commands",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(5552, 31),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6165,15 +6167,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_ray_tracing_linear_swept_spheres",
+        name: BlobStr::new(8272, 38), // VK_NV_ray_tracing_linear_swept_spheres
         number: 430,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_ray_tracing_pipeline",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2798, 27),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6183,15 +6185,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_linear_color_attachment",
+        name: BlobStr::new(8311, 29), // VK_NV_linear_color_attachment
         number: 431,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6201,15 +6203,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_GOOGLE_surfaceless_query",
+        name: BlobStr::new(8341, 27), // VK_GOOGLE_surfaceless_query
         number: 434,
         spec_version: 2,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_surface",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(0, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6219,15 +6221,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_maximal_reconvergence",
+        name: BlobStr::new(8369, 35), // VK_KHR_shader_maximal_reconvergence
         number: 435,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6237,15 +6239,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_compression_control_swapchain",
+        name: BlobStr::new(8405, 42), // VK_EXT_image_compression_control_swapchain
         number: 438,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_image_compression_control",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(6798, 32),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6255,15 +6257,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_image_processing",
+        name: BlobStr::new(8448, 24), // VK_QCOM_image_processing
         number: 441,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_format_feature_flags2,VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16831, 43),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6273,15 +6275,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_nested_command_buffer",
+        name: BlobStr::new(8473, 28), // VK_EXT_nested_command_buffer
         number: 452,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6291,15 +6293,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_external_memory_acquire_unmodified",
+        name: BlobStr::new(8502, 41), // VK_EXT_external_memory_acquire_unmodified
         number: 454,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_external_memory,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12489, 37),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6309,15 +6311,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_extended_dynamic_state3",
+        name: BlobStr::new(8544, 30), // VK_EXT_extended_dynamic_state3
         number: 456,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6327,15 +6329,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_subpass_merge_feedback",
+        name: BlobStr::new(8575, 29), // VK_EXT_subpass_merge_feedback
         number: 459,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6345,15 +6347,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_LUNARG_direct_driver_loading",
+        name: BlobStr::new(8605, 31), // VK_LUNARG_direct_driver_loading
         number: 460,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6363,15 +6365,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_tensors",
+        name: BlobStr::new(8637, 14), // VK_ARM_tensors
         number: 461,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16462, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6381,15 +6383,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_module_identifier",
+        name: BlobStr::new(8652, 31), // VK_EXT_shader_module_identifier
         number: 463,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_pipeline_creation_cache_control),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16875, 111),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6399,15 +6401,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_rasterization_order_attachment_access",
+        name: BlobStr::new(8684, 44), // VK_EXT_rasterization_order_attachment_access
         number: 464,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6417,15 +6419,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_optical_flow",
+        name: BlobStr::new(8729, 18), // VK_NV_optical_flow
         number: 465,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_format_feature_flags2+VK_KHR_synchronization2),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16987, 125),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6435,15 +6437,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_legacy_dithering",
+        name: BlobStr::new(8748, 23), // VK_EXT_legacy_dithering
         number: 466,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6453,15 +6455,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pipeline_protected_access",
+        name: BlobStr::new(8772, 32), // VK_EXT_pipeline_protected_access
         number: 467,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6471,15 +6473,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ANDROID_external_format_resolve",
+        name: BlobStr::new(8805, 34), // VK_ANDROID_external_format_resolve
         number: 469,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_ANDROID_external_memory_android_hardware_buffer",
-        platform: Some("android"),
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2270, 50),
+        platform: BlobStr::new(12128, 7),
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6489,15 +6491,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance5",
+        name: BlobStr::new(8840, 19), // VK_KHR_maintenance5
         number: 471,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_VERSION_1_1+VK_KHR_dynamic_rendering),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17113, 56),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6507,15 +6509,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_AMD_anti_lag",
+        name: BlobStr::new(8860, 15), // VK_AMD_anti_lag
         number: 477,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6525,15 +6527,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_present_id2",
+        name: BlobStr::new(8876, 18), // VK_KHR_present_id2
         number: 480,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_surface_capabilities2+VK_KHR_surface+VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17170, 64),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6543,15 +6545,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_present_wait2",
+        name: BlobStr::new(8895, 20), // VK_KHR_present_wait2
         number: 481,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_surface_capabilities2+VK_KHR_surface+VK_KHR_swapchain+VK_KHR_present_id2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17235, 83),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6561,15 +6563,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_ray_tracing_position_fetch",
+        name: BlobStr::new(8916, 33), // VK_KHR_ray_tracing_position_fetch
         number: 482,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_acceleration_structure",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2768, 29),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6579,15 +6581,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_object",
+        name: BlobStr::new(8950, 20), // VK_EXT_shader_object
         number: 483,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_dynamic_rendering),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17319, 97),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6597,15 +6599,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_pipeline_binary",
+        name: BlobStr::new(8971, 22), // VK_KHR_pipeline_binary
         number: 484,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_4,VK_KHR_extended_flags,VK_KHR_maintenance5",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17417, 56),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6615,15 +6617,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_tile_properties",
+        name: BlobStr::new(8994, 23), // VK_QCOM_tile_properties
         number: 485,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6633,15 +6635,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_SEC_amigo_profiling",
+        name: BlobStr::new(9018, 22), // VK_SEC_amigo_profiling
         number: 486,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6651,15 +6653,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_surface_maintenance1",
+        name: BlobStr::new(9041, 27), // VK_KHR_surface_maintenance1
         number: 487,
         spec_version: 1,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_surface+VK_KHR_get_surface_capabilities2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15116, 47),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6669,15 +6671,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_swapchain_maintenance1",
+        name: BlobStr::new(9069, 29), // VK_KHR_swapchain_maintenance1
         number: 488,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+VK_KHR_surface_maintenance1+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17474, 100),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6687,15 +6689,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_multiview_per_view_viewports",
+        name: BlobStr::new(9099, 36), // VK_QCOM_multiview_per_view_viewports
         number: 489,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6705,15 +6707,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_ray_tracing_invocation_reorder",
+        name: BlobStr::new(9136, 36), // VK_NV_ray_tracing_invocation_reorder
         number: 491,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_EXT_ray_tracing_invocation_reorder"),
-        deprecated_by: None,
-        depends: "VK_KHR_ray_tracing_pipeline",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10849, 37),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2798, 27),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6723,15 +6725,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_cooperative_vector",
+        name: BlobStr::new(9173, 24), // VK_NV_cooperative_vector
         number: 492,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6741,15 +6743,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_extended_sparse_address_space",
+        name: BlobStr::new(9198, 35), // VK_NV_extended_sparse_address_space
         number: 493,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6759,15 +6761,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_mutable_descriptor_type",
+        name: BlobStr::new(9234, 30), // VK_EXT_mutable_descriptor_type
         number: 495,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_maintenance3,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17575, 34),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6777,15 +6779,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_legacy_vertex_attributes",
+        name: BlobStr::new(9265, 31), // VK_EXT_legacy_vertex_attributes
         number: 496,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_vertex_input_dynamic_state",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(7012, 33),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6795,15 +6797,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_layer_settings",
+        name: BlobStr::new(9297, 21), // VK_EXT_layer_settings
         number: 497,
         spec_version: 2,
         kind: ExtensionKind::Instance,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6813,15 +6815,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_shader_core_builtins",
+        name: BlobStr::new(9319, 27), // VK_ARM_shader_core_builtins
         number: 498,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6831,15 +6833,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_pipeline_library_group_handles",
+        name: BlobStr::new(9347, 37), // VK_EXT_pipeline_library_group_handles
         number: 499,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_ray_tracing_pipeline+VK_KHR_pipeline_library",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17610, 51),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6849,15 +6851,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_dynamic_rendering_unused_attachments",
+        name: BlobStr::new(9385, 43), // VK_EXT_dynamic_rendering_unused_attachments
         number: 500,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_dynamic_rendering),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17319, 97),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6867,15 +6869,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_internally_synchronized_queues",
+        name: BlobStr::new(9429, 37), // VK_KHR_internally_synchronized_queues
         number: 505,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6885,15 +6887,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_low_latency2",
+        name: BlobStr::new(9467, 18), // VK_NV_low_latency2
         number: 506,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_VERSION_1_2,VK_KHR_timeline_semaphore)+(VK_KHR_present_id,VK_KHR_present_id2)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17662, 81),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6903,15 +6905,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_cooperative_matrix",
+        name: BlobStr::new(9486, 25), // VK_KHR_cooperative_matrix
         number: 507,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6921,15 +6923,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_data_graph",
+        name: BlobStr::new(9512, 17), // VK_ARM_data_graph
         number: 508,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_3+(VK_KHR_extended_flags,VK_KHR_maintenance5)+VK_KHR_deferred_host_operations",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17744, 90),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6939,15 +6941,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_data_graph_instruction_set_tosa",
+        name: BlobStr::new(9530, 38), // VK_ARM_data_graph_instruction_set_tosa
         number: 509,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_ARM_data_graph",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9512, 17),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6957,15 +6959,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_multiview_per_view_render_areas",
+        name: BlobStr::new(9569, 39), // VK_QCOM_multiview_per_view_render_areas
         number: 511,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6975,15 +6977,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_compute_shader_derivatives",
+        name: BlobStr::new(9609, 33), // VK_KHR_compute_shader_derivatives
         number: 512,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -6993,15 +6995,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_decode_av1",
+        name: BlobStr::new(9643, 23), // VK_KHR_video_decode_av1
         number: 513,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_decode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(341, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7011,15 +7013,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_maintenance1",
+        name: BlobStr::new(9667, 25), // VK_KHR_video_maintenance1
         number: 516,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(322, 18),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7029,15 +7031,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_per_stage_descriptor_set",
+        name: BlobStr::new(9693, 30), // VK_NV_per_stage_descriptor_set
         number: 517,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: Some("VK_EXT_descriptor_heap"),
-        depends: "VK_KHR_maintenance6,VK_VERSION_1_4",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::new(2431, 22),
+        depends: BlobStr::new(17835, 34),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7047,15 +7049,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_image_processing2",
+        name: BlobStr::new(9724, 25), // VK_QCOM_image_processing2
         number: 519,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_QCOM_image_processing",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(8448, 24),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7065,15 +7067,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_filter_cubic_weights",
+        name: BlobStr::new(9750, 28), // VK_QCOM_filter_cubic_weights
         number: 520,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_filter_cubic",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(3244, 19),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7083,15 +7085,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_ycbcr_degamma",
+        name: BlobStr::new(9779, 21), // VK_QCOM_ycbcr_degamma
         number: 521,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7101,15 +7103,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_filter_cubic_clamp",
+        name: BlobStr::new(9801, 26), // VK_QCOM_filter_cubic_clamp
         number: 522,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_EXT_filter_cubic)+(VK_VERSION_1_2,VK_EXT_sampler_filter_minmax)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17870, 67),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7119,15 +7121,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_attachment_feedback_loop_dynamic_state",
+        name: BlobStr::new(9828, 45), // VK_EXT_attachment_feedback_loop_dynamic_state
         number: 525,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_attachment_feedback_loop_layout",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(17938, 94),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7137,15 +7139,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_vertex_attribute_divisor",
+        name: BlobStr::new(9874, 31), // VK_KHR_vertex_attribute_divisor
         number: 526,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7155,15 +7157,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_load_store_op_none",
+        name: BlobStr::new(9906, 25), // VK_KHR_load_store_op_none
         number: 527,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7173,15 +7175,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_unified_image_layouts",
+        name: BlobStr::new(9932, 28), // VK_KHR_unified_image_layouts
         number: 528,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7191,15 +7193,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_float_controls2",
+        name: BlobStr::new(9961, 29), // VK_KHR_shader_float_controls2
         number: 529,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1+VK_KHR_shader_float_controls",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(14624, 43),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7209,15 +7211,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_MSFT_layered_driver",
+        name: BlobStr::new(9991, 22), // VK_MSFT_layered_driver
         number: 531,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7227,15 +7229,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_index_type_uint8",
+        name: BlobStr::new(10014, 23), // VK_KHR_index_type_uint8
         number: 534,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7245,15 +7247,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_line_rasterization",
+        name: BlobStr::new(10038, 25), // VK_KHR_line_rasterization
         number: 535,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7263,15 +7265,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_calibrated_timestamps",
+        name: BlobStr::new(10064, 28), // VK_KHR_calibrated_timestamps
         number: 544,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7281,15 +7283,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_expect_assume",
+        name: BlobStr::new(10093, 27), // VK_KHR_shader_expect_assume
         number: 545,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7299,15 +7301,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance6",
+        name: BlobStr::new(10121, 19), // VK_KHR_maintenance6
         number: 546,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: Some(4210688),
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7317,15 +7319,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_descriptor_pool_overallocation",
+        name: BlobStr::new(10141, 36), // VK_NV_descriptor_pool_overallocation
         number: 547,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7335,15 +7337,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_tile_memory_heap",
+        name: BlobStr::new(10178, 24), // VK_QCOM_tile_memory_heap
         number: 548,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_memory_requirements2+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18033, 87),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7353,15 +7355,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_copy_memory_indirect",
+        name: BlobStr::new(10203, 27), // VK_KHR_copy_memory_indirect
         number: 550,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2+VK_KHR_buffer_device_address),VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18121, 84),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7371,15 +7373,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_memory_decompression",
+        name: BlobStr::new(10231, 27), // VK_EXT_memory_decompression
         number: 551,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2+VK_KHR_buffer_device_address",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18206, 67),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7389,15 +7391,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_encode_intra_refresh",
+        name: BlobStr::new(10259, 33), // VK_KHR_video_encode_intra_refresh
         number: 553,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_encode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(6021, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7407,15 +7409,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_encode_quantization_map",
+        name: BlobStr::new(10293, 36), // VK_KHR_video_encode_quantization_map
         number: 554,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_encode_queue+(VK_KHR_format_feature_flags2,VK_VERSION_1_3)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18274, 71),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7425,15 +7427,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_raw_access_chains",
+        name: BlobStr::new(10330, 23), // VK_NV_raw_access_chains
         number: 556,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7443,15 +7445,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_external_compute_queue",
+        name: BlobStr::new(10354, 28), // VK_NV_external_compute_queue
         number: 557,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7461,15 +7463,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_relaxed_extended_instruction",
+        name: BlobStr::new(10383, 42), // VK_KHR_shader_relaxed_extended_instruction
         number: 559,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7479,15 +7481,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_command_buffer_inheritance",
+        name: BlobStr::new(10426, 32), // VK_NV_command_buffer_inheritance
         number: 560,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7497,15 +7499,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance7",
+        name: BlobStr::new(10459, 19), // VK_KHR_maintenance7
         number: 563,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7515,15 +7517,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_shader_atomic_float16_vector",
+        name: BlobStr::new(10479, 34), // VK_NV_shader_atomic_float16_vector
         number: 564,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7533,15 +7535,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_replicated_composites",
+        name: BlobStr::new(10514, 35), // VK_EXT_shader_replicated_composites
         number: 565,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7551,15 +7553,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_tensor_controls",
+        name: BlobStr::new(10550, 22), // VK_ARM_tensor_controls
         number: 566,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_ARM_tensors",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(8637, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7569,15 +7571,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_float8",
+        name: BlobStr::new(10573, 20), // VK_EXT_shader_float8
         number: 568,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7587,15 +7589,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_ray_tracing_validation",
+        name: BlobStr::new(10594, 28), // VK_NV_ray_tracing_validation
         number: 569,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7605,15 +7607,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_cluster_acceleration_structure",
+        name: BlobStr::new(10623, 36), // VK_NV_cluster_acceleration_structure
         number: 570,
         spec_version: 4,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_acceleration_structure",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2768, 29),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7623,15 +7625,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_partitioned_acceleration_structure",
+        name: BlobStr::new(10660, 40), // VK_NV_partitioned_acceleration_structure
         number: 571,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_acceleration_structure",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2768, 29),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7641,15 +7643,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_device_generated_commands",
+        name: BlobStr::new(10701, 32), // VK_EXT_device_generated_commands
         number: 573,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "((VK_KHR_buffer_device_address,VK_VERSION_1_2)+(VK_KHR_extended_flags,VK_KHR_maintenance5)),VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18346, 106),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7659,15 +7661,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_device_fault",
+        name: BlobStr::new(10734, 19), // VK_KHR_device_fault
         number: 574,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7677,15 +7679,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance8",
+        name: BlobStr::new(10754, 19), // VK_KHR_maintenance8
         number: 575,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12423, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7695,15 +7697,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_MESA_image_alignment_control",
+        name: BlobStr::new(10774, 31), // VK_MESA_image_alignment_control
         number: 576,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7713,15 +7715,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_shader_fma",
+        name: BlobStr::new(10806, 17), // VK_KHR_shader_fma
         number: 580,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7731,15 +7733,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_push_constant_bank",
+        name: BlobStr::new(10824, 24), // VK_NV_push_constant_bank
         number: 581,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7749,15 +7751,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_ray_tracing_invocation_reorder",
+        name: BlobStr::new(10849, 37), // VK_EXT_ray_tracing_invocation_reorder
         number: 582,
         spec_version: 2,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_ray_tracing_pipeline",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(2798, 27),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7767,15 +7769,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_depth_clamp_control",
+        name: BlobStr::new(10887, 26), // VK_EXT_depth_clamp_control
         number: 583,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7785,15 +7787,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance9",
+        name: BlobStr::new(10914, 19), // VK_KHR_maintenance9
         number: 585,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7803,15 +7805,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_maintenance2",
+        name: BlobStr::new(10934, 25), // VK_KHR_video_maintenance2
         number: 587,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(322, 18),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7821,15 +7823,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_HUAWEI_hdr_vivid",
+        name: BlobStr::new(10960, 19), // VK_HUAWEI_hdr_vivid
         number: 591,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_swapchain+VK_EXT_hdr_metadata",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18453, 92),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7839,15 +7841,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_cooperative_matrix2",
+        name: BlobStr::new(10980, 25), // VK_NV_cooperative_matrix2
         number: 594,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_cooperative_matrix",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9486, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7857,15 +7859,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_pipeline_opacity_micromap",
+        name: BlobStr::new(11006, 32), // VK_ARM_pipeline_opacity_micromap
         number: 597,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_EXT_opacity_micromap",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(7736, 23),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7875,15 +7877,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_video_encode_feedback2",
+        name: BlobStr::new(11039, 29), // VK_KHR_video_encode_feedback2
         number: 599,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_video_encode_queue",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(6021, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7893,15 +7895,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_IMG_filter_linear_2d",
+        name: BlobStr::new(11069, 23), // VK_IMG_filter_linear_2d
         number: 601,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_format_feature_flags2,VK_VERSION_1_3",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(16831, 43),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7911,15 +7913,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_depth_clamp_zero_one",
+        name: BlobStr::new(11093, 27), // VK_KHR_depth_clamp_zero_one
         number: 605,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7929,15 +7931,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_performance_counters_by_region",
+        name: BlobStr::new(11121, 37), // VK_ARM_performance_counters_by_region
         number: 606,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7947,15 +7949,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_shader_instrumentation",
+        name: BlobStr::new(11159, 29), // VK_ARM_shader_instrumentation
         number: 608,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7965,15 +7967,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_vertex_attribute_robustness",
+        name: BlobStr::new(11189, 34), // VK_EXT_vertex_attribute_robustness
         number: 609,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: Some("VK_KHR_maintenance9"),
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::new(10914, 19),
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -7983,15 +7985,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_format_pack",
+        name: BlobStr::new(11224, 18), // VK_ARM_format_pack
         number: 610,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8001,15 +8003,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_VALVE_fragment_density_map_layered",
+        name: BlobStr::new(11243, 37), // VK_VALVE_fragment_density_map_layered
         number: 612,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_VERSION_1_4,VK_KHR_extended_flags,VK_KHR_maintenance5)+VK_EXT_fragment_density_map",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18546, 86),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8019,15 +8021,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_robustness2",
+        name: BlobStr::new(11281, 18), // VK_KHR_robustness2
         number: 613,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8037,15 +8039,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_present_metering",
+        name: BlobStr::new(11300, 22), // VK_NV_present_metering
         number: 614,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8055,15 +8057,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_multisampled_render_to_swapchain",
+        name: BlobStr::new(11323, 39), // VK_EXT_multisampled_render_to_swapchain
         number: 617,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain+VK_EXT_multisampled_render_to_single_sampled",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18633, 61),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8073,15 +8075,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_fragment_density_map_offset",
+        name: BlobStr::new(11363, 34), // VK_EXT_fragment_density_map_offset
         number: 620,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_fragment_density_map+(VK_KHR_create_renderpass2,VK_VERSION_1_2)+(VK_VERSION_1_3,VK_KHR_dynamic_rendering)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18695, 168),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8091,15 +8093,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_zero_initialize_device_memory",
+        name: BlobStr::new(11398, 36), // VK_EXT_zero_initialize_device_memory
         number: 621,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8109,15 +8111,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_present_mode_fifo_latest_ready",
+        name: BlobStr::new(11435, 37), // VK_KHR_present_mode_fifo_latest_ready
         number: 622,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_swapchain",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(15, 16),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8127,15 +8129,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_opacity_micromap",
+        name: BlobStr::new(11473, 23), // VK_KHR_opacity_micromap
         number: 624,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_acceleration_structure+VK_KHR_device_address_commands",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18864, 60),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8145,15 +8147,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_64bit_indexing",
+        name: BlobStr::new(11497, 28), // VK_EXT_shader_64bit_indexing
         number: 628,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8163,15 +8165,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_custom_resolve",
+        name: BlobStr::new(11526, 21), // VK_EXT_custom_resolve
         number: 629,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8181,15 +8183,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_QCOM_data_graph_model",
+        name: BlobStr::new(11548, 24), // VK_QCOM_data_graph_model
         number: 630,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_ARM_data_graph",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9512, 17),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8199,15 +8201,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance10",
+        name: BlobStr::new(11573, 20), // VK_KHR_maintenance10
         number: 631,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8217,15 +8219,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_data_graph_optical_flow",
+        name: BlobStr::new(11594, 30), // VK_ARM_data_graph_optical_flow
         number: 632,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_ARM_data_graph",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9512, 17),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8235,15 +8237,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_long_vector",
+        name: BlobStr::new(11625, 25), // VK_EXT_shader_long_vector
         number: 636,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_VERSION_1_2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12408, 14),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8253,15 +8255,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_SEC_pipeline_cache_incremental_mode",
+        name: BlobStr::new(11651, 38), // VK_SEC_pipeline_cache_incremental_mode
         number: 638,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8271,15 +8273,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_uniform_buffer_unsized_array",
+        name: BlobStr::new(11690, 42), // VK_EXT_shader_uniform_buffer_unsized_array
         number: 643,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8289,15 +8291,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_compute_occupancy_priority",
+        name: BlobStr::new(11733, 32), // VK_NV_compute_occupancy_priority
         number: 646,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8307,15 +8309,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_maintenance11",
+        name: BlobStr::new(11766, 20), // VK_KHR_maintenance11
         number: 658,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8325,15 +8327,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_cooperative_matrix_maintenance1",
+        name: BlobStr::new(11787, 38), // VK_EXT_cooperative_matrix_maintenance1
         number: 660,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_cooperative_matrix",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(9486, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8343,15 +8345,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_subgroup_partitioned",
+        name: BlobStr::new(11826, 34), // VK_EXT_shader_subgroup_partitioned
         number: 663,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8361,15 +8363,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_KHR_extended_flags",
+        name: BlobStr::new(11861, 21), // VK_KHR_extended_flags
         number: 669,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8379,15 +8381,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_shader_ocp_microscaling_types",
+        name: BlobStr::new(11883, 36), // VK_EXT_shader_ocp_microscaling_types
         number: 673,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8397,15 +8399,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_VALVE_shader_mixed_float_dot_product",
+        name: BlobStr::new(11920, 39), // VK_VALVE_shader_mixed_float_dot_product
         number: 674,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+(VK_KHR_shader_float16_int8,VK_VERSION_1_2)",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(18925, 99),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8415,15 +8417,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_SEC_throttle_hint",
+        name: BlobStr::new(11960, 20), // VK_SEC_throttle_hint
         number: 675,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8433,15 +8435,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_ARM_data_graph_neural_accelerator_statistics",
+        name: BlobStr::new(11981, 47), // VK_ARM_data_graph_neural_accelerator_statistics
         number: 677,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8451,15 +8453,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_primitive_restart_index",
+        name: BlobStr::new(12029, 30), // VK_EXT_primitive_restart_index
         number: 679,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_KHR_get_physical_device_properties2,VK_VERSION_1_1",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12252, 53),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8469,15 +8471,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_EXT_image_tiling_control",
+        name: BlobStr::new(12060, 27), // VK_EXT_image_tiling_control
         number: 688,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(12127, 0),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8487,15 +8489,15 @@ pub static EXTENSIONS: [ExtensionInfo; 423] = [
         },
     },
     ExtensionInfo {
-        name: c"VK_NV_cooperative_matrix_decode_vector",
+        name: BlobStr::new(12088, 38), // VK_NV_cooperative_matrix_decode_vector
         number: 690,
         spec_version: 1,
         kind: ExtensionKind::Device,
         promoted_to: None,
-        promoted_to_extension: None,
-        deprecated_by: None,
-        depends: "VK_NV_cooperative_matrix2",
-        platform: None,
+        promoted_to_extension: BlobStr::NONE,
+        deprecated_by: BlobStr::NONE,
+        depends: BlobStr::new(10980, 25),
+        platform: BlobStr::NONE,
         policy: Policy {
             blocked: false,
             exported: false,
@@ -8545,6 +8547,523 @@ pub const BLOCKED: &[&CStr] = &[
 pub fn is_blocked(name: &CStr) -> bool {
     BLOCKED.contains(&name)
 }
+/// Every name, dependency expression and platform of [`EXTENSIONS`], each once and followed by a NUL.
+const STRINGS: &str = "\
+    VK_KHR_surface\0\
+    VK_KHR_swapchain\0\
+    VK_KHR_android_surface\0\
+    VK_ANDROID_native_buffer\0\
+    VK_EXT_debug_report\0\
+    VK_NV_glsl_shader\0\
+    VK_EXT_depth_range_unrestricted\0\
+    VK_KHR_sampler_mirror_clamp_to_edge\0\
+    VK_IMG_filter_cubic\0\
+    VK_AMD_rasterization_order\0\
+    VK_AMD_shader_trinary_minmax\0\
+    VK_AMD_shader_explicit_vertex_parameter\0\
+    VK_EXT_debug_marker\0\
+    VK_KHR_video_queue\0\
+    VK_KHR_video_decode_queue\0\
+    VK_AMD_gcn_shader\0\
+    VK_NV_dedicated_allocation\0\
+    VK_EXT_transform_feedback\0\
+    VK_NVX_binary_import\0\
+    VK_AMD_draw_indirect_count\0\
+    VK_AMD_negative_viewport_height\0\
+    VK_AMD_gpu_shader_half_float\0\
+    VK_AMD_shader_ballot\0\
+    VK_KHR_video_encode_h264\0\
+    VK_KHR_video_encode_h265\0\
+    VK_KHR_video_decode_h264\0\
+    VK_AMD_texture_gather_bias_lod\0\
+    VK_AMD_shader_info\0\
+    VK_KHR_dynamic_rendering\0\
+    VK_AMD_shader_image_load_store_lod\0\
+    VK_NV_corner_sampled_image\0\
+    VK_KHR_multiview\0\
+    VK_IMG_format_pvrtc\0\
+    VK_NV_external_memory_capabilities\0\
+    VK_NV_external_memory\0\
+    VK_KHR_get_physical_device_properties2\0\
+    VK_KHR_device_group\0\
+    VK_EXT_validation_flags\0\
+    VK_KHR_shader_draw_parameters\0\
+    VK_EXT_shader_subgroup_ballot\0\
+    VK_EXT_shader_subgroup_vote\0\
+    VK_EXT_texture_compression_astc_hdr\0\
+    VK_EXT_astc_decode_mode\0\
+    VK_EXT_pipeline_robustness\0\
+    VK_KHR_maintenance1\0\
+    VK_KHR_device_group_creation\0\
+    VK_KHR_external_memory_capabilities\0\
+    VK_KHR_external_memory\0\
+    VK_KHR_external_memory_fd\0\
+    VK_KHR_external_semaphore_capabilities\0\
+    VK_KHR_external_semaphore\0\
+    VK_KHR_external_semaphore_fd\0\
+    VK_KHR_push_descriptor\0\
+    VK_EXT_conditional_rendering\0\
+    VK_KHR_shader_float16_int8\0\
+    VK_KHR_16bit_storage\0\
+    VK_KHR_incremental_present\0\
+    VK_KHR_descriptor_update_template\0\
+    VK_NV_clip_space_w_scaling\0\
+    VK_GOOGLE_display_timing\0\
+    VK_NV_sample_mask_override_coverage\0\
+    VK_NV_geometry_shader_passthrough\0\
+    VK_NV_viewport_array2\0\
+    VK_NVX_multiview_per_view_attributes\0\
+    VK_NV_viewport_swizzle\0\
+    VK_EXT_discard_rectangles\0\
+    VK_EXT_conservative_rasterization\0\
+    VK_EXT_depth_clip_enable\0\
+    VK_EXT_swapchain_colorspace\0\
+    VK_EXT_hdr_metadata\0\
+    VK_KHR_imageless_framebuffer\0\
+    VK_KHR_create_renderpass2\0\
+    VK_IMG_relaxed_line_rasterization\0\
+    VK_KHR_shared_presentable_image\0\
+    VK_KHR_external_fence_capabilities\0\
+    VK_KHR_external_fence\0\
+    VK_KHR_external_fence_fd\0\
+    VK_KHR_performance_query\0\
+    VK_KHR_maintenance2\0\
+    VK_KHR_get_surface_capabilities2\0\
+    VK_KHR_variable_pointers\0\
+    VK_EXT_external_memory_dma_buf\0\
+    VK_EXT_queue_family_foreign\0\
+    VK_KHR_dedicated_allocation\0\
+    VK_EXT_debug_utils\0\
+    VK_ANDROID_external_memory_android_hardware_buffer\0\
+    VK_EXT_sampler_filter_minmax\0\
+    VK_KHR_storage_buffer_storage_class\0\
+    VK_AMD_gpu_shader_int16\0\
+    VK_AMD_gpa_interface\0\
+    VK_EXT_descriptor_heap\0\
+    VK_AMD_mixed_attachment_samples\0\
+    VK_AMD_shader_fragment_mask\0\
+    VK_EXT_inline_uniform_block\0\
+    VK_EXT_shader_stencil_export\0\
+    VK_KHR_shader_bfloat16\0\
+    VK_EXT_sample_locations\0\
+    VK_KHR_relaxed_block_layout\0\
+    VK_KHR_get_memory_requirements2\0\
+    VK_KHR_image_format_list\0\
+    VK_EXT_blend_operation_advanced\0\
+    VK_NV_fragment_coverage_to_color\0\
+    VK_KHR_acceleration_structure\0\
+    VK_KHR_ray_tracing_pipeline\0\
+    VK_KHR_ray_query\0\
+    VK_NV_framebuffer_mixed_samples\0\
+    VK_NV_fill_rectangle\0\
+    VK_NV_shader_sm_builtins\0\
+    VK_EXT_post_depth_coverage\0\
+    VK_KHR_sampler_ycbcr_conversion\0\
+    VK_KHR_bind_memory2\0\
+    VK_EXT_image_drm_format_modifier\0\
+    VK_EXT_validation_cache\0\
+    VK_EXT_descriptor_indexing\0\
+    VK_EXT_shader_viewport_index_layer\0\
+    VK_NV_shading_rate_image\0\
+    VK_NV_ray_tracing\0\
+    VK_NV_representative_fragment_test\0\
+    VK_KHR_maintenance3\0\
+    VK_KHR_draw_indirect_count\0\
+    VK_EXT_filter_cubic\0\
+    VK_QCOM_render_pass_shader_resolve\0\
+    VK_QCOM_cooperative_matrix_conversion\0\
+    VK_QCOM_elapsed_timer_query\0\
+    VK_EXT_global_priority\0\
+    VK_KHR_shader_subgroup_extended_types\0\
+    VK_KHR_8bit_storage\0\
+    VK_EXT_external_memory_host\0\
+    VK_AMD_buffer_marker\0\
+    VK_KHR_shader_atomic_int64\0\
+    VK_KHR_shader_clock\0\
+    VK_AMD_pipeline_compiler_control\0\
+    VK_EXT_calibrated_timestamps\0\
+    VK_AMD_shader_core_properties\0\
+    VK_KHR_video_decode_h265\0\
+    VK_KHR_global_priority\0\
+    VK_AMD_memory_overallocation_behavior\0\
+    VK_EXT_vertex_attribute_divisor\0\
+    VK_EXT_pipeline_creation_feedback\0\
+    VK_KHR_driver_properties\0\
+    VK_KHR_shader_float_controls\0\
+    VK_NV_shader_subgroup_partitioned\0\
+    VK_KHR_depth_stencil_resolve\0\
+    VK_KHR_swapchain_mutable_format\0\
+    VK_NV_compute_shader_derivatives\0\
+    VK_NV_mesh_shader\0\
+    VK_NV_fragment_shader_barycentric\0\
+    VK_NV_shader_image_footprint\0\
+    VK_NV_scissor_exclusive\0\
+    VK_NV_device_diagnostic_checkpoints\0\
+    VK_KHR_timeline_semaphore\0\
+    VK_EXT_present_timing\0\
+    VK_INTEL_shader_integer_functions2\0\
+    VK_INTEL_performance_query\0\
+    VK_KHR_vulkan_memory_model\0\
+    VK_EXT_pci_bus_info\0\
+    VK_AMD_display_native_hdr\0\
+    VK_KHR_shader_terminate_invocation\0\
+    VK_EXT_fragment_density_map\0\
+    VK_EXT_scalar_block_layout\0\
+    VK_GOOGLE_hlsl_functionality1\0\
+    VK_GOOGLE_decorate_string\0\
+    VK_EXT_subgroup_size_control\0\
+    VK_KHR_fragment_shading_rate\0\
+    VK_AMD_shader_core_properties2\0\
+    VK_AMD_device_coherent_memory\0\
+    VK_KHR_shader_constant_data\0\
+    VK_KHR_dynamic_rendering_local_read\0\
+    VK_KHR_shader_abort\0\
+    VK_EXT_shader_image_atomic_int64\0\
+    VK_KHR_shader_quad_control\0\
+    VK_KHR_spirv_1_4\0\
+    VK_EXT_memory_budget\0\
+    VK_EXT_memory_priority\0\
+    VK_KHR_surface_protected_capabilities\0\
+    VK_NV_dedicated_allocation_image_aliasing\0\
+    VK_KHR_separate_depth_stencil_layouts\0\
+    VK_EXT_buffer_device_address\0\
+    VK_EXT_tooling_info\0\
+    VK_EXT_separate_stencil_usage\0\
+    VK_EXT_validation_features\0\
+    VK_KHR_present_wait\0\
+    VK_EXT_fragment_shader_interlock\0\
+    VK_EXT_ycbcr_image_arrays\0\
+    VK_KHR_uniform_buffer_standard_layout\0\
+    VK_EXT_provoking_vertex\0\
+    VK_KHR_buffer_device_address\0\
+    VK_EXT_line_rasterization\0\
+    VK_EXT_shader_atomic_float\0\
+    VK_EXT_host_query_reset\0\
+    VK_EXT_index_type_uint8\0\
+    VK_EXT_extended_dynamic_state\0\
+    VK_KHR_deferred_host_operations\0\
+    VK_KHR_pipeline_executable_properties\0\
+    VK_EXT_host_image_copy\0\
+    VK_KHR_map_memory2\0\
+    VK_EXT_map_memory_placed\0\
+    VK_EXT_shader_atomic_float2\0\
+    VK_EXT_surface_maintenance1\0\
+    VK_EXT_swapchain_maintenance1\0\
+    VK_EXT_shader_demote_to_helper_invocation\0\
+    VK_NV_device_generated_commands\0\
+    VK_NV_inherited_viewport_scissor\0\
+    VK_KHR_shader_integer_dot_product\0\
+    VK_EXT_texel_buffer_alignment\0\
+    VK_QCOM_render_pass_transform\0\
+    VK_EXT_depth_bias_control\0\
+    VK_EXT_device_memory_report\0\
+    VK_EXT_robustness2\0\
+    VK_EXT_custom_border_color\0\
+    VK_EXT_texture_compression_astc_3d\0\
+    VK_GOOGLE_user_type\0\
+    VK_KHR_pipeline_library\0\
+    VK_NV_present_barrier\0\
+    VK_KHR_shader_non_semantic_info\0\
+    VK_KHR_present_id\0\
+    VK_EXT_private_data\0\
+    VK_EXT_pipeline_creation_cache_control\0\
+    VK_KHR_video_encode_queue\0\
+    VK_NV_device_diagnostics_config\0\
+    VK_QCOM_render_pass_store_ops\0\
+    VK_QCOM_queue_perf_hint\0\
+    VK_QCOM_image_processing3\0\
+    VK_QCOM_shader_multiple_wait_queues\0\
+    VK_EXT_shader_split_barrier\0\
+    VK_QCOM_tile_shading\0\
+    VK_NV_low_latency\0\
+    VK_KHR_synchronization2\0\
+    VK_EXT_descriptor_buffer\0\
+    VK_KHR_device_address_commands\0\
+    VK_EXT_graphics_pipeline_library\0\
+    VK_AMD_shader_early_and_late_fragment_tests\0\
+    VK_KHR_fragment_shader_barycentric\0\
+    VK_KHR_shader_subgroup_uniform_control_flow\0\
+    VK_KHR_zero_initialize_workgroup_memory\0\
+    VK_NV_fragment_shading_rate_enums\0\
+    VK_NV_ray_tracing_motion_blur\0\
+    VK_EXT_mesh_shader\0\
+    VK_EXT_ycbcr_2plane_444_formats\0\
+    VK_EXT_fragment_density_map2\0\
+    VK_QCOM_rotated_copy_commands\0\
+    VK_EXT_image_robustness\0\
+    VK_KHR_workgroup_memory_explicit_layout\0\
+    VK_KHR_copy_commands2\0\
+    VK_EXT_image_compression_control\0\
+    VK_EXT_attachment_feedback_loop_layout\0\
+    VK_EXT_4444_formats\0\
+    VK_EXT_device_fault\0\
+    VK_ARM_rasterization_order_attachment_access\0\
+    VK_EXT_rgba10x6_formats\0\
+    VK_VALVE_mutable_descriptor_type\0\
+    VK_EXT_vertex_input_dynamic_state\0\
+    VK_EXT_physical_device_drm\0\
+    VK_EXT_device_address_binding_report\0\
+    VK_EXT_depth_clip_control\0\
+    VK_EXT_primitive_topology_list_restart\0\
+    VK_KHR_format_feature_flags2\0\
+    VK_EXT_present_mode_fifo_latest_ready\0\
+    VK_HUAWEI_invocation_mask\0\
+    VK_NV_external_memory_rdma\0\
+    VK_EXT_pipeline_properties\0\
+    VK_EXT_frame_boundary\0\
+    VK_EXT_multisampled_render_to_single_sampled\0\
+    VK_EXT_extended_dynamic_state2\0\
+    VK_EXT_color_write_enable\0\
+    VK_EXT_primitives_generated_query\0\
+    VK_KHR_ray_tracing_maintenance1\0\
+    VK_KHR_shader_untyped_pointers\0\
+    VK_EXT_global_priority_query\0\
+    VK_VALVE_video_encode_rgb_conversion\0\
+    VK_EXT_image_view_min_lod\0\
+    VK_EXT_multi_draw\0\
+    VK_EXT_image_2d_view_of_3d\0\
+    VK_KHR_portability_enumeration\0\
+    VK_EXT_shader_tile_image\0\
+    VK_EXT_opacity_micromap\0\
+    VK_EXT_load_store_op_none\0\
+    VK_HUAWEI_cluster_culling_shader\0\
+    VK_EXT_border_color_swizzle\0\
+    VK_EXT_pageable_device_local_memory\0\
+    VK_KHR_maintenance4\0\
+    VK_ARM_shader_core_properties\0\
+    VK_KHR_shader_subgroup_rotate\0\
+    VK_ARM_scheduling_controls\0\
+    VK_EXT_image_sliced_view_of_3d\0\
+    VK_VALVE_descriptor_set_host_mapping\0\
+    VK_EXT_depth_clamp_zero_one\0\
+    VK_EXT_non_seamless_cube_map\0\
+    VK_ARM_render_pass_striped\0\
+    VK_QCOM_fragment_density_map_offset\0\
+    VK_NV_copy_memory_indirect\0\
+    VK_NV_memory_decompression\0\
+    VK_NV_device_generated_commands_compute\0\
+    VK_NV_ray_tracing_linear_swept_spheres\0\
+    VK_NV_linear_color_attachment\0\
+    VK_GOOGLE_surfaceless_query\0\
+    VK_KHR_shader_maximal_reconvergence\0\
+    VK_EXT_image_compression_control_swapchain\0\
+    VK_QCOM_image_processing\0\
+    VK_EXT_nested_command_buffer\0\
+    VK_EXT_external_memory_acquire_unmodified\0\
+    VK_EXT_extended_dynamic_state3\0\
+    VK_EXT_subpass_merge_feedback\0\
+    VK_LUNARG_direct_driver_loading\0\
+    VK_ARM_tensors\0\
+    VK_EXT_shader_module_identifier\0\
+    VK_EXT_rasterization_order_attachment_access\0\
+    VK_NV_optical_flow\0\
+    VK_EXT_legacy_dithering\0\
+    VK_EXT_pipeline_protected_access\0\
+    VK_ANDROID_external_format_resolve\0\
+    VK_KHR_maintenance5\0\
+    VK_AMD_anti_lag\0\
+    VK_KHR_present_id2\0\
+    VK_KHR_present_wait2\0\
+    VK_KHR_ray_tracing_position_fetch\0\
+    VK_EXT_shader_object\0\
+    VK_KHR_pipeline_binary\0\
+    VK_QCOM_tile_properties\0\
+    VK_SEC_amigo_profiling\0\
+    VK_KHR_surface_maintenance1\0\
+    VK_KHR_swapchain_maintenance1\0\
+    VK_QCOM_multiview_per_view_viewports\0\
+    VK_NV_ray_tracing_invocation_reorder\0\
+    VK_NV_cooperative_vector\0\
+    VK_NV_extended_sparse_address_space\0\
+    VK_EXT_mutable_descriptor_type\0\
+    VK_EXT_legacy_vertex_attributes\0\
+    VK_EXT_layer_settings\0\
+    VK_ARM_shader_core_builtins\0\
+    VK_EXT_pipeline_library_group_handles\0\
+    VK_EXT_dynamic_rendering_unused_attachments\0\
+    VK_KHR_internally_synchronized_queues\0\
+    VK_NV_low_latency2\0\
+    VK_KHR_cooperative_matrix\0\
+    VK_ARM_data_graph\0\
+    VK_ARM_data_graph_instruction_set_tosa\0\
+    VK_QCOM_multiview_per_view_render_areas\0\
+    VK_KHR_compute_shader_derivatives\0\
+    VK_KHR_video_decode_av1\0\
+    VK_KHR_video_maintenance1\0\
+    VK_NV_per_stage_descriptor_set\0\
+    VK_QCOM_image_processing2\0\
+    VK_QCOM_filter_cubic_weights\0\
+    VK_QCOM_ycbcr_degamma\0\
+    VK_QCOM_filter_cubic_clamp\0\
+    VK_EXT_attachment_feedback_loop_dynamic_state\0\
+    VK_KHR_vertex_attribute_divisor\0\
+    VK_KHR_load_store_op_none\0\
+    VK_KHR_unified_image_layouts\0\
+    VK_KHR_shader_float_controls2\0\
+    VK_MSFT_layered_driver\0\
+    VK_KHR_index_type_uint8\0\
+    VK_KHR_line_rasterization\0\
+    VK_KHR_calibrated_timestamps\0\
+    VK_KHR_shader_expect_assume\0\
+    VK_KHR_maintenance6\0\
+    VK_NV_descriptor_pool_overallocation\0\
+    VK_QCOM_tile_memory_heap\0\
+    VK_KHR_copy_memory_indirect\0\
+    VK_EXT_memory_decompression\0\
+    VK_KHR_video_encode_intra_refresh\0\
+    VK_KHR_video_encode_quantization_map\0\
+    VK_NV_raw_access_chains\0\
+    VK_NV_external_compute_queue\0\
+    VK_KHR_shader_relaxed_extended_instruction\0\
+    VK_NV_command_buffer_inheritance\0\
+    VK_KHR_maintenance7\0\
+    VK_NV_shader_atomic_float16_vector\0\
+    VK_EXT_shader_replicated_composites\0\
+    VK_ARM_tensor_controls\0\
+    VK_EXT_shader_float8\0\
+    VK_NV_ray_tracing_validation\0\
+    VK_NV_cluster_acceleration_structure\0\
+    VK_NV_partitioned_acceleration_structure\0\
+    VK_EXT_device_generated_commands\0\
+    VK_KHR_device_fault\0\
+    VK_KHR_maintenance8\0\
+    VK_MESA_image_alignment_control\0\
+    VK_KHR_shader_fma\0\
+    VK_NV_push_constant_bank\0\
+    VK_EXT_ray_tracing_invocation_reorder\0\
+    VK_EXT_depth_clamp_control\0\
+    VK_KHR_maintenance9\0\
+    VK_KHR_video_maintenance2\0\
+    VK_HUAWEI_hdr_vivid\0\
+    VK_NV_cooperative_matrix2\0\
+    VK_ARM_pipeline_opacity_micromap\0\
+    VK_KHR_video_encode_feedback2\0\
+    VK_IMG_filter_linear_2d\0\
+    VK_KHR_depth_clamp_zero_one\0\
+    VK_ARM_performance_counters_by_region\0\
+    VK_ARM_shader_instrumentation\0\
+    VK_EXT_vertex_attribute_robustness\0\
+    VK_ARM_format_pack\0\
+    VK_VALVE_fragment_density_map_layered\0\
+    VK_KHR_robustness2\0\
+    VK_NV_present_metering\0\
+    VK_EXT_multisampled_render_to_swapchain\0\
+    VK_EXT_fragment_density_map_offset\0\
+    VK_EXT_zero_initialize_device_memory\0\
+    VK_KHR_present_mode_fifo_latest_ready\0\
+    VK_KHR_opacity_micromap\0\
+    VK_EXT_shader_64bit_indexing\0\
+    VK_EXT_custom_resolve\0\
+    VK_QCOM_data_graph_model\0\
+    VK_KHR_maintenance10\0\
+    VK_ARM_data_graph_optical_flow\0\
+    VK_EXT_shader_long_vector\0\
+    VK_SEC_pipeline_cache_incremental_mode\0\
+    VK_EXT_shader_uniform_buffer_unsized_array\0\
+    VK_NV_compute_occupancy_priority\0\
+    VK_KHR_maintenance11\0\
+    VK_EXT_cooperative_matrix_maintenance1\0\
+    VK_EXT_shader_subgroup_partitioned\0\
+    VK_KHR_extended_flags\0\
+    VK_EXT_shader_ocp_microscaling_types\0\
+    VK_VALVE_shader_mixed_float_dot_product\0\
+    VK_SEC_throttle_hint\0\
+    VK_ARM_data_graph_neural_accelerator_statistics\0\
+    VK_EXT_primitive_restart_index\0\
+    VK_EXT_image_tiling_control\0\
+    VK_NV_cooperative_matrix_decode_vector\0\
+    \0\
+    android\0\
+    (VK_VERSION_1_1+VK_KHR_synchronization2),VK_VERSION_1_3\0\
+    VK_KHR_video_queue+(VK_KHR_synchronization2,VK_VERSION_1_3)\0\
+    VK_KHR_get_physical_device_properties2,VK_VERSION_1_1\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_depth_stencil_resolve),VK_VERSION_1_2\0\
+    VK_VERSION_1_2\0\
+    VK_VERSION_1_1\0\
+    VK_KHR_external_memory_capabilities,VK_VERSION_1_1\0\
+    VK_KHR_external_memory,VK_VERSION_1_1\0\
+    VK_KHR_external_semaphore,VK_VERSION_1_1\0\
+    (VK_KHR_get_physical_device_properties2+VK_KHR_storage_buffer_storage_class),VK_VERSION_1_1\0\
+    VK_KHR_multiview,VK_VERSION_1_1\0\
+    (((VK_KHR_get_physical_device_properties2+VK_KHR_maintenance2),VK_VERSION_1_1)+VK_KHR_image_format_list),VK_VERSION_1_2\0\
+    (VK_KHR_multiview+VK_KHR_maintenance2),VK_VERSION_1_1\0\
+    VK_KHR_swapchain+VK_KHR_get_surface_capabilities2+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)\0\
+    VK_KHR_external_fence,VK_VERSION_1_1\0\
+    VK_KHR_get_memory_requirements2,VK_VERSION_1_1\0\
+    ((VK_KHR_sampler_ycbcr_conversion+VK_KHR_external_memory+VK_KHR_dedicated_allocation),VK_VERSION_1_1)+VK_EXT_queue_family_foreign\0\
+    ((VK_KHR_extended_flags,VK_KHR_maintenance5)+(VK_KHR_buffer_device_address,VK_VERSION_1_2),VK_VERSION_1_4)\0\
+    (VK_KHR_get_physical_device_properties2+VK_KHR_maintenance1),VK_VERSION_1_1\0\
+    ((VK_VERSION_1_1+VK_EXT_descriptor_indexing+VK_KHR_buffer_device_address),VK_VERSION_1_2)+VK_KHR_deferred_host_operations\0\
+    (VK_KHR_spirv_1_4,VK_VERSION_1_2)+VK_KHR_acceleration_structure\0\
+    (VK_KHR_maintenance1+VK_KHR_bind_memory2+VK_KHR_get_memory_requirements2+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1\0\
+    (((VK_KHR_bind_memory2+VK_KHR_get_physical_device_properties2+VK_KHR_sampler_ycbcr_conversion),VK_VERSION_1_1)+VK_KHR_image_format_list),VK_VERSION_1_2\0\
+    (VK_KHR_get_physical_device_properties2+VK_KHR_maintenance3),VK_VERSION_1_1\0\
+    (VK_KHR_get_physical_device_properties2+VK_KHR_get_memory_requirements2),VK_VERSION_1_1\0\
+    VK_KHR_create_renderpass2,VK_VERSION_1_2\0\
+    VK_KHR_swapchain+(VK_KHR_maintenance2,VK_VERSION_1_1)+(VK_KHR_image_format_list,VK_VERSION_1_2)\0\
+    VK_KHR_swapchain+VK_KHR_present_id2+VK_KHR_get_surface_capabilities2+VK_KHR_calibrated_timestamps\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_get_surface_capabilities2+VK_KHR_swapchain\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_create_renderpass2),VK_VERSION_1_2\0\
+    VK_KHR_dynamic_rendering,VK_VERSION_1_3\0\
+    VK_KHR_device_fault+VK_KHR_shader_constant_data\0\
+    ((VK_VERSION_1_1+VK_KHR_vulkan_memory_model),VK_VERSION_1_2)+VK_KHR_shader_maximal_reconvergence\0\
+    VK_VERSION_1_1+VK_KHR_shader_float_controls\0\
+    VK_VERSION_1_1+VK_KHR_get_surface_capabilities2\0\
+    (VK_KHR_dedicated_allocation+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1\0\
+    VK_KHR_swapchain+VK_KHR_present_id\0\
+    VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1\0\
+    (VK_KHR_get_physical_device_properties2+VK_KHR_device_group),VK_VERSION_1_1\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_copy_commands2+VK_KHR_format_feature_flags2),VK_VERSION_1_3\0\
+    VK_KHR_map_memory2,VK_VERSION_1_4\0\
+    VK_KHR_surface+VK_KHR_get_surface_capabilities2\0\
+    VK_KHR_swapchain+VK_EXT_surface_maintenance1+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)\0\
+    (VK_VERSION_1_1+VK_KHR_buffer_device_address),VK_VERSION_1_2\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_surface+VK_KHR_get_surface_capabilities2+VK_KHR_swapchain\0\
+    VK_KHR_swapchain+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)\0\
+    ((((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address+VK_EXT_descriptor_indexing),VK_VERSION_1_2)+VK_KHR_synchronization2),VK_VERSION_1_3\0\
+    ((((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2)+VK_KHR_synchronization2+VK_EXT_extended_dynamic_state),VK_VERSION_1_3\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_pipeline_library\0\
+    VK_KHR_spirv_1_4,VK_VERSION_1_2\0\
+    VK_KHR_copy_commands2,VK_VERSION_1_3\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_debug_utils\0\
+    VK_KHR_ray_tracing_pipeline+(VK_KHR_synchronization2,VK_VERSION_1_3)\0\
+    (VK_KHR_create_renderpass2+VK_KHR_depth_stencil_resolve),VK_VERSION_1_2\0\
+    VK_EXT_global_priority+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)\0\
+    VK_KHR_video_encode_queue+(VK_KHR_sampler_ycbcr_conversion,VK_VERSION_1_1)\0\
+    (VK_KHR_maintenance1+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1\0\
+    VK_VERSION_1_3\0\
+    VK_KHR_acceleration_structure+(VK_KHR_synchronization2,VK_VERSION_1_3)\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_synchronization2),VK_VERSION_1_3\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_fragment_density_map\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_buffer_device_address),VK_VERSION_1_2\0\
+    VK_KHR_format_feature_flags2,VK_VERSION_1_3\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_pipeline_creation_cache_control),VK_VERSION_1_3\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_format_feature_flags2+VK_KHR_synchronization2),VK_VERSION_1_3\0\
+    (VK_VERSION_1_1+VK_KHR_dynamic_rendering),VK_VERSION_1_3\0\
+    VK_KHR_get_surface_capabilities2+VK_KHR_surface+VK_KHR_swapchain\0\
+    VK_KHR_get_surface_capabilities2+VK_KHR_surface+VK_KHR_swapchain+VK_KHR_present_id2\0\
+    ((VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_dynamic_rendering),VK_VERSION_1_3\0\
+    VK_VERSION_1_4,VK_KHR_extended_flags,VK_KHR_maintenance5\0\
+    VK_KHR_swapchain+VK_KHR_surface_maintenance1+(VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)\0\
+    VK_KHR_maintenance3,VK_VERSION_1_1\0\
+    VK_KHR_ray_tracing_pipeline+VK_KHR_pipeline_library\0\
+    (VK_VERSION_1_2,VK_KHR_timeline_semaphore)+(VK_KHR_present_id,VK_KHR_present_id2)\0\
+    VK_VERSION_1_3+(VK_KHR_extended_flags,VK_KHR_maintenance5)+VK_KHR_deferred_host_operations\0\
+    VK_KHR_maintenance6,VK_VERSION_1_4\0\
+    (VK_EXT_filter_cubic)+(VK_VERSION_1_2,VK_EXT_sampler_filter_minmax)\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_attachment_feedback_loop_layout\0\
+    (VK_KHR_get_memory_requirements2+VK_KHR_get_physical_device_properties2),VK_VERSION_1_1\0\
+    (VK_KHR_get_physical_device_properties2+VK_KHR_buffer_device_address),VK_VERSION_1_2\0\
+    VK_KHR_get_physical_device_properties2+VK_KHR_buffer_device_address\0\
+    VK_KHR_video_encode_queue+(VK_KHR_format_feature_flags2,VK_VERSION_1_3)\0\
+    ((VK_KHR_buffer_device_address,VK_VERSION_1_2)+(VK_KHR_extended_flags,VK_KHR_maintenance5)),VK_VERSION_1_3\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_KHR_swapchain+VK_EXT_hdr_metadata\0\
+    (VK_VERSION_1_4,VK_KHR_extended_flags,VK_KHR_maintenance5)+VK_EXT_fragment_density_map\0\
+    VK_KHR_swapchain+VK_EXT_multisampled_render_to_single_sampled\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+VK_EXT_fragment_density_map+(VK_KHR_create_renderpass2,VK_VERSION_1_2)+(VK_VERSION_1_3,VK_KHR_dynamic_rendering)\0\
+    VK_KHR_acceleration_structure+VK_KHR_device_address_commands\0\
+    (VK_KHR_get_physical_device_properties2,VK_VERSION_1_1)+(VK_KHR_shader_float16_int8,VK_VERSION_1_2)\0\
+";
 const DISP: [u32; 141] = [
     2, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 3, 0, 1, 0, 2, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 2, 1,
     0, 1, 2, 0, 0, 0, 5, 0, 0, 0, 4, 1, 0, 1, 2, 1, 0, 6, 1, 0, 4, 0, 3, 3, 0, 1, 4, 2, 3, 0, 1, 3,
@@ -8625,9 +9144,59 @@ const SLOTS: [u16; 1024] = [
 pub fn lookup(name: &CStr) -> Option<ExtensionId> {
     let bytes = name.to_bytes();
     let i = crate::phf::slot(bytes, &DISP, &SLOTS)?;
-    (EXTENSIONS[i as usize].name.to_bytes() == bytes).then_some(ExtensionId(i))
+    (EXTENSIONS[i as usize].name.bytes(STRINGS) == bytes).then_some(ExtensionId(i))
 }
 #[inline]
 pub fn info(id: ExtensionId) -> &'static ExtensionInfo {
     &EXTENSIONS[id.0 as usize]
+}
+impl ExtensionInfo {
+    /// The extension's name (`VK_KHR_surface`).
+    pub fn name(&self) -> &'static CStr {
+        self.name.c_str(STRINGS)
+    }
+    /// The extension it was promoted to, where it was promoted to one.
+    pub fn promoted_to_extension(&self) -> Option<&'static str> {
+        self.promoted_to_extension.get(STRINGS)
+    }
+    /// The extension or version that deprecates it.
+    pub fn deprecated_by(&self) -> Option<&'static str> {
+        self.deprecated_by.get(STRINGS)
+    }
+    /// The registry's dependency expression (`+` and, `,` or); empty for none.
+    pub fn depends(&self) -> &'static str {
+        self.depends.get(STRINGS).unwrap_or_default()
+    }
+    /// The platform it needs (`xlib`, `android`), if any.
+    pub fn platform(&self) -> Option<&'static str> {
+        self.platform.get(STRINGS)
+    }
+}
+impl core::fmt::Debug for ExtensionInfo {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ExtensionInfo")
+            .field("name", &self.name())
+            .field("number", &self.number)
+            .field("spec_version", &self.spec_version)
+            .field("kind", &self.kind)
+            .field("promoted_to", &self.promoted_to)
+            .field("promoted_to_extension", &self.promoted_to_extension())
+            .field("deprecated_by", &self.deprecated_by())
+            .field("depends", &self.depends())
+            .field("platform", &self.platform())
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn every_name_is_a_c_string_that_finds_its_row() {
+        for (i, e) in EXTENSIONS.iter().enumerate() {
+            assert_eq!(e.name().to_bytes(), e.name.bytes(STRINGS));
+            assert!(e.name().to_bytes().starts_with(b"VK_"), "{e:?}");
+            assert_eq!(lookup(e.name()), Some(ExtensionId(i as u16)));
+        }
+    }
 }

@@ -51,7 +51,7 @@ fn dynamic_rendering_is_core_in_1_3_and_aliased() {
     }
     let id = commands::lookup(c"vkCmdBeginRenderingKHR").unwrap();
     let canonical = commands::info(id).alias_of.map(commands::info).unwrap();
-    assert_eq!(canonical.name, c"vkCmdBeginRendering");
+    assert_eq!(canonical.name(), c"vkCmdBeginRendering");
     assert_eq!(
         canonical.origin,
         commands::Origin::Core(vk::API_VERSION_1_3)
@@ -237,8 +237,8 @@ fn dispatch_levels_follow_the_first_parameter() {
 #[test]
 fn lookup_is_exact() {
     for c in commands::COMMANDS.iter() {
-        let id = commands::lookup(c.name).unwrap();
-        assert_eq!(commands::info(id).name, c.name);
+        let id = commands::lookup(c.name()).unwrap();
+        assert_eq!(commands::info(id).name(), c.name());
     }
     for bad in [
         c"",
@@ -252,8 +252,8 @@ fn lookup_is_exact() {
     }
     for e in extensions::EXTENSIONS.iter() {
         assert_eq!(
-            extensions::info(extensions::lookup(e.name).unwrap()).name,
-            e.name
+            extensions::info(extensions::lookup(e.name()).unwrap()).name(),
+            e.name()
         );
     }
     assert!(

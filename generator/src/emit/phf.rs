@@ -127,6 +127,69 @@ pub fn table_text(t: &Table) -> String {
     out
 }
 
+/// Opens the name comment after a row's `BlobStr` (a row no longer shows its name otherwise). A
+/// constant, not part of the rows' format strings: a `//` inside a literal hides the rest of the
+/// line from line-based checks such as the tidy test's function lengths.
+pub const NAME_NOTE: &str = "//";
+
+/// A table's string blob being built: every distinct string once, each followed by a NUL, found
+/// by the `BlobStr::new(at, len)` the generated tables hold (`runtime/phf.rs`).
+#[derive(Debug, Default)]
+pub struct Blob {
+    text: String,
+    seen: std::collections::HashMap<String, (u16, u16)>,
+}
+
+impl Blob {
+    /// `BlobStr::new(at, len)` of `s`, added unless the blob already holds it. `u16` offsets
+    /// keep a table entry small; a blob that outgrows them is an error, never a wrong offset.
+    pub fn add(&mut self, s: &str) -> crate::error::Result<String> {
+        if s.contains('\0') {
+            return Err(crate::error::Error::Limit(format!(
+                "string `{s}` holds a NUL"
+            )));
+        }
+        let (at, len) = match self.seen.get(s) {
+            Some(&v) => v,
+            None => {
+                let fits = |n: usize| u16::try_from(n).ok().filter(|&v| v != u16::MAX);
+                let (Some(at), Some(len), Some(_)) = (
+                    fits(self.text.len()),
+                    fits(s.len()),
+                    fits(self.text.len() + s.len() + 1),
+                ) else {
+                    return Err(crate::error::Error::Limit(format!(
+                        "string blob over {} bytes at `{s}`",
+                        u16::MAX - 1
+                    )));
+                };
+                self.text.push_str(s);
+                self.text.push('\0');
+                self.seen.insert(s.to_owned(), (at, len));
+                (at, len)
+            }
+        };
+        Ok(format!("BlobStr::new({at}, {len})"))
+    }
+
+    /// `BlobStr::NONE` for `None`, else [`Blob::add`].
+    pub fn add_opt(&mut self, s: Option<&str>) -> crate::error::Result<String> {
+        s.map_or_else(|| Ok("BlobStr::NONE".to_owned()), |s| self.add(s))
+    }
+
+    /// `const {name}: &str` holding the blob, one string per line.
+    pub fn text(&self, doc: &str, name: &str) -> String {
+        let mut out = format!("/// {doc}\nconst {name}: &str = \"\\\n");
+        for s in self.text.split_terminator('\0') {
+            out.push_str("    ");
+            out.push_str(&s.escape_default().to_string());
+            out.push_str("\\0\\\n");
+        }
+        out.push_str("\";\n");
+        out
+    }
+}
+
 /// The generated crate's `src/phf.rs`: [`probe`]'s file as it is.
 pub fn runtime_file() -> crate::error::Result<String> {
     Ok(super::runtime_files::copy(include_str!("runtime/phf.rs")))
@@ -149,6 +212,25 @@ mod tests {
                 i as u16
             );
         }
+    }
+
+    #[test]
+    fn blob_strings_are_stored_once_and_nul_terminated() {
+        let mut b = Blob::default();
+        assert_eq!(b.add("vkA").unwrap(), "BlobStr::new(0, 3)");
+        assert_eq!(b.add("").unwrap(), "BlobStr::new(4, 0)");
+        assert_eq!(b.add("vkA").unwrap(), "BlobStr::new(0, 3)");
+        assert_eq!(b.add_opt(None).unwrap(), "BlobStr::NONE");
+        assert_eq!(b.text, "vkA\0\0");
+        assert_eq!(
+            b.text("d", "S"),
+            "/// d\nconst S: &str = \"\\\n    vkA\\0\\\n    \\0\\\n\";\n"
+        );
+        assert!(b.add("a\0b").is_err());
+        let mut big = Blob::default();
+        let long = "x".repeat(40_000);
+        big.add(&long).unwrap();
+        assert!(big.add(&"y".repeat(40_000)).is_err());
     }
 
     #[test]

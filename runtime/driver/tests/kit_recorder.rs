@@ -47,7 +47,7 @@ struct Engine {
 #[vkgen_driver::execute]
 impl Execute for Engine {
     fn unimplemented(&mut self, cmd: CommandId) {
-        let name = commands::info(cmd).name.to_string_lossy();
+        let name = commands::info(cmd).name().to_string_lossy();
         self.log.push(format!("unimplemented {name}"));
     }
 
@@ -453,7 +453,7 @@ fn every_vkcmd_has_a_recording_entry_point() {
     for i in 0..commands::COMMANDS.len() {
         let id = CommandId(i as u16);
         let info = commands::info(id);
-        if !info.name.to_bytes().starts_with(b"vkCmd") {
+        if !info.name().to_bytes().starts_with(b"vkCmd") {
             continue;
         }
         recorded += 1;
@@ -462,13 +462,13 @@ fn every_vkcmd_has_a_recording_entry_point() {
                 .get(id)
                 .is_some(),
             "{:?} has no recording entry point",
-            info.name
+            info.name()
         );
         let canonical = vkgen_driver::generated::driver::canonical(id);
         assert!(
             Rec::fallback(canonical).is_some(),
             "{:?} is not handed out by the kit",
-            info.name
+            info.name()
         );
     }
     assert!(recorded > 250, "{recorded} vkCmd* commands");

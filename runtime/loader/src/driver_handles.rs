@@ -13,7 +13,8 @@ use crate::vk;
 
 /// The dispatch-table slot of a command.
 pub(crate) fn slot_of(name: &CStr) -> Option<usize> {
-    vkgen_generated::commands::lookup(name).and_then(|id| vkgen_generated::commands::info(id).slot)
+    vkgen_generated::commands::lookup(name)
+        .and_then(|id| vkgen_generated::commands::info(id).slot())
 }
 
 impl TermInstance {

@@ -135,7 +135,7 @@ pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
     let mut out: Vec<vk::ExtensionProperties> = ext::EXTENSIONS
         .iter()
         .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Instance)
-        .map(|e| properties(e.name, e.spec_version))
+        .map(|e| properties(e.name(), e.spec_version))
         .collect();
     // Linux hosts: X11 windows and Wayland surfaces through the same Android path
     // (`wsi::desktop`).
@@ -167,10 +167,10 @@ pub fn debug_report_extension<'a>(
     let spec = drivers
         .into_iter()
         .flat_map(|list| list.iter())
-        .filter(|e| name_of(e) == info.name)
+        .filter(|e| name_of(e) == info.name())
         .map(|e| e.spec_version)
         .fold(info.spec_version, u32::min);
-    properties(info.name, spec)
+    properties(info.name(), spec)
 }
 
 /// What applications see of one driver's instance extension list.
@@ -207,7 +207,7 @@ pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::Extens
     }
     let of = |id: ExtensionId| {
         let info = ext::info(id);
-        properties(info.name, info.spec_version)
+        properties(info.name(), info.spec_version)
     };
     // AOSP's order: incremental present always, HDR metadata on HDR displays, then the rest.
     let mut out = vec![of(ExtensionId::KHR_INCREMENTAL_PRESENT)];
@@ -245,7 +245,7 @@ pub fn visible_device_extensions(
     out.extend(loader_device_extensions(support));
     for e in driver {
         let name = name_of(e);
-        if loader_wsi_enabled() && name == ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name {
+        if loader_wsi_enabled() && name == ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name() {
             out.push(swapchain_for_native_buffer(e.spec_version));
             continue;
         }
@@ -267,7 +267,7 @@ pub fn swapchain_for_native_buffer(anb_spec: u32) -> vk::ExtensionProperties {
     } else {
         SWAPCHAIN_SPEC_BEFORE_ANB_8
     };
-    properties(ext::info(ExtensionId::KHR_SWAPCHAIN).name, spec)
+    properties(ext::info(ExtensionId::KHR_SWAPCHAIN).name(), spec)
 }
 
 /// Removes later duplicates (by name); the first occurrence wins.
@@ -332,7 +332,7 @@ pub fn device_extensions_for_driver<'a>(
     driver_name: &str,
 ) -> Vec<&'a CStr> {
     let mut mapped = map_swapchain_to_native_buffer(requested, driver, loader_wsi_enabled());
-    let maintenance1 = ext::info(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1).name;
+    let maintenance1 = ext::info(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1).name();
     if loader_wsi_enabled() && mapped.contains(&maintenance1) {
         mapped.retain(|&n| n != maintenance1);
         if let Some(fence_fd) = driver
@@ -353,8 +353,8 @@ fn map_swapchain_to_native_buffer<'a>(
     driver: &'a [vk::ExtensionProperties],
     wsi: bool,
 ) -> Vec<&'a CStr> {
-    let swapchain = ext::info(ExtensionId::KHR_SWAPCHAIN).name;
-    let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name;
+    let swapchain = ext::info(ExtensionId::KHR_SWAPCHAIN).name();
+    let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name();
     let driver_anb = driver.iter().map(name_of).find(|&n| n == anb);
     requested
         .iter()
@@ -385,8 +385,8 @@ pub fn promoted_instance_extensions(
             e.promoted_to
                 .is_some_and(|v| major_minor(v) > driver_mm && major_minor(v) <= loader_mm)
         })
-        .filter(|e| contains(driver, e.name))
-        .map(|e| e.name)
+        .filter(|e| contains(driver, e.name()))
+        .map(|e| e.name())
         .collect()
 }
 

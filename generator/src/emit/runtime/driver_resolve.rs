@@ -53,7 +53,7 @@ pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
     if is_core::<D>(info) {
         return true;
     }
-    info.extensions.iter().any(|&e| D::supports_extension(e))
+    info.extensions().iter().any(|&e| D::supports_extension(e))
 }
 
 /// Core commands up to the driver's version, or a command of an extension enabled on `device`.
@@ -62,7 +62,7 @@ fn enabled_on_device<D: Driver>(device: u64, cmd: CommandId) -> bool {
     if is_core::<D>(info) {
         return true;
     }
-    info.extensions
+    info.extensions()
         .iter()
         // SAFETY: `device` is the handle the application passed to this driver's own
         // vkGetDeviceProcAddr, so it is a device this driver created.

@@ -66,7 +66,7 @@ impl ExtensionSet {
             .iter()
             .map(|id| {
                 let info = exts::info(id);
-                extension_properties(info.name, info.spec_version)
+                extension_properties(info.name(), info.spec_version)
             })
             .collect();
         // SAFETY: `p_count` and `p_properties` are the caller's two-call idiom pointers, null or
@@ -78,7 +78,7 @@ impl ExtensionSet {
 impl std::fmt::Debug for ExtensionSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_set()
-            .entries(self.iter().map(|id| exts::info(id).name))
+            .entries(self.iter().map(|id| exts::info(id).name()))
             .finish()
     }
 }
@@ -152,10 +152,10 @@ pub unsafe fn parse_enabled(
     let all = set.union(also);
     for id in set.iter() {
         let info = exts::info(id);
-        if !depends_hold(info.depends, &all, api_version) {
+        if !depends_hold(info.depends(), &all, api_version) {
             return Err(ExtensionError::Dependency {
-                name: info.name.to_string_lossy().into_owned(),
-                depends: info.depends,
+                name: info.name().to_string_lossy().into_owned(),
+                depends: info.depends(),
             });
         }
     }

@@ -268,10 +268,10 @@ pub fn check(
     ));
     for id in exts.iter() {
         let info = exts::info(id);
-        if !super::extensions::depends_hold(info.depends, &with_instance, api) {
+        if !super::extensions::depends_hold(info.depends(), &with_instance, api) {
             out.push(Missing::Dependency {
-                extension: info.name.to_str().unwrap_or("?"),
-                depends: info.depends,
+                extension: info.name().to_str().unwrap_or("?"),
+                depends: info.depends(),
             });
         }
     }
@@ -341,14 +341,14 @@ pub fn absent_commands<D: Kit>(
         // command's implementation.
         let by = match info.origin {
             Origin::Core(v) if v <= api_version => version_name(v),
-            _ => match info.extensions.iter().find(|&&e| advertised.contains(e)) {
-                Some(&e) => exts::info(e).name.to_str().unwrap_or("?"),
+            _ => match info.extensions().iter().find(|&&e| advertised.contains(e)) {
+                Some(&e) => exts::info(e).name().to_str().unwrap_or("?"),
                 None => continue,
             },
         };
         if !D::implements(canonical) && table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
             out.push(Missing::Command {
-                command: info.name.to_str().unwrap_or("?"),
+                command: info.name().to_str().unwrap_or("?"),
                 by,
             });
         }

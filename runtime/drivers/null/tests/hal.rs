@@ -58,8 +58,8 @@ fn exports_only_hmi_and_icd_entry_points() {
     let hal = open();
     for cmd in vkgen_generated::commands::COMMANDS.iter() {
         // SAFETY: only the presence of the symbol is checked.
-        let found = unsafe { hal.symbol::<*const std::ffi::c_void>(cmd.name) };
-        assert!(found.is_none(), "{:?} is exported", cmd.name);
+        let found = unsafe { hal.symbol::<*const std::ffi::c_void>(cmd.name()) };
+        assert!(found.is_none(), "{:?} is exported", cmd.name());
     }
     for name in [
         c"vk_icdNegotiateLoaderICDInterfaceVersion",

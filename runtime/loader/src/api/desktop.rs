@@ -52,7 +52,7 @@ unsafe fn instance_level<F: Copy>(object: u64, name: &CStr) -> Option<F> {
     // SAFETY: null or a live dispatchable object (the caller's guarantee).
     let data = unsafe { checked_instance_data(object as usize, &name.to_string_lossy()) }?;
     if let Some(info) = commands::lookup(name).map(commands::info) {
-        if let (None, Some(slot)) = (info.alias_of, info.slot) {
+        if let (None, Some(slot)) = (info.alias_of, info.slot()) {
             let table = data.dispatch();
             if table.is_present(slot) {
                 // SAFETY: the slot of `name` holds a function of its type.

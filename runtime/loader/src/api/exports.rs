@@ -108,9 +108,9 @@ mod tests {
         }
         for info in commands::COMMANDS.iter().filter(|c| c.exported) {
             assert!(
-                names.contains(&info.name),
+                names.contains(&info.name()),
                 "{:?} marked exported but not in the map",
-                info.name
+                info.name()
             );
         }
         for &name in commands::LOADER_INTERCEPTED {

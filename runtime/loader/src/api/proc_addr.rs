@@ -135,7 +135,7 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
             }
             // The device's table already holds what the chain returned for this command at
             // vkCreateDevice: answering from it saves the chain's own name lookups.
-            if let (None, Some(slot)) = (info.alias_of, info.slot) {
+            if let (None, Some(slot)) = (info.alias_of, info.slot()) {
                 let table = data.dispatch();
                 if table.is_present(slot) {
                     return table.get(slot);
@@ -152,7 +152,7 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
 pub(crate) fn loader_hooked(name: &CStr, info: &CommandInfo) -> bool {
     commands::LOADER_INTERCEPTED.contains(&name)
         || crate::wsi::device_hook(name).is_some()
-        || info.extensions.iter().any(|&e| {
+        || info.extensions().iter().any(|&e| {
             let policy = vkgen_generated::extensions::info(e).policy;
             // Driver-private (`VK_ANDROID_native_buffer`) commands are the loader's business too.
             policy.loader_implemented || policy.internal
@@ -167,7 +167,7 @@ pub(crate) fn command_enabled(info: &CommandInfo, device: &ApiDevice) -> bool {
             return true;
         }
     }
-    info.extensions
+    info.extensions()
         .iter()
         .any(|&e| device.enabled_extensions.contains(e) || device.instance_extensions.contains(e))
 }

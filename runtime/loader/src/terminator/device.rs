@@ -103,7 +103,7 @@ unsafe fn create_device_impl(
     let anb = vkgen_generated::extensions::info(
         vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
     )
-    .name;
+    .name();
     let wsi = if names.contains(&anb) {
         // SAFETY: `device` is the driver's new device of `driver_pd`.
         match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {

@@ -100,7 +100,7 @@ unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFu
     let info = commands::lookup(name).map(commands::info);
     match info {
         Some(info) if info.level == Level::PhysicalDevice => {
-            queue_family::wrap(name, physical_device::unwrap_stub(info.slot?))
+            queue_family::wrap(name, physical_device::unwrap_stub(info.slot()?))
         }
         _ => {
             log::debug!(
@@ -210,12 +210,12 @@ fn instance_hook_enabled(name: &CStr, enabled: &crate::extensions::ExtensionSet)
         return true;
     }
     let instance_exts: Vec<_> = info
-        .extensions
+        .extensions()
         .iter()
         .copied()
         .filter(|&e| ext::info(e).kind == ExtensionKind::Instance)
         .collect();
-    instance_exts.len() < info.extensions.len()
+    instance_exts.len() < info.extensions().len()
         || instance_exts.iter().any(|&e| enabled.contains(e))
 }
 
@@ -233,8 +233,8 @@ fn device_hook_enabled(name: &CStr, term: &TermDevice) -> bool {
     }
     // SAFETY: a device's instance outlives it.
     let instance = unsafe { term.instance.as_ref() };
-    info.extensions.is_empty()
-        || info.extensions.iter().any(|&e| {
+    info.extensions().is_empty()
+        || info.extensions().iter().any(|&e| {
             term.enabled_extensions.contains(e)
                 || instance.is_some_and(|i| i.term.enabled_extensions.contains(e))
         })

@@ -286,7 +286,7 @@ impl DeviceWsi {
                 driver.name()
             ));
         }
-        let has = |id: ExtensionId| app_extensions.contains(&ext::info(id).name);
+        let has = |id: ExtensionId| app_extensions.contains(&ext::info(id).name());
         Ok(Self {
             fns,
             maintenance1: has(ExtensionId::EXT_SWAPCHAIN_MAINTENANCE1),
@@ -383,7 +383,7 @@ pub unsafe fn device_support(
     pd: vk::PhysicalDevice,
     device_extensions: &[vk::ExtensionProperties],
 ) -> LoaderDeviceSupport {
-    let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name;
+    let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name();
     let Some(spec) = device_extensions
         .iter()
         .find(|e| crate::extensions::name_of(e) == anb)

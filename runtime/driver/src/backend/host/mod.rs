@@ -258,7 +258,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(host) = Self::icd() else {
             return false;
         };
-        let name = extensions::info(ext).name.to_bytes();
+        let name = extensions::info(ext).name().to_bytes();
         host.has_instance_extension(name) || host.device_extension_names().contains(name)
     }
 
