@@ -78,12 +78,6 @@ unsafe fn create_instance(
             failure.message
         ));
     }
-    if let Some(e) = loader.extensions_failure() {
-        return Err(vk_error!(
-            e,
-            "vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed"
-        ));
-    }
     // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
@@ -115,6 +109,14 @@ unsafe fn create_instance(
         return Err(vk_error!(
             vk::Result::ERROR_EXTENSION_NOT_PRESENT,
             "vkCreateInstance: extension {name:?} is provided by no driver and no active layer"
+        ));
+    }
+    // AOSP: the extension check above saw no driver extensions; the driver's own sanitising
+    // (`CreateInfoWrapper::InitExtensionFilter`) then asks the HAL again and returns its failure.
+    if let Some(e) = loader.extensions_failure() {
+        return Err(vk_error!(
+            e,
+            "vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed"
         ));
     }
     // SAFETY: `info` is the application's valid create info and `allocator` its pAllocator, null
@@ -175,6 +177,14 @@ unsafe fn create_through_chain(
         ));
     };
     let mut chained = chain.attach(info);
+    // AOSP's `ModifyCreateInfo`: the layers see the whole list the loader activates (the
+    // implicit layers, then the application's), not only the application's names.
+    let layer_names: Vec<*const std::ffi::c_char> =
+        active.iter().map(|l| l.name().as_ptr()).collect();
+    if !layer_names.is_empty() {
+        chained.enabled_layer_count = layer_names.len() as u32;
+        chained.pp_enabled_layer_names = layer_names.as_ptr();
+    }
     // Layers built without VK_KHR_android_surface see Android surfaces as headless ones.
     let layer_extensions =
         crate::wsi::layer_compat::layer_extensions(requested, !active.is_empty());

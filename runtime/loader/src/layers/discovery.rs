@@ -2,8 +2,8 @@
 //!
 //! Search dirs, in order: `<root>/data/local/debug/vulkan` (only when the config is
 //! debuggable), then each app library dir, then the library dirs of the GPU debug settings'
-//! `gpu_debug_layer_app` packages. Files named `libVkLayer*.so` are candidates, sorted by
-//! name within a dir; the first file of a given name wins across dirs. Each is opened with
+//! `gpu_debug_layer_app` packages. Files named `libVkLayer*.so` are candidates, in the order
+//! `readdir` gives within a dir (as AOSP: not sorted); the first file of a given name wins across dirs. Each is opened with
 //! `RTLD_NOW | RTLD_LOCAL` and interrogated:
 //! * required exports `vkEnumerateInstanceLayerProperties` and
 //!   `vkEnumerateInstanceExtensionProperties`; optional `vkEnumerateDeviceLayerProperties` and
@@ -77,12 +77,12 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
                 continue;
             }
         };
-        let mut names: Vec<String> = entries
+        // `read_dir` is `readdir`: the order AOSP's `ForEachFileInDir` sees, unsorted (which
+        // layer wins a name clash between two libraries of one dir depends on it, as there).
+        let names = entries
             .filter_map(Result::ok)
             .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| is_layer_file_name(n))
-            .collect();
-        names.sort();
+            .filter(|n| is_layer_file_name(n));
         for name in names {
             let path = dir.join(&name);
             // Follows symlinks: a link to a real library is fine, a dangling one or a dir is not.
@@ -796,6 +796,26 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             registry.find(c"VK_LAYER_test_x").unwrap().library().path(),
             first
         );
+    }
+
+    /// AOSP's `ForEachFileInDir`: a dir's files in the order `readdir` returns them, not sorted.
+    #[test]
+    fn layer_files_follow_readdir_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "libVkLayer_c.so",
+            "libVkLayer_a.so",
+            "libVkLayer_b.so",
+            "notalayer.so",
+        ] {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let readdir: Vec<PathBuf> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap() != "notalayer.so")
+            .collect();
+        assert_eq!(layer_files(&app_config(&[dir.path()])), readdir);
     }
 
     #[test]
