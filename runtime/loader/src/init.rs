@@ -141,6 +141,11 @@ impl DriverEntry {
         self.driver.get_instance_proc_addr_fn()
     }
 
+    /// Whether the driver is the Android HAL (whose extension lists pass through as AOSP's).
+    pub fn is_hal(&self) -> bool {
+        matches!(self.driver.source(), DriverSource::Hal(_))
+    }
+
     /// Whether the driver reports the instance extension `name`.
     pub fn has_extension(&self, name: &std::ffi::CStr) -> bool {
         self.extensions

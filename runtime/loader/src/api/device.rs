@@ -10,8 +10,9 @@
 //!
 //! `vkEnumerateDeviceLayerProperties` lists the instance's global layers;
 //! `vkEnumerateDeviceExtensionProperties` with a layer name answers for that layer (an
-//! instance-only layer has no device extensions), and without one goes down the instance chain
-//! to the terminator's filtered driver list.
+//! instance-only layer has no device extensions), and without one lists the GPU debug
+//! settings' layers' device extensions first (AOSP), then goes down the instance chain to the
+//! terminator's driver list.
 
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -320,8 +321,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                 );
             };
             let down = data.dispatch().enumerate_device_extension_properties;
+            let settings = settings_layer_device_extensions();
             let implicit = host_implicit_device_extensions(data);
-            if implicit.is_empty() {
+            if settings.is_empty() && implicit.is_empty() {
                 // SAFETY: the instance chain's command with the caller's arguments.
                 return unsafe {
                     down(
@@ -332,20 +334,38 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                     )
                 };
             }
-            let below = match enumerate(|c, p| {
+            // AOSP's api level: a failing chain adds nothing (and is not the answer).
+            let below = enumerate(|c, p| {
                 // SAFETY: the instance chain's command; `enumerate` passes valid pointers.
                 unsafe { down(physical_device, std::ptr::null(), c, p) }
-            }) {
-                Ok(list) => list,
-                Err(e) => return e,
-            };
-            let list = extensions::dedup(below.into_iter().chain(implicit).collect());
+            })
+            .unwrap_or_else(|e| {
+                log::warn!("vkEnumerateDeviceExtensionProperties: the chain failed ({e:?})");
+                Vec::new()
+            });
+            let list =
+                extensions::dedup(settings.into_iter().chain(below).chain(implicit).collect());
             // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
             // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
             // this call per the command's VUIDs.
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )
+}
+
+/// The device extensions of the GPU debug settings' layers (AOSP's `ForEachLayerFromSettings`,
+/// whether or not the instance activated them), which AOSP lists before the driver's in
+/// `vkEnumerateDeviceExtensionProperties(NULL)`; absent layers are skipped.
+fn settings_layer_device_extensions() -> Vec<vk::ExtensionProperties> {
+    let loader = init::loader();
+    loader
+        .config
+        .gpu_debug
+        .layers
+        .iter()
+        .filter_map(|name| loader.layers.find(name))
+        .flat_map(|l| l.device_extensions().iter().copied())
+        .collect()
 }
 
 /// The device extensions of the instance's active implicit Khronos manifest layers (Linux
