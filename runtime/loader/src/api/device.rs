@@ -108,11 +108,18 @@ unsafe fn create_device(
     // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
     // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
-    let chained_names: Vec<&std::ffi::CStr> = layers.iter().map(|l| l.name()).collect();
-    if !app_layers.is_empty() && app_layers != chained_names {
+    // AOSP's `ActivateLayers(physical_dev, …)`: compared with all the instance's active layers
+    // (not only those that chain into devices), the warning going to its debug-report callbacks.
+    let instance_names: Vec<&std::ffi::CStr> = api.layers.iter().map(|l| l.name()).collect();
+    if !app_layers.is_empty() && app_layers != instance_names {
         log::warn!(
             "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
-             global layers {chained_names:?}"
+             global layers of {instance_names:?}"
+        );
+        crate::terminator::debug_report::report(
+            &instance.term,
+            vk::DebugReportFlagsEXT::WARNING,
+            "Device layers disagree with instance layers and are overridden by instance layers",
         );
     }
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings

@@ -84,7 +84,12 @@ unsafe fn create_instance(
     // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
     // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
     let properties = crate::Properties::current();
-    let active = activate_layers(loader, &properties, &app_layers)?;
+    let active = activate_layers(loader, &properties, &app_layers).inspect_err(|_| {
+        // AOSP's `LoadLayer`: the first name that cannot be activated.
+        if let Some(name) = first_missing_layer(loader, &properties, &app_layers) {
+            report_to_create_info(info, &format!("Failed to find layer {name}"));
+        }
+    })?;
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
@@ -97,7 +102,9 @@ unsafe fn create_instance(
     // for the loader's own callback, which logs every ERROR and WARNING report.
     let enable_callback =
         loader.config.debuggable && properties.get_bool("debug.vulkan.enable_callback", false);
-    let appended_debug_report = enable_callback && !requested.contains(&DEBUG_REPORT);
+    // AOSP's `OverrideExtensionNames` appends it even when the app named it (the driver's
+    // sanitising drops the repeat; layers see both).
+    let appended_debug_report = enable_callback;
     if appended_debug_report {
         requested.push(DEBUG_REPORT);
     }
@@ -106,6 +113,14 @@ unsafe fn create_instance(
         .iter()
         .find(|name| !extensions::contains(&available, name))
     {
+        // AOSP's `ValidateExtensions`, whose logger calls the create info's callbacks.
+        report_to_create_info(
+            info,
+            &format!(
+                "Failed to enable missing instance extension {}",
+                name.to_string_lossy()
+            ),
+        );
         return Err(vk_error!(
             vk::Result::ERROR_EXTENSION_NOT_PRESENT,
             "vkCreateInstance: extension {name:?} is provided by no driver and no active layer"
@@ -129,11 +144,80 @@ unsafe fn create_instance(
     let api_version = unsafe { app_api_version(info.p_application_info) };
     let instance = created.instance;
     // SAFETY: `created` is the live instance the chain just returned, with its chain's head.
-    unsafe { record_instance(created, active, api_version, &requested, enable_callback) }?;
+    unsafe {
+        record_instance(
+            created,
+            active,
+            api_version,
+            &requested,
+            enable_callback,
+            allocator,
+        )
+    }?;
     // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = instance };
     Ok(())
+}
+
+/// AOSP's `DebugReportLogger(const VkInstanceCreateInfo&)`: an ERROR the loader reports while
+/// creating an instance goes to every `VkDebugReportCallbackCreateInfoEXT` chained to the create
+/// info whose flags include ERROR (object type UNKNOWN, object 0, prefix `vulkan`, the text cut
+/// to 1023 bytes with `...` as AOSP's buffer does), before the instance exists.
+fn report_to_create_info(info: &vk::InstanceCreateInfo<'_>, text: &str) {
+    const LIMIT: usize = 1023;
+    let mut bytes: Vec<u8> = text.bytes().filter(|&b| b != 0).collect();
+    if bytes.len() > LIMIT {
+        bytes.truncate(LIMIT - 3);
+        bytes.extend_from_slice(b"...");
+    }
+    let Ok(message) = std::ffi::CString::new(bytes) else {
+        return;
+    };
+    let flags = vk::DebugReportFlagsEXT::ERROR;
+    let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
+    while !next.is_null() {
+        // SAFETY: `next` is a link of the application's create-info chain, each a valid Vulkan
+        // structure starting with sType/pNext (VUID-VkInstanceCreateInfo-pNext-pNext).
+        let base = unsafe { &*next };
+        if base.s_type == vk::StructureType::DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT {
+            // SAFETY: the sType says this link is a VkDebugReportCallbackCreateInfoEXT.
+            let cb = unsafe { &*next.cast::<vk::DebugReportCallbackCreateInfoEXT<'_>>() };
+            if let (true, Some(f)) = (cb.flags.intersects(flags), cb.pfn_callback) {
+                // SAFETY: the application's callback with the arguments the extension defines;
+                // the strings live across the call.
+                unsafe {
+                    f(
+                        flags,
+                        vk::DebugReportObjectTypeEXT::UNKNOWN,
+                        0,
+                        0,
+                        0,
+                        c"vulkan".as_ptr(),
+                        message.as_ptr(),
+                        cb.p_user_data,
+                    )
+                };
+            }
+        }
+        next = base.p_next;
+    }
+}
+
+/// The first requested layer name that activation rejects, for the message AOSP's `LoadLayer`
+/// reports (`activate` gives only its error).
+fn first_missing_layer(
+    loader: &init::Loader,
+    properties: &crate::Properties,
+    app_layers: &[&std::ffi::CStr],
+) -> Option<String> {
+    layers::requested_layer_names(&loader.config, properties, app_layers)
+        .into_iter()
+        .find(|name| {
+            name.to_bytes().contains(&b'/')
+                || (loader.layers.find(name).is_none() && loader.layers.find_host(name).is_none())
+        })
+        .map(|name| name.to_string_lossy().into_owned())
 }
 
 /// An instance the chain created (step 4 of the module notes).
@@ -222,13 +306,14 @@ unsafe fn create_through_chain(
 ///
 /// # Safety
 /// `created.instance` must be the live instance the chain just created, `created.head_gipa`
-/// its chain's head.
+/// its chain's head, `allocator` the callbacks it was created with (null or valid).
 unsafe fn record_instance(
     created: Created,
     active: Vec<Arc<Layer>>,
     api_version: u32,
     requested: &[&std::ffi::CStr],
     enable_callback: bool,
+    allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<(), vk::Result> {
     let Created {
         instance,
@@ -260,7 +345,24 @@ unsafe fn record_instance(
     unsafe { data.set_dispatch(table) };
     let logging_callback = if enable_callback {
         // SAFETY: the new instance with its chain's head.
-        unsafe { create_logging_callback(instance, head_gipa) }
+        let callback = unsafe { create_logging_callback(instance, head_gipa) };
+        if callback.is_none() {
+            // AOSP: "Broken VK_EXT_debug_report support" / "Failed to install debug report
+            // callback" destroy the new instance and fail its creation.
+            // SAFETY: the head of the live instance's chain returns vkDestroyInstance's type.
+            let destroy: Option<vk::PFN_vkDestroyInstance> =
+                unsafe { driver::void_fn_as(head_gipa(instance, c"vkDestroyInstance".as_ptr())) };
+            if let Some(destroy) = destroy {
+                // SAFETY: the instance the chain just created, never handed out, with the
+                // application's allocator it was created with.
+                unsafe { destroy(instance, allocator) };
+            }
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkCreateInstance: debug.vulkan.enable_callback could not install its callback"
+            ));
+        }
+        callback
     } else {
         None
     };
@@ -360,8 +462,15 @@ unsafe fn create_logging_callback(
 ) -> Option<vk::DebugReportCallbackEXT> {
     // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
     // vkCreateDebugReportCallbackEXT's type for that name.
-    let create: vk::PFN_vkCreateDebugReportCallbackEXT =
-        unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) }?;
+    let create: Option<vk::PFN_vkCreateDebugReportCallbackEXT> =
+        unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) };
+    // SAFETY: as above, for vkDestroyDebugReportCallbackEXT.
+    let destroy: Option<vk::PFN_vkDestroyDebugReportCallbackEXT> =
+        unsafe { driver::void_fn_as(head(instance, c"vkDestroyDebugReportCallbackEXT".as_ptr())) };
+    let (Some(create), Some(_)) = (create, destroy) else {
+        log::error!("Broken VK_EXT_debug_report support");
+        return None;
+    };
     let info = vk::DebugReportCallbackCreateInfoEXT::default()
         .flags(vk::DebugReportFlagsEXT::ERROR | vk::DebugReportFlagsEXT::WARNING)
         .pfn_callback(Some(log_report));
@@ -370,8 +479,8 @@ unsafe fn create_logging_callback(
     match unsafe { create(instance, &info, std::ptr::null(), &mut callback) } {
         vk::Result::SUCCESS => Some(callback),
         e => {
-            log::warn!(
-                "debug.vulkan.enable_callback: vkCreateDebugReportCallbackEXT failed: {e:?}"
+            log::error!(
+                "debug.vulkan.enable_callback: failed to install debug report callback: {e:?}"
             );
             None
         }
