@@ -393,7 +393,7 @@ fn instance_extensions_list_the_loaders_wsi_then_the_drivers() {
                 unsafe { icd.get(b"vk_icdGetInstanceProcAddr\0") }.unwrap();
             // SAFETY: the ICD's global command table through its own GIPA.
             let direct = unsafe {
-                ash::Entry::from_static_fn(vk::StaticFn {
+                ash::Entry::from_static_fn(ash::StaticFn {
                     get_instance_proc_addr: *gipa,
                 })
             };
