@@ -162,7 +162,8 @@ fn resolve(
         return Err(LayerError::PathInName { name: display });
     }
     if let Some(layer) = registry.find(name) {
-        return Ok(Some(Arc::clone(layer)));
+        // Opened for this instance; closed again when its last user is gone.
+        return layer.open().map(Some);
     }
     let Some(host) = registry.find_host(name) else {
         return Err(LayerError::NotPresent { name: display });

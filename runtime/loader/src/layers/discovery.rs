@@ -120,7 +120,7 @@ impl LayerRegistry {
                             continue;
                         }
                         log::debug!("layer {:?} found in {}", layer.name(), path.display());
-                        layers.push(Arc::new(layer));
+                        layers.push(Arc::new(layer.closed()));
                     }
                 }
                 Err(e) => log::warn!("rejected {e}"),
@@ -355,7 +355,7 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     let shared = Arc::new(LayerLibrary {
         path: path.to_path_buf(),
         interface_version: entry.negotiated.map(|n| n.loader_layer_interface_version),
-        _library: library,
+        _library: Some(library),
     });
     let mut layers = Vec::with_capacity(instance_layers.len());
     for properties in instance_layers {
@@ -393,7 +393,9 @@ fn layer_of(
     )?;
 
     let negotiated_procs = entry.negotiated_procs();
-    let lib = &library._library;
+    let Some(lib) = library._library.as_ref() else {
+        return Ok(None);
+    };
     // Per-layer export first (Android), then what negotiation returned, then the library-wide
     // export (Android's fallback).
     // SAFETY: `<layer>GetInstanceProcAddr` and `vkGetInstanceProcAddr` both have
@@ -654,6 +656,10 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             b.device_extensions()[0].extension_name_as_c_str().unwrap(),
             c"VK_EXT_fixture_device"
         );
+        // Closed in the registry; opened (and mapped) for an instance.
+        assert!(!a.library().is_open() && !b.library().is_open());
+        let (a, b) = (a.open().unwrap(), b.open().unwrap());
+        assert!(a.library().is_open() && b.library().is_open());
         // a has its own named GIPA; b falls back to the exported vkGetInstanceProcAddr.
         assert_eq!(
             address(a.get_instance_proc_addr()),
@@ -668,8 +674,56 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             symbol(&path, c"vkGetDeviceProcAddr")
         );
         assert!(a.library().interface_version().is_none());
-        assert!(Arc::ptr_eq(a.library(), b.library()));
         assert_eq!(a.library().path(), path);
+    }
+
+    /// Whether `path` is mapped in this process (`RTLD_NOLOAD` opens nothing new).
+    fn is_loaded(path: &Path) -> bool {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: RTLD_NOLOAD only looks the library up; a handle it returns is closed at once.
+        unsafe {
+            let h = libc::dlopen(c.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_NOW);
+            if h.is_null() {
+                return false;
+            }
+            libc::dlclose(h);
+            true
+        }
+    }
+
+    /// AOSP's `LayerLibrary` refcount: discovery opens a library to enumerate it and closes it;
+    /// activation opens it again; it is unloaded when the last opened layer (the last instance
+    /// using it) is gone.
+    #[test]
+    fn layer_libraries_are_closed_after_discovery_and_refcounted_when_active() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = build_layer(
+            dir.path(),
+            "libVkLayer_rc.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_rc1", "VK_LAYER_test_rc2"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
+        assert_eq!(registry.len(), 2);
+        assert!(!is_loaded(&path), "still mapped after discovery");
+        let first = registry.find(c"VK_LAYER_test_rc1").unwrap().open().unwrap();
+        assert!(is_loaded(&path));
+        let second = registry.find(c"VK_LAYER_test_rc2").unwrap().open().unwrap();
+        drop(first);
+        assert!(is_loaded(&path), "unloaded while a layer still uses it");
+        drop(second);
+        assert!(!is_loaded(&path), "still mapped after its last user");
+        // A library gone since discovery: its layer is no longer present.
+        std::fs::remove_file(&path).unwrap();
+        let e = registry
+            .find(c"VK_LAYER_test_rc1")
+            .unwrap()
+            .open()
+            .unwrap_err();
+        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
     }
 
     #[test]
@@ -900,8 +954,9 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             device_exts.contains(&c"VK_EXT_validation_cache"),
             "{device_exts:?}"
         );
-        // Its GIPA answers a global query.
-        // SAFETY: global lookup through the layer's own GIPA.
+        // Its GIPA, once opened, answers a global query.
+        let layer = layer.open().unwrap();
+        // SAFETY: global lookup through the opened layer's own GIPA.
         let f = unsafe {
             (layer.get_instance_proc_addr())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
         };

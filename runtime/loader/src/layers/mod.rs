@@ -6,9 +6,13 @@
 //! `vkEnumerate*` functions. [`activation`] turns the app's `ppEnabledLayerNames` plus the
 //! [`gpu_debug`] settings or the `debug.vulkan.*` properties into an ordered list of those layers.
 //!
-//! The result is a [`LayerRegistry`] of [`Layer`]s. Each layer keeps its library mapped (an
-//! `Arc<LayerLibrary>` shared by the layers of one file), so an activated layer list can outlive
-//! the registry it came from, and its entry points stay valid as long as any `Arc<Layer>` does.
+//! The result is a [`LayerRegistry`] of [`Layer`]s. As AOSP's `LayerLibrary` does, discovery
+//! opens each library, enumerates it and closes it again: the registry's layers are *closed*
+//! (their properties and extension lists only). Activating a layer ([`Layer::open`]) opens its
+//! library again and resolves its entry points; the opened layer keeps the library mapped (an
+//! `Arc<LayerLibrary>` shared by the layers of one opening) as long as any `Arc<Layer>` of it
+//! lives, so the last instance (and its devices) using a library unloads it: `dlopen` keeps the
+//! count AOSP's `LayerLibrary::refcount_` keeps.
 //! The instance/device chain builder only needs each layer's properties, extension lists and
 //! `Get*ProcAddr` pointers, which is what [`Layer`] exposes.
 
@@ -103,8 +107,9 @@ impl LayerError {
 pub struct LayerLibrary {
     path: PathBuf,
     interface_version: Option<u32>,
-    /// Never read: holding it keeps the code behind every [`Layer`] pointer mapped.
-    _library: Library,
+    /// Never read: holding it keeps the code behind every [`Layer`] pointer mapped. `None` for
+    /// the closed layers of the registry.
+    _library: Option<Library>,
 }
 
 impl std::fmt::Debug for LayerLibrary {
@@ -120,6 +125,12 @@ impl LayerLibrary {
     /// The file the library was opened from (a symlink stays as named).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the library is mapped (an opened layer's), so its layers' entry points can be
+    /// called; the registry's layers are closed.
+    pub fn is_open(&self) -> bool {
+        self._library.is_some()
     }
 
     /// The version `vkNegotiateLoaderLayerInterfaceVersion` answered, `None` when the library
@@ -175,7 +186,9 @@ impl Layer {
     }
 
     /// The layer's `vkGetInstanceProcAddr`: `<layerName>GetInstanceProcAddr`, else the negotiated
-    /// one, else the exported `vkGetInstanceProcAddr`.
+    /// one, else the exported `vkGetInstanceProcAddr`. Callable only while
+    /// [`LayerLibrary::is_open`] (an [`Layer::open`]ed layer); a closed layer's pointers are where
+    /// the code was at discovery.
     pub fn get_instance_proc_addr(&self) -> vk::PFN_vkGetInstanceProcAddr {
         self.get_instance_proc_addr
     }
@@ -194,6 +207,40 @@ impl Layer {
     /// The library the layer lives in.
     pub fn library(&self) -> &Arc<LayerLibrary> {
         &self.library
+    }
+
+    /// The layer as the registry keeps it: the same data, its library not held (AOSP closes a
+    /// library once discovery has enumerated it).
+    pub(crate) fn closed(&self) -> Layer {
+        Layer {
+            library: Arc::new(LayerLibrary {
+                path: self.library.path.clone(),
+                interface_version: self.library.interface_version,
+                _library: None,
+            }),
+            ..self.clone()
+        }
+    }
+
+    /// The layer ready to chain (AOSP's `GetLayerRef` → `LayerLibrary::Open`): an open layer as
+    /// it is; a closed one's library opened again and its entry points resolved afresh (the
+    /// library may be mapped elsewhere now). The returned layer holds the library until dropped.
+    pub fn open(self: &Arc<Self>) -> Result<Arc<Layer>, LayerError> {
+        if self.library.is_open() {
+            return Ok(Arc::clone(self));
+        }
+        let path = self.library.path();
+        load_layer_library(path)?
+            .into_iter()
+            .find(|l| l.name() == self.name())
+            .map(Arc::new)
+            .ok_or_else(|| LayerError::NotPresent {
+                name: format!(
+                    "{} (no longer in {})",
+                    self.name().to_string_lossy(),
+                    path.display()
+                ),
+            })
     }
 
     /// Whether it is an implicit Khronos manifest layer (Linux hosts).
