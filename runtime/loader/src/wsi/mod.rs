@@ -710,6 +710,14 @@ mod tests {
         assert!(r.is_empty());
     }
 
+    /// AOSP intercepts only the core `vkGetPhysicalDeviceFeatures2` (where it patches
+    /// `swapchainMaintenance1`); the KHR alias is the driver's.
+    #[test]
+    fn features2_is_hooked_under_its_core_name_only() {
+        assert!(instance_hook(c"vkGetPhysicalDeviceFeatures2").is_some());
+        assert!(instance_hook(c"vkGetPhysicalDeviceFeatures2KHR").is_none());
+    }
+
     #[test]
     fn every_wsi_command_has_a_hook() {
         for name in [
