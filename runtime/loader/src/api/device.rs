@@ -272,15 +272,26 @@ pub unsafe extern "system" fn vkDestroyDevice(
         if raw == 0 {
             return;
         }
+        let layers: Vec<Arc<Layer>>;
         // SAFETY: `raw` is non-null (checked above) and the application's live device
         // (VUID-vkDestroyDevice-device-parameter); `checked_device_data` verifies word 0 against
         // the registry.
         let destroy = match unsafe { checked_device_data(raw, "vkDestroyDevice") } {
-            Some(data) => data.dispatch().destroy_device,
+            Some(data) => {
+                // Held across the call, as in `vkDestroyInstance`: a layer library must stay
+                // mapped until its vkDestroyDevice has returned.
+                layers = data
+                    .api
+                    .get()
+                    .map(|api| api.layers.clone())
+                    .unwrap_or_default();
+                data.dispatch().destroy_device
+            }
             None => return,
         };
         // SAFETY: the head of the chain's vkDestroyDevice for this device.
         unsafe { destroy(device, p_allocator) };
+        drop(layers);
     });
 }
 

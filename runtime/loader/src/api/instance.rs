@@ -397,11 +397,20 @@ pub unsafe extern "system" fn vkDestroyInstance(
         if raw == 0 {
             return;
         }
+        let layers: Vec<Arc<Layer>>;
         // SAFETY: `raw` is non-null (checked above) and the application's live instance
         // (VUID-vkDestroyInstance-instance-parameter); `checked_instance_data` verifies word 0
         // against the registry.
         let destroy = match unsafe { checked_instance_data(raw, "vkDestroyInstance") } {
             Some(data) => {
+                // Held across the call (AOSP's `DestroyInstance` destroys its layers after
+                // it): the terminator frees the instance's data, and the last reference to a
+                // layer unloads its library, whose code is still on the stack until then.
+                layers = data
+                    .api
+                    .get()
+                    .map(|api| api.layers.clone())
+                    .unwrap_or_default();
                 if let Some((callback, api)) = data
                     .api
                     .get()
@@ -416,6 +425,7 @@ pub unsafe extern "system" fn vkDestroyInstance(
         };
         // SAFETY: the head of the chain's vkDestroyInstance for this instance.
         unsafe { destroy(instance, p_allocator) };
+        drop(layers);
     });
 }
 
