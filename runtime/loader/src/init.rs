@@ -12,8 +12,8 @@
 //! loaded until the process exits (Android never unloads its HAL either).
 //!
 //! A fatal driver problem (a HAL module whose device fails to open) is kept as a
-//! [`DriverFailure`]: `vkCreateInstance` then fails with its `VkResult`, like Android's failed
-//! `EnsureInitialized`.
+//! [`DriverFailure`]: `vkCreateInstance` then fails with its `VkResult` and the three global
+//! enumerations with `VK_ERROR_OUT_OF_HOST_MEMORY`, like Android's failed `EnsureInitialized`.
 
 use std::sync::{Arc, Mutex};
 

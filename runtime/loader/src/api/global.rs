@@ -10,6 +10,9 @@
 //!   layers') first, then the loader's
 //!   and the drivers' visible ones, duplicates dropped (the first wins); with a layer name, that
 //!   layer's extensions, or `VK_ERROR_LAYER_NOT_PRESENT`.
+//! * When initialisation failed (a HAL whose device did not open: AOSP's `EnsureInitialized`
+//!   false), all three return `VK_ERROR_OUT_OF_HOST_MEMORY`. A HAL whose own extension
+//!   enumeration fails is not a failure here: the list then holds the layers' extensions only.
 //! * On Linux hosts the three go through the pre-instance functions of the active implicit
 //!   manifest layers that have them ([`pre_instance`]); the answers above are the chain's end.
 
