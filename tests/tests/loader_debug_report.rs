@@ -200,7 +200,8 @@ fn instance_creation_errors_reach_the_create_infos_callbacks() {
             let info = vk::InstanceCreateInfo::default()
                 .enabled_extension_names(&exts)
                 .push_next(&mut cb);
-            // SAFETY: as above.
+            // SAFETY: a create info whose extension array and callback chain are locals that
+            // outlive the call.
             let r = unsafe { entry.create_instance(&info, None) };
             assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
             // Only WARNING wanted: the ERROR is not delivered.
@@ -210,7 +211,8 @@ fn instance_creation_errors_reach_the_create_infos_callbacks() {
             let info = vk::InstanceCreateInfo::default()
                 .enabled_extension_names(&exts)
                 .push_next(&mut cb);
-            // SAFETY: as above.
+            // SAFETY: a create info whose extension array and callback chain are locals that
+            // outlive the call.
             let r = unsafe { entry.create_instance(&info, None) };
             assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
             let got = std::mem::take(&mut *MESSAGES.lock().unwrap());

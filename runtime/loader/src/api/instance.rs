@@ -474,7 +474,8 @@ unsafe fn create_logging_callback(
     // vkCreateDebugReportCallbackEXT's type for that name.
     let create: Option<vk::PFN_vkCreateDebugReportCallbackEXT> =
         unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) };
-    // SAFETY: as above, for vkDestroyDebugReportCallbackEXT.
+    // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
+    // vkDestroyDebugReportCallbackEXT's type for that name.
     let destroy: Option<vk::PFN_vkDestroyDebugReportCallbackEXT> =
         unsafe { driver::void_fn_as(head(instance, c"vkDestroyDebugReportCallbackEXT".as_ptr())) };
     let (Some(create), Some(_)) = (create, destroy) else {

@@ -16,7 +16,8 @@
 //!
 //! A library that fails any required step is rejected as a whole (logged, like Android); a layer
 //! without a usable GIPA is dropped on its own. A layer name already provided by an earlier
-//! library is ignored. Android's zip-embedded (`apk!/lib/<abi>`) layer dirs are not supported.
+//! library is ignored. A dir inside an APK (`<apk>!/lib/<abi>`) lists its stored, page-aligned
+//! entries ([`super::apk`]).
 
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
@@ -47,16 +48,7 @@ pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
     if config.debuggable {
         dirs.push(config.hal_root.join(DEBUG_LAYER_DIR));
     }
-    for dir in &config.app_layer_path {
-        if dir.to_string_lossy().contains("!/") {
-            log::warn!(
-                "layer dir {}: layers inside APKs are not supported; skipped",
-                dir.display()
-            );
-            continue;
-        }
-        dirs.push(dir.clone());
-    }
+    dirs.extend(config.app_layer_path.iter().cloned());
     dirs.extend(config.gpu_debug.layer_dirs.iter().cloned());
     dirs
 }
@@ -70,6 +62,15 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
     let mut seen = HashSet::new();
     let mut files = Vec::new();
     for dir in search_dirs(config) {
+        // `<apk>!/lib/<abi>`: AOSP's `ForEachFileInZip` (stored, page-aligned entries).
+        if let Some((zip, inner)) = super::apk::split(&dir) {
+            for entry in super::apk::stored_entries(&zip, &inner) {
+                if is_layer_file_name(&entry.name) && seen.insert(entry.name.clone()) {
+                    files.push(dir.join(&entry.name));
+                }
+            }
+            continue;
+        }
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
@@ -326,10 +327,17 @@ impl EntryPoints {
 
 /// Opens one layer library and returns the layers it provides.
 pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
-    let library = open_library(path).map_err(|source| LayerError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let library = if super::apk::split(path).is_some() {
+        super::apk::open(path).map_err(|reason| LayerError::ApkOpen {
+            path: path.to_path_buf(),
+            reason,
+        })?
+    } else {
+        open_library(path).map_err(|source| LayerError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?
+    };
     // Every early return below drops `library` (dlclose).
     let entry = EntryPoints::find(path, &library)?;
     let enumerate_instance_layers = entry.enumerate_instance_layers;
@@ -850,6 +858,73 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             registry.find(c"VK_LAYER_test_x").unwrap().library().path(),
             first
         );
+    }
+
+    /// AOSP's `ForEachFileInZip`: an `<apk>!/lib/<abi>` dir lists the entries directly in it
+    /// that are STORED and page-aligned (the APK made by Python's `zipfile`, alignment padding
+    /// in an extra field as `zipalign` does); such a layer is discovered, closed, and opened on
+    /// activation like any other.
+    #[test]
+    fn apk_layer_dirs_list_stored_page_aligned_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = build_layer(
+            dir.path(),
+            "libVkLayer_apk.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_apk"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let apk = dir.path().join("base.apk");
+        let script = r#"
+import sys, zipfile
+apk, lib, page = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = open(lib, "rb").read()
+with zipfile.ZipFile(apk, "w") as z:
+    def stored(name, aligned):
+        info = zipfile.ZipInfo(name)
+        info.compress_type = zipfile.ZIP_STORED
+        start = z.fp.tell() + 30 + len(name.encode()) + 4
+        pad = (-start) % page + (0 if aligned else 1)
+        info.extra = (0xD935).to_bytes(2, "little") + pad.to_bytes(2, "little") + bytes(pad)
+        z.writestr(info, data)
+    stored("lib/x86_64/libVkLayer_apk.so", True)
+    stored("lib/x86_64/libVkLayer_unaligned.so", False)
+    z.writestr("lib/x86_64/libVkLayer_deflated.so", data, compress_type=zipfile.ZIP_DEFLATED)
+    stored("lib/x86_64/sub/libVkLayer_nested.so", True)
+    stored("lib/x86_64/notalayer.so", True)
+"#;
+        let page = rustix::param::page_size().to_string();
+        let status = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(&apk)
+            .arg(&lib)
+            .arg(&page)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+        std::fs::remove_file(&lib).unwrap();
+        let names: Vec<String> = crate::layers::apk::stored_entries(&apk, "lib/x86_64")
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["libVkLayer_apk.so", "notalayer.so"]);
+        let apk_dir = PathBuf::from(format!("{}!/lib/x86_64", apk.display()));
+        let config = app_config(&[&apk_dir]);
+        assert_eq!(layer_files(&config), [apk_dir.join("libVkLayer_apk.so")]);
+        let registry = LayerRegistry::discover(&config);
+        let layer = registry
+            .find(c"VK_LAYER_test_apk")
+            .expect("layer in the APK");
+        assert!(!layer.library().is_open());
+        let opened = layer.open().unwrap();
+        assert!(opened.library().is_open());
+        // SAFETY: a global lookup through the opened layer's own GIPA.
+        let f = unsafe {
+            (opened.get_instance_proc_addr())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
+        };
+        assert!(f.is_some());
     }
 
     /// AOSP's `ForEachFileInDir`: a dir's files in the order `readdir` returns them, not sorted.

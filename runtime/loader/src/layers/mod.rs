@@ -17,6 +17,7 @@
 //! `Get*ProcAddr` pointers, which is what [`Layer`] exposes.
 
 pub mod activation;
+pub mod apk;
 pub mod discovery;
 pub mod filters;
 pub mod gpu_debug;
@@ -49,6 +50,9 @@ pub enum LayerError {
         path: PathBuf,
         source: libloading::Error,
     },
+    /// A library inside an APK could not be opened.
+    #[error("layer library {}: {reason}", .path.display())]
+    ApkOpen { path: PathBuf, reason: String },
     /// A required export (`vkEnumerateInstanceLayerProperties`,
     /// `vkEnumerateInstanceExtensionProperties`) is missing.
     #[error("layer library {}: missing required export {symbol}", .path.display())]
