@@ -911,7 +911,7 @@ with zipfile.ZipFile(apk, "w") as z:
             .collect();
         assert_eq!(names, ["libVkLayer_apk.so", "notalayer.so"]);
         let apk_dir = PathBuf::from(format!("{}!/lib/x86_64", apk.display()));
-        let config = app_config(&[&apk_dir]);
+        let config = app_config(&[apk_dir.as_path()]);
         assert_eq!(layer_files(&config), [apk_dir.join("libVkLayer_apk.so")]);
         let registry = LayerRegistry::discover(&config);
         let layer = registry
