@@ -601,7 +601,7 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         compile_so(dir, file, &src)
     }
 
-    fn app_config(dirs: &[&Path]) -> LoaderConfig {
+    pub(crate) fn app_config(dirs: &[&Path]) -> LoaderConfig {
         LoaderConfig {
             app_layer_path: dirs.iter().map(|d| d.to_path_buf()).collect(),
             ..isolated_config(Path::new("/nonexistent-root"))
@@ -683,55 +683,6 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         );
         assert!(a.library().interface_version().is_none());
         assert_eq!(a.library().path(), path);
-    }
-
-    /// Whether `path` is mapped in this process (`RTLD_NOLOAD` opens nothing new).
-    fn is_loaded(path: &Path) -> bool {
-        let c = CString::new(path.to_str().unwrap()).unwrap();
-        // SAFETY: RTLD_NOLOAD only looks the library up; a handle it returns is closed at once.
-        unsafe {
-            let h = libc::dlopen(c.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_NOW);
-            if h.is_null() {
-                return false;
-            }
-            libc::dlclose(h);
-            true
-        }
-    }
-
-    /// AOSP's `LayerLibrary` refcount: discovery opens a library to enumerate it and closes it;
-    /// activation opens it again; it is unloaded when the last opened layer (the last instance
-    /// using it) is gone.
-    #[test]
-    fn layer_libraries_are_closed_after_discovery_and_refcounted_when_active() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = build_layer(
-            dir.path(),
-            "libVkLayer_rc.so",
-            &Fixture {
-                layers: &["VK_LAYER_test_rc1", "VK_LAYER_test_rc2"],
-                generic_gpa: true,
-                ..Fixture::default()
-            },
-        );
-        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
-        assert_eq!(registry.len(), 2);
-        assert!(!is_loaded(&path), "still mapped after discovery");
-        let first = registry.find(c"VK_LAYER_test_rc1").unwrap().open().unwrap();
-        assert!(is_loaded(&path));
-        let second = registry.find(c"VK_LAYER_test_rc2").unwrap().open().unwrap();
-        drop(first);
-        assert!(is_loaded(&path), "unloaded while a layer still uses it");
-        drop(second);
-        assert!(!is_loaded(&path), "still mapped after its last user");
-        // A library gone since discovery: its layer is no longer present.
-        std::fs::remove_file(&path).unwrap();
-        let e = registry
-            .find(c"VK_LAYER_test_rc1")
-            .unwrap()
-            .open()
-            .unwrap_err();
-        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
     }
 
     #[test]
@@ -858,76 +809,6 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             registry.find(c"VK_LAYER_test_x").unwrap().library().path(),
             first
         );
-    }
-
-    /// AOSP's `ForEachFileInZip`: an `<apk>!/lib/<abi>` dir lists the entries directly in it
-    /// that are STORED and page-aligned (the APK made by Python's `zipfile`, alignment padding
-    /// in an extra field as `zipalign` does); such a layer is discovered, closed, and opened on
-    /// activation like any other.
-    #[test]
-    fn apk_layer_dirs_list_stored_page_aligned_entries() {
-        let dir = tempfile::tempdir().unwrap();
-        let lib = build_layer(
-            dir.path(),
-            "libVkLayer_apk.so",
-            &Fixture {
-                layers: &["VK_LAYER_test_apk"],
-                generic_gpa: true,
-                ..Fixture::default()
-            },
-        );
-        let apk = dir.path().join("base.apk");
-        let script = r#"
-import sys, zipfile
-apk, lib, page = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = open(lib, "rb").read()
-with zipfile.ZipFile(apk, "w") as z:
-    def stored(name, aligned):
-        info = zipfile.ZipInfo(name)
-        info.compress_type = zipfile.ZIP_STORED
-        start = z.fp.tell() + 30 + len(name.encode()) + 4
-        pad = (-start) % page + (0 if aligned else 1)
-        info.extra = (0xD935).to_bytes(2, "little") + pad.to_bytes(2, "little") + bytes(pad)
-        z.writestr(info, data)
-    stored("lib/x86_64/libVkLayer_apk.so", True)
-    stored("lib/x86_64/libVkLayer_unaligned.so", False)
-    z.writestr("lib/x86_64/libVkLayer_deflated.so", data, compress_type=zipfile.ZIP_DEFLATED)
-    stored("lib/x86_64/sub/libVkLayer_nested.so", True)
-    stored("lib/x86_64/notalayer.so", True)
-"#;
-        let page = rustix::param::page_size().to_string();
-        let status = std::process::Command::new("python3")
-            .args(["-c", script])
-            .arg(&apk)
-            .arg(&lib)
-            .arg(&page)
-            .status()
-            .expect("python3 runs");
-        assert!(status.success());
-        std::fs::remove_file(&lib).unwrap();
-        let names: Vec<String> = crate::layers::apk::stored_entries(&apk, "lib/x86_64")
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
-        assert_eq!(names, ["libVkLayer_apk.so", "notalayer.so"]);
-        let apk_dir = PathBuf::from(format!("{}!/lib/x86_64", apk.display()));
-        let config = app_config(&[apk_dir.as_path()]);
-        assert_eq!(layer_files(&config), [apk_dir.join("libVkLayer_apk.so")]);
-        let registry = LayerRegistry::discover(&config);
-        let layer = registry
-            .find(c"VK_LAYER_test_apk")
-            .expect("layer in the APK");
-        assert!(!layer.library().is_open());
-        let opened = layer.open().unwrap();
-        assert!(opened.library().is_open());
-        assert_eq!(opened.library().path(), apk_dir.join("libVkLayer_apk.so"));
-        // Its code is mapped from the APK's copy: the fixture's GIPA runs (and knows no
-        // global command).
-        // SAFETY: a global lookup through the opened layer's own GIPA.
-        let f = unsafe {
-            (opened.get_instance_proc_addr())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
-        };
-        assert!(f.is_none());
     }
 
     /// AOSP's `ForEachFileInDir`: a dir's files in the order `readdir` returns them, not sorted.

@@ -385,3 +385,61 @@ impl LayerRegistry {
         self.len() == 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::CString;
+    use std::path::Path;
+
+    use super::*;
+    use crate::layers::discovery::tests::{app_config, build_layer, Fixture};
+
+    /// Whether `path` is mapped in this process (`RTLD_NOLOAD` opens nothing new).
+    fn is_loaded(path: &Path) -> bool {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: RTLD_NOLOAD only looks the library up; a handle it returns is closed at once.
+        unsafe {
+            let h = libc::dlopen(c.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_NOW);
+            if h.is_null() {
+                return false;
+            }
+            libc::dlclose(h);
+            true
+        }
+    }
+
+    /// AOSP's `LayerLibrary` refcount: discovery opens a library to enumerate it and closes it;
+    /// activation opens it again; it is unloaded when the last opened layer (the last instance
+    /// using it) is gone.
+    #[test]
+    fn layer_libraries_are_closed_after_discovery_and_refcounted_when_active() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = build_layer(
+            dir.path(),
+            "libVkLayer_rc.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_rc1", "VK_LAYER_test_rc2"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
+        assert_eq!(registry.len(), 2);
+        assert!(!is_loaded(&path), "still mapped after discovery");
+        let first = registry.find(c"VK_LAYER_test_rc1").unwrap().open().unwrap();
+        assert!(is_loaded(&path));
+        let second = registry.find(c"VK_LAYER_test_rc2").unwrap().open().unwrap();
+        drop(first);
+        assert!(is_loaded(&path), "unloaded while a layer still uses it");
+        drop(second);
+        assert!(!is_loaded(&path), "still mapped after its last user");
+        // A library gone since discovery: its layer is no longer present.
+        std::fs::remove_file(&path).unwrap();
+        let e = registry
+            .find(c"VK_LAYER_test_rc1")
+            .unwrap()
+            .open()
+            .unwrap_err();
+        assert_eq!(e.vk_result(), vk::Result::ERROR_LAYER_NOT_PRESENT);
+    }
+}
