@@ -363,24 +363,65 @@ fn failing_driver_instance_version_fails_create_instance_with_its_result() {
     );
 }
 
-/// AOSP `EnumerateInstanceExtensionProperties` / `CreateInstance`: the HAL device's failing
-/// `vkEnumerateInstanceExtensionProperties` is what both commands return.
+/// AOSP `api::EnumerateInstanceExtensionProperties` / `CreateInstance`: the HAL device's failing
+/// `vkEnumerateInstanceExtensionProperties` is swallowed by the api level (`VK_SUCCESS`, and no
+/// driver or loader extensions, since AOSP adds its own in the driver call that failed);
+/// `vkCreateInstance` fails with `VK_ERROR_EXTENSION_NOT_PRESENT` for any extension no layer
+/// provides, and otherwise with the HAL's result (its `InitExtensionFilter` asks again).
 #[test]
-fn hal_extension_enumeration_failure_is_returned_by_enumerate_and_create() {
+fn hal_extension_enumeration_failure_lists_nothing_and_create_returns_it() {
     let root = tempfile::tempdir().unwrap();
     let hal = fixture_hal(&["EXT_ENUM_FAILS"]);
     let env = hal_env(&root, &hal, "");
     in_child(
-        "hal_extension_enumeration_failure_is_returned_by_enumerate_and_create",
+        "hal_extension_enumeration_failure_lists_nothing_and_create_returns_it",
         &env,
         || {
             with_loader_no_fd_leak(|entry| {
-                // SAFETY: a global count query.
+                // SAFETY: a global count-then-fill query.
                 let r = unsafe { entry.enumerate_instance_extension_properties(None) };
-                assert_eq!(r.err(), Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY));
+                assert_eq!(r.map(|l| l.len()), Ok(0));
+                let surface = [c"VK_KHR_surface".as_ptr()];
+                let info = vk::InstanceCreateInfo::default().enabled_extension_names(&surface);
+                // SAFETY: a valid create info whose array outlives the call.
+                let r = unsafe { entry.create_instance(&info, None) };
+                assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
                 assert_eq!(
                     try_instance(entry, &[]).err(),
                     Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY)
+                );
+            });
+        },
+    );
+}
+
+/// AOSP `EnsureInitialized`: once the HAL's `open` failed, `vkEnumerateInstanceVersion`,
+/// `vkEnumerateInstanceLayerProperties` and `vkEnumerateInstanceExtensionProperties` return
+/// `VK_ERROR_OUT_OF_HOST_MEMORY` and `vkCreateInstance` `VK_ERROR_INITIALIZATION_FAILED`.
+#[test]
+fn hal_whose_open_fails_fails_the_global_enumerations_with_out_of_host_memory() {
+    let root = tempfile::tempdir().unwrap();
+    let env = hal_env(&root, &fixture_hal(&["OPEN_RC=-19"]), "");
+    in_child(
+        "hal_whose_open_fails_fails_the_global_enumerations_with_out_of_host_memory",
+        &env,
+        || {
+            with_loader_no_fd_leak(|entry| {
+                let oom = Err(vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+                // SAFETY: global queries with valid outputs.
+                unsafe {
+                    assert_eq!(entry.try_enumerate_instance_version().map(|_| ()), oom);
+                    assert_eq!(entry.enumerate_instance_layer_properties().map(|_| ()), oom);
+                    assert_eq!(
+                        entry
+                            .enumerate_instance_extension_properties(None)
+                            .map(|_| ()),
+                        oom
+                    );
+                }
+                assert_eq!(
+                    try_instance(entry, &[]).err(),
+                    Some(vk::Result::ERROR_INITIALIZATION_FAILED)
                 );
             });
         },

@@ -333,56 +333,78 @@ fn check_incomplete(entry: &ash::Entry, instance: &ash::Instance, pd: vk::Physic
     assert_eq!(group[0].physical_devices[0], pd);
 }
 
-/// Instance extensions: the loader's own WSI extensions (whatever the driver; on Linux hosts its
-/// X11 and Wayland surfaces too), no blocked window-system extensions, the driver's others pass
-/// through.
+/// Instance extensions as AOSP lists them: the loader's own WSI extensions first, in AOSP's
+/// order (on Linux hosts its X11 and Wayland surfaces too), then the driver's list passed
+/// through, blocked extensions included; of an ICD only its own WSI copies are left out
+/// (the loader's replace them) and `VK_EXT_headless_surface` (whose command the loader
+/// intercepts).
 #[test]
-fn instance_extensions_show_loader_wsi_hide_blocked() {
+fn instance_extensions_list_the_loaders_wsi_then_the_drivers() {
     let root = tempfile::tempdir().unwrap();
     let env = isolated_env(&root, &[require(paths::lavapipe_manifest())]);
     in_child(
-        "instance_extensions_show_loader_wsi_hide_blocked",
+        "instance_extensions_list_the_loaders_wsi_then_the_drivers",
         &env,
         || {
             let loader = require(paths::loader_under_test());
             let entry = require(vkgen_tests::compute::load_entry(&loader));
+            let names_of = |exts: Vec<vk::ExtensionProperties>| -> Vec<String> {
+                exts.iter()
+                    .map(|e| {
+                        e.extension_name_as_c_str()
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
+                    .collect()
+            };
             // SAFETY: a global query.
-            let exts = unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap();
-            let names: Vec<String> = exts
-                .iter()
-                .map(|e| {
-                    e.extension_name_as_c_str()
-                        .unwrap()
-                        .to_string_lossy()
-                        .into_owned()
-                })
-                .collect();
-            for hidden in ["VK_KHR_display", "VK_KHR_win32_surface"] {
-                assert!(
-                    !names.iter().any(|n| n == hidden),
-                    "{hidden} offered: {names:?}"
-                );
-            }
+            let names =
+                names_of(unsafe { entry.enumerate_instance_extension_properties(None) }.unwrap());
+            assert_eq!(
+                names[..7],
+                [
+                    "VK_KHR_surface",
+                    "VK_KHR_surface_protected_capabilities",
+                    "VK_KHR_android_surface",
+                    "VK_EXT_swapchain_colorspace",
+                    "VK_KHR_get_surface_capabilities2",
+                    "VK_GOOGLE_surfaceless_query",
+                    "VK_EXT_surface_maintenance1",
+                ]
+            );
+            // The loader's X11 and Wayland surfaces on Linux hosts.
             for shown in [
-                // The loader's X11 and Wayland surfaces on Linux hosts (never lavapipe's own).
                 "VK_KHR_xcb_surface",
                 "VK_KHR_xlib_surface",
                 "VK_KHR_wayland_surface",
-                "VK_EXT_debug_utils",
-                "VK_KHR_get_physical_device_properties2",
-                // The loader's WSI.
-                "VK_KHR_surface",
-                "VK_KHR_android_surface",
-                "VK_KHR_get_surface_capabilities2",
-                "VK_KHR_surface_protected_capabilities",
-                "VK_EXT_swapchain_colorspace",
-                "VK_GOOGLE_surfaceless_query",
             ] {
                 assert!(
                     names.iter().any(|n| n == shown),
                     "{shown} missing: {names:?}"
                 );
             }
+            // Lavapipe's own list, straight from the ICD: all of it passes through.
+            let lib = require(paths::lavapipe_library());
+            // SAFETY: lavapipe's ICD library; its only constructor work is Mesa's own.
+            let icd = unsafe { libloading::Library::new(&lib) }.unwrap();
+            // SAFETY: the ICD entry point's documented type.
+            let gipa: libloading::Symbol<vk::PFN_vkGetInstanceProcAddr> =
+                unsafe { icd.get(b"vk_icdGetInstanceProcAddr\0") }.unwrap();
+            // SAFETY: the ICD's global command table through its own GIPA.
+            let direct = unsafe {
+                ash::Entry::from_static_fn(ash::StaticFn {
+                    get_instance_proc_addr: *gipa,
+                })
+            };
+            // SAFETY: a global query.
+            let lavapipe =
+                names_of(unsafe { direct.enumerate_instance_extension_properties(None) }.unwrap());
+            for e in lavapipe.iter().filter(|e| *e != "VK_EXT_headless_surface") {
+                assert!(names.contains(e), "lavapipe's {e} missing: {names:?}");
+            }
+            assert!(!names.iter().any(|n| n == "VK_EXT_headless_surface"));
+            assert!(!names.iter().any(|n| n == "VK_KHR_win32_surface"));
         },
     );
 }

@@ -169,3 +169,104 @@ fn enable_callback_property_logs_reports_on_debuggable_builds() {
         assert_eq!(via_callback, logged, "debuggable={debuggable}:\n{stderr}");
     }
 }
+
+/// AOSP's `DebugReportLogger(const VkInstanceCreateInfo&)`: the loader's errors while creating an
+/// instance (a layer nobody has, an extension nobody provides) reach the
+/// `VkDebugReportCallbackCreateInfoEXT` chained to the create info; the device-layer mismatch
+/// warning reaches the instance's callbacks.
+#[test]
+fn instance_creation_errors_reach_the_create_infos_callbacks() {
+    let loader = require(paths::loader_under_test());
+    let (env, _root) = wsi_support::hal_env("null", "");
+    in_child(
+        "instance_creation_errors_reach_the_create_infos_callbacks",
+        &env,
+        || {
+            let entry = require(vkgen_tests::compute::load_entry(&loader));
+            let mut cb = vk::DebugReportCallbackCreateInfoEXT::default()
+                .flags(vk::DebugReportFlagsEXT::ERROR | vk::DebugReportFlagsEXT::WARNING)
+                .pfn_callback(Some(record));
+            let layers = [c"VK_LAYER_nobody_has_this".as_ptr()];
+            let info = vk::InstanceCreateInfo::default()
+                .enabled_layer_names(&layers)
+                .push_next(&mut cb);
+            // SAFETY: a valid create info whose arrays and chain outlive the call.
+            let r = unsafe { entry.create_instance(&info, None) };
+            assert_eq!(r.err(), Some(vk::Result::ERROR_LAYER_NOT_PRESENT));
+            let mut cb = vk::DebugReportCallbackCreateInfoEXT::default()
+                .flags(vk::DebugReportFlagsEXT::ERROR)
+                .pfn_callback(Some(record));
+            let exts = [c"VK_KHR_nobody_provides_this".as_ptr()];
+            let info = vk::InstanceCreateInfo::default()
+                .enabled_extension_names(&exts)
+                .push_next(&mut cb);
+            // SAFETY: a create info whose extension array and callback chain are locals that
+            // outlive the call.
+            let r = unsafe { entry.create_instance(&info, None) };
+            assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
+            // Only WARNING wanted: the ERROR is not delivered.
+            let mut cb = vk::DebugReportCallbackCreateInfoEXT::default()
+                .flags(vk::DebugReportFlagsEXT::WARNING)
+                .pfn_callback(Some(record));
+            let info = vk::InstanceCreateInfo::default()
+                .enabled_extension_names(&exts)
+                .push_next(&mut cb);
+            // SAFETY: a create info whose extension array and callback chain are locals that
+            // outlive the call.
+            let r = unsafe { entry.create_instance(&info, None) };
+            assert_eq!(r.err(), Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT));
+            let got = std::mem::take(&mut *MESSAGES.lock().unwrap());
+            let error = vk::DebugReportFlagsEXT::ERROR.as_raw();
+            assert_eq!(
+                got,
+                [
+                    (
+                        error,
+                        "Failed to find layer VK_LAYER_nobody_has_this".into()
+                    ),
+                    (
+                        error,
+                        "Failed to enable missing instance extension VK_KHR_nobody_provides_this"
+                            .into()
+                    ),
+                ]
+            );
+            // A device layer list that differs from the instance's: a warning to its callbacks.
+            let instance =
+                vkgen_tests::compute::create_instance(&entry, &[], &[ash::ext::debug_report::NAME])
+                    .expect("vkCreateInstance with VK_EXT_debug_report");
+            let dr = ash::ext::debug_report::Instance::new(&entry, &instance);
+            let info = vk::DebugReportCallbackCreateInfoEXT::default()
+                .flags(vk::DebugReportFlagsEXT::WARNING)
+                .pfn_callback(Some(record));
+            // SAFETY: valid objects of this instance; the callback is a static function.
+            unsafe {
+                let handle = dr.create_debug_report_callback(&info, None).unwrap();
+                let pd = instance.enumerate_physical_devices().unwrap()[0];
+                let prio = [1.0f32];
+                let q = [vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(0)
+                    .queue_priorities(&prio)];
+                let layers = [c"VK_LAYER_not_the_instances".as_ptr()];
+                #[allow(deprecated)] // device layers: what the rule is about
+                let dinfo = vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&q)
+                    .enabled_layer_names(&layers);
+                let device = instance.create_device(pd, &dinfo, None).unwrap();
+                device.destroy_device(None);
+                dr.destroy_debug_report_callback(handle, None);
+                instance.destroy_instance(None);
+            }
+            let got = MESSAGES.lock().unwrap().clone();
+            assert_eq!(
+                got,
+                [(
+                    vk::DebugReportFlagsEXT::WARNING.as_raw(),
+                    "Device layers disagree with instance layers and are overridden by instance \
+                     layers"
+                        .into()
+                )]
+            );
+        },
+    );
+}

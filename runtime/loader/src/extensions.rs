@@ -1,18 +1,18 @@
 //! Which extensions applications see, and which ones drivers are asked to enable.
 //!
-//! Applications see the union of the drivers' lists (and the layers', added by the api level)
-//! after these rules (Android's `driver.cpp`, with the generated `extensions::Policy`):
-//! * **blocked** extensions (Android's `_BLOCKED_EXTENSIONS`: other window systems, displays,
-//!   win32) are hidden;
-//! * the **internal** `VK_ANDROID_native_buffer` is shown renamed to `VK_KHR_swapchain` (spec 70
-//!   if the driver's ANB spec is ≥ 8, else 68): the loader's swapchain runs on it;
-//! * **loader-implemented** WSI extensions (`VK_KHR_surface`, ...) and the driver's own
-//!   swapchain extensions are hidden from the drivers' lists: surfaces and swapchains belong to
-//!   the loader, which advertises its own ([`loader_instance_extensions`], and per physical
-//!   device [`loader_device_extensions`] on top of a driver with `VK_ANDROID_native_buffer`).
-//!
-//! Extensions unknown to the generated registry (newer than it) pass through unchanged, as in
-//! Android.
+//! Applications see the loader's own extensions first ([`loader_instance_extensions`] in
+//! AOSP's order, and per physical device [`loader_device_extensions`]), then the drivers' lists
+//! (and the layers', added by the api level), duplicates dropped with the first winning, after
+//! these rules (Android's `driver.cpp`):
+//! * a **HAL** driver's lists pass through as AOSP passes them: nothing is hidden (blocked
+//!   extensions such as `VK_NV_cooperative_matrix` included); the **internal**
+//!   `VK_ANDROID_native_buffer` is shown renamed in place to `VK_KHR_swapchain` (spec 70 if the
+//!   driver's ANB spec is ≥ 8, else 68): the loader's swapchain runs on it;
+//! * a Khronos **ICD** (Linux hosts only; AOSP has none) passes through the same way, except
+//!   that its own WSI extensions (loader-implemented ones such as `VK_KHR_surface`, and its
+//!   `VK_KHR_swapchain`, `VK_KHR_swapchain_mutable_format`, `VK_EXT_swapchain_maintenance1`,
+//!   and `VK_EXT_headless_surface`, whose command the loader intercepts) are hidden: the
+//!   loader's WSI replaces the ICD's, which is never called.
 //!
 //! Going down, each driver gets only extensions it reports (Android's `SanitizeExtensions`,
 //! duplicates removed, loader-implemented ones never passed down) plus, for drivers older than
@@ -51,6 +51,10 @@ pub struct LoaderDeviceSupport {
     /// The driver device's `apiVersion` (patch cleared): `VK_KHR_swapchain_mutable_format`
     /// needs 1.2 (image format lists and extended usage in core).
     pub device_api_version: u32,
+    /// The driver is the Android HAL: AOSP's loader extensions are offered whether or not it
+    /// has `VK_ANDROID_native_buffer` (`VK_KHR_incremental_present` always). Khronos ICDs
+    /// without it get none (no swapchain is possible on them).
+    pub hal: bool,
     /// The driver's `imageCompressionControl` feature. With `VK_ANDROID_native_buffer` spec ≥ 9
     /// it offers both `VK_EXT_image_compression_control` and, through AOSP's quirk (its own
     /// `vkGetPhysicalDeviceFeatures2` reports `imageCompressionControlSwapchain` as the driver's
@@ -104,10 +108,14 @@ pub fn properties(name: &CStr, spec_version: u32) -> vk::ExtensionProperties {
 /// `VK_API_VERSION_1_4` (ash 0.38 predates it).
 const API_VERSION_1_4: u32 = vk::make_api_version(0, 1, 4, 0);
 
-/// Why a driver's extension is not shown to applications, or `None` if it is shown.
-pub fn hidden_reason(name: &CStr, kind: ExtensionKind) -> Option<&'static str> {
-    if vkgen_generated::extensions::is_blocked(name) {
-        return Some("blocked on Android");
+/// Why a driver's extension is not shown to applications, or `None` if it is shown: a HAL's
+/// never (AOSP passes its lists through), an ICD's own WSI extensions (see the module notes).
+pub fn hidden_reason(name: &CStr, kind: ExtensionKind, hal: bool) -> Option<&'static str> {
+    if hal {
+        return None;
+    }
+    if name == c"VK_EXT_headless_surface" {
+        return Some("the loader intercepts vkCreateHeadlessSurfaceEXT (wsi::layer_compat)");
     }
     if kind == ExtensionKind::Device && LOADER_OWNED_DEVICE_EXTENSIONS.contains(&name) {
         return Some("swapchains are the loader's, not the driver's");
@@ -119,24 +127,41 @@ pub fn hidden_reason(name: &CStr, kind: ExtensionKind) -> Option<&'static str> {
     if info.policy.loader_implemented {
         return Some("implemented by the loader (its WSI), not the driver");
     }
-    if info.policy.blocked {
-        return Some("blocked on Android");
-    }
     None
 }
 
+/// The loader's instance extensions in AOSP's order (`driver.cpp`
+/// `EnumerateInstanceExtensionProperties`).
+const AOSP_LOADER_INSTANCE_EXTENSIONS: &[ExtensionId] = &[
+    ExtensionId::KHR_SURFACE,
+    ExtensionId::KHR_SURFACE_PROTECTED_CAPABILITIES,
+    ExtensionId::KHR_ANDROID_SURFACE,
+    ExtensionId::EXT_SWAPCHAIN_COLORSPACE,
+    ExtensionId::KHR_GET_SURFACE_CAPABILITIES2,
+    ExtensionId::GOOGLE_SURFACELESS_QUERY,
+    ExtensionId::EXT_SURFACE_MAINTENANCE1,
+];
+
 /// The instance extensions the loader itself implements and advertises: none until the WSI
-/// exists ([`loader_wsi_enabled`]), then every loader-implemented instance extension.
+/// exists ([`loader_wsi_enabled`]), then AOSP's seven in AOSP's order (any other
+/// loader-implemented instance extension of the registry after them).
 pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
     if !loader_wsi_enabled() {
         return Vec::new();
     }
-    #[allow(unused_mut)] // extended on Linux hosts only
-    let mut out: Vec<vk::ExtensionProperties> = ext::EXTENSIONS
+    let of = |e: &ext::ExtensionInfo| properties(e.name(), e.spec_version);
+    let mut out: Vec<vk::ExtensionProperties> = AOSP_LOADER_INSTANCE_EXTENSIONS
         .iter()
-        .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Instance)
-        .map(|e| properties(e.name(), e.spec_version))
+        .map(|&id| of(ext::info(id)))
         .collect();
+    out.extend(
+        ext::EXTENSIONS
+            .iter()
+            .filter(|e| e.policy.loader_implemented && e.kind == ExtensionKind::Instance)
+            .filter(|e| !contains(&out, e.name()))
+            .map(of)
+            .collect::<Vec<_>>(),
+    );
     // Linux hosts: X11 windows and Wayland surfaces through the same Android path
     // (`wsi::desktop`).
     #[cfg(all(feature = "desktop", not(target_os = "android")))]
@@ -146,6 +171,19 @@ pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
             .map(|&(n, v)| properties(n, v)),
     );
     out
+}
+
+/// Whether `name` is one of the loader's own desktop surface extensions (Linux hosts), which
+/// are never the driver's to enable. Other blocked extensions a driver reports go down as AOSP
+/// passes them (`SanitizeExtensions` keeps whatever the HAL reports).
+fn is_loader_desktop_surface(name: &CStr) -> bool {
+    #[cfg(all(feature = "desktop", not(target_os = "android")))]
+    return DESKTOP_SURFACE_EXTENSIONS.iter().any(|&(n, _)| n == name);
+    #[cfg(not(all(feature = "desktop", not(target_os = "android"))))]
+    {
+        let _ = name;
+        false
+    }
 }
 
 /// The desktop surface extensions the loader implements on Linux hosts, with their spec
@@ -173,16 +211,18 @@ pub fn debug_report_extension<'a>(
     properties(info.name(), spec)
 }
 
-/// What applications see of one driver's instance extension list.
+/// What applications see of one driver's instance extension list (`hal`: the driver is the
+/// Android HAL, whose list passes through whole).
 pub fn visible_instance_extensions(
     driver: &[vk::ExtensionProperties],
     driver_name: &str,
+    hal: bool,
 ) -> Vec<vk::ExtensionProperties> {
     driver
         .iter()
         .filter(|e| {
             let name = name_of(e);
-            match hidden_reason(name, ExtensionKind::Instance) {
+            match hidden_reason(name, ExtensionKind::Instance, hal) {
                 Some(why) => {
                     log::debug!("driver {driver_name}: instance extension {name:?} hidden: {why}");
                     false
@@ -199,10 +239,11 @@ pub fn visible_instance_extensions(
 /// supports shared images, `VK_GOOGLE_display_timing` when the platform reports present
 /// timestamps, `VK_EXT_image_compression_control` and `_swapchain` on a native-buffer spec ≥ 9
 /// driver with `imageCompressionControl`, `VK_EXT_swapchain_maintenance1` when the driver
-/// imports `SYNC_FD` fences, `VK_KHR_swapchain_mutable_format` on 1.2 devices. None
-/// without `VK_ANDROID_native_buffer` (no swapchain), or without the loader's WSI.
+/// imports `SYNC_FD` fences, `VK_KHR_swapchain_mutable_format` on 1.2 devices. On the HAL
+/// these are offered as AOSP offers them, `VK_ANDROID_native_buffer` or not; none on a Khronos
+/// ICD without it (no swapchain), or without the loader's WSI.
 pub fn loader_device_extensions(support: &LoaderDeviceSupport) -> Vec<vk::ExtensionProperties> {
-    if !loader_wsi_enabled() || support.native_buffer_spec.is_none() {
+    if !loader_wsi_enabled() || (support.native_buffer_spec.is_none() && !support.hal) {
         return Vec::new();
     }
     let of = |id: ExtensionId| {
@@ -249,7 +290,7 @@ pub fn visible_device_extensions(
             out.push(swapchain_for_native_buffer(e.spec_version));
             continue;
         }
-        match hidden_reason(name, ExtensionKind::Device) {
+        match hidden_reason(name, ExtensionKind::Device, support.hal) {
             Some(why) => {
                 log::debug!("driver {driver_name}: device extension {name:?} hidden: {why}")
             }
@@ -305,9 +346,8 @@ pub fn filter_for_driver<'a>(
                 continue;
             }
         }
-        if ext::is_blocked(name) {
-            // Only the loader names these (to layers, see `wsi::layer_compat`).
-            log::debug!("{name:?} is blocked on Android; not passed to {driver_name}");
+        if is_loader_desktop_surface(name) {
+            log::debug!("{name:?} is implemented by the loader; not passed to {driver_name}");
             continue;
         }
         if contains(driver, name) {
@@ -460,21 +500,33 @@ mod tests {
         list.iter().map(name_of).collect()
     }
 
+    /// AOSP's `EnumerateInstanceExtensionProperties` / `EnumerateDeviceExtensionProperties`: the
+    /// loader's entries first (instance ones in AOSP's order), then the HAL's list as it is
+    /// (blocked extensions such as the four NVIDIA ones included) with `VK_ANDROID_native_buffer`
+    /// renamed in place; an ICD's list the same, less its own WSI extensions.
     #[test]
-    fn wsi_blocked_and_internal_extensions_are_hidden() {
+    fn driver_lists_pass_through_as_aosp_icd_wsi_hidden() {
         let driver = list(&[
             (c"VK_KHR_surface", 25),
             (c"VK_KHR_xcb_surface", 6),
+            (c"VK_KHR_display", 23),
             (c"VK_EXT_debug_utils", 2),
-            (c"VK_KHR_get_physical_device_properties2", 2),
             (c"VK_KHR_get_surface_capabilities2", 1),
             (c"VK_VENDOR_future_extension", 3),
         ]);
+        // The HAL's list, whole.
         assert_eq!(
-            names(&visible_instance_extensions(&driver, "test")),
+            names(&visible_instance_extensions(&driver, "test", true)),
+            names(&driver)
+        );
+        // An ICD's: its WSI copies hidden (the loader's own are listed instead), blocked ones
+        // shown.
+        assert_eq!(
+            names(&visible_instance_extensions(&driver, "test", false)),
             [
+                c"VK_KHR_xcb_surface",
+                c"VK_KHR_display",
                 c"VK_EXT_debug_utils",
-                c"VK_KHR_get_physical_device_properties2",
                 c"VK_VENDOR_future_extension"
             ]
         );
@@ -483,32 +535,72 @@ mod tests {
             (c"VK_ANDROID_native_buffer", 8),
             (c"VK_KHR_incremental_present", 2),
             (c"VK_KHR_swapchain_mutable_format", 1),
+            (c"VK_EXT_display_control", 1),
+            (c"VK_NVX_image_view_handle", 3),
+            (c"VK_NV_cooperative_matrix", 1),
+            (c"VK_NV_coverage_reduction_mode", 1),
             (c"VK_EXT_multi_draw", 1),
         ]);
         assert!(loader_wsi_enabled());
-        // Without ANB there is no swapchain, so nothing of the loader's either.
-        let none = LoaderDeviceSupport::default();
-        let no_anb: Vec<_> = device[2..].to_vec();
+        let nvidia = [
+            c"VK_EXT_display_control",
+            c"VK_NVX_image_view_handle",
+            c"VK_NV_cooperative_matrix",
+            c"VK_NV_coverage_reduction_mode",
+            c"VK_EXT_multi_draw",
+        ];
+        // An ICD without ANB: no swapchain, so nothing of the loader's; its WSI hidden.
+        let icd = LoaderDeviceSupport::default();
+        let no_anb: Vec<_> = device
+            .iter()
+            .copied()
+            .filter(|e| name_of(e) != c"VK_ANDROID_native_buffer")
+            .collect();
         assert_eq!(
-            names(&visible_device_extensions(&no_anb, "test", &none)),
-            [c"VK_EXT_multi_draw"]
+            names(&visible_device_extensions(&no_anb, "test", &icd)),
+            nvidia
         );
-        // With ANB: the loader's extensions first, ANB renamed in place, the driver's own
-        // swapchain and WSI extensions hidden.
+        // The HAL without ANB: AOSP's loader entries all the same (incremental present always),
+        // then the driver's list whole, duplicates dropped.
+        let hal = LoaderDeviceSupport {
+            hal: true,
+            ..Default::default()
+        };
+        let mut expected = vec![
+            c"VK_KHR_incremental_present",
+            c"VK_KHR_swapchain",
+            c"VK_KHR_swapchain_mutable_format",
+        ];
+        expected.extend(nvidia);
+        assert_eq!(
+            names(&visible_device_extensions(&no_anb, "test", &hal)),
+            expected
+        );
+        // The HAL with ANB spec 8: ANB renamed in place.
+        let anb = LoaderDeviceSupport {
+            native_buffer_spec: Some(8),
+            hal: true,
+            ..Default::default()
+        };
+        let hal_list = visible_device_extensions(&device[1..], "test", &anb);
+        assert_eq!(
+            names(&hal_list)[..2],
+            [c"VK_KHR_incremental_present", c"VK_KHR_swapchain"]
+        );
+        assert_eq!(hal_list[1].spec_version, 70);
+        assert_eq!(names(&hal_list)[2..], expected[2..]);
+        // An ICD with ANB (the host adapter): the loader's extensions first, ANB renamed, the
+        // ICD's own swapchain extensions hidden, blocked ones shown.
         let support = LoaderDeviceSupport {
             native_buffer_spec: Some(8),
             ..Default::default()
         };
+        let mut expected = vec![c"VK_KHR_incremental_present", c"VK_KHR_swapchain"];
+        expected.extend(nvidia);
         assert_eq!(
             names(&visible_device_extensions(&device, "test", &support)),
-            [
-                c"VK_KHR_incremental_present",
-                c"VK_KHR_swapchain",
-                c"VK_EXT_multi_draw"
-            ]
+            expected
         );
-        let swapchain = visible_device_extensions(&device, "test", &support)[1];
-        assert_eq!(swapchain.spec_version, 70);
         let all = LoaderDeviceSupport {
             native_buffer_spec: Some(8),
             shared_image: true,
@@ -516,12 +608,13 @@ mod tests {
             present_timestamp: true,
             hdr_display: true,
             device_api_version: vk::API_VERSION_1_3,
+            hal: false,
             image_compression_control: true,
         };
         // Image compression control needs native buffer spec 9: not offered on spec 8.
         let list = visible_device_extensions(&device, "test", &all);
         assert_eq!(
-            names(&list),
+            names(&list)[..7],
             [
                 c"VK_KHR_incremental_present",
                 c"VK_EXT_hdr_metadata",
@@ -530,7 +623,6 @@ mod tests {
                 c"VK_EXT_swapchain_maintenance1",
                 c"VK_KHR_swapchain_mutable_format",
                 c"VK_KHR_swapchain",
-                c"VK_EXT_multi_draw"
             ]
         );
         assert_eq!(list[6].spec_version, 70);
@@ -551,18 +643,20 @@ mod tests {
             ..anb9
         };
         assert_eq!(loader_device_extensions(&no_feature).len(), 6);
+        // The loader's instance extensions, in AOSP's order.
         let instance = loader_instance_extensions();
-        let instance = names(&instance);
-        for n in [
-            c"VK_KHR_surface",
-            c"VK_KHR_android_surface",
-            c"VK_KHR_get_surface_capabilities2",
-            c"VK_EXT_swapchain_colorspace",
-            c"VK_KHR_surface_protected_capabilities",
-            c"VK_GOOGLE_surfaceless_query",
-        ] {
-            assert!(instance.contains(&n), "{n:?} missing from {instance:?}");
-        }
+        assert_eq!(
+            names(&instance)[..7],
+            [
+                c"VK_KHR_surface",
+                c"VK_KHR_surface_protected_capabilities",
+                c"VK_KHR_android_surface",
+                c"VK_EXT_swapchain_colorspace",
+                c"VK_KHR_get_surface_capabilities2",
+                c"VK_GOOGLE_surfaceless_query",
+                c"VK_EXT_surface_maintenance1",
+            ]
+        );
     }
 
     #[test]
@@ -573,18 +667,25 @@ mod tests {
         assert_eq!(s.spec_version, 68);
     }
 
+    /// AOSP's `SanitizeExtensions`: what the driver reports, once, loader-implemented ones
+    /// kept back; a blocked extension the driver reports goes down (AOSP keeps it).
     #[test]
     fn drivers_get_only_what_they_have() {
-        let driver = list(&[(c"VK_EXT_debug_utils", 2), (c"VK_KHR_surface", 25)]);
+        let driver = list(&[
+            (c"VK_EXT_debug_utils", 2),
+            (c"VK_KHR_surface", 25),
+            (c"VK_KHR_display", 23),
+        ]);
         let requested = [
             c"VK_EXT_debug_utils",
             c"VK_EXT_debug_utils",
             c"VK_KHR_surface",
             c"VK_EXT_layer_only",
+            c"VK_KHR_display",
         ];
         assert_eq!(
             filter_for_driver(&requested, &driver, "test"),
-            [c"VK_EXT_debug_utils"]
+            [c"VK_EXT_debug_utils", c"VK_KHR_display"]
         );
     }
 

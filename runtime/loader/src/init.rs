@@ -12,8 +12,8 @@
 //! loaded until the process exits (Android never unloads its HAL either).
 //!
 //! A fatal driver problem (a HAL module whose device fails to open) is kept as a
-//! [`DriverFailure`]: `vkCreateInstance` then fails with its `VkResult`, like Android's failed
-//! `EnsureInitialized`.
+//! [`DriverFailure`]: `vkCreateInstance` then fails with its `VkResult` and the three global
+//! enumerations with `VK_ERROR_OUT_OF_HOST_MEMORY`, like Android's failed `EnsureInitialized`.
 
 use std::sync::{Arc, Mutex};
 
@@ -139,6 +139,11 @@ impl DriverEntry {
     /// The driver's `vkGetInstanceProcAddr`.
     pub fn gipa(&self) -> vk::PFN_vkGetInstanceProcAddr {
         self.driver.get_instance_proc_addr_fn()
+    }
+
+    /// Whether the driver is the Android HAL (whose extension lists pass through as AOSP's).
+    pub fn is_hal(&self) -> bool {
+        matches!(self.driver.source(), DriverSource::Hal(_))
     }
 
     /// Whether the driver reports the instance extension `name`.

@@ -10,8 +10,9 @@
 //!
 //! `vkEnumerateDeviceLayerProperties` lists the instance's global layers;
 //! `vkEnumerateDeviceExtensionProperties` with a layer name answers for that layer (an
-//! instance-only layer has no device extensions), and without one goes down the instance chain
-//! to the terminator's filtered driver list.
+//! instance-only layer has no device extensions), and without one lists the GPU debug
+//! settings' layers' device extensions first (AOSP), then goes down the instance chain to the
+//! terminator's driver list.
 
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -107,11 +108,18 @@ unsafe fn create_device(
     // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
     // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
-    let chained_names: Vec<&std::ffi::CStr> = layers.iter().map(|l| l.name()).collect();
-    if !app_layers.is_empty() && app_layers != chained_names {
+    // AOSP's `ActivateLayers(physical_dev, …)`: compared with all the instance's active layers
+    // (not only those that chain into devices), the warning going to its debug-report callbacks.
+    let instance_names: Vec<&std::ffi::CStr> = api.layers.iter().map(|l| l.name()).collect();
+    if !app_layers.is_empty() && app_layers != instance_names {
         log::warn!(
             "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
-             global layers {chained_names:?}"
+             global layers of {instance_names:?}"
+        );
+        crate::terminator::debug_report::report(
+            &instance.term,
+            vk::DebugReportFlagsEXT::WARNING,
+            "Device layers disagree with instance layers and are overridden by instance layers",
         );
     }
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
@@ -264,15 +272,26 @@ pub unsafe extern "system" fn vkDestroyDevice(
         if raw == 0 {
             return;
         }
+        let layers: Vec<Arc<Layer>>;
         // SAFETY: `raw` is non-null (checked above) and the application's live device
         // (VUID-vkDestroyDevice-device-parameter); `checked_device_data` verifies word 0 against
         // the registry.
         let destroy = match unsafe { checked_device_data(raw, "vkDestroyDevice") } {
-            Some(data) => data.dispatch().destroy_device,
+            Some(data) => {
+                // Held across the call, as in `vkDestroyInstance`: a layer library must stay
+                // mapped until its vkDestroyDevice has returned.
+                layers = data
+                    .api
+                    .get()
+                    .map(|api| api.layers.clone())
+                    .unwrap_or_default();
+                data.dispatch().destroy_device
+            }
             None => return,
         };
         // SAFETY: the head of the chain's vkDestroyDevice for this device.
         unsafe { destroy(device, p_allocator) };
+        drop(layers);
     });
 }
 
@@ -320,8 +339,9 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                 );
             };
             let down = data.dispatch().enumerate_device_extension_properties;
+            let settings = settings_layer_device_extensions();
             let implicit = host_implicit_device_extensions(data);
-            if implicit.is_empty() {
+            if settings.is_empty() && implicit.is_empty() {
                 // SAFETY: the instance chain's command with the caller's arguments.
                 return unsafe {
                     down(
@@ -332,20 +352,38 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
                     )
                 };
             }
-            let below = match enumerate(|c, p| {
+            // AOSP's api level: a failing chain adds nothing (and is not the answer).
+            let below = enumerate(|c, p| {
                 // SAFETY: the instance chain's command; `enumerate` passes valid pointers.
                 unsafe { down(physical_device, std::ptr::null(), c, p) }
-            }) {
-                Ok(list) => list,
-                Err(e) => return e,
-            };
-            let list = extensions::dedup(below.into_iter().chain(implicit).collect());
+            })
+            .unwrap_or_else(|e| {
+                log::warn!("vkEnumerateDeviceExtensionProperties: the chain failed ({e:?})");
+                Vec::new()
+            });
+            let list =
+                extensions::dedup(settings.into_iter().chain(below).chain(implicit).collect());
             // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
             // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
             // this call per the command's VUIDs.
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )
+}
+
+/// The device extensions of the GPU debug settings' layers (AOSP's `ForEachLayerFromSettings`,
+/// whether or not the instance activated them), which AOSP lists before the driver's in
+/// `vkEnumerateDeviceExtensionProperties(NULL)`; absent layers are skipped.
+fn settings_layer_device_extensions() -> Vec<vk::ExtensionProperties> {
+    let loader = init::loader();
+    loader
+        .config
+        .gpu_debug
+        .layers
+        .iter()
+        .filter_map(|name| loader.layers.find(name))
+        .flat_map(|l| l.device_extensions().iter().copied())
+        .collect()
 }
 
 /// The device extensions of the instance's active implicit Khronos manifest layers (Linux

@@ -10,6 +10,9 @@
 //!   layers') first, then the loader's
 //!   and the drivers' visible ones, duplicates dropped (the first wins); with a layer name, that
 //!   layer's extensions, or `VK_ERROR_LAYER_NOT_PRESENT`.
+//! * When initialisation failed (a HAL whose device did not open: AOSP's `EnsureInitialized`
+//!   false), all three return `VK_ERROR_OUT_OF_HOST_MEMORY`. A HAL whose own extension
+//!   enumeration fails is not a failure here: the list then holds the layers' extensions only.
 //! * On Linux hosts the three go through the pre-instance functions of the active implicit
 //!   manifest layers that have them ([`pre_instance`]); the answers above are the chain's end.
 
@@ -78,7 +81,9 @@ unsafe extern "system" fn version_terminator(
         "vkEnumerateInstanceVersion",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            let _ = init::loader();
+            if let Err(e) = initialised(init::loader()) {
+                return e;
+            }
             if p_api_version.is_null() {
                 return vk_error!(
                     vk::Result::ERROR_INITIALIZATION_FAILED,
@@ -129,9 +134,11 @@ unsafe extern "system" fn layers_terminator(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
-            let properties = init::loader()
-                .layers
-                .properties(&LayerEnv::current().filters);
+            let loader = init::loader();
+            if let Err(e) = initialised(loader) {
+                return e;
+            }
+            let properties = loader.layers.properties(&LayerEnv::current().filters);
             // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
             // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
             // this call per the command's VUIDs.
@@ -179,6 +186,9 @@ unsafe extern "system" fn extensions_terminator(
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             let loader = init::loader();
+            if let Err(e) = initialised(loader) {
+                return e;
+            }
             // SAFETY: `p_layer_name` is the application's: null or a NUL-terminated string for this
             // call (VUID-vkEnumerateInstanceExtensionProperties-pLayerName-parameter).
             let list = match unsafe { cstr(p_layer_name) } {
@@ -196,13 +206,7 @@ unsafe extern "system" fn extensions_terminator(
                         }
                     }
                 }
-                None => {
-                    // AOSP: the HAL's failure is the answer.
-                    if let Some(e) = loader.extensions_failure() {
-                        return e;
-                    }
-                    available_instance_extensions(loader, implicit_layer_extensions(loader))
-                }
+                None => available_instance_extensions(loader, implicit_layer_extensions(loader)),
             };
             // SAFETY: `p_property_count` and `p_properties` are the application's count (null is
             // refused by `fill_array`) and array (null, or holding `*count` elements), valid for
@@ -210,6 +214,20 @@ unsafe extern "system" fn extensions_terminator(
             unsafe { fill_array(&list, p_property_count, p_properties) }
         },
     )
+}
+
+/// AOSP's `EnsureInitialized`: a HAL whose device failed to open (`OpenHAL` false) makes the
+/// three global enumerations return `VK_ERROR_OUT_OF_HOST_MEMORY` (AOSP's choice of result,
+/// whatever the HAL's reason) for the rest of this process id.
+fn initialised(loader: &Loader) -> Result<(), vk::Result> {
+    match &loader.drivers {
+        Ok(_) => Ok(()),
+        Err(failure) => Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            "the loader failed to initialise: {}",
+            failure.message
+        )),
+    }
 }
 
 /// The instance extensions of the implicitly enabled layers, which
@@ -244,11 +262,16 @@ pub(crate) fn layer_extensions(active: &[Arc<Layer>]) -> Vec<vk::ExtensionProper
 
 /// The instance extensions an instance whose layers provide `layer_extensions` can enable: the
 /// layers' (nearest the application first), then the loader's and the drivers' visible ones.
+/// When the HAL's own enumeration failed, the layers' only: AOSP's api level ignores the
+/// failure of `driver::EnumerateInstanceExtensionProperties` (which is where its loader
+/// extensions are added too) and lists what it has.
 pub(crate) fn available_instance_extensions(
     loader: &Loader,
     layer_extensions: Vec<vk::ExtensionProperties>,
 ) -> Vec<vk::ExtensionProperties> {
     let mut list = layer_extensions;
-    list.extend(driver_instance_extensions(loader.driver_list()));
+    if loader.extensions_failure().is_none() {
+        list.extend(driver_instance_extensions(loader.driver_list()));
+    }
     extensions::dedup(list)
 }

@@ -78,19 +78,18 @@ unsafe fn create_instance(
             failure.message
         ));
     }
-    if let Some(e) = loader.extensions_failure() {
-        return Err(vk_error!(
-            e,
-            "vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed"
-        ));
-    }
     // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
     // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
     // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
     let properties = crate::Properties::current();
-    let active = activate_layers(loader, &properties, &app_layers)?;
+    let active = activate_layers(loader, &properties, &app_layers).inspect_err(|_| {
+        // AOSP's `LoadLayer`: the first name that cannot be activated.
+        if let Some(name) = first_missing_layer(loader, &properties, &app_layers) {
+            report_to_create_info(info, &format!("Failed to find layer {name}"));
+        }
+    })?;
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
@@ -103,7 +102,9 @@ unsafe fn create_instance(
     // for the loader's own callback, which logs every ERROR and WARNING report.
     let enable_callback =
         loader.config.debuggable && properties.get_bool("debug.vulkan.enable_callback", false);
-    let appended_debug_report = enable_callback && !requested.contains(&DEBUG_REPORT);
+    // AOSP's `OverrideExtensionNames` appends it even when the app named it (the driver's
+    // sanitising drops the repeat; layers see both).
+    let appended_debug_report = enable_callback;
     if appended_debug_report {
         requested.push(DEBUG_REPORT);
     }
@@ -112,9 +113,25 @@ unsafe fn create_instance(
         .iter()
         .find(|name| !extensions::contains(&available, name))
     {
+        // AOSP's `ValidateExtensions`, whose logger calls the create info's callbacks.
+        report_to_create_info(
+            info,
+            &format!(
+                "Failed to enable missing instance extension {}",
+                name.to_string_lossy()
+            ),
+        );
         return Err(vk_error!(
             vk::Result::ERROR_EXTENSION_NOT_PRESENT,
             "vkCreateInstance: extension {name:?} is provided by no driver and no active layer"
+        ));
+    }
+    // AOSP: the extension check above saw no driver extensions; the driver's own sanitising
+    // (`CreateInfoWrapper::InitExtensionFilter`) then asks the HAL again and returns its failure.
+    if let Some(e) = loader.extensions_failure() {
+        return Err(vk_error!(
+            e,
+            "vkCreateInstance: the HAL's vkEnumerateInstanceExtensionProperties failed"
         ));
     }
     // SAFETY: `info` is the application's valid create info and `allocator` its pAllocator, null
@@ -127,11 +144,80 @@ unsafe fn create_instance(
     let api_version = unsafe { app_api_version(info.p_application_info) };
     let instance = created.instance;
     // SAFETY: `created` is the live instance the chain just returned, with its chain's head.
-    unsafe { record_instance(created, active, api_version, &requested, enable_callback) }?;
+    unsafe {
+        record_instance(
+            created,
+            active,
+            api_version,
+            &requested,
+            enable_callback,
+            allocator,
+        )
+    }?;
     // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = instance };
     Ok(())
+}
+
+/// AOSP's `DebugReportLogger(const VkInstanceCreateInfo&)`: an ERROR the loader reports while
+/// creating an instance goes to every `VkDebugReportCallbackCreateInfoEXT` chained to the create
+/// info whose flags include ERROR (object type UNKNOWN, object 0, prefix `vulkan`, the text cut
+/// to 1023 bytes with `...` as AOSP's buffer does), before the instance exists.
+fn report_to_create_info(info: &vk::InstanceCreateInfo<'_>, text: &str) {
+    const LIMIT: usize = 1023;
+    let mut bytes: Vec<u8> = text.bytes().filter(|&b| b != 0).collect();
+    if bytes.len() > LIMIT {
+        bytes.truncate(LIMIT - 3);
+        bytes.extend_from_slice(b"...");
+    }
+    let Ok(message) = std::ffi::CString::new(bytes) else {
+        return;
+    };
+    let flags = vk::DebugReportFlagsEXT::ERROR;
+    let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
+    while !next.is_null() {
+        // SAFETY: `next` is a link of the application's create-info chain, each a valid Vulkan
+        // structure starting with sType/pNext (VUID-VkInstanceCreateInfo-pNext-pNext).
+        let base = unsafe { &*next };
+        if base.s_type == vk::StructureType::DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT {
+            // SAFETY: the sType says this link is a VkDebugReportCallbackCreateInfoEXT.
+            let cb = unsafe { &*next.cast::<vk::DebugReportCallbackCreateInfoEXT<'_>>() };
+            if let (true, Some(f)) = (cb.flags.intersects(flags), cb.pfn_callback) {
+                // SAFETY: the application's callback with the arguments the extension defines;
+                // the strings live across the call.
+                unsafe {
+                    f(
+                        flags,
+                        vk::DebugReportObjectTypeEXT::UNKNOWN,
+                        0,
+                        0,
+                        0,
+                        c"vulkan".as_ptr(),
+                        message.as_ptr(),
+                        cb.p_user_data,
+                    )
+                };
+            }
+        }
+        next = base.p_next;
+    }
+}
+
+/// The first requested layer name that activation rejects, for the message AOSP's `LoadLayer`
+/// reports (`activate` gives only its error).
+fn first_missing_layer(
+    loader: &init::Loader,
+    properties: &crate::Properties,
+    app_layers: &[&std::ffi::CStr],
+) -> Option<String> {
+    layers::requested_layer_names(&loader.config, properties, app_layers)
+        .into_iter()
+        .find(|name| {
+            name.to_bytes().contains(&b'/')
+                || (loader.layers.find(name).is_none() && loader.layers.find_host(name).is_none())
+        })
+        .map(|name| name.to_string_lossy().into_owned())
 }
 
 /// An instance the chain created (step 4 of the module notes).
@@ -175,6 +261,14 @@ unsafe fn create_through_chain(
         ));
     };
     let mut chained = chain.attach(info);
+    // AOSP's `ModifyCreateInfo`: the layers see the whole list the loader activates (the
+    // implicit layers, then the application's), not only the application's names.
+    let layer_names: Vec<*const std::ffi::c_char> =
+        active.iter().map(|l| l.name().as_ptr()).collect();
+    if !layer_names.is_empty() {
+        chained.enabled_layer_count = layer_names.len() as u32;
+        chained.pp_enabled_layer_names = layer_names.as_ptr();
+    }
     // Layers built without VK_KHR_android_surface see Android surfaces as headless ones.
     let layer_extensions =
         crate::wsi::layer_compat::layer_extensions(requested, !active.is_empty());
@@ -212,13 +306,14 @@ unsafe fn create_through_chain(
 ///
 /// # Safety
 /// `created.instance` must be the live instance the chain just created, `created.head_gipa`
-/// its chain's head.
+/// its chain's head, `allocator` the callbacks it was created with (null or valid).
 unsafe fn record_instance(
     created: Created,
     active: Vec<Arc<Layer>>,
     api_version: u32,
     requested: &[&std::ffi::CStr],
     enable_callback: bool,
+    allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<(), vk::Result> {
     let Created {
         instance,
@@ -250,7 +345,24 @@ unsafe fn record_instance(
     unsafe { data.set_dispatch(table) };
     let logging_callback = if enable_callback {
         // SAFETY: the new instance with its chain's head.
-        unsafe { create_logging_callback(instance, head_gipa) }
+        let callback = unsafe { create_logging_callback(instance, head_gipa) };
+        if callback.is_none() {
+            // AOSP: "Broken VK_EXT_debug_report support" / "Failed to install debug report
+            // callback" destroy the new instance and fail its creation.
+            // SAFETY: the head of the live instance's chain returns vkDestroyInstance's type.
+            let destroy: Option<vk::PFN_vkDestroyInstance> =
+                unsafe { driver::void_fn_as(head_gipa(instance, c"vkDestroyInstance".as_ptr())) };
+            if let Some(destroy) = destroy {
+                // SAFETY: the instance the chain just created, never handed out, with the
+                // application's allocator it was created with.
+                unsafe { destroy(instance, allocator) };
+            }
+            return Err(vk_error!(
+                vk::Result::ERROR_INITIALIZATION_FAILED,
+                "vkCreateInstance: debug.vulkan.enable_callback could not install its callback"
+            ));
+        }
+        callback
     } else {
         None
     };
@@ -285,11 +397,20 @@ pub unsafe extern "system" fn vkDestroyInstance(
         if raw == 0 {
             return;
         }
+        let layers: Vec<Arc<Layer>>;
         // SAFETY: `raw` is non-null (checked above) and the application's live instance
         // (VUID-vkDestroyInstance-instance-parameter); `checked_instance_data` verifies word 0
         // against the registry.
         let destroy = match unsafe { checked_instance_data(raw, "vkDestroyInstance") } {
             Some(data) => {
+                // Held across the call (AOSP's `DestroyInstance` destroys its layers after
+                // it): the terminator frees the instance's data, and the last reference to a
+                // layer unloads its library, whose code is still on the stack until then.
+                layers = data
+                    .api
+                    .get()
+                    .map(|api| api.layers.clone())
+                    .unwrap_or_default();
                 if let Some((callback, api)) = data
                     .api
                     .get()
@@ -304,6 +425,7 @@ pub unsafe extern "system" fn vkDestroyInstance(
         };
         // SAFETY: the head of the chain's vkDestroyInstance for this instance.
         unsafe { destroy(instance, p_allocator) };
+        drop(layers);
     });
 }
 
@@ -350,8 +472,16 @@ unsafe fn create_logging_callback(
 ) -> Option<vk::DebugReportCallbackEXT> {
     // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
     // vkCreateDebugReportCallbackEXT's type for that name.
-    let create: vk::PFN_vkCreateDebugReportCallbackEXT =
-        unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) }?;
+    let create: Option<vk::PFN_vkCreateDebugReportCallbackEXT> =
+        unsafe { driver::void_fn_as(head(instance, c"vkCreateDebugReportCallbackEXT".as_ptr())) };
+    // SAFETY: the caller guarantees `instance` is live and `head` its chain's GIPA, which returns
+    // vkDestroyDebugReportCallbackEXT's type for that name.
+    let destroy: Option<vk::PFN_vkDestroyDebugReportCallbackEXT> =
+        unsafe { driver::void_fn_as(head(instance, c"vkDestroyDebugReportCallbackEXT".as_ptr())) };
+    let (Some(create), Some(_)) = (create, destroy) else {
+        log::error!("Broken VK_EXT_debug_report support");
+        return None;
+    };
     let info = vk::DebugReportCallbackCreateInfoEXT::default()
         .flags(vk::DebugReportFlagsEXT::ERROR | vk::DebugReportFlagsEXT::WARNING)
         .pfn_callback(Some(log_report));
@@ -360,8 +490,8 @@ unsafe fn create_logging_callback(
     match unsafe { create(instance, &info, std::ptr::null(), &mut callback) } {
         vk::Result::SUCCESS => Some(callback),
         e => {
-            log::warn!(
-                "debug.vulkan.enable_callback: vkCreateDebugReportCallbackEXT failed: {e:?}"
+            log::error!(
+                "debug.vulkan.enable_callback: failed to install debug report callback: {e:?}"
             );
             None
         }

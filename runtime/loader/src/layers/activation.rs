@@ -3,11 +3,12 @@
 //! The GPU debug settings' layers ([`super::gpu_debug`]) come first when there are any; only
 //! when there are none, the `debug.vulkan.layers` property (`:`-separated, priorities from
 //! `-PROPERTY_VALUE_MAX` upward) and the `debug.vulkan.layer.<N>` properties (priority `N`; `0..=9`
-//! are always read, then `10, 11, ...` until one is missing) name implicit layers, stably sorted
-//! by priority — on any build, as AOSP since 2020 (the debuggable gate applies only to the debug
+//! are always read, then `10, 11, ...` until one is empty) name implicit layers, as written
+//! (neither trimmed nor de-duplicated, as AOSP), stably sorted by priority — on any build, as AOSP since 2020 (the debuggable gate applies only to the debug
 //! layer dir), and read afresh at every `vkCreateInstance` (a zygote that preloaded the loader
 //! must not fix a child's layers). The app's `ppEnabledLayerNames` follow, skipping names
-//! already present. Index 0 of the result is the layer closest to the application.
+//! that are implicit (its own repeats stay, as AOSP). This whole list is what the layers see as
+//! `ppEnabledLayerNames`. Index 0 of the result is the layer closest to the application.
 //!
 //! Only discovered layers can be activated: a name that is not in the registry, or that contains a
 //! `/` (an attempt to load by path), fails with `VK_ERROR_LAYER_NOT_PRESENT`. Nothing else (no
@@ -28,48 +29,51 @@ use crate::{LoaderConfig, Properties};
 
 /// `PROPERTY_VALUE_MAX`: `debug.vulkan.layers` priorities start at its negation.
 const PROPERTY_VALUE_MAX: i64 = 92;
+/// `kFixedRangeEndInclusive`: `debug.vulkan.layer.0` to `.9` are always read; from 9 on, the
+/// first empty value ends the scan.
+const LAST_FIXED_PRIORITY: u32 = 9;
 
-/// The implicit layer names the `debug.vulkan.*` properties request, in priority order, without
-/// duplicates.
+/// The implicit layer names the `debug.vulkan.*` properties request, in priority order, as
+/// AOSP's `ParseDebugVulkanLayers` / `ParseDebugVulkanLayer` read them: names are taken as
+/// written (not trimmed: `" A"` is a layer nobody has, so the instance fails) and repeats stay
+/// (AOSP chains such a layer twice). In `debug.vulkan.layers` an empty segment names nothing
+/// but still takes a priority; `debug.vulkan.layer.<N>` is read from 0 and the scan stops at the
+/// first empty or missing value whose `N` is 9 or more.
 pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
     let mut prioritised: Vec<(i64, &str)> = Vec::new();
     if let Some(list) = properties.get("debug.vulkan.layers") {
         prioritised.extend(
             list.split(':')
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
                 .enumerate()
+                .filter(|(_, n)| !n.is_empty())
                 .map(|(i, name)| (i as i64 - PROPERTY_VALUE_MAX, name)),
         );
     }
     for n in 0u32.. {
         match properties.get(&format!("debug.vulkan.layer.{n}")) {
-            Some(name) if !name.trim().is_empty() => prioritised.push((i64::from(n), name.trim())),
-            Some(_) => {}
-            None if n >= 10 => break,
-            None => {}
+            Some(name) if !name.is_empty() => prioritised.push((i64::from(n), name)),
+            _ if n >= LAST_FIXED_PRIORITY => break,
+            _ => {}
         }
     }
-    // Stable: equal priorities keep their property order.
+    // Stable: equal priorities keep their property order (AOSP's `std::sort` is not stable,
+    // but equal priorities only arise from the same property, read in order).
     prioritised.sort_by_key(|&(priority, _)| priority);
-    // A hash set keeps de-duplication linear: the property is attacker-sized on debuggable builds.
-    let mut seen: HashSet<&str> = HashSet::with_capacity(prioritised.len());
-    let mut names: Vec<CString> = Vec::new();
-    for (_, name) in prioritised {
-        if !seen.insert(name) {
-            continue;
-        }
-        match CString::new(name) {
-            Ok(c) => names.push(c),
-            Err(_) => log::warn!("layer name {name:?} from properties contains NUL; ignored"),
-        }
-    }
-    names
+    prioritised
+        .into_iter()
+        .filter_map(|(_, name)| match CString::new(name) {
+            Ok(c) => Some(c),
+            Err(_) => {
+                log::warn!("layer name {name:?} from properties contains NUL; ignored");
+                None
+            }
+        })
+        .collect()
 }
 
 /// All layer names to activate, in order: the settings' layers, or when they name none the
 /// `properties`' (the current `debug.vulkan.*` values), then `VK_INSTANCE_LAYERS` (Linux hosts),
-/// then the app's; duplicates dropped (the first occurrence keeps its place).
+/// then the app's; only the app's names already named before are dropped ([`ordered_names`]).
 pub fn requested_layer_names(
     config: &LoaderConfig,
     properties: &Properties,
@@ -102,20 +106,28 @@ fn ordered_names(
     } else {
         config.gpu_debug.layers.clone()
     };
-    let mut seen: HashSet<CString> = HashSet::with_capacity(implicit.len() + app_layers.len());
-    let mut names = Vec::with_capacity(implicit.len() + app_layers.len());
-    for name in implicit
+    // AOSP's `OverrideLayerNames::Parse`: the implicit list as it is (repeats included), then
+    // the app's names except those already implicit (the app's own repeats stay). The Linux
+    // host's manifest and environment layers (no AOSP counterpart) go between them, each once,
+    // as the Khronos loader adds them. A hash set keeps this linear: the properties are
+    // attacker-sized on debuggable builds.
+    let mut seen: HashSet<&CStr> = implicit.iter().map(CString::as_c_str).collect();
+    let mut names = implicit.clone();
+    for name in host_implicit
         .iter()
-        .chain(host_implicit)
         .chain(instance_layers)
         .chain(host_enabled)
-        .map(CString::as_c_str)
-        .chain(app_layers.iter().copied())
     {
-        if seen.insert(name.to_owned()) {
-            names.push(name.to_owned());
+        if seen.insert(name.as_c_str()) {
+            names.push(name.clone());
         }
     }
+    names.extend(
+        app_layers
+            .iter()
+            .filter(|name| !seen.contains(*name))
+            .map(|&name| name.to_owned()),
+    );
     names
 }
 
@@ -150,7 +162,8 @@ fn resolve(
         return Err(LayerError::PathInName { name: display });
     }
     if let Some(layer) = registry.find(name) {
-        return Ok(Some(Arc::clone(layer)));
+        // Opened for this instance; closed again when its last user is gone.
+        return layer.open().map(Some);
     }
     let Some(host) = registry.find_host(name) else {
         return Err(LayerError::NotPresent { name: display });
@@ -229,20 +242,26 @@ mod tests {
         names.iter().map(|n| n.to_str().unwrap()).collect()
     }
 
+    /// AOSP's `ParseDebugVulkanLayers`: every segment takes a priority (empty ones too), repeats
+    /// stay, nothing is trimmed.
     #[test]
-    fn property_layers_sort_by_priority() {
+    fn property_layers_sort_by_priority_untrimmed_with_repeats() {
         let p = Properties::from_pairs([
-            ("debug.vulkan.layers", "A::D:A"),
+            ("debug.vulkan.layers", "A::D:A: E"),
             ("debug.vulkan.layer.3", "C"),
-            ("debug.vulkan.layer.0", "B"),
+            ("debug.vulkan.layer.0", "B "),
             ("debug.vulkan.layer.7", "D"),
         ]);
-        // "A:D" get priorities -92, -91 and go first; duplicates keep their first place.
-        assert_eq!(strings(&property_layer_names(&p)), ["A", "D", "B", "C"]);
+        assert_eq!(
+            strings(&property_layer_names(&p)),
+            ["A", "D", "A", " E", "B ", "C", "D"]
+        );
     }
 
+    /// AOSP's `ParseDebugVulkanLayer`: 0 to 9 always, then on until the first empty value;
+    /// an empty value at 9 or above stops the scan as a missing one does.
     #[test]
-    fn numbered_properties_read_0_to_9_then_consecutive() {
+    fn numbered_properties_stop_at_the_first_empty_value_from_9() {
         let p = Properties::from_pairs([
             ("debug.vulkan.layer.9", "nine"),
             ("debug.vulkan.layer.10", "ten"),
@@ -255,12 +274,21 @@ mod tests {
             strings(&property_layer_names(&p)),
             ["two", "nine", "ten", "eleven"]
         );
-        // Without 10, nothing above 9 is read.
+        // 9 missing: 10 is never read (the scan stops at 9).
         let p = Properties::from_pairs([
-            ("debug.vulkan.layer.11", "x"),
+            ("debug.vulkan.layer.10", "x"),
             ("debug.vulkan.layer.5", "y"),
         ]);
         assert_eq!(strings(&property_layer_names(&p)), ["y"]);
+        // An empty value below 9 is skipped; one at 10 stops the scan.
+        let p = Properties::from_pairs([
+            ("debug.vulkan.layer.1", ""),
+            ("debug.vulkan.layer.2", "two"),
+            ("debug.vulkan.layer.9", "nine"),
+            ("debug.vulkan.layer.10", ""),
+            ("debug.vulkan.layer.11", "eleven"),
+        ]);
+        assert_eq!(strings(&property_layer_names(&p)), ["two", "nine"]);
     }
 
     /// AOSP dropped the debuggable gate on `debug.vulkan.layers` in 2020: the properties count
@@ -270,14 +298,16 @@ mod tests {
         let props = Properties::from_pairs([("debug.vulkan.layers", "P1:P2")]);
         let release = isolated_config(Path::new("/"));
         assert!(!release.debuggable);
+        // The app's names that are implicit are dropped; its own repeats stay (AOSP).
         let app = [c"X", c"P2", c"X", c"Y"];
         assert_eq!(
             strings(&requested_layer_names(&release, &props, &app)),
-            ["P1", "P2", "X", "Y"]
+            ["P1", "P2", "X", "X", "Y"]
         );
     }
 
-    /// `gpu_debug_layers` (Settings.Global) wins: with it, the properties are not read.
+    /// `gpu_debug_layers` (Settings.Global) wins: with it, the properties are not read. Its
+    /// repeats stay, as AOSP chains them.
     #[test]
     fn gpu_debug_layers_setting_takes_priority_over_properties() {
         let props = Properties::from_pairs([("debug.vulkan.layers", "P1")]);
@@ -290,7 +320,7 @@ mod tests {
         };
         assert_eq!(
             strings(&requested_layer_names(&config, &props, &[c"A", c"S2"])),
-            ["S1", "S2", "A"]
+            ["S1", "S2", "S1", "A"]
         );
     }
 
@@ -356,17 +386,23 @@ mod tests {
     }
 
     #[test]
-    fn debug_vulkan_layers_dedup_is_linear() {
-        // 100k names (half of them repeats) took ≈50 s with the quadratic scan.
+    fn app_names_against_a_long_property_list_is_linear() {
+        // 100k property names and 100k app names, half of which are implicit: a quadratic scan
+        // took ≈50 s.
         let list: Vec<String> = (0..100_000)
             .map(|i| format!("VK_LAYER_{}", i % 50_000))
             .collect();
         let props = Properties::from_pairs([("debug.vulkan.layers", list.join(":"))]);
+        let app: Vec<CString> = (25_000..125_000)
+            .map(|i| CString::new(format!("VK_LAYER_{i}")).unwrap())
+            .collect();
+        let app: Vec<&CStr> = app.iter().map(CString::as_c_str).collect();
+        let release = isolated_config(Path::new("/"));
         let t = std::time::Instant::now();
-        let names = property_layer_names(&props);
-        assert_eq!(names.len(), 50_000);
+        let names = requested_layer_names(&release, &props, &app);
+        assert_eq!(names.len(), 100_000 + 75_000);
         assert_eq!(names[0].to_str().unwrap(), "VK_LAYER_0");
-        assert_eq!(names[49_999].to_str().unwrap(), "VK_LAYER_49999");
+        assert_eq!(names[100_000].to_str().unwrap(), "VK_LAYER_50000");
         assert!(
             t.elapsed() < std::time::Duration::from_secs(5),
             "{:?}",

@@ -2,8 +2,8 @@
 //!
 //! Search dirs, in order: `<root>/data/local/debug/vulkan` (only when the config is
 //! debuggable), then each app library dir, then the library dirs of the GPU debug settings'
-//! `gpu_debug_layer_app` packages. Files named `libVkLayer*.so` are candidates, sorted by
-//! name within a dir; the first file of a given name wins across dirs. Each is opened with
+//! `gpu_debug_layer_app` packages. Files named `libVkLayer*.so` are candidates, in the order
+//! `readdir` gives within a dir (as AOSP: not sorted); the first file of a given name wins across dirs. Each is opened with
 //! `RTLD_NOW | RTLD_LOCAL` and interrogated:
 //! * required exports `vkEnumerateInstanceLayerProperties` and
 //!   `vkEnumerateInstanceExtensionProperties`; optional `vkEnumerateDeviceLayerProperties` and
@@ -16,7 +16,8 @@
 //!
 //! A library that fails any required step is rejected as a whole (logged, like Android); a layer
 //! without a usable GIPA is dropped on its own. A layer name already provided by an earlier
-//! library is ignored. Android's zip-embedded (`apk!/lib/<abi>`) layer dirs are not supported.
+//! library is ignored. A dir inside an APK (`<apk>!/lib/<abi>`) lists its stored, page-aligned
+//! entries ([`super::apk`]).
 
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
@@ -47,16 +48,7 @@ pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
     if config.debuggable {
         dirs.push(config.hal_root.join(DEBUG_LAYER_DIR));
     }
-    for dir in &config.app_layer_path {
-        if dir.to_string_lossy().contains("!/") {
-            log::warn!(
-                "layer dir {}: layers inside APKs are not supported; skipped",
-                dir.display()
-            );
-            continue;
-        }
-        dirs.push(dir.clone());
-    }
+    dirs.extend(config.app_layer_path.iter().cloned());
     dirs.extend(config.gpu_debug.layer_dirs.iter().cloned());
     dirs
 }
@@ -70,6 +62,15 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
     let mut seen = HashSet::new();
     let mut files = Vec::new();
     for dir in search_dirs(config) {
+        // `<apk>!/lib/<abi>`: AOSP's `ForEachFileInZip` (stored, page-aligned entries).
+        if let Some((zip, inner)) = super::apk::split(&dir) {
+            for entry in super::apk::stored_entries(&zip, &inner) {
+                if is_layer_file_name(&entry.name) && seen.insert(entry.name.clone()) {
+                    files.push(dir.join(&entry.name));
+                }
+            }
+            continue;
+        }
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
@@ -77,12 +78,12 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
                 continue;
             }
         };
-        let mut names: Vec<String> = entries
+        // `read_dir` is `readdir`: the order AOSP's `ForEachFileInDir` sees, unsorted (which
+        // layer wins a name clash between two libraries of one dir depends on it, as there).
+        let names = entries
             .filter_map(Result::ok)
             .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| is_layer_file_name(n))
-            .collect();
-        names.sort();
+            .filter(|n| is_layer_file_name(n));
         for name in names {
             let path = dir.join(&name);
             // Follows symlinks: a link to a real library is fine, a dangling one or a dir is not.
@@ -120,7 +121,7 @@ impl LayerRegistry {
                             continue;
                         }
                         log::debug!("layer {:?} found in {}", layer.name(), path.display());
-                        layers.push(Arc::new(layer));
+                        layers.push(Arc::new(layer.closed()));
                     }
                 }
                 Err(e) => log::warn!("rejected {e}"),
@@ -326,10 +327,17 @@ impl EntryPoints {
 
 /// Opens one layer library and returns the layers it provides.
 pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
-    let library = open_library(path).map_err(|source| LayerError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let library = if super::apk::split(path).is_some() {
+        super::apk::open(path).map_err(|reason| LayerError::ApkOpen {
+            path: path.to_path_buf(),
+            reason,
+        })?
+    } else {
+        open_library(path).map_err(|source| LayerError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?
+    };
     // Every early return below drops `library` (dlclose).
     let entry = EntryPoints::find(path, &library)?;
     let enumerate_instance_layers = entry.enumerate_instance_layers;
@@ -355,7 +363,7 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     let shared = Arc::new(LayerLibrary {
         path: path.to_path_buf(),
         interface_version: entry.negotiated.map(|n| n.loader_layer_interface_version),
-        _library: library,
+        _library: Some(library),
     });
     let mut layers = Vec::with_capacity(instance_layers.len());
     for properties in instance_layers {
@@ -393,7 +401,9 @@ fn layer_of(
     )?;
 
     let negotiated_procs = entry.negotiated_procs();
-    let lib = &library._library;
+    let Some(lib) = library._library.as_ref() else {
+        return Ok(None);
+    };
     // Per-layer export first (Android), then what negotiation returned, then the library-wide
     // export (Android's fallback).
     // SAFETY: `<layer>GetInstanceProcAddr` and `vkGetInstanceProcAddr` both have
@@ -591,7 +601,7 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         compile_so(dir, file, &src)
     }
 
-    fn app_config(dirs: &[&Path]) -> LoaderConfig {
+    pub(crate) fn app_config(dirs: &[&Path]) -> LoaderConfig {
         LoaderConfig {
             app_layer_path: dirs.iter().map(|d| d.to_path_buf()).collect(),
             ..isolated_config(Path::new("/nonexistent-root"))
@@ -654,6 +664,10 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             b.device_extensions()[0].extension_name_as_c_str().unwrap(),
             c"VK_EXT_fixture_device"
         );
+        // Closed in the registry; opened (and mapped) for an instance.
+        assert!(!a.library().is_open() && !b.library().is_open());
+        let (a, b) = (a.open().unwrap(), b.open().unwrap());
+        assert!(a.library().is_open() && b.library().is_open());
         // a has its own named GIPA; b falls back to the exported vkGetInstanceProcAddr.
         assert_eq!(
             address(a.get_instance_proc_addr()),
@@ -668,7 +682,6 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             symbol(&path, c"vkGetDeviceProcAddr")
         );
         assert!(a.library().interface_version().is_none());
-        assert!(Arc::ptr_eq(a.library(), b.library()));
         assert_eq!(a.library().path(), path);
     }
 
@@ -801,6 +814,26 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         );
     }
 
+    /// AOSP's `ForEachFileInDir`: a dir's files in the order `readdir` returns them, not sorted.
+    #[test]
+    fn layer_files_follow_readdir_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "libVkLayer_c.so",
+            "libVkLayer_a.so",
+            "libVkLayer_b.so",
+            "notalayer.so",
+        ] {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let readdir: Vec<PathBuf> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap() != "notalayer.so")
+            .collect();
+        assert_eq!(layer_files(&app_config(&[dir.path()])), readdir);
+    }
+
     #[test]
     fn debug_dir_only_when_debuggable_and_searched_first() {
         let root = tempfile::tempdir().unwrap();
@@ -883,8 +916,9 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             device_exts.contains(&c"VK_EXT_validation_cache"),
             "{device_exts:?}"
         );
-        // Its GIPA answers a global query.
-        // SAFETY: global lookup through the layer's own GIPA.
+        // Its GIPA, once opened, answers a global query.
+        let layer = layer.open().unwrap();
+        // SAFETY: global lookup through the opened layer's own GIPA.
         let f = unsafe {
             (layer.get_instance_proc_addr())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
         };

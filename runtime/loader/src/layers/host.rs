@@ -97,10 +97,13 @@ impl HostLayer {
                 return None;
             }
         };
+        // A host layer's library is always open (`_library` is `None` only for the closed
+        // Android layers of the registry).
+        let library = layer.library._library.as_ref()?;
         // SAFETY: the caller guarantees `F` is the pre-instance function type `symbol` names;
         // `layer.library` is kept loaded for the process's lifetime, so the function outlives every
         // call.
-        let f = unsafe { super::pre_instance::symbol_as::<F>(&layer.library._library, symbol) };
+        let f = unsafe { super::pre_instance::symbol_as::<F>(library, symbol) };
         if f.is_none() {
             log::warn!(
                 "layer {}: pre-instance function {symbol:?} not exported",
@@ -196,7 +199,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
         library: Arc::new(LayerLibrary {
             path: path.to_path_buf(),
             interface_version: negotiated.map(|n| n.loader_layer_interface_version),
-            _library: library,
+            _library: Some(library),
         }),
         host_implicit: implicit,
     })

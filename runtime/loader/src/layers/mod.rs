@@ -6,13 +6,18 @@
 //! `vkEnumerate*` functions. [`activation`] turns the app's `ppEnabledLayerNames` plus the
 //! [`gpu_debug`] settings or the `debug.vulkan.*` properties into an ordered list of those layers.
 //!
-//! The result is a [`LayerRegistry`] of [`Layer`]s. Each layer keeps its library mapped (an
-//! `Arc<LayerLibrary>` shared by the layers of one file), so an activated layer list can outlive
-//! the registry it came from, and its entry points stay valid as long as any `Arc<Layer>` does.
+//! The result is a [`LayerRegistry`] of [`Layer`]s. As AOSP's `LayerLibrary` does, discovery
+//! opens each library, enumerates it and closes it again: the registry's layers are *closed*
+//! (their properties and extension lists only). Activating a layer ([`Layer::open`]) opens its
+//! library again and resolves its entry points; the opened layer keeps the library mapped (an
+//! `Arc<LayerLibrary>` shared by the layers of one opening) as long as any `Arc<Layer>` of it
+//! lives, so the last instance (and its devices) using a library unloads it: `dlopen` keeps the
+//! count AOSP's `LayerLibrary::refcount_` keeps.
 //! The instance/device chain builder only needs each layer's properties, extension lists and
 //! `Get*ProcAddr` pointers, which is what [`Layer`] exposes.
 
 pub mod activation;
+pub mod apk;
 pub mod discovery;
 pub mod filters;
 pub mod gpu_debug;
@@ -45,6 +50,9 @@ pub enum LayerError {
         path: PathBuf,
         source: libloading::Error,
     },
+    /// A library inside an APK could not be opened.
+    #[error("layer library {}: {reason}", .path.display())]
+    ApkOpen { path: PathBuf, reason: String },
     /// A required export (`vkEnumerateInstanceLayerProperties`,
     /// `vkEnumerateInstanceExtensionProperties`) is missing.
     #[error("layer library {}: missing required export {symbol}", .path.display())]
@@ -104,8 +112,9 @@ pub fn map_layer_err(err: &LayerError) -> vk::Result {
 pub struct LayerLibrary {
     path: PathBuf,
     interface_version: Option<u32>,
-    /// Never read: holding it keeps the code behind every [`Layer`] pointer mapped.
-    _library: Library,
+    /// Never read: holding it keeps the code behind every [`Layer`] pointer mapped. `None` for
+    /// the closed layers of the registry.
+    _library: Option<Library>,
 }
 
 impl std::fmt::Debug for LayerLibrary {
@@ -121,6 +130,12 @@ impl LayerLibrary {
     /// The file the library was opened from (a symlink stays as named).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the library is mapped (an opened layer's), so its layers' entry points can be
+    /// called; the registry's layers are closed.
+    pub fn is_open(&self) -> bool {
+        self._library.is_some()
     }
 
     /// The version `vkNegotiateLoaderLayerInterfaceVersion` answered, `None` when the library
@@ -176,7 +191,9 @@ impl Layer {
     }
 
     /// The layer's `vkGetInstanceProcAddr`: `<layerName>GetInstanceProcAddr`, else the negotiated
-    /// one, else the exported `vkGetInstanceProcAddr`.
+    /// one, else the exported `vkGetInstanceProcAddr`. Callable only while
+    /// [`LayerLibrary::is_open`] (an [`Layer::open`]ed layer); a closed layer's pointers are where
+    /// the code was at discovery.
     pub fn get_instance_proc_addr(&self) -> vk::PFN_vkGetInstanceProcAddr {
         self.get_instance_proc_addr
     }
@@ -195,6 +212,40 @@ impl Layer {
     /// The library the layer lives in.
     pub fn library(&self) -> &Arc<LayerLibrary> {
         &self.library
+    }
+
+    /// The layer as the registry keeps it: the same data, its library not held (AOSP closes a
+    /// library once discovery has enumerated it).
+    pub(crate) fn closed(&self) -> Layer {
+        Layer {
+            library: Arc::new(LayerLibrary {
+                path: self.library.path.clone(),
+                interface_version: self.library.interface_version,
+                _library: None,
+            }),
+            ..self.clone()
+        }
+    }
+
+    /// The layer ready to chain (AOSP's `GetLayerRef` → `LayerLibrary::Open`): an open layer as
+    /// it is; a closed one's library opened again and its entry points resolved afresh (the
+    /// library may be mapped elsewhere now). The returned layer holds the library until dropped.
+    pub fn open(self: &Arc<Self>) -> Result<Arc<Layer>, LayerError> {
+        if self.library.is_open() {
+            return Ok(Arc::clone(self));
+        }
+        let path = self.library.path();
+        load_layer_library(path)?
+            .into_iter()
+            .find(|l| l.name() == self.name())
+            .map(Arc::new)
+            .ok_or_else(|| LayerError::NotPresent {
+                name: format!(
+                    "{} (no longer in {})",
+                    self.name().to_string_lossy(),
+                    path.display()
+                ),
+            })
     }
 
     /// Whether it is an implicit Khronos manifest layer (Linux hosts).
@@ -333,5 +384,63 @@ impl LayerRegistry {
     /// Whether no layer is listed.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::CString;
+    use std::path::Path;
+
+    use super::*;
+    use crate::layers::discovery::tests::{app_config, build_layer, Fixture};
+
+    /// Whether `path` is mapped in this process (`RTLD_NOLOAD` opens nothing new).
+    fn is_loaded(path: &Path) -> bool {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: RTLD_NOLOAD only looks the library up; a handle it returns is closed at once.
+        unsafe {
+            let h = libc::dlopen(c.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_NOW);
+            if h.is_null() {
+                return false;
+            }
+            libc::dlclose(h);
+            true
+        }
+    }
+
+    /// AOSP's `LayerLibrary` refcount: discovery opens a library to enumerate it and closes it;
+    /// activation opens it again; it is unloaded when the last opened layer (the last instance
+    /// using it) is gone.
+    #[test]
+    fn layer_libraries_are_closed_after_discovery_and_refcounted_when_active() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = build_layer(
+            dir.path(),
+            "libVkLayer_rc.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_rc1", "VK_LAYER_test_rc2"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
+        assert_eq!(registry.len(), 2);
+        assert!(!is_loaded(&path), "still mapped after discovery");
+        let first = registry.find(c"VK_LAYER_test_rc1").unwrap().open().unwrap();
+        assert!(is_loaded(&path));
+        let second = registry.find(c"VK_LAYER_test_rc2").unwrap().open().unwrap();
+        drop(first);
+        assert!(is_loaded(&path), "unloaded while a layer still uses it");
+        drop(second);
+        assert!(!is_loaded(&path), "still mapped after its last user");
+        // A library gone since discovery: its layer is no longer present.
+        std::fs::remove_file(&path).unwrap();
+        let e = registry
+            .find(c"VK_LAYER_test_rc1")
+            .unwrap()
+            .open()
+            .unwrap_err();
+        assert_eq!(map_layer_err(&e), vk::Result::ERROR_LAYER_NOT_PRESENT);
     }
 }

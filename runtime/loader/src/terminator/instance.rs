@@ -701,14 +701,33 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
 /// The loader's and all drivers' visible instance extensions, deduplicated.
 pub(crate) fn driver_instance_extensions(drivers: &[DriverEntry]) -> Vec<vk::ExtensionProperties> {
     let mut list = extensions::loader_instance_extensions();
-    list.push(extensions::debug_report_extension(
-        drivers.iter().map(|d| d.extensions.as_slice()),
-    ));
+    let debug_report =
+        extensions::debug_report_extension(drivers.iter().map(|d| d.extensions.as_slice()));
+    let debug_report_name = extensions::name_of(&debug_report);
+    // AOSP: the loader's entry right after its own only when the driver lacks the extension;
+    // a driver's entry stays where the driver lists it, its spec clamped to the loader's.
+    if !drivers
+        .iter()
+        .any(|d| extensions::contains(&d.extensions, debug_report_name))
+    {
+        list.push(debug_report);
+    }
     for driver in drivers {
-        list.extend(extensions::visible_instance_extensions(
-            &driver.extensions,
-            driver.driver.name(),
-        ));
+        list.extend(
+            extensions::visible_instance_extensions(
+                &driver.extensions,
+                driver.driver.name(),
+                driver.is_hal(),
+            )
+            .into_iter()
+            .map(|e| {
+                if extensions::name_of(&e) == debug_report_name {
+                    debug_report
+                } else {
+                    e
+                }
+            }),
+        );
     }
     extensions::dedup(list)
 }

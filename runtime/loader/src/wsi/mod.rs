@@ -65,7 +65,7 @@ use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::DriverInstance;
-use crate::driver_handles::{driver_device_extensions, resolve, slot_of, Resolved};
+use crate::driver_handles::{resolve, slot_of, Resolved};
 use crate::extensions::LoaderDeviceSupport;
 use crate::ffi::to_void;
 use crate::{driver, vk};
@@ -345,19 +345,14 @@ pub unsafe fn device_api_version(driver: &DriverInstance, pd: vk::PhysicalDevice
     props.api_version & !0xfff
 }
 
-/// Whether a driver's physical device imports `SYNC_FD` fences (needs `VK_KHR_external_fence_fd`
-/// in `device_extensions`).
+/// Whether a driver's physical device imports `SYNC_FD` fences, decided as AOSP's
+/// `CanSupportSwapchainMaintenance1Extension`: the driver's core
+/// `vkGetPhysicalDeviceExternalFenceProperties` reports `IMPORTABLE` (the device extension list
+/// is not consulted; present fences are skipped, logged, where `vkImportFenceFdKHR` is missing).
 ///
 /// # Safety
 /// `pd` must be a live physical device of `driver`.
-pub unsafe fn sync_fd_fence_import(
-    driver: &DriverInstance,
-    pd: vk::PhysicalDevice,
-    device_extensions: &[vk::ExtensionProperties],
-) -> bool {
-    if !crate::extensions::contains(device_extensions, c"VK_KHR_external_fence_fd") {
-        return false;
-    }
+pub unsafe fn sync_fd_fence_import(driver: &DriverInstance, pd: vk::PhysicalDevice) -> bool {
     let Some(query) = instance_fn::<vk::PFN_vkGetPhysicalDeviceExternalFenceProperties>(
         driver,
         c"vkGetPhysicalDeviceExternalFenceProperties",
@@ -384,21 +379,24 @@ pub unsafe fn device_support(
     device_extensions: &[vk::ExtensionProperties],
 ) -> LoaderDeviceSupport {
     let anb = ext::info(ExtensionId::ANDROID_NATIVE_BUFFER).name();
-    let Some(spec) = device_extensions
+    let spec = device_extensions
         .iter()
         .find(|e| crate::extensions::name_of(e) == anb)
-        .map(|e| e.spec_version)
-    else {
+        .map(|e| e.spec_version);
+    let hal = driver.driver.is_hal();
+    // AOSP asks the HAL whether or not it has ANB; an ICD without it can have no swapchain.
+    if spec.is_none() && !hal {
         return LoaderDeviceSupport::default();
-    };
+    }
     LoaderDeviceSupport {
-        native_buffer_spec: Some(spec),
+        native_buffer_spec: spec,
+        hal,
         // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
         // the query needs.
         shared_image: unsafe { shared_image_supported(driver, pd) },
-        // SAFETY: the caller guarantees `pd` is a live physical device of `driver` and
-        // `device_extensions` its raw list.
-        sync_fd_fence_import: unsafe { sync_fd_fence_import(driver, pd, device_extensions) },
+        // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
+        // the fence query needs.
+        sync_fd_fence_import: unsafe { sync_fd_fence_import(driver, pd) },
         present_timestamp: crate::init::loader()
             .config
             .properties
@@ -410,7 +408,8 @@ pub unsafe fn device_support(
         // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
         // the query needs.
         device_api_version: unsafe { device_api_version(driver, pd) },
-        image_compression_control: spec >= crate::extensions::NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION
+        image_compression_control: spec
+            .is_some_and(|s| s >= crate::extensions::NATIVE_BUFFER_SPEC_IMAGE_COMPRESSION)
             // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is
             // all the query needs.
             && unsafe { driver_image_compression_control(driver, pd) },
@@ -504,7 +503,9 @@ pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
         b"vkCreateHeadlessSurfaceEXT" => {
             to_void(layer_compat::create_headless_surface as vk::PFN_vkCreateHeadlessSurfaceEXT)
         }
-        b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
+        // Only the core name, as AOSP intercepts it: `vkGetPhysicalDeviceFeatures2KHR` is the
+        // driver's own.
+        b"vkGetPhysicalDeviceFeatures2" => {
             to_void(physical_device_features2 as vk::PFN_vkGetPhysicalDeviceFeatures2)
         }
         _ => return None,
@@ -557,11 +558,11 @@ pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
     Some(f)
 }
 
-/// `vkGetPhysicalDeviceFeatures2{,KHR}`: the driver's features, plus
-/// `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT::swapchainMaintenance1 = TRUE` where the
-/// loader offers `VK_EXT_swapchain_maintenance1` (drivers do not know the structure: the loader
-/// implements the extension), and `imageCompressionControlSwapchain` as AOSP reports it
-/// ([`image_compression_swapchain_feature`]).
+/// `vkGetPhysicalDeviceFeatures2` (the core name only, as AOSP; the KHR alias is the driver's):
+/// the driver's features, plus `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT::
+/// swapchainMaintenance1 = TRUE` whenever the structure is chained (AOSP sets it whether or not
+/// it offers the extension; drivers do not know the structure: the loader implements it), and
+/// `imageCompressionControlSwapchain` as AOSP reports it ([`image_compression_swapchain_feature`]).
 ///
 /// # Safety
 /// Vulkan's contract for the command, with a physical device of this loader.
@@ -595,25 +596,6 @@ pub unsafe extern "system" fn physical_device_features2(
         }
         // SAFETY: the application's valid output chain, filled by the driver.
         unsafe { image_compression_swapchain_feature(&r, (*features).p_next) };
-        let mut wants = false;
-        // SAFETY: the application's valid output chain.
-        unsafe {
-            for_each_out((*features).p_next, |s| {
-                wants |= (*s).s_type
-                    == vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT;
-            })
-        };
-        if !wants {
-            return;
-        }
-        // SAFETY: `r.handle` is the driver's own live physical device that `resolve` found, of
-        // `r.driver`.
-        let offered = unsafe { driver_device_extensions(r.driver, r.handle) }.is_ok_and(|exts| {
-            // SAFETY: `r.handle` is the driver's own physical device that `resolve` found and
-            // `exts` its raw extension list.
-            let support = unsafe { device_support(r.driver, r.handle, &exts) };
-            support.native_buffer_spec.is_some() && support.sync_fd_fence_import
-        });
         // SAFETY: `features` is non-null (checked above) and the application's, its pNext chain
         // valid and writable (VUID-VkPhysicalDeviceFeatures2-pNext-pNext); each struct is cast only
         // for the sType it carries.
@@ -623,7 +605,7 @@ pub unsafe extern "system" fn physical_device_features2(
                     == vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT
                 {
                     let p = s.cast::<vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT<'_>>();
-                    (*p).swapchain_maintenance1 = vk::Bool32::from(offered);
+                    (*p).swapchain_maintenance1 = vk::TRUE;
                 }
             })
         };
@@ -726,6 +708,14 @@ mod tests {
         assert!(r.remove(b).is_none());
         assert_eq!(r.remove(a).as_deref(), Some(&7));
         assert!(r.is_empty());
+    }
+
+    /// AOSP intercepts only the core `vkGetPhysicalDeviceFeatures2` (where it patches
+    /// `swapchainMaintenance1`); the KHR alias is the driver's.
+    #[test]
+    fn features2_is_hooked_under_its_core_name_only() {
+        assert!(instance_hook(c"vkGetPhysicalDeviceFeatures2").is_some());
+        assert!(instance_hook(c"vkGetPhysicalDeviceFeatures2KHR").is_none());
     }
 
     #[test]
