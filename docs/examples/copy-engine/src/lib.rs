@@ -39,7 +39,9 @@ impl Kit for CopyEngine {
     const RESOURCE_OBJECTS: bool = true;
     const RECORD_COMMANDS: bool = true;
 
-    fn physical_devices(_: &kit::Instance<Self>) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
+    fn physical_devices(
+        _: &kit::Instance<Self>,
+    ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
         // The default device has one graphics+compute+transfer family and one host-visible,
         // coherent heap; add the transfer-only family.
         let mut device = PhysicalDeviceDesc::new(c"copy-engine", ());
@@ -51,7 +53,11 @@ impl Kit for CopyEngine {
         Ok(vec![device])
     }
 
-    fn driver_submit(queue: &Queue<Self>, batch: &Batch, done: Completion) -> Result<(), vk::Result> {
+    fn driver_submit(
+        queue: &Queue<Self>,
+        batch: &Batch,
+        done: Completion,
+    ) -> Result<(), vk::Result> {
         queue.data.run(batch.command_buffers.clone(), done);
         Ok(())
     }
@@ -92,7 +98,10 @@ impl Worker {
             });
             Mutex::new(sender)
         });
-        let sent = sender.lock().unwrap_or_else(|e| e.into_inner()).send((command_buffers, done));
+        let sent = sender
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send((command_buffers, done));
         if let Err(SendError((_, done))) = sent {
             done.fail(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -110,7 +119,11 @@ struct Engine;
 unsafe fn span(buffer: vk::Buffer, offset: u64, size: u64) -> Option<(*mut u8, usize)> {
     // SAFETY: the caller's buffer handle; `from_handle` checks its type.
     let b = unsafe { Buffer::from_handle(buffer) }?;
-    let size = if size == vk::WHOLE_SIZE { b.desc.size.checked_sub(offset)? } else { size };
+    let size = if size == vk::WHOLE_SIZE {
+        b.desc.size.checked_sub(offset)?
+    } else {
+        size
+    };
     if offset.checked_add(size)? > b.desc.size {
         return None;
     }
@@ -142,7 +155,13 @@ impl Execute for Engine {
         }
     }
 
-    unsafe fn cmd_update_buffer(&mut self, dst: vk::Buffer, offset: u64, size: u64, data: *const core::ffi::c_void) {
+    unsafe fn cmd_update_buffer(
+        &mut self,
+        dst: vk::Buffer,
+        offset: u64,
+        size: u64,
+        data: *const core::ffi::c_void,
+    ) {
         // SAFETY: the recorded buffer outlives the batch; `data` is the recording's copy of
         // `dataSize` bytes.
         if let Some((d, n)) = unsafe { span(dst, offset, size) } {
@@ -150,7 +169,13 @@ impl Execute for Engine {
         }
     }
 
-    unsafe fn cmd_copy_buffer(&mut self, src: vk::Buffer, dst: vk::Buffer, count: u32, regions: *const vk::BufferCopy) {
+    unsafe fn cmd_copy_buffer(
+        &mut self,
+        src: vk::Buffer,
+        dst: vk::Buffer,
+        count: u32,
+        regions: *const vk::BufferCopy,
+    ) {
         // SAFETY: the recording's copy of `regionCount` regions.
         for r in unsafe { std::slice::from_raw_parts(regions, count as usize) } {
             // SAFETY: the recorded buffers outlive the batch.
@@ -163,13 +188,33 @@ impl Execute for Engine {
         let i = unsafe { &*info };
         for r in unsafe { std::slice::from_raw_parts(i.p_regions, i.region_count as usize) } {
             // SAFETY: the recorded buffers outlive the batch.
-            unsafe { copy(i.src_buffer, i.dst_buffer, r.src_offset, r.dst_offset, r.size) };
+            unsafe {
+                copy(
+                    i.src_buffer,
+                    i.dst_buffer,
+                    r.src_offset,
+                    r.dst_offset,
+                    r.size,
+                )
+            };
         }
     }
 
     // A queue runs its commands one after another on one thread: barriers have nothing to order.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn cmd_pipeline_barrier(&mut self, _: vk::PipelineStageFlags, _: vk::PipelineStageFlags, _: vk::DependencyFlags, _: u32, _: *const vk::MemoryBarrier<'_>, _: u32, _: *const vk::BufferMemoryBarrier<'_>, _: u32, _: *const vk::ImageMemoryBarrier<'_>) {}
+    unsafe fn cmd_pipeline_barrier(
+        &mut self,
+        _: vk::PipelineStageFlags,
+        _: vk::PipelineStageFlags,
+        _: vk::DependencyFlags,
+        _: u32,
+        _: *const vk::MemoryBarrier<'_>,
+        _: u32,
+        _: *const vk::BufferMemoryBarrier<'_>,
+        _: u32,
+        _: *const vk::ImageMemoryBarrier<'_>,
+    ) {
+    }
 
     unsafe fn cmd_pipeline_barrier2(&mut self, _: *const vk::DependencyInfo<'_>) {}
 }
