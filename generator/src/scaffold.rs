@@ -1,8 +1,9 @@
 //! `vkgen driver`: scaffolds a driver crate on vkgen's driver kit (`runtime/driver`).
 //!
 //! Ownership decides what a re-run may touch. `Cargo.toml` and `src/lib.rs` are the vendor's:
-//! written when absent, never rewritten. `src/vkgen.rs` is vkgen's: the driver's API version and
-//! registry, rewritten on every run and compared by `--check`. So a spec bump is a re-run, and a
+//! written when absent, never rewritten. `src/vkgen.rs` (the driver's API version and
+//! registry) and `<name>_icd.json` (the Khronos ICD manifest at that version) are vkgen's,
+//! rewritten on every run and compared by `--check`. So a spec bump is a re-run, and a
 //! vendor's edits survive it.
 //!
 //! Where the kit comes from depends on where the crate lives. A crate outside the vkgen
@@ -173,10 +174,30 @@ pub fn driver_files(
             })?,
         });
     }
+    files.push(OutputFile {
+        path: format!("{name}_icd.json"),
+        contents: icd_manifest(&crate_name, (major, minor)),
+    });
     if standalone {
         files.extend(crate::vendor::files(&resolved)?);
     }
     Ok(files)
+}
+
+/// The Khronos ICD manifest of the driver at its API version: installed next to the library
+/// (`library_path` is relative to the manifest), it is what Khronos loaders need; rewritten
+/// with the version on every run, so a bump never leaves a stale `api_version`.
+fn icd_manifest(crate_name: &str, (major, minor): (u32, u32)) -> String {
+    let manifest = serde_json::json!({
+        "file_format_version": "1.0.0",
+        "ICD": {
+            "library_path": format!("./libvulkan_{crate_name}.so"),
+            "api_version": format!("{major}.{minor}.0"),
+        }
+    });
+    let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// `to` as a path relative to `from` (a directory that may not exist yet), `/`-separated.

@@ -143,23 +143,24 @@ fn run_client(client: &Path, env: &Env, lib_dir: &Path, loader: &Path) {
 #[test]
 fn the_copy_engine_passes_its_client_through_both_loaders_with_validation() {
     let validation = require(paths::validation_layer_manifest());
-    let (_dir, lib, client) = build();
+    let (dir, lib, client) = build();
     let layers = Env::new()
         .set("VK_LAYER_PATH", validation.parent().unwrap())
         .set("VK_INSTANCE_LAYERS", VALIDATION);
 
-    // Debian's loader, the driver through an ICD manifest.
+    // Debian's loader, the driver through the ICD manifest `vkgen driver` wrote, installed
+    // beside the library as the guide says.
     let system = require(paths::system_loader());
-    let manifest_dir = tempfile::tempdir().unwrap();
-    let manifest = manifest_dir.path().join("copy_engine_icd.json");
-    std::fs::write(
+    let install = tempfile::tempdir().unwrap();
+    let manifest = install.path().join("copy-engine_icd.json");
+    std::fs::copy(
+        dir.path().join("copy-engine/copy-engine_icd.json"),
         &manifest,
-        format!(
-            r#"{{"file_format_version":"1.0.0","ICD":{{"library_path":"{}","api_version":"1.3.0"}}}}"#,
-            lib.display()
-        ),
     )
     .unwrap();
+    std::fs::copy(&lib, install.path().join("libvulkan_copy_engine.so")).unwrap();
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains(r#""api_version": "1.3.0""#), "{text}");
     let icd = layers.clone().set("VK_DRIVER_FILES", &manifest);
     run_client(&client, &icd, &paths::system_lib_dir(), &system);
 

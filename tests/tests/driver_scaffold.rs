@@ -335,6 +335,13 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
     assert!(v11.status.success());
     let text = std::fs::read_to_string(copy.join("src/vkgen.rs")).unwrap();
     assert!(text.contains("make_api_version(0, 1, 1, 0)"), "{text}");
+    // The ICD manifest follows the version, so a bump never leaves it stale.
+    let manifest = std::fs::read_to_string(copy.join("acme_icd.json")).unwrap();
+    assert!(manifest.contains(r#""api_version": "1.1.0""#), "{manifest}");
+    assert!(
+        manifest.contains(r#""library_path": "./libvulkan_acme.so""#),
+        "{manifest}"
+    );
 
     // Names that make no crate are refused, and nothing is written.
     for bad in ["1abc", "", "a b", "../evil", "x-"] {
