@@ -29,6 +29,7 @@ use libloading::os::unix::Library;
 use vkgen_abi::layer::{NegotiateLayerInterface, PFN_vkNegotiateLoaderLayerInterfaceVersion};
 
 use super::{Layer, LayerError, LayerLibrary, LayerRegistry};
+use crate::driver::linker::{self, Linker};
 use crate::driver::{as_fn, open_library, symbol_address};
 use crate::LoaderConfig;
 
@@ -107,8 +108,9 @@ impl LayerRegistry {
     /// Discovers every layer the config allows. Rejected libraries and layers are logged.
     pub fn discover(config: &LoaderConfig) -> Self {
         let mut layers: Vec<Arc<Layer>> = Vec::new();
+        let linker = linker::for_config(config);
         for path in layer_files(config) {
-            match load_layer_library(&path) {
+            match open_layer_library(config, &*linker, &path) {
                 Ok(found) => {
                     for layer in found {
                         if layers.iter().any(|l| l.name() == layer.name()) {
@@ -324,12 +326,32 @@ impl EntryPoints {
     }
 }
 
-/// Opens one layer library and returns the layers it provides.
+/// Opens one layer library with `dlopen` and returns the layers it provides.
 pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     let library = open_library(path).map_err(|source| LayerError::Open {
         path: path.to_path_buf(),
-        source,
+        source: source.into(),
     })?;
+    layers_of_library(path, library)
+}
+
+/// Opens one layer library as AOSP's `LayerLibrary::Open` does (the app's namespace, or
+/// `dlopen` for `/data/local/debug/vulkan`) and returns the layers it provides.
+fn open_layer_library(
+    config: &LoaderConfig,
+    linker: &dyn Linker,
+    path: &Path,
+) -> Result<Vec<Layer>, LayerError> {
+    let library =
+        linker::open_layer(linker, &config.hal_root, path).map_err(|source| LayerError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    layers_of_library(path, library)
+}
+
+/// The layers an opened layer library provides.
+fn layers_of_library(path: &Path, library: Library) -> Result<Vec<Layer>, LayerError> {
     // Every early return below drops `library` (dlclose).
     let entry = EntryPoints::find(path, &library)?;
     let enumerate_instance_layers = entry.enumerate_instance_layers;

@@ -148,7 +148,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
     let path: &Path = &m.library;
     let library = open_library(path).map_err(|source| LayerError::Open {
         path: path.to_path_buf(),
-        source,
+        source: source.into(),
     })?;
     let f = &m.functions;
     let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =

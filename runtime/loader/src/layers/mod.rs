@@ -39,11 +39,11 @@ pub use manifest::{HostLayers, LayerEnv};
 /// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.
 #[derive(Debug, thiserror::Error)]
 pub enum LayerError {
-    /// `dlopen` failed.
+    /// `dlopen` (or the app namespace's `OpenNativeLibraryInNamespace`) failed.
     #[error("layer library {}: dlopen failed: {source}", .path.display())]
     Open {
         path: PathBuf,
-        source: libloading::Error,
+        source: crate::driver::linker::LinkError,
     },
     /// A required export (`vkEnumerateInstanceLayerProperties`,
     /// `vkEnumerateInstanceExtensionProperties`) is missing.
