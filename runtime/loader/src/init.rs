@@ -159,7 +159,7 @@ impl Loader {
 
     /// [`Loader::load`], keeping `previous`'s drivers when they had loaded (a forked child's
     /// initialisation).
-    fn load_keeping(config: LoaderConfig, previous: Option<&Loader>) -> Self {
+    pub(crate) fn load_keeping(config: LoaderConfig, previous: Option<&Loader>) -> Self {
         let kept = previous.and_then(|p| p.drivers.as_ref().ok().cloned());
         let kept = kept.filter(|drivers| !unload_builtin_driver(drivers, &config));
         let drivers = match kept {

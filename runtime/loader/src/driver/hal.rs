@@ -290,7 +290,10 @@ pub fn load_with(config: &LoaderConfig, linker: &dyn Linker) -> Result<HalDriver
     for name in &names {
         match linker.load_sphal_library(name) {
             Ok(opened) => {
-                log::info!("HAL driver {} from the sphal namespace", opened.path.display());
+                log::info!(
+                    "HAL driver {} from the sphal namespace",
+                    opened.path.display()
+                );
                 return load_opened(opened);
             }
             Err(e) => {

@@ -90,11 +90,8 @@ pub trait Linker: Send + Sync + fmt::Debug {
     /// `GraphicsEnv::getAppNamespace()`.
     fn app_namespace(&self) -> Option<LinkerNamespace>;
     /// `OpenNativeLibraryInNamespace(ns, path, &needs_native_bridge, &error)`.
-    fn open_in_app_namespace(
-        &self,
-        ns: &LinkerNamespace,
-        path: &Path,
-    ) -> Result<Opened, LinkError>;
+    fn open_in_app_namespace(&self, ns: &LinkerNamespace, path: &Path)
+        -> Result<Opened, LinkError>;
     /// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`.
     fn dlopen(&self, path: &Path) -> Result<Opened, LinkError>;
 }
@@ -300,8 +297,10 @@ impl RecordingLinker {
 
     /// The file name only: the temporary root a test builds in differs from run to run.
     fn shown(path: &Path) -> String {
-        path.file_name()
-            .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into())
+        path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        )
     }
 }
 
@@ -377,3 +376,6 @@ impl Linker for RecordingLinker {
         r
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -138,7 +138,11 @@ fn c_string(s: &[u8]) -> Result<CString, LinkError> {
 }
 
 /// A handle bionic returned as a [`Library`] (whose drop `dlclose`s it), or the error.
-fn opened(handle: *mut c_void, what: &[u8], error: impl FnOnce() -> String) -> Result<Opened, LinkError> {
+fn opened(
+    handle: *mut c_void,
+    what: &[u8],
+    error: impl FnOnce() -> String,
+) -> Result<Opened, LinkError> {
     let path = PathBuf::from(std::ffi::OsStr::from_bytes(what));
     if handle.is_null() {
         return Err(LinkError::new(error(), vec![path]));
@@ -151,7 +155,10 @@ fn opened(handle: *mut c_void, what: &[u8], error: impl FnOnce() -> String) -> R
 }
 
 /// `GraphicsEnv::getInstance().<member>()`.
-fn graphics_env_namespace(member: Option<GraphicsEnvNamespace>, name: &str) -> Option<LinkerNamespace> {
+fn graphics_env_namespace(
+    member: Option<GraphicsEnvNamespace>,
+    name: &str,
+) -> Option<LinkerNamespace> {
     let p = platform();
     let (get_instance, member) = (p.graphics_env?, member?);
     // SAFETY: the singleton accessor takes no arguments and returns the process's instance.
@@ -222,17 +229,16 @@ impl Linker for AndroidLinker {
     }
 
     fn unload_sphal_library(&self, library: Library) {
+        let Some(unload) = platform().unload_sphal else {
+            // Without libvndksupport the library came from plain `dlopen`: dropping it closes it.
+            drop(library);
+            return;
+        };
         let handle = library.into_raw();
-        match platform().unload_sphal {
-            // SAFETY: `handle` is the sphal library's handle, given up by `into_raw` so it is
-            // closed exactly once, here.
-            Some(unload) => {
-                if unsafe { unload(handle) } != 0 {
-                    log::warn!("android_unload_sphal_library failed: {}", dlerror());
-                }
-            }
-            // SAFETY: as above; without libvndksupport the handle came from the same dlopen.
-            None => drop(unsafe { Library::from_raw(handle) }),
+        // SAFETY: `handle` is the sphal library's handle, given up by `into_raw` so that it is
+        // closed exactly once, here.
+        if unsafe { unload(handle) } != 0 {
+            log::warn!("android_unload_sphal_library failed: {}", dlerror());
         }
     }
 
@@ -258,13 +264,22 @@ impl Linker for AndroidLinker {
         let mut error: *mut c_char = std::ptr::null_mut();
         // SAFETY: `ns.raw` is the app's NativeLoaderNamespace from GraphicsEnv, live for the
         // process; the out-pointers are valid locals.
-        let handle = unsafe { open(ns.raw as *mut c_void, c_path.as_ptr(), &mut native_bridge, &mut error) };
+        let handle = unsafe {
+            open(
+                ns.raw as *mut c_void,
+                c_path.as_ptr(),
+                &mut native_bridge,
+                &mut error,
+            )
+        };
         let message = if error.is_null() {
             "OpenNativeLibraryInNamespace failed".to_owned()
         } else {
             // SAFETY: a NUL-terminated message the native loader allocated; copied before it is
             // freed below.
-            let m = unsafe { CStr::from_ptr(error) }.to_string_lossy().into_owned();
+            let m = unsafe { CStr::from_ptr(error) }
+                .to_string_lossy()
+                .into_owned();
             if let Some(free) = p.free_error {
                 // SAFETY: the message the call above allocated, freed once.
                 unsafe { free(error) };
@@ -287,7 +302,8 @@ impl Linker for AndroidLinker {
     }
 
     fn dlopen(&self, path: &Path) -> Result<Opened, LinkError> {
-        let library = crate::driver::open_library(path).map_err(|e| LinkError::new(e.to_string(), vec![path.to_path_buf()]))?;
+        let library = crate::driver::open_library(path)
+            .map_err(|e| LinkError::new(e.to_string(), vec![path.to_path_buf()]))?;
         Ok(Opened {
             library,
             path: path.to_path_buf(),
