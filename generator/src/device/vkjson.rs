@@ -179,12 +179,25 @@ impl<'r> Aosp<'r> {
             .map_or_else(|| name.to_owned(), |t| t.name.clone())
     }
 
-    /// The members vkjson writes for `ty` (found through any alias spelling).
+    /// The members vkjson writes for `ty` (found through any alias spelling). A registry older
+    /// than AOSP's headers lacks the promoted spelling (`…IndexTypeUint8Features` before 1.4):
+    /// names that differ only by a vendor suffix are the same structure then.
     pub fn keys(&self, ty: &str) -> Option<&[String]> {
         let want = self.canonical(ty);
+        let bare = |n: &str| {
+            let n = self.canonical(n);
+            ["KHR", "EXT"]
+                .iter()
+                .find_map(|v| n.strip_suffix(v).map(str::to_owned))
+                .unwrap_or(n)
+        };
         self.structs
             .iter()
             .find(|(k, _)| self.canonical(k) == want)
+            .or_else(|| {
+                let want = bare(ty);
+                self.structs.iter().find(|(k, _)| bare(k) == want)
+            })
             .map(|(_, v)| v.as_slice())
     }
 
