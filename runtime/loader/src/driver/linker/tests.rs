@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use ash::vk;
+
 use super::*;
 use crate::driver::hal::tests::build_hal;
 use crate::driver::hal::{load, HalError};
@@ -223,4 +225,59 @@ fn zygote_child_with_a_driver_namespace_swaps_the_built_in_hal() {
     assert_eq!(hal.path(), updatable.join("vulkan.a.so"));
     // The parent's state is never used again in the child; it is leaked, as `loader()` does.
     std::mem::forget(zygote);
+}
+
+/// The same swap in a real forked child: the zygote (this test) preloads the built-in HAL, the
+/// child, a new process id with the zygote's state copied, unloads it and loads the updatable
+/// driver; the zygote's own HAL is untouched.
+#[test]
+fn forked_child_swaps_the_built_in_hal() {
+    let root = tempfile::tempdir().unwrap();
+    let (built_in, closed) = build_hal(root.path(), "a", &[]);
+    let (config, _) = recorded(root.path(), &[]);
+    let zygote = Loader::load(config);
+    let updatable = root.path().join("updatable");
+    std::fs::create_dir_all(&updatable).unwrap();
+    std::fs::copy(&built_in, updatable.join("vulkan.a.so")).unwrap();
+    let (child_config, linker) = with_recorder(LoaderConfig {
+        updatable_driver_dir: Some(updatable.clone()),
+        ..recorded(root.path(), &[]).0
+    });
+    // SAFETY: the child only runs the code below (no locks another test thread could hold are
+    // needed beyond the allocator and the dynamic linker, which glibc resets across fork) and
+    // leaves with `_exit`, never returning into the test harness.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let child = Loader::load_keeping(child_config, Some(&zygote));
+            let calls = linker.take();
+            let swapped = calls.get(1).map(String::as_str)
+                == Some("android_unload_sphal_library(dso)")
+                && closed.exists();
+            let path = match child.drivers.as_ref().map(|d| d[0].driver.source()) {
+                Ok(crate::driver::DriverSource::Hal(hal)) => Some(hal.path().to_path_buf()),
+                _ => None,
+            };
+            std::mem::forget(child);
+            swapped && path == Some(updatable.join("vulkan.a.so"))
+        }));
+        // SAFETY: leaves the forked child at once, without running the harness's exit path.
+        unsafe { libc::_exit(if ok.unwrap_or(false) { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child this test forked; `status` is a valid out-pointer.
+    let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(waited, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the child did not swap its HAL (status {status:#x})"
+    );
+    // The child's close wrote the marker file; the zygote's own HAL is still loaded and
+    // answers (only the child's copy of the process was unloaded).
+    assert!(closed.exists());
+    let gipa = zygote.drivers.as_ref().unwrap()[0].gipa();
+    // SAFETY: the zygote's HAL is loaded in this process; a global query with a null instance.
+    let create = unsafe { gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) };
+    assert!(create.is_some());
 }
