@@ -195,6 +195,9 @@ pub(crate) use vkgen_platform::env::{split_path_list, trusted_env, trusted_env_p
 
 /// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.
 #[cfg(test)]
+mod linker_tests;
+
+#[cfg(test)]
 pub(crate) mod testutil {
     use std::path::{Path, PathBuf};
     use std::process::Command;

@@ -376,6 +376,3 @@ impl Linker for RecordingLinker {
         r
     }
 }
-
-#[cfg(test)]
-mod tests;

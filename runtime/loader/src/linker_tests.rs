@@ -1,20 +1,28 @@
 //! The exact linker calls AOSP's `Hal::Open`, `Hal::UnloadBuiltinDriver` and
-//! `LayerLibrary::Open` make, asserted through [`RecordingLinker`].
+//! `LayerLibrary::Open` make, asserted through [`RecordingLinker`]. A top-level module: it
+//! drives the HAL search, the per-process initialisation and layer discovery together.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use ash::vk;
 
-use super::*;
 use crate::driver::hal::tests::build_hal;
 use crate::driver::hal::{load, HalError};
+use crate::driver::linker::{Linker, RecordingLinker};
 use crate::init::Loader;
 use crate::layers::discovery::tests::{build_layer, Fixture};
 use crate::layers::discovery::DEBUG_LAYER_DIR;
 use crate::layers::LayerRegistry;
 use crate::testutil::isolated_config;
-use crate::Properties;
+use crate::{LoaderConfig, Properties};
+
+/// The APEX's library dir, as the host linker lays it out (`lib64` in 64-bit processes).
+const LIB: &str = if cfg!(target_pointer_width = "64") {
+    "lib64"
+} else {
+    "lib"
+};
 
 /// A configuration whose linker records; `a` then `b` name the module.
 fn recorded(root: &Path, extra: &[(&str, &str)]) -> (LoaderConfig, Arc<RecordingLinker>) {
