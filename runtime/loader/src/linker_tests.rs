@@ -155,6 +155,17 @@ fn a_bad_module_stops_the_search() {
             "android_dlopen_ext(vulkan.a.so, USE_NAMESPACE com_x_vulkan) -> loaded",
         ]
     );
+    // The same module as the updatable driver is fatal (`LoadUpdatedDriver`).
+    let (config, _) = with_recorder(LoaderConfig {
+        updatable_driver_dir: Some(apex.clone()),
+        ..config
+    });
+    let err = load(&config).unwrap_err();
+    assert!(
+        matches!(err, HalError::UpdatableDriverMissing { .. }),
+        "{err}"
+    );
+    assert!(err.is_fatal());
 }
 
 /// `LayerLibrary::Open`: `/data/local/debug/vulkan` layers with `dlopen`, the app's through

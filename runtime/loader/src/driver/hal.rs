@@ -48,8 +48,8 @@ pub enum HalError {
     /// the loader falls through. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
     #[error("no HAL driver (tried: {})", display_paths(.tried))]
     NotFound { tried: Vec<PathBuf> },
-    /// An updatable driver is configured but none of its files loads (AOSP:
-    /// `LOG_ALWAYS_FATAL`). Maps to `VK_ERROR_INITIALIZATION_FAILED`.
+    /// An updatable driver is configured but none of its files loads, or what loads is no HAL
+    /// module (AOSP: `LOG_ALWAYS_FATAL`). Maps to `VK_ERROR_INITIALIZATION_FAILED`.
     #[error("the updatable driver could not be loaded (tried: {})", display_paths(.tried))]
     UpdatableDriverMissing { tried: Vec<PathBuf> },
     /// The library has no `HMI` symbol: not a HAL module. Maps to
@@ -272,10 +272,19 @@ pub fn load_with(config: &LoaderConfig, linker: &dyn Linker) -> Result<HalDriver
     let names = module_names(config);
     let mut tried = Vec::new();
     if let Some(ns) = linker.driver_namespace() {
-        return match load_in_namespace(&names, linker, &ns, &mut tried) {
-            Some(opened) => load_opened(opened),
-            None => Err(HalError::UpdatableDriverMissing { tried }),
+        let Some(opened) = load_in_namespace(&names, linker, &ns, &mut tried) else {
+            return Err(HalError::UpdatableDriverMissing { tried });
         };
+        // `LoadUpdatedDriver` is fatal for any non-zero result, a module that is no HAL
+        // (`-EINVAL`) included.
+        let path = opened.path.clone();
+        return load_opened(opened).map_err(|e| {
+            if e.is_fatal() {
+                e
+            } else {
+                HalError::UpdatableDriverMissing { tried: vec![path] }
+            }
+        });
     }
     let apex = config
         .properties
