@@ -106,6 +106,10 @@ enum Command {
         /// Write to FILE instead of stdout
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Print AOSP's schema instead (what `vkjson_info` prints: frameworks/native
+        /// vulkan/vkjson, android16), for tools that read Android's vkjson
+        #[arg(long)]
+        aosp: bool,
     },
     /// Writes the table of ash 0.38's structure layouts (registry/ash-0.38-layouts.txt) from the
     /// vk.xml ash was generated from (1.3.281); generation reuses an ash type only where it matches.
@@ -416,7 +420,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }),
-        Command::Vkjson { device, out } => device_tool(|| {
+        Command::Vkjson { device, out, aosp } => device_tool(|| {
             use vkgen::device::{session::Session, vkjson, DeviceError};
             let (loaded, source, loader) = open_device_tool(&device)?;
             let session = Session::open(&loaded.registry, loader)?;
@@ -425,7 +429,11 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 source.path.display(),
                 loaded.registry.header_version
             );
-            let doc = vkjson::document(&session, &registry)?;
+            let doc = if aosp {
+                vkjson::aosp_document(&session)?
+            } else {
+                vkjson::document(&session, &registry)?
+            };
             let text = to_json(&doc)? + "\n";
             match out {
                 Some(p) => {

@@ -7,9 +7,11 @@
 //! extension list), and the layer libraries are discovered. A forked child (an app forked from
 //! a zygote that preloaded the loader with `vkEnumerateInstanceVersion`) initialises again on
 //! its first call: the drivers opened before the fork are kept, as AOSP keeps its HAL device,
-//! while the configuration and the layers are its own. The `debug.vulkan.*` properties are not
-//! part of this state: `vkCreateInstance` reads them each time. Drivers and layer libraries stay
-//! loaded until the process exits (Android never unloads its HAL either).
+//! unless the child has a driver namespace (it uses the updatable driver): then the preloaded
+//! HAL is closed and unloaded and the drivers are opened again (`Hal::Open`'s
+//! `ShouldUnloadBuiltinDriver`). The configuration and the layers are the child's own. The
+//! `debug.vulkan.*` properties are not part of this state: `vkCreateInstance` reads them each
+//! time. Drivers and layer libraries otherwise stay loaded until the process exits, as AOSP's.
 //!
 //! A fatal driver problem (a HAL module whose device fails to open) is kept as a
 //! [`DriverFailure`]: `vkCreateInstance` then fails with its `VkResult` and the three global
@@ -162,8 +164,9 @@ impl Loader {
 
     /// [`Loader::load`], keeping `previous`'s drivers when they had loaded (a forked child's
     /// initialisation).
-    fn load_keeping(config: LoaderConfig, previous: Option<&Loader>) -> Self {
+    pub(crate) fn load_keeping(config: LoaderConfig, previous: Option<&Loader>) -> Self {
         let kept = previous.and_then(|p| p.drivers.as_ref().ok().cloned());
+        let kept = kept.filter(|drivers| !unload_builtin_driver(drivers, &config));
         let drivers = match kept {
             Some(drivers) => Ok(drivers),
             None => Self::open_drivers(&config),
@@ -221,6 +224,32 @@ impl Loader {
     pub fn driver_list(&self) -> &[DriverEntry] {
         self.drivers.as_ref().map_or(&[], |d| d.as_slice())
     }
+}
+
+/// `Hal::ShouldUnloadBuiltinDriver` and `Hal::UnloadBuiltinDriver`, for a forked child: a HAL
+/// the zygote preloaded (not the stub: with no driver there is nothing to unload, and the child
+/// keeps none) is closed and unloaded when this process has a driver namespace, so that the
+/// updatable driver is loaded instead. Returns whether it did; the parent's state, which still
+/// names the driver, is never used again in this process.
+fn unload_builtin_driver(drivers: &[DriverEntry], config: &LoaderConfig) -> bool {
+    let hals: Vec<&driver::HalDriver> = drivers
+        .iter()
+        .filter_map(|d| match d.driver.source() {
+            DriverSource::Hal(hal) => Some(hal),
+            DriverSource::Icd(_) => None,
+        })
+        .collect();
+    if hals.is_empty() {
+        return false;
+    }
+    let linker = driver::linker::for_config(config);
+    if linker.driver_namespace().is_none() {
+        return false;
+    }
+    for hal in hals {
+        hal.unload_builtin(&*linker);
+    }
+    true
 }
 
 /// AOSP's `disabled…` functions' message: an exported extension command called without its

@@ -109,6 +109,9 @@ pub struct LoaderConfig {
     pub without_adapter: bool,
     /// Khronos layer manifests and `VK_INSTANCE_LAYERS` on non-Android hosts.
     pub host_layers: layers::HostLayers,
+    /// The dynamic linker drivers and layers are loaded through; `None` is the platform's
+    /// (`driver::linker::for_config`). Tests put a recording double here.
+    pub linker: Option<std::sync::Arc<dyn driver::linker::Linker>>,
 }
 
 impl Default for LoaderConfig {
@@ -125,6 +128,7 @@ impl Default for LoaderConfig {
             icd: driver::icd::IcdSearchConfig::default(),
             without_adapter: false,
             host_layers: layers::HostLayers::default(),
+            linker: None,
         }
     }
 }
@@ -166,6 +170,7 @@ impl LoaderConfig {
             icd: driver::icd::IcdSearchConfig::from_env(),
             without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
             host_layers: layers::HostLayers::from_env(),
+            linker: None,
             properties,
         }
     }
@@ -189,6 +194,9 @@ fn process_is_dumpable() -> bool {
 pub(crate) use vkgen_platform::env::{split_path_list, trusted_env, trusted_env_path};
 
 /// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.
+#[cfg(test)]
+mod linker_tests;
+
 #[cfg(test)]
 pub(crate) mod testutil {
     use std::path::{Path, PathBuf};

@@ -32,6 +32,7 @@ use vkgen_abi::hal::{
 };
 
 use super::image::{is_code, is_readable, store_word, Image, PF_R, PF_X};
+use super::linker::{Linker, LinkerNamespace, Opened};
 use super::{open_library, symbol_address};
 use crate::LoaderConfig;
 
@@ -47,8 +48,8 @@ pub enum HalError {
     /// the loader falls through. Maps to `VK_ERROR_INCOMPATIBLE_DRIVER`.
     #[error("no HAL driver (tried: {})", display_paths(.tried))]
     NotFound { tried: Vec<PathBuf> },
-    /// An updatable driver is configured but none of its files loads (AOSP:
-    /// `LOG_ALWAYS_FATAL`). Maps to `VK_ERROR_INITIALIZATION_FAILED`.
+    /// An updatable driver is configured but none of its files loads, or what loads is no HAL
+    /// module (AOSP: `LOG_ALWAYS_FATAL`). Maps to `VK_ERROR_INITIALIZATION_FAILED`.
     #[error("the updatable driver could not be loaded (tried: {})", display_paths(.tried))]
     UpdatableDriverMissing { tried: Vec<PathBuf> },
     /// The library has no `HMI` symbol: not a HAL module. Maps to
@@ -162,8 +163,9 @@ pub struct HalDriver {
     create_instance: vk::PFN_vkCreateInstance,
     get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr,
     close: Option<PfnHwDeviceClose>,
-    /// Dropped after `Drop::drop` has closed the device, so `close` still has its code mapped.
-    _library: Library,
+    /// Dropped after `Drop::drop` has closed the device, so `close` still has its code mapped;
+    /// `None` once [`HalDriver::unload_builtin`] has closed and unloaded it.
+    library: std::sync::Mutex<Option<Library>>,
 }
 
 // SAFETY: the device record is owned by the driver and never written by us after `open`; the
@@ -210,11 +212,30 @@ impl HalDriver {
     }
 }
 
-impl Drop for HalDriver {
-    fn drop(&mut self) {
+impl HalDriver {
+    /// `Hal::UnloadBuiltinDriver`: closes the device and unloads the library with
+    /// `android_unload_sphal_library`, for a forked child that uses the updatable driver
+    /// instead. The entry points must not be called afterwards: the caller drops every state
+    /// that holds them (the parent's loader state is never used again in the child).
+    pub fn unload_builtin(&self, linker: &dyn Linker) {
+        let library = self
+            .library
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(library) = library {
+            log::debug!("Unload builtin Vulkan driver.");
+            self.close_device();
+            linker.unload_sphal_library(library);
+        }
+    }
+
+    /// The device's `close`, if it has one; only called while the library is still loaded.
+    fn close_device(&self) {
         if let Some(close) = self.close {
-            // SAFETY: `close` is the driver's destructor for the device `open` returned, called
-            // once, while the library is still mapped (`_library` drops after this).
+            // SAFETY: `close` is the driver's destructor for the device `open` returned; both
+            // callers take the library out of `self.library` first, so it runs once, and only
+            // then unload the library, so its code is still mapped.
             let rc = unsafe { close(self.device.as_ptr().cast::<HwDevice>()) };
             if rc != 0 {
                 log::warn!("{}: device close returned {rc}", self.path.display());
@@ -223,51 +244,107 @@ impl Drop for HalDriver {
     }
 }
 
-/// Finds and opens the HAL driver.
-///
-/// A candidate that does not exist or fails to `dlopen` is skipped (logged), like Android's
-/// `-ENOENT` path; the first library that loads is the module, and any problem with it is final.
-/// A required namespace (the updatable driver's) that yields nothing is fatal.
+impl Drop for HalDriver {
+    fn drop(&mut self) {
+        let library = self
+            .library
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if library.is_some() {
+            self.close_device();
+        }
+        drop(library);
+    }
+}
+
+/// Finds and opens the HAL driver through the configured linker ([`super::linker`]).
 pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
+    load_with(config, &*super::linker::for_config(config))
+}
+
+/// `Hal::Open`'s search: the updatable driver (`LoadUpdatedDriver`), then the APEX's
+/// (`LoadDriverFromApex`), then the built-in one (`LoadBuiltinDriver`), each only when the one
+/// before loaded no library (`-ENOENT`). A library that loads is the module, and any problem
+/// with it is final (AOSP's `-EINVAL` stops the search too). A driver namespace that yields no
+/// library is fatal.
+pub fn load_with(config: &LoaderConfig, linker: &dyn Linker) -> Result<HalDriver, HalError> {
     let names = module_names(config);
     let mut tried = Vec::new();
-    for ns in namespaces(config) {
-        let before = tried.len();
-        for name in &names {
-            for dir in &ns.dirs {
-                let path = dir.join(name);
-                if !path.exists() {
-                    log::debug!(
-                        "HAL candidate {} ({}): no such file",
-                        path.display(),
-                        ns.name
-                    );
-                    tried.push(path);
-                    continue;
-                }
-                match open_library(&path) {
-                    Ok(library) => {
-                        log::info!(
-                            "HAL driver {} from the {} namespace",
-                            path.display(),
-                            ns.name
-                        );
-                        return load_module(&path, library);
-                    }
-                    Err(e) => {
-                        log::warn!("HAL candidate {}: dlopen failed: {e}", path.display());
-                        tried.push(path);
-                    }
-                }
+    if let Some(ns) = linker.driver_namespace() {
+        let Some(opened) = load_in_namespace(&names, linker, &ns, &mut tried) else {
+            return Err(HalError::UpdatableDriverMissing { tried });
+        };
+        // `LoadUpdatedDriver` is fatal for any non-zero result, a module that is no HAL
+        // (`-EINVAL`) included.
+        let path = opened.path.clone();
+        return load_opened(opened).map_err(|e| {
+            if e.is_fatal() {
+                e
+            } else {
+                HalError::UpdatableDriverMissing { tried: vec![path] }
             }
+        });
+    }
+    let apex = config
+        .properties
+        .get(RO_VULKAN_APEX)
+        .map(|a| a.replace('.', "_"))
+        .filter(|a| !a.is_empty());
+    if let Some(ns) = apex.and_then(|a| linker.exported_namespace(&a)) {
+        if let Some(opened) = load_in_namespace(&names, linker, &ns, &mut tried) {
+            return load_opened(opened);
         }
-        if ns.required {
-            return Err(HalError::UpdatableDriverMissing {
-                tried: tried.split_off(before),
-            });
+    }
+    for name in &names {
+        match linker.load_sphal_library(name) {
+            Ok(opened) => {
+                log::info!(
+                    "HAL driver {} from the sphal namespace",
+                    opened.path.display()
+                );
+                return load_opened(opened);
+            }
+            Err(e) => {
+                log::debug!("HAL {name} (sphal): {e}");
+                tried.extend(e.tried);
+            }
         }
     }
     Err(HalError::NotFound { tried })
+}
+
+/// The property naming the Vulkan APEX (`RO_VULKAN_APEX_PROPERTY`).
+const RO_VULKAN_APEX: &str = "ro.vulkan.apex";
+
+/// `LoadDriver` with a namespace: each module name through `android_dlopen_ext`.
+fn load_in_namespace(
+    names: &[String],
+    linker: &dyn Linker,
+    ns: &LinkerNamespace,
+    tried: &mut Vec<PathBuf>,
+) -> Option<Opened> {
+    for name in names {
+        match linker.dlopen_ext(name, ns) {
+            Ok(opened) => {
+                log::info!(
+                    "HAL driver {} from the {} namespace",
+                    opened.path.display(),
+                    ns.name
+                );
+                return Some(opened);
+            }
+            Err(e) => {
+                log::error!("Could not load {name} from {} namespace: {e}.", ns.name);
+                tried.extend(e.tried);
+            }
+        }
+    }
+    None
+}
+
+fn load_opened(opened: Opened) -> Result<HalDriver, HalError> {
+    load_module(&opened.path, opened.library)
 }
 
 /// Opens one specific module file (no search); a missing or unloadable file is `NotFound`.
@@ -487,7 +564,7 @@ fn open_device(
         create_instance: create,
         get_instance_proc_addr: gipa,
         close: device.common.close,
-        _library: library,
+        library: std::sync::Mutex::new(Some(library)),
     })
 }
 

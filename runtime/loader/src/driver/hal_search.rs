@@ -1,5 +1,7 @@
 //! Where the HAL driver is looked for (`driver.cpp`'s `Hal::Open` search); [`super::hal`]
-//! opens what is found.
+//! opens what is found, through [`super::linker`]. On Android the linker's namespaces decide
+//! the dirs; the dirs below are what [`super::linker::HostLinker`] stands in with on other hosts
+//! (and what [`candidates`] lists).
 //!
 //! **Where** (`Hal::Open`): three namespaces in order, each tried only when the one before found
 //! nothing (`-ENOENT`): the updatable driver's (`GraphicsEnv::getDriverNamespace()`; host

@@ -24,6 +24,7 @@ pub mod hal;
 mod hal_search;
 pub mod icd;
 mod image;
+pub mod linker;
 
 use std::ffi::{c_void, CStr};
 use std::path::Path;

@@ -30,6 +30,7 @@ use libloading::os::unix::Library;
 use vkgen_abi::layer::{NegotiateLayerInterface, PFN_vkNegotiateLoaderLayerInterfaceVersion};
 
 use super::{Layer, LayerError, LayerLibrary, LayerRegistry};
+use crate::driver::linker::{self, Linker};
 use crate::driver::{as_fn, open_library, symbol_address};
 use crate::LoaderConfig;
 
@@ -108,8 +109,9 @@ impl LayerRegistry {
     /// Discovers every layer the config allows. Rejected libraries and layers are logged.
     pub fn discover(config: &LoaderConfig) -> Self {
         let mut layers: Vec<Arc<Layer>> = Vec::new();
+        let linker = linker::for_config(config);
         for path in layer_files(config) {
-            match load_layer_library(&path) {
+            match open_layer_library(config, &linker, &path) {
                 Ok(found) => {
                     for layer in found {
                         if layers.iter().any(|l| l.name() == layer.name()) {
@@ -325,19 +327,60 @@ impl EntryPoints {
     }
 }
 
-/// Opens one layer library and returns the layers it provides.
-pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
-    let library = if super::apk::split(path).is_some() {
+/// How a closed layer's library is opened again when an instance activates it: the way
+/// discovery opened it (the same linker namespace, or the APK entry), since on Android a
+/// library of the app's namespace cannot be reached by a plain `dlopen` of its path.
+pub(crate) type Reopen = Arc<dyn Fn(&Path) -> Result<Library, LayerError> + Send + Sync>;
+
+/// Opens a layer library at `path` with `dlopen`, or an `apk!/` entry from its zip.
+fn open_plain(path: &Path) -> Result<Library, LayerError> {
+    if super::apk::split(path).is_some() {
         super::apk::open(path).map_err(|reason| LayerError::ApkOpen {
             path: path.to_path_buf(),
             reason,
-        })?
+        })
     } else {
         open_library(path).map_err(|source| LayerError::Open {
             path: path.to_path_buf(),
+            source: source.into(),
+        })
+    }
+}
+
+/// Opens one layer library with `dlopen` (an `apk!/` path from its zip) and returns the layers
+/// it provides.
+pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
+    layers_of_library(path, open_plain(path)?, None)
+}
+
+/// Opens one layer library as AOSP's `LayerLibrary::Open` does (an `apk!/` entry from its zip;
+/// otherwise the app's namespace, or `dlopen` for `/data/local/debug/vulkan`) and returns the
+/// layers it provides, each able to reopen its library the same way.
+fn open_layer_library(
+    config: &LoaderConfig,
+    linker: &Arc<dyn Linker>,
+    path: &Path,
+) -> Result<Vec<Layer>, LayerError> {
+    let (linker, root) = (Arc::clone(linker), config.hal_root.clone());
+    let reopen: Reopen = Arc::new(move |path: &Path| {
+        if super::apk::split(path).is_some() {
+            return open_plain(path);
+        }
+        linker::open_layer(&*linker, &root, path).map_err(|source| LayerError::Open {
+            path: path.to_path_buf(),
             source,
-        })?
-    };
+        })
+    });
+    let library = reopen(path)?;
+    layers_of_library(path, library, Some(reopen))
+}
+
+/// The layers an opened layer library provides; `reopen` is kept for when they are closed.
+pub(crate) fn layers_of_library(
+    path: &Path,
+    library: Library,
+    reopen: Option<Reopen>,
+) -> Result<Vec<Layer>, LayerError> {
     // Every early return below drops `library` (dlclose).
     let entry = EntryPoints::find(path, &library)?;
     let enumerate_instance_layers = entry.enumerate_instance_layers;
@@ -364,6 +407,7 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
         path: path.to_path_buf(),
         interface_version: entry.negotiated.map(|n| n.loader_layer_interface_version),
         _library: Some(library),
+        reopen,
     });
     let mut layers = Vec::with_capacity(instance_layers.len());
     for properties in instance_layers {

@@ -151,7 +151,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
     let path: &Path = &m.library;
     let library = open_library(path).map_err(|source| LayerError::Open {
         path: path.to_path_buf(),
-        source,
+        source: source.into(),
     })?;
     let f = &m.functions;
     let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =
@@ -200,6 +200,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
             path: path.to_path_buf(),
             interface_version: negotiated.map(|n| n.loader_layer_interface_version),
             _library: Some(library),
+            reopen: None,
         }),
         host_implicit: implicit,
     })

@@ -44,11 +44,11 @@ pub use manifest::{HostLayers, LayerEnv};
 /// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.
 #[derive(Debug, thiserror::Error)]
 pub enum LayerError {
-    /// `dlopen` failed.
+    /// `dlopen` (or the app namespace's `OpenNativeLibraryInNamespace`) failed.
     #[error("layer library {}: dlopen failed: {source}", .path.display())]
     Open {
         path: PathBuf,
-        source: libloading::Error,
+        source: crate::driver::linker::LinkError,
     },
     /// A library inside an APK could not be opened.
     #[error("layer library {}: {reason}", .path.display())]
@@ -115,6 +115,8 @@ pub struct LayerLibrary {
     /// Never read: holding it keeps the code behind every [`Layer`] pointer mapped. `None` for
     /// the closed layers of the registry.
     _library: Option<Library>,
+    /// How to open the library again after it was closed (discovery's way); `None`: `dlopen`.
+    reopen: Option<discovery::Reopen>,
 }
 
 impl std::fmt::Debug for LayerLibrary {
@@ -222,6 +224,7 @@ impl Layer {
                 path: self.library.path.clone(),
                 interface_version: self.library.interface_version,
                 _library: None,
+                reopen: self.library.reopen.clone(),
             }),
             ..self.clone()
         }
@@ -235,7 +238,13 @@ impl Layer {
             return Ok(Arc::clone(self));
         }
         let path = self.library.path();
-        load_layer_library(path)?
+        let reopened = match &self.library.reopen {
+            Some(reopen) => {
+                discovery::layers_of_library(path, reopen(path)?, Some(reopen.clone()))?
+            }
+            None => load_layer_library(path)?,
+        };
+        reopened
             .into_iter()
             .find(|l| l.name() == self.name())
             .map(Arc::new)

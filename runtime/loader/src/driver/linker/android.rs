@@ -1,0 +1,312 @@
+//! [`super::Linker`] on Android: bionic's and the platform's namespace functions.
+//!
+//! `android_dlopen_ext` is libdl's (already `DT_NEEDED`). The others live in platform libraries
+//! libvulkan must not depend on at link time (libvndksupport, libdl_android, libgraphicsenv,
+//! libnativeloader: a vendor or NDK-built copy of this loader does not have them), so they are
+//! looked up when first needed, first among the libraries the process already has
+//! (`RTLD_DEFAULT`: an app process has all of them) and then by `dlopen`ing their library. A
+//! function that cannot be found behaves as the call returning null.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::OnceLock;
+
+use libloading::os::unix::Library;
+
+use super::{LinkError, Linker, LinkerNamespace, Opened};
+
+/// bionic's `android_dlextinfo` (`<android/dlext.h>`).
+#[repr(C)]
+struct AndroidDlextinfo {
+    flags: u64,
+    reserved_addr: *mut c_void,
+    reserved_size: usize,
+    relro_fd: c_int,
+    library_fd: c_int,
+    library_fd_offset: i64,
+    library_namespace: *mut c_void,
+}
+
+const ANDROID_DLEXT_USE_NAMESPACE: u64 = 0x200;
+
+extern "C" {
+    fn android_dlopen_ext(
+        filename: *const c_char,
+        flags: c_int,
+        extinfo: *const AndroidDlextinfo,
+    ) -> *mut c_void;
+}
+
+type LoadSphal = unsafe extern "C" fn(*const c_char, c_int) -> *mut c_void;
+type UnloadSphal = unsafe extern "C" fn(*mut c_void) -> c_int;
+type GetExportedNamespace = unsafe extern "C" fn(*const c_char) -> *mut c_void;
+/// `android::GraphicsEnv::getInstance()`: a static member returning `GraphicsEnv&`.
+type GraphicsEnvGetInstance = unsafe extern "C" fn() -> *mut c_void;
+/// A non-virtual `GraphicsEnv` member taking only `this` (Itanium ABI: `this` is the first
+/// argument) and returning a namespace pointer.
+type GraphicsEnvNamespace = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+type OpenInNamespace =
+    unsafe extern "C" fn(*mut c_void, *const c_char, *mut bool, *mut *mut c_char) -> *mut c_void;
+type FreeErrorMessage = unsafe extern "C" fn(*mut c_char);
+type CloseNativeLibrary = unsafe extern "C" fn(*mut c_void, bool, *mut *mut c_char) -> bool;
+
+/// The platform functions found, each `None` when absent.
+struct Platform {
+    load_sphal: Option<LoadSphal>,
+    unload_sphal: Option<UnloadSphal>,
+    get_exported_namespace: Option<GetExportedNamespace>,
+    graphics_env: Option<GraphicsEnvGetInstance>,
+    driver_namespace: Option<GraphicsEnvNamespace>,
+    app_namespace: Option<GraphicsEnvNamespace>,
+    open_in_namespace: Option<OpenInNamespace>,
+    free_error: Option<FreeErrorMessage>,
+    close_native: Option<CloseNativeLibrary>,
+}
+
+/// `name` from the process (`RTLD_DEFAULT`), else from `library`, as a function of type `F`.
+///
+/// # Safety
+/// `F` must be the C type of the function `name` names.
+unsafe fn lookup<F: Copy>(library: &CStr, name: &CStr) -> Option<F> {
+    // SAFETY: `name` is NUL-terminated; dlsym only reads it.
+    let mut address = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    if address.is_null() {
+        // The handle is kept for the process's life: the function found in it is cached.
+        // SAFETY: a system library's initialisers are the platform's own; `library` is
+        // NUL-terminated.
+        let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: `handle` was just returned by dlopen; `name` is NUL-terminated.
+        address = unsafe { libc::dlsym(handle, name.as_ptr()) };
+    }
+    // SAFETY: non-null (checked) and, by this function's contract, of type `F`.
+    NonNull::new(address).map(|a| unsafe { crate::driver::as_fn::<F>(a) })
+}
+
+fn platform() -> &'static Platform {
+    static PLATFORM: OnceLock<Platform> = OnceLock::new();
+    PLATFORM.get_or_init(|| {
+        // SAFETY: each type below is the C signature the platform header declares for the name
+        // it is looked up by (libvndksupport's linker.h, <android/dlext.h>'s libdl_android
+        // extension, GraphicsEnv.h's members, nativeloader/native_loader.h's `extern "C"` API).
+        unsafe {
+            Platform {
+                load_sphal: lookup(c"libvndksupport.so", c"android_load_sphal_library"),
+                unload_sphal: lookup(c"libvndksupport.so", c"android_unload_sphal_library"),
+                get_exported_namespace: lookup(
+                    c"libdl_android.so",
+                    c"android_get_exported_namespace",
+                ),
+                graphics_env: lookup(
+                    c"libgraphicsenv.so",
+                    c"_ZN7android11GraphicsEnv11getInstanceEv",
+                ),
+                driver_namespace: lookup(
+                    c"libgraphicsenv.so",
+                    c"_ZN7android11GraphicsEnv18getDriverNamespaceEv",
+                ),
+                app_namespace: lookup(
+                    c"libgraphicsenv.so",
+                    c"_ZN7android11GraphicsEnv15getAppNamespaceEv",
+                ),
+                open_in_namespace: lookup(c"libnativeloader.so", c"OpenNativeLibraryInNamespace"),
+                free_error: lookup(c"libnativeloader.so", c"NativeLoaderFreeErrorMessage"),
+                close_native: lookup(c"libnativeloader.so", c"CloseNativeLibrary"),
+            }
+        }
+    })
+}
+
+/// The last `dlerror()` text.
+fn dlerror() -> String {
+    // SAFETY: dlerror returns null or a NUL-terminated thread-local string valid until the next
+    // dl call on this thread; it is copied at once.
+    let e = unsafe { libc::dlerror() };
+    if e.is_null() {
+        return "unknown dlerror".into();
+    }
+    // SAFETY: non-null (checked), NUL-terminated by dlerror's contract.
+    unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+}
+
+fn c_string(s: &[u8]) -> Result<CString, LinkError> {
+    CString::new(s).map_err(|_| LinkError::new("name contains a NUL byte", Vec::new()))
+}
+
+/// A handle bionic returned as a [`Library`] (whose drop `dlclose`s it), or the error.
+fn opened(
+    handle: *mut c_void,
+    what: &[u8],
+    error: impl FnOnce() -> String,
+) -> Result<Opened, LinkError> {
+    let path = PathBuf::from(std::ffi::OsStr::from_bytes(what));
+    if handle.is_null() {
+        return Err(LinkError::new(error(), vec![path]));
+    }
+    // SAFETY: `handle` is a live dlopen handle (all of android_dlopen_ext,
+    // android_load_sphal_library, OpenNativeLibraryInNamespace for a non-bridged library and
+    // dlopen return those) owned by nobody else.
+    let library = unsafe { Library::from_raw(handle) };
+    Ok(Opened { library, path })
+}
+
+/// `GraphicsEnv::getInstance().<member>()`.
+fn graphics_env_namespace(
+    member: Option<GraphicsEnvNamespace>,
+    name: &str,
+) -> Option<LinkerNamespace> {
+    let p = platform();
+    let (get_instance, member) = (p.graphics_env?, member?);
+    // SAFETY: the singleton accessor takes no arguments and returns the process's instance.
+    let env = unsafe { get_instance() };
+    if env.is_null() {
+        return None;
+    }
+    // SAFETY: a non-virtual const-free getter called on the live singleton it belongs to.
+    let ns = unsafe { member(env) };
+    (!ns.is_null()).then(|| LinkerNamespace {
+        name: name.into(),
+        raw: ns as usize,
+        dirs: Vec::new(),
+    })
+}
+
+/// The Android [`Linker`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AndroidLinker;
+
+const LIB_DL_FLAGS: c_int = libc::RTLD_NOW | libc::RTLD_LOCAL;
+
+impl Linker for AndroidLinker {
+    fn driver_namespace(&self) -> Option<LinkerNamespace> {
+        graphics_env_namespace(platform().driver_namespace, "updatable gfx driver")
+    }
+
+    fn exported_namespace(&self, name: &str) -> Option<LinkerNamespace> {
+        let get = platform().get_exported_namespace?;
+        let c_name = c_string(name.as_bytes()).ok()?;
+        // SAFETY: the linker's lookup by NUL-terminated name; it returns null or a namespace.
+        let ns = unsafe { get(c_name.as_ptr()) };
+        (!ns.is_null()).then(|| LinkerNamespace {
+            name: name.into(),
+            raw: ns as usize,
+            dirs: Vec::new(),
+        })
+    }
+
+    fn dlopen_ext(&self, name: &str, ns: &LinkerNamespace) -> Result<Opened, LinkError> {
+        let c_name = c_string(name.as_bytes())?;
+        let info = AndroidDlextinfo {
+            flags: ANDROID_DLEXT_USE_NAMESPACE,
+            reserved_addr: std::ptr::null_mut(),
+            reserved_size: 0,
+            relro_fd: 0,
+            library_fd: 0,
+            library_fd_offset: 0,
+            library_namespace: ns.raw as *mut c_void,
+        };
+        // SAFETY: `ns.raw` came from getDriverNamespace or android_get_exported_namespace,
+        // which return namespaces that live for the process; `info` and the name outlive the call.
+        let handle = unsafe { android_dlopen_ext(c_name.as_ptr(), LIB_DL_FLAGS, &info) };
+        opened(handle, name.as_bytes(), dlerror)
+    }
+
+    fn load_sphal_library(&self, name: &str) -> Result<Opened, LinkError> {
+        let Some(load) = platform().load_sphal else {
+            return Err(LinkError::new(
+                "libvndksupport has no android_load_sphal_library",
+                vec![PathBuf::from(name)],
+            ));
+        };
+        let c_name = c_string(name.as_bytes())?;
+        // SAFETY: libvndksupport's loader, called with a NUL-terminated name and dlopen flags.
+        let handle = unsafe { load(c_name.as_ptr(), LIB_DL_FLAGS) };
+        opened(handle, name.as_bytes(), dlerror)
+    }
+
+    fn unload_sphal_library(&self, library: Library) {
+        let Some(unload) = platform().unload_sphal else {
+            // Without libvndksupport the library came from plain `dlopen`: dropping it closes it.
+            drop(library);
+            return;
+        };
+        let handle = library.into_raw();
+        // SAFETY: `handle` is the sphal library's handle, given up by `into_raw` so that it is
+        // closed exactly once, here.
+        if unsafe { unload(handle) } != 0 {
+            log::warn!("android_unload_sphal_library failed: {}", dlerror());
+        }
+    }
+
+    fn app_namespace(&self) -> Option<LinkerNamespace> {
+        graphics_env_namespace(platform().app_namespace, "app")
+    }
+
+    fn open_in_app_namespace(
+        &self,
+        ns: &LinkerNamespace,
+        path: &Path,
+    ) -> Result<Opened, LinkError> {
+        let p = platform();
+        let bytes = path.as_os_str().as_bytes();
+        let Some(open) = p.open_in_namespace else {
+            return Err(LinkError::new(
+                "libnativeloader has no OpenNativeLibraryInNamespace",
+                vec![path.to_path_buf()],
+            ));
+        };
+        let c_path = c_string(bytes)?;
+        let mut native_bridge = false;
+        let mut error: *mut c_char = std::ptr::null_mut();
+        // SAFETY: `ns.raw` is the app's NativeLoaderNamespace from GraphicsEnv, live for the
+        // process; the out-pointers are valid locals.
+        let handle = unsafe {
+            open(
+                ns.raw as *mut c_void,
+                c_path.as_ptr(),
+                &mut native_bridge,
+                &mut error,
+            )
+        };
+        let message = if error.is_null() {
+            "OpenNativeLibraryInNamespace failed".to_owned()
+        } else {
+            // SAFETY: a NUL-terminated message the native loader allocated; copied before it is
+            // freed below.
+            let m = unsafe { CStr::from_ptr(error) }
+                .to_string_lossy()
+                .into_owned();
+            if let Some(free) = p.free_error {
+                // SAFETY: the message the call above allocated, freed once.
+                unsafe { free(error) };
+            }
+            m
+        };
+        if !handle.is_null() && native_bridge {
+            // A bridged library's symbols need NativeBridgeGetTrampoline, which vkgen does not
+            // call: the layer is treated as absent rather than dlsym'd wrongly.
+            if let Some(close) = p.close_native {
+                // SAFETY: the handle just opened, closed once, with the bridge flag it came with.
+                unsafe { close(handle, true, std::ptr::null_mut()) };
+            }
+            return Err(LinkError::new(
+                "a native-bridge (translated ABI) layer is not supported",
+                vec![path.to_path_buf()],
+            ));
+        }
+        opened(handle, bytes, || message)
+    }
+
+    fn dlopen(&self, path: &Path) -> Result<Opened, LinkError> {
+        let library = crate::driver::open_library(path)
+            .map_err(|e| LinkError::new(e.to_string(), vec![path.to_path_buf()]))?;
+        Ok(Opened {
+            library,
+            path: path.to_path_buf(),
+        })
+    }
+}
