@@ -6,10 +6,12 @@
 
 use std::ffi::CStr;
 
+mod support;
+
 use ash::vk;
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::commands::CommandId as C;
-use vkgen_driver::generated::driver::{get_instance_proc_addr, provider, Driver, Provider};
+use vkgen_driver::generated::driver::{provider, Driver, Provider};
 use vkgen_driver::generated::entries::EntryTable;
 use vkgen_driver::kit::{self, null, Kit, PhysicalDeviceDesc};
 
@@ -150,30 +152,7 @@ fn kit_components_come_before_the_bring_up_table() {
 
 #[test]
 fn a_bring_up_command_runs_on_the_vendors_device() {
-    // SAFETY: the generated GIPA of the fixture is a valid static entry point.
-    let entry = unsafe {
-        ash::Entry::from_static_fn(ash::StaticFn {
-            get_instance_proc_addr: get_instance_proc_addr::<BringUp>,
-        })
-    };
-    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
-    // SAFETY: a valid create info that lives for the call.
-    let instance = unsafe {
-        entry.create_instance(
-            &vk::InstanceCreateInfo::default().application_info(&app),
-            None,
-        )
-    }
-    .unwrap();
-    // SAFETY: a live instance of this driver.
-    let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
-    let prio = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default()
-        .queue_family_index(0)
-        .queue_priorities(&prio)];
-    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
-    // SAFETY: a physical device of `instance` and a create info that lives for the call.
-    let device = unsafe { instance.create_device(pd, &info, None) }.unwrap();
+    let (instance, device) = support::instance_and_device::<BringUp>(vk::API_VERSION_1_1, 1);
     let image_info = vk::ImageCreateInfo::default()
         .image_type(vk::ImageType::TYPE_2D)
         .format(vk::Format::R8G8B8A8_UNORM)

@@ -13,6 +13,8 @@
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -263,24 +265,9 @@ const SECONDS_5: u64 = 5_000_000_000;
 
 impl Client {
     fn new() -> Self {
-        // SAFETY: the engine's generated GIPA is a valid static entry point; plain Vulkan use
-        // of a 1.3 device follows.
+        let (instance, device) = support::instance_and_device::<Engine>(vk::API_VERSION_1_3, 2);
+        // SAFETY: plain Vulkan use of the live 1.3 device just made.
         unsafe {
-            let entry = ash::Entry::from_static_fn(ash::StaticFn {
-                get_instance_proc_addr: get_instance_proc_addr::<Engine>,
-            });
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
-            let instance = entry
-                .create_instance(
-                    &vk::InstanceCreateInfo::default().application_info(&app),
-                    None,
-                )
-                .unwrap();
-            let pd = instance.enumerate_physical_devices().unwrap()[0];
-            let prio = [1.0, 1.0];
-            let qci = [vk::DeviceQueueCreateInfo::default().queue_priorities(&prio)];
-            let ci = vk::DeviceCreateInfo::default().queue_create_infos(&qci);
-            let device = instance.create_device(pd, &ci, None).unwrap();
             let queues = [device.get_device_queue(0, 0), device.get_device_queue(0, 1)];
             let pool = device
                 .create_command_pool(&vk::CommandPoolCreateInfo::default(), None)

@@ -9,11 +9,13 @@
 
 use std::ffi::CStr;
 
+mod support;
+
 use ash::vk;
 use ash::vk::Handle as _;
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::commands::{self, CommandId};
-use vkgen_driver::generated::driver::{get_device_proc_addr, get_instance_proc_addr, Driver};
+use vkgen_driver::generated::driver::{get_device_proc_addr, Driver};
 use vkgen_driver::kit::command::{self, CommandBuffer, Execute, Recorder};
 use vkgen_driver::kit::{self, Kit};
 
@@ -135,34 +137,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(pool_flags: vk::CommandPoolCreateFlags) -> Self {
-        // SAFETY: the generated GIPA of the fixture driver is a valid static entry point.
-        let entry = unsafe {
-            ash::Entry::from_static_fn(ash::StaticFn {
-                get_instance_proc_addr: get_instance_proc_addr::<Rec>,
-            })
-        };
-        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
-        // SAFETY: a valid create info.
-        let instance = unsafe {
-            entry.create_instance(
-                &vk::InstanceCreateInfo::default().application_info(&app),
-                None,
-            )
-        }
-        .unwrap();
-        // SAFETY: a live instance.
-        let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
-        let prio = [1.0f32];
-        let q = [vk::DeviceQueueCreateInfo::default().queue_priorities(&prio)];
-        // SAFETY: a physical device of the instance and a valid create info.
-        let device = unsafe {
-            instance.create_device(
-                pd,
-                &vk::DeviceCreateInfo::default().queue_create_infos(&q),
-                None,
-            )
-        }
-        .unwrap();
+        let (instance, device) = support::instance_and_device::<Rec>(vk::API_VERSION_1_3, 1);
         let info = vk::CommandPoolCreateInfo::default().flags(pool_flags);
         // SAFETY: a live device and a valid create info.
         let pool = unsafe { device.create_command_pool(&info, None) }.unwrap();

@@ -5,10 +5,12 @@
 use std::ffi::CStr;
 use std::time::Duration;
 
+mod support;
+
 use ash::vk;
 use ash::vk::Handle as _;
 use vkgen_driver::export::DriverModule;
-use vkgen_driver::generated::driver::{get_instance_proc_addr, Driver};
+use vkgen_driver::generated::driver::Driver;
 use vkgen_driver::kit::resources::{Buffer, Image, QueryPool};
 use vkgen_driver::kit::{self, Kit, PhysicalDeviceDesc};
 
@@ -84,30 +86,7 @@ impl Drop for Setup {
 }
 
 fn setup() -> Setup {
-    // SAFETY: the generated GIPA of the fixture is a valid static entry point.
-    let entry = unsafe {
-        ash::Entry::from_static_fn(ash::StaticFn {
-            get_instance_proc_addr: get_instance_proc_addr::<Fixture>,
-        })
-    };
-    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
-    // SAFETY: a valid create info that lives for the call.
-    let instance = unsafe {
-        entry.create_instance(
-            &vk::InstanceCreateInfo::default().application_info(&app),
-            None,
-        )
-    }
-    .unwrap();
-    // SAFETY: a live instance of this driver.
-    let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
-    let prio = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default()
-        .queue_family_index(0)
-        .queue_priorities(&prio)];
-    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
-    // SAFETY: a physical device of `instance` and a create info that lives for the call.
-    let device = unsafe { instance.create_device(pd, &info, None) }.unwrap();
+    let (instance, device) = support::instance_and_device::<Fixture>(vk::API_VERSION_1_3, 1);
     Setup { instance, device }
 }
 
