@@ -43,9 +43,10 @@ fn every_vkcmd_is_recorded_in_every_registry() {
                 rec.contains(&format!("guard(\"{c}\"")),
                 "{v}: no recording entry point for {c}"
             );
+            let field = vkgen::names::command_field(c);
             assert!(
-                rec.contains(&format!("let f: crate::pfn::PFN_{c} = entry::")),
-                "{v}: no entry-table arm for {c}"
+                rec.contains(&format!("{field}: Some(entry::{field}::<R>),")),
+                "{v}: no entry-table slot for {c} ({field})"
             );
         }
         assert_eq!(
