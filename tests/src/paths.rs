@@ -257,6 +257,21 @@ fn existing(path: PathBuf, what: &str, hint: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// Copies the files below `from` to `to`, creating directories (a crate moved outside the
+/// checkout, as a vendor's repository holds it).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the copy's directory");
+    for entry in std::fs::read_dir(from).expect("read the directory to copy") {
+        let entry = entry.expect("a directory entry");
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).expect("copy a file");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

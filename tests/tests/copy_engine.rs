@@ -19,19 +19,6 @@ mod wsi_support;
 
 const VALIDATION: &str = "VK_LAYER_KHRONOS_validation";
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if src.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
 /// Builds the example outside the checkout; returns (the crate's temp dir, the driver library,
 /// the client binary).
 fn build() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -41,7 +28,7 @@ fn build() -> (tempfile::TempDir, PathBuf, PathBuf) {
         .unwrap();
     let crate_dir = dir.path().join("copy-engine");
     assert!(!crate_dir.starts_with(paths::workspace_root()));
-    copy_tree(
+    paths::copy_tree(
         &paths::workspace_root().join("docs/examples/copy-engine"),
         &crate_dir,
     );

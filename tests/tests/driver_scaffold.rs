@@ -44,20 +44,6 @@ fn vkgen(args: &[&str], out: &Path) -> std::process::Output {
         .expect("run vkgen")
 }
 
-/// Copies the files of `from` to `to` (a scaffolded crate: sources and its vendored runtime).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if src.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
 /// Scaffolds and builds `acme` once per test process.
 fn scaffold() -> &'static Scaffold {
     static S: OnceLock<Scaffold> = OnceLock::new();
@@ -269,7 +255,7 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
     let s = scaffold();
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("acme");
-    copy_tree(&s.crate_dir, &copy);
+    paths::copy_tree(&s.crate_dir, &copy);
     let ok = vkgen(&["driver", "--name", "acme", "--check"], &copy);
     assert!(ok.status.success(), "fresh scaffold reported stale");
 
