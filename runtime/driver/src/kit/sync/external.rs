@@ -8,7 +8,7 @@ use std::ffi::c_int;
 
 use vkgen_generated::vk;
 
-use super::object::{fence, semaphore};
+use super::object::{fence, semaphore, Semaphore};
 use crate::sync_fd::NativeFence;
 use crate::util::{find_in_chain, guard, take_native_fence};
 
@@ -109,6 +109,34 @@ pub(super) unsafe extern "system" fn import_fence_fd(
     )
 }
 
+/// The binary semaphore behind `h` if `handle_type` is `SYNC_FD`, the only handle type (and
+/// the only semaphore type) the component exports and imports; else
+/// `VK_ERROR_INVALID_EXTERNAL_HANDLE`, logged with `op`.
+///
+/// # Safety
+/// `h` is null or a live semaphore of this device.
+unsafe fn sync_fd_semaphore<'a>(
+    h: vk::Semaphore,
+    handle_type: vk::ExternalSemaphoreHandleTypeFlags,
+    op: &str,
+) -> Result<&'a Semaphore, vk::Result> {
+    // SAFETY: the caller vouches for `h`; the lookup checks the type.
+    let sem = unsafe { semaphore(h) };
+    let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) = (sem, handle_type) else {
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "semaphore {op} as {handle_type:?} (or not a semaphore): only SYNC_FD"
+        ));
+    };
+    if sem.timeline {
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "SYNC_FD {op} with a timeline semaphore"
+        ));
+    }
+    Ok(sem)
+}
+
 pub(super) unsafe extern "system" fn get_semaphore_fd(
     _device: vk::Device,
     p_info: *const vk::SemaphoreGetFdInfoKHR<'_>,
@@ -125,23 +153,12 @@ pub(super) unsafe extern "system" fn get_semaphore_fd(
                     "no VkSemaphoreGetFdInfoKHR"
                 );
             };
-            // SAFETY: the info names a live semaphore of this device; the lookup checks the type.
-            let sem = unsafe { semaphore(info.semaphore) };
-            let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) =
-                (sem, info.handle_type)
-            else {
-                return vkgen_abi::vk_error!(
-                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-                    "semaphore export as {:?} (or not a semaphore): only SYNC_FD",
-                    info.handle_type
-                );
+            // SAFETY: the info names a live semaphore of this device (the command's valid usage).
+            let sem = match unsafe { sync_fd_semaphore(info.semaphore, info.handle_type, "export") }
+            {
+                Ok(s) => s,
+                Err(e) => return e,
             };
-            if sem.timeline {
-                return vkgen_abi::vk_error!(
-                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-                    "SYNC_FD export of a timeline semaphore"
-                );
-            }
             // Copy transference: the export is a wait, so the payload moves to the caller.
             let payload = match sem.export() {
                 Ok(p) => p,
@@ -168,23 +185,12 @@ pub(super) unsafe extern "system" fn import_semaphore_fd(
                     "no VkImportSemaphoreFdInfoKHR"
                 );
             };
-            // SAFETY: the info names a live semaphore of this device; the lookup checks the type.
-            let sem = unsafe { semaphore(info.semaphore) };
-            let (Some(sem), vk::ExternalSemaphoreHandleTypeFlags::SYNC_FD) =
-                (sem, info.handle_type)
-            else {
-                return vkgen_abi::vk_error!(
-                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-                    "semaphore import as {:?} (or not a semaphore): only SYNC_FD",
-                    info.handle_type
-                );
+            // SAFETY: the info names a live semaphore of this device (the command's valid usage).
+            let sem = match unsafe { sync_fd_semaphore(info.semaphore, info.handle_type, "import") }
+            {
+                Ok(s) => s,
+                Err(e) => return e,
             };
-            if sem.timeline {
-                return vkgen_abi::vk_error!(
-                    vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
-                    "SYNC_FD import into a timeline semaphore"
-                );
-            }
             // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
             // fd is refused without being taken.
             match unsafe { take_native_fence(info.fd) } {
