@@ -429,9 +429,16 @@ pub fn entries<D: Kit>() -> EntryTable {
     table
 }
 
-/// [`Driver::fallback`] of a kit driver: `cmd`'s entry in [`entries`], built once per driver.
+/// [`Driver::fallback`] of a kit driver: `cmd`'s entry in [`command_map`].
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
-    cached_entries::<D>(entries_reported::<D>).get(cmd)
+    command_map::<D>().get(cmd)
+}
+
+/// [`entries`] of driver `D`, built (and reported, see `entries_reported`) once per process.
+/// Every reader goes through here: the cache is keyed by the driver type alone, so a second
+/// builder would race this one for the slot and could skip the report.
+pub fn command_map<D: Kit>() -> &'static EntryTable {
+    cached_entries::<D>(entries_reported::<D>)
 }
 
 /// [`entries`], and the load-time report: the first lookup of a driver whose command map

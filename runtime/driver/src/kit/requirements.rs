@@ -284,7 +284,7 @@ pub fn check(
 /// `assert_eq!(missing(&desc), [])`.
 pub fn missing<D: Kit>(desc: &PhysicalDeviceDesc<D>) -> Vec<Missing> {
     let mut out = check(&desc.properties, &desc.features, &desc.extensions);
-    let table = super::cached_entries::<D>(super::entries::<D>);
+    let table = super::command_map::<D>();
     out.extend(absent_commands::<D>(
         table,
         desc.properties.api_version,
