@@ -200,14 +200,10 @@ fn icd_manifest(crate_name: &str, (major, minor): (u32, u32)) -> String {
     text
 }
 
-/// `to` as a path relative to `from` (a directory that may not exist yet), `/`-separated.
+/// `to` as a path relative to `from` (a directory that may not exist yet), `/`-separated; both
+/// resolved as [`resolved`] does, so symlinks and `..` do not make a wrong path.
 fn relative_path(from: &Path, to: &Path) -> String {
-    let abs = |p: &Path| {
-        std::path::absolute(p)
-            .map(|a| a.components().collect::<PathBuf>())
-            .unwrap_or_else(|_| p.to_path_buf())
-    };
-    let (from, to) = (abs(from), abs(to));
+    let (from, to) = (resolved(from), resolved(to));
     let common = from
         .components()
         .zip(to.components())
@@ -229,16 +225,14 @@ fn relative_path(from: &Path, to: &Path) -> String {
 
 /// Whether `dir` (which may not exist yet) lies inside `root`.
 fn is_inside(dir: &Path, root: &Path) -> bool {
-    let abs = |p: &Path| {
-        std::path::absolute(p)
-            .ok()
-            .map(|a| a.components().collect::<PathBuf>())
-    };
-    let (Some(root), Some(dir)) = (root.canonicalize().ok().or_else(|| abs(root)), abs(dir)) else {
-        return false;
-    };
-    // `dir` may not exist: canonicalize its longest existing ancestor.
-    let mut existing = dir.as_path();
+    resolved(dir).starts_with(resolved(root))
+}
+
+/// `p` made absolute with its longest existing ancestor canonicalized (`p` may not exist yet):
+/// the one form both path questions above compare.
+fn resolved(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut existing = abs.as_path();
     let mut rest = Vec::new();
     while !existing.exists() {
         let Some(parent) = existing.parent() else {
@@ -251,7 +245,7 @@ fn is_inside(dir: &Path, root: &Path) -> bool {
         .canonicalize()
         .unwrap_or_else(|_| existing.to_path_buf());
     full.extend(rest.iter().rev());
-    full.starts_with(&root)
+    full
 }
 
 fn render(t: &impl Template) -> Result<String> {
