@@ -116,6 +116,98 @@ gralloc_case!(gralloc_missing_is_an_incompatible_driver, [], |r, _, _| {
     assert_eq!(r, Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER));
 });
 
+/// A shared-demand-refresh swapchain on the fixture: the usage its window was given and the
+/// gralloc query the driver answered (0: none); checks it is created in shared-buffer mode, its
+/// one image, and `vkGetSwapchainStatusKHR`.
+fn shared_swapchain(loader: &Path, lib: &Path) -> (u64, i32) {
+    let wsi = Wsi::new(
+        loader,
+        &[],
+        &[ash::khr::shared_presentable_image::NAME],
+        &[],
+    )
+    .unwrap();
+    let win = window(16, 16);
+    win.set_consumer_usage(0);
+    let surface = wsi.create_surface(&win).unwrap();
+    // SAFETY: a live surface of this instance.
+    let modes = unsafe {
+        wsi.surface_fns
+            .get_physical_device_surface_present_modes(wsi.pd, surface)
+    }
+    .unwrap();
+    assert!(
+        modes.contains(&vk::PresentModeKHR::SHARED_DEMAND_REFRESH),
+        "sharedImage offers the shared modes: {modes:?}"
+    );
+    let plain = wsi.create_swapchain(&wsi.swapchain_info(surface)).unwrap();
+    assert_eq!(
+        counter(lib, "gralloc_version"),
+        0,
+        "a FIFO swapchain: GPDIFP2's usage"
+    );
+    assert_eq!(win.producer_state().usage & FRONT_BUFFER, 0);
+    let info = vk::SwapchainCreateInfoKHR {
+        present_mode: vk::PresentModeKHR::SHARED_DEMAND_REFRESH,
+        min_image_count: 1,
+        old_swapchain: plain,
+        ..wsi.swapchain_info(surface)
+    };
+    let sc = wsi.create_swapchain(&info).unwrap();
+    wsi.destroy_swapchain(plain);
+    let state = win.producer_state();
+    assert!(state.shared_buffer_mode);
+    // SAFETY: a live swapchain.
+    let images = unsafe { wsi.swapchain_fns.get_swapchain_images(sc) }.unwrap();
+    assert_eq!(images.len(), 1);
+    let status = ash::khr::shared_presentable_image::Device::new(&wsi.instance, &wsi.device);
+    // SAFETY: a live swapchain of this device.
+    unsafe { status.get_swapchain_status(sc) }.unwrap();
+    wsi.destroy_swapchain(sc);
+    wsi.destroy_surface(surface);
+    (state.usage, counter(lib, "gralloc_version"))
+}
+
+const FRONT_BUFFER: u64 = 1 << 32;
+
+/// AOSP `getProducerUsageGPDIFP2`: a shared swapchain's buffers get the driver's AHardwareBuffer
+/// usage plus `FRONT_BUFFER` when `AHardwareBuffer_isSupported` says the allocator has it.
+#[test]
+fn shared_swapchain_front_buffer_from_the_allocator() {
+    let loader = require(paths::loader_under_test());
+    let lib = wsi_driver(&["GPDIFP2_OK", "GRALLOC3", "SHARED_IMAGE"]);
+    let root = tempfile::tempdir().unwrap();
+    let env = hal_env(&root, &lib, "");
+    in_child(
+        "shared_swapchain_front_buffer_from_the_allocator",
+        &env,
+        || {
+            let (usage, gralloc) = shared_swapchain(&loader, &lib);
+            assert_eq!(usage, 0x1000_0000 | GPU_BITS | FRONT_BUFFER);
+            assert_eq!(gralloc, 0, "no GrallocUsage call");
+        },
+    );
+}
+
+/// AOSP `getProducerUsage`: where the allocator has no `FRONT_BUFFER` buffer for a shared
+/// swapchain, the driver's `vkGetSwapchainGrallocUsage*ANDROID` decides its usage instead.
+#[test]
+fn shared_swapchain_without_allocator_front_buffer_asks_gralloc_usage() {
+    let loader = require(paths::loader_under_test());
+    let lib = wsi_driver(&["GPDIFP2_OK", "GRALLOC3", "SHARED_IMAGE"]);
+    let root = tempfile::tempdir().unwrap();
+    let env = hal_env(&root, &lib, "").set("VKGEN_GRALLOC_FRONT_BUFFER", "0");
+    in_child(
+        "shared_swapchain_without_allocator_front_buffer_asks_gralloc_usage",
+        &env,
+        || {
+            let (usage, gralloc) = shared_swapchain(&loader, &lib);
+            assert_eq!(usage, 0x0300_0000 | GPU_BITS, "GrallocUsage3's usage");
+            assert_eq!(gralloc, 3);
+        },
+    );
+}
+
 fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
@@ -181,7 +273,7 @@ fn mutable_format_child(lib: &Path, api_1_2: bool) {
         counter(lib, "mutable_images"),
         counter(lib, "format_list_formats"),
     );
-    wsi.create_swapchain(&info).unwrap();
+    let sc = wsi.create_swapchain(&info).unwrap();
     let images = counter(lib, "mutable_images") - before_mutable;
     assert!(images > 0, "no image was created mutable");
     assert_eq!(
@@ -189,6 +281,73 @@ fn mutable_format_child(lib: &Path, api_1_2: bool) {
         2 * images,
         "every image carries the two view formats"
     );
+    wsi.destroy_swapchain(sc);
+    mutable_format_edge_cases(lib, &wsi, surface, &formats);
+}
+
+/// AOSP `CreateSwapchainKHR`: `MUTABLE_FORMAT` with an empty (or, in vkgen, absent) format list
+/// is `VK_ERROR_INITIALIZATION_FAILED` before any image is made; a deferred-allocation
+/// swapchain's unbound images carry the list too (after `VkImageSwapchainCreateInfoKHR`), and
+/// the deferred flag is honoured without `VK_EXT_swapchain_maintenance1` enabled, as in AOSP.
+fn mutable_format_edge_cases(
+    lib: &Path,
+    wsi: &Wsi,
+    surface: vk::SurfaceKHR,
+    formats: &[vk::Format],
+) {
+    let mutable = wsi
+        .swapchain_info(surface)
+        .flags(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT);
+    let mut empty = vk::ImageFormatListCreateInfo::default();
+    let images_before = counter(lib, "images_created");
+    for info in [mutable, mutable.push_next(&mut empty)] {
+        assert_eq!(
+            wsi.create_swapchain(&info),
+            Err(vk::Result::ERROR_INITIALIZATION_FAILED)
+        );
+    }
+    assert_eq!(
+        counter(lib, "images_created"),
+        images_before,
+        "no image made"
+    );
+
+    let mut list = vk::ImageFormatListCreateInfo::default().view_formats(formats);
+    let deferred = mutable
+        .flags(
+            vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT
+                | vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT,
+        )
+        .push_next(&mut list);
+    let (anb_before, swapchain_before, formats_before) = (
+        counter(lib, "anb_images"),
+        counter(lib, "swapchain_images"),
+        counter(lib, "format_list_formats"),
+    );
+    let sc = wsi.create_swapchain(&deferred).unwrap();
+    let made = counter(lib, "swapchain_images") - swapchain_before;
+    assert!(made > 0, "the images are created unbound");
+    assert_eq!(
+        counter(lib, "anb_images"),
+        anb_before,
+        "no buffer at creation"
+    );
+    assert_eq!(
+        counter(lib, "format_list_formats") - formats_before,
+        made * formats.len() as i32,
+        "every deferred image carries the view formats"
+    );
+    let fence = wsi.fence();
+    let binds = counter(lib, "anb_binds");
+    wsi.acquire(sc, fence, u64::MAX).unwrap();
+    assert_eq!(
+        counter(lib, "anb_binds"),
+        binds + 1,
+        "bound at first acquire"
+    );
+    wsi.destroy_swapchain(sc);
+    // SAFETY: the fence is unused now.
+    unsafe { wsi.device.destroy_fence(fence, None) };
 }
 
 /// AOSP android16 `QueuePresentKHR`: the present's wait semaphores are passed to the release of

@@ -1269,8 +1269,11 @@ fn null_hdr_metadata_only_on_hdr_displays() {
         println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
         return;
     }
-    for hdr in [false, true] {
-        let props = format!("ro.surface_flinger.has_HDR_display={}\n", u8::from(hdr));
+    // The property is parsed as AOSP's sysprop accessor does: `1`/`true`/`0`/`false` in any
+    // case; anything else (`yes`, which GetBoolProperty would take) falls to ConfigStore, which
+    // vkgen does not ask: the default, false.
+    for (value, hdr) in [("0", false), ("1", true), ("TRUE", true), ("yes", false)] {
+        let props = format!("ro.surface_flinger.has_HDR_display={value}\n");
         let (env, _root) = hal_env("null", &props);
         let env = env.set("VKGEN_TEST_HDR", if hdr { "1" } else { "0" });
         let out = vkgen_tests::env::run_child(SCENARIO, &env);

@@ -16,6 +16,7 @@ use ash::vk;
 use rustix::fs::{MemfdFlags, SealFlags};
 use rustix::io::Errno;
 use rustix::mm::{MapFlags, ProtFlags};
+use vkgen_abi::native_window::buffer_usage;
 use vkgen_abi::native_window::{
     android_native_make_constant, ANativeWindowBuffer, NativeHandle,
     ANATIVEWINDOWBUFFER_RESERVED_PROC, ANDROID_NATIVE_BUFFER_MAGIC, HAL_PIXEL_FORMAT_BGRA_8888,
@@ -512,6 +513,24 @@ unsafe fn parse_handle(handle: *const NativeHandle) -> Result<(BufferDesc, RawFd
     Ok((BufferDesc::from_ints(&ints)?, fd))
 }
 
+/// Turns front-buffer usage off (`0`): the allocator then refuses `FRONT_BUFFER` as a gralloc
+/// without front-buffer rendering does, in both [`Allocator::allocate`] and
+/// `AHardwareBuffer_isSupported`, so the loader's fallback for such devices (AOSP: the
+/// `vkGetSwapchainGrallocUsage*ANDROID` queries for shared swapchains) runs on a Linux host.
+pub const FRONT_BUFFER_ENV: &str = "VKGEN_GRALLOC_FRONT_BUFFER";
+
+/// Whether this allocator can give buffers `usage`: every bit but `FRONT_BUFFER` when
+/// [`FRONT_BUFFER_ENV`] is `0`.
+pub fn check_usage(usage: u64) -> Result<()> {
+    let front_buffer_off = crate::env::trusted_env(FRONT_BUFFER_ENV).is_some_and(|v| v == "0");
+    if front_buffer_off && usage & buffer_usage::FRONT_BUFFER != 0 {
+        return Err(GrallocError::InvalidHandle(
+            "front-buffer usage is not supported by this allocator",
+        ));
+    }
+    Ok(())
+}
+
 /// Allocates [`Buffer`]s from sealed memfds.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Allocator {
@@ -525,6 +544,7 @@ impl Allocator {
 
     /// Allocates a zero-filled `width`×`height` buffer of HAL pixel format `format`.
     pub fn allocate(&self, width: u32, height: u32, format: c_int, usage: u64) -> Result<Buffer> {
+        check_usage(usage)?;
         let desc = BufferDesc::new(width, height, PixelFormat::from_hal(format)?, usage)?;
         let fd =
             rustix::fs::memfd_create(MEMFD_NAME, MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)

@@ -444,6 +444,7 @@ pub fn check_supported(desc: &AHardwareBufferDesc) -> Result<(), GrallocError> {
     if desc.layers != 1 {
         return Err(GrallocError::InvalidHandle("only one layer is supported"));
     }
+    gralloc::check_usage(desc.usage)?;
     if desc.usage & usage::PROTECTED_CONTENT != 0 {
         return Err(GrallocError::InvalidHandle(
             "protected content is not supported",

@@ -23,6 +23,10 @@
 //! * [`present`] — `vkQueuePresentKHR` and its fence flow, incremental present, present fences and
 //!   modes, `VK_SUBOPTIMAL_KHR` only for a transform-hint mismatch, worst-first result combination;
 //! * [`timing`] — `VK_GOOGLE_display_timing`;
+//! * `gralloc_usage` — the swapchain buffers' gralloc usage (`FRONT_BUFFER` for shared
+//!   swapchains as the allocator allows) and `AHardwareBuffer_isSupported`;
+//! * `mutable_format` — `VK_KHR_swapchain_mutable_format`'s view-format list;
+//! * [`hdr_display`] — `has_HDR_display`, which gates `VK_EXT_hdr_metadata`;
 //! * [`formats`] — the pure tables (formats, colour spaces, transforms, present modes, results);
 //! * [`layer_compat`] — Android surfaces for layers built without
 //!   `VK_KHR_android_surface` (desktop validation layers);
@@ -46,7 +50,10 @@
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
 pub mod desktop;
 pub mod formats;
+mod gralloc_usage;
+pub mod hdr_display;
 pub mod layer_compat;
+mod mutable_format;
 pub mod present;
 pub mod surface;
 pub mod swapchain;
@@ -401,10 +408,7 @@ pub unsafe fn device_support(
             .config
             .properties
             .get_bool(PRESENT_TIMESTAMP_PROPERTY, false),
-        hdr_display: crate::init::loader()
-            .config
-            .properties
-            .get_bool(HDR_DISPLAY_PROPERTY, false),
+        hdr_display: hdr_display::has_hdr_display(&crate::init::loader().config.properties),
         // SAFETY: the caller guarantees `pd` is a live physical device of `driver`, which is all
         // the query needs.
         device_api_version: unsafe { device_api_version(driver, pd) },

@@ -502,41 +502,17 @@ pub fn compatible_modes(mode: Option<vk::PresentModeKHR>) -> Vec<vk::PresentMode
 /// values seen on Pixel".
 const SURFACELESS_CONSUMER_USAGE: u64 = nw::buffer_usage::COMPOSER_OVERLAY;
 
-/// `AHardwareBuffer_isSupported` for a 1×1 single-layer buffer of `format` and `usage`: the
-/// platform allocator on Android; on Linux hosts the runtime's gralloc rules, asked
-/// in-process (they are what `libnativewindow.so` and the window's buffers use; `desktop`
-/// feature).
+/// `AHardwareBuffer_isSupported` for a 1×1 single-layer buffer of `format` and `usage` (AOSP's
+/// probe for the optional surface formats).
 fn allocator_supports(format: u32, usage: u64) -> bool {
-    let desc = vkgen_abi::hardware_buffer::AHardwareBufferDesc {
+    super::gralloc_usage::is_supported(&vkgen_abi::hardware_buffer::AHardwareBufferDesc {
         width: 1,
         height: 1,
         layers: 1,
         format,
         usage,
         ..Default::default()
-    };
-    #[cfg(target_os = "android")]
-    {
-        #[link(name = "nativewindow")]
-        extern "C" {
-            fn AHardwareBuffer_isSupported(
-                desc: *const vkgen_abi::hardware_buffer::AHardwareBufferDesc,
-            ) -> c_int;
-        }
-        // SAFETY: a valid descriptor on the stack; the NDK function only reads it.
-        unsafe { AHardwareBuffer_isSupported(&desc) == 1 }
-    }
-    #[cfg(all(not(target_os = "android"), feature = "desktop"))]
-    {
-        vkgen_platform::hardware_buffer::check_supported(&desc).is_ok()
-    }
-    // A host loader built without the runtime (`--no-default-features`, e.g. from another
-    // registry) has no allocator to ask: the driver alone decides.
-    #[cfg(all(not(target_os = "android"), not(feature = "desktop")))]
-    {
-        let _ = desc;
-        true
-    }
+    })
 }
 
 /// Whether `surface` is a desktop surface (an X11 or Wayland window on a Linux host), whose

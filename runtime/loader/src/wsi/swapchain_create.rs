@@ -16,25 +16,24 @@
 //!    shared-buffer mode (and auto-refresh for `CONTINUOUS`) and add
 //!    `VK_SWAPCHAIN_IMAGE_USAGE_SHARED_BIT_ANDROID`;
 //! 5. image count = `minImageCount` clamped to the surface capabilities for the present mode;
-//!    the window gets `max(min_undequeued + 1, count)` buffers;
-//! 6. gralloc usage: the driver's `vkGetPhysicalDeviceImageFormatProperties2` with
-//!    `VkPhysicalDeviceExternalImageFormatInfo(AHB)` → `VkAndroidHardwareBufferUsageANDROID`
-//!    (sRGB asked as UNORM; shared adds `FRONT_BUFFER`); if that fails, the first of
-//!    `vkGetSwapchainGrallocUsage4/3/2/ANDROID` the driver has (a driver error there is
-//!    `VK_ERROR_SURFACE_LOST_KHR`); the window's usage = consumer | producer (| `PROTECTED`);
-//!    then the transform hint and refresh duration are read. An application
-//!    `VkImageCompressionControlEXT` goes (unchained) into each of these queries, so the driver
-//!    can turn fixed-rate compression into its gralloc usage bits — AOSP leaves that mapping to
-//!    the driver;
+//!    the window gets `max(min_undequeued + 1, count)` buffers; a mutable-format swapchain's
+//!    view formats are read (an empty or absent list is `VK_ERROR_INITIALIZATION_FAILED`,
+//!    [`super::mutable_format`]);
+//! 6. gralloc usage ([`super::gralloc_usage`]): the driver's AHardwareBuffer usage, with
+//!    `FRONT_BUFFER` for a shared swapchain only if the allocator has it, else the driver's
+//!    `vkGetSwapchainGrallocUsage*ANDROID`; the window's usage = consumer | producer
+//!    (| `PROTECTED`); then the transform hint and refresh duration are read;
 //! 7. images: every buffer is dequeued and a `VkImage` created for it with
 //!    `VkNativeBufferANDROID` → `VkSwapchainImageCreateInfoANDROID` (→ the application's
 //!    `VkImageCompressionControlEXT`, → the mutable-format list) in the chain (2D, one mip,
 //!    one layer, OPTIMAL, `PROTECTED` if asked); then every buffer is cancelled back (a shared
 //!    swapchain keeps its one buffer dequeued). A `dequeueBuffer` failure is
 //!    `VK_ERROR_OUT_OF_DEVICE_MEMORY` for `-ENOMEM`, else `VK_ERROR_SURFACE_LOST_KHR`. With
-//!    `VK_SWAPCHAIN_CREATE_DEFERRED_MEMORY_ALLOCATION_BIT_EXT` (not shared) the images are
-//!    created unbound (`VkImageSwapchainCreateInfoKHR`) and bound at first acquire with
-//!    `vkBindImageMemory2(VkNativeBufferANDROID → VkBindImageMemorySwapchainInfoKHR)`.
+//!    `VK_SWAPCHAIN_CREATE_DEFERRED_MEMORY_ALLOCATION_BIT_EXT` (not shared; honoured whenever
+//!    the flag is set, as AOSP, which does not look at the enabled extensions) the images are
+//!    created unbound (`VkImageSwapchainCreateInfoKHR` → the mutable-format list) and bound at
+//!    first acquire with `vkBindImageMemory2(VkNativeBufferANDROID →
+//!    VkBindImageMemorySwapchainInfoKHR)`.
 //!    Any failure destroys what was made.
 
 use std::collections::VecDeque;
@@ -45,16 +44,16 @@ use std::sync::{Arc, Mutex};
 use vkgen_abi::native_window::{self as nw, buffer_usage};
 use vkgen_abi::vk_error;
 
-use super::formats::{self, gralloc1_to_buffer_usage};
+use super::formats;
+use super::gralloc_usage::{producer_usage, Request};
 use super::surface::{capabilities, Surface, SURFACES};
 use super::swapchain::{
     destroy_internal, device_wsi, native_buffer, Image, State, Swapchain, SWAPCHAINS,
 };
 use super::window::{strerror, Window, OK};
-use super::{find_in_chain, AppAllocation, DeviceFns, DeviceWsi};
+use super::{find_in_chain, mutable_format, AppAllocation, DeviceWsi};
 use crate::ffi::guard_result;
 use crate::vk;
-use vkgen_generated::vk::StructureTypeExt as _;
 
 /// Logs a window failure of a creation step and maps it to `VK_ERROR_SURFACE_LOST_KHR`.
 fn step(err: c_int, what: &str) -> Result<(), vk::Result> {
@@ -118,20 +117,31 @@ unsafe fn create_swapchain_impl(
     reset_window(surface, info)?;
     let swapchain_usage = configure_window(&surface.window, info, &target)?;
     let num_images = set_buffer_count(surface, info)?;
-    // SAFETY: `info` is the application's valid create info, its pNext chain valid
-    // (VUID-VkSwapchainCreateInfoKHR-pNext-pNext) for this call.
+    // SAFETY: `info` is the application's valid create info, its pNext chain and the arrays it
+    // points to valid (VUID-VkSwapchainCreateInfoKHR-pNext-pNext) for this call.
+    let view_formats = unsafe { mutable_format::view_formats(info) }?;
+    // SAFETY: as for the view formats just above: the application's valid chain.
     let compression = unsafe { image_compression(info) };
-    // SAFETY: `wsi.fns` are the live device's driver functions, `info` the application's valid
-    // create info and `compression` a copy that lives on this frame.
-    let refresh_duration =
-        unsafe { set_usage(wsi, surface, info, swapchain_usage, compression.as_ref()) }?;
+    let request = Request {
+        info,
+        pixel_format: target.pixel_format,
+        swapchain_usage,
+        compression: compression
+            .as_ref()
+            .map_or(std::ptr::null(), |c| std::ptr::from_ref(c).cast()),
+    };
+    // SAFETY: `wsi.fns` are the live device's driver functions; the request's compression
+    // structure is the unchained copy that lives on this frame.
+    let refresh_duration = unsafe { set_usage(wsi, surface, &request) }?;
     // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
     // (VUID-vkCreateSwapchainKHR-pAllocator-parameter) that stay valid until the swapchain is
-    // destroyed; `info` is its valid create info.
-    let sc = unsafe { new_swapchain(wsi, surface, info, allocator, num_images, refresh_duration) }?;
+    // destroyed.
+    let mut sc =
+        unsafe { new_swapchain(wsi, surface, info, allocator, num_images, refresh_duration) }?;
+    sc.format_list = view_formats;
     // SAFETY: `sc.fns` are the live device's driver functions; `info` (with its queue family
     // array) and `compression` outlive the image creation.
-    unsafe { make_images(wsi, &sc, info, swapchain_usage, compression.as_ref()) }?;
+    unsafe { make_images(&sc, info, swapchain_usage, compression.as_ref()) }?;
     let handle = sc.handle;
     surface.current.store(handle, Ordering::Release);
     SWAPCHAINS.insert(handle, Arc::new(sc));
@@ -362,20 +372,23 @@ fn set_buffer_count(
 /// the refresh duration, which it gives.
 ///
 /// # Safety
-/// `wsi.fns` must be a live device's driver functions; `info` a valid create info.
+/// `wsi.fns` must be a live device's driver functions; `request.compression` null or a valid
+/// unchained structure.
 unsafe fn set_usage(
     wsi: &DeviceWsi,
     surface: &Surface,
-    info: &vk::SwapchainCreateInfoKHR<'_>,
-    swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    compression: Option<&vk::ImageCompressionControlEXT<'_>>,
+    request: &Request<'_>,
 ) -> Result<i64, vk::Result> {
     let window = &surface.window;
-    // SAFETY: the caller guarantees `wsi.fns` are a live device's driver functions and `info` a
-    // valid create info; `compression` is borrowed for the call.
-    let producer = unsafe { producer_usage(&wsi.fns, info, swapchain_usage, compression) }?;
+    // SAFETY: the caller guarantees `wsi.fns` are a live device's driver functions and the
+    // request's compression structure valid.
+    let producer = unsafe { producer_usage(&wsi.fns, request) }?;
     let mut usage = surface.consumer_usage | producer;
-    if info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED) {
+    if request
+        .info
+        .flags
+        .contains(vk::SwapchainCreateFlagsKHR::PROTECTED)
+    {
         usage |= buffer_usage::PROTECTED;
     }
     step(window.set_usage(usage), "native_window_set_usage")?;
@@ -400,7 +413,7 @@ unsafe fn set_usage(
 /// Step 7's swapchain object, its image slots still empty (not yet registered).
 ///
 /// # Safety
-/// `allocator` must be null or valid callbacks; `info` a valid create info.
+/// `allocator` must be null or valid callbacks.
 unsafe fn new_swapchain(
     wsi: &DeviceWsi,
     surface: &Arc<Surface>,
@@ -428,8 +441,7 @@ unsafe fn new_swapchain(
         pre_transform: formats::vulkan_to_native_transform(info.pre_transform),
         maintenance1: wsi.maintenance1,
         extent: info.image_extent,
-        // SAFETY: the caller guarantees `info` is a valid create info, its chain included.
-        format_list: unsafe { mutable_format_list(info) },
+        format_list: None,
         state: Mutex::new(State {
             images: (0..image_count).map(|_| Image::default()).collect(),
             present_mode: info.present_mode,
@@ -448,7 +460,6 @@ unsafe fn new_swapchain(
 /// # Safety
 /// `sc.fns` must be a live device's driver functions; `info` a valid create info.
 unsafe fn make_images(
-    wsi: &DeviceWsi,
     sc: &Swapchain,
     info: &vk::SwapchainCreateInfoKHR<'_>,
     swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
@@ -474,10 +485,9 @@ unsafe fn make_images(
         initial_layout: vk::ImageLayout::UNDEFINED,
         ..Default::default()
     };
-    let deferred = wsi.maintenance1
-        && info
-            .flags
-            .contains(vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT)
+    let deferred = info
+        .flags
+        .contains(vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT)
         && !sc.shared;
     let result = {
         let mut st = sc.lock();
@@ -502,7 +512,7 @@ unsafe fn make_images(
 /// The swapchain images' create flags: `PROTECTED` for a protected swapchain, and for
 /// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR` `MUTABLE_FORMAT | EXTENDED_USAGE` (AOSP: views
 /// of another format may need usages the image's own format lacks).
-fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
+pub(super) fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
     let mut flags = vk::ImageCreateFlags::empty();
     if info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED) {
         flags |= vk::ImageCreateFlags::PROTECTED;
@@ -514,44 +524,6 @@ fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
         flags |= vk::ImageCreateFlags::MUTABLE_FORMAT | vk::ImageCreateFlags::EXTENDED_USAGE;
     }
     flags
-}
-
-/// The view formats of a mutable-format swapchain (`None` for others). The spec requires a
-/// `VkImageFormatListCreateInfo` with such a swapchain; without one the images are created
-/// mutable with no list, and the omission is logged.
-///
-/// # Safety
-/// `info`'s chain is valid.
-unsafe fn mutable_format_list(info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<Vec<vk::Format>> {
-    if !info
-        .flags
-        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
-    {
-        return None;
-    }
-    // SAFETY: the caller guarantees `info.p_next` is a valid chain; the struct is cast only for its
-    // sType.
-    let list = unsafe {
-        find_in_chain::<vk::ImageFormatListCreateInfo<'_>>(
-            info.p_next,
-            vk::StructureType::IMAGE_FORMAT_LIST_CREATE_INFO,
-        )
-    };
-    match list {
-        Some(l) => {
-            // SAFETY: `p_view_formats` holds `view_format_count` formats
-            // (VUID-VkImageFormatListCreateInfo-pViewFormats-parameter) that live for this call.
-            let formats = unsafe { super::present::array(l.p_view_formats, l.view_format_count) };
-            Some(formats.to_vec())
-        }
-        None => {
-            log::error!(
-                "vkCreateSwapchainKHR: MUTABLE_FORMAT without VkImageFormatListCreateInfo \
-                 (VUID-VkSwapchainCreateInfoKHR-flags-03168)"
-            );
-            Some(Vec::new())
-        }
-    }
 }
 
 /// Step 7: dequeue every buffer, create its image, cancel them all (but a shared one).
@@ -568,17 +540,9 @@ unsafe fn create_images(
     let window = sc.window();
     // VK_KHR_swapchain_mutable_format: the application's format list goes to the driver with
     // every image (AOSP; the image is MUTABLE_FORMAT | EXTENDED_USAGE, see `image_flags`).
-    let format_list = sc
-        .format_list
-        .as_ref()
-        .map(|formats| vk::ImageFormatListCreateInfo {
-            view_format_count: formats.len() as u32,
-            p_view_formats: formats.as_ptr(),
-            ..Default::default()
-        });
-    let format_list_ptr: *const c_void = format_list
-        .as_ref()
-        .map_or(std::ptr::null(), |l| std::ptr::from_ref(l).cast());
+    let format_list = mutable_format::list_info(sc.format_list.as_deref(), std::ptr::null());
+    let format_list_ptr: *const c_void =
+        mutable_format::head(format_list.as_ref(), std::ptr::null());
     // The application's VkImageCompressionControlEXT (AOSP: after the swapchain image info).
     let compression = compression.map(|c| vk::ImageCompressionControlEXT {
         p_next: format_list_ptr,
@@ -658,7 +622,10 @@ unsafe fn create_deferred_images(
     st: &mut State,
     image_info: &mut vk::ImageCreateInfo<'_>,
 ) -> Result<(), vk::Result> {
+    // The mutable-format list follows the swapchain info, as in AOSP.
+    let format_list = mutable_format::list_info(sc.format_list.as_deref(), std::ptr::null());
     let swapchain_info = vk::ImageSwapchainCreateInfoKHR {
+        p_next: mutable_format::head(format_list.as_ref(), std::ptr::null()),
         swapchain: vk::Handle::from_raw(sc.handle),
         ..Default::default()
     };
@@ -700,176 +667,4 @@ unsafe fn image_compression<'a>(
         p_next: std::ptr::null(),
         ..*found
     })
-}
-
-/// The producer (gralloc) usage of the swapchain's buffers (AOSP `getProducerUsage`): the
-/// AHardwareBuffer usage the driver reports, else the first `vkGetSwapchainGrallocUsage*ANDROID`
-/// it has.
-///
-/// # Safety
-/// `fns` must be a live device's driver functions.
-unsafe fn producer_usage(
-    fns: &DeviceFns,
-    info: &vk::SwapchainCreateInfoKHR<'_>,
-    swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    compression: Option<&vk::ImageCompressionControlEXT<'_>>,
-) -> Result<u64, vk::Result> {
-    // Every query gets the application's VkImageCompressionControlEXT in its chain (AOSP).
-    let compression_ptr: *const c_void =
-        compression.map_or(std::ptr::null(), |c| std::ptr::from_ref(c).cast());
-    // SAFETY: the caller guarantees `fns` are a live device's driver functions;
-    // `compression_ptr` is null or `compression`, borrowed for this call.
-    if let Some(usage) = unsafe { ahb_usage(fns, info, swapchain_usage, compression_ptr) } {
-        return Ok(usage);
-    }
-    // SAFETY: as for `ahb_usage` just above: the caller's live driver functions and a chain
-    // borrowed for this call.
-    unsafe { gralloc_usage(fns, info, swapchain_usage, compression_ptr) }
-}
-
-/// The buffers' usage as the driver's `vkGetPhysicalDeviceImageFormatProperties2` reports it
-/// for an AHardwareBuffer-backed image (`None` when the driver lacks the query or it fails).
-///
-/// # Safety
-/// `fns` must be a live device's driver functions; `compression_ptr` null or a valid
-/// `VkImageCompressionControlEXT` without a chain.
-unsafe fn ahb_usage(
-    fns: &DeviceFns,
-    info: &vk::SwapchainCreateInfoKHR<'_>,
-    swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    compression_ptr: *const c_void,
-) -> Option<u64> {
-    let gpdifp2 = fns.image_format_properties2?;
-    let external = vk::PhysicalDeviceExternalImageFormatInfo {
-        p_next: compression_ptr,
-        handle_type: vk::ExternalMemoryHandleTypeFlags::ANDROID_HARDWARE_BUFFER_ANDROID,
-        ..Default::default()
-    };
-    // AHardwareBuffer has no sRGB format.
-    let format = if info.image_format == vk::Format::R8G8B8A8_SRGB {
-        vk::Format::R8G8B8A8_UNORM
-    } else {
-        info.image_format
-    };
-    let format_info = vk::PhysicalDeviceImageFormatInfo2 {
-        p_next: std::ptr::addr_of!(external).cast(),
-        format,
-        ty: vk::ImageType::TYPE_2D,
-        tiling: vk::ImageTiling::OPTIMAL,
-        usage: info.image_usage,
-        flags: image_flags(info),
-        ..Default::default()
-    };
-    let mut ahb_usage = vk::AndroidHardwareBufferUsageANDROID::default();
-    // Not needed by the loader, but some drivers (lavapipe) write it unconditionally when
-    // the input has an external-format info.
-    let mut external_props = vk::ExternalImageFormatProperties {
-        p_next: std::ptr::addr_of_mut!(ahb_usage).cast(),
-        ..Default::default()
-    };
-    let mut props = vk::ImageFormatProperties2 {
-        p_next: std::ptr::addr_of_mut!(external_props).cast(),
-        ..Default::default()
-    };
-    // SAFETY: `gpdifp2` is the driver's query for its live `fns.physical_device` (the caller's
-    // guarantee); the input and output chains are locals (and the caller's valid compression
-    // struct) that outlive the call.
-    let r = unsafe { gpdifp2(fns.physical_device, &format_info, &mut props) };
-    if r == vk::Result::SUCCESS {
-        let mut usage = ahb_usage.android_hardware_buffer_usage;
-        if swapchain_usage.contains(vk::SwapchainImageUsageFlagsANDROID::SHARED) {
-            usage |= buffer_usage::FRONT_BUFFER;
-        }
-        return Some(usage);
-    }
-    log::debug!(
-        "vkGetPhysicalDeviceImageFormatProperties2 (AHB usage) failed with {r:?}; falling \
-         back to vkGetSwapchainGrallocUsage*ANDROID"
-    );
-    None
-}
-
-/// The buffers' usage from the first `vkGetSwapchainGrallocUsage{4,3,2,}ANDROID` the driver
-/// has (0 with none); a driver failure there is `VK_ERROR_SURFACE_LOST_KHR`.
-///
-/// # Safety
-/// As [`ahb_usage`].
-unsafe fn gralloc_usage(
-    fns: &DeviceFns,
-    info: &vk::SwapchainCreateInfoKHR<'_>,
-    swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
-    compression_ptr: *const c_void,
-) -> Result<u64, vk::Result> {
-    let failed = |r: vk::Result, which: &str| {
-        vk_error!(
-            vk::Result::ERROR_SURFACE_LOST_KHR,
-            "vkGetSwapchainGrallocUsage{which}ANDROID failed: {r:?}"
-        )
-    };
-    if let Some(f) = fns.gralloc_usage4 {
-        let usage_info = vk::GrallocUsageInfo2ANDROID {
-            s_type: vk::StructureType::GRALLOC_USAGE_INFO_2_ANDROID,
-            p_next: compression_ptr,
-            format: info.image_format,
-            image_usage: info.image_usage,
-            swapchain_image_usage: swapchain_usage,
-        };
-        let mut usage = 0u64;
-        // SAFETY: the driver's function with valid structures.
-        let r = unsafe { f(fns.device, &usage_info, &mut usage) };
-        return if r == vk::Result::SUCCESS {
-            Ok(usage)
-        } else {
-            Err(failed(r, "4"))
-        };
-    }
-    if let Some(f) = fns.gralloc_usage3 {
-        let usage_info = vk::GrallocUsageInfoANDROID {
-            s_type: vk::StructureType::GRALLOC_USAGE_INFO_ANDROID,
-            p_next: compression_ptr,
-            format: info.image_format,
-            image_usage: info.image_usage,
-        };
-        let mut usage = 0u64;
-        // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsage3ANDROID for its live `fns.device`;
-        // `usage_info` and `usage` are locals that outlive the call.
-        let r = unsafe { f(fns.device, &usage_info, &mut usage) };
-        return if r == vk::Result::SUCCESS {
-            Ok(usage)
-        } else {
-            Err(failed(r, "3"))
-        };
-    }
-    if let Some(f) = fns.gralloc_usage2 {
-        let (mut consumer, mut producer) = (0u64, 0u64);
-        // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsage2ANDROID for its live `fns.device`;
-        // the usage outputs are locals that outlive the call.
-        let r = unsafe {
-            f(
-                fns.device,
-                info.image_format,
-                info.image_usage,
-                swapchain_usage,
-                &mut consumer,
-                &mut producer,
-            )
-        };
-        return if r == vk::Result::SUCCESS {
-            Ok(gralloc1_to_buffer_usage(producer, consumer))
-        } else {
-            Err(failed(r, "2"))
-        };
-    }
-    if let Some(f) = fns.gralloc_usage {
-        let mut legacy: c_int = 0;
-        // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsageANDROID for its live `fns.device`;
-        // `legacy` is a local that outlives the call.
-        let r = unsafe { f(fns.device, info.image_format, info.image_usage, &mut legacy) };
-        return if r == vk::Result::SUCCESS {
-            Ok(u64::from(legacy as u32))
-        } else {
-            Err(failed(r, ""))
-        };
-    }
-    Ok(0)
 }
