@@ -160,9 +160,14 @@ fn shared_swapchain(loader: &Path, lib: &Path) -> (u64, i32) {
     // SAFETY: a live swapchain.
     let images = unsafe { wsi.swapchain_fns.get_swapchain_images(sc) }.unwrap();
     assert_eq!(images.len(), 1);
-    let status = ash::khr::shared_presentable_image::Device::new(&wsi.instance, &wsi.device);
-    // SAFETY: a live swapchain of this device.
-    unsafe { status.get_swapchain_status(sc) }.unwrap();
+    let status = ash::khr::shared_presentable_image::Device::new(&wsi.instance, &wsi.device)
+        .fp()
+        .get_swapchain_status_khr;
+    // SAFETY: the device's command with its live swapchain.
+    assert_eq!(
+        unsafe { status(wsi.device.handle(), sc) },
+        vk::Result::SUCCESS
+    );
     wsi.destroy_swapchain(sc);
     wsi.destroy_surface(surface);
     (state.usage, counter(lib, "gralloc_version"))
