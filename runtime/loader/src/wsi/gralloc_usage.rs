@@ -31,7 +31,6 @@ use vkgen_abi::native_window::buffer_usage;
 use vkgen_abi::vk_error;
 
 use super::formats::gralloc1_to_buffer_usage;
-use super::swapchain_create::image_flags;
 use super::DeviceFns;
 use crate::vk;
 use vkgen_generated::vk::StructureTypeExt as _;
@@ -45,6 +44,23 @@ pub(super) struct Request<'a> {
     pub swapchain_usage: vk::SwapchainImageUsageFlagsANDROID,
     /// Null or the application's `VkImageCompressionControlEXT`, copied without its chain.
     pub compression: *const c_void,
+}
+
+/// The swapchain images' create flags: `PROTECTED` for a protected swapchain, and for
+/// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR` `MUTABLE_FORMAT | EXTENDED_USAGE` (AOSP: views
+/// of another format may need usages the image's own format lacks).
+pub(super) fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
+    let mut flags = vk::ImageCreateFlags::empty();
+    if info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED) {
+        flags |= vk::ImageCreateFlags::PROTECTED;
+    }
+    if info
+        .flags
+        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
+    {
+        flags |= vk::ImageCreateFlags::MUTABLE_FORMAT | vk::ImageCreateFlags::EXTENDED_USAGE;
+    }
+    flags
 }
 
 /// `AHardwareBuffer_isSupported(desc)`: the platform allocator on Android; on Linux hosts the

@@ -45,7 +45,7 @@ use vkgen_abi::native_window::{self as nw, buffer_usage};
 use vkgen_abi::vk_error;
 
 use super::formats;
-use super::gralloc_usage::{producer_usage, Request};
+use super::gralloc_usage::{image_flags, producer_usage, Request};
 use super::surface::{capabilities, Surface, SURFACES};
 use super::swapchain::{
     destroy_internal, device_wsi, native_buffer, Image, State, Swapchain, SWAPCHAINS,
@@ -507,23 +507,6 @@ unsafe fn make_images(
         destroy_internal(sc);
     }
     result
-}
-
-/// The swapchain images' create flags: `PROTECTED` for a protected swapchain, and for
-/// `VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR` `MUTABLE_FORMAT | EXTENDED_USAGE` (AOSP: views
-/// of another format may need usages the image's own format lacks).
-pub(super) fn image_flags(info: &vk::SwapchainCreateInfoKHR<'_>) -> vk::ImageCreateFlags {
-    let mut flags = vk::ImageCreateFlags::empty();
-    if info.flags.contains(vk::SwapchainCreateFlagsKHR::PROTECTED) {
-        flags |= vk::ImageCreateFlags::PROTECTED;
-    }
-    if info
-        .flags
-        .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
-    {
-        flags |= vk::ImageCreateFlags::MUTABLE_FORMAT | vk::ImageCreateFlags::EXTENDED_USAGE;
-    }
-    flags
 }
 
 /// Step 7: dequeue every buffer, create its image, cancel them all (but a shared one).
