@@ -164,9 +164,11 @@ fn shared_swapchain(loader: &Path, lib: &Path) -> (u64, i32) {
         .fp()
         .get_swapchain_status_khr;
     // SAFETY: the device's command with its live swapchain.
+    let r = unsafe { status(wsi.device.handle(), sc) };
     assert_eq!(
-        unsafe { status(wsi.device.handle(), sc) },
-        vk::Result::SUCCESS
+        r,
+        vk::Result::SUCCESS,
+        "vkGetSwapchainStatusKHR of a current swapchain"
     );
     wsi.destroy_swapchain(sc);
     wsi.destroy_surface(surface);
