@@ -57,6 +57,7 @@ pub(crate) mod driver_handles;
 pub use api::exports;
 pub mod extensions;
 pub(crate) mod ffi;
+pub mod host_alloc;
 pub mod init;
 pub mod layers;
 pub mod logging;

@@ -23,7 +23,10 @@ use crate::dispatch_data::{
 };
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{guard, guard_result, name_list};
+use crate::host_alloc::{try_collect, HostAllocator, HostBox};
 use crate::{chain, driver, extensions, vk};
+
+const DEVICE: vk::SystemAllocationScope = vk::SystemAllocationScope::DEVICE;
 
 /// `vkCreateDevice` at the bottom of the chain.
 ///
@@ -94,9 +97,25 @@ unsafe fn create_device_impl(
         )
     };
     let names = extensions::device_extensions_for_driver(&requested, &available, name);
+    // AOSP's `AllocateDeviceData`, before the driver is called: the application's allocator,
+    // else the instance's, with scope DEVICE.
+    // SAFETY: `allocator` is null or the application's valid callbacks (VUID-vkCreateDevice-
+    // pAllocator-parameter).
+    let data_alloc = unsafe { HostAllocator::app_or(allocator, data.allocator, DEVICE) };
+    let data_mem = HostBox::<DeviceData, _>::try_new_uninit_in(data_alloc)
+        .map_err(|_| crate::host_alloc::oom("vkCreateDevice", "the device data"))?;
     // SAFETY: `driver_pd` is the driver's live physical device of `data`; `info` is valid for
     // this call and `allocator` null or the application's valid callbacks.
-    let device = unsafe { create_driver_device(data, driver, driver_pd, info, &names, allocator) }?;
+    let device = unsafe {
+        create_driver_device(
+            data,
+            driver,
+            driver_pd,
+            info,
+            &names,
+            (allocator, data_alloc),
+        )
+    }?;
     // SAFETY: `device` is the driver's new device, created with `allocator`.
     let procs = unsafe { DeviceProcs::load(driver, device, allocator) }?;
     let destroy = procs.destroy;
@@ -117,34 +136,20 @@ unsafe fn create_device_impl(
     } else {
         None
     };
-    let mut properties = vk::PhysicalDeviceProperties::default();
-    // SAFETY: `driver_pd` is the driver's live physical device; `properties` a local out-struct.
-    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
-    let device_data = Box::new(DeviceData {
-        dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
-        api: OnceLock::new(),
-        term: TermDevice {
-            instance: std::ptr::from_ref(data),
-            driver_index: data
-                .term
-                .drivers
-                .iter()
-                .position(|d| std::ptr::eq(d, driver))
-                .unwrap_or(0),
-            physical_device: driver_pd,
-            physical_device_api_version: properties.api_version,
-            gdpa: driver.gdpa,
-            destroy_device: destroy,
-            get_device_queue: procs.get_device_queue,
-            get_device_queue2: procs.get_device_queue2,
-            allocate_command_buffers: procs.allocate_command_buffers,
-            free_command_buffers: procs.free_command_buffers,
-            wsi,
-            enabled_extensions: crate::extensions::ExtensionSet::from_names(
-                requested.iter().copied(),
-            ),
+    let term = TermDevice {
+        wsi,
+        // SAFETY: `driver_pd` is the driver's live physical device `resolve` found in `data`.
+        ..unsafe { term_device(data, driver, driver_pd, &procs, &requested) }
+    };
+    let device_data = HostBox::write(
+        data_mem,
+        DeviceData {
+            dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
+            api: OnceLock::new(),
+            term,
+            allocator: data_alloc,
         },
-    });
+    );
     // SAFETY: `device` is the driver's new, live device, created with `allocator`, and
     // `destroy` its vkDestroyDevice.
     unsafe { publish(device, device_data, destroy, allocator) }?;
@@ -158,6 +163,42 @@ unsafe fn create_device_impl(
     Ok(())
 }
 
+/// The terminator's data of a new device of `driver_pd` (its WSI still `None`).
+///
+/// # Safety
+/// `driver_pd` must be a live physical device of `driver`, a driver instance of `data`.
+unsafe fn term_device(
+    data: &InstanceData,
+    driver: &DriverInstance,
+    driver_pd: vk::PhysicalDevice,
+    procs: &DeviceProcs,
+    requested: &[&CStr],
+) -> TermDevice {
+    let mut properties = vk::PhysicalDeviceProperties::default();
+    // SAFETY: the caller guarantees `driver_pd` is a live physical device of `driver`;
+    // `properties` is a local out-struct.
+    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
+    TermDevice {
+        instance: std::ptr::from_ref(data),
+        driver_index: data
+            .term
+            .drivers
+            .iter()
+            .position(|d| std::ptr::eq(d, driver))
+            .unwrap_or(0),
+        physical_device: driver_pd,
+        physical_device_api_version: properties.api_version,
+        gdpa: driver.gdpa,
+        destroy_device: procs.destroy,
+        get_device_queue: procs.get_device_queue,
+        get_device_queue2: procs.get_device_queue2,
+        allocate_command_buffers: procs.allocate_command_buffers,
+        free_command_buffers: procs.free_command_buffers,
+        wsi: None,
+        enabled_extensions: crate::extensions::ExtensionSet::from_names(requested.iter().copied()),
+    }
+}
+
 /// Stamps `device_data` into word 0 of the driver's new `device` and registers it; a device
 /// that cannot carry it is destroyed.
 ///
@@ -166,11 +207,11 @@ unsafe fn create_device_impl(
 /// `destroy` its driver's vkDestroyDevice.
 unsafe fn publish(
     device: vk::Device,
-    device_data: Box<DeviceData>,
+    device_data: HostBox<DeviceData, HostAllocator>,
     destroy: vk::PFN_vkDestroyDevice,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<(), vk::Result> {
-    let device_data = Box::into_raw(device_data);
+    let (device_data, data_alloc) = HostBox::into_raw_with_allocator(device_data);
     // SAFETY: the caller guarantees `device` is a live dispatchable device.
     if let Err(e) = unsafe {
         install(
@@ -179,10 +220,11 @@ unsafe fn publish(
             "VkDevice",
         )
     } {
-        // SAFETY: `device_data` was leaked above and is not registered; the caller guarantees the
-        // device was created with `allocator` and is not yet handed to anyone.
+        // SAFETY: `device_data` was leaked above from a box of `data_alloc` and is not
+        // registered; the caller guarantees the device was created with `allocator` and is not
+        // yet handed to anyone.
         unsafe {
-            drop(Box::from_raw(device_data));
+            drop(HostBox::from_raw_in(device_data, data_alloc));
             destroy(device, allocator);
         }
         return Err(e);
@@ -196,16 +238,23 @@ unsafe fn publish(
 ///
 /// # Safety
 /// `driver_pd` must be a live physical device of `driver`, an instance of `data`; `info` a valid
-/// create info whose chain outlives the call; `allocator` null or valid callbacks.
+/// create info whose chain outlives the call; `allocator` null or valid callbacks, `data_alloc`
+/// the loader's allocator for this device ([`crate::host_alloc`]).
 unsafe fn create_driver_device(
     data: &InstanceData,
     driver: &DriverInstance,
     driver_pd: vk::PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
     names: &[&CStr],
-    allocator: *const vk::AllocationCallbacks<'_>,
+    (allocator, data_alloc): (*const vk::AllocationCallbacks<'_>, HostAllocator),
 ) -> Result<vk::Device, vk::Result> {
-    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    // AOSP's `CreateInfoWrapper` builds this array with the allocator, scope COMMAND.
+    let name_ptrs: crate::host_alloc::HostVec<*const c_char, _> = try_collect(
+        names.iter().map(|n| n.as_ptr()),
+        data_alloc.with_scope(vk::SystemAllocationScope::COMMAND),
+        "vkCreateDevice",
+        "the driver's extension names",
+    )?;
     // SAFETY: the caller guarantees `info.p_next` is a valid chain.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
     // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
@@ -420,9 +469,13 @@ pub unsafe extern "system" fn destroy_device(
         if !unregister_device(ptr) {
             return;
         }
-        // SAFETY: registered data came from `Box::into_raw` in `create_device` and was just
-        // unregistered, so it is freed once.
-        let data = unsafe { Box::from_raw(ptr) };
+        // AOSP's `FreeDeviceData` with the `pAllocator` given here, else the data's own.
+        // SAFETY: `allocator` is null or the application's valid callbacks
+        // (VUID-vkDestroyDevice-pAllocator-parameter), compatible with the creating ones.
+        let free_with = unsafe { HostAllocator::app_or(allocator, data.allocator, DEVICE) };
+        // SAFETY: registered data came from `HostBox::into_raw` in `publish` and was just
+        // unregistered, so it is freed once, by its allocator or one compatible with it.
+        let data = unsafe { HostBox::from_raw_in(ptr, free_with) };
         if data.term.wsi.is_some() {
             // Swapchains the application forgot would otherwise keep their window connected
             // and later free images of a dead device.
