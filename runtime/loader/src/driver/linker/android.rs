@@ -69,7 +69,7 @@ struct Platform {
 ///
 /// # Safety
 /// `F` must be the C type of the function `name` names.
-unsafe fn lookup<F: Copy>(library: &CStr, name: &CStr) -> Option<F> {
+pub(crate) unsafe fn lookup<F: Copy>(library: &CStr, name: &CStr) -> Option<F> {
     // SAFETY: `name` is NUL-terminated; dlsym only reads it.
     let mut address = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
     if address.is_null() {
