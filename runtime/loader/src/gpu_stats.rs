@@ -132,11 +132,12 @@ impl GpuStats for NoStats {
     fn record(&self, _call: StatsCall) {}
 }
 
-/// The test double: keeps every call, and appends it to a file when it has one.
+/// The test double: keeps every call, and appends it to a file when it has one (opened for each
+/// call, so that unloading the loader leaves no descriptor behind).
 #[derive(Debug, Default)]
 pub struct RecordingStats {
     calls: Mutex<Vec<StatsCall>>,
-    file: Option<Mutex<std::fs::File>>,
+    file: Option<std::path::PathBuf>,
 }
 
 impl RecordingStats {
@@ -145,15 +146,15 @@ impl RecordingStats {
         Self::default()
     }
 
-    /// Also appends each call to `path` (created if missing).
+    /// Also appends each call to `path` (created now if missing).
     pub fn appending_to(path: &std::path::Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
+        std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)?;
         Ok(Self {
             calls: Mutex::default(),
-            file: Some(Mutex::new(file)),
+            file: Some(path.to_path_buf()),
         })
     }
 
@@ -165,17 +166,19 @@ impl RecordingStats {
 
 impl GpuStats for RecordingStats {
     fn record(&self, call: StatsCall) {
-        if let Some(file) = &self.file {
+        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(path) = &self.file {
             use std::io::Write;
-            let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
-            if let Err(e) = file.write_all(format!("{call}\n").as_bytes()) {
+            // Under the lock: lines of concurrent threads never interleave.
+            let written = std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(format!("{call}\n").as_bytes()));
+            if let Err(e) = written {
                 log::debug!("{GPU_STATS_ENV}: {e}");
             }
         }
-        self.calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(call);
+        calls.push(call);
     }
 }
 
@@ -251,6 +254,57 @@ pub fn owned_names(names: &[&std::ffi::CStr]) -> Vec<String> {
         .iter()
         .map(|n| n.to_string_lossy().into_owned())
         .collect()
+}
+
+/// AOSP's `CreateInstance` statistics, for an instance created from `info` (the create info the
+/// terminator got) with the extensions `names`.
+///
+/// # Safety
+/// `info.p_application_info` must be null or valid, its `p_engine_name` null or a C string.
+pub unsafe fn report_instance(
+    stats: &dyn GpuStats,
+    info: &vk::InstanceCreateInfo<'_>,
+    names: &[&std::ffi::CStr],
+) {
+    // SAFETY: the caller guarantees the application info is null or valid.
+    if let Some(app) = unsafe { info.p_application_info.as_ref() } {
+        stats.record(StatsCall::TargetStats(
+            Stats::CreatedVulkanApiVersion,
+            u64::from(app.api_version),
+        ));
+        // SAFETY: the caller guarantees the engine name is null or a C string.
+        if let Some(engine) = unsafe { crate::ffi::cstr(app.p_engine_name) } {
+            stats.record(StatsCall::VulkanEngineName(
+                engine.to_string_lossy().into_owned(),
+            ));
+        }
+    }
+    stats.record(StatsCall::VulkanInstanceExtensions(owned_names(names)));
+}
+
+/// AOSP's `CreateDevice` statistics, for a device created from `info` (the create info the
+/// terminator got) with the extensions `names` on a physical device of `device_type`.
+///
+/// # Safety
+/// `info` must be a valid create info whose pointers are valid for this call.
+pub unsafe fn report_device(
+    stats: &dyn GpuStats,
+    info: &vk::DeviceCreateInfo<'_>,
+    names: &[&std::ffi::CStr],
+    device_type: vk::PhysicalDeviceType,
+) {
+    if device_type == vk::PhysicalDeviceType::CPU {
+        stats.record(StatsCall::TargetStats(Stats::CpuVulkanInUse, 0));
+    }
+    stats.record(StatsCall::TargetStats(Stats::CreatedVulkanDevice, 0));
+    // SAFETY: the caller guarantees `info` and its chain are valid.
+    if let Some(features) = unsafe { enabled_features(info) } {
+        stats.record(StatsCall::TargetStats(
+            Stats::VulkanDeviceFeaturesEnabled,
+            feature_bits(&features),
+        ));
+    }
+    stats.record(StatsCall::VulkanDeviceExtensions(owned_names(names)));
 }
 
 #[cfg(target_os = "android")]
@@ -349,5 +403,71 @@ mod tests {
         );
         assert_eq!(stats.take().len(), 2);
         assert!(stats.take().is_empty());
+    }
+    #[test]
+    fn instance_statistics_are_aosps() {
+        let stats = RecordingStats::new();
+        let app = vk::ApplicationInfo::default()
+            .api_version(vk::API_VERSION_1_3)
+            .engine_name(c"engine");
+        let info = vk::InstanceCreateInfo::default().application_info(&app);
+        // SAFETY: a valid create info.
+        unsafe { report_instance(&stats, &info, &[c"VK_KHR_surface"]) };
+        assert_eq!(
+            stats.take(),
+            [
+                StatsCall::TargetStats(
+                    Stats::CreatedVulkanApiVersion,
+                    u64::from(vk::API_VERSION_1_3)
+                ),
+                StatsCall::VulkanEngineName("engine".into()),
+                StatsCall::VulkanInstanceExtensions(vec!["VK_KHR_surface".into()]),
+            ]
+        );
+        let bare = vk::InstanceCreateInfo::default();
+        // SAFETY: a valid create info.
+        unsafe { report_instance(&stats, &bare, &[]) };
+        assert_eq!(
+            stats.take(),
+            [StatsCall::VulkanInstanceExtensions(Vec::new())]
+        );
+    }
+
+    #[test]
+    fn device_statistics_are_aosps() {
+        let stats = RecordingStats::new();
+        let features = vk::PhysicalDeviceFeatures {
+            full_draw_index_uint32: vk::TRUE,
+            ..Default::default()
+        };
+        let info = vk::DeviceCreateInfo::default().enabled_features(&features);
+        // SAFETY: a valid create info.
+        unsafe {
+            report_device(
+                &stats,
+                &info,
+                &[c"VK_KHR_swapchain"],
+                vk::PhysicalDeviceType::CPU,
+            )
+        };
+        assert_eq!(
+            stats.take(),
+            [
+                StatsCall::TargetStats(Stats::CpuVulkanInUse, 0),
+                StatsCall::TargetStats(Stats::CreatedVulkanDevice, 0),
+                StatsCall::TargetStats(Stats::VulkanDeviceFeaturesEnabled, 1 << 1),
+                StatsCall::VulkanDeviceExtensions(vec!["VK_KHR_swapchain".into()]),
+            ]
+        );
+        let bare = vk::DeviceCreateInfo::default();
+        // SAFETY: a valid create info.
+        unsafe { report_device(&stats, &bare, &[], vk::PhysicalDeviceType::DISCRETE_GPU) };
+        assert_eq!(
+            stats.take(),
+            [
+                StatsCall::TargetStats(Stats::CreatedVulkanDevice, 0),
+                StatsCall::VulkanDeviceExtensions(Vec::new()),
+            ]
+        );
     }
 }

@@ -62,6 +62,8 @@ pub mod host_alloc;
 pub mod init;
 pub mod layers;
 pub mod logging;
+#[cfg(target_os = "android")]
+mod platform_symbols;
 pub mod properties;
 pub mod terminator;
 pub mod trace;

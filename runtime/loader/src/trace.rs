@@ -101,27 +101,39 @@ fn platform_marker() -> Option<Box<dyn Marker>> {
     }
 }
 
-/// The host double of `trace_marker`: markers appended to a file, one a line, with the tags
-/// the properties had when it was opened.
+/// The host double of `trace_marker`: markers appended to a file, one a line (opened for each,
+/// so that unloading the loader leaves no descriptor behind), with the tags the properties had
+/// when the double was made.
 #[cfg(not(target_os = "android"))]
 pub struct HostMarker {
-    file: std::sync::Mutex<std::fs::File>,
+    path: std::path::PathBuf,
     tags: u64,
+    /// One writer at a time: lines of concurrent threads never interleave.
+    lock: std::sync::Mutex<()>,
 }
 
 #[cfg(not(target_os = "android"))]
 impl HostMarker {
-    /// Appends to `path` (created if missing), with the tags in `properties`.
+    /// Appends to `path` (created now if missing), with the tags in `properties`.
     pub fn open(path: &std::path::Path, properties: &crate::Properties) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
+        append(path, "")?;
         Ok(Self {
-            file: std::sync::Mutex::new(file),
+            path: path.to_path_buf(),
             tags: properties.get(TAGS_PROPERTY).map_or(0, parse_tags),
+            lock: std::sync::Mutex::new(()),
         })
     }
+}
+
+/// Appends `text` to `path`, creating it.
+#[cfg(not(target_os = "android"))]
+pub(crate) fn append(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?
+        .write_all(text.as_bytes())
 }
 
 #[cfg(not(target_os = "android"))]
@@ -131,10 +143,8 @@ impl Marker for HostMarker {
     }
 
     fn write(&self, marker: &str) {
-        use std::io::Write;
-        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        // One write per marker: lines of concurrent threads never interleave.
-        if let Err(e) = file.write_all(format!("{marker}\n").as_bytes()) {
+        let _one = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = append(&self.path, &format!("{marker}\n")) {
             log::debug!("{TRACE_MARKER_ENV}: {e}");
         }
     }
@@ -270,6 +280,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_os = "android"))]
     fn the_host_marker_writes_only_with_the_graphics_tag() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace_marker");

@@ -43,10 +43,13 @@ pub unsafe extern "system" fn vkCreateInstance(
     guard_result(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the three pointers are the application's, unchanged: `p_create_info` null
-        // (checked there) or valid per VUID-vkCreateInstance-pCreateInfo-parameter, `p_allocator`
-        // null or valid, `p_instance` null (checked there) or writable.
-        || unsafe { create_instance(p_create_info, p_allocator, p_instance) },
+        || {
+            let _trace = crate::trace::section("CreateInstance");
+            // SAFETY: the three pointers are the application's, unchanged: `p_create_info`
+            // null (checked there) or valid per VUID-vkCreateInstance-pCreateInfo-parameter,
+            // `p_allocator` null or valid, `p_instance` null (checked there) or writable.
+            unsafe { create_instance(p_create_info, p_allocator, p_instance) }
+        },
     )
 }
 
@@ -401,6 +404,7 @@ pub unsafe extern "system" fn vkDestroyInstance(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyInstance", (), || {
+        let _trace = crate::trace::section("DestroyInstance");
         let raw = vk::Handle::as_raw(instance) as usize;
         if raw == 0 {
             return;

@@ -256,7 +256,7 @@ impl Linker for HostLinker {
 pub use android::AndroidLinker;
 
 #[cfg(target_os = "android")]
-pub(crate) mod android;
+mod android;
 
 /// A [`Linker`] that records every call before handing it to [`HostLinker`], for tests (the
 /// loader's and a driver kit's) that assert AOSP's exact call sequence.

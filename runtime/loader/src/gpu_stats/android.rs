@@ -7,7 +7,7 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::OnceLock;
 
 use super::{GpuStats, StatsCall};
-use crate::driver::linker::android::lookup;
+use crate::platform_symbols::lookup;
 
 type GetInstance = unsafe extern "C" fn() -> *mut c_void;
 type SetDriverToLoad = unsafe extern "C" fn(*mut c_void, c_int);

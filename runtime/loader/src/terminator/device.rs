@@ -97,13 +97,22 @@ unsafe fn create_device_impl(
         )
     };
     let names = extensions::device_extensions_for_driver(&requested, &available, name);
+    let mut properties = vk::PhysicalDeviceProperties::default();
+    let traced = crate::trace::section("driver.GetPhysicalDeviceProperties");
+    // SAFETY: `driver_pd` is the driver's live physical device `resolve` found; `properties` is
+    // a local out-struct.
+    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
+    drop(traced);
     // AOSP's `AllocateDeviceData`, before the driver is called: the application's allocator,
     // else the instance's, with scope DEVICE.
     // SAFETY: `allocator` is null or the application's valid callbacks (VUID-vkCreateDevice-
     // pAllocator-parameter).
     let data_alloc = unsafe { HostAllocator::app_or(allocator, data.allocator, DEVICE) };
-    let data_mem = HostBox::<DeviceData, _>::try_new_uninit_in(data_alloc)
-        .map_err(|_| crate::host_alloc::oom("vkCreateDevice", "the device data"))?;
+    let data_mem = {
+        let _trace = crate::trace::section("AllocateDeviceData");
+        HostBox::<DeviceData, _>::try_new_uninit_in(data_alloc)
+    }
+    .map_err(|_| crate::host_alloc::oom("vkCreateDevice", "the device data"))?;
     // SAFETY: `driver_pd` is the driver's live physical device of `data`; `info` is valid for
     // this call and `allocator` null or the application's valid callbacks.
     let device = unsafe {
@@ -119,27 +128,16 @@ unsafe fn create_device_impl(
     // SAFETY: `device` is the driver's new device, created with `allocator`.
     let procs = unsafe { DeviceProcs::load(driver, device, allocator) }?;
     let destroy = procs.destroy;
-    let anb = vkgen_generated::extensions::info(
-        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
-    )
-    .name();
-    let wsi = if names.contains(&anb) {
-        // SAFETY: `device` is the driver's new device of `driver_pd`.
-        match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {
-            Ok(w) => Some(w),
-            Err(e) => {
-                // SAFETY: the device was created above with `allocator` and is not published.
-                unsafe { destroy(device, allocator) };
-                return Err(e);
-            }
-        }
-    } else {
-        None
-    };
+    // SAFETY: `device` is the driver's new device of `driver_pd`.
+    let wsi = unsafe { load_wsi(driver, (driver_pd, device), (&names, &requested)) }.inspect_err(
+        |_| {
+            // SAFETY: the device was created above with `allocator` and is not published.
+            unsafe { destroy(device, allocator) }
+        },
+    )?;
     let term = TermDevice {
         wsi,
-        // SAFETY: `driver_pd` is the driver's live physical device `resolve` found in `data`.
-        ..unsafe { term_device(data, driver, driver_pd, &procs, &requested) }
+        ..term_device(data, driver, (driver_pd, &properties), &procs, &requested)
     };
     let device_data = HostBox::write(
         data_mem,
@@ -157,27 +155,50 @@ unsafe fn create_device_impl(
         "driver {name}: device {device:?} created with {} extension(s)",
         names.len()
     );
+    // SAFETY: `info` is the valid create info this call got.
+    unsafe {
+        crate::gpu_stats::report_device(
+            &*crate::init::loader().stats,
+            info,
+            &requested,
+            properties.device_type,
+        )
+    };
     // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
     // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
     Ok(())
 }
 
-/// The terminator's data of a new device of `driver_pd` (its WSI still `None`).
+/// The device's WSI when the driver device was created with `VK_ANDROID_native_buffer` (among
+/// `names`; `requested` is what the application asked for), else `None`.
 ///
 /// # Safety
-/// `driver_pd` must be a live physical device of `driver`, a driver instance of `data`.
-unsafe fn term_device(
+/// `device` must be the driver's new, live device of `driver_pd`.
+unsafe fn load_wsi(
+    driver: &DriverInstance,
+    (driver_pd, device): (vk::PhysicalDevice, vk::Device),
+    (names, requested): (&[&CStr], &[&CStr]),
+) -> Result<Option<crate::wsi::DeviceWsi>, vk::Result> {
+    let anb = vkgen_generated::extensions::info(
+        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
+    )
+    .name();
+    if !names.contains(&anb) {
+        return Ok(None);
+    }
+    // SAFETY: the caller guarantees `device` is the driver's new device of `driver_pd`.
+    unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, requested) }.map(Some)
+}
+
+/// The terminator's data of a new device of `driver_pd` (its WSI still `None`).
+fn term_device(
     data: &InstanceData,
     driver: &DriverInstance,
-    driver_pd: vk::PhysicalDevice,
+    (driver_pd, properties): (vk::PhysicalDevice, &vk::PhysicalDeviceProperties),
     procs: &DeviceProcs,
     requested: &[&CStr],
 ) -> TermDevice {
-    let mut properties = vk::PhysicalDeviceProperties::default();
-    // SAFETY: the caller guarantees `driver_pd` is a live physical device of `driver`;
-    // `properties` is a local out-struct.
-    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
     TermDevice {
         instance: std::ptr::from_ref(data),
         driver_index: data
@@ -282,10 +303,12 @@ unsafe fn create_driver_device(
     // (restoring the application's pointer) before this function returns.
     let patch = unsafe { DeviceGroupPatch::apply(data, p_next) }?;
     let mut device = vk::Device::null();
-    // SAFETY: `driver_pd` is the driver's live physical device, `driver_info` a valid create info
-    // whose arrays (`name_ptrs`, the chain) outlive the call, `allocator` the caller's.
-    let result =
-        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) };
+    let result = {
+        let _trace = crate::trace::section("driver.CreateDevice");
+        // SAFETY: `driver_pd` is the driver's live physical device, `driver_info` a valid create
+        // info whose arrays (`name_ptrs`, the chain) outlive the call, `allocator` the caller's.
+        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) }
+    };
     drop(patch);
     if result != vk::Result::SUCCESS {
         return Err(result);
@@ -529,6 +552,7 @@ pub unsafe extern "system" fn get_device_queue(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue", (), || {
+        let _trace = crate::trace::section("GetDeviceQueue");
         // SAFETY: the application's `device` is a live device of this loader, reached through its
         // dispatch (VUID-vkGetDeviceQueue-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
@@ -552,6 +576,7 @@ pub unsafe extern "system" fn get_device_queue2(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue2", (), || {
+        let _trace = crate::trace::section("GetDeviceQueue2");
         // SAFETY: the application's `device` is a live device of this loader, reached through its
         // dispatch (VUID-vkGetDeviceQueue2-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
@@ -587,6 +612,7 @@ pub unsafe extern "system" fn allocate_command_buffers(
         "vkAllocateCommandBuffers",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
+            let _trace = crate::trace::section("AllocateCommandBuffers");
             // SAFETY: the application's `device` is a live device of this loader, reached through
             // its dispatch (VUID-vkAllocateCommandBuffers-device-parameter).
             let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {

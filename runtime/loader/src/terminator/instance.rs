@@ -179,6 +179,8 @@ unsafe fn create_instance_impl(
         return Err(e);
     }
     register_instance(data);
+    // SAFETY: `info` is the valid create info this call got, its application info null or valid.
+    unsafe { crate::gpu_stats::report_instance(&*loader.stats, info, &requested) };
     // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = handle };
@@ -331,8 +333,11 @@ unsafe fn create_driver_instance(
         .as_ref()
         .map_or(std::ptr::null(), std::ptr::from_ref);
     let mut handle = vk::Instance::null();
-    // SAFETY: a valid create info whose pointers outlive the call.
-    let result = unsafe { create(&driver_info, allocator, &mut handle) };
+    let result = {
+        let _trace = crate::trace::section("driver.CreateInstance");
+        // SAFETY: a valid create info whose pointers outlive the call.
+        unsafe { create(&driver_info, allocator, &mut handle) }
+    };
     if result != vk::Result::SUCCESS {
         return Err(result);
     }
@@ -477,6 +482,7 @@ pub unsafe extern "system" fn enumerate_physical_devices(
         "vkEnumeratePhysicalDevices (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
+            let _trace = crate::trace::section("EnumeratePhysicalDevices");
             // SAFETY: the application's `instance` is a live instance of this loader, reached
             // through its dispatch (VUID-vkEnumeratePhysicalDevices-instance-parameter).
             let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
@@ -581,11 +587,14 @@ pub unsafe extern "system" fn enumerate_physical_device_groups(
     guard(
         "vkEnumeratePhysicalDeviceGroups (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the application's `instance`, `count` and `out` are forwarded unchanged to
-        // `enumerate_groups_impl`, whose contract is this command's
-        // (VUID-vkEnumeratePhysicalDeviceGroups-*-parameter).
-        || match unsafe { enumerate_groups_impl(instance, count, out) } {
-            Ok(r) | Err(r) => r,
+        || {
+            let _trace = crate::trace::section("EnumeratePhysicalDeviceGroups");
+            // SAFETY: the application's `instance`, `count` and `out` are forwarded unchanged to
+            // `enumerate_groups_impl`, whose contract is this command's
+            // (VUID-vkEnumeratePhysicalDeviceGroups-*-parameter).
+            match unsafe { enumerate_groups_impl(instance, count, out) } {
+                Ok(r) | Err(r) => r,
+            }
         },
     )
 }
