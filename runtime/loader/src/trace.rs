@@ -165,13 +165,18 @@ impl Drop for Section {
             tests_support::push(end_marker(std::process::id()));
         }
         if let Some(marker) = self.marker {
-            marker.write(&end_marker(std::process::id()));
+            // Sections sit at `extern "system"` entry points, outside their panic guards: a
+            // panic writing the marker is dropped here rather than crossing into C.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                marker.write(&end_marker(std::process::id()));
+            }));
         }
     }
 }
 
 /// `ATRACE_CALL()` (`name` is the AOSP function's) or `ATRACE_BEGIN(name)`: a section until the
-/// guard is dropped, written only while the graphics tag is enabled.
+/// guard is dropped, written only while the graphics tag is enabled. Never panics (see the
+/// `Drop`), so it may open an entry point before the entry point's own guard.
 pub fn section(name: &str) -> Section {
     #[cfg(test)]
     if tests_support::push_begin(name) {
@@ -180,10 +185,15 @@ pub fn section(name: &str) -> Section {
             recorded: true,
         };
     }
-    let marker = platform().filter(|m| graphics_enabled(m.tags()));
-    if let Some(m) = marker {
-        m.write(&begin_marker(std::process::id(), name));
-    }
+    // A marker only writes; a panic inside leaves nothing half-updated that is used again.
+    let marker = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let marker = platform().filter(|m| graphics_enabled(m.tags()));
+        if let Some(m) = marker {
+            m.write(&begin_marker(std::process::id(), name));
+        }
+        marker
+    }))
+    .unwrap_or(None);
     Section {
         marker,
         #[cfg(test)]

@@ -79,6 +79,7 @@ pub unsafe extern "system" fn create_swapchain(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SwapchainKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("CreateSwapchainKHR");
     guard_result(
         "vkCreateSwapchainKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
