@@ -1,6 +1,7 @@
-//! AOSP's `swapchain.cpp` ATRACE sections through the real `libvulkan.so`: the null driver as
-//! the HAL, a `vkgen-window` surface, and `VKGEN_TRACE_MARKER` standing in for `trace_marker`
-//! while the graphics tag is on (`debug.atrace.tags.enableflags=0x2`).
+//! AOSP's `swapchain.cpp` ATRACE sections and swapchain statistics through the real
+//! `libvulkan.so`: the null driver as the HAL, a `vkgen-window` surface, `VKGEN_TRACE_MARKER`
+//! standing in for `trace_marker` while the graphics tag is on
+//! (`debug.atrace.tags.enableflags=0x2`) and `VKGEN_GPU_STATS` for GraphicsEnv.
 
 mod wsi_support;
 
@@ -31,11 +32,14 @@ fn outermost(markers: &str) -> Vec<String> {
 }
 
 #[test]
-fn wsi_entry_points_are_traced_as_aosp() {
+fn wsi_entry_points_are_traced_and_swapchains_reported_as_aosp() {
     let loader = require(paths::loader_under_test());
     let (env, root) = hal_env("null", "debug.atrace.tags.enableflags=0x2\n");
-    let env = env.set("VKGEN_TRACE_MARKER", root.path().join("trace_marker"));
-    in_child("wsi_entry_points_are_traced_as_aosp", &env, || {
+    let env = env
+        .set("VKGEN_TRACE_MARKER", root.path().join("trace_marker"))
+        .set("VKGEN_GPU_STATS", root.path().join("gpu_stats"));
+    let scenario = "wsi_entry_points_are_traced_and_swapchains_reported_as_aosp";
+    in_child(scenario, &env, || {
         let wsi = Wsi::new(&loader, &[], &[], &[]).unwrap();
         let win = window(64, 64);
         let surface = wsi.create_surface(&win).unwrap();
@@ -51,6 +55,12 @@ fn wsi_entry_points_are_traced_as_aosp() {
         // SAFETY: the fence is idle (waited for and reset by `acquire`).
         unsafe { wsi.device.destroy_fence(fence, None) };
         wsi.destroy_swapchain(swapchain);
+        // Not pre-rotated as the window's hint (identity) says: FALSE_PREROTATION.
+        let rotated = wsi.create_swapchain(
+            &wsi.swapchain_info(surface)
+                .pre_transform(vk::SurfaceTransformFlagsKHR::ROTATE_90),
+        );
+        wsi.destroy_swapchain(rotated.unwrap());
         wsi.destroy_surface(surface);
         let path = std::env::var_os("VKGEN_TRACE_MARKER").unwrap();
         let names = outermost(&std::fs::read_to_string(path).unwrap());
@@ -68,7 +78,24 @@ fn wsi_entry_points_are_traced_as_aosp() {
                 "AcquireNextImageKHR",
                 "QueuePresentKHR",
                 "DestroySwapchainKHR",
+                "GetPhysicalDeviceSurfaceCapabilitiesKHR",
+                "CreateSwapchainKHR",
+                "DestroySwapchainKHR",
                 "DestroySurfaceKHR",
+            ]
+        );
+        let stats_path = std::env::var_os("VKGEN_GPU_STATS").unwrap();
+        let stats = std::fs::read_to_string(stats_path).unwrap();
+        let swapchain_stats: Vec<&str> = stats
+            .lines()
+            .filter(|l| l.contains("SWAPCHAIN") || l.contains("PREROTATION"))
+            .collect();
+        assert_eq!(
+            swapchain_stats,
+            [
+                "setTargetStats(CREATED_VULKAN_SWAPCHAIN, 0)",
+                "setTargetStats(FALSE_PREROTATION, 0)",
+                "setTargetStats(CREATED_VULKAN_SWAPCHAIN, 0)",
             ]
         );
     });

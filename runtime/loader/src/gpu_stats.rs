@@ -1,5 +1,5 @@
 //! GraphicsEnv's GPU statistics (`android::GraphicsEnv::getInstance().set…`), recorded where
-//! AOSP's `driver.cpp` records them:
+//! AOSP's `driver.cpp` (and `swapchain.cpp`) record them:
 //!
 //! | AOSP site | call |
 //! |---|---|
@@ -11,6 +11,7 @@
 //! | `CreateInstance`, on success | `setVulkanInstanceExtensions(count, names)` |
 //! | `CreateDevice`, on a `VK_PHYSICAL_DEVICE_TYPE_CPU` device | `setTargetStats(CPU_VULKAN_IN_USE)` |
 //! | `CreateDevice`, on success | `setTargetStats(CREATED_VULKAN_DEVICE)`; with `pEnabledFeatures` (or a chained `VkPhysicalDeviceFeatures2`) `setTargetStats(VULKAN_DEVICE_FEATURES_ENABLED, bit i = feature i)`; `setVulkanDeviceExtensions(count, names)` |
+//! | `swapchain.cpp` `CreateSwapchainKHR`, on success | `setTargetStats(FALSE_PREROTATION)` when `preTransform` is not the window's transform hint, then `setTargetStats(CREATED_VULKAN_SWAPCHAIN)` |
 //!
 //! The create infos are the ones the terminator gets (AOSP's `driver::` level: after the layers).
 //! [`GpuStats`] takes each call as a [`StatsCall`]: on Android ([`android`]) the
@@ -52,10 +53,14 @@ pub enum Driver {
 pub enum Stats {
     /// `CPU_VULKAN_IN_USE`.
     CpuVulkanInUse = 0,
+    /// `FALSE_PREROTATION`.
+    FalsePrerotation = 1,
     /// `CREATED_VULKAN_API_VERSION`.
     CreatedVulkanApiVersion = 4,
     /// `CREATED_VULKAN_DEVICE`.
     CreatedVulkanDevice = 5,
+    /// `CREATED_VULKAN_SWAPCHAIN`.
+    CreatedVulkanSwapchain = 6,
     /// `VULKAN_DEVICE_FEATURES_ENABLED`.
     VulkanDeviceFeaturesEnabled = 7,
 }
@@ -112,6 +117,8 @@ fn driver_name(d: Driver) -> &'static str {
 fn stats_name(s: Stats) -> &'static str {
     match s {
         Stats::CpuVulkanInUse => "CPU_VULKAN_IN_USE",
+        Stats::FalsePrerotation => "FALSE_PREROTATION",
+        Stats::CreatedVulkanSwapchain => "CREATED_VULKAN_SWAPCHAIN",
         Stats::CreatedVulkanApiVersion => "CREATED_VULKAN_API_VERSION",
         Stats::CreatedVulkanDevice => "CREATED_VULKAN_DEVICE",
         Stats::VulkanDeviceFeaturesEnabled => "VULKAN_DEVICE_FEATURES_ENABLED",
