@@ -96,6 +96,7 @@ pub(crate) unsafe fn driver_device_extensions(
     driver: &DriverInstance,
     pd: vk::PhysicalDevice,
 ) -> Result<Vec<vk::ExtensionProperties>, vk::Result> {
+    let _trace = crate::trace::section("driver.EnumerateDeviceExtensionProperties");
     enumerate(|c, o| {
         // SAFETY: `pd` is the driver's live physical device (the caller's guarantee), `driver`'s
         // table holds that driver's function, and `enumerate` passes valid count/array pointers.

@@ -33,6 +33,8 @@ pub struct Loader {
     pub drivers: Result<Arc<Vec<DriverEntry>>, DriverFailure>,
     /// Every discovered layer.
     pub layers: LayerRegistry,
+    /// Where GraphicsEnv's statistics go ([`crate::gpu_stats`]).
+    pub stats: Arc<dyn crate::gpu_stats::GpuStats>,
 }
 
 /// Why instance creation must fail for every instance of this process.
@@ -184,6 +186,7 @@ impl Loader {
             layers.len()
         );
         Self {
+            stats: crate::gpu_stats::for_config(&config),
             config,
             drivers,
             layers,

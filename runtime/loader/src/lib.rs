@@ -57,11 +57,16 @@ pub(crate) mod driver_handles;
 pub use api::exports;
 pub mod extensions;
 pub(crate) mod ffi;
+pub mod gpu_stats;
+pub mod host_alloc;
 pub mod init;
 pub mod layers;
 pub mod logging;
+#[cfg(target_os = "android")]
+mod platform_symbols;
 pub mod properties;
 pub mod terminator;
+pub mod trace;
 pub mod wsi;
 
 /// The generated tables and types the trampolines (`crate::vk`, `crate::dispatch`) and the rest
@@ -112,6 +117,9 @@ pub struct LoaderConfig {
     /// The dynamic linker drivers and layers are loaded through; `None` is the platform's
     /// (`driver::linker::for_config`). Tests put a recording double here.
     pub linker: Option<std::sync::Arc<dyn driver::linker::Linker>>,
+    /// Where GraphicsEnv's GPU statistics go; `None` is the platform's
+    /// (`gpu_stats::for_config`). Tests put a recording double here.
+    pub gpu_stats: Option<std::sync::Arc<dyn gpu_stats::GpuStats>>,
 }
 
 impl Default for LoaderConfig {
@@ -129,6 +137,7 @@ impl Default for LoaderConfig {
             without_adapter: false,
             host_layers: layers::HostLayers::default(),
             linker: None,
+            gpu_stats: None,
         }
     }
 }
@@ -171,6 +180,7 @@ impl LoaderConfig {
             without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
             host_layers: layers::HostLayers::from_env(),
             linker: None,
+            gpu_stats: None,
             properties,
         }
     }
@@ -196,6 +206,9 @@ pub(crate) use vkgen_platform::env::{split_path_list, trusted_env, trusted_env_p
 /// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.
 #[cfg(test)]
 mod linker_tests;
+
+#[cfg(test)]
+mod hal_open_stats_tests;
 
 #[cfg(test)]
 pub(crate) mod testutil {

@@ -50,22 +50,103 @@ fn init_stderr() {
     }
 }
 
+/// AOSP libvulkan's `LOG_TAG`: the loader's logcat lines carry it.
+pub const LOG_TAG: &std::ffi::CStr = c"vulkan";
+
+/// The logcat logger's filter: `VKGEN_LOG`'s value (env_logger syntax), else warnings and
+/// errors ([`vkgen_abi::logcat::DEFAULT_FILTER`]), as `log`'s maximum level and a per-record
+/// check. Compiled everywhere so that host tests see what Android builds install.
+pub fn logcat_filter(
+    setting: Option<&str>,
+) -> (
+    log::LevelFilter,
+    impl Fn(&log::Metadata<'_>) -> bool + Send + Sync + 'static,
+) {
+    let text = setting.unwrap_or(vkgen_abi::logcat::DEFAULT_FILTER);
+    // env_logger only parses the filter here (same syntax as on hosts); liblog writes.
+    let filter = env_logger::Builder::new().parse_filters(text).build();
+    let max_level = filter.filter();
+    (max_level, move |m: &log::Metadata<'_>| {
+        log::Log::enabled(&filter, m)
+    })
+}
+
 #[cfg(target_os = "android")]
 fn init_logcat() {
-    let filter =
-        std::env::var(LOG_ENV).unwrap_or_else(|_| vkgen_abi::logcat::DEFAULT_FILTER.to_owned());
-    // env_logger only parses the filter here (same syntax as on hosts); liblog writes.
-    let filter = env_logger::Builder::new().parse_filters(&filter).build();
-    let max_level = filter.filter();
-    let enabled = move |m: &log::Metadata<'_>| log::Log::enabled(&filter, m);
+    let setting = std::env::var(LOG_ENV).ok();
+    let (max_level, enabled) = logcat_filter(setting.as_deref());
     // Fails only when a logger is already installed in this library; that one then gets our records.
-    if vkgen_abi::logcat::install(c"vulkan", max_level, enabled).is_err() {
+    if vkgen_abi::logcat::install(LOG_TAG, max_level, enabled).is_err() {
         log::debug!("logcat logger not installed: the library already has a logger");
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::{c_int, CStr};
+    use std::sync::Mutex;
+
+    use log::Log;
+    use vkgen_abi::logcat::{priority, Logcat};
+
+    static LINES: Mutex<Vec<(c_int, String, String)>> = Mutex::new(Vec::new());
+
+    fn capture(prio: c_int, tag: &CStr, text: &CStr) {
+        LINES.lock().unwrap().push((
+            prio,
+            tag.to_string_lossy().into_owned(),
+            text.to_string_lossy().into_owned(),
+        ));
+    }
+
+    /// What the Android logger writes for one record of each level at `target`, under `setting`.
+    fn logcat_lines(setting: Option<&str>, target: &str) -> Vec<(c_int, String, String)> {
+        let (max_level, enabled) = super::logcat_filter(setting);
+        let logger = Logcat::new(super::LOG_TAG, enabled, capture);
+        for level in [
+            log::Level::Error,
+            log::Level::Warn,
+            log::Level::Info,
+            log::Level::Debug,
+            log::Level::Trace,
+        ] {
+            if level <= max_level {
+                logger.log(
+                    &log::Record::builder()
+                        .level(level)
+                        .target(target)
+                        .args(format_args!("{level}"))
+                        .build(),
+                );
+            }
+        }
+        std::mem::take(&mut *LINES.lock().unwrap())
+    }
+
+    /// Android builds: tag `vulkan` (AOSP's LOG_TAG), warnings and errors by default (what
+    /// AOSP's ALOGW/ALOGE always log), `VKGEN_LOG`'s filter when set.
+    #[test]
+    fn the_android_logger_tags_vulkan_and_filters_as_vkgen_log_says() {
+        let line = |prio, text: &str| (prio, "vulkan".to_owned(), text.to_owned());
+        assert_eq!(
+            logcat_lines(None, "vulkan::driver"),
+            [line(priority::ERROR, "ERROR"), line(priority::WARN, "WARN")]
+        );
+        assert_eq!(
+            logcat_lines(Some("debug"), "vulkan::driver").len(),
+            4,
+            "debug and above"
+        );
+        assert_eq!(
+            logcat_lines(Some("error,vulkan::wsi=trace"), "vulkan::driver"),
+            [line(priority::ERROR, "ERROR")]
+        );
+        assert_eq!(
+            logcat_lines(Some("error,vulkan::wsi=trace"), "vulkan::wsi").last(),
+            Some(&line(priority::VERBOSE, "TRACE"))
+        );
+    }
+
     #[test]
     fn init_is_idempotent() {
         super::init();

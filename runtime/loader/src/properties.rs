@@ -216,7 +216,7 @@ impl Properties {
 }
 
 #[cfg(target_os = "android")]
-mod android {
+pub(crate) mod android {
     use std::ffi::{c_char, CString};
 
     /// `PROP_VALUE_MAX` from `<sys/system_properties.h>`.
@@ -227,7 +227,7 @@ mod android {
     }
 
     /// One property from bionic; `None` when unset or empty (bionic cannot tell them apart).
-    pub(super) fn get(key: &str) -> Option<String> {
+    pub(crate) fn get(key: &str) -> Option<String> {
         let key = CString::new(key).ok()?;
         // Bytes, not `c_char`: that is `u8` on aarch64 and `i8` on x86_64 Android.
         let mut buf = [0u8; PROP_VALUE_MAX];

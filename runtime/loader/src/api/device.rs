@@ -57,10 +57,13 @@ pub unsafe extern "system" fn vkCreateDevice(
     guard_result(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the four arguments are the application's, unchanged: `physical_device` one of
-        // this loader's (checked against the registry there), `p_create_info` and `p_device` null
-        // (checked there) or valid per VUID-vkCreateDevice-*-parameter.
-        || unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) },
+        || {
+            let _trace = crate::trace::section("CreateDevice");
+            // SAFETY: the four arguments are the application's, unchanged: `physical_device`
+            // one of this loader's (checked against the registry there), `p_create_info` and
+            // `p_device` null (checked there) or valid per VUID-vkCreateDevice-*-parameter.
+            unsafe { create_device(physical_device, p_create_info, p_allocator, p_device) }
+        },
     )
 }
 
@@ -268,6 +271,7 @@ pub unsafe extern "system" fn vkDestroyDevice(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyDevice", (), || {
+        let _trace = crate::trace::section("DestroyDevice");
         let raw = vk::Handle::as_raw(device) as usize;
         if raw == 0 {
             return;
@@ -310,6 +314,7 @@ pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
         "vkEnumerateDeviceExtensionProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            let _trace = crate::trace::section("EnumerateDeviceExtensionProperties");
             // SAFETY: `p_layer_name` is the application's: null or a NUL-terminated string for this
             // call (VUID-vkEnumerateDeviceExtensionProperties-pLayerName-parameter).
             if let Some(name) = unsafe { cstr(p_layer_name) } {
@@ -416,6 +421,7 @@ pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
         "vkEnumerateDeviceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            let _trace = crate::trace::section("EnumerateDeviceLayerProperties");
             // SAFETY: `physical_device` is the application's, one this loader handed out
             // (VUID-vkEnumerateDeviceLayerProperties-physicalDevice-parameter); its word 0 points
             // at its instance's data.

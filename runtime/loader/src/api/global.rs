@@ -60,6 +60,7 @@ pub unsafe extern "system" fn vkEnumerateInstanceVersion(p_api_version: *mut u32
         "vkEnumerateInstanceVersion",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            let _trace = crate::trace::section("EnumerateInstanceVersion");
             // SAFETY: the version chain for vkEnumerateInstanceVersion; the links outlive the call.
             unsafe {
                 chained::<VersionChain>(
@@ -111,6 +112,7 @@ pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
         "vkEnumerateInstanceLayerProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            let _trace = crate::trace::section("EnumerateInstanceLayerProperties");
             // SAFETY: the layer chain for vkEnumerateInstanceLayerProperties; the links outlive
             // the call.
             unsafe {
@@ -161,6 +163,7 @@ pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
         "vkEnumerateInstanceExtensionProperties",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            let _trace = crate::trace::section("EnumerateInstanceExtensionProperties");
             // SAFETY: the extension chain for vkEnumerateInstanceExtensionProperties; the links
             // outlive the call.
             unsafe {

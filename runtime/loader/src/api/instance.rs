@@ -26,6 +26,7 @@ use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::{checked_instance_data, ApiInstance};
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{app_api_version, guard, guard_result, name_list};
+use crate::host_alloc::{try_collect, HostAllocator};
 use crate::layers::Layer;
 use crate::{driver, init, layers, terminator, vk};
 
@@ -42,10 +43,13 @@ pub unsafe extern "system" fn vkCreateInstance(
     guard_result(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the three pointers are the application's, unchanged: `p_create_info` null
-        // (checked there) or valid per VUID-vkCreateInstance-pCreateInfo-parameter, `p_allocator`
-        // null or valid, `p_instance` null (checked there) or writable.
-        || unsafe { create_instance(p_create_info, p_allocator, p_instance) },
+        || {
+            let _trace = crate::trace::section("CreateInstance");
+            // SAFETY: the three pointers are the application's, unchanged: `p_create_info`
+            // null (checked there) or valid per VUID-vkCreateInstance-pCreateInfo-parameter,
+            // `p_allocator` null or valid, `p_instance` null (checked there) or writable.
+            unsafe { create_instance(p_create_info, p_allocator, p_instance) }
+        },
     )
 }
 
@@ -261,10 +265,22 @@ unsafe fn create_through_chain(
         ));
     };
     let mut chained = chain.attach(info);
+    // The arrays below live for this call only: AOSP's `LayerChain` builds them with the
+    // application's allocator (else the default), scope COMMAND ([`crate::host_alloc`]).
+    // SAFETY: `allocator` is null or the application's valid callbacks.
+    let command_alloc = unsafe {
+        HostAllocator::app_or(
+            allocator,
+            HostAllocator::default_for(vk::SystemAllocationScope::COMMAND),
+            vk::SystemAllocationScope::COMMAND,
+        )
+    };
+    let array = |names: &mut dyn ExactSizeIterator<Item = *const std::ffi::c_char>| {
+        try_collect(names, command_alloc, "vkCreateInstance", "a name array")
+    };
     // AOSP's `ModifyCreateInfo`: the layers see the whole list the loader activates (the
     // implicit layers, then the application's), not only the application's names.
-    let layer_names: Vec<*const std::ffi::c_char> =
-        active.iter().map(|l| l.name().as_ptr()).collect();
+    let layer_names = array(&mut active.iter().map(|l| l.name().as_ptr()))?;
     if !layer_names.is_empty() {
         chained.enabled_layer_count = layer_names.len() as u32;
         chained.pp_enabled_layer_names = layer_names.as_ptr();
@@ -272,19 +288,14 @@ unsafe fn create_through_chain(
     // Layers built without VK_KHR_android_surface see Android surfaces as headless ones.
     let layer_extensions =
         crate::wsi::layer_compat::layer_extensions(requested, !active.is_empty());
-    let layer_extension_ptrs: Vec<*const std::ffi::c_char> = layer_extensions
-        .iter()
-        .flatten()
-        .map(|n| n.as_ptr())
-        .collect();
-    let appended_ptrs: Vec<*const std::ffi::c_char> =
-        requested.iter().map(|n| n.as_ptr()).collect();
-    if layer_extensions.is_some() {
-        chained.enabled_extension_count = layer_extension_ptrs.len() as u32;
-        chained.pp_enabled_extension_names = layer_extension_ptrs.as_ptr();
-    } else if appended_debug_report {
-        chained.enabled_extension_count = appended_ptrs.len() as u32;
-        chained.pp_enabled_extension_names = appended_ptrs.as_ptr();
+    let extension_ptrs = match &layer_extensions {
+        Some(list) => Some(array(&mut list.iter().map(|n| n.as_ptr()))?),
+        None if appended_debug_report => Some(array(&mut requested.iter().map(|n| n.as_ptr()))?),
+        None => None,
+    };
+    if let Some(ptrs) = &extension_ptrs {
+        chained.enabled_extension_count = ptrs.len() as u32;
+        chained.pp_enabled_extension_names = ptrs.as_ptr();
     }
     let mut instance = vk::Instance::null();
     // SAFETY: a valid create info (the application's plus the chain nodes and name arrays, which
@@ -393,6 +404,7 @@ pub unsafe extern "system" fn vkDestroyInstance(
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
     guard("vkDestroyInstance", (), || {
+        let _trace = crate::trace::section("DestroyInstance");
         let raw = vk::Handle::as_raw(instance) as usize;
         if raw == 0 {
             return;

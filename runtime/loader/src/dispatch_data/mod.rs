@@ -22,9 +22,11 @@
 //! `VK_ERROR_INITIALIZATION_FAILED` and a log line.
 //!
 //! **Lifetime.** The terminator allocates the data when the driver object is created and frees
-//! it when the driver object is destroyed. Loader data lives on the Rust heap; the application's
-//! `VkAllocationCallbacks` are passed to layers and drivers untouched (not used for the
-//! loader's own bookkeeping). Live instance and device data are registered
+//! it when the driver object is destroyed. The records are placed in the application's
+//! `VkAllocationCallbacks` as AOSP's `AllocateInstanceData`/`AllocateDeviceData` place them
+//! ([`crate::host_alloc`]: INSTANCE and DEVICE scope, the instance's allocator for a device
+//! created without one, the default allocator without any); the callbacks also reach layers and
+//! drivers untouched. Live instance and device data are registered
 //! ([`is_live_instance`], [`is_live_device`]) so creation, destruction and the loader-data
 //! callbacks can reject a handle that is not one of ours instead of following a stray pointer.
 
@@ -39,6 +41,7 @@ use vkgen_abi::vk_error;
 use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
 use crate::ffi::guard;
+use crate::host_alloc::HostAllocator;
 use crate::layers::Layer;
 use crate::vk;
 
@@ -61,6 +64,10 @@ pub struct InstanceData {
     pub api: OnceLock<ApiInstance>,
     /// What the terminator knows.
     pub term: TermInstance,
+    /// The allocator the data was created with (scope INSTANCE): `vkDestroyInstance` frees
+    /// with it when given no `pAllocator`, and devices created without one use it (AOSP's
+    /// `InstanceData::allocator`).
+    pub allocator: HostAllocator,
 }
 
 const _: () = assert!(std::mem::offset_of!(InstanceData, dispatch) == 0);
@@ -138,6 +145,9 @@ pub struct DeviceData {
     pub api: OnceLock<ApiDevice>,
     /// What the terminator knows.
     pub term: TermDevice,
+    /// The allocator the data was created with (scope DEVICE), for `vkDestroyDevice` without a
+    /// `pAllocator` (AOSP's `DeviceData::allocator`).
+    pub allocator: HostAllocator,
 }
 
 /// The api level's part of [`DeviceData`].

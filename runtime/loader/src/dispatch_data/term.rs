@@ -15,13 +15,15 @@ use vkgen_generated::pfn;
 use super::InstanceData;
 use crate::dispatch::InstanceDispatchTable;
 use crate::extensions::ExtensionSet;
+use crate::host_alloc::{HostAllocator, HostBox, HostVec};
 use crate::init::DriverEntry;
 use crate::vk;
 
 /// The terminator's part of [`InstanceData`] (its commands are in [`crate::terminator`]).
 pub struct TermInstance {
-    /// One driver instance per driver that accepted the instance.
-    pub drivers: Vec<DriverInstance>,
+    /// One driver instance per driver that accepted the instance (in the application's
+    /// allocator, [`crate::host_alloc`]).
+    pub drivers: HostVec<DriverInstance, HostAllocator>,
     /// Exactly one driver instance: its handles are handed up unwrapped.
     pub passthrough: bool,
     /// The `VkInstance` the terminator handed up (the driver's in passthrough mode, else
@@ -32,7 +34,7 @@ pub struct TermInstance {
     pub enabled_extensions: ExtensionSet,
     /// The loader's own dispatchable `VkInstance` object (its address is `handle` when not
     /// passthrough); only owned here.
-    pub(crate) _own_object: Box<LoaderObject>,
+    pub(crate) _own_object: HostBox<LoaderObject, HostAllocator>,
     /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration;
     /// never modified afterwards, so their addresses (the handles) are stable.
     pub(crate) physical_devices: OnceLock<Vec<PhysicalDeviceWrapper>>,
@@ -52,8 +54,9 @@ pub struct DriverInstance {
     pub driver: &'static DriverEntry,
     /// The driver's `VkInstance`.
     pub handle: vk::Instance,
-    /// The driver's functions for this instance (physical-device stubs jump through it).
-    pub table: Box<InstanceDispatchTable>,
+    /// The driver's functions for this instance (physical-device stubs jump through it), in
+    /// the application's allocator.
+    pub table: HostBox<InstanceDispatchTable, HostAllocator>,
     /// The driver's `vkGetInstanceProcAddr`.
     pub gipa: vk::PFN_vkGetInstanceProcAddr,
     /// The driver's `vkGetDeviceProcAddr`.

@@ -32,12 +32,11 @@ use vkgen_abi::hal::{
 };
 
 use super::image::{is_code, is_readable, store_word, Image, PF_R, PF_X};
-use super::linker::{Linker, LinkerNamespace, Opened};
+use super::linker::Linker;
 use super::{open_library, symbol_address};
-use crate::LoaderConfig;
 
 pub use super::hal_search::{
-    candidates, module_names, namespaces, sphal_dirs, Namespace, HAL_DIR,
+    candidates, load, load_with, module_names, namespaces, sphal_dirs, Namespace, HAL_DIR,
     HAL_SUBNAME_KEY_PROPERTIES, UPDATABLE_DRIVER_ENV,
 };
 
@@ -224,6 +223,7 @@ impl HalDriver {
             .unwrap_or_else(|p| p.into_inner())
             .take();
         if let Some(library) = library {
+            let _trace = crate::trace::section("UnloadBuiltinDriver");
             log::debug!("Unload builtin Vulkan driver.");
             self.close_device();
             linker.unload_sphal_library(library);
@@ -258,95 +258,6 @@ impl Drop for HalDriver {
     }
 }
 
-/// Finds and opens the HAL driver through the configured linker ([`super::linker`]).
-pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
-    load_with(config, &*super::linker::for_config(config))
-}
-
-/// `Hal::Open`'s search: the updatable driver (`LoadUpdatedDriver`), then the APEX's
-/// (`LoadDriverFromApex`), then the built-in one (`LoadBuiltinDriver`), each only when the one
-/// before loaded no library (`-ENOENT`). A library that loads is the module, and any problem
-/// with it is final (AOSP's `-EINVAL` stops the search too). A driver namespace that yields no
-/// library is fatal.
-pub fn load_with(config: &LoaderConfig, linker: &dyn Linker) -> Result<HalDriver, HalError> {
-    let names = module_names(config);
-    let mut tried = Vec::new();
-    if let Some(ns) = linker.driver_namespace() {
-        let Some(opened) = load_in_namespace(&names, linker, &ns, &mut tried) else {
-            return Err(HalError::UpdatableDriverMissing { tried });
-        };
-        // `LoadUpdatedDriver` is fatal for any non-zero result, a module that is no HAL
-        // (`-EINVAL`) included.
-        let path = opened.path.clone();
-        return load_opened(opened).map_err(|e| {
-            if e.is_fatal() {
-                e
-            } else {
-                HalError::UpdatableDriverMissing { tried: vec![path] }
-            }
-        });
-    }
-    let apex = config
-        .properties
-        .get(RO_VULKAN_APEX)
-        .map(|a| a.replace('.', "_"))
-        .filter(|a| !a.is_empty());
-    if let Some(ns) = apex.and_then(|a| linker.exported_namespace(&a)) {
-        if let Some(opened) = load_in_namespace(&names, linker, &ns, &mut tried) {
-            return load_opened(opened);
-        }
-    }
-    for name in &names {
-        match linker.load_sphal_library(name) {
-            Ok(opened) => {
-                log::info!(
-                    "HAL driver {} from the sphal namespace",
-                    opened.path.display()
-                );
-                return load_opened(opened);
-            }
-            Err(e) => {
-                log::debug!("HAL {name} (sphal): {e}");
-                tried.extend(e.tried);
-            }
-        }
-    }
-    Err(HalError::NotFound { tried })
-}
-
-/// The property naming the Vulkan APEX (`RO_VULKAN_APEX_PROPERTY`).
-const RO_VULKAN_APEX: &str = "ro.vulkan.apex";
-
-/// `LoadDriver` with a namespace: each module name through `android_dlopen_ext`.
-fn load_in_namespace(
-    names: &[String],
-    linker: &dyn Linker,
-    ns: &LinkerNamespace,
-    tried: &mut Vec<PathBuf>,
-) -> Option<Opened> {
-    for name in names {
-        match linker.dlopen_ext(name, ns) {
-            Ok(opened) => {
-                log::info!(
-                    "HAL driver {} from the {} namespace",
-                    opened.path.display(),
-                    ns.name
-                );
-                return Some(opened);
-            }
-            Err(e) => {
-                log::error!("Could not load {name} from {} namespace: {e}.", ns.name);
-                tried.extend(e.tried);
-            }
-        }
-    }
-    None
-}
-
-fn load_opened(opened: Opened) -> Result<HalDriver, HalError> {
-    load_module(&opened.path, opened.library)
-}
-
 /// Opens one specific module file (no search); a missing or unloadable file is `NotFound`.
 pub fn load_path(path: &Path) -> Result<HalDriver, HalError> {
     match open_library(path) {
@@ -360,7 +271,8 @@ pub fn load_path(path: &Path) -> Result<HalDriver, HalError> {
     }
 }
 
-fn load_module(path: &Path, library: Library) -> Result<HalDriver, HalError> {
+/// Checks and opens the module `library` loaded from `path`.
+pub(super) fn load_module(path: &Path, library: Library) -> Result<HalDriver, HalError> {
     let result = load_module_inner(path, library);
     match &result {
         Ok(_) => log::info!("HAL driver {} loaded", path.display()),
@@ -478,9 +390,12 @@ fn open_device(
 ) -> Result<HalDriver, HalError> {
     let path_buf = || path.to_path_buf();
     let mut raw_device: *mut HwDevice = std::ptr::null_mut();
-    // SAFETY: `open` is the module's own method, called with its module, the device id the HAL
-    // ABI defines and a valid out-pointer; the library stays loaded for the call.
-    let rc = unsafe { open(hmi, HWVULKAN_DEVICE_0.as_ptr(), &mut raw_device) };
+    let rc = {
+        let _trace = crate::trace::section("hwvulkan module open");
+        // SAFETY: `open` is the module's own method, called with its module, the device id the
+        // HAL ABI defines and a valid out-pointer; the library stays loaded for the call.
+        unsafe { open(hmi, HWVULKAN_DEVICE_0.as_ptr(), &mut raw_device) }
+    };
     if rc != 0 {
         return Err(HalError::OpenFailed {
             path: path_buf(),
@@ -573,7 +488,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::driver::hal_search::LIB;
     use crate::testutil::{compile_so, isolated_config, VK_DECLS};
-    use crate::Properties;
+    use crate::{LoaderConfig, Properties};
 
     /// A HAL module in C, parameterised by `#define`s so each test can break one thing.
     const HAL_SOURCE: &str = r#"

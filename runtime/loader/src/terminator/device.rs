@@ -23,7 +23,10 @@ use crate::dispatch_data::{
 };
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{guard, guard_result, name_list};
+use crate::host_alloc::{try_collect, HostAllocator, HostBox};
 use crate::{chain, driver, extensions, vk};
+
+const DEVICE: vk::SystemAllocationScope = vk::SystemAllocationScope::DEVICE;
 
 /// `vkCreateDevice` at the bottom of the chain.
 ///
@@ -94,57 +97,57 @@ unsafe fn create_device_impl(
         )
     };
     let names = extensions::device_extensions_for_driver(&requested, &available, name);
+    let mut properties = vk::PhysicalDeviceProperties::default();
+    let traced = crate::trace::section("driver.GetPhysicalDeviceProperties");
+    // SAFETY: `driver_pd` is the driver's live physical device `resolve` found; `properties` is
+    // a local out-struct.
+    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
+    drop(traced);
+    // AOSP's `AllocateDeviceData`, before the driver is called: the application's allocator,
+    // else the instance's, with scope DEVICE.
+    // SAFETY: `allocator` is null or the application's valid callbacks (VUID-vkCreateDevice-
+    // pAllocator-parameter).
+    let data_alloc = unsafe { HostAllocator::app_or(allocator, data.allocator, DEVICE) };
+    let data_mem = {
+        let _trace = crate::trace::section("AllocateDeviceData");
+        HostBox::<DeviceData, _>::try_new_uninit_in(data_alloc)
+    }
+    .map_err(|_| crate::host_alloc::oom("vkCreateDevice", "the device data"))?;
     // SAFETY: `driver_pd` is the driver's live physical device of `data`; `info` is valid for
     // this call and `allocator` null or the application's valid callbacks.
-    let device = unsafe { create_driver_device(data, driver, driver_pd, info, &names, allocator) }?;
+    let device = unsafe {
+        create_driver_device(
+            data,
+            driver,
+            driver_pd,
+            info,
+            &names,
+            (allocator, data_alloc),
+        )
+    }?;
     // SAFETY: `device` is the driver's new device, created with `allocator`.
     let procs = unsafe { DeviceProcs::load(driver, device, allocator) }?;
     let destroy = procs.destroy;
-    let anb = vkgen_generated::extensions::info(
-        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
-    )
-    .name();
-    let wsi = if names.contains(&anb) {
-        // SAFETY: `device` is the driver's new device of `driver_pd`.
-        match unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, &requested) } {
-            Ok(w) => Some(w),
-            Err(e) => {
-                // SAFETY: the device was created above with `allocator` and is not published.
-                unsafe { destroy(device, allocator) };
-                return Err(e);
-            }
-        }
-    } else {
-        None
-    };
-    let mut properties = vk::PhysicalDeviceProperties::default();
-    // SAFETY: `driver_pd` is the driver's live physical device; `properties` a local out-struct.
-    unsafe { (driver.table.get_physical_device_properties)(driver_pd, &mut properties) };
-    let device_data = Box::new(DeviceData {
-        dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
-        api: OnceLock::new(),
-        term: TermDevice {
-            instance: std::ptr::from_ref(data),
-            driver_index: data
-                .term
-                .drivers
-                .iter()
-                .position(|d| std::ptr::eq(d, driver))
-                .unwrap_or(0),
-            physical_device: driver_pd,
-            physical_device_api_version: properties.api_version,
-            gdpa: driver.gdpa,
-            destroy_device: destroy,
-            get_device_queue: procs.get_device_queue,
-            get_device_queue2: procs.get_device_queue2,
-            allocate_command_buffers: procs.allocate_command_buffers,
-            free_command_buffers: procs.free_command_buffers,
-            wsi,
-            enabled_extensions: crate::extensions::ExtensionSet::from_names(
-                requested.iter().copied(),
-            ),
+    // SAFETY: `device` is the driver's new device of `driver_pd`.
+    let wsi = unsafe { load_wsi(driver, (driver_pd, device), (&names, &requested)) }.inspect_err(
+        |_| {
+            // SAFETY: the device was created above with `allocator` and is not published.
+            unsafe { destroy(device, allocator) }
         },
-    });
+    )?;
+    let term = TermDevice {
+        wsi,
+        ..term_device(data, driver, (driver_pd, &properties), &procs, &requested)
+    };
+    let device_data = HostBox::write(
+        data_mem,
+        DeviceData {
+            dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
+            api: OnceLock::new(),
+            term,
+            allocator: data_alloc,
+        },
+    );
     // SAFETY: `device` is the driver's new, live device, created with `allocator`, and
     // `destroy` its vkDestroyDevice.
     unsafe { publish(device, device_data, destroy, allocator) }?;
@@ -152,10 +155,69 @@ unsafe fn create_device_impl(
         "driver {name}: device {device:?} created with {} extension(s)",
         names.len()
     );
+    // SAFETY: `info` is the valid create info this call got.
+    unsafe {
+        crate::gpu_stats::report_device(
+            &*crate::init::loader().stats,
+            info,
+            &requested,
+            properties.device_type,
+        )
+    };
     // SAFETY: `out` was checked non-null at the top and is the application's pDevice, writable for
     // this call (VUID-vkCreateDevice-pDevice-parameter).
     unsafe { *out = device };
     Ok(())
+}
+
+/// The device's WSI when the driver device was created with `VK_ANDROID_native_buffer` (among
+/// `names`; `requested` is what the application asked for), else `None`.
+///
+/// # Safety
+/// `device` must be the driver's new, live device of `driver_pd`.
+unsafe fn load_wsi(
+    driver: &DriverInstance,
+    (driver_pd, device): (vk::PhysicalDevice, vk::Device),
+    (names, requested): (&[&CStr], &[&CStr]),
+) -> Result<Option<crate::wsi::DeviceWsi>, vk::Result> {
+    let anb = vkgen_generated::extensions::info(
+        vkgen_generated::extensions::ExtensionId::ANDROID_NATIVE_BUFFER,
+    )
+    .name();
+    if !names.contains(&anb) {
+        return Ok(None);
+    }
+    // SAFETY: the caller guarantees `device` is the driver's new device of `driver_pd`.
+    unsafe { crate::wsi::DeviceWsi::load(driver, driver_pd, device, requested) }.map(Some)
+}
+
+/// The terminator's data of a new device of `driver_pd` (its WSI still `None`).
+fn term_device(
+    data: &InstanceData,
+    driver: &DriverInstance,
+    (driver_pd, properties): (vk::PhysicalDevice, &vk::PhysicalDeviceProperties),
+    procs: &DeviceProcs,
+    requested: &[&CStr],
+) -> TermDevice {
+    TermDevice {
+        instance: std::ptr::from_ref(data),
+        driver_index: data
+            .term
+            .drivers
+            .iter()
+            .position(|d| std::ptr::eq(d, driver))
+            .unwrap_or(0),
+        physical_device: driver_pd,
+        physical_device_api_version: properties.api_version,
+        gdpa: driver.gdpa,
+        destroy_device: procs.destroy,
+        get_device_queue: procs.get_device_queue,
+        get_device_queue2: procs.get_device_queue2,
+        allocate_command_buffers: procs.allocate_command_buffers,
+        free_command_buffers: procs.free_command_buffers,
+        wsi: None,
+        enabled_extensions: crate::extensions::ExtensionSet::from_names(requested.iter().copied()),
+    }
 }
 
 /// Stamps `device_data` into word 0 of the driver's new `device` and registers it; a device
@@ -166,11 +228,11 @@ unsafe fn create_device_impl(
 /// `destroy` its driver's vkDestroyDevice.
 unsafe fn publish(
     device: vk::Device,
-    device_data: Box<DeviceData>,
+    device_data: HostBox<DeviceData, HostAllocator>,
     destroy: vk::PFN_vkDestroyDevice,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<(), vk::Result> {
-    let device_data = Box::into_raw(device_data);
+    let (device_data, data_alloc) = HostBox::into_raw_with_allocator(device_data);
     // SAFETY: the caller guarantees `device` is a live dispatchable device.
     if let Err(e) = unsafe {
         install(
@@ -179,10 +241,11 @@ unsafe fn publish(
             "VkDevice",
         )
     } {
-        // SAFETY: `device_data` was leaked above and is not registered; the caller guarantees the
-        // device was created with `allocator` and is not yet handed to anyone.
+        // SAFETY: `device_data` was leaked above from a box of `data_alloc` and is not
+        // registered; the caller guarantees the device was created with `allocator` and is not
+        // yet handed to anyone.
         unsafe {
-            drop(Box::from_raw(device_data));
+            drop(HostBox::from_raw_in(device_data, data_alloc));
             destroy(device, allocator);
         }
         return Err(e);
@@ -196,16 +259,23 @@ unsafe fn publish(
 ///
 /// # Safety
 /// `driver_pd` must be a live physical device of `driver`, an instance of `data`; `info` a valid
-/// create info whose chain outlives the call; `allocator` null or valid callbacks.
+/// create info whose chain outlives the call; `allocator` null or valid callbacks, `data_alloc`
+/// the loader's allocator for this device ([`crate::host_alloc`]).
 unsafe fn create_driver_device(
     data: &InstanceData,
     driver: &DriverInstance,
     driver_pd: vk::PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
     names: &[&CStr],
-    allocator: *const vk::AllocationCallbacks<'_>,
+    (allocator, data_alloc): (*const vk::AllocationCallbacks<'_>, HostAllocator),
 ) -> Result<vk::Device, vk::Result> {
-    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    // AOSP's `CreateInfoWrapper` builds this array with the allocator, scope COMMAND.
+    let name_ptrs: crate::host_alloc::HostVec<*const c_char, _> = try_collect(
+        names.iter().map(|n| n.as_ptr()),
+        data_alloc.with_scope(vk::SystemAllocationScope::COMMAND),
+        "vkCreateDevice",
+        "the driver's extension names",
+    )?;
     // SAFETY: the caller guarantees `info.p_next` is a valid chain.
     let p_next = unsafe { chain::skip_loader_structs(info.p_next, LOADER_DEVICE_CREATE_INFO) };
     // SAFETY: `p_next` is a suffix of the create info's valid pNext chain, which
@@ -233,10 +303,12 @@ unsafe fn create_driver_device(
     // (restoring the application's pointer) before this function returns.
     let patch = unsafe { DeviceGroupPatch::apply(data, p_next) }?;
     let mut device = vk::Device::null();
-    // SAFETY: `driver_pd` is the driver's live physical device, `driver_info` a valid create info
-    // whose arrays (`name_ptrs`, the chain) outlive the call, `allocator` the caller's.
-    let result =
-        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) };
+    let result = {
+        let _trace = crate::trace::section("driver.CreateDevice");
+        // SAFETY: `driver_pd` is the driver's live physical device, `driver_info` a valid create
+        // info whose arrays (`name_ptrs`, the chain) outlive the call, `allocator` the caller's.
+        unsafe { (driver.table.create_device)(driver_pd, &driver_info, allocator, &mut device) }
+    };
     drop(patch);
     if result != vk::Result::SUCCESS {
         return Err(result);
@@ -420,9 +492,13 @@ pub unsafe extern "system" fn destroy_device(
         if !unregister_device(ptr) {
             return;
         }
-        // SAFETY: registered data came from `Box::into_raw` in `create_device` and was just
-        // unregistered, so it is freed once.
-        let data = unsafe { Box::from_raw(ptr) };
+        // AOSP's `FreeDeviceData` with the `pAllocator` given here, else the data's own.
+        // SAFETY: `allocator` is null or the application's valid callbacks
+        // (VUID-vkDestroyDevice-pAllocator-parameter), compatible with the creating ones.
+        let free_with = unsafe { HostAllocator::app_or(allocator, data.allocator, DEVICE) };
+        // SAFETY: registered data came from `HostBox::into_raw` in `publish` and was just
+        // unregistered, so it is freed once, by its allocator or one compatible with it.
+        let data = unsafe { HostBox::from_raw_in(ptr, free_with) };
         if data.term.wsi.is_some() {
             // Swapchains the application forgot would otherwise keep their window connected
             // and later free images of a dead device.
@@ -476,6 +552,7 @@ pub unsafe extern "system" fn get_device_queue(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue", (), || {
+        let _trace = crate::trace::section("GetDeviceQueue");
         // SAFETY: the application's `device` is a live device of this loader, reached through its
         // dispatch (VUID-vkGetDeviceQueue-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
@@ -499,6 +576,7 @@ pub unsafe extern "system" fn get_device_queue2(
     queue: *mut vk::Queue,
 ) {
     guard("vkGetDeviceQueue2", (), || {
+        let _trace = crate::trace::section("GetDeviceQueue2");
         // SAFETY: the application's `device` is a live device of this loader, reached through its
         // dispatch (VUID-vkGetDeviceQueue2-device-parameter).
         let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {
@@ -534,6 +612,7 @@ pub unsafe extern "system" fn allocate_command_buffers(
         "vkAllocateCommandBuffers",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
+            let _trace = crate::trace::section("AllocateCommandBuffers");
             // SAFETY: the application's `device` is a live device of this loader, reached through
             // its dispatch (VUID-vkAllocateCommandBuffers-device-parameter).
             let Some(data) = (unsafe { device_data(vk::Handle::as_raw(device) as usize) }) else {

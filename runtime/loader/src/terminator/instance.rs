@@ -31,6 +31,7 @@ use crate::ffi::{
     app_api_version, cstr, enumerate, fill_array, guard, guard_result, name_list, to_void,
     version_string,
 };
+use crate::host_alloc::{try_box, try_collect, HostAllocator, HostBox, HostVec};
 use crate::init::{self, DriverEntry};
 use crate::{chain, driver, vk};
 
@@ -111,33 +112,57 @@ unsafe fn create_instance_impl(
             "vkCreateInstance: a loader chain struct after the leading ones reaches the driver"
         );
     }
+    // AOSP's `AllocateInstanceData`, before any driver is called: the application's allocator
+    // (else the default) with scope INSTANCE; no memory, no instance.
+    // SAFETY: `allocator` is null or the application's valid callbacks (VUID-vkCreateInstance-
+    // pAllocator-parameter).
+    let data_alloc = unsafe { HostAllocator::app_or(allocator, INSTANCE_DEFAULT, INSTANCE) };
+    let data_mem = HostBox::<InstanceData, _>::try_new_uninit_in(data_alloc)
+        .map_err(|_| crate::host_alloc::oom(COMMAND, "the instance data"))?;
+    let mut own_object = try_box(
+        LoaderObject {
+            loader_data: crate::dispatch_data::LOADER_MAGIC,
+        },
+        data_alloc,
+        COMMAND,
+        "the loader's VkInstance",
+    )?;
     // SAFETY: `info` is valid for this call and `p_next` a suffix of its chain; `allocator` is
     // null or the application's valid callbacks.
     let created = unsafe {
-        create_driver_instances(drivers, info, p_next, &requested, app_version, allocator)
+        create_driver_instances(
+            drivers,
+            info,
+            p_next,
+            &requested,
+            app_version,
+            (allocator, data_alloc),
+        )
     }?;
     let passthrough = created.len() == 1;
-    let mut own_object = Box::new(LoaderObject {
-        loader_data: crate::dispatch_data::LOADER_MAGIC,
-    });
     let handle = if passthrough {
         created[0].handle
     } else {
         vk::Handle::from_raw(std::ptr::from_mut(&mut *own_object) as u64)
     };
-    let data = Box::into_raw(Box::new(InstanceData {
-        dispatch: std::cell::UnsafeCell::new(InstanceDispatchTable::empty()),
-        api: OnceLock::new(),
-        term: TermInstance {
-            drivers: created,
-            passthrough,
-            handle,
-            enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
-            _own_object: own_object,
-            physical_devices: OnceLock::new(),
-            debug_report: Default::default(),
+    let data = HostBox::write(
+        data_mem,
+        InstanceData {
+            dispatch: std::cell::UnsafeCell::new(InstanceDispatchTable::empty()),
+            api: OnceLock::new(),
+            term: TermInstance {
+                drivers: created,
+                passthrough,
+                handle,
+                enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
+                _own_object: own_object,
+                physical_devices: OnceLock::new(),
+                debug_report: Default::default(),
+            },
+            allocator: data_alloc,
         },
-    }));
+    );
+    let data = HostBox::into_raw(data);
     // SAFETY: `handle` is the driver's live instance or our own object.
     if let Err(e) = unsafe {
         install(
@@ -146,18 +171,31 @@ unsafe fn create_instance_impl(
             "VkInstance",
         )
     } {
-        // SAFETY: `data` was just leaked above and is not registered anywhere.
-        let data = unsafe { Box::from_raw(data) };
+        // SAFETY: `data` was just leaked above from a box of `data_alloc` and is not registered
+        // anywhere.
+        let data = unsafe { HostBox::from_raw_in(data, data_alloc) };
         // SAFETY: the driver instances were created with `allocator`.
         unsafe { destroy_driver_instances(&data.term, allocator) };
         return Err(e);
     }
     register_instance(data);
+    // SAFETY: `info` is the valid create info this call got, its application info null or valid.
+    unsafe { crate::gpu_stats::report_instance(&*loader.stats, info, &requested) };
     // SAFETY: `out` was checked non-null at the top and is the application's pInstance, writable
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = handle };
     Ok(())
 }
+
+/// The command named in allocation failures.
+const COMMAND: &str = "vkCreateInstance";
+const INSTANCE: vk::SystemAllocationScope = vk::SystemAllocationScope::INSTANCE;
+/// AOSP's `GetDefaultAllocator()` for the instance data.
+const INSTANCE_DEFAULT: HostAllocator = HostAllocator::default_for(INSTANCE);
+
+/// The application's `pAllocator` as given (for the drivers) and the allocator of the loader's
+/// own instance data ([`crate::host_alloc`]).
+type Allocators<'a> = (*const vk::AllocationCallbacks<'a>, HostAllocator);
 
 /// One instance per driver (the first only where physical devices cannot be wrapped); the
 /// drivers that fail are skipped while one succeeds, else the first failure is returned.
@@ -170,8 +208,8 @@ unsafe fn create_driver_instances(
     p_next: *const std::ffi::c_void,
     requested: &[&CStr],
     app_version: u32,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) -> Result<Vec<DriverInstance>, vk::Result> {
+    allocators: Allocators<'_>,
+) -> Result<HostVec<DriverInstance, HostAllocator>, vk::Result> {
     let candidates: &'static [DriverEntry] =
         if drivers.len() > 1 && !physical_device::WRAPPING_SUPPORTED {
             log::warn!(
@@ -183,13 +221,18 @@ unsafe fn create_driver_instances(
         } else {
             drivers
         };
-    let mut created = Vec::with_capacity(candidates.len());
+    // Room for every driver up front: pushing below never allocates, so no driver instance is
+    // created that the vector could then fail to hold.
+    let mut created = HostVec::new_in(allocators.1);
+    created
+        .try_reserve_exact(candidates.len())
+        .map_err(|_| crate::host_alloc::oom(COMMAND, "the driver instances"))?;
     let mut first_error = None;
     for driver in candidates {
         // SAFETY: the caller guarantees `info` and its chain are valid, `p_next` a suffix of it,
-        // and `allocator` null or valid.
+        // and the application's allocator null or valid.
         match unsafe {
-            create_driver_instance(driver, info, p_next, requested, app_version, allocator)
+            create_driver_instance(driver, info, p_next, requested, app_version, allocators)
         } {
             Ok(instance) => created.push(instance),
             Err(e) => {
@@ -218,14 +261,14 @@ unsafe fn create_driver_instances(
 /// Creates the instance of one driver.
 ///
 /// # Safety
-/// `info` must be valid, `p_next` a valid chain, `allocator` null or valid.
+/// `info` must be valid, `p_next` a valid chain, the application's allocator null or valid.
 unsafe fn create_driver_instance(
     driver: &'static DriverEntry,
     info: &vk::InstanceCreateInfo<'_>,
     p_next: *const std::ffi::c_void,
     requested: &[&CStr],
     app_version: u32,
-    allocator: *const vk::AllocationCallbacks<'_>,
+    (allocator, data_alloc): Allocators<'_>,
 ) -> Result<DriverInstance, vk::Result> {
     let name = driver.driver.name();
     let Some(create) = driver.create_instance else {
@@ -253,7 +296,13 @@ unsafe fn create_driver_instance(
             names.push(promoted);
         }
     }
-    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    // AOSP's `CreateInfoWrapper` builds this array with the allocator, scope COMMAND.
+    let name_ptrs = try_collect(
+        names.iter().map(|n| n.as_ptr()),
+        data_alloc.with_scope(vk::SystemAllocationScope::COMMAND),
+        COMMAND,
+        "the driver's extension names",
+    )?;
     let api_version = extensions::sanitize_api_version(app_version, driver_version);
     // SAFETY: `p_application_info` is null or a valid VkApplicationInfo,
     // VUID-VkInstanceCreateInfo-pApplicationInfo-parameter; it is copied before the call returns.
@@ -284,11 +333,44 @@ unsafe fn create_driver_instance(
         .as_ref()
         .map_or(std::ptr::null(), std::ptr::from_ref);
     let mut handle = vk::Instance::null();
-    // SAFETY: a valid create info whose pointers outlive the call.
-    let result = unsafe { create(&driver_info, allocator, &mut handle) };
+    let result = {
+        let _trace = crate::trace::section("driver.CreateInstance");
+        // SAFETY: a valid create info whose pointers outlive the call.
+        unsafe { create(&driver_info, allocator, &mut handle) }
+    };
     if result != vk::Result::SUCCESS {
         return Err(result);
     }
+    // SAFETY: `handle` is the instance the driver just created with `allocator`.
+    let (table, gdpa) = unsafe { driver_procs(driver, handle, (allocator, data_alloc)) }?;
+    let gipa = driver.gipa();
+    log::debug!("driver {name}: instance {handle:?} created ({:?})", *table);
+    Ok(DriverInstance {
+        driver,
+        handle,
+        table,
+        gipa,
+        gdpa,
+        api_version,
+        enabled_extensions: ExtensionSet::from_names(names.iter().copied()),
+    })
+}
+
+/// A driver instance's dispatch table, in the application's allocator.
+type DriverTable = HostBox<InstanceDispatchTable, HostAllocator>;
+
+/// The new driver instance's dispatch table (in `data_alloc`) and `vkGetDeviceProcAddr`; a
+/// driver missing a required proc is `VK_ERROR_INCOMPATIBLE_DRIVER`, a table that cannot be
+/// allocated `VK_ERROR_OUT_OF_HOST_MEMORY`, and either way its instance is destroyed again.
+///
+/// # Safety
+/// `handle` must be a live instance `driver` created with `allocator`, not handed out.
+unsafe fn driver_procs(
+    driver: &DriverEntry,
+    handle: vk::Instance,
+    (allocator, data_alloc): Allocators<'_>,
+) -> Result<(DriverTable, vk::PFN_vkGetDeviceProcAddr), vk::Result> {
+    let name = driver.driver.name();
     let gipa = driver.gipa();
     // SAFETY: the driver's live instance and C strings.
     let lookup = |n: &CStr| unsafe { gipa(handle, n.as_ptr()) };
@@ -303,13 +385,8 @@ unsafe fn create_driver_instance(
     // SAFETY: the driver's GetInstanceProcAddr returns vkGetDeviceProcAddr's type for that name.
     let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
         unsafe { driver::void_fn_as(lookup(c"vkGetDeviceProcAddr")) };
-    let (true, Some(gdpa)) = (missing.is_empty(), gdpa) else {
-        match destroy {
-            // SAFETY: the instance was created above with `allocator`.
-            Some(destroy) => unsafe { destroy(handle, allocator) },
-            None => log::error!("driver {name}: cannot destroy its instance; it leaks"),
-        }
-        return Err(vk_error!(
+    let incompatible = || {
+        vk_error!(
             vk::Result::ERROR_INCOMPATIBLE_DRIVER,
             "driver {name}: required instance procs missing ({})",
             missing
@@ -317,19 +394,21 @@ unsafe fn create_driver_instance(
                 .map(|n| n.to_string_lossy())
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        )
     };
-    // SAFETY: the driver returns functions of the types their names say.
-    let table = Box::new(unsafe { InstanceDispatchTable::load(&mut |n| lookup(n)) });
-    log::debug!("driver {name}: instance {handle:?} created ({:?})", *table);
-    Ok(DriverInstance {
-        driver,
-        handle,
-        table,
-        gipa,
-        gdpa,
-        api_version,
-        enabled_extensions: ExtensionSet::from_names(names.iter().copied()),
+    let table = match (missing.is_empty(), gdpa) {
+        (true, Some(gdpa)) => {
+            // SAFETY: the driver returns functions of the types their names say.
+            let table = unsafe { InstanceDispatchTable::load(&mut |n| lookup(n)) };
+            try_box(table, data_alloc, COMMAND, "a driver's dispatch table").map(|t| (t, gdpa))
+        }
+        _ => Err(incompatible()),
+    };
+    table.inspect_err(|_| match destroy {
+        // SAFETY: the caller guarantees `handle` was created with `allocator` and is not handed
+        // out; it is destroyed once, here.
+        Some(destroy) => unsafe { destroy(handle, allocator) },
+        None => log::error!("driver {name}: cannot destroy its instance; it leaks"),
     })
 }
 
@@ -372,9 +451,14 @@ pub unsafe extern "system" fn destroy_instance(
         if !unregister_instance(ptr) {
             return;
         }
-        // SAFETY: registered data came from `Box::into_raw` in `create_instance`; it was just
-        // unregistered, so nothing else frees it.
-        let data = unsafe { Box::from_raw(ptr) };
+        // AOSP's `FreeInstanceData` with the `pAllocator` given here, else the data's own.
+        // SAFETY: `allocator` is null or the application's valid callbacks
+        // (VUID-vkDestroyInstance-pAllocator-parameter), compatible with the creating ones.
+        let free_with = unsafe { HostAllocator::app_or(allocator, data.allocator, INSTANCE) };
+        // SAFETY: registered data came from `HostBox::into_raw` in `create_instance`; it was just
+        // unregistered, so nothing else frees it, and `free_with` is its allocator or one the spec
+        // makes compatible with it.
+        let data = unsafe { HostBox::from_raw_in(ptr, free_with) };
         // Surfaces the application forgot would keep their windows connected.
         crate::wsi::surface::destroy_all_of_instance(data.term.handle);
         // SAFETY: the driver instances are live and were created with the app's allocator.
@@ -398,6 +482,7 @@ pub unsafe extern "system" fn enumerate_physical_devices(
         "vkEnumeratePhysicalDevices (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
+            let _trace = crate::trace::section("EnumeratePhysicalDevices");
             // SAFETY: the application's `instance` is a live instance of this loader, reached
             // through its dispatch (VUID-vkEnumeratePhysicalDevices-instance-parameter).
             let Some(data) = (unsafe { instance_data(vk::Handle::as_raw(instance) as usize) })
@@ -502,11 +587,14 @@ pub unsafe extern "system" fn enumerate_physical_device_groups(
     guard(
         "vkEnumeratePhysicalDeviceGroups (terminator)",
         vk::Result::ERROR_INITIALIZATION_FAILED,
-        // SAFETY: the application's `instance`, `count` and `out` are forwarded unchanged to
-        // `enumerate_groups_impl`, whose contract is this command's
-        // (VUID-vkEnumeratePhysicalDeviceGroups-*-parameter).
-        || match unsafe { enumerate_groups_impl(instance, count, out) } {
-            Ok(r) | Err(r) => r,
+        || {
+            let _trace = crate::trace::section("EnumeratePhysicalDeviceGroups");
+            // SAFETY: the application's `instance`, `count` and `out` are forwarded unchanged to
+            // `enumerate_groups_impl`, whose contract is this command's
+            // (VUID-vkEnumeratePhysicalDeviceGroups-*-parameter).
+            match unsafe { enumerate_groups_impl(instance, count, out) } {
+                Ok(r) | Err(r) => r,
+            }
         },
     )
 }

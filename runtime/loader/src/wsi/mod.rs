@@ -574,6 +574,7 @@ pub unsafe extern "system" fn physical_device_features2(
     pd: vk::PhysicalDevice,
     features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
+    let _trace = crate::trace::section("GetPhysicalDeviceFeatures2");
     crate::ffi::guard("vkGetPhysicalDeviceFeatures2", (), || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDeviceFeatures2-physicalDevice-parameter).

@@ -69,6 +69,7 @@ pub unsafe extern "system" fn queue_present(
     queue: vk::Queue,
     info: *const vk::PresentInfoKHR<'_>,
 ) -> vk::Result {
+    let _trace = crate::trace::section("QueuePresentKHR");
     guard(
         "vkQueuePresentKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -474,6 +475,7 @@ pub unsafe extern "system" fn set_hdr_metadata(
     swapchains: *const vk::SwapchainKHR,
     metadata: *const vk::HdrMetadataEXT<'_>,
 ) {
+    let _trace = crate::trace::section("SetHdrMetadataEXT");
     guard("vkSetHdrMetadataEXT", (), || {
         // SAFETY: the application's arrays of `count` elements.
         let (swapchains, metadata) = unsafe { (array(swapchains, count), array(metadata, count)) };

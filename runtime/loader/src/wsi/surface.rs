@@ -163,6 +163,7 @@ pub unsafe extern "system" fn create_android_surface(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("CreateAndroidSurfaceKHR");
     run("vkCreateAndroidSurfaceKHR", || {
         // SAFETY: `info` is the application's pCreateInfo, null (refused here) or a valid create
         // info for this call (VUID-vkCreateAndroidSurfaceKHR-pCreateInfo-parameter).
@@ -232,6 +233,7 @@ pub unsafe extern "system" fn destroy_surface(
     surface: vk::SurfaceKHR,
     _allocator: *const vk::AllocationCallbacks<'_>,
 ) {
+    let _trace = crate::trace::section("DestroySurfaceKHR");
     guard("vkDestroySurfaceKHR", (), || {
         let raw = vk::Handle::as_raw(surface);
         if raw == 0 {
@@ -389,6 +391,7 @@ pub unsafe extern "system" fn surface_capabilities(
     surface: vk::SurfaceKHR,
     out: *mut vk::SurfaceCapabilitiesKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPhysicalDeviceSurfaceCapabilitiesKHR");
     run("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDeviceSurfaceCapabilitiesKHR-physicalDevice-parameter).
@@ -417,6 +420,7 @@ pub unsafe extern "system" fn surface_capabilities2(
     info: *const vk::PhysicalDeviceSurfaceInfo2KHR<'_>,
     out: *mut vk::SurfaceCapabilities2KHR<'_>,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPhysicalDeviceSurfaceCapabilities2KHR");
     run("vkGetPhysicalDeviceSurfaceCapabilities2KHR", || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDeviceSurfaceCapabilities2KHR-physicalDevice-parameter).
@@ -587,6 +591,7 @@ pub unsafe extern "system" fn surface_formats(
     count: *mut u32,
     out: *mut vk::SurfaceFormatKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPhysicalDeviceSurfaceFormatsKHR");
     run("vkGetPhysicalDeviceSurfaceFormatsKHR", || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDeviceSurfaceFormatsKHR-physicalDevice-parameter).
@@ -610,6 +615,7 @@ pub unsafe extern "system" fn surface_formats2(
     count: *mut u32,
     out: *mut vk::SurfaceFormat2KHR<'_>,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPhysicalDeviceSurfaceFormats2KHR");
     run("vkGetPhysicalDeviceSurfaceFormats2KHR", || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDeviceSurfaceFormats2KHR-physicalDevice-parameter).
@@ -731,6 +737,7 @@ pub unsafe extern "system" fn surface_present_modes(
     count: *mut u32,
     out: *mut vk::PresentModeKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPhysicalDeviceSurfacePresentModesKHR");
     run("vkGetPhysicalDeviceSurfacePresentModesKHR", || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDeviceSurfacePresentModesKHR-physicalDevice-parameter).
@@ -788,6 +795,7 @@ pub unsafe extern "system" fn present_rectangles(
     count: *mut u32,
     out: *mut vk::Rect2D,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPhysicalDevicePresentRectanglesKHR");
     run("vkGetPhysicalDevicePresentRectanglesKHR", || {
         // SAFETY: `pd` is the application's physical device, one this loader handed out
         // (VUID-vkGetPhysicalDevicePresentRectanglesKHR-physicalDevice-parameter).
@@ -835,6 +843,7 @@ pub unsafe extern "system" fn device_group_present_capabilities(
     _device: vk::Device,
     out: *mut vk::DeviceGroupPresentCapabilitiesKHR<'_>,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetDeviceGroupPresentCapabilitiesKHR");
     run("vkGetDeviceGroupPresentCapabilitiesKHR", || {
         // SAFETY: `out` is the application's pDeviceGroupPresentCapabilities: null (refused here)
         // or writable for this call.
@@ -860,6 +869,7 @@ pub unsafe extern "system" fn device_group_surface_present_modes(
     _surface: vk::SurfaceKHR,
     modes: *mut vk::DeviceGroupPresentModeFlagsKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetDeviceGroupSurfacePresentModesKHR");
     run("vkGetDeviceGroupSurfacePresentModesKHR", || {
         // SAFETY: `modes` is the application's pModes: null (refused here) or writable for this
         // call.

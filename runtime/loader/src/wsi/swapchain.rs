@@ -279,6 +279,7 @@ pub unsafe extern "system" fn destroy_swapchain(
     swapchain: vk::SwapchainKHR,
     _allocator: *const vk::AllocationCallbacks<'_>,
 ) {
+    let _trace = crate::trace::section("DestroySwapchainKHR");
     guard("vkDestroySwapchainKHR", (), || {
         let raw = vk::Handle::as_raw(swapchain);
         if raw == 0 {
@@ -316,6 +317,7 @@ pub unsafe extern "system" fn get_swapchain_images(
     count: *mut u32,
     out: *mut vk::Image,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetSwapchainImagesKHR");
     guard(
         "vkGetSwapchainImagesKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -357,6 +359,7 @@ pub unsafe extern "system" fn acquire_next_image(
     fence: vk::Fence,
     index: *mut u32,
 ) -> vk::Result {
+    let _trace = crate::trace::section("AcquireNextImageKHR");
     guard(
         "vkAcquireNextImageKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -389,6 +392,7 @@ pub unsafe extern "system" fn acquire_next_image2(
     info: *const vk::AcquireNextImageInfoKHR<'_>,
     index: *mut u32,
 ) -> vk::Result {
+    let _trace = crate::trace::section("AcquireNextImage2KHR");
     // SAFETY: `info` is the application's pAcquireInfo: null (refused here) or valid for this call
     // (VUID-vkAcquireNextImage2KHR-pAcquireInfo-parameter).
     let Some(info) = (unsafe { info.as_ref() }) else {
@@ -569,6 +573,7 @@ pub unsafe extern "system" fn get_swapchain_status(
     _device: vk::Device,
     swapchain: vk::SwapchainKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetSwapchainStatusKHR");
     guard(
         "vkGetSwapchainStatusKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -594,6 +599,7 @@ pub unsafe extern "system" fn release_swapchain_images(
     _device: vk::Device,
     info: *const vk::ReleaseSwapchainImagesInfoEXT<'_>,
 ) -> vk::Result {
+    let _trace = crate::trace::section("ReleaseSwapchainImagesEXT");
     guard(
         "vkReleaseSwapchainImagesEXT",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -658,6 +664,7 @@ pub unsafe extern "system" fn bind_image_memory2(
     count: u32,
     infos: *const vk::BindImageMemoryInfo<'_>,
 ) -> vk::Result {
+    let _trace = crate::trace::section("BindImageMemory2");
     guard(
         "vkBindImageMemory2",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,

@@ -78,6 +78,7 @@ pub unsafe extern "system" fn create_swapchain(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SwapchainKHR,
 ) -> vk::Result {
+    let _trace = crate::trace::section("CreateSwapchainKHR");
     guard_result(
         "vkCreateSwapchainKHR",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -132,7 +133,7 @@ unsafe fn create_swapchain_impl(
     };
     // SAFETY: `wsi.fns` are the live device's driver functions; the request's compression
     // structure is the unchained copy that lives on this frame.
-    let refresh_duration = unsafe { set_usage(wsi, surface, &request) }?;
+    let (refresh_duration, transform_hint) = unsafe { set_usage(wsi, surface, &request) }?;
     // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
     // (VUID-vkCreateSwapchainKHR-pAllocator-parameter) that stay valid until the swapchain is
     // destroyed.
@@ -143,6 +144,7 @@ unsafe fn create_swapchain_impl(
     // array) and `compression` outlive the image creation.
     unsafe { make_images(&sc, info, swapchain_usage, compression.as_ref()) }?;
     let handle = sc.handle;
+    report_swapchain(transform_hint, sc.pre_transform);
     surface.current.store(handle, Ordering::Release);
     SWAPCHAINS.insert(handle, Arc::new(sc));
     // SAFETY: `out` was checked non-null above and is the application's pSwapchain, writable for
@@ -378,7 +380,7 @@ unsafe fn set_usage(
     wsi: &DeviceWsi,
     surface: &Surface,
     request: &Request<'_>,
-) -> Result<i64, vk::Result> {
+) -> Result<(i64, c_int), vk::Result> {
     let window = &surface.window;
     // SAFETY: the caller guarantees `wsi.fns` are a live device's driver functions and the
     // request's compression structure valid.
@@ -392,7 +394,7 @@ unsafe fn set_usage(
         usage |= buffer_usage::PROTECTED;
     }
     step(window.set_usage(usage), "native_window_set_usage")?;
-    window
+    let transform_hint = window
         .query(nw::NATIVE_WINDOW_TRANSFORM_HINT)
         .map_err(|e| {
             vk_error!(
@@ -401,13 +403,25 @@ unsafe fn set_usage(
                 strerror(e)
             )
         })?;
-    window.refresh_cycle_duration().map_err(|e| {
+    let refresh_duration = window.refresh_cycle_duration().map_err(|e| {
         vk_error!(
             vk::Result::ERROR_SURFACE_LOST_KHR,
             "native_window_get_refresh_cycle_duration failed: {}",
             strerror(e)
         )
-    })
+    })?;
+    Ok((refresh_duration, transform_hint))
+}
+
+/// AOSP's statistics for a created swapchain: `FALSE_PREROTATION` when the application did not
+/// pre-rotate as the window's transform hint asks, then `CREATED_VULKAN_SWAPCHAIN`.
+fn report_swapchain(transform_hint: c_int, pre_transform: c_int) {
+    use crate::gpu_stats::{Stats, StatsCall};
+    let stats = &crate::init::loader().stats;
+    if transform_hint != pre_transform {
+        stats.record(StatsCall::TargetStats(Stats::FalsePrerotation, 0));
+    }
+    stats.record(StatsCall::TargetStats(Stats::CreatedVulkanSwapchain, 0));
 }
 
 /// Step 7's swapchain object, its image slots still empty (not yet registered).

@@ -159,6 +159,7 @@ pub unsafe extern "system" fn refresh_cycle_duration(
     swapchain: vk::SwapchainKHR,
     out: *mut vk::RefreshCycleDurationGOOGLE,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetRefreshCycleDurationGOOGLE");
     guard(
         "vkGetRefreshCycleDurationGOOGLE",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
@@ -205,6 +206,7 @@ pub unsafe extern "system" fn past_presentation_timing(
     count: *mut u32,
     out: *mut vk::PastPresentationTimingGOOGLE,
 ) -> vk::Result {
+    let _trace = crate::trace::section("GetPastPresentationTimingGOOGLE");
     guard(
         "vkGetPastPresentationTimingGOOGLE",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,

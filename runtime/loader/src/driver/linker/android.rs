@@ -10,12 +10,12 @@
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use libloading::os::unix::Library;
 
 use super::{LinkError, Linker, LinkerNamespace, Opened};
+use crate::platform_symbols::lookup;
 
 /// bionic's `android_dlextinfo` (`<android/dlext.h>`).
 #[repr(C)]
@@ -63,28 +63,6 @@ struct Platform {
     open_in_namespace: Option<OpenInNamespace>,
     free_error: Option<FreeErrorMessage>,
     close_native: Option<CloseNativeLibrary>,
-}
-
-/// `name` from the process (`RTLD_DEFAULT`), else from `library`, as a function of type `F`.
-///
-/// # Safety
-/// `F` must be the C type of the function `name` names.
-unsafe fn lookup<F: Copy>(library: &CStr, name: &CStr) -> Option<F> {
-    // SAFETY: `name` is NUL-terminated; dlsym only reads it.
-    let mut address = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
-    if address.is_null() {
-        // The handle is kept for the process's life: the function found in it is cached.
-        // SAFETY: a system library's initialisers are the platform's own; `library` is
-        // NUL-terminated.
-        let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-        if handle.is_null() {
-            return None;
-        }
-        // SAFETY: `handle` was just returned by dlopen; `name` is NUL-terminated.
-        address = unsafe { libc::dlsym(handle, name.as_ptr()) };
-    }
-    // SAFETY: non-null (checked) and, by this function's contract, of type `F`.
-    NonNull::new(address).map(|a| unsafe { crate::driver::as_fn::<F>(a) })
 }
 
 fn platform() -> &'static Platform {

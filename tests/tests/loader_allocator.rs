@@ -1,0 +1,325 @@
+//! The application's `VkAllocationCallbacks` for the loader's own instance and device data, as
+//! AOSP's `AllocateInstanceData` / `AllocateDeviceData` / `CreateInfoWrapper` use them: scope
+//! INSTANCE for the instance's records, DEVICE for the device's, COMMAND for the arrays a create
+//! call builds; a device created without callbacks uses its instance's; destroy frees every
+//! block; any failed allocation makes the create command return `VK_ERROR_OUT_OF_HOST_MEMORY`
+//! with nothing leaked.
+//!
+//! The fixture HAL ignores `pAllocator`, so every call the counting allocator sees is the
+//! loader's. Each case runs in a child process (the loader initialises once per process).
+
+mod common;
+
+use std::alloc::Layout;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use ash::vk;
+use common::*;
+use vkgen_tests::env::in_child;
+
+/// What the counting allocator saw.
+#[derive(Default)]
+struct State {
+    /// `(size, alignment, scope)` of every pfnAllocation call, failed ones included.
+    calls: Vec<(usize, usize, vk::SystemAllocationScope)>,
+    /// Live blocks: address → (layout, scope).
+    live: HashMap<usize, (Layout, vk::SystemAllocationScope)>,
+    /// Scope of every block freed.
+    freed: Vec<vk::SystemAllocationScope>,
+    /// pfnFree of an address this allocator never returned, or pfnReallocation calls.
+    misuse: Vec<String>,
+    /// The pfnAllocation call (0-based) that returns NULL.
+    fail_at: Option<usize>,
+}
+
+/// A `VkAllocationCallbacks` user: counts and checks every call, optionally failing one.
+struct Counting(Mutex<State>);
+
+impl Counting {
+    fn new(fail_at: Option<usize>) -> Box<Self> {
+        Box::new(Self(Mutex::new(State {
+            fail_at,
+            ..State::default()
+        })))
+    }
+
+    fn callbacks(&self) -> vk::AllocationCallbacks<'_> {
+        vk::AllocationCallbacks {
+            p_user_data: std::ptr::from_ref(self).cast_mut().cast(),
+            pfn_allocation: Some(allocation),
+            pfn_reallocation: Some(reallocation),
+            pfn_free: Some(free),
+            ..Default::default()
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn scopes(&self) -> Vec<vk::SystemAllocationScope> {
+        self.state().calls.iter().map(|c| c.2).collect()
+    }
+
+    fn live_scopes(&self) -> Vec<vk::SystemAllocationScope> {
+        self.state().live.values().map(|v| v.1).collect()
+    }
+}
+
+unsafe extern "system" fn allocation(
+    user: *mut c_void,
+    size: usize,
+    align: usize,
+    scope: vk::SystemAllocationScope,
+) -> *mut c_void {
+    // SAFETY: `user` is the `Counting` the callbacks were made from, alive for the test.
+    let counting = unsafe { &*user.cast::<Counting>() };
+    let mut state = counting.state();
+    let index = state.calls.len();
+    state.calls.push((size, align, scope));
+    let Ok(layout) = Layout::from_size_align(size.max(1), align) else {
+        state.misuse.push(format!("bad alignment {align}"));
+        return std::ptr::null_mut();
+    };
+    if state.fail_at == Some(index) {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: a non-zero layout; the block is freed in `free`.
+    let block = unsafe { std::alloc::alloc(layout) };
+    state.live.insert(block as usize, (layout, scope));
+    block.cast()
+}
+
+unsafe extern "system" fn reallocation(
+    user: *mut c_void,
+    _original: *mut c_void,
+    _size: usize,
+    _align: usize,
+    _scope: vk::SystemAllocationScope,
+) -> *mut c_void {
+    // SAFETY: `user` is the test's `Counting`.
+    let counting = unsafe { &*user.cast::<Counting>() };
+    counting.state().misuse.push("pfnReallocation".into());
+    std::ptr::null_mut()
+}
+
+unsafe extern "system" fn free(user: *mut c_void, memory: *mut c_void) {
+    if memory.is_null() {
+        return;
+    }
+    // SAFETY: `user` is the test's `Counting`.
+    let counting = unsafe { &*user.cast::<Counting>() };
+    let mut state = counting.state();
+    match state.live.remove(&(memory as usize)) {
+        Some((layout, scope)) => {
+            state.freed.push(scope);
+            // SAFETY: a block `allocation` made with this layout, freed once.
+            unsafe { std::alloc::dealloc(memory.cast(), layout) };
+        }
+        None => state.misuse.push(format!("pfnFree of unknown {memory:?}")),
+    }
+}
+
+fn hal_instance(
+    entry: &ash::Entry,
+    callbacks: Option<&vk::AllocationCallbacks<'_>>,
+) -> Result<ash::Instance, vk::Result> {
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+    let info = vk::InstanceCreateInfo::default().application_info(&app);
+    // SAFETY: a valid create info; the callbacks outlive the instance.
+    unsafe { entry.create_instance(&info, callbacks) }
+}
+
+fn device_on(
+    instance: &ash::Instance,
+    callbacks: Option<&vk::AllocationCallbacks<'_>>,
+) -> Result<ash::Device, vk::Result> {
+    // SAFETY: a live instance.
+    let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+    let priorities = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&priorities)];
+    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    // SAFETY: a valid create info for this physical device.
+    unsafe { instance.create_device(pd, &info, callbacks) }
+}
+
+const INSTANCE: vk::SystemAllocationScope = vk::SystemAllocationScope::INSTANCE;
+const DEVICE: vk::SystemAllocationScope = vk::SystemAllocationScope::DEVICE;
+const COMMAND: vk::SystemAllocationScope = vk::SystemAllocationScope::COMMAND;
+
+/// `body` in a child whose only driver is the fixture HAL built with `defines`.
+fn run(test: &str, defines: &[&str], body: impl FnOnce(&std::path::Path, &ash::Entry)) {
+    let root = tempfile::tempdir().unwrap();
+    let hal = fixture_hal(defines);
+    let env = hal_env(&root, &hal, "");
+    in_child(test, &env, || {
+        with_loader_no_fd_leak(|entry| body(&hal, entry))
+    });
+}
+
+#[test]
+fn instance_and_device_data_come_from_the_apps_allocator_with_their_scopes() {
+    run(
+        "instance_and_device_data_come_from_the_apps_allocator_with_their_scopes",
+        // A Vulkan 1.0 driver gets the promoted VK_KHR_get_physical_device_properties2: its
+        // create info has an extension-name array.
+        &["DRIVER_1_0"],
+        |_, entry| {
+            let counting = Counting::new(None);
+            let callbacks = counting.callbacks();
+            let instance = hal_instance(entry, Some(&callbacks)).expect("vkCreateInstance");
+            let scopes = counting.scopes();
+            assert!(scopes.contains(&INSTANCE), "{scopes:?}");
+            // The driver's extension-name array is a COMMAND allocation, gone after the call.
+            assert!(scopes.contains(&COMMAND), "{scopes:?}");
+            let live = counting.live_scopes();
+            assert!(
+                !live.is_empty() && live.iter().all(|&s| s == INSTANCE),
+                "{live:?}"
+            );
+            let instance_blocks = live.len();
+
+            let device = device_on(&instance, Some(&callbacks)).expect("vkCreateDevice");
+            let live = counting.live_scopes();
+            assert_eq!(live.iter().filter(|&&s| s == DEVICE).count(), 1, "{live:?}");
+            assert_eq!(live.len(), instance_blocks + 1, "{live:?}");
+            // SAFETY: the idle device, destroyed with the callbacks it was created with.
+            unsafe { device.destroy_device(Some(&callbacks)) };
+            assert_eq!(counting.live_scopes().len(), instance_blocks);
+
+            // SAFETY: the instance has no children left.
+            unsafe { instance.destroy_instance(Some(&callbacks)) };
+            let state = counting.state();
+            assert!(state.live.is_empty(), "leaked: {:?}", state.live);
+            assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+            assert_eq!(state.freed.len(), state.calls.len());
+            for (size, align, _) in &state.calls {
+                assert!(*size > 0 && align.is_power_of_two(), "{size} {align}");
+            }
+        },
+    );
+}
+
+/// AOSP: without `pAllocator` the device data comes from the instance's allocator, and
+/// destroying without one frees with the allocator the data was made with.
+#[test]
+fn a_device_without_callbacks_uses_the_instances_and_null_destroy_frees_with_it() {
+    run(
+        "a_device_without_callbacks_uses_the_instances_and_null_destroy_frees_with_it",
+        &[],
+        |_, entry| {
+            let counting = Counting::new(None);
+            let callbacks = counting.callbacks();
+            let instance = hal_instance(entry, Some(&callbacks)).expect("vkCreateInstance");
+            let device = device_on(&instance, None).expect("vkCreateDevice");
+            assert_eq!(
+                counting
+                    .live_scopes()
+                    .iter()
+                    .filter(|&&s| s == DEVICE)
+                    .count(),
+                1
+            );
+            // SAFETY: the idle device; NULL at destroy (invalid usage the loader tolerates as
+            // AOSP: it frees with the data's allocator).
+            unsafe { device.destroy_device(None) };
+            assert!(!counting.live_scopes().contains(&DEVICE));
+            // SAFETY: no children left.
+            unsafe { instance.destroy_instance(None) };
+            let state = counting.state();
+            assert!(state.live.is_empty(), "leaked: {:?}", state.live);
+            assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+        },
+    );
+}
+
+/// NULL everywhere: the default allocator, and the application's callbacks (given to another
+/// instance) are never called.
+#[test]
+fn null_allocator_works_as_before() {
+    run("null_allocator_works_as_before", &[], |hal, entry| {
+        let counting = Counting::new(None);
+        let instance = hal_instance(entry, None).expect("vkCreateInstance");
+        let device = device_on(&instance, None).expect("vkCreateDevice");
+        // SAFETY: idle device, then the childless instance.
+        unsafe {
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
+        assert!(counting.state().calls.is_empty());
+        assert_eq!(fixture_counter(hal, c"fixture_live_instances"), 0);
+        assert_eq!(fixture_counter(hal, c"fixture_live_devices"), 0);
+    });
+}
+
+/// Fault injection at every allocation index of `vkCreateInstance`, then of `vkCreateDevice`:
+/// each failure is `VK_ERROR_OUT_OF_HOST_MEMORY`, with every block freed and no driver object
+/// left; past the last index the command succeeds.
+#[test]
+fn every_failed_allocation_is_out_of_host_memory_without_leaks() {
+    run(
+        "every_failed_allocation_is_out_of_host_memory_without_leaks",
+        &["DRIVER_1_0"],
+        |hal, entry| {
+            let mut instance_failures = 0;
+            for index in 0.. {
+                let counting = Counting::new(Some(index));
+                let callbacks = counting.callbacks();
+                match hal_instance(entry, Some(&callbacks)) {
+                    Err(e) => {
+                        assert_eq!(e, vk::Result::ERROR_OUT_OF_HOST_MEMORY, "index {index}");
+                        instance_failures += 1;
+                    }
+                    Ok(instance) => {
+                        assert!(
+                            counting.state().calls.len() <= index,
+                            "index {index} ignored"
+                        );
+                        // SAFETY: no children.
+                        unsafe { instance.destroy_instance(Some(&callbacks)) };
+                        break;
+                    }
+                }
+                let state = counting.state();
+                assert!(
+                    state.live.is_empty(),
+                    "index {index} leaked {:?}",
+                    state.live
+                );
+                assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+                assert_eq!(fixture_counter(hal, c"fixture_live_instances"), 0);
+            }
+            assert!(
+                instance_failures >= 3,
+                "{instance_failures} instance allocations"
+            );
+
+            let instance = hal_instance(entry, None).expect("vkCreateInstance");
+            let mut device_failures = 0;
+            for index in 0.. {
+                let counting = Counting::new(Some(index));
+                let callbacks = counting.callbacks();
+                match device_on(&instance, Some(&callbacks)) {
+                    Err(e) => {
+                        assert_eq!(e, vk::Result::ERROR_OUT_OF_HOST_MEMORY, "index {index}");
+                        device_failures += 1;
+                    }
+                    Ok(device) => {
+                        // SAFETY: the idle device.
+                        unsafe { device.destroy_device(Some(&callbacks)) };
+                        break;
+                    }
+                }
+                assert!(counting.state().live.is_empty(), "index {index} leaked");
+                assert_eq!(fixture_counter(hal, c"fixture_live_devices"), 0);
+            }
+            assert!(device_failures >= 1, "{device_failures} device allocations");
+            // SAFETY: no children.
+            unsafe { instance.destroy_instance(None) };
+        },
+    );
+}
