@@ -206,3 +206,139 @@ fn commands_a_driver_promises_but_lacks_are_named_before_the_cliff() {
     let bring_up = PhysicalDeviceDesc::<InBringUp>::new(c"cliff", ());
     assert_eq!(missing(&bring_up), []);
 }
+
+#[test]
+fn limits_come_from_the_profiles_per_version_with_their_kind() {
+    use vkgen_driver::generated::features::REQUIRED_LIMITS;
+    use vkgen_driver::kit::requirements::LIMITS_SOURCE;
+    assert!(
+        LIMITS_SOURCE.contains("KhronosGroup/Vulkan-Profiles@")
+            && LIMITS_SOURCE.contains("VP_LUNARG_minimum_requirements.json"),
+        "{LIMITS_SOURCE}"
+    );
+    for by in [
+        "VK_VERSION_1_0",
+        "VK_VERSION_1_1",
+        "VK_VERSION_1_2",
+        "VK_VERSION_1_3",
+        "VK_VERSION_1_4",
+    ] {
+        assert!(REQUIRED_LIMITS.iter().any(|l| l.by == by), "{by}");
+    }
+    let kind = |limit: &str| {
+        REQUIRED_LIMITS
+            .iter()
+            .find(|l| l.limit == limit)
+            .map(|l| l.kind)
+    };
+    assert_eq!(kind("maxImageDimension2D"), Some("max"));
+    assert_eq!(kind("minUniformBufferOffsetAlignment"), Some("min,pot"));
+    assert_eq!(kind("viewportBoundsRange"), Some("range"));
+    assert_eq!(kind("framebufferColorSampleCounts"), Some("bitmask"));
+    // Vulkan 1.4 raised the 1.0 minimums; the default device moves just far enough.
+    let (p13, _) = default_device(vk::API_VERSION_1_3, &[]);
+    let (p14, _) = default_device(V14, &[]);
+    assert_eq!(p13.max_image_dimension2_d, 4096);
+    assert_eq!(p14.max_image_dimension2_d, 8192);
+    assert_eq!(p14.max_bound_descriptor_sets, 7);
+    assert_eq!(p14.max_push_descriptors, 32);
+    assert_eq!(p14.viewport_bounds_range, [-15360.0, 15359.0]);
+    assert!(p14.standard_sample_locations && p14.timestamp_compute_and_graphics);
+    // A limit better than required is kept.
+    let mut better = defaults::properties(c"test", V14);
+    better.max_image_dimension2_d = 16384;
+    better.min_uniform_buffer_offset_alignment = 16;
+    let better = with_required_limits(better);
+    assert_eq!(better.max_image_dimension2_d, 16384);
+    assert_eq!(better.min_uniform_buffer_offset_alignment, 16);
+}
+
+#[test]
+fn a_vendor_description_that_lowers_a_limit_is_reported() {
+    use vkgen_driver::kit::{requirements::missing, PhysicalDeviceDesc};
+    let mut desc = PhysicalDeviceDesc::<InBringUp>::new(c"limits", ());
+    assert_eq!(missing(&desc), []);
+    desc.properties.max_per_set_descriptors = 512;
+    desc.properties.min_uniform_buffer_offset_alignment = 512;
+    desc.properties.buffer_image_granularity = 3;
+    desc.properties.subgroup_supported_stages = vk::ShaderStageFlags::FRAGMENT;
+    let got = missing(&desc);
+    let limit = |limit: &'static str, kind: &'static str, required: &'static str, have: &str| {
+        Missing::Limit {
+            limit,
+            by: if limit.starts_with("maxPer") || limit.starts_with("subgroup") {
+                "VK_VERSION_1_1"
+            } else {
+                "VK_VERSION_1_0"
+            },
+            kind,
+            required,
+            have: have.to_owned(),
+        }
+    };
+    for want in [
+        limit("maxPerSetDescriptors", "max", "1024", "512"),
+        limit("minUniformBufferOffsetAlignment", "min,pot", "256", "512"),
+        // A granularity must divide the required one.
+        limit("bufferImageGranularity", "min,mul", "131072", "3"),
+    ] {
+        assert!(got.contains(&want), "{want:?} not in {got:?}");
+    }
+    assert!(got.iter().any(|m| matches!(
+        m,
+        Missing::Limit {
+            limit: "subgroupSupportedStages",
+            kind: "bitmask",
+            ..
+        }
+    )));
+    assert_eq!(got.len(), 4, "{got:?}");
+    // At 1.4 only the strictest row of a raised limit reports.
+    let (mut p, f) = default_device(V14, &[]);
+    p.max_image_dimension2_d = 4096;
+    assert_eq!(
+        check(&p, &f, &[]),
+        [Missing::Limit {
+            limit: "maxImageDimension2D",
+            by: "VK_VERSION_1_4",
+            kind: "max",
+            required: "8192",
+            have: "4096".to_owned(),
+        }]
+    );
+}
+
+#[test]
+fn features_a_down_bumped_version_cannot_expose_are_reported_dropped() {
+    use vkgen_driver::kit::{requirements::missing, PhysicalDeviceDesc};
+    // A description written for 1.3, on a driver whose API version is 1.1.
+    let mut desc = PhysicalDeviceDesc::<InBringUp>::new(c"down-bump", ());
+    desc.features.timeline_semaphore = true;
+    desc.features.synchronization2 = true;
+    desc.features.multiview = true;
+    let got = missing(&desc);
+    assert_eq!(
+        got,
+        [
+            Missing::Dropped {
+                feature: "timelineSemaphore",
+                exposed_by: "VK_VERSION_1_2,VK_KHR_timeline_semaphore",
+            },
+            Missing::Dropped {
+                feature: "synchronization2",
+                exposed_by: "VK_VERSION_1_3,VK_KHR_synchronization2",
+            },
+        ],
+        "multiview is core 1.1, so kept"
+    );
+    // The promoting extension exposes it at the lower version.
+    let exts = ExtensionSet::from_ids(&[ExtensionId::KHR_TIMELINE_SEMAPHORE]);
+    let (p, mut f) = default_device(vk::API_VERSION_1_1, &[ExtensionId::KHR_TIMELINE_SEMAPHORE]);
+    f.timeline_semaphore = true;
+    assert!(vkgen_driver::kit::requirements::dropped(p.api_version, &exts, &f).is_empty());
+    // The same description at the version it was written for drops nothing.
+    let (p13, mut f13) = default_device(vk::API_VERSION_1_3, &[]);
+    f13.timeline_semaphore = true;
+    f13.synchronization2 = true;
+    assert_eq!(check(&p13, &f13, &[]), []);
+}

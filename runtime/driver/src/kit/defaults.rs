@@ -26,6 +26,12 @@ pub fn properties(name: &CStr, api_version: u32) -> Properties {
     p.pipeline_cache_uuid = *b"vkgen-kit-cache0";
     let mut out = Properties::default();
     out.from_properties10(&p);
+    // Not minimums the profiles state, but a device with subgroups has at least one lane: the
+    // sizes of a one-lane device, so that a 1.1+ default is self-consistent.
+    out.subgroup_size = 1;
+    out.min_subgroup_size = 1;
+    out.max_subgroup_size = 1;
+    out.max_compute_workgroup_subgroups = 1;
     out
 }
 
@@ -37,7 +43,9 @@ pub fn features() -> Features {
     }
 }
 
-/// The minimum limits the Vulkan 1.3 specification requires ("Required Limits").
+/// The minimum limits the Vulkan 1.0 specification requires ("Required Limits"); later
+/// versions' raised ones are applied by
+/// [`with_required_limits`](super::requirements::with_required_limits).
 pub fn limits() -> vk::PhysicalDeviceLimits {
     let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
     vk::PhysicalDeviceLimits {

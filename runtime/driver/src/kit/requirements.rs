@@ -1,15 +1,22 @@
 //! What the registry and the specification require of a device of a version: the features vk.xml
 //! marks as required (`<require><feature …/>`, generated as
 //! [`REQUIRED_FEATURES`](vkgen_generated::features::REQUIRED_FEATURES)) per core version and per
-//! extension, the minimum limits the core versions after 1.0 add ([`LIMITS`]), and the
-//! `depends=` of every advertised extension.
+//! extension, the limits the specification requires per core version
+//! ([`REQUIRED_LIMITS`](vkgen_generated::features::REQUIRED_LIMITS), from Khronos'
+//! Vulkan-Profiles), the `depends=` of every advertised extension, and which features a
+//! version and its extensions can expose at all
+//! ([`FEATURE_ORIGINS`](vkgen_generated::features::FEATURE_ORIGINS)).
 //!
 //! [`PhysicalDeviceDesc::new`](super::PhysicalDeviceDesc::new) starts from a device that meets
 //! them ([`with_required_features`], [`with_required_limits`]); [`missing`] lists what a vendor's
 //! description misses (call it from a test).
 
 use vkgen_generated::extensions::{self as exts, ExtensionId};
-use vkgen_generated::features::REQUIRED_FEATURES;
+/// Where the limits come from (repository@commit, file, SHA-256), for reports.
+pub use vkgen_generated::features::LIMITS_SOURCE;
+use vkgen_generated::features::{
+    RequiredLimit, FEATURE_ORIGINS, REQUIRED_FEATURES, REQUIRED_LIMITS,
+};
 use vkgen_generated::vk;
 
 use super::extensions::{eval_depends, operand_holds};
@@ -24,13 +31,24 @@ pub enum Missing {
         feature: &'static str,
         by: &'static str,
     },
-    /// A limit is below the minimum `by` requires (for flags: lacks the required bits).
-    #[error("{by} requires {limit} >= {min:#x} (has {have:#x})")]
+    /// A limit misses what `by` requires: `kind` is vk.xml's `limittype` (`max`: at least
+    /// `required`; `min`: at most; `range`: covering it; `bitmask`: holding its bits).
+    #[error("{by} requires {limit} {required} ({kind}), has {have}")]
     Limit {
         limit: &'static str,
         by: &'static str,
-        min: u64,
-        have: u64,
+        kind: &'static str,
+        required: &'static str,
+        have: String,
+    },
+    /// A feature the description turns on that its API version and advertised extensions
+    /// cannot expose (none of `exposed_by` holds): an application never sees it. What a
+    /// down-bump (`vkgen driver --api-version` lower than the description was written for)
+    /// silently loses.
+    #[error("feature {feature} is on but dropped: only {exposed_by} expose it")]
+    Dropped {
+        feature: &'static str,
+        exposed_by: &'static str,
     },
     /// An advertised extension's `depends=` is not met by the advertised set and the version.
     #[error("{extension} needs {depends}")]
@@ -124,115 +142,80 @@ pub fn default_features(api_version: u32, extensions: &[ExtensionId]) -> Feature
     f
 }
 
-/// A minimum limit of a core version.
-pub struct Limit {
-    /// The version that requires it (`VK_VERSION_1_2`).
-    pub by: &'static str,
-    pub version: u32,
-    /// The Vulkan member name.
-    pub name: &'static str,
-    /// The value (flags: raw bits).
-    pub get: fn(&Properties) -> u64,
-    /// Sets the minimum.
-    pub set: fn(&mut Properties),
-    pub min: u64,
-    /// A flags limit: the value must contain `min`'s bits.
-    pub bits: bool,
-}
+/// A limit's value in `properties`, as its row writes it.
+struct Have<'a>(&'a RequiredLimit, &'a Properties);
 
-macro_rules! limits {
-    ($($by:ident ($major:literal, $minor:literal) { $(
-        $kind:ident $name:literal $field:ident $min:expr;
-    )* })*) => {
-        &[$($(limits!(@one $kind $by $major $minor $name $field $min)),*),*]
-    };
-    (@one num $by:ident $major:literal $minor:literal $name:literal $field:ident $min:expr) => {
-        Limit {
-            by: stringify!($by),
-            version: vk::make_api_version(0, $major, $minor, 0),
-            name: $name,
-            get: |p| p.$field as u64,
-            set: |p| p.$field = $min as _,
-            min: $min as u64,
-            bits: false,
-        }
-    };
-    (@one bits $by:ident $major:literal $minor:literal $name:literal $field:ident $min:expr) => {
-        Limit {
-            by: stringify!($by),
-            version: vk::make_api_version(0, $major, $minor, 0),
-            name: $name,
-            get: |p| p.$field.as_raw() as u64,
-            set: |p| p.$field |= $min,
-            min: $min.as_raw() as u64,
-            bits: true,
-        }
-    };
-}
-
-/// The minimum limits the core versions after 1.0 add (the specification's "Required Limits";
-/// vk.xml has each limit's `limittype` but not these values).
-pub const LIMITS: &[Limit] = limits! {
-    VK_VERSION_1_1 (1, 1) {
-        num "maxMultiviewViewCount" max_multiview_view_count 6;
-        num "maxMultiviewInstanceIndex" max_multiview_instance_index (1u32 << 27) - 1;
-        num "maxPerSetDescriptors" max_per_set_descriptors 1024;
-        num "maxMemoryAllocationSize" max_memory_allocation_size 1u64 << 30;
-        num "subgroupSize" subgroup_size 1;
-        bits "subgroupSupportedStages" subgroup_supported_stages vk::ShaderStageFlags::COMPUTE;
-        bits "subgroupSupportedOperations" subgroup_supported_operations
-            vk::SubgroupFeatureFlags::BASIC;
-    }
-    VK_VERSION_1_2 (1, 2) {
-        num "maxTimelineSemaphoreValueDifference" max_timeline_semaphore_value_difference
-            (1u64 << 31) - 1;
-        bits "framebufferIntegerColorSampleCounts" framebuffer_integer_color_sample_counts
-            vk::SampleCountFlags::TYPE_1;
-    }
-    VK_VERSION_1_3 (1, 3) {
-        num "maxInlineUniformBlockSize" max_inline_uniform_block_size 256;
-        num "maxPerStageDescriptorInlineUniformBlocks"
-            max_per_stage_descriptor_inline_uniform_blocks 4;
-        num "maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks"
-            max_per_stage_descriptor_update_after_bind_inline_uniform_blocks 4;
-        num "maxDescriptorSetInlineUniformBlocks" max_descriptor_set_inline_uniform_blocks 4;
-        num "maxDescriptorSetUpdateAfterBindInlineUniformBlocks"
-            max_descriptor_set_update_after_bind_inline_uniform_blocks 4;
-        num "maxInlineUniformTotalSize" max_inline_uniform_total_size 256;
-        num "maxBufferSize" max_buffer_size 1u64 << 30;
-        num "minSubgroupSize" min_subgroup_size 1;
-        num "maxSubgroupSize" max_subgroup_size 1;
-        num "maxComputeWorkgroupSubgroups" max_compute_workgroup_subgroups 1;
-    }
-    VK_VERSION_1_4 (1, 4) {
-        num "maxPushDescriptors" max_push_descriptors 32;
-    }
-};
-
-fn limit_met(l: &Limit, p: &Properties) -> bool {
-    let have = (l.get)(p);
-    if l.bits {
-        have & l.min == l.min
-    } else {
-        have >= l.min
+impl std::fmt::Display for Have<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self.0.have)(self.1, f)
     }
 }
 
-/// `properties` with every limit of [`LIMITS`] its `apiVersion` requires raised to the minimum.
+/// The rows of [`REQUIRED_LIMITS`] a device of `api_version` must meet, in version order.
+fn applicable_limits(api_version: u32) -> impl Iterator<Item = &'static RequiredLimit> {
+    let none = ExtensionSet::from_ids(&[]);
+    REQUIRED_LIMITS
+        .iter()
+        .filter(move |l| operand_holds(l.by, &none, api_version))
+}
+
+/// `properties` with every limit its `apiVersion` requires ([`REQUIRED_LIMITS`], from Khronos'
+/// Vulkan-Profiles: [`LIMITS_SOURCE`]) moved just far enough to meet it; limits already better
+/// are kept.
 pub fn with_required_limits(properties: Properties) -> Properties {
     let mut p = properties;
-    let api = p.api_version;
-    for l in LIMITS.iter().filter(|l| l.version <= api) {
-        if !limit_met(l, &p) {
-            (l.set)(&mut p);
+    for l in applicable_limits(p.api_version) {
+        if !(l.met)(&p) {
+            (l.raise)(&mut p);
         }
     }
     p
 }
 
+/// Every feature `features` turns on that neither `api_version` nor the advertised extensions
+/// expose ([`FEATURE_ORIGINS`]).
+pub fn dropped(api_version: u32, exts: &ExtensionSet, features: &Features) -> Vec<Missing> {
+    // From the features that are on: a description turns on few, and the origin table is long.
+    Features::NAMES
+        .iter()
+        .zip(features.as_slice())
+        .filter(|(_, on)| **on)
+        .filter_map(|(name, _)| FEATURE_ORIGINS.iter().find(|(f, _)| f == name))
+        .filter(|(_, by)| !by.is_empty() && !condition_holds(by, api_version, exts, features))
+        .map(|&(feature, exposed_by)| Missing::Dropped {
+            feature,
+            exposed_by,
+        })
+        .collect()
+}
+
+/// The load-time report of the descriptions: the first instance of each driver type logs, as
+/// warnings, the features its devices turn on but cannot expose ([`dropped`]) — once per
+/// process, since a driver describes its devices anew at every `vkCreateInstance`.
+pub fn report_dropped<D: Kit>(descs: &[PhysicalDeviceDesc<D>]) {
+    use std::any::TypeId;
+    static REPORTED: std::sync::Mutex<Vec<TypeId>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut reported = REPORTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if reported.contains(&TypeId::of::<D>()) {
+            return;
+        }
+        reported.push(TypeId::of::<D>());
+    }
+    for d in descs {
+        let exts = ExtensionSet::from_ids(&d.extensions);
+        for m in dropped(d.properties.api_version, &exts, &d.features) {
+            log::warn!("{}: {m}", std::any::type_name::<D>());
+        }
+    }
+}
+
 /// Everything a device of `properties.api_version` with these features, limits and advertised
-/// extensions misses: required features that are off, limits below their minimum, advertised
-/// extensions whose `depends=` is not met (instance extensions count as met: the loader's).
+/// extensions misses: required features that are off, limits that miss their requirement,
+/// features on that the version and extensions cannot expose, advertised extensions whose
+/// `depends=` is not met (instance extensions count as met: the loader's).
 pub fn check(
     properties: &Properties,
     features: &Features,
@@ -250,16 +233,23 @@ pub fn check(
             out.push(m);
         }
     }
-    for l in LIMITS.iter().filter(|l| l.version <= api) {
-        if !limit_met(l, properties) {
-            out.push(Missing::Limit {
-                limit: l.name,
-                by: l.by,
-                min: l.min,
-                have: (l.get)(properties),
-            });
+    // A later version may raise a limit an earlier one set: only the strictest row reports.
+    let mut limits: Vec<&RequiredLimit> = Vec::new();
+    for l in applicable_limits(api).collect::<Vec<_>>().into_iter().rev() {
+        if !limits.iter().any(|k| k.limit == l.limit) {
+            limits.push(l);
         }
     }
+    for l in limits.into_iter().rev().filter(|l| !(l.met)(properties)) {
+        out.push(Missing::Limit {
+            limit: l.limit,
+            by: l.by,
+            kind: l.kind,
+            required: l.required,
+            have: Have(l, properties).to_string(),
+        });
+    }
+    out.extend(dropped(api, &exts, features));
     let with_instance = exts.union(&ExtensionSet::from_ids(
         &(0..exts::EXTENSIONS.len() as u16)
             .map(ExtensionId)
