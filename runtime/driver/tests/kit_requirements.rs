@@ -342,3 +342,29 @@ fn features_a_down_bumped_version_cannot_expose_are_reported_dropped() {
     f13.synchronization2 = true;
     assert_eq!(check(&p13, &f13, &[]), []);
 }
+
+#[test]
+fn the_report_checks_every_device_an_instance_enumerates() {
+    use vkgen_driver::testing::requirements::{assert_requirements, report};
+    let clean = report::<InBringUp>(None).unwrap();
+    assert_eq!(clean.devices.len(), 1);
+    assert_eq!(clean.devices[0].api_version, vk::API_VERSION_1_1);
+    assert_eq!(clean.mandatory().count(), 0, "{clean}");
+    assert_requirements::<InBringUp>(None);
+    let gaps = report::<PastBringUp>(None).unwrap();
+    assert!(gaps.mandatory().any(|m| *m
+        == Missing::Command {
+            command: "vkCmdPushDescriptorSetKHR",
+            by: "VK_KHR_push_descriptor"
+        }));
+    let text = gaps.to_string();
+    assert!(
+        text.contains("Vulkan-Profiles")
+            && text.contains(
+                "missing: VK_VERSION_1_0 requires vkCreateImage, which has no implementation"
+            ),
+        "{text}"
+    );
+    let failed = std::panic::catch_unwind(|| assert_requirements::<PastBringUp>(None));
+    assert!(failed.is_err(), "mandatory gaps fail the vendor's test");
+}

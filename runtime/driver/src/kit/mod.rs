@@ -447,7 +447,12 @@ pub fn command_map<D: Kit>() -> &'static EntryTable {
 /// [`Kit::NULL_OBJECTS`] off is never a silent cliff.
 fn entries_reported<D: Kit>() -> EntryTable {
     let table = entries::<D>();
-    let absent = requirements::absent_commands::<D>(&table, D::API_VERSION, D::device_extensions());
+    let absent = requirements::unimplemented_commands::<D>(
+        &table,
+        D::API_VERSION,
+        D::device_extensions(),
+        None,
+    );
     if !absent.is_empty() {
         let first: Vec<String> = absent.iter().take(8).map(ToString::to_string).collect();
         log::warn!(

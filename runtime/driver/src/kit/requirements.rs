@@ -64,6 +64,22 @@ pub enum Missing {
         command: &'static str,
         by: &'static str,
     },
+    /// A `vkCmd*` of the version or of an advertised extension (`by`) that the kit records
+    /// but neither a hook nor the engine runs: its replay reaches `Execute::unimplemented`.
+    #[error("{by} requires {command}, which is recorded but not executed by the engine")]
+    Unexecuted {
+        command: &'static str,
+        by: &'static str,
+    },
+}
+
+impl Missing {
+    /// Whether the device breaks the specification or the promise of an extension: a
+    /// required feature or limit, a dependency, a NULL command. A dropped feature or an
+    /// unexecuted recorded command is a warning: the device is valid, it does less.
+    pub fn is_mandatory(&self) -> bool {
+        !matches!(self, Missing::Dropped { .. } | Missing::Unexecuted { .. })
+    }
 }
 
 /// Whether a requirement's condition holds: versions against `api_version`, extensions against
@@ -268,17 +284,19 @@ pub fn check(
     out
 }
 
-/// [`check`] of a vendor's physical-device description plus [`absent_commands`] of the driver
-/// for it: empty when the device is a valid device of the version it claims and every command
-/// it promises has an implementation. Vendors call it from a test:
-/// `assert_eq!(missing(&desc), [])`.
+/// [`check`] of a vendor's physical-device description plus [`unimplemented_commands`] of the
+/// driver for it: empty when the device is a valid device of the version it claims and every
+/// command it promises has an implementation. Vendors call it from a test:
+/// `assert_eq!(missing(&desc), [])` (or run the whole report,
+/// [`crate::testing::requirements`]).
 pub fn missing<D: Kit>(desc: &PhysicalDeviceDesc<D>) -> Vec<Missing> {
     let mut out = check(&desc.properties, &desc.features, &desc.extensions);
     let table = super::command_map::<D>();
-    out.extend(absent_commands::<D>(
+    out.extend(unimplemented_commands::<D>(
         table,
         desc.properties.api_version,
         &desc.extensions,
+        None,
     ));
     out
 }
@@ -304,14 +322,17 @@ fn version_name(v: u32) -> &'static str {
 }
 
 /// Every command core up to `api_version` or of an advertised extension (the device
-/// extensions given, and the driver's instance extensions) that driver `D` answers with NULL,
-/// given `table`, its command map below the hooks ([`super::entries`]). The get-proc-addr
-/// commands are always answered; commands of extensions the loader implements (WSI) are not
-/// the driver's unless it advertises them.
-pub fn absent_commands<D: Kit>(
+/// extensions given, and the driver's instance extensions) that driver `D` does not implement,
+/// given `table`, its command map below the hooks ([`super::entries`]): [`Missing::Command`]
+/// where it answers NULL (the entry-table view), and with `executes` (the engine's
+/// `Execute::implements`) [`Missing::Unexecuted`] where the kit records a `vkCmd*` the engine
+/// does not run (the recorder view). The get-proc-addr commands are always answered; commands
+/// of extensions the loader implements (WSI) are not the driver's unless it advertises them.
+pub fn unimplemented_commands<D: Kit>(
     table: &vkgen_generated::entries::EntryTable,
     api_version: u32,
     device_extensions: &[ExtensionId],
+    executes: Option<fn(vkgen_generated::commands::CommandId) -> bool>,
 ) -> Vec<Missing> {
     use vkgen_generated::commands::{self, CommandId, Origin};
     let mut advertised = ExtensionSet::from_ids(device_extensions);
@@ -336,11 +357,19 @@ pub fn absent_commands<D: Kit>(
                 None => continue,
             },
         };
-        if !D::implements(canonical) && table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
-            out.push(Missing::Command {
-                command: info.name().to_str().unwrap_or("?"),
-                by,
-            });
+        let command = info.name().to_str().unwrap_or("?");
+        if D::implements(canonical) {
+            continue;
+        }
+        if table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
+            out.push(Missing::Command { command, by });
+        } else if let Some(executes) = executes {
+            if D::RECORD_COMMANDS
+                && super::command::COMMANDS.contains(&canonical)
+                && !executes(canonical)
+            {
+                out.push(Missing::Unexecuted { command, by });
+            }
         }
     }
     out
