@@ -368,3 +368,82 @@ fn the_report_checks_every_device_an_instance_enumerates() {
     let failed = std::panic::catch_unwind(|| assert_requirements::<PastBringUp>(None));
     assert!(failed.is_err(), "mandatory gaps fail the vendor's test");
 }
+
+/// A 1.1 driver whose description was written for 1.2: `timelineSemaphore` on, no extension.
+struct DownBumped;
+impl vkgen_driver::export::DriverModule for DownBumped {
+    const NAME: &'static std::ffi::CStr = c"down-bumped fixture";
+}
+impl vkgen_driver::kit::Kit for DownBumped {
+    type Instance = ();
+    type PhysicalDevice = ();
+    type Device = ();
+    type Queue = ();
+    type CommandBuffer = ();
+    type CommandPool = ();
+    const NULL_OBJECTS: bool = true;
+    fn physical_devices(
+        _instance: &vkgen_driver::kit::Instance<Self>,
+    ) -> Result<Vec<vkgen_driver::kit::PhysicalDeviceDesc<Self>>, vk::Result> {
+        let mut d = vkgen_driver::kit::PhysicalDeviceDesc::new(c"down-bumped", ());
+        d.features.timeline_semaphore = true;
+        Ok(vec![d])
+    }
+}
+impl vkgen_driver::kit::native_buffer::NativeBuffers for DownBumped {}
+#[vkgen_driver::driver(kit)]
+impl vkgen_driver::generated::driver::Driver for DownBumped {
+    const API_VERSION: u32 = vk::API_VERSION_1_1;
+}
+
+/// Every warning logged in this test binary.
+struct Capture(std::sync::Mutex<Vec<String>>);
+impl log::Log for Capture {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= log::Level::Warn
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if self.enabled(r.metadata()) {
+            self.0.lock().unwrap().push(r.args().to_string());
+        }
+    }
+    fn flush(&self) {}
+}
+static CAPTURE: Capture = Capture(std::sync::Mutex::new(Vec::new()));
+
+#[test]
+fn the_first_instance_logs_and_the_report_warns_about_dropped_features() {
+    use vkgen_driver::testing::requirements::report;
+    log::set_logger(&CAPTURE).unwrap();
+    log::set_max_level(log::LevelFilter::Warn);
+    let r = report::<DownBumped>(None).unwrap();
+    let dropped = Missing::Dropped {
+        feature: "timelineSemaphore",
+        exposed_by: "VK_VERSION_1_2,VK_KHR_timeline_semaphore",
+    };
+    assert_eq!(r.devices[0].missing, [dropped.clone()]);
+    assert_eq!(r.mandatory().count(), 0, "a warning, not a gap");
+    assert!(
+        r.to_string().contains(&format!("warning: {dropped}")),
+        "{r}"
+    );
+    let logged = CAPTURE.0.lock().unwrap().clone();
+    assert_eq!(
+        logged
+            .iter()
+            .filter(|l| l.contains(&dropped.to_string()))
+            .count(),
+        1,
+        "{logged:?}"
+    );
+    // Once per driver type and process, not at every vkCreateInstance.
+    report::<DownBumped>(None).unwrap();
+    let again = CAPTURE.0.lock().unwrap().clone();
+    assert_eq!(
+        again
+            .iter()
+            .filter(|l| l.contains("timelineSemaphore"))
+            .count(),
+        1
+    );
+}
