@@ -421,7 +421,7 @@ fn the_first_instance_logs_and_the_report_warns_about_dropped_features() {
         feature: "timelineSemaphore",
         exposed_by: "VK_VERSION_1_2,VK_KHR_timeline_semaphore",
     };
-    assert_eq!(r.devices[0].missing, [dropped.clone()]);
+    assert_eq!(r.devices[0].missing, std::slice::from_ref(&dropped));
     assert_eq!(r.mandatory().count(), 0, "a warning, not a gap");
     assert!(
         r.to_string().contains(&format!("warning: {dropped}")),
