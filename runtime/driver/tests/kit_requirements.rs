@@ -447,3 +447,43 @@ fn the_first_instance_logs_and_the_report_warns_about_dropped_features() {
         1
     );
 }
+
+#[test]
+fn image_formats_answer_the_devices_raised_limits() {
+    let info = vk::PhysicalDeviceImageFormatInfo2::default()
+        .format(vk::Format::R8G8B8A8_UNORM)
+        .ty(vk::ImageType::TYPE_2D)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(vk::ImageUsageFlags::SAMPLED);
+    let format = defaults::format_properties(info.format);
+    let answer = |api| {
+        let (p, _) = default_device(api, &[]);
+        defaults::image_format_properties(format, &info, &p.properties10().limits).unwrap()
+    };
+    let v10 = answer(vk::API_VERSION_1_0);
+    assert_eq!(
+        (
+            v10.max_extent.width,
+            v10.max_mip_levels,
+            v10.max_array_layers
+        ),
+        (4096, 13, 256)
+    );
+    let v14 = answer(V14);
+    assert_eq!((v14.max_extent.width, v14.max_extent.height), (8192, 8192));
+    assert_eq!((v14.max_mip_levels, v14.max_array_layers), (14, 2048));
+    let v3d = defaults::image_format_properties(
+        format,
+        &info.ty(vk::ImageType::TYPE_3D),
+        &default_device(V14, &[]).0.properties10().limits,
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            v3d.max_extent.depth,
+            v3d.max_mip_levels,
+            v3d.max_array_layers
+        ),
+        (512, 10, 1)
+    );
+}

@@ -362,7 +362,11 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         physical: &PhysicalDevice<Self>,
         info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
     ) -> Result<vk::ImageFormatProperties, vk::Result> {
-        defaults::image_format_properties(Self::format_properties(physical, info.format), info)
+        defaults::image_format_properties(
+            Self::format_properties(physical, info.format),
+            info,
+            &physical.properties.properties10().limits,
+        )
     }
 
     /// `VkImageCompressionPropertiesEXT` of a successful
