@@ -2,7 +2,7 @@
 //! the down-bump warning.
 //!
 //! A driver's device description is Rust, so only the crate itself can evaluate it: the
-//! scaffold writes `tests/vkgen_requirements.rs` (the vendor's, written when absent), which
+//! scaffold writes `tests/vkgen_requirements.rs` (the vendor's, written with a new crate), which
 //! calls `vkgen_driver::testing::requirements::assert_requirements` on the driver type. It
 //! creates an instance through the driver's own entry points, checks every device it
 //! enumerates, prints the report and fails on mandatory gaps. `--report` runs that test with
@@ -80,7 +80,9 @@ pub fn lowering_warning(out: &Path, name: &str, new: (u32, u32)) -> Option<Strin
 pub fn run(out: &Path) -> Result<bool> {
     if !out.join(TEST).is_file() {
         return Err(Error::Options(format!(
-            "{} has no {TEST}: re-run `vkgen driver` (without --check) to write it",
+            "{} has no {TEST} (the scaffold writes it with a new crate): add one holding \
+             `#[test] fn vkgen_requirements() {{ \
+             vkgen_driver::testing::requirements::assert_requirements::<YourDriver>(None) }}`",
             out.display()
         )));
     }

@@ -14,8 +14,9 @@
 //! member of vkgen's workspace and depends on the checkout's `runtime/driver` by a relative
 //! path. `--vkgen-root` names the checkout (default: the one this `vkgen` was built from).
 //!
-//! `tests/vkgen_requirements.rs`, the requirements report, is the vendor's too (written when
-//! absent); [`crate::driver_report`] runs it for `--check --report`.
+//! `tests/vkgen_requirements.rs`, the requirements report, is the vendor's too (written with a
+//! new crate's `src/lib.rs`, whose driver type it names); [`crate::driver_report`] runs it for
+//! `--check --report`.
 
 use std::path::{Path, PathBuf};
 
@@ -180,7 +181,9 @@ pub fn driver_files(
             })?,
         });
     }
-    if !out.join(crate::driver_report::TEST).exists() {
+    // It names the type the scaffold's `src/lib.rs` defines, so it comes with a new crate only:
+    // an existing crate's driver type may be another (vkgen's reference drivers pick a backend).
+    if !out.join("src/lib.rs").exists() && !out.join(crate::driver_report::TEST).exists() {
         files.push(crate::driver_report::requirements_test(
             name,
             &crate_name,
