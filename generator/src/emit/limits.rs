@@ -10,8 +10,9 @@
 //! 1.2.1xx). Profiles give no per-extension limits, so there are none here.
 //!
 //! Each row becomes code, not data, because the flat [`Properties`] has typed fields (integers,
-//! floats, flags, fixed arrays): `met` compares by the kind, `raise` moves the value just far
-//! enough (`max`: up, `min`: down, `range`: wider, flags: or-ed in), `have` shows it. Rows that
+//! floats, flags, fixed arrays): `met` compares by the kind (`pot`: also a power of two; `mul`:
+//! also a divisor of the requirement), `raise` moves the value just far enough (`max`: up,
+//! `min`: down, `range`: wider, flags: or-ed in), `have` shows it. Rows that
 //! ask nothing (`false` booleans, empty flags, an unsigned maximum of 0) are left out.
 
 use std::collections::BTreeSet;
@@ -141,8 +142,15 @@ fn numeric(kind: &str, field: &str, base: &str, value: &Value) -> Option<(String
         met.push(format!("{a} <= {lo} && {b} >= {hi}"));
         raise.push(format!("{a} = {a}.min({lo}); {b} = {b}.max({hi});"));
     } else {
+        // `pot`: the value must also be a power of two (alignments, subgroup sizes); the
+        // required values are, so a value that is not is replaced by the requirement.
+        let pot = kind.contains("pot") && base != "float";
         for (i, v) in values.iter().enumerate() {
             let (x, lit) = (at(i), literal(base, v)?);
+            if pot {
+                met.push(format!("{x}.is_power_of_two()"));
+                raise.push(format!("if !{x}.is_power_of_two() {{ {x} = {lit}; }}"));
+            }
             match main {
                 "max" | "bits" => {
                     met.push(format!("{x} >= {lit}"));

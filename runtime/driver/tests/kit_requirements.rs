@@ -487,3 +487,26 @@ fn image_formats_answer_the_devices_raised_limits() {
         (512, 10, 1)
     );
 }
+
+#[test]
+fn power_of_two_limits_must_be_powers_of_two() {
+    let (mut p, f) = default_device(vk::API_VERSION_1_3, &[]);
+    p.min_uniform_buffer_offset_alignment = 96;
+    p.non_coherent_atom_size = 64;
+    let got = check(&p, &f, &[]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(matches!(
+        got[0],
+        Missing::Limit {
+            limit: "minUniformBufferOffsetAlignment",
+            kind: "min,pot",
+            ..
+        }
+    ));
+    let raised = with_required_limits(p);
+    assert_eq!(raised.min_uniform_buffer_offset_alignment, 256);
+    assert_eq!(
+        raised.non_coherent_atom_size, 64,
+        "a better power of two is kept"
+    );
+}
