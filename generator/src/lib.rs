@@ -11,6 +11,7 @@ pub mod ash_types;
 pub mod build;
 pub mod device;
 pub mod diff;
+pub mod driver_report;
 pub mod emit;
 pub mod error;
 pub mod info;

@@ -61,6 +61,10 @@ enum Command {
         /// vendor's Cargo.toml and src/lib.rs only when missing)
         #[arg(long)]
         check: bool,
+        /// With --check: also run the crate's requirements test (tests/vkgen_requirements.rs,
+        /// one cargo build) and print what its devices miss; exit 1 on a mandatory gap
+        #[arg(long, requires = "check")]
+        report: bool,
     },
     /// Counts of commands, types and extensions per version.
     Info {
@@ -306,15 +310,21 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             out,
             vkgen_root,
             check,
+            report,
         } => {
             let opts = options(&registry);
             if check {
                 let files =
                     vkgen::scaffold::driver_files(&opts, &name, &out, vkgen_root.as_deref())?;
                 let s = vkgen::check(&files, &out);
+                let met = !report || vkgen::driver_report::run(&out)?;
                 if s.is_fresh() {
                     eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
-                    return Ok(ExitCode::SUCCESS);
+                    return Ok(if met {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    });
                 }
                 for f in s.stale.iter().chain(&s.missing) {
                     println!("stale: {}", out.join(f).display());

@@ -202,6 +202,8 @@ pub struct Field {
     pub optional: bool,
     /// `values=` (the fixed sType value).
     pub values: Option<String>,
+    /// `limittype=` of a property member (`max`, `min,mul`, `range`, …; none before 1.2.1xx).
+    pub limittype: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

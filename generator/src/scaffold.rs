@@ -13,6 +13,10 @@
 //! run and compared by `--check`. A crate inside the checkout (vkgen's reference drivers) is a
 //! member of vkgen's workspace and depends on the checkout's `runtime/driver` by a relative
 //! path. `--vkgen-root` names the checkout (default: the one this `vkgen` was built from).
+//!
+//! `tests/vkgen_requirements.rs`, the requirements report, is the vendor's too (written with a
+//! new crate's `src/lib.rs`, whose driver type it names); [`crate::driver_report`] runs it for
+//! `--check --report`.
 
 use std::path::{Path, PathBuf};
 
@@ -117,6 +121,9 @@ pub fn driver_files(
             highest.0, highest.1
         )));
     }
+    if let Some(warning) = crate::driver_report::lowering_warning(out, name, (major, minor)) {
+        eprintln!("{warning}");
+    }
     let registry = format!(
         "{} (Vulkan {}.{}, header {})",
         source
@@ -173,6 +180,15 @@ pub fn driver_files(
                 type_name: &type_name,
             })?,
         });
+    }
+    // It names the type the scaffold's `src/lib.rs` defines, so it comes with a new crate only:
+    // an existing crate's driver type may be another (vkgen's reference drivers pick a backend).
+    if !out.join("src/lib.rs").exists() && !out.join(crate::driver_report::TEST).exists() {
+        files.push(crate::driver_report::requirements_test(
+            name,
+            &crate_name,
+            &type_name,
+        )?);
     }
     files.push(OutputFile {
         path: format!("{name}_icd.json"),

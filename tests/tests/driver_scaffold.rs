@@ -7,7 +7,8 @@
 //! lavapipe it leaves the other device working. Re-running the
 //! scaffold keeps the vendor's files and `--check` guards the generated one.
 //!
-//! One test (one build of the scaffold, in `target/scaffold`, incremental across runs).
+//! One build of the scaffold, in `target/scaffold`, incremental across runs; the requirements
+//! report (`--check --report`) reuses it.
 
 mod wsi_support;
 
@@ -336,4 +337,75 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
         assert_eq!(out.status.code(), Some(2), "name {bad:?} accepted");
         assert!(!empty.exists(), "name {bad:?} wrote files");
     }
+}
+
+/// Issue 20: `vkgen driver --check --report` runs the crate's requirements test (written by the
+/// scaffold) in the scaffold's build, prints the report, and fails on a mandatory gap; lowering
+/// the API version of an existing crate warns, and the report names each feature it drops.
+#[test]
+fn check_report_names_what_the_description_misses_and_what_a_down_bump_drops() {
+    let s = scaffold();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("acme");
+    paths::copy_tree(&s.crate_dir, &copy);
+    let target = paths::target_dir().join("scaffold");
+    let report = || {
+        Command::new(vkgen_bin())
+            .args(["driver", "--name", "acme", "--check", "--report", "--out"])
+            .arg(&copy)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let clean = report();
+    assert!(clean.status.success(), "{}", text(&clean));
+    let out = String::from_utf8_lossy(&clean.stdout);
+    assert!(
+        out.contains("vkgen requirements report")
+            && out.contains("`acme device` (Vulkan 1.")
+            && out.contains("0 missing, 0 warnings")
+            && out.contains("Vulkan-Profiles@"),
+        "{out}"
+    );
+
+    // A description that lowers a limit and turns on a 1.2 feature, then a down-bump to 1.1.
+    let lib = copy.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap().replace(
+        "let device = PhysicalDeviceDesc::new(c\"acme device\", ());",
+        "let mut device = PhysicalDeviceDesc::new(c\"acme device\", ());\n        \
+         device.properties.max_image_dimension2_d = 1024;\n        \
+         device.features.timeline_semaphore = true;",
+    );
+    assert!(source.contains("max_image_dimension2_d = 1024"));
+    std::fs::write(&lib, source).unwrap();
+    let down = vkgen(&["driver", "--name", "acme", "--api-version", "1.1"], &copy);
+    assert!(down.status.success(), "{}", text(&down));
+    let warning = String::from_utf8_lossy(&down.stderr);
+    assert!(
+        warning.contains("goes down from Vulkan 1.") && warning.contains(" to 1.1"),
+        "{}",
+        text(&down)
+    );
+    let gaps = report();
+    assert_eq!(gaps.status.code(), Some(1), "{}", text(&gaps));
+    let out = String::from_utf8_lossy(&gaps.stdout);
+    assert!(
+        out.contains("missing: VK_VERSION_1_0 requires maxImageDimension2D 4096 (max), has 1024"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "warning: feature timelineSemaphore is on but dropped: only \
+             VK_VERSION_1_2,VK_KHR_timeline_semaphore expose it"
+        ),
+        "{out}"
+    );
 }

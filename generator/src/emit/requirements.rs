@@ -3,8 +3,8 @@
 //! by its flat field ([`super::features`]'s merging and renaming), so that a driver kit can give a
 //! device of a version the features the version requires and check a vendor's description.
 //!
-//! Limits are not here: vk.xml marks a limit's kind (`limittype="min"`/`"max"`) but not the
-//! spec's "Required Limits" values.
+//! Then `REQUIRED_LIMITS` ([`super::limits`]): vk.xml marks a limit's kind but not the spec's
+//! "Required Limits" values, which come from Khronos' Vulkan-Profiles.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -17,7 +17,13 @@ use crate::model::Require;
 /// `src/features.rs`: the flat tables, then [`REQUIRED_FEATURES`](self).
 pub fn emit(cx: &Ctx) -> Result<String> {
     let mut out = emit_features(cx)?;
-    out.push_str(&required_features(cx, &tables(cx, Kind::Features)));
+    let features = tables(cx, Kind::Features);
+    out.push_str(&required_features(cx, &features));
+    out.push_str(&feature_origins(cx, &features));
+    out.push_str(&super::limits::required_limits(
+        cx,
+        &tables(cx, Kind::Properties),
+    ));
     Ok(out)
 }
 
@@ -115,6 +121,75 @@ pub struct RequiredFeature {{
 
 /// Every feature requirement of the selected core versions and extensions, in registry order.
 pub const REQUIRED_FEATURES: &[RequiredFeature] = &[
+{rows}];
+"#
+    )
+}
+
+/// `FEATURE_ORIGINS`: for each feature outside `VkPhysicalDeviceFeatures`, what lets a device
+/// expose it — the core versions whose structures carry it and the extensions (promoted ones
+/// included) that add such a structure — so a kit can tell a feature its device's version and
+/// extensions cannot report (a down-bump drops it) from one that is merely off.
+fn feature_origins(cx: &Ctx, t: &Table) -> String {
+    let reg = cx.reg();
+    let canon = |name: &str| {
+        reg.resolve_type(name)
+            .map_or(name, |ty| ty.name.as_str())
+            .to_owned()
+    };
+    let is_vulkan = |api: &[String]| api.is_empty() || api.iter().any(|a| a == "vulkan");
+    // Structure → the versions and extensions that require it (its aliases included).
+    let mut origins: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for f in reg.features.iter().filter(|f| is_vulkan(&f.api)) {
+        let by = format!("VK_VERSION_{}_{}", f.version.0, f.version.1);
+        for ty in f
+            .requires
+            .iter()
+            .filter(|r| is_vulkan(&r.api))
+            .flat_map(|r| &r.types)
+        {
+            let list = origins.entry(canon(ty)).or_default();
+            if !list.contains(&by) {
+                list.push(by.clone());
+            }
+        }
+    }
+    for e in &cx.sel.extensions {
+        for ty in e
+            .requires
+            .iter()
+            .filter(|r| is_vulkan(&r.api))
+            .flat_map(|r| &r.types)
+        {
+            let list = origins.entry(canon(ty)).or_default();
+            if !list.contains(&e.name) {
+                list.push(e.name.clone());
+            }
+        }
+    }
+    let base = t.structs.first().map(|s| s.name.as_str());
+    let mut rows = String::new();
+    for f in &t.fields {
+        if f.carriers.iter().any(|(s, _)| Some(s.as_str()) == base) {
+            continue;
+        }
+        let mut by: Vec<&str> = Vec::new();
+        for (s, _) in &f.carriers {
+            for o in origins.get(&canon(s)).into_iter().flatten() {
+                if !by.contains(&o.as_str()) {
+                    by.push(o);
+                }
+            }
+        }
+        let _ = writeln!(rows, "    ({:?}, {:?}),", f.flat, by.join(","));
+    }
+    format!(
+        r#"
+/// Every feature outside `VkPhysicalDeviceFeatures` and what can expose it: `(flat name, depends=
+/// expression)` over the core versions whose structures carry it and the extensions (promoting
+/// ones included) that add such a structure. A device whose version and extensions satisfy none
+/// cannot report the feature, whatever its table says.
+pub const FEATURE_ORIGINS: &[(&str, &str)] = &[
 {rows}];
 "#
     )

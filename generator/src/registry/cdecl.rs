@@ -216,6 +216,7 @@ pub fn parse_old_funcpointer(tokens: &[Token]) -> Result<(String, CType, Vec<Fie
                 len: None,
                 optional: false,
                 values: None,
+                limittype: None,
             });
         }
     }

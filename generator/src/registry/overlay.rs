@@ -194,20 +194,34 @@ fn type_may_stay(base: &Registry, t: &Type, referenced: &BTreeSet<&str>) -> bool
     match base.types.get(&t.name) {
         None => referenced.contains(t.name.as_str()),
         Some(b) => {
-            same(b, t, |t| (t.line, t.col) = (0, 0))
-                || (b.alias.is_none()
-                    && t.alias.is_none()
-                    && opaque(&b.kind)
-                    && t.kind == TypeKind::External
-                    && referenced.contains(t.name.as_str()))
+            same(b, t, |t| {
+                (t.line, t.col) = (0, 0);
+                t.kind = layout_of(&t.kind);
+            }) || (b.alias.is_none()
+                && t.alias.is_none()
+                && opaque(&b.kind)
+                && t.kind == TypeKind::External
+                && referenced.contains(t.name.as_str()))
         }
     }
+}
+
+/// `kind` without the members' `limittype=`: a description for validation, not part of the C
+/// type, so an overlay that omits it (the Android one does) changes nothing a binding sees.
+fn layout_of(kind: &TypeKind) -> TypeKind {
+    let mut k = kind.clone();
+    if let TypeKind::Struct(a) | TypeKind::Union(a) = &mut k {
+        for m in &mut a.members {
+            m.limittype = None;
+        }
+    }
+    k
 }
 
 /// Replaces vk.xml's elements by the overlay's elements of the same name and adds new ones.
 fn apply_overlay(base: &mut Registry, over: Registry) {
     for (name, ty) in over.types {
-        if base.types.get(&name).map(|t| &t.kind) != Some(&ty.kind) {
+        if base.types.get(&name).map(|t| layout_of(&t.kind)) != Some(layout_of(&ty.kind)) {
             base.overlay_changed.insert(name.clone());
         }
         base.types.insert(name, ty);

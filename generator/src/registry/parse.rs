@@ -409,6 +409,7 @@ impl Cx<'_> {
                 .attribute("optional")
                 .is_some_and(|o| o.starts_with("true")),
             values: m.attribute("values").map(str::to_owned),
+            limittype: m.attribute("limittype").map(str::to_owned),
         })
     }
 

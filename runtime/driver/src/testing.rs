@@ -5,6 +5,8 @@
 //! is writable), `open(…, "vk0", …)`, check the device header and its three procs. Every failure
 //! is an `Err(String)` naming what is wrong; nothing panics.
 
+pub mod requirements;
+
 use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::ptr;

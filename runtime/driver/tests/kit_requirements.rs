@@ -206,3 +206,307 @@ fn commands_a_driver_promises_but_lacks_are_named_before_the_cliff() {
     let bring_up = PhysicalDeviceDesc::<InBringUp>::new(c"cliff", ());
     assert_eq!(missing(&bring_up), []);
 }
+
+#[test]
+fn limits_come_from_the_profiles_per_version_with_their_kind() {
+    use vkgen_driver::generated::features::REQUIRED_LIMITS;
+    use vkgen_driver::kit::requirements::LIMITS_SOURCE;
+    assert!(
+        LIMITS_SOURCE.contains("KhronosGroup/Vulkan-Profiles@")
+            && LIMITS_SOURCE.contains("VP_LUNARG_minimum_requirements.json"),
+        "{LIMITS_SOURCE}"
+    );
+    for by in [
+        "VK_VERSION_1_0",
+        "VK_VERSION_1_1",
+        "VK_VERSION_1_2",
+        "VK_VERSION_1_3",
+        "VK_VERSION_1_4",
+    ] {
+        assert!(REQUIRED_LIMITS.iter().any(|l| l.by == by), "{by}");
+    }
+    let kind = |limit: &str| {
+        REQUIRED_LIMITS
+            .iter()
+            .find(|l| l.limit == limit)
+            .map(|l| l.kind)
+    };
+    assert_eq!(kind("maxImageDimension2D"), Some("max"));
+    assert_eq!(kind("minUniformBufferOffsetAlignment"), Some("min,pot"));
+    assert_eq!(kind("viewportBoundsRange"), Some("range"));
+    assert_eq!(kind("framebufferColorSampleCounts"), Some("bitmask"));
+    // Vulkan 1.4 raised the 1.0 minimums; the default device moves just far enough.
+    let (p13, _) = default_device(vk::API_VERSION_1_3, &[]);
+    let (p14, _) = default_device(V14, &[]);
+    assert_eq!(p13.max_image_dimension2_d, 4096);
+    assert_eq!(p14.max_image_dimension2_d, 8192);
+    assert_eq!(p14.max_bound_descriptor_sets, 7);
+    assert_eq!(p14.max_push_descriptors, 32);
+    assert_eq!(p14.viewport_bounds_range, [-15360.0, 15359.0]);
+    assert!(p14.standard_sample_locations && p14.timestamp_compute_and_graphics);
+    // A limit better than required is kept.
+    let mut better = defaults::properties(c"test", V14);
+    better.max_image_dimension2_d = 16384;
+    better.min_uniform_buffer_offset_alignment = 16;
+    let better = with_required_limits(better);
+    assert_eq!(better.max_image_dimension2_d, 16384);
+    assert_eq!(better.min_uniform_buffer_offset_alignment, 16);
+}
+
+#[test]
+fn a_vendor_description_that_lowers_a_limit_is_reported() {
+    use vkgen_driver::kit::{requirements::missing, PhysicalDeviceDesc};
+    let mut desc = PhysicalDeviceDesc::<InBringUp>::new(c"limits", ());
+    assert_eq!(missing(&desc), []);
+    desc.properties.max_per_set_descriptors = 512;
+    desc.properties.min_uniform_buffer_offset_alignment = 512;
+    desc.properties.buffer_image_granularity = 3;
+    desc.properties.subgroup_supported_stages = vk::ShaderStageFlags::FRAGMENT;
+    let got = missing(&desc);
+    let limit = |limit: &'static str, kind: &'static str, required: &'static str, have: &str| {
+        Missing::Limit {
+            limit,
+            by: if limit.starts_with("maxPer") || limit.starts_with("subgroup") {
+                "VK_VERSION_1_1"
+            } else {
+                "VK_VERSION_1_0"
+            },
+            kind,
+            required,
+            have: have.to_owned(),
+        }
+    };
+    for want in [
+        limit("maxPerSetDescriptors", "max", "1024", "512"),
+        limit("minUniformBufferOffsetAlignment", "min,pot", "256", "512"),
+        // A granularity must divide the required one.
+        limit("bufferImageGranularity", "min,mul", "131072", "3"),
+    ] {
+        assert!(got.contains(&want), "{want:?} not in {got:?}");
+    }
+    assert!(got.iter().any(|m| matches!(
+        m,
+        Missing::Limit {
+            limit: "subgroupSupportedStages",
+            kind: "bitmask",
+            ..
+        }
+    )));
+    assert_eq!(got.len(), 4, "{got:?}");
+    // At 1.4 only the strictest row of a raised limit reports.
+    let (mut p, f) = default_device(V14, &[]);
+    p.max_image_dimension2_d = 4096;
+    assert_eq!(
+        check(&p, &f, &[]),
+        [Missing::Limit {
+            limit: "maxImageDimension2D",
+            by: "VK_VERSION_1_4",
+            kind: "max",
+            required: "8192",
+            have: "4096".to_owned(),
+        }]
+    );
+}
+
+#[test]
+fn features_a_down_bumped_version_cannot_expose_are_reported_dropped() {
+    use vkgen_driver::kit::{requirements::missing, PhysicalDeviceDesc};
+    // A description written for 1.3, on a driver whose API version is 1.1.
+    let mut desc = PhysicalDeviceDesc::<InBringUp>::new(c"down-bump", ());
+    desc.features.timeline_semaphore = true;
+    desc.features.synchronization2 = true;
+    desc.features.multiview = true;
+    let got = missing(&desc);
+    assert_eq!(
+        got,
+        [
+            Missing::Dropped {
+                feature: "timelineSemaphore",
+                exposed_by: "VK_VERSION_1_2,VK_KHR_timeline_semaphore",
+            },
+            Missing::Dropped {
+                feature: "synchronization2",
+                exposed_by: "VK_VERSION_1_3,VK_KHR_synchronization2",
+            },
+        ],
+        "multiview is core 1.1, so kept"
+    );
+    // The promoting extension exposes it at the lower version.
+    let exts = ExtensionSet::from_ids(&[ExtensionId::KHR_TIMELINE_SEMAPHORE]);
+    let (p, mut f) = default_device(vk::API_VERSION_1_1, &[ExtensionId::KHR_TIMELINE_SEMAPHORE]);
+    f.timeline_semaphore = true;
+    assert!(vkgen_driver::kit::requirements::dropped(p.api_version, &exts, &f).is_empty());
+    // The same description at the version it was written for drops nothing.
+    let (p13, mut f13) = default_device(vk::API_VERSION_1_3, &[]);
+    f13.timeline_semaphore = true;
+    f13.synchronization2 = true;
+    assert_eq!(check(&p13, &f13, &[]), []);
+}
+
+#[test]
+fn the_report_checks_every_device_an_instance_enumerates() {
+    use vkgen_driver::testing::requirements::{assert_requirements, report};
+    let clean = report::<InBringUp>(None).unwrap();
+    assert_eq!(clean.devices.len(), 1);
+    assert_eq!(clean.devices[0].api_version, vk::API_VERSION_1_1);
+    assert_eq!(clean.mandatory().count(), 0, "{clean}");
+    assert_requirements::<InBringUp>(None);
+    let gaps = report::<PastBringUp>(None).unwrap();
+    assert!(gaps.mandatory().any(|m| *m
+        == Missing::Command {
+            command: "vkCmdPushDescriptorSetKHR",
+            by: "VK_KHR_push_descriptor"
+        }));
+    let text = gaps.to_string();
+    assert!(
+        text.contains("Vulkan-Profiles")
+            && text.contains(
+                "missing: VK_VERSION_1_0 requires vkCreateImage, which has no implementation"
+            ),
+        "{text}"
+    );
+    let failed = std::panic::catch_unwind(|| assert_requirements::<PastBringUp>(None));
+    assert!(failed.is_err(), "mandatory gaps fail the vendor's test");
+}
+
+/// A 1.1 driver whose description was written for 1.2: `timelineSemaphore` on, no extension.
+struct DownBumped;
+impl vkgen_driver::export::DriverModule for DownBumped {
+    const NAME: &'static std::ffi::CStr = c"down-bumped fixture";
+}
+impl vkgen_driver::kit::Kit for DownBumped {
+    type Instance = ();
+    type PhysicalDevice = ();
+    type Device = ();
+    type Queue = ();
+    type CommandBuffer = ();
+    type CommandPool = ();
+    const NULL_OBJECTS: bool = true;
+    fn physical_devices(
+        _instance: &vkgen_driver::kit::Instance<Self>,
+    ) -> Result<Vec<vkgen_driver::kit::PhysicalDeviceDesc<Self>>, vk::Result> {
+        let mut d = vkgen_driver::kit::PhysicalDeviceDesc::new(c"down-bumped", ());
+        d.features.timeline_semaphore = true;
+        Ok(vec![d])
+    }
+}
+impl vkgen_driver::kit::native_buffer::NativeBuffers for DownBumped {}
+#[vkgen_driver::driver(kit)]
+impl vkgen_driver::generated::driver::Driver for DownBumped {
+    const API_VERSION: u32 = vk::API_VERSION_1_1;
+}
+
+/// Every warning logged in this test binary.
+struct Capture(std::sync::Mutex<Vec<String>>);
+impl log::Log for Capture {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= log::Level::Warn
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if self.enabled(r.metadata()) {
+            self.0.lock().unwrap().push(r.args().to_string());
+        }
+    }
+    fn flush(&self) {}
+}
+static CAPTURE: Capture = Capture(std::sync::Mutex::new(Vec::new()));
+
+#[test]
+fn the_first_instance_logs_and_the_report_warns_about_dropped_features() {
+    use vkgen_driver::testing::requirements::report;
+    log::set_logger(&CAPTURE).unwrap();
+    log::set_max_level(log::LevelFilter::Warn);
+    let r = report::<DownBumped>(None).unwrap();
+    let dropped = Missing::Dropped {
+        feature: "timelineSemaphore",
+        exposed_by: "VK_VERSION_1_2,VK_KHR_timeline_semaphore",
+    };
+    assert_eq!(r.devices[0].missing, std::slice::from_ref(&dropped));
+    assert_eq!(r.mandatory().count(), 0, "a warning, not a gap");
+    assert!(
+        r.to_string().contains(&format!("warning: {dropped}")),
+        "{r}"
+    );
+    let logged = CAPTURE.0.lock().unwrap().clone();
+    assert_eq!(
+        logged
+            .iter()
+            .filter(|l| l.contains(&dropped.to_string()))
+            .count(),
+        1,
+        "{logged:?}"
+    );
+    // Once per driver type and process, not at every vkCreateInstance.
+    report::<DownBumped>(None).unwrap();
+    let again = CAPTURE.0.lock().unwrap().clone();
+    assert_eq!(
+        again
+            .iter()
+            .filter(|l| l.contains("timelineSemaphore"))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn image_formats_answer_the_devices_raised_limits() {
+    let info = vk::PhysicalDeviceImageFormatInfo2::default()
+        .format(vk::Format::R8G8B8A8_UNORM)
+        .ty(vk::ImageType::TYPE_2D)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(vk::ImageUsageFlags::SAMPLED);
+    let format = defaults::format_properties(info.format);
+    let answer = |api| {
+        let (p, _) = default_device(api, &[]);
+        defaults::image_format_properties(format, &info, &p.properties10().limits).unwrap()
+    };
+    let v10 = answer(vk::API_VERSION_1_0);
+    assert_eq!(
+        (
+            v10.max_extent.width,
+            v10.max_mip_levels,
+            v10.max_array_layers
+        ),
+        (4096, 13, 256)
+    );
+    let v14 = answer(V14);
+    assert_eq!((v14.max_extent.width, v14.max_extent.height), (8192, 8192));
+    assert_eq!((v14.max_mip_levels, v14.max_array_layers), (14, 2048));
+    let v3d = defaults::image_format_properties(
+        format,
+        &info.ty(vk::ImageType::TYPE_3D),
+        &default_device(V14, &[]).0.properties10().limits,
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            v3d.max_extent.depth,
+            v3d.max_mip_levels,
+            v3d.max_array_layers
+        ),
+        (512, 10, 1)
+    );
+}
+
+#[test]
+fn power_of_two_limits_must_be_powers_of_two() {
+    let (mut p, f) = default_device(vk::API_VERSION_1_3, &[]);
+    p.min_uniform_buffer_offset_alignment = 96;
+    p.non_coherent_atom_size = 64;
+    let got = check(&p, &f, &[]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(matches!(
+        got[0],
+        Missing::Limit {
+            limit: "minUniformBufferOffsetAlignment",
+            kind: "min,pot",
+            ..
+        }
+    ));
+    let raised = with_required_limits(p);
+    assert_eq!(raised.min_uniform_buffer_offset_alignment, 256);
+    assert_eq!(
+        raised.non_coherent_atom_size, 64,
+        "a better power of two is kept"
+    );
+}

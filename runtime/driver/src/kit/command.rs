@@ -19,7 +19,6 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::{Mutex, MutexGuard};
 
-use vkgen_generated::commands::CommandId;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
@@ -170,19 +169,6 @@ impl<D: Kit> vkgen_generated::recorder::Target for Recorder<D> {
             f(&mut lock(&cb.recording));
         }
     }
-}
-
-/// The `vkCmd*` commands `D` advertises (core up to its API version, or of its extensions)
-/// that neither a hook of its `Driver` block nor a method of its engine `E` implements: they
-/// are recorded but replay into [`Execute::unimplemented`]. For the requirements report.
-pub fn unimplemented_advertised<D: Kit, E: Execute>() -> Vec<CommandId> {
-    COMMANDS
-        .iter()
-        .copied()
-        .filter(|&c| {
-            vkgen_generated::driver::exposes::<D>(c) && !D::implements(c) && !E::implements(c)
-        })
-        .collect()
 }
 
 /// The component as a table (see [`super::entries`]): begin, end and the resets, and with

@@ -26,6 +26,12 @@ pub fn properties(name: &CStr, api_version: u32) -> Properties {
     p.pipeline_cache_uuid = *b"vkgen-kit-cache0";
     let mut out = Properties::default();
     out.from_properties10(&p);
+    // Not minimums the profiles state, but a device with subgroups has at least one lane: the
+    // sizes of a one-lane device, so that a 1.1+ default is self-consistent.
+    out.subgroup_size = 1;
+    out.min_subgroup_size = 1;
+    out.max_subgroup_size = 1;
+    out.max_compute_workgroup_subgroups = 1;
     out
 }
 
@@ -37,7 +43,9 @@ pub fn features() -> Features {
     }
 }
 
-/// The minimum limits the Vulkan 1.3 specification requires ("Required Limits").
+/// The minimum limits the Vulkan 1.0 specification requires ("Required Limits"); later
+/// versions' raised ones are applied by
+/// [`with_required_limits`](super::requirements::with_required_limits).
 pub fn limits() -> vk::PhysicalDeviceLimits {
     let counts = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4;
     vk::PhysicalDeviceLimits {
@@ -204,10 +212,13 @@ pub fn format_properties(format: vk::Format) -> vk::FormatProperties {
 
 /// The image-format answer derived from a format's features: `VK_ERROR_FORMAT_NOT_SUPPORTED`
 /// when the tiling lacks a feature the usage needs (or the format has none), otherwise the
-/// default limits' maxima.
+/// device's `limits` as maxima: the specification asks an optimal-tiling image of a supported
+/// format to reach `maxImageDimension*` and `maxImageArrayLayers`, so a 1.4 device (whose
+/// required limits are higher) answers larger extents than a 1.0 one.
 pub fn image_format_properties(
     props: vk::FormatProperties,
     info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
+    limits: &vk::PhysicalDeviceLimits,
 ) -> Result<vk::ImageFormatProperties, vk::Result> {
     let (ty, tiling, usage) = (info.ty, info.tiling, info.usage);
     use vk::FormatFeatureFlags as F;
@@ -235,13 +246,25 @@ pub fn image_format_properties(
             info.format
         ));
     }
-    let (extent, mips, layers) = match ty {
-        vk::ImageType::TYPE_1D => ((4096, 1, 1), 13, 256),
-        vk::ImageType::TYPE_3D => ((256, 256, 256), 9, 1),
-        _ => ((4096, 4096, 1), 13, 256),
+    let (d1, d2, d3) = (
+        limits.max_image_dimension1_d,
+        limits.max_image_dimension2_d,
+        limits.max_image_dimension3_d,
+    );
+    let layers = limits.max_image_array_layers;
+    let (extent, layers) = match ty {
+        vk::ImageType::TYPE_1D => ((d1, 1, 1), layers),
+        vk::ImageType::TYPE_3D => ((d3, d3, d3), 1),
+        _ => ((d2, d2, 1), layers),
     };
+    // A full mip chain of the largest extent: floor(log2(max)) + 1.
+    let mips = 32 - extent.0.max(extent.1).max(extent.2).max(1).leading_zeros();
     let samples = if ty == vk::ImageType::TYPE_2D && tiling == vk::ImageTiling::OPTIMAL {
-        vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_4
+        if is_depth_stencil(info.format) {
+            limits.sampled_image_depth_sample_counts
+        } else {
+            limits.sampled_image_color_sample_counts
+        }
     } else {
         vk::SampleCountFlags::TYPE_1
     };

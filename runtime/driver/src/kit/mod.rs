@@ -362,7 +362,11 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         physical: &PhysicalDevice<Self>,
         info: &vk::PhysicalDeviceImageFormatInfo2<'_>,
     ) -> Result<vk::ImageFormatProperties, vk::Result> {
-        defaults::image_format_properties(Self::format_properties(physical, info.format), info)
+        defaults::image_format_properties(
+            Self::format_properties(physical, info.format),
+            info,
+            &physical.properties.properties10().limits,
+        )
     }
 
     /// `VkImageCompressionPropertiesEXT` of a successful
@@ -447,7 +451,12 @@ pub fn command_map<D: Kit>() -> &'static EntryTable {
 /// [`Kit::NULL_OBJECTS`] off is never a silent cliff.
 fn entries_reported<D: Kit>() -> EntryTable {
     let table = entries::<D>();
-    let absent = requirements::absent_commands::<D>(&table, D::API_VERSION, D::device_extensions());
+    let absent = requirements::unimplemented_commands::<D>(
+        &table,
+        D::API_VERSION,
+        D::device_extensions(),
+        None,
+    );
     if !absent.is_empty() {
         let first: Vec<String> = absent.iter().take(8).map(ToString::to_string).collect();
         log::warn!(

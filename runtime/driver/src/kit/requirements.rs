@@ -1,15 +1,22 @@
 //! What the registry and the specification require of a device of a version: the features vk.xml
 //! marks as required (`<require><feature …/>`, generated as
 //! [`REQUIRED_FEATURES`](vkgen_generated::features::REQUIRED_FEATURES)) per core version and per
-//! extension, the minimum limits the core versions after 1.0 add ([`LIMITS`]), and the
-//! `depends=` of every advertised extension.
+//! extension, the limits the specification requires per core version
+//! ([`REQUIRED_LIMITS`](vkgen_generated::features::REQUIRED_LIMITS), from Khronos'
+//! Vulkan-Profiles), the `depends=` of every advertised extension, and which features a
+//! version and its extensions can expose at all
+//! ([`FEATURE_ORIGINS`](vkgen_generated::features::FEATURE_ORIGINS)).
 //!
 //! [`PhysicalDeviceDesc::new`](super::PhysicalDeviceDesc::new) starts from a device that meets
 //! them ([`with_required_features`], [`with_required_limits`]); [`missing`] lists what a vendor's
 //! description misses (call it from a test).
 
 use vkgen_generated::extensions::{self as exts, ExtensionId};
-use vkgen_generated::features::REQUIRED_FEATURES;
+/// Where the limits come from (repository@commit, file, SHA-256), for reports.
+pub use vkgen_generated::features::LIMITS_SOURCE;
+use vkgen_generated::features::{
+    RequiredLimit, FEATURE_ORIGINS, REQUIRED_FEATURES, REQUIRED_LIMITS,
+};
 use vkgen_generated::vk;
 
 use super::extensions::{eval_depends, operand_holds};
@@ -24,13 +31,24 @@ pub enum Missing {
         feature: &'static str,
         by: &'static str,
     },
-    /// A limit is below the minimum `by` requires (for flags: lacks the required bits).
-    #[error("{by} requires {limit} >= {min:#x} (has {have:#x})")]
+    /// A limit misses what `by` requires: `kind` is vk.xml's `limittype` (`max`: at least
+    /// `required`; `min`: at most; `range`: covering it; `bitmask`: holding its bits).
+    #[error("{by} requires {limit} {required} ({kind}), has {have}")]
     Limit {
         limit: &'static str,
         by: &'static str,
-        min: u64,
-        have: u64,
+        kind: &'static str,
+        required: &'static str,
+        have: String,
+    },
+    /// A feature the description turns on that its API version and advertised extensions
+    /// cannot expose (none of `exposed_by` holds): an application never sees it. What a
+    /// down-bump (`vkgen driver --api-version` lower than the description was written for)
+    /// silently loses.
+    #[error("feature {feature} is on but dropped: only {exposed_by} expose it")]
+    Dropped {
+        feature: &'static str,
+        exposed_by: &'static str,
     },
     /// An advertised extension's `depends=` is not met by the advertised set and the version.
     #[error("{extension} needs {depends}")]
@@ -46,6 +64,22 @@ pub enum Missing {
         command: &'static str,
         by: &'static str,
     },
+    /// A `vkCmd*` of the version or of an advertised extension (`by`) that the kit records
+    /// but neither a hook nor the engine runs: its replay reaches `Execute::unimplemented`.
+    #[error("{by} requires {command}, which is recorded but not executed by the engine")]
+    Unexecuted {
+        command: &'static str,
+        by: &'static str,
+    },
+}
+
+impl Missing {
+    /// Whether the device breaks the specification or the promise of an extension: a
+    /// required feature or limit, a dependency, a NULL command. A dropped feature or an
+    /// unexecuted recorded command is a warning: the device is valid, it does less.
+    pub fn is_mandatory(&self) -> bool {
+        !matches!(self, Missing::Dropped { .. } | Missing::Unexecuted { .. })
+    }
 }
 
 /// Whether a requirement's condition holds: versions against `api_version`, extensions against
@@ -124,115 +158,80 @@ pub fn default_features(api_version: u32, extensions: &[ExtensionId]) -> Feature
     f
 }
 
-/// A minimum limit of a core version.
-pub struct Limit {
-    /// The version that requires it (`VK_VERSION_1_2`).
-    pub by: &'static str,
-    pub version: u32,
-    /// The Vulkan member name.
-    pub name: &'static str,
-    /// The value (flags: raw bits).
-    pub get: fn(&Properties) -> u64,
-    /// Sets the minimum.
-    pub set: fn(&mut Properties),
-    pub min: u64,
-    /// A flags limit: the value must contain `min`'s bits.
-    pub bits: bool,
-}
+/// A limit's value in `properties`, as its row writes it.
+struct Have<'a>(&'a RequiredLimit, &'a Properties);
 
-macro_rules! limits {
-    ($($by:ident ($major:literal, $minor:literal) { $(
-        $kind:ident $name:literal $field:ident $min:expr;
-    )* })*) => {
-        &[$($(limits!(@one $kind $by $major $minor $name $field $min)),*),*]
-    };
-    (@one num $by:ident $major:literal $minor:literal $name:literal $field:ident $min:expr) => {
-        Limit {
-            by: stringify!($by),
-            version: vk::make_api_version(0, $major, $minor, 0),
-            name: $name,
-            get: |p| p.$field as u64,
-            set: |p| p.$field = $min as _,
-            min: $min as u64,
-            bits: false,
-        }
-    };
-    (@one bits $by:ident $major:literal $minor:literal $name:literal $field:ident $min:expr) => {
-        Limit {
-            by: stringify!($by),
-            version: vk::make_api_version(0, $major, $minor, 0),
-            name: $name,
-            get: |p| p.$field.as_raw() as u64,
-            set: |p| p.$field |= $min,
-            min: $min.as_raw() as u64,
-            bits: true,
-        }
-    };
-}
-
-/// The minimum limits the core versions after 1.0 add (the specification's "Required Limits";
-/// vk.xml has each limit's `limittype` but not these values).
-pub const LIMITS: &[Limit] = limits! {
-    VK_VERSION_1_1 (1, 1) {
-        num "maxMultiviewViewCount" max_multiview_view_count 6;
-        num "maxMultiviewInstanceIndex" max_multiview_instance_index (1u32 << 27) - 1;
-        num "maxPerSetDescriptors" max_per_set_descriptors 1024;
-        num "maxMemoryAllocationSize" max_memory_allocation_size 1u64 << 30;
-        num "subgroupSize" subgroup_size 1;
-        bits "subgroupSupportedStages" subgroup_supported_stages vk::ShaderStageFlags::COMPUTE;
-        bits "subgroupSupportedOperations" subgroup_supported_operations
-            vk::SubgroupFeatureFlags::BASIC;
-    }
-    VK_VERSION_1_2 (1, 2) {
-        num "maxTimelineSemaphoreValueDifference" max_timeline_semaphore_value_difference
-            (1u64 << 31) - 1;
-        bits "framebufferIntegerColorSampleCounts" framebuffer_integer_color_sample_counts
-            vk::SampleCountFlags::TYPE_1;
-    }
-    VK_VERSION_1_3 (1, 3) {
-        num "maxInlineUniformBlockSize" max_inline_uniform_block_size 256;
-        num "maxPerStageDescriptorInlineUniformBlocks"
-            max_per_stage_descriptor_inline_uniform_blocks 4;
-        num "maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks"
-            max_per_stage_descriptor_update_after_bind_inline_uniform_blocks 4;
-        num "maxDescriptorSetInlineUniformBlocks" max_descriptor_set_inline_uniform_blocks 4;
-        num "maxDescriptorSetUpdateAfterBindInlineUniformBlocks"
-            max_descriptor_set_update_after_bind_inline_uniform_blocks 4;
-        num "maxInlineUniformTotalSize" max_inline_uniform_total_size 256;
-        num "maxBufferSize" max_buffer_size 1u64 << 30;
-        num "minSubgroupSize" min_subgroup_size 1;
-        num "maxSubgroupSize" max_subgroup_size 1;
-        num "maxComputeWorkgroupSubgroups" max_compute_workgroup_subgroups 1;
-    }
-    VK_VERSION_1_4 (1, 4) {
-        num "maxPushDescriptors" max_push_descriptors 32;
-    }
-};
-
-fn limit_met(l: &Limit, p: &Properties) -> bool {
-    let have = (l.get)(p);
-    if l.bits {
-        have & l.min == l.min
-    } else {
-        have >= l.min
+impl std::fmt::Display for Have<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self.0.have)(self.1, f)
     }
 }
 
-/// `properties` with every limit of [`LIMITS`] its `apiVersion` requires raised to the minimum.
+/// The rows of [`REQUIRED_LIMITS`] a device of `api_version` must meet, in version order.
+fn applicable_limits(api_version: u32) -> impl Iterator<Item = &'static RequiredLimit> {
+    let none = ExtensionSet::from_ids(&[]);
+    REQUIRED_LIMITS
+        .iter()
+        .filter(move |l| operand_holds(l.by, &none, api_version))
+}
+
+/// `properties` with every limit its `apiVersion` requires ([`REQUIRED_LIMITS`], from Khronos'
+/// Vulkan-Profiles: [`LIMITS_SOURCE`]) moved just far enough to meet it; limits already better
+/// are kept.
 pub fn with_required_limits(properties: Properties) -> Properties {
     let mut p = properties;
-    let api = p.api_version;
-    for l in LIMITS.iter().filter(|l| l.version <= api) {
-        if !limit_met(l, &p) {
-            (l.set)(&mut p);
+    for l in applicable_limits(p.api_version) {
+        if !(l.met)(&p) {
+            (l.raise)(&mut p);
         }
     }
     p
 }
 
+/// Every feature `features` turns on that neither `api_version` nor the advertised extensions
+/// expose ([`FEATURE_ORIGINS`]).
+pub fn dropped(api_version: u32, exts: &ExtensionSet, features: &Features) -> Vec<Missing> {
+    // From the features that are on: a description turns on few, and the origin table is long.
+    Features::NAMES
+        .iter()
+        .zip(features.as_slice())
+        .filter(|(_, on)| **on)
+        .filter_map(|(name, _)| FEATURE_ORIGINS.iter().find(|(f, _)| f == name))
+        .filter(|(_, by)| !by.is_empty() && !condition_holds(by, api_version, exts, features))
+        .map(|&(feature, exposed_by)| Missing::Dropped {
+            feature,
+            exposed_by,
+        })
+        .collect()
+}
+
+/// The load-time report of the descriptions: the first instance of each driver type logs, as
+/// warnings, the features its devices turn on but cannot expose ([`dropped`]) — once per
+/// process, since a driver describes its devices anew at every `vkCreateInstance`.
+pub fn report_dropped<D: Kit>(descs: &[PhysicalDeviceDesc<D>]) {
+    use std::any::TypeId;
+    static REPORTED: std::sync::Mutex<Vec<TypeId>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut reported = REPORTED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if reported.contains(&TypeId::of::<D>()) {
+            return;
+        }
+        reported.push(TypeId::of::<D>());
+    }
+    for d in descs {
+        let exts = ExtensionSet::from_ids(&d.extensions);
+        for m in dropped(d.properties.api_version, &exts, &d.features) {
+            log::warn!("{}: {m}", std::any::type_name::<D>());
+        }
+    }
+}
+
 /// Everything a device of `properties.api_version` with these features, limits and advertised
-/// extensions misses: required features that are off, limits below their minimum, advertised
-/// extensions whose `depends=` is not met (instance extensions count as met: the loader's).
+/// extensions misses: required features that are off, limits that miss their requirement,
+/// features on that the version and extensions cannot expose, advertised extensions whose
+/// `depends=` is not met (instance extensions count as met: the loader's).
 pub fn check(
     properties: &Properties,
     features: &Features,
@@ -250,16 +249,23 @@ pub fn check(
             out.push(m);
         }
     }
-    for l in LIMITS.iter().filter(|l| l.version <= api) {
-        if !limit_met(l, properties) {
-            out.push(Missing::Limit {
-                limit: l.name,
-                by: l.by,
-                min: l.min,
-                have: (l.get)(properties),
-            });
+    // A later version may raise a limit an earlier one set: only the strictest row reports.
+    let mut limits: Vec<&RequiredLimit> = Vec::new();
+    for l in applicable_limits(api).collect::<Vec<_>>().into_iter().rev() {
+        if !limits.iter().any(|k| k.limit == l.limit) {
+            limits.push(l);
         }
     }
+    for l in limits.into_iter().rev().filter(|l| !(l.met)(properties)) {
+        out.push(Missing::Limit {
+            limit: l.limit,
+            by: l.by,
+            kind: l.kind,
+            required: l.required,
+            have: Have(l, properties).to_string(),
+        });
+    }
+    out.extend(dropped(api, &exts, features));
     let with_instance = exts.union(&ExtensionSet::from_ids(
         &(0..exts::EXTENSIONS.len() as u16)
             .map(ExtensionId)
@@ -278,17 +284,19 @@ pub fn check(
     out
 }
 
-/// [`check`] of a vendor's physical-device description plus [`absent_commands`] of the driver
-/// for it: empty when the device is a valid device of the version it claims and every command
-/// it promises has an implementation. Vendors call it from a test:
-/// `assert_eq!(missing(&desc), [])`.
+/// [`check`] of a vendor's physical-device description plus [`unimplemented_commands`] of the
+/// driver for it: empty when the device is a valid device of the version it claims and every
+/// command it promises has an implementation. Vendors call it from a test:
+/// `assert_eq!(missing(&desc), [])` (or run the whole report,
+/// [`crate::testing::requirements`]).
 pub fn missing<D: Kit>(desc: &PhysicalDeviceDesc<D>) -> Vec<Missing> {
     let mut out = check(&desc.properties, &desc.features, &desc.extensions);
     let table = super::command_map::<D>();
-    out.extend(absent_commands::<D>(
+    out.extend(unimplemented_commands::<D>(
         table,
         desc.properties.api_version,
         &desc.extensions,
+        None,
     ));
     out
 }
@@ -314,14 +322,17 @@ fn version_name(v: u32) -> &'static str {
 }
 
 /// Every command core up to `api_version` or of an advertised extension (the device
-/// extensions given, and the driver's instance extensions) that driver `D` answers with NULL,
-/// given `table`, its command map below the hooks ([`super::entries`]). The get-proc-addr
-/// commands are always answered; commands of extensions the loader implements (WSI) are not
-/// the driver's unless it advertises them.
-pub fn absent_commands<D: Kit>(
+/// extensions given, and the driver's instance extensions) that driver `D` does not implement,
+/// given `table`, its command map below the hooks ([`super::entries`]): [`Missing::Command`]
+/// where it answers NULL (the entry-table view), and with `executes` (the engine's
+/// `Execute::implements`) [`Missing::Unexecuted`] where the kit records a `vkCmd*` the engine
+/// does not run (the recorder view). The get-proc-addr commands are always answered; commands
+/// of extensions the loader implements (WSI) are not the driver's unless it advertises them.
+pub fn unimplemented_commands<D: Kit>(
     table: &vkgen_generated::entries::EntryTable,
     api_version: u32,
     device_extensions: &[ExtensionId],
+    executes: Option<fn(vkgen_generated::commands::CommandId) -> bool>,
 ) -> Vec<Missing> {
     use vkgen_generated::commands::{self, CommandId, Origin};
     let mut advertised = ExtensionSet::from_ids(device_extensions);
@@ -346,11 +357,19 @@ pub fn absent_commands<D: Kit>(
                 None => continue,
             },
         };
-        if !D::implements(canonical) && table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
-            out.push(Missing::Command {
-                command: info.name().to_str().unwrap_or("?"),
-                by,
-            });
+        let command = info.name().to_str().unwrap_or("?");
+        if D::implements(canonical) {
+            continue;
+        }
+        if table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
+            out.push(Missing::Command { command, by });
+        } else if let Some(executes) = executes {
+            if D::RECORD_COMMANDS
+                && super::command::COMMANDS.contains(&canonical)
+                && !executes(canonical)
+            {
+                out.push(Missing::Unexecuted { command, by });
+            }
         }
     }
     out

@@ -178,6 +178,7 @@ unsafe fn create_instance_impl<D: Kit>(
             return Err(e);
         }
     };
+    crate::kit::requirements::report_dropped::<D>(&descs);
     let physical = descs
         .into_iter()
         .map(|d| {
