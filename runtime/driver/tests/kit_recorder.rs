@@ -475,3 +475,184 @@ fn the_execute_macro_reports_the_methods_an_engine_defines() {
     assert!(!advertised.contains(&CommandId::CMD_FILL_BUFFER));
     assert!(!advertised.contains(&CommandId::CMD_DRAW_MULTI_EXT));
 }
+
+/// An engine that runs only the `…2` copy and barrier (and a fill): the 1.0 forms an
+/// application records reach it converted. Buffers are 64 bytes of host memory by handle.
+#[derive(Default)]
+struct Engine2 {
+    memory: std::collections::BTreeMap<u64, Vec<u8>>,
+    barriers: Vec<String>,
+    unimplemented: Vec<CommandId>,
+}
+
+impl Engine2 {
+    fn buffer(&mut self, b: vk::Buffer) -> &mut Vec<u8> {
+        self.memory.entry(b.as_raw()).or_insert_with(|| vec![0; 64])
+    }
+}
+
+#[vkgen_driver::execute]
+impl Execute for Engine2 {
+    fn unimplemented(&mut self, cmd: CommandId) {
+        self.unimplemented.push(cmd);
+    }
+
+    unsafe fn cmd_fill_buffer(&mut self, dst: vk::Buffer, offset: u64, size: u64, data: u32) {
+        let range = offset as usize..(offset + size) as usize;
+        for word in self.buffer(dst)[range].chunks_mut(4) {
+            word.copy_from_slice(&data.to_le_bytes()[..word.len()]);
+        }
+    }
+
+    unsafe fn cmd_copy_buffer2(&mut self, info: *const vk::CopyBufferInfo2<'_>) {
+        // SAFETY: the replay passes the route's info, built from the recorded arguments.
+        let info = unsafe { &*info };
+        assert_eq!(info.s_type, vk::StructureType::COPY_BUFFER_INFO_2);
+        // SAFETY: `region_count` regions converted from the recorded `VkBufferCopy` array.
+        let regions =
+            unsafe { std::slice::from_raw_parts(info.p_regions, info.region_count as usize) };
+        let src = self.buffer(info.src_buffer).clone();
+        let dst = self.buffer(info.dst_buffer);
+        for r in regions {
+            assert_eq!(r.s_type, vk::StructureType::BUFFER_COPY_2);
+            let (s, d, n) = (
+                r.src_offset as usize,
+                r.dst_offset as usize,
+                r.size as usize,
+            );
+            dst[d..d + n].copy_from_slice(&src[s..s + n]);
+        }
+    }
+
+    unsafe fn cmd_pipeline_barrier2(&mut self, dependency: *const vk::DependencyInfo<'_>) {
+        // SAFETY: the replay passes the route's dependency, built from the recorded barriers.
+        let d = unsafe { &*dependency };
+        // SAFETY: each array holds its count of converted barriers.
+        let (memory, buffers) = unsafe {
+            (
+                std::slice::from_raw_parts(d.p_memory_barriers, d.memory_barrier_count as usize),
+                std::slice::from_raw_parts(
+                    d.p_buffer_memory_barriers,
+                    d.buffer_memory_barrier_count as usize,
+                ),
+            )
+        };
+        for m in memory {
+            self.barriers.push(format!(
+                "memory {:?}/{:?} -> {:?}/{:?} {:?}",
+                m.src_stage_mask,
+                m.src_access_mask,
+                m.dst_stage_mask,
+                m.dst_access_mask,
+                d.dependency_flags
+            ));
+        }
+        for b in buffers {
+            self.barriers.push(format!(
+                "buffer {} {}+{} {:?}/{:?} -> {:?}/{:?}",
+                b.buffer.as_raw(),
+                b.offset,
+                b.size,
+                b.src_stage_mask,
+                b.src_access_mask,
+                b.dst_stage_mask,
+                b.dst_access_mask
+            ));
+        }
+        assert_eq!(d.image_memory_barrier_count, 0);
+    }
+}
+
+#[test]
+fn the_1_0_copy_and_barrier_replay_through_the_2_methods() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let mut regions = [
+        vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 8,
+            size: 8,
+        },
+        vk::BufferCopy {
+            src_offset: 12,
+            dst_offset: 40,
+            size: 12,
+        },
+    ];
+    let mut memory = [vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+    let buffer_barrier = vk::BufferMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::HOST_READ)
+        .buffer(buf(1))
+        .offset(4)
+        .size(20);
+    let image = vk::ImageSubresourceLayers::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .layer_count(1);
+    f.begin(cb);
+    // SAFETY: a recording command buffer; the arguments are valid for each call.
+    unsafe {
+        f.device.cmd_fill_buffer(cb, buf(1), 0, 16, 0x0403_0201);
+        f.device.cmd_fill_buffer(cb, buf(1), 16, 16, 0x0807_0605);
+        f.device.cmd_fill_buffer(cb, buf(2), 0, 64, 0xaaaa_aaaa);
+        f.device.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::BY_REGION,
+            &memory,
+            &[buffer_barrier],
+            &[],
+        );
+        f.device.cmd_copy_buffer(cb, buf(1), buf(2), &regions);
+        // No `…2` method for this one: the 1.0 form is reported, not run.
+        f.device.cmd_copy_image(
+            cb,
+            vk::Image::from_raw(5),
+            vk::ImageLayout::GENERAL,
+            vk::Image::from_raw(6),
+            vk::ImageLayout::GENERAL,
+            &[vk::ImageCopy::default()
+                .src_subresource(image)
+                .dst_subresource(image)],
+        );
+    }
+    f.end(cb);
+    scribble(&mut regions[1].size, 0);
+    scribble(&mut memory[0].dst_access_mask, vk::AccessFlags::empty());
+
+    let mut e = Engine2::default();
+    // SAFETY: a live command buffer of the fixture driver.
+    let handle = unsafe { CommandBuffer::<Rec>::from_handle(cb) }.expect("a kit command buffer");
+    handle.replay(&mut e);
+    let mut src = vec![0u8; 64];
+    for (i, b) in src[..32].iter_mut().enumerate() {
+        *b = (i % 4 + 1 + 4 * (i / 16)) as u8;
+    }
+    let mut dst = vec![0xaa; 64];
+    dst[8..16].copy_from_slice(&src[0..8]);
+    dst[40..52].copy_from_slice(&src[12..24]);
+    assert_eq!(e.memory[&1], src);
+    assert_eq!(e.memory[&2], dst, "the 1.0 copy, run by cmd_copy_buffer2");
+    assert_eq!(
+        e.barriers,
+        [
+            // The 64-bit stage `TRANSFER` (0x1000) prints by its `…2` name.
+            "memory ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER | HOST/TRANSFER_READ BY_REGION",
+            "buffer 1 4+20 ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER | HOST/TRANSFER_READ | HOST_READ",
+        ]
+    );
+    assert_eq!(e.unimplemented, [CommandId::CMD_COPY_IMAGE]);
+
+    // The requirements view counts a 1.0 form as run when its `…2` target is.
+    assert!(Engine2::implements(CommandId::CMD_COPY_BUFFER));
+    assert!(Engine2::implements(CommandId::CMD_PIPELINE_BARRIER));
+    assert!(!Engine2::implements(CommandId::CMD_COPY_IMAGE));
+    let advertised = command::unimplemented_advertised::<Rec, Engine2>();
+    assert!(!advertised.contains(&CommandId::CMD_COPY_BUFFER));
+    assert!(!advertised.contains(&CommandId::CMD_PIPELINE_BARRIER));
+    assert!(advertised.contains(&CommandId::CMD_COPY_IMAGE));
+    assert!(advertised.contains(&CommandId::CMD_COPY_IMAGE2));
+}

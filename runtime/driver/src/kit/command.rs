@@ -180,7 +180,9 @@ pub fn unimplemented_advertised<D: Kit, E: Execute>() -> Vec<CommandId> {
         .iter()
         .copied()
         .filter(|&c| {
-            vkgen_generated::driver::exposes::<D>(c) && !D::implements(c) && !E::implements(c)
+            vkgen_generated::driver::exposes::<D>(c)
+                && !D::implements(c)
+                && !vkgen_generated::recorder::implemented(c, E::implements)
         })
         .collect()
 }
