@@ -132,6 +132,7 @@ fn standalone_manifest(
                         .and_then(|d| d.get(name.get()))
                         .ok_or_else(|| format!("workspace.dependencies.{} missing", name.get()))?;
                     *item = merged(base, item);
+                    rebase_path(item, krate);
                 }
             }
         }
@@ -148,6 +149,18 @@ fn standalone_manifest(
     Ok(format!(
         "# Vendored by `vkgen driver` from vkgen's {krate}: rewritten on every run, do not edit.\n{doc}"
     ))
+}
+
+/// A workspace dependency's `path` (the workspace root's: `runtime/abi`) as member `krate`'s
+/// (`../../runtime/abi`): the copy keeps the checkout's layout, so it stays valid there.
+fn rebase_path(item: &mut Item, krate: &str) {
+    let Some(path) = item.get_mut("path") else {
+        return;
+    };
+    if let Some(p) = path.as_str() {
+        let up = "../".repeat(krate.split('/').count());
+        *path = toml_edit::value(format!("{up}{p}"));
+    }
 }
 
 /// Whether a manifest entry is `x.workspace = true` / `x = { workspace = true, … }`.

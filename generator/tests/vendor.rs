@@ -18,6 +18,13 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
         let manifest = &file(&format!("{krate}/Cargo.toml")).contents;
         assert!(!manifest.contains("workspace"), "{krate}: {manifest}");
         assert!(manifest.contains("publish = false"), "{krate}");
+        // The package metadata a member inherits is written out too.
+        let version = format!("version = \"{}\"", env!("CARGO_PKG_VERSION"));
+        assert!(manifest.contains(&version), "{krate}: {manifest}");
+        assert!(
+            manifest.contains("license = \"Apache-2.0\""),
+            "{krate}: {manifest}"
+        );
         assert!(
             !manifest.contains(&*root.to_string_lossy()),
             "{krate} names the checkout"
@@ -27,7 +34,12 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     // Inherited dependencies are written out, features merged with the member's own.
     let generator_manifest = &file("runtime/driver/Cargo.toml").contents;
     assert!(generator_manifest.contains(r#"ash = { version = "0.38""#));
-    assert!(generator_manifest.contains(r#"vkgen-abi = { path = "../abi" }"#));
+    // The workspace's own crates: its path made the member's, its exact version kept.
+    assert!(
+        generator_manifest
+            .contains(r#"vkgen-abi = { path = "../../runtime/abi", version = "=0.1.0" }"#),
+        "{generator_manifest}"
+    );
     let generated = &file("generated/Cargo.toml").contents;
     assert!(!generated.contains("[build-dependencies]"), "{generated}");
     assert!(generated.contains("regenerate = []"), "{generated}");
