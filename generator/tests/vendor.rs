@@ -55,3 +55,54 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     );
     assert!(file("VENDORED.txt").contents.contains("sha256 "));
 }
+
+/// `vkgen driver --runtime`: the three ways a crate outside the checkout takes the runtime.
+#[test]
+fn the_runtime_comes_vendored_by_version_or_by_git_revision() {
+    use vkgen::scaffold::{driver_files_on, Runtime};
+    let opts = common::options("1.4.359");
+    let out = tempfile::tempdir().unwrap();
+    let manifest = |runtime: &Runtime| {
+        let files = driver_files_on(&opts, "acme", out.path(), None, runtime).unwrap();
+        let vendored = files.iter().any(|f| f.path.starts_with("vendor/"));
+        let cargo = files.iter().find(|f| f.path == "Cargo.toml").unwrap();
+        let doc: toml_edit::DocumentMut = cargo.contents.parse().expect("valid TOML");
+        assert!(doc.get("workspace").is_some(), "its own workspace");
+        let dep = doc["dependencies"]["vkgen-driver"].to_string();
+        (dep.trim().to_owned(), vendored)
+    };
+    assert_eq!(
+        manifest(&Runtime::Vendored),
+        (
+            r#"{ path = "vendor/vkgen/runtime/driver" }"#.to_owned(),
+            true
+        )
+    );
+    let version = format!("\"={}\"", env!("CARGO_PKG_VERSION"));
+    assert_eq!(manifest(&"version".parse().unwrap()), (version, false));
+    let git: Runtime = "git+https://example.org/vkgen.git#0123abc".parse().unwrap();
+    assert_eq!(
+        manifest(&git),
+        (
+            r#"{ git = "https://example.org/vkgen.git", rev = "0123abc" }"#.to_owned(),
+            false
+        )
+    );
+    for bad in ["", "git", "git+https://x", "git+#abc", "path"] {
+        assert!(bad.parse::<Runtime>().is_err(), "{bad:?}");
+    }
+    // Inside the checkout the crate is a workspace member on the checkout's runtime.
+    let inside = common::workspace().join("target/acme-inside");
+    assert!(driver_files_on(&opts, "acme", &inside, None, &Runtime::Version).is_err());
+    // A registry or git runtime needs no checkout: an installed vkgen scaffolds with it.
+    let nowhere = out.path().join("no-checkout");
+    assert!(driver_files_on(
+        &opts,
+        "acme",
+        out.path(),
+        Some(&nowhere),
+        &Runtime::Vendored
+    )
+    .is_err());
+    driver_files_on(&opts, "acme", out.path(), Some(&nowhere), &git).unwrap();
+}
