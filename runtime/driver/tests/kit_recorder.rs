@@ -656,3 +656,187 @@ fn the_1_0_copy_and_barrier_replay_through_the_2_methods() {
     assert!(advertised.contains(&CommandId::CMD_COPY_IMAGE));
     assert!(advertised.contains(&CommandId::CMD_COPY_IMAGE2));
 }
+
+/// An engine with only `…2` forms whose conversion is not member by member: the event
+/// commands (hand-written), a renamed stage, a bind point made stages, a default size.
+#[derive(Default)]
+struct Events2 {
+    log: Vec<String>,
+}
+
+/// A dependency's memory and buffer barriers, as text.
+///
+/// # Safety
+/// `d` is a valid dependency info.
+unsafe fn barriers(d: &vk::DependencyInfo<'_>) -> String {
+    // SAFETY: the caller's dependency holds its counts of barriers (an empty array may be null).
+    let (m, b) = unsafe {
+        (
+            slice(d.p_memory_barriers, d.memory_barrier_count),
+            slice(d.p_buffer_memory_barriers, d.buffer_memory_barrier_count),
+        )
+    };
+    let m: Vec<_> = m
+        .iter()
+        .map(|m| {
+            (
+                m.src_stage_mask.as_raw(),
+                m.dst_stage_mask.as_raw(),
+                m.dst_access_mask.as_raw(),
+            )
+        })
+        .collect();
+    let b: Vec<_> = b
+        .iter()
+        .map(|b| {
+            (
+                b.buffer.as_raw(),
+                b.src_stage_mask.as_raw(),
+                b.dst_stage_mask.as_raw(),
+            )
+        })
+        .collect();
+    format!("{m:?} {b:?}")
+}
+
+/// `n` elements at `p`, which may be null when `n` is 0 (Vulkan's empty array).
+///
+/// # Safety
+/// `p` points at `n` elements when `n` is not 0.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if n == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's `n` elements at `p`.
+    unsafe { std::slice::from_raw_parts(p, n as usize) }
+}
+
+#[vkgen_driver::execute]
+impl Execute for Events2 {
+    unsafe fn cmd_set_event2(&mut self, event: vk::Event, d: *const vk::DependencyInfo<'_>) {
+        // SAFETY: the route's dependency, valid for the call.
+        let text = unsafe { barriers(&*d) };
+        self.log.push(format!("set {} {text}", event.as_raw()));
+    }
+
+    unsafe fn cmd_wait_events2(
+        &mut self,
+        count: u32,
+        events: *const vk::Event,
+        d: *const vk::DependencyInfo<'_>,
+    ) {
+        // SAFETY: the recorded events and the route's dependencies, one per event.
+        let (events, deps) = unsafe {
+            (
+                std::slice::from_raw_parts(events, count as usize),
+                std::slice::from_raw_parts(d, count as usize),
+            )
+        };
+        for (e, d) in events.iter().zip(deps) {
+            // SAFETY: a dependency of the route, valid for the call.
+            let text = unsafe { barriers(d) };
+            self.log.push(format!("wait {} {text}", e.as_raw()));
+        }
+    }
+
+    unsafe fn cmd_write_timestamp2(
+        &mut self,
+        stage: vk::PipelineStageFlags2,
+        _: vk::QueryPool,
+        q: u32,
+    ) {
+        self.log
+            .push(format!("timestamp {:#x} {q}", stage.as_raw()));
+    }
+
+    unsafe fn cmd_bind_descriptor_sets2(
+        &mut self,
+        info: *const vkgen_driver::generated::vk::BindDescriptorSetsInfo,
+    ) {
+        // SAFETY: the route's info, valid for the call.
+        let i = unsafe { &*info };
+        self.log.push(format!(
+            "sets {:?} first {} count {} dynamic {}",
+            i.stage_flags, i.first_set, i.descriptor_set_count, i.dynamic_offset_count
+        ));
+    }
+
+    unsafe fn cmd_bind_index_buffer2(
+        &mut self,
+        b: vk::Buffer,
+        offset: u64,
+        size: u64,
+        ty: vk::IndexType,
+    ) {
+        let whole = size == vk::WHOLE_SIZE;
+        self.log.push(format!(
+            "index {} {offset} whole {whole} {ty:?}",
+            b.as_raw()
+        ));
+    }
+}
+
+#[test]
+fn event_timestamp_and_binding_forms_replay_through_their_2_methods() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let events = [vk::Event::from_raw(31), vk::Event::from_raw(32)];
+    let barrier = vk::BufferMemoryBarrier::default().buffer(buf(9)).size(4);
+    let sets = [
+        vk::DescriptorSet::from_raw(41),
+        vk::DescriptorSet::from_raw(42),
+    ];
+    let (transfer, host) = (
+        vk::PipelineStageFlags::TRANSFER,
+        vk::PipelineStageFlags::HOST,
+    );
+    f.begin(cb);
+    // SAFETY: a recording command buffer; the arguments are valid for each call.
+    unsafe {
+        f.device.cmd_set_event(cb, events[0], transfer);
+        f.device
+            .cmd_wait_events(cb, &events, transfer, host, &[], &[barrier], &[]);
+        f.device
+            .cmd_write_timestamp(cb, transfer, vk::QueryPool::from_raw(5), 3);
+        f.device.cmd_bind_descriptor_sets(
+            cb,
+            vk::PipelineBindPoint::COMPUTE,
+            vk::PipelineLayout::from_raw(6),
+            1,
+            &sets,
+            &[256],
+        );
+        f.device
+            .cmd_bind_index_buffer(cb, buf(7), 16, vk::IndexType::UINT16);
+    }
+    f.end(cb);
+    let mut e = Events2::default();
+    // SAFETY: a live command buffer of the fixture driver.
+    unsafe { CommandBuffer::<Rec>::from_handle(cb) }
+        .unwrap()
+        .replay(&mut e);
+    let (t, h) = (u64::from(transfer.as_raw()), u64::from(host.as_raw()));
+    assert_eq!(
+        e.log,
+        [
+            // An execution dependency on the stage, both scopes (Mesa's vk_common_CmdSetEvent).
+            format!("set 31 [({t}, {t}, 0)] []"),
+            // Each event's dependency holds the barriers with both stage masks.
+            format!("wait 31 [] [(9, {t}, {h})]"),
+            format!("wait 32 [] [(9, {t}, {h})]"),
+            format!("timestamp {t:#x} 3"),
+            "sets COMPUTE first 1 count 2 dynamic 1".to_owned(),
+            "index 7 16 whole true UINT16".to_owned(),
+        ]
+    );
+    for cmd in [
+        CommandId::CMD_SET_EVENT,
+        CommandId::CMD_WAIT_EVENTS,
+        CommandId::CMD_WRITE_TIMESTAMP,
+        CommandId::CMD_BIND_DESCRIPTOR_SETS,
+        CommandId::CMD_BIND_INDEX_BUFFER,
+    ] {
+        assert!(Events2::implements(cmd), "{cmd:?}");
+    }
+    assert!(!Events2::implements(CommandId::CMD_RESET_EVENT));
+}
