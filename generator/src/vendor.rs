@@ -6,8 +6,9 @@
 //! The copy holds the crates a driver links (`vkgen-abi`, `vkgen-platform`,
 //! `vkgen-driver-macros`, `vkgen-driver`, `vkgen-generated`) in the checkout's layout, so their
 //! relative path dependencies stay valid. Their manifests are made standalone: what they
-//! inherit from vkgen's workspace (`edition.workspace = true`, `ash.workspace = true`, the
-//! lints) is written out, and the generated crate loses its build-time `regenerate` mode (it
+//! inherit from vkgen's workspace (`version.workspace = true`, `ash.workspace = true`, the
+//! lints) is written out — the workspace's own crates (`vkgen-abi.workspace = true`) with their
+//! paths made the member's — and the generated crate loses its build-time `regenerate` mode (it
 //! needs the generator, which a driver does not ship). `VENDORED.txt` records the vkgen
 //! version and commit the copy came from. The copy is vkgen's: `vkgen driver` rewrites it on
 //! every run and `--check` compares it, like `src/vkgen.rs`.
