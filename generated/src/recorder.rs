@@ -1419,9 +1419,11 @@ pub enum Cmd {
 
 /// What a vendor's engine runs: one method per `vkCmd*`, called by [`Recording::replay`]
 /// with the recorded arguments (pointers into the recording, valid for the call). A
-/// method left out calls [`unimplemented`](Execute::unimplemented). Put
+/// method left out calls [`unimplemented`](Execute::unimplemented), but a 1.0 form with a
+/// `…2` form ([`routed_to`]: `cmd_copy_buffer` → `cmd_copy_buffer2`) converts its
+/// arguments and calls the `…2` method when the engine runs that. Put
 /// `#[vkgen_driver::execute]` on the `impl` block and [`implements`](Execute::implements)
-/// says which methods it defines.
+/// says which commands it runs: the methods it defines and the 1.0 forms routed to them.
 ///
 /// The methods are `unsafe` because they take raw pointers; the replay passes the
 /// recorded ones, which point into the recording, except what the module docs list.
@@ -1474,9 +1476,20 @@ pub trait Execute {
     }
 
     /// [`vkCmdSetDepthBias`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDepthBias.html)
+    ///
+    /// Left out, runs as [`cmd_set_depth_bias2_ext`](Execute::cmd_set_depth_bias2_ext) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_set_depth_bias(&mut self, depth_bias_constant_factor: f32, depth_bias_clamp: f32, depth_bias_slope_factor: f32) {
-        self.unimplemented(CommandId(109));
+        if implemented(CommandId(617), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_depth_bias_info_1 = crate::vk::DepthBiasInfoEXT { depth_bias_constant_factor: depth_bias_constant_factor, depth_bias_clamp: depth_bias_clamp, depth_bias_slope_factor: depth_bias_slope_factor, ..Default::default() };
+                self.cmd_set_depth_bias2_ext(core::ptr::addr_of!(p_depth_bias_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(109));
+        }
     }
 
     /// [`vkCmdSetBlendConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetBlendConstants.html)
@@ -1510,21 +1523,52 @@ pub trait Execute {
     }
 
     /// [`vkCmdBindDescriptorSets`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorSets.html)
+    ///
+    /// Left out, runs as [`cmd_bind_descriptor_sets2`](Execute::cmd_bind_descriptor_sets2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_bind_descriptor_sets(&mut self, pipeline_bind_point: crate::vk::PipelineBindPoint, layout: crate::vk::PipelineLayout, first_set: u32, descriptor_set_count: u32, p_descriptor_sets: *const crate::vk::DescriptorSet, dynamic_offset_count: u32, p_dynamic_offsets: *const u32) {
-        self.unimplemented(CommandId(115));
+        if implemented(CommandId(648), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_bind_descriptor_sets_info_1 = crate::vk::BindDescriptorSetsInfo { stage_flags: runtime::routes::bind_point_stages(pipeline_bind_point), layout: layout, first_set: first_set, descriptor_set_count: descriptor_set_count, p_descriptor_sets: p_descriptor_sets.cast(), dynamic_offset_count: dynamic_offset_count, p_dynamic_offsets: p_dynamic_offsets.cast(), ..Default::default() };
+                self.cmd_bind_descriptor_sets2(core::ptr::addr_of!(p_bind_descriptor_sets_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(115));
+        }
     }
 
     /// [`vkCmdBindIndexBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindIndexBuffer.html)
+    ///
+    /// Left out, runs as [`cmd_bind_index_buffer2`](Execute::cmd_bind_index_buffer2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_bind_index_buffer(&mut self, buffer: crate::vk::Buffer, offset: crate::vk::DeviceSize, index_type: crate::vk::IndexType) {
-        self.unimplemented(CommandId(116));
+        if implemented(CommandId(435), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                self.cmd_bind_index_buffer2(buffer, offset, crate::vk::WHOLE_SIZE, index_type)
+            };
+        } else {
+            self.unimplemented(CommandId(116));
+        }
     }
 
     /// [`vkCmdBindVertexBuffers`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindVertexBuffers.html)
+    ///
+    /// Left out, runs as [`cmd_bind_vertex_buffers2`](Execute::cmd_bind_vertex_buffers2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_bind_vertex_buffers(&mut self, first_binding: u32, binding_count: u32, p_buffers: *const crate::vk::Buffer, p_offsets: *const crate::vk::DeviceSize) {
-        self.unimplemented(CommandId(117));
+        if implemented(CommandId(437), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                self.cmd_bind_vertex_buffers2(first_binding, binding_count, p_buffers.cast(), p_offsets.cast(), core::ptr::null(), core::ptr::null())
+            };
+        } else {
+            self.unimplemented(CommandId(117));
+        }
     }
 
     /// [`vkCmdDraw`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdDraw.html)
@@ -1594,33 +1638,93 @@ pub trait Execute {
     }
 
     /// [`vkCmdCopyBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBuffer.html)
+    ///
+    /// Left out, runs as [`cmd_copy_buffer2`](Execute::cmd_copy_buffer2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_copy_buffer(&mut self, src_buffer: crate::vk::Buffer, dst_buffer: crate::vk::Buffer, region_count: u32, p_regions: *const crate::vk::BufferCopy) {
-        self.unimplemented(CommandId(129));
+        if implemented(CommandId(497), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_regions_1 = runtime::routes::each(p_regions, region_count as usize, |r| crate::vk::BufferCopy2 { src_offset: r.src_offset, dst_offset: r.dst_offset, size: r.size, ..Default::default() });
+                let p_copy_buffer_info_2 = crate::vk::CopyBufferInfo2 { src_buffer: src_buffer, dst_buffer: dst_buffer, region_count: region_count, p_regions: p_regions_1.as_ptr(), ..Default::default() };
+                self.cmd_copy_buffer2(core::ptr::addr_of!(p_copy_buffer_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(129));
+        }
     }
 
     /// [`vkCmdCopyImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImage.html)
+    ///
+    /// Left out, runs as [`cmd_copy_image2`](Execute::cmd_copy_image2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_copy_image(&mut self, src_image: crate::vk::Image, src_image_layout: crate::vk::ImageLayout, dst_image: crate::vk::Image, dst_image_layout: crate::vk::ImageLayout, region_count: u32, p_regions: *const crate::vk::ImageCopy) {
-        self.unimplemented(CommandId(130));
+        if implemented(CommandId(499), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_regions_1 = runtime::routes::each(p_regions, region_count as usize, |r| crate::vk::ImageCopy2 { src_subresource: r.src_subresource, src_offset: r.src_offset, dst_subresource: r.dst_subresource, dst_offset: r.dst_offset, extent: r.extent, ..Default::default() });
+                let p_copy_image_info_2 = crate::vk::CopyImageInfo2 { src_image: src_image, src_image_layout: src_image_layout, dst_image: dst_image, dst_image_layout: dst_image_layout, region_count: region_count, p_regions: p_regions_1.as_ptr(), ..Default::default() };
+                self.cmd_copy_image2(core::ptr::addr_of!(p_copy_image_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(130));
+        }
     }
 
     /// [`vkCmdBlitImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBlitImage.html)
+    ///
+    /// Left out, runs as [`cmd_blit_image2`](Execute::cmd_blit_image2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_blit_image(&mut self, src_image: crate::vk::Image, src_image_layout: crate::vk::ImageLayout, dst_image: crate::vk::Image, dst_image_layout: crate::vk::ImageLayout, region_count: u32, p_regions: *const crate::vk::ImageBlit, filter: crate::vk::Filter) {
-        self.unimplemented(CommandId(131));
+        if implemented(CommandId(501), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_regions_1 = runtime::routes::each(p_regions, region_count as usize, |r| crate::vk::ImageBlit2 { src_subresource: r.src_subresource, src_offsets: r.src_offsets, dst_subresource: r.dst_subresource, dst_offsets: r.dst_offsets, ..Default::default() });
+                let p_blit_image_info_2 = crate::vk::BlitImageInfo2 { src_image: src_image, src_image_layout: src_image_layout, dst_image: dst_image, dst_image_layout: dst_image_layout, region_count: region_count, p_regions: p_regions_1.as_ptr(), filter: filter, ..Default::default() };
+                self.cmd_blit_image2(core::ptr::addr_of!(p_blit_image_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(131));
+        }
     }
 
     /// [`vkCmdCopyBufferToImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyBufferToImage.html)
+    ///
+    /// Left out, runs as [`cmd_copy_buffer_to_image2`](Execute::cmd_copy_buffer_to_image2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_copy_buffer_to_image(&mut self, src_buffer: crate::vk::Buffer, dst_image: crate::vk::Image, dst_image_layout: crate::vk::ImageLayout, region_count: u32, p_regions: *const crate::vk::BufferImageCopy) {
-        self.unimplemented(CommandId(132));
+        if implemented(CommandId(503), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_regions_1 = runtime::routes::each(p_regions, region_count as usize, |r| crate::vk::BufferImageCopy2 { buffer_offset: r.buffer_offset, buffer_row_length: r.buffer_row_length, buffer_image_height: r.buffer_image_height, image_subresource: r.image_subresource, image_offset: r.image_offset, image_extent: r.image_extent, ..Default::default() });
+                let p_copy_buffer_to_image_info_2 = crate::vk::CopyBufferToImageInfo2 { src_buffer: src_buffer, dst_image: dst_image, dst_image_layout: dst_image_layout, region_count: region_count, p_regions: p_regions_1.as_ptr(), ..Default::default() };
+                self.cmd_copy_buffer_to_image2(core::ptr::addr_of!(p_copy_buffer_to_image_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(132));
+        }
     }
 
     /// [`vkCmdCopyImageToBuffer`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyImageToBuffer.html)
+    ///
+    /// Left out, runs as [`cmd_copy_image_to_buffer2`](Execute::cmd_copy_image_to_buffer2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_copy_image_to_buffer(&mut self, src_image: crate::vk::Image, src_image_layout: crate::vk::ImageLayout, dst_buffer: crate::vk::Buffer, region_count: u32, p_regions: *const crate::vk::BufferImageCopy) {
-        self.unimplemented(CommandId(133));
+        if implemented(CommandId(505), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_regions_1 = runtime::routes::each(p_regions, region_count as usize, |r| crate::vk::BufferImageCopy2 { buffer_offset: r.buffer_offset, buffer_row_length: r.buffer_row_length, buffer_image_height: r.buffer_image_height, image_subresource: r.image_subresource, image_offset: r.image_offset, image_extent: r.image_extent, ..Default::default() });
+                let p_copy_image_to_buffer_info_2 = crate::vk::CopyImageToBufferInfo2 { src_image: src_image, src_image_layout: src_image_layout, dst_buffer: dst_buffer, region_count: region_count, p_regions: p_regions_1.as_ptr(), ..Default::default() };
+                self.cmd_copy_image_to_buffer2(core::ptr::addr_of!(p_copy_image_to_buffer_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(133));
+        }
     }
 
     /// [`vkCmdCopyMemoryIndirectNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyMemoryIndirectNV.html)
@@ -1678,33 +1782,92 @@ pub trait Execute {
     }
 
     /// [`vkCmdResolveImage`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResolveImage.html)
+    ///
+    /// Left out, runs as [`cmd_resolve_image2`](Execute::cmd_resolve_image2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_resolve_image(&mut self, src_image: crate::vk::Image, src_image_layout: crate::vk::ImageLayout, dst_image: crate::vk::Image, dst_image_layout: crate::vk::ImageLayout, region_count: u32, p_regions: *const crate::vk::ImageResolve) {
-        self.unimplemented(CommandId(143));
+        if implemented(CommandId(507), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_regions_1 = runtime::routes::each(p_regions, region_count as usize, |r| crate::vk::ImageResolve2 { src_subresource: r.src_subresource, src_offset: r.src_offset, dst_subresource: r.dst_subresource, dst_offset: r.dst_offset, extent: r.extent, ..Default::default() });
+                let p_resolve_image_info_2 = crate::vk::ResolveImageInfo2 { src_image: src_image, src_image_layout: src_image_layout, dst_image: dst_image, dst_image_layout: dst_image_layout, region_count: region_count, p_regions: p_regions_1.as_ptr(), ..Default::default() };
+                self.cmd_resolve_image2(core::ptr::addr_of!(p_resolve_image_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(143));
+        }
     }
 
     /// [`vkCmdSetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetEvent.html)
+    ///
+    /// Left out, runs as [`cmd_set_event2`](Execute::cmd_set_event2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_set_event(&mut self, event: crate::vk::Event, stage_mask: crate::vk::PipelineStageFlags) {
-        self.unimplemented(CommandId(144));
+        if implemented(CommandId(515), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                runtime::routes::event_dependency(stage_mask, |d| self.cmd_set_event2(event, d))
+            };
+        } else {
+            self.unimplemented(CommandId(144));
+        }
     }
 
     /// [`vkCmdResetEvent`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdResetEvent.html)
+    ///
+    /// Left out, runs as [`cmd_reset_event2`](Execute::cmd_reset_event2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_reset_event(&mut self, event: crate::vk::Event, stage_mask: crate::vk::PipelineStageFlags) {
-        self.unimplemented(CommandId(145));
+        if implemented(CommandId(517), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                self.cmd_reset_event2(event, crate::vk::PipelineStageFlags2::from_raw(stage_mask.as_raw() as _))
+            };
+        } else {
+            self.unimplemented(CommandId(145));
+        }
     }
 
     /// [`vkCmdWaitEvents`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWaitEvents.html)
+    ///
+    /// Left out, runs as [`cmd_wait_events2`](Execute::cmd_wait_events2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_wait_events(&mut self, event_count: u32, p_events: *const crate::vk::Event, src_stage_mask: crate::vk::PipelineStageFlags, dst_stage_mask: crate::vk::PipelineStageFlags, memory_barrier_count: u32, p_memory_barriers: *const crate::vk::MemoryBarrier<'_>, buffer_memory_barrier_count: u32, p_buffer_memory_barriers: *const crate::vk::BufferMemoryBarrier<'_>, image_memory_barrier_count: u32, p_image_memory_barriers: *const crate::vk::ImageMemoryBarrier<'_>) {
-        self.unimplemented(CommandId(146));
+        if implemented(CommandId(519), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                runtime::routes::wait_dependency(src_stage_mask, dst_stage_mask, memory_barrier_count, p_memory_barriers, buffer_memory_barrier_count, p_buffer_memory_barriers, image_memory_barrier_count, p_image_memory_barriers, |d| {
+                    let infos = vec![*d; event_count as usize];
+                    self.cmd_wait_events2(event_count, p_events, infos.as_ptr())
+                })
+            };
+        } else {
+            self.unimplemented(CommandId(146));
+        }
     }
 
     /// [`vkCmdPipelineBarrier`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPipelineBarrier.html)
+    ///
+    /// Left out, runs as [`cmd_pipeline_barrier2`](Execute::cmd_pipeline_barrier2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_pipeline_barrier(&mut self, src_stage_mask: crate::vk::PipelineStageFlags, dst_stage_mask: crate::vk::PipelineStageFlags, dependency_flags: crate::vk::DependencyFlags, memory_barrier_count: u32, p_memory_barriers: *const crate::vk::MemoryBarrier<'_>, buffer_memory_barrier_count: u32, p_buffer_memory_barriers: *const crate::vk::BufferMemoryBarrier<'_>, image_memory_barrier_count: u32, p_image_memory_barriers: *const crate::vk::ImageMemoryBarrier<'_>) {
-        self.unimplemented(CommandId(147));
+        if implemented(CommandId(521), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_memory_barriers_1 = runtime::routes::each(p_memory_barriers, memory_barrier_count as usize, |r| crate::vk::MemoryBarrier2 { p_next: r.p_next.cast(), src_stage_mask: crate::vk::PipelineStageFlags2::from_raw(src_stage_mask.as_raw() as _), src_access_mask: crate::vk::AccessFlags2::from_raw(r.src_access_mask.as_raw() as _), dst_stage_mask: crate::vk::PipelineStageFlags2::from_raw(dst_stage_mask.as_raw() as _), dst_access_mask: crate::vk::AccessFlags2::from_raw(r.dst_access_mask.as_raw() as _), ..Default::default() });
+                let p_buffer_memory_barriers_2 = runtime::routes::each(p_buffer_memory_barriers, buffer_memory_barrier_count as usize, |r| crate::vk::BufferMemoryBarrier2 { p_next: r.p_next.cast(), src_stage_mask: crate::vk::PipelineStageFlags2::from_raw(src_stage_mask.as_raw() as _), src_access_mask: crate::vk::AccessFlags2::from_raw(r.src_access_mask.as_raw() as _), dst_stage_mask: crate::vk::PipelineStageFlags2::from_raw(dst_stage_mask.as_raw() as _), dst_access_mask: crate::vk::AccessFlags2::from_raw(r.dst_access_mask.as_raw() as _), src_queue_family_index: r.src_queue_family_index, dst_queue_family_index: r.dst_queue_family_index, buffer: r.buffer, offset: r.offset, size: r.size, ..Default::default() });
+                let p_image_memory_barriers_3 = runtime::routes::each(p_image_memory_barriers, image_memory_barrier_count as usize, |r| crate::vk::ImageMemoryBarrier2 { p_next: r.p_next.cast(), src_stage_mask: crate::vk::PipelineStageFlags2::from_raw(src_stage_mask.as_raw() as _), src_access_mask: crate::vk::AccessFlags2::from_raw(r.src_access_mask.as_raw() as _), dst_stage_mask: crate::vk::PipelineStageFlags2::from_raw(dst_stage_mask.as_raw() as _), dst_access_mask: crate::vk::AccessFlags2::from_raw(r.dst_access_mask.as_raw() as _), old_layout: r.old_layout, new_layout: r.new_layout, src_queue_family_index: r.src_queue_family_index, dst_queue_family_index: r.dst_queue_family_index, image: r.image, subresource_range: r.subresource_range, ..Default::default() });
+                let p_dependency_info_4 = crate::vk::DependencyInfo { dependency_flags: dependency_flags, memory_barrier_count: memory_barrier_count, p_memory_barriers: p_memory_barriers_1.as_ptr(), buffer_memory_barrier_count: buffer_memory_barrier_count, p_buffer_memory_barriers: p_buffer_memory_barriers_2.as_ptr(), image_memory_barrier_count: image_memory_barrier_count, p_image_memory_barriers: p_image_memory_barriers_3.as_ptr(), ..Default::default() };
+                self.cmd_pipeline_barrier2(core::ptr::addr_of!(p_dependency_info_4))
+            };
+        } else {
+            self.unimplemented(CommandId(147));
+        }
     }
 
     /// [`vkCmdBeginQuery`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginQuery.html)
@@ -1744,9 +1907,19 @@ pub trait Execute {
     }
 
     /// [`vkCmdWriteTimestamp`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteTimestamp.html)
+    ///
+    /// Left out, runs as [`cmd_write_timestamp2`](Execute::cmd_write_timestamp2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_write_timestamp(&mut self, pipeline_stage: crate::vk::PipelineStageFlags, query_pool: crate::vk::QueryPool, query: u32) {
-        self.unimplemented(CommandId(154));
+        if implemented(CommandId(525), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                self.cmd_write_timestamp2(crate::vk::PipelineStageFlags2::from_raw(pipeline_stage.as_raw() as _), query_pool, query)
+            };
+        } else {
+            self.unimplemented(CommandId(154));
+        }
     }
 
     /// [`vkCmdCopyQueryPoolResults`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdCopyQueryPoolResults.html)
@@ -1756,27 +1929,72 @@ pub trait Execute {
     }
 
     /// [`vkCmdPushConstants`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushConstants.html)
+    ///
+    /// Left out, runs as [`cmd_push_constants2`](Execute::cmd_push_constants2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_push_constants(&mut self, layout: crate::vk::PipelineLayout, stage_flags: crate::vk::ShaderStageFlags, offset: u32, size: u32, p_values: *const core::ffi::c_void) {
-        self.unimplemented(CommandId(156));
+        if implemented(CommandId(650), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_push_constants_info_1 = crate::vk::PushConstantsInfo { layout: layout, stage_flags: stage_flags, offset: offset, size: size, p_values: p_values.cast(), ..Default::default() };
+                self.cmd_push_constants2(core::ptr::addr_of!(p_push_constants_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(156));
+        }
     }
 
     /// [`vkCmdBeginRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass.html)
+    ///
+    /// Left out, runs as [`cmd_begin_render_pass2`](Execute::cmd_begin_render_pass2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_begin_render_pass(&mut self, p_render_pass_begin: *const crate::vk::RenderPassBeginInfo<'_>, contents: crate::vk::SubpassContents) {
-        self.unimplemented(CommandId(157));
+        if implemented(CommandId(311), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_subpass_begin_info_1 = crate::vk::SubpassBeginInfo { contents: contents, ..Default::default() };
+                self.cmd_begin_render_pass2(p_render_pass_begin.cast(), core::ptr::addr_of!(p_subpass_begin_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(157));
+        }
     }
 
     /// [`vkCmdNextSubpass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdNextSubpass.html)
+    ///
+    /// Left out, runs as [`cmd_next_subpass2`](Execute::cmd_next_subpass2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_next_subpass(&mut self, contents: crate::vk::SubpassContents) {
-        self.unimplemented(CommandId(158));
+        if implemented(CommandId(313), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_subpass_begin_info_1 = crate::vk::SubpassBeginInfo { contents: contents, ..Default::default() };
+                let p_subpass_end_info_2 = crate::vk::SubpassEndInfo::default();
+                self.cmd_next_subpass2(core::ptr::addr_of!(p_subpass_begin_info_1), core::ptr::addr_of!(p_subpass_end_info_2))
+            };
+        } else {
+            self.unimplemented(CommandId(158));
+        }
     }
 
     /// [`vkCmdEndRenderPass`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRenderPass.html)
+    ///
+    /// Left out, runs as [`cmd_end_render_pass2`](Execute::cmd_end_render_pass2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_end_render_pass(&mut self) {
-        self.unimplemented(CommandId(159));
+        if implemented(CommandId(315), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_subpass_end_info_1 = crate::vk::SubpassEndInfo::default();
+                self.cmd_end_render_pass2(core::ptr::addr_of!(p_subpass_end_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(159));
+        }
     }
 
     /// [`vkCmdExecuteCommands`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdExecuteCommands.html)
@@ -1834,9 +2052,20 @@ pub trait Execute {
     }
 
     /// [`vkCmdPushDescriptorSet`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSet.html)
+    ///
+    /// Left out, runs as [`cmd_push_descriptor_set2`](Execute::cmd_push_descriptor_set2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_push_descriptor_set(&mut self, pipeline_bind_point: crate::vk::PipelineBindPoint, layout: crate::vk::PipelineLayout, set: u32, descriptor_write_count: u32, p_descriptor_writes: *const crate::vk::WriteDescriptorSet<'_>) {
-        self.unimplemented(CommandId(210));
+        if implemented(CommandId(652), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_push_descriptor_set_info_1 = crate::vk::PushDescriptorSetInfo { stage_flags: runtime::routes::bind_point_stages(pipeline_bind_point), layout: layout, set: set, descriptor_write_count: descriptor_write_count, p_descriptor_writes: p_descriptor_writes.cast(), ..Default::default() };
+                self.cmd_push_descriptor_set2(core::ptr::addr_of!(p_push_descriptor_set_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(210));
+        }
     }
 
     /// [`vkCmdSetDeviceMask`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDeviceMask.html)
@@ -1852,9 +2081,20 @@ pub trait Execute {
     }
 
     /// [`vkCmdPushDescriptorSetWithTemplate`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdPushDescriptorSetWithTemplate.html)
+    ///
+    /// Left out, runs as [`cmd_push_descriptor_set_with_template2`](Execute::cmd_push_descriptor_set_with_template2) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_push_descriptor_set_with_template(&mut self, descriptor_update_template: crate::vk::DescriptorUpdateTemplate, layout: crate::vk::PipelineLayout, set: u32, p_data: *const core::ffi::c_void) {
-        self.unimplemented(CommandId(249));
+        if implemented(CommandId(654), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_push_descriptor_set_with_template_info_1 = crate::vk::PushDescriptorSetWithTemplateInfo { descriptor_update_template: descriptor_update_template, layout: layout, set: set, p_data: p_data.cast(), ..Default::default() };
+                self.cmd_push_descriptor_set_with_template2(core::ptr::addr_of!(p_push_descriptor_set_with_template_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(249));
+        }
     }
 
     /// [`vkCmdSetViewportWScalingNV`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetViewportWScalingNV.html)
@@ -1906,9 +2146,19 @@ pub trait Execute {
     }
 
     /// [`vkCmdWriteBufferMarkerAMD`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdWriteBufferMarkerAMD.html)
+    ///
+    /// Left out, runs as [`cmd_write_buffer_marker2_amd`](Execute::cmd_write_buffer_marker2_amd) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_write_buffer_marker_amd(&mut self, pipeline_stage: crate::vk::PipelineStageFlags, dst_buffer: crate::vk::Buffer, dst_offset: crate::vk::DeviceSize, marker: u32) {
-        self.unimplemented(CommandId(308));
+        if implemented(CommandId(527), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                self.cmd_write_buffer_marker2_amd(crate::vk::PipelineStageFlags2::from_raw(pipeline_stage.as_raw() as _), dst_buffer, dst_offset, marker)
+            };
+        } else {
+            self.unimplemented(CommandId(308));
+        }
     }
 
     /// [`vkCmdBeginRenderPass2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRenderPass2.html)
@@ -2626,15 +2876,37 @@ pub trait Execute {
     }
 
     /// [`vkCmdSetDescriptorBufferOffsetsEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdSetDescriptorBufferOffsetsEXT.html)
+    ///
+    /// Left out, runs as [`cmd_set_descriptor_buffer_offsets2_ext`](Execute::cmd_set_descriptor_buffer_offsets2_ext) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_set_descriptor_buffer_offsets_ext(&mut self, pipeline_bind_point: crate::vk::PipelineBindPoint, layout: crate::vk::PipelineLayout, first_set: u32, set_count: u32, p_buffer_indices: *const u32, p_offsets: *const crate::vk::DeviceSize) {
-        self.unimplemented(CommandId(568));
+        if implemented(CommandId(656), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_set_descriptor_buffer_offsets_info_1 = crate::vk::SetDescriptorBufferOffsetsInfoEXT { stage_flags: runtime::routes::bind_point_stages(pipeline_bind_point), layout: layout, first_set: first_set, set_count: set_count, p_buffer_indices: p_buffer_indices.cast(), p_offsets: p_offsets.cast(), ..Default::default() };
+                self.cmd_set_descriptor_buffer_offsets2_ext(core::ptr::addr_of!(p_set_descriptor_buffer_offsets_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(568));
+        }
     }
 
     /// [`vkCmdBindDescriptorBufferEmbeddedSamplersEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBindDescriptorBufferEmbeddedSamplersEXT.html)
+    ///
+    /// Left out, runs as [`cmd_bind_descriptor_buffer_embedded_samplers2_ext`](Execute::cmd_bind_descriptor_buffer_embedded_samplers2_ext) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_bind_descriptor_buffer_embedded_samplers_ext(&mut self, pipeline_bind_point: crate::vk::PipelineBindPoint, layout: crate::vk::PipelineLayout, set: u32) {
-        self.unimplemented(CommandId(569));
+        if implemented(CommandId(657), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_bind_descriptor_buffer_embedded_samplers_info_1 = crate::vk::BindDescriptorBufferEmbeddedSamplersInfoEXT { stage_flags: runtime::routes::bind_point_stages(pipeline_bind_point), layout: layout, set: set, ..Default::default() };
+                self.cmd_bind_descriptor_buffer_embedded_samplers2_ext(core::ptr::addr_of!(p_bind_descriptor_buffer_embedded_samplers_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(569));
+        }
     }
 
     /// [`vkCmdBeginRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdBeginRendering.html)
@@ -2644,9 +2916,20 @@ pub trait Execute {
     }
 
     /// [`vkCmdEndRendering`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering.html)
+    ///
+    /// Left out, runs as [`cmd_end_rendering2_khr`](Execute::cmd_end_rendering2_khr) when the engine runs that.
     #[allow(unused_variables)]
     unsafe fn cmd_end_rendering(&mut self) {
-        self.unimplemented(CommandId(580));
+        if implemented(CommandId(581), Self::implements) {
+            // SAFETY: the `…2` structures built here point at this call's arguments (the recorded
+            // copies the replay passes, valid for the call) and at locals that outlive the call.
+            unsafe {
+                let p_rendering_end_info_1 = crate::vk::RenderingEndInfoKHR::default();
+                self.cmd_end_rendering2_khr(core::ptr::addr_of!(p_rendering_end_info_1))
+            };
+        } else {
+            self.unimplemented(CommandId(580));
+        }
     }
 
     /// [`vkCmdEndRendering2KHR`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCmdEndRendering2KHR.html)
@@ -2996,6 +3279,46 @@ pub trait Execute {
     unsafe fn cmd_set_dispatch_parameters_arm(&mut self, p_dispatch_parameters: *const crate::vk::DispatchParametersARM) {
         self.unimplemented(CommandId(750));
     }
+}
+
+/// The `…2` command a 1.0 form replays through when the engine does not run it itself
+/// (25 pairs of this registry).
+pub fn routed_to(cmd: CommandId) -> Option<CommandId> {
+    match cmd {
+        CommandId(157) => Some(CommandId(311)), // vkCmdBeginRenderPass → vkCmdBeginRenderPass2
+        CommandId(569) => Some(CommandId(657)), // vkCmdBindDescriptorBufferEmbeddedSamplersEXT → vkCmdBindDescriptorBufferEmbeddedSamplers2EXT
+        CommandId(115) => Some(CommandId(648)), // vkCmdBindDescriptorSets → vkCmdBindDescriptorSets2
+        CommandId(116) => Some(CommandId(435)), // vkCmdBindIndexBuffer → vkCmdBindIndexBuffer2
+        CommandId(117) => Some(CommandId(437)), // vkCmdBindVertexBuffers → vkCmdBindVertexBuffers2
+        CommandId(131) => Some(CommandId(501)), // vkCmdBlitImage → vkCmdBlitImage2
+        CommandId(129) => Some(CommandId(497)), // vkCmdCopyBuffer → vkCmdCopyBuffer2
+        CommandId(132) => Some(CommandId(503)), // vkCmdCopyBufferToImage → vkCmdCopyBufferToImage2
+        CommandId(130) => Some(CommandId(499)), // vkCmdCopyImage → vkCmdCopyImage2
+        CommandId(133) => Some(CommandId(505)), // vkCmdCopyImageToBuffer → vkCmdCopyImageToBuffer2
+        CommandId(159) => Some(CommandId(315)), // vkCmdEndRenderPass → vkCmdEndRenderPass2
+        CommandId(580) => Some(CommandId(581)), // vkCmdEndRendering → vkCmdEndRendering2KHR
+        CommandId(158) => Some(CommandId(313)), // vkCmdNextSubpass → vkCmdNextSubpass2
+        CommandId(147) => Some(CommandId(521)), // vkCmdPipelineBarrier → vkCmdPipelineBarrier2
+        CommandId(156) => Some(CommandId(650)), // vkCmdPushConstants → vkCmdPushConstants2
+        CommandId(210) => Some(CommandId(652)), // vkCmdPushDescriptorSet → vkCmdPushDescriptorSet2
+        CommandId(249) => Some(CommandId(654)), // vkCmdPushDescriptorSetWithTemplate → vkCmdPushDescriptorSetWithTemplate2
+        CommandId(145) => Some(CommandId(517)), // vkCmdResetEvent → vkCmdResetEvent2
+        CommandId(143) => Some(CommandId(507)), // vkCmdResolveImage → vkCmdResolveImage2
+        CommandId(109) => Some(CommandId(617)), // vkCmdSetDepthBias → vkCmdSetDepthBias2EXT
+        CommandId(568) => Some(CommandId(656)), // vkCmdSetDescriptorBufferOffsetsEXT → vkCmdSetDescriptorBufferOffsets2EXT
+        CommandId(144) => Some(CommandId(515)), // vkCmdSetEvent → vkCmdSetEvent2
+        CommandId(146) => Some(CommandId(519)), // vkCmdWaitEvents → vkCmdWaitEvents2
+        CommandId(308) => Some(CommandId(527)), // vkCmdWriteBufferMarkerAMD → vkCmdWriteBufferMarker2AMD
+        CommandId(154) => Some(CommandId(525)), // vkCmdWriteTimestamp → vkCmdWriteTimestamp2
+        _ => None,
+    }
+}
+
+/// Whether an engine whose methods are `defines` runs `cmd`: it defines its method, or
+/// `cmd` is a 1.0 form whose `…2` target it runs (the 1.0 method converts by default).
+/// `#[vkgen_driver::execute]` writes `implements` with it.
+pub fn implemented(cmd: CommandId, defines: fn(CommandId) -> bool) -> bool {
+    defines(cmd) || routed_to(cmd).is_some_and(|to| implemented(to, defines))
 }
 
 impl Recording {
@@ -5697,9 +6020,10 @@ pub const COMMANDS: &[CommandId] = &[
     CommandId(750),
 ];
 
-/// The recorded commands `E` has no method for (the requirements report lists them).
+/// The recorded commands `E` runs neither by its own method nor through a `…2` route
+/// (the requirements report lists them).
 pub fn unimplemented<E: Execute>() -> impl Iterator<Item = CommandId> {
-    COMMANDS.iter().copied().filter(|&c| !E::implements(c))
+    COMMANDS.iter().copied().filter(|&c| !implemented(c, E::implements))
 }
 
 /// The recording entry points as a component of a driver's command map (every recorded

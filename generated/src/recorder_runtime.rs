@@ -334,3 +334,145 @@ pub trait Target {
     /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
     unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
 }
+
+/// The hand-written parts of the 1.0 → `…2` routes (vkgen's `recorder_routes.rs` generates the
+/// mechanical ones): what a 1.0 argument becomes where no `…2` member has its name and meaning.
+// A registry without a pair (1.1 has no synchronization2) leaves its helper unused.
+#[allow(dead_code)]
+pub(crate) mod routes {
+    use super::vk;
+
+    /// `n` elements at `p` (a recorded array; null or dangling when `n` is 0) mapped to their `…2`
+    /// form.
+    ///
+    /// # Safety
+    /// `p` points at `n` initialised elements when `n` is not 0.
+    pub(crate) unsafe fn each<S, T>(p: *const S, n: usize, f: impl FnMut(&S) -> T) -> Vec<T> {
+        if p.is_null() || n == 0 {
+            return Vec::new();
+        }
+        // SAFETY: the caller passes a recorded array of `n` elements, non-null (checked above).
+        unsafe { core::slice::from_raw_parts(p, n) }
+            .iter()
+            .map(f)
+            .collect()
+    }
+
+    fn stages2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
+        vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()))
+    }
+
+    fn access2(a: vk::AccessFlags) -> vk::AccessFlags2 {
+        vk::AccessFlags2::from_raw(u64::from(a.as_raw()))
+    }
+
+    /// The shader stages a maintenance6 `…2` info names where its 1.0 form names a bind point
+    /// (Mesa's `vk_shader_stages_from_bind_point`).
+    pub(crate) fn bind_point_stages(point: vk::PipelineBindPoint) -> vk::ShaderStageFlags {
+        type S = vk::ShaderStageFlags;
+        match point {
+            vk::PipelineBindPoint::GRAPHICS => S::ALL_GRAPHICS | S::TASK_EXT | S::MESH_EXT,
+            vk::PipelineBindPoint::COMPUTE => S::COMPUTE,
+            vk::PipelineBindPoint::RAY_TRACING_KHR => {
+                S::RAYGEN_KHR
+                    | S::ANY_HIT_KHR
+                    | S::CLOSEST_HIT_KHR
+                    | S::MISS_KHR
+                    | S::INTERSECTION_KHR
+                    | S::CALLABLE_KHR
+            }
+            vk::PipelineBindPoint::SUBPASS_SHADING_HUAWEI => S::SUBPASS_SHADING_HUAWEI,
+            // A bind point newer than this table: every stage, so nothing bound is missed.
+            _ => S::ALL,
+        }
+    }
+
+    /// `vkCmdSetEvent`'s stage mask as `vkCmdSetEvent2`'s dependency: an execution dependency on
+    /// the stage (Mesa's `vk_common_CmdSetEvent`), passed to `f`.
+    pub(crate) fn event_dependency<R>(
+        stage_mask: vk::PipelineStageFlags,
+        f: impl FnOnce(&vk::DependencyInfo<'_>) -> R,
+    ) -> R {
+        let barrier = [vk::MemoryBarrier2 {
+            src_stage_mask: stages2(stage_mask),
+            dst_stage_mask: stages2(stage_mask),
+            ..Default::default()
+        }];
+        f(&vk::DependencyInfo::default().memory_barriers(&barrier))
+    }
+
+    /// `vkCmdWaitEvents`' stages and barriers as one `vkCmdWaitEvents2` dependency (each barrier
+    /// with both stage masks; an execution dependency when there is none), passed to `f`.
+    ///
+    /// # Safety
+    /// Each pointer points at its count of recorded barriers (or the count is 0).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn wait_dependency<R>(
+        src: vk::PipelineStageFlags,
+        dst: vk::PipelineStageFlags,
+        memory_count: u32,
+        memory: *const vk::MemoryBarrier<'_>,
+        buffer_count: u32,
+        buffers: *const vk::BufferMemoryBarrier<'_>,
+        image_count: u32,
+        images: *const vk::ImageMemoryBarrier<'_>,
+        f: impl FnOnce(&vk::DependencyInfo<'_>) -> R,
+    ) -> R {
+        let (src, dst) = (stages2(src), stages2(dst));
+        // SAFETY: the caller's `memory_count` barriers at `memory`.
+        let mut memory = unsafe {
+            each(memory, memory_count as usize, |b| vk::MemoryBarrier2 {
+                p_next: b.p_next,
+                src_stage_mask: src,
+                src_access_mask: access2(b.src_access_mask),
+                dst_stage_mask: dst,
+                dst_access_mask: access2(b.dst_access_mask),
+                ..Default::default()
+            })
+        };
+        if memory.is_empty() && buffer_count == 0 && image_count == 0 {
+            memory.push(vk::MemoryBarrier2 {
+                src_stage_mask: src,
+                dst_stage_mask: dst,
+                ..Default::default()
+            });
+        }
+        // SAFETY: the caller's `buffer_count` barriers at `buffers`.
+        let buffers = unsafe {
+            each(buffers, buffer_count as usize, |b| vk::BufferMemoryBarrier2 {
+                p_next: b.p_next,
+                src_stage_mask: src,
+                src_access_mask: access2(b.src_access_mask),
+                dst_stage_mask: dst,
+                dst_access_mask: access2(b.dst_access_mask),
+                src_queue_family_index: b.src_queue_family_index,
+                dst_queue_family_index: b.dst_queue_family_index,
+                buffer: b.buffer,
+                offset: b.offset,
+                size: b.size,
+                ..Default::default()
+            })
+        };
+        // SAFETY: the caller's `image_count` barriers at `images`.
+        let images = unsafe {
+            each(images, image_count as usize, |b| vk::ImageMemoryBarrier2 {
+                p_next: b.p_next,
+                src_stage_mask: src,
+                src_access_mask: access2(b.src_access_mask),
+                dst_stage_mask: dst,
+                dst_access_mask: access2(b.dst_access_mask),
+                old_layout: b.old_layout,
+                new_layout: b.new_layout,
+                src_queue_family_index: b.src_queue_family_index,
+                dst_queue_family_index: b.dst_queue_family_index,
+                image: b.image,
+                subresource_range: b.subresource_range,
+                ..Default::default()
+            })
+        };
+        f(&vk::DependencyInfo::default()
+            .memory_barriers(&memory)
+            .buffer_memory_barriers(&buffers)
+            .image_memory_barriers(&images))
+    }
+}

@@ -28,7 +28,7 @@ use crate::model::{ArrayLen, CType, Field, Registry, TypeKind};
 use crate::names;
 
 /// The table, embedded at build time.
-pub const TABLE: &str = include_str!("../../registry/ash-0.38-layouts.txt");
+pub const TABLE: &str = include_str!("../registry/ash-0.38-layouts.txt");
 
 /// One member as the table spells it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::model::Registry;
 
-const LIST: &str = include_str!("../../registry/ash-0.38-types.txt");
+const LIST: &str = include_str!("../registry/ash-0.38-types.txt");
 
 #[derive(Debug)]
 pub struct AshTypes {

@@ -80,7 +80,7 @@ pub fn recorded_registry(dir: &Path) -> Option<(String, String)> {
 }
 
 /// The Android native-buffer description shipped with vkgen (registry/android_native_buffer.xml).
-pub const BUILTIN_ANDROID_EXT: &str = include_str!("../../registry/android_native_buffer.xml");
+pub const BUILTIN_ANDROID_EXT: &str = include_str!("../registry/android_native_buffer.xml");
 
 /// Loads the registry named by `opts` with the Android overlay applied.
 pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
@@ -313,6 +313,7 @@ fn push_crate_files(
                 major,
                 minor,
                 header_version: reg.header_version,
+                version: env!("CARGO_PKG_VERSION"),
             },
         )?,
     });
@@ -388,6 +389,8 @@ struct CargoToml<'a> {
     major: u32,
     minor: u32,
     header_version: u32,
+    /// vkgen's version: the tables are released with the generator that wrote them.
+    version: &'a str,
 }
 
 #[derive(Template)]

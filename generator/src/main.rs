@@ -57,6 +57,11 @@ enum Command {
         /// (relative to --out, or absolute) [default: the checkout this vkgen was built from]
         #[arg(long, value_name = "DIR")]
         vkgen_root: Option<PathBuf>,
+        /// How a crate outside the checkout depends on the runtime, as first written into its
+        /// Cargo.toml: `vendored` (a copy in vendor/vkgen), `version` (="this vkgen's version"
+        /// from a Cargo registry) or `git+URL#REV`
+        #[arg(long, value_name = "FORM", default_value = "vendored")]
+        runtime: vkgen::scaffold::Runtime,
         /// Write nothing; exit 1 listing the generated files that differ (src/vkgen.rs; the
         /// vendor's Cargo.toml and src/lib.rs only when missing)
         #[arg(long)]
@@ -309,13 +314,14 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             name,
             out,
             vkgen_root,
+            runtime,
             check,
             report,
         } => {
             let opts = options(&registry);
+            let root = vkgen_root.as_deref();
             if check {
-                let files =
-                    vkgen::scaffold::driver_files(&opts, &name, &out, vkgen_root.as_deref())?;
+                let files = vkgen::scaffold::driver_files_on(&opts, &name, &out, root, &runtime)?;
                 let s = vkgen::check(&files, &out);
                 let met = !report || vkgen::driver_report::run(&out)?;
                 if s.is_fresh() {
@@ -331,7 +337,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 }
                 return Ok(ExitCode::from(1));
             }
-            let written = vkgen::scaffold::driver(&opts, &name, &out, vkgen_root.as_deref())?;
+            let written = vkgen::scaffold::driver_on(&opts, &name, &out, root, &runtime)?;
             eprintln!(
                 "vkgen: driver `{name}` scaffolded in {} ({} files)",
                 out.display(),

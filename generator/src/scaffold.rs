@@ -13,6 +13,8 @@
 //! run and compared by `--check`. A crate inside the checkout (vkgen's reference drivers) is a
 //! member of vkgen's workspace and depends on the checkout's `runtime/driver` by a relative
 //! path. `--vkgen-root` names the checkout (default: the one this `vkgen` was built from).
+//! `--runtime version` or `--runtime git+URL#REV` makes an outside crate depend on the runtime
+//! from a Cargo registry or a git commit instead ([`Runtime`]): no copy, and no checkout needed.
 //!
 //! `tests/vkgen_requirements.rs`, the requirements report, is the vendor's too (written with a
 //! new crate's `src/lib.rs`, whose driver type it names); [`crate::driver_report`] runs it for
@@ -31,8 +33,58 @@ use crate::{emit, load, select, write, Options, OutputFile};
 struct CargoToml<'a> {
     name: &'a str,
     crate_name: &'a str,
-    root: &'a str,
+    /// The `vkgen-driver` dependency, as TOML (`{ path = "…" }`, `"=0.1.0"`, `{ git = … }`).
+    dependency: &'a str,
     standalone: bool,
+}
+
+/// How a crate outside the vkgen checkout depends on the runtime (`vkgen driver --runtime`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Runtime {
+    /// `vendored`: a copy in `vendor/vkgen/` ([`crate::vendor`]), by a relative path; builds
+    /// with no checkout, no network and no registry.
+    #[default]
+    Vendored,
+    /// `version`: `vkgen-driver = "=<this vkgen's version>"` from a Cargo registry that holds
+    /// the runtime crates (`cargo package` makes them).
+    Version,
+    /// `git+URL#REV`: `vkgen-driver = { git = URL, rev = REV }`, the runtime at one commit of a
+    /// vkgen repository (Cargo's source-id spelling).
+    Git { url: String, rev: String },
+}
+
+impl std::str::FromStr for Runtime {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let git = s
+            .strip_prefix("git+")
+            .and_then(|rest| rest.rsplit_once('#'))
+            .filter(|(url, rev)| !url.is_empty() && !rev.is_empty());
+        match (s, git) {
+            ("vendored", _) => Ok(Self::Vendored),
+            ("version", _) => Ok(Self::Version),
+            (_, Some((url, rev))) => Ok(Self::Git {
+                url: url.to_owned(),
+                rev: rev.to_owned(),
+            }),
+            _ => Err(Error::Options(format!(
+                "--runtime {s}: expected `vendored`, `version` or `git+URL#REV`"
+            ))),
+        }
+    }
+}
+
+impl Runtime {
+    /// The `vkgen-driver` dependency; `path` is the relative path of the runtime's root.
+    fn dependency(&self, path: &str) -> String {
+        let quoted = |s: &str| toml_edit::Value::from(s).to_string().trim().to_owned();
+        match self {
+            Self::Vendored => format!("{{ path = {} }}", quoted(&format!("{path}/runtime/driver"))),
+            Self::Version => quoted(&format!("={}", env!("CARGO_PKG_VERSION"))),
+            Self::Git { url, rev } => format!("{{ git = {}, rev = {} }}", quoted(url), quoted(rev)),
+        }
+    }
 }
 
 #[derive(Template)]
@@ -88,12 +140,24 @@ pub fn check_name(name: &str) -> Result<()> {
     }
 }
 
-/// The files of driver `name` for `out`; the vendor's files only where absent.
+/// The files of driver `name` for `out` on a vendored runtime; the vendor's files only where
+/// absent.
 pub fn driver_files(
     opts: &Options,
     name: &str,
     out: &Path,
     vkgen_root: Option<&Path>,
+) -> Result<Vec<OutputFile>> {
+    driver_files_on(opts, name, out, vkgen_root, &Runtime::Vendored)
+}
+
+/// [`driver_files`] with the runtime taken as `runtime` says (a crate outside the checkout).
+pub fn driver_files_on(
+    opts: &Options,
+    name: &str,
+    out: &Path,
+    vkgen_root: Option<&Path>,
+    runtime: &Runtime,
 ) -> Result<Vec<OutputFile>> {
     check_name(name)?;
     let root = vkgen_root.map_or_else(default_vkgen_root, Path::to_path_buf);
@@ -102,13 +166,21 @@ pub fn driver_files(
     } else {
         out.join(&root)
     };
-    if !resolved.join("runtime/driver/Cargo.toml").is_file() {
+    // A registry or git runtime needs no checkout (an installed vkgen scaffolds with it).
+    let checkout = resolved.join("runtime/driver/Cargo.toml").is_file();
+    if !checkout && *runtime == Runtime::Vendored {
         return Err(Error::Options(format!(
             "{} is no vkgen checkout (no runtime/driver/Cargo.toml): pass --vkgen-root",
             resolved.display()
         )));
     }
-    let standalone = !is_inside(out, &resolved);
+    let standalone = !checkout || !is_inside(out, &resolved);
+    if !standalone && *runtime != Runtime::Vendored {
+        // A member of vkgen's workspace would build a second copy of the runtime beside it.
+        return Err(Error::Options(
+            "--runtime: a crate inside the vkgen checkout builds on the checkout's runtime".into(),
+        ));
+    }
     let crate_name = name.to_snake_case();
     let type_name = format!("{}Driver", name.to_upper_camel_case());
 
@@ -166,7 +238,7 @@ pub fn driver_files(
             contents: render(&CargoToml {
                 name,
                 crate_name: &crate_name,
-                root: &dependency_root,
+                dependency: &runtime.dependency(&dependency_root),
                 standalone,
             })?,
         });
@@ -194,7 +266,7 @@ pub fn driver_files(
         path: format!("{name}_icd.json"),
         contents: icd_manifest(&crate_name, (major, minor)),
     });
-    if standalone {
+    if standalone && *runtime == Runtime::Vendored {
         files.extend(crate::vendor::files(&resolved)?);
     }
     Ok(files)
@@ -276,7 +348,18 @@ fn render(t: &impl Template) -> Result<String> {
 
 /// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
 pub fn driver(opts: &Options, name: &str, out: &Path, vkgen_root: Option<&Path>) -> Result<usize> {
-    let files = driver_files(opts, name, out, vkgen_root)?;
+    driver_on(opts, name, out, vkgen_root, &Runtime::Vendored)
+}
+
+/// [`driver`] with the runtime taken as `runtime` says.
+pub fn driver_on(
+    opts: &Options,
+    name: &str,
+    out: &Path,
+    vkgen_root: Option<&Path>,
+    runtime: &Runtime,
+) -> Result<usize> {
+    let files = driver_files_on(opts, name, out, vkgen_root, runtime)?;
     write(&files, out)?;
     Ok(files.len())
 }

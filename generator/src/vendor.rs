@@ -6,8 +6,9 @@
 //! The copy holds the crates a driver links (`vkgen-abi`, `vkgen-platform`,
 //! `vkgen-driver-macros`, `vkgen-driver`, `vkgen-generated`) in the checkout's layout, so their
 //! relative path dependencies stay valid. Their manifests are made standalone: what they
-//! inherit from vkgen's workspace (`edition.workspace = true`, `ash.workspace = true`, the
-//! lints) is written out, and the generated crate loses its build-time `regenerate` mode (it
+//! inherit from vkgen's workspace (`version.workspace = true`, `ash.workspace = true`, the
+//! lints) is written out — the workspace's own crates (`vkgen-abi.workspace = true`) with their
+//! paths made the member's — and the generated crate loses its build-time `regenerate` mode (it
 //! needs the generator, which a driver does not ship). `VENDORED.txt` records the vkgen
 //! version and commit the copy came from. The copy is vkgen's: `vkgen driver` rewrites it on
 //! every run and `--check` compares it, like `src/vkgen.rs`.
@@ -132,6 +133,7 @@ fn standalone_manifest(
                         .and_then(|d| d.get(name.get()))
                         .ok_or_else(|| format!("workspace.dependencies.{} missing", name.get()))?;
                     *item = merged(base, item);
+                    rebase_path(item, krate);
                 }
             }
         }
@@ -148,6 +150,18 @@ fn standalone_manifest(
     Ok(format!(
         "# Vendored by `vkgen driver` from vkgen's {krate}: rewritten on every run, do not edit.\n{doc}"
     ))
+}
+
+/// A workspace dependency's `path` (the workspace root's: `runtime/abi`) as member `krate`'s
+/// (`../../runtime/abi`): the copy keeps the checkout's layout, so it stays valid there.
+fn rebase_path(item: &mut Item, krate: &str) {
+    let Some(path) = item.get_mut("path") else {
+        return;
+    };
+    if let Some(p) = path.as_str() {
+        let up = "../".repeat(krate.split('/').count());
+        *path = toml_edit::value(format!("{up}{p}"));
+    }
 }
 
 /// Whether a manifest entry is `x.workspace = true` / `x = { workspace = true, … }`.

@@ -488,7 +488,7 @@ fn example_build_script_crate_builds_outside_the_checkout() {
     );
 }
 
-/// Copies the checkout's sources (no `target/`, `.git` or `fuzz/`) to `to`.
+/// Copies the checkout's sources (no `target/`, `.git` or `fuzz/`) to `to`, links as links.
 fn copy_sources(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
@@ -501,6 +501,11 @@ fn copy_sources(from: &Path, to: &Path) {
             copy_sources(&e.path(), &to.join(&name));
         } else if kind.is_file() {
             std::fs::copy(e.path(), to.join(&name)).unwrap();
+        } else if kind.is_symlink() {
+            // `generator/templates` and `generator/registry` (what the generator's package
+            // holds): relative links, valid in the copy too.
+            std::os::unix::fs::symlink(std::fs::read_link(e.path()).unwrap(), to.join(&name))
+                .unwrap();
         }
     }
 }

@@ -71,3 +71,50 @@ fn prose_rules_and_chains_are_generated() {
     // Unions are copied bit for bit: no fix-up reaches into them.
     assert!(!rec.contains("fn fix_AccelerationStructureGeometryTrianglesDataKHR"));
 }
+
+/// The `routed_to` arm of `from`, if the registry's recorder routes it.
+fn route(rec: &str, from: &str) -> Option<String> {
+    let arm = rec.lines().find(|l| l.contains(&format!("// {from} → ")))?;
+    Some(arm.rsplit(" → ").next()?.to_owned())
+}
+
+#[test]
+fn the_1_0_forms_are_routed_to_the_2_forms_the_registry_has() {
+    let (rec, _) = recorder("1.1.130");
+    assert_eq!(
+        route(&rec, "vkCmdBeginRenderPass").as_deref(),
+        Some("vkCmdBeginRenderPass2KHR")
+    );
+    assert_eq!(
+        route(&rec, "vkCmdCopyBuffer"),
+        None,
+        "1.1.130 has no copy_commands2"
+    );
+    let (rec, _) = recorder("1.2.203");
+    assert_eq!(
+        route(&rec, "vkCmdCopyBuffer").as_deref(),
+        Some("vkCmdCopyBuffer2KHR")
+    );
+    assert_eq!(
+        route(&rec, "vkCmdWaitEvents").as_deref(),
+        Some("vkCmdWaitEvents2KHR")
+    );
+    assert!(rec.contains("self.cmd_wait_events2_khr(event_count, p_events, infos.as_ptr())"));
+    let (rec, _) = recorder("1.4.359");
+    for (from, to) in [
+        ("vkCmdCopyBuffer", "vkCmdCopyBuffer2"),
+        ("vkCmdPipelineBarrier", "vkCmdPipelineBarrier2"),
+        ("vkCmdWriteTimestamp", "vkCmdWriteTimestamp2"),
+        ("vkCmdBindIndexBuffer", "vkCmdBindIndexBuffer2"),
+        ("vkCmdPushDescriptorSet", "vkCmdPushDescriptorSet2"),
+        ("vkCmdEndRenderPass", "vkCmdEndRenderPass2"),
+    ] {
+        assert_eq!(route(&rec, from).as_deref(), Some(to), "{from}");
+    }
+    // The 1.0 stage masks go into every converted barrier; a bind point becomes stages.
+    assert!(rec.contains("|r| crate::vk::MemoryBarrier2 { p_next: r.p_next.cast(), src_stage_mask: crate::vk::PipelineStageFlags2::from_raw(src_stage_mask.as_raw() as _)"));
+    assert!(rec.contains("stage_flags: runtime::routes::bind_point_stages(pipeline_bind_point)"));
+    // A `…2` form that takes what the 1.0 form cannot give (a device address) is not a route.
+    assert_eq!(route(&rec, "vkCmdDrawIndirect"), None);
+    assert_eq!(route(&rec, "vkCmdTraceRaysIndirectKHR"), None);
+}

@@ -18,6 +18,13 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
         let manifest = &file(&format!("{krate}/Cargo.toml")).contents;
         assert!(!manifest.contains("workspace"), "{krate}: {manifest}");
         assert!(manifest.contains("publish = false"), "{krate}");
+        // The package metadata a member inherits is written out too.
+        let version = format!("version = \"{}\"", env!("CARGO_PKG_VERSION"));
+        assert!(manifest.contains(&version), "{krate}: {manifest}");
+        assert!(
+            manifest.contains("license = \"Apache-2.0\""),
+            "{krate}: {manifest}"
+        );
         assert!(
             !manifest.contains(&*root.to_string_lossy()),
             "{krate} names the checkout"
@@ -27,7 +34,12 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     // Inherited dependencies are written out, features merged with the member's own.
     let generator_manifest = &file("runtime/driver/Cargo.toml").contents;
     assert!(generator_manifest.contains(r#"ash = { version = "0.38""#));
-    assert!(generator_manifest.contains(r#"vkgen-abi = { path = "../abi" }"#));
+    // The workspace's own crates: its path made the member's, its exact version kept.
+    assert!(
+        generator_manifest
+            .contains(r#"vkgen-abi = { path = "../../runtime/abi", version = "=0.1.0" }"#),
+        "{generator_manifest}"
+    );
     let generated = &file("generated/Cargo.toml").contents;
     assert!(!generated.contains("[build-dependencies]"), "{generated}");
     assert!(generated.contains("regenerate = []"), "{generated}");
@@ -42,4 +54,55 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
         "the same checkout vendors the same copy"
     );
     assert!(file("VENDORED.txt").contents.contains("sha256 "));
+}
+
+/// `vkgen driver --runtime`: the three ways a crate outside the checkout takes the runtime.
+#[test]
+fn the_runtime_comes_vendored_by_version_or_by_git_revision() {
+    use vkgen::scaffold::{driver_files_on, Runtime};
+    let opts = common::options("1.4.359");
+    let out = tempfile::tempdir().unwrap();
+    let manifest = |runtime: &Runtime| {
+        let files = driver_files_on(&opts, "acme", out.path(), None, runtime).unwrap();
+        let vendored = files.iter().any(|f| f.path.starts_with("vendor/"));
+        let cargo = files.iter().find(|f| f.path == "Cargo.toml").unwrap();
+        let doc: toml_edit::DocumentMut = cargo.contents.parse().expect("valid TOML");
+        assert!(doc.get("workspace").is_some(), "its own workspace");
+        let dep = doc["dependencies"]["vkgen-driver"].to_string();
+        (dep.trim().to_owned(), vendored)
+    };
+    assert_eq!(
+        manifest(&Runtime::Vendored),
+        (
+            r#"{ path = "vendor/vkgen/runtime/driver" }"#.to_owned(),
+            true
+        )
+    );
+    let version = format!("\"={}\"", env!("CARGO_PKG_VERSION"));
+    assert_eq!(manifest(&"version".parse().unwrap()), (version, false));
+    let git: Runtime = "git+https://example.org/vkgen.git#0123abc".parse().unwrap();
+    assert_eq!(
+        manifest(&git),
+        (
+            r#"{ git = "https://example.org/vkgen.git", rev = "0123abc" }"#.to_owned(),
+            false
+        )
+    );
+    for bad in ["", "git", "git+https://x", "git+#abc", "path"] {
+        assert!(bad.parse::<Runtime>().is_err(), "{bad:?}");
+    }
+    // Inside the checkout the crate is a workspace member on the checkout's runtime.
+    let inside = common::workspace().join("target/acme-inside");
+    assert!(driver_files_on(&opts, "acme", &inside, None, &Runtime::Version).is_err());
+    // A registry or git runtime needs no checkout: an installed vkgen scaffolds with it.
+    let nowhere = out.path().join("no-checkout");
+    assert!(driver_files_on(
+        &opts,
+        "acme",
+        out.path(),
+        Some(&nowhere),
+        &Runtime::Vendored
+    )
+    .is_err());
+    driver_files_on(&opts, "acme", out.path(), Some(&nowhere), &git).unwrap();
 }

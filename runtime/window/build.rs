@@ -6,7 +6,8 @@
 //!   helpers, so tests (and any Rust caller) pass `perform` exactly the argument types C does.
 //!
 //! The operation and query codes are not typed twice: they are read from the ABI mirror
-//! (`runtime/abi/src/native_window.rs`) and written to `$OUT_DIR/vkgen_window_codes.h`, so the C
+//! (`runtime/abi/src/native_window.rs`, whose path `vkgen-abi` reports as
+//! `DEP_VKGEN_ABI_NATIVE_WINDOW`) and written to `$OUT_DIR/vkgen_window_codes.h`, so the C
 //! switch and the Rust constants cannot drift apart.
 
 use std::fmt::Write as _;
@@ -15,7 +16,11 @@ use std::path::PathBuf;
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("manifest dir"));
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let abi = manifest_dir.join("../abi/src/native_window.rs");
+    // `vkgen-abi` reports its own path (its build script): right in a packaged copy too.
+    let abi = PathBuf::from(
+        std::env::var_os("DEP_VKGEN_ABI_NATIVE_WINDOW")
+            .expect("vkgen-abi did not report its native_window.rs"),
+    );
     println!("cargo:rerun-if-changed={}", abi.display());
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=csrc");

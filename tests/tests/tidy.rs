@@ -410,12 +410,40 @@ fn path_dependencies(dir: &Path) -> Vec<PathBuf> {
         if !normal {
             continue;
         }
-        if let Some(i) = t.find("path = \"") {
-            let rest = &t[i + 8..];
-            if let Some(end) = rest.find('"') {
-                let p = dir.join(&rest[..end]);
-                out.push(normalize(&p));
+        if let Some(p) = quoted_path(t) {
+            out.push(normalize(&dir.join(p)));
+        }
+        // `vkgen-abi.workspace = true` / `x = { workspace = true, … }`: the workspace's path.
+        let name = t.split(['.', ' ', '=']).next().unwrap_or("");
+        if t.contains("workspace = true") {
+            if let Some(p) = workspace_paths().get(name) {
+                out.push(normalize(p));
             }
+        }
+    }
+    out
+}
+
+/// The `path = "…"` of a dependency line.
+fn quoted_path(line: &str) -> Option<&str> {
+    let rest = &line[line.find("path = \"")? + 8..];
+    Some(&rest[..rest.find('"')?])
+}
+
+/// `[workspace.dependencies]` entries with a path (the workspace's own crates), by name.
+fn workspace_paths() -> BTreeMap<String, PathBuf> {
+    let text = read(Path::new("Cargo.toml"));
+    let mut out = BTreeMap::new();
+    let mut section = false;
+    for l in text.lines() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            section = t == "[workspace.dependencies]";
+            continue;
+        }
+        if let (true, Some(p)) = (section, quoted_path(t)) {
+            let name = t.split([' ', '=']).next().unwrap_or("");
+            out.insert(name.to_owned(), PathBuf::from(p));
         }
     }
     out

@@ -14,6 +14,7 @@ pub mod limits;
 pub mod pfn;
 pub mod phf;
 pub mod recorder;
+pub mod recorder_routes;
 pub mod requirements;
 pub mod runtime_files;
 pub mod text;

@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use super::recorder_routes::Route;
 use super::{param_name, text, Ctx, Place, PREAMBLE};
 use crate::error::Result;
 use crate::model::*;
@@ -415,14 +416,22 @@ fn indent(s: &str, by: &str) -> String {
     s.lines().map(|l| format!("{by}{l}\n")).collect()
 }
 
-/// The `Execute` trait: one method per command, doing nothing (but reporting) by default.
-fn write_execute(cx: &Ctx, commands: &[&Command], out: &mut String) {
+/// The `Execute` trait: one method per command, doing nothing (but reporting) by default, or
+/// for a routed 1.0 form, running its `…2` method when the engine runs that.
+fn write_execute(
+    cx: &Ctx,
+    commands: &[&Command],
+    routes: &BTreeMap<String, Route>,
+    out: &mut String,
+) {
     out.push_str(
         "\n/// What a vendor's engine runs: one method per `vkCmd*`, called by [`Recording::replay`]\n\
          /// with the recorded arguments (pointers into the recording, valid for the call). A\n\
-         /// method left out calls [`unimplemented`](Execute::unimplemented). Put\n\
+         /// method left out calls [`unimplemented`](Execute::unimplemented), but a 1.0 form with a\n\
+         /// `…2` form ([`routed_to`]: `cmd_copy_buffer` → `cmd_copy_buffer2`) converts its\n\
+         /// arguments and calls the `…2` method when the engine runs that. Put\n\
          /// `#[vkgen_driver::execute]` on the `impl` block and [`implements`](Execute::implements)\n\
-         /// says which methods it defines.\n\
+         /// says which commands it runs: the methods it defines and the 1.0 forms routed to them.\n\
          ///\n/// The methods are `unsafe` because they take raw pointers; the replay passes the\n\
          /// recorded ones, which point into the recording, except what the module docs list.\n\
          pub trait Execute {\n    \
@@ -436,6 +445,13 @@ fn write_execute(cx: &Ctx, commands: &[&Command], out: &mut String) {
         let params = text::params(cx, cmd);
         out.push('\n');
         out.push_str(&indent(&text::doc_link(cx, &cmd.name), "    "));
+        if let Some(r) = routes.get(&cmd.name) {
+            let _ = writeln!(
+                out,
+                "    ///\n    /// Left out, runs as [`{0}`](Execute::{0}) when the engine runs that.",
+                names::command_field(&r.to.name)
+            );
+        }
         out.push_str("    #[allow(unused_variables)]\n");
         let mut ps = vec![("&mut self".to_owned(), String::new())];
         ps.extend(params[1..].iter().cloned());
@@ -449,15 +465,31 @@ fn write_execute(cx: &Ctx, commands: &[&Command], out: &mut String) {
                 }
             })
             .collect();
+        let id = index[cmd.name.as_str()];
+        let body = match routes.get(&cmd.name) {
+            None => format!("self.unimplemented(CommandId({id}));"),
+            Some(r) => routed_body(index[r.to.name.as_str()], id, &r.body),
+        };
         let _ = writeln!(
             out,
-            "    unsafe fn {}({}) {{\n        self.unimplemented(CommandId({}));\n    }}",
+            "    unsafe fn {}({}) {{\n        {body}\n    }}",
             names::command_field(&cmd.name),
             sig.join(", "),
-            index[cmd.name.as_str()]
         );
     }
     out.push_str("}\n");
+}
+
+/// A routed 1.0 method's default body: converts to the `…2` form (`to`) when the engine runs it.
+fn routed_body(to: usize, id: usize, convert: &str) -> String {
+    let convert = indent(convert, "                ");
+    format!(
+        "if implemented(CommandId({to}), Self::implements) {{\n            \
+         // SAFETY: the `…2` structures built here point at this call's arguments (the recorded\n            \
+         // copies the replay passes, valid for the call) and at locals that outlive the call.\n            \
+         unsafe {{\n{convert}            }};\n        }} else {{\n            \
+         self.unimplemented(CommandId({id}));\n        }}"
+    )
 }
 
 /// `Recording::replay`: one arm per command.
@@ -570,6 +602,7 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
 
 pub fn emit(cx: &Ctx) -> Result<String> {
     let commands = recorded_commands(cx);
+    let routes = super::recorder_routes::routes(cx, &commands);
     let structs = reachable(cx, &commands);
     let fixed = needing_fix(cx, &structs);
     let mut out = format!(
@@ -587,7 +620,8 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         fixed.len()
     );
     write_records(cx, &commands, &mut out);
-    write_execute(cx, &commands, &mut out);
+    write_execute(cx, &commands, &routes, &mut out);
+    super::recorder_routes::write_table(cx, &routes, &mut out);
     write_replay(cx, &commands, &mut out);
     write_chain_table(cx, &structs, &mut out);
     for name in &fixed {
@@ -614,9 +648,10 @@ fn write_table(cx: &Ctx, commands: &[&Command], out: &mut String) {
     let _ = write!(
         out,
         "\n/// Every recorded command (canonical), in registry order.\npub const COMMANDS: &[CommandId] = &[\n{}];\n\n\
-         /// The recorded commands `E` has no method for (the requirements report lists them).\n\
+         /// The recorded commands `E` runs neither by its own method nor through a `…2` route\n\
+         /// (the requirements report lists them).\n\
          pub fn unimplemented<E: Execute>() -> impl Iterator<Item = CommandId> {{\n    \
-         COMMANDS.iter().copied().filter(|&c| !E::implements(c))\n}}\n\n\
+         COMMANDS.iter().copied().filter(|&c| !implemented(c, E::implements))\n}}\n\n\
          /// The recording entry points as a component of a driver's command map (every recorded\n\
          /// command; aliases answer through their command's slot).\n\
          pub fn entries<R: Target>() -> crate::entries::EntryTable {{\n    crate::entries::EntryTable {{\n",

@@ -9,9 +9,10 @@
 //! defines itself are left alone.
 //!
 //! `#[vkgen_driver::execute]`: put it on `impl Execute for E { … }` (the command recorder's
-//! replay engine) and the block gains `fn implements(cmd)` answering true exactly for the
-//! `cmd_*` methods it defines, so the requirements report can name every advertised command
-//! the engine does not run.
+//! replay engine) and the block gains `fn implements(cmd)` answering true for the `cmd_*`
+//! methods it defines and for the 1.0 forms the recorder routes to one of them
+//! (`cmd_copy_buffer` when it defines `cmd_copy_buffer2`), so the requirements report can
+//! name every advertised command the engine does not run.
 //!
 //! Why a macro: a trait cannot tell whether an impl overrode a default method, and a list kept
 //! by hand drifts from the code. The hook → command mapping is by name: hook `create_buffer` is
@@ -130,14 +131,19 @@ pub fn execute(attr: TokenStream, item: TokenStream) -> TokenStream {
         .map(|n| format_ident!("{}", n.trim_start_matches("r#").to_uppercase()))
         .collect();
     let id = quote!(::vkgen_driver::generated::commands::CommandId);
-    let body = if commands.is_empty() {
+    let defines = if commands.is_empty() {
         quote!(false)
     } else {
         quote!(matches!(cmd, #(#id::#commands)|*))
     };
+    // A 1.0 form the block leaves out runs when its `…2` method does (the generated default
+    // method converts): the recorder's route table says which.
     imp.items.push(syn::parse_quote! {
         fn implements(cmd: #id) -> bool {
-            #body
+            fn defines(cmd: #id) -> bool {
+                #defines
+            }
+            ::vkgen_driver::generated::recorder::implemented(cmd, defines)
         }
     });
     quote!(#imp).into()

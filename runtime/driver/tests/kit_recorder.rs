@@ -504,3 +504,379 @@ fn the_execute_macro_reports_the_methods_an_engine_defines() {
             }
     )));
 }
+
+/// An engine that runs only the `…2` copy and barrier (and a fill): the 1.0 forms an
+/// application records reach it converted. Buffers are 64 bytes of host memory by handle.
+#[derive(Default)]
+struct Engine2 {
+    memory: std::collections::BTreeMap<u64, Vec<u8>>,
+    barriers: Vec<String>,
+    unimplemented: Vec<CommandId>,
+}
+
+impl Engine2 {
+    fn buffer(&mut self, b: vk::Buffer) -> &mut Vec<u8> {
+        self.memory.entry(b.as_raw()).or_insert_with(|| vec![0; 64])
+    }
+}
+
+#[vkgen_driver::execute]
+impl Execute for Engine2 {
+    fn unimplemented(&mut self, cmd: CommandId) {
+        self.unimplemented.push(cmd);
+    }
+
+    unsafe fn cmd_fill_buffer(&mut self, dst: vk::Buffer, offset: u64, size: u64, data: u32) {
+        let range = offset as usize..(offset + size) as usize;
+        for word in self.buffer(dst)[range].chunks_mut(4) {
+            word.copy_from_slice(&data.to_le_bytes()[..word.len()]);
+        }
+    }
+
+    unsafe fn cmd_copy_buffer2(&mut self, info: *const vk::CopyBufferInfo2<'_>) {
+        // SAFETY: the replay passes the route's info, built from the recorded arguments.
+        let info = unsafe { &*info };
+        assert_eq!(info.s_type, vk::StructureType::COPY_BUFFER_INFO_2);
+        // SAFETY: `region_count` regions converted from the recorded `VkBufferCopy` array.
+        let regions =
+            unsafe { std::slice::from_raw_parts(info.p_regions, info.region_count as usize) };
+        let src = self.buffer(info.src_buffer).clone();
+        let dst = self.buffer(info.dst_buffer);
+        for r in regions {
+            assert_eq!(r.s_type, vk::StructureType::BUFFER_COPY_2);
+            let (s, d, n) = (
+                r.src_offset as usize,
+                r.dst_offset as usize,
+                r.size as usize,
+            );
+            dst[d..d + n].copy_from_slice(&src[s..s + n]);
+        }
+    }
+
+    unsafe fn cmd_pipeline_barrier2(&mut self, dependency: *const vk::DependencyInfo<'_>) {
+        // SAFETY: the replay passes the route's dependency, built from the recorded barriers.
+        let d = unsafe { &*dependency };
+        // SAFETY: each array holds its count of converted barriers.
+        let (memory, buffers) = unsafe {
+            (
+                std::slice::from_raw_parts(d.p_memory_barriers, d.memory_barrier_count as usize),
+                std::slice::from_raw_parts(
+                    d.p_buffer_memory_barriers,
+                    d.buffer_memory_barrier_count as usize,
+                ),
+            )
+        };
+        for m in memory {
+            self.barriers.push(format!(
+                "memory {:?}/{:?} -> {:?}/{:?} {:?}",
+                m.src_stage_mask,
+                m.src_access_mask,
+                m.dst_stage_mask,
+                m.dst_access_mask,
+                d.dependency_flags
+            ));
+        }
+        for b in buffers {
+            self.barriers.push(format!(
+                "buffer {} {}+{} {:?}/{:?} -> {:?}/{:?}",
+                b.buffer.as_raw(),
+                b.offset,
+                b.size,
+                b.src_stage_mask,
+                b.src_access_mask,
+                b.dst_stage_mask,
+                b.dst_access_mask
+            ));
+        }
+        assert_eq!(d.image_memory_barrier_count, 0);
+    }
+}
+
+#[test]
+fn the_1_0_copy_and_barrier_replay_through_the_2_methods() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let mut regions = [
+        vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 8,
+            size: 8,
+        },
+        vk::BufferCopy {
+            src_offset: 12,
+            dst_offset: 40,
+            size: 12,
+        },
+    ];
+    let mut memory = [vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+    let buffer_barrier = vk::BufferMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::HOST_READ)
+        .buffer(buf(1))
+        .offset(4)
+        .size(20);
+    let image = vk::ImageSubresourceLayers::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .layer_count(1);
+    f.begin(cb);
+    // SAFETY: a recording command buffer; the arguments are valid for each call.
+    unsafe {
+        f.device.cmd_fill_buffer(cb, buf(1), 0, 16, 0x0403_0201);
+        f.device.cmd_fill_buffer(cb, buf(1), 16, 16, 0x0807_0605);
+        f.device.cmd_fill_buffer(cb, buf(2), 0, 64, 0xaaaa_aaaa);
+        f.device.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::BY_REGION,
+            &memory,
+            &[buffer_barrier],
+            &[],
+        );
+        f.device.cmd_copy_buffer(cb, buf(1), buf(2), &regions);
+        // No `…2` method for this one: the 1.0 form is reported, not run.
+        f.device.cmd_copy_image(
+            cb,
+            vk::Image::from_raw(5),
+            vk::ImageLayout::GENERAL,
+            vk::Image::from_raw(6),
+            vk::ImageLayout::GENERAL,
+            &[vk::ImageCopy::default()
+                .src_subresource(image)
+                .dst_subresource(image)],
+        );
+    }
+    f.end(cb);
+    scribble(&mut regions[1].size, 0);
+    scribble(&mut memory[0].dst_access_mask, vk::AccessFlags::empty());
+
+    let mut e = Engine2::default();
+    // SAFETY: a live command buffer of the fixture driver.
+    let handle = unsafe { CommandBuffer::<Rec>::from_handle(cb) }.expect("a kit command buffer");
+    handle.replay(&mut e);
+    let mut src = vec![0u8; 64];
+    for (i, b) in src[..32].iter_mut().enumerate() {
+        *b = (i % 4 + 1 + 4 * (i / 16)) as u8;
+    }
+    let mut dst = vec![0xaa; 64];
+    dst[8..16].copy_from_slice(&src[0..8]);
+    dst[40..52].copy_from_slice(&src[12..24]);
+    assert_eq!(e.memory[&1], src);
+    assert_eq!(e.memory[&2], dst, "the 1.0 copy, run by cmd_copy_buffer2");
+    assert_eq!(
+        e.barriers,
+        [
+            // The 64-bit stage `TRANSFER` (0x1000) prints by its `…2` name.
+            "memory ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER | HOST/TRANSFER_READ BY_REGION",
+            "buffer 1 4+20 ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER | HOST/TRANSFER_READ | HOST_READ",
+        ]
+    );
+    assert_eq!(e.unimplemented, [CommandId::CMD_COPY_IMAGE]);
+
+    // The requirements view counts a 1.0 form as run when its `…2` target is.
+    assert!(Engine2::implements(CommandId::CMD_COPY_BUFFER));
+    assert!(Engine2::implements(CommandId::CMD_PIPELINE_BARRIER));
+    assert!(!Engine2::implements(CommandId::CMD_COPY_IMAGE));
+    let unexecuted: Vec<&str> = kit::requirements::unimplemented_commands::<Rec>(
+        kit::command_map::<Rec>(),
+        Rec::API_VERSION,
+        Rec::device_extensions(),
+        Some(Engine2::implements),
+    )
+    .into_iter()
+    .filter_map(|m| match m {
+        kit::requirements::Missing::Unexecuted { command, .. } => Some(command),
+        _ => None,
+    })
+    .collect();
+    assert!(!unexecuted.contains(&"vkCmdCopyBuffer"));
+    assert!(!unexecuted.contains(&"vkCmdPipelineBarrier"));
+    assert!(unexecuted.contains(&"vkCmdCopyImage"));
+    assert!(unexecuted.contains(&"vkCmdCopyImage2"));
+}
+
+/// An engine with only `…2` forms whose conversion is not member by member: the event
+/// commands (hand-written), a renamed stage, a bind point made stages, a default size.
+#[derive(Default)]
+struct Events2 {
+    log: Vec<String>,
+}
+
+/// A dependency's memory and buffer barriers, as text.
+///
+/// # Safety
+/// `d` is a valid dependency info.
+unsafe fn barriers(d: &vk::DependencyInfo<'_>) -> String {
+    // SAFETY: the caller's dependency holds its counts of barriers (an empty array may be null).
+    let (m, b) = unsafe {
+        (
+            slice(d.p_memory_barriers, d.memory_barrier_count),
+            slice(d.p_buffer_memory_barriers, d.buffer_memory_barrier_count),
+        )
+    };
+    let m: Vec<_> = m
+        .iter()
+        .map(|m| {
+            (
+                m.src_stage_mask.as_raw(),
+                m.dst_stage_mask.as_raw(),
+                m.dst_access_mask.as_raw(),
+            )
+        })
+        .collect();
+    let b: Vec<_> = b
+        .iter()
+        .map(|b| {
+            (
+                b.buffer.as_raw(),
+                b.src_stage_mask.as_raw(),
+                b.dst_stage_mask.as_raw(),
+            )
+        })
+        .collect();
+    format!("{m:?} {b:?}")
+}
+
+/// `n` elements at `p`, which may be null when `n` is 0 (Vulkan's empty array).
+///
+/// # Safety
+/// `p` points at `n` elements when `n` is not 0.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if n == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's `n` elements at `p`.
+    unsafe { std::slice::from_raw_parts(p, n as usize) }
+}
+
+#[vkgen_driver::execute]
+impl Execute for Events2 {
+    unsafe fn cmd_set_event2(&mut self, event: vk::Event, d: *const vk::DependencyInfo<'_>) {
+        // SAFETY: the route's dependency, valid for the call.
+        let text = unsafe { barriers(&*d) };
+        self.log.push(format!("set {} {text}", event.as_raw()));
+    }
+
+    unsafe fn cmd_wait_events2(
+        &mut self,
+        count: u32,
+        events: *const vk::Event,
+        d: *const vk::DependencyInfo<'_>,
+    ) {
+        // SAFETY: the recorded events and the route's dependencies, one per event.
+        let (events, deps) = unsafe {
+            (
+                std::slice::from_raw_parts(events, count as usize),
+                std::slice::from_raw_parts(d, count as usize),
+            )
+        };
+        for (e, d) in events.iter().zip(deps) {
+            // SAFETY: a dependency of the route, valid for the call.
+            let text = unsafe { barriers(d) };
+            self.log.push(format!("wait {} {text}", e.as_raw()));
+        }
+    }
+
+    unsafe fn cmd_write_timestamp2(
+        &mut self,
+        stage: vk::PipelineStageFlags2,
+        _: vk::QueryPool,
+        q: u32,
+    ) {
+        self.log
+            .push(format!("timestamp {:#x} {q}", stage.as_raw()));
+    }
+
+    unsafe fn cmd_bind_descriptor_sets2(
+        &mut self,
+        info: *const vkgen_driver::generated::vk::BindDescriptorSetsInfo,
+    ) {
+        // SAFETY: the route's info, valid for the call.
+        let i = unsafe { &*info };
+        self.log.push(format!(
+            "sets {:?} first {} count {} dynamic {}",
+            i.stage_flags, i.first_set, i.descriptor_set_count, i.dynamic_offset_count
+        ));
+    }
+
+    unsafe fn cmd_bind_index_buffer2(
+        &mut self,
+        b: vk::Buffer,
+        offset: u64,
+        size: u64,
+        ty: vk::IndexType,
+    ) {
+        let whole = size == vk::WHOLE_SIZE;
+        self.log.push(format!(
+            "index {} {offset} whole {whole} {ty:?}",
+            b.as_raw()
+        ));
+    }
+}
+
+#[test]
+fn event_timestamp_and_binding_forms_replay_through_their_2_methods() {
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    let events = [vk::Event::from_raw(31), vk::Event::from_raw(32)];
+    let barrier = vk::BufferMemoryBarrier::default().buffer(buf(9)).size(4);
+    let sets = [
+        vk::DescriptorSet::from_raw(41),
+        vk::DescriptorSet::from_raw(42),
+    ];
+    let (transfer, host) = (
+        vk::PipelineStageFlags::TRANSFER,
+        vk::PipelineStageFlags::HOST,
+    );
+    f.begin(cb);
+    // SAFETY: a recording command buffer; the arguments are valid for each call.
+    unsafe {
+        f.device.cmd_set_event(cb, events[0], transfer);
+        f.device
+            .cmd_wait_events(cb, &events, transfer, host, &[], &[barrier], &[]);
+        f.device
+            .cmd_write_timestamp(cb, transfer, vk::QueryPool::from_raw(5), 3);
+        f.device.cmd_bind_descriptor_sets(
+            cb,
+            vk::PipelineBindPoint::COMPUTE,
+            vk::PipelineLayout::from_raw(6),
+            1,
+            &sets,
+            &[256],
+        );
+        f.device
+            .cmd_bind_index_buffer(cb, buf(7), 16, vk::IndexType::UINT16);
+    }
+    f.end(cb);
+    let mut e = Events2::default();
+    // SAFETY: a live command buffer of the fixture driver.
+    unsafe { CommandBuffer::<Rec>::from_handle(cb) }
+        .unwrap()
+        .replay(&mut e);
+    let (t, h) = (u64::from(transfer.as_raw()), u64::from(host.as_raw()));
+    assert_eq!(
+        e.log,
+        [
+            // An execution dependency on the stage, both scopes (Mesa's vk_common_CmdSetEvent).
+            format!("set 31 [({t}, {t}, 0)] []"),
+            // Each event's dependency holds the barriers with both stage masks.
+            format!("wait 31 [] [(9, {t}, {h})]"),
+            format!("wait 32 [] [(9, {t}, {h})]"),
+            format!("timestamp {t:#x} 3"),
+            "sets COMPUTE first 1 count 2 dynamic 1".to_owned(),
+            "index 7 16 whole true UINT16".to_owned(),
+        ]
+    );
+    for cmd in [
+        CommandId::CMD_SET_EVENT,
+        CommandId::CMD_WAIT_EVENTS,
+        CommandId::CMD_WRITE_TIMESTAMP,
+        CommandId::CMD_BIND_DESCRIPTOR_SETS,
+        CommandId::CMD_BIND_INDEX_BUFFER,
+    ] {
+        assert!(Events2::implements(cmd), "{cmd:?}");
+    }
+    assert!(!Events2::implements(CommandId::CMD_RESET_EVENT));
+}
