@@ -19,8 +19,12 @@
 //! * a command the loader hooks (its own implementations, WSI) of an extension the device (or,
 //!   for device commands of instance extensions, the instance) did not enable, unless it is core
 //!   at or below the device's effective API version → `NULL` (AOSP filters only its hooks);
-//! * anything else (names unknown to the registry included) → the head of the device's layer
-//!   chain: the driver's own function unless a layer or the loader intercepts it.
+//! * a name the device's table asked the chain for at `vkCreateDevice` (the commands the device
+//!   can expose, `device_table`) → the chain's answer then, from the table (NULL if it had
+//!   none), without calling down the chain again;
+//! * anything else (core above the device's version, extensions not enabled, names unknown to
+//!   the registry) → the head of the device's layer chain: the driver's own function unless a
+//!   layer or the loader intercepts it.
 
 use std::ffi::{c_char, CStr};
 
@@ -108,7 +112,8 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
         // SAFETY: `device` is the application's: null or a live device of this loader
         // (VUID-vkGetDeviceProcAddr-device-parameter).
         let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
-        let info = commands::lookup(name).map(commands::info);
+        let id = commands::lookup(name);
+        let info = id.map(commands::info);
         if let Some(info) = info {
             if info.level != Level::Device {
                 log::debug!("vkGetDeviceProcAddr({name:?}): not a device-level command");
@@ -123,7 +128,7 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
             // SAFETY: the terminator with this device and a C string.
             return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
         };
-        if let Some(info) = info {
+        if let (Some(id), Some(info)) = (id, info) {
             // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
             // by the enabled extensions and version; every other name is the driver's answer.
             if loader_hooked(name, info) && !command_enabled(info, api) {
@@ -133,13 +138,12 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
                 );
                 return None;
             }
-            // The device's table already holds what the chain returned for this command at
-            // vkCreateDevice: answering from it saves the chain's own name lookups.
-            if let (None, Some(slot)) = (info.alias_of, info.slot()) {
-                let table = data.dispatch();
-                if table.is_present(slot) {
-                    return table.get(slot);
-                }
+            // The chain was asked for this name at vkCreateDevice (`device_table`): its answer
+            // then is its answer now, without the chain's own name lookups.
+            match api.answers.recorded(id) {
+                Some(true) => return info.slot().and_then(|slot| data.dispatch().get(slot)),
+                Some(false) => return None,
+                None => {}
             }
         }
         // SAFETY: the head of the device chain with the device it created and a C string.
@@ -207,6 +211,7 @@ mod tests {
             api_version: vk::API_VERSION_1_1,
             enabled_extensions: ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]),
             instance_extensions: ExtensionSet::from_names([c"VK_EXT_debug_utils"]),
+            answers: Default::default(),
         };
         assert!(enabled(&device, c"vkCreateFence"));
         assert!(enabled(&device, c"vkTrimCommandPool"));
