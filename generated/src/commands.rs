@@ -9288,7 +9288,8 @@ const SLOTS: [u16; 2048] = [
 pub fn lookup(name: &CStr) -> Option<CommandId> {
     let bytes = name.to_bytes();
     let i = crate::phf::slot(bytes, &DISP, &SLOTS)?;
-    (COMMANDS[i as usize].name.bytes(NAMES) == bytes).then_some(CommandId(i))
+    crate::phf::same(COMMANDS[i as usize].name.bytes(NAMES), bytes)
+        .then_some(CommandId(i))
 }
 #[inline]
 pub fn info(id: CommandId) -> &'static CommandInfo {

@@ -611,8 +611,8 @@ mod instance_dispatch_table_stubs {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
 }
-/// Where the commands of each slot of [`InstanceDispatchTable`] start in [`INSTANCE_DISPATCH_TABLE_COMMANDS`] (slot `s`
-/// ends where `s + 1` starts).
+/// Where the commands of each slot of [`InstanceDispatchTable`] start in
+/// [`INSTANCE_DISPATCH_TABLE_COMMANDS`] (slot `s` ends where `s + 1` starts).
 static INSTANCE_DISPATCH_TABLE_STARTS: [u16; 62] = [
     0, 1, 2, 3, 4, 5, 6, 7,
     8, 9, 10, 11, 12, 13, 14, 15,
@@ -737,9 +737,9 @@ impl InstanceDispatchTable {
         gpa: &mut dyn FnMut(CommandId, &CStr) -> vk::PFN_vkVoidFunction,
     ) -> Self {
         let mut t = Self::empty();
-        // SAFETY: `INSTANCE_DISPATCH_TABLE_STARTS` and `INSTANCE_DISPATCH_TABLE_COMMANDS` are the generator's lists for this
-        // table, and the caller vouches that `gpa` answers each command with a function of
-        // its type: `fill`'s two conditions.
+        // SAFETY: the generator wrote `INSTANCE_DISPATCH_TABLE_STARTS` and
+        // `INSTANCE_DISPATCH_TABLE_COMMANDS` for this table, and the caller vouches that `gpa`
+        // answers each command with a function of its type: `fill`'s two conditions.
         unsafe { fill(&mut t, &INSTANCE_DISPATCH_TABLE_STARTS, &INSTANCE_DISPATCH_TABLE_COMMANDS, gpa) };
         t
     }
@@ -6222,8 +6222,8 @@ mod device_dispatch_table_stubs {
         crate::vk::Result::ERROR_FEATURE_NOT_PRESENT
     }
 }
-/// Where the commands of each slot of [`DeviceDispatchTable`] start in [`DEVICE_DISPATCH_TABLE_COMMANDS`] (slot `s`
-/// ends where `s + 1` starts).
+/// Where the commands of each slot of [`DeviceDispatchTable`] start in
+/// [`DEVICE_DISPATCH_TABLE_COMMANDS`] (slot `s` ends where `s + 1` starts).
 static DEVICE_DISPATCH_TABLE_STARTS: [u16; 584] = [
     0, 1, 2, 3, 4, 5, 6, 7,
     8, 9, 10, 11, 12, 13, 14, 15,
@@ -7010,9 +7010,9 @@ impl DeviceDispatchTable {
         gpa: &mut dyn FnMut(CommandId, &CStr) -> vk::PFN_vkVoidFunction,
     ) -> Self {
         let mut t = Self::empty();
-        // SAFETY: `DEVICE_DISPATCH_TABLE_STARTS` and `DEVICE_DISPATCH_TABLE_COMMANDS` are the generator's lists for this
-        // table, and the caller vouches that `gpa` answers each command with a function of
-        // its type: `fill`'s two conditions.
+        // SAFETY: the generator wrote `DEVICE_DISPATCH_TABLE_STARTS` and
+        // `DEVICE_DISPATCH_TABLE_COMMANDS` for this table, and the caller vouches that `gpa`
+        // answers each command with a function of its type: `fill`'s two conditions.
         unsafe { fill(&mut t, &DEVICE_DISPATCH_TABLE_STARTS, &DEVICE_DISPATCH_TABLE_COMMANDS, gpa) };
         t
     }

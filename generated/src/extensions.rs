@@ -9144,7 +9144,8 @@ const SLOTS: [u16; 1024] = [
 pub fn lookup(name: &CStr) -> Option<ExtensionId> {
     let bytes = name.to_bytes();
     let i = crate::phf::slot(bytes, &DISP, &SLOTS)?;
-    (EXTENSIONS[i as usize].name.bytes(STRINGS) == bytes).then_some(ExtensionId(i))
+    crate::phf::same(EXTENSIONS[i as usize].name.bytes(STRINGS), bytes)
+        .then_some(ExtensionId(i))
 }
 #[inline]
 pub fn info(id: ExtensionId) -> &'static ExtensionInfo {

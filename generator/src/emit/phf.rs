@@ -247,4 +247,24 @@ mod tests {
             .iter()
             .all(|&s| s == u16::MAX || (s as usize) < MAX_KEYS));
     }
+
+    /// Every byte of a name reaches the hash and the compare, whatever the name's length
+    /// (the whole words, the overlapping last one, the zero-extended short one).
+    #[test]
+    fn hash_and_compare_see_every_byte() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(probe::same(&a, &a.clone()));
+            if n > 0 {
+                assert_ne!(hash(&a), hash(&a[..n - 1]), "length {n}");
+                assert!(!probe::same(&a, &a[..n - 1]));
+            }
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x20;
+                assert_ne!(hash(&a), hash(&b), "length {n}, byte {i}");
+                assert!(!probe::same(&a, &b), "length {n}, byte {i}");
+            }
+        }
+    }
 }

@@ -24,43 +24,34 @@ const K0: u64 = 0x9e37_79b9_7f4a_7c15;
 const K1: u64 = 0xe703_7ed1_a0b4_28db;
 
 /// `a × b` as a 128-bit product, its halves xor-ed: every input bit reaches most output bits.
-#[inline]
+#[inline(always)]
 const fn fold(a: u64, b: u64) -> u64 {
     let p = (a as u128) * (b as u128);
     (p as u64) ^ ((p >> 64) as u64)
 }
 
-/// The little-endian word at `bytes[at..at + 8]` (the caller keeps it in bounds).
-#[inline]
-const fn word(bytes: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes([
-        bytes[at],
-        bytes[at + 1],
-        bytes[at + 2],
-        bytes[at + 3],
-        bytes[at + 4],
-        bytes[at + 5],
-        bytes[at + 6],
-        bytes[at + 7],
-    ])
+/// The little-endian word at `bytes[at..at + 8]` (0 past the end, which no caller reads).
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    bytes
+        .get(at..at + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_le_bytes)
 }
 
 /// The bytes of a name shorter than a word, zero-extended.
-#[inline]
-const fn short(bytes: &[u8]) -> u64 {
-    let mut w = 0u64;
-    let mut i = 0;
-    while i < bytes.len() {
-        w |= (bytes[i] as u64) << (8 * i);
-        i += 1;
-    }
-    w
+#[inline(always)]
+fn short(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = bytes.len().min(8);
+    w[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(w)
 }
 
 /// The name's 64-bit hash. Names of eight bytes or more end with the (overlapping) last word;
 /// the length goes into the seed, so names that share those bytes still differ.
-#[inline]
-pub(crate) const fn hash(bytes: &[u8]) -> u64 {
+#[inline(always)]
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
     let n = bytes.len();
     let mut h = fold(n as u64 ^ K0, K1);
     if n < 8 {
@@ -74,20 +65,42 @@ pub(crate) const fn hash(bytes: &[u8]) -> u64 {
     fold(h ^ word(bytes, n - 8), K1)
 }
 
+/// Whether `a` and `b` hold the same bytes: a word at a time, inline (the stored key and the
+/// name probed are short; a `memcmp` call costs more than the compare).
+#[inline(always)]
+#[allow(dead_code)] // the generator builds tables and never probes them
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return short(a) == short(b);
+    }
+    let mut i = 0;
+    while i + 8 < n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
+}
+
 /// The bucket of hash `h` among `buckets` (`buckets > 0`): the high half of `h × buckets`.
-#[inline]
+#[inline(always)]
 pub(crate) const fn bucket(h: u64, buckets: usize) -> usize {
     (((h >> 32) * buckets as u64) >> 32) as usize
 }
 
 /// Mixes a name's hash with its bucket's displacement `d`.
-#[inline]
+#[inline(always)]
 pub(crate) const fn mix(h: u64, d: u32) -> u64 {
     fold(h ^ (d as u64).wrapping_mul(K0), K1)
 }
 
 /// The only slot `bytes` can occupy; the caller compares the key stored there.
-#[inline]
+#[inline(always)]
 #[allow(dead_code)] // the generator builds tables and never probes them
 pub(crate) fn slot(bytes: &[u8], disp: &[u32], slots: &[u16]) -> Option<u16> {
     let h = hash(bytes);

@@ -27,9 +27,11 @@
 //!   layer or the loader intercepts it.
 
 use std::ffi::{c_char, CStr};
+use std::sync::OnceLock;
 
-use vkgen_generated::commands::{self, CommandInfo, Level, Origin};
+use vkgen_generated::commands::{self, CommandId, CommandInfo, Level, Origin};
 
+use super::device_table::CommandSet;
 use super::exports::exported_function;
 use crate::dispatch_data::{device_data, instance_data, ApiDevice};
 use crate::ffi::{cstr, guard};
@@ -131,7 +133,7 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
         if let (Some(id), Some(info)) = (id, info) {
             // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
             // by the enabled extensions and version; every other name is the driver's answer.
-            if loader_hooked(name, info) && !command_enabled(info, api) {
+            if hooked().contains(id) && !command_enabled(info, api) {
                 log::debug!(
                     "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
                      and which is not core at the device's API version"
@@ -148,6 +150,22 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
         }
         // SAFETY: the head of the device chain with the device it created and a C string.
         unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
+    })
+}
+
+/// The commands [`loader_hooked`] names, as a set computed once: `vkGetDeviceProcAddr` tests a
+/// bit instead of comparing the name with each hook's.
+fn hooked() -> &'static CommandSet {
+    static HOOKED: OnceLock<CommandSet> = OnceLock::new();
+    HOOKED.get_or_init(|| {
+        let mut set = CommandSet::default();
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let Ok(i) = u16::try_from(i) else { break };
+            if loader_hooked(info.name(), info) {
+                set.insert(CommandId(i));
+            }
+        }
+        set
     })
 }
 
@@ -200,6 +218,20 @@ mod tests {
         );
         assert!(!hooked(c"vkCmdBeginRendering"));
         assert!(!hooked(c"vkCmdDrawMultiEXT"));
+    }
+
+    #[test]
+    fn the_hooked_set_is_loader_hooked() {
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let id = CommandId(u16::try_from(i).unwrap());
+            assert_eq!(
+                hooked().contains(id),
+                loader_hooked(info.name(), info),
+                "{info:?}"
+            );
+        }
+        assert!(hooked().contains(commands::lookup(c"vkQueuePresentKHR").unwrap()));
+        assert!(!hooked().contains(commands::lookup(c"vkCmdDraw").unwrap()));
     }
 
     #[test]
