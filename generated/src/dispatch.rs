@@ -723,18 +723,19 @@ impl InstanceDispatchTable {
     /// # Safety
     /// `gpa` must return functions whose signatures match the names asked for.
     pub unsafe fn load(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: the closure hands on `gpa`'s answer for the very name it is given, and this
-        // function's caller vouches that `gpa` answers each name with a function of its type.
-        unsafe { Self::load_with(&mut |_, name| gpa(name)) }
+        // SAFETY: the closure hands on `gpa`'s answer for the name of the very command it is
+        // given, and this function's caller vouches that `gpa` answers each name with a
+        // function of its type.
+        unsafe { Self::load_with(&mut |id| gpa(crate::commands::info(id).name())) }
     }
     /// Fills the table slot by slot, asking `gpa` for the commands of each slot (see
-    /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command with
-    /// its name, so it may answer `None` for a command without asking anyone.
+    /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command, so
+    /// it may answer `None` for a command without asking anyone.
     ///
     /// # Safety
     /// `gpa` must return, for each command, a function of that command's type.
     pub unsafe fn load_with(
-        gpa: &mut dyn FnMut(CommandId, &CStr) -> vk::PFN_vkVoidFunction,
+        gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
     ) -> Self {
         let mut t = Self::empty();
         // SAFETY: the generator wrote `INSTANCE_DISPATCH_TABLE_STARTS` and
@@ -6996,18 +6997,19 @@ impl DeviceDispatchTable {
     /// # Safety
     /// `gpa` must return functions whose signatures match the names asked for.
     pub unsafe fn load(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: the closure hands on `gpa`'s answer for the very name it is given, and this
-        // function's caller vouches that `gpa` answers each name with a function of its type.
-        unsafe { Self::load_with(&mut |_, name| gpa(name)) }
+        // SAFETY: the closure hands on `gpa`'s answer for the name of the very command it is
+        // given, and this function's caller vouches that `gpa` answers each name with a
+        // function of its type.
+        unsafe { Self::load_with(&mut |id| gpa(crate::commands::info(id).name())) }
     }
     /// Fills the table slot by slot, asking `gpa` for the commands of each slot (see
-    /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command with
-    /// its name, so it may answer `None` for a command without asking anyone.
+    /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command, so
+    /// it may answer `None` for a command without asking anyone.
     ///
     /// # Safety
     /// `gpa` must return, for each command, a function of that command's type.
     pub unsafe fn load_with(
-        gpa: &mut dyn FnMut(CommandId, &CStr) -> vk::PFN_vkVoidFunction,
+        gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
     ) -> Self {
         let mut t = Self::empty();
         // SAFETY: the generator wrote `DEVICE_DISPATCH_TABLE_STARTS` and

@@ -156,9 +156,10 @@ fn table(
         ),
         (
             m.load.clone(),
-            "// SAFETY: the closure hands on `gpa`'s answer for the very name it is given, and this\n\
-             // function's caller vouches that `gpa` answers each name with a function of its type.\n\
-             unsafe { Self::load_with(&mut |_, name| gpa(name)) }\n"
+            "// SAFETY: the closure hands on `gpa`'s answer for the name of the very command it is\n\
+             // given, and this function's caller vouches that `gpa` answers each name with a\n\
+             // function of its type.\n\
+             unsafe { Self::load_with(&mut |id| gpa(crate::commands::info(id).name())) }\n"
                 .to_owned(),
         ),
         (
@@ -260,13 +261,13 @@ fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) 
             }
 
             /// Fills the table slot by slot, asking `gpa` for the commands of each slot (see
-            /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command with
-            /// its name, so it may answer `None` for a command without asking anyone.
+            /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command, so
+            /// it may answer `None` for a command without asking anyone.
             ///
             /// # Safety
             /// `gpa` must return, for each command, a function of that command's type.
             pub unsafe fn load_with(
-                gpa: &mut dyn FnMut(CommandId, &CStr) -> vk::PFN_vkVoidFunction,
+                gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
             ) -> Self {
                 let mut t = Self::empty();
                 #fill_id!();

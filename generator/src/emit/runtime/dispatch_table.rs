@@ -4,8 +4,9 @@
 //! **Filling.** A table is filled by one loop over data, not by code per slot: the generator
 //! writes, per slot, the commands whose names fill it (the defining command first, then its
 //! aliases in registry order) as `CommandId`s, and [`fill`] asks the provider for them in that
-//! order until one answers. The provider also sees the `CommandId`, so a caller can skip names
-//! without asking anyone (the loader asks a device's chain only for what the device can expose,
+//! order until one answers. The provider gets the `CommandId` (its name is
+//! `commands::info(id).name()`), so a caller can skip commands without asking anyone or even
+//! reading their names (the loader asks a device's chain only for what the device can expose,
 //! issue 22) and record which names it asked.
 //!
 //! Hand-written (vkgen's `generator/src/emit/runtime/dispatch_table.rs`) and copied verbatim
@@ -15,7 +16,7 @@
 use core::ffi::CStr;
 use std::sync::OnceLock;
 
-use crate::commands::{self, CommandId};
+use crate::commands::CommandId;
 use crate::vk;
 
 /// The commands of `slot` in a table whose slot `s` is filled from
@@ -41,11 +42,11 @@ pub(crate) unsafe fn fill<T: SlotTable>(
     table: &mut T,
     starts: &[u16],
     commands: &'static [CommandId],
-    gpa: &mut dyn FnMut(CommandId, &CStr) -> vk::PFN_vkVoidFunction,
+    gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
 ) {
     for slot in 0..T::LEN {
         for &id in slot_commands(starts, commands, slot) {
-            if let Some(f) = gpa(id, commands::info(id).name()) {
+            if let Some(f) = gpa(id) {
                 // SAFETY: `f` is what the provider returned for `id`, one of the names of `slot`
                 // (the generator's lists), so it has the slot's signature.
                 unsafe { table.set(slot, f) };

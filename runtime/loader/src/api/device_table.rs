@@ -26,8 +26,6 @@
 //! version (invalid usage) the stub returns `VK_ERROR_FEATURE_NOT_PRESENT` or nothing, where
 //! AOSP's table holds whatever the chain answered for it.
 
-use std::ffi::CStr;
-
 use vkgen_generated::commands::{self, CommandId, Origin, COMMANDS};
 
 use crate::dispatch::DeviceDispatchTable;
@@ -114,10 +112,11 @@ pub unsafe fn load(
     extensions: &ExtensionSet,
 ) -> (DeviceDispatchTable, TableAnswers) {
     let mut answers = TableAnswers::default();
-    let mut ask = |id: CommandId, name: &CStr| {
+    let mut ask = |id: CommandId| {
         if !exposable(id, api_version, extensions) {
             return None;
         }
+        let name = commands::info(id).name();
         // SAFETY: `device` is the live device `gdpa`'s chain created (this function's
         // contract) and `name` a command name from the generated table, NUL-terminated.
         let f = unsafe { gdpa(device, name.as_ptr()) };
@@ -136,6 +135,7 @@ pub unsafe fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::CStr;
     use std::sync::Mutex;
 
     fn id(name: &CStr) -> CommandId {
