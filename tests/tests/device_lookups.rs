@@ -121,9 +121,15 @@ fn take_asked(library: &Path) -> Vec<String> {
         )
     };
     assert!(!name_of.is_null() && !reset.is_null());
+    type NameOf = extern "C" fn(i32) -> *const c_char;
+    type Reset = extern "C" fn() -> i32;
     // SAFETY: the fixture defines these as `const char* (int)` and `int (void)`.
-    let (name_of, reset): (extern "C" fn(i32) -> *const c_char, extern "C" fn() -> i32) =
-        unsafe { (std::mem::transmute(name_of), std::mem::transmute(reset)) };
+    let (name_of, reset) = unsafe {
+        (
+            std::mem::transmute::<*mut libc::c_void, NameOf>(name_of),
+            std::mem::transmute::<*mut libc::c_void, Reset>(reset),
+        )
+    };
     let mut names = Vec::new();
     let mut i = 0;
     loop {
@@ -226,8 +232,10 @@ fn check_device(library: &Path, version: u32, extensions: &[&CStr]) {
         ["vkCmdSetCullModeEXT", "vkNotACommand"]
     );
     // SAFETY: our GDPA with a live device; the name fixes the type.
-    let destroy: vk::PFN_vkDestroyDevice = unsafe {
-        std::mem::transmute(gdpa(d, c"vkDestroyDevice".as_ptr()).expect("vkDestroyDevice"))
+    let destroy = unsafe {
+        std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkDestroyDevice>(
+            gdpa(d, c"vkDestroyDevice".as_ptr()).expect("vkDestroyDevice"),
+        )
     };
     // SAFETY: children before parents.
     unsafe {
