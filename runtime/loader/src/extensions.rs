@@ -313,13 +313,14 @@ pub fn swapchain_for_native_buffer(anb_spec: u32) -> vk::ExtensionProperties {
 
 /// Removes later duplicates (by name); the first occurrence wins.
 pub fn dedup(list: Vec<vk::ExtensionProperties>) -> Vec<vk::ExtensionProperties> {
-    let mut out: Vec<vk::ExtensionProperties> = Vec::with_capacity(list.len());
-    for e in list {
-        if !out.iter().any(|o| name_of(o) == name_of(&e)) {
-            out.push(e);
-        }
-    }
-    out
+    // One pass with a set: every vkCreateInstance dedups a driver's whole list, and comparing
+    // each entry with all kept ones re-read both names each time.
+    let mut seen = std::collections::HashSet::with_capacity(list.len());
+    let keep: Vec<bool> = list.iter().map(|e| seen.insert(name_of(e))).collect();
+    list.into_iter()
+        .zip(keep)
+        .filter_map(|(e, keep)| keep.then_some(e))
+        .collect()
 }
 
 /// Whether `list` contains `name`.
@@ -814,6 +815,20 @@ mod tests {
         let set = ExtensionSet::from_names([c"VK_EXT_debug_utils", c"VK_unknown"]);
         assert!(set.contains(ext::lookup(c"VK_EXT_debug_utils").unwrap()));
         assert!(!set.contains(ExtensionId::KHR_SWAPCHAIN));
+    }
+
+    #[test]
+    fn dedup_keeps_the_first_of_each_name_in_order() {
+        let out = dedup(list(&[
+            (c"VK_KHR_a", 1),
+            (c"VK_KHR_b", 2),
+            (c"VK_KHR_a", 3),
+            (c"VK_KHR_c", 4),
+            (c"VK_KHR_b", 5),
+        ]));
+        assert_eq!(names(&out), [c"VK_KHR_a", c"VK_KHR_b", c"VK_KHR_c"]);
+        let specs: Vec<u32> = out.iter().map(|e| e.spec_version).collect();
+        assert_eq!(specs, [1, 2, 4]);
     }
 
     /// The device's exposable commands follow the extensions an enabled one depends on
