@@ -222,7 +222,7 @@ fn check_device(library: &Path, version: u32, extensions: &[&CStr]) {
     }
     assert_eq!(take_asked(library), Vec::<String>::new());
     // A name the table never asked for goes down to the driver, as AOSP sends it.
-    // SAFETY: as above, a live device and a C string.
+    // SAFETY: our GDPA with the live device `d` and C string literals.
     unsafe {
         assert!(gdpa(d, c"vkNotACommand".as_ptr()).is_none());
         assert!(gdpa(d, c"vkCmdSetCullModeEXT".as_ptr()).is_none());

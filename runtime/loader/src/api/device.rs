@@ -6,7 +6,7 @@
 //! device's visible list (`VK_ERROR_EXTENSION_NOT_PRESENT` otherwise), calls
 //! `head_gipa(instance, "vkCreateDevice")` with the chain nodes prepended, then fills the
 //! device's dispatch table from the head's `vkGetDeviceProcAddr` with the commands the device
-//! can expose ([`super::device_table`]) and records what `vkGetDeviceProcAddr` needs for its
+//! can expose ([`crate::device_table`]) and records what `vkGetDeviceProcAddr` needs for its
 //! rules (effective API version, enabled extensions, the names the table asked for).
 //!
 //! `vkEnumerateDeviceLayerProperties` lists the instance's global layers;
@@ -20,7 +20,6 @@ use std::sync::Arc;
 
 use vkgen_abi::vk_error;
 
-use super::device_table;
 use crate::chain::DeviceChain;
 use crate::dispatch_data::{
     checked_device_data, checked_instance_data, instance_data, ApiDevice, ApiInstance, InstanceData,
@@ -28,7 +27,7 @@ use crate::dispatch_data::{
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
 use crate::layers::Layer;
-use crate::{driver, init, terminator, vk};
+use crate::{device_table, driver, init, terminator, vk};
 
 /// The layers of an instance that go into its device chains.
 fn global_layers(data: &InstanceData) -> Vec<Arc<Layer>> {

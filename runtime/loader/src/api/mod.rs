@@ -7,8 +7,6 @@
 //!   chain) and `vkDestroyInstance`;
 //! * [`device`]: `vkCreateDevice` (the device chain from the instance's global layers),
 //!   `vkDestroyDevice` and the device enumeration commands;
-//! * [`device_table`]: which names a device's dispatch table asks its chain for (the commands
-//!   the device can expose) and the record `vkGetDeviceProcAddr` answers them from;
 //! * [`proc_addr`]: `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` with the spec's and
 //!   Android's rules;
 //! * [`exports`]: the exported symbols (the generated trampolines plus the functions above) and
@@ -23,7 +21,6 @@
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
 mod desktop;
 pub mod device;
-pub mod device_table;
 pub mod exports;
 pub mod global;
 pub mod instance;

@@ -31,8 +31,8 @@ use std::sync::OnceLock;
 
 use vkgen_generated::commands::{self, CommandId, CommandInfo, Level, Origin};
 
-use super::device_table::CommandSet;
 use super::exports::exported_function;
+use crate::device_table::CommandSet;
 use crate::dispatch_data::{device_data, instance_data, ApiDevice};
 use crate::ffi::{cstr, guard};
 use crate::{terminator, vk};

@@ -156,8 +156,8 @@ pub struct ApiDevice {
     /// The instance extensions of the parent instance.
     pub instance_extensions: ExtensionSet,
     /// Which names the table asked the chain for, and which it got
-    /// (`api::device_table`): `vkGetDeviceProcAddr` answers those from the table.
-    pub answers: crate::api::device_table::TableAnswers,
+    /// ([`crate::device_table`]): `vkGetDeviceProcAddr` answers those from the table.
+    pub answers: crate::device_table::TableAnswers,
 }
 
 static LIVE_INSTANCES: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
