@@ -12,8 +12,9 @@
 //!    called through the loader's exported symbol (`dlsym`, i.e. the trampoline) and through the
 //!    pointer `vkGetDeviceProcAddr` returns (for both loaders the driver's own function, checked
 //!    with `dladdr`). Paired runs in alternating order; overhead = exported − direct per run.
-//! 2. **`vkGetDeviceProcAddr`** over a fixed 60-name mix: 45 real device commands (core 1.0 and
-//!    1.1, all of which must resolve) and 15 instance-level or made-up names.
+//! 2. **`vkGetDeviceProcAddr`** over a fixed 60-name mix: 40 real device commands (core 1.0 and
+//!    1.1, all of which must resolve), 8 commands of extensions the device did not enable, and
+//!    12 instance-level or made-up names.
 //! 3. **Create + destroy** of instance + device through the exported entry points only
 //!    (`vkCreateInstance`, `vkEnumeratePhysicalDevices`, `vkCreateDevice`, `vkDestroyDevice`,
 //!    `vkDestroyInstance`: no per-instance proc-address loading by the benchmark itself).
@@ -52,14 +53,18 @@ const SAMPLES: usize = 15;
 /// Target duration of one lookup or create/destroy sample.
 const SAMPLE_TARGET: Duration = Duration::from_millis(40);
 
-/// The 60-name mix for `vkGetDeviceProcAddr`: 45 real device commands (core 1.0/1.1, so all
-/// resolve on an apiVersion 1.1 device), interleaved with 6 instance-level and 9 made-up names.
+/// The 60-name mix for `vkGetDeviceProcAddr`: 40 real device commands (core 1.0/1.1, so all
+/// resolve on an apiVersion 1.1 device), interleaved with 8 commands of device extensions the
+/// device did not enable (two of them the loader's own swapchain hooks), 5 instance-level and 7
+/// made-up names. Issue 22's goal (≤ 30 ns a lookup) is on this mix; until then it held 45 core
+/// names and no extension commands.
 const GDPA_NAMES: [&CStr; 60] = [
     c"vkGetDeviceQueue",
     c"vkQueueSubmit",
     c"vkCreateInstance",
     c"vkQueueWaitIdle",
     c"vkDeviceWaitIdle",
+    c"vkCmdDrawMultiEXT",
     c"vkAllocateMemory",
     c"vkNotARealCommand",
     c"vkFreeMemory",
@@ -67,6 +72,7 @@ const GDPA_NAMES: [&CStr; 60] = [
     c"vkUnmapMemory",
     c"vkEnumeratePhysicalDevices",
     c"vkFlushMappedMemoryRanges",
+    c"vkCmdBeginRenderingKHR",
     c"vkBindBufferMemory",
     c"vkBindImageMemory",
     c"vkCmdFrobnicateEXT",
@@ -74,16 +80,19 @@ const GDPA_NAMES: [&CStr; 60] = [
     c"vkGetImageMemoryRequirements",
     c"vkCreateFence",
     c"vkGetPhysicalDeviceProperties",
+    c"vkCreateSwapchainKHR",
     c"vkDestroyFence",
     c"vkResetFences",
     c"vkGetFenceStatus",
     c"vkCreateFooKHR",
     c"vkWaitForFences",
+    c"vkCmdSetCullModeEXT",
     c"vkCreateSemaphore",
     c"vkDestroySemaphore",
     c"vkQueueSubmit3",
     c"vkCreateBuffer",
     c"vkDestroyBuffer",
+    c"vkGetMemoryFdKHR",
     c"vkCreateImage",
     c"vkGetPhysicalDeviceMemoryProperties",
     c"vkDestroyImage",
@@ -91,49 +100,50 @@ const GDPA_NAMES: [&CStr; 60] = [
     c"vkCreateShaderModule",
     c"vkCmdDrawMeshTasksVKGEN",
     c"vkCreateGraphicsPipelines",
+    c"vkCmdPushDescriptorSetKHR",
     c"vkCreateComputePipelines",
     c"vkCreatePipelineLayout",
     c"vkCreateDevice",
     c"vkCreateDescriptorSetLayout",
     c"vkAllocateDescriptorSets",
+    c"vkGetBufferDeviceAddressKHR",
     c"vkUpdateDescriptorSets",
     c"vkGetDeviceProcAddrX",
     c"vkCreateCommandPool",
     c"vkAllocateCommandBuffers",
+    c"vkAcquireNextImageKHR",
     c"vkBeginCommandBuffer",
-    c"vkDestroyInstance",
     c"vkEndCommandBuffer",
     c"vkCmdBindPipeline",
-    c"vkCmdSetLineWidthX",
-    c"vkCmdSetViewport",
-    c"vkCmdBindDescriptorSets",
-    c"vkCmdBindVertexBuffers",
     c"vkDestroyEverything",
     c"vkCmdDraw",
-    c"vkCmdDrawIndexed",
     c"vkCmdDispatch",
-    c"vkCmdDrawIndirectCountAMDX",
-    c"vkCmdPipelineBarrier",
     c"vkTrimCommandPool",
 ];
 
-/// The names of [`GDPA_NAMES`] that are not device commands of an apiVersion 1.1 device.
-const GDPA_NOT_REAL: [&CStr; 15] = [
+/// The names of [`GDPA_NAMES`] that are not device commands an apiVersion 1.1 device without
+/// extensions exposes.
+const GDPA_NOT_REAL: [&CStr; 20] = [
+    c"vkCmdDrawMultiEXT",
+    c"vkCmdBeginRenderingKHR",
+    c"vkCreateSwapchainKHR",
+    c"vkCmdSetCullModeEXT",
+    c"vkGetMemoryFdKHR",
+    c"vkCmdPushDescriptorSetKHR",
+    c"vkGetBufferDeviceAddressKHR",
+    c"vkAcquireNextImageKHR",
     c"vkCreateInstance",
-    c"vkNotARealCommand",
     c"vkEnumeratePhysicalDevices",
-    c"vkCmdFrobnicateEXT",
     c"vkGetPhysicalDeviceProperties",
+    c"vkGetPhysicalDeviceMemoryProperties",
+    c"vkCreateDevice",
+    c"vkNotARealCommand",
+    c"vkCmdFrobnicateEXT",
     c"vkCreateFooKHR",
     c"vkQueueSubmit3",
-    c"vkGetPhysicalDeviceMemoryProperties",
     c"vkCmdDrawMeshTasksVKGEN",
-    c"vkCreateDevice",
     c"vkGetDeviceProcAddrX",
-    c"vkDestroyInstance",
-    c"vkCmdSetLineWidthX",
     c"vkDestroyEverything",
-    c"vkCmdDrawIndirectCountAMDX",
 ];
 
 fn main() {
@@ -336,8 +346,8 @@ fn print_table(ours: &[Value], khronos: &[Value], rounds: usize) {
             key: "cycle_us",
             unit: "µs/cycle",
             scale: 1.0,
-            goal: "≤ 1/10 of Khronos",
-            met: Some(|o, k| o <= k / 10.0),
+            goal: "≤ 1/20 of Khronos",
+            met: Some(|o, k| o <= k / 20.0),
         },
         Row {
             what: "**peak RSS** (VmHWM of the child)",

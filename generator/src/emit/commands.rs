@@ -209,7 +209,7 @@ fn tokens(cx: &Ctx) -> proc_macro2::TokenStream {
         pub fn lookup(name: &CStr) -> Option<CommandId> {
             let bytes = name.to_bytes();
             let i = crate::phf::slot(bytes, &DISP, &SLOTS)?;
-            (COMMANDS[i as usize].name.bytes(NAMES) == bytes).then_some(CommandId(i))
+            crate::phf::same(COMMANDS[i as usize].name.bytes(NAMES), bytes).then_some(CommandId(i))
         }
 
         #[inline]

@@ -27,7 +27,8 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         use core::ffi::CStr;
         use crate::{pfn, vk};
-        use crate::dispatch_table::{first, disabled, SlotTable};
+        use crate::commands::CommandId;
+        use crate::dispatch_table::{disabled, fill, slot_commands, SlotTable};
         pub use crate::dispatch_table::DISABLED_REPORT;
 
         #inst
@@ -84,39 +85,25 @@ fn table(
         .filter(|c| pick(c.level))
         .collect();
     let words_n = cmds.len().div_ceil(64).max(1);
-    let (mut fields, mut inits, mut loads, mut stubs) =
-        (String::new(), String::new(), String::new(), String::new());
+    let index = cx.command_index();
+    let (mut fields, mut inits, mut stubs) = (String::new(), String::new(), String::new());
+    // Per slot, the commands that fill it: the defining command, then its aliases.
+    let (mut starts, mut fillers) = (vec![0usize], Vec::new());
     inits.push_str("Self {\n");
-    for (i, c) in cmds.iter().enumerate() {
+    for c in &cmds {
         let field = names::command_field(&c.name);
         fields.push_str(&text::doc_link(cx, &c.name));
         fields.push_str(&format!("pub {field}: pfn::PFN_{},\n", c.name));
         inits.push_str(&format!("    {field}: {stub_mod}::{field},\n"));
-        let mut all_names = vec![format!("c\"{}\"", c.name)];
-        all_names.extend(
+        fillers.push(index[c.name.as_str()]);
+        fillers.extend(
             cx.sel
                 .commands
                 .iter()
                 .filter(|a| a.canonical == c.name && a.name != c.name)
-                .map(|a| format!("c\"{}\"", a.name)),
+                .map(|a| index[a.name.as_str()]),
         );
-        loads.push_str(&format!(
-            "if let Some(f) = first(gpa, &[{}]) {{\n",
-            all_names.join(", ")
-        ));
-        loads.push_str(
-            "    // SAFETY: the provider returned this function for this name, so it has this\n",
-        );
-        loads.push_str("    // signature (the caller's contract).\n");
-        loads.push_str(&format!(
-            "    t.{field} = unsafe {{ core::mem::transmute::<unsafe extern \"system\" fn(), pfn::PFN_{}>(f) }};\n",
-            c.name
-        ));
-        loads.push_str(&format!(
-            "    t.present[{}] |= 1 << {};\n}}\n",
-            i / 64,
-            i % 64
-        ));
+        starts.push(fillers.len());
         let cmd = cx.command(&c.name);
         let params: Vec<(String, String)> = cmd
             .params
@@ -145,41 +132,100 @@ fn table(
         }
     }
     inits.push_str(&format!("    present: [0; {words_n}],\n}}\n"));
-    let m_fields = format!("__vkgen_fields_{snake}");
-    let m_stubs = format!("__vkgen_stubs_{snake}");
-    let m_inits = format!("__vkgen_inits_{snake}");
-    let m_loads = format!("__vkgen_loads_{snake}");
-    let (f_id, s_id, i_id, l_id) = (
-        format_ident!("{}", m_fields),
-        format_ident!("{}", m_stubs),
-        format_ident!("{}", m_inits),
-        format_ident!("{}", m_loads),
-    );
+    let m = Markers::new(&snake);
     let mut fills = vec![
-        (m_fields, fields),
-        (m_stubs, stubs),
-        (m_inits, inits),
-        (m_loads, loads),
+        (m.fields.clone(), fields),
+        (m.stubs.clone(), stubs),
+        (m.inits.clone(), inits),
+        (m.lists.clone(), filler_lists(name, &starts, &fillers)),
     ];
-    let n = Literal::usize_unsuffixed(cmds.len());
-    let words = Literal::usize_unsuffixed(cmds.len().div_ceil(64).max(1));
-    let doc = format!("Every {what} command of the selection, in registry order.");
-    let m_impl = format!("__vkgen_slot_table_{snake}");
-    let impl_id = format_ident!("{}", m_impl);
-    fills.push((
-        m_impl,
-        format!(
-            "// SAFETY: `{name}` is repr(C) and starts with its LEN function-pointer fields (the\n\
-             // generator writes one per slot, `present` last).\n\
-             unsafe impl SlotTable for {name} {{\n    \
-             const LEN: usize = {n};\n    \
-             fn present(&self) -> &[u64] {{\n        &self.present\n    }}\n    \
-             fn present_mut(&mut self) -> &mut [u64] {{\n        &mut self.present\n    }}\n\
-             }}\n",
-            n = cmds.len()
+    let upper = heck::ToShoutySnakeCase::to_shouty_snake_case(name);
+    fills.extend([
+        (
+            m.slot_table.clone(),
+            format!(
+                "// SAFETY: `{name}` is repr(C) and starts with its LEN function-pointer fields (the\n\
+                 // generator writes one per slot, `present` last).\n\
+                 unsafe impl SlotTable for {name} {{\n    \
+                 const LEN: usize = {n};\n    \
+                 fn present(&self) -> &[u64] {{\n        &self.present\n    }}\n    \
+                 fn present_mut(&mut self) -> &mut [u64] {{\n        &mut self.present\n    }}\n\
+                 }}\n",
+                n = cmds.len()
+            ),
         ),
-    ));
-    let tokens = quote! {
+        (
+            m.load.clone(),
+            "// SAFETY: the closure hands on `gpa`'s answer for the name of the very command it is\n\
+             // given, and this function's caller vouches that `gpa` answers each name with a\n\
+             // function of its type.\n\
+             unsafe { Self::load_with(&mut |id| gpa(crate::commands::info(id).name())) }\n"
+                .to_owned(),
+        ),
+        (
+            m.fill.clone(),
+            format!(
+                "// SAFETY: the generator wrote `{upper}_STARTS` and\n\
+                 // `{upper}_COMMANDS` for this table, and the caller vouches that `gpa`\n\
+                 // answers each command with a function of its type: `fill`'s two conditions.\n\
+                 unsafe {{ fill(&mut t, &{upper}_STARTS, &{upper}_COMMANDS, gpa) }};\n"
+            ),
+        ),
+        (
+            m.slot_commands.clone(),
+            format!("slot_commands(&{upper}_STARTS, &{upper}_COMMANDS, slot)\n"),
+        ),
+    ]);
+    let doc = format!("Every {what} command of the selection, in registry order.");
+    (table_tokens(&tname, &doc, cmds.len(), &m), fills)
+}
+
+/// The placeholder macros of one table, replaced by generated text after formatting (what
+/// `quote!` cannot carry: comments, and text built elsewhere).
+struct Markers {
+    fields: String,
+    stubs: String,
+    inits: String,
+    lists: String,
+    slot_table: String,
+    load: String,
+    fill: String,
+    slot_commands: String,
+}
+
+impl Markers {
+    fn new(snake: &str) -> Self {
+        let m = |what: &str| format!("__vkgen_{what}_{snake}");
+        Self {
+            fields: m("fields"),
+            stubs: m("stubs"),
+            inits: m("inits"),
+            lists: m("lists"),
+            slot_table: m("slot_table"),
+            load: m("load"),
+            fill: m("fill"),
+            slot_commands: m("slot_commands"),
+        }
+    }
+}
+
+/// The items of table `tname` around its markers.
+fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) -> TokenStream {
+    let id = |s: &String| format_ident!("{}", s);
+    let (f_id, s_id, i_id, l_id) = (id(&m.fields), id(&m.stubs), id(&m.inits), id(&m.lists));
+    let (impl_id, load_id, fill_id, slot_cmds_id) = (
+        id(&m.slot_table),
+        id(&m.load),
+        id(&m.fill),
+        id(&m.slot_commands),
+    );
+    let stub_mod = format_ident!(
+        "{}_stubs",
+        heck::ToSnakeCase::to_snake_case(tname.to_string().as_str())
+    );
+    let n = Literal::usize_unsuffixed(len);
+    let words = Literal::usize_unsuffixed(len.div_ceil(64).max(1));
+    quote! {
         #[doc = #doc]
         #[repr(C)]
         #[derive(Clone)]
@@ -192,6 +238,8 @@ fn table(
         mod #stub_mod {
             #s_id!();
         }
+
+        #l_id!();
 
         #impl_id!();
 
@@ -209,9 +257,27 @@ fn table(
             /// # Safety
             /// `gpa` must return functions whose signatures match the names asked for.
             pub unsafe fn load(gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
+                #load_id!();
+            }
+
+            /// Fills the table slot by slot, asking `gpa` for the commands of each slot (see
+            /// [`Self::slot_commands`]) in order until one answers. `gpa` gets the command, so
+            /// it may answer `None` for a command without asking anyone.
+            ///
+            /// # Safety
+            /// `gpa` must return, for each command, a function of that command's type.
+            pub unsafe fn load_with(
+                gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
+            ) -> Self {
                 let mut t = Self::empty();
-                #l_id!();
+                #fill_id!();
                 t
+            }
+
+            /// The commands that fill `slot`, in the order [`Self::load_with`] asks for them:
+            /// the defining command, then its aliases (empty for a slot out of range).
+            pub fn slot_commands(slot: usize) -> &'static [CommandId] {
+                #slot_cmds_id!();
             }
 
             /// Whether `slot` holds the provider's function (not a stub).
@@ -239,6 +305,30 @@ fn table(
                 write!(f, "{} {{ {present} of {} present }}", stringify!(#tname), Self::LEN)
             }
         }
+    }
+}
+
+/// The two statics [`dispatch_table::fill`] reads for table `name`: where each slot's commands
+/// start, and the commands, as generated text.
+fn filler_lists(name: &str, starts: &[usize], fillers: &[usize]) -> String {
+    let upper = heck::ToShoutySnakeCase::to_shouty_snake_case(name);
+    let list = |items: Vec<String>| {
+        let mut out = String::new();
+        for chunk in items.chunks(8) {
+            out.push_str(&format!("    {},\n", chunk.join(", ")));
+        }
+        out
     };
-    (tokens, fills)
+    format!(
+        "/// Where the commands of each slot of [`{name}`] start in\n\
+         /// [`{upper}_COMMANDS`] (slot `s` ends where `s + 1` starts).\n\
+         static {upper}_STARTS: [u16; {}] = [\n{}];\n\
+         /// The commands that fill [`{name}`], slot by slot: the defining command, then its\n\
+         /// aliases.\n\
+         static {upper}_COMMANDS: [CommandId; {}] = [\n{}];\n",
+        starts.len(),
+        list(starts.iter().map(usize::to_string).collect()),
+        fillers.len(),
+        list(fillers.iter().map(|i| format!("CommandId({i})")).collect()),
+    )
 }

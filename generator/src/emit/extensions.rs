@@ -169,7 +169,7 @@ fn tokens() -> proc_macro2::TokenStream {
         pub fn lookup(name: &CStr) -> Option<ExtensionId> {
             let bytes = name.to_bytes();
             let i = crate::phf::slot(bytes, &DISP, &SLOTS)?;
-            (EXTENSIONS[i as usize].name.bytes(STRINGS) == bytes).then_some(ExtensionId(i))
+            crate::phf::same(EXTENSIONS[i as usize].name.bytes(STRINGS), bytes).then_some(ExtensionId(i))
         }
 
         #[inline]

@@ -1,11 +1,12 @@
-//! Perfect hashing of names, built at generation time ("hash and displace"): a lookup is one FNV-1a
-//! pass over the name, one mix, and one string compare — no chain of compares, no collisions.
+//! Perfect hashing of names, built at generation time ("hash and displace"): a lookup is one
+//! word-at-a-time hash of the name, one mix, and one string compare — no chain of compares, no
+//! collisions.
 //! The same functions run here (to build the tables) and in the generated crate (`src/phf.rs`).
 
 /// The hash itself, one file compiled here and copied into every generated crate.
 #[path = "runtime/phf.rs"]
 mod probe;
-pub(crate) use probe::{fnv1a, mix};
+pub(crate) use probe::{bucket, hash, mix};
 
 #[derive(Debug)]
 pub struct Table {
@@ -33,7 +34,7 @@ pub fn build(keys: &[&str]) -> Result<Table, String> {
     }
     let mut seen: std::collections::HashMap<u64, &str> = std::collections::HashMap::new();
     for k in keys {
-        if let Some(other) = seen.insert(fnv1a(k.as_bytes()), k) {
+        if let Some(other) = seen.insert(hash(k.as_bytes()), k) {
             return Err(if other == *k {
                 format!("name `{k}` appears twice in a lookup table")
             } else {
@@ -45,10 +46,10 @@ pub fn build(keys: &[&str]) -> Result<Table, String> {
     let mut m = (2 * n).next_power_of_two();
     loop {
         let b = n.div_ceil(3).max(1);
-        let hashes: Vec<u64> = keys.iter().map(|k| fnv1a(k.as_bytes())).collect();
+        let hashes: Vec<u64> = keys.iter().map(|k| hash(k.as_bytes())).collect();
         let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); b];
         for (i, h) in hashes.iter().enumerate() {
-            buckets[(*h % b as u64) as usize].push(i);
+            buckets[bucket(*h, b)].push(i);
         }
         let mut order: Vec<usize> = (0..b).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(buckets[i].len()), i));
@@ -205,8 +206,8 @@ mod tests {
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         let t = build(&refs).unwrap();
         for (i, k) in refs.iter().enumerate() {
-            let h = fnv1a(k.as_bytes());
-            let d = t.disp[(h % t.disp.len() as u64) as usize];
+            let h = hash(k.as_bytes());
+            let d = t.disp[bucket(h, t.disp.len())];
             assert_eq!(
                 t.slots[(mix(h, d) as usize) & (t.slots.len() - 1)],
                 i as u16
@@ -245,5 +246,25 @@ mod tests {
             .slots
             .iter()
             .all(|&s| s == u16::MAX || (s as usize) < MAX_KEYS));
+    }
+
+    /// Every byte of a name reaches the hash and the compare, whatever the name's length
+    /// (the whole words, the overlapping last one, the zero-extended short one).
+    #[test]
+    fn hash_and_compare_see_every_byte() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(probe::same(&a, &a.clone()));
+            if n > 0 {
+                assert_ne!(hash(&a), hash(&a[..n - 1]), "length {n}");
+                assert!(!probe::same(&a, &a[..n - 1]));
+            }
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x20;
+                assert_ne!(hash(&a), hash(&b), "length {n}, byte {i}");
+                assert!(!probe::same(&a, &b), "length {n}, byte {i}");
+            }
+        }
     }
 }

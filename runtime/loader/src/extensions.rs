@@ -313,13 +313,14 @@ pub fn swapchain_for_native_buffer(anb_spec: u32) -> vk::ExtensionProperties {
 
 /// Removes later duplicates (by name); the first occurrence wins.
 pub fn dedup(list: Vec<vk::ExtensionProperties>) -> Vec<vk::ExtensionProperties> {
-    let mut out: Vec<vk::ExtensionProperties> = Vec::with_capacity(list.len());
-    for e in list {
-        if !out.iter().any(|o| name_of(o) == name_of(&e)) {
-            out.push(e);
-        }
-    }
-    out
+    // One pass with a set: every vkCreateInstance dedups a driver's whole list, and comparing
+    // each entry with all kept ones re-read both names each time.
+    let mut seen = std::collections::HashSet::with_capacity(list.len());
+    let keep: Vec<bool> = list.iter().map(|e| seen.insert(name_of(e))).collect();
+    list.into_iter()
+        .zip(keep)
+        .filter_map(|(e, keep)| keep.then_some(e))
+        .collect()
 }
 
 /// Whether `list` contains `name`.
@@ -486,6 +487,49 @@ impl ExtensionSet {
             .get(i / 64)
             .is_some_and(|word| word & (1 << (i % 64)) != 0)
     }
+
+    /// The extensions in the set, by id.
+    pub fn ids(&self) -> impl Iterator<Item = ExtensionId> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            (0..64)
+                .filter(move |b| word & (1 << b) != 0)
+                // A set only holds ids of the table (`from_names`, `insert`), all below u16::MAX.
+                .filter_map(move |b| u16::try_from(w * 64 + b).ok().map(ExtensionId))
+        })
+    }
+
+    /// This set, `other`'s extensions, and every extension either one's `depends` expression
+    /// names, transitively. An `or` in an expression is read as `and`: the result is every
+    /// extension a dependency could come from, which is what a caller that must not miss one
+    /// (the device's exposable commands) wants.
+    pub fn union_with_dependencies(&self, other: &ExtensionSet) -> ExtensionSet {
+        let mut out = ExtensionSet::from_names([]);
+        for set in [self, other] {
+            for (word, &theirs) in out.bits.iter_mut().zip(&set.bits) {
+                *word |= theirs;
+            }
+        }
+        let mut todo: Vec<ExtensionId> = out.ids().collect();
+        while let Some(id) = todo.pop() {
+            for dep in depends_on(ext::info(id).depends()) {
+                if !out.contains(dep) {
+                    out.insert(dep);
+                    todo.push(dep);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The extensions a registry `depends` expression names (`VK_VERSION_*` terms and unknown names
+/// left out).
+fn depends_on(expression: &str) -> impl Iterator<Item = ExtensionId> + '_ {
+    expression
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|t| t.starts_with("VK_") && !t.starts_with("VK_VERSION_"))
+        .filter_map(|t| std::ffi::CString::new(t).ok())
+        .filter_map(|t| ext::lookup(&t))
 }
 
 #[cfg(test)]
@@ -771,5 +815,52 @@ mod tests {
         let set = ExtensionSet::from_names([c"VK_EXT_debug_utils", c"VK_unknown"]);
         assert!(set.contains(ext::lookup(c"VK_EXT_debug_utils").unwrap()));
         assert!(!set.contains(ExtensionId::KHR_SWAPCHAIN));
+    }
+
+    #[test]
+    fn dedup_keeps_the_first_of_each_name_in_order() {
+        let out = dedup(list(&[
+            (c"VK_KHR_a", 1),
+            (c"VK_KHR_b", 2),
+            (c"VK_KHR_a", 3),
+            (c"VK_KHR_c", 4),
+            (c"VK_KHR_b", 5),
+        ]));
+        assert_eq!(names(&out), [c"VK_KHR_a", c"VK_KHR_b", c"VK_KHR_c"]);
+        let specs: Vec<u32> = out.iter().map(|e| e.spec_version).collect();
+        assert_eq!(specs, [1, 2, 4]);
+    }
+
+    /// The device's exposable commands follow the extensions an enabled one depends on
+    /// (transitively, every alternative of an `or`), never `VK_VERSION_*` terms.
+    #[test]
+    fn dependency_closure_follows_depends_expressions() {
+        let id = |n: &CStr| ext::lookup(n).unwrap();
+        let device = ExtensionSet::from_names([c"VK_KHR_acceleration_structure"]);
+        let instance = ExtensionSet::from_names([c"VK_EXT_debug_utils"]);
+        let all = device.union_with_dependencies(&instance);
+        for name in [
+            c"VK_KHR_acceleration_structure",
+            c"VK_EXT_debug_utils",
+            c"VK_KHR_deferred_host_operations",
+            c"VK_EXT_descriptor_indexing",
+            c"VK_KHR_buffer_device_address",
+            // VK_EXT_descriptor_indexing's own dependency.
+            c"VK_KHR_maintenance3",
+        ] {
+            assert!(all.contains(id(name)), "{name:?}");
+        }
+        assert!(!all.contains(id(c"VK_KHR_swapchain")));
+        let ids: Vec<ExtensionId> = all.ids().collect();
+        assert!(ids.iter().all(|&e| all.contains(e)));
+        let unique: std::collections::BTreeSet<ExtensionId> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "ids() lists each member once");
+        assert!(ids.contains(&id(c"VK_KHR_maintenance3")));
+        assert!(
+            !device.contains(id(c"VK_KHR_deferred_host_operations")),
+            "inputs untouched"
+        );
+        let empty = ExtensionSet::default().union_with_dependencies(&ExtensionSet::default());
+        assert_eq!(empty.ids().count(), 0);
     }
 }

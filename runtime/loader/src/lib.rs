@@ -33,6 +33,8 @@
 //! * `driver_handles`: loader handles resolved to the drivers' (physical device → driver
 //!   instance and handle, command → dispatch-table slot), shared by the terminator and the WSI.
 //! * [`chain`]: the `VkLayer{Instance,Device}CreateInfo` chain structs handed to layers.
+//! * [`device_table`]: which names a device's dispatch table asks its chain for (the commands
+//!   the device can expose) and the record `vkGetDeviceProcAddr` answers them from.
 //! * [`extensions`]: which extensions are shown, hidden, renamed or passed to drivers.
 //! * [`init`]: the once-per-process state (drivers, layer registry): Android's
 //!   `EnsureInitialized`.
@@ -51,6 +53,7 @@
 
 pub mod api;
 pub mod chain;
+pub mod device_table;
 pub mod dispatch_data;
 pub mod driver;
 pub(crate) mod driver_handles;

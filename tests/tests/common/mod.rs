@@ -41,7 +41,11 @@ const PRELUDE: &str = r#"
 /// `OPEN_RC`; `PD_COUNT_LIE=N` writes back N physical devices after filling one;
 /// `VERSION_FAILS` (vkEnumerateInstanceVersion returns VK_ERROR_OUT_OF_HOST_MEMORY);
 /// `EXT_ENUM_FAILS` (vkEnumerateInstanceExtensionProperties returns it). `DRIVER_1_0` makes it a Vulkan 1.0 driver (no `vkEnumerateInstanceVersion`) with
-/// `VK_KHR_get_physical_device_properties2`. `fixture_live_instances()` /
+/// `VK_KHR_get_physical_device_properties2`. `DRIVER_API=<version>` sets the driver's and its
+/// physical device's version (default 1.1); `DEVICE_EXTENSIONS=<"name", …>` the device
+/// extensions it lists; `RECORD_GDPA` records every name its `vkGetDeviceProcAddr` is asked
+/// for (`fixture_gdpa_count()`, `fixture_gdpa_name(i)`, `fixture_gdpa_reset()`).
+/// `fixture_live_instances()` /
 /// `fixture_live_devices()` count what is alive; `fixture_last_*` and
 /// `fixture_saw_loader_struct()` tell what the last create calls received.
 ///
@@ -81,10 +85,13 @@ static void note_chain(const void* p) {
             s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO) saw_loader_struct = 1;
 }
 
+#ifndef DRIVER_API
+#define DRIVER_API VK_MAKE_API_VERSION(0, 1, 1, 0)
+#endif
 #ifdef VERSION_FAILS
 static VkResult EnumerateInstanceVersion(uint32_t* v) { (void)v; return VK_ERROR_OUT_OF_HOST_MEMORY; }
 #else
-static VkResult EnumerateInstanceVersion(uint32_t* v) { *v = VK_MAKE_API_VERSION(0, 1, 1, 0); return VK_SUCCESS; }
+static VkResult EnumerateInstanceVersion(uint32_t* v) { *v = DRIVER_API; return VK_SUCCESS; }
 #endif
 static VkResult EnumerateInstanceExtensionProperties(const char* l, uint32_t* c, VkExtensionProperties* p) {
     (void)l;
@@ -153,7 +160,7 @@ static VkResult EnumeratePhysicalDevices(VkInstance i, uint32_t* c, VkPhysicalDe
 static void GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties* p) {
     (void)pd;
     memset(p, 0, sizeof *p);
-    p->apiVersion = VK_MAKE_API_VERSION(0, 1, 1, 0);
+    p->apiVersion = DRIVER_API;
     p->vendorID = 0xF1F1;
     p->deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     strcpy(p->deviceName, "vkgen fixture GPU");
@@ -189,6 +196,18 @@ static VkResult EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const ch
     strcpy(p->extensionName, "VK_EXT_external_memory_host");
     p->specVersion = 1;
     *c = 1;
+#elif defined(DEVICE_EXTENSIONS)
+    static const char* const names[] = { DEVICE_EXTENSIONS };
+    const uint32_t n = sizeof names / sizeof *names;
+    if (!p) { *c = n; return VK_SUCCESS; }
+    uint32_t k = 0;
+    for (; k < n && k < *c; k++) {
+        memset(&p[k], 0, sizeof p[k]);
+        strcpy(p[k].extensionName, names[k]);
+        p[k].specVersion = 1;
+    }
+    *c = k;
+    if (k < n) return VK_INCOMPLETE;
 #else
     (void)p; *c = 0;
 #endif
@@ -223,9 +242,22 @@ static void FreeCommandBuffers(VkDevice d, VkCommandPool p, uint32_t n, const Vk
     (void)d; (void)p;
     for (uint32_t i = 0; i < n; i++) if (cbs[i]) { free(cbs[i]); live_command_buffers--; }
 }
+/* Every name vkGetDeviceProcAddr was asked for since the last reset (`RECORD_GDPA`). */
+static char gdpa_names[4096][96];
+static int gdpa_count;
+EXPORT int fixture_gdpa_count(void) { return gdpa_count; }
+EXPORT const char* fixture_gdpa_name(int i) { return i >= 0 && i < gdpa_count && i < 4096 ? gdpa_names[i] : NULL; }
+EXPORT int fixture_gdpa_reset(void) { int n = gdpa_count; gdpa_count = 0; return n; }
 static PFN_vkVoidFunction GetDeviceProcAddr(VkDevice d, const char* name);
 static PFN_vkVoidFunction GetDeviceProcAddr(VkDevice d, const char* name) {
     (void)d;
+#ifdef RECORD_GDPA
+    if (gdpa_count < 4096) {
+        strncpy(gdpa_names[gdpa_count], name, sizeof gdpa_names[0] - 1);
+        gdpa_names[gdpa_count][sizeof gdpa_names[0] - 1] = 0;
+    }
+    gdpa_count++;
+#endif
 #define P(n) if (!strcmp(name, "vk" #n)) return (PFN_vkVoidFunction)n;
     P(GetDeviceProcAddr) P(DestroyDevice) P(AllocateCommandBuffers) P(FreeCommandBuffers)
 #ifndef LIE_NULL_DEVICE_CMDS

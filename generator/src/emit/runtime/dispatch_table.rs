@@ -1,6 +1,14 @@
 //! What every dispatch table shares: filling from a get-proc-addr function, the presence
 //! bitset, slot access, and the report of AOSP's "disabled" stubs.
 //!
+//! **Filling.** A table is filled by one loop over data, not by code per slot: the generator
+//! writes, per slot, the commands whose names fill it (the defining command first, then its
+//! aliases in registry order) as `CommandId`s, and [`fill`] asks the provider for them in that
+//! order until one answers. The provider gets the `CommandId` (its name is
+//! `commands::info(id).name()`), so a caller can skip commands without asking anyone or even
+//! reading their names (the loader asks a device's chain only for what the device can expose,
+//! issue 22) and record which names it asked.
+//!
 //! Hand-written (vkgen's `generator/src/emit/runtime/dispatch_table.rs`) and copied verbatim
 //! into each generated crate, so that it is compiled, linted and reviewed as Rust; the tables
 //! themselves (`dispatch.rs`) are data the generator writes.
@@ -8,14 +16,44 @@
 use core::ffi::CStr;
 use std::sync::OnceLock;
 
+use crate::commands::CommandId;
 use crate::vk;
 
-/// The first name `gpa` resolves, in order (a command's name, then its aliases).
-pub(crate) fn first(
-    gpa: &mut dyn FnMut(&CStr) -> vk::PFN_vkVoidFunction,
-    names: &[&CStr],
-) -> vk::PFN_vkVoidFunction {
-    names.iter().find_map(|n| gpa(n))
+/// The commands of `slot` in a table whose slot `s` is filled from
+/// `commands[starts[s]..starts[s + 1]]` (empty for a slot out of range).
+pub(crate) fn slot_commands(
+    starts: &[u16],
+    commands: &'static [CommandId],
+    slot: usize,
+) -> &'static [CommandId] {
+    match (starts.get(slot), starts.get(slot + 1)) {
+        (Some(&a), Some(&b)) => commands.get(usize::from(a)..usize::from(b)).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
+/// Fills every slot of `table` with the first of its commands (see [`slot_commands`]) that
+/// `gpa` answers, asked in order; a slot nobody answers keeps its stub.
+///
+/// # Safety
+/// `starts` and `commands` are the generator's lists for `T`, so every command listed for a slot
+/// has that slot's signature; `gpa` returns, for a command, a function of that command's type.
+pub(crate) unsafe fn fill<T: SlotTable>(
+    table: &mut T,
+    starts: &[u16],
+    commands: &'static [CommandId],
+    gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
+) {
+    for slot in 0..T::LEN {
+        for &id in slot_commands(starts, commands, slot) {
+            if let Some(f) = gpa(id) {
+                // SAFETY: `f` is what the provider returned for `id`, one of the names of `slot`
+                // (the generator's lists), so it has the slot's signature.
+                unsafe { table.set(slot, f) };
+                break;
+            }
+        }
+    }
 }
 
 /// Where the stubs of exported extension commands report being called without their

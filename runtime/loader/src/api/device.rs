@@ -5,8 +5,9 @@
 //! checks every requested extension against those layers' device extensions and the physical
 //! device's visible list (`VK_ERROR_EXTENSION_NOT_PRESENT` otherwise), calls
 //! `head_gipa(instance, "vkCreateDevice")` with the chain nodes prepended, then fills the
-//! device's dispatch table from the head's `vkGetDeviceProcAddr` and records what
-//! `vkGetDeviceProcAddr` needs for its rules (effective API version, enabled extensions).
+//! device's dispatch table from the head's `vkGetDeviceProcAddr` with the commands the device
+//! can expose ([`crate::device_table`]) and records what `vkGetDeviceProcAddr` needs for its
+//! rules (effective API version, enabled extensions, the names the table asked for).
 //!
 //! `vkEnumerateDeviceLayerProperties` lists the instance's global layers;
 //! `vkEnumerateDeviceExtensionProperties` with a layer name answers for that layer (an
@@ -20,14 +21,13 @@ use std::sync::Arc;
 use vkgen_abi::vk_error;
 
 use crate::chain::DeviceChain;
-use crate::dispatch::DeviceDispatchTable;
 use crate::dispatch_data::{
     checked_device_data, checked_instance_data, instance_data, ApiDevice, ApiInstance, InstanceData,
 };
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
 use crate::layers::Layer;
-use crate::{driver, init, terminator, vk};
+use crate::{device_table, driver, init, terminator, vk};
 
 /// The layers of an instance that go into its device chains.
 fn global_layers(data: &InstanceData) -> Vec<Arc<Layer>> {
@@ -150,20 +150,27 @@ unsafe fn create_device(
              (a layer returned its own object without vkSetDeviceLoaderData)"
         ));
     };
-    // SAFETY: the head of the chain returns functions of the types their names say.
-    let table = unsafe { DeviceDispatchTable::load(&mut |name| head_gdpa(device, name.as_ptr())) };
-    log::debug!("device {device:?}: {table:?}, {} layer(s)", layers.len());
-    // SAFETY: the application does not have the handle yet.
-    unsafe { data.set_dispatch(table) };
     let physical = extensions::major_minor(data.term.physical_device_api_version);
     let api_version = extensions::major_minor(api.api_version).min(physical);
+    let enabled_extensions = ExtensionSet::from_names(requested.iter().copied());
+    let exposing = enabled_extensions.union_with_dependencies(&api.enabled_extensions);
+    // SAFETY: `device` is the live device the chain headed by `head_gdpa` just created.
+    let (table, answers) = unsafe { device_table::load(device, head_gdpa, api_version, &exposing) };
+    log::debug!(
+        "device {device:?}: {table:?} from {} names asked, {} layer(s)",
+        answers.asked.len(),
+        layers.len()
+    );
+    // SAFETY: the application does not have the handle yet.
+    unsafe { data.set_dispatch(table) };
     let device_api = ApiDevice {
         handle: device,
         head_gdpa,
         layers,
         api_version,
-        enabled_extensions: ExtensionSet::from_names(requested.iter().copied()),
+        enabled_extensions,
         instance_extensions: api.enabled_extensions.clone(),
+        answers,
     };
     if data.api.set(device_api).is_err() {
         return Err(vk_error!(

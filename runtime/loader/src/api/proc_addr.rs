@@ -19,14 +19,20 @@
 //! * a command the loader hooks (its own implementations, WSI) of an extension the device (or,
 //!   for device commands of instance extensions, the instance) did not enable, unless it is core
 //!   at or below the device's effective API version → `NULL` (AOSP filters only its hooks);
-//! * anything else (names unknown to the registry included) → the head of the device's layer
-//!   chain: the driver's own function unless a layer or the loader intercepts it.
+//! * a name the device's table asked the chain for at `vkCreateDevice` (the commands the device
+//!   can expose, `device_table`) → the chain's answer then, from the table (NULL if it had
+//!   none), without calling down the chain again;
+//! * anything else (core above the device's version, extensions not enabled, names unknown to
+//!   the registry) → the head of the device's layer chain: the driver's own function unless a
+//!   layer or the loader intercepts it.
 
 use std::ffi::{c_char, CStr};
+use std::sync::OnceLock;
 
-use vkgen_generated::commands::{self, CommandInfo, Level, Origin};
+use vkgen_generated::commands::{self, CommandId, CommandInfo, Level, Origin};
 
 use super::exports::exported_function;
+use crate::device_table::CommandSet;
 use crate::dispatch_data::{device_data, instance_data, ApiDevice};
 use crate::ffi::{cstr, guard};
 use crate::{terminator, vk};
@@ -108,7 +114,8 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
         // SAFETY: `device` is the application's: null or a live device of this loader
         // (VUID-vkGetDeviceProcAddr-device-parameter).
         let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
-        let info = commands::lookup(name).map(commands::info);
+        let id = commands::lookup(name);
+        let info = id.map(commands::info);
         if let Some(info) = info {
             if info.level != Level::Device {
                 log::debug!("vkGetDeviceProcAddr({name:?}): not a device-level command");
@@ -123,27 +130,42 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
             // SAFETY: the terminator with this device and a C string.
             return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
         };
-        if let Some(info) = info {
+        if let (Some(id), Some(info)) = (id, info) {
             // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
             // by the enabled extensions and version; every other name is the driver's answer.
-            if loader_hooked(name, info) && !command_enabled(info, api) {
+            if hooked().contains(id) && !command_enabled(info, api) {
                 log::debug!(
                     "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
                      and which is not core at the device's API version"
                 );
                 return None;
             }
-            // The device's table already holds what the chain returned for this command at
-            // vkCreateDevice: answering from it saves the chain's own name lookups.
-            if let (None, Some(slot)) = (info.alias_of, info.slot()) {
-                let table = data.dispatch();
-                if table.is_present(slot) {
-                    return table.get(slot);
-                }
+            // The chain was asked for this name at vkCreateDevice (`device_table`): its answer
+            // then is its answer now, without the chain's own name lookups.
+            match api.answers.recorded(id) {
+                Some(true) => return info.slot().and_then(|slot| data.dispatch().get(slot)),
+                Some(false) => return None,
+                None => {}
             }
         }
         // SAFETY: the head of the device chain with the device it created and a C string.
         unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
+    })
+}
+
+/// The commands [`loader_hooked`] names, as a set computed once: `vkGetDeviceProcAddr` tests a
+/// bit instead of comparing the name with each hook's.
+fn hooked() -> &'static CommandSet {
+    static HOOKED: OnceLock<CommandSet> = OnceLock::new();
+    HOOKED.get_or_init(|| {
+        let mut set = CommandSet::default();
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let Ok(i) = u16::try_from(i) else { break };
+            if loader_hooked(info.name(), info) {
+                set.insert(CommandId(i));
+            }
+        }
+        set
     })
 }
 
@@ -199,6 +221,20 @@ mod tests {
     }
 
     #[test]
+    fn the_hooked_set_is_loader_hooked() {
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let id = CommandId(u16::try_from(i).unwrap());
+            assert_eq!(
+                hooked().contains(id),
+                loader_hooked(info.name(), info),
+                "{info:?}"
+            );
+        }
+        assert!(hooked().contains(commands::lookup(c"vkQueuePresentKHR").unwrap()));
+        assert!(!hooked().contains(commands::lookup(c"vkCmdDraw").unwrap()));
+    }
+
+    #[test]
     fn device_commands_need_their_version_or_extension() {
         let device = ApiDevice {
             handle: vk::Device::null(),
@@ -207,6 +243,7 @@ mod tests {
             api_version: vk::API_VERSION_1_1,
             enabled_extensions: ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]),
             instance_extensions: ExtensionSet::from_names([c"VK_EXT_debug_utils"]),
+            answers: Default::default(),
         };
         assert!(enabled(&device, c"vkCreateFence"));
         assert!(enabled(&device, c"vkTrimCommandPool"));

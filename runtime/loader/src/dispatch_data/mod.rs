@@ -165,6 +165,9 @@ pub struct ApiDevice {
     pub enabled_extensions: ExtensionSet,
     /// The instance extensions of the parent instance.
     pub instance_extensions: ExtensionSet,
+    /// Which names the table asked the chain for, and which it got
+    /// ([`crate::device_table`]): `vkGetDeviceProcAddr` answers those from the table.
+    pub answers: crate::device_table::TableAnswers,
 }
 
 static LIVE_INSTANCES: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());

@@ -158,6 +158,11 @@ pub unsafe extern "system" fn get_device_proc_addr(
         // reached only through a device chain the loader built
         // (VUID-vkGetDeviceProcAddr-device-parameter).
         let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) };
+        if name == c"vkFreeCommandBuffers" {
+            // The driver's own, which the device's creation already asked it for
+            // (`DeviceProcs`): the same answer without asking twice.
+            return to_void(data?.term.free_command_buffers);
+        }
         if name == c"vkGetDeviceQueue2" {
             // Only where the driver has it: the hook needs the driver's function.
             return data?.term.get_device_queue2.and(to_void(

@@ -1,0 +1,243 @@
+//! What a device's dispatch table asks its chain for at `vkCreateDevice`, and what
+//! `vkGetDeviceProcAddr` can answer from it (issue 22).
+//!
+//! **Only exposable commands are asked for.** A device exposes a device-level command name when
+//! it is core at or below the device's effective API version (the lower of the application's
+//! `apiVersion` and the physical device's), or belongs to an extension enabled on the device or
+//! its instance, or to one those depend on (`union_with_dependencies`). The table is filled by
+//! `DeviceDispatchTable::load_with`, which hands every name to [`load`]'s closure: a name the
+//! device cannot expose is answered "absent" without asking anyone, so the chain (layers, the
+//! terminator, the driver) is asked for each exposable name once — the defining name first, an
+//! alias only while the names before it got no answer. The loader's own needs of the driver
+//! (`vkDestroyDevice`, the queue and command-buffer commands, the WSI's) are asked by the
+//! terminator (`terminator::device`), not through this table.
+//!
+//! **What was asked is remembered.** [`TableAnswers`] records which names the chain was asked
+//! and which of them it answered. `vkGetDeviceProcAddr` answers an asked name from that record
+//! (its table entry, or NULL) without calling down the chain, which gives the chain's own answer
+//! as long as the chain answers a name the same way for the life of a device (every layer and
+//! driver does; AOSP asks again each time, with the same result). A name the table never asked
+//! for (a command above the version or of an extension not enabled, or a name the registry does
+//! not know) still goes down the chain, where AOSP sends it.
+//!
+//! The trampolines dispatch through the same table, so an exported command the device cannot
+//! expose reaches its stub: for an exported extension that is AOSP's `disabled…` function (AOSP
+//! fills those slots only for enabled extensions too); for a core command above the device's
+//! version (invalid usage) the stub returns `VK_ERROR_FEATURE_NOT_PRESENT` or nothing, where
+//! AOSP's table holds whatever the chain answered for it.
+
+use vkgen_generated::commands::{self, CommandId, Origin, COMMANDS};
+
+use crate::dispatch::DeviceDispatchTable;
+use crate::extensions::ExtensionSet;
+use crate::vk;
+
+const WORDS: usize = COMMANDS.len().div_ceil(64);
+
+/// A set of commands, by generated id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommandSet {
+    bits: [u64; WORDS],
+}
+
+impl CommandSet {
+    /// Adds `id`.
+    pub fn insert(&mut self, id: CommandId) {
+        let i = usize::from(id.0);
+        if let Some(word) = self.bits.get_mut(i / 64) {
+            *word |= 1 << (i % 64);
+        }
+    }
+
+    /// Whether `id` is in the set.
+    #[inline]
+    pub fn contains(&self, id: CommandId) -> bool {
+        let i = usize::from(id.0);
+        self.bits
+            .get(i / 64)
+            .is_some_and(|word| word & (1 << (i % 64)) != 0)
+    }
+
+    /// Number of commands in the set.
+    pub fn len(&self) -> usize {
+        self.bits.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Which names a device's table asked its chain for at `vkCreateDevice`, and which of them the
+/// chain answered (with the function now in the name's slot).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TableAnswers {
+    /// Every name asked.
+    pub asked: CommandSet,
+    /// The asked names the chain answered with a function.
+    pub answered: CommandSet,
+}
+
+impl TableAnswers {
+    /// The chain's answer for `id` as recorded: `Some(true)` answered (the slot holds it),
+    /// `Some(false)` asked and answered NULL, `None` never asked.
+    #[inline]
+    pub fn recorded(&self, id: CommandId) -> Option<bool> {
+        self.asked.contains(id).then(|| self.answered.contains(id))
+    }
+}
+
+/// Whether a device-level command name is exposable on a device of `api_version` (major.minor)
+/// whose extensions, with the instance's and their dependencies, are `extensions`.
+pub fn exposable(id: CommandId, api_version: u32, extensions: &ExtensionSet) -> bool {
+    let info = commands::info(id);
+    if let Origin::Core(version) = info.origin {
+        if version <= api_version {
+            return true;
+        }
+    }
+    info.extensions().iter().any(|&e| extensions.contains(e))
+}
+
+/// Fills a device's table from `gdpa`, the head of its chain, asking only for the names
+/// [`exposable`] on it; gives the table and what was asked.
+///
+/// # Safety
+/// `device` is the live device the chain whose `vkGetDeviceProcAddr` is `gdpa` created.
+pub unsafe fn load(
+    device: vk::Device,
+    gdpa: vk::PFN_vkGetDeviceProcAddr,
+    api_version: u32,
+    extensions: &ExtensionSet,
+) -> (DeviceDispatchTable, TableAnswers) {
+    let mut answers = TableAnswers::default();
+    let mut ask = |id: CommandId| {
+        if !exposable(id, api_version, extensions) {
+            return None;
+        }
+        let name = commands::info(id).name();
+        // SAFETY: `device` is the live device `gdpa`'s chain created (this function's
+        // contract) and `name` a command name from the generated table, NUL-terminated.
+        let f = unsafe { gdpa(device, name.as_ptr()) };
+        answers.asked.insert(id);
+        if f.is_some() {
+            answers.answered.insert(id);
+        }
+        f
+    };
+    // SAFETY: `ask` returns what the chain's vkGetDeviceProcAddr answered for the very name it
+    // was given (or nothing), and a chain answers a name with a function of that name's type.
+    let table = unsafe { DeviceDispatchTable::load_with(&mut ask) };
+    (table, answers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+    use std::sync::Mutex;
+
+    fn id(name: &CStr) -> CommandId {
+        commands::lookup(name).unwrap()
+    }
+
+    #[test]
+    fn exposable_by_version_extension_and_dependency() {
+        let none = ExtensionSet::from_names([]);
+        let v11 = vk::API_VERSION_1_1;
+        assert!(exposable(id(c"vkCreateFence"), v11, &none));
+        assert!(exposable(id(c"vkTrimCommandPool"), v11, &none));
+        assert!(!exposable(id(c"vkCmdBeginRendering"), v11, &none));
+        assert!(exposable(
+            id(c"vkCmdBeginRendering"),
+            vk::API_VERSION_1_3,
+            &none
+        ));
+        assert!(!exposable(
+            id(c"vkCmdBeginRenderingKHR"),
+            vk::make_api_version(0, 1, 4, 0),
+            &none
+        ));
+        let dynamic = ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]);
+        assert!(exposable(id(c"vkCmdBeginRenderingKHR"), v11, &dynamic));
+        assert!(!exposable(id(c"vkCmdBeginRendering"), v11, &dynamic));
+        // Reached only through a dependency of what was enabled.
+        let accel = ExtensionSet::from_names([c"VK_KHR_acceleration_structure"]);
+        let closure = accel.union_with_dependencies(&none);
+        let deferred = id(c"vkCreateDeferredOperationKHR");
+        assert!(!exposable(deferred, v11, &accel));
+        assert!(exposable(deferred, v11, &closure));
+    }
+
+    static ASKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    /// A chain that answers every name with a function (and records the question) except the
+    /// core names of 1.3, which it refuses.
+    unsafe extern "system" fn recording_gdpa(
+        _: vk::Device,
+        name: *const std::ffi::c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        unsafe extern "system" fn any() {}
+        // SAFETY: `load` passes names from the generated table, NUL-terminated.
+        let name = unsafe { CStr::from_ptr(name) };
+        ASKED
+            .lock()
+            .unwrap()
+            .push(name.to_string_lossy().into_owned());
+        let core_13 = matches!(
+            commands::info(id(name)).origin,
+            Origin::Core(v) if v == vk::API_VERSION_1_3
+        );
+        (!core_13).then_some(any as unsafe extern "system" fn())
+    }
+
+    #[test]
+    fn load_asks_exposable_names_once_and_records_the_answers() {
+        let exts = ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]);
+        // SAFETY: the recording chain ignores the device and reads only the name.
+        let (table, answers) = unsafe {
+            load(
+                vk::Device::null(),
+                recording_gdpa,
+                vk::API_VERSION_1_3,
+                &exts,
+            )
+        };
+        let asked = std::mem::take(&mut *ASKED.lock().unwrap());
+        let expected: Vec<CommandId> = (0..DeviceDispatchTable::LEN)
+            .flat_map(|slot| {
+                let names = DeviceDispatchTable::slot_commands(slot);
+                let wanted: Vec<CommandId> = names
+                    .iter()
+                    .copied()
+                    .filter(|&c| exposable(c, vk::API_VERSION_1_3, &exts))
+                    .collect();
+                // Asked in order up to the first answer (the 1.3 core name is refused, so
+                // its alias of the enabled extension is asked next).
+                let stop = wanted
+                    .iter()
+                    .position(|&c| !matches!(commands::info(c).origin, Origin::Core(v) if v == vk::API_VERSION_1_3))
+                    .map_or(wanted.len(), |i| i + 1);
+                wanted[..stop].to_vec()
+            })
+            .collect();
+        let expected_names: Vec<String> = expected
+            .iter()
+            .map(|&c| commands::info(c).name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(asked, expected_names);
+        assert_eq!(answers.asked.len(), asked.len(), "each name asked once");
+        assert!(asked.contains(&"vkCmdBeginRenderingKHR".to_owned()));
+        assert!(!asked.contains(&"vkCmdDrawMultiEXT".to_owned()));
+        assert!(!asked.contains(&"vkCmdBeginRendering2KHR".to_owned()));
+        assert_eq!(answers.recorded(id(c"vkCmdBeginRendering")), Some(false));
+        assert_eq!(answers.recorded(id(c"vkCmdBeginRenderingKHR")), Some(true));
+        assert_eq!(answers.recorded(id(c"vkCreateFence")), Some(true));
+        assert_eq!(answers.recorded(id(c"vkCmdDrawMultiEXT")), None);
+        let slot = commands::info(id(c"vkCmdBeginRendering")).slot().unwrap();
+        assert!(table.is_present(slot), "filled from the extension's alias");
+        let multi = commands::info(id(c"vkCmdDrawMultiEXT")).slot().unwrap();
+        assert!(!table.is_present(multi), "never asked, so a stub");
+    }
+}
