@@ -117,6 +117,12 @@ pub struct LoaderConfig {
     pub without_adapter: bool,
     /// Khronos layer manifests and `VK_INSTANCE_LAYERS` on non-Android hosts.
     pub host_layers: layers::HostLayers,
+    /// Whether layer libraries found the Android way are asked
+    /// `vkNegotiateLoaderLayerInterfaceVersion` ([`layers::Negotiation`]): never on Android
+    /// (AOSP's loader never negotiates), by default on Linux hosts, where desktop layers answer
+    /// the device queries only through their negotiated GIPA; `VKGEN_LAYER_NEGOTIATION=0` turns
+    /// it off there to run AOSP's rule.
+    pub layer_negotiation: layers::Negotiation,
     /// The dynamic linker drivers and layers are loaded through; `None` is the platform's
     /// (`driver::linker::for_config`). Tests put a recording double here.
     pub linker: Option<std::sync::Arc<dyn driver::linker::Linker>>,
@@ -139,6 +145,7 @@ impl Default for LoaderConfig {
             icd: driver::icd::IcdSearchConfig::default(),
             without_adapter: false,
             host_layers: layers::HostLayers::default(),
+            layer_negotiation: layers::Negotiation::PLATFORM,
             linker: None,
             gpu_stats: None,
         }
@@ -182,6 +189,7 @@ impl LoaderConfig {
             icd: driver::icd::IcdSearchConfig::from_env(),
             without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
             host_layers: layers::HostLayers::from_env(),
+            layer_negotiation: layers::Negotiation::from_env(),
             linker: None,
             gpu_stats: None,
             properties,

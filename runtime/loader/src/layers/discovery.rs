@@ -10,7 +10,9 @@
 //!   `vkEnumerateDeviceExtensionProperties` (called with a null physical device), which a layer
 //!   that negotiated interface 2 may provide through its `vkGetInstanceProcAddr(NULL, ...)`
 //!   instead of exporting them (Khronos-style layers such as Debian's validation layer);
-//! * `vkNegotiateLoaderLayerInterfaceVersion` when exported, offered interface version 2;
+//! * `vkNegotiateLoaderLayerInterfaceVersion` when exported, offered interface version 2 —
+//!   on Linux hosts only ([`Negotiation`]): AOSP's loader never negotiates, so on Android a
+//!   layer is "global" only if it exports `vkEnumerateDeviceLayerProperties` and lists itself;
 //! * per layer: instance extensions, "global" iff its `VkLayerProperties` are byte-identical to an
 //!   entry of the device layer list (then its device extensions), and its GIPA/GDPA.
 //!
@@ -234,6 +236,39 @@ pub(super) fn negotiate_interface(
     Ok(info)
 }
 
+/// Whether discovery asks a layer library to negotiate its interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Negotiation {
+    /// AOSP's rule: exports only; `vkNegotiateLoaderLayerInterfaceVersion` is never called.
+    Never,
+    /// Khronos' rule: a library that exports it is offered interface 2, and what its
+    /// negotiated GIPA answers fills in device enumeration functions it does not export.
+    WhenExported,
+}
+
+impl Negotiation {
+    /// The platform's: AOSP's on Android; Khronos' on Linux hosts, whose layers (Debian's
+    /// validation layer) export no `vkEnumerateDeviceLayerProperties` and would otherwise never
+    /// chain into devices.
+    pub const PLATFORM: Self = if cfg!(target_os = "android") {
+        Self::Never
+    } else {
+        Self::WhenExported
+    };
+
+    /// [`Self::PLATFORM`], or on Linux hosts [`Self::Never`] when `VKGEN_LAYER_NEGOTIATION=0`
+    /// (to run AOSP's rule there).
+    pub fn from_env() -> Self {
+        if cfg!(target_os = "android")
+            || vkgen_platform::env::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0")
+        {
+            Self::Never
+        } else {
+            Self::WhenExported
+        }
+    }
+}
+
 /// A layer library's entry points for discovery: its exports, or where a layer that negotiated
 /// interface 2 does not export the device enumeration functions, what its negotiated
 /// `vkGetInstanceProcAddr` answers for them.
@@ -254,8 +289,9 @@ impl EntryPoints {
             .filter(|n| n.loader_layer_interface_version >= 2)
     }
 
-    /// Finds the entry points of `library` (at `path`, for errors) and negotiates its interface.
-    fn find(path: &Path, library: &Library) -> Result<Self, LayerError> {
+    /// Finds the entry points of `library` (at `path`, for errors) and, as `negotiation` says,
+    /// negotiates its interface.
+    fn find(path: &Path, library: &Library, negotiation: Negotiation) -> Result<Self, LayerError> {
         let required = |symbol: &'static CStr| {
             symbol_address(library, symbol).ok_or_else(|| LayerError::MissingExport {
                 path: path.to_path_buf(),
@@ -282,9 +318,11 @@ impl EntryPoints {
             // SAFETY: the layer interface fixes vkNegotiateLoaderLayerInterfaceVersion's type by
             // its name.
             unsafe { typed(library, c"vkNegotiateLoaderLayerInterfaceVersion") };
-        let negotiated = match negotiate {
-            None => None,
-            Some(negotiate) => Some(negotiate_interface(path, negotiate)?),
+        let negotiated = match (negotiation, negotiate) {
+            (Negotiation::WhenExported, Some(negotiate)) => {
+                Some(negotiate_interface(path, negotiate)?)
+            }
+            _ => None,
         };
         let mut found = Self {
             enumerate_instance_layers,
@@ -350,7 +388,7 @@ fn open_plain(path: &Path) -> Result<Library, LayerError> {
 /// Opens one layer library with `dlopen` (an `apk!/` path from its zip) and returns the layers
 /// it provides.
 pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
-    layers_of_library(path, open_plain(path)?, None)
+    layers_of_library(path, open_plain(path)?, None, Negotiation::PLATFORM)
 }
 
 /// Opens one layer library as AOSP's `LayerLibrary::Open` does (an `apk!/` entry from its zip;
@@ -372,7 +410,7 @@ fn open_layer_library(
         })
     });
     let library = reopen(path)?;
-    layers_of_library(path, library, Some(reopen))
+    layers_of_library(path, library, Some(reopen), config.layer_negotiation)
 }
 
 /// The layers an opened layer library provides; `reopen` is kept for when they are closed.
@@ -380,9 +418,10 @@ pub(crate) fn layers_of_library(
     path: &Path,
     library: Library,
     reopen: Option<Reopen>,
+    negotiation: Negotiation,
 ) -> Result<Vec<Layer>, LayerError> {
     // Every early return below drops `library` (dlclose).
-    let entry = EntryPoints::find(path, &library)?;
+    let entry = EntryPoints::find(path, &library, negotiation)?;
     let enumerate_instance_layers = entry.enumerate_instance_layers;
     let instance_layers: Vec<vk::LayerProperties> =
         enumerate(path, "vkEnumerateInstanceLayerProperties", |c, p| {
@@ -408,6 +447,7 @@ pub(crate) fn layers_of_library(
         interface_version: entry.negotiated.map(|n| n.loader_layer_interface_version),
         _library: Some(library),
         reopen,
+        negotiation,
     });
     let mut layers = Vec::with_capacity(instance_layers.len());
     for properties in instance_layers {
@@ -755,6 +795,68 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         );
     }
 
+    /// AOSP's rule ([`Negotiation::Never`], Android's): the library is never asked to
+    /// negotiate, its GIPA is its export, and it is global only by exporting
+    /// `vkEnumerateDeviceLayerProperties` and listing itself there. The same library under
+    /// Khronos' rule negotiates and takes the negotiated entry points. Reopening keeps the rule.
+    #[test]
+    fn without_negotiation_a_layer_is_what_its_exports_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = |device_layers| Fixture {
+            layers: &["VK_LAYER_test_neg"],
+            device_layers,
+            negotiate: true,
+            generic_gpa: true,
+            ..Fixture::default()
+        };
+        let global = build_layer(
+            dir.path(),
+            "libVkLayer_neg.so",
+            &fixture(Some(&["VK_LAYER_test_neg"])),
+        );
+        let aosp = LoaderConfig {
+            layer_negotiation: Negotiation::Never,
+            ..app_config(&[dir.path()])
+        };
+        let registry = LayerRegistry::discover(&aosp);
+        let layer = registry.find(c"VK_LAYER_test_neg").unwrap().open().unwrap();
+        assert_eq!(
+            layer.library().interface_version(),
+            None,
+            "negotiated under AOSP's rule"
+        );
+        assert!(layer.get_physical_device_proc_addr().is_none());
+        assert_eq!(
+            address(layer.get_instance_proc_addr()),
+            symbol(&global, c"vkGetInstanceProcAddr")
+        );
+        assert_eq!(
+            address(layer.get_device_proc_addr().unwrap()),
+            symbol(&global, c"vkGetDeviceProcAddr")
+        );
+        assert!(layer.is_global());
+
+        let khronos = LayerRegistry::discover(&app_config(&[dir.path()]));
+        let layer = khronos.find(c"VK_LAYER_test_neg").unwrap().open().unwrap();
+        assert_eq!(layer.library().interface_version(), Some(2));
+        assert_ne!(
+            address(layer.get_instance_proc_addr()),
+            symbol(&global, c"vkGetInstanceProcAddr")
+        );
+
+        // Without device exports it is instance-only under AOSP's rule.
+        let dir = tempfile::tempdir().unwrap();
+        build_layer(dir.path(), "libVkLayer_neg.so", &fixture(None));
+        let aosp = LoaderConfig {
+            layer_negotiation: Negotiation::Never,
+            ..app_config(&[dir.path()])
+        };
+        let registry = LayerRegistry::discover(&aosp);
+        let layer = registry.find(c"VK_LAYER_test_neg").unwrap();
+        assert!(!layer.is_global());
+        assert!(layer.device_extensions().is_empty());
+    }
+
     #[test]
     fn libraries_missing_required_exports_are_rejected() {
         let dir = tempfile::tempdir().unwrap();
@@ -960,6 +1062,15 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             device_exts.contains(&c"VK_EXT_validation_cache"),
             "{device_exts:?}"
         );
+        // Under AOSP's rule the same library is not negotiated with, so it is instance-only:
+        // it exports no vkEnumerateDeviceLayerProperties (the documented host divergence).
+        let aosp = LayerRegistry::discover(&LoaderConfig {
+            layer_negotiation: Negotiation::Never,
+            ..app_config(&[dir.path()])
+        });
+        let instance_only = aosp.find(c"VK_LAYER_KHRONOS_validation").unwrap();
+        assert!(!instance_only.is_global());
+        assert_eq!(instance_only.library().interface_version(), None);
         // Its GIPA, once opened, answers a global query.
         let layer = layer.open().unwrap();
         // SAFETY: global lookup through the opened layer's own GIPA.

@@ -201,6 +201,8 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
             interface_version: negotiated.map(|n| n.loader_layer_interface_version),
             _library: Some(library),
             reopen: None,
+            // Manifest layers are Khronos': they always negotiate, Android or not.
+            negotiation: super::Negotiation::WhenExported,
         }),
         host_implicit: implicit,
     })

@@ -34,7 +34,7 @@ use libloading::os::unix::Library;
 use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
 
 pub use activation::{activate, property_layer_names, requested_layer_names};
-pub use discovery::{layer_files, load_layer_library, search_dirs};
+pub use discovery::{layer_files, load_layer_library, search_dirs, Negotiation};
 use filters::LayerFilters;
 pub use gpu_debug::{AppIdentity, GpuDebug};
 pub use host::HostLayer;
@@ -117,6 +117,8 @@ pub struct LayerLibrary {
     _library: Option<Library>,
     /// How to open the library again after it was closed (discovery's way); `None`: `dlopen`.
     reopen: Option<discovery::Reopen>,
+    /// Whether it was (and, reopened, is again) asked to negotiate.
+    negotiation: Negotiation,
 }
 
 impl std::fmt::Debug for LayerLibrary {
@@ -225,6 +227,7 @@ impl Layer {
                 interface_version: self.library.interface_version,
                 _library: None,
                 reopen: self.library.reopen.clone(),
+                negotiation: self.library.negotiation,
             }),
             ..self.clone()
         }
@@ -239,9 +242,12 @@ impl Layer {
         }
         let path = self.library.path();
         let reopened = match &self.library.reopen {
-            Some(reopen) => {
-                discovery::layers_of_library(path, reopen(path)?, Some(reopen.clone()))?
-            }
+            Some(reopen) => discovery::layers_of_library(
+                path,
+                reopen(path)?,
+                Some(reopen.clone()),
+                self.library.negotiation,
+            )?,
             None => load_layer_library(path)?,
         };
         reopened
