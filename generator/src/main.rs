@@ -47,18 +47,21 @@ enum Command {
     Driver {
         #[command(flatten)]
         registry: RegistryArgs,
-        /// Driver name (HAL library vulkan.NAME.so)
+        /// Driver name (HAL library vulkan.NAME.so) [default: the one DIR/vkgen.toml records]
         #[arg(long)]
-        name: String,
-        /// Output directory
-        #[arg(long, value_name = "DIR")]
+        name: Option<String>,
+        /// The driver crate's directory; its vkgen.toml (written by every run) supplies the
+        /// name, registry, --api-version and --vkgen-root not given here
+        #[arg(long, visible_alias = "crate", value_name = "DIR", default_value = ".")]
         out: PathBuf,
         /// The vkgen checkout whose driver kit the crate builds on, as written into Cargo.toml
         /// (relative to --out, or absolute) [default: the checkout this vkgen was built from]
         #[arg(long, value_name = "DIR")]
         vkgen_root: Option<PathBuf>,
-        /// Write nothing; exit 1 listing the generated files that differ (src/vkgen.rs; the
-        /// vendor's Cargo.toml and src/lib.rs only when missing)
+        /// Write nothing; exit 1 listing the generated files that differ (src/vkgen.rs,
+        /// vkgen.toml, the ICD manifest, vendor/vkgen; the vendor's Cargo.toml and src/lib.rs
+        /// only when missing). Without --registry, the recorded registry must still have its
+        /// recorded SHA-256
         #[arg(long)]
         check: bool,
     },
@@ -307,11 +310,12 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             vkgen_root,
             check,
         } => {
-            let opts = options(&registry);
+            let run = vkgen::record::resolve(options(&registry), name, &out, vkgen_root, check)?;
+            let name = run.name.clone();
             if check {
-                let files =
-                    vkgen::scaffold::driver_files(&opts, &name, &out, vkgen_root.as_deref())?;
-                let s = vkgen::check(&files, &out);
+                let scaffold = vkgen::scaffold::driver_files(&run)?;
+                eprintln!("vkgen: {}", scaffold.registry);
+                let s = vkgen::check(&scaffold.files, &out);
                 if s.is_fresh() {
                     eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
                     return Ok(ExitCode::SUCCESS);
@@ -321,11 +325,12 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 }
                 return Ok(ExitCode::from(1));
             }
-            let written = vkgen::scaffold::driver(&opts, &name, &out, vkgen_root.as_deref())?;
+            let scaffold = vkgen::scaffold::driver(&run)?;
+            eprintln!("vkgen: {}", scaffold.registry);
             eprintln!(
                 "vkgen: driver `{name}` scaffolded in {} ({} files)",
                 out.display(),
-                written
+                scaffold.files.len()
             );
             eprintln!("vkgen: edit {}/src/lib.rs, then: cargo build --release --manifest-path {}/Cargo.toml", out.display(), out.display());
             Ok(ExitCode::SUCCESS)

@@ -1,13 +1,15 @@
 //! Issue 20, distribution: the vendored copy of the runtime a scaffolded driver builds on
-//! stands alone (nothing inherited from vkgen's workspace, no build-time generator) and is
-//! reproducible (same checkout, same files, same SHA-256).
+//! stands alone (nothing inherited from vkgen's workspace, no build-time generator), carries
+//! the generated crate it is given (the driver's registry's, not the checkout's) and is
+//! reproducible (same inputs, same files, same SHA-256).
 
 mod common;
 
 #[test]
 fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     let root = common::workspace();
-    let files = vkgen::vendor::files(&root).unwrap();
+    let generated = vkgen::generate(&common::options("1.3.239")).unwrap().files;
+    let files = vkgen::vendor::files(&root, &generated).unwrap();
     let file = |p: &str| {
         files
             .iter()
@@ -28,14 +30,21 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     let generator_manifest = &file("runtime/driver/Cargo.toml").contents;
     assert!(generator_manifest.contains(r#"ash = { version = "0.38""#));
     assert!(generator_manifest.contains(r#"vkgen-abi = { path = "../abi" }"#));
-    let generated = &file("generated/Cargo.toml").contents;
-    assert!(!generated.contains("[build-dependencies]"), "{generated}");
-    assert!(generated.contains("regenerate = []"), "{generated}");
+    let manifest = &file("generated/Cargo.toml").contents;
+    assert!(!manifest.contains("[build-dependencies]"), "{manifest}");
+    assert!(!manifest.contains("regenerate"), "{manifest}");
+    // The generated crate is the one given, file for file, not the checkout's generated/.
+    for g in &generated {
+        assert_eq!(file(&format!("generated/{}", g.path)).contents, g.contents);
+    }
+    assert!(file("generated/src/lib.rs")
+        .contents
+        .contains("\"1.3.239\""));
     // Tests, benches and build outputs stay behind.
     assert!(files
         .iter()
         .all(|f| !f.path.contains("/tests/") && !f.path.contains("/target/")));
-    let again = vkgen::vendor::files(&root).unwrap();
+    let again = vkgen::vendor::files(&root, &generated).unwrap();
     assert_eq!(
         file("VENDORED.txt").contents,
         again.last().unwrap().contents,

@@ -1,0 +1,183 @@
+//! Issue 20: a scaffolded driver crate's tables are generated from its own registry. Outside
+//! the checkout the vendored `vkgen-generated` is exactly what `vkgen generate` writes for the
+//! crate's vk.xml and `--api-version`; `vkgen.toml` records the registry so `--check` needs no
+//! arguments and refuses a registry whose SHA-256 changed; registries the kit cannot build on
+//! (older than 1.3, or inside the checkout one other than `generated/`'s) are refused.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use vkgen::record::{self, Record};
+use vkgen::scaffold;
+
+/// A crate directory outside the checkout.
+fn outside() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("vkgen-driver-registry-")
+        .tempdir_in(std::env::temp_dir())
+        .unwrap();
+    let out = dir.path().join("acme");
+    assert!(!out.starts_with(common::workspace()));
+    (dir, out)
+}
+
+fn run_in(out: &Path, registry: Option<&str>, check: bool) -> vkgen::Result<record::DriverRun> {
+    let opts = vkgen::Options {
+        registry: registry.map(common::registry),
+        ..Default::default()
+    };
+    let name = (registry.is_some()).then(|| "acme".to_owned());
+    record::resolve(opts, name, out, Some(common::workspace()), check)
+}
+
+fn message(e: vkgen::Error) -> String {
+    e.to_string()
+}
+
+#[test]
+fn vendored_tables_are_the_crates_registrys() {
+    let (_dir, out) = outside();
+    let run = run_in(&out, Some("1.3.239"), false).unwrap();
+    let s = scaffold::driver(&run).unwrap();
+    assert!(
+        s.registry.contains("vk-1.3.239.xml") && s.registry.contains("1.3.239"),
+        "{}",
+        s.registry
+    );
+    // Exactly `vkgen generate --registry vk-1.3.239.xml`, file for file.
+    let g = vkgen::generate(&common::options("1.3.239")).unwrap();
+    let vendored: Vec<_> = s
+        .files
+        .iter()
+        .filter_map(|f| {
+            let rel = f.path.strip_prefix("vendor/vkgen/generated/")?;
+            Some((rel.to_owned(), f.contents.clone()))
+        })
+        .collect();
+    let expected: Vec<_> = g
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.contents.clone()))
+        .collect();
+    assert_eq!(vendored, expected);
+    let features = std::fs::read_to_string(out.join("vendor/vkgen/generated/src/features.rs"))
+        .expect("written");
+    assert!(
+        !features.contains("Vulkan14") && features.contains("Vulkan13Features"),
+        "1.3.239's feature tables, not the checkout's 1.4"
+    );
+    // The generated crate tells the kit which registry it holds.
+    let build = std::fs::read_to_string(out.join("vendor/vkgen/generated/build.rs")).unwrap();
+    assert!(build.contains("cargo:registry_version=1.3.239"), "{build}");
+
+    // The record: registry file, path, version, SHA-256 and the driver's name.
+    let rec = Record::read(&out).unwrap().expect("vkgen.toml written");
+    assert_eq!(rec.name, "acme");
+    assert_eq!(rec.registry_file, "vk-1.3.239.xml");
+    assert_eq!(rec.registry_version, "1.3.239");
+    assert_eq!(rec.registry_sha256, g.provenance.1);
+    assert_eq!(rec.api_version, None);
+    assert_eq!(
+        out.join(&rec.registry_path).canonicalize().unwrap(),
+        common::registry("1.3.239").canonicalize().unwrap()
+    );
+    // The ICD manifest follows the registry's version.
+    let icd = std::fs::read_to_string(out.join("acme_icd.json")).unwrap();
+    assert!(icd.contains(r#""api_version": "1.3.0""#), "{icd}");
+
+    // --check with no arguments: everything from the record, and fresh.
+    let check = run_in(&out, None, true).unwrap();
+    assert_eq!(check.name, "acme");
+    assert_eq!(
+        check.expect_sha256.as_deref(),
+        Some(g.provenance.1.as_str())
+    );
+    let again = scaffold::driver_files(&check).unwrap();
+    let stale = vkgen::check(&again.files, &out);
+    assert!(stale.is_fresh(), "{stale:?}");
+    assert!(again.registry.contains("recorded in vkgen.toml"));
+
+    // A tampered SHA-256 (the registry changed under the crate) is refused by --check; a
+    // plain re-run takes the registry in and records it again.
+    let toml = std::fs::read_to_string(out.join("vkgen.toml")).unwrap();
+    let tampered = toml.replace(&g.provenance.1, &"0".repeat(64));
+    std::fs::write(out.join("vkgen.toml"), &tampered).unwrap();
+    let check = run_in(&out, None, true).unwrap();
+    let err = message(scaffold::driver_files(&check).unwrap_err());
+    assert!(
+        err.contains("registry changed") && err.contains("re-run vkgen driver"),
+        "{err}"
+    );
+    scaffold::driver(&run_in(&out, None, false).unwrap()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(out.join("vkgen.toml")).unwrap(),
+        toml
+    );
+}
+
+#[test]
+fn api_version_is_recorded_and_selects_the_vendored_tables() {
+    let (_dir, out) = outside();
+    let mut run = run_in(&out, Some("1.4.359"), false).unwrap();
+    run.opts.api_version = Some((1, 3));
+    let s = scaffold::driver(&run).unwrap();
+    let mut opts = common::options("1.4.359");
+    opts.api_version = Some((1, 3));
+    let g = vkgen::generate(&opts).unwrap();
+    let lib = |files: &[vkgen::OutputFile], path: &str| {
+        files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.contents.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        lib(&s.files, "vendor/vkgen/generated/src/lib.rs"),
+        lib(&g.files, "src/lib.rs")
+    );
+    // Recorded, so a re-run and --check without arguments keep 1.3.
+    let check = run_in(&out, None, true).unwrap();
+    assert_eq!(check.opts.api_version, Some((1, 3)));
+    assert!(vkgen::check(&scaffold::driver_files(&check).unwrap().files, &out).is_fresh());
+}
+
+#[test]
+fn registries_the_kit_cannot_build_on_are_refused() {
+    for old in ["1.1.130", "1.2.203"] {
+        let (_dir, out) = outside();
+        let err = message(scaffold::driver(&run_in(&out, Some(old), false).unwrap()).unwrap_err());
+        assert!(
+            err.contains(&format!("vk-{old}.xml"))
+                && err.contains("oldest supported is vk-1.3.239.xml"),
+            "{err}"
+        );
+        assert!(!out.exists(), "{old}: nothing is written");
+    }
+    // Inside the checkout the crate builds on generated/ (vk-1.4.359): another registry is
+    // refused, the checkout's own is fine.
+    let inside = tempfile::Builder::new()
+        .prefix("driver-registry-")
+        .tempdir_in(common::workspace().join("target"))
+        .unwrap();
+    let out = inside.path().join("acme");
+    let err = message(
+        scaffold::driver_files(&run_in(&out, Some("1.3.239"), false).unwrap()).unwrap_err(),
+    );
+    assert!(
+        err.contains("inside the vkgen checkout") && err.contains("scaffold the crate outside"),
+        "{err}"
+    );
+    let own = scaffold::driver_files(&run_in(&out, Some("1.4.359"), false).unwrap()).unwrap();
+    assert!(own.files.iter().all(|f| !f.path.starts_with("vendor/")));
+}
+
+#[test]
+fn check_without_a_record_asks_for_a_name() {
+    let (_dir, out) = outside();
+    let err = message(run_in(&out, None, true).unwrap_err());
+    assert!(
+        err.contains("vkgen.toml") && err.contains("--name"),
+        "{err}"
+    );
+}
