@@ -109,8 +109,10 @@ pub fn check_name(name: &str) -> Result<()> {
 pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     let (name, out, opts) = (run.name.as_str(), run.out.as_path(), &run.opts);
     check_name(name)?;
-    let vkgen_root = run.vkgen_root.as_deref();
-    let root = vkgen_root.map_or_else(default_vkgen_root, Path::to_path_buf);
+    let root = run
+        .vkgen_root
+        .as_deref()
+        .map_or_else(default_vkgen_root, Path::to_path_buf);
     let resolved = if root.is_absolute() {
         root.clone()
     } else {
@@ -146,25 +148,7 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
         "{file_name} (Vulkan {}.{}, header {})",
         highest.0, highest.1, reg.header_version
     );
-    let record = Record {
-        name: name.to_owned(),
-        api_version: opts.api_version,
-        vkgen_root: vkgen_root.map(|r| r.to_string_lossy().replace('\\', "/")),
-        registry_file: file_name.clone(),
-        registry_path: crate::record::registry_path(out, &source.path),
-        registry_version: version.clone(),
-        registry_sha256: reg.source_sha256.clone(),
-    };
-    let line = format!(
-        "registry {file_name} (vk.xml {version}, SHA-256 {}) from {} ({})",
-        reg.source_sha256,
-        source.path.display(),
-        if run.recorded_registry {
-            "recorded in vkgen.toml"
-        } else {
-            source.how
-        }
-    );
+    let (record, line) = record_of(run, &source, &file_name, &version, &reg.source_sha256);
 
     // Relative from the crate: the vendored copy, or the checkout it lives in.
     let dependency_root = if standalone {
@@ -230,6 +214,38 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
         files,
         registry: line,
     })
+}
+
+/// `vkgen.toml` of `run`, and the line naming the registry it read.
+fn record_of(
+    run: &DriverRun,
+    source: &crate::registry::Source,
+    file_name: &str,
+    version: &str,
+    sha256: &str,
+) -> (Record, String) {
+    let record = Record {
+        name: run.name.clone(),
+        api_version: run.opts.api_version,
+        vkgen_root: run
+            .vkgen_root
+            .as_ref()
+            .map(|r| r.to_string_lossy().replace('\\', "/")),
+        registry_file: file_name.to_owned(),
+        registry_path: crate::record::registry_path(&run.out, &source.path),
+        registry_version: version.to_owned(),
+        registry_sha256: sha256.to_owned(),
+    };
+    let how = if run.recorded_registry {
+        "recorded in vkgen.toml"
+    } else {
+        source.how
+    };
+    let line = format!(
+        "registry {file_name} (vk.xml {version}, SHA-256 {sha256}) from {} ({how})",
+        source.path.display()
+    );
+    (record, line)
 }
 
 /// Refuses a registry the crate cannot build on: one whose SHA-256 is not the one `--check`
