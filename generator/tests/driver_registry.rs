@@ -181,3 +181,31 @@ fn check_without_a_record_asks_for_a_name() {
         "{err}"
     );
 }
+
+/// The kit compiles, warning-free, against the tables of each supported registry family it is
+/// not built against elsewhere: 1.3.281 (1.3's last header before 1.4; `driver_scaffold` and
+/// `copy_engine` build on 1.3.239, the workspace on 1.4.359) and 1.4.359 generated at 1.3 (a
+/// 1.4 registry's names with a 1.3 selection). One shared target directory, so the
+/// dependencies build once.
+#[test]
+fn the_kit_compiles_against_each_supported_registry() {
+    let target = common::workspace().join("target/driver-registries");
+    for (version, api) in [("1.3.281", None), ("1.4.359", Some((1, 3)))] {
+        let (_dir, out) = outside();
+        let mut run = run_in(&out, Some(version), false).unwrap();
+        run.opts.api_version = api;
+        scaffold::driver(&run).unwrap();
+        let check = std::process::Command::new(env!("CARGO"))
+            .args(["check", "--quiet", "--manifest-path"])
+            .arg(out.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env("RUSTFLAGS", "-D warnings")
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "the kit does not compile against vk-{version}.xml's tables (api {api:?}):\n{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}

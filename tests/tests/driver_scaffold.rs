@@ -373,7 +373,8 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
         assert_eq!(
             std::fs::read(vendored.join(f)).ok(),
             std::fs::read(generated.join(f)).ok(),
-            "vendor/vkgen/generated/{f} is not vk-1.3.239's"
+            "vendor/vkgen/generated/{} is not vk-1.3.239's",
+            f.display()
         );
     }
 
