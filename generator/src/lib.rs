@@ -16,6 +16,7 @@ pub mod error;
 pub mod info;
 pub mod model;
 pub mod names;
+pub mod paths;
 pub mod policy;
 pub mod record;
 pub mod registry;

@@ -193,12 +193,12 @@ pub fn resolve(
 /// top-level directory, else absolute.
 pub fn registry_path(crate_dir: &Path, registry: &Path) -> String {
     let (from, to) = (
-        crate::scaffold::resolved(crate_dir),
-        crate::scaffold::resolved(registry),
+        crate::paths::resolved(crate_dir),
+        crate::paths::resolved(registry),
     );
     let top = |p: &Path| p.components().take(2).collect::<PathBuf>();
     if top(&from) == top(&to) && from.components().count() > 1 {
-        crate::scaffold::relative_path(&from, &to)
+        crate::paths::relative_path(&from, &to)
     } else {
         to.to_string_lossy().replace('\\', "/")
     }
