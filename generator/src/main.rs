@@ -127,6 +127,19 @@ enum Command {
         #[arg(long, requires = "out")]
         check: bool,
     },
+    /// Writes the feature requirements of registries that predate vk.xml's `<require><feature>`
+    /// (registry/required-features.txt) from a registry that has them (vk-1.4.359.xml).
+    RequiredFeatures {
+        /// vk.xml with `<require><feature>` entries (vk-1.4.359.xml of the registry matrix)
+        #[arg(long, value_name = "FILE")]
+        registry: PathBuf,
+        /// Where to write the table [default: stdout]
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Write nothing; exit 1 when --out differs from what would be written
+        #[arg(long, requires = "out")]
+        check: bool,
+    },
     /// Khronos profiles (profiles-schema JSON).
     Profile {
         #[command(subcommand)]
@@ -225,6 +238,32 @@ fn open_device_tool(
         loaded.registry.header_version
     );
     Ok((loaded, source, loader))
+}
+
+/// Prints `text`, writes it to `out`, or (`check`) compares it with `out`.
+fn write_or_check(
+    text: &str,
+    out: Option<&std::path::Path>,
+    check: bool,
+    regenerate: &str,
+) -> vkgen::Result<ExitCode> {
+    match out {
+        None => print!("{text}"),
+        Some(out) if check => {
+            let existing = std::fs::read_to_string(out).unwrap_or_default();
+            if existing.replace("\r\n", "\n") != text {
+                println!("stale: {}", out.display());
+                println!("regenerate with: {regenerate}");
+                return Ok(ExitCode::from(1));
+            }
+            eprintln!("vkgen: {} is up to date", out.display());
+        }
+        Some(out) => {
+            std::fs::write(out, text).map_err(|e| vkgen::Error::io(out, e))?;
+            eprintln!("vkgen: wrote {}", out.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -377,6 +416,22 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 }
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::RequiredFeatures {
+            registry,
+            out,
+            check,
+        } => {
+            let (loaded, _) = vkgen::load(&vkgen::Options {
+                registry: Some(registry.clone()),
+                ..Default::default()
+            })?;
+            let text = vkgen::emit::requirements::table_file(&loaded.registry);
+            let regenerate = format!(
+                "cargo run -p vkgen -- required-features --registry {} --out <file>",
+                registry.display()
+            );
+            write_or_check(&text, out.as_deref(), check, &regenerate)
         }
         Command::Diff {
             old,

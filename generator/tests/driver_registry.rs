@@ -209,3 +209,45 @@ fn the_kit_compiles_against_each_supported_registry() {
         );
     }
 }
+
+/// A registry that predates vk.xml's `<require><feature>` markup still makes its versions'
+/// features mandatory: the rows come from `registry/required-features.txt` (fresh from
+/// vk-1.4.359), so a kit device scaffolded from 1.3.239 has `timelineSemaphore` and
+/// `synchronization2` (the copy engine's sync core needs them).
+#[test]
+fn registries_without_feature_markup_use_the_builtin_requirements() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkgen"))
+        .args(["required-features", "--check", "--registry"])
+        .arg(common::registry("1.4.359"))
+        .arg("--out")
+        .arg(common::workspace().join("registry/required-features.txt"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "registry/required-features.txt is stale:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for version in ["1.3.239", "1.3.281"] {
+        let g = vkgen::generate(&common::options(version)).unwrap();
+        let features = &g
+            .files
+            .iter()
+            .find(|f| f.path == "src/features.rs")
+            .unwrap()
+            .contents;
+        for row in [
+            r#"RequiredFeature { by: "VK_VERSION_1_2", depends: "", feature: "timelineSemaphore" }"#,
+            r#"RequiredFeature { by: "VK_VERSION_1_3", depends: "", feature: "synchronization2" }"#,
+            r#"RequiredFeature { by: "VK_VERSION_1_3", depends: "", feature: "dynamicRendering" }"#,
+        ] {
+            assert!(features.contains(row), "{version}: no {row}");
+        }
+        // Rows of what the registry lacks are left out (1.4, and its structures).
+        assert!(!features.contains("by: \"VK_VERSION_1_4\""), "{version}");
+        assert!(
+            features.contains("registry/required-features.txt"),
+            "{version}"
+        );
+    }
+}
