@@ -13,7 +13,9 @@
 //!
 //! The registry path is written relative to the crate when both lie under the same top-level
 //! directory (a vendor's repository carrying its vk.xml, vkgen's `../shared/registry` beside
-//! a checkout), else absolute. The file is vkgen's, rewritten on every run.
+//! a checkout), else absolute; a run that reads the same file (same SHA-256) from elsewhere
+//! keeps the recorded path, so the record does not go stale from machine to machine. The file
+//! is vkgen's, rewritten on every run.
 
 use std::path::{Path, PathBuf};
 

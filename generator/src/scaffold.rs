@@ -225,6 +225,14 @@ fn record_of(
     version: &str,
     sha256: &str,
 ) -> (Record, String) {
+    // The path is where this machine found the file; the SHA-256 is what the crate depends
+    // on. The same file found elsewhere (another checkout, $VKGEN_REGISTRY_DIR) keeps the
+    // recorded path, so a fresh crate stays fresh on every machine.
+    let kept_path = Record::read(&run.out)
+        .ok()
+        .flatten()
+        .filter(|r| r.registry_sha256 == sha256)
+        .map(|r| r.registry_path);
     let record = Record {
         name: run.name.clone(),
         api_version: run.opts.api_version,
@@ -233,7 +241,8 @@ fn record_of(
             .as_ref()
             .map(|r| r.to_string_lossy().replace('\\', "/")),
         registry_file: file_name.to_owned(),
-        registry_path: crate::record::registry_path(&run.out, &source.path),
+        registry_path: kept_path
+            .unwrap_or_else(|| crate::record::registry_path(&run.out, &source.path)),
         registry_version: version.to_owned(),
         registry_sha256: sha256.to_owned(),
     };

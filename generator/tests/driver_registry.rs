@@ -251,3 +251,22 @@ fn registries_without_feature_markup_use_the_builtin_requirements() {
         );
     }
 }
+
+/// The recorded path is a hint, the SHA-256 the identity: the same vk.xml read from another
+/// place (another machine's registry directory) leaves the record, and so the crate, fresh.
+#[test]
+fn the_same_registry_elsewhere_keeps_the_crate_fresh() {
+    let (dir, out) = outside();
+    scaffold::driver(&run_in(&out, Some("1.3.239"), false).unwrap()).unwrap();
+    let elsewhere = dir.path().join("elsewhere/vk-1.3.239.xml");
+    std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    std::fs::copy(common::registry("1.3.239"), &elsewhere).unwrap();
+    let opts = vkgen::Options {
+        registry: Some(elsewhere),
+        ..Default::default()
+    };
+    let run = record::resolve(opts, None, &out, Some(common::workspace()), true).unwrap();
+    let files = scaffold::driver_files(&run).unwrap().files;
+    let stale = vkgen::check(&files, &out);
+    assert!(stale.is_fresh(), "{stale:?}");
+}
