@@ -237,7 +237,10 @@ pub fn crate_build_rs(
         let out = vkgen::build::main(&vkgen::Options::default());
         println!("cargo:map={{}}", out.dir.join("libvulkan.map").display());
         println!("cargo:registry_version={{}}", out.registry_version);
-        println!("cargo:api_version={{}}.{{}}", out.api_version.0, out.api_version.1);
+        println!(
+            "cargo:api_version={{}}.{{}}",
+            out.api_version.0, out.api_version.1
+        );
         out.dir
     }};
     #[cfg(not(feature = "regenerate"))]
