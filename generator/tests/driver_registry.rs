@@ -270,3 +270,31 @@ fn the_same_registry_elsewhere_keeps_the_crate_fresh() {
     let stale = vkgen::check(&files, &out);
     assert!(stale.is_fresh(), "{stale:?}");
 }
+
+/// The kit's build script repeats the refusal for a hand-assembled build: tables generated
+/// from a registry older than 1.3 stop the build with a message naming it, before the kit
+/// compiles against names it lacks.
+#[test]
+fn the_kit_refuses_tables_older_than_1_3_at_build_time() {
+    let target = common::workspace().join("target/driver-registries");
+    let (_dir, out) = outside();
+    scaffold::driver(&run_in(&out, Some("1.3.239"), false).unwrap()).unwrap();
+    let generated = out.join("vendor/vkgen/generated");
+    std::fs::remove_dir_all(&generated).unwrap();
+    let g = vkgen::generate(&common::options("1.2.203")).unwrap();
+    vkgen::write(&g.files, &generated).unwrap();
+    let check = std::process::Command::new(env!("CARGO"))
+        .args(["check", "--quiet", "--manifest-path"])
+        .arg(out.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(!check.status.success(), "built on 1.2.203's tables");
+    assert!(
+        stderr.contains("the driver kit needs a Vulkan 1.3 registry or newer")
+            && stderr.contains("vk.xml 1.2.203"),
+        "{stderr}"
+    );
+}
