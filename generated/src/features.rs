@@ -9351,7 +9351,8 @@ pub struct RequiredFeature {
     pub feature: &'static str,
 }
 
-/// Every feature requirement of the selected core versions and extensions, in registry order.
+/// Every feature requirement of the selected core versions and extensions, in registry order,
+/// from the registry's `<require><feature>` entries.
 pub const REQUIRED_FEATURES: &[RequiredFeature] = &[
     RequiredFeature { by: "VK_VERSION_1_0", depends: "", feature: "robustBufferAccess" },
     RequiredFeature { by: "VK_VERSION_1_1", depends: "", feature: "multiview" },

@@ -17,7 +17,9 @@ pub mod error;
 pub mod info;
 pub mod model;
 pub mod names;
+pub mod paths;
 pub mod policy;
+pub mod record;
 pub mod registry;
 pub mod scaffold;
 pub mod select;
@@ -63,6 +65,9 @@ pub struct Generated {
     pub summary: String,
     /// `(REGISTRY_VERSION, REGISTRY_SHA256)` the output records.
     pub provenance: (String, String),
+    /// The API version the tables were generated for (`--api-version`, else the registry's
+    /// newest).
+    pub api_version: (u32, u32),
 }
 
 /// `(REGISTRY_VERSION, REGISTRY_SHA256)` recorded by a generated crate in `dir`, if any: what
@@ -189,12 +194,14 @@ pub fn generate_loaded(
         path: "src/lib.rs".into(),
         contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
     });
-    if opts.self_regenerating.is_some() {
-        files.push(OutputFile {
-            path: "build.rs".into(),
-            contents: build::crate_build_rs(),
-        });
-    }
+    files.push(OutputFile {
+        path: "build.rs".into(),
+        contents: build::crate_build_rs(
+            opts.self_regenerating.is_some(),
+            &format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
+            version,
+        ),
+    });
 
     let symbols = emit::trampolines::exported_symbols(&cx);
     let preamble = emit::PREAMBLE;
@@ -223,6 +230,7 @@ pub fn generate_loaded(
             format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
             reg.source_sha256.clone(),
         ),
+        api_version: version,
     })
 }
 

@@ -47,23 +47,26 @@ enum Command {
     Driver {
         #[command(flatten)]
         registry: RegistryArgs,
-        /// Driver name (HAL library vulkan.NAME.so)
+        /// Driver name (HAL library vulkan.NAME.so) [default: the one DIR/vkgen.toml records]
         #[arg(long)]
-        name: String,
-        /// Output directory
-        #[arg(long, value_name = "DIR")]
+        name: Option<String>,
+        /// The driver crate's directory; its vkgen.toml (written by every run) supplies the
+        /// name, registry, --api-version and --vkgen-root not given here
+        #[arg(long, visible_alias = "crate", value_name = "DIR", default_value = ".")]
         out: PathBuf,
         /// The vkgen checkout whose driver kit the crate builds on, as written into Cargo.toml
         /// (relative to --out, or absolute) [default: the checkout this vkgen was built from]
         #[arg(long, value_name = "DIR")]
         vkgen_root: Option<PathBuf>,
         /// How a crate outside the checkout depends on the runtime, as first written into its
-        /// Cargo.toml: `vendored` (a copy in vendor/vkgen), `version` (="this vkgen's version"
-        /// from a Cargo registry) or `git+URL#REV`
-        #[arg(long, value_name = "FORM", default_value = "vendored")]
-        runtime: vkgen::scaffold::Runtime,
-        /// Write nothing; exit 1 listing the generated files that differ (src/vkgen.rs; the
-        /// vendor's Cargo.toml and src/lib.rs only when missing)
+        /// Cargo.toml: `vendored` (a copy in vendor/vkgen, the default), `version` (="this
+        /// vkgen's version" from a Cargo registry) or `git+URL#REV`; recorded in vkgen.toml
+        #[arg(long, value_name = "FORM")]
+        runtime: Option<vkgen::scaffold::Runtime>,
+        /// Write nothing; exit 1 listing the generated files that differ (src/vkgen.rs,
+        /// vkgen.toml, the ICD manifest, vendor/vkgen; the vendor's Cargo.toml and src/lib.rs
+        /// only when missing). Without --registry, the recorded registry must still have its
+        /// recorded SHA-256
         #[arg(long)]
         check: bool,
         /// With --check: also run the crate's requirements test (tests/vkgen_requirements.rs,
@@ -124,6 +127,19 @@ enum Command {
     /// vk.xml ash was generated from (1.3.281); generation reuses an ash type only where it matches.
     AshLayouts {
         /// vk.xml 1.3.281 (vk-1.3.281.xml of the registry matrix)
+        #[arg(long, value_name = "FILE")]
+        registry: PathBuf,
+        /// Where to write the table [default: stdout]
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Write nothing; exit 1 when --out differs from what would be written
+        #[arg(long, requires = "out")]
+        check: bool,
+    },
+    /// Writes the feature requirements of registries that predate vk.xml's `<require><feature>`
+    /// (registry/required-features.txt) from a registry that has them (vk-1.4.359.xml).
+    RequiredFeatures {
+        /// vk.xml with `<require><feature>` entries (vk-1.4.359.xml of the registry matrix)
         #[arg(long, value_name = "FILE")]
         registry: PathBuf,
         /// Where to write the table [default: stdout]
@@ -233,6 +249,32 @@ fn open_device_tool(
     Ok((loaded, source, loader))
 }
 
+/// Prints `text`, writes it to `out`, or (`check`) compares it with `out`.
+fn write_or_check(
+    text: &str,
+    out: Option<&std::path::Path>,
+    check: bool,
+    regenerate: &str,
+) -> vkgen::Result<ExitCode> {
+    match out {
+        None => print!("{text}"),
+        Some(out) if check => {
+            let existing = std::fs::read_to_string(out).unwrap_or_default();
+            if existing.replace("\r\n", "\n") != text {
+                println!("stale: {}", out.display());
+                println!("regenerate with: {regenerate}");
+                return Ok(ExitCode::from(1));
+            }
+            eprintln!("vkgen: {} is up to date", out.display());
+        }
+        Some(out) => {
+            std::fs::write(out, text).map_err(|e| vkgen::Error::io(out, e))?;
+            eprintln!("vkgen: wrote {}", out.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -318,11 +360,13 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             check,
             report,
         } => {
-            let opts = options(&registry);
-            let root = vkgen_root.as_deref();
+            let run =
+                vkgen::record::resolve(options(&registry), name, &out, vkgen_root, runtime, check)?;
+            let name = run.name.clone();
             if check {
-                let files = vkgen::scaffold::driver_files_on(&opts, &name, &out, root, &runtime)?;
-                let s = vkgen::check(&files, &out);
+                let scaffold = vkgen::scaffold::driver_files(&run)?;
+                eprintln!("vkgen: {}", scaffold.registry);
+                let s = vkgen::check(&scaffold.files, &out);
                 let met = !report || vkgen::driver_report::run(&out)?;
                 if s.is_fresh() {
                     eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
@@ -337,11 +381,12 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 }
                 return Ok(ExitCode::from(1));
             }
-            let written = vkgen::scaffold::driver_on(&opts, &name, &out, root, &runtime)?;
+            let scaffold = vkgen::scaffold::driver(&run)?;
+            eprintln!("vkgen: {}", scaffold.registry);
             eprintln!(
                 "vkgen: driver `{name}` scaffolded in {} ({} files)",
                 out.display(),
-                written
+                scaffold.files.len()
             );
             eprintln!("vkgen: edit {}/src/lib.rs, then: cargo build --release --manifest-path {}/Cargo.toml", out.display(), out.display());
             Ok(ExitCode::SUCCESS)
@@ -388,6 +433,22 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 }
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::RequiredFeatures {
+            registry,
+            out,
+            check,
+        } => {
+            let (loaded, _) = vkgen::load(&vkgen::Options {
+                registry: Some(registry.clone()),
+                ..Default::default()
+            })?;
+            let text = vkgen::emit::requirements::table_file(&loaded.registry);
+            let regenerate = format!(
+                "cargo run -p vkgen -- required-features --registry {} --out <file>",
+                registry.display()
+            );
+            write_or_check(&text, out.as_deref(), check, &regenerate)
         }
         Command::Diff {
             old,

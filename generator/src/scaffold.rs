@@ -2,9 +2,16 @@
 //!
 //! Ownership decides what a re-run may touch. `Cargo.toml` and `src/lib.rs` are the vendor's:
 //! written when absent, never rewritten. `src/vkgen.rs` (the driver's API version and
-//! registry) and `<name>_icd.json` (the Khronos ICD manifest at that version) are vkgen's,
-//! rewritten on every run and compared by `--check`. So a spec bump is a re-run, and a
-//! vendor's edits survive it.
+//! registry), `<name>_icd.json` (the Khronos ICD manifest at that version) and `vkgen.toml`
+//! (the run's inputs, [`crate::record`]) are vkgen's, rewritten on every run and compared by
+//! `--check`. So a spec bump is a re-run, and a vendor's edits survive it.
+//!
+//! The crate's tables are its registry's. Outside the checkout the vendored `vkgen-generated`
+//! is generated from the `--registry` (and `--api-version`) of the run; inside it, the crate
+//! builds on the checkout's `generated/`, so a registry other than the one `generated/`
+//! records is refused (scaffold outside the checkout, or regenerate `generated/`). Registries
+//! older than [`OLDEST_REGISTRY`] are refused: the kit's sync core and `…2` routes need
+//! Vulkan 1.3's commands (`runtime/driver/build.rs` says the same at build time).
 //!
 //! Where the kit comes from depends on where the crate lives. A crate outside the vkgen
 //! checkout (a vendor's repository) is its own workspace and builds on a vendored copy of the
@@ -26,7 +33,21 @@ use askama::Template;
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 use crate::error::{Error, Result};
-use crate::{emit, load, select, write, Options, OutputFile};
+use crate::paths::{is_inside, relative_path};
+use crate::record::{DriverRun, Record};
+use crate::{emit, load, select, write, OutputFile};
+
+/// The oldest core version whose registry the driver kit compiles against, and the oldest
+/// registry of vkgen's matrix that defines it.
+pub const OLDEST_REGISTRY: ((u32, u32), &str) = ((1, 3), "vk-1.3.239.xml");
+
+/// What a `vkgen driver` run produced.
+#[derive(Debug)]
+pub struct DriverScaffold {
+    pub files: Vec<OutputFile>,
+    /// One line naming the registry read: file, version, SHA-256 and path.
+    pub registry: String,
+}
 
 #[derive(Template)]
 #[template(path = "driver/Cargo.toml.j2", escape = "none")]
@@ -75,6 +96,17 @@ impl std::str::FromStr for Runtime {
     }
 }
 
+impl std::fmt::Display for Runtime {
+    /// The `--runtime` argument that gives this form (what `vkgen.toml` records).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Vendored => f.write_str("vendored"),
+            Self::Version => f.write_str("version"),
+            Self::Git { url, rev } => write!(f, "git+{url}#{rev}"),
+        }
+    }
+}
+
 impl Runtime {
     /// The `vkgen-driver` dependency; `path` is the relative path of the runtime's root.
     fn dependency(&self, path: &str) -> String {
@@ -100,7 +132,6 @@ struct LibRs<'a> {
 struct VkgenRs<'a> {
     preamble: &'a str,
     name: &'a str,
-    regenerate_args: &'a str,
     major: u32,
     minor: u32,
     explicit: bool,
@@ -140,27 +171,17 @@ pub fn check_name(name: &str) -> Result<()> {
     }
 }
 
-/// The files of driver `name` for `out` on a vendored runtime; the vendor's files only where
-/// absent.
-pub fn driver_files(
-    opts: &Options,
-    name: &str,
-    out: &Path,
-    vkgen_root: Option<&Path>,
-) -> Result<Vec<OutputFile>> {
-    driver_files_on(opts, name, out, vkgen_root, &Runtime::Vendored)
-}
-
-/// [`driver_files`] with the runtime taken as `runtime` says (a crate outside the checkout).
-pub fn driver_files_on(
-    opts: &Options,
-    name: &str,
-    out: &Path,
-    vkgen_root: Option<&Path>,
-    runtime: &Runtime,
-) -> Result<Vec<OutputFile>> {
+/// The files of `run`'s driver; the vendor's files only where absent.
+///
+/// Long: the checks of the inputs, then one push per file the scaffold owns.
+pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
+    let (name, out, opts) = (run.name.as_str(), run.out.as_path(), &run.opts);
+    let runtime = &run.runtime;
     check_name(name)?;
-    let root = vkgen_root.map_or_else(default_vkgen_root, Path::to_path_buf);
+    let root = run
+        .vkgen_root
+        .as_deref()
+        .map_or_else(default_vkgen_root, Path::to_path_buf);
     let resolved = if root.is_absolute() {
         root.clone()
     } else {
@@ -185,7 +206,14 @@ pub fn driver_files_on(
     let type_name = format!("{}Driver", name.to_upper_camel_case());
 
     let (loaded, source) = load(opts)?;
-    let highest = select::highest_version(&loaded.registry);
+    let reg = &loaded.registry;
+    let highest = select::highest_version(reg);
+    let file_name = source
+        .path
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let version = format!("{}.{}.{}", highest.0, highest.1, reg.header_version);
+    check_registry(run, &file_name, &version, reg, &resolved, standalone)?;
     let (major, minor) = opts.api_version.unwrap_or(highest);
     if (major, minor) > highest || (major, minor) < (1, 0) {
         return Err(Error::Options(format!(
@@ -197,22 +225,10 @@ pub fn driver_files_on(
         eprintln!("{warning}");
     }
     let registry = format!(
-        "{} (Vulkan {}.{}, header {})",
-        source
-            .path
-            .file_name()
-            .map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
-        highest.0,
-        highest.1,
-        loaded.registry.header_version
+        "{file_name} (Vulkan {}.{}, header {})",
+        highest.0, highest.1, reg.header_version
     );
-    let mut regenerate_args = String::new();
-    if let Some(r) = vkgen_root {
-        regenerate_args.push_str(&format!(" --vkgen-root {}", r.display()));
-    }
-    if opts.api_version.is_some() {
-        regenerate_args.push_str(&format!(" --api-version {major}.{minor}"));
-    }
+    let (record, line) = record_of(run, &source, &file_name, &version, &reg.source_sha256);
 
     // Relative from the crate: the vendored copy, or the checkout it lives in.
     let dependency_root = if standalone {
@@ -220,18 +236,23 @@ pub fn driver_files_on(
     } else {
         relative_path(out, &resolved)
     };
-    let mut files = vec![OutputFile {
-        path: "src/vkgen.rs".into(),
-        contents: render(&VkgenRs {
-            preamble: emit::PREAMBLE,
-            name,
-            regenerate_args: &regenerate_args,
-            major,
-            minor,
-            explicit: opts.api_version.is_some(),
-            registry: &registry.replace('\\', "/").replace('"', "'"),
-        })?,
-    }];
+    let mut files = vec![
+        OutputFile {
+            path: "src/vkgen.rs".into(),
+            contents: render(&VkgenRs {
+                preamble: emit::PREAMBLE,
+                name,
+                major,
+                minor,
+                explicit: opts.api_version.is_some(),
+                registry: &registry.replace('\\', "/").replace('"', "'"),
+            })?,
+        },
+        OutputFile {
+            path: crate::record::FILE.into(),
+            contents: record.render(),
+        },
+    ];
     if !out.join("Cargo.toml").exists() {
         files.push(OutputFile {
             path: "Cargo.toml".into(),
@@ -267,9 +288,112 @@ pub fn driver_files_on(
         contents: icd_manifest(&crate_name, (major, minor)),
     });
     if standalone && *runtime == Runtime::Vendored {
-        files.extend(crate::vendor::files(&resolved)?);
+        let generated = crate::generate_loaded(
+            loaded,
+            source,
+            &crate::Options {
+                self_regenerating: None,
+                package: None,
+                ..opts.clone()
+            },
+        )?;
+        files.extend(crate::vendor::files(&resolved, &generated.files)?);
     }
-    Ok(files)
+    Ok(DriverScaffold {
+        files,
+        registry: line,
+    })
+}
+
+/// `vkgen.toml` of `run`, and the line naming the registry it read.
+fn record_of(
+    run: &DriverRun,
+    source: &crate::registry::Source,
+    file_name: &str,
+    version: &str,
+    sha256: &str,
+) -> (Record, String) {
+    // The path is where this machine found the file; the SHA-256 is what the crate depends
+    // on. The same file found elsewhere (another checkout, $VKGEN_REGISTRY_DIR) keeps the
+    // recorded path, so a fresh crate stays fresh on every machine.
+    let kept_path = Record::read(&run.out)
+        .ok()
+        .flatten()
+        .filter(|r| r.registry_sha256 == sha256)
+        .map(|r| r.registry_path);
+    let record = Record {
+        name: run.name.clone(),
+        api_version: run.opts.api_version,
+        vkgen_root: run
+            .vkgen_root
+            .as_ref()
+            .map(|r| r.to_string_lossy().replace('\\', "/")),
+        runtime: (run.runtime != Runtime::Vendored).then(|| run.runtime.to_string()),
+        registry_file: file_name.to_owned(),
+        registry_path: kept_path
+            .unwrap_or_else(|| crate::record::registry_path(&run.out, &source.path)),
+        registry_version: version.to_owned(),
+        registry_sha256: sha256.to_owned(),
+    };
+    let how = if run.recorded_registry {
+        "recorded in vkgen.toml"
+    } else {
+        source.how
+    };
+    let line = format!(
+        "registry {file_name} (vk.xml {version}, SHA-256 {sha256}) from {} ({how})",
+        source.path.display()
+    );
+    (record, line)
+}
+
+/// Refuses a registry the crate cannot build on: one whose SHA-256 is not the one `--check`
+/// expects (the record's), one older than [`OLDEST_REGISTRY`], and, inside the checkout, one
+/// other than the checkout's `generated/` was generated from.
+fn check_registry(
+    run: &DriverRun,
+    file_name: &str,
+    version: &str,
+    reg: &crate::model::Registry,
+    root: &Path,
+    standalone: bool,
+) -> Result<()> {
+    if let Some(expected) = &run.expect_sha256 {
+        if *expected != reg.source_sha256 {
+            return Err(Error::Options(format!(
+                "registry changed: {file_name} (SHA-256 {}) is not the vk.xml {} was generated \
+                 from (SHA-256 {expected}): re-run vkgen driver to regenerate from it",
+                reg.source_sha256,
+                run.out.display()
+            )));
+        }
+    }
+    let highest = select::highest_version(reg);
+    let ((a, b), oldest) = OLDEST_REGISTRY;
+    if highest < (a, b) {
+        return Err(Error::Options(format!(
+            "{file_name} is vk.xml {version} (Vulkan {}.{}): the driver kit needs a Vulkan {a}.{b} \
+             registry or newer (the oldest supported is {oldest}); its sync core and `…2` routes \
+             are Vulkan {a}.{b}'s",
+            highest.0, highest.1
+        )));
+    }
+    // Only a vendored copy is generated from the crate's registry: inside the checkout, or on a
+    // published or git runtime, the tables are that runtime's `vkgen-generated`.
+    if !standalone || run.runtime != Runtime::Vendored {
+        if let Some((own, sha)) = crate::recorded_registry(&root.join("generated")) {
+            if sha != reg.source_sha256 {
+                return Err(Error::Options(format!(
+                    "{file_name} is vk.xml {version}, but a driver inside the vkgen checkout or on \
+                     a published or git runtime builds on that runtime's generated/ (vk.xml {own}, \
+                     SHA-256 {sha}): scaffold the crate outside the checkout with the vendored \
+                     runtime (it then vendors tables generated from {file_name}), or pass the \
+                     registry generated/ was generated from"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The Khronos ICD manifest of the driver at its API version: installed next to the library
@@ -288,54 +412,6 @@ fn icd_manifest(crate_name: &str, (major, minor): (u32, u32)) -> String {
     text
 }
 
-/// `to` as a path relative to `from` (a directory that may not exist yet), `/`-separated; both
-/// resolved as [`resolved`] does, so symlinks and `..` do not make a wrong path.
-fn relative_path(from: &Path, to: &Path) -> String {
-    let (from, to) = (resolved(from), resolved(to));
-    let common = from
-        .components()
-        .zip(to.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let ups = from.components().count() - common;
-    let mut parts: Vec<String> = vec!["..".to_owned(); ups];
-    parts.extend(
-        to.components()
-            .skip(common)
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    if parts.is_empty() {
-        ".".to_owned()
-    } else {
-        parts.join("/")
-    }
-}
-
-/// Whether `dir` (which may not exist yet) lies inside `root`.
-fn is_inside(dir: &Path, root: &Path) -> bool {
-    resolved(dir).starts_with(resolved(root))
-}
-
-/// `p` made absolute with its longest existing ancestor canonicalized (`p` may not exist yet):
-/// the one form both path questions above compare.
-fn resolved(p: &Path) -> PathBuf {
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        let Some(parent) = existing.parent() else {
-            break;
-        };
-        rest.push(existing.file_name().map(PathBuf::from).unwrap_or_default());
-        existing = parent;
-    }
-    let mut full = existing
-        .canonicalize()
-        .unwrap_or_else(|_| existing.to_path_buf());
-    full.extend(rest.iter().rev());
-    full
-}
-
 fn render(t: &impl Template) -> Result<String> {
     let mut text = t
         .render()
@@ -346,20 +422,9 @@ fn render(t: &impl Template) -> Result<String> {
     Ok(text)
 }
 
-/// Scaffolds driver `name` in `out`; returns the number of files written or refreshed.
-pub fn driver(opts: &Options, name: &str, out: &Path, vkgen_root: Option<&Path>) -> Result<usize> {
-    driver_on(opts, name, out, vkgen_root, &Runtime::Vendored)
-}
-
-/// [`driver`] with the runtime taken as `runtime` says.
-pub fn driver_on(
-    opts: &Options,
-    name: &str,
-    out: &Path,
-    vkgen_root: Option<&Path>,
-    runtime: &Runtime,
-) -> Result<usize> {
-    let files = driver_files_on(opts, name, out, vkgen_root, runtime)?;
-    write(&files, out)?;
-    Ok(files.len())
+/// Scaffolds `run`'s driver; returns what was written.
+pub fn driver(run: &DriverRun) -> Result<DriverScaffold> {
+    let scaffold = driver_files(run)?;
+    write(&scaffold.files, &run.out)?;
+    Ok(scaffold)
 }

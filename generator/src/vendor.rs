@@ -5,13 +5,16 @@
 //!
 //! The copy holds the crates a driver links (`vkgen-abi`, `vkgen-platform`,
 //! `vkgen-driver-macros`, `vkgen-driver`, `vkgen-generated`) in the checkout's layout, so their
-//! relative path dependencies stay valid. Their manifests are made standalone: what they
-//! inherit from vkgen's workspace (`version.workspace = true`, `ash.workspace = true`, the
-//! lints) is written out — the workspace's own crates (`vkgen-abi.workspace = true`) with their
-//! paths made the member's — and the generated crate loses its build-time `regenerate` mode (it
-//! needs the generator, which a driver does not ship). `VENDORED.txt` records the vkgen
-//! version and commit the copy came from. The copy is vkgen's: `vkgen driver` rewrites it on
-//! every run and `--check` compares it, like `src/vkgen.rs`.
+//! relative path dependencies stay valid. The runtime crates are copied from the checkout with
+//! their manifests made standalone: what they inherit from vkgen's workspace
+//! (`version.workspace = true`, `ash.workspace = true`, the lints) is written out — the
+//! workspace's own crates (`vkgen-abi.workspace = true`) with their paths made the member's.
+//! `vkgen-generated` is not the checkout's `generated/` (vkgen's own registry): it is what
+//! `vkgen generate` writes for the driver's registry and API version, so the crate's feature,
+//! property, extension and command tables are its vk.xml's, and the kit compiles against them
+//! (`runtime/driver/build.rs` reads the registry version the generated crate reports).
+//! `VENDORED.txt` records the vkgen version and the copy's SHA-256. The copy is vkgen's:
+//! `vkgen driver` rewrites it on every run and `--check` compares it, like `src/vkgen.rs`.
 
 use std::path::Path;
 
@@ -24,23 +27,28 @@ use crate::OutputFile;
 /// Where the copy goes, relative to the driver crate.
 pub const DIR: &str = "vendor/vkgen";
 
-/// The crates a driver links, as paths in the checkout.
+/// The crates a driver links, as paths in the checkout (and in the copy).
 pub const CRATES: &[&str] = &[
     "runtime/abi",
     "runtime/platform",
     "runtime/driver-macros",
     "runtime/driver",
-    "generated",
+    GENERATED,
 ];
+
+/// The generated crate's place in the copy: written from the driver's registry, not copied.
+pub const GENERATED: &str = "generated";
 
 /// Directories of a crate that a dependent never builds.
 const SKIPPED: &[&str] = &["target", "tests", "benches", "fuzz", "examples"];
 
-/// The vendored copy of the runtime in checkout `root`, as files relative to the driver crate.
-pub fn files(root: &Path) -> Result<Vec<OutputFile>> {
+/// The vendored copy of the runtime in checkout `root`, with `generated` (what
+/// [`crate::generate`] wrote for the driver's registry) as its `vkgen-generated`, as files
+/// relative to the driver crate.
+pub fn files(root: &Path, generated: &[OutputFile]) -> Result<Vec<OutputFile>> {
     let workspace = read_manifest(&root.join("Cargo.toml"))?;
     let mut out = Vec::new();
-    for krate in CRATES {
+    for krate in CRATES.iter().filter(|&&k| k != GENERATED) {
         let dir = root.join(krate);
         let mut found = Vec::new();
         collect(&dir, &dir, &mut found)?;
@@ -60,6 +68,10 @@ pub fn files(root: &Path) -> Result<Vec<OutputFile>> {
             });
         }
     }
+    out.extend(generated.iter().map(|f| OutputFile {
+        path: format!("{DIR}/{GENERATED}/{}", f.path),
+        contents: f.contents.clone(),
+    }));
     let digest = out.iter().fold(Sha256::new(), |h, f| {
         h.chain_update(f.path.as_bytes())
             .chain_update(f.contents.as_bytes())
@@ -140,13 +152,6 @@ fn standalone_manifest(
     }
     // The workspace's lints are vkgen's conventions, not the vendor's build's.
     doc.remove("lints");
-    if krate == "generated" {
-        // Build-time regeneration needs the generator, which the copy does not carry.
-        doc.remove("build-dependencies");
-        if let Some(f) = doc.get_mut("features").and_then(Item::as_table_mut) {
-            f.insert("regenerate", toml_edit::value(toml_edit::Array::new()));
-        }
-    }
     Ok(format!(
         "# Vendored by `vkgen driver` from vkgen's {krate}: rewritten on every run, do not edit.\n{doc}"
     ))

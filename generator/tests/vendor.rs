@@ -1,13 +1,15 @@
 //! Issue 20, distribution: the vendored copy of the runtime a scaffolded driver builds on
-//! stands alone (nothing inherited from vkgen's workspace, no build-time generator) and is
-//! reproducible (same checkout, same files, same SHA-256).
+//! stands alone (nothing inherited from vkgen's workspace, no build-time generator), carries
+//! the generated crate it is given (the driver's registry's, not the checkout's) and is
+//! reproducible (same inputs, same files, same SHA-256).
 
 mod common;
 
 #[test]
 fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     let root = common::workspace();
-    let files = vkgen::vendor::files(&root).unwrap();
+    let generated = vkgen::generate(&common::options("1.3.239")).unwrap().files;
+    let files = vkgen::vendor::files(&root, &generated).unwrap();
     let file = |p: &str| {
         files
             .iter()
@@ -40,14 +42,21 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
             .contains(r#"vkgen-abi = { path = "../../runtime/abi", version = "=0.1.0" }"#),
         "{generator_manifest}"
     );
-    let generated = &file("generated/Cargo.toml").contents;
-    assert!(!generated.contains("[build-dependencies]"), "{generated}");
-    assert!(generated.contains("regenerate = []"), "{generated}");
+    let manifest = &file("generated/Cargo.toml").contents;
+    assert!(!manifest.contains("[build-dependencies]"), "{manifest}");
+    assert!(!manifest.contains("regenerate"), "{manifest}");
+    // The generated crate is the one given, file for file, not the checkout's generated/.
+    for g in &generated {
+        assert_eq!(file(&format!("generated/{}", g.path)).contents, g.contents);
+    }
+    assert!(file("generated/src/lib.rs")
+        .contents
+        .contains("\"1.3.239\""));
     // Tests, benches and build outputs stay behind.
     assert!(files
         .iter()
         .all(|f| !f.path.contains("/tests/") && !f.path.contains("/target/")));
-    let again = vkgen::vendor::files(&root).unwrap();
+    let again = vkgen::vendor::files(&root, &generated).unwrap();
     assert_eq!(
         file("VENDORED.txt").contents,
         again.last().unwrap().contents,
@@ -59,11 +68,34 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
 /// `vkgen driver --runtime`: the three ways a crate outside the checkout takes the runtime.
 #[test]
 fn the_runtime_comes_vendored_by_version_or_by_git_revision() {
-    use vkgen::scaffold::{driver_files_on, Runtime};
+    use std::path::Path;
+    use vkgen::scaffold::Runtime;
     let opts = common::options("1.4.359");
     let out = tempfile::tempdir().unwrap();
+    let driver_files_on = |out: &Path, root: Option<&Path>, runtime: &Runtime| {
+        let run = vkgen::record::resolve(
+            opts.clone(),
+            Some("acme".into()),
+            out,
+            root.map(Path::to_path_buf),
+            Some(runtime.clone()),
+            false,
+        )?;
+        vkgen::scaffold::driver_files(&run).map(|s| s.files)
+    };
     let manifest = |runtime: &Runtime| {
-        let files = driver_files_on(&opts, "acme", out.path(), None, runtime).unwrap();
+        let files = driver_files_on(out.path(), None, runtime).unwrap();
+        // vkgen.toml records a form other than the default, so a re-run keeps it.
+        let record = &files
+            .iter()
+            .find(|f| f.path == "vkgen.toml")
+            .unwrap()
+            .contents;
+        assert_eq!(
+            record.contains("runtime = "),
+            *runtime != Runtime::Vendored,
+            "{record}"
+        );
         let vendored = files.iter().any(|f| f.path.starts_with("vendor/"));
         let cargo = files.iter().find(|f| f.path == "Cargo.toml").unwrap();
         let doc: toml_edit::DocumentMut = cargo.contents.parse().expect("valid TOML");
@@ -93,16 +125,9 @@ fn the_runtime_comes_vendored_by_version_or_by_git_revision() {
     }
     // Inside the checkout the crate is a workspace member on the checkout's runtime.
     let inside = common::workspace().join("target/acme-inside");
-    assert!(driver_files_on(&opts, "acme", &inside, None, &Runtime::Version).is_err());
+    assert!(driver_files_on(&inside, None, &Runtime::Version).is_err());
     // A registry or git runtime needs no checkout: an installed vkgen scaffolds with it.
     let nowhere = out.path().join("no-checkout");
-    assert!(driver_files_on(
-        &opts,
-        "acme",
-        out.path(),
-        Some(&nowhere),
-        &Runtime::Vendored
-    )
-    .is_err());
-    driver_files_on(&opts, "acme", out.path(), Some(&nowhere), &git).unwrap();
+    assert!(driver_files_on(out.path(), Some(&nowhere), &Runtime::Vendored).is_err());
+    driver_files_on(out.path(), Some(&nowhere), &git).unwrap();
 }

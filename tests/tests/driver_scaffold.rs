@@ -7,6 +7,12 @@
 //! lavapipe it leaves the other device working. Re-running the
 //! scaffold keeps the vendor's files and `--check` guards the generated one.
 //!
+//! The crate is scaffolded from vk-1.3.239.xml (issue 20): its vendored tables are what
+//! `vkgen generate` writes for that registry, not the checkout's 1.4.359 ones; the device
+//! reports Vulkan 1.3, answers 1.3 commands and has no 1.4 one; `vkgen.toml` records the
+//! registry, so `vkgen driver --check` needs no arguments, and a registry whose SHA-256
+//! changed is refused.
+//!
 //! One build of the scaffold, in `target/scaffold`, incremental across runs; the requirements
 //! report (`--check --report`) reuses it.
 
@@ -36,6 +42,19 @@ fn vkgen_bin() -> PathBuf {
     p
 }
 
+/// The registry the scaffold is generated from: vkgen's matrix (`$VKGEN_REGISTRY_DIR`, else
+/// `../shared/registry` beside the checkout).
+const REGISTRY: &str = "vk-1.3.239.xml";
+
+fn registry() -> PathBuf {
+    let dir = std::env::var_os("VKGEN_REGISTRY_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| paths::workspace_root().join("../shared/registry"));
+    let p = dir.join(REGISTRY);
+    assert!(p.is_file(), "registry matrix missing: {}", p.display());
+    p
+}
+
 fn vkgen(args: &[&str], out: &Path) -> std::process::Output {
     Command::new(vkgen_bin())
         .args(args)
@@ -58,11 +77,23 @@ fn scaffold() -> &'static Scaffold {
             !crate_dir.starts_with(paths::workspace_root()),
             "the scaffold must live outside the checkout"
         );
-        let out = vkgen(&["driver", "--name", "acme"], &crate_dir);
+        let registry = registry();
+        let out = vkgen(
+            &[
+                "driver",
+                "--name",
+                "acme",
+                "--registry",
+                &registry.to_string_lossy(),
+            ],
+            &crate_dir,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "vkgen driver: {stderr}");
+        // It says which registry it read: file, version and SHA-256.
         assert!(
-            out.status.success(),
-            "vkgen driver: {}",
-            String::from_utf8_lossy(&out.stderr)
+            stderr.contains(&format!("registry {REGISTRY} (vk.xml 1.3.239, SHA-256 ")),
+            "{stderr}"
         );
         let target = paths::target_dir().join("scaffold");
         let build = Command::new(env!("CARGO"))
@@ -243,11 +274,61 @@ fn unedited_scaffold_is_a_working_device_through_both_loaders() {
                 assert_eq!(wsi.present(swapchain, index), vk::Result::SUCCESS);
             }
             assert_eq!(window.frame_count(), 5, "five frames queued to the window");
+            check_vulkan_1_3(&wsi);
             // SAFETY: the fence is idle and belongs to the device.
             unsafe { wsi.device.destroy_fence(fence, None) };
             wsi.destroy_swapchain(swapchain);
             wsi.destroy_surface(surface);
         },
+    );
+}
+
+/// The device of a crate scaffolded from a 1.3 registry is a Vulkan 1.3 device: it says so,
+/// its 1.3 commands answer, and no 1.4 command exists.
+fn check_vulkan_1_3(wsi: &wsi_support::Wsi) {
+    // SAFETY: the physical device of the live instance.
+    let props = unsafe { wsi.instance.get_physical_device_properties(wsi.pd) };
+    assert_eq!(
+        (
+            vk::api_version_major(props.api_version),
+            vk::api_version_minor(props.api_version)
+        ),
+        (1, 3),
+        "apiVersion of a driver scaffolded from {REGISTRY}"
+    );
+    let gdpa = |name: &std::ffi::CStr| {
+        // SAFETY: a live device and a NUL-terminated name.
+        unsafe { (wsi.instance.fp_v1_0().get_device_proc_addr)(wsi.device.handle(), name.as_ptr()) }
+    };
+    for present in [
+        c"vkQueueSubmit2",
+        c"vkCmdPipelineBarrier2",
+        c"vkGetDeviceBufferMemoryRequirements",
+    ] {
+        assert!(gdpa(present).is_some(), "{present:?} (Vulkan 1.3) is NULL");
+    }
+    for absent in [
+        c"vkMapMemory2",
+        c"vkCmdBindIndexBuffer2",
+        c"vkCmdPushDescriptorSet2",
+    ] {
+        assert!(gdpa(absent).is_none(), "{absent:?} (Vulkan 1.4) exists");
+    }
+    // A 1.3 command works: the buffer requirements of a buffer never created.
+    let info = vk::BufferCreateInfo::default()
+        .size(4096)
+        .usage(vk::BufferUsageFlags::TRANSFER_DST);
+    let query = vk::DeviceBufferMemoryRequirements::default().create_info(&info);
+    let mut reqs = vk::MemoryRequirements2::default();
+    // SAFETY: valid structures on a live device whose physical device reports 1.3.
+    unsafe {
+        wsi.device
+            .get_device_buffer_memory_requirements(&query, &mut reqs)
+    };
+    assert!(
+        reqs.memory_requirements.size >= 4096 && reqs.memory_requirements.memory_type_bits != 0,
+        "vkGetDeviceBufferMemoryRequirements: {:?}",
+        reqs.memory_requirements
     );
 }
 
@@ -257,8 +338,67 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("acme");
     paths::copy_tree(&s.crate_dir, &copy);
-    let ok = vkgen(&["driver", "--name", "acme", "--check"], &copy);
-    assert!(ok.status.success(), "fresh scaffold reported stale");
+    // --check needs no arguments: vkgen.toml names the registry.
+    let ok = vkgen(&["driver", "--check"], &copy);
+    assert!(
+        ok.status.success(),
+        "fresh scaffold reported stale: {}{}",
+        String::from_utf8_lossy(&ok.stdout),
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let record = std::fs::read_to_string(copy.join("vkgen.toml")).unwrap();
+    assert!(
+        record.contains(&format!("file = \"{REGISTRY}\"")) && record.contains("name = \"acme\""),
+        "{record}"
+    );
+
+    // The vendored tables are exactly what `vkgen generate` writes for the crate's registry.
+    let generated = dir.path().join("generated");
+    let gen = Command::new(vkgen_bin())
+        .args(["generate", "--registry"])
+        .arg(registry())
+        .arg("--out")
+        .arg(&generated)
+        .output()
+        .unwrap();
+    assert!(
+        gen.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let vendored = copy.join("vendor/vkgen/generated");
+    let mut files = Vec::new();
+    collect(&generated, &generated, &mut files);
+    assert!(files.len() > 10, "{files:?}");
+    for f in &files {
+        assert_eq!(
+            std::fs::read(vendored.join(f)).ok(),
+            std::fs::read(generated.join(f)).ok(),
+            "vendor/vkgen/generated/{} is not vk-1.3.239's",
+            f.display()
+        );
+    }
+
+    // A registry whose SHA-256 is not the recorded one is refused.
+    let sha = record
+        .lines()
+        .find_map(|l| l.strip_prefix("sha256 = "))
+        .unwrap()
+        .trim_matches('"')
+        .to_owned();
+    std::fs::write(
+        copy.join("vkgen.toml"),
+        record.replace(&sha, &"0".repeat(64)),
+    )
+    .unwrap();
+    let changed = vkgen(&["driver", "--check"], &copy);
+    assert_eq!(changed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&changed.stderr);
+    assert!(
+        stderr.contains("registry changed") && stderr.contains("re-run vkgen driver"),
+        "{stderr}"
+    );
+    std::fs::write(copy.join("vkgen.toml"), &record).unwrap();
 
     // Distribution: the crate names the runtime by a relative path into its vendored copy,
     // whose manifests stand alone (nothing inherited from vkgen's workspace).
@@ -408,4 +548,16 @@ fn check_report_names_what_the_description_misses_and_what_a_down_bump_drops() {
         ),
         "{out}"
     );
+}
+
+/// Every file under `dir`, relative to `base`.
+fn collect(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(base, &p, out);
+        } else {
+            out.push(p.strip_prefix(base).unwrap().to_owned());
+        }
+    }
 }

@@ -25,7 +25,7 @@ use crate::device::layout::enum_named;
 use crate::model::{Field, TypeKind};
 
 /// The extracted minimum requirements (see the module notes).
-pub const DATA: &str = include_str!("../../../registry/limits/minimum_requirements.json");
+pub const DATA: &str = include_str!("../../registry/limits/minimum_requirements.json");
 
 /// One leaf of a capability: the structure declaring the member, the member path from the
 /// chain structure, and the required value.

@@ -68,6 +68,9 @@ pub mod queue;
 pub mod requirements;
 pub mod resources;
 pub mod routes;
+// Vulkan 1.4's names (`EntryTable::map_memory2`, `vk::MemoryMapInfo`, …) exist only in tables
+// generated from a 1.4 registry (build.rs).
+#[cfg(vk_1_4)]
 pub mod routes_1_4;
 pub mod sync;
 mod tables;
@@ -421,8 +424,12 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
         .or(&common::entries::<D>())
-        .or(&routes::entries::<D>())
-        .or(&routes_1_4::entries::<D>())
+        .or(&routes::entries::<D>());
+    #[cfg(vk_1_4)]
+    {
+        table = table.or(&routes_1_4::entries::<D>());
+    }
+    table = table
         .or(&native_buffer::entries::<D>())
         .or(&hardware_buffer::entries::<D>());
     if D::NULL_OBJECTS {

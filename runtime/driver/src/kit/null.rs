@@ -320,10 +320,13 @@ pub fn bring_up_entries() -> EntryTable {
     *kit::cached_entries::<BringUp>(|| {
         let mut hooks = EntryTable::entry_points::<NullDriver>();
         hooks.retain(<NullDriver as Driver>::implements);
-        hooks
+        let hooks = hooks
             .or(&kit::native_buffer::entries::<NullDriver>())
-            .or(&kit::routes::entries::<NullDriver>())
-            .or(&kit::routes_1_4::entries::<NullDriver>())
+            .or(&kit::routes::entries::<NullDriver>());
+        // The 1.4 routes exist only in tables generated from a 1.4 registry (build.rs).
+        #[cfg(vk_1_4)]
+        let hooks = hooks.or(&kit::routes_1_4::entries::<NullDriver>());
+        hooks
             .or(&kit::sync::entries::<NullDriver>())
             .or(&EntryTable::entry_points::<NullDriver>())
     })

@@ -7,7 +7,6 @@ use std::sync::OnceLock;
 use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
-use vkgen_generated::vk::StructureTypeExt as _;
 
 use super::super::{Device, Kit};
 use super::{bind_checked, bound_host_ptr, store, BufferDesc, VendorData};
@@ -57,9 +56,11 @@ impl Buffer {
 unsafe fn describe(info: &vk::BufferCreateInfo<'_>) -> BufferDesc {
     // SAFETY: the application's valid chain (the caller's promise).
     let usage2 = unsafe {
-        find_in_chain::<vk::BufferUsageFlags2CreateInfo>(
+        // ash's `…KHR` spelling: the same structure, and present whichever registry the
+        // tables come from (1.4's promoted name is not in a 1.3 registry).
+        find_in_chain::<vk::BufferUsageFlags2CreateInfoKHR>(
             info.p_next,
-            vk::StructureType::BUFFER_USAGE_FLAGS_2_CREATE_INFO,
+            vk::StructureType::BUFFER_USAGE_FLAGS_2_CREATE_INFO_KHR,
         )
     };
     BufferDesc {
@@ -252,9 +253,10 @@ unsafe extern "system" fn bind_buffer_memory2(
                 let r = bind(i.buffer, i.memory, i.memory_offset);
                 // SAFETY: the structure's valid chain.
                 let status = unsafe {
-                    find_in_chain::<vk::BindMemoryStatus>(
+                    // ash's `…KHR` spelling, present with any registry's tables.
+                    find_in_chain::<vk::BindMemoryStatusKHR>(
                         i.p_next,
-                        vk::StructureType::BIND_MEMORY_STATUS,
+                        vk::StructureType::BIND_MEMORY_STATUS_KHR,
                     )
                 };
                 if let Some(s) = status.filter(|s| !s.p_result.is_null()) {

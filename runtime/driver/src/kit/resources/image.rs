@@ -383,6 +383,8 @@ unsafe extern "system" fn get_image_subresource_layout(
 }
 
 /// [`vkGetImageSubresourceLayout2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetImageSubresourceLayout2.html)
+/// (its entry is named so only in tables generated from a 1.4 registry).
+#[cfg(vk_1_4)]
 unsafe extern "system" fn get_image_subresource_layout2(
     _device: vk::Device,
     image: vk::Image,
@@ -557,6 +559,7 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         bind_image_memory: Some(bind_image_memory),
         bind_image_memory2: Some(bind_image_memory2),
         get_image_subresource_layout: Some(get_image_subresource_layout),
+        #[cfg(vk_1_4)]
         get_image_subresource_layout2: Some(get_image_subresource_layout2),
         create_image_view: Some(create_image_view),
         destroy_image_view: Some(destroy_image_view),

@@ -242,6 +242,8 @@ unsafe extern "system" fn map_memory(
 }
 
 /// [`vkMapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMapMemory2.html)
+/// (a 1.4 registry's name: older tables call it `…KHR`, and the kit answers the 1.0 form only).
+#[cfg(vk_1_4)]
 unsafe extern "system" fn map_memory2(
     device: vk::Device,
     p_info: *const vk::MemoryMapInfo,
@@ -275,6 +277,8 @@ unsafe extern "system" fn unmap_memory(_device: vk::Device, memory: vk::DeviceMe
 }
 
 /// [`vkUnmapMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkUnmapMemory2.html)
+/// (a 1.4 registry's name, as `vkMapMemory2`).
+#[cfg(vk_1_4)]
 unsafe extern "system" fn unmap_memory2(
     device: vk::Device,
     p_info: *const vk::MemoryUnmapInfo,
@@ -327,8 +331,10 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         allocate_memory: Some(allocate_memory::<D>),
         free_memory: Some(free_memory),
         map_memory: Some(map_memory),
+        #[cfg(vk_1_4)]
         map_memory2: Some(map_memory2),
         unmap_memory: Some(unmap_memory),
+        #[cfg(vk_1_4)]
         unmap_memory2: Some(unmap_memory2),
         flush_mapped_memory_ranges: Some(flush_ranges),
         invalidate_mapped_memory_ranges: Some(flush_ranges),
