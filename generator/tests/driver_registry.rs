@@ -291,7 +291,10 @@ fn the_kit_refuses_tables_older_than_1_3_at_build_time() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&check.stderr);
-    assert!(!check.status.success(), "built on 1.2.203's tables: {stderr}");
+    assert!(
+        !check.status.success(),
+        "built on 1.2.203's tables: {stderr}"
+    );
     assert!(
         stderr.contains("the driver kit needs a Vulkan 1.3 registry or newer")
             && stderr.contains("vk.xml 1.2.203"),

@@ -40,6 +40,8 @@ struct Seen {
     copies: Vec<(u64, u64, u64)>,
     /// (src stage, dst stage, layout) of each image barrier.
     image_barriers: Vec<(u64, u64, i32)>,
+    /// (src stage, src access, dst stage, dst access) of each memory barrier.
+    memory_barriers: Vec<(u64, u64, u64, u64)>,
 }
 
 static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
@@ -200,6 +202,28 @@ impl Driver for Fixture {
     unsafe fn cmd_pipeline_barrier2(_cb: vk::CommandBuffer, dep: *const vk::DependencyInfo<'_>) {
         // SAFETY: the route passes a valid structure with its barriers.
         let dep = unsafe { &*dep };
+        // SAFETY: `dep` is the route's valid `VkDependencyInfo`, whose `pMemoryBarriers` holds
+        // `memoryBarrierCount` barriers (a null pointer only with a count of 0).
+        let memory = unsafe {
+            std::slice::from_raw_parts(
+                if dep.p_memory_barriers.is_null() {
+                    std::ptr::NonNull::dangling().as_ptr()
+                } else {
+                    dep.p_memory_barriers
+                },
+                dep.memory_barrier_count as usize,
+            )
+        };
+        for m in memory {
+            seen(|x| {
+                x.memory_barriers.push((
+                    m.src_stage_mask.as_raw(),
+                    m.src_access_mask.as_raw(),
+                    m.dst_stage_mask.as_raw(),
+                    m.dst_access_mask.as_raw(),
+                ))
+            });
+        }
         // SAFETY: `dep` is the route's valid `VkDependencyInfo`, whose `pImageMemoryBarriers` holds
         // `imageMemoryBarrierCount` barriers.
         for b in unsafe {
@@ -671,6 +695,17 @@ fn old_forms_route_to_the_vendors_2_hooks() {
             &[],
             &[barrier],
         );
+        // No barrier at all: the 1.0 stage masks alone make an execution dependency, which a
+        // synchronization2 dependency keeps only as a memory barrier without accesses.
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &[],
+        );
         dev.destroy_device(None);
         inst.destroy_instance(None);
     }
@@ -693,6 +728,15 @@ fn old_forms_route_to_the_vendors_2_hooks() {
                 vk::PipelineStageFlags2::TRANSFER.as_raw(),
                 vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
                 vk::ImageLayout::GENERAL.as_raw()
+            )]
+        );
+        assert_eq!(
+            x.memory_barriers,
+            [(
+                vk::PipelineStageFlags2::COMPUTE_SHADER.as_raw(),
+                0,
+                vk::PipelineStageFlags2::TRANSFER.as_raw(),
+                0
             )]
         );
     });

@@ -399,13 +399,15 @@ pub(crate) mod routes {
         f(&vk::DependencyInfo::default().memory_barriers(&barrier))
     }
 
-    /// `vkCmdWaitEvents`' stages and barriers as one `vkCmdWaitEvents2` dependency (each barrier
-    /// with both stage masks; an execution dependency when there is none), passed to `f`.
+    /// A 1.0 barrier command's stages and barriers (`vkCmdWaitEvents`, `vkCmdPipelineBarrier`)
+    /// as one synchronization2 dependency (each barrier with both stage masks; with no barrier,
+    /// one memory barrier without accesses, since an empty `VkDependencyInfo` would drop the
+    /// execution dependency the 1.0 stage masks make), passed to `f`.
     ///
     /// # Safety
-    /// Each pointer points at its count of recorded barriers (or the count is 0).
+    /// Each pointer points at its count of barriers (or the count is 0).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn wait_dependency<R>(
+    pub unsafe fn wait_dependency<R>(
         src: vk::PipelineStageFlags,
         dst: vk::PipelineStageFlags,
         memory_count: u32,

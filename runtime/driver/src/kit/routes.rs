@@ -16,13 +16,10 @@ use vkgen_generated::vk;
 use super::Kit;
 use crate::util::find_in_chain;
 use crate::util::{guard, slice};
+use vkgen_generated::recorder::barrier_dependency;
 
 fn stage2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
     vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()))
-}
-
-fn access2(a: vk::AccessFlags) -> vk::AccessFlags2 {
-    vk::AccessFlags2::from_raw(u64::from(a.as_raw()))
 }
 
 /// The routes of this module as a component table (see [`super::entries`]): each command
@@ -213,90 +210,6 @@ unsafe extern "system" fn queue_submit<D: Kit>(
     )
 }
 
-/// The `VkDependencyInfo` of a 1.0 barrier command: the stage masks go into every barrier.
-struct Dependency<'a> {
-    memory: Vec<vk::MemoryBarrier2<'a>>,
-    buffers: Vec<vk::BufferMemoryBarrier2<'a>>,
-    images: Vec<vk::ImageMemoryBarrier2<'a>>,
-}
-
-impl<'a> Dependency<'a> {
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn new(
-        src: vk::PipelineStageFlags,
-        dst: vk::PipelineStageFlags,
-        memory: *const vk::MemoryBarrier<'a>,
-        memory_count: u32,
-        buffers: *const vk::BufferMemoryBarrier<'a>,
-        buffer_count: u32,
-        images: *const vk::ImageMemoryBarrier<'a>,
-        image_count: u32,
-    ) -> Self {
-        let (src, dst) = (stage2(src), stage2(dst));
-        // SAFETY: the arrays hold the counts given (valid usage).
-        let (memory, buffers, images) = unsafe {
-            (
-                slice(memory, memory_count),
-                slice(buffers, buffer_count),
-                slice(images, image_count),
-            )
-        };
-        Self {
-            memory: memory
-                .iter()
-                .map(|m| vk::MemoryBarrier2 {
-                    src_stage_mask: src,
-                    src_access_mask: access2(m.src_access_mask),
-                    dst_stage_mask: dst,
-                    dst_access_mask: access2(m.dst_access_mask),
-                    ..Default::default()
-                })
-                .collect(),
-            buffers: buffers
-                .iter()
-                .map(|b| vk::BufferMemoryBarrier2 {
-                    p_next: b.p_next,
-                    src_stage_mask: src,
-                    src_access_mask: access2(b.src_access_mask),
-                    dst_stage_mask: dst,
-                    dst_access_mask: access2(b.dst_access_mask),
-                    src_queue_family_index: b.src_queue_family_index,
-                    dst_queue_family_index: b.dst_queue_family_index,
-                    buffer: b.buffer,
-                    offset: b.offset,
-                    size: b.size,
-                    ..Default::default()
-                })
-                .collect(),
-            images: images
-                .iter()
-                .map(|b| vk::ImageMemoryBarrier2 {
-                    p_next: b.p_next,
-                    src_stage_mask: src,
-                    src_access_mask: access2(b.src_access_mask),
-                    dst_stage_mask: dst,
-                    dst_access_mask: access2(b.dst_access_mask),
-                    old_layout: b.old_layout,
-                    new_layout: b.new_layout,
-                    src_queue_family_index: b.src_queue_family_index,
-                    dst_queue_family_index: b.dst_queue_family_index,
-                    image: b.image,
-                    subresource_range: b.subresource_range,
-                    ..Default::default()
-                })
-                .collect(),
-        }
-    }
-
-    fn info(&self, flags: vk::DependencyFlags) -> vk::DependencyInfo<'_> {
-        vk::DependencyInfo::default()
-            .dependency_flags(flags)
-            .memory_barriers(&self.memory)
-            .buffer_memory_barriers(&self.buffers)
-            .image_memory_barriers(&self.images)
-    }
-}
-
 /// `vkCmdPipelineBarrier` as `vkCmdPipelineBarrier2`.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "system" fn cmd_pipeline_barrier<D: Kit>(
@@ -312,21 +225,27 @@ unsafe extern "system" fn cmd_pipeline_barrier<D: Kit>(
     images: *const vk::ImageMemoryBarrier<'_>,
 ) {
     guard("vkCmdPipelineBarrier", (), || {
-        // SAFETY: the application's arrays with their counts.
-        let dep = unsafe {
-            Dependency::new(
+        // SAFETY: the application's arrays with their counts (VUID-vkCmdPipelineBarrier-*-parameter);
+        // the vendor's hook gets a dependency info valid for the call.
+        unsafe {
+            barrier_dependency(
                 src,
                 dst,
-                memory,
                 memory_count,
-                buffers,
+                memory,
                 buffer_count,
-                images,
+                buffers,
                 image_count,
+                images,
+                |info| {
+                    let info = vk::DependencyInfo {
+                        dependency_flags: flags,
+                        ..*info
+                    };
+                    D::cmd_pipeline_barrier2(cb, &info)
+                },
             )
-        };
-        // SAFETY: the vendor's hook with a valid dependency info.
-        unsafe { D::cmd_pipeline_barrier2(cb, &dep.info(flags)) };
+        }
     })
 }
 
@@ -346,31 +265,24 @@ unsafe extern "system" fn cmd_wait_events<D: Kit>(
     images: *const vk::ImageMemoryBarrier<'_>,
 ) {
     guard("vkCmdWaitEvents", (), || {
-        // SAFETY: the application's arrays with their counts.
-        let mut dep = unsafe {
-            Dependency::new(
+        // SAFETY: the application's arrays with their counts (VUID-vkCmdWaitEvents-*-parameter);
+        // the vendor's hook gets one dependency per event in `infos`.
+        unsafe {
+            barrier_dependency(
                 src,
                 dst,
-                memory,
                 memory_count,
-                buffers,
+                memory,
                 buffer_count,
-                images,
+                buffers,
                 image_count,
+                images,
+                |info| {
+                    let infos = vec![*info; event_count as usize];
+                    D::cmd_wait_events2(cb, event_count, events, infos.as_ptr())
+                },
             )
-        };
-        // 1.0 events signal with a stage mask only: an execution dependency on `src`.
-        if dep.memory.is_empty() {
-            dep.memory.push(vk::MemoryBarrier2 {
-                src_stage_mask: stage2(src),
-                dst_stage_mask: stage2(dst),
-                ..Default::default()
-            });
         }
-        let info = dep.info(vk::DependencyFlags::empty());
-        let infos = vec![info; event_count as usize];
-        // SAFETY: the vendor's hook; `infos` has one dependency per event.
-        unsafe { D::cmd_wait_events2(cb, event_count, events, infos.as_ptr()) };
     })
 }
 
