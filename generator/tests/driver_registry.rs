@@ -189,7 +189,9 @@ fn check_without_a_record_asks_for_a_name() {
 /// dependencies build once.
 #[test]
 fn the_kit_compiles_against_each_supported_registry() {
-    let target = common::workspace().join("target/driver-registries");
+    // Each test its own target: Cargo hashes a path package by its path relative to the
+    // workspace, so every scaffold's vendored kit shares one build-script output directory.
+    let target = common::workspace().join("target/driver-registries/compile");
     for (version, api) in [("1.3.281", None), ("1.4.359", Some((1, 3)))] {
         let (_dir, out) = outside();
         let mut run = run_in(&out, Some(version), false).unwrap();
@@ -276,7 +278,7 @@ fn the_same_registry_elsewhere_keeps_the_crate_fresh() {
 /// compiles against names it lacks.
 #[test]
 fn the_kit_refuses_tables_older_than_1_3_at_build_time() {
-    let target = common::workspace().join("target/driver-registries");
+    let target = common::workspace().join("target/driver-registries/refusal");
     let (_dir, out) = outside();
     scaffold::driver(&run_in(&out, Some("1.3.239"), false).unwrap()).unwrap();
     let generated = out.join("vendor/vkgen/generated");

@@ -26,6 +26,17 @@ fn main() {
         .collect();
     println!("cargo::rustc-check-cfg=cfg({})", cfgs.join(", "));
     println!("cargo::rerun-if-env-changed=DEP_VKGEN_GENERATED_REGISTRY_VERSION");
+    // Cargo does not re-run this script when only the generated crate's metadata changes (a
+    // vendor's `vkgen driver --registry <newer>` rewrites the tables in place): watch the files
+    // that carry the registry version, so a regenerated crate re-derives the cfgs.
+    if let Some(trampolines) = std::env::var_os("DEP_VKGEN_GENERATED_TRAMPOLINES") {
+        let trampolines = std::path::PathBuf::from(trampolines);
+        println!("cargo::rerun-if-changed={}", trampolines.display());
+        let lib = trampolines.with_file_name("lib.rs");
+        if lib.is_file() {
+            println!("cargo::rerun-if-changed={}", lib.display());
+        }
+    }
     let Some(version) = std::env::var("DEP_VKGEN_GENERATED_REGISTRY_VERSION").ok() else {
         eprintln!(
             "error: vkgen-generated reports no registry version (DEP_VKGEN_GENERATED_REGISTRY_VERSION): \
