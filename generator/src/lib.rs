@@ -21,6 +21,7 @@ pub mod paths;
 pub mod policy;
 pub mod record;
 pub mod registry;
+pub mod runtime_form;
 pub mod scaffold;
 pub mod select;
 pub mod vendor;

@@ -59,7 +59,7 @@ pub struct DriverRun {
     /// The registry is the record's (for the line naming where it came from).
     pub recorded_registry: bool,
     /// How a crate outside the checkout depends on the runtime.
-    pub runtime: crate::scaffold::Runtime,
+    pub runtime: crate::runtime_form::Runtime,
 }
 
 fn bad(path: &Path, what: &str) -> Error {
@@ -159,7 +159,7 @@ pub fn resolve(
     name: Option<String>,
     out: &Path,
     vkgen_root: Option<PathBuf>,
-    runtime: Option<crate::scaffold::Runtime>,
+    runtime: Option<crate::runtime_form::Runtime>,
     check: bool,
 ) -> Result<DriverRun> {
     let record = Record::read(out)?;
@@ -194,7 +194,7 @@ pub fn resolve(
     let runtime = match (runtime, record.as_ref().and_then(|r| r.runtime.as_deref())) {
         (Some(r), _) => r,
         (None, Some(recorded)) => recorded.parse()?,
-        (None, None) => crate::scaffold::Runtime::Vendored,
+        (None, None) => crate::runtime_form::Runtime::Vendored,
     };
     Ok(DriverRun {
         opts,

@@ -22,25 +22,22 @@
 //! entries ([`super::apk`]).
 
 use std::collections::HashSet;
-use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::Arc;
 
 use ash::vk;
 use libloading::os::unix::Library;
-use vkgen_abi::layer::{NegotiateLayerInterface, PFN_vkNegotiateLoaderLayerInterfaceVersion};
 
+pub use super::entry_points::Negotiation;
+use super::entry_points::{typed, typed_with_suffix, EntryPoints};
 use super::{Layer, LayerError, LayerLibrary, LayerRegistry};
 use crate::driver::linker::{self, Linker};
-use crate::driver::{as_fn, open_library, symbol_address};
+use crate::driver::open_library;
 use crate::LoaderConfig;
 
 /// The debug layer dir relative to the root.
 pub const DEBUG_LAYER_DIR: &str = "data/local/debug/vulkan";
-
-/// The layer interface version we offer in negotiation.
-const LAYER_INTERFACE_VERSION: u32 = 2;
 
 /// Enumeration counts above this are treated as corruption, not allocated.
 const MAX_ENUMERATION_COUNT: u32 = 4096;
@@ -189,180 +186,6 @@ fn same_properties(a: &vk::LayerProperties, b: &vk::LayerProperties) -> bool {
         )
     };
     a == b
-}
-
-/// The symbol `name` as the function type `F`, if exported (and non-null).
-///
-/// # Safety
-/// `F` must be the type the layer interface gives `name`.
-pub(super) unsafe fn typed<F: Copy>(library: &Library, name: &CStr) -> Option<F> {
-    // SAFETY: the caller guarantees `F` is the type the layer interface gives `name`, the symbol
-    // `symbol_address` found; `library` stays loaded while the borrow lasts.
-    symbol_address(library, name).map(|p| unsafe { as_fn(p) })
-}
-
-/// `<layer name><suffix>` (e.g. `VK_LAYER_fooGetInstanceProcAddr`) as `F`.
-///
-/// # Safety
-/// As [`typed`].
-unsafe fn typed_with_suffix<F: Copy>(library: &Library, name: &CStr, suffix: &str) -> Option<F> {
-    let mut bytes = name.to_bytes().to_vec();
-    bytes.extend_from_slice(suffix.as_bytes());
-    let symbol = CString::new(bytes).ok()?;
-    // SAFETY: `symbol` is `name` plus `suffix`, and the caller guarantees `F` is the type the layer
-    // interface gives that symbol.
-    unsafe { typed(library, &symbol) }
-}
-
-/// Calls the layer's `vkNegotiateLoaderLayerInterfaceVersion`, offering interface 2.
-pub(super) fn negotiate_interface(
-    path: &Path,
-    negotiate: PFN_vkNegotiateLoaderLayerInterfaceVersion,
-) -> Result<NegotiateLayerInterface, LayerError> {
-    let mut info = NegotiateLayerInterface {
-        loader_layer_interface_version: LAYER_INTERFACE_VERSION,
-        ..NegotiateLayerInterface::default()
-    };
-    // SAFETY: `info` is a valid, initialised negotiation struct the layer may write.
-    let result = unsafe { negotiate(&mut info) };
-    let version = info.loader_layer_interface_version;
-    if result != vk::Result::SUCCESS || version == 0 || version > LAYER_INTERFACE_VERSION {
-        return Err(LayerError::Negotiation {
-            path: path.to_path_buf(),
-            result,
-            version,
-        });
-    }
-    Ok(info)
-}
-
-/// Whether discovery asks a layer library to negotiate its interface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Negotiation {
-    /// AOSP's rule: exports only; `vkNegotiateLoaderLayerInterfaceVersion` is never called.
-    Never,
-    /// Khronos' rule: a library that exports it is offered interface 2, and what its
-    /// negotiated GIPA answers fills in device enumeration functions it does not export.
-    WhenExported,
-}
-
-impl Negotiation {
-    /// The platform's: AOSP's on Android; Khronos' on Linux hosts, whose layers (Debian's
-    /// validation layer) export no `vkEnumerateDeviceLayerProperties` and would otherwise never
-    /// chain into devices.
-    pub const PLATFORM: Self = if cfg!(target_os = "android") {
-        Self::Never
-    } else {
-        Self::WhenExported
-    };
-
-    /// [`Self::PLATFORM`], or on Linux hosts [`Self::Never`] when `VKGEN_LAYER_NEGOTIATION=0`
-    /// (to run AOSP's rule there).
-    pub fn from_env() -> Self {
-        if cfg!(target_os = "android")
-            || vkgen_platform::env::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0")
-        {
-            Self::Never
-        } else {
-            Self::WhenExported
-        }
-    }
-}
-
-/// A layer library's entry points for discovery: its exports, or where a layer that negotiated
-/// interface 2 does not export the device enumeration functions, what its negotiated
-/// `vkGetInstanceProcAddr` answers for them.
-struct EntryPoints {
-    enumerate_instance_layers: vk::PFN_vkEnumerateInstanceLayerProperties,
-    enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties,
-    enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties>,
-    enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties>,
-    /// The negotiation's answer, if the library negotiates.
-    negotiated: Option<NegotiateLayerInterface>,
-}
-
-impl EntryPoints {
-    /// The negotiated entry points (interface 2 only: a version-1 answer means "use the
-    /// exports").
-    fn negotiated_procs(&self) -> Option<NegotiateLayerInterface> {
-        self.negotiated
-            .filter(|n| n.loader_layer_interface_version >= 2)
-    }
-
-    /// Finds the entry points of `library` (at `path`, for errors) and, as `negotiation` says,
-    /// negotiates its interface.
-    fn find(path: &Path, library: &Library, negotiation: Negotiation) -> Result<Self, LayerError> {
-        let required = |symbol: &'static CStr| {
-            symbol_address(library, symbol).ok_or_else(|| LayerError::MissingExport {
-                path: path.to_path_buf(),
-                symbol: symbol.to_str().unwrap_or("?"),
-            })
-        };
-        let enumerate_instance_layers: vk::PFN_vkEnumerateInstanceLayerProperties =
-            // SAFETY: the layer interface fixes vkEnumerateInstanceLayerProperties's type by its
-            // name.
-            unsafe { as_fn(required(c"vkEnumerateInstanceLayerProperties")?) };
-        let enumerate_instance_extensions: vk::PFN_vkEnumerateInstanceExtensionProperties =
-            // SAFETY: the layer interface fixes vkEnumerateInstanceExtensionProperties's type by
-            // its name.
-            unsafe { as_fn(required(c"vkEnumerateInstanceExtensionProperties")?) };
-        let enumerate_device_layers: Option<vk::PFN_vkEnumerateDeviceLayerProperties> =
-            // SAFETY: the layer interface fixes vkEnumerateDeviceLayerProperties's type by its
-            // name.
-            unsafe { typed(library, c"vkEnumerateDeviceLayerProperties") };
-        let enumerate_device_extensions: Option<vk::PFN_vkEnumerateDeviceExtensionProperties> =
-            // SAFETY: the layer interface fixes vkEnumerateDeviceExtensionProperties's type by its
-            // name.
-            unsafe { typed(library, c"vkEnumerateDeviceExtensionProperties") };
-        let negotiate: Option<PFN_vkNegotiateLoaderLayerInterfaceVersion> =
-            // SAFETY: the layer interface fixes vkNegotiateLoaderLayerInterfaceVersion's type by
-            // its name.
-            unsafe { typed(library, c"vkNegotiateLoaderLayerInterfaceVersion") };
-        let negotiated = match (negotiation, negotiate) {
-            (Negotiation::WhenExported, Some(negotiate)) => {
-                Some(negotiate_interface(path, negotiate)?)
-            }
-            _ => None,
-        };
-        let mut found = Self {
-            enumerate_instance_layers,
-            enumerate_instance_extensions,
-            enumerate_device_layers,
-            enumerate_device_extensions,
-            negotiated,
-        };
-        found.fill_from_negotiated_gipa();
-        Ok(found)
-    }
-
-    /// Khronos-style layers (interface 2) need not export the device enumeration functions
-    /// (Debian's validation layer does not); such a layer answers them through its negotiated
-    /// `vkGetInstanceProcAddr` with a null instance, so Android's "listed as a device layer"
-    /// rule can still be applied to it.
-    fn fill_from_negotiated_gipa(&mut self) {
-        let Some(gipa) = self
-            .negotiated_procs()
-            .and_then(|n| n.pfn_get_instance_proc_addr)
-        else {
-            return;
-        };
-        // SAFETY: a negotiated layer GIPA answers global queries with a null instance; the names
-        // are NUL-terminated literals.
-        let query = |name: &CStr| unsafe { gipa(vk::Instance::null(), name.as_ptr()) };
-        if self.enumerate_device_layers.is_none() {
-            // SAFETY: the negotiated GIPA returns vkEnumerateDeviceLayerProperties's type for that
-            // name.
-            self.enumerate_device_layers =
-                unsafe { crate::driver::void_fn_as(query(c"vkEnumerateDeviceLayerProperties")) };
-        }
-        if self.enumerate_device_extensions.is_none() {
-            // SAFETY: the negotiated GIPA returns vkEnumerateDeviceExtensionProperties's type for
-            // that name.
-            self.enumerate_device_extensions = unsafe {
-                crate::driver::void_fn_as(query(c"vkEnumerateDeviceExtensionProperties"))
-            };
-        }
-    }
 }
 
 /// How a closed layer's library is opened again when an instance activates it: the way
@@ -552,7 +375,10 @@ fn layer_of(
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::ffi::CStr;
+
     use super::*;
+    use crate::driver::symbol_address;
     use crate::testutil::{compile_so, isolated_config, VK_DECLS};
     use crate::Properties;
 

@@ -21,7 +21,7 @@ use ash::vk;
 use libloading::os::unix::Library;
 use vkgen_abi::layer::PFN_vkNegotiateLoaderLayerInterfaceVersion;
 
-use super::discovery::{negotiate_interface, typed};
+use super::entry_points::{negotiate_interface, typed};
 use super::filters::LayerFilters;
 use super::manifest::{manifest_files, parse, HostLayers, ManifestLayer, PreInstanceFunctions};
 use super::{Layer, LayerError, LayerLibrary};

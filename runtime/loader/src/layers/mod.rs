@@ -19,6 +19,7 @@
 pub mod activation;
 pub mod apk;
 pub mod discovery;
+mod entry_points;
 pub mod filters;
 pub mod gpu_debug;
 pub mod host;

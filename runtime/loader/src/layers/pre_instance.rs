@@ -137,7 +137,7 @@ pub(super) unsafe fn symbol_as<F: Copy>(
 ) -> Option<F> {
     // SAFETY: the caller guarantees `F` is the pre-instance function type of `symbol`, which is
     // what `typed` requires.
-    unsafe { super::discovery::typed(library, symbol) }
+    unsafe { super::entry_points::typed(library, symbol) }
 }
 
 #[cfg(test)]
