@@ -26,21 +26,29 @@ use crate::dispatch_data::{
 };
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
+use crate::host_alloc::{oom, HostAllocator, HostVec};
 use crate::layers::Layer;
 use crate::{device_table, driver, init, terminator, vk};
 
-/// The layers of an instance that go into its device chains.
-fn global_layers(data: &InstanceData) -> Vec<Arc<Layer>> {
-    data.api
-        .get()
-        .map(|api| {
-            api.layers
-                .iter()
-                .filter(|l| l.is_global())
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default()
+/// The layers of an instance that go into its device chains, in the device's allocator (they
+/// are kept in the device's record).
+fn global_layers(
+    data: &InstanceData,
+    alloc: HostAllocator,
+) -> Result<HostVec<Arc<Layer>, HostAllocator>, vk::Result> {
+    let global = || {
+        data.api
+            .get()
+            .into_iter()
+            .flat_map(|api| api.layers.iter().filter(|l| l.is_global()))
+    };
+    let mut layers = HostVec::new_in(alloc);
+    // Exactly their number: the block is kept for the device's lifetime.
+    layers
+        .try_reserve_exact(global().count())
+        .map_err(|_| oom("vkCreateDevice", "the device's layer list"))?;
+    layers.extend(global().cloned());
+    Ok(layers)
 }
 
 /// `vkCreateDevice`.
@@ -106,7 +114,18 @@ unsafe fn create_device(
             "vkCreateDevice: the instance is still being created"
         ));
     };
-    let layers = global_layers(instance);
+    // Made before any layer or driver is called, with the allocator the terminator gives the
+    // device data (AOSP's `AllocateDeviceData`: `pAllocator`, else the instance's).
+    // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+    // (VUID-vkCreateDevice-pAllocator-parameter).
+    let device_alloc = unsafe {
+        HostAllocator::app_or(
+            allocator,
+            instance.allocator,
+            vk::SystemAllocationScope::DEVICE,
+        )
+    };
+    let layers = global_layers(instance, device_alloc)?;
     #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
     // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
     // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
@@ -169,7 +188,7 @@ unsafe fn create_device(
         layers,
         api_version,
         enabled_extensions,
-        instance_extensions: api.enabled_extensions.clone(),
+        instance_extensions: api.enabled_extensions,
         answers,
     };
     if data.api.set(device_api).is_err() {
@@ -294,7 +313,7 @@ pub unsafe extern "system" fn vkDestroyDevice(
                 layers = data
                     .api
                     .get()
-                    .map(|api| api.layers.clone())
+                    .map(|api| api.layers.iter().cloned().collect())
                     .unwrap_or_default();
                 data.dispatch().destroy_device
             }

@@ -26,7 +26,7 @@ use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::{checked_instance_data, ApiInstance};
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{app_api_version, guard, guard_result, name_list};
-use crate::host_alloc::{try_collect, HostAllocator};
+use crate::host_alloc::{try_collect, HostAllocator, HostVec};
 use crate::layers::Layer;
 use crate::{driver, init, layers, terminator, vk};
 
@@ -94,6 +94,23 @@ unsafe fn create_instance(
             report_to_create_info(info, &format!("Failed to find layer {name}"));
         }
     })?;
+    // AOSP's `LayerChain` keeps its layer array in the app's allocator (scope INSTANCE), made
+    // before any layer or driver is called: the list lives as long as the instance.
+    // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+    // (VUID-vkCreateInstance-pAllocator-parameter).
+    let layer_alloc = unsafe {
+        HostAllocator::app_or(
+            allocator,
+            HostAllocator::default_for(vk::SystemAllocationScope::INSTANCE),
+            vk::SystemAllocationScope::INSTANCE,
+        )
+    };
+    let active = try_collect(
+        active,
+        layer_alloc,
+        "vkCreateInstance",
+        "the active-layer list",
+    )?;
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
@@ -320,7 +337,7 @@ unsafe fn create_through_chain(
 /// its chain's head, `allocator` the callbacks it was created with (null or valid).
 unsafe fn record_instance(
     created: Created,
-    active: Vec<Arc<Layer>>,
+    active: HostVec<Arc<Layer>, HostAllocator>,
     api_version: u32,
     requested: &[&std::ffi::CStr],
     enable_callback: bool,
@@ -421,7 +438,7 @@ pub unsafe extern "system" fn vkDestroyInstance(
                 layers = data
                     .api
                     .get()
-                    .map(|api| api.layers.clone())
+                    .map(|api| api.layers.iter().cloned().collect())
                     .unwrap_or_default();
                 if let Some((callback, api)) = data
                     .api

@@ -35,9 +35,10 @@ pub struct TermInstance {
     /// The loader's own dispatchable `VkInstance` object (its address is `handle` when not
     /// passthrough); only owned here.
     pub(crate) _own_object: HostBox<LoaderObject, HostAllocator>,
-    /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration;
-    /// never modified afterwards, so their addresses (the handles) are stable.
-    pub(crate) physical_devices: OnceLock<Vec<PhysicalDeviceWrapper>>,
+    /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration in
+    /// the instance's allocator (scope INSTANCE: they live as long as the instance); never
+    /// modified afterwards, so their addresses (the handles) are stable.
+    pub(crate) physical_devices: OnceLock<HostVec<PhysicalDeviceWrapper, HostAllocator>>,
     /// The loader's `VK_EXT_debug_report` callbacks ([`crate::terminator::debug_report`]).
     pub debug_report: Callbacks,
 }
