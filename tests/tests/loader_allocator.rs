@@ -476,3 +476,112 @@ fn layer_list_and_wrapper_failures_are_out_of_host_memory_without_leaks() {
         },
     );
 }
+
+/// What the debug-report test callback saw: its user data (which callback) per message.
+static REPORTED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+unsafe extern "system" fn reported(
+    _flags: vk::DebugReportFlagsEXT,
+    _ty: vk::DebugReportObjectTypeEXT,
+    _object: u64,
+    _location: usize,
+    _code: i32,
+    _prefix: *const std::ffi::c_char,
+    _message: *const std::ffi::c_char,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    REPORTED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(user as usize);
+    vk::FALSE
+}
+
+/// AOSP's `DebugReportCallbackList::AddCallback`: each callback's node is a block of the
+/// allocator given to `vkCreateDebugReportCallbackEXT` (else the instance's), scope OBJECT,
+/// freed by `vkDestroyDebugReportCallbackEXT`; a failed allocation is
+/// `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing created. Messages still reach the callbacks in
+/// the order they were created.
+#[test]
+#[allow(deprecated)] // VK_EXT_debug_report is the extension AOSP's callback list implements
+fn debug_report_callbacks_are_objects_of_the_apps_allocator() {
+    run(
+        "debug_report_callbacks_are_objects_of_the_apps_allocator",
+        &[],
+        |_, entry| {
+            const OBJECT: vk::SystemAllocationScope = vk::SystemAllocationScope::OBJECT;
+            let counting = Counting::new(None);
+            let callbacks = counting.callbacks();
+            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+            let extensions = [ash::ext::debug_report::NAME.as_ptr()];
+            let info = vk::InstanceCreateInfo::default()
+                .application_info(&app)
+                .enabled_extension_names(&extensions);
+            // SAFETY: a valid create info; the callbacks outlive the instance.
+            let instance =
+                unsafe { entry.create_instance(&info, Some(&callbacks)) }.expect("instance");
+            let instance_blocks = counting.live_scopes().len();
+            let report = ash::ext::debug_report::Instance::new(entry, &instance);
+            let own = Counting::new(None);
+            let own_callbacks = own.callbacks();
+            let info = |user: usize| {
+                vk::DebugReportCallbackCreateInfoEXT::default()
+                    .flags(vk::DebugReportFlagsEXT::WARNING)
+                    .pfn_callback(Some(reported))
+                    .user_data(user as *mut c_void)
+            };
+            // SAFETY: valid create infos of this instance; the callbacks outlive them.
+            let (first, second) = unsafe {
+                (
+                    report
+                        .create_debug_report_callback(&info(1), Some(&own_callbacks))
+                        .unwrap(),
+                    report.create_debug_report_callback(&info(2), None).unwrap(),
+                )
+            };
+            assert_eq!(own.live_scopes(), [OBJECT]);
+            let live = counting.live_scopes();
+            assert_eq!(live.len(), instance_blocks + 1);
+            assert_eq!(live.iter().filter(|&&s| s == OBJECT).count(), 1);
+
+            // A failed node allocation: the error, and nothing created.
+            let failing = Counting::new(Some(0));
+            let failing_callbacks = failing.callbacks();
+            // SAFETY: a valid create info of this live instance; `failing` outlives the call.
+            let r =
+                unsafe { report.create_debug_report_callback(&info(3), Some(&failing_callbacks)) };
+            assert_eq!(r.err(), Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY));
+            assert!(failing.state().live.is_empty());
+
+            // SAFETY: the instance's own message command with valid strings.
+            unsafe {
+                (report.fp().debug_report_message_ext)(
+                    instance.handle(),
+                    vk::DebugReportFlagsEXT::WARNING,
+                    vk::DebugReportObjectTypeEXT::INSTANCE,
+                    0,
+                    0,
+                    0,
+                    c"test".as_ptr(),
+                    c"message".as_ptr(),
+                )
+            };
+            assert_eq!(*REPORTED.lock().unwrap(), [1, 2]);
+
+            // SAFETY: the callbacks, destroyed with the allocators they were created with.
+            unsafe {
+                report.destroy_debug_report_callback(first, Some(&own_callbacks));
+                report.destroy_debug_report_callback(second, None);
+            }
+            assert!(own.state().live.is_empty());
+            assert_eq!(counting.live_scopes().len(), instance_blocks);
+            // SAFETY: no children left.
+            unsafe { instance.destroy_instance(Some(&callbacks)) };
+            for c in [&counting, &own] {
+                let state = c.state();
+                assert!(state.live.is_empty(), "leaked: {:?}", state.live);
+                assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+            }
+        },
+    );
+}

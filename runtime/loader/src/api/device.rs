@@ -51,6 +51,37 @@ fn global_layers(
     Ok(layers)
 }
 
+/// AOSP's `ActivateLayers(physical_dev, …)`: device layers the application names are ignored
+/// (devices get the instance's global layers), with a warning when they differ from the
+/// instance's.
+///
+/// # Safety
+/// `info` must be the application's valid create info for this call.
+unsafe fn warn_on_device_layers(
+    instance: &InstanceData,
+    api: &crate::dispatch_data::ApiInstance,
+    info: &vk::DeviceCreateInfo<'_>,
+) {
+    #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
+    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
+    let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
+    // Compared with all the instance's active layers
+    // (not only those that chain into devices), the warning going to its debug-report callbacks.
+    let instance_names: Vec<&std::ffi::CStr> = api.layers.iter().map(|l| l.name()).collect();
+    if !app_layers.is_empty() && app_layers != instance_names {
+        log::warn!(
+            "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
+             global layers of {instance_names:?}"
+        );
+        crate::terminator::debug_report::report(
+            &instance.term,
+            vk::DebugReportFlagsEXT::WARNING,
+            "Device layers disagree with instance layers and are overridden by instance layers",
+        );
+    }
+}
+
 /// `vkCreateDevice`.
 ///
 /// # Safety
@@ -126,24 +157,9 @@ unsafe fn create_device(
         )
     };
     let layers = global_layers(instance, device_alloc)?;
-    #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
-    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
-    // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
-    let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
-    // AOSP's `ActivateLayers(physical_dev, …)`: compared with all the instance's active layers
-    // (not only those that chain into devices), the warning going to its debug-report callbacks.
-    let instance_names: Vec<&std::ffi::CStr> = api.layers.iter().map(|l| l.name()).collect();
-    if !app_layers.is_empty() && app_layers != instance_names {
-        log::warn!(
-            "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
-             global layers of {instance_names:?}"
-        );
-        crate::terminator::debug_report::report(
-            &instance.term,
-            vk::DebugReportFlagsEXT::WARNING,
-            "Device layers disagree with instance layers and are overridden by instance layers",
-        );
-    }
+    // SAFETY: `info` is the application's pCreateInfo, checked non-null above and valid for
+    // this call (VUID-vkCreateDevice-pCreateInfo-parameter).
+    unsafe { warn_on_device_layers(instance, api, info) };
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {

@@ -94,23 +94,9 @@ unsafe fn create_instance(
             report_to_create_info(info, &format!("Failed to find layer {name}"));
         }
     })?;
-    // AOSP's `LayerChain` keeps its layer array in the app's allocator (scope INSTANCE), made
-    // before any layer or driver is called: the list lives as long as the instance.
     // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
     // (VUID-vkCreateInstance-pAllocator-parameter).
-    let layer_alloc = unsafe {
-        HostAllocator::app_or(
-            allocator,
-            HostAllocator::default_for(vk::SystemAllocationScope::INSTANCE),
-            vk::SystemAllocationScope::INSTANCE,
-        )
-    };
-    let active = try_collect(
-        active,
-        layer_alloc,
-        "vkCreateInstance",
-        "the active-layer list",
-    )?;
+    let active = unsafe { keep_layers(active, allocator) }?;
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
@@ -179,6 +165,27 @@ unsafe fn create_instance(
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = instance };
     Ok(())
+}
+
+/// The active-layer list moved into the application's allocator (scope INSTANCE), as AOSP's
+/// `LayerChain` keeps its layer array: made before any layer or driver is called, it lives as
+/// long as the instance.
+///
+/// # Safety
+/// `allocator` must be null or valid callbacks.
+unsafe fn keep_layers(
+    active: Vec<Arc<Layer>>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<HostVec<Arc<Layer>, HostAllocator>, vk::Result> {
+    // SAFETY: the caller guarantees `allocator` is null or valid callbacks.
+    let alloc = unsafe {
+        HostAllocator::app_or(
+            allocator,
+            HostAllocator::default_for(vk::SystemAllocationScope::INSTANCE),
+            vk::SystemAllocationScope::INSTANCE,
+        )
+    };
+    try_collect(active, alloc, "vkCreateInstance", "the active-layer list")
 }
 
 /// AOSP's `DebugReportLogger(const VkInstanceCreateInfo&)`: an ERROR the loader reports while

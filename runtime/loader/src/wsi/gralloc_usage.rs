@@ -415,7 +415,7 @@ mod tests {
             assert_eq!(markers, [format!("B|{pid}|{name}"), format!("E|{pid}")]);
         }
         // No query, no section.
-        // SAFETY: as above.
+        // SAFETY: `fns()` holds no usage query, and the others never run.
         let (got, markers) = crate::trace::record(|| unsafe { gralloc_usage(&fns(), &req) });
         assert_eq!((got, markers.len()), (Ok(0), 0));
     }
