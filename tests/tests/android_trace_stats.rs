@@ -150,8 +150,21 @@ fn entry_points_are_traced_and_statistics_reported_as_aosp() {
                     "DestroyInstance",
                 ]
             );
-            // The first call opens the HAL, as AOSP's EnsureInitialized does.
-            let open = find(&find(&top, "EnumerateInstanceVersion").inner, "Open");
+            // The first call opens the HAL, as AOSP's EnsureInitialized does, then asks the
+            // HAL for its version and its instance extensions (count, then list) under AOSP's
+            // section names: once, where AOSP asks at each vkCreateInstance and each
+            // vkEnumerateInstanceExtensionProperties.
+            let first = find(&top, "EnumerateInstanceVersion");
+            assert_eq!(
+                names(&first.inner),
+                [
+                    "Open",
+                    "pfn_enumerate_instance_version",
+                    "driver.EnumerateInstanceExtensionProperties",
+                    "driver.EnumerateInstanceExtensionProperties",
+                ]
+            );
+            let open = find(&first.inner, "Open");
             assert_eq!(
                 names(&open.inner),
                 [

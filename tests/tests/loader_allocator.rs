@@ -13,6 +13,7 @@ mod common;
 use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use ash::vk;
@@ -320,6 +321,267 @@ fn every_failed_allocation_is_out_of_host_memory_without_leaks() {
             assert!(device_failures >= 1, "{device_failures} device allocations");
             // SAFETY: no children.
             unsafe { instance.destroy_instance(None) };
+        },
+    );
+}
+
+/// `body` in a child with two fixture ICDs (so the loader wraps their physical devices) and
+/// the pass-through fixture layer `VK_LAYER_VKGEN_pass`, chained into instances and devices.
+fn run_two_drivers_with_layer(test: &str, body: impl FnOnce(&[PathBuf], &ash::Entry)) {
+    let root = tempfile::tempdir().unwrap();
+    let layers = tempfile::tempdir().unwrap();
+    let layer = fixture_layer("VK_LAYER_VKGEN_pass", &["PASS_THROUGH", "GLOBAL"]);
+    std::os::unix::fs::symlink(&layer, layers.path().join("libVkLayer_vkgen_pass.so")).unwrap();
+    let icds = [fixture_icd(&[]), fixture_icd(&["DRIVER_1_0"])];
+    let manifests = [
+        icd_manifest(root.path(), "a.json", &icds[0]),
+        icd_manifest(root.path(), "b.json", &icds[1]),
+    ];
+    let env = isolated_env(&root, &manifests).set("VKGEN_APP_LAYER_PATH", layers.path());
+    in_child(test, &env, || {
+        with_loader_no_fd_leak(|entry| body(&icds, entry))
+    });
+}
+
+fn layered_instance(
+    entry: &ash::Entry,
+    callbacks: Option<&vk::AllocationCallbacks<'_>>,
+) -> Result<ash::Instance, vk::Result> {
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+    let layers = [c"VK_LAYER_VKGEN_pass".as_ptr()];
+    let info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .enabled_layer_names(&layers);
+    // SAFETY: a valid create info; the callbacks outlive the instance.
+    unsafe { entry.create_instance(&info, callbacks) }
+}
+
+/// What a wrapped physical device takes (word 0, the driver's handle, its table, its index).
+const WRAPPER_SIZE: usize = 4 * size_of::<usize>();
+
+/// AOSP keeps the instance's layer array in the app's allocator (scope INSTANCE), and so does
+/// the loader with every record it keeps: the active-layer list (made first, before the chain
+/// is called), the device's layer list (scope DEVICE), and the wrapped physical devices built at
+/// the first enumeration (scope INSTANCE, once).
+#[test]
+fn layer_lists_and_wrapped_physical_devices_come_from_the_apps_allocator() {
+    run_two_drivers_with_layer(
+        "layer_lists_and_wrapped_physical_devices_come_from_the_apps_allocator",
+        |icds, entry| {
+            let counting = Counting::new(None);
+            let callbacks = counting.callbacks();
+            let instance = layered_instance(entry, Some(&callbacks)).expect("vkCreateInstance");
+            let one_layer = (size_of::<usize>(), align_of::<usize>(), INSTANCE);
+            assert_eq!(counting.state().calls.first(), Some(&one_layer));
+            let live = counting.live_scopes();
+            assert!(live.iter().all(|&s| s == INSTANCE), "{live:?}");
+
+            let before = counting.state().calls.len();
+            // SAFETY: a live instance.
+            let devices = unsafe { instance.enumerate_physical_devices() }.unwrap();
+            assert_eq!(devices.len(), 2);
+            let wrappers = (2 * WRAPPER_SIZE, align_of::<usize>(), INSTANCE);
+            assert_eq!(counting.state().calls[before..], [wrappers]);
+            assert_eq!(counting.live_scopes().len(), live.len() + 1);
+            // Built once: the handles stay the same and nothing more is allocated.
+            // SAFETY: a live instance.
+            let again = unsafe { instance.enumerate_physical_devices() }.unwrap();
+            assert_eq!(again, devices);
+            assert_eq!(counting.state().calls.len(), before + 1);
+
+            let instance_blocks = counting.live_scopes().len();
+            let before = counting.state().calls.len();
+            let device = device_on(&instance, Some(&callbacks)).expect("vkCreateDevice");
+            // The device's layer list (the global layer) is its first allocation.
+            let device_layer = (size_of::<usize>(), align_of::<usize>(), DEVICE);
+            assert_eq!(counting.state().calls.get(before), Some(&device_layer));
+            let live = counting.live_scopes();
+            assert_eq!(live.iter().filter(|&&s| s == DEVICE).count(), 2, "{live:?}");
+            assert_eq!(live.len(), instance_blocks + 2);
+            // SAFETY: the idle device, then the childless instance.
+            unsafe {
+                device.destroy_device(Some(&callbacks));
+                instance.destroy_instance(Some(&callbacks));
+            }
+            let state = counting.state();
+            assert!(state.live.is_empty(), "leaked: {:?}", state.live);
+            assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+            for icd in icds {
+                assert_eq!(fixture_counter(icd, c"fixture_live_instances"), 0);
+            }
+        },
+    );
+}
+
+/// Fault injection with the layer and two drivers: every allocation of `vkCreateInstance` (the
+/// layer list included) and of the first `vkEnumeratePhysicalDevices` (the wrappers) fails in
+/// turn; each failure is `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked, and a failed
+/// enumeration leaves the instance usable (the next call builds the wrappers).
+#[test]
+fn layer_list_and_wrapper_failures_are_out_of_host_memory_without_leaks() {
+    run_two_drivers_with_layer(
+        "layer_list_and_wrapper_failures_are_out_of_host_memory_without_leaks",
+        |icds, entry| {
+            let mut failures = 0;
+            for index in 0.. {
+                let counting = Counting::new(Some(index));
+                let callbacks = counting.callbacks();
+                match layered_instance(entry, Some(&callbacks)) {
+                    Err(e) => {
+                        assert_eq!(e, vk::Result::ERROR_OUT_OF_HOST_MEMORY, "index {index}");
+                        failures += 1;
+                    }
+                    Ok(instance) => {
+                        // SAFETY: no children.
+                        unsafe { instance.destroy_instance(Some(&callbacks)) };
+                        break;
+                    }
+                }
+                let state = counting.state();
+                assert!(
+                    state.live.is_empty(),
+                    "index {index} leaked {:?}",
+                    state.live
+                );
+                assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+                for icd in icds {
+                    assert_eq!(fixture_counter(icd, c"fixture_live_instances"), 0);
+                }
+            }
+            assert!(failures >= 4, "{failures} instance allocations");
+
+            let counting = Counting::new(None);
+            let callbacks = counting.callbacks();
+            let instance = layered_instance(entry, Some(&callbacks)).expect("vkCreateInstance");
+            let next = counting.state().calls.len();
+            counting.state().fail_at = Some(next);
+            let mut count = 0u32;
+            // SAFETY: a live instance and a writable count.
+            let r = unsafe {
+                (instance.fp_v1_0().enumerate_physical_devices)(
+                    instance.handle(),
+                    &mut count,
+                    std::ptr::null_mut(),
+                )
+            };
+            assert_eq!(r, vk::Result::ERROR_OUT_OF_HOST_MEMORY);
+            // SAFETY: a live instance.
+            let devices = unsafe { instance.enumerate_physical_devices() }.unwrap();
+            assert_eq!(devices.len(), 2);
+            // SAFETY: no children.
+            unsafe { instance.destroy_instance(Some(&callbacks)) };
+            let state = counting.state();
+            assert!(state.live.is_empty(), "leaked: {:?}", state.live);
+            assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+        },
+    );
+}
+
+/// What the debug-report test callback saw: its user data (which callback) per message.
+static REPORTED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+unsafe extern "system" fn reported(
+    _flags: vk::DebugReportFlagsEXT,
+    _ty: vk::DebugReportObjectTypeEXT,
+    _object: u64,
+    _location: usize,
+    _code: i32,
+    _prefix: *const std::ffi::c_char,
+    _message: *const std::ffi::c_char,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    REPORTED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(user as usize);
+    vk::FALSE
+}
+
+/// AOSP's `DebugReportCallbackList::AddCallback`: each callback's node is a block of the
+/// allocator given to `vkCreateDebugReportCallbackEXT` (else the instance's), scope OBJECT,
+/// freed by `vkDestroyDebugReportCallbackEXT`; a failed allocation is
+/// `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing created. Messages still reach the callbacks in
+/// the order they were created.
+#[test]
+#[allow(deprecated)] // VK_EXT_debug_report is the extension AOSP's callback list implements
+fn debug_report_callbacks_are_objects_of_the_apps_allocator() {
+    run(
+        "debug_report_callbacks_are_objects_of_the_apps_allocator",
+        &[],
+        |_, entry| {
+            const OBJECT: vk::SystemAllocationScope = vk::SystemAllocationScope::OBJECT;
+            let counting = Counting::new(None);
+            let callbacks = counting.callbacks();
+            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+            let extensions = [ash::ext::debug_report::NAME.as_ptr()];
+            let info = vk::InstanceCreateInfo::default()
+                .application_info(&app)
+                .enabled_extension_names(&extensions);
+            // SAFETY: a valid create info; the callbacks outlive the instance.
+            let instance =
+                unsafe { entry.create_instance(&info, Some(&callbacks)) }.expect("instance");
+            let instance_blocks = counting.live_scopes().len();
+            let report = ash::ext::debug_report::Instance::new(entry, &instance);
+            let own = Counting::new(None);
+            let own_callbacks = own.callbacks();
+            let info = |user: usize| {
+                vk::DebugReportCallbackCreateInfoEXT::default()
+                    .flags(vk::DebugReportFlagsEXT::WARNING)
+                    .pfn_callback(Some(reported))
+                    .user_data(user as *mut c_void)
+            };
+            // SAFETY: valid create infos of this instance; the callbacks outlive them.
+            let (first, second) = unsafe {
+                (
+                    report
+                        .create_debug_report_callback(&info(1), Some(&own_callbacks))
+                        .unwrap(),
+                    report.create_debug_report_callback(&info(2), None).unwrap(),
+                )
+            };
+            assert_eq!(own.live_scopes(), [OBJECT]);
+            let live = counting.live_scopes();
+            assert_eq!(live.len(), instance_blocks + 1);
+            assert_eq!(live.iter().filter(|&&s| s == OBJECT).count(), 1);
+
+            // A failed node allocation: the error, and nothing created.
+            let failing = Counting::new(Some(0));
+            let failing_callbacks = failing.callbacks();
+            // SAFETY: a valid create info of this live instance; `failing` outlives the call.
+            let r =
+                unsafe { report.create_debug_report_callback(&info(3), Some(&failing_callbacks)) };
+            assert_eq!(r.err(), Some(vk::Result::ERROR_OUT_OF_HOST_MEMORY));
+            assert!(failing.state().live.is_empty());
+
+            // SAFETY: the instance's own message command with valid strings.
+            unsafe {
+                (report.fp().debug_report_message_ext)(
+                    instance.handle(),
+                    vk::DebugReportFlagsEXT::WARNING,
+                    vk::DebugReportObjectTypeEXT::INSTANCE,
+                    0,
+                    0,
+                    0,
+                    c"test".as_ptr(),
+                    c"message".as_ptr(),
+                )
+            };
+            assert_eq!(*REPORTED.lock().unwrap(), [1, 2]);
+
+            // SAFETY: the callbacks, destroyed with the allocators they were created with.
+            unsafe {
+                report.destroy_debug_report_callback(first, Some(&own_callbacks));
+                report.destroy_debug_report_callback(second, None);
+            }
+            assert!(own.state().live.is_empty());
+            assert_eq!(counting.live_scopes().len(), instance_blocks);
+            // SAFETY: no children left.
+            unsafe { instance.destroy_instance(Some(&callbacks)) };
+            for c in [&counting, &own] {
+                let state = c.state();
+                assert!(state.live.is_empty(), "leaked: {:?}", state.live);
+                assert!(state.misuse.is_empty(), "{:?}", state.misuse);
+            }
         },
     );
 }

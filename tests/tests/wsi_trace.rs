@@ -10,25 +10,52 @@ use vkgen_tests::env::in_child;
 use vkgen_tests::{paths, require};
 use wsi_support::{hal_env, window, Wsi};
 
-/// The names of the outermost sections, in order, checking every marker is libcutils' with this
-/// process's id and every section ends.
-fn outermost(markers: &str) -> Vec<String> {
+/// A section and the sections inside it.
+#[derive(Debug)]
+struct Section {
+    name: String,
+    inner: Vec<Section>,
+}
+
+/// The markers as a tree, checking every marker is libcutils' with this process's id and every
+/// section ends.
+fn sections(markers: &str) -> Vec<Section> {
     let pid = std::process::id();
-    let mut depth = 0usize;
-    let mut names = Vec::new();
+    let mut stack = vec![Section {
+        name: String::new(),
+        inner: Vec::new(),
+    }];
     for line in markers.lines() {
         if let Some(name) = line.strip_prefix(&format!("B|{pid}|")) {
-            if depth == 0 {
-                names.push(name.to_owned());
-            }
-            depth += 1;
+            stack.push(Section {
+                name: name.to_owned(),
+                inner: Vec::new(),
+            });
         } else {
             assert_eq!(line, format!("E|{pid}"), "not a libcutils marker");
-            depth = depth.checked_sub(1).expect("an end without a begin");
+            let done = stack.pop().expect("an end without a begin");
+            stack
+                .last_mut()
+                .expect("an end without a begin")
+                .inner
+                .push(done);
         }
     }
-    assert_eq!(depth, 0, "sections left open");
-    names
+    assert_eq!(stack.len(), 1, "sections left open: {stack:?}");
+    stack.pop().unwrap().inner
+}
+
+fn names(sections: &[Section]) -> Vec<&str> {
+    sections.iter().map(|s| s.name.as_str()).collect()
+}
+
+/// The `n`th (0-based) section named `name` among `sections`.
+fn nth<'a>(sections: &'a [Section], name: &str, n: usize) -> &'a Section {
+    sections
+        .iter()
+        .filter(|s| s.name == name)
+        .nth(n)
+        .unwrap_or_else(|| panic!("no section {name} #{n} in {:?}", names(sections)))
 }
 
 #[test]
@@ -63,10 +90,9 @@ fn wsi_entry_points_are_traced_and_swapchains_reported_as_aosp() {
         wsi.destroy_swapchain(rotated.unwrap());
         wsi.destroy_surface(surface);
         let path = std::env::var_os("VKGEN_TRACE_MARKER").unwrap();
-        let names = outermost(&std::fs::read_to_string(path).unwrap());
-        let wsi_names: Vec<&str> = names
-            .iter()
-            .map(String::as_str)
+        let top = sections(&std::fs::read_to_string(path).unwrap());
+        let wsi_names: Vec<&str> = names(&top)
+            .into_iter()
             .filter(|n| n.ends_with("KHR"))
             .collect();
         assert_eq!(
@@ -84,6 +110,7 @@ fn wsi_entry_points_are_traced_and_swapchains_reported_as_aosp() {
                 "DestroySurfaceKHR",
             ]
         );
+        inner_sections_are_aosps(&top);
         let stats_path = std::env::var_os("VKGEN_GPU_STATS").unwrap();
         let stats = std::fs::read_to_string(stats_path).unwrap();
         let swapchain_stats: Vec<&str> = stats
@@ -99,4 +126,29 @@ fn wsi_entry_points_are_traced_and_swapchains_reported_as_aosp() {
             ]
         );
     });
+}
+
+/// `swapchain.cpp`'s inner sections: each image's `CreateImage` inside `CreateSwapchainKHR`
+/// (after the usage query), and inside `DestroySwapchainKHR` one `DestroySwapchainInternal`
+/// releasing every image (`ReleaseSwapchainImage`), each destroying its `VkImage`
+/// (`DestroyImage`).
+fn inner_sections_are_aosps(top: &[Section]) {
+    let create = nth(top, "CreateSwapchainKHR", 0);
+    let images = create
+        .inner
+        .iter()
+        .filter(|s| s.name == "CreateImage")
+        .count();
+    assert!(images >= 2, "{:?}", names(&create.inner));
+    assert_eq!(names(&create.inner).last(), Some(&"CreateImage"));
+    let destroy = nth(top, "DestroySwapchainKHR", 0);
+    assert_eq!(names(&destroy.inner), ["DestroySwapchainInternal"]);
+    let internal = &destroy.inner[0];
+    assert_eq!(
+        names(&internal.inner),
+        vec!["ReleaseSwapchainImage"; images]
+    );
+    for release in &internal.inner {
+        assert_eq!(names(&release.inner), ["DestroyImage"]);
+    }
 }

@@ -9,6 +9,7 @@ use crate::dispatch_data::{
     instance_data, DriverInstance, InstanceData, PhysicalDeviceWrapper, TermInstance,
 };
 use crate::ffi::enumerate;
+use crate::host_alloc::{oom, HostAllocator, HostVec};
 use crate::vk;
 
 /// The dispatch-table slot of a command.
@@ -18,35 +19,60 @@ pub(crate) fn slot_of(name: &CStr) -> Option<usize> {
 }
 
 impl TermInstance {
-    /// The wrapped physical devices (not passthrough), enumerated from every driver once.
-    pub(crate) fn wrapped_physical_devices(&self, data: &InstanceData) -> &[PhysicalDeviceWrapper] {
-        self.physical_devices.get_or_init(|| wrap_all(data))
+    /// The wrapped physical devices (not passthrough), enumerated from every driver once; a
+    /// failed allocation of the array is `VK_ERROR_OUT_OF_HOST_MEMORY` and is retried at the
+    /// next call.
+    pub(crate) fn wrapped_physical_devices(
+        &self,
+        data: &InstanceData,
+    ) -> Result<&[PhysicalDeviceWrapper], vk::Result> {
+        if let Some(wrapped) = self.physical_devices.get() {
+            return Ok(wrapped);
+        }
+        // Two threads racing here both build a list; the loser's is dropped (freed through the
+        // allocator that made it) and every caller gets the one stored, so handles stay stable.
+        let built = wrap_all(data)?;
+        Ok(self.physical_devices.get_or_init(|| built))
     }
 }
 
 /// Enumerates every driver instance's physical devices and wraps them (drivers whose
-/// enumeration fails are skipped with a log line).
-pub(crate) fn wrap_all(data: &InstanceData) -> Vec<PhysicalDeviceWrapper> {
-    let mut out = Vec::new();
+/// enumeration fails are skipped with a log line), in the instance's allocator.
+pub(crate) fn wrap_all(
+    data: &InstanceData,
+) -> Result<HostVec<PhysicalDeviceWrapper, HostAllocator>, vk::Result> {
+    let mut per_driver = Vec::with_capacity(data.term.drivers.len());
     for (index, driver) in data.term.drivers.iter().enumerate() {
         let devices = enumerate(|c, o| {
             // SAFETY: the driver's live instance and `enumerate`'s valid pointers.
             unsafe { (driver.table.enumerate_physical_devices)(driver.handle, c, o) }
         });
         match devices {
-            Ok(devices) => out.extend(devices.into_iter().map(|pd| PhysicalDeviceWrapper {
-                loader_data: std::ptr::from_ref(data) as usize,
-                driver_handle: pd,
-                driver_table: std::ptr::from_ref(&*driver.table),
-                driver_index: index,
-            })),
+            Ok(devices) => per_driver.push((index, driver, devices)),
             Err(e) => log::error!(
                 "driver {}: vkEnumeratePhysicalDevices failed ({e:?}); its devices are skipped",
                 driver.name()
             ),
         }
     }
-    out
+    let total = per_driver.iter().map(|(_, _, devices)| devices.len()).sum();
+    let alloc = data
+        .allocator
+        .with_scope(vk::SystemAllocationScope::INSTANCE);
+    let mut wrappers = HostVec::new_in(alloc);
+    // Exactly the devices' number: the block is kept for the instance's lifetime.
+    wrappers
+        .try_reserve_exact(total)
+        .map_err(|_| oom("vkEnumeratePhysicalDevices", "the wrapped physical devices"))?;
+    for (index, driver, devices) in &per_driver {
+        wrappers.extend(devices.iter().map(|&pd| PhysicalDeviceWrapper {
+            loader_data: std::ptr::from_ref(data) as usize,
+            driver_handle: pd,
+            driver_table: std::ptr::from_ref(&*driver.table),
+            driver_index: *index,
+        }));
+    }
+    Ok(wrappers)
 }
 
 /// A physical device resolved to its driver.
@@ -79,6 +105,7 @@ pub(crate) unsafe fn resolve<'a>(pd: vk::PhysicalDevice) -> Option<Resolved<'a>>
     }
     let wrapper = term
         .wrapped_physical_devices(data)
+        .ok()?
         .iter()
         .find(|w| w.handle() == pd)?;
     Some(Resolved {

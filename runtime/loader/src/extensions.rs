@@ -452,18 +452,23 @@ pub fn major_minor(version: u32) -> u32 {
     version & !0xfff
 }
 
+const EXTENSION_WORDS: usize = ext::EXTENSIONS.len().div_ceil(64);
+
 /// A set of known extensions (by generated id), for the proc-address rules.
-#[derive(Clone, Debug, Default)]
+///
+/// A fixed-size bitset held inline: the sets live in the loader's instance and device records,
+/// which are in the application's allocator ([`crate::host_alloc`]), so a set must not own a
+/// block of Rust's global heap (AOSP keeps its per-instance extension filters in the app's
+/// allocator too).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExtensionSet {
-    bits: Vec<u64>,
+    bits: [u64; EXTENSION_WORDS],
 }
 
 impl ExtensionSet {
     /// The known extensions among `names`; unknown names are ignored.
     pub fn from_names<'a>(names: impl IntoIterator<Item = &'a CStr>) -> Self {
-        let mut set = Self {
-            bits: vec![0; ext::EXTENSIONS.len().div_ceil(64)],
-        };
+        let mut set = Self::default();
         for name in names {
             if let Some(id) = ext::lookup(name) {
                 set.insert(id);
@@ -815,6 +820,19 @@ mod tests {
         let set = ExtensionSet::from_names([c"VK_EXT_debug_utils", c"VK_unknown"]);
         assert!(set.contains(ext::lookup(c"VK_EXT_debug_utils").unwrap()));
         assert!(!set.contains(ExtensionId::KHR_SWAPCHAIN));
+    }
+
+    /// The sets sit inside records placed in the app's allocator: one must own no block of
+    /// the global heap (nothing to drop), and an empty set must still take members.
+    #[test]
+    fn an_extension_set_is_inline_and_holds_every_id() {
+        assert!(!std::mem::needs_drop::<ExtensionSet>());
+        let last = ExtensionId(u16::try_from(ext::EXTENSIONS.len() - 1).unwrap());
+        let mut set = ExtensionSet::default();
+        set.insert(ExtensionId::KHR_SWAPCHAIN);
+        set.insert(last);
+        assert!(set.contains(ExtensionId::KHR_SWAPCHAIN) && set.contains(last));
+        assert_eq!(set.ids().count(), 2);
     }
 
     #[test]

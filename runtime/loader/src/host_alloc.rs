@@ -23,19 +23,29 @@
 //!
 //! Which records live where:
 //! * INSTANCE scope: [`InstanceData`](crate::dispatch_data::InstanceData) itself, the loader's own
-//!   `VkInstance` object, the vector of driver instances and each driver's dispatch table;
-//! * DEVICE scope: [`DeviceData`](crate::dispatch_data::DeviceData);
+//!   `VkInstance` object, the vector of driver instances, each driver's dispatch table, the
+//!   active-layer list (AOSP's `LayerChain` layer array; made before any layer is called) and the
+//!   wrapped physical devices (made at the first `vkEnumeratePhysicalDevices` on an instance of
+//!   several drivers, or the first command that resolves one of its physical devices);
+//! * DEVICE scope: [`DeviceData`](crate::dispatch_data::DeviceData) and the device's layer list;
+//! * OBJECT scope: each `VK_EXT_debug_report` callback's node (AOSP's
+//!   `DebugReportCallbackList::AddCallback`), in `vkCreateDebugReportCallbackEXT`'s allocator,
+//!   else the instance's;
 //! * COMMAND scope: the extension-name arrays passed to each driver's `vkCreateInstance` /
 //!   `vkCreateDevice` and the layer-name array passed down the instance chain.
 //!
-//! The rest of the records' contents (extension sets, the layer list, strings) stay on the Rust
-//! heap, as AOSP keeps its layer libraries and extension tables in static storage.
+//! The extension sets inside the records are fixed-size bitsets held inline, and the layers
+//! the lists point at are shared by every instance (AOSP keeps its layer libraries and extension
+//! tables in static storage too), so the global allocator holds none of an instance's or a
+//! device's records; it only serves temporaries that die within one command.
 //!
 //! A record is freed where its last owner drops it: the top-level record with the destroy
 //! command's allocator (or the stored one), the vectors and tables inside it with the allocator
 //! that made them. The spec makes the two compatible (VUID-vkDestroyInstance-instance-00630), so
-//! either may free memory of the other. The callbacks are only called during the create or
-//! destroy command, on the calling thread (the spec's rule for implementations).
+//! either may free memory of the other. The callbacks are called during the create and destroy
+//! commands, and with the instance's allocator by the commands that build the wrapped physical
+//! devices (the spec's "most specific allocator available" for an instance's own data), on the
+//! calling thread.
 
 use std::alloc::Layout;
 use std::ffi::c_void;

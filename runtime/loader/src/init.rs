@@ -96,6 +96,9 @@ impl DriverEntry {
         let mut extensions_failure = None;
         let extensions = match enumerate_extensions {
             Some(f) => enumerate(|count, out| {
+                // AOSP's section around each of its calls to the HAL's list (in its
+                // `EnumerateInstanceExtensionProperties`; the loader asks once, here).
+                let _trace = crate::trace::section("driver.EnumerateInstanceExtensionProperties");
                 // SAFETY: the driver's global entry point, called with a null layer name and
                 // `enumerate`'s valid pointers.
                 unsafe { f(std::ptr::null(), count, out) }

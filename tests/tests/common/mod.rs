@@ -401,6 +401,37 @@ EXPORT VkResult vkEnumerateInstanceExtensionProperties(const char* l, uint32_t* 
     (void)l; (void)p; *c = 0; return VK_SUCCESS;
 }
 #endif
+/* PASS_THROUGH: the layer creates the instance and forwards every other command to the next
+   level (one instance at a time: the next level's vkGetInstanceProcAddr is kept here). */
+static PFN_vkGetInstanceProcAddr g_next;
+static VkInstance g_instance;
+#ifdef GLOBAL
+/* GLOBAL (with PASS_THROUGH): the layer lists itself for devices too, so it is chained into
+   them, and forwards device creation and every device command. */
+EXPORT VkResult vkEnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t* c, VkLayerProperties* p) {
+    (void)pd;
+    return vkEnumerateInstanceLayerProperties(c, p);
+}
+EXPORT VkResult vkEnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char* l, uint32_t* c, VkExtensionProperties* p) {
+    (void)pd; (void)l; (void)p; *c = 0; return VK_SUCCESS;
+}
+static PFN_vkGetDeviceProcAddr g_next_device;
+static VkResult CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* info, const VkAllocationCallbacks* a, VkDevice* out) {
+    VkLayerDeviceCreateInfo* chain = (VkLayerDeviceCreateInfo*)info->pNext;
+    while (chain && !(chain->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && chain->function == VK_LAYER_LINK_INFO))
+        chain = (VkLayerDeviceCreateInfo*)chain->pNext;
+    if (!chain || !chain->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
+    PFN_vkGetInstanceProcAddr gipa = chain->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    g_next_device = chain->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+    chain->u.pLayerInfo = chain->u.pLayerInfo->pNext;
+    PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(g_instance, "vkCreateDevice");
+    return create(pd, info, a, out);
+}
+EXPORT PFN_vkVoidFunction vkGetDeviceProcAddr(VkDevice d, const char* name) {
+    if (!strcmp(name, "vkGetDeviceProcAddr")) return (PFN_vkVoidFunction)vkGetDeviceProcAddr;
+    return g_next_device ? g_next_device(d, name) : NULL;
+}
+#endif
 static VkResult CreateInstance(const VkInstanceCreateInfo* info, const VkAllocationCallbacks* a, VkInstance* out) {
     VkLayerInstanceCreateInfo* chain = (VkLayerInstanceCreateInfo*)info->pNext;
     while (chain && !(chain->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && chain->function == VK_LAYER_LINK_INFO))
@@ -411,6 +442,11 @@ static VkResult CreateInstance(const VkInstanceCreateInfo* info, const VkAllocat
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)next(NULL, "vkCreateInstance");
     VkResult r = create(info, a, out);
     if (r != VK_SUCCESS) return r;
+#ifdef PASS_THROUGH
+    g_next = next;
+    g_instance = *out;
+    return VK_SUCCESS;
+#endif
     PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)next(*out, "vkDestroyInstance");
     destroy(*out, a);
     *out = NULL;
@@ -420,6 +456,11 @@ EXPORT PFN_vkVoidFunction vkGetInstanceProcAddr(VkInstance i, const char* name) 
     (void)i;
     if (!strcmp(name, "vkCreateInstance")) return (PFN_vkVoidFunction)CreateInstance;
     if (!strcmp(name, "vkGetInstanceProcAddr")) return (PFN_vkVoidFunction)vkGetInstanceProcAddr;
+#ifdef GLOBAL
+    if (!strcmp(name, "vkCreateDevice")) return (PFN_vkVoidFunction)CreateDevice;
+    if (!strcmp(name, "vkGetDeviceProcAddr")) return (PFN_vkVoidFunction)vkGetDeviceProcAddr;
+#endif
+    if (i && g_next) return g_next(i, name);
     return NULL;
 }
 "#;
@@ -488,7 +529,11 @@ pub fn fixture_hal(defines: &[&str]) -> PathBuf {
     compile_fixture("hal", DRIVER_SOURCE, &all)
 }
 
-/// The fixture layer library, its layer named `name`.
+/// The fixture layer library, its layer named `name`. By default its `vkCreateInstance`
+/// creates the next level's instance, destroys it and fails with `VK_ERROR_OUT_OF_HOST_MEMORY`;
+/// `PASS_THROUGH` makes it forward creation and every command instead, and `GLOBAL` (with it)
+/// lists it for devices so that it is chained into them too. `NO_EXTENSION_EXPORT` leaves out
+/// `vkEnumerateInstanceExtensionProperties`.
 pub fn fixture_layer(name: &str, defines: &[&str]) -> PathBuf {
     let define = format!("LAYER_NAME=\"{name}\"");
     let mut all = vec![define.as_str()];

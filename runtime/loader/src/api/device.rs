@@ -26,21 +26,60 @@ use crate::dispatch_data::{
 };
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
+use crate::host_alloc::{oom, HostAllocator, HostVec};
 use crate::layers::Layer;
 use crate::{device_table, driver, init, terminator, vk};
 
-/// The layers of an instance that go into its device chains.
-fn global_layers(data: &InstanceData) -> Vec<Arc<Layer>> {
-    data.api
-        .get()
-        .map(|api| {
-            api.layers
-                .iter()
-                .filter(|l| l.is_global())
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default()
+/// The layers of an instance that go into its device chains, in the device's allocator (they
+/// are kept in the device's record).
+fn global_layers(
+    data: &InstanceData,
+    alloc: HostAllocator,
+) -> Result<HostVec<Arc<Layer>, HostAllocator>, vk::Result> {
+    let global = || {
+        data.api
+            .get()
+            .into_iter()
+            .flat_map(|api| api.layers.iter().filter(|l| l.is_global()))
+    };
+    let mut layers = HostVec::new_in(alloc);
+    // Exactly their number: the block is kept for the device's lifetime.
+    layers
+        .try_reserve_exact(global().count())
+        .map_err(|_| oom("vkCreateDevice", "the device's layer list"))?;
+    layers.extend(global().cloned());
+    Ok(layers)
+}
+
+/// AOSP's `ActivateLayers(physical_dev, …)`: device layers the application names are ignored
+/// (devices get the instance's global layers), with a warning when they differ from the
+/// instance's.
+///
+/// # Safety
+/// `info` must be the application's valid create info for this call.
+unsafe fn warn_on_device_layers(
+    instance: &InstanceData,
+    api: &crate::dispatch_data::ApiInstance,
+    info: &vk::DeviceCreateInfo<'_>,
+) {
+    #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
+    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
+    // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
+    let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
+    // Compared with all the instance's active layers
+    // (not only those that chain into devices), the warning going to its debug-report callbacks.
+    let instance_names: Vec<&std::ffi::CStr> = api.layers.iter().map(|l| l.name()).collect();
+    if !app_layers.is_empty() && app_layers != instance_names {
+        log::warn!(
+            "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
+             global layers of {instance_names:?}"
+        );
+        crate::terminator::debug_report::report(
+            &instance.term,
+            vk::DebugReportFlagsEXT::WARNING,
+            "Device layers disagree with instance layers and are overridden by instance layers",
+        );
+    }
 }
 
 /// `vkCreateDevice`.
@@ -106,25 +145,21 @@ unsafe fn create_device(
             "vkCreateDevice: the instance is still being created"
         ));
     };
-    let layers = global_layers(instance);
-    #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
-    // SAFETY: `pp_enabled_layer_names` holds `enabled_layer_count` NUL-terminated strings
-    // (VUID-VkDeviceCreateInfo-ppEnabledLayerNames-parameter) that live for this call.
-    let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
-    // AOSP's `ActivateLayers(physical_dev, …)`: compared with all the instance's active layers
-    // (not only those that chain into devices), the warning going to its debug-report callbacks.
-    let instance_names: Vec<&std::ffi::CStr> = api.layers.iter().map(|l| l.name()).collect();
-    if !app_layers.is_empty() && app_layers != instance_names {
-        log::warn!(
-            "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
-             global layers of {instance_names:?}"
-        );
-        crate::terminator::debug_report::report(
-            &instance.term,
-            vk::DebugReportFlagsEXT::WARNING,
-            "Device layers disagree with instance layers and are overridden by instance layers",
-        );
-    }
+    // Made before any layer or driver is called, with the allocator the terminator gives the
+    // device data (AOSP's `AllocateDeviceData`: `pAllocator`, else the instance's).
+    // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+    // (VUID-vkCreateDevice-pAllocator-parameter).
+    let device_alloc = unsafe {
+        HostAllocator::app_or(
+            allocator,
+            instance.allocator,
+            vk::SystemAllocationScope::DEVICE,
+        )
+    };
+    let layers = global_layers(instance, device_alloc)?;
+    // SAFETY: `info` is the application's pCreateInfo, checked non-null above and valid for
+    // this call (VUID-vkCreateDevice-pCreateInfo-parameter).
+    unsafe { warn_on_device_layers(instance, api, info) };
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {
@@ -169,7 +204,7 @@ unsafe fn create_device(
         layers,
         api_version,
         enabled_extensions,
-        instance_extensions: api.enabled_extensions.clone(),
+        instance_extensions: api.enabled_extensions,
         answers,
     };
     if data.api.set(device_api).is_err() {
@@ -294,7 +329,7 @@ pub unsafe extern "system" fn vkDestroyDevice(
                 layers = data
                     .api
                     .get()
-                    .map(|api| api.layers.clone())
+                    .map(|api| api.layers.iter().cloned().collect())
                     .unwrap_or_default();
                 data.dispatch().destroy_device
             }

@@ -26,7 +26,7 @@ use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::{checked_instance_data, ApiInstance};
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{app_api_version, guard, guard_result, name_list};
-use crate::host_alloc::{try_collect, HostAllocator};
+use crate::host_alloc::{try_collect, HostAllocator, HostVec};
 use crate::layers::Layer;
 use crate::{driver, init, layers, terminator, vk};
 
@@ -94,6 +94,9 @@ unsafe fn create_instance(
             report_to_create_info(info, &format!("Failed to find layer {name}"));
         }
     })?;
+    // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+    // (VUID-vkCreateInstance-pAllocator-parameter).
+    let active = unsafe { keep_layers(active, allocator) }?;
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkInstanceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let mut requested = unsafe {
@@ -162,6 +165,27 @@ unsafe fn create_instance(
     // for this call (VUID-vkCreateInstance-pInstance-parameter).
     unsafe { *out = instance };
     Ok(())
+}
+
+/// The active-layer list moved into the application's allocator (scope INSTANCE), as AOSP's
+/// `LayerChain` keeps its layer array: made before any layer or driver is called, it lives as
+/// long as the instance.
+///
+/// # Safety
+/// `allocator` must be null or valid callbacks.
+unsafe fn keep_layers(
+    active: Vec<Arc<Layer>>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<HostVec<Arc<Layer>, HostAllocator>, vk::Result> {
+    // SAFETY: the caller guarantees `allocator` is null or valid callbacks.
+    let alloc = unsafe {
+        HostAllocator::app_or(
+            allocator,
+            HostAllocator::default_for(vk::SystemAllocationScope::INSTANCE),
+            vk::SystemAllocationScope::INSTANCE,
+        )
+    };
+    try_collect(active, alloc, "vkCreateInstance", "the active-layer list")
 }
 
 /// AOSP's `DebugReportLogger(const VkInstanceCreateInfo&)`: an ERROR the loader reports while
@@ -320,7 +344,7 @@ unsafe fn create_through_chain(
 /// its chain's head, `allocator` the callbacks it was created with (null or valid).
 unsafe fn record_instance(
     created: Created,
-    active: Vec<Arc<Layer>>,
+    active: HostVec<Arc<Layer>, HostAllocator>,
     api_version: u32,
     requested: &[&std::ffi::CStr],
     enable_callback: bool,
@@ -421,7 +445,7 @@ pub unsafe extern "system" fn vkDestroyInstance(
                 layers = data
                     .api
                     .get()
-                    .map(|api| api.layers.clone())
+                    .map(|api| api.layers.iter().cloned().collect())
                     .unwrap_or_default();
                 if let Some((callback, api)) = data
                     .api

@@ -239,7 +239,9 @@ mod tests {
         let device = ApiDevice {
             handle: vk::Device::null(),
             head_gdpa: no_gdpa,
-            layers: Vec::new(),
+            layers: crate::host_alloc::HostVec::new_in(
+                crate::host_alloc::HostAllocator::default_for(vk::SystemAllocationScope::DEVICE),
+            ),
             api_version: vk::API_VERSION_1_1,
             enabled_extensions: ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]),
             instance_extensions: ExtensionSet::from_names([c"VK_EXT_debug_utils"]),

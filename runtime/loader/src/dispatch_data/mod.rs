@@ -41,7 +41,7 @@ use vkgen_abi::vk_error;
 use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
 use crate::ffi::guard;
-use crate::host_alloc::HostAllocator;
+use crate::host_alloc::{HostAllocator, HostVec};
 use crate::layers::Layer;
 use crate::vk;
 
@@ -124,8 +124,9 @@ pub struct ApiInstance {
     pub handle: vk::Instance,
     /// `vkGetInstanceProcAddr` of the head of the chain.
     pub head_gipa: vk::PFN_vkGetInstanceProcAddr,
-    /// The active layers, index 0 nearest the application.
-    pub layers: Vec<Arc<Layer>>,
+    /// The active layers, index 0 nearest the application (in the instance's allocator, scope
+    /// INSTANCE, as AOSP's `LayerChain` layer array).
+    pub layers: HostVec<Arc<Layer>, HostAllocator>,
     /// The application's `apiVersion` (1.0 when it gave none).
     pub api_version: u32,
     /// The instance extensions the application enabled.
@@ -156,8 +157,9 @@ pub struct ApiDevice {
     pub handle: vk::Device,
     /// `vkGetDeviceProcAddr` of the head of the device chain.
     pub head_gdpa: vk::PFN_vkGetDeviceProcAddr,
-    /// The layers in the device chain (the instance's global layers).
-    pub layers: Vec<Arc<Layer>>,
+    /// The layers in the device chain (the instance's global layers), in the device's
+    /// allocator (scope DEVICE).
+    pub layers: HostVec<Arc<Layer>, HostAllocator>,
     /// The device's effective API version: the lower of the instance's `apiVersion` and the
     /// physical device's.
     pub api_version: u32,

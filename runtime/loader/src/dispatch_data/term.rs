@@ -35,9 +35,10 @@ pub struct TermInstance {
     /// The loader's own dispatchable `VkInstance` object (its address is `handle` when not
     /// passthrough); only owned here.
     pub(crate) _own_object: HostBox<LoaderObject, HostAllocator>,
-    /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration;
-    /// never modified afterwards, so their addresses (the handles) are stable.
-    pub(crate) physical_devices: OnceLock<Vec<PhysicalDeviceWrapper>>,
+    /// Wrapped physical devices of all drivers (not passthrough), built on first enumeration in
+    /// the instance's allocator (scope INSTANCE: they live as long as the instance); never
+    /// modified afterwards, so their addresses (the handles) are stable.
+    pub(crate) physical_devices: OnceLock<HostVec<PhysicalDeviceWrapper, HostAllocator>>,
     /// The loader's `VK_EXT_debug_report` callbacks ([`crate::terminator::debug_report`]).
     pub debug_report: Callbacks,
 }
@@ -135,21 +136,38 @@ impl PhysicalDeviceWrapper {
     }
 }
 
-/// One application callback.
+/// One application callback, in the allocator `vkCreateDebugReportCallbackEXT` was given (else
+/// the instance's), scope OBJECT, as AOSP's `DebugReportCallbackList::AddCallback` places it.
 pub(crate) struct Node {
+    /// The handle the application got.
+    pub(crate) handle: u64,
     pub(crate) flags: vk::DebugReportFlagsEXT,
     pub(crate) callback: vk::PFN_vkDebugReportCallbackEXT,
     pub(crate) user: usize,
     /// `(driver index, driver callback)` for each driver instance with the extension.
-    pub(crate) drivers: Vec<(usize, u64)>,
+    pub(crate) drivers: HostVec<(usize, u64), HostAllocator>,
+    /// The next callback, created after this one.
+    pub(crate) next: Option<HostBox<Node, HostAllocator>>,
 }
 
 /// The `VK_EXT_debug_report` callbacks of one instance (managed by
-/// [`crate::terminator::debug_report`]).
+/// [`crate::terminator::debug_report`]): AOSP's linked list of nodes, each its own block of the
+/// application's allocator, so the list needs no block of its own.
 #[derive(Default)]
 pub struct Callbacks {
-    pub(crate) nodes: Mutex<Vec<(u64, Node)>>,
+    pub(crate) head: Mutex<Option<HostBox<Node, HostAllocator>>>,
     pub(crate) next: AtomicU64,
+}
+
+impl Drop for Callbacks {
+    fn drop(&mut self) {
+        // Unlinked one by one: dropping the head alone would recurse once per node.
+        let head = self.head.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut node = head.take();
+        while let Some(mut n) = node {
+            node = n.next.take();
+        }
+    }
 }
 
 /// The driver functions the WSI calls for one device.

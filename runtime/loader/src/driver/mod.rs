@@ -192,8 +192,11 @@ unsafe fn query_instance_version(
     // SAFETY: a driver returns this exact signature for "vkEnumerateInstanceVersion".
     let enumerate: vk::PFN_vkEnumerateInstanceVersion = unsafe { std::mem::transmute(f) };
     let mut version = 0u32;
+    // AOSP's section around this call (in its `CreateInstance`; the loader asks once, here).
+    let trace = crate::trace::section("pfn_enumerate_instance_version");
     // SAFETY: `version` is a valid out-pointer for the call.
     let result = unsafe { enumerate(&mut version) };
+    drop(trace);
     if result != vk::Result::SUCCESS {
         log::warn!(
             "driver {name}: vkEnumerateInstanceVersion failed ({result:?}); vkCreateInstance on it \

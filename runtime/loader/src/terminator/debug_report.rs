@@ -23,13 +23,45 @@ pub use crate::dispatch_data::term::Callbacks;
 use crate::dispatch_data::term::Node;
 use crate::dispatch_data::{DriverInstance, TermInstance};
 use crate::ffi::{guard, to_void};
+use crate::host_alloc::{oom, HostAllocator, HostBox, HostVec};
 use crate::vk;
 
 impl Callbacks {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Node)>> {
-        self.nodes
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<HostBox<Node, HostAllocator>>> {
+        self.head
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The nodes, oldest first.
+    fn nodes<'a>(
+        head: &'a Option<HostBox<Node, HostAllocator>>,
+    ) -> impl Iterator<Item = &'a Node> + 'a {
+        std::iter::successors(head.as_deref(), |n| n.next.as_deref())
+    }
+
+    /// Links `node` in last (messages reach callbacks in the order they were created).
+    fn append(&self, node: HostBox<Node, HostAllocator>) {
+        let mut head = self.lock();
+        let mut slot = &mut *head;
+        while let Some(n) = slot {
+            slot = &mut n.next;
+        }
+        *slot = Some(node);
+    }
+
+    /// Unlinks and returns the node with `handle`, if any.
+    fn remove(&self, handle: u64) -> Option<HostBox<Node, HostAllocator>> {
+        let mut head = self.lock();
+        let mut slot = &mut *head;
+        loop {
+            if slot.as_ref()?.handle == handle {
+                let mut node = slot.take()?;
+                *slot = node.next.take();
+                return Some(node);
+            }
+            slot = &mut slot.as_mut()?.next;
+        }
     }
 
     /// Calls every callback whose flags intersect `flags` (the loader's own messages, and
@@ -46,11 +78,9 @@ impl Callbacks {
         message: *const c_char,
     ) {
         // Copied out so a callback may create or destroy callbacks.
-        let targets: Vec<_> = self
-            .lock()
-            .iter()
-            .filter(|(_, n)| n.flags.intersects(flags))
-            .filter_map(|(_, n)| n.callback.map(|cb| (cb, n.user)))
+        let targets: Vec<_> = Self::nodes(&self.lock())
+            .filter(|n| n.flags.intersects(flags))
+            .filter_map(|n| n.callback.map(|cb| (cb, n.user)))
             .collect();
         for (cb, user) in targets {
             // SAFETY: the application's callback with the arguments the extension defines.
@@ -140,28 +170,21 @@ unsafe extern "system" fn create(
                 );
             };
             let term = &data.term;
-            let mut drivers = Vec::new();
-            for (index, d) in drivers_with_report(term) {
-                let mut h = vk::DebugReportCallbackEXT::null();
-                // SAFETY: the driver's live instance and the caller's valid create info.
-                let r = unsafe {
-                    (d.table.create_debug_report_callback_ext)(d.handle, info, allocator, &mut h)
-                };
-                if r != vk::Result::SUCCESS {
-                    for &(i, h) in &drivers {
-                        let d: &DriverInstance = &term.drivers[i];
-                        // SAFETY: destroying what that driver just created.
-                        unsafe {
-                            (d.table.destroy_debug_report_callback_ext)(
-                                d.handle,
-                                vk::Handle::from_raw(h),
-                                allocator,
-                            )
-                        };
-                    }
-                    return r;
-                }
-                drivers.push((index, vk::Handle::as_raw(h)));
+            // AOSP's `AddCallback`: the pAllocator given, else the instance's, scope OBJECT.
+            // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
+            // (VUID-vkCreateDebugReportCallbackEXT-pAllocator-parameter).
+            let node_alloc = unsafe {
+                HostAllocator::app_or(allocator, data.allocator, vk::SystemAllocationScope::OBJECT)
+            };
+            const COMMAND: &str = "vkCreateDebugReportCallbackEXT";
+            // The node and its list are allocated before any driver is called: a failure then
+            // leaves no driver callback to undo.
+            let mut drivers = HostVec::new_in(node_alloc);
+            if drivers
+                .try_reserve_exact(drivers_with_report(term).count())
+                .is_err()
+            {
+                return oom(COMMAND, "the driver callbacks' list");
             }
             let id = term
                 .debug_report
@@ -170,15 +193,33 @@ unsafe extern "system" fn create(
                 + 1;
             // Counter handles with bit 63 set can never be a driver's addresses.
             let handle = (1 << 63) | id;
-            term.debug_report.lock().push((
+            let node = Node {
                 handle,
-                Node {
-                    flags: ci.flags,
-                    callback: ci.pfn_callback,
-                    user: ci.p_user_data as usize,
-                    drivers,
-                },
-            ));
+                flags: ci.flags,
+                callback: ci.pfn_callback,
+                user: ci.p_user_data as usize,
+                drivers,
+                next: None,
+            };
+            let Ok(mut node) = HostBox::try_new_in(node, node_alloc) else {
+                return oom(COMMAND, "the callback's node");
+            };
+            for (index, d) in drivers_with_report(term) {
+                let mut h = vk::DebugReportCallbackEXT::null();
+                // SAFETY: the driver's live instance and the caller's valid create info.
+                let r = unsafe {
+                    (d.table.create_debug_report_callback_ext)(d.handle, info, allocator, &mut h)
+                };
+                if r != vk::Result::SUCCESS {
+                    // SAFETY: the callbacks the drivers before this one just created with
+                    // `allocator`, never handed out.
+                    unsafe { destroy_driver_callbacks(term, &node.drivers, allocator) };
+                    return r;
+                }
+                // Within the capacity reserved above (one slot per such driver): no allocation.
+                node.drivers.push((index, vk::Handle::as_raw(h)));
+            }
+            term.debug_report.append(node);
             // SAFETY: `out` is the application's pCallback, writable for this call
             // (VUID-vkCreateDebugReportCallbackEXT-pCallback-parameter).
             unsafe { *out = vk::Handle::from_raw(handle) };
@@ -203,26 +244,38 @@ unsafe extern "system" fn destroy(
             return;
         };
         let term = &data.term;
-        let raw = vk::Handle::as_raw(callback);
-        let node = {
-            let mut nodes = term.debug_report.lock();
-            let Some(i) = nodes.iter().position(|(h, _)| *h == raw) else {
-                return;
-            };
-            nodes.swap_remove(i).1
+        let Some(node) = term.debug_report.remove(vk::Handle::as_raw(callback)) else {
+            return;
         };
-        for (i, h) in node.drivers {
-            let d = &term.drivers[i];
-            // SAFETY: the driver's callback made by `create` for this node.
-            unsafe {
-                (d.table.destroy_debug_report_callback_ext)(
-                    d.handle,
-                    vk::Handle::from_raw(h),
-                    allocator,
-                )
-            };
-        }
+        // SAFETY: the drivers' callbacks `create` made for this node, destroyed once (the node
+        // is unlinked), with the application's destroy allocator.
+        unsafe { destroy_driver_callbacks(term, &node.drivers, allocator) };
+        // The node goes back to the allocator that made it (compatible with the destroy
+        // command's by VUID-vkDestroyDebugReportCallbackEXT-instance-01242).
+        drop(node);
     })
+}
+
+/// Destroys the driver callbacks `(driver index, handle)` of one loader callback.
+///
+/// # Safety
+/// Each must be a live callback of that driver instance of `term`, not destroyed since.
+unsafe fn destroy_driver_callbacks(
+    term: &TermInstance,
+    drivers: &[(usize, u64)],
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    for &(i, h) in drivers {
+        let d = &term.drivers[i];
+        // SAFETY: the caller guarantees `h` is a live callback of this driver instance.
+        unsafe {
+            (d.table.destroy_debug_report_callback_ext)(
+                d.handle,
+                vk::Handle::from_raw(h),
+                allocator,
+            )
+        };
+    }
 }
 
 /// `vkDebugReportMessageEXT`: to the drivers with the extension; to the loader's callbacks

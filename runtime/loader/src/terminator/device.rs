@@ -433,7 +433,7 @@ impl DeviceGroupPatch {
                     .iter()
                     .map(|&m| {
                         data.term
-                            .wrapped_physical_devices(data)
+                            .wrapped_physical_devices(data)?
                             .iter()
                             .find(|w| w.handle() == m)
                             .map(|w| w.driver_handle())

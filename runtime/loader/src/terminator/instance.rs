@@ -560,11 +560,11 @@ pub unsafe extern "system" fn enumerate_physical_devices(
                 }
                 return result;
             }
-            let handles: Vec<vk::PhysicalDevice> = term
-                .wrapped_physical_devices(data)
-                .iter()
-                .map(|w| w.handle())
-                .collect();
+            let wrapped = match term.wrapped_physical_devices(data) {
+                Ok(wrapped) => wrapped,
+                Err(e) => return e,
+            };
+            let handles: Vec<vk::PhysicalDevice> = wrapped.iter().map(|w| w.handle()).collect();
             // SAFETY: `count` and `out` are the application's count (null is refused by
             // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
             // the command's VUIDs.
@@ -645,7 +645,7 @@ unsafe fn enumerate_groups_impl(
                     }?;
                     pd
                 } else {
-                    term.wrapped_physical_devices(data)
+                    term.wrapped_physical_devices(data)?
                         .iter()
                         .find(|w| w.driver_index() == index && w.driver_handle() == pd)
                         .map(|w| w.handle())

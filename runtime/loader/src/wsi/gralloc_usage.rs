@@ -213,6 +213,7 @@ unsafe fn gralloc_usage(fns: &DeviceFns, req: &Request<'_>) -> Result<u64, vk::R
             swapchain_image_usage: swapchain_usage,
         };
         let mut usage = 0u64;
+        let _trace = crate::trace::section("GetSwapchainGrallocUsage4ANDROID");
         // SAFETY: the driver's function with valid structures.
         let r = unsafe { f(fns.device, &usage_info, &mut usage) };
         return if r == vk::Result::SUCCESS {
@@ -229,6 +230,7 @@ unsafe fn gralloc_usage(fns: &DeviceFns, req: &Request<'_>) -> Result<u64, vk::R
             image_usage: info.image_usage,
         };
         let mut usage = 0u64;
+        let _trace = crate::trace::section("GetSwapchainGrallocUsage3ANDROID");
         // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsage3ANDROID for its live `fns.device`;
         // `usage_info` and `usage` are locals that outlive the call.
         let r = unsafe { f(fns.device, &usage_info, &mut usage) };
@@ -240,6 +242,7 @@ unsafe fn gralloc_usage(fns: &DeviceFns, req: &Request<'_>) -> Result<u64, vk::R
     }
     if let Some(f) = fns.gralloc_usage2 {
         let (mut consumer, mut producer) = (0u64, 0u64);
+        let _trace = crate::trace::section("GetSwapchainGrallocUsage2ANDROID");
         // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsage2ANDROID for its live `fns.device`;
         // the usage outputs are locals that outlive the call.
         let r = unsafe {
@@ -260,6 +263,7 @@ unsafe fn gralloc_usage(fns: &DeviceFns, req: &Request<'_>) -> Result<u64, vk::R
     }
     if let Some(f) = fns.gralloc_usage {
         let mut legacy: c_int = 0;
+        let _trace = crate::trace::section("GetSwapchainGrallocUsageANDROID");
         // SAFETY: `f` is the driver's vkGetSwapchainGrallocUsageANDROID for its live `fns.device`;
         // `legacy` is a local that outlives the call.
         let r = unsafe { f(fns.device, info.image_format, info.image_usage, &mut legacy) };
@@ -270,4 +274,149 @@ unsafe fn gralloc_usage(fns: &DeviceFns, req: &Request<'_>) -> Result<u64, vk::R
         };
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The commands a `DeviceFns` must hold that the usage query never calls: each answers
+    // with an error so that a call would show in the result.
+    unsafe extern "system" fn create_image(
+        _: vk::Device,
+        _: *const vk::ImageCreateInfo<'_>,
+        _: *const vk::AllocationCallbacks<'_>,
+        _: *mut vk::Image,
+    ) -> vk::Result {
+        vk::Result::ERROR_UNKNOWN
+    }
+    unsafe extern "system" fn destroy_image(
+        _: vk::Device,
+        _: vk::Image,
+        _: *const vk::AllocationCallbacks<'_>,
+    ) {
+    }
+    unsafe extern "system" fn acquire_image(
+        _: vk::Device,
+        _: vk::Image,
+        _: c_int,
+        _: vk::Semaphore,
+        _: vk::Fence,
+    ) -> vk::Result {
+        vk::Result::ERROR_UNKNOWN
+    }
+    unsafe extern "system" fn signal_release(
+        _: vk::Queue,
+        _: u32,
+        _: *const vk::Semaphore,
+        _: vk::Image,
+        _: *mut c_int,
+    ) -> vk::Result {
+        vk::Result::ERROR_UNKNOWN
+    }
+    unsafe extern "system" fn usage4(
+        _: vk::Device,
+        _: *const vk::GrallocUsageInfo2ANDROID,
+        usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: the loader passes a writable local.
+        unsafe { *usage = 4 };
+        vk::Result::SUCCESS
+    }
+    unsafe extern "system" fn usage3(
+        _: vk::Device,
+        _: *const vk::GrallocUsageInfoANDROID,
+        usage: *mut u64,
+    ) -> vk::Result {
+        // SAFETY: the loader passes a writable local.
+        unsafe { *usage = 3 };
+        vk::Result::SUCCESS
+    }
+    unsafe extern "system" fn usage2(
+        _: vk::Device,
+        _: vk::Format,
+        _: vk::ImageUsageFlags,
+        _: vk::SwapchainImageUsageFlagsANDROID,
+        _consumer: *mut u64,
+        _producer: *mut u64,
+    ) -> vk::Result {
+        vk::Result::SUCCESS
+    }
+    unsafe extern "system" fn usage1(
+        _: vk::Device,
+        _: vk::Format,
+        _: vk::ImageUsageFlags,
+        usage: *mut c_int,
+    ) -> vk::Result {
+        // SAFETY: the loader passes a writable local.
+        unsafe { *usage = 1 };
+        vk::Result::SUCCESS
+    }
+
+    fn fns() -> DeviceFns {
+        DeviceFns {
+            device: vk::Device::null(),
+            physical_device: vk::PhysicalDevice::null(),
+            create_image,
+            destroy_image,
+            bind_image_memory2: None,
+            acquire_image,
+            signal_release_image: signal_release,
+            gralloc_usage: None,
+            gralloc_usage2: None,
+            gralloc_usage3: None,
+            gralloc_usage4: None,
+            import_fence_fd: None,
+            image_format_properties2: None,
+        }
+    }
+
+    /// AOSP's `getProducerUsage` traces the one gralloc query it makes with the query's name.
+    #[test]
+    fn the_gralloc_query_made_is_traced_with_its_name() {
+        let info = vk::SwapchainCreateInfoKHR::default();
+        let req = Request {
+            info: &info,
+            pixel_format: 1,
+            swapchain_usage: vk::SwapchainImageUsageFlagsANDROID::empty(),
+            compression: std::ptr::null(),
+        };
+        let pid = std::process::id();
+        let all = DeviceFns {
+            gralloc_usage: Some(usage1),
+            gralloc_usage2: Some(usage2),
+            gralloc_usage3: Some(usage3),
+            gralloc_usage4: Some(usage4),
+            ..fns()
+        };
+        let only3 = DeviceFns {
+            gralloc_usage: Some(usage1),
+            gralloc_usage3: Some(usage3),
+            ..fns()
+        };
+        let only2 = DeviceFns {
+            gralloc_usage: Some(usage1),
+            gralloc_usage2: Some(usage2),
+            ..fns()
+        };
+        let only1 = DeviceFns {
+            gralloc_usage: Some(usage1),
+            ..fns()
+        };
+        for (fns, name, usage) in [
+            (all, "GetSwapchainGrallocUsage4ANDROID", 4),
+            (only3, "GetSwapchainGrallocUsage3ANDROID", 3),
+            (only2, "GetSwapchainGrallocUsage2ANDROID", 0),
+            (only1, "GetSwapchainGrallocUsageANDROID", 1),
+        ] {
+            // SAFETY: `fns` holds functions that only write their outputs.
+            let (got, markers) = crate::trace::record(|| unsafe { gralloc_usage(&fns, &req) });
+            assert_eq!(got, Ok(usage), "{name}");
+            assert_eq!(markers, [format!("B|{pid}|{name}"), format!("E|{pid}")]);
+        }
+        // No query, no section.
+        // SAFETY: `fns()` holds no usage query, and the others never run.
+        let (got, markers) = crate::trace::record(|| unsafe { gralloc_usage(&fns(), &req) });
+        assert_eq!((got, markers.len()), (Ok(0), 0));
+    }
 }

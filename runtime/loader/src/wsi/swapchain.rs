@@ -157,6 +157,7 @@ pub fn release_image(
     img: &mut Image,
     defer_if_pending: bool,
 ) {
+    let _trace = crate::trace::section("ReleaseSwapchainImage");
     if img.dequeued {
         // With a release fence (from a present), the application chained the dequeue fence to
         // it, so the dequeue fence can go; without (destruction, errors) the dequeue fence is
@@ -196,6 +197,7 @@ pub fn release_image(
     }
     img.release_fence = None;
     if img.image != vk::Image::null() {
+        let _trace = crate::trace::section("DestroyImage");
         // SAFETY: the driver's image of this device, no longer used by the application.
         unsafe { (fns.destroy_image)(fns.device, img.image, std::ptr::null()) };
         img.image = vk::Image::null();
@@ -206,6 +208,7 @@ pub fn release_image(
 /// `DestroySwapchainInternal`: releases every image (cancelling through the window only if the
 /// swapchain is current) and retires it.
 pub(super) fn destroy_internal(sc: &Swapchain) {
+    let _trace = crate::trace::section("DestroySwapchainInternal");
     let active = sc.is_current();
     let window = active.then(|| sc.window());
     let mut st = sc.lock();

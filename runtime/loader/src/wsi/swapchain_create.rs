@@ -578,11 +578,14 @@ unsafe fn create_images(
         img.dequeue_fence = fence;
         img.dequeued = true;
         image_info.p_next = std::ptr::addr_of!(nb).cast();
+        // AOSP traces this call (not the deferred images' vkCreateImage).
+        let trace = crate::trace::section("CreateImage");
         // SAFETY: the driver's vkCreateImage with a valid create info (the chain lives on this
         // frame).
         let r = unsafe {
             (sc.fns.create_image)(sc.fns.device, image_info, std::ptr::null(), &mut img.image)
         };
+        drop(trace);
         image_info.p_next = std::ptr::null();
         if r != vk::Result::SUCCESS {
             log::error!("vkCreateSwapchainKHR: vkCreateImage with a native buffer failed: {r:?}");
