@@ -19,7 +19,11 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     for krate in vkgen::vendor::CRATES {
         let manifest = &file(&format!("{krate}/Cargo.toml")).contents;
         assert!(!manifest.contains("workspace"), "{krate}: {manifest}");
-        assert!(manifest.contains("publish = false"), "{krate}");
+        // The runtime's copies are never packages of their own; the generated crate is
+        // byte for byte what `vkgen generate` writes (checked below).
+        if *krate != vkgen::vendor::GENERATED {
+            assert!(manifest.contains("publish = false"), "{krate}");
+        }
         // The package metadata a member inherits is written out too.
         let version = format!("version = \"{}\"", env!("CARGO_PKG_VERSION"));
         assert!(manifest.contains(&version), "{krate}: {manifest}");
