@@ -233,9 +233,13 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
         let generated = crate::generate_loaded(
             loaded,
             source,
+            // The registry's whole tables, whatever `--api-version` says: the API version is
+            // the device's (src/vkgen.rs), and the kit compiles against every structure of the
+            // registry (a 1.1 device still has the kit's 1.2+ paths compiled in, unused).
             &crate::Options {
                 self_regenerating: None,
                 package: None,
+                api_version: None,
                 ..opts.clone()
             },
         )?;

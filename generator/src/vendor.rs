@@ -10,7 +10,7 @@
 //! (`version.workspace = true`, `ash.workspace = true`, the lints) is written out — the
 //! workspace's own crates (`vkgen-abi.workspace = true`) with their paths made the member's.
 //! `vkgen-generated` is not the checkout's `generated/` (vkgen's own registry): it is what
-//! `vkgen generate` writes for the driver's registry and API version, so the crate's feature,
+//! `vkgen generate` writes for the driver's registry (whole: the API version is the device's), so the crate's feature,
 //! property, extension and command tables are its vk.xml's, and the kit compiles against them
 //! (`runtime/driver/build.rs` reads the registry version the generated crate reports).
 //! `VENDORED.txt` records the vkgen version and the copy's SHA-256. The copy is vkgen's:

@@ -100,7 +100,9 @@ fn removed_from_children(name: &OsStr) -> bool {
     let Some(name) = name.to_str() else {
         return false;
     };
-    if name == LOADER_OVERRIDE_VAR {
+    // Where the registry matrix lives is the test run's configuration, read by no loader or
+    // driver: a child scaffolding from the matrix needs it as much as its parent.
+    if name == LOADER_OVERRIDE_VAR || name == "VKGEN_REGISTRY_DIR" {
         return false;
     }
     name.starts_with("VK_") || name.starts_with("VKGEN_") || REMOVED_VARS.contains(&name)
