@@ -572,10 +572,12 @@ pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
             )));
         }
     }
-    // A symlinked --out is replaced where it points, not turned into a directory.
+    // A symlinked --out is replaced where it points, not turned into a directory; `.` or `..`
+    // (`vkgen driver` run inside its crate) is named by its real path, whose last component the
+    // swap below needs.
     let user_dir = dir;
     let resolved;
-    let dir = if dir.is_symlink() {
+    let dir = if dir.is_symlink() || dir.file_name().is_none() {
         resolved = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         resolved.as_path()
     } else {

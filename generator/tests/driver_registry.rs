@@ -310,3 +310,27 @@ fn the_kit_refuses_tables_older_than_1_3_at_build_time() {
         "{stderr}"
     );
 }
+
+/// Inside its crate, `vkgen driver` needs no argument at all: `--out` defaults to `.`, the
+/// record supplies the rest, and a re-run writes in place (`.` has no file name of its own).
+#[test]
+fn a_re_run_inside_the_crate_takes_everything_from_the_record() {
+    let (_dir, out) = outside();
+    scaffold::driver(&run_in(&out, Some("1.3.239"), false).unwrap()).unwrap();
+    std::fs::remove_file(out.join("src/vkgen.rs")).unwrap();
+    let vkgen = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_vkgen"))
+            .args(["driver"])
+            .args(args)
+            .current_dir(&out)
+            .output()
+            .unwrap()
+    };
+    let stale = vkgen(&["--check"]);
+    assert_eq!(stale.status.code(), Some(1), "{stale:?}");
+    let rerun = vkgen(&[]);
+    assert!(rerun.status.success(), "{rerun:?}");
+    assert!(out.join("src/vkgen.rs").is_file());
+    let fresh = vkgen(&["--check"]);
+    assert!(fresh.status.success(), "{fresh:?}");
+}

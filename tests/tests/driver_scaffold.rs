@@ -14,7 +14,7 @@
 //! changed is refused.
 //!
 //! One build of the scaffold, in `target/scaffold`, incremental across runs; the requirements
-//! report (`--check --report`) reuses it.
+//! report (`--check --report`) builds its copy in `target/scaffold-report`.
 
 mod wsi_support;
 
@@ -488,7 +488,9 @@ fn check_report_names_what_the_description_misses_and_what_a_down_bump_drops() {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("acme");
     paths::copy_tree(&s.crate_dir, &copy);
-    let target = paths::target_dir().join("scaffold");
+    // Not `target/scaffold`: Cargo hashes a crate by its path within its own workspace, so this
+    // copy and the scaffold the other tests build there would share (and overwrite) artifacts.
+    let target = paths::target_dir().join("scaffold-report");
     let report = || {
         Command::new(vkgen_bin())
             .args(["driver", "--name", "acme", "--check", "--report", "--out"])
