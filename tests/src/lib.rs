@@ -31,6 +31,7 @@ pub mod compute;
 pub mod env;
 pub mod paths;
 pub mod scenarios;
+pub mod trace;
 pub mod validation;
 pub mod vulkaninfo;
 

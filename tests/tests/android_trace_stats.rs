@@ -10,6 +10,7 @@ use std::path::Path;
 use ash::vk;
 use common::*;
 use vkgen_tests::env::{in_child, Env};
+use vkgen_tests::trace::{names, nth, sections, Section};
 
 /// Files the doubles write, under the test's root.
 const MARKER: &str = "trace_marker";
@@ -65,52 +66,6 @@ fn application(entry: &ash::Entry) {
     }
 }
 
-/// A section and the sections inside it.
-#[derive(Debug)]
-struct Section {
-    name: String,
-    inner: Vec<Section>,
-}
-
-/// The markers as a tree, checking each is libcutils' (`B|<pid>|<name>` / `E|<pid>`) with this
-/// process's id and that every section ends.
-fn sections(markers: &str) -> Vec<Section> {
-    let pid = std::process::id();
-    let mut stack: Vec<Section> = vec![Section {
-        name: String::new(),
-        inner: Vec::new(),
-    }];
-    for line in markers.lines() {
-        if let Some(name) = line.strip_prefix(&format!("B|{pid}|")) {
-            stack.push(Section {
-                name: name.to_owned(),
-                inner: Vec::new(),
-            });
-        } else {
-            assert_eq!(line, format!("E|{pid}"), "not a libcutils marker");
-            let done = stack.pop().unwrap();
-            stack
-                .last_mut()
-                .expect("an end without a begin")
-                .inner
-                .push(done);
-        }
-    }
-    assert_eq!(stack.len(), 1, "sections left open: {stack:?}");
-    stack.pop().unwrap().inner
-}
-
-fn names(sections: &[Section]) -> Vec<&str> {
-    sections.iter().map(|s| s.name.as_str()).collect()
-}
-
-fn find<'a>(sections: &'a [Section], name: &str) -> &'a Section {
-    sections
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("no section {name} in {:?}", names(sections)))
-}
-
 /// `inner`'s names appear in `section`, in this order.
 fn contains_in_order(section: &Section, inner: &[&str]) {
     let found = names(&section.inner);
@@ -154,7 +109,7 @@ fn entry_points_are_traced_and_statistics_reported_as_aosp() {
             // HAL for its version and its instance extensions (count, then list) under AOSP's
             // section names: once, where AOSP asks at each vkCreateInstance and each
             // vkEnumerateInstanceExtensionProperties.
-            let first = find(&top, "EnumerateInstanceVersion");
+            let first = nth(&top, "EnumerateInstanceVersion", 0);
             assert_eq!(
                 names(&first.inner),
                 [
@@ -164,7 +119,7 @@ fn entry_points_are_traced_and_statistics_reported_as_aosp() {
                     "driver.EnumerateInstanceExtensionProperties",
                 ]
             );
-            let open = find(&first.inner, "Open");
+            let open = nth(&first.inner, "Open", 0);
             assert_eq!(
                 names(&open.inner),
                 [
@@ -175,12 +130,12 @@ fn entry_points_are_traced_and_statistics_reported_as_aosp() {
                 ]
             );
             assert_eq!(
-                names(&find(&open.inner, "LoadBuiltinDriver").inner),
+                names(&nth(&open.inner, "LoadBuiltinDriver", 0).inner),
                 ["LoadDriver"]
             );
-            contains_in_order(find(&top, "CreateInstance"), &["driver.CreateInstance"]);
+            contains_in_order(nth(&top, "CreateInstance", 0), &["driver.CreateInstance"]);
             contains_in_order(
-                find(&top, "CreateDevice"),
+                nth(&top, "CreateDevice", 0),
                 &[
                     "driver.EnumerateDeviceExtensionProperties",
                     "driver.GetPhysicalDeviceProperties",

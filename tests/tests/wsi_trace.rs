@@ -7,56 +7,9 @@ mod wsi_support;
 
 use ash::vk;
 use vkgen_tests::env::in_child;
+use vkgen_tests::trace::{names, nth, sections, Section};
 use vkgen_tests::{paths, require};
 use wsi_support::{hal_env, window, Wsi};
-
-/// A section and the sections inside it.
-#[derive(Debug)]
-struct Section {
-    name: String,
-    inner: Vec<Section>,
-}
-
-/// The markers as a tree, checking every marker is libcutils' with this process's id and every
-/// section ends.
-fn sections(markers: &str) -> Vec<Section> {
-    let pid = std::process::id();
-    let mut stack = vec![Section {
-        name: String::new(),
-        inner: Vec::new(),
-    }];
-    for line in markers.lines() {
-        if let Some(name) = line.strip_prefix(&format!("B|{pid}|")) {
-            stack.push(Section {
-                name: name.to_owned(),
-                inner: Vec::new(),
-            });
-        } else {
-            assert_eq!(line, format!("E|{pid}"), "not a libcutils marker");
-            let done = stack.pop().expect("an end without a begin");
-            stack
-                .last_mut()
-                .expect("an end without a begin")
-                .inner
-                .push(done);
-        }
-    }
-    assert_eq!(stack.len(), 1, "sections left open: {stack:?}");
-    stack.pop().unwrap().inner
-}
-
-fn names(sections: &[Section]) -> Vec<&str> {
-    sections.iter().map(|s| s.name.as_str()).collect()
-}
-
-/// The `n`th (0-based) section named `name` among `sections`.
-fn nth<'a>(sections: &'a [Section], name: &str, n: usize) -> &'a Section {
-    sections
-        .iter()
-        .filter(|s| s.name == name)
-        .nth(n)
-        .unwrap_or_else(|| panic!("no section {name} #{n} in {:?}", names(sections)))
-}
 
 #[test]
 fn wsi_entry_points_are_traced_and_swapchains_reported_as_aosp() {
