@@ -18,9 +18,9 @@ use crate::vk;
 mod runtime;
 use runtime::Fix;
 pub use runtime::{Arena, Recording, Target, WARN};
-/// The 1.0 barrier commands' dependency as one `VkDependencyInfo` (the kit's routes of
-/// `vkCmdPipelineBarrier` and `vkCmdWaitEvents` use it too).
-pub use runtime::routes::wait_dependency as barrier_dependency;
+/// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,
+/// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).
+pub use runtime::routes::{event_dependency, stages2, wait_dependency as barrier_dependency};
 
 /// One recorded command: its parameters (but the command buffer), pointers into the
 /// recording's arena.

@@ -358,7 +358,8 @@ pub(crate) mod routes {
             .collect()
     }
 
-    fn stages2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
+    /// A 1.0 stage mask as its synchronization2 value (the low 32 bits are the same stages).
+    pub fn stages2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
         vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()))
     }
 
@@ -389,7 +390,7 @@ pub(crate) mod routes {
 
     /// `vkCmdSetEvent`'s stage mask as `vkCmdSetEvent2`'s dependency: an execution dependency on
     /// the stage (Mesa's `vk_common_CmdSetEvent`), passed to `f`.
-    pub(crate) fn event_dependency<R>(
+    pub fn event_dependency<R>(
         stage_mask: vk::PipelineStageFlags,
         f: impl FnOnce(&vk::DependencyInfo<'_>) -> R,
     ) -> R {

@@ -615,7 +615,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
          #![allow(non_camel_case_types, clippy::all, unused_unsafe, unused_variables)]\n\
          use crate::commands::CommandId;\nuse crate::driver::guard;\nuse crate::vk;\n\n\
          // The arena, the recording and the chain walk: hand-written, copied beside this file.\n\
-         #[path = \"recorder_runtime.rs\"]\nmod runtime;\nuse runtime::Fix;\npub use runtime::{{Arena, Recording, Target, WARN}};\n/// The 1.0 barrier commands' dependency as one `VkDependencyInfo` (the kit's routes of\n/// `vkCmdPipelineBarrier` and `vkCmdWaitEvents` use it too).\npub use runtime::routes::wait_dependency as barrier_dependency;\n",
+         #[path = \"recorder_runtime.rs\"]\nmod runtime;\nuse runtime::Fix;\npub use runtime::{{Arena, Recording, Target, WARN}};\n/// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,\n/// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).\npub use runtime::routes::{{event_dependency, stages2, wait_dependency as barrier_dependency}};\n",
         commands.len(),
         fixed.len()
     );

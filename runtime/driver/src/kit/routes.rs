@@ -16,11 +16,7 @@ use vkgen_generated::vk;
 use super::Kit;
 use crate::util::find_in_chain;
 use crate::util::{guard, slice};
-use vkgen_generated::recorder::barrier_dependency;
-
-fn stage2(s: vk::PipelineStageFlags) -> vk::PipelineStageFlags2 {
-    vk::PipelineStageFlags2::from_raw(u64::from(s.as_raw()))
-}
+use vkgen_generated::recorder::{barrier_dependency, event_dependency, stages2};
 
 /// The routes of this module as a component table (see [`super::entries`]): each command
 /// whose `…2` form the vendor implements, routed to it.
@@ -85,7 +81,7 @@ fn semaphore_infos<'a>(
             value: values.get(i).copied().unwrap_or(0),
             stage_mask: stages
                 .get(i)
-                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stage2(m)),
+                .map_or(vk::PipelineStageFlags2::ALL_COMMANDS, |&m| stages2(m)),
             device_index: indices.get(i).copied().unwrap_or(0),
             ..Default::default()
         })
@@ -293,14 +289,10 @@ unsafe extern "system" fn cmd_set_event<D: Kit>(
     stage_mask: vk::PipelineStageFlags,
 ) {
     guard("vkCmdSetEvent", (), || {
-        let barrier = [vk::MemoryBarrier2 {
-            src_stage_mask: stage2(stage_mask),
-            dst_stage_mask: stage2(stage_mask),
-            ..Default::default()
-        }];
-        let info = vk::DependencyInfo::default().memory_barriers(&barrier);
-        // SAFETY: the vendor's hook with a valid dependency info.
-        unsafe { D::cmd_set_event2(cb, event, &info) };
+        event_dependency(stage_mask, |info| {
+            // SAFETY: the vendor's hook with a dependency info valid for the call.
+            unsafe { D::cmd_set_event2(cb, event, info) }
+        })
     })
 }
 
@@ -312,7 +304,7 @@ unsafe extern "system" fn cmd_reset_event<D: Kit>(
 ) {
     // SAFETY: the vendor's hook with the converted mask.
     guard("vkCmdResetEvent", (), || unsafe {
-        D::cmd_reset_event2(cb, event, stage2(stage_mask))
+        D::cmd_reset_event2(cb, event, stages2(stage_mask))
     })
 }
 
@@ -325,7 +317,7 @@ unsafe extern "system" fn cmd_write_timestamp<D: Kit>(
 ) {
     // SAFETY: the vendor's hook with the converted stage.
     guard("vkCmdWriteTimestamp", (), || unsafe {
-        D::cmd_write_timestamp2(cb, stage2(stage), pool, query)
+        D::cmd_write_timestamp2(cb, stages2(stage), pool, query)
     })
 }
 
