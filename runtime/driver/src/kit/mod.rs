@@ -59,6 +59,7 @@ pub mod command;
 pub mod common;
 pub mod debug;
 pub mod defaults;
+pub mod descriptor;
 pub mod extensions;
 pub mod hardware_buffer;
 pub mod native_buffer;
@@ -173,6 +174,17 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// slots, with every command that follows from their state. Drivers with their own objects
     /// leave it off.
     const RESOURCE_OBJECTS: bool = false;
+
+    /// The kit's descriptor objects ([`descriptor`], Mesa's `vk_descriptor_set_layout`,
+    /// `vk_pipeline_layout`, `vk_descriptor_update_template`): set layouts (sorted bindings,
+    /// immutable samplers, binding flags, push-descriptor and inline-uniform-block layouts),
+    /// `vkGetDescriptorSetLayoutSupport` from the limits, pools with per-type accounting, sets
+    /// whose [`descriptor::DescriptorStore`] the engine reads at execution time,
+    /// `vkUpdateDescriptorSets` writes and copies, update templates (push-descriptor ones too)
+    /// and pipeline layouts with a compatibility identity. With [`Kit::RESOURCE_OBJECTS`] on,
+    /// `VK_WHOLE_SIZE` buffer ranges are resolved against the kit's buffers. Drivers with their
+    /// own descriptor objects leave it off.
+    const DESCRIPTOR_OBJECTS: bool = false;
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
     /// [`resources::default_buffer_requirements`].
@@ -415,7 +427,7 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// and semaphore queries the commons answer with "nothing"), the queue core, command
 /// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
 /// them on the kit answers both forms of each bind and requirements query itself), the
-/// commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
+/// descriptor objects, the commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
 /// [`Kit::NULL_OBJECTS`] is on, the null driver's bring-up table minus the commands that take
 /// the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
@@ -423,6 +435,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&queue::entries::<D>())
         .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
+        .or(&descriptor::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>());
     #[cfg(vk_1_4)]
