@@ -1006,7 +1006,7 @@ fn pipeline_layouts_are_compatible_per_set_by_definition() {
         "the independent-sets bit must match"
     );
     let empty = [l1, l3];
-    // SAFETY: as above.
+    // SAFETY: a live device and a valid create info (null-free set layouts).
     let h2 = unsafe { d.create_pipeline_layout(&info.set_layouts(&empty), None) }.unwrap();
     // SAFETY: the layout just made.
     let with_empty = unsafe { PipelineLayout::from_handle(h2) }
@@ -1106,11 +1106,10 @@ fn layout_support_answers_from_the_limits() {
     // SAFETY: a live device and valid structures.
     unsafe { d.get_descriptor_set_layout_support(&info, &mut out) };
     assert_eq!(out.supported, vk::FALSE);
-    // SAFETY: as above; creation refuses it with the invalid-usage result.
-    assert_eq!(
-        unsafe { d.create_descriptor_set_layout(&info, None) },
-        Err(vk::Result::ERROR_VALIDATION_FAILED_EXT)
-    );
+    // SAFETY: a live device and structures valid in form; creation refuses the layout with
+    // the invalid-usage result.
+    let refused = unsafe { d.create_descriptor_set_layout(&info, None) };
+    assert_eq!(refused, Err(vk::Result::ERROR_VALIDATION_FAILED_EXT));
 }
 
 #[test]

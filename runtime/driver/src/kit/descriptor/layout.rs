@@ -217,7 +217,7 @@ impl SetLayout {
                 raw.len()
             ));
         }
-        // SAFETY: as above, the mutable type lists of the caller's valid chain.
+        // SAFETY: the caller's valid chain: its mutable type lists hold their counts.
         let lists = mutable.map_or(&[][..], |m| unsafe {
             slice(
                 m.p_mutable_descriptor_type_lists,

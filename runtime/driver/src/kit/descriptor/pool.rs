@@ -399,7 +399,7 @@ unsafe extern "system" fn allocate_descriptor_sets(
             match pool.allocate(&wanted) {
                 Ok(sets) => {
                     for (i, s) in sets.into_iter().enumerate() {
-                        // SAFETY: as above, `pDescriptorSets` holds `descriptorSetCount` elements.
+                        // SAFETY: `pDescriptorSets` holds `descriptorSetCount` elements and `i` is below it.
                         unsafe { p_sets.add(i).write(s) };
                     }
                     vk::Result::SUCCESS
