@@ -1206,3 +1206,47 @@ fn stores_walk_mutable_bindings_and_copy_within_themselves() {
         "binding order, then element"
     );
 }
+
+#[test]
+fn update_after_bind_layouts_need_an_update_after_bind_pool() {
+    let s = setup();
+    let d = &s.device;
+    let bindings = [binding(0, vk::DescriptorType::STORAGE_BUFFER, 1)];
+    let flags = [vk::DescriptorBindingFlags::UPDATE_AFTER_BIND];
+    let mut flag_info =
+        vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
+    let info = vk::DescriptorSetLayoutCreateInfo::default()
+        .flags(vk::DescriptorSetLayoutCreateFlags::UPDATE_AFTER_BIND_POOL)
+        .bindings(&bindings)
+        .push_next(&mut flag_info);
+    // SAFETY: a live device and a valid create info.
+    let l = unsafe { d.create_descriptor_set_layout(&info, None) }.unwrap();
+    // SAFETY: the layout just made.
+    let layout = unsafe { DescriptorSetLayout::from_handle(l) }
+        .unwrap()
+        .layout
+        .clone();
+    assert_eq!(
+        layout.bindings[0].flags,
+        vk::DescriptorBindingFlags::UPDATE_AFTER_BIND
+    );
+    let sizes = [(vk::DescriptorType::STORAGE_BUFFER, 1)];
+    let plain = pool(d, vk::DescriptorPoolCreateFlags::empty(), 1, &sizes);
+    assert_eq!(
+        allocate(d, plain, &[l]),
+        Err(vk::Result::ERROR_VALIDATION_FAILED_EXT)
+    );
+    let uab = pool(
+        d,
+        vk::DescriptorPoolCreateFlags::UPDATE_AFTER_BIND,
+        1,
+        &sizes,
+    );
+    allocate(d, uab, &[l]).unwrap();
+    // SAFETY: objects of this test, unused from here on.
+    unsafe {
+        d.destroy_descriptor_pool(plain, None);
+        d.destroy_descriptor_pool(uab, None);
+        d.destroy_descriptor_set_layout(l, None);
+    }
+}

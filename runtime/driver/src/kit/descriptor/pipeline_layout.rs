@@ -10,8 +10,9 @@
 //!
 //! * `set_identities[n]` = SHA-256 of (the independent-sets bit, the push-constant ranges in
 //!   order, [`SetLayout::hash`] of sets 0..=n): equal exactly when compatible for set n
-//!   (up to hash collisions). A null set layout hashes as an empty layout, which is what the
-//!   spec makes it.
+//!   (up to hash collisions). A null set layout (only valid with graphics pipeline libraries)
+//!   hashes as an empty layout: it stands for a set the layout does not describe, and linking
+//!   treats it as one without bindings.
 //! * `identity` = SHA-256 of the same over every set plus the set count: equal for layouts
 //!   compatible for every set they have and for push constants (the layout as a whole).
 //!

@@ -396,6 +396,20 @@ unsafe extern "system" fn allocate_descriptor_sets(
                 Ok(w) => w,
                 Err(e) => return vk_error!(INVALID, "vkAllocateDescriptorSets: {e}"),
             };
+            let update_after_bind = vk::DescriptorSetLayoutCreateFlags::UPDATE_AFTER_BIND_POOL;
+            if !pool
+                .flags
+                .contains(vk::DescriptorPoolCreateFlags::UPDATE_AFTER_BIND)
+                && wanted
+                    .iter()
+                    .any(|(l, _)| l.flags.contains(update_after_bind))
+            {
+                return vk_error!(
+                    INVALID,
+                    "vkAllocateDescriptorSets: an update-after-bind layout from a pool without \
+                 UPDATE_AFTER_BIND_BIT (VUID-VkDescriptorSetAllocateInfo-pSetLayouts-03044)"
+                );
+            }
             match pool.allocate(&wanted) {
                 Ok(sets) => {
                     for (i, s) in sets.into_iter().enumerate() {
