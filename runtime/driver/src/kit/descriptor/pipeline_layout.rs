@@ -85,6 +85,44 @@ impl PipelineLayoutInfo {
         }
     }
 
+    /// The layout a create info describes (also what maintenance6's `VkPipelineLayoutCreateInfo`
+    /// in a bind or push info's chain stands for).
+    ///
+    /// # Safety
+    /// `info` is valid: its arrays hold their counts, each set layout is null or live.
+    pub unsafe fn from_create_info(
+        info: &vk::PipelineLayoutCreateInfo<'_>,
+    ) -> Result<Self, String> {
+        // SAFETY: the create info's arrays hold their counts (the caller's promise).
+        let (handles, ranges) = unsafe {
+            (
+                slice(info.p_set_layouts, info.set_layout_count),
+                slice(info.p_push_constant_ranges, info.push_constant_range_count),
+            )
+        };
+        let mut sets = Vec::with_capacity(handles.len());
+        for (n, &h) in handles.iter().enumerate() {
+            // SAFETY: each element is null (graphicsPipelineLibrary) or a live set layout
+            // (VUID-VkPipelineLayoutCreateInfo-pSetLayouts-parameter); checked by type.
+            let layout = unsafe { DescriptorSetLayout::from_handle(h) };
+            if layout.is_none() && h != vk::DescriptorSetLayout::null() {
+                return Err(format!("set {n} is not a set layout of this driver"));
+            }
+            sets.push(layout.map(|l| l.layout.clone()));
+        }
+        let pushes = sets
+            .iter()
+            .flatten()
+            .filter(|l| l.is_push_descriptor())
+            .count();
+        if pushes > 1 {
+            return Err(format!(
+                "{pushes} push-descriptor set layouts (one at most)"
+            ));
+        }
+        Ok(Self::new(info.flags, sets, ranges.to_vec()))
+    }
+
     /// Whether `self` and `other` are compatible for set `set` (so sets 0..=`set` bound with
     /// one stay valid for the other). `false` when either has no set `set`.
     pub fn compatible_up_to(&self, other: &PipelineLayoutInfo, set: u32) -> bool {
@@ -151,39 +189,13 @@ unsafe extern "system" fn create_pipeline_layout(
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return vk_error!(INVALID, "vkCreatePipelineLayout: null pCreateInfo");
             };
-            // SAFETY: the create info's arrays hold their counts.
-            let (handles, ranges) = unsafe {
-                (
-                    slice(info.p_set_layouts, info.set_layout_count),
-                    slice(info.p_push_constant_ranges, info.push_constant_range_count),
-                )
+            // SAFETY: the application's valid create info.
+            let layout = match unsafe { PipelineLayoutInfo::from_create_info(info) } {
+                Ok(l) => l,
+                Err(e) => return vk_error!(INVALID, "vkCreatePipelineLayout: {e}"),
             };
-            let mut sets = Vec::with_capacity(handles.len());
-            for (n, &h) in handles.iter().enumerate() {
-                // SAFETY: each element is null (graphicsPipelineLibrary) or a live set layout
-                // (VUID-VkPipelineLayoutCreateInfo-pSetLayouts-parameter); checked by type.
-                let layout = unsafe { DescriptorSetLayout::from_handle(h) };
-                if layout.is_none() && h != vk::DescriptorSetLayout::null() {
-                    return vk_error!(
-                        INVALID,
-                        "vkCreatePipelineLayout: set {n} is not a set layout of this driver"
-                    );
-                }
-                sets.push(layout.map(|l| l.layout.clone()));
-            }
-            let pushes = sets
-                .iter()
-                .flatten()
-                .filter(|l| l.is_push_descriptor())
-                .count();
-            if pushes > 1 {
-                return vk_error!(
-                    INVALID,
-                    "vkCreatePipelineLayout: {pushes} push-descriptor set layouts (one at most)"
-                );
-            }
             let object = PipelineLayout {
-                layout: Arc::new(PipelineLayoutInfo::new(info.flags, sets, ranges.to_vec())),
+                layout: Arc::new(layout),
             };
             // SAFETY: the application's allocator and output pointer (the command's
             // -pAllocator- and -pPipelineLayout-parameter VUIDs).
