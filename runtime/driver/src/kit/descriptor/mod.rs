@@ -44,7 +44,7 @@ mod store;
 mod template;
 mod update;
 
-pub use layout::{layout_support, DescriptorSetLayout, SetLayout, SetLayoutBinding};
+pub use layout::{layout_support, BufferSize, DescriptorSetLayout, SetLayout, SetLayoutBinding};
 pub use pipeline_layout::{PipelineLayout, PipelineLayoutInfo};
 pub use pool::DescriptorPool;
 pub use set::DescriptorSet;
