@@ -1,0 +1,578 @@
+//! The kit's render passes on dynamic rendering (`RENDER_PASS_OBJECTS`): a driver that
+//! records commands and whose engine knows only `vkCmdBeginRendering`/`vkCmdEndRendering` and
+//! `vkCmdPipelineBarrier2` is driven through the real entry points with ash; the replay shows
+//! exactly what each render pass became (load/store/resolve ops, clear values, barriers with
+//! their layouts and subresources), for two subpasses with an input attachment and resolves,
+//! multiview, imageless framebuffers, the 1.0 create info, and secondaries that inherit.
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::Mutex;
+
+mod support;
+
+use ash::vk;
+use ash::vk::Handle as _;
+use vkgen_driver::export::DriverModule;
+use vkgen_driver::generated::commands::{self, CommandId};
+use vkgen_driver::generated::driver::Driver;
+use vkgen_driver::kit::command::{CommandBuffer, Execute};
+use vkgen_driver::kit::render_pass::{RenderPass, SubpassRendering};
+use vkgen_driver::kit::{self, Kit};
+
+struct Rp;
+
+impl DriverModule for Rp {
+    const NAME: &'static CStr = c"render pass fixture";
+}
+
+/// What the last `vkBeginCommandBuffer` of a secondary inherited, as the vendor's hook saw it:
+/// (render pass null, view mask, colour formats, depth, stencil, samples, flags).
+type Inherited = (
+    bool,
+    u32,
+    Vec<vk::Format>,
+    vk::Format,
+    vk::Format,
+    vk::SampleCountFlags,
+    vk::RenderingFlags,
+);
+static INHERITED: Mutex<Option<Inherited>> = Mutex::new(None);
+
+impl Kit for Rp {
+    type Instance = ();
+    type PhysicalDevice = ();
+    type Device = ();
+    type Queue = ();
+    type CommandBuffer = ();
+    type CommandPool = ();
+    const RECORD_COMMANDS: bool = true;
+    const RESOURCE_OBJECTS: bool = true;
+    const RENDER_PASS_OBJECTS: bool = true;
+
+    fn command_buffer_begin(
+        _cb: &kit::command::CommandBuffer<Self>,
+        info: &vk::CommandBufferBeginInfo<'_>,
+    ) -> Result<(), vk::Result> {
+        // SAFETY: the kit passes a valid begin info; its inheritance info is null or valid.
+        let Some(inh) = (unsafe { info.p_inheritance_info.as_ref() }) else {
+            return Ok(());
+        };
+        let mut next = inh.p_next.cast::<vk::BaseInStructure<'_>>();
+        while !next.is_null() {
+            // SAFETY: a valid chain of the begin info.
+            let s = unsafe { &*next };
+            if s.s_type == vk::StructureType::COMMAND_BUFFER_INHERITANCE_RENDERING_INFO {
+                // SAFETY: the sType says what the structure is.
+                let r = unsafe { &*next.cast::<vk::CommandBufferInheritanceRenderingInfo<'_>>() };
+                // SAFETY: `color_attachment_count` formats.
+                let formats = unsafe {
+                    std::slice::from_raw_parts(
+                        r.p_color_attachment_formats,
+                        r.color_attachment_count as usize,
+                    )
+                };
+                *INHERITED.lock().unwrap() = Some((
+                    inh.render_pass == vk::RenderPass::null(),
+                    r.view_mask,
+                    formats.to_vec(),
+                    r.depth_attachment_format,
+                    r.stencil_attachment_format,
+                    r.rasterization_samples,
+                    r.flags,
+                ));
+            }
+            next = s.p_next;
+        }
+        Ok(())
+    }
+}
+
+impl kit::native_buffer::NativeBuffers for Rp {}
+
+#[vkgen_driver::driver(kit)]
+impl Driver for Rp {}
+
+/// Flags as text, `0` for none (ash prints nothing for an empty set).
+fn fl(flags: impl std::fmt::Debug) -> String {
+    match format!("{flags:?}") {
+        s if s.is_empty() => "0".into(),
+        s => s,
+    }
+}
+
+/// The engine: what it was asked to run, as text, with handles by the fixture's names.
+#[derive(Default)]
+struct Engine {
+    names: HashMap<u64, String>,
+    log: Vec<String>,
+}
+
+impl Engine {
+    fn name(&self, raw: u64) -> String {
+        match raw {
+            0 => "-".into(),
+            r => self.names.get(&r).cloned().unwrap_or_else(|| format!("#{r}")),
+        }
+    }
+
+    fn attachment(&self, a: &vk::RenderingAttachmentInfo<'_>, depth: bool) -> String {
+        let mut s = format!(
+            "{} {:?} {:?} {:?}",
+            self.name(a.image_view.as_raw()),
+            a.image_layout,
+            a.load_op,
+            a.store_op
+        );
+        if a.load_op == vk::AttachmentLoadOp::CLEAR {
+            // SAFETY: plain data in either interpretation; the attachment's kind picks it.
+            let c = unsafe {
+                if depth {
+                    let d = a.clear_value.depth_stencil;
+                    format!(" clear {} {}", d.depth, d.stencil)
+                } else {
+                    format!(" clear {:?}", a.clear_value.color.float32)
+                }
+            };
+            s += &c;
+        }
+        if a.resolve_mode != vk::ResolveModeFlags::NONE {
+            s += &format!(
+                " resolve {:?} {} {:?}",
+                a.resolve_mode,
+                self.name(a.resolve_image_view.as_raw()),
+                a.resolve_image_layout
+            );
+        }
+        s
+    }
+}
+
+#[vkgen_driver::execute]
+impl Execute for Engine {
+    fn unimplemented(&mut self, cmd: CommandId) {
+        let name = commands::info(cmd).name().to_string_lossy();
+        self.log.push(format!("unimplemented {name}"));
+    }
+
+    unsafe fn cmd_begin_rendering(&mut self, info: *const vk::RenderingInfo<'_>) {
+        // SAFETY: the replay passes the recorded copy.
+        let info = unsafe { &*info };
+        let mut s = format!(
+            "begin {}x{} layers {} mask {:#x} {}",
+            info.render_area.extent.width,
+            info.render_area.extent.height,
+            info.layer_count,
+            info.view_mask,
+            fl(info.flags)
+        );
+        // SAFETY: the recorded arrays and attachment pointers (null or one element).
+        unsafe {
+            for c in std::slice::from_raw_parts(
+                info.p_color_attachments,
+                info.color_attachment_count as usize,
+            ) {
+                s += &format!(" | color {}", self.attachment(c, false));
+            }
+            if let Some(d) = info.p_depth_attachment.as_ref() {
+                s += &format!(" | depth {}", self.attachment(d, true));
+            }
+            if let Some(d) = info.p_stencil_attachment.as_ref() {
+                s += &format!(" | stencil {}", self.attachment(d, true));
+            }
+        }
+        self.log.push(s);
+    }
+
+    unsafe fn cmd_end_rendering(&mut self) {
+        self.log.push("end".into());
+    }
+
+    unsafe fn cmd_pipeline_barrier2(&mut self, info: *const vk::DependencyInfo<'_>) {
+        // SAFETY: the replay passes the recorded copy with its arrays.
+        let info = unsafe { &*info };
+        let mut s = "barrier".to_string();
+        // SAFETY: the recorded arrays of their counts.
+        let (mem, img) = unsafe {
+            (
+                std::slice::from_raw_parts(
+                    info.p_memory_barriers,
+                    info.memory_barrier_count as usize,
+                ),
+                std::slice::from_raw_parts(
+                    info.p_image_memory_barriers,
+                    info.image_memory_barrier_count as usize,
+                ),
+            )
+        };
+        for m in mem {
+            s += &format!(
+                " | memory {} {} -> {} {}",
+                fl(m.src_stage_mask),
+                fl(m.src_access_mask),
+                fl(m.dst_stage_mask),
+                fl(m.dst_access_mask)
+            );
+        }
+        for b in img {
+            let r = b.subresource_range;
+            s += &format!(
+                " | {} {:?} {:?} -> {:?} mip {} layers {}+{}",
+                self.name(b.image.as_raw()),
+                r.aspect_mask,
+                b.old_layout,
+                b.new_layout,
+                r.base_mip_level,
+                r.base_array_layer,
+                r.layer_count
+            );
+        }
+        self.log.push(s);
+    }
+}
+
+struct Fixture {
+    instance: ash::Instance,
+    device: ash::Device,
+    pool: vk::CommandPool,
+    names: HashMap<u64, String>,
+    images: Vec<vk::Image>,
+    views: Vec<vk::ImageView>,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let (instance, device) = support::instance_and_device::<Rp>(vk::API_VERSION_1_3, 1);
+        let info = vk::CommandPoolCreateInfo::default();
+        // SAFETY: a live device and a valid create info.
+        let pool = unsafe { device.create_command_pool(&info, None) }.unwrap();
+        Self {
+            instance,
+            device,
+            pool,
+            names: HashMap::new(),
+            images: Vec::new(),
+            views: Vec::new(),
+        }
+    }
+
+    /// A `layers`-layer 2D image of `format` with a view of all of it, named `name` (image)
+    /// and `name.v` (view).
+    fn view(
+        &mut self,
+        name: &str,
+        format: vk::Format,
+        samples: vk::SampleCountFlags,
+        layers: u32,
+    ) -> vk::ImageView {
+        let aspect = match format {
+            vk::Format::D24_UNORM_S8_UINT => {
+                vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+            }
+            _ => vk::ImageAspectFlags::COLOR,
+        };
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: 64,
+                height: 64,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(layers)
+            .samples(samples)
+            .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT);
+        // SAFETY: a live device and a valid create info.
+        let image = unsafe { self.device.create_image(&info, None) }.unwrap();
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
+            .format(format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: aspect,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: layers,
+            });
+        // SAFETY: a live image of the device.
+        let view = unsafe { self.device.create_image_view(&view_info, None) }.unwrap();
+        self.names.insert(image.as_raw(), name.to_string());
+        self.names.insert(view.as_raw(), format!("{name}.v"));
+        self.images.push(image);
+        self.views.push(view);
+        view
+    }
+
+    fn framebuffer(&self, pass: vk::RenderPass, views: &[vk::ImageView], layers: u32) -> vk::Framebuffer {
+        let info = vk::FramebufferCreateInfo::default()
+            .render_pass(pass)
+            .attachments(views)
+            .width(64)
+            .height(64)
+            .layers(layers);
+        // SAFETY: a live device; the views are live.
+        unsafe { self.device.create_framebuffer(&info, None) }.unwrap()
+    }
+
+    fn buffer(&self, level: vk::CommandBufferLevel) -> vk::CommandBuffer {
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(level)
+            .command_buffer_count(1);
+        // SAFETY: a live pool of the device.
+        unsafe { self.device.allocate_command_buffers(&info) }.unwrap()[0]
+    }
+
+    /// Records `f` into a fresh primary and returns what its replay ran.
+    fn record(&self, f: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Vec<String> {
+        let cb = self.buffer(vk::CommandBufferLevel::PRIMARY);
+        // SAFETY: a fresh command buffer of this fixture.
+        unsafe {
+            self.device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+        }
+        f(&self.device, cb);
+        // SAFETY: recording.
+        unsafe { self.device.end_command_buffer(cb) }.unwrap();
+        let mut e = Engine {
+            names: self.names.clone(),
+            log: Vec::new(),
+        };
+        // SAFETY: a live command buffer of the fixture driver.
+        let buffer = unsafe { CommandBuffer::<Rp>::from_handle(cb) }.expect("a kit command buffer");
+        buffer.replay(&mut e);
+        e.log
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        // SAFETY: objects of this fixture, children first.
+        unsafe {
+            for &v in &self.views {
+                self.device.destroy_image_view(v, None);
+            }
+            for &i in &self.images {
+                self.device.destroy_image(i, None);
+            }
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn att2(
+    format: vk::Format,
+    samples: vk::SampleCountFlags,
+    load: vk::AttachmentLoadOp,
+    store: vk::AttachmentStoreOp,
+    final_layout: vk::ImageLayout,
+) -> vk::AttachmentDescription2<'static> {
+    vk::AttachmentDescription2::default()
+        .format(format)
+        .samples(samples)
+        .load_op(load)
+        .store_op(store)
+        .stencil_load_op(load)
+        .stencil_store_op(store)
+        .initial_layout(vk::ImageLayout::UNDEFINED)
+        .final_layout(final_layout)
+}
+
+fn ref2(attachment: u32, layout: vk::ImageLayout) -> vk::AttachmentReference2<'static> {
+    vk::AttachmentReference2::default()
+        .attachment(attachment)
+        .layout(layout)
+}
+
+type L = vk::ImageLayout;
+type Op = vk::AttachmentLoadOp;
+type St = vk::AttachmentStoreOp;
+const MS: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_4;
+const ONE: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_1;
+const RGBA: vk::Format = vk::Format::R8G8B8A8_UNORM;
+const DS: vk::Format = vk::Format::D24_UNORM_S8_UINT;
+
+/// The two-subpass pass's dependencies: into subpass 0, 0 → 1 (the input read), out of 1.
+fn dependencies() -> [vk::SubpassDependency; 3] {
+    type S = vk::PipelineStageFlags;
+    type A = vk::AccessFlags;
+    [
+        vk::SubpassDependency {
+            src_subpass: vk::SUBPASS_EXTERNAL,
+            dst_subpass: 0,
+            src_stage_mask: S::COLOR_ATTACHMENT_OUTPUT,
+            dst_stage_mask: S::COLOR_ATTACHMENT_OUTPUT,
+            src_access_mask: A::empty(),
+            dst_access_mask: A::COLOR_ATTACHMENT_WRITE,
+            dependency_flags: vk::DependencyFlags::empty(),
+        },
+        vk::SubpassDependency {
+            src_subpass: 0,
+            dst_subpass: 1,
+            src_stage_mask: S::COLOR_ATTACHMENT_OUTPUT,
+            dst_stage_mask: S::FRAGMENT_SHADER,
+            src_access_mask: A::COLOR_ATTACHMENT_WRITE,
+            dst_access_mask: A::INPUT_ATTACHMENT_READ,
+            dependency_flags: vk::DependencyFlags::BY_REGION,
+        },
+        vk::SubpassDependency {
+            src_subpass: 1,
+            dst_subpass: vk::SUBPASS_EXTERNAL,
+            src_stage_mask: S::COLOR_ATTACHMENT_OUTPUT,
+            dst_stage_mask: S::TRANSFER,
+            src_access_mask: A::COLOR_ATTACHMENT_WRITE,
+            dst_access_mask: A::TRANSFER_READ,
+            dependency_flags: vk::DependencyFlags::empty(),
+        },
+    ]
+}
+
+fn dependencies2() -> Vec<vk::SubpassDependency2<'static>> {
+    dependencies()
+        .iter()
+        .map(|d| vk::SubpassDependency2 {
+            src_subpass: d.src_subpass,
+            dst_subpass: d.dst_subpass,
+            src_stage_mask: d.src_stage_mask,
+            dst_stage_mask: d.dst_stage_mask,
+            src_access_mask: d.src_access_mask,
+            dst_access_mask: d.dst_access_mask,
+            dependency_flags: d.dependency_flags,
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Attachments: 0 colour ×4, 1 depth/stencil ×4, 2 the colour's resolve. Subpass 0 draws
+/// colour + depth and resolves 0 into 2; subpass 1 reads 2 as an input attachment, draws into
+/// 0 again and tests against a read-only depth.
+fn two_subpass_pass(device: &ash::Device) -> vk::RenderPass {
+    let attachments = [
+        att2(RGBA, MS, Op::CLEAR, St::DONT_CARE, L::TRANSFER_SRC_OPTIMAL),
+        att2(DS, MS, Op::CLEAR, St::DONT_CARE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        att2(RGBA, ONE, Op::DONT_CARE, St::STORE, L::PRESENT_SRC_KHR),
+    ];
+    let color0 = [ref2(0, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let resolve0 = [ref2(2, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let depth0 = ref2(1, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    let input1 = [ref2(2, L::SHADER_READ_ONLY_OPTIMAL).aspect_mask(vk::ImageAspectFlags::COLOR)];
+    let depth1 = ref2(1, L::DEPTH_STENCIL_READ_ONLY_OPTIMAL);
+    let subpasses = [
+        vk::SubpassDescription2::default()
+            .color_attachments(&color0)
+            .resolve_attachments(&resolve0)
+            .depth_stencil_attachment(&depth0),
+        vk::SubpassDescription2::default()
+            .input_attachments(&input1)
+            .color_attachments(&color0)
+            .depth_stencil_attachment(&depth1),
+    ];
+    let deps = dependencies2();
+    let info = vk::RenderPassCreateInfo2::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&deps);
+    // SAFETY: a live device and a valid create info.
+    unsafe { device.create_render_pass2(&info, None) }.unwrap()
+}
+
+fn clears() -> [vk::ClearValue; 3] {
+    [
+        vk::ClearValue {
+            color: vk::ClearColorValue {
+                float32: [1.0, 0.0, 0.0, 1.0],
+            },
+        },
+        vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 1.0,
+                stencil: 7,
+            },
+        },
+        vk::ClearValue::default(),
+    ]
+}
+
+fn area() -> vk::Rect2D {
+    vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: vk::Extent2D {
+            width: 64,
+            height: 64,
+        },
+    }
+}
+
+#[test]
+fn two_subpasses_become_two_renderings_with_mesas_ops_and_barriers() {
+    let mut f = Fixture::new();
+    let views = [
+        f.view("color", RGBA, MS, 1),
+        f.view("depth", DS, MS, 1),
+        f.view("resolve", RGBA, ONE, 1),
+    ];
+    let pass = two_subpass_pass(&f.device);
+    let fb = f.framebuffer(pass, &views, 1);
+    let clear = clears();
+    let log = f.record(|d, cb| {
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area())
+            .clear_values(&clear);
+        // SAFETY: a recording primary; the pass and framebuffer are live.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            d.cmd_next_subpass(cb, vk::SubpassContents::INLINE);
+            d.cmd_end_render_pass(cb);
+        }
+    });
+    let expected = [
+        "barrier | memory COLOR_ATTACHMENT_OUTPUT 0 -> COLOR_ATTACHMENT_OUTPUT COLOR_ATTACHMENT_WRITE \
+         | color COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 0+1 \
+         | resolve COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 0+1 \
+         | depth DEPTH | STENCIL UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL mip 0 layers 0+1",
+        "begin 64x64 layers 1 mask 0x0 0 \
+         | color color.v COLOR_ATTACHMENT_OPTIMAL CLEAR STORE clear [1.0, 0.0, 0.0, 1.0] resolve AVERAGE resolve.v COLOR_ATTACHMENT_OPTIMAL \
+         | depth depth.v DEPTH_STENCIL_ATTACHMENT_OPTIMAL CLEAR STORE clear 1 7 \
+         | stencil depth.v DEPTH_STENCIL_ATTACHMENT_OPTIMAL CLEAR STORE clear 1 7",
+        "end",
+        "barrier | memory COLOR_ATTACHMENT_OUTPUT COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER INPUT_ATTACHMENT_READ \
+         | resolve COLOR COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL mip 0 layers 0+1 \
+         | depth DEPTH | STENCIL DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_STENCIL_READ_ONLY_OPTIMAL mip 0 layers 0+1",
+        "begin 64x64 layers 1 mask 0x0 0 \
+         | color color.v COLOR_ATTACHMENT_OPTIMAL LOAD DONT_CARE \
+         | depth depth.v DEPTH_STENCIL_READ_ONLY_OPTIMAL LOAD DONT_CARE \
+         | stencil depth.v DEPTH_STENCIL_READ_ONLY_OPTIMAL LOAD DONT_CARE",
+        "end",
+        "barrier | memory COLOR_ATTACHMENT_OUTPUT COLOR_ATTACHMENT_WRITE -> ALL_TRANSFER TRANSFER_READ \
+         | color COLOR COLOR_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL mip 0 layers 0+1 \
+         | depth DEPTH | STENCIL DEPTH_STENCIL_READ_ONLY_OPTIMAL -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL mip 0 layers 0+1 \
+         | resolve COLOR SHADER_READ_ONLY_OPTIMAL -> PRESENT_SRC_KHR mip 0 layers 0+1",
+    ];
+    assert_eq!(log, expected, "{log:#?}");
+    // The pass's pipelines render with these formats.
+    // SAFETY: a live render pass of the fixture driver.
+    let rp = unsafe { RenderPass::from_handle(pass) }.unwrap();
+    assert_eq!(
+        rp.subpass_rendering(1),
+        Some(SubpassRendering {
+            view_mask: 0,
+            color_formats: vec![RGBA],
+            depth_format: DS,
+            stencil_format: DS,
+            samples: MS,
+        })
+    );
+    assert_eq!(rp.subpass_rendering(2), None);
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe {
+        f.device.destroy_framebuffer(fb, None);
+        f.device.destroy_render_pass(pass, None);
+    }
+}
