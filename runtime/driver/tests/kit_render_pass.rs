@@ -93,6 +93,19 @@ impl kit::native_buffer::NativeBuffers for Rp {}
 #[vkgen_driver::driver(kit)]
 impl Driver for Rp {}
 
+/// A recorded array (null when empty).
+///
+/// # Safety
+/// A non-null `p` points at `n` elements.
+unsafe fn arr<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() {
+        &[]
+    } else {
+        // SAFETY: non-null and `n` long (the caller's contract).
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
 /// Flags as text, `0` for none (ash prints nothing for an empty set).
 fn fl(flags: impl std::fmt::Debug) -> String {
     match format!("{flags:?}") {
@@ -168,10 +181,7 @@ impl Execute for Engine {
         );
         // SAFETY: the recorded arrays and attachment pointers (null or one element).
         unsafe {
-            for c in std::slice::from_raw_parts(
-                info.p_color_attachments,
-                info.color_attachment_count as usize,
-            ) {
+            for c in arr(info.p_color_attachments, info.color_attachment_count) {
                 s += &format!(" | color {}", self.attachment(c, false));
             }
             if let Some(d) = info.p_depth_attachment.as_ref() {
@@ -195,14 +205,8 @@ impl Execute for Engine {
         // SAFETY: the recorded arrays of their counts.
         let (mem, img) = unsafe {
             (
-                std::slice::from_raw_parts(
-                    info.p_memory_barriers,
-                    info.memory_barrier_count as usize,
-                ),
-                std::slice::from_raw_parts(
-                    info.p_image_memory_barriers,
-                    info.image_memory_barrier_count as usize,
-                ),
+                arr(info.p_memory_barriers, info.memory_barrier_count),
+                arr(info.p_image_memory_barriers, info.image_memory_barrier_count),
             )
         };
         for m in mem {
@@ -575,4 +579,352 @@ fn two_subpasses_become_two_renderings_with_mesas_ops_and_barriers() {
         f.device.destroy_framebuffer(fb, None);
         f.device.destroy_render_pass(pass, None);
     }
+}
+
+/// One colour attachment of a 2-layer image, drawn in views 0 and 1, then in view 1 alone.
+fn multiview_pass_1_0(device: &ash::Device) -> vk::RenderPass {
+    let attachments = [vk::AttachmentDescription {
+        format: RGBA,
+        samples: ONE,
+        load_op: Op::CLEAR,
+        store_op: St::DONT_CARE,
+        stencil_load_op: Op::DONT_CARE,
+        stencil_store_op: St::DONT_CARE,
+        initial_layout: L::UNDEFINED,
+        final_layout: L::SHADER_READ_ONLY_OPTIMAL,
+        ..Default::default()
+    }];
+    let color = [vk::AttachmentReference {
+        attachment: 0,
+        layout: L::COLOR_ATTACHMENT_OPTIMAL,
+    }];
+    let subpasses = [
+        vk::SubpassDescription::default().color_attachments(&color),
+        vk::SubpassDescription::default().color_attachments(&color),
+    ];
+    let deps = [vk::SubpassDependency {
+        src_subpass: 0,
+        dst_subpass: 1,
+        src_stage_mask: vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        dst_stage_mask: vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        src_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+        dst_access_mask: vk::AccessFlags::COLOR_ATTACHMENT_READ,
+        dependency_flags: vk::DependencyFlags::VIEW_LOCAL,
+    }];
+    let masks = [0b11, 0b10];
+    let offsets = [0];
+    let correlation = [0b11];
+    let mut multiview = vk::RenderPassMultiviewCreateInfo::default()
+        .view_masks(&masks)
+        .view_offsets(&offsets)
+        .correlation_masks(&correlation);
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&deps)
+        .push_next(&mut multiview);
+    // SAFETY: a live device and a valid create info.
+    unsafe { device.create_render_pass(&info, None) }.unwrap()
+}
+
+#[test]
+fn multiview_loads_once_per_view_and_transitions_each_views_layer() {
+    let mut f = Fixture::new();
+    let view = f.view("mv", RGBA, ONE, 2);
+    let pass = multiview_pass_1_0(&f.device);
+    let fb = f.framebuffer(pass, &[view], 1);
+    let clear = [clears()[0]];
+    let log = f.record(|d, cb| {
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area())
+            .clear_values(&clear);
+        // SAFETY: a recording primary; the pass and framebuffer are live.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            d.cmd_next_subpass(cb, vk::SubpassContents::INLINE);
+            d.cmd_end_render_pass(cb);
+        }
+    });
+    let expected = [
+        "barrier | mv COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 0+1 \
+         | mv COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 1+1",
+        // View 1 is drawn again later: STORE, not the pass's DONT_CARE.
+        "begin 64x64 layers 1 mask 0x3 0 \
+         | color mv.v COLOR_ATTACHMENT_OPTIMAL CLEAR STORE clear [1.0, 0.0, 0.0, 1.0]",
+        "end",
+        // The view-local dependency lands on view 1 of subpass 0 (offset 0): it applies.
+        "barrier | memory COLOR_ATTACHMENT_OUTPUT COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT COLOR_ATTACHMENT_READ",
+        "begin 64x64 layers 1 mask 0x2 0 | color mv.v COLOR_ATTACHMENT_OPTIMAL LOAD DONT_CARE",
+        "end",
+        "barrier | mv COLOR COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL mip 0 layers 0+1 \
+         | mv COLOR COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL mip 0 layers 1+1",
+    ];
+    assert_eq!(log, expected, "{log:#?}");
+    // SAFETY: a live render pass of the fixture driver.
+    let rp = unsafe { RenderPass::from_handle(pass) }.unwrap();
+    assert!(rp.is_multiview);
+    assert_eq!(rp.view_mask, 0b11);
+    assert_eq!(rp.correlated_view_masks, [0b11]);
+    assert_eq!(rp.subpass_rendering(1).unwrap().view_mask, 0b10);
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe {
+        f.device.destroy_framebuffer(fb, None);
+        f.device.destroy_render_pass(pass, None);
+    }
+}
+
+#[test]
+fn the_1_0_create_info_reads_as_its_2_form() {
+    let f = Fixture::new();
+    // The two-subpass pass in its 1.0 form: same attachments, references and dependencies.
+    let attachments = [
+        (RGBA, MS, Op::CLEAR, St::DONT_CARE, L::TRANSFER_SRC_OPTIMAL),
+        (DS, MS, Op::CLEAR, St::DONT_CARE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        (RGBA, ONE, Op::DONT_CARE, St::STORE, L::PRESENT_SRC_KHR),
+    ]
+    .map(|(format, samples, load, store, final_layout)| vk::AttachmentDescription {
+        format,
+        samples,
+        load_op: load,
+        store_op: store,
+        stencil_load_op: load,
+        stencil_store_op: store,
+        initial_layout: L::UNDEFINED,
+        final_layout,
+        ..Default::default()
+    });
+    let r = |attachment, layout| vk::AttachmentReference { attachment, layout };
+    let color0 = [r(0, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let resolve0 = [r(2, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let depth0 = r(1, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    let input1 = [r(2, L::SHADER_READ_ONLY_OPTIMAL)];
+    let depth1 = r(1, L::DEPTH_STENCIL_READ_ONLY_OPTIMAL);
+    let subpasses = [
+        vk::SubpassDescription::default()
+            .color_attachments(&color0)
+            .resolve_attachments(&resolve0)
+            .depth_stencil_attachment(&depth0),
+        vk::SubpassDescription::default()
+            .input_attachments(&input1)
+            .color_attachments(&color0)
+            .depth_stencil_attachment(&depth1),
+    ];
+    let deps = dependencies();
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&deps);
+    // SAFETY: a live device and valid create infos.
+    let (one, two) = unsafe {
+        (
+            f.device.create_render_pass(&info, None).unwrap(),
+            two_subpass_pass(&f.device),
+        )
+    };
+    // SAFETY: live render passes of the fixture driver.
+    let (a, b) = unsafe { (RenderPass::from_handle(one), RenderPass::from_handle(two)) };
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(*a.pass, *b.pass);
+    // An input reference of 1.0 reads every aspect of its format.
+    assert_eq!(
+        a.subpasses[1].inputs[0].unwrap().aspects,
+        vk::ImageAspectFlags::COLOR
+    );
+    // SAFETY: a live device; the passes are unused.
+    unsafe {
+        let g = f.device.get_render_area_granularity(one);
+        assert_eq!((g.width, g.height), (1, 1));
+        f.device.destroy_render_pass(one, None);
+        f.device.destroy_render_pass(two, None);
+    }
+}
+
+#[test]
+fn imageless_framebuffers_take_the_views_given_at_begin() {
+    let mut f = Fixture::new();
+    let view = f.view("late", RGBA, ONE, 1);
+    let attachments = [att2(RGBA, ONE, Op::LOAD, St::STORE, L::COLOR_ATTACHMENT_OPTIMAL)
+        .initial_layout(L::COLOR_ATTACHMENT_OPTIMAL)];
+    let color = [ref2(0, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let subpasses = [vk::SubpassDescription2::default().color_attachments(&color)];
+    let info = vk::RenderPassCreateInfo2::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses);
+    // SAFETY: a live device and a valid create info.
+    let pass = unsafe { f.device.create_render_pass2(&info, None) }.unwrap();
+    let formats = [RGBA];
+    let images = [vk::FramebufferAttachmentImageInfo::default()
+        .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT)
+        .width(64)
+        .height(64)
+        .layer_count(1)
+        .view_formats(&formats)];
+    let mut attachment_infos =
+        vk::FramebufferAttachmentsCreateInfo::default().attachment_image_infos(&images);
+    let mut fb_info = vk::FramebufferCreateInfo::default()
+        .flags(vk::FramebufferCreateFlags::IMAGELESS)
+        .render_pass(pass)
+        .width(64)
+        .height(64)
+        .layers(1)
+        .push_next(&mut attachment_infos);
+    fb_info.attachment_count = 1;
+    // SAFETY: a live device and a valid create info.
+    let fb = unsafe { f.device.create_framebuffer(&fb_info, None) }.unwrap();
+    // SAFETY: a live framebuffer of the fixture driver.
+    let framebuffer = unsafe { kit::render_pass::Framebuffer::from_handle(fb) }.unwrap();
+    assert!(framebuffer.is_imageless() && framebuffer.attachments.is_empty());
+    assert_eq!(framebuffer.imageless[0].view_formats, [RGBA]);
+    let views = [view];
+    let log = f.record(|d, cb| {
+        let mut given = vk::RenderPassAttachmentBeginInfo::default().attachments(&views);
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area())
+            .push_next(&mut given);
+        let sub = vk::SubpassBeginInfo::default().contents(vk::SubpassContents::INLINE);
+        // SAFETY: a recording primary; the pass, framebuffer and view are live.
+        unsafe {
+            d.cmd_begin_render_pass2(cb, &begin, &sub);
+            d.cmd_end_render_pass2(cb, &vk::SubpassEndInfo::default());
+        }
+    });
+    // Initial, subpass and final layouts agree: no barrier at all.
+    assert_eq!(
+        log,
+        [
+            "begin 64x64 layers 1 mask 0x0 0 | color late.v COLOR_ATTACHMENT_OPTIMAL LOAD STORE",
+            "end"
+        ]
+    );
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe {
+        f.device.destroy_framebuffer(fb, None);
+        f.device.destroy_render_pass(pass, None);
+    }
+}
+
+#[test]
+fn integer_and_depth_stencil_resolves_input_clears_and_secondary_contents() {
+    let mut f = Fixture::new();
+    const UINT: vk::Format = vk::Format::R32_UINT;
+    let views = [
+        f.view("int", UINT, MS, 1),
+        f.view("int1", UINT, ONE, 1),
+        f.view("ds", DS, MS, 1),
+        f.view("ds1", DS, ONE, 1),
+        f.view("in", RGBA, ONE, 1),
+    ];
+    let attachments = [
+        att2(UINT, MS, Op::CLEAR, St::DONT_CARE, L::COLOR_ATTACHMENT_OPTIMAL),
+        att2(UINT, ONE, Op::DONT_CARE, St::STORE, L::COLOR_ATTACHMENT_OPTIMAL),
+        att2(DS, MS, Op::LOAD, St::STORE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+            .initial_layout(L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        att2(DS, ONE, Op::DONT_CARE, St::STORE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+            .initial_layout(L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        att2(RGBA, ONE, Op::CLEAR, St::STORE, L::GENERAL).initial_layout(L::GENERAL),
+    ];
+    let input = [ref2(4, L::GENERAL).aspect_mask(vk::ImageAspectFlags::COLOR)];
+    let color = [ref2(0, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let resolve = [ref2(1, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let depth = ref2(2, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    let depth_resolve = ref2(3, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    let mut ds_resolve = vk::SubpassDescriptionDepthStencilResolve::default()
+        .depth_resolve_mode(vk::ResolveModeFlags::SAMPLE_ZERO)
+        .stencil_resolve_mode(vk::ResolveModeFlags::NONE)
+        .depth_stencil_resolve_attachment(&depth_resolve);
+    let subpasses = [vk::SubpassDescription2::default()
+        .input_attachments(&input)
+        .color_attachments(&color)
+        .resolve_attachments(&resolve)
+        .depth_stencil_attachment(&depth)
+        .push_next(&mut ds_resolve)];
+    let info = vk::RenderPassCreateInfo2::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses);
+    // SAFETY: a live device and a valid create info.
+    let pass = unsafe { f.device.create_render_pass2(&info, None) }.unwrap();
+    let fb = f.framebuffer(pass, &views, 1);
+    let mut clear = [vk::ClearValue::default(); 5];
+    clear[4].color.float32 = [0.0, 0.5, 0.0, 1.0];
+    let log = f.record(|d, cb| {
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area())
+            .clear_values(&clear);
+        let sub = vk::SubpassBeginInfo::default()
+            .contents(vk::SubpassContents::SECONDARY_COMMAND_BUFFERS);
+        // SAFETY: a recording primary; the pass and framebuffer are live.
+        unsafe {
+            d.cmd_begin_render_pass2(cb, &begin, &sub);
+            d.cmd_end_render_pass2(cb, &vk::SubpassEndInfo::default());
+        }
+    });
+    let expected = [
+        "barrier | int COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 0+1 \
+         | int1 COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 0+1",
+        // The input attachment's clear cannot ride on the subpass's rendering: its own pair.
+        "begin 64x64 layers 1 mask 0x0 0 | color in.v GENERAL CLEAR STORE clear [0.0, 0.5, 0.0, 1.0]",
+        "end",
+        "begin 64x64 layers 1 mask 0x0 CONTENTS_SECONDARY_COMMAND_BUFFERS \
+         | color int.v COLOR_ATTACHMENT_OPTIMAL CLEAR DONT_CARE clear [0.0, 0.0, 0.0, 0.0] \
+         resolve SAMPLE_ZERO int1.v COLOR_ATTACHMENT_OPTIMAL \
+         | depth ds.v DEPTH_STENCIL_ATTACHMENT_OPTIMAL LOAD STORE \
+         resolve SAMPLE_ZERO ds1.v DEPTH_STENCIL_ATTACHMENT_OPTIMAL \
+         | stencil ds.v DEPTH_STENCIL_ATTACHMENT_OPTIMAL LOAD STORE",
+        "end",
+    ];
+    assert_eq!(log, expected, "{log:#?}");
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe {
+        f.device.destroy_framebuffer(fb, None);
+        f.device.destroy_render_pass(pass, None);
+    }
+}
+
+#[test]
+fn a_secondary_continuing_a_subpass_inherits_dynamic_rendering() {
+    let f = Fixture::new();
+    let pass = two_subpass_pass(&f.device);
+    let secondary = f.buffer(vk::CommandBufferLevel::SECONDARY);
+    let inheritance = vk::CommandBufferInheritanceInfo::default()
+        .render_pass(pass)
+        .subpass(1);
+    let begin = vk::CommandBufferBeginInfo::default()
+        .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+        .inheritance_info(&inheritance);
+    // SAFETY: the begin info is valid for the call.
+    let direct = unsafe {
+        kit::render_pass::inheritance_rendering(vk::CommandBufferLevel::SECONDARY, &begin)
+    };
+    assert_eq!(direct.unwrap().color_formats, [RGBA]);
+    // SAFETY: a fresh secondary of the fixture; the render pass is live.
+    unsafe {
+        f.device.begin_command_buffer(secondary, &begin).unwrap();
+        f.device.end_command_buffer(secondary).unwrap();
+    }
+    assert_eq!(
+        INHERITED.lock().unwrap().take(),
+        Some((
+            true,
+            0,
+            vec![RGBA],
+            DS,
+            DS,
+            MS,
+            vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS
+        ))
+    );
+    // A primary (or a secondary outside a pass) inherits nothing.
+    // SAFETY: as above.
+    let primary = unsafe {
+        kit::render_pass::inheritance_rendering(vk::CommandBufferLevel::PRIMARY, &begin)
+    };
+    assert_eq!(primary, None);
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe { f.device.destroy_render_pass(pass, None) };
 }
