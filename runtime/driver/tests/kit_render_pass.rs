@@ -125,7 +125,11 @@ impl Engine {
     fn name(&self, raw: u64) -> String {
         match raw {
             0 => "-".into(),
-            r => self.names.get(&r).cloned().unwrap_or_else(|| format!("#{r}")),
+            r => self
+                .names
+                .get(&r)
+                .cloned()
+                .unwrap_or_else(|| format!("#{r}")),
         }
     }
 
@@ -206,7 +210,10 @@ impl Execute for Engine {
         let (mem, img) = unsafe {
             (
                 arr(info.p_memory_barriers, info.memory_barrier_count),
-                arr(info.p_image_memory_barriers, info.image_memory_barrier_count),
+                arr(
+                    info.p_image_memory_barriers,
+                    info.image_memory_barrier_count,
+                ),
             )
         };
         for m in mem {
@@ -309,7 +316,12 @@ impl Fixture {
         view
     }
 
-    fn framebuffer(&self, pass: vk::RenderPass, views: &[vk::ImageView], layers: u32) -> vk::Framebuffer {
+    fn framebuffer(
+        &self,
+        pass: vk::RenderPass,
+        views: &[vk::ImageView],
+        layers: u32,
+    ) -> vk::Framebuffer {
         let info = vk::FramebufferCreateInfo::default()
             .render_pass(pass)
             .attachments(views)
@@ -458,7 +470,13 @@ fn dependencies2() -> Vec<vk::SubpassDependency2<'static>> {
 fn two_subpass_pass(device: &ash::Device) -> vk::RenderPass {
     let attachments = [
         att2(RGBA, MS, Op::CLEAR, St::DONT_CARE, L::TRANSFER_SRC_OPTIMAL),
-        att2(DS, MS, Op::CLEAR, St::DONT_CARE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        att2(
+            DS,
+            MS,
+            Op::CLEAR,
+            St::DONT_CARE,
+            L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        ),
         att2(RGBA, ONE, Op::DONT_CARE, St::STORE, L::PRESENT_SRC_KHR),
     ];
     let color0 = [ref2(0, L::COLOR_ATTACHMENT_OPTIMAL)];
@@ -681,20 +699,28 @@ fn the_1_0_create_info_reads_as_its_2_form() {
     // The two-subpass pass in its 1.0 form: same attachments, references and dependencies.
     let attachments = [
         (RGBA, MS, Op::CLEAR, St::DONT_CARE, L::TRANSFER_SRC_OPTIMAL),
-        (DS, MS, Op::CLEAR, St::DONT_CARE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        (
+            DS,
+            MS,
+            Op::CLEAR,
+            St::DONT_CARE,
+            L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        ),
         (RGBA, ONE, Op::DONT_CARE, St::STORE, L::PRESENT_SRC_KHR),
     ]
-    .map(|(format, samples, load, store, final_layout)| vk::AttachmentDescription {
-        format,
-        samples,
-        load_op: load,
-        store_op: store,
-        stencil_load_op: load,
-        stencil_store_op: store,
-        initial_layout: L::UNDEFINED,
-        final_layout,
-        ..Default::default()
-    });
+    .map(
+        |(format, samples, load, store, final_layout)| vk::AttachmentDescription {
+            format,
+            samples,
+            load_op: load,
+            store_op: store,
+            stencil_load_op: load,
+            stencil_store_op: store,
+            initial_layout: L::UNDEFINED,
+            final_layout,
+            ..Default::default()
+        },
+    );
     let r = |attachment, layout| vk::AttachmentReference { attachment, layout };
     let color0 = [r(0, L::COLOR_ATTACHMENT_OPTIMAL)];
     let resolve0 = [r(2, L::COLOR_ATTACHMENT_OPTIMAL)];
@@ -745,8 +771,10 @@ fn the_1_0_create_info_reads_as_its_2_form() {
 fn imageless_framebuffers_take_the_views_given_at_begin() {
     let mut f = Fixture::new();
     let view = f.view("late", RGBA, ONE, 1);
-    let attachments = [att2(RGBA, ONE, Op::LOAD, St::STORE, L::COLOR_ATTACHMENT_OPTIMAL)
-        .initial_layout(L::COLOR_ATTACHMENT_OPTIMAL)];
+    let attachments = [
+        att2(RGBA, ONE, Op::LOAD, St::STORE, L::COLOR_ATTACHMENT_OPTIMAL)
+            .initial_layout(L::COLOR_ATTACHMENT_OPTIMAL),
+    ];
     let color = [ref2(0, L::COLOR_ATTACHMENT_OPTIMAL)];
     let subpasses = [vk::SubpassDescription2::default().color_attachments(&color)];
     let info = vk::RenderPassCreateInfo2::default()
@@ -819,12 +847,36 @@ fn integer_and_depth_stencil_resolves_input_clears_and_secondary_contents() {
         f.view("in", RGBA, ONE, 1),
     ];
     let attachments = [
-        att2(UINT, MS, Op::CLEAR, St::DONT_CARE, L::COLOR_ATTACHMENT_OPTIMAL),
-        att2(UINT, ONE, Op::DONT_CARE, St::STORE, L::COLOR_ATTACHMENT_OPTIMAL),
-        att2(DS, MS, Op::LOAD, St::STORE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
-            .initial_layout(L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
-        att2(DS, ONE, Op::DONT_CARE, St::STORE, L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
-            .initial_layout(L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        att2(
+            UINT,
+            MS,
+            Op::CLEAR,
+            St::DONT_CARE,
+            L::COLOR_ATTACHMENT_OPTIMAL,
+        ),
+        att2(
+            UINT,
+            ONE,
+            Op::DONT_CARE,
+            St::STORE,
+            L::COLOR_ATTACHMENT_OPTIMAL,
+        ),
+        att2(
+            DS,
+            MS,
+            Op::LOAD,
+            St::STORE,
+            L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        )
+        .initial_layout(L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        att2(
+            DS,
+            ONE,
+            Op::DONT_CARE,
+            St::STORE,
+            L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        )
+        .initial_layout(L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
         att2(RGBA, ONE, Op::CLEAR, St::STORE, L::GENERAL).initial_layout(L::GENERAL),
     ];
     let input = [ref2(4, L::GENERAL).aspect_mask(vk::ImageAspectFlags::COLOR)];
@@ -920,11 +972,29 @@ fn a_secondary_continuing_a_subpass_inherits_dynamic_rendering() {
         ))
     );
     // A primary (or a secondary outside a pass) inherits nothing.
-    // SAFETY: as above.
-    let primary = unsafe {
-        kit::render_pass::inheritance_rendering(vk::CommandBufferLevel::PRIMARY, &begin)
-    };
+    // SAFETY: the begin info is still valid; only the level differs.
+    let primary =
+        unsafe { kit::render_pass::inheritance_rendering(vk::CommandBufferLevel::PRIMARY, &begin) };
     assert_eq!(primary, None);
     // SAFETY: objects of the fixture, no longer used.
     unsafe { f.device.destroy_render_pass(pass, None) };
+}
+
+#[test]
+fn the_rendering_area_granularity_is_answered_where_the_tables_have_it() {
+    // Vulkan 1.4 (and maintenance5's KHR name) only: a 1.3 registry has no such command.
+    let Some(cmd) = commands::lookup(c"vkGetRenderingAreaGranularityKHR") else {
+        return;
+    };
+    let f = kit::command_map::<Rp>()
+        .get(cmd)
+        .expect("the kit answers it");
+    // SAFETY: the entry answers vkGetRenderingAreaGranularity, whose signature this is.
+    let f: vk::PFN_vkGetRenderingAreaGranularityKHR = unsafe { std::mem::transmute(f) };
+    let fixture = Fixture::new();
+    let info = vk::RenderingAreaInfoKHR::default();
+    let mut out = vk::Extent2D::default();
+    // SAFETY: a live device, a valid info and output.
+    unsafe { f(fixture.device.handle(), &info, &mut out) };
+    assert_eq!((out.width, out.height), (1, 1));
 }

@@ -39,7 +39,7 @@ pub unsafe fn pass_from_create_info(
             slice(info.p_dependencies, info.dependency_count),
         )
     };
-    // SAFETY: as above, for the multiview and aspect arrays.
+    // SAFETY: the multiview and aspect arrays of the valid chain hold their counts.
     let (view_masks, view_offsets, correlated, input_aspects) = unsafe {
         (
             multiview.map_or(&[][..], |m| slice(m.p_view_masks, m.subpass_count)),
@@ -67,83 +67,34 @@ pub unsafe fn pass_from_create_info(
             ..Default::default()
         })
         .collect();
-    let format_aspects = |index: u32| {
-        atts.get(index as usize)
-            .map_or(vk::ImageAspectFlags::empty(), |a| {
-                super::formats::aspects(a.format)
-            })
-    };
-    // The references of every subpass, kept alive while the `…2` structures point at them:
-    // (inputs, colours, resolves, depth/stencil) per subpass.
-    type Refs<'a> = Vec<vk::AttachmentReference2<'a>>;
-    let mut refs: Vec<(
-        Refs<'_>,
-        Refs<'_>,
-        Refs<'_>,
-        Option<vk::AttachmentReference2<'_>>,
-    )> = Vec::with_capacity(subs.len());
-    for (s, d) in subs.iter().enumerate() {
-        let two = |r: &vk::AttachmentReference| vk::AttachmentReference2 {
-            attachment: r.attachment,
-            layout: r.layout,
-            ..Default::default()
-        };
-        // SAFETY: the subpass's arrays hold their counts (the caller's contract).
-        let (inputs, colors, resolves, ds) = unsafe {
-            (
-                slice(d.p_input_attachments, d.input_attachment_count),
-                slice(d.p_color_attachments, d.color_attachment_count),
-                slice(d.p_resolve_attachments, d.color_attachment_count),
-                d.p_depth_stencil_attachment.as_ref(),
-            )
-        };
-        let inputs = inputs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let named = input_aspects
-                    .iter()
-                    .find(|a| a.subpass as usize == s && a.input_attachment_index as usize == i);
-                vk::AttachmentReference2 {
-                    aspect_mask: named
-                        .map_or_else(|| format_aspects(r.attachment), |a| a.aspect_mask),
-                    ..two(r)
-                }
-            })
-            .collect();
-        refs.push((
-            inputs,
-            colors.iter().map(two).collect(),
-            resolves.iter().map(two).collect(),
-            ds.map(two),
-        ));
-    }
+    let refs: Vec<SubpassRefs> = subs
+        .iter()
+        .enumerate()
+        // SAFETY: each subpass's arrays hold their counts (the caller's contract).
+        .map(|(s, d)| unsafe { subpass_refs(s, d, atts, input_aspects) })
+        .collect();
     let subpasses: Vec<vk::SubpassDescription2<'_>> = subs
         .iter()
         .zip(&refs)
         .enumerate()
-        .map(
-            |(s, (d, (inputs, colors, resolves, ds)))| vk::SubpassDescription2 {
-                flags: d.flags,
-                pipeline_bind_point: d.pipeline_bind_point,
-                view_mask: view_masks.get(s).copied().unwrap_or(0),
-                input_attachment_count: inputs.len() as u32,
-                p_input_attachments: inputs.as_ptr(),
-                color_attachment_count: colors.len() as u32,
-                p_color_attachments: colors.as_ptr(),
-                p_resolve_attachments: if resolves.is_empty() {
-                    std::ptr::null()
-                } else {
-                    resolves.as_ptr()
-                },
-                p_depth_stencil_attachment: ds
-                    .as_ref()
-                    .map_or(std::ptr::null(), std::ptr::from_ref),
-                preserve_attachment_count: d.preserve_attachment_count,
-                p_preserve_attachments: d.p_preserve_attachments,
-                ..Default::default()
+        .map(|(s, (d, r))| vk::SubpassDescription2 {
+            flags: d.flags,
+            pipeline_bind_point: d.pipeline_bind_point,
+            view_mask: view_masks.get(s).copied().unwrap_or(0),
+            input_attachment_count: r.inputs.len() as u32,
+            p_input_attachments: r.inputs.as_ptr(),
+            color_attachment_count: r.colors.len() as u32,
+            p_color_attachments: r.colors.as_ptr(),
+            p_resolve_attachments: if r.resolves.is_empty() {
+                std::ptr::null()
+            } else {
+                r.resolves.as_ptr()
             },
-        )
+            p_depth_stencil_attachment: r.ds.as_ref().map_or(std::ptr::null(), std::ptr::from_ref),
+            preserve_attachment_count: d.preserve_attachment_count,
+            p_preserve_attachments: d.p_preserve_attachments,
+            ..Default::default()
+        })
         .collect();
     let dependencies: Vec<vk::SubpassDependency2<'_>> = deps
         .iter()
@@ -169,4 +120,64 @@ pub unsafe fn pass_from_create_info(
     // SAFETY: `info2` points at the vectors above, alive for the call, and at the
     // application's preserve arrays, valid for the command.
     unsafe { Pass::from_create_info2(&info2) }
+}
+
+/// A subpass's 1.0 references as `…2` ones, kept alive while the `…2` subpass points at them.
+struct SubpassRefs<'a> {
+    inputs: Vec<vk::AttachmentReference2<'a>>,
+    colors: Vec<vk::AttachmentReference2<'a>>,
+    resolves: Vec<vk::AttachmentReference2<'a>>,
+    ds: Option<vk::AttachmentReference2<'a>>,
+}
+
+/// Subpass `s`'s references; an input reference's aspects come from `input_aspects`, else
+/// from its attachment's format.
+///
+/// # Safety
+/// `d`'s arrays hold their counts.
+unsafe fn subpass_refs<'a>(
+    s: usize,
+    d: &vk::SubpassDescription<'_>,
+    atts: &[vk::AttachmentDescription],
+    input_aspects: &[vk::InputAttachmentAspectReference],
+) -> SubpassRefs<'a> {
+    let two = |r: &vk::AttachmentReference| vk::AttachmentReference2 {
+        attachment: r.attachment,
+        layout: r.layout,
+        ..Default::default()
+    };
+    let format_aspects = |index: u32| {
+        atts.get(index as usize)
+            .map_or(vk::ImageAspectFlags::empty(), |a| {
+                super::formats::aspects(a.format)
+            })
+    };
+    // SAFETY: the subpass's arrays hold their counts (the caller's contract).
+    let (inputs, colors, resolves, ds) = unsafe {
+        (
+            slice(d.p_input_attachments, d.input_attachment_count),
+            slice(d.p_color_attachments, d.color_attachment_count),
+            slice(d.p_resolve_attachments, d.color_attachment_count),
+            d.p_depth_stencil_attachment.as_ref(),
+        )
+    };
+    let inputs = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let named = input_aspects
+                .iter()
+                .find(|a| a.subpass as usize == s && a.input_attachment_index as usize == i);
+            vk::AttachmentReference2 {
+                aspect_mask: named.map_or_else(|| format_aspects(r.attachment), |a| a.aspect_mask),
+                ..two(r)
+            }
+        })
+        .collect();
+    SubpassRefs {
+        inputs,
+        colors: colors.iter().map(two).collect(),
+        resolves: resolves.iter().map(two).collect(),
+        ds: ds.map(two),
+    }
 }

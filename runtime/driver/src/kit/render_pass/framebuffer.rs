@@ -76,8 +76,8 @@ impl Framebuffer {
                 unsafe { slice(info.p_attachments, info.attachment_count) }.to_vec()
             },
             imageless: match (imageless, infos) {
-                // SAFETY: `attachmentImageInfoCount` infos (the caller's contract).
                 (true, Some(i)) => {
+                    // SAFETY: `attachmentImageInfoCount` infos (the caller's contract).
                     unsafe { slice(i.p_attachment_image_infos, i.attachment_image_info_count) }
                         .iter()
                         .map(|a| ImagelessAttachment {

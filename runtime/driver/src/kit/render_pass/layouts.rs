@@ -149,7 +149,14 @@ mod tests {
         assert_eq!(out[0].new_layout, L::DEPTH_ATTACHMENT_OPTIMAL);
         assert_eq!(out[1].subresource_range.aspect_mask, A::STENCIL);
         assert_eq!(out[1].new_layout, L::STENCIL_READ_ONLY_OPTIMAL);
-        assert_eq!(out[0].src_stage_mask, S::NONE);
+        // From UNDEFINED nothing was written: the test stages' reads only.
+        assert_eq!(
+            (out[0].src_stage_mask, out[0].src_access_mask),
+            (
+                S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS,
+                X::DEPTH_STENCIL_ATTACHMENT_READ
+            )
+        );
         // Same layouts on both sides: one barrier for both aspects, none when nothing changes.
         out.clear();
         let ds = Layouts {

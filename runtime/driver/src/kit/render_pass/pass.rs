@@ -330,6 +330,7 @@ unsafe fn references(
     // SAFETY: the caller's array, each reference's chain valid.
     unsafe { slice(refs, n) }
         .iter()
+        // SAFETY: each reference's chain is valid (the caller's contract).
         .map(|r| unsafe { reference(r, attachments, input) }.ok())
         .collect()
 }
@@ -355,6 +356,7 @@ unsafe fn subpass(d: &vk::SubpassDescription2<'_>, attachments: &[Attachment]) -
     };
     // SAFETY: null or a valid reference.
     let depth_stencil = match unsafe { d.p_depth_stencil_attachment.as_ref() } {
+        // SAFETY: the reference's chain is valid with the subpass (the caller's contract).
         Some(r) => unsafe { reference(r, attachments, false) }.ok()?,
         None => None,
     };
@@ -370,6 +372,7 @@ unsafe fn subpass(d: &vk::SubpassDescription2<'_>, attachments: &[Attachment]) -
     if let Some(r) = ds_resolve {
         // SAFETY: null or a valid reference.
         if let Some(att) = unsafe { r.p_depth_stencil_resolve_attachment.as_ref() } {
+            // SAFETY: the reference's chain is valid with the subpass (the caller's contract).
             depth_stencil_resolve = unsafe { reference(att, attachments, false) }.ok()?;
             depth_resolve_mode = r.depth_resolve_mode;
             stencil_resolve_mode = r.stencil_resolve_mode;
