@@ -10,13 +10,17 @@ use std::ffi::CStr;
 use std::sync::Mutex;
 
 mod support;
+// The recording engine, beside this file (a folder without `main.rs` is no test target).
+#[path = "render_pass/engine.rs"]
+mod engine;
 
 use ash::vk;
 use ash::vk::Handle as _;
+use engine::Engine;
 use vkgen_driver::export::DriverModule;
-use vkgen_driver::generated::commands::{self, CommandId};
+use vkgen_driver::generated::commands;
 use vkgen_driver::generated::driver::Driver;
-use vkgen_driver::kit::command::{CommandBuffer, Execute};
+use vkgen_driver::kit::command::CommandBuffer;
 use vkgen_driver::kit::render_pass::{RenderPass, SubpassRendering};
 use vkgen_driver::kit::{self, Kit};
 
@@ -92,155 +96,6 @@ impl kit::native_buffer::NativeBuffers for Rp {}
 
 #[vkgen_driver::driver(kit)]
 impl Driver for Rp {}
-
-/// A recorded array (null when empty).
-///
-/// # Safety
-/// A non-null `p` points at `n` elements.
-unsafe fn arr<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if p.is_null() {
-        &[]
-    } else {
-        // SAFETY: non-null and `n` long (the caller's contract).
-        unsafe { std::slice::from_raw_parts(p, n as usize) }
-    }
-}
-
-/// Flags as text, `0` for none (ash prints nothing for an empty set).
-fn fl(flags: impl std::fmt::Debug) -> String {
-    match format!("{flags:?}") {
-        s if s.is_empty() => "0".into(),
-        s => s,
-    }
-}
-
-/// The engine: what it was asked to run, as text, with handles by the fixture's names.
-#[derive(Default)]
-struct Engine {
-    names: HashMap<u64, String>,
-    log: Vec<String>,
-}
-
-impl Engine {
-    fn name(&self, raw: u64) -> String {
-        match raw {
-            0 => "-".into(),
-            r => self
-                .names
-                .get(&r)
-                .cloned()
-                .unwrap_or_else(|| format!("#{r}")),
-        }
-    }
-
-    fn attachment(&self, a: &vk::RenderingAttachmentInfo<'_>, depth: bool) -> String {
-        let mut s = format!(
-            "{} {:?} {:?} {:?}",
-            self.name(a.image_view.as_raw()),
-            a.image_layout,
-            a.load_op,
-            a.store_op
-        );
-        if a.load_op == vk::AttachmentLoadOp::CLEAR {
-            // SAFETY: plain data in either interpretation; the attachment's kind picks it.
-            let c = unsafe {
-                if depth {
-                    let d = a.clear_value.depth_stencil;
-                    format!(" clear {} {}", d.depth, d.stencil)
-                } else {
-                    format!(" clear {:?}", a.clear_value.color.float32)
-                }
-            };
-            s += &c;
-        }
-        if a.resolve_mode != vk::ResolveModeFlags::NONE {
-            s += &format!(
-                " resolve {:?} {} {:?}",
-                a.resolve_mode,
-                self.name(a.resolve_image_view.as_raw()),
-                a.resolve_image_layout
-            );
-        }
-        s
-    }
-}
-
-#[vkgen_driver::execute]
-impl Execute for Engine {
-    fn unimplemented(&mut self, cmd: CommandId) {
-        let name = commands::info(cmd).name().to_string_lossy();
-        self.log.push(format!("unimplemented {name}"));
-    }
-
-    unsafe fn cmd_begin_rendering(&mut self, info: *const vk::RenderingInfo<'_>) {
-        // SAFETY: the replay passes the recorded copy.
-        let info = unsafe { &*info };
-        let mut s = format!(
-            "begin {}x{} layers {} mask {:#x} {}",
-            info.render_area.extent.width,
-            info.render_area.extent.height,
-            info.layer_count,
-            info.view_mask,
-            fl(info.flags)
-        );
-        // SAFETY: the recorded arrays and attachment pointers (null or one element).
-        unsafe {
-            for c in arr(info.p_color_attachments, info.color_attachment_count) {
-                s += &format!(" | color {}", self.attachment(c, false));
-            }
-            if let Some(d) = info.p_depth_attachment.as_ref() {
-                s += &format!(" | depth {}", self.attachment(d, true));
-            }
-            if let Some(d) = info.p_stencil_attachment.as_ref() {
-                s += &format!(" | stencil {}", self.attachment(d, true));
-            }
-        }
-        self.log.push(s);
-    }
-
-    unsafe fn cmd_end_rendering(&mut self) {
-        self.log.push("end".into());
-    }
-
-    unsafe fn cmd_pipeline_barrier2(&mut self, info: *const vk::DependencyInfo<'_>) {
-        // SAFETY: the replay passes the recorded copy with its arrays.
-        let info = unsafe { &*info };
-        let mut s = "barrier".to_string();
-        // SAFETY: the recorded arrays of their counts.
-        let (mem, img) = unsafe {
-            (
-                arr(info.p_memory_barriers, info.memory_barrier_count),
-                arr(
-                    info.p_image_memory_barriers,
-                    info.image_memory_barrier_count,
-                ),
-            )
-        };
-        for m in mem {
-            s += &format!(
-                " | memory {} {} -> {} {}",
-                fl(m.src_stage_mask),
-                fl(m.src_access_mask),
-                fl(m.dst_stage_mask),
-                fl(m.dst_access_mask)
-            );
-        }
-        for b in img {
-            let r = b.subresource_range;
-            s += &format!(
-                " | {} {:?} {:?} -> {:?} mip {} layers {}+{}",
-                self.name(b.image.as_raw()),
-                r.aspect_mask,
-                b.old_layout,
-                b.new_layout,
-                r.base_mip_level,
-                r.base_array_layer,
-                r.layer_count
-            );
-        }
-        self.log.push(s);
-    }
-}
 
 struct Fixture {
     instance: ash::Instance,
@@ -953,7 +808,18 @@ fn a_secondary_continuing_a_subpass_inherits_dynamic_rendering() {
     let direct = unsafe {
         kit::render_pass::inheritance_rendering(vk::CommandBufferLevel::SECONDARY, &begin)
     };
-    assert_eq!(direct.unwrap().color_formats, [RGBA]);
+    let direct = direct.expect("subpass 1 of the pass");
+    assert_eq!(direct.color_formats, [RGBA]);
+    // What a pipeline of that subpass renders with.
+    let p = direct.pipeline_rendering_info();
+    assert_eq!(
+        (
+            p.color_attachment_count,
+            p.depth_attachment_format,
+            p.stencil_attachment_format
+        ),
+        (1, DS, DS)
+    );
     // SAFETY: a fresh secondary of the fixture; the render pass is live.
     unsafe {
         f.device.begin_command_buffer(secondary, &begin).unwrap();

@@ -51,21 +51,9 @@ pub unsafe fn with_inheritance_rendering<R>(
     };
     // SAFETY: `inheritance_rendering` found it non-null and valid.
     let inheritance = unsafe { &*begin.p_inheritance_info };
-    let samples = if r.samples.is_empty() {
-        vk::SampleCountFlags::TYPE_1
-    } else {
-        r.samples
-    };
     let rendering = vk::CommandBufferInheritanceRenderingInfo {
         p_next: inheritance.p_next,
-        flags: vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS,
-        view_mask: r.view_mask,
-        color_attachment_count: r.color_formats.len() as u32,
-        p_color_attachment_formats: r.color_formats.as_ptr(),
-        depth_attachment_format: r.depth_format,
-        stencil_attachment_format: r.stencil_format,
-        rasterization_samples: samples,
-        ..Default::default()
+        ..r.inheritance_rendering_info()
     };
     let converted = vk::CommandBufferInheritanceInfo {
         p_next: std::ptr::from_ref(&rendering).cast(),

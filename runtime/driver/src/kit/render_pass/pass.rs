@@ -35,6 +35,36 @@ pub struct SubpassRendering {
     pub samples: vk::SampleCountFlags,
 }
 
+impl SubpassRendering {
+    /// As the `VkPipelineRenderingCreateInfo` a pipeline of the subpass would have chained
+    /// (pointing into `self`).
+    pub fn pipeline_rendering_info(&self) -> vk::PipelineRenderingCreateInfo<'_> {
+        vk::PipelineRenderingCreateInfo::default()
+            .view_mask(self.view_mask)
+            .color_attachment_formats(&self.color_formats)
+            .depth_attachment_format(self.depth_format)
+            .stencil_attachment_format(self.stencil_format)
+    }
+
+    /// As the `VkCommandBufferInheritanceRenderingInfo` of a secondary continuing the subpass
+    /// (pointing into `self`): contents in secondaries, as inherited contents are; a subpass
+    /// without attachments counts as single-sampled.
+    pub fn inheritance_rendering_info(&self) -> vk::CommandBufferInheritanceRenderingInfo<'_> {
+        let samples = if self.samples.is_empty() {
+            vk::SampleCountFlags::TYPE_1
+        } else {
+            self.samples
+        };
+        vk::CommandBufferInheritanceRenderingInfo::default()
+            .flags(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS)
+            .view_mask(self.view_mask)
+            .color_attachment_formats(&self.color_formats)
+            .depth_attachment_format(self.depth_format)
+            .stencil_attachment_format(self.stencil_format)
+            .rasterization_samples(samples)
+    }
+}
+
 /// One `VkAttachmentDescription2`, with its stencil layouts resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attachment {
