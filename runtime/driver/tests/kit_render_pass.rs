@@ -131,6 +131,22 @@ impl Fixture {
         samples: vk::SampleCountFlags,
         layers: u32,
     ) -> vk::ImageView {
+        self.image_view(name, format, samples, (vk::ImageType::TYPE_2D, 1), layers)
+    }
+
+    /// A 3D colour image `depth` slices deep with a 2D-array view of every slice.
+    fn view_3d(&mut self, name: &str, depth: u32) -> vk::ImageView {
+        self.image_view(name, RGBA, ONE, (vk::ImageType::TYPE_3D, depth), depth)
+    }
+
+    fn image_view(
+        &mut self,
+        name: &str,
+        format: vk::Format,
+        samples: vk::SampleCountFlags,
+        (image_type, depth): (vk::ImageType, u32),
+        layers: u32,
+    ) -> vk::ImageView {
         let aspect = match format {
             vk::Format::D24_UNORM_S8_UINT => {
                 vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
@@ -138,15 +154,15 @@ impl Fixture {
             _ => vk::ImageAspectFlags::COLOR,
         };
         let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
+            .image_type(image_type)
             .format(format)
             .extent(vk::Extent3D {
                 width: 64,
                 height: 64,
-                depth: 1,
+                depth,
             })
             .mip_levels(1)
-            .array_layers(layers)
+            .array_layers(if depth > 1 { 1 } else { layers })
             .samples(samples)
             .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::INPUT_ATTACHMENT);
         // SAFETY: a live device and a valid create info.
@@ -863,4 +879,64 @@ fn the_rendering_area_granularity_is_answered_where_the_tables_have_it() {
     // SAFETY: a live device, a valid info and output.
     unsafe { f(fixture.device.handle(), &info, &mut out) };
     assert_eq!((out.width, out.height), (1, 1));
+}
+
+#[test]
+fn separate_stencil_layouts_and_3d_attachments() {
+    let mut f = Fixture::new();
+    let views = [f.view("ds", DS, ONE, 1), f.view_3d("vol", 4)];
+    let mut stencil_final = vk::AttachmentDescriptionStencilLayout::default()
+        .stencil_initial_layout(L::UNDEFINED)
+        .stencil_final_layout(L::STENCIL_READ_ONLY_OPTIMAL);
+    let attachments = [
+        att2(DS, ONE, Op::CLEAR, St::STORE, L::DEPTH_READ_ONLY_OPTIMAL)
+            .push_next(&mut stencil_final),
+        att2(RGBA, ONE, Op::DONT_CARE, St::STORE, L::TRANSFER_SRC_OPTIMAL),
+    ];
+    let mut stencil_ref = vk::AttachmentReferenceStencilLayout::default()
+        .stencil_layout(L::STENCIL_ATTACHMENT_OPTIMAL);
+    let depth = ref2(0, L::DEPTH_ATTACHMENT_OPTIMAL).push_next(&mut stencil_ref);
+    let color = [ref2(1, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let subpasses = [vk::SubpassDescription2::default()
+        .color_attachments(&color)
+        .depth_stencil_attachment(&depth)];
+    let info = vk::RenderPassCreateInfo2::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses);
+    // SAFETY: a live device and a valid create info.
+    let pass = unsafe { f.device.create_render_pass2(&info, None) }.unwrap();
+    let fb = f.framebuffer(pass, &views, 1);
+    let clear = clears();
+    let log = f.record(|d, cb| {
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area())
+            .clear_values(&clear[1..]);
+        // SAFETY: a recording primary; the pass and framebuffer are live.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            d.cmd_end_render_pass(cb);
+        }
+    });
+    let expected = [
+        // Depth and stencil layouts differ: one barrier each. A 3D attachment's transition
+        // covers the whole mip level (its 4 slices), whatever the view selects.
+        "barrier | vol COLOR UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL mip 0 layers 0+4 \
+         | ds DEPTH UNDEFINED -> DEPTH_ATTACHMENT_OPTIMAL mip 0 layers 0+1 \
+         | ds STENCIL UNDEFINED -> STENCIL_ATTACHMENT_OPTIMAL mip 0 layers 0+1",
+        "begin 64x64 layers 1 mask 0x0 0 | color vol.v COLOR_ATTACHMENT_OPTIMAL DONT_CARE STORE \
+         | depth ds.v DEPTH_ATTACHMENT_OPTIMAL CLEAR STORE clear 1 7 \
+         | stencil ds.v STENCIL_ATTACHMENT_OPTIMAL CLEAR STORE clear 1 7",
+        "end",
+        "barrier | ds DEPTH DEPTH_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL mip 0 layers 0+1 \
+         | ds STENCIL STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_READ_ONLY_OPTIMAL mip 0 layers 0+1 \
+         | vol COLOR COLOR_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL mip 0 layers 0+4",
+    ];
+    assert_eq!(log, expected, "{log:#?}");
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe {
+        f.device.destroy_framebuffer(fb, None);
+        f.device.destroy_render_pass(pass, None);
+    }
 }

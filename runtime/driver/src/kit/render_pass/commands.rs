@@ -17,6 +17,14 @@ use crate::kit::command::CommandBuffer;
 use crate::kit::Kit;
 use crate::util::{find_in_chain, guard, lock, slice};
 
+/// A render pass of a driver that cannot run what it becomes (no hook, no recorder).
+fn missing(command: &str) {
+    log::error!(
+        "render pass: the driver has no {command} (hook it, or turn RECORD_COMMANDS on); \
+         the render pass is dropped"
+    );
+}
+
 /// Hands `ops` to the driver's dynamic-rendering and barrier commands, in order.
 ///
 /// # Safety
@@ -36,6 +44,8 @@ unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
                         D::cmd_pipeline_barrier2(cb, &info)
                     } else if let Some(f) = map.cmd_pipeline_barrier2 {
                         f(cb, &info)
+                    } else {
+                        missing("vkCmdPipelineBarrier2")
                     }
                 }
             }
@@ -46,6 +56,8 @@ unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
                         D::cmd_begin_rendering(cb, info)
                     } else if let Some(f) = map.cmd_begin_rendering {
                         f(cb, info)
+                    } else {
+                        missing("vkCmdBeginRendering")
                     }
                 }
             }),
@@ -55,6 +67,8 @@ unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
                     D::cmd_end_rendering(cb)
                 } else if let Some(f) = map.cmd_end_rendering {
                     f(cb)
+                } else {
+                    missing("vkCmdEndRendering")
                 }
             },
         }
