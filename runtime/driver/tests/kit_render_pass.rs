@@ -940,3 +940,59 @@ fn separate_stencil_layouts_and_3d_attachments() {
         f.device.destroy_render_pass(pass, None);
     }
 }
+
+#[test]
+fn views_new_to_a_later_subpass_are_cleared_by_their_own_rendering() {
+    let mut f = Fixture::new();
+    let view = f.view("mv", RGBA, ONE, 2);
+    let attachments = [
+        att2(RGBA, ONE, Op::CLEAR, St::STORE, L::COLOR_ATTACHMENT_OPTIMAL)
+            .initial_layout(L::COLOR_ATTACHMENT_OPTIMAL),
+    ];
+    let color = [ref2(0, L::COLOR_ATTACHMENT_OPTIMAL)];
+    let subpasses = [
+        vk::SubpassDescription2::default()
+            .view_mask(0b01)
+            .color_attachments(&color),
+        vk::SubpassDescription2::default()
+            .view_mask(0b11)
+            .color_attachments(&color),
+    ];
+    let info = vk::RenderPassCreateInfo2::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses);
+    // SAFETY: a live device and a valid create info.
+    let pass = unsafe { f.device.create_render_pass2(&info, None) }.unwrap();
+    let fb = f.framebuffer(pass, &[view], 1);
+    let clear = [clears()[0]];
+    let log = f.record(|d, cb| {
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(area())
+            .clear_values(&clear);
+        // SAFETY: a recording primary; the pass and framebuffer are live.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            d.cmd_next_subpass(cb, vk::SubpassContents::INLINE);
+            d.cmd_end_render_pass(cb);
+        }
+    });
+    let expected = [
+        "begin 64x64 layers 1 mask 0x1 0 \
+         | color mv.v COLOR_ATTACHMENT_OPTIMAL CLEAR STORE clear [1.0, 0.0, 0.0, 1.0]",
+        "end",
+        // View 1 is new in subpass 1 but view 0 must be kept: view 1 is cleared alone first.
+        "begin 64x64 layers 1 mask 0x2 0 \
+         | color mv.v COLOR_ATTACHMENT_OPTIMAL CLEAR STORE clear [1.0, 0.0, 0.0, 1.0]",
+        "end",
+        "begin 64x64 layers 1 mask 0x3 0 | color mv.v COLOR_ATTACHMENT_OPTIMAL LOAD STORE",
+        "end",
+    ];
+    assert_eq!(log, expected, "{log:#?}");
+    // SAFETY: objects of the fixture, no longer used.
+    unsafe {
+        f.device.destroy_framebuffer(fb, None);
+        f.device.destroy_render_pass(pass, None);
+    }
+}

@@ -26,9 +26,10 @@
 //!   framebuffer's layer count and view mask 0; with it, layer count 1 and the subpass's mask.
 //! * **Load.** An attachment's first use for a set of views (none of the subpass's views loaded
 //!   yet) takes the pass's load op and clear value (`stencilLoadOp` for the stencil aspect);
-//!   every later use `LOAD`. A resolve target counts as loaded by its resolve. An attachment
-//!   first used as an input attachment only, whose load op is `CLEAR`, gets an extra
-//!   begin/end pair that clears it (the subpass's rendering has no slot for it).
+//!   every later use `LOAD`. A resolve target counts as loaded by its resolve. A `CLEAR` the
+//!   subpass's rendering cannot carry gets an extra begin/end pair over the views concerned,
+//!   before the subpass's own: an attachment first used as an input attachment only, and,
+//!   with multiview, views new to a subpass whose other views were loaded already.
 //! * **Store.** The pass's store op only when no later subpass uses the attachment in any of
 //!   the subpass's views; `STORE` otherwise.
 //! * **Resolve.** A colour resolve is `SAMPLE_ZERO` for an integer format, else `AVERAGE`.

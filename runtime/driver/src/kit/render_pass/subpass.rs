@@ -26,12 +26,15 @@ impl ActivePass {
         }
     }
 
-    /// Whether the subpass is the first to load any of `mask`'s views of `index` (then they
-    /// count as loaded).
+    /// Whether none of `mask`'s views of `index` is loaded yet (then they all count as
+    /// loaded). Partly loaded views stay as they are: the subpass loads with `LOAD` and its
+    /// new views get their own clear ([`Self::load_alone`]).
     fn first_load(&mut self, index: u32, mask: u32) -> bool {
         let att = &mut self.attachments[index as usize];
         let first = att.views_loaded & mask == 0;
-        att.views_loaded |= mask;
+        if first {
+            att.views_loaded |= mask;
+        }
         first
     }
 
