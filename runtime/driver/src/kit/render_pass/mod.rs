@@ -4,7 +4,7 @@
 //! `vkCmdPipelineBarrier2`, and the kit answers every render-pass command with them.
 //!
 //! * Objects: `vkCreateRenderPass` (read as the `VkRenderPassCreateInfo2` it means,
-//!   [`convert`]), `vkCreateRenderPass2`, `vkDestroyRenderPass`, `vkGetRenderAreaGranularity`
+//!   [`pass_from_create_info`]), `vkCreateRenderPass2`, `vkDestroyRenderPass`, `vkGetRenderAreaGranularity`
 //!   and `vkGetRenderingAreaGranularity` (1×1), framebuffers incl. imageless ones
 //!   ([`Framebuffer`]). [`RenderPass::subpass_rendering`] gives a subpass's
 //!   `VkPipelineRenderingCreateInfo` equivalent (the pipelines of a render pass use it), and
