@@ -100,7 +100,7 @@ unsafe fn step<D: Kit>(
 ///
 /// # Safety
 /// `begin`'s handles are live objects of this driver, its arrays and chain valid.
-unsafe fn start(begin: &vk::RenderPassBeginInfo<'_>) -> Option<ActivePass> {
+unsafe fn start<D: Kit>(begin: &vk::RenderPassBeginInfo<'_>) -> Option<ActivePass> {
     // SAFETY: live handles of this driver (vkCmdBeginRenderPass2's valid usage).
     let (pass, fb) = unsafe {
         (
@@ -140,8 +140,14 @@ unsafe fn start(begin: &vk::RenderPassBeginInfo<'_>) -> Option<ActivePass> {
         .enumerate()
         .map(|(i, a)| AttachmentState {
             view: views[i],
-            // SAFETY: the views are live image views of this driver (valid usage).
-            target: unsafe { ViewTarget::of(views[i]) },
+            // Only the kit's views can be looked into: a vendor's handle may be no pointer.
+            target: if D::RESOURCE_OBJECTS {
+                // SAFETY: the views are live image views of this driver (valid usage), which
+                // are the kit's with the component on.
+                unsafe { ViewTarget::of(views[i]) }
+            } else {
+                None
+            },
             clear: clears.get(i).copied().unwrap_or_default(),
             views_loaded: 0,
             layouts: [Layouts {
@@ -192,7 +198,7 @@ pub unsafe extern "system" fn cmd_begin_render_pass2<D: Kit>(
                 if state.is_some() {
                     log::error!("vkCmdBeginRenderPass2 inside a render pass instance");
                 }
-                *state = start(begin);
+                *state = start::<D>(begin);
                 if let Some(active) = state {
                     active.begin_subpass(contents(p_subpass), ops);
                 }
