@@ -86,7 +86,7 @@ pub use inheritance::{inheritance_rendering, with_inheritance_rendering};
 pub use pass::{
     Attachment, Dependency, Pass, RenderPass, Subpass, SubpassAttachment, SubpassRendering,
 };
-pub use state::ActivePass;
+pub(crate) use state::ActivePass;
 
 use super::Kit;
 
