@@ -53,6 +53,8 @@ pub struct CommandBuffer<D: Kit> {
     recording: Mutex<Recording>,
     /// `VkCommandBufferBeginInfo::flags` of the current recording.
     usage: Mutex<vk::CommandBufferUsageFlags>,
+    /// The render pass instance being recorded ([`Kit::RENDER_PASS_OBJECTS`]).
+    pub(crate) render_pass: Mutex<Option<super::render_pass::ActivePass>>,
 }
 
 // SAFETY: the device outlives its pools (API lifetime rules) and is only read.
@@ -153,6 +155,7 @@ impl<D: Kit> CommandBuffer<D> {
             }
         }
         *lock(&self.usage) = vk::CommandBufferUsageFlags::empty();
+        *lock(&self.render_pass) = None;
         D::command_buffer_reset(self, release);
     }
 }
@@ -297,6 +300,7 @@ pub unsafe extern "system" fn allocate_command_buffers<D: Kit>(
                         data,
                         recording: Mutex::new(Recording::new()),
                         usage: Mutex::new(vk::CommandBufferUsageFlags::empty()),
+                        render_pass: Mutex::new(None),
                     };
                     HostBox::try_new(
                         Dispatchable::new(cb),
@@ -400,9 +404,16 @@ pub unsafe extern "system" fn begin_command_buffer<D: Kit>(
             }
             cb.reset(false);
             *lock(&cb.usage) = info.flags;
-            match D::command_buffer_begin(cb, info) {
-                Ok(()) => vk::Result::SUCCESS,
-                Err(e) => e,
+            let begin =
+                |info: &vk::CommandBufferBeginInfo<'_>| match D::command_buffer_begin(cb, info) {
+                    Ok(()) => vk::Result::SUCCESS,
+                    Err(e) => e,
+                };
+            if D::RENDER_PASS_OBJECTS {
+                // SAFETY: the application's begin info, valid for this call (checked non-null).
+                unsafe { super::render_pass::with_inheritance_rendering(cb.level, info, begin) }
+            } else {
+                begin(info)
             }
         },
     )

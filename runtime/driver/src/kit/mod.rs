@@ -66,6 +66,7 @@ pub mod native_buffer;
 pub mod null;
 pub mod objects;
 pub mod queue;
+pub mod render_pass;
 pub mod requirements;
 pub mod resources;
 pub mod routes;
@@ -185,6 +186,16 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// `VK_WHOLE_SIZE` buffer ranges are resolved against the kit's buffers. Drivers with their
     /// own descriptor objects leave it off.
     const DESCRIPTOR_OBJECTS: bool = false;
+    /// The kit's render passes on dynamic rendering ([`render_pass`], Mesa's `vk_render_pass`
+    /// and `vk_framebuffer`): render passes (1.0 and `…2`), framebuffers (imageless too) and
+    /// the render-area granularity; `vkCmdBeginRenderPass{,2}`, `vkCmdNextSubpass{,2}` and
+    /// `vkCmdEndRenderPass{,2}` become the driver's own `vkCmdPipelineBarrier2`,
+    /// `vkCmdBeginRendering` and `vkCmdEndRendering` (recorded with
+    /// [`Kit::RECORD_COMMANDS`]), with the load/store/resolve ops, layout transitions and
+    /// subpass dependencies the pass describes; secondaries continuing a subpass begin as
+    /// dynamic-rendering secondaries. Barriers name images through the kit's image views
+    /// ([`Kit::RESOURCE_OBJECTS`]). Drivers with native render passes leave it off.
+    const RENDER_PASS_OBJECTS: bool = false;
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
     /// [`resources::default_buffer_requirements`].
@@ -424,7 +435,8 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// A kit driver's command map below the vendor's hooks (Mesa's
 /// `vk_device_dispatch_table_from_entrypoints`): the kit's components from the highest
 /// priority down — the sync component first (with it on it also answers the external fence
-/// and semaphore queries the commons answer with "nothing"), the queue core, command
+/// and semaphore queries the commons answer with "nothing"), the queue core, render passes
+/// (above the recorder, whose render-pass commands they replace), command
 /// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
 /// them on the kit answers both forms of each bind and requirements query itself), the
 /// descriptor objects, the commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
@@ -433,6 +445,7 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = sync::entries::<D>()
         .or(&queue::entries::<D>())
+        .or(&render_pass::entries::<D>())
         .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
         .or(&descriptor::entries::<D>())

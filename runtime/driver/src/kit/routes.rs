@@ -502,37 +502,54 @@ unsafe extern "system" fn cmd_resolve_image<D: Kit>(
     })
 }
 
+/// The `…2` render-pass command a 1.0 one reaches: the vendor's hook, else the kit's render
+/// passes on dynamic rendering ([`super::render_pass`], which routes its 1.0 forms here).
+macro_rules! render_pass2 {
+    ($D:ident, $id:ident, $hook:ident($($arg:expr),*)) => {
+        if $D::implements(vkgen_generated::commands::CommandId::$id) {
+            $D::$hook($($arg),*)
+        } else {
+            super::render_pass::$hook::<$D>($($arg),*)
+        }
+    };
+}
+
 /// `vkCmdBeginRenderPass` as `vkCmdBeginRenderPass2`.
-unsafe extern "system" fn cmd_begin_render_pass<D: Kit>(
+pub(super) unsafe extern "system" fn cmd_begin_render_pass<D: Kit>(
     cb: vk::CommandBuffer,
     begin: *const vk::RenderPassBeginInfo<'_>,
     contents: vk::SubpassContents,
 ) {
     let sub = vk::SubpassBeginInfo::default().contents(contents);
-    // SAFETY: the vendor's hook; `begin` is the application's valid structure.
+    // SAFETY: the vendor's `…2` hook or the kit's, both with vkCmdBeginRenderPass2's valid
+    // usage: `begin` is the application's valid structure, `sub` lives for the call.
     guard("vkCmdBeginRenderPass", (), || unsafe {
-        D::cmd_begin_render_pass2(cb, begin, &sub)
+        render_pass2!(
+            D,
+            CMD_BEGIN_RENDER_PASS2,
+            cmd_begin_render_pass2(cb, begin, &sub)
+        )
     })
 }
 
 /// `vkCmdNextSubpass` as `vkCmdNextSubpass2`.
-unsafe extern "system" fn cmd_next_subpass<D: Kit>(
+pub(super) unsafe extern "system" fn cmd_next_subpass<D: Kit>(
     cb: vk::CommandBuffer,
     contents: vk::SubpassContents,
 ) {
     let begin = vk::SubpassBeginInfo::default().contents(contents);
     let end = vk::SubpassEndInfo::default();
-    // SAFETY: the vendor's hook with valid structures.
+    // SAFETY: the vendor's `…2` hook or the kit's, with structures that live for the call.
     guard("vkCmdNextSubpass", (), || unsafe {
-        D::cmd_next_subpass2(cb, &begin, &end)
+        render_pass2!(D, CMD_NEXT_SUBPASS2, cmd_next_subpass2(cb, &begin, &end))
     })
 }
 
 /// `vkCmdEndRenderPass` as `vkCmdEndRenderPass2`.
-unsafe extern "system" fn cmd_end_render_pass<D: Kit>(cb: vk::CommandBuffer) {
+pub(super) unsafe extern "system" fn cmd_end_render_pass<D: Kit>(cb: vk::CommandBuffer) {
     let end = vk::SubpassEndInfo::default();
-    // SAFETY: the vendor's hook with a valid structure.
+    // SAFETY: the vendor's `…2` hook or the kit's, with a structure that lives for the call.
     guard("vkCmdEndRenderPass", (), || unsafe {
-        D::cmd_end_render_pass2(cb, &end)
+        render_pass2!(D, CMD_END_RENDER_PASS2, cmd_end_render_pass2(cb, &end))
     })
 }
