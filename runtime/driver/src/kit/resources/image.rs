@@ -226,9 +226,9 @@ unsafe extern "system" fn create_image<D: Kit>(
             if let Some(n) = native {
                 // SAFETY: the application's allocator, valid until the image is destroyed
                 // (VUID-vkCreateImage-pAllocator-parameter).
-                if let Err(e) =
-                    unsafe { external::bind_native_buffer(dev, &image, n.buffer, p_allocator) }
-                {
+                let bound =
+                    unsafe { external::bind_native_buffer(dev, &image, n.buffer, p_allocator) };
+                if let Err(e) = bound {
                     return e;
                 }
             }
