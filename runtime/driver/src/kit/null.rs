@@ -19,26 +19,33 @@
 //!   `robustBufferAccess` (as nulldrv), plus the 1.1–1.3 features that apiVersion 1.3 makes
 //!   mandatory in the `Features2` chain; `VkPhysicalDevicePresentationPropertiesANDROID` reports
 //!   `sharedImage = VK_TRUE`.
-//! * **Objects.** Dispatchable objects are [`Dispatchable`]s (instance embeds its physical
-//!   device, device embeds its queue, command buffers come from their pool's allocator and die
-//!   with it); every other object with state is an [`Object`], stateless descriptor sets are
-//!   [`HandleCounter`] handles. All host memory for objects honours `VkAllocationCallbacks`; a
-//!   failed allocation is `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked (array creations
-//!   roll back and null their outputs).
-//! * **Memory.** `vkAllocateMemory` returns real zeroed host memory (page aligned), so map /
-//!   write / read round trips work; more than the heap size is `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
-//!   With `VK_ANDROID_external_memory_android_hardware_buffer` (the kit's component) imported
+//! * **Objects.** The kit's, as a vendor's are (issue 30's dogfood): instances, devices,
+//!   queues, command pools and buffers are kit base objects; memory, buffers, images, views,
+//!   samplers, query pools and private-data slots are the kit's resource objects
+//!   ([`Kit::RESOURCE_OBJECTS`], [`kit::resources`]). The null driver's own, until the kit has
+//!   them: events ([`Object`]s with a flag), descriptor sets ([`HandleCounter`] handles) and
+//!   stateless pipelines, shader modules, pipeline caches and layouts, set layouts, pools,
+//!   update templates, render passes, framebuffers, buffer views and Y′CbCr conversions. All
+//!   host memory for objects honours `VkAllocationCallbacks`; a failed allocation is
+//!   `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked (array creations roll back and null
+//!   their outputs).
+//! * **Memory.** The kit's: real zeroed host memory charged to the 256 MiB heap (more is
+//!   `VK_ERROR_OUT_OF_DEVICE_MEMORY`), so map / write / read round trips work. With
+//!   `VK_ANDROID_external_memory_android_hardware_buffer` ([`Kit::HARDWARE_BUFFERS`]) imported
 //!   and exported memory is the `AHardwareBuffer`'s own pages, shared with its other users.
+//! * **Commands.** Recorded by the kit ([`Kit::RECORD_COMMANDS`]) and replayed at submission
+//!   into an engine that renders nothing (`kit/null/engine.rs`); submitted queries become
+//!   available with the value 0.
 //! * **Synchronisation.** The kit's sync component ([`kit::sync`]): work completes at
 //!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
 //!   fence fds pending on its wait semaphores, then signals its semaphores, timeline values
 //!   included, and fence); fences and semaphores export and import `SYNC_FD`s.
-//! * **Native buffers.** `vkCreateImage` imports `VkNativeBufferANDROID` through the kit's
-//!   component (validated; the image keeps a dup of the buffer's fd); the GrallocUsage
-//!   queries answer 0. `vkAcquireImageANDROID` always closes the fd it is given (also on
-//!   failure); a dup goes to the semaphore and to the fence, which become signalled exactly when
-//!   the fd fires (`-1`: at once). `vkQueueSignalReleaseImageANDROID` waits for its semaphores'
-//!   fds and returns `-1`.
+//! * **Native buffers.** The kit's `vkCreateImage` imports `VkNativeBufferANDROID` (validated
+//!   by the native-buffer component): the image is bound to the gralloc buffer's pages and
+//!   keeps a dup of its fd; the GrallocUsage queries answer 0. `vkAcquireImageANDROID` always
+//!   closes the fd it is given (also on failure); a dup goes to the semaphore and to the fence,
+//!   which become signalled exactly when the fd fires (`-1`: at once).
+//!   `vkQueueSignalReleaseImageANDROID` waits for its semaphores' fds and returns `-1`.
 //! * **Everything else** is a no-op: `unimplemented()` answers `VK_SUCCESS`, and queries with
 //!   outputs write zero counts or neutral values.
 //!
@@ -121,7 +128,7 @@ impl Kit for NullDriver {
     // Memory, buffers, images (native-buffer ones too), views, samplers, query pools and
     // private data are the kit's.
     const RESOURCE_OBJECTS: bool = true;
-    // Every `vkCmd*` is recorded, and replayed at submission ([`engine`]).
+    // Every `vkCmd*` is recorded, and replayed at submission (`null/engine.rs`).
     const RECORD_COMMANDS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory (the kit's memory objects).
     const HARDWARE_BUFFERS: bool = true;

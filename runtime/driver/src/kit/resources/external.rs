@@ -16,10 +16,10 @@
 //!   default reads it here). The memory type must be one of
 //!   [`Kit::hardware_buffer_memory_type_bits`].
 //! * **Native-buffer images.** `vkCreateImage` with a `VkNativeBufferANDROID` (validated by
-//!   [`native_buffer::native_buffer_import`]) makes a kit [`Image`] bound at creation to memory
-//!   on the gralloc buffer: a memory object of its own that the image owns (the application
-//!   never sees its handle; it goes with the image), keeping the buffer's fd open as long as
-//!   the image lives. The image's linear layout has the buffer's row pitch, so
+//!   [`crate::kit::native_buffer::native_buffer_import`]) makes a kit [`Image`] bound at
+//!   creation to memory on the gralloc buffer: a memory object of its own that the image owns
+//!   (the application never sees its handle; it goes with the image), keeping the buffer's
+//!   fd open as long as the image lives. The image's linear layout has the buffer's row pitch, so
 //!   `vkGetImageSubresourceLayout` and an engine addressing texels agree with the buffer's
 //!   other users. The spec-8 deferred form, `vkBindImageMemory2` with the structure chained and
 //!   no memory, binds the same way (the image keeps the packed layout it was created with:
@@ -230,4 +230,44 @@ pub(super) fn bind_dedicated(
             "image already bound"
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rgba(width: u32, height: u32) -> ImageDesc {
+        ImageDesc {
+            flags: vk::ImageCreateFlags::empty(),
+            image_type: vk::ImageType::TYPE_2D,
+            format: vk::Format::R8G8B8A8_UNORM,
+            extent: vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            },
+            mip_levels: 1,
+            array_layers: 1,
+            samples: vk::SampleCountFlags::TYPE_1,
+            tiling: vk::ImageTiling::OPTIMAL,
+            usage: vk::ImageUsageFlags::COLOR_ATTACHMENT,
+        }
+    }
+
+    #[test]
+    fn a_native_layout_has_the_buffers_row_pitch() {
+        let l = native_layout(&rgba(20, 6), 32);
+        assert_eq!(l.levels[0].row_pitch, 32 * 4);
+        assert_eq!(l.levels[0].size, 32 * 4 * 6);
+        // A stride below the width (refused by the import's checks) never shortens the rows.
+        assert_eq!(native_layout(&rgba(20, 6), 8).levels[0].row_pitch, 20 * 4);
+    }
+
+    #[test]
+    fn an_export_without_a_dedicated_image_is_a_blob() {
+        assert_eq!(
+            export_target(vk::Image::null(), 4096),
+            ExportTarget::Blob { size: 4096 }
+        );
+    }
 }
