@@ -375,8 +375,7 @@ unsafe fn bind_info<D: Kit>(dev: &Device<D>, info: &vk::BindImageMemoryInfo<'_>)
     };
     // SAFETY: the loader's structure: its handle is null or the buffer's `native_handle_t`.
     let bound = unsafe { native_buffer_of(anb) }.and_then(|buffer| {
-        // SAFETY: the image's memory is made without application callbacks (a bind has none),
-        // so nothing outlives the image's.
+        // SAFETY: a bind has no allocator: null, the system allocator, valid for the process.
         unsafe { external::bind_native_buffer(dev, i, buffer, std::ptr::null()) }
     });
     bound.err().unwrap_or(vk::Result::SUCCESS)
