@@ -148,7 +148,8 @@ fn native_buffer_images_are_bound_to_the_buffers_pages() {
         // SAFETY: the image's memory holds `len` bytes.
         let second_row = unsafe { p.add(row as usize).read() };
         assert_eq!(second_row, row as u8, "the image reads the buffer's bytes");
-        // SAFETY: as above; the engine's write must reach the buffer's other users.
+        // SAFETY: byte 3 of the `len` bytes at `p`. The engine's write must reach the buffer's
+        // other users.
         unsafe { p.add(3).write(0xEE) };
         let sub = vk::ImageSubresource::default().aspect_mask(vk::ImageAspectFlags::COLOR);
         // SAFETY: a live image, a valid subresource.

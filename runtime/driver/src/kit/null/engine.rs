@@ -41,7 +41,7 @@ impl Execute for NullEngine {
         first_query: u32,
         query_count: u32,
     ) {
-        // SAFETY: as in `complete`.
+        // SAFETY: the recorded pool, alive while the command buffer is pending; type-checked.
         if let Some(p) = unsafe { QueryPool::from_handle(query_pool) } {
             p.reset(first_query, query_count);
         }

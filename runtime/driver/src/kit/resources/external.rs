@@ -62,7 +62,7 @@ pub(super) unsafe fn hardware_buffer_memory<D: Kit>(
         Ok(Some(a)) => a,
         Err(e) => return Some(Err(e)),
     };
-    // SAFETY: as above.
+    // SAFETY: the same valid chain, read for its `VkMemoryDedicatedAllocateInfo`.
     let dedicated = unsafe { memory::dedicated(info) };
     Some(on_hardware_buffer(
         dev,

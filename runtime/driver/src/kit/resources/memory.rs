@@ -226,7 +226,7 @@ unsafe extern "system" fn allocate_memory<D: Kit>(
             let made = match unsafe { super::external::hardware_buffer_memory(dev, info) } {
                 Some(m) => m,
                 None => allocate(dev, info.allocation_size, info.memory_type_index).map(|mut m| {
-                    // SAFETY: as above.
+                    // SAFETY: `info`'s valid chain again, read for its dedicated target.
                     m.dedicated = unsafe { dedicated(info) };
                     m
                 }),
