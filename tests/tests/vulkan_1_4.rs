@@ -148,7 +148,14 @@ fn vulkan_1_4_commands_through_the_trampolines_on_a_1_4_device() {
             assert!(!p.is_null());
             // SAFETY: 4096 - 64 bytes are mapped at `p`.
             unsafe { p.cast::<u32>().write_unaligned(0xA11CE) };
-            // SAFETY: the same memory through the 1.0 command.
+            let unmap = gvk::MemoryUnmapInfo {
+                memory,
+                ..Default::default()
+            };
+            // SAFETY: valid structure.
+            assert_eq!(unsafe { unmap2(d, &unmap) }, vk::Result::SUCCESS);
+            // SAFETY: the same memory through the 1.0 commands, mapped again now that the 1.4
+            // mapping is gone (a memory is mapped once at a time, VUID-vkMapMemory-memory-00678).
             let p0 = unsafe {
                 device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
             }
@@ -158,12 +165,8 @@ fn vulkan_1_4_commands_through_the_trampolines_on_a_1_4_device() {
                 unsafe { p0.cast::<u8>().add(64).cast::<u32>().read_unaligned() },
                 0xA11CE
             );
-            let unmap = gvk::MemoryUnmapInfo {
-                memory,
-                ..Default::default()
-            };
-            // SAFETY: valid structure.
-            assert_eq!(unsafe { unmap2(d, &unmap) }, vk::Result::SUCCESS);
+            // SAFETY: mapped above.
+            unsafe { device.unmap_memory(memory) };
 
             // vkGetImageSubresourceLayout2 answers as vkGetImageSubresourceLayout.
             // SAFETY: valid create info.

@@ -131,7 +131,7 @@ fn the_vendor_hook_comes_first() {
 fn kit_components_come_before_the_bring_up_table() {
     let merged = kit::entries::<BringUp>();
     let commons = kit::common::entries::<BringUp>();
-    let bring_up = null::bring_up_entries();
+    let bring_up = null::bring_up_entries::<BringUp>();
     // A kit-owned command is the kit's even though the null driver has one.
     assert!(at(&bring_up, C::CREATE_DEVICE).is_some());
     assert_eq!(

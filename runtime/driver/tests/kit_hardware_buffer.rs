@@ -19,6 +19,7 @@ use vkgen_driver::hardware_buffer::ndk::*;
 use vkgen_driver::hardware_buffer::{
     format, usage, AHardwareBuffer, AHardwareBufferDesc, AHardwareBufferPlanes, ARect,
 };
+use vkgen_driver::kit::resources::{Dedicated, DeviceMemory, Image};
 use vkgen_generated::driver::get_instance_proc_addr;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -600,6 +601,20 @@ fn null_driver_import_and_export_share_the_pages() {
         .unwrap();
         // SAFETY: the import covers 256 bytes.
         assert_eq!(unsafe { mapped.cast::<u8>().add(255).read() }, 0x5A);
+        // The dedicated image binds to it (its requirements are the buffer's, not checked),
+        // and an engine reads the buffer's pages through the kit's image.
+        // SAFETY: a live image and the memory dedicated to it.
+        unsafe { n.device.bind_image_memory(image, memory, 0) }.unwrap();
+        // SAFETY: live kit objects of the null driver.
+        let (kit_image, kit_memory) = unsafe {
+            (
+                Image::from_handle(image).unwrap(),
+                DeviceMemory::from_handle(memory).unwrap(),
+            )
+        };
+        assert_eq!(kit_memory.dedicated, Some(Dedicated::Image(image)));
+        assert!(kit_memory.is_shared() && kit_memory.hardware_buffer().is_some());
+        assert_eq!(kit_image.host_ptr(), Some(mapped.cast::<u8>()));
         // The memory's buffer is the same object.
         let info = vk::MemoryGetAndroidHardwareBufferInfoANDROID::default().memory(memory);
         // SAFETY: memory imported from a buffer.

@@ -257,13 +257,21 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     }
 
     /// The `AHardwareBuffer` behind `memory` (imported or allocated for export), for
-    /// `vkGetMemoryAndroidHardwareBufferANDROID`. Default: none.
+    /// `vkGetMemoryAndroidHardwareBufferANDROID`. Default: the buffer of the kit's memory
+    /// object ([`resources::external`]) when the kit's memory objects serve the driver
+    /// ([`Kit::RESOURCE_OBJECTS`], or the bring-up table's); none otherwise.
     fn memory_hardware_buffer(
         device: vk::Device,
         memory: vk::DeviceMemory,
     ) -> Option<crate::hardware_buffer::HardwareBufferRef> {
-        let _ = (device, memory);
-        None
+        let _ = device;
+        if !(Self::RESOURCE_OBJECTS || Self::NULL_OBJECTS) {
+            return None;
+        }
+        // SAFETY: with the kit's memory objects in use, `memory` is null or one of them
+        // (VUID-VkMemoryGetAndroidHardwareBufferInfoANDROID-memory-parameter); a vendor's own
+        // memory is refused by the type check.
+        unsafe { resources::external::memory_hardware_buffer(memory) }
     }
 
     /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
@@ -459,7 +467,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&native_buffer::entries::<D>())
         .or(&hardware_buffer::entries::<D>());
     if D::NULL_OBJECTS {
-        let mut bring_up = null::bring_up_entries();
+        let mut bring_up = null::bring_up_entries::<D>();
         bring_up.retain(|cmd| !common::kit_owned(cmd));
         table = table.or(&bring_up);
     }

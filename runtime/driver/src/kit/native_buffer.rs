@@ -233,6 +233,27 @@ pub unsafe fn create_native_buffer_image<D: NativeBuffers>(
     ))
 }
 
+/// The validated `VkNativeBufferANDROID` of an image create info (see
+/// [`create_native_buffer_image`] for the checks), `None` when the chain holds none: how the
+/// kit's own `vkCreateImage` ([`crate::kit::resources`]) imports native buffers.
+///
+/// # Safety
+/// `ci`'s chain is valid, and a `VkNativeBufferANDROID` in it holds a null handle or the one
+/// the loader passed.
+pub unsafe fn native_buffer_import<'a>(
+    ci: &'a vk::ImageCreateInfo<'a>,
+) -> Option<Result<NativeBufferImport<'a>, vk::Result>> {
+    // SAFETY: the caller's valid chain: a structure found by its sType is that structure.
+    let anb = unsafe {
+        find_in_chain::<vk::NativeBufferANDROID>(
+            ci.p_next,
+            vk::StructureType::NATIVE_BUFFER_ANDROID,
+        )
+    }?;
+    // SAFETY: `anb` is from `ci`'s valid chain, with the loader's handle (the caller's promise).
+    Some(unsafe { validate(ci, anb) })
+}
+
 /// The gralloc buffer behind a `VkNativeBufferANDROID` (also for the deferred binds of spec 8,
 /// `vkBindImageMemory2` with the structure chained): the handle's header and counts checked,
 /// its fd dup'ed. A null or malformed handle is `VK_ERROR_INVALID_EXTERNAL_HANDLE`, and so is

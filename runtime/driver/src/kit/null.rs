@@ -19,38 +19,42 @@
 //!   `robustBufferAccess` (as nulldrv), plus the 1.1–1.3 features that apiVersion 1.3 makes
 //!   mandatory in the `Features2` chain; `VkPhysicalDevicePresentationPropertiesANDROID` reports
 //!   `sharedImage = VK_TRUE`.
-//! * **Objects.** Dispatchable objects are [`Dispatchable`]s (instance embeds its physical
-//!   device, device embeds its queue, command buffers come from their pool's allocator and die
-//!   with it); every other object with state is an [`Object`], stateless descriptor sets are
-//!   [`HandleCounter`] handles. All host memory for objects honours `VkAllocationCallbacks`; a
-//!   failed allocation is `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked (array creations
-//!   roll back and null their outputs).
-//! * **Memory.** `vkAllocateMemory` returns real zeroed host memory (page aligned), so map /
-//!   write / read round trips work; more than the heap size is `VK_ERROR_OUT_OF_DEVICE_MEMORY`.
-//!   With `VK_ANDROID_external_memory_android_hardware_buffer` (the kit's component) imported
+//! * **Objects.** The kit's, as a vendor's are (issue 30's dogfood): instances, devices,
+//!   queues, command pools and buffers are kit base objects; memory, buffers, images, views,
+//!   samplers, query pools and private-data slots are the kit's resource objects
+//!   ([`Kit::RESOURCE_OBJECTS`], [`kit::resources`]). The null driver's own, until the kit has
+//!   them: events ([`Object`]s with a flag), descriptor sets ([`HandleCounter`] handles) and
+//!   stateless pipelines, shader modules, pipeline caches and layouts, set layouts, pools,
+//!   update templates, render passes, framebuffers, buffer views and Y′CbCr conversions. All
+//!   host memory for objects honours `VkAllocationCallbacks`; a failed allocation is
+//!   `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked (array creations roll back and null
+//!   their outputs).
+//! * **Memory.** The kit's: real zeroed host memory charged to the 256 MiB heap (more is
+//!   `VK_ERROR_OUT_OF_DEVICE_MEMORY`), so map / write / read round trips work. With
+//!   `VK_ANDROID_external_memory_android_hardware_buffer` ([`Kit::HARDWARE_BUFFERS`]) imported
 //!   and exported memory is the `AHardwareBuffer`'s own pages, shared with its other users.
+//! * **Commands.** Recorded by the kit ([`Kit::RECORD_COMMANDS`]) and replayed at submission
+//!   into an engine that renders nothing (`kit/null/engine.rs`); submitted queries become
+//!   available with the value 0.
 //! * **Synchronisation.** The kit's sync component ([`kit::sync`]): work completes at
 //!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
 //!   fence fds pending on its wait semaphores, then signals its semaphores, timeline values
 //!   included, and fence); fences and semaphores export and import `SYNC_FD`s.
-//! * **Native buffers.** `vkCreateImage` imports `VkNativeBufferANDROID` through the kit's
-//!   component (validated; the image keeps a dup of the buffer's fd); the GrallocUsage
-//!   queries answer 0. `vkAcquireImageANDROID` always closes the fd it is given (also on
-//!   failure); a dup goes to the semaphore and to the fence, which become signalled exactly when
-//!   the fd fires (`-1`: at once). `vkQueueSignalReleaseImageANDROID` waits for its semaphores'
-//!   fds and returns `-1`.
+//! * **Native buffers.** The kit's `vkCreateImage` imports `VkNativeBufferANDROID` (validated
+//!   by the native-buffer component): the image is bound to the gralloc buffer's pages and
+//!   keeps a dup of its fd; the GrallocUsage queries answer 0. `vkAcquireImageANDROID` always
+//!   closes the fd it is given (also on failure); a dup goes to the semaphore and to the fence,
+//!   which become signalled exactly when the fd fires (`-1`: at once).
+//!   `vkQueueSignalReleaseImageANDROID` waits for its semaphores' fds and returns `-1`.
 //! * **Everything else** is a no-op: `unimplemented()` answers `VK_SUCCESS`, and queries with
 //!   outputs write zero counts or neutral values.
 //!
 //! It is also the kit's bring-up fallback (see [`Kit::NULL_OBJECTS`]), which is why it lives in
 //! the kit; the backends re-export it as `backend::null`.
 
-use std::alloc::Layout;
-use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
-use std::ptr::{self, NonNull};
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;
@@ -59,16 +63,11 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
-use crate::gralloc::{Buffer as GrallocBuffer, SharedMapping};
 use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
-use crate::hardware_buffer::HardwareBufferRef;
-use crate::kit::hardware_buffer::{ExportTarget, HardwareBufferAllocation};
-use crate::kit::native_buffer::{
-    create_native_buffer_image, GrallocQueries, NativeBufferImport, NativeBuffers,
-};
+use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
-use crate::util::{copy_cstr, for_each_out, lock, write_array_with};
+use crate::util::copy_cstr;
 
 /// The null driver. See the [module docs](self).
 #[derive(Debug)]
@@ -101,13 +100,12 @@ fn image_compression_enabled() -> bool {
     std::env::var_os(IMAGE_COMPRESSION_ENV).is_none_or(|v| v != "0")
 }
 
-/// Page alignment of device memory (and `minMemoryMapAlignment` is far below it).
-const MEMORY_ALIGNMENT: usize = 4096;
 /// Kind of descriptor-set counter handles.
 const DESCRIPTOR_SET_KIND: u8 = 1;
 
 static COUNTER: HandleCounter = HandleCounter::new();
 
+mod engine;
 #[macro_use]
 mod objects;
 use objects::*;
@@ -125,20 +123,29 @@ impl Kit for NullDriver {
     type Queue = ();
     type CommandBuffer = ();
     type CommandPool = ();
-    // Queues, fences and semaphores are the kit's; `driver_submit` (the default) has no work.
+    // Queues, fences and semaphores are the kit's; `driver_submit` replays into a no-op engine.
     const SYNC_OBJECTS: bool = true;
-    // `AHardwareBuffer` memory: the buffer's pages are the memory.
+    // Memory, buffers, images (native-buffer ones too), views, samplers, query pools and
+    // private data are the kit's.
+    const RESOURCE_OBJECTS: bool = true;
+    // Every `vkCmd*` is recorded, and replayed at submission (`null/engine.rs`).
+    const RECORD_COMMANDS: bool = true;
+    // `AHardwareBuffer` memory: the buffer's pages are the memory (the kit's memory objects).
     const HARDWARE_BUFFERS: bool = true;
 
-    fn memory_hardware_buffer(
-        _device: vk::Device,
-        memory: vk::DeviceMemory,
-    ) -> Option<HardwareBufferRef> {
-        // SAFETY: a memory handle of this device (or garbage, which `obj` refuses).
-        match unsafe { &obj::<Memory, _>(memory)?.backing } {
-            Backing::HardwareBuffer { buffer, .. } => Some(buffer.clone()),
-            Backing::Heap(_) => None,
+    fn driver_submit(
+        _queue: &kit::Queue<Self>,
+        batch: &kit::queue::Batch,
+        _completion: kit::queue::Completion,
+    ) -> Result<(), vk::Result> {
+        for &cb in &batch.command_buffers {
+            // SAFETY: a submitted command buffer of this driver, pending until the completion
+            // drops at the end of this call; `from_handle` checks the type.
+            if let Some(cb) = unsafe { kit::command::CommandBuffer::<Self>::from_handle(cb) } {
+                cb.replay(&mut engine::NullEngine);
+            }
         }
+        Ok(())
     }
 
     fn instance_version() -> u32 {
@@ -298,38 +305,35 @@ impl NativeBuffers for NullDriver {
         // the typed queue core: drivers in bring-up reach this hook with their own queues.
         kit::queue::release_after_waits(wait)
     }
-
-    fn import_native_buffer(
-        _device: vk::Device,
-        import: NativeBufferImport<'_>,
-        allocator: Option<&vk::AllocationCallbacks<'_>>,
-    ) -> Result<vk::Image, vk::Result> {
-        // No pixels to bind: the image keeps the buffer (and its fd) alive.
-        let allocator = allocator.map_or(ptr::null(), ptr::from_ref);
-        new_image(import.create_info, Some(import.buffer), allocator)
-    }
 }
 
-/// The null driver's command map as the kit's bring-up table ([`Kit::NULL_OBJECTS`]): its
-/// hooks; its native-buffer component and `…2` routes (these take raw handles, so they serve
-/// another kit driver's objects too); its sync component; then its stubs. Never its kit
-/// commons: those would read the other driver's base objects as the null driver's.
-pub fn bring_up_entries() -> EntryTable {
-    /// The key the bring-up table is cached under (the null driver's own map is another).
-    struct BringUp;
-    *kit::cached_entries::<BringUp>(|| {
-        let mut hooks = EntryTable::entry_points::<NullDriver>();
-        hooks.retain(<NullDriver as Driver>::implements);
-        let hooks = hooks
-            .or(&kit::native_buffer::entries::<NullDriver>())
-            .or(&kit::routes::entries::<NullDriver>());
-        // The 1.4 routes exist only in tables generated from a 1.4 registry (build.rs).
-        #[cfg(vk_1_4)]
-        let hooks = hooks.or(&kit::routes_1_4::entries::<NullDriver>());
-        hooks
-            .or(&kit::sync::entries::<NullDriver>())
-            .or(&EntryTable::entry_points::<NullDriver>())
-    })
+/// The null driver's command map as the kit's bring-up table ([`Kit::NULL_OBJECTS`]) of
+/// driver `D`: its hooks; the kit's resource objects on `D`'s own devices (the objects the
+/// null driver runs on: driver-independent structs, and the commands that read a device read
+/// it as `D`'s); its native-buffer component and `…2` routes (these take raw handles, so they
+/// serve another kit driver's objects too); its sync component; then its stubs. Never its kit
+/// commons, nor anything else instantiated for the null driver that reads a base object: that
+/// would read `D`'s instance, device or command buffers as the null driver's.
+pub fn bring_up_entries<D: Kit>() -> EntryTable {
+    *kit::cached_entries::<BringUp<D>>(build_bring_up::<D>)
+}
+
+/// The key [`bring_up_entries`] of `D` is cached under (the null driver's own map is another).
+struct BringUp<D>(PhantomData<D>);
+
+fn build_bring_up<D: Kit>() -> EntryTable {
+    let mut hooks = EntryTable::entry_points::<NullDriver>();
+    hooks.retain(<NullDriver as Driver>::implements);
+    let hooks = hooks
+        .or(&kit::resources::bring_up_entries::<D>())
+        .or(&kit::native_buffer::entries::<NullDriver>())
+        .or(&kit::routes::entries::<NullDriver>());
+    // The 1.4 routes exist only in tables generated from a 1.4 registry (build.rs).
+    #[cfg(vk_1_4)]
+    let hooks = hooks.or(&kit::routes_1_4::entries::<NullDriver>());
+    hooks
+        .or(&kit::sync::entries::<NullDriver>())
+        .or(&EntryTable::entry_points::<NullDriver>())
 }
 
 #[crate::driver(kit)]
@@ -359,310 +363,6 @@ impl Driver for NullDriver {
             f.signal();
         }
         vk::Result::SUCCESS
-    }
-
-    // Memory.
-
-    unsafe fn allocate_memory(
-        _device: vk::Device,
-        p_allocate_info: *const vk::MemoryAllocateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_memory: *mut vk::DeviceMemory,
-    ) -> vk::Result {
-        // SAFETY: `p_allocate_info` is the application's, null or valid for this call.
-        let Some(info) = (unsafe { p_allocate_info.as_ref() }) else {
-            return vkgen_abi::vk_error!(
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-                "no allocate info"
-            );
-        };
-        if info.memory_type_index != 0 {
-            let index = info.memory_type_index;
-            return vkgen_abi::vk_error!(
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-                "memory type {index}: the null device has one"
-            );
-        }
-        // SAFETY: `info` is the application's allocate info (checked non-null above) with a chain
-        // valid for this call, which is all `parse` reads.
-        let memory = match unsafe { HardwareBufferAllocation::parse(info) } {
-            Err(e) => Err(e),
-            Ok(Some(HardwareBufferAllocation::Import { buffer, .. })) => {
-                Memory::hardware_buffer(buffer)
-            }
-            Ok(Some(HardwareBufferAllocation::Export {
-                dedicated_image,
-                size,
-            })) => {
-                // SAFETY: null or a live image of this device.
-                let target = match unsafe { obj::<Image, _>(dedicated_image) } {
-                    Some(i) => ExportTarget::Image {
-                        format: i.format,
-                        width: i.extent.width,
-                        height: i.extent.height,
-                        usage: kit::hardware_buffer::usage_of_image(i.usage, i.flags),
-                    },
-                    None => ExportTarget::Blob { size },
-                };
-                target.allocate().and_then(Memory::hardware_buffer)
-            }
-            Ok(None) if info.allocation_size == 0 || info.allocation_size > HEAP_SIZE => {
-                Err(vkgen_abi::vk_error!(
-                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-                    "{} bytes: not in 1..={HEAP_SIZE}",
-                    info.allocation_size
-                ))
-            }
-            Ok(None) => Memory::heap(info.allocation_size),
-        };
-        let memory = match memory {
-            Ok(m) => m,
-            Err(e) => return e,
-        };
-        // On failure `create_object` drops the `Memory`, which frees its pages.
-        // SAFETY: `p_allocator` is the application's vkAllocateMemory allocator, null or valid
-        // until the memory is freed.
-        match unsafe { create_object(memory, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: `p_memory` is the application's vkAllocateMemory output, valid for a
-                // write.
-                unsafe { *p_memory = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn free_memory(
-        _device: vk::Device,
-        memory: vk::DeviceMemory,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or live memory the application is done with.
-        unsafe { destroy_object::<Memory>(vk::Handle::as_raw(memory)) };
-    }
-
-    unsafe fn map_memory(
-        _device: vk::Device,
-        memory: vk::DeviceMemory,
-        offset: vk::DeviceSize,
-        _size: vk::DeviceSize,
-        _flags: vk::MemoryMapFlags,
-        pp_data: *mut *mut c_void,
-    ) -> vk::Result {
-        // SAFETY: `memory` is null or a live memory of this driver (vkMapMemory's valid usage);
-        // `obj` checks its signature.
-        let Some(m) = (unsafe { obj::<Memory, _>(memory) }) else {
-            return vkgen_abi::vk_error!(
-                vk::Result::ERROR_MEMORY_MAP_FAILED,
-                "{memory:?} is no memory of the null driver"
-            );
-        };
-        let offset = match usize::try_from(offset) {
-            Ok(o) if o < m.len && !pp_data.is_null() => o,
-            _ => {
-                let why = format!("offset {offset} of {} bytes, or no ppData", m.len);
-                return vkgen_abi::vk_error!(vk::Result::ERROR_MEMORY_MAP_FAILED, "{why}");
-            }
-        };
-        // SAFETY: `offset` is inside the allocation; `pp_data` is writable.
-        unsafe { *pp_data = m.ptr.as_ptr().add(offset).cast() };
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_device_memory_commitment(
-        _device: vk::Device,
-        memory: vk::DeviceMemory,
-        p_committed: *mut vk::DeviceSize,
-    ) {
-        // SAFETY: a live memory handle; valid output pointer.
-        unsafe {
-            if let (Some(m), Some(out)) = (obj::<Memory, _>(memory), p_committed.as_mut()) {
-                *out = m.len as u64;
-            }
-        }
-    }
-
-    // Buffers and images.
-
-    unsafe fn create_buffer(
-        _device: vk::Device,
-        p_create_info: *const vk::BufferCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_buffer: *mut vk::Buffer,
-    ) -> vk::Result {
-        // SAFETY: `p_create_info` is the application's, null or valid for this call.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
-        };
-        // SAFETY: `p_allocator` is the application's vkCreateBuffer allocator, null or valid until
-        // the buffer is destroyed.
-        match unsafe { create_object(Buffer { size: ci.size }, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: `p_buffer` is the application's vkCreateBuffer output, valid for a write.
-                unsafe { *p_buffer = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_buffer(
-        _device: vk::Device,
-        buffer: vk::Buffer,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live buffer the application is done with.
-        unsafe { destroy_object::<Buffer>(vk::Handle::as_raw(buffer)) };
-    }
-
-    unsafe fn get_buffer_memory_requirements2(
-        _device: vk::Device,
-        p_info: *const vk::BufferMemoryRequirementsInfo2<'_>,
-        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
-    ) {
-        // SAFETY: valid input structure with a live buffer; valid output structure.
-        unsafe {
-            if let Some(b) = p_info.as_ref().and_then(|i| obj::<Buffer, _>(i.buffer)) {
-                write_requirements2(p_memory_requirements, buffer_requirements(b.size));
-            }
-        }
-    }
-
-    unsafe fn get_device_buffer_memory_requirements(
-        _device: vk::Device,
-        p_info: *const vk::DeviceBufferMemoryRequirements<'_>,
-        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
-    ) {
-        // SAFETY: valid input structure (with its create info); valid output structure.
-        unsafe {
-            if let Some(ci) = p_info.as_ref().and_then(|i| i.p_create_info.as_ref()) {
-                write_requirements2(p_memory_requirements, buffer_requirements(ci.size));
-            }
-        }
-    }
-
-    unsafe fn create_image(
-        device: vk::Device,
-        p_create_info: *const vk::ImageCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_image: *mut vk::Image,
-    ) -> vk::Result {
-        // SAFETY: the application's vkCreateImage arguments: a create info (with chain) valid for
-        // this call and `p_image` valid for a write; a `VkNativeBufferANDROID` goes through the
-        // kit's import.
-        if let Some(r) = unsafe {
-            create_native_buffer_image::<Self>(device, p_create_info, p_allocator, p_image)
-        } {
-            return r;
-        }
-        // SAFETY: `p_create_info` is the application's, null or valid for this call.
-        let Some(ci) = (unsafe { p_create_info.as_ref() }) else {
-            return vkgen_abi::vk_error!(vk::Result::ERROR_INITIALIZATION_FAILED, "no create info");
-        };
-        match new_image(ci, None, p_allocator) {
-            Ok(image) => {
-                // SAFETY: `p_image` is the application's vkCreateImage output, valid for a write.
-                unsafe { *p_image = image };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_image(
-        _device: vk::Device,
-        image: vk::Image,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live image the application is done with.
-        unsafe { destroy_object::<Image>(vk::Handle::as_raw(image)) };
-    }
-
-    unsafe fn get_image_memory_requirements2(
-        _device: vk::Device,
-        p_info: *const vk::ImageMemoryRequirementsInfo2<'_>,
-        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
-    ) {
-        // SAFETY: valid input structure with a live image; valid output structure.
-        unsafe {
-            if let Some(i) = p_info.as_ref().and_then(|i| obj::<Image, _>(i.image)) {
-                write_requirements2(p_memory_requirements, image_requirements(i.size));
-            }
-        }
-    }
-
-    unsafe fn get_device_image_memory_requirements(
-        _device: vk::Device,
-        p_info: *const vk::DeviceImageMemoryRequirements<'_>,
-        p_memory_requirements: *mut vk::MemoryRequirements2<'_>,
-    ) {
-        // SAFETY: valid input structure (with its create info); valid output structure.
-        unsafe {
-            if let Some(ci) = p_info.as_ref().and_then(|i| i.p_create_info.as_ref()) {
-                write_requirements2(p_memory_requirements, image_requirements(image_size(ci)));
-            }
-        }
-    }
-
-    unsafe fn get_image_sparse_memory_requirements2(
-        _device: vk::Device,
-        _p_info: *const vk::ImageSparseMemoryRequirementsInfo2<'_>,
-        p_count: *mut u32,
-        p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
-    ) {
-        // SAFETY: `p_count` and `p_requirements` are the application's two-call idiom pointers of
-        // vkGetImageSparseMemoryRequirements2, null or valid; zero elements are written.
-        let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
-    }
-
-    unsafe fn get_device_image_sparse_memory_requirements(
-        _device: vk::Device,
-        _p_info: *const vk::DeviceImageMemoryRequirements<'_>,
-        p_count: *mut u32,
-        p_requirements: *mut vk::SparseImageMemoryRequirements2<'_>,
-    ) {
-        // SAFETY: `p_count` and `p_requirements` are the application's two-call idiom pointers of
-        // vkGetDeviceImageSparseMemoryRequirements, null or valid; zero elements are written.
-        let _ = unsafe { write_array_with(0, p_count, p_requirements, |_, _| {}) };
-    }
-
-    unsafe fn get_image_subresource_layout(
-        _device: vk::Device,
-        image: vk::Image,
-        p_subresource: *const vk::ImageSubresource,
-        p_layout: *mut vk::SubresourceLayout,
-    ) {
-        // SAFETY: a live image; valid input and output pointers.
-        let (Some(img), Some(sub), Some(out)) = (unsafe {
-            (
-                obj::<Image, _>(image),
-                p_subresource.as_ref(),
-                p_layout.as_mut(),
-            )
-        }) else {
-            return;
-        };
-        let texel = texel_bytes(img.format);
-        let level = sub.mip_level.min(img.mip_levels - 1);
-        let mut offset = 0u64;
-        let mut layout = vk::SubresourceLayout::default();
-        for l in 0..=level {
-            let w = u64::from((img.extent.width >> l).max(1));
-            let h = u64::from((img.extent.height >> l).max(1));
-            let d = u64::from((img.extent.depth >> l).max(1));
-            layout = vk::SubresourceLayout {
-                offset,
-                row_pitch: w * texel,
-                depth_pitch: w * h * texel,
-                array_pitch: w * h * d * texel,
-                size: w * h * d * texel * u64::from(img.array_layers),
-            };
-            offset += layout.size;
-        }
-        layout.offset += layout.array_pitch * u64::from(sub.array_layer.min(img.array_layers - 1));
-        layout.size = layout.array_pitch;
-        *out = layout;
     }
 
     // Synchronisation: fences and semaphores are the kit's sync component.
@@ -834,24 +534,6 @@ impl Driver for NullDriver {
         vk::Result::SUCCESS
     }
 
-    unsafe fn get_query_pool_results(
-        _device: vk::Device,
-        _query_pool: vk::QueryPool,
-        _first_query: u32,
-        _query_count: u32,
-        data_size: usize,
-        p_data: *mut c_void,
-        _stride: vk::DeviceSize,
-        _flags: vk::QueryResultFlags,
-    ) -> vk::Result {
-        if !p_data.is_null() {
-            // SAFETY: `p_data` is non-null here and holds `dataSize` bytes (vkGetQueryPoolResults'
-            // valid usage).
-            unsafe { ptr::write_bytes(p_data.cast::<u8>(), 0, data_size) };
-        }
-        vk::Result::SUCCESS
-    }
-
     unsafe fn get_render_area_granularity(
         _device: vk::Device,
         _render_pass: vk::RenderPass,
@@ -868,13 +550,10 @@ impl Driver for NullDriver {
     }
 
     plain_objects! {
-        create_query_pool / destroy_query_pool (vk::QueryPoolCreateInfo<'_>) -> vk::QueryPool: QUERY_POOL;
         create_buffer_view / destroy_buffer_view (vk::BufferViewCreateInfo<'_>) -> vk::BufferView: BUFFER_VIEW;
-        create_image_view / destroy_image_view (vk::ImageViewCreateInfo<'_>) -> vk::ImageView: IMAGE_VIEW;
         create_shader_module / destroy_shader_module (vk::ShaderModuleCreateInfo<'_>) -> vk::ShaderModule: SHADER_MODULE;
         create_pipeline_cache / destroy_pipeline_cache (vk::PipelineCacheCreateInfo<'_>) -> vk::PipelineCache: PIPELINE_CACHE;
         create_pipeline_layout / destroy_pipeline_layout (vk::PipelineLayoutCreateInfo<'_>) -> vk::PipelineLayout: PIPELINE_LAYOUT;
-        create_sampler / destroy_sampler (vk::SamplerCreateInfo<'_>) -> vk::Sampler: SAMPLER;
         create_descriptor_set_layout / destroy_descriptor_set_layout (vk::DescriptorSetLayoutCreateInfo<'_>) -> vk::DescriptorSetLayout: DESCRIPTOR_SET_LAYOUT;
         create_descriptor_pool / destroy_descriptor_pool (vk::DescriptorPoolCreateInfo<'_>) -> vk::DescriptorPool: DESCRIPTOR_POOL;
         create_framebuffer / destroy_framebuffer (vk::FramebufferCreateInfo<'_>) -> vk::Framebuffer: FRAMEBUFFER;
@@ -895,82 +574,4 @@ impl Driver for NullDriver {
             create_plain::<{ vk::ObjectType::RENDER_PASS.as_raw() }, _>(p_allocator, p_render_pass)
         }
     }
-
-    // Private data.
-
-    unsafe fn create_private_data_slot(
-        _device: vk::Device,
-        _p_create_info: *const vk::PrivateDataSlotCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_private_data_slot: *mut vk::PrivateDataSlot,
-    ) -> vk::Result {
-        let slot = PrivateDataSlot {
-            data: Mutex::new(HashMap::new()),
-        };
-        // SAFETY: `p_allocator` is the application's vkCreatePrivateDataSlot allocator, null or
-        // valid until the slot is destroyed.
-        match unsafe { create_object(slot, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: `p_private_data_slot` is the application's vkCreatePrivateDataSlot
-                // output, valid for a write.
-                unsafe { *p_private_data_slot = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_private_data_slot(
-        _device: vk::Device,
-        private_data_slot: vk::PrivateDataSlot,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live slot the application is done with.
-        unsafe { destroy_object::<PrivateDataSlot>(vk::Handle::as_raw(private_data_slot)) };
-    }
-
-    unsafe fn set_private_data(
-        _device: vk::Device,
-        object_type: vk::ObjectType,
-        object_handle: u64,
-        private_data_slot: vk::PrivateDataSlot,
-        data: u64,
-    ) -> vk::Result {
-        // SAFETY: `private_data_slot` is null or a live slot of this driver (vkSetPrivateData's
-        // valid usage); `obj` checks its signature.
-        match unsafe { obj::<PrivateDataSlot, _>(private_data_slot) } {
-            Some(s) => {
-                lock(&s.data).insert((object_type.as_raw(), object_handle), data);
-                vk::Result::SUCCESS
-            }
-            None => vkgen_abi::vk_error!(
-                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-                "no such private-data slot"
-            ),
-        }
-    }
-
-    unsafe fn get_private_data(
-        _device: vk::Device,
-        object_type: vk::ObjectType,
-        object_handle: u64,
-        private_data_slot: vk::PrivateDataSlot,
-        p_data: *mut u64,
-    ) {
-        // SAFETY: a live slot; valid output pointer.
-        unsafe {
-            let v = obj::<PrivateDataSlot, _>(private_data_slot)
-                .and_then(|s| {
-                    lock(&s.data)
-                        .get(&(object_type.as_raw(), object_handle))
-                        .copied()
-                })
-                .unwrap_or(0);
-            if let Some(out) = p_data.as_mut() {
-                *out = v;
-            }
-        }
-    }
-
-    // VK_ANDROID_native_buffer.
 }

@@ -1,134 +1,14 @@
-//! The null driver's objects with state (memory, buffers, images, events, private-data slots),
-//! the stateless ones, and the sizes and requirements it reports for them.
+//! The null driver's own objects: events, and the stateless ones (pipelines, shader modules,
+//! layouts, pools, render passes, …). Memory, buffers, images, views, samplers, query pools and
+//! private data are the kit's resource objects ([`crate::kit::resources`]).
 
 use super::*;
 
 // ---------------------------------------------------------------------------------------------
 // Objects
 
-/// Host memory standing in for device memory: the heap's, or the pages of an
-/// `AHardwareBuffer` (imported, or allocated to export), which the memory keeps a reference to.
-pub(super) struct Memory {
-    pub(super) ptr: NonNull<u8>,
-    pub(super) len: usize,
-    pub(super) backing: Backing,
-}
-pub(super) enum Backing {
-    Heap(Layout),
-    HardwareBuffer {
-        _mapping: SharedMapping,
-        buffer: HardwareBufferRef,
-    },
-}
-// SAFETY: the memory is owned by this value; concurrent access through mappings is the
-// application's to synchronise, as with any VkDeviceMemory.
-unsafe impl Send for Memory {}
-// SAFETY: a `&Memory` gives only its pointer and length; writes through mappings are the
-// application's to order, as with any VkDeviceMemory, so sharing is as sound as sending.
-unsafe impl Sync for Memory {}
-impl Drop for Memory {
-    fn drop(&mut self) {
-        if let Backing::Heap(layout) = self.backing {
-            // SAFETY: allocated in `allocate_memory` with exactly this layout.
-            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
-        }
-    }
-}
-
-impl Memory {
-    pub(super) fn heap(size: u64) -> Result<Self, vk::Result> {
-        let layout = usize::try_from(size)
-            .ok()
-            .and_then(|s| Layout::from_size_align(s, MEMORY_ALIGNMENT).ok())
-            .ok_or_else(|| {
-                vkgen_abi::vk_error!(
-                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-                    "{size} bytes have no layout"
-                )
-            })?;
-        // SAFETY: non-zero size (checked by the caller).
-        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| {
-            vkgen_abi::vk_error!(
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-                "the host has no {size} bytes for device memory"
-            )
-        })?;
-        Ok(Self {
-            ptr,
-            len: layout.size(),
-            backing: Backing::Heap(layout),
-        })
-    }
-
-    /// The buffer's pages, from byte 0 of its memory (what `allocationSize` covers).
-    pub(super) fn hardware_buffer(buffer: HardwareBufferRef) -> Result<Self, vk::Result> {
-        let mapping = buffer
-            .import()
-            .and_then(|b| b.into_mapping().map_err(Into::into))
-            .map_err(|e| {
-                crate::gralloc::map_gralloc_err(
-                    "null: mapping an AHardwareBuffer",
-                    &e,
-                    crate::gralloc::BufferOp::Import,
-                )
-            })?;
-        let ptr = NonNull::new(mapping.as_ptr()).ok_or_else(|| {
-            vkgen_abi::vk_error!(
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-                "null: an AHardwareBuffer mapped at null"
-            )
-        })?;
-        Ok(Self {
-            ptr,
-            len: mapping.len(),
-            backing: Backing::HardwareBuffer {
-                _mapping: mapping,
-                buffer,
-            },
-        })
-    }
-}
-
 pub(super) struct Event {
     pub(super) set: AtomicBool,
-}
-pub(super) struct Buffer {
-    pub(super) size: u64,
-}
-pub(super) struct Image {
-    pub(super) format: vk::Format,
-    pub(super) extent: vk::Extent3D,
-    pub(super) usage: vk::ImageUsageFlags,
-    pub(super) flags: vk::ImageCreateFlags,
-    pub(super) mip_levels: u32,
-    pub(super) array_layers: u32,
-    pub(super) size: u64,
-    /// The gralloc buffer of a native-buffer image (its fd dup lives as long as the image).
-    pub(super) _buffer: Option<GrallocBuffer>,
-}
-
-/// A null image for `ci`, on `buffer` for a native-buffer image.
-pub(super) fn new_image(
-    ci: &vk::ImageCreateInfo<'_>,
-    buffer: Option<GrallocBuffer>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) -> Result<vk::Image, vk::Result> {
-    let image = Image {
-        format: ci.format,
-        extent: ci.extent,
-        usage: ci.usage,
-        flags: ci.flags,
-        mip_levels: ci.mip_levels.max(1),
-        array_layers: ci.array_layers.max(1),
-        size: image_size(ci),
-        _buffer: buffer,
-    };
-    // SAFETY: `p_allocator` is what the application passed to vkCreateImage (both callers hand
-    // theirs on), null or callbacks valid until the image is destroyed.
-    unsafe { create_object(image, p_allocator) }.map(vk::Handle::from_raw)
-}
-pub(super) struct PrivateDataSlot {
-    pub(super) data: Mutex<HashMap<(i32, u64), u64>>,
 }
 /// Objects without state; the parameter is the `VkObjectType`.
 pub(super) struct Plain<const TYPE: i32>;
@@ -141,9 +21,7 @@ macro_rules! kinds {
     )*};
 }
 kinds! {
-    Memory => DEVICE_MEMORY,
-    Event => EVENT, Buffer => BUFFER, Image => IMAGE,
-    PrivateDataSlot => PRIVATE_DATA_SLOT,
+    Event => EVENT,
 }
 impl<const TYPE: i32> ObjectKind for Plain<TYPE> {
     const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::from_raw(TYPE);
@@ -157,97 +35,6 @@ pub(super) unsafe fn obj<'a, T: ObjectKind, H: vk::Handle>(h: H) -> Option<&'a T
     // SAFETY: `h` is null or a live handle of this driver (this function's contract); `from_handle`
     // checks its signature before the object is borrowed.
     unsafe { Object::<T>::from_handle(h) }.map(|o| &**o)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Physical device description
-
-/// Bytes per texel (per block for compressed formats, divided evenly), for sizing images.
-pub(super) fn texel_bytes(format: vk::Format) -> u64 {
-    match format.as_raw() {
-        1 => 1,
-        2..=8 => 2,
-        9..=15 => 1,
-        16..=22 => 2,
-        23..=36 => 3,
-        37..=69 => 4,
-        70..=76 => 2,
-        77..=83 => 4,
-        84..=90 => 6,
-        91..=97 => 8,
-        98..=100 => 4,
-        101..=103 => 8,
-        104..=106 => 12,
-        107..=109 => 16,
-        110..=112 => 8,
-        113..=115 => 16,
-        116..=118 => 24,
-        119..=121 => 32,
-        122 | 123 => 4,
-        124 => 2,
-        125 | 126 => 4,
-        127 => 1,
-        128 => 3,
-        129 => 4,
-        130 => 8,
-        131..=184 => 1,
-        _ => 4,
-    }
-}
-
-pub(super) fn buffer_requirements(size: u64) -> vk::MemoryRequirements {
-    vk::MemoryRequirements {
-        size: size.max(1).next_multiple_of(256),
-        alignment: 256,
-        memory_type_bits: 1,
-    }
-}
-
-pub(super) fn image_size(ci: &vk::ImageCreateInfo<'_>) -> u64 {
-    let texel = texel_bytes(ci.format);
-    let mut total = 0u64;
-    for level in 0..ci.mip_levels.max(1) {
-        let w = u64::from((ci.extent.width >> level).max(1));
-        let h = u64::from((ci.extent.height >> level).max(1));
-        let d = u64::from((ci.extent.depth >> level).max(1));
-        total = total.saturating_add(w.saturating_mul(h).saturating_mul(d).saturating_mul(texel));
-    }
-    total
-        .saturating_mul(u64::from(ci.array_layers.max(1)))
-        .saturating_mul(u64::from(ci.samples.as_raw().max(1)))
-}
-
-pub(super) fn image_requirements(size: u64) -> vk::MemoryRequirements {
-    vk::MemoryRequirements {
-        size: size.max(1).next_multiple_of(4096),
-        alignment: 4096,
-        memory_type_bits: 1,
-    }
-}
-
-/// Writes the requirements of the buffer or image behind `handle` into a `VkMemoryRequirements2`
-/// and its dedicated-allocation chain.
-///
-/// # Safety
-/// `out` is a valid output structure.
-pub(super) unsafe fn write_requirements2(
-    out: *mut vk::MemoryRequirements2<'_>,
-    r: vk::MemoryRequirements,
-) {
-    if out.is_null() {
-        return;
-    }
-    // SAFETY: `out` and its chain are valid output structures per the caller.
-    unsafe {
-        (*out).memory_requirements = r;
-        for_each_out((*out).p_next.cast(), |s| {
-            if (*s).s_type == vk::StructureType::MEMORY_DEDICATED_REQUIREMENTS {
-                let d = s.cast::<vk::MemoryDedicatedRequirements<'_>>();
-                (*d).prefers_dedicated_allocation = vk::FALSE;
-                (*d).requires_dedicated_allocation = vk::FALSE;
-            }
-        });
-    }
 }
 
 /// Creates `n` stateless objects of one type into `out`, rolling back on failure.

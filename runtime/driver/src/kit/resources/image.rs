@@ -11,9 +11,10 @@ use vkgen_generated::vk;
 
 use super::super::{Device, Kit};
 use super::buffer::write_requirements2;
-use super::{bind_checked, bound_host_ptr, store, ImageDesc, VendorData};
+use super::{bind_checked, bound_host_ptr, external, store, ImageDesc, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};
-use crate::util::{guard, slice};
+use crate::kit::native_buffer::{native_buffer_import, native_buffer_of};
+use crate::util::{find_in_chain, guard, slice};
 
 /// Alignment of an image's memory and of each of its subresources.
 pub(super) const ALIGNMENT: u64 = 256;
@@ -119,7 +120,9 @@ pub struct Image {
     pub desc: ImageDesc,
     pub layout: LinearLayout,
     pub requirements: vk::MemoryRequirements,
-    binding: OnceLock<(vk::DeviceMemory, u64)>,
+    pub(super) binding: OnceLock<(vk::DeviceMemory, u64)>,
+    /// The memory a native-buffer image is bound to, which it owns ([`external`]).
+    pub(super) own_memory: OnceLock<external::OwnedMemory>,
     pub vendor: VendorData,
 }
 
@@ -199,16 +202,36 @@ unsafe extern "system" fn create_image<D: Kit>(
                 );
             };
             // SAFETY: `pCreateInfo` is a valid structure (VUID-vkCreateImage-pCreateInfo-parameter).
-            let Some(desc) = (unsafe { p_info.as_ref() }).map(describe) else {
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pCreateInfo");
+            };
+            let desc = describe(info);
+            // SAFETY: the create info's chain is valid (VUID-VkImageCreateInfo-pNext-pNext).
+            let native = match unsafe { native_buffer_import(info) }.transpose() {
+                Ok(n) => n,
+                Err(e) => return e,
+            };
+            let layout = match &native {
+                Some(n) => external::native_layout(&desc, n.buffer.desc().stride),
+                None => linear_layout(&desc),
             };
             let image = Image {
                 desc,
-                layout: linear_layout(&desc),
+                layout,
                 requirements: D::image_requirements(dev.physical(), &desc),
                 binding: OnceLock::new(),
+                own_memory: OnceLock::new(),
                 vendor: VendorData::default(),
             };
+            if let Some(n) = native {
+                // SAFETY: the application's allocator, valid until the image is destroyed
+                // (VUID-vkCreateImage-pAllocator-parameter).
+                let bound =
+                    unsafe { external::bind_native_buffer(dev, &image, n.buffer, p_allocator) };
+                if let Err(e) = bound {
+                    return e;
+                }
+            }
             // SAFETY: the application's allocator and output pointer (the command's
             // -pAllocator- and output -parameter VUIDs).
             unsafe { store(image, p_allocator, p_image) }
@@ -322,7 +345,40 @@ fn bind(image: vk::Image, memory: vk::DeviceMemory, offset: u64) -> vk::Result {
             "not an image of this driver"
         );
     };
-    bind_checked(&i.binding, &i.requirements, "image", memory, offset)
+    external::bind_dedicated(i, image, memory, offset)
+        .unwrap_or_else(|| bind_checked(&i.binding, &i.requirements, "image", memory, offset))
+}
+
+/// One `VkBindImageMemoryInfo`: the spec-8 deferred native-buffer bind when the structure
+/// carries a `VkNativeBufferANDROID` (no memory: the image goes on the buffer), else [`bind`].
+///
+/// # Safety
+/// `info` is a valid structure (chain included); `dev` is the image's device.
+unsafe fn bind_info<D: Kit>(dev: &Device<D>, info: &vk::BindImageMemoryInfo<'_>) -> vk::Result {
+    // SAFETY: the structure's valid chain (the caller's promise).
+    let anb = unsafe {
+        find_in_chain::<vk::NativeBufferANDROID>(
+            info.p_next,
+            vk::StructureType::NATIVE_BUFFER_ANDROID,
+        )
+    };
+    let Some(anb) = anb else {
+        return bind(info.image, info.memory, info.memory_offset);
+    };
+    // SAFETY: the application's image handle (VUID-VkBindImageMemoryInfo-image-parameter);
+    // checked by type.
+    let Some(i) = (unsafe { Image::from_handle(info.image) }) else {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "not an image of this driver"
+        );
+    };
+    // SAFETY: the loader's structure: its handle is null or the buffer's `native_handle_t`.
+    let bound = unsafe { native_buffer_of(anb) }.and_then(|buffer| {
+        // SAFETY: a bind has no allocator: null, the system allocator, valid for the process.
+        unsafe { external::bind_native_buffer(dev, i, buffer, std::ptr::null()) }
+    });
+    bound.err().unwrap_or(vk::Result::SUCCESS)
 }
 
 /// [`vkBindImageMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory.html)
@@ -340,8 +396,8 @@ unsafe extern "system" fn bind_image_memory(
 }
 
 /// [`vkBindImageMemory2`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkBindImageMemory2.html)
-unsafe extern "system" fn bind_image_memory2(
-    _device: vk::Device,
+unsafe extern "system" fn bind_image_memory2<D: Kit>(
+    device: vk::Device,
     count: u32,
     p_infos: *const vk::BindImageMemoryInfo<'_>,
 ) -> vk::Result {
@@ -349,10 +405,18 @@ unsafe extern "system" fn bind_image_memory2(
         "vkBindImageMemory2",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
+            // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
+            let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "not a device of this driver"
+                );
+            };
             let mut first = vk::Result::SUCCESS;
             // SAFETY: `pBindInfos` holds `bindInfoCount` valid structures.
             for i in unsafe { slice(p_infos, count) } {
-                let r = bind(i.image, i.memory, i.memory_offset);
+                // SAFETY: one of those structures, of `dev`'s images.
+                let r = unsafe { bind_info(dev, i) };
                 if first == vk::Result::SUCCESS {
                     first = r;
                 }
@@ -557,7 +621,7 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         get_image_sparse_memory_requirements2: Some(sparse_requirements2),
         get_device_image_sparse_memory_requirements: Some(device_sparse_requirements),
         bind_image_memory: Some(bind_image_memory),
-        bind_image_memory2: Some(bind_image_memory2),
+        bind_image_memory2: Some(bind_image_memory2::<D>),
         get_image_subresource_layout: Some(get_image_subresource_layout),
         #[cfg(vk_1_4)]
         get_image_subresource_layout2: Some(get_image_subresource_layout2),

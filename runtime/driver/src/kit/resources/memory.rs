@@ -1,5 +1,13 @@
 //! `VkDeviceMemory` as host memory: allocation charged to its heap, mapping of host-visible
 //! types, and the `…2` map commands read the same state, so the 1.0 and 1.4 forms agree.
+//!
+//! Memory is the kit's own zeroed allocation, or the pages of a buffer from outside
+//! ([`Backing::Shared`]): an `AHardwareBuffer` imported or allocated for export
+//! (`VK_ANDROID_external_memory_android_hardware_buffer`, [`super::external`]) or the gralloc
+//! buffer behind a native-buffer image. Shared pages are mapped `MAP_SHARED`, so what the
+//! application writes through `vkMapMemory` is what the buffer's other users read, and the
+//! other way round; they are not charged to a heap (they are the allocator's, not the
+//! device's).
 
 use std::alloc::Layout;
 use std::ffi::c_void;
@@ -12,12 +20,34 @@ use vkgen_generated::vk;
 
 use super::super::{Device, Kit};
 use super::VendorData;
+use crate::gralloc::SharedMapping;
 use crate::handles::{destroy_object, Object, ObjectKind};
-use crate::util::{guard, lock};
+use crate::hardware_buffer::HardwareBufferRef;
+use crate::util::{find_in_chain, guard, lock};
 
 /// The alignment of every allocation: `minMemoryMapAlignment` of the kit's defaults (64)
 /// and any buffer or image alignment the default requirements ask for.
 const ALIGNMENT: usize = 256;
+
+/// Where a memory's bytes live.
+enum Backing {
+    /// The kit's zeroed host allocation (freed with the memory).
+    Host(Layout),
+    /// A buffer's pages, mapped shared from byte 0 of its fd; the mapping (and with it the
+    /// buffer's fd) lives as long as the memory, and so does the reference to the
+    /// `AHardwareBuffer` the pages belong to, if any.
+    Shared {
+        _mapping: SharedMapping,
+        hardware_buffer: Option<HardwareBufferRef>,
+    },
+}
+
+/// The image or buffer a dedicated allocation (`VkMemoryDedicatedAllocateInfo`) is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dedicated {
+    Image(vk::Image),
+    Buffer(vk::Buffer),
+}
 
 /// A `VkDeviceMemory` of the kit.
 pub struct DeviceMemory {
@@ -25,18 +55,21 @@ pub struct DeviceMemory {
     pub type_index: u32,
     pub heap_index: u32,
     pub property_flags: vk::MemoryPropertyFlags,
+    /// What the allocation is dedicated to, if it is.
+    pub dedicated: Option<Dedicated>,
     base: NonNull<u8>,
-    layout: Layout,
-    /// The physical device's heap usage the allocation is charged to (released on free).
-    heaps: NonNull<super::HeapUsage>,
+    backing: Backing,
+    /// The physical device's heap usage the allocation is charged to (released on free);
+    /// `None` for shared pages.
+    heaps: Option<NonNull<super::HeapUsage>>,
     /// `(offset, size)` while mapped.
     mapped: Mutex<Option<(u64, u64)>>,
     pub vendor: VendorData,
 }
 
-// SAFETY: `base` is this object's own allocation (written only through pointers the
-// application or the vendor's engine synchronises, as device memory is); `heaps` points into
-// the physical device, which outlives the memory by the API's rules.
+// SAFETY: `base` is this object's own allocation or shared mapping (written only through
+// pointers the application or the vendor's engine synchronises, as device memory is); `heaps`
+// points into the physical device, which outlives the memory by the API's rules.
 unsafe impl Send for DeviceMemory {}
 // SAFETY: see `Send`; the mapping state is behind a mutex.
 unsafe impl Sync for DeviceMemory {}
@@ -47,11 +80,15 @@ impl ObjectKind for DeviceMemory {
 
 impl Drop for DeviceMemory {
     fn drop(&mut self) {
-        // SAFETY: allocated in `allocate_memory` with `self.layout`, freed only here.
-        unsafe { std::alloc::dealloc(self.base.as_ptr(), self.layout) };
-        // SAFETY: the physical device (alive as long as its instance) outlives the device,
-        // which outlives its memory (VUID-vkDestroyDevice-device-05137).
-        unsafe { self.heaps.as_ref() }.release(self.heap_index as usize, self.size);
+        if let Backing::Host(layout) = self.backing {
+            // SAFETY: allocated in `allocate` with `layout`, freed only here.
+            unsafe { std::alloc::dealloc(self.base.as_ptr(), layout) };
+        }
+        if let Some(heaps) = self.heaps {
+            // SAFETY: the physical device (alive as long as its instance) outlives the
+            // device, which outlives its memory (VUID-vkDestroyDevice-device-05137).
+            unsafe { heaps.as_ref() }.release(self.heap_index as usize, self.size);
+        }
     }
 }
 
@@ -70,6 +107,97 @@ impl DeviceMemory {
     pub fn host_ptr(&self) -> *mut u8 {
         self.base.as_ptr()
     }
+
+    /// The `AHardwareBuffer` whose pages the memory is (imported, or allocated for export).
+    pub fn hardware_buffer(&self) -> Option<&HardwareBufferRef> {
+        match &self.backing {
+            Backing::Shared {
+                hardware_buffer, ..
+            } => hardware_buffer.as_ref(),
+            Backing::Host(_) => None,
+        }
+    }
+
+    /// Whether the bytes are a buffer's from outside the kit (not charged to a heap).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backing, Backing::Shared { .. })
+    }
+
+    /// Memory of type `type_index` that is `mapping`'s pages: `size` bytes from byte 0 of the
+    /// buffer's fd (at most the mapping's length).
+    pub(super) fn shared(
+        mapping: SharedMapping,
+        hardware_buffer: Option<HardwareBufferRef>,
+        size: u64,
+        (type_index, ty): (u32, vk::MemoryType),
+        dedicated: Option<Dedicated>,
+    ) -> Result<Self, vk::Result> {
+        let base = NonNull::new(mapping.as_ptr()).ok_or_else(|| {
+            vk_error!(
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "a buffer mapped at null"
+            )
+        })?;
+        if size > mapping.len() as u64 {
+            return Err(vk_error!(
+                vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+                "{size} bytes of a buffer whose mapping holds {}",
+                mapping.len()
+            ));
+        }
+        Ok(DeviceMemory {
+            size,
+            type_index,
+            heap_index: ty.heap_index,
+            property_flags: ty.property_flags,
+            dedicated,
+            base,
+            backing: Backing::Shared {
+                _mapping: mapping,
+                hardware_buffer,
+            },
+            heaps: None,
+            mapped: Mutex::new(None),
+            vendor: VendorData::default(),
+        })
+    }
+}
+
+/// The dedicated-allocation target named in `info`'s chain.
+///
+/// # Safety
+/// `info`'s chain is valid.
+pub(super) unsafe fn dedicated(info: &vk::MemoryAllocateInfo<'_>) -> Option<Dedicated> {
+    // SAFETY: the caller's valid chain: a structure found by its sType is that structure.
+    let d = unsafe {
+        find_in_chain::<vk::MemoryDedicatedAllocateInfo<'_>>(
+            info.p_next,
+            vk::StructureType::MEMORY_DEDICATED_ALLOCATE_INFO,
+        )
+    }?;
+    if d.image != vk::Image::null() {
+        Some(Dedicated::Image(d.image))
+    } else if d.buffer != vk::Buffer::null() {
+        Some(Dedicated::Buffer(d.buffer))
+    } else {
+        None
+    }
+}
+
+/// Memory type `type_index` of `dev`, if it has one.
+pub(super) fn memory_type<D: Kit>(
+    dev: &Device<D>,
+    type_index: u32,
+) -> Result<(u32, vk::MemoryType), vk::Result> {
+    let props = &dev.physical().memory;
+    if type_index >= props.memory_type_count.min(vk::MAX_MEMORY_TYPES as u32) {
+        return Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "memory type {type_index} of {}",
+            props.memory_type_count
+        ));
+    }
+    Ok((type_index, props.memory_types[type_index as usize]))
 }
 
 /// [`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
@@ -94,7 +222,16 @@ unsafe extern "system" fn allocate_memory<D: Kit>(
             let Some(info) = (unsafe { p_info.as_ref() }) else {
                 return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "null pAllocateInfo");
             };
-            match allocate(dev, info.allocation_size, info.memory_type_index) {
+            // SAFETY: the application's structure with a valid chain (the -pNext- VUIDs).
+            let made = match unsafe { super::external::hardware_buffer_memory(dev, info) } {
+                Some(m) => m,
+                None => allocate(dev, info.allocation_size, info.memory_type_index).map(|mut m| {
+                    // SAFETY: `info`'s valid chain again, read for its dedicated target.
+                    m.dedicated = unsafe { dedicated(info) };
+                    m
+                }),
+            };
+            match made {
                 // SAFETY: the application's allocator and output pointer
                 // (VUID-vkAllocateMemory-pAllocator-parameter, -pMemory-parameter).
                 Ok(memory) => unsafe { super::store(memory, p_allocator, p_memory) },
@@ -111,16 +248,8 @@ fn allocate<D: Kit>(
     size: u64,
     type_index: u32,
 ) -> Result<DeviceMemory, vk::Result> {
-    let props = &dev.physical().memory;
-    if type_index >= props.memory_type_count {
-        return Err(vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "memory type {type_index} of {}",
-            props.memory_type_count
-        ));
-    }
-    let ty = props.memory_types[type_index as usize];
-    let heap = props.memory_heaps[ty.heap_index as usize];
+    let (_, ty) = memory_type(dev, type_index)?;
+    let heap = dev.physical().memory.memory_heaps[ty.heap_index as usize];
     if size == 0 {
         return Err(vk_error!(
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
@@ -157,9 +286,10 @@ fn allocate<D: Kit>(
         type_index,
         heap_index: ty.heap_index,
         property_flags: ty.property_flags,
+        dedicated: None,
         base,
-        layout,
-        heaps: NonNull::from(&dev.physical().heaps),
+        backing: Backing::Host(layout),
+        heaps: Some(NonNull::from(&dev.physical().heaps)),
         mapped: Mutex::new(None),
         vendor: VendorData::default(),
     })

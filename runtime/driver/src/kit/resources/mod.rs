@@ -29,13 +29,14 @@ use super::Kit;
 use crate::handles::{create_object, ObjectKind};
 
 mod buffer;
+pub mod external;
 mod image;
 mod memory;
 mod query;
 
 pub use buffer::Buffer;
 pub use image::{Image, ImageView, Sampler};
-pub use memory::DeviceMemory;
+pub use memory::{Dedicated, DeviceMemory};
 pub use query::{PrivateDataSlot, QueryPool};
 
 /// Stores `value` as a new object and its handle through `out`.
@@ -247,6 +248,12 @@ pub fn entries<D: Kit>() -> EntryTable {
     if !D::RESOURCE_OBJECTS {
         return EntryTable::EMPTY;
     }
+    bring_up_entries::<D>()
+}
+
+/// The component's table whatever [`Kit::RESOURCE_OBJECTS`] says: the resource objects of the
+/// null driver's bring-up table ([`super::null::bring_up_entries`]), on `D`'s own devices.
+pub fn bring_up_entries<D: Kit>() -> EntryTable {
     memory::entries::<D>()
         .or(&buffer::entries::<D>())
         .or(&image::entries::<D>())
