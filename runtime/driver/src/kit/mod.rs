@@ -72,6 +72,7 @@ pub mod routes;
 // generated from a 1.4 registry (build.rs).
 #[cfg(vk_1_4)]
 pub mod routes_1_4;
+pub mod shader;
 pub mod sync;
 mod tables;
 
@@ -173,6 +174,14 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// slots, with every command that follows from their state. Drivers with their own objects
     /// leave it off.
     const RESOURCE_OBJECTS: bool = false;
+
+    /// The kit's shader objects ([`shader`], Mesa's `vk_shader_module` and
+    /// `vk_pipeline_cache`): shader modules (SPIR-V validated and reflected once; bad code is a
+    /// logged `VK_ERROR_UNKNOWN`), the `VK_EXT_shader_module_identifier` queries, and pipeline
+    /// caches with the spec's header, data round trips and merges. Pipelines resolve their
+    /// stages with [`shader::ShaderStage::from_create_info`]. Drivers that compile SPIR-V
+    /// themselves may still turn it on: the stage gives them the code and its reflection.
+    const SHADER_OBJECTS: bool = false;
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
     /// [`resources::default_buffer_requirements`].
@@ -414,8 +423,8 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// priority down — the sync component first (with it on it also answers the external fence
 /// and semaphore queries the commons answer with "nothing"), the queue core, command
 /// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
-/// them on the kit answers both forms of each bind and requirements query itself), the
-/// commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
+/// them on the kit answers both forms of each bind and requirements query itself), the shader
+/// objects ([`Kit::SHADER_OBJECTS`]), the commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
 /// [`Kit::NULL_OBJECTS`] is on, the null driver's bring-up table minus the commands that take
 /// the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
@@ -423,6 +432,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&queue::entries::<D>())
         .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
+        .or(&shader::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>());
     #[cfg(vk_1_4)]
