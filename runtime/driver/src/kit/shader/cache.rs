@@ -71,7 +71,10 @@ impl PipelineCache {
                 rest = tail;
             }
             if !rest.is_empty() {
-                log::debug!("pipeline cache: {} trailing bytes of initial data ignored", rest.len());
+                log::debug!(
+                    "pipeline cache: {} trailing bytes of initial data ignored",
+                    rest.len()
+                );
             }
         } else if !initial.is_empty() {
             log::debug!("pipeline cache: initial data of another device or version ignored");
@@ -131,7 +134,10 @@ impl PipelineCache {
         if std::ptr::eq(self, src) {
             return;
         }
-        let from: Vec<_> = lock(&src.entries).iter().map(|(k, v)| (*k, v.clone())).collect();
+        let from: Vec<_> = lock(&src.entries)
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
         let mut map = lock(&self.entries);
         for (k, v) in from {
             map.entry(k).or_insert(v);
@@ -154,33 +160,40 @@ unsafe extern "system" fn create_pipeline_cache<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_cache: *mut vk::PipelineCache,
 ) -> vk::Result {
-    guard("vkCreatePipelineCache", vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
-        let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
-            return vk_error!(vk::Result::ERROR_UNKNOWN, "not a device of this driver");
-        };
-        // SAFETY: a valid create info (VUID-vkCreatePipelineCache-pCreateInfo-parameter).
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk_error!(vk::Result::ERROR_UNKNOWN, "null pCreateInfo");
-        };
-        let initial: &[u8] = if info.initial_data_size == 0 || info.p_initial_data.is_null() {
-            &[]
-        } else {
-            // SAFETY: `pInitialData` holds `initialDataSize` bytes
-            // (VUID-VkPipelineCacheCreateInfo-pInitialData-parameter).
-            unsafe { std::slice::from_raw_parts(info.p_initial_data.cast(), info.initial_data_size) }
-        };
-        let cache = PipelineCache::new(header(&dev.physical().properties.properties10()), initial);
-        // SAFETY: the application's allocator (VUID-vkCreatePipelineCache-pAllocator-parameter).
-        match unsafe { create_object(cache, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: a valid output pointer (VUID-vkCreatePipelineCache-pPipelineCache-parameter).
-                unsafe { p_cache.write(vk::Handle::from_raw(h)) };
-                vk::Result::SUCCESS
+    guard(
+        "vkCreatePipelineCache",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
+            let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+                return vk_error!(vk::Result::ERROR_UNKNOWN, "not a device of this driver");
+            };
+            // SAFETY: a valid create info (VUID-vkCreatePipelineCache-pCreateInfo-parameter).
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk_error!(vk::Result::ERROR_UNKNOWN, "null pCreateInfo");
+            };
+            let initial: &[u8] = if info.initial_data_size == 0 || info.p_initial_data.is_null() {
+                &[]
+            } else {
+                // SAFETY: `pInitialData` holds `initialDataSize` bytes
+                // (VUID-VkPipelineCacheCreateInfo-pInitialData-parameter).
+                unsafe {
+                    std::slice::from_raw_parts(info.p_initial_data.cast(), info.initial_data_size)
+                }
+            };
+            let cache =
+                PipelineCache::new(header(&dev.physical().properties.properties10()), initial);
+            // SAFETY: the application's allocator (VUID-vkCreatePipelineCache-pAllocator-parameter).
+            match unsafe { create_object(cache, p_allocator) } {
+                Ok(h) => {
+                    // SAFETY: a valid output pointer (VUID-vkCreatePipelineCache-pPipelineCache-parameter).
+                    unsafe { p_cache.write(vk::Handle::from_raw(h)) };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 /// [`vkDestroyPipelineCache`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipelineCache.html)
@@ -202,35 +215,44 @@ unsafe extern "system" fn get_pipeline_cache_data(
     p_size: *mut usize,
     p_data: *mut std::ffi::c_void,
 ) -> vk::Result {
-    guard("vkGetPipelineCacheData", vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a cache handle of this driver (VUID-…-pipelineCache-parameter), checked by type.
-        let Some(c) = (unsafe { PipelineCache::from_handle(cache) }) else {
-            return vk_error!(vk::Result::ERROR_UNKNOWN, "not a pipeline cache of this driver");
-        };
-        // SAFETY: a valid size pointer (VUID-vkGetPipelineCacheData-pDataSize-parameter).
-        let Some(size) = (unsafe { p_size.as_mut() }) else {
-            return vk_error!(vk::Result::ERROR_UNKNOWN, "null pDataSize");
-        };
-        if p_data.is_null() {
-            *size = c.data().len();
-            return vk::Result::SUCCESS;
-        }
-        if *size < HEADER_SIZE {
-            // The spec: nothing written, zero size, VK_INCOMPLETE.
-            *size = 0;
-            return vk::Result::INCOMPLETE;
-        }
-        let (data, complete) = c.data_within(*size);
-        // SAFETY: `pData` holds `*pDataSize` bytes (VUID-vkGetPipelineCacheData-pData-parameter),
-        // and `data` is no longer than that.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p_data.cast::<u8>(), data.len()) };
-        *size = data.len();
-        if complete {
-            vk::Result::SUCCESS
-        } else {
-            vk::Result::INCOMPLETE
-        }
-    })
+    guard(
+        "vkGetPipelineCacheData",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: a cache handle of this driver (VUID-…-pipelineCache-parameter), checked by type.
+            let Some(c) = (unsafe { PipelineCache::from_handle(cache) }) else {
+                return vk_error!(
+                    vk::Result::ERROR_UNKNOWN,
+                    "not a pipeline cache of this driver"
+                );
+            };
+            // SAFETY: a valid size pointer (VUID-vkGetPipelineCacheData-pDataSize-parameter).
+            let Some(size) = (unsafe { p_size.as_mut() }) else {
+                return vk_error!(vk::Result::ERROR_UNKNOWN, "null pDataSize");
+            };
+            if p_data.is_null() {
+                *size = c.data().len();
+                return vk::Result::SUCCESS;
+            }
+            if *size < HEADER_SIZE {
+                // The spec: nothing written, zero size, VK_INCOMPLETE.
+                *size = 0;
+                return vk::Result::INCOMPLETE;
+            }
+            let (data, complete) = c.data_within(*size);
+            // SAFETY: `pData` holds `*pDataSize` bytes (VUID-vkGetPipelineCacheData-pData-parameter),
+            // and `data` is no longer than that.
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.as_ptr(), p_data.cast::<u8>(), data.len())
+            };
+            *size = data.len();
+            if complete {
+                vk::Result::SUCCESS
+            } else {
+                vk::Result::INCOMPLETE
+            }
+        },
+    )
 }
 
 /// [`vkMergePipelineCaches`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkMergePipelineCaches.html)
@@ -240,21 +262,33 @@ unsafe extern "system" fn merge_pipeline_caches(
     count: u32,
     p_src: *const vk::PipelineCache,
 ) -> vk::Result {
-    guard("vkMergePipelineCaches", vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: a cache handle of this driver, checked by type.
-        let Some(d) = (unsafe { PipelineCache::from_handle(dst) }) else {
-            return vk_error!(vk::Result::ERROR_UNKNOWN, "destination is not a pipeline cache of this driver");
-        };
-        // SAFETY: `pSrcCaches` holds `srcCacheCount` handles (VUID-…-pSrcCaches-parameter).
-        for &s in unsafe { slice(p_src, count) } {
+    guard(
+        "vkMergePipelineCaches",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
             // SAFETY: a cache handle of this driver, checked by type.
-            match unsafe { PipelineCache::from_handle(s) } {
-                Some(s) => d.merge_from(s),
-                None => return vk_error!(vk::Result::ERROR_UNKNOWN, "a source is not a pipeline cache of this driver"),
+            let Some(d) = (unsafe { PipelineCache::from_handle(dst) }) else {
+                return vk_error!(
+                    vk::Result::ERROR_UNKNOWN,
+                    "destination is not a pipeline cache of this driver"
+                );
+            };
+            // SAFETY: `pSrcCaches` holds `srcCacheCount` handles (VUID-…-pSrcCaches-parameter).
+            for &s in unsafe { slice(p_src, count) } {
+                // SAFETY: a cache handle of this driver, checked by type.
+                match unsafe { PipelineCache::from_handle(s) } {
+                    Some(s) => d.merge_from(s),
+                    None => {
+                        return vk_error!(
+                            vk::Result::ERROR_UNKNOWN,
+                            "a source is not a pipeline cache of this driver"
+                        )
+                    }
+                }
             }
-        }
-        vk::Result::SUCCESS
-    })
+            vk::Result::SUCCESS
+        },
+    )
 }
 
 pub(super) fn entries<D: Kit>() -> EntryTable {

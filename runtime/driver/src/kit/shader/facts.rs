@@ -6,10 +6,11 @@
 //! Why not all from `spirq`: its static-use analysis follows every call path and took about a
 //! second on a 400-function call chain (docs/architecture.md), and it gives neither the
 //! byte size of a specialization constant (`VkSpecializationMapEntry::size` must match it)
-//! nor the `WorkgroupSize` built-in. Static use here is exact for SPIR-V 1.4+ (the entry
-//! point's interface lists every global it uses) and conservative before (a function "uses"
-//! a resource variable when one of its id operands names it; a literal equal to a variable's
-//! id can only add a binding, never lose one).
+//! nor the `WorkgroupSize` built-in. Static use here is a walk of the entry point's call tree:
+//! a function "uses" a resource variable when one of its id operands names it (instructions
+//! with literal operands are read only at their id positions; a literal equal to a variable's
+//! id could only add a binding, never lose one). The 1.4+ interface list alone is not enough:
+//! glslang lists every global there, used or not.
 
 use std::collections::{HashMap, HashSet};
 
@@ -24,6 +25,9 @@ const OP_EXECUTION_MODE: u16 = 16;
 const OP_TYPE_BOOL: u16 = 20;
 const OP_TYPE_INT: u16 = 21;
 const OP_TYPE_FLOAT: u16 = 22;
+const OP_TYPE_ARRAY: u16 = 28;
+const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
+const OP_TYPE_POINTER: u16 = 32;
 const OP_CONSTANT: u16 = 43;
 const OP_CONSTANT_COMPOSITE: u16 = 44;
 const OP_SPEC_CONSTANT_TRUE: u16 = 48;
@@ -48,6 +52,7 @@ const OP_SWITCH: u16 = 251;
 const OP_EXECUTION_MODE_ID: u16 = 331;
 
 const DECORATION_SPEC_ID: u32 = 1;
+const DECORATION_BUFFER_BLOCK: u32 = 3;
 const DECORATION_BUILT_IN: u32 = 11;
 const DECORATION_BINDING: u32 = 33;
 const DECORATION_DESCRIPTOR_SET: u32 = 34;
@@ -92,6 +97,9 @@ struct Resource {
     set: u32,
     binding: u32,
     push_constant: bool,
+    /// A `Uniform` variable of a `BufferBlock` struct (or array of them): SPIR-V < 1.4's
+    /// storage buffer.
+    buffer_block: bool,
 }
 
 #[derive(Default, Debug)]
@@ -119,6 +127,9 @@ type Scalars = HashMap<u32, usize>;
 
 #[derive(Default)]
 struct Decorations {
+    buffer_blocks: HashSet<u32>,
+    /// Pointer and array types: the type they point to or hold.
+    inner: HashMap<u32, u32>,
     spec_ids: HashMap<u32, u32>,
     sets: HashMap<u32, u32>,
     bindings: HashMap<u32, u32>,
@@ -133,15 +144,18 @@ impl Facts {
         let mut deco = Decorations::default();
         let mut scalars = Scalars::new();
         let mut current: Option<u32> = None;
-        let mut vars: Vec<(u32, u32)> = Vec::new();
+        let mut vars: Vec<(u32, u32, u32)> = Vec::new();
         for i in module.instructions() {
             let o = i.operands;
             let at = |k: usize| o.get(k).copied().unwrap_or(0);
             match i.opcode {
                 OP_ENTRY_POINT => f.entry_point(&i)?,
-                OP_EXECUTION_MODE | OP_EXECUTION_MODE_ID => f.execution_mode(at(0), at(1), &o[2.min(o.len())..]),
+                OP_EXECUTION_MODE | OP_EXECUTION_MODE_ID => {
+                    f.execution_mode(at(0), at(1), &o[2.min(o.len())..])
+                }
                 OP_DECORATE => match at(1) {
                     DECORATION_SPEC_ID => drop(deco.spec_ids.insert(at(0), at(2))),
+                    DECORATION_BUFFER_BLOCK => drop(deco.buffer_blocks.insert(at(0))),
                     DECORATION_DESCRIPTOR_SET => drop(deco.sets.insert(at(0), at(2))),
                     DECORATION_BINDING => drop(deco.bindings.insert(at(0), at(2))),
                     DECORATION_BUILT_IN if at(2) == BUILT_IN_WORKGROUP_SIZE => {
@@ -150,6 +164,8 @@ impl Facts {
                     _ => {}
                 },
                 OP_TYPE_BOOL => drop(scalars.insert(at(0), 4)),
+                OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY => drop(deco.inner.insert(at(0), at(1))),
+                OP_TYPE_POINTER => drop(deco.inner.insert(at(0), at(2))),
                 OP_TYPE_INT | OP_TYPE_FLOAT => drop(scalars.insert(at(0), (at(1) / 8) as usize)),
                 OP_CONSTANT => drop(f.consts.insert(at(1), Const::Literal(at(2)))),
                 OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE | OP_SPEC_CONSTANT => {
@@ -159,10 +175,12 @@ impl Facts {
                     f.composites.insert(o[1], o[2..].to_vec());
                 }
                 OP_VARIABLE if current.is_none() => {
-                    if let CLASS_UNIFORM_CONSTANT | CLASS_UNIFORM | CLASS_PUSH_CONSTANT
+                    if let CLASS_UNIFORM_CONSTANT
+                    | CLASS_UNIFORM
+                    | CLASS_PUSH_CONSTANT
                     | CLASS_STORAGE_BUFFER = at(2)
                     {
-                        vars.push((at(1), at(2)));
+                        vars.push((at(1), at(2), at(0)));
                     }
                 }
                 OP_FUNCTION => {
@@ -209,7 +227,11 @@ impl Facts {
         let Some(xyz) = args.get(..3).map(|a| [a[0], a[1], a[2]]) else {
             return;
         };
-        for e in self.entry_points.iter_mut().filter(|e| e.function == function) {
+        for e in self
+            .entry_points
+            .iter_mut()
+            .filter(|e| e.function == function)
+        {
             match mode {
                 MODE_LOCAL_SIZE => e.local_size = Some(xyz),
                 MODE_LOCAL_SIZE_ID => e.local_size_id = Some(xyz),
@@ -231,14 +253,21 @@ impl Facts {
             self.consts.insert(id, Const::Literal(value));
             return;
         };
-        self.consts.insert(id, Const::Spec { spec_id, default: value });
+        self.consts.insert(
+            id,
+            Const::Spec {
+                spec_id,
+                default: value,
+            },
+        );
         let size = scalars.get(&ty).copied().unwrap_or(4).clamp(1, 8);
         let default: Vec<u8> = o
             .get(2..)
             .filter(|_| opcode == OP_SPEC_CONSTANT)
-            .map_or_else(|| value.to_le_bytes().to_vec(), |w| {
-                w.iter().flat_map(|x| x.to_le_bytes()).collect()
-            });
+            .map_or_else(
+                || value.to_le_bytes().to_vec(),
+                |w| w.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            );
         let mut default = default;
         default.resize(size, 0);
         self.spec_constants.push(SpecConstant {
@@ -248,17 +277,34 @@ impl Facts {
         });
     }
 
-    fn add_resources(&mut self, deco: &Decorations, vars: &mut Vec<(u32, u32)>) {
-        for (id, class) in vars.drain(..) {
+    fn add_resources(&mut self, deco: &Decorations, vars: &mut Vec<(u32, u32, u32)>) {
+        for (id, class, ty) in vars.drain(..) {
+            // Pointer → (arrays →) struct; bounded, as a malformed module may loop.
+            let mut t = ty;
+            for _ in 0..8 {
+                match deco.inner.get(&t) {
+                    Some(&inner) => t = inner,
+                    None => break,
+                }
+            }
             self.resources.insert(
                 id,
                 Resource {
                     set: deco.sets.get(&id).copied().unwrap_or(0),
                     binding: deco.bindings.get(&id).copied().unwrap_or(0),
                     push_constant: class == CLASS_PUSH_CONSTANT,
+                    buffer_block: class == CLASS_UNIFORM && deco.buffer_blocks.contains(&t),
                 },
             );
         }
+    }
+
+    /// Whether the variable at `(set, binding)` is a SPIR-V < 1.4 storage buffer (`Uniform` +
+    /// `BufferBlock`), which `spirq` misreads as a uniform buffer when it is a runtime array.
+    pub(super) fn is_buffer_block(&self, set: u32, binding: u32) -> bool {
+        self.resources
+            .values()
+            .any(|r| r.buffer_block && r.set == set && r.binding == binding)
     }
 
     fn note_use(&mut self, function: u32, opcode: u16, o: &[u32]) {
@@ -277,16 +323,10 @@ impl Facts {
         }
     }
 
-    /// The resource variables (descriptors and push constants) `entry` statically uses.
+    /// The resource variables (descriptors and push constants) `entry` statically uses: those
+    /// its call tree names (and, from SPIR-V 1.4, that its interface lists — glslang lists every
+    /// global there, used or not, so the interface alone over-reports).
     fn used(&self, entry: &EntryFacts) -> HashSet<u32> {
-        if self.minor >= 4 {
-            return entry
-                .interface
-                .iter()
-                .copied()
-                .filter(|id| self.resources.contains_key(id))
-                .collect();
-        }
         let mut used = HashSet::new();
         let mut seen = HashSet::new();
         let mut todo = vec![entry.function];
@@ -298,6 +338,9 @@ impl Facts {
                 used.extend(func.uses.iter().copied());
                 todo.extend(func.calls.iter().copied());
             }
+        }
+        if self.minor >= 4 {
+            used.retain(|id| entry.interface.contains(id));
         }
         used
     }

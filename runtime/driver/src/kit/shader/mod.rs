@@ -30,12 +30,12 @@ pub mod stage;
 
 pub use cache::PipelineCache;
 pub use module::ShaderModule;
-pub use spirv::{Instruction, Instructions, SpirvError, SpirvModule};
-pub use stage::{ShaderStage, StageBinding, StageRequest};
 /// SPIR-V's enums (`Op`, `ExecutionModel`, `Decoration`, …), from the grammar the parser uses.
 pub use spirq::spirv as spirv_headers;
 /// A stage's execution model (SPIR-V's enum).
 pub use spirq::spirv::ExecutionModel;
+pub use spirv::{Instruction, Instructions, SpirvError, SpirvModule};
+pub use stage::{ShaderStage, StageBinding, StageRequest};
 
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.
 pub fn entries<D: Kit>() -> EntryTable {

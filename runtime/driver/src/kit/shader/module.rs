@@ -59,11 +59,18 @@ unsafe fn code_bytes<'a>(info: &vk::ShaderModuleCreateInfo<'a>) -> &'a [u8] {
 ///
 /// # Safety
 /// `pCode` is null or holds `codeSize` bytes.
-pub(super) unsafe fn parse_create_info(info: &vk::ShaderModuleCreateInfo<'_>) -> Result<SpirvModule, vk::Result> {
+pub(super) unsafe fn parse_create_info(
+    info: &vk::ShaderModuleCreateInfo<'_>,
+) -> Result<SpirvModule, vk::Result> {
     // SAFETY: the caller's promise.
     let bytes = unsafe { code_bytes(info) };
-    SpirvModule::parse_bytes(bytes)
-        .map_err(|e| vk_error!(vk::Result::ERROR_UNKNOWN, "invalid SPIR-V ({} bytes): {e}", bytes.len()))
+    SpirvModule::parse_bytes(bytes).map_err(|e| {
+        vk_error!(
+            vk::Result::ERROR_UNKNOWN,
+            "invalid SPIR-V ({} bytes): {e}",
+            bytes.len()
+        )
+    })
 }
 
 /// [`vkCreateShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateShaderModule.html)
@@ -73,27 +80,33 @@ unsafe extern "system" fn create_shader_module(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_module: *mut vk::ShaderModule,
 ) -> vk::Result {
-    guard("vkCreateShaderModule", vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
-        // SAFETY: `pCreateInfo` is a valid structure (VUID-vkCreateShaderModule-pCreateInfo-parameter).
-        let Some(info) = (unsafe { p_info.as_ref() }) else {
-            return vk_error!(vk::Result::ERROR_UNKNOWN, "null pCreateInfo");
-        };
-        // SAFETY: `pCode` holds `codeSize` bytes (VUID-VkShaderModuleCreateInfo-pCode-parameter).
-        let code = match unsafe { parse_create_info(info) } {
-            Ok(c) => c,
-            Err(e) => return e,
-        };
-        let module = ShaderModule { code: Arc::new(code) };
-        // SAFETY: the application's allocator (VUID-vkCreateShaderModule-pAllocator-parameter).
-        match unsafe { create_object(module, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: a valid output pointer (VUID-vkCreateShaderModule-pShaderModule-parameter).
-                unsafe { p_module.write(vk::Handle::from_raw(h)) };
-                vk::Result::SUCCESS
+    guard(
+        "vkCreateShaderModule",
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+        || {
+            // SAFETY: `pCreateInfo` is a valid structure (VUID-vkCreateShaderModule-pCreateInfo-parameter).
+            let Some(info) = (unsafe { p_info.as_ref() }) else {
+                return vk_error!(vk::Result::ERROR_UNKNOWN, "null pCreateInfo");
+            };
+            // SAFETY: `pCode` holds `codeSize` bytes (VUID-VkShaderModuleCreateInfo-pCode-parameter).
+            let code = match unsafe { parse_create_info(info) } {
+                Ok(c) => c,
+                Err(e) => return e,
+            };
+            let module = ShaderModule {
+                code: Arc::new(code),
+            };
+            // SAFETY: the application's allocator (VUID-vkCreateShaderModule-pAllocator-parameter).
+            match unsafe { create_object(module, p_allocator) } {
+                Ok(h) => {
+                    // SAFETY: a valid output pointer (VUID-vkCreateShaderModule-pShaderModule-parameter).
+                    unsafe { p_module.write(vk::Handle::from_raw(h)) };
+                    vk::Result::SUCCESS
+                }
+                Err(e) => e,
             }
-            Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 /// [`vkDestroyShaderModule`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyShaderModule.html)
@@ -160,7 +173,9 @@ pub(super) fn entries() -> EntryTable {
         destroy_shader_module: Some(destroy_shader_module),
         // Every registry the kit compiles against (1.3.239 and later) has the extension.
         get_shader_module_identifier_ext: Some(get_shader_module_identifier),
-        get_shader_module_create_info_identifier_ext: Some(get_shader_module_create_info_identifier),
+        get_shader_module_create_info_identifier_ext: Some(
+            get_shader_module_create_info_identifier,
+        ),
         ..EntryTable::EMPTY
     }
 }

@@ -90,7 +90,10 @@ impl<'a> Iterator for Instructions<'a> {
         let first = *self.words.get(self.at)?;
         let count = (first >> 16) as usize;
         // `parse` checked every count; the guard keeps a bug from looping or slicing out.
-        let end = self.at.checked_add(count).filter(|&e| count > 0 && e <= self.words.len())?;
+        let end = self
+            .at
+            .checked_add(count)
+            .filter(|&e| count > 0 && e <= self.words.len())?;
         let i = Instruction {
             offset: self.at,
             opcode: (first & 0xffff) as u16,

@@ -83,7 +83,10 @@ impl ShaderStage {
         let name = unsafe { info.p_name.as_ref() }
             .map(|_| unsafe { std::ffi::CStr::from_ptr(info.p_name) });
         let Some(name) = name.and_then(|n| n.to_str().ok()) else {
-            return Err(vk_error!(vk::Result::ERROR_UNKNOWN, "stage without a UTF-8 pName"));
+            return Err(vk_error!(
+                vk::Result::ERROR_UNKNOWN,
+                "stage without a UTF-8 pName"
+            ));
         };
         // SAFETY: the caller's valid specialization info.
         let specialization = unsafe { specialization_entries(info.p_specialization_info) }?;
@@ -108,10 +111,15 @@ impl ShaderStage {
 
     /// Resolves `request` against `module` (what [`ShaderStage::from_create_info`] does after
     /// reading the structures); errors are logged.
-    pub fn resolve(module: Arc<SpirvModule>, request: &StageRequest<'_>) -> Result<ShaderStage, vk::Result> {
-        let Some(entry) = module.facts.entry_points.iter().find(|e| {
-            e.name == request.entry_point && stage_of(e.model) == Some(request.stage)
-        }) else {
+    pub fn resolve(
+        module: Arc<SpirvModule>,
+        request: &StageRequest<'_>,
+    ) -> Result<ShaderStage, vk::Result> {
+        let Some(entry) =
+            module.facts.entry_points.iter().find(|e| {
+                e.name == request.entry_point && stage_of(e.model) == Some(request.stage)
+            })
+        else {
             return Err(vk_error!(
                 vk::Result::ERROR_UNKNOWN,
                 "no entry point {:?} for stage {:?} in the module (VUID-VkPipelineShaderStageCreateInfo-pName-00707)",
@@ -130,8 +138,9 @@ impl ShaderStage {
         let reflected = if touched.is_empty() {
             &module.reflected
         } else {
-            fresh = reflect(&module, &touched)
-                .map_err(|e| vk_error!(vk::Result::ERROR_UNKNOWN, "specializing the module: {e}"))?;
+            fresh = reflect(&module, &touched).map_err(|e| {
+                vk_error!(vk::Result::ERROR_UNKNOWN, "specializing the module: {e}")
+            })?;
             &fresh
         };
         let Some(rep) = reflected
@@ -150,6 +159,14 @@ impl ShaderStage {
             .iter()
             .filter_map(binding_of)
             .filter(|b| used.contains(&(b.set, b.binding)))
+            .map(|mut b| {
+                if b.descriptor_type == vk::DescriptorType::UNIFORM_BUFFER
+                    && module.facts.is_buffer_block(b.set, b.binding)
+                {
+                    b.descriptor_type = vk::DescriptorType::STORAGE_BUFFER;
+                }
+                b
+            })
             .collect();
         bindings.sort();
         let push_constants = if uses_push { push_range(rep) } else { None };
@@ -206,17 +223,25 @@ impl ShaderStage {
 ///
 /// # Safety
 /// `info`'s chain and module handle are valid.
-unsafe fn stage_module(info: &vk::PipelineShaderStageCreateInfo<'_>) -> Result<Arc<SpirvModule>, vk::Result> {
+unsafe fn stage_module(
+    info: &vk::PipelineShaderStageCreateInfo<'_>,
+) -> Result<Arc<SpirvModule>, vk::Result> {
     if info.module != vk::ShaderModule::null() {
         // SAFETY: a valid module handle (VUID-VkPipelineShaderStageCreateInfo-module-parameter).
         return match unsafe { ShaderModule::from_handle(info.module) } {
             Some(m) => Ok(m.code.clone()),
-            None => Err(vk_error!(vk::Result::ERROR_UNKNOWN, "not a shader module of this driver")),
+            None => Err(vk_error!(
+                vk::Result::ERROR_UNKNOWN,
+                "not a shader module of this driver"
+            )),
         };
     }
     // SAFETY: the caller's valid chain.
     let inline = unsafe {
-        find_in_chain::<vk::ShaderModuleCreateInfo<'_>>(info.p_next, vk::StructureType::SHADER_MODULE_CREATE_INFO)
+        find_in_chain::<vk::ShaderModuleCreateInfo<'_>>(
+            info.p_next,
+            vk::StructureType::SHADER_MODULE_CREATE_INFO,
+        )
     };
     if let Some(inline) = inline {
         // SAFETY: `pCode` holds `codeSize` bytes (VUID-VkShaderModuleCreateInfo-pCode-parameter).
@@ -243,7 +268,9 @@ unsafe fn stage_module(info: &vk::PipelineShaderStageCreateInfo<'_>) -> Result<A
 ///
 /// # Safety
 /// `p` is null or a valid specialization info.
-unsafe fn specialization_entries(p: *const vk::SpecializationInfo<'_>) -> Result<Vec<(u32, Vec<u8>)>, vk::Result> {
+unsafe fn specialization_entries(
+    p: *const vk::SpecializationInfo<'_>,
+) -> Result<Vec<(u32, Vec<u8>)>, vk::Result> {
     // SAFETY: the caller's valid structure.
     let Some(s) = (unsafe { p.as_ref() }) else {
         return Ok(Vec::new());
@@ -274,7 +301,10 @@ unsafe fn specialization_entries(p: *const vk::SpecializationInfo<'_>) -> Result
 }
 
 /// Every specialization constant of the module with the stage's value or its default.
-fn specialize(module: &SpirvModule, given: &[(u32, Vec<u8>)]) -> Result<Vec<(u32, Vec<u8>)>, vk::Result> {
+fn specialize(
+    module: &SpirvModule,
+    given: &[(u32, Vec<u8>)],
+) -> Result<Vec<(u32, Vec<u8>)>, vk::Result> {
     let mut out = Vec::with_capacity(module.facts.spec_constants.len());
     for c in &module.facts.spec_constants {
         // The last entry of an id wins, as a later map entry overrides an earlier one.
@@ -298,26 +328,77 @@ fn specialize(module: &SpirvModule, given: &[(u32, Vec<u8>)]) -> Result<Vec<(u32
 
 /// `spirq`'s reflection of every entry point with `spec` applied (all resources: static use is
 /// [`super::facts`]'s). A panic inside the crate is an error, not an unwind.
-pub(super) fn reflect(module: &SpirvModule, spec: &[(u32, Vec<u8>)]) -> Result<Vec<EntryPoint>, SpirvError> {
+///
+/// `spirq` evaluates every `OpSpecConstantOp` and refuses the module when its evaluator cannot
+/// (a `Select` of a boolean spec constant, a signed/unsigned `IAdd` glslang emits for a
+/// conversion): valid modules. Those get a second try on a copy with each such constant made
+/// `OpConstantNull` and `OpExecutionModeId` left out; the kit's own [`super::facts`] give the
+/// workgroup size then (what is lost: an array size computed by a spec-constant expression).
+pub(super) fn reflect(
+    module: &SpirvModule,
+    spec: &[(u32, Vec<u8>)],
+) -> Result<Vec<EntryPoint>, SpirvError> {
+    match reflect_words(module.words().to_vec(), spec) {
+        Ok(eps) => Ok(eps),
+        Err(first) => {
+            let words = without_spec_constant_ops(module);
+            reflect_words(words, spec).map_err(|second| {
+                log::debug!("reflection without OpSpecConstantOp failed too: {second}");
+                first
+            })
+        }
+    }
+}
+
+fn reflect_words(words: Vec<u32>, spec: &[(u32, Vec<u8>)]) -> Result<Vec<EntryPoint>, SpirvError> {
     let run = || {
         let mut cfg = ReflectConfig::new();
-        cfg.spv(module.words().to_vec())
+        cfg.spv(words)
             .ref_all_rscs(true)
             .combine_img_samplers(false);
         for (id, bytes) in spec {
-            cfg.specialize(*id, ConstantValue::Typeless(bytes.clone().into_boxed_slice()));
+            cfg.specialize(
+                *id,
+                ConstantValue::Typeless(bytes.clone().into_boxed_slice()),
+            );
         }
         cfg.reflect()
     };
     match std::panic::catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(eps)) => Ok(eps),
         Ok(Err(e)) => Err(SpirvError::Malformed(e.to_string())),
-        Err(_) => Err(SpirvError::Malformed("the reflection crate panicked".into())),
+        Err(_) => Err(SpirvError::Malformed(
+            "the reflection crate panicked".into(),
+        )),
     }
 }
 
+/// A copy of the module for [`reflect`]'s second try.
+fn without_spec_constant_ops(module: &SpirvModule) -> Vec<u32> {
+    const OP_CONSTANT_NULL: u32 = 46;
+    const OP_SPEC_CONSTANT_OP: u16 = 52;
+    const OP_EXECUTION_MODE_ID: u16 = 331;
+    let mut out = module.words()[..5].to_vec();
+    for i in module.instructions() {
+        match i.opcode {
+            OP_SPEC_CONSTANT_OP if i.operands.len() >= 2 => {
+                out.extend([(3 << 16) | OP_CONSTANT_NULL, i.operands[0], i.operands[1]]);
+            }
+            OP_EXECUTION_MODE_ID => {}
+            _ => out.extend_from_slice(&module.words()[i.offset..i.offset + 1 + i.operands.len()]),
+        }
+    }
+    out
+}
+
 fn binding_of(v: &Variable) -> Option<StageBinding> {
-    let Variable::Descriptor { desc_bind, desc_ty, nbind, .. } = v else {
+    let Variable::Descriptor {
+        desc_bind,
+        desc_ty,
+        nbind,
+        ..
+    } = v
+    else {
         return None;
     };
     let descriptor_type = match desc_ty {
@@ -345,8 +426,12 @@ fn binding_of(v: &Variable) -> Option<StageBinding> {
 fn push_range(ep: &EntryPoint) -> Option<Range<u32>> {
     let mut range: Option<Range<u32>> = None;
     for v in &ep.vars {
-        let Variable::PushConstant { ty, .. } = v else { continue };
-        let spirq::ty::Type::Struct(s) = ty else { continue };
+        let Variable::PushConstant { ty, .. } = v else {
+            continue;
+        };
+        let spirq::ty::Type::Struct(s) = ty else {
+            continue;
+        };
         for m in &s.members {
             let start = m.offset.unwrap_or(0) as u32;
             let end = start + m.ty.nbyte().unwrap_or(0) as u32;
