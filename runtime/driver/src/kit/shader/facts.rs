@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use spirq::spirv::ExecutionModel;
 
-use super::spirv::{SpirvError, SpirvModule};
+use super::binary::{Instruction, Instructions, SpirvError};
 
 const OP_EXT_INST: u16 = 12;
 const OP_LINE: u16 = 8;
@@ -136,16 +136,16 @@ struct Decorations {
 }
 
 impl Facts {
-    pub(super) fn gather(module: &SpirvModule) -> Result<Facts, SpirvError> {
+    pub(super) fn gather(minor: u32, instructions: Instructions<'_>) -> Result<Facts, SpirvError> {
         let mut f = Facts {
-            minor: module.minor_version(),
+            minor,
             ..Facts::default()
         };
         let mut deco = Decorations::default();
         let mut scalars = Scalars::new();
         let mut current: Option<u32> = None;
         let mut vars: Vec<(u32, u32, u32)> = Vec::new();
-        for i in module.instructions() {
+        for i in instructions {
             let o = i.operands;
             let at = |k: usize| o.get(k).copied().unwrap_or(0);
             match i.opcode {
@@ -203,7 +203,7 @@ impl Facts {
         Ok(f)
     }
 
-    fn entry_point(&mut self, i: &super::spirv::Instruction<'_>) -> Result<(), SpirvError> {
+    fn entry_point(&mut self, i: &Instruction<'_>) -> Result<(), SpirvError> {
         let bad = || SpirvError::Malformed(format!("OpEntryPoint at word {}", i.offset));
         let model = i
             .operands

@@ -1,8 +1,8 @@
 //! Shader modules and pipeline caches ([`Kit::SHADER_OBJECTS`], Mesa's `vk_shader_module`,
 //! the stage half of `vk_pipeline` and `vk_pipeline_cache`).
 //!
-//! * [`SpirvModule`] ([`spirv`]): the code, validated once (header, version ≤ 1.6, every
-//!   instruction's word count) and reflected; [`SpirvModule::instructions`] is its instruction
+//! * [`SpirvModule`] ([`spirv`]): the code, validated once ([`binary`]: header, version ≤ 1.6,
+//!   every instruction's word count) and reflected; [`SpirvModule::instructions`] is its instruction
 //!   stream — each [`Instruction`] an opcode and its operand words in module order — which a
 //!   CPU executor walks (decode opcodes with [`spirv_headers::Op::from_u32`](spirv_headers)).
 //! * [`ShaderModule`] ([`module`]): `VkShaderModule`, holding an `Arc` of the code, and the
@@ -22,19 +22,22 @@ use vkgen_generated::entries::EntryTable;
 
 use super::Kit;
 
+mod binary;
 pub mod cache;
 mod facts;
 pub mod module;
+mod reflect;
 pub mod spirv;
 pub mod stage;
 
+pub use binary::{Instruction, Instructions, SpirvError, MAGIC, MAX_MINOR};
 pub use cache::PipelineCache;
 pub use module::ShaderModule;
 /// SPIR-V's enums (`Op`, `ExecutionModel`, `Decoration`, …), from the grammar the parser uses.
 pub use spirq::spirv as spirv_headers;
 /// A stage's execution model (SPIR-V's enum).
 pub use spirq::spirv::ExecutionModel;
-pub use spirv::{Instruction, Instructions, SpirvError, SpirvModule};
+pub use spirv::SpirvModule;
 pub use stage::{ShaderStage, StageBinding, StageRequest};
 
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.

@@ -1,108 +1,18 @@
-//! [`SpirvModule`]: a SPIR-V binary, validated once, with its instruction stream and what
-//! reflection needs from it.
+//! [`SpirvModule`]: a SPIR-V binary, validated once ([`super::binary`]), with its instruction
+//! stream and what reflection needs from it.
 //!
-//! Validation is what the kit must check before any walker trusts the words: the header
-//! (magic, a byte-swapped magic refused by name — the words came from a file of the other
-//! endianness —, version 1.0–1.6, a non-zero id bound), then every instruction's word count
-//! (non-zero, not past the end). After that, [`SpirvModule::instructions`] cannot fail: each
-//! [`Instruction`] is an opcode and its operand words, in module order, which is how a CPU
-//! executor walks the code (`spirv::Op::from_u32(opcode)` names it). Reflection
+//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`] is an opcode and its operand
+//! words, in module order, which is how a CPU executor walks the code
+//! (`spirv_headers::Op::from_u32(opcode)` names it). Reflection
 //! ([`super::facts`], and `spirq` for types and descriptors) runs once here too, with the
 //! module's default specialization, so a module `spirq` cannot read fails at
 //! `vkCreateShaderModule` rather than at the first pipeline.
 
 use sha2::{Digest, Sha256};
 
+use super::binary::{self, Instructions, SpirvError};
 use super::facts::Facts;
-
-/// SPIR-V's magic number, and what it reads as from a binary of the other endianness.
-pub const MAGIC: u32 = 0x0723_0203;
-const MAGIC_SWAPPED: u32 = MAGIC.swap_bytes();
-/// The newest SPIR-V minor version the kit reads (1.6, what Vulkan 1.3 and 1.4 take).
-pub const MAX_MINOR: u32 = 6;
-const HEADER_WORDS: usize = 5;
-
-/// Why a binary is not SPIR-V the kit reads.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SpirvError {
-    #[error("{0} words: shorter than the 5-word SPIR-V header")]
-    TooShort(usize),
-    #[error("code size {0} bytes is not a multiple of 4")]
-    Unaligned(usize),
-    #[error("magic number {0:#010x} is byte-swapped: the binary has the other endianness")]
-    ByteSwapped(u32),
-    #[error("magic number {0:#010x} is not SPIR-V's (0x07230203)")]
-    BadMagic(u32),
-    #[error("version word {0:#010x} is not SPIR-V 1.0 to 1.{MAX_MINOR}")]
-    Version(u32),
-    #[error("id bound 0: no module has no ids")]
-    ZeroBound,
-    #[error("instruction at word {0} has word count 0")]
-    ZeroWordCount(usize),
-    #[error("instruction at word {at} has {count} words, past the module's end at word {len}")]
-    Truncated { at: usize, count: usize, len: usize },
-    #[error("malformed module: {0}")]
-    Malformed(String),
-}
-
-/// One instruction: its opcode and operand words (result type and result id included, as the
-/// binary has them), `offset` words into the module.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Instruction<'a> {
-    pub offset: usize,
-    pub opcode: u16,
-    pub operands: &'a [u32],
-}
-
-impl<'a> Instruction<'a> {
-    /// The opcode as `spirv::Op` (`None` for one the grammar the crate carries does not know).
-    pub fn op(&self) -> Option<spirq::spirv::Op> {
-        spirq::spirv::Op::from_u32(u32::from(self.opcode))
-    }
-
-    /// The literal string starting at operand `at` and the operand index after it (`None`
-    /// when it has no terminating NUL or is not UTF-8).
-    pub fn string(&self, at: usize) -> Option<(String, usize)> {
-        let mut bytes = Vec::new();
-        for (i, w) in self.operands.get(at..)?.iter().enumerate() {
-            for b in w.to_le_bytes() {
-                if b == 0 {
-                    return Some((String::from_utf8(bytes).ok()?, at + i + 1));
-                }
-                bytes.push(b);
-            }
-        }
-        None
-    }
-}
-
-/// The instructions of a validated module, in order (see the module docs).
-#[derive(Clone)]
-pub struct Instructions<'a> {
-    words: &'a [u32],
-    at: usize,
-}
-
-impl<'a> Iterator for Instructions<'a> {
-    type Item = Instruction<'a>;
-
-    fn next(&mut self) -> Option<Instruction<'a>> {
-        let first = *self.words.get(self.at)?;
-        let count = (first >> 16) as usize;
-        // `parse` checked every count; the guard keeps a bug from looping or slicing out.
-        let end = self
-            .at
-            .checked_add(count)
-            .filter(|&e| count > 0 && e <= self.words.len())?;
-        let i = Instruction {
-            offset: self.at,
-            opcode: (first & 0xffff) as u16,
-            operands: &self.words[self.at + 1..end],
-        };
-        self.at = end;
-        Some(i)
-    }
-}
+use super::reflect;
 
 /// A validated SPIR-V module (see the module docs).
 pub struct SpirvModule {
@@ -126,8 +36,7 @@ impl std::fmt::Debug for SpirvModule {
 impl SpirvModule {
     /// Validates `words` (see the module docs) and reflects the module.
     pub fn parse(words: &[u32]) -> Result<SpirvModule, SpirvError> {
-        check_header(words)?;
-        check_instructions(words)?;
+        binary::check(words)?;
         let hash: [u8; 32] = Sha256::new()
             .chain_update(words_as_bytes(words))
             .finalize()
@@ -138,8 +47,8 @@ impl SpirvModule {
             facts: Facts::default(),
             reflected: Vec::new(),
         };
-        module.facts = Facts::gather(&module)?;
-        module.reflected = super::stage::reflect(&module, &[])?;
+        module.facts = Facts::gather(module.minor_version(), module.instructions())?;
+        module.reflected = reflect::reflect(&module.words, &[])?;
         Ok(module)
     }
 
@@ -176,10 +85,7 @@ impl SpirvModule {
 
     /// Every instruction after the header, in order.
     pub fn instructions(&self) -> Instructions<'_> {
-        Instructions {
-            words: &self.words,
-            at: HEADER_WORDS,
-        }
+        binary::instructions(&self.words)
     }
 
     /// The module's entry points: name and execution model, in declaration order.
@@ -193,43 +99,4 @@ impl SpirvModule {
 
 fn words_as_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-fn check_header(words: &[u32]) -> Result<(), SpirvError> {
-    if words.len() < HEADER_WORDS {
-        return Err(SpirvError::TooShort(words.len()));
-    }
-    match words[0] {
-        MAGIC => {}
-        MAGIC_SWAPPED => return Err(SpirvError::ByteSwapped(words[0])),
-        m => return Err(SpirvError::BadMagic(m)),
-    }
-    let v = words[1];
-    let (major, minor) = ((v >> 16) & 0xff, (v >> 8) & 0xff);
-    if v & 0xff00_00ff != 0 || major != 1 || minor > MAX_MINOR {
-        return Err(SpirvError::Version(v));
-    }
-    if words[3] == 0 {
-        return Err(SpirvError::ZeroBound);
-    }
-    Ok(())
-}
-
-fn check_instructions(words: &[u32]) -> Result<(), SpirvError> {
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 {
-            return Err(SpirvError::ZeroWordCount(at));
-        }
-        if count > words.len() - at {
-            return Err(SpirvError::Truncated {
-                at,
-                count,
-                len: words.len(),
-            });
-        }
-        at += count;
-    }
-    Ok(())
 }

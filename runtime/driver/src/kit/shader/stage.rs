@@ -14,16 +14,16 @@
 //! invalid input"), never `VK_ERROR_INVALID_SHADER_NV` (an NV extension's).
 
 use std::ops::Range;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use spirq::entry_point::EntryPoint;
-use spirq::prelude::{ConstantValue, DescriptorType, ReflectConfig, Variable};
+use spirq::prelude::{ConstantValue, DescriptorType, Variable};
 use vkgen_abi::vk_error;
 use vkgen_generated::vk;
 
-use super::spirv::{SpirvError, SpirvModule};
+use super::reflect::reflect;
+use super::spirv::SpirvModule;
 use super::{ExecutionModel, ShaderModule};
 use crate::util::{find_in_chain, slice};
 
@@ -138,7 +138,7 @@ impl ShaderStage {
         let reflected = if touched.is_empty() {
             &module.reflected
         } else {
-            fresh = reflect(&module, &touched).map_err(|e| {
+            fresh = reflect(module.words(), &touched).map_err(|e| {
                 vk_error!(vk::Result::ERROR_UNKNOWN, "specializing the module: {e}")
             })?;
             &fresh
@@ -176,7 +176,7 @@ impl ShaderStage {
                     .facts
                     .workgroup_size_builtin(&specialization)
                     .or_else(|| local_size(rep))
-                    .or_else(|| entry.local_size)
+                    .or(entry.local_size)
                     .or_else(|| {
                         entry
                             .local_size_id
@@ -275,10 +275,11 @@ unsafe fn specialization_entries(
     let Some(s) = (unsafe { p.as_ref() }) else {
         return Ok(Vec::new());
     };
-    // SAFETY: `pData` holds `dataSize` bytes (VUID-VkSpecializationInfo-pData-parameter).
     let data: &[u8] = if s.data_size == 0 || s.p_data.is_null() {
         &[]
     } else {
+        // SAFETY: non-null `pData` holds `dataSize` bytes
+        // (VUID-VkSpecializationInfo-pData-parameter); u8 has no alignment.
         unsafe { std::slice::from_raw_parts(s.p_data.cast::<u8>(), s.data_size) }
     };
     // SAFETY: `pMapEntries` holds `mapEntryCount` entries.
@@ -324,71 +325,6 @@ fn specialize(
         out.push((c.spec_id, value));
     }
     Ok(out)
-}
-
-/// `spirq`'s reflection of every entry point with `spec` applied (all resources: static use is
-/// [`super::facts`]'s). A panic inside the crate is an error, not an unwind.
-///
-/// `spirq` evaluates every `OpSpecConstantOp` and refuses the module when its evaluator cannot
-/// (a `Select` of a boolean spec constant, a signed/unsigned `IAdd` glslang emits for a
-/// conversion): valid modules. Those get a second try on a copy with each such constant made
-/// `OpConstantNull` and `OpExecutionModeId` left out; the kit's own [`super::facts`] give the
-/// workgroup size then (what is lost: an array size computed by a spec-constant expression).
-pub(super) fn reflect(
-    module: &SpirvModule,
-    spec: &[(u32, Vec<u8>)],
-) -> Result<Vec<EntryPoint>, SpirvError> {
-    match reflect_words(module.words().to_vec(), spec) {
-        Ok(eps) => Ok(eps),
-        Err(first) => {
-            let words = without_spec_constant_ops(module);
-            reflect_words(words, spec).map_err(|second| {
-                log::debug!("reflection without OpSpecConstantOp failed too: {second}");
-                first
-            })
-        }
-    }
-}
-
-fn reflect_words(words: Vec<u32>, spec: &[(u32, Vec<u8>)]) -> Result<Vec<EntryPoint>, SpirvError> {
-    let run = || {
-        let mut cfg = ReflectConfig::new();
-        cfg.spv(words)
-            .ref_all_rscs(true)
-            .combine_img_samplers(false);
-        for (id, bytes) in spec {
-            cfg.specialize(
-                *id,
-                ConstantValue::Typeless(bytes.clone().into_boxed_slice()),
-            );
-        }
-        cfg.reflect()
-    };
-    match std::panic::catch_unwind(AssertUnwindSafe(run)) {
-        Ok(Ok(eps)) => Ok(eps),
-        Ok(Err(e)) => Err(SpirvError::Malformed(e.to_string())),
-        Err(_) => Err(SpirvError::Malformed(
-            "the reflection crate panicked".into(),
-        )),
-    }
-}
-
-/// A copy of the module for [`reflect`]'s second try.
-fn without_spec_constant_ops(module: &SpirvModule) -> Vec<u32> {
-    const OP_CONSTANT_NULL: u32 = 46;
-    const OP_SPEC_CONSTANT_OP: u16 = 52;
-    const OP_EXECUTION_MODE_ID: u16 = 331;
-    let mut out = module.words()[..5].to_vec();
-    for i in module.instructions() {
-        match i.opcode {
-            OP_SPEC_CONSTANT_OP if i.operands.len() >= 2 => {
-                out.extend([(3 << 16) | OP_CONSTANT_NULL, i.operands[0], i.operands[1]]);
-            }
-            OP_EXECUTION_MODE_ID => {}
-            _ => out.extend_from_slice(&module.words()[i.offset..i.offset + 1 + i.operands.len()]),
-        }
-    }
-    out
 }
 
 fn binding_of(v: &Variable) -> Option<StageBinding> {
