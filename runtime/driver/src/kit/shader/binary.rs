@@ -148,3 +148,81 @@ fn check_instructions(words: &[u32]) -> Result<(), SpirvError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal module: header, `OpCapability Shader`, `OpMemoryModel Logical GLSL450`.
+    fn tiny() -> Vec<u32> {
+        vec![
+            MAGIC,
+            0x0001_0600,
+            0,
+            8,
+            0,
+            (2 << 16) | 17,
+            1,
+            (3 << 16) | 14,
+            0,
+            1,
+        ]
+    }
+
+    #[test]
+    fn the_stream_is_each_instruction_in_order() {
+        let w = tiny();
+        check(&w).unwrap();
+        let v: Vec<_> = instructions(&w)
+            .map(|i| (i.offset, i.opcode, i.operands.to_vec()))
+            .collect();
+        assert_eq!(v, vec![(5, 17, vec![1]), (7, 14, vec![0, 1])]);
+    }
+
+    #[test]
+    fn each_header_field_and_word_count_is_checked() {
+        let w = tiny();
+        let with = |i: usize, v: u32| {
+            let mut x = w.clone();
+            x[i] = v;
+            check(&x)
+        };
+        assert_eq!(
+            with(0, MAGIC.swap_bytes()),
+            Err(SpirvError::ByteSwapped(MAGIC.swap_bytes()))
+        );
+        assert_eq!(with(1, 0x0001_0700), Err(SpirvError::Version(0x0001_0700)));
+        assert_eq!(with(1, 0x0002_0000), Err(SpirvError::Version(0x0002_0000)));
+        assert_eq!(with(1, 0x0001_0001), Err(SpirvError::Version(0x0001_0001)));
+        assert!(with(1, 0x0001_0000).is_ok(), "1.0");
+        assert_eq!(with(3, 0), Err(SpirvError::ZeroBound));
+        assert_eq!(with(7, 14), Err(SpirvError::ZeroWordCount(7)));
+        assert_eq!(
+            with(7, (4 << 16) | 14),
+            Err(SpirvError::Truncated {
+                at: 7,
+                count: 4,
+                len: 10
+            })
+        );
+    }
+
+    #[test]
+    fn strings_end_at_their_nul() {
+        // "main" + NUL fills two words; the operand after it is at index 2.
+        let ops = [u32::from_le_bytes(*b"main"), 0, 7];
+        let i = Instruction {
+            offset: 0,
+            opcode: 15,
+            operands: &ops,
+        };
+        assert_eq!(i.string(0), Some(("main".to_string(), 2)));
+        let unterminated = [u32::from_le_bytes(*b"abcd")];
+        let i = Instruction {
+            offset: 0,
+            opcode: 15,
+            operands: &unterminated,
+        };
+        assert_eq!(i.string(0), None);
+    }
+}

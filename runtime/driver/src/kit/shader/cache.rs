@@ -300,3 +300,49 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         ..EntryTable::EMPTY
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(vendor: u32) -> vk::PhysicalDeviceProperties {
+        vk::PhysicalDeviceProperties {
+            vendor_id: vendor,
+            device_id: 2,
+            pipeline_cache_uuid: [7; 16],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn data_is_the_header_then_sorted_entries() {
+        let c = PipelineCache::new(header(&props(1)), &[]);
+        assert!(!c.lookup_or_insert(&[9; 32], &[1, 2]));
+        assert!(!c.lookup_or_insert(&[3; 32], &[]));
+        let d = c.data();
+        assert_eq!(d[..32], header(&props(1)));
+        assert_eq!(d[32..64], [3; 32], "sorted by key");
+        assert_eq!(d[64..68], 0u32.to_le_bytes());
+        assert_eq!(d[68..100], [9; 32]);
+        assert_eq!(d[100..], [2, 0, 0, 0, 1, 2]);
+        let (prefix, complete) = c.data_within(d.len() - 1);
+        assert!(!complete);
+        assert_eq!(prefix, d[..68]);
+    }
+
+    #[test]
+    fn another_devices_data_is_ignored_and_merge_keeps_the_destinations_entries() {
+        let a = PipelineCache::new(header(&props(1)), &[]);
+        a.lookup_or_insert(&[1; 32], b"a");
+        let foreign = PipelineCache::new(header(&props(5)), &a.data());
+        assert!(foreign.is_empty());
+        let b = PipelineCache::new(header(&props(1)), &a.data());
+        assert_eq!(&*b.get(&[1; 32]).unwrap(), b"a");
+        let c = PipelineCache::new(header(&props(1)), &[]);
+        c.lookup_or_insert(&[1; 32], b"c");
+        c.merge_from(&a);
+        c.merge_from(&c);
+        assert_eq!(&*c.get(&[1; 32]).unwrap(), b"c");
+        assert_eq!(c.len(), 1);
+    }
+}
