@@ -1,10 +1,10 @@
 //! Shader modules and pipeline caches ([`Kit::SHADER_OBJECTS`], Mesa's `vk_shader_module`,
 //! the stage half of `vk_pipeline` and `vk_pipeline_cache`).
 //!
-//! * [`SpirvModule`] ([`spirv`]): the code, validated once ([`binary`]: header, version ≤ 1.6,
+//! * [`SpirvModule`] ([`spirv`]): the code, validated once (`binary`: header, version ≤ 1.6,
 //!   every instruction's word count) and reflected; [`SpirvModule::instructions`] is its instruction
 //!   stream — each [`Instruction`] an opcode and its operand words in module order — which a
-//!   CPU executor walks (decode opcodes with [`spirv_headers::Op::from_u32`](spirv_headers)).
+//!   CPU executor walks (decode opcodes with `spirv_headers::Op::from_u32`).
 //! * [`ShaderModule`] ([`module`]): `VkShaderModule`, holding an `Arc` of the code, and the
 //!   `VK_EXT_shader_module_identifier` queries (the code's SHA-256).
 //! * [`ShaderStage`] ([`stage`]): a `VkPipelineShaderStageCreateInfo` resolved — entry point,
@@ -16,7 +16,7 @@
 //!   merges, and [`PipelineCache::lookup_or_insert`] for the pipeline helper's creation feedback.
 //!
 //! The parsing crate is `spirq` (docs/architecture.md, "SPIR-V": what each candidate accepts
-//! and costs); the facts it does not give, or gives slowly, the kit reads itself ([`facts`]).
+//! and costs); the facts it does not give, or gives slowly, the kit reads itself (`facts`).
 
 use vkgen_generated::entries::EntryTable;
 

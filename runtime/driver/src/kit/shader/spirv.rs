@@ -1,10 +1,10 @@
-//! [`SpirvModule`]: a SPIR-V binary, validated once ([`super::binary`]), with its instruction
+//! [`SpirvModule`]: a SPIR-V binary, validated once (`binary`), with its instruction
 //! stream and what reflection needs from it.
 //!
-//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`] is an opcode and its operand
+//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`](super::Instruction) is an opcode and its operand
 //! words, in module order, which is how a CPU executor walks the code
 //! (`spirv_headers::Op::from_u32(opcode)` names it). Reflection
-//! ([`super::facts`], and `spirq` for types and descriptors) runs once here too, with the
+//! (`facts`, and `spirq` for types and descriptors) runs once here too, with the
 //! module's default specialization, so a module `spirq` cannot read fails at
 //! `vkCreateShaderModule` rather than at the first pipeline.
 

@@ -4,7 +4,7 @@
 //!
 //! Reflection is `spirq`'s (types, descriptor kinds, array sizes, push-constant block layout,
 //! specialization through `OpSpecConstantOp`) narrowed to what the entry point statically
-//! uses by [`super::facts`]; the module's default reflection is kept in the [`SpirvModule`]
+//! uses by the kit's `facts` pass; the module's default reflection is kept in the [`SpirvModule`]
 //! and redone only when the stage specializes a constant the module declares.
 //!
 //! Errors: a missing entry point (VUID-VkPipelineShaderStageCreateInfo-pName-00707), a bad
