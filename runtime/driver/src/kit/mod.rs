@@ -74,6 +74,7 @@ pub mod routes;
 // generated from a 1.4 registry (build.rs).
 #[cfg(vk_1_4)]
 pub mod routes_1_4;
+pub mod shader;
 pub mod sync;
 mod tables;
 
@@ -186,6 +187,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// `VK_WHOLE_SIZE` buffer ranges are resolved against the kit's buffers. Drivers with their
     /// own descriptor objects leave it off.
     const DESCRIPTOR_OBJECTS: bool = false;
+
     /// The kit's render passes on dynamic rendering ([`render_pass`], Mesa's `vk_render_pass`
     /// and `vk_framebuffer`): render passes (1.0 and `…2`), framebuffers (imageless too) and
     /// the render-area granularity; `vkCmdBeginRenderPass{,2}`, `vkCmdNextSubpass{,2}` and
@@ -196,6 +198,14 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// dynamic-rendering secondaries. Barriers name images through the kit's image views
     /// ([`Kit::RESOURCE_OBJECTS`]). Drivers with native render passes leave it off.
     const RENDER_PASS_OBJECTS: bool = false;
+
+    /// The kit's shader objects ([`shader`], Mesa's `vk_shader_module` and
+    /// `vk_pipeline_cache`): shader modules (SPIR-V validated and reflected once; bad code is a
+    /// logged `VK_ERROR_UNKNOWN`), the `VK_EXT_shader_module_identifier` queries, and pipeline
+    /// caches with the spec's header, data round trips and merges. Pipelines resolve their
+    /// stages with [`shader::ShaderStage::from_create_info`]. Drivers that compile SPIR-V
+    /// themselves may still turn it on: the stage gives them the code and its reflection.
+    const SHADER_OBJECTS: bool = false;
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
     /// [`resources::default_buffer_requirements`].
@@ -447,7 +457,9 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// (above the recorder, whose render-pass commands they replace), command
 /// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
 /// them on the kit answers both forms of each bind and requirements query itself), the
-/// descriptor objects, the commons, the `…2` routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
+/// descriptor objects ([`Kit::DESCRIPTOR_OBJECTS`]), the shader objects
+/// ([`Kit::SHADER_OBJECTS`]), the commons, the `…2` routes of 1.3 and 1.4, native buffers,
+/// hardware buffers — then, while
 /// [`Kit::NULL_OBJECTS`] is on, the null driver's bring-up table minus the commands that take
 /// the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
@@ -457,6 +469,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
         .or(&descriptor::entries::<D>())
+        .or(&shader::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>());
     #[cfg(vk_1_4)]

@@ -3,6 +3,8 @@
 // Each test binary uses part of it.
 #![allow(dead_code)]
 
+pub mod glsl;
+
 use ash::vk;
 use vkgen_driver::generated::driver::{get_instance_proc_addr, Driver};
 
