@@ -60,6 +60,7 @@ pub mod common;
 pub mod debug;
 pub mod defaults;
 pub mod extensions;
+pub mod format;
 pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;

@@ -600,7 +600,10 @@ impl Driver for NullDriver {
         // SAFETY: valid input structure (with its create info); valid output structure.
         unsafe {
             if let Some(ci) = p_info.as_ref().and_then(|i| i.p_create_info.as_ref()) {
-                write_requirements2(p_memory_requirements, image_requirements(image_size(ci)));
+                write_requirements2(
+                    p_memory_requirements,
+                    image_requirements(image_layout(ci).total),
+                );
             }
         }
     }
@@ -643,25 +646,9 @@ impl Driver for NullDriver {
         }) else {
             return;
         };
-        let texel = texel_bytes(img.format);
         let level = sub.mip_level.min(img.mip_levels - 1);
-        let mut offset = 0u64;
-        let mut layout = vk::SubresourceLayout::default();
-        for l in 0..=level {
-            let w = u64::from((img.extent.width >> l).max(1));
-            let h = u64::from((img.extent.height >> l).max(1));
-            let d = u64::from((img.extent.depth >> l).max(1));
-            layout = vk::SubresourceLayout {
-                offset,
-                row_pitch: w * texel,
-                depth_pitch: w * h * texel,
-                array_pitch: w * h * d * texel,
-                size: w * h * d * texel * u64::from(img.array_layers),
-            };
-            offset += layout.size;
-        }
-        layout.offset += layout.array_pitch * u64::from(sub.array_layer.min(img.array_layers - 1));
-        layout.size = layout.array_pitch;
+        let layer = sub.array_layer.min(img.array_layers - 1);
+        let layout = img.layout.subresource(sub.aspect_mask, level, layer);
         *out = layout;
     }
 

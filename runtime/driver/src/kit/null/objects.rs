@@ -2,6 +2,7 @@
 //! the stateless ones, and the sizes and requirements it reports for them.
 
 use super::*;
+use crate::kit::resources::{linear_layout, ImageDesc, LinearLayout};
 
 // ---------------------------------------------------------------------------------------------
 // Objects
@@ -103,6 +104,7 @@ pub(super) struct Image {
     pub(super) mip_levels: u32,
     pub(super) array_layers: u32,
     pub(super) size: u64,
+    pub(super) layout: LinearLayout,
     /// The gralloc buffer of a native-buffer image (its fd dup lives as long as the image).
     pub(super) _buffer: Option<GrallocBuffer>,
 }
@@ -113,6 +115,7 @@ pub(super) fn new_image(
     buffer: Option<GrallocBuffer>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) -> Result<vk::Image, vk::Result> {
+    let layout = image_layout(ci);
     let image = Image {
         format: ci.format,
         extent: ci.extent,
@@ -120,7 +123,8 @@ pub(super) fn new_image(
         flags: ci.flags,
         mip_levels: ci.mip_levels.max(1),
         array_layers: ci.array_layers.max(1),
-        size: image_size(ci),
+        size: layout.total,
+        layout,
         _buffer: buffer,
     };
     // SAFETY: `p_allocator` is what the application passed to vkCreateImage (both callers hand
@@ -162,39 +166,6 @@ pub(super) unsafe fn obj<'a, T: ObjectKind, H: vk::Handle>(h: H) -> Option<&'a T
 // ---------------------------------------------------------------------------------------------
 // Physical device description
 
-/// Bytes per texel (per block for compressed formats, divided evenly), for sizing images.
-pub(super) fn texel_bytes(format: vk::Format) -> u64 {
-    match format.as_raw() {
-        1 => 1,
-        2..=8 => 2,
-        9..=15 => 1,
-        16..=22 => 2,
-        23..=36 => 3,
-        37..=69 => 4,
-        70..=76 => 2,
-        77..=83 => 4,
-        84..=90 => 6,
-        91..=97 => 8,
-        98..=100 => 4,
-        101..=103 => 8,
-        104..=106 => 12,
-        107..=109 => 16,
-        110..=112 => 8,
-        113..=115 => 16,
-        116..=118 => 24,
-        119..=121 => 32,
-        122 | 123 => 4,
-        124 => 2,
-        125 | 126 => 4,
-        127 => 1,
-        128 => 3,
-        129 => 4,
-        130 => 8,
-        131..=184 => 1,
-        _ => 4,
-    }
-}
-
 pub(super) fn buffer_requirements(size: u64) -> vk::MemoryRequirements {
     vk::MemoryRequirements {
         size: size.max(1).next_multiple_of(256),
@@ -203,18 +174,19 @@ pub(super) fn buffer_requirements(size: u64) -> vk::MemoryRequirements {
     }
 }
 
-pub(super) fn image_size(ci: &vk::ImageCreateInfo<'_>) -> u64 {
-    let texel = texel_bytes(ci.format);
-    let mut total = 0u64;
-    for level in 0..ci.mip_levels.max(1) {
-        let w = u64::from((ci.extent.width >> level).max(1));
-        let h = u64::from((ci.extent.height >> level).max(1));
-        let d = u64::from((ci.extent.depth >> level).max(1));
-        total = total.saturating_add(w.saturating_mul(h).saturating_mul(d).saturating_mul(texel));
-    }
-    total
-        .saturating_mul(u64::from(ci.array_layers.max(1)))
-        .saturating_mul(u64::from(ci.samples.as_raw().max(1)))
+/// The kit's packed linear layout of the image `ci` describes (the format table sizes it).
+pub(super) fn image_layout(ci: &vk::ImageCreateInfo<'_>) -> LinearLayout {
+    linear_layout(&ImageDesc {
+        flags: ci.flags,
+        image_type: ci.image_type,
+        format: ci.format,
+        extent: ci.extent,
+        mip_levels: ci.mip_levels,
+        array_layers: ci.array_layers,
+        samples: ci.samples,
+        tiling: ci.tiling,
+        usage: ci.usage,
+    })
 }
 
 pub(super) fn image_requirements(size: u64) -> vk::MemoryRequirements {
