@@ -11,6 +11,8 @@
 //! * [`copy`]: texel and block addressing, and buffer↔image copy regions turned into byte
 //!   ranges by the spec's rules (`bufferRowLength`/`bufferImageHeight`, compressed blocks,
 //!   depth/stencil aspect sizes, planes);
+//! * [`support`]: the formats a device description declares and their features
+//!   ([`FormatSupport`]), and which advertised features no engine command runs;
 //! * [`layout`]: the packed linear layout kit images have (and `vkGetImageSubresourceLayout`
 //!   reports), re-exported as [`crate::kit::resources::linear_layout`].
 //!
@@ -25,6 +27,7 @@
 pub mod copy;
 pub mod layout;
 pub mod pack;
+pub mod support;
 
 use std::sync::OnceLock;
 
@@ -34,6 +37,7 @@ use vkgen_generated::vk;
 pub use copy::{buffer_copy_layout, BufferCopyLayout, CopyError, CopyRegion};
 pub use layout::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
 pub use pack::{pack_color, pack_depth, pack_stencil, unpack_color, unpack_depth, unpack_stencil};
+pub use support::FormatSupport;
 pub use table::{Chroma, Component, ComponentName, Compression, NumericFormat, Plane};
 
 /// One format as the registry describes it, with the aspects it has.
