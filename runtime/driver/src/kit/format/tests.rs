@@ -10,6 +10,11 @@ fn color(c: [f32; 4]) -> vk::ClearColorValue {
     vk::ClearColorValue { float32: c }
 }
 
+fn floats(c: vk::ClearColorValue) -> [f32; 4] {
+    // SAFETY: the union is 16 plain bytes; unpack_color wrote float32 for these float formats.
+    unsafe { c.float32 }
+}
+
 fn word(bytes: &[u8]) -> u64 {
     bytes
         .iter()
@@ -98,11 +103,7 @@ fn exact_values() {
     // E5B9G9R9 of (1, 0.5, 0): max 1 → exponent 16, mantissa 256 for 1.0, 128 for 0.5.
     let e5 = pack_color(F::E5B9G9R9_UFLOAT_PACK32, &color([1.0, 0.5, 0.0, 1.0])).unwrap();
     assert_eq!(word(&e5), (16 << 27) | (128 << 9) | 256);
-    let back = unsafe {
-        unpack_color(F::E5B9G9R9_UFLOAT_PACK32, &e5)
-            .unwrap()
-            .float32
-    };
+    let back = floats(unpack_color(F::E5B9G9R9_UFLOAT_PACK32, &e5).unwrap());
     assert_eq!(back, [1.0, 0.5, 0.0, 1.0]);
     let half = pack_color(F::R16G16B16A16_SFLOAT, &color([1.0, -2.0, 0.5, 65504.0])).unwrap();
     assert_eq!(half, [0x00, 0x3c, 0x00, 0xc0, 0x00, 0x38, 0xff, 0x7b]);
@@ -219,11 +220,11 @@ fn every_uncompressed_format_round_trips() {
 #[test]
 fn unorm_and_float_values_read_back() {
     let bytes = pack_color(F::R8G8B8A8_UNORM, &color([0.0, 1.0, 0.2, 1.0])).unwrap();
-    let back = unsafe { unpack_color(F::R8G8B8A8_UNORM, &bytes).unwrap().float32 };
+    let back = floats(unpack_color(F::R8G8B8A8_UNORM, &bytes).unwrap());
     assert_eq!(back[1], 1.0);
     assert!((back[2] - 0.2).abs() < 0.5 / 255.0);
     let r = pack_color(F::R32_SFLOAT, &color([3.5, 0.0, 0.0, 0.0])).unwrap();
-    let back = unsafe { unpack_color(F::R32_SFLOAT, &r).unwrap().float32 };
+    let back = floats(unpack_color(F::R32_SFLOAT, &r).unwrap());
     assert_eq!(
         back,
         [3.5, 0.0, 0.0, 1.0],
