@@ -27,6 +27,9 @@ pub mod extensions;
 pub mod features;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
+pub mod formats;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 pub mod pfn;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]

@@ -137,7 +137,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
 type Emitter = fn(&emit::Ctx) -> Result<String>;
 
 /// Every file of `src/` but `lib.rs`, with its emitter (hand-written runtime files are copied).
-const EMITTERS: [(&str, Emitter); 14] = [
+const EMITTERS: [(&str, Emitter); 15] = [
     ("src/vk.rs", emit::types::emit),
     ("src/pfn.rs", emit::pfn::emit),
     ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -153,6 +153,7 @@ const EMITTERS: [(&str, Emitter); 14] = [
     }),
     ("src/commands.rs", emit::commands::emit),
     ("src/extensions.rs", emit::extensions::emit),
+    ("src/formats.rs", emit::formats::emit),
     ("src/dispatch.rs", emit::dispatch::emit),
     ("src/trampolines.rs", emit::trampolines::emit),
     ("src/driver.rs", emit::driver::emit),
@@ -366,6 +367,7 @@ fn push_crate_files(
                 emitted_types,
                 commands: sel.commands.len(),
                 extensions: sel.extensions.len(),
+                formats: reg.formats.len(),
                 instance_slots,
                 device_slots: sel
                     .canonical_commands()
@@ -426,6 +428,7 @@ struct GeneratedReadme<'a> {
     emitted_types: usize,
     commands: usize,
     extensions: usize,
+    formats: usize,
     instance_slots: usize,
     device_slots: usize,
     trampolines: usize,
@@ -442,6 +445,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("entries", true),
     ("extensions", true),
     ("features", true),
+    ("formats", true),
     ("pfn", true),
     ("phf", false),
     ("recorder", true),

@@ -30,6 +30,8 @@ pub struct Registry {
     /// Where the overlay came from and which of its elements replaced or added to vk.xml's, so
     /// that errors in them name the overlay file rather than vk.xml.
     pub overlay_origin: Option<OverlayOrigin>,
+    /// `<formats>`' `<format>` elements in document order (none before 1.2.1xx's registries).
+    pub formats: Vec<Format>,
 }
 
 /// The overlay's file and the names of the elements it contributed.
@@ -361,3 +363,50 @@ pub fn api_version(v: (u32, u32)) -> u32 {
 /// Most names (commands, extensions) one generated lookup holds: its perfect hash stores key
 /// indices as `u16`, and `u16::MAX` marks an empty slot. The registry refuses more at load.
 pub const MAX_LOOKUP_NAMES: usize = u16::MAX as usize - 1;
+
+/// One `<format>` of vk.xml's `<formats>`: the block layout the spec's "Compatible Formats" and
+/// "Format Definition" tables give, as the registry spells it (see `registry/formats.rs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Format {
+    /// `VK_FORMAT_…`.
+    pub name: String,
+    /// Compatibility class (`32-bit`, `BC7`, `8-bit 2-plane 420`, …).
+    pub class: String,
+    /// Bytes per texel block (for depth/stencil formats: the copy size, not the memory size).
+    pub block_size: u32,
+    pub texels_per_block: u32,
+    /// `blockExtent="x,y,z"`; `[1, 1, 1]` when absent.
+    pub block_extent: [u32; 3],
+    /// `packed=` bit width of the packed word.
+    pub packed: Option<u32>,
+    /// `compressed=` scheme (`BC`, `ETC2`, `EAC`, `ASTC LDR`, `ASTC HDR`, `PVRTC`).
+    pub compressed: Option<String>,
+    /// `chroma=` subsampling (420, 422, 444).
+    pub chroma: Option<u32>,
+    /// In the registry's order (MSB first for a PACK format).
+    pub components: Vec<FormatComponent>,
+    pub planes: Vec<FormatPlane>,
+    /// `<spirvimageformat name=…>` (`Rgba8`, …).
+    pub spirv_image_formats: Vec<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormatComponent {
+    /// `R`, `G`, `B`, `A`, `D` or `S`.
+    pub name: String,
+    /// Bit width; `None` for `bits="compressed"`.
+    pub bits: Option<u32>,
+    /// `UNORM`, `SRGB`, `SFLOAT`, … as written.
+    pub numeric_format: String,
+    pub plane_index: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormatPlane {
+    pub index: u32,
+    pub width_divisor: u32,
+    pub height_divisor: u32,
+    /// The single-plane format a view of this plane has.
+    pub compatible: String,
+}

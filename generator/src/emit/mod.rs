@@ -10,6 +10,7 @@ pub mod driver;
 pub mod entries;
 pub mod extensions;
 pub mod features;
+pub mod formats;
 pub mod limits;
 pub mod pfn;
 pub mod phf;

@@ -14,6 +14,7 @@
 pub mod cdecl;
 pub mod depends;
 mod features;
+mod formats;
 mod interface;
 mod overlay;
 mod parse;

@@ -122,8 +122,9 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                     reg.extensions.push(x);
                 }
             }
-            "comment" | "platforms" | "tags" | "formats" | "spirvextensions"
-            | "spirvcapabilities" | "sync" | "videocodecs" => {}
+            "formats" => reg.formats = cx.parse_formats(child, warnings)?,
+            "comment" | "platforms" | "tags" | "spirvextensions" | "spirvcapabilities" | "sync"
+            | "videocodecs" => {}
             other => warnings.push(format!(
                 "{}:{}: ignored unknown element <{other}>",
                 path.display(),

@@ -880,3 +880,72 @@ fn event_timestamp_and_binding_forms_replay_through_their_2_methods() {
     }
     assert!(!Events2::implements(CommandId::CMD_RESET_EVENT));
 }
+
+/// Issue 30: the default format table advertises blits, copies and clears; an engine that runs
+/// none of them is named per feature, and a description narrowed to what the engine runs is
+/// not.
+#[test]
+fn the_report_names_format_features_the_engine_cannot_run() {
+    use kit::format::FormatSupport;
+    use kit::requirements::{format_findings, Missing};
+    let features = |formats: &FormatSupport| -> Vec<(&'static str, String, usize)> {
+        format_findings::<Rec>(
+            formats.iter(),
+            kit::command_map::<Rec>(),
+            Some(Engine::implements),
+        )
+        .into_iter()
+        .filter_map(|m| {
+            let warning = !m.is_mandatory();
+            match m {
+                Missing::FormatFeature {
+                    feature,
+                    commands,
+                    count,
+                    ..
+                } => {
+                    assert!(warning, "a warning: the device is valid, it does less");
+                    Some((feature, commands, count))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+    };
+    assert!(!Engine::implements(CommandId::CMD_BLIT_IMAGE));
+    let all = FormatSupport::kit_default();
+    let found = features(&all);
+    let blit = found
+        .iter()
+        .find(|(f, _, _)| *f == "BLIT_DST")
+        .expect("BLIT_DST is named");
+    assert_eq!(blit.1, "vkCmdBlitImage/vkCmdBlitImage2");
+    assert!(
+        blit.2 > 100,
+        "on every colour format of the default: {blit:?}"
+    );
+    assert!(found.iter().any(|(f, _, _)| *f == "TRANSFER_DST (clears)"));
+    // Narrowed to what the engine can run (it fills and copies buffers, nothing else).
+    let mut narrow = all.clone();
+    narrow.without(
+        vk::FormatFeatureFlags::BLIT_SRC
+            | vk::FormatFeatureFlags::BLIT_DST
+            | vk::FormatFeatureFlags::TRANSFER_SRC
+            | vk::FormatFeatureFlags::TRANSFER_DST
+            | vk::FormatFeatureFlags::COLOR_ATTACHMENT
+            | vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT
+            | vk::FormatFeatureFlags::SAMPLED_IMAGE
+            | vk::FormatFeatureFlags::STORAGE_IMAGE
+            | vk::FormatFeatureFlags::VERTEX_BUFFER,
+    );
+    assert_eq!(features(&narrow), []);
+    assert!(narrow.iter().count() > 100, "texel-buffer formats remain");
+    // The whole report of the recording driver carries the same warnings.
+    let report =
+        vkgen_driver::testing::requirements::report::<Rec>(Some(Engine::implements)).unwrap();
+    let text = report.to_string();
+    assert!(
+        text.contains("warning: format feature BLIT_DST is advertised on"),
+        "{text}"
+    );
+}

@@ -169,45 +169,25 @@ pub fn memory_properties(size: u64) -> vk::PhysicalDeviceMemoryProperties {
     m
 }
 
+/// Whether `format` has a depth or stencil aspect (from the format table).
 pub fn is_depth_stencil(format: vk::Format) -> bool {
-    (124..=130).contains(&format.as_raw())
+    super::format::info(format).is_some_and(|f| f.is_depth_stencil())
 }
 
+/// Whether the kit's default device declares `format`
+/// ([`FormatSupport::kit_default`](super::format::FormatSupport::kit_default)).
 pub fn is_supported_format(format: vk::Format) -> bool {
-    // Everything uncompressed and single-plane of Vulkan 1.0, plus the 16-bit packed formats.
-    (1..=130).contains(&format.as_raw())
-        || matches!(
-            format,
-            vk::Format::A4R4G4B4_UNORM_PACK16 | vk::Format::A4B4G4R4_UNORM_PACK16
-        )
+    !super::format::support::is_empty(&format_properties(format))
 }
 
+/// What the kit's default device declares for `format`
+/// ([`FormatSupport::kit_default`](super::format::FormatSupport::kit_default)); a device
+/// answers from its own description's [`formats`](super::PhysicalDeviceDesc::formats).
 pub fn format_properties(format: vk::Format) -> vk::FormatProperties {
-    use vk::FormatFeatureFlags as F;
-    if !is_supported_format(format) {
-        return vk::FormatProperties::default();
-    }
-    let common = F::SAMPLED_IMAGE | F::BLIT_SRC | F::TRANSFER_SRC | F::TRANSFER_DST;
-    let image = if is_depth_stencil(format) {
-        common | F::DEPTH_STENCIL_ATTACHMENT
-    } else {
-        common
-            | F::STORAGE_IMAGE
-            | F::COLOR_ATTACHMENT
-            | F::COLOR_ATTACHMENT_BLEND
-            | F::BLIT_DST
-            | F::SAMPLED_IMAGE_FILTER_LINEAR
-    };
-    let buffer = if is_depth_stencil(format) {
-        F::empty()
-    } else {
-        F::UNIFORM_TEXEL_BUFFER | F::STORAGE_TEXEL_BUFFER | F::VERTEX_BUFFER
-    };
-    vk::FormatProperties {
-        linear_tiling_features: image,
-        optimal_tiling_features: image,
-        buffer_features: buffer,
-    }
+    static DEFAULT: std::sync::OnceLock<super::format::FormatSupport> = std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(super::format::FormatSupport::kit_default)
+        .get(format)
 }
 
 /// The image-format answer derived from a format's features: `VK_ERROR_FORMAT_NOT_SUPPORTED`

@@ -61,6 +61,7 @@ pub mod debug;
 pub mod defaults;
 pub mod descriptor;
 pub mod extensions;
+pub mod format;
 pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
@@ -113,6 +114,12 @@ pub struct PhysicalDeviceDesc<D: Kit> {
     pub memory: vk::PhysicalDeviceMemoryProperties,
     /// The device extensions this device supports (a subset of [`Kit::device_extensions`]).
     pub extensions: Vec<ExtensionId>,
+    /// The formats the device declares and their features: what the default
+    /// [`Kit::format_properties`] answers (an undeclared format has none). Starts as
+    /// [`format::FormatSupport::kit_default`]; narrow it to what the engine handles
+    /// (`retain`, `without`, `set`), and the requirements report names features left on
+    /// whose commands the engine does not run.
+    pub formats: format::FormatSupport,
     pub data: D::PhysicalDevice,
 }
 
@@ -132,6 +139,7 @@ impl<D: Kit> PhysicalDeviceDesc<D> {
             queue_families: vec![defaults::queue_family()],
             memory: defaults::memory_properties(defaults::HEAP_SIZE),
             extensions,
+            formats: format::FormatSupport::kit_default(),
             data,
         }
     }
@@ -390,13 +398,13 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     }
 
     /// `vkGetPhysicalDeviceFormatProperties` (the `…2` and `VkFormatProperties3` answers are
-    /// derived from it). Default: the null driver's table.
+    /// derived from it). Default: what the description declares
+    /// ([`PhysicalDeviceDesc::formats`]).
     fn format_properties(
         physical: &PhysicalDevice<Self>,
         format: vk::Format,
     ) -> vk::FormatProperties {
-        let _ = physical;
-        defaults::format_properties(format)
+        physical.formats.get(format)
     }
 
     /// `vkGetPhysicalDeviceImageFormatProperties2`'s core answer. Default: derived from

@@ -63,6 +63,8 @@ pub struct PhysicalDevice<D: Kit> {
     /// `VK_EXT_memory_budget` reports as usage, and what a new allocation must fit beside.
     pub heaps: super::resources::HeapUsage,
     pub extensions: ExtensionSet,
+    /// The description's declared formats ([`super::PhysicalDeviceDesc::formats`]).
+    pub formats: super::format::FormatSupport,
     pub data: D::PhysicalDevice,
 }
 

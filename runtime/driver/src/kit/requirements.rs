@@ -64,6 +64,18 @@ pub enum Missing {
         command: &'static str,
         by: &'static str,
     },
+    /// A format feature the device advertises (on `count` formats, `examples` the first)
+    /// while the driver runs none of the commands that use it (`commands`: e.g. `BLIT_DST`
+    /// without `vkCmdBlitImage`/`vkCmdBlitImage2` in the engine's `Execute::implements`).
+    /// Known only where the engine's list is given (a recording driver) or the command has
+    /// no implementation at all.
+    #[error("format feature {feature} is advertised on {count} formats ({examples}) but the driver runs none of {commands}")]
+    FormatFeature {
+        feature: &'static str,
+        commands: String,
+        count: usize,
+        examples: String,
+    },
     /// A `vkCmd*` of the version or of an advertised extension (`by`) that the kit records
     /// but neither a hook nor the engine runs: its replay reaches `Execute::unimplemented`.
     #[error("{by} requires {command}, which is recorded but not executed by the engine")]
@@ -78,7 +90,10 @@ impl Missing {
     /// required feature or limit, a dependency, a NULL command. A dropped feature or an
     /// unexecuted recorded command is a warning: the device is valid, it does less.
     pub fn is_mandatory(&self) -> bool {
-        !matches!(self, Missing::Dropped { .. } | Missing::Unexecuted { .. })
+        !matches!(
+            self,
+            Missing::Dropped { .. } | Missing::Unexecuted { .. } | Missing::FormatFeature { .. }
+        )
     }
 }
 
@@ -298,6 +313,7 @@ pub fn missing<D: Kit>(desc: &PhysicalDeviceDesc<D>) -> Vec<Missing> {
         &desc.extensions,
         None,
     ));
+    out.extend(format_findings::<D>(desc.formats.iter(), table, None));
     out
 }
 
@@ -373,4 +389,58 @@ pub fn unimplemented_commands<D: Kit>(
         }
     }
     out
+}
+
+/// [`Missing::FormatFeature`] for every format feature device `physical` answers
+/// ([`Kit::format_properties`], over every format of the table) whose commands driver `D`
+/// does not run: no hook and no entry in `table`, or — for a recording driver, with
+/// `executes` (the engine's `Execute::implements`) given — recorded but not executed. A
+/// recording driver without `executes` is not judged (what its engine runs is not known).
+pub fn unrunnable_format_features<D: Kit>(
+    physical: &super::PhysicalDevice<D>,
+    table: &vkgen_generated::entries::EntryTable,
+    executes: Option<fn(vkgen_generated::commands::CommandId) -> bool>,
+) -> Vec<Missing> {
+    let advertised = super::format::all()
+        .iter()
+        .map(|f| (f.format, D::format_properties(physical, f.format)));
+    format_findings::<D>(advertised, table, executes)
+}
+
+/// [`unrunnable_format_features`] of formats `advertised` (a device's answers, or a
+/// description's declarations).
+pub fn format_findings<D: Kit>(
+    advertised: impl IntoIterator<Item = (vk::Format, vk::FormatProperties)>,
+    table: &vkgen_generated::entries::EntryTable,
+    executes: Option<fn(vkgen_generated::commands::CommandId) -> bool>,
+) -> Vec<Missing> {
+    use vkgen_generated::commands;
+    let runs = |name: &str| {
+        let Some(id) = std::ffi::CString::new(name)
+            .ok()
+            .and_then(|c| commands::lookup(&c))
+        else {
+            return false; // not in these tables: nothing can run it
+        };
+        let canonical = vkgen_generated::driver::canonical(id);
+        if D::implements(canonical) {
+            return true;
+        }
+        if table.get(canonical).is_none() {
+            return false;
+        }
+        if D::RECORD_COMMANDS && super::command::COMMANDS.contains(&canonical) {
+            return executes.is_none_or(|e| e(canonical));
+        }
+        true
+    };
+    super::format::support::unrunnable(advertised, runs)
+        .into_iter()
+        .map(|u| Missing::FormatFeature {
+            feature: u.feature,
+            commands: u.commands.join("/"),
+            count: u.count,
+            examples: u.examples.join(", "),
+        })
+        .collect()
 }

@@ -1,7 +1,8 @@
 //! The requirements report of a kit driver: what each device it enumerates misses of the
 //! version it claims and the extensions it advertises — required features and limits,
-//! extension dependencies, features it turns on but cannot expose, and commands with no
-//! implementation (NULL) or, given the engine, recorded but never executed.
+//! extension dependencies, features it turns on but cannot expose, commands with no
+//! implementation (NULL) or, given the engine, recorded but never executed, and format
+//! features it advertises on commands it does not run.
 //!
 //! Design: the report goes through the driver's own `vkGetInstanceProcAddr` (no loader) and
 //! creates a real instance at the driver's API version, so it checks the devices exactly as
@@ -19,7 +20,9 @@ use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::{get_instance_proc_addr, Driver};
 use vkgen_generated::extensions::ExtensionId;
 
-use crate::kit::requirements::{check, unimplemented_commands, Missing, LIMITS_SOURCE};
+use crate::kit::requirements::{
+    check, unimplemented_commands, unrunnable_format_features, Missing, LIMITS_SOURCE,
+};
 use crate::kit::{command_map, Instance, Kit};
 
 /// One physical device's findings.
@@ -109,6 +112,7 @@ pub fn report<D: Kit>(executes: Option<fn(CommandId) -> bool>) -> Result<Report,
                         &extensions,
                         executes,
                     ));
+                    missing.extend(unrunnable_format_features::<D>(pd, table, executes));
                     DeviceReport {
                         name: p10
                             .device_name_as_c_str()

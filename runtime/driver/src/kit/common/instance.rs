@@ -188,6 +188,7 @@ unsafe fn create_instance_impl<D: Kit>(
                 features: d.features,
                 queue_families: d.queue_families,
                 memory: d.memory,
+                formats: d.formats,
                 heaps: Default::default(),
                 extensions: ExtensionSet::from_ids(&d.extensions),
                 data: d.data,

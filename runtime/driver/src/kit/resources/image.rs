@@ -1,7 +1,7 @@
 //! `VkImage`, `VkImageView` and `VkSampler`: create infos kept, images bound to memory with
-//! the packed linear layout of [`linear_layout`] (what a CPU device reads and writes, and what
-//! `vkGetImageSubresourceLayout` reports for every tiling), requirements with and without an
-//! object.
+//! the packed linear layout of [`linear_layout`] (`kit::format::layout`: what a CPU device
+//! reads and writes, and what `vkGetImageSubresourceLayout` reports for every tiling),
+//! requirements with and without an object.
 
 use std::sync::OnceLock;
 
@@ -16,104 +16,10 @@ use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::kit::native_buffer::{native_buffer_import, native_buffer_of};
 use crate::util::{find_in_chain, guard, slice};
 
+pub use crate::kit::format::layout::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
+
 /// Alignment of an image's memory and of each of its subresources.
-pub(super) const ALIGNMENT: u64 = 256;
-
-/// Bytes per block and the block's extent in texels: exact for the core formats; 16 bytes per
-/// texel (the largest core uncompressed texel a shader can sample) for extension formats,
-/// which over-allocates but never under-allocates.
-fn block(format: vk::Format) -> (u64, u32, u32) {
-    let f = format.as_raw();
-    let texel = |b| (b, 1, 1);
-    match f {
-        1 | 9..=15 | 127 => texel(1),
-        2..=8 | 16..=22 | 70..=76 | 124 => texel(2),
-        23..=36 | 128 => texel(3),
-        37..=69 | 77..=83 | 98..=100 | 122 | 123 | 125 | 126 | 129 => texel(4),
-        84..=90 => texel(6),
-        91..=97 | 101..=103 | 110..=112 | 130 => texel(8),
-        104..=106 => texel(12),
-        107..=109 | 113..=115 => texel(16),
-        116..=118 => texel(24),
-        119..=121 => texel(32),
-        // BC1, BC4, ETC2 RGB8/RGB8A1, EAC R11: 8 bytes per 4x4 block; the other BC, ETC2
-        // RGBA8 and EAC RG11: 16.
-        131..=134 | 139 | 140 | 147..=150 | 153 | 154 => (8, 4, 4),
-        135..=138 | 141..=146 | 151 | 152 | 155 | 156 => (16, 4, 4),
-        // ASTC: 16 bytes per block, UNORM/SRGB pairs in this block-extent order.
-        157..=184 => {
-            const EXTENTS: [(u32, u32); 14] = [
-                (4, 4),
-                (5, 4),
-                (5, 5),
-                (6, 5),
-                (6, 6),
-                (8, 5),
-                (8, 6),
-                (8, 8),
-                (10, 5),
-                (10, 6),
-                (10, 8),
-                (10, 10),
-                (12, 10),
-                (12, 12),
-            ];
-            let (w, h) = EXTENTS[((f - 157) / 2) as usize];
-            (16, w, h)
-        }
-        _ => texel(16),
-    }
-}
-
-/// One mip level's place in a layer of the linear layout.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LevelLayout {
-    pub offset: u64,
-    pub size: u64,
-    pub row_pitch: u64,
-    pub depth_pitch: u64,
-}
-
-/// The packed linear layout: each array layer holds its mip levels in order, each level's
-/// rows tightly packed; layers and levels start on [`ALIGNMENT`].
-#[derive(Clone, Debug, Default)]
-pub struct LinearLayout {
-    pub levels: Vec<LevelLayout>,
-    pub array_pitch: u64,
-    pub total: u64,
-}
-
-/// The linear layout of an image `desc` describes.
-pub fn linear_layout(desc: &ImageDesc) -> LinearLayout {
-    let (bytes, bw, bh) = block(desc.format);
-    let samples = u64::from(desc.samples.as_raw().max(1));
-    let mut levels = Vec::with_capacity(desc.mip_levels as usize);
-    let mut offset = 0u64;
-    for level in 0..desc.mip_levels.clamp(1, 32) {
-        let dim = |d: u32| (d >> level).max(1);
-        let (w, h, d) = (
-            dim(desc.extent.width),
-            dim(desc.extent.height),
-            dim(desc.extent.depth),
-        );
-        let row_pitch = u64::from(w.div_ceil(bw)) * bytes * samples;
-        let depth_pitch = row_pitch * u64::from(h.div_ceil(bh));
-        let size = depth_pitch * u64::from(d);
-        levels.push(LevelLayout {
-            offset,
-            size,
-            row_pitch,
-            depth_pitch,
-        });
-        offset = (offset + size).next_multiple_of(ALIGNMENT);
-    }
-    let array_pitch = offset.max(ALIGNMENT);
-    LinearLayout {
-        levels,
-        array_pitch,
-        total: array_pitch * u64::from(desc.array_layers.max(1)),
-    }
-}
+pub(super) const ALIGNMENT: u64 = crate::kit::format::layout::ALIGNMENT;
 
 /// A `VkImage` of the kit.
 pub struct Image {
@@ -151,21 +57,20 @@ impl Image {
         bound_host_ptr(&self.binding)
     }
 
-    /// The layout of one subresource.
+    /// The layout of one subresource (its COLOR or depth/stencil aspect: the whole level).
     pub fn subresource(&self, mip_level: u32, array_layer: u32) -> vk::SubresourceLayout {
-        let l = self
-            .layout
-            .levels
-            .get(mip_level as usize)
-            .copied()
-            .unwrap_or_default();
-        vk::SubresourceLayout {
-            offset: u64::from(array_layer) * self.layout.array_pitch + l.offset,
-            size: l.size,
-            row_pitch: l.row_pitch,
-            array_pitch: self.layout.array_pitch,
-            depth_pitch: l.depth_pitch,
-        }
+        self.layout
+            .subresource(vk::ImageAspectFlags::COLOR, mip_level, array_layer)
+    }
+
+    /// The layout of one aspect of a subresource: a plane's for PLANE_i.
+    pub fn aspect_subresource(
+        &self,
+        aspect: vk::ImageAspectFlags,
+        mip_level: u32,
+        array_layer: u32,
+    ) -> vk::SubresourceLayout {
+        self.layout.subresource(aspect, mip_level, array_layer)
     }
 }
 
@@ -442,7 +347,7 @@ unsafe extern "system" fn get_image_subresource_layout(
             return;
         };
         // SAFETY: `pLayout` is valid for a write.
-        unsafe { p_layout.write(i.subresource(s.mip_level, s.array_layer)) };
+        unsafe { p_layout.write(i.aspect_subresource(s.aspect_mask, s.mip_level, s.array_layer)) };
     });
 }
 
@@ -465,7 +370,7 @@ unsafe extern "system" fn get_image_subresource_layout2(
             return;
         };
         let s = s.image_subresource;
-        out.subresource_layout = i.subresource(s.mip_level, s.array_layer);
+        out.subresource_layout = i.aspect_subresource(s.aspect_mask, s.mip_level, s.array_layer);
     });
 }
 

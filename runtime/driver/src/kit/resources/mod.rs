@@ -35,6 +35,8 @@ mod memory;
 mod query;
 
 pub use buffer::Buffer;
+/// The packed linear layout of kit images (defined in [`crate::kit::format::layout`]).
+pub use image::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
 pub use image::{Image, ImageView, Sampler};
 pub use memory::{Dedicated, DeviceMemory};
 pub use query::{PrivateDataSlot, QueryPool};
@@ -195,7 +197,7 @@ pub fn default_buffer_requirements(
 }
 
 /// The kit's default [`Kit::image_requirements`]: the packed linear layout of
-/// [`image::linear_layout`] (every tiling: a CPU device has no other), any memory type.
+/// [`linear_layout`] (every tiling: a CPU device has no other), any memory type.
 pub fn default_image_requirements(
     memory: &vk::PhysicalDeviceMemoryProperties,
     desc: &ImageDesc,

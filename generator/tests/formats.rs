@@ -1,0 +1,171 @@
+//! vk.xml's `<formats>` as the registry reader and the `formats.rs` emitter see it: the counts
+//! of the reference facts (§B of the shared reference: 297 formats in 1.4.359, 69 packed, 106
+//! compressed, 36 with chroma, 26 multi-planar with 64 planes, 41 SPIR-V formats), spot checks
+//! of the examples there, and a registry without `<formats>` still generating.
+
+mod common;
+
+use vkgen::model::Format;
+
+fn formats(version: &str) -> Vec<Format> {
+    vkgen::registry::load(&common::registry(version), None)
+        .expect("registry loads")
+        .registry
+        .formats
+}
+
+fn find<'a>(formats: &'a [Format], name: &str) -> &'a Format {
+    formats
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("{name} missing"))
+}
+
+#[test]
+fn counts_match_the_1_4_359_registry() {
+    let f = formats("1.4.359");
+    assert_eq!(f.len(), 297);
+    let classes: std::collections::BTreeSet<&str> = f.iter().map(|f| f.class.as_str()).collect();
+    assert_eq!(classes.len(), 96);
+    let packed = |bits| f.iter().filter(|f| f.packed == Some(bits)).count();
+    assert_eq!((packed(8), packed(16), packed(32)), (1, 46, 22));
+    let scheme = |s: &str| {
+        f.iter()
+            .filter(|f| f.compressed.as_deref() == Some(s))
+            .count()
+    };
+    assert_eq!(f.iter().filter(|f| f.compressed.is_some()).count(), 106);
+    assert_eq!(
+        [
+            scheme("ASTC LDR"),
+            scheme("ASTC HDR"),
+            scheme("BC"),
+            scheme("PVRTC"),
+            scheme("ETC2"),
+            scheme("EAC")
+        ],
+        [48, 24, 16, 8, 6, 4]
+    );
+    assert_eq!(f.iter().filter(|f| f.chroma.is_some()).count(), 36);
+    assert_eq!(f.iter().filter(|f| !f.planes.is_empty()).count(), 26);
+    assert_eq!(f.iter().map(|f| f.planes.len()).sum::<usize>(), 64);
+    assert_eq!(
+        f.iter()
+            .filter(|f| !f.spirv_image_formats.is_empty())
+            .count(),
+        41
+    );
+    // The quirk the kit must not trust: texelsPerBlock is not always the extent's product.
+    let odd = f
+        .iter()
+        .filter(|f| f.texels_per_block != f.block_extent.iter().product::<u32>())
+        .count();
+    assert_eq!(odd, 16);
+}
+
+#[test]
+fn spot_checks_of_the_reference_examples() {
+    let f = formats("1.4.359");
+    let ds = find(&f, "VK_FORMAT_D24_UNORM_S8_UINT");
+    assert_eq!(
+        (ds.class.as_str(), ds.block_size, ds.packed),
+        ("D24S8", 4, None)
+    );
+    let c: Vec<(&str, Option<u32>, &str)> = ds
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.bits, c.numeric_format.as_str()))
+        .collect();
+    assert_eq!(c, [("D", Some(24), "UNORM"), ("S", Some(8), "UINT")]);
+
+    let bc7 = find(&f, "VK_FORMAT_BC7_SRGB_BLOCK");
+    assert_eq!(
+        (bc7.block_size, bc7.texels_per_block, bc7.block_extent),
+        (16, 16, [4, 4, 1])
+    );
+    assert_eq!(bc7.compressed.as_deref(), Some("BC"));
+    assert!(bc7.components.iter().all(|c| c.bits.is_none()));
+    assert_eq!(
+        bc7.components[3].numeric_format, "UNORM",
+        "BC7_SRGB's alpha is UNORM"
+    );
+
+    let nv12 = find(&f, "VK_FORMAT_G8_B8R8_2PLANE_420_UNORM");
+    assert_eq!((nv12.block_size, nv12.chroma), (3, Some(420)));
+    let planes: Vec<(u32, u32, u32, &str)> = nv12
+        .planes
+        .iter()
+        .map(|p| {
+            (
+                p.index,
+                p.width_divisor,
+                p.height_divisor,
+                p.compatible.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        planes,
+        [
+            (0, 1, 1, "VK_FORMAT_R8_UNORM"),
+            (1, 2, 2, "VK_FORMAT_R8G8_UNORM")
+        ]
+    );
+    assert_eq!(nv12.components[0].plane_index, Some(0));
+    assert_eq!(nv12.components[1].plane_index, Some(1));
+
+    let a2 = find(&f, "VK_FORMAT_A2B10G10R10_UNORM_PACK32");
+    assert_eq!(
+        (a2.packed, a2.spirv_image_formats.as_slice()),
+        (Some(32), &["Rgb10A2".to_owned()][..])
+    );
+    let bits: Vec<u32> = a2.components.iter().filter_map(|c| c.bits).collect();
+    assert_eq!(bits, [2, 10, 10, 10], "MSB first");
+    let astc = find(&f, "VK_FORMAT_ASTC_10x8_SFLOAT_BLOCK");
+    assert_eq!((astc.texels_per_block, astc.block_extent), (80, [10, 8, 1]));
+}
+
+#[test]
+fn every_registry_generates_a_table_and_1_1_130_an_empty_one() {
+    for (version, count) in [
+        ("1.1.130", 0),
+        ("1.2.203", 246),
+        ("1.3.239", 247),
+        ("1.3.281", 249),
+        ("1.4.359", 297),
+    ] {
+        assert_eq!(formats(version).len(), count, "{version}");
+        let g = vkgen::generate(&common::options(version)).expect("generates");
+        let file = g
+            .files
+            .iter()
+            .find(|f| f.path == "src/formats.rs")
+            .expect("formats.rs emitted");
+        assert!(file
+            .contents
+            .starts_with("// generated by vkgen — do not edit"));
+        assert_eq!(
+            file.contents.matches("    FormatRow { format:").count(),
+            count,
+            "{version}"
+        );
+        // No pointers in the rows: the table needs no load-time relocation.
+        assert!(!file.contents.contains("&'static str, //"));
+    }
+}
+
+#[test]
+fn bad_format_attributes_are_schema_errors_naming_the_element() {
+    let xml = r#"<registry><formats>
+        <format name="VK_FORMAT_R8_UNORM" class="8-bit" blockSize="one" texelsPerBlock="1">
+            <component name="R" bits="8" numericFormat="UNORM"/>
+        </format></formats></registry>"#;
+    let mut warnings = Vec::new();
+    let err = vkgen::registry::parse_str(xml, std::path::Path::new("t.xml"), &mut warnings)
+        .expect_err("blockSize must be a number");
+    let text = err.to_string();
+    assert!(
+        text.contains("blockSize") && text.contains("t.xml:2"),
+        "{text}"
+    );
+}
