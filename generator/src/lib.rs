@@ -120,7 +120,7 @@ pub fn load_bytes(
     ));
     let over_text = registry::decode(over_bytes, over_path)?;
     let over = registry::parse_str(over_text, over_path, &mut warnings)?;
-    registry::overlay_from(&mut reg, over, path, over_path)?;
+    registry::overlay_from(&mut reg, over, path, over_path, &mut warnings)?;
     Ok(registry::Loaded {
         registry: reg,
         warnings,

@@ -50,9 +50,9 @@ pub fn load(vk_xml: &Path, overlay: Option<&Path>) -> Result<Loaded> {
     if let Some(path) = overlay {
         let bytes = read_registry(path)?;
         let over = parse_str(decode(&bytes, path)?, path, &mut warnings)?;
-        overlay_from(&mut registry, over, vk_xml, path)?;
+        overlay_from(&mut registry, over, vk_xml, path, &mut warnings)?;
     } else {
-        finish(&mut registry, vk_xml)?;
+        finish(&mut registry, vk_xml, &mut warnings)?;
     }
     Ok(Loaded { registry, warnings })
 }

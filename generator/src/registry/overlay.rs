@@ -12,17 +12,24 @@ use crate::model::*;
 
 /// Lays `over` over `base` by element name, then merges enum additions and checks references.
 /// Errors in the overlay's elements are reported against `path` too; prefer [`overlay_from`].
-pub fn overlay_and_finish(base: &mut Registry, over: Registry, path: &Path) -> Result<()> {
-    overlay_from(base, over, path, path)
+pub fn overlay_and_finish(
+    base: &mut Registry,
+    over: Registry,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    overlay_from(base, over, path, path, warnings)
 }
 
 /// Lays `over` (read from `over_path`) over `base` (read from `base_path`), merges enum additions
-/// and checks the result; errors in elements the overlay contributed name `over_path`.
+/// and checks the result; errors in elements the overlay contributed name `over_path`. Conflicts
+/// that cannot reach the output are pushed to `warnings` instead.
 pub fn overlay_from(
     base: &mut Registry,
     over: Registry,
     base_path: &Path,
     over_path: &Path,
+    warnings: &mut Vec<String>,
 ) -> Result<()> {
     let origin = OverlayOrigin {
         path: over_path.to_owned(),
@@ -36,7 +43,7 @@ pub fn overlay_from(
     check_overlay(base, &over, base_path, over_path)?;
     apply_overlay(base, over);
     base.overlay_origin = Some(origin);
-    finish(base, base_path)
+    finish(base, base_path, warnings)
 }
 
 /// The extension the overlay describes: the only one it may define.
